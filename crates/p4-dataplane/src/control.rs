@@ -1,0 +1,98 @@
+//! The control-plane API of a running dataplane. Front ends (STF files, BMv2 CLI command files,
+//! later P4Runtime) translate their syntax into these calls; the dataplane interprets key values
+//! according to each key's match kind and width, and rejects what does not fit with a reason.
+
+use num_bigint::BigUint;
+
+/// One key component as written by a control-plane client, before the table's match kinds are known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyValue {
+    /// A plain value: exact; full-length LPM; ternary with an all-ones mask; `optional` exact;
+    /// range `v..v`.
+    Value(BigUint),
+    /// `value &&& mask` (ternary/optional; for LPM the mask must be a prefix mask).
+    Masked(BigUint, BigUint),
+    /// `value / prefix_len` (LPM; for ternary it becomes a prefix mask).
+    Prefix(BigUint, u32),
+    /// `lo -> hi` / `lo .. hi` (range, inclusive).
+    Range(BigUint, BigUint),
+    /// Don't care (ternary/optional/range/LPM with length 0).
+    Wildcard,
+}
+
+/// Key components either by key name (STF: `hdr.ipv4.dstAddr:0x0a000001`; names match exactly or by
+/// unique suffix; `$valid$`/`valid` name an `isValid()` key; missing keys are wildcards) or by position
+/// (BMv2 CLI: all keys, in table order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Keys {
+    Named(Vec<(String, KeyValue)>),
+    Positional(Vec<KeyValue>),
+}
+
+/// Action arguments, by parameter name (STF) or by position (BMv2 CLI).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ActionArgs {
+    Named(Vec<(String, BigUint)>),
+    Positional(Vec<BigUint>),
+}
+
+/// Opaque handle of a table entry or multicast node, as the dataplane numbers them (0, 1, 2, ...).
+pub type Handle = u64;
+
+/// Why a control-plane call was refused. The message says what was wrong in the user's terms.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ControlError {
+    #[error("no {kind} named `{name}`{hint}")]
+    NotFound { kind: &'static str, name: String, hint: String },
+    #[error("`{name}` is ambiguous: it matches {candidates}")]
+    Ambiguous { name: String, candidates: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Meter rate pair: `(rate in units per microsecond, burst size in units)`.
+pub type MeterRate = (f64, u32);
+
+/// Every control-plane operation the STF and BMv2-CLI front ends need.
+///
+/// Names are control-plane names (`MyIngress.ipv4_lpm`); implementations accept a unique suffix
+/// (`ipv4_lpm`) too. Priorities follow BMv2's convention: **a smaller number wins**. (STF's "larger
+/// wins" is converted by the STF runner.)
+pub trait ControlPlane {
+    fn table_add(&mut self, table: &str, keys: Keys, action: &str, args: ActionArgs, priority: Option<i64>)
+        -> Result<Handle, ControlError>;
+    fn table_modify(&mut self, table: &str, handle: Handle, action: &str, args: ActionArgs) -> Result<(), ControlError>;
+    fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError>;
+    fn table_clear(&mut self, table: &str) -> Result<(), ControlError>;
+    fn table_set_default(&mut self, table: &str, action: &str, args: ActionArgs) -> Result<(), ControlError>;
+
+    fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError>;
+    fn mc_mgrp_destroy(&mut self, group: u32) -> Result<(), ControlError>;
+    /// Returns the node handle (0, 1, 2... in creation order).
+    fn mc_node_create(&mut self, rid: u32, ports: &[u32]) -> Result<Handle, ControlError>;
+    fn mc_node_update(&mut self, node: Handle, ports: &[u32]) -> Result<(), ControlError>;
+    fn mc_node_associate(&mut self, group: u32, node: Handle) -> Result<(), ControlError>;
+    fn mc_node_dissociate(&mut self, group: u32, node: Handle) -> Result<(), ControlError>;
+    fn mc_node_destroy(&mut self, node: Handle) -> Result<(), ControlError>;
+
+    /// Clone session to a port.
+    fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError>;
+    /// Clone session to a multicast group.
+    fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError>;
+    fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError>;
+
+    fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError>;
+    fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError>;
+    fn register_reset(&mut self, register: &str) -> Result<(), ControlError>;
+
+    /// `(packets, bytes)`; for a direct counter, `index` is the entry handle.
+    fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError>;
+    fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError>;
+    fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError>;
+
+    /// `index == None` sets every cell (`meter_array_set_rates`). Rates: `[committed, peak]`.
+    fn meter_set_rates(&mut self, meter: &str, index: Option<u64>, rates: &[MeterRate]) -> Result<(), ControlError>;
+
+    /// Add a member to a parser value set.
+    fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError>;
+}
