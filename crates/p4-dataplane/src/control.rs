@@ -96,3 +96,29 @@ pub trait ControlPlane {
     /// Add a member to a parser value set.
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError>;
 }
+
+/// A packet leaving the switch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutputPacket {
+    pub port: u32,
+    pub data: Vec<u8>,
+}
+
+/// Everything that came of injecting one packet (including clones, resubmits, recirculations and
+/// multicast copies it caused).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Injected {
+    pub outputs: Vec<OutputPacket>,
+    /// One line per dropped copy, saying why (e.g. `mark_to_drop in MyIngress`, `parser error
+    /// PacketTooShort`, `egress_spec 511`).
+    pub drops: Vec<String>,
+    /// `log_msg` output and digests, in order, for the user to see.
+    pub log: Vec<String>,
+}
+
+/// Pushing packets through a running dataplane.
+pub trait PacketIo {
+    /// Process one packet arriving on `port` at time `now_ns` (nanoseconds since start; used for
+    /// `ingress_global_timestamp` and meters) to completion.
+    fn inject(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected;
+}
