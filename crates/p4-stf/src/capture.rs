@@ -1,0 +1,304 @@
+//! Packet captures: pcap and pcapng, read and written with nanosecond timestamps.
+//!
+//! Reading detects the format from the magic number. pcap files may have micro- or nanosecond
+//! resolution; pcapng timestamps are scaled by each interface's `if_tsresol` (default: microseconds)
+//! and shifted by `if_tsoffset`. (The `pcap-file` crate hands pcapng timestamps over in raw units,
+//! so the scaling happens here.) Written pcap files use the nanosecond magic; written pcapng files
+//! declare `if_tsresol = 9`. Timestamps are nanoseconds since the Unix epoch.
+
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapParser, PcapWriter};
+use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
+use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
+use pcap_file::pcapng::{Block, PcapNgParser, PcapNgWriter};
+use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One captured packet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimedPacket {
+    /// Nanoseconds since the Unix epoch.
+    pub timestamp_ns: u64,
+    pub data: Vec<u8>,
+}
+
+/// Which file format to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaptureFormat {
+    Pcap,
+    PcapNg,
+}
+
+impl CaptureFormat {
+    /// `.pcapng` → pcapng, anything else → pcap.
+    pub fn from_path(path: &Path) -> CaptureFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) if ext.eq_ignore_ascii_case("pcapng") => CaptureFormat::PcapNg,
+            _ => CaptureFormat::Pcap,
+        }
+    }
+}
+
+/// Why a capture could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{0}")]
+    Format(String),
+    #[error("{path}: {message}")]
+    InFile { path: PathBuf, message: String },
+}
+
+const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
+/// Largest packet the written pcap header admits (and the usual capture default).
+const SNAPLEN: u32 = 262_144;
+
+/// Reads every packet of a pcap or pcapng image.
+pub fn read_capture(bytes: &[u8]) -> Result<Vec<TimedPacket>, CaptureError> {
+    if bytes.starts_with(&PCAPNG_MAGIC) {
+        read_pcapng(bytes)
+    } else {
+        read_pcap(bytes)
+    }
+}
+
+/// Reads a capture file.
+pub fn read_capture_file(path: &Path) -> Result<Vec<TimedPacket>, CaptureError> {
+    let bytes = std::fs::read(path).map_err(|source| CaptureError::Io { path: path.to_path_buf(), source })?;
+    read_capture(&bytes).map_err(|e| match e {
+        CaptureError::Format(message) => CaptureError::InFile { path: path.to_path_buf(), message },
+        other => other,
+    })
+}
+
+fn describe(error: &PcapError, what: &str) -> String {
+    match error {
+        PcapError::IncompleteBuffer => format!("{what} is truncated"),
+        other => format!("{what} is malformed: {other}"),
+    }
+}
+
+fn read_pcap(bytes: &[u8]) -> Result<Vec<TimedPacket>, CaptureError> {
+    let (mut rest, parser) =
+        PcapParser::new(bytes).map_err(|e| CaptureError::Format(format!("not a pcap or pcapng file ({})", describe(&e, "header"))))?;
+    let mut packets = Vec::new();
+    while !rest.is_empty() {
+        let (next, packet) = parser
+            .next_packet(rest)
+            .map_err(|e| CaptureError::Format(describe(&e, &format!("packet #{}", packets.len() + 1))))?;
+        packets.push(TimedPacket { timestamp_ns: duration_ns(packet.timestamp), data: packet.data.into_owned() });
+        rest = next;
+    }
+    Ok(packets)
+}
+
+fn duration_ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Timestamp units per second and offset (seconds) of a pcapng interface.
+fn interface_clock(interface: &InterfaceDescriptionBlock) -> Result<(u128, u64), String> {
+    let mut per_second: u128 = 1_000_000;
+    let mut offset_s = 0;
+    for option in &interface.options {
+        match option {
+            InterfaceDescriptionOption::IfTsResol(r) if r & 0x80 == 0 => {
+                per_second = 10u128.checked_pow(u32::from(*r)).filter(|_| *r <= 30).ok_or(format!("if_tsresol 10^-{r} is out of range"))?;
+            }
+            InterfaceDescriptionOption::IfTsResol(r) => {
+                per_second = 1u128.checked_shl(u32::from(r & 0x7f)).ok_or(format!("if_tsresol 2^-{} is out of range", r & 0x7f))?;
+            }
+            InterfaceDescriptionOption::IfTsOffset(s) => offset_s = *s,
+            _ => {}
+        }
+    }
+    Ok((per_second, offset_s))
+}
+
+fn read_pcapng(bytes: &[u8]) -> Result<Vec<TimedPacket>, CaptureError> {
+    let (mut rest, mut parser) = PcapNgParser::new(bytes).map_err(|e| CaptureError::Format(describe(&e, "pcapng section header")))?;
+    let mut packets = Vec::new();
+    while !rest.is_empty() {
+        let (next, block) = parser
+            .next_block(rest)
+            .map_err(|e| CaptureError::Format(describe(&e, &format!("pcapng block after packet #{}", packets.len()))))?;
+        rest = next;
+        let (interface_id, raw_units, data) = match block {
+            Block::EnhancedPacket(epb) => (epb.interface_id, epb.timestamp.as_nanos(), epb.data.into_owned()),
+            Block::Packet(pb) => (u32::from(pb.interface_id), u128::from(pb.timestamp), pb.data.into_owned()),
+            Block::SimplePacket(spb) => {
+                packets.push(TimedPacket { timestamp_ns: 0, data: spb.data.into_owned() });
+                continue;
+            }
+            _ => continue,
+        };
+        let interface = usize::try_from(interface_id).ok().and_then(|i| parser.interfaces().get(i)).ok_or_else(|| {
+            CaptureError::Format(format!("packet #{} names interface {interface_id}, which is not described", packets.len() + 1))
+        })?;
+        let (per_second, offset_s) = interface_clock(interface).map_err(CaptureError::Format)?;
+        let ns = raw_units.saturating_mul(1_000_000_000) / per_second + u128::from(offset_s) * 1_000_000_000;
+        packets.push(TimedPacket { timestamp_ns: u64::try_from(ns).unwrap_or(u64::MAX), data });
+    }
+    Ok(packets)
+}
+
+/// Streams packets into a capture file.
+pub struct CaptureWriter {
+    path: PathBuf,
+    inner: WriterKind,
+}
+
+enum WriterKind {
+    Pcap(PcapWriter<BufWriter<File>>),
+    PcapNg(PcapNgWriter<BufWriter<File>>),
+}
+
+impl CaptureWriter {
+    /// Creates (truncates) `path`; the format follows the extension (see [`CaptureFormat::from_path`]).
+    pub fn create(path: &Path) -> Result<CaptureWriter, CaptureError> {
+        let file = File::create(path).map_err(|source| CaptureError::Io { path: path.to_path_buf(), source })?;
+        let out = BufWriter::new(file);
+        let fail = |e: PcapError| CaptureError::InFile { path: path.to_path_buf(), message: e.to_string() };
+        let inner = match CaptureFormat::from_path(path) {
+            CaptureFormat::Pcap => {
+                let header = PcapHeader {
+                    ts_resolution: TsResolution::NanoSecond,
+                    snaplen: SNAPLEN,
+                    datalink: DataLink::ETHERNET,
+                    endianness: Endianness::Little,
+                    ..PcapHeader::default()
+                };
+                WriterKind::Pcap(PcapWriter::with_header(out, header).map_err(fail)?)
+            }
+            CaptureFormat::PcapNg => {
+                let mut writer = PcapNgWriter::with_endianness(out, Endianness::Little).map_err(fail)?;
+                let interface = InterfaceDescriptionBlock {
+                    linktype: DataLink::ETHERNET,
+                    snaplen: 0,
+                    options: vec![InterfaceDescriptionOption::IfTsResol(9)],
+                };
+                writer.write_pcapng_block(interface).map_err(fail)?;
+                WriterKind::PcapNg(writer)
+            }
+        };
+        Ok(CaptureWriter { path: path.to_path_buf(), inner })
+    }
+
+    /// Appends one packet.
+    pub fn write(&mut self, packet: &TimedPacket) -> Result<(), CaptureError> {
+        let len = u32::try_from(packet.data.len())
+            .ok()
+            .filter(|&l| l <= SNAPLEN)
+            .ok_or_else(|| CaptureError::InFile { path: self.path.clone(), message: format!("packet of {} bytes is too large", packet.data.len()) })?;
+        let timestamp = Duration::from_nanos(packet.timestamp_ns);
+        let result = match &mut self.inner {
+            WriterKind::Pcap(w) => w.write_packet(&PcapPacket::new(timestamp, len, &packet.data)).map(drop),
+            WriterKind::PcapNg(w) => w
+                .write_pcapng_block(EnhancedPacketBlock {
+                    interface_id: 0,
+                    timestamp,
+                    original_len: len,
+                    data: Cow::Borrowed(&packet.data),
+                    options: vec![],
+                })
+                .map(drop),
+        };
+        result.map_err(|e| CaptureError::InFile { path: self.path.clone(), message: e.to_string() })
+    }
+
+    /// Flushes buffered packets to disk.
+    pub fn finish(self) -> Result<(), CaptureError> {
+        let mut out = match self.inner {
+            WriterKind::Pcap(w) => w.into_writer(),
+            WriterKind::PcapNg(w) => w.into_inner(),
+        };
+        out.flush().map_err(|source| CaptureError::Io { path: self.path.clone(), source })
+    }
+}
+
+/// Writes a whole capture file.
+pub fn write_capture_file(path: &Path, packets: &[TimedPacket]) -> Result<(), CaptureError> {
+    let mut writer = CaptureWriter::create(path)?;
+    for packet in packets {
+        writer.write(packet)?;
+    }
+    writer.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Vec<TimedPacket> {
+        vec![
+            TimedPacket { timestamp_ns: 1_700_000_000_123_456_789, data: vec![1, 2, 3, 4, 5] },
+            TimedPacket { timestamp_ns: 1_700_000_001_000_000_001, data: vec![0xff; 64] },
+        ]
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("p4-stf-capture-{}-{name}", std::process::id()))
+    }
+
+    #[test]
+    fn pcap_round_trip_keeps_nanoseconds() {
+        let path = temp("a.pcap");
+        write_capture_file(&path, &sample()).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..4], &[0x4d, 0x3c, 0xb2, 0xa1], "little-endian nanosecond magic");
+        assert_eq!(read_capture(&bytes).unwrap(), sample());
+        let _ = std::fs::remove_file(path);
+    }
+
+    #[test]
+    fn pcapng_round_trip_keeps_nanoseconds() {
+        let path = temp("a.pcapng");
+        write_capture_file(&path, &sample()).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..4], &PCAPNG_MAGIC);
+        assert_eq!(read_capture_file(&path).unwrap(), sample());
+        let _ = std::fs::remove_file(path);
+    }
+
+    /// A pcapng written by hand with the default (microsecond) resolution: 1 s + 5 µs.
+    #[test]
+    fn pcapng_default_resolution_is_microseconds() {
+        let mut image = Vec::new();
+        let block = |kind: u32, body: &[u8]| -> Vec<u8> {
+            let len = (12 + body.len()) as u32;
+            [&kind.to_le_bytes()[..], &len.to_le_bytes(), body, &len.to_le_bytes()].concat()
+        };
+        let shb_body = [&0x1a2b_3c4du32.to_le_bytes()[..], &1u16.to_le_bytes(), &0u16.to_le_bytes(), &(-1i64).to_le_bytes()].concat();
+        image.extend(block(0x0a0d_0d0a, &shb_body));
+        image.extend(block(1, &[&1u16.to_le_bytes()[..], &0u16.to_le_bytes(), &0u32.to_le_bytes()].concat()));
+        let units: u64 = 1_000_005;
+        let epb_body = [
+            &0u32.to_le_bytes()[..],
+            &((units >> 32) as u32).to_le_bytes(),
+            &(units as u32).to_le_bytes(),
+            &4u32.to_le_bytes(),
+            &4u32.to_le_bytes(),
+            &[9, 8, 7, 6],
+        ]
+        .concat();
+        image.extend(block(6, &epb_body));
+        assert_eq!(read_capture(&image).unwrap(), vec![TimedPacket { timestamp_ns: 1_000_005_000, data: vec![9, 8, 7, 6] }]);
+    }
+
+    #[test]
+    fn malformed_captures_are_errors() {
+        assert_eq!(
+            read_capture(b"hello").unwrap_err().to_string(),
+            "not a pcap or pcapng file (header is truncated)"
+        );
+        let path = temp("t.pcap");
+        write_capture_file(&path, &sample()).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(read_capture(&bytes[..bytes.len() - 3]).unwrap_err().to_string(), "packet #2 is truncated");
+        let _ = std::fs::remove_file(path);
+    }
+}
