@@ -457,12 +457,22 @@ state in_set { hdr.h.path = 1; transition accept; }
 state ipv4ish { hdr.h.path = 2; transition accept; }
 '''
     ingress = 'apply { sm.egress_spec = 1; }'
-    program('value_set', 'parser value sets: an empty set matches nothing', decls, ingress, parser=parser)
-    t = Stf('value_set: no members are added (STF has no command for it), so the set never matches')
+    program('value_set', 'parser value sets (members added by the control plane)', decls, ingress, parser=parser)
+    t = Stf('value_set: members are added with pvs_add; the set is tried in select order')
+    t.comment('empty set: nothing matches it')
     t.packet(0, bytes.fromhex('080000'))
     t.expect(1, bytes.fromhex('080002'))
     t.packet(0, bytes.fromhex('123400'))
     t.expect(1, bytes.fromhex('123400'))
+    t.comment('after adding 0x1234 and 0x0800: both go to in_set (it comes first in the select)')
+    t.raw('pvs_add special_types 0x1234')
+    t.raw('pvs_add special_types 0x0800')
+    t.packet(0, bytes.fromhex('123400'))
+    t.expect(1, bytes.fromhex('123401'))
+    t.packet(0, bytes.fromhex('080000'))
+    t.expect(1, bytes.fromhex('080001'))
+    t.packet(0, bytes.fromhex('123500'))
+    t.expect(1, bytes.fromhex('123500'))
     t.write('value_set')
 
 

@@ -1,0 +1,359 @@
+"""Feature tests of match-action tables: match kinds, priorities, default
+actions, const entries, hit/miss/action_run, action parameters."""
+from feature import program, h, Stf
+
+NO_META = 'struct meta_t { }\n'
+KO = '''
+header h_t {
+    bit<8> k;
+    bit<8> out;
+    bit<8> hit;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+
+
+def table_exact_default():
+    ingress = '''
+action set_out(bit<8> v) {
+    hdr.h.out = v;
+}
+action drop_it() {
+    mark_to_drop(sm);
+}
+table t {
+    key = { hdr.h.k: exact; }
+    actions = { set_out; drop_it; NoAction; }
+    default_action = set_out(0xDD);
+}
+apply {
+    sm.egress_spec = 1;
+    if (t.apply().hit) {
+        hdr.h.hit = 1;
+    }
+}
+'''
+    program('table_exact_default', 'exact match, the program\'s default action, setdefault at run time',
+            KO, ingress)
+    t = Stf('table_exact_default')
+    t.raw('add t hdr.h.k:1 set_out(v:0x11)')
+    t.raw('add t hdr.h.k:3 drop_it()')
+    t.comment('hit')
+    t.packet(0, h((1, 8), (0, 16)))
+    t.expect(1, h((1, 8), (0x11, 8), (1, 8)))
+    t.comment('miss: the declared default action set_out(0xDD)')
+    t.packet(0, h((2, 8), (0, 16)))
+    t.expect(1, h((2, 8), (0xdd, 8), (0, 8)))
+    t.comment('hit on drop_it: no output')
+    t.packet(0, h((3, 8), (0, 16)))
+    t.comment('new default from the control plane')
+    t.raw('setdefault t set_out(v:0x77)')
+    t.packet(0, h((2, 8), (0, 16)))
+    t.expect(1, h((2, 8), (0x77, 8), (0, 8)))
+    t.raw('setdefault t NoAction()')
+    t.packet(0, h((2, 8), (0, 16)))
+    t.expect(1, h((2, 8), (0, 8), (0, 8)))
+    t.write('table_exact_default')
+
+
+def table_ternary():
+    decls = '''
+header h_t {
+    bit<16> k;
+    bit<8>  out;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+action set_out(bit<8> v) {
+    hdr.h.out = v;
+}
+table t {
+    key = { hdr.h.k: ternary; }
+    actions = { set_out; NoAction; }
+    default_action = NoAction();
+}
+apply {
+    sm.egress_spec = 1;
+    t.apply();
+}
+'''
+    program('table_ternary', 'ternary match: masks and priorities', decls, ingress)
+    t = Stf('table_ternary: in STF the larger priority wins')
+    entries = [(10, 0x1200, 0xff00, 1), (20, 0x1234, 0xffff, 2), (5, 0x0034, 0x00ff, 3), (1, 0, 0, 4)]
+    t.raw('add t 10 hdr.h.k:0x12** set_out(v:1)')
+    t.raw('add t 20 hdr.h.k:0x1234 set_out(v:2)')
+    t.raw('add t 5 hdr.h.k:0x0034&&&0x00FF set_out(v:3)')
+    t.raw('add t 1 hdr.h.k:0x**** set_out(v:4)')
+    for k in [0x1234, 0x1299, 0x5634, 0x5678, 0x1334]:
+        best = max((e for e in entries if k & e[2] == e[1]), key=lambda e: e[0])
+        t.comment('k=%#06x -> %d' % (k, best[3]))
+        t.packet(0, h((k, 16), (0, 8)))
+        t.expect(1, h((k, 16), (best[3], 8)))
+    t.write('table_ternary')
+
+
+def table_lpm():
+    decls = '''
+header h_t {
+    bit<32> addr;
+    bit<8>  out;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+action set_out(bit<8> v) {
+    hdr.h.out = v;
+}
+table t {
+    key = { hdr.h.addr: lpm; }
+    actions = { set_out; NoAction; }
+    default_action = NoAction();
+}
+apply {
+    sm.egress_spec = 1;
+    t.apply();
+}
+'''
+    program('table_lpm', 'longest-prefix match, including /0 and /32', decls, ingress)
+    t = Stf('table_lpm: the longest matching prefix wins, whatever the insertion order')
+    routes = [(0x0a000000, 8, 1), (0x0a010100, 24, 3), (0x0a010000, 16, 2), (0x0a010101, 32, 4),
+              (0x00000000, 0, 5), (0x0a020000, 16, 6)]
+    for v, l, o in routes:
+        if (v, l) == (0x0a020000, 16):
+            t.raw('add t hdr.h.addr:0x0A02**** set_out(v:%d)' % o)
+        else:
+            t.raw('add t hdr.h.addr:0x%08X/%d set_out(v:%d)' % (v, l, o))
+    for a in [0x0a010101, 0x0a010102, 0x0a010202, 0x0a020304, 0x0a030000, 0x0b000000]:
+        best = max((r for r in routes if l_match(a, r[0], r[1])), key=lambda r: r[1])
+        t.comment('%d.%d.%d.%d -> %d' % (a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255, best[2]))
+        t.packet(0, h((a, 32), (0, 8)))
+        t.expect(1, h((a, 32), (best[2], 8)))
+    t.write('table_lpm')
+
+
+def l_match(a, v, l):
+    mask = ((1 << l) - 1) << (32 - l)
+    return a & mask == v & mask
+
+
+def table_range_optional():
+    decls = '''
+header h_t {
+    bit<8> a;
+    bit<8> b;
+    bit<8> out;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+action set_out(bit<8> v) {
+    hdr.h.out = v;
+}
+table t {
+    key = {
+        hdr.h.a: range;
+        hdr.h.b: optional;
+    }
+    actions = { set_out; NoAction; }
+    default_action = set_out(0xEE);
+}
+apply {
+    sm.egress_spec = 1;
+    t.apply();
+}
+'''
+    program('table_range_optional', 'v1model range and optional match kinds', decls, ingress)
+    t = Stf('table_range_optional: ranges are inclusive; an omitted optional key is a wildcard')
+    entries = [(10, 0x10, 0x1f, 5, 1), (5, 0x00, 0xfe, None, 2), (20, 0x18, 0x18, 7, 3)]
+    t.raw('add t 10 hdr.h.a:0x10->0x1F hdr.h.b:5 set_out(v:1)')
+    t.raw('add t 5 hdr.h.a:0x00->0xFE set_out(v:2)')
+    t.raw('add t 20 hdr.h.a:0x18->0x18 hdr.h.b:7 set_out(v:3)')
+    for a, b in [(0x12, 5), (0x12, 6), (0x18, 7), (0x18, 5), (0x20, 5), (0x1f, 5), (0xff, 0)]:
+        ms = [e for e in entries if e[1] <= a <= e[2] and (e[3] is None or e[3] == b)]
+        o = max(ms, key=lambda e: e[0])[4] if ms else 0xee
+        t.comment('a=%#x b=%d -> %d' % (a, b, o))
+        t.packet(0, h((a, 8), (b, 8), (0, 8)))
+        t.expect(1, h((a, 8), (b, 8), (o, 8)))
+    t.write('table_range_optional')
+
+
+def const_entries():
+    decls = '''
+header h_t {
+    bit<8> k;
+    bit<8> j;
+    bit<8> out1;
+    bit<8> out2;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+action set_out1(bit<8> v) {
+    hdr.h.out1 = v;
+}
+action set_out2(bit<8> v) {
+    hdr.h.out2 = v;
+}
+table t_exact {
+    key = { hdr.h.k: exact; }
+    actions = { set_out1; }
+    const entries = {
+        1 : set_out1(0x11);
+        2 : set_out1(0x22);
+    }
+    const default_action = set_out1(0xDD);
+}
+// Entries listed earlier win over later ones that also match.
+table t_ternary {
+    key = {
+        hdr.h.k: ternary;
+        hdr.h.j: ternary;
+    }
+    actions = { set_out2; NoAction; }
+    const entries = {
+        (0x10 &&& 0xF0, 1) : set_out2(1);
+        (0x1F, _)          : set_out2(2);
+        (_, 1)             : set_out2(3);
+        (_, _)             : set_out2(4);
+    }
+    default_action = NoAction();
+}
+apply {
+    sm.egress_spec = 1;
+    t_exact.apply();
+    t_ternary.apply();
+}
+'''
+    program('const_entries', 'const entries (exact and ternary, first listed wins) and const default_action',
+            decls, ingress)
+    t = Stf('const_entries: no control-plane entries needed')
+
+    def tern(k, j):
+        if k & 0xf0 == 0x10 and j == 1:
+            return 1
+        if k == 0x1f:
+            return 2
+        if j == 1:
+            return 3
+        return 4
+    for k, j in [(1, 0), (2, 1), (0x1f, 1), (0x1f, 2), (0x20, 1), (0x13, 1), (0x30, 0)]:
+        o1 = {1: 0x11, 2: 0x22}.get(k, 0xdd)
+        t.comment('k=%#x j=%d' % (k, j))
+        t.packet(0, h((k, 8), (j, 8), (0, 16)))
+        t.expect(1, h((k, 8), (j, 8), (o1, 8), (tern(k, j), 8)))
+    t.write('const_entries')
+
+
+def table_results():
+    decls = '''
+header h_t {
+    bit<8> k;
+    bit<8> x;      // each action adds to it
+    bit<8> run;    // which switch case ran
+    bit<8> hit;    // t_hit: 1 hit, 2 miss
+    bit<8> miss;   // t_miss: 1 when it missed (even though its default action ran)
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+action a1() { hdr.h.x = hdr.h.x + 1; }
+action a2() { hdr.h.x = hdr.h.x + 2; }
+action a3() { hdr.h.x = hdr.h.x + 3; }
+table t_run {
+    key = { hdr.h.k: exact; }
+    actions = { a1; a2; a3; NoAction; }
+    default_action = NoAction();
+}
+table t_hit {
+    key = { hdr.h.k: exact; }
+    actions = { a1; NoAction; }
+    default_action = NoAction();
+}
+table t_miss {
+    key = { hdr.h.k: exact; }
+    actions = { a2; a3; }
+    default_action = a2();
+}
+apply {
+    switch (t_run.apply().action_run) {
+        a1:
+        a2: { hdr.h.run = 12; }
+        a3: { hdr.h.run = 3; }
+        default: { hdr.h.run = 0xD0; }
+    }
+    if (t_hit.apply().hit) {
+        hdr.h.hit = 1;
+    } else {
+        hdr.h.hit = 2;
+    }
+    bool missed = t_miss.apply().miss;
+    hdr.h.miss = missed ? 8w1 : 8w0;
+    sm.egress_spec = 1;
+}
+'''
+    program('table_results', 'apply().hit, .miss and switch on .action_run (with fall-through labels)',
+            decls, ingress)
+    t = Stf('table_results')
+    t.raw('add t_run hdr.h.k:1 a1()')
+    t.raw('add t_run hdr.h.k:2 a2()')
+    t.raw('add t_run hdr.h.k:3 a3()')
+    t.raw('add t_hit hdr.h.k:1 a1()')
+    t.raw('add t_miss hdr.h.k:3 a3()')
+    for k, x, run, hit, miss in [(1, 4, 12, 1, 1), (2, 4, 12, 2, 1), (3, 6, 3, 2, 0), (4, 2, 0xd0, 2, 1)]:
+        t.comment('k=%d' % k)
+        t.packet(0, h((k, 8), (0x10, 8), (0, 24)))
+        t.expect(1, h((k, 8), (0x10 + x, 8), (run, 8), (hit, 8), (miss, 8)))
+    t.write('table_results')
+
+
+def action_params():
+    decls = '''
+header h_t {
+    bit<8> k;
+    bit<8> acc;
+    bit<8> o;
+    bit<8> direct;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+// Directional parameters come first and are bound where the action is listed;
+// the directionless ones are filled in by the control plane.
+action add_to(inout bit<8> target, bit<8> amount) {
+    target = target + amount;
+}
+action copy_out(out bit<8> dst, in bit<8> src, bit<8> extra) {
+    dst = src ^ extra;
+}
+table t_add {
+    key = { hdr.h.k: exact; }
+    actions = { add_to(hdr.h.acc); NoAction; }
+    default_action = NoAction();
+}
+table t_copy {
+    key = { hdr.h.k: exact; }
+    actions = { copy_out(hdr.h.o, hdr.h.k); }
+    default_action = copy_out(hdr.h.o, hdr.h.k, 0xFF);
+}
+apply {
+    t_add.apply();
+    t_copy.apply();
+    add_to(hdr.h.direct, 5);    // an action called directly
+    sm.egress_spec = 1;
+}
+'''
+    program('action_params', 'action parameters: in/out/inout bound in the actions list, control-plane data',
+            decls, ingress)
+    t = Stf('action_params')
+    t.raw('add t_add hdr.h.k:1 add_to(amount:10)')
+    t.raw('add t_copy hdr.h.k:1 copy_out(extra:0x0F)')
+    t.packet(0, h((1, 8), (5, 8), (0, 8), (2, 8)))
+    t.expect(1, h((1, 8), (15, 8), (1 ^ 0x0f, 8), (7, 8)))
+    t.packet(0, h((2, 8), (5, 8), (0, 8), (2, 8)))
+    t.expect(1, h((2, 8), (5, 8), (2 ^ 0xff, 8), (7, 8)))
+    t.write('action_params')
+
+
+ALL = [table_exact_default, table_ternary, table_lpm, table_range_optional, const_entries, table_results,
+       action_params]
