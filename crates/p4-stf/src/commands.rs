@@ -143,7 +143,7 @@ pub fn parse_cli_key(text: &str) -> Result<KeyValue, String> {
 
 /// Applies commands in order; stops at the first refused command or failed check, naming its line.
 /// Returns what the commands printed (e.g. `register_read` values).
-pub fn apply_commands(cp: &mut dyn ControlPlane, commands: &[CliLine]) -> Result<Vec<String>, LineError> {
+pub fn apply_commands<C: ControlPlane + ?Sized>(cp: &mut C, commands: &[CliLine]) -> Result<Vec<String>, LineError> {
     let mut session = SessionState::default();
     let mut output = Vec::new();
     for CliLine { line, command } in commands {

@@ -5,6 +5,7 @@
 //! - [`runtime`]: the multicast/mirroring/register/counter/meter commands both formats share.
 //! - [`runner`]: runs STF commands on any [`ControlPlane`] + [`PacketIo`] and reports a diff.
 //! - [`capture`]: pcap and pcapng reading and writing with nanosecond timestamps.
+//! - [`traffic`]: an STF file's packets and expectations as per-port captures.
 //!
 //! Nothing here panics on user input: malformed text becomes a [`LineError`] with its line number.
 //!
@@ -19,6 +20,7 @@ pub mod pattern;
 pub mod runner;
 pub mod runtime;
 pub mod stf;
+pub mod traffic;
 
 pub use error::{LineError, ParseErrors};
 pub use runner::{run_stf, StfFailure, StfReport};

@@ -119,7 +119,7 @@ struct Run {
 }
 
 /// Runs `commands` against `dataplane` and checks every expectation.
-pub fn run_stf<D: ControlPlane + PacketIo>(dataplane: &mut D, commands: &[StfLine]) -> StfReport {
+pub fn run_stf<D: ControlPlane + PacketIo + ?Sized>(dataplane: &mut D, commands: &[StfLine]) -> StfReport {
     let mut run = Run::default();
     for StfLine { line, command } in commands {
         if let Err(error) = run.step(dataplane, *line, command) {
@@ -137,7 +137,7 @@ fn args_named(args: &[(String, num_bigint::BigUint)]) -> ActionArgs {
 }
 
 impl Run {
-    fn step<D: ControlPlane + PacketIo>(&mut self, dp: &mut D, line: usize, command: &StfCommand) -> Result<(), ControlError> {
+    fn step<D: ControlPlane + PacketIo + ?Sized>(&mut self, dp: &mut D, line: usize, command: &StfCommand) -> Result<(), ControlError> {
         match command {
             StfCommand::Packet { port, data } => {
                 self.observed_ports.insert(*port);
@@ -204,7 +204,7 @@ impl Run {
         Ok(())
     }
 
-    fn add<D: ControlPlane>(&mut self, dp: &mut D, add: &TableAdd) -> Result<(), ControlError> {
+    fn add<D: ControlPlane + ?Sized>(&mut self, dp: &mut D, add: &TableAdd) -> Result<(), ControlError> {
         let priority = match add.priority {
             Some(p) => Some(
                 STF_PRIORITY_BASE

@@ -198,7 +198,7 @@ impl RuntimeCommand {
 
     /// Applies the command. Control-plane refusals are errors; a failed written check (register
     /// value) is reported in [`Outcome::check_failure`].
-    pub fn apply(&self, cp: &mut dyn ControlPlane, state: &mut SessionState) -> Result<Outcome, ControlError> {
+    pub fn apply<C: ControlPlane + ?Sized>(&self, cp: &mut C, state: &mut SessionState) -> Result<Outcome, ControlError> {
         let mut outcome = Outcome::default();
         match self {
             RuntimeCommand::McMgrpCreate { group } => cp.mc_mgrp_create(*group)?,
