@@ -123,3 +123,49 @@ def s8(x):
 def wrap_signed(x, w):
     x &= (1 << w) - 1
     return x - (1 << w) if x >> (w - 1) else x
+
+
+def crc16_arc(data):
+    """CRC-16 as BMv2's `crc16`: polynomial 0x8005, reflected, init 0, no final xor."""
+    crc = 0
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xA001 if crc & 1 else crc >> 1
+    return crc
+
+
+def crc32_ieee(data):
+    """CRC-32 (IEEE 802.3): polynomial 0x04C11DB7, reflected, init and final xor 0xFFFFFFFF."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0xEDB88320 if crc & 1 else crc >> 1
+    return crc ^ 0xFFFFFFFF
+
+
+def csum16(data):
+    """Internet checksum: ones' complement of the ones' complement sum of 16-bit words."""
+    if len(data) % 2:
+        data += b'\0'
+    total = 0
+    for i in range(0, len(data), 2):
+        total += (data[i] << 8) | data[i + 1]
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return (~total) & 0xFFFF
+
+
+def xor16(data):
+    """XOR of the 16-bit words."""
+    if len(data) % 2:
+        data += b'\0'
+    r = 0
+    for i in range(0, len(data), 2):
+        r ^= (data[i] << 8) | data[i + 1]
+    return r
+
+
+assert crc16_arc(b'123456789') == 0xBB3D
+assert crc32_ieee(b'123456789') == 0xCBF43926
