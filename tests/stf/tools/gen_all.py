@@ -3,7 +3,8 @@ import gen_expr
 import gen_parse
 import gen_tables
 import gen_externs
+import gen_tm
 
-for mod in (gen_expr, gen_parse, gen_tables, gen_externs):
+for mod in (gen_expr, gen_parse, gen_tables, gen_externs, gen_tm):
     for make in mod.ALL:
         make()
