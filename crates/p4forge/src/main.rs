@@ -1,1 +1,134 @@
-fn main() {}
+//! The `p4forge` binary: argument parsing and exit codes; the work is in the library (`p4forge::cmd`).
+
+use clap::{Parser, Subcommand};
+use p4forge::cmd;
+use p4forge::error::{CliError, CliResult};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success: the program is valid, the test passed, the run completed
+  1  the P4 program has errors, or a test's expectations did not hold
+  2  bad usage or a bad input file (unreadable, malformed STF/entries/pcap, refused table entry)";
+
+/// p4forge: check, test and run P4_16 programs on a v1model software switch.
+///
+/// A typical session: `p4forge check prog.p4` until it is clean, then `p4forge test prog.p4
+/// prog.stf` to check it packet by packet, then `p4forge run` to push captured traffic through it.
+#[derive(Parser)]
+#[command(name = "p4forge", version, after_help = EXIT_CODES, arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a P4 program: print its errors and warnings (exit 0 if it has no errors).
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        /// The P4_16 source file.
+        program: PathBuf,
+        /// Also search DIR for `#include` files (repeatable; core.p4 and v1model.p4 are built in).
+        #[arg(short = 'I', long = "include", value_name = "DIR")]
+        include: Vec<PathBuf>,
+    },
+    /// Compile a program and print an intermediate form (for now: the IR).
+    #[command(after_help = EXIT_CODES)]
+    Compile {
+        /// The P4_16 source file.
+        program: PathBuf,
+        /// What to print.
+        #[arg(long, value_enum, default_value = "ir")]
+        emit: cmd::compile::Emit,
+        /// Also search DIR for `#include` files (repeatable).
+        #[arg(short = 'I', long = "include", value_name = "DIR")]
+        include: Vec<PathBuf>,
+    },
+    /// Run an STF test (packets in, expected packets out) against a program; prints PASS or FAIL
+    /// with a diff of every mismatch.
+    #[command(after_help = EXIT_CODES)]
+    Test {
+        /// The P4_16 source file.
+        program: PathBuf,
+        /// The test file (`packet`, `expect`, `add`, ... lines).
+        stf: PathBuf,
+        /// Also search DIR for `#include` files (repeatable).
+        #[arg(short = 'I', long = "include", value_name = "DIR")]
+        include: Vec<PathBuf>,
+        /// Also print command output, drop reasons and log_msg lines.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Push pcap/pcapng traffic through a program and write what comes out, one pcap per port.
+    ///
+    /// Example: p4forge run l2l3.p4 --entries entries.txt --in 1=h1.pcap --in 2=h2.pcap --out out/
+    #[command(after_help = EXIT_CODES)]
+    Run {
+        /// The P4_16 source file.
+        program: PathBuf,
+        /// Table entries etc. in BMv2 runtime-CLI syntax (`table_add T A KEYS => ARGS`).
+        #[arg(long, value_name = "FILE")]
+        entries: Option<PathBuf>,
+        /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp.
+        #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::run::parse_input_arg, required = true)]
+        inputs: Vec<(u32, PathBuf)>,
+        /// Directory for the outputs: DIR/port<N>.pcap for every port that sent packets.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Also search DIR for `#include` files (repeatable).
+        #[arg(short = 'I', long = "include", value_name = "DIR")]
+        include: Vec<PathBuf>,
+        /// Print entries as they are added and log_msg output.
+        #[arg(short, long)]
+        verbose: bool,
+    },
+    /// Turn an STF test's traffic into pcaps: DIR/in_port<N>.pcap from `packet` lines and
+    /// DIR/expected_port<N>.pcap from `expect` lines.
+    #[command(after_help = EXIT_CODES)]
+    Stf2pcap {
+        /// The STF test file.
+        stf: PathBuf,
+        /// Directory for the pcap files (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+}
+
+fn dispatch(command: Command) -> CliResult<()> {
+    match command {
+        Command::Check { program, include } => cmd::check::check(&program, &include),
+        Command::Compile { program, emit, include } => {
+            print!("{}", cmd::compile::compile(&program, &include, emit)?);
+            Ok(())
+        }
+        Command::Test { program, stf, include, verbose } => cmd::test::test(&program, &stf, &include, verbose),
+        Command::Run { program, entries, inputs, out, include, verbose } => {
+            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose };
+            let summary = cmd::run::run(&options)?;
+            print!("{}", summary.render());
+            for file in &summary.files {
+                println!("wrote {}", file.display());
+            }
+            Ok(())
+        }
+        Command::Stf2pcap { stf, out } => {
+            for file in cmd::stf2pcap::stf2pcap(&stf, &out)? {
+                println!("wrote {}", file.display());
+            }
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError { code, message }) => {
+            eprintln!("error: {message}");
+            ExitCode::from(code)
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! One module per subcommand.
+
+pub mod check;
+pub mod compile;
+pub mod run;
+pub mod stf2pcap;
+pub mod test;

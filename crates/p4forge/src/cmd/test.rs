@@ -1,0 +1,33 @@
+//! `p4forge test`: run an STF test against a program.
+
+use crate::error::{read_text, CliError, CliResult};
+use crate::frontend;
+use p4_stf::StfReport;
+use std::path::{Path, PathBuf};
+
+/// Compiles `program`, runs `stf` on a fresh switch and returns the report. Errors: the program does
+/// not compile (exit 1), the STF file is unreadable or malformed (exit 2).
+pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf]) -> CliResult<StfReport> {
+    let text = read_text(stf, "STF file")?;
+    let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
+    let (ir, warnings) = frontend::compile(program, includes)?;
+    eprint!("{warnings}");
+    let mut switch = frontend::new_switch(ir)?;
+    Ok(p4_stf::run_stf(switch.as_mut(), &commands))
+}
+
+/// Runs the test and prints `PASS`/`FAIL` with the diff; `Err` (exit 1) if it failed.
+pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool) -> CliResult<()> {
+    let report = run_test(program, stf, includes)?;
+    if verbose {
+        for line in &report.log {
+            println!("{line}");
+        }
+    }
+    print!("{}", report.render());
+    if report.passed() {
+        Ok(())
+    } else {
+        Err(CliError::failed(format!("{} failed", stf.display())))
+    }
+}
