@@ -562,6 +562,9 @@ pub enum ExprKind {
     Index(Box<Expr>, Box<Expr>),
     /// `e[hi:lo]`
     Slice(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `e[lo +: w]` — the `w` bits starting at `lo` (the same bits as `e[lo + w - 1 : lo]`, but
+    /// `lo` is written and evaluated once).
+    IndexedSlice(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `f(args)` or `f<T>(args)`; `callee` is a `Name`, `Member` (methods, `t.apply`) or a type
     /// constructor name (`Counter(...)` in instantiation-expressions).
     Call { callee: Box<Expr>, type_args: Vec<TypeRef>, args: Vec<Arg> },

@@ -2,7 +2,64 @@
 //!
 //! **Invariant: parsing never panics and never stops at the first error** — it returns a (possibly
 //! partial) AST plus every diagnostic it found.
+//!
+//! Pipeline: [`preprocess`] (which calls [`lexer`] on each file it reads) → tokens with spans into
+//! their own files → [`parser`] → [`ast::Program`]. [`ast_print`] prints an AST back to P4 source.
 
 pub mod ast;
+pub mod ast_print;
 pub mod diag;
+pub mod lexer;
+pub mod parser;
+pub mod preprocess;
 pub mod span;
+pub mod token;
+
+use std::path::{Path, PathBuf};
+
+pub use ast_print::print_program;
+
+/// The result of parsing: the program (partial if there were errors) and all diagnostics, in the
+/// order found (preprocessor first, then parser).
+#[derive(Debug)]
+pub struct ParseOutput {
+    pub program: ast::Program,
+    pub diagnostics: Vec<diag::Diagnostic>,
+}
+
+impl ParseOutput {
+    /// True if any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.is_error())
+    }
+}
+
+/// Read, preprocess and parse a file. Include dirs are searched before the built-in p4include/.
+pub fn parse_file(path: &Path, include_dirs: &[PathBuf], sources: &mut span::SourceMap) -> ParseOutput {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let file = sources.add(path.to_path_buf(), text);
+            parse_source(file, Some(path), include_dirs, sources)
+        }
+        Err(e) => ParseOutput {
+            program: ast::Program { decls: vec![] },
+            diagnostics: vec![diag::Diagnostic::error(span::Span::DUMMY, format!("cannot read `{}`: {e}", path.display()))],
+        },
+    }
+}
+
+/// Same for in-memory text (a virtual file `name`); includes resolve against include_dirs, the
+/// built-ins, and cwd.
+pub fn parse_str(name: &str, text: &str, include_dirs: &[PathBuf], sources: &mut span::SourceMap) -> ParseOutput {
+    let file = sources.add(PathBuf::from(name), text.to_string());
+    parse_source(file, None, include_dirs, sources)
+}
+
+fn parse_source(file: span::FileId, on_disk: Option<&Path>, include_dirs: &[PathBuf], sources: &mut span::SourceMap) -> ParseOutput {
+    let pp = preprocess::Preprocessor::new(sources, include_dirs);
+    let (tokens, mut diagnostics) = pp.run(file, on_disk);
+    let (program, parse_diags) = parser::parse_tokens(tokens, sources);
+    diagnostics.extend(parse_diags);
+    ParseOutput { program, diagnostics }
+}

@@ -1,0 +1,332 @@
+//! Recursive-descent parser for P4_16 v1.2.5 over preprocessed tokens, with Pratt expression
+//! parsing (`expr.rs`), types (`types.rs`), statements (`stmt.rs`), declarations (`decl.rs`) and
+//! annotations (`annot.rs`).
+//!
+//! Invariants:
+//! - never panics and always terminates: every loop either consumes a token or exits, nesting is
+//!   capped at [`MAX_DEPTH`], and the token vector always ends with `Eof` (which is never consumed);
+//! - an error is reported as `expected X, found Y` at Y's span, then the enclosing list skips to
+//!   the next `;` or the matching `}` and carries on (see [`Parser::recover`]);
+//! - the type/expression ambiguities (`a < b` vs `f<T>(..)`, `(T) x` vs `(a) - b`) are settled with
+//!   a scoped set of type names, as p4c's lexer feedback does, plus bounded speculation that
+//!   restores position and diagnostics when it fails.
+
+mod annot;
+mod decl;
+mod expr;
+mod stmt;
+mod types;
+
+use crate::ast::{Ident, Path, Program};
+use crate::diag::Diagnostic;
+use crate::span::{SourceMap, Span};
+use crate::token::{describe, Keyword, Punct, Token, TokenKind};
+use std::collections::HashMap;
+
+/// Deepest nesting of expressions, statements, types and declarations accepted. Bounded so that
+/// hostile input cannot overflow the stack (test threads have 2 MiB).
+pub const MAX_DEPTH: u32 = 100;
+
+/// Marker that a diagnostic has already been reported; callers recover.
+#[derive(Debug)]
+pub(crate) struct Fail;
+
+pub(crate) type PResult<T> = Result<T, Fail>;
+
+pub(crate) struct Parser<'s> {
+    toks: Vec<Token>,
+    pos: usize,
+    pub(crate) diags: Vec<Diagnostic>,
+    /// Innermost last; `true` marks a type name, `false` a value that shadows one.
+    scopes: Vec<HashMap<String, bool>>,
+    depth: u32,
+    /// Position of the last reported error, to avoid reporting twice at one token.
+    last_error_pos: Option<usize>,
+    sources: &'s SourceMap,
+}
+
+/// Parse a preprocessed token stream (must end with `Eof`) into a program.
+pub fn parse_tokens(mut toks: Vec<Token>, sources: &SourceMap) -> (Program, Vec<Diagnostic>) {
+    if !matches!(toks.last(), Some(t) if t.kind == TokenKind::Eof) {
+        let span = toks.last().map(|t| Span { lo: t.span.hi, ..t.span }).unwrap_or(Span::DUMMY);
+        toks.push(Token { kind: TokenKind::Eof, span, line_start: true, glued: false });
+    }
+    let mut p = Parser::new(toks, sources);
+    let program = p.program();
+    (program, p.diags)
+}
+
+impl<'s> Parser<'s> {
+    fn new(toks: Vec<Token>, sources: &'s SourceMap) -> Parser<'s> {
+        Parser { toks, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, last_error_pos: None, sources }
+    }
+
+    // ------------------------------------------------------------ cursor
+
+    pub(crate) fn peek(&self) -> &Token {
+        self.peek_at(0)
+    }
+
+    pub(crate) fn peek_at(&self, k: usize) -> &Token {
+        let last = self.toks.len() - 1;
+        &self.toks[(self.pos + k).min(last)]
+    }
+
+    pub(crate) fn span(&self) -> Span {
+        self.peek().span
+    }
+
+    /// Span of the previous token (the end of what was just parsed).
+    pub(crate) fn prev_span(&self) -> Span {
+        if self.pos == 0 {
+            return self.span();
+        }
+        self.toks[(self.pos - 1).min(self.toks.len() - 1)].span
+    }
+
+    pub(crate) fn bump(&mut self) -> Token {
+        let t = self.peek().clone();
+        if t.kind != TokenKind::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+
+    pub(crate) fn at_eof(&self) -> bool {
+        self.peek().kind == TokenKind::Eof
+    }
+
+    pub(crate) fn at(&self, p: Punct) -> bool {
+        self.peek().is_punct(p)
+    }
+
+    pub(crate) fn at_kw(&self, k: Keyword) -> bool {
+        self.peek().is_kw(k)
+    }
+
+    pub(crate) fn eat(&mut self, p: Punct) -> bool {
+        if self.at(p) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn eat_kw(&mut self, k: Keyword) -> bool {
+        if self.at_kw(k) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn expect(&mut self, p: Punct) -> PResult<Span> {
+        if self.at(p) {
+            Ok(self.bump().span)
+        } else {
+            Err(self.error_expected(&format!("`{}`", p.as_str())))
+        }
+    }
+
+    pub(crate) fn expect_kw(&mut self, k: Keyword) -> PResult<Span> {
+        if self.at_kw(k) {
+            Ok(self.bump().span)
+        } else {
+            Err(self.error_expected(&format!("`{}`", k.as_str())))
+        }
+    }
+
+    /// `>` that closes type arguments.
+    pub(crate) fn expect_close_angle(&mut self) -> PResult<Span> {
+        self.expect(Punct::Gt)
+    }
+
+    // ------------------------------------------------------------ diagnostics
+
+    pub(crate) fn error_expected(&mut self, what: &str) -> Fail {
+        let tok = self.peek().clone();
+        let msg = match &tok.kind {
+            TokenKind::Error(m) => m.clone(),
+            k => format!("expected {what}, found {}", describe(k)),
+        };
+        self.error_at(tok.span, msg);
+        Fail
+    }
+
+    pub(crate) fn error_at(&mut self, span: Span, msg: impl Into<String>) {
+        if self.last_error_pos == Some(self.pos) {
+            return;
+        }
+        self.last_error_pos = Some(self.pos);
+        self.diags.push(Diagnostic::error(span, msg));
+    }
+
+    /// Skip to just after the next `;` at this nesting level, or just after a `{...}` group that
+    /// closes at this level, or to (not past) a `}` that closes the enclosing construct.
+    pub(crate) fn recover(&mut self) {
+        let mut depth = 0u32;
+        let start = self.pos;
+        loop {
+            match &self.peek().kind {
+                TokenKind::Eof => return,
+                TokenKind::Punct(Punct::Semi) if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                TokenKind::Punct(Punct::LBrace) => depth += 1,
+                TokenKind::Punct(Punct::RBrace) => {
+                    if depth == 0 {
+                        // Always make progress: a `}` right where we failed belongs to nobody.
+                        if self.pos == start {
+                            self.bump();
+                        }
+                        return;
+                    }
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    // ------------------------------------------------------------ nesting guard
+
+    pub(crate) fn enter(&mut self) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            let span = self.span();
+            self.error_at(span, format!("nesting too deep (more than {MAX_DEPTH} levels)"));
+            return Err(Fail);
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    // ------------------------------------------------------------ speculation
+
+    /// Run `f`; if it fails, rewind position and drop its diagnostics.
+    pub(crate) fn speculate<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> Option<T> {
+        let (pos, ndiags, last, depth) = (self.pos, self.diags.len(), self.last_error_pos, self.depth);
+        match f(self) {
+            Ok(v) => Some(v),
+            Err(Fail) => {
+                self.pos = pos;
+                self.diags.truncate(ndiags);
+                self.last_error_pos = last;
+                self.depth = depth;
+                None
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ type-name scopes
+
+    pub(crate) fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    pub(crate) fn pop_scope(&mut self) {
+        if self.scopes.len() > 1 {
+            self.scopes.pop();
+        }
+    }
+
+    pub(crate) fn declare(&mut self, name: &str, is_type: bool) {
+        if let Some(s) = self.scopes.last_mut() {
+            s.insert(name.to_string(), is_type);
+        }
+    }
+
+    pub(crate) fn is_type_name(&self, name: &str) -> bool {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied()).unwrap_or(false)
+    }
+
+    // ------------------------------------------------------------ names
+
+    pub(crate) fn at_name(&self) -> bool {
+        name_of(self.peek()).is_some()
+    }
+
+    /// `name`: an identifier or a keyword the grammar allows as a name.
+    pub(crate) fn name(&mut self) -> PResult<Ident> {
+        match name_of(self.peek()) {
+            Some(n) => {
+                let span = self.bump().span;
+                Ok(Ident { name: n, span })
+            }
+            None => Err(self.error_expected("a name")),
+        }
+    }
+
+    /// A member name after `.`: any identifier or keyword.
+    pub(crate) fn member_name(&mut self) -> PResult<Ident> {
+        let tok = self.peek();
+        let name = match &tok.kind {
+            TokenKind::Ident(s) => s.clone(),
+            TokenKind::Keyword(k) => k.as_str().to_string(),
+            _ => return Err(self.error_expected("a member name")),
+        };
+        let span = self.bump().span;
+        Ok(Ident { name, span })
+    }
+
+    /// `.`? name
+    pub(crate) fn path(&mut self) -> PResult<Path> {
+        let global = self.eat(Punct::Dot);
+        let name = self.name()?;
+        Ok(Path { global, name })
+    }
+
+    /// The source text of a token, as written.
+    pub(crate) fn spelling(&self, tok: &Token) -> String {
+        let from_source = self
+            .sources
+            .get(tok.span.file)
+            .and_then(|f| f.text.get(tok.span.lo as usize..tok.span.hi as usize))
+            .map(str::to_string);
+        match (&tok.kind, from_source) {
+            (TokenKind::Eof, _) => String::new(),
+            (_, Some(s)) if !s.is_empty() => s,
+            (k, _) => crate::token::spell(k),
+        }
+    }
+
+    // ------------------------------------------------------------ program
+
+    fn program(&mut self) -> Program {
+        let mut decls = Vec::new();
+        while !self.at_eof() {
+            if self.eat(Punct::Semi) {
+                continue;
+            }
+            let start = self.pos;
+            match self.declaration() {
+                Ok(d) => decls.push(d),
+                Err(Fail) => self.recover(),
+            }
+            if self.pos == start {
+                self.bump();
+            }
+        }
+        Program { decls }
+    }
+}
+
+/// The name a token stands for where a `name` is expected.
+pub(crate) fn name_of(tok: &Token) -> Option<String> {
+    match &tok.kind {
+        TokenKind::Ident(s) => Some(s.clone()),
+        TokenKind::Keyword(k) if k.usable_as_name() => Some(k.as_str().to_string()),
+        _ => None,
+    }
+}

@@ -1,0 +1,331 @@
+//! Tokens shared by the lexer, the preprocessor and the parser.
+//!
+//! Invariant: every token has a span into the file its characters came from (for tokens made by
+//! macro pasting or stringification, a virtual file registered in the `SourceMap`). Two layout
+//! flags survive preprocessing: `line_start` (first token on a logical line — drives `#` directive
+//! detection) and `glued` (no whitespace or comment before it — lets the parser join `>` `>` into a
+//! shift, the way p4c does, so that `bit<bit<8>>` nests without a special case).
+
+use crate::ast::IntLit;
+use crate::span::Span;
+
+/// P4_16 keywords (spec v1.2.5 §6.3 and the grammar's terminals).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Keyword {
+    Abstract,
+    Action,
+    Actions,
+    Apply,
+    Bool,
+    Bit,
+    Break,
+    Const,
+    Continue,
+    Control,
+    Default,
+    Else,
+    Entries,
+    Enum,
+    Error,
+    Exit,
+    Extern,
+    False,
+    For,
+    Header,
+    HeaderUnion,
+    If,
+    In,
+    Inout,
+    Int,
+    Key,
+    List,
+    MatchKind,
+    Out,
+    Package,
+    Parser,
+    Priority,
+    Return,
+    Select,
+    State,
+    String,
+    Struct,
+    Switch,
+    Table,
+    This,
+    Transition,
+    True,
+    Tuple,
+    Type,
+    Typedef,
+    ValueSet,
+    Varbit,
+    Void,
+}
+
+const KEYWORDS: &[(&str, Keyword)] = &[
+    ("abstract", Keyword::Abstract),
+    ("action", Keyword::Action),
+    ("actions", Keyword::Actions),
+    ("apply", Keyword::Apply),
+    ("bool", Keyword::Bool),
+    ("bit", Keyword::Bit),
+    ("break", Keyword::Break),
+    ("const", Keyword::Const),
+    ("continue", Keyword::Continue),
+    ("control", Keyword::Control),
+    ("default", Keyword::Default),
+    ("else", Keyword::Else),
+    ("entries", Keyword::Entries),
+    ("enum", Keyword::Enum),
+    ("error", Keyword::Error),
+    ("exit", Keyword::Exit),
+    ("extern", Keyword::Extern),
+    ("false", Keyword::False),
+    ("for", Keyword::For),
+    ("header", Keyword::Header),
+    ("header_union", Keyword::HeaderUnion),
+    ("if", Keyword::If),
+    ("in", Keyword::In),
+    ("inout", Keyword::Inout),
+    ("int", Keyword::Int),
+    ("key", Keyword::Key),
+    ("list", Keyword::List),
+    ("match_kind", Keyword::MatchKind),
+    ("out", Keyword::Out),
+    ("package", Keyword::Package),
+    ("parser", Keyword::Parser),
+    ("priority", Keyword::Priority),
+    ("return", Keyword::Return),
+    ("select", Keyword::Select),
+    ("state", Keyword::State),
+    ("string", Keyword::String),
+    ("struct", Keyword::Struct),
+    ("switch", Keyword::Switch),
+    ("table", Keyword::Table),
+    ("this", Keyword::This),
+    ("transition", Keyword::Transition),
+    ("true", Keyword::True),
+    ("tuple", Keyword::Tuple),
+    ("type", Keyword::Type),
+    ("typedef", Keyword::Typedef),
+    ("value_set", Keyword::ValueSet),
+    ("varbit", Keyword::Varbit),
+    ("void", Keyword::Void),
+];
+
+impl Keyword {
+    /// The keyword spelled `s`, if any.
+    pub fn lookup(s: &str) -> Option<Keyword> {
+        KEYWORDS.iter().find(|(k, _)| *k == s).map(|(_, kw)| *kw)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        KEYWORDS.iter().find(|(_, kw)| *kw == self).map(|(k, _)| *k).unwrap_or("?")
+    }
+
+    /// Keywords the grammar also accepts where a name is expected (`nonTypeName` and `name`).
+    pub fn usable_as_name(self) -> bool {
+        matches!(
+            self,
+            Keyword::Apply
+                | Keyword::Key
+                | Keyword::Actions
+                | Keyword::State
+                | Keyword::Entries
+                | Keyword::Type
+                | Keyword::Priority
+                | Keyword::List
+        )
+    }
+}
+
+/// Operators and punctuation. `>>` and `>>=` are never single tokens (see the module head).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Punct {
+    LParen,
+    RParen,
+    LBrace,
+    RBrace,
+    LBracket,
+    RBracket,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    EqEq,
+    Ne,
+    Assign,
+    Semi,
+    Comma,
+    Dot,
+    DotDot,
+    Dots,
+    Colon,
+    Question,
+    Not,
+    Tilde,
+    Minus,
+    Plus,
+    Star,
+    Slash,
+    Percent,
+    Amp,
+    Pipe,
+    Caret,
+    AndAnd,
+    OrOr,
+    Mask,
+    Shl,
+    PlusPlus,
+    PlusSat,
+    MinusSat,
+    At,
+    Underscore,
+    PlusAssign,
+    MinusAssign,
+    StarAssign,
+    SlashAssign,
+    PercentAssign,
+    AmpAssign,
+    PipeAssign,
+    CaretAssign,
+    ShlAssign,
+    PlusSatAssign,
+    MinusSatAssign,
+    /// `#` (preprocessor directive introducer or stringify operator)
+    Hash,
+    /// `##` (token pasting)
+    HashHash,
+    /// `{#}` — the invalid header/union expression
+    InvalidHeader,
+}
+
+/// Longest spellings first, so the lexer's first match is the maximal munch.
+pub(crate) const PUNCTS: &[(&str, Punct)] = &[
+    ("|+|=", Punct::PlusSatAssign),
+    ("|-|=", Punct::MinusSatAssign),
+    ("{#}", Punct::InvalidHeader),
+    ("&&&", Punct::Mask),
+    ("...", Punct::Dots),
+    ("<<=", Punct::ShlAssign),
+    ("|+|", Punct::PlusSat),
+    ("|-|", Punct::MinusSat),
+    ("&&", Punct::AndAnd),
+    ("||", Punct::OrOr),
+    ("==", Punct::EqEq),
+    ("!=", Punct::Ne),
+    ("<=", Punct::Le),
+    (">=", Punct::Ge),
+    ("<<", Punct::Shl),
+    ("++", Punct::PlusPlus),
+    ("..", Punct::DotDot),
+    ("+=", Punct::PlusAssign),
+    ("-=", Punct::MinusAssign),
+    ("*=", Punct::StarAssign),
+    ("/=", Punct::SlashAssign),
+    ("%=", Punct::PercentAssign),
+    ("&=", Punct::AmpAssign),
+    ("|=", Punct::PipeAssign),
+    ("^=", Punct::CaretAssign),
+    ("##", Punct::HashHash),
+    ("(", Punct::LParen),
+    (")", Punct::RParen),
+    ("{", Punct::LBrace),
+    ("}", Punct::RBrace),
+    ("[", Punct::LBracket),
+    ("]", Punct::RBracket),
+    ("<", Punct::Lt),
+    (">", Punct::Gt),
+    ("=", Punct::Assign),
+    (";", Punct::Semi),
+    (",", Punct::Comma),
+    (".", Punct::Dot),
+    (":", Punct::Colon),
+    ("?", Punct::Question),
+    ("!", Punct::Not),
+    ("~", Punct::Tilde),
+    ("-", Punct::Minus),
+    ("+", Punct::Plus),
+    ("*", Punct::Star),
+    ("/", Punct::Slash),
+    ("%", Punct::Percent),
+    ("&", Punct::Amp),
+    ("|", Punct::Pipe),
+    ("^", Punct::Caret),
+    ("@", Punct::At),
+    ("#", Punct::Hash),
+];
+
+impl Punct {
+    pub fn as_str(self) -> &'static str {
+        if self == Punct::Underscore {
+            return "_";
+        }
+        PUNCTS.iter().find(|(_, p)| *p == self).map(|(s, _)| *s).unwrap_or("?")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TokenKind {
+    Ident(String),
+    Keyword(Keyword),
+    Int(IntLit),
+    /// A string literal's raw contents between the quotes (escapes are kept verbatim, as the spec
+    /// says strings pass unchanged to back ends).
+    Str(String),
+    Punct(Punct),
+    /// A lexing error; reported by the preprocessor only if the token is in an active region
+    /// (so `#if 0` blocks may hold arbitrary text).
+    Error(String),
+    Eof,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    pub kind: TokenKind,
+    pub span: Span,
+    /// First token of a logical line (after a newline not escaped by `\`).
+    pub line_start: bool,
+    /// No whitespace or comment between this token and the previous one.
+    pub glued: bool,
+}
+
+impl Token {
+    pub fn is_punct(&self, p: Punct) -> bool {
+        self.kind == TokenKind::Punct(p)
+    }
+    pub fn is_kw(&self, k: Keyword) -> bool {
+        self.kind == TokenKind::Keyword(k)
+    }
+    pub fn ident(&self) -> Option<&str> {
+        match &self.kind {
+            TokenKind::Ident(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// A short human description of a token for `expected X, found Y` messages.
+pub fn describe(kind: &TokenKind) -> String {
+    match kind {
+        TokenKind::Ident(s) => format!("identifier `{s}`"),
+        TokenKind::Keyword(k) => format!("keyword `{}`", k.as_str()),
+        TokenKind::Int(_) => "integer literal".to_string(),
+        TokenKind::Str(_) => "string literal".to_string(),
+        TokenKind::Punct(p) => format!("`{}`", p.as_str()),
+        TokenKind::Error(_) => "invalid token".to_string(),
+        TokenKind::Eof => "end of file".to_string(),
+    }
+}
+
+/// The source spelling of a token kind, for printing and stringification when no text is at hand.
+pub fn spell(kind: &TokenKind) -> String {
+    match kind {
+        TokenKind::Ident(s) => s.clone(),
+        TokenKind::Keyword(k) => k.as_str().to_string(),
+        TokenKind::Int(lit) => crate::ast_print::int_lit(lit),
+        TokenKind::Str(s) => format!("\"{s}\""),
+        TokenKind::Punct(p) => p.as_str().to_string(),
+        TokenKind::Error(_) | TokenKind::Eof => String::new(),
+    }
+}
