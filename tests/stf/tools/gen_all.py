@@ -4,7 +4,8 @@ import gen_parse
 import gen_tables
 import gen_externs
 import gen_tm
+import gen_lang
 
-for mod in (gen_expr, gen_parse, gen_tables, gen_externs, gen_tm):
+for mod in (gen_expr, gen_parse, gen_tables, gen_externs, gen_tm, gen_lang):
     for make in mod.ALL:
         make()

@@ -1,0 +1,432 @@
+"""Feature tests of language constructs: enums, typedef/type, tuples and
+structs in expressions, sub-parsers and sub-controls, functions, exit, loops."""
+from feature import program, h, Stf
+
+NO_META = 'struct meta_t { }\n'
+
+
+def enums():
+    decls = '''
+enum bit<8> Op {
+    Add = 1,
+    Sub = 2,
+    Xor = 0x10
+}
+enum Verdict { Keep, Flip, Zero }
+
+header h_t {
+    Op     op;        // a serializable enum as a header field
+    bit<8> a;
+    bit<8> b;
+    bit<8> r;
+    bit<8> parsed;    // which select case the parser took
+    bit<8> tag;       // (bit<8>)Op.Xor, written when op is not a known value
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    parser = '''
+state start {
+    pkt.extract(hdr.h);
+    transition select(hdr.h.op) {
+        Op.Add: is_add;
+        Op.Sub: is_sub;
+        default: accept;
+    }
+}
+state is_add { hdr.h.parsed = 1; transition accept; }
+state is_sub { hdr.h.parsed = 2; transition accept; }
+'''
+    ingress = '''
+Verdict verdict;
+
+apply {
+    switch (hdr.h.op) {
+        Op.Add: { hdr.h.r = hdr.h.a + hdr.h.b; }
+        Op.Sub: { hdr.h.r = hdr.h.a - hdr.h.b; }
+        Op.Xor: { hdr.h.r = hdr.h.a ^ hdr.h.b; }
+        default: { hdr.h.tag = (bit<8>)Op.Xor; }
+    }
+    if (hdr.h.r == 0) {
+        verdict = Verdict.Zero;
+    } else if (hdr.h.r[7:7] == 1) {
+        verdict = Verdict.Flip;
+    } else {
+        verdict = Verdict.Keep;
+    }
+    if (verdict == Verdict.Flip) {
+        hdr.h.r = ~hdr.h.r;
+    } else if (verdict == Verdict.Zero) {
+        hdr.h.op = (Op)8w0x10;
+    }
+    sm.egress_spec = 1;
+}
+'''
+    program('enums', 'enums: serializable enums in headers, select and switch; plain enums in variables',
+            decls, ingress, parser=parser)
+    t = Stf('enums')
+
+    def case(op, a, b):
+        parsed = {1: 1, 2: 2}.get(op, 0)
+        tag = 0
+        if op == 1:
+            r = (a + b) & 0xff
+        elif op == 2:
+            r = (a - b) & 0xff
+        elif op == 0x10:
+            r = a ^ b
+        else:
+            r, tag = 0, 0x10
+        op_out = op
+        if r == 0:
+            op_out = 0x10
+        elif r & 0x80:
+            r = ~r & 0xff
+        t.comment('op=%#x a=%d b=%d' % (op, a, b))
+        t.packet(0, h((op, 8), (a, 8), (b, 8), (0, 24)))
+        t.expect(1, h((op_out, 8), (a, 8), (b, 8), (r, 8), (parsed, 8), (tag, 8)))
+    case(1, 3, 4)
+    case(2, 3, 4)
+    case(0x10, 0x0f, 0x01)
+    case(0x10, 5, 5)
+    case(7, 1, 1)
+    t.write('enums')
+
+
+def typedefs():
+    decls = '''
+typedef bit<8> byte_t;
+typedef byte_t small_t;          // a typedef of a typedef
+type bit<16> FlowId_t;           // a new type: needs explicit casts
+
+header h_t {
+    small_t  a;
+    FlowId_t id;
+    byte_t   out;
+}
+struct headers_t { h_t h; }
+''' + NO_META + '''
+const FlowId_t SPECIAL = (FlowId_t)16w0xBEEF;
+'''
+    ingress = '''
+apply {
+    byte_t x = hdr.h.a + 1;
+    hdr.h.out = x;
+    if (hdr.h.id == SPECIAL) {
+        hdr.h.out = 0xEE;
+    }
+    hdr.h.id = (FlowId_t)((bit<16>)hdr.h.id + 2);
+    sm.egress_spec = 1;
+}
+'''
+    program('typedefs', 'typedef (an alias) and type (a distinct type needing casts)', decls, ingress)
+    t = Stf('typedefs')
+    t.packet(0, h((5, 8), (0x1000, 16), (0, 8)))
+    t.expect(1, h((5, 8), (0x1002, 16), (6, 8)))
+    t.packet(0, h((5, 8), (0xbeef, 16), (0, 8)))
+    t.expect(1, h((5, 8), (0xbef1, 16), (0xee, 8)))
+    t.write('typedefs')
+
+
+def structs_tuples():
+    decls = '''
+struct pair_t {
+    bit<8> x;
+    bit<8> y;
+}
+header h_t {
+    bit<8>  a;
+    bit<8>  b;
+    bit<8>  same;     // p == q (struct equality)
+    bit<8>  sum;      // from a struct built with named fields
+    bit<8>  t0;       // tuple element 0
+    bit<16> t1;       // tuple element 1
+}
+header out_t {
+    bit<8> first;
+    bit<8> second;
+}
+struct headers_t {
+    h_t   h;
+    out_t o;          // assigned from a list expression: becomes valid
+}
+''' + NO_META
+    ingress = '''
+apply {
+    pair_t p = { x = hdr.h.a, y = hdr.h.b };
+    pair_t q = { hdr.h.b, hdr.h.a };
+    hdr.h.same = (p == q) ? 8w1 : 8w0;
+    pair_t r = p;
+    r.x = r.x + r.y;
+    hdr.h.sum = r.x;
+    tuple<bit<8>, bit<16>> t = { hdr.h.b, 16w0x1234 };
+    hdr.h.t0 = t[0];
+    hdr.h.t1 = t[1];
+    hdr.o = { p.y, p.x };
+    sm.egress_spec = 1;
+}
+'''
+    program('structs_tuples', 'struct and tuple values: initialisers, equality, copies, list assignment to a '
+            'header', decls, ingress, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.o);')
+    t = Stf('structs_tuples')
+    for a, b in [(3, 4), (9, 9)]:
+        t.packet(0, h((a, 8), (b, 8), (0, 40)))
+        t.expect(1, h((a, 8), (b, 8), (int(a == b), 8), (a + b, 8), (b, 8), (0x1234, 16), (b, 8), (a, 8)))
+    t.write('structs_tuples')
+
+
+def sub_blocks():
+    decls = '''
+header h_t {
+    bit<8> a;
+    bit<8> b;
+    bit<8> c;
+}
+header inner_t {
+    bit<8> v;
+}
+struct headers_t {
+    h_t     h;
+    inner_t inner;
+}
+''' + NO_META + '''
+// A parser called from the main parser.
+parser InnerParser(packet_in pkt, out inner_t inner) {
+    state start {
+        pkt.extract(inner);
+        transition accept;
+    }
+}
+
+// A control with a constructor parameter, instantiated twice.
+control AddN(inout bit<8> x)(bit<8> n) {
+    apply {
+        x = x + n;
+    }
+}
+
+// A control holding its own table (with const entries): each instance has its own.
+control Classify(in bit<8> k, out bit<8> cls) {
+    action set_class(bit<8> c) { cls = c; }
+    table t {
+        key = { k: exact; }
+        actions = { set_class; }
+        const entries = {
+            1 : set_class(0x10);
+            2 : set_class(0x20);
+        }
+        default_action = set_class(0xF0);
+    }
+    apply {
+        t.apply();
+    }
+}
+'''
+    parser = '''
+InnerParser() inner_parser;
+
+state start {
+    pkt.extract(hdr.h);
+    inner_parser.apply(pkt, hdr.inner);
+    transition accept;
+}
+'''
+    ingress = '''
+AddN(3) add3;
+AddN(100) add100;
+Classify() classify;
+
+apply {
+    add3.apply(hdr.h.a);
+    add100.apply(hdr.h.b);
+    add3.apply(hdr.h.b);
+    classify.apply(hdr.inner.v, hdr.h.c);
+    sm.egress_spec = 1;
+}
+'''
+    program('sub_blocks', 'sub-parsers and sub-controls (with constructor parameters and their own tables)',
+            decls, ingress, parser=parser, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.inner);')
+    t = Stf('sub_blocks')
+    for a, b, v in [(1, 1, 1), (250, 200, 2), (0, 0, 9)]:
+        cls = {1: 0x10, 2: 0x20}.get(v, 0xf0)
+        t.packet(0, h((a, 8), (b, 8), (0, 8), (v, 8)))
+        t.expect(1, h((a + 3, 8), (b + 103, 8), (cls, 8), (v, 8)))
+    t.write('sub_blocks')
+
+
+def functions():
+    decls = '''
+header h_t {
+    bit<8> a;
+    bit<8> b;
+    bit<8> mx;       // max8(a, b)
+    bit<8> sat;      // clamp_add(a, b, ovf)
+    bit<8> ovf;
+    bit<8> z;        // set_both(z, z): copy-out left to right, so the second wins
+    bit<8> sw_a;     // a and b swapped through inout parameters
+    bit<8> sw_b;
+}
+struct headers_t { h_t h; }
+''' + NO_META + '''
+bit<8> max8(in bit<8> x, in bit<8> y) {
+    if (x > y) {
+        return x;
+    }
+    return y;
+}
+
+bit<8> clamp_add(in bit<8> x, in bit<8> y, out bool overflow) {
+    bit<9> s = (bit<9>)x + (bit<9>)y;
+    overflow = s[8:8] == 1;
+    return overflow ? 8w255 : s[7:0];
+}
+
+void set_both(out bit<8> first, out bit<8> second) {
+    first = 1;
+    second = 2;
+}
+
+void swap(inout bit<8> x, inout bit<8> y) {
+    bit<8> t = x;
+    x = y;
+    y = t;
+}
+'''
+    ingress = '''
+apply {
+    bool overflow;
+    hdr.h.mx = max8(hdr.h.a, hdr.h.b);
+    hdr.h.sat = clamp_add(hdr.h.a, hdr.h.b, overflow);
+    hdr.h.ovf = overflow ? 8w1 : 8w0;
+    set_both(hdr.h.z, hdr.h.z);
+    hdr.h.sw_a = hdr.h.a;
+    hdr.h.sw_b = hdr.h.b;
+    swap(hdr.h.sw_a, hdr.h.sw_b);
+    sm.egress_spec = 1;
+}
+'''
+    program('functions', 'functions: return values, early return, out/inout copy-in/copy-out', decls, ingress)
+    t = Stf('functions')
+    for a, b in [(3, 9), (200, 100), (255, 0)]:
+        t.packet(0, h((a, 8), (b, 8), (0, 48)))
+        t.expect(1, h((a, 8), (b, 8), (max(a, b), 8), (min(a + b, 255), 8), (int(a + b > 255), 8), (2, 8),
+                      (b, 8), (a, 8)))
+    t.write('functions')
+
+
+def exit_stmt():
+    decls = '''
+header h_t {
+    bit<8> k;
+    bit<8> before;
+    bit<8> after;     // not written when ingress exits early
+    bit<8> egress;    // egress still runs after an exit in ingress
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+action stop() {
+    hdr.h.before = 0xA1;
+    exit;
+}
+table t {
+    key = { hdr.h.k: exact; }
+    actions = { stop; NoAction; }
+    const entries = {
+        2 : stop();
+    }
+    default_action = NoAction();
+}
+apply {
+    sm.egress_spec = 1;
+    hdr.h.before = 1;
+    if (hdr.h.k == 1) {
+        exit;
+    }
+    t.apply();
+    hdr.h.after = 1;
+}
+'''
+    egress = '''
+apply {
+    hdr.h.egress = 1;
+}
+'''
+    program('exit_stmt', 'exit ends the current control (from apply and from an action); egress still runs',
+            decls, ingress, egress=egress)
+    t = Stf('exit_stmt')
+    t.packet(0, h((0, 8), (0, 24)))
+    t.expect(1, h((0, 8), (1, 8), (1, 8), (1, 8)))
+    t.packet(0, h((1, 8), (0, 24)))
+    t.expect(1, h((1, 8), (1, 8), (0, 8), (1, 8)))
+    t.packet(0, h((2, 8), (0, 24)))
+    t.expect(1, h((2, 8), (0xa1, 8), (0, 8), (1, 8)))
+    t.write('exit_stmt')
+
+
+def for_loops():
+    decls = '''
+header h_t {
+    bit<8>  n;
+    bit<16> sum;       // 1 + 2 + ... + n, with a 3-clause for
+    bit<16> sum_in;    // the same with for-in over a range
+    bit<8>  firstbig;  // index of the first item > 0x7F (break), 0xFF if none
+    bit<8>  odd;       // how many items are odd (continue)
+}
+header item_t { bit<8> v; }
+struct headers_t {
+    h_t       h;
+    item_t[3] items;
+}
+''' + NO_META
+    parser = '''
+state start {
+    pkt.extract(hdr.h);
+    pkt.extract(hdr.items.next);
+    pkt.extract(hdr.items.next);
+    pkt.extract(hdr.items.next);
+    transition accept;
+}
+'''
+    ingress = '''
+apply {
+    bit<16> s = 0;
+    for (bit<8> i = 1; i <= hdr.h.n; i = i + 1) {
+        s = s + (bit<16>)i;
+    }
+    hdr.h.sum = s;
+    s = 0;
+    for (bit<8> i in 1 .. hdr.h.n) {
+        s = s + (bit<16>)i;
+    }
+    hdr.h.sum_in = s;
+    hdr.h.firstbig = 0xFF;
+    for (bit<8> i = 0; i < 3; i = i + 1) {
+        if (hdr.items[i].v > 0x7F) {
+            hdr.h.firstbig = i;
+            break;
+        }
+    }
+    bit<8> odd = 0;
+    for (item_t it in hdr.items) {
+        if (it.v[0:0] == 0) {
+            continue;
+        }
+        odd = odd + 1;
+    }
+    hdr.h.odd = odd;
+    sm.egress_spec = 1;
+}
+'''
+    program('for_loops', 'for loops: 3-clause, for-in over a range and a header stack, break, continue',
+            decls, ingress, parser=parser, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.items);')
+    t = Stf('for_loops')
+    for n, items in [(4, [1, 0x80, 0x81]), (1, [2, 4, 6]), (10, [3, 5, 0xff])]:
+        s = sum(range(1, n + 1))
+        big = next((i for i, v in enumerate(items) if v > 0x7f), 0xff)
+        odd = sum(1 for v in items if v & 1)
+        t.packet(0, h((n, 8), (0, 48)) + bytes(items))
+        t.expect(1, h((n, 8), (s, 16), (s, 16), (big, 8), (odd, 8)) + bytes(items))
+    t.write('for_loops')
+
+
+ALL = [enums, typedefs, structs_tuples, sub_blocks, functions, exit_stmt, for_loops]
