@@ -1,0 +1,151 @@
+//! The software PHY as a pipeline of stages on their own threads, SoNIC style: TX MAC (FCS)
+//! → TX PCS (encode + scramble) → line → RX PCS (descramble) → RX MAC (decode, FCS check).
+//!
+//! Stages are joined by lock-free wait-free single-producer single-consumer rings (`rtrb`).
+//! Blocks travel in chunks so the per-element ring cost is amortised; a stage that finds
+//! its output ring full or its input empty yields its thread. A stage ends when its input
+//! ring is empty and abandoned by the producer, so shutdown needs no extra signalling.
+//! Each stage is also a plain function, so the same code runs single-threaded.
+
+use std::thread;
+
+use rtrb::{Consumer, Producer, RingBuffer};
+
+use crate::block::Block66;
+use crate::mac;
+use crate::rx::{RxConfig, RxCounters, RxDecoder, RxFrame};
+use crate::scrambler::Descrambler;
+use crate::tx::{TxConfig, TxPhy, TxStamp};
+
+/// Blocks per chunk moved between PCS stages.
+pub const CHUNK_BLOCKS: usize = 4096;
+/// Chunks (or frames) a ring holds.
+pub const RING_SLOTS: usize = 64;
+
+/// Push `v`, yielding while the ring is full. Returns false if the consumer is gone.
+fn push_blocking<T>(p: &mut Producer<T>, mut v: T) -> bool {
+    loop {
+        match p.push(v) {
+            Ok(()) => return true,
+            Err(rtrb::PushError::Full(back)) => {
+                if p.is_abandoned() {
+                    return false;
+                }
+                v = back;
+                thread::yield_now();
+            }
+        }
+    }
+}
+
+/// Pop the next item, yielding while the ring is empty; `None` once the producer is gone
+/// and the ring drained.
+fn pop_blocking<T>(c: &mut Consumer<T>) -> Option<T> {
+    loop {
+        if let Ok(v) = c.pop() {
+            return Some(v);
+        }
+        if c.is_abandoned() {
+            return c.pop().ok();
+        }
+        thread::yield_now();
+    }
+}
+
+/// A frame to transmit: MAC frame *without* FCS (the TX MAC adds padding and FCS) and the
+/// gap before it in characters.
+#[derive(Clone, Debug)]
+pub struct TxRequest {
+    /// Frame without FCS.
+    pub frame: Vec<u8>,
+    /// Gap before it.
+    pub gap: u32,
+}
+
+/// Everything a threaded loopback run produced.
+#[derive(Clone, Debug)]
+pub struct LoopbackResult {
+    /// Transmit stamps, in order.
+    pub tx: Vec<TxStamp>,
+    /// Received frames, in order.
+    pub rx: Vec<RxFrame>,
+    /// Receive counters.
+    pub counters: RxCounters,
+    /// Blocks that crossed the line.
+    pub blocks: u64,
+}
+
+/// Run the four stages on four threads (plus the caller feeding requests): the TX path
+/// writes scrambled blocks on the "line" ring that the RX path reads.
+pub fn loopback_threaded(requests: Vec<TxRequest>, tx_config: TxConfig, rx_config: RxConfig, lead_blocks: u64) -> LoopbackResult {
+    let (mut req_p, mut req_c) = RingBuffer::<TxRequest>::new(RING_SLOTS * 16);
+    let (mut sealed_p, mut sealed_c) = RingBuffer::<TxRequest>::new(RING_SLOTS * 16);
+    let (mut line_p, mut line_c) = RingBuffer::<Vec<Block66>>::new(RING_SLOTS);
+    let (mut plain_p, mut plain_c) = RingBuffer::<Vec<Block66>>::new(RING_SLOTS);
+
+    // TX MAC: pad and append FCS.
+    let tx_mac = thread::spawn(move || {
+        while let Some(mut r) = pop_blocking(&mut req_c) {
+            mac::seal_in_place(&mut r.frame);
+            if !push_blocking(&mut sealed_p, r) {
+                break;
+            }
+        }
+    });
+
+    // TX PCS: encode and scramble into chunks.
+    let tx_pcs = thread::spawn(move || {
+        let mut tx = TxPhy::new(tx_config);
+        let mut stamps = Vec::new();
+        let mut chunk = Vec::with_capacity(CHUNK_BLOCKS + 1200);
+        tx.idle(lead_blocks, &mut chunk);
+        while let Some(r) = pop_blocking(&mut sealed_c) {
+            stamps.push(tx.send(&r.frame, r.gap, &mut chunk));
+            if chunk.len() >= CHUNK_BLOCKS {
+                let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BLOCKS + 1200));
+                if !push_blocking(&mut line_p, full) {
+                    break;
+                }
+            }
+        }
+        tx.idle(4, &mut chunk);
+        push_blocking(&mut line_p, chunk);
+        stamps
+    });
+
+    // RX PCS: descramble.
+    let rx_pcs = thread::spawn(move || {
+        let mut d = Descrambler::default();
+        let mut n = 0u64;
+        while let Some(mut chunk) = pop_blocking(&mut line_c) {
+            n += chunk.len() as u64;
+            d.descramble_blocks(&mut chunk);
+            if !push_blocking(&mut plain_p, chunk) {
+                break;
+            }
+        }
+        n
+    });
+
+    // RX MAC: decode, check, deliver.
+    let rx_mac = thread::spawn(move || {
+        let mut dec = RxDecoder::new(rx_config);
+        let mut frames = Vec::new();
+        while let Some(chunk) = pop_blocking(&mut plain_c) {
+            dec.push_blocks(&chunk, &mut frames);
+        }
+        (frames, *dec.counters())
+    });
+
+    for r in requests {
+        if !push_blocking(&mut req_p, r) {
+            break;
+        }
+    }
+    drop(req_p);
+    let _ = tx_mac.join();
+    let tx = tx_pcs.join().unwrap_or_default();
+    let blocks = rx_pcs.join().unwrap_or(0);
+    let (rx, counters) = rx_mac.join().unwrap_or_default();
+    LoopbackResult { tx, rx, counters, blocks }
+}

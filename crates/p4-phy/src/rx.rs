@@ -1,0 +1,355 @@
+//! The receive path: scrambled blocks → descrambled blocks → frames with exact timestamps.
+//!
+//! Invariants: block `n` handed to an [`RxDecoder`] starts at bit time `origin + 66·n`;
+//! `end` is the character position just after the last frame (its /T/, or the block that
+//! aborted it; 0 at the start). Every malformed input is counted in [`RxCounters`] and
+//! recovered from (the decoder waits for the next start); nothing panics on line data.
+
+use serde::{Deserialize, Serialize};
+
+use crate::block::{ctrl, Block66, BlockError, Fields};
+use crate::mac::{self, PREAMBLE_AFTER_START};
+use crate::scrambler::Descrambler;
+use crate::time::{BitTime, CHARS_PER_BLOCK};
+
+/// Why a received frame is not good.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FrameStatus {
+    /// Well-formed, FCS correct.
+    Ok,
+    /// FCS does not match.
+    FcsError,
+    /// Shorter than 64 octets.
+    Runt,
+    /// Longer than the configured maximum.
+    Oversize,
+    /// Preamble or SFD octets wrong.
+    BadPreamble,
+}
+
+/// A frame as received.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RxFrame {
+    /// The MAC frame, destination address through FCS.
+    pub data: Vec<u8>,
+    /// Bit time of its /S/ character.
+    pub start: BitTime,
+    /// Characters between the previous frame's end (its /T/) and this /S/.
+    pub gap: u64,
+    /// Validity.
+    pub status: FrameStatus,
+}
+
+impl RxFrame {
+    /// The frame without its FCS (what a capture file usually holds).
+    pub fn without_fcs(&self) -> &[u8] {
+        let n = self.data.len().saturating_sub(mac::FCS_LEN);
+        &self.data[..n]
+    }
+}
+
+/// What a real PCS/MAC would report, all counting from zero.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RxCounters {
+    /// Blocks received.
+    pub blocks: u64,
+    /// Good frames delivered.
+    pub frames_ok: u64,
+    /// Blocks with sync header 00 or 11.
+    pub bad_sync_headers: u64,
+    /// Control blocks with an undefined type field.
+    pub bad_block_types: u64,
+    /// Blocks holding an undefined 7-bit control or ordered-set code.
+    pub bad_control_codes: u64,
+    /// /E/ characters received between frames.
+    pub error_chars: u64,
+    /// Ordered sets received.
+    pub ordered_sets: u64,
+    /// Frames cut short by an invalid block, an error/idle block or a new start.
+    pub aborted_frames: u64,
+    /// Data blocks between frames.
+    pub unexpected_data: u64,
+    /// Terminate blocks between frames.
+    pub unexpected_terminate: u64,
+    /// Frames with wrong preamble or SFD.
+    pub preamble_errors: u64,
+    /// Frames shorter than 64 octets.
+    pub runts: u64,
+    /// Frames longer than the maximum.
+    pub oversize: u64,
+    /// Frames with a bad FCS.
+    pub fcs_errors: u64,
+}
+
+/// Receiver options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RxConfig {
+    /// Largest frame (with FCS) considered good.
+    pub max_frame: usize,
+    /// Also deliver frames whose status is not [`FrameStatus::Ok`] (they are counted either way).
+    pub deliver_bad: bool,
+    /// Bit time of block 0.
+    pub origin: BitTime,
+}
+
+impl Default for RxConfig {
+    fn default() -> Self {
+        RxConfig { max_frame: mac::MAX_JUMBO_FRAME, deliver_bad: false, origin: BitTime(0) }
+    }
+}
+
+/// The decoder half of the receive PCS plus the receive MAC checks.
+#[derive(Clone, Debug)]
+pub struct RxDecoder {
+    config: RxConfig,
+    counters: RxCounters,
+    block: u64,
+    end: u64,
+    /// Octets of the current frame after the preamble; `None` between frames.
+    buf: Option<Vec<u8>>,
+    /// Preamble octets of the current frame still to come (4 after a lane-4 start).
+    pre_left: usize,
+    /// The current frame's preamble or SFD was wrong.
+    pre_bad: bool,
+    start: u64,
+    gap: u64,
+    spare: Vec<u8>,
+}
+
+impl RxDecoder {
+    /// A receiver at the start of a stream.
+    pub fn new(config: RxConfig) -> RxDecoder {
+        RxDecoder {
+            config,
+            counters: RxCounters::default(),
+            block: 0,
+            end: 0,
+            buf: None,
+            pre_left: 0,
+            pre_bad: false,
+            start: 0,
+            gap: 0,
+            spare: Vec::with_capacity(2048),
+        }
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> &RxCounters {
+        &self.counters
+    }
+
+    /// Blocks received so far.
+    pub fn blocks(&self) -> u64 {
+        self.block
+    }
+
+    /// Decode a slice of descrambled blocks, appending delivered frames to `out`.
+    pub fn push_blocks(&mut self, blocks: &[Block66], out: &mut Vec<RxFrame>) {
+        for b in blocks {
+            self.push(*b, out);
+        }
+    }
+
+    /// Decode one descrambled block.
+    #[inline]
+    pub fn push(&mut self, b: Block66, out: &mut Vec<RxFrame>) {
+        let here = self.block * CHARS_PER_BLOCK;
+        self.block += 1;
+        self.counters.blocks += 1;
+        // Fast path: payload of a frame in progress.
+        if b.sync == crate::block::SyncHeader::DATA_BITS {
+            match self.buf.as_mut() {
+                Some(buf) if self.pre_left == 0 => buf.extend_from_slice(&b.payload.to_le_bytes()),
+                Some(_) => self.append(&b.payload.to_le_bytes()),
+                None => self.counters.unexpected_data += 1,
+            }
+            return;
+        }
+        match b.fields() {
+            Ok(f) => self.control(f, here, out),
+            Err(e) => {
+                match e {
+                    BlockError::SyncHeader(_) => self.counters.bad_sync_headers += 1,
+                    BlockError::BlockType(_) => self.counters.bad_block_types += 1,
+                    BlockError::ControlCode(_) | BlockError::OrderedSetCode(_) => {
+                        self.counters.bad_control_codes += 1
+                    }
+                }
+                self.abort(here);
+            }
+        }
+    }
+
+    fn control(&mut self, f: Fields, here: u64, out: &mut Vec<RxFrame>) {
+        match f {
+            Fields::Data(_) => {}
+            Fields::Control(codes) => {
+                self.abort(here);
+                self.count_codes(&codes);
+            }
+            Fields::Start0(d) => self.begin(here, &d.to_le_bytes()[..7]),
+            Fields::Start4(codes, d) => {
+                self.abort(here);
+                self.count_codes(&codes);
+                self.begin(here + 4, &d.to_le_bytes()[..3]);
+            }
+            Fields::OrderedStart4(_, o0, d) => {
+                self.abort(here);
+                self.count_ordered(o0);
+                self.begin(here + 4, &d.to_le_bytes()[..3]);
+            }
+            Fields::CtrlOrdered4(codes, o4, _) => {
+                self.abort(here);
+                self.count_codes(&codes);
+                self.count_ordered(o4);
+            }
+            Fields::OrderedOrdered(_, o0, o4, _) => {
+                self.abort(here);
+                self.count_ordered(o0);
+                self.count_ordered(o4);
+            }
+            Fields::OrderedCtrl(_, o0, codes) => {
+                self.abort(here);
+                self.count_ordered(o0);
+                self.count_codes(&codes);
+            }
+            Fields::Terminate(k, d, codes) => {
+                let valid = codes[..7 - k].iter().all(|c| *c == ctrl::IDLE || crate::block::ctrl::from_code(*c).is_some());
+                match (self.buf.is_some(), valid) {
+                    (true, true) => {
+                        self.append(&d.to_le_bytes()[..k]);
+                        self.end = here + k as u64;
+                        if let Some(buf) = self.buf.take() {
+                            self.deliver(buf, out);
+                        }
+                    }
+                    (true, false) => {
+                        self.counters.bad_control_codes += 1;
+                        self.abort(here);
+                    }
+                    (false, _) => self.counters.unexpected_terminate += 1,
+                }
+            }
+        }
+    }
+
+    fn count_codes(&mut self, codes: &[u8]) {
+        for c in codes {
+            match *c {
+                ctrl::IDLE | ctrl::LPI => {}
+                ctrl::ERROR => self.counters.error_chars += 1,
+                other if ctrl::from_code(other).is_some() => {}
+                _ => self.counters.bad_control_codes += 1,
+            }
+        }
+    }
+
+    fn count_ordered(&mut self, o: u8) {
+        if ctrl::from_o_code(o).is_some() {
+            self.counters.ordered_sets += 1;
+        } else {
+            self.counters.bad_control_codes += 1;
+        }
+    }
+
+    /// Start a frame whose /S/ is at character `at`; `preamble` are the octets after /S/ in
+    /// the start block.
+    fn begin(&mut self, at: u64, preamble: &[u8]) {
+        self.abort(at);
+        let mut buf = std::mem::take(&mut self.spare);
+        buf.clear();
+        self.buf = Some(buf);
+        self.start = at;
+        self.gap = at.saturating_sub(self.end);
+        self.pre_bad = false;
+        self.pre_left = PREAMBLE_AFTER_START.len();
+        self.append(preamble);
+    }
+
+    /// Append octets to the frame in progress, checking those that are still preamble.
+    fn append(&mut self, mut bytes: &[u8]) {
+        if self.pre_left > 0 {
+            let n = self.pre_left.min(bytes.len());
+            let at = PREAMBLE_AFTER_START.len() - self.pre_left;
+            if bytes[..n] != PREAMBLE_AFTER_START[at..at + n] {
+                self.pre_bad = true;
+            }
+            self.pre_left -= n;
+            bytes = &bytes[n..];
+        }
+        if let Some(buf) = self.buf.as_mut() {
+            buf.extend_from_slice(bytes);
+        }
+    }
+
+    /// Drop a frame in progress (if any) at character `at`.
+    fn abort(&mut self, at: u64) {
+        if let Some(buf) = self.buf.take() {
+            self.counters.aborted_frames += 1;
+            self.end = at;
+            self.spare = buf;
+        }
+    }
+
+    fn deliver(&mut self, buf: Vec<u8>, out: &mut Vec<RxFrame>) {
+        let status = if self.pre_bad || self.pre_left > 0 {
+            self.counters.preamble_errors += 1;
+            FrameStatus::BadPreamble
+        } else {
+            let len = buf.len();
+            if len < mac::MIN_FRAME {
+                self.counters.runts += 1;
+                FrameStatus::Runt
+            } else if len > self.config.max_frame {
+                self.counters.oversize += 1;
+                FrameStatus::Oversize
+            } else if !mac::fcs_ok(&buf) {
+                self.counters.fcs_errors += 1;
+                FrameStatus::FcsError
+            } else {
+                self.counters.frames_ok += 1;
+                FrameStatus::Ok
+            }
+        };
+        if status == FrameStatus::Ok || self.config.deliver_bad {
+            let start = self.start;
+            out.push(RxFrame {
+                data: buf,
+                start: self.config.origin.plus(BitTime::of_lane(start / 8, start % 8).0),
+                gap: self.gap,
+                status,
+            });
+        } else {
+            self.spare = buf;
+        }
+    }
+}
+
+/// The whole receive PCS: descrambler followed by the decoder.
+#[derive(Clone, Debug)]
+pub struct RxPhy {
+    /// The descrambler.
+    pub descrambler: Descrambler,
+    /// The decoder and MAC checks.
+    pub decoder: RxDecoder,
+}
+
+impl RxPhy {
+    /// A receiver with the given options.
+    pub fn new(config: RxConfig) -> RxPhy {
+        RxPhy { descrambler: Descrambler::default(), decoder: RxDecoder::new(config) }
+    }
+
+    /// Descramble and decode `line` blocks, appending delivered frames to `out`.
+    pub fn receive(&mut self, line: &[Block66], out: &mut Vec<RxFrame>) {
+        for b in line {
+            let payload = self.descrambler.descramble(b.payload);
+            self.decoder.push(Block66 { sync: b.sync, payload }, out);
+        }
+    }
+
+    /// Counters so far.
+    pub fn counters(&self) -> &RxCounters {
+        self.decoder.counters()
+    }
+}
