@@ -1,0 +1,96 @@
+# p4forge — top-level tasks.  `make` or `make help` lists them.
+#
+# Every target first checks the tools it needs; a missing tool is installed with apt-get when running
+# as root, otherwise the exact install command is printed and make stops.
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+CARGO ?= cargo
+TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
+P4FORGE := $(TARGET_DIR)/release/p4forge
+DEMO_OUT := out/demo
+DEMO_DIR := examples/l2l3
+# Directories whose *.stf files (each beside its .p4) make up the STF suite.
+STF_DIRS := examples tests/stf
+# Cases per fuzz target for `make fuzz` (override: make fuzz FUZZ_CASES=100000).
+FUZZ_CASES ?= 20000
+
+.PHONY: help tools tools-rust tools-rtl demo test test-stf bench fuzz clean-demo
+
+help:
+	@echo "make demo    build p4forge (release) and run the l2l3 example: pcap traffic + table entries -> $(DEMO_OUT)/port<N>.pcap, with a summary"
+	@echo "make test    everything CI runs: cargo test --workspace --release, then every STF file through the p4forge binary"
+	@echo "make bench   cargo bench (criterion) for the crates that have benchmarks"
+	@echo "make fuzz    throw random and mutated input at the STF/command-file/pcap parsers ($(FUZZ_CASES) cases each; not part of make test)"
+	@echo "make tools   check (and, as root, install) the tools the targets need"
+
+# $(call need,COMMAND,DEBIAN PACKAGES): make sure COMMAND exists.
+define need
+	if ! command -v $(1) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "tools: $(1) is missing; installing Debian packages: $(2)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2); \
+	  else \
+	    echo "error: $(1) is missing. Install it with:  sudo apt-get install -y $(2)"; exit 1; \
+	  fi; \
+	fi
+endef
+
+tools: tools-rust tools-rtl
+
+tools-rust:
+	@$(call need,cargo,cargo rustc)
+
+# Hook for the RTL back end (not needed yet): when it lands, list its tools here, e.g.
+#   @$(call need,verilator,verilator)
+#   @$(call need,yosys,yosys)
+tools-rtl:
+	@true
+
+demo: tools-rust
+	@echo "+ $(CARGO) build --release -p p4forge"
+	@$(CARGO) build --release -p p4forge
+	@traffic=$(DEMO_DIR)/traffic; \
+	if ! compgen -G "$$traffic/in_port*.pcap" >/dev/null; then \
+	  traffic=$(DEMO_OUT)/traffic; \
+	  echo "+ p4forge stf2pcap $(DEMO_DIR)/l2l3.stf --out $$traffic"; \
+	  $(P4FORGE) stf2pcap $(DEMO_DIR)/l2l3.stf --out $$traffic >/dev/null; \
+	fi; \
+	inputs=(); \
+	for f in "$$traffic"/in_port*.pcap; do port=$${f##*in_port}; inputs+=(--in "$${port%.pcap}=$$f"); done; \
+	echo "+ p4forge run $(DEMO_DIR)/l2l3.p4 --entries $(DEMO_DIR)/entries.txt $${inputs[*]} --out $(DEMO_OUT)"; \
+	$(P4FORGE) run $(DEMO_DIR)/l2l3.p4 --entries $(DEMO_DIR)/entries.txt "$${inputs[@]}" --out $(DEMO_OUT)
+
+test: tools
+	@echo "+ $(CARGO) test --workspace --release"
+	@$(CARGO) test --workspace --release
+	@$(MAKE) --no-print-directory test-stf
+
+# Each foo.stf beside a foo.p4, through the release binary exactly as a user runs it.
+test-stf: tools-rust
+	@echo "+ $(CARGO) build --release -p p4forge"
+	@$(CARGO) build --release -p p4forge
+	@echo "+ p4forge test <prog.p4> <prog.stf> for every *.stf under $(STF_DIRS)"
+	@pass=0; fail=0; failed=(); \
+	while IFS= read -r stf; do \
+	  p4="$${stf%.stf}.p4"; \
+	  if [ -f "$$p4" ] && $(P4FORGE) test "$$p4" "$$stf" >/dev/null 2>&1; then \
+	    pass=$$((pass + 1)); \
+	  else \
+	    fail=$$((fail + 1)); failed+=("$$stf"); \
+	  fi; \
+	done < <(find $(STF_DIRS) -name '*.stf' | sort); \
+	for stf in "$${failed[@]}"; do echo "FAIL $$stf  (details: $(P4FORGE) test $${stf%.stf}.p4 $$stf)"; done; \
+	echo "stf: $$pass passed, $$fail failed"; \
+	[ "$$fail" = 0 ]
+
+bench: tools-rust
+	@echo "+ $(CARGO) bench --workspace"
+	@$(CARGO) bench --workspace
+
+fuzz: tools-rust
+	@echo "+ FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release -p p4-stf --test fuzz -- --ignored --nocapture"
+	@FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release -p p4-stf --test fuzz -- --ignored --nocapture
+
+clean-demo:
+	rm -rf $(DEMO_OUT)
