@@ -223,6 +223,11 @@ pub fn receive_bits(stream: &BitStream, config: RxConfig) -> (Captured, crate::l
     let mut counters = RxCounters::default();
     for run in &al.runs {
         let mut rx = RxPhy::new(RxConfig { origin: run.first_bit, ..config });
+        // The hardware descrambler runs before lock too: its state is the previous block's
+        // payload when the stream has one.
+        if let Some(prev) = run.first_bit.0.checked_sub(66).and_then(|at| stream.block_at(at)) {
+            rx.descrambler = crate::Descrambler::new(prev.payload);
+        }
         rx.receive(&run.blocks, &mut frames);
         add_counters(&mut counters, rx.counters());
     }

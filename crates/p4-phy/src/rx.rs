@@ -315,7 +315,7 @@ impl RxDecoder {
             let start = self.start;
             out.push(RxFrame {
                 data: buf,
-                start: self.config.origin.plus(BitTime::of_lane(start / 8, start % 8).0),
+                start: self.config.origin.plus(BitTime::of_char(start).0),
                 gap: self.gap,
                 status,
             });

@@ -84,8 +84,10 @@ impl Descrambler {
 }
 
 impl Default for Descrambler {
+    /// All ones, matching [`Scrambler::default`], so a receiver that sees a stream from its
+    /// very first bit descrambles it exactly from the first block.
     fn default() -> Self {
-        Descrambler::new(0)
+        Descrambler::new(u64::MAX)
     }
 }
 

@@ -23,12 +23,18 @@ impl BitTime {
         BitTime(block * BITS_PER_BLOCK)
     }
 
-    /// Time of XGMII lane `lane` (0..8) of block `block`: the block start plus the two sync
-    /// bits plus eight payload bits per preceding lane. This is the linear map from the
-    /// 8-lanes-per-block character grid to the serial line that TX and RX both use, so a
-    /// timestamp difference between two frames is exactly their spacing on the wire.
+    /// Time of XGMII character position `pos` (8 characters per block): `pos × 66 / 8`,
+    /// rounded down. The map is linear, so for the positions where a frame can start (lane 0
+    /// or 4, `pos % 4 == 0`) it is exact: lane 0 is the first bit of its block (the sync
+    /// header) and lane 4 is 33 bits later, the middle of the block. TX and RX both use it,
+    /// so the delay between two starts is exactly 8.25 bits per character between them.
+    pub const fn of_char(pos: u64) -> BitTime {
+        BitTime(pos * BITS_PER_BLOCK / CHARS_PER_BLOCK)
+    }
+
+    /// [`BitTime::of_char`] of lane `lane` of block `block`.
     pub const fn of_lane(block: u64, lane: u64) -> BitTime {
-        BitTime(block * BITS_PER_BLOCK + 2 + 8 * lane)
+        BitTime::of_char(block * CHARS_PER_BLOCK + lane)
     }
 
     /// Duration in picoseconds, rounded to the nearest picosecond (1 bit = 3200/33 ps).
@@ -75,6 +81,7 @@ mod tests {
         assert_eq!(BitTime::of_block(1).as_picos(), 6400);
         assert_eq!(BitTime::of_block(156_250_000).as_picos(), 1_000_000_000_000);
         assert_eq!(BitTime(1).as_picos(), 97);
-        assert_eq!(BitTime::of_lane(2, 4), BitTime(132 + 34));
+        assert_eq!(BitTime::of_lane(2, 4), BitTime(132 + 33));
+        assert_eq!(BitTime::of_char(84), BitTime(693));
     }
 }
