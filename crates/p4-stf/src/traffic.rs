@@ -7,6 +7,7 @@
 //! notes rather than silently changed.
 
 use crate::capture::TimedPacket;
+use crate::error::LineError;
 use crate::runner::{PACKET_SPACING_NS, WAIT_NS};
 use crate::stf::{StfCommand, StfLine};
 use std::collections::BTreeMap;
@@ -19,7 +20,7 @@ pub struct StfTraffic {
     /// Egress port → packets expected there, in order.
     pub expected: BTreeMap<u32, Vec<TimedPacket>>,
     /// Where the expected packets are only an approximation (wildcards, bare `expect`).
-    pub notes: Vec<String>,
+    pub notes: Vec<LineError>,
 }
 
 /// Extracts the traffic of `commands`.
@@ -36,16 +37,16 @@ pub fn stf_traffic(commands: &[StfLine]) -> StfTraffic {
             }
             StfCommand::Wait => now_ns += WAIT_NS,
             StfCommand::Expect { port, pattern: None } => {
-                traffic.notes.push(format!("line {line}: `expect {port}` accepts any packet; nothing written for it"));
+                traffic.notes.push(LineError::new(*line, format!("`expect {port}` accepts any packet; nothing written for it")));
             }
             StfCommand::Expect { port, pattern: Some(pattern) } => {
                 if pattern.nibbles.iter().any(Option::is_none) {
-                    traffic.notes.push(format!("line {line}: don't-care nibbles written as 0"));
+                    traffic.notes.push(LineError::new(*line, "don't-care nibbles written as 0"));
                 }
                 let mut nibbles: Vec<u8> = pattern.nibbles.iter().map(|n| n.unwrap_or(0)).collect();
                 if nibbles.len() % 2 == 1 {
                     nibbles.push(0);
-                    traffic.notes.push(format!("line {line}: odd number of hex digits; last byte padded with 0"));
+                    traffic.notes.push(LineError::new(*line, "odd number of hex digits; last byte padded with 0"));
                 }
                 let data = nibbles.chunks(2).map(|p| (p[0] << 4) | p[1]).collect();
                 traffic.expected.entry(*port).or_default().push(TimedPacket { timestamp_ns: last_packet_ns, data });
@@ -70,7 +71,7 @@ mod tests {
         assert_eq!(traffic.inputs.get(&3), Some(&vec![p(1_001_000, &[3])]));
         assert_eq!(traffic.expected.get(&2), Some(&vec![p(0, &[0x0a, 0x0b]), p(1_001_000, &[0xff, 0x10])]));
         assert_eq!(
-            traffic.notes,
+            traffic.notes.iter().map(ToString::to_string).collect::<Vec<_>>(),
             vec![
                 "line 1: don't-care nibbles written as 0",
                 "line 5: odd number of hex digits; last byte padded with 0",
