@@ -1,1 +1,98 @@
-//! (being written)
+//! P4_16 semantic analysis: name resolution, type checking, compile-time evaluation and elaboration
+//! of the `main` package into the typed IR ([`p4_ir::Program`]).
+//!
+//! Entry points: [`compile_file`] and [`compile_str`]. The result's `program` is `Some` iff there
+//! are no error diagnostics *and* elaboration succeeded; constructs that are valid P4 but that
+//! p4forge cannot elaborate produce an `unsupported: ...` **warning** and `program: None`.
+
+mod blocks;
+pub mod consteval;
+mod elab;
+mod expr;
+mod sema;
+mod stmt;
+mod types;
+
+use p4_syntax::diag::{Diagnostic, Severity};
+use p4_syntax::span::SourceMap;
+use std::path::{Path, PathBuf};
+
+/// The outcome of compiling one program.
+pub struct Compiled {
+    pub sources: SourceMap,
+    pub program: Option<p4_ir::Program>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Compiled {
+    /// True if any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.is_error())
+    }
+
+    /// All diagnostics rendered with file:line:col and source excerpts.
+    pub fn render_diagnostics(&self) -> String {
+        p4_syntax::diag::render_all(&self.diagnostics, &self.sources)
+    }
+}
+
+/// Parse, check and elaborate a file. `program` is Some iff there are no errors *and* elaboration
+/// succeeded.
+pub fn compile_file(path: &Path, include_dirs: &[PathBuf]) -> Compiled {
+    let mut sources = SourceMap::new();
+    let parsed = p4_syntax::parse_file(path, include_dirs, &mut sources);
+    finish(sources, parsed)
+}
+
+/// Same for in-memory text named `name`.
+pub fn compile_str(name: &str, text: &str, include_dirs: &[PathBuf]) -> Compiled {
+    let mut sources = SourceMap::new();
+    let parsed = p4_syntax::parse_str(name, text, include_dirs, &mut sources);
+    finish(sources, parsed)
+}
+
+fn finish(sources: SourceMap, parsed: p4_syntax::ParseOutput) -> Compiled {
+    let mut diagnostics = parsed.diagnostics;
+    let syntax_errors = diagnostics.iter().any(|d| d.is_error());
+    let (program, sema_diags) = check_program(&parsed.program, &sources, syntax_errors);
+    diagnostics.extend(sema_diags);
+    let has_errors = diagnostics.iter().any(|d| d.is_error());
+    Compiled { sources, program: if has_errors { None } else { program }, diagnostics }
+}
+
+/// Check and elaborate a parsed program. Returns the IR (if elaboration succeeded) and the semantic
+/// diagnostics, deduplicated and in source order.
+pub fn check_program(ast: &p4_syntax::ast::Program, sources: &SourceMap, skip_elaboration: bool) -> (Option<p4_ir::Program>, Vec<Diagnostic>) {
+    let mut s = sema::Sema::new(sources);
+    s.declare_all(ast);
+    let checked_ok = !s.diags.iter().any(|d| d.is_error());
+    let main = if checked_ok && !skip_elaboration { s.elaborate() } else { None };
+    let mut diags = std::mem::take(&mut s.diags);
+    dedup(&mut diags);
+    let program = match main {
+        Some(main) if !s.unsupported && !diags.iter().any(|d| d.is_error()) => {
+            let mut prog = std::mem::take(&mut s.out.prog);
+            prog.types = std::mem::take(&mut s.types);
+            prog.errors = std::mem::take(&mut s.errors);
+            prog.match_kinds = std::mem::take(&mut s.match_kinds);
+            prog.main = main;
+            Some(prog)
+        }
+        _ => None,
+    };
+    (program, diags)
+}
+
+fn dedup(diags: &mut Vec<Diagnostic>) {
+    let mut seen: Vec<(p4_syntax::span::Span, String, Severity)> = vec![];
+    diags.retain(|d| {
+        let key = (d.span, d.message.clone(), d.severity);
+        if seen.contains(&key) {
+            false
+        } else {
+            seen.push(key);
+            true
+        }
+    });
+    diags.sort_by_key(|d| (d.span.file, d.span.lo));
+}

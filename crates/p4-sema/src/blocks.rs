@@ -1,0 +1,1114 @@
+//! Parsers, controls, actions, functions, tables, value sets and extern instances (§12–§14).
+//!
+//! Invariant: every variable an action or function uses lives in the frame of the block it runs in
+//! (`BlockCx::vars`); top-level actions and functions are lowered once per block that uses them.
+
+use crate::sema::{BlockCx, BlockKind, Callable, Global, Local, Sema, R};
+use crate::stmt::always_returns;
+use crate::types::{NamedKind, Ty};
+use p4_ir::{self as ir, Value};
+use p4_syntax::ast::{self, Decl, Direction, ExprKind as A};
+use p4_syntax::span::Span;
+use std::collections::HashMap;
+
+/// Saved lowering state (restored after lowering a nested object).
+struct Saved<'a> {
+    scopes: Vec<HashMap<String, Local<'a>>>,
+    callable: Callable,
+    loop_depth: u32,
+    tparams: HashMap<String, Ty>,
+}
+
+impl<'a> Sema<'a> {
+    fn save(&mut self) -> Saved<'a> {
+        Saved {
+            scopes: std::mem::take(&mut self.scopes),
+            callable: self.callable.clone(),
+            loop_depth: std::mem::replace(&mut self.loop_depth, 0),
+            tparams: self.tparams.clone(),
+        }
+    }
+    fn restore(&mut self, s: Saved<'a>) {
+        self.scopes = s.scopes;
+        self.callable = s.callable;
+        self.loop_depth = s.loop_depth;
+        self.tparams = s.tparams;
+    }
+
+    /// Run `f` in check mode against a scratch output that is discarded afterwards.
+    pub fn in_scratch<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let out = std::mem::take(&mut self.out);
+        let cx = self.cx.take();
+        let cm = std::mem::replace(&mut self.check_mode, true);
+        let saved = self.save();
+        let r = f(self);
+        self.restore(saved);
+        self.check_mode = cm;
+        self.cx = cx;
+        self.out = out;
+        r
+    }
+
+    fn new_cx(&mut self, kind: BlockKind, name: String) -> BlockCx {
+        let block_ref = match kind {
+            BlockKind::Parser => ir::BlockRef::Parser(ir::ParserId(self.out.prog.parsers.len() as u32)),
+            BlockKind::Control => ir::BlockRef::Control(ir::ControlId(self.out.prog.controls.len() as u32)),
+        };
+        // Reserve the slot so nested instances get later ids.
+        match kind {
+            BlockKind::Parser => self.out.prog.parsers.push(ir::Parser { block: ir::Block::default(), init: vec![], states: vec![], externs: vec![], value_sets: vec![] }),
+            BlockKind::Control => self.out.prog.controls.push(ir::Control { block: ir::Block::default(), init: vec![], body: vec![], actions: vec![], tables: vec![], externs: vec![] }),
+        }
+        BlockCx {
+            kind,
+            block_ref,
+            name,
+            vars: vec![],
+            actions: vec![],
+            tables: vec![],
+            externs: vec![],
+            value_sets: vec![],
+            global_actions: HashMap::new(),
+            functions: HashMap::new(),
+        }
+    }
+
+    // ------------------------------------------------------------ check mode entry points
+
+    pub fn check_block_decl(&mut self, idx: usize) {
+        let tps = self.type_params_of(idx);
+        let binds: HashMap<String, Ty> = tps.iter().map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
+        let name = self.decls.get(idx).and_then(|d| d.name()).map(|n| n.name.clone()).unwrap_or_default();
+        self.in_scratch(|me| {
+            let _ = me.lower_block(idx, name, binds, None);
+        });
+    }
+
+    pub fn check_function(&mut self, idx: usize, f: &'a ast::FunctionDecl) {
+        let targs: Vec<Ty> = f.proto.type_params.iter().map(|p| Ty::Param(p.name.clone())).collect();
+        self.in_scratch(|me| {
+            let cx = me.new_cx(BlockKind::Control, String::new());
+            me.cx = Some(cx);
+            let _ = me.function_instance(idx, targs);
+        });
+    }
+
+    pub fn check_global_action(&mut self, idx: usize, _a: &'a ast::ActionDecl) {
+        self.in_scratch(|me| {
+            let cx = me.new_cx(BlockKind::Control, String::new());
+            me.cx = Some(cx);
+            let _ = me.global_action(idx);
+        });
+    }
+
+    pub fn check_top_instantiation(&mut self, i: &'a ast::Instantiation) {
+        let ty = self.resolve_type(&i.ty);
+        match &ty {
+            Ty::Extern(..) => {
+                self.in_scratch(|me| {
+                    let _ = me.instantiate_extern(&ty, &i.args, i.name.name.clone(), &i.annotations, i.initializer.as_deref(), i.span);
+                });
+            }
+            Ty::Block(d, _) => match self.decls.get(*d) {
+                Some(Decl::Package(_)) => {}
+                Some(Decl::Parser(_) | Decl::Control(_)) => {}
+                _ => {
+                    let s = self.show(&ty);
+                    self.error(i.ty.span, format!("`{s}` cannot be instantiated (it is a type declaration without a body)"));
+                }
+            },
+            Ty::Unknown => {}
+            other => {
+                let s = self.show(other);
+                self.error(i.ty.span, format!("`{s}` cannot be instantiated"));
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ blocks
+
+    /// Lower one parser/control instance. `ctor` holds the constructor parameters' bindings (`None` in
+    /// check mode: they become read-only variables of unknown value).
+    pub fn lower_block(&mut self, idx: usize, name: String, tparams: HashMap<String, Ty>, ctor: Option<Vec<Local<'a>>>) -> R<ir::BlockRef> {
+        let decl = self.decls.get(idx).copied().ok_or(())?;
+        let (kind, ty, ctor_params, locals) = match decl {
+            Decl::Parser(p) => (BlockKind::Parser, &p.ty, &p.ctor_params, &p.locals),
+            Decl::Control(c) => (BlockKind::Control, &c.ty, &c.ctor_params, &c.locals),
+            _ => return Err(()),
+        };
+        let saved = self.save();
+        let saved_cx = self.cx.take();
+        self.tparams = tparams;
+        self.scopes = vec![HashMap::new()];
+        self.callable = Callable::BlockDecls;
+        let cx = self.new_cx(kind, name.clone());
+        let block_ref = cx.block_ref.clone();
+        self.cx = Some(cx);
+
+        let mut seen: Vec<&str> = vec![];
+        for p in ty.params.iter().chain(ctor_params) {
+            if seen.contains(&p.name.name.as_str()) {
+                self.error(p.name.span, format!("duplicate parameter `{}`", p.name.name));
+            }
+            seen.push(&p.name.name);
+        }
+        match ctor {
+            Some(binds) => {
+                for (p, b) in ctor_params.iter().zip(binds) {
+                    self.bind_local(&p.name, b);
+                }
+            }
+            None => {
+                for p in ctor_params {
+                    let t = self.resolve_type(&p.ty);
+                    let id = self.alloc_var(&p.name.name, &t, ir::VarKind::Local);
+                    self.bind_local(&p.name, Local::Var { id, ty: t, writable: false });
+                }
+            }
+        }
+        let mut params = vec![];
+        for p in &ty.params {
+            let t = self.resolve_type(&p.ty);
+            if kind == BlockKind::Parser && p.direction == Direction::None && !matches!(t, Ty::Extern(..) | Ty::Param(_)) {
+                // Directionless runtime parameters of parsers/controls must be externs (§13.2).
+            }
+            let id = self.alloc_var(&p.name.name, &t, ir::VarKind::Param(p.direction));
+            let writable = matches!(p.direction, Direction::Out | Direction::InOut);
+            self.bind_local(&p.name, Local::Var { id, ty: t, writable });
+            params.push(id);
+        }
+        let mut init = vec![];
+        for l in locals {
+            self.block_local(l, kind, &name, &mut init);
+        }
+        let annotations = self.annotations(&ty.annotations);
+        let cx = self.cx.take();
+        let Some(cx) = cx else {
+            self.restore(saved);
+            self.cx = saved_cx;
+            return Err(());
+        };
+        self.cx = Some(cx);
+        match decl {
+            Decl::Parser(p) => {
+                let states = self.parser_states(p);
+                let cx = self.cx.take().ok_or(())?;
+                let block = ir::Block { name: name.clone(), type_name: ty.name.name.clone(), vars: cx.vars, params, annotations };
+                if let ir::BlockRef::Parser(id) = &block_ref {
+                    if let Some(slot) = self.out.prog.parsers.get_mut(id.index()) {
+                        *slot = ir::Parser { block, init, states, externs: cx.externs, value_sets: cx.value_sets };
+                    }
+                }
+            }
+            Decl::Control(c) => {
+                self.callable = Callable::ControlApply;
+                let body = self.block_stmts(&c.apply.stmts);
+                let cx = self.cx.take().ok_or(())?;
+                let block = ir::Block { name: name.clone(), type_name: ty.name.name.clone(), vars: cx.vars, params, annotations };
+                if let ir::BlockRef::Control(id) = &block_ref {
+                    if let Some(slot) = self.out.prog.controls.get_mut(id.index()) {
+                        *slot = ir::Control { block, init, body, actions: cx.actions, tables: cx.tables, externs: cx.externs };
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.restore(saved);
+        self.cx = saved_cx;
+        Ok(block_ref)
+    }
+
+    fn block_local(&mut self, l: &'a Decl, kind: BlockKind, prefix: &str, init: &mut Vec<ir::Stmt>) {
+        match l {
+            Decl::Const(c) => {
+                let ty = self.resolve_type(&c.ty);
+                if let Some(value) = self.const_value(&c.value, &ty) {
+                    self.bind_local(&c.name, Local::Const { value, ty });
+                }
+            }
+            Decl::Var(v) => {
+                if let Ok(s) = self.var_decl(v, ir::VarKind::Local) {
+                    init.push(s);
+                }
+            }
+            Decl::Instantiation(i) => self.local_instantiation(i, kind, prefix),
+            Decl::Action(a) if kind == BlockKind::Control => {
+                let name = Self::cp_name(Some(prefix), &a.annotations, &a.name.name);
+                if let Ok(id) = self.lower_action(a, name, None) {
+                    self.bind_local(&a.name, Local::Action { id, decl: a });
+                }
+            }
+            Decl::Table(t) if kind == BlockKind::Control => {
+                if let Ok(id) = self.lower_table(t, prefix) {
+                    self.bind_local(&t.name, Local::Table { id, decl: t });
+                }
+            }
+            Decl::ValueSet(v) if kind == BlockKind::Parser => {
+                let elem = self.resolve_type(&v.elem);
+                let size = self.const_u32(&v.size, "value set size").unwrap_or(0);
+                let name = Self::cp_name(Some(prefix), &v.annotations, &v.name.name);
+                let e = self.ir_type(&elem);
+                let id = ir::ValueSetId(self.out.prog.value_sets.len() as u32);
+                self.out.prog.value_sets.push(ir::ValueSet { name, elem: e, size });
+                if let Some(cx) = self.cx.as_mut() {
+                    cx.value_sets.push(id);
+                }
+                self.bind_local(&v.name, Local::ValueSet { id, ty: elem });
+            }
+            Decl::Function(f) => {
+                self.bind_local(&f.proto.name, Local::Function(f));
+            }
+            other => {
+                let what = match kind {
+                    BlockKind::Parser => "parser",
+                    BlockKind::Control => "control",
+                };
+                let sp = other.name().map(|n| n.span).unwrap_or(Span::DUMMY);
+                let dk = match other {
+                    Decl::Action(_) => "actions",
+                    Decl::Table(_) => "tables",
+                    Decl::ValueSet(_) => "value sets",
+                    _ => "this declaration",
+                };
+                self.error(sp, format!("{dk} cannot be declared inside a {what}"));
+            }
+        }
+    }
+
+    fn local_instantiation(&mut self, i: &'a ast::Instantiation, kind: BlockKind, prefix: &str) {
+        let ty = self.resolve_type(&i.ty);
+        match &ty {
+            Ty::Extern(..) => {
+                let name = Self::cp_name(Some(prefix), &i.annotations, &i.name.name);
+                if let Ok((id, ty)) = self.instantiate_extern(&ty, &i.args, name, &i.annotations, i.initializer.as_deref(), i.span) {
+                    self.bind_local(&i.name, Local::Extern { id, ty });
+                }
+            }
+            Ty::Block(d, targs) => {
+                let d = *d;
+                let sub_kind = match self.decls.get(d) {
+                    Some(Decl::Parser(_)) => BlockKind::Parser,
+                    Some(Decl::Control(_)) => BlockKind::Control,
+                    _ => {
+                        self.error(i.ty.span, "only parsers, controls and externs can be instantiated here");
+                        return;
+                    }
+                };
+                if sub_kind != kind {
+                    let msg = match kind {
+                        BlockKind::Parser => "controls cannot be instantiated inside parsers",
+                        BlockKind::Control => "parsers cannot be instantiated inside controls",
+                    };
+                    self.error(i.span, msg);
+                    return;
+                }
+                let block = if self.check_mode {
+                    for a in &i.args {
+                        let _ = self.expr(&a.value, None);
+                    }
+                    None
+                } else {
+                    let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
+                    if targs.iter().any(Ty::has_vars) {
+                        self.warn(i.span, "unsupported: instantiating a generic parser/control without explicit type arguments");
+                        return;
+                    }
+                    let name = format!("{prefix}.{}", i.name.name);
+                    self.instantiate_block(d, targs, &i.args, name, i.span).ok()
+                };
+                self.bind_local(&i.name, Local::Instance { block, decl: d, ty });
+            }
+            Ty::Unknown => {}
+            other => {
+                let s = self.show(other);
+                self.error(i.ty.span, format!("`{s}` cannot be instantiated"));
+            }
+        }
+    }
+
+    /// Elaborate a parser/control with constructor arguments evaluated in the current scope.
+    pub fn instantiate_block(&mut self, d: usize, targs: Vec<Ty>, args: &'a [ast::Arg], name: String, span: Span) -> R<ir::BlockRef> {
+        let (tps, ctor_params) = match self.decls.get(d).copied() {
+            Some(Decl::Parser(p)) => (&p.ty.type_params, &p.ctor_params),
+            Some(Decl::Control(c)) => (&c.ty.type_params, &c.ctor_params),
+            _ => return Err(()),
+        };
+        let binds = Self::bind_params(tps, &targs);
+        let sigs = self.with_tparams(binds.clone(), |me| me.param_sigs(ctor_params));
+        let slots = self.match_ctor_args(&sigs, args, span)?;
+        let mut locals = vec![];
+        for (s, e) in sigs.iter().zip(slots) {
+            let Some(e) = e else {
+                locals.push(Local::Const { value: Value::Bool(false), ty: Ty::Unknown });
+                continue;
+            };
+            let st = self.subst.resolve(&s.ty);
+            match &st {
+                Ty::Extern(..) => {
+                    let (id, ty) = self.ctor_extern_arg(e, &format!("{name}.{}", s.name))?;
+                    locals.push(Local::Extern { id, ty });
+                }
+                _ => {
+                    let v = self.const_value(e, &st).ok_or(())?;
+                    locals.push(Local::Const { value: v, ty: st });
+                }
+            }
+        }
+        self.lower_block(d, name, binds, Some(locals))
+    }
+
+    /// A constructor argument of extern type: an inline instantiation or a named instance.
+    pub fn ctor_extern_arg(&mut self, e: &'a ast::Expr, name: &str) -> R<(ir::ExternId, Ty)> {
+        match &e.kind {
+            A::Construct { ty, args } => {
+                let t = self.resolve_type(ty);
+                self.instantiate_extern(&t, args, name.to_string(), &[], None, e.span)
+            }
+            A::Call { callee, type_args, args } => {
+                let A::Name(p) = &callee.kind else {
+                    self.error(e.span, "expected an extern instantiation");
+                    return Err(());
+                };
+                let t = match self.lookup_global(&p.name.name) {
+                    Some(Global::ExternType(d)) => {
+                        let d = *d;
+                        let targs = self.explicit_or_fresh(self.type_params_of(d), type_args, e.span)?;
+                        Ty::Extern(d, targs)
+                    }
+                    _ => {
+                        self.error(e.span, format!("`{}` is not an extern type", p.name.name));
+                        return Err(());
+                    }
+                };
+                self.instantiate_extern(&t, args, name.to_string(), &[], None, e.span)
+            }
+            _ => {
+                let te = self.expr(e, None)?;
+                match te.kind {
+                    ir::ExprKind::Extern(id) => Ok((id, te.ty)),
+                    _ => {
+                        self.error(e.span, "expected an extern instance");
+                        Err(())
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn match_ctor_args(&mut self, sigs: &[crate::sema::ParamSig<'a>], args: &'a [ast::Arg], span: Span) -> R<Vec<Option<&'a ast::Expr>>> {
+        let mut slots: Vec<Option<&'a ast::Expr>> = vec![None; sigs.len()];
+        if args.iter().any(|a| a.name.is_some()) {
+            for a in args {
+                let Some(i) = a.name.as_ref().and_then(|n| sigs.iter().position(|s| s.name == n.name)) else {
+                    self.error(a.span, "unknown or missing argument name");
+                    return Err(());
+                };
+                slots[i] = Some(&a.value);
+            }
+        } else {
+            if args.len() > sigs.len() {
+                self.error(span, format!("expected {} constructor argument(s), found {}", sigs.len(), args.len()));
+                return Err(());
+            }
+            for (i, a) in args.iter().enumerate() {
+                slots[i] = Some(&a.value);
+            }
+        }
+        for (i, s) in sigs.iter().enumerate() {
+            if slots[i].is_none() {
+                slots[i] = s.default;
+                if slots[i].is_none() && !s.optional {
+                    self.error(span, format!("expected {} constructor argument(s), found {}", sigs.len(), args.len()));
+                    return Err(());
+                }
+            }
+        }
+        Ok(slots)
+    }
+
+    // ------------------------------------------------------------ parser states
+
+    fn parser_states(&mut self, p: &'a ast::ParserDecl) -> Vec<ir::ParserState> {
+        let mut names: Vec<&str> = vec![];
+        for s in &p.states {
+            if s.name.name == "accept" || s.name.name == "reject" {
+                self.error(s.name.span, format!("state `{}` is predefined and cannot be declared", s.name.name));
+            } else if names.contains(&s.name.name.as_str()) {
+                self.error(s.name.span, format!("duplicate state `{}`", s.name.name));
+            }
+            names.push(&s.name.name);
+        }
+        // `start` first, the others in declaration order.
+        let mut order: Vec<&'a ast::ParserState> = p.states.iter().filter(|s| s.name.name == "start").take(1).collect();
+        if order.is_empty() {
+            self.error(p.ty.name.span, format!("parser `{}` has no `start` state", p.ty.name.name));
+        }
+        let mut seen = vec!["start".to_string()];
+        for s in &p.states {
+            if !seen.contains(&s.name.name) && s.name.name != "accept" && s.name.name != "reject" {
+                seen.push(s.name.name.clone());
+                order.push(s);
+            }
+        }
+        let ids: HashMap<String, ir::StateId> = order.iter().enumerate().map(|(i, s)| (s.name.name.clone(), ir::StateId(i as u32))).collect();
+        let mut out = vec![];
+        for s in order {
+            self.callable = Callable::ParserState;
+            self.scopes.push(HashMap::new());
+            let mut body = vec![];
+            for st in &s.body {
+                self.stmt(st, &mut body);
+            }
+            let transition = match &s.transition {
+                None => ir::Transition::Goto(ir::StateTarget::Reject),
+                Some(t) => self.transition(t, &ids).unwrap_or(ir::Transition::Goto(ir::StateTarget::Reject)),
+            };
+            self.scopes.pop();
+            out.push(ir::ParserState { name: s.name.name.clone(), body, transition, span: s.span });
+        }
+        out
+    }
+
+    fn state_target(&mut self, p: &ast::Path, ids: &HashMap<String, ir::StateId>) -> R<ir::StateTarget> {
+        match p.name.name.as_str() {
+            "accept" => Ok(ir::StateTarget::Accept),
+            "reject" => Ok(ir::StateTarget::Reject),
+            n => match ids.get(n) {
+                Some(id) => Ok(ir::StateTarget::State(*id)),
+                None => {
+                    self.error(p.name.span, format!("transition to unknown state `{n}`"));
+                    Err(())
+                }
+            },
+        }
+    }
+
+    fn transition(&mut self, t: &'a ast::Transition, ids: &HashMap<String, ir::StateId>) -> R<ir::Transition> {
+        match t {
+            ast::Transition::Direct(p, _) => Ok(ir::Transition::Goto(self.state_target(p, ids)?)),
+            ast::Transition::Select { exprs, cases, .. } => {
+                let mut keys = vec![];
+                let mut key_tys = vec![];
+                for e in exprs {
+                    let te = self.expr(e, None)?;
+                    let t = self.subst.resolve(&te.ty);
+                    if matches!(t, Ty::InfInt) && te.val.is_none() {
+                        self.error(e.span, "select keys need a width");
+                    }
+                    key_tys.push(t);
+                    keys.push(self.to_ir(te));
+                }
+                let mut out = vec![];
+                let mut failed = false;
+                for c in cases {
+                    let ks = self.keysets(&c.keyset, &key_tys, true);
+                    let target = self.state_target(&c.next, ids);
+                    match (ks, target) {
+                        (Ok(keysets), Ok(target)) => out.push(ir::SelectCase { keysets, target }),
+                        _ => failed = true,
+                    }
+                }
+                if failed {
+                    return Err(());
+                }
+                Ok(ir::Transition::Select { keys, cases: out })
+            }
+        }
+    }
+
+    /// A keyset (select case or table entry) against the key types.
+    pub fn keysets(&mut self, e: &'a ast::Expr, key_tys: &[Ty], allow_value_sets: bool) -> R<Vec<ir::Keyset>> {
+        match &e.kind {
+            A::Default | A::DontCare => Ok(vec![ir::Keyset::Any; key_tys.len()]),
+            A::Tuple(items) | A::List(items) if key_tys.len() != 1 || items.len() == 1 => {
+                if items.len() != key_tys.len() {
+                    self.error(e.span, format!("keyset has {} components but there are {} keys", items.len(), key_tys.len()));
+                    return Err(());
+                }
+                let mut out = vec![];
+                let mut ok = true;
+                for (it, t) in items.iter().zip(key_tys) {
+                    match self.keyset(it, t, allow_value_sets) {
+                        Ok(k) => out.push(k),
+                        Err(()) => ok = false,
+                    }
+                }
+                if ok {
+                    Ok(out)
+                } else {
+                    Err(())
+                }
+            }
+            _ => {
+                if key_tys.len() != 1 {
+                    // A value set over a struct matches all keys at once.
+                    if let Some(Local::ValueSet { id, .. }) = self.name_local(e) {
+                        if allow_value_sets {
+                            return Ok(vec![ir::Keyset::ValueSet(id)]);
+                        }
+                    }
+                    self.error(e.span, format!("keyset has 1 component but there are {} keys", key_tys.len()));
+                    return Err(());
+                }
+                Ok(vec![self.keyset(e, &key_tys[0], allow_value_sets)?])
+            }
+        }
+    }
+
+    fn keyset(&mut self, e: &'a ast::Expr, t: &Ty, allow_value_sets: bool) -> R<ir::Keyset> {
+        match &e.kind {
+            A::Default | A::DontCare => Ok(ir::Keyset::Any),
+            A::Mask(a, b) => {
+                let x = self.key_const(a, t)?;
+                let y = self.key_const(b, t)?;
+                Ok(ir::Keyset::Mask(x, y))
+            }
+            A::Range(a, b) => {
+                let x = self.key_const(a, t)?;
+                let y = self.key_const(b, t)?;
+                Ok(ir::Keyset::Range(x, y))
+            }
+            _ => {
+                if let Some(Local::ValueSet { id, ty }) = self.name_local(e) {
+                    if !allow_value_sets {
+                        self.error(e.span, "value sets can only be used in select cases");
+                        return Err(());
+                    }
+                    if !self.unify(&ty, t) {
+                        let (a, b) = (self.show(&ty), self.show(t));
+                        self.error(e.span, format!("value set of `{a}` used for a key of type `{b}`"));
+                        return Err(());
+                    }
+                    return Ok(ir::Keyset::ValueSet(id));
+                }
+                Ok(ir::Keyset::Value(self.key_const(e, t)?))
+            }
+        }
+    }
+
+    fn key_const(&mut self, e: &'a ast::Expr, t: &Ty) -> R<ir::Expr> {
+        let te = self.expr(e, Some(t))?;
+        let te = self.coerce(te, t, e.span)?;
+        if te.val.is_none() && !self.check_mode {
+            self.error(e.span, "keyset values must be compile-time constants");
+            return Err(());
+        }
+        Ok(self.to_ir(te))
+    }
+
+    // ------------------------------------------------------------ actions and functions
+
+    /// Lower an action into the current block. `global` is the declaration index of a top-level action.
+    pub fn lower_action(&mut self, a: &'a ast::ActionDecl, name: String, global: Option<usize>) -> R<ir::ActionId> {
+        let id = ir::ActionId(self.out.prog.actions.len() as u32);
+        let block = self.cx.as_ref().map(|c| c.block_ref.clone()).ok_or(())?;
+        self.out.prog.actions.push(ir::Action { name: name.clone(), block: block.clone(), params: vec![], body: vec![], annotations: vec![] });
+        let saved = self.save();
+        if global.is_some() {
+            self.scopes = vec![];
+            self.tparams.clear();
+        } else {
+            self.scopes = saved.scopes.clone();
+        }
+        self.scopes.push(HashMap::new());
+        self.callable = Callable::Action;
+        let mut params = vec![];
+        let mut seen_directionless = false;
+        for p in &a.params {
+            let t = self.resolve_type(&p.ty);
+            if p.direction == Direction::None {
+                seen_directionless = true;
+            } else if seen_directionless {
+                self.error(p.span, "directionless action parameters must come after all directional ones");
+            }
+            if matches!(t, Ty::Extern(..)) {
+                self.error(p.ty.span, "action parameters cannot be externs");
+            }
+            let short = name.rsplit('.').next().unwrap_or(&name).to_string();
+            let var = self.alloc_var(&format!("{short}.{}", p.name.name), &t, ir::VarKind::CallParam(p.direction));
+            let writable = matches!(p.direction, Direction::Out | Direction::InOut);
+            self.bind_local(&p.name, Local::Var { id: var, ty: t.clone(), writable });
+            let ty = self.ir_type(&t);
+            params.push(ir::Param { name: p.name.name.clone(), ty, direction: p.direction, var });
+        }
+        if let Some(d) = global {
+            self.active.push(d);
+        }
+        let body = self.block_stmts(&a.body.stmts);
+        if global.is_some() {
+            self.active.pop();
+        }
+        self.restore(saved);
+        let annotations = self.annotations(&a.annotations);
+        if let Some(slot) = self.out.prog.actions.get_mut(id.index()) {
+            *slot = ir::Action { name, block, params, body, annotations };
+        }
+        if let Some(cx) = self.cx.as_mut() {
+            cx.actions.push(id);
+        }
+        Ok(id)
+    }
+
+    /// The per-block copy of a top-level action.
+    pub fn global_action(&mut self, d: usize) -> R<ir::ActionId> {
+        if let Some(id) = self.cx.as_ref().and_then(|c| c.global_actions.get(&d)) {
+            return Ok(*id);
+        }
+        let Some(Decl::Action(a)) = self.decls.get(d).copied() else { return Err(()) };
+        if self.active.contains(&d) {
+            self.error(a.name.span, format!("action `{}` is recursive", a.name.name));
+            return Err(());
+        }
+        let name = Self::cp_name(None, &a.annotations, &a.name.name);
+        let id = self.lower_action(a, name, Some(d))?;
+        if let Some(cx) = self.cx.as_mut() {
+            cx.global_actions.insert(d, id);
+        }
+        Ok(id)
+    }
+
+    /// The per-block, per-type-argument copy of a top-level function.
+    pub fn function_instance(&mut self, d: usize, targs: Vec<Ty>) -> R<ir::FunctionId> {
+        let key = (d, targs.clone());
+        if let Some(id) = self.cx.as_ref().and_then(|c| c.functions.get(&key)) {
+            return Ok(*id);
+        }
+        let Some(Decl::Function(f)) = self.decls.get(d).copied() else { return Err(()) };
+        let block = self.cx.as_ref().map(|c| c.block_ref.clone()).ok_or(())?;
+        let id = ir::FunctionId(self.out.prog.functions.len() as u32);
+        let name = f.proto.name.name.clone();
+        self.out.prog.functions.push(ir::Function { name: name.clone(), block: block.clone(), params: vec![], ret: ir::Type::Void, ret_var: None, body: vec![] });
+        if let Some(cx) = self.cx.as_mut() {
+            cx.functions.insert(key, id);
+        }
+        let saved = self.save();
+        self.scopes = vec![HashMap::new()];
+        self.tparams = Self::bind_params(&f.proto.type_params, &targs);
+        let ret = f.proto.ret.as_ref().map(|r| self.resolve_type(r)).unwrap_or(Ty::Void);
+        self.callable = Callable::Function { ret: ret.clone() };
+        let mut params = vec![];
+        for p in &f.proto.params {
+            let t = self.resolve_type(&p.ty);
+            let var = self.alloc_var(&format!("{name}.{}", p.name.name), &t, ir::VarKind::CallParam(p.direction));
+            let writable = matches!(p.direction, Direction::Out | Direction::InOut);
+            self.bind_local(&p.name, Local::Var { id: var, ty: t.clone(), writable });
+            let ty = self.ir_type(&t);
+            params.push(ir::Param { name: p.name.name.clone(), ty, direction: p.direction, var });
+        }
+        let ret_var = (ret != Ty::Void).then(|| self.alloc_var(&format!("{name}.return"), &ret, ir::VarKind::Return));
+        self.active.push(d);
+        let body = self.block_stmts(&f.body.stmts);
+        self.active.pop();
+        if ret != Ty::Void && !always_returns(&body) {
+            self.error(f.proto.name.span, format!("function `{name}` does not return a value on every path"));
+        }
+        self.restore(saved);
+        let ret_ir = self.ir_type(&ret);
+        if let Some(slot) = self.out.prog.functions.get_mut(id.index()) {
+            *slot = ir::Function { name, block, params, ret: ret_ir, ret_var, body };
+        }
+        Ok(id)
+    }
+
+    // ------------------------------------------------------------ externs
+
+    /// Instantiate an extern object: pick the constructor by argument count, evaluate the arguments,
+    /// infer missing type arguments.
+    pub fn instantiate_extern(
+        &mut self,
+        ty: &Ty,
+        args: &'a [ast::Arg],
+        name: String,
+        anns: &'a [ast::Annotation],
+        initializer: Option<&'a [Decl]>,
+        span: Span,
+    ) -> R<(ir::ExternId, Ty)> {
+        let Ty::Extern(d, targs) = ty else { return Err(()) };
+        let Some(Decl::Extern(ext)) = self.decls.get(*d).copied() else { return Err(()) };
+        if initializer.is_some() {
+            self.warn(span, "unsupported: extern instances with abstract method implementations");
+            self.unsupported = true;
+        }
+        let ctors: Vec<&'a ast::FunctionProto> = ext.methods.iter().filter(|m| m.proto.ret.is_none()).map(|m| &m.proto).collect();
+        let ctor_args: Vec<Option<Value>> = if ctors.is_empty() {
+            if !args.is_empty() || !ext.type_params.is_empty() && false {
+                self.error(span, format!("extern `{}` has no constructor taking arguments", ext.name.name));
+                return Err(());
+            }
+            if ext.methods.iter().all(|m| m.proto.ret.is_some()) && self.extern_needs_ctor(ext) {
+                self.error(span, format!("extern `{}` has no constructor and cannot be instantiated", ext.name.name));
+                return Err(());
+            }
+            vec![]
+        } else {
+            let proto = match ctors.iter().find(|p| p.params.len() == args.len()) {
+                Some(p) => *p,
+                None => match ctors.iter().find(|p| p.params.len() >= args.len() && p.params.iter().skip(args.len()).all(|x| x.default.is_some() || x.annotations.iter().any(|a| a.name.name == "optional"))) {
+                    Some(p) => *p,
+                    None => {
+                        let counts: Vec<String> = ctors.iter().map(|p| p.params.len().to_string()).collect();
+                        self.error(span, format!("`{}` constructor expects {} argument(s), found {}", ext.name.name, counts.join(" or "), args.len()));
+                        return Err(());
+                    }
+                },
+            };
+            let binds = Self::bind_params(&ext.type_params, targs);
+            let sigs = self.with_tparams(binds, |me| me.param_sigs(&proto.params));
+            let slots = self.match_ctor_args(&sigs, args, span)?;
+            let mut vals = vec![];
+            for (s, e) in sigs.iter().zip(slots) {
+                match e {
+                    None => vals.push(None),
+                    Some(e) => {
+                        let pt = self.subst.resolve(&s.ty);
+                        let te = self.expr(e, Some(&pt))?;
+                        if te.ty == Ty::InfInt && matches!(pt, Ty::Infer(_)) {
+                            self.error(e.span, "cannot infer the width of this argument; give the literal a width");
+                            return Err(());
+                        }
+                        let te = self.coerce(te, &pt, e.span)?;
+                        match te.val {
+                            Some(v) => vals.push(Some(v)),
+                            None if self.check_mode => vals.push(None),
+                            None => {
+                                self.error(e.span, "constructor arguments must be compile-time constants");
+                                return Err(());
+                            }
+                        }
+                    }
+                }
+            }
+            vals
+        };
+        let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
+        if targs.iter().any(|t| matches!(t, Ty::Infer(_))) && !self.check_mode {
+            self.error(span, format!("cannot infer the type arguments of `{}`; write them explicitly", ext.name.name));
+            return Err(());
+        }
+        let full = Ty::Extern(*d, targs.clone());
+        let type_args = targs.iter().map(|t| self.ir_type(t)).collect();
+        let annotations = self.annotations(anns);
+        let id = ir::ExternId(self.out.prog.externs.len() as u32);
+        self.out.prog.externs.push(ir::ExternInstance { name, type_name: ext.name.name.clone(), type_args, ctor_args, annotations });
+        if let Some(cx) = self.cx.as_mut() {
+            cx.externs.push(id);
+        }
+        Ok((id, full))
+    }
+
+    fn extern_needs_ctor(&self, ext: &ast::ExternDecl) -> bool {
+        // `packet_in`/`packet_out`-style externs (no constructor) are supplied by the architecture.
+        !ext.methods.is_empty()
+    }
+
+    /// A top-level extern instance, created once per output.
+    pub fn global_instance(&mut self, d: usize, span: Span) -> R<(ir::ExternId, Ty)> {
+        let Some(Decl::Instantiation(i)) = self.decls.get(d).copied() else { return Err(()) };
+        if let Some(id) = self.out.global_externs.get(&d).copied() {
+            let ty = self.extern_ty_of(id).unwrap_or(Ty::Unknown);
+            if let Some(cx) = self.cx.as_mut() {
+                if !cx.externs.contains(&id) {
+                    cx.externs.push(id);
+                }
+            }
+            return Ok((id, ty));
+        }
+        let saved = self.save();
+        self.scopes = vec![];
+        self.tparams.clear();
+        let ty = self.resolve_type(&i.ty);
+        let r = match &ty {
+            Ty::Extern(..) => {
+                let name = Self::cp_name(None, &i.annotations, &i.name.name);
+                self.instantiate_extern(&ty, &i.args, name, &i.annotations, i.initializer.as_deref(), i.span)
+            }
+            _ => {
+                self.error(span, format!("`{}` is not an extern instance", i.name.name));
+                Err(())
+            }
+        };
+        self.restore(saved);
+        let (id, ty) = r?;
+        self.out.global_externs.insert(d, id);
+        self.out.extern_tys.insert(id, ty.clone());
+        Ok((id, ty))
+    }
+
+    fn extern_ty_of(&self, id: ir::ExternId) -> Option<Ty> {
+        self.out.extern_tys.get(&id).cloned()
+    }
+
+    // ------------------------------------------------------------ tables
+
+    fn lower_table(&mut self, t: &'a ast::TableDecl, prefix: &str) -> R<ir::TableId> {
+        let id = ir::TableId(self.out.prog.tables.len() as u32);
+        let name = Self::cp_name(Some(prefix), &t.annotations, &t.name.name);
+        let control = match self.cx.as_ref().map(|c| c.block_ref.clone()) {
+            Some(ir::BlockRef::Control(c)) => c,
+            _ => return Err(()),
+        };
+        let annotations = self.annotations(&t.annotations);
+        let mut table = ir::Table {
+            name: name.clone(),
+            control,
+            keys: vec![],
+            actions: vec![],
+            default_action: None,
+            default_is_const: false,
+            entries: vec![],
+            entries_const: true,
+            size: None,
+            direct_counter: None,
+            direct_meter: None,
+            implementation: None,
+            properties: vec![],
+            annotations,
+        };
+        let mut key_tys: Vec<Ty> = vec![];
+        let mut seen: Vec<String> = vec![];
+        let mut has_actions = false;
+        let mut action_decls: Vec<(ir::ActionId, Vec<Direction>)> = vec![];
+        // Properties are processed keys and actions first: defaults and entries refer to them.
+        let mut ordered: Vec<&'a ast::TableProperty> = t.properties.iter().filter(|p| matches!(p, ast::TableProperty::Key { .. } | ast::TableProperty::Actions { .. })).collect();
+        ordered.extend(t.properties.iter().filter(|p| !matches!(p, ast::TableProperty::Key { .. } | ast::TableProperty::Actions { .. })));
+        for p in ordered {
+            let (pname, pspan) = match p {
+                ast::TableProperty::Key { span, .. } => ("key".to_string(), *span),
+                ast::TableProperty::Actions { span, .. } => ("actions".to_string(), *span),
+                ast::TableProperty::Entries { span, .. } => ("entries".to_string(), *span),
+                ast::TableProperty::Other { name, span, .. } => (name.name.clone(), *span),
+            };
+            if seen.contains(&pname) {
+                self.error(pspan, format!("duplicate table property `{pname}`"));
+                continue;
+            }
+            seen.push(pname.clone());
+            match p {
+                ast::TableProperty::Key { elements, .. } => {
+                    for k in elements {
+                        let Ok(te) = self.expr(&k.expr, None) else { continue };
+                        let kt = self.subst.resolve(&te.ty);
+                        let ok = matches!(kt, Ty::Bits { .. } | Ty::Bool | Ty::Error | Ty::Unknown | Ty::Param(_) | Ty::NewType(_) | Ty::Varbit(_))
+                            || matches!(&kt, Ty::Named(n) if self.named[*n].kind == NamedKind::Enum);
+                        if !ok {
+                            let s = self.show(&kt);
+                            self.error(k.expr.span, format!("table keys must be bit<W>, int<W>, bool, error or enum values, not `{s}`"));
+                            continue;
+                        }
+                        if kt == Ty::InfInt {
+                            self.error(k.expr.span, "a table key needs a width");
+                            continue;
+                        }
+                        let mk = k.match_kind.name.as_str();
+                        if !self.match_kinds.iter().any(|m| m == mk) {
+                            self.error(k.match_kind.span, format!("unknown match kind `{mk}`"));
+                            continue;
+                        }
+                        let match_kind = match mk {
+                            "exact" => ir::MatchKind::Exact,
+                            "ternary" => ir::MatchKind::Ternary,
+                            "lpm" => ir::MatchKind::Lpm,
+                            "range" => ir::MatchKind::Range,
+                            "optional" => ir::MatchKind::Optional,
+                            "selector" => ir::MatchKind::Selector,
+                            other => ir::MatchKind::Other(other.to_string()),
+                        };
+                        let kname = Self::name_annotation(&k.annotations).unwrap_or_else(|| self.text(k.expr.span));
+                        key_tys.push(kt);
+                        let expr = self.to_ir(te);
+                        table.keys.push(ir::TableKey { expr, match_kind, name: kname });
+                    }
+                    let lpms = table.keys.iter().filter(|k| k.match_kind == ir::MatchKind::Lpm).count();
+                    if lpms > 1 {
+                        self.error(pspan, "a table can have at most one `lpm` key");
+                    }
+                }
+                ast::TableProperty::Actions { actions, .. } => {
+                    has_actions = true;
+                    for a in actions {
+                        let Ok((aid, decl)) = self.resolve_action_ref(&a.name) else { continue };
+                        if table.actions.iter().any(|x| x.action == aid) {
+                            self.error(a.span, format!("action `{}` appears twice in the actions list", a.name.name.name));
+                            continue;
+                        }
+                        let sigs = self.param_sigs(&decl.params);
+                        let ndir = sigs.iter().filter(|s| s.dir != Direction::None).count();
+                        let given = a.args.as_ref().map(|x| x.len()).unwrap_or(0);
+                        let bound_args = if given != ndir {
+                            if given > ndir {
+                                self.error(a.span, format!("action `{}`: only its {ndir} directional parameter(s) can be bound in the actions list; the others come from the control plane", a.name.name.name));
+                            } else {
+                                self.error(a.span, format!("action `{}`: its {ndir} directional parameter(s) must be bound in the actions list", a.name.name.name));
+                            }
+                            continue;
+                        } else if ndir == 0 {
+                            vec![]
+                        } else {
+                            let Ok(args) = self.call_args(&sigs[..ndir], a.args.as_deref().unwrap_or(&[]), a.span, &a.name.name.name) else { continue };
+                            args.into_iter().map(|x| x.expr).collect()
+                        };
+                        let has = |n: &str| a.annotations.iter().any(|x| x.name.name == n);
+                        action_decls.push((aid, sigs.iter().map(|s| s.dir).collect()));
+                        table.actions.push(ir::TableAction { action: aid, bound_args, table_only: has("tableonly"), default_only: has("defaultonly") });
+                    }
+                }
+                ast::TableProperty::Entries { is_const, entries, .. } => {
+                    table.entries_const = *is_const;
+                    if table.keys.is_empty() {
+                        self.error(pspan, "a table without keys cannot have entries");
+                        continue;
+                    }
+                    for en in entries {
+                        let keys = self.keysets(&en.keyset, &key_tys, false);
+                        let action = self.entry_action(&en.action.name, en.action.args.as_deref(), en.action.span, &table, true);
+                        let priority = match &en.priority {
+                            Some(p) => self.const_u32(p, "priority").ok().map(u64::from),
+                            None => None,
+                        };
+                        if let (Ok(keys), Ok(action)) = (keys, action) {
+                            for (k, key) in keys.iter().zip(&table.keys) {
+                                if matches!(k, ir::Keyset::Mask(..) | ir::Keyset::Range(..)) && key.match_kind == ir::MatchKind::Exact {
+                                    self.error(en.keyset.span, format!("key `{}` is `exact`: entries cannot use masks or ranges for it", key.name));
+                                }
+                                if matches!(k, ir::Keyset::Range(..)) && !matches!(key.match_kind, ir::MatchKind::Range | ir::MatchKind::Other(_)) {
+                                    self.error(en.keyset.span, format!("key `{}` is not a `range` key", key.name));
+                                }
+                            }
+                            table.entries.push(ir::TableEntry { keys, action, priority });
+                        }
+                    }
+                }
+                ast::TableProperty::Other { name: pn, value, is_const, .. } => match pn.name.as_str() {
+                    "default_action" => {
+                        if let Ok(a) = self.entry_action_expr(value, &table) {
+                            table.default_action = Some(a);
+                            table.default_is_const = *is_const;
+                        }
+                    }
+                    "size" => {
+                        if let Ok(n) = self.const_u32(value, "table size") {
+                            table.size = Some(n as u64);
+                        }
+                    }
+                    "counters" | "meters" | "implementation" => {
+                        let Ok((eid, ety)) = self.ctor_extern_arg(value, &format!("{name}.{}", pn.name)) else { continue };
+                        let tn = self.show(&ety);
+                        let tn = tn.split('<').next().unwrap_or("").to_string();
+                        match pn.name.as_str() {
+                            "counters" => {
+                                if !tn.contains("counter") && !tn.contains("Counter") {
+                                    self.error(value.span, format!("`counters` must name a direct counter, not a `{tn}`"));
+                                }
+                                table.direct_counter = Some(eid)
+                            }
+                            "meters" => table.direct_meter = Some(eid),
+                            _ => table.implementation = Some(eid),
+                        }
+                    }
+                    _ => {
+                        let n = self.diags.len();
+                        let v = self.expr(value, None).ok().and_then(|t| t.val);
+                        self.diags.truncate(n);
+                        let v = v.unwrap_or_else(|| Value::String(self.text(value.span)));
+                        table.properties.push((pn.name.clone(), v));
+                    }
+                },
+            }
+        }
+        if !has_actions {
+            self.error(t.name.span, format!("table `{}` has no `actions` property", t.name.name));
+        }
+        if table.default_action.is_none() {
+            if let Some(Global::Action(d)) = self.lookup_global("NoAction").cloned() {
+                if let Ok(aid) = self.global_action(d) {
+                    table.default_action = Some(ir::ActionCall { action: aid, args: vec![] });
+                }
+            }
+        }
+        self.out.prog.tables.push(table);
+        if let Some(cx) = self.cx.as_mut() {
+            cx.tables.push(id);
+        }
+        Ok(id)
+    }
+
+    fn resolve_action_ref(&mut self, p: &'a ast::Path) -> R<(ir::ActionId, &'a ast::ActionDecl)> {
+        if !p.global {
+            match self.lookup_local(&p.name.name).cloned() {
+                Some(Local::Action { id, decl }) => return Ok((id, decl)),
+                Some(_) => {
+                    self.error(p.name.span, format!("`{}` is not an action", p.name.name));
+                    return Err(());
+                }
+                None => {}
+            }
+        }
+        match self.lookup_global(&p.name.name).cloned() {
+            Some(Global::Action(d)) => {
+                let Some(Decl::Action(a)) = self.decls.get(d).copied() else { return Err(()) };
+                Ok((self.global_action(d)?, a))
+            }
+            Some(_) => {
+                self.error(p.name.span, format!("`{}` is not an action", p.name.name));
+                Err(())
+            }
+            None => {
+                self.error(p.name.span, format!("undeclared action `{}`", p.name.name));
+                Err(())
+            }
+        }
+    }
+
+    /// `default_action = a(args)` (an expression).
+    fn entry_action_expr(&mut self, e: &'a ast::Expr, table: &ir::Table) -> R<ir::ActionCall> {
+        let (path, args): (&'a ast::Path, Option<&'a [ast::Arg]>) = match &e.kind {
+            A::Name(p) => (p, None),
+            A::Call { callee, args, .. } => match &callee.kind {
+                A::Name(p) => (p, Some(args.as_slice())),
+                _ => {
+                    self.error(e.span, "`default_action` must name an action");
+                    return Err(());
+                }
+            },
+            _ => {
+                self.error(e.span, "`default_action` must name an action");
+                return Err(());
+            }
+        };
+        self.entry_action(path, args, e.span, table, false)
+    }
+
+    /// An action call in an entry or default action: the action must be in the table's list; the
+    /// arguments cover all parameters (or just the directionless ones when directional ones are bound).
+    fn entry_action(&mut self, path: &'a ast::Path, args: Option<&'a [ast::Arg]>, span: Span, table: &ir::Table, entry: bool) -> R<ir::ActionCall> {
+        let (aid, decl) = self.resolve_action_ref(path)?;
+        let aname = &path.name.name;
+        let Some(ta) = table.actions.iter().find(|x| x.action == aid) else {
+            let what = if entry { "entry" } else { "default action" };
+            self.error(span, format!("{what} `{aname}` is not in the table's `actions` list"));
+            return Err(());
+        };
+        let sigs = self.param_sigs(&decl.params);
+        let given: &'a [ast::Arg] = args.unwrap_or(&[]);
+        let ndir = sigs.iter().filter(|s| s.dir != Direction::None).count();
+        if given.len() == sigs.len() - ndir && ndir > 0 {
+            let mut args = ta.bound_args.clone();
+            let rest = self.call_args(&sigs[ndir..], given, span, aname)?;
+            args.extend(rest.into_iter().map(|x| x.expr));
+            return Ok(ir::ActionCall { action: aid, args });
+        }
+        if args.is_none() && !sigs.is_empty() {
+            self.error(span, format!("action `{aname}` needs arguments here"));
+            return Err(());
+        }
+        let args = self.call_args(&sigs, given, span, aname)?;
+        for (x, s) in args.iter().zip(&sigs) {
+            if s.dir == Direction::None && !matches!(x.expr.kind, ir::ExprKind::Const(_)) && !self.check_mode {
+                self.error(x.expr.span, "action data in entries and default actions must be compile-time constants");
+                return Err(());
+            }
+        }
+        Ok(ir::ActionCall { action: aid, args: args.into_iter().map(|x| x.expr).collect() })
+    }
+}
+

@@ -1,0 +1,824 @@
+//! The checker's state and top-level declaration processing.
+//!
+//! Design: one lowering routine per construct serves both *checking* and *elaboration*. Every
+//! parser, control, action and function is first lowered once in "check mode" (type parameters
+//! opaque, constructor parameters unknown) into a scratch [`Out`] that is thrown away — this reports
+//! errors in every declaration, used or not. Elaboration of `main` then lowers each instance again
+//! with concrete types and constructor values into the real output. Diagnostics are deduplicated.
+//!
+//! Invariant: top-level declarations are processed in source order, so a name is only visible after
+//! its declaration (P4's declare-before-use rule).
+
+use crate::types::{NId, NamedDef, NamedKind, NewTypeDef, Subst, Ty, TyNames};
+use num_bigint::BigInt;
+use num_traits::{Signed, ToPrimitive};
+use p4_ir as ir;
+use p4_syntax::ast::{self, Decl, Direction, TypeRef, TypeRefKind};
+use p4_syntax::diag::Diagnostic;
+use p4_syntax::span::{SourceMap, Span};
+use std::collections::HashMap;
+
+/// A top-level name's meaning.
+#[derive(Clone, Debug)]
+pub enum Global {
+    Type(Ty),
+    GenericStruct(usize),
+    Const { value: ir::Value, ty: Ty },
+    Action(usize),
+    Function(usize),
+    ExternFunction(usize),
+    ExternType(usize),
+    /// `parser P(...)` / `control C(...)` with a body.
+    Parser(usize),
+    Control(usize),
+    /// `parser P(...);`, `control C(...);`, `package P(...);`
+    BlockType(usize),
+    /// A top-level instantiation (`main`, shared extern objects).
+    Instance(usize),
+}
+
+/// A local name's meaning inside a parser/control/action/function.
+#[derive(Clone, Debug)]
+pub enum Local<'a> {
+    Var { id: ir::VarId, ty: Ty, writable: bool },
+    Const { value: ir::Value, ty: Ty },
+    Extern { id: ir::ExternId, ty: Ty },
+    Table { id: ir::TableId, decl: &'a ast::TableDecl },
+    Action { id: ir::ActionId, decl: &'a ast::ActionDecl },
+    Instance { block: Option<ir::BlockRef>, decl: usize, ty: Ty },
+    ValueSet { id: ir::ValueSetId, ty: Ty },
+    Function(&'a ast::FunctionDecl),
+    Type(Ty),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Parser,
+    Control,
+}
+
+/// What is being lowered right now (decides which statements are legal).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Callable {
+    /// Block-level declarations of a parser or control.
+    BlockDecls,
+    ParserState,
+    ControlApply,
+    Action,
+    Function { ret: Ty },
+}
+
+/// Per parser/control instance state: its frame and what it owns.
+#[derive(Debug)]
+pub struct BlockCx {
+    pub kind: BlockKind,
+    pub block_ref: ir::BlockRef,
+    /// Control-plane name prefix (`MyIngress`, `MyIngress.sub`).
+    pub name: String,
+    pub vars: Vec<ir::Var>,
+    pub actions: Vec<ir::ActionId>,
+    pub tables: Vec<ir::TableId>,
+    pub externs: Vec<ir::ExternId>,
+    pub value_sets: Vec<ir::ValueSetId>,
+    pub global_actions: HashMap<usize, ir::ActionId>,
+    pub functions: HashMap<(usize, Vec<Ty>), ir::FunctionId>,
+}
+
+/// The IR objects being produced (real output, or a scratch copy in check mode).
+#[derive(Debug, Default)]
+pub struct Out {
+    pub prog: ir::Program,
+    pub global_externs: HashMap<usize, ir::ExternId>,
+    pub extern_tys: HashMap<ir::ExternId, Ty>,
+}
+
+pub struct Sema<'a> {
+    pub sources: &'a SourceMap,
+    pub decls: Vec<&'a Decl>,
+    pub globals: HashMap<String, Vec<Global>>,
+    pub named: Vec<NamedDef>,
+    pub newtypes: Vec<NewTypeDef>,
+    pub generic_structs: HashMap<(usize, Vec<Ty>), NId>,
+    pub errors: Vec<String>,
+    pub match_kinds: Vec<String>,
+    pub diags: Vec<Diagnostic>,
+    /// IR type table (never scratch: ids stay valid across modes).
+    pub types: Vec<ir::TypeDef>,
+    pub type_ids: HashMap<Ty, ir::TypeId>,
+    pub out: Out,
+    pub scopes: Vec<HashMap<String, Local<'a>>>,
+    pub cx: Option<BlockCx>,
+    pub callable: Callable,
+    pub loop_depth: u32,
+    /// Type parameter bindings in effect (`Ty::Param(name)` while checking generically).
+    pub tparams: HashMap<String, Ty>,
+    /// True while lowering into a scratch output.
+    pub check_mode: bool,
+    pub subst: Subst,
+    pub next_infer: u32,
+    /// Declarations whose bodies are being lowered (recursion detection).
+    pub active: Vec<usize>,
+    /// Set when a valid construct cannot be elaborated by p4forge (a warning was emitted).
+    pub unsupported: bool,
+}
+
+pub type R<T> = Result<T, ()>;
+
+impl<'a> Sema<'a> {
+    pub fn new(sources: &'a SourceMap) -> Sema<'a> {
+        Sema {
+            sources,
+            decls: vec![],
+            globals: HashMap::new(),
+            named: vec![],
+            newtypes: vec![],
+            generic_structs: HashMap::new(),
+            errors: vec![],
+            match_kinds: vec![],
+            diags: vec![],
+            types: vec![],
+            type_ids: HashMap::new(),
+            out: Out::default(),
+            scopes: vec![],
+            cx: None,
+            callable: Callable::BlockDecls,
+            loop_depth: 0,
+            tparams: HashMap::new(),
+            check_mode: false,
+            subst: Subst::default(),
+            next_infer: 0,
+            active: vec![],
+            unsupported: false,
+        }
+    }
+
+    // ------------------------------------------------------------ diagnostics
+
+    pub fn error(&mut self, span: Span, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, msg));
+    }
+    pub fn warn(&mut self, span: Span, msg: impl Into<String>) {
+        self.diags.push(Diagnostic::warning(span, msg));
+    }
+    pub fn show(&self, t: &Ty) -> String {
+        let decls = &self.decls;
+        let name = move |d: usize| decls.get(d).and_then(|d| d.name()).map(|n| n.name.clone()).unwrap_or_default();
+        TyNames { named: &self.named, newtypes: &self.newtypes, decl_name: &name }.show(&self.subst.resolve(t))
+    }
+    /// The source text of a span (for table key names).
+    pub fn text(&self, span: Span) -> String {
+        self.sources
+            .get(span.file)
+            .and_then(|f| f.text.get(span.lo as usize..span.hi as usize))
+            .map(|s| s.split_whitespace().collect::<String>())
+            .unwrap_or_default()
+    }
+
+    pub fn fresh(&mut self) -> Ty {
+        self.next_infer += 1;
+        Ty::Infer(self.next_infer)
+    }
+
+    // ------------------------------------------------------------ lookup
+
+    pub fn lookup_local(&self, name: &str) -> Option<&Local<'a>> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+    pub fn lookup_global(&self, name: &str) -> Option<&Global> {
+        self.globals.get(name).and_then(|v| v.first())
+    }
+    pub fn global_overloads(&self, name: &str) -> Vec<Global> {
+        self.globals.get(name).cloned().unwrap_or_default()
+    }
+
+    pub fn bind_local(&mut self, name: &ast::Ident, local: Local<'a>) {
+        if let Some(scope) = self.scopes.last_mut() {
+            if scope.contains_key(&name.name) {
+                self.diags.push(Diagnostic::error(name.span, format!("duplicate declaration of `{}`", name.name)));
+                return;
+            }
+            scope.insert(name.name.clone(), local);
+        }
+    }
+
+    fn declare_global(&mut self, name: &ast::Ident, g: Global) {
+        let overloadable = matches!(g, Global::Function(_) | Global::ExternFunction(_));
+        if let Some(prev) = self.globals.get(&name.name) {
+            let ok = overloadable
+                && prev.iter().all(|p| matches!(p, Global::Function(_) | Global::ExternFunction(_)))
+                && prev.iter().all(|p| self.callable_arity(p) != self.callable_arity(&g));
+            if !ok {
+                self.error(name.span, format!("duplicate declaration of `{}`", name.name));
+                return;
+            }
+        }
+        self.globals.entry(name.name.clone()).or_default().push(g);
+    }
+
+    fn callable_arity(&self, g: &Global) -> usize {
+        match g {
+            Global::Function(d) | Global::ExternFunction(d) => match self.decls.get(*d) {
+                Some(Decl::Function(f)) => f.proto.params.len(),
+                Some(Decl::ExternFunction(p)) => p.params.len(),
+                _ => 0,
+            },
+            _ => 0,
+        }
+    }
+
+    // ------------------------------------------------------------ types
+
+    /// Evaluate a constant expression to a non-negative integer that fits `u32` (widths, sizes).
+    pub fn const_u32(&mut self, e: &'a ast::Expr, what: &str) -> R<u32> {
+        let te = self.expr(e, None)?;
+        match te.val.as_ref().and_then(crate::consteval::int_of) {
+            Some(v) if !v.is_negative() => v.to_u32().ok_or_else(|| self.error(e.span, format!("{what} {v} is too large"))),
+            Some(v) => {
+                self.error(e.span, format!("{what} must not be negative (found {v})"));
+                Err(())
+            }
+            None => {
+                self.error(e.span, format!("{what} must be a compile-time constant integer"));
+                Err(())
+            }
+        }
+    }
+
+    pub fn resolve_type(&mut self, t: &'a TypeRef) -> Ty {
+        self.try_type(t).unwrap_or(Ty::Unknown)
+    }
+
+    fn try_type(&mut self, t: &'a TypeRef) -> R<Ty> {
+        Ok(match &t.kind {
+            TypeRefKind::Bool => Ty::Bool,
+            TypeRefKind::Error => Ty::Error,
+            TypeRefKind::String => Ty::String,
+            TypeRefKind::MatchKind => Ty::MatchKind,
+            TypeRefKind::Void => Ty::Void,
+            TypeRefKind::InfInt => Ty::InfInt,
+            TypeRefKind::Bit(w) => Ty::Bits { width: self.const_u32(w, "width")?, signed: false },
+            TypeRefKind::Int(w) => {
+                let width = self.const_u32(w, "width")?;
+                if width == 0 {
+                    self.error(w.span, "signed integer type `int<0>` must be at least 1 bit wide");
+                    return Err(());
+                }
+                Ty::Bits { width, signed: true }
+            }
+            TypeRefKind::VarBit(w) => Ty::Varbit(self.const_u32(w, "width")?),
+            TypeRefKind::DontCare => self.fresh(),
+            TypeRefKind::Named(p) => self.named_type(p, &[], t.span)?,
+            TypeRefKind::Specialized(p, args) => {
+                let args: Vec<Ty> = args.iter().map(|a| self.resolve_type(a)).collect();
+                self.named_type(p, &args, t.span)?
+            }
+            TypeRefKind::Stack(elem, n) => {
+                let e = self.try_type(elem)?;
+                let n = self.const_u32(n, "stack size")?;
+                if n == 0 {
+                    self.error(t.span, "stack size must be positive");
+                    return Err(());
+                }
+                match &e {
+                    Ty::Named(id) if matches!(self.named[*id].kind, NamedKind::Header | NamedKind::Union | NamedKind::Struct) => {}
+                    Ty::Param(_) | Ty::Unknown => {}
+                    Ty::Bits { .. } | Ty::Bool => {}
+                    other => {
+                        let s = self.show(other);
+                        self.error(t.span, format!("invalid element type `{s}` for a stack/array"));
+                        return Err(());
+                    }
+                }
+                Ty::Stack(Box::new(e), n)
+            }
+            TypeRefKind::Tuple(ts) => Ty::Tuple(ts.iter().map(|x| self.resolve_type(x)).collect()),
+            TypeRefKind::List(e) => Ty::List(Box::new(self.resolve_type(e))),
+        })
+    }
+
+    fn named_type(&mut self, p: &'a ast::Path, args: &[Ty], span: Span) -> R<Ty> {
+        if !p.global {
+            if let Some(Local::Type(t)) = self.lookup_local(&p.name.name) {
+                return Ok(t.clone());
+            }
+            if let Some(t) = self.tparams.get(&p.name.name) {
+                return Ok(t.clone());
+            }
+        }
+        let Some(g) = self.lookup_global(&p.name.name).cloned() else {
+            self.error(p.name.span, format!("unknown type `{}`", p.name.name));
+            return Err(());
+        };
+        let nparams = |s: &Self, d: usize| s.type_params_of(d).len();
+        let check_args = |s: &mut Self, d: usize| -> R<()> {
+            let n = nparams(s, d);
+            if !args.is_empty() && args.len() != n {
+                s.error(span, format!("`{}` expects {n} type argument(s), {} given", p.name.name, args.len()));
+                return Err(());
+            }
+            Ok(())
+        };
+        match g {
+            Global::Type(t) => {
+                if !args.is_empty() {
+                    self.error(span, format!("type `{}` is not generic", p.name.name));
+                }
+                Ok(t)
+            }
+            Global::GenericStruct(d) => {
+                check_args(self, d)?;
+                if args.is_empty() {
+                    self.error(span, format!("generic type `{}` needs type arguments", p.name.name));
+                    return Err(());
+                }
+                Ok(self.specialize_struct(d, args))
+            }
+            Global::ExternType(d) | Global::BlockType(d) | Global::Parser(d) | Global::Control(d) => {
+                check_args(self, d)?;
+                let args = if args.is_empty() { (0..nparams(self, d)).map(|_| self.fresh()).collect() } else { args.to_vec() };
+                Ok(if matches!(g, Global::ExternType(_)) { Ty::Extern(d, args) } else { Ty::Block(d, args) })
+            }
+            _ => {
+                self.error(p.name.span, format!("`{}` is not a type", p.name.name));
+                Err(())
+            }
+        }
+    }
+
+    pub fn type_params_of(&self, d: usize) -> &'a [ast::Ident] {
+        match self.decls.get(d).copied() {
+            Some(Decl::Extern(e)) => &e.type_params,
+            Some(Decl::ParserType(b) | Decl::ControlType(b) | Decl::Package(b)) => &b.type_params,
+            Some(Decl::Parser(p)) => &p.ty.type_params,
+            Some(Decl::Control(c)) => &c.ty.type_params,
+            Some(Decl::StructLike(s)) => &s.type_params,
+            Some(Decl::Function(f)) => &f.proto.type_params,
+            Some(Decl::ExternFunction(f)) => &f.type_params,
+            _ => &[],
+        }
+    }
+
+    /// Run `f` with extra type parameter bindings.
+    pub fn with_tparams<T>(&mut self, binds: HashMap<String, Ty>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.tparams.clone();
+        self.tparams.extend(binds);
+        let r = f(self);
+        self.tparams = saved;
+        r
+    }
+
+    pub fn bind_params(names: &[ast::Ident], args: &[Ty]) -> HashMap<String, Ty> {
+        names.iter().zip(args).map(|(n, t)| (n.name.clone(), t.clone())).collect()
+    }
+
+    fn specialize_struct(&mut self, d: usize, args: &[Ty]) -> Ty {
+        let args: Vec<Ty> = args.iter().map(|a| self.subst.resolve(a)).collect();
+        if let Some(id) = self.generic_structs.get(&(d, args.clone())) {
+            return Ty::Named(*id);
+        }
+        let Some(Decl::StructLike(s)) = self.decls.get(d).copied() else { return Ty::Unknown };
+        let binds = Self::bind_params(&s.type_params, &args);
+        let suffix: Vec<String> = args.iter().map(|a| self.show(a)).collect();
+        let name = format!("{}<{}>", s.name.name, suffix.join(", "));
+        let id = self.with_tparams(binds, |me| me.define_struct(s, name));
+        self.generic_structs.insert((d, args), id);
+        Ty::Named(id)
+    }
+
+    /// Check a struct/header/union's fields and add it to the type tables.
+    fn define_struct(&mut self, s: &'a ast::StructLikeDecl, name: String) -> NId {
+        let kind = match s.kind {
+            ast::StructKind::Struct => NamedKind::Struct,
+            ast::StructKind::Header => NamedKind::Header,
+            ast::StructKind::HeaderUnion => NamedKind::Union,
+        };
+        let mut fields: Vec<(String, Ty)> = vec![];
+        let mut anns = vec![];
+        let mut varbits = 0;
+        for f in &s.fields {
+            let ty = self.resolve_type(&f.ty);
+            if fields.iter().any(|(n, _)| *n == f.name.name) {
+                self.error(f.name.span, format!("duplicate field `{}` in `{}`", f.name.name, s.name.name));
+                continue;
+            }
+            if matches!(ty, Ty::Varbit(_)) {
+                varbits += 1;
+                if varbits == 2 {
+                    self.error(f.span, "a header may contain at most one varbit field");
+                }
+            }
+            if let Some(why) = self.field_type_problem(kind, &ty) {
+                let ts = self.show(&ty);
+                self.error(f.ty.span, format!("field `{}` of {} `{}` cannot have type `{ts}`: {why}", f.name.name, kind_word(kind), s.name.name));
+            }
+            anns.push(self.annotations(&f.annotations));
+            fields.push((f.name.name.clone(), ty));
+        }
+        let id = self.named.len();
+        self.named.push(NamedDef { kind, name, fields, field_annotations: anns, underlying: None, members: vec![] });
+        if !self.named[id].fields.iter().any(|(_, t)| t.has_vars()) {
+            let _ = self.ir_type(&Ty::Named(id));
+        }
+        id
+    }
+
+    /// The spec's restrictions on field types (§7.2.2 table).
+    fn field_type_problem(&self, kind: NamedKind, ty: &Ty) -> Option<&'static str> {
+        let is_named = |k: NamedKind| matches!(ty, Ty::Named(n) if self.named[*n].kind == k);
+        let ser_enum = matches!(ty, Ty::Named(n) if self.named[*n].kind == NamedKind::Enum && self.named[*n].underlying.is_some());
+        let newtype_bits = matches!(ty, Ty::NewType(n) if matches!(self.newtypes[*n].underlying, Ty::Bits{..} | Ty::Bool));
+        match kind {
+            NamedKind::Header => {
+                let ok = matches!(ty, Ty::Bits { .. } | Ty::Varbit(_) | Ty::Bool | Ty::Param(_) | Ty::Unknown)
+                    || ser_enum
+                    || newtype_bits
+                    || (is_named(NamedKind::Struct) && self.is_flat_bits_struct(ty));
+                (!ok).then_some("header fields must be bit<W>, int<W>, varbit<W>, bool or serializable enums")
+            }
+            NamedKind::Union => (!(is_named(NamedKind::Header) || matches!(ty, Ty::Param(_) | Ty::Unknown)))
+                .then_some("header union members must be headers"),
+            NamedKind::Struct => match ty {
+                Ty::Void => Some("void is not a field type"),
+                Ty::Extern(..) | Ty::Block(..) => Some("externs, parsers and controls cannot be fields"),
+                Ty::InfInt => Some("`int` has no storage size"),
+                Ty::String => Some("strings cannot be stored"),
+                _ => None,
+            },
+            NamedKind::Enum => None,
+        }
+    }
+
+    fn is_flat_bits_struct(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::Named(n) => self.named[*n].kind == NamedKind::Struct
+                && self.named[*n].fields.iter().all(|(_, t)| matches!(t, Ty::Bits { .. } | Ty::Bool) || self.is_flat_bits_struct(t)),
+            _ => false,
+        }
+    }
+
+    // ------------------------------------------------------------ IR types
+
+    /// The IR form of a type. Types still containing variables become `Void` (check mode only).
+    pub fn ir_type(&mut self, t: &Ty) -> ir::Type {
+        let t = self.subst.resolve(t);
+        match &t {
+            Ty::Bool => ir::Type::Bool,
+            Ty::Bits { width, signed } => ir::Type::Bits { width: *width, signed: *signed },
+            Ty::Varbit(w) => ir::Type::Varbit(*w),
+            Ty::InfInt => ir::Type::InfInt,
+            Ty::String => ir::Type::String,
+            Ty::Error => ir::Type::Error,
+            Ty::MatchKind => ir::Type::MatchKind,
+            Ty::NewType(n) => {
+                let u = self.newtypes[*n].underlying.clone();
+                self.ir_type(&u)
+            }
+            Ty::Stack(e, n) => ir::Type::Stack(Box::new(self.ir_type(e)), *n),
+            Ty::Tuple(ts) => ir::Type::Tuple(ts.iter().map(|x| self.ir_type(x)).collect()),
+            Ty::List(e) => ir::Type::Tuple(vec![self.ir_type(e)]),
+            Ty::Named(_) | Ty::Extern(..) if !t.has_vars() => ir::Type::Named(self.ir_type_id(&t)),
+            _ => ir::Type::Void,
+        }
+    }
+
+    pub fn ir_type_id(&mut self, t: &Ty) -> ir::TypeId {
+        if let Some(id) = self.type_ids.get(t) {
+            return *id;
+        }
+        let def = match t {
+            Ty::Named(n) => {
+                let d = self.named[*n].clone();
+                let fields: Vec<ir::FieldDef> = d
+                    .fields
+                    .iter()
+                    .zip(d.field_annotations.iter().chain(std::iter::repeat(&vec![])))
+                    .map(|((name, ty), anns)| ir::FieldDef { name: name.clone(), ty: self.ir_type(ty), annotations: anns.clone() })
+                    .collect();
+                match d.kind {
+                    NamedKind::Struct => ir::TypeDef::Struct { name: d.name, fields },
+                    NamedKind::Header => ir::TypeDef::Header { name: d.name, fields },
+                    NamedKind::Union => ir::TypeDef::Union { name: d.name, fields },
+                    NamedKind::Enum => {
+                        let underlying = d.underlying.as_ref().map(|u| self.ir_type(u));
+                        ir::TypeDef::Enum { name: d.name, underlying, members: d.members }
+                    }
+                }
+            }
+            Ty::Extern(d, args) => {
+                let name = self.decls.get(*d).and_then(|x| x.name()).map(|n| n.name.clone()).unwrap_or_default();
+                let type_args = args.iter().map(|a| self.ir_type(a)).collect();
+                ir::TypeDef::Extern { name, type_args }
+            }
+            _ => ir::TypeDef::Struct { name: "<invalid>".into(), fields: vec![] },
+        };
+        let id = ir::TypeId(self.types.len() as u32);
+        self.types.push(def);
+        self.type_ids.insert(t.clone(), id);
+        id
+    }
+
+    // ------------------------------------------------------------ annotations
+
+    pub fn annotations(&mut self, anns: &'a [ast::Annotation]) -> Vec<ir::Annotation> {
+        anns.iter()
+            .map(|a| {
+                let args = match &a.body {
+                    ast::AnnotationBody::Empty => vec![],
+                    ast::AnnotationBody::Unstructured { text, exprs } => match exprs {
+                        Some(es) => es.iter().map(|e| self.annotation_value(e)).collect(),
+                        None if text.trim().is_empty() => vec![],
+                        None => vec![ir::Value::String(text.clone())],
+                    },
+                    ast::AnnotationBody::ExprList(es) => es.iter().map(|e| self.annotation_value(e)).collect(),
+                    ast::AnnotationBody::KeyValue(kvs) => kvs.iter().map(|(_, e)| self.annotation_value(e)).collect(),
+                };
+                ir::Annotation { name: a.name.name.clone(), args }
+            })
+            .collect()
+    }
+
+    fn annotation_value(&mut self, e: &'a ast::Expr) -> ir::Value {
+        match &e.kind {
+            ast::ExprKind::String(s) => ir::Value::String(s.clone()),
+            ast::ExprKind::Int(i) => ir::Value::InfInt(i.value.clone()),
+            ast::ExprKind::Bool(b) => ir::Value::Bool(*b),
+            _ => {
+                // Annotation bodies may mention names we do not resolve; keep their text.
+                let n = self.diags.len();
+                let v = self.expr(e, None).ok().and_then(|t| t.val);
+                self.diags.truncate(n);
+                v.unwrap_or_else(|| ir::Value::String(self.text(e.span)))
+            }
+        }
+    }
+
+    /// `@name("...")` if present.
+    pub fn name_annotation(anns: &[ast::Annotation]) -> Option<String> {
+        anns.iter().find(|a| a.name.name == "name").and_then(|a| match &a.body {
+            ast::AnnotationBody::Unstructured { exprs: Some(es), .. } | ast::AnnotationBody::ExprList(es) => match es.first().map(|e| &e.kind) {
+                Some(ast::ExprKind::String(s)) => Some(s.clone()),
+                _ => None,
+            },
+            ast::AnnotationBody::Unstructured { text, .. } => Some(text.trim().trim_matches('"').to_string()),
+            _ => None,
+        })
+    }
+
+    /// The control-plane name of an object declared inside `prefix` (honouring `@name`).
+    pub fn cp_name(prefix: Option<&str>, anns: &[ast::Annotation], local: &str) -> String {
+        let base = Self::name_annotation(anns).unwrap_or_else(|| local.to_string());
+        if let Some(abs) = base.strip_prefix('.') {
+            return abs.to_string();
+        }
+        match prefix {
+            Some(p) if !p.is_empty() => format!("{p}.{base}"),
+            _ => base,
+        }
+    }
+
+    // ------------------------------------------------------------ top-level declarations
+
+    pub fn declare_all(&mut self, prog: &'a ast::Program) {
+        for d in &prog.decls {
+            self.top_decl(d);
+        }
+    }
+
+    fn top_decl(&mut self, d: &'a Decl) {
+        let idx = self.decls.len();
+        self.decls.push(d);
+        match d {
+            Decl::Const(c) => {
+                let ty = self.resolve_type(&c.ty);
+                let value = self.const_value(&c.value, &ty);
+                if let Some(value) = value {
+                    self.declare_global(&c.name, Global::Const { value, ty });
+                } else {
+                    self.declare_global(&c.name, Global::Const { value: ir::Value::Bool(false), ty: Ty::Unknown });
+                }
+            }
+            Decl::Var(v) => {
+                self.error(v.span, "variables cannot be declared at the top level");
+            }
+            Decl::Typedef(t) => {
+                let ty = match &t.ty {
+                    ast::TypedefTarget::Type(r) => self.resolve_type(r),
+                    ast::TypedefTarget::Derived(inner) => {
+                        self.top_decl(inner);
+                        match inner.name().and_then(|n| self.lookup_global(&n.name)) {
+                            Some(Global::Type(t)) => t.clone(),
+                            _ => Ty::Unknown,
+                        }
+                    }
+                };
+                if matches!(ty, Ty::Void) {
+                    self.error(t.span, "cannot define a type as `void`");
+                }
+                let ty = if t.is_new_type {
+                    if !matches!(ty, Ty::Bits { .. } | Ty::Bool | Ty::NewType(_) | Ty::Unknown) {
+                        let s = self.show(&ty);
+                        self.warn(t.span, format!("`type` over `{s}`: only bit<W>, int<W>, bool and other `type`s are portable"));
+                    }
+                    self.newtypes.push(NewTypeDef { name: t.name.name.clone(), underlying: ty });
+                    Ty::NewType(self.newtypes.len() - 1)
+                } else {
+                    ty
+                };
+                self.declare_global(&t.name, Global::Type(ty));
+            }
+            Decl::StructLike(s) => {
+                if !s.type_params.is_empty() {
+                    self.declare_global(&s.name, Global::GenericStruct(idx));
+                    // Check the body once with opaque parameters.
+                    let binds = s.type_params.iter().map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
+                    let n = self.named.len();
+                    self.with_tparams(binds, |me| me.define_struct(s, s.name.name.clone()));
+                    self.named.truncate(n);
+                    return;
+                }
+                // Declare first so self-reference reports "recursive" rather than "unknown".
+                let id = self.define_struct(s, s.name.name.clone());
+                if self.named[id].fields.iter().any(|(_, t)| *t == Ty::Named(id)) {
+                    self.error(s.name.span, format!("type `{}` contains itself", s.name.name));
+                }
+                self.declare_global(&s.name, Global::Type(Ty::Named(id)));
+            }
+            Decl::Enum(e) => self.enum_decl(e),
+            Decl::Error(members, _) => {
+                for m in members {
+                    if self.errors.contains(&m.name) {
+                        self.error(m.span, format!("duplicate error member `{}`", m.name));
+                    } else {
+                        self.errors.push(m.name.clone());
+                    }
+                }
+            }
+            Decl::MatchKind(members, _) => {
+                for m in members {
+                    if self.match_kinds.contains(&m.name) {
+                        self.error(m.span, format!("duplicate match_kind member `{}`", m.name));
+                    } else {
+                        self.match_kinds.push(m.name.clone());
+                    }
+                }
+            }
+            Decl::Extern(e) => {
+                self.declare_global(&e.name, Global::ExternType(idx));
+                self.check_extern_decl(e, idx);
+            }
+            Decl::ExternFunction(f) => {
+                self.declare_global(&f.name, Global::ExternFunction(idx));
+                self.check_proto(f, &[]);
+            }
+            Decl::Function(f) => {
+                self.declare_global(&f.proto.name, Global::Function(idx));
+                self.check_function(idx, f);
+            }
+            Decl::Action(a) => {
+                self.declare_global(&a.name, Global::Action(idx));
+                self.check_global_action(idx, a);
+            }
+            Decl::ParserType(b) | Decl::ControlType(b) | Decl::Package(b) => {
+                self.declare_global(&b.name, Global::BlockType(idx));
+                self.check_proto_params(&b.type_params, &b.params);
+            }
+            Decl::Parser(p) => {
+                self.declare_global(&p.ty.name, Global::Parser(idx));
+                self.check_block_decl(idx);
+            }
+            Decl::Control(c) => {
+                self.declare_global(&c.ty.name, Global::Control(idx));
+                self.check_block_decl(idx);
+            }
+            Decl::Instantiation(i) => {
+                self.check_top_instantiation(i);
+                self.declare_global(&i.name, Global::Instance(idx));
+            }
+            Decl::Table(t) => self.error(t.span, "tables can only be declared inside controls"),
+            Decl::ValueSet(v) => self.error(v.span, "value sets can only be declared inside parsers"),
+        }
+    }
+
+    fn enum_decl(&mut self, e: &'a ast::EnumDecl) {
+        let underlying = e.underlying.as_ref().map(|u| self.resolve_type(u));
+        if let Some(u) = &underlying {
+            if !matches!(u, Ty::Bits { .. } | Ty::Unknown) {
+                let s = self.show(u);
+                self.error(e.underlying.as_ref().map(|u| u.span).unwrap_or(e.span), format!("the underlying type of a serializable enum must be bit<W> or int<W>, not `{s}`"));
+            }
+        }
+        let mut members: Vec<(String, Option<BigInt>)> = vec![];
+        for (m, v) in &e.members {
+            if members.iter().any(|(n, _)| *n == m.name) {
+                self.error(m.span, format!("duplicate enum member `{}`", m.name));
+                continue;
+            }
+            let value = match (&underlying, v) {
+                (Some(u), Some(v)) => self.const_value(v, u).and_then(|x| crate::consteval::int_of(&x).cloned()),
+                (Some(_), None) => {
+                    self.error(m.span, format!("member `{}` of a serializable enum needs a value", m.name));
+                    None
+                }
+                (None, Some(v)) => {
+                    self.error(v.span, "members of a plain enum cannot have values");
+                    None
+                }
+                (None, None) => None,
+            };
+            members.push((m.name.clone(), value));
+        }
+        let id = self.named.len();
+        self.named.push(NamedDef { kind: NamedKind::Enum, name: e.name.name.clone(), fields: vec![], field_annotations: vec![], underlying, members });
+        let _ = self.ir_type(&Ty::Named(id));
+        self.declare_global(&e.name, Global::Type(Ty::Named(id)));
+    }
+
+    /// Resolve a constant initializer against its declared type.
+    pub fn const_value(&mut self, e: &'a ast::Expr, ty: &Ty) -> Option<ir::Value> {
+        let te = self.expr(e, Some(ty)).ok()?;
+        let te = self.coerce(te, ty, e.span).ok()?;
+        match te.val {
+            Some(v) => Some(v),
+            None => {
+                self.error(e.span, "initializer of a constant must be a compile-time constant");
+                None
+            }
+        }
+    }
+
+    fn check_proto_params(&mut self, tps: &'a [ast::Ident], params: &'a [ast::Param]) {
+        let binds = tps.iter().map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
+        self.with_tparams(binds, |me| {
+            let mut seen: Vec<&str> = vec![];
+            for p in params {
+                if seen.contains(&p.name.name.as_str()) {
+                    me.error(p.name.span, format!("duplicate parameter `{}`", p.name.name));
+                }
+                seen.push(&p.name.name);
+                let t = me.resolve_type(&p.ty);
+                if t == Ty::Void {
+                    me.error(p.ty.span, format!("parameter `{}` cannot have type void", p.name.name));
+                }
+            }
+        });
+    }
+
+    fn check_proto(&mut self, f: &'a ast::FunctionProto, outer: &'a [ast::Ident]) {
+        let binds = outer.iter().chain(&f.type_params).map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
+        self.with_tparams(binds, |me| {
+            me.check_proto_params(&[], &f.params);
+            if let Some(r) = &f.ret {
+                me.resolve_type(r);
+            }
+        });
+    }
+
+    fn check_extern_decl(&mut self, e: &'a ast::ExternDecl, _idx: usize) {
+        let mut seen: Vec<(&str, usize)> = vec![];
+        for m in &e.methods {
+            let key = (m.proto.name.name.as_str(), m.proto.params.len());
+            if seen.contains(&key) {
+                self.error(m.proto.name.span, format!("duplicate method `{}` with {} parameter(s) in extern `{}`", key.0, key.1, e.name.name));
+            }
+            seen.push(key);
+            if m.proto.ret.is_none() && m.proto.name.name != e.name.name {
+                self.error(m.proto.name.span, format!("constructor name `{}` differs from extern `{}`", m.proto.name.name, e.name.name));
+            }
+            self.check_proto(&m.proto, &e.type_params);
+        }
+    }
+}
+
+fn kind_word(k: NamedKind) -> &'static str {
+    match k {
+        NamedKind::Struct => "struct",
+        NamedKind::Header => "header",
+        NamedKind::Union => "header_union",
+        NamedKind::Enum => "enum",
+    }
+}
+
+/// A parameter signature after type resolution.
+#[derive(Clone, Debug)]
+pub struct ParamSig<'a> {
+    pub name: String,
+    pub dir: Direction,
+    pub ty: Ty,
+    pub default: Option<&'a ast::Expr>,
+    pub optional: bool,
+}
+
+impl<'a> Sema<'a> {
+    pub fn param_sigs(&mut self, params: &'a [ast::Param]) -> Vec<ParamSig<'a>> {
+        params
+            .iter()
+            .map(|p| ParamSig {
+                name: p.name.name.clone(),
+                dir: p.direction,
+                ty: self.resolve_type(&p.ty),
+                default: p.default.as_ref(),
+                optional: p.annotations.iter().any(|a| a.name.name == "optional"),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,901 @@
+//! Calls and statements (§9–§12).
+//!
+//! Invariant: a statement that fails to check is reported and dropped; lowering continues with the
+//! next one so that one program yields all of its errors.
+
+use crate::expr::TE;
+use crate::sema::{BlockKind, Callable, Global, Local, ParamSig, Sema, R};
+use crate::types::{NamedKind, Ty};
+use num_bigint::BigInt;
+use num_traits::ToPrimitive;
+use p4_ir::{self as ir, Value};
+use p4_syntax::ast::{self, Direction, ExprKind as A};
+use p4_syntax::span::Span;
+use std::collections::HashMap;
+
+/// A call lowers to a value or, for `void` calls and applies, to a statement.
+pub enum CallOut {
+    Expr(TE),
+    Stmt(ir::Stmt),
+}
+
+impl<'a> Sema<'a> {
+    // ------------------------------------------------------------ calls
+
+    pub fn call(&mut self, e: &'a ast::Expr, _expected: Option<&Ty>) -> R<CallOut> {
+        let A::Call { callee, type_args, args } = &e.kind else {
+            self.error(e.span, "not a call");
+            return Err(());
+        };
+        match &callee.kind {
+            A::Member(base, m) => self.method_call(base, m, type_args, args, e.span),
+            A::Name(p) => self.named_call(p, type_args, args, e.span),
+            _ => {
+                self.error(callee.span, "this expression cannot be called");
+                Err(())
+            }
+        }
+    }
+
+    fn method_call(&mut self, base: &'a ast::Expr, m: &'a ast::Ident, type_args: &'a [ast::TypeRef], args: &'a [ast::Arg], span: Span) -> R<CallOut> {
+        if m.name == "apply" {
+            match self.name_local(base) {
+                Some(Local::Table { id, .. }) => {
+                    self.check_table_apply_context(span)?;
+                    if !args.is_empty() {
+                        self.error(span, "a table's `apply` takes no arguments");
+                        return Err(());
+                    }
+                    return Ok(CallOut::Stmt(ir::Stmt::ApplyTable { table: id, span }));
+                }
+                Some(Local::Instance { block, decl, ty }) => return self.block_apply(block, decl, &ty, args, span),
+                _ => {}
+            }
+        }
+        if matches!(m.name.as_str(), "minSizeInBits" | "maxSizeInBits" | "minSizeInBytes" | "maxSizeInBytes") && args.is_empty() {
+            let ty = match self.expr_as_type(base) {
+                Some(t) => t,
+                None => self.expr(base, None)?.ty,
+            };
+            let (lo, hi) = self.type_size(&ty, span)?;
+            let v = match m.name.as_str() {
+                "minSizeInBits" => lo,
+                "maxSizeInBits" => hi,
+                "minSizeInBytes" => lo.div_ceil(8),
+                _ => hi.div_ceil(8),
+            };
+            return Ok(CallOut::Expr(self.konst(Value::InfInt(BigInt::from(v)), Ty::InfInt, span)));
+        }
+        if let Some(t) = self.expr_as_type(base) {
+            let s = self.show(&t);
+            self.error(span, format!("type `{s}` has no method `{}`", m.name));
+            return Err(());
+        }
+        let target = self.expr(base, None)?;
+        let bt = self.subst.resolve(&target.ty);
+        let builtin = |s: &mut Self, target: TE, b: ir::Builtin, needs_lv: bool| -> R<CallOut> {
+            if needs_lv && target.lv != Some(true) {
+                s.error(span, format!("`{}` needs a writable header, not a read-only value", m.name));
+                return Err(());
+            }
+            let t = s.to_ir(target);
+            let call = ir::Call { callee: ir::Callee::Builtin { target: Box::new(t), builtin: b }, args: vec![], span };
+            Ok(if b == ir::Builtin::IsValid {
+                CallOut::Expr(TE::new(Ty::Bool, ir::ExprKind::Call(Box::new(call)), span))
+            } else {
+                CallOut::Stmt(ir::Stmt::Call(call))
+            })
+        };
+        match &bt {
+            Ty::Named(n) if matches!(self.named[*n].kind, NamedKind::Header | NamedKind::Union) => {
+                let is_header = self.named[*n].kind == NamedKind::Header;
+                if !args.is_empty() {
+                    self.error(span, format!("`{}` takes no arguments", m.name));
+                    return Err(());
+                }
+                match m.name.as_str() {
+                    "isValid" => builtin(self, target, ir::Builtin::IsValid, false),
+                    "setValid" if is_header => builtin(self, target, ir::Builtin::SetValid, true),
+                    "setInvalid" if is_header => builtin(self, target, ir::Builtin::SetInvalid, true),
+                    _ => {
+                        let s = self.show(&bt);
+                        self.error(m.span, format!("`{s}` has no method `{}`", m.name));
+                        Err(())
+                    }
+                }
+            }
+            Ty::Stack(_, _) if matches!(m.name.as_str(), "push_front" | "pop_front") => {
+                let [arg] = args else {
+                    self.error(span, format!("`{}` takes exactly one argument", m.name));
+                    return Err(());
+                };
+                let n = self.const_u32(&arg.value, "count")?;
+                let b = if m.name == "push_front" { ir::Builtin::PushFront(n) } else { ir::Builtin::PopFront(n) };
+                builtin(self, target, b, true)
+            }
+            Ty::Extern(d, targs) => self.extern_method(*d, targs.clone(), target, m, type_args, args, span),
+            Ty::Param(_) | Ty::Unknown | Ty::Infer(_) => {
+                for a in args {
+                    let _ = self.expr(&a.value, None);
+                }
+                Ok(CallOut::Expr(TE::unknown(span)))
+            }
+            other => {
+                let s = self.show(other);
+                self.error(m.span, format!("type `{s}` has no method `{}`", m.name));
+                Err(())
+            }
+        }
+    }
+
+    fn block_apply(&mut self, block: Option<ir::BlockRef>, decl: usize, ty: &Ty, args: &'a [ast::Arg], span: Span) -> R<CallOut> {
+        let kind = match self.decls.get(decl) {
+            Some(ast::Decl::Parser(_)) => BlockKind::Parser,
+            _ => BlockKind::Control,
+        };
+        let ok = match kind {
+            BlockKind::Parser => self.callable == Callable::ParserState,
+            BlockKind::Control => self.callable == Callable::ControlApply,
+        };
+        if !ok {
+            self.error(span, "a sub-parser can only be applied in a parser state, a sub-control only in an apply block");
+            return Err(());
+        }
+        let targs = match ty {
+            Ty::Block(_, a) => a.clone(),
+            _ => vec![],
+        };
+        let (tps, params) = self.block_params_ast(decl);
+        let binds = Self::bind_params(tps, &targs);
+        let sigs = self.with_tparams(binds, |me| me.param_sigs(params));
+        let args = self.call_args(&sigs, args, span, "apply")?;
+        Ok(CallOut::Stmt(match block {
+            Some(block) => ir::Stmt::ApplyBlock { block, args, span },
+            None => ir::Stmt::Empty,
+        }))
+    }
+
+    pub fn block_params_ast(&self, decl: usize) -> (&'a [ast::Ident], &'a [ast::Param]) {
+        match self.decls.get(decl).copied() {
+            Some(ast::Decl::Parser(p)) => (&p.ty.type_params, &p.ty.params),
+            Some(ast::Decl::Control(c)) => (&c.ty.type_params, &c.ty.params),
+            Some(ast::Decl::ParserType(b) | ast::Decl::ControlType(b) | ast::Decl::Package(b)) => (&b.type_params, &b.params),
+            _ => (&[], &[]),
+        }
+    }
+
+    fn pick_overload(&mut self, cands: Vec<&'a ast::FunctionProto>, nargs: usize, what: &str, span: Span) -> R<&'a ast::FunctionProto> {
+        if cands.is_empty() {
+            self.error(span, format!("no method named `{what}`"));
+            return Err(());
+        }
+        let fits = |p: &ast::FunctionProto| {
+            let required = p.params.iter().filter(|x| x.default.is_none() && !x.annotations.iter().any(|a| a.name.name == "optional")).count();
+            nargs >= required && nargs <= p.params.len()
+        };
+        match cands.iter().find(|p| p.params.len() == nargs).or_else(|| cands.iter().find(|p| fits(p))) {
+            Some(p) => Ok(p),
+            None => {
+                let counts: Vec<String> = cands.iter().map(|p| p.params.len().to_string()).collect();
+                self.error(span, format!("`{what}` expects {} argument(s), found {nargs}", counts.join(" or ")));
+                Err(())
+            }
+        }
+    }
+
+    fn extern_method(&mut self, d: usize, targs: Vec<Ty>, target: TE, m: &'a ast::Ident, type_args: &'a [ast::TypeRef], args: &'a [ast::Arg], span: Span) -> R<CallOut> {
+        let Some(ast::Decl::Extern(ext)) = self.decls.get(d).copied() else { return Err(()) };
+        let cands: Vec<&'a ast::FunctionProto> = ext.methods.iter().filter(|x| x.proto.ret.is_some() && x.proto.name.name == m.name).map(|x| &x.proto).collect();
+        if cands.is_empty() {
+            self.error(m.span, format!("extern `{}` has no method `{}`", ext.name.name, m.name));
+            return Err(());
+        }
+        let proto = self.pick_overload(cands, args.len(), &m.name, span)?;
+        let mut binds = Self::bind_params(&ext.type_params, &targs);
+        let mtargs = self.explicit_or_fresh(&proto.type_params, type_args, span)?;
+        binds.extend(Self::bind_params(&proto.type_params, &mtargs));
+        let (sigs, ret) = self.with_tparams(binds, |me| {
+            let sigs = me.param_sigs(&proto.params);
+            let ret = proto.ret.as_ref().map(|r| me.resolve_type(r)).unwrap_or(Ty::Void);
+            (sigs, ret)
+        });
+        let args = self.call_args(&sigs, args, span, &m.name)?;
+        let ret = self.subst.resolve(&ret);
+        let type_args = mtargs.iter().map(|t| self.ir_type(t)).collect();
+        let t = self.to_ir(target);
+        let call = ir::Call {
+            callee: ir::Callee::Method { target: Box::new(t), extern_type: ext.name.name.clone(), method: m.name.clone(), type_args },
+            args,
+            span,
+        };
+        Ok(self.call_out(call, ret, span))
+    }
+
+    fn call_out(&mut self, call: ir::Call, ret: Ty, span: Span) -> CallOut {
+        if ret == Ty::Void {
+            CallOut::Stmt(ir::Stmt::Call(call))
+        } else {
+            CallOut::Expr(TE::new(ret, ir::ExprKind::Call(Box::new(call)), span))
+        }
+    }
+
+    pub fn explicit_or_fresh(&mut self, tps: &[ast::Ident], type_args: &'a [ast::TypeRef], span: Span) -> R<Vec<Ty>> {
+        if type_args.is_empty() {
+            return Ok(tps.iter().map(|_| self.fresh()).collect());
+        }
+        if type_args.len() != tps.len() {
+            self.error(span, format!("expected {} type argument(s), found {}", tps.len(), type_args.len()));
+            return Err(());
+        }
+        Ok(type_args.iter().map(|t| self.resolve_type(t)).collect())
+    }
+
+    fn named_call(&mut self, p: &'a ast::Path, type_args: &'a [ast::TypeRef], args: &'a [ast::Arg], span: Span) -> R<CallOut> {
+        if !p.global {
+            if let Some(l) = self.lookup_local(&p.name.name).cloned() {
+                return match l {
+                    Local::Action { id, decl } => self.action_call(id, decl, args, span),
+                    Local::Function(_) => {
+                        self.warn(span, "unsupported: functions declared inside a control");
+                        Err(())
+                    }
+                    _ => {
+                        self.error(p.name.span, format!("`{}` is not callable", p.name.name));
+                        Err(())
+                    }
+                };
+            }
+        }
+        let name = p.name.name.as_str();
+        let overloads = self.global_overloads(name);
+        if overloads.is_empty() {
+            self.error(p.name.span, format!("undeclared name `{name}`"));
+            return Err(());
+        }
+        if name == "static_assert" {
+            return self.static_assert(args, span);
+        }
+        match overloads[0].clone() {
+            Global::Action(d) => {
+                let Some(ast::Decl::Action(a)) = self.decls.get(d).copied() else { return Err(()) };
+                if self.active.contains(&d) {
+                    self.error(span, format!("action `{name}` calls itself (recursion is not allowed)"));
+                    return Err(());
+                }
+                if self.callable == Callable::ParserState || self.cx.as_ref().is_some_and(|c| c.kind == BlockKind::Parser) {
+                    self.error(span, "actions cannot be called from parsers");
+                    return Err(());
+                }
+                let id = self.global_action(d)?;
+                self.action_call(id, a, args, span)
+            }
+            Global::Function(_) | Global::ExternFunction(_) => {
+                let protos: Vec<(usize, &'a ast::FunctionProto)> = overloads
+                    .iter()
+                    .filter_map(|g| match g {
+                        Global::Function(d) | Global::ExternFunction(d) => match self.decls.get(*d).copied() {
+                            Some(ast::Decl::Function(f)) => Some((*d, &f.proto)),
+                            Some(ast::Decl::ExternFunction(f)) => Some((*d, f)),
+                            _ => None,
+                        },
+                        _ => None,
+                    })
+                    .collect();
+                let proto = self.pick_overload(protos.iter().map(|x| x.1).collect(), args.len(), name, span)?;
+                let d = protos.iter().find(|x| std::ptr::eq(x.1, proto)).map(|x| x.0).unwrap_or(0);
+                if name == "verify" && self.callable != Callable::ParserState {
+                    self.error(span, "`verify` can only be called in parsers");
+                    return Err(());
+                }
+                let is_extern = matches!(self.decls.get(d), Some(ast::Decl::ExternFunction(_)));
+                if !is_extern && self.active.contains(&d) {
+                    self.error(span, format!("function `{name}` calls itself (recursion is not allowed)"));
+                    return Err(());
+                }
+                let targs = self.explicit_or_fresh(&proto.type_params, type_args, span)?;
+                let binds = Self::bind_params(&proto.type_params, &targs);
+                let (sigs, ret) = self.with_tparams(binds, |me| {
+                    let sigs = me.param_sigs(&proto.params);
+                    let ret = proto.ret.as_ref().map(|r| me.resolve_type(r)).unwrap_or(Ty::Void);
+                    (sigs, ret)
+                });
+                let args = self.call_args(&sigs, args, span, name)?;
+                let ret = self.subst.resolve(&ret);
+                let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
+                let callee = if is_extern {
+                    ir::Callee::ExternFunction { name: name.to_string(), type_args: targs.iter().map(|t| self.ir_type(t)).collect() }
+                } else {
+                    ir::Callee::Function(self.function_instance(d, targs)?)
+                };
+                Ok(self.call_out(ir::Call { callee, args, span }, ret, span))
+            }
+            Global::Parser(_) | Global::Control(_) | Global::ExternType(_) | Global::BlockType(_) => {
+                self.error(span, format!("`{name}` can only be instantiated in a declaration (`{name}(...) instance_name;`)"));
+                Err(())
+            }
+            _ => {
+                self.error(p.name.span, format!("`{name}` is not callable"));
+                Err(())
+            }
+        }
+    }
+
+    fn static_assert(&mut self, args: &'a [ast::Arg], span: Span) -> R<CallOut> {
+        let Some(first) = args.first() else {
+            self.error(span, "`static_assert` needs a condition");
+            return Err(());
+        };
+        let c = self.expr(&first.value, None)?;
+        match c.val {
+            Some(Value::Bool(true)) => {}
+            Some(Value::Bool(false)) => {
+                let msg = match args.get(1).map(|a| &a.value.kind) {
+                    Some(A::String(s)) => format!(": {s}"),
+                    _ => String::new(),
+                };
+                self.error(span, format!("static assertion failed{msg}"));
+                return Err(());
+            }
+            _ => {
+                self.error(first.value.span, "`static_assert` needs a compile-time constant bool");
+                return Err(());
+            }
+        }
+        Ok(CallOut::Expr(self.konst(Value::Bool(true), Ty::Bool, span)))
+    }
+
+    fn action_call(&mut self, id: ir::ActionId, decl: &'a ast::ActionDecl, args: &'a [ast::Arg], span: Span) -> R<CallOut> {
+        match self.callable {
+            Callable::ParserState | Callable::BlockDecls if self.cx.as_ref().is_some_and(|c| c.kind == BlockKind::Parser) => {
+                self.error(span, "actions cannot be called from parsers");
+                return Err(());
+            }
+            _ => {}
+        }
+        let sigs = self.param_sigs(&decl.params);
+        let args = self.call_args(&sigs, args, span, &decl.name.name)?;
+        Ok(CallOut::Stmt(ir::Stmt::Call(ir::Call { callee: ir::Callee::Action(id), args, span })))
+    }
+
+    /// Match arguments to parameters (positional or named, defaults, `@optional`) and lower them with
+    /// the parameters' types; out/inout arguments must be writable l-values.
+    pub fn call_args(&mut self, sigs: &[ParamSig<'a>], args: &'a [ast::Arg], span: Span, what: &str) -> R<Vec<ir::Arg>> {
+        let mut slots: Vec<Option<&'a ast::Expr>> = vec![None; sigs.len()];
+        let named = args.iter().any(|a| a.name.is_some());
+        if named {
+            for a in args {
+                let Some(n) = &a.name else {
+                    self.error(a.span, "cannot mix named and positional arguments");
+                    return Err(());
+                };
+                let Some(i) = sigs.iter().position(|s| s.name == n.name) else {
+                    self.error(n.span, format!("`{what}` has no parameter named `{}`", n.name));
+                    return Err(());
+                };
+                if slots[i].is_some() {
+                    self.error(n.span, format!("argument `{}` given twice", n.name));
+                    return Err(());
+                }
+                slots[i] = Some(&a.value);
+            }
+        } else {
+            if args.len() > sigs.len() {
+                self.error(span, format!("`{what}` expects {} argument(s), found {}", sigs.len(), args.len()));
+                return Err(());
+            }
+            for (i, a) in args.iter().enumerate() {
+                slots[i] = Some(&a.value);
+            }
+        }
+        for (i, s) in sigs.iter().enumerate() {
+            if slots[i].is_none() {
+                if let Some(d) = s.default {
+                    slots[i] = Some(d);
+                } else if !s.optional {
+                    if named {
+                        self.error(span, format!("missing argument for parameter `{}` of `{what}`", s.name));
+                    } else {
+                        self.error(span, format!("`{what}` expects {} argument(s), found {}", sigs.len(), args.len()));
+                    }
+                    return Err(());
+                }
+            }
+        }
+        let mut out: Vec<Option<ir::Arg>> = vec![];
+        let mut deferred: Vec<(usize, TE)> = vec![];
+        let mut ok = true;
+        for (i, (s, slot)) in sigs.iter().zip(&slots).enumerate() {
+            let Some(e) = slot else {
+                let t = self.ir_type(&s.ty);
+                out.push(Some(ir::Arg { direction: s.dir, expr: ir::Expr::new(t, ir::ExprKind::DontCare, span) }));
+                continue;
+            };
+            let pt = self.subst.resolve(&s.ty);
+            let te = match self.expr(e, Some(&pt)) {
+                Ok(t) => t,
+                Err(()) => {
+                    ok = false;
+                    out.push(None);
+                    continue;
+                }
+            };
+            match s.dir {
+                Direction::Out | Direction::InOut => {
+                    if te.lv != Some(true) || (s.dir == Direction::InOut && matches!(e.kind, A::DontCare)) {
+                        let d = if s.dir == Direction::Out { "out" } else { "inout" };
+                        self.error(e.span, format!("argument for `{d}` parameter `{}` must be a writable l-value", s.name));
+                        ok = false;
+                        out.push(None);
+                        continue;
+                    }
+                    let at = self.subst.resolve(&te.ty);
+                    if !self.unify(&pt, &at) {
+                        let (x, y) = (self.show(&pt), self.show(&at));
+                        self.error(e.span, format!("argument for parameter `{}` has type `{y}`, expected `{x}`", s.name));
+                        ok = false;
+                        out.push(None);
+                        continue;
+                    }
+                    let ex = self.to_ir(te);
+                    out.push(Some(ir::Arg { direction: s.dir, expr: ex }));
+                }
+                _ => {
+                    if matches!(e.kind, A::DontCare) {
+                        self.error(e.span, format!("`_` can only be passed to `out` parameters (parameter `{}`)", s.name));
+                        ok = false;
+                        out.push(None);
+                        continue;
+                    }
+                    if te.ty == Ty::InfInt && matches!(pt, Ty::Infer(_)) {
+                        deferred.push((i, te));
+                        out.push(None);
+                        continue;
+                    }
+                    match self.coerce(te, &pt, e.span) {
+                        Ok(te) => {
+                            let ex = self.to_ir(te);
+                            out.push(Some(ir::Arg { direction: s.dir, expr: ex }));
+                        }
+                        Err(()) => {
+                            ok = false;
+                            out.push(None);
+                        }
+                    }
+                }
+            }
+        }
+        for (i, te) in deferred {
+            let pt = self.subst.resolve(&sigs[i].ty);
+            let sp = te.span;
+            match self.coerce(te, &pt, sp) {
+                Ok(te) => {
+                    let ex = self.to_ir(te);
+                    out[i] = Some(ir::Arg { direction: sigs[i].dir, expr: ex });
+                }
+                Err(()) => ok = false,
+            }
+        }
+        if !ok {
+            return Err(());
+        }
+        Ok(out.into_iter().flatten().collect())
+    }
+
+    // ------------------------------------------------------------ statements
+
+    pub fn alloc_var(&mut self, name: &str, ty: &Ty, kind: ir::VarKind) -> ir::VarId {
+        let t = self.ir_type(ty);
+        let Some(cx) = self.cx.as_mut() else { return ir::VarId(0) };
+        let mut unique = name.to_string();
+        let mut n = 1;
+        while cx.vars.iter().any(|v| v.name == unique) {
+            unique = format!("{name}_{n}");
+            n += 1;
+        }
+        cx.vars.push(ir::Var { name: unique, ty: t, kind });
+        ir::VarId(cx.vars.len() as u32 - 1)
+    }
+
+    pub fn block_stmts(&mut self, ss: &'a [ast::Stmt]) -> Vec<ir::Stmt> {
+        self.scopes.push(HashMap::new());
+        let mut out = vec![];
+        for s in ss {
+            self.stmt(s, &mut out);
+        }
+        self.scopes.pop();
+        out
+    }
+
+    fn sub_stmt(&mut self, s: &'a ast::Stmt) -> Vec<ir::Stmt> {
+        match s {
+            ast::Stmt::Block(b) => self.block_stmts(&b.stmts),
+            other => self.block_stmts(std::slice::from_ref(other)),
+        }
+    }
+
+    pub fn stmt(&mut self, s: &'a ast::Stmt, out: &mut Vec<ir::Stmt>) {
+        if let Ok(st) = self.stmt_inner(s) {
+            if !matches!(st, ir::Stmt::Empty) {
+                out.push(st);
+            }
+        }
+    }
+
+    fn stmt_inner(&mut self, s: &'a ast::Stmt) -> R<ir::Stmt> {
+        use ast::Stmt as S;
+        Ok(match s {
+            S::Assign { lhs, op, rhs, span } => {
+                let l = self.expr(lhs, None)?;
+                match l.lv {
+                    Some(true) => {}
+                    Some(false) => {
+                        self.error(lhs.span, "cannot assign to a read-only value (an `in` or directionless parameter, or a constant)");
+                        return Err(());
+                    }
+                    None => {
+                        self.error(lhs.span, "the left-hand side of an assignment must be an l-value");
+                        return Err(());
+                    }
+                }
+                let lt = self.subst.resolve(&l.ty);
+                let r = self.expr(rhs, Some(&lt))?;
+                let r = match op {
+                    Some(op) => self.binary_te(*op, l.clone(), r, lhs.span, rhs.span, *span)?,
+                    None => r,
+                };
+                let r = self.coerce(r, &lt, rhs.span)?;
+                let (li, ri) = (self.to_ir(l), self.to_ir(r));
+                ir::Stmt::Assign { lhs: li, rhs: ri, span: *span }
+            }
+            S::Call { call, span } => match self.call(call, None)? {
+                CallOut::Stmt(s) => s,
+                CallOut::Expr(te) => match te.kind {
+                    ir::ExprKind::Call(c) => ir::Stmt::Call(*c),
+                    ir::ExprKind::ApplyTable(t, _) => ir::Stmt::ApplyTable { table: t, span: *span },
+                    _ => ir::Stmt::Empty,
+                },
+            },
+            S::If { cond, then, otherwise, span } => {
+                let c = self.expr(cond, None).and_then(|c| {
+                    if !matches!(self.subst.resolve(&c.ty), Ty::Bool | Ty::Unknown) {
+                        let t = self.show(&c.ty);
+                        self.error(cond.span, format!("condition must be bool, found `{t}`"));
+                        return Err(());
+                    }
+                    Ok(c)
+                });
+                let t = self.sub_stmt(then);
+                let o = otherwise.as_ref().map(|o| self.sub_stmt(o)).unwrap_or_default();
+                let c = c?;
+                let c = self.to_ir(c);
+                ir::Stmt::If { cond: c, then: t, otherwise: o, span: *span }
+            }
+            S::Block(b) => ir::Stmt::Block(self.block_stmts(&b.stmts)),
+            S::Exit(span) => {
+                match self.callable {
+                    Callable::Function { .. } => self.error(*span, "`exit` is not allowed in functions"),
+                    Callable::ParserState => self.error(*span, "`exit` is not allowed in parsers"),
+                    _ => {}
+                }
+                ir::Stmt::Exit(*span)
+            }
+            S::Return(v, span) => self.return_stmt(v.as_ref(), *span)?,
+            S::Break(span) | S::Continue(span) => {
+                if self.loop_depth == 0 {
+                    self.error(*span, "`break`/`continue` outside of a loop");
+                    return Err(());
+                }
+                if matches!(s, S::Break(_)) {
+                    ir::Stmt::Break(*span)
+                } else {
+                    ir::Stmt::Continue(*span)
+                }
+            }
+            S::Empty(_) => ir::Stmt::Empty,
+            S::Switch { expr, cases, span } => self.switch(expr, cases, *span)?,
+            S::For { init, cond, update, body, span, .. } => {
+                self.scopes.push(HashMap::new());
+                let mut i = vec![];
+                for s in init {
+                    self.stmt(s, &mut i);
+                }
+                let c = cond.as_ref().map(|c| self.lower(c, Some(&Ty::Bool)));
+                let mut u = vec![];
+                for s in update {
+                    self.stmt(s, &mut u);
+                }
+                self.loop_depth += 1;
+                let b = self.sub_stmt(body);
+                self.loop_depth -= 1;
+                self.scopes.pop();
+                let cond = match c {
+                    Some(c) => Some(c?),
+                    None => None,
+                };
+                ir::Stmt::For { init: i, cond, update: u, body: b, span: *span }
+            }
+            S::ForIn { ty, var, collection, body, span, .. } => self.for_in(ty, var, collection, body, *span)?,
+            S::Decl(d) => self.local_decl_stmt(d)?,
+        })
+    }
+
+    fn local_decl_stmt(&mut self, d: &'a ast::Decl) -> R<ir::Stmt> {
+        match d {
+            ast::Decl::Var(v) => self.var_decl(v, ir::VarKind::Temp),
+            ast::Decl::Const(c) => {
+                let ty = self.resolve_type(&c.ty);
+                let value = self.const_value(&c.value, &ty).ok_or(())?;
+                self.bind_local(&c.name, Local::Const { value, ty });
+                Ok(ir::Stmt::Empty)
+            }
+            ast::Decl::Instantiation(i) => {
+                self.error(i.span, "instantiations are not allowed inside actions, functions, states or apply blocks");
+                Err(())
+            }
+            other => {
+                let sp = other.name().map(|n| n.span).unwrap_or(Span::DUMMY);
+                self.error(sp, "this declaration is not allowed inside a statement block");
+                Err(())
+            }
+        }
+    }
+
+    /// `T x = init;` as a statement or block-level local.
+    pub fn var_decl(&mut self, v: &'a ast::VarDecl, kind: ir::VarKind) -> R<ir::Stmt> {
+        let ty = self.resolve_type(&v.ty);
+        match &ty {
+            Ty::Void | Ty::InfInt | Ty::String => {
+                let s = self.show(&ty);
+                self.error(v.ty.span, format!("variables cannot have type `{s}`"));
+            }
+            Ty::Extern(..) | Ty::Block(..) => {
+                let s = self.show(&ty);
+                self.error(v.ty.span, format!("`{s}` objects must be instantiated (`{s}(...) {};`), not declared as variables", v.name.name));
+            }
+            _ => {}
+        }
+        let init = match &v.init {
+            Some(e) => self.lower(e, Some(&ty)).ok(),
+            None => None,
+        };
+        let id = self.alloc_var(&v.name.name, &ty, kind);
+        self.bind_local(&v.name, Local::Var { id, ty, writable: true });
+        if v.init.is_some() && init.is_none() {
+            return Err(());
+        }
+        Ok(ir::Stmt::VarInit { var: id, init, span: v.span })
+    }
+
+    fn return_stmt(&mut self, v: Option<&'a ast::Expr>, span: Span) -> R<ir::Stmt> {
+        match self.callable.clone() {
+            Callable::Function { ret } => match (v, ret == Ty::Void) {
+                (None, true) => Ok(ir::Stmt::Return(None, span)),
+                (Some(e), true) => {
+                    self.error(e.span, "a `void` function cannot return a value");
+                    Err(())
+                }
+                (None, false) => {
+                    let s = self.show(&ret);
+                    self.error(span, format!("`return` needs a value of type `{s}`"));
+                    Err(())
+                }
+                (Some(e), false) => {
+                    let x = self.lower(e, Some(&ret))?;
+                    Ok(ir::Stmt::Return(Some(x), span))
+                }
+            },
+            Callable::ParserState | Callable::BlockDecls => {
+                self.error(span, "`return` is not allowed in parsers");
+                Err(())
+            }
+            _ => match v {
+                Some(e) => {
+                    self.error(e.span, "actions and controls cannot return a value");
+                    Err(())
+                }
+                None => Ok(ir::Stmt::Return(None, span)),
+            },
+        }
+    }
+
+    fn for_in(&mut self, ty: &'a ast::TypeRef, var: &'a ast::Ident, coll: &'a ast::Expr, body: &'a ast::Stmt, span: Span) -> R<ir::Stmt> {
+        let A::Range(lo, hi) = &coll.kind else {
+            self.warn(coll.span, "unsupported: `for ... in` over a collection other than a range");
+            return Err(());
+        };
+        let t = self.resolve_type(ty);
+        if !t.is_bits() {
+            let s = self.show(&t);
+            self.error(ty.span, format!("a range loop variable must be bit<W> or int<W>, not `{s}`"));
+            return Err(());
+        }
+        self.scopes.push(HashMap::new());
+        let l = self.lower(lo, Some(&t));
+        let h = self.lower(hi, Some(&t));
+        let id = self.alloc_var(&var.name, &t, ir::VarKind::Temp);
+        self.bind_local(var, Local::Var { id, ty: t.clone(), writable: false });
+        self.loop_depth += 1;
+        let b = self.sub_stmt(body);
+        self.loop_depth -= 1;
+        self.scopes.pop();
+        let (l, h) = (l?, h?);
+        let it = self.ir_type(&t);
+        let v = ir::Expr::new(it.clone(), ir::ExprKind::Var(id), span);
+        let Ty::Bits { width, signed } = t else { return Err(()) };
+        let one = ir::Expr::constant(crate::consteval::bits(width, signed, 1.into()), it.clone(), span);
+        let cond = ir::Expr::new(ir::Type::Bool, ir::ExprKind::Binary(ir::BinOp::Le, Box::new(v.clone()), Box::new(h.clone())), span);
+        // Stop before wrapping when the upper bound is the type's maximum.
+        let not_last = ir::Expr::new(ir::Type::Bool, ir::ExprKind::Binary(ir::BinOp::Ne, Box::new(v.clone()), Box::new(h)), span);
+        let inc = ir::Expr::new(it, ir::ExprKind::Binary(ir::BinOp::Add, Box::new(v.clone()), Box::new(one)), span);
+        let update = vec![ir::Stmt::If {
+            cond: not_last,
+            then: vec![ir::Stmt::Assign { lhs: v, rhs: inc, span }],
+            otherwise: vec![ir::Stmt::Break(span)],
+            span,
+        }];
+        Ok(ir::Stmt::For { init: vec![ir::Stmt::VarInit { var: id, init: Some(l), span }], cond: Some(cond), update, body: b, span })
+    }
+
+    fn switch(&mut self, e: &'a ast::Expr, cases: &'a [ast::SwitchCase], span: Span) -> R<ir::Stmt> {
+        // `switch (t.apply().action_run)`
+        if let A::Member(call, m) = &e.kind {
+            if m.name == "action_run" {
+                if let A::Call { callee, args, .. } = &call.kind {
+                    if let A::Member(tb, apply) = &callee.kind {
+                        if let (Some(Local::Table { id, .. }), "apply", true) = (self.name_local(tb), apply.name.as_str(), args.is_empty()) {
+                            self.check_table_apply_context(span)?;
+                            return self.switch_action(id, cases, span);
+                        }
+                    }
+                }
+            }
+        }
+        let te = self.expr(e, None)?;
+        let t = self.subst.resolve(&te.ty);
+        let ok = match &t {
+            Ty::Bits { .. } | Ty::Error | Ty::Unknown | Ty::Param(_) => true,
+            Ty::Named(n) => self.named[*n].kind == NamedKind::Enum,
+            Ty::NewType(_) => true,
+            _ => false,
+        };
+        if !ok {
+            let s = self.show(&t);
+            self.error(e.span, format!("cannot switch on a value of type `{s}`"));
+            return Err(());
+        }
+        let mut labels: Vec<(Option<Value>, Option<Vec<ir::Stmt>>)> = vec![];
+        let mut seen: Vec<Value> = vec![];
+        let mut failed = false;
+        for (i, c) in cases.iter().enumerate() {
+            let label = match &c.label {
+                None => {
+                    if i + 1 != cases.len() {
+                        self.error(c.span, "`default` must be the last switch label");
+                        failed = true;
+                    }
+                    None
+                }
+                Some(l) if matches!(l.kind, A::Default) => None,
+                Some(l) => {
+                    let v = self.expr(l, Some(&t)).and_then(|x| self.coerce(x, &t, l.span));
+                    match v.ok().and_then(|x| x.val) {
+                        Some(v) => {
+                            if seen.iter().any(|s| crate::consteval::equal(s, &v)) {
+                                self.error(l.span, "duplicate switch label");
+                                failed = true;
+                            }
+                            seen.push(v.clone());
+                            Some(v)
+                        }
+                        None => {
+                            self.error(l.span, "switch labels must be compile-time constants of the switched type");
+                            failed = true;
+                            None
+                        }
+                    }
+                }
+            };
+            let body = c.body.as_ref().map(|b| self.block_stmts(&b.stmts));
+            labels.push((label, body));
+        }
+        if failed {
+            return Err(());
+        }
+        let cases = resolve_fallthrough(labels);
+        let ex = self.to_ir(te);
+        Ok(ir::Stmt::SwitchValue { expr: ex, cases, span })
+    }
+
+    fn switch_action(&mut self, table: ir::TableId, cases: &'a [ast::SwitchCase], span: Span) -> R<ir::Stmt> {
+        let table_actions: Vec<ir::ActionId> = self.out.prog.tables.get(table.index()).map(|t| t.actions.iter().map(|a| a.action).collect()).unwrap_or_default();
+        let mut labels: Vec<(Option<ir::ActionId>, Option<Vec<ir::Stmt>>)> = vec![];
+        let mut failed = false;
+        for (i, c) in cases.iter().enumerate() {
+            let label = match &c.label {
+                None => {
+                    if i + 1 != cases.len() {
+                        self.error(c.span, "`default` must be the last switch label");
+                        failed = true;
+                    }
+                    None
+                }
+                Some(l) if matches!(l.kind, A::Default) => None,
+                Some(l) => match self.action_by_name(l) {
+                    Some(a) => {
+                        if !table_actions.contains(&a) && !self.check_mode_table_unknown(table) {
+                            self.error(l.span, "this action is not in the table's `actions` list");
+                            failed = true;
+                        }
+                        if labels.iter().any(|(x, _)| *x == Some(a)) {
+                            self.error(l.span, "duplicate switch label");
+                            failed = true;
+                        }
+                        Some(a)
+                    }
+                    None => {
+                        self.error(l.span, "labels of a `switch` on `action_run` must be action names");
+                        failed = true;
+                        None
+                    }
+                },
+            };
+            let body = c.body.as_ref().map(|b| self.block_stmts(&b.stmts));
+            labels.push((label, body));
+        }
+        if failed {
+            return Err(());
+        }
+        Ok(ir::Stmt::SwitchAction { table, cases: resolve_fallthrough(labels), span })
+    }
+
+    fn check_mode_table_unknown(&self, table: ir::TableId) -> bool {
+        self.out.prog.tables.get(table.index()).is_none()
+    }
+
+    /// The action an expression names (local or already-lowered top-level action).
+    pub fn action_by_name(&mut self, e: &'a ast::Expr) -> Option<ir::ActionId> {
+        let A::Name(p) = &e.kind else { return None };
+        if !p.global {
+            if let Some(Local::Action { id, .. }) = self.lookup_local(&p.name.name) {
+                return Some(*id);
+            }
+        }
+        match self.lookup_global(&p.name.name) {
+            Some(Global::Action(d)) => {
+                let d = *d;
+                self.global_action(d).ok()
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Give each fall-through label (no body) the body of the next label that has one.
+fn resolve_fallthrough<L>(labels: Vec<(L, Option<Vec<ir::Stmt>>)>) -> Vec<(L, Vec<ir::Stmt>)> {
+    let mut out: Vec<(L, Vec<ir::Stmt>)> = vec![];
+    let mut next: Vec<ir::Stmt> = vec![];
+    for (l, b) in labels.into_iter().rev() {
+        if let Some(b) = b {
+            next = b;
+        }
+        out.push((l, next.clone()));
+    }
+    out.reverse();
+    out
+}
+
+/// True if every path through `ss` ends in `return` (or `exit`).
+pub fn always_returns(ss: &[ir::Stmt]) -> bool {
+    ss.iter().any(|s| match s {
+        ir::Stmt::Return(..) | ir::Stmt::Exit(_) => true,
+        ir::Stmt::Block(b) => always_returns(b),
+        ir::Stmt::If { then, otherwise, .. } => always_returns(then) && always_returns(otherwise),
+        ir::Stmt::SwitchValue { cases, .. } => cases.iter().any(|(l, _)| l.is_none()) && cases.iter().all(|(_, b)| always_returns(b)),
+        _ => false,
+    })
+}
+
+/// Used by size arithmetic on `u64` counts.
+pub fn to_u64(v: &Value) -> Option<u64> {
+    crate::consteval::int_of(v).and_then(|x| x.to_u64())
+}
