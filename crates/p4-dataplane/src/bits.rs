@@ -1,0 +1,252 @@
+//! Bit-level arithmetic on P4 scalars.
+//!
+//! Invariant: a scalar of width `w` (1..=128) is carried in a `u128` holding its value in the low `w`
+//! bits, upper bits zero ("normalised"); signed values are two's complement in those `w` bits. Every
+//! function here takes normalised operands and returns a normalised result.
+
+/// All-ones mask of `width` bits (`width` may be 0..=128).
+#[inline]
+pub fn mask(width: u32) -> u128 {
+    if width >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << width) - 1
+    }
+}
+
+/// Interprets the low `width` bits of `v` as a two's-complement number.
+#[inline]
+pub fn sext(v: u128, width: u32) -> i128 {
+    if width == 0 {
+        0
+    } else if width >= 128 {
+        v as i128
+    } else {
+        let s = 128 - width;
+        ((v << s) as i128) >> s
+    }
+}
+
+/// Smallest and largest value of a signed `width`-bit integer.
+fn signed_range(width: u32) -> (i128, i128) {
+    if width >= 128 {
+        (i128::MIN, i128::MAX)
+    } else if width == 0 {
+        (0, 0)
+    } else {
+        (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+    }
+}
+
+/// `a |+| b`.
+pub fn add_sat(a: u128, b: u128, width: u32, signed: bool) -> u128 {
+    if signed {
+        let (lo, hi) = signed_range(width);
+        let r = sext(a, width).saturating_add(sext(b, width)).clamp(lo, hi);
+        (r as u128) & mask(width)
+    } else {
+        a.checked_add(b).map_or(mask(width), |s| s.min(mask(width)))
+    }
+}
+
+/// `a |-| b`.
+pub fn sub_sat(a: u128, b: u128, width: u32, signed: bool) -> u128 {
+    if signed {
+        let (lo, hi) = signed_range(width);
+        let r = sext(a, width).saturating_sub(sext(b, width)).clamp(lo, hi);
+        (r as u128) & mask(width)
+    } else {
+        a.saturating_sub(b)
+    }
+}
+
+/// `a << s`: shifting by the width or more gives 0.
+#[inline]
+pub fn shl(a: u128, s: u128, width: u32) -> u128 {
+    if s >= width as u128 {
+        0
+    } else {
+        (a << s) & mask(width)
+    }
+}
+
+/// `a >> s`: logical for unsigned, arithmetic (sign-filling) for signed operands.
+#[inline]
+pub fn shr(a: u128, s: u128, width: u32, signed: bool) -> u128 {
+    if signed {
+        let s = s.min(127) as u32;
+        ((sext(a, width) >> s) as u128) & mask(width)
+    } else if s >= width as u128 {
+        0
+    } else {
+        a >> s
+    }
+}
+
+/// Conversion between bit types: sign extension when widening a signed value, truncation otherwise.
+#[inline]
+pub fn cast(v: u128, from_width: u32, from_signed: bool, to_width: u32) -> u128 {
+    if from_signed && to_width > from_width {
+        (sext(v, from_width) as u128) & mask(to_width)
+    } else {
+        v & mask(to_width)
+    }
+}
+
+/// `v[hi:lo]`.
+#[inline]
+pub fn slice(v: u128, hi: u32, lo: u32) -> u128 {
+    (v >> lo) & mask(hi - lo + 1)
+}
+
+/// `v` with bits `hi..=lo` replaced by `x`.
+#[inline]
+pub fn set_slice(v: u128, hi: u32, lo: u32, x: u128) -> u128 {
+    let m = mask(hi - lo + 1) << lo;
+    (v & !m) | ((x << lo) & m)
+}
+
+/// Signed or unsigned `a < b`.
+#[inline]
+pub fn lt(a: u128, b: u128, width: u32, signed: bool) -> bool {
+    if signed {
+        sext(a, width) < sext(b, width)
+    } else {
+        a < b
+    }
+}
+
+/// Reads `width` (≤ 128) bits starting at bit `bit_off` (bit 0 = most significant bit of byte 0).
+/// Bits beyond the end of `buf` read as 0; callers check lengths first.
+pub fn read_bits(buf: &[u8], bit_off: usize, width: u32) -> u128 {
+    if bit_off % 8 == 0 && width % 8 == 0 {
+        let start = bit_off / 8;
+        let n = (width / 8) as usize;
+        let mut acc = 0u128;
+        for i in 0..n {
+            acc = (acc << 8) | u128::from(buf.get(start + i).copied().unwrap_or(0));
+        }
+        return acc;
+    }
+    let mut acc = 0u128;
+    let mut remaining = width;
+    let mut pos = bit_off;
+    while remaining > 0 {
+        let byte = buf.get(pos / 8).copied().unwrap_or(0);
+        let bit_in = (pos % 8) as u32;
+        let avail = 8 - bit_in;
+        let take = avail.min(remaining);
+        let bits = (u32::from(byte) >> (avail - take)) & ((1u32 << take) - 1);
+        acc = (acc << take) | u128::from(bits);
+        remaining -= take;
+        pos += take as usize;
+    }
+    acc
+}
+
+/// A growable bit string written most-significant-bit first (deparser output, hash input).
+#[derive(Clone, Debug, Default)]
+pub struct BitWriter {
+    pub bytes: Vec<u8>,
+    /// Number of valid bits in `bytes`.
+    pub bits: usize,
+}
+
+impl BitWriter {
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.bits = 0;
+    }
+
+    /// Appends the low `width` bits of `v`, most significant first.
+    pub fn push(&mut self, v: u128, width: u32) {
+        if self.bits % 8 == 0 && width % 8 == 0 {
+            for i in (0..width / 8).rev() {
+                self.bytes.push((v >> (i * 8)) as u8);
+            }
+            self.bits += width as usize;
+            return;
+        }
+        let mut remaining = width;
+        while remaining > 0 {
+            let bit_in = (self.bits % 8) as u32;
+            if bit_in == 0 {
+                self.bytes.push(0);
+            }
+            let free = 8 - bit_in;
+            let take = free.min(remaining);
+            let chunk = ((v >> (remaining - take)) & mask(take)) as u8;
+            if let Some(last) = self.bytes.last_mut() {
+                *last |= chunk << (free - take);
+            }
+            remaining -= take;
+            self.bits += take as usize;
+        }
+    }
+
+    /// Appends whole bytes.
+    pub fn push_bytes(&mut self, data: &[u8]) {
+        if self.bits % 8 == 0 {
+            self.bytes.extend_from_slice(data);
+            self.bits += data.len() * 8;
+        } else {
+            for &b in data {
+                self.push(u128::from(b), 8);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn saturating_arithmetic() {
+        assert_eq!(add_sat(200, 100, 8, false), 255);
+        assert_eq!(add_sat(20, 100, 8, false), 120);
+        assert_eq!(sub_sat(20, 100, 8, false), 0);
+        // int<8>: 100 + 100 saturates at 127; -100 - 100 at -128 (0x80)
+        assert_eq!(add_sat(100, 100, 8, true), 127);
+        assert_eq!(sub_sat(0x9c, 100, 8, true), 0x80);
+        assert_eq!(add_sat(u128::MAX, 1, 128, false), u128::MAX);
+    }
+
+    #[test]
+    fn shifts() {
+        assert_eq!(shl(0b1011, 2, 4), 0b1100);
+        assert_eq!(shl(1, 8, 8), 0);
+        assert_eq!(shr(0x80, 9, 8, false), 0);
+        assert_eq!(shr(0x80, 3, 8, true), 0xf0);
+        assert_eq!(shr(0x80, 200, 8, true), 0xff);
+        assert_eq!(shr(0x40, 200, 8, true), 0);
+    }
+
+    #[test]
+    fn casts_and_slices() {
+        assert_eq!(cast(0xff, 8, true, 16), 0xffff);
+        assert_eq!(cast(0xff, 8, false, 16), 0x00ff);
+        assert_eq!(cast(0x1234, 16, true, 8), 0x34);
+        assert_eq!(slice(0xabcd, 11, 4), 0xbc);
+        assert_eq!(set_slice(0xabcd, 11, 4, 0x12), 0xa12d);
+        assert!(lt(0xff, 0x01, 8, true));
+        assert!(!lt(0xff, 0x01, 8, false));
+    }
+
+    #[test]
+    fn bit_reading_and_writing() {
+        let buf = [0xab, 0xcd, 0xef];
+        assert_eq!(read_bits(&buf, 0, 16), 0xabcd);
+        assert_eq!(read_bits(&buf, 4, 8), 0xbc);
+        assert_eq!(read_bits(&buf, 3, 5), 0b01011);
+        assert_eq!(read_bits(&buf, 20, 8), 0xf0, "bits past the end read as zero");
+        let mut w = BitWriter::default();
+        w.push(0xa, 4);
+        w.push(0xbc, 8);
+        w.push(0b1, 1);
+        w.push(0b101, 3);
+        w.push_bytes(&[0x12]);
+        assert_eq!(w.bytes, vec![0xab, 0xcd, 0x12]);
+        assert_eq!(w.bits, 24);
+    }
+}

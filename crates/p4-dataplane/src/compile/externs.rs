@@ -1,0 +1,536 @@
+//! Extern methods and extern functions of `core.p4` and `v1model.p4`.
+
+
+use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Type, TypeDef, Value};
+
+use super::expr::{read_loc, Leaf, Write};
+use super::stmt::{push_varbit, serialize};
+use super::{unsupported, Compiler, FieldKind, Loc, R};
+use crate::bits::{self, mask};
+use crate::exec::{Ctx, ExternState, Flow, Prog, Run};
+use crate::hashing::Algorithm;
+
+/// The drop port of simple_switch.
+pub(crate) const DROP_PORT: u128 = 511;
+
+/// One header to emit: its valid slot and its fields.
+struct EmitHeader {
+    valid: usize,
+    fields: Vec<(usize, FieldKind)>,
+}
+
+impl Compiler<'_> {
+    fn enum_member(&self, e: &Expr) -> Option<&str> {
+        let ExprKind::Const(Value::Enum(t, i)) = &e.kind else { return None };
+        match self.ir.types.get(t.index()) {
+            Some(TypeDef::Enum { members, .. }) => members.get(*i as usize).map(|m| m.0.as_str()),
+            _ => None,
+        }
+    }
+
+    fn const_u64(&self, e: &Expr) -> Option<u64> {
+        match &e.kind {
+            ExprKind::Const(v) => self.scalar_value(v, &e.ty).ok().map(|x| x as u64),
+            _ => None,
+        }
+    }
+
+    fn algorithm(&self, e: &Expr) -> R<Algorithm> {
+        match self.enum_member(e).and_then(Algorithm::from_name) {
+            Some(a) => Ok(a),
+            None => unsupported("a hash algorithm that is not a constant HashAlgorithm member"),
+        }
+    }
+
+    fn arg<'e>(&self, call: &'e Call, i: usize) -> R<&'e Expr> {
+        match call.args.get(i) {
+            Some(a) => Ok(&a.expr),
+            None => unsupported(format!("{:?}: missing argument {i}", call.callee)),
+        }
+    }
+
+    fn data_leaves(&mut self, b: &BlockRef, e: &Expr) -> R<Vec<Leaf>> {
+        let mut out = Vec::new();
+        self.leaves(b, e, &mut out)?;
+        Ok(out)
+    }
+
+    /// Field-set index for the l-values listed in an old-style `data` argument (`clone3`, `resubmit`).
+    fn data_field_set(&mut self, b: &BlockRef, e: &Expr) -> R<usize> {
+        let items: Vec<&Expr> = match &e.kind {
+            ExprKind::Aggregate(items) => items.iter().collect(),
+            ExprKind::Cast(inner) => match &inner.kind {
+                ExprKind::Aggregate(items) => items.iter().collect(),
+                _ => vec![e],
+            },
+            _ => vec![e],
+        };
+        let mut ranges = Vec::new();
+        for it in items {
+            if it.is_lvalue() {
+                if let Ok(Loc::Static(s)) = self.loc(b, it) {
+                    ranges.push((s, self.size(&it.ty)?));
+                }
+            }
+        }
+        self.field_sets.push(ranges);
+        Ok(self.field_sets.len() - 1)
+    }
+
+    fn control_index(b: &BlockRef) -> Option<usize> {
+        match b {
+            BlockRef::Control(c) => Some(c.index()),
+            BlockRef::Parser(_) => None,
+        }
+    }
+
+    /// Compiles an extern call; `ret` receives a returned value when used as an expression.
+    pub(crate) fn extern_call(&mut self, b: &BlockRef, call: &Call, ret: Option<usize>) -> R<Run> {
+        match &call.callee {
+            Callee::Method { target, extern_type, method, .. } => self.method(b, call, target, extern_type, method, ret),
+            Callee::ExternFunction { name, .. } => self.extern_function(b, call, name),
+            _ => unsupported(format!("{:?} as an extern call", call.callee)),
+        }
+    }
+
+    fn method(&mut self, b: &BlockRef, call: &Call, target: &Expr, ty: &str, method: &str, ret: Option<usize>) -> R<Run> {
+        let id = match &target.kind {
+            ExprKind::Extern(id) => Some(id.index()),
+            _ => None,
+        };
+        let sm_len = self.sm.packet_length;
+        match (ty, method) {
+            ("packet_in", "extract") => {
+                let size = match call.args.get(1) {
+                    Some(a) => Some(self.scalar(b, &a.expr)?),
+                    None => None,
+                };
+                self.extract(b, self.arg(call, 0)?, size)
+            }
+            ("packet_in", "advance") => {
+                let n = self.scalar(b, self.arg(call, 0)?)?;
+                let short = self.errors.packet_too_short;
+                Ok(Box::new(move |p, c| {
+                    let n = n(p, c) as usize;
+                    if c.cursor + n > c.pkt.len() * 8 {
+                        return Flow::Reject(short);
+                    }
+                    c.cursor += n;
+                    Flow::Next
+                }))
+            }
+            ("packet_in", "lookahead") | ("packet_in", "length") => Ok(Box::new(|_, _| Flow::Next)),
+            ("packet_out", "emit") => self.emit(b, self.arg(call, 0)?),
+            ("register", "read") => {
+                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("register through a variable".into()))?;
+                let (out, idx): (Write, _) = if call.args.len() >= 2 {
+                    (self.writer(b, self.arg(call, 0)?)?, self.scalar(b, self.arg(call, 1)?)?)
+                } else {
+                    let slot = ret.ok_or_else(|| crate::DataplaneError::Unsupported("register.read result".into()))?;
+                    (super::expr::write_loc(&Loc::Static(slot)), self.scalar(b, self.arg(call, 0)?)?)
+                };
+                Ok(Box::new(move |p, c| {
+                    let i = idx(p, c) as usize;
+                    let v = match c.externs.get(id) {
+                        Some(ExternState::Register { cells, .. }) => cells.get(i).copied().unwrap_or(0),
+                        _ => 0,
+                    };
+                    out(p, c, v);
+                    Flow::Next
+                }))
+            }
+            ("register", "write") => {
+                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("register through a variable".into()))?;
+                let idx = self.scalar(b, self.arg(call, 0)?)?;
+                let v = self.scalar(b, self.arg(call, 1)?)?;
+                Ok(Box::new(move |p, c| {
+                    let i = idx(p, c) as usize;
+                    let x = v(p, c);
+                    if let Some(ExternState::Register { cells, width }) = c.externs.get_mut(id) {
+                        if let Some(cell) = cells.get_mut(i) {
+                            *cell = x & mask(*width);
+                        }
+                    }
+                    Flow::Next
+                }))
+            }
+            ("counter", "count") => {
+                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("counter through a variable".into()))?;
+                let idx = self.scalar(b, self.arg(call, 0)?)?;
+                Ok(Box::new(move |p, c| {
+                    let i = idx(p, c) as usize;
+                    let len = sm_len.map_or(0, |s| c.get(s)) as u64;
+                    if let Some(ExternState::Counter { cells }) = c.externs.get_mut(id) {
+                        if let Some(cell) = cells.get_mut(i) {
+                            cell.0 += 1;
+                            cell.1 += len;
+                        }
+                    }
+                    Flow::Next
+                }))
+            }
+            ("direct_counter", "count") => Ok(Box::new(|_, _| Flow::Next)),
+            ("meter", "execute_meter") => {
+                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("meter through a variable".into()))?;
+                let idx = self.scalar(b, self.arg(call, 0)?)?;
+                let out = self.writer(b, self.arg(call, 1)?)?;
+                Ok(Box::new(move |p, c| {
+                    let i = idx(p, c) as usize;
+                    let len = sm_len.map_or(0, |s| c.get(s)) as u32;
+                    let now = c.now_us as f64;
+                    let colour = match c.externs.get_mut(id) {
+                        Some(ExternState::Meter { bytes, cells }) => {
+                            let units = if *bytes { len } else { 1 };
+                            cells.get_mut(i).map_or(crate::meter::GREEN, |m| m.execute(units, now))
+                        }
+                        _ => crate::meter::GREEN,
+                    };
+                    out(p, c, colour);
+                    Flow::Next
+                }))
+            }
+            ("direct_meter", "read") => {
+                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("direct_meter through a variable".into()))?;
+                let out = self.writer(b, self.arg(call, 0)?)?;
+                Ok(Box::new(move |p, c| {
+                    let colour = match c.externs.get(id) {
+                        Some(ExternState::DirectMeter { colour, .. }) => *colour,
+                        _ => crate::meter::GREEN,
+                    };
+                    out(p, c, colour);
+                    Flow::Next
+                }))
+            }
+            _ => unsupported(format!("extern method {ty}.{method}")),
+        }
+    }
+
+    /// `pkt.extract(hdr)` / `pkt.extract(hdr, varbit_size)`.
+    fn extract(&mut self, b: &BlockRef, target: &Expr, size: Option<crate::exec::Ev>) -> R<Run> {
+        let fields = self.header_fields(&target.ty)?;
+        let fixed: usize = fields.iter().map(|(_, k)| if let FieldKind::Bits(w) = k { *w as usize } else { 0 }).sum();
+        let var_max: usize = fields.iter().map(|(_, k)| if let FieldKind::Varbit(m) = k { *m as usize } else { 0 }).sum();
+        let (short, oob, too_short) = (self.errors.packet_too_short, self.errors.stack_out_of_bounds, self.errors.header_too_short);
+        // `stack.next` extraction advances nextIndex; other targets are plain locations.
+        let (dest, next): (crate::exec::DynSlot, Option<(crate::exec::DynSlot, u128, usize)>) = match &target.kind {
+            ExprKind::StackNext(stack) => {
+                let Type::Stack(elem, n) = &stack.ty else { return unsupported("next of a non-stack") };
+                let es = self.size(elem)?;
+                let base = self.loc(b, stack)?.resolver();
+                (self.loc(b, target)?.resolver(), Some((base, u128::from(*n), es)))
+            }
+            _ => (self.loc(b, target)?.resolver(), None),
+        };
+        let fix = self.union_fixup(b, target)?;
+        Ok(Box::new(move |p, c| {
+            let Some(base) = dest(p, c) else { return Flow::Reject(oob) };
+            let vlen = size.as_ref().map_or(0, |s| s(p, c) as usize);
+            if vlen > var_max {
+                return Flow::Reject(too_short);
+            }
+            if c.cursor + fixed + vlen > c.pkt.len() * 8 {
+                return Flow::Reject(short);
+            }
+            c.set(base, 1);
+            let mut pos = c.cursor;
+            for &(off, kind) in &fields {
+                match kind {
+                    FieldKind::Bits(w) => {
+                        let v = bits::read_bits(&c.pkt, pos, w);
+                        c.set(base + off, v);
+                        pos += w as usize;
+                    }
+                    FieldKind::Varbit(_) => {
+                        c.set(base + off, vlen as u128);
+                        let mut left = vlen;
+                        let mut k = 1;
+                        while left > 0 {
+                            let take = left.min(128);
+                            let v = bits::read_bits(&c.pkt, pos, take as u32);
+                            c.set(base + off + k, v);
+                            pos += take;
+                            left -= take;
+                            k += 1;
+                        }
+                    }
+                }
+            }
+            c.cursor = pos;
+            if let Some((sb, _, _)) = &next {
+                if let Some(s) = sb(p, c) {
+                    let ni = c.get(s);
+                    c.set(s, ni + 1);
+                }
+            }
+            if let Some(f) = &fix {
+                f(p, c);
+            }
+            Flow::Next
+        }))
+    }
+
+    fn emit_plan(&mut self, loc: &Loc, ty: &Type, out: &mut Vec<EmitHeader>) -> R<()> {
+        let Loc::Static(base) = loc else { return unsupported("emit of a dynamically indexed header") };
+        match ty {
+            Type::Stack(elem, n) => {
+                let es = self.size(elem)?;
+                for i in 0..*n as usize {
+                    self.emit_plan(&Loc::Static(base + 1 + i * es), elem, out)?;
+                }
+            }
+            _ if self.is_header(ty) => {
+                let fields = self.header_fields(ty)?.into_iter().map(|(off, k)| (base + off, k)).collect();
+                out.push(EmitHeader { valid: *base, fields });
+            }
+            _ => {
+                let n = self.type_def(ty).map_or(0, |d| d.fields().len());
+                for i in 0..n {
+                    let (off, fty) = self.field_offset(ty, i as u32)?;
+                    self.emit_plan(&Loc::Static(base + off), &fty, out)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, b: &BlockRef, e: &Expr) -> R<Run> {
+        let loc = self.loc(b, e)?;
+        let mut plan = Vec::new();
+        self.emit_plan(&loc, &e.ty, &mut plan)?;
+        Ok(Box::new(move |p, c| {
+            for h in &plan {
+                if c.get(h.valid) == 0 {
+                    continue;
+                }
+                let mut out = std::mem::take(&mut c.out);
+                for &(slot, kind) in &h.fields {
+                    match kind {
+                        FieldKind::Bits(w) => out.push(c.get(slot), w),
+                        FieldKind::Varbit(_) => push_varbit(p, c, &Loc::Static(slot), &mut out),
+                    }
+                }
+                c.out = out;
+            }
+            Flow::Next
+        }))
+    }
+
+    fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<Run> {
+        let sm = self.sm.clone();
+        let here = Self::control_index(b);
+        let block_name = match b {
+            BlockRef::Parser(p) => self.ir.parsers.get(p.index()).map(|x| x.block.name.clone()),
+            BlockRef::Control(c) => self.ir.controls.get(c.index()).map(|x| x.block.name.clone()),
+        }
+        .unwrap_or_default();
+        match name {
+            "mark_to_drop" => Ok(Box::new(move |_, c| {
+                if let Some(s) = sm.egress_spec {
+                    c.set(s, DROP_PORT);
+                }
+                if let Some(s) = sm.mcast_grp {
+                    c.set(s, 0);
+                }
+                c.fx.marked_in = here;
+                Flow::Next
+            })),
+            "verify" => {
+                let cond = self.scalar(b, self.arg(call, 0)?)?;
+                let err = self.scalar(b, self.arg(call, 1)?)?;
+                Ok(Box::new(move |p, c| if cond(p, c) == 0 { Flow::Reject(err(p, c) as u32) } else { Flow::Next }))
+            }
+            "verify_checksum" | "verify_checksum_with_payload" | "update_checksum" | "update_checksum_with_payload" => {
+                let payload = name.ends_with("_with_payload");
+                let cond = self.scalar(b, self.arg(call, 0)?)?;
+                let leaves = self.data_leaves(b, self.arg(call, 1)?)?;
+                let sum_e = self.arg(call, 2)?;
+                let (w, _) = self.width(&sum_e.ty);
+                let algo = self.algorithm(self.arg(call, 3)?)?;
+                if name.starts_with("verify") {
+                    let expected = self.scalar(b, sum_e)?;
+                    let flag = sm.checksum_error;
+                    Ok(Box::new(move |p, c| {
+                        if cond(p, c) != 0 {
+                            let got = checksum(p, c, &leaves, payload, algo) & mask(w);
+                            if got != expected(p, c) {
+                                if let Some(s) = flag {
+                                    c.set(s, 1);
+                                }
+                            }
+                        }
+                        Flow::Next
+                    }))
+                } else {
+                    let out = self.writer(b, sum_e)?;
+                    Ok(Box::new(move |p, c| {
+                        if cond(p, c) != 0 {
+                            let v = checksum(p, c, &leaves, payload, algo) & mask(w);
+                            out(p, c, v);
+                        }
+                        Flow::Next
+                    }))
+                }
+            }
+            "hash" => {
+                let res = self.arg(call, 0)?;
+                let (w, _) = self.width(&res.ty);
+                let out = self.writer(b, res)?;
+                let algo = self.algorithm(self.arg(call, 1)?)?;
+                let base = self.scalar(b, self.arg(call, 2)?)?;
+                let leaves = self.data_leaves(b, self.arg(call, 3)?)?;
+                let max = self.scalar(b, self.arg(call, 4)?)?;
+                Ok(Box::new(move |p, c| {
+                    let h = checksum(p, c, &leaves, false, algo);
+                    let (bv, mv) = (base(p, c), max(p, c));
+                    let r = if mv >= 1 { bv.wrapping_add(h % mv) } else { bv };
+                    out(p, c, r & mask(w));
+                    Flow::Next
+                }))
+            }
+            "random" => {
+                let res = self.arg(call, 0)?;
+                let (w, _) = self.width(&res.ty);
+                let out = self.writer(b, res)?;
+                let lo = self.scalar(b, self.arg(call, 1)?)?;
+                let hi = self.scalar(b, self.arg(call, 2)?)?;
+                Ok(Box::new(move |p, c| {
+                    let (l, h) = (lo(p, c), hi(p, c));
+                    let r = u128::from(c.random());
+                    let v = if h > l { l + r % (h - l + 1) } else { l };
+                    out(p, c, v & mask(w));
+                    Flow::Next
+                }))
+            }
+            "digest" => {
+                let receiver = self.scalar(b, self.arg(call, 0)?)?;
+                let leaves = self.data_leaves(b, self.arg(call, 1)?)?;
+                Ok(Box::new(move |p, c| {
+                    let r = receiver(p, c);
+                    let vals = leaf_values(p, c, &leaves);
+                    c.log.push(format!("digest {r}: {vals}"));
+                    Flow::Next
+                }))
+            }
+            "log_msg" => {
+                let msg = match &self.arg(call, 0)?.kind {
+                    ExprKind::Const(Value::String(s)) => s.clone(),
+                    _ => return unsupported("log_msg with a non-constant message"),
+                };
+                let leaves = match call.args.get(1) {
+                    Some(a) => self.data_leaves(b, &a.expr)?,
+                    None => Vec::new(),
+                };
+                Ok(Box::new(move |p, c| {
+                    let mut line = String::new();
+                    let mut parts = msg.split("{}");
+                    line.push_str(parts.next().unwrap_or(""));
+                    let mut vals = leaves.iter();
+                    for part in parts {
+                        match vals.next() {
+                            Some(Leaf::Scalar(ev, _)) => line.push_str(&ev(p, c).to_string()),
+                            Some(Leaf::Varbit(_)) => line.push_str("<varbit>"),
+                            None => line.push_str("{}"),
+                        }
+                        line.push_str(part);
+                    }
+                    c.log.push(line);
+                    Flow::Next
+                }))
+            }
+            "assert" | "assume" => {
+                let cond = self.scalar(b, self.arg(call, 0)?)?;
+                let what = format!("{name} failed in {block_name}");
+                Ok(Box::new(move |p, c| {
+                    if cond(p, c) == 0 {
+                        c.fx.aborted = Some(what.clone());
+                        return Flow::Abort;
+                    }
+                    Flow::Next
+                }))
+            }
+            "truncate" => {
+                let len = self.scalar(b, self.arg(call, 0)?)?;
+                Ok(Box::new(move |p, c| {
+                    let l = len(p, c) as u32;
+                    c.fx.truncate = Some(l);
+                    Flow::Next
+                }))
+            }
+            "clone" | "clone3" | "clone_preserving_field_list" => {
+                let session = self.scalar(b, self.arg(call, 1)?)?;
+                let set = match name {
+                    "clone" => 0,
+                    "clone3" => self.data_field_set(b, self.arg(call, 2)?)?,
+                    _ => {
+                        let idx = self.const_u64(self.arg(call, 2)?).ok_or_else(|| {
+                            crate::DataplaneError::Unsupported("clone_preserving_field_list index must be constant".into())
+                        })?;
+                        self.field_list(idx)?
+                    }
+                };
+                Ok(Box::new(move |p, c| {
+                    let s = session(p, c) as u32;
+                    c.fx.clone = Some((s, set));
+                    Flow::Next
+                }))
+            }
+            "resubmit" | "resubmit_preserving_field_list" | "recirculate" | "recirculate_preserving_field_list" => {
+                let set = if name.ends_with("_preserving_field_list") {
+                    let idx = self.const_u64(self.arg(call, 0)?).ok_or_else(|| {
+                        crate::DataplaneError::Unsupported(format!("{name} index must be constant"))
+                    })?;
+                    self.field_list(idx)?
+                } else {
+                    match call.args.first() {
+                        Some(a) => self.data_field_set(b, &a.expr)?,
+                        None => 0,
+                    }
+                };
+                let resubmit = name.starts_with("resubmit");
+                Ok(Box::new(move |_, c| {
+                    if resubmit {
+                        c.fx.resubmit = Some(set);
+                    } else {
+                        c.fx.recirculate = Some(set);
+                    }
+                    Flow::Next
+                }))
+            }
+            _ => unsupported(format!("extern function `{name}`")),
+        }
+    }
+}
+
+/// Computes `algo` over the serialised leaves (and payload).
+fn checksum(p: &Prog, c: &mut Ctx, leaves: &[Leaf], payload: bool, algo: Algorithm) -> u128 {
+    serialize(p, c, leaves, payload);
+    let data = std::mem::take(&mut c.scratch);
+    let mut rng = c.rng;
+    let mut next = || {
+        rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let v = algo.compute(&data.bytes, &mut next);
+    c.rng = rng;
+    c.scratch = data;
+    v
+}
+
+fn leaf_values(p: &Prog, c: &mut Ctx, leaves: &[Leaf]) -> String {
+    let mut parts = Vec::new();
+    for leaf in leaves {
+        match leaf {
+            Leaf::Scalar(ev, _) => parts.push(format!("0x{:x}", ev(p, c))),
+            Leaf::Varbit(loc) => {
+                let mut w = bits::BitWriter::default();
+                push_varbit(p, c, loc, &mut w);
+                parts.push(w.bytes.iter().map(|b| format!("{b:02x}")).collect());
+            }
+        }
+    }
+    let _ = read_loc;
+    parts.join(", ")
+}

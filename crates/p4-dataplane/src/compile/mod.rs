@@ -1,0 +1,348 @@
+//! Compiles the IR into closures over flat frame slots ([`crate::exec`]).
+//!
+//! Layout invariants (relied on by every closure built here):
+//! - every variable of every block gets a contiguous slot range, laid out depth-first: a header is
+//!   `[valid, fields...]`, a struct `[fields...]`, a union `[member headers...]`, a stack
+//!   `[nextIndex, elements...]`, a varbit `[length in bits, 128-bit chunks...]`, a scalar one slot;
+//! - so two values of the same type have isomorphic ranges and copying a value is a slot-range copy;
+//! - the `hdr`, `meta` and `standard_metadata` parameters of the six V1Switch blocks share one range
+//!   each (v1model passes them from block to block, so aliasing equals copy-in/copy-out);
+//! - headers are invalidated by zeroing their range, so reading a field of an invalid header gives 0.
+
+mod expr;
+mod externs;
+mod stmt;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use num_bigint::BigInt;
+use num_traits::ToPrimitive;
+use p4_ir::{BlockRef, Program, Type, TypeDef, Value, VarId};
+
+use crate::bits::mask;
+use crate::exec::{DynSlot, ErrorCodes, StdMeta};
+use crate::DataplaneError;
+
+pub(crate) use externs::DROP_PORT;
+pub(crate) use stmt::{build_prog, run_control, run_parser};
+
+pub(crate) type R<T> = Result<T, DataplaneError>;
+
+pub(crate) fn unsupported<T>(what: impl Into<String>) -> R<T> {
+    Err(DataplaneError::Unsupported(what.into()))
+}
+
+/// Where a value lives.
+#[derive(Clone)]
+pub(crate) enum Loc {
+    Static(usize),
+    /// Computed per packet (dynamic stack index); `None` when out of range.
+    Dyn(DynSlot),
+    /// `_` as an out argument.
+    Discard,
+}
+
+impl Loc {
+    pub(crate) fn offset(&self, off: usize) -> Loc {
+        match self {
+            Loc::Static(s) => Loc::Static(s + off),
+            Loc::Dyn(d) => {
+                let d = d.clone();
+                Loc::Dyn(Arc::new(move |p, c| d(p, c).map(|s| s + off)))
+            }
+            Loc::Discard => Loc::Discard,
+        }
+    }
+
+    pub(crate) fn resolver(&self) -> DynSlot {
+        match self {
+            Loc::Static(s) => {
+                let s = *s;
+                Arc::new(move |_, _| Some(s))
+            }
+            Loc::Dyn(d) => d.clone(),
+            Loc::Discard => Arc::new(|_, _| None),
+        }
+    }
+}
+
+/// One field of a header as laid out in the frame.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum FieldKind {
+    Bits(u32),
+    Varbit(u32),
+}
+
+pub(crate) struct Compiler<'a> {
+    pub ir: &'a Program,
+    sizes: HashMap<Type, usize>,
+    pub next_slot: usize,
+    pub parser_vars: Vec<Vec<usize>>,
+    pub control_vars: Vec<Vec<usize>>,
+    pub field_sets: Vec<Vec<(usize, usize)>>,
+    /// `@field_list(N)` → field set index.
+    pub field_lists: HashMap<u64, usize>,
+    /// User metadata `(base, type)`, the home of `@field_list` fields.
+    pub meta: Option<(usize, Type)>,
+    pub sm: StdMeta,
+    pub errors: ErrorCodes,
+    /// Return slot of the function being compiled.
+    pub current_ret: Option<usize>,
+}
+
+impl<'a> Compiler<'a> {
+    pub(crate) fn new(ir: &'a Program) -> Compiler<'a> {
+        let code = |name: &str, default: u32| ir.error_code(name).unwrap_or(default);
+        Compiler {
+            ir,
+            sizes: HashMap::new(),
+            next_slot: 0,
+            parser_vars: Vec::new(),
+            control_vars: Vec::new(),
+            field_sets: vec![Vec::new()],
+            field_lists: HashMap::new(),
+            meta: None,
+            sm: StdMeta::default(),
+            errors: ErrorCodes {
+                packet_too_short: code("PacketTooShort", 1),
+                no_match: code("NoMatch", 2),
+                stack_out_of_bounds: code("StackOutOfBounds", 3),
+                header_too_short: code("HeaderTooShort", 4),
+                parser_timeout: code("ParserTimeout", 5),
+            },
+            current_ret: None,
+        }
+    }
+
+    pub(crate) fn alloc(&mut self, ty: &Type) -> R<usize> {
+        let base = self.next_slot;
+        self.next_slot += self.size(ty)?;
+        Ok(base)
+    }
+
+    /// Number of frame slots a value of `ty` occupies.
+    pub(crate) fn size(&mut self, ty: &Type) -> R<usize> {
+        if let Some(s) = self.sizes.get(ty) {
+            return Ok(*s);
+        }
+        let s = match ty {
+            Type::Bool | Type::Error | Type::MatchKind => 1,
+            Type::Bits { width, .. } => {
+                if *width > 128 {
+                    return unsupported(format!("bit<{width}>: values wider than 128 bits"));
+                }
+                1
+            }
+            Type::Varbit(max) => 1 + (*max as usize).div_ceil(128).max(1),
+            Type::InfInt | Type::String | Type::Void => 0,
+            Type::Named(id) => match self.ir.types.get(id.index()) {
+                Some(TypeDef::Struct { fields, .. }) | Some(TypeDef::Union { fields, .. }) => {
+                    let mut n = 0;
+                    for f in fields {
+                        n += self.size(&f.ty)?;
+                    }
+                    n
+                }
+                Some(TypeDef::Header { fields, .. }) => {
+                    let mut n = 1;
+                    for f in fields {
+                        n += self.size(&f.ty)?;
+                    }
+                    n
+                }
+                Some(TypeDef::Enum { .. }) => 1,
+                Some(TypeDef::Extern { .. }) => 0,
+                None => return unsupported(format!("unknown type id {}", id.0)),
+            },
+            Type::Stack(elem, n) => 1 + self.size(elem)? * (*n as usize),
+            Type::Tuple(items) => {
+                let mut n = 0;
+                for t in items {
+                    n += self.size(t)?;
+                }
+                n
+            }
+        };
+        self.sizes.insert(ty.clone(), s);
+        Ok(s)
+    }
+
+    pub(crate) fn type_def(&self, ty: &Type) -> Option<&'a TypeDef> {
+        match ty {
+            Type::Named(id) => self.ir.types.get(id.index()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn is_header(&self, ty: &Type) -> bool {
+        matches!(self.type_def(ty), Some(TypeDef::Header { .. }))
+    }
+
+    /// True for types held in a single slot.
+    pub(crate) fn is_scalar(&self, ty: &Type) -> bool {
+        match ty {
+            Type::Bool | Type::Bits { .. } | Type::Error | Type::MatchKind | Type::InfInt => true,
+            Type::Named(_) => matches!(self.type_def(ty), Some(TypeDef::Enum { .. })),
+            _ => false,
+        }
+    }
+
+    /// Width and signedness of a scalar type.
+    pub(crate) fn width(&self, ty: &Type) -> (u32, bool) {
+        match ty {
+            Type::Bool => (1, false),
+            Type::Bits { width, signed } => (*width, *signed),
+            Type::InfInt => (128, true),
+            Type::Named(_) => match self.type_def(ty) {
+                Some(TypeDef::Enum { underlying: Some(u), .. }) => self.width(u),
+                _ => (32, false),
+            },
+            _ => (32, false),
+        }
+    }
+
+    /// Offset (in slots) and type of field `index` of a struct, header, union or tuple.
+    pub(crate) fn field_offset(&mut self, ty: &Type, index: u32) -> R<(usize, Type)> {
+        let fields: Vec<Type> = match ty {
+            Type::Tuple(items) => items.clone(),
+            _ => match self.type_def(ty) {
+                Some(d) => d.fields().iter().map(|f| f.ty.clone()).collect(),
+                None => return unsupported(format!("field access on {ty:?}")),
+            },
+        };
+        let mut off = usize::from(self.is_header(ty));
+        for (i, f) in fields.iter().enumerate() {
+            if i as u32 == index {
+                return Ok((off, f.clone()));
+            }
+            off += self.size(f)?;
+        }
+        unsupported(format!("field {index} of {ty:?} does not exist"))
+    }
+
+    /// The fields of a header type with their slot offsets (relative to the header's base).
+    pub(crate) fn header_fields(&mut self, ty: &Type) -> R<Vec<(usize, FieldKind)>> {
+        let Some(TypeDef::Header { fields, .. }) = self.type_def(ty) else {
+            return unsupported(format!("{ty:?} is not a header"));
+        };
+        let mut out = Vec::new();
+        let mut off = 1;
+        for f in fields {
+            let kind = match &f.ty {
+                Type::Varbit(m) => FieldKind::Varbit(*m),
+                t => FieldKind::Bits(self.width(t).0),
+            };
+            out.push((off, kind));
+            off += self.size(&f.ty)?;
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn var_slot(&self, b: &BlockRef, v: VarId) -> R<usize> {
+        let table = match b {
+            BlockRef::Parser(p) => self.parser_vars.get(p.index()),
+            BlockRef::Control(c) => self.control_vars.get(c.index()),
+        };
+        table
+            .and_then(|t| t.get(v.index()))
+            .copied()
+            .ok_or_else(|| DataplaneError::Invalid(format!("variable {} has no slot in {b:?}", v.0)))
+    }
+
+    pub(crate) fn var_type(&self, b: &BlockRef, v: VarId) -> Option<&'a Type> {
+        let block = match b {
+            BlockRef::Parser(p) => &self.ir.parsers.get(p.index())?.block,
+            BlockRef::Control(c) => &self.ir.controls.get(c.index())?.block,
+        };
+        block.vars.get(v.index()).map(|v| &v.ty)
+    }
+
+    /// A compile-time value as a normalised scalar of type `ty`.
+    pub(crate) fn scalar_value(&self, v: &Value, ty: &Type) -> R<u128> {
+        let (w, _) = self.width(ty);
+        Ok(match v {
+            Value::Bool(b) => u128::from(*b),
+            Value::Bits { value, width, .. } => big_to_u128(value, *width),
+            Value::InfInt(value) => big_to_u128(value, w),
+            Value::Error(c) => u128::from(*c),
+            Value::MatchKind(k) => u128::from(*k),
+            Value::Enum(t, i) => match self.ir.types.get(t.index()) {
+                Some(TypeDef::Enum { underlying: Some(u), members, .. }) => {
+                    let (uw, _) = self.width(u);
+                    members.get(*i as usize).and_then(|m| m.1.as_ref()).map_or(0, |x| big_to_u128(x, uw))
+                }
+                _ => u128::from(*i),
+            },
+            Value::String(_) | Value::Aggregate { .. } => return unsupported(format!("{v:?} as a scalar")),
+        })
+    }
+
+    /// Flattens a compile-time value of type `ty` into slots.
+    pub(crate) fn flatten_value(&mut self, v: &Value, ty: &Type, out: &mut Vec<u128>) -> R<()> {
+        if self.is_scalar(ty) {
+            out.push(self.scalar_value(v, ty)?);
+            return Ok(());
+        }
+        match (v, ty) {
+            (Value::Aggregate { valid, fields }, _) => {
+                let tys: Vec<Type> = match ty {
+                    Type::Tuple(t) => t.clone(),
+                    _ => self.type_def(ty).map(|d| d.fields().iter().map(|f| f.ty.clone()).collect()).unwrap_or_default(),
+                };
+                if self.is_header(ty) {
+                    out.push(u128::from(*valid));
+                }
+                if tys.len() != fields.len() {
+                    return unsupported(format!("constant {v:?} does not fit {ty:?}"));
+                }
+                for (fv, ft) in fields.iter().zip(&tys) {
+                    self.flatten_value(fv, ft, out)?;
+                }
+                Ok(())
+            }
+            _ => unsupported(format!("constant {v:?} of type {ty:?}")),
+        }
+    }
+
+    /// Slot ranges of the user-metadata fields annotated `@field_list(index)`.
+    pub(crate) fn field_list(&mut self, index: u64) -> R<usize> {
+        if let Some(i) = self.field_lists.get(&index) {
+            return Ok(*i);
+        }
+        let mut ranges = Vec::new();
+        if let Some((base, ty)) = self.meta.clone() {
+            let fields = self.type_def(&ty).map(|d| d.fields().to_vec()).unwrap_or_default();
+            for (i, f) in fields.iter().enumerate() {
+                let tagged = f.annotations.iter().any(|a| {
+                    a.name == "field_list"
+                        && a.args.iter().any(|v| match v {
+                            Value::Bits { value, .. } | Value::InfInt(value) => value.to_u64() == Some(index),
+                            _ => false,
+                        })
+                });
+                if tagged {
+                    let (off, fty) = self.field_offset(&ty, i as u32)?;
+                    let len = self.size(&fty)?;
+                    ranges.push((base + off, len));
+                }
+            }
+        }
+        self.field_sets.push(ranges);
+        let id = self.field_sets.len() - 1;
+        self.field_lists.insert(index, id);
+        Ok(id)
+    }
+}
+
+/// Two's-complement truncation of a big integer to `width` bits.
+pub(crate) fn big_to_u128(v: &BigInt, width: u32) -> u128 {
+    let m = mask(width);
+    let masked = v & BigInt::from(m);
+    masked.to_u128().unwrap_or(0)
+}
+
+/// A compile-time scalar value of type `ty` (used for control-plane-visible constants).
+pub(crate) fn const_scalar(ir: &Program, v: &Value, ty: &Type) -> R<u128> {
+    Compiler::new(ir).scalar_value(v, ty)
+}

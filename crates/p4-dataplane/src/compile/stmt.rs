@@ -1,0 +1,889 @@
+//! Statements, calls with copy-in/copy-out, tables, parsers, controls, and the whole-program build.
+
+
+use p4_ir::{Arg, BlockRef, Builtin, Callee, Direction, Expr, ExprKind, MatchKind, PackageArg, Program, Stmt, Type, TypeDef};
+
+use super::expr::{copy_src, Leaf, Write};
+use super::{unsupported, Compiler, Loc, R};
+use crate::bits;
+use crate::exec::{
+    ControlProg, Ctx, Flow, KeyMatch, ParserProg, Prog, Run, StateProg, TableActionProg, TableKeyProg, TableProg,
+    Target, TransitionProg,
+};
+
+pub(crate) fn seq(runs: Vec<Run>) -> Run {
+    match runs.len() {
+        0 => Box::new(|_, _| Flow::Next),
+        1 => runs.into_iter().next().unwrap_or_else(|| Box::new(|_, _| Flow::Next)),
+        _ => Box::new(move |p, c| {
+            for r in &runs {
+                let f = r(p, c);
+                if f != Flow::Next {
+                    return f;
+                }
+            }
+            Flow::Next
+        }),
+    }
+}
+
+/// A copy-in step and a copy-out step for one parameter.
+struct ParamCopy {
+    copy_in: Option<Run>,
+    copy_out: Option<Run>,
+}
+
+impl Compiler<'_> {
+    pub(crate) fn block(&mut self, b: &BlockRef, stmts: &[Stmt]) -> R<Run> {
+        let mut runs = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            runs.push(self.stmt(b, s)?);
+        }
+        Ok(seq(runs))
+    }
+
+    /// `dst = src` for a value of type `ty` at locations.
+    fn assign_to(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
+        if self.is_scalar(&lhs.ty) {
+            let w = self.writer(b, lhs)?;
+            let v = self.scalar(b, rhs)?;
+            return Ok(Box::new(move |p, c| {
+                let x = v(p, c);
+                w(p, c, x);
+                Flow::Next
+            }));
+        }
+        let len = self.size(&lhs.ty)?;
+        let dst = self.loc(b, lhs)?.resolver();
+        let src = copy_src(&self.agg_src(b, rhs)?, len);
+        let fix = self.union_fixup(b, lhs)?;
+        Ok(Box::new(move |p, c| {
+            if let Some(d) = dst(p, c) {
+                src(p, c, d);
+            }
+            if let Some(f) = &fix {
+                f(p, c);
+            }
+            Flow::Next
+        }))
+    }
+
+    /// If `target` is a member of a header union: a step that invalidates the other members when
+    /// `target` is valid.
+    pub(crate) fn union_fixup(&mut self, b: &BlockRef, target: &Expr) -> R<Option<Run>> {
+        let ExprKind::Field(parent, idx) = &target.kind else { return Ok(None) };
+        let Some(TypeDef::Union { fields, .. }) = self.type_def(&parent.ty) else { return Ok(None) };
+        let n = fields.len();
+        let base = self.loc(b, parent)?.resolver();
+        let mut me = 0;
+        let mut others = Vec::new();
+        for i in 0..n {
+            let (off, fty) = self.field_offset(&parent.ty, i as u32)?;
+            if i as u32 == *idx {
+                me = off;
+            } else {
+                others.push((off, self.size(&fty)?));
+            }
+        }
+        Ok(Some(Box::new(move |p, c| {
+            if let Some(s) = base(p, c) {
+                if c.get(s + me) != 0 {
+                    for &(off, len) in &others {
+                        c.zero(s + off, len);
+                    }
+                }
+            }
+            Flow::Next
+        })))
+    }
+
+    fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
+        Ok(match s {
+            Stmt::VarInit { var, init, .. } => {
+                let slot = self.var_slot(b, *var)?;
+                let ty = self.var_type(b, *var).cloned().unwrap_or(Type::Void);
+                let len = self.size(&ty)?;
+                match init {
+                    Some(e) if self.is_scalar(&ty) => {
+                        let v = self.scalar(b, e)?;
+                        Box::new(move |p, c| {
+                            let x = v(p, c);
+                            c.set(slot, x);
+                            Flow::Next
+                        })
+                    }
+                    Some(e) => {
+                        let src = copy_src(&self.agg_src(b, e)?, len);
+                        Box::new(move |p, c| {
+                            src(p, c, slot);
+                            Flow::Next
+                        })
+                    }
+                    None => Box::new(move |_, c| {
+                        c.zero(slot, len);
+                        Flow::Next
+                    }),
+                }
+            }
+            Stmt::Assign { lhs, rhs, .. } => self.assign_to(b, lhs, rhs)?,
+            Stmt::Call(call) => self.call_stmt(b, call)?,
+            Stmt::ApplyTable { table, .. } => {
+                let t = table.index();
+                Box::new(move |p, c| TableProg::apply(p, c, t).flow)
+            }
+            Stmt::ApplyBlock { block, args, .. } => self.apply_block(b, block, args)?,
+            Stmt::If { cond, then, otherwise, .. } => {
+                let cnd = self.scalar(b, cond)?;
+                let t = self.block(b, then)?;
+                let e = self.block(b, otherwise)?;
+                Box::new(move |p, c| if cnd(p, c) != 0 { t(p, c) } else { e(p, c) })
+            }
+            Stmt::SwitchAction { table, cases, .. } => {
+                let t = table.index();
+                let mut arms = Vec::new();
+                let mut default = None;
+                for (a, body) in cases {
+                    let run = self.block(b, body)?;
+                    match a {
+                        Some(a) => arms.push((a.index(), run)),
+                        None => default = Some(run),
+                    }
+                }
+                Box::new(move |p, c| {
+                    let out = TableProg::apply(p, c, t);
+                    if out.flow != Flow::Next {
+                        return out.flow;
+                    }
+                    match arms.iter().find(|(a, _)| *a == out.action) {
+                        Some((_, run)) => run(p, c),
+                        None => default.as_ref().map_or(Flow::Next, |d| d(p, c)),
+                    }
+                })
+            }
+            Stmt::SwitchValue { expr, cases, .. } => {
+                let v = self.scalar(b, expr)?;
+                let mut arms = Vec::new();
+                let mut default = None;
+                for (label, body) in cases {
+                    let run = self.block(b, body)?;
+                    match label {
+                        Some(l) => arms.push((self.scalar_value(l, &expr.ty)?, run)),
+                        None => default = Some(run),
+                    }
+                }
+                Box::new(move |p, c| {
+                    let x = v(p, c);
+                    match arms.iter().find(|(l, _)| *l == x) {
+                        Some((_, run)) => run(p, c),
+                        None => default.as_ref().map_or(Flow::Next, |d| d(p, c)),
+                    }
+                })
+            }
+            Stmt::Block(stmts) => self.block(b, stmts)?,
+            Stmt::Exit(_) => Box::new(|_, _| Flow::Exit),
+            Stmt::Return(value, _) => {
+                let store = match value {
+                    Some(e) => Some(self.return_store(b, e)?),
+                    None => None,
+                };
+                Box::new(move |p, c| {
+                    if let Some(st) = &store {
+                        st(p, c);
+                    }
+                    Flow::Return
+                })
+            }
+            Stmt::For { init, cond, update, body, .. } => {
+                let init = self.block(b, init)?;
+                let cond = match cond {
+                    Some(e) => Some(self.scalar(b, e)?),
+                    None => None,
+                };
+                let update = self.block(b, update)?;
+                let body = self.block(b, body)?;
+                Box::new(move |p, c| {
+                    let f = init(p, c);
+                    if f != Flow::Next {
+                        return f;
+                    }
+                    loop {
+                        if let Some(cnd) = &cond {
+                            if cnd(p, c) == 0 {
+                                return Flow::Next;
+                            }
+                        }
+                        match body(p, c) {
+                            Flow::Next | Flow::Continue => {}
+                            Flow::Break => return Flow::Next,
+                            other => return other,
+                        }
+                        let f = update(p, c);
+                        if f != Flow::Next {
+                            return f;
+                        }
+                    }
+                })
+            }
+            Stmt::Break(_) => Box::new(|_, _| Flow::Break),
+            Stmt::Continue(_) => Box::new(|_, _| Flow::Continue),
+            Stmt::Empty => Box::new(|_, _| Flow::Next),
+        })
+    }
+
+    /// Stores a `return` value into the return slot of the function being compiled.
+    fn return_store(&mut self, b: &BlockRef, e: &Expr) -> R<Box<dyn Fn(&Prog, &mut Ctx) + Send + Sync>> {
+        let slot = match self.current_ret {
+            Some(s) => s,
+            None => return unsupported("`return` with a value outside a function"),
+        };
+        if self.is_scalar(&e.ty) {
+            let v = self.scalar(b, e)?;
+            Ok(Box::new(move |p, c| {
+                let x = v(p, c);
+                c.set(slot, x);
+            }))
+        } else {
+            let len = self.size(&e.ty)?;
+            let src = copy_src(&self.agg_src(b, e)?, len);
+            Ok(Box::new(move |p, c| src(p, c, slot)))
+        }
+    }
+
+    /// Copy-in/copy-out steps binding `args` (evaluated in `caller`) to parameters `params` (slots in
+    /// the callee's block).
+    fn bind_params(&mut self, caller: &BlockRef, params: &[(Direction, Type, usize)], args: &[Arg]) -> R<Vec<ParamCopy>> {
+        let mut out = Vec::new();
+        for ((dir, ty, slot), arg) in params.iter().zip(args) {
+            let slot = *slot;
+            let scalar = self.is_scalar(ty);
+            let len = self.size(ty)?;
+            let copy_in: Option<Run> = match dir {
+                Direction::Out => Some(Box::new(move |_, c| {
+                    c.zero(slot, len);
+                    Flow::Next
+                })),
+                _ if matches!(arg.expr.kind, ExprKind::DontCare) => None,
+                _ if scalar => {
+                    let v = self.scalar(caller, &arg.expr)?;
+                    Some(Box::new(move |p, c| {
+                        let x = v(p, c);
+                        c.set(slot, x);
+                        Flow::Next
+                    }))
+                }
+                _ => {
+                    let src = copy_src(&self.agg_src(caller, &arg.expr)?, len);
+                    Some(Box::new(move |p, c| {
+                        src(p, c, slot);
+                        Flow::Next
+                    }))
+                }
+            };
+            let copy_out: Option<Run> = match dir {
+                Direction::Out | Direction::InOut if !matches!(arg.expr.kind, ExprKind::DontCare) => {
+                    if scalar {
+                        let w: Write = self.writer(caller, &arg.expr)?;
+                        Some(Box::new(move |p, c| {
+                            let x = c.get(slot);
+                            w(p, c, x);
+                            Flow::Next
+                        }))
+                    } else {
+                        let dst = self.loc(caller, &arg.expr)?.resolver();
+                        let fix = self.union_fixup(caller, &arg.expr)?;
+                        Some(Box::new(move |p, c| {
+                            if let Some(d) = dst(p, c) {
+                                c.copy(slot, d, len);
+                            }
+                            if let Some(f) = &fix {
+                                f(p, c);
+                            }
+                            Flow::Next
+                        }))
+                    }
+                }
+                _ => None,
+            };
+            out.push(ParamCopy { copy_in, copy_out });
+        }
+        Ok(out)
+    }
+
+    fn callee_params(&self, block: &BlockRef, params: &[p4_ir::Param]) -> R<Vec<(Direction, Type, usize)>> {
+        params.iter().map(|p| Ok((p.direction, p.ty.clone(), self.var_slot(block, p.var)?))).collect()
+    }
+
+    /// Wraps `body` with copy-in/copy-out; `Return` ends the callee only.
+    fn with_copies(copies: Vec<ParamCopy>, body: impl Fn(&Prog, &mut Ctx) -> Flow + Send + Sync + 'static) -> Run {
+        let (ins, outs): (Vec<Run>, Vec<Run>) = {
+            let mut ins = Vec::new();
+            let mut outs = Vec::new();
+            for c in copies {
+                if let Some(i) = c.copy_in {
+                    ins.push(i);
+                }
+                if let Some(o) = c.copy_out {
+                    outs.push(o);
+                }
+            }
+            (ins, outs)
+        };
+        Box::new(move |p, c| {
+            for i in &ins {
+                i(p, c);
+            }
+            let f = body(p, c);
+            for o in &outs {
+                o(p, c);
+            }
+            if f == Flow::Return {
+                Flow::Next
+            } else {
+                f
+            }
+        })
+    }
+
+    /// A direct action call `a(args)`.
+    fn action_call(&mut self, b: &BlockRef, a: usize, args: &[Arg]) -> R<Run> {
+        let Some(act) = self.ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
+        let params = self.callee_params(&act.block, &act.params)?;
+        let copies = self.bind_params(b, &params, args)?;
+        Ok(Self::with_copies(copies, move |p, c| p.actions.get(a).map_or(Flow::Next, |body| body(p, c))))
+    }
+
+    /// A function call; returns the call and the return slot.
+    pub(crate) fn function_call(&mut self, b: &BlockRef, call: &p4_ir::Call) -> R<(Run, Option<usize>)> {
+        let Callee::Function(fid) = &call.callee else { return unsupported("not a function call") };
+        let f = fid.index();
+        let Some(func) = self.ir.functions.get(f) else { return unsupported(format!("function id {f}")) };
+        let params = self.callee_params(&func.block, &func.params)?;
+        let ret = match func.ret_var {
+            Some(v) => Some(self.var_slot(&func.block, v)?),
+            None => None,
+        };
+        let copies = self.bind_params(b, &params, &call.args)?;
+        let run = Self::with_copies(copies, move |p, c| p.functions.get(f).map_or(Flow::Next, |body| body(p, c)));
+        Ok((run, ret))
+    }
+
+    fn call_stmt(&mut self, b: &BlockRef, call: &p4_ir::Call) -> R<Run> {
+        match &call.callee {
+            Callee::Action(a) => self.action_call(b, a.index(), &call.args),
+            Callee::Function(_) => Ok(self.function_call(b, call)?.0),
+            Callee::Builtin { target, builtin } => self.builtin(b, target, *builtin),
+            Callee::ExternFunction { .. } | Callee::Method { .. } => self.extern_call(b, call, None),
+        }
+    }
+
+    fn builtin(&mut self, b: &BlockRef, target: &Expr, builtin: Builtin) -> R<Run> {
+        let len = self.size(&target.ty)?;
+        let base = self.loc(b, target)?.resolver();
+        Ok(match builtin {
+            Builtin::IsValid => Box::new(|_, _| Flow::Next),
+            Builtin::SetValid => {
+                let fix = self.union_fixup(b, target)?;
+                Box::new(move |p, c| {
+                    if let Some(s) = base(p, c) {
+                        c.set(s, 1);
+                    }
+                    if let Some(f) = &fix {
+                        f(p, c);
+                    }
+                    Flow::Next
+                })
+            }
+            Builtin::SetInvalid => Box::new(move |p, c| {
+                if let Some(s) = base(p, c) {
+                    c.zero(s, len);
+                }
+                Flow::Next
+            }),
+            Builtin::PushFront(k) | Builtin::PopFront(k) => {
+                let Type::Stack(elem, n) = &target.ty else { return unsupported("push/pop on a non-stack") };
+                let es = self.size(elem)?;
+                let n = *n as usize;
+                let k = k as usize;
+                let push = matches!(builtin, Builtin::PushFront(_));
+                Box::new(move |p, c| {
+                    let Some(s) = base(p, c) else { return Flow::Next };
+                    let first = s + 1;
+                    let ni = c.get(s) as usize;
+                    if push {
+                        for i in (0..n).rev() {
+                            if i >= k {
+                                c.copy(first + (i - k) * es, first + i * es, es);
+                            } else {
+                                c.zero(first + i * es, es);
+                            }
+                        }
+                        c.set(s, (ni + k).min(n) as u128);
+                    } else {
+                        for i in 0..n {
+                            if i + k < n {
+                                c.copy(first + (i + k) * es, first + i * es, es);
+                            } else {
+                                c.zero(first + i * es, es);
+                            }
+                        }
+                        c.set(s, ni.saturating_sub(k) as u128);
+                    }
+                    Flow::Next
+                })
+            }
+        })
+    }
+
+    /// `sub.apply(args)` of a nested parser or control.
+    fn apply_block(&mut self, b: &BlockRef, callee: &BlockRef, args: &[Arg]) -> R<Run> {
+        let (block, is_parser, idx) = match callee {
+            BlockRef::Parser(p) => (self.ir.parsers.get(p.index()).map(|x| &x.block), true, p.index()),
+            BlockRef::Control(c) => (self.ir.controls.get(c.index()).map(|x| &x.block), false, c.index()),
+        };
+        let Some(block) = block else { return unsupported("unknown sub-block") };
+        let mut params = Vec::new();
+        for v in &block.params {
+            let var = block.vars.get(v.index()).ok_or_else(|| crate::DataplaneError::Invalid("bad param".into()))?;
+            let dir = match var.kind {
+                p4_ir::VarKind::Param(d) => d,
+                _ => Direction::In,
+            };
+            params.push((dir, var.ty.clone(), self.var_slot(callee, *v)?));
+        }
+        let copies = self.bind_params(b, &params, args)?;
+        Ok(if is_parser {
+            Self::with_copies(copies, move |p, c| match run_parser(p, c, idx) {
+                Ok(()) => Flow::Next,
+                Err(e) => Flow::Reject(e),
+            })
+        } else {
+            Self::with_copies(copies, move |p, c| match run_control(p, c, idx) {
+                Flow::Exit => Flow::Exit,
+                Flow::Abort => Flow::Abort,
+                _ => Flow::Next,
+            })
+        })
+    }
+
+    // ------------------------------------------------------------------ tables
+
+    fn table(&mut self, t: &p4_ir::Table) -> R<TableProg> {
+        let b = BlockRef::Control(t.control);
+        let mut keys = Vec::new();
+        for k in &t.keys {
+            let (width, _) = self.width(&k.expr.ty);
+            let is_valid_key =
+                matches!(&k.expr.kind, ExprKind::Call(call) if matches!(call.callee, Callee::Builtin { builtin: Builtin::IsValid, .. }));
+            match k.match_kind {
+                MatchKind::Exact | MatchKind::Ternary | MatchKind::Lpm | MatchKind::Range | MatchKind::Optional => {}
+                ref other => return unsupported(format!("table {}: match kind {other:?}", t.name)),
+            }
+            keys.push(TableKeyProg {
+                eval: self.scalar(&b, &k.expr)?,
+                width,
+                kind: k.match_kind.clone(),
+                name: k.name.clone(),
+                is_valid_key,
+            });
+        }
+        if t.implementation.is_some() {
+            return unsupported(format!("table {}: action profiles/selectors (`implementation`)", t.name));
+        }
+        let mut actions = Vec::new();
+        let mut action_ids: Vec<usize> = t.actions.iter().map(|a| a.action.index()).collect();
+        let mut flags: Vec<(bool, bool, Vec<Expr>)> =
+            t.actions.iter().map(|a| (a.table_only, a.default_only, a.bound_args.clone())).collect();
+        if let Some(d) = &t.default_action {
+            if !action_ids.contains(&d.action.index()) {
+                action_ids.push(d.action.index());
+                flags.push((false, true, Vec::new()));
+            }
+        }
+        for (a, (table_only, default_only, bound)) in action_ids.into_iter().zip(flags) {
+            actions.push(self.table_action(&b, a, &bound, table_only, default_only)?);
+        }
+        Ok(TableProg {
+            name: t.name.clone(),
+            keys,
+            actions,
+            direct_counter: t.direct_counter.map(|e| e.index()),
+            direct_meter: t.direct_meter.map(|e| e.index()),
+            default_is_const: t.default_is_const,
+            entries_const: t.entries_const,
+        })
+    }
+
+    /// An action as a table runs it: bound (directional) parameters from `bound`, the rest from the
+    /// entry's data.
+    fn table_action(&mut self, b: &BlockRef, a: usize, bound: &[Expr], table_only: bool, default_only: bool) -> R<TableActionProg> {
+        let Some(act) = self.ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
+        let mut data_params = Vec::new();
+        let mut data_slots = Vec::new();
+        let mut dir_params = Vec::new();
+        for prm in &act.params {
+            let slot = self.var_slot(&act.block, prm.var)?;
+            if prm.direction == Direction::None {
+                let (w, _) = self.width(&prm.ty);
+                data_params.push((prm.name.clone(), w));
+                data_slots.push(slot);
+            } else {
+                dir_params.push((prm.direction, prm.ty.clone(), slot));
+            }
+        }
+        let args: Vec<Arg> = bound.iter().zip(&dir_params).map(|(e, (d, _, _))| Arg { direction: *d, expr: e.clone() }).collect();
+        let copies = self.bind_params(b, &dir_params[..args.len()], &args)?;
+        let body = Self::with_copies(copies, move |p, c| p.actions.get(a).map_or(Flow::Next, |body| body(p, c)));
+        Ok(TableActionProg {
+            action: a,
+            name: act.name.clone(),
+            invoke: Box::new(move |p, c, data| {
+                for (slot, v) in data_slots.iter().zip(data) {
+                    c.set(*slot, *v);
+                }
+                body(p, c)
+            }),
+            data_params,
+            table_only,
+            default_only,
+        })
+    }
+
+    // ------------------------------------------------------------------ parsers
+
+    fn parser(&mut self, idx: usize) -> R<ParserProg> {
+        let ir = self.ir;
+        let Some(p) = ir.parsers.get(idx) else { return unsupported("parser id") };
+        let b = BlockRef::Parser(p4_ir::ParserId(idx as u32));
+        let init = self.block(&b, &p.init)?;
+        let mut states = Vec::new();
+        for st in &p.states {
+            let body = self.block(&b, &st.body)?;
+            let transition = match &st.transition {
+                p4_ir::Transition::Goto(t) => TransitionProg::Goto(target(*t)),
+                p4_ir::Transition::Select { keys, cases } => {
+                    let mut kev = Vec::new();
+                    let mut widths = Vec::new();
+                    for k in keys {
+                        kev.push(self.scalar(&b, k)?);
+                        widths.push(self.width(&k.ty).0);
+                    }
+                    let mut cs = Vec::new();
+                    for case in cases {
+                        let mut ms = Vec::new();
+                        for (ks, k) in case.keysets.iter().zip(keys) {
+                            ms.push(self.keyset(ks, &k.ty)?);
+                        }
+                        cs.push((ms, target(case.target)));
+                    }
+                    TransitionProg::Select { keys: kev, widths, cases: cs }
+                }
+            };
+            states.push(StateProg { body, transition });
+        }
+        Ok(ParserProg { init, states })
+    }
+
+    fn keyset(&mut self, ks: &p4_ir::Keyset, ty: &Type) -> R<KeyMatch> {
+        let (w, _) = self.width(ty);
+        let cv = |this: &Self, e: &Expr| -> R<u128> {
+            match &e.kind {
+                ExprKind::Const(v) => Ok(this.scalar_value(v, ty)? & bits::mask(w)),
+                _ => unsupported("a non-constant select keyset"),
+            }
+        };
+        Ok(match ks {
+            p4_ir::Keyset::Value(e) => KeyMatch::Mask(cv(self, e)?, bits::mask(w)),
+            p4_ir::Keyset::Mask(v, m) => {
+                let m = cv(self, m)?;
+                KeyMatch::Mask(cv(self, v)? & m, m)
+            }
+            p4_ir::Keyset::Range(lo, hi) => KeyMatch::Range(cv(self, lo)?, cv(self, hi)?),
+            p4_ir::Keyset::Any => KeyMatch::Any,
+            p4_ir::Keyset::ValueSet(id) => KeyMatch::ValueSet(id.index()),
+            p4_ir::Keyset::Lpm(v, len) => {
+                let m = crate::table::prefix_mask(*len, w);
+                KeyMatch::Mask(cv(self, v)? & m, m)
+            }
+        })
+    }
+}
+
+fn target(t: p4_ir::StateTarget) -> Target {
+    match t {
+        p4_ir::StateTarget::State(s) => Target::State(s.index()),
+        p4_ir::StateTarget::Accept => Target::Accept,
+        p4_ir::StateTarget::Reject => Target::Reject,
+    }
+}
+
+/// Maximum parser state transitions per packet (guards against loops that consume nothing).
+const MAX_PARSER_STEPS: usize = 4096;
+
+/// Runs parser `idx` from `start` to `accept` (Ok) or `reject` (Err with the error code).
+pub(crate) fn run_parser(p: &Prog, c: &mut Ctx, idx: usize) -> Result<(), u32> {
+    let Some(parser) = p.parsers.get(idx) else { return Ok(()) };
+    if let Flow::Reject(e) = (parser.init)(p, c) {
+        return Err(e);
+    }
+    let mut state = 0usize;
+    for _ in 0..MAX_PARSER_STEPS {
+        let Some(st) = parser.states.get(state) else { return Ok(()) };
+        match (st.body)(p, c) {
+            Flow::Reject(e) => return Err(e),
+            Flow::Abort => return Err(0),
+            _ => {}
+        }
+        if let Some(e) = c.pending_err.take() {
+            return Err(e);
+        }
+        let next = match &st.transition {
+            TransitionProg::Goto(t) => *t,
+            TransitionProg::Select { keys, widths, cases } => {
+                let mut kv = [0u128; 8];
+                let mut many = Vec::new();
+                let vals: &mut [u128] = if keys.len() <= kv.len() {
+                    for (i, k) in keys.iter().enumerate() {
+                        kv[i] = k(p, c);
+                    }
+                    &mut kv[..keys.len()]
+                } else {
+                    many.extend(keys.iter().map(|k| k(p, c)));
+                    &mut many
+                };
+                if let Some(e) = c.pending_err.take() {
+                    return Err(e);
+                }
+                let found = cases.iter().find(|(ms, _)| {
+                    if ms.len() == 1 && vals.len() > 1 {
+                        if let KeyMatch::ValueSet(vs) = ms[0] {
+                            let mut all = 0u128;
+                            for (v, w) in vals.iter().zip(widths) {
+                                all = (all << w) | v;
+                            }
+                            return value_set_match(c, vs, all);
+                        }
+                    }
+                    ms.iter().zip(vals.iter()).all(|(m, v)| match *m {
+                        KeyMatch::Any => true,
+                        KeyMatch::Mask(x, mk) => v & mk == x,
+                        KeyMatch::Range(lo, hi) => lo <= *v && *v <= hi,
+                        KeyMatch::ValueSet(vs) => value_set_match(c, vs, *v),
+                    })
+                });
+                match found {
+                    Some((_, t)) => *t,
+                    None => return Err(p.errors.no_match),
+                }
+            }
+        };
+        match next {
+            Target::Accept => return Ok(()),
+            Target::Reject => return Err(0),
+            Target::State(s) => state = s,
+        }
+    }
+    Err(p.errors.parser_timeout)
+}
+
+fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
+    c.value_sets.get(vs).is_some_and(|set| set.iter().any(|(x, m)| v & m == *x))
+}
+
+/// Runs control `idx` (init, then body); returns `Exit`/`Abort` to propagate, else `Next`.
+pub(crate) fn run_control(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
+    let Some(ctl) = p.controls.get(idx) else { return Flow::Next };
+    match (ctl.init)(p, c) {
+        f @ (Flow::Exit | Flow::Abort) => return f,
+        _ => {}
+    }
+    match (ctl.body)(p, c) {
+        f @ (Flow::Exit | Flow::Abort) => f,
+        _ => Flow::Next,
+    }
+}
+
+// ---------------------------------------------------------------------- whole program
+
+/// Lays out the frame and compiles every block, action, function and table.
+pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
+    if ir.main.type_name != "V1Switch" {
+        return unsupported(format!("package `{}`: only V1Switch (v1model) programs run on this dataplane", ir.main.type_name));
+    }
+    let mut blocks = Vec::new();
+    for (name, arg) in &ir.main.args {
+        match arg {
+            PackageArg::Parser(p) => blocks.push((name.clone(), BlockRef::Parser(*p))),
+            PackageArg::Control(c) => blocks.push((name.clone(), BlockRef::Control(*c))),
+            _ => return unsupported(format!("V1Switch argument `{name}` is not a parser or control")),
+        }
+    }
+    let [(_, BlockRef::Parser(mp)), (_, BlockRef::Control(vr)), (_, BlockRef::Control(ig)), (_, BlockRef::Control(eg)), (_, BlockRef::Control(ck)), (_, BlockRef::Control(dp))] =
+        blocks.as_slice()
+    else {
+        return unsupported("V1Switch needs (parser, verify, ingress, egress, compute, deparser)");
+    };
+    let mut cx = Compiler::new(ir);
+    let main_parser = ir.parsers.get(mp.index()).ok_or_else(|| crate::DataplaneError::Invalid("main parser".into()))?;
+    let param_ty = |i: usize| -> R<Type> {
+        main_parser
+            .block
+            .params
+            .get(i)
+            .and_then(|v| main_parser.block.vars.get(v.index()))
+            .map(|v| v.ty.clone())
+            .ok_or_else(|| crate::DataplaneError::Unsupported("the V1Switch parser must have 4 parameters".into()))
+    };
+    let (hty, mty, sty) = (param_ty(1)?, param_ty(2)?, param_ty(3)?);
+    let hbase = cx.alloc(&hty)?;
+    let mbase = cx.alloc(&mty)?;
+    let sbase = cx.alloc(&sty)?;
+    cx.meta = Some((mbase, mty.clone()));
+    // Shared ranges by (block, param position).
+    let shared: Vec<(BlockRef, Vec<Option<usize>>)> = vec![
+        (BlockRef::Parser(*mp), vec![None, Some(hbase), Some(mbase), Some(sbase)]),
+        (BlockRef::Control(*vr), vec![Some(hbase), Some(mbase)]),
+        (BlockRef::Control(*ig), vec![Some(hbase), Some(mbase), Some(sbase)]),
+        (BlockRef::Control(*eg), vec![Some(hbase), Some(mbase), Some(sbase)]),
+        (BlockRef::Control(*ck), vec![Some(hbase), Some(mbase)]),
+        (BlockRef::Control(*dp), vec![None, Some(hbase)]),
+    ];
+    let alias = |b: &BlockRef, params: &[p4_ir::VarId], v: usize| -> Option<usize> {
+        let (_, slots) = shared.iter().find(|(sb, _)| sb == b)?;
+        let pos = params.iter().position(|p| p.index() == v)?;
+        slots.get(pos).copied().flatten()
+    };
+    for (i, p) in ir.parsers.iter().enumerate() {
+        let b = BlockRef::Parser(p4_ir::ParserId(i as u32));
+        let mut slots = Vec::new();
+        for (v, var) in p.block.vars.iter().enumerate() {
+            slots.push(match alias(&b, &p.block.params, v) {
+                Some(s) => s,
+                None => cx.alloc(&var.ty)?,
+            });
+        }
+        cx.parser_vars.push(slots);
+    }
+    for (i, ctl) in ir.controls.iter().enumerate() {
+        let b = BlockRef::Control(p4_ir::ControlId(i as u32));
+        let mut slots = Vec::new();
+        for (v, var) in ctl.block.vars.iter().enumerate() {
+            slots.push(match alias(&b, &ctl.block.params, v) {
+                Some(s) => s,
+                None => cx.alloc(&var.ty)?,
+            });
+        }
+        cx.control_vars.push(slots);
+    }
+    // Standard metadata fields by name.
+    if let Some(TypeDef::Struct { fields, .. }) = cx.type_def(&sty) {
+        for (i, f) in fields.iter().enumerate() {
+            let (off, _) = cx.field_offset(&sty, i as u32)?;
+            let slot = Some(sbase + off);
+            let sm = &mut cx.sm;
+            match f.name.as_str() {
+                "ingress_port" => sm.ingress_port = slot,
+                "egress_spec" => sm.egress_spec = slot,
+                "egress_port" => sm.egress_port = slot,
+                "instance_type" => sm.instance_type = slot,
+                "packet_length" => sm.packet_length = slot,
+                "enq_timestamp" => sm.enq_timestamp = slot,
+                "enq_qdepth" => sm.enq_qdepth = slot,
+                "deq_timedelta" => sm.deq_timedelta = slot,
+                "deq_qdepth" => sm.deq_qdepth = slot,
+                "ingress_global_timestamp" => sm.ingress_global_timestamp = slot,
+                "egress_global_timestamp" => sm.egress_global_timestamp = slot,
+                "mcast_grp" => sm.mcast_grp = slot,
+                "egress_rid" => sm.egress_rid = slot,
+                "checksum_error" => sm.checksum_error = slot,
+                "parser_error" => sm.parser_error = slot,
+                "priority" => sm.priority = slot,
+                _ => {}
+            }
+        }
+    }
+
+    let mut actions = Vec::new();
+    for a in &ir.actions {
+        cx.current_ret = None;
+        actions.push(cx.block(&a.block, &a.body)?);
+    }
+    let mut functions = Vec::new();
+    for f in &ir.functions {
+        cx.current_ret = match f.ret_var {
+            Some(v) => Some(cx.var_slot(&f.block, v)?),
+            None => None,
+        };
+        functions.push(cx.block(&f.block, &f.body)?);
+    }
+    cx.current_ret = None;
+    let mut parsers = Vec::new();
+    for i in 0..ir.parsers.len() {
+        parsers.push(cx.parser(i)?);
+    }
+    let mut controls = Vec::new();
+    for (i, ctl) in ir.controls.iter().enumerate() {
+        let b = BlockRef::Control(p4_ir::ControlId(i as u32));
+        controls.push(ControlProg { name: ctl.block.name.clone(), init: cx.block(&b, &ctl.init)?, body: cx.block(&b, &ctl.body)? });
+    }
+    let mut tables = Vec::new();
+    for t in &ir.tables {
+        tables.push(cx.table(t)?);
+    }
+    let prog = Prog {
+        frame_len: cx.next_slot,
+        parsers,
+        controls,
+        actions,
+        functions,
+        tables,
+        field_sets: cx.field_sets.clone(),
+        sm: cx.sm.clone(),
+        errors: cx.errors,
+        error_names: ir.errors.clone(),
+        main_parser: mp.index(),
+        verify: vr.index(),
+        ingress: ig.index(),
+        egress: eg.index(),
+        compute: ck.index(),
+        deparser: dp.index(),
+    };
+    Ok((prog, cx))
+}
+
+/// Serialises `leaves` into `c.scratch` (optionally followed by the unparsed payload).
+pub(crate) fn serialize(p: &Prog, c: &mut Ctx, leaves: &[Leaf], payload: bool) {
+    let mut w = std::mem::take(&mut c.scratch);
+    w.clear();
+    for leaf in leaves {
+        match leaf {
+            Leaf::Scalar(ev, width) => {
+                let v = ev(p, c);
+                w.push(v, *width);
+            }
+            Leaf::Varbit(loc) => push_varbit(p, c, loc, &mut w),
+        }
+    }
+    if payload {
+        let start = c.cursor.div_ceil(8).min(c.pkt.len());
+        w.push_bytes(c.pkt.get(start..).unwrap_or(&[]));
+    }
+    c.scratch = w;
+}
+
+/// Appends a varbit value (`[len, chunks...]` at `loc`).
+pub(crate) fn push_varbit(p: &Prog, c: &mut Ctx, loc: &Loc, w: &mut bits::BitWriter) {
+    let base = match loc {
+        Loc::Static(s) => Some(*s),
+        Loc::Dyn(d) => d(p, c),
+        Loc::Discard => None,
+    };
+    let Some(base) = base else { return };
+    let mut left = c.get(base) as u32;
+    let mut k = 1;
+    while left > 0 {
+        let take = left.min(128);
+        w.push(c.get(base + k), take);
+        left -= take;
+        k += 1;
+    }
+}

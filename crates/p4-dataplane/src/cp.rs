@@ -1,0 +1,563 @@
+//! The control-plane API ([`ControlPlane`]) of [`Switch`]: name resolution, key and argument
+//! conversion according to each key's match kind and width, and the mutable state it edits.
+
+use num_bigint::BigUint;
+use num_traits::ToPrimitive;
+
+use crate::bits::mask;
+use crate::control::{ActionArgs, ControlError, ControlPlane, Handle, KeyValue, Keys, MeterRate};
+use crate::exec::{ExternState, TableProg};
+use crate::switch::{Mirror, Switch};
+use crate::table::{prefix_len, prefix_mask, Entry, Match};
+use crate::DataplaneError;
+use p4_ir::MatchKind;
+
+fn invalid<T>(msg: impl Into<String>) -> Result<T, ControlError> {
+    Err(ControlError::Invalid(msg.into()))
+}
+
+/// Finds `query` among `names`: an exact match, else a unique match on a `.`-separated suffix.
+pub(crate) fn resolve<'n>(kind: &'static str, names: impl Iterator<Item = &'n str> + Clone, query: &str) -> Result<usize, ControlError> {
+    if let Some(i) = names.clone().position(|n| n == query) {
+        return Ok(i);
+    }
+    let hits: Vec<(usize, &str)> =
+        names.clone().enumerate().filter(|(_, n)| n.ends_with(query) && n[..n.len() - query.len()].ends_with('.')).collect();
+    match hits.as_slice() {
+        [(i, _)] => Ok(*i),
+        [] => {
+            let all: Vec<&str> = names.collect();
+            let hint = if all.is_empty() { String::new() } else { format!(" (known: {})", all.join(", ")) };
+            Err(ControlError::NotFound { kind, name: query.to_string(), hint })
+        }
+        many => Err(ControlError::Ambiguous {
+            name: query.to_string(),
+            candidates: many.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", "),
+        }),
+    }
+}
+
+fn to_u128(v: &BigUint, width: u32, what: &str) -> Result<u128, ControlError> {
+    match v.to_u128() {
+        Some(x) if x <= mask(width) => Ok(x),
+        _ => invalid(format!("value 0x{v:x} does not fit in {width} bits ({what})")),
+    }
+}
+
+/// Converts one control-plane key component for a key of `kind` and `width`.
+fn key_match(kind: &MatchKind, width: u32, kv: &KeyValue, name: &str) -> Result<Match, ControlError> {
+    let all = mask(width);
+    let what = format!("key `{name}`");
+    Ok(match (kind, kv) {
+        (MatchKind::Range, KeyValue::Range(lo, hi)) => {
+            let (lo, hi) = (to_u128(lo, width, &what)?, to_u128(hi, width, &what)?);
+            if lo > hi {
+                return invalid(format!("{what}: empty range {lo}..{hi}"));
+            }
+            Match::Range(lo, hi)
+        }
+        (MatchKind::Range, KeyValue::Value(v)) => {
+            let v = to_u128(v, width, &what)?;
+            Match::Range(v, v)
+        }
+        (MatchKind::Range, KeyValue::Wildcard) => Match::Range(0, all),
+        (_, KeyValue::Range(..)) => return invalid(format!("{what}: a range is only valid for `range` keys")),
+        (_, KeyValue::Value(v)) => Match::Mask(to_u128(v, width, &what)?, all),
+        (MatchKind::Exact, KeyValue::Masked(v, m)) => {
+            let (v, m) = (to_u128(v, width, &what)?, to_u128(m, width, &what)?);
+            if m != all {
+                return invalid(format!("{what}: exact keys take a plain value"));
+            }
+            Match::Mask(v, m)
+        }
+        (MatchKind::Exact, _) => return invalid(format!("{what}: exact keys take a plain value")),
+        (MatchKind::Lpm, KeyValue::Prefix(v, len)) | (MatchKind::Ternary, KeyValue::Prefix(v, len)) => {
+            if *len > width {
+                return invalid(format!("{what}: prefix length {len} exceeds the key width {width}"));
+            }
+            let m = prefix_mask(*len, width);
+            Match::Mask(to_u128(v, width, &what)? & m, m)
+        }
+        (MatchKind::Lpm, KeyValue::Masked(v, m)) => {
+            let m = to_u128(m, width, &what)?;
+            if prefix_len(m, width).is_none() {
+                return invalid(format!("{what}: mask 0x{m:x} is not a prefix mask"));
+            }
+            Match::Mask(to_u128(v, width, &what)? & m, m)
+        }
+        (MatchKind::Ternary, KeyValue::Masked(v, m)) => {
+            let m = to_u128(m, width, &what)?;
+            Match::Mask(to_u128(v, width, &what)? & m, m)
+        }
+        (MatchKind::Optional, KeyValue::Masked(v, m)) => {
+            let m = to_u128(m, width, &what)?;
+            if m != 0 && m != all {
+                return invalid(format!("{what}: optional keys are exact or wildcard"));
+            }
+            Match::Mask(to_u128(v, width, &what)? & m, m)
+        }
+        (_, KeyValue::Wildcard) => Match::Mask(0, 0),
+        (k, other) => return invalid(format!("{what}: {other:?} is not valid for a {k:?} key")),
+    })
+}
+
+/// Key components of a `const entries` / `entries` row.
+pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset]) -> Result<Vec<Match>, DataplaneError> {
+    let tp = &sw.prog.tables[ti];
+    let mut out = Vec::new();
+    for (ks, k) in keysets.iter().zip(&tp.keys) {
+        let w = k.width;
+        let cv = |e: &p4_ir::Expr| -> Result<u128, DataplaneError> {
+            match &e.kind {
+                p4_ir::ExprKind::Const(v) => Ok(crate::compile::const_scalar(&sw.ir, v, &e.ty)? & mask(w)),
+                _ => Err(DataplaneError::Unsupported(format!("table {}: non-constant entry key", tp.name))),
+            }
+        };
+        out.push(match ks {
+            p4_ir::Keyset::Value(e) if k.kind == MatchKind::Range => {
+                let v = cv(e)?;
+                Match::Range(v, v)
+            }
+            p4_ir::Keyset::Value(e) => Match::Mask(cv(e)?, mask(w)),
+            p4_ir::Keyset::Mask(v, m) => {
+                let m = cv(m)?;
+                Match::Mask(cv(v)? & m, m)
+            }
+            p4_ir::Keyset::Range(lo, hi) => Match::Range(cv(lo)?, cv(hi)?),
+            p4_ir::Keyset::Any if k.kind == MatchKind::Range => Match::Range(0, mask(w)),
+            p4_ir::Keyset::Any => Match::Mask(0, 0),
+            p4_ir::Keyset::Lpm(v, len) => {
+                let m = prefix_mask(*len, w);
+                Match::Mask(cv(v)? & m, m)
+            }
+            p4_ir::Keyset::ValueSet(_) => return Err(DataplaneError::Unsupported("value sets in table entries".into())),
+        });
+    }
+    if out.len() != tp.keys.len() {
+        return Err(DataplaneError::Invalid(format!("table {}: entry has {} keys, table has {}", tp.name, out.len(), tp.keys.len())));
+    }
+    Ok(out)
+}
+
+/// Normalises STF key spellings: `hdr$1` for `hdr[1]`.
+fn normalise_key_name(n: &str) -> String {
+    let mut out = String::new();
+    let mut chars = n.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if ch == '$' && chars.peek().is_some_and(|c| c.is_ascii_digit()) {
+            out.push('[');
+            while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
+                out.push(d);
+                chars.next();
+            }
+            out.push(']');
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+fn key_matches(tp: &TableProg, keys: &Keys) -> Result<Vec<Match>, ControlError> {
+    let mut vals: Vec<Option<&KeyValue>> = vec![None; tp.keys.len()];
+    match keys {
+        Keys::Positional(kvs) => {
+            if kvs.len() != tp.keys.len() {
+                return invalid(format!("table {} has {} keys, {} given", tp.name, tp.keys.len(), kvs.len()));
+            }
+            for (slot, kv) in vals.iter_mut().zip(kvs) {
+                *slot = Some(kv);
+            }
+        }
+        Keys::Named(named) => {
+            for (name, kv) in named {
+                let i = if name == "$valid$" || name == "valid" {
+                    match tp.keys.iter().position(|k| k.is_valid_key) {
+                        Some(i) => i,
+                        None => return invalid(format!("table {} has no isValid() key", tp.name)),
+                    }
+                } else {
+                    let norm = normalise_key_name(name);
+                    resolve("key", tp.keys.iter().map(|k| k.name.as_str()), &norm)
+                        .or_else(|_| resolve("key", tp.keys.iter().map(|k| k.name.as_str()), name))?
+                };
+                if let Some(slot) = vals.get_mut(i) {
+                    *slot = Some(kv);
+                }
+            }
+        }
+    }
+    let zero = KeyValue::Value(BigUint::default());
+    tp.keys
+        .iter()
+        .zip(vals)
+        .map(|(k, v)| {
+            let kv = v.unwrap_or(if k.kind == MatchKind::Exact { &zero } else { &KeyValue::Wildcard });
+            key_match(&k.kind, k.width, kv, &k.name)
+        })
+        .collect()
+}
+
+fn action_data(tp: &TableProg, ai: usize, args: &ActionArgs) -> Result<Vec<u128>, ControlError> {
+    let ta = &tp.actions[ai];
+    let mut out = vec![0u128; ta.data_params.len()];
+    match args {
+        ActionArgs::Positional(vs) => {
+            if vs.len() != ta.data_params.len() {
+                return invalid(format!("action {} takes {} arguments, {} given", ta.name, ta.data_params.len(), vs.len()));
+            }
+            for ((o, (n, w)), v) in out.iter_mut().zip(&ta.data_params).zip(vs) {
+                *o = to_u128(v, *w, &format!("parameter `{n}` of {}", ta.name))?;
+            }
+        }
+        ActionArgs::Named(named) => {
+            let mut seen = vec![false; out.len()];
+            for (name, v) in named {
+                let Some(i) = ta.data_params.iter().position(|(n, _)| n == name) else {
+                    return invalid(format!("action {} has no parameter `{name}`", ta.name));
+                };
+                let (n, w) = &ta.data_params[i];
+                out[i] = to_u128(v, *w, &format!("parameter `{n}` of {}", ta.name))?;
+                seen[i] = true;
+            }
+            if let Some(i) = seen.iter().position(|s| !s) {
+                return invalid(format!("action {}: missing parameter `{}`", ta.name, ta.data_params[i].0));
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Switch {
+    fn table_index(&self, name: &str) -> Result<usize, ControlError> {
+        resolve("table", self.prog.tables.iter().map(|t| t.name.as_str()), name)
+    }
+
+    fn table_action(&self, ti: usize, name: &str) -> Result<usize, ControlError> {
+        resolve("action", self.prog.tables[ti].actions.iter().map(|a| a.name.as_str()), name)
+    }
+
+    fn extern_index(&self, kind: &'static str, types: &[&str], name: &str) -> Result<usize, ControlError> {
+        let idx: Vec<usize> = self.ir.externs.iter().enumerate().filter(|(_, e)| types.contains(&e.type_name.as_str())).map(|(i, _)| i).collect();
+        let i = resolve(kind, idx.iter().map(|i| self.ir.externs[*i].name.as_str()), name)?;
+        Ok(idx[i])
+    }
+
+    /// The table whose direct counter/meter is extern `id`.
+    fn direct_table(&self, id: usize) -> Option<usize> {
+        self.prog.tables.iter().position(|t| t.direct_counter == Some(id) || t.direct_meter == Some(id))
+    }
+}
+
+impl ControlPlane for Switch {
+    fn table_add(&mut self, table: &str, keys: Keys, action: &str, args: ActionArgs, priority: Option<i64>) -> Result<Handle, ControlError> {
+        let ti = self.table_index(table)?;
+        let tp = &self.prog.tables[ti];
+        if tp.entries_const {
+            return invalid(format!("table {} has const entries", tp.name));
+        }
+        let matches = key_matches(tp, &keys)?;
+        let ai = self.table_action(ti, action)?;
+        if tp.actions[ai].default_only {
+            return invalid(format!("action {} is @defaultonly in table {}", tp.actions[ai].name, tp.name));
+        }
+        let data = action_data(tp, ai, &args)?;
+        let name = tp.name.clone();
+        let entry = Entry { matches, priority: priority.unwrap_or(0), action: ai, args: data, packets: 0, bytes: 0, meter: Default::default() };
+        self.ctx.tables[ti].insert(entry).map_err(|m| ControlError::Invalid(format!("table {name}: {m}")))
+    }
+
+    fn table_modify(&mut self, table: &str, handle: Handle, action: &str, args: ActionArgs) -> Result<(), ControlError> {
+        let ti = self.table_index(table)?;
+        let ai = self.table_action(ti, action)?;
+        let data = action_data(&self.prog.tables[ti], ai, &args)?;
+        let name = self.prog.tables[ti].name.clone();
+        let Some(e) = self.ctx.tables[ti].get_mut(handle) else { return invalid(format!("table {name}: no entry with handle {handle}")) };
+        e.action = ai;
+        e.args = data;
+        Ok(())
+    }
+
+    fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError> {
+        let ti = self.table_index(table)?;
+        let name = self.prog.tables[ti].name.clone();
+        self.ctx.tables[ti].remove(handle).map(|_| ()).map_err(|m| ControlError::Invalid(format!("table {name}: {m}")))
+    }
+
+    fn table_clear(&mut self, table: &str) -> Result<(), ControlError> {
+        let ti = self.table_index(table)?;
+        if self.prog.tables[ti].entries_const {
+            return invalid(format!("table {} has const entries", self.prog.tables[ti].name));
+        }
+        self.ctx.tables[ti].clear();
+        Ok(())
+    }
+
+    fn table_set_default(&mut self, table: &str, action: &str, args: ActionArgs) -> Result<(), ControlError> {
+        let ti = self.table_index(table)?;
+        let tp = &self.prog.tables[ti];
+        if tp.default_is_const {
+            return invalid(format!("table {} has a const default action", tp.name));
+        }
+        let ai = self.table_action(ti, action)?;
+        if tp.actions[ai].table_only {
+            return invalid(format!("action {} is @tableonly in table {}", tp.actions[ai].name, tp.name));
+        }
+        let data = action_data(tp, ai, &args)?;
+        self.ctx.defaults[ti] = (ai, data);
+        Ok(())
+    }
+
+    fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError> {
+        if self.groups.contains_key(&group) {
+            return invalid(format!("multicast group {group} already exists"));
+        }
+        self.groups.insert(group, Vec::new());
+        Ok(())
+    }
+
+    fn mc_mgrp_destroy(&mut self, group: u32) -> Result<(), ControlError> {
+        self.groups.remove(&group).map(|_| ()).ok_or_else(|| ControlError::Invalid(format!("no multicast group {group}")))
+    }
+
+    fn mc_node_create(&mut self, rid: u32, ports: &[u32]) -> Result<Handle, ControlError> {
+        let mut ports = ports.to_vec();
+        ports.sort_unstable();
+        ports.dedup();
+        self.nodes.push(Some((rid, ports)));
+        Ok(self.nodes.len() as u64 - 1)
+    }
+
+    fn mc_node_update(&mut self, node: Handle, ports: &[u32]) -> Result<(), ControlError> {
+        match self.nodes.get_mut(node as usize) {
+            Some(Some((_, p))) => {
+                *p = ports.to_vec();
+                p.sort_unstable();
+                p.dedup();
+                Ok(())
+            }
+            _ => invalid(format!("no multicast node {node}")),
+        }
+    }
+
+    fn mc_node_associate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
+        if !matches!(self.nodes.get(node as usize), Some(Some(_))) {
+            return invalid(format!("no multicast node {node}"));
+        }
+        let Some(g) = self.groups.get_mut(&group) else { return invalid(format!("no multicast group {group}")) };
+        if !g.contains(&node) {
+            g.push(node);
+        }
+        Ok(())
+    }
+
+    fn mc_node_dissociate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
+        let Some(g) = self.groups.get_mut(&group) else { return invalid(format!("no multicast group {group}")) };
+        let before = g.len();
+        g.retain(|n| *n != node);
+        if g.len() == before {
+            return invalid(format!("node {node} is not in multicast group {group}"));
+        }
+        Ok(())
+    }
+
+    fn mc_node_destroy(&mut self, node: Handle) -> Result<(), ControlError> {
+        match self.nodes.get_mut(node as usize) {
+            Some(n @ Some(_)) => {
+                *n = None;
+                for g in self.groups.values_mut() {
+                    g.retain(|x| *x != node);
+                }
+                Ok(())
+            }
+            _ => invalid(format!("no multicast node {node}")),
+        }
+    }
+
+    fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError> {
+        self.sessions.insert(session, Mirror::Port(port));
+        Ok(())
+    }
+
+    fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError> {
+        self.sessions.insert(session, Mirror::Group(group));
+        Ok(())
+    }
+
+    fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {
+        self.sessions.remove(&session).map(|_| ()).ok_or_else(|| ControlError::Invalid(format!("no clone session {session}")))
+    }
+
+    fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
+        let id = self.extern_index("register", &["register"], register)?;
+        match self.ctx.externs.get(id) {
+            Some(ExternState::Register { cells, .. }) => match cells.get(index as usize) {
+                Some(v) => Ok(BigUint::from(*v)),
+                None => invalid(format!("register {register}: index {index} out of range (size {})", cells.len())),
+            },
+            _ => invalid(format!("{register} is not a register")),
+        }
+    }
+
+    fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError> {
+        let id = self.extern_index("register", &["register"], register)?;
+        match self.ctx.externs.get_mut(id) {
+            Some(ExternState::Register { cells, width }) => {
+                let v = to_u128(&value, *width, register)?;
+                let n = cells.len();
+                match cells.get_mut(index as usize) {
+                    Some(c) => {
+                        *c = v;
+                        Ok(())
+                    }
+                    None => invalid(format!("register {register}: index {index} out of range (size {n})")),
+                }
+            }
+            _ => invalid(format!("{register} is not a register")),
+        }
+    }
+
+    fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
+        let id = self.extern_index("register", &["register"], register)?;
+        if let Some(ExternState::Register { cells, .. }) = self.ctx.externs.get_mut(id) {
+            cells.fill(0);
+        }
+        Ok(())
+    }
+
+    fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError> {
+        let id = self.extern_index("counter", &["counter", "direct_counter"], counter)?;
+        if let Some(ti) = self.direct_table(id) {
+            return match self.ctx.tables[ti].get_mut(index) {
+                Some(e) => Ok((e.packets, e.bytes)),
+                None => invalid(format!("direct counter {counter}: no entry with handle {index}")),
+            };
+        }
+        match self.ctx.externs.get(id) {
+            Some(ExternState::Counter { cells }) => {
+                cells.get(index as usize).copied().ok_or_else(|| ControlError::Invalid(format!("counter {counter}: index {index} out of range")))
+            }
+            _ => invalid(format!("{counter} is not a counter")),
+        }
+    }
+
+    fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError> {
+        let id = self.extern_index("counter", &["counter", "direct_counter"], counter)?;
+        if let Some(ti) = self.direct_table(id) {
+            return match self.ctx.tables[ti].get_mut(index) {
+                Some(e) => {
+                    e.packets = packets;
+                    e.bytes = bytes;
+                    Ok(())
+                }
+                None => invalid(format!("direct counter {counter}: no entry with handle {index}")),
+            };
+        }
+        match self.ctx.externs.get_mut(id) {
+            Some(ExternState::Counter { cells }) => match cells.get_mut(index as usize) {
+                Some(c) => {
+                    *c = (packets, bytes);
+                    Ok(())
+                }
+                None => invalid(format!("counter {counter}: index {index} out of range")),
+            },
+            _ => invalid(format!("{counter} is not a counter")),
+        }
+    }
+
+    fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
+        let id = self.extern_index("counter", &["counter", "direct_counter"], counter)?;
+        if let Some(ti) = self.direct_table(id) {
+            for e in self.ctx.tables[ti].entries.iter_mut().flatten() {
+                e.packets = 0;
+                e.bytes = 0;
+            }
+            return Ok(());
+        }
+        if let Some(ExternState::Counter { cells }) = self.ctx.externs.get_mut(id) {
+            cells.fill((0, 0));
+        }
+        Ok(())
+    }
+
+    fn meter_set_rates(&mut self, meter: &str, index: Option<u64>, rates: &[MeterRate]) -> Result<(), ControlError> {
+        let id = self.extern_index("meter", &["meter", "direct_meter"], meter)?;
+        let [committed, peak] = rates else { return invalid(format!("meter {meter}: give two rates (committed, peak)")) };
+        let now = self.ctx.now_us as f64;
+        if let Some(ti) = self.direct_table(id) {
+            let ts = &mut self.ctx.tables[ti];
+            match index {
+                Some(h) => match ts.get_mut(h) {
+                    Some(e) => e.meter.set_rates(*committed, *peak, now),
+                    None => return invalid(format!("direct meter {meter}: no entry with handle {h}")),
+                },
+                None => {
+                    for e in ts.entries.iter_mut().flatten() {
+                        e.meter.set_rates(*committed, *peak, now);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        match self.ctx.externs.get_mut(id) {
+            Some(ExternState::Meter { cells, .. }) => match index {
+                Some(i) => match cells.get_mut(i as usize) {
+                    Some(m) => {
+                        m.set_rates(*committed, *peak, now);
+                        Ok(())
+                    }
+                    None => invalid(format!("meter {meter}: index {i} out of range")),
+                },
+                None => {
+                    for m in cells.iter_mut() {
+                        m.set_rates(*committed, *peak, now);
+                    }
+                    Ok(())
+                }
+            },
+            _ => invalid(format!("{meter} is not a meter")),
+        }
+    }
+
+    fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError> {
+        let i = resolve("value set", self.ir.value_sets.iter().map(|v| v.name.as_str()), value_set)?;
+        let width = match &self.ir.value_sets[i].elem {
+            p4_ir::Type::Bits { width, .. } => *width,
+            _ => 128,
+        };
+        let m = key_match(&MatchKind::Ternary, width, &value, value_set)?;
+        let Match::Mask(v, mk) = m else { return invalid("value sets take values or masks") };
+        let size = self.ir.value_sets[i].size as usize;
+        let set = &mut self.ctx.value_sets[i];
+        if size > 0 && set.len() >= size {
+            return invalid(format!("value set {value_set} is full ({size} members)"));
+        }
+        set.push((v, mk));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_resolve_exactly_or_by_unique_suffix() {
+        let names = ["MyIngress.ipv4_lpm", "MyIngress.mac", "MyEgress.mac"];
+        assert_eq!(resolve("table", names.iter().copied(), "ipv4_lpm"), Ok(0));
+        assert_eq!(resolve("table", names.iter().copied(), "MyEgress.mac"), Ok(2));
+        assert!(matches!(resolve("table", names.iter().copied(), "mac"), Err(ControlError::Ambiguous { .. })));
+        assert!(matches!(resolve("table", names.iter().copied(), "pv4_lpm"), Err(ControlError::NotFound { .. })));
+    }
+
+    #[test]
+    fn key_values_convert_by_match_kind() {
+        let v = |x: u32| BigUint::from(x);
+        assert_eq!(key_match(&MatchKind::Lpm, 32, &KeyValue::Prefix(v(0x0a01_02ff), 24), "k"), Ok(Match::Mask(0x0a01_0200, 0xffff_ff00)));
+        assert_eq!(key_match(&MatchKind::Ternary, 8, &KeyValue::Masked(v(0xff), v(0x0f)), "k"), Ok(Match::Mask(0x0f, 0x0f)));
+        assert_eq!(key_match(&MatchKind::Range, 8, &KeyValue::Wildcard, "k"), Ok(Match::Range(0, 0xff)));
+        assert!(key_match(&MatchKind::Exact, 8, &KeyValue::Value(v(256)), "k").is_err());
+        assert!(key_match(&MatchKind::Lpm, 8, &KeyValue::Masked(v(1), v(0x0f)), "k").is_err());
+        assert_eq!(normalise_key_name("hdr.vlan$1.vid"), "hdr.vlan[1].vid");
+    }
+}

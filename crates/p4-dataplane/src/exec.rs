@@ -1,0 +1,330 @@
+//! The executable form of a program and the per-switch runtime state it runs against.
+//!
+//! Invariants: every slot index baked into a closure is `< Ctx::f.len()` (the frame is sized once, at
+//! build time, to `Prog::frame_len`); scalars in the frame are normalised to their width (see `bits`).
+//! Closures receive the immutable [`Prog`] (to call actions, functions, tables and sub-blocks by index)
+//! and the mutable [`Ctx`]; nothing is looked up by name and nothing is allocated per packet on the
+//! common path (scratch buffers live in `Ctx` and are reused).
+
+use std::sync::Arc;
+
+use crate::bits::BitWriter;
+use crate::meter::Meter;
+use crate::table::TableState;
+
+/// How a statement finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Next,
+    /// `exit`: unwinds to the architecture.
+    Exit,
+    /// `return`: unwinds to the enclosing action, function or control.
+    Return,
+    Break,
+    Continue,
+    /// The parser rejects with this error code.
+    Reject(u32),
+    /// `assert`/`assume` failed: the packet is dropped.
+    Abort,
+}
+
+/// Evaluates a scalar expression.
+pub type Ev = Arc<dyn Fn(&Prog, &mut Ctx) -> u128 + Send + Sync>;
+/// Runs a statement.
+pub type Run = Box<dyn Fn(&Prog, &mut Ctx) -> Flow + Send + Sync>;
+/// Computes a frame slot at run time (`None`: out-of-range stack index).
+pub type DynSlot = Arc<dyn Fn(&Prog, &mut Ctx) -> Option<usize> + Send + Sync>;
+/// Writes an aggregate value into the frame at the given base slot.
+pub type Build = Arc<dyn Fn(&Prog, &mut Ctx, usize) + Send + Sync>;
+/// Runs an action with its control-plane data (directionless arguments).
+pub type Invoke = Box<dyn Fn(&Prog, &mut Ctx, &[u128]) -> Flow + Send + Sync>;
+
+/// State of one extern instance.
+#[derive(Clone, Debug, Default)]
+pub enum ExternState {
+    #[default]
+    Stateless,
+    Register { width: u32, cells: Vec<u128> },
+    /// `(packets, bytes)` per cell.
+    Counter { cells: Vec<(u64, u64)> },
+    Meter { bytes: bool, cells: Vec<Meter> },
+    /// The colour the last hit entry's meter produced.
+    DirectMeter { bytes: bool, colour: u128 },
+}
+
+/// Side effects of externs that the architecture acts on when a pipeline finishes.
+#[derive(Clone, Debug, Default)]
+pub struct Effects {
+    /// `(session, field set)` of the last clone call.
+    pub clone: Option<(u32, usize)>,
+    pub resubmit: Option<usize>,
+    pub recirculate: Option<usize>,
+    pub truncate: Option<u32>,
+    /// Block (control index) that called `mark_to_drop` last.
+    pub marked_in: Option<usize>,
+    /// Description of a failed `assert`/`assume`.
+    pub aborted: Option<String>,
+}
+
+/// Mutable runtime state: the packet frame, the packet, tables and extern state.
+pub struct Ctx {
+    /// The frame: every variable of every block, laid out flat.
+    pub f: Vec<u128>,
+    /// The packet as it entered the parser.
+    pub pkt: Vec<u8>,
+    /// Parser position in bits.
+    pub cursor: usize,
+    /// Deparser output.
+    pub out: BitWriter,
+    /// Hash/checksum input.
+    pub scratch: BitWriter,
+    pub keybuf: Vec<u128>,
+    pub argbuf: Vec<u128>,
+    pub tables: Vec<TableState>,
+    /// Default action of each table: (index into the table's action list, data).
+    pub defaults: Vec<(usize, Vec<u128>)>,
+    /// Indexed by `ExternId`.
+    pub externs: Vec<ExternState>,
+    /// Members of each parser value set: `(value, mask)`.
+    pub value_sets: Vec<Vec<(u128, u128)>>,
+    pub now_us: u64,
+    pub rng: u64,
+    pub fx: Effects,
+    pub log: Vec<String>,
+    /// A parser error raised inside an expression (`lookahead` past the end).
+    pub pending_err: Option<u32>,
+}
+
+impl Ctx {
+    /// Next value of the switch's deterministic generator (splitmix64).
+    pub fn random(&mut self) -> u64 {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Reads a frame slot (0 for an out-of-range slot, which compiled code never produces).
+    #[inline]
+    pub fn get(&self, slot: usize) -> u128 {
+        self.f.get(slot).copied().unwrap_or(0)
+    }
+
+    #[inline]
+    pub fn set(&mut self, slot: usize, v: u128) {
+        if let Some(s) = self.f.get_mut(slot) {
+            *s = v;
+        }
+    }
+
+    /// Copies `len` slots from `src` to `dst` (ranges may overlap).
+    #[inline]
+    pub fn copy(&mut self, src: usize, dst: usize, len: usize) {
+        if src != dst && src + len <= self.f.len() && dst + len <= self.f.len() {
+            self.f.copy_within(src..src + len, dst);
+        }
+    }
+
+    #[inline]
+    pub fn zero(&mut self, base: usize, len: usize) {
+        if let Some(r) = self.f.get_mut(base..base + len) {
+            r.fill(0);
+        }
+    }
+}
+
+/// One parser state.
+pub struct StateProg {
+    pub body: Run,
+    pub transition: TransitionProg,
+}
+
+/// Where a transition goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    State(usize),
+    Accept,
+    Reject,
+}
+
+/// One select keyset component.
+pub enum KeyMatch {
+    Mask(u128, u128),
+    Range(u128, u128),
+    Any,
+    /// Value set index; `concat` = the set matches all keys concatenated (struct-typed sets).
+    ValueSet(usize),
+}
+
+pub enum TransitionProg {
+    Goto(Target),
+    Select { keys: Vec<Ev>, widths: Vec<u32>, cases: Vec<(Vec<KeyMatch>, Target)> },
+}
+
+pub struct ParserProg {
+    pub init: Run,
+    pub states: Vec<StateProg>,
+}
+
+pub struct ControlProg {
+    pub name: String,
+    pub init: Run,
+    pub body: Run,
+}
+
+/// An action as a table calls it.
+pub struct TableActionProg {
+    pub action: usize,
+    pub name: String,
+    pub invoke: Invoke,
+    /// Directionless parameters: `(name, width)`.
+    pub data_params: Vec<(String, u32)>,
+    pub table_only: bool,
+    pub default_only: bool,
+}
+
+pub struct TableKeyProg {
+    pub eval: Ev,
+    pub width: u32,
+    pub kind: p4_ir::MatchKind,
+    pub name: String,
+    pub is_valid_key: bool,
+}
+
+pub struct TableProg {
+    pub name: String,
+    pub keys: Vec<TableKeyProg>,
+    pub actions: Vec<TableActionProg>,
+    pub direct_counter: Option<usize>,
+    pub direct_meter: Option<usize>,
+    pub default_is_const: bool,
+    pub entries_const: bool,
+}
+
+/// The outcome of a table application.
+#[derive(Clone, Copy, Debug)]
+pub struct ApplyOutcome {
+    pub hit: bool,
+    /// IR action id that ran.
+    pub action: usize,
+    pub flow: Flow,
+}
+
+impl TableProg {
+    /// Applies table `t`: evaluates the key, looks it up, updates direct counters/meters, runs the
+    /// chosen action.
+    pub fn apply(p: &Prog, c: &mut Ctx, t: usize) -> ApplyOutcome {
+        let Some(tp) = p.tables.get(t) else { return ApplyOutcome { hit: false, action: 0, flow: Flow::Next } };
+        let mut key = std::mem::take(&mut c.keybuf);
+        key.clear();
+        for k in &tp.keys {
+            let v = (k.eval)(p, c);
+            key.push(v);
+        }
+        let found = c.tables.get_mut(t).and_then(|ts| ts.lookup(&key));
+        c.keybuf = key;
+        let pkt_len = p.sm.packet_length.map(|s| c.get(s)).unwrap_or(0) as u64;
+        let now = c.now_us as f64;
+        let mut args = std::mem::take(&mut c.argbuf);
+        args.clear();
+        let (hit, act) = match found {
+            Some(h) => {
+                let mut colour = None;
+                let mut act = 0;
+                if let Some(e) = c.tables.get_mut(t).and_then(|ts| ts.get_mut(h)) {
+                    e.packets += 1;
+                    e.bytes += pkt_len;
+                    args.extend_from_slice(&e.args);
+                    act = e.action;
+                    if let Some(m) = tp.direct_meter {
+                        let bytes = matches!(c.externs.get(m), Some(ExternState::DirectMeter { bytes: true, .. }));
+                        colour = Some((m, e.meter.execute(if bytes { pkt_len as u32 } else { 1 }, now)));
+                    }
+                }
+                if let Some((m, col)) = colour {
+                    if let Some(ExternState::DirectMeter { colour, .. }) = c.externs.get_mut(m) {
+                        *colour = col;
+                    }
+                }
+                (true, act)
+            }
+            None => {
+                let mut act = 0;
+                if let Some((a, data)) = c.defaults.get(t) {
+                    act = *a;
+                    args.extend_from_slice(data);
+                }
+                if let Some(m) = tp.direct_meter {
+                    if let Some(ExternState::DirectMeter { colour, .. }) = c.externs.get_mut(m) {
+                        *colour = crate::meter::GREEN;
+                    }
+                }
+                (false, act)
+            }
+        };
+        let Some(ta) = tp.actions.get(act) else {
+            c.argbuf = args;
+            return ApplyOutcome { hit, action: 0, flow: Flow::Next };
+        };
+        let flow = (ta.invoke)(p, c, &args);
+        c.argbuf = args;
+        ApplyOutcome { hit, action: ta.action, flow }
+    }
+}
+
+/// Slots of the standard metadata fields (absent fields are `None`).
+#[derive(Clone, Debug, Default)]
+pub struct StdMeta {
+    pub ingress_port: Option<usize>,
+    pub egress_spec: Option<usize>,
+    pub egress_port: Option<usize>,
+    pub instance_type: Option<usize>,
+    pub packet_length: Option<usize>,
+    pub enq_timestamp: Option<usize>,
+    pub enq_qdepth: Option<usize>,
+    pub deq_timedelta: Option<usize>,
+    pub deq_qdepth: Option<usize>,
+    pub ingress_global_timestamp: Option<usize>,
+    pub egress_global_timestamp: Option<usize>,
+    pub mcast_grp: Option<usize>,
+    pub egress_rid: Option<usize>,
+    pub checksum_error: Option<usize>,
+    pub parser_error: Option<usize>,
+    pub priority: Option<usize>,
+}
+
+/// Well-known error codes of `core.p4`.
+#[derive(Clone, Copy, Debug)]
+pub struct ErrorCodes {
+    pub packet_too_short: u32,
+    pub no_match: u32,
+    pub stack_out_of_bounds: u32,
+    pub header_too_short: u32,
+    pub parser_timeout: u32,
+}
+
+/// The compiled program.
+pub struct Prog {
+    pub frame_len: usize,
+    pub parsers: Vec<ParserProg>,
+    pub controls: Vec<ControlProg>,
+    /// Action bodies by IR action id (parameters are copied in by the caller).
+    pub actions: Vec<Run>,
+    /// Function bodies by IR function id.
+    pub functions: Vec<Run>,
+    pub tables: Vec<TableProg>,
+    /// Slot ranges `(base, len)` preserved by each field list / data argument.
+    pub field_sets: Vec<Vec<(usize, usize)>>,
+    pub sm: StdMeta,
+    pub errors: ErrorCodes,
+    pub error_names: Vec<String>,
+    /// The six V1Switch blocks: parser, verify, ingress, egress, compute, deparser (control indexes
+    /// except the parser).
+    pub main_parser: usize,
+    pub verify: usize,
+    pub ingress: usize,
+    pub egress: usize,
+    pub compute: usize,
+    pub deparser: usize,
+}

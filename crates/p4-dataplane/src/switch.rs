@@ -1,0 +1,437 @@
+//! The v1model switch: the pipeline of six blocks around the packet buffer, with clone, resubmit,
+//! recirculate and multicast handled in the order of BMv2's after-ingress / after-egress pseudocode.
+//!
+//! Invariants: `ctx.f.len() == prog.frame_len` always; one packet (and everything it causes) is
+//! processed to completion inside `inject`; a unicast packet runs ingress and egress in the same frame
+//! with no allocation besides its output bytes.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+
+use crate::bits::mask;
+use crate::compile::{build_prog, run_control, run_parser, DROP_PORT};
+use crate::control::{Injected, OutputPacket, PacketIo};
+use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
+use crate::meter::Meter;
+use crate::table::{IndexKind, TableState};
+use crate::DataplaneError;
+
+/// `standard_metadata.instance_type` values (BMv2's `PktInstanceType`).
+pub mod instance {
+    pub const NORMAL: u32 = 0;
+    pub const INGRESS_CLONE: u32 = 1;
+    pub const EGRESS_CLONE: u32 = 2;
+    pub const COALESCED: u32 = 3;
+    pub const RECIRC: u32 = 4;
+    pub const REPLICATION: u32 = 5;
+    pub const RESUBMIT: u32 = 6;
+}
+
+/// How many times one packet may be resubmitted or recirculated before it is dropped.
+const MAX_LOOPS: u32 = 16;
+/// Upper bound on copies one injected packet may cause.
+const MAX_JOBS: usize = 4096;
+
+/// Where a clone session sends copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mirror {
+    Port(u32),
+    Group(u32),
+}
+
+/// Work caused by a packet, processed in FIFO order.
+enum Job {
+    Ingress { data: Vec<u8>, port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32 },
+    CloneI2E { data: Vec<u8>, in_port: u32, out_port: u32, rid: u32, keep: (usize, Vec<u128>), depth: u32 },
+    Egress { frame: Vec<u128>, pkt: Vec<u8>, cursor: usize, port: u32, instance: u32, rid: u32, depth: u32 },
+}
+
+/// A running v1model software switch.
+pub struct Switch {
+    pub(crate) ir: Arc<p4_ir::Program>,
+    pub(crate) prog: Prog,
+    pub(crate) ctx: Ctx,
+    pub(crate) groups: BTreeMap<u32, Vec<u64>>,
+    pub(crate) nodes: Vec<Option<(u32, Vec<u32>)>>,
+    pub(crate) sessions: HashMap<u32, Mirror>,
+}
+
+fn enum_member_name(ir: &p4_ir::Program, v: &p4_ir::Value) -> Option<String> {
+    let p4_ir::Value::Enum(t, i) = v else { return None };
+    match ir.types.get(t.index()) {
+        Some(p4_ir::TypeDef::Enum { members, .. }) => members.get(*i as usize).map(|m| m.0.clone()),
+        _ => None,
+    }
+}
+
+fn ctor_u64(v: Option<&Option<p4_ir::Value>>) -> u64 {
+    use num_traits::ToPrimitive;
+    match v {
+        Some(Some(p4_ir::Value::Bits { value, .. })) | Some(Some(p4_ir::Value::InfInt(value))) => value.to_u64().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+impl Switch {
+    /// Prepare a program whose `main` is a `V1Switch` package; errors say what is unsupported.
+    pub fn new(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
+        let (prog, _) = build_prog(&program)?;
+        let mut externs = Vec::new();
+        for e in &program.externs {
+            let size = ctor_u64(e.ctor_args.first()) as usize;
+            let is_bytes = |i: usize| {
+                e.ctor_args.get(i).and_then(|v| v.as_ref()).and_then(|v| enum_member_name(&program, v)).as_deref() == Some("bytes")
+            };
+            externs.push(match e.type_name.as_str() {
+                "register" => {
+                    let width = match e.type_args.first() {
+                        Some(p4_ir::Type::Bits { width, .. }) => *width,
+                        Some(p4_ir::Type::Bool) => 1,
+                        _ => 128,
+                    };
+                    ExternState::Register { width, cells: vec![0; size] }
+                }
+                "counter" => ExternState::Counter { cells: vec![(0, 0); size] },
+                "meter" => ExternState::Meter { bytes: is_bytes(1), cells: vec![Meter::default(); size] },
+                "direct_meter" => ExternState::DirectMeter { bytes: is_bytes(0), colour: 0 },
+                _ => ExternState::Stateless,
+            });
+        }
+        let mut tables = Vec::new();
+        for t in &prog.tables {
+            tables.push(TableState::new(index_kind(t), lpm_width(t)));
+        }
+        let ctx = Ctx {
+            f: vec![0; prog.frame_len],
+            pkt: Vec::new(),
+            cursor: 0,
+            out: Default::default(),
+            scratch: Default::default(),
+            keybuf: Vec::new(),
+            argbuf: Vec::new(),
+            tables,
+            defaults: vec![(0, Vec::new()); prog.tables.len()],
+            externs,
+            value_sets: vec![Vec::new(); program.value_sets.len()],
+            now_us: 0,
+            rng: 0x5eed,
+            fx: Effects::default(),
+            log: Vec::new(),
+            pending_err: None,
+        };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new() };
+        sw.install_program_entries()?;
+        Ok(sw)
+    }
+
+    /// Installs default actions and `entries` given in the program.
+    fn install_program_entries(&mut self) -> Result<(), DataplaneError> {
+        let ir = self.ir.clone();
+        for (ti, t) in ir.tables.iter().enumerate() {
+            if let Some(d) = &t.default_action {
+                let (act, data) = self.program_action(ti, d)?;
+                if let Some(slot) = self.ctx.defaults.get_mut(ti) {
+                    *slot = (act, data);
+                }
+            }
+            for (pos, e) in t.entries.iter().enumerate() {
+                let (act, data) = self.program_action(ti, &e.action)?;
+                let matches = crate::cp::program_keysets(self, ti, &e.keys)?;
+                // Explicit priorities: larger wins (P4 default `largest_priority_wins`); otherwise
+                // earlier entries win. Internally smaller wins.
+                let priority = match e.priority {
+                    Some(p) => -(p as i64),
+                    None => pos as i64,
+                };
+                let entry = crate::table::Entry { matches, priority, action: act, args: data, packets: 0, bytes: 0, meter: Meter::default() };
+                if let Some(ts) = self.ctx.tables.get_mut(ti) {
+                    ts.insert(entry).map_err(|m| DataplaneError::Invalid(format!("table {}: entry {}: {m}", t.name, pos + 1)))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The table-local action index and data of an action call written in the program.
+    fn program_action(&mut self, ti: usize, call: &p4_ir::ActionCall) -> Result<(usize, Vec<u128>), DataplaneError> {
+        let tp = &self.prog.tables[ti];
+        let act = tp
+            .actions
+            .iter()
+            .position(|a| a.action == call.action.index())
+            .ok_or_else(|| DataplaneError::Invalid(format!("table {}: action not in its action list", tp.name)))?;
+        let params = self.ir.actions.get(call.action.index()).map(|a| a.params.clone()).unwrap_or_default();
+        let mut data = Vec::new();
+        for (prm, arg) in params.iter().zip(&call.args) {
+            if prm.direction != p4_ir::Direction::None {
+                continue;
+            }
+            match &arg.kind {
+                p4_ir::ExprKind::Const(v) => data.push(crate::compile::const_scalar(&self.ir, v, &prm.ty)?),
+                _ => return Err(DataplaneError::Unsupported(format!("table {}: non-constant action argument", tp.name))),
+            }
+        }
+        Ok((act, data))
+    }
+
+    fn drop_line(&self, res: &mut Injected) {
+        let c = &self.ctx;
+        let mut line = match c.fx.marked_in.and_then(|i| self.prog.controls.get(i)) {
+            Some(ctl) => format!("mark_to_drop in {}", ctl.name),
+            None => format!("egress_spec {DROP_PORT}"),
+        };
+        if let Some(e) = self.prog.sm.parser_error.map(|s| c.get(s)).filter(|e| *e != 0) {
+            let name = self.prog.error_names.get(e as usize).cloned().unwrap_or_else(|| e.to_string());
+            line.push_str(&format!(" (parser error {name})"));
+        }
+        res.drops.push(line);
+    }
+
+    fn sm_set(&mut self, field: Option<usize>, v: u128) {
+        if let Some(s) = field {
+            self.ctx.set(s, v);
+        }
+    }
+
+    fn sm_get(&self, field: Option<usize>) -> u128 {
+        field.map_or(0, |s| self.ctx.get(s))
+    }
+
+    /// Restores preserved slot ranges from a snapshot frame.
+    fn restore(&mut self, set: usize, snap: &[u128]) {
+        if let Some(ranges) = self.prog.field_sets.get(set) {
+            for &(s, len) in ranges {
+                if let (Some(dst), Some(src)) = (self.ctx.f.get_mut(s..s + len), snap.get(s..s + len)) {
+                    dst.copy_from_slice(src);
+                }
+            }
+        }
+    }
+
+    /// Resets the frame for a packet entering the parser and runs the parser.
+    fn parse(&mut self, data: &[u8], port: u32, instance: u32) {
+        let p = &self.prog;
+        let c = &mut self.ctx;
+        c.f.fill(0);
+        c.pkt.clear();
+        c.pkt.extend_from_slice(data);
+        c.cursor = 0;
+        c.pending_err = None;
+        c.fx = Effects::default();
+        let sm = &p.sm;
+        for (f, v) in [
+            (sm.ingress_port, u128::from(port)),
+            (sm.packet_length, data.len() as u128),
+            (sm.instance_type, u128::from(instance)),
+            (sm.ingress_global_timestamp, u128::from(c.now_us) & mask(48)),
+        ] {
+            if let Some(s) = f {
+                c.set(s, v);
+            }
+        }
+        if let Err(e) = run_parser(p, c, p.main_parser) {
+            if let Some(s) = sm.parser_error {
+                c.set(s, u128::from(e));
+            }
+        }
+        c.pending_err = None;
+    }
+
+    /// Ports (with replication ids) a multicast group replicates to.
+    fn group_members(&self, group: u32) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for h in self.groups.get(&group).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(Some((rid, ports))) = self.nodes.get(*h as usize) {
+                out.extend(ports.iter().map(|p| (*rid, *p)));
+            }
+        }
+        out
+    }
+
+    fn mirror_targets(&self, session: u32) -> Vec<(u32, u32)> {
+        match self.sessions.get(&session) {
+            Some(Mirror::Port(p)) => vec![(0, *p)],
+            Some(Mirror::Group(g)) => self.group_members(*g),
+            None => Vec::new(),
+        }
+    }
+
+    fn ingress(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32, res: &mut Injected, jobs: &mut VecDeque<Job>) {
+        self.parse(data, port, instance);
+        if let Some((set, snap)) = &keep {
+            self.restore(*set, snap);
+        }
+        let (p, c) = (&self.prog, &mut self.ctx);
+        let mut flow = run_control(p, c, p.verify);
+        if flow != Flow::Abort {
+            flow = run_control(p, c, p.ingress);
+        }
+        if flow == Flow::Abort {
+            let why = c.fx.aborted.take().unwrap_or_else(|| "assert failed".into());
+            res.drops.push(why.clone());
+            c.log.push(why);
+            return;
+        }
+        let sm = p.sm.clone();
+        if let Some((session, set)) = self.ctx.fx.clone {
+            for (rid, out_port) in self.mirror_targets(session) {
+                jobs.push_back(Job::CloneI2E { data: data.to_vec(), in_port: port, out_port, rid, keep: (set, self.ctx.f.clone()), depth });
+            }
+        }
+        if let Some(set) = self.ctx.fx.resubmit {
+            if depth >= MAX_LOOPS {
+                res.drops.push(format!("resubmitted more than {MAX_LOOPS} times"));
+                return;
+            }
+            jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance: instance::RESUBMIT, keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
+            return;
+        }
+        let grp = self.sm_get(sm.mcast_grp) as u32;
+        if grp != 0 {
+            let members = self.group_members(grp);
+            if members.is_empty() {
+                res.drops.push(format!("multicast group {grp} has no members"));
+            }
+            for (rid, out_port) in members {
+                jobs.push_back(Job::Egress {
+                    frame: self.ctx.f.clone(),
+                    pkt: self.ctx.pkt.clone(),
+                    cursor: self.ctx.cursor,
+                    port: out_port,
+                    instance: instance::REPLICATION,
+                    rid,
+                    depth,
+                });
+            }
+            return;
+        }
+        let spec = self.sm_get(sm.egress_spec);
+        if spec == DROP_PORT {
+            self.drop_line(res);
+            return;
+        }
+        self.egress(spec as u32, None, 0, depth, res, jobs);
+    }
+
+    fn egress(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, res: &mut Injected, jobs: &mut VecDeque<Job>) {
+        let sm = self.prog.sm.clone();
+        let now = u128::from(self.ctx.now_us);
+        self.sm_set(sm.egress_port, u128::from(port));
+        self.sm_set(sm.egress_spec, 0);
+        self.sm_set(sm.egress_rid, u128::from(rid));
+        if let Some(i) = instance {
+            self.sm_set(sm.instance_type, u128::from(i));
+        }
+        self.sm_set(sm.egress_global_timestamp, now & mask(48));
+        self.sm_set(sm.enq_timestamp, now & mask(32));
+        self.sm_set(sm.deq_timedelta, 0);
+        let truncate = self.ctx.fx.truncate;
+        self.ctx.fx = Effects { truncate, ..Effects::default() };
+        let (p, c) = (&self.prog, &mut self.ctx);
+        if run_control(p, c, p.egress) == Flow::Abort {
+            let why = c.fx.aborted.take().unwrap_or_else(|| "assert failed".into());
+            res.drops.push(why.clone());
+            c.log.push(why);
+            return;
+        }
+        if let Some((session, _)) = self.ctx.fx.clone {
+            for (crid, out_port) in self.mirror_targets(session) {
+                jobs.push_back(Job::Egress {
+                    frame: self.ctx.f.clone(),
+                    pkt: self.ctx.pkt.clone(),
+                    cursor: self.ctx.cursor,
+                    port: out_port,
+                    instance: instance::EGRESS_CLONE,
+                    rid: crid,
+                    depth,
+                });
+            }
+        }
+        if self.sm_get(sm.egress_spec) == DROP_PORT {
+            self.drop_line(res);
+            return;
+        }
+        let (p, c) = (&self.prog, &mut self.ctx);
+        c.out.clear();
+        if run_control(p, c, p.compute) == Flow::Abort || run_control(p, c, p.deparser) == Flow::Abort {
+            let why = c.fx.aborted.take().unwrap_or_else(|| "assert failed".into());
+            res.drops.push(why.clone());
+            c.log.push(why);
+            return;
+        }
+        let start = c.cursor.div_ceil(8).min(c.pkt.len());
+        let mut bytes = Vec::with_capacity(c.out.bytes.len() + c.pkt.len() - start);
+        bytes.extend_from_slice(&c.out.bytes);
+        bytes.extend_from_slice(c.pkt.get(start..).unwrap_or(&[]));
+        if let Some(n) = c.fx.truncate {
+            bytes.truncate(n as usize);
+        }
+        if let Some(set) = c.fx.recirculate {
+            if depth >= MAX_LOOPS {
+                res.drops.push(format!("recirculated more than {MAX_LOOPS} times"));
+                return;
+            }
+            let in_port = self.sm_get(sm.ingress_port) as u32;
+            jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: instance::RECIRC, keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
+            return;
+        }
+        res.outputs.push(OutputPacket { port, data: bytes });
+    }
+
+    fn run_job(&mut self, job: Job, res: &mut Injected, jobs: &mut VecDeque<Job>) {
+        match job {
+            Job::Ingress { data, port, instance, keep, depth } => self.ingress(&data, port, instance, keep, depth, res, jobs),
+            Job::CloneI2E { data, in_port, out_port, rid, keep, depth } => {
+                self.parse(&data, in_port, instance::INGRESS_CLONE);
+                self.restore(keep.0, &keep.1);
+                self.egress(out_port, Some(instance::INGRESS_CLONE), rid, depth, res, jobs);
+            }
+            Job::Egress { frame, pkt, cursor, port, instance, rid, depth } => {
+                if frame.len() == self.ctx.f.len() {
+                    self.ctx.f.copy_from_slice(&frame);
+                }
+                self.ctx.pkt = pkt;
+                self.ctx.cursor = cursor;
+                self.ctx.fx = Effects::default();
+                self.egress(port, Some(instance), rid, depth, res, jobs);
+            }
+        }
+    }
+}
+
+fn index_kind(t: &crate::exec::TableProg) -> IndexKind {
+    use p4_ir::MatchKind as K;
+    let lpms: Vec<usize> = t.keys.iter().enumerate().filter(|(_, k)| k.kind == K::Lpm).map(|(i, _)| i).collect();
+    if t.keys.iter().any(|k| matches!(k.kind, K::Ternary | K::Range | K::Optional)) || lpms.len() > 1 {
+        IndexKind::Ternary
+    } else if let Some(&pos) = lpms.first() {
+        IndexKind::Lpm(pos)
+    } else {
+        IndexKind::Exact
+    }
+}
+
+fn lpm_width(t: &crate::exec::TableProg) -> u32 {
+    t.keys.iter().find(|k| k.kind == p4_ir::MatchKind::Lpm).map_or(0, |k| k.width)
+}
+
+impl PacketIo for Switch {
+    fn inject(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected {
+        let mut res = Injected::default();
+        self.ctx.now_us = now_ns / 1000;
+        self.ctx.log.clear();
+        let mut jobs = VecDeque::new();
+        self.ingress(data, port, instance::NORMAL, None, 0, &mut res, &mut jobs);
+        let mut done = 0;
+        while let Some(job) = jobs.pop_front() {
+            done += 1;
+            if done > MAX_JOBS {
+                res.drops.push(format!("more than {MAX_JOBS} copies of one packet; the rest were dropped"));
+                break;
+            }
+            self.run_job(job, &mut res, &mut jobs);
+        }
+        res.log.append(&mut self.ctx.log);
+        res
+    }
+}
