@@ -349,7 +349,8 @@ impl Printer {
             ExprKind::Ternary(c, a, b) => {
                 self.expr(c, BP_TERNARY + 1);
                 self.s(" ? ");
-                self.expr(a, 0);
+                // A nested `?:` in the middle is legal but hard to read: parenthesize it.
+                self.expr(a, BP_TERNARY + 1);
                 self.s(" : ");
                 self.expr(b, BP_TERNARY);
             }
@@ -434,15 +435,15 @@ impl Printer {
             Stmt::If { cond, then, otherwise, .. } => {
                 self.s("if (");
                 self.expr(cond, 0);
-                self.s(") ");
+                self.s(")");
                 self.sub_stmt(then);
                 if let Some(o) = otherwise {
                     if matches!(**then, Stmt::Block(_)) {
-                        self.s(" else ");
+                        self.s(" else");
                     } else {
                         self.nl();
                         self.line_start();
-                        self.s("else ");
+                        self.s("else");
                     }
                     self.sub_stmt(o);
                 }
@@ -492,18 +493,22 @@ impl Printer {
                     }
                     self.for_clause(s);
                 }
-                self.s("; ");
+                self.s(";");
                 if let Some(c) = cond {
+                    self.s(" ");
                     self.expr(c, 0);
                 }
-                self.s("; ");
+                self.s(";");
+                if !update.is_empty() {
+                    self.s(" ");
+                }
                 for (i, s) in update.iter().enumerate() {
                     if i > 0 {
                         self.s(", ");
                     }
                     self.for_clause(s);
                 }
-                self.s(") ");
+                self.s(")");
                 self.sub_stmt(body);
             }
             Stmt::ForIn { annotations, ty, var, collection, body, .. } => {
@@ -512,17 +517,21 @@ impl Printer {
                 self.ty(ty);
                 let _ = write!(self.out, " {} in ", var.name);
                 self.expr(collection, 0);
-                self.s(") ");
+                self.s(")");
                 self.sub_stmt(body);
             }
             Stmt::Decl(d) => self.decl_inline(d),
         }
     }
 
-    /// The body of `if`/`else`/`for`: blocks stay on the line, others go on the next line.
+    /// The body of `if`/`else`/`for` (printed right after the keyword or `)`): blocks and
+    /// `else if` stay on the line, others go on the next line.
     fn sub_stmt(&mut self, s: &Stmt) {
         match s {
-            Stmt::Block(_) | Stmt::If { .. } => self.stmt_inline(s),
+            Stmt::Block(_) | Stmt::If { .. } => {
+                self.s(" ");
+                self.stmt_inline(s);
+            }
             _ => {
                 self.nl();
                 self.indent += 1;
@@ -903,8 +912,9 @@ impl Printer {
                             self.s("const ");
                         }
                         if let Some(p) = &e.priority {
+                            // The grammar allows a literal or a parenthesized expression here.
                             self.s("priority = ");
-                            self.expr(p, 0);
+                            self.expr(p, BP_PRIMARY);
                             self.s(" : ");
                         }
                         self.expr(&e.keyset, 0);
