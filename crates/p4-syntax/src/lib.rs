@@ -61,5 +61,7 @@ fn parse_source(file: span::FileId, on_disk: Option<&Path>, include_dirs: &[Path
     let (tokens, mut diagnostics) = pp.run(file, on_disk);
     let (program, parse_diags) = parser::parse_tokens(tokens, sources);
     diagnostics.extend(parse_diags);
+    // Source order (files in the order they were read); stable, so ties keep discovery order.
+    diagnostics.sort_by_key(|d| (d.span.file, d.span.lo));
     ParseOutput { program, diagnostics }
 }

@@ -139,11 +139,12 @@ impl<'a> Preprocessor<'a> {
                 continue;
             }
             if active {
+                // Lexing errors are reported here, once; the token still flows to the parser,
+                // which fails silently on it and recovers (so no cascade of follow-up errors).
                 if let TokenKind::Error(msg) = &tok.kind {
                     self.diags.push(Diagnostic::error(tok.span, msg.clone()));
-                } else {
-                    pending.push(tok.clone());
                 }
+                pending.push(tok.clone());
             }
             i += 1;
         }
@@ -400,6 +401,11 @@ impl<'a> Preprocessor<'a> {
             _ => None,
         };
         let body = rest.get(i..).unwrap_or(&[]).to_vec();
+        for t in &body {
+            if let TokenKind::Error(msg) = &t.kind {
+                self.diags.push(Diagnostic::error(t.span, msg.clone()));
+            }
+        }
         self.macros.insert(name, Rc::new(Macro { params, body }));
     }
 

@@ -60,6 +60,10 @@ impl Parser<'_> {
 
     /// Declarations that start with a type: instantiation, function, variable.
     fn typed_decl(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<Decl> {
+        let can_start_type = self.at_name() || self.at(Punct::Dot) || self.token_starts_certain_type(0);
+        if !can_start_type {
+            return Err(self.error_expected("a declaration"));
+        }
         let ty = self.type_ref()?;
         if self.at(Punct::LParen) {
             return Ok(Decl::Instantiation(self.instantiation_rest(annotations, ty, start)?));

@@ -147,10 +147,12 @@ impl<'s> Parser<'s> {
 
     pub(crate) fn error_expected(&mut self, what: &str) -> Fail {
         let tok = self.peek().clone();
-        let msg = match &tok.kind {
-            TokenKind::Error(m) => m.clone(),
-            k => format!("expected {what}, found {}", describe(k)),
-        };
+        if let TokenKind::Error(_) = tok.kind {
+            // Already reported by the preprocessor when it passed the bad token on.
+            self.last_error_pos = Some(self.pos);
+            return Fail;
+        }
+        let msg = format!("expected {what}, found {}", describe(&tok.kind));
         self.error_at(tok.span, msg);
         Fail
     }
@@ -164,10 +166,10 @@ impl<'s> Parser<'s> {
     }
 
     /// Skip to just after the next `;` at this nesting level, or just after a `{...}` group that
-    /// closes at this level, or to (not past) a `}` that closes the enclosing construct.
+    /// closes at this level, or to (not past) a `}` that closes the enclosing construct. May
+    /// consume nothing; every caller's loop bumps a token when an iteration made no progress.
     pub(crate) fn recover(&mut self) {
         let mut depth = 0u32;
-        let start = self.pos;
         loop {
             match &self.peek().kind {
                 TokenKind::Eof => return,
@@ -178,10 +180,7 @@ impl<'s> Parser<'s> {
                 TokenKind::Punct(Punct::LBrace) => depth += 1,
                 TokenKind::Punct(Punct::RBrace) => {
                     if depth == 0 {
-                        // Always make progress: a `}` right where we failed belongs to nobody.
-                        if self.pos == start {
-                            self.bump();
-                        }
+                        // The enclosing list's `}`: leave it (list loops guarantee progress).
                         return;
                     }
                     depth -= 1;

@@ -1,0 +1,112 @@
+//! Rendered diagnostics for malformed inputs: every error is located and the parser recovers.
+
+mod common;
+
+use common::{diags, parse};
+use insta::assert_snapshot;
+
+#[test]
+fn missing_semicolon() {
+    assert_snapshot!(diags("const bit<8> X = 1\nconst bit<8> Y = 2;\n"));
+}
+
+#[test]
+fn bad_token() {
+    assert_snapshot!(diags("const bit<8> X = 1 $ 2;\n"));
+}
+
+#[test]
+fn unterminated_block_comment() {
+    assert_snapshot!(diags("const bit<8> X = 1;\n/* never closed\nconst bit<8> Y = 2;\n"));
+}
+
+#[test]
+fn unterminated_string() {
+    assert_snapshot!(diags("const string S = \"abc;\n"));
+}
+
+#[test]
+fn bad_if_expression() {
+    assert_snapshot!(diags("#if 1 +\n#endif\n"));
+}
+
+#[test]
+fn division_by_zero_in_if() {
+    assert_snapshot!(diags("#if 1 / 0\n#endif\n"));
+}
+
+#[test]
+fn unterminated_if() {
+    assert_snapshot!(diags("#ifdef X\nconst bit<8> Y = 2;\n"));
+}
+
+#[test]
+fn missing_include() {
+    assert_snapshot!(diags("#include <no_such_file.p4>\n"));
+}
+
+#[test]
+fn error_directive() {
+    assert_snapshot!(diags("#ifndef ARCH\n#error ARCH must be defined\n#endif\n"));
+}
+
+#[test]
+fn unknown_directive() {
+    assert_snapshot!(diags("#frobnicate 1\n"));
+}
+
+#[test]
+fn wrong_literal_width_is_not_a_syntax_error() {
+    let (out, _) = parse("const bit<4> X = 4w100;\n");
+    assert!(out.diagnostics.is_empty());
+    assert_eq!(out.program.decls.len(), 1);
+}
+
+#[test]
+fn malformed_literal() {
+    assert_snapshot!(diags("const bit<8> X = 0xZZ;\nconst bit<8> Y = 8w0b102;\n"));
+}
+
+#[test]
+fn recovery_reports_every_error_and_keeps_good_declarations() {
+    let text = "\
+header h_t { bit<8> f }
+struct s_t { bit<8> a; }
+control c(inout s_t s) {
+    apply {
+        s.a = ;
+        s.a = 1;
+        if (s.a == 1 { s.a = 2; }
+        s.a = 3;
+    }
+}
+const bit<8> OK = 1;
+";
+    let (out, sm) = parse(text);
+    let names: Vec<_> = out.program.decls.iter().filter_map(|d| d.name()).map(|n| n.name.clone()).collect();
+    assert_eq!(names, ["h_t", "s_t", "c", "OK"]);
+    assert_snapshot!(p4_syntax::diag::render_all(&out.diagnostics, &sm));
+}
+
+#[test]
+fn missing_closing_brace_at_end_of_file() {
+    assert_snapshot!(diags("control c() {\n    apply {\n        exit;\n"));
+}
+
+#[test]
+fn statement_that_is_not_an_assignment_or_call() {
+    assert_snapshot!(diags("action a() { bit<8> x; x + 1; }\n"));
+}
+
+#[test]
+fn stray_closing_brace() {
+    assert_snapshot!(diags("}\nconst bit<8> X = 1;\n"));
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let text = format!("const bit<8> X = {}1{};\n", "(".repeat(5000), ")".repeat(5000));
+    let (out, _) = parse(&text);
+    assert_eq!(out.diagnostics.len(), 1);
+    assert!(out.diagnostics[0].message.starts_with("nesting too deep"), "{}", out.diagnostics[0].message);
+}
