@@ -217,9 +217,11 @@ impl Compiler<'_> {
                             Flow::Break => return Flow::Next,
                             other => return other,
                         }
-                        let f = update(p, c);
-                        if f != Flow::Next {
-                            return f;
+                        // sema lowers `for (x in a .. b)` with a `break` in the update.
+                        match update(p, c) {
+                            Flow::Next | Flow::Continue => {}
+                            Flow::Break => return Flow::Next,
+                            other => return other,
                         }
                     }
                 })
@@ -509,7 +511,8 @@ impl Compiler<'_> {
             direct_counter: t.direct_counter.map(|e| e.index()),
             direct_meter: t.direct_meter.map(|e| e.index()),
             default_is_const: t.default_is_const,
-            entries_const: t.entries_const,
+            // `entries_const` only matters when the program lists entries.
+            entries_const: t.entries_const && !t.entries.is_empty(),
         })
     }
 
