@@ -66,21 +66,26 @@ test: tools
 	@$(CARGO) test --workspace --release
 	@$(MAKE) --no-print-directory test-stf
 
-# Each foo.stf beside a foo.p4, through the release binary exactly as a user runs it.
+# Each foo.stf beside a foo.p4, through the release binary exactly as a user runs it. Files listed
+# in $(KNOWN_FAILURES) (with a reason) may fail; every other failure fails the target.
+KNOWN_FAILURES := crates/p4forge/tests/known_failures.txt
 test-stf: tools-rust
 	@echo "+ $(CARGO) build --release -p p4forge"
 	@$(CARGO) build --release -p p4forge
 	@echo "+ p4forge test <prog.p4> <prog.stf> for every *.stf under $(STF_DIRS)"
-	@pass=0; fail=0; failed=(); \
+	@pass=0; fail=0; known=0; failed=(); \
 	while IFS= read -r stf; do \
 	  p4="$${stf%.stf}.p4"; \
 	  if [ -f "$$p4" ] && $(P4FORGE) test "$$p4" "$$stf" >/dev/null 2>&1; then \
 	    pass=$$((pass + 1)); \
+	  elif grep -q "^$$stf[[:space:]]" $(KNOWN_FAILURES); then \
+	    known=$$((known + 1)); echo "known failure: $$stf"; \
 	  else \
 	    fail=$$((fail + 1)); failed+=("$$stf"); \
 	  fi; \
 	done < <(find $(STF_DIRS) -name '*.stf' | sort); \
 	for stf in "$${failed[@]}"; do echo "FAIL $$stf  (details: $(P4FORGE) test $${stf%.stf}.p4 $$stf)"; done; \
+	echo "known failures (listed in $(KNOWN_FAILURES)): $$known"; \
 	echo "stf: $$pass passed, $$fail failed"; \
 	[ "$$fail" = 0 ]
 

@@ -14,7 +14,10 @@ impl<T: ControlPlane + PacketIo> Dataplane for T {}
 
 /// The outcome of compiling one program.
 pub struct Checked {
-    /// `Some` iff there were no errors.
+    /// No error diagnostics: the program is valid P4.
+    pub valid: bool,
+    /// The elaborated IR: `Some` iff valid *and* every construct is supported (an unsupported one
+    /// leaves a warning saying what).
     pub program: Option<Program>,
     /// Errors and warnings, rendered with file:line:col and source excerpts ("" if none).
     pub diagnostics: String,
@@ -41,56 +44,27 @@ pub fn check(path: &Path, user_includes: &[PathBuf]) -> CliResult<Checked> {
         return Err(CliError::input(format!("cannot read P4 program {}: no such file", path.display())));
     }
     let dirs = include_dirs(user_includes);
-    pending::compile_file(path, &dirs)
+    let compiled = p4_sema::compile_file(path, &dirs);
+    let diagnostics = compiled.render_diagnostics();
+    let valid = !compiled.has_errors();
+    let program = if valid { compiled.program } else { None };
+    Ok(Checked { valid, program, diagnostics })
 }
 
 /// Like [`check`], but an invalid program is an error (exit code 1) carrying the diagnostics;
 /// warnings of a valid program are returned for the caller to print.
 pub fn compile(path: &Path, user_includes: &[PathBuf]) -> CliResult<(Program, String)> {
     let checked = check(path, user_includes)?;
+    let why = if checked.valid { "uses constructs p4forge cannot compile yet (see the warnings above)" } else { "has errors" };
     match checked.program {
         Some(program) => Ok((program, checked.diagnostics)),
-        None => Err(CliError::failed(format!(
-            "{}{} has errors",
-            with_newline(&checked.diagnostics),
-            path.display()
-        ))),
-    }
-}
-
-fn with_newline(text: &str) -> String {
-    if text.is_empty() || text.ends_with('\n') {
-        text.to_string()
-    } else {
-        format!("{text}\n")
+        None => Err(CliError::failed(format!("{} {why}", path.display())).with_detail(checked.diagnostics)),
     }
 }
 
 /// Loads `program` into a fresh v1model software switch.
 pub fn new_switch(program: Program) -> CliResult<Box<dyn Dataplane>> {
-    pending::new_switch(Arc::new(program))
-}
-
-/// Stand-ins while `p4_sema::compile_file` and `p4_dataplane::Switch` are being written: they fail
-/// with a clear message. Replaced by the real calls as soon as those land.
-mod pending {
-    use super::*;
-
-    /// Syntax errors are real; a syntactically valid program stops at the missing checker.
-    pub fn compile_file(path: &Path, dirs: &[PathBuf]) -> CliResult<Checked> {
-        let mut sources = p4_syntax::span::SourceMap::new();
-        let parsed = p4_syntax::parse_file(path, dirs, &mut sources);
-        let diagnostics = p4_syntax::diag::render_all(&parsed.diagnostics, &sources);
-        if parsed.has_errors() {
-            return Ok(Checked { program: None, diagnostics });
-        }
-        Err(CliError::failed(format!(
-            "{diagnostics}cannot compile {}: the P4 type checker is not available in this build yet",
-            path.display()
-        )))
-    }
-
-    pub fn new_switch(_program: Arc<Program>) -> CliResult<Box<dyn Dataplane>> {
-        Err(CliError::failed("the software dataplane is not available in this build yet"))
-    }
+    let switch = p4_dataplane::Switch::new(Arc::new(program))
+        .map_err(|e| CliError::failed(format!("the dataplane cannot run this program: {e}")))?;
+    Ok(Box::new(switch))
 }

@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use p4forge::cmd;
-use p4forge::error::{CliError, CliResult};
+use p4forge::error::CliResult;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -126,9 +126,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(CliError { code, message }) => {
-            eprintln!("error: {message}");
-            ExitCode::from(code)
+        Err(error) => {
+            eprint!("{}", error.render());
+            error.exit_code()
         }
     }
 }

@@ -11,11 +11,13 @@ pub fn check(program: &Path, includes: &[PathBuf]) -> CliResult<()> {
     if !checked.diagnostics.is_empty() && !checked.diagnostics.ends_with('\n') {
         eprintln!();
     }
-    match checked.program {
-        Some(_) => {
-            eprintln!("{}: ok", program.display());
-            Ok(())
-        }
-        None => Err(CliError::failed(format!("{} has errors", program.display()))),
+    if !checked.valid {
+        return Err(CliError::failed(format!("{} has errors", program.display())));
     }
+    if checked.program.is_none() {
+        eprintln!("{}: valid, but p4forge cannot compile all of it yet (see the warnings)", program.display());
+    } else {
+        eprintln!("{}: ok", program.display());
+    }
+    Ok(())
 }

@@ -1,0 +1,114 @@
+//! `p4forge test` and `p4forge run` end to end on a small program (`fixtures/fwd.p4`): exit codes,
+//! the exact PASS/FAIL report, and the exact pcaps `run` writes.
+
+use p4_stf::capture::{read_capture_file, write_capture_file, TimedPacket};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn p4forge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(args)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"))
+        .output()
+        .expect("the p4forge binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("p4forge-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+fn frame(dst: u8, src: u8, payload: &[u8]) -> Vec<u8> {
+    [&[0, 0, 0, 0, 0, dst][..], &[0, 0, 0, 0, 0, src], &[0x08, 0x00], payload].concat()
+}
+
+#[test]
+fn test_passes() {
+    let out = p4forge(&["test", "fwd.p4", "fwd.stf"]);
+    assert_eq!(text(&out.stdout), "PASS: 2 packets sent, 1 received, 1 expected\n", "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn test_fails_with_a_diff() {
+    let out = p4forge(&["test", "fwd.p4", "fwd_fail.stf"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "FAIL: 2 packets sent, 1 received, 2 expected\n\
+         port 2: packet #1 does not match `expect` at line 4 (first difference at byte 11)\n\
+         \x20 0000  expected 0000 0000 0002 0000 0000 0001 0800 ****\n\
+         \x20       got      0000 0000 0002 0000 0000 000a 0800 cafe\n\
+         \x20                                            ^\n\
+         port 3: missing packet #1 expected at line 6: 0000 0000 0002 0000 0000 0003 0800\n"
+    );
+    assert_eq!(text(&out.stderr), "error: fwd_fail.stf failed\n");
+}
+
+#[test]
+fn run_merges_inputs_and_writes_one_pcap_per_port() {
+    let dir = scratch("run");
+    let t0 = 1_700_000_000_000_000_000u64;
+    let p = |t: u64, d: Vec<u8>| TimedPacket { timestamp_ns: t, data: d };
+    write_capture_file(&dir.join("in1.pcap"), &[p(t0, frame(2, 1, &[1])), p(t0 + 30, frame(2, 1, &[3]))]).unwrap();
+    write_capture_file(&dir.join("in2.pcapng"), &[p(t0 + 10, frame(1, 2, &[2]))]).unwrap();
+    write_capture_file(&dir.join("in3.pcap"), &[p(t0 + 20, frame(1, 3, &[9]))]).unwrap();
+    let arg = |name: &str, port: u32| format!("{port}={}", dir.join(name).display());
+    let out_dir = dir.join("out");
+    let out = p4forge(&[
+        "run",
+        "fwd.p4",
+        "--entries",
+        "fwd_entries.txt",
+        "--in",
+        &arg("in1.pcap", 1),
+        "--in",
+        &arg("in2.pcapng", 2),
+        "--in",
+        &arg("in3.pcap", 3),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let o = out_dir.display();
+    let summary = text(&out.stdout);
+    let (table, files) = summary.split_once("dropped").unwrap_or((&summary, ""));
+    assert_eq!(
+        table,
+        "  port  packets in    bytes in  packets out   bytes out
+     1           2          30            1          15
+     2           1          15            2          30
+     3           1          15            0           0
+ total           4          60            3          45
+"
+    );
+    assert!(files.starts_with(": 1\n       1  "), "one drop with its reason: {files}");
+    assert!(files.ends_with(&format!("wrote {o}/port1.pcap\nwrote {o}/port2.pcap\n")), "{files}");
+    assert_eq!(
+        read_capture_file(&out_dir.join("port2.pcap")).unwrap(),
+        vec![p(t0, frame(2, 0x0a, &[1])), p(t0 + 30, frame(2, 0x0a, &[3]))]
+    );
+    assert_eq!(read_capture_file(&out_dir.join("port1.pcap")).unwrap(), vec![p(t0 + 10, frame(1, 0x0b, &[2]))]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn run_names_the_entry_the_dataplane_refused() {
+    let dir = scratch("run-refused");
+    let entries = dir.join("entries.txt");
+    std::fs::write(&entries, "table_add FwdIngress.fwd FwdIngress.send 1 => 2 00:00:00:00:00:0a\ntable_add FwdIngress.nosuch FwdIngress.send 1 => 2 3\n").unwrap();
+    write_capture_file(&dir.join("in.pcap"), &[]).unwrap();
+    let input = format!("1={}", dir.join("in.pcap").display());
+    let out = p4forge(&["run", "fwd.p4", "--entries", entries.to_str().unwrap(), "--in", &input, "--out", dir.join("o").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.starts_with(&format!("error: {}:2: ", entries.display())), "{stderr}");
+    assert!(stderr.contains("nosuch"), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}
