@@ -697,9 +697,10 @@ impl<'a> Sema<'a> {
         }
         let ret_var = (ret != Ty::Void).then(|| self.alloc_var(&format!("{name}.return"), &ret, ir::VarKind::Return));
         self.active.push(d);
+        let errors_before = self.error_count();
         let body = self.block_stmts(&f.body.stmts);
         self.active.pop();
-        if ret != Ty::Void && !always_returns(&body) {
+        if ret != Ty::Void && !always_returns(&body) && self.error_count() == errors_before {
             self.error(f.proto.name.span, format!("function `{name}` does not return a value on every path"));
         }
         self.restore(saved);
@@ -936,7 +937,7 @@ impl<'a> Sema<'a> {
                         let given = a.args.as_ref().map(|x| x.len()).unwrap_or(0);
                         let bound_args = if given != ndir {
                             if given > ndir {
-                                self.error(a.span, format!("action `{}`: only its {ndir} directional parameter(s) can be bound in the actions list; the others come from the control plane", a.name.name.name));
+                                self.error(a.span, format!("action `{}` in the actions list: {given} argument(s) given but it has {ndir} directional parameter(s); directionless parameters are supplied by the control plane", a.name.name.name));
                             } else {
                                 self.error(a.span, format!("action `{}`: its {ndir} directional parameter(s) must be bound in the actions list", a.name.name.name));
                             }

@@ -692,7 +692,19 @@ impl<'a> Sema<'a> {
         let y = self.expr(b, expected);
         let (c, x, y) = (c?, x?, y?);
         let c = self.coerce(c, &Ty::Bool, span)?;
-        let (x, y) = self.unify_operands(x, y, BinOp::Eq, span).map_err(|_| ())?;
+        let (xt, yt) = (self.subst.resolve(&x.ty), self.subst.resolve(&y.ty));
+        let (x, y) = if xt == Ty::InfInt && yt.is_bits() {
+            (self.coerce(x, &yt, span)?, y)
+        } else if yt == Ty::InfInt && xt.is_bits() {
+            let y = self.coerce(y, &xt, span)?;
+            (x, y)
+        } else if self.unify(&xt, &yt) {
+            (x, y)
+        } else {
+            let (a, b) = (self.show(&xt), self.show(&yt));
+            self.error(span, format!("the branches of `?:` have different types: `{a}` and `{b}`"));
+            return Err(());
+        };
         let ty = self.subst.resolve(&x.ty);
         let val = match &c.val {
             Some(Value::Bool(true)) => x.val.clone(),

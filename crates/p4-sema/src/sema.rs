@@ -157,6 +157,9 @@ impl<'a> Sema<'a> {
     pub fn error(&mut self, span: Span, msg: impl Into<String>) {
         self.diags.push(Diagnostic::error(span, msg));
     }
+    pub fn error_count(&self) -> usize {
+        self.diags.iter().filter(|d| d.is_error()).count()
+    }
     pub fn warn(&mut self, span: Span, msg: impl Into<String>) {
         self.diags.push(Diagnostic::warning(span, msg));
     }

@@ -1,0 +1,6 @@
+#include <core.p4>
+action a() {} parser P() {
+state start {
+a();
+transition accept;
+} }

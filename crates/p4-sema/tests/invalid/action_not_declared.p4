@@ -1,0 +1,10 @@
+#include <core.p4>
+control C(in bit<8> x) {
+table t {
+key = {
+x: exact;
+} actions = {
+nothere;
+} } apply {
+t.apply();
+} }

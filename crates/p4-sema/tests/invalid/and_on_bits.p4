@@ -1,0 +1,4 @@
+#include <core.p4>
+control C(inout bit<8> x) {
+apply {
+if (x && x) {} } }

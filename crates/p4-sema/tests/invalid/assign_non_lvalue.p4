@@ -1,0 +1,5 @@
+#include <core.p4>
+control C(inout bit<8> x) {
+apply {
+x + 1 = 2;
+} }

@@ -1,0 +1,11 @@
+#include <core.p4>
+control C(in bit<8> x) {
+action a() {} table t {
+key = {
+x: exact;
+} actions = {
+a;
+a;
+} } apply {
+t.apply();
+} }

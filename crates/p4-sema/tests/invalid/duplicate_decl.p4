@@ -1,0 +1,3 @@
+#include <core.p4>
+const bit<8> A = 1;
+const bit<8> A = 2;

@@ -1,0 +1,3 @@
+#include <core.p4>
+enum E {
+A, A }

@@ -1,0 +1,7 @@
+#include <core.p4>
+parser P() {
+state start {
+transition accept;
+} state start {
+transition accept;
+} }

@@ -1,0 +1,6 @@
+#include <core.p4>
+enum E {
+A } control C(in E e, out bool b) {
+apply {
+b = e == 1;
+} }

@@ -1,0 +1,5 @@
+#include <core.p4>
+control C(out error e) {
+apply {
+e = error.Nope;
+} }

@@ -1,0 +1,4 @@
+#include <core.p4>
+void f() {
+exit;
+}

@@ -1,0 +1,9 @@
+#include <core.p4>
+extern E {
+E();
+void m();
+} control C() {
+E() e;
+apply {
+e.n();
+} }

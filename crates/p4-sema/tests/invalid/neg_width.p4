@@ -1,0 +1,4 @@
+#include <core.p4>
+header H {
+bit<(-1)> a;
+}

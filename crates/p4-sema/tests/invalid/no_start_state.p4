@@ -1,0 +1,5 @@
+#include <core.p4>
+parser P() {
+state s {
+transition accept;
+} }

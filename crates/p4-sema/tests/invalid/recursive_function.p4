@@ -1,0 +1,4 @@
+#include <core.p4>
+bit<8> f(in bit<8> x) {
+return f(x);
+}

@@ -1,0 +1,5 @@
+#include <core.p4>
+parser P() {
+state start {
+return;
+} }

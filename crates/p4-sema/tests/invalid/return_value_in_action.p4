@@ -1,0 +1,4 @@
+#include <core.p4>
+action a() {
+return 1;
+}

@@ -1,0 +1,4 @@
+#include <core.p4>
+bit<8> f() {
+return;
+}

@@ -1,0 +1,4 @@
+#include <core.p4>
+struct S {
+foo_t f;
+}

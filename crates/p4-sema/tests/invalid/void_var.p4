@@ -1,0 +1,5 @@
+#include <core.p4>
+control C() {
+apply {
+void v;
+} }

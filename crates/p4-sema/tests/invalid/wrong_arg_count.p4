@@ -1,0 +1,6 @@
+#include <core.p4>
+extern void f(in bit<8> x);
+control C() {
+apply {
+f(1, 2);
+} }

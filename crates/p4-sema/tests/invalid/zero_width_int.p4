@@ -1,0 +1,4 @@
+#include <core.p4>
+header H {
+int<0> a;
+}
