@@ -6,9 +6,6 @@ mod common;
 use p4_syntax::{diag, parse_file, span::SourceMap};
 use std::path::{Path, PathBuf};
 
-#[allow(unused)]
-fn _unused(_: &Path) {}
-
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -31,4 +28,42 @@ fn constructs_program_round_trips() {
     // Only the part after core.p4's declarations: core.p4 is owned (and changed) by others.
     let own = printed.split_once("@my_pragma").map(|(_, rest)| rest).unwrap_or(&printed);
     insta::assert_snapshot!("constructs_printed", own);
+}
+
+fn collect_p4_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            collect_p4_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "p4") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every `.p4` file of the repository (examples, tests, include files) that parses without
+/// errors must survive print → parse unchanged. Files with syntax errors are listed, not failed:
+/// some are negative tests on purpose.
+#[test]
+fn repository_programs_round_trip() {
+    let repo = manifest().join("../..");
+    let mut files = Vec::new();
+    for dir in ["examples", "tests", "p4include", "crates/p4-syntax/tests/programs"] {
+        collect_p4_files(&repo.join(dir), &mut files);
+    }
+    let mut checked = 0;
+    for f in &files {
+        let mut sm = SourceMap::new();
+        let out = parse_file(f, &[], &mut sm);
+        if out.has_errors() {
+            eprintln!("skipping {} (syntax errors):\n{}", f.display(), diag::render_all(&out.diagnostics, &sm));
+            continue;
+        }
+        common::assert_round_trip(&out.program, &f.display().to_string());
+        checked += 1;
+    }
+    // At least our own three programs and the two built-in include files.
+    assert!(checked >= 5, "only {checked} files checked");
 }

@@ -168,15 +168,25 @@ impl Parser<'_> {
                     e = Expr { span: start.to(self.prev_span()), kind: ExprKind::Call { callee: Box::new(e), type_args: vec![], args } };
                 }
                 TokenKind::Punct(Punct::Lt) if self.token_starts_certain_type(1) => {
+                    let callee_is_type = matches!(&e.kind, ExprKind::Name(p) if self.is_type_name(&p.name.name));
                     let targs = self.speculate(|p| {
                         let t = p.type_args()?;
-                        if p.at(Punct::LParen) {
+                        // `T<A>.apply(..)` / `T<A>.minSizeInBits()`: a specialized type as a value.
+                        if p.at(Punct::LParen) || (callee_is_type && p.at(Punct::Dot)) {
                             Ok(t)
                         } else {
                             Err(Fail)
                         }
                     });
                     let Some(type_args) = targs else { break };
+                    if self.at(Punct::Dot) {
+                        if let ExprKind::Name(path) = e.kind {
+                            let ty = TypeRef { kind: TypeRefKind::Specialized(path, type_args), span: start.to(self.prev_span()) };
+                            e = Expr { span: ty.span, kind: ExprKind::Type(ty) };
+                            continue;
+                        }
+                        break;
+                    }
                     let args = self.args()?;
                     let span = start.to(self.prev_span());
                     e = match e.kind {
