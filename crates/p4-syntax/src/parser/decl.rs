@@ -408,7 +408,9 @@ impl Parser<'_> {
                     let annotations = self.annotations()?;
                     let fstart = annotations.first().map(|a| a.span).unwrap_or(self.span());
                     let ty = self.type_ref()?;
-                    let name = self.name()?;
+                    // Leniency: any keyword is accepted as a field name (`bit<8> out;`), since
+                    // nothing else can stand there; members are accessed with `.` anyway.
+                    let name = self.member_name()?;
                     self.expect(Punct::Semi)?;
                     Ok(Field { annotations, ty, name, span: fstart.to(self.prev_span()) })
                 })();
