@@ -515,7 +515,8 @@ pub enum ApplyResult {
 pub enum ExprKind {
     Const(Value),
     Var(VarId),
-    /// Field `index` of a struct, header or union (index into [`TypeDef::fields`]).
+    /// Field `index` of a struct, header or union (index into [`TypeDef::fields`]), or element `index`
+    /// of a `Type::Tuple` value (constant tuple indexing `t[1]`).
     Field(Box<Expr>, u32),
     /// Element of a stack; the index may be dynamic (out of range: BMv2 semantics, see dataplane).
     Index(Box<Expr>, Box<Expr>),

@@ -425,8 +425,14 @@ impl<'a> Sema<'a> {
                         self.error(idx.span, format!("index {k} is out of bounds for a tuple of {} elements", ts.len()));
                         Err(())
                     }
-                    _ => {
-                        self.warn(span, "unsupported: indexing a non-constant tuple");
+                    (Some(k), _) => {
+                        // Tuple elements are addressed like struct fields (see `ExprKind::Field`).
+                        let lv = b.lv;
+                        let bi = self.to_ir(b);
+                        Ok(TE { lv, ..TE::new(ts[k].clone(), ir::ExprKind::Field(Box::new(bi), k as u32), span) })
+                    }
+                    (None, _) => {
+                        self.error(idx.span, "a tuple index must be a compile-time constant");
                         Err(())
                     }
                 }
@@ -539,6 +545,17 @@ impl<'a> Sema<'a> {
         use BinOp::*;
         let arith = matches!(op, Add | Sub | Mul | Div | Mod | AddSat | SubSat | BitAnd | BitOr | BitXor);
         let exp = if arith { expected.filter(|t| t.is_bits()).cloned() } else { None };
+        let structured = |e: &ast::Expr| matches!(e.kind, A::List(_) | A::StructInit { .. } | A::InvalidHeader);
+        if matches!(op, Eq | Ne) && (structured(le) || structured(re)) {
+            // `s == { 1, 2 }`: the list takes the other side's type.
+            let (first, second) = if structured(re) { (le, re) } else { (re, le) };
+            let a = self.expr(first, None)?;
+            let at = self.subst.resolve(&a.ty);
+            let b = self.expr(second, Some(&at))?;
+            let b = self.coerce(b, &at, second.span)?;
+            let (l, r) = if structured(re) { (a, b) } else { (b, a) };
+            return self.binary_te(op, l, r, le.span, re.span, span);
+        }
         let l = self.expr(le, exp.as_ref());
         let r = self.expr(re, if matches!(op, Shl | Shr) { None } else { exp.as_ref() });
         let (l, r) = (l?, r?);

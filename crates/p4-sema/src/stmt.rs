@@ -700,8 +700,7 @@ impl<'a> Sema<'a> {
 
     fn for_in(&mut self, ty: &'a ast::TypeRef, var: &'a ast::Ident, coll: &'a ast::Expr, body: &'a ast::Stmt, span: Span) -> R<ir::Stmt> {
         let A::Range(lo, hi) = &coll.kind else {
-            self.warn(coll.span, "unsupported: `for ... in` over a collection other than a range");
-            return Err(());
+            return self.for_in_collection(ty, var, coll, body, span);
         };
         let t = self.resolve_type(ty);
         if !t.is_bits() {
@@ -734,6 +733,95 @@ impl<'a> Sema<'a> {
             span,
         }];
         Ok(ir::Stmt::For { init: vec![ir::Stmt::VarInit { var: id, init: Some(l), span }], cond: Some(cond), update, body: b, span })
+    }
+
+    /// `for (T x in stack_or_list)`: a counted loop over a hidden index; `x` is a read-only copy of
+    /// the element (a list's elements are selected with a `switch` on the index).
+    fn for_in_collection(&mut self, ty: &'a ast::TypeRef, var: &'a ast::Ident, coll: &'a ast::Expr, body: &'a ast::Stmt, span: Span) -> R<ir::Stmt> {
+        let t = self.resolve_type(ty);
+        let c = self.expr(coll, None)?;
+        let ct = self.subst.resolve(&c.ty);
+        let n = match &ct {
+            Ty::Stack(_, n) => *n,
+            Ty::Tuple(ts) => ts.len() as u32,
+            Ty::List(_) => match &c.kind {
+                ir::ExprKind::Aggregate(xs) => xs.len() as u32,
+                _ => 0,
+            },
+            other => {
+                let s = self.show(other);
+                self.error(coll.span, format!("cannot iterate over a value of type `{s}`"));
+                return Err(());
+            }
+        };
+        let elem_tys: Vec<Ty> = match &ct {
+            Ty::Stack(e, n) => vec![(**e).clone(); *n as usize],
+            Ty::Tuple(ts) => ts.clone(),
+            _ => vec![],
+        };
+        for et in &elem_tys {
+            if !self.unify(et, &t) && !(*et == Ty::InfInt && t.is_bits()) {
+                let (a, b) = (self.show(et), self.show(&t));
+                self.error(coll.span, format!("element of type `{a}` cannot be bound to a loop variable of type `{b}`"));
+                return Err(());
+            }
+        }
+        self.scopes.push(HashMap::new());
+        let idx_t = Ty::bit(32);
+        let idx = self.alloc_var(&format!("{}.index", var.name), &idx_t, ir::VarKind::Temp);
+        let id = self.alloc_var(&var.name, &t, ir::VarKind::Temp);
+        self.bind_local(var, Local::Var { id, ty: t.clone(), writable: false });
+        self.loop_depth += 1;
+        let b = self.sub_stmt(body);
+        self.loop_depth -= 1;
+        self.scopes.pop();
+        let it = self.ir_type(&idx_t);
+        let vt = self.ir_type(&t);
+        let iv = ir::Expr::new(it.clone(), ir::ExprKind::Var(idx), span);
+        let konst = |k: u32| ir::Expr::constant(crate::consteval::bits(32, false, k.into()), ir::Type::bit(32), span);
+        let const_elems = match &c.val {
+            Some(Value::Aggregate { fields, .. }) => Some(fields.clone()),
+            _ => None,
+        };
+        let cir = self.to_ir(c);
+        let fetch = match &ct {
+            Ty::Stack(..) => vec![ir::Stmt::VarInit {
+                var: id,
+                init: Some(ir::Expr::new(vt, ir::ExprKind::Index(Box::new(cir), Box::new(iv.clone())), span)),
+                span,
+            }],
+            _ => {
+                let elems: Vec<ir::Expr> = match (const_elems, cir.kind.clone()) {
+                    (Some(vs), _) => vs.into_iter().map(|v| ir::Expr::constant(v, vt.clone(), span)).collect(),
+                    (None, ir::ExprKind::Aggregate(xs)) => xs,
+                    _ => (0..n).map(|k| ir::Expr::new(vt.clone(), ir::ExprKind::Field(Box::new(cir.clone()), k), span)).collect(),
+                };
+                let cases = elems
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, mut e)| {
+                        if let (ir::ExprKind::Const(v), ir::Type::Bits { width, signed }) = (&e.kind, &vt) {
+                            if let Some(c) = crate::consteval::to_bits(v, *width, *signed) {
+                                e = ir::Expr::constant(c, vt.clone(), e.span);
+                            }
+                        }
+                        (Some(crate::consteval::bits(32, false, k.into())), vec![ir::Stmt::VarInit { var: id, init: Some(e), span }])
+                    })
+                    .collect();
+                vec![ir::Stmt::SwitchValue { expr: iv.clone(), cases, span }]
+            }
+        };
+        let mut full_body = fetch;
+        full_body.extend(b);
+        let cond = ir::Expr::new(ir::Type::Bool, ir::ExprKind::Binary(ir::BinOp::Lt, Box::new(iv.clone()), Box::new(konst(n))), span);
+        let inc = ir::Expr::new(it, ir::ExprKind::Binary(ir::BinOp::Add, Box::new(iv.clone()), Box::new(konst(1))), span);
+        Ok(ir::Stmt::For {
+            init: vec![ir::Stmt::VarInit { var: idx, init: Some(konst(0)), span }],
+            cond: Some(cond),
+            update: vec![ir::Stmt::Assign { lhs: iv, rhs: inc, span }],
+            body: full_body,
+            span,
+        })
     }
 
     fn switch(&mut self, e: &'a ast::Expr, cases: &'a [ast::SwitchCase], span: Span) -> R<ir::Stmt> {
