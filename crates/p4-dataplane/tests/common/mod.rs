@@ -1,0 +1,63 @@
+//! Helpers for the end-to-end tests: compile P4 text with `p4-sema` and build a switch.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use p4_dataplane::control::{ActionArgs, KeyValue, Keys};
+use p4_dataplane::Switch;
+
+pub fn include_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"))
+}
+
+/// Compiles `text` (which must include v1model.p4) and builds a switch; panics with diagnostics.
+pub fn switch(text: &str) -> Switch {
+    let compiled = p4_sema::compile_str("test.p4", text, &[include_dir()]);
+    let Some(program) = compiled.program else {
+        panic!("program did not compile:\n{}", compiled.render_diagnostics());
+    };
+    match Switch::new(Arc::new(program)) {
+        Ok(s) => s,
+        Err(e) => panic!("Switch::new failed: {e}"),
+    }
+}
+
+/// A v1model program with one header type `h_t { fields }`, a parser extracting it, the given
+/// ingress and egress bodies, and a deparser emitting it. `decls` go before the controls.
+pub fn program(fields: &str, meta: &str, decls: &str, ingress: &str, egress: &str) -> String {
+    format!(
+        r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t {{ {fields} }}
+struct headers_t {{ h_t h; }}
+struct meta_t {{ {meta} }}
+{decls}
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    state start {{ pkt.extract(hdr.h); transition accept; }}
+}}
+control V(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    {ingress}
+}}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    {egress}
+}}
+control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control D(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr.h); }} }}
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#
+    )
+}
+
+pub fn v(x: u64) -> KeyValue {
+    KeyValue::Value(x.into())
+}
+
+pub fn keys(k: Vec<KeyValue>) -> Keys {
+    Keys::Positional(k)
+}
+
+pub fn args(a: &[u64]) -> ActionArgs {
+    ActionArgs::Positional(a.iter().map(|x| (*x).into()).collect())
+}

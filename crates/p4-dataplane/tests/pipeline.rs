@@ -1,0 +1,274 @@
+//! End-to-end: P4 programs compiled by p4-sema, run through `inject`, exact bytes and metadata.
+
+mod common;
+
+use common::{args, keys, program, switch, v};
+use p4_dataplane::control::{ControlPlane, KeyValue, OutputPacket, PacketIo};
+
+const ROUTER: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header eth_t { bit<48> dst; bit<48> src; bit<16> etype; }
+header ipv4_t {
+    bit<4> version; bit<4> ihl; bit<8> tos; bit<16> len; bit<16> id; bit<3> flags; bit<13> frag;
+    bit<8> ttl; bit<8> proto; bit<16> csum; bit<32> src; bit<32> dst;
+}
+struct headers_t { eth_t eth; ipv4_t ipv4; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.eth);
+        transition select(hdr.eth.etype) { 0x0800: parse_ipv4; default: accept; }
+    }
+    state parse_ipv4 { pkt.extract(hdr.ipv4); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) {
+    apply {
+        verify_checksum(hdr.ipv4.isValid(),
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.tos, hdr.ipv4.len, hdr.ipv4.id, hdr.ipv4.flags,
+              hdr.ipv4.frag, hdr.ipv4.ttl, hdr.ipv4.proto, hdr.ipv4.src, hdr.ipv4.dst },
+            hdr.ipv4.csum, HashAlgorithm.csum16);
+    }
+}
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action drop() { mark_to_drop(sm); }
+    action route(bit<48> dmac, bit<9> port) {
+        hdr.eth.src = hdr.eth.dst;
+        hdr.eth.dst = dmac;
+        sm.egress_spec = port;
+        hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+    }
+    table lpm { key = { hdr.ipv4.dst: lpm; } actions = { route; drop; } default_action = drop(); }
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    table l2 { key = { hdr.eth.dst: exact; } actions = { fwd; drop; } default_action = drop(); }
+    apply {
+        if (sm.checksum_error == 1) { drop(); return; }
+        if (hdr.ipv4.isValid()) { lpm.apply(); } else { l2.apply(); }
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) {
+    apply {
+        update_checksum(hdr.ipv4.isValid(),
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.tos, hdr.ipv4.len, hdr.ipv4.id, hdr.ipv4.flags,
+              hdr.ipv4.frag, hdr.ipv4.ttl, hdr.ipv4.proto, hdr.ipv4.src, hdr.ipv4.dst },
+            hdr.ipv4.csum, HashAlgorithm.csum16);
+    }
+}
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.ipv4); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+fn hex(s: &str) -> Vec<u8> {
+    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("test hex")).collect()
+}
+
+#[test]
+fn routes_by_longest_prefix_decrements_ttl_and_fixes_the_checksum() {
+    let mut sw = switch(ROUTER);
+    sw.table_add("lpm", keys(vec![KeyValue::Prefix(0xc0a8_0000u32.into(), 16)]), "route", args(&[0xaabb_ccdd_eeff, 3]), None)
+        .expect("add /16");
+    sw.table_add("lpm", keys(vec![KeyValue::Prefix(0xc0a8_0000u32.into(), 24)]), "route", args(&[0x1111_1111_1111, 4]), None)
+        .expect("add /24");
+    sw.table_add("l2", keys(vec![v(0x0000_0000_0009)]), "fwd", args(&[6]), None).expect("add l2");
+    // 192.168.0.1 -> 192.168.0.199, TTL 64, checksum 0xb861; payload dead.
+    let pkt = hex("000000000001 000000000002 0800 4500 0073 0000 4000 4011 b861 c0a80001 c0a800c7 dead");
+    let out = sw.inject(0, &pkt, 0);
+    let want = hex("111111111111 000000000001 0800 4500 0073 0000 4000 3f11 b961 c0a80001 c0a800c7 dead");
+    assert_eq!(out.outputs, vec![OutputPacket { port: 4, data: want }]);
+    assert!(out.drops.is_empty());
+
+    // A corrupted checksum sets checksum_error; ingress drops.
+    let mut bad = pkt.clone();
+    bad[24] = 0;
+    let out = sw.inject(0, &bad, 1000);
+    assert_eq!(out.outputs, vec![]);
+    assert_eq!(out.drops, vec!["mark_to_drop in I".to_string()]);
+
+    // Non-IPv4 is switched on the destination MAC.
+    let arp = hex("000000000009 000000000002 0806 0102");
+    assert_eq!(sw.inject(2, &arp, 2000).outputs, vec![OutputPacket { port: 6, data: arp.clone() }]);
+}
+
+#[test]
+fn ternary_entries_win_by_smaller_priority_number() {
+    let src = program(
+        "bit<8> k; bit<8> r;",
+        "",
+        "",
+        "action set(bit<8> x) { hdr.h.r = x; }
+         table t { key = { hdr.h.k: ternary; } actions = { set; } default_action = set(0xee); }
+         apply { t.apply(); sm.egress_spec = 1; }",
+        "apply { }",
+    );
+    let mut sw = switch(&src);
+    let m = |val: u32, mask: u32| KeyValue::Masked(val.into(), mask.into());
+    assert_eq!(sw.table_add("t", keys(vec![m(0x04, 0xfc)]), "set", args(&[1]), Some(20)), Ok(0));
+    assert_eq!(sw.table_add("t", keys(vec![m(0x00, 0x00)]), "set", args(&[2]), Some(30)), Ok(1));
+    assert_eq!(sw.table_add("t", keys(vec![m(0x05, 0xff)]), "set", args(&[3]), Some(10)), Ok(2));
+    let r = |sw: &mut p4_dataplane::Switch, k: u8| sw.inject(0, &[k, 0], 0).outputs[0].data[1];
+    assert_eq!(r(&mut sw, 0x05), 3);
+    assert_eq!(r(&mut sw, 0x06), 1);
+    assert_eq!(r(&mut sw, 0x80), 2);
+    sw.table_delete("t", 1).expect("delete");
+    assert_eq!(r(&mut sw, 0x80), 0xee);
+    sw.table_set_default("t", "set", args(&[0x42])).expect("set default");
+    assert_eq!(r(&mut sw, 0x80), 0x42);
+    assert!(sw.table_add("t", keys(vec![v(256)]), "set", args(&[1]), Some(1)).is_err(), "key wider than 8 bits");
+}
+
+#[test]
+fn short_packet_reaches_ingress_with_parser_error() {
+    let src = program(
+        "bit<32> x;",
+        "",
+        "",
+        "apply { if (sm.parser_error == error.PacketTooShort) { sm.egress_spec = 7; } else { sm.egress_spec = 1; } }",
+        "apply { }",
+    );
+    let mut sw = switch(&src);
+    // The header is invalid, so only the unparsed bytes go out.
+    assert_eq!(sw.inject(0, &[0xab, 0xcd], 0).outputs, vec![OutputPacket { port: 7, data: vec![0xab, 0xcd] }]);
+    assert_eq!(sw.inject(0, &[1, 2, 3, 4, 5], 0).outputs, vec![OutputPacket { port: 1, data: vec![1, 2, 3, 4, 5] }]);
+}
+
+const STAMP_EGRESS: &str = "apply { hdr.h.itype = (bit<8>)sm.instance_type; hdr.h.rid = (bit<8>)sm.egress_rid; hdr.h.port = (bit<8>)sm.egress_port; }";
+
+#[test]
+fn multicast_replicates_with_replication_ids() {
+    let src = program("bit<8> a; bit<8> itype; bit<8> rid; bit<8> port;", "", "", "apply { sm.mcast_grp = 5; }", STAMP_EGRESS);
+    let mut sw = switch(&src);
+    sw.mc_mgrp_create(5).expect("group");
+    let n0 = sw.mc_node_create(10, &[3, 2]).expect("node");
+    let n1 = sw.mc_node_create(20, &[4]).expect("node");
+    assert_eq!((n0, n1), (0, 1));
+    sw.mc_node_associate(5, n0).expect("assoc");
+    sw.mc_node_associate(5, n1).expect("assoc");
+    let out = sw.inject(1, &[0xaa, 0, 0, 0], 0);
+    assert_eq!(
+        out.outputs,
+        vec![
+            OutputPacket { port: 2, data: vec![0xaa, 5, 10, 2] },
+            OutputPacket { port: 3, data: vec![0xaa, 5, 10, 3] },
+            OutputPacket { port: 4, data: vec![0xaa, 5, 20, 4] },
+        ]
+    );
+}
+
+#[test]
+fn ingress_clone_goes_to_the_session_port_with_the_original_packet() {
+    let src = program(
+        "bit<8> a; bit<8> itype; bit<8> rid; bit<8> port;",
+        "",
+        "",
+        "apply { hdr.h.a = 0x77; clone(CloneType.I2E, 32w100); sm.egress_spec = 1; }",
+        STAMP_EGRESS,
+    );
+    let mut sw = switch(&src);
+    sw.mirroring_add(100, 9).expect("session");
+    let out = sw.inject(0, &[0xaa, 0, 0, 0], 0);
+    assert_eq!(
+        out.outputs,
+        vec![OutputPacket { port: 1, data: vec![0x77, 0, 0, 1] }, OutputPacket { port: 9, data: vec![0xaa, 1, 0, 9] }]
+    );
+}
+
+#[test]
+fn resubmit_keeps_field_list_metadata() {
+    let src = program(
+        "bit<8> a; bit<8> itype;",
+        "@field_list(1) bit<8> count; bit<8> other;",
+        "",
+        "apply {
+            if (sm.instance_type == 0) {
+                meta.count = 7; meta.other = 9;
+                resubmit_preserving_field_list(1);
+            } else {
+                hdr.h.a = meta.count + meta.other;
+                hdr.h.itype = (bit<8>)sm.instance_type;
+                sm.egress_spec = 2;
+            }
+        }",
+        "apply { }",
+    );
+    let mut sw = switch(&src);
+    assert_eq!(sw.inject(0, &[0, 0], 0).outputs, vec![OutputPacket { port: 2, data: vec![7, 6] }]);
+}
+
+#[test]
+fn registers_and_counters_are_visible_to_the_control_plane() {
+    let src = program(
+        "bit<8> a;",
+        "",
+        "",
+        "register<bit<32>>(4) r;
+         counter(4, CounterType.packets_and_bytes) c;
+         apply {
+            bit<32> x;
+            r.read(x, 1);
+            r.write(1, x + (bit<32>)hdr.h.a);
+            c.count(2);
+            sm.egress_spec = 1;
+         }",
+        "apply { }",
+    );
+    let mut sw = switch(&src);
+    sw.inject(0, &[5, 0, 0], 0);
+    sw.inject(0, &[7], 0);
+    assert_eq!(sw.register_read("r", 1), Ok(12u32.into()));
+    assert_eq!(sw.counter_read("c", 2), Ok((2, 4)));
+    sw.register_write("r", 1, 100u32.into()).expect("write");
+    sw.inject(0, &[1], 0);
+    assert_eq!(sw.register_read("I.r", 1), Ok(101u32.into()));
+    assert!(sw.register_read("r", 4).is_err());
+}
+
+#[test]
+fn meters_colour_green_yellow_red() {
+    let src = program(
+        "bit<8> colour;",
+        "",
+        "",
+        "meter(2, MeterType.packets) m;
+         apply { m.execute_meter(0, hdr.h.colour); sm.egress_spec = 1; }",
+        "apply { }",
+    );
+    let mut sw = switch(&src);
+    assert_eq!(sw.inject(0, &[9], 0).outputs[0].data, vec![0], "unconfigured meters are green");
+    sw.meter_set_rates("m", Some(0), &[(0.000_001, 1), (0.000_001, 2)]).expect("rates");
+    let colours: Vec<u8> = (0..3).map(|_| sw.inject(0, &[9], 0).outputs[0].data[0]).collect();
+    assert_eq!(colours, vec![0, 1, 2]);
+}
+
+#[test]
+fn log_msg_and_assert() {
+    let src = program(
+        "bit<8> a; bit<8> b;",
+        "",
+        "",
+        r#"apply { log_msg("a={} b={}", { hdr.h.a, hdr.h.b }); assert(hdr.h.a != 0); sm.egress_spec = 1; }"#,
+        "apply { }",
+    );
+    let mut sw = switch(&src);
+    let out = sw.inject(0, &[3, 4], 0);
+    assert_eq!(out.log, vec!["a=3 b=4".to_string()]);
+    assert_eq!(out.outputs.len(), 1);
+    let out = sw.inject(0, &[0, 4], 0);
+    assert_eq!(out.outputs, vec![]);
+    assert_eq!(out.drops, vec!["assert failed in I".to_string()]);
+    assert_eq!(out.log, vec!["a=0 b=4".to_string(), "assert failed in I".to_string()]);
+}
+
+#[test]
+fn egress_spec_511_and_egress_mark_to_drop_drop() {
+    let src = program("bit<8> a;", "", "", "apply { sm.egress_spec = (bit<9>)hdr.h.a; }", "apply { if (hdr.h.a == 2) { mark_to_drop(sm); } }");
+    let mut sw = switch(&src);
+    let out = sw.inject(0, &[0xff], 0);
+    assert_eq!(out.outputs, vec![OutputPacket { port: 255, data: vec![0xff] }]);
+    let src = program("bit<16> a;", "", "", "apply { sm.egress_spec = (bit<9>)hdr.h.a; }", "apply { if (hdr.h.a == 2) { mark_to_drop(sm); } }");
+    let mut sw = switch(&src);
+    assert_eq!(sw.inject(0, &[0x01, 0xff], 0).drops, vec!["egress_spec 511".to_string()]);
+    assert_eq!(sw.inject(0, &[0x00, 0x02], 0).drops, vec!["mark_to_drop in E".to_string()]);
+    assert_eq!(sw.inject(0, &[0x00, 0x03], 0).outputs, vec![OutputPacket { port: 3, data: vec![0, 3] }]);
+}
