@@ -1,0 +1,277 @@
+//! Command-line front ends (clap `Args` + `*_main`) for `sim`, `dtp`, `minprobe` and `profile`;
+//! the `p4forge` binary mounts them as subcommands.
+
+use crate::dtp::DtpConfig;
+use crate::experiments::{run_dtp, run_minprobe, run_profile, run_sim, wander_per_ms, DtpOptions, Load, MinProbeOptions, ProfileOptions, SimOptions};
+use crate::minprobe::{rate_range, ProbeConfig};
+use crate::plot::{decimate_max, lines_svg, Line};
+use crate::sim::{Forwarding, NetConfig, SwitchModel};
+use crate::stats::cdf;
+use crate::time::from_ns;
+use anyhow::Result;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Network options shared by every experiment.
+#[derive(Args, Debug, Clone)]
+pub struct NetArgs {
+    /// Random seed (runs are reproducible).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Oscillator offsets are uniform in ±PPM (at most 100).
+    #[arg(long, default_value_t = 100.0)]
+    pub ppm: f64,
+    /// Random-walk wander: largest ppm step per millisecond (0 = none).
+    #[arg(long, default_value_t = 0.0)]
+    pub wander_ppm: f64,
+    /// Give every port its own oscillator.
+    #[arg(long)]
+    pub per_port_oscillators: bool,
+    /// Bit error rate on every link.
+    #[arg(long, default_value_t = 0.0)]
+    pub ber: f64,
+    /// Switch forwarding mode.
+    #[arg(long, value_enum, default_value_t = Forwarding::StoreAndForward)]
+    pub switch: Forwarding,
+    /// Output queue size per switch port, KiB.
+    #[arg(long, default_value_t = 256)]
+    pub buffer_kib: u64,
+    /// Cable length in metres.
+    #[arg(long, default_value_t = 10.0)]
+    pub cable_m: f64,
+}
+
+impl NetArgs {
+    fn config(&self) -> Result<NetConfig> {
+        anyhow::ensure!((0.0..=100.0).contains(&self.ppm), "--ppm must be within 0..=100");
+        anyhow::ensure!((0.0..1e-3).contains(&self.ber), "--ber must be within [0, 1e-3)");
+        anyhow::ensure!(self.cable_m.is_finite() && (0.0..=10_000.0).contains(&self.cable_m), "--cable-m must be within 0..=10000");
+        Ok(NetConfig {
+            seed: self.seed,
+            max_ppm: self.ppm,
+            wander: wander_per_ms(self.wander_ppm),
+            per_port_oscillators: self.per_port_oscillators,
+            ber: self.ber,
+            switch: SwitchModel { forwarding: self.switch, buffer_bytes: self.buffer_kib * 1024, ..Default::default() },
+            ..Default::default()
+        })
+    }
+}
+
+fn print<T: serde::Serialize>(json: bool, value: &T, human: impl FnOnce() -> String) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(value)?);
+    } else {
+        println!("{}", human());
+    }
+    Ok(())
+}
+
+/// `sim`: run a topology under load.
+#[derive(Args, Debug, Clone)]
+pub struct SimArgs {
+    /// two, tree:DEPTH:FANOUT, fat-tree:K, dumbbell, parking-lot[:N], or a TOML file.
+    #[arg(long, default_value = "tree:2:3")]
+    pub topology: String,
+    /// Simulated seconds.
+    #[arg(long, default_value_t = 0.01)]
+    pub seconds: f64,
+    /// Background load.
+    #[arg(long, value_enum, default_value_t = Load::Heavy)]
+    pub load: Load,
+    /// Print a JSON summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Show a progress bar.
+    #[arg(long)]
+    pub progress: bool,
+    #[command(flatten)]
+    pub net: NetArgs,
+}
+
+/// Runs `sim`.
+pub fn sim_main(a: SimArgs) -> Result<()> {
+    let s = run_sim(&SimOptions { topology: a.topology.clone(), cable_m: a.net.cable_m, seconds: a.seconds, load: a.load, net: a.net.config()?, progress: a.progress })?;
+    print(a.json, &s, || {
+        format!(
+            "{}: {} nodes, {} links, diameter {} hops\ndelivered {} frames, dropped {}, corrupted {}; {} events\n{:.4} simulated s in {:.2} wall s ({:.4} sim s per wall s)",
+            s.topology, s.nodes, s.links, s.diameter, s.net.delivered, s.net.dropped, s.net.corrupted, s.net.events, s.sim_seconds, s.wall_seconds, s.speed
+        )
+    })
+}
+
+/// `dtp`: DTP clock synchronisation (and PTP for comparison).
+#[derive(Args, Debug, Clone)]
+pub struct DtpArgs {
+    /// two, tree:DEPTH:FANOUT, fat-tree:K, dumbbell, parking-lot[:N], or a TOML file.
+    #[arg(long, default_value = "tree:2:3")]
+    pub topology: String,
+    /// Simulated seconds.
+    #[arg(long, default_value_t = 0.01)]
+    pub seconds: f64,
+    /// Background load.
+    #[arg(long, value_enum, default_value_t = Load::Heavy)]
+    pub load: Load,
+    /// BEACON interval in cycles on an idle link (frames on the wire stretch it).
+    #[arg(long, default_value_t = 200)]
+    pub beacon_interval: u64,
+    /// Offset sampling interval, ns.
+    #[arg(long, default_value_t = 1000.0)]
+    pub sample_ns: f64,
+    /// Do not run PTP alongside.
+    #[arg(long)]
+    pub no_ptp: bool,
+    /// PTP Sync interval, µs.
+    #[arg(long, default_value_t = 1000.0)]
+    pub ptp_sync_us: f64,
+    /// Write an SVG plot of the offsets over time.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Print a JSON summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Show a progress bar.
+    #[arg(long)]
+    pub progress: bool,
+    #[command(flatten)]
+    pub net: NetArgs,
+}
+
+/// Runs `dtp`.
+pub fn dtp_main(a: DtpArgs) -> Result<()> {
+    anyhow::ensure!((1..=100_000).contains(&a.beacon_interval), "--beacon-interval must be 1..=100000 cycles");
+    anyhow::ensure!(a.sample_ns >= 10.0, "--sample-ns must be at least 10");
+    anyhow::ensure!(a.ptp_sync_us >= 1.0, "--ptp-sync-us must be at least 1");
+    let dtp = DtpConfig { beacon_interval: a.beacon_interval, sample_interval: from_ns(a.sample_ns), ..Default::default() };
+    let o = DtpOptions { topology: a.topology.clone(), cable_m: a.net.cable_m, seconds: a.seconds, load: a.load, net: a.net.config()?, dtp, ptp: !a.no_ptp, ptp_sync_interval: from_ns(a.ptp_sync_us * 1000.0), progress: a.progress };
+    let (s, series) = run_dtp(&o)?;
+    if let Some(path) = &a.plot {
+        let bound: Vec<(f64, f64)> = series.dtp.first().zip(series.dtp.last()).map(|(f, l)| vec![(f.0, s.dtp.bound_ticks as f64), (l.0, s.dtp.bound_ticks as f64)]).unwrap_or_default();
+        let mut lines = vec![Line { label: "DTP max offset (ticks)".into(), points: decimate_max(&series.dtp, 2000) }, Line { label: "4TD bound".into(), points: bound }];
+        if !series.ptp.is_empty() {
+            let ticks: Vec<(f64, f64)> = series.ptp.iter().map(|&(t, ns)| (t, ns / 6.4)).collect();
+            lines.push(Line { label: "PTP max error (ticks)".into(), points: decimate_max(&ticks, 2000) });
+        }
+        lines_svg(path, &format!("{} under {:?} load", s.topology, s.load), "time (ms)", "offset (6.4 ns ticks)", &lines)?;
+    }
+    print(a.json, &s, || {
+        let ptp = s.ptp.as_ref().map(|p| format!("\nPTP: max |error| {:.1} ns, mean of per-sample max {:.1} ns over {} exchanges", p.max_abs_error_ns, p.mean_max_error_ns, p.exchanges)).unwrap_or_default();
+        format!(
+            "DTP on {} ({} devices, D = {} hops), {:?} load, {} s simulated\nmax offset {} ticks (bound 4TD = {} ticks): {}\nmax adjacent offset {} ticks; beacon interval mean {:.0} / max {} cycles; OWD {}..{} cycles\ndaemon read error max {} ticks raw, {} after smoothing{}\n{:.2} wall s, {:.4} simulated s per wall s",
+            s.topology, s.nodes, s.dtp.max_hops, s.load, s.sim_seconds, s.dtp.max_offset_ticks, s.dtp.bound_ticks, if s.within_bound { "within bound" } else { "BOUND EXCEEDED" },
+            s.dtp.max_adjacent_offset_ticks, s.dtp.mean_beacon_interval_cycles, s.dtp.max_beacon_interval_cycles, s.dtp.owd_cycles.0, s.dtp.owd_cycles.1,
+            s.dtp.daemon_max_error_ticks, s.dtp.daemon_max_smoothed_error_ticks, ptp, s.wall_seconds, s.speed
+        )
+    })
+}
+
+/// `minprobe`: available-bandwidth estimation.
+#[derive(Args, Debug, Clone)]
+pub struct MinProbeArgs {
+    /// dumbbell or parking-lot[:N].
+    #[arg(long, default_value = "dumbbell")]
+    pub topology: String,
+    /// Cross traffic on each bottleneck: cbr1:RATE, cbr2:RATE[:D_SIZE[:D_LEN]], pcap:PATH.
+    #[arg(long, default_value = "cbr1:6")]
+    pub cross: String,
+    /// N: probes per train.
+    #[arg(long, default_value_t = 20)]
+    pub n: u32,
+    /// R: rates A:STEP:B in Gb/s.
+    #[arg(long, default_value = "0.1:0.1:9.6")]
+    pub rates: String,
+    /// G: gap between trains, µs.
+    #[arg(long, default_value_t = 10.0)]
+    pub gap_us: f64,
+    /// D: distance between samples, ms.
+    #[arg(long, default_value_t = 4.0)]
+    pub period_ms: f64,
+    /// Samples (the estimate uses their mean curve).
+    #[arg(long, default_value_t = 10)]
+    pub samples: u32,
+    /// Probe (and dummy) length, bytes.
+    #[arg(long, default_value_t = 792)]
+    pub probe_len: u32,
+    /// Application traffic of the probed flow, Gb/s.
+    #[arg(long, default_value_t = 1.0)]
+    pub app_gbps: f64,
+    /// Write an SVG plot of delay variance against probe rate.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Print a JSON summary.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub net: NetArgs,
+}
+
+fn parse_rates(s: &str) -> Result<Vec<f64>> {
+    let f: Vec<f64> = s.split(':').map(|x| x.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| anyhow::anyhow!("--rates `{s}`: expected A:STEP:B"))?;
+    match f.as_slice() {
+        [a, step, b] if *a > 0.0 && *step > 0.0 && *b >= *a && *b <= 10.0 && (*b - *a) / *step <= 10_000.0 => Ok(rate_range(*a, *b, *step)),
+        _ => anyhow::bail!("--rates `{s}`: expected A:STEP:B with 0 < A <= B <= 10 and STEP > 0"),
+    }
+}
+
+/// Runs `minprobe`.
+pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
+    anyhow::ensure!((2..=10_000).contains(&a.n), "--n must be 2..=10000");
+    anyhow::ensure!((1..=1000).contains(&a.samples), "--samples must be 1..=1000");
+    anyhow::ensure!((64..=1518).contains(&a.probe_len), "--probe-len must be 64..=1518");
+    anyhow::ensure!(a.gap_us >= 0.0 && a.period_ms > 0.0 && (0.0..10.0).contains(&a.app_gbps), "bad --gap-us, --period-ms or --app-gbps");
+    let probe = ProbeConfig { n: a.n, rates: parse_rates(&a.rates)?, gap: from_ns(a.gap_us * 1000.0), period: from_ns(a.period_ms * 1e6), samples: a.samples, probe_len: a.probe_len, ..ProbeConfig::baseline(a.samples) };
+    let o = MinProbeOptions { topology: a.topology.clone(), cross: a.cross.parse()?, probe, app_gbps: a.app_gbps, net: a.net.config()?, cable_m: a.net.cable_m };
+    let s = run_minprobe(&o)?;
+    if let Some(path) = &a.plot {
+        let var: Vec<(f64, f64)> = s.points.iter().map(|p| (p.rate_gbps, p.delay_variance_ns2)).collect();
+        lines_svg(path, &format!("{} with {}: estimate {:.2} Gb/s, truth {:.2} Gb/s", s.topology, a.cross, s.estimate_gbps, s.truth_gbps), "probe rate (Gb/s)", "queuing delay variance (ns²)", &[Line { label: "mean per-train variance".into(), points: var }])?;
+    }
+    print(a.json, &s, || {
+        format!(
+            "MinProbe on {} with {}: estimate {:.3} Gb/s, truth {:.3} Gb/s, error {:+.3} Gb/s\n{} probes received ({} application packets, {} dummies); {:.3} simulated s in {:.2} wall s",
+            s.topology, a.cross, s.estimate_gbps, s.truth_gbps, s.error_gbps, s.probes_received, s.app_probes, s.dummy_probes, s.sim_seconds, s.wall_seconds
+        )
+    })
+}
+
+/// `profile`: IPD of a uniform stream through store-and-forward and cut-through switches.
+#[derive(Args, Debug, Clone)]
+pub struct ProfileArgs {
+    /// Offered rate, Gb/s.
+    #[arg(long, default_value_t = 9.0)]
+    pub gbps: f64,
+    /// Frame length, bytes.
+    #[arg(long, default_value_t = 1518)]
+    pub len: u32,
+    /// Frames to send.
+    #[arg(long, default_value_t = 20_000)]
+    pub frames: u64,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write an SVG plot of the IPD CDFs.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Print a JSON summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `profile`.
+pub fn profile_main(a: ProfileArgs) -> Result<()> {
+    let (s, samples) = run_profile(&ProfileOptions { gbps: a.gbps, len: a.len, frames: a.frames, seed: a.seed, ..Default::default() })?;
+    if let Some(path) = &a.plot {
+        let lines = vec![
+            Line { label: "generated".into(), points: cdf(&samples.generated) },
+            Line { label: "store-and-forward".into(), points: cdf(&samples.store_and_forward) },
+            Line { label: "cut-through".into(), points: cdf(&samples.cut_through) },
+        ];
+        lines_svg(path, &format!("IPD CDF, {} B frames at {} Gb/s", a.len, a.gbps), "inter-packet delay (ns)", "CDF", &lines)?;
+    }
+    print(a.json, &s, || {
+        format!(
+            "target IPD {:.2} ns\ngenerated:         mean {:.2} ns, stdev {:.3} ns\nstore-and-forward: mean {:.2} ns, stdev {:.3} ns\ncut-through:       mean {:.2} ns, stdev {:.3} ns",
+            s.target_ipd_ns, s.generated.mean_ns, s.generated.stdev_ns, s.store_and_forward.mean_ns, s.store_and_forward.stdev_ns, s.cut_through.mean_ns, s.cut_through.stdev_ns
+        )
+    })
+}

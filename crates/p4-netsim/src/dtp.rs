@@ -1,0 +1,555 @@
+//! DTP, the Datacenter Time Protocol (Algorithms 3 and 4 of the seed, §4.5).
+//!
+//! Every port keeps a local counter `lc` ticking on its transmit clock; every device keeps a
+//! global counter `gc = max(gc + 1, lc_i)` (Algorithm 4). Ports measure the one-way delay with
+//! INIT/INIT-ACK (`d = (rtt - α) / 2`), agree on a starting value with BEACON-MSB and BEACON-JOIN,
+//! then exchange BEACONs carrying `gc` and apply `lc = max(lc, c + d)` (Algorithm 3).
+//!
+//! Invariants:
+//! - a message is a 3-bit type and a 53-bit payload carried in the eight 7-bit control characters
+//!   of an /E/ block; the receiver replaces it with idles, so it never displaces a frame: a
+//!   message due while a frame is on the wire leaves after that frame;
+//! - counters are lazy: `value = base + (edges so far - edge at base)`, updated only by messages,
+//!   so idle blocks are never simulated;
+//! - a receiver samples a message at its own clock edge after arrival plus 0 or 1 extra cycle
+//!   (the synchronisation FIFO between the recovered RX clock and the local clock).
+
+use crate::sim::{Ev, Sim};
+use crate::time::{Time, NOMINAL_CYCLE};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+/// Payload bits in a DTP message.
+pub const PAYLOAD_BITS: u32 = 53;
+const PAYLOAD_MASK: u64 = (1 << PAYLOAD_BITS) - 1;
+/// 10GBASE-R block type of a control block made only of control characters (/E/ or /I/ block).
+pub const CONTROL_BLOCK_TYPE: u8 = 0x1e;
+
+/// DTP message types (zero is reserved so an all-idle block never decodes as a message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum MsgType {
+    /// Start of one-way-delay measurement, carries `lc`.
+    Init = 1,
+    /// Echo of the INIT counter.
+    InitAck = 2,
+    /// Periodic resynchronisation, carries `gc`.
+    Beacon = 3,
+    /// Large adjustment when joining, carries `gc`; re-flooded on big jumps.
+    BeaconJoin = 4,
+    /// The 53 most significant bits of `gc`.
+    BeaconMsb = 5,
+}
+
+impl MsgType {
+    fn from_bits(b: u8) -> Option<Self> {
+        Some(match b {
+            1 => MsgType::Init,
+            2 => MsgType::InitAck,
+            3 => MsgType::Beacon,
+            4 => MsgType::BeaconJoin,
+            5 => MsgType::BeaconMsb,
+            _ => return None,
+        })
+    }
+}
+
+/// Packs a message into the 56 bits of an /E/ block's eight 7-bit control characters.
+pub fn encode(kind: MsgType, payload: u64) -> u64 {
+    ((kind as u64) << PAYLOAD_BITS) | (payload & PAYLOAD_MASK)
+}
+
+/// Unpacks 56 control-character bits; `None` for idles (all zero) or an unknown type.
+pub fn decode(word: u64) -> Option<(MsgType, u64)> {
+    let t = MsgType::from_bits(((word >> PAYLOAD_BITS) & 7) as u8)?;
+    if word >> (PAYLOAD_BITS + 3) != 0 {
+        return None;
+    }
+    Some((t, word & PAYLOAD_MASK))
+}
+
+/// The 64-bit block payload (block type in the low byte, then the control characters) for a
+/// message word.
+pub fn to_control_block(word: u64) -> u64 {
+    CONTROL_BLOCK_TYPE as u64 | (word & ((1 << 56) - 1)) << 8
+}
+
+/// What the RX DTP sublayer does with a received control block: extracts a message if the
+/// block carries one and returns the block with all control characters set to idle.
+pub fn strip_control_block(block: u64) -> (Option<(MsgType, u64)>, u64) {
+    if block as u8 != CONTROL_BLOCK_TYPE {
+        return (None, block);
+    }
+    (decode(block >> 8), CONTROL_BLOCK_TYPE as u64)
+}
+
+/// The counter value with low bits `lsb` closest to `reference` (wrap-aware 53-bit reconstruct).
+pub fn nearest_with_lsb(lsb: u64, reference: u128) -> u128 {
+    let m = 1u128 << PAYLOAD_BITS;
+    let cand = (reference & !(m - 1)) | (lsb & PAYLOAD_MASK) as u128;
+    let dist = |x: u128| x.abs_diff(reference);
+    [cand.checked_sub(m), Some(cand), cand.checked_add(m)].into_iter().flatten().min_by_key(|&x| dist(x)).unwrap_or(cand)
+}
+
+/// DTP daemon read path: software reads the counter over PCIe; the read takes
+/// `mean_ns ± jitter_ns` (normal) and occasionally an extra spike; the daemon compensates the mean.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DaemonModel {
+    /// Mean read latency.
+    pub mean_ns: f64,
+    /// Standard deviation of the latency.
+    pub jitter_ns: f64,
+    /// Probability of a spike per read.
+    pub spike_prob: f64,
+    /// Largest spike.
+    pub spike_ns: f64,
+    /// Moving-average window for the smoothed error.
+    pub window: usize,
+}
+
+impl Default for DaemonModel {
+    fn default() -> Self {
+        DaemonModel { mean_ns: 800.0, jitter_ns: 12.0, spike_prob: 0.01, spike_ns: 100.0, window: 10 }
+    }
+}
+
+/// DTP settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DtpConfig {
+    /// Cycles between BEACONs when the link is idle (frames in flight stretch it).
+    pub beacon_interval: u64,
+    /// α of Transition T2.
+    pub alpha: u64,
+    /// BEACONs that would move a counter up by more than this are ignored (bit-error guard).
+    pub jump_limit: u64,
+    /// Every this many beacons a BEACON-MSB is sent instead.
+    pub msb_every: u64,
+    /// Devices power up with counters `initial_base + uniform(0..initial_spread)`.
+    pub initial_base: u128,
+    /// See `initial_base`.
+    pub initial_spread: u64,
+    /// Links come up at a uniform random time in `0..link_up_spread`.
+    pub link_up_spread: Time,
+    /// Offsets are sampled this often.
+    pub sample_interval: Time,
+    /// Offsets before this time (INIT and JOIN) are not counted.
+    pub warmup: Time,
+    /// Daemon read path.
+    pub daemon: DaemonModel,
+}
+
+impl Default for DtpConfig {
+    fn default() -> Self {
+        DtpConfig {
+            beacon_interval: 200,
+            alpha: 3,
+            jump_limit: 8,
+            msb_every: 1024,
+            initial_base: 0,
+            initial_spread: 1 << 20,
+            link_up_spread: crate::time::from_ns(1000.0),
+            sample_interval: crate::time::from_ns(1000.0),
+            warmup: crate::time::from_ns(50_000.0),
+            daemon: DaemonModel::default(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Counter {
+    base: u128,
+    at: u64,
+}
+
+impl Counter {
+    fn value(&self, count: u64) -> u128 {
+        self.base + count.saturating_sub(self.at) as u128
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Down,
+    Init,
+    Beacon,
+}
+
+#[derive(Clone, Debug)]
+struct PortState {
+    lc: Counter,
+    d: u64,
+    phase: Phase,
+    echo: u64,
+    peer_msb: Option<u64>,
+    sent: u64,
+    last_beacon_edge: Option<u64>,
+}
+
+/// Aggregate counters and results.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DtpReport {
+    /// Largest difference between any two devices' global counters after warm-up.
+    pub max_offset_ticks: u64,
+    /// 4·D in ticks (T = 6.4 ns).
+    pub bound_ticks: u64,
+    /// D: the network diameter in hops.
+    pub max_hops: u32,
+    /// Largest offset between directly connected devices (bound 4).
+    pub max_adjacent_offset_ticks: u64,
+    /// Pairs (sample, i, j) whose offset exceeded 4·hops(i, j) (checked for ≤ 64 devices).
+    pub pair_bound_violations: Option<u64>,
+    /// Offset samples taken.
+    pub samples: u64,
+    /// Mean cycles between BEACON departures on a port.
+    pub mean_beacon_interval_cycles: f64,
+    /// Longest gap between BEACON departures on a port.
+    pub max_beacon_interval_cycles: u64,
+    /// Smallest and largest measured one-way delay `d` in cycles.
+    pub owd_cycles: (u64, u64),
+    /// Messages sent.
+    pub messages: u64,
+    /// Messages that had to wait for a frame to end.
+    pub deferred: u64,
+    /// BEACONs ignored by the jump guard.
+    pub rejected: u64,
+    /// Messages lost to bit errors (undecodable).
+    pub corrupted: u64,
+    /// Largest |daemon estimate − counter| in ticks, raw and after the moving average.
+    pub daemon_max_error_ticks: u64,
+    /// See `daemon_max_error_ticks`.
+    pub daemon_max_smoothed_error_ticks: u64,
+}
+
+/// Simulation state of DTP across the network.
+pub struct DtpState {
+    cfg: DtpConfig,
+    ports: Vec<PortState>,
+    gc: Vec<Counter>,
+    hops: Option<Vec<Vec<u32>>>,
+    rng: ChaCha8Rng,
+    interval_sum: u128,
+    interval_n: u64,
+    daemon_hist: Vec<std::collections::VecDeque<f64>>,
+    /// Results so far.
+    pub report: DtpReport,
+    /// (time, max offset) per sample.
+    pub series: Vec<(Time, u64)>,
+}
+
+impl DtpState {
+    /// The report with derived fields filled in.
+    pub fn finish(&self) -> DtpReport {
+        let mut r = self.report.clone();
+        r.mean_beacon_interval_cycles = if self.interval_n == 0 { 0.0 } else { self.interval_sum as f64 / self.interval_n as f64 };
+        let ds = self.ports.iter().filter(|p| p.phase == Phase::Beacon).map(|p| p.d);
+        r.owd_cycles = (ds.clone().min().unwrap_or(0), ds.max().unwrap_or(0));
+        r
+    }
+}
+
+impl Sim {
+    /// Enables DTP on every port: links come up during the first microsecond and sampling starts.
+    pub fn enable_dtp(&mut self, cfg: DtpConfig) {
+        let mut rng = self.sub_rng(0xd7d7);
+        let n = self.topo.nodes.len();
+        let gc = (0..n).map(|_| Counter { base: cfg.initial_base + rng.gen_range(0..cfg.initial_spread.max(1)) as u128, at: 0 }).collect();
+        let ports = vec![PortState { lc: Counter::default(), d: 0, phase: Phase::Down, echo: 0, peer_msb: None, sent: 0, last_beacon_edge: None }; self.ports.len()];
+        let diameter = self.topo.diameter();
+        let hops = (n <= 64).then(|| {
+            let adj = self.topo.adjacency();
+            (0..n).map(|s| self.topo.hops_from(s, &adj)).collect()
+        });
+        for p in 0..self.ports.len() {
+            let t = rng.gen_range(0..cfg.link_up_spread.max(1));
+            self.q.push(t, Ev::DtpSend { port: p as u32, kind: MsgType::Init as u8 });
+        }
+        self.schedule_sampling(cfg.warmup, cfg.sample_interval);
+        let report = DtpReport { bound_ticks: 4 * diameter as u64, max_hops: diameter, pair_bound_violations: hops.as_ref().map(|_| 0), ..Default::default() };
+        self.dtp = Some(DtpState { daemon_hist: vec![Default::default(); n], cfg, ports, gc, hops, rng, interval_sum: 0, interval_n: 0, report, series: Vec::new() });
+    }
+
+    /// The DTP report (None when DTP is off).
+    pub fn dtp_report(&self) -> Option<DtpReport> {
+        self.dtp.as_ref().map(|d| d.finish())
+    }
+
+    /// The (time, max offset) samples.
+    pub fn dtp_series(&self) -> &[(Time, u64)] {
+        self.dtp.as_ref().map(|d| d.series.as_slice()).unwrap_or(&[])
+    }
+
+    fn port_count(&self, port: usize, t: Time) -> u64 {
+        self.oscs[self.ports[port].osc].count_le(t)
+    }
+
+    /// Global counter of `node` at `t` (Algorithm 4 evaluated lazily: the max of the device
+    /// counter and every local counter).
+    pub fn dtp_global(&self, node: usize, t: Time) -> u128 {
+        let Some(d) = &self.dtp else { return 0 };
+        let mut v = d.gc[node].value(self.oscs[self.node_osc[node]].count_le(t));
+        for &p in &self.node_ports[node] {
+            if d.ports[p].phase != Phase::Down {
+                v = v.max(d.ports[p].lc.value(self.port_count(p, t)));
+            }
+        }
+        v
+    }
+
+    fn fold_global(&mut self, node: usize, t: Time) {
+        let v = self.dtp_global(node, t);
+        let c = self.oscs[self.node_osc[node]].count_le(t);
+        if let Some(d) = &mut self.dtp {
+            d.gc[node] = Counter { base: v, at: c };
+        }
+    }
+
+    /// Puts a message on the wire at the next transmit edge and returns that edge, or, when a
+    /// frame is on the wire, retries at the frame's end and returns `None`.
+    fn dtp_emit(&mut self, port: usize, kind: MsgType) -> Option<u64> {
+        let now = self.now;
+        if let Some(end) = self.frame_end_after(port, now) {
+            if let Some(d) = &mut self.dtp {
+                d.report.deferred += 1;
+            }
+            self.q.push(end, Ev::DtpSend { port: port as u32, kind: kind as u8 });
+            return None;
+        }
+        let osc = &self.oscs[self.ports[port].osc];
+        let k = osc.first_edge_at_or_after(now);
+        let dep = osc.edge_time(k);
+        let node = self.ports[port].node;
+        let (peer, latency) = (self.ports[port].peer, self.ports[port].latency);
+        let payload = {
+            let d = self.dtp.as_ref()?;
+            match kind {
+                MsgType::Init => d.ports[port].lc.value(k + 1) as u64,
+                MsgType::InitAck => d.ports[port].echo,
+                MsgType::Beacon | MsgType::BeaconJoin => self.dtp_global(node, dep) as u64,
+                MsgType::BeaconMsb => (self.dtp_global(node, dep) >> PAYLOAD_BITS) as u64,
+            }
+        };
+        let mut word = encode(kind, payload);
+        let ber = self.cfg.ber;
+        let peer_osc = self.ports[peer].osc;
+        let d = self.dtp.as_mut()?;
+        d.report.messages += 1;
+        d.ports[port].sent += 1;
+        if ber > 0.0 {
+            for bit in 0..56 {
+                if d.rng.gen::<f64>() < ber * 66.0 / 56.0 {
+                    word ^= 1 << bit;
+                }
+            }
+        }
+        let arrive = dep + latency;
+        let po = &self.oscs[peer_osc];
+        let kr = po.first_edge_at_or_after(arrive) + d.rng.gen_range(0..=1u64);
+        let at = po.edge_time(kr);
+        // the wire sees an /E/ block; the receiver strips it back to idles
+        let block = to_control_block(word);
+        let (msg, _idles) = strip_control_block(block);
+        let word = msg.map(|(t, p)| encode(t, p)).unwrap_or(0);
+        self.q.push(at, Ev::DtpRx { port: peer as u32, word });
+        Some(k)
+    }
+
+    pub(crate) fn dtp_send(&mut self, port: usize, kind: u8) {
+        let Some(kind) = MsgType::from_bits(kind) else { return };
+        if kind == MsgType::Init {
+            let node = self.ports[port].node;
+            let now = self.now;
+            let g = self.dtp_global(node, now);
+            let c = self.port_count(port, now);
+            if let Some(d) = &mut self.dtp {
+                // T0: lc <- gc when the link comes up
+                d.ports[port].lc = Counter { base: g, at: c };
+                d.ports[port].phase = Phase::Init;
+            }
+        }
+        self.dtp_emit(port, kind);
+    }
+
+    pub(crate) fn dtp_timer(&mut self, port: usize) {
+        let Some(d) = &self.dtp else { return };
+        let (every, interval) = (d.cfg.msb_every.max(1), d.cfg.beacon_interval.max(1));
+        let kind = if d.ports[port].sent % every == every - 1 { MsgType::BeaconMsb } else { MsgType::Beacon };
+        let now = self.now;
+        if let Some(end) = self.frame_end_after(port, now) {
+            if let Some(d) = &mut self.dtp {
+                d.report.deferred += 1;
+            }
+            self.q.push(end, Ev::DtpTimer(port as u32));
+            return;
+        }
+        let Some(k) = self.dtp_emit(port, kind) else { return };
+        let next = self.oscs[self.ports[port].osc].edge_time(k + interval);
+        self.q.push(next, Ev::DtpTimer(port as u32));
+        if let Some(d) = &mut self.dtp {
+            if let Some(prev) = d.ports[port].last_beacon_edge {
+                let gap = k - prev;
+                d.interval_sum += gap as u128;
+                d.interval_n += 1;
+                d.report.max_beacon_interval_cycles = d.report.max_beacon_interval_cycles.max(gap);
+            }
+            d.ports[port].last_beacon_edge = Some(k);
+        }
+    }
+
+    pub(crate) fn dtp_rx(&mut self, port: usize, word: u64) {
+        let now = self.now;
+        let Some((kind, payload)) = decode(word) else {
+            if let Some(d) = &mut self.dtp {
+                d.report.corrupted += 1;
+            }
+            return;
+        };
+        let count = self.port_count(port, now);
+        let node = self.ports[port].node;
+        let Some(d) = &mut self.dtp else { return };
+        let (alpha, limit, interval) = (d.cfg.alpha, d.cfg.jump_limit as u128, d.cfg.beacon_interval);
+        let st = &mut d.ports[port];
+        let lc_now = st.lc.value(count);
+        match (kind, st.phase) {
+            (MsgType::Init, _) => {
+                // T1: echo the counter
+                st.echo = payload;
+                self.dtp_emit(port, MsgType::InitAck);
+            }
+            (MsgType::InitAck, Phase::Init) => {
+                // T2: d = (lc - c - α) / 2
+                let rtt = (lc_now as u64).wrapping_sub(payload) & PAYLOAD_MASK;
+                st.d = rtt.saturating_sub(alpha) / 2;
+                st.phase = Phase::Beacon;
+                self.dtp_emit(port, MsgType::BeaconMsb);
+                self.q.push(now, Ev::DtpSend { port: port as u32, kind: MsgType::BeaconJoin as u8 });
+                let first = self.oscs[self.ports[port].osc].edge_time(count + interval);
+                self.q.push(first, Ev::DtpTimer(port as u32));
+            }
+            (MsgType::BeaconMsb, Phase::Beacon) => st.peer_msb = Some(payload),
+            (MsgType::Beacon, Phase::Beacon) => {
+                // T4 with the bit-error guard
+                let cand = nearest_with_lsb(payload, lc_now) + st.d as u128;
+                if cand > lc_now + limit {
+                    d.report.rejected += 1;
+                } else if cand > lc_now {
+                    st.lc = Counter { base: cand, at: count };
+                    self.fold_global(node, now);
+                }
+            }
+            (MsgType::BeaconJoin, Phase::Beacon) => {
+                let full = match st.peer_msb {
+                    Some(h) => ((h as u128) << PAYLOAD_BITS) | payload as u128,
+                    None => nearest_with_lsb(payload, lc_now),
+                };
+                let cand = full + st.d as u128;
+                if cand > lc_now {
+                    let before = self.dtp_global(node, now);
+                    if let Some(d) = &mut self.dtp {
+                        d.ports[port].lc = Counter { base: cand, at: count };
+                    }
+                    self.fold_global(node, now);
+                    if cand > before + limit {
+                        // a big jump: tell the other ports' peers too
+                        for &p in &self.node_ports[node].clone() {
+                            if p != port && self.dtp.as_ref().is_some_and(|d| d.ports[p].phase == Phase::Beacon) {
+                                self.q.push(now, Ev::DtpSend { port: p as u32, kind: MsgType::BeaconJoin as u8 });
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(crate) fn dtp_sample(&mut self) {
+        let now = self.now;
+        let n = self.topo.nodes.len();
+        let vals: Vec<u128> = (0..n).map(|i| self.dtp_global(i, now)).collect();
+        let hosts = self.hosts.clone();
+        let Some(d) = &mut self.dtp else { return };
+        let (lo, hi) = (vals.iter().min().copied().unwrap_or(0), vals.iter().max().copied().unwrap_or(0));
+        let off = (hi - lo).min(u64::MAX as u128) as u64;
+        d.report.max_offset_ticks = d.report.max_offset_ticks.max(off);
+        d.report.samples += 1;
+        d.series.push((now, off));
+        for (i, l) in self.topo.links.iter().enumerate() {
+            let _ = i;
+            let o = vals[l.a].abs_diff(vals[l.b]).min(u64::MAX as u128) as u64;
+            d.report.max_adjacent_offset_ticks = d.report.max_adjacent_offset_ticks.max(o);
+        }
+        if let (Some(h), Some(v)) = (&d.hops, d.report.pair_bound_violations.as_mut()) {
+            for i in 0..n {
+                for j in i + 1..n {
+                    if vals[i].abs_diff(vals[j]) > 4 * h[i][j] as u128 {
+                        *v += 1;
+                    }
+                }
+            }
+        }
+        // daemon read path on every host: read issued now, value returns after the latency
+        let dm = d.cfg.daemon.clone();
+        let mut reads = Vec::new();
+        for &hnode in &hosts {
+            let normal: f64 = {
+                // Box-Muller on the protocol's own generator keeps runs reproducible
+                let (u1, u2): (f64, f64) = (1.0 - d.rng.gen::<f64>(), d.rng.gen());
+                (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+            };
+            let spike = if d.rng.gen::<f64>() < dm.spike_prob { d.rng.gen::<f64>() * dm.spike_ns } else { 0.0 };
+            let lat = (dm.mean_ns + dm.jitter_ns * normal + spike).max(0.0);
+            reads.push((hnode, lat));
+        }
+        let errs: Vec<(usize, f64)> = reads
+            .into_iter()
+            .map(|(h, lat)| {
+                let at_read = self.dtp_global(h, now);
+                let at_return = self.dtp_global(h, now + crate::time::from_ns(lat));
+                let estimate = at_read as f64 + dm.mean_ns / crate::time::to_ns(NOMINAL_CYCLE);
+                (h, at_return as f64 - estimate)
+            })
+            .collect();
+        let Some(d) = &mut self.dtp else { return };
+        for (h, e) in errs {
+            d.report.daemon_max_error_ticks = d.report.daemon_max_error_ticks.max(e.abs().round() as u64);
+            let w = &mut d.daemon_hist[h];
+            w.push_back(e);
+            if w.len() > dm.window.max(1) {
+                w.pop_front();
+            }
+            if w.len() == dm.window.max(1) {
+                let m = w.iter().sum::<f64>() / w.len() as f64;
+                d.report.daemon_max_smoothed_error_ticks = d.report.daemon_max_smoothed_error_ticks.max(m.abs().round() as u64);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn message_bits_round_trip_through_an_e_block() {
+        let w = encode(MsgType::Beacon, 0x1f_ffff_ffff_ffff);
+        assert_eq!(w, 0x7f_ffff_ffff_ffff);
+        let block = to_control_block(w);
+        assert_eq!(block & 0xff, 0x1e);
+        assert_eq!(strip_control_block(block), (Some((MsgType::Beacon, 0x1f_ffff_ffff_ffff)), 0x1e));
+        // an idle /E/ block carries no message
+        assert_eq!(strip_control_block(0x1e), (None, 0x1e));
+        // type 0, 6 and 7 are not messages; data blocks pass untouched
+        assert_eq!(decode(7 << 53), None);
+        assert_eq!(strip_control_block(0x78), (None, 0x78));
+    }
+
+    #[test]
+    fn lsb_reconstruction_wraps() {
+        let m = 1u128 << 53;
+        assert_eq!(nearest_with_lsb(5, m + 3), m + 5);
+        assert_eq!(nearest_with_lsb((m - 2) as u64, m + 3), m - 2);
+        assert_eq!(nearest_with_lsb(1, m - 1), m + 1);
+        assert_eq!(nearest_with_lsb(9, 4), 9);
+    }
+}

@@ -1,0 +1,330 @@
+//! MinProbe (§4.4): a middlebox that turns chosen application packets into probe trains with
+//! exact gaps, and a receiver that estimates available bandwidth from probe arrival times only.
+//!
+//! Probe model (N, R, G, D): every `period` D a *sample* starts; it is a series of trains, one
+//! per rate R in the schedule, each of N packets whose starts are spaced by
+//! `wire bits / R`, with a gap G between trains. Packets matching the flow table are buffered and
+//! used as probes; when too few are buffered a train is padded with zero-filled dummy probes.
+//!
+//! Invariant: the estimator sees only `ProbeArrival`s (what the receiving port timestamps: the
+//! start of frame, the length, and the sample/train/index numbers the probe carries) plus the
+//! shared probe configuration; never queue lengths or cross traffic.
+
+use crate::sim::{Ev, Frame, FrameKind, Sim};
+use crate::time::{from_ns, to_ns, wire_bytes, Time};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// The probe schedule shared by sender and receiver.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeConfig {
+    /// N: packets per train.
+    pub n: u32,
+    /// R: train rates in Gb/s (wire bytes), in sending order.
+    pub rates: Vec<f64>,
+    /// G: gap between trains.
+    pub gap: Time,
+    /// D: distance between sample starts (stretched when a sample takes longer).
+    pub period: Time,
+    /// Samples to send.
+    pub samples: u32,
+    /// Length of dummy probes.
+    pub probe_len: u32,
+    /// Flow ids the flow table selects as probes.
+    pub flow_table: Vec<u32>,
+}
+
+impl ProbeConfig {
+    /// The seed's baseline: (20, [0.1:0.1:9.6] Gb/s, 10 µs, 4 ms), 792-byte probes.
+    pub fn baseline(samples: u32) -> Self {
+        ProbeConfig { n: 20, rates: rate_range(0.1, 9.6, 0.1), gap: from_ns(10_000.0), period: from_ns(4_000_000.0), samples, probe_len: 792, flow_table: vec![PROBE_FLOW] }
+    }
+}
+
+/// The flow id application traffic to be probed uses in the built-in scenarios.
+pub const PROBE_FLOW: u32 = 7;
+
+/// `a, a+step, ..., b` without float drift.
+pub fn rate_range(a: f64, b: f64, step: f64) -> Vec<f64> {
+    if !(step > 0.0) || b < a {
+        return vec![a];
+    }
+    let n = ((b - a) / step + 1e-9).floor() as usize;
+    (0..=n).map(|i| ((a + i as f64 * step) * 1e6).round() / 1e6).collect()
+}
+
+/// One probe as the receiver sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct ProbeArrival {
+    /// Sample number.
+    pub sample: u32,
+    /// Train number within the sample (index into the rate schedule).
+    pub train: u32,
+    /// Packet index within the train.
+    pub index: u32,
+    /// Frame length.
+    pub len: u32,
+    /// Start-of-frame time at the receiving port.
+    pub sof: Time,
+}
+
+fn pack(sample: u32, train: u32, index: u32) -> u64 {
+    ((sample as u64) << 40) | ((train as u64) << 20) | index as u64
+}
+
+fn unpack(tag: u64) -> (u32, u32, u32) {
+    ((tag >> 40) as u32, ((tag >> 20) & 0xfffff) as u32, (tag & 0xfffff) as u32)
+}
+
+/// Simulation state of one MinProbe sender/receiver pair.
+pub struct ProbeState {
+    cfg: ProbeConfig,
+    sender: usize,
+    receiver: usize,
+    buffer: VecDeque<Frame>,
+    next_sample: u32,
+    next_train: u32,
+    sample_start: Time,
+    /// Probes received.
+    pub arrivals: Vec<ProbeArrival>,
+    /// Application packets used as probes.
+    pub app_probes: u64,
+    /// Dummy probes generated.
+    pub dummies: u64,
+    /// Time the last train finished sending.
+    pub done_at: Option<Time>,
+}
+
+const MAX_BUFFERED: usize = 4096;
+
+impl Sim {
+    /// Installs a MinProbe modulator at `sender` and an extractor at `receiver`; the first
+    /// sample starts at `start`.
+    pub fn enable_minprobe(&mut self, sender: usize, receiver: usize, cfg: ProbeConfig, start: Time) {
+        self.q.push(start, Ev::ProbeTrain);
+        self.probe = Some(ProbeState { cfg, sender, receiver, buffer: VecDeque::new(), next_sample: 0, next_train: 0, sample_start: start, arrivals: Vec::new(), app_probes: 0, dummies: 0, done_at: None });
+    }
+
+    /// The receiver's probe log.
+    pub fn probe_arrivals(&self) -> &[ProbeArrival] {
+        self.probe.as_ref().map(|p| p.arrivals.as_slice()).unwrap_or(&[])
+    }
+
+    /// (application packets used, dummies sent, time the last train was sent).
+    pub fn probe_counts(&self) -> (u64, u64, Option<Time>) {
+        self.probe.as_ref().map(|p| (p.app_probes, p.dummies, p.done_at)).unwrap_or((0, 0, None))
+    }
+
+    pub(crate) fn probe_intercept(&mut self, node: usize, frame: &Frame) -> bool {
+        let Some(p) = &mut self.probe else { return false };
+        if node != p.sender || frame.kind != FrameKind::Data || !p.cfg.flow_table.contains(&frame.flow) {
+            return false;
+        }
+        if p.buffer.len() < MAX_BUFFERED {
+            p.buffer.push_back(*frame);
+        }
+        true
+    }
+
+    pub(crate) fn probe_train(&mut self) {
+        let now = self.now;
+        let Some(p) = &mut self.probe else { return };
+        if p.next_sample >= p.cfg.samples || p.cfg.rates.is_empty() {
+            return;
+        }
+        let (sample, train) = (p.next_sample, p.next_train);
+        let rate = p.cfg.rates[train as usize];
+        let dst = p.receiver as u32;
+        let mut t = now;
+        let mut last_end = now;
+        let mut sends = Vec::with_capacity(p.cfg.n as usize);
+        for i in 0..p.cfg.n {
+            let mut f = match p.buffer.pop_front() {
+                Some(f) => {
+                    p.app_probes += 1;
+                    f
+                }
+                None => {
+                    p.dummies += 1;
+                    Frame { src: p.sender as u32, dst, len: p.cfg.probe_len, kind: FrameKind::Data, flow: u32::MAX, tag: 0, tag2: 0 }
+                }
+            };
+            f.kind = FrameKind::Probe;
+            f.dst = dst;
+            f.tag = pack(sample, train, i);
+            sends.push((t, f));
+            last_end = t + wire_bytes(f.len as u64) * crate::time::BYTE_TIME;
+            t += from_ns((wire_bytes(f.len as u64) * 8) as f64 / rate);
+        }
+        let gap = p.cfg.gap;
+        p.next_train += 1;
+        let next = if p.next_train as usize >= p.cfg.rates.len() {
+            p.next_train = 0;
+            p.next_sample += 1;
+            p.sample_start = (p.sample_start + p.cfg.period).max(last_end + gap);
+            p.sample_start
+        } else {
+            last_end + gap
+        };
+        if p.next_sample < p.cfg.samples {
+            self.q.push(next, Ev::ProbeTrain);
+        } else {
+            p.done_at = Some(last_end);
+        }
+        for (t, f) in sends {
+            self.q.push(t, Ev::ProbeSend { frame: f });
+        }
+    }
+
+    pub(crate) fn probe_send(&mut self, frame: Frame) {
+        let Some(p) = &self.probe else { return };
+        let node = p.sender;
+        if let Some(&port) = self.node_ports[node].first() {
+            self.enqueue_front(port, frame);
+        }
+    }
+
+    pub(crate) fn probe_receive(&mut self, node: usize, frame: &Frame, sof: Time) {
+        let Some(p) = &mut self.probe else { return };
+        if node != p.receiver {
+            return;
+        }
+        let (sample, train, index) = unpack(frame.tag);
+        p.arrivals.push(ProbeArrival { sample, train, index, len: frame.len, sof });
+    }
+}
+
+/// Receiver-side statistics of one rate.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RatePoint {
+    /// Probe rate R, Gb/s.
+    pub rate_gbps: f64,
+    /// Mean over samples of the queuing-delay increase from first to last probe, ns.
+    pub owd_increase_ns: f64,
+    /// Mean over samples of the variance of the per-probe queuing delay, ns².
+    pub delay_variance_ns2: f64,
+    /// Trains that contributed.
+    pub trains: u32,
+}
+
+/// The estimate and the curve it came from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Estimated available bandwidth, Gb/s.
+    pub estimate_gbps: f64,
+    /// Per-rate statistics.
+    pub points: Vec<RatePoint>,
+}
+
+/// Relative queuing delays of one train: arrival offsets minus the sending offsets the schedule
+/// prescribes for the received packets' lengths (q_1 = 0).
+fn train_delays(rate: f64, pkts: &[ProbeArrival], default_len: u32) -> Vec<f64> {
+    let Some(first) = pkts.first() else { return Vec::new() };
+    let mut out = Vec::with_capacity(pkts.len());
+    let mut sent_ns = 0.0;
+    let mut lens = vec![default_len; pkts.last().map(|p| p.index as usize + 1).unwrap_or(0)];
+    for p in pkts {
+        if let Some(l) = lens.get_mut(p.index as usize) {
+            *l = p.len;
+        }
+    }
+    let mut next_index = first.index;
+    for p in pkts {
+        while next_index < p.index {
+            sent_ns += (wire_bytes(lens[next_index as usize] as u64) * 8) as f64 / rate;
+            next_index += 1;
+        }
+        out.push(to_ns(p.sof - first.sof) - sent_ns);
+    }
+    out
+}
+
+/// Estimates available bandwidth from probe arrivals: per rate, the mean increase in queuing
+/// delay across the train; then the turning point `A` of the model
+/// `y(R) = b + k·max(0, 1 − A/R)` (no increase below the available bandwidth, the fluid-queue
+/// increase above it), fitted by least squares over a 0.005 Gb/s grid.
+pub fn estimate(cfg: &ProbeConfig, arrivals: &[ProbeArrival]) -> Estimate {
+    let mut by_train: std::collections::BTreeMap<(u32, u32), Vec<ProbeArrival>> = Default::default();
+    for a in arrivals {
+        by_train.entry((a.train, a.sample)).or_default().push(*a);
+    }
+    let mut points = Vec::new();
+    for (ti, &rate) in cfg.rates.iter().enumerate() {
+        let (mut inc, mut var, mut n) = (0.0, 0.0, 0u32);
+        for ((_, _), pkts) in by_train.range((ti as u32, 0)..=(ti as u32, u32::MAX)) {
+            let mut pkts = pkts.clone();
+            pkts.sort_by_key(|p| p.index);
+            if pkts.len() < 2 {
+                continue;
+            }
+            let q = train_delays(rate, &pkts, cfg.probe_len);
+            let mean = q.iter().sum::<f64>() / q.len() as f64;
+            var += q.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / q.len() as f64;
+            inc += q.last().copied().unwrap_or(0.0);
+            n += 1;
+        }
+        if n > 0 {
+            points.push(RatePoint { rate_gbps: rate, owd_increase_ns: inc / n as f64, delay_variance_ns2: var / n as f64, trains: n });
+        }
+    }
+    Estimate { estimate_gbps: turning_point(&points), points }
+}
+
+/// The `A` minimising the squared error of `y = b + k·max(0, 1 − A/R)` with `k >= 0`.
+pub fn turning_point(points: &[RatePoint]) -> f64 {
+    let (Some(lo), Some(hi)) = (points.first(), points.last()) else { return 0.0 };
+    let (lo, hi) = (lo.rate_gbps, hi.rate_gbps);
+    let ys: Vec<f64> = points.iter().map(|p| p.owd_increase_ns).collect();
+    let mut best = (f64::INFINITY, hi);
+    let steps = ((hi - lo) / 0.005).ceil() as usize;
+    for s in 0..=steps {
+        let a = lo + s as f64 * 0.005;
+        let xs: Vec<f64> = points.iter().map(|p| (1.0 - a / p.rate_gbps).max(0.0)).collect();
+        let n = xs.len() as f64;
+        let (sx, sy) = (xs.iter().sum::<f64>(), ys.iter().sum::<f64>());
+        let sxx: f64 = xs.iter().map(|x| x * x).sum();
+        let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| x * y).sum();
+        let den = n * sxx - sx * sx;
+        let (k, b) = if den.abs() < 1e-12 {
+            (0.0, sy / n)
+        } else {
+            let k = ((n * sxy - sx * sy) / den).max(0.0);
+            (k, (sy - k * sx) / n)
+        };
+        let sse: f64 = xs.iter().zip(&ys).map(|(x, y)| (y - b - k * x).powi(2)).sum();
+        if sse < best.0 - 1e-9 {
+            best = (sse, a);
+        }
+    }
+    best.1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_schedule_is_exact() {
+        let r = rate_range(0.1, 9.6, 0.1);
+        assert_eq!(r.len(), 96);
+        assert_eq!((r[0], r[2], r[95]), (0.1, 0.3, 9.6));
+    }
+
+    #[test]
+    fn turning_point_of_an_ideal_curve() {
+        let pts: Vec<RatePoint> = rate_range(0.5, 9.5, 0.5)
+            .into_iter()
+            .map(|r| RatePoint { rate_gbps: r, owd_increase_ns: 5000.0 * (1.0 - 4.0 / r).max(0.0) + 30.0, delay_variance_ns2: 0.0, trains: 1 })
+            .collect();
+        assert!((turning_point(&pts) - 4.0).abs() < 0.006);
+    }
+
+    #[test]
+    fn delays_come_from_arrival_times_and_the_schedule() {
+        // 3 packets of 792 B at 8 Gb/s are sent 812 ns apart; arrivals 812 and 1700 ns after the
+        // first mean the third waited 76 ns longer than the first.
+        let a = |i, ns| ProbeArrival { sample: 0, train: 0, index: i, len: 792, sof: from_ns(ns) };
+        let q = train_delays(8.0, &[a(0, 1000.0), a(1, 1812.0), a(2, 2700.0)], 792);
+        assert_eq!(q, vec![0.0, 0.0, 76.0]);
+    }
+}

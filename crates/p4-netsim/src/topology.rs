@@ -1,0 +1,339 @@
+//! Network topologies: built-ins (`two`, `tree:D:F`, `fat-tree:K`, `dumbbell`, `parking-lot[:N]`)
+//! and TOML files.
+//!
+//! Invariant: node and link indices are dense (`0..len`), every link joins two distinct existing
+//! nodes, and node names are unique.
+
+use serde::Deserialize;
+use std::collections::{HashMap, VecDeque};
+
+/// Default cable length in metres.
+pub const DEFAULT_CABLE_M: f64 = 10.0;
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeKind {
+    /// An end host (a NIC): sources and sinks traffic, never forwards.
+    Host,
+    /// A switch: forwards frames between its ports.
+    Switch,
+}
+
+/// A node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    /// Unique name.
+    pub name: String,
+    /// Host or switch.
+    pub kind: NodeKind,
+}
+
+/// A full-duplex cable between two nodes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    /// One end (node index).
+    pub a: usize,
+    /// The other end (node index).
+    pub b: usize,
+    /// Cable length in metres.
+    pub length_m: f64,
+}
+
+/// A topology.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Topology {
+    /// Nodes, indexed densely.
+    pub nodes: Vec<Node>,
+    /// Links, indexed densely.
+    pub links: Vec<Link>,
+}
+
+/// Errors building or loading a topology.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum TopologyError {
+    /// The spec is neither a known built-in nor a readable file.
+    #[error("unknown topology `{0}`: use two, tree:DEPTH:FANOUT, fat-tree:K (K even), dumbbell, parking-lot[:LINKS] or a .toml file")]
+    Unknown(String),
+    /// A built-in parameter is out of range.
+    #[error("bad topology parameter in `{spec}`: {reason}")]
+    BadParam {
+        /// The spec.
+        spec: String,
+        /// Why.
+        reason: String,
+    },
+    /// The TOML file is malformed.
+    #[error("topology file: {0}")]
+    File(String),
+}
+
+#[derive(Deserialize)]
+struct FileNode {
+    name: String,
+    kind: NodeKind,
+}
+
+#[derive(Deserialize)]
+struct FileLink {
+    a: String,
+    b: String,
+    length_m: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct FileTopology {
+    #[serde(default)]
+    node: Vec<FileNode>,
+    #[serde(default)]
+    link: Vec<FileLink>,
+}
+
+impl Topology {
+    fn add(&mut self, name: String, kind: NodeKind) -> usize {
+        self.nodes.push(Node { name, kind });
+        self.nodes.len() - 1
+    }
+
+    fn connect(&mut self, a: usize, b: usize, length_m: f64) {
+        self.links.push(Link { a, b, length_m });
+    }
+
+    /// Loads a built-in by name or else a TOML file at that path; every cable gets `cable_m`
+    /// metres unless the file says otherwise.
+    pub fn load(spec: &str, cable_m: f64) -> Result<Self, TopologyError> {
+        match Self::builtin(spec, cable_m) {
+            Err(TopologyError::Unknown(_)) => {}
+            other => return other,
+        }
+        let text = std::fs::read_to_string(spec).map_err(|_| TopologyError::Unknown(spec.to_string()))?;
+        Self::from_toml(&text, cable_m)
+    }
+
+    /// Parses a TOML topology: `[[node]] name = "h0" kind = "host"` and
+    /// `[[link]] a = "h0" b = "s0" length_m = 10`.
+    pub fn from_toml(text: &str, cable_m: f64) -> Result<Self, TopologyError> {
+        let f: FileTopology = toml::from_str(text).map_err(|e| TopologyError::File(e.to_string()))?;
+        let mut t = Topology::default();
+        let mut index = HashMap::new();
+        for n in f.node {
+            if index.contains_key(&n.name) {
+                return Err(TopologyError::File(format!("duplicate node `{}`", n.name)));
+            }
+            let i = t.add(n.name.clone(), n.kind);
+            index.insert(n.name, i);
+        }
+        for l in f.link {
+            let find = |n: &str| index.get(n).copied().ok_or_else(|| TopologyError::File(format!("link names unknown node `{n}`")));
+            let (a, b) = (find(&l.a)?, find(&l.b)?);
+            if a == b {
+                return Err(TopologyError::File(format!("link joins `{}` to itself", l.a)));
+            }
+            let len = l.length_m.unwrap_or(cable_m);
+            if !(len.is_finite() && len >= 0.0) {
+                return Err(TopologyError::File(format!("link {}-{} has a bad length", l.a, l.b)));
+            }
+            t.connect(a, b, len);
+        }
+        if t.nodes.is_empty() {
+            return Err(TopologyError::File("no nodes".into()));
+        }
+        Ok(t)
+    }
+
+    /// A built-in topology.
+    pub fn builtin(spec: &str, cable_m: f64) -> Result<Self, TopologyError> {
+        let parts: Vec<&str> = spec.split(':').collect();
+        let num = |i: usize, default: Option<usize>| -> Result<usize, TopologyError> {
+            match parts.get(i) {
+                Some(s) => s.parse().map_err(|_| TopologyError::BadParam { spec: spec.into(), reason: format!("`{s}` is not a number") }),
+                None => default.ok_or_else(|| TopologyError::BadParam { spec: spec.into(), reason: "missing parameter".into() }),
+            }
+        };
+        let bad = |reason: &str| TopologyError::BadParam { spec: spec.into(), reason: reason.into() };
+        let mut t = Topology::default();
+        match parts.first().copied().unwrap_or("") {
+            "two" => {
+                let a = t.add("a".into(), NodeKind::Host);
+                let b = t.add("b".into(), NodeKind::Host);
+                t.connect(a, b, cable_m);
+            }
+            "tree" => {
+                let (depth, fanout) = (num(1, None)?, num(2, None)?);
+                if depth == 0 || fanout == 0 || fanout.checked_pow(depth as u32).is_none_or(|n| n > 100_000) {
+                    return Err(bad("need depth >= 1, fanout >= 1 and at most 100000 leaves"));
+                }
+                let mut level = vec![t.add("s0".into(), NodeKind::Switch)];
+                for d in 1..=depth {
+                    let mut next = Vec::new();
+                    for &parent in &level {
+                        for _ in 0..fanout {
+                            let kind = if d == depth { NodeKind::Host } else { NodeKind::Switch };
+                            let name = format!("{}{}", if d == depth { "h" } else { "s" }, t.nodes.len());
+                            let c = t.add(name, kind);
+                            t.connect(parent, c, cable_m);
+                            next.push(c);
+                        }
+                    }
+                    level = next;
+                }
+            }
+            "fat-tree" => {
+                let k = num(1, None)?;
+                if k < 2 || k % 2 != 0 || k > 64 {
+                    return Err(bad("k must be even, 2..=64"));
+                }
+                let h = k / 2;
+                let core: Vec<usize> = (0..h * h).map(|i| t.add(format!("core{i}"), NodeKind::Switch)).collect();
+                for p in 0..k {
+                    let aggs: Vec<usize> = (0..h).map(|i| t.add(format!("agg{p}_{i}"), NodeKind::Switch)).collect();
+                    let edges: Vec<usize> = (0..h).map(|i| t.add(format!("edge{p}_{i}"), NodeKind::Switch)).collect();
+                    for (i, &a) in aggs.iter().enumerate() {
+                        for j in 0..h {
+                            t.connect(a, core[i * h + j], cable_m);
+                        }
+                        for &e in &edges {
+                            t.connect(a, e, cable_m);
+                        }
+                    }
+                    for (i, &e) in edges.iter().enumerate() {
+                        for j in 0..h {
+                            let host = t.add(format!("h{p}_{i}_{j}"), NodeKind::Host);
+                            t.connect(e, host, cable_m);
+                        }
+                    }
+                }
+            }
+            "dumbbell" => {
+                let s0 = t.add("s0".into(), NodeKind::Switch);
+                let s1 = t.add("s1".into(), NodeKind::Switch);
+                for (name, sw) in [("mp0", s0), ("n0", s0), ("mp1", s1), ("n1", s1)] {
+                    let h = t.add(name.into(), NodeKind::Host);
+                    t.connect(h, sw, cable_m);
+                }
+                t.connect(s0, s1, cable_m);
+            }
+            "parking-lot" => {
+                let n = num(1, Some(3))?;
+                if n == 0 || n > 64 {
+                    return Err(bad("1..=64 bottleneck links"));
+                }
+                let sw: Vec<usize> = (0..=n).map(|i| t.add(format!("s{i}"), NodeKind::Switch)).collect();
+                for i in 0..n {
+                    t.connect(sw[i], sw[i + 1], cable_m);
+                }
+                let mp0 = t.add("mp0".into(), NodeKind::Host);
+                t.connect(mp0, sw[0], cable_m);
+                let mp1 = t.add("mp1".into(), NodeKind::Host);
+                t.connect(mp1, sw[n], cable_m);
+                for i in 0..n {
+                    let a = t.add(format!("n{}", 2 * i), NodeKind::Host);
+                    t.connect(a, sw[i], cable_m);
+                    let b = t.add(format!("n{}", 2 * i + 1), NodeKind::Host);
+                    t.connect(b, sw[i + 1], cable_m);
+                }
+            }
+            _ => return Err(TopologyError::Unknown(spec.into())),
+        }
+        Ok(t)
+    }
+
+    /// Index of the node called `name`.
+    pub fn node(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.name == name)
+    }
+
+    /// Indices of all hosts.
+    pub fn hosts(&self) -> Vec<usize> {
+        (0..self.nodes.len()).filter(|&i| self.nodes[i].kind == NodeKind::Host).collect()
+    }
+
+    /// For each node, its (neighbour, link) pairs in link order.
+    pub fn adjacency(&self) -> Vec<Vec<(usize, usize)>> {
+        let mut adj = vec![Vec::new(); self.nodes.len()];
+        for (i, l) in self.links.iter().enumerate() {
+            adj[l.a].push((l.b, i));
+            adj[l.b].push((l.a, i));
+        }
+        adj
+    }
+
+    /// Hop distances from `src` (`u32::MAX` where unreachable).
+    pub fn hops_from(&self, src: usize, adj: &[Vec<(usize, usize)>]) -> Vec<u32> {
+        let mut dist = vec![u32::MAX; self.nodes.len()];
+        let mut q = VecDeque::new();
+        if src < dist.len() {
+            dist[src] = 0;
+            q.push_back(src);
+        }
+        while let Some(n) = q.pop_front() {
+            for &(m, _) in &adj[n] {
+                if dist[m] == u32::MAX {
+                    dist[m] = dist[n] + 1;
+                    q.push_back(m);
+                }
+            }
+        }
+        dist
+    }
+
+    /// The longest shortest path in hops between any two nodes of a connected topology.
+    pub fn diameter(&self) -> u32 {
+        let adj = self.adjacency();
+        // Every longest path in these graphs ends at a leaf-like node, but BFS from all nodes is
+        // cheap enough (a 1344-node fat tree takes a few million steps) and needs no assumption.
+        (0..self.nodes.len()).map(|s| self.hops_from(s, &adj).into_iter().filter(|&d| d != u32::MAX).max().unwrap_or(0)).max().unwrap_or(0)
+    }
+
+    /// Whether every node can reach every other.
+    pub fn is_connected(&self) -> bool {
+        let adj = self.adjacency();
+        self.hops_from(0, &adj).iter().all(|&d| d != u32::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tree_2_3_has_13_nodes_and_4_hops() {
+        let t = Topology::builtin("tree:2:3", 10.0).unwrap();
+        assert_eq!(t.nodes.len(), 13);
+        assert_eq!(t.links.len(), 12);
+        assert_eq!(t.hosts().len(), 9);
+        assert_eq!(t.diameter(), 4);
+    }
+
+    #[test]
+    fn fat_tree_sizes() {
+        let t = Topology::builtin("fat-tree:4", 10.0).unwrap();
+        assert_eq!((t.nodes.len(), t.links.len(), t.hosts().len(), t.diameter()), (36, 48, 16, 6));
+        let big = Topology::builtin("fat-tree:16", 10.0).unwrap();
+        assert_eq!((big.nodes.len(), big.links.len(), big.hosts().len()), (1344, 3072, 1024));
+        assert!(big.is_connected());
+    }
+
+    #[test]
+    fn dumbbell_and_parking_lot() {
+        let d = Topology::builtin("dumbbell", 1.0).unwrap();
+        assert_eq!((d.nodes.len(), d.links.len(), d.diameter()), (6, 5, 3));
+        let p = Topology::builtin("parking-lot", 1.0).unwrap();
+        assert_eq!((p.nodes.len(), p.links.len(), p.hosts().len()), (12, 11, 8));
+        let adj = p.adjacency();
+        let mp0 = p.node("mp0").unwrap();
+        assert_eq!(p.hops_from(mp0, &adj)[p.node("mp1").unwrap()], 5);
+    }
+
+    #[test]
+    fn toml_file_and_errors() {
+        let text = "[[node]]\nname = \"x\"\nkind = \"host\"\n[[node]]\nname = \"y\"\nkind = \"switch\"\n[[link]]\na = \"x\"\nb = \"y\"\nlength_m = 3\n";
+        let t = Topology::from_toml(text, 10.0).unwrap();
+        assert_eq!(t.links, vec![Link { a: 0, b: 1, length_m: 3.0 }]);
+        let e = Topology::from_toml("[[link]]\na=\"p\"\nb=\"q\"\n", 1.0).unwrap_err();
+        assert_eq!(e, TopologyError::File("link names unknown node `p`".into()));
+        assert!(matches!(Topology::load("nope:1", 1.0), Err(TopologyError::Unknown(_))));
+        assert!(matches!(Topology::builtin("fat-tree:3", 1.0), Err(TopologyError::BadParam { .. })));
+        assert!(matches!(Topology::builtin("tree:x:3", 1.0), Err(TopologyError::BadParam { .. })));
+    }
+}
