@@ -70,6 +70,7 @@ impl<'a> Sema<'a> {
             value_sets: vec![],
             global_actions: HashMap::new(),
             functions: HashMap::new(),
+            direct: HashMap::new(),
         }
     }
 
@@ -600,6 +601,7 @@ impl<'a> Sema<'a> {
 
     /// Lower an action into the current block. `global` is the declaration index of a top-level action.
     pub fn lower_action(&mut self, a: &'a ast::ActionDecl, name: String, global: Option<usize>) -> R<ir::ActionId> {
+        self.claim_cp_name("action", &name, a.name.span);
         let id = ir::ActionId(self.out.prog.actions.len() as u32);
         let block = self.cx.as_ref().map(|c| c.block_ref.clone()).ok_or(())?;
         self.out.prog.actions.push(ir::Action { name: name.clone(), block: block.clone(), params: vec![], body: vec![], annotations: vec![] });
@@ -789,6 +791,7 @@ impl<'a> Sema<'a> {
         let full = Ty::Extern(*d, targs.clone());
         let type_args = targs.iter().map(|t| self.ir_type(t)).collect();
         let annotations = self.annotations(anns);
+        self.claim_cp_name("extern instance", &name, span);
         let id = ir::ExternId(self.out.prog.externs.len() as u32);
         self.out.prog.externs.push(ir::ExternInstance { name, type_name: ext.name.name.clone(), type_args, ctor_args, annotations });
         if let Some(cx) = self.cx.as_mut() {
@@ -844,6 +847,7 @@ impl<'a> Sema<'a> {
     fn lower_table(&mut self, t: &'a ast::TableDecl, prefix: &str) -> R<ir::TableId> {
         let id = ir::TableId(self.out.prog.tables.len() as u32);
         let name = Self::cp_name(Some(prefix), &t.annotations, &t.name.name);
+        self.claim_cp_name("table", &name, t.name.span);
         let control = match self.cx.as_ref().map(|c| c.block_ref.clone()) {
             Some(ir::BlockRef::Control(c)) => c,
             _ => return Err(()),
@@ -869,6 +873,7 @@ impl<'a> Sema<'a> {
         let mut seen: Vec<String> = vec![];
         let mut has_actions = false;
         let mut action_decls: Vec<(ir::ActionId, Vec<Direction>)> = vec![];
+        let mut bound_texts: HashMap<ir::ActionId, Vec<String>> = HashMap::new();
         // Properties are processed keys and actions first: defaults and entries refer to them.
         let mut ordered: Vec<&'a ast::TableProperty> = t.properties.iter().filter(|p| matches!(p, ast::TableProperty::Key { .. } | ast::TableProperty::Actions { .. })).collect();
         ordered.extend(t.properties.iter().filter(|p| !matches!(p, ast::TableProperty::Key { .. } | ast::TableProperty::Actions { .. })));
@@ -948,6 +953,8 @@ impl<'a> Sema<'a> {
                             let Ok(args) = self.call_args(&sigs[..ndir], a.args.as_deref().unwrap_or(&[]), a.span, &a.name.name.name) else { continue };
                             args.into_iter().map(|x| x.expr).collect()
                         };
+                        let texts = a.args.as_deref().unwrap_or(&[]).iter().map(|x| self.text(x.value.span)).collect();
+                        bound_texts.insert(aid, texts);
                         let has = |n: &str| a.annotations.iter().any(|x| x.name.name == n);
                         action_decls.push((aid, sigs.iter().map(|s| s.dir).collect()));
                         table.actions.push(ir::TableAction { action: aid, bound_args, table_only: has("tableonly"), default_only: has("defaultonly") });
@@ -961,7 +968,7 @@ impl<'a> Sema<'a> {
                     }
                     for en in entries {
                         let keys = self.keysets(&en.keyset, &key_tys, false);
-                        let action = self.entry_action(&en.action.name, en.action.args.as_deref(), en.action.span, &table, true);
+                        let action = self.entry_action(&en.action.name, en.action.args.as_deref(), en.action.span, &table, true, &bound_texts);
                         let priority = match &en.priority {
                             Some(p) => self.const_u32(p, "priority").ok().map(u64::from),
                             None => None,
@@ -981,7 +988,7 @@ impl<'a> Sema<'a> {
                 }
                 ast::TableProperty::Other { name: pn, value, is_const, .. } => match pn.name.as_str() {
                     "default_action" => {
-                        if let Ok(a) = self.entry_action_expr(value, &table) {
+                        if let Ok(a) = self.entry_action_expr(value, &table, &bound_texts) {
                             table.default_action = Some(a);
                             table.default_is_const = *is_const;
                         }
@@ -1061,7 +1068,7 @@ impl<'a> Sema<'a> {
     }
 
     /// `default_action = a(args)` (an expression).
-    fn entry_action_expr(&mut self, e: &'a ast::Expr, table: &ir::Table) -> R<ir::ActionCall> {
+    fn entry_action_expr(&mut self, e: &'a ast::Expr, table: &ir::Table, bound: &HashMap<ir::ActionId, Vec<String>>) -> R<ir::ActionCall> {
         let (path, args): (&'a ast::Path, Option<&'a [ast::Arg]>) = match &e.kind {
             A::Name(p) => (p, None),
             A::Call { callee, args, .. } => match &callee.kind {
@@ -1076,12 +1083,12 @@ impl<'a> Sema<'a> {
                 return Err(());
             }
         };
-        self.entry_action(path, args, e.span, table, false)
+        self.entry_action(path, args, e.span, table, false, bound)
     }
 
     /// An action call in an entry or default action: the action must be in the table's list; the
     /// arguments cover all parameters (or just the directionless ones when directional ones are bound).
-    fn entry_action(&mut self, path: &'a ast::Path, args: Option<&'a [ast::Arg]>, span: Span, table: &ir::Table, entry: bool) -> R<ir::ActionCall> {
+    fn entry_action(&mut self, path: &'a ast::Path, args: Option<&'a [ast::Arg]>, span: Span, table: &ir::Table, entry: bool, bound: &HashMap<ir::ActionId, Vec<String>>) -> R<ir::ActionCall> {
         let (aid, decl) = self.resolve_action_ref(path)?;
         let aname = &path.name.name;
         let Some(ta) = table.actions.iter().find(|x| x.action == aid) else {
@@ -1101,6 +1108,16 @@ impl<'a> Sema<'a> {
         if args.is_none() && !sigs.is_empty() {
             self.error(span, format!("action `{aname}` needs arguments here"));
             return Err(());
+        }
+        if ndir > 0 {
+            let want = bound.get(&aid).cloned().unwrap_or_default();
+            for (i, g) in given.iter().take(ndir).enumerate() {
+                let t = self.text(g.value.span);
+                if want.get(i).is_some_and(|w| *w != t) {
+                    self.error(g.value.span, format!("argument `{t}` differs from the argument bound in the table's actions list"));
+                    return Err(());
+                }
+            }
         }
         let args = self.call_args(&sigs, given, span, aname)?;
         for (x, s) in args.iter().zip(&sigs) {

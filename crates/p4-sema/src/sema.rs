@@ -82,6 +82,8 @@ pub struct BlockCx {
     pub value_sets: Vec<ir::ValueSetId>,
     pub global_actions: HashMap<usize, ir::ActionId>,
     pub functions: HashMap<(usize, Vec<Ty>), ir::FunctionId>,
+    /// Implicit instances of directly invoked parsers/controls.
+    pub direct: HashMap<usize, ir::BlockRef>,
 }
 
 /// The IR objects being produced (real output, or a scratch copy in check mode).
@@ -120,6 +122,8 @@ pub struct Sema<'a> {
     pub active: Vec<usize>,
     /// Set when a valid construct cannot be elaborated by p4forge (a warning was emitted).
     pub unsupported: bool,
+    /// Control-plane names given out during elaboration: (kind, name) → declaring span.
+    pub cp_names: HashMap<(&'static str, String), Span>,
 }
 
 pub type R<T> = Result<T, ()>;
@@ -149,6 +153,7 @@ impl<'a> Sema<'a> {
             next_infer: 0,
             active: vec![],
             unsupported: false,
+            cp_names: HashMap::new(),
         }
     }
 
@@ -226,6 +231,22 @@ impl<'a> Sema<'a> {
                 _ => 0,
             },
             _ => 0,
+        }
+    }
+
+    /// Record a control-plane name; two different declarations may not share one.
+    pub fn claim_cp_name(&mut self, kind: &'static str, name: &str, decl_span: Span) {
+        if self.check_mode {
+            return;
+        }
+        match self.cp_names.get(&(kind, name.to_string())) {
+            Some(prev) if *prev != decl_span => {
+                self.error(decl_span, format!("{kind} control-plane name `{name}` is already used by another {kind}"));
+            }
+            Some(_) => {}
+            None => {
+                self.cp_names.insert((kind, name.to_string()), decl_span);
+            }
         }
     }
 

@@ -49,6 +49,13 @@ impl<'a> Sema<'a> {
                     return Ok(CallOut::Stmt(ir::Stmt::ApplyTable { table: id, span }));
                 }
                 Some(Local::Instance { block, decl, ty }) => return self.block_apply(block, decl, &ty, args, span),
+                None => {
+                    if let A::Name(p) = &base.kind {
+                        if let Some(Global::Parser(d) | Global::Control(d)) = self.lookup_global(&p.name.name).cloned() {
+                            return self.direct_apply(d, &p.name.name, args, span);
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -126,6 +133,39 @@ impl<'a> Sema<'a> {
                 Err(())
             }
         }
+    }
+
+    /// Direct invocation `C.apply(...)` of a parser/control type without constructor parameters
+    /// (one implicit instance per enclosing block, named `<block>.<type>`).
+    fn direct_apply(&mut self, d: usize, name: &str, args: &'a [ast::Arg], span: Span) -> R<CallOut> {
+        let (tps, _) = self.block_params_ast(d);
+        let has_ctor = match self.decls.get(d).copied() {
+            Some(ast::Decl::Parser(p)) => !p.ctor_params.is_empty(),
+            Some(ast::Decl::Control(c)) => !c.ctor_params.is_empty(),
+            _ => false,
+        };
+        if has_ctor {
+            self.error(span, format!("`{name}` has constructor parameters; instantiate it (`{name}(...) inst;`) and apply the instance"));
+            return Err(());
+        }
+        if !tps.is_empty() {
+            self.warn(span, format!("unsupported: direct invocation of the generic `{name}`"));
+            self.unsupported = true;
+            return Err(());
+        }
+        let block = if self.check_mode {
+            None
+        } else if let Some(b) = self.cx.as_ref().and_then(|c| c.direct.get(&d).cloned()) {
+            Some(b)
+        } else {
+            let prefix = self.cx.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+            let b = self.instantiate_block(d, vec![], &[], format!("{prefix}.{name}"), span)?;
+            if let Some(cx) = self.cx.as_mut() {
+                cx.direct.insert(d, b.clone());
+            }
+            Some(b)
+        };
+        self.block_apply(block, d, &Ty::Block(d, vec![]), args, span)
     }
 
     fn block_apply(&mut self, block: Option<ir::BlockRef>, decl: usize, ty: &Ty, args: &'a [ast::Arg], span: Span) -> R<CallOut> {
