@@ -5,7 +5,7 @@
 
 header h_t {
     bit<8> k;
-    bit<8> out;
+    bit<8> res;
     bit<8> hit;
 }
 struct headers_t { h_t h; }
@@ -26,7 +26,7 @@ control TestVerify(inout headers_t hdr, inout meta_t meta) {
 control TestIngress(inout headers_t hdr, inout meta_t meta,
                     inout standard_metadata_t sm) {
     action set_out(bit<8> v) {
-        hdr.h.out = v;
+        hdr.h.res = v;
     }
     action drop_it() {
         mark_to_drop(sm);

@@ -5,7 +5,7 @@
 
 header h_t {
     bit<16> k;
-    bit<8>  out;
+    bit<8>  res;
 }
 struct headers_t { h_t h; }
 struct meta_t { }
@@ -25,7 +25,7 @@ control TestVerify(inout headers_t hdr, inout meta_t meta) {
 control TestIngress(inout headers_t hdr, inout meta_t meta,
                     inout standard_metadata_t sm) {
     action set_out(bit<8> v) {
-        hdr.h.out = v;
+        hdr.h.res = v;
     }
     table t {
         key = { hdr.h.k: ternary; }

@@ -10,7 +10,7 @@ type bit<16> FlowId_t;           // a new type: needs explicit casts
 header h_t {
     small_t  a;
     FlowId_t id;
-    byte_t   out;
+    byte_t   res;
 }
 struct headers_t { h_t h; }
 struct meta_t { }
@@ -33,9 +33,9 @@ control TestIngress(inout headers_t hdr, inout meta_t meta,
                     inout standard_metadata_t sm) {
     apply {
         byte_t x = hdr.h.a + 1;
-        hdr.h.out = x;
+        hdr.h.res = x;
         if (hdr.h.id == SPECIAL) {
-            hdr.h.out = 0xEE;
+            hdr.h.res = 0xEE;
         }
         hdr.h.id = (FlowId_t)((bit<16>)hdr.h.id + 2);
         sm.egress_spec = 1;

@@ -101,7 +101,7 @@ type bit<16> FlowId_t;           // a new type: needs explicit casts
 header h_t {
     small_t  a;
     FlowId_t id;
-    byte_t   out;
+    byte_t   res;
 }
 struct headers_t { h_t h; }
 ''' + NO_META + '''
@@ -110,9 +110,9 @@ const FlowId_t SPECIAL = (FlowId_t)16w0xBEEF;
     ingress = '''
 apply {
     byte_t x = hdr.h.a + 1;
-    hdr.h.out = x;
+    hdr.h.res = x;
     if (hdr.h.id == SPECIAL) {
-        hdr.h.out = 0xEE;
+        hdr.h.res = 0xEE;
     }
     hdr.h.id = (FlowId_t)((bit<16>)hdr.h.id + 2);
     sm.egress_spec = 1;

@@ -6,7 +6,7 @@ NO_META = 'struct meta_t { }\n'
 KO = '''
 header h_t {
     bit<8> k;
-    bit<8> out;
+    bit<8> res;
     bit<8> hit;
 }
 struct headers_t { h_t h; }
@@ -16,7 +16,7 @@ struct headers_t { h_t h; }
 def table_exact_default():
     ingress = '''
 action set_out(bit<8> v) {
-    hdr.h.out = v;
+    hdr.h.res = v;
 }
 action drop_it() {
     mark_to_drop(sm);
@@ -60,13 +60,13 @@ def table_ternary():
     decls = '''
 header h_t {
     bit<16> k;
-    bit<8>  out;
+    bit<8>  res;
 }
 struct headers_t { h_t h; }
 ''' + NO_META
     ingress = '''
 action set_out(bit<8> v) {
-    hdr.h.out = v;
+    hdr.h.res = v;
 }
 table t {
     key = { hdr.h.k: ternary; }
@@ -97,13 +97,13 @@ def table_lpm():
     decls = '''
 header h_t {
     bit<32> addr;
-    bit<8>  out;
+    bit<8>  res;
 }
 struct headers_t { h_t h; }
 ''' + NO_META
     ingress = '''
 action set_out(bit<8> v) {
-    hdr.h.out = v;
+    hdr.h.res = v;
 }
 table t {
     key = { hdr.h.addr: lpm; }
@@ -142,13 +142,13 @@ def table_range_optional():
 header h_t {
     bit<8> a;
     bit<8> b;
-    bit<8> out;
+    bit<8> res;
 }
 struct headers_t { h_t h; }
 ''' + NO_META
     ingress = '''
 action set_out(bit<8> v) {
-    hdr.h.out = v;
+    hdr.h.res = v;
 }
 table t {
     key = {
