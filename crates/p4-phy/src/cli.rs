@@ -1,1 +1,375 @@
-//! (filled in below)
+//! Command-line front ends for `p4forge phy`, `p4forge gen` and `p4forge capture`.
+//!
+//! Each command is a clap `Args` struct plus a `*_main` entry point that prints to stdout, and
+//! a `run_*` function that writes to any `Write` and returns a serialisable report (used by
+//! tests and by callers that want the numbers rather than the text).
+//!
+//! The "line" between `gen` and `capture` is a raw serial bit-stream file (`--stream`): the
+//! exact 66-bit blocks a 10GBASE-R port would put on the fibre, LSB first. `capture` finds
+//! block lock in it like a real receiver, so it can start at any bit offset.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+
+use crate::capture::{read_bitstream, read_capture, write_bitstream, PcapngWriter};
+use crate::gen::{generate, receive_bits, Captured, GapPattern, GenConfig};
+use crate::ifg::STANDARD_MIN_GAP;
+use crate::pipeline::{loopback_threaded, TxRequest};
+use crate::rx::{RxConfig, RxCounters};
+use crate::stats::{ipd_stats, IpdStats};
+use crate::time::BitTime;
+use crate::tx::{TxConfig, TxEncoder};
+use crate::Scrambler;
+
+/// `p4forge gen`: generate a paced 10GBASE-R stream.
+#[derive(Args, Debug, Clone)]
+pub struct GenArgs {
+    /// Number of frames.
+    #[arg(long, default_value_t = 1000)]
+    pub count: usize,
+    /// Frame length in octets including FCS (64..=9022).
+    #[arg(long, default_value_t = 1518)]
+    pub size: usize,
+    /// Exact gap between frames in characters (/T/ plus idles; 12 is line rate).
+    #[arg(long, group = "gap")]
+    pub idles: Option<u32>,
+    /// Uniform spacing at this rate in Gb/s (preamble counted, as SoNIC does).
+    #[arg(long, group = "gap")]
+    pub rate: Option<f64>,
+    /// Poisson arrivals at this mean rate in Gb/s.
+    #[arg(long, group = "gap")]
+    pub poisson: Option<f64>,
+    /// Replay the inter-packet delays of this pcap/pcapng file.
+    #[arg(long, group = "gap")]
+    pub replay: Option<PathBuf>,
+    /// Smallest gap to send; below 12 inserts fewer idles than the standard allows.
+    #[arg(long, default_value_t = STANDARD_MIN_GAP)]
+    pub min_gap: u32,
+    /// Seed for random gaps.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write the raw serial bit stream here (input of `p4forge capture`).
+    #[arg(long)]
+    pub stream: Option<PathBuf>,
+    /// Write the sent frames with their transmit timestamps to this pcapng file.
+    #[arg(long)]
+    pub pcapng: Option<PathBuf>,
+    /// Loop the stream back through the receive path and write the received frames here.
+    #[arg(long)]
+    pub capture: Option<PathBuf>,
+    /// Histogram bins of the IPD statistics.
+    #[arg(long, default_value_t = 10)]
+    pub bins: usize,
+    /// Print a JSON report instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `p4forge capture`: receive a raw serial bit stream.
+#[derive(Args, Debug, Clone)]
+pub struct CaptureArgs {
+    /// Raw serial bit-stream file (as written by `p4forge gen --stream`).
+    #[arg(long)]
+    pub stream: PathBuf,
+    /// Write received frames to this pcapng file (picosecond timestamps).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Keep the FCS in captured frames.
+    #[arg(long)]
+    pub with_fcs: bool,
+    /// Flip this many random line bits before receiving (to exercise the error counters).
+    #[arg(long, default_value_t = 0)]
+    pub flip_bits: u64,
+    /// Seed for the flipped bits.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Histogram bins of the IPD statistics.
+    #[arg(long, default_value_t = 10)]
+    pub bins: usize,
+    /// Print a JSON report instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `p4forge phy`: inspect the PCS.
+#[derive(Args, Debug, Clone)]
+pub struct PhyArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: PhyCommand,
+}
+
+/// Subcommands of `p4forge phy`.
+#[derive(Subcommand, Debug, Clone)]
+pub enum PhyCommand {
+    /// Show the 66-bit blocks (before and after scrambling) of one frame.
+    Encode {
+        /// Frame octets in hex, without FCS (it is padded and sealed).
+        #[arg(long)]
+        hex: String,
+        /// Idle characters before the frame (12 starts it in lane 4, 16 in lane 0).
+        #[arg(long, default_value_t = 16)]
+        gap: u32,
+    },
+    /// Run frames through the four-thread TX/RX pipeline and report throughput and counters.
+    Loopback {
+        /// Number of frames.
+        #[arg(long, default_value_t = 100_000)]
+        count: usize,
+        /// Frame length including FCS.
+        #[arg(long, default_value_t = 1518)]
+        size: usize,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// What `gen` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct GenReport {
+    /// Frames sent.
+    pub frames: usize,
+    /// Blocks on the line.
+    pub blocks: usize,
+    /// Achieved rate in Gb/s (preamble counted).
+    pub rate_gbps: f64,
+    /// Transmit-side IPD statistics.
+    pub tx_ipd: IpdStats,
+    /// Receive-side results when `--capture` was given.
+    pub rx: Option<CaptureReport>,
+}
+
+/// What a capture saw.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaptureReport {
+    /// Good frames.
+    pub frames: usize,
+    /// Receive counters.
+    pub counters: RxCounters,
+    /// Block boundary slips before lock.
+    pub slips: u64,
+    /// Losses of block lock.
+    pub lock_losses: u64,
+    /// IPD statistics of the good frames.
+    pub ipd: IpdStats,
+}
+
+fn gen_config(a: &GenArgs) -> Result<GenConfig> {
+    if a.size < crate::mac::MIN_FRAME || a.size > crate::mac::MAX_JUMBO_FRAME {
+        bail!("--size {} is outside 64..={}", a.size, crate::mac::MAX_JUMBO_FRAME);
+    }
+    if a.min_gap == 0 {
+        bail!("--min-gap must be at least 1 (the /T/ character)");
+    }
+    let pattern = if let Some(i) = a.idles {
+        GapPattern::Idles(i)
+    } else if let Some(r) = a.rate {
+        if !(r > 0.0 && r <= 10.0) {
+            bail!("--rate {r} must be in (0, 10] Gb/s");
+        }
+        GapPattern::Rate(r)
+    } else if let Some(r) = a.poisson {
+        if !(r > 0.0 && r <= 10.0) {
+            bail!("--poisson {r} must be in (0, 10] Gb/s");
+        }
+        GapPattern::Poisson(r)
+    } else if let Some(p) = &a.replay {
+        let pk = read_capture(p)?;
+        if pk.len() < 2 {
+            bail!("{}: need at least two packets to replay timing", p.display());
+        }
+        let d: Vec<u64> = pk.windows(2).map(|w| w[1].ts_ps.saturating_sub(w[0].ts_ps) as u64).collect();
+        GapPattern::Replay(d)
+    } else {
+        GapPattern::Idles(STANDARD_MIN_GAP)
+    };
+    let count = match &pattern {
+        GapPattern::Replay(d) => a.count.min(d.len() + 1),
+        _ => a.count,
+    };
+    Ok(GenConfig { count, frame_len: a.size, pattern, min_gap: a.min_gap, seed: a.seed, ..GenConfig::default() })
+}
+
+fn write_pcapng(path: &PathBuf, frames: impl Iterator<Item = (BitTime, Vec<u8>)>) -> Result<()> {
+    let f = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut w = PcapngWriter::new(std::io::BufWriter::new(f), "p4phy0", 0)?;
+    for (t, d) in frames {
+        w.write(t, &d)?;
+    }
+    w.finish()?;
+    Ok(())
+}
+
+fn capture_report(cap: &Captured, slips: u64, losses: u64, bins: usize) -> CaptureReport {
+    CaptureReport {
+        frames: cap.frames.len(),
+        counters: cap.counters,
+        slips,
+        lock_losses: losses,
+        ipd: ipd_stats(&cap.starts(), bins),
+    }
+}
+
+/// Run `gen`, writing the human or JSON report to `out`.
+pub fn run_gen(a: &GenArgs, out: &mut dyn Write) -> Result<GenReport> {
+    let cfg = gen_config(a)?;
+    let g = generate(&cfg);
+    let starts: Vec<BitTime> = g.stamps.iter().map(|s| s.start).collect();
+    if let Some(p) = &a.pcapng {
+        let no_fcs = |f: &Vec<u8>| f[..f.len().saturating_sub(crate::mac::FCS_LEN)].to_vec();
+        write_pcapng(p, starts.iter().copied().zip(g.frames.iter().map(no_fcs)))?;
+    }
+    let need_bits = a.stream.is_some() || a.capture.is_some();
+    let bits = if need_bits { Some(g.to_bitstream()) } else { None };
+    if let (Some(p), Some(b)) = (&a.stream, &bits) {
+        write_bitstream(p, b)?;
+    }
+    let rx = match (&a.capture, &bits) {
+        (Some(p), Some(b)) => {
+            let (cap, al) = receive_bits(b, RxConfig::default());
+            write_pcapng(p, cap.frames.iter().map(|f| (f.start, f.without_fcs().to_vec())))?;
+            Some(capture_report(&cap, al.slips, al.losses, a.bins))
+        }
+        _ => None,
+    };
+    let report = GenReport {
+        frames: g.frames.len(),
+        blocks: g.blocks.len(),
+        rate_gbps: g.rate_gbps(),
+        tx_ipd: ipd_stats(&starts, a.bins),
+        rx,
+    };
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        writeln!(out, "sent {} frames in {} blocks at {:.6} Gb/s", report.frames, report.blocks, report.rate_gbps)?;
+        write!(out, "TX {}", report.tx_ipd)?;
+        if let Some(rx) = &report.rx {
+            print_capture(rx, out)?;
+        }
+    }
+    Ok(report)
+}
+
+fn print_capture(r: &CaptureReport, out: &mut dyn Write) -> Result<()> {
+    writeln!(out, "received {} good frames (block lock after {} slips, {} losses)", r.frames, r.slips, r.lock_losses)?;
+    writeln!(out, "counters: {}", serde_json::to_string(&r.counters)?)?;
+    write!(out, "RX {}", r.ipd)?;
+    Ok(())
+}
+
+/// Run `capture`, writing the report to `out`.
+pub fn run_capture(a: &CaptureArgs, out: &mut dyn Write) -> Result<CaptureReport> {
+    let mut bits = read_bitstream(&a.stream)?;
+    if a.flip_bits > 0 && !bits.is_empty() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(a.seed);
+        for _ in 0..a.flip_bits {
+            let i = rng.gen_range(0..bits.len());
+            bits.flip(i);
+        }
+    }
+    let (cap, al) = receive_bits(&bits, RxConfig::default());
+    if let Some(p) = &a.out {
+        let with_fcs = a.with_fcs;
+        write_pcapng(
+            p,
+            cap.frames.iter().map(|f| (f.start, if with_fcs { f.data.clone() } else { f.without_fcs().to_vec() })),
+        )?;
+    }
+    let r = capture_report(&cap, al.slips, al.losses, a.bins);
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
+    } else {
+        print_capture(&r, out)?;
+    }
+    Ok(r)
+}
+
+fn parse_hex(s: &str) -> Result<Vec<u8>> {
+    let clean: String = s.chars().filter(|c| !c.is_whitespace() && *c != ':' && *c != '-').collect();
+    if clean.len() % 2 != 0 {
+        bail!("hex string has an odd number of digits");
+    }
+    (0..clean.len())
+        .step_by(2)
+        .map(|i| {
+            let pair = clean.get(i..i + 2).context("hex string is not ASCII")?;
+            u8::from_str_radix(pair, 16).with_context(|| format!("'{pair}' at offset {i} is not a hex octet"))
+        })
+        .collect()
+}
+
+/// Run `phy`, writing to `out`.
+pub fn run_phy(a: &PhyArgs, out: &mut dyn Write) -> Result<()> {
+    match &a.command {
+        PhyCommand::Encode { hex, gap } => {
+            let frame = crate::mac::seal(&parse_hex(hex)?);
+            let mut enc = TxEncoder::new(TxConfig { rule: crate::GapRule::RoundUp, min_gap: 1 });
+            let mut blocks = Vec::new();
+            let st = enc.send(&frame, *gap, &mut blocks);
+            enc.idle(1, &mut blocks);
+            let mut scr = Scrambler::default();
+            writeln!(out, "frame {} octets with FCS, /S/ at {}", frame.len(), st.start)?;
+            writeln!(out, "{:>5}  sync  {:<18}  {:<18}  kind", "block", "payload", "scrambled")?;
+            for (i, b) in blocks.iter().enumerate() {
+                let kind = match b.fields() {
+                    Ok(f) => format!("{f:?}").split('(').next().unwrap_or("").to_string(),
+                    Err(e) => e.to_string(),
+                };
+                let s = scr.scramble(b.payload);
+                writeln!(out, "{i:>5}  {:02b}    {:#018x}  {s:#018x}  {kind}", b.sync, b.payload)?;
+            }
+        }
+        PhyCommand::Loopback { count, size, json } => {
+            let size = (*size).clamp(crate::mac::MIN_FRAME, crate::mac::MAX_JUMBO_FRAME);
+            let reqs: Vec<TxRequest> = (0..*count as u64)
+                .map(|i| TxRequest { frame: crate::gen::test_frame(i, size)[..size - 4].to_vec(), gap: 12 })
+                .collect();
+            let t0 = std::time::Instant::now();
+            let r = loopback_threaded(reqs, TxConfig::STANDARD, RxConfig::default(), 128);
+            let secs = t0.elapsed().as_secs_f64();
+            let gbps = r.blocks as f64 * 66.0 / secs / 1e9;
+            #[derive(Serialize)]
+            struct Loop {
+                frames_sent: usize,
+                frames_ok: u64,
+                blocks: u64,
+                seconds: f64,
+                line_gbps: f64,
+                counters: RxCounters,
+            }
+            let rep = Loop { frames_sent: r.tx.len(), frames_ok: r.counters.frames_ok, blocks: r.blocks, seconds: secs, line_gbps: gbps, counters: r.counters };
+            if *json {
+                writeln!(out, "{}", serde_json::to_string_pretty(&rep)?)?;
+            } else {
+                writeln!(
+                    out,
+                    "{} frames of {} octets, {} blocks in {:.3} s: {:.2} Gb/s of 10GBASE-R line bits through TX MAC → TX PCS → RX PCS → RX MAC threads; {} good",
+                    rep.frames_sent, size, rep.blocks, secs, gbps, rep.frames_ok
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `p4forge gen` entry point.
+pub fn gen_main(args: GenArgs) -> Result<()> {
+    run_gen(&args, &mut std::io::stdout().lock()).map(|_| ())
+}
+
+/// `p4forge capture` entry point.
+pub fn capture_main(args: CaptureArgs) -> Result<()> {
+    run_capture(&args, &mut std::io::stdout().lock()).map(|_| ())
+}
+
+/// `p4forge phy` entry point.
+pub fn phy_main(args: PhyArgs) -> Result<()> {
+    run_phy(&args, &mut std::io::stdout().lock())
+}

@@ -1,0 +1,106 @@
+//! The `gen` / `capture` / `phy` command functions end to end, through files.
+
+use p4_phy::capture::read_capture;
+use p4_phy::cli::{run_capture, run_gen, run_phy, CaptureArgs, GenArgs, PhyArgs, PhyCommand};
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("p4phy-test-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+fn gen_args() -> GenArgs {
+    GenArgs {
+        count: 50,
+        size: 256,
+        idles: None,
+        rate: None,
+        poisson: None,
+        replay: None,
+        min_gap: 12,
+        seed: 1,
+        stream: None,
+        pcapng: None,
+        capture: None,
+        bins: 4,
+        json: true,
+    }
+}
+
+#[test]
+fn gen_stream_then_capture() {
+    let stream = tmp("a.bits");
+    let txp = tmp("a-tx.pcapng");
+    let rxp = tmp("a-rx.pcapng");
+    let mut out = Vec::new();
+    let rep = run_gen(&GenArgs { idles: Some(36), stream: Some(stream.clone()), pcapng: Some(txp.clone()), ..gen_args() }, &mut out).unwrap();
+    // 256 + 8 + 36 = 300 characters apart = 2475 bits.
+    assert_eq!((rep.tx_ipd.min_bits, rep.tx_ipd.max_bits), (2475, 2475));
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("\"rate_gbps\""));
+    let mut out = Vec::new();
+    let cap = run_capture(
+        &CaptureArgs { stream, out: Some(rxp.clone()), with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: false },
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(cap.frames, 50);
+    assert_eq!(cap.ipd.variance_numerator, 0);
+    assert_eq!(cap.ipd.min_bits, 2475);
+    let tx = read_capture(&txp).unwrap();
+    let rx = read_capture(&rxp).unwrap();
+    assert_eq!(tx.len(), 50);
+    assert_eq!(rx.len(), 50);
+    for (a, b) in tx.iter().zip(&rx) {
+        assert_eq!(a.data, b.data);
+        assert_eq!(a.data.len(), 252);
+    }
+    // 2475 bits = 240 000 ps exactly.
+    assert_eq!(rx[1].ts_ps - rx[0].ts_ps, 240_000);
+
+    // Replay the captured timing: same spacing again.
+    let mut out = Vec::new();
+    let rep = run_gen(&GenArgs { replay: Some(rxp), ..gen_args() }, &mut out).unwrap();
+    assert_eq!(rep.frames, 50);
+    assert_eq!((rep.tx_ipd.min_bits, rep.tx_ipd.max_bits), (2475, 2475));
+
+    // Line bit errors show up in the counters, never as a panic.
+    let mut out = Vec::new();
+    let hit = run_capture(
+        &CaptureArgs { stream: tmp("a.bits"), out: None, with_fcs: false, flip_bits: 200, seed: 5, bins: 4, json: true },
+        &mut out,
+    )
+    .unwrap();
+    let c = hit.counters;
+    assert!(hit.frames < 50);
+    assert!(c.fcs_errors + c.aborted_frames + c.preamble_errors + c.bad_sync_headers > 0);
+}
+
+#[test]
+fn gen_rejects_bad_arguments() {
+    let mut out = Vec::new();
+    let e = run_gen(&GenArgs { size: 20, ..gen_args() }, &mut out).unwrap_err();
+    assert_eq!(e.to_string(), "--size 20 is outside 64..=9022");
+    let e = run_gen(&GenArgs { rate: Some(12.0), ..gen_args() }, &mut out).unwrap_err();
+    assert_eq!(e.to_string(), "--rate 12 must be in (0, 10] Gb/s");
+    let e = run_capture(
+        &CaptureArgs { stream: tmp("missing.bits"), out: None, with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: true },
+        &mut out,
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("cannot read"), "{e}");
+}
+
+#[test]
+fn phy_encode_lists_blocks() {
+    let mut out = Vec::new();
+    run_phy(&PhyArgs { command: PhyCommand::Encode { hex: "ffffffffffff0200000000010800".into(), gap: 16 } }, &mut out).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "frame 64 octets with FCS, /S/ at 132 bits (12.800 ns)");
+    assert!(lines[4].starts_with("    2  01    0xd555555555555578"), "{}", lines[4]);
+    assert!(lines.last().unwrap_or(&"").ends_with("Control"));
+    let mut out = Vec::new();
+    let e = run_phy(&PhyArgs { command: PhyCommand::Encode { hex: "fz".into(), gap: 16 } }, &mut out).unwrap_err();
+    assert_eq!(e.to_string(), "'fz' at offset 0 is not a hex octet");
+}
