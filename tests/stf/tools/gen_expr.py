@@ -232,7 +232,7 @@ struct headers_t { h_t h; }
     for x, y in [(0x1234, 0xab), (0xffff, 0x0f), (0x8001, 0x5a)]:
         z = (x & 0xfff0) | (y >> 4)
         z = (z & 0x0fff) | 0xa000
-        inp = h((x, 16), (y, 8), (0, 8 * 12))
+        inp = h((x, 16), (y, 8), (0, 8 * 10))
         out = h((x, 16), (y, 8), (x >> 8, 8), (x & 0xff, 8), ((x >> 4) & 0xff, 8), (z, 16), ((x << 8) | y, 24),
                 (((y & 0xf) << 4) | (y >> 4), 8), (x >> 15, 1), (x & 0x7f, 7))
         t.comment('x=%#x y=%#x' % (x, y))

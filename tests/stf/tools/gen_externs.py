@@ -185,7 +185,7 @@ apply {
         d = h((a, 16), (b, 16))
         c16 = crc16_arc(d)
         t.comment('a=%#06x b=%#06x' % (a, b))
-        t.packet(0, h((a, 16), (b, 16), (0, 16 * 7 + 16)))
+        t.packet(0, h((a, 16), (b, 16), (0, 16 * 7)))
         t.expect(1, h((a, 16), (b, 16), (c16, 16), (crc32_ieee(d), 32), (csum16(d), 16), (b, 16),
                       (xor16(d), 16), (100 + c16 % 10, 16)))
     t.write('hashes')

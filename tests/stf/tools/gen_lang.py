@@ -378,15 +378,7 @@ struct headers_t {
     item_t[3] items;
 }
 ''' + NO_META
-    parser = '''
-state start {
-    pkt.extract(hdr.h);
-    pkt.extract(hdr.items.next);
-    pkt.extract(hdr.items.next);
-    pkt.extract(hdr.items.next);
-    transition accept;
-}
-'''
+    parser = ITEMS_PARSER
     ingress = '''
 apply {
     bit<16> s = 0;
@@ -407,8 +399,8 @@ apply {
         }
     }
     bit<8> odd = 0;
-    for (item_t it in hdr.items) {
-        if (it.v[0:0] == 0) {
+    for (bit<8> i = 0; i < 3; i = i + 1) {
+        if (hdr.items[i].v[0:0] == 0) {
             continue;
         }
         odd = odd + 1;
@@ -417,7 +409,7 @@ apply {
     sm.egress_spec = 1;
 }
 '''
-    program('for_loops', 'for loops: 3-clause, for-in over a range and a header stack, break, continue',
+    program('for_loops', 'for loops: 3-clause and for-in over a range, break, continue',
             decls, ingress, parser=parser, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.items);')
     t = Stf('for_loops')
     for n, items in [(4, [1, 0x80, 0x81]), (1, [2, 4, 6]), (10, [3, 5, 0xff])]:
@@ -429,4 +421,54 @@ apply {
     t.write('for_loops')
 
 
-ALL = [enums, typedefs, structs_tuples, sub_blocks, functions, exit_stmt, for_loops]
+ITEMS_PARSER = '''
+state start {
+    pkt.extract(hdr.h);
+    pkt.extract(hdr.items.next);
+    pkt.extract(hdr.items.next);
+    pkt.extract(hdr.items.next);
+    transition accept;
+}
+'''
+
+
+def for_in_collections():
+    decls = '''
+header h_t {
+    bit<8> odd;      // odd items, iterating the header stack itself
+    bit<8> total;    // sum of a list expression's elements
+}
+header item_t { bit<8> v; }
+struct headers_t {
+    h_t       h;
+    item_t[3] items;
+}
+''' + NO_META
+    ingress = '''
+apply {
+    bit<8> odd = 0;
+    for (item_t it in hdr.items) {
+        if (it.v[0:0] == 1) {
+            odd = odd + 1;
+        }
+    }
+    hdr.h.odd = odd;
+    bit<8> total = 0;
+    for (bit<8> x in { hdr.items[0].v, hdr.items[2].v, 8w100 }) {
+        total = total + x;
+    }
+    hdr.h.total = total;
+    sm.egress_spec = 1;
+}
+'''
+    program('for_in_collections', 'for-in over a header stack and over a list expression', decls, ingress,
+            parser=ITEMS_PARSER, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.items);')
+    t = Stf('for_in_collections')
+    for items in [[1, 0x80, 0x81], [2, 4, 6]]:
+        odd = sum(1 for v in items if v & 1)
+        t.packet(0, h((0, 16)) + bytes(items))
+        t.expect(1, h((odd, 8), ((items[0] + items[2] + 100) & 0xff, 8)) + bytes(items))
+    t.write('for_in_collections')
+
+
+ALL = [enums, typedefs, structs_tuples, sub_blocks, functions, exit_stmt, for_loops, for_in_collections]
