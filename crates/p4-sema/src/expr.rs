@@ -681,6 +681,13 @@ impl<'a> Sema<'a> {
                         self.error(span, format!("operator `{}` is not defined on signed values computed at run time", op.symbol()));
                         return Err(());
                     }
+                    // Like p4c, run-time division is only accepted by a power-of-two constant
+                    // (which targets implement as a shift or mask).
+                    let pow2 = r.val.as_ref().and_then(ce::int_of).is_some_and(|v| v.sign() == num_bigint::Sign::Plus && (v & (v - 1u32)).is_zero());
+                    if l.val.is_none() && !pow2 {
+                        self.error(span, format!("`{}` on run-time values could not be evaluated at compile time (only division by a power-of-two constant is supported)", op.symbol()));
+                        return Err(());
+                    }
                 }
                 if t == Ty::InfInt && (l.val.is_none() || r.val.is_none()) {
                     self.error(span, "arithmetic on `int` needs compile-time constants");
@@ -821,6 +828,9 @@ impl<'a> Sema<'a> {
 
     fn list(&mut self, items: &'a [ast::Expr], expected: Option<&Ty>, span: Span) -> R<TE> {
         let exp = expected.map(|t| self.subst.resolve(t));
+        if let Some(pos) = items.iter().position(|e| matches!(e.kind, A::Dots)) {
+            return self.list_with_dots(&items[..pos], pos + 1 == items.len(), exp, span);
+        }
         let field_tys: Option<Vec<Ty>> = match &exp {
             Some(Ty::Named(n)) if matches!(self.named[*n].kind, NamedKind::Struct | NamedKind::Header) => {
                 Some(self.named[*n].fields.iter().map(|(_, t)| t.clone()).collect())
@@ -859,6 +869,37 @@ impl<'a> Sema<'a> {
             (Some(t), true) => t.clone(),
             _ => Ty::Tuple(tes.iter().map(|t| self.subst.resolve(&t.ty)).collect()),
         };
+        self.aggregate(ty, tes, span)
+    }
+
+    /// `{ a, b, ... }`: the remaining fields take default values.
+    fn list_with_dots(&mut self, items: &'a [ast::Expr], dots_last: bool, exp: Option<Ty>, span: Span) -> R<TE> {
+        if !dots_last {
+            self.error(span, "`...` must be the last element of a list");
+            return Err(());
+        }
+        let field_tys: Vec<Ty> = match &exp {
+            Some(Ty::Named(n)) if matches!(self.named[*n].kind, NamedKind::Struct | NamedKind::Header) => self.named[*n].fields.iter().map(|(_, t)| t.clone()).collect(),
+            Some(Ty::Tuple(ts)) => ts.clone(),
+            Some(Ty::Unknown | Ty::Param(_)) => return Ok(TE::unknown(span)),
+            _ => {
+                self.error(span, "a list with `...` needs a struct, header or tuple type from the context");
+                return Err(());
+            }
+        };
+        if items.len() > field_tys.len() {
+            self.error(span, format!("the list has {} elements but the type has only {} fields", items.len(), field_tys.len()));
+            return Err(());
+        }
+        let mut tes = vec![];
+        for (it, ft) in items.iter().zip(&field_tys) {
+            let te = self.expr(it, Some(ft))?;
+            tes.push(self.coerce(te, ft, it.span)?);
+        }
+        for ft in &field_tys[items.len()..] {
+            tes.push(self.default_value(ft, span));
+        }
+        let ty = exp.unwrap_or(Ty::Unknown);
         self.aggregate(ty, tes, span)
     }
 

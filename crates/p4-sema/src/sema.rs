@@ -272,6 +272,15 @@ impl<'a> Sema<'a> {
         self.try_type(t).unwrap_or(Ty::Unknown)
     }
 
+    /// A type written in a declaration (constant, variable, field, parameter): `_` is not allowed.
+    pub fn decl_type(&mut self, t: &'a TypeRef) -> Ty {
+        if matches!(t.kind, TypeRefKind::DontCare) {
+            self.error(t.span, "`_` can only be used as a type argument");
+            return Ty::Unknown;
+        }
+        self.resolve_type(t)
+    }
+
     fn try_type(&mut self, t: &'a TypeRef) -> R<Ty> {
         Ok(match &t.kind {
             TypeRefKind::Bool => Ty::Bool,
@@ -420,7 +429,7 @@ impl<'a> Sema<'a> {
         let mut anns = vec![];
         let mut varbits = 0;
         for f in &s.fields {
-            let ty = self.resolve_type(&f.ty);
+            let ty = self.decl_type(&f.ty);
             if fields.iter().any(|(n, _)| *n == f.name.name) {
                 self.error(f.name.span, format!("duplicate field `{}` in `{}`", f.name.name, s.name.name));
                 continue;
@@ -613,7 +622,7 @@ impl<'a> Sema<'a> {
         self.decls.push(d);
         match d {
             Decl::Const(c) => {
-                let ty = self.resolve_type(&c.ty);
+                let ty = self.decl_type(&c.ty);
                 let value = self.const_value(&c.value, &ty);
                 if let Some(value) = value {
                     self.declare_global(&c.name, Global::Const { value, ty });
@@ -626,7 +635,7 @@ impl<'a> Sema<'a> {
             }
             Decl::Typedef(t) => {
                 let ty = match &t.ty {
-                    ast::TypedefTarget::Type(r) => self.resolve_type(r),
+                    ast::TypedefTarget::Type(r) => self.decl_type(r),
                     ast::TypedefTarget::Derived(inner) => {
                         self.top_decl(inner);
                         match inner.name().and_then(|n| self.lookup_global(&n.name)) {
@@ -779,7 +788,7 @@ impl<'a> Sema<'a> {
                     me.error(p.name.span, format!("duplicate parameter `{}`", p.name.name));
                 }
                 seen.push(&p.name.name);
-                let t = me.resolve_type(&p.ty);
+                let t = me.decl_type(&p.ty);
                 if t == Ty::Void {
                     me.error(p.ty.span, format!("parameter `{}` cannot have type void", p.name.name));
                 }
@@ -805,6 +814,9 @@ impl<'a> Sema<'a> {
                 self.error(m.proto.name.span, format!("duplicate method `{}` with {} parameter(s) in extern `{}`", key.0, key.1, e.name.name));
             }
             seen.push(key);
+            if m.proto.ret.is_some() && m.proto.name.name == e.name.name {
+                self.error(m.proto.name.span, format!("constructor `{}` cannot have a return type", e.name.name));
+            }
             if m.proto.ret.is_none() && m.proto.name.name != e.name.name {
                 self.error(m.proto.name.span, format!("constructor name `{}` differs from extern `{}`", m.proto.name.name, e.name.name));
             }

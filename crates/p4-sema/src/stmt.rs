@@ -663,7 +663,7 @@ impl<'a> Sema<'a> {
         match d {
             ast::Decl::Var(v) => self.var_decl(v, ir::VarKind::Temp),
             ast::Decl::Const(c) => {
-                let ty = self.resolve_type(&c.ty);
+                let ty = self.decl_type(&c.ty);
                 let value = self.const_value(&c.value, &ty).ok_or(())?;
                 self.bind_local(&c.name, Local::Const { value, ty });
                 Ok(ir::Stmt::Empty)
@@ -682,7 +682,7 @@ impl<'a> Sema<'a> {
 
     /// `T x = init;` as a statement or block-level local.
     pub fn var_decl(&mut self, v: &'a ast::VarDecl, kind: ir::VarKind) -> R<ir::Stmt> {
-        let ty = self.resolve_type(&v.ty);
+        let ty = self.decl_type(&v.ty);
         match &ty {
             Ty::Void | Ty::InfInt | Ty::String => {
                 let s = self.show(&ty);
