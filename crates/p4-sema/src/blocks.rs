@@ -71,6 +71,7 @@ impl<'a> Sema<'a> {
             global_actions: HashMap::new(),
             functions: HashMap::new(),
             direct: HashMap::new(),
+            ctor_vars: vec![],
         }
     }
 
@@ -163,6 +164,9 @@ impl<'a> Sema<'a> {
                 for p in ctor_params {
                     let t = self.resolve_type(&p.ty);
                     let id = self.alloc_var(&p.name.name, &t, ir::VarKind::Local);
+                    if let Some(cx) = self.cx.as_mut() {
+                        cx.ctor_vars.push(id);
+                    }
                     self.bind_local(&p.name, Local::Var { id, ty: t, writable: false });
                 }
             }

@@ -72,6 +72,12 @@ impl<'a> Sema<'a> {
                 return self.int_to_bits(te, width, signed, span);
             }
         }
+        // A serializable enum converts implicitly to its underlying type.
+        if let Some(u) = self.ser_enum_underlying(&from) {
+            if u == to {
+                return Ok(self.enum_to_underlying(te, u));
+            }
+        }
         if self.unify(&from, &to) {
             if !matches!(to, Ty::Infer(_)) && !to.is_unknown() {
                 te.ty = to;
@@ -522,9 +528,50 @@ impl<'a> Sema<'a> {
         Ok(TE { val, ..TE::new(t, ir::ExprKind::Unary(op, Box::new(ai)), span) })
     }
 
-    /// Bring two operands to one type (`int` constants take the other side's width).
+    /// Two operands of the same serializable enum type, used arithmetically, become its underlying type.
+    fn decay_enums(&mut self, l: TE, r: TE) -> (TE, TE) {
+        match self.ser_enum_underlying(&self.subst.resolve(&l.ty)) {
+            Some(u) => {
+                let l = self.enum_to_underlying(l, u.clone());
+                let r = self.enum_to_underlying(r, u);
+                (l, r)
+            }
+            None => (l, r),
+        }
+    }
+
+    pub fn ser_enum_underlying(&self, t: &Ty) -> Option<Ty> {
+        match t {
+            Ty::Named(n) if self.named[*n].kind == NamedKind::Enum => self.named[*n].underlying.clone(),
+            _ => None,
+        }
+    }
+
+    fn enum_to_underlying(&mut self, te: TE, u: Ty) -> TE {
+        let span = te.span;
+        let val = te.val.as_ref().and_then(|v| self.fold_cast(v, &u, span));
+        let inner = self.to_ir(te);
+        TE { val, ..TE::new(u, ir::ExprKind::Cast(Box::new(inner)), span) }
+    }
+
+    /// Bring two operands to one type (`int` constants take the other side's width; serializable
+    /// enums meeting other types decay to their underlying type).
     fn unify_operands(&mut self, l: TE, r: TE, op: BinOp, span: Span) -> R<(TE, TE)> {
         let (lt, rt) = (self.subst.resolve(&l.ty), self.subst.resolve(&r.ty));
+        if lt != rt {
+            let (lu, ru) = (self.ser_enum_underlying(&lt), self.ser_enum_underlying(&rt));
+            if lu.is_some() || ru.is_some() {
+                let l = match lu {
+                    Some(u) => self.enum_to_underlying(l, u),
+                    None => l,
+                };
+                let r = match ru {
+                    Some(u) => self.enum_to_underlying(r, u),
+                    None => r,
+                };
+                return self.unify_operands(l, r, op, span);
+            }
+        }
         if lt == Ty::InfInt && rt.is_bits() {
             let l = self.coerce(l, &rt, span)?;
             return Ok((l, r));
@@ -594,6 +641,7 @@ impl<'a> Sema<'a> {
             }
             Lt | Le | Gt | Ge => {
                 let (l, r) = self.unify_operands(l, r, op, span)?;
+                let (l, r) = self.decay_enums(l, r);
                 let t = self.subst.resolve(&l.ty);
                 if !t.is_numeric() {
                     let s = self.show(&t);
@@ -664,6 +712,7 @@ impl<'a> Sema<'a> {
             }
             _ => {
                 let (l, r) = self.unify_operands(l, r, op, span)?;
+                let (l, r) = self.decay_enums(l, r);
                 let t = self.subst.resolve(&l.ty);
                 if !t.is_numeric() {
                     let s = self.show(&t);

@@ -84,6 +84,8 @@ pub struct BlockCx {
     pub functions: HashMap<(usize, Vec<Ty>), ir::FunctionId>,
     /// Implicit instances of directly invoked parsers/controls.
     pub direct: HashMap<usize, ir::BlockRef>,
+    /// Check mode: the variables standing for constructor parameters.
+    pub ctor_vars: Vec<ir::VarId>,
 }
 
 /// The IR objects being produced (real output, or a scratch copy in check mode).
@@ -814,6 +816,9 @@ impl<'a> Sema<'a> {
                 self.error(m.proto.name.span, format!("duplicate method `{}` with {} parameter(s) in extern `{}`", key.0, key.1, e.name.name));
             }
             seen.push(key);
+            if m.proto.ret.is_none() && !m.proto.type_params.is_empty() {
+                self.error(m.proto.name.span, "constructors cannot have type parameters");
+            }
             if m.proto.ret.is_some() && m.proto.name.name == e.name.name {
                 self.error(m.proto.name.span, format!("constructor `{}` cannot have a return type", e.name.name));
             }

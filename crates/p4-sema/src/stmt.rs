@@ -394,7 +394,23 @@ impl<'a> Sema<'a> {
         }
         let sigs = self.param_sigs(&decl.params);
         let args = self.call_args(&sigs, args, span, &decl.name.name)?;
+        // Directionless (action data) parameters are bound at compile time when called directly.
+        for (a, s) in args.iter().zip(&sigs) {
+            if s.dir == Direction::None && !matches!(a.expr.kind, ir::ExprKind::Const(_)) && !self.is_ctor_param_var(&a.expr) {
+                self.error(a.expr.span, format!("argument for directionless parameter `{}` of action `{}` must be a compile-time constant", s.name, decl.name.name));
+                return Err(());
+            }
+        }
         Ok(CallOut::Stmt(ir::Stmt::Call(ir::Call { callee: ir::Callee::Action(id), args, span })))
+    }
+
+    /// In check mode constructor parameters are variables whose values are only known at
+    /// elaboration; they count as constants.
+    fn is_ctor_param_var(&self, e: &ir::Expr) -> bool {
+        match (&e.kind, &self.cx) {
+            (ir::ExprKind::Var(v), Some(cx)) => self.check_mode && cx.ctor_vars.contains(v),
+            _ => false,
+        }
     }
 
     /// Match arguments to parameters (positional or named, defaults, `@optional`) and lower them with
