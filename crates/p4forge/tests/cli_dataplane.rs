@@ -112,3 +112,40 @@ fn run_names_the_entry_the_dataplane_refused() {
     assert!(stderr.contains("nosuch"), "{stderr}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn check_accepts_a_valid_program() {
+    let out = p4forge(&["check", "fwd.p4"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stderr), "fwd.p4: ok\n");
+    assert_eq!(out.stdout, b"");
+}
+
+#[test]
+fn compile_prints_the_ir_printer_output() {
+    let out = p4forge(&["compile", "fwd.p4", "--emit", "ir"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let (program, _) = p4forge::frontend::compile(&fixtures.join("fwd.p4"), &[]).expect("fwd.p4 compiles");
+    let printed = p4_ir::printer::print_program(&program);
+    assert!(printed.contains("FwdIngress.fwd"), "the IR names the table");
+    assert_eq!(text(&out.stdout), printed);
+}
+
+#[test]
+fn check_reports_a_type_error_and_exits_1() {
+    let dir = scratch("type-error");
+    let source = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fwd.p4")).unwrap();
+    let broken = source.replace("hdr.ethernet.src = src;", "hdr.ethernet.src = no_such_name;");
+    assert_ne!(broken, source);
+    let path = dir.join("broken.p4");
+    std::fs::write(&path, broken).unwrap();
+    let out = p4forge(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains("no_such_name"), "{stderr}");
+    assert!(stderr.contains(&format!(" --> {}:33:28\n", path.display())), "located at the mistake: {stderr}");
+    assert!(stderr.ends_with(&format!("error: {} has errors\n", path.display())), "{stderr}");
+    let _ = std::fs::remove_dir_all(dir);
+}
