@@ -314,10 +314,6 @@ impl<'a> Sema<'a> {
                     None
                 } else {
                     let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
-                    if targs.iter().any(Ty::has_vars) {
-                        self.warn(i.span, "unsupported: instantiating a generic parser/control without explicit type arguments");
-                        return;
-                    }
                     let name = format!("{prefix}.{}", i.name.name);
                     self.instantiate_block(d, targs, &i.args, name, i.span).ok()
                 };
@@ -359,6 +355,20 @@ impl<'a> Sema<'a> {
                 }
             }
         }
+        // Type arguments not given explicitly are inferred from the constructor arguments.
+        let binds: HashMap<String, Ty> = binds.into_iter().map(|(k, t)| (k, self.subst.resolve(&t))).collect();
+        if binds.values().any(Ty::has_vars) {
+            self.warn(span, "unsupported: the type arguments of this instance could not be inferred from its constructor arguments");
+            self.unsupported = true;
+            return Err(());
+        }
+        let locals = locals
+            .into_iter()
+            .map(|l| match l {
+                Local::Const { value, ty } => Local::Const { value, ty: self.subst.resolve(&ty) },
+                other => other,
+            })
+            .collect();
         self.lower_block(d, name, binds, Some(locals))
     }
 
@@ -738,14 +748,11 @@ impl<'a> Sema<'a> {
         }
         let ctors: Vec<&'a ast::FunctionProto> = ext.methods.iter().filter(|m| m.proto.ret.is_none()).map(|m| &m.proto).collect();
         let ctor_args: Vec<Option<Value>> = if ctors.is_empty() {
-            if !args.is_empty() || !ext.type_params.is_empty() && false {
+            if !args.is_empty() {
                 self.error(span, format!("extern `{}` has no constructor taking arguments", ext.name.name));
                 return Err(());
             }
-            if ext.methods.iter().all(|m| m.proto.ret.is_some()) && self.extern_needs_ctor(ext) {
-                self.error(span, format!("extern `{}` has no constructor and cannot be instantiated", ext.name.name));
-                return Err(());
-            }
+            // An extern without declared constructors has an implicit one without parameters.
             vec![]
         } else {
             let proto = match ctors.iter().find(|p| p.params.len() == args.len()) {
@@ -802,11 +809,6 @@ impl<'a> Sema<'a> {
             cx.externs.push(id);
         }
         Ok((id, full))
-    }
-
-    fn extern_needs_ctor(&self, ext: &ast::ExternDecl) -> bool {
-        // `packet_in`/`packet_out`-style externs (no constructor) are supplied by the architecture.
-        !ext.methods.is_empty()
     }
 
     /// A top-level extern instance, created once per output.
