@@ -262,3 +262,42 @@ update_checksum_with_payload(hdr.h.flags == 1, { hdr.h.a, hdr.h.b }, hdr.h.csum_
 
 
 ALL = [registers, counters, meters, hashes, checksums]
+
+
+def checksum_payload_verify():
+    decls = '''
+header h_t {
+    bit<16> x;
+    bit<16> csum;    // csum16 over {x} and the payload that follows the header
+    bit<8>  bad;     // ingress copies standard_metadata.checksum_error here
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    verify = '''
+verify_checksum_with_payload(true, { hdr.h.x }, hdr.h.csum, HashAlgorithm.csum16);
+'''
+    ingress = '''
+apply {
+    hdr.h.bad = (bit<8>)sm.checksum_error;
+    sm.egress_spec = 1;
+}
+'''
+    program('checksum_payload_verify', 'verify_checksum_with_payload covers the bytes after the parsed headers',
+            decls, ingress, verify=verify)
+    t = Stf('checksum_payload_verify')
+    payload = bytes.fromhex('DEADBEEF01')
+    good = csum16(h((0x1234, 16)) + payload)
+    t.comment('correct checksum over x and the 5 payload bytes')
+    t.packet(0, h((0x1234, 16), (good, 16), (0, 8)) + payload)
+    t.expect(1, h((0x1234, 16), (good, 16), (0, 8)) + payload)
+    t.comment('the same checksum with one payload byte changed: error')
+    t.packet(0, h((0x1234, 16), (good, 16), (0, 8)) + payload[:4] + b'\x02')
+    t.expect(1, h((0x1234, 16), (good, 16), (1, 8)) + payload[:4] + b'\x02')
+    t.comment('the checksum of x alone does not cover the payload: error')
+    alone = csum16(h((0x1234, 16)))
+    t.packet(0, h((0x1234, 16), (alone, 16), (0, 8)) + payload)
+    t.expect(1, h((0x1234, 16), (alone, 16), (1, 8)) + payload)
+    t.write('checksum_payload_verify')
+
+
+ALL += [checksum_payload_verify]

@@ -301,3 +301,66 @@ apply {
 
 
 ALL = [clone, resubmit, recirculate, multicast, truncate, drops, digest_log_assert]
+
+
+def clone_field_list():
+    decls = '''
+header h_t {
+    bit<8> itype;
+    bit<8> kept;     // egress copies meta.kept here
+    bit<8> lost;     // egress copies meta.lost here
+}
+struct headers_t { h_t h; }
+struct meta_t {
+    @field_list(1)
+    bit<8> kept;
+    bit<8> lost;
+}
+'''
+    ingress = '''
+apply {
+    meta.kept = 0x77;
+    meta.lost = 0x99;
+    clone_preserving_field_list(CloneType.I2E, 7, 1);
+    sm.egress_spec = 1;
+}
+'''
+    egress = '''
+apply {
+    hdr.h.itype = (bit<8>)sm.instance_type;
+    hdr.h.kept = meta.kept;
+    hdr.h.lost = meta.lost;
+}
+'''
+    program('clone_field_list', 'clone_preserving_field_list keeps only the listed metadata; a clone session '
+            'can point at a multicast group (mirroring_add_mc)', decls, ingress, egress=egress)
+    t = Stf('clone_field_list: the original keeps all its metadata; each clone only the @field_list(1) field')
+    t.raw('mc_mgrp_create 3')
+    t.raw('mc_node_create 0 4 5')
+    t.raw('mc_node_associate 3 0')
+    t.raw('mirroring_add_mc 7 3')
+    t.packet(0, h((0, 24)))
+    t.expect(1, h((NORMAL, 8), (0x77, 8), (0x99, 8)))
+    t.expect(4, h((I2E_CLONE, 8), (0x77, 8), (0, 8)))
+    t.expect(5, h((I2E_CLONE, 8), (0x77, 8), (0, 8)))
+    t.write('clone_field_list')
+
+
+def default_port():
+    decls = '''
+header h_t { bit<8> a; }
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+apply {
+    hdr.h.a = hdr.h.a + 1;    // egress_spec is never assigned: the packet goes to port 0
+}
+'''
+    program('default_port', 'egress_spec starts at 0: a packet nobody steers leaves on port 0', decls, ingress)
+    t = Stf('default_port')
+    t.packet(3, h((7, 8)))
+    t.expect(0, h((8, 8)))
+    t.write('default_port')
+
+
+ALL += [clone_field_list, default_port]
