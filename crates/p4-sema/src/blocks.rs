@@ -574,13 +574,13 @@ impl<'a> Sema<'a> {
         match &e.kind {
             A::Default | A::DontCare => Ok(ir::Keyset::Any),
             A::Mask(a, b) => {
-                let x = self.key_const(a, t)?;
-                let y = self.key_const(b, t)?;
+                let x = self.key_const(a, t, allow_value_sets)?;
+                let y = self.key_const(b, t, allow_value_sets)?;
                 Ok(ir::Keyset::Mask(x, y))
             }
             A::Range(a, b) => {
-                let x = self.key_const(a, t)?;
-                let y = self.key_const(b, t)?;
+                let x = self.key_const(a, t, allow_value_sets)?;
+                let y = self.key_const(b, t, allow_value_sets)?;
                 Ok(ir::Keyset::Range(x, y))
             }
             _ => {
@@ -596,15 +596,17 @@ impl<'a> Sema<'a> {
                     }
                     return Ok(ir::Keyset::ValueSet(id));
                 }
-                Ok(ir::Keyset::Value(self.key_const(e, t)?))
+                Ok(ir::Keyset::Value(self.key_const(e, t, allow_value_sets)?))
             }
         }
     }
 
-    fn key_const(&mut self, e: &'a ast::Expr, t: &Ty) -> R<ir::Expr> {
+    /// A keyset component. Table entries need compile-time constants; select cases (`in_select`)
+    /// may use run-time values, as p4c accepts.
+    fn key_const(&mut self, e: &'a ast::Expr, t: &Ty, in_select: bool) -> R<ir::Expr> {
         let te = self.expr(e, Some(t))?;
         let te = self.coerce(te, t, e.span)?;
-        if te.val.is_none() && !self.check_mode {
+        if te.val.is_none() && !self.check_mode && !in_select {
             self.error(e.span, "keyset values must be compile-time constants");
             return Err(());
         }

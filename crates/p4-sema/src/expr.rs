@@ -72,6 +72,14 @@ impl<'a> Sema<'a> {
                 return self.int_to_bits(te, width, signed, span);
             }
         }
+        // A tuple converts to a struct or header with the same field types.
+        if let (Ty::Tuple(ts), Ty::Named(n)) = (&from, &to) {
+            let fields: Vec<Ty> = self.named[*n].fields.iter().map(|(_, t)| t.clone()).collect();
+            if matches!(self.named[*n].kind, NamedKind::Struct | NamedKind::Header) && fields.len() == ts.len() && fields.iter().zip(ts).all(|(a, b)| a == b) {
+                let inner = self.to_ir(te);
+                return Ok(TE::new(to.clone(), ir::ExprKind::Cast(Box::new(inner)), span));
+            }
+        }
         // A serializable enum converts implicitly to its underlying type.
         if let Some(u) = self.ser_enum_underlying(&from) {
             if u == to {
