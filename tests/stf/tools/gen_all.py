@@ -5,7 +5,8 @@ import gen_tables
 import gen_externs
 import gen_tm
 import gen_lang
+import gen_semantics
 
-for mod in (gen_expr, gen_parse, gen_tables, gen_externs, gen_tm, gen_lang):
+for mod in (gen_expr, gen_parse, gen_tables, gen_externs, gen_tm, gen_lang, gen_semantics):
     for make in mod.ALL:
         make()
