@@ -357,3 +357,94 @@ apply {
 
 ALL = [table_exact_default, table_ternary, table_lpm, table_range_optional, const_entries, table_results,
        action_params]
+
+
+def control_plane_names():
+    decls = '''
+header h_t {
+    bit<8> k;
+    bit<8> r1;     // from first.t
+    bit<8> r2;     // from second.t
+    bit<8> r3;     // from the table renamed with @name
+    bit<8> r4;     // from the table keyed on validity and a stack element
+}
+header item_t { bit<8> v; }
+struct headers_t {
+    h_t       h;
+    item_t[2] items;
+    item_t    opt;    // present when k == 0xAA
+}
+''' + NO_META + '''
+// One table type, two instances: control-plane names TestIngress.first.t and TestIngress.second.t.
+control Lookup(in bit<8> k, inout bit<8> r) {
+    action set(bit<8> v) { r = v; }
+    table t {
+        key = { k: exact; }
+        actions = { set; NoAction; }
+        default_action = NoAction();
+    }
+    apply { t.apply(); }
+}
+'''
+    parser = '''
+state start {
+    pkt.extract(hdr.h);
+    pkt.extract(hdr.items.next);
+    pkt.extract(hdr.items.next);
+    transition select(hdr.h.k) {
+        0xAA: parse_opt;
+        default: accept;
+    }
+}
+state parse_opt {
+    pkt.extract(hdr.opt);
+    transition accept;
+}
+'''
+    ingress = '''
+Lookup() first;
+Lookup() second;
+
+action set3(bit<8> v) { hdr.h.r3 = v; }
+@name("renamed_table")
+table original_name {
+    key = { hdr.h.k: exact; }
+    actions = { set3; NoAction; }
+    default_action = NoAction();
+}
+
+action set4(bit<8> v) { hdr.h.r4 = v; }
+table by_validity {
+    key = {
+        hdr.opt.isValid(): exact;
+        hdr.items[1].v: exact;
+    }
+    actions = { set4; NoAction; }
+    default_action = NoAction();
+}
+
+apply {
+    first.apply(hdr.h.k, hdr.h.r1);
+    second.apply(hdr.h.k, hdr.h.r2);
+    original_name.apply();
+    by_validity.apply();
+    sm.egress_spec = 1;
+}
+'''
+    program('control_plane_names', 'control-plane names: nested instances, @name, isValid() and stack-element '
+            'keys', decls, ingress, parser=parser,
+            deparser='pkt.emit(hdr.h);\npkt.emit(hdr.items);\npkt.emit(hdr.opt);')
+    t = Stf('control_plane_names')
+    t.raw('add TestIngress.first.t k:1 TestIngress.first.set(v:0x11)')
+    t.raw('add TestIngress.second.t k:1 TestIngress.second.set(v:0x22)')
+    t.raw('add renamed_table hdr.h.k:1 set3(v:0x33)')
+    t.raw('add by_validity $valid$:1 hdr.items$1.v:7 set4(v:0x44)')
+    t.raw('add by_validity $valid$:0 hdr.items$1.v:7 set4(v:0x55)')
+    t.packet(0, h((1, 8), (0, 32), (0, 8), (7, 8)))
+    t.expect(1, h((1, 8), (0x11, 8), (0x22, 8), (0x33, 8), (0x55, 8), (0, 8), (7, 8)))
+    t.packet(0, h((0xaa, 8), (0, 32), (0, 8), (7, 8), (9, 8)))
+    t.expect(1, h((0xaa, 8), (0, 8), (0, 8), (0, 8), (0x44, 8), (0, 8), (7, 8), (9, 8)))
+    t.write('control_plane_names')
+
+
+ALL += [control_plane_names]
