@@ -241,6 +241,8 @@ impl<'a> Sema<'a> {
         });
         let args = self.call_args(&sigs, args, span, &m.name)?;
         let ret = self.subst.resolve(&ret);
+        let mtargs: Vec<Ty> = mtargs.iter().map(|t| self.subst.resolve(t)).collect();
+        self.check_inferred(&proto.type_params, &mtargs, span)?;
         let type_args = mtargs.iter().map(|t| self.ir_type(t)).collect();
         let t = self.to_ir(target);
         let call = ir::Call {
@@ -249,6 +251,23 @@ impl<'a> Sema<'a> {
             span,
         };
         Ok(self.call_out(call, ret, span))
+    }
+
+    /// Inferred type arguments must be concrete: an `int` literal alone gives no width.
+    fn check_inferred(&mut self, names: &[ast::Ident], targs: &[Ty], span: Span) -> R<()> {
+        for (n, t) in names.iter().zip(targs) {
+            if matches!(t, Ty::InfInt | Ty::Infer(_)) && !self.check_mode_allows_open(t) {
+                self.error(span, format!("cannot infer a type with a width for type parameter `{}`; give the arguments explicit widths", n.name));
+                return Err(());
+            }
+        }
+        Ok(())
+    }
+
+    /// While checking generic code, a type argument may legitimately stay open (it depends on a
+    /// type parameter of the enclosing declaration).
+    fn check_mode_allows_open(&self, t: &Ty) -> bool {
+        self.check_mode && matches!(t, Ty::Infer(_))
     }
 
     fn call_out(&mut self, call: ir::Call, ret: Ty, span: Span) -> CallOut {
@@ -342,6 +361,7 @@ impl<'a> Sema<'a> {
                 let args = self.call_args(&sigs, args, span, name)?;
                 let ret = self.subst.resolve(&ret);
                 let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
+                self.check_inferred(&proto.type_params, &targs, span)?;
                 let callee = if is_extern {
                     ir::Callee::ExternFunction { name: name.to_string(), type_args: targs.iter().map(|t| self.ir_type(t)).collect() }
                 } else {
