@@ -145,7 +145,11 @@ impl<'a> Sema<'a> {
                     self.error(span, "slice width must be positive");
                     return Err(());
                 }
-                self.slice(b, l + w - 1, l, span)
+                let Some(h) = l.checked_add(w - 1) else {
+                    self.error(span, "slice bounds are too large");
+                    return Err(());
+                };
+                self.slice(b, h, l, span)
             }
             A::Call { .. } => match self.call(e, expected)? {
                 crate::stmt::CallOut::Expr(te) => Ok(te),
@@ -194,6 +198,10 @@ impl<'a> Sema<'a> {
     fn int_lit(&mut self, lit: &ast::IntLit, expected: Option<&Ty>, span: Span) -> R<TE> {
         match lit.width {
             Some((width, signed)) => {
+                if width > crate::sema::MAX_WIDTH {
+                    self.error(span, format!("literal width {width} exceeds the supported maximum of {} bits", crate::sema::MAX_WIDTH));
+                    return Err(());
+                }
                 if width == 0 && signed {
                     self.error(span, "signed integer literal must be at least 1 bit wide");
                     return Err(());
@@ -469,6 +477,10 @@ impl<'a> Sema<'a> {
             self.error(span, format!("slice [{h}:{l}] has its high bound below its low bound"));
             return Err(());
         }
+        if h >= crate::sema::MAX_WIDTH {
+            self.error(span, format!("slice [{h}:{l}] is out of range"));
+            return Err(());
+        }
         let ty = Ty::bit(h - l + 1);
         match self.subst.resolve(&b.ty) {
             Ty::Bits { width, .. } => {
@@ -708,6 +720,10 @@ impl<'a> Sema<'a> {
             Concat => {
                 match (&lt, &rt) {
                     (Ty::Bits { width: a, signed }, Ty::Bits { width: b, .. }) => {
+                        if a.saturating_add(*b) > crate::sema::MAX_WIDTH {
+                            self.error(span, "the concatenation is too wide");
+                            return Err(());
+                        }
                         let t = Ty::Bits { width: a + b, signed: *signed };
                         (l, r, t)
                     }
@@ -1058,8 +1074,8 @@ impl<'a> Sema<'a> {
                         lo = if lo == 0 { a } else { lo.min(a) };
                         hi = hi.max(b);
                     } else {
-                        lo += a;
-                        hi += b;
+                        lo = lo.saturating_add(a);
+                        hi = hi.saturating_add(b);
                     }
                 }
                 (lo, hi)
@@ -1070,14 +1086,14 @@ impl<'a> Sema<'a> {
             }
             Ty::Stack(e, n) => {
                 let (a, b) = self.type_size(&e, span)?;
-                (a * n as u64, b * n as u64)
+                (a.saturating_mul(n as u64), b.saturating_mul(n as u64))
             }
             Ty::Tuple(ts) => {
                 let (mut lo, mut hi) = (0, 0);
                 for t in ts {
                     let (a, b) = self.type_size(&t, span)?;
-                    lo += a;
-                    hi += b;
+                    lo = lo.saturating_add(a);
+                    hi = hi.saturating_add(b);
                 }
                 (lo, hi)
             }

@@ -130,6 +130,9 @@ pub struct Sema<'a> {
 
 pub type R<T> = Result<T, ()>;
 
+/// Largest bit width accepted (keeps constant folding and concatenation widths bounded).
+pub const MAX_WIDTH: u32 = 1 << 20;
+
 impl<'a> Sema<'a> {
     pub fn new(sources: &'a SourceMap) -> Sema<'a> {
         Sema {
@@ -270,6 +273,16 @@ impl<'a> Sema<'a> {
         }
     }
 
+    /// A type's width: a constant in `0..=MAX_WIDTH`.
+    fn width(&mut self, w: &'a ast::Expr) -> R<u32> {
+        let n = self.const_u32(w, "width")?;
+        if n > MAX_WIDTH {
+            self.error(w.span, format!("width {n} exceeds the supported maximum of {MAX_WIDTH} bits"));
+            return Err(());
+        }
+        Ok(n)
+    }
+
     pub fn resolve_type(&mut self, t: &'a TypeRef) -> Ty {
         self.try_type(t).unwrap_or(Ty::Unknown)
     }
@@ -291,16 +304,16 @@ impl<'a> Sema<'a> {
             TypeRefKind::MatchKind => Ty::MatchKind,
             TypeRefKind::Void => Ty::Void,
             TypeRefKind::InfInt => Ty::InfInt,
-            TypeRefKind::Bit(w) => Ty::Bits { width: self.const_u32(w, "width")?, signed: false },
+            TypeRefKind::Bit(w) => Ty::Bits { width: self.width(w)?, signed: false },
             TypeRefKind::Int(w) => {
-                let width = self.const_u32(w, "width")?;
+                let width = self.width(w)?;
                 if width == 0 {
                     self.error(w.span, "signed integer type `int<0>` must be at least 1 bit wide");
                     return Err(());
                 }
                 Ty::Bits { width, signed: true }
             }
-            TypeRefKind::VarBit(w) => Ty::Varbit(self.const_u32(w, "width")?),
+            TypeRefKind::VarBit(w) => Ty::Varbit(self.width(w)?),
             TypeRefKind::DontCare => self.fresh(),
             TypeRefKind::Named(p) => self.named_type(p, &[], t.span)?,
             TypeRefKind::Specialized(p, args) => {

@@ -256,18 +256,13 @@ impl<'a> Sema<'a> {
     /// Inferred type arguments must be concrete: an `int` literal alone gives no width.
     fn check_inferred(&mut self, names: &[ast::Ident], targs: &[Ty], span: Span) -> R<()> {
         for (n, t) in names.iter().zip(targs) {
-            if matches!(t, Ty::InfInt | Ty::Infer(_)) && !self.check_mode_allows_open(t) {
+            // (An unresolved variable is fine: it may belong only to omitted `@optional` parameters.)
+            if *t == Ty::InfInt {
                 self.error(span, format!("cannot infer a type with a width for type parameter `{}`; give the arguments explicit widths", n.name));
                 return Err(());
             }
         }
         Ok(())
-    }
-
-    /// While checking generic code, a type argument may legitimately stay open (it depends on a
-    /// type parameter of the enclosing declaration).
-    fn check_mode_allows_open(&self, t: &Ty) -> bool {
-        self.check_mode && matches!(t, Ty::Infer(_))
     }
 
     fn call_out(&mut self, call: ir::Call, ret: Ty, span: Span) -> CallOut {
