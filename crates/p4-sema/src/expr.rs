@@ -1089,7 +1089,7 @@ impl<'a> Sema<'a> {
                 (a.saturating_mul(n as u64), b.saturating_mul(n as u64))
             }
             Ty::Tuple(ts) => {
-                let (mut lo, mut hi) = (0, 0);
+                let (mut lo, mut hi) = (0u64, 0u64);
                 for t in ts {
                     let (a, b) = self.type_size(&t, span)?;
                     lo = lo.saturating_add(a);
