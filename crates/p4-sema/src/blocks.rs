@@ -199,9 +199,11 @@ impl<'a> Sema<'a> {
                 let states = self.parser_states(p);
                 let cx = self.cx.take().ok_or(())?;
                 let block = ir::Block { name: name.clone(), type_name: ty.name.name.clone(), vars: cx.vars, params, annotations };
+                let parser = ir::Parser { block, init, states, externs: cx.externs, value_sets: cx.value_sets };
+                self.diags.extend(crate::uninit::check_parser(&parser));
                 if let ir::BlockRef::Parser(id) = &block_ref {
                     if let Some(slot) = self.out.prog.parsers.get_mut(id.index()) {
-                        *slot = ir::Parser { block, init, states, externs: cx.externs, value_sets: cx.value_sets };
+                        *slot = parser;
                     }
                 }
             }
@@ -209,6 +211,7 @@ impl<'a> Sema<'a> {
                 self.callable = Callable::ControlApply;
                 let body = self.block_stmts(&c.apply.stmts);
                 let cx = self.cx.take().ok_or(())?;
+                self.diags.extend(crate::uninit::check(&cx.vars, &[&init, &body]));
                 let block = ir::Block { name: name.clone(), type_name: ty.name.name.clone(), vars: cx.vars, params, annotations };
                 if let ir::BlockRef::Control(id) = &block_ref {
                     if let Some(slot) = self.out.prog.controls.get_mut(id.index()) {
@@ -245,7 +248,7 @@ impl<'a> Sema<'a> {
             }
             Decl::Table(t) if kind == BlockKind::Control => {
                 if let Ok(id) = self.lower_table(t, prefix) {
-                    self.bind_local(&t.name, Local::Table { id, decl: t });
+                    self.bind_local(&t.name, Local::Table { id });
                 }
             }
             Decl::ValueSet(v) if kind == BlockKind::Parser => {
@@ -261,7 +264,7 @@ impl<'a> Sema<'a> {
                 self.bind_local(&v.name, Local::ValueSet { id, ty: elem });
             }
             Decl::Function(f) => {
-                self.bind_local(&f.proto.name, Local::Function(f));
+                self.bind_local(&f.proto.name, Local::Function);
             }
             other => {
                 let what = match kind {
@@ -606,11 +609,12 @@ impl<'a> Sema<'a> {
     fn key_const(&mut self, e: &'a ast::Expr, t: &Ty, in_select: bool) -> R<ir::Expr> {
         let te = self.expr(e, Some(t))?;
         let te = self.coerce(te, t, e.span)?;
-        if te.val.is_none() && !self.check_mode && !in_select {
+        let x = self.to_ir(te);
+        if !matches!(x.kind, ir::ExprKind::Const(_)) && !in_select && !self.is_ctor_param_var(&x) {
             self.error(e.span, "keyset values must be compile-time constants");
             return Err(());
         }
-        Ok(self.to_ir(te))
+        Ok(x)
     }
 
     // ------------------------------------------------------------ actions and functions
@@ -657,6 +661,9 @@ impl<'a> Sema<'a> {
             self.active.pop();
         }
         self.restore(saved);
+        if let Some(cx) = &self.cx {
+            self.diags.extend(crate::uninit::check(&cx.vars, &[&body]));
+        }
         let annotations = self.annotations(&a.annotations);
         if let Some(slot) = self.out.prog.actions.get_mut(id.index()) {
             *slot = ir::Action { name, block, params, body, annotations };
@@ -1129,7 +1136,7 @@ impl<'a> Sema<'a> {
         }
         let args = self.call_args(&sigs, given, span, aname)?;
         for (x, s) in args.iter().zip(&sigs) {
-            if s.dir == Direction::None && !matches!(x.expr.kind, ir::ExprKind::Const(_)) && !self.check_mode {
+            if s.dir == Direction::None && !matches!(x.expr.kind, ir::ExprKind::Const(_)) && !self.is_ctor_param_var(&x.expr) {
                 self.error(x.expr.span, "action data in entries and default actions must be compile-time constants");
                 return Err(());
             }

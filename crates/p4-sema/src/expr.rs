@@ -263,10 +263,7 @@ impl<'a> Sema<'a> {
     pub fn expr_as_type(&mut self, e: &'a ast::Expr) -> Option<Ty> {
         match &e.kind {
             A::Type(t) => Some(self.resolve_type(t)),
-            A::Name(p) if !p.global && self.lookup_local(&p.name.name).is_some() => match self.lookup_local(&p.name.name) {
-                Some(Local::Type(t)) => Some(t.clone()),
-                _ => None,
-            },
+            A::Name(p) if !p.global && self.lookup_local(&p.name.name).is_some() => None,
             A::Name(p) => {
                 if !p.global {
                     if let Some(t) = self.tparams.get(&p.name.name) {

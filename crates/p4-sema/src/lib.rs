@@ -12,6 +12,7 @@ mod expr;
 mod sema;
 mod stmt;
 mod types;
+mod uninit;
 
 use p4_syntax::diag::{Diagnostic, Severity};
 use p4_syntax::span::SourceMap;

@@ -43,12 +43,12 @@ pub enum Local<'a> {
     Var { id: ir::VarId, ty: Ty, writable: bool },
     Const { value: ir::Value, ty: Ty },
     Extern { id: ir::ExternId, ty: Ty },
-    Table { id: ir::TableId, decl: &'a ast::TableDecl },
+    Table { id: ir::TableId },
     Action { id: ir::ActionId, decl: &'a ast::ActionDecl },
     Instance { block: Option<ir::BlockRef>, decl: usize, ty: Ty },
     ValueSet { id: ir::ValueSetId, ty: Ty },
-    Function(&'a ast::FunctionDecl),
-    Type(Ty),
+    /// A function declared inside a control (not supported by p4forge).
+    Function,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,6 +205,10 @@ impl<'a> Sema<'a> {
     }
 
     pub fn bind_local(&mut self, name: &ast::Ident, local: Local<'a>) {
+        let n = self.scopes.len();
+        if n > 1 && self.scopes[..n - 1].iter().any(|s| s.contains_key(&name.name)) {
+            self.diags.push(Diagnostic::warning(name.span, format!("declaration of `{}` shadows an earlier declaration", name.name)));
+        }
         if let Some(scope) = self.scopes.last_mut() {
             if scope.contains_key(&name.name) {
                 self.diags.push(Diagnostic::error(name.span, format!("duplicate declaration of `{}`", name.name)));
@@ -346,9 +350,6 @@ impl<'a> Sema<'a> {
 
     fn named_type(&mut self, p: &'a ast::Path, args: &[Ty], span: Span) -> R<Ty> {
         if !p.global {
-            if let Some(Local::Type(t)) = self.lookup_local(&p.name.name) {
-                return Ok(t.clone());
-            }
             if let Some(t) = self.tparams.get(&p.name.name) {
                 return Ok(t.clone());
             }

@@ -7,7 +7,6 @@ use crate::expr::TE;
 use crate::sema::{BlockKind, Callable, Global, Local, ParamSig, Sema, R};
 use crate::types::{NamedKind, Ty};
 use num_bigint::BigInt;
-use num_traits::ToPrimitive;
 use p4_ir::{self as ir, Value};
 use p4_syntax::ast::{self, Direction, ExprKind as A};
 use p4_syntax::span::Span;
@@ -289,7 +288,7 @@ impl<'a> Sema<'a> {
             if let Some(l) = self.lookup_local(&p.name.name).cloned() {
                 return match l {
                     Local::Action { id, decl } => self.action_call(id, decl, args, span),
-                    Local::Function(_) => {
+                    Local::Function => {
                         self.warn(span, "unsupported: functions declared inside a control");
                         Err(())
                     }
@@ -421,7 +420,7 @@ impl<'a> Sema<'a> {
 
     /// In check mode constructor parameters are variables whose values are only known at
     /// elaboration; they count as constants.
-    fn is_ctor_param_var(&self, e: &ir::Expr) -> bool {
+    pub fn is_ctor_param_var(&self, e: &ir::Expr) -> bool {
         match (&e.kind, &self.cx) {
             (ir::ExprKind::Var(v), Some(cx)) => self.check_mode && cx.ctor_vars.contains(v),
             _ => false,
@@ -1052,9 +1051,4 @@ pub fn always_returns(ss: &[ir::Stmt]) -> bool {
         ir::Stmt::SwitchValue { cases, .. } => cases.iter().any(|(l, _)| l.is_none()) && cases.iter().all(|(_, b)| always_returns(b)),
         _ => false,
     })
-}
-
-/// Used by size arithmetic on `u64` counts.
-pub fn to_u64(v: &Value) -> Option<u64> {
-    crate::consteval::int_of(v).and_then(|x| x.to_u64())
 }

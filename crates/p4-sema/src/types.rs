@@ -63,21 +63,6 @@ impl Ty {
             _ => false,
         }
     }
-    /// Replace type parameters by their bindings.
-    pub fn subst(&self, map: &HashMap<String, Ty>) -> Ty {
-        if map.is_empty() {
-            return self.clone();
-        }
-        match self {
-            Ty::Param(n) => map.get(n).cloned().unwrap_or_else(|| self.clone()),
-            Ty::Stack(t, n) => Ty::Stack(Box::new(t.subst(map)), *n),
-            Ty::List(t) => Ty::List(Box::new(t.subst(map))),
-            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| t.subst(map)).collect()),
-            Ty::Extern(d, ts) => Ty::Extern(*d, ts.iter().map(|t| t.subst(map)).collect()),
-            Ty::Block(d, ts) => Ty::Block(*d, ts.iter().map(|t| t.subst(map)).collect()),
-            _ => self.clone(),
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

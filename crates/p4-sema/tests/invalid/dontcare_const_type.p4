@@ -1,0 +1,2 @@
+#include <core.p4>
+const _ k = 8w1;

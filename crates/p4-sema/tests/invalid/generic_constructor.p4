@@ -1,0 +1,2 @@
+#include <core.p4>
+extern Box { Box<T>(in T init); }
