@@ -986,7 +986,7 @@ impl<'a> Sema<'a> {
                         let action = self.entry_action(&en.action.name, en.action.args.as_deref(), en.action.span, &table, true, &bound_texts);
                         let priority = match &en.priority {
                             Some(p) => self.const_u32(p, "priority").ok().map(u64::from),
-                            None => None,
+                            None => self.annotations(&en.annotations).iter().find(|a| a.name == "priority").and_then(|a| a.args.first()).and_then(crate::consteval::int_of).and_then(num_traits::ToPrimitive::to_u64),
                         };
                         if let (Ok(keys), Ok(action)) = (keys, action) {
                             for (k, key) in keys.iter().zip(&table.keys) {

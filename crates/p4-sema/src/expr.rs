@@ -335,6 +335,11 @@ impl<'a> Sema<'a> {
                 let n = *n;
                 let base_ir = self.to_ir(b);
                 let bx = Box::new(base_ir);
+                let in_parser = self.cx.as_ref().is_some_and(|c| c.kind == crate::sema::BlockKind::Parser);
+                if matches!(m.name.as_str(), "next" | "last" | "lastIndex") && !in_parser {
+                    self.error(m.span, format!("`{}` of a header stack can only be used in parsers", m.name));
+                    return Err(());
+                }
                 match m.name.as_str() {
                     "next" => Ok(TE { lv, ..TE::new(elem, ir::ExprKind::StackNext(bx), span) }),
                     "last" => Ok(TE { lv, ..TE::new(elem, ir::ExprKind::StackLast(bx), span) }),

@@ -58,7 +58,7 @@ impl<'a> Sema<'a> {
                 _ => {}
             }
         }
-        if matches!(m.name.as_str(), "minSizeInBits" | "maxSizeInBits" | "minSizeInBytes" | "maxSizeInBytes") && args.is_empty() {
+        if matches!(m.name.as_str(), "minSizeInBits" | "maxSizeInBits" | "minSizeInBytes" | "maxSizeInBytes" | "sizeInBits" | "sizeInBytes") && args.is_empty() {
             let ty = match self.expr_as_type(base) {
                 Some(t) => t,
                 None => self.expr(base, None)?.ty,
@@ -68,6 +68,11 @@ impl<'a> Sema<'a> {
                 "minSizeInBits" => lo,
                 "maxSizeInBits" => hi,
                 "minSizeInBytes" => lo.div_ceil(8),
+                "sizeInBits" | "sizeInBytes" if lo != hi => {
+                    self.error(span, format!("`{}` needs a fixed-size type; use min/maxSizeInBits for varbit", m.name));
+                    return Err(());
+                }
+                "sizeInBits" => hi,
                 _ => hi.div_ceil(8),
             };
             return Ok(CallOut::Expr(self.konst(Value::InfInt(BigInt::from(v)), Ty::InfInt, span)));
