@@ -99,6 +99,10 @@ impl Parser<'_> {
             self.push_scope();
             let mut decls = Vec::new();
             while !self.at(Punct::RBrace) && !self.at_eof() {
+                // Leniency: stray `;` (as in `action a() {};`) between declarations.
+                if self.eat(Punct::Semi) {
+                    continue;
+                }
                 let before = self.pos;
                 match self.declaration() {
                     Ok(d) => decls.push(d),
@@ -215,6 +219,10 @@ impl Parser<'_> {
         let mut states = Vec::new();
         let mut pending = None;
         while !self.at(Punct::RBrace) && !self.at_eof() {
+            // Leniency: stray `;` (as in `action a() {};`) between declarations.
+            if self.eat(Punct::Semi) {
+                continue;
+            }
             let before = self.pos;
             let r = (|| -> PResult<()> {
                 let annotations = self.annotations()?;
@@ -295,6 +303,10 @@ impl Parser<'_> {
         self.expect(Punct::LBrace)?;
         let mut cases = Vec::new();
         while !self.at(Punct::RBrace) && !self.at_eof() {
+            // Leniency: stray `;` (as in `action a() {};`) between declarations.
+            if self.eat(Punct::Semi) {
+                continue;
+            }
             let before = self.pos;
             let r = (|| -> PResult<SelectCase> {
                 let keyset = self.keyset()?;
@@ -334,6 +346,10 @@ impl Parser<'_> {
         let mut locals = Vec::new();
         let mut apply = None;
         while !self.at(Punct::RBrace) && !self.at_eof() {
+            // Leniency: stray `;` (as in `action a() {};`) between declarations.
+            if self.eat(Punct::Semi) {
+                continue;
+            }
             let before = self.pos;
             let r = (|| -> PResult<()> {
                 let annotations = self.annotations()?;
@@ -362,6 +378,7 @@ impl Parser<'_> {
                 Block { annotations: vec![], stmts: vec![], span: self.span() }
             }
         };
+        while self.eat(Punct::Semi) {}
         if !self.at(Punct::RBrace) {
             let _ = self.error_expected("`}` closing the control after its `apply` block");
             self.recover();
@@ -403,6 +420,10 @@ impl Parser<'_> {
             self.expect(Punct::LBrace)?;
             let mut fields = Vec::new();
             while !self.at(Punct::RBrace) && !self.at_eof() {
+                // Leniency: stray `;` (as in `action a() {};`) between declarations.
+                if self.eat(Punct::Semi) {
+                    continue;
+                }
                 let before = self.pos;
                 let r = (|| -> PResult<Field> {
                     let annotations = self.annotations()?;
@@ -532,6 +553,10 @@ impl Parser<'_> {
         self.expect(Punct::LBrace)?;
         let mut methods = Vec::new();
         while !self.at(Punct::RBrace) && !self.at_eof() {
+            // Leniency: stray `;` (as in `action a() {};`) between declarations.
+            if self.eat(Punct::Semi) {
+                continue;
+            }
             let before = self.pos;
             let r = (|| -> PResult<ExternMethod> {
                 let anns = self.annotations()?;
