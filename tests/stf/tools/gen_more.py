@@ -1,0 +1,267 @@
+"""More feature tests: wide arithmetic, exit from nested controls, byte meters,
+random with a one-value range, parser-local state and errors raised inside
+sub-parsers, and recirculation of a packet that grew."""
+from feature import program, h, Stf, wrap_signed
+
+NO_META = 'struct meta_t { }\n'
+M128 = (1 << 128) - 1
+
+
+def wide_arith():
+    decls = '''
+header h_t {
+    bit<128> x;
+    bit<128> y;
+    bit<128> sum;     // carries across every 64-bit boundary
+    bit<128> diff;
+    bit<128> shl;     // x << 68
+    bit<128> shr;     // x >> 68
+    bit<65>  odd;     // (bit<65>)x + 1 wraps at 2^65
+    int<64>  smin;    // -(int<64>)y[63:0] (negating the minimum wraps to itself)
+    bit<7>   pad;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+apply {
+    hdr.h.sum = hdr.h.x + hdr.h.y;
+    hdr.h.diff = hdr.h.x - hdr.h.y;
+    hdr.h.shl = hdr.h.x << 68;
+    hdr.h.shr = hdr.h.x >> 68;
+    hdr.h.odd = (bit<65>)hdr.h.x + 1;
+    hdr.h.smin = -(int<64>)hdr.h.y[63:0];
+    sm.egress_spec = 1;
+}
+'''
+    program('wide_arith', 'arithmetic on fields wider than 64 bits (bit<128>, bit<65>, int<64>)', decls, ingress)
+    t = Stf('wide_arith')
+    for x, y in [(M128, 1), ((1 << 64) - 1, 0x8000000000000000), (0x0123456789ABCDEF_FEDCBA9876543210, 5)]:
+        inp = h((x, 128), (y, 128), (0, 128 * 4 + 65 + 64 + 7))
+        out = h((x, 128), (y, 128), ((x + y) & M128, 128), ((x - y) & M128, 128), ((x << 68) & M128, 128),
+                (x >> 68, 128), (((x & ((1 << 65) - 1)) + 1) & ((1 << 65) - 1), 65),
+                (wrap_signed(-wrap_signed(y & ((1 << 64) - 1), 64), 64), 64), (0, 7))
+        t.comment('x=%#x y=%#x' % (x, y))
+        t.packet(0, inp)
+        t.expect(1, out)
+    t.write('wide_arith')
+
+
+def exit_nested():
+    decls = '''
+header h_t {
+    bit<8> k;
+    bit<8> inner;     // written by the sub-control before it exits or returns
+    bit<8> outer;     // written by ingress after the sub-control: skipped by exit
+}
+struct headers_t { h_t h; }
+''' + NO_META + '''
+control Stopper(inout h_t hh) {
+    apply {
+        hh.inner = 1;
+        if (hh.k == 1) {
+            exit;     // ends ingress as a whole, not just Stopper
+        }
+        if (hh.k == 2) {
+            return;   // ends only Stopper
+        }
+        hh.inner = 2;
+    }
+}
+'''
+    ingress = '''
+Stopper() stopper;
+apply {
+    sm.egress_spec = 1;
+    stopper.apply(hdr.h);
+    hdr.h.outer = 1;
+}
+'''
+    program('exit_nested', 'exit in a sub-control ends the whole top-level control; return ends only the '
+            'sub-control', decls, ingress)
+    t = Stf('exit_nested: inout arguments are copied back even when exit ends the call')
+    for k, inner, outer in [(0, 2, 1), (1, 1, 0), (2, 1, 1)]:
+        t.packet(0, h((k, 8), (0, 16)))
+        t.expect(1, h((k, 8), (inner, 8), (outer, 8)))
+    t.write('exit_nested')
+
+
+def meter_bytes():
+    decls = '''
+header h_t {
+    bit<8> color;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+meter(2, MeterType.bytes) m;
+apply {
+    m.execute_meter(32w1, hdr.h.color);
+    sm.egress_spec = 1;
+}
+'''
+    program('meter_bytes', 'byte meters: each packet takes its length in tokens; meter_array_set_rates',
+            decls, ingress)
+    t = Stf('meter_bytes: committed burst 100 bytes, peak burst 200 bytes, negligible refill; 60-byte packets')
+    t.raw('meter_array_set_rates m 0.0000001:100 0.0000001:200')
+    # Tokens (c, p): (100, 200) -> green (40, 140) -> yellow (40, 80) -> yellow (40, 20) -> red.
+    for color in [0, 1, 1, 2, 2]:
+        t.packet(0, h((0xff, 8)) + bytes(59))
+        t.expect(1, h((color, 8)) + bytes(59))
+    t.write('meter_bytes')
+
+
+def random_fixed():
+    decls = '''
+header h_t {
+    bit<8>  lo;
+    bit<16> r1;     // random(5, 5): always 5
+    bit<8>  r2;     // random(lo, lo): always lo
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+apply {
+    random(hdr.h.r1, 16w5, 16w5);
+    random(hdr.h.r2, hdr.h.lo, hdr.h.lo);
+    sm.egress_spec = 1;
+}
+'''
+    program('random_fixed', 'random() over a one-value range (run-time bounds too)', decls, ingress)
+    t = Stf('random_fixed')
+    for lo in [0, 9, 255]:
+        t.packet(0, h((lo, 8), (0xffff, 16), (0, 8)))
+        t.expect(1, h((lo, 8), (5, 16), (lo, 8)))
+    t.write('random_fixed')
+
+
+def parser_state():
+    decls = '''
+header h_t {
+    bit<8> count;      // how many items follow
+    bit<8> seen;       // written by ingress from meta.seen
+    bit<8> result;     // 0 ok, 1 the sub-parser's verify failed, 2 other error
+}
+header item_t { bit<8> v; }
+struct headers_t {
+    h_t       h;
+    item_t[3] items;
+}
+struct meta_t { bit<8> seen; }
+error { ItemZero }
+
+// Extracts one item and refuses a zero: its error ends the caller's parse too.
+parser ItemParser(packet_in pkt, out item_t item) {
+    state start {
+        pkt.extract(item);
+        verify(item.v != 0, error.ItemZero);
+        transition accept;
+    }
+}
+'''
+    parser = '''
+ItemParser() item_parser;
+bit<8> left;
+
+state start {
+    pkt.extract(hdr.h);
+    left = hdr.h.count;
+    meta.seen = 0;
+    transition select(left) {
+        0: accept;
+        default: first;
+    }
+}
+state first {
+    pkt.extract(hdr.items[0]);     // a constant index, not .next
+    left = left - 1;
+    meta.seen = meta.seen + 1;
+    transition select(left) {
+        0: accept;
+        default: rest;
+    }
+}
+state rest {
+    item_parser.apply(pkt, hdr.items[1]);
+    meta.seen = meta.seen + 1;
+    transition accept;
+}
+'''
+    ingress = '''
+apply {
+    hdr.h.seen = meta.seen;
+    if (sm.parser_error == error.ItemZero) {
+        hdr.h.result = 1;
+    } else if (sm.parser_error != error.NoError) {
+        hdr.h.result = 2;
+    }
+    sm.egress_spec = 1;
+}
+'''
+    program('parser_state', 'parser-local variables, constant-index extract, errors raised in a sub-parser',
+            decls, ingress, parser=parser, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.items);')
+    t = Stf('parser_state')
+    t.comment('two items: both parsed')
+    t.packet(0, bytes.fromhex('020000' '0506'))
+    t.expect(1, bytes.fromhex('020200' '0506'))
+    t.comment('one item')
+    t.packet(0, bytes.fromhex('010000' '05' 'FF'))
+    t.expect(1, bytes.fromhex('010100' '05' 'FF'))
+    t.comment('the second item is 0: ItemZero from the sub-parser; seen counts only the first state')
+    t.packet(0, bytes.fromhex('020000' '0500'))
+    t.expect(1, bytes.fromhex('020101' '0500'))
+    t.write('parser_state')
+
+
+def recirculate_grow():
+    decls = '''
+header h_t {
+    bit<8> passes;
+}
+header tag_t {
+    bit<8> t;
+}
+struct headers_t {
+    h_t   h;
+    tag_t tag;
+}
+''' + NO_META
+    parser = '''
+state start {
+    pkt.extract(hdr.h);
+    transition select(hdr.h.passes) {
+        0: accept;
+        default: parse_tag;
+    }
+}
+state parse_tag {
+    pkt.extract(hdr.tag);
+    transition accept;
+}
+'''
+    ingress = '''
+apply {
+    sm.egress_spec = 1;
+    if (!hdr.tag.isValid()) {
+        hdr.tag.setValid();     // the packet grows by one byte
+        hdr.tag.t = 0x70;
+    }
+    hdr.tag.t = hdr.tag.t + 1;
+    hdr.h.passes = hdr.h.passes + 1;
+}
+'''
+    egress = '''
+apply {
+    if (hdr.h.passes < 3) {
+        recirculate_preserving_field_list(0);
+    }
+}
+'''
+    program('recirculate_grow', 'a recirculated packet is re-parsed with the headers the last pass added',
+            decls, ingress, parser=parser, egress=egress, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.tag);')
+    t = Stf('recirculate_grow: three passes; the first adds a tag, the others find it in the parser')
+    t.packet(0, bytes.fromhex('00' 'AB'))
+    t.expect(1, bytes.fromhex('03' '73' 'AB'))
+    t.write('recirculate_grow')
+
+
+ALL = [wide_arith, exit_nested, meter_bytes, random_fixed, parser_state, recirculate_grow]
