@@ -17,6 +17,10 @@ pub mod token;
 
 use std::path::{Path, PathBuf};
 
+/// At most this many diagnostics are returned (plus one saying so): beyond that they are noise,
+/// and rendering them all for a hostile one-line input would take quadratic time.
+pub const MAX_DIAGNOSTICS: usize = 100;
+
 pub use ast_print::print_program;
 
 /// The result of parsing: the program (partial if there were errors) and all diagnostics, in the
@@ -63,5 +67,10 @@ fn parse_source(file: span::FileId, on_disk: Option<&Path>, include_dirs: &[Path
     diagnostics.extend(parse_diags);
     // Source order (files in the order they were read); stable, so ties keep discovery order.
     diagnostics.sort_by_key(|d| (d.span.file, d.span.lo));
+    if diagnostics.len() > MAX_DIAGNOSTICS {
+        let last = diagnostics[MAX_DIAGNOSTICS - 1].span;
+        diagnostics.truncate(MAX_DIAGNOSTICS);
+        diagnostics.push(diag::Diagnostic::error(last, format!("too many errors; only the first {MAX_DIAGNOSTICS} are shown")));
+    }
     ParseOutput { program, diagnostics }
 }

@@ -305,6 +305,10 @@ impl<'s> Parser<'s> {
     fn program(&mut self) -> Program {
         let mut decls = Vec::new();
         while !self.at_eof() {
+            if self.diags.len() > crate::MAX_DIAGNOSTICS {
+                // Give up: the rest would only produce noise (the caller truncates the list).
+                break;
+            }
             if self.eat(Punct::Semi) {
                 continue;
             }
