@@ -138,6 +138,29 @@ impl<'a> Sema<'a> {
             Decl::Control(c) => (BlockKind::Control, &c.ty, &c.ctor_params, &c.locals),
             _ => return Err(()),
         };
+        if self.active_blocks.contains(&idx) {
+            self.error(ty.name.span, format!("`{}` instantiates itself (recursive instantiation)", ty.name.name));
+            return Err(());
+        }
+        self.active_blocks.push(idx);
+        let r = self.lower_block_inner(idx, decl, kind, ty, ctor_params, locals, name, tparams, ctor);
+        self.active_blocks.pop();
+        r
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn lower_block_inner(
+        &mut self,
+        _idx: usize,
+        decl: &'a Decl,
+        kind: BlockKind,
+        ty: &'a ast::BlockTypeDecl,
+        ctor_params: &'a [ast::Param],
+        locals: &'a [Decl],
+        name: String,
+        tparams: HashMap<String, Ty>,
+        ctor: Option<Vec<Local<'a>>>,
+    ) -> R<ir::BlockRef> {
         let saved = self.save();
         let saved_cx = self.cx.take();
         self.tparams = tparams;
@@ -308,6 +331,11 @@ impl<'a> Sema<'a> {
                         BlockKind::Control => "parsers cannot be instantiated inside controls",
                     };
                     self.error(i.span, msg);
+                    return;
+                }
+                if self.active_blocks.contains(&d) {
+                    self.error(i.span, format!("`{}` instantiates itself (recursive instantiation)", i.name.name));
+                    self.bind_local(&i.name, Local::Instance { block: None, decl: d, ty: ty.clone() });
                     return;
                 }
                 let block = if self.check_mode {
@@ -1111,6 +1139,14 @@ impl<'a> Sema<'a> {
             self.error(span, format!("{what} `{aname}` is not in the table's `actions` list"));
             return Err(());
         };
+        if entry && ta.default_only {
+            self.error(span, format!("action `{aname}` is `@defaultonly`; it cannot be used in entries"));
+            return Err(());
+        }
+        if !entry && ta.table_only {
+            self.error(span, format!("action `{aname}` is `@tableonly`; it cannot be the default action"));
+            return Err(());
+        }
         let sigs = self.param_sigs(&decl.params);
         let given: &'a [ast::Arg] = args.unwrap_or(&[]);
         let ndir = sigs.iter().filter(|s| s.dir != Direction::None).count();

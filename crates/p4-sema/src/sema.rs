@@ -122,6 +122,8 @@ pub struct Sema<'a> {
     pub next_infer: u32,
     /// Declarations whose bodies are being lowered (recursion detection).
     pub active: Vec<usize>,
+    /// Parser/control declarations being lowered (recursive instantiation detection).
+    pub active_blocks: Vec<usize>,
     /// Set when a valid construct cannot be elaborated by p4forge (a warning was emitted).
     pub unsupported: bool,
     /// Control-plane names given out during elaboration: (kind, name) → declaring span.
@@ -157,6 +159,7 @@ impl<'a> Sema<'a> {
             subst: Subst::default(),
             next_infer: 0,
             active: vec![],
+            active_blocks: vec![],
             unsupported: false,
             cp_names: HashMap::new(),
         }

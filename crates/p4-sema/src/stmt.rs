@@ -152,6 +152,10 @@ impl<'a> Sema<'a> {
             self.error(span, format!("`{name}` has constructor parameters; instantiate it (`{name}(...) inst;`) and apply the instance"));
             return Err(());
         }
+        if self.active_blocks.contains(&d) {
+            self.error(span, format!("`{name}` applies itself (recursion is not allowed)"));
+            return Err(());
+        }
         if !tps.is_empty() {
             self.warn(span, format!("unsupported: direct invocation of the generic `{name}`"));
             self.unsupported = true;

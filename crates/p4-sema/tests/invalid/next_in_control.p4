@@ -1,0 +1,3 @@
+#include <core.p4>
+header h_t { bit<8> f; }
+control c(inout h_t[2] s) { apply { s.next.f = 1; } }
