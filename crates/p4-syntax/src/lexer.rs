@@ -12,7 +12,9 @@ use num_bigint::BigInt;
 
 /// Lex a whole file.
 pub fn lex(file: FileId, text: &str) -> Vec<Token> {
-    let mut lx = Lexer { file, src: text.as_bytes(), pos: 0, tokens: Vec::new() };
+    // A UTF-8 byte-order mark is not part of the program.
+    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let mut lx = Lexer { file, src: text.as_bytes(), pos: start, tokens: Vec::new() };
     lx.run();
     lx.tokens
 }
@@ -61,7 +63,11 @@ impl<'a> Lexer<'a> {
                     b'\\' if self.peek(1) == b'\n' => self.pos += 2,
                     b'\\' if self.peek(1) == b'\r' && self.peek(2) == b'\n' => self.pos += 3,
                     b'/' if self.peek(1) == b'/' => {
+                        // As in C, a `\` at the end of a `//` comment line continues the comment.
                         while self.pos < self.src.len() && self.src[self.pos] != b'\n' {
+                            if self.src[self.pos] == b'\\' && self.peek(1) == b'\n' {
+                                self.pos += 1;
+                            }
                             self.pos += 1;
                         }
                     }

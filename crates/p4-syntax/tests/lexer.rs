@@ -1,0 +1,145 @@
+//! Lexer: every token kind, literal forms, layout flags and spans.
+
+use num_bigint::BigInt;
+use p4_syntax::ast::IntLit;
+use p4_syntax::lexer::lex;
+use p4_syntax::span::FileId;
+use p4_syntax::token::{Keyword, Punct, TokenKind};
+
+fn kinds(text: &str) -> Vec<TokenKind> {
+    lex(FileId(0), text).into_iter().map(|t| t.kind).filter(|k| *k != TokenKind::Eof).collect()
+}
+
+fn int(value: i64, width: Option<(u32, bool)>) -> TokenKind {
+    TokenKind::Int(IntLit { value: BigInt::from(value), width })
+}
+
+#[test]
+fn operators_use_maximal_munch_except_shift_right() {
+    use Punct::*;
+    let text = "&&& && & .. ... . |+|= |+| |-|= |-| || |= | ++ += + -= - <<= << <= < >> >= > == = != ! {#} { } ## # @ _ ~ ^= ^ %= % *= * /= / ? : ; , ( ) [ ]";
+    let expected = [
+        Mask, AndAnd, Amp, DotDot, Dots, Dot, PlusSatAssign, PlusSat, MinusSatAssign, MinusSat, OrOr, PipeAssign, Pipe,
+        PlusPlus, PlusAssign, Plus, MinusAssign, Minus, ShlAssign, Shl, Le, Lt, Gt, Gt, Ge, Gt, EqEq, Assign, Ne, Not,
+        InvalidHeader, LBrace, RBrace, HashHash, Hash, At, Underscore, Tilde, CaretAssign, Caret, PercentAssign, Percent,
+        StarAssign, Star, SlashAssign, Slash, Question, Colon, Semi, Comma, LParen, RParen, LBracket, RBracket,
+    ];
+    let got = kinds(text);
+    assert_eq!(got, expected.iter().map(|p| TokenKind::Punct(*p)).collect::<Vec<_>>());
+}
+
+#[test]
+fn shift_right_is_two_glued_greater_thans() {
+    let toks = lex(FileId(0), "a >> b > > c");
+    let flags: Vec<(bool, bool)> = toks.iter().filter(|t| t.is_punct(Punct::Gt)).map(|t| (t.glued, t.line_start)).collect();
+    assert_eq!(flags, [(false, false), (true, false), (false, false), (false, false)]);
+}
+
+#[test]
+fn integer_literals() {
+    let text = "0 17 1_000 0x1F 0X1f 0o17 0O17 0b1010 0B1_0 0d99 0D99 8w5 8s5 16w0x1F 8s0b1010_1010 32w0d255 16w0377 8w0b_1010";
+    assert_eq!(
+        kinds(text),
+        [
+            int(0, None),
+            int(17, None),
+            int(1000, None),
+            int(31, None),
+            int(31, None),
+            int(15, None),
+            int(15, None),
+            int(10, None),
+            int(2, None),
+            int(99, None),
+            int(99, None),
+            int(5, Some((8, false))),
+            int(5, Some((8, true))),
+            int(31, Some((16, false))),
+            int(170, Some((8, true))),
+            int(255, Some((32, false))),
+            int(377, Some((16, false))),
+            int(10, Some((8, false))),
+        ]
+    );
+}
+
+#[test]
+fn arbitrary_precision_literal() {
+    let expected: BigInt = "340282366920938463463374607431768211456".parse().unwrap_or_default();
+    assert_eq!(kinds("0x1_0000_0000_0000_0000_0000_0000_0000_0000"), [TokenKind::Int(IntLit { value: expected, width: None })]);
+}
+
+#[test]
+fn malformed_literals_are_error_tokens() {
+    let got = kinds("0x 0b2 12ab 99999999999w1 8w");
+    let msgs: Vec<String> = got
+        .iter()
+        .map(|k| match k {
+            TokenKind::Error(m) => m.clone(),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        msgs,
+        [
+            "malformed integer literal `0x`",
+            "malformed integer literal `0b2`",
+            "malformed integer literal `12ab`",
+            "integer literal width `99999999999` is too large",
+            "malformed integer literal `8w`",
+        ]
+    );
+}
+
+#[test]
+fn strings_keep_escapes_verbatim_and_may_span_lines() {
+    assert_eq!(
+        kinds(r#""a\"b\\" "x
+y" """#),
+        [TokenKind::Str(r#"a\"b\\"#.into()), TokenKind::Str("x\ny".into()), TokenKind::Str(String::new())]
+    );
+}
+
+#[test]
+fn keywords_identifiers_and_dont_care() {
+    assert_eq!(
+        kinds("header_union value_set _x _ apply Apply"),
+        [
+            TokenKind::Keyword(Keyword::HeaderUnion),
+            TokenKind::Keyword(Keyword::ValueSet),
+            TokenKind::Ident("_x".into()),
+            TokenKind::Punct(Punct::Underscore),
+            TokenKind::Keyword(Keyword::Apply),
+            TokenKind::Ident("Apply".into()),
+        ]
+    );
+}
+
+#[test]
+fn comments_continuations_and_line_starts() {
+    let toks = lex(FileId(0), "\u{feff}a // c \\\n still comment\n/* x\n y */ b \\\n c\nd");
+    let summary: Vec<(String, bool)> =
+        toks.iter().filter_map(|t| t.ident().map(|n| (n.to_string(), t.line_start))).collect();
+    assert_eq!(summary, [("a".into(), true), ("b".into(), true), ("c".into(), false), ("d".into(), true)]);
+}
+
+#[test]
+fn spans_are_byte_ranges() {
+    let toks = lex(FileId(3), "  ab 8w5\n\"s\"");
+    let spans: Vec<(u32, u32, u32)> = toks.iter().map(|t| (t.span.file.0, t.span.lo, t.span.hi)).collect();
+    assert_eq!(spans, [(3, 2, 4), (3, 5, 8), (3, 9, 12), (3, 12, 12)]);
+}
+
+#[test]
+fn unexpected_characters_and_unterminated_comment() {
+    let got = kinds("a $ \u{e9} /* open");
+    assert_eq!(
+        got,
+        [
+            TokenKind::Ident("a".into()),
+            TokenKind::Error("unexpected character `$`".into()),
+            TokenKind::Error("unexpected character `\u{e9}`".into()),
+            TokenKind::Error("unterminated block comment".into()),
+        ]
+    );
+}
