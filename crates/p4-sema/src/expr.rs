@@ -59,6 +59,15 @@ impl<'a> Sema<'a> {
         if self.subst.unify(a, b) {
             return true;
         }
+        // Two specialisations of one generic struct unify through their type arguments.
+        let (ra, rb) = (self.subst.resolve(a), self.subst.resolve(b));
+        if let (Ty::Named(x), Ty::Named(y)) = (&ra, &rb) {
+            if let (Some((dx, ax)), Some((dy, ay))) = (self.generic_origin.get(x).cloned(), self.generic_origin.get(y).cloned()) {
+                if dx == dy && ax.len() == ay.len() {
+                    return ax.iter().zip(&ay).all(|(p, q)| self.unify(p, q));
+                }
+            }
+        }
         // While checking generic code, type parameters are opaque; elaboration re-checks concretely.
         self.check_mode && (has_param(a) || has_param(b))
     }

@@ -103,6 +103,8 @@ pub struct Sema<'a> {
     pub named: Vec<NamedDef>,
     pub newtypes: Vec<NewTypeDef>,
     pub generic_structs: HashMap<(usize, Vec<Ty>), NId>,
+    /// For each specialised generic struct: its declaration and type arguments.
+    pub generic_origin: HashMap<NId, (usize, Vec<Ty>)>,
     pub errors: Vec<String>,
     pub match_kinds: Vec<String>,
     pub diags: Vec<Diagnostic>,
@@ -144,6 +146,7 @@ impl<'a> Sema<'a> {
             named: vec![],
             newtypes: vec![],
             generic_structs: HashMap::new(),
+            generic_origin: HashMap::new(),
             errors: vec![],
             match_kinds: vec![],
             diags: vec![],
@@ -433,6 +436,7 @@ impl<'a> Sema<'a> {
         let suffix: Vec<String> = args.iter().map(|a| self.show(a)).collect();
         let name = format!("{}<{}>", s.name.name, suffix.join(", "));
         let id = self.with_tparams(binds, |me| me.define_struct(s, name));
+        self.generic_origin.insert(id, (d, args.clone()));
         self.generic_structs.insert((d, args), id);
         Ty::Named(id)
     }
