@@ -349,7 +349,17 @@ impl<'a> Sema<'a> {
                 }
                 Ty::Stack(Box::new(e), n)
             }
-            TypeRefKind::Tuple(ts) => Ty::Tuple(ts.iter().map(|x| self.resolve_type(x)).collect()),
+            TypeRefKind::Tuple(ts) => {
+                let elems: Vec<Ty> = ts.iter().map(|x| self.resolve_type(x)).collect();
+                for (e, r) in elems.iter().zip(ts) {
+                    if matches!(e, Ty::InfInt | Ty::Void | Ty::String | Ty::MatchKind | Ty::Extern(..) | Ty::Block(..)) {
+                        let s = self.show(e);
+                        self.error(r.span, format!("`{s}` cannot be a tuple element type"));
+                        return Err(());
+                    }
+                }
+                Ty::Tuple(elems)
+            }
             TypeRefKind::List(e) => Ty::List(Box::new(self.resolve_type(e))),
         })
     }
@@ -673,7 +683,7 @@ impl<'a> Sema<'a> {
                 let ty = if t.is_new_type {
                     if !matches!(ty, Ty::Bits { .. } | Ty::Bool | Ty::NewType(_) | Ty::Unknown) {
                         let s = self.show(&ty);
-                        self.warn(t.span, format!("`type` over `{s}`: only bit<W>, int<W>, bool and other `type`s are portable"));
+                        self.error(t.span, format!("`type` cannot be defined over `{s}`; only bit<W>, int<W>, bool and other `type`s are allowed"));
                     }
                     self.newtypes.push(NewTypeDef { name: t.name.name.clone(), underlying: ty });
                     Ty::NewType(self.newtypes.len() - 1)
@@ -727,6 +737,7 @@ impl<'a> Sema<'a> {
                 self.check_proto(f, &[]);
             }
             Decl::Function(f) => {
+                self.check_type_params(&f.proto.type_params);
                 self.declare_global(&f.proto.name, Global::Function(idx));
                 self.check_function(idx, f);
             }
@@ -739,10 +750,12 @@ impl<'a> Sema<'a> {
                 self.check_proto_params(&b.type_params, &b.params);
             }
             Decl::Parser(p) => {
+                self.check_type_params(&p.ty.type_params);
                 self.declare_global(&p.ty.name, Global::Parser(idx));
                 self.check_block_decl(idx);
             }
             Decl::Control(c) => {
+                self.check_type_params(&c.ty.type_params);
                 self.declare_global(&c.ty.name, Global::Control(idx));
                 self.check_block_decl(idx);
             }
@@ -802,7 +815,16 @@ impl<'a> Sema<'a> {
         }
     }
 
+    fn check_type_params(&mut self, tps: &[ast::Ident]) {
+        for (i, t) in tps.iter().enumerate() {
+            if tps[..i].iter().any(|u| u.name == t.name) {
+                self.error(t.span, format!("duplicate type parameter `{}`", t.name));
+            }
+        }
+    }
+
     fn check_proto_params(&mut self, tps: &'a [ast::Ident], params: &'a [ast::Param]) {
+        self.check_type_params(tps);
         let binds = tps.iter().map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
         self.with_tparams(binds, |me| {
             let mut seen: Vec<&str> = vec![];
@@ -815,11 +837,19 @@ impl<'a> Sema<'a> {
                 if t == Ty::Void {
                     me.error(p.ty.span, format!("parameter `{}` cannot have type void", p.name.name));
                 }
+                if p.default.is_some() {
+                    if matches!(p.direction, Direction::Out | Direction::InOut) {
+                        me.error(p.name.span, format!("`out`/`inout` parameter `{}` cannot have a default value", p.name.name));
+                    } else if p.annotations.iter().any(|a| a.name.name == "optional") {
+                        me.error(p.name.span, format!("`@optional` parameter `{}` cannot also have a default value", p.name.name));
+                    }
+                }
             }
         });
     }
 
     fn check_proto(&mut self, f: &'a ast::FunctionProto, outer: &'a [ast::Ident]) {
+        self.check_type_params(&f.type_params);
         let binds = outer.iter().chain(&f.type_params).map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
         self.with_tparams(binds, |me| {
             me.check_proto_params(&[], &f.params);
