@@ -529,10 +529,9 @@ impl<'a> Preprocessor<'a> {
         }
         // Pasting: `a ## b` joins the spellings and re-lexes them.
         let mut out: Vec<Token> = Vec::new();
-        let mut it = pieces.into_iter().peekable();
         let mut pending_paste = false;
         let mut last_empty = false;
-        while let Some(p) = it.next() {
+        for p in pieces {
             match p {
                 Piece::Paste => pending_paste = true,
                 Piece::Empty => {

@@ -143,7 +143,7 @@ fn include_dir_file_overrides_builtin() {
     write(&dir, "core.p4", "const bit<8> MY_CORE = 1;\n");
     let main = write(&dir, "main.p4", "#include <core.p4>\n");
     let mut sm = SourceMap::new();
-    let out = parse_file(&main, &[dir.clone()], &mut sm);
+    let out = parse_file(&main, std::slice::from_ref(&dir), &mut sm);
     assert!(out.diagnostics.is_empty());
     assert_eq!(print_program(&out.program), "const bit<8> MY_CORE = 1;\n");
     let _ = std::fs::remove_dir_all(&dir);
