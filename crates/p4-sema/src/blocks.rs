@@ -345,7 +345,7 @@ impl<'a> Sema<'a> {
                     None
                 } else {
                     let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
-                    let name = format!("{prefix}.{}", i.name.name);
+                    let name = Self::cp_name(Some(prefix), &i.annotations, &i.name.name);
                     self.instantiate_block(d, targs, &i.args, name, i.span).ok()
                 };
                 self.bind_local(&i.name, Local::Instance { block, decl: d, ty });
@@ -1029,7 +1029,7 @@ impl<'a> Sema<'a> {
                         }
                     }
                 }
-                ast::TableProperty::Other { name: pn, value, is_const, .. } => match pn.name.as_str() {
+                ast::TableProperty::Other { name: pn, value, is_const, annotations, .. } => match pn.name.as_str() {
                     "default_action" => {
                         if let Ok(a) = self.entry_action_expr(value, &table, &bound_texts) {
                             table.default_action = Some(a);
@@ -1042,7 +1042,11 @@ impl<'a> Sema<'a> {
                         }
                     }
                     "counters" | "meters" | "implementation" => {
-                        let Ok((eid, ety)) = self.ctor_extern_arg(value, &format!("{name}.{}", pn.name)) else { continue };
+                        let inline_name = match Self::name_annotation(annotations) {
+                            Some(_) => Self::cp_name(Some(prefix), annotations, &pn.name),
+                            None => format!("{name}.{}", pn.name),
+                        };
+                        let Ok((eid, ety)) = self.ctor_extern_arg(value, &inline_name) else { continue };
                         let tn = self.show(&ety);
                         let tn = tn.split('<').next().unwrap_or("").to_string();
                         match pn.name.as_str() {

@@ -265,7 +265,18 @@ impl<'a> Sema<'a> {
     fn check_inferred(&mut self, names: &[ast::Ident], targs: &[Ty], span: Span) -> R<()> {
         for (n, t) in names.iter().zip(targs) {
             // (An unresolved variable is fine: it may belong only to omitted `@optional` parameters.)
-            if *t == Ty::InfInt {
+            let has_int = |t: &Ty| -> bool {
+                fn walk(t: &Ty) -> bool {
+                    match t {
+                        Ty::InfInt => true,
+                        Ty::Tuple(ts) => ts.iter().any(walk),
+                        Ty::List(e) | Ty::Stack(e, _) => walk(e),
+                        _ => false,
+                    }
+                }
+                walk(t)
+            };
+            if has_int(t) {
                 self.error(span, format!("cannot infer a type with a width for type parameter `{}`; give the arguments explicit widths", n.name));
                 return Err(());
             }
