@@ -808,21 +808,29 @@ impl<'a> Sema<'a> {
         self.loop_depth -= 1;
         self.scopes.pop();
         let (l, h) = (l?, h?);
+        // Lowered as: `i = lo; end = hi; go = lo <= end; while (go) { body } update { if (i == end)
+        // go = false; else i = i + 1; }` — the bounds are evaluated once and the counter never wraps.
+        let vname = self.cx.as_ref().and_then(|c| c.vars.get(id.index())).map(|v| v.name.clone()).unwrap_or_default();
+        let end = self.alloc_var(&format!("{vname}.end"), &t, ir::VarKind::Temp);
+        let go = self.alloc_var(&format!("{vname}.go"), &Ty::Bool, ir::VarKind::Temp);
         let it = self.ir_type(&t);
-        let v = ir::Expr::new(it.clone(), ir::ExprKind::Var(id), span);
         let Ty::Bits { width, signed } = t else { return Err(()) };
+        let var_e = |v: ir::VarId, ty: &ir::Type| ir::Expr::new(ty.clone(), ir::ExprKind::Var(v), span);
+        let bin = |op: ir::BinOp, ty: ir::Type, a: ir::Expr, b: ir::Expr| ir::Expr::new(ty, ir::ExprKind::Binary(op, Box::new(a), Box::new(b)), span);
+        let (iv, ev, gv) = (var_e(id, &it), var_e(end, &it), var_e(go, &ir::Type::Bool));
         let one = ir::Expr::constant(crate::consteval::bits(width, signed, 1.into()), it.clone(), span);
-        let cond = ir::Expr::new(ir::Type::Bool, ir::ExprKind::Binary(ir::BinOp::Le, Box::new(v.clone()), Box::new(h.clone())), span);
-        // Stop before wrapping when the upper bound is the type's maximum.
-        let not_last = ir::Expr::new(ir::Type::Bool, ir::ExprKind::Binary(ir::BinOp::Ne, Box::new(v.clone()), Box::new(h)), span);
-        let inc = ir::Expr::new(it, ir::ExprKind::Binary(ir::BinOp::Add, Box::new(v.clone()), Box::new(one)), span);
+        let init = vec![
+            ir::Stmt::VarInit { var: id, init: Some(l), span },
+            ir::Stmt::VarInit { var: end, init: Some(h), span },
+            ir::Stmt::VarInit { var: go, init: Some(bin(ir::BinOp::Le, ir::Type::Bool, iv.clone(), ev.clone())), span },
+        ];
         let update = vec![ir::Stmt::If {
-            cond: not_last,
-            then: vec![ir::Stmt::Assign { lhs: v, rhs: inc, span }],
-            otherwise: vec![ir::Stmt::Break(span)],
+            cond: bin(ir::BinOp::Eq, ir::Type::Bool, iv.clone(), ev),
+            then: vec![ir::Stmt::Assign { lhs: gv.clone(), rhs: ir::Expr::constant(Value::Bool(false), ir::Type::Bool, span), span }],
+            otherwise: vec![ir::Stmt::Assign { lhs: iv.clone(), rhs: bin(ir::BinOp::Add, it, iv, one), span }],
             span,
         }];
-        Ok(ir::Stmt::For { init: vec![ir::Stmt::VarInit { var: id, init: Some(l), span }], cond: Some(cond), update, body: b, span })
+        Ok(ir::Stmt::For { init, cond: Some(gv), update, body: b, span })
     }
 
     /// `for (T x in stack_or_list)`: a counted loop over a hidden index; `x` is a read-only copy of
