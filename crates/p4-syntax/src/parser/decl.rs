@@ -90,7 +90,7 @@ impl Parser<'_> {
     }
 
     /// After `Type`: `(args) name [= { objDeclarations }] ;`
-    fn instantiation_rest(&mut self, annotations: Vec<Annotation>, ty: TypeRef, start: Span) -> PResult<Instantiation> {
+    pub(crate) fn instantiation_rest(&mut self, annotations: Vec<Annotation>, ty: TypeRef, start: Span) -> PResult<Instantiation> {
         let args = self.args()?;
         let name = self.name()?;
         self.declare(&name.name, false);
@@ -503,6 +503,14 @@ impl Parser<'_> {
     /// `extern Name<T> { members }` or `extern R f<T>(params);`
     fn extern_decl(&mut self, annotations: Vec<Annotation>, start: Span) -> PResult<Decl> {
         self.expect_kw(Keyword::Extern)?;
+        if self.at_name() && self.peek_at(1).is_punct(Punct::Semi) {
+            // `extern Name;` — a forward declaration (p4c accepts it). It only introduces a type
+            // name, so it becomes an error declaration with no members: a no-op for sema.
+            let name = self.name()?;
+            self.declare(&name.name, true);
+            self.bump();
+            return Ok(Decl::Error(vec![], start.to(self.prev_span())));
+        }
         if self.is_extern_object() {
             let name = self.name()?;
             self.declare(&name.name, true);

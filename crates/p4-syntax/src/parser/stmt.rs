@@ -45,6 +45,7 @@ impl Parser<'_> {
     fn stmt_inner(&mut self) -> PResult<Stmt> {
         let annotations = self.annotations()?;
         let start = self.span();
+        let save_pos = self.pos;
         let tok = self.peek().clone();
         match &tok.kind {
             TokenKind::Punct(Punct::LBrace) => return Ok(Stmt::Block(self.block(annotations)?)),
@@ -93,6 +94,26 @@ impl Parser<'_> {
         if let Some(d) = self.local_var_decl(annotations.clone())? {
             self.expect(Punct::Semi)?;
             return Ok(Stmt::Decl(Box::new(Decl::Var(d))));
+        }
+        // p4c also accepts instantiations among statements: `Checksum16() ck;`.
+        if self.at_name() || self.at(Punct::Dot) {
+            let inst = self.speculate(|p| {
+                let ty = p.type_ref()?;
+                if !p.at(Punct::LParen) {
+                    return Err(Fail);
+                }
+                p.args()?;
+                if !p.at_name() {
+                    return Err(Fail);
+                }
+                Ok(ty)
+            });
+            if inst.is_some() {
+                self.pos = save_pos;
+                let ty = self.type_ref()?;
+                let d = self.instantiation_rest(annotations, ty, start)?;
+                return Ok(Stmt::Decl(Box::new(Decl::Instantiation(d))));
+            }
         }
         let s = self.simple_stmt()?;
         self.expect(Punct::Semi)?;

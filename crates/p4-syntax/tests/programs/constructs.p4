@@ -39,6 +39,7 @@ extern Checksum<W> {
     @deprecated("use get") W finish();
     abstract void on_done(in W value);
 }
+extern Fwd;
 extern T identity<T>(in T x);
 extern void log_msg<T>(string fmt, in T data);
 extern bit<32> plain_extern(in bit<32> a, @optional in bit<32> b);
@@ -124,6 +125,8 @@ control MyC(inout Meta m, inout H h) {
     }
     apply {
         bit<8> x;
+        Checksum<bit<16>>() local_ck;
+        @name("lc2") Checksum<bit<16>>(32w2) local_ck2;
         bit<8> y = 8w1;
         int<8> z = (int<8>)-1;
         x = y;
