@@ -6,14 +6,14 @@
 //! so the scaling happens here.) Written pcap files use the nanosecond magic; written pcapng files
 //! declare `if_tsresol = 9`. Timestamps are nanoseconds since the Unix epoch.
 
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapParser, PcapWriter};
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapParser, PcapReader, PcapWriter};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
-use pcap_file::pcapng::{Block, PcapNgParser, PcapNgWriter};
+use pcap_file::pcapng::{Block, PcapNgParser, PcapNgReader, PcapNgWriter};
 use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -57,27 +57,142 @@ const PCAPNG_MAGIC: [u8; 4] = [0x0a, 0x0d, 0x0d, 0x0a];
 /// Largest packet the written pcap header admits (and the usual capture default).
 const SNAPLEN: u32 = 262_144;
 
+/// pcap magic numbers as they appear on disk: micro/nanosecond, big/little endian.
+const PCAP_MAGICS: [[u8; 4]; 4] = [[0xa1, 0xb2, 0xc3, 0xd4], [0xa1, 0xb2, 0x3c, 0x4d], [0xd4, 0xc3, 0xb2, 0xa1], [0x4d, 0x3c, 0xb2, 0xa1]];
+
+/// `Ok(true)` for pcapng, `Ok(false)` for pcap, judging by the first bytes of a file.
+fn sniff(start: &[u8]) -> Result<bool, String> {
+    match start.get(..4) {
+        Some(magic) if magic == PCAPNG_MAGIC => Ok(true),
+        Some(magic) if PCAP_MAGICS.iter().any(|m| m == magic) => Ok(false),
+        Some(magic) => Err(format!(
+            "not a pcap or pcapng file (it starts with {:02x} {:02x} {:02x} {:02x})",
+            magic[0], magic[1], magic[2], magic[3]
+        )),
+        None => Err("not a pcap or pcapng file (shorter than a header)".to_string()),
+    }
+}
+
 /// Reads every packet of a pcap or pcapng image.
 pub fn read_capture(bytes: &[u8]) -> Result<Vec<TimedPacket>, CaptureError> {
-    if bytes.starts_with(&PCAPNG_MAGIC) {
+    if sniff(bytes).map_err(CaptureError::Format)? {
         read_pcapng(bytes)
     } else {
         read_pcap(bytes)
     }
 }
 
-/// Reads a capture file.
+/// Reads a whole capture file (see [`CaptureReader`] to stream one).
 pub fn read_capture_file(path: &Path) -> Result<Vec<TimedPacket>, CaptureError> {
-    let bytes = std::fs::read(path).map_err(|source| CaptureError::Io { path: path.to_path_buf(), source })?;
-    read_capture(&bytes).map_err(|e| match e {
-        CaptureError::Format(message) => CaptureError::InFile { path: path.to_path_buf(), message },
-        other => other,
-    })
+    let mut reader = CaptureReader::open(path)?;
+    let mut packets = Vec::new();
+    while let Some(packet) = reader.next_packet()? {
+        packets.push(packet);
+    }
+    Ok(packets)
+}
+
+/// Streams the packets of a pcap or pcapng file, so inputs larger than memory can be replayed.
+pub struct CaptureReader {
+    path: PathBuf,
+    inner: ReaderKind,
+    /// Packets returned so far (for error messages).
+    count: usize,
+}
+
+enum ReaderKind {
+    Pcap(PcapReader<File>),
+    PcapNg(PcapNgReader<File>),
+}
+
+impl CaptureReader {
+    /// Opens `path`, detecting the format from its magic number.
+    pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
+        let io = |source| CaptureError::Io { path: path.to_path_buf(), source };
+        let in_file = |message: String| CaptureError::InFile { path: path.to_path_buf(), message };
+        let mut magic = [0u8; 4];
+        let mut probe = File::open(path).map_err(io)?;
+        let read = probe.read(&mut magic).map_err(io)?;
+        let pcapng = sniff(&magic[..read]).map_err(in_file)?;
+        let file = File::open(path).map_err(io)?;
+        let inner = if pcapng {
+            ReaderKind::PcapNg(PcapNgReader::new(file).map_err(|e| in_file(describe(&e, "pcapng section header")))?)
+        } else {
+            ReaderKind::Pcap(
+                PcapReader::new(file).map_err(|e| in_file(format!("not a pcap or pcapng file ({})", describe(&e, "header"))))?,
+            )
+        };
+        Ok(CaptureReader { path: path.to_path_buf(), inner, count: 0 })
+    }
+
+    /// The next packet, `None` at the end of the file.
+    pub fn next_packet(&mut self) -> Result<Option<TimedPacket>, CaptureError> {
+        let what = format!("packet #{}", self.count + 1);
+        let in_file = |message: String| CaptureError::InFile { path: self.path.clone(), message };
+        let packet = match &mut self.inner {
+            ReaderKind::Pcap(reader) => match reader.next_packet() {
+                None => None,
+                Some(Err(e)) => return Err(in_file(describe(&e, &what))),
+                Some(Ok(p)) => Some(TimedPacket { timestamp_ns: duration_ns(p.timestamp), data: p.data.into_owned() }),
+            },
+            ReaderKind::PcapNg(reader) => loop {
+                let raw = match reader.next_block() {
+                    None => break None,
+                    Some(Err(e)) => return Err(in_file(describe(&e, &format!("pcapng block before {what}")))),
+                    Some(Ok(block)) => RawPacket::of_block(block),
+                };
+                if let Some(raw) = raw {
+                    break Some(raw.timed(reader.interfaces(), self.count).map_err(in_file)?);
+                }
+            },
+        };
+        self.count += usize::from(packet.is_some());
+        Ok(packet)
+    }
+}
+
+/// A pcapng packet before its timestamp is scaled by its interface's clock.
+struct RawPacket {
+    /// `None`: a Simple Packet Block, which has no timestamp.
+    interface_id: Option<u32>,
+    units: u128,
+    data: Vec<u8>,
+}
+
+impl RawPacket {
+    fn of_block(block: Block) -> Option<RawPacket> {
+        match block {
+            // pcap-file hands the raw timestamp units over as if they were nanoseconds.
+            Block::EnhancedPacket(epb) => {
+                Some(RawPacket { interface_id: Some(epb.interface_id), units: epb.timestamp.as_nanos(), data: epb.data.into_owned() })
+            }
+            Block::Packet(pb) => {
+                Some(RawPacket { interface_id: Some(u32::from(pb.interface_id)), units: u128::from(pb.timestamp), data: pb.data.into_owned() })
+            }
+            Block::SimplePacket(spb) => Some(RawPacket { interface_id: None, units: 0, data: spb.data.into_owned() }),
+            _ => None,
+        }
+    }
+
+    /// `index`: how many packets came before (for the error message).
+    fn timed(self, interfaces: &[InterfaceDescriptionBlock], index: usize) -> Result<TimedPacket, String> {
+        let Some(interface_id) = self.interface_id else {
+            return Ok(TimedPacket { timestamp_ns: 0, data: self.data });
+        };
+        let interface = usize::try_from(interface_id)
+            .ok()
+            .and_then(|i| interfaces.get(i))
+            .ok_or_else(|| format!("packet #{} names interface {interface_id}, which is not described", index + 1))?;
+        let (per_second, offset_s) = interface_clock(interface)?;
+        let ns = self.units.saturating_mul(1_000_000_000) / per_second + u128::from(offset_s) * 1_000_000_000;
+        Ok(TimedPacket { timestamp_ns: u64::try_from(ns).unwrap_or(u64::MAX), data: self.data })
+    }
 }
 
 fn describe(error: &PcapError, what: &str) -> String {
     match error {
         PcapError::IncompleteBuffer => format!("{what} is truncated"),
+        PcapError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => format!("{what} is truncated"),
         other => format!("{what} is malformed: {other}"),
     }
 }
@@ -125,23 +240,11 @@ fn read_pcapng(bytes: &[u8]) -> Result<Vec<TimedPacket>, CaptureError> {
     while !rest.is_empty() {
         let (next, block) = parser
             .next_block(rest)
-            .map_err(|e| CaptureError::Format(describe(&e, &format!("pcapng block after packet #{}", packets.len()))))?;
+            .map_err(|e| CaptureError::Format(describe(&e, &format!("pcapng block before packet #{}", packets.len() + 1))))?;
         rest = next;
-        let (interface_id, raw_units, data) = match block {
-            Block::EnhancedPacket(epb) => (epb.interface_id, epb.timestamp.as_nanos(), epb.data.into_owned()),
-            Block::Packet(pb) => (u32::from(pb.interface_id), u128::from(pb.timestamp), pb.data.into_owned()),
-            Block::SimplePacket(spb) => {
-                packets.push(TimedPacket { timestamp_ns: 0, data: spb.data.into_owned() });
-                continue;
-            }
-            _ => continue,
-        };
-        let interface = usize::try_from(interface_id).ok().and_then(|i| parser.interfaces().get(i)).ok_or_else(|| {
-            CaptureError::Format(format!("packet #{} names interface {interface_id}, which is not described", packets.len() + 1))
-        })?;
-        let (per_second, offset_s) = interface_clock(interface).map_err(CaptureError::Format)?;
-        let ns = raw_units.saturating_mul(1_000_000_000) / per_second + u128::from(offset_s) * 1_000_000_000;
-        packets.push(TimedPacket { timestamp_ns: u64::try_from(ns).unwrap_or(u64::MAX), data });
+        if let Some(raw) = RawPacket::of_block(block) {
+            packets.push(raw.timed(parser.interfaces(), packets.len()).map_err(CaptureError::Format)?);
+        }
     }
     Ok(packets)
 }
@@ -265,8 +368,7 @@ mod tests {
     }
 
     /// A pcapng written by hand with the default (microsecond) resolution: 1 s + 5 µs.
-    #[test]
-    fn pcapng_default_resolution_is_microseconds() {
+    fn microsecond_pcapng() -> Vec<u8> {
         let mut image = Vec::new();
         let block = |kind: u32, body: &[u8]| -> Vec<u8> {
             let len = (12 + body.len()) as u32;
@@ -286,19 +388,37 @@ mod tests {
         ]
         .concat();
         image.extend(block(6, &epb_body));
-        assert_eq!(read_capture(&image).unwrap(), vec![TimedPacket { timestamp_ns: 1_000_005_000, data: vec![9, 8, 7, 6] }]);
+        image
+    }
+
+    #[test]
+    fn pcapng_default_resolution_is_microseconds() {
+        let want = vec![TimedPacket { timestamp_ns: 1_000_005_000, data: vec![9, 8, 7, 6] }];
+        assert_eq!(read_capture(&microsecond_pcapng()).unwrap(), want);
+        let path = temp("us.pcapng");
+        std::fs::write(&path, microsecond_pcapng()).unwrap();
+        assert_eq!(read_capture_file(&path).unwrap(), want, "the streaming reader scales the same way");
+        let _ = std::fs::remove_file(path);
     }
 
     #[test]
     fn malformed_captures_are_errors() {
         assert_eq!(
             read_capture(b"hello").unwrap_err().to_string(),
-            "not a pcap or pcapng file (header is truncated)"
+            "not a pcap or pcapng file (it starts with 68 65 6c 6c)"
         );
         let path = temp("t.pcap");
         write_capture_file(&path, &sample()).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(read_capture(&bytes[..bytes.len() - 3]).unwrap_err().to_string(), "packet #2 is truncated");
+        std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+        assert_eq!(read_capture_file(&path).unwrap_err().to_string(), format!("{}: packet #2 is truncated", path.display()));
+        std::fs::write(&path, b"no").unwrap();
+        assert_eq!(
+            read_capture_file(&path).unwrap_err().to_string(),
+            format!("{}: not a pcap or pcapng file (shorter than a header)", path.display())
+        );
+        assert_eq!(read_capture(&bytes[..10]).unwrap_err().to_string(), "not a pcap or pcapng file (header is truncated)");
         let _ = std::fs::remove_file(path);
     }
 }
