@@ -11,8 +11,8 @@
  * kinds and the compile-time assertion helper.
  */
 
-#ifndef _P4FORGE_CORE_P4_
-#define _P4FORGE_CORE_P4_
+#ifndef _CORE_P4_
+#define _CORE_P4_
 
 /* Error codes the language itself may raise.  Programs and architectures
  * may add more codes with further `error { ... }` declarations; the
@@ -72,4 +72,4 @@ extern bool static_assert(bool check, string message);
 /* The same, with a message chosen by the compiler. */
 extern bool static_assert(bool check);
 
-#endif  /* _P4FORGE_CORE_P4_ */
+#endif  /* _CORE_P4_ */

@@ -13,8 +13,8 @@
  * the parser and both pipelines also see `standard_metadata_t`.
  */
 
-#ifndef _P4FORGE_V1MODEL_P4_
-#define _P4FORGE_V1MODEL_P4_
+#ifndef _V1_MODEL_P4_
+#define _V1_MODEL_P4_
 
 #include <core.p4>
 
@@ -246,4 +246,4 @@ package V1Switch<H, M>(Parser<H, M> p,
                        ComputeChecksum<H, M> ck,
                        Deparser<H> dep);
 
-#endif  /* _P4FORGE_V1MODEL_P4_ */
+#endif  /* _V1_MODEL_P4_ */
