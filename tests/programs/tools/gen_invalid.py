@@ -216,3 +216,92 @@ write('call_undefined_method', 'frobnicate', 'A header has no method of that nam
       ingress='        hdr.h.frobnicate();')
 write('negative_width', 'width', 'bit<W> needs a positive width.',
       ingress='        bit<(-1)> x = 0;')
+
+# ---- second batch
+write('assign_in_deparser', 'read-only', 'The deparser sees its headers as `in`.',
+      main='''control D2(packet_out pkt, in headers_t hdr) {
+    apply {
+        hdr.h.a = 1;
+        pkt.emit(hdr.h);
+    }
+}
+V1Switch(P(), VC(), I(), E(), CC(), D2()) main;''')
+write('verify_in_control', 'verify', '`verify` belongs to parsers.',
+      ingress='        verify(hdr.h.a == 1, error.NoMatch);')
+write('stack_next_in_control', 'next', '`next` of a header stack exists only in parsers.',
+      decls='struct st_t {\n    h_t[2] hs;\n}\n', ingress='        st_t s;\n        s.hs.next.a = 1;')
+write('push_front_not_constant', 'constant', 'push_front needs a compile-time count.',
+      decls='struct st_t {\n    h_t[2] hs;\n}\n', ingress='        st_t s;\n        s.hs.push_front(hdr.h.a);')
+write('bool_from_wide_bits', 'cannot cast', 'Only bit<1> converts to bool.',
+      ingress='        bool b = (bool)hdr.h.a;')
+write('return_value_from_void', 'cannot return a value', 'A void function cannot return a value.',
+      decls='\nvoid nothing(in bit<8> x) {\n    return x;\n}\n', ingress='        nothing(hdr.h.a);')
+write('return_nothing_from_function', 'needs a value', 'A function returning bit<8> must return a value.',
+      decls='\nbit<8> something(in bit<8> x) {\n    return;\n}\n', ingress='        hdr.h.a = something(hdr.h.b);')
+write('action_arg_type', 'bit<16>', 'A bit<16> argument for a bit<8> parameter.',
+      ingress_locals='''    action set(bit<8> v) {
+        hdr.h.a = v;
+    }''', ingress='        set(hdr.h.w);')
+write('const_entry_missing_arg', 'argument', 'A const entry must give every control-plane argument.',
+      ingress_locals='''    action set(bit<8> v) {
+        hdr.h.a = v;
+    }
+    table t {
+        key = { hdr.h.b: exact; }
+        actions = { set; NoAction; }
+        const entries = {
+            1 : set();
+        }
+        default_action = NoAction();
+    }''', ingress='        t.apply();')
+write('const_entry_not_constant', 'compile-time constant', 'Keys of const entries must be compile-time constants.',
+      ingress_locals='''    table t {
+        key = { hdr.h.b: exact; }
+        actions = { NoAction; }
+        const entries = {
+            hdr.h.a : NoAction();
+        }
+        default_action = NoAction();
+    }''', ingress='        t.apply();')
+write('duplicate_action_in_list', 'appears twice', 'An action listed twice in one table.',
+      ingress_locals='''    table t {
+        key = { hdr.h.b: exact; }
+        actions = { NoAction; NoAction; }
+        default_action = NoAction();
+    }''', ingress='        t.apply();')
+write('register_value_type', 'bit<16>', 'A register of bit<8> read into a bit<16> variable.',
+      ingress_locals='    register<bit<8>>(4) r;', ingress='        r.read(hdr.h.w, 0);')
+write('mark_to_drop_wrong_arg', 'standard_metadata_t', 'mark_to_drop takes the standard metadata.',
+      ingress='        mark_to_drop(meta);')
+write('enum_different_types', 'Color', 'Values of two different enum types cannot be compared.',
+      decls='enum Color { Red, Green }\nenum Shape { Round, Square }\n',
+      ingress='        Color c = Color.Red;\n        Shape s = Shape.Round;\n        if (c == s) {\n            sm.egress_spec = 2;\n        }')
+write('header_equals_struct', 'meta_t', 'A header and a struct are not comparable.',
+      ingress='        if (hdr.h == meta) {\n            sm.egress_spec = 2;\n        }')
+write('type_used_as_value', 'not a value', 'A type name where a value is expected.',
+      ingress='        hdr.h.a = h_t;')
+write('transition_in_control', 'keyword `transition`', '`transition` exists only in parser states.',
+      ingress='        transition accept;')
+write('table_in_parser', 'tables cannot be declared', 'Tables belong to controls.',
+      parser='''    table t {
+        actions = { NoAction; }
+    }
+    state start {
+        transition accept;
+    }''')
+write('redefine_accept', 'predefined', '`accept` and `reject` are built-in states.',
+      parser='''    state start {
+        transition accept;
+    }
+    state accept {
+        transition reject;
+    }''')
+write('default_action_missing_args', 'argument', 'A default action must supply its control-plane arguments.',
+      ingress_locals='''    action set(bit<8> v) {
+        hdr.h.a = v;
+    }
+    table t {
+        key = { hdr.h.b: exact; }
+        actions = { set; }
+        default_action = set();
+    }''', ingress='        t.apply();')
