@@ -1,20 +1,23 @@
 //! `p4forge run`: push pcap traffic through a program with table entries from a BMv2 command file.
 //!
-//! Inputs from all ports are merged by timestamp (ties keep the order of `--in` arguments, then file
-//! order) and injected one at a time; the dataplane sees time as nanoseconds since the first input
-//! packet. Each output packet is written to `OUT/port<N>.pcap` with the timestamp of the input
-//! packet that caused it.
+//! Inputs are streamed (never loaded whole) and merged by timestamp: each file is taken to be in time
+//! order, as captures are, and ties go to the earlier `--in` argument. Packets are injected one at a
+//! time; the dataplane sees time as nanoseconds since the first input packet. Each output packet is
+//! written to `OUT/port<N>.pcap` with the timestamp of the input packet that caused it.
 
 use crate::error::{read_text, CliError, CliResult};
 use crate::frontend;
-use p4_stf::capture::{read_capture_file, CaptureWriter, TimedPacket};
+use p4_stf::capture::{CaptureReader, CaptureWriter, TimedPacket};
 use p4_stf::commands::{apply_commands, parse_commands};
-use std::collections::BTreeMap;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-/// Inputs above this many packets get a progress bar (on a terminal).
-const PROGRESS_THRESHOLD: usize = 10_000;
+/// Inputs larger than this many bytes get a progress bar (on a terminal).
+const PROGRESS_THRESHOLD: u64 = 1 << 20;
+/// Bytes a capture spends per packet besides its data (the pcap record header), for progress.
+const RECORD_OVERHEAD: u64 = 16;
 
 /// What `run` needs.
 pub struct RunOptions {
@@ -86,24 +89,50 @@ pub fn parse_input_arg(text: &str) -> Result<(u32, PathBuf), String> {
     Ok((port, PathBuf::from(file)))
 }
 
-/// Merges the inputs by timestamp: `(port, packet)` in injection order.
-fn merged_inputs(inputs: &[(u32, PathBuf)]) -> CliResult<Vec<(u32, TimedPacket)>> {
-    let mut all = Vec::new();
-    for (port, path) in inputs {
-        let packets = read_capture_file(path).map_err(|e| CliError::input(e.to_string()))?;
-        all.extend(packets.into_iter().map(|p| (*port, p)));
-    }
-    // Stable: equal timestamps keep argument order, then file order.
-    all.sort_by_key(|(_, p)| p.timestamp_ns);
-    Ok(all)
+/// A k-way merge of the input captures by timestamp.
+struct MergedInputs {
+    /// Per input: its ingress port, its reader and its next packet.
+    inputs: Vec<(u32, CaptureReader, Option<TimedPacket>)>,
+    /// `(timestamp, input index)` of every input's next packet; the index breaks ties.
+    heads: BinaryHeap<Reverse<(u64, usize)>>,
+    /// Total size of the input files, for progress.
+    total_bytes: u64,
 }
 
-fn progress_bar(total: usize) -> indicatif::ProgressBar {
-    if total < PROGRESS_THRESHOLD {
+impl MergedInputs {
+    fn open(inputs: &[(u32, PathBuf)]) -> CliResult<MergedInputs> {
+        let mut merged = MergedInputs { inputs: Vec::new(), heads: BinaryHeap::new(), total_bytes: 0 };
+        for (index, (port, path)) in inputs.iter().enumerate() {
+            let mut reader = CaptureReader::open(path).map_err(|e| CliError::input(e.to_string()))?;
+            merged.total_bytes += std::fs::metadata(path).map_or(0, |m| m.len());
+            let first = reader.next_packet().map_err(|e| CliError::input(e.to_string()))?;
+            if let Some(packet) = &first {
+                merged.heads.push(Reverse((packet.timestamp_ns, index)));
+            }
+            merged.inputs.push((*port, reader, first));
+        }
+        Ok(merged)
+    }
+
+    /// The earliest pending packet and its ingress port.
+    fn next(&mut self) -> CliResult<Option<(u32, TimedPacket)>> {
+        let Some(Reverse((_, index))) = self.heads.pop() else { return Ok(None) };
+        let Some((port, reader, pending)) = self.inputs.get_mut(index) else { return Ok(None) };
+        let Some(packet) = pending.take() else { return Ok(None) };
+        *pending = reader.next_packet().map_err(|e| CliError::input(e.to_string()))?;
+        if let Some(next) = pending {
+            self.heads.push(Reverse((next.timestamp_ns, index)));
+        }
+        Ok(Some((*port, packet)))
+    }
+}
+
+fn progress_bar(total_bytes: u64) -> indicatif::ProgressBar {
+    if total_bytes < PROGRESS_THRESHOLD {
         return indicatif::ProgressBar::hidden();
     }
-    let bar = indicatif::ProgressBar::new(total as u64);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} packets ({per_sec}, {eta} left)") {
+    let bar = indicatif::ProgressBar::new(total_bytes);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} of input ({bytes_per_sec}, {eta} left)") {
         bar.set_style(style);
     }
     bar
@@ -119,7 +148,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         }
         None => None,
     };
-    let inputs = merged_inputs(&options.inputs)?;
+    let mut inputs = MergedInputs::open(&options.inputs)?;
     let (ir, warnings) = frontend::compile(&options.program, &options.includes)?;
     eprint!("{warnings}");
     let mut switch = frontend::new_switch(ir)?;
@@ -140,13 +169,14 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         summary.ports.entry(*port).or_default();
     }
     let mut writers: BTreeMap<u32, CaptureWriter> = BTreeMap::new();
-    let start_ns = inputs.first().map_or(0, |(_, p)| p.timestamp_ns);
-    let bar = progress_bar(inputs.len());
-    for (port, packet) in &inputs {
-        let stats = summary.ports.entry(*port).or_default();
+    let mut start_ns = None;
+    let bar = progress_bar(inputs.total_bytes);
+    while let Some((port, packet)) = inputs.next()? {
+        let start = *start_ns.get_or_insert(packet.timestamp_ns);
+        let stats = summary.ports.entry(port).or_default();
         stats.packets_in += 1;
         stats.bytes_in += packet.data.len() as u64;
-        let injected = switch.inject(*port, &packet.data, packet.timestamp_ns - start_ns);
+        let injected = switch.inject(port, &packet.data, packet.timestamp_ns.saturating_sub(start));
         for reason in injected.drops {
             *summary.drops.entry(reason).or_default() += 1;
         }
@@ -170,7 +200,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
                 .write(&TimedPacket { timestamp_ns: packet.timestamp_ns, data: output.data })
                 .map_err(|e| CliError::input(e.to_string()))?;
         }
-        bar.inc(1);
+        bar.inc(packet.data.len() as u64 + RECORD_OVERHEAD);
     }
     bar.finish_and_clear();
     for (port, writer) in writers {
