@@ -110,3 +110,14 @@ fn deep_nesting_is_an_error_not_a_crash() {
     assert_eq!(out.diagnostics.len(), 1);
     assert!(out.diagnostics[0].message.starts_with("nesting too deep"), "{}", out.diagnostics[0].message);
 }
+
+#[test]
+fn long_operator_chain_is_an_error_not_a_crash() {
+    let text = format!("const bit<8> X = {}1;\n", "1 + ".repeat(1000));
+    let (out, _) = parse(&text);
+    assert_eq!(out.diagnostics.len(), 1);
+    assert_eq!(out.diagnostics[0].message, "expression or type too deeply nested (more than 400 levels)");
+    // A long but reasonable chain is fine.
+    let ok = format!("const bit<8> X = {}1;\n", "1 + ".repeat(300));
+    assert!(parse(&ok).0.diagnostics.is_empty());
+}

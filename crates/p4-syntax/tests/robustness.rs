@@ -50,6 +50,9 @@ proptest! {
     }
 }
 
+/// Hostile inputs: huge nesting, long operator chains, exponential macros. Each must end with
+/// diagnostics (not a crash) and leave an AST that can be printed and dropped on a 2 MiB test
+/// thread stack.
 #[test]
 fn pathological_inputs_terminate() {
     for text in [
@@ -63,7 +66,25 @@ fn pathological_inputs_terminate() {
         "#define f(x) f(x) f(x)\nconst bit<8> x = f(f(f(f(f(f(1))))));\n".to_string(),
         "#if 1\n".repeat(10_000),
         "control c() { apply { if (x) ".repeat(5_000),
+        format!("const bit<8> x = {}a;", "a + ".repeat(50_000)),
+        format!("const bit<8> x = a{};", ".b".repeat(50_000)),
+        format!("const bit<8> x = a{};", "[1]".repeat(50_000)),
+        format!("const bit<8> x = a{};", "(1)".repeat(50_000)),
+        format!("typedef bit<8>{} t;", "[1]".repeat(50_000)),
+        format!("control c() {{ apply {{ {} x(); }} }}", "if (a) x(); else ".repeat(50_000)),
     ] {
         check_no_panic(&text);
+    }
+}
+
+/// The deepest ASTs the parser accepts can be printed, re-parsed and dropped on a test thread.
+#[test]
+fn deepest_accepted_ast_prints_and_round_trips() {
+    let chain = format!("const bit<8> X = {}1;\n", "1 + ".repeat(390));
+    let members = format!("const bit<8> Y = a{};\n", ".b".repeat(390));
+    let parens = format!("const bit<8> Z = {}1{};\n", "(".repeat(90), ")".repeat(90));
+    for text in [chain, members, parens] {
+        let program = common::parse_ok(&text);
+        common::assert_round_trip(&program, "deep");
     }
 }

@@ -10,12 +10,12 @@ use crate::token::{Keyword, Punct, TokenKind};
 
 impl Parser<'_> {
     pub(crate) fn declaration(&mut self) -> PResult<Decl> {
-        self.enter()?;
+        let saved = self.enter()?;
         let r = (|| {
             let annotations = self.annotations()?;
             self.declaration_with(annotations)
         })();
-        self.leave();
+        self.leave(saved);
         r
     }
 

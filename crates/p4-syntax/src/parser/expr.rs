@@ -63,9 +63,9 @@ impl Parser<'_> {
 
     /// Parse operators binding tighter than `min_bp`.
     fn binary(&mut self, min_bp: u8) -> PResult<Expr> {
-        self.enter()?;
+        let saved = self.enter()?;
         let r = self.binary_inner(min_bp);
-        self.leave();
+        self.leave(saved);
         r
     }
 
@@ -73,6 +73,7 @@ impl Parser<'_> {
         let mut lhs = self.unary()?;
         loop {
             if self.at(Punct::Question) && TERNARY_BP >= min_bp {
+                self.deepen()?;
                 self.bump();
                 let then = self.expr()?;
                 self.expect(Punct::Colon)?;
@@ -85,6 +86,7 @@ impl Parser<'_> {
             if bp < min_bp {
                 break;
             }
+            self.deepen()?;
             for _ in 0..ntoks {
                 self.bump();
             }
@@ -97,9 +99,9 @@ impl Parser<'_> {
 
     /// Prefix operators and casts, then a postfix expression.
     pub(crate) fn unary(&mut self) -> PResult<Expr> {
-        self.enter()?;
+        let saved = self.enter()?;
         let r = self.unary_inner();
-        self.leave();
+        self.leave(saved);
         r
     }
 
@@ -138,6 +140,9 @@ impl Parser<'_> {
     fn postfix(&mut self, mut e: Expr) -> PResult<Expr> {
         loop {
             let start = e.span;
+            if matches!(self.peek().kind, TokenKind::Punct(Punct::Dot | Punct::LBracket | Punct::LParen | Punct::Lt)) {
+                self.deepen()?;
+            }
             match self.peek().kind {
                 TokenKind::Punct(Punct::Dot) => {
                     self.bump();

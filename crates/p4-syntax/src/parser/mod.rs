@@ -27,6 +27,10 @@ use std::collections::HashMap;
 /// hostile input cannot overflow the stack (test threads have 2 MiB).
 pub const MAX_DEPTH: u32 = 100;
 
+/// Deepest AST accepted (recursion plus left-nested chains such as `a + b + c`), so that the
+/// consumers of the tree, which recurse, cannot overflow the stack either.
+pub const MAX_AST_DEPTH: u32 = 400;
+
 /// Marker that a diagnostic has already been reported; callers recover.
 #[derive(Debug)]
 pub(crate) struct Fail;
@@ -40,6 +44,8 @@ pub(crate) struct Parser<'s> {
     /// Innermost last; `true` marks a type name, `false` a value that shadows one.
     scopes: Vec<HashMap<String, bool>>,
     depth: u32,
+    /// Current AST depth (see [`Parser::deepen`]).
+    nest: u32,
     /// Position of the last reported error, to avoid reporting twice at one token.
     last_error_pos: Option<usize>,
     sources: &'s SourceMap,
@@ -58,7 +64,7 @@ pub fn parse_tokens(mut toks: Vec<Token>, sources: &SourceMap) -> (Program, Vec<
 
 impl<'s> Parser<'s> {
     fn new(toks: Vec<Token>, sources: &'s SourceMap) -> Parser<'s> {
-        Parser { toks, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, last_error_pos: None, sources }
+        Parser { toks, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, sources }
     }
 
     // ------------------------------------------------------------ cursor
@@ -197,25 +203,42 @@ impl<'s> Parser<'s> {
 
     // ------------------------------------------------------------ nesting guard
 
-    pub(crate) fn enter(&mut self) -> PResult<()> {
+    /// Enter one level of recursion. Returns the AST-depth budget to restore in [`Self::leave`].
+    pub(crate) fn enter(&mut self) -> PResult<u32> {
         if self.depth >= MAX_DEPTH {
             let span = self.span();
             self.error_at(span, format!("nesting too deep (more than {MAX_DEPTH} levels)"));
             return Err(Fail);
         }
         self.depth += 1;
-        Ok(())
+        let saved = self.nest;
+        self.deepen()?;
+        Ok(saved)
     }
 
-    pub(crate) fn leave(&mut self) {
+    pub(crate) fn leave(&mut self, saved_nest: u32) {
         self.depth = self.depth.saturating_sub(1);
+        self.nest = saved_nest;
+    }
+
+    /// Account for one more level of AST depth built by a loop (`a + b + c`, `a.b.c`, `T[1][2]`)
+    /// rather than by recursion: the tree is as deep as if it had recursed, and everything that
+    /// walks it later (printer, sema, `Drop`) recurses.
+    pub(crate) fn deepen(&mut self) -> PResult<()> {
+        self.nest += 1;
+        if self.nest > MAX_AST_DEPTH {
+            let span = self.span();
+            self.error_at(span, format!("expression or type too deeply nested (more than {MAX_AST_DEPTH} levels)"));
+            return Err(Fail);
+        }
+        Ok(())
     }
 
     // ------------------------------------------------------------ speculation
 
     /// Run `f`; if it fails, rewind position and drop its diagnostics.
     pub(crate) fn speculate<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> Option<T> {
-        let (pos, ndiags, last, depth) = (self.pos, self.diags.len(), self.last_error_pos, self.depth);
+        let (pos, ndiags, last, depth, nest) = (self.pos, self.diags.len(), self.last_error_pos, self.depth, self.nest);
         match f(self) {
             Ok(v) => Some(v),
             Err(Fail) => {
@@ -223,6 +246,7 @@ impl<'s> Parser<'s> {
                 self.diags.truncate(ndiags);
                 self.last_error_pos = last;
                 self.depth = depth;
+                self.nest = nest;
                 None
             }
         }

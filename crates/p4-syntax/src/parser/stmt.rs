@@ -36,9 +36,9 @@ impl Parser<'_> {
     }
 
     pub(crate) fn stmt(&mut self) -> PResult<Stmt> {
-        self.enter()?;
+        let saved = self.enter()?;
         let r = self.stmt_inner();
-        self.leave();
+        self.leave(saved);
         r
     }
 

@@ -35,9 +35,9 @@ impl Parser<'_> {
 
     /// `typeRef` (also `void` and `_`, which the grammar allows in return and argument positions).
     pub(crate) fn type_ref(&mut self) -> PResult<TypeRef> {
-        self.enter()?;
+        let saved = self.enter()?;
         let r = self.type_ref_inner();
-        self.leave();
+        self.leave(saved);
         r
     }
 
@@ -113,6 +113,7 @@ impl Parser<'_> {
         };
         let mut ty = TypeRef { kind, span: start.to(self.prev_span()) };
         while self.at(Punct::LBracket) {
+            self.deepen()?;
             self.bump();
             let size = self.expr()?;
             self.expect(Punct::RBracket)?;
