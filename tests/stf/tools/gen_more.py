@@ -265,3 +265,117 @@ apply {
 
 
 ALL = [wide_arith, exit_nested, meter_bytes, random_fixed, parser_state, recirculate_grow]
+
+
+def tm_combinations():
+    decls = '''
+header h_t {
+    bit<8> op;       // 1: resubmit + clone; 2: multicast + clone
+    bit<8> pass;     // ingress pass count (resubmit)
+    bit<8> itype;    // egress writes instance_type
+    bit<8> eport;    // egress writes egress_port
+}
+struct headers_t { h_t h; }
+struct meta_t {
+    @field_list(1)
+    bit<8> pass;
+}
+'''
+    ingress = '''
+apply {
+    sm.egress_spec = 1;
+    meta.pass = meta.pass + 1;
+    hdr.h.pass = meta.pass;
+    if (hdr.h.op == 1 && sm.instance_type == 0) {
+        clone(CloneType.I2E, 8);
+        resubmit_preserving_field_list(1);
+    } else if (hdr.h.op == 2) {
+        clone(CloneType.I2E, 8);
+        sm.mcast_grp = 4;
+    }
+}
+'''
+    egress = '''
+apply {
+    hdr.h.itype = (bit<8>)sm.instance_type;
+    hdr.h.eport = (bit<8>)sm.egress_port;
+}
+'''
+    program('tm_combinations', 'clone together with resubmit, and clone together with multicast', decls,
+            ingress, egress=egress)
+    t = Stf('tm_combinations: the clone is taken as well as the resubmit / the replicas')
+    t.raw('mirroring_add 8 7')
+    t.raw('mc_mgrp_create 4')
+    t.raw('mc_node_create 3 2 3')
+    t.raw('mc_node_associate 4 0')
+    t.comment('resubmit + clone: the clone (original bytes) on port 7; the resubmitted pass (pass 2) on port 1')
+    t.packet(0, h((1, 8), (0, 24)))
+    t.expect(7, h((1, 8), (0, 8), (1, 8), (7, 8)))
+    t.expect(1, h((1, 8), (2, 8), (6, 8), (1, 8)))
+    t.comment('multicast + clone: replicas on ports 2 and 3, the clone on port 7')
+    t.packet(0, h((2, 8), (0, 24)))
+    t.expect(2, h((2, 8), (1, 8), (5, 8), (2, 8)))
+    t.expect(3, h((2, 8), (1, 8), (5, 8), (3, 8)))
+    t.expect(7, h((2, 8), (0, 8), (1, 8), (7, 8)))
+    t.write('tm_combinations')
+
+
+def table_mixed_keys():
+    decls = '''
+header h_t {
+    bit<8>  vrf;
+    bit<32> dst;
+    bit<16> port;
+    bit<8>  res;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+action set(bit<8> v) { hdr.h.res = v; }
+// exact + lpm: the longest prefix among entries whose exact part matches.
+table routes {
+    key = {
+        hdr.h.vrf: exact;
+        hdr.h.dst: lpm;
+    }
+    actions = { set; NoAction; }
+    default_action = set(0xEE);
+}
+// Ranges and masks in const entries; the first listed match wins.
+table ports {
+    key = {
+        hdr.h.port: range;
+        hdr.h.vrf: ternary;
+    }
+    actions = { set; NoAction; }
+    const entries = {
+        (0 .. 1023, 1)              : set(0x10);
+        (1024 .. 0xFFFF, 0x0 &&& 0x0) : set(0x20);
+        (80 .. 80, _)               : set(0x30);
+    }
+    default_action = NoAction();
+}
+apply {
+    if (hdr.h.port == 0) {
+        routes.apply();
+    } else {
+        ports.apply();
+    }
+    sm.egress_spec = 1;
+}
+'''
+    program('table_mixed_keys', 'exact+lpm keys, and range+ternary keys in const entries', decls, ingress)
+    t = Stf('table_mixed_keys')
+    t.raw('add routes hdr.h.vrf:1 hdr.h.dst:0x0A000000/8 set(v:1)')
+    t.raw('add routes hdr.h.vrf:1 hdr.h.dst:0x0A010000/16 set(v:2)')
+    t.raw('add routes hdr.h.vrf:2 hdr.h.dst:0x0A010100/24 set(v:3)')
+    t.raw('add routes hdr.h.vrf:2 hdr.h.dst:0x00000000/0 set(v:4)')
+    for vrf, dst, port, res in [(1, 0x0a010101, 0, 2), (1, 0x0a020202, 0, 1), (2, 0x0a010101, 0, 3),
+                                (2, 0x0a010201, 0, 4), (3, 0x0a010101, 0, 0xee), (1, 0, 80, 0x10),
+                                (2, 0, 80, 0x30), (2, 0, 5000, 0x20), (2, 0, 81, 0)]:
+        t.packet(0, h((vrf, 8), (dst, 32), (port, 16), (0, 8)))
+        t.expect(1, h((vrf, 8), (dst, 32), (port, 16), (res, 8)))
+    t.write('table_mixed_keys')
+
+
+ALL += [tm_combinations, table_mixed_keys]
