@@ -379,3 +379,72 @@ apply {
 
 
 ALL += [tm_combinations, table_mixed_keys]
+
+
+def control_plane_updates():
+    decls = '''
+header h_t {
+    bit<8> k;
+    bit<8> res;
+    bit<8> grp;      // nonzero: multicast to this group
+    bit<8> do_clone;
+}
+struct headers_t { h_t h; }
+''' + NO_META
+    ingress = '''
+counter(2, CounterType.packets) c;
+action set(bit<8> v) { hdr.h.res = v; }
+table t {
+    key = { hdr.h.k: exact; }
+    actions = { set; NoAction; }
+    default_action = NoAction();
+}
+apply {
+    c.count(0);
+    t.apply();
+    sm.egress_spec = 1;
+    if (hdr.h.grp != 0) {
+        sm.mcast_grp = (bit<16>)hdr.h.grp;
+    }
+    if (hdr.h.do_clone == 1) {
+        clone(CloneType.I2E, 2);
+    }
+}
+'''
+    program('control_plane_updates', 'control-plane changes between packets: remove all, multicast node '
+            'update/dissociate, mirroring_delete, counter_write/reset', decls, ingress)
+    t = Stf('control_plane_updates')
+
+    def pkt(k, grp, clone, outs):
+        t.packet(0, h((k, 8), (0, 8), (grp, 8), (clone, 8)))
+        for port, res in outs:
+            t.expect(port, h((k, 8), (res, 8), (grp, 8), (clone, 8)))
+    t.raw('add t hdr.h.k:1 set(v:0x11)')
+    t.raw('mc_mgrp_create 1')
+    t.raw('mc_node_create 0 2')
+    t.raw('mc_node_associate 1 0')
+    t.raw('mirroring_add 2 5')
+    t.comment('entry hits; group 1 = port 2; clone to port 5')
+    pkt(1, 1, 1, [(2, 0x11), (5, 0)])
+    t.comment('after `remove all` the entry is gone')
+    t.raw('remove all')
+    pkt(1, 0, 0, [(1, 0)])
+    t.comment('the node now replicates to ports 3 and 4')
+    t.raw('mc_node_update 0 3 4')
+    pkt(1, 1, 0, [(3, 0), (4, 0)])
+    t.comment('node dissociated: the group is empty, nothing leaves')
+    t.raw('mc_node_dissociate 1 0')
+    pkt(1, 1, 0, [])
+    t.comment('clone session deleted: no clone, the original still goes out')
+    t.raw('mirroring_delete 2')
+    pkt(1, 0, 1, [(1, 0)])
+    t.raw('check_counter c(0) packets == 5')
+    t.raw('counter_write c 0 100 0')
+    pkt(1, 0, 0, [(1, 0)])
+    t.raw('check_counter c(0) packets == 101')
+    t.raw('counter_reset c')
+    t.raw('check_counter c(0) packets == 0')
+    t.write('control_plane_updates')
+
+
+ALL += [control_plane_updates]
