@@ -60,7 +60,32 @@ pub fn parse_str(name: &str, text: &str, include_dirs: &[PathBuf], sources: &mut
     parse_source(file, None, include_dirs, sources)
 }
 
+/// Stack for the parsing thread. The parser recurses (bounded by `parser::MAX_DEPTH`); unoptimized
+/// builds use large frames, and callers' threads may be small (2 MiB for test threads), so parsing
+/// runs on its own thread with room to spare. Untouched stack pages cost no memory.
+const PARSER_STACK_BYTES: usize = 256 << 20;
+
 fn parse_source(file: span::FileId, on_disk: Option<&Path>, include_dirs: &[PathBuf], sources: &mut span::SourceMap) -> ParseOutput {
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("p4-syntax".into())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(scope, || Some(parse_source_here(file, on_disk, include_dirs, sources)));
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread available: parse on the caller's stack (still bounded, just tighter).
+            Err(_) => None,
+        }
+    })
+    .unwrap_or_else(|| parse_source_here(file, on_disk, include_dirs, sources))
+}
+
+fn parse_source_here(
+    file: span::FileId,
+    on_disk: Option<&Path>,
+    include_dirs: &[PathBuf],
+    sources: &mut span::SourceMap,
+) -> ParseOutput {
     let pp = preprocess::Preprocessor::new(sources, include_dirs);
     let (tokens, mut diagnostics) = pp.run(file, on_disk);
     let (program, parse_diags) = parser::parse_tokens(tokens, sources);

@@ -82,8 +82,9 @@ fn pathological_inputs_terminate() {
 fn deepest_accepted_ast_prints_and_round_trips() {
     let chain = format!("const bit<8> X = {}1;\n", "1 + ".repeat(390));
     let members = format!("const bit<8> Y = a{};\n", ".b".repeat(390));
-    let parens = format!("const bit<8> Z = {}1{};\n", "(".repeat(90), ")".repeat(90));
-    for text in [chain, members, parens] {
+    let parens = format!("const bit<8> Z = {}1{};\n", "(".repeat(120), ")".repeat(120));
+    let else_ifs = format!("control c() {{ apply {{ {} x(); }} }}\n", "if (a) x(); else ".repeat(240));
+    for text in [chain, members, parens, else_ifs] {
         let program = common::parse_ok(&text);
         common::assert_round_trip(&program, "deep");
     }

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 
 /// Deepest nesting of expressions, statements, types and declarations accepted. Bounded so that
 /// hostile input cannot overflow the stack (test threads have 2 MiB).
-pub const MAX_DEPTH: u32 = 100;
+pub const MAX_DEPTH: u32 = 250;
 
 /// Deepest AST accepted (recursion plus left-nested chains such as `a + b + c`), so that the
 /// consumers of the tree, which recurse, cannot overflow the stack either.
