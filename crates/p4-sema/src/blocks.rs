@@ -542,7 +542,7 @@ impl<'a> Sema<'a> {
                         self.error(e.span, "select keys need a width");
                     }
                     key_tys.push(t);
-                    keys.push(self.to_ir(te));
+                    keys.push(self.lower_te(te));
                 }
                 let mut out = vec![];
                 let mut failed = false;
@@ -637,7 +637,7 @@ impl<'a> Sema<'a> {
     fn key_const(&mut self, e: &'a ast::Expr, t: &Ty, in_select: bool) -> R<ir::Expr> {
         let te = self.expr(e, Some(t))?;
         let te = self.coerce(te, t, e.span)?;
-        let x = self.to_ir(te);
+        let x = self.lower_te(te);
         if !matches!(x.kind, ir::ExprKind::Const(_)) && !in_select && !self.is_ctor_param_var(&x) {
             self.error(e.span, "keyset values must be compile-time constants");
             return Err(());
@@ -964,7 +964,7 @@ impl<'a> Sema<'a> {
                         };
                         let kname = Self::name_annotation(&k.annotations).unwrap_or_else(|| self.text(k.expr.span));
                         key_tys.push(kt);
-                        let expr = self.to_ir(te);
+                        let expr = self.lower_te(te);
                         table.keys.push(ir::TableKey { expr, match_kind, name: kname });
                     }
                     let lpms = table.keys.iter().filter(|k| k.match_kind == ir::MatchKind::Lpm).count();

@@ -1,7 +1,7 @@
 //! Expression typing and lowering (§8 of the spec).
 //!
 //! Invariant: a [`TE`] carries the checker's type and, when the expression is a compile-time
-//! constant, its folded value; [`Sema::to_ir`] turns constants into `ExprKind::Const`. `int` literals
+//! constant, its folded value; [`Sema::lower_te`] turns constants into `ExprKind::Const`. `int` literals
 //! take the width of their context (expected type, other operand, parameter) before reaching the IR.
 
 use crate::consteval as ce;
@@ -38,7 +38,7 @@ impl<'a> Sema<'a> {
         TE { ty, kind: ir::ExprKind::DontCare, span, val: Some(v), lv: None }
     }
 
-    pub fn to_ir(&mut self, te: TE) -> ir::Expr {
+    pub fn lower_te(&mut self, te: TE) -> ir::Expr {
         let ty = self.ir_type(&te.ty);
         match te.val {
             Some(v) => ir::Expr::constant(v, ty, te.span),
@@ -52,7 +52,7 @@ impl<'a> Sema<'a> {
             Some(t) => self.coerce(te, t, e.span)?,
             None => te,
         };
-        Ok(self.to_ir(te))
+        Ok(self.lower_te(te))
     }
 
     pub fn unify(&mut self, a: &Ty, b: &Ty) -> bool {
@@ -85,7 +85,7 @@ impl<'a> Sema<'a> {
         if let (Ty::Tuple(ts), Ty::Named(n)) = (&from, &to) {
             let fields: Vec<Ty> = self.named[*n].fields.iter().map(|(_, t)| t.clone()).collect();
             if matches!(self.named[*n].kind, NamedKind::Struct | NamedKind::Header) && fields.len() == ts.len() && fields.iter().zip(ts).all(|(a, b)| a == b) {
-                let inner = self.to_ir(te);
+                let inner = self.lower_te(te);
                 return Ok(TE::new(to.clone(), ir::ExprKind::Cast(Box::new(inner)), span));
             }
         }
@@ -112,7 +112,9 @@ impl<'a> Sema<'a> {
             return Err(());
         };
         let conv = ce::bits(width, signed, v.clone());
-        if !ce::fits(width, signed, &v) && !(v.is_negative() && !signed && ce::fits(width, true, &v)) {
+        // Negative values that fit the signed type of the same width are intended bit patterns.
+        let pattern = v.is_negative() && !signed && ce::fits(width, true, &v);
+        if !ce::fits(width, signed, &v) && !pattern {
             self.warn(span, format!("value {v} does not fit in {} bits; it is truncated", width));
         }
         te.val = Some(conv);
@@ -335,14 +337,14 @@ impl<'a> Sema<'a> {
                     _ => None,
                 };
                 let lv = b.lv;
-                let base_ir = self.to_ir(b);
+                let base_ir = self.lower_te(b);
                 Ok(TE { val, lv, ..TE::new(fty, ir::ExprKind::Field(Box::new(base_ir), i as u32), span) })
             }
             Ty::Stack(elem, n) => {
                 let lv = b.lv;
                 let elem = (**elem).clone();
                 let n = *n;
-                let base_ir = self.to_ir(b);
+                let base_ir = self.lower_te(b);
                 let bx = Box::new(base_ir);
                 let in_parser = self.cx.as_ref().is_some_and(|c| c.kind == crate::sema::BlockKind::Parser);
                 // The spec restricts `last`/`lastIndex` to parsers too; p4c accepts them elsewhere.
@@ -444,7 +446,7 @@ impl<'a> Sema<'a> {
                     }
                 }
                 let lv = b.lv;
-                let (bi, ii) = (self.to_ir(b), self.to_ir(i));
+                let (bi, ii) = (self.lower_te(b), self.lower_te(i));
                 Ok(TE { lv, ..TE::new(*elem, ir::ExprKind::Index(Box::new(bi), Box::new(ii)), span) })
             }
             Ty::Tuple(ts) => {
@@ -462,7 +464,7 @@ impl<'a> Sema<'a> {
                     (Some(k), _) => {
                         // Tuple elements are addressed like struct fields (see `ExprKind::Field`).
                         let lv = b.lv;
-                        let bi = self.to_ir(b);
+                        let bi = self.lower_te(b);
                         Ok(TE { lv, ..TE::new(ts[k].clone(), ir::ExprKind::Field(Box::new(bi), k as u32), span) })
                     }
                     (None, _) => {
@@ -503,7 +505,7 @@ impl<'a> Sema<'a> {
                 }
                 let val = b.val.as_ref().and_then(|v| ce::slice(v, h, l));
                 let lv = b.lv;
-                let bi = self.to_ir(b);
+                let bi = self.lower_te(b);
                 Ok(TE { val, lv, ..TE::new(ty, ir::ExprKind::Slice(Box::new(bi), h, l), span) })
             }
             Ty::InfInt => match b.val.as_ref().and_then(|v| ce::slice(v, h, l)) {
@@ -556,7 +558,7 @@ impl<'a> Sema<'a> {
             },
             None => None,
         };
-        let ai = self.to_ir(a);
+        let ai = self.lower_te(a);
         Ok(TE { val, ..TE::new(t, ir::ExprKind::Unary(op, Box::new(ai)), span) })
     }
 
@@ -582,7 +584,7 @@ impl<'a> Sema<'a> {
     fn enum_to_underlying(&mut self, te: TE, u: Ty) -> TE {
         let span = te.span;
         let val = te.val.as_ref().and_then(|v| self.fold_cast(v, &u, span));
-        let inner = self.to_ir(te);
+        let inner = self.lower_te(te);
         TE { val, ..TE::new(u, ir::ExprKind::Cast(Box::new(inner)), span) }
     }
 
@@ -791,7 +793,7 @@ impl<'a> Sema<'a> {
             },
             _ => None,
         };
-        let (li, ri) = (self.to_ir(l), self.to_ir(r));
+        let (li, ri) = (self.lower_te(l), self.lower_te(r));
         Ok(TE { val, ..TE::new(ty, ir::ExprKind::Binary(op, Box::new(li), Box::new(ri)), span) })
     }
 
@@ -824,7 +826,7 @@ impl<'a> Sema<'a> {
             self.error(span, "the branches of `?:` are `int` constants; give them a width");
             return Err(());
         }
-        let (ci, xi, yi) = (self.to_ir(c), self.to_ir(x), self.to_ir(y));
+        let (ci, xi, yi) = (self.lower_te(c), self.lower_te(x), self.lower_te(y));
         Ok(TE { val, ..TE::new(ty, ir::ExprKind::Mux(Box::new(ci), Box::new(xi), Box::new(yi)), span) })
     }
 
@@ -867,7 +869,7 @@ impl<'a> Sema<'a> {
             return Err(());
         }
         let val = a.val.as_ref().and_then(|v| self.fold_cast(v, &to, span));
-        let ai = self.to_ir(a);
+        let ai = self.lower_te(a);
         Ok(TE { val, ..TE::new(to, ir::ExprKind::Cast(Box::new(ai)), span) })
     }
 
@@ -990,7 +992,7 @@ impl<'a> Sema<'a> {
 
     fn aggregate(&mut self, ty: Ty, tes: Vec<TE>, span: Span) -> R<TE> {
         let val = tes.iter().map(|t| t.val.clone()).collect::<Option<Vec<_>>>().map(|fields| Value::Aggregate { valid: true, fields });
-        let irs = tes.into_iter().map(|t| self.to_ir(t)).collect();
+        let irs = tes.into_iter().map(|t| self.lower_te(t)).collect();
         Ok(TE { val, ..TE::new(ty, ir::ExprKind::Aggregate(irs), span) })
     }
 

@@ -352,7 +352,7 @@ impl<'a> Sema<'a> {
             TypeRefKind::Tuple(ts) => {
                 let elems: Vec<Ty> = ts.iter().map(|x| self.resolve_type(x)).collect();
                 for (e, r) in elems.iter().zip(ts) {
-                    if matches!(e, Ty::InfInt | Ty::Void | Ty::String | Ty::MatchKind | Ty::Extern(..) | Ty::Block(..)) {
+                    if matches!(e, Ty::InfInt | Ty::Void | Ty::String | Ty::MatchKind | Ty::List(_) | Ty::Extern(..) | Ty::Block(..)) {
                         let s = self.show(e);
                         self.error(r.span, format!("`{s}` cannot be a tuple element type"));
                         return Err(());

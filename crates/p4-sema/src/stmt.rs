@@ -89,7 +89,7 @@ impl<'a> Sema<'a> {
                 s.error(span, format!("`{}` needs a writable header, not a read-only value", m.name));
                 return Err(());
             }
-            let t = s.to_ir(target);
+            let t = s.lower_te(target);
             let call = ir::Call { callee: ir::Callee::Builtin { target: Box::new(t), builtin: b }, args: vec![], span };
             Ok(if b == ir::Builtin::IsValid {
                 CallOut::Expr(TE::new(Ty::Bool, ir::ExprKind::Call(Box::new(call)), span))
@@ -231,6 +231,7 @@ impl<'a> Sema<'a> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn extern_method(&mut self, d: usize, targs: Vec<Ty>, target: TE, m: &'a ast::Ident, type_args: &'a [ast::TypeRef], args: &'a [ast::Arg], span: Span) -> R<CallOut> {
         let Some(ast::Decl::Extern(ext)) = self.decls.get(d).copied() else { return Err(()) };
         let cands: Vec<&'a ast::FunctionProto> = ext.methods.iter().filter(|x| x.proto.ret.is_some() && x.proto.name.name == m.name).map(|x| &x.proto).collect();
@@ -252,7 +253,7 @@ impl<'a> Sema<'a> {
         let mtargs: Vec<Ty> = mtargs.iter().map(|t| self.subst.resolve(t)).collect();
         self.check_inferred(&proto.type_params, &mtargs, span)?;
         let type_args = mtargs.iter().map(|t| self.ir_type(t)).collect();
-        let t = self.to_ir(target);
+        let t = self.lower_te(target);
         let call = ir::Call {
             callee: ir::Callee::Method { target: Box::new(t), extern_type: ext.name.name.clone(), method: m.name.clone(), type_args },
             args,
@@ -526,7 +527,7 @@ impl<'a> Sema<'a> {
                         out.push(None);
                         continue;
                     }
-                    let ex = self.to_ir(te);
+                    let ex = self.lower_te(te);
                     out.push(Some(ir::Arg { direction: s.dir, expr: ex }));
                 }
                 _ => {
@@ -543,7 +544,7 @@ impl<'a> Sema<'a> {
                     }
                     match self.coerce(te, &pt, e.span) {
                         Ok(te) => {
-                            let ex = self.to_ir(te);
+                            let ex = self.lower_te(te);
                             out.push(Some(ir::Arg { direction: s.dir, expr: ex }));
                         }
                         Err(()) => {
@@ -559,7 +560,7 @@ impl<'a> Sema<'a> {
             let sp = te.span;
             match self.coerce(te, &pt, sp) {
                 Ok(te) => {
-                    let ex = self.to_ir(te);
+                    let ex = self.lower_te(te);
                     out[i] = Some(ir::Arg { direction: sigs[i].dir, expr: ex });
                 }
                 Err(()) => ok = false,
@@ -634,7 +635,7 @@ impl<'a> Sema<'a> {
                     None => r,
                 };
                 let r = self.coerce(r, &lt, rhs.span)?;
-                let (li, ri) = (self.to_ir(l), self.to_ir(r));
+                let (li, ri) = (self.lower_te(l), self.lower_te(r));
                 ir::Stmt::Assign { lhs: li, rhs: ri, span: *span }
             }
             S::Call { call, span } => match self.call(call, None)? {
@@ -657,7 +658,7 @@ impl<'a> Sema<'a> {
                 let t = self.sub_stmt(then);
                 let o = otherwise.as_ref().map(|o| self.sub_stmt(o)).unwrap_or_default();
                 let c = c?;
-                let c = self.to_ir(c);
+                let c = self.lower_te(c);
                 ir::Stmt::If { cond: c, then: t, otherwise: o, span: *span }
             }
             S::Block(b) => ir::Stmt::Block(self.block_stmts(&b.stmts)),
@@ -858,7 +859,8 @@ impl<'a> Sema<'a> {
             _ => vec![],
         };
         for et in &elem_tys {
-            if !self.unify(et, &t) && !(*et == Ty::InfInt && t.is_bits()) {
+            let int_into_bits = *et == Ty::InfInt && t.is_bits();
+            if !int_into_bits && !self.unify(et, &t) {
                 let (a, b) = (self.show(et), self.show(&t));
                 self.error(coll.span, format!("element of type `{a}` cannot be bound to a loop variable of type `{b}`"));
                 return Err(());
@@ -881,7 +883,7 @@ impl<'a> Sema<'a> {
             Some(Value::Aggregate { fields, .. }) => Some(fields.clone()),
             _ => None,
         };
-        let cir = self.to_ir(c);
+        let cir = self.lower_te(c);
         let fetch = match &ct {
             Ty::Stack(..) => vec![ir::Stmt::VarInit {
                 var: id,
@@ -988,7 +990,7 @@ impl<'a> Sema<'a> {
             return Err(());
         }
         let cases = resolve_fallthrough(labels);
-        let ex = self.to_ir(te);
+        let ex = self.lower_te(te);
         Ok(ir::Stmt::SwitchValue { expr: ex, cases, span })
     }
 

@@ -92,11 +92,9 @@ impl Walk<'_> {
 
     fn read(&mut self, e: &Expr) {
         match &e.kind {
-            ExprKind::Var(v) => {
-                if self.unset.contains(v) && self.warned.insert(*v) {
-                    let name = self.vars.get(v.index()).map(|x| x.name.as_str()).unwrap_or("?");
-                    self.out.push(Diagnostic::warning(e.span, format!("`{name}` may be used before it is initialized")));
-                }
+            ExprKind::Var(v) if self.unset.contains(v) && self.warned.insert(*v) => {
+                let name = self.vars.get(v.index()).map(|x| x.name.as_str()).unwrap_or("?");
+                self.out.push(Diagnostic::warning(e.span, format!("`{name}` may be used before it is initialized")));
             }
             ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) | ExprKind::Slice(b, _, _) | ExprKind::Unary(_, b) | ExprKind::Cast(b) => self.read(b),
             ExprKind::Index(b, i) | ExprKind::Binary(_, b, i) => {
