@@ -121,3 +121,8 @@ fn long_operator_chain_is_an_error_not_a_crash() {
     let ok = format!("const bit<8> X = {}1;\n", "1 + ".repeat(300));
     assert!(parse(&ok).0.diagnostics.is_empty());
 }
+
+#[test]
+fn transition_outside_a_parser_state() {
+    assert_snapshot!(diags("control c() {\n    apply {\n        transition accept;\n        exit;\n    }\n}\n"));
+}

@@ -267,7 +267,7 @@ impl Parser<'_> {
         let name = self.name()?;
         self.expect(Punct::LBrace)?;
         self.push_scope();
-        let body = self.stmts_until_close();
+        let body = self.stmts_until_close(true);
         let transition = if self.at_kw(Keyword::Transition) {
             match self.transition() {
                 Ok(t) => Some(t),
@@ -283,7 +283,7 @@ impl Parser<'_> {
         // Statements after the transition are an error; report the first and skip them.
         if !self.at(Punct::RBrace) && !self.at_eof() {
             let _ = self.error_expected("`}` (the transition must be the last statement of a state)");
-            let _ = self.stmts_until_close();
+            let _ = self.stmts_until_close(true);
         }
         self.expect(Punct::RBrace)?;
         Ok(ParserState { annotations, name, body, transition, span: start.to(self.prev_span()) })

@@ -12,17 +12,27 @@ impl Parser<'_> {
     pub(crate) fn block(&mut self, annotations: Vec<Annotation>) -> PResult<Block> {
         let start = self.expect(Punct::LBrace)?;
         self.push_scope();
-        let stmts = self.stmts_until_close();
+        let stmts = self.stmts_until_close(false);
         self.pop_scope();
         self.expect(Punct::RBrace)?;
         let start = annotations.first().map(|a| a.span).unwrap_or(start);
         Ok(Block { annotations, stmts, span: start.to(self.prev_span()) })
     }
 
-    /// Statements up to (not including) `}` or `transition` or end of file, recovering from errors.
-    pub(crate) fn stmts_until_close(&mut self) -> Vec<Stmt> {
+    /// Statements up to (not including) `}` or end of file, recovering from errors. In a parser
+    /// state (`in_state`) a `transition` also ends the list; elsewhere it is reported.
+    pub(crate) fn stmts_until_close(&mut self, in_state: bool) -> Vec<Stmt> {
         let mut stmts = Vec::new();
-        while !self.at(Punct::RBrace) && !self.at_eof() && !self.at_kw(Keyword::Transition) {
+        while !self.at(Punct::RBrace) && !self.at_eof() {
+            if self.at_kw(Keyword::Transition) {
+                if in_state {
+                    break;
+                }
+                let span = self.span();
+                self.error_at(span, "`transition` is only allowed as the last statement of a parser state");
+                self.recover();
+                continue;
+            }
             let start = self.pos;
             match self.stmt() {
                 Ok(s) => stmts.push(s),
