@@ -105,6 +105,7 @@ impl<'a> Sema<'a> {
 
     pub fn check_top_instantiation(&mut self, i: &'a ast::Instantiation) {
         let ty = self.resolve_type(&i.ty);
+        self.check_initializer(i, &ty);
         match &ty {
             Ty::Extern(..) => {
                 self.in_scratch(|me| {
@@ -306,8 +307,16 @@ impl<'a> Sema<'a> {
         }
     }
 
+    /// `= { ... }` initializers (abstract method implementations) only exist for extern instances.
+    fn check_initializer(&mut self, i: &'a ast::Instantiation, ty: &Ty) {
+        if i.initializer.is_some() && !matches!(ty, Ty::Extern(..) | Ty::Unknown) {
+            self.error(i.span, format!("only extern instances can have an initializer block (`{}` is not an extern)", i.name.name));
+        }
+    }
+
     fn local_instantiation(&mut self, i: &'a ast::Instantiation, kind: BlockKind, prefix: &str) {
         let ty = self.resolve_type(&i.ty);
+        self.check_initializer(i, &ty);
         match &ty {
             Ty::Extern(..) => {
                 let name = Self::cp_name(Some(prefix), &i.annotations, &i.name.name);

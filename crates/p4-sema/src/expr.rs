@@ -186,6 +186,7 @@ impl<'a> Sema<'a> {
                 Some(t @ Ty::Named(n)) if matches!(self.named[n].kind, NamedKind::Header | NamedKind::Union) => {
                     Ok(TE::new(t, ir::ExprKind::InvalidHeader, span))
                 }
+                Some(Ty::Param(_) | Ty::Unknown) => Ok(TE::unknown(span)),
                 _ => {
                     self.error(span, "`{#}` needs a header or header union type from the context");
                     Err(())
