@@ -477,6 +477,10 @@ impl<'a> Sema<'a> {
                 let ts = self.show(&ty);
                 self.error(f.ty.span, format!("field `{}` of {} `{}` cannot have type `{ts}`: {why}", f.name.name, kind_word(kind), s.name.name));
             }
+            if kind == NamedKind::Header && matches!(ty, Ty::Stack(..)) {
+                self.warn(f.span, format!("unsupported: array field `{}` inside header `{}` (p4forge cannot lay it out)", f.name.name, s.name.name));
+                self.unsupported = true;
+            }
             anns.push(self.annotations(&f.annotations));
             fields.push((f.name.name.clone(), ty));
         }
@@ -496,6 +500,7 @@ impl<'a> Sema<'a> {
         match kind {
             NamedKind::Header => {
                 let ok = matches!(ty, Ty::Bits { .. } | Ty::Varbit(_) | Ty::Bool | Ty::Param(_) | Ty::Unknown)
+                    || matches!(ty, Ty::Stack(e, _) if matches!(**e, Ty::Bits { .. } | Ty::Bool))
                     || ser_enum
                     || newtype_bits
                     || (is_named(NamedKind::Struct) && self.is_flat_bits_struct(ty));
