@@ -12,6 +12,9 @@ use crate::mac::{self, PREAMBLE_AFTER_START};
 use crate::scrambler::Descrambler;
 use crate::time::{BitTime, CHARS_PER_BLOCK};
 
+/// Payload of a lane-0 start block carrying the standard preamble and SFD.
+const START0_PREAMBLE: u64 = 0xd555_5555_5555_5578;
+
 /// Why a received frame is not good.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FrameStatus {
@@ -114,6 +117,8 @@ pub struct RxDecoder {
     start: u64,
     gap: u64,
     spare: Vec<u8>,
+    pool: Vec<Vec<u8>>,
+    last_len: usize,
 }
 
 impl RxDecoder {
@@ -129,6 +134,8 @@ impl RxDecoder {
             pre_bad: false,
             start: 0,
             gap: 0,
+            pool: Vec::new(),
+            last_len: 0,
             spare: Vec::with_capacity(2048),
         }
     }
@@ -141,6 +148,22 @@ impl RxDecoder {
     /// Blocks received so far.
     pub fn blocks(&self) -> u64 {
         self.block
+    }
+
+    /// The buffer of a frame in progress past its preamble (where data blocks go), if any.
+    #[inline]
+    fn payload_buf(&mut self) -> Option<&mut Vec<u8>> {
+        if self.pre_left != 0 {
+            return None;
+        }
+        self.buf.as_mut()
+    }
+
+    /// Account for `n` data blocks appended through [`RxDecoder::payload_buf`].
+    #[inline]
+    fn skip(&mut self, n: u64) {
+        self.block += n;
+        self.counters.blocks += n;
     }
 
     /// Decode a slice of descrambled blocks, appending delivered frames to `out`.
@@ -164,6 +187,33 @@ impl RxDecoder {
                 None => self.counters.unexpected_data += 1,
             }
             return;
+        }
+        // Fast paths for the common control blocks: all-idle, and a frame ending with idles.
+        if b.sync == crate::block::SyncHeader::CONTROL_BITS {
+            if b.payload == Block66::IDLE.payload {
+                self.abort(here);
+                return;
+            }
+            if b.payload == START0_PREAMBLE {
+                self.abort(here);
+                self.open(here);
+                self.pre_left = 0;
+                return;
+            }
+            if let Some(k) = crate::block::btype::terminate_len(b.block_type()) {
+                let rest = b.rest();
+                let data_bits = 8 * k as u32;
+                if self.buf.is_some() && self.pre_left == 0 && rest.checked_shr(data_bits).unwrap_or(0) == 0 {
+                    if let Some(buf) = self.buf.as_mut() {
+                        buf.extend_from_slice(&rest.to_le_bytes()[..k]);
+                    }
+                    self.end = here + k as u64;
+                    if let Some(buf) = self.buf.take() {
+                        self.deliver(buf, out);
+                    }
+                    return;
+                }
+            }
         }
         match b.fields() {
             Ok(f) => self.control(f, here, out),
@@ -256,14 +306,34 @@ impl RxDecoder {
     /// the start block.
     fn begin(&mut self, at: u64, preamble: &[u8]) {
         self.abort(at);
-        let mut buf = std::mem::take(&mut self.spare);
+        self.open(at);
+        self.append(preamble);
+    }
+
+    /// Open a frame buffer for a start at character `at`, expecting the full preamble.
+    #[inline]
+    fn open(&mut self, at: u64) {
+        let mut buf = match self.pool.pop() {
+            Some(b) => b,
+            None => std::mem::take(&mut self.spare),
+        };
         buf.clear();
+        // Room for a frame as long as the last one, so the payload never reallocates
+        // mid-frame in steady state.
+        buf.reserve(self.last_len.max(mac::MIN_FRAME) + 8);
         self.buf = Some(buf);
         self.start = at;
         self.gap = at.saturating_sub(self.end);
         self.pre_bad = false;
         self.pre_left = PREAMBLE_AFTER_START.len();
-        self.append(preamble);
+    }
+
+    /// Give a delivered frame's buffer back for reuse (SoNIC-style preallocated buffers:
+    /// a receiver whose consumer recycles never allocates in steady state).
+    pub fn recycle(&mut self, buf: Vec<u8>) {
+        if self.pool.len() < 256 {
+            self.pool.push(buf);
+        }
     }
 
     /// Append octets to the frame in progress, checking those that are still preamble.
@@ -292,6 +362,7 @@ impl RxDecoder {
     }
 
     fn deliver(&mut self, buf: Vec<u8>, out: &mut Vec<RxFrame>) {
+        self.last_len = buf.len();
         let status = if self.pre_bad || self.pre_left > 0 {
             self.counters.preamble_errors += 1;
             FrameStatus::BadPreamble
@@ -342,9 +413,26 @@ impl RxPhy {
 
     /// Descramble and decode `line` blocks, appending delivered frames to `out`.
     pub fn receive(&mut self, line: &[Block66], out: &mut Vec<RxFrame>) {
-        for b in line {
+        let mut i = 0;
+        while let Some(b) = line.get(i) {
+            // Runs of data blocks inside a frame go straight into the frame buffer.
+            if let Some(buf) = self.decoder.payload_buf() {
+                let from = i;
+                while let Some(d) = line.get(i) {
+                    if d.sync != crate::block::SyncHeader::DATA_BITS {
+                        break;
+                    }
+                    buf.extend_from_slice(&self.descrambler.descramble(d.payload).to_le_bytes());
+                    i += 1;
+                }
+                if i > from {
+                    self.decoder.skip((i - from) as u64);
+                    continue;
+                }
+            }
             let payload = self.descrambler.descramble(b.payload);
             self.decoder.push(Block66 { sync: b.sync, payload }, out);
+            i += 1;
         }
     }
 

@@ -64,6 +64,43 @@ fn le_partial(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(buf)
 }
 
+/// Where encoded blocks go: a plain vector, or a scrambler in front of one (so the TX path
+/// encodes and scrambles each block in one pass).
+pub trait BlockSink {
+    /// Take one block.
+    fn put(&mut self, b: Block66);
+    /// Hint that `n` more blocks are coming.
+    fn reserve(&mut self, _n: usize) {}
+}
+
+impl BlockSink for Vec<Block66> {
+    #[inline]
+    fn put(&mut self, b: Block66) {
+        self.push(b);
+    }
+    fn reserve(&mut self, n: usize) {
+        Vec::reserve(self, n);
+    }
+}
+
+/// A sink that scrambles every block's payload before appending it.
+pub struct Scrambling<'a> {
+    /// The scrambler.
+    pub scrambler: &'a mut Scrambler,
+    /// The output.
+    pub out: &'a mut Vec<Block66>,
+}
+
+impl BlockSink for Scrambling<'_> {
+    #[inline]
+    fn put(&mut self, b: Block66) {
+        self.out.push(Block66 { sync: b.sync, payload: self.scrambler.scramble(b.payload) });
+    }
+    fn reserve(&mut self, n: usize) {
+        self.out.reserve(n);
+    }
+}
+
 /// The encoder half of the transmit PCS (unscrambled output).
 #[derive(Clone, Debug)]
 pub struct TxEncoder {
@@ -94,59 +131,67 @@ impl TxEncoder {
     }
 
     /// Append `n` idle blocks.
-    pub fn idle(&mut self, n: u64, out: &mut Vec<Block66>) {
-        out.extend(std::iter::repeat(Block66::IDLE).take(n as usize));
+    pub fn idle<S: BlockSink>(&mut self, n: u64, out: &mut S) {
+        out.reserve(n as usize);
+        for _ in 0..n {
+            out.put(Block66::IDLE);
+        }
         self.emitted += n;
     }
 
     /// Append idle blocks until `blocks_emitted() == block` (no-op if already past).
-    pub fn idle_until(&mut self, block: u64, out: &mut Vec<Block66>) {
+    pub fn idle_until<S: BlockSink>(&mut self, block: u64, out: &mut S) {
         let n = block.saturating_sub(self.emitted);
         self.idle(n, out);
     }
 
     /// Send `frame` (MAC frame including FCS; it is sent as given, even if malformed) after a
     /// gap of `gap` characters, appending its blocks (and the idles before it) to `out`.
-    pub fn send(&mut self, frame: &[u8], gap: u32, out: &mut Vec<Block66>) -> TxStamp {
+    pub fn send<S: BlockSink>(&mut self, frame: &[u8], gap: u32, out: &mut S) -> TxStamp {
         let start = self.shaper.place(self.end, gap, self.emitted * CHARS_PER_BLOCK);
         let block = start / CHARS_PER_BLOCK;
         let lane = start % CHARS_PER_BLOCK;
         self.idle_until(block, out);
         let stamp = TxStamp { start: BitTime::of_lane(block, lane), gap: start - self.end };
-        let before = out.len();
-        let t_lane = Self::write_frame(frame, lane, out);
-        let written = (out.len() - before) as u64;
+        let (t_lane, written) = Self::write_frame(frame, lane, out);
         self.end = (self.emitted + written - 1) * CHARS_PER_BLOCK + t_lane as u64;
         self.emitted += written;
         stamp
     }
 
     /// Write the start, data and terminate blocks of `frame` starting in `lane` (0 or 4);
-    /// returns the lane of /T/ in the last block.
-    fn write_frame(frame: &[u8], lane: u64, out: &mut Vec<Block66>) -> usize {
+    /// returns the lane of /T/ in the last block and the number of blocks written.
+    #[inline]
+    fn write_frame<S: BlockSink>(frame: &[u8], lane: u64, out: &mut S) -> (usize, u64) {
         let mut rest = frame;
+        let mut n = 2u64; // the start and terminate blocks
+        out.reserve(frame.len() / 8 + 3);
         if lane == 0 {
-            out.push(Block66::start0(PREAMBLE_D1_D7));
+            out.put(Block66::start0(PREAMBLE_D1_D7));
         } else {
             // Lane 4: idles in lanes 0..3, /S/ and three preamble octets, then a block whose
             // first four lanes finish the preamble.
-            out.push(Block66::start4([ctrl::IDLE; 4], PREAMBLE_D1_D7));
+            out.put(Block66::start4([ctrl::IDLE; 4], PREAMBLE_D1_D7));
             let head = PREAMBLE_D1_D7 >> 24;
             if rest.len() < 4 {
                 let k = 4 + rest.len();
-                out.push(Block66::terminate_idle(k, head | le_partial(rest) << 32));
-                return k;
+                out.put(Block66::terminate_idle(k, head | le_partial(rest) << 32));
+                return (k, n);
             }
-            out.push(Block66::data(head | le_partial(&rest[..4]) << 32));
+            out.put(Block66::data(head | le_partial(&rest[..4]) << 32));
+            n += 1;
             rest = &rest[4..];
         }
         let mut chunks = rest.chunks_exact(8);
         for c in &mut chunks {
-            out.push(Block66::data(le_partial(c)));
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            out.put(Block66::data(u64::from_le_bytes(w)));
         }
+        n += (rest.len() / 8) as u64;
         let tail = chunks.remainder();
-        out.push(Block66::terminate_idle(tail.len(), le_partial(tail)));
-        tail.len()
+        out.put(Block66::terminate_idle(tail.len(), le_partial(tail)));
+        (tail.len(), n)
     }
 }
 
@@ -167,16 +212,11 @@ impl TxPhy {
 
     /// Send `frame` after `gap` characters, appending scrambled blocks to `out`.
     pub fn send(&mut self, frame: &[u8], gap: u32, out: &mut Vec<Block66>) -> TxStamp {
-        let from = out.len();
-        let stamp = self.encoder.send(frame, gap, out);
-        self.scrambler.scramble_blocks(&mut out[from..]);
-        stamp
+        self.encoder.send(frame, gap, &mut Scrambling { scrambler: &mut self.scrambler, out })
     }
 
     /// Append `n` scrambled idle blocks.
     pub fn idle(&mut self, n: u64, out: &mut Vec<Block66>) {
-        let from = out.len();
-        self.encoder.idle(n, out);
-        self.scrambler.scramble_blocks(&mut out[from..]);
+        self.encoder.idle(n, &mut Scrambling { scrambler: &mut self.scrambler, out });
     }
 }
