@@ -477,7 +477,7 @@ impl<'a> Sema<'a> {
                 let ts = self.show(&ty);
                 self.error(f.ty.span, format!("field `{}` of {} `{}` cannot have type `{ts}`: {why}", f.name.name, kind_word(kind), s.name.name));
             }
-            if kind == NamedKind::Header && matches!(ty, Ty::Stack(..)) {
+            if kind == NamedKind::Header && (matches!(ty, Ty::Stack(..)) || self.struct_has_array(&ty)) {
                 self.warn(f.span, format!("unsupported: array field `{}` inside header `{}` (p4forge cannot lay it out)", f.name.name, s.name.name));
                 self.unsupported = true;
             }
@@ -500,7 +500,7 @@ impl<'a> Sema<'a> {
         match kind {
             NamedKind::Header => {
                 let ok = matches!(ty, Ty::Bits { .. } | Ty::Varbit(_) | Ty::Bool | Ty::Param(_) | Ty::Unknown)
-                    || matches!(ty, Ty::Stack(e, _) if matches!(**e, Ty::Bits { .. } | Ty::Bool))
+                    || matches!(ty, Ty::Stack(e, _) if matches!(**e, Ty::Bits { .. } | Ty::Bool) || self.is_flat_bits_struct(e))
                     || ser_enum
                     || newtype_bits
                     || (is_named(NamedKind::Struct) && self.is_flat_bits_struct(ty));
@@ -519,10 +519,22 @@ impl<'a> Sema<'a> {
         }
     }
 
+    fn struct_has_array(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::Stack(..) => true,
+            Ty::Named(n) if self.named[*n].kind == NamedKind::Struct => self.named[*n].fields.iter().any(|(_, t)| self.struct_has_array(t)),
+            _ => false,
+        }
+    }
+
     fn is_flat_bits_struct(&self, ty: &Ty) -> bool {
         match ty {
             Ty::Named(n) => self.named[*n].kind == NamedKind::Struct
-                && self.named[*n].fields.iter().all(|(_, t)| matches!(t, Ty::Bits { .. } | Ty::Bool) || self.is_flat_bits_struct(t)),
+                && self.named[*n].fields.iter().all(|(_, t)| {
+                    matches!(t, Ty::Bits { .. } | Ty::Bool)
+                        || self.is_flat_bits_struct(t)
+                        || matches!(t, Ty::Stack(e, _) if matches!(**e, Ty::Bits { .. } | Ty::Bool) || self.is_flat_bits_struct(e))
+                }),
             _ => false,
         }
     }
