@@ -85,15 +85,8 @@ pub fn check_program(ast: &p4_syntax::ast::Program, sources: &SourceMap, skip_el
 }
 
 fn dedup(diags: &mut Vec<Diagnostic>) {
-    let mut seen: Vec<(p4_syntax::span::Span, String, Severity)> = vec![];
-    diags.retain(|d| {
-        let key = (d.span, d.message.clone(), d.severity);
-        if seen.contains(&key) {
-            false
-        } else {
-            seen.push(key);
-            true
-        }
-    });
+    // Severity is not `Hash`; the span and message identify a diagnostic well enough.
+    let mut seen: std::collections::HashSet<(p4_syntax::span::Span, String, bool)> = std::collections::HashSet::new();
+    diags.retain(|d| seen.insert((d.span, d.message.clone(), d.severity == Severity::Error)));
     diags.sort_by_key(|d| (d.span.file, d.span.lo));
 }
