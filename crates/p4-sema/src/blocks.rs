@@ -550,6 +550,13 @@ impl<'a> Sema<'a> {
                     if matches!(t, Ty::InfInt) && te.val.is_none() {
                         self.error(e.span, "select keys need a width");
                     }
+                    let bad = matches!(t, Ty::Varbit(_) | Ty::String | Ty::Stack(..) | Ty::Extern(..) | Ty::Block(..) | Ty::Void)
+                        || matches!(&t, Ty::Named(n) if matches!(self.named[*n].kind, NamedKind::Header | NamedKind::Union));
+                    if bad {
+                        let s = self.show(&t);
+                        self.error(e.span, format!("a select key cannot have type `{s}`"));
+                        return Err(());
+                    }
                     key_tys.push(t);
                     keys.push(self.lower_te(te));
                 }
