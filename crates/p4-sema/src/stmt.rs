@@ -683,6 +683,10 @@ impl<'a> Sema<'a> {
                 }
             }
             S::Empty(_) => ir::Stmt::Empty,
+            S::Switch { span, .. } if self.callable == Callable::ParserState => {
+                self.error(*span, "`switch` statements are not allowed in parsers");
+                return Err(());
+            }
             S::Switch { expr, cases, span } => self.switch(expr, cases, *span)?,
             S::For { init, cond, update, body, span, .. } => {
                 self.scopes.push(HashMap::new());
