@@ -795,10 +795,7 @@ impl<'a> Sema<'a> {
     ) -> R<(ir::ExternId, Ty)> {
         let Ty::Extern(d, targs) = ty else { return Err(()) };
         let Some(Decl::Extern(ext)) = self.decls.get(*d).copied() else { return Err(()) };
-        if initializer.is_some() {
-            self.warn(span, "unsupported: extern instances with abstract method implementations");
-            self.unsupported = true;
-        }
+        self.check_abstract_impls(ext, initializer, span);
         let ctors: Vec<&'a ast::FunctionProto> = ext.methods.iter().filter(|m| m.proto.ret.is_none()).map(|m| &m.proto).collect();
         let ctor_args: Vec<Option<Value>> = if ctors.is_empty() {
             if !args.is_empty() {
@@ -862,6 +859,50 @@ impl<'a> Sema<'a> {
             cx.externs.push(id);
         }
         Ok((id, full))
+    }
+
+    /// Abstract methods must all be implemented, and only they; implementations are checked like
+    /// functions (p4forge does not elaborate them: the program is reported as unsupported).
+    fn check_abstract_impls(&mut self, ext: &'a ast::ExternDecl, initializer: Option<&'a [Decl]>, span: Span) {
+        let abstracts: Vec<&'a ast::FunctionProto> = ext.methods.iter().filter(|m| m.is_abstract).map(|m| &m.proto).collect();
+        let Some(decls) = initializer else {
+            if let Some(m) = abstracts.first() {
+                self.error(span, format!("extern `{}` has abstract method `{}`; the instance must implement it (`= {{ ... }}`)", ext.name.name, m.name.name));
+            }
+            return;
+        };
+        if self.check_mode {
+            self.warn(span, "unsupported: extern instances with abstract method implementations");
+        }
+        self.unsupported = true;
+        let mut implemented: Vec<&str> = vec![];
+        for d in decls {
+            let Decl::Function(f) = d else {
+                let sp = d.name().map(|n| n.span).unwrap_or(span);
+                self.error(sp, "only abstract method implementations may appear in an instance's initializer");
+                continue;
+            };
+            let Some(m) = abstracts.iter().find(|m| m.name.name == f.proto.name.name && m.params.len() == f.proto.params.len()) else {
+                self.error(f.proto.name.span, format!("extern `{}` has no abstract method `{}` with {} parameter(s)", ext.name.name, f.proto.name.name, f.proto.params.len()));
+                continue;
+            };
+            implemented.push(&m.name.name);
+            if self.check_mode {
+                // Check the body as a function in a scratch frame.
+                let idx = self.decls.len();
+                self.decls.push(d);
+                let saved_cx = self.cx.take();
+                let cx = self.new_cx(BlockKind::Control, String::new());
+                self.cx = Some(cx);
+                let _ = self.function_instance(idx, vec![]);
+                self.cx = saved_cx;
+            }
+        }
+        for m in abstracts {
+            if !implemented.contains(&m.name.name.as_str()) {
+                self.error(span, format!("abstract method `{}` of extern `{}` is not implemented", m.name.name, ext.name.name));
+            }
+        }
     }
 
     /// A top-level extern instance, created once per output.

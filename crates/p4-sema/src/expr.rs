@@ -132,8 +132,10 @@ impl<'a> Sema<'a> {
             A::String(s) => Ok(self.konst(Value::String(s.clone()), Ty::String, span)),
             A::Name(p) => self.name_expr(p, span),
             A::This => {
-                self.error(span, "`this` is only allowed in abstract method implementations (unsupported)");
-                Err(())
+                // Only meaningful inside abstract method implementations, which are checked but
+                // not elaborated; uses of `this` are not type-checked further.
+                self.unsupported = true;
+                Ok(TE::unknown(span))
             }
             A::Member(base, m) => self.member(base, m, span),
             A::Index(base, idx) => self.index(base, idx, span),
