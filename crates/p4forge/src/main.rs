@@ -74,7 +74,8 @@ enum Command {
         /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp.
         #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::run::parse_input_arg, required = true)]
         inputs: Vec<(u32, PathBuf)>,
-        /// Directory for the outputs: DIR/port<N>.pcap for every port that sent packets.
+        /// Directory for the outputs: DIR/port<N>.pcap for every port that sent packets (stale
+        /// port<N>.pcap files from an earlier run are removed).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
         /// Also search DIR for `#include` files (repeatable).

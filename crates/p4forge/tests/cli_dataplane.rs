@@ -61,6 +61,9 @@ fn run_merges_inputs_and_writes_one_pcap_per_port() {
     write_capture_file(&dir.join("in3.pcap"), &[p(t0 + 20, frame(1, 3, &[9]))]).unwrap();
     let arg = |name: &str, port: u32| format!("{port}={}", dir.join(name).display());
     let out_dir = dir.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::write(out_dir.join("port7.pcap"), b"stale").unwrap();
+    std::fs::write(out_dir.join("notes.txt"), b"kept").unwrap();
     let out = p4forge(&[
         "run",
         "fwd.p4",
@@ -95,6 +98,8 @@ fn run_merges_inputs_and_writes_one_pcap_per_port() {
         vec![p(t0, frame(2, 0x0a, &[1])), p(t0 + 30, frame(2, 0x0a, &[3]))]
     );
     assert_eq!(read_capture_file(&out_dir.join("port1.pcap")).unwrap(), vec![p(t0 + 10, frame(1, 0x0b, &[2]))]);
+    assert!(!out_dir.join("port7.pcap").exists(), "a stale output of an earlier run is removed");
+    assert!(out_dir.join("notes.txt").exists(), "other files are left alone");
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -3,7 +3,8 @@
 //! Inputs are streamed (never loaded whole) and merged by timestamp: each file is taken to be in time
 //! order, as captures are, and ties go to the earlier `--in` argument. Packets are injected one at a
 //! time; the dataplane sees time as nanoseconds since the first input packet. Each output packet is
-//! written to `OUT/port<N>.pcap` with the timestamp of the input packet that caused it.
+//! written to `OUT/port<N>.pcap` with the timestamp of the input packet that caused it; `port<N>.pcap`
+//! files left in `OUT` by an earlier run are removed first, so every file there is from this run.
 
 use crate::error::{read_text, CliError, CliResult};
 use crate::frontend;
@@ -163,6 +164,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     }
     std::fs::create_dir_all(&options.out)
         .map_err(|e| CliError::input(format!("cannot create output directory {}: {e}", options.out.display())))?;
+    remove_stale_outputs(&options.out)?;
 
     let mut summary = RunSummary::default();
     for (port, _) in &options.inputs {
@@ -208,6 +210,24 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         summary.files.push(options.out.join(format!("port{port}.pcap")));
     }
     Ok(summary)
+}
+
+/// Removes `port<N>.pcap` files an earlier run left in `out`.
+fn remove_stale_outputs(out: &Path) -> CliResult<()> {
+    let entries = std::fs::read_dir(out).map_err(|e| CliError::input(format!("cannot list {}: {e}", out.display())))?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let is_output = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("port"))
+            .and_then(|n| n.strip_suffix(".pcap"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if is_output {
+            std::fs::remove_file(entry.path())
+                .map_err(|e| CliError::input(format!("cannot remove stale {}: {e}", entry.path().display())))?;
+        }
+    }
+    Ok(())
 }
 
 /// Convenience for tests: the output file of `port` under `out`.
