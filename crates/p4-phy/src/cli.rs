@@ -293,7 +293,7 @@ pub fn run_capture(a: &CaptureArgs, out: &mut dyn Write) -> Result<CaptureReport
 
 fn parse_hex(s: &str) -> Result<Vec<u8>> {
     let clean: String = s.chars().filter(|c| !c.is_whitespace() && *c != ':' && *c != '-').collect();
-    if clean.len() % 2 != 0 {
+    if clean.len() & 1 == 1 {
         bail!("hex string has an odd number of digits");
     }
     (0..clean.len())

@@ -156,11 +156,11 @@ fn plan_gaps(cfg: &GenConfig) -> (GapRule, Vec<u32>) {
     let wire = (cfg.frame_len.max(mac::MIN_FRAME) + mac::PREAMBLE_LEN) as f64;
     match &cfg.pattern {
         GapPattern::Idles(g) => {
-            (GapRule::RoundUp, std::iter::once(first).chain(std::iter::repeat(*g).take(n.saturating_sub(1))).collect())
+            (GapRule::RoundUp, (0..n).map(|i| if i == 0 { first } else { *g }).collect())
         }
         GapPattern::Rate(r) => {
             let g = aligned_gap(cfg.frame_len.max(mac::MIN_FRAME), gap_for_rate(cfg.frame_len, *r), cfg.min_gap);
-            (GapRule::RoundUp, std::iter::once(first).chain(std::iter::repeat(g).take(n.saturating_sub(1))).collect())
+            (GapRule::RoundUp, (0..n).map(|i| if i == 0 { first } else { g }).collect())
         }
         GapPattern::Poisson(r) => {
             let mean = gap_for_rate(cfg.frame_len, *r).max(f64::from(cfg.min_gap));

@@ -181,7 +181,7 @@ impl BitStream {
         for i in 0..n {
             let bit = (v >> i) & 1;
             let pos = self.len;
-            if pos % 8 == 0 {
+            if pos & 7 == 0 {
                 self.bytes.push(0);
             }
             if bit != 0 {

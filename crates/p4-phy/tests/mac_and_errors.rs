@@ -96,7 +96,7 @@ fn corrupted_streams_are_counted() {
     assert_eq!(clean.counters.frames_ok, 3);
     // Block layout: 2 idles, frame 0 = S, 13 data, T ... find the first data block of frame 1.
     let starts: Vec<usize> =
-        plain.iter().enumerate().filter(|(_, b)| b.sync == 0b01 && b.block_type() == 0x78 || b.block_type() == 0x33 && b.sync == 0b01).map(|(i, _)| i).collect();
+        plain.iter().enumerate().filter(|(_, b)| b.sync == 0b01 && (b.block_type() == 0x78 || b.block_type() == 0x33)).map(|(i, _)| i).collect();
     assert_eq!(starts.len(), 3);
 
     // 1. Invalid sync header inside frame 1 (the line bits are what got hit).

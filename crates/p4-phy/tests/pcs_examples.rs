@@ -22,7 +22,7 @@ fn data_block_bits() {
     let b = encode(&w).unwrap();
     assert_eq!(SyncHeader::from_bits(b.sync), SyncHeader::Data);
     assert_eq!(b.payload, 0x0807_0605_0403_0201);
-    assert_eq!(b.to_bits(), 0x2_01c1_8141_00c0_806);
+    assert_eq!(b.to_bits(), 0x201c_1814_100c_0806);
 }
 
 #[test]
