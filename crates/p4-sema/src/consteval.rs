@@ -90,7 +90,7 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
         Shl | Shr => {
             let n = shift_amount(b)?;
             match a {
-                Value::InfInt(x) => Ok(Value::InfInt(if op == Shl { x << n } else { x >> n })),
+                Value::InfInt(x) => checked_int(if op == Shl { x << n } else { x >> n }),
                 Value::Bits { width, signed, value } => {
                     let r = if op == Shl { value << n.min(*width as usize + 1) } else { value >> n };
                     Ok(bits(*width, *signed, r))
@@ -151,10 +151,21 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
             };
             Ok(match shape {
                 Some((w, s)) => bits(w, s, r),
-                None => Value::InfInt(r),
+                None => checked_int(r)?,
             })
         }
     }
+}
+
+/// Largest magnitude (in bits) an `int` constant may reach; keeps hostile constant expressions
+/// (repeated squaring, huge shifts) from exhausting memory.
+pub const MAX_INT_BITS: u64 = 1 << 22;
+
+fn checked_int(r: BigInt) -> Result<Value, String> {
+    if r.bits() > MAX_INT_BITS {
+        return Err(format!("integer constant too large (more than {MAX_INT_BITS} bits)"));
+    }
+    Ok(Value::InfInt(r))
 }
 
 fn saturate(width: u32, signed: bool, v: BigInt) -> BigInt {
@@ -250,6 +261,23 @@ mod tests {
         assert_eq!(binary(BinOp::Mod, &int(7), &int(2)).unwrap(), int(1));
         assert!(binary(BinOp::Div, &int(-7), &int(2)).unwrap_err().contains("non-negative"));
         assert_eq!(binary(BinOp::Div, &int(1), &int(0)).unwrap_err(), "division by zero");
+    }
+
+    #[test]
+    fn huge_int_constants_are_refused() {
+        let big = binary(BinOp::Shl, &int(1), &int(1 << 20)).unwrap();
+        let mut x = big;
+        let mut err = None;
+        for _ in 0..8 {
+            match binary(BinOp::Mul, &x, &x) {
+                Ok(v) => x = v,
+                Err(e) => {
+                    err = Some(e);
+                    break;
+                }
+            }
+        }
+        assert_eq!(err.unwrap(), "integer constant too large (more than 4194304 bits)");
     }
 
     #[test]
