@@ -604,8 +604,13 @@ impl<'a> Sema<'a> {
             _ => {
                 if key_tys.len() != 1 {
                     // A value set over a struct matches all keys at once.
-                    if let Some(Local::ValueSet { id, .. }) = self.name_local(e) {
+                    if let Some(Local::ValueSet { id, ty }) = self.name_local(e) {
                         if allow_value_sets {
+                            if !self.value_set_fits(&ty, key_tys) {
+                                let a = self.show(&ty);
+                                self.error(e.span, format!("value set of `{a}` does not match the {} select keys", key_tys.len()));
+                                return Err(());
+                            }
                             return Ok(vec![ir::Keyset::ValueSet(id)]);
                         }
                     }
@@ -636,7 +641,7 @@ impl<'a> Sema<'a> {
                         self.error(e.span, "value sets can only be used in select cases");
                         return Err(());
                     }
-                    if !self.unify(&ty, t) {
+                    if !self.value_set_fits(&ty, std::slice::from_ref(t)) {
                         let (a, b) = (self.show(&ty), self.show(t));
                         self.error(e.span, format!("value set of `{a}` used for a key of type `{b}`"));
                         return Err(());
@@ -650,6 +655,22 @@ impl<'a> Sema<'a> {
 
     /// A keyset component. Table entries need compile-time constants; select cases (`in_select`)
     /// may use run-time values, as p4c accepts.
+    /// A value set's element matches the select keys if it has their type, or is a struct (or
+    /// tuple) whose fields have the keys' types in order.
+    fn value_set_fits(&mut self, elem: &Ty, key_tys: &[Ty]) -> bool {
+        if let [one] = key_tys {
+            if self.unify(elem, one) {
+                return true;
+            }
+        }
+        let fields: Vec<Ty> = match self.subst.resolve(elem) {
+            Ty::Named(n) if self.named[n].kind == NamedKind::Struct => self.named[n].fields.iter().map(|(_, t)| t.clone()).collect(),
+            Ty::Tuple(ts) => ts,
+            _ => return false,
+        };
+        fields.len() == key_tys.len() && fields.iter().zip(key_tys).all(|(f, k)| self.unify(f, k))
+    }
+
     fn key_const(&mut self, e: &'a ast::Expr, t: &Ty, in_select: bool) -> R<ir::Expr> {
         let te = self.expr(e, Some(t))?;
         let te = self.coerce(te, t, e.span)?;
