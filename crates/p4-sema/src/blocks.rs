@@ -1083,7 +1083,7 @@ impl<'a> Sema<'a> {
                 }
                 ast::TableProperty::Entries { is_const, entries, .. } => {
                     table.entries_const = *is_const;
-                    if table.keys.is_empty() {
+                    if table.keys.is_empty() && !entries.is_empty() {
                         self.error(pspan, "a table without keys cannot have entries");
                         continue;
                     }
