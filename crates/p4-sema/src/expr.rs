@@ -102,7 +102,7 @@ impl<'a> Sema<'a> {
             return Ok(te);
         }
         let (f, t) = (self.show(&from), self.show(&to));
-        self.error(span, format!("type mismatch: expected `{t}`, found `{f}`"));
+        self.error_at(span, format!("type mismatch: expected `{t}`, found `{f}`"), format!("this has type `{f}`"));
         Err(())
     }
 
@@ -267,7 +267,7 @@ impl<'a> Sema<'a> {
                 Err(())
             }
             None => {
-                self.error(p.name.span, format!("undeclared name `{}`", p.name.name));
+                self.error_at(p.name.span, format!("undeclared name `{}`", p.name.name), "not found in this scope");
                 Err(())
             }
         }

@@ -173,6 +173,10 @@ impl<'a> Sema<'a> {
     pub fn error(&mut self, span: Span, msg: impl Into<String>) {
         self.diags.push(Diagnostic::error(span, msg));
     }
+    /// An error with text under the caret.
+    pub fn error_at(&mut self, span: Span, msg: impl Into<String>, label: impl Into<String>) {
+        self.diags.push(Diagnostic::error(span, msg).with_label(label));
+    }
     pub fn error_count(&self) -> usize {
         self.diags.iter().filter(|d| d.is_error()).count()
     }
@@ -371,7 +375,7 @@ impl<'a> Sema<'a> {
             }
         }
         let Some(g) = self.lookup_global(&p.name.name).cloned() else {
-            self.error(p.name.span, format!("unknown type `{}`", p.name.name));
+            self.error_at(p.name.span, format!("unknown type `{}`", p.name.name), "not found in this scope");
             return Err(());
         };
         let nparams = |s: &Self, d: usize| s.type_params_of(d).len();

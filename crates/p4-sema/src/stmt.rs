@@ -323,7 +323,7 @@ impl<'a> Sema<'a> {
         let name = p.name.name.as_str();
         let overloads = self.global_overloads(name);
         if overloads.is_empty() {
-            self.error(p.name.span, format!("undeclared name `{name}`"));
+            self.error_at(p.name.span, format!("undeclared name `{name}`"), "not found in this scope");
             return Err(());
         }
         if name == "static_assert" {
