@@ -119,14 +119,18 @@ pub fn lt(a: u128, b: u128, width: u32, signed: bool) -> bool {
 /// Reads `width` (≤ 128) bits starting at bit `bit_off` (bit 0 = most significant bit of byte 0).
 /// Bits beyond the end of `buf` read as 0; callers check lengths first.
 pub fn read_bits(buf: &[u8], bit_off: usize, width: u32) -> u128 {
-    if bit_off % 8 == 0 && width % 8 == 0 {
-        let start = bit_off / 8;
-        let n = (width / 8) as usize;
-        let mut acc = 0u128;
-        for i in 0..n {
-            acc = (acc << 8) | u128::from(buf.get(start + i).copied().unwrap_or(0));
+    let start = bit_off / 8;
+    let shift = (bit_off % 8) as u32;
+    let span = shift + width;
+    if span <= 128 {
+        // One big-endian window holding every byte the field touches.
+        let nbytes = span.div_ceil(8) as usize;
+        let mut window = [0u8; 16];
+        let avail = buf.len().saturating_sub(start).min(nbytes);
+        if let (Some(dst), Some(src)) = (window.get_mut(..avail), buf.get(start..start + avail)) {
+            dst.copy_from_slice(src);
         }
-        return acc;
+        return (u128::from_be_bytes(window) << shift) >> (128 - width);
     }
     let mut acc = 0u128;
     let mut remaining = width;
@@ -145,49 +149,75 @@ pub fn read_bits(buf: &[u8], bit_off: usize, width: u32) -> u128 {
 }
 
 /// A growable bit string written most-significant-bit first (deparser output, hash input).
+///
+/// Invariant: every byte of `buf` past the first `bits.div_ceil(8)` is zero, and `buf` always has
+/// 16 bytes of slack after them, so a field is written by OR-ing one 16-byte window.
 #[derive(Clone, Debug, Default)]
 pub struct BitWriter {
-    pub bytes: Vec<u8>,
-    /// Number of valid bits in `bytes`.
-    pub bits: usize,
+    buf: Vec<u8>,
+    /// Number of valid bits.
+    bits: usize,
 }
 
 impl BitWriter {
+    /// Number of bits written.
+    pub fn bit_len(&self) -> usize {
+        self.bits
+    }
+
+    /// The bytes written (a partial last byte is padded with zero bits).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.buf.get(..self.bits.div_ceil(8)).unwrap_or(&[])
+    }
+
     pub fn clear(&mut self) {
-        self.bytes.clear();
+        let used = self.bits.div_ceil(8).min(self.buf.len());
+        if let Some(b) = self.buf.get_mut(..used) {
+            b.fill(0);
+        }
         self.bits = 0;
     }
 
+    #[inline]
+    fn ensure(&mut self, byte: usize) {
+        if self.buf.len() < byte + 16 {
+            self.buf.resize(byte + 16 + 128, 0);
+        }
+    }
+
     /// Appends the low `width` bits of `v`, most significant first.
+    #[inline]
     pub fn push(&mut self, v: u128, width: u32) {
-        if self.bits % 8 == 0 && width % 8 == 0 {
-            for i in (0..width / 8).rev() {
-                self.bytes.push((v >> (i * 8)) as u8);
+        if width == 0 {
+            return;
+        }
+        let byte = self.bits / 8;
+        let bit_in = (self.bits % 8) as u32;
+        if bit_in + width <= 128 {
+            self.ensure(byte);
+            let window = (v & mask(width)) << (128 - bit_in - width);
+            if let Some(dst) = self.buf.get_mut(byte..byte + 16) {
+                let mut cur = [0u8; 16];
+                cur.copy_from_slice(dst);
+                dst.copy_from_slice(&(u128::from_be_bytes(cur) | window).to_be_bytes());
             }
             self.bits += width as usize;
             return;
         }
-        let mut remaining = width;
-        while remaining > 0 {
-            let bit_in = (self.bits % 8) as u32;
-            if bit_in == 0 {
-                self.bytes.push(0);
-            }
-            let free = 8 - bit_in;
-            let take = free.min(remaining);
-            let chunk = ((v >> (remaining - take)) & mask(take)) as u8;
-            if let Some(last) = self.bytes.last_mut() {
-                *last |= chunk << (free - take);
-            }
-            remaining -= take;
-            self.bits += take as usize;
-        }
+        // Wider than one window: the high part first, then the rest (each fits a window).
+        let high = width - (128 - bit_in);
+        self.push(v >> (width - high), high);
+        self.push(v & mask(width - high), width - high);
     }
 
     /// Appends whole bytes.
     pub fn push_bytes(&mut self, data: &[u8]) {
         if self.bits % 8 == 0 {
-            self.bytes.extend_from_slice(data);
+            let byte = self.bits / 8;
+            self.ensure(byte + data.len());
+            if let Some(dst) = self.buf.get_mut(byte..byte + data.len()) {
+                dst.copy_from_slice(data);
+            }
             self.bits += data.len() * 8;
         } else {
             for &b in data {
@@ -240,13 +270,27 @@ mod tests {
         assert_eq!(read_bits(&buf, 4, 8), 0xbc);
         assert_eq!(read_bits(&buf, 3, 5), 0b01011);
         assert_eq!(read_bits(&buf, 20, 8), 0xf0, "bits past the end read as zero");
+        assert_eq!(read_bits(&buf, 1, 1), 0);
+        assert_eq!(read_bits(&buf, 2, 1), 1);
+        let long: Vec<u8> = (1..=17).collect();
+        assert_eq!(read_bits(&long, 0, 128), u128::from_be_bytes(long[..16].try_into().unwrap_or([0; 16])));
+        let first16 = u128::from_be_bytes(long[..16].try_into().unwrap_or([0; 16]));
+        assert_eq!(read_bits(&long, 4, 128), (first16 << 4) | 0x1, "crosses into byte 0x11");
         let mut w = BitWriter::default();
         w.push(0xa, 4);
         w.push(0xbc, 8);
         w.push(0b1, 1);
         w.push(0b101, 3);
         w.push_bytes(&[0x12]);
-        assert_eq!(w.bytes, vec![0xab, 0xcd, 0x12]);
-        assert_eq!(w.bits, 24);
+        assert_eq!(w.as_bytes(), &[0xab, 0xcd, 0x12]);
+        assert_eq!(w.bit_len(), 24);
+        w.push(0b1, 3);
+        w.push(u128::MAX, 128);
+        w.push(0, 5);
+        assert_eq!(w.bit_len(), 24 + 136);
+        assert_eq!(&w.as_bytes()[3..], &[0x3f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xe0]);
+        w.clear();
+        w.push(0x5, 4);
+        assert_eq!(w.as_bytes(), &[0x50], "clear leaves no stale bits");
     }
 }

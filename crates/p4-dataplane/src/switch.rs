@@ -360,8 +360,8 @@ impl Switch {
             return;
         }
         let start = c.cursor.div_ceil(8).min(c.pkt.len());
-        let mut bytes = Vec::with_capacity(c.out.bytes.len() + c.pkt.len() - start);
-        bytes.extend_from_slice(&c.out.bytes);
+        let mut bytes = Vec::with_capacity(c.out.as_bytes().len() + c.pkt.len() - start);
+        bytes.extend_from_slice(c.out.as_bytes());
         bytes.extend_from_slice(c.pkt.get(start..).unwrap_or(&[]));
         if let Some(n) = c.fx.truncate {
             bytes.truncate(n as usize);

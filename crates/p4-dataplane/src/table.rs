@@ -9,10 +9,54 @@
 //! Invariants: `entries[h]` is `Some` exactly for live handles, and every live handle appears once in
 //! the index; masked values are stored pre-masked (`value & mask`).
 
-use std::collections::HashMap;
+use std::collections::HashMap as StdHashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::bits::mask;
 use crate::meter::Meter;
+
+/// A fast multiply-mix hasher for key tuples of `u128`s (SipHash dominated lookups). Not
+/// collision-resistant against chosen keys; tables are sized by the control plane, not by traffic.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KeyHasher(u64);
+
+const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+impl KeyHasher {
+    #[inline]
+    fn mix(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(23) ^ x).wrapping_mul(MIX);
+    }
+}
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            if let Some(dst) = b.get_mut(..chunk.len()) {
+                dst.copy_from_slice(chunk);
+            }
+            self.mix(u64::from_le_bytes(b));
+        }
+    }
+    #[inline]
+    fn write_u128(&mut self, v: u128) {
+        self.mix(v as u64);
+        self.mix((v >> 64) as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.mix(n as u64);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        // Fold the well-mixed high bits into the low bits the bucket index uses.
+        let h = self.0;
+        (h ^ (h >> 32)).wrapping_mul(MIX) ^ (h >> 29)
+    }
+}
+
+type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<KeyHasher>>;
 
 /// How one key component of an entry matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,7 +136,7 @@ impl TableState {
     /// An empty table; `lpm_width` is the lpm key's width for [`IndexKind::Lpm`].
     pub fn new(kind: IndexKind, lpm_width: u32) -> TableState {
         let index = match kind {
-            IndexKind::Exact => Index::Exact(HashMap::new()),
+            IndexKind::Exact => Index::Exact(HashMap::default()),
             IndexKind::Lpm(pos) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
             IndexKind::Ternary => Index::Ternary(Vec::new()),
         };
@@ -125,7 +169,7 @@ impl TableState {
                     Some(i) => i,
                     None => {
                         let at = by_len.iter().position(|(l, _)| *l < len).unwrap_or(by_len.len());
-                        by_len.insert(at, (len, HashMap::new()));
+                        by_len.insert(at, (len, HashMap::default()));
                         at
                     }
                 };

@@ -513,7 +513,7 @@ fn checksum(p: &Prog, c: &mut Ctx, leaves: &[Leaf], payload: bool, algo: Algorit
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     };
-    let v = algo.compute(&data.bytes, &mut next);
+    let v = algo.compute(data.as_bytes(), &mut next);
     c.rng = rng;
     c.scratch = data;
     v
@@ -527,7 +527,7 @@ fn leaf_values(p: &Prog, c: &mut Ctx, leaves: &[Leaf]) -> String {
             Leaf::Varbit(loc) => {
                 let mut w = bits::BitWriter::default();
                 push_varbit(p, c, loc, &mut w);
-                parts.push(w.bytes.iter().map(|b| format!("{b:02x}")).collect());
+                parts.push(w.as_bytes().iter().map(|b| format!("{b:02x}")).collect());
             }
         }
     }
