@@ -175,6 +175,7 @@ fn plan_gaps(cfg: &GenConfig) -> (GapRule, Vec<u32>) {
                 carry = want - g;
                 gaps.push(g as u32);
             }
+            gaps.truncate(n);
             (GapRule::Dic, gaps)
         }
         GapPattern::Replay(delays) => {
@@ -186,6 +187,7 @@ fn plan_gaps(cfg: &GenConfig) -> (GapRule, Vec<u32>) {
                 carry = want - g;
                 gaps.push(g as u32);
             }
+            gaps.truncate(n);
             (GapRule::Dic, gaps)
         }
     }
