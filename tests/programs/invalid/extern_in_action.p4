@@ -1,5 +1,5 @@
-// error: expected
-// Externs cannot be instantiated inside an action (the grammar has no place for it).
+// error: instantiations are not allowed
+// Externs cannot be instantiated inside an action.
 #include <core.p4>
 #include <v1model.p4>
 

@@ -204,7 +204,7 @@ write('package_wrong_block', 'Parser', 'V1Switch expects a parser first, not a c
       main='V1Switch(I(), VC(), I(), E(), CC(), D()) main;')
 write('package_missing_argument', 'argument', 'V1Switch takes six blocks.',
       main='V1Switch(P(), VC(), I(), E(), CC()) main;')
-write('extern_in_action', 'expected', 'Externs cannot be instantiated inside an action (the grammar has no place for it).',
+write('extern_in_action', 'instantiations are not allowed', 'Externs cannot be instantiated inside an action.',
       ingress_locals='''    action count_it() {
         counter(4, CounterType.packets) c;
     }''', ingress='        count_it();')
