@@ -802,8 +802,11 @@ impl<'a> Sema<'a> {
 
     fn ternary(&mut self, c: &'a ast::Expr, a: &'a ast::Expr, b: &'a ast::Expr, expected: Option<&Ty>, span: Span) -> R<TE> {
         let c = self.expr(c, None);
-        let x = self.expr(a, expected);
-        let y = self.expr(b, expected);
+        // Like p4c, the context's width does not flow into the branches: `c ? 1 : 0` needs a
+        // width on at least one side (structured values still take the expected type).
+        let exp = expected.filter(|t| !t.is_bits());
+        let x = self.expr(a, exp);
+        let y = self.expr(b, exp);
         let (c, x, y) = (c?, x?, y?);
         let c = self.coerce(c, &Ty::Bool, span)?;
         let (xt, yt) = (self.subst.resolve(&x.ty), self.subst.resolve(&y.ty));
@@ -826,7 +829,7 @@ impl<'a> Sema<'a> {
             _ => None,
         };
         if ty == Ty::InfInt && val.is_none() {
-            self.error(span, "the branches of `?:` are `int` constants; give them a width");
+            self.error(span, "width must be specified for at least one branch of `?:` (both are `int` literals)");
             return Err(());
         }
         let (ci, xi, yi) = (self.lower_te(c), self.lower_te(x), self.lower_te(y));
