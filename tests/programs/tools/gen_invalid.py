@@ -154,8 +154,8 @@ write('duplicate_declaration', 'duplicate', 'Two top-level declarations with one
       decls='const bit<8> X = 1;\nconst bit<8> X = 2;\n')
 write('duplicate_field', 'duplicate', 'A header with two fields of one name.',
       decls='header twice_t {\n    bit<8> f;\n    bit<8> f;\n}\n')
-write('header_with_struct_field', 'header', 'Header fields must be bit<>, int<>, varbit<>, bool or serializable enums.',
-      decls='struct inner_t {\n    bit<8> x;\n}\nheader bad_t {\n    inner_t i;\n}\n')
+write('header_with_header_field', 'header', 'A header cannot contain a header (structs of bit<W>/int<W>/bool/enum fields are fine).',
+      decls='header inner_t {\n    bit<8> x;\n}\nheader bad_t {\n    inner_t i;\n}\n')
 write('unknown_match_kind', 'fuzzy', 'A table key with a match kind nobody declared.',
       ingress_locals='''    table t {
         key = { hdr.h.a: fuzzy; }

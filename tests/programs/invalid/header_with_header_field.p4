@@ -1,5 +1,5 @@
 // error: header
-// Header fields must be bit<>, int<>, varbit<>, bool or serializable enums.
+// A header cannot contain a header (structs of bit<W>/int<W>/bool/enum fields are fine).
 #include <core.p4>
 #include <v1model.p4>
 
@@ -14,7 +14,7 @@ struct headers_t {
 struct meta_t {
     bit<8> m;
 }
-struct inner_t {
+header inner_t {
     bit<8> x;
 }
 header bad_t {
