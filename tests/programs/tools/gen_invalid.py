@@ -305,3 +305,15 @@ write('default_action_missing_args', 'argument', 'A default action must supply i
         actions = { set; }
         default_action = set();
     }''', ingress='        t.apply();')
+write('conditional_int_branches', 'int', 'Both branches are arbitrary-precision ints and the condition is not '
+      'known at compile time, so the width of the result cannot be inferred.',
+      ingress='        hdr.h.a = hdr.h.b == 0 ? 1 : 2;')
+write('int_variable', 'int', 'Variables cannot have the arbitrary-precision type int.',
+      ingress='        int x = 3;\n        hdr.h.a = (bit<8>)x;')
+write('varbit_in_arithmetic', 'varbit', 'varbit values support no arithmetic.',
+      decls='header vb_t {\n    varbit<32> v;\n}\nstruct vbs_t {\n    vb_t x;\n}\n',
+      ingress='        vbs_t s;\n        s.x.v = s.x.v + 1;')
+write('string_variable', 'string', 'Strings exist only as compile-time arguments (log_msg).',
+      ingress='        string s = "hello";')
+write('switch_duplicate_label', 'duplicate', 'The same label twice in one switch.',
+      ingress='        switch (hdr.h.a) {\n            1: { }\n            1: { }\n            default: { }\n        }')
