@@ -4,6 +4,7 @@
 """
 import os
 import sys
+sys.dont_write_bytecode = True  # keep generated caches out of the tree
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'tools'))
 from pkt import eth, ipv4, udp, hexs  # noqa: E402
 

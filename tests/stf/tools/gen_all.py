@@ -1,6 +1,8 @@
 """Regenerates every feature test in tests/stf/ (see feature.py) and the index
 in tests/stf/README.md."""
 import glob
+import sys
+sys.dont_write_bytecode = True  # keep generated caches out of the tree
 import os
 
 import gen_expr
