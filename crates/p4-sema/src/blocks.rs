@@ -1040,7 +1040,12 @@ impl<'a> Sema<'a> {
                             "selector" => ir::MatchKind::Selector,
                             other => ir::MatchKind::Other(other.to_string()),
                         };
-                        let kname = Self::name_annotation(&k.annotations).unwrap_or_else(|| self.text(k.expr.span));
+                        let named = Self::name_annotation(&k.annotations);
+                        if named.is_none() && !simple_key(&k.expr) {
+                            self.error_at(k.expr.span, "complex key expression requires a @name annotation", "give this key a control-plane name with @name(\"...\")");
+                            continue;
+                        }
+                        let kname = named.unwrap_or_else(|| self.text(k.expr.span));
                         key_tys.push(kt);
                         let expr = self.lower_te(te);
                         table.keys.push(ir::TableKey { expr, match_kind, name: kname });
@@ -1263,3 +1268,18 @@ impl<'a> Sema<'a> {
     }
 }
 
+
+/// Key expressions the control plane can name by their text: names, fields, constant indices,
+/// slices, `isValid()`, and masks with a constant (p4c asks for `@name` on anything else).
+fn simple_key(e: &ast::Expr) -> bool {
+    let is_const = |e: &ast::Expr| matches!(e.kind, A::Int(_) | A::Name(_));
+    match &e.kind {
+        A::Name(_) | A::Int(_) | A::Bool(_) => true,
+        A::Member(b, _) => simple_key(b),
+        A::Index(b, i) => simple_key(b) && matches!(i.kind, A::Int(_)),
+        A::Slice(b, _, _) => simple_key(b),
+        A::Call { callee, args, .. } => args.is_empty() && matches!(&callee.kind, A::Member(b, m) if m.name == "isValid" && simple_key(b)),
+        A::Binary(ast::BinOp::BitAnd, l, r) => (simple_key(l) && is_const(r)) || (is_const(l) && simple_key(r)),
+        _ => false,
+    }
+}

@@ -536,6 +536,8 @@ impl<'a> Sema<'a> {
             Ty::Named(n) => self.named[*n].kind == NamedKind::Struct
                 && self.named[*n].fields.iter().all(|(_, t)| {
                     matches!(t, Ty::Bits { .. } | Ty::Bool)
+                        || matches!(t, Ty::Named(e) if self.named[*e].kind == NamedKind::Enum && self.named[*e].underlying.is_some())
+                        || matches!(t, Ty::NewType(x) if matches!(self.newtypes[*x].underlying, Ty::Bits { .. } | Ty::Bool))
                         || self.is_flat_bits_struct(t)
                         || matches!(t, Ty::Stack(e, _) if matches!(**e, Ty::Bits { .. } | Ty::Bool) || self.is_flat_bits_struct(e))
                 }),
