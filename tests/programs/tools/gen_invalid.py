@@ -80,8 +80,6 @@ write('width_mismatch_assign', 'bit<16>', 'bit<16> cannot be assigned to bit<8> 
       ingress='        hdr.h.a = hdr.h.w;')
 write('width_mismatch_binop', 'bit<8>', 'Operands of + must have the same width.',
       ingress='        hdr.h.w = hdr.h.a + hdr.h.w;')
-write('literal_too_wide', 'does not fit', 'A sized literal larger than its width.',
-      ingress='        hdr.h.a = 8w256;')
 write('assign_to_in_param', 'in', 'An `in` parameter is read-only.',
       decls='''
 control Inc(in bit<8> x) {
@@ -317,3 +315,11 @@ write('string_variable', 'string', 'Strings exist only as compile-time arguments
       ingress='        string s = "hello";')
 write('switch_duplicate_label', 'duplicate', 'The same label twice in one switch.',
       ingress='        switch (hdr.h.a) {\n            1: { }\n            1: { }\n            default: { }\n        }')
+write('table_apply_in_action', 'action', 'Tables cannot be applied from inside an action.',
+      ingress_locals='''    table t {
+        actions = { NoAction; }
+        default_action = NoAction();
+    }
+    action run_t() {
+        t.apply();
+    }''', ingress='        run_t();')

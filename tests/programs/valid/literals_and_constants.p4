@@ -10,6 +10,7 @@ const bit<8> DEC = 0d99;
 const bit<8> HEX = 8w0xF0;
 const int<8> NEG = -8s5;
 const int<8> SMAX = 8s127;
+const bit<8> OVERFLOW = 8w0 | 0xFFF;        // the int is cast to bit<8> (a warning, not an error)
 const bit<32> SHIFTED = 32w1 << 31;
 const int BIG = 1 << 100;          // arbitrary-precision int
 const bit<8> FROM_BIG = (bit<8>)(BIG >> 96);
@@ -33,7 +34,8 @@ control VC(inout headers_t hdr, inout meta_t meta) { apply { } }
 control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     apply {
         hdr.h.w = ALL_ONES ^ (bit<16>)BIN;
-        hdr.h.half = OCT + DEC + HEX + FROM_BIG + (bit<8>)NEG + (bit<8>)SMAX + (bit<8>)NIBBLE;
+        hdr.h.half = OCT + DEC + HEX + FROM_BIG + (bit<8>)NEG + (bit<8>)SMAX + (bit<8>)NIBBLE
+                   + OVERFLOW;
         if (SHIFTED[31:31] == 1 && OK) {
             sm.egress_spec = 1;
         }

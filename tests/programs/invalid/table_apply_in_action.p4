@@ -1,5 +1,5 @@
-// error: does not fit
-// A sized literal larger than its width.
+// error: action
+// Tables cannot be applied from inside an action.
 #include <core.p4>
 #include <v1model.p4>
 
@@ -27,9 +27,15 @@ control VC(inout headers_t hdr, inout meta_t meta) {
 }
 
 control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-
+    table t {
+        actions = { NoAction; }
+        default_action = NoAction();
+    }
+    action run_t() {
+        t.apply();
+    }
     apply {
-        hdr.h.a = 8w256;
+        run_t();
     }
 }
 
