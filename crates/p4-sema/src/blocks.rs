@@ -288,7 +288,10 @@ impl<'a> Sema<'a> {
                 self.bind_local(&v.name, Local::ValueSet { id, ty: elem });
             }
             Decl::Function(f) => {
-                self.bind_local(&f.proto.name, Local::Function);
+                let idx = self.decls.len();
+                self.decls.push(l);
+                self.local_functions.insert(idx);
+                self.bind_local(&f.proto.name, Local::Function(idx));
             }
             other => {
                 let what = match kind {
@@ -772,8 +775,16 @@ impl<'a> Sema<'a> {
             cx.functions.insert(key, id);
         }
         let saved = self.save();
-        self.scopes = vec![HashMap::new()];
-        self.tparams = Self::bind_params(&f.proto.type_params, &targs);
+        if self.local_functions.contains(&d) {
+            // A function declared in a block sees the block's declarations, like its actions.
+            self.scopes = saved.scopes.clone();
+            self.scopes.push(HashMap::new());
+            self.tparams = saved.tparams.clone();
+            self.tparams.extend(Self::bind_params(&f.proto.type_params, &targs));
+        } else {
+            self.scopes = vec![HashMap::new()];
+            self.tparams = Self::bind_params(&f.proto.type_params, &targs);
+        }
         let ret = f.proto.ret.as_ref().map(|r| self.resolve_type(r)).unwrap_or(Ty::Void);
         self.callable = Callable::Function { ret: ret.clone() };
         let mut params = vec![];

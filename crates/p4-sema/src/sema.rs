@@ -47,8 +47,8 @@ pub enum Local<'a> {
     Action { id: ir::ActionId, decl: &'a ast::ActionDecl },
     Instance { block: Option<ir::BlockRef>, decl: usize, ty: Ty },
     ValueSet { id: ir::ValueSetId, ty: Ty },
-    /// A function declared inside a control (not supported by p4forge).
-    Function,
+    /// A function declared inside a control (declaration index; it sees the control's locals).
+    Function(usize),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,6 +126,8 @@ pub struct Sema<'a> {
     pub active: Vec<usize>,
     /// Parser/control declarations being lowered (recursive instantiation detection).
     pub active_blocks: Vec<usize>,
+    /// Declaration indices of functions declared inside parsers/controls.
+    pub local_functions: std::collections::HashSet<usize>,
     /// Set when a valid construct cannot be elaborated by p4forge (a warning was emitted).
     pub unsupported: bool,
     /// Control-plane names given out during elaboration: (kind, name) → declaring span.
@@ -163,6 +165,7 @@ impl<'a> Sema<'a> {
             next_infer: 0,
             active: vec![],
             active_blocks: vec![],
+            local_functions: Default::default(),
             unsupported: false,
             cp_names: HashMap::new(),
         }

@@ -309,9 +309,9 @@ impl<'a> Sema<'a> {
             if let Some(l) = self.lookup_local(&p.name.name).cloned() {
                 return match l {
                     Local::Action { id, decl } => self.action_call(id, decl, args, span),
-                    Local::Function => {
-                        self.warn(span, "unsupported: functions declared inside a control");
-                        Err(())
+                    Local::Function(d) => {
+                        let Some(ast::Decl::Function(f)) = self.decls.get(d).copied() else { return Err(()) };
+                        self.function_call(vec![(d, &f.proto)], &p.name.name, type_args, args, span)
                     }
                     _ => {
                         self.error(p.name.span, format!("`{}` is not callable", p.name.name));
@@ -355,34 +355,7 @@ impl<'a> Sema<'a> {
                         _ => None,
                     })
                     .collect();
-                let proto = self.pick_overload(protos.iter().map(|x| x.1).collect(), args.len(), name, span)?;
-                let d = protos.iter().find(|x| std::ptr::eq(x.1, proto)).map(|x| x.0).unwrap_or(0);
-                if name == "verify" && self.callable != Callable::ParserState {
-                    self.error(span, "`verify` can only be called in parsers");
-                    return Err(());
-                }
-                let is_extern = matches!(self.decls.get(d), Some(ast::Decl::ExternFunction(_)));
-                if !is_extern && self.active.contains(&d) {
-                    self.error(span, format!("function `{name}` calls itself (recursion is not allowed)"));
-                    return Err(());
-                }
-                let targs = self.explicit_or_fresh(&proto.type_params, type_args, span)?;
-                let binds = Self::bind_params(&proto.type_params, &targs);
-                let (sigs, ret) = self.with_tparams(binds, |me| {
-                    let sigs = me.param_sigs(&proto.params);
-                    let ret = proto.ret.as_ref().map(|r| me.resolve_type(r)).unwrap_or(Ty::Void);
-                    (sigs, ret)
-                });
-                let args = self.call_args(&sigs, args, span, name)?;
-                let ret = self.subst.resolve(&ret);
-                let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
-                self.check_inferred(&proto.type_params, &targs, span)?;
-                let callee = if is_extern {
-                    ir::Callee::ExternFunction { name: name.to_string(), type_args: targs.iter().map(|t| self.ir_type(t)).collect() }
-                } else {
-                    ir::Callee::Function(self.function_instance(d, targs)?)
-                };
-                Ok(self.call_out(ir::Call { callee, args, span }, ret, span))
+                self.function_call(protos, name, type_args, args, span)
             }
             Global::Parser(_) | Global::Control(_) | Global::ExternType(_) | Global::BlockType(_) => {
                 self.error(span, format!("`{name}` can only be instantiated in a declaration (`{name}(...) instance_name;`)"));
@@ -393,6 +366,38 @@ impl<'a> Sema<'a> {
                 Err(())
             }
         }
+    }
+
+    /// A call of a (possibly overloaded) function or extern function.
+    fn function_call(&mut self, protos: Vec<(usize, &'a ast::FunctionProto)>, name: &str, type_args: &'a [ast::TypeRef], args: &'a [ast::Arg], span: Span) -> R<CallOut> {
+        let proto = self.pick_overload(protos.iter().map(|x| x.1).collect(), args.len(), name, span)?;
+        let d = protos.iter().find(|x| std::ptr::eq(x.1, proto)).map(|x| x.0).unwrap_or(0);
+        if name == "verify" && self.callable != Callable::ParserState {
+            self.error(span, "`verify` can only be called in parsers");
+            return Err(());
+        }
+        let is_extern = matches!(self.decls.get(d), Some(ast::Decl::ExternFunction(_)));
+        if !is_extern && self.active.contains(&d) {
+            self.error(span, format!("function `{name}` calls itself (recursion is not allowed)"));
+            return Err(());
+        }
+        let targs = self.explicit_or_fresh(&proto.type_params, type_args, span)?;
+        let binds = Self::bind_params(&proto.type_params, &targs);
+        let (sigs, ret) = self.with_tparams(binds, |me| {
+            let sigs = me.param_sigs(&proto.params);
+            let ret = proto.ret.as_ref().map(|r| me.resolve_type(r)).unwrap_or(Ty::Void);
+            (sigs, ret)
+        });
+        let args = self.call_args(&sigs, args, span, name)?;
+        let ret = self.subst.resolve(&ret);
+        let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
+        self.check_inferred(&proto.type_params, &targs, span)?;
+        let callee = if is_extern {
+            ir::Callee::ExternFunction { name: name.to_string(), type_args: targs.iter().map(|t| self.ir_type(t)).collect() }
+        } else {
+            ir::Callee::Function(self.function_instance(d, targs)?)
+        };
+        Ok(self.call_out(ir::Call { callee, args, span }, ret, span))
     }
 
     fn static_assert(&mut self, args: &'a [ast::Arg], span: Span) -> R<CallOut> {
