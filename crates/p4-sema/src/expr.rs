@@ -28,8 +28,10 @@ impl TE {
     pub fn new(ty: Ty, kind: ir::ExprKind, span: Span) -> TE {
         TE { ty, kind, span, val: None, lv: None }
     }
+    /// A value whose type is not known (generic code checked before elaboration, or error
+    /// recovery). It is compatible with everything, including being assigned to.
     pub fn unknown(span: Span) -> TE {
-        TE::new(Ty::Unknown, ir::ExprKind::DontCare, span)
+        TE { lv: Some(true), ..TE::new(Ty::Unknown, ir::ExprKind::DontCare, span) }
     }
 }
 
