@@ -174,8 +174,8 @@ pub struct MinProbeArgs {
     /// Cross traffic on each bottleneck: cbr1:RATE, cbr2:RATE[:D_SIZE[:D_LEN]], pcap:PATH.
     #[arg(long, default_value = "cbr1:6")]
     pub cross: String,
-    /// N: probes per train.
-    #[arg(long, default_value_t = 20)]
+    /// N: probes per train (the seed's baseline is 20; see RESULTS.md).
+    #[arg(long, default_value_t = crate::experiments::DEFAULT_TRAIN_LEN)]
     pub n: u32,
     /// R: rates A:STEP:B in Gb/s.
     #[arg(long, default_value = "0.1:0.1:9.6")]
@@ -219,7 +219,7 @@ pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
     anyhow::ensure!((1..=1000).contains(&a.samples), "--samples must be 1..=1000");
     anyhow::ensure!((64..=1518).contains(&a.probe_len), "--probe-len must be 64..=1518");
     anyhow::ensure!(a.gap_us >= 0.0 && a.period_ms > 0.0 && (0.0..10.0).contains(&a.app_gbps), "bad --gap-us, --period-ms or --app-gbps");
-    let probe = ProbeConfig { n: a.n, rates: parse_rates(&a.rates)?, gap: from_ns(a.gap_us * 1000.0), period: from_ns(a.period_ms * 1e6), samples: a.samples, probe_len: a.probe_len, ..ProbeConfig::baseline(a.samples) };
+    let probe = ProbeConfig { n: a.n, rates: parse_rates(&a.rates)?, gap: from_ns(a.gap_us * 1000.0), period: from_ns(a.period_ms * 1e6), samples: a.samples, probe_len: a.probe_len, ..ProbeConfig::baseline(a.n, a.samples) };
     let o = MinProbeOptions { topology: a.topology.clone(), cross: a.cross.parse()?, probe, app_gbps: a.app_gbps, net: a.net.config()?, cable_m: a.net.cable_m };
     let s = run_minprobe(&o)?;
     if let Some(path) = &a.plot {

@@ -26,6 +26,11 @@ const PAYLOAD_MASK: u64 = (1 << PAYLOAD_BITS) - 1;
 /// 10GBASE-R block type of a control block made only of control characters (/E/ or /I/ block).
 pub const CONTROL_BLOCK_TYPE: u8 = 0x1e;
 
+/// Event flag: the idle slot after a frame is reserved for this message.
+const FORCED: u8 = 0x80;
+/// Event flag: a beacon timer's message.
+const TIMER: u8 = 0x40;
+
 /// DTP message types (zero is reserved so an all-idle block never decodes as a message).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -184,6 +189,7 @@ struct PortState {
     peer_msb: Option<u64>,
     sent: u64,
     last_beacon_edge: Option<u64>,
+    pending_join: Option<(u64, u64)>,
 }
 
 /// Aggregate counters and results.
@@ -254,7 +260,7 @@ impl Sim {
         let mut rng = self.sub_rng(0xd7d7);
         let n = self.topo.nodes.len();
         let gc = (0..n).map(|_| Counter { base: cfg.initial_base + rng.gen_range(0..cfg.initial_spread.max(1)) as u128, at: 0 }).collect();
-        let ports = vec![PortState { lc: Counter::default(), d: 0, phase: Phase::Down, echo: 0, peer_msb: None, sent: 0, last_beacon_edge: None }; self.ports.len()];
+        let ports = vec![PortState { lc: Counter::default(), d: 0, phase: Phase::Down, echo: 0, peer_msb: None, sent: 0, last_beacon_edge: None, pending_join: None }; self.ports.len()];
         let diameter = self.topo.diameter();
         let hops = (n <= 64).then(|| {
             let adj = self.topo.adjacency();
@@ -304,16 +310,18 @@ impl Sim {
         }
     }
 
-    /// Puts a message on the wire at the next transmit edge and returns that edge, or, when a
-    /// frame is on the wire, retries at the frame's end and returns `None`.
-    fn dtp_emit(&mut self, port: usize, kind: MsgType) -> Option<u64> {
+    /// Puts a message on the wire at the next transmit edge and returns that edge. When a frame
+    /// is on the wire and the slot is not `FORCED` yet, the message waits for the idle blocks
+    /// after that frame (the slot is reserved: the next frame cannot take it) and `None` is
+    /// returned. A `TIMER` message schedules the next beacon timer from its departure.
+    fn dtp_emit(&mut self, port: usize, kind: MsgType, flags: u8) -> Option<u64> {
         let now = self.now;
-        if let Some(end) = self.frame_end_after(port, now) {
-            if let Some(d) = &mut self.dtp {
-                d.report.deferred += 1;
+        if flags & FORCED == 0 {
+            if let Some(end) = self.frame_end_after(port, now) {
+                self.dtp.as_mut()?.report.deferred += 1;
+                self.q.push(end, Ev::DtpSend { port: port as u32, kind: kind as u8 | flags | FORCED });
+                return None;
             }
-            self.q.push(end, Ev::DtpSend { port: port as u32, kind: kind as u8 });
-            return None;
         }
         let osc = &self.oscs[self.ports[port].osc];
         let k = osc.first_edge_at_or_after(now);
@@ -347,16 +355,28 @@ impl Sim {
         let kr = po.first_edge_at_or_after(arrive) + d.rng.gen_range(0..=1u64);
         let at = po.edge_time(kr);
         // the wire sees an /E/ block; the receiver strips it back to idles
-        let block = to_control_block(word);
-        let (msg, _idles) = strip_control_block(block);
+        let (msg, _idles) = strip_control_block(to_control_block(word));
         let word = msg.map(|(t, p)| encode(t, p)).unwrap_or(0);
         self.q.push(at, Ev::DtpRx { port: peer as u32, word });
+        if flags & TIMER != 0 {
+            let interval = d.cfg.beacon_interval.max(1);
+            if let Some(prev) = d.ports[port].last_beacon_edge {
+                let gap = k.saturating_sub(prev);
+                d.interval_sum += gap as u128;
+                d.interval_n += 1;
+                d.report.max_beacon_interval_cycles = d.report.max_beacon_interval_cycles.max(gap);
+            }
+            d.ports[port].last_beacon_edge = Some(k);
+            let next = self.oscs[self.ports[port].osc].edge_time(k + interval);
+            self.q.push(next, Ev::DtpTimer(port as u32));
+        }
         Some(k)
     }
 
-    pub(crate) fn dtp_send(&mut self, port: usize, kind: u8) {
-        let Some(kind) = MsgType::from_bits(kind) else { return };
-        if kind == MsgType::Init {
+    pub(crate) fn dtp_send(&mut self, port: usize, raw: u8) {
+        let Some(kind) = MsgType::from_bits(raw & 7) else { return };
+        let flags = raw & (FORCED | TIMER);
+        if kind == MsgType::Init && flags & FORCED == 0 {
             let node = self.ports[port].node;
             let now = self.now;
             let g = self.dtp_global(node, now);
@@ -367,32 +387,47 @@ impl Sim {
                 d.ports[port].phase = Phase::Init;
             }
         }
-        self.dtp_emit(port, kind);
+        self.dtp_emit(port, kind, flags);
     }
 
     pub(crate) fn dtp_timer(&mut self, port: usize) {
         let Some(d) = &self.dtp else { return };
-        let (every, interval) = (d.cfg.msb_every.max(1), d.cfg.beacon_interval.max(1));
+        let every = d.cfg.msb_every.max(1);
+        // T3, with the high bits sent now and then instead of a BEACON
         let kind = if d.ports[port].sent % every == every - 1 { MsgType::BeaconMsb } else { MsgType::Beacon };
+        self.dtp_emit(port, kind, TIMER);
+    }
+
+    /// Applies a BEACON-JOIN received `elapsed` cycles ago: the max rule without the jump guard,
+    /// re-flooding to the other ports after a big jump.
+    fn dtp_join(&mut self, port: usize, payload: u64, elapsed: u64) {
         let now = self.now;
-        if let Some(end) = self.frame_end_after(port, now) {
-            if let Some(d) = &mut self.dtp {
-                d.report.deferred += 1;
-            }
-            self.q.push(end, Ev::DtpTimer(port as u32));
+        let count = self.port_count(port, now);
+        let node = self.ports[port].node;
+        let Some(d) = &self.dtp else { return };
+        let limit = d.cfg.jump_limit as u128;
+        let st = &d.ports[port];
+        let lc_now = st.lc.value(count);
+        let full = match st.peer_msb {
+            Some(h) => ((h as u128) << PAYLOAD_BITS) | payload as u128,
+            None => nearest_with_lsb(payload, lc_now),
+        };
+        let cand = full + st.d as u128 + elapsed as u128;
+        if cand <= lc_now {
             return;
         }
-        let Some(k) = self.dtp_emit(port, kind) else { return };
-        let next = self.oscs[self.ports[port].osc].edge_time(k + interval);
-        self.q.push(next, Ev::DtpTimer(port as u32));
+        let before = self.dtp_global(node, now);
         if let Some(d) = &mut self.dtp {
-            if let Some(prev) = d.ports[port].last_beacon_edge {
-                let gap = k - prev;
-                d.interval_sum += gap as u128;
-                d.interval_n += 1;
-                d.report.max_beacon_interval_cycles = d.report.max_beacon_interval_cycles.max(gap);
+            d.ports[port].lc = Counter { base: cand, at: count };
+        }
+        self.fold_global(node, now);
+        if cand > before + limit {
+            for i in 0..self.node_ports[node].len() {
+                let p = self.node_ports[node][i];
+                if p != port && self.dtp.as_ref().is_some_and(|d| d.ports[p].phase == Phase::Beacon) {
+                    self.q.push(now, Ev::DtpSend { port: p as u32, kind: MsgType::BeaconJoin as u8 });
+                }
             }
-            d.ports[port].last_beacon_edge = Some(k);
         }
     }
 
@@ -414,51 +449,41 @@ impl Sim {
             (MsgType::Init, _) => {
                 // T1: echo the counter
                 st.echo = payload;
-                self.dtp_emit(port, MsgType::InitAck);
+                self.dtp_emit(port, MsgType::InitAck, 0);
             }
             (MsgType::InitAck, Phase::Init) => {
                 // T2: d = (lc - c - α) / 2
                 let rtt = (lc_now as u64).wrapping_sub(payload) & PAYLOAD_MASK;
                 st.d = rtt.saturating_sub(alpha) / 2;
                 st.phase = Phase::Beacon;
-                self.dtp_emit(port, MsgType::BeaconMsb);
+                let pending = st.pending_join.take();
+                self.dtp_emit(port, MsgType::BeaconMsb, 0);
                 self.q.push(now, Ev::DtpSend { port: port as u32, kind: MsgType::BeaconJoin as u8 });
                 let first = self.oscs[self.ports[port].osc].edge_time(count + interval);
                 self.q.push(first, Ev::DtpTimer(port as u32));
+                if let Some((payload, at)) = pending {
+                    self.dtp_join(port, payload, count - at);
+                }
             }
-            (MsgType::BeaconMsb, Phase::Beacon) => st.peer_msb = Some(payload),
+            (MsgType::BeaconMsb, _) => st.peer_msb = Some(payload),
             (MsgType::Beacon, Phase::Beacon) => {
-                // T4 with the bit-error guard
+                // T4, with the bit-error guard measured against the device's own best counter
                 let cand = nearest_with_lsb(payload, lc_now) + st.d as u128;
-                if cand > lc_now + limit {
+                if cand <= lc_now {
+                    return;
+                }
+                let global = self.dtp_global(node, now);
+                let Some(d) = &mut self.dtp else { return };
+                if cand > global + limit {
                     d.report.rejected += 1;
-                } else if cand > lc_now {
-                    st.lc = Counter { base: cand, at: count };
+                } else {
+                    d.ports[port].lc = Counter { base: cand, at: count };
                     self.fold_global(node, now);
                 }
             }
-            (MsgType::BeaconJoin, Phase::Beacon) => {
-                let full = match st.peer_msb {
-                    Some(h) => ((h as u128) << PAYLOAD_BITS) | payload as u128,
-                    None => nearest_with_lsb(payload, lc_now),
-                };
-                let cand = full + st.d as u128;
-                if cand > lc_now {
-                    let before = self.dtp_global(node, now);
-                    if let Some(d) = &mut self.dtp {
-                        d.ports[port].lc = Counter { base: cand, at: count };
-                    }
-                    self.fold_global(node, now);
-                    if cand > before + limit {
-                        // a big jump: tell the other ports' peers too
-                        for &p in &self.node_ports[node].clone() {
-                            if p != port && self.dtp.as_ref().is_some_and(|d| d.ports[p].phase == Phase::Beacon) {
-                                self.q.push(now, Ev::DtpSend { port: p as u32, kind: MsgType::BeaconJoin as u8 });
-                            }
-                        }
-                    }
-                }
-            }
+            (MsgType::BeaconJoin, Phase::Beacon) => self.dtp_join(port, payload, 0),
+            // our delay is not known yet: apply it once INIT-ACK arrives
+            (MsgType::BeaconJoin, _) => st.pending_join = Some((payload, count)),
             _ => {}
         }
     }

@@ -1,63 +1,58 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence).
+//! The event queue: a binary heap of small (time, sequence, slot) keys over a slab of events.
 //!
-//! Invariant: events at equal times pop in insertion order, so a run is a pure function of its
-//! configuration and seed.
+//! Invariants: events at equal times pop in insertion order, so a run is a pure function of its
+//! configuration and seed; heap keys stay 16 bytes whatever the event size, which keeps sifting
+//! cheap; freed slab slots are reused.
 
 use crate::time::Time;
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-
-struct Entry<E> {
-    time: Time,
-    seq: u64,
-    ev: E,
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl<E> Ord for Entry<E> {
-    fn cmp(&self, o: &Self) -> Ordering {
-        // reversed: BinaryHeap is a max-heap and we want the earliest first
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
-}
 
 /// A min-queue of timed events.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: BinaryHeap<Reverse<(Time, u64)>>,
+    slab: Vec<Option<E>>,
+    free: Vec<u32>,
     seq: u64,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), seq: 0 }
+        EventQueue { heap: BinaryHeap::new(), slab: Vec::new(), free: Vec::new(), seq: 0 }
     }
 }
 
 impl<E> EventQueue<E> {
     /// Schedules `ev` at `time`.
     pub fn push(&mut self, time: Time, ev: E) {
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slab[s as usize] = Some(ev);
+                s
+            }
+            None => {
+                self.slab.push(Some(ev));
+                (self.slab.len() - 1) as u32
+            }
+        };
         self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, ev });
+        // sequence in the high bits keeps FIFO order among equal times; the slot rides below
+        self.heap.push(Reverse((time, (self.seq << 24) | slot as u64)));
+        debug_assert!(slot < (1 << 24), "more than 16M pending events");
     }
 
     /// Removes and returns the earliest event.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.heap.pop().map(|e| (e.time, e.ev))
+        let Reverse((time, key)) = self.heap.pop()?;
+        let slot = (key & 0xff_ffff) as u32;
+        let ev = self.slab.get_mut(slot as usize)?.take()?;
+        self.free.push(slot);
+        Some((time, ev))
     }
 
     /// Time of the earliest event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|r| r.0 .0)
     }
 
     /// Number of pending events.
@@ -82,7 +77,10 @@ mod tests {
         q.push(1, 'b');
         q.push(5, 'c');
         q.push(0, 'd');
+        assert_eq!(q.pop(), Some((0, 'd')));
+        q.push(5, 'e');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, vec!['d', 'b', 'a', 'c']);
+        assert_eq!(order, vec!['b', 'a', 'c', 'e']);
+        assert!(q.is_empty());
     }
 }

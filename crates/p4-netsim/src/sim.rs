@@ -385,7 +385,7 @@ impl Sim {
         let osc = &self.oscs[self.ports[port].osc];
         let (ts, te) = (osc.byte_time(start), osc.byte_time(end));
         let node = self.ports[port].node;
-        if matches!(frame.kind, FrameKind::PtpSync | FrameKind::PtpDelayReq) {
+        if matches!(frame.kind, FrameKind::PtpSync | FrameKind::PtpDelayReq) && frame.src as usize == node {
             self.ptp_stamp_tx(node, &mut frame, ts);
         }
         let p = &mut self.ports[port];

@@ -37,6 +37,13 @@ pub enum Pattern {
         /// Chain length knob 0..=1.
         d_len: f64,
     },
+    /// Frames of `len` bytes with exponentially distributed gaps averaging `gbps`.
+    Poisson {
+        /// Frame length in bytes.
+        len: u32,
+        /// Mean rate in Gb/s.
+        gbps: f64,
+    },
     /// Frames of `len` bytes whose starts are exactly `ipd_bytes` byte times apart (a
     /// generator that counts idle characters; exact when the sender's clock is nominal).
     Paced {
@@ -59,7 +66,7 @@ impl Pattern {
     /// Long-run rate in Gb/s (wire bytes).
     pub fn mean_gbps(&self) -> f64 {
         match self {
-            Pattern::Cbr { gbps, .. } | Pattern::Cbr2 { gbps, .. } => *gbps,
+            Pattern::Cbr { gbps, .. } | Pattern::Cbr2 { gbps, .. } | Pattern::Poisson { gbps, .. } => *gbps,
             Pattern::Paced { len, ipd_bytes } => wire_bytes(*len as u64) as f64 * 10.0 / (*ipd_bytes).max(1) as f64,
             Pattern::Replay { times, lens } => {
                 let period = replay_period(times, lens);
@@ -123,6 +130,11 @@ impl Source {
             Pattern::Cbr { len, gbps } => {
                 let iv = interval_for_rate(*len as u64, *gbps);
                 (vec![*len], self.start + (n + 1) * iv)
+            }
+            Pattern::Poisson { len, gbps } => {
+                let mean = interval_for_rate(*len as u64, *gbps) as f64;
+                let u: f64 = 1.0 - self.rng.gen::<f64>();
+                (vec![*len], now + (-u.ln() * mean).round() as Time)
             }
             Pattern::Paced { len, ipd_bytes } => (vec![*len], self.start + (n + 1) * ipd_bytes * crate::time::BYTE_TIME),
             Pattern::Cbr2 { mean_len, gbps, d_size, d_len } => {
