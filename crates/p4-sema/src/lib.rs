@@ -54,8 +54,11 @@ pub fn compile_str(name: &str, text: &str, include_dirs: &[PathBuf]) -> Compiled
 
 fn finish(sources: SourceMap, parsed: p4_syntax::ParseOutput) -> Compiled {
     let mut diagnostics = parsed.diagnostics;
-    let syntax_errors = diagnostics.iter().any(|d| d.is_error());
-    let (program, sema_diags) = check_program(&parsed.program, &sources, syntax_errors);
+    // After a syntax error the AST is partial: semantic checks would mostly report its holes.
+    if diagnostics.iter().any(|d| d.is_error()) {
+        return Compiled { sources, program: None, diagnostics };
+    }
+    let (program, sema_diags) = check_program(&parsed.program, &sources, false);
     diagnostics.extend(sema_diags);
     let has_errors = diagnostics.iter().any(|d| d.is_error());
     Compiled { sources, program: if has_errors { None } else { program }, diagnostics }
