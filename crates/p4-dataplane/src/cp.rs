@@ -105,7 +105,9 @@ fn key_match(kind: &MatchKind, width: u32, kv: &KeyValue, name: &str) -> Result<
 pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset]) -> Result<Vec<Match>, DataplaneError> {
     let tp = &sw.prog.tables[ti];
     let mut out = Vec::new();
-    for (ks, k) in keysets.iter().zip(&tp.keys) {
+    let ir_keys = sw.ir.tables.get(ti).map(|t| t.keys.as_slice()).unwrap_or(&[]);
+    let matched = keysets.iter().zip(ir_keys).filter(|(_, k)| k.match_kind != MatchKind::Selector).map(|(ks, _)| ks);
+    for (ks, k) in matched.zip(&tp.keys) {
         let w = k.width;
         let cv = |e: &p4_ir::Expr| -> Result<u128, DataplaneError> {
             match &e.kind {
@@ -137,6 +139,23 @@ pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset])
         return Err(DataplaneError::Invalid(format!("table {}: entry has {} keys, table has {}", tp.name, out.len(), tp.keys.len())));
     }
     Ok(out)
+}
+
+/// Total bit width of a value-set element (bits, or a struct/tuple of bits, concatenated as the
+/// select keys are).
+fn wire_width(ir: &p4_ir::Program, ty: &p4_ir::Type) -> u32 {
+    match ty {
+        p4_ir::Type::Bits { width, .. } => *width,
+        p4_ir::Type::Bool => 1,
+        p4_ir::Type::Tuple(items) => items.iter().map(|t| wire_width(ir, t)).sum(),
+        p4_ir::Type::Named(id) => match ir.types.get(id.index()) {
+            Some(p4_ir::TypeDef::Enum { underlying: Some(u), .. }) => wire_width(ir, u),
+            Some(d) => d.fields().iter().map(|f| wire_width(ir, &f.ty)).sum(),
+            None => 0,
+        },
+        _ => 0,
+    }
+    .min(128)
 }
 
 /// Normalises STF key spellings: `hdr$1` for `hdr[1]`.
@@ -521,10 +540,7 @@ impl ControlPlane for Switch {
 
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError> {
         let i = resolve("value set", self.ir.value_sets.iter().map(|v| v.name.as_str()), value_set)?;
-        let width = match &self.ir.value_sets[i].elem {
-            p4_ir::Type::Bits { width, .. } => *width,
-            _ => 128,
-        };
+        let width = wire_width(&self.ir, &self.ir.value_sets[i].elem);
         let m = key_match(&MatchKind::Ternary, width, &value, value_set)?;
         let Match::Mask(v, mk) = m else { return invalid("value sets take values or masks") };
         let size = self.ir.value_sets[i].size as usize;

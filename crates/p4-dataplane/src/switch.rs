@@ -248,11 +248,14 @@ impl Switch {
         out
     }
 
-    fn mirror_targets(&self, session: u32) -> Vec<(u32, u32)> {
+    fn mirror_targets(&mut self, session: u32) -> Vec<(u32, u32)> {
         match self.sessions.get(&session) {
             Some(Mirror::Port(p)) => vec![(0, *p)],
             Some(Mirror::Group(g)) => self.group_members(*g),
-            None => Vec::new(),
+            None => {
+                self.ctx.log.push(format!("clone to session {session}, which is not configured: no copy made"));
+                Vec::new()
+            }
         }
     }
 

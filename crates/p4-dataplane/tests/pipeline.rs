@@ -272,3 +272,48 @@ fn egress_spec_511_and_egress_mark_to_drop_drop() {
     assert_eq!(sw.inject(0, &[0x00, 0x02], 0).drops, vec!["mark_to_drop in E".to_string()]);
     assert_eq!(sw.inject(0, &[0x00, 0x03], 0).outputs, vec![OutputPacket { port: 3, data: vec![0, 3] }]);
 }
+
+#[test]
+fn switch_can_move_between_threads() {
+    fn assert_send<T: Send>() {}
+    assert_send::<p4_dataplane::Switch>();
+}
+
+#[test]
+fn unconfigured_clone_session_is_logged_and_the_original_still_goes_out() {
+    let src = program("bit<8> a;", "", "", "apply { clone(CloneType.I2E, 32w7); sm.egress_spec = 2; }", "apply { }");
+    let mut sw = switch(&src);
+    let out = sw.inject(0, &[1], 0);
+    assert_eq!(out.outputs, vec![OutputPacket { port: 2, data: vec![1] }]);
+    assert_eq!(out.log, vec!["clone to session 7, which is not configured: no copy made".to_string()]);
+}
+
+#[test]
+fn value_sets_match_control_plane_members() {
+    let src = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<16> t; bit<8> r; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    value_set<bit<16>>(4) pvs;
+    state start {
+        pkt.extract(hdr.h);
+        transition select(hdr.h.t) { pvs: hit; default: accept; }
+    }
+    state hit { hdr.h.r = 0x11; transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { sm.egress_spec = 1; } }
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let mut sw = switch(src);
+    assert_eq!(sw.inject(0, &[0x12, 0x34, 0], 0).outputs[0].data, vec![0x12, 0x34, 0]);
+    sw.value_set_add("pvs", KeyValue::Masked(0x1200u32.into(), 0xff00u32.into())).expect("member");
+    assert_eq!(sw.inject(0, &[0x12, 0x34, 0], 0).outputs[0].data, vec![0x12, 0x34, 0x11]);
+    assert_eq!(sw.inject(0, &[0x13, 0x34, 0], 0).outputs[0].data, vec![0x13, 0x34, 0]);
+}

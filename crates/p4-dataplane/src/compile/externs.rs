@@ -170,6 +170,15 @@ impl Compiler<'_> {
                 }))
             }
             ("direct_counter", "count") => Ok(Box::new(|_, _| Flow::Next)),
+            ("Checksum16", "get") => {
+                let slot = ret.ok_or_else(|| crate::DataplaneError::Unsupported("Checksum16.get result unused".into()))?;
+                let leaves = self.data_leaves(b, self.arg(call, 0)?)?;
+                Ok(Box::new(move |p, c| {
+                    let v = checksum(p, c, &leaves, false, Algorithm::Csum16);
+                    c.set(slot, v);
+                    Flow::Next
+                }))
+            }
             ("meter", "execute_meter") => {
                 let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("meter through a variable".into()))?;
                 let idx = self.scalar(b, self.arg(call, 0)?)?;

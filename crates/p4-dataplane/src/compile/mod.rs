@@ -229,14 +229,26 @@ impl<'a> Compiler<'a> {
         let mut out = Vec::new();
         let mut off = 1;
         for f in fields {
-            let kind = match &f.ty {
-                Type::Varbit(m) => FieldKind::Varbit(*m),
-                t => FieldKind::Bits(self.width(t).0),
-            };
-            out.push((off, kind));
+            self.wire_fields(&f.ty, off, &mut out)?;
             off += self.size(&f.ty)?;
         }
         Ok(out)
+    }
+
+    /// Wire layout of one header field; struct-typed fields (P4 1.2.4+) contribute their members.
+    fn wire_fields(&mut self, ty: &Type, off: usize, out: &mut Vec<(usize, FieldKind)>) -> R<()> {
+        match ty {
+            Type::Varbit(m) => out.push((off, FieldKind::Varbit(*m))),
+            _ if self.is_scalar(ty) => out.push((off, FieldKind::Bits(self.width(ty).0))),
+            _ => {
+                let n = self.type_def(ty).map_or(0, |d| d.fields().len());
+                for i in 0..n {
+                    let (foff, fty) = self.field_offset(ty, i as u32)?;
+                    self.wire_fields(&fty, off + foff, out)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     pub(crate) fn var_slot(&self, b: &BlockRef, v: VarId) -> R<usize> {

@@ -478,6 +478,9 @@ impl Compiler<'_> {
                 matches!(&k.expr.kind, ExprKind::Call(call) if matches!(call.callee, Callee::Builtin { builtin: Builtin::IsValid, .. }));
             match k.match_kind {
                 MatchKind::Exact | MatchKind::Ternary | MatchKind::Lpm | MatchKind::Range | MatchKind::Optional => {}
+                // Action profiles/selectors run as direct tables (no member/group API yet): the
+                // selector keys only feed the member choice, so they take no part in matching.
+                MatchKind::Selector if t.implementation.is_some() => continue,
                 ref other => return unsupported(format!("table {}: match kind {other:?}", t.name)),
             }
             keys.push(TableKeyProg {
@@ -487,9 +490,6 @@ impl Compiler<'_> {
                 name: k.name.clone(),
                 is_valid_key,
             });
-        }
-        if t.implementation.is_some() {
-            return unsupported(format!("table {}: action profiles/selectors (`implementation`)", t.name));
         }
         let mut actions = Vec::new();
         let mut action_ids: Vec<usize> = t.actions.iter().map(|a| a.action.index()).collect();
