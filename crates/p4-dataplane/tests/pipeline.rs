@@ -317,3 +317,10 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert_eq!(sw.inject(0, &[0x12, 0x34, 0], 0).outputs[0].data, vec![0x12, 0x34, 0x11]);
     assert_eq!(sw.inject(0, &[0x13, 0x34, 0], 0).outputs[0].data, vec![0x13, 0x34, 0]);
 }
+
+#[test]
+fn list_assignment_reading_its_own_target_swaps() {
+    let src = program("bit<8> a; bit<8> b;", "", "", "apply { hdr.h = { hdr.h.b, hdr.h.a }; sm.egress_spec = 1; }", "apply { }");
+    let mut sw = switch(&src);
+    assert_eq!(sw.inject(0, &[1, 2, 3], 0).outputs[0].data, vec![2, 1, 3]);
+}

@@ -262,7 +262,7 @@ impl Compiler<'_> {
             BinOp::BitXor => op!(|a, bb| a ^ bb),
             BinOp::Concat => {
                 let (rwid, _) = self.width(&r.ty);
-                op!(|a, bb| ((a << rwid) | bb) & m)
+                op!(|a, bb| (a.checked_shl(rwid).unwrap_or(0) | bb) & m)
             }
             BinOp::And => Arc::new(move |p, c| u128::from(x(p, c) != 0 && y(p, c) != 0)),
             BinOp::Or => Arc::new(move |p, c| u128::from(x(p, c) != 0 || y(p, c) != 0)),

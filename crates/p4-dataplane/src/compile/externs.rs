@@ -111,11 +111,12 @@ impl Compiler<'_> {
                 let n = self.scalar(b, self.arg(call, 0)?)?;
                 let short = self.errors.packet_too_short;
                 Ok(Box::new(move |p, c| {
-                    let n = n(p, c) as usize;
-                    if c.cursor + n > c.pkt.len() * 8 {
+                    let n = n(p, c);
+                    let end = u128::try_from(c.cursor).unwrap_or(u128::MAX).saturating_add(n);
+                    if end > (c.pkt.len() * 8) as u128 {
                         return Flow::Reject(short);
                     }
-                    c.cursor += n;
+                    c.cursor = end as usize;
                     Flow::Next
                 }))
             }
@@ -405,7 +406,11 @@ impl Compiler<'_> {
                 Ok(Box::new(move |p, c| {
                     let (l, h) = (lo(p, c), hi(p, c));
                     let r = u128::from(c.random());
-                    let v = if h > l { l + r % (h - l + 1) } else { l };
+                    let v = match (h > l, (h.wrapping_sub(l)).checked_add(1)) {
+                        (false, _) => l,
+                        (true, Some(span)) => l + r % span,
+                        (true, None) => r,
+                    };
                     out(p, c, v & mask(w));
                     Flow::Next
                 }))

@@ -3,10 +3,13 @@
 
 use p4_ir::{Arg, BlockRef, Builtin, Callee, Direction, Expr, ExprKind, MatchKind, PackageArg, Program, Stmt, Type, TypeDef};
 
-use super::expr::{copy_src, Leaf, Write};
+use std::sync::Arc;
+
+use super::expr::{copy_src, Leaf, Src, Write};
 use super::{unsupported, Compiler, Loc, R};
 use crate::bits;
 use crate::exec::{
+    Build,
     ControlProg, Ctx, Flow, KeyMatch, ParserProg, Prog, Run, StateProg, TableActionProg, TableKeyProg, TableProg,
     Target, TransitionProg,
 };
@@ -55,7 +58,18 @@ impl Compiler<'_> {
         }
         let len = self.size(&lhs.ty)?;
         let dst = self.loc(b, lhs)?.resolver();
-        let src = copy_src(&self.agg_src(b, rhs)?, len);
+        let src = match self.agg_src(b, rhs)? {
+            // A built value may read the destination (`h = {h.b, h.a}`): build it aside first.
+            Src::Build(build) => {
+                let tmp = self.alloc(&lhs.ty)?;
+                let built: Build = Arc::new(move |p, c, d| {
+                    build(p, c, tmp);
+                    c.copy(tmp, d, len);
+                });
+                built
+            }
+            loc => copy_src(&loc, len),
+        };
         let fix = self.union_fixup(b, lhs)?;
         Ok(Box::new(move |p, c| {
             if let Some(d) = dst(p, c) {
