@@ -277,6 +277,10 @@ impl<'a> Sema<'a> {
             }
             Decl::ValueSet(v) if kind == BlockKind::Parser => {
                 let elem = self.resolve_type(&v.elem);
+                if matches!(elem, Ty::InfInt | Ty::String | Ty::Bool | Ty::Void | Ty::Varbit(_) | Ty::Extern(..) | Ty::Block(..)) {
+                    let s = self.show(&elem);
+                    self.error(v.elem.span, format!("a value set cannot have elements of type `{s}`"));
+                }
                 let size = self.const_u32(&v.size, "value set size").unwrap_or(0);
                 let name = Self::cp_name(Some(prefix), &v.annotations, &v.name.name);
                 let e = self.ir_type(&elem);
@@ -1006,10 +1010,9 @@ impl<'a> Sema<'a> {
         let mut has_actions = false;
         let mut action_decls: Vec<(ir::ActionId, Vec<Direction>)> = vec![];
         let mut bound_texts: HashMap<ir::ActionId, Vec<String>> = HashMap::new();
-        // Properties are processed keys and actions first: defaults and entries refer to them.
-        let mut ordered: Vec<&'a ast::TableProperty> = t.properties.iter().filter(|p| matches!(p, ast::TableProperty::Key { .. } | ast::TableProperty::Actions { .. })).collect();
-        ordered.extend(t.properties.iter().filter(|p| !matches!(p, ast::TableProperty::Key { .. } | ast::TableProperty::Actions { .. })));
-        for p in ordered {
+        // Properties are processed in source order, as in p4c: a default action or entries written
+        // before the `actions`/`key` they refer to are errors.
+        for p in &t.properties {
             let (pname, pspan) = match p {
                 ast::TableProperty::Key { span, .. } => ("key".to_string(), *span),
                 ast::TableProperty::Actions { span, .. } => ("actions".to_string(), *span),

@@ -31,7 +31,7 @@ impl<'a> Sema<'a> {
             Ty::Unknown => return None,
             _ => {
                 let s = self.show(&ty);
-                self.warn(i.span, format!("unsupported: `main` is a `{s}`, not a package instantiation"));
+                self.error(i.span, format!("`main` must be an instance of a package, not of `{s}`"));
                 return None;
             }
         }

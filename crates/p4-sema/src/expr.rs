@@ -222,7 +222,9 @@ impl<'a> Sema<'a> {
                     self.error(span, "signed integer literal must be at least 1 bit wide");
                     return Err(());
                 }
-                if !ce::fits(width, signed, &lit.value) {
+                // A signed literal's digits are its two's complement bit pattern (`8s0b1010_1010` is
+                // -86, per the spec), so it must fit in W bits as an unsigned number.
+                if !ce::fits(width, signed, &lit.value) && !(signed && ce::fits(width, false, &lit.value)) {
                     let kind = if signed { "int" } else { "bit" };
                     self.error(span, format!("value {} does not fit in {kind}<{width}>", lit.value));
                     return Err(());
@@ -352,8 +354,7 @@ impl<'a> Sema<'a> {
                 let base_ir = self.lower_te(b);
                 let bx = Box::new(base_ir);
                 let in_parser = self.cx.as_ref().is_some_and(|c| c.kind == crate::sema::BlockKind::Parser);
-                // The spec restricts `last`/`lastIndex` to parsers too; p4c accepts them elsewhere.
-                if m.name == "next" && !in_parser {
+                if matches!(m.name.as_str(), "next" | "last" | "lastIndex") && !in_parser {
                     self.error(m.span, format!("`{}` of a header stack can only be used in parsers", m.name));
                     return Err(());
                 }
@@ -629,7 +630,9 @@ impl<'a> Sema<'a> {
 
     fn binary(&mut self, op: BinOp, le: &'a ast::Expr, re: &'a ast::Expr, expected: Option<&Ty>, span: Span) -> R<TE> {
         use BinOp::*;
-        let arith = matches!(op, Add | Sub | Mul | Div | Mod | AddSat | SubSat | BitAnd | BitOr | BitXor);
+        // The context's width flows into the operands (so `x = ~0 & m` works), except for `/` and
+        // `%`, whose operands must keep their signs (`-8 / -2` is an error, not 248 / 254).
+        let arith = matches!(op, Add | Sub | Mul | AddSat | SubSat | BitAnd | BitOr | BitXor);
         let exp = if arith { expected.filter(|t| t.is_bits()).cloned() } else { None };
         let structured = |e: &ast::Expr| matches!(e.kind, A::List(_) | A::StructInit { .. } | A::InvalidHeader);
         if matches!(op, Eq | Ne) && (structured(le) || structured(re)) {

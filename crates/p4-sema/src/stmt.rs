@@ -692,6 +692,10 @@ impl<'a> Sema<'a> {
                 self.error(*span, "`switch` statements are not allowed in parsers");
                 return Err(());
             }
+            S::Switch { span, .. } if self.callable == Callable::Action => {
+                self.error(*span, "`switch` statements are not allowed in actions");
+                return Err(());
+            }
             S::Switch { expr, cases, span } => self.switch(expr, cases, *span)?,
             S::For { init, cond, update, body, span, .. } => {
                 self.scopes.push(HashMap::new());

@@ -67,7 +67,7 @@ control C(inout eth_t e, inout p_t p, inout pair_t pr, inout u_t u, inout eth_t[
         bool cmp = pr.a < pr.b && pr.a >= 1 && pr == pr;
         pr.a = cmp ? 8w1 : 2;
         pr.a = pr.a << 3w2;
-        e.dst = (bit<48>) stack.lastIndex;
+        e.dst = (bit<48>) stack.size;
         pr.a = (bit<8>) stack.size;
         switch (pr.a) {
             1:
