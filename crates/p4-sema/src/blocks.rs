@@ -198,8 +198,9 @@ impl<'a> Sema<'a> {
         let mut params = vec![];
         for p in &ty.params {
             let t = self.resolve_type(&p.ty);
-            if kind == BlockKind::Parser && p.direction == Direction::None && !matches!(t, Ty::Extern(..) | Ty::Param(_)) {
-                // Directionless runtime parameters of parsers/controls must be externs (§13.2).
+            if matches!(t, Ty::Block(..) | Ty::String | Ty::InfInt) {
+                let s = self.show(&t);
+                self.error(p.ty.span, format!("`{s}` cannot be the type of a runtime parameter (parsers and controls can only be constructor parameters)"));
             }
             let id = self.alloc_var(&p.name.name, &t, ir::VarKind::Param(p.direction));
             let writable = matches!(p.direction, Direction::Out | Direction::InOut);
@@ -715,8 +716,16 @@ impl<'a> Sema<'a> {
             } else if seen_directionless {
                 self.error(p.span, "directionless action parameters must come after all directional ones");
             }
-            if matches!(t, Ty::Extern(..)) {
-                self.error(p.ty.span, "action parameters cannot be externs");
+            let bad = match &t {
+                Ty::Extern(..) | Ty::Block(..) => Some("externs, parsers and controls"),
+                Ty::InfInt => Some("`int` values"),
+                Ty::String => Some("strings"),
+                Ty::Named(n) if p.direction == Direction::None && self.named[*n].kind != NamedKind::Enum => Some("structs and headers (as action data)"),
+                Ty::Stack(..) | Ty::Tuple(_) | Ty::List(_) if p.direction == Direction::None => Some("stacks and tuples (as action data)"),
+                _ => None,
+            };
+            if let Some(what) = bad {
+                self.error(p.ty.span, format!("action parameters cannot be {what}"));
             }
             let short = name.rsplit('.').next().unwrap_or(&name).to_string();
             let var = self.alloc_var(&format!("{short}.{}", p.name.name), &t, ir::VarKind::CallParam(p.direction));

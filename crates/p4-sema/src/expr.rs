@@ -635,6 +635,10 @@ impl<'a> Sema<'a> {
         let arith = matches!(op, Add | Sub | Mul | AddSat | SubSat | BitAnd | BitOr | BitXor);
         let exp = if arith { expected.filter(|t| t.is_bits()).cloned() } else { None };
         let structured = |e: &ast::Expr| matches!(e.kind, A::List(_) | A::StructInit { .. } | A::InvalidHeader);
+        if matches!(op, Eq | Ne) && structured(le) && structured(re) {
+            self.error(span, "cannot compare two list expressions: neither side has a type");
+            return Err(());
+        }
         if matches!(op, Eq | Ne) && (structured(le) || structured(re)) {
             // `s == { 1, 2 }`: the list takes the other side's type.
             let (first, second) = if structured(re) { (le, re) } else { (re, le) };
@@ -844,6 +848,11 @@ impl<'a> Sema<'a> {
     fn cast(&mut self, to: Ty, x: &'a ast::Expr, span: Span) -> R<TE> {
         let to = self.subst.resolve(&to);
         let structured = matches!(x.kind, A::List(_) | A::StructInit { .. } | A::InvalidHeader);
+        if !structured && matches!(&to, Ty::Named(n) if self.named[*n].kind != NamedKind::Enum) {
+            let s = self.show(&to);
+            self.error(span, format!("cannot cast to `{s}`: struct and header values can only be built from `{{...}}` lists"));
+            return Err(());
+        }
         let a = self.expr(x, if structured { Some(&to) } else { None })?;
         let from = self.subst.resolve(&a.ty);
         if structured || from == to {

@@ -248,10 +248,14 @@ impl<'a> Sema<'a> {
             let ret = proto.ret.as_ref().map(|r| me.resolve_type(r)).unwrap_or(Ty::Void);
             (sigs, ret)
         });
+        let nargs = args.len();
         let args = self.call_args(&sigs, args, span, &m.name)?;
         let ret = self.subst.resolve(&ret);
         let mtargs: Vec<Ty> = mtargs.iter().map(|t| self.subst.resolve(t)).collect();
         self.check_inferred(&proto.type_params, &mtargs, span)?;
+        if ext.name.name == "packet_in" {
+            self.check_packet_in(&m.name, &mtargs, nargs, span)?;
+        }
         let type_args = mtargs.iter().map(|t| self.ir_type(t)).collect();
         let t = self.lower_te(target);
         let call = ir::Call {
@@ -283,6 +287,50 @@ impl<'a> Sema<'a> {
             }
         }
         Ok(())
+    }
+
+    /// `extract` needs a header (fixed-size with one argument, with a varbit field with two);
+    /// `lookahead` needs a fixed-size type.
+    fn check_packet_in(&mut self, method: &str, targs: &[Ty], nargs: usize, span: Span) -> R<()> {
+        let Some(t) = targs.first() else { return Ok(()) };
+        let header = match t {
+            Ty::Named(n) if self.named[*n].kind == NamedKind::Header => Some(*n),
+            Ty::Param(_) | Ty::Unknown | Ty::Infer(_) => return Ok(()),
+            _ => None,
+        };
+        let has_varbit = |s: &Self, n: usize| s.named[n].fields.iter().any(|(_, t)| matches!(t, Ty::Varbit(_)));
+        let shown = self.show(t);
+        match method {
+            "extract" => match header {
+                None => {
+                    self.error(span, format!("`extract` needs a header, not `{shown}`"));
+                    Err(())
+                }
+                Some(n) if nargs == 1 && has_varbit(self, n) => {
+                    self.error(span, format!("`{shown}` has a varbit field; extract it with a size argument"));
+                    Err(())
+                }
+                Some(n) if nargs == 2 && !has_varbit(self, n) => {
+                    self.error(span, format!("`{shown}` is not a variable-sized header; extract it without a size"));
+                    Err(())
+                }
+                _ => Ok(()),
+            },
+            "lookahead" => {
+                let varsize = match t {
+                    Ty::Void => true,
+                    Ty::Varbit(_) => true,
+                    Ty::Named(n) => has_varbit(self, *n),
+                    _ => false,
+                };
+                if varsize {
+                    self.error(span, format!("`lookahead` needs a fixed-size type, not `{shown}`"));
+                    return Err(());
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
     }
 
     fn call_out(&mut self, call: ir::Call, ret: Ty, span: Span) -> CallOut {
@@ -557,6 +605,14 @@ impl<'a> Sema<'a> {
                             out.push(None);
                         }
                     }
+                }
+            }
+        }
+        for (s, slot) in sigs.iter().zip(&slots) {
+            if let Some(e) = slot {
+                if matches!(e.kind, A::DontCare) && matches!(self.subst.resolve(&s.ty), Ty::Infer(_)) {
+                    self.error(e.span, format!("cannot infer the type of `_` passed to parameter `{}`", s.name));
+                    ok = false;
                 }
             }
         }

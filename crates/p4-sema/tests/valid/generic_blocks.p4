@@ -3,7 +3,7 @@
 header h_t { bit<8> x; bit<8> y; }
 struct hs_t { h_t h; }
 parser GP<H>(packet_in pkt, out H hdr) {
-    state start { pkt.extract(hdr); transition accept; }
+    state start { pkt.extract(hdr.h); transition accept; }
 }
 control GC<H>(inout H hdr) {
     apply {

@@ -1,0 +1,2 @@
+#include <core.p4>
+parser p(packet_in pkt) { state start { pkt.extract(_); transition accept; } }

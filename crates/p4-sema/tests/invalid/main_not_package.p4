@@ -1,0 +1,2 @@
+#include <core.p4>
+extern Thing { Thing(); } Thing() main;

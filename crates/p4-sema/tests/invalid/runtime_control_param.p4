@@ -1,0 +1,2 @@
+#include <core.p4>
+control inner(); control c(inner i) { apply { } }
