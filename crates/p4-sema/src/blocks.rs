@@ -529,6 +529,9 @@ impl<'a> Sema<'a> {
             self.scopes.pop();
             out.push(ir::ParserState { name: s.name.name.clone(), body, transition, span: s.span });
         }
+        if !out.is_empty() && !can_finish(&out) {
+            self.error(p.ty.name.span, format!("parser `{}` can never reach `accept` or `reject`", p.ty.name.name));
+        }
         out
     }
 
@@ -633,14 +636,15 @@ impl<'a> Sema<'a> {
     fn keyset(&mut self, e: &'a ast::Expr, t: &Ty, allow_value_sets: bool) -> R<ir::Keyset> {
         match &e.kind {
             A::Default | A::DontCare => Ok(ir::Keyset::Any),
+            // Masks and ranges must be compile-time known, in select cases too (p4c).
             A::Mask(a, b) => {
-                let x = self.key_const(a, t, allow_value_sets)?;
-                let y = self.key_const(b, t, allow_value_sets)?;
+                let x = self.key_const(a, t, false)?;
+                let y = self.key_const(b, t, false)?;
                 Ok(ir::Keyset::Mask(x, y))
             }
             A::Range(a, b) => {
-                let x = self.key_const(a, t, allow_value_sets)?;
-                let y = self.key_const(b, t, allow_value_sets)?;
+                let x = self.key_const(a, t, false)?;
+                let y = self.key_const(b, t, false)?;
                 Ok(ir::Keyset::Range(x, y))
             }
             _ => {
@@ -680,6 +684,13 @@ impl<'a> Sema<'a> {
     }
 
     fn key_const(&mut self, e: &'a ast::Expr, t: &Ty, in_select: bool) -> R<ir::Expr> {
+        if let (A::Int(lit), Ty::Bits { width, signed }) = (&e.kind, t) {
+            let fits = crate::consteval::fits(*width, *signed, &lit.value) || (!*signed && lit.value < num_bigint::BigInt::from(0) && crate::consteval::fits(*width, true, &lit.value));
+            if lit.width.is_none() && !fits {
+                self.error(e.span, format!("value {} does not fit in the key's {} bits", lit.value, width));
+                return Err(());
+            }
+        }
         let te = self.expr(e, Some(t))?;
         let te = self.coerce(te, t, e.span)?;
         let x = self.lower_te(te);
@@ -1130,6 +1141,13 @@ impl<'a> Sema<'a> {
                                 if matches!(k, ir::Keyset::Range(..)) && !matches!(key.match_kind, ir::MatchKind::Range | ir::MatchKind::Other(_)) {
                                     self.error(en.keyset.span, format!("key `{}` is not a `range` key", key.name));
                                 }
+                                if let (ir::Keyset::Mask(_, m), ir::MatchKind::Lpm) = (k, &key.match_kind) {
+                                    if let ir::ExprKind::Const(v) = &m.kind {
+                                        if !is_prefix_mask(v) {
+                                            self.error(en.keyset.span, format!("the mask for `lpm` key `{}` is not a prefix mask", key.name));
+                                        }
+                                    }
+                                }
                             }
                             table.entries.push(ir::TableEntry { keys, action, priority });
                         }
@@ -1180,10 +1198,17 @@ impl<'a> Sema<'a> {
             self.error(t.name.span, format!("table `{}` has no `actions` property", t.name.name));
         }
         if table.default_action.is_none() {
-            if let Some(Global::Action(d)) = self.lookup_global("NoAction").cloned() {
-                if let Ok(aid) = self.global_action(d) {
-                    table.default_action = Some(ir::ActionCall { action: aid, args: vec![] });
+            match self.lookup_global("NoAction").cloned() {
+                Some(Global::Action(d)) => {
+                    let takes_params = matches!(self.decls.get(d), Some(Decl::Action(a)) if !a.params.is_empty());
+                    if takes_params {
+                        self.error(t.name.span, "`NoAction` (the implicit default action) must be an action without parameters");
+                    } else if let Ok(aid) = self.global_action(d) {
+                        table.default_action = Some(ir::ActionCall { action: aid, args: vec![] });
+                    }
                 }
+                Some(_) => self.error(t.name.span, "`NoAction` (the implicit default action) must be an action"),
+                None => {}
             }
         }
         self.out.prog.tables.push(table);
@@ -1305,4 +1330,40 @@ fn simple_key(e: &ast::Expr) -> bool {
         A::Binary(ast::BinOp::BitAnd, l, r) => (simple_key(l) && is_const(r)) || (is_const(l) && simple_key(r)),
         _ => false,
     }
+}
+
+/// `1...10...0` within the value's width.
+fn is_prefix_mask(v: &Value) -> bool {
+    match v {
+        Value::Bits { width, value, .. } => {
+            let m = crate::consteval::normalize(*width, false, value);
+            let ones = m.magnitude().count_ones() as u32;
+            let expect = crate::consteval::normalize(*width, false, &(((num_bigint::BigInt::from(1) << ones) - 1) << (width - ones)));
+            m == expect
+        }
+        _ => true,
+    }
+}
+
+/// True if some state reachable from `start` can end the parser (a `select` can always reject).
+fn can_finish(states: &[ir::ParserState]) -> bool {
+    let mut seen = vec![false; states.len()];
+    let mut todo = vec![0usize];
+    while let Some(i) = todo.pop() {
+        if std::mem::replace(&mut seen[i], true) {
+            continue;
+        }
+        let targets: Vec<ir::StateTarget> = match &states[i].transition {
+            ir::Transition::Goto(t) => vec![*t],
+            ir::Transition::Select { .. } => return true,
+        };
+        for t in targets {
+            match t {
+                ir::StateTarget::Accept | ir::StateTarget::Reject => return true,
+                ir::StateTarget::State(s) if s.index() < states.len() => todo.push(s.index()),
+                ir::StateTarget::State(_) => {}
+            }
+        }
+    }
+    false
 }

@@ -482,6 +482,10 @@ impl<'a> Sema<'a> {
         }
         let sigs = self.param_sigs(&decl.params);
         let args = self.call_args(&sigs, args, span, &decl.name.name)?;
+        if args.iter().any(|a| applies_table(&a.expr)) {
+            self.error(span, "a table cannot be applied in the arguments of an action call");
+            return Err(());
+        }
         // Directionless (action data) parameters are bound at compile time when called directly.
         for (a, s) in args.iter().zip(&sigs) {
             if s.dir == Direction::None && !matches!(a.expr.kind, ir::ExprKind::Const(_)) && !self.is_ctor_param_var(&a.expr) {
@@ -783,6 +787,7 @@ impl<'a> Sema<'a> {
         match d {
             ast::Decl::Var(v) => self.var_decl(v, ir::VarKind::Temp),
             ast::Decl::Const(c) => {
+                self.check_param_shadowing(&c.name);
                 let ty = self.decl_type(&c.ty);
                 let value = self.const_value(&c.value, &ty).ok_or(())?;
                 self.bind_local(&c.name, Local::Const { value, ty });
@@ -801,7 +806,22 @@ impl<'a> Sema<'a> {
     }
 
     /// `T x = init;` as a statement or block-level local.
+    /// A declaration in a statement block may not hide a parameter of the enclosing parser or
+    /// control (p4c: "declaration shadows a parameter"); block-level locals only warn.
+    fn check_param_shadowing(&mut self, name: &ast::Ident) {
+        let shadows_param = match (self.lookup_local(&name.name), &self.cx) {
+            (Some(Local::Var { id, .. }), Some(cx)) => matches!(cx.vars.get(id.index()).map(|v| &v.kind), Some(ir::VarKind::Param(_))),
+            _ => false,
+        };
+        if shadows_param {
+            self.error(name.span, format!("declaration of `{}` shadows a parameter of the enclosing block", name.name));
+        }
+    }
+
     pub fn var_decl(&mut self, v: &'a ast::VarDecl, kind: ir::VarKind) -> R<ir::Stmt> {
+        if kind == ir::VarKind::Temp {
+            self.check_param_shadowing(&v.name);
+        }
         let ty = self.decl_type(&v.ty);
         match &ty {
             Ty::Void | Ty::InfInt | Ty::String => {
@@ -1150,4 +1170,18 @@ pub fn always_returns(ss: &[ir::Stmt]) -> bool {
         ir::Stmt::SwitchValue { cases, .. } => cases.iter().any(|(l, _)| l.is_none()) && cases.iter().all(|(_, b)| always_returns(b)),
         _ => false,
     })
+}
+
+/// True if evaluating `e` applies a table (`t.apply().hit`).
+fn applies_table(e: &ir::Expr) -> bool {
+    use ir::ExprKind as K;
+    match &e.kind {
+        K::ApplyTable(..) => true,
+        K::Field(b, _) | K::StackNext(b) | K::StackLast(b) | K::StackLastIndex(b) | K::Slice(b, _, _) | K::Unary(_, b) | K::Cast(b) => applies_table(b),
+        K::Index(a, b) | K::Binary(_, a, b) => applies_table(a) || applies_table(b),
+        K::Mux(c, a, b) => applies_table(c) || applies_table(a) || applies_table(b),
+        K::Aggregate(xs) => xs.iter().any(applies_table),
+        K::Call(c) => c.args.iter().any(|a| applies_table(&a.expr)),
+        _ => false,
+    }
 }
