@@ -114,7 +114,9 @@ impl<'a> Sema<'a> {
             }
             Ty::Block(d, _) => match self.decls.get(*d) {
                 Some(Decl::Package(_)) => {}
-                Some(Decl::Parser(_) | Decl::Control(_)) => {}
+                Some(Decl::Parser(_) | Decl::Control(_)) => {
+                    self.error(i.span, "parsers and controls cannot be instantiated at the top level; instantiate them inside a parser/control or pass them to a package");
+                }
                 _ => {
                     let s = self.show(&ty);
                     self.error(i.ty.span, format!("`{s}` cannot be instantiated (it is a type declaration without a body)"));
@@ -810,6 +812,17 @@ impl<'a> Sema<'a> {
             self.tparams = Self::bind_params(&f.proto.type_params, &targs);
         }
         let ret = f.proto.ret.as_ref().map(|r| self.resolve_type(r)).unwrap_or(Ty::Void);
+        if matches!(ret, Ty::Extern(..) | Ty::Block(..) | Ty::String) {
+            let s = self.show(&ret);
+            self.error(f.proto.name.span, format!("a function cannot return `{s}`"));
+        }
+        for p in &f.proto.params {
+            let t = self.resolve_type(&p.ty);
+            if matches!(t, Ty::Block(..) | Ty::String) {
+                let s = self.show(&t);
+                self.error(p.ty.span, format!("function parameters cannot have type `{s}`"));
+            }
+        }
         self.callable = Callable::Function { ret: ret.clone() };
         let mut params = vec![];
         for p in &f.proto.params {

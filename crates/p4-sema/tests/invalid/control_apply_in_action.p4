@@ -1,0 +1,3 @@
+#include <core.p4>
+control sub() { apply { } }
+control c() { sub() s; action a() { s.apply(); } apply { a(); } }

@@ -1,0 +1,3 @@
+#include <core.p4>
+control inner() { apply { } }
+void f(string s) { }

@@ -1,0 +1,3 @@
+#include <core.p4>
+control C() { apply { } }
+C() c;
