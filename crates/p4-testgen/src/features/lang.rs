@@ -1,12 +1,28 @@
-"""Feature tests of language constructs: enums, typedef/type, tuples and
-structs in expressions, sub-parsers and sub-controls, functions, exit, loops."""
-from feature import program, h, Stf
+//! Language constructs: enums, typedef/type, tuples and structs in expressions, sub-parsers and
+//! sub-controls, functions, exit, loops.
 
-NO_META = 'struct meta_t { }\n'
+use super::{Program, Stf, Suite};
+use crate::packet::h;
 
+pub(super) const ALL: &[fn(&mut Suite)] =
+    &[enums, typedefs, structs_tuples, sub_blocks, functions, exit_stmt, for_loops, for_in_collections];
 
-def enums():
-    decls = '''
+/// The `items` stack of `for_loops` and `for_in_collections`: `hdr.h`, then exactly three items.
+const ITEMS_PARSER: &str = r"
+state start {
+    pkt.extract(hdr.h);
+    pkt.extract(hdr.items.next);
+    pkt.extract(hdr.items.next);
+    pkt.extract(hdr.items.next);
+    transition accept;
+}
+";
+
+/// The deparser of the tests with an `items` stack.
+const EMIT_H_ITEMS: &str = "pkt.emit(hdr.h);\npkt.emit(hdr.items);";
+
+fn enums(s: &mut Suite) {
+    let decls = r"
 enum bit<8> Op {
     Add = 1,
     Sub = 2,
@@ -23,8 +39,9 @@ header h_t {
     bit<8> tag;       // (bit<8>)Op.Xor, written when op is not a known value
 }
 struct headers_t { h_t h; }
-''' + NO_META
-    parser = '''
+struct meta_t { }
+";
+    let parser = r"
 state start {
     pkt.extract(hdr.h);
     transition select(hdr.h.op) {
@@ -35,8 +52,8 @@ state start {
 }
 state is_add { hdr.h.parsed = 1; transition accept; }
 state is_sub { hdr.h.parsed = 2; transition accept; }
-'''
-    ingress = '''
+";
+    let ingress = r"
 Verdict verdict;
 
 apply {
@@ -60,40 +77,37 @@ apply {
     }
     sm.egress_spec = 1;
 }
-'''
-    program('enums', 'enums: serializable enums in headers, select and switch; plain enums in variables',
-            decls, ingress, parser=parser)
-    t = Stf('enums')
+";
+    s.program(Program::new("enums", "enums: serializable enums in headers, select and switch; plain enums in variables",
+                           decls, ingress)
+        .parser(parser));
+    let mut t = Stf::new("enums");
+    for (op, a, b) in [(1u128, 3u128, 4u128), (2, 3, 4), (0x10, 0x0f, 0x01), (0x10, 5, 5), (7, 1, 1)] {
+        let parsed = match op {
+            1 | 2 => op,
+            _ => 0,
+        };
+        let (mut r, tag) = match op {
+            1 => ((a + b) & 0xff, 0),
+            2 => (a.wrapping_sub(b) & 0xff, 0),
+            0x10 => (a ^ b, 0),
+            _ => (0, 0x10),
+        };
+        let mut op_out = op;
+        if r == 0 {
+            op_out = 0x10;
+        } else if r & 0x80 != 0 {
+            r = !r & 0xff;
+        }
+        t.comment(format!("op={op:#x} a={a} b={b}"));
+        t.packet(0, &h(&[(op, 8), (a, 8), (b, 8), (0, 24)]));
+        t.expect(1, &h(&[(op_out, 8), (a, 8), (b, 8), (r, 8), (parsed, 8), (tag, 8)]));
+    }
+    s.stf("enums", t);
+}
 
-    def case(op, a, b):
-        parsed = {1: 1, 2: 2}.get(op, 0)
-        tag = 0
-        if op == 1:
-            r = (a + b) & 0xff
-        elif op == 2:
-            r = (a - b) & 0xff
-        elif op == 0x10:
-            r = a ^ b
-        else:
-            r, tag = 0, 0x10
-        op_out = op
-        if r == 0:
-            op_out = 0x10
-        elif r & 0x80:
-            r = ~r & 0xff
-        t.comment('op=%#x a=%d b=%d' % (op, a, b))
-        t.packet(0, h((op, 8), (a, 8), (b, 8), (0, 24)))
-        t.expect(1, h((op_out, 8), (a, 8), (b, 8), (r, 8), (parsed, 8), (tag, 8)))
-    case(1, 3, 4)
-    case(2, 3, 4)
-    case(0x10, 0x0f, 0x01)
-    case(0x10, 5, 5)
-    case(7, 1, 1)
-    t.write('enums')
-
-
-def typedefs():
-    decls = '''
+fn typedefs(s: &mut Suite) {
+    let decls = r"
 typedef bit<8> byte_t;
 typedef byte_t small_t;          // a typedef of a typedef
 type bit<16> FlowId_t;           // a new type: needs explicit casts
@@ -104,10 +118,11 @@ header h_t {
     byte_t   res;
 }
 struct headers_t { h_t h; }
-''' + NO_META + '''
+struct meta_t { }
+
 const FlowId_t SPECIAL = (FlowId_t)16w0xBEEF;
-'''
-    ingress = '''
+";
+    let ingress = r"
 apply {
     byte_t x = hdr.h.a + 1;
     hdr.h.res = x;
@@ -117,18 +132,18 @@ apply {
     hdr.h.id = (FlowId_t)((bit<16>)hdr.h.id + 2);
     sm.egress_spec = 1;
 }
-'''
-    program('typedefs', 'typedef (an alias) and type (a distinct type needing casts)', decls, ingress)
-    t = Stf('typedefs')
-    t.packet(0, h((5, 8), (0x1000, 16), (0, 8)))
-    t.expect(1, h((5, 8), (0x1002, 16), (6, 8)))
-    t.packet(0, h((5, 8), (0xbeef, 16), (0, 8)))
-    t.expect(1, h((5, 8), (0xbef1, 16), (0xee, 8)))
-    t.write('typedefs')
+";
+    s.program(Program::new("typedefs", "typedef (an alias) and type (a distinct type needing casts)", decls, ingress));
+    let mut t = Stf::new("typedefs");
+    t.packet(0, &h(&[(5, 8), (0x1000, 16), (0, 8)]));
+    t.expect(1, &h(&[(5, 8), (0x1002, 16), (6, 8)]));
+    t.packet(0, &h(&[(5, 8), (0xbeef, 16), (0, 8)]));
+    t.expect(1, &h(&[(5, 8), (0xbef1, 16), (0xee, 8)]));
+    s.stf("typedefs", t);
+}
 
-
-def structs_tuples():
-    decls = '''
+fn structs_tuples(s: &mut Suite) {
+    let decls = r"
 struct pair_t {
     bit<8> x;
     bit<8> y;
@@ -149,8 +164,9 @@ struct headers_t {
     h_t   h;
     out_t o;          // assigned from a list expression: becomes valid
 }
-''' + NO_META
-    ingress = '''
+struct meta_t { }
+";
+    let ingress = r"
 apply {
     pair_t p = { x = hdr.h.a, y = hdr.h.b };
     pair_t q = { hdr.h.b, hdr.h.a };
@@ -164,18 +180,21 @@ apply {
     hdr.o = { p.y, p.x };
     sm.egress_spec = 1;
 }
-'''
-    program('structs_tuples', 'struct and tuple values: initialisers, equality, copies, list assignment to a '
-            'header', decls, ingress, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.o);')
-    t = Stf('structs_tuples')
-    for a, b in [(3, 4), (9, 9)]:
-        t.packet(0, h((a, 8), (b, 8), (0, 40)))
-        t.expect(1, h((a, 8), (b, 8), (int(a == b), 8), (a + b, 8), (b, 8), (0x1234, 16), (b, 8), (a, 8)))
-    t.write('structs_tuples')
+";
+    s.program(Program::new("structs_tuples",
+                           "struct and tuple values: initialisers, equality, copies, list assignment to a header",
+                           decls, ingress)
+        .deparser("pkt.emit(hdr.h);\npkt.emit(hdr.o);"));
+    let mut t = Stf::new("structs_tuples");
+    for (a, b) in [(3u128, 4u128), (9, 9)] {
+        t.packet(0, &h(&[(a, 8), (b, 8), (0, 40)]));
+        t.expect(1, &h(&[(a, 8), (b, 8), (u128::from(a == b), 8), (a + b, 8), (b, 8), (0x1234, 16), (b, 8), (a, 8)]));
+    }
+    s.stf("structs_tuples", t);
+}
 
-
-def sub_blocks():
-    decls = '''
+fn sub_blocks(s: &mut Suite) {
+    let decls = r"
 header h_t {
     bit<8> a;
     bit<8> b;
@@ -188,7 +207,8 @@ struct headers_t {
     h_t     h;
     inner_t inner;
 }
-''' + NO_META + '''
+struct meta_t { }
+
 // A parser called from the main parser.
 parser InnerParser(packet_in pkt, out inner_t inner) {
     state start {
@@ -220,8 +240,8 @@ control Classify(in bit<8> k, out bit<8> cls) {
         t.apply();
     }
 }
-'''
-    parser = '''
+";
+    let parser = r"
 InnerParser() inner_parser;
 
 state start {
@@ -229,8 +249,8 @@ state start {
     inner_parser.apply(pkt, hdr.inner);
     transition accept;
 }
-'''
-    ingress = '''
+";
+    let ingress = r"
 AddN(3) add3;
 AddN(100) add100;
 Classify() classify;
@@ -242,19 +262,26 @@ apply {
     classify.apply(hdr.inner.v, hdr.h.c);
     sm.egress_spec = 1;
 }
-'''
-    program('sub_blocks', 'sub-parsers and sub-controls (with constructor parameters and their own tables)',
-            decls, ingress, parser=parser, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.inner);')
-    t = Stf('sub_blocks')
-    for a, b, v in [(1, 1, 1), (250, 200, 2), (0, 0, 9)]:
-        cls = {1: 0x10, 2: 0x20}.get(v, 0xf0)
-        t.packet(0, h((a, 8), (b, 8), (0, 8), (v, 8)))
-        t.expect(1, h((a + 3, 8), (b + 103, 8), (cls, 8), (v, 8)))
-    t.write('sub_blocks')
+";
+    s.program(Program::new("sub_blocks", "sub-parsers and sub-controls (with constructor parameters and their own tables)",
+                           decls, ingress)
+        .parser(parser)
+        .deparser("pkt.emit(hdr.h);\npkt.emit(hdr.inner);"));
+    let mut t = Stf::new("sub_blocks");
+    for (a, b, v) in [(1u128, 1u128, 1u128), (250, 200, 2), (0, 0, 9)] {
+        let cls = match v {
+            1 => 0x10,
+            2 => 0x20,
+            _ => 0xf0,
+        };
+        t.packet(0, &h(&[(a, 8), (b, 8), (0, 8), (v, 8)]));
+        t.expect(1, &h(&[(a + 3, 8), (b + 103, 8), (cls, 8), (v, 8)]));
+    }
+    s.stf("sub_blocks", t);
+}
 
-
-def functions():
-    decls = '''
+fn functions(s: &mut Suite) {
+    let decls = r"
 header h_t {
     bit<8> a;
     bit<8> b;
@@ -266,7 +293,8 @@ header h_t {
     bit<8> sw_b;
 }
 struct headers_t { h_t h; }
-''' + NO_META + '''
+struct meta_t { }
+
 bit<8> max8(in bit<8> x, in bit<8> y) {
     if (x > y) {
         return x;
@@ -290,8 +318,8 @@ void swap(inout bit<8> x, inout bit<8> y) {
     x = y;
     y = t;
 }
-'''
-    ingress = '''
+";
+    let ingress = r"
 apply {
     bool overflow;
     hdr.h.mx = max8(hdr.h.a, hdr.h.b);
@@ -303,18 +331,20 @@ apply {
     swap(hdr.h.sw_a, hdr.h.sw_b);
     sm.egress_spec = 1;
 }
-'''
-    program('functions', 'functions: return values, early return, out/inout copy-in/copy-out', decls, ingress)
-    t = Stf('functions')
-    for a, b in [(3, 9), (200, 100), (255, 0)]:
-        t.packet(0, h((a, 8), (b, 8), (0, 48)))
-        t.expect(1, h((a, 8), (b, 8), (max(a, b), 8), (min(a + b, 255), 8), (int(a + b > 255), 8), (2, 8),
-                      (b, 8), (a, 8)))
-    t.write('functions')
+";
+    s.program(Program::new("functions", "functions: return values, early return, out/inout copy-in/copy-out", decls,
+                           ingress));
+    let mut t = Stf::new("functions");
+    for (a, b) in [(3u128, 9u128), (200, 100), (255, 0)] {
+        t.packet(0, &h(&[(a, 8), (b, 8), (0, 48)]));
+        t.expect(1, &h(&[(a, 8), (b, 8), (a.max(b), 8), ((a + b).min(255), 8), (u128::from(a + b > 255), 8), (2, 8),
+                         (b, 8), (a, 8)]));
+    }
+    s.stf("functions", t);
+}
 
-
-def exit_stmt():
-    decls = '''
+fn exit_stmt(s: &mut Suite) {
+    let decls = r"
 header h_t {
     bit<8> k;
     bit<8> before;
@@ -322,8 +352,9 @@ header h_t {
     bit<8> egress;    // egress still runs after an exit in ingress
 }
 struct headers_t { h_t h; }
-''' + NO_META
-    ingress = '''
+struct meta_t { }
+";
+    let ingress = r"
 action stop() {
     hdr.h.before = 0xA1;
     exit;
@@ -345,26 +376,25 @@ apply {
     t.apply();
     hdr.h.after = 1;
 }
-'''
-    egress = '''
+";
+    let egress = r"
 apply {
     hdr.h.egress = 1;
 }
-'''
-    program('exit_stmt', 'exit ends the current control (from apply and from an action); egress still runs',
-            decls, ingress, egress=egress)
-    t = Stf('exit_stmt')
-    t.packet(0, h((0, 8), (0, 24)))
-    t.expect(1, h((0, 8), (1, 8), (1, 8), (1, 8)))
-    t.packet(0, h((1, 8), (0, 24)))
-    t.expect(1, h((1, 8), (1, 8), (0, 8), (1, 8)))
-    t.packet(0, h((2, 8), (0, 24)))
-    t.expect(1, h((2, 8), (0xa1, 8), (0, 8), (1, 8)))
-    t.write('exit_stmt')
+";
+    s.program(Program::new("exit_stmt", "exit ends the current control (from apply and from an action); egress still runs",
+                           decls, ingress)
+        .egress(egress));
+    let mut t = Stf::new("exit_stmt");
+    for (k, before, after) in [(0, 1, 1), (1, 1, 0), (2, 0xa1, 0)] {
+        t.packet(0, &h(&[(k, 8), (0, 24)]));
+        t.expect(1, &h(&[(k, 8), (before, 8), (after, 8), (1, 8)]));
+    }
+    s.stf("exit_stmt", t);
+}
 
-
-def for_loops():
-    decls = '''
+fn for_loops(s: &mut Suite) {
+    let decls = r"
 header h_t {
     bit<8>  n;
     bit<16> sum;       // 1 + 2 + ... + n, with a 3-clause for
@@ -377,9 +407,9 @@ struct headers_t {
     h_t       h;
     item_t[3] items;
 }
-''' + NO_META
-    parser = ITEMS_PARSER
-    ingress = '''
+struct meta_t { }
+";
+    let ingress = r"
 apply {
     bit<16> s = 0;
     for (bit<8> i = 1; i <= hdr.h.n; i = i + 1) {
@@ -408,32 +438,23 @@ apply {
     hdr.h.odd = odd;
     sm.egress_spec = 1;
 }
-'''
-    program('for_loops', 'for loops: 3-clause and for-in over a range, break, continue',
-            decls, ingress, parser=parser, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.items);')
-    t = Stf('for_loops')
-    for n, items in [(4, [1, 0x80, 0x81]), (1, [2, 4, 6]), (10, [3, 5, 0xff])]:
-        s = sum(range(1, n + 1))
-        big = next((i for i, v in enumerate(items) if v > 0x7f), 0xff)
-        odd = sum(1 for v in items if v & 1)
-        t.packet(0, h((n, 8), (0, 48)) + bytes(items))
-        t.expect(1, h((n, 8), (s, 16), (s, 16), (big, 8), (odd, 8)) + bytes(items))
-    t.write('for_loops')
-
-
-ITEMS_PARSER = '''
-state start {
-    pkt.extract(hdr.h);
-    pkt.extract(hdr.items.next);
-    pkt.extract(hdr.items.next);
-    pkt.extract(hdr.items.next);
-    transition accept;
+";
+    s.program(Program::new("for_loops", "for loops: 3-clause and for-in over a range, break, continue", decls, ingress)
+        .parser(ITEMS_PARSER)
+        .deparser(EMIT_H_ITEMS));
+    let mut t = Stf::new("for_loops");
+    for (n, items) in [(4u128, [1u8, 0x80, 0x81]), (1, [2, 4, 6]), (10, [3, 5, 0xff])] {
+        let sum: u128 = (1..=n).sum();
+        let big = items.iter().position(|&v| v > 0x7f).map_or(0xff, |i| i as u128);
+        let odd = items.iter().filter(|&&v| v & 1 == 1).count() as u128;
+        t.packet(0, &[h(&[(n, 8), (0, 48)]), items.to_vec()].concat());
+        t.expect(1, &[h(&[(n, 8), (sum, 16), (sum, 16), (big, 8), (odd, 8)]), items.to_vec()].concat());
+    }
+    s.stf("for_loops", t);
 }
-'''
 
-
-def for_in_collections():
-    decls = '''
+fn for_in_collections(s: &mut Suite) {
+    let decls = r"
 header h_t {
     bit<8> odd;      // odd items, iterating the header stack itself
     bit<8> total;    // sum of a list expression's elements
@@ -443,8 +464,9 @@ struct headers_t {
     h_t       h;
     item_t[3] items;
 }
-''' + NO_META
-    ingress = '''
+struct meta_t { }
+";
+    let ingress = r"
 apply {
     bit<8> odd = 0;
     for (item_t it in hdr.items) {
@@ -460,15 +482,17 @@ apply {
     hdr.h.total = total;
     sm.egress_spec = 1;
 }
-'''
-    program('for_in_collections', 'for-in over a header stack and over a list expression', decls, ingress,
-            parser=ITEMS_PARSER, deparser='pkt.emit(hdr.h);\npkt.emit(hdr.items);')
-    t = Stf('for_in_collections')
-    for items in [[1, 0x80, 0x81], [2, 4, 6]]:
-        odd = sum(1 for v in items if v & 1)
-        t.packet(0, h((0, 16)) + bytes(items))
-        t.expect(1, h((odd, 8), ((items[0] + items[2] + 100) & 0xff, 8)) + bytes(items))
-    t.write('for_in_collections')
-
-
-ALL = [enums, typedefs, structs_tuples, sub_blocks, functions, exit_stmt, for_loops, for_in_collections]
+";
+    s.program(Program::new("for_in_collections", "for-in over a header stack and over a list expression", decls,
+                           ingress)
+        .parser(ITEMS_PARSER)
+        .deparser(EMIT_H_ITEMS));
+    let mut t = Stf::new("for_in_collections");
+    for items in [[1u8, 0x80, 0x81], [2, 4, 6]] {
+        let odd = items.iter().filter(|&&v| v & 1 == 1).count() as u128;
+        let total = (u128::from(items[0]) + u128::from(items[2]) + 100) & 0xff;
+        t.packet(0, &[h(&[(0, 16)]), items.to_vec()].concat());
+        t.expect(1, &[h(&[(odd, 8), (total, 8)]), items.to_vec()].concat());
+    }
+    s.stf("for_in_collections", t);
+}

@@ -1,0 +1,28 @@
+//! p4-testgen: regenerates p4forge's STF test data — the feature tests in `tests/stf/` and the
+//! examples' STF files — with every expected byte (checksums and CRCs included) computed here,
+//! independently of p4forge, so the tests compare p4forge against separate arithmetic.
+//!
+//! Generation is pure: each entry point fills a [`Files`] map (path relative to the workspace root ->
+//! text) that the binary writes and the drift test compares with the committed files.
+
+pub mod checksum;
+pub mod examples;
+pub mod features;
+pub mod output;
+pub mod packet;
+
+pub use output::Files;
+
+/// The feature tests of `tests/stf/` (programs, STF files and the README index).
+pub fn stf_features() -> Files {
+    let mut files = Files::default();
+    features::generate(&mut files);
+    files
+}
+
+/// The examples' STF files (`examples/NAME/NAME.stf`).
+pub fn example_stfs() -> Files {
+    let mut files = Files::default();
+    examples::generate(&mut files);
+    files
+}
