@@ -580,21 +580,32 @@ mod tests {
     }
 
     #[test]
-    fn frames_cross_the_dumbbell_with_exact_spacing() {
-        let mut sim = line(Forwarding::StoreAndForward);
-        let (mp0, mp1) = (sim.topo.node("mp0").unwrap(), sim.topo.node("mp1").unwrap());
-        sim.capture = Some(Capture { node: mp1, frames: Vec::new() });
+    fn back_to_back_frames_follow_the_deficit_idle_count() {
+        let mut sim = Sim::new(Topology::builtin("two", 10.0).unwrap(), NetConfig { max_ppm: 0.0, ..Default::default() });
+        sim.capture = Some(Capture { node: 1, frames: Vec::new() });
         let rng = sim.sub_rng(1);
-        sim.add_source(Source::new(mp0, Dest::Node(mp1), 0, Pattern::Cbr { len: 1518, gbps: 10.0 }, 0, from_ns(100_000.0), rng));
+        sim.add_source(Source::new(0, Dest::Node(1), 0, Pattern::Cbr { len: 1518, gbps: 10.0 }, 0, from_ns(100_000.0), rng));
         sim.run_until(from_ns(200_000.0), |_| {});
         let c = sim.capture.as_ref().unwrap();
-        // back to back at line rate: 1526 bytes of preamble and frame end on lane 2, so the
-        // deficit idle count alternates a 10- and a 14-byte gap, averaging the 12-byte IFG
         assert_eq!(c.frames.len() as u64, from_ns(100_000.0).div_ceil(interval_for_rate(1518, 10.0)));
+        // 1526 bytes of preamble and frame end on lane 2, so the deficit idle count alternates a
+        // 10- and a 14-byte gap, averaging the 12-byte IFG
         let ipds: Vec<Time> = c.frames.windows(2).map(|w| (w[1].0 - w[0].0) / BYTE_TIME).collect();
         assert_eq!(&ipds[..4], &[1536, 1540, 1536, 1540]);
         assert!(ipds.chunks(2).all(|p| p.len() < 2 || p[0] + p[1] == 2 * 1538));
         assert_eq!(sim.stats.dropped, 0);
+    }
+
+    #[test]
+    fn frames_cross_the_dumbbell() {
+        let mut sim = line(Forwarding::StoreAndForward);
+        let (mp0, mp1) = (sim.topo.node("mp0").unwrap(), sim.topo.node("mp1").unwrap());
+        sim.capture = Some(Capture { node: mp1, frames: Vec::new() });
+        let rng = sim.sub_rng(1);
+        sim.add_source(Source::new(mp0, Dest::Node(mp1), 0, Pattern::Cbr { len: 1518, gbps: 9.0 }, 0, from_ns(100_000.0), rng));
+        sim.run_until(from_ns(200_000.0), |_| {});
+        assert_eq!(sim.capture.as_ref().unwrap().frames.len(), 74);
+        assert_eq!((sim.stats.delivered, sim.stats.dropped), (74, 0));
     }
 
     #[test]
