@@ -1339,6 +1339,8 @@ fn simple_key(e: &ast::Expr) -> bool {
         A::Member(b, _) => simple_key(b),
         A::Index(b, i) => simple_key(b) && matches!(i.kind, A::Int(_)),
         A::Slice(b, _, _) => simple_key(b),
+        // Not certain p4c names casts; accept rather than reject a possibly valid program.
+        A::Cast(_, b) => simple_key(b),
         A::Call { callee, args, .. } => args.is_empty() && matches!(&callee.kind, A::Member(b, m) if m.name == "isValid" && simple_key(b)),
         A::Binary(ast::BinOp::BitAnd, l, r) => (simple_key(l) && is_const(r)) || (is_const(l) && simple_key(r)),
         _ => false,
