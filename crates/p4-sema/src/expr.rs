@@ -224,7 +224,8 @@ impl<'a> Sema<'a> {
                 }
                 // A signed literal's digits are its two's complement bit pattern (`8s0b1010_1010` is
                 // -86, per the spec), so it must fit in W bits as an unsigned number.
-                if !ce::fits(width, signed, &lit.value) && !(signed && ce::fits(width, false, &lit.value)) {
+                let as_pattern = signed && ce::fits(width, false, &lit.value);
+                if !as_pattern && !ce::fits(width, signed, &lit.value) {
                     let kind = if signed { "int" } else { "bit" };
                     self.error(span, format!("value {} does not fit in {kind}<{width}>", lit.value));
                     return Err(());
