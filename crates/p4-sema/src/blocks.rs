@@ -887,6 +887,13 @@ impl<'a> Sema<'a> {
             };
             let binds = Self::bind_params(&ext.type_params, targs);
             let sigs = self.with_tparams(binds, |me| me.param_sigs(&proto.params));
+            for (s, p) in sigs.iter().zip(&proto.params) {
+                if matches!(s.ty, Ty::Block(..)) {
+                    let t = self.show(&s.ty);
+                    self.error(p.ty.span, format!("extern constructor parameter `{}` cannot have type `{t}`", s.name));
+                    return Err(());
+                }
+            }
             let slots = self.match_ctor_args(&sigs, args, span)?;
             let mut vals = vec![];
             for (s, e) in sigs.iter().zip(slots) {

@@ -873,10 +873,13 @@ impl<'a> Sema<'a> {
             (Ty::Bits { width: a, signed: s }, Ty::Bits { width: b, signed: t }) => a == b || s == t,
             (Ty::Bool, Ty::Bits { width: 1, signed: false }) | (Ty::Bits { width: 1, signed: false }, Ty::Bool) => true,
             (Ty::InfInt, Ty::Bits { .. }) => true,
+            (Ty::Bits { .. }, Ty::InfInt) => true,
             (Ty::InfInt, Ty::Bool) => matches!(a.val.as_ref().and_then(ce::int_of).and_then(|v| v.to_i64()), Some(0 | 1)),
+            // As p4c: into a `type` or serializable enum only from exactly its underlying type
+            // (or an `int` constant).
             (_, Ty::NewType(_) | Ty::Named(_)) if underlying(self, &to).is_some() => {
                 let u = underlying(self, &to).unwrap_or(Ty::Unknown);
-                u == from || from == Ty::InfInt || matches!((&from, &u), (Ty::Bits{width: a, ..}, Ty::Bits{width: b, ..}) if a == b)
+                u == from || from == Ty::InfInt
             }
             (Ty::NewType(_) | Ty::Named(_), _) if underlying(self, &from).is_some() => {
                 let u = underlying(self, &from).unwrap_or(Ty::Unknown);

@@ -611,7 +611,33 @@ impl<'a> Sema<'a> {
 
     // ------------------------------------------------------------ annotations
 
+    /// Structured annotations (`@a[...]`) hold compile-time `int`, string or bool values, with
+    /// distinct keys.
+    fn check_structured_annotation(&mut self, a: &'a ast::Annotation) {
+        let exprs: Vec<&'a ast::Expr> = match &a.body {
+            ast::AnnotationBody::ExprList(es) => es.iter().collect(),
+            ast::AnnotationBody::KeyValue(kvs) => {
+                for (i, (k, _)) in kvs.iter().enumerate() {
+                    if kvs[..i].iter().any(|(j, _)| j.name == k.name) {
+                        self.error(k.span, format!("duplicate key `{}` in structured annotation `@{}`", k.name, a.name.name));
+                    }
+                }
+                kvs.iter().map(|(_, e)| e).collect()
+            }
+            _ => return,
+        };
+        for e in exprs {
+            let ok = self.expr(e, None).ok().is_some_and(|t| t.val.is_some() && matches!(t.ty, Ty::InfInt | Ty::String | Ty::Bool));
+            if !ok {
+                self.error(e.span, "structured annotation values must be compile-time `int`, string or bool constants");
+            }
+        }
+    }
+
     pub fn annotations(&mut self, anns: &'a [ast::Annotation]) -> Vec<ir::Annotation> {
+        for a in anns {
+            self.check_structured_annotation(a);
+        }
         anns.iter()
             .map(|a| {
                 let args = match &a.body {
