@@ -613,7 +613,7 @@ impl<'a> Sema<'a> {
 
     /// Structured annotations (`@a[...]`) hold compile-time `int`, string or bool values, with
     /// distinct keys.
-    fn check_structured_annotation(&mut self, a: &'a ast::Annotation) {
+    pub fn check_structured_annotation(&mut self, a: &'a ast::Annotation) {
         let exprs: Vec<&'a ast::Expr> = match &a.body {
             ast::AnnotationBody::ExprList(es) => es.iter().collect(),
             ast::AnnotationBody::KeyValue(kvs) => {
@@ -705,6 +705,21 @@ impl<'a> Sema<'a> {
     fn top_decl(&mut self, d: &'a Decl) {
         let idx = self.decls.len();
         self.decls.push(d);
+        let anns: &'a [ast::Annotation] = match d {
+            Decl::Const(c) => &c.annotations,
+            Decl::Typedef(t) => &t.annotations,
+            Decl::StructLike(s) => &s.annotations,
+            Decl::Enum(e) => &e.annotations,
+            Decl::Extern(e) => &e.annotations,
+            Decl::ExternFunction(f) => &f.annotations,
+            Decl::Function(f) => &f.proto.annotations,
+            Decl::ParserType(b) | Decl::ControlType(b) | Decl::Package(b) => &b.annotations,
+            Decl::Instantiation(i) => &i.annotations,
+            _ => &[],
+        };
+        for a in anns {
+            self.check_structured_annotation(a);
+        }
         match d {
             Decl::Const(c) => {
                 let ty = self.decl_type(&c.ty);
