@@ -173,6 +173,12 @@ impl<'a> Sema<'a> {
         let block_ref = cx.block_ref.clone();
         self.cx = Some(cx);
 
+        for p in ctor_params {
+            let t = self.resolve_type(&p.ty);
+            if matches!(&t, Ty::Block(d, _) if matches!(self.decls.get(*d), Some(Decl::Package(_)))) {
+                self.error(p.ty.span, "only packages can take packages as parameters");
+            }
+        }
         let mut seen: Vec<&str> = vec![];
         for p in ty.params.iter().chain(ctor_params) {
             if seen.contains(&p.name.name.as_str()) {
