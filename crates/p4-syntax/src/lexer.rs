@@ -139,7 +139,7 @@ impl<'a> Lexer<'a> {
         }
         let rest = self.src.get(self.pos..).unwrap_or(&[]);
         for (spelling, p) in PUNCTS {
-            if rest.starts_with(spelling.as_bytes()) {
+            if spelling.as_bytes()[0] == b && rest.starts_with(spelling.as_bytes()) {
                 self.pos += spelling.len();
                 return TokenKind::Punct(*p);
             }

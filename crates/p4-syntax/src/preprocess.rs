@@ -414,7 +414,7 @@ impl<'a> Preprocessor<'a> {
     /// Fully macro-expand a token list (rescanning, with hide sets so no macro expands inside
     /// its own expansion).
     fn expand(&mut self, input: Vec<Token>, nesting: u32) -> Vec<Token> {
-        if self.macros.is_empty() || nesting > MAX_EXPAND_NESTING {
+        if nesting > MAX_EXPAND_NESTING || !input.iter().any(|t| self.is_macro_name(t)) {
             return input;
         }
         let empty: Hide = Rc::new(Vec::new());
@@ -429,6 +429,10 @@ impl<'a> Preprocessor<'a> {
                 out.push(tok);
                 out.extend(queue.into_iter().map(|(t, _)| t));
                 return out;
+            }
+            if !self.is_macro_name(&tok) {
+                out.push(tok);
+                continue;
             }
             let Some(name) = word(&tok) else {
                 out.push(tok);
@@ -476,6 +480,15 @@ impl<'a> Preprocessor<'a> {
             }
         }
         out
+    }
+
+    /// Is the token the name of a defined macro? (No allocation: this runs on every token.)
+    fn is_macro_name(&self, t: &Token) -> bool {
+        match &t.kind {
+            TokenKind::Ident(s) => self.macros.contains_key(s.as_str()),
+            TokenKind::Keyword(k) => self.macros.contains_key(k.as_str()),
+            _ => false,
+        }
     }
 
     /// Replace parameters in a macro body, apply `#` and `##`.

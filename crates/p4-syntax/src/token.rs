@@ -116,6 +116,11 @@ const KEYWORDS: &[(&str, Keyword)] = &[
 impl Keyword {
     /// The keyword spelled `s`, if any.
     pub fn lookup(s: &str) -> Option<Keyword> {
+        // Every keyword starts with a lowercase letter and is 2..=12 bytes long: most identifiers
+        // are rejected without a table scan.
+        if !(2..=12).contains(&s.len()) || !s.as_bytes()[0].is_ascii_lowercase() {
+            return None;
+        }
         KEYWORDS.iter().find(|(k, _)| *k == s).map(|(_, kw)| *kw)
     }
 
