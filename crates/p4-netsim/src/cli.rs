@@ -137,14 +137,19 @@ pub struct DtpArgs {
     pub net: NetArgs,
 }
 
-/// Runs `dtp`.
-pub fn dtp_main(a: DtpArgs) -> Result<()> {
+/// Runs the `dtp` experiment an argument set describes.
+pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::experiments::DtpSeries)> {
     anyhow::ensure!((1..=100_000).contains(&a.beacon_interval), "--beacon-interval must be 1..=100000 cycles");
     anyhow::ensure!(a.sample_ns >= 10.0, "--sample-ns must be at least 10");
     anyhow::ensure!(a.ptp_sync_us >= 1.0, "--ptp-sync-us must be at least 1");
     let dtp = DtpConfig { beacon_interval: a.beacon_interval, sample_interval: from_ns(a.sample_ns), ..Default::default() };
     let o = DtpOptions { topology: a.topology.clone(), cable_m: a.net.cable_m, seconds: a.seconds, load: a.load, net: a.net.config()?, dtp, ptp: !a.no_ptp, ptp_sync_interval: from_ns(a.ptp_sync_us * 1000.0), progress: a.progress };
-    let (s, series) = run_dtp(&o)?;
+    run_dtp(&o)
+}
+
+/// Runs `dtp`: prints the summary (JSON with `--json`) and writes the plot.
+pub fn dtp_main(a: DtpArgs) -> Result<()> {
+    let (s, series) = dtp_run(&a)?;
     if let Some(path) = &a.plot {
         let bound: Vec<(f64, f64)> = series.dtp.first().zip(series.dtp.last()).map(|(f, l)| vec![(f.0, s.dtp.bound_ticks as f64), (l.0, s.dtp.bound_ticks as f64)]).unwrap_or_default();
         let mut lines = vec![Line { label: "DTP max offset (ticks)".into(), points: decimate_max(&series.dtp, 2000) }, Line { label: "4TD bound".into(), points: bound }];
@@ -213,15 +218,20 @@ fn parse_rates(s: &str) -> Result<Vec<f64>> {
     }
 }
 
-/// Runs `minprobe`.
-pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
+/// Runs the `minprobe` experiment an argument set describes.
+pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSummary> {
     anyhow::ensure!((2..=10_000).contains(&a.n), "--n must be 2..=10000");
     anyhow::ensure!((1..=1000).contains(&a.samples), "--samples must be 1..=1000");
     anyhow::ensure!((64..=1518).contains(&a.probe_len), "--probe-len must be 64..=1518");
     anyhow::ensure!(a.gap_us >= 0.0 && a.period_ms > 0.0 && (0.0..10.0).contains(&a.app_gbps), "bad --gap-us, --period-ms or --app-gbps");
     let probe = ProbeConfig { n: a.n, rates: parse_rates(&a.rates)?, gap: from_ns(a.gap_us * 1000.0), period: from_ns(a.period_ms * 1e6), samples: a.samples, probe_len: a.probe_len, ..ProbeConfig::baseline(a.n, a.samples) };
     let o = MinProbeOptions { topology: a.topology.clone(), cross: a.cross.parse()?, probe, app_gbps: a.app_gbps, net: a.net.config()?, cable_m: a.net.cable_m };
-    let s = run_minprobe(&o)?;
+    run_minprobe(&o)
+}
+
+/// Runs `minprobe`: prints the summary (JSON with `--json`) and writes the plot.
+pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
+    let s = minprobe_run(&a)?;
     if let Some(path) = &a.plot {
         let var: Vec<(f64, f64)> = s.points.iter().map(|p| (p.rate_gbps, p.delay_variance_ns2)).collect();
         lines_svg(path, &format!("{} with {}: estimate {:.2} Gb/s, truth {:.2} Gb/s", s.topology, a.cross, s.estimate_gbps, s.truth_gbps), "probe rate (Gb/s)", "queuing delay variance (ns²)", &[Line { label: "mean per-train variance".into(), points: var }])?;

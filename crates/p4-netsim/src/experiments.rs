@@ -119,6 +119,7 @@ pub struct DtpSummary {
 }
 
 /// Series for the offset plot: (ms, DTP max offset ticks) and (ms, PTP max error ns).
+#[derive(Clone, Debug)]
 pub struct DtpSeries {
     /// DTP.
     pub dtp: Vec<(f64, f64)>,
