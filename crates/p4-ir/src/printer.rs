@@ -4,8 +4,8 @@
 //! (`vars`), the actions/functions/tables that run in it, and its body; finally extern instances,
 //! value sets and `main`. One statement per line; expressions in P4-like syntax where every implicit
 //! conversion is an explicit cast and every constant carries its type (`8w5`, `4s-1`).
-//! Variables print as their frame name followed by `#slot` only when names are ambiguous (they
-//! never are: sema makes frame names unique).
+//! Variables print as their frame name (sema keeps names unique within a frame); each block lists
+//! its frame once (`vars { ... }`) with types, so expressions need not repeat them.
 
 use crate::*;
 
