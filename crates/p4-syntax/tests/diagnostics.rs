@@ -126,3 +126,23 @@ fn long_operator_chain_is_an_error_not_a_crash() {
 fn transition_outside_a_parser_state() {
     assert_snapshot!(diags("control c() {\n    apply {\n        transition accept;\n        exit;\n    }\n}\n"));
 }
+
+#[test]
+fn missing_closing_braces_resynchronize_at_declaration_keywords() {
+    let text = "\
+control c(inout bit<8> x) {
+    action a() { x = 1;
+    table t { actions = { a; } }
+    apply { t.apply(); }
+}
+parser p(packet_in b) {
+    state start { b.advance(8);
+    state next { transition accept; }
+}
+control d() { apply {} }
+";
+    let (out, sm) = parse(text);
+    assert_snapshot!(p4_syntax::diag::render_all(&out.diagnostics, &sm));
+    // Nothing after the two missing braces is lost.
+    insta::assert_snapshot!("missing_braces_recovered_ast", p4_syntax::print_program(&out.program));
+}

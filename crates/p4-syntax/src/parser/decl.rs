@@ -281,11 +281,16 @@ impl Parser<'_> {
         };
         self.pop_scope();
         // Statements after the transition are an error; report the first and skip them.
-        if !self.at(Punct::RBrace) && !self.at_eof() {
+        if !self.at(Punct::RBrace) && !self.at_eof() && !self.at_declaration_keyword() {
             let _ = self.error_expected("`}` (the transition must be the last statement of a state)");
             let _ = self.stmts_until_close(true);
         }
-        self.expect(Punct::RBrace)?;
+        if self.at_declaration_keyword() {
+            // Missing `}` (reported): keep the state; the next one starts here.
+            let _ = self.error_expected("`}`");
+        } else {
+            self.expect(Punct::RBrace)?;
+        }
         Ok(ParserState { annotations, name, body, transition, span: start.to(self.prev_span()) })
     }
 

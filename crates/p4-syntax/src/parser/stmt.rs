@@ -14,7 +14,11 @@ impl Parser<'_> {
         self.push_scope();
         let stmts = self.stmts_until_close(false);
         self.pop_scope();
-        self.expect(Punct::RBrace)?;
+        // A missing `}` before a declaration keyword was reported by `stmts_until_close`; keep
+        // the block so the declaration that follows parses normally.
+        if !self.at_declaration_keyword() {
+            self.expect(Punct::RBrace)?;
+        }
         let start = annotations.first().map(|a| a.span).unwrap_or(start);
         Ok(Block { annotations, stmts, span: start.to(self.prev_span()) })
     }
@@ -24,6 +28,12 @@ impl Parser<'_> {
     pub(crate) fn stmts_until_close(&mut self, in_state: bool) -> Vec<Stmt> {
         let mut stmts = Vec::new();
         while !self.at(Punct::RBrace) && !self.at_eof() {
+            if self.at_declaration_keyword() {
+                // A declaration keyword cannot start a statement: most likely this block's `}`
+                // is missing. Stop here so the enclosing declaration list can resynchronize.
+                let _ = self.error_expected("`}`");
+                break;
+            }
             if self.at_kw(Keyword::Transition) {
                 if in_state {
                     break;
@@ -287,5 +297,29 @@ impl Parser<'_> {
         self.expect(Punct::RParen)?;
         let body = Box::new(self.stmt()?);
         Ok(Stmt::For { annotations, init, cond, update, body, span: start.to(self.prev_span()) })
+    }
+}
+
+impl Parser<'_> {
+    /// Does the cursor start something that is only ever a declaration outside a statement list
+    /// (`control`, `action`, `table`, `state s {`, `apply {`, ...)? Used to detect missing `}`.
+    pub(crate) fn at_declaration_keyword(&self) -> bool {
+        let TokenKind::Keyword(k) = self.peek().kind else { return false };
+        match k {
+            Keyword::Control
+            | Keyword::Parser
+            | Keyword::Package
+            | Keyword::Extern
+            | Keyword::Header
+            | Keyword::HeaderUnion
+            | Keyword::Struct
+            | Keyword::Typedef
+            | Keyword::Action
+            | Keyword::Table
+            | Keyword::MatchKind => true,
+            Keyword::Apply => self.peek_at(1).is_punct(Punct::LBrace),
+            Keyword::State => self.peek_at(2).is_punct(Punct::LBrace) && super::name_of(self.peek_at(1)).is_some(),
+            _ => false,
+        }
     }
 }
