@@ -15,6 +15,11 @@ use crate::time::{BitTime, CHARS_PER_BLOCK};
 /// Payload of a lane-0 start block carrying the standard preamble and SFD.
 const START0_PREAMBLE: u64 = 0xd555_5555_5555_5578;
 
+/// Payload of a lane-4 start block after four idles, carrying three preamble octets.
+const START4_PREAMBLE: u64 = 0x5555_5500_0000_0033;
+/// Low four octets of the data block after a lane-4 start: the rest of the preamble and SFD.
+const LANE4_PREAMBLE_TAIL: u32 = 0xd555_5555;
+
 /// Why a received frame is not good.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FrameStatus {
@@ -183,6 +188,11 @@ impl RxDecoder {
         if b.sync == crate::block::SyncHeader::DATA_BITS {
             match self.buf.as_mut() {
                 Some(buf) if self.pre_left == 0 => buf.extend_from_slice(&b.payload.to_le_bytes()),
+                // The block after a lane-4 start: four preamble octets, four frame octets.
+                Some(buf) if self.pre_left == 4 && b.payload as u32 == LANE4_PREAMBLE_TAIL => {
+                    buf.extend_from_slice(&b.payload.to_le_bytes()[4..]);
+                    self.pre_left = 0;
+                }
                 Some(_) => self.append(&b.payload.to_le_bytes()),
                 None => self.counters.unexpected_data += 1,
             }
@@ -198,6 +208,12 @@ impl RxDecoder {
                 self.abort(here);
                 self.open(here);
                 self.pre_left = 0;
+                return;
+            }
+            if b.payload == START4_PREAMBLE {
+                self.abort(here);
+                self.open(here + 4);
+                self.pre_left = 4;
                 return;
             }
             if let Some(k) = crate::block::btype::terminate_len(b.block_type()) {
@@ -415,16 +431,31 @@ impl RxPhy {
     pub fn receive(&mut self, line: &[Block66], out: &mut Vec<RxFrame>) {
         let mut i = 0;
         while let Some(b) = line.get(i) {
-            // Runs of data blocks inside a frame go straight into the frame buffer.
+            // Runs of data blocks inside a frame go straight into the frame buffer, through a
+            // stack staging area so the descrambler state stays in a register (byte stores
+            // into the Vec could otherwise alias it and force a reload per block).
             if let Some(buf) = self.decoder.payload_buf() {
+                let mut d = self.descrambler;
                 let from = i;
-                while let Some(d) = line.get(i) {
-                    if d.sync != crate::block::SyncHeader::DATA_BITS {
+                let mut stage = [0u8; 256];
+                loop {
+                    let mut n = 0;
+                    while n < 32 {
+                        match line.get(i) {
+                            Some(x) if x.sync == crate::block::SyncHeader::DATA_BITS => {
+                                stage[8 * n..8 * n + 8].copy_from_slice(&d.descramble(x.payload).to_le_bytes());
+                                n += 1;
+                                i += 1;
+                            }
+                            _ => break,
+                        }
+                    }
+                    buf.extend_from_slice(&stage[..8 * n]);
+                    if n < 32 {
                         break;
                     }
-                    buf.extend_from_slice(&self.descrambler.descramble(d.payload).to_le_bytes());
-                    i += 1;
                 }
+                self.descrambler = d;
                 if i > from {
                     self.decoder.skip((i - from) as u64);
                     continue;

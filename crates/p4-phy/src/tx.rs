@@ -83,10 +83,11 @@ impl BlockSink for Vec<Block66> {
     }
 }
 
-/// A sink that scrambles every block's payload before appending it.
+/// A sink that scrambles every block's payload before appending it. It owns its scrambler
+/// (copy it in and back out) so the state can live in a register while blocks are written.
 pub struct Scrambling<'a> {
     /// The scrambler.
-    pub scrambler: &'a mut Scrambler,
+    pub scrambler: Scrambler,
     /// The output.
     pub out: &'a mut Vec<Block66>,
 }
@@ -212,11 +213,16 @@ impl TxPhy {
 
     /// Send `frame` after `gap` characters, appending scrambled blocks to `out`.
     pub fn send(&mut self, frame: &[u8], gap: u32, out: &mut Vec<Block66>) -> TxStamp {
-        self.encoder.send(frame, gap, &mut Scrambling { scrambler: &mut self.scrambler, out })
+        let mut sink = Scrambling { scrambler: self.scrambler, out };
+        let stamp = self.encoder.send(frame, gap, &mut sink);
+        self.scrambler = sink.scrambler;
+        stamp
     }
 
     /// Append `n` scrambled idle blocks.
     pub fn idle(&mut self, n: u64, out: &mut Vec<Block66>) {
-        self.encoder.idle(n, &mut Scrambling { scrambler: &mut self.scrambler, out });
+        let mut sink = Scrambling { scrambler: self.scrambler, out };
+        self.encoder.idle(n, &mut sink);
+        self.scrambler = sink.scrambler;
     }
 }
