@@ -197,3 +197,24 @@ fn macro_expansion_keeps_spans_of_the_definition() {
     // The `;` after the expansion is where the expression ends too early.
     assert!(out.diagnostics[0].render(&sm).contains("test.p4:2:21"), "{}", out.diagnostics[0].render(&sm));
 }
+
+#[test]
+fn unreadable_file_is_an_error_without_location() {
+    let mut sm = SourceMap::new();
+    let out = parse_file(std::path::Path::new("/definitely/not/here.p4"), &[], &mut sm);
+    assert_eq!(out.diagnostics.len(), 1);
+    let r = out.diagnostics[0].render(&sm);
+    assert!(r.starts_with("error: cannot read `/definitely/not/here.p4`: "), "{r}");
+    assert!(out.program.decls.is_empty());
+}
+
+#[test]
+fn parse_str_resolves_quoted_includes_through_include_dirs() {
+    let dir = temp_dir("parse_str");
+    write(&dir, "defs.p4", "const bit<8> D = 3;\n");
+    let mut sm = SourceMap::new();
+    let out = p4_syntax::parse_str("virtual.p4", "#include \"defs.p4\"\nconst bit<8> E = D;\n", std::slice::from_ref(&dir), &mut sm);
+    assert!(out.diagnostics.is_empty(), "{}", diag::render_all(&out.diagnostics, &sm));
+    assert_eq!(print_program(&out.program), "const bit<8> D = 3;\nconst bit<8> E = D;\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
