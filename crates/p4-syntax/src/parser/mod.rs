@@ -6,7 +6,7 @@
 //! - never panics and always terminates: every loop either consumes a token or exits, nesting is
 //!   capped at [`MAX_DEPTH`], and the token vector always ends with `Eof` (which is never consumed);
 //! - an error is reported as `expected X, found Y` at Y's span, then the enclosing list skips to
-//!   the next `;` or the matching `}` and carries on (see [`Parser::recover`]);
+//!   the next `;` or the matching `}` and carries on (see `Parser::recover`);
 //! - the type/expression ambiguities (`a < b` vs `f<T>(..)`, `(T) x` vs `(a) - b`) are settled with
 //!   a scoped set of type names, as p4c's lexer feedback does, plus bounded speculation that
 //!   restores position and diagnostics when it fails.
