@@ -87,15 +87,33 @@ fn parse_source_here(
     sources: &mut span::SourceMap,
 ) -> ParseOutput {
     let pp = preprocess::Preprocessor::new(sources, include_dirs);
-    let (tokens, mut diagnostics) = pp.run(file, on_disk);
+    let (tokens, mut diagnostics, included_from) = pp.run_with_includes(file, on_disk);
     let (program, parse_diags) = parser::parse_tokens(tokens, sources);
     diagnostics.extend(parse_diags);
     // Source order (files in the order they were read); stable, so ties keep discovery order.
     diagnostics.sort_by_key(|d| (d.span.file, d.span.lo));
+    for d in diagnostics.iter_mut() {
+        add_include_notes(d, &included_from, sources);
+    }
     if diagnostics.len() > MAX_DIAGNOSTICS {
         let last = diagnostics[MAX_DIAGNOSTICS - 1].span;
         diagnostics.truncate(MAX_DIAGNOSTICS);
         diagnostics.push(diag::Diagnostic::error(last, format!("too many errors; only the first {MAX_DIAGNOSTICS} are shown")));
     }
     ParseOutput { program, diagnostics }
+}
+
+/// `= note: included from main.p4:3:1` lines for a diagnostic inside an included file, innermost
+/// include first.
+fn add_include_notes(d: &mut diag::Diagnostic, included_from: &std::collections::HashMap<span::FileId, span::Span>, sources: &span::SourceMap) {
+    let mut file = d.span.file;
+    // Include nesting is capped by the preprocessor; the bound here only guards the loop.
+    for _ in 0..128 {
+        let Some(site) = included_from.get(&file) else { break };
+        if let Some(f) = sources.get(site.file) {
+            let (line, col) = f.line_col(site.lo);
+            d.notes.push(format!("included from {}:{line}:{col}", f.path.display()));
+        }
+        file = site.file;
+    }
 }

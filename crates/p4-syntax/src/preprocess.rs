@@ -67,6 +67,8 @@ pub struct Preprocessor<'a> {
     out: Vec<Token>,
     pub diags: Vec<Diagnostic>,
     steps: usize,
+    /// For each included file, the span of the `#include` that read it.
+    included_from: HashMap<FileId, Span>,
 }
 
 type Hide = Rc<Vec<String>>;
@@ -82,6 +84,7 @@ impl<'a> Preprocessor<'a> {
             out: Vec::new(),
             diags: Vec::new(),
             steps: 0,
+            included_from: HashMap::new(),
         }
     }
 
@@ -93,9 +96,17 @@ impl<'a> Preprocessor<'a> {
         self.macros.insert(name.to_string(), Rc::new(Macro { params: None, body }));
     }
 
-    /// Preprocess a file that is already in the source map; `dir` is used for `"..."` includes
-    /// (`None` means the current directory). Returns the tokens, ending with one `Eof`.
-    pub fn run(mut self, file: FileId, on_disk: Option<&Path>) -> (Vec<Token>, Vec<Diagnostic>) {
+    /// Preprocess a file that is already in the source map. `on_disk` is its path when it was read
+    /// from disk (`"..."` includes look next to it); `None` means an in-memory file (they look in
+    /// the current directory). Returns the tokens, ending with one `Eof`, and the diagnostics.
+    pub fn run(self, file: FileId, on_disk: Option<&Path>) -> (Vec<Token>, Vec<Diagnostic>) {
+        let (toks, diags, _) = self.run_with_includes(file, on_disk);
+        (toks, diags)
+    }
+
+    /// Like [`Self::run`], and also return, for each included file, the span of the `#include`
+    /// that read it (for "included from" notes).
+    pub fn run_with_includes(mut self, file: FileId, on_disk: Option<&Path>) -> (Vec<Token>, Vec<Diagnostic>, HashMap<FileId, Span>) {
         let origin = match on_disk {
             Some(p) => Origin::Disk(canonical(p)),
             None => Origin::Virtual,
@@ -103,7 +114,7 @@ impl<'a> Preprocessor<'a> {
         self.process(file, origin);
         let eof_span = self.out.last().map(|t| Span { lo: t.span.hi, ..t.span }).unwrap_or(Span::new(file, 0, 0));
         self.out.push(Token { kind: TokenKind::Eof, span: eof_span, line_start: true, glued: false });
-        (self.out, self.diags)
+        (self.out, self.diags, self.included_from)
     }
 
     fn process(&mut self, file: FileId, origin: Origin) {
@@ -306,6 +317,7 @@ impl<'a> Preprocessor<'a> {
             return;
         }
         let id = self.sources.add(path_shown, text);
+        self.included_from.insert(id, span);
         self.process(id, origin_new);
     }
 

@@ -185,6 +185,7 @@ fn errors_in_included_files_point_into_them() {
     let rendered = out.diagnostics[0].render(&sm);
     assert!(rendered.starts_with("error: expected an expression, found `;`\n"), "{rendered}");
     assert!(rendered.contains("bad.p4:2:18"), "{rendered}");
+    assert!(rendered.ends_with(&format!("  = note: included from {}:1:1\n", main.display())), "{rendered}");
     assert_eq!(out.program.decls.len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
