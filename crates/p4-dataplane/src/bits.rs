@@ -122,8 +122,19 @@ pub fn read_bits(buf: &[u8], bit_off: usize, width: u32) -> u128 {
     let start = bit_off / 8;
     let shift = (bit_off % 8) as u32;
     let span = shift + width;
+    if width == 0 {
+        return 0;
+    }
+    if span <= 64 {
+        if let Some(w) = buf.get(start..start + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            return u128::from((u64::from_be_bytes(w) << shift) >> (64 - width));
+        }
+    }
     if span <= 128 {
-        // One big-endian window holding every byte the field touches.
+        if let Some(w) = buf.get(start..start + 16).and_then(|w| <[u8; 16]>::try_from(w).ok()) {
+            return (u128::from_be_bytes(w) << shift) >> (128 - width);
+        }
+        // Near the end of the buffer: one big-endian window holding every byte the field touches.
         let nbytes = span.div_ceil(8) as usize;
         let mut window = [0u8; 16];
         let avail = buf.len().saturating_sub(start).min(nbytes);
@@ -193,13 +204,24 @@ impl BitWriter {
         }
         let byte = self.bits / 8;
         let bit_in = (self.bits % 8) as u32;
+        if bit_in + width <= 64 {
+            self.ensure(byte);
+            let window = ((v as u64) & (mask(width) as u64)) << (64 - bit_in - width);
+            if let Some(dst) = self.buf.get_mut(byte..byte + 8) {
+                if let Ok(cur) = <[u8; 8]>::try_from(&*dst) {
+                    dst.copy_from_slice(&(u64::from_be_bytes(cur) | window).to_be_bytes());
+                }
+            }
+            self.bits += width as usize;
+            return;
+        }
         if bit_in + width <= 128 {
             self.ensure(byte);
             let window = (v & mask(width)) << (128 - bit_in - width);
             if let Some(dst) = self.buf.get_mut(byte..byte + 16) {
-                let mut cur = [0u8; 16];
-                cur.copy_from_slice(dst);
-                dst.copy_from_slice(&(u128::from_be_bytes(cur) | window).to_be_bytes());
+                if let Ok(cur) = <[u8; 16]>::try_from(&*dst) {
+                    dst.copy_from_slice(&(u128::from_be_bytes(cur) | window).to_be_bytes());
+                }
             }
             self.bits += width as usize;
             return;
@@ -271,6 +293,10 @@ mod tests {
         assert_eq!(read_bits(&buf, 3, 5), 0b01011);
         assert_eq!(read_bits(&buf, 20, 8), 0xf0, "bits past the end read as zero");
         assert_eq!(read_bits(&buf, 1, 1), 0);
+        assert_eq!(read_bits(&buf, 5, 0), 0);
+        let nine: Vec<u8> = (0xf1..=0xf9).collect();
+        assert_eq!(read_bits(&nine, 4, 60), 0x1f2f3f4f5f6f7f8, "8-byte window path");
+        assert_eq!(read_bits(&nine, 12, 60), 0x2f3f4f5f6f7f8f9, "tail path");
         assert_eq!(read_bits(&buf, 2, 1), 1);
         let long: Vec<u8> = (1..=17).collect();
         assert_eq!(read_bits(&long, 0, 128), u128::from_be_bytes(long[..16].try_into().unwrap_or([0; 16])));

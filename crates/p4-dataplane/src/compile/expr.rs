@@ -227,11 +227,16 @@ impl Compiler<'_> {
             let want = op == BinOp::Eq;
             return Ok(Arc::new(move |p, c| u128::from((eq(p, c) != 0) == want)));
         }
-        let x = self.scalar(b, l)?;
-        let y = self.scalar(b, r)?;
         let (w, s) = self.width(&l.ty);
         let (rw, _) = self.width(ty);
         let m = mask(rw);
+        if let Some(k) = self.const_operand(r) {
+            if let Some(ev) = self.binary_const(b, op, l, k, w, s, m)? {
+                return Ok(ev);
+            }
+        }
+        let x = self.scalar(b, l)?;
+        let y = self.scalar(b, r)?;
         macro_rules! op {
             (|$a:ident, $bb:ident| $body:expr) => {
                 Arc::new(move |p: &Prog, c: &mut Ctx| {
@@ -266,6 +271,57 @@ impl Compiler<'_> {
             }
             BinOp::And => Arc::new(move |p, c| u128::from(x(p, c) != 0 && y(p, c) != 0)),
             BinOp::Or => Arc::new(move |p, c| u128::from(x(p, c) != 0 || y(p, c) != 0)),
+        })
+    }
+
+    fn const_operand(&self, e: &Expr) -> Option<u128> {
+        match &e.kind {
+            ExprKind::Const(v) => self.scalar_value(v, &e.ty).ok(),
+            _ => None,
+        }
+    }
+
+    /// Fast forms of `l op k` for a constant `k` (and a statically placed `l`): one closure instead of
+    /// three. Returns `None` for operators without a fast form.
+    #[allow(clippy::too_many_arguments)]
+    fn binary_const(&mut self, b: &BlockRef, op: BinOp, l: &Expr, k: u128, w: u32, s: bool, m: u128) -> R<Option<Ev>> {
+        let slot = match &l.kind {
+            ExprKind::Var(_) | ExprKind::Field(..) => match self.loc(b, l)? {
+                Loc::Static(slot) => Some(slot),
+                _ => None,
+            },
+            _ => None,
+        };
+        macro_rules! fast {
+            (|$a:ident| $body:expr) => {
+                match slot {
+                    Some(sl) => Some(Arc::new(move |_: &Prog, c: &mut Ctx| {
+                        let $a = c.get(sl);
+                        $body
+                    }) as Ev),
+                    None => {
+                        let x = self.scalar(b, l)?;
+                        Some(Arc::new(move |p: &Prog, c: &mut Ctx| {
+                            let $a = x(p, c);
+                            $body
+                        }) as Ev)
+                    }
+                }
+            };
+        }
+        Ok(match op {
+            BinOp::Eq => fast!(|a| u128::from(a == k)),
+            BinOp::Ne => fast!(|a| u128::from(a != k)),
+            BinOp::Add => fast!(|a| a.wrapping_add(k) & m),
+            BinOp::Sub => fast!(|a| a.wrapping_sub(k) & m),
+            BinOp::BitAnd => fast!(|a| a & k),
+            BinOp::Lt if !s => fast!(|a| u128::from(a < k)),
+            BinOp::Le if !s => fast!(|a| u128::from(a <= k)),
+            BinOp::Gt if !s => fast!(|a| u128::from(a > k)),
+            BinOp::Ge if !s => fast!(|a| u128::from(a >= k)),
+            BinOp::Shl => fast!(|a| bits::shl(a, k, w)),
+            BinOp::Shr if !s => fast!(|a| bits::shr(a, k, w, false)),
+            _ => None,
         })
     }
 

@@ -48,6 +48,16 @@ impl Compiler<'_> {
     /// `dst = src` for a value of type `ty` at locations.
     fn assign_to(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
         if self.is_scalar(&lhs.ty) {
+            if !matches!(lhs.kind, ExprKind::Slice(..)) {
+                if let Loc::Static(slot) = self.loc(b, lhs)? {
+                    let v = self.scalar(b, rhs)?;
+                    return Ok(Box::new(move |p, c| {
+                        let x = v(p, c);
+                        c.set(slot, x);
+                        Flow::Next
+                    }));
+                }
+            }
             let w = self.writer(b, lhs)?;
             let v = self.scalar(b, rhs)?;
             return Ok(Box::new(move |p, c| {
