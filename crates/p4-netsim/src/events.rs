@@ -1,7 +1,7 @@
 //! The event queue: a binary heap of small (time, sequence, slot) keys over a slab of events.
 //!
 //! Invariants: events at equal times pop in insertion order, so a run is a pure function of its
-//! configuration and seed; heap keys stay 16 bytes whatever the event size, which keeps sifting
+//! configuration and seed; heap keys stay 24 bytes whatever the event size, which keeps sifting
 //! cheap; freed slab slots are reused.
 
 use crate::time::Time;
@@ -10,7 +10,7 @@ use std::collections::BinaryHeap;
 
 /// A min-queue of timed events.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Reverse<(Time, u64)>>,
+    heap: BinaryHeap<Reverse<(Time, u64, u32)>>,
     slab: Vec<Option<E>>,
     free: Vec<u32>,
     seq: u64,
@@ -36,15 +36,13 @@ impl<E> EventQueue<E> {
             }
         };
         self.seq += 1;
-        // sequence in the high bits keeps FIFO order among equal times; the slot rides below
-        self.heap.push(Reverse((time, (self.seq << 24) | slot as u64)));
-        debug_assert!(slot < (1 << 24), "more than 16M pending events");
+        // the sequence keeps FIFO order among equal times
+        self.heap.push(Reverse((time, self.seq, slot)));
     }
 
     /// Removes and returns the earliest event.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let Reverse((time, key)) = self.heap.pop()?;
-        let slot = (key & 0xff_ffff) as u32;
+        let Reverse((time, _, slot)) = self.heap.pop()?;
         let ev = self.slab.get_mut(slot as usize)?.take()?;
         self.free.push(slot);
         Some((time, ev))

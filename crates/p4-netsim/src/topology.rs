@@ -53,7 +53,7 @@ pub struct Topology {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum TopologyError {
     /// The spec is neither a known built-in nor a readable file.
-    #[error("unknown topology `{0}`: use two, tree:DEPTH:FANOUT, fat-tree:K (K even), dumbbell, parking-lot[:LINKS] or a .toml file")]
+    #[error("unknown topology `{0}`: use two, tree:DEPTH:FANOUT, fat-tree:K (K even, <= 32), dumbbell, parking-lot[:LINKS] or a .toml file")]
     Unknown(String),
     /// A built-in parameter is out of range.
     #[error("bad topology parameter in `{spec}`: {reason}")]
@@ -160,8 +160,8 @@ impl Topology {
             }
             "tree" => {
                 let (depth, fanout) = (num(1, None)?, num(2, None)?);
-                if depth == 0 || fanout == 0 || fanout.checked_pow(depth as u32).is_none_or(|n| n > 100_000) {
-                    return Err(bad("need depth >= 1, fanout >= 1 and at most 100000 leaves"));
+                if depth == 0 || fanout == 0 || fanout.checked_pow(depth as u32).is_none_or(|n| n > 20_000) {
+                    return Err(bad("need depth >= 1, fanout >= 1 and at most 20000 leaves"));
                 }
                 let mut level = vec![t.add("s0".into(), NodeKind::Switch)];
                 for d in 1..=depth {
@@ -180,8 +180,8 @@ impl Topology {
             }
             "fat-tree" => {
                 let k = num(1, None)?;
-                if k < 2 || k % 2 != 0 || k > 64 {
-                    return Err(bad("k must be even, 2..=64"));
+                if k < 2 || k % 2 != 0 || k > 32 {
+                    return Err(bad("k must be even, 2..=32"));
                 }
                 let h = k / 2;
                 let core: Vec<usize> = (0..h * h).map(|i| t.add(format!("core{i}"), NodeKind::Switch)).collect();

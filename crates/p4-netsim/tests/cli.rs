@@ -54,7 +54,7 @@ fn bad_arguments_are_errors_not_panics() {
     a.rates = "1:0:2".into();
     assert!(minprobe_run(&a).is_err());
     let Cmd::Dtp(d) = parse("p4forge dtp --topology tree:0:3") else { panic!() };
-    assert_eq!(dtp_run(&d).unwrap_err().to_string(), "bad topology parameter in `tree:0:3`: need depth >= 1, fanout >= 1 and at most 100000 leaves");
+    assert_eq!(dtp_run(&d).unwrap_err().to_string(), "bad topology parameter in `tree:0:3`: need depth >= 1, fanout >= 1 and at most 20000 leaves");
     let Cmd::Dtp(d) = parse("p4forge dtp --topology nosuch.toml") else { panic!() };
     assert!(dtp_run(&d).unwrap_err().to_string().starts_with("unknown topology `nosuch.toml`"));
     assert!(Top::try_parse_from(["p4forge", "dtp", "--load", "extreme"]).is_err());
