@@ -317,6 +317,9 @@ pub struct Prog {
     /// Slot ranges `(base, len)` preserved by each field list / data argument.
     pub field_sets: Vec<Vec<(usize, usize)>>,
     pub sm: StdMeta,
+    /// Slot ranges `(base, len)` of the user metadata and of the standard metadata.
+    pub meta_range: (usize, usize),
+    pub sm_range: (usize, usize),
     pub errors: ErrorCodes,
     pub error_names: Vec<String>,
     /// The six V1Switch blocks: parser, verify, ingress, egress, compute, deparser (control indexes

@@ -337,10 +337,10 @@ impl Switch {
             c.log.push(why);
             return;
         }
-        if let Some((session, _)) = self.ctx.fx.clone {
+        if let Some((session, set)) = self.ctx.fx.clone {
             for (crid, out_port) in self.mirror_targets(session) {
                 jobs.push_back(Job::Egress {
-                    frame: self.ctx.f.clone(),
+                    frame: self.e2e_frame(set),
                     pkt: self.ctx.pkt.clone(),
                     cursor: self.ctx.cursor,
                     port: out_port,
@@ -379,6 +379,26 @@ impl Switch {
             return;
         }
         res.outputs.push(OutputPacket { port, data: bytes });
+    }
+
+    /// The frame an egress-to-egress clone starts from: headers as they are now, user and standard
+    /// metadata reset except the preserved field set (and the port the packet came in on).
+    fn e2e_frame(&self, set: usize) -> Vec<u128> {
+        let mut frame = self.ctx.f.clone();
+        for (base, len) in [self.prog.meta_range, self.prog.sm_range] {
+            if let Some(r) = frame.get_mut(base..base + len) {
+                r.fill(0);
+            }
+        }
+        let keep = self.prog.field_sets.get(set).map(Vec::as_slice).unwrap_or(&[]);
+        let sm = &self.prog.sm;
+        let singles = [sm.ingress_port, sm.packet_length].into_iter().flatten().map(|s| (s, 1));
+        for (s, len) in keep.iter().copied().chain(singles) {
+            if let (Some(dst), Some(src)) = (frame.get_mut(s..s + len), self.ctx.f.get(s..s + len)) {
+                dst.copy_from_slice(src);
+            }
+        }
+        frame
     }
 
     fn run_job(&mut self, job: Job, res: &mut Injected, jobs: &mut VecDeque<Job>) {

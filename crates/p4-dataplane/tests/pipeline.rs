@@ -324,3 +324,54 @@ fn list_assignment_reading_its_own_target_swaps() {
     let mut sw = switch(&src);
     assert_eq!(sw.inject(0, &[1, 2, 3], 0).outputs[0].data, vec![2, 1, 3]);
 }
+
+#[test]
+fn egress_clone_keeps_headers_and_only_field_list_metadata() {
+    let src = program(
+        "bit<8> a; bit<8> itype; bit<8> kept; bit<8> lost;",
+        "@field_list(3) bit<8> kept; bit<8> lost;",
+        "",
+        "apply { sm.egress_spec = 1; }",
+        "apply {
+            if (sm.instance_type == 0) {
+                hdr.h.a = 0x55;
+                meta.kept = 0x11; meta.lost = 0x22;
+                clone_preserving_field_list(CloneType.E2E, 32w4, 3);
+            } else {
+                hdr.h.itype = (bit<8>)sm.instance_type;
+                hdr.h.kept = meta.kept;
+                hdr.h.lost = meta.lost;
+            }
+        }",
+    );
+    let mut sw = switch(&src);
+    sw.mirroring_add(4, 6).expect("session");
+    let out = sw.inject(0, &[0, 0, 0, 0, 0xee], 0);
+    assert_eq!(
+        out.outputs,
+        vec![
+            OutputPacket { port: 1, data: vec![0x55, 0, 0, 0, 0xee] },
+            OutputPacket { port: 6, data: vec![0x55, 2, 0x11, 0, 0xee] },
+        ]
+    );
+}
+
+#[test]
+fn garbage_packets_of_every_length_are_handled_without_panics() {
+    let mut sw = switch(ROUTER);
+    let mut seed = 7u32;
+    let mut outputs = 0;
+    for len in 0..100usize {
+        let pkt: Vec<u8> = (0..len)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                (seed >> 16) as u8
+            })
+            .collect();
+        let out = sw.inject(1, &pkt, 0);
+        outputs += out.outputs.len();
+        assert_eq!(out.drops.len() + out.outputs.len(), 1, "length {len}: exactly one fate");
+    }
+    // No table entries: every packet is dropped by a default action.
+    assert_eq!(outputs, 0);
+}

@@ -865,6 +865,8 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         tables,
         field_sets: cx.field_sets.clone(),
         sm: cx.sm.clone(),
+        meta_range: (mbase, cx.size(&mty)?),
+        sm_range: (sbase, cx.size(&sty)?),
         errors: cx.errors,
         error_names: ir.errors.clone(),
         main_parser: mp.index(),
