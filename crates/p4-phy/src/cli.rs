@@ -18,7 +18,7 @@ use serde::Serialize;
 use crate::capture::{read_bitstream, read_capture, write_bitstream, PcapngWriter};
 use crate::gen::{generate, receive_bits, Captured, GapPattern, GenConfig};
 use crate::ifg::STANDARD_MIN_GAP;
-use crate::pipeline::{loopback_threaded, TxRequest};
+use crate::pipeline::{loopback_threaded_with, TxRequest};
 use crate::rx::{RxConfig, RxCounters};
 use crate::stats::{ipd_stats, IpdStats};
 use crate::time::BitTime;
@@ -328,13 +328,17 @@ pub fn run_phy(a: &PhyArgs, out: &mut dyn Write) -> Result<()> {
         }
         PhyCommand::Loopback { count, size, json } => {
             let size = (*size).clamp(crate::mac::MIN_FRAME, crate::mac::MAX_JUMBO_FRAME);
-            let reqs: Vec<TxRequest> = (0..*count as u64)
-                .map(|i| TxRequest { frame: crate::gen::test_frame(i, size)[..size - 4].to_vec(), gap: 12 })
-                .collect();
+            let template = crate::gen::test_frame(0, size)[..size - 4].to_vec();
+            let reqs = (0..*count).map(move |_| TxRequest { frame: template.clone(), gap: 12 });
+            let cpu0 = process_cpu_seconds();
             let t0 = std::time::Instant::now();
-            let r = loopback_threaded(reqs, TxConfig::STANDARD, RxConfig::default(), 128);
+            let r = loopback_threaded_with(reqs, TxConfig::STANDARD, RxConfig::default(), 128, false);
             let secs = t0.elapsed().as_secs_f64();
             let gbps = r.blocks as f64 * 66.0 / secs / 1e9;
+            let cpu = match (cpu0, process_cpu_seconds()) {
+                (Some(a), Some(b)) if b > a => Some(b - a),
+                _ => None,
+            };
             #[derive(Serialize)]
             struct Loop {
                 frames_sent: usize,
@@ -342,9 +346,20 @@ pub fn run_phy(a: &PhyArgs, out: &mut dyn Write) -> Result<()> {
                 blocks: u64,
                 seconds: f64,
                 line_gbps: f64,
+                cpu_seconds: Option<f64>,
+                line_gbps_per_cpu_second: Option<f64>,
                 counters: RxCounters,
             }
-            let rep = Loop { frames_sent: r.tx.len(), frames_ok: r.counters.frames_ok, blocks: r.blocks, seconds: secs, line_gbps: gbps, counters: r.counters };
+            let rep = Loop {
+                frames_sent: r.tx.len(),
+                frames_ok: r.counters.frames_ok,
+                blocks: r.blocks,
+                seconds: secs,
+                line_gbps: gbps,
+                cpu_seconds: cpu,
+                line_gbps_per_cpu_second: cpu.map(|c| r.blocks as f64 * 66.0 / c / 1e9),
+                counters: r.counters,
+            };
             if *json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&rep)?)?;
             } else {
@@ -353,10 +368,25 @@ pub fn run_phy(a: &PhyArgs, out: &mut dyn Write) -> Result<()> {
                     "{} frames of {} octets, {} blocks in {:.3} s: {:.2} Gb/s of 10GBASE-R line bits through TX MAC → TX PCS → RX PCS → RX MAC threads; {} good",
                     rep.frames_sent, size, rep.blocks, secs, gbps, rep.frames_ok
                 )?;
+                if let (Some(c), Some(g)) = (rep.cpu_seconds, rep.line_gbps_per_cpu_second) {
+                    writeln!(out, "process CPU time {c:.3} s: {g:.2} Gb/s of line bits per CPU-second (all four stages together)")?;
+                }
             }
         }
     }
     Ok(())
+}
+
+/// User + system CPU time of this process from /proc/self/stat (Linux), if readable.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')')?.1;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = f.get(11)?.parse().ok()?;
+    let stime: f64 = f.get(12)?.parse().ok()?;
+    // The kernel reports in USER_HZ ticks, 100 on every mainstream Linux configuration.
+    Some((utime + stime) / 100.0)
 }
 
 /// `p4forge gen` entry point.

@@ -3,7 +3,7 @@
 //!
 //! Stages are joined by lock-free wait-free single-producer single-consumer rings (`rtrb`).
 //! Blocks travel in chunks so the per-element ring cost is amortised; a stage that finds
-//! its output ring full or its input empty yields its thread. A stage ends when its input
+//! its output ring full or its input empty spins, then yields, then naps. A stage ends when its input
 //! ring is empty and abandoned by the producer, so shutdown needs no extra signalling.
 //! Each stage is also a plain function, so the same code runs single-threaded.
 
@@ -22,8 +22,31 @@ pub const CHUNK_BLOCKS: usize = 4096;
 /// Chunks (or frames) a ring holds.
 pub const RING_SLOTS: usize = 64;
 
-/// Push `v`, yielding while the ring is full. Returns false if the consumer is gone.
+/// Waiting on a ring: spin briefly (the other side is usually mid-chunk on its own core),
+/// then yield, then sleep in short naps so a starved stage does not burn the CPU time its
+/// neighbours need when there are fewer cores than stages.
+struct Backoff(u32);
+
+impl Backoff {
+    fn new() -> Backoff {
+        Backoff(0)
+    }
+
+    fn wait(&mut self) {
+        self.0 = self.0.saturating_add(1);
+        if self.0 <= 64 {
+            std::hint::spin_loop();
+        } else if self.0 <= 80 {
+            thread::yield_now();
+        } else {
+            thread::sleep(std::time::Duration::from_micros(20));
+        }
+    }
+}
+
+/// Push `v`, waiting while the ring is full. Returns false if the consumer is gone.
 fn push_blocking<T>(p: &mut Producer<T>, mut v: T) -> bool {
+    let mut backoff = Backoff::new();
     loop {
         match p.push(v) {
             Ok(()) => return true,
@@ -32,15 +55,16 @@ fn push_blocking<T>(p: &mut Producer<T>, mut v: T) -> bool {
                     return false;
                 }
                 v = back;
-                thread::yield_now();
+                backoff.wait();
             }
         }
     }
 }
 
-/// Pop the next item, yielding while the ring is empty; `None` once the producer is gone
+/// Pop the next item, waiting while the ring is empty; `None` once the producer is gone
 /// and the ring drained.
 fn pop_blocking<T>(c: &mut Consumer<T>) -> Option<T> {
+    let mut backoff = Backoff::new();
     loop {
         if let Ok(v) = c.pop() {
             return Some(v);
@@ -48,7 +72,7 @@ fn pop_blocking<T>(c: &mut Consumer<T>) -> Option<T> {
         if c.is_abandoned() {
             return c.pop().ok();
         }
-        thread::yield_now();
+        backoff.wait();
     }
 }
 
@@ -76,8 +100,28 @@ pub struct LoopbackResult {
 }
 
 /// Run the four stages on four threads (plus the caller feeding requests): the TX path
-/// writes scrambled blocks on the "line" ring that the RX path reads.
-pub fn loopback_threaded(requests: Vec<TxRequest>, tx_config: TxConfig, rx_config: RxConfig, lead_blocks: u64) -> LoopbackResult {
+/// writes scrambled blocks on the "line" ring that the RX path reads. Every received frame
+/// is returned.
+pub fn loopback_threaded<I>(requests: I, tx_config: TxConfig, rx_config: RxConfig, lead_blocks: u64) -> LoopbackResult
+where
+    I: IntoIterator<Item = TxRequest>,
+{
+    loopback_threaded_with(requests, tx_config, rx_config, lead_blocks, true)
+}
+
+/// [`loopback_threaded`]; with `keep_frames` false the RX MAC only counts frames and hands
+/// their buffers straight back to the decoder (steady state without allocation, as a capture
+/// loop that consumes frames would run), and `rx` comes back empty.
+pub fn loopback_threaded_with<I>(
+    requests: I,
+    tx_config: TxConfig,
+    rx_config: RxConfig,
+    lead_blocks: u64,
+    keep_frames: bool,
+) -> LoopbackResult
+where
+    I: IntoIterator<Item = TxRequest>,
+{
     let (mut req_p, mut req_c) = RingBuffer::<TxRequest>::new(RING_SLOTS * 16);
     let (mut sealed_p, mut sealed_c) = RingBuffer::<TxRequest>::new(RING_SLOTS * 16);
     let (mut line_p, mut line_c) = RingBuffer::<Vec<Block66>>::new(RING_SLOTS);
@@ -133,6 +177,11 @@ pub fn loopback_threaded(requests: Vec<TxRequest>, tx_config: TxConfig, rx_confi
         let mut frames = Vec::new();
         while let Some(chunk) = pop_blocking(&mut plain_c) {
             dec.push_blocks(&chunk, &mut frames);
+            if !keep_frames {
+                for f in frames.drain(..) {
+                    dec.recycle(f.data);
+                }
+            }
         }
         (frames, *dec.counters())
     });

@@ -173,8 +173,45 @@ impl RxDecoder {
 
     /// Decode a slice of descrambled blocks, appending delivered frames to `out`.
     pub fn push_blocks(&mut self, blocks: &[Block66], out: &mut Vec<RxFrame>) {
-        for b in blocks {
-            self.push(*b, out);
+        self.run(blocks, |p| p, out);
+    }
+
+    /// Decode `line`, mapping every payload through `map` first (the descrambler, or nothing).
+    /// Runs of data blocks inside a frame go straight into the frame buffer through a stack
+    /// staging area, so `map`'s state stays in registers (byte stores into the Vec could
+    /// otherwise alias it and force a reload per block).
+    #[inline]
+    fn run<F: FnMut(u64) -> u64>(&mut self, line: &[Block66], mut map: F, out: &mut Vec<RxFrame>) {
+        let mut i = 0;
+        while let Some(b) = line.get(i) {
+            if let Some(buf) = self.payload_buf() {
+                let from = i;
+                let mut stage = [0u8; 256];
+                loop {
+                    let mut n = 0;
+                    while n < 32 {
+                        match line.get(i) {
+                            Some(x) if x.sync == crate::block::SyncHeader::DATA_BITS => {
+                                stage[8 * n..8 * n + 8].copy_from_slice(&map(x.payload).to_le_bytes());
+                                n += 1;
+                                i += 1;
+                            }
+                            _ => break,
+                        }
+                    }
+                    buf.extend_from_slice(&stage[..8 * n]);
+                    if n < 32 {
+                        break;
+                    }
+                }
+                if i > from {
+                    self.skip((i - from) as u64);
+                    continue;
+                }
+            }
+            let payload = map(b.payload);
+            self.push(Block66 { sync: b.sync, payload }, out);
+            i += 1;
         }
     }
 
@@ -429,42 +466,9 @@ impl RxPhy {
 
     /// Descramble and decode `line` blocks, appending delivered frames to `out`.
     pub fn receive(&mut self, line: &[Block66], out: &mut Vec<RxFrame>) {
-        let mut i = 0;
-        while let Some(b) = line.get(i) {
-            // Runs of data blocks inside a frame go straight into the frame buffer, through a
-            // stack staging area so the descrambler state stays in a register (byte stores
-            // into the Vec could otherwise alias it and force a reload per block).
-            if let Some(buf) = self.decoder.payload_buf() {
-                let mut d = self.descrambler;
-                let from = i;
-                let mut stage = [0u8; 256];
-                loop {
-                    let mut n = 0;
-                    while n < 32 {
-                        match line.get(i) {
-                            Some(x) if x.sync == crate::block::SyncHeader::DATA_BITS => {
-                                stage[8 * n..8 * n + 8].copy_from_slice(&d.descramble(x.payload).to_le_bytes());
-                                n += 1;
-                                i += 1;
-                            }
-                            _ => break,
-                        }
-                    }
-                    buf.extend_from_slice(&stage[..8 * n]);
-                    if n < 32 {
-                        break;
-                    }
-                }
-                self.descrambler = d;
-                if i > from {
-                    self.decoder.skip((i - from) as u64);
-                    continue;
-                }
-            }
-            let payload = self.descrambler.descramble(b.payload);
-            self.decoder.push(Block66 { sync: b.sync, payload }, out);
-            i += 1;
-        }
+        let mut d = self.descrambler;
+        self.decoder.run(line, |p| d.descramble(p), out);
+        self.descrambler = d;
     }
 
     /// Counters so far.
