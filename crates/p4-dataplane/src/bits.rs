@@ -234,7 +234,7 @@ impl BitWriter {
 
     /// Appends whole bytes.
     pub fn push_bytes(&mut self, data: &[u8]) {
-        if self.bits % 8 == 0 {
+        if self.bits.is_multiple_of(8) {
             let byte = self.bits / 8;
             self.ensure(byte + data.len());
             if let Some(dst) = self.buf.get_mut(byte..byte + data.len()) {

@@ -259,6 +259,7 @@ impl Switch {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn ingress(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32, res: &mut Injected, jobs: &mut VecDeque<Job>) {
         self.parse(data, port, instance);
         if let Some((set, snap)) = &keep {

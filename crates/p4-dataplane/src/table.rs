@@ -57,6 +57,8 @@ impl Hasher for KeyHasher {
 }
 
 type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<KeyHasher>>;
+/// Key tuple → entry handle.
+type KeyMap = HashMap<Box<[u128]>, u64>;
 
 /// How one key component of an entry matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,7 +106,7 @@ pub struct Entry {
 enum Index {
     Exact(HashMap<Box<[u128]>, u64>),
     /// `(prefix length, masked key tuple → handle)`, longest prefix first.
-    Lpm { pos: usize, width: u32, by_len: Vec<(u32, HashMap<Box<[u128]>, u64>)> },
+    Lpm { pos: usize, width: u32, by_len: Vec<(u32, KeyMap)> },
     Ternary(Vec<u64>),
 }
 
@@ -146,6 +148,10 @@ impl TableState {
     /// Number of live entries.
     pub fn len(&self) -> usize {
         self.entries.iter().filter(|e| e.is_some()).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Installs an entry and returns its handle; refuses a duplicate key in exact/lpm tables.

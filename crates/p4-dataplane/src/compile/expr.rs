@@ -17,6 +17,9 @@ pub(crate) enum Src {
     Build(Build),
 }
 
+/// One item of a built aggregate: a scalar, or a nested aggregate with its slot count.
+type Part = Result<Ev, (Build, usize)>;
+
 /// One piece of a serialised data list (hash/checksum input, log/digest arguments).
 #[derive(Clone)]
 pub(crate) enum Leaf {
@@ -250,8 +253,8 @@ impl Compiler<'_> {
             BinOp::Add => op!(|a, bb| a.wrapping_add(bb) & m),
             BinOp::Sub => op!(|a, bb| a.wrapping_sub(bb) & m),
             BinOp::Mul => op!(|a, bb| a.wrapping_mul(bb) & m),
-            BinOp::Div => op!(|a, bb| if bb == 0 { 0 } else { (a / bb) & m }),
-            BinOp::Mod => op!(|a, bb| if bb == 0 { 0 } else { (a % bb) & m }),
+            BinOp::Div => op!(|a, bb| a.checked_div(bb).unwrap_or(0) & m),
+            BinOp::Mod => op!(|a, bb| a.checked_rem(bb).unwrap_or(0) & m),
             BinOp::AddSat => op!(|a, bb| bits::add_sat(a, bb, w, s)),
             BinOp::SubSat => op!(|a, bb| bits::sub_sat(a, bb, w, s)),
             BinOp::Shl => op!(|a, bb| bits::shl(a, bb, w)),
@@ -397,7 +400,7 @@ impl Compiler<'_> {
     /// `{a, b, c}` laid out as `ty` (a header gets its valid bit set).
     fn build_items(&mut self, b: &BlockRef, items: &[Expr], ty: &Type) -> R<Src> {
         let header = self.is_header(ty);
-        let mut parts: Vec<(usize, Result<Ev, (Build, usize)>)> = Vec::new();
+        let mut parts: Vec<(usize, Part)> = Vec::new();
         for (i, item) in items.iter().enumerate() {
             let (off, fty) = self.field_offset(ty, i as u32)?;
             if self.is_scalar(&fty) {

@@ -30,6 +30,9 @@ pub(crate) fn seq(runs: Vec<Run>) -> Run {
     }
 }
 
+/// Stores a value into the frame.
+type Store = Box<dyn Fn(&Prog, &mut Ctx) + Send + Sync>;
+
 /// A copy-in step and a copy-out step for one parameter.
 struct ParamCopy {
     copy_in: Option<Run>,
@@ -257,7 +260,7 @@ impl Compiler<'_> {
     }
 
     /// Stores a `return` value into the return slot of the function being compiled.
-    fn return_store(&mut self, b: &BlockRef, e: &Expr) -> R<Box<dyn Fn(&Prog, &mut Ctx) + Send + Sync>> {
+    fn return_store(&mut self, b: &BlockRef, e: &Expr) -> R<Store> {
         let slot = match self.current_ret {
             Some(s) => s,
             None => return unsupported("`return` with a value outside a function"),
@@ -719,9 +722,8 @@ fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
 /// Runs control `idx` (init, then body); returns `Exit`/`Abort` to propagate, else `Next`.
 pub(crate) fn run_control(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
     let Some(ctl) = p.controls.get(idx) else { return Flow::Next };
-    match (ctl.init)(p, c) {
-        f @ (Flow::Exit | Flow::Abort) => return f,
-        _ => {}
+    if let f @ (Flow::Exit | Flow::Abort) = (ctl.init)(p, c) {
+        return f;
     }
     match (ctl.body)(p, c) {
         f @ (Flow::Exit | Flow::Abort) => f,
