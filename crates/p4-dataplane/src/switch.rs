@@ -266,7 +266,8 @@ impl Switch {
             self.restore(*set, snap);
         }
         let (p, c) = (&self.prog, &mut self.ctx);
-        let mut flow = run_control(p, c, p.verify);
+        // An assert that failed in the parser aborts the packet before the controls.
+        let mut flow = if c.fx.aborted.is_some() { Flow::Abort } else { run_control(p, c, p.verify) };
         if flow != Flow::Abort {
             flow = run_control(p, c, p.ingress);
         }

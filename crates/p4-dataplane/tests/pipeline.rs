@@ -375,3 +375,28 @@ fn garbage_packets_of_every_length_are_handled_without_panics() {
     // No table entries: every packet is dropped by a default action.
     assert_eq!(outputs, 0);
 }
+
+#[test]
+fn assert_in_the_parser_drops_the_packet() {
+    let src = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); assert(hdr.h.a != 0); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { sm.egress_spec = 1; } }
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let mut sw = switch(src);
+    assert_eq!(sw.inject(0, &[1], 0).outputs, vec![OutputPacket { port: 1, data: vec![1] }]);
+    let out = sw.inject(0, &[0], 0);
+    assert_eq!(out.outputs, vec![]);
+    assert_eq!(out.drops, vec!["assert failed in P".to_string()]);
+}

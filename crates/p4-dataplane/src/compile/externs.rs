@@ -232,6 +232,25 @@ impl Compiler<'_> {
             _ => (self.loc(b, target)?.resolver(), None),
         };
         let fix = self.union_fixup(b, target)?;
+        // Common case: a fixed-size header at a static place, not in a union or stack.
+        if let (None, None, None, 0, Loc::Static(base)) = (&size, &next, &fix, var_max, self.loc(b, target)?) {
+            let plan: Vec<(usize, u32)> =
+                fields.iter().map(|&(off, k)| (base + off, if let FieldKind::Bits(w) = k { w } else { 0 })).collect();
+            return Ok(Box::new(move |_, c| {
+                if c.cursor + fixed > c.pkt.len() * 8 {
+                    return Flow::Reject(short);
+                }
+                let mut pos = c.cursor;
+                for &(slot, w) in &plan {
+                    let v = bits::read_bits(&c.pkt, pos, w);
+                    c.set(slot, v);
+                    pos += w as usize;
+                }
+                c.set(base, 1);
+                c.cursor = pos;
+                Flow::Next
+            }));
+        }
         Ok(Box::new(move |p, c| {
             let Some(base) = dest(p, c) else { return Flow::Reject(oob) };
             let vlen = size.as_ref().map_or(0, |s| s(p, c) as usize);
