@@ -25,6 +25,9 @@ use crate::time::BitTime;
 use crate::tx::{TxConfig, TxEncoder};
 use crate::Scrambler;
 
+/// Longest stream `gen` builds in memory: 2^26 blocks (1 GiB of blocks, 0.43 s of line time).
+pub const MAX_STREAM_BLOCKS: u64 = 1 << 26;
+
 /// `p4forge gen`: generate a paced 10GBASE-R stream.
 #[derive(Args, Debug, Clone)]
 pub struct GenArgs {
@@ -218,6 +221,14 @@ fn capture_report(cap: &Captured, slips: u64, losses: u64, bins: usize) -> Captu
 /// Run `gen`, writing the human or JSON report to `out`.
 pub fn run_gen(a: &GenArgs, out: &mut dyn Write) -> Result<GenReport> {
     let cfg = gen_config(a)?;
+    let blocks = cfg.estimated_blocks();
+    if blocks > MAX_STREAM_BLOCKS {
+        bail!(
+            "the stream would take about {blocks} blocks ({:.3} s of line time); the limit is {MAX_STREAM_BLOCKS} blocks ({:.3} s): use fewer frames or smaller gaps",
+            blocks as f64 * 6.4e-9,
+            MAX_STREAM_BLOCKS as f64 * 6.4e-9
+        );
+    }
     let g = generate(&cfg);
     let starts: Vec<BitTime> = g.stamps.iter().map(|s| s.start).collect();
     if let Some(p) = &a.pcapng {

@@ -68,6 +68,23 @@ impl Default for GenConfig {
     }
 }
 
+impl GenConfig {
+    /// Blocks the stream will take (an estimate good to a few blocks per frame), so callers
+    /// can refuse streams that would not fit in memory before generating them.
+    pub fn estimated_blocks(&self) -> u64 {
+        let wire = (self.frame_len.max(mac::MIN_FRAME) + mac::PREAMBLE_LEN) as f64;
+        let n = self.count as f64;
+        let chars = match &self.pattern {
+            GapPattern::Idles(g) => n * (wire + f64::from(*g).max(f64::from(self.min_gap))),
+            GapPattern::Rate(r) | GapPattern::Poisson(r) => n * (wire + gap_for_rate(self.frame_len, *r).max(f64::from(self.min_gap))),
+            GapPattern::Replay(d) => {
+                d.iter().take(self.count.saturating_sub(1)).map(|x| *x as f64 / PS_PER_CHAR as f64).sum::<f64>() + wire + n * f64::from(self.min_gap)
+            }
+        };
+        (chars / 8.0).ceil().min(u64::MAX as f64) as u64 + self.lead_blocks + self.tail_blocks + 2 * self.count as u64
+    }
+}
+
 /// A generated stream.
 #[derive(Clone, Debug)]
 pub struct Generated {

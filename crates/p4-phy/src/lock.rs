@@ -176,20 +176,20 @@ impl BitStream {
         &self.bytes
     }
 
-    /// Append the low `n` (≤ 64) bits of `v`.
+    /// Append the low `n` (≤ 64) bits of `v`. Bits past `len` in the last byte are always
+    /// zero, so new bits can be OR-ed in.
     pub fn push_bits(&mut self, v: u64, n: u32) {
-        for i in 0..n {
-            let bit = (v >> i) & 1;
-            let pos = self.len;
-            if pos & 7 == 0 {
-                self.bytes.push(0);
-            }
-            if bit != 0 {
-                if let Some(b) = self.bytes.last_mut() {
-                    *b |= 1 << (pos % 8);
-                }
-            }
-            self.len += 1;
+        let n = n.min(64);
+        if n == 0 {
+            return;
+        }
+        let v = if n < 64 { v & ((1u64 << n) - 1) } else { v };
+        let start = (self.len / 8) as usize;
+        let wide = u128::from(v) << (self.len % 8);
+        self.len += u64::from(n);
+        self.bytes.resize(self.len.div_ceil(8) as usize, 0);
+        for (k, b) in self.bytes.iter_mut().skip(start).take(9).enumerate() {
+            *b |= (wide >> (8 * k)) as u8;
         }
     }
 

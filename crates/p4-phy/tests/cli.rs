@@ -83,6 +83,9 @@ fn gen_rejects_bad_arguments() {
     assert_eq!(e.to_string(), "--size 20 is outside 64..=9022");
     let e = run_gen(&GenArgs { rate: Some(12.0), ..gen_args() }, &mut out).unwrap_err();
     assert_eq!(e.to_string(), "--rate 12 must be in (0, 10] Gb/s");
+    // 1000 frames one second apart would need 156 million blocks each.
+    let e = run_gen(&GenArgs { count: 1000, rate: Some(1e-6), ..gen_args() }, &mut out).unwrap_err();
+    assert!(e.to_string().starts_with("the stream would take about "), "{e}");
     let e = run_capture(
         &CaptureArgs { stream: tmp("missing.bits"), out: None, with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: true },
         &mut out,
