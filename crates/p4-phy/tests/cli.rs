@@ -107,3 +107,29 @@ fn phy_encode_lists_blocks() {
     let e = run_phy(&PhyArgs { command: PhyCommand::Encode { hex: "fz".into(), gap: 16 } }, &mut out).unwrap_err();
     assert_eq!(e.to_string(), "'fz' at offset 0 is not a hex octet");
 }
+
+#[test]
+fn tshark_reads_picosecond_pcapng_when_installed() {
+    // Interoperability check against Wireshark's reader; machines without tshark skip it.
+    let Ok(probe) = std::process::Command::new("tshark").arg("--version").output() else {
+        eprintln!("tshark not installed: skipping the pcapng interoperability check");
+        return;
+    };
+    if !probe.status.success() {
+        eprintln!("tshark not usable: skipping the pcapng interoperability check");
+        return;
+    }
+    let rxp = tmp("t-rx.pcapng");
+    let mut out = Vec::new();
+    run_gen(&GenArgs { count: 3, idles: Some(36), capture: Some(rxp.clone()), ..gen_args() }, &mut out).unwrap();
+    let o = std::process::Command::new("tshark")
+        .args(["-r"])
+        .arg(&rxp)
+        .args(["-T", "fields", "-e", "frame.len", "-e", "eth.type", "-e", "frame.time_delta"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    // 300 characters apart = 240 ns; Wireshark keeps nanoseconds.
+    assert_eq!(lines, vec!["252\t0x88b5\t0.000000000", "252\t0x88b5\t0.000000240", "252\t0x88b5\t0.000000240"]);
+}
