@@ -243,3 +243,41 @@ fn aligner_finds_the_boundary_with_exactly_k_slips() {
         assert_eq!(a.runs[0].first_bit.0 % 66, k % 66);
     }
 }
+
+#[test]
+fn aligner_loses_lock_on_a_burst_and_relocks() {
+    let mut scr = Scrambler::default();
+    let blocks: Vec<Block66> = (0..1000u64)
+        .map(|i| {
+            let b = if i % 2 == 0 { Block66::IDLE } else { Block66::data(i) };
+            Block66 { sync: b.sync, payload: scr.scramble(b.payload) }
+        })
+        .collect();
+    let stream_with_bad = |bad: &[usize]| {
+        let mut s = BitStream::new();
+        for (i, b) in blocks.iter().enumerate() {
+            let sync = if bad.contains(&i) { 0b11 } else { b.sync };
+            s.push_block(Block66 { sync, payload: b.payload });
+        }
+        align(&s)
+    };
+    // Lock completes at block 63; blocks 64.. are delivered. Window 2 is blocks 128..191.
+    let clean = stream_with_bad(&[]);
+    assert_eq!((clean.runs.len(), clean.losses, clean.slips), (1, 0, 0));
+    assert_eq!(clean.runs[0].first_bit.0, 64 * 66);
+    assert_eq!(clean.runs[0].blocks.len(), 1000 - 64);
+    // 15 bad headers in one window: still locked, all counted.
+    let fifteen: Vec<usize> = (130..145).collect();
+    let a = stream_with_bad(&fifteen);
+    assert_eq!((a.runs.len(), a.losses, a.invalid_headers), (1, 0, 15));
+    // 16 in one window: lock is lost at the 16th (block 145), the boundary slips one bit,
+    // and the receiver has to search again.
+    let sixteen: Vec<usize> = (130..146).collect();
+    let a = stream_with_bad(&sixteen);
+    assert_eq!(a.losses, 1);
+    assert_eq!(a.runs[0].blocks.len(), 145 - 64);
+    // It relocks on the true boundary, 65 slips later (66 bit positions round the block).
+    assert_eq!(a.slips, 66);
+    assert_eq!(a.runs.len(), 2);
+    assert_eq!(a.runs[1].first_bit.0 % 66, 0);
+}
