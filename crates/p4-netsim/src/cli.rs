@@ -2,7 +2,10 @@
 //! the `p4forge` binary mounts them as subcommands.
 
 use crate::dtp::DtpConfig;
-use crate::experiments::{run_dtp, run_minprobe, run_profile, run_sim, wander_per_ms, DtpOptions, Load, MinProbeOptions, ProfileOptions, SimOptions};
+use crate::experiments::{
+    run_dtp, run_minprobe, run_profile, run_sim, wander_per_ms, DtpOptions, Load, MinProbeOptions,
+    ProfileOptions, SimOptions,
+};
 use crate::minprobe::{rate_range, ProbeConfig};
 use crate::plot::{decimate_max, lines_svg, Line};
 use crate::sim::{Forwarding, NetConfig, SwitchModel};
@@ -43,16 +46,29 @@ pub struct NetArgs {
 
 impl NetArgs {
     fn config(&self) -> Result<NetConfig> {
-        anyhow::ensure!((0.0..=100.0).contains(&self.ppm), "--ppm must be within 0..=100");
-        anyhow::ensure!((0.0..1e-3).contains(&self.ber), "--ber must be within [0, 1e-3)");
-        anyhow::ensure!(self.cable_m.is_finite() && (0.0..=10_000.0).contains(&self.cable_m), "--cable-m must be within 0..=10000");
+        anyhow::ensure!(
+            (0.0..=100.0).contains(&self.ppm),
+            "--ppm must be within 0..=100"
+        );
+        anyhow::ensure!(
+            (0.0..1e-3).contains(&self.ber),
+            "--ber must be within [0, 1e-3)"
+        );
+        anyhow::ensure!(
+            self.cable_m.is_finite() && (0.0..=10_000.0).contains(&self.cable_m),
+            "--cable-m must be within 0..=10000"
+        );
         Ok(NetConfig {
             seed: self.seed,
             max_ppm: self.ppm,
             wander: wander_per_ms(self.wander_ppm),
             per_port_oscillators: self.per_port_oscillators,
             ber: self.ber,
-            switch: SwitchModel { forwarding: self.switch, buffer_bytes: self.buffer_kib * 1024, ..Default::default() },
+            switch: SwitchModel {
+                forwarding: self.switch,
+                buffer_bytes: self.buffer_kib * 1024,
+                ..Default::default()
+            },
             ..Default::default()
         })
     }
@@ -79,6 +95,9 @@ pub struct SimArgs {
     /// Background load.
     #[arg(long, value_enum, default_value_t = Load::Heavy)]
     pub load: Load,
+    /// Frame length of the load, bytes (9018 for jumbo frames).
+    #[arg(long, default_value_t = 1518)]
+    pub load_len: u32,
     /// Print a JSON summary.
     #[arg(long)]
     pub json: bool,
@@ -91,7 +110,19 @@ pub struct SimArgs {
 
 /// Runs `sim`.
 pub fn sim_main(a: SimArgs) -> Result<()> {
-    let s = run_sim(&SimOptions { topology: a.topology.clone(), cable_m: a.net.cable_m, seconds: a.seconds, load: a.load, net: a.net.config()?, progress: a.progress })?;
+    anyhow::ensure!(
+        (64..=9216).contains(&a.load_len),
+        "--load-len must be 64..=9216"
+    );
+    let s = run_sim(&SimOptions {
+        topology: a.topology.clone(),
+        cable_m: a.net.cable_m,
+        seconds: a.seconds,
+        load: a.load,
+        load_len: a.load_len,
+        net: a.net.config()?,
+        progress: a.progress,
+    })?;
     print(a.json, &s, || {
         format!(
             "{}: {} nodes, {} links, diameter {} hops\ndelivered {} frames, dropped {}, corrupted {}; {} events\n{:.4} simulated s in {:.2} wall s ({:.4} sim s per wall s)",
@@ -112,6 +143,9 @@ pub struct DtpArgs {
     /// Background load.
     #[arg(long, value_enum, default_value_t = Load::Heavy)]
     pub load: Load,
+    /// Frame length of the load, bytes (9018 for jumbo frames).
+    #[arg(long, default_value_t = 1518)]
+    pub load_len: u32,
     /// BEACON interval in cycles on an idle link (frames on the wire stretch it).
     #[arg(long, default_value_t = 200)]
     pub beacon_interval: u64,
@@ -138,12 +172,39 @@ pub struct DtpArgs {
 }
 
 /// Runs the `dtp` experiment an argument set describes.
-pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::experiments::DtpSeries)> {
-    anyhow::ensure!((1..=100_000).contains(&a.beacon_interval), "--beacon-interval must be 1..=100000 cycles");
+pub fn dtp_run(
+    a: &DtpArgs,
+) -> Result<(
+    crate::experiments::DtpSummary,
+    crate::experiments::DtpSeries,
+)> {
+    anyhow::ensure!(
+        (1..=100_000).contains(&a.beacon_interval),
+        "--beacon-interval must be 1..=100000 cycles"
+    );
     anyhow::ensure!(a.sample_ns >= 10.0, "--sample-ns must be at least 10");
+    anyhow::ensure!(
+        (64..=9216).contains(&a.load_len),
+        "--load-len must be 64..=9216"
+    );
     anyhow::ensure!(a.ptp_sync_us >= 1.0, "--ptp-sync-us must be at least 1");
-    let dtp = DtpConfig { beacon_interval: a.beacon_interval, sample_interval: from_ns(a.sample_ns), ..Default::default() };
-    let o = DtpOptions { topology: a.topology.clone(), cable_m: a.net.cable_m, seconds: a.seconds, load: a.load, net: a.net.config()?, dtp, ptp: !a.no_ptp, ptp_sync_interval: from_ns(a.ptp_sync_us * 1000.0), progress: a.progress };
+    let dtp = DtpConfig {
+        beacon_interval: a.beacon_interval,
+        sample_interval: from_ns(a.sample_ns),
+        ..Default::default()
+    };
+    let o = DtpOptions {
+        topology: a.topology.clone(),
+        cable_m: a.net.cable_m,
+        seconds: a.seconds,
+        load: a.load,
+        load_len: a.load_len,
+        net: a.net.config()?,
+        dtp,
+        ptp: !a.no_ptp,
+        ptp_sync_interval: from_ns(a.ptp_sync_us * 1000.0),
+        progress: a.progress,
+    };
     run_dtp(&o)
 }
 
@@ -151,13 +212,41 @@ pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::ex
 pub fn dtp_main(a: DtpArgs) -> Result<()> {
     let (s, series) = dtp_run(&a)?;
     if let Some(path) = &a.plot {
-        let bound: Vec<(f64, f64)> = series.dtp.first().zip(series.dtp.last()).map(|(f, l)| vec![(f.0, s.dtp.bound_ticks as f64), (l.0, s.dtp.bound_ticks as f64)]).unwrap_or_default();
-        let mut lines = vec![Line { label: "DTP max offset (ticks)".into(), points: decimate_max(&series.dtp, 2000) }, Line { label: "4TD bound".into(), points: bound }];
+        let bound: Vec<(f64, f64)> = series
+            .dtp
+            .first()
+            .zip(series.dtp.last())
+            .map(|(f, l)| {
+                vec![
+                    (f.0, s.dtp.bound_ticks as f64),
+                    (l.0, s.dtp.bound_ticks as f64),
+                ]
+            })
+            .unwrap_or_default();
+        let mut lines = vec![
+            Line {
+                label: "DTP max offset (ticks)".into(),
+                points: decimate_max(&series.dtp, 2000),
+            },
+            Line {
+                label: "4TD bound".into(),
+                points: bound,
+            },
+        ];
         if !series.ptp.is_empty() {
             let ticks: Vec<(f64, f64)> = series.ptp.iter().map(|&(t, ns)| (t, ns / 6.4)).collect();
-            lines.push(Line { label: "PTP max error (ticks)".into(), points: decimate_max(&ticks, 2000) });
+            lines.push(Line {
+                label: "PTP max error (ticks)".into(),
+                points: decimate_max(&ticks, 2000),
+            });
         }
-        lines_svg(path, &format!("{} under {:?} load", s.topology, s.load), "time (ms)", "offset (6.4 ns ticks)", &lines)?;
+        lines_svg(
+            path,
+            &format!("{} under {:?} load", s.topology, s.load),
+            "time (ms)",
+            "offset (6.4 ns ticks)",
+            &lines,
+        )?;
     }
     print(a.json, &s, || {
         let ptp = s.ptp.as_ref().map(|p| format!("\nPTP: max |error| {:.1} ns, mean of per-sample max {:.1} ns over {} exchanges", p.max_abs_error_ns, p.mean_max_error_ns, p.exchanges)).unwrap_or_default();
@@ -211,9 +300,21 @@ pub struct MinProbeArgs {
 }
 
 fn parse_rates(s: &str) -> Result<Vec<f64>> {
-    let f: Vec<f64> = s.split(':').map(|x| x.parse::<f64>()).collect::<Result<_, _>>().map_err(|_| anyhow::anyhow!("--rates `{s}`: expected A:STEP:B"))?;
+    let f: Vec<f64> = s
+        .split(':')
+        .map(|x| x.parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow::anyhow!("--rates `{s}`: expected A:STEP:B"))?;
     match f.as_slice() {
-        [a, step, b] if *a > 0.0 && *step > 0.0 && *b >= *a && *b <= 10.0 && (*b - *a) / *step <= 10_000.0 => Ok(rate_range(*a, *b, *step)),
+        [a, step, b]
+            if *a > 0.0
+                && *step > 0.0
+                && *b >= *a
+                && *b <= 10.0
+                && (*b - *a) / *step <= 10_000.0 =>
+        {
+            Ok(rate_range(*a, *b, *step))
+        }
         _ => anyhow::bail!("--rates `{s}`: expected A:STEP:B with 0 < A <= B <= 10 and STEP > 0"),
     }
 }
@@ -221,11 +322,35 @@ fn parse_rates(s: &str) -> Result<Vec<f64>> {
 /// Runs the `minprobe` experiment an argument set describes.
 pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSummary> {
     anyhow::ensure!((2..=10_000).contains(&a.n), "--n must be 2..=10000");
-    anyhow::ensure!((1..=1000).contains(&a.samples), "--samples must be 1..=1000");
-    anyhow::ensure!((64..=1518).contains(&a.probe_len), "--probe-len must be 64..=1518");
-    anyhow::ensure!(a.gap_us >= 0.0 && a.period_ms > 0.0 && (0.0..10.0).contains(&a.app_gbps), "bad --gap-us, --period-ms or --app-gbps");
-    let probe = ProbeConfig { n: a.n, rates: parse_rates(&a.rates)?, gap: from_ns(a.gap_us * 1000.0), period: from_ns(a.period_ms * 1e6), samples: a.samples, probe_len: a.probe_len, ..ProbeConfig::baseline(a.n, a.samples) };
-    let o = MinProbeOptions { topology: a.topology.clone(), cross: a.cross.parse()?, probe, app_gbps: a.app_gbps, net: a.net.config()?, cable_m: a.net.cable_m };
+    anyhow::ensure!(
+        (1..=1000).contains(&a.samples),
+        "--samples must be 1..=1000"
+    );
+    anyhow::ensure!(
+        (64..=1518).contains(&a.probe_len),
+        "--probe-len must be 64..=1518"
+    );
+    anyhow::ensure!(
+        a.gap_us >= 0.0 && a.period_ms > 0.0 && (0.0..10.0).contains(&a.app_gbps),
+        "bad --gap-us, --period-ms or --app-gbps"
+    );
+    let probe = ProbeConfig {
+        n: a.n,
+        rates: parse_rates(&a.rates)?,
+        gap: from_ns(a.gap_us * 1000.0),
+        period: from_ns(a.period_ms * 1e6),
+        samples: a.samples,
+        probe_len: a.probe_len,
+        ..ProbeConfig::baseline(a.n, a.samples)
+    };
+    let o = MinProbeOptions {
+        topology: a.topology.clone(),
+        cross: a.cross.parse()?,
+        probe,
+        app_gbps: a.app_gbps,
+        net: a.net.config()?,
+        cable_m: a.net.cable_m,
+    };
     run_minprobe(&o)
 }
 
@@ -233,8 +358,24 @@ pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSumm
 pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
     let s = minprobe_run(&a)?;
     if let Some(path) = &a.plot {
-        let var: Vec<(f64, f64)> = s.points.iter().map(|p| (p.rate_gbps, p.delay_variance_ns2)).collect();
-        lines_svg(path, &format!("{} with {}: estimate {:.2} Gb/s, truth {:.2} Gb/s", s.topology, a.cross, s.estimate_gbps, s.truth_gbps), "probe rate (Gb/s)", "queuing delay variance (ns²)", &[Line { label: "mean per-train variance".into(), points: var }])?;
+        let var: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .map(|p| (p.rate_gbps, p.delay_variance_ns2))
+            .collect();
+        lines_svg(
+            path,
+            &format!(
+                "{} with {}: estimate {:.2} Gb/s, truth {:.2} Gb/s",
+                s.topology, a.cross, s.estimate_gbps, s.truth_gbps
+            ),
+            "probe rate (Gb/s)",
+            "queuing delay variance (ns²)",
+            &[Line {
+                label: "mean per-train variance".into(),
+                points: var,
+            }],
+        )?;
     }
     print(a.json, &s, || {
         format!(
@@ -269,14 +410,35 @@ pub struct ProfileArgs {
 
 /// Runs `profile`.
 pub fn profile_main(a: ProfileArgs) -> Result<()> {
-    let (s, samples) = run_profile(&ProfileOptions { gbps: a.gbps, len: a.len, frames: a.frames, seed: a.seed, ..Default::default() })?;
+    let (s, samples) = run_profile(&ProfileOptions {
+        gbps: a.gbps,
+        len: a.len,
+        frames: a.frames,
+        seed: a.seed,
+        ..Default::default()
+    })?;
     if let Some(path) = &a.plot {
         let lines = vec![
-            Line { label: "generated".into(), points: cdf(&samples.generated) },
-            Line { label: "store-and-forward".into(), points: cdf(&samples.store_and_forward) },
-            Line { label: "cut-through".into(), points: cdf(&samples.cut_through) },
+            Line {
+                label: "generated".into(),
+                points: cdf(&samples.generated),
+            },
+            Line {
+                label: "store-and-forward".into(),
+                points: cdf(&samples.store_and_forward),
+            },
+            Line {
+                label: "cut-through".into(),
+                points: cdf(&samples.cut_through),
+            },
         ];
-        lines_svg(path, &format!("IPD CDF, {} B frames at {} Gb/s", a.len, a.gbps), "inter-packet delay (ns)", "CDF", &lines)?;
+        lines_svg(
+            path,
+            &format!("IPD CDF, {} B frames at {} Gb/s", a.len, a.gbps),
+            "inter-packet delay (ns)",
+            "CDF",
+            &lines,
+        )?;
     }
     print(a.json, &s, || {
         format!(

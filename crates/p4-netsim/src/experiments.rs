@@ -7,7 +7,9 @@ use crate::oscillator::{Oscillator, Wander};
 use crate::ptp::{PtpConfig, PtpReport};
 use crate::sim::{Capture, Forwarding, NetConfig, NetStats, Sim, SwitchModel};
 use crate::stats::{summarize, Summary};
-use crate::time::{from_ns, from_secs, interval_for_rate, to_ns, to_secs, wire_bytes, Time, BYTE_TIME};
+use crate::time::{
+    from_ns, from_secs, interval_for_rate, to_ns, to_secs, wire_bytes, Time, BYTE_TIME,
+};
 use crate::topology::{Link, Node, NodeKind, Topology};
 use crate::traffic::{replay_from_pcap, Dest, Pattern, Source};
 use anyhow::{bail, Context, Result};
@@ -27,9 +29,9 @@ pub enum Load {
     Heavy,
 }
 
-/// Adds `load` between `start` and `stop`: 1518-byte frames with Poisson arrivals (iperf-like
-/// UDP senders) to uniformly random hosts.
-pub fn add_load(sim: &mut Sim, load: Load, start: Time, stop: Time) {
+/// Adds `load` between `start` and `stop`: frames of `len` bytes (1518 = MTU, 9018 = jumbo)
+/// with Poisson arrivals (iperf-like UDP senders) to uniformly random hosts.
+pub fn add_load(sim: &mut Sim, load: Load, len: u32, start: Time, stop: Time) {
     let hosts = sim.hosts.clone();
     let (count, gbps) = match load {
         Load::Idle => return,
@@ -38,8 +40,16 @@ pub fn add_load(sim: &mut Sim, load: Load, start: Time, stop: Time) {
     };
     for (i, &h) in hosts.iter().take(count).enumerate() {
         let mut rng = sim.sub_rng(0x10ad_0000 + i as u64);
-        let phase = rng.gen_range(0..interval_for_rate(1518, gbps));
-        sim.add_source(Source::new(h, Dest::RandomHost, i as u32, Pattern::Poisson { len: 1518, gbps }, start + phase, stop, rng));
+        let phase = rng.gen_range(0..interval_for_rate(len as u64, gbps));
+        sim.add_source(Source::new(
+            h,
+            Dest::RandomHost,
+            i as u32,
+            Pattern::Poisson { len, gbps },
+            start + phase,
+            stop,
+            rng,
+        ));
     }
 }
 
@@ -49,7 +59,12 @@ fn progress_bar(show: bool, end: Time) -> indicatif::ProgressBar {
         return indicatif::ProgressBar::hidden();
     }
     let pb = indicatif::ProgressBar::new(micros);
-    pb.set_style(indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} simulated µs ({eta})").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()));
+    pb.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} simulated µs ({eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
     pb
 }
 
@@ -70,6 +85,8 @@ pub struct DtpOptions {
     pub seconds: f64,
     /// Background load.
     pub load: Load,
+    /// Frame length of the load, bytes.
+    pub load_len: u32,
     /// Network settings (seed, ppm, wander, BER, switch model).
     pub net: NetConfig,
     /// DTP settings.
@@ -84,7 +101,18 @@ pub struct DtpOptions {
 
 impl Default for DtpOptions {
     fn default() -> Self {
-        DtpOptions { topology: "tree:2:3".into(), cable_m: 10.0, seconds: 0.01, load: Load::Heavy, net: NetConfig::default(), dtp: DtpConfig::default(), ptp: true, ptp_sync_interval: from_ns(1_000_000.0), progress: false }
+        DtpOptions {
+            topology: "tree:2:3".into(),
+            cable_m: 10.0,
+            seconds: 0.01,
+            load: Load::Heavy,
+            load_len: 1518,
+            net: NetConfig::default(),
+            dtp: DtpConfig::default(),
+            ptp: true,
+            ptp_sync_interval: from_ns(1_000_000.0),
+            progress: false,
+        }
     }
 }
 
@@ -130,26 +158,47 @@ pub struct DtpSeries {
 /// Runs DTP (and PTP) on a topology under load.
 pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
     let topo = Topology::load(&o.topology, o.cable_m)?;
-    anyhow::ensure!(topo.is_connected(), "topology `{}` is not connected", o.topology);
-    anyhow::ensure!(o.seconds > 0.0 && o.seconds <= 500.0, "--seconds must be in (0, 500]");
+    anyhow::ensure!(
+        topo.is_connected(),
+        "topology `{}` is not connected",
+        o.topology
+    );
+    anyhow::ensure!(
+        o.seconds > 0.0 && o.seconds <= 500.0,
+        "--seconds must be in (0, 500]"
+    );
     let end = from_secs(o.seconds);
     let mut net = o.net.clone();
     net.horizon = end + from_ns(1_000_000.0);
     let mut sim = Sim::new(topo, net);
     let traffic_start = o.dtp.warmup / 2;
-    add_load(&mut sim, o.load, traffic_start, end);
+    add_load(&mut sim, o.load, o.load_len, traffic_start, end);
     sim.enable_dtp(o.dtp.clone());
     if o.ptp && sim.hosts.len() >= 2 {
         let master = sim.hosts[0];
-        sim.enable_ptp(PtpConfig { master, sync_interval: o.ptp_sync_interval, msg_len: 86, sample_interval: o.dtp.sample_interval, warmup: o.ptp_sync_interval * 3 });
+        sim.enable_ptp(PtpConfig {
+            master,
+            sync_interval: o.ptp_sync_interval,
+            msg_len: 86,
+            sample_interval: o.dtp.sample_interval,
+            warmup: o.ptp_sync_interval * 3,
+        });
     }
     let wall = std::time::Instant::now();
     run_with_progress(&mut sim, end, o.progress);
     let wall_seconds = wall.elapsed().as_secs_f64();
     let dtp = sim.dtp_report().context("DTP was not enabled")?;
     let series = DtpSeries {
-        dtp: sim.dtp_series().iter().map(|&(t, v)| (to_secs(t) * 1e3, v as f64)).collect(),
-        ptp: sim.ptp_series().iter().map(|&(t, v)| (to_secs(t) * 1e3, v)).collect(),
+        dtp: sim
+            .dtp_series()
+            .iter()
+            .map(|&(t, v)| (to_secs(t) * 1e3, v as f64))
+            .collect(),
+        ptp: sim
+            .ptp_series()
+            .iter()
+            .map(|&(t, v)| (to_secs(t) * 1e3, v))
+            .collect(),
     };
     let summary = DtpSummary {
         within_bound: dtp.max_offset_ticks <= dtp.bound_ticks,
@@ -162,7 +211,11 @@ pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
         seed: sim.cfg.seed,
         sim_seconds: o.seconds,
         wall_seconds,
-        speed: if wall_seconds > 0.0 { o.seconds / wall_seconds } else { f64::INFINITY },
+        speed: if wall_seconds > 0.0 {
+            o.seconds / wall_seconds
+        } else {
+            f64::INFINITY
+        },
         net: sim.stats.clone(),
     };
     Ok((summary, series))
@@ -191,27 +244,55 @@ impl FromStr for Cross {
     fn from_str(s: &str) -> Result<Self> {
         let parts: Vec<&str> = s.splitn(2, ':').collect();
         let num = |x: &str, what: &str| -> Result<f64> {
-            let v: f64 = x.parse().with_context(|| format!("cross traffic `{s}`: {what} `{x}` is not a number"))?;
-            anyhow::ensure!(v.is_finite() && v >= 0.0, "cross traffic `{s}`: {what} must be >= 0");
+            let v: f64 = x
+                .parse()
+                .with_context(|| format!("cross traffic `{s}`: {what} `{x}` is not a number"))?;
+            anyhow::ensure!(
+                v.is_finite() && v >= 0.0,
+                "cross traffic `{s}`: {what} must be >= 0"
+            );
             Ok(v)
         };
         match (parts.first().copied(), parts.get(1).copied()) {
             (Some("cbr1"), Some(r)) => {
                 let g = num(r, "rate")?;
-                anyhow::ensure!(g > 0.0 && g < 10.0, "cross traffic `{s}`: rate must be in (0, 10) Gb/s");
+                anyhow::ensure!(
+                    g > 0.0 && g < 10.0,
+                    "cross traffic `{s}`: rate must be in (0, 10) Gb/s"
+                );
                 Ok(Cross::Cbr1(g))
             }
             (Some("cbr2"), Some(rest)) => {
                 let f: Vec<&str> = rest.split(':').collect();
                 let gbps = num(f[0], "rate")?;
-                anyhow::ensure!(gbps > 0.0 && gbps < 10.0, "cross traffic `{s}`: rate must be in (0, 10) Gb/s");
-                let d_size = f.get(1).map(|x| num(x, "D_size")).transpose()?.unwrap_or(0.5);
-                let d_len = f.get(2).map(|x| num(x, "D_len")).transpose()?.unwrap_or(0.5);
-                anyhow::ensure!(d_size <= 1.0 && d_len < 1.0, "cross traffic `{s}`: D_size in [0,1], D_len in [0,1)");
-                Ok(Cross::Cbr2 { gbps, d_size, d_len })
+                anyhow::ensure!(
+                    gbps > 0.0 && gbps < 10.0,
+                    "cross traffic `{s}`: rate must be in (0, 10) Gb/s"
+                );
+                let d_size = f
+                    .get(1)
+                    .map(|x| num(x, "D_size"))
+                    .transpose()?
+                    .unwrap_or(0.5);
+                let d_len = f
+                    .get(2)
+                    .map(|x| num(x, "D_len"))
+                    .transpose()?
+                    .unwrap_or(0.5);
+                anyhow::ensure!(
+                    d_size <= 1.0 && d_len < 1.0,
+                    "cross traffic `{s}`: D_size in [0,1], D_len in [0,1)"
+                );
+                Ok(Cross::Cbr2 {
+                    gbps,
+                    d_size,
+                    d_len,
+                })
             }
             (Some("pcap"), Some(p)) if !p.is_empty() => Ok(Cross::Pcap(p.to_string())),
-            _ => bail!("cross traffic `{s}`: use cbr1:RATE, cbr2:RATE[:D_SIZE[:D_LEN]] or pcap:PATH"),
+            _ => {
+                bail!("cross traffic `{s}`: use cbr1:RATE, cbr2:RATE[:D_SIZE[:D_LEN]] or pcap:PATH")
+            }
         }
     }
 }
@@ -220,7 +301,16 @@ impl Cross {
     fn pattern(&self) -> Result<Pattern> {
         Ok(match self {
             Cross::Cbr1(g) => Pattern::Cbr { len: 792, gbps: *g },
-            Cross::Cbr2 { gbps, d_size, d_len } => Pattern::Cbr2 { mean_len: 792.0, gbps: *gbps, d_size: *d_size, d_len: *d_len },
+            Cross::Cbr2 {
+                gbps,
+                d_size,
+                d_len,
+            } => Pattern::Cbr2 {
+                mean_len: 792.0,
+                gbps: *gbps,
+                d_size: *d_size,
+                d_len: *d_len,
+            },
             Cross::Pcap(p) => replay_from_pcap(std::path::Path::new(p))?,
         })
     }
@@ -251,7 +341,14 @@ pub struct MinProbeOptions {
 
 impl Default for MinProbeOptions {
     fn default() -> Self {
-        MinProbeOptions { topology: "dumbbell".into(), cross: Cross::Cbr1(6.0), probe: ProbeConfig::baseline(DEFAULT_TRAIN_LEN, 10), app_gbps: 1.0, net: NetConfig::default(), cable_m: 10.0 }
+        MinProbeOptions {
+            topology: "dumbbell".into(),
+            cross: Cross::Cbr1(6.0),
+            probe: ProbeConfig::baseline(DEFAULT_TRAIN_LEN, 10),
+            app_gbps: 1.0,
+            net: NetConfig::default(),
+            cable_m: 10.0,
+        }
     }
 }
 
@@ -293,18 +390,44 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
         (Some(a), Some(b)) => (a, b),
         _ => bail!("MinProbe needs a topology with mp0 and mp1 (dumbbell or parking-lot)"),
     };
-    let pairs: Vec<(usize, usize)> = (0..).map_while(|i| Some((topo.node(&format!("n{}", 2 * i))?, topo.node(&format!("n{}", 2 * i + 1))?))).collect();
+    let pairs: Vec<(usize, usize)> = (0..)
+        .map_while(|i| {
+            Some((
+                topo.node(&format!("n{}", 2 * i))?,
+                topo.node(&format!("n{}", 2 * i + 1))?,
+            ))
+        })
+        .collect();
     let pattern = o.cross.pattern()?;
     let cross_gbps = pattern.mean_gbps();
     let mut sim = Sim::new(topo, o.net.clone());
     for (i, &(a, b)) in pairs.iter().enumerate() {
         let mut rng = sim.sub_rng(0xc0ff_0000 + i as u64);
         let phase = rng.gen_range(0..from_ns(10_000.0));
-        sim.add_source(Source::new(a, Dest::Node(b), 100 + i as u32, pattern.clone(), phase, Time::MAX / 2, rng));
+        sim.add_source(Source::new(
+            a,
+            Dest::Node(b),
+            100 + i as u32,
+            pattern.clone(),
+            phase,
+            Time::MAX / 2,
+            rng,
+        ));
     }
     if o.app_gbps > 0.0 {
         let rng = sim.sub_rng(0xa99);
-        sim.add_source(Source::new(mp0, Dest::Node(mp1), PROBE_FLOW, Pattern::Cbr { len: o.probe.probe_len, gbps: o.app_gbps }, 0, Time::MAX / 2, rng));
+        sim.add_source(Source::new(
+            mp0,
+            Dest::Node(mp1),
+            PROBE_FLOW,
+            Pattern::Cbr {
+                len: o.probe.probe_len,
+                gbps: o.app_gbps,
+            },
+            0,
+            Time::MAX / 2,
+            rng,
+        ));
     }
     let start = from_ns(200_000.0);
     sim.enable_minprobe(mp0, mp1, o.probe.clone(), start);
@@ -357,7 +480,13 @@ pub struct ProfileOptions {
 
 impl Default for ProfileOptions {
     fn default() -> Self {
-        ProfileOptions { gbps: 9.0, len: 1518, frames: 20_000, seed: 1, switch: SwitchModel::default() }
+        ProfileOptions {
+            gbps: 9.0,
+            len: 1518,
+            frames: 20_000,
+            seed: 1,
+            switch: SwitchModel::default(),
+        }
     }
 }
 
@@ -386,25 +515,70 @@ pub struct ProfileSamples {
 
 fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>) -> Vec<f64> {
     let mut topo = Topology::default();
-    topo.nodes.push(Node { name: "gen".into(), kind: NodeKind::Host });
-    topo.nodes.push(Node { name: "cap".into(), kind: NodeKind::Host });
+    topo.nodes.push(Node {
+        name: "gen".into(),
+        kind: NodeKind::Host,
+    });
+    topo.nodes.push(Node {
+        name: "cap".into(),
+        kind: NodeKind::Host,
+    });
     match via {
-        None => topo.links.push(Link { a: 0, b: 1, length_m: 1.0 }),
+        None => topo.links.push(Link {
+            a: 0,
+            b: 1,
+            length_m: 1.0,
+        }),
         Some(_) => {
-            topo.nodes.push(Node { name: "dut".into(), kind: NodeKind::Switch });
-            topo.links.push(Link { a: 0, b: 2, length_m: 1.0 });
-            topo.links.push(Link { a: 2, b: 1, length_m: 1.0 });
+            topo.nodes.push(Node {
+                name: "dut".into(),
+                kind: NodeKind::Switch,
+            });
+            topo.links.push(Link {
+                a: 0,
+                b: 2,
+                length_m: 1.0,
+            });
+            topo.links.push(Link {
+                a: 2,
+                b: 1,
+                length_m: 1.0,
+            });
         }
     }
-    let switch = SwitchModel { forwarding: via.unwrap_or(Forwarding::StoreAndForward), ..o.switch.clone() };
-    let mut sim = Sim::new(topo, NetConfig { seed: o.seed, switch, ..Default::default() });
+    let switch = SwitchModel {
+        forwarding: via.unwrap_or(Forwarding::StoreAndForward),
+        ..o.switch.clone()
+    };
+    let mut sim = Sim::new(
+        topo,
+        NetConfig {
+            seed: o.seed,
+            switch,
+            ..Default::default()
+        },
+    );
     // the generator is the reference: a nominal clock, so the gap it counts is exact
     let g = sim.node_osc[0];
     sim.oscs[g] = Oscillator::new(0.0, 0, None, 0, 0);
-    sim.capture = Some(Capture { node: 1, frames: Vec::new() });
+    sim.capture = Some(Capture {
+        node: 1,
+        frames: Vec::new(),
+    });
     let stop = ipd_bytes * BYTE_TIME * o.frames;
     let rng = sim.sub_rng(1);
-    sim.add_source(Source::new(0, Dest::Node(1), 0, Pattern::Paced { len: o.len, ipd_bytes }, 0, stop, rng));
+    sim.add_source(Source::new(
+        0,
+        Dest::Node(1),
+        0,
+        Pattern::Paced {
+            len: o.len,
+            ipd_bytes,
+        },
+        0,
+        stop,
+        rng,
+    ));
     sim.run_until(stop + from_ns(1_000_000.0), |_| {});
     let frames = sim.capture.map(|c| c.frames).unwrap_or_default();
     frames.windows(2).map(|w| to_ns(w[1].0 - w[0].0)).collect()
@@ -413,12 +587,31 @@ fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>) -> 
 /// Sends a uniform stream through a store-and-forward and a cut-through switch and summarises
 /// the IPDs a capture port sees.
 pub fn run_profile(o: &ProfileOptions) -> Result<(ProfileSummary, ProfileSamples)> {
-    anyhow::ensure!(o.gbps > 0.0 && o.gbps <= 10.0, "rate must be in (0, 10] Gb/s");
-    anyhow::ensure!((64..=9216).contains(&o.len), "frame length must be 64..=9216");
-    anyhow::ensure!(o.frames >= 2 && o.frames <= 10_000_000, "frames must be 2..=10000000");
-    let ipd_bytes = ((wire_bytes(o.len as u64) as f64 * 10.0 / o.gbps / 4.0).round() as u64 * 4).max(wire_bytes(o.len as u64).div_ceil(4) * 4);
-    let samples = ProfileSamples { generated: profile_once(o, ipd_bytes, None), store_and_forward: profile_once(o, ipd_bytes, Some(Forwarding::StoreAndForward)), cut_through: profile_once(o, ipd_bytes, Some(Forwarding::CutThrough)) };
-    let summary = ProfileSummary { target_ipd_ns: to_ns(ipd_bytes * BYTE_TIME), generated: summarize(&samples.generated), store_and_forward: summarize(&samples.store_and_forward), cut_through: summarize(&samples.cut_through) };
+    anyhow::ensure!(
+        o.gbps > 0.0 && o.gbps <= 10.0,
+        "rate must be in (0, 10] Gb/s"
+    );
+    anyhow::ensure!(
+        (64..=9216).contains(&o.len),
+        "frame length must be 64..=9216"
+    );
+    anyhow::ensure!(
+        o.frames >= 2 && o.frames <= 10_000_000,
+        "frames must be 2..=10000000"
+    );
+    let ipd_bytes = ((wire_bytes(o.len as u64) as f64 * 10.0 / o.gbps / 4.0).round() as u64 * 4)
+        .max(wire_bytes(o.len as u64).div_ceil(4) * 4);
+    let samples = ProfileSamples {
+        generated: profile_once(o, ipd_bytes, None),
+        store_and_forward: profile_once(o, ipd_bytes, Some(Forwarding::StoreAndForward)),
+        cut_through: profile_once(o, ipd_bytes, Some(Forwarding::CutThrough)),
+    };
+    let summary = ProfileSummary {
+        target_ipd_ns: to_ns(ipd_bytes * BYTE_TIME),
+        generated: summarize(&samples.generated),
+        store_and_forward: summarize(&samples.store_and_forward),
+        cut_through: summarize(&samples.cut_through),
+    };
     Ok((summary, samples))
 }
 
@@ -433,6 +626,8 @@ pub struct SimOptions {
     pub seconds: f64,
     /// Load.
     pub load: Load,
+    /// Frame length of the load, bytes.
+    pub load_len: u32,
     /// Network settings.
     pub net: NetConfig,
     /// Progress bar.
@@ -465,13 +660,16 @@ pub struct SimSummary {
 /// Runs a topology under load and reports delivery counters.
 pub fn run_sim(o: &SimOptions) -> Result<SimSummary> {
     let topo = Topology::load(&o.topology, o.cable_m)?;
-    anyhow::ensure!(o.seconds > 0.0 && o.seconds <= 500.0, "--seconds must be in (0, 500]");
+    anyhow::ensure!(
+        o.seconds > 0.0 && o.seconds <= 500.0,
+        "--seconds must be in (0, 500]"
+    );
     let end = from_secs(o.seconds);
     let diameter = topo.diameter();
     let mut net = o.net.clone();
     net.horizon = end + from_ns(1_000_000.0);
     let mut sim = Sim::new(topo, net);
-    add_load(&mut sim, o.load, 0, end);
+    add_load(&mut sim, o.load, o.load_len, 0, end);
     let wall = std::time::Instant::now();
     run_with_progress(&mut sim, end, o.progress);
     let wall_seconds = wall.elapsed().as_secs_f64();
@@ -484,11 +682,18 @@ pub fn run_sim(o: &SimOptions) -> Result<SimSummary> {
         net: sim.stats.clone(),
         sim_seconds: o.seconds,
         wall_seconds,
-        speed: if wall_seconds > 0.0 { o.seconds / wall_seconds } else { f64::INFINITY },
+        speed: if wall_seconds > 0.0 {
+            o.seconds / wall_seconds
+        } else {
+            f64::INFINITY
+        },
     })
 }
 
 /// Oscillator wander option helper: `step_ppm` per millisecond.
 pub fn wander_per_ms(step_ppm: f64) -> Option<Wander> {
-    (step_ppm > 0.0).then_some(Wander { step_ppm, step_edges: 156_250 })
+    (step_ppm > 0.0).then_some(Wander {
+        step_ppm,
+        step_edges: 156_250,
+    })
 }

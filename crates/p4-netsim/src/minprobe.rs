@@ -38,7 +38,15 @@ impl ProbeConfig {
     /// The seed's baseline schedule ([0.1:0.1:9.6] Gb/s, 10 µs, 4 ms, 792-byte probes) with `n`
     /// probes per train (the seed uses 20; see RESULTS.md for why 100 is the default here).
     pub fn baseline(n: u32, samples: u32) -> Self {
-        ProbeConfig { n, rates: rate_range(0.1, 9.6, 0.1), gap: from_ns(10_000.0), period: from_ns(4_000_000.0), samples, probe_len: 792, flow_table: vec![PROBE_FLOW] }
+        ProbeConfig {
+            n,
+            rates: rate_range(0.1, 9.6, 0.1),
+            gap: from_ns(10_000.0),
+            period: from_ns(4_000_000.0),
+            samples,
+            probe_len: 792,
+            flow_table: vec![PROBE_FLOW],
+        }
     }
 }
 
@@ -47,11 +55,13 @@ pub const PROBE_FLOW: u32 = 7;
 
 /// `a, a+step, ..., b` without float drift.
 pub fn rate_range(a: f64, b: f64, step: f64) -> Vec<f64> {
-    if !(step > 0.0) || b < a {
+    if step.is_nan() || step <= 0.0 || b < a {
         return vec![a];
     }
     let n = ((b - a) / step + 1e-9).floor() as usize;
-    (0..=n).map(|i| ((a + i as f64 * step) * 1e6).round() / 1e6).collect()
+    (0..=n)
+        .map(|i| ((a + i as f64 * step) * 1e6).round() / 1e6)
+        .collect()
 }
 
 /// One probe as the receiver sees it.
@@ -74,7 +84,11 @@ fn pack(sample: u32, train: u32, index: u32) -> u64 {
 }
 
 fn unpack(tag: u64) -> (u32, u32, u32) {
-    ((tag >> 40) as u32, ((tag >> 20) & 0xfffff) as u32, (tag & 0xfffff) as u32)
+    (
+        (tag >> 40) as u32,
+        ((tag >> 20) & 0xfffff) as u32,
+        (tag & 0xfffff) as u32,
+    )
 }
 
 /// Simulation state of one MinProbe sender/receiver pair.
@@ -101,24 +115,53 @@ const MAX_BUFFERED: usize = 4096;
 impl Sim {
     /// Installs a MinProbe modulator at `sender` and an extractor at `receiver`; the first
     /// sample starts at `start`.
-    pub fn enable_minprobe(&mut self, sender: usize, receiver: usize, cfg: ProbeConfig, start: Time) {
+    pub fn enable_minprobe(
+        &mut self,
+        sender: usize,
+        receiver: usize,
+        cfg: ProbeConfig,
+        start: Time,
+    ) {
         self.q.push(start, Ev::ProbeTrain);
-        self.probe = Some(ProbeState { cfg, sender, receiver, buffer: VecDeque::new(), next_sample: 0, next_train: 0, sample_start: start, arrivals: Vec::new(), app_probes: 0, dummies: 0, done_at: None });
+        self.probe = Some(ProbeState {
+            cfg,
+            sender,
+            receiver,
+            buffer: VecDeque::new(),
+            next_sample: 0,
+            next_train: 0,
+            sample_start: start,
+            arrivals: Vec::new(),
+            app_probes: 0,
+            dummies: 0,
+            done_at: None,
+        });
     }
 
     /// The receiver's probe log.
     pub fn probe_arrivals(&self) -> &[ProbeArrival] {
-        self.probe.as_ref().map(|p| p.arrivals.as_slice()).unwrap_or(&[])
+        self.probe
+            .as_ref()
+            .map(|p| p.arrivals.as_slice())
+            .unwrap_or(&[])
     }
 
     /// (application packets used, dummies sent, time the last train was sent).
     pub fn probe_counts(&self) -> (u64, u64, Option<Time>) {
-        self.probe.as_ref().map(|p| (p.app_probes, p.dummies, p.done_at)).unwrap_or((0, 0, None))
+        self.probe
+            .as_ref()
+            .map(|p| (p.app_probes, p.dummies, p.done_at))
+            .unwrap_or((0, 0, None))
     }
 
     pub(crate) fn probe_intercept(&mut self, node: usize, frame: &Frame) -> bool {
-        let Some(p) = &mut self.probe else { return false };
-        if node != p.sender || frame.kind != FrameKind::Data || !p.cfg.flow_table.contains(&frame.flow) {
+        let Some(p) = &mut self.probe else {
+            return false;
+        };
+        if node != p.sender
+            || frame.kind != FrameKind::Data
+            || !p.cfg.flow_table.contains(&frame.flow)
+        {
             return false;
         }
         if p.buffer.len() < MAX_BUFFERED {
@@ -147,7 +190,15 @@ impl Sim {
                 }
                 None => {
                     p.dummies += 1;
-                    Frame { src: p.sender as u32, dst, len: p.cfg.probe_len, kind: FrameKind::Data, flow: u32::MAX, tag: 0, tag2: 0 }
+                    Frame {
+                        src: p.sender as u32,
+                        dst,
+                        len: p.cfg.probe_len,
+                        kind: FrameKind::Data,
+                        flow: u32::MAX,
+                        tag: 0,
+                        tag2: 0,
+                    }
                 }
             };
             f.kind = FrameKind::Probe;
@@ -192,7 +243,13 @@ impl Sim {
             return;
         }
         let (sample, train, index) = unpack(frame.tag);
-        p.arrivals.push(ProbeArrival { sample, train, index, len: frame.len, sof });
+        p.arrivals.push(ProbeArrival {
+            sample,
+            train,
+            index,
+            len: frame.len,
+            sof,
+        });
     }
 }
 
@@ -221,7 +278,9 @@ pub struct Estimate {
 /// Relative queuing delays of one train: arrival offsets minus the sending offsets the schedule
 /// prescribes for the received packets' lengths (q_1 = 0).
 fn train_delays(rate: f64, pkts: &[ProbeArrival], default_len: u32) -> Vec<f64> {
-    let Some(first) = pkts.first() else { return Vec::new() };
+    let Some(first) = pkts.first() else {
+        return Vec::new();
+    };
     let mut out = Vec::with_capacity(pkts.len());
     let mut sent_ns = 0.0;
     let mut lens = vec![default_len; pkts.last().map(|p| p.index as usize + 1).unwrap_or(0)];
@@ -247,11 +306,16 @@ fn train_delays(rate: f64, pkts: &[ProbeArrival], default_len: u32) -> Vec<f64> 
 /// `y(R) = b + k·max(0, 1 − A/R)` (no increase below the available bandwidth, the fluid-queue
 /// increase above it), fitted by least squares over a 0.005 Gb/s grid.
 pub fn estimate(cfg: &ProbeConfig, arrivals: &[ProbeArrival]) -> Estimate {
-    let mut by_train: std::collections::BTreeMap<(u32, u32), Vec<ProbeArrival>> = Default::default();
+    let mut by_train: std::collections::BTreeMap<(u32, u32), Vec<ProbeArrival>> =
+        Default::default();
     for a in arrivals {
         by_train.entry((a.train, a.sample)).or_default().push(*a);
     }
-    let samples_seen = arrivals.iter().map(|a| a.sample).collect::<std::collections::BTreeSet<_>>().len() as u32;
+    let samples_seen = arrivals
+        .iter()
+        .map(|a| a.sample)
+        .collect::<std::collections::BTreeSet<_>>()
+        .len() as u32;
     let mut points = Vec::new();
     let mut usable = usize::MAX;
     for (ti, &rate) in cfg.rates.iter().enumerate() {
@@ -277,24 +341,41 @@ pub fn estimate(cfg: &ProbeConfig, arrivals: &[ProbeArrival]) -> Estimate {
             usable = points.len();
         }
         if n > 0 {
-            points.push(RatePoint { rate_gbps: rate, owd_increase_ns: incs.iter().sum::<f64>() / n as f64, delay_variance_ns2: var / n as f64, trains: n });
+            points.push(RatePoint {
+                rate_gbps: rate,
+                owd_increase_ns: incs.iter().sum::<f64>() / n as f64,
+                delay_variance_ns2: var / n as f64,
+                trains: n,
+            });
         }
     }
     let fit = &points[..usable.min(points.len())];
-    let estimate_gbps = if fit.len() >= 3 { turning_point(fit) } else { turning_point(&points) };
-    Estimate { estimate_gbps, points }
+    let estimate_gbps = if fit.len() >= 3 {
+        turning_point(fit)
+    } else {
+        turning_point(&points)
+    };
+    Estimate {
+        estimate_gbps,
+        points,
+    }
 }
 
 /// The `A` minimising the squared error of `y = b + k·max(0, 1 − A/R)` with `k >= 0`.
 pub fn turning_point(points: &[RatePoint]) -> f64 {
-    let (Some(lo), Some(hi)) = (points.first(), points.last()) else { return 0.0 };
+    let (Some(lo), Some(hi)) = (points.first(), points.last()) else {
+        return 0.0;
+    };
     let (lo, hi) = (lo.rate_gbps, hi.rate_gbps);
     let ys: Vec<f64> = points.iter().map(|p| p.owd_increase_ns).collect();
     let mut best = (f64::INFINITY, hi);
     let steps = ((hi - lo) / 0.005).ceil() as usize;
     for s in 0..=steps {
         let a = lo + s as f64 * 0.005;
-        let xs: Vec<f64> = points.iter().map(|p| (1.0 - a / p.rate_gbps).max(0.0)).collect();
+        let xs: Vec<f64> = points
+            .iter()
+            .map(|p| (1.0 - a / p.rate_gbps).max(0.0))
+            .collect();
         let n = xs.len() as f64;
         let (sx, sy) = (xs.iter().sum::<f64>(), ys.iter().sum::<f64>());
         let sxx: f64 = xs.iter().map(|x| x * x).sum();
@@ -306,7 +387,11 @@ pub fn turning_point(points: &[RatePoint]) -> f64 {
             let k = ((n * sxy - sx * sy) / den).max(0.0);
             (k, (sy - k * sx) / n)
         };
-        let sse: f64 = xs.iter().zip(&ys).map(|(x, y)| (y - b - k * x).powi(2)).sum();
+        let sse: f64 = xs
+            .iter()
+            .zip(&ys)
+            .map(|(x, y)| (y - b - k * x).powi(2))
+            .sum();
         if sse < best.0 - 1e-9 {
             best = (sse, a);
         }
@@ -329,7 +414,12 @@ mod tests {
     fn turning_point_of_an_ideal_curve() {
         let pts: Vec<RatePoint> = rate_range(0.5, 9.5, 0.5)
             .into_iter()
-            .map(|r| RatePoint { rate_gbps: r, owd_increase_ns: 5000.0 * (1.0 - 4.0 / r).max(0.0) + 30.0, delay_variance_ns2: 0.0, trains: 1 })
+            .map(|r| RatePoint {
+                rate_gbps: r,
+                owd_increase_ns: 5000.0 * (1.0 - 4.0 / r).max(0.0) + 30.0,
+                delay_variance_ns2: 0.0,
+                trains: 1,
+            })
             .collect();
         assert!((turning_point(&pts) - 4.0).abs() < 0.006);
     }
@@ -338,7 +428,13 @@ mod tests {
     fn delays_come_from_arrival_times_and_the_schedule() {
         // 3 packets of 792 B at 8 Gb/s are sent 812 ns apart; arrivals 812 and 1700 ns after the
         // first mean the third waited 76 ns longer than the first.
-        let a = |i, ns| ProbeArrival { sample: 0, train: 0, index: i, len: 792, sof: from_ns(ns) };
+        let a = |i, ns| ProbeArrival {
+            sample: 0,
+            train: 0,
+            index: i,
+            len: 792,
+            sof: from_ns(ns),
+        };
         let q = train_delays(8.0, &[a(0, 1000.0), a(1, 1812.0), a(2, 2700.0)], 792);
         assert_eq!(q, vec![0.0, 0.0, 76.0]);
     }

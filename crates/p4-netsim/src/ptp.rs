@@ -84,26 +84,45 @@ impl Sim {
         let mut slaves = vec![None; n];
         for &h in &self.hosts {
             if h != cfg.master {
-                slaves[h] = Some(Slave { clock: Clock { rate: 1.0, ..Default::default() }, ..Default::default() });
+                slaves[h] = Some(Slave {
+                    clock: Clock {
+                        rate: 1.0,
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                });
             }
         }
         self.q.push(cfg.sync_interval / 7, Ev::PtpSync);
         self.schedule_sampling(cfg.warmup, cfg.sample_interval);
-        self.ptp = Some(PtpState { cfg, slaves, sum_max: 0.0, report: PtpReport::default(), series: Vec::new() });
+        self.ptp = Some(PtpState {
+            cfg,
+            slaves,
+            sum_max: 0.0,
+            report: PtpReport::default(),
+            series: Vec::new(),
+        });
     }
 
     /// The PTP report (None when PTP is off).
     pub fn ptp_report(&self) -> Option<PtpReport> {
         self.ptp.as_ref().map(|p| {
             let mut r = p.report.clone();
-            r.mean_max_error_ns = if r.samples == 0 { 0.0 } else { p.sum_max / r.samples as f64 };
+            r.mean_max_error_ns = if r.samples == 0 {
+                0.0
+            } else {
+                p.sum_max / r.samples as f64
+            };
             r
         })
     }
 
     /// The (time, largest error) samples.
     pub fn ptp_series(&self) -> &[(Time, f64)] {
-        self.ptp.as_ref().map(|p| p.series.as_slice()).unwrap_or(&[])
+        self.ptp
+            .as_ref()
+            .map(|p| p.series.as_slice())
+            .unwrap_or(&[])
     }
 
     /// PTP time of host `node` at `t`.
@@ -123,9 +142,19 @@ impl Sim {
         let Some(p) = &mut self.ptp else { return };
         p.report.sync_rounds += 1;
         let (master, len, iv) = (p.cfg.master, p.cfg.msg_len, p.cfg.sync_interval);
-        let slaves: Vec<usize> = (0..p.slaves.len()).filter(|&i| p.slaves[i].is_some()).collect();
+        let slaves: Vec<usize> = (0..p.slaves.len())
+            .filter(|&i| p.slaves[i].is_some())
+            .collect();
         for s in slaves {
-            let f = Frame { src: master as u32, dst: s as u32, len, kind: FrameKind::PtpSync, flow: u32::MAX, tag: 0, tag2: 0 };
+            let f = Frame {
+                src: master as u32,
+                dst: s as u32,
+                len,
+                kind: FrameKind::PtpSync,
+                flow: u32::MAX,
+                tag: 0,
+                tag2: 0,
+            };
             self.host_send(master, f);
         }
         let now = self.now;
@@ -139,18 +168,40 @@ impl Sim {
         let (master, len) = (p.cfg.master, p.cfg.msg_len);
         match frame.kind {
             FrameKind::PtpSync => {
-                let Some(s) = p.slaves[node].as_mut() else { return };
+                let Some(s) = p.slaves[node].as_mut() else {
+                    return;
+                };
                 s.sync = Some((f64::from_bits(frame.tag2), arrival, local));
-                let f = Frame { src: node as u32, dst: master as u32, len, kind: FrameKind::PtpDelayReq, flow: u32::MAX, tag: 0, tag2: 0 };
+                let f = Frame {
+                    src: node as u32,
+                    dst: master as u32,
+                    len,
+                    kind: FrameKind::PtpDelayReq,
+                    flow: u32::MAX,
+                    tag: 0,
+                    tag2: 0,
+                };
                 self.host_send(node, f);
             }
             FrameKind::PtpDelayReq if node == master => {
-                let f = Frame { src: master as u32, dst: frame.src, len, kind: FrameKind::PtpDelayResp, flow: u32::MAX, tag: frame.tag2, tag2: arrival.to_bits() };
+                let f = Frame {
+                    src: master as u32,
+                    dst: frame.src,
+                    len,
+                    kind: FrameKind::PtpDelayResp,
+                    flow: u32::MAX,
+                    tag: frame.tag2,
+                    tag2: arrival.to_bits(),
+                };
                 self.host_send(master, f);
             }
             FrameKind::PtpDelayResp => {
-                let Some(s) = p.slaves[node].as_mut() else { return };
-                let Some((t1, t2, local2)) = s.sync.take() else { return };
+                let Some(s) = p.slaves[node].as_mut() else {
+                    return;
+                };
+                let Some((t1, t2, local2)) = s.sync.take() else {
+                    return;
+                };
                 let (t3, t4) = (f64::from_bits(frame.tag), f64::from_bits(frame.tag2));
                 let offset = ((t2 - t1) - (t4 - t3)) / 2.0;
                 // frequency from the longest baseline available: the first exchange to this one
@@ -164,7 +215,9 @@ impl Sim {
                 // step: re-anchor so that the clock reads (t2 - offset) at the Sync arrival
                 let corrected_at_sync = t2 - offset;
                 let Some(p) = &mut self.ptp else { return };
-                let Some(s) = p.slaves[node].as_mut() else { return };
+                let Some(s) = p.slaves[node].as_mut() else {
+                    return;
+                };
                 s.clock.anchor_local = local2;
                 s.clock.anchor_ptp = corrected_at_sync;
                 s.exchanges += 1;
