@@ -14,7 +14,8 @@ use num_bigint::BigInt;
 pub fn lex(file: FileId, text: &str) -> Vec<Token> {
     // A UTF-8 byte-order mark is not part of the program.
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    let mut lx = Lexer { file, src: text.as_bytes(), pos: start, tokens: Vec::new() };
+    // Real programs average well over 3 bytes per token; reserving avoids repeated regrowth.
+    let mut lx = Lexer { file, src: text.as_bytes(), pos: start, tokens: Vec::with_capacity(text.len() / 3 + 1) };
     lx.run();
     lx.tokens
 }
@@ -24,6 +25,22 @@ struct Lexer<'a> {
     src: &'a [u8],
     pos: usize,
     tokens: Vec<Token>,
+}
+
+/// The entries of [`PUNCTS`] whose spelling starts with byte `b`, longest first (the table's
+/// order), built once: the lexer's hot loop then tries a handful of candidates, not all fifty.
+fn puncts_starting_with(b: u8) -> &'static [(&'static str, Punct)] {
+    static BY_FIRST_BYTE: std::sync::OnceLock<Vec<Vec<(&'static str, Punct)>>> = std::sync::OnceLock::new();
+    let table = BY_FIRST_BYTE.get_or_init(|| {
+        let mut t = vec![Vec::new(); 256];
+        for &(spelling, p) in PUNCTS {
+            if let Some(&first) = spelling.as_bytes().first() {
+                t[usize::from(first)].push((spelling, p));
+            }
+        }
+        t
+    });
+    table.get(usize::from(b)).map(Vec::as_slice).unwrap_or(&[])
 }
 
 fn is_ident_start(b: u8) -> bool {
@@ -138,8 +155,8 @@ impl<'a> Lexer<'a> {
             return self.string();
         }
         let rest = self.src.get(self.pos..).unwrap_or(&[]);
-        for (spelling, p) in PUNCTS {
-            if spelling.as_bytes()[0] == b && rest.starts_with(spelling.as_bytes()) {
+        for (spelling, p) in puncts_starting_with(b) {
+            if rest.starts_with(spelling.as_bytes()) {
                 self.pos += spelling.len();
                 return TokenKind::Punct(*p);
             }

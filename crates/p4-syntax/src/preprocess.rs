@@ -123,30 +123,26 @@ impl<'a> Preprocessor<'a> {
             None => return,
         };
         self.stack.push(origin.clone());
-        let toks = lex(file, &text);
+        let mut toks = lex(file, &text).into_iter().peekable();
         let mut conds: Vec<Cond> = Vec::new();
         let mut pending: Vec<Token> = Vec::new();
-        let mut i = 0;
-        while i < toks.len() {
-            let tok = &toks[i];
-            let active = conds.last().is_none_or(|c| c.active);
+        // Tokens are moved, never cloned: this loop sees every token of every file.
+        while let Some(tok) = toks.next() {
             if tok.kind == TokenKind::Eof {
                 break;
             }
+            let active = conds.last().is_none_or(|c| c.active);
             if tok.line_start && tok.is_punct(Punct::Hash) {
-                let mut j = i + 1;
-                while j < toks.len() && !toks[j].line_start && toks[j].kind != TokenKind::Eof {
-                    j += 1;
+                let mut line = Vec::new();
+                while let Some(t) = toks.next_if(|t| !t.line_start && t.kind != TokenKind::Eof) {
+                    line.push(t);
                 }
-                let hash = toks[i].clone();
-                let line: Vec<Token> = toks[i + 1..j].to_vec();
-                i = j;
                 if active {
                     let chunk = std::mem::take(&mut pending);
                     let expanded = self.expand(chunk, 0);
                     self.out.extend(expanded);
                 }
-                self.directive(&hash, line, &mut conds, active, &origin, file);
+                self.directive(&tok, line, &mut conds, active, &origin, file);
                 continue;
             }
             if active {
@@ -155,9 +151,8 @@ impl<'a> Preprocessor<'a> {
                 if let TokenKind::Error(msg) = &tok.kind {
                     self.diags.push(Diagnostic::error(tok.span, msg.clone()));
                 }
-                pending.push(tok.clone());
+                pending.push(tok);
             }
-            i += 1;
         }
         let expanded = self.expand(pending, 0);
         self.out.extend(expanded);
