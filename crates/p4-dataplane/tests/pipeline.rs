@@ -400,3 +400,20 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert_eq!(out.outputs, vec![]);
     assert_eq!(out.drops, vec!["assert failed in P".to_string()]);
 }
+
+#[test]
+fn programs_for_other_architectures_are_refused_with_a_reason() {
+    let src = "#include <core.p4>
+parser Prs(packet_in p);
+package Pkg(Prs p);
+parser MyP(packet_in p) { state start { transition accept; } }
+Pkg(MyP()) main;
+";
+    let compiled = p4_sema::compile_str("other.p4", src, &[common::include_dir()]);
+    let program = compiled.program.expect("compiles");
+    let err = p4_dataplane::Switch::new(std::sync::Arc::new(program)).err();
+    assert_eq!(
+        err.map(|e| e.to_string()),
+        Some("unsupported by the v1model dataplane: package `Pkg`: only V1Switch (v1model) programs run on this dataplane".to_string())
+    );
+}

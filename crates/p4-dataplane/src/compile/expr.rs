@@ -138,7 +138,7 @@ impl Compiler<'_> {
                     (i < n).then(|| s + 1 + i as usize * es)
                 }))
             }
-            _ => return unsupported(format!("expression {:?} is not an l-value", e.kind)),
+            _ => return unsupported(format!("{} is not an l-value", super::describe(e))),
         })
     }
 
@@ -220,7 +220,7 @@ impl Compiler<'_> {
                     u128::from(out.hit == want_hit)
                 })
             }
-            _ => return unsupported(format!("expression {:?} of type {:?} as a scalar", e.kind, e.ty)),
+            _ => return unsupported(format!("{} used as a scalar", super::describe(e))),
         })
     }
 
@@ -393,7 +393,7 @@ impl Compiler<'_> {
                 Src::Build(Arc::new(move |p, c, dst| if cnd(p, c) != 0 { xs(p, c, dst) } else { ys(p, c, dst) }))
             }
             ExprKind::Call(call) => self.call_agg(b, call, &e.ty)?,
-            _ => return unsupported(format!("expression {:?} as a value of type {:?}", e.kind, e.ty)),
+            _ => return unsupported(format!("{} used as an aggregate value", super::describe(e))),
         })
     }
 
@@ -453,7 +453,7 @@ impl Compiler<'_> {
             Src::Build(build) => {
                 let tmp = self.alloc(&e.ty)?;
                 let _ = build;
-                return unsupported(format!("computed aggregate {:?} in a data list (slot {tmp})", e.kind));
+                return unsupported(format!("computed aggregate in a data list: {} (slot {tmp})", super::describe(e)));
             }
         };
         self.loc_leaves(&loc, &e.ty, out)
@@ -566,7 +566,7 @@ impl Compiler<'_> {
                     c.copy(ret, dst, len);
                 })))
             }
-            _ => unsupported(format!("call {:?} returning {ty:?}", call.callee)),
+            _ => unsupported(format!("{} returning {}", super::callee_name(&call.callee), super::type_name(ty))),
         }
     }
 

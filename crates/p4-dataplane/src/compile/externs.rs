@@ -45,7 +45,7 @@ impl Compiler<'_> {
     fn arg<'e>(&self, call: &'e Call, i: usize) -> R<&'e Expr> {
         match call.args.get(i) {
             Some(a) => Ok(&a.expr),
-            None => unsupported(format!("{:?}: missing argument {i}", call.callee)),
+            None => unsupported(format!("{}: missing argument {i}", super::callee_name(&call.callee))),
         }
     }
 
@@ -89,7 +89,7 @@ impl Compiler<'_> {
         match &call.callee {
             Callee::Method { target, extern_type, method, .. } => self.method(b, call, target, extern_type, method, ret),
             Callee::ExternFunction { name, .. } => self.extern_function(b, call, name),
-            _ => unsupported(format!("{:?} as an extern call", call.callee)),
+            _ => unsupported(format!("{} as an extern call", super::callee_name(&call.callee))),
         }
     }
 

@@ -347,6 +347,38 @@ impl<'a> Compiler<'a> {
     }
 }
 
+/// A short description of an expression for error messages: its kind, type and source offsets.
+pub(crate) fn describe(e: &p4_ir::Expr) -> String {
+    let dbg = format!("{:?}", e.kind);
+    let kind: String = dbg.chars().take_while(|c| c.is_alphanumeric()).collect();
+    let at = if e.span.is_dummy() { String::new() } else { format!(" at bytes {}..{} of file {}", e.span.lo, e.span.hi, e.span.file.0) };
+    format!("{kind} expression of type {}{at}", crate::compile::type_name(&e.ty))
+}
+
+/// A short name of a type for error messages.
+pub(crate) fn type_name(ty: &Type) -> String {
+    match ty {
+        Type::Bool => "bool".into(),
+        Type::Bits { width, signed: false } => format!("bit<{width}>"),
+        Type::Bits { width, signed: true } => format!("int<{width}>"),
+        Type::Varbit(m) => format!("varbit<{m}>"),
+        Type::Stack(e, n) => format!("{}[{n}]", type_name(e)),
+        Type::Tuple(items) => format!("tuple<{}>", items.iter().map(type_name).collect::<Vec<_>>().join(", ")),
+        Type::Named(id) => format!("type #{}", id.0),
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+fn callee_name(c: &p4_ir::Callee) -> String {
+    match c {
+        p4_ir::Callee::Action(a) => format!("action #{}", a.0),
+        p4_ir::Callee::Function(f) => format!("function #{}", f.0),
+        p4_ir::Callee::ExternFunction { name, .. } => format!("extern function `{name}`"),
+        p4_ir::Callee::Method { extern_type, method, .. } => format!("method `{extern_type}.{method}`"),
+        p4_ir::Callee::Builtin { builtin, .. } => format!("built-in {builtin:?}"),
+    }
+}
+
 /// Two's-complement truncation of a big integer to `width` bits.
 pub(crate) fn big_to_u128(v: &BigInt, width: u32) -> u128 {
     let m = mask(width);
