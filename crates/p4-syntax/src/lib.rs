@@ -40,11 +40,28 @@ impl ParseOutput {
 
 /// Read, preprocess and parse a file. Include dirs are searched before the built-in p4include/.
 pub fn parse_file(path: &Path, include_dirs: &[PathBuf], sources: &mut span::SourceMap) -> ParseOutput {
+    parse_file_with_defines(path, include_dirs, &[], sources)
+}
+
+/// Same for in-memory text (a virtual file `name`); includes resolve against include_dirs, the
+/// built-ins, and cwd.
+pub fn parse_str(name: &str, text: &str, include_dirs: &[PathBuf], sources: &mut span::SourceMap) -> ParseOutput {
+    parse_str_with_defines(name, text, include_dirs, &[], sources)
+}
+
+/// [`parse_file`] with macros predefined, like the `-DNAME=VALUE` flags of a C preprocessor
+/// (`("NAME", "")` defines an empty macro).
+pub fn parse_file_with_defines(
+    path: &Path,
+    include_dirs: &[PathBuf],
+    defines: &[(&str, &str)],
+    sources: &mut span::SourceMap,
+) -> ParseOutput {
     match std::fs::read(path) {
         Ok(bytes) => {
             let text = String::from_utf8_lossy(&bytes).into_owned();
             let file = sources.add(path.to_path_buf(), text);
-            parse_source(file, Some(path), include_dirs, sources)
+            parse_source(file, Some(path), include_dirs, defines, sources)
         }
         Err(e) => ParseOutput {
             program: ast::Program { decls: vec![] },
@@ -53,11 +70,16 @@ pub fn parse_file(path: &Path, include_dirs: &[PathBuf], sources: &mut span::Sou
     }
 }
 
-/// Same for in-memory text (a virtual file `name`); includes resolve against include_dirs, the
-/// built-ins, and cwd.
-pub fn parse_str(name: &str, text: &str, include_dirs: &[PathBuf], sources: &mut span::SourceMap) -> ParseOutput {
+/// [`parse_str`] with macros predefined (see [`parse_file_with_defines`]).
+pub fn parse_str_with_defines(
+    name: &str,
+    text: &str,
+    include_dirs: &[PathBuf],
+    defines: &[(&str, &str)],
+    sources: &mut span::SourceMap,
+) -> ParseOutput {
     let file = sources.add(PathBuf::from(name), text.to_string());
-    parse_source(file, None, include_dirs, sources)
+    parse_source(file, None, include_dirs, defines, sources)
 }
 
 /// Stack for the parsing thread. The parser recurses (bounded by `parser::MAX_DEPTH`); unoptimized
@@ -65,28 +87,38 @@ pub fn parse_str(name: &str, text: &str, include_dirs: &[PathBuf], sources: &mut
 /// runs on its own thread with room to spare. Untouched stack pages cost no memory.
 const PARSER_STACK_BYTES: usize = 256 << 20;
 
-fn parse_source(file: span::FileId, on_disk: Option<&Path>, include_dirs: &[PathBuf], sources: &mut span::SourceMap) -> ParseOutput {
+fn parse_source(
+    file: span::FileId,
+    on_disk: Option<&Path>,
+    include_dirs: &[PathBuf],
+    defines: &[(&str, &str)],
+    sources: &mut span::SourceMap,
+) -> ParseOutput {
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("p4-syntax".into())
             .stack_size(PARSER_STACK_BYTES)
-            .spawn_scoped(scope, || Some(parse_source_here(file, on_disk, include_dirs, sources)));
+            .spawn_scoped(scope, || Some(parse_source_here(file, on_disk, include_dirs, defines, sources)));
         match worker {
             Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
             // No thread available: parse on the caller's stack (still bounded, just tighter).
             Err(_) => None,
         }
     })
-    .unwrap_or_else(|| parse_source_here(file, on_disk, include_dirs, sources))
+    .unwrap_or_else(|| parse_source_here(file, on_disk, include_dirs, defines, sources))
 }
 
 fn parse_source_here(
     file: span::FileId,
     on_disk: Option<&Path>,
     include_dirs: &[PathBuf],
+    defines: &[(&str, &str)],
     sources: &mut span::SourceMap,
 ) -> ParseOutput {
-    let pp = preprocess::Preprocessor::new(sources, include_dirs);
+    let mut pp = preprocess::Preprocessor::new(sources, include_dirs);
+    for (name, value) in defines {
+        pp.define(name, value);
+    }
     let (tokens, mut diagnostics, included_from) = pp.run_with_includes(file, on_disk);
     let (program, parse_diags) = parser::parse_tokens(tokens, sources);
     diagnostics.extend(parse_diags);

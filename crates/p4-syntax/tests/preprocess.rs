@@ -219,3 +219,12 @@ fn parse_str_resolves_quoted_includes_through_include_dirs() {
     assert_eq!(print_program(&out.program), "const bit<8> D = 3;\nconst bit<8> E = D;\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn command_line_defines() {
+    let mut sm = SourceMap::new();
+    let text = "#ifdef FLAG\nconst bit<8> X = WIDTH;\n#endif\n";
+    let out = p4_syntax::parse_str_with_defines("d.p4", text, &[], &[("FLAG", ""), ("WIDTH", "8 * 2")], &mut sm);
+    assert!(out.diagnostics.is_empty(), "{}", diag::render_all(&out.diagnostics, &sm));
+    assert_eq!(print_program(&out.program), "const bit<8> X = 8 * 2;\n");
+}
