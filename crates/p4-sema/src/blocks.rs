@@ -179,13 +179,6 @@ impl<'a> Sema<'a> {
                 self.error(p.ty.span, "only packages can take packages as parameters");
             }
         }
-        let mut seen: Vec<&str> = vec![];
-        for p in ty.params.iter().chain(ctor_params) {
-            if seen.contains(&p.name.name.as_str()) {
-                self.error(p.name.span, format!("duplicate parameter `{}`", p.name.name));
-            }
-            seen.push(&p.name.name);
-        }
         match ctor {
             Some(binds) => {
                 for (p, b) in ctor_params.iter().zip(binds) {
@@ -195,6 +188,11 @@ impl<'a> Sema<'a> {
             None => {
                 for p in ctor_params {
                     let t = self.resolve_type(&p.ty);
+                    if let Ty::Block(d, _) = &t {
+                        // Only its type is known while checking; elaboration binds the real instance.
+                        self.bind_local(&p.name, Local::Instance { block: None, decl: *d, ty: t.clone() });
+                        continue;
+                    }
                     let id = self.alloc_var(&p.name.name, &t, ir::VarKind::Local);
                     if let Some(cx) = self.cx.as_mut() {
                         cx.ctor_vars.push(id);
@@ -365,7 +363,10 @@ impl<'a> Sema<'a> {
                 }
                 let block = if self.check_mode {
                     for a in &i.args {
-                        let _ = self.expr(&a.value, None);
+                        // Parser/control instances passed on are checked when elaborated.
+                        if !self.is_block_arg(&a.value) {
+                            let _ = self.expr(&a.value, None);
+                        }
                     }
                     None
                 } else {
@@ -405,6 +406,7 @@ impl<'a> Sema<'a> {
                     let (id, ty) = self.ctor_extern_arg(e, &format!("{name}.{}", s.name))?;
                     locals.push(Local::Extern { id, ty });
                 }
+                Ty::Block(..) => locals.push(self.ctor_block_arg(e, &st, &format!("{name}.{}", s.name))?),
                 _ => {
                     let v = self.const_value(e, &st).ok_or(())?;
                     locals.push(Local::Const { value: v, ty: st });
@@ -426,6 +428,59 @@ impl<'a> Sema<'a> {
             })
             .collect();
         self.lower_block(d, name, binds, Some(locals))
+    }
+
+    /// A constructor argument of parser/control type: a parser/control instance of the enclosing
+    /// block or an inline instantiation `C()`. The callee applies it like one of its own instances.
+    fn ctor_block_arg(&mut self, e: &'a ast::Expr, param: &Ty, name: &str) -> R<Local<'a>> {
+        if let Some(Local::Instance { block, decl, ty }) = self.name_local(e) {
+            self.unify_block_types(param, &ty, e.span)?;
+            return Ok(Local::Instance { block, decl, ty });
+        }
+        let (callee, targs, args) = match &e.kind {
+            A::Construct { ty, args } => match &ty.kind {
+                ast::TypeRefKind::Named(p) => (p, vec![], args),
+                ast::TypeRefKind::Specialized(p, ts) => (p, ts.iter().map(|t| self.resolve_type(t)).collect(), args),
+                _ => return self.bad_block_arg(e),
+            },
+            A::Call { callee, type_args, args } => match &callee.kind {
+                A::Name(p) => (p, type_args.iter().map(|t| self.resolve_type(t)).collect(), args),
+                _ => return self.bad_block_arg(e),
+            },
+            _ => return self.bad_block_arg(e),
+        };
+        let Some(Global::Parser(d) | Global::Control(d)) = self.lookup_global(&callee.name.name).cloned() else {
+            return self.bad_block_arg(e);
+        };
+        let tps = self.type_params_of(d);
+        let targs: Vec<Ty> = if targs.is_empty() { tps.iter().map(|_| self.fresh()).collect() } else { targs };
+        let ty = Ty::Block(d, targs.clone());
+        self.unify_block_types(param, &ty, e.span)?;
+        let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
+        let block = self.instantiate_block(d, targs.clone(), args, name.to_string(), e.span)?;
+        Ok(Local::Instance { block: Some(block), decl: d, ty: Ty::Block(d, targs) })
+    }
+
+    /// True for an argument that is a parser/control instance or instantiation.
+    fn is_block_arg(&self, e: &ast::Expr) -> bool {
+        let callee = match &e.kind {
+            A::Name(_) => return matches!(self.name_local(e), Some(Local::Instance { .. })),
+            A::Construct { ty, .. } => match &ty.kind {
+                ast::TypeRefKind::Named(p) | ast::TypeRefKind::Specialized(p, _) => p,
+                _ => return false,
+            },
+            A::Call { callee, .. } => match &callee.kind {
+                A::Name(p) => p,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        matches!(self.lookup_global(&callee.name.name), Some(Global::Parser(_) | Global::Control(_)))
+    }
+
+    fn bad_block_arg<T>(&mut self, e: &ast::Expr) -> R<T> {
+        self.error(e.span, "expected a parser or control instance or instantiation");
+        Err(())
     }
 
     /// A constructor argument of extern type: an inline instantiation or a named instance.
@@ -692,6 +747,13 @@ impl<'a> Sema<'a> {
     }
 
     fn key_const(&mut self, e: &'a ast::Expr, t: &Ty, in_select: bool) -> R<ir::Expr> {
+        // p4c: keyset expressions cannot call functions (not even ones returning a constant).
+        if let A::Call { callee, .. } = &e.kind {
+            if matches!(callee.kind, A::Name(_)) {
+                self.error(e.span, "function calls are not allowed in keyset expressions");
+                return Err(());
+            }
+        }
         if let (A::Int(lit), Ty::Bits { width, signed }) = (&e.kind, t) {
             let fits = crate::consteval::fits(*width, *signed, &lit.value) || (!*signed && lit.value < num_bigint::BigInt::from(0) && crate::consteval::fits(*width, true, &lit.value));
             if lit.width.is_none() && !fits {
@@ -714,6 +776,7 @@ impl<'a> Sema<'a> {
     /// Lower an action into the current block. `global` is the declaration index of a top-level action.
     pub fn lower_action(&mut self, a: &'a ast::ActionDecl, name: String, global: Option<usize>) -> R<ir::ActionId> {
         self.claim_cp_name("action", &name, a.name.span);
+        self.check_param_lists(&[], &[&a.params]);
         let id = ir::ActionId(self.out.prog.actions.len() as u32);
         let block = self.cx.as_ref().map(|c| c.block_ref.clone()).ok_or(())?;
         self.out.prog.actions.push(ir::Action { name: name.clone(), block: block.clone(), params: vec![], body: vec![], annotations: vec![] });

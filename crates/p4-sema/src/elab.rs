@@ -7,7 +7,7 @@
 use crate::sema::{Global, Sema, R};
 use crate::types::Ty;
 use p4_ir as ir;
-use p4_syntax::ast::{self, Decl, ExprKind as A};
+use p4_syntax::ast::{self, Decl, Direction, ExprKind as A};
 use p4_syntax::span::Span;
 
 /// What one package argument denotes before it is instantiated.
@@ -155,7 +155,7 @@ impl<'a> Sema<'a> {
     }
 
     /// Unify a package parameter's block type with an argument's block type by signature.
-    fn unify_block_types(&mut self, param: &Ty, arg: &Ty, span: Span) -> R<()> {
+    pub(crate) fn unify_block_types(&mut self, param: &Ty, arg: &Ty, span: Span) -> R<()> {
         let param = self.subst.resolve(param);
         let (Ty::Block(pd, pargs), Ty::Block(ad, aargs)) = (&param, arg) else {
             let (a, b) = (self.show(&param), self.show(arg));
@@ -186,7 +186,13 @@ impl<'a> Sema<'a> {
         let psigs = self.with_tparams(pb, |me| me.param_sigs(pparams));
         let asigs = self.with_tparams(ab, |me| me.param_sigs(aparams));
         for (p, a) in psigs.iter().zip(&asigs) {
-            if p.dir != a.dir {
+            // Older p4c accepted an `in` parameter where the architecture's block type says
+            // `inout` (v1model programs commonly declare `control vrfy(in H hdr, ...)`); the block
+            // then simply cannot change that argument. Every other mismatch is an error.
+            let legacy_in = p.dir == Direction::InOut && a.dir == Direction::In;
+            if legacy_in {
+                self.warn(span, format!("parameter `{}` of `{aname}` is `in` where `{pname}` says `inout`; accepted as read-only", a.name));
+            } else if p.dir != a.dir {
                 self.error(span, format!("parameter `{}` of `{aname}` has a different direction than in `{pname}`", a.name));
                 return Err(());
             }

@@ -9,6 +9,7 @@ mod blocks;
 pub mod consteval;
 mod elab;
 mod expr;
+mod params;
 mod sema;
 mod stmt;
 mod types;

@@ -310,6 +310,10 @@ impl<'a> Sema<'a> {
             self.error(t.span, "`_` can only be used as a type argument");
             return Ty::Unknown;
         }
+        if let Some(span) = dont_care_inside(t) {
+            self.error(span, "the type of a declaration cannot contain `_`");
+            return Ty::Unknown;
+        }
         self.resolve_type(t)
     }
 
@@ -723,7 +727,8 @@ impl<'a> Sema<'a> {
         match d {
             Decl::Const(c) => {
                 let ty = self.decl_type(&c.ty);
-                let value = self.const_value(&c.value, &ty);
+                // An ill-formed type was reported already; its initializer cannot be judged.
+                let value = if ty == Ty::Unknown { None } else { self.const_value(&c.value, &ty) };
                 if let Some(value) = value {
                     self.declare_global(&c.name, Global::Const { value, ty });
                 } else {
@@ -804,7 +809,7 @@ impl<'a> Sema<'a> {
                 self.check_proto(f, &[]);
             }
             Decl::Function(f) => {
-                self.check_type_params(&f.proto.type_params);
+                self.check_param_lists(&f.proto.type_params, &[&f.proto.params]);
                 self.declare_global(&f.proto.name, Global::Function(idx));
                 self.check_function(idx, f);
             }
@@ -817,12 +822,12 @@ impl<'a> Sema<'a> {
                 self.check_proto_params(&b.type_params, &b.params);
             }
             Decl::Parser(p) => {
-                self.check_type_params(&p.ty.type_params);
+                self.check_param_lists(&p.ty.type_params, &[&p.ty.params, &p.ctor_params]);
                 self.declare_global(&p.ty.name, Global::Parser(idx));
                 self.check_block_decl(idx);
             }
             Decl::Control(c) => {
-                self.check_type_params(&c.ty.type_params);
+                self.check_param_lists(&c.ty.type_params, &[&c.ty.params, &c.ctor_params]);
                 self.declare_global(&c.ty.name, Global::Control(idx));
                 self.check_block_decl(idx);
             }
@@ -882,44 +887,23 @@ impl<'a> Sema<'a> {
         }
     }
 
-    fn check_type_params(&mut self, tps: &[ast::Ident]) {
-        for (i, t) in tps.iter().enumerate() {
-            if tps[..i].iter().any(|u| u.name == t.name) {
-                self.error(t.span, format!("duplicate type parameter `{}`", t.name));
-            }
-        }
-    }
-
     fn check_proto_params(&mut self, tps: &'a [ast::Ident], params: &'a [ast::Param]) {
-        self.check_type_params(tps);
         let binds = tps.iter().map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
+        self.check_param_lists(tps, &[params]);
         self.with_tparams(binds, |me| {
-            let mut seen: Vec<&str> = vec![];
             for p in params {
-                if seen.contains(&p.name.name.as_str()) {
-                    me.error(p.name.span, format!("duplicate parameter `{}`", p.name.name));
-                }
-                seen.push(&p.name.name);
                 let t = me.decl_type(&p.ty);
                 if t == Ty::Void {
                     me.error(p.ty.span, format!("parameter `{}` cannot have type void", p.name.name));
-                }
-                if p.default.is_some() {
-                    if matches!(p.direction, Direction::Out | Direction::InOut) {
-                        me.error(p.name.span, format!("`out`/`inout` parameter `{}` cannot have a default value", p.name.name));
-                    } else if p.annotations.iter().any(|a| a.name.name == "optional") {
-                        me.error(p.name.span, format!("`@optional` parameter `{}` cannot also have a default value", p.name.name));
-                    }
                 }
             }
         });
     }
 
     fn check_proto(&mut self, f: &'a ast::FunctionProto, outer: &'a [ast::Ident]) {
-        self.check_type_params(&f.type_params);
         let binds = outer.iter().chain(&f.type_params).map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
         self.with_tparams(binds, |me| {
-            me.check_proto_params(&[], &f.params);
+            me.check_proto_params(&f.type_params, &f.params);
             if let Some(r) = &f.ret {
                 me.resolve_type(r);
             }
@@ -979,5 +963,15 @@ impl<'a> Sema<'a> {
                 optional: p.annotations.iter().any(|a| a.name.name == "optional"),
             })
             .collect()
+    }
+}
+
+/// The span of a `_` nested anywhere in a written type.
+fn dont_care_inside(t: &TypeRef) -> Option<Span> {
+    match &t.kind {
+        TypeRefKind::DontCare => Some(t.span),
+        TypeRefKind::Specialized(_, args) | TypeRefKind::Tuple(args) => args.iter().find_map(dont_care_inside),
+        TypeRefKind::Stack(e, _) | TypeRefKind::List(e) => dont_care_inside(e),
+        _ => None,
     }
 }

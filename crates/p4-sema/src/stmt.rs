@@ -178,7 +178,7 @@ impl<'a> Sema<'a> {
 
     fn block_apply(&mut self, block: Option<ir::BlockRef>, decl: usize, ty: &Ty, args: &'a [ast::Arg], span: Span) -> R<CallOut> {
         let kind = match self.decls.get(decl) {
-            Some(ast::Decl::Parser(_)) => BlockKind::Parser,
+            Some(ast::Decl::Parser(_) | ast::Decl::ParserType(_)) => BlockKind::Parser,
             _ => BlockKind::Control,
         };
         let ok = match kind {

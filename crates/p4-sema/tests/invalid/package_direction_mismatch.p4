@@ -2,5 +2,5 @@
 control C<H>(inout H h);
 package P<H>(C<H> c);
 struct hdr_t { bit<8> f; }
-control MyC(in hdr_t h) { apply { } }
+control MyC(out hdr_t h) { apply { } }
 P(MyC()) main;

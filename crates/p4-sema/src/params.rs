@@ -1,0 +1,42 @@
+//! Rules every parameter list obeys, whatever declares it (function, extern function or method,
+//! action, parser, control, package, block type). They are checked on the syntax alone, once per
+//! declaration, so a rule cannot be forgotten by one of the lowering routines:
+//! - type parameters and all parameter lists of one declaration (apply and constructor parameters)
+//!   share one namespace: a name may be declared only once among them;
+//! - `out`/`inout` parameters cannot have default values (`@optional` ones cannot have both);
+//! - a `string` parameter must be directionless (strings only exist at compile time).
+
+use crate::sema::Sema;
+use p4_syntax::ast::{self, Direction, TypeRefKind};
+
+impl<'a> Sema<'a> {
+    /// Check the type parameters `tps` and the parameter lists `lists` of one declaration.
+    pub fn check_param_lists(&mut self, tps: &[ast::Ident], lists: &[&[ast::Param]]) {
+        let mut seen: Vec<&str> = vec![];
+        for t in tps {
+            if seen.contains(&t.name.as_str()) {
+                self.error(t.span, format!("duplicate type parameter `{}`", t.name));
+            }
+            seen.push(&t.name);
+        }
+        for p in lists.iter().flat_map(|l| l.iter()) {
+            let name = p.name.name.as_str();
+            if tps.iter().any(|t| t.name == name) {
+                self.error(p.name.span, format!("parameter `{name}` has the same name as a type parameter"));
+            } else if seen.contains(&name) {
+                self.error(p.name.span, format!("duplicate parameter `{name}`"));
+            }
+            seen.push(name);
+            if p.default.is_some() {
+                if matches!(p.direction, Direction::Out | Direction::InOut) {
+                    self.error(p.name.span, format!("`out`/`inout` parameter `{name}` cannot have a default value"));
+                } else if p.annotations.iter().any(|a| a.name.name == "optional") {
+                    self.error(p.name.span, format!("`@optional` parameter `{name}` cannot also have a default value"));
+                }
+            }
+            if matches!(p.ty.kind, TypeRefKind::String) && p.direction != Direction::None {
+                self.error(p.name.span, format!("parameter `{name}` of type `string` cannot have a direction"));
+            }
+        }
+    }
+}
