@@ -384,7 +384,7 @@ impl RxDecoder {
     /// Give a delivered frame's buffer back for reuse (SoNIC-style preallocated buffers:
     /// a receiver whose consumer recycles never allocates in steady state).
     pub fn recycle(&mut self, buf: Vec<u8>) {
-        if self.pool.len() < 256 {
+        if self.pool.len() < 1024 {
             self.pool.push(buf);
         }
     }
