@@ -1,10 +1,16 @@
 //! P4_16 source handling: preprocessing, lexing, parsing into [`ast`], and located [`diag`]nostics.
 //!
 //! **Invariant: parsing never panics and never stops at the first error** — it returns a (possibly
-//! partial) AST plus every diagnostic it found.
+//! partial) AST plus every diagnostic it found (at most [`MAX_DIAGNOSTICS`], in source order).
 //!
 //! Pipeline: [`preprocess`] (which calls [`lexer`] on each file it reads) → tokens with spans into
-//! their own files → [`parser`] → [`ast::Program`]. [`ast_print`] prints an AST back to P4 source.
+//! their own files → [`parser`] → [`ast::Program`]. [`ast_print`] prints an AST back to P4 source
+//! such that parsing the output gives the same AST modulo spans.
+//!
+//! Entry points: [`parse_file`], [`parse_str`] (and their `_with_defines` variants for
+//! `-DNAME=VALUE`), [`print_program`]. `#include <core.p4>` and `<v1model.p4>` resolve to copies of
+//! the repository's `p4include/` embedded at build time ([`preprocess::BUILTIN_INCLUDES`]); a file
+//! of the same name in an include directory takes precedence.
 
 pub mod ast;
 pub mod ast_print;
