@@ -762,7 +762,17 @@ impl<'a> Sema<'a> {
             }
         }
         let te = self.expr(e, Some(t))?;
-        let te = self.coerce(te, t, e.span)?;
+        // p4c: a serializable-enum key also matches values of the enum's underlying type
+        // (e.g. `(bit<16>)E.A &&& 0xff00`).
+        let underlying = match t {
+            Ty::Named(n) if self.named[*n].kind == NamedKind::Enum => self.named[*n].underlying.clone(),
+            _ => None,
+        };
+        let target = match underlying {
+            Some(u) if matches!(self.subst.resolve(&te.ty), Ty::InfInt) || self.subst.resolve(&te.ty) == u => u,
+            _ => t.clone(),
+        };
+        let te = self.coerce(te, &target, e.span)?;
         let x = self.lower_te(te);
         if !matches!(x.kind, ir::ExprKind::Const(_)) && !in_select && !self.is_ctor_param_var(&x) {
             self.error(e.span, "keyset values must be compile-time constants");

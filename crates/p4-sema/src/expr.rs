@@ -911,6 +911,7 @@ impl<'a> Sema<'a> {
         };
         match to {
             Ty::Bits { width, signed } => ce::to_bits(&v, *width, *signed),
+            Ty::InfInt => ce::int_of(&v).map(|x| Value::InfInt(x.clone())),
             Ty::Bool => ce::int_of(&v).map(|x| Value::Bool(!x.is_zero())).or(match v {
                 Value::Bool(b) => Some(Value::Bool(b)),
                 _ => None,
