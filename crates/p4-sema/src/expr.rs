@@ -173,9 +173,18 @@ impl<'a> Sema<'a> {
                     Err(())
                 }
             },
-            A::Construct { .. } => {
-                self.error(span, "instantiations are only allowed in declarations and as package/constructor arguments");
-                Err(())
+            A::Construct { ty, args } => {
+                // An extern instantiated inside an expression (`Hash<..>(..).get(x)`) is an anonymous
+                // instance of the enclosing block, as in p4c.
+                let t = self.resolve_type(ty);
+                if !matches!(t, Ty::Extern(..)) || self.cx.is_none() {
+                    self.error(span, "instantiations are only allowed in declarations and as package/constructor arguments");
+                    return Err(());
+                }
+                let local = format!("anon_{}", span.lo);
+                let name = self.hoisted_instance_name(&[], &local);
+                let (id, t) = self.instantiate_extern(&t, args, name, &[], None, span)?;
+                Ok(TE::new(t, ir::ExprKind::Extern(id), span))
             }
             A::Unary(op, x) => self.unary(*op, x, expected, span),
             A::Binary(op, l, r) => self.binary(*op, l, r, expected, span),

@@ -783,6 +783,12 @@ impl<'a> Sema<'a> {
         })
     }
 
+    /// The control-plane name of an extern instance hoisted out of a body into its block.
+    pub fn hoisted_instance_name(&self, anns: &[ast::Annotation], local: &str) -> String {
+        let prefix = self.cx.as_ref().map(|c| c.name.clone()).unwrap_or_default();
+        Self::cp_name(Some(&prefix), anns, local)
+    }
+
     fn local_decl_stmt(&mut self, d: &'a ast::Decl) -> R<ir::Stmt> {
         match d {
             ast::Decl::Var(v) => self.var_decl(v, ir::VarKind::Temp),
@@ -794,8 +800,20 @@ impl<'a> Sema<'a> {
                 Ok(ir::Stmt::Empty)
             }
             ast::Decl::Instantiation(i) => {
-                self.error(i.span, "instantiations are not allowed inside actions, functions, states or apply blocks");
-                Err(())
+                // p4c accepts extern instances declared in bodies (e.g. a register local to an
+                // action); like p4c they are hoisted to the enclosing block. Parsers, controls and
+                // packages can only be instantiated at block level.
+                let ty = self.resolve_type(&i.ty);
+                if !matches!(ty, Ty::Extern(..)) {
+                    if !ty.is_unknown() {
+                        self.error(i.span, "only extern instances can be declared inside actions, functions, states or apply blocks");
+                    }
+                    return Err(());
+                }
+                let name = self.hoisted_instance_name(&i.annotations, &i.name.name);
+                let (id, ty) = self.instantiate_extern(&ty, &i.args, name, &i.annotations, i.initializer.as_deref(), i.span)?;
+                self.bind_local(&i.name, Local::Extern { id, ty });
+                Ok(ir::Stmt::Empty)
             }
             other => {
                 let sp = other.name().map(|n| n.span).unwrap_or(Span::DUMMY);
