@@ -22,13 +22,16 @@ use std::time::Duration;
 pub struct TimedPacket {
     /// Nanoseconds since the Unix epoch.
     pub timestamp_ns: u64,
+    /// The frame as captured (link layer included).
     pub data: Vec<u8>,
 }
 
 /// Which file format to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CaptureFormat {
+    /// Classic pcap (written with nanosecond timestamps).
     Pcap,
+    /// pcapng (written with `if_tsresol = 9`).
     PcapNg,
 }
 
@@ -45,10 +48,13 @@ impl CaptureFormat {
 /// Why a capture could not be read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
+    /// The file could not be opened, read or written.
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    /// An in-memory image is not a valid capture.
     #[error("{0}")]
     Format(String),
+    /// A file is not a valid capture (or a packet cannot be written to it).
     #[error("{path}: {message}")]
     InFile { path: PathBuf, message: String },
 }

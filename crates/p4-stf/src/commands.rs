@@ -15,7 +15,9 @@ use p4_dataplane::control::{ActionArgs, ControlPlane, KeyValue, Keys};
 /// One command and the line it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CliLine {
+    /// 1-based line number in the file.
     pub line: usize,
+    /// The parsed command.
     pub command: CliCommand,
 }
 
@@ -32,6 +34,7 @@ pub enum CliCommand {
     TableClear { table: String },
     /// `table_set_default <table> <action> <arg>...`
     TableSetDefault { table: String, action: String, args: Vec<BigUint> },
+    /// A command shared with STF files (multicast, mirroring, registers, counters, meters, value sets).
     Runtime(RuntimeCommand),
 }
 

@@ -5,11 +5,14 @@ use std::fmt;
 /// A problem with one line of an STF or command file: its 1-based line number and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LineError {
+    /// 1-based line number.
     pub line: usize,
+    /// What is wrong, in the user's terms.
     pub message: String,
 }
 
 impl LineError {
+    /// An error at `line`.
     pub fn new(line: usize, message: impl Into<String>) -> LineError {
         LineError { line, message: message.into() }
     }

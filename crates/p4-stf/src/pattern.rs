@@ -84,7 +84,9 @@ impl fmt::Display for PacketPattern {
 /// Why a packet failed a pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mismatch {
+    /// Shorter than the pattern.
     TooShort,
+    /// Longer than a `$` (exact-length) pattern.
     TooLong,
     /// Index of the first differing nibble.
     Nibble(usize),

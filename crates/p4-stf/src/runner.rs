@@ -67,10 +67,13 @@ impl fmt::Display for StfFailure {
 /// The result of running one STF file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StfReport {
+    /// Everything that went wrong, in the order found (command failures, then per-port packet checks).
     pub failures: Vec<StfFailure>,
+    /// `packet` lines injected.
     pub packets_sent: usize,
     /// Packets received on observed ports.
     pub packets_received: usize,
+    /// `expect` lines.
     pub packets_expected: usize,
     /// Command output, drop reasons and `log_msg` lines, in order, prefixed with the line that caused them.
     pub log: Vec<String>,
@@ -79,6 +82,7 @@ pub struct StfReport {
 }
 
 impl StfReport {
+    /// True when nothing failed.
     pub fn passed(&self) -> bool {
         self.failures.is_empty()
     }

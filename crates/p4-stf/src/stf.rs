@@ -15,7 +15,9 @@ use p4_dataplane::control::KeyValue;
 /// One command and the line it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StfLine {
+    /// 1-based line number in the file.
     pub line: usize,
+    /// The parsed command.
     pub command: StfCommand,
 }
 

@@ -7,6 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const EXIT_CODES: &str = "\
+Environment:
+  P4FORGE_INCLUDE  extra #include directories (DIR:DIR...), searched after -I
+
 Exit codes:
   0  success: the program is valid, the test passed, the run completed
   1  the P4 program has errors, or a test's expectations did not hold
@@ -34,7 +37,8 @@ enum Command {
         #[arg(short = 'I', long = "include", value_name = "DIR")]
         include: Vec<PathBuf>,
     },
-    /// Compile a program and print an intermediate form (for now: the IR).
+    /// Compile a program and print an intermediate form: the elaborated IR (default) or the parsed
+    /// program printed back as P4 (`--emit ast`).
     #[command(after_help = EXIT_CODES)]
     Compile {
         /// The P4_16 source file.

@@ -154,3 +154,16 @@ fn check_reports_a_type_error_and_exits_1() {
     assert!(stderr.ends_with(&format!("error: {} has errors\n", path.display())), "{stderr}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+#[test]
+fn compile_emits_the_parsed_program_as_p4() {
+    let out = p4forge(&["compile", "fwd.p4", "--emit", "ast"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(printed.contains("table fwd"), "{printed}");
+    assert!(printed.contains("V1Switch(FwdParser(), FwdVerify(), FwdIngress(), FwdEgress(), FwdCompute(), FwdDeparser()) main;"), "{printed}");
+
+    let out = p4forge(&["compile", "syntax_error.p4", "--emit", "ast"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).ends_with("error: syntax_error.p4 has syntax errors\n"), "{}", text(&out.stderr));
+}

@@ -1,6 +1,7 @@
-//! `p4forge compile --emit ir`: print the elaborated IR in its stable text form.
+//! `p4forge compile --emit ir|ast`: print the elaborated IR in its stable text form, or the program as
+//! the parser understood it (printed back as P4 source).
 
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::frontend;
 use std::path::{Path, PathBuf};
 
@@ -9,13 +10,30 @@ use std::path::{Path, PathBuf};
 pub enum Emit {
     /// The elaborated, typed IR (`p4_ir::printer`).
     Ir,
+    /// The parsed program, printed back as P4 source (after preprocessing; shows how it was parsed).
+    Ast,
 }
 
 /// Compiles `program` and returns the requested text.
 pub fn compile(program: &Path, includes: &[PathBuf], emit: Emit) -> CliResult<String> {
-    let (ir, warnings) = frontend::compile(program, includes)?;
-    eprint!("{warnings}");
-    Ok(match emit {
-        Emit::Ir => p4_ir::printer::print_program(&ir),
-    })
+    match emit {
+        Emit::Ir => {
+            let (ir, warnings) = frontend::compile(program, includes)?;
+            eprint!("{warnings}");
+            Ok(p4_ir::printer::print_program(&ir))
+        }
+        Emit::Ast => {
+            if !program.is_file() {
+                return Err(CliError::input(format!("cannot read P4 program {}: no such file", program.display())));
+            }
+            let mut sources = p4_syntax::span::SourceMap::new();
+            let parsed = p4_syntax::parse_file(program, &frontend::include_dirs(includes), &mut sources);
+            let diagnostics = p4_syntax::diag::render_all(&parsed.diagnostics, &sources);
+            if parsed.has_errors() {
+                return Err(CliError::failed(format!("{} has syntax errors", program.display())).with_detail(diagnostics));
+            }
+            eprint!("{diagnostics}");
+            Ok(p4_syntax::print_program(&parsed.program))
+        }
+    }
 }
