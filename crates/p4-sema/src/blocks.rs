@@ -501,6 +501,18 @@ impl<'a> Sema<'a> {
                         let targs = self.explicit_or_fresh(self.type_params_of(d), type_args, e.span)?;
                         Ty::Extern(d, targs)
                     }
+                    // An extern function returning an extern object (a factory) is valid P4, but
+                    // the object it makes is target-defined.
+                    Some(Global::ExternFunction(_)) => {
+                        let te = self.expr(e, None)?;
+                        if !matches!(self.subst.resolve(&te.ty), Ty::Extern(..)) {
+                            self.error(e.span, "expected an extern instance");
+                            return Err(());
+                        }
+                        self.warn(e.span, format!("unsupported: extern objects made by extern function `{}`", p.name.name));
+                        self.unsupported = true;
+                        return Err(());
+                    }
                     _ => {
                         self.error(e.span, format!("`{}` is not an extern type", p.name.name));
                         return Err(());

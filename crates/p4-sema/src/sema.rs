@@ -351,7 +351,8 @@ impl<'a> Sema<'a> {
                 match &e {
                     Ty::Named(id) if matches!(self.named[*id].kind, NamedKind::Header | NamedKind::Union | NamedKind::Struct) => {}
                     Ty::Param(_) | Ty::Unknown => {}
-                    Ty::Bits { .. } | Ty::Bool => {}
+                    // Arrays of arrays (`bit<8>[2][2]`) are accepted by p4c.
+                    Ty::Bits { .. } | Ty::Bool | Ty::Stack(..) => {}
                     other => {
                         let s = self.show(other);
                         self.error(t.span, format!("invalid element type `{s}` for a stack/array"));
@@ -511,7 +512,7 @@ impl<'a> Sema<'a> {
         match kind {
             NamedKind::Header => {
                 let ok = matches!(ty, Ty::Bits { .. } | Ty::Varbit(_) | Ty::Bool | Ty::Param(_) | Ty::Unknown)
-                    || matches!(ty, Ty::Stack(e, _) if matches!(**e, Ty::Bits { .. } | Ty::Bool) || self.is_flat_bits_struct(e))
+                    || matches!(ty, Ty::Stack(e, _) if self.header_array_element(e))
                     || ser_enum
                     || newtype_bits
                     || (is_named(NamedKind::Struct) && self.is_flat_bits_struct(ty));
@@ -527,6 +528,15 @@ impl<'a> Sema<'a> {
                 _ => None,
             },
             NamedKind::Enum => None,
+        }
+    }
+
+    /// An array inside a header holds bits, booleans, flat bit structs or such arrays.
+    fn header_array_element(&self, e: &Ty) -> bool {
+        match e {
+            Ty::Bits { .. } | Ty::Bool => true,
+            Ty::Stack(inner, _) => self.header_array_element(inner),
+            other => self.is_flat_bits_struct(other),
         }
     }
 
