@@ -638,6 +638,21 @@ impl<'a> Sema<'a> {
         Err(())
     }
 
+    /// p4c: a list with `...` (default values for the rest) only initializes or is assigned; it
+    /// cannot be compared, returned or passed as an argument (`what` names the use).
+    pub fn reject_default_values(&mut self, e: &ast::Expr, what: &str) -> R<()> {
+        let dots = match &e.kind {
+            A::List(items) => items.iter().any(|i| matches!(i.kind, A::Dots)),
+            A::StructInit { has_dots, .. } => *has_dots,
+            _ => false,
+        };
+        if dots {
+            self.error(e.span, format!("a list with default values `...` cannot be used in {what}"));
+            return Err(());
+        }
+        Ok(())
+    }
+
     fn binary(&mut self, op: BinOp, le: &'a ast::Expr, re: &'a ast::Expr, expected: Option<&Ty>, span: Span) -> R<TE> {
         use BinOp::*;
         // The context's width flows into the operands (so `x = ~0 & m` works), except for `/` and
@@ -645,6 +660,12 @@ impl<'a> Sema<'a> {
         let arith = matches!(op, Add | Sub | Mul | AddSat | SubSat | BitAnd | BitOr | BitXor);
         let exp = if arith { expected.filter(|t| t.is_bits()).cloned() } else { None };
         let structured = |e: &ast::Expr| matches!(e.kind, A::List(_) | A::StructInit { .. } | A::InvalidHeader);
+        if matches!(op, Eq | Ne) {
+            let word = if op == Eq { "`==`" } else { "`!=`" };
+            for e in [le, re] {
+                self.reject_default_values(e, word)?;
+            }
+        }
         if matches!(op, Eq | Ne) && structured(le) && structured(re) {
             self.error(span, "cannot compare two list expressions: neither side has a type");
             return Err(());

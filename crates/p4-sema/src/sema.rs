@@ -915,7 +915,10 @@ impl<'a> Sema<'a> {
         self.with_tparams(binds, |me| {
             me.check_proto_params(&f.type_params, &f.params);
             if let Some(r) = &f.ret {
-                me.resolve_type(r);
+                // p4c: `int` has no runtime representation, so no extern can return it.
+                if me.resolve_type(r) == Ty::InfInt {
+                    me.error(r.span, "`int` is not a legal return type for an extern function or method");
+                }
             }
         });
     }

@@ -508,6 +508,9 @@ impl<'a> Sema<'a> {
     /// Match arguments to parameters (positional or named, defaults, `@optional`) and lower them with
     /// the parameters' types; out/inout arguments must be writable l-values.
     pub fn call_args(&mut self, sigs: &[ParamSig<'a>], args: &'a [ast::Arg], span: Span, what: &str) -> R<Vec<ir::Arg>> {
+        for a in args {
+            self.reject_default_values(&a.value, "a call argument")?;
+        }
         let mut slots: Vec<Option<&'a ast::Expr>> = vec![None; sigs.len()];
         let named = args.iter().any(|a| a.name.is_some());
         if named {
@@ -865,6 +868,9 @@ impl<'a> Sema<'a> {
     }
 
     fn return_stmt(&mut self, v: Option<&'a ast::Expr>, span: Span) -> R<ir::Stmt> {
+        if let Some(e) = v {
+            self.reject_default_values(e, "a return statement")?;
+        }
         match self.callable.clone() {
             Callable::Function { ret } => match (v, ret == Ty::Void) {
                 (None, true) => Ok(ir::Stmt::Return(None, span)),
