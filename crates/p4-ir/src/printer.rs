@@ -225,7 +225,8 @@ impl<'p> Printer<'p> {
     }
 
     fn braced(&mut self, head: String, body: &[Stmt]) {
-        self.line(format!("{head} {{"));
+        // A bare block (no head) opens with `{` alone.
+        self.line(if head.is_empty() { "{".to_string() } else { format!("{head} {{") });
         self.indent += 1;
         self.stmts(body);
         self.indent -= 1;

@@ -644,6 +644,10 @@ impl<'a> Sema<'a> {
 
     pub fn alloc_var(&mut self, name: &str, ty: &Ty, kind: ir::VarKind) -> ir::VarId {
         let t = self.ir_type(ty);
+        self.alloc_ir_var(name, t, kind)
+    }
+
+    fn alloc_ir_var(&mut self, name: &str, t: ir::Type, kind: ir::VarKind) -> ir::VarId {
         let Some(cx) = self.cx.as_mut() else { return ir::VarId(0) };
         let mut unique = name.to_string();
         let mut n = 1;
@@ -653,6 +657,25 @@ impl<'a> Sema<'a> {
         }
         cx.vars.push(ir::Var { name: unique, ty: t, kind });
         ir::VarId(cx.vars.len() as u32 - 1)
+    }
+
+    /// Moves index expressions with side effects (calls, table applies) out of the l-value `k`
+    /// into temporaries initialised by statements appended to `pre`.
+    fn hoist_effectful_indices(&mut self, k: &mut ir::ExprKind, pre: &mut Vec<ir::Stmt>) {
+        use ir::ExprKind as K;
+        match k {
+            K::Field(b, _) | K::Slice(b, _, _) | K::StackNext(b) | K::StackLast(b) => self.hoist_effectful_indices(&mut b.kind, pre),
+            K::Index(b, idx) => {
+                self.hoist_effectful_indices(&mut b.kind, pre);
+                if has_effects(idx) {
+                    let var = self.alloc_ir_var("index_tmp", idx.ty.clone(), ir::VarKind::Temp);
+                    let tmp = ir::Expr::new(idx.ty.clone(), K::Var(var), idx.span);
+                    let old = std::mem::replace(&mut **idx, tmp);
+                    pre.push(ir::Stmt::VarInit { var, span: old.span, init: Some(old) });
+                }
+            }
+            _ => {}
+        }
     }
 
     pub fn block_stmts(&mut self, ss: &'a [ast::Stmt]) -> Vec<ir::Stmt> {
@@ -696,6 +719,12 @@ impl<'a> Sema<'a> {
                         return Err(());
                     }
                 }
+                // `a[f(x)] op= e` reads and writes `a[f(x)]` but evaluates `f(x)` once.
+                let mut l = l;
+                let mut pre = vec![];
+                if op.is_some() {
+                    self.hoist_effectful_indices(&mut l.kind, &mut pre);
+                }
                 let lt = self.subst.resolve(&l.ty);
                 let r = self.expr(rhs, Some(&lt))?;
                 let r = match op {
@@ -704,7 +733,13 @@ impl<'a> Sema<'a> {
                 };
                 let r = self.coerce(r, &lt, rhs.span)?;
                 let (li, ri) = (self.lower_te(l), self.lower_te(r));
-                ir::Stmt::Assign { lhs: li, rhs: ri, span: *span }
+                let assign = ir::Stmt::Assign { lhs: li, rhs: ri, span: *span };
+                if pre.is_empty() {
+                    assign
+                } else {
+                    pre.push(assign);
+                    ir::Stmt::Block(pre)
+                }
             }
             S::Call { call, span } => match self.call(call, None)? {
                 CallOut::Stmt(s) => s,
@@ -1207,5 +1242,18 @@ fn applies_table(e: &ir::Expr) -> bool {
         K::Aggregate(xs) => xs.iter().any(applies_table),
         K::Call(c) => c.args.iter().any(|a| applies_table(&a.expr)),
         _ => false,
+    }
+}
+
+/// True if evaluating `e` can change state (it calls something or applies a table).
+fn has_effects(e: &ir::Expr) -> bool {
+    use ir::ExprKind as K;
+    match &e.kind {
+        K::Call(_) | K::ApplyTable(..) => true,
+        K::Const(_) | K::Var(_) | K::InvalidHeader | K::Extern(_) | K::DontCare => false,
+        K::Field(a, _) | K::StackNext(a) | K::StackLast(a) | K::StackLastIndex(a) | K::Slice(a, _, _) | K::Unary(_, a) | K::Cast(a) => has_effects(a),
+        K::Index(a, b) | K::Binary(_, a, b) => has_effects(a) || has_effects(b),
+        K::Mux(a, b, c) => has_effects(a) || has_effects(b) || has_effects(c),
+        K::Aggregate(items) => items.iter().any(has_effects),
     }
 }
