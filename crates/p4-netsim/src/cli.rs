@@ -286,6 +286,9 @@ pub struct MinProbeArgs {
     /// Probe (and dummy) length, bytes.
     #[arg(long, default_value_t = 792)]
     pub probe_len: u32,
+    /// A due train waits up to this long for application packets before dummies pad it, µs.
+    #[arg(long, default_value_t = 0.0)]
+    pub timeout_us: f64,
     /// Application traffic of the probed flow, Gb/s.
     #[arg(long, default_value_t = 1.0)]
     pub app_gbps: f64,
@@ -341,6 +344,7 @@ pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSumm
         period: from_ns(a.period_ms * 1e6),
         samples: a.samples,
         probe_len: a.probe_len,
+        timeout: from_ns(a.timeout_us * 1000.0),
         ..ProbeConfig::baseline(a.n, a.samples)
     };
     let o = MinProbeOptions {

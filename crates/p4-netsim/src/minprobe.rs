@@ -32,6 +32,10 @@ pub struct ProbeConfig {
     pub probe_len: u32,
     /// Flow ids the flow table selects as probes.
     pub flow_table: Vec<u32>,
+    /// A due train waits for N application packets until its oldest buffered packet (or, with
+    /// none buffered, the train itself) has waited this long, then is padded with dummies;
+    /// 0 pads at once.
+    pub timeout: Time,
 }
 
 impl ProbeConfig {
@@ -46,6 +50,7 @@ impl ProbeConfig {
             samples,
             probe_len: 792,
             flow_table: vec![PROBE_FLOW],
+            timeout: 0,
         }
     }
 }
@@ -96,7 +101,9 @@ pub struct ProbeState {
     cfg: ProbeConfig,
     sender: usize,
     receiver: usize,
-    buffer: VecDeque<Frame>,
+    buffer: VecDeque<(Time, Frame)>,
+    due: Option<Time>,
+    generation: u64,
     next_sample: u32,
     next_train: u32,
     sample_start: Time,
@@ -122,12 +129,14 @@ impl Sim {
         cfg: ProbeConfig,
         start: Time,
     ) {
-        self.q.push(start, Ev::ProbeTrain);
+        self.q.push(start, Ev::ProbeTrain(0));
         self.probe = Some(ProbeState {
             cfg,
             sender,
             receiver,
             buffer: VecDeque::new(),
+            due: None,
+            generation: 0,
             next_sample: 0,
             next_train: 0,
             sample_start: start,
@@ -165,17 +174,34 @@ impl Sim {
             return false;
         }
         if p.buffer.len() < MAX_BUFFERED {
-            p.buffer.push_back(*frame);
+            p.buffer.push_back((self.now, *frame));
+        }
+        if p.due.is_some() && p.buffer.len() >= p.cfg.n as usize {
+            // a waiting train has its packets now
+            p.generation += 1;
+            let g = p.generation;
+            self.q.push(self.now, Ev::ProbeTrain(g));
         }
         true
     }
 
-    pub(crate) fn probe_train(&mut self) {
+    pub(crate) fn probe_train(&mut self, generation: u64) {
         let now = self.now;
         let Some(p) = &mut self.probe else { return };
-        if p.next_sample >= p.cfg.samples || p.cfg.rates.is_empty() {
+        if generation != p.generation || p.next_sample >= p.cfg.samples || p.cfg.rates.is_empty() {
             return;
         }
+        if p.cfg.timeout > 0 && p.buffer.len() < p.cfg.n as usize {
+            let due = *p.due.get_or_insert(now);
+            let deadline = p.buffer.front().map(|(t, _)| *t).unwrap_or(due) + p.cfg.timeout;
+            if now < deadline {
+                p.generation += 1;
+                let g = p.generation;
+                self.q.push(deadline, Ev::ProbeTrain(g));
+                return;
+            }
+        }
+        p.due = None;
         let (sample, train) = (p.next_sample, p.next_train);
         let rate = p.cfg.rates[train as usize];
         let dst = p.receiver as u32;
@@ -184,7 +210,7 @@ impl Sim {
         let mut sends = Vec::with_capacity(p.cfg.n as usize);
         for i in 0..p.cfg.n {
             let mut f = match p.buffer.pop_front() {
-                Some(f) => {
+                Some((_, f)) => {
                     p.app_probes += 1;
                     f
                 }
@@ -220,7 +246,9 @@ impl Sim {
             last_end + gap
         };
         if p.next_sample < p.cfg.samples {
-            self.q.push(next, Ev::ProbeTrain);
+            p.generation += 1;
+            let g = p.generation;
+            self.q.push(next, Ev::ProbeTrain(g));
         } else {
             p.done_at = Some(last_end);
         }

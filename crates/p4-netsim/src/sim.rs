@@ -190,7 +190,7 @@ pub(crate) enum Ev {
     DtpRx { port: u32, word: u64 },
     Sample,
     PtpSync,
-    ProbeTrain,
+    ProbeTrain(u64),
     ProbeSend { frame: Frame },
 }
 
@@ -597,7 +597,7 @@ impl Sim {
                 Ev::DtpRx { port, word } => self.dtp_rx(port as usize, word),
                 Ev::Sample => self.sample(),
                 Ev::PtpSync => self.ptp_sync_round(),
-                Ev::ProbeTrain => self.probe_train(),
+                Ev::ProbeTrain(g) => self.probe_train(g),
                 Ev::ProbeSend { frame } => self.probe_send(frame),
             }
         }

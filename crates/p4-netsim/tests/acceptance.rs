@@ -225,3 +225,36 @@ fn profiler_cut_through_jitters_far_less_than_store_and_forward() {
     );
     assert!(s.store_and_forward.stdev_ns > 50.0);
 }
+
+#[test]
+fn minprobe_uses_application_packets_and_pads_with_dummies_after_a_timeout() {
+    let run = |timeout_ns: f64, app_gbps: f64| {
+        let probe = ProbeConfig {
+            rates: rate_range(3.0, 9.6, 0.2),
+            timeout: from_ns(timeout_ns),
+            ..ProbeConfig::baseline(100, 1)
+        };
+        run_minprobe(&MinProbeOptions {
+            cross: Cross::Cbr1(5.0),
+            probe,
+            app_gbps,
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let eager = run(0.0, 2.0);
+    let patient = run(1_000_000.0, 2.0);
+    assert_eq!(eager.app_probes + eager.dummy_probes, 3400);
+    assert_eq!(patient.app_probes + patient.dummy_probes, 3400);
+    // waiting for application packets replaces most dummies
+    assert!(
+        patient.dummy_probes * 4 < eager.dummy_probes,
+        "{} vs {}",
+        patient.dummy_probes,
+        eager.dummy_probes
+    );
+    assert!(patient.error_gbps.abs() <= 0.1 && eager.error_gbps.abs() <= 0.1);
+    // no application traffic at all: explicit probes only
+    let idle = run(50_000.0, 0.0);
+    assert_eq!((idle.app_probes, idle.dummy_probes), (0, 3400));
+}
