@@ -310,11 +310,17 @@ impl<'a> Sema<'a> {
             self.error(t.span, "`_` can only be used as a type argument");
             return Ty::Unknown;
         }
-        if let Some(span) = dont_care_inside(t) {
-            self.error(span, "the type of a declaration cannot contain `_`");
+        self.resolve_type(t)
+    }
+
+    /// The type of a constant or variable: it must be fully known, so `_` may not appear even as
+    /// a type argument (parameters of generic blocks may use `S<_>`, values may not).
+    pub fn value_decl_type(&mut self, t: &'a TypeRef) -> Ty {
+        if let Some(span) = dont_care_inside(t).filter(|_| !matches!(t.kind, TypeRefKind::DontCare)) {
+            self.error(span, "the type of a constant or variable cannot contain `_`");
             return Ty::Unknown;
         }
-        self.resolve_type(t)
+        self.decl_type(t)
     }
 
     fn try_type(&mut self, t: &'a TypeRef) -> R<Ty> {
@@ -736,7 +742,7 @@ impl<'a> Sema<'a> {
         }
         match d {
             Decl::Const(c) => {
-                let ty = self.decl_type(&c.ty);
+                let ty = self.value_decl_type(&c.ty);
                 // An ill-formed type was reported already; its initializer cannot be judged.
                 let value = if ty == Ty::Unknown { None } else { self.const_value(&c.value, &ty) };
                 if let Some(value) = value {

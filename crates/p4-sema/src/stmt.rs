@@ -832,7 +832,7 @@ impl<'a> Sema<'a> {
             ast::Decl::Var(v) => self.var_decl(v, ir::VarKind::Temp),
             ast::Decl::Const(c) => {
                 self.check_param_shadowing(&c.name);
-                let ty = self.decl_type(&c.ty);
+                let ty = self.value_decl_type(&c.ty);
                 let value = self.const_value(&c.value, &ty).ok_or(())?;
                 self.bind_local(&c.name, Local::Const { value, ty });
                 Ok(ir::Stmt::Empty)
@@ -878,7 +878,7 @@ impl<'a> Sema<'a> {
         if kind == ir::VarKind::Temp {
             self.check_param_shadowing(&v.name);
         }
-        let ty = self.decl_type(&v.ty);
+        let ty = self.value_decl_type(&v.ty);
         match &ty {
             Ty::Void | Ty::InfInt | Ty::String => {
                 let s = self.show(&ty);
