@@ -161,86 +161,72 @@ pub fn read_bits(buf: &[u8], bit_off: usize, width: u32) -> u128 {
 
 /// A growable bit string written most-significant-bit first (deparser output, hash input).
 ///
-/// Invariant: every byte of `buf` past the first `bits.div_ceil(8)` is zero, and `buf` always has
-/// 16 bytes of slack after them, so a field is written by OR-ing one 16-byte window.
+/// Invariant: `pending < 64` between calls; the written bits are `bytes` followed by the low
+/// `pending` bits of `acc` (higher bits of `acc` are zero). Use: `clear`, `push`es, then `finish`.
 #[derive(Clone, Debug, Default)]
 pub struct BitWriter {
-    buf: Vec<u8>,
-    /// Number of valid bits.
-    bits: usize,
+    bytes: Vec<u8>,
+    acc: u128,
+    pending: u32,
 }
 
 impl BitWriter {
     /// Number of bits written.
     pub fn bit_len(&self) -> usize {
-        self.bits
+        self.bytes.len() * 8 + self.pending as usize
     }
 
-    /// The bytes written (a partial last byte is padded with zero bits).
-    pub fn as_bytes(&self) -> &[u8] {
-        self.buf.get(..self.bits.div_ceil(8)).unwrap_or(&[])
+    /// Flushes and returns the bytes written (a partial last byte padded with zero bits). Push
+    /// nothing more before the next `clear`.
+    pub fn finish(&mut self) -> &[u8] {
+        while self.pending >= 8 {
+            self.pending -= 8;
+            self.bytes.push((self.acc >> self.pending) as u8);
+        }
+        if self.pending > 0 {
+            self.bytes.push((self.acc << (8 - self.pending)) as u8);
+            self.pending = 0;
+        }
+        self.acc = 0;
+        &self.bytes
     }
 
     pub fn clear(&mut self) {
-        let used = self.bits.div_ceil(8).min(self.buf.len());
-        if let Some(b) = self.buf.get_mut(..used) {
-            b.fill(0);
-        }
-        self.bits = 0;
+        self.bytes.clear();
+        self.acc = 0;
+        self.pending = 0;
     }
 
-    #[inline]
-    fn ensure(&mut self, byte: usize) {
-        if self.buf.len() < byte + 16 {
-            self.buf.resize(byte + 16 + 128, 0);
-        }
-    }
-
-    /// Appends the low `width` bits of `v`, most significant first.
+    /// Appends the low `width` (≤ 128) bits of `v`, most significant first.
     #[inline]
     pub fn push(&mut self, v: u128, width: u32) {
+        if width > 64 {
+            self.push(v >> 64, width - 64);
+            self.push(v & mask(64), 64);
+            return;
+        }
         if width == 0 {
             return;
         }
-        let byte = self.bits / 8;
-        let bit_in = (self.bits % 8) as u32;
-        if bit_in + width <= 64 {
-            self.ensure(byte);
-            let window = ((v as u64) & (mask(width) as u64)) << (64 - bit_in - width);
-            if let Some(dst) = self.buf.get_mut(byte..byte + 8) {
-                if let Ok(cur) = <[u8; 8]>::try_from(&*dst) {
-                    dst.copy_from_slice(&(u64::from_be_bytes(cur) | window).to_be_bytes());
-                }
-            }
-            self.bits += width as usize;
-            return;
+        // pending < 64 and width <= 64: the accumulator never overflows.
+        self.acc = (self.acc << width) | (v & mask(width));
+        self.pending += width;
+        if self.pending >= 64 {
+            self.pending -= 64;
+            self.bytes.extend_from_slice(&((self.acc >> self.pending) as u64).to_be_bytes());
+            self.acc &= mask(self.pending);
         }
-        if bit_in + width <= 128 {
-            self.ensure(byte);
-            let window = (v & mask(width)) << (128 - bit_in - width);
-            if let Some(dst) = self.buf.get_mut(byte..byte + 16) {
-                if let Ok(cur) = <[u8; 16]>::try_from(&*dst) {
-                    dst.copy_from_slice(&(u128::from_be_bytes(cur) | window).to_be_bytes());
-                }
-            }
-            self.bits += width as usize;
-            return;
-        }
-        // Wider than one window: the high part first, then the rest (each fits a window).
-        let high = width - (128 - bit_in);
-        self.push(v >> (width - high), high);
-        self.push(v & mask(width - high), width - high);
     }
 
     /// Appends whole bytes.
     pub fn push_bytes(&mut self, data: &[u8]) {
-        if self.bits.is_multiple_of(8) {
-            let byte = self.bits / 8;
-            self.ensure(byte + data.len());
-            if let Some(dst) = self.buf.get_mut(byte..byte + data.len()) {
-                dst.copy_from_slice(data);
+        if self.pending.is_multiple_of(8) {
+            while self.pending > 0 {
+                self.pending -= 8;
+                self.bytes.push((self.acc >> self.pending) as u8);
             }
-            self.bits += data.len() * 8;
+            self.acc = 0;
+            self.bytes.extend_from_slice(data);
         } else {
             for &b in data {
                 self.push(u128::from(b), 8);
@@ -308,15 +294,21 @@ mod tests {
         w.push(0b1, 1);
         w.push(0b101, 3);
         w.push_bytes(&[0x12]);
-        assert_eq!(w.as_bytes(), &[0xab, 0xcd, 0x12]);
         assert_eq!(w.bit_len(), 24);
         w.push(0b1, 3);
         w.push(u128::MAX, 128);
         w.push(0, 5);
         assert_eq!(w.bit_len(), 24 + 136);
-        assert_eq!(&w.as_bytes()[3..], &[0x3f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xe0]);
+        assert_eq!(&w.finish()[..3], &[0xab, 0xcd, 0x12]);
+        assert_eq!(&w.finish()[3..], &[0x3f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xe0]);
         w.clear();
         w.push(0x5, 4);
-        assert_eq!(w.as_bytes(), &[0x50], "clear leaves no stale bits");
+        assert_eq!(w.finish(), &[0x50], "clear leaves no stale bits");
+        w.clear();
+        w.push(0x1, 4);
+        w.push_bytes(&[0xab]);
+        w.push(0x2, 4);
+        w.push_bytes(&[0xcd, 0xef]);
+        assert_eq!(w.finish(), &[0x1a, 0xb2, 0xcd, 0xef]);
     }
 }

@@ -96,13 +96,9 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Next value of the switch's deterministic generator (splitmix64).
+    /// Next value of the switch's deterministic generator.
     pub fn random(&mut self) -> u64 {
-        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        splitmix(&mut self.rng)
     }
 
     /// Reads a frame slot (0 for an out-of-range slot, which compiled code never produces).
@@ -132,6 +128,15 @@ impl Ctx {
             r.fill(0);
         }
     }
+}
+
+/// The splitmix64 step: advances `state` and returns the next pseudo-random value.
+pub fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// One parser state.

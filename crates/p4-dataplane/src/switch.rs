@@ -365,8 +365,9 @@ impl Switch {
             return;
         }
         let start = c.cursor.div_ceil(8).min(c.pkt.len());
-        let mut bytes = Vec::with_capacity(c.out.as_bytes().len() + c.pkt.len() - start);
-        bytes.extend_from_slice(c.out.as_bytes());
+        let headers = c.out.finish();
+        let mut bytes = Vec::with_capacity(headers.len() + c.pkt.len() - start);
+        bytes.extend_from_slice(headers);
         bytes.extend_from_slice(c.pkt.get(start..).unwrap_or(&[]));
         if let Some(n) = c.fx.truncate {
             bytes.truncate(n as usize);

@@ -537,16 +537,9 @@ impl Compiler<'_> {
 /// Computes `algo` over the serialised leaves (and payload).
 fn checksum(p: &Prog, c: &mut Ctx, leaves: &[Leaf], payload: bool, algo: Algorithm) -> u128 {
     serialize(p, c, leaves, payload);
-    let data = std::mem::take(&mut c.scratch);
+    let mut data = std::mem::take(&mut c.scratch);
     let mut rng = c.rng;
-    let mut next = || {
-        rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    let v = algo.compute(data.as_bytes(), &mut next);
+    let v = algo.compute(data.finish(), &mut || crate::exec::splitmix(&mut rng));
     c.rng = rng;
     c.scratch = data;
     v
@@ -560,7 +553,7 @@ fn leaf_values(p: &Prog, c: &mut Ctx, leaves: &[Leaf]) -> String {
             Leaf::Varbit(loc) => {
                 let mut w = bits::BitWriter::default();
                 push_varbit(p, c, loc, &mut w);
-                parts.push(w.as_bytes().iter().map(|b| format!("{b:02x}")).collect());
+                parts.push(w.finish().iter().map(|b| format!("{b:02x}")).collect());
             }
         }
     }
