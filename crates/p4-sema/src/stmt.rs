@@ -846,6 +846,8 @@ impl<'a> Sema<'a> {
                     if !ty.is_unknown() {
                         self.error(i.span, "only extern instances can be declared inside actions, functions, states or apply blocks");
                     }
+                    // Later uses of the name would only repeat the problem.
+                    self.bind_local(&i.name, Local::Const { value: Value::Bool(false), ty: Ty::Unknown });
                     return Err(());
                 }
                 let name = self.hoisted_instance_name(&i.annotations, &i.name.name);
