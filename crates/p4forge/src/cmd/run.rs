@@ -194,7 +194,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
             let writer = match writers.entry(output.port) {
                 std::collections::btree_map::Entry::Occupied(slot) => slot.into_mut(),
                 std::collections::btree_map::Entry::Vacant(slot) => {
-                    let path = options.out.join(format!("port{}.pcap", output.port));
+                    let path = output_path(&options.out, output.port);
                     slot.insert(CaptureWriter::create(&path).map_err(|e| CliError::input(e.to_string()))?)
                 }
             };
@@ -207,7 +207,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     bar.finish_and_clear();
     for (port, writer) in writers {
         writer.finish().map_err(|e| CliError::input(e.to_string()))?;
-        summary.files.push(options.out.join(format!("port{port}.pcap")));
+        summary.files.push(output_path(&options.out, port));
     }
     Ok(summary)
 }
@@ -230,7 +230,7 @@ fn remove_stale_outputs(out: &Path) -> CliResult<()> {
     Ok(())
 }
 
-/// Convenience for tests: the output file of `port` under `out`.
+/// The output capture of `port` under `out`.
 pub fn output_path(out: &Path, port: u32) -> PathBuf {
     out.join(format!("port{port}.pcap"))
 }
