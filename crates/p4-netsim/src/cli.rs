@@ -182,12 +182,18 @@ pub fn dtp_run(
         (1..=100_000).contains(&a.beacon_interval),
         "--beacon-interval must be 1..=100000 cycles"
     );
-    anyhow::ensure!(a.sample_ns >= 10.0, "--sample-ns must be at least 10");
+    anyhow::ensure!(
+        (10.0..=1e9).contains(&a.sample_ns),
+        "--sample-ns must be within 10..=1e9"
+    );
     anyhow::ensure!(
         (64..=9216).contains(&a.load_len),
         "--load-len must be 64..=9216"
     );
-    anyhow::ensure!(a.ptp_sync_us >= 1.0, "--ptp-sync-us must be at least 1");
+    anyhow::ensure!(
+        (1.0..=1e6).contains(&a.ptp_sync_us),
+        "--ptp-sync-us must be within 1..=1000000"
+    );
     let dtp = DtpConfig {
         beacon_interval: a.beacon_interval,
         sample_interval: from_ns(a.sample_ns),
@@ -310,7 +316,7 @@ fn parse_rates(s: &str) -> Result<Vec<f64>> {
         .map_err(|_| anyhow::anyhow!("--rates `{s}`: expected A:STEP:B"))?;
     match f.as_slice() {
         [a, step, b]
-            if *a > 0.0
+            if *a >= 0.01
                 && *step > 0.0
                 && *b >= *a
                 && *b <= 10.0
@@ -318,7 +324,9 @@ fn parse_rates(s: &str) -> Result<Vec<f64>> {
         {
             Ok(rate_range(*a, *b, *step))
         }
-        _ => anyhow::bail!("--rates `{s}`: expected A:STEP:B with 0 < A <= B <= 10 and STEP > 0"),
+        _ => {
+            anyhow::bail!("--rates `{s}`: expected A:STEP:B with 0.01 <= A <= B <= 10 and STEP > 0")
+        }
     }
 }
 
@@ -334,7 +342,10 @@ pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSumm
         "--probe-len must be 64..=1518"
     );
     anyhow::ensure!(
-        a.gap_us >= 0.0 && a.period_ms > 0.0 && (0.0..10.0).contains(&a.app_gbps),
+        (0.0..=1e6).contains(&a.gap_us)
+            && a.period_ms > 0.0
+            && a.period_ms <= 1e4
+            && (0.0..10.0).contains(&a.app_gbps),
         "bad --gap-us, --period-ms or --app-gbps"
     );
     let probe = ProbeConfig {

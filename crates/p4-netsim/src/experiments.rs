@@ -588,8 +588,8 @@ fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>) -> 
 /// the IPDs a capture port sees.
 pub fn run_profile(o: &ProfileOptions) -> Result<(ProfileSummary, ProfileSamples)> {
     anyhow::ensure!(
-        o.gbps > 0.0 && o.gbps <= 10.0,
-        "rate must be in (0, 10] Gb/s"
+        o.gbps >= 0.01 && o.gbps <= 10.0,
+        "rate must be within 0.01..=10 Gb/s"
     );
     anyhow::ensure!(
         (64..=9216).contains(&o.len),
@@ -601,6 +601,15 @@ pub fn run_profile(o: &ProfileOptions) -> Result<(ProfileSummary, ProfileSamples
     );
     let ipd_bytes = ((wire_bytes(o.len as u64) as f64 * 10.0 / o.gbps / 4.0).round() as u64 * 4)
         .max(wire_bytes(o.len as u64).div_ceil(4) * 4);
+    let span = (ipd_bytes * BYTE_TIME)
+        .checked_mul(o.frames)
+        .filter(|&t| t <= from_secs(100.0));
+    anyhow::ensure!(
+        span.is_some(),
+        "{} frames at {} Gb/s take more than 100 simulated seconds",
+        o.frames,
+        o.gbps
+    );
     let samples = ProfileSamples {
         generated: profile_once(o, ipd_bytes, None),
         store_and_forward: profile_once(o, ipd_bytes, Some(Forwarding::StoreAndForward)),
