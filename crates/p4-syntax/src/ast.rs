@@ -350,6 +350,9 @@ pub struct Instantiation {
 pub struct TableDecl {
     pub annotations: Vec<Annotation>,
     pub name: Ident,
+    /// The optional parameter list of `table t(in bit<32> r) { ... }` (empty when absent or `()`),
+    /// which p4c accepts; arguments are then supplied by `t.apply(args)`.
+    pub params: Vec<Param>,
     pub properties: Vec<TableProperty>,
     pub span: Span,
 }

@@ -861,7 +861,11 @@ impl Printer {
 
     fn table(&mut self, t: &TableDecl) {
         self.annotations(&t.annotations, true);
-        let _ = write!(self.out, "table {} {{", t.name.name);
+        let _ = write!(self.out, "table {}", t.name.name);
+        if !t.params.is_empty() {
+            self.params(&t.params);
+        }
+        self.s(" {");
         self.nl();
         self.indent += 1;
         for p in &t.properties {

@@ -83,6 +83,7 @@ impl Parser<'_> {
             self.pop_scope();
             return r;
         }
+        let ty = self.array_declarator(ty)?;
         let init = if self.eat(Punct::Assign) { Some(self.expr()?) } else { None };
         self.expect(Punct::Semi)?;
         self.declare(&name.name, false);
@@ -437,6 +438,7 @@ impl Parser<'_> {
                     // Leniency: any keyword is accepted as a field name (`bit<8> out;`), since
                     // nothing else can stand there; members are accessed with `.` anyway.
                     let name = self.member_name()?;
+                    let ty = self.array_declarator(ty)?;
                     self.expect(Punct::Semi)?;
                     Ok(Field { annotations, ty, name, span: fstart.to(self.prev_span()) })
                 })();
@@ -620,6 +622,17 @@ impl Parser<'_> {
         self.expect_kw(Keyword::Table)?;
         let name = self.name()?;
         self.declare(&name.name, false);
+        // The parameters are visible only inside the table body.
+        self.push_scope();
+        let r = self.table_body();
+        self.pop_scope();
+        let (params, properties) = r?;
+        Ok(Decl::Table(TableDecl { annotations, name, params, properties, span: start.to(self.prev_span()) }))
+    }
+
+    /// `[( params )] { property... }` of a table declaration.
+    fn table_body(&mut self) -> PResult<(Vec<Param>, Vec<TableProperty>)> {
+        let params = if self.at(Punct::LParen) { self.params()? } else { Vec::new() };
         self.expect(Punct::LBrace)?;
         let mut properties = Vec::new();
         while !self.at(Punct::RBrace) && !self.at_eof() {
@@ -633,7 +646,7 @@ impl Parser<'_> {
             }
         }
         self.expect(Punct::RBrace)?;
-        Ok(Decl::Table(TableDecl { annotations, name, properties, span: start.to(self.prev_span()) }))
+        Ok((params, properties))
     }
 
     fn table_property(&mut self) -> PResult<TableProperty> {

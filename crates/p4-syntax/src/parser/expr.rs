@@ -13,7 +13,19 @@ const TERNARY_BP: u8 = 1;
 
 impl Parser<'_> {
     pub(crate) fn expr(&mut self) -> PResult<Expr> {
-        self.binary(0)
+        let in_width = std::mem::replace(&mut self.in_width, false);
+        let r = self.binary(0);
+        self.in_width = in_width;
+        r
+    }
+
+    /// The width expression of `bit<W>` and friends: any expression in which a top-level `>`
+    /// closes the type (so comparisons and `>>` there need parentheses, as in p4c).
+    pub(crate) fn width_expr(&mut self) -> PResult<Expr> {
+        let in_width = std::mem::replace(&mut self.in_width, true);
+        let r = self.binary(0);
+        self.in_width = in_width;
+        r
     }
 
     /// The binary operator at the cursor with its binding power and token count.
@@ -27,6 +39,7 @@ impl Parser<'_> {
             Punct::Lt => (BinOp::Lt, 5),
             Punct::Le => (BinOp::Le, 5),
             Punct::Ge => (BinOp::Ge, 5),
+            Punct::Gt if self.in_width => return None,
             Punct::Gt => {
                 let next = self.peek_at(1);
                 if next.glued && next.is_punct(Punct::Gt) {

@@ -48,6 +48,9 @@ pub(crate) struct Parser<'s> {
     nest: u32,
     /// Position of the last reported error, to avoid reporting twice at one token.
     last_error_pos: Option<usize>,
+    /// Set while parsing the width of `bit<W>`/`int<W>`/`varbit<W>` at top level: a `>` there
+    /// closes the type, so it is no operator (cleared again inside any nested `expr()`).
+    pub(crate) in_width: bool,
     sources: &'s SourceMap,
 }
 
@@ -64,7 +67,7 @@ pub fn parse_tokens(mut toks: Vec<Token>, sources: &SourceMap) -> (Program, Vec<
 
 impl<'s> Parser<'s> {
     fn new(toks: Vec<Token>, sources: &'s SourceMap) -> Parser<'s> {
-        Parser { toks, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, sources }
+        Parser { toks, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, in_width: false, sources }
     }
 
     // ------------------------------------------------------------ cursor

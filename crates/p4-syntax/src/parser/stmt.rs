@@ -156,13 +156,14 @@ impl Parser<'_> {
                 return Err(Fail);
             }
             let after = &p.peek_at(1).kind;
-            if !matches!(after, TokenKind::Punct(Punct::Assign | Punct::Semi | Punct::Comma | Punct::RParen)) {
+            if !matches!(after, TokenKind::Punct(Punct::Assign | Punct::Semi | Punct::Comma | Punct::RParen | Punct::LBracket)) {
                 return Err(Fail);
             }
             let name = p.name()?;
             Ok((ty, name))
         });
         let Some((ty, name)) = head else { return Ok(None) };
+        let ty = self.array_declarator(ty)?;
         let init = if self.eat(Punct::Assign) { Some(self.expr()?) } else { None };
         self.declare(&name.name, false);
         Ok(Some(VarDecl { annotations, ty, name, init, span: start.to(self.prev_span()) }))
@@ -174,6 +175,7 @@ impl Parser<'_> {
         self.expect_kw(Keyword::Const)?;
         let ty = self.type_ref()?;
         let name = self.name()?;
+        let ty = self.array_declarator(ty)?;
         self.expect(Punct::Assign)?;
         let value = self.expr()?;
         self.expect(Punct::Semi)?;

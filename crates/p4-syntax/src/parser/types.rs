@@ -122,27 +122,32 @@ impl Parser<'_> {
         Ok(ty)
     }
 
-    /// `<` W `>` where W is an integer literal, `(expression)`, or (leniently) a name.
+    /// Optional C-style array sizes after a declared name (`bit<8> arr[16];`, which p4c accepts):
+    /// folded into `ty` as the stack/array type `bit<8>[16]`. As in C, `T a[2][3]` is two
+    /// elements of `T[3]`, i.e. `T[3][2]`.
+    pub(crate) fn array_declarator(&mut self, ty: TypeRef) -> PResult<TypeRef> {
+        let mut sizes = Vec::new();
+        while self.at(Punct::LBracket) {
+            self.deepen()?;
+            self.bump();
+            sizes.push(self.expr()?);
+            self.expect(Punct::RBracket)?;
+        }
+        let end = self.prev_span();
+        let mut ty = ty;
+        for size in sizes.into_iter().rev() {
+            ty = TypeRef { span: ty.span.to(end), kind: TypeRefKind::Stack(Box::new(ty), Box::new(size)) };
+        }
+        Ok(ty)
+    }
+
+    /// `<` W `>` where W is an expression that a top-level `>` ends (see [`Parser::width_expr`]).
     fn width(&mut self) -> PResult<Expr> {
         self.expect(Punct::Lt)?;
-        let tok = self.peek().clone();
-        let e = match &tok.kind {
-            TokenKind::Int(lit) => {
-                self.bump();
-                Expr { kind: ExprKind::Int(lit.clone()), span: tok.span }
-            }
-            TokenKind::Punct(Punct::LParen) => {
-                self.bump();
-                let e = self.expr()?;
-                self.expect(Punct::RParen)?;
-                e
-            }
-            _ if self.at_name() || self.at(Punct::Dot) => {
-                let p = self.path()?;
-                Expr { span: p.name.span, kind: ExprKind::Name(p) }
-            }
-            _ => return Err(self.error_expected("a width (integer or parenthesized expression)")),
-        };
+        if self.at(Punct::Gt) {
+            return Err(self.error_expected("a width (integer or expression)"));
+        }
+        let e = self.width_expr()?;
         self.expect_close_angle()?;
         Ok(e)
     }
