@@ -249,7 +249,7 @@ impl<'a> Sema<'a> {
             (sigs, ret)
         });
         let nargs = args.len();
-        let args = self.call_args(&sigs, args, span, &m.name)?;
+        let args = spread_const_lists(self.call_args(&sigs, args, span, &m.name)?);
         let ret = self.subst.resolve(&ret);
         let mtargs: Vec<Ty> = mtargs.iter().map(|t| self.subst.resolve(t)).collect();
         self.check_inferred(&proto.type_params, &mtargs, span)?;
@@ -436,7 +436,7 @@ impl<'a> Sema<'a> {
             let ret = proto.ret.as_ref().map(|r| me.resolve_type(r)).unwrap_or(Ty::Void);
             (sigs, ret)
         });
-        let args = self.call_args(&sigs, args, span, name)?;
+        let args = spread_const_lists(self.call_args(&sigs, args, span, name)?);
         let ret = self.subst.resolve(&ret);
         let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
         self.check_inferred(&proto.type_params, &targs, span)?;
@@ -1257,5 +1257,21 @@ fn has_effects(e: &ir::Expr) -> bool {
         K::Index(a, b) | K::Binary(_, a, b) => has_effects(a) || has_effects(b),
         K::Mux(a, b, c) => has_effects(a) || has_effects(b) || has_effects(c),
         K::Aggregate(items) => items.iter().any(has_effects),
+    }
+}
+
+/// Extern arguments that are constant lists (data lists such as `{ 16w1 }`) stay lists of
+/// constants: the target reads them element by element, which one folded aggregate constant hides.
+fn spread_const_lists(args: Vec<ir::Arg>) -> Vec<ir::Arg> {
+    args.into_iter().map(|a| ir::Arg { expr: spread_const_list(a.expr), ..a }).collect()
+}
+
+fn spread_const_list(e: ir::Expr) -> ir::Expr {
+    match (&e.kind, &e.ty) {
+        (ir::ExprKind::Const(Value::Aggregate { fields, .. }), ir::Type::Tuple(tys)) if fields.len() == tys.len() => {
+            let items = fields.iter().zip(tys).map(|(f, t)| spread_const_list(ir::Expr::constant(f.clone(), t.clone(), e.span))).collect();
+            ir::Expr::new(e.ty.clone(), ir::ExprKind::Aggregate(items), e.span)
+        }
+        _ => e,
     }
 }
