@@ -15,7 +15,8 @@ Exit codes:
   1  the P4 program has errors, or a test's expectations did not hold
   2  bad usage or a bad input file (unreadable, malformed STF/entries/pcap, refused table entry)";
 
-/// p4forge: check, test and run P4_16 programs on a v1model software switch.
+/// p4forge: check, test and run P4_16 programs on a v1model software switch; model 10GBASE-R ports
+/// and simulate networks (DTP, MinProbe).
 ///
 /// A typical session: `p4forge check prog.p4` until it is clean, then `p4forge test prog.p4
 /// prog.stf` to check it packet by packet, then `p4forge run` to push captured traffic through it.
@@ -89,6 +90,20 @@ enum Command {
         #[arg(short, long)]
         verbose: bool,
     },
+    /// 10GBASE-R PCS/MAC in software: list a frame's 66-bit blocks, or run the threaded TX→RX pipeline.
+    Phy(p4_phy::cli::PhyArgs),
+    /// Generate a 10GBASE-R bit stream with exact inter-packet gaps (idles, rate, Poisson or pcap replay).
+    Gen(p4_phy::cli::GenArgs),
+    /// Capture a generated bit stream: block lock, decode, pcapng with picosecond timestamps, IPD statistics.
+    Capture(p4_phy::cli::CaptureArgs),
+    /// Simulate a network (topology, links, oscillators, switches) and report what happened.
+    Sim(p4_netsim::cli::SimArgs),
+    /// DTP clock synchronisation in the PHY (with PTP for comparison): max pairwise offset over time.
+    Dtp(p4_netsim::cli::DtpArgs),
+    /// MinProbe available-bandwidth estimation with probe trains across a simulated network.
+    Minprobe(p4_netsim::cli::MinProbeArgs),
+    /// Switch profiler: inter-packet delays of a uniform stream through store-and-forward vs cut-through.
+    Profile(p4_netsim::cli::ProfileArgs),
     /// Turn an STF test's traffic into pcaps: DIR/in_port<N>.pcap from `packet` lines and
     /// DIR/expected_port<N>.pcap from `expect` lines.
     #[command(after_help = EXIT_CODES)]
@@ -118,6 +133,13 @@ fn dispatch(command: Command) -> CliResult<()> {
             }
             Ok(())
         }
+        Command::Phy(args) => tool(p4_phy::cli::phy_main(args)),
+        Command::Gen(args) => tool(p4_phy::cli::gen_main(args)),
+        Command::Capture(args) => tool(p4_phy::cli::capture_main(args)),
+        Command::Sim(args) => tool(p4_netsim::cli::sim_main(args)),
+        Command::Dtp(args) => tool(p4_netsim::cli::dtp_main(args)),
+        Command::Minprobe(args) => tool(p4_netsim::cli::minprobe_main(args)),
+        Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
         Command::Stf2pcap { stf, out } => {
             for file in cmd::stf2pcap::stf2pcap(&stf, &out)? {
                 println!("wrote {}", file.display());
@@ -125,6 +147,11 @@ fn dispatch(command: Command) -> CliResult<()> {
             Ok(())
         }
     }
+}
+
+/// The PHY and simulator commands report errors as `anyhow` chains; they are usage/input errors.
+fn tool(result: anyhow::Result<()>) -> CliResult<()> {
+    result.map_err(|error| p4forge::error::CliError::input(format!("{error:#}")))
 }
 
 fn main() -> ExitCode {
