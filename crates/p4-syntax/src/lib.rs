@@ -10,7 +10,8 @@
 //! Entry points: [`parse_file`], [`parse_str`] (and their `_with_defines` variants for
 //! `-DNAME=VALUE`), [`print_program`]. `#include <core.p4>` and `<v1model.p4>` resolve to copies of
 //! the repository's `p4include/` embedded at build time ([`preprocess::BUILTIN_INCLUDES`]); a file
-//! of the same name in an include directory takes precedence.
+//! of the same name in an include directory takes precedence. The quoted forms `#include "core.p4"`
+//! fall back to the same built-in files when no such file exists beside the including file.
 
 pub mod ast;
 pub mod ast_print;

@@ -10,6 +10,11 @@
 //! - the type/expression ambiguities (`a < b` vs `f<T>(..)`, `(T) x` vs `(a) - b`) are settled with
 //!   a scoped set of type names, as p4c's lexer feedback does, plus bounded speculation that
 //!   restores position and diagnostics when it fails.
+//!
+//! Beyond the v1.2.5 grammar it accepts what p4c accepts in real programs: table parameter lists
+//! (`table t(in bit<32> r) {..}`, kept in `TableDecl::params`), any expression as a width
+//! (`bit<2 + 2>`; a top-level `>` ends it), and C-style array declarators (`bit<8> a[16];` in
+//! fields, variables and constants, folded into the stack/array type `bit<8>[16]`).
 
 mod annot;
 mod decl;
