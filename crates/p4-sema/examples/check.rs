@@ -6,7 +6,7 @@ fn main() {
     let show_ir = args.iter().any(|a| a == "--ir");
     let inc = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
     for f in args.iter().filter(|a| !a.starts_with("--")) {
-        let c = p4_sema::compile_file(std::path::Path::new(f), &[inc.clone()]);
+        let c = p4_sema::compile_file(std::path::Path::new(f), std::slice::from_ref(&inc));
         let status = if c.has_errors() { "ERR" } else if c.program.is_some() { "OK " } else { "NOP" };
         println!("== {status} {f}");
         let d = c.render_diagnostics();
