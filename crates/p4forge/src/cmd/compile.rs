@@ -1,5 +1,6 @@
-//! `p4forge compile --emit ir|ast`: print the elaborated IR in its stable text form, or the program as
-//! the parser understood it (printed back as P4 source).
+//! `p4forge compile --emit ir|ast|cfg`: print the elaborated IR in its stable text form, the program as
+//! the parser understood it (printed back as P4 source), or the graph view of every control and the
+//! def-use of every parser state (`p4_ir::cfg`).
 
 use crate::error::{CliError, CliResult};
 use crate::frontend;
@@ -12,6 +13,9 @@ pub enum Emit {
     Ir,
     /// The parsed program, printed back as P4 source (after preprocessing; shows how it was parsed).
     Ast,
+    /// Every control as basic blocks with def-use and table dependencies, and every parser state's
+    /// def-use (`p4_ir::cfg`).
+    Cfg,
 }
 
 /// Compiles `program` and returns the requested text.
@@ -21,6 +25,11 @@ pub fn compile(program: &Path, includes: &[PathBuf], emit: Emit) -> CliResult<St
             let (ir, warnings) = frontend::compile(program, includes)?;
             eprint!("{warnings}");
             Ok(p4_ir::printer::print_program(&ir))
+        }
+        Emit::Cfg => {
+            let (ir, warnings) = frontend::compile(program, includes)?;
+            eprint!("{warnings}");
+            Ok(print_graphs(&ir))
         }
         Emit::Ast => {
             if !program.is_file() {
@@ -36,4 +45,19 @@ pub fn compile(program: &Path, includes: &[PathBuf], emit: Emit) -> CliResult<St
             Ok(p4_syntax::print_program(&parsed.program))
         }
     }
+}
+
+/// The `--emit cfg` text: parsers' state def-use, then each control's graph, in program order.
+fn print_graphs(ir: &p4_ir::Program) -> String {
+    let mut out = String::new();
+    for i in 0..ir.parsers.len() {
+        out.push_str(&p4_ir::cfg::print_parser_defs(ir, p4_ir::ParserId(i as u32)));
+        out.push('\n');
+    }
+    for i in 0..ir.controls.len() {
+        let graph = p4_ir::cfg::ControlGraph::build(ir, p4_ir::ControlId(i as u32));
+        out.push_str(&p4_ir::cfg::print_control_graph(ir, &graph));
+        out.push('\n');
+    }
+    out
 }

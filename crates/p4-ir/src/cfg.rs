@@ -1,0 +1,572 @@
+//! A derived graph view of the IR for back ends that map programs onto hardware: each control as a
+//! graph of basic blocks with explicit def-use of storage locations, and a def-use summary per parser
+//! state (the parser already is an explicit state graph, [`Parser::states`]).
+//!
+//! Invariants of a [`ControlGraph`] built by [`ControlGraph::build`]:
+//! - Blocks are numbered in reverse postorder from the entry (`BlockId(0)`); every block is reachable.
+//!   Without `for` loops the graph is a DAG and block order is a topological order ([`ControlGraph::is_dag`]).
+//!   A `for` loop yields a back edge (a successor with a smaller or equal id) and `is_dag == false`.
+//! - Nodes are numbered in block order; each node belongs to exactly one block.
+//! - A table apply is its own node ([`OpKind::ApplyTable`]); applies inside expressions (`t.apply().hit`)
+//!   are hoisted into an apply node placed before the node or terminator that uses the result, which then
+//!   refers to that apply's result (it does not apply the table again). Short-circuit conditions whose
+//!   right operand applies a table are lowered to branches, so the apply stays conditional.
+//! - Actions and functions are atomic nodes: their bodies are not expanded into blocks (an `exit` inside
+//!   an action does not appear as a terminator). Their effects are summarised in the node.
+//! - Each node carries its reads and writes ([`Effects`]); a block's are the union of its nodes' and its
+//!   terminator's. Sets are normalised: no location is listed together with one that covers it.
+
+mod effects;
+mod print;
+
+pub use effects::{Effects, Location, VALID};
+pub use print::{location_to_string, print_control_graph, print_parser_defs};
+
+use crate::*;
+use effects::{tables_in, Analyzer};
+use std::collections::BTreeSet;
+
+/// A basic block's index in [`ControlGraph::blocks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlockId(pub u32);
+
+/// A node's index in [`ControlGraph::nodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+/// One straight-line operation.
+#[derive(Clone, Debug)]
+pub enum OpKind {
+    /// Variable (re)initialisation.
+    Init { var: VarId, init: Option<Expr> },
+    Assign { lhs: Expr, rhs: Expr },
+    /// A match+action stage: match on the keys, run one of the table's actions.
+    ApplyTable(TableId),
+    /// A direct action call.
+    ActionCall(Call),
+    /// A call of a P4 function.
+    FunctionCall(Call),
+    /// An extern function or method call, or a header/stack builtin (`setValid()`, `push_front(1)`).
+    ExternCall(Call),
+    /// `sub.apply(args)` of a nested parser/control instance (effects: its arguments by direction).
+    ApplyBlock { block: BlockRef, args: Vec<Arg> },
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub kind: OpKind,
+    pub effects: Effects,
+    pub span: Span,
+}
+
+impl Node {
+    pub fn reads(&self) -> &BTreeSet<Location> {
+        &self.effects.reads
+    }
+    pub fn writes(&self) -> &BTreeSet<Location> {
+        &self.effects.writes
+    }
+}
+
+/// How a basic block ends.
+#[derive(Clone, Debug)]
+pub enum Terminator {
+    Goto(BlockId),
+    Branch { cond: Expr, then: BlockId, otherwise: BlockId },
+    /// On the action the preceding apply of `table` ran; `default` when no case names it.
+    SwitchAction { table: TableId, cases: Vec<(ActionId, BlockId)>, default: BlockId },
+    /// On a value; `default` when no label matches.
+    SwitchValue { expr: Expr, cases: Vec<(Value, BlockId)>, default: BlockId },
+    /// `exit`: leaves this control and its callers.
+    Exit,
+    /// End of the apply body (or `return`).
+    Return,
+}
+
+impl Terminator {
+    pub fn successors(&self) -> Vec<BlockId> {
+        match self {
+            Terminator::Goto(b) => vec![*b],
+            Terminator::Branch { then, otherwise, .. } => vec![*then, *otherwise],
+            Terminator::SwitchAction { cases, default, .. } => cases.iter().map(|c| c.1).chain([*default]).collect(),
+            Terminator::SwitchValue { cases, default, .. } => cases.iter().map(|c| c.1).chain([*default]).collect(),
+            Terminator::Exit | Terminator::Return => Vec::new(),
+        }
+    }
+    fn successors_mut(&mut self) -> Vec<&mut BlockId> {
+        match self {
+            Terminator::Goto(b) => vec![b],
+            Terminator::Branch { then, otherwise, .. } => vec![then, otherwise],
+            Terminator::SwitchAction { cases, default, .. } => cases.iter_mut().map(|c| &mut c.1).chain([default]).collect(),
+            Terminator::SwitchValue { cases, default, .. } => cases.iter_mut().map(|c| &mut c.1).chain([default]).collect(),
+            Terminator::Exit | Terminator::Return => Vec::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct BasicBlock {
+    pub nodes: Vec<NodeId>,
+    pub terminator: Terminator,
+    /// What the terminator reads (a branch condition, a switch expression).
+    pub terminator_reads: BTreeSet<Location>,
+    /// Union of the nodes' effects and the terminator's reads.
+    pub effects: Effects,
+}
+
+impl BasicBlock {
+    pub fn reads(&self) -> &BTreeSet<Location> {
+        &self.effects.reads
+    }
+    pub fn writes(&self) -> &BTreeSet<Location> {
+        &self.effects.writes
+    }
+}
+
+/// The kind of a dependency between two table applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DepKind {
+    /// The later table reads what the earlier one writes.
+    Raw,
+    /// The later table writes what the earlier one reads.
+    War,
+    /// Both write.
+    Waw,
+}
+
+/// A dependency between two table-apply nodes where `from` may run before `to`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableDep {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub kind: DepKind,
+    /// For `Raw`: true if `to`'s *keys* read a location `from` writes (a match dependency: `to`'s
+    /// lookup must wait for `from`'s action), false if only `to`'s actions do.
+    pub on_key: bool,
+    /// The conflicting locations (as `from` sees them).
+    pub locations: Vec<Location>,
+}
+
+/// A control's apply body (after its `init`) as a graph of basic blocks.
+#[derive(Clone, Debug)]
+pub struct ControlGraph {
+    pub control: ControlId,
+    pub blocks: Vec<BasicBlock>,
+    pub nodes: Vec<Node>,
+    /// False iff a `for` loop made a back edge.
+    pub is_dag: bool,
+    /// Per node, its block.
+    pub node_block: Vec<BlockId>,
+    /// Table-apply dependencies, computed once at build (see [`ControlGraph::table_deps`]).
+    deps: Vec<TableDep>,
+}
+
+impl ControlGraph {
+    /// The entry block.
+    pub const ENTRY: BlockId = BlockId(0);
+
+    /// Builds the graph of `control` (its `init` statements followed by its body). An unknown id gives
+    /// an empty graph (one `Return` block).
+    pub fn build(program: &Program, control: ControlId) -> ControlGraph {
+        let mut b = Builder { an: Analyzer { prog: program }, blocks: Vec::new(), loops: Vec::new() };
+        let entry = b.new_block();
+        let mut cur = entry;
+        if let Some(c) = program.controls.get(control.index()) {
+            cur = b.stmts(&c.init, cur);
+            cur = b.stmts(&c.body, cur);
+        }
+        b.terminate(cur, Terminator::Return);
+        b.finish(control)
+    }
+
+    pub fn block(&self, id: BlockId) -> Option<&BasicBlock> {
+        self.blocks.get(id.0 as usize)
+    }
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.0 as usize)
+    }
+    /// Block ids in topological order (reverse postorder; exact when [`Self::is_dag`]).
+    pub fn topo_order(&self) -> Vec<BlockId> {
+        (0..self.blocks.len() as u32).map(BlockId).collect()
+    }
+    /// Predecessors of each block, in increasing id order.
+    pub fn predecessors(&self) -> Vec<Vec<BlockId>> {
+        let mut preds = vec![Vec::new(); self.blocks.len()];
+        for (i, b) in self.blocks.iter().enumerate() {
+            for s in b.terminator.successors() {
+                if let Some(p) = preds.get_mut(s.0 as usize) {
+                    if !p.contains(&BlockId(i as u32)) {
+                        p.push(BlockId(i as u32));
+                    }
+                }
+            }
+        }
+        preds.iter_mut().for_each(|p| p.sort());
+        preds
+    }
+    /// The table-apply nodes, in order.
+    pub fn table_applies(&self) -> Vec<(NodeId, TableId)> {
+        self.nodes.iter().enumerate().filter_map(|(i, n)| if let OpKind::ApplyTable(t) = n.kind { Some((NodeId(i as u32), t)) } else { None }).collect()
+    }
+    /// Dependencies between table applies that may run one after the other (RAW, WAR, WAW), ordered by
+    /// `(from, to, kind)`: what a pipeline generator needs to place tables in stages.
+    pub fn table_deps(&self) -> &[TableDep] {
+        &self.deps
+    }
+
+    /// True if `to` can run after `from` on some path.
+    fn reaches(&self, reach: &[Vec<bool>], from: NodeId, to: NodeId) -> bool {
+        let (Some(bf), Some(bt)) = (self.node_block.get(from.0 as usize), self.node_block.get(to.0 as usize)) else { return false };
+        if bf == bt && from < to {
+            return true;
+        }
+        // Leaving `bf` and coming back to `bt` (possibly `bf` itself through a back edge).
+        let succs = self.blocks.get(bf.0 as usize).map(|b| b.terminator.successors()).unwrap_or_default();
+        succs.iter().any(|s| reach.get(s.0 as usize).and_then(|r| r.get(bt.0 as usize)).copied().unwrap_or(false))
+    }
+
+    fn compute_deps(&mut self, an: &Analyzer) {
+        // reach[a][b]: b reachable from a (reflexive).
+        let n = self.blocks.len();
+        let mut reach = vec![vec![false; n]; n];
+        for (a, row) in reach.iter_mut().enumerate() {
+            let mut stack = vec![a];
+            while let Some(x) = stack.pop() {
+                if row[x] {
+                    continue;
+                }
+                row[x] = true;
+                stack.extend(self.blocks[x].terminator.successors().iter().map(|s| s.0 as usize));
+            }
+        }
+        let applies = self.table_applies();
+        let mut deps = Vec::new();
+        for &(from, _) in &applies {
+            for &(to, tt) in &applies {
+                if from == to || !self.reaches(&reach, from, to) {
+                    continue;
+                }
+                let (f, t) = (&self.nodes[from.0 as usize].effects, &self.nodes[to.0 as usize].effects);
+                let keys = an.table_keys(tt, 0);
+                for (kind, a, b) in [(DepKind::Raw, &f.writes, &t.reads), (DepKind::War, &f.reads, &t.writes), (DepKind::Waw, &f.writes, &t.writes)] {
+                    let locations: Vec<Location> = a.iter().filter(|l| b.iter().any(|m| l.overlaps(m))).cloned().collect();
+                    if locations.is_empty() {
+                        continue;
+                    }
+                    let on_key = kind == DepKind::Raw && locations.iter().any(|l| keys.reads.iter().any(|k| l.overlaps(k)));
+                    deps.push(TableDep { from, to, kind, on_key, locations });
+                }
+            }
+        }
+        self.deps = deps;
+    }
+}
+
+struct Builder<'p> {
+    an: Analyzer<'p>,
+    /// `None` terminator: still open.
+    blocks: Vec<(Vec<Node>, Option<Terminator>)>,
+    /// Innermost loop last: (continue target, break target).
+    loops: Vec<(BlockId, BlockId)>,
+}
+
+impl<'p> Builder<'p> {
+    fn new_block(&mut self) -> BlockId {
+        self.blocks.push((Vec::new(), None));
+        BlockId(self.blocks.len() as u32 - 1)
+    }
+
+    fn push(&mut self, b: BlockId, kind: OpKind, mut effects: Effects, span: Span) {
+        effects.normalize();
+        if let Some(blk) = self.blocks.get_mut(b.0 as usize) {
+            blk.0.push(Node { kind, effects, span });
+        }
+    }
+
+    /// Ends `b` unless already ended (code after `exit`/`return`/`break` goes to a fresh unreachable block).
+    fn terminate(&mut self, b: BlockId, t: Terminator) {
+        if let Some(blk) = self.blocks.get_mut(b.0 as usize) {
+            if blk.1.is_none() {
+                blk.1 = Some(t);
+            }
+        }
+    }
+
+    /// Applies hoisted out of `e`, each its own node in `b`.
+    fn hoist_applies(&mut self, e: &Expr, b: BlockId) {
+        for t in tables_in(e) {
+            let fx = self.an.table(t, 0);
+            self.push(b, OpKind::ApplyTable(t), fx, e.span);
+        }
+    }
+
+    fn expr_effects(&self, e: &Expr) -> Effects {
+        let mut fx = Effects::default();
+        self.an.expr(e, &mut fx, 0);
+        fx
+    }
+
+    fn stmts(&mut self, ss: &[Stmt], mut cur: BlockId) -> BlockId {
+        for s in ss {
+            cur = self.stmt(s, cur);
+        }
+        cur
+    }
+
+    /// Lowers `s` starting in `cur`; returns the block where control continues.
+    fn stmt(&mut self, s: &Stmt, cur: BlockId) -> BlockId {
+        match s {
+            Stmt::VarInit { var, init, span } => {
+                let mut fx = Effects::default();
+                if let Some(e) = init {
+                    self.hoist_applies(e, cur);
+                    fx = self.expr_effects(e);
+                }
+                fx.writes.insert(Location { var: *var, path: Vec::new() });
+                self.push(cur, OpKind::Init { var: *var, init: init.clone() }, fx, *span);
+                cur
+            }
+            Stmt::Assign { lhs, rhs, span } => {
+                self.hoist_applies(rhs, cur);
+                let mut fx = self.expr_effects(rhs);
+                self.an.write(lhs, &mut fx, 0);
+                self.push(cur, OpKind::Assign { lhs: lhs.clone(), rhs: rhs.clone() }, fx, *span);
+                cur
+            }
+            Stmt::Call(c) => {
+                c.args.iter().for_each(|a| self.hoist_applies(&a.expr, cur));
+                let mut fx = Effects::default();
+                self.an.call(c, &mut fx, 0);
+                let kind = match c.callee {
+                    Callee::Action(_) => OpKind::ActionCall(c.clone()),
+                    Callee::Function(_) => OpKind::FunctionCall(c.clone()),
+                    _ => OpKind::ExternCall(c.clone()),
+                };
+                self.push(cur, kind, fx, c.span);
+                cur
+            }
+            Stmt::ApplyTable { table, span } => {
+                let fx = self.an.table(*table, 0);
+                self.push(cur, OpKind::ApplyTable(*table), fx, *span);
+                cur
+            }
+            Stmt::ApplyBlock { block, args, span } => {
+                let mut fx = Effects::default();
+                self.an.args(args, &mut fx, 0);
+                self.push(cur, OpKind::ApplyBlock { block: block.clone(), args: args.clone() }, fx, *span);
+                cur
+            }
+            Stmt::If { cond, then, otherwise, .. } => {
+                let (t, e, join) = (self.new_block(), self.new_block(), self.new_block());
+                self.cond(cond, cur, t, e);
+                let t_end = self.stmts(then, t);
+                self.terminate(t_end, Terminator::Goto(join));
+                let e_end = self.stmts(otherwise, e);
+                self.terminate(e_end, Terminator::Goto(join));
+                join
+            }
+            Stmt::SwitchAction { table, cases, span } => {
+                let fx = self.an.table(*table, 0);
+                self.push(cur, OpKind::ApplyTable(*table), fx, *span);
+                let join = self.new_block();
+                let (arms, default) = self.arms(cases, join);
+                self.terminate(cur, Terminator::SwitchAction { table: *table, cases: arms, default });
+                join
+            }
+            Stmt::SwitchValue { expr, cases, .. } => {
+                self.hoist_applies(expr, cur);
+                let join = self.new_block();
+                let (arms, default) = self.arms(cases, join);
+                self.terminate(cur, Terminator::SwitchValue { expr: expr.clone(), cases: arms, default });
+                join
+            }
+            Stmt::Block(b) => self.stmts(b, cur),
+            Stmt::Exit(_) => {
+                self.terminate(cur, Terminator::Exit);
+                self.new_block()
+            }
+            Stmt::Return(_, _) => {
+                self.terminate(cur, Terminator::Return);
+                self.new_block()
+            }
+            Stmt::For { init, cond, update, body, .. } => {
+                let cur = self.stmts(init, cur);
+                let (head, first, step, exit) = (self.new_block(), self.new_block(), self.new_block(), self.new_block());
+                self.terminate(cur, Terminator::Goto(head));
+                match cond {
+                    Some(c) => self.cond(c, head, first, exit),
+                    None => self.terminate(head, Terminator::Goto(first)),
+                }
+                self.loops.push((step, exit));
+                let end = self.stmts(body, first);
+                self.loops.pop();
+                self.terminate(end, Terminator::Goto(step));
+                let step_end = self.stmts(update, step);
+                self.terminate(step_end, Terminator::Goto(head));
+                exit
+            }
+            Stmt::Break(_) | Stmt::Continue(_) => {
+                let Some(&(cont, brk)) = self.loops.last() else { return cur };
+                self.terminate(cur, Terminator::Goto(if matches!(s, Stmt::Break(_)) { brk } else { cont }));
+                self.new_block()
+            }
+            Stmt::Empty => cur,
+        }
+    }
+
+    /// Case arms of a switch: each body in its own block ending at `join`; `None` labels give the default.
+    fn arms<L: Clone>(&mut self, cases: &[(Option<L>, Vec<Stmt>)], join: BlockId) -> (Vec<(L, BlockId)>, BlockId) {
+        let mut arms = Vec::new();
+        let mut default = join;
+        for (label, body) in cases {
+            let start = self.new_block();
+            let end = self.stmts(body, start);
+            self.terminate(end, Terminator::Goto(join));
+            match label {
+                Some(l) => arms.push((l.clone(), start)),
+                None => default = start,
+            }
+        }
+        (arms, default)
+    }
+
+    /// Ends `cur` with a branch on `cond`. `a && b` / `a || b` / `!a` whose operands apply tables become
+    /// control flow so that a guarded apply stays guarded.
+    fn cond(&mut self, cond: &Expr, cur: BlockId, then: BlockId, otherwise: BlockId) {
+        match &cond.kind {
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), l, r) if !tables_in(r).is_empty() => {
+                let mid = self.new_block();
+                if *op == BinOp::And {
+                    self.cond(l, cur, mid, otherwise);
+                } else {
+                    self.cond(l, cur, then, mid);
+                }
+                self.cond(r, mid, then, otherwise);
+            }
+            ExprKind::Unary(UnOp::Not, x) if !tables_in(x).is_empty() => self.cond(x, cur, otherwise, then),
+            _ => {
+                self.hoist_applies(cond, cur);
+                self.terminate(cur, Terminator::Branch { cond: cond.clone(), then, otherwise });
+            }
+        }
+    }
+
+    /// Threads jumps through empty `Goto` blocks, drops unreachable blocks, renumbers blocks in reverse
+    /// postorder and nodes in block order, and summarises effects.
+    fn finish(self, control: ControlId) -> ControlGraph {
+        let Builder { an, blocks, .. } = self;
+        let mut blocks: Vec<(Vec<Node>, Terminator)> = blocks.into_iter().map(|(n, t)| (n, t.unwrap_or(Terminator::Return))).collect();
+        // Jump threading: an empty block that only jumps on is replaced by its target.
+        let forward = |blocks: &Vec<(Vec<Node>, Terminator)>, mut b: BlockId| {
+            for _ in 0..blocks.len() {
+                match blocks.get(b.0 as usize) {
+                    Some((nodes, Terminator::Goto(next))) if nodes.is_empty() && *next != b => b = *next,
+                    _ => break,
+                }
+            }
+            b
+        };
+        for i in 0..blocks.len() {
+            let targets: Vec<BlockId> = blocks[i].1.successors().into_iter().map(|s| forward(&blocks, s)).collect();
+            for (slot, t) in blocks[i].1.successors_mut().into_iter().zip(targets) {
+                *slot = t;
+            }
+        }
+        let entry = forward(&blocks, BlockId(0));
+        // Reverse postorder from the entry (iterative DFS, successors in order).
+        let mut post = Vec::new();
+        let mut seen = vec![false; blocks.len()];
+        let mut stack: Vec<(BlockId, usize)> = vec![(entry, 0)];
+        seen[entry.0 as usize] = true;
+        while let Some((b, i)) = stack.pop() {
+            let succs = blocks[b.0 as usize].1.successors();
+            if let Some(&s) = succs.get(i) {
+                stack.push((b, i + 1));
+                if !seen[s.0 as usize] {
+                    seen[s.0 as usize] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(b);
+            }
+        }
+        post.reverse();
+        let mut renum = vec![BlockId(u32::MAX); blocks.len()];
+        for (new, old) in post.iter().enumerate() {
+            renum[old.0 as usize] = BlockId(new as u32);
+        }
+        let mut graph = ControlGraph { control, blocks: Vec::new(), nodes: Vec::new(), is_dag: true, node_block: Vec::new(), deps: Vec::new() };
+        let mut taken: Vec<Option<(Vec<Node>, Terminator)>> = blocks.into_iter().map(Some).collect();
+        for (new, old) in post.iter().enumerate() {
+            let Some((nodes, mut term)) = taken[old.0 as usize].take() else { continue };
+            for s in term.successors_mut() {
+                *s = renum[s.0 as usize];
+                if s.0 as usize <= new {
+                    graph.is_dag = false;
+                }
+            }
+            let mut fx = Effects::default();
+            let mut ids = Vec::new();
+            for n in nodes {
+                fx.extend(n.effects.clone());
+                ids.push(NodeId(graph.nodes.len() as u32));
+                graph.nodes.push(n);
+                graph.node_block.push(BlockId(new as u32));
+            }
+            let mut term_fx = Effects::default();
+            match &term {
+                Terminator::Branch { cond: e, .. } | Terminator::SwitchValue { expr: e, .. } => an.expr(e, &mut term_fx, 0),
+                _ => {}
+            }
+            term_fx.normalize();
+            fx.extend(term_fx.clone());
+            fx.normalize();
+            graph.blocks.push(BasicBlock { nodes: ids, terminator: term, terminator_reads: term_fx.reads, effects: fx });
+        }
+        graph.compute_deps(&an);
+        graph
+    }
+}
+
+/// Def-use summary of one parser state.
+#[derive(Clone, Debug)]
+pub struct StateDefs {
+    pub state: StateId,
+    /// Body and select keys.
+    pub effects: Effects,
+    /// Possible next states, in case order, without duplicates (a `select` can also reject).
+    pub successors: Vec<StateTarget>,
+}
+
+/// Def-use summary of every state of `parser` (empty for an unknown id). `extract(hdr)` writes the
+/// whole header (its fields and validity) and reads and writes the `packet_in` variable (its cursor).
+pub fn parser_state_defs(program: &Program, parser: ParserId) -> Vec<StateDefs> {
+    let an = Analyzer { prog: program };
+    let Some(p) = program.parsers.get(parser.index()) else { return Vec::new() };
+    p.states
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut fx = Effects::default();
+            an.stmts(&s.body, &mut fx, 0);
+            let mut successors = Vec::new();
+            match &s.transition {
+                Transition::Goto(t) => successors.push(*t),
+                Transition::Select { keys, cases } => {
+                    keys.iter().for_each(|k| an.expr(k, &mut fx, 0));
+                    for c in cases {
+                        if !successors.contains(&c.target) {
+                            successors.push(c.target);
+                        }
+                    }
+                    let catch_all = cases.iter().any(|c| c.keysets.iter().all(|k| matches!(k, Keyset::Any)));
+                    if !catch_all && !successors.contains(&StateTarget::Reject) {
+                        successors.push(StateTarget::Reject);
+                    }
+                }
+            }
+            fx.normalize();
+            StateDefs { state: StateId(i as u32), effects: fx, successors }
+        })
+        .collect()
+}
