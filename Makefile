@@ -8,6 +8,9 @@ SHELL := /usr/bin/env bash
 CARGO ?= cargo
 TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 P4FORGE := $(TARGET_DIR)/release/p4forge
+# `make test` builds with the `ci` profile (release optimisation, no LTO; see Cargo.toml).
+TEST_PROFILE := ci
+P4FORGE_TEST := $(TARGET_DIR)/$(TEST_PROFILE)/p4forge
 DEMO_OUT := out/demo
 DEMO_DIR := examples/l2l3
 # Directories whose *.stf files (each beside its .p4) make up the STF suite.
@@ -19,7 +22,7 @@ FUZZ_CASES ?= 20000
 
 help:
 	@echo "make demo    build p4forge (release) and run the l2l3 example: pcap traffic + table entries -> $(DEMO_OUT)/port<N>.pcap, with a summary"
-	@echo "make test    everything CI runs: cargo test --workspace --release, then every STF file through the p4forge binary"
+	@echo "make test    everything CI runs: cargo test --workspace --profile ci (release optimisation, no LTO), then every STF file through the p4forge binary"
 	@echo "make bench   cargo bench (criterion) for the crates that have benchmarks"
 	@echo "make fuzz    throw random and mutated input at the STF/command-file/pcap parsers ($(FUZZ_CASES) cases each; not part of make test)"
 	@echo "make tools   check (and, as root, install) the tools the targets need"
@@ -62,21 +65,21 @@ demo: tools-rust
 	$(P4FORGE) run $(DEMO_DIR)/l2l3.p4 --entries $(DEMO_DIR)/entries.txt "$${inputs[@]}" --out $(DEMO_OUT)
 
 test: tools
-	@echo "+ $(CARGO) test --workspace --release"
-	@$(CARGO) test --workspace --release
+	@echo "+ $(CARGO) test --workspace --profile $(TEST_PROFILE)"
+	@$(CARGO) test --workspace --profile $(TEST_PROFILE)
 	@$(MAKE) --no-print-directory test-stf
 
 # Each foo.stf beside a foo.p4, through the release binary exactly as a user runs it. Files listed
 # in $(KNOWN_FAILURES) (with a reason) may fail; every other failure fails the target.
 KNOWN_FAILURES := crates/p4forge/tests/known_failures.txt
 test-stf: tools-rust
-	@echo "+ $(CARGO) build --release -p p4forge"
-	@$(CARGO) build --release -p p4forge
+	@echo "+ $(CARGO) build --profile $(TEST_PROFILE) -p p4forge"
+	@$(CARGO) build --profile $(TEST_PROFILE) -p p4forge
 	@echo "+ p4forge test <prog.p4> <prog.stf> for every *.stf under $(STF_DIRS)"
 	@pass=0; fail=0; known=0; failed=(); \
 	while IFS= read -r stf; do \
 	  p4="$${stf%.stf}.p4"; \
-	  if [ -f "$$p4" ] && $(P4FORGE) test "$$p4" "$$stf" >/dev/null 2>&1; then \
+	  if [ -f "$$p4" ] && $(P4FORGE_TEST) test "$$p4" "$$stf" >/dev/null 2>&1; then \
 	    pass=$$((pass + 1)); \
 	  elif grep -q "^$$stf[[:space:]]" $(KNOWN_FAILURES); then \
 	    known=$$((known + 1)); echo "known failure: $$stf"; \
@@ -84,7 +87,7 @@ test-stf: tools-rust
 	    fail=$$((fail + 1)); failed+=("$$stf"); \
 	  fi; \
 	done < <(find $(STF_DIRS) -name '*.stf' | sort); \
-	for stf in "$${failed[@]}"; do echo "FAIL $$stf  (details: $(P4FORGE) test $${stf%.stf}.p4 $$stf)"; done; \
+	for stf in "$${failed[@]}"; do echo "FAIL $$stf  (details: $(P4FORGE_TEST) test $${stf%.stf}.p4 $$stf)"; done; \
 	echo "known failures (listed in $(KNOWN_FAILURES)): $$known"; \
 	echo "stf: $$pass passed, $$fail failed"; \
 	[ "$$fail" = 0 ]

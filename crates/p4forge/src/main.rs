@@ -38,8 +38,9 @@ enum Command {
         #[arg(short = 'I', long = "include", value_name = "DIR")]
         include: Vec<PathBuf>,
     },
-    /// Compile a program and print an intermediate form: the elaborated IR (default) or the parsed
-    /// program printed back as P4 (`--emit ast`).
+    /// Compile a program and print an intermediate form: the elaborated IR (default), the controls'
+    /// basic-block graphs with def-use and table dependencies (`--emit cfg`), or the parsed program
+    /// printed back as P4 (`--emit ast`).
     #[command(after_help = EXIT_CODES)]
     Compile {
         /// The P4_16 source file.
