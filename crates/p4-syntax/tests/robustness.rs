@@ -71,6 +71,13 @@ fn pathological_inputs_terminate() {
         format!("const bit<8> x = a{};", "[1]".repeat(50_000)),
         format!("const bit<8> x = a{};", "(1)".repeat(50_000)),
         format!("typedef bit<8>{} t;", "[1]".repeat(50_000)),
+        "typedef bit<".repeat(50_000),
+        // Failed `(Type)` cast speculation is remembered, or this would take exponential time.
+        format!("typedef bit<{}8 t;", "(bit<".repeat(20_000)),
+        format!("typedef bit<{}1> t;", "1 + ".repeat(50_000)),
+        format!("bit<8> x{};", "[1]".repeat(50_000)),
+        format!("header h {{ bit<8> x{}; }}", "[1]".repeat(50_000)),
+        format!("control c() {{ {} }}", "table t(".repeat(10_000)),
         format!("control c() {{ apply {{ {} x(); }} }}", "if (a) x(); else ".repeat(50_000)),
     ] {
         check_no_panic(&text);

@@ -133,7 +133,8 @@ impl Parser<'_> {
             let span = start.to(e.span);
             return Ok(Expr { kind: ExprKind::Unary(op, Box::new(e)), span });
         }
-        if self.at(Punct::LParen) && self.token_starts_certain_type(1) {
+        if self.at(Punct::LParen) && !self.failed_casts.contains(&self.pos) && self.token_starts_certain_type(1) {
+            let at = self.pos;
             let cast_ty = self.speculate(|p| {
                 p.bump();
                 let ty = p.type_ref()?;
@@ -145,6 +146,7 @@ impl Parser<'_> {
                 let span = start.to(e.span);
                 return Ok(Expr { kind: ExprKind::Cast(ty, Box::new(e)), span });
             }
+            self.failed_casts.insert(at);
         }
         let prim = self.primary()?;
         self.postfix(prim)

@@ -56,6 +56,9 @@ pub(crate) struct Parser<'s> {
     /// Set while parsing the width of `bit<W>`/`int<W>`/`varbit<W>` at top level: a `>` there
     /// closes the type, so it is no operator (cleared again inside any nested `expr()`).
     pub(crate) in_width: bool,
+    /// Token positions where `(Type) e` cast speculation already failed: retrying there (as
+    /// nested `bit<(bit<(...` would, once per enclosing attempt) would take exponential time.
+    pub(crate) failed_casts: std::collections::HashSet<usize>,
     sources: &'s SourceMap,
 }
 
@@ -72,7 +75,7 @@ pub fn parse_tokens(mut toks: Vec<Token>, sources: &SourceMap) -> (Program, Vec<
 
 impl<'s> Parser<'s> {
     fn new(toks: Vec<Token>, sources: &'s SourceMap) -> Parser<'s> {
-        Parser { toks, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, in_width: false, sources }
+        Parser { toks, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, in_width: false, failed_casts: std::collections::HashSet::new(), sources }
     }
 
     // ------------------------------------------------------------ cursor
