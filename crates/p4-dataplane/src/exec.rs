@@ -307,6 +307,7 @@ pub struct ErrorCodes {
     pub stack_out_of_bounds: u32,
     pub header_too_short: u32,
     pub parser_timeout: u32,
+    pub parser_invalid_argument: u32,
 }
 
 /// The compiled program.

@@ -21,6 +21,8 @@
 //!   0x.., 0x..`; `clone to session <s>, which is not configured: no copy made`;
 //! - tables with action profiles/selectors run as direct tables (no member/group API yet);
 //!   `size` is not enforced;
+//! - const entries: an explicit priority is used as is and the smaller number wins (BMv2), an entry
+//!   without one ranks by its 1-based position;
 //! - `random` and `HashAlgorithm.random` draw from a fixed-seed generator: runs are reproducible.
 
 pub mod bits;

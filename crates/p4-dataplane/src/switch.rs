@@ -137,11 +137,12 @@ impl Switch {
             for (pos, e) in t.entries.iter().enumerate() {
                 let (act, data) = self.program_action(ti, &e.action)?;
                 let matches = crate::cp::program_keysets(self, ti, &e.keys)?;
-                // Explicit priorities: larger wins (P4 default `largest_priority_wins`); otherwise
-                // earlier entries win. Internally smaller wins.
+                // As the reference compiler hands const entries to BMv2: an explicit priority is
+                // passed through unchanged, an entry without one gets its 1-based position, and
+                // BMv2 prefers the smaller number (ties: earlier entry).
                 let priority = match e.priority {
-                    Some(p) => -(p as i64),
-                    None => pos as i64,
+                    Some(p) => i64::try_from(p).unwrap_or(i64::MAX),
+                    None => pos as i64 + 1,
                 };
                 let entry = crate::table::Entry { matches, priority, action: act, args: data, packets: 0, bytes: 0, meter: Meter::default() };
                 if let Some(ts) = self.ctx.tables.get_mut(ti) {

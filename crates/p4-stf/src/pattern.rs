@@ -111,17 +111,16 @@ fn grouped(chars: &[char]) -> String {
     chars.chunks(4).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join(" ")
 }
 
-/// Parses hex data of a `packet` line (groups concatenated; must be whole bytes).
+/// Parses hex data of a `packet` line (groups concatenated). Digits pair up into bytes; an odd
+/// trailing digit becomes a byte of its own with that value (`…20 5` ends in `0x20 0x05`), which is
+/// what the reference compiler's BMv2 STF driver does when it converts two characters at a time.
 pub fn parse_packet_hex(groups: &[&str]) -> Result<Vec<u8>, String> {
     let text: String = groups.concat();
-    if text.len() % 2 == 1 {
-        return Err(format!("packet data has an odd number of hex digits ({})", text.len()));
-    }
     let digits: Result<Vec<u8>, String> = text
         .chars()
         .map(|c| c.to_digit(16).map(|d| d as u8).ok_or_else(|| format!("`{c}` is not a hex digit in the packet data")))
         .collect();
-    Ok(digits?.chunks(2).map(|p| (p[0] << 4) | p[1]).collect())
+    Ok(digits?.chunks(2).map(|p| p.iter().fold(0u8, |acc, d| (acc << 4) | d)).collect())
 }
 
 /// A side-by-side nibble diff of an expected pattern and a received packet, 16 bytes per row, with
@@ -205,7 +204,8 @@ mod tests {
     #[test]
     fn packet_hex() {
         assert_eq!(parse_packet_hex(&["0011", "aA"]), Ok(vec![0x00, 0x11, 0xaa]));
-        assert_eq!(parse_packet_hex(&["001"]), Err("packet data has an odd number of hex digits (3)".to_string()));
+        assert_eq!(parse_packet_hex(&["001"]), Ok(vec![0x00, 0x01]));
+        assert_eq!(parse_packet_hex(&["20", "a"]), Ok(vec![0x20, 0x0a]));
         assert_eq!(parse_packet_hex(&["00*1"]), Err("`*` is not a hex digit in the packet data".to_string()));
         assert_eq!(hex_grouped(&[0, 0x11, 0x22]), "0011 22");
     }

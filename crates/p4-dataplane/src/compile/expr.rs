@@ -66,6 +66,22 @@ pub(crate) fn write_loc(loc: &Loc) -> Write {
     }
 }
 
+/// One step of an aggregate comparison (offsets relative to the value's base slot).
+enum EqPart {
+    /// These slots must be equal.
+    Slots(usize, usize),
+    /// A header of this many slots: equal when both are invalid, else when all its slots are.
+    Header(usize, usize),
+}
+
+/// Whether `e` names storage (so `loc` can resolve it without building a value).
+fn is_place(e: &Expr) -> bool {
+    matches!(
+        e.kind,
+        ExprKind::Var(_) | ExprKind::DontCare | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::StackNext(_) | ExprKind::StackLast(_)
+    )
+}
+
 /// Copies an aggregate of `len` slots from `src` into the frame at `dst`.
 pub(crate) fn copy_src(src: &Src, len: usize) -> Build {
     match src {
@@ -99,7 +115,13 @@ impl Compiler<'_> {
             ExprKind::Var(v) => Loc::Static(self.var_slot(b, *v)?),
             ExprKind::DontCare => Loc::Discard,
             ExprKind::Field(inner, i) => {
-                let l = self.loc(b, inner)?;
+                let l = if is_place(inner) {
+                    self.loc(b, inner)?
+                } else {
+                    // A field of a computed value (`lookahead<T>().f`, `{..}.f`): build the value into
+                    // a temporary range on every read.
+                    Loc::Dyn(self.materialize(b, inner)?)
+                };
                 let (off, _) = self.field_offset(&inner.ty, *i)?;
                 l.offset(off)
             }
@@ -159,6 +181,11 @@ impl Compiler<'_> {
 
     /// Compiles a scalar-valued expression.
     pub(crate) fn scalar(&mut self, b: &BlockRef, e: &Expr) -> R<Ev> {
+        if let Type::Bits { width, .. } = e.ty {
+            if width > 128 {
+                return unsupported(format!("bit<{width}>: only extract, emit, copy and comparison of values wider than 128 bits"));
+            }
+        }
         Ok(match &e.kind {
             ExprKind::Const(v) => konst(self.scalar_value(v, &e.ty)?),
             ExprKind::Var(_)
@@ -328,23 +355,57 @@ impl Compiler<'_> {
         })
     }
 
-    /// Aggregate (header, struct, tuple, union, stack, varbit) equality.
+    /// Aggregate (header, struct, tuple, union, stack, varbit) equality: two invalid headers are
+    /// equal whatever their stale fields hold, and a stack's next index takes no part.
     fn agg_eq(&mut self, b: &BlockRef, l: &Expr, r: &Expr) -> R<Ev> {
-        let len = self.size(&l.ty)?;
-        let header = self.is_header(&l.ty);
+        let mut plan = Vec::new();
+        self.eq_plan(&l.ty, 0, &mut plan)?;
         let lb = self.materialize(b, l)?;
         let rb = self.materialize(b, r)?;
         Ok(Arc::new(move |p, c| {
             let (Some(x), Some(y)) = (lb(p, c), rb(p, c)) else { return 0 };
-            if header && c.get(x) == 0 && c.get(y) == 0 {
-                return 1;
-            }
-            let same = match (c.f.get(x..x + len), c.f.get(y..y + len)) {
+            let same = |off: usize, len: usize| match (c.f.get(x + off..x + off + len), c.f.get(y + off..y + off + len)) {
                 (Some(a), Some(bb)) => a == bb,
                 _ => false,
             };
-            u128::from(same)
+            let all = plan.iter().all(|part| match *part {
+                EqPart::Slots(off, len) => same(off, len),
+                EqPart::Header(off, len) => (c.get(x + off) == 0 && c.get(y + off) == 0) || same(off, len),
+            });
+            u128::from(all)
         }))
+    }
+
+    /// The slot ranges that decide equality of a value of `ty` placed at `off`.
+    fn eq_plan(&mut self, ty: &Type, off: usize, out: &mut Vec<EqPart>) -> R<()> {
+        if self.is_header(ty) {
+            out.push(EqPart::Header(off, self.size(ty)?));
+            return Ok(());
+        }
+        match ty {
+            Type::Stack(elem, n) => {
+                let es = self.size(elem)?;
+                for i in 0..*n as usize {
+                    self.eq_plan(elem, off + 1 + i * es, out)?;
+                }
+            }
+            Type::Tuple(items) => {
+                for i in 0..items.len() {
+                    let (foff, fty) = self.field_offset(ty, i as u32)?;
+                    self.eq_plan(&fty, off + foff, out)?;
+                }
+            }
+            _ => match self.type_def(ty) {
+                Some(TypeDef::Struct { fields, .. }) | Some(TypeDef::Union { fields, .. }) => {
+                    for i in 0..fields.len() {
+                        let (foff, fty) = self.field_offset(ty, i as u32)?;
+                        self.eq_plan(&fty, off + foff, out)?;
+                    }
+                }
+                _ => out.push(EqPart::Slots(off, self.size(ty)?)),
+            },
+        }
+        Ok(())
     }
 
     /// A resolver of an aggregate expression's slots, building non-l-values into a temporary range.
@@ -450,10 +511,16 @@ impl Compiler<'_> {
         }
         let loc = match self.agg_src(b, e)? {
             Src::Loc(l) => l,
+            // Every leaf read rebuilds the value, so only side-effect-free values may be built here.
+            Src::Build(_) if matches!(e.kind, ExprKind::Call(_)) => {
+                return unsupported(format!("computed aggregate in a data list: {}", super::describe(e)));
+            }
             Src::Build(build) => {
                 let tmp = self.alloc(&e.ty)?;
-                let _ = build;
-                return unsupported(format!("computed aggregate in a data list: {} (slot {tmp})", super::describe(e)));
+                Loc::Dyn(Arc::new(move |p, c| {
+                    build(p, c, tmp);
+                    Some(tmp)
+                }))
             }
         };
         self.loc_leaves(&loc, &e.ty, out)
@@ -467,6 +534,13 @@ impl Compiler<'_> {
         }
         match ty {
             Type::Varbit(_) => out.push(Leaf::Varbit(loc.clone())),
+            Type::Bits { width, .. } => {
+                let chunks = (*width as usize).div_ceil(128);
+                for k in 0..chunks {
+                    let w = if k == 0 && width % 128 != 0 { width % 128 } else { 128 };
+                    out.push(Leaf::Scalar(read_loc(&loc.offset(k)), w));
+                }
+            }
             Type::Stack(elem, n) => {
                 let es = self.size(elem)?;
                 for i in 0..*n as usize {

@@ -221,8 +221,24 @@ impl Compiler<'_> {
         let fixed: usize = fields.iter().map(|(_, k)| if let FieldKind::Bits(w) = k { *w as usize } else { 0 }).sum();
         let var_max: usize = fields.iter().map(|(_, k)| if let FieldKind::Varbit(m) = k { *m as usize } else { 0 }).sum();
         let (short, oob, too_short) = (self.errors.packet_too_short, self.errors.stack_out_of_bounds, self.errors.header_too_short);
+        let bad_size = self.errors.parser_invalid_argument;
+        // `extract<T>(_)` skips a header's worth of bits.
+        if matches!(target.kind, ExprKind::DontCare) && var_max == 0 {
+            return Ok(Box::new(move |_, c| {
+                if c.cursor + fixed > c.pkt.len() * 8 {
+                    return Flow::Reject(short);
+                }
+                c.cursor += fixed;
+                Flow::Next
+            }));
+        }
         // `stack.next` extraction advances nextIndex; other targets are plain locations.
-        let (dest, next): (crate::exec::DynSlot, Option<(crate::exec::DynSlot, u128, usize)>) = match &target.kind {
+        // `stack.next.member` (a union stack) advances nextIndex too.
+        let mut next_of = target;
+        while let ExprKind::Field(inner, _) = &next_of.kind {
+            next_of = inner;
+        }
+        let (dest, next): (crate::exec::DynSlot, Option<(crate::exec::DynSlot, u128, usize)>) = match &next_of.kind {
             ExprKind::StackNext(stack) => {
                 let Type::Stack(elem, n) = &stack.ty else { return unsupported("next of a non-stack") };
                 let es = self.size(elem)?;
@@ -254,6 +270,10 @@ impl Compiler<'_> {
         Ok(Box::new(move |p, c| {
             let Some(base) = dest(p, c) else { return Flow::Reject(oob) };
             let vlen = size.as_ref().map_or(0, |s| s(p, c) as usize);
+            // BMv2 checks that the size is whole bytes before it checks it against the maximum.
+            if vlen % 8 != 0 {
+                return Flow::Reject(bad_size);
+            }
             if vlen > var_max {
                 return Flow::Reject(too_short);
             }

@@ -110,6 +110,7 @@ impl<'a> Compiler<'a> {
                 stack_out_of_bounds: code("StackOutOfBounds", 3),
                 header_too_short: code("HeaderTooShort", 4),
                 parser_timeout: code("ParserTimeout", 5),
+                parser_invalid_argument: code("ParserInvalidArgument", 6),
             },
             current_ret: None,
         }
@@ -128,12 +129,8 @@ impl<'a> Compiler<'a> {
         }
         let s = match ty {
             Type::Bool | Type::Error | Type::MatchKind => 1,
-            Type::Bits { width, .. } => {
-                if *width > 128 {
-                    return unsupported(format!("bit<{width}>: values wider than 128 bits"));
-                }
-                1
-            }
+            // Wider values are header payload only: 128-bit chunks, most significant first.
+            Type::Bits { width, .. } => (*width as usize).div_ceil(128).max(1),
             Type::Varbit(max) => 1 + (*max as usize).div_ceil(128).max(1),
             Type::InfInt | Type::String | Type::Void => 0,
             Type::Named(id) => match self.ir.types.get(id.index()) {
@@ -182,7 +179,8 @@ impl<'a> Compiler<'a> {
     /// True for types held in a single slot.
     pub(crate) fn is_scalar(&self, ty: &Type) -> bool {
         match ty {
-            Type::Bool | Type::Bits { .. } | Type::Error | Type::MatchKind | Type::InfInt => true,
+            Type::Bits { width, .. } => *width <= 128,
+            Type::Bool | Type::Error | Type::MatchKind | Type::InfInt => true,
             Type::Named(_) => matches!(self.type_def(ty), Some(TypeDef::Enum { .. })),
             _ => false,
         }
@@ -239,6 +237,17 @@ impl<'a> Compiler<'a> {
     fn wire_fields(&mut self, ty: &Type, off: usize, out: &mut Vec<(usize, FieldKind)>) -> R<()> {
         match ty {
             Type::Varbit(m) => out.push((off, FieldKind::Varbit(*m))),
+            Type::Bits { width, .. } if *width > 128 => {
+                let first = match width % 128 {
+                    0 => 128,
+                    r => r,
+                };
+                out.push((off, FieldKind::Bits(first)));
+                let rest = (*width as usize).div_ceil(128) - 1;
+                for k in 0..rest {
+                    out.push((off + 1 + k, FieldKind::Bits(128)));
+                }
+            }
             _ if self.is_scalar(ty) => out.push((off, FieldKind::Bits(self.width(ty).0))),
             _ => {
                 let n = self.type_def(ty).map_or(0, |d| d.fields().len());

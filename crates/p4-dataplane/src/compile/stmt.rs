@@ -52,13 +52,29 @@ impl Compiler<'_> {
     fn assign_to(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
         if self.is_scalar(&lhs.ty) {
             if !matches!(lhs.kind, ExprKind::Slice(..)) {
-                if let Loc::Static(slot) = self.loc(b, lhs)? {
-                    let v = self.scalar(b, rhs)?;
-                    return Ok(Box::new(move |p, c| {
-                        let x = v(p, c);
-                        c.set(slot, x);
-                        Flow::Next
-                    }));
+                match self.loc(b, lhs)? {
+                    Loc::Static(slot) => {
+                        let v = self.scalar(b, rhs)?;
+                        return Ok(Box::new(move |p, c| {
+                            let x = v(p, c);
+                            c.set(slot, x);
+                            Flow::Next
+                        }));
+                    }
+                    // The place (`h[f(x)].a`) is resolved before the value is computed: the
+                    // right-hand side may change what the index reads (BMv2 order).
+                    Loc::Dyn(place) => {
+                        let v = self.scalar(b, rhs)?;
+                        return Ok(Box::new(move |p, c| {
+                            let at = place(p, c);
+                            let x = v(p, c);
+                            if let Some(s) = at {
+                                c.set(s, x);
+                            }
+                            Flow::Next
+                        }));
+                    }
+                    Loc::Discard => {}
                 }
             }
             let w = self.writer(b, lhs)?;
