@@ -171,3 +171,15 @@ fn fields_wider_than_128_bits_are_extracted_copied_and_emitted() {
     want.extend_from_slice(&pkt);
     assert_eq!(out[0].data, want);
 }
+
+#[test]
+fn discarded_lookahead_still_rejects_a_short_packet() {
+    let src = prog(
+        "struct eight_t { bit<64> bits; } header h_t { bit<8> a; } struct headers_t { h_t h; }",
+        "state start { pkt.lookahead<eight_t>(); transition accept; }",
+        "apply { if (sm.parser_error == error.PacketTooShort) { sm.egress_spec = 3; } else { sm.egress_spec = 1; } }",
+        "",
+    );
+    assert_eq!(run(&src, &[1, 2]), vec![OutputPacket { port: 3, data: vec![1, 2] }]);
+    assert_eq!(run(&src, &[0; 8]), vec![OutputPacket { port: 1, data: vec![0; 8] }]);
+}

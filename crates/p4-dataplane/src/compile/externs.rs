@@ -120,7 +120,17 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            ("packet_in", "lookahead") | ("packet_in", "length") => Ok(Box::new(|_, _| Flow::Next)),
+            // A discarded `lookahead<T>()` still fails on a packet shorter than T (BMv2).
+            ("packet_in", "lookahead") => {
+                let Callee::Method { type_args, .. } = &call.callee else { return Ok(Box::new(|_, _| Flow::Next)) };
+                let Some(t) = type_args.first() else { return Ok(Box::new(|_, _| Flow::Next)) };
+                let mut wire = Vec::new();
+                self.wire_fields(t, 0, &mut wire)?;
+                let bits: usize = wire.iter().map(|(_, k)| if let FieldKind::Bits(w) = k { *w as usize } else { 0 }).sum();
+                let short = self.errors.packet_too_short;
+                Ok(Box::new(move |_, c| if c.cursor + bits > c.pkt.len() * 8 { Flow::Reject(short) } else { Flow::Next }))
+            }
+            ("packet_in", "length") => Ok(Box::new(|_, _| Flow::Next)),
             ("packet_out", "emit") => self.emit(b, self.arg(call, 0)?),
             ("register", "read") => {
                 let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("register through a variable".into()))?;
