@@ -8,7 +8,11 @@
 //!
 //! Behaviour choices (BMv2 simple_switch is the reference):
 //! - scalars of up to 128 bits live in `u128` slots (`varbit` of any maximum in 128-bit chunks);
-//!   wider `bit<W>` is refused at `Switch::new` with a reason;
+//!   wider `bit<W>` occupies 128-bit chunks (most significant first) and may only be extracted,
+//!   emitted, copied, compared for equality and hashed; arithmetic on it is refused at `Switch::new`;
+//! - equality of headers: two invalid headers are equal; of stacks: elements only (not nextIndex);
+//! - a varbit size that is not whole bytes rejects with `ParserInvalidArgument` (before the
+//!   `HeaderTooShort` check); `extract<T>(_)` skips T's bits;
 //! - a parser error does not drop: the packet enters ingress with `parser_error` set;
 //! - reading a field of an invalid header gives 0; writes to it are kept but never emitted;
 //!   out-of-range stack indexes read 0 and ignore writes (`extract` into a full stack rejects with
