@@ -465,3 +465,18 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert_eq!(out.outputs[0].data[..5], [0xaa, 0x01, 0x02, 0x02, 0x02]);
     assert_eq!(out.outputs[0].data.len(), 5 + 10);
 }
+
+#[test]
+fn digest_logs_receiver_and_field_values() {
+    let src = program(
+        "bit<8> a; bit<16> b;",
+        "",
+        "",
+        "apply { digest(32w1, { hdr.h.a, hdr.h.b }); sm.egress_spec = 1; }",
+        "apply { }",
+    );
+    let mut sw = switch(&src);
+    let out = sw.inject(0, &[0x12, 0xab, 0xcd], 0);
+    assert_eq!(out.log, vec!["digest 1: 0x12, 0xabcd".to_string()]);
+    assert_eq!(out.outputs, vec![OutputPacket { port: 1, data: vec![0x12, 0xab, 0xcd] }]);
+}
