@@ -68,6 +68,8 @@ test: tools
 	@echo "+ $(CARGO) test --workspace --profile $(TEST_PROFILE)"
 	@$(CARGO) test --workspace --profile $(TEST_PROFILE)
 	@$(MAKE) --no-print-directory test-stf
+	@echo "+ tests/programs/check.sh $(P4FORGE_TEST)"
+	@tests/programs/check.sh $(P4FORGE_TEST)
 
 # Each foo.stf beside a foo.p4, through the release binary exactly as a user runs it. Files listed
 # in $(KNOWN_FAILURES) (with a reason) may fail; every other failure fails the target.

@@ -1,4 +1,4 @@
-// error: keyword `transition`
+// error: `transition` is only allowed
 // `transition` exists only in parser states.
 #include <core.p4>
 #include <v1model.p4>
