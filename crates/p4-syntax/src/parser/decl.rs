@@ -658,28 +658,17 @@ impl Parser<'_> {
             self.bump();
             self.bump();
             self.expect(Punct::LBrace)?;
-            let mut elements = Vec::new();
-            while !self.at(Punct::RBrace) && !self.at_eof() {
-                let before = self.pos;
-                let r = (|| -> PResult<KeyElement> {
-                    let lead = self.annotations()?;
-                    let kstart = lead.first().map(|a| a.span).unwrap_or(self.span());
-                    let expr = self.expr()?;
-                    self.expect(Punct::Colon)?;
-                    let match_kind = self.name()?;
-                    let mut anns = lead;
-                    anns.extend(self.annotations()?);
-                    self.expect(Punct::Semi)?;
-                    Ok(KeyElement { annotations: anns, expr, match_kind, span: kstart.to(self.prev_span()) })
-                })();
-                match r {
-                    Ok(k) => elements.push(k),
-                    Err(Fail) => self.recover(),
-                }
-                if self.pos == before {
-                    self.bump();
-                }
-            }
+            let elements = self.items_until_rbrace(|p| -> PResult<KeyElement> {
+                let lead = p.annotations()?;
+                let kstart = lead.first().map(|a| a.span).unwrap_or(p.span());
+                let expr = p.expr()?;
+                p.expect(Punct::Colon)?;
+                let match_kind = p.name()?;
+                let mut anns = lead;
+                anns.extend(p.annotations()?);
+                p.expect(Punct::Semi)?;
+                Ok(KeyElement { annotations: anns, expr, match_kind, span: kstart.to(p.prev_span()) })
+            });
             self.expect(Punct::RBrace)?;
             self.eat(Punct::Semi);
             return Ok(TableProperty::Key { elements, span: start.to(self.prev_span()) });
@@ -688,23 +677,12 @@ impl Parser<'_> {
             self.bump();
             self.bump();
             self.expect(Punct::LBrace)?;
-            let mut actions = Vec::new();
-            while !self.at(Punct::RBrace) && !self.at_eof() {
-                let before = self.pos;
-                let r = (|| -> PResult<ActionRef> {
-                    let anns = self.annotations()?;
-                    let a = self.action_ref(anns)?;
-                    self.expect(Punct::Semi)?;
-                    Ok(a)
-                })();
-                match r {
-                    Ok(a) => actions.push(a),
-                    Err(Fail) => self.recover(),
-                }
-                if self.pos == before {
-                    self.bump();
-                }
-            }
+            let actions = self.items_until_rbrace(|p| {
+                let anns = p.annotations()?;
+                let a = p.action_ref(anns)?;
+                p.expect(Punct::Semi)?;
+                Ok(a)
+            });
             self.expect(Punct::RBrace)?;
             self.eat(Punct::Semi);
             return Ok(TableProperty::Actions { actions, span: start.to(self.prev_span()) });
@@ -713,17 +691,7 @@ impl Parser<'_> {
             self.bump();
             self.bump();
             self.expect(Punct::LBrace)?;
-            let mut entries = Vec::new();
-            while !self.at(Punct::RBrace) && !self.at_eof() {
-                let before = self.pos;
-                match self.entry() {
-                    Ok(e) => entries.push(e),
-                    Err(Fail) => self.recover(),
-                }
-                if self.pos == before {
-                    self.bump();
-                }
-            }
+            let entries = self.items_until_rbrace(|p| p.entry());
             self.expect(Punct::RBrace)?;
             self.eat(Punct::Semi);
             return Ok(TableProperty::Entries { annotations, is_const, entries, span: start.to(self.prev_span()) });

@@ -182,6 +182,23 @@ impl<'s> Parser<'s> {
         self.diags.push(Diagnostic::error(span, msg));
     }
 
+    /// Items of a `{ ... }` list up to (not past) its closing `}`: an item that fails is skipped with
+    /// [`Parser::recover`], and every round consumes at least one token, so the loop always ends.
+    pub(crate) fn items_until_rbrace<T>(&mut self, mut item: impl FnMut(&mut Self) -> PResult<T>) -> Vec<T> {
+        let mut items = Vec::new();
+        while !self.at(Punct::RBrace) && !self.at_eof() {
+            let before = self.pos;
+            match item(self) {
+                Ok(x) => items.push(x),
+                Err(Fail) => self.recover(),
+            }
+            if self.pos == before {
+                self.bump();
+            }
+        }
+        items
+    }
+
     /// Skip to just after the next `;` at this nesting level, or just after a `{...}` group that
     /// closes at this level, or to (not past) a `}` that closes the enclosing construct. May
     /// consume nothing; every caller's loop bumps a token when an iteration made no progress.
