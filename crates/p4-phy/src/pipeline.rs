@@ -102,7 +102,12 @@ pub struct LoopbackResult {
 /// Run the four stages on four threads (plus the caller feeding requests): the TX path
 /// writes scrambled blocks on the "line" ring that the RX path reads. Every received frame
 /// is returned.
-pub fn loopback_threaded<I>(requests: I, tx_config: TxConfig, rx_config: RxConfig, lead_blocks: u64) -> LoopbackResult
+pub fn loopback_threaded<I>(
+    requests: I,
+    tx_config: TxConfig,
+    rx_config: RxConfig,
+    lead_blocks: u64,
+) -> LoopbackResult
 where
     I: IntoIterator<Item = TxRequest>,
 {
@@ -139,20 +144,26 @@ where
 
     // TX PCS: encode and scramble into chunks.
     let tx_pcs = thread::spawn(move || {
-        let mut tx = TxPhy::new(tx_config);
+        // Frames are encoded into a chunk, which is scrambled in one pass when full.
+        let TxPhy {
+            encoder: mut enc,
+            mut scrambler,
+        } = TxPhy::new(tx_config);
         let mut stamps = Vec::new();
         let mut chunk = Vec::with_capacity(CHUNK_BLOCKS + 1200);
-        tx.idle(lead_blocks, &mut chunk);
+        enc.idle(lead_blocks, &mut chunk);
         while let Some(r) = pop_blocking(&mut sealed_c) {
-            stamps.push(tx.send(&r.frame, r.gap, &mut chunk));
+            stamps.push(enc.send(&r.frame, r.gap, &mut chunk));
             if chunk.len() >= CHUNK_BLOCKS {
+                scrambler.scramble_blocks(&mut chunk);
                 let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK_BLOCKS + 1200));
                 if !push_blocking(&mut line_p, full) {
                     break;
                 }
             }
         }
-        tx.idle(4, &mut chunk);
+        enc.idle(4, &mut chunk);
+        scrambler.scramble_blocks(&mut chunk);
         push_blocking(&mut line_p, chunk);
         stamps
     });
@@ -196,5 +207,10 @@ where
     let tx = tx_pcs.join().unwrap_or_default();
     let blocks = rx_pcs.join().unwrap_or(0);
     let (rx, counters) = rx_mac.join().unwrap_or_default();
-    LoopbackResult { tx, rx, counters, blocks }
+    LoopbackResult {
+        tx,
+        rx,
+        counters,
+        blocks,
+    }
 }

@@ -102,7 +102,11 @@ pub struct RxConfig {
 
 impl Default for RxConfig {
     fn default() -> Self {
-        RxConfig { max_frame: mac::MAX_JUMBO_FRAME, deliver_bad: false, origin: BitTime(0) }
+        RxConfig {
+            max_frame: mac::MAX_JUMBO_FRAME,
+            deliver_bad: false,
+            origin: BitTime(0),
+        }
     }
 }
 
@@ -192,7 +196,8 @@ impl RxDecoder {
                     while n < 32 {
                         match line.get(i) {
                             Some(x) if x.sync == crate::block::SyncHeader::DATA_BITS => {
-                                stage[8 * n..8 * n + 8].copy_from_slice(&map(x.payload).to_le_bytes());
+                                stage[8 * n..8 * n + 8]
+                                    .copy_from_slice(&map(x.payload).to_le_bytes());
                                 n += 1;
                                 i += 1;
                             }
@@ -210,7 +215,13 @@ impl RxDecoder {
                 }
             }
             let payload = map(b.payload);
-            self.push(Block66 { sync: b.sync, payload }, out);
+            self.push(
+                Block66 {
+                    sync: b.sync,
+                    payload,
+                },
+                out,
+            );
             i += 1;
         }
     }
@@ -256,7 +267,10 @@ impl RxDecoder {
             if let Some(k) = crate::block::btype::terminate_len(b.block_type()) {
                 let rest = b.rest();
                 let data_bits = 8 * k as u32;
-                if self.buf.is_some() && self.pre_left == 0 && rest.checked_shr(data_bits).unwrap_or(0) == 0 {
+                if self.buf.is_some()
+                    && self.pre_left == 0
+                    && rest.checked_shr(data_bits).unwrap_or(0) == 0
+                {
                     if let Some(buf) = self.buf.as_mut() {
                         buf.extend_from_slice(&rest.to_le_bytes()[..k]);
                     }
@@ -317,7 +331,9 @@ impl RxDecoder {
                 self.count_codes(&codes);
             }
             Fields::Terminate(k, d, codes) => {
-                let valid = codes[..7 - k].iter().all(|c| *c == ctrl::IDLE || crate::block::ctrl::from_code(*c).is_some());
+                let valid = codes[..7 - k]
+                    .iter()
+                    .all(|c| *c == ctrl::IDLE || crate::block::ctrl::from_code(*c).is_some());
                 match (self.buf.is_some(), valid) {
                     (true, true) => {
                         self.append(&d.to_le_bytes()[..k]);
@@ -461,7 +477,10 @@ pub struct RxPhy {
 impl RxPhy {
     /// A receiver with the given options.
     pub fn new(config: RxConfig) -> RxPhy {
-        RxPhy { descrambler: Descrambler::default(), decoder: RxDecoder::new(config) }
+        RxPhy {
+            descrambler: Descrambler::default(),
+            decoder: RxDecoder::new(config),
+        }
     }
 
     /// Descramble and decode `line` blocks, appending delivered frames to `out`.

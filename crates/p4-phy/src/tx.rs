@@ -23,10 +23,16 @@ pub struct TxConfig {
 
 impl TxConfig {
     /// A standard MAC + RS: DIC, minimum gap 12.
-    pub const STANDARD: TxConfig = TxConfig { rule: GapRule::Dic, min_gap: STANDARD_MIN_GAP };
+    pub const STANDARD: TxConfig = TxConfig {
+        rule: GapRule::Dic,
+        min_gap: STANDARD_MIN_GAP,
+    };
     /// A generator that sends exactly the gap asked for when it is legal, and the next legal
     /// one otherwise, never below the standard minimum.
-    pub const EXACT: TxConfig = TxConfig { rule: GapRule::RoundUp, min_gap: STANDARD_MIN_GAP };
+    pub const EXACT: TxConfig = TxConfig {
+        rule: GapRule::RoundUp,
+        min_gap: STANDARD_MIN_GAP,
+    };
 }
 
 impl Default for TxConfig {
@@ -55,50 +61,24 @@ const PREAMBLE_D1_D7: u64 = {
     v
 };
 
-/// Little-endian value of up to 8 octets (missing high octets are zero).
+/// Little-endian value of the last `n < 8` octets of `frame` (zero when `n` is 0). Reads the
+/// frame's last eight octets as one word where it has them: copying a variable number of
+/// octets into a stack buffer and reloading it as a word stalls store forwarding.
 #[inline]
-fn le_partial(bytes: &[u8]) -> u64 {
-    let mut buf = [0u8; 8];
-    let n = bytes.len().min(8);
-    buf[..n].copy_from_slice(&bytes[..n]);
-    u64::from_le_bytes(buf)
-}
-
-/// Where encoded blocks go: a plain vector, or a scrambler in front of one (so the TX path
-/// encodes and scrambles each block in one pass).
-pub trait BlockSink {
-    /// Take one block.
-    fn put(&mut self, b: Block66);
-    /// Hint that `n` more blocks are coming.
-    fn reserve(&mut self, _n: usize) {}
-}
-
-impl BlockSink for Vec<Block66> {
-    #[inline]
-    fn put(&mut self, b: Block66) {
-        self.push(b);
+fn le_tail(frame: &[u8], n: usize) -> u64 {
+    if n == 0 {
+        return 0;
     }
-    fn reserve(&mut self, n: usize) {
-        Vec::reserve(self, n);
-    }
-}
-
-/// A sink that scrambles every block's payload before appending it. It owns its scrambler
-/// (copy it in and back out) so the state can live in a register while blocks are written.
-pub struct Scrambling<'a> {
-    /// The scrambler.
-    pub scrambler: Scrambler,
-    /// The output.
-    pub out: &'a mut Vec<Block66>,
-}
-
-impl BlockSink for Scrambling<'_> {
-    #[inline]
-    fn put(&mut self, b: Block66) {
-        self.out.push(Block66 { sync: b.sync, payload: self.scrambler.scramble(b.payload) });
-    }
-    fn reserve(&mut self, n: usize) {
-        self.out.reserve(n);
+    match frame.len().checked_sub(8).and_then(|at| frame.get(at..)) {
+        Some(last8) => {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(last8);
+            u64::from_le_bytes(w) >> (8 * (8 - n))
+        }
+        None => frame[frame.len() - n..]
+            .iter()
+            .rev()
+            .fold(0, |acc, b| acc << 8 | u64::from(*b)),
     }
 }
 
@@ -113,7 +93,11 @@ pub struct TxEncoder {
 impl TxEncoder {
     /// A transmitter at the start of a stream.
     pub fn new(config: TxConfig) -> TxEncoder {
-        TxEncoder { shaper: GapShaper::new(config.rule, config.min_gap), end: 0, emitted: 0 }
+        TxEncoder {
+            shaper: GapShaper::new(config.rule, config.min_gap),
+            end: 0,
+            emitted: 0,
+        }
     }
 
     /// Blocks emitted so far.
@@ -132,28 +116,30 @@ impl TxEncoder {
     }
 
     /// Append `n` idle blocks.
-    pub fn idle<S: BlockSink>(&mut self, n: u64, out: &mut S) {
-        out.reserve(n as usize);
-        for _ in 0..n {
-            out.put(Block66::IDLE);
-        }
+    pub fn idle(&mut self, n: u64, out: &mut Vec<Block66>) {
+        out.resize(out.len() + n as usize, Block66::IDLE);
         self.emitted += n;
     }
 
     /// Append idle blocks until `blocks_emitted() == block` (no-op if already past).
-    pub fn idle_until<S: BlockSink>(&mut self, block: u64, out: &mut S) {
+    pub fn idle_until(&mut self, block: u64, out: &mut Vec<Block66>) {
         let n = block.saturating_sub(self.emitted);
         self.idle(n, out);
     }
 
     /// Send `frame` (MAC frame including FCS; it is sent as given, even if malformed) after a
     /// gap of `gap` characters, appending its blocks (and the idles before it) to `out`.
-    pub fn send<S: BlockSink>(&mut self, frame: &[u8], gap: u32, out: &mut S) -> TxStamp {
-        let start = self.shaper.place(self.end, gap, self.emitted * CHARS_PER_BLOCK);
+    pub fn send(&mut self, frame: &[u8], gap: u32, out: &mut Vec<Block66>) -> TxStamp {
+        let start = self
+            .shaper
+            .place(self.end, gap, self.emitted * CHARS_PER_BLOCK);
         let block = start / CHARS_PER_BLOCK;
         let lane = start % CHARS_PER_BLOCK;
         self.idle_until(block, out);
-        let stamp = TxStamp { start: BitTime::of_lane(block, lane), gap: start - self.end };
+        let stamp = TxStamp {
+            start: BitTime::of_lane(block, lane),
+            gap: start - self.end,
+        };
         let (t_lane, written) = Self::write_frame(frame, lane, out);
         self.end = (self.emitted + written - 1) * CHARS_PER_BLOCK + t_lane as u64;
         self.emitted += written;
@@ -163,40 +149,51 @@ impl TxEncoder {
     /// Write the start, data and terminate blocks of `frame` starting in `lane` (0 or 4);
     /// returns the lane of /T/ in the last block and the number of blocks written.
     #[inline]
-    fn write_frame<S: BlockSink>(frame: &[u8], lane: u64, out: &mut S) -> (usize, u64) {
-        let mut rest = frame;
-        let mut n = 2u64; // the start and terminate blocks
-        out.reserve(frame.len() / 8 + 3);
-        if lane == 0 {
-            out.put(Block66::start0(PREAMBLE_D1_D7));
-        } else {
-            // Lane 4: idles in lanes 0..3, /S/ and three preamble octets, then a block whose
-            // first four lanes finish the preamble.
-            out.put(Block66::start4([ctrl::IDLE; 4], PREAMBLE_D1_D7));
-            let head = PREAMBLE_D1_D7 >> 24;
-            if rest.len() < 4 {
-                let k = 4 + rest.len();
-                out.put(Block66::terminate_idle(k, head | le_partial(rest) << 32));
-                return (k, n);
+    fn write_frame(frame: &[u8], lane: u64, out: &mut Vec<Block66>) -> (usize, u64) {
+        // Lane 4: idles in lanes 0..3, /S/ and three preamble octets, then a block whose
+        // first four lanes finish the preamble and carry the first four frame octets.
+        let start4 = Block66::start4([ctrl::IDLE; 4], PREAMBLE_D1_D7);
+        let head = PREAMBLE_D1_D7 >> 24;
+        let (first, body) = match (lane, frame.split_first_chunk::<4>()) {
+            (0, _) => (Block66::start0(PREAMBLE_D1_D7), frame),
+            (_, Some((four, body))) => {
+                out.push(start4);
+                (
+                    Block66::data(head | u64::from(u32::from_le_bytes(*four)) << 32),
+                    body,
+                )
             }
-            out.put(Block66::data(head | le_partial(&rest[..4]) << 32));
-            n += 1;
-            rest = &rest[4..];
-        }
-        let mut chunks = rest.chunks_exact(8);
-        for c in &mut chunks {
+            (_, None) => {
+                // Fewer than four octets: /T/ lands in the block after the start.
+                let k = 4 + frame.len();
+                out.push(start4);
+                out.push(Block66::terminate_idle(
+                    k,
+                    head | le_tail(frame, frame.len()) << 32,
+                ));
+                return (k, 2);
+            }
+        };
+        out.reserve(body.len() / 8 + 2);
+        out.push(first);
+        // `extend` from an exact-size iterator writes the data blocks without a capacity
+        // check (and a reload of the vector's fields) per block.
+        let chunks = body.chunks_exact(8);
+        let tail = chunks.remainder().len();
+        out.extend(chunks.map(|c| {
             let mut w = [0u8; 8];
             w.copy_from_slice(c);
-            out.put(Block66::data(u64::from_le_bytes(w)));
-        }
-        n += (rest.len() / 8) as u64;
-        let tail = chunks.remainder();
-        out.put(Block66::terminate_idle(tail.len(), le_partial(tail)));
-        (tail.len(), n)
+            Block66::data(u64::from_le_bytes(w))
+        }));
+        out.push(Block66::terminate_idle(tail, le_tail(frame, tail)));
+        let n = body.len() / 8 + 2;
+        (tail, n as u64 + u64::from(lane != 0))
     }
 }
 
-/// The whole transmit PCS: encoder followed by the scrambler.
+/// The whole transmit PCS: encoder followed by the scrambler. The encoder writes plain
+/// blocks and the scrambler then runs over everything one call appended, so a batch of
+/// frames is scrambled in one pass (see [`crate::scrambler`] for why that is faster).
 #[derive(Clone, Debug)]
 pub struct TxPhy {
     /// The encoder (frame placement, 64b/66b).
@@ -208,21 +205,41 @@ pub struct TxPhy {
 impl TxPhy {
     /// A transmitter with the given gap rules and the default scrambler state.
     pub fn new(config: TxConfig) -> TxPhy {
-        TxPhy { encoder: TxEncoder::new(config), scrambler: Scrambler::default() }
+        TxPhy {
+            encoder: TxEncoder::new(config),
+            scrambler: Scrambler::default(),
+        }
     }
 
     /// Send `frame` after `gap` characters, appending scrambled blocks to `out`.
     pub fn send(&mut self, frame: &[u8], gap: u32, out: &mut Vec<Block66>) -> TxStamp {
-        let mut sink = Scrambling { scrambler: self.scrambler, out };
-        let stamp = self.encoder.send(frame, gap, &mut sink);
-        self.scrambler = sink.scrambler;
+        let from = out.len();
+        let stamp = self.encoder.send(frame, gap, out);
+        self.scrambler.scramble_blocks(&mut out[from..]);
         stamp
+    }
+
+    /// Send every `(frame, gap)` in turn, appending scrambled blocks to `out` and each frame's
+    /// stamp to `stamps`.
+    pub fn send_batch<'f, I>(
+        &mut self,
+        frames: I,
+        out: &mut Vec<Block66>,
+        stamps: &mut Vec<TxStamp>,
+    ) where
+        I: IntoIterator<Item = (&'f [u8], u32)>,
+    {
+        let from = out.len();
+        for (frame, gap) in frames {
+            stamps.push(self.encoder.send(frame, gap, out));
+        }
+        self.scrambler.scramble_blocks(&mut out[from..]);
     }
 
     /// Append `n` scrambled idle blocks.
     pub fn idle(&mut self, n: u64, out: &mut Vec<Block66>) {
-        let mut sink = Scrambling { scrambler: self.scrambler, out };
-        self.encoder.idle(n, &mut sink);
-        self.scrambler = sink.scrambler;
+        let from = out.len();
+        self.encoder.idle(n, out);
+        self.scrambler.scramble_blocks(&mut out[from..]);
     }
 }

@@ -47,7 +47,10 @@ fn dic_keeps_the_average_gap_at_exactly_12() {
     // n-1 gaps sum to 12 each minus the deficit still outstanding.
     assert_eq!(total_gap + u64::from(tx.deficit()), 12 * (n - 1));
     let avg = total_gap as f64 / (n - 1) as f64;
-    assert!((avg - 12.0).abs() < 3.0 / (n - 1) as f64 + 1e-12, "average {avg}");
+    assert!(
+        (avg - 12.0).abs() < 3.0 / (n - 1) as f64 + 1e-12,
+        "average {avg}"
+    );
 }
 
 #[test]
@@ -64,7 +67,10 @@ fn dic_rule_step_by_step() {
     // Worked by hand: 0+12 is aligned; 85+12=97 is 1 past lane 0/4: delete one idle
     // (deficit 1), twice more (deficit 3); then a fourth deletion would exceed 3, so three
     // idles are inserted instead (deficit 0). Over the 4-frame cycle: (11·3 + 15)/4 = 12.
-    assert_eq!(seq, vec![(12, 0), (11, 1), (11, 2), (11, 3), (15, 0), (11, 1)]);
+    assert_eq!(
+        seq,
+        vec![(12, 0), (11, 1), (11, 2), (11, 3), (15, 0), (11, 1)]
+    );
 }
 
 fn stream_with(frames: &[Vec<u8>]) -> (Vec<Block66>, Vec<Block66>) {
@@ -95,8 +101,12 @@ fn corrupted_streams_are_counted() {
     let clean = receive_blocks(&scr, RxConfig::default());
     assert_eq!(clean.counters.frames_ok, 3);
     // Block layout: 2 idles, frame 0 = S, 13 data, T ... find the first data block of frame 1.
-    let starts: Vec<usize> =
-        plain.iter().enumerate().filter(|(_, b)| b.sync == 0b01 && (b.block_type() == 0x78 || b.block_type() == 0x33)).map(|(i, _)| i).collect();
+    let starts: Vec<usize> = plain
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.sync == 0b01 && (b.block_type() == 0x78 || b.block_type() == 0x33))
+        .map(|(i, _)| i)
+        .collect();
     assert_eq!(starts.len(), 3);
 
     // 1. Invalid sync header inside frame 1 (the line bits are what got hit).
@@ -105,12 +115,22 @@ fn corrupted_streams_are_counted() {
     let got = receive_blocks(&bad, RxConfig::default());
     assert_eq!(
         got.counters,
-        RxCounters { frames_ok: 2, bad_sync_headers: 1, aborted_frames: 1, unexpected_data: 10, unexpected_terminate: 1, blocks: scr.len() as u64, ..Default::default() }
+        RxCounters {
+            frames_ok: 2,
+            bad_sync_headers: 1,
+            aborted_frames: 1,
+            unexpected_data: 10,
+            unexpected_terminate: 1,
+            blocks: scr.len() as u64,
+            ..Default::default()
+        }
     );
 
     // 2. Invalid block type where frame 2 terminates.
     let mut p = plain.clone();
-    let t_of_2 = (starts[2]..p.len()).find(|&i| p[i].sync == 0b01 && p[i].block_type() != 0x78 && p[i].block_type() != 0x33).unwrap_or(0);
+    let t_of_2 = (starts[2]..p.len())
+        .find(|&i| p[i].sync == 0b01 && p[i].block_type() != 0x78 && p[i].block_type() != 0x33)
+        .unwrap_or(0);
     p[t_of_2] = Block66::control(0x00, 0);
     let got = receive_blocks(&rescramble(&p), RxConfig::default());
     assert_eq!(got.counters.bad_block_types, 1);
@@ -121,7 +141,13 @@ fn corrupted_streams_are_counted() {
     //    the FCS catches it.
     let mut bad = scr.clone();
     bad[starts[0] + 2].payload ^= 1 << 5;
-    let got = receive_blocks(&bad, RxConfig { deliver_bad: true, ..RxConfig::default() });
+    let got = receive_blocks(
+        &bad,
+        RxConfig {
+            deliver_bad: true,
+            ..RxConfig::default()
+        },
+    );
     assert_eq!(got.counters.fcs_errors, 1);
     assert_eq!(got.counters.frames_ok, 2);
     assert_eq!(got.frames[0].status, FrameStatus::FcsError);
@@ -148,7 +174,14 @@ fn runts_oversize_and_bad_preamble() {
         tx.send(f, 12, &mut blocks);
     }
     tx.idle(1, &mut blocks);
-    let got = receive_blocks(&blocks, RxConfig { max_frame: mac::MAX_FRAME, deliver_bad: false, ..RxConfig::default() });
+    let got = receive_blocks(
+        &blocks,
+        RxConfig {
+            max_frame: mac::MAX_FRAME,
+            deliver_bad: false,
+            ..RxConfig::default()
+        },
+    );
     assert_eq!(got.counters.runts, 1);
     assert_eq!(got.counters.oversize, 1);
     assert_eq!(got.counters.frames_ok, 1);
@@ -161,7 +194,9 @@ fn runts_oversize_and_bad_preamble() {
     enc.send(&ok, 12, &mut plain);
     enc.idle(1, &mut plain);
     // The frame starts in lane 4 (gap 12 from the stream start); damage a preamble octet.
-    let s = plain.iter_mut().find(|b| b.sync == 0b01 && b.block_type() == 0x33);
+    let s = plain
+        .iter_mut()
+        .find(|b| b.sync == 0b01 && b.block_type() == 0x33);
     assert!(s.is_some());
     if let Some(s) = s {
         *s = Block66::start4([0; 4], 0x55_5554);
@@ -174,7 +209,12 @@ fn runts_oversize_and_bad_preamble() {
 #[test]
 fn random_garbage_never_panics_and_is_counted() {
     let mut rng = ChaCha8Rng::seed_from_u64(99);
-    let blocks: Vec<Block66> = (0..50_000).map(|_| Block66 { sync: rng.gen_range(0..4), payload: rng.gen() }).collect();
+    let blocks: Vec<Block66> = (0..50_000)
+        .map(|_| Block66 {
+            sync: rng.gen_range(0..4),
+            payload: rng.gen(),
+        })
+        .collect();
     let got = receive_blocks(&blocks, RxConfig::default());
     let c = got.counters;
     assert_eq!(c.blocks, 50_000);
