@@ -21,10 +21,7 @@ fn frames_for(size: usize) -> usize {
 struct ThreadCpuTime;
 
 fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime only writes the timespec we pass.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     if rc != 0 {
@@ -62,9 +59,7 @@ impl Measurement for ThreadCpuTime {
 type C = Criterion<ThreadCpuTime>;
 
 fn tx_stream(size: usize) -> Vec<Block66> {
-    let frames: Vec<Vec<u8>> = (0..frames_for(size))
-        .map(|i| test_frame(i as u64, size))
-        .collect();
+    let frames: Vec<Vec<u8>> = (0..frames_for(size)).map(|i| test_frame(i as u64, size)).collect();
     let mut tx = TxPhy::new(TxConfig::STANDARD);
     let mut out = Vec::new();
     for f in &frames {
@@ -76,9 +71,7 @@ fn tx_stream(size: usize) -> Vec<Block66> {
 fn bench_tx(c: &mut C) {
     let mut g = c.benchmark_group("tx_pcs");
     for size in [64usize, 1518] {
-        let frames: Vec<Vec<u8>> = (0..frames_for(size))
-            .map(|i| test_frame(i as u64, size))
-            .collect();
+        let frames: Vec<Vec<u8>> = (0..frames_for(size)).map(|i| test_frame(i as u64, size)).collect();
         let line_bits = tx_stream(size).len() as u64 * 66;
         g.throughput(Throughput::Elements(line_bits));
         let mut out = Vec::with_capacity(line_bits as usize / 66 + 16);
@@ -98,31 +91,31 @@ fn bench_tx(c: &mut C) {
 
 fn bench_rx(c: &mut C) {
     let mut g = c.benchmark_group("rx_pcs");
-    for size in [64usize, 1518] {
-        let line = tx_stream(size);
-        g.throughput(Throughput::Elements(line.len() as u64 * 66));
-        let mut frames: Vec<p4_phy::RxFrame> = Vec::with_capacity(frames_for(size));
-        let mut rx = RxPhy::new(RxConfig::default());
-        g.bench_function(format!("descramble_decode_fcs_{size}B"), |b| {
-            b.iter(|| {
-                // The consumer hands frame buffers back, as a capture loop would.
-                for f in frames.drain(..) {
-                    rx.decoder.recycle(f.data);
-                }
-                rx.descrambler = Descrambler::default();
-                rx.receive(&line, &mut frames);
-                black_box(frames.len())
-            })
-        });
+    for (check_fcs, name) in [(false, "descramble_decode"), (true, "descramble_decode_fcs")] {
+        for size in [64usize, 1518] {
+            let line = tx_stream(size);
+            g.throughput(Throughput::Elements(line.len() as u64 * 66));
+            let mut frames: Vec<p4_phy::RxFrame> = Vec::with_capacity(frames_for(size));
+            let mut rx = RxPhy::new(RxConfig { check_fcs, ..RxConfig::default() });
+            g.bench_function(format!("{name}_{size}B"), |b| {
+                b.iter(|| {
+                    // The consumer hands frame buffers back, as a capture loop would.
+                    for f in frames.drain(..) {
+                        rx.decoder.recycle(f.data);
+                    }
+                    rx.descrambler = Descrambler::default();
+                    rx.receive(&line, &mut frames);
+                    black_box(frames.len())
+                })
+            });
+        }
     }
     g.finish();
 }
 
 fn bench_scrambler(c: &mut C) {
     let mut g = c.benchmark_group("scrambler");
-    let data: Vec<Block66> = (0..4096u64)
-        .map(|i| Block66::data(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
-        .collect();
+    let data: Vec<Block66> = (0..4096u64).map(|i| Block66::data(i.wrapping_mul(0x9e37_79b9_7f4a_7c15))).collect();
     g.throughput(Throughput::Elements(data.len() as u64 * 66));
     // Each iteration (de)scrambles the previous iteration's output in place: a continuing
     // stream, with no copy inside the measurement.
@@ -156,9 +149,7 @@ fn bench_crc(c: &mut C) {
     for size in [64usize, 1518, 9018] {
         let data = vec![0xa5u8; size];
         g.throughput(Throughput::Bytes(size as u64));
-        g.bench_function(format!("{size}B"), |b| {
-            b.iter(|| black_box(mac::crc32(black_box(&data))))
-        });
+        g.bench_function(format!("{size}B"), |b| b.iter(|| black_box(mac::crc32(black_box(&data)))));
     }
     g.finish();
 }

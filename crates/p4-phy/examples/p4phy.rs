@@ -5,10 +5,7 @@ use clap::Parser;
 use p4_phy::cli::{capture_main, gen_main, phy_main, CaptureArgs, GenArgs, PhyArgs};
 
 #[derive(Parser)]
-#[command(
-    name = "p4phy",
-    about = "10GBASE-R software PHY: packet generator, capturer, PCS inspector"
-)]
+#[command(name = "p4phy", about = "10GBASE-R software PHY: packet generator, capturer, PCS inspector")]
 enum Cmd {
     /// Inspect the PCS.
     Phy(PhyArgs),

@@ -203,10 +203,7 @@ fn unpack7<const N: usize>(payload: u64, at: u32) -> [u8; N] {
 
 impl Block66 {
     /// A block of eight idle control characters (type 0x1e, all codes zero).
-    pub const IDLE: Block66 = Block66 {
-        sync: SyncHeader::CONTROL_BITS,
-        payload: btype::CONTROL as u64,
-    };
+    pub const IDLE: Block66 = Block66 { sync: SyncHeader::CONTROL_BITS, payload: btype::CONTROL as u64 };
 
     /// A block of eight /E/ characters: what a decoder substitutes for an invalid block.
     pub const ERROR: Block66 = Block66::control(btype::CONTROL, repeat7(ctrl::ERROR, 8));
@@ -218,28 +215,19 @@ impl Block66 {
 
     /// Inverse of [`Block66::to_bits`] (bits above 65 are ignored).
     pub const fn from_bits(bits: u128) -> Block66 {
-        Block66 {
-            sync: (bits & 0b11) as u8,
-            payload: (bits >> 2) as u64,
-        }
+        Block66 { sync: (bits & 0b11) as u8, payload: (bits >> 2) as u64 }
     }
 
     /// Data block carrying eight octets (`u64::from_le_bytes(lanes)`).
     #[inline]
     pub const fn data(payload: u64) -> Block66 {
-        Block66 {
-            sync: SyncHeader::DATA_BITS,
-            payload,
-        }
+        Block66 { sync: SyncHeader::DATA_BITS, payload }
     }
 
     /// Control block with type `t` and the 56 bits after the type field.
     #[inline]
     pub const fn control(t: u8, rest: u64) -> Block66 {
-        Block66 {
-            sync: SyncHeader::CONTROL_BITS,
-            payload: t as u64 | rest << 8,
-        }
+        Block66 { sync: SyncHeader::CONTROL_BITS, payload: t as u64 | rest << 8 }
     }
 
     /// Type 0x1e block of eight 7-bit control codes.
@@ -277,10 +265,7 @@ impl Block66 {
 
     /// Type 0x2d: C0..C3, ordered set code O4, data D5..D7.
     pub fn ctrl_ordered4(c: [u8; 4], o4: u8, d: u64) -> Block66 {
-        Block66::control(
-            btype::CTRL_ORDERED4,
-            pack7(&c, 0) | u64::from(o4 & 0xf) << 28 | (d & low_mask(24)) << 32,
-        )
+        Block66::control(btype::CTRL_ORDERED4, pack7(&c, 0) | u64::from(o4 & 0xf) << 28 | (d & low_mask(24)) << 32)
     }
 
     /// Type 0x66: D1..D3 and O0 of an ordered set, then start in lane 4 with D5..D7.
@@ -295,19 +280,13 @@ impl Block66 {
     pub fn ordered_ordered(d123: u64, o0: u8, o4: u8, d567: u64) -> Block66 {
         Block66::control(
             btype::ORDERED_ORDERED,
-            (d123 & low_mask(24))
-                | u64::from(o0 & 0xf) << 24
-                | u64::from(o4 & 0xf) << 28
-                | (d567 & low_mask(24)) << 32,
+            (d123 & low_mask(24)) | u64::from(o0 & 0xf) << 24 | u64::from(o4 & 0xf) << 28 | (d567 & low_mask(24)) << 32,
         )
     }
 
     /// Type 0x4b: ordered set in lane 0 (D1..D3, O0), control codes C4..C7.
     pub fn ordered_ctrl(d123: u64, o0: u8, c: [u8; 4]) -> Block66 {
-        Block66::control(
-            btype::ORDERED_CTRL,
-            (d123 & low_mask(24)) | u64::from(o0 & 0xf) << 24 | pack7(&c, 28),
-        )
+        Block66::control(btype::ORDERED_CTRL, (d123 & low_mask(24)) | u64::from(o0 & 0xf) << 24 | pack7(&c, 28))
     }
 
     /// Block type field (meaningful for control blocks).

@@ -133,8 +133,7 @@ pub fn read_capture(path: &Path) -> Result<Vec<ReadPacket>> {
         .with_context(|| format!("cannot open {}", path.display()))?
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    read_capture_bytes(&bytes)
-        .with_context(|| format!("{}: not a readable pcap/pcapng file", path.display()))
+    read_capture_bytes(&bytes).with_context(|| format!("{}: not a readable pcap/pcapng file", path.display()))
 }
 
 /// [`read_capture`] on bytes in memory.
@@ -159,15 +158,11 @@ pub fn read_capture_bytes(bytes: &[u8]) -> Result<Vec<ReadPacket>> {
                     scales.push(tsresol_to_ps(res)?);
                 }
                 Block::EnhancedPacket(epb) => {
-                    let (num, den) = *scales
-                        .get(epb.interface_id as usize)
-                        .context("packet refers to a missing interface")?;
+                    let (num, den) =
+                        *scales.get(epb.interface_id as usize).context("packet refers to a missing interface")?;
                     // pcap-file hands back the raw 64-bit unit count as nanoseconds.
                     let raw = epb.timestamp.as_nanos();
-                    out.push(ReadPacket {
-                        ts_ps: raw * num / den,
-                        data: epb.data.to_vec(),
-                    });
+                    out.push(ReadPacket { ts_ps: raw * num / den, data: epb.data.to_vec() });
                 }
                 _ => {}
             }
@@ -176,10 +171,7 @@ pub fn read_capture_bytes(bytes: &[u8]) -> Result<Vec<ReadPacket>> {
         let mut r = pcap_file::pcap::PcapReader::new(bytes)?;
         while let Some(p) = r.next_packet() {
             let p = p?;
-            out.push(ReadPacket {
-                ts_ps: p.timestamp.as_nanos() * 1000,
-                data: p.data.to_vec(),
-            });
+            out.push(ReadPacket { ts_ps: p.timestamp.as_nanos() * 1000, data: p.data.to_vec() });
         }
     }
     Ok(out)
@@ -203,8 +195,7 @@ pub fn write_bitstream(path: &Path, s: &BitStream) -> Result<()> {
 /// Read a file written by [`write_bitstream`].
 pub fn read_bitstream(path: &Path) -> Result<BitStream> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse_bitstream(bytes)
-        .with_context(|| format!("{}: not a p4-phy bit-stream file", path.display()))
+    parse_bitstream(bytes).with_context(|| format!("{}: not a p4-phy bit-stream file", path.display()))
 }
 
 /// Parse the bytes of a bit-stream file.
@@ -217,10 +208,7 @@ pub fn parse_bitstream(mut bytes: Vec<u8>) -> Result<BitStream> {
     let len = u64::from_le_bytes(n);
     let body = bytes.split_off(16);
     if (body.len() as u64) < len.div_ceil(8) {
-        bail!(
-            "header says {len} bits but only {} bytes follow",
-            body.len()
-        );
+        bail!("header says {len} bits but only {} bytes follow", body.len());
     }
     Ok(BitStream::from_bytes(body, len))
 }

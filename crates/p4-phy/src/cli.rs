@@ -164,11 +164,7 @@ pub struct CaptureReport {
 
 fn gen_config(a: &GenArgs) -> Result<GenConfig> {
     if a.size < crate::mac::MIN_FRAME || a.size > crate::mac::MAX_JUMBO_FRAME {
-        bail!(
-            "--size {} is outside 64..={}",
-            a.size,
-            crate::mac::MAX_JUMBO_FRAME
-        );
+        bail!("--size {} is outside 64..={}", a.size, crate::mac::MAX_JUMBO_FRAME);
     }
     if a.min_gap == 0 {
         bail!("--min-gap must be at least 1 (the /T/ character)");
@@ -188,15 +184,9 @@ fn gen_config(a: &GenArgs) -> Result<GenConfig> {
     } else if let Some(p) = &a.replay {
         let pk = read_capture(p)?;
         if pk.len() < 2 {
-            bail!(
-                "{}: need at least two packets to replay timing",
-                p.display()
-            );
+            bail!("{}: need at least two packets to replay timing", p.display());
         }
-        let d: Vec<u64> = pk
-            .windows(2)
-            .map(|w| w[1].ts_ps.saturating_sub(w[0].ts_ps) as u64)
-            .collect();
+        let d: Vec<u64> = pk.windows(2).map(|w| w[1].ts_ps.saturating_sub(w[0].ts_ps) as u64).collect();
         GapPattern::Replay(d)
     } else {
         GapPattern::Idles(STANDARD_MIN_GAP)
@@ -205,19 +195,11 @@ fn gen_config(a: &GenArgs) -> Result<GenConfig> {
         GapPattern::Replay(d) => a.count.min(d.len() + 1),
         _ => a.count,
     };
-    Ok(GenConfig {
-        count,
-        frame_len: a.size,
-        pattern,
-        min_gap: a.min_gap,
-        seed: a.seed,
-        ..GenConfig::default()
-    })
+    Ok(GenConfig { count, frame_len: a.size, pattern, min_gap: a.min_gap, seed: a.seed, ..GenConfig::default() })
 }
 
 fn write_pcapng(path: &PathBuf, frames: impl Iterator<Item = (BitTime, Vec<u8>)>) -> Result<()> {
-    let f =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let f = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
     let mut w = PcapngWriter::new(std::io::BufWriter::new(f), "p4phy0", 0)?;
     for (t, d) in frames {
         w.write(t, &d)?;
@@ -254,23 +236,14 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn Write) -> Result<GenReport> {
         write_pcapng(p, starts.iter().copied().zip(g.frames.iter().map(no_fcs)))?;
     }
     let need_bits = a.stream.is_some() || a.capture.is_some();
-    let bits = if need_bits {
-        Some(g.to_bitstream())
-    } else {
-        None
-    };
+    let bits = if need_bits { Some(g.to_bitstream()) } else { None };
     if let (Some(p), Some(b)) = (&a.stream, &bits) {
         write_bitstream(p, b)?;
     }
     let rx = match (&a.capture, &bits) {
         (Some(p), Some(b)) => {
             let (cap, al) = receive_bits(b, RxConfig::default());
-            write_pcapng(
-                p,
-                cap.frames
-                    .iter()
-                    .map(|f| (f.start, f.without_fcs().to_vec())),
-            )?;
+            write_pcapng(p, cap.frames.iter().map(|f| (f.start, f.without_fcs().to_vec())))?;
             Some(capture_report(&cap, al.slips, al.losses, a.bins))
         }
         _ => None,
@@ -285,11 +258,7 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn Write) -> Result<GenReport> {
     if a.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        writeln!(
-            out,
-            "sent {} frames in {} blocks at {:.6} Gb/s",
-            report.frames, report.blocks, report.rate_gbps
-        )?;
+        writeln!(out, "sent {} frames in {} blocks at {:.6} Gb/s", report.frames, report.blocks, report.rate_gbps)?;
         write!(out, "TX {}", report.tx_ipd)?;
         if let Some(rx) = &report.rx {
             print_capture(rx, out)?;
@@ -299,11 +268,7 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn Write) -> Result<GenReport> {
 }
 
 fn print_capture(r: &CaptureReport, out: &mut dyn Write) -> Result<()> {
-    writeln!(
-        out,
-        "received {} good frames (block lock after {} slips, {} losses)",
-        r.frames, r.slips, r.lock_losses
-    )?;
+    writeln!(out, "received {} good frames (block lock after {} slips, {} losses)", r.frames, r.slips, r.lock_losses)?;
     writeln!(out, "counters: {}", serde_json::to_string(&r.counters)?)?;
     write!(out, "RX {}", r.ipd)?;
     Ok(())
@@ -325,16 +290,7 @@ pub fn run_capture(a: &CaptureArgs, out: &mut dyn Write) -> Result<CaptureReport
         let with_fcs = a.with_fcs;
         write_pcapng(
             p,
-            cap.frames.iter().map(|f| {
-                (
-                    f.start,
-                    if with_fcs {
-                        f.data.clone()
-                    } else {
-                        f.without_fcs().to_vec()
-                    },
-                )
-            }),
+            cap.frames.iter().map(|f| (f.start, if with_fcs { f.data.clone() } else { f.without_fcs().to_vec() })),
         )?;
     }
     let r = capture_report(&cap, al.slips, al.losses, a.bins);
@@ -347,10 +303,7 @@ pub fn run_capture(a: &CaptureArgs, out: &mut dyn Write) -> Result<CaptureReport
 }
 
 fn parse_hex(s: &str) -> Result<Vec<u8>> {
-    let clean: String = s
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != ':' && *c != '-')
-        .collect();
+    let clean: String = s.chars().filter(|c| !c.is_whitespace() && *c != ':' && *c != '-').collect();
     if clean.len() & 1 == 1 {
         bail!("hex string has an odd number of digits");
     }
@@ -358,8 +311,7 @@ fn parse_hex(s: &str) -> Result<Vec<u8>> {
         .step_by(2)
         .map(|i| {
             let pair = clean.get(i..i + 2).context("hex string is not ASCII")?;
-            u8::from_str_radix(pair, 16)
-                .with_context(|| format!("'{pair}' at offset {i} is not a hex octet"))
+            u8::from_str_radix(pair, 16).with_context(|| format!("'{pair}' at offset {i} is not a hex octet"))
         })
         .collect()
 }
@@ -369,49 +321,29 @@ pub fn run_phy(a: &PhyArgs, out: &mut dyn Write) -> Result<()> {
     match &a.command {
         PhyCommand::Encode { hex, gap } => {
             let frame = crate::mac::seal(&parse_hex(hex)?);
-            let mut enc = TxEncoder::new(TxConfig {
-                rule: crate::GapRule::RoundUp,
-                min_gap: 1,
-            });
+            let mut enc = TxEncoder::new(TxConfig { rule: crate::GapRule::RoundUp, min_gap: 1 });
             let mut blocks = Vec::new();
             let st = enc.send(&frame, *gap, &mut blocks);
             enc.idle(1, &mut blocks);
             let mut scr = Scrambler::default();
-            writeln!(
-                out,
-                "frame {} octets with FCS, /S/ at {}",
-                frame.len(),
-                st.start
-            )?;
-            writeln!(
-                out,
-                "{:>5}  sync  {:<18}  {:<18}  kind",
-                "block", "payload", "scrambled"
-            )?;
+            writeln!(out, "frame {} octets with FCS, /S/ at {}", frame.len(), st.start)?;
+            writeln!(out, "{:>5}  sync  {:<18}  {:<18}  kind", "block", "payload", "scrambled")?;
             for (i, b) in blocks.iter().enumerate() {
                 let kind = match b.fields() {
                     Ok(f) => format!("{f:?}").split('(').next().unwrap_or("").to_string(),
                     Err(e) => e.to_string(),
                 };
                 let s = scr.scramble(b.payload);
-                writeln!(
-                    out,
-                    "{i:>5}  {:02b}    {:#018x}  {s:#018x}  {kind}",
-                    b.sync, b.payload
-                )?;
+                writeln!(out, "{i:>5}  {:02b}    {:#018x}  {s:#018x}  {kind}", b.sync, b.payload)?;
             }
         }
         PhyCommand::Loopback { count, size, json } => {
             let size = (*size).clamp(crate::mac::MIN_FRAME, crate::mac::MAX_JUMBO_FRAME);
             let template = crate::gen::test_frame(0, size)[..size - 4].to_vec();
-            let reqs = (0..*count).map(move |_| TxRequest {
-                frame: template.clone(),
-                gap: 12,
-            });
+            let reqs = (0..*count).map(move |_| TxRequest { frame: template.clone(), gap: 12 });
             let cpu0 = process_cpu_seconds();
             let t0 = std::time::Instant::now();
-            let r =
-                loopback_threaded_with(reqs, TxConfig::STANDARD, RxConfig::default(), 128, false);
+            let r = loopback_threaded_with(reqs, TxConfig::STANDARD, RxConfig::default(), 128, false);
             let secs = t0.elapsed().as_secs_f64();
             let gbps = r.blocks as f64 * 66.0 / secs / 1e9;
             let cpu = match (cpu0, process_cpu_seconds()) {
@@ -448,7 +380,10 @@ pub fn run_phy(a: &PhyArgs, out: &mut dyn Write) -> Result<()> {
                     rep.frames_sent, size, rep.blocks, secs, gbps, rep.frames_ok
                 )?;
                 if let (Some(c), Some(g)) = (rep.cpu_seconds, rep.line_gbps_per_cpu_second) {
-                    writeln!(out, "process CPU time {c:.3} s: {g:.2} Gb/s of line bits per CPU-second (all four stages together)")?;
+                    writeln!(
+                        out,
+                        "process CPU time {c:.3} s: {g:.2} Gb/s of line bits per CPU-second (all four stages together)"
+                    )?;
                 }
             }
         }

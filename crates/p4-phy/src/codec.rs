@@ -19,15 +19,9 @@ pub struct Xgmii {
 
 impl Xgmii {
     /// Eight idle characters.
-    pub const IDLE: Xgmii = Xgmii {
-        data: [ctrl::X_IDLE; 8],
-        ctrl: 0xff,
-    };
+    pub const IDLE: Xgmii = Xgmii { data: [ctrl::X_IDLE; 8], ctrl: 0xff };
     /// Eight error characters.
-    pub const ERROR: Xgmii = Xgmii {
-        data: [ctrl::X_ERROR; 8],
-        ctrl: 0xff,
-    };
+    pub const ERROR: Xgmii = Xgmii { data: [ctrl::X_ERROR; 8], ctrl: 0xff };
 
     fn is(&self, lane: usize, octet: u8) -> bool {
         self.ctrl & (1 << lane) != 0 && self.data[lane] == octet
@@ -42,10 +36,7 @@ impl Xgmii {
         let mut out = [0u8; N];
         for (i, o) in out.iter_mut().enumerate() {
             let x = self.data[from + i];
-            *o = ctrl::to_code(x).ok_or(EncodeError::NoCode {
-                lane: from + i,
-                octet: x,
-            })?;
+            *o = ctrl::to_code(x).ok_or(EncodeError::NoCode { lane: from + i, octet: x })?;
         }
         Ok(out)
     }
@@ -97,9 +88,7 @@ pub fn encode(w: &Xgmii) -> Result<Block66, EncodeError> {
     }
     if let Some(o0) = w.o_code(0) {
         match c {
-            0x11 if w.is(4, ctrl::X_START) => {
-                return Ok(Block66::ordered_start4(d >> 8, o0, d >> 40))
-            }
+            0x11 if w.is(4, ctrl::X_START) => return Ok(Block66::ordered_start4(d >> 8, o0, d >> 40)),
             0x11 => {
                 if let Some(o4) = w.o_code(4) {
                     return Ok(Block66::ordered_ordered(d >> 8, o0, o4, d >> 40));
@@ -162,10 +151,7 @@ fn put_ctrl(w: &mut Xgmii, lane: usize, octet: u8) {
 
 /// Decode one (descrambled) block to its XGMII word.
 pub fn decode(b: Block66) -> Result<Xgmii, BlockError> {
-    let mut w = Xgmii {
-        data: [0; 8],
-        ctrl: 0,
-    };
+    let mut w = Xgmii { data: [0; 8], ctrl: 0 };
     match b.fields()? {
         Fields::Data(d) => w.data = d.to_le_bytes(),
         Fields::Control(codes) => put_codes(&mut w, 0, &codes)?,

@@ -80,18 +80,12 @@ impl GenConfig {
                 n * (wire + gap_for_rate(self.frame_len, *r).max(f64::from(self.min_gap)))
             }
             GapPattern::Replay(d) => {
-                d.iter()
-                    .take(self.count.saturating_sub(1))
-                    .map(|x| *x as f64 / PS_PER_CHAR as f64)
-                    .sum::<f64>()
+                d.iter().take(self.count.saturating_sub(1)).map(|x| *x as f64 / PS_PER_CHAR as f64).sum::<f64>()
                     + wire
                     + n * f64::from(self.min_gap)
             }
         };
-        (chars / 8.0).ceil().min(u64::MAX as f64) as u64
-            + self.lead_blocks
-            + self.tail_blocks
-            + 2 * self.count as u64
+        (chars / 8.0).ceil().min(u64::MAX as f64) as u64 + self.lead_blocks + self.tail_blocks + 2 * self.count as u64
     }
 }
 
@@ -114,12 +108,7 @@ impl Generated {
         };
         let span = last.start.0.saturating_sub(first.start.0) as f64 * 32.0 / 330.0;
         let n = self.frames.len().saturating_sub(1);
-        let bits: usize = self
-            .frames
-            .iter()
-            .take(n)
-            .map(|f| (f.len() + mac::PREAMBLE_LEN) * 8)
-            .sum();
+        let bits: usize = self.frames.iter().take(n).map(|f| (f.len() + mac::PREAMBLE_LEN) * 8).sum();
         if span > 0.0 {
             bits as f64 / span
         } else {
@@ -144,12 +133,7 @@ pub fn test_frame(seq: u64, len: usize) -> Vec<u8> {
     let mut payload = vec![0u8; len - 14 - mac::FCS_LEN];
     let n = payload.len().min(8);
     payload[..n].copy_from_slice(&seq.to_be_bytes()[..n]);
-    mac::ethernet_frame(
-        [0x02, 0, 0, 0, 0, 2],
-        [0x02, 0, 0, 0, 0, 1],
-        0x88b5,
-        &payload,
-    )
+    mac::ethernet_frame([0x02, 0, 0, 0, 0, 2], [0x02, 0, 0, 0, 0, 1], 0x88b5, &payload)
 }
 
 /// The gap (characters) that gives `gbps` for frames of `frame_len`, before rounding.
@@ -178,10 +162,7 @@ pub fn aligned_gap(frame_len: usize, gap: f64, min_gap: u32) -> u32 {
 /// Run the generator.
 pub fn generate(cfg: &GenConfig) -> Generated {
     let (rule, gaps): (GapRule, Vec<u32>) = plan_gaps(cfg);
-    let mut tx = TxPhy::new(TxConfig {
-        rule,
-        min_gap: cfg.min_gap,
-    });
+    let mut tx = TxPhy::new(TxConfig { rule, min_gap: cfg.min_gap });
     let mut blocks = Vec::new();
     tx.idle(cfg.lead_blocks, &mut blocks);
     let mut frames = Vec::with_capacity(gaps.len());
@@ -192,11 +173,7 @@ pub fn generate(cfg: &GenConfig) -> Generated {
         frames.push(f);
     }
     tx.idle(cfg.tail_blocks, &mut blocks);
-    Generated {
-        frames,
-        stamps,
-        blocks,
-    }
+    Generated { frames, stamps, blocks }
 }
 
 /// The gap before every frame (the first one is measured from the end of the lead idles).
@@ -205,20 +182,10 @@ fn plan_gaps(cfg: &GenConfig) -> (GapRule, Vec<u32>) {
     let n = cfg.count;
     let wire = (cfg.frame_len.max(mac::MIN_FRAME) + mac::PREAMBLE_LEN) as f64;
     match &cfg.pattern {
-        GapPattern::Idles(g) => (
-            GapRule::RoundUp,
-            (0..n).map(|i| if i == 0 { first } else { *g }).collect(),
-        ),
+        GapPattern::Idles(g) => (GapRule::RoundUp, (0..n).map(|i| if i == 0 { first } else { *g }).collect()),
         GapPattern::Rate(r) => {
-            let g = aligned_gap(
-                cfg.frame_len.max(mac::MIN_FRAME),
-                gap_for_rate(cfg.frame_len, *r),
-                cfg.min_gap,
-            );
-            (
-                GapRule::RoundUp,
-                (0..n).map(|i| if i == 0 { first } else { g }).collect(),
-            )
+            let g = aligned_gap(cfg.frame_len.max(mac::MIN_FRAME), gap_for_rate(cfg.frame_len, *r), cfg.min_gap);
+            (GapRule::RoundUp, (0..n).map(|i| if i == 0 { first } else { g }).collect())
         }
         GapPattern::Poisson(r) => {
             let mean = gap_for_rate(cfg.frame_len, *r).max(f64::from(cfg.min_gap));
@@ -272,10 +239,7 @@ pub fn receive_blocks(blocks: &[Block66], config: RxConfig) -> Captured {
     let mut rx = RxPhy::new(config);
     let mut frames = Vec::new();
     rx.receive(blocks, &mut frames);
-    Captured {
-        frames,
-        counters: *rx.counters(),
-    }
+    Captured { frames, counters: *rx.counters() }
 }
 
 /// Receive a raw serial bit stream: find block lock, then descramble and decode every locked
@@ -285,18 +249,10 @@ pub fn receive_bits(stream: &BitStream, config: RxConfig) -> (Captured, crate::l
     let mut frames = Vec::new();
     let mut counters = RxCounters::default();
     for run in &al.runs {
-        let mut rx = RxPhy::new(RxConfig {
-            origin: run.first_bit,
-            ..config
-        });
+        let mut rx = RxPhy::new(RxConfig { origin: run.first_bit, ..config });
         // The hardware descrambler runs before lock too: its state is the previous block's
         // payload when the stream has one.
-        if let Some(prev) = run
-            .first_bit
-            .0
-            .checked_sub(66)
-            .and_then(|at| stream.block_at(at))
-        {
+        if let Some(prev) = run.first_bit.0.checked_sub(66).and_then(|at| stream.block_at(at)) {
             rx.descrambler = crate::Descrambler::new(prev.payload);
         }
         rx.receive(&run.blocks, &mut frames);

@@ -33,11 +33,7 @@ pub struct GapShaper {
 impl GapShaper {
     /// `min_gap` below [`STANDARD_MIN_GAP`] inserts fewer idles than the standard allows.
     pub fn new(rule: GapRule, min_gap: u32) -> GapShaper {
-        GapShaper {
-            rule,
-            min_gap: min_gap.max(1),
-            deficit: 0,
-        }
+        GapShaper { rule, min_gap: min_gap.max(1), deficit: 0 }
     }
 
     /// Current deficit idle count (0..=3).

@@ -103,13 +103,7 @@ impl BerMonitor {
 
     /// A monitor with a window of `blocks` blocks (for tests and other line rates).
     pub fn with_window(blocks: u64) -> BerMonitor {
-        BerMonitor {
-            window_blocks: blocks.max(1),
-            elapsed: 0,
-            ber_cnt: 0,
-            hi_ber: false,
-            total_invalid: 0,
-        }
+        BerMonitor { window_blocks: blocks.max(1), elapsed: 0, ber_cnt: 0, hi_ber: false, total_invalid: 0 }
     }
 
     /// True while the bit error rate is too high.
@@ -260,13 +254,7 @@ pub struct Alignment {
 pub fn align(stream: &BitStream) -> Alignment {
     let mut lock = BlockLock::new();
     let mut ber = BerMonitor::new();
-    let mut out = Alignment {
-        runs: Vec::new(),
-        slips: 0,
-        losses: 0,
-        invalid_headers: 0,
-        hi_ber_seen: false,
-    };
+    let mut out = Alignment { runs: Vec::new(), slips: 0, losses: 0, invalid_headers: 0, hi_ber_seen: false };
     let mut at = 0u64;
     let mut current: Option<LockedRun> = None;
     while let Some(b) = stream.block_at(at) {
@@ -280,13 +268,7 @@ pub fn align(stream: &BitStream) -> Alignment {
             }
         }
         if was_locked && lock.locked() {
-            current
-                .get_or_insert_with(|| LockedRun {
-                    first_bit: BitTime(at),
-                    blocks: Vec::new(),
-                })
-                .blocks
-                .push(b);
+            current.get_or_insert_with(|| LockedRun { first_bit: BitTime(at), blocks: Vec::new() }).blocks.push(b);
         } else if was_locked {
             out.losses += 1;
             out.runs.extend(current.take());

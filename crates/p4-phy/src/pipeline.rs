@@ -102,12 +102,7 @@ pub struct LoopbackResult {
 /// Run the four stages on four threads (plus the caller feeding requests): the TX path
 /// writes scrambled blocks on the "line" ring that the RX path reads. Every received frame
 /// is returned.
-pub fn loopback_threaded<I>(
-    requests: I,
-    tx_config: TxConfig,
-    rx_config: RxConfig,
-    lead_blocks: u64,
-) -> LoopbackResult
+pub fn loopback_threaded<I>(requests: I, tx_config: TxConfig, rx_config: RxConfig, lead_blocks: u64) -> LoopbackResult
 where
     I: IntoIterator<Item = TxRequest>,
 {
@@ -145,10 +140,7 @@ where
     // TX PCS: encode and scramble into chunks.
     let tx_pcs = thread::spawn(move || {
         // Frames are encoded into a chunk, which is scrambled in one pass when full.
-        let TxPhy {
-            encoder: mut enc,
-            mut scrambler,
-        } = TxPhy::new(tx_config);
+        let TxPhy { encoder: mut enc, mut scrambler } = TxPhy::new(tx_config);
         let mut stamps = Vec::new();
         let mut chunk = Vec::with_capacity(CHUNK_BLOCKS + 1200);
         enc.idle(lead_blocks, &mut chunk);
@@ -207,10 +199,5 @@ where
     let tx = tx_pcs.join().unwrap_or_default();
     let blocks = rx_pcs.join().unwrap_or(0);
     let (rx, counters) = rx_mac.join().unwrap_or_default();
-    LoopbackResult {
-        tx,
-        rx,
-        counters,
-        blocks,
-    }
+    LoopbackResult { tx, rx, counters, blocks }
 }

@@ -98,15 +98,15 @@ pub struct RxConfig {
     pub deliver_bad: bool,
     /// Bit time of block 0.
     pub origin: BitTime,
+    /// Check every frame's FCS here. Off, frames are delivered with their framing checked
+    /// (preamble, runt, oversize) and the FCS left to a MAC stage after this one, as the
+    /// threaded pipeline does; [`FrameStatus::Ok`] then means "framing good".
+    pub check_fcs: bool,
 }
 
 impl Default for RxConfig {
     fn default() -> Self {
-        RxConfig {
-            max_frame: mac::MAX_JUMBO_FRAME,
-            deliver_bad: false,
-            origin: BitTime(0),
-        }
+        RxConfig { max_frame: mac::MAX_JUMBO_FRAME, deliver_bad: false, origin: BitTime(0), check_fcs: true }
     }
 }
 
@@ -117,15 +117,18 @@ pub struct RxDecoder {
     counters: RxCounters,
     block: u64,
     end: u64,
-    /// Octets of the current frame after the preamble; `None` between frames.
-    buf: Option<Vec<u8>>,
+    /// Octets of the current frame after the preamble (meaningful while `in_frame`). The
+    /// buffer stays in place between frames so that no `Option<Vec>` moves sit on the
+    /// per-frame path.
+    buf: Vec<u8>,
+    /// A frame is in progress.
+    in_frame: bool,
     /// Preamble octets of the current frame still to come (4 after a lane-4 start).
     pre_left: usize,
     /// The current frame's preamble or SFD was wrong.
     pre_bad: bool,
     start: u64,
     gap: u64,
-    spare: Vec<u8>,
     pool: Vec<Vec<u8>>,
     last_len: usize,
 }
@@ -138,14 +141,14 @@ impl RxDecoder {
             counters: RxCounters::default(),
             block: 0,
             end: 0,
-            buf: None,
+            buf: Vec::with_capacity(2048),
+            in_frame: false,
             pre_left: 0,
             pre_bad: false,
             start: 0,
             gap: 0,
             pool: Vec::new(),
             last_len: 0,
-            spare: Vec::with_capacity(2048),
         }
     }
 
@@ -162,10 +165,10 @@ impl RxDecoder {
     /// The buffer of a frame in progress past its preamble (where data blocks go), if any.
     #[inline]
     fn payload_buf(&mut self) -> Option<&mut Vec<u8>> {
-        if self.pre_left != 0 {
+        if self.pre_left != 0 || !self.in_frame {
             return None;
         }
-        self.buf.as_mut()
+        Some(&mut self.buf)
     }
 
     /// Account for `n` data blocks appended through [`RxDecoder::payload_buf`].
@@ -177,51 +180,28 @@ impl RxDecoder {
 
     /// Decode a slice of descrambled blocks, appending delivered frames to `out`.
     pub fn push_blocks(&mut self, blocks: &[Block66], out: &mut Vec<RxFrame>) {
-        self.run(blocks, |p| p, out);
+        let plain: Vec<u8> = blocks.iter().flat_map(|b| b.payload.to_le_bytes()).collect();
+        self.push_split(blocks, &plain, out);
     }
 
-    /// Decode `line`, mapping every payload through `map` first (the descrambler, or nothing).
-    /// Runs of data blocks inside a frame go straight into the frame buffer through a stack
-    /// staging area, so `map`'s state stays in registers (byte stores into the Vec could
-    /// otherwise alias it and force a reload per block).
-    #[inline]
-    fn run<F: FnMut(u64) -> u64>(&mut self, line: &[Block66], mut map: F, out: &mut Vec<RxFrame>) {
+    /// Decode blocks whose sync headers are those of `line` and whose descrambled payloads are
+    /// `plain` (8 octets per block, see [`Descrambler::descramble_into`]). Runs of data blocks
+    /// inside a frame are copied into the frame buffer as one slice.
+    pub fn push_split(&mut self, line: &[Block66], plain: &[u8], out: &mut Vec<RxFrame>) {
         let mut i = 0;
-        while let Some(b) = line.get(i) {
+        while let (Some(b), Some(p)) = (line.get(i), plain.get(8 * i..8 * i + 8)) {
             if let Some(buf) = self.payload_buf() {
-                let from = i;
-                let mut stage = [0u8; 256];
-                loop {
-                    let mut n = 0;
-                    while n < 32 {
-                        match line.get(i) {
-                            Some(x) if x.sync == crate::block::SyncHeader::DATA_BITS => {
-                                stage[8 * n..8 * n + 8]
-                                    .copy_from_slice(&map(x.payload).to_le_bytes());
-                                n += 1;
-                                i += 1;
-                            }
-                            _ => break,
-                        }
-                    }
-                    buf.extend_from_slice(&stage[..8 * n]);
-                    if n < 32 {
-                        break;
-                    }
-                }
-                if i > from {
-                    self.skip((i - from) as u64);
+                let run = line[i..].iter().take_while(|x| x.sync == crate::block::SyncHeader::DATA_BITS).count();
+                if let Some(octets) = plain.get(8 * i..8 * (i + run)).filter(|_| run > 0) {
+                    buf.extend_from_slice(octets);
+                    self.skip(run as u64);
+                    i += run;
                     continue;
                 }
             }
-            let payload = map(b.payload);
-            self.push(
-                Block66 {
-                    sync: b.sync,
-                    payload,
-                },
-                out,
-            );
+            let mut w = [0u8; 8];
+            w.copy_from_slice(p);
+            self.push(Block66 { sync: b.sync, payload: u64::from_le_bytes(w) }, out);
             i += 1;
         }
     }
@@ -234,15 +214,15 @@ impl RxDecoder {
         self.counters.blocks += 1;
         // Fast path: payload of a frame in progress.
         if b.sync == crate::block::SyncHeader::DATA_BITS {
-            match self.buf.as_mut() {
-                Some(buf) if self.pre_left == 0 => buf.extend_from_slice(&b.payload.to_le_bytes()),
+            match self.in_frame {
+                true if self.pre_left == 0 => self.buf.extend_from_slice(&b.payload.to_le_bytes()),
                 // The block after a lane-4 start: four preamble octets, four frame octets.
-                Some(buf) if self.pre_left == 4 && b.payload as u32 == LANE4_PREAMBLE_TAIL => {
-                    buf.extend_from_slice(&b.payload.to_le_bytes()[4..]);
+                true if self.pre_left == 4 && b.payload as u32 == LANE4_PREAMBLE_TAIL => {
+                    self.buf.extend_from_slice(&b.payload.to_le_bytes()[4..]);
                     self.pre_left = 0;
                 }
-                Some(_) => self.append(&b.payload.to_le_bytes()),
-                None => self.counters.unexpected_data += 1,
+                true => self.append(&b.payload.to_le_bytes()),
+                false => self.counters.unexpected_data += 1,
             }
             return;
         }
@@ -267,17 +247,13 @@ impl RxDecoder {
             if let Some(k) = crate::block::btype::terminate_len(b.block_type()) {
                 let rest = b.rest();
                 let data_bits = 8 * k as u32;
-                if self.buf.is_some()
-                    && self.pre_left == 0
-                    && rest.checked_shr(data_bits).unwrap_or(0) == 0
-                {
-                    if let Some(buf) = self.buf.as_mut() {
-                        buf.extend_from_slice(&rest.to_le_bytes()[..k]);
-                    }
+                if self.in_frame && self.pre_left == 0 && rest.checked_shr(data_bits).unwrap_or(0) == 0 {
+                    // All eight octets, then cut back: a fixed-size copy, not a short memcpy.
+                    let len = self.buf.len();
+                    self.buf.extend_from_slice(&rest.to_le_bytes());
+                    self.buf.truncate(len + k);
                     self.end = here + k as u64;
-                    if let Some(buf) = self.buf.take() {
-                        self.deliver(buf, out);
-                    }
+                    self.deliver(out);
                     return;
                 }
             }
@@ -288,9 +264,7 @@ impl RxDecoder {
                 match e {
                     BlockError::SyncHeader(_) => self.counters.bad_sync_headers += 1,
                     BlockError::BlockType(_) => self.counters.bad_block_types += 1,
-                    BlockError::ControlCode(_) | BlockError::OrderedSetCode(_) => {
-                        self.counters.bad_control_codes += 1
-                    }
+                    BlockError::ControlCode(_) | BlockError::OrderedSetCode(_) => self.counters.bad_control_codes += 1,
                 }
                 self.abort(here);
             }
@@ -331,16 +305,13 @@ impl RxDecoder {
                 self.count_codes(&codes);
             }
             Fields::Terminate(k, d, codes) => {
-                let valid = codes[..7 - k]
-                    .iter()
-                    .all(|c| *c == ctrl::IDLE || crate::block::ctrl::from_code(*c).is_some());
-                match (self.buf.is_some(), valid) {
+                let valid =
+                    codes[..7 - k].iter().all(|c| *c == ctrl::IDLE || crate::block::ctrl::from_code(*c).is_some());
+                match (self.in_frame, valid) {
                     (true, true) => {
                         self.append(&d.to_le_bytes()[..k]);
                         self.end = here + k as u64;
-                        if let Some(buf) = self.buf.take() {
-                            self.deliver(buf, out);
-                        }
+                        self.deliver(out);
                     }
                     (true, false) => {
                         self.counters.bad_control_codes += 1;
@@ -382,15 +353,11 @@ impl RxDecoder {
     /// Open a frame buffer for a start at character `at`, expecting the full preamble.
     #[inline]
     fn open(&mut self, at: u64) {
-        let mut buf = match self.pool.pop() {
-            Some(b) => b,
-            None => std::mem::take(&mut self.spare),
-        };
-        buf.clear();
-        // Room for a frame as long as the last one, so the payload never reallocates
-        // mid-frame in steady state.
-        buf.reserve(self.last_len.max(mac::MIN_FRAME) + 8);
-        self.buf = Some(buf);
+        self.buf.clear();
+        // Room for a frame as long as the last one (and a whole terminate block), so the
+        // payload never reallocates mid-frame in steady state.
+        self.buf.reserve(self.last_len.max(mac::MIN_FRAME) + 16);
+        self.in_frame = true;
         self.start = at;
         self.gap = at.saturating_sub(self.end);
         self.pre_bad = false;
@@ -416,51 +383,50 @@ impl RxDecoder {
             self.pre_left -= n;
             bytes = &bytes[n..];
         }
-        if let Some(buf) = self.buf.as_mut() {
-            buf.extend_from_slice(bytes);
+        if self.in_frame {
+            self.buf.extend_from_slice(bytes);
         }
     }
 
     /// Drop a frame in progress (if any) at character `at`.
     fn abort(&mut self, at: u64) {
-        if let Some(buf) = self.buf.take() {
+        if self.in_frame {
+            self.in_frame = false;
             self.counters.aborted_frames += 1;
             self.end = at;
-            self.spare = buf;
         }
     }
 
-    fn deliver(&mut self, buf: Vec<u8>, out: &mut Vec<RxFrame>) {
-        self.last_len = buf.len();
+    /// End the frame in progress: classify it, count it, and hand its buffer over if it is
+    /// to be delivered (a recycled one takes its place).
+    fn deliver(&mut self, out: &mut Vec<RxFrame>) {
+        self.in_frame = false;
+        let len = self.buf.len();
+        self.last_len = len;
         let status = if self.pre_bad || self.pre_left > 0 {
             self.counters.preamble_errors += 1;
             FrameStatus::BadPreamble
+        } else if len < mac::MIN_FRAME {
+            self.counters.runts += 1;
+            FrameStatus::Runt
+        } else if len > self.config.max_frame {
+            self.counters.oversize += 1;
+            FrameStatus::Oversize
+        } else if self.config.check_fcs && !mac::fcs_ok(&self.buf) {
+            self.counters.fcs_errors += 1;
+            FrameStatus::FcsError
         } else {
-            let len = buf.len();
-            if len < mac::MIN_FRAME {
-                self.counters.runts += 1;
-                FrameStatus::Runt
-            } else if len > self.config.max_frame {
-                self.counters.oversize += 1;
-                FrameStatus::Oversize
-            } else if !mac::fcs_ok(&buf) {
-                self.counters.fcs_errors += 1;
-                FrameStatus::FcsError
-            } else {
-                self.counters.frames_ok += 1;
-                FrameStatus::Ok
-            }
+            self.counters.frames_ok += 1;
+            FrameStatus::Ok
         };
         if status == FrameStatus::Ok || self.config.deliver_bad {
-            let start = self.start;
+            let next = self.pool.pop().unwrap_or_default();
             out.push(RxFrame {
-                data: buf,
-                start: self.config.origin.plus(BitTime::of_char(start).0),
+                data: std::mem::replace(&mut self.buf, next),
+                start: self.config.origin.plus(BitTime::of_char(self.start).0),
                 gap: self.gap,
                 status,
             });
-        } else {
-            self.spare = buf;
         }
     }
 }
@@ -472,22 +438,22 @@ pub struct RxPhy {
     pub descrambler: Descrambler,
     /// The decoder and MAC checks.
     pub decoder: RxDecoder,
+    /// Descrambled payload octets of the line blocks being decoded (reused between calls).
+    plain: Vec<u8>,
 }
 
 impl RxPhy {
     /// A receiver with the given options.
     pub fn new(config: RxConfig) -> RxPhy {
-        RxPhy {
-            descrambler: Descrambler::default(),
-            decoder: RxDecoder::new(config),
-        }
+        RxPhy { descrambler: Descrambler::default(), decoder: RxDecoder::new(config), plain: Vec::new() }
     }
 
     /// Descramble and decode `line` blocks, appending delivered frames to `out`.
+    /// The whole slice is descrambled in one pass first (see [`Descrambler::descramble_into`]).
     pub fn receive(&mut self, line: &[Block66], out: &mut Vec<RxFrame>) {
-        let mut d = self.descrambler;
-        self.decoder.run(line, |p| d.descramble(p), out);
-        self.descrambler = d;
+        self.plain.clear();
+        self.descrambler.descramble_into(line, &mut self.plain);
+        self.decoder.push_split(line, &self.plain, out);
     }
 
     /// Counters so far.

@@ -140,9 +140,7 @@ impl Scrambler {
             }
             for b in &mut blocks[done..] {
                 let d = b.payload;
-                let early = opaque(
-                    d ^ (d << 39) ^ (d1 >> 25) ^ (d << 58) ^ (d1 >> 6) ^ (s2 >> 50) ^ (s2 >> 12),
-                );
+                let early = opaque(d ^ (d << 39) ^ (d1 >> 25) ^ (d << 58) ^ (d1 >> 6) ^ (s2 >> 50) ^ (s2 >> 12));
                 let out = early ^ ((s1 << 14) ^ (s1 << 52));
                 s2 = s1;
                 s1 = out;
@@ -153,10 +151,7 @@ impl Scrambler {
         // Slide the history windows along by `n`.
         self.out.copy_within(keep.., 0);
         self.data.copy_within(keep.., 0);
-        for (h, b) in self.out[HISTORY - keep..]
-            .iter_mut()
-            .zip(&blocks[n - keep..])
-        {
+        for (h, b) in self.out[HISTORY - keep..].iter_mut().zip(&blocks[n - keep..]) {
             *h = b.payload;
         }
         self.data[HISTORY - keep..].copy_from_slice(&tail[HISTORY - keep..]);
@@ -188,6 +183,26 @@ impl Descrambler {
         let out = line ^ (line << 39) ^ (line << 58) ^ (s >> 25) ^ (s >> 6);
         self.state = line;
         out
+    }
+
+    /// Append the descrambled payloads of `line` to `plain`, eight octets per block in line
+    /// order (the payload's little-endian octets, i.e. the XGMII lanes of a data block), so
+    /// runs of data blocks can be copied into frames as one slice.
+    pub fn descramble_into(&mut self, line: &[crate::Block66], plain: &mut Vec<u8>) {
+        let at = plain.len();
+        plain.resize(at + 8 * line.len(), 0);
+        let dst = &mut plain[at..];
+        let mut done = 0;
+        #[cfg(target_arch = "x86_64")]
+        if line.len() >= 8 && vector::available() {
+            done = line.len() / 8 * 8;
+            // SAFETY: the CPU has the features; `done` is a multiple of 8 within `line`, and
+            // `dst` holds 8 octets for each of those blocks.
+            self.state = unsafe { vector::descramble_to(&line[..done], &mut dst[..8 * done], self.state) };
+        }
+        for (b, d) in line[done..].iter().zip(dst[8 * done..].chunks_exact_mut(8)) {
+            d.copy_from_slice(&self.descramble(b.payload).to_le_bytes());
+        }
     }
 
     /// Descramble the payloads of `blocks` in place.
@@ -321,19 +336,32 @@ mod vector {
             let (u1, u2, u3, u4) = stages(d, dp, u1p, u2p, u3p);
             // S·G^16 = D·G^15: lags 624 = 9·64 + 48 and 928 = 14·64 + 32 reach into the two
             // previous output vectors only. Lane j of `alignr(s1, s2, 16 - q)` is word k+j-q.
-            let (w9, w10) = (
-                _mm512_alignr_epi64::<7>(s1, s2),
-                _mm512_alignr_epi64::<6>(s1, s2),
-            );
-            let (w14, w15) = (
-                _mm512_alignr_epi64::<2>(s1, s2),
-                _mm512_alignr_epi64::<1>(s1, s2),
-            );
+            let (w9, w10) = (_mm512_alignr_epi64::<7>(s1, s2), _mm512_alignr_epi64::<6>(s1, s2));
+            let (w14, w15) = (_mm512_alignr_epi64::<2>(s1, s2), _mm512_alignr_epi64::<1>(s1, s2));
             let s = xor3(u4, tap::<48>(w9, w10), tap::<32>(w14, w15));
             store(p.add(i), s);
             (dp, u1p, u2p, u3p, s2, s1) = (d, u1, u2, u3, s1, s);
             i += 8;
         }
+    }
+
+    /// Descramble the payloads of `line` (a multiple of 8 blocks) after line word `prev` into
+    /// `plain` (8 octets per block); returns the last line word.
+    #[target_feature(enable = "avx512f,avx512vbmi2")]
+    pub unsafe fn descramble_to(line: &[Block66], plain: &mut [u8], prev: u64) -> u64 {
+        debug_assert!(plain.len() >= 8 * line.len());
+        let p = line.as_ptr();
+        let q = plain.as_mut_ptr();
+        let mut lp = _mm512_set1_epi64(prev as i64);
+        let mut i = 0;
+        while i < line.len() {
+            let l = load(p.add(i));
+            let l1 = back::<7>(l, lp);
+            _mm512_storeu_si512(q.add(8 * i) as *mut __m512i, xor3(l, tap::<39>(l, l1), tap::<58>(l, l1)));
+            lp = l;
+            i += 8;
+        }
+        line.last().map_or(prev, |b| b.payload)
     }
 
     /// Descramble `blocks` (a multiple of 8) after line word `prev`; returns the last line word.

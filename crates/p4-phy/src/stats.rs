@@ -43,10 +43,7 @@ pub struct IpdStats {
 
 /// Delays between consecutive start times.
 pub fn ipds(starts: &[BitTime]) -> Vec<u64> {
-    starts
-        .windows(2)
-        .map(|w| w[1].0.saturating_sub(w[0].0))
-        .collect()
+    starts.windows(2).map(|w| w[1].0.saturating_sub(w[0].0)).collect()
 }
 
 /// Statistics of `starts` with a histogram of `bins` bins (at least one).
@@ -113,20 +110,10 @@ impl std::fmt::Display for IpdStats {
             "IPD: n={} mean={:.3} ns stdev={:.3} ns min={:.3} ns max={:.3} ns",
             self.count, self.mean_ns, self.stdev_ns, self.min_ns, self.max_ns
         )?;
-        let peak = self
-            .histogram
-            .iter()
-            .map(|b| b.count)
-            .max()
-            .unwrap_or(0)
-            .max(1);
+        let peak = self.histogram.iter().map(|b| b.count).max().unwrap_or(0).max(1);
         for b in &self.histogram {
             let bar = "#".repeat(((b.count * 40).div_ceil(peak)) as usize);
-            writeln!(
-                f,
-                "  [{:>12.3}, {:>12.3}) {:>8} {}",
-                b.lo_ns, b.hi_ns, b.count, bar
-            )?;
+            writeln!(f, "  [{:>12.3}, {:>12.3}) {:>8} {}", b.lo_ns, b.hi_ns, b.count, bar)?;
         }
         Ok(())
     }

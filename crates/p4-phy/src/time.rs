@@ -14,9 +14,7 @@ pub const BITS_PER_BLOCK: u64 = 66;
 pub const CHARS_PER_BLOCK: u64 = 8;
 
 /// A point in time (or a duration) counted in serial bit periods since the start of a stream.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct BitTime(pub u64);
 
 impl BitTime {

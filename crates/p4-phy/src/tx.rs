@@ -23,16 +23,10 @@ pub struct TxConfig {
 
 impl TxConfig {
     /// A standard MAC + RS: DIC, minimum gap 12.
-    pub const STANDARD: TxConfig = TxConfig {
-        rule: GapRule::Dic,
-        min_gap: STANDARD_MIN_GAP,
-    };
+    pub const STANDARD: TxConfig = TxConfig { rule: GapRule::Dic, min_gap: STANDARD_MIN_GAP };
     /// A generator that sends exactly the gap asked for when it is legal, and the next legal
     /// one otherwise, never below the standard minimum.
-    pub const EXACT: TxConfig = TxConfig {
-        rule: GapRule::RoundUp,
-        min_gap: STANDARD_MIN_GAP,
-    };
+    pub const EXACT: TxConfig = TxConfig { rule: GapRule::RoundUp, min_gap: STANDARD_MIN_GAP };
 }
 
 impl Default for TxConfig {
@@ -75,10 +69,7 @@ fn le_tail(frame: &[u8], n: usize) -> u64 {
             w.copy_from_slice(last8);
             u64::from_le_bytes(w) >> (8 * (8 - n))
         }
-        None => frame[frame.len() - n..]
-            .iter()
-            .rev()
-            .fold(0, |acc, b| acc << 8 | u64::from(*b)),
+        None => frame[frame.len() - n..].iter().rev().fold(0, |acc, b| acc << 8 | u64::from(*b)),
     }
 }
 
@@ -93,11 +84,7 @@ pub struct TxEncoder {
 impl TxEncoder {
     /// A transmitter at the start of a stream.
     pub fn new(config: TxConfig) -> TxEncoder {
-        TxEncoder {
-            shaper: GapShaper::new(config.rule, config.min_gap),
-            end: 0,
-            emitted: 0,
-        }
+        TxEncoder { shaper: GapShaper::new(config.rule, config.min_gap), end: 0, emitted: 0 }
     }
 
     /// Blocks emitted so far.
@@ -130,16 +117,11 @@ impl TxEncoder {
     /// Send `frame` (MAC frame including FCS; it is sent as given, even if malformed) after a
     /// gap of `gap` characters, appending its blocks (and the idles before it) to `out`.
     pub fn send(&mut self, frame: &[u8], gap: u32, out: &mut Vec<Block66>) -> TxStamp {
-        let start = self
-            .shaper
-            .place(self.end, gap, self.emitted * CHARS_PER_BLOCK);
+        let start = self.shaper.place(self.end, gap, self.emitted * CHARS_PER_BLOCK);
         let block = start / CHARS_PER_BLOCK;
         let lane = start % CHARS_PER_BLOCK;
         self.idle_until(block, out);
-        let stamp = TxStamp {
-            start: BitTime::of_lane(block, lane),
-            gap: start - self.end,
-        };
+        let stamp = TxStamp { start: BitTime::of_lane(block, lane), gap: start - self.end };
         let (t_lane, written) = Self::write_frame(frame, lane, out);
         self.end = (self.emitted + written - 1) * CHARS_PER_BLOCK + t_lane as u64;
         self.emitted += written;
@@ -158,19 +140,13 @@ impl TxEncoder {
             (0, _) => (Block66::start0(PREAMBLE_D1_D7), frame),
             (_, Some((four, body))) => {
                 out.push(start4);
-                (
-                    Block66::data(head | u64::from(u32::from_le_bytes(*four)) << 32),
-                    body,
-                )
+                (Block66::data(head | u64::from(u32::from_le_bytes(*four)) << 32), body)
             }
             (_, None) => {
                 // Fewer than four octets: /T/ lands in the block after the start.
                 let k = 4 + frame.len();
                 out.push(start4);
-                out.push(Block66::terminate_idle(
-                    k,
-                    head | le_tail(frame, frame.len()) << 32,
-                ));
+                out.push(Block66::terminate_idle(k, head | le_tail(frame, frame.len()) << 32));
                 return (k, 2);
             }
         };
@@ -205,10 +181,7 @@ pub struct TxPhy {
 impl TxPhy {
     /// A transmitter with the given gap rules and the default scrambler state.
     pub fn new(config: TxConfig) -> TxPhy {
-        TxPhy {
-            encoder: TxEncoder::new(config),
-            scrambler: Scrambler::default(),
-        }
+        TxPhy { encoder: TxEncoder::new(config), scrambler: Scrambler::default() }
     }
 
     /// Send `frame` after `gap` characters, appending scrambled blocks to `out`.
@@ -221,12 +194,8 @@ impl TxPhy {
 
     /// Send every `(frame, gap)` in turn, appending scrambled blocks to `out` and each frame's
     /// stamp to `stamps`.
-    pub fn send_batch<'f, I>(
-        &mut self,
-        frames: I,
-        out: &mut Vec<Block66>,
-        stamps: &mut Vec<TxStamp>,
-    ) where
+    pub fn send_batch<'f, I>(&mut self, frames: I, out: &mut Vec<Block66>, stamps: &mut Vec<TxStamp>)
+    where
         I: IntoIterator<Item = (&'f [u8], u32)>,
     {
         let from = out.len();

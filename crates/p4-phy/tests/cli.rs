@@ -34,12 +34,7 @@ fn gen_stream_then_capture() {
     let rxp = tmp("a-rx.pcapng");
     let mut out = Vec::new();
     let rep = run_gen(
-        &GenArgs {
-            idles: Some(36),
-            stream: Some(stream.clone()),
-            pcapng: Some(txp.clone()),
-            ..gen_args()
-        },
+        &GenArgs { idles: Some(36), stream: Some(stream.clone()), pcapng: Some(txp.clone()), ..gen_args() },
         &mut out,
     )
     .unwrap();
@@ -49,15 +44,7 @@ fn gen_stream_then_capture() {
     assert!(text.contains("\"rate_gbps\""));
     let mut out = Vec::new();
     let cap = run_capture(
-        &CaptureArgs {
-            stream,
-            out: Some(rxp.clone()),
-            with_fcs: false,
-            flip_bits: 0,
-            seed: 1,
-            bins: 4,
-            json: false,
-        },
+        &CaptureArgs { stream, out: Some(rxp.clone()), with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: false },
         &mut out,
     )
     .unwrap();
@@ -77,14 +64,7 @@ fn gen_stream_then_capture() {
 
     // Replay the captured timing: same spacing again.
     let mut out = Vec::new();
-    let rep = run_gen(
-        &GenArgs {
-            replay: Some(rxp),
-            ..gen_args()
-        },
-        &mut out,
-    )
-    .unwrap();
+    let rep = run_gen(&GenArgs { replay: Some(rxp), ..gen_args() }, &mut out).unwrap();
     assert_eq!(rep.frames, 50);
     assert_eq!((rep.tx_ipd.min_bits, rep.tx_ipd.max_bits), (2475, 2475));
 
@@ -111,38 +91,13 @@ fn gen_stream_then_capture() {
 #[test]
 fn gen_rejects_bad_arguments() {
     let mut out = Vec::new();
-    let e = run_gen(
-        &GenArgs {
-            size: 20,
-            ..gen_args()
-        },
-        &mut out,
-    )
-    .unwrap_err();
+    let e = run_gen(&GenArgs { size: 20, ..gen_args() }, &mut out).unwrap_err();
     assert_eq!(e.to_string(), "--size 20 is outside 64..=9022");
-    let e = run_gen(
-        &GenArgs {
-            rate: Some(12.0),
-            ..gen_args()
-        },
-        &mut out,
-    )
-    .unwrap_err();
+    let e = run_gen(&GenArgs { rate: Some(12.0), ..gen_args() }, &mut out).unwrap_err();
     assert_eq!(e.to_string(), "--rate 12 must be in (0, 10] Gb/s");
     // 1000 frames one second apart would need 156 million blocks each.
-    let e = run_gen(
-        &GenArgs {
-            count: 1000,
-            rate: Some(1e-6),
-            ..gen_args()
-        },
-        &mut out,
-    )
-    .unwrap_err();
-    assert!(
-        e.to_string().starts_with("the stream would take about "),
-        "{e}"
-    );
+    let e = run_gen(&GenArgs { count: 1000, rate: Some(1e-6), ..gen_args() }, &mut out).unwrap_err();
+    assert!(e.to_string().starts_with("the stream would take about "), "{e}");
     let e = run_capture(
         &CaptureArgs {
             stream: tmp("missing.bits"),
@@ -162,49 +117,22 @@ fn gen_rejects_bad_arguments() {
 #[test]
 fn phy_encode_lists_blocks() {
     let mut out = Vec::new();
-    run_phy(
-        &PhyArgs {
-            command: PhyCommand::Encode {
-                hex: "ffffffffffff0200000000010800".into(),
-                gap: 16,
-            },
-        },
-        &mut out,
-    )
-    .unwrap();
+    run_phy(&PhyArgs { command: PhyCommand::Encode { hex: "ffffffffffff0200000000010800".into(), gap: 16 } }, &mut out)
+        .unwrap();
     let text = String::from_utf8(out).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(
-        lines[0],
-        "frame 64 octets with FCS, /S/ at 132 bits (12.800 ns)"
-    );
-    assert!(
-        lines[4].starts_with("    2  01    0xd555555555555578"),
-        "{}",
-        lines[4]
-    );
+    assert_eq!(lines[0], "frame 64 octets with FCS, /S/ at 132 bits (12.800 ns)");
+    assert!(lines[4].starts_with("    2  01    0xd555555555555578"), "{}", lines[4]);
     assert!(lines.last().unwrap_or(&"").ends_with("Control"));
     let mut out = Vec::new();
-    let e = run_phy(
-        &PhyArgs {
-            command: PhyCommand::Encode {
-                hex: "fz".into(),
-                gap: 16,
-            },
-        },
-        &mut out,
-    )
-    .unwrap_err();
+    let e = run_phy(&PhyArgs { command: PhyCommand::Encode { hex: "fz".into(), gap: 16 } }, &mut out).unwrap_err();
     assert_eq!(e.to_string(), "'fz' at offset 0 is not a hex octet");
 }
 
 #[test]
 fn tshark_reads_picosecond_pcapng_when_installed() {
     // Interoperability check against Wireshark's reader; machines without tshark skip it.
-    let Ok(probe) = std::process::Command::new("tshark")
-        .arg("--version")
-        .output()
-    else {
+    let Ok(probe) = std::process::Command::new("tshark").arg("--version").output() else {
         eprintln!("tshark not installed: skipping the pcapng interoperability check");
         return;
     };
@@ -214,40 +142,15 @@ fn tshark_reads_picosecond_pcapng_when_installed() {
     }
     let rxp = tmp("t-rx.pcapng");
     let mut out = Vec::new();
-    run_gen(
-        &GenArgs {
-            count: 3,
-            idles: Some(36),
-            capture: Some(rxp.clone()),
-            ..gen_args()
-        },
-        &mut out,
-    )
-    .unwrap();
+    run_gen(&GenArgs { count: 3, idles: Some(36), capture: Some(rxp.clone()), ..gen_args() }, &mut out).unwrap();
     let o = std::process::Command::new("tshark")
         .args(["-r"])
         .arg(&rxp)
-        .args([
-            "-T",
-            "fields",
-            "-e",
-            "frame.len",
-            "-e",
-            "eth.type",
-            "-e",
-            "frame.time_delta",
-        ])
+        .args(["-T", "fields", "-e", "frame.len", "-e", "eth.type", "-e", "frame.time_delta"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     let lines: Vec<&str> = text.lines().collect();
     // 300 characters apart = 240 ns; Wireshark keeps nanoseconds.
-    assert_eq!(
-        lines,
-        vec![
-            "252\t0x88b5\t0.000000000",
-            "252\t0x88b5\t0.000000240",
-            "252\t0x88b5\t0.000000240"
-        ]
-    );
+    assert_eq!(lines, vec!["252\t0x88b5\t0.000000000", "252\t0x88b5\t0.000000240", "252\t0x88b5\t0.000000240"]);
 }

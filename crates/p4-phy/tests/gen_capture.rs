@@ -2,9 +2,7 @@
 //! output with picosecond timestamps, and the threaded pipeline.
 
 use p4_phy::capture::{read_capture_bytes, PcapngWriter};
-use p4_phy::gen::{
-    aligned_gap, gap_for_rate, generate, receive_bits, receive_blocks, GapPattern, GenConfig,
-};
+use p4_phy::gen::{aligned_gap, gap_for_rate, generate, receive_bits, receive_blocks, GapPattern, GenConfig};
 use p4_phy::pipeline::{loopback_threaded, TxRequest};
 use p4_phy::rx::RxConfig;
 use p4_phy::stats::ipd_stats;
@@ -13,25 +11,13 @@ use p4_phy::BitTime;
 
 #[test]
 fn uniform_9gbps_has_zero_ipd_variance_through_tx_and_rx() {
-    let cfg = GenConfig {
-        count: 500,
-        frame_len: 1518,
-        pattern: GapPattern::Rate(9.0),
-        ..GenConfig::default()
-    };
+    let cfg = GenConfig { count: 500, frame_len: 1518, pattern: GapPattern::Rate(9.0), ..GenConfig::default() };
     // 1526 characters per frame; 10/9 of that is 1695.6, the nearest legal spacing 1696
     // characters = 212 blocks = 13992 bits = 1356.8 ns (gap 170).
     assert_eq!(aligned_gap(1518, gap_for_rate(1518, 9.0), 12), 170);
     let g = generate(&cfg);
     let tx_stats = ipd_stats(&g.stamps.iter().map(|s| s.start).collect::<Vec<_>>(), 10);
-    assert_eq!(
-        (
-            tx_stats.min_bits,
-            tx_stats.max_bits,
-            tx_stats.variance_numerator
-        ),
-        (13992, 13992, 0)
-    );
+    assert_eq!((tx_stats.min_bits, tx_stats.max_bits, tx_stats.variance_numerator), (13992, 13992, 0));
 
     // Through the serial line with block lock (receiver joins at an odd bit offset).
     let mut bits = p4_phy::lock::BitStream::new();
@@ -57,32 +43,19 @@ fn uniform_9gbps_has_zero_ipd_variance_through_tx_and_rx() {
 #[test]
 fn uniform_idles_exact() {
     // 64-byte frames with 168 idles: 240 characters = 30 blocks apart (SoNIC's 3 Gb/s example).
-    let cfg = GenConfig {
-        count: 100,
-        frame_len: 64,
-        pattern: GapPattern::Idles(168),
-        ..GenConfig::default()
-    };
+    let cfg = GenConfig { count: 100, frame_len: 64, pattern: GapPattern::Idles(168), ..GenConfig::default() };
     let g = generate(&cfg);
     assert!((g.rate_gbps() - 3.0).abs() < 1e-12);
     let cap = receive_blocks(&g.blocks, RxConfig::default());
     let st = ipd_stats(&cap.starts(), 4);
-    assert_eq!(
-        (st.min_bits, st.max_bits, st.variance_numerator),
-        (1980, 1980, 0)
-    );
+    assert_eq!((st.min_bits, st.max_bits, st.variance_numerator), (1980, 1980, 0));
     assert!(cap.frames.iter().skip(1).all(|f| f.gap == 168));
 }
 
 #[test]
 fn poisson_keeps_the_mean_rate() {
-    let cfg = GenConfig {
-        count: 4000,
-        frame_len: 512,
-        pattern: GapPattern::Poisson(4.0),
-        seed: 3,
-        ..GenConfig::default()
-    };
+    let cfg =
+        GenConfig { count: 4000, frame_len: 512, pattern: GapPattern::Poisson(4.0), seed: 3, ..GenConfig::default() };
     let g = generate(&cfg);
     assert!((g.rate_gbps() - 4.0).abs() < 0.1, "rate {}", g.rate_gbps());
     let st = ipd_stats(&g.stamps.iter().map(|s| s.start).collect::<Vec<_>>(), 8);
@@ -102,11 +75,7 @@ fn replay_reproduces_delays() {
         ..GenConfig::default()
     };
     let g = generate(&cfg);
-    let d: Vec<u64> = g
-        .stamps
-        .windows(2)
-        .map(|w| w[1].start.0 - w[0].start.0)
-        .collect();
+    let d: Vec<u64> = g.stamps.windows(2).map(|w| w[1].start.0 - w[0].start.0).collect();
     // 2000 characters = 250 blocks = 16500 bits, and so on.
     assert_eq!(d, vec![16_500, 8_250, 41_250]);
 }
@@ -124,10 +93,7 @@ fn pcapng_has_picosecond_timestamps() {
     let back = read_capture_bytes(&bytes).unwrap();
     let ts: Vec<u128> = back.iter().map(|p| p.ts_ps).collect();
     // 693 bits = 67 200 ps exactly; 13992 bits = 1 356 800 ps.
-    assert_eq!(
-        ts,
-        vec![1_000_000_000_000, 1_000_000_067_200, 1_000_001_356_800]
-    );
+    assert_eq!(ts, vec![1_000_000_000_000, 1_000_000_067_200, 1_000_001_356_800]);
     assert_eq!(back[2].data, f);
 }
 
@@ -136,10 +102,7 @@ fn threaded_pipeline_matches_single_thread() {
     let reqs: Vec<TxRequest> = (0..3000u64)
         .map(|i| {
             let len = 60 + (i as usize * 37) % 1459;
-            TxRequest {
-                frame: vec![(i % 251) as u8; len],
-                gap: 12 + (i % 5) as u32,
-            }
+            TxRequest { frame: vec![(i % 251) as u8; len], gap: 12 + (i % 5) as u32 }
         })
         .collect();
     let expected: Vec<Vec<u8>> = reqs.iter().map(|r| p4_phy::mac::seal(&r.frame)).collect();

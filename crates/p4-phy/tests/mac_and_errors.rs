@@ -47,10 +47,7 @@ fn dic_keeps_the_average_gap_at_exactly_12() {
     // n-1 gaps sum to 12 each minus the deficit still outstanding.
     assert_eq!(total_gap + u64::from(tx.deficit()), 12 * (n - 1));
     let avg = total_gap as f64 / (n - 1) as f64;
-    assert!(
-        (avg - 12.0).abs() < 3.0 / (n - 1) as f64 + 1e-12,
-        "average {avg}"
-    );
+    assert!((avg - 12.0).abs() < 3.0 / (n - 1) as f64 + 1e-12, "average {avg}");
 }
 
 #[test]
@@ -67,10 +64,7 @@ fn dic_rule_step_by_step() {
     // Worked by hand: 0+12 is aligned; 85+12=97 is 1 past lane 0/4: delete one idle
     // (deficit 1), twice more (deficit 3); then a fourth deletion would exceed 3, so three
     // idles are inserted instead (deficit 0). Over the 4-frame cycle: (11·3 + 15)/4 = 12.
-    assert_eq!(
-        seq,
-        vec![(12, 0), (11, 1), (11, 2), (11, 3), (15, 0), (11, 1)]
-    );
+    assert_eq!(seq, vec![(12, 0), (11, 1), (11, 2), (11, 3), (15, 0), (11, 1)]);
 }
 
 fn stream_with(frames: &[Vec<u8>]) -> (Vec<Block66>, Vec<Block66>) {
@@ -141,13 +135,7 @@ fn corrupted_streams_are_counted() {
     //    the FCS catches it.
     let mut bad = scr.clone();
     bad[starts[0] + 2].payload ^= 1 << 5;
-    let got = receive_blocks(
-        &bad,
-        RxConfig {
-            deliver_bad: true,
-            ..RxConfig::default()
-        },
-    );
+    let got = receive_blocks(&bad, RxConfig { deliver_bad: true, ..RxConfig::default() });
     assert_eq!(got.counters.fcs_errors, 1);
     assert_eq!(got.counters.frames_ok, 2);
     assert_eq!(got.frames[0].status, FrameStatus::FcsError);
@@ -174,14 +162,8 @@ fn runts_oversize_and_bad_preamble() {
         tx.send(f, 12, &mut blocks);
     }
     tx.idle(1, &mut blocks);
-    let got = receive_blocks(
-        &blocks,
-        RxConfig {
-            max_frame: mac::MAX_FRAME,
-            deliver_bad: false,
-            ..RxConfig::default()
-        },
-    );
+    let got =
+        receive_blocks(&blocks, RxConfig { max_frame: mac::MAX_FRAME, deliver_bad: false, ..RxConfig::default() });
     assert_eq!(got.counters.runts, 1);
     assert_eq!(got.counters.oversize, 1);
     assert_eq!(got.counters.frames_ok, 1);
@@ -194,9 +176,7 @@ fn runts_oversize_and_bad_preamble() {
     enc.send(&ok, 12, &mut plain);
     enc.idle(1, &mut plain);
     // The frame starts in lane 4 (gap 12 from the stream start); damage a preamble octet.
-    let s = plain
-        .iter_mut()
-        .find(|b| b.sync == 0b01 && b.block_type() == 0x33);
+    let s = plain.iter_mut().find(|b| b.sync == 0b01 && b.block_type() == 0x33);
     assert!(s.is_some());
     if let Some(s) = s {
         *s = Block66::start4([0; 4], 0x55_5554);
@@ -209,12 +189,7 @@ fn runts_oversize_and_bad_preamble() {
 #[test]
 fn random_garbage_never_panics_and_is_counted() {
     let mut rng = ChaCha8Rng::seed_from_u64(99);
-    let blocks: Vec<Block66> = (0..50_000)
-        .map(|_| Block66 {
-            sync: rng.gen_range(0..4),
-            payload: rng.gen(),
-        })
-        .collect();
+    let blocks: Vec<Block66> = (0..50_000).map(|_| Block66 { sync: rng.gen_range(0..4), payload: rng.gen() }).collect();
     let got = receive_blocks(&blocks, RxConfig::default());
     let c = got.counters;
     assert_eq!(c.blocks, 50_000);

@@ -18,10 +18,7 @@ fn idle_block_is_0x79_on_the_line() {
 
 #[test]
 fn data_block_bits() {
-    let w = Xgmii {
-        data: [1, 2, 3, 4, 5, 6, 7, 8],
-        ctrl: 0,
-    };
+    let w = Xgmii { data: [1, 2, 3, 4, 5, 6, 7, 8], ctrl: 0 };
     let b = encode(&w).unwrap();
     assert_eq!(SyncHeader::from_bits(b.sync), SyncHeader::Data);
     assert_eq!(b.payload, 0x0807_0605_0403_0201);
@@ -30,10 +27,7 @@ fn data_block_bits() {
 
 #[test]
 fn start_block_with_preamble() {
-    let w = Xgmii {
-        data: [0xfb, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0xd5],
-        ctrl: 0x01,
-    };
+    let w = Xgmii { data: [0xfb, 0x55, 0x55, 0x55, 0x55, 0x55, 0x55, 0xd5], ctrl: 0x01 };
     let b = encode(&w).unwrap();
     assert_eq!(b.sync, SyncHeader::CONTROL_BITS);
     assert_eq!(b.payload, 0xd555_5555_5555_5578);
@@ -50,73 +44,46 @@ fn error_block_packs_eight_7bit_codes() {
 #[test]
 fn terminate_blocks() {
     // D0 D1 D2 /T/ /I/ /I/ /I/ /I/ -> type 0xb4, three data octets, 4 zero pad bits, 4 idles.
-    let w = Xgmii {
-        data: [0xaa, 0xbb, 0xcc, 0xfd, 0x07, 0x07, 0x07, 0x07],
-        ctrl: 0xf8,
-    };
+    let w = Xgmii { data: [0xaa, 0xbb, 0xcc, 0xfd, 0x07, 0x07, 0x07, 0x07], ctrl: 0xf8 };
     let b = encode(&w).unwrap();
     assert_eq!(b.payload, 0x0000_0000_ccbb_aab4);
     assert_eq!(decode(b), Ok(w));
     // /T/ in lane 0: type 0x87 and nothing else.
-    let t0 = Xgmii {
-        data: [0xfd, 7, 7, 7, 7, 7, 7, 7],
-        ctrl: 0xff,
-    };
+    let t0 = Xgmii { data: [0xfd, 7, 7, 7, 7, 7, 7, 7], ctrl: 0xff };
     assert_eq!(encode(&t0).unwrap().payload, 0x87);
     // Seven data octets then /T/: type 0xff.
-    let t7 = Xgmii {
-        data: [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0xfd],
-        ctrl: 0x80,
-    };
+    let t7 = Xgmii { data: [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0xfd], ctrl: 0x80 };
     assert_eq!(encode(&t7).unwrap().payload, 0x7766_5544_3322_11ff);
     // /T/ then /E/ in lane 7: the error code 0x1e lands in the last 7 bits.
-    let te = Xgmii {
-        data: [0xfd, 7, 7, 7, 7, 7, 7, 0xfe],
-        ctrl: 0xff,
-    };
+    let te = Xgmii { data: [0xfd, 7, 7, 7, 7, 7, 7, 0xfe], ctrl: 0xff };
     assert_eq!(encode(&te).unwrap().payload, 0x87 | 0x1e << 57);
 }
 
 #[test]
 fn ordered_set_blocks() {
     // Local fault: /Q/ 00 00 01 then four idles -> type 0x4b, D1..D3 = 00 00 01, O0 = 0.
-    let lf = Xgmii {
-        data: [0x9c, 0, 0, 1, 7, 7, 7, 7],
-        ctrl: 0xf1,
-    };
+    let lf = Xgmii { data: [0x9c, 0, 0, 1, 7, 7, 7, 7], ctrl: 0xf1 };
     let b = encode(&lf).unwrap();
     assert_eq!(b.payload, 0x0100_004b);
     assert_eq!(decode(b), Ok(lf));
     // Four idles, then /Fsig/ 01 02 03: type 0x2d, O4 = 0xf at bits 36..40 of the payload.
-    let w = Xgmii {
-        data: [7, 7, 7, 7, 0x5c, 1, 2, 3],
-        ctrl: 0x1f,
-    };
+    let w = Xgmii { data: [7, 7, 7, 7, 0x5c, 1, 2, 3], ctrl: 0x1f };
     let b = encode(&w).unwrap();
     assert_eq!(b.payload, 0x0302_01f0_0000_002d);
     assert_eq!(decode(b), Ok(w));
     // /Q/ 0a 0b 0c then start in lane 4: type 0x66.
-    let w = Xgmii {
-        data: [0x9c, 0xa, 0xb, 0xc, 0xfb, 0x55, 0x55, 0x55],
-        ctrl: 0x11,
-    };
+    let w = Xgmii { data: [0x9c, 0xa, 0xb, 0xc, 0xfb, 0x55, 0x55, 0x55], ctrl: 0x11 };
     let b = encode(&w).unwrap();
     assert_eq!(b.payload, 0x5555_5500_0c0b_0a66);
     assert_eq!(decode(b), Ok(w));
     // Two sequence ordered sets: type 0x55.
-    let w = Xgmii {
-        data: [0x9c, 1, 2, 3, 0x9c, 4, 5, 6],
-        ctrl: 0x11,
-    };
+    let w = Xgmii { data: [0x9c, 1, 2, 3, 0x9c, 4, 5, 6], ctrl: 0x11 };
     assert_eq!(encode(&w).unwrap().payload, 0x0605_0400_0302_0155);
 }
 
 #[test]
 fn start_in_lane_4() {
-    let w = Xgmii {
-        data: [7, 7, 7, 7, 0xfb, 0x55, 0x55, 0x55],
-        ctrl: 0x1f,
-    };
+    let w = Xgmii { data: [7, 7, 7, 7, 0xfb, 0x55, 0x55, 0x55], ctrl: 0x1f };
     let b = encode(&w).unwrap();
     assert_eq!(b.payload, 0x5555_5500_0000_0033);
     assert_eq!(b.fields(), Ok(Fields::Start4([0; 4], 0x55_5555)));
@@ -136,39 +103,15 @@ fn every_type_value_is_known() {
 
 #[test]
 fn undecodable_blocks() {
-    assert_eq!(
-        decode(Block66 {
-            sync: 0b00,
-            payload: 0
-        }),
-        Err(BlockError::SyncHeader(0))
-    );
-    assert_eq!(
-        decode(Block66 {
-            sync: 0b11,
-            payload: 0
-        }),
-        Err(BlockError::SyncHeader(3))
-    );
-    assert_eq!(
-        decode(Block66::control(0x00, 0)),
-        Err(BlockError::BlockType(0))
-    );
+    assert_eq!(decode(Block66 { sync: 0b00, payload: 0 }), Err(BlockError::SyncHeader(0)));
+    assert_eq!(decode(Block66 { sync: 0b11, payload: 0 }), Err(BlockError::SyncHeader(3)));
+    assert_eq!(decode(Block66::control(0x00, 0)), Err(BlockError::BlockType(0)));
     // Control code 0x01 is undefined.
-    assert_eq!(
-        decode(Block66::control(btype::CONTROL, 0x01)),
-        Err(BlockError::ControlCode(0x01))
-    );
+    assert_eq!(decode(Block66::control(btype::CONTROL, 0x01)), Err(BlockError::ControlCode(0x01)));
     // Ordered-set code 0x5 is undefined.
-    assert_eq!(
-        decode(Block66::control(btype::ORDERED_CTRL, 0x5 << 24)),
-        Err(BlockError::OrderedSetCode(5))
-    );
+    assert_eq!(decode(Block66::control(btype::ORDERED_CTRL, 0x5 << 24)), Err(BlockError::OrderedSetCode(5)));
     // A word with /S/ in lane 2 has no encoding.
-    let w = Xgmii {
-        data: [7, 7, 0xfb, 0x55, 0x55, 0x55, 0x55, 0x55],
-        ctrl: 0x07,
-    };
+    let w = Xgmii { data: [7, 7, 0xfb, 0x55, 0x55, 0x55, 0x55, 0x55], ctrl: 0x07 };
     assert!(encode(&w).is_err());
     assert_eq!(p4_phy::codec::encode_or_error(&w), Block66::ERROR);
     assert_eq!(ctrl::to_code(0xfe), Some(0x1e));
@@ -196,9 +139,7 @@ fn scrambler_matches_bit_serial_reference() {
     let mut serial = 0x0123_4567_89ab_cdefu64.reverse_bits();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
     for _ in 0..1000 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         assert_eq!(word.scramble(x), scramble_bitwise(&mut serial, x));
     }
 }
@@ -248,11 +189,7 @@ fn block_lock_lost_after_16_bad_in_64() {
     // 15 bad headers per 64-header window never drop lock.
     for _ in 0..5 {
         for i in 0..64 {
-            let h = if i % 4 == 0 && i < 60 {
-                0b11
-            } else {
-                SyncHeader::DATA_BITS
-            };
+            let h = if i % 4 == 0 && i < 60 { 0b11 } else { SyncHeader::DATA_BITS };
             assert_eq!(l.test(h), LockAction::Keep);
         }
         assert!(l.locked());
@@ -296,15 +233,8 @@ fn aligner_finds_the_boundary_with_exactly_k_slips() {
         s.push_bits(0b1, k.saturating_sub(64) as u32);
         assert_eq!(s.len(), k);
         for i in 0..300u64 {
-            let b = if i % 3 == 0 {
-                Block66::IDLE
-            } else {
-                Block66::data(i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
-            };
-            s.push_block(Block66 {
-                sync: b.sync,
-                payload: scr.scramble(b.payload),
-            });
+            let b = if i % 3 == 0 { Block66::IDLE } else { Block66::data(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)) };
+            s.push_block(Block66 { sync: b.sync, payload: scr.scramble(b.payload) });
         }
         let a = align(&s);
         assert_eq!(a.slips, k, "offset {k}");
@@ -319,25 +249,15 @@ fn aligner_loses_lock_on_a_burst_and_relocks() {
     let mut scr = Scrambler::default();
     let blocks: Vec<Block66> = (0..1000u64)
         .map(|i| {
-            let b = if i % 2 == 0 {
-                Block66::IDLE
-            } else {
-                Block66::data(i)
-            };
-            Block66 {
-                sync: b.sync,
-                payload: scr.scramble(b.payload),
-            }
+            let b = if i % 2 == 0 { Block66::IDLE } else { Block66::data(i) };
+            Block66 { sync: b.sync, payload: scr.scramble(b.payload) }
         })
         .collect();
     let stream_with_bad = |bad: &[usize]| {
         let mut s = BitStream::new();
         for (i, b) in blocks.iter().enumerate() {
             let sync = if bad.contains(&i) { 0b11 } else { b.sync };
-            s.push_block(Block66 {
-                sync,
-                payload: b.payload,
-            });
+            s.push_block(Block66 { sync, payload: b.payload });
         }
         align(&s)
     };
@@ -369,9 +289,7 @@ fn aligner_loses_lock_on_a_burst_and_relocks() {
 fn bulk_scrambling_matches_word_at_a_time_for_every_split() {
     let mut x = 0x243f_6a88_85a3_08d3u64;
     let mut next = || {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         x
     };
     let data: Vec<u64> = (0..700).map(|_| next()).collect();
@@ -383,19 +301,10 @@ fn bulk_scrambling_matches_word_at_a_time_for_every_split() {
         for (d, e) in data.iter().zip(&expected).take(20) {
             assert_eq!(scramble_bitwise(&mut serial, *d), *e);
         }
-        for pattern in [
-            &[700usize][..],
-            &[1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144],
-            &[7, 9, 15, 16, 17, 64, 3],
-            &[8; 20],
-        ] {
-            let mut blocks: Vec<Block66> = data
-                .iter()
-                .map(|d| Block66 {
-                    sync: 0b10,
-                    payload: *d,
-                })
-                .collect();
+        for pattern in
+            [&[700usize][..], &[1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144], &[7, 9, 15, 16, 17, 64, 3], &[8; 20]]
+        {
+            let mut blocks: Vec<Block66> = data.iter().map(|d| Block66 { sync: 0b10, payload: *d }).collect();
             let mut portable = blocks.clone();
             let mut s = Scrambler::new(init);
             let mut p = Scrambler::new(init);
@@ -409,16 +318,10 @@ fn bulk_scrambling_matches_word_at_a_time_for_every_split() {
                 p.scramble_blocks_portable(&mut portable[at..end]);
                 at = end;
             }
-            assert_eq!(
-                portable, blocks,
-                "portable path, init {init:#x}, pattern {pattern:?}"
-            );
+            assert_eq!(portable, blocks, "portable path, init {init:#x}, pattern {pattern:?}");
             let got: Vec<u64> = blocks.iter().map(|b| b.payload).collect();
             assert_eq!(got, expected, "init {init:#x}, pattern {pattern:?}");
-            assert!(
-                blocks.iter().all(|b| b.sync == 0b10),
-                "sync headers untouched"
-            );
+            assert!(blocks.iter().all(|b| b.sync == 0b10), "sync headers untouched");
             assert_eq!(s.state(), *expected.last().unwrap());
             // Word-at-a-time after bulk continues the same stream.
             let mut w2 = word;
@@ -434,11 +337,23 @@ fn bulk_scrambling_matches_word_at_a_time_for_every_split() {
                 d.descramble_blocks(&mut blocks[at..end]);
                 at = end;
             }
+            // Descrambling into a separate octet buffer, in the same pieces.
+            let line: Vec<Block66> = blocks.iter().zip(&expected).map(|(b, e)| Block66 { sync: b.sync, payload: *e }).collect();
+            let mut d = Descrambler::new(init);
+            let mut plain = Vec::new();
+            let mut at = 0;
+            for len in pattern.iter().cycle() {
+                if at == line.len() {
+                    break;
+                }
+                let end = (at + len).min(line.len());
+                d.descramble_into(&line[at..end], &mut plain);
+                at = end;
+            }
+            let words: Vec<u64> = plain.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+            assert_eq!(words, data, "descramble_into, init {init:#x}, pattern {pattern:?}");
             let back: Vec<u64> = blocks.iter().map(|b| b.payload).collect();
-            assert_eq!(
-                back, data,
-                "descramble, init {init:#x}, pattern {pattern:?}"
-            );
+            assert_eq!(back, data, "descramble, init {init:#x}, pattern {pattern:?}");
         }
     }
 }

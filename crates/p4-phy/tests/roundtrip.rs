@@ -11,9 +11,7 @@ use p4_phy::{mac, Block66, Descrambler};
 use proptest::prelude::*;
 
 fn frame_of(len: usize, seed: u8) -> Vec<u8> {
-    let body: Vec<u8> = (0..len - 4)
-        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed))
-        .collect();
+    let body: Vec<u8> = (0..len - 4).map(|i| (i as u8).wrapping_mul(31).wrapping_add(seed)).collect();
     mac::seal(&body)
 }
 
@@ -27,11 +25,7 @@ fn frames_strategy() -> impl Strategy<Value = Vec<(usize, u32, u8)>> {
     prop::collection::vec((size, 0u32..200, any::<u8>()), 1..24)
 }
 
-fn tx_all(
-    frames: &[(usize, u32, u8)],
-    cfg: TxConfig,
-    lead: u64,
-) -> (Vec<Vec<u8>>, Vec<p4_phy::TxStamp>, Vec<Block66>) {
+fn tx_all(frames: &[(usize, u32, u8)], cfg: TxConfig, lead: u64) -> (Vec<Vec<u8>>, Vec<p4_phy::TxStamp>, Vec<Block66>) {
     let mut tx = TxPhy::new(cfg);
     let mut blocks = Vec::new();
     tx.idle(lead, &mut blocks);
@@ -116,10 +110,7 @@ fn exact_gap_is_kept_when_legal() {
 fn fewer_idles_than_the_standard() {
     // 68-byte frames (76 chars): gap 4 is legal when /T/ sits in lane 7 of its block.
     let f = frame_of(68, 1);
-    let mut tx = TxPhy::new(TxConfig {
-        rule: GapRule::RoundUp,
-        min_gap: 1,
-    });
+    let mut tx = TxPhy::new(TxConfig { rule: GapRule::RoundUp, min_gap: 1 });
     let mut blocks = Vec::new();
     let stamps: Vec<_> = (0..8).map(|_| tx.send(&f, 4, &mut blocks)).collect();
     let gaps: Vec<u64> = stamps.iter().skip(1).map(|s| s.gap).collect();
@@ -129,10 +120,7 @@ fn fewer_idles_than_the_standard() {
     assert_eq!(gaps, vec![8, 4, 4, 4, 4, 4, 4]);
     let got = receive_blocks(&blocks, RxConfig::default());
     assert_eq!(got.counters.frames_ok, 8);
-    assert_eq!(
-        got.frames.iter().skip(1).map(|r| r.gap).collect::<Vec<_>>(),
-        gaps
-    );
+    assert_eq!(got.frames.iter().skip(1).map(|r| r.gap).collect::<Vec<_>>(), gaps);
     // A standard transmitter never goes below 12.
     let mut std_tx = TxPhy::new(TxConfig::STANDARD);
     let mut b2 = Vec::new();
