@@ -111,7 +111,9 @@ impl TxEncoder {
     /// Append idle blocks until `blocks_emitted() == block` (no-op if already past).
     pub fn idle_until(&mut self, block: u64, out: &mut Vec<Block66>) {
         let n = block.saturating_sub(self.emitted);
-        self.idle(n, out);
+        if n > 0 {
+            self.idle(n, out);
+        }
     }
 
     /// Send `frame` (MAC frame including FCS; it is sent as given, even if malformed) after a
@@ -150,18 +152,17 @@ impl TxEncoder {
                 return (k, 2);
             }
         };
-        out.reserve(body.len() / 8 + 2);
-        out.push(first);
-        // `extend` from an exact-size iterator writes the data blocks without a capacity
-        // check (and a reload of the vector's fields) per block.
+        // One `extend` from an exact-size iterator: the vector is grown once and the blocks
+        // are written without a capacity check (and a reload of its fields) per block.
         let chunks = body.chunks_exact(8);
         let tail = chunks.remainder().len();
-        out.extend(chunks.map(|c| {
+        let data = chunks.map(|c| {
             let mut w = [0u8; 8];
             w.copy_from_slice(c);
             Block66::data(u64::from_le_bytes(w))
-        }));
-        out.push(Block66::terminate_idle(tail, le_tail(frame, tail)));
+        });
+        let last = Block66::terminate_idle(tail, le_tail(frame, tail));
+        out.extend(std::iter::once(first).chain(data).chain(std::iter::once(last)));
         let n = body.len() / 8 + 2;
         (tail, n as u64 + u64::from(lane != 0))
     }
