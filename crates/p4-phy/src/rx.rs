@@ -56,6 +56,86 @@ impl RxFrame {
     }
 }
 
+/// When and how a frame arrived.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrameMeta {
+    /// Bit time of its /S/ character.
+    pub start: BitTime,
+    /// Characters between the previous frame's end (its /T/) and this /S/.
+    pub gap: u64,
+    /// Validity.
+    pub status: FrameStatus,
+}
+
+/// Where a decoder delivers frames.
+pub trait FrameSink {
+    /// Take the frame whose octets (destination address through FCS) are in `buf`. The
+    /// decoder reuses `buf` for the next frame; a sink that keeps the vector itself puts a
+    /// buffer from `pool` (or a new one) in its place.
+    fn take(&mut self, buf: &mut Vec<u8>, pool: &mut Vec<Vec<u8>>, meta: FrameMeta);
+}
+
+/// One vector per frame: convenient, and allocation-free in steady state when the consumer
+/// hands buffers back with [`RxDecoder::recycle`].
+impl FrameSink for Vec<RxFrame> {
+    fn take(&mut self, buf: &mut Vec<u8>, pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
+        let next = pool.pop().unwrap_or_default();
+        self.push(RxFrame { data: std::mem::replace(buf, next), start: meta.start, gap: meta.gap, status: meta.status });
+    }
+}
+
+/// Frames received back to back into one buffer, as SoNIC's receive path packs them: the
+/// per-frame cost is one copy of its octets and one descriptor, with no allocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FrameBatch {
+    /// Octets of every frame, back to back.
+    pub octets: Vec<u8>,
+    /// One descriptor per frame, in arrival order.
+    pub frames: Vec<BatchFrame>,
+}
+
+/// A frame in a [`FrameBatch`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BatchFrame {
+    /// Offset of its first octet in [`FrameBatch::octets`].
+    pub offset: usize,
+    /// Octets, FCS included.
+    pub len: usize,
+    /// Arrival time, gap and status.
+    pub meta: FrameMeta,
+}
+
+impl FrameBatch {
+    /// Forget every frame, keeping the allocations.
+    pub fn clear(&mut self) {
+        self.octets.clear();
+        self.frames.clear();
+    }
+
+    /// Frames held.
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// True when no frame is held.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// Every frame's descriptor with its octets.
+    pub fn iter(&self) -> impl Iterator<Item = (&BatchFrame, &[u8])> {
+        self.frames.iter().map(|f| (f, self.octets.get(f.offset..f.offset + f.len).unwrap_or_default()))
+    }
+}
+
+impl FrameSink for FrameBatch {
+    fn take(&mut self, buf: &mut Vec<u8>, _pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
+        let offset = self.octets.len();
+        self.octets.extend_from_slice(buf);
+        self.frames.push(BatchFrame { offset, len: buf.len(), meta });
+    }
+}
+
 /// What a real PCS/MAC would report, all counting from zero.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RxCounters {
@@ -179,7 +259,7 @@ impl RxDecoder {
     }
 
     /// Decode a slice of descrambled blocks, appending delivered frames to `out`.
-    pub fn push_blocks(&mut self, blocks: &[Block66], out: &mut Vec<RxFrame>) {
+    pub fn push_blocks<S: FrameSink>(&mut self, blocks: &[Block66], out: &mut S) {
         let plain: Vec<u8> = blocks.iter().flat_map(|b| b.payload.to_le_bytes()).collect();
         self.push_split(blocks, &plain, out);
     }
@@ -187,7 +267,7 @@ impl RxDecoder {
     /// Decode blocks whose sync headers are those of `line` and whose descrambled payloads are
     /// `plain` (8 octets per block, see [`Descrambler::descramble_into`]). Runs of data blocks
     /// inside a frame are copied into the frame buffer as one slice.
-    pub fn push_split(&mut self, line: &[Block66], plain: &[u8], out: &mut Vec<RxFrame>) {
+    pub fn push_split<S: FrameSink>(&mut self, line: &[Block66], plain: &[u8], out: &mut S) {
         let mut i = 0;
         while let (Some(b), Some(p)) = (line.get(i), plain.get(8 * i..8 * i + 8)) {
             if let Some(buf) = self.payload_buf() {
@@ -208,7 +288,7 @@ impl RxDecoder {
 
     /// Decode one descrambled block.
     #[inline]
-    pub fn push(&mut self, b: Block66, out: &mut Vec<RxFrame>) {
+    pub fn push<S: FrameSink>(&mut self, b: Block66, out: &mut S) {
         let here = self.block * CHARS_PER_BLOCK;
         self.block += 1;
         self.counters.blocks += 1;
@@ -271,7 +351,7 @@ impl RxDecoder {
         }
     }
 
-    fn control(&mut self, f: Fields, here: u64, out: &mut Vec<RxFrame>) {
+    fn control<S: FrameSink>(&mut self, f: Fields, here: u64, out: &mut S) {
         match f {
             Fields::Data(_) => {}
             Fields::Control(codes) => {
@@ -399,7 +479,7 @@ impl RxDecoder {
 
     /// End the frame in progress: classify it, count it, and hand its buffer over if it is
     /// to be delivered (a recycled one takes its place).
-    fn deliver(&mut self, out: &mut Vec<RxFrame>) {
+    fn deliver<S: FrameSink>(&mut self, out: &mut S) {
         self.in_frame = false;
         let len = self.buf.len();
         self.last_len = len;
@@ -420,13 +500,8 @@ impl RxDecoder {
             FrameStatus::Ok
         };
         if status == FrameStatus::Ok || self.config.deliver_bad {
-            let next = self.pool.pop().unwrap_or_default();
-            out.push(RxFrame {
-                data: std::mem::replace(&mut self.buf, next),
-                start: self.config.origin.plus(BitTime::of_char(self.start).0),
-                gap: self.gap,
-                status,
-            });
+            let meta = FrameMeta { start: self.config.origin.plus(BitTime::of_char(self.start).0), gap: self.gap, status };
+            out.take(&mut self.buf, &mut self.pool, meta);
         }
     }
 }
@@ -450,7 +525,7 @@ impl RxPhy {
 
     /// Descramble and decode `line` blocks, appending delivered frames to `out`.
     /// The whole slice is descrambled in one pass first (see [`Descrambler::descramble_into`]).
-    pub fn receive(&mut self, line: &[Block66], out: &mut Vec<RxFrame>) {
+    pub fn receive<S: FrameSink>(&mut self, line: &[Block66], out: &mut S) {
         self.plain.clear();
         self.descrambler.descramble_into(line, &mut self.plain);
         self.decoder.push_split(line, &self.plain, out);
