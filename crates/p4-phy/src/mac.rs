@@ -58,6 +58,15 @@ pub fn fcs_ok(frame: &[u8]) -> bool {
     }
 }
 
+/// True if the frame whose octets are `head` followed by `tail` ends with the FCS of the
+/// rest: the CRC of a frame and its own FCS is the constant [`FCS_RESIDUE`].
+pub fn fcs_ok_parts(head: &[u8], tail: &[u8]) -> bool {
+    let mut h = crc32fast::Hasher::new();
+    h.update(head);
+    h.update(tail);
+    head.len() + tail.len() >= FCS_LEN && h.finalize() == FCS_RESIDUE
+}
+
 /// Build an Ethernet II frame (with padding and FCS) from addresses, EtherType and payload.
 pub fn ethernet_frame(dst: [u8; 6], src: [u8; 6], ethertype: u16, payload: &[u8]) -> Vec<u8> {
     let mut f = Vec::with_capacity(14 + payload.len() + FCS_LEN + 46);

@@ -73,6 +73,10 @@ pub trait FrameSink {
     /// decoder reuses `buf` for the next frame; a sink that keeps the vector itself puts a
     /// buffer from `pool` (or a new one) in its place.
     fn take(&mut self, buf: &mut Vec<u8>, pool: &mut Vec<Vec<u8>>, meta: FrameMeta);
+
+    /// Take a frame whose octets are `head` followed by `tail` (a whole frame decoded in one
+    /// step, straight from the descrambled line octets).
+    fn take_parts(&mut self, head: &[u8], tail: &[u8], pool: &mut Vec<Vec<u8>>, meta: FrameMeta);
 }
 
 /// One vector per frame: convenient, and allocation-free in steady state when the consumer
@@ -81,6 +85,14 @@ impl FrameSink for Vec<RxFrame> {
     fn take(&mut self, buf: &mut Vec<u8>, pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
         let next = pool.pop().unwrap_or_default();
         self.push(RxFrame { data: std::mem::replace(buf, next), start: meta.start, gap: meta.gap, status: meta.status });
+    }
+
+    fn take_parts(&mut self, head: &[u8], tail: &[u8], pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
+        let mut data = pool.pop().unwrap_or_default();
+        data.clear();
+        data.extend_from_slice(head);
+        data.extend_from_slice(tail);
+        self.push(RxFrame { data, start: meta.start, gap: meta.gap, status: meta.status });
     }
 }
 
@@ -133,6 +145,13 @@ impl FrameSink for FrameBatch {
         let offset = self.octets.len();
         self.octets.extend_from_slice(buf);
         self.frames.push(BatchFrame { offset, len: buf.len(), meta });
+    }
+
+    fn take_parts(&mut self, head: &[u8], tail: &[u8], _pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
+        let offset = self.octets.len();
+        self.octets.extend_from_slice(head);
+        self.octets.extend_from_slice(tail);
+        self.frames.push(BatchFrame { offset, len: head.len() + tail.len(), meta });
     }
 }
 
@@ -270,6 +289,12 @@ impl RxDecoder {
     pub fn push_split<S: FrameSink>(&mut self, line: &[Block66], plain: &[u8], out: &mut S) {
         let mut i = 0;
         while let (Some(b), Some(p)) = (line.get(i), plain.get(8 * i..8 * i + 8)) {
+            if !self.in_frame && b.sync == crate::block::SyncHeader::CONTROL_BITS {
+                if let Some(n) = self.whole_frame(&line[i..], &plain[8 * i..], out) {
+                    i += n;
+                    continue;
+                }
+            }
             if let Some(buf) = self.payload_buf() {
                 let run = line[i..].iter().take_while(|x| x.sync == crate::block::SyncHeader::DATA_BITS).count();
                 if let Some(octets) = plain.get(8 * i..8 * (i + run)).filter(|_| run > 0) {
@@ -284,6 +309,58 @@ impl RxDecoder {
             self.push(Block66 { sync: b.sync, payload: u64::from_le_bytes(w) }, out);
             i += 1;
         }
+    }
+
+    /// The common case in one step: a start block with the standard preamble, data blocks,
+    /// and a terminate block followed by idles, all within `line`. The frame's octets go from
+    /// `plain` to the sink without passing through the frame buffer. Returns the blocks used,
+    /// or `None` (nothing changed) when the block-by-block path must decide.
+    #[inline]
+    fn whole_frame<S: FrameSink>(&mut self, line: &[Block66], plain: &[u8], out: &mut S) -> Option<usize> {
+        let word = |k: usize| plain.get(8 * k..8 * k + 8).map(|w| w.iter().rev().fold(0u64, |a, b| a << 8 | u64::from(*b)));
+        let lane = match word(0)? {
+            START0_PREAMBLE => 0,
+            START4_PREAMBLE => 4,
+            _ => return None,
+        };
+        let run = line.get(1..)?.iter().take_while(|x| x.sync == crate::block::SyncHeader::DATA_BITS).count();
+        let t = 1 + run;
+        if line.get(t)?.sync != crate::block::SyncHeader::CONTROL_BITS {
+            return None;
+        }
+        let last = word(t)?;
+        let k = crate::block::btype::terminate_len(last as u8)?;
+        if (last >> 8) >> (8 * k) != 0 || (lane == 4 && (run == 0 || word(1)? as u32 != LANE4_PREAMBLE_TAIL)) {
+            return None;
+        }
+        let head = plain.get(8 + lane..8 * t)?;
+        let tail = plain.get(8 * t + 1..8 * t + 1 + k)?;
+        let here = self.block * CHARS_PER_BLOCK;
+        let at = here + lane as u64;
+        self.start = at;
+        self.gap = at.saturating_sub(self.end);
+        self.end = here + t as u64 * CHARS_PER_BLOCK + k as u64;
+        self.skip(t as u64 + 1);
+        let len = head.len() + k;
+        self.last_len = len;
+        let status = if len < mac::MIN_FRAME {
+            self.counters.runts += 1;
+            FrameStatus::Runt
+        } else if len > self.config.max_frame {
+            self.counters.oversize += 1;
+            FrameStatus::Oversize
+        } else if self.config.check_fcs && !mac::fcs_ok_parts(head, tail) {
+            self.counters.fcs_errors += 1;
+            FrameStatus::FcsError
+        } else {
+            self.counters.frames_ok += 1;
+            FrameStatus::Ok
+        };
+        if status == FrameStatus::Ok || self.config.deliver_bad {
+            let meta = FrameMeta { start: self.config.origin.plus(BitTime::of_char(at).0), gap: self.gap, status };
+            out.take_parts(head, tail, &mut self.pool, meta);
+        }
+        Some(t + 1)
     }
 
     /// Decode one descrambled block.
