@@ -149,6 +149,7 @@ impl FrameSink for FrameBatch {
 
     fn take_parts(&mut self, head: &[u8], tail: &[u8], _pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
         let offset = self.octets.len();
+        self.octets.reserve(head.len() + tail.len());
         self.octets.extend_from_slice(head);
         self.octets.extend_from_slice(tail);
         self.frames.push(BatchFrame { offset, len: head.len() + tail.len(), meta });
@@ -317,7 +318,7 @@ impl RxDecoder {
     /// or `None` (nothing changed) when the block-by-block path must decide.
     #[inline]
     fn whole_frame<S: FrameSink>(&mut self, line: &[Block66], plain: &[u8], out: &mut S) -> Option<usize> {
-        let word = |k: usize| plain.get(8 * k..8 * k + 8).map(|w| w.iter().rev().fold(0u64, |a, b| a << 8 | u64::from(*b)));
+        let word = |k: usize| plain.get(8 * k..8 * k + 8).and_then(|w| w.try_into().ok()).map(u64::from_le_bytes);
         let lane = match word(0)? {
             START0_PREAMBLE => 0,
             START4_PREAMBLE => 4,
