@@ -125,7 +125,7 @@ where
     let (mut req_p, mut req_c) = RingBuffer::<TxRequest>::new(RING_SLOTS * 16);
     let (mut sealed_p, mut sealed_c) = RingBuffer::<TxRequest>::new(RING_SLOTS * 16);
     let (mut line_p, mut line_c) = RingBuffer::<Vec<Block66>>::new(RING_SLOTS);
-    let (mut plain_p, mut plain_c) = RingBuffer::<Vec<Block66>>::new(RING_SLOTS);
+    let (mut plain_p, mut plain_c) = RingBuffer::<(Vec<Block66>, Vec<u8>)>::new(RING_SLOTS);
 
     // TX MAC: pad and append FCS.
     let tx_mac = thread::spawn(move || {
@@ -164,10 +164,12 @@ where
     let rx_pcs = thread::spawn(move || {
         let mut d = Descrambler::default();
         let mut n = 0u64;
-        while let Some(mut chunk) = pop_blocking(&mut line_c) {
+        while let Some(chunk) = pop_blocking(&mut line_c) {
             n += chunk.len() as u64;
-            d.descramble_blocks(&mut chunk);
-            if !push_blocking(&mut plain_p, chunk) {
+            // Sync headers stay with the line blocks; the payloads go descrambled to octets.
+            let mut plain = Vec::with_capacity(8 * chunk.len());
+            d.descramble_into(&chunk, &mut plain);
+            if !push_blocking(&mut plain_p, (chunk, plain)) {
                 break;
             }
         }
@@ -178,8 +180,8 @@ where
     let rx_mac = thread::spawn(move || {
         let mut dec = RxDecoder::new(rx_config);
         let mut frames = Vec::new();
-        while let Some(chunk) = pop_blocking(&mut plain_c) {
-            dec.push_blocks(&chunk, &mut frames);
+        while let Some((chunk, plain)) = pop_blocking(&mut plain_c) {
+            dec.push_split(&chunk, &plain, &mut frames);
             if !keep_frames {
                 for f in frames.drain(..) {
                     dec.recycle(f.data);
