@@ -32,7 +32,9 @@ pub use block::{Block66, SyncHeader};
 pub use codec::Xgmii;
 pub use ifg::GapRule;
 pub use lock::{BerMonitor, BlockLock};
-pub use rx::{BatchFrame, FrameBatch, FrameMeta, FrameSink, FrameStatus, RxConfig, RxCounters, RxDecoder, RxFrame, RxPhy};
+pub use rx::{
+    BatchFrame, FrameBatch, FrameMeta, FrameSink, FrameStatus, RxConfig, RxCounters, RxDecoder, RxFrame, RxPhy,
+};
 pub use scrambler::{Descrambler, Scrambler};
 pub use time::BitTime;
 pub use tx::{TxConfig, TxEncoder, TxPhy, TxStamp};

@@ -84,7 +84,12 @@ pub trait FrameSink {
 impl FrameSink for Vec<RxFrame> {
     fn take(&mut self, buf: &mut Vec<u8>, pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
         let next = pool.pop().unwrap_or_default();
-        self.push(RxFrame { data: std::mem::replace(buf, next), start: meta.start, gap: meta.gap, status: meta.status });
+        self.push(RxFrame {
+            data: std::mem::replace(buf, next),
+            start: meta.start,
+            gap: meta.gap,
+            status: meta.status,
+        });
     }
 
     fn take_parts(&mut self, head: &[u8], tail: &[u8], pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
@@ -344,19 +349,7 @@ impl RxDecoder {
         self.skip(t as u64 + 1);
         let len = head.len() + k;
         self.last_len = len;
-        let status = if len < mac::MIN_FRAME {
-            self.counters.runts += 1;
-            FrameStatus::Runt
-        } else if len > self.config.max_frame {
-            self.counters.oversize += 1;
-            FrameStatus::Oversize
-        } else if self.config.check_fcs && !mac::fcs_ok_parts(head, tail) {
-            self.counters.fcs_errors += 1;
-            FrameStatus::FcsError
-        } else {
-            self.counters.frames_ok += 1;
-            FrameStatus::Ok
-        };
+        let status = classify(&mut self.counters, &self.config, true, len, || mac::fcs_ok_parts(head, tail));
         if status == FrameStatus::Ok || self.config.deliver_bad {
             let meta = FrameMeta { start: self.config.origin.plus(BitTime::of_char(at).0), gap: self.gap, status };
             out.take_parts(head, tail, &mut self.pool, meta);
@@ -561,26 +554,40 @@ impl RxDecoder {
         self.in_frame = false;
         let len = self.buf.len();
         self.last_len = len;
-        let status = if self.pre_bad || self.pre_left > 0 {
-            self.counters.preamble_errors += 1;
-            FrameStatus::BadPreamble
-        } else if len < mac::MIN_FRAME {
-            self.counters.runts += 1;
-            FrameStatus::Runt
-        } else if len > self.config.max_frame {
-            self.counters.oversize += 1;
-            FrameStatus::Oversize
-        } else if self.config.check_fcs && !mac::fcs_ok(&self.buf) {
-            self.counters.fcs_errors += 1;
-            FrameStatus::FcsError
-        } else {
-            self.counters.frames_ok += 1;
-            FrameStatus::Ok
-        };
+        let preamble_ok = !self.pre_bad && self.pre_left == 0;
+        let status = classify(&mut self.counters, &self.config, preamble_ok, len, || mac::fcs_ok(&self.buf));
         if status == FrameStatus::Ok || self.config.deliver_bad {
-            let meta = FrameMeta { start: self.config.origin.plus(BitTime::of_char(self.start).0), gap: self.gap, status };
+            let meta =
+                FrameMeta { start: self.config.origin.plus(BitTime::of_char(self.start).0), gap: self.gap, status };
             out.take(&mut self.buf, &mut self.pool, meta);
         }
+    }
+}
+
+/// The status of a finished frame of `len` octets, counted in `counters`. `fcs_ok` is asked
+/// only when the FCS is checked here and the frame is otherwise well-formed.
+fn classify(
+    counters: &mut RxCounters,
+    config: &RxConfig,
+    preamble_ok: bool,
+    len: usize,
+    fcs_ok: impl FnOnce() -> bool,
+) -> FrameStatus {
+    if !preamble_ok {
+        counters.preamble_errors += 1;
+        FrameStatus::BadPreamble
+    } else if len < mac::MIN_FRAME {
+        counters.runts += 1;
+        FrameStatus::Runt
+    } else if len > config.max_frame {
+        counters.oversize += 1;
+        FrameStatus::Oversize
+    } else if config.check_fcs && !fcs_ok() {
+        counters.fcs_errors += 1;
+        FrameStatus::FcsError
+    } else {
+        counters.frames_ok += 1;
+        FrameStatus::Ok
     }
 }
 

@@ -345,22 +345,29 @@ mod vector {
         }
     }
 
+    /// The descrambler on eight words at a time: `put(i, v)` receives the descrambled payloads
+    /// of blocks `i..i + 8` of the `n` (a multiple of 8) at `src`, whose previous line word is
+    /// `prev`.
+    #[inline(always)]
+    unsafe fn descramble_each(src: *const Block66, n: usize, prev: u64, mut put: impl FnMut(usize, __m512i)) {
+        let mut lp = _mm512_set1_epi64(prev as i64);
+        let mut i = 0;
+        while i < n {
+            let l = load(src.add(i));
+            let l1 = back::<7>(l, lp);
+            put(i, xor3(l, tap::<39>(l, l1), tap::<58>(l, l1)));
+            lp = l;
+            i += 8;
+        }
+    }
+
     /// Descramble the payloads of `line` (a multiple of 8 blocks) after line word `prev` into
     /// `plain` (8 octets per block); returns the last line word.
     #[target_feature(enable = "avx512f,avx512vbmi2")]
     pub unsafe fn descramble_to(line: &[Block66], plain: &mut [u8], prev: u64) -> u64 {
         debug_assert!(plain.len() >= 8 * line.len());
-        let p = line.as_ptr();
         let q = plain.as_mut_ptr();
-        let mut lp = _mm512_set1_epi64(prev as i64);
-        let mut i = 0;
-        while i < line.len() {
-            let l = load(p.add(i));
-            let l1 = back::<7>(l, lp);
-            _mm512_storeu_si512(q.add(8 * i) as *mut __m512i, xor3(l, tap::<39>(l, l1), tap::<58>(l, l1)));
-            lp = l;
-            i += 8;
-        }
+        descramble_each(line.as_ptr(), line.len(), prev, |i, v| _mm512_storeu_si512(q.add(8 * i) as *mut __m512i, v));
         line.last().map_or(prev, |b| b.payload)
     }
 
@@ -369,15 +376,7 @@ mod vector {
     pub unsafe fn descramble(blocks: &mut [Block66], prev: u64) -> u64 {
         let last = blocks.last().map_or(prev, |b| b.payload);
         let p = blocks.as_mut_ptr();
-        let mut lp = _mm512_set1_epi64(prev as i64);
-        let mut i = 0;
-        while i < blocks.len() {
-            let l = load(p.add(i));
-            let l1 = back::<7>(l, lp);
-            store(p.add(i), xor3(l, tap::<39>(l, l1), tap::<58>(l, l1)));
-            lp = l;
-            i += 8;
-        }
+        descramble_each(p, blocks.len(), prev, |i, v| store(p.add(i), v));
         last
     }
 }

@@ -8,6 +8,9 @@ use p4_phy::tx::{TxConfig, TxPhy};
 use p4_phy::{mac, Block66, Descrambler, GapRule};
 use proptest::prelude::*;
 
+mod common;
+use common::pieces;
+
 /// Frames of the given lengths (sealed when at least 4 octets, so FCS errors come only from
 /// corruption), sent with the given gaps; then the listed (block, bit) flips on the line.
 fn line(frames: &[(usize, u32)], rule: GapRule, flips: &[(usize, u8)]) -> Vec<Block66> {
@@ -63,15 +66,9 @@ proptest! {
         let mut batch_rx = RxPhy::new(cfg);
         let mut got = Vec::new();
         let mut batch = FrameBatch::default();
-        let mut at = 0;
-        for len in slices.iter().cycle() {
-            if at == line.len() {
-                break;
-            }
-            let end = (at + len).min(line.len());
-            rx.receive(&line[at..end], &mut got);
-            batch_rx.receive(&line[at..end], &mut batch);
-            at = end;
+        for r in pieces(line.len(), &slices) {
+            rx.receive(&line[r.clone()], &mut got);
+            batch_rx.receive(&line[r], &mut batch);
         }
         prop_assert_eq!(&got, &want);
         prop_assert_eq!(rx.counters(), &want_counters);

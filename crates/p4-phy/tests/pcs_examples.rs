@@ -7,6 +7,9 @@ use p4_phy::lock::{align, BitStream, BlockLock, LockAction};
 use p4_phy::scrambler::scramble_bitwise;
 use p4_phy::{BerMonitor, Block66, Descrambler, Scrambler, SyncHeader};
 
+mod common;
+use common::pieces;
+
 #[test]
 fn idle_block_is_0x79_on_the_line() {
     // Sync "10" (first bit 1) = integer 0b01, type 0x1e, eight /I/ = 0x00.
@@ -308,15 +311,9 @@ fn bulk_scrambling_matches_word_at_a_time_for_every_split() {
             let mut portable = blocks.clone();
             let mut s = Scrambler::new(init);
             let mut p = Scrambler::new(init);
-            let mut at = 0;
-            for len in pattern.iter().cycle() {
-                if at == blocks.len() {
-                    break;
-                }
-                let end = (at + len).min(blocks.len());
-                s.scramble_blocks(&mut blocks[at..end]);
-                p.scramble_blocks_portable(&mut portable[at..end]);
-                at = end;
+            for r in pieces(blocks.len(), pattern) {
+                s.scramble_blocks(&mut blocks[r.clone()]);
+                p.scramble_blocks_portable(&mut portable[r]);
             }
             assert_eq!(portable, blocks, "portable path, init {init:#x}, pattern {pattern:?}");
             let got: Vec<u64> = blocks.iter().map(|b| b.payload).collect();
@@ -328,27 +325,16 @@ fn bulk_scrambling_matches_word_at_a_time_for_every_split() {
             assert_eq!(s.scramble(42), w2.scramble(42));
             // Descramble in uneven pieces too.
             let mut d = Descrambler::new(init);
-            let mut at = 0;
-            for len in pattern.iter().cycle() {
-                if at == blocks.len() {
-                    break;
-                }
-                let end = (at + len).min(blocks.len());
-                d.descramble_blocks(&mut blocks[at..end]);
-                at = end;
+            for r in pieces(blocks.len(), pattern) {
+                d.descramble_blocks(&mut blocks[r]);
             }
             // Descrambling into a separate octet buffer, in the same pieces.
-            let line: Vec<Block66> = blocks.iter().zip(&expected).map(|(b, e)| Block66 { sync: b.sync, payload: *e }).collect();
+            let line: Vec<Block66> =
+                blocks.iter().zip(&expected).map(|(b, e)| Block66 { sync: b.sync, payload: *e }).collect();
             let mut d = Descrambler::new(init);
             let mut plain = Vec::new();
-            let mut at = 0;
-            for len in pattern.iter().cycle() {
-                if at == line.len() {
-                    break;
-                }
-                let end = (at + len).min(line.len());
-                d.descramble_into(&line[at..end], &mut plain);
-                at = end;
+            for r in pieces(line.len(), pattern) {
+                d.descramble_into(&line[r], &mut plain);
             }
             let words: Vec<u64> = plain.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
             assert_eq!(words, data, "descramble_into, init {init:#x}, pattern {pattern:?}");
