@@ -236,6 +236,8 @@ pub struct RxDecoder {
     gap: u64,
     pool: Vec<Vec<u8>>,
     last_len: usize,
+    /// Scratch for [`data_mask`] (kept to reuse its allocation).
+    data_mask: Vec<u64>,
 }
 
 impl RxDecoder {
@@ -254,6 +256,7 @@ impl RxDecoder {
             gap: 0,
             pool: Vec::new(),
             last_len: 0,
+            data_mask: Vec::new(),
         }
     }
 
@@ -293,16 +296,19 @@ impl RxDecoder {
     /// `plain` (8 octets per block, see [`Descrambler::descramble_into`]). Runs of data blocks
     /// inside a frame are copied into the frame buffer as one slice.
     pub fn push_split<S: FrameSink>(&mut self, line: &[Block66], plain: &[u8], out: &mut S) {
+        let mut mask = std::mem::take(&mut self.data_mask);
+        data_mask(line, &mut mask);
         let mut i = 0;
         while let (Some(b), Some(p)) = (line.get(i), plain.get(8 * i..8 * i + 8)) {
             if !self.in_frame && b.sync == crate::block::SyncHeader::CONTROL_BITS {
-                if let Some(n) = self.whole_frame(&line[i..], &plain[8 * i..], out) {
+                let run = data_run(&mask, i + 1, line.len());
+                if let Some(n) = self.whole_frame(&line[i..], &plain[8 * i..], run, out) {
                     i += n;
                     continue;
                 }
             }
             if let Some(buf) = self.payload_buf() {
-                let run = line[i..].iter().take_while(|x| x.sync == crate::block::SyncHeader::DATA_BITS).count();
+                let run = data_run(&mask, i, line.len());
                 if let Some(octets) = plain.get(8 * i..8 * (i + run)).filter(|_| run > 0) {
                     buf.extend_from_slice(octets);
                     self.skip(run as u64);
@@ -315,21 +321,28 @@ impl RxDecoder {
             self.push(Block66 { sync: b.sync, payload: u64::from_le_bytes(w) }, out);
             i += 1;
         }
+        self.data_mask = mask;
     }
 
     /// The common case in one step: a start block with the standard preamble, data blocks,
     /// and a terminate block followed by idles, all within `line`. The frame's octets go from
-    /// `plain` to the sink without passing through the frame buffer. Returns the blocks used,
-    /// or `None` (nothing changed) when the block-by-block path must decide.
+    /// `plain` to the sink without passing through the frame buffer. `run` is the number of
+    /// data blocks after the first. Returns the blocks used, or `None` (nothing changed) when
+    /// the block-by-block path must decide.
     #[inline]
-    fn whole_frame<S: FrameSink>(&mut self, line: &[Block66], plain: &[u8], out: &mut S) -> Option<usize> {
+    fn whole_frame<S: FrameSink>(
+        &mut self,
+        line: &[Block66],
+        plain: &[u8],
+        run: usize,
+        out: &mut S,
+    ) -> Option<usize> {
         let word = |k: usize| plain.get(8 * k..8 * k + 8).and_then(|w| w.try_into().ok()).map(u64::from_le_bytes);
         let lane = match word(0)? {
             START0_PREAMBLE => 0,
             START4_PREAMBLE => 4,
             _ => return None,
         };
-        let run = line.get(1..)?.iter().take_while(|x| x.sync == crate::block::SyncHeader::DATA_BITS).count();
         let t = 1 + run;
         if line.get(t)?.sync != crate::block::SyncHeader::CONTROL_BITS {
             return None;
@@ -562,6 +575,68 @@ impl RxDecoder {
             out.take(&mut self.buf, &mut self.pool, meta);
         }
     }
+}
+
+/// Bit `i` of `mask` (in 64-bit words) says whether block `i` of `line` is a data block.
+/// Runs of data blocks are then found with bit operations: a scan that stops at the first
+/// control block mispredicts its exit at the end of every frame.
+fn data_mask(line: &[Block66], mask: &mut Vec<u64>) {
+    mask.clear();
+    mask.resize(line.len().div_ceil(64), 0);
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if vector::available() {
+        done = line.len() / 64 * 64;
+        // SAFETY: the CPU has the features; `done` blocks are whole words of `mask`.
+        unsafe { vector::data_mask(&line[..done], &mut mask[..done / 64]) };
+    }
+    for (i, b) in line.iter().enumerate().skip(done) {
+        mask[i / 64] |= u64::from(b.sync == crate::block::SyncHeader::DATA_BITS) << (i % 64);
+    }
+}
+
+/// The sync-header classification with AVX-512 (BW for byte compares, BMI2 to pack bits).
+#[cfg(target_arch = "x86_64")]
+mod vector {
+    use crate::Block66;
+    use core::arch::x86_64::*;
+
+    pub fn available() -> bool {
+        std::is_x86_feature_detected!("avx512bw") && std::is_x86_feature_detected!("bmi2")
+    }
+
+    /// `mask[w]` bit j = block `64w + j` of `line` (64 blocks per word) has a data header.
+    #[target_feature(enable = "avx512bw,bmi2")]
+    pub unsafe fn data_mask(line: &[Block66], mask: &mut [u64]) {
+        // Byte 0 of each 16-byte block is its sync header; only those bytes are read.
+        const SYNC_BYTES: u64 = 0x0001_0001_0001_0001;
+        let data = _mm512_set1_epi8(crate::block::SyncHeader::DATA_BITS as i8);
+        for (w, chunk) in mask.iter_mut().zip(line.chunks_exact(64)) {
+            let p = chunk.as_ptr() as *const i8;
+            let mut m = 0u64;
+            for q in 0..16 {
+                let v = _mm512_maskz_loadu_epi8(SYNC_BYTES, p.add(64 * q));
+                let eq = _mm512_mask_cmpeq_epi8_mask(SYNC_BYTES, v, data);
+                m |= _pext_u64(eq, SYNC_BYTES) << (4 * q);
+            }
+            *w = m;
+        }
+    }
+}
+
+/// Data blocks in a row from block `from` on, within the first `len` blocks.
+#[inline]
+fn data_run(mask: &[u64], from: usize, len: usize) -> usize {
+    let mut i = from;
+    while let Some(word) = mask.get(i / 64).filter(|_| i < len) {
+        let avail = 64 - i % 64;
+        let ones = (!(word >> (i % 64))).trailing_zeros() as usize;
+        if ones < avail {
+            return (i + ones).min(len) - from;
+        }
+        i += avail;
+    }
+    len.saturating_sub(from)
 }
 
 /// The status of a finished frame of `len` octets, counted in `counters`. `fcs_ok` is asked
