@@ -20,8 +20,14 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-/// Payload bits in a DTP message.
-pub const PAYLOAD_BITS: u32 = 53;
+/// Payload bits in a DTP message: 56 control-character bits less the 3-bit type and the
+/// parity bit.
+pub const PAYLOAD_BITS: u32 = 52;
+/// Position of the parity bit, which covers the payload's three least significant bits: the
+/// jump guard catches bit errors above them, the parity a single error among them (§4.5.3).
+const PARITY_BIT: u32 = PAYLOAD_BITS;
+/// Position of the 3-bit message type.
+const TYPE_SHIFT: u32 = PAYLOAD_BITS + 1;
 const PAYLOAD_MASK: u64 = (1 << PAYLOAD_BITS) - 1;
 /// 10GBASE-R block type of a control block made only of control characters (/E/ or /I/ block).
 pub const CONTROL_BLOCK_TYPE: u8 = 0x1e;
@@ -43,7 +49,7 @@ pub enum MsgType {
     Beacon = 3,
     /// Large adjustment when joining, carries `gc`; re-flooded on big jumps.
     BeaconJoin = 4,
-    /// The 53 most significant bits of `gc`.
+    /// The bits of `gc` above the low [`PAYLOAD_BITS`].
     BeaconMsb = 5,
 }
 
@@ -60,18 +66,27 @@ impl MsgType {
     }
 }
 
-/// Packs a message into the 56 bits of an /E/ block's eight 7-bit control characters.
-pub fn encode(kind: MsgType, payload: u64) -> u64 {
-    ((kind as u64) << PAYLOAD_BITS) | (payload & PAYLOAD_MASK)
+/// Parity of the payload's three least significant bits.
+fn lsb_parity(payload: u64) -> u64 {
+    u64::from((payload & 7).count_ones() & 1)
 }
 
-/// Unpacks 56 control-character bits; `None` for idles (all zero) or an unknown type.
+/// Packs a message into the 56 bits of an /E/ block's eight 7-bit control characters: type,
+/// parity of the three payload LSBs, payload.
+pub fn encode(kind: MsgType, payload: u64) -> u64 {
+    let payload = payload & PAYLOAD_MASK;
+    ((kind as u64) << TYPE_SHIFT) | lsb_parity(payload) << PARITY_BIT | payload
+}
+
+/// Unpacks 56 control-character bits; `None` for idles (all zero), an unknown type or a
+/// parity error.
 pub fn decode(word: u64) -> Option<(MsgType, u64)> {
-    let t = MsgType::from_bits(((word >> PAYLOAD_BITS) & 7) as u8)?;
-    if word >> (PAYLOAD_BITS + 3) != 0 {
+    let t = MsgType::from_bits(((word >> TYPE_SHIFT) & 7) as u8)?;
+    let payload = word & PAYLOAD_MASK;
+    if word >> (TYPE_SHIFT + 3) != 0 || (word >> PARITY_BIT) & 1 != lsb_parity(payload) {
         return None;
     }
-    Some((t, word & PAYLOAD_MASK))
+    Some((t, payload))
 }
 
 /// The 64-bit block payload (block type in the low byte, then the control characters) for a
@@ -670,14 +685,13 @@ mod tests {
 
     #[test]
     fn message_bits_round_trip_through_an_e_block() {
-        let w = encode(MsgType::Beacon, 0x1f_ffff_ffff_ffff);
+        // type 3 in bits 53..55, parity of the LSBs 111 (odd) in bit 52, 52 payload bits
+        let w = encode(MsgType::Beacon, 0xf_ffff_ffff_ffff);
         assert_eq!(w, 0x7f_ffff_ffff_ffff);
+        assert_eq!(encode(MsgType::Init, 0b110), 1 << 53 | 0b110);
         let block = to_control_block(w);
         assert_eq!(block & 0xff, 0x1e);
-        assert_eq!(
-            strip_control_block(block),
-            (Some((MsgType::Beacon, 0x1f_ffff_ffff_ffff)), 0x1e)
-        );
+        assert_eq!(strip_control_block(block), (Some((MsgType::Beacon, 0xf_ffff_ffff_ffff)), 0x1e));
         // an idle /E/ block carries no message
         assert_eq!(strip_control_block(0x1e), (None, 0x1e));
         // type 0, 6 and 7 are not messages; data blocks pass untouched
@@ -686,8 +700,20 @@ mod tests {
     }
 
     #[test]
+    fn parity_catches_a_single_bit_error_in_the_three_lsbs() {
+        let w = encode(MsgType::Beacon, 0x1234_5678_9abc);
+        assert_eq!(decode(w), Some((MsgType::Beacon, 0x1234_5678_9abc)));
+        for bit in 0..3 {
+            assert_eq!(decode(w ^ 1 << bit), None, "bit {bit}");
+        }
+        assert_eq!(decode(w ^ 1 << PARITY_BIT), None);
+        // above the LSBs the parity is blind; the receiver's jump guard handles those
+        assert_eq!(decode(w ^ 1 << 3), Some((MsgType::Beacon, 0x1234_5678_9abc ^ 8)));
+    }
+
+    #[test]
     fn lsb_reconstruction_wraps() {
-        let m = 1u128 << 53;
+        let m = 1u128 << PAYLOAD_BITS;
         assert_eq!(nearest_with_lsb(5, m + 3), m + 5);
         assert_eq!(nearest_with_lsb((m - 2) as u64, m + 3), m - 2);
         assert_eq!(nearest_with_lsb(1, m - 1), m + 1);

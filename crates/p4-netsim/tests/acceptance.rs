@@ -97,7 +97,7 @@ fn ptp_error_grows_with_load_while_dtp_does_not() {
 }
 
 #[test]
-fn dtp_with_wander_per_port_clocks_and_53_bit_wrap() {
+fn dtp_with_wander_per_port_clocks_and_payload_wrap() {
     let net = NetConfig {
         wander: Some(Wander {
             step_ppm: 2.0,
@@ -106,9 +106,9 @@ fn dtp_with_wander_per_port_clocks_and_53_bit_wrap() {
         per_port_oscillators: true,
         ..Default::default()
     };
-    // counters start just below 2^53 and cross it: BEACONs carry only the 53 low bits
+    // counters start just below 2^52 and cross it: BEACONs carry only the 52 low bits
     let dtp = DtpConfig {
-        initial_base: (1u128 << 53) - 2_000,
+        initial_base: (1u128 << p4_netsim::dtp::PAYLOAD_BITS) - 2_000,
         initial_spread: 1000,
         ..Default::default()
     };
