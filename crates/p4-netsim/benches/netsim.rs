@@ -12,14 +12,8 @@ fn dtp_tree(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     g.bench_function("tree_2_3_heavy_1ms", |b| {
         b.iter(|| {
-            let o = DtpOptions {
-                seconds: 0.001,
-                load: Load::Heavy,
-                ..Default::default()
-            };
-            run_dtp(&o)
-                .map(|(s, _)| s.dtp.max_offset_ticks)
-                .unwrap_or(u64::MAX)
+            let o = DtpOptions { seconds: 0.001, load: Load::Heavy, ..Default::default() };
+            run_dtp(&o).map(|(s, _)| s.dtp.max_offset_ticks).unwrap_or(u64::MAX)
         })
     });
     g.finish();

@@ -3,8 +3,8 @@
 
 use crate::dtp::DtpConfig;
 use crate::experiments::{
-    run_dtp, run_minprobe, run_profile, run_sim, wander_per_ms, DtpOptions, Load, MinProbeOptions,
-    ProfileOptions, SimOptions,
+    run_dtp, run_minprobe, run_profile, run_sim, wander_per_ms, DtpOptions, Load, MinProbeOptions, ProfileOptions,
+    SimOptions,
 };
 use crate::minprobe::{rate_range, ProbeConfig};
 use crate::plot::{decimate_max, lines_svg, Line};
@@ -46,14 +46,8 @@ pub struct NetArgs {
 
 impl NetArgs {
     fn config(&self) -> Result<NetConfig> {
-        anyhow::ensure!(
-            (0.0..=100.0).contains(&self.ppm),
-            "--ppm must be within 0..=100"
-        );
-        anyhow::ensure!(
-            (0.0..1e-3).contains(&self.ber),
-            "--ber must be within [0, 1e-3)"
-        );
+        anyhow::ensure!((0.0..=100.0).contains(&self.ppm), "--ppm must be within 0..=100");
+        anyhow::ensure!((0.0..1e-3).contains(&self.ber), "--ber must be within [0, 1e-3)");
         anyhow::ensure!(
             self.cable_m.is_finite() && (0.0..=10_000.0).contains(&self.cable_m),
             "--cable-m must be within 0..=10000"
@@ -64,11 +58,7 @@ impl NetArgs {
             wander: wander_per_ms(self.wander_ppm),
             per_port_oscillators: self.per_port_oscillators,
             ber: self.ber,
-            switch: SwitchModel {
-                forwarding: self.switch,
-                buffer_bytes: self.buffer_kib * 1024,
-                ..Default::default()
-            },
+            switch: SwitchModel { forwarding: self.switch, buffer_bytes: self.buffer_kib * 1024, ..Default::default() },
             ..Default::default()
         })
     }
@@ -110,10 +100,7 @@ pub struct SimArgs {
 
 /// Runs `sim`.
 pub fn sim_main(a: SimArgs) -> Result<()> {
-    anyhow::ensure!(
-        (64..=9216).contains(&a.load_len),
-        "--load-len must be 64..=9216"
-    );
+    anyhow::ensure!((64..=9216).contains(&a.load_len), "--load-len must be 64..=9216");
     let s = run_sim(&SimOptions {
         topology: a.topology.clone(),
         cable_m: a.net.cable_m,
@@ -172,33 +159,13 @@ pub struct DtpArgs {
 }
 
 /// Runs the `dtp` experiment an argument set describes.
-pub fn dtp_run(
-    a: &DtpArgs,
-) -> Result<(
-    crate::experiments::DtpSummary,
-    crate::experiments::DtpSeries,
-)> {
-    anyhow::ensure!(
-        (1..=100_000).contains(&a.beacon_interval),
-        "--beacon-interval must be 1..=100000 cycles"
-    );
-    anyhow::ensure!(
-        (10.0..=1e9).contains(&a.sample_ns),
-        "--sample-ns must be within 10..=1e9"
-    );
-    anyhow::ensure!(
-        (64..=9216).contains(&a.load_len),
-        "--load-len must be 64..=9216"
-    );
-    anyhow::ensure!(
-        (1.0..=1e6).contains(&a.ptp_sync_us),
-        "--ptp-sync-us must be within 1..=1000000"
-    );
-    let dtp = DtpConfig {
-        beacon_interval: a.beacon_interval,
-        sample_interval: from_ns(a.sample_ns),
-        ..Default::default()
-    };
+pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::experiments::DtpSeries)> {
+    anyhow::ensure!((1..=100_000).contains(&a.beacon_interval), "--beacon-interval must be 1..=100000 cycles");
+    anyhow::ensure!((10.0..=1e9).contains(&a.sample_ns), "--sample-ns must be within 10..=1e9");
+    anyhow::ensure!((64..=9216).contains(&a.load_len), "--load-len must be 64..=9216");
+    anyhow::ensure!((1.0..=1e6).contains(&a.ptp_sync_us), "--ptp-sync-us must be within 1..=1000000");
+    let dtp =
+        DtpConfig { beacon_interval: a.beacon_interval, sample_interval: from_ns(a.sample_ns), ..Default::default() };
     let o = DtpOptions {
         topology: a.topology.clone(),
         cable_m: a.net.cable_m,
@@ -222,29 +189,15 @@ pub fn dtp_main(a: DtpArgs) -> Result<()> {
             .dtp
             .first()
             .zip(series.dtp.last())
-            .map(|(f, l)| {
-                vec![
-                    (f.0, s.dtp.bound_ticks as f64),
-                    (l.0, s.dtp.bound_ticks as f64),
-                ]
-            })
+            .map(|(f, l)| vec![(f.0, s.dtp.bound_ticks as f64), (l.0, s.dtp.bound_ticks as f64)])
             .unwrap_or_default();
         let mut lines = vec![
-            Line {
-                label: "DTP max offset (ticks)".into(),
-                points: decimate_max(&series.dtp, 2000),
-            },
-            Line {
-                label: "4TD bound".into(),
-                points: bound,
-            },
+            Line { label: "DTP max offset (ticks)".into(), points: decimate_max(&series.dtp, 2000) },
+            Line { label: "4TD bound".into(), points: bound },
         ];
         if !series.ptp.is_empty() {
             let ticks: Vec<(f64, f64)> = series.ptp.iter().map(|&(t, ns)| (t, ns / 6.4)).collect();
-            lines.push(Line {
-                label: "PTP max error (ticks)".into(),
-                points: decimate_max(&ticks, 2000),
-            });
+            lines.push(Line { label: "PTP max error (ticks)".into(), points: decimate_max(&ticks, 2000) });
         }
         lines_svg(
             path,
@@ -255,7 +208,16 @@ pub fn dtp_main(a: DtpArgs) -> Result<()> {
         )?;
     }
     print(a.json, &s, || {
-        let ptp = s.ptp.as_ref().map(|p| format!("\nPTP: max |error| {:.1} ns, mean of per-sample max {:.1} ns over {} exchanges", p.max_abs_error_ns, p.mean_max_error_ns, p.exchanges)).unwrap_or_default();
+        let ptp = s
+            .ptp
+            .as_ref()
+            .map(|p| {
+                format!(
+                    "\nPTP: max |error| {:.1} ns, mean of per-sample max {:.1} ns over {} exchanges",
+                    p.max_abs_error_ns, p.mean_max_error_ns, p.exchanges
+                )
+            })
+            .unwrap_or_default();
         format!(
             "DTP on {} ({} devices, D = {} hops), {:?} load, {} s simulated\nmax offset {} ticks (bound 4TD = {} ticks): {}\nmax adjacent offset {} ticks; beacon interval mean {:.0} / max {} cycles; OWD {}..{} cycles\ndaemon read error max {} ticks raw, {} after smoothing{}\n{:.2} wall s, {:.4} simulated s per wall s",
             s.topology, s.nodes, s.dtp.max_hops, s.load, s.sim_seconds, s.dtp.max_offset_ticks, s.dtp.bound_ticks, if s.within_bound { "within bound" } else { "BOUND EXCEEDED" },
@@ -315,13 +277,7 @@ fn parse_rates(s: &str) -> Result<Vec<f64>> {
         .collect::<Result<_, _>>()
         .map_err(|_| anyhow::anyhow!("--rates `{s}`: expected A:STEP:B"))?;
     match f.as_slice() {
-        [a, step, b]
-            if *a >= 0.01
-                && *step > 0.0
-                && *b >= *a
-                && *b <= 10.0
-                && (*b - *a) / *step <= 10_000.0 =>
-        {
+        [a, step, b] if *a >= 0.01 && *step > 0.0 && *b >= *a && *b <= 10.0 && (*b - *a) / *step <= 10_000.0 => {
             Ok(rate_range(*a, *b, *step))
         }
         _ => {
@@ -333,19 +289,10 @@ fn parse_rates(s: &str) -> Result<Vec<f64>> {
 /// Runs the `minprobe` experiment an argument set describes.
 pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSummary> {
     anyhow::ensure!((2..=10_000).contains(&a.n), "--n must be 2..=10000");
+    anyhow::ensure!((1..=1000).contains(&a.samples), "--samples must be 1..=1000");
+    anyhow::ensure!((64..=1518).contains(&a.probe_len), "--probe-len must be 64..=1518");
     anyhow::ensure!(
-        (1..=1000).contains(&a.samples),
-        "--samples must be 1..=1000"
-    );
-    anyhow::ensure!(
-        (64..=1518).contains(&a.probe_len),
-        "--probe-len must be 64..=1518"
-    );
-    anyhow::ensure!(
-        (0.0..=1e6).contains(&a.gap_us)
-            && a.period_ms > 0.0
-            && a.period_ms <= 1e4
-            && (0.0..10.0).contains(&a.app_gbps),
+        (0.0..=1e6).contains(&a.gap_us) && a.period_ms > 0.0 && a.period_ms <= 1e4 && (0.0..10.0).contains(&a.app_gbps),
         "bad --gap-us, --period-ms or --app-gbps"
     );
     let probe = ProbeConfig {
@@ -373,11 +320,7 @@ pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSumm
 pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
     let s = minprobe_run(&a)?;
     if let Some(path) = &a.plot {
-        let var: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .map(|p| (p.rate_gbps, p.delay_variance_ns2))
-            .collect();
+        let var: Vec<(f64, f64)> = s.points.iter().map(|p| (p.rate_gbps, p.delay_variance_ns2)).collect();
         lines_svg(
             path,
             &format!(
@@ -386,10 +329,7 @@ pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
             ),
             "probe rate (Gb/s)",
             "queuing delay variance (ns²)",
-            &[Line {
-                label: "mean per-train variance".into(),
-                points: var,
-            }],
+            &[Line { label: "mean per-train variance".into(), points: var }],
         )?;
     }
     print(a.json, &s, || {
@@ -434,18 +374,9 @@ pub fn profile_main(a: ProfileArgs) -> Result<()> {
     })?;
     if let Some(path) = &a.plot {
         let lines = vec![
-            Line {
-                label: "generated".into(),
-                points: cdf(&samples.generated),
-            },
-            Line {
-                label: "store-and-forward".into(),
-                points: cdf(&samples.store_and_forward),
-            },
-            Line {
-                label: "cut-through".into(),
-                points: cdf(&samples.cut_through),
-            },
+            Line { label: "generated".into(), points: cdf(&samples.generated) },
+            Line { label: "store-and-forward".into(), points: cdf(&samples.store_and_forward) },
+            Line { label: "cut-through".into(), points: cdf(&samples.cut_through) },
         ];
         lines_svg(
             path,

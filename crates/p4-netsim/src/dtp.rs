@@ -134,13 +134,7 @@ pub struct DaemonModel {
 
 impl Default for DaemonModel {
     fn default() -> Self {
-        DaemonModel {
-            mean_ns: 800.0,
-            jitter_ns: 12.0,
-            spike_prob: 0.01,
-            spike_ns: 100.0,
-            window: 10,
-        }
+        DaemonModel { mean_ns: 800.0, jitter_ns: 12.0, spike_prob: 0.01, spike_ns: 100.0, window: 10 }
     }
 }
 
@@ -272,16 +266,9 @@ impl DtpState {
     /// The report with derived fields filled in.
     pub fn finish(&self) -> DtpReport {
         let mut r = self.report.clone();
-        r.mean_beacon_interval_cycles = if self.interval_n == 0 {
-            0.0
-        } else {
-            self.interval_sum as f64 / self.interval_n as f64
-        };
-        let ds = self
-            .ports
-            .iter()
-            .filter(|p| p.phase == Phase::Beacon)
-            .map(|p| p.d);
+        r.mean_beacon_interval_cycles =
+            if self.interval_n == 0 { 0.0 } else { self.interval_sum as f64 / self.interval_n as f64 };
+        let ds = self.ports.iter().filter(|p| p.phase == Phase::Beacon).map(|p| p.d);
         r.owd_cycles = (ds.clone().min().unwrap_or(0), ds.max().unwrap_or(0));
         r
     }
@@ -293,10 +280,7 @@ impl Sim {
         let mut rng = self.sub_rng(0xd7d7);
         let n = self.topo.nodes.len();
         let gc = (0..n)
-            .map(|_| Counter {
-                base: cfg.initial_base + rng.gen_range(0..cfg.initial_spread.max(1)) as u128,
-                at: 0,
-            })
+            .map(|_| Counter { base: cfg.initial_base + rng.gen_range(0..cfg.initial_spread.max(1)) as u128, at: 0 })
             .collect();
         let ports = vec![
             PortState {
@@ -318,13 +302,7 @@ impl Sim {
         });
         for p in 0..self.ports.len() {
             let t = rng.gen_range(0..cfg.link_up_spread.max(1));
-            self.q.push(
-                t,
-                Ev::DtpSend {
-                    port: p as u32,
-                    kind: MsgType::Init as u8,
-                },
-            );
+            self.q.push(t, Ev::DtpSend { port: p as u32, kind: MsgType::Init as u8 });
         }
         self.schedule_sampling(cfg.warmup, cfg.sample_interval);
         let report = DtpReport {
@@ -354,10 +332,7 @@ impl Sim {
 
     /// The (time, max offset) samples.
     pub fn dtp_series(&self) -> &[(Time, u64)] {
-        self.dtp
-            .as_ref()
-            .map(|d| d.series.as_slice())
-            .unwrap_or(&[])
+        self.dtp.as_ref().map(|d| d.series.as_slice()).unwrap_or(&[])
     }
 
     fn port_count(&self, port: usize, t: Time) -> u64 {
@@ -394,13 +369,7 @@ impl Sim {
         if flags & FORCED == 0 {
             if let Some(end) = self.frame_end_after(port, now) {
                 self.dtp.as_mut()?.report.deferred += 1;
-                self.q.push(
-                    end,
-                    Ev::DtpSend {
-                        port: port as u32,
-                        kind: kind as u8 | flags | FORCED,
-                    },
-                );
+                self.q.push(end, Ev::DtpSend { port: port as u32, kind: kind as u8 | flags | FORCED });
                 return None;
             }
         }
@@ -438,13 +407,7 @@ impl Sim {
         // the wire sees an /E/ block; the receiver strips it back to idles
         let (msg, _idles) = strip_control_block(to_control_block(word));
         let word = msg.map(|(t, p)| encode(t, p)).unwrap_or(0);
-        self.q.push(
-            at,
-            Ev::DtpRx {
-                port: peer as u32,
-                word,
-            },
-        );
+        self.q.push(at, Ev::DtpRx { port: peer as u32, word });
         if flags & TIMER != 0 {
             let interval = d.cfg.beacon_interval.max(1);
             if let Some(prev) = d.ports[port].last_beacon_edge {
@@ -483,11 +446,7 @@ impl Sim {
         let Some(d) = &self.dtp else { return };
         let every = d.cfg.msb_every.max(1);
         // T3, with the high bits sent now and then instead of a BEACON
-        let kind = if d.ports[port].sent % every == every - 1 {
-            MsgType::BeaconMsb
-        } else {
-            MsgType::Beacon
-        };
+        let kind = if d.ports[port].sent % every == every - 1 { MsgType::BeaconMsb } else { MsgType::Beacon };
         self.dtp_emit(port, kind, TIMER);
     }
 
@@ -511,28 +470,14 @@ impl Sim {
         }
         let before = self.dtp_global(node, now);
         if let Some(d) = &mut self.dtp {
-            d.ports[port].lc = Counter {
-                base: cand,
-                at: count,
-            };
+            d.ports[port].lc = Counter { base: cand, at: count };
         }
         self.fold_global(node, now);
         if cand > before + limit {
             for i in 0..self.node_ports[node].len() {
                 let p = self.node_ports[node][i];
-                if p != port
-                    && self
-                        .dtp
-                        .as_ref()
-                        .is_some_and(|d| d.ports[p].phase == Phase::Beacon)
-                {
-                    self.q.push(
-                        now,
-                        Ev::DtpSend {
-                            port: p as u32,
-                            kind: MsgType::BeaconJoin as u8,
-                        },
-                    );
+                if p != port && self.dtp.as_ref().is_some_and(|d| d.ports[p].phase == Phase::Beacon) {
+                    self.q.push(now, Ev::DtpSend { port: p as u32, kind: MsgType::BeaconJoin as u8 });
                 }
             }
         }
@@ -549,8 +494,7 @@ impl Sim {
         let count = self.port_count(port, now);
         let node = self.ports[port].node;
         let Some(d) = &mut self.dtp else { return };
-        let (alpha, limit, interval) =
-            (d.cfg.alpha, d.cfg.jump_limit as u128, d.cfg.beacon_interval);
+        let (alpha, limit, interval) = (d.cfg.alpha, d.cfg.jump_limit as u128, d.cfg.beacon_interval);
         let st = &mut d.ports[port];
         let lc_now = st.lc.value(count);
         match (kind, st.phase) {
@@ -566,13 +510,7 @@ impl Sim {
                 st.phase = Phase::Beacon;
                 let pending = st.pending_join.take();
                 self.dtp_emit(port, MsgType::BeaconMsb, 0);
-                self.q.push(
-                    now,
-                    Ev::DtpSend {
-                        port: port as u32,
-                        kind: MsgType::BeaconJoin as u8,
-                    },
-                );
+                self.q.push(now, Ev::DtpSend { port: port as u32, kind: MsgType::BeaconJoin as u8 });
                 let first = self.oscs[self.ports[port].osc].edge_time(count + interval);
                 self.q.push(first, Ev::DtpTimer(port as u32));
                 if let Some((payload, at)) = pending {
@@ -591,10 +529,7 @@ impl Sim {
                 if cand > global + limit {
                     d.report.rejected += 1;
                 } else {
-                    d.ports[port].lc = Counter {
-                        base: cand,
-                        at: count,
-                    };
+                    d.ports[port].lc = Counter { base: cand, at: count };
                     self.fold_global(node, now);
                 }
             }
@@ -611,10 +546,7 @@ impl Sim {
         let vals: Vec<u128> = (0..n).map(|i| self.dtp_global(i, now)).collect();
         let hosts = self.hosts.clone();
         let Some(d) = &mut self.dtp else { return };
-        let (lo, hi) = (
-            vals.iter().min().copied().unwrap_or(0),
-            vals.iter().max().copied().unwrap_or(0),
-        );
+        let (lo, hi) = (vals.iter().min().copied().unwrap_or(0), vals.iter().max().copied().unwrap_or(0));
         let off = (hi - lo).min(u64::MAX as u128) as u64;
         d.report.max_offset_ticks = d.report.max_offset_ticks.max(off);
         d.report.samples += 1;
@@ -642,11 +574,7 @@ impl Sim {
                 let (u1, u2): (f64, f64) = (1.0 - d.rng.gen::<f64>(), d.rng.gen());
                 (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
             };
-            let spike = if d.rng.gen::<f64>() < dm.spike_prob {
-                d.rng.gen::<f64>() * dm.spike_ns
-            } else {
-                0.0
-            };
+            let spike = if d.rng.gen::<f64>() < dm.spike_prob { d.rng.gen::<f64>() * dm.spike_ns } else { 0.0 };
             let lat = (dm.mean_ns + dm.jitter_ns * normal + spike).max(0.0);
             reads.push((hnode, lat));
         }
@@ -661,8 +589,7 @@ impl Sim {
             .collect();
         let Some(d) = &mut self.dtp else { return };
         for (h, e) in errs {
-            d.report.daemon_max_error_ticks =
-                d.report.daemon_max_error_ticks.max(e.abs().round() as u64);
+            d.report.daemon_max_error_ticks = d.report.daemon_max_error_ticks.max(e.abs().round() as u64);
             let w = &mut d.daemon_hist[h];
             w.push_back(e);
             if w.len() > dm.window.max(1) {
@@ -670,10 +597,8 @@ impl Sim {
             }
             if w.len() == dm.window.max(1) {
                 let m = w.iter().sum::<f64>() / w.len() as f64;
-                d.report.daemon_max_smoothed_error_ticks = d
-                    .report
-                    .daemon_max_smoothed_error_ticks
-                    .max(m.abs().round() as u64);
+                d.report.daemon_max_smoothed_error_ticks =
+                    d.report.daemon_max_smoothed_error_ticks.max(m.abs().round() as u64);
             }
         }
     }

@@ -7,9 +7,7 @@ use crate::oscillator::{Oscillator, Wander};
 use crate::ptp::{PtpConfig, PtpReport};
 use crate::sim::{Capture, Forwarding, NetConfig, NetStats, Sim, SwitchModel};
 use crate::stats::{summarize, Summary};
-use crate::time::{
-    from_ns, from_secs, interval_for_rate, to_ns, to_secs, wire_bytes, Time, BYTE_TIME,
-};
+use crate::time::{from_ns, from_secs, interval_for_rate, to_ns, to_secs, wire_bytes, Time, BYTE_TIME};
 use crate::topology::{Link, Node, NodeKind, Topology};
 use crate::traffic::{replay_from_pcap, Dest, Pattern, Source};
 use anyhow::{bail, Context, Result};
@@ -60,10 +58,8 @@ fn progress_bar(show: bool, end: Time) -> indicatif::ProgressBar {
     }
     let pb = indicatif::ProgressBar::new(micros);
     pb.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} simulated µs ({eta})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} simulated µs ({eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     pb
 }
@@ -158,15 +154,8 @@ pub struct DtpSeries {
 /// Runs DTP (and PTP) on a topology under load.
 pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
     let topo = Topology::load(&o.topology, o.cable_m)?;
-    anyhow::ensure!(
-        topo.is_connected(),
-        "topology `{}` is not connected",
-        o.topology
-    );
-    anyhow::ensure!(
-        o.seconds > 0.0 && o.seconds <= 500.0,
-        "--seconds must be in (0, 500]"
-    );
+    anyhow::ensure!(topo.is_connected(), "topology `{}` is not connected", o.topology);
+    anyhow::ensure!(o.seconds > 0.0 && o.seconds <= 500.0, "--seconds must be in (0, 500]");
     let end = from_secs(o.seconds);
     let mut net = o.net.clone();
     net.horizon = end + from_ns(1_000_000.0);
@@ -189,16 +178,8 @@ pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
     let wall_seconds = wall.elapsed().as_secs_f64();
     let dtp = sim.dtp_report().context("DTP was not enabled")?;
     let series = DtpSeries {
-        dtp: sim
-            .dtp_series()
-            .iter()
-            .map(|&(t, v)| (to_secs(t) * 1e3, v as f64))
-            .collect(),
-        ptp: sim
-            .ptp_series()
-            .iter()
-            .map(|&(t, v)| (to_secs(t) * 1e3, v))
-            .collect(),
+        dtp: sim.dtp_series().iter().map(|&(t, v)| (to_secs(t) * 1e3, v as f64)).collect(),
+        ptp: sim.ptp_series().iter().map(|&(t, v)| (to_secs(t) * 1e3, v)).collect(),
     };
     let summary = DtpSummary {
         within_bound: dtp.max_offset_ticks <= dtp.bound_ticks,
@@ -211,11 +192,7 @@ pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
         seed: sim.cfg.seed,
         sim_seconds: o.seconds,
         wall_seconds,
-        speed: if wall_seconds > 0.0 {
-            o.seconds / wall_seconds
-        } else {
-            f64::INFINITY
-        },
+        speed: if wall_seconds > 0.0 { o.seconds / wall_seconds } else { f64::INFINITY },
         net: sim.stats.clone(),
     };
     Ok((summary, series))
@@ -244,50 +221,24 @@ impl FromStr for Cross {
     fn from_str(s: &str) -> Result<Self> {
         let parts: Vec<&str> = s.splitn(2, ':').collect();
         let num = |x: &str, what: &str| -> Result<f64> {
-            let v: f64 = x
-                .parse()
-                .with_context(|| format!("cross traffic `{s}`: {what} `{x}` is not a number"))?;
-            anyhow::ensure!(
-                v.is_finite() && v >= 0.0,
-                "cross traffic `{s}`: {what} must be >= 0"
-            );
+            let v: f64 = x.parse().with_context(|| format!("cross traffic `{s}`: {what} `{x}` is not a number"))?;
+            anyhow::ensure!(v.is_finite() && v >= 0.0, "cross traffic `{s}`: {what} must be >= 0");
             Ok(v)
         };
         match (parts.first().copied(), parts.get(1).copied()) {
             (Some("cbr1"), Some(r)) => {
                 let g = num(r, "rate")?;
-                anyhow::ensure!(
-                    g > 0.0 && g < 10.0,
-                    "cross traffic `{s}`: rate must be in (0, 10) Gb/s"
-                );
+                anyhow::ensure!(g > 0.0 && g < 10.0, "cross traffic `{s}`: rate must be in (0, 10) Gb/s");
                 Ok(Cross::Cbr1(g))
             }
             (Some("cbr2"), Some(rest)) => {
                 let f: Vec<&str> = rest.split(':').collect();
                 let gbps = num(f[0], "rate")?;
-                anyhow::ensure!(
-                    gbps > 0.0 && gbps < 10.0,
-                    "cross traffic `{s}`: rate must be in (0, 10) Gb/s"
-                );
-                let d_size = f
-                    .get(1)
-                    .map(|x| num(x, "D_size"))
-                    .transpose()?
-                    .unwrap_or(0.5);
-                let d_len = f
-                    .get(2)
-                    .map(|x| num(x, "D_len"))
-                    .transpose()?
-                    .unwrap_or(0.5);
-                anyhow::ensure!(
-                    d_size <= 1.0 && d_len < 1.0,
-                    "cross traffic `{s}`: D_size in [0,1], D_len in [0,1)"
-                );
-                Ok(Cross::Cbr2 {
-                    gbps,
-                    d_size,
-                    d_len,
-                })
+                anyhow::ensure!(gbps > 0.0 && gbps < 10.0, "cross traffic `{s}`: rate must be in (0, 10) Gb/s");
+                let d_size = f.get(1).map(|x| num(x, "D_size")).transpose()?.unwrap_or(0.5);
+                let d_len = f.get(2).map(|x| num(x, "D_len")).transpose()?.unwrap_or(0.5);
+                anyhow::ensure!(d_size <= 1.0 && d_len < 1.0, "cross traffic `{s}`: D_size in [0,1], D_len in [0,1)");
+                Ok(Cross::Cbr2 { gbps, d_size, d_len })
             }
             (Some("pcap"), Some(p)) if !p.is_empty() => Ok(Cross::Pcap(p.to_string())),
             _ => {
@@ -301,16 +252,9 @@ impl Cross {
     fn pattern(&self) -> Result<Pattern> {
         Ok(match self {
             Cross::Cbr1(g) => Pattern::Cbr { len: 792, gbps: *g },
-            Cross::Cbr2 {
-                gbps,
-                d_size,
-                d_len,
-            } => Pattern::Cbr2 {
-                mean_len: 792.0,
-                gbps: *gbps,
-                d_size: *d_size,
-                d_len: *d_len,
-            },
+            Cross::Cbr2 { gbps, d_size, d_len } => {
+                Pattern::Cbr2 { mean_len: 792.0, gbps: *gbps, d_size: *d_size, d_len: *d_len }
+            }
             Cross::Pcap(p) => replay_from_pcap(std::path::Path::new(p))?,
         })
     }
@@ -391,12 +335,7 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
         _ => bail!("MinProbe needs a topology with mp0 and mp1 (dumbbell or parking-lot)"),
     };
     let pairs: Vec<(usize, usize)> = (0..)
-        .map_while(|i| {
-            Some((
-                topo.node(&format!("n{}", 2 * i))?,
-                topo.node(&format!("n{}", 2 * i + 1))?,
-            ))
-        })
+        .map_while(|i| Some((topo.node(&format!("n{}", 2 * i))?, topo.node(&format!("n{}", 2 * i + 1))?)))
         .collect();
     let pattern = o.cross.pattern()?;
     let cross_gbps = pattern.mean_gbps();
@@ -404,15 +343,7 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
     for (i, &(a, b)) in pairs.iter().enumerate() {
         let mut rng = sim.sub_rng(0xc0ff_0000 + i as u64);
         let phase = rng.gen_range(0..from_ns(10_000.0));
-        sim.add_source(Source::new(
-            a,
-            Dest::Node(b),
-            100 + i as u32,
-            pattern.clone(),
-            phase,
-            Time::MAX / 2,
-            rng,
-        ));
+        sim.add_source(Source::new(a, Dest::Node(b), 100 + i as u32, pattern.clone(), phase, Time::MAX / 2, rng));
     }
     if o.app_gbps > 0.0 {
         let rng = sim.sub_rng(0xa99);
@@ -420,10 +351,7 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
             mp0,
             Dest::Node(mp1),
             PROBE_FLOW,
-            Pattern::Cbr {
-                len: o.probe.probe_len,
-                gbps: o.app_gbps,
-            },
+            Pattern::Cbr { len: o.probe.probe_len, gbps: o.app_gbps },
             0,
             Time::MAX / 2,
             rng,
@@ -480,13 +408,7 @@ pub struct ProfileOptions {
 
 impl Default for ProfileOptions {
     fn default() -> Self {
-        ProfileOptions {
-            gbps: 9.0,
-            len: 1518,
-            frames: 20_000,
-            seed: 1,
-            switch: SwitchModel::default(),
-        }
+        ProfileOptions { gbps: 9.0, len: 1518, frames: 20_000, seed: 1, switch: SwitchModel::default() }
     }
 }
 
@@ -515,70 +437,25 @@ pub struct ProfileSamples {
 
 fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>) -> Vec<f64> {
     let mut topo = Topology::default();
-    topo.nodes.push(Node {
-        name: "gen".into(),
-        kind: NodeKind::Host,
-    });
-    topo.nodes.push(Node {
-        name: "cap".into(),
-        kind: NodeKind::Host,
-    });
+    topo.nodes.push(Node { name: "gen".into(), kind: NodeKind::Host });
+    topo.nodes.push(Node { name: "cap".into(), kind: NodeKind::Host });
     match via {
-        None => topo.links.push(Link {
-            a: 0,
-            b: 1,
-            length_m: 1.0,
-        }),
+        None => topo.links.push(Link { a: 0, b: 1, length_m: 1.0 }),
         Some(_) => {
-            topo.nodes.push(Node {
-                name: "dut".into(),
-                kind: NodeKind::Switch,
-            });
-            topo.links.push(Link {
-                a: 0,
-                b: 2,
-                length_m: 1.0,
-            });
-            topo.links.push(Link {
-                a: 2,
-                b: 1,
-                length_m: 1.0,
-            });
+            topo.nodes.push(Node { name: "dut".into(), kind: NodeKind::Switch });
+            topo.links.push(Link { a: 0, b: 2, length_m: 1.0 });
+            topo.links.push(Link { a: 2, b: 1, length_m: 1.0 });
         }
     }
-    let switch = SwitchModel {
-        forwarding: via.unwrap_or(Forwarding::StoreAndForward),
-        ..o.switch.clone()
-    };
-    let mut sim = Sim::new(
-        topo,
-        NetConfig {
-            seed: o.seed,
-            switch,
-            ..Default::default()
-        },
-    );
+    let switch = SwitchModel { forwarding: via.unwrap_or(Forwarding::StoreAndForward), ..o.switch.clone() };
+    let mut sim = Sim::new(topo, NetConfig { seed: o.seed, switch, ..Default::default() });
     // the generator is the reference: a nominal clock, so the gap it counts is exact
     let g = sim.node_osc[0];
     sim.oscs[g] = Oscillator::new(0.0, 0, None, 0, 0);
-    sim.capture = Some(Capture {
-        node: 1,
-        frames: Vec::new(),
-    });
+    sim.capture = Some(Capture { node: 1, frames: Vec::new() });
     let stop = ipd_bytes * BYTE_TIME * o.frames;
     let rng = sim.sub_rng(1);
-    sim.add_source(Source::new(
-        0,
-        Dest::Node(1),
-        0,
-        Pattern::Paced {
-            len: o.len,
-            ipd_bytes,
-        },
-        0,
-        stop,
-        rng,
-    ));
+    sim.add_source(Source::new(0, Dest::Node(1), 0, Pattern::Paced { len: o.len, ipd_bytes }, 0, stop, rng));
     sim.run_until(stop + from_ns(1_000_000.0), |_| {});
     let frames = sim.capture.map(|c| c.frames).unwrap_or_default();
     frames.windows(2).map(|w| to_ns(w[1].0 - w[0].0)).collect()
@@ -587,29 +464,13 @@ fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>) -> 
 /// Sends a uniform stream through a store-and-forward and a cut-through switch and summarises
 /// the IPDs a capture port sees.
 pub fn run_profile(o: &ProfileOptions) -> Result<(ProfileSummary, ProfileSamples)> {
-    anyhow::ensure!(
-        o.gbps >= 0.01 && o.gbps <= 10.0,
-        "rate must be within 0.01..=10 Gb/s"
-    );
-    anyhow::ensure!(
-        (64..=9216).contains(&o.len),
-        "frame length must be 64..=9216"
-    );
-    anyhow::ensure!(
-        o.frames >= 2 && o.frames <= 10_000_000,
-        "frames must be 2..=10000000"
-    );
+    anyhow::ensure!(o.gbps >= 0.01 && o.gbps <= 10.0, "rate must be within 0.01..=10 Gb/s");
+    anyhow::ensure!((64..=9216).contains(&o.len), "frame length must be 64..=9216");
+    anyhow::ensure!(o.frames >= 2 && o.frames <= 10_000_000, "frames must be 2..=10000000");
     let ipd_bytes = ((wire_bytes(o.len as u64) as f64 * 10.0 / o.gbps / 4.0).round() as u64 * 4)
         .max(wire_bytes(o.len as u64).div_ceil(4) * 4);
-    let span = (ipd_bytes * BYTE_TIME)
-        .checked_mul(o.frames)
-        .filter(|&t| t <= from_secs(100.0));
-    anyhow::ensure!(
-        span.is_some(),
-        "{} frames at {} Gb/s take more than 100 simulated seconds",
-        o.frames,
-        o.gbps
-    );
+    let span = (ipd_bytes * BYTE_TIME).checked_mul(o.frames).filter(|&t| t <= from_secs(100.0));
+    anyhow::ensure!(span.is_some(), "{} frames at {} Gb/s take more than 100 simulated seconds", o.frames, o.gbps);
     let samples = ProfileSamples {
         generated: profile_once(o, ipd_bytes, None),
         store_and_forward: profile_once(o, ipd_bytes, Some(Forwarding::StoreAndForward)),
@@ -669,10 +530,7 @@ pub struct SimSummary {
 /// Runs a topology under load and reports delivery counters.
 pub fn run_sim(o: &SimOptions) -> Result<SimSummary> {
     let topo = Topology::load(&o.topology, o.cable_m)?;
-    anyhow::ensure!(
-        o.seconds > 0.0 && o.seconds <= 500.0,
-        "--seconds must be in (0, 500]"
-    );
+    anyhow::ensure!(o.seconds > 0.0 && o.seconds <= 500.0, "--seconds must be in (0, 500]");
     let end = from_secs(o.seconds);
     let diameter = topo.diameter();
     let mut net = o.net.clone();
@@ -691,18 +549,11 @@ pub fn run_sim(o: &SimOptions) -> Result<SimSummary> {
         net: sim.stats.clone(),
         sim_seconds: o.seconds,
         wall_seconds,
-        speed: if wall_seconds > 0.0 {
-            o.seconds / wall_seconds
-        } else {
-            f64::INFINITY
-        },
+        speed: if wall_seconds > 0.0 { o.seconds / wall_seconds } else { f64::INFINITY },
     })
 }
 
 /// Oscillator wander option helper: `step_ppm` per millisecond.
 pub fn wander_per_ms(step_ppm: f64) -> Option<Wander> {
-    (step_ppm > 0.0).then_some(Wander {
-        step_ppm,
-        step_edges: 156_250,
-    })
+    (step_ppm > 0.0).then_some(Wander { step_ppm, step_edges: 156_250 })
 }

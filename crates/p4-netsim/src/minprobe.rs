@@ -64,9 +64,7 @@ pub fn rate_range(a: f64, b: f64, step: f64) -> Vec<f64> {
         return vec![a];
     }
     let n = ((b - a) / step + 1e-9).floor() as usize;
-    (0..=n)
-        .map(|i| ((a + i as f64 * step) * 1e6).round() / 1e6)
-        .collect()
+    (0..=n).map(|i| ((a + i as f64 * step) * 1e6).round() / 1e6).collect()
 }
 
 /// One probe as the receiver sees it.
@@ -89,11 +87,7 @@ fn pack(sample: u32, train: u32, index: u32) -> u64 {
 }
 
 fn unpack(tag: u64) -> (u32, u32, u32) {
-    (
-        (tag >> 40) as u32,
-        ((tag >> 20) & 0xfffff) as u32,
-        (tag & 0xfffff) as u32,
-    )
+    ((tag >> 40) as u32, ((tag >> 20) & 0xfffff) as u32, (tag & 0xfffff) as u32)
 }
 
 /// Simulation state of one MinProbe sender/receiver pair.
@@ -122,13 +116,7 @@ const MAX_BUFFERED: usize = 4096;
 impl Sim {
     /// Installs a MinProbe modulator at `sender` and an extractor at `receiver`; the first
     /// sample starts at `start`.
-    pub fn enable_minprobe(
-        &mut self,
-        sender: usize,
-        receiver: usize,
-        cfg: ProbeConfig,
-        start: Time,
-    ) {
+    pub fn enable_minprobe(&mut self, sender: usize, receiver: usize, cfg: ProbeConfig, start: Time) {
         self.q.push(start, Ev::ProbeTrain(0));
         self.probe = Some(ProbeState {
             cfg,
@@ -149,28 +137,19 @@ impl Sim {
 
     /// The receiver's probe log.
     pub fn probe_arrivals(&self) -> &[ProbeArrival] {
-        self.probe
-            .as_ref()
-            .map(|p| p.arrivals.as_slice())
-            .unwrap_or(&[])
+        self.probe.as_ref().map(|p| p.arrivals.as_slice()).unwrap_or(&[])
     }
 
     /// (application packets used, dummies sent, time the last train was sent).
     pub fn probe_counts(&self) -> (u64, u64, Option<Time>) {
-        self.probe
-            .as_ref()
-            .map(|p| (p.app_probes, p.dummies, p.done_at))
-            .unwrap_or((0, 0, None))
+        self.probe.as_ref().map(|p| (p.app_probes, p.dummies, p.done_at)).unwrap_or((0, 0, None))
     }
 
     pub(crate) fn probe_intercept(&mut self, node: usize, frame: &Frame) -> bool {
         let Some(p) = &mut self.probe else {
             return false;
         };
-        if node != p.sender
-            || frame.kind != FrameKind::Data
-            || !p.cfg.flow_table.contains(&frame.flow)
-        {
+        if node != p.sender || frame.kind != FrameKind::Data || !p.cfg.flow_table.contains(&frame.flow) {
             return false;
         }
         if p.buffer.len() < MAX_BUFFERED {
@@ -271,13 +250,7 @@ impl Sim {
             return;
         }
         let (sample, train, index) = unpack(frame.tag);
-        p.arrivals.push(ProbeArrival {
-            sample,
-            train,
-            index,
-            len: frame.len,
-            sof,
-        });
+        p.arrivals.push(ProbeArrival { sample, train, index, len: frame.len, sof });
     }
 }
 
@@ -334,16 +307,11 @@ fn train_delays(rate: f64, pkts: &[ProbeArrival], default_len: u32) -> Vec<f64> 
 /// `y(R) = b + k·max(0, 1 − A/R)` (no increase below the available bandwidth, the fluid-queue
 /// increase above it), fitted by least squares over a 0.005 Gb/s grid.
 pub fn estimate(cfg: &ProbeConfig, arrivals: &[ProbeArrival]) -> Estimate {
-    let mut by_train: std::collections::BTreeMap<(u32, u32), Vec<ProbeArrival>> =
-        Default::default();
+    let mut by_train: std::collections::BTreeMap<(u32, u32), Vec<ProbeArrival>> = Default::default();
     for a in arrivals {
         by_train.entry((a.train, a.sample)).or_default().push(*a);
     }
-    let samples_seen = arrivals
-        .iter()
-        .map(|a| a.sample)
-        .collect::<std::collections::BTreeSet<_>>()
-        .len() as u32;
+    let samples_seen = arrivals.iter().map(|a| a.sample).collect::<std::collections::BTreeSet<_>>().len() as u32;
     let mut points = Vec::new();
     let mut usable = usize::MAX;
     for (ti, &rate) in cfg.rates.iter().enumerate() {
@@ -378,15 +346,8 @@ pub fn estimate(cfg: &ProbeConfig, arrivals: &[ProbeArrival]) -> Estimate {
         }
     }
     let fit = &points[..usable.min(points.len())];
-    let estimate_gbps = if fit.len() >= 3 {
-        turning_point(fit)
-    } else {
-        turning_point(&points)
-    };
-    Estimate {
-        estimate_gbps,
-        points,
-    }
+    let estimate_gbps = if fit.len() >= 3 { turning_point(fit) } else { turning_point(&points) };
+    Estimate { estimate_gbps, points }
 }
 
 /// The `A` minimising the squared error of `y = b + k·max(0, 1 − A/R)` with `k >= 0`.
@@ -400,10 +361,7 @@ pub fn turning_point(points: &[RatePoint]) -> f64 {
     let steps = ((hi - lo) / 0.005).ceil() as usize;
     for s in 0..=steps {
         let a = lo + s as f64 * 0.005;
-        let xs: Vec<f64> = points
-            .iter()
-            .map(|p| (1.0 - a / p.rate_gbps).max(0.0))
-            .collect();
+        let xs: Vec<f64> = points.iter().map(|p| (1.0 - a / p.rate_gbps).max(0.0)).collect();
         let n = xs.len() as f64;
         let (sx, sy) = (xs.iter().sum::<f64>(), ys.iter().sum::<f64>());
         let sxx: f64 = xs.iter().map(|x| x * x).sum();
@@ -415,11 +373,7 @@ pub fn turning_point(points: &[RatePoint]) -> f64 {
             let k = ((n * sxy - sx * sy) / den).max(0.0);
             (k, (sy - k * sx) / n)
         };
-        let sse: f64 = xs
-            .iter()
-            .zip(&ys)
-            .map(|(x, y)| (y - b - k * x).powi(2))
-            .sum();
+        let sse: f64 = xs.iter().zip(&ys).map(|(x, y)| (y - b - k * x).powi(2)).sum();
         if sse < best.0 - 1e-9 {
             best = (sse, a);
         }
@@ -456,13 +410,7 @@ mod tests {
     fn delays_come_from_arrival_times_and_the_schedule() {
         // 3 packets of 792 B at 8 Gb/s are sent 812 ns apart; arrivals 812 and 1700 ns after the
         // first mean the third waited 76 ns longer than the first.
-        let a = |i, ns| ProbeArrival {
-            sample: 0,
-            train: 0,
-            index: i,
-            len: 792,
-            sof: from_ns(ns),
-        };
+        let a = |i, ns| ProbeArrival { sample: 0, train: 0, index: i, len: 792, sof: from_ns(ns) };
         let q = train_delays(8.0, &[a(0, 1000.0), a(1, 1812.0), a(2, 2700.0)], 792);
         assert_eq!(q, vec![0.0, 0.0, 76.0]);
     }

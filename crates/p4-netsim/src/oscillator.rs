@@ -50,30 +50,18 @@ impl Oscillator {
     /// wander generated from `seed` up to `horizon`.
     pub fn new(ppm: f64, phase: Time, wander: Option<Wander>, seed: u64, horizon: Time) -> Self {
         let ppm = ppm.clamp(-MAX_PPM, MAX_PPM);
-        let mut segments = vec![Segment {
-            edge: 0,
-            time: phase,
-            period: period_for_ppm(ppm),
-        }];
+        let mut segments = vec![Segment { edge: 0, time: phase, period: period_for_ppm(ppm) }];
         if let Some(w) = wander.filter(|w| w.step_edges > 0 && w.step_ppm > 0.0) {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
             let mut cur = ppm;
             loop {
-                let last = segments.last().cloned().unwrap_or(Segment {
-                    edge: 0,
-                    time: phase,
-                    period: NOMINAL_CYCLE,
-                });
+                let last = segments.last().cloned().unwrap_or(Segment { edge: 0, time: phase, period: NOMINAL_CYCLE });
                 let time = last.time + last.period * w.step_edges;
                 if time > horizon {
                     break;
                 }
                 cur = (cur + rng.gen_range(-w.step_ppm..=w.step_ppm)).clamp(-MAX_PPM, MAX_PPM);
-                segments.push(Segment {
-                    edge: last.edge + w.step_edges,
-                    time,
-                    period: period_for_ppm(cur),
-                });
+                segments.push(Segment { edge: last.edge + w.step_edges, time, period: period_for_ppm(cur) });
             }
         }
         Oscillator { segments, ppm }
@@ -180,16 +168,7 @@ mod tests {
     #[test]
     fn wander_stays_within_limits_and_is_continuous() {
         let h = crate::time::from_secs(0.01);
-        let o = Oscillator::new(
-            99.0,
-            0,
-            Some(Wander {
-                step_ppm: 5.0,
-                step_edges: 1000,
-            }),
-            7,
-            h,
-        );
+        let o = Oscillator::new(99.0, 0, Some(Wander { step_ppm: 5.0, step_edges: 1000 }), 7, h);
         assert!(o.segments.len() > 100);
         for s in &o.segments {
             assert!(s.period >= period_for_ppm(100.0) && s.period <= period_for_ppm(-100.0));

@@ -22,20 +22,9 @@ const COLORS: [RGBColor; 6] = [
 ];
 
 /// Draws `lines` into an SVG file at `path`.
-pub fn lines_svg(
-    path: &Path,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    lines: &[Line],
-) -> Result<()> {
+pub fn lines_svg(path: &Path, title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<()> {
     let pts = lines.iter().flat_map(|l| l.points.iter());
-    let (mut x0, mut x1, mut y0, mut y1) = (
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    );
+    let (mut x0, mut x1, mut y0, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY);
     for &(x, y) in pts {
         x0 = x0.min(x);
         x1 = x1.max(x);
@@ -59,12 +48,7 @@ pub fn lines_svg(
         .y_label_area_size(70)
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|e| anyhow!("{e}"))?;
-    chart
-        .configure_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .draw()
-        .map_err(|e| anyhow!("{e}"))?;
+    chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(|e| anyhow!("{e}"))?;
     for (i, l) in lines.iter().enumerate() {
         let c = COLORS[i % COLORS.len()];
         chart
@@ -92,12 +76,7 @@ pub fn decimate_max(points: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
     let per = points.len().div_ceil(max);
     points
         .chunks(per)
-        .filter_map(|c| {
-            c.iter()
-                .copied()
-                .max_by(|a, b| a.1.total_cmp(&b.1))
-                .map(|m| (c[0].0, m.1))
-        })
+        .filter_map(|c| c.iter().copied().max_by(|a, b| a.1.total_cmp(&b.1)).map(|m| (c[0].0, m.1)))
         .collect()
 }
 
@@ -107,13 +86,8 @@ mod tests {
 
     #[test]
     fn decimation_keeps_peaks() {
-        let pts: Vec<(f64, f64)> = (0..10)
-            .map(|i| (i as f64, if i == 7 { 9.0 } else { 1.0 }))
-            .collect();
-        assert_eq!(
-            decimate_max(&pts, 5),
-            vec![(0.0, 1.0), (2.0, 1.0), (4.0, 1.0), (6.0, 9.0), (8.0, 1.0)]
-        );
+        let pts: Vec<(f64, f64)> = (0..10).map(|i| (i as f64, if i == 7 { 9.0 } else { 1.0 })).collect();
+        assert_eq!(decimate_max(&pts, 5), vec![(0.0, 1.0), (2.0, 1.0), (4.0, 1.0), (6.0, 9.0), (8.0, 1.0)]);
     }
 
     #[test]
@@ -121,17 +95,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("p4-netsim-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("t.svg");
-        lines_svg(
-            &p,
-            "t",
-            "x",
-            "y",
-            &[Line {
-                label: "a".into(),
-                points: vec![(0.0, 1.0), (1.0, 2.0)],
-            }],
-        )
-        .unwrap();
+        lines_svg(&p, "t", "x", "y", &[Line { label: "a".into(), points: vec![(0.0, 1.0), (1.0, 2.0)] }]).unwrap();
         let text = std::fs::read_to_string(&p).unwrap();
         assert!(text.starts_with("<svg"), "{}", &text[..40.min(text.len())]);
         assert!(text.contains("<polyline"));

@@ -84,45 +84,26 @@ impl Sim {
         let mut slaves = vec![None; n];
         for &h in &self.hosts {
             if h != cfg.master {
-                slaves[h] = Some(Slave {
-                    clock: Clock {
-                        rate: 1.0,
-                        ..Default::default()
-                    },
-                    ..Default::default()
-                });
+                slaves[h] = Some(Slave { clock: Clock { rate: 1.0, ..Default::default() }, ..Default::default() });
             }
         }
         self.q.push(cfg.sync_interval / 7, Ev::PtpSync);
         self.schedule_sampling(cfg.warmup, cfg.sample_interval);
-        self.ptp = Some(PtpState {
-            cfg,
-            slaves,
-            sum_max: 0.0,
-            report: PtpReport::default(),
-            series: Vec::new(),
-        });
+        self.ptp = Some(PtpState { cfg, slaves, sum_max: 0.0, report: PtpReport::default(), series: Vec::new() });
     }
 
     /// The PTP report (None when PTP is off).
     pub fn ptp_report(&self) -> Option<PtpReport> {
         self.ptp.as_ref().map(|p| {
             let mut r = p.report.clone();
-            r.mean_max_error_ns = if r.samples == 0 {
-                0.0
-            } else {
-                p.sum_max / r.samples as f64
-            };
+            r.mean_max_error_ns = if r.samples == 0 { 0.0 } else { p.sum_max / r.samples as f64 };
             r
         })
     }
 
     /// The (time, largest error) samples.
     pub fn ptp_series(&self) -> &[(Time, f64)] {
-        self.ptp
-            .as_ref()
-            .map(|p| p.series.as_slice())
-            .unwrap_or(&[])
+        self.ptp.as_ref().map(|p| p.series.as_slice()).unwrap_or(&[])
     }
 
     /// PTP time of host `node` at `t`.
@@ -142,9 +123,7 @@ impl Sim {
         let Some(p) = &mut self.ptp else { return };
         p.report.sync_rounds += 1;
         let (master, len, iv) = (p.cfg.master, p.cfg.msg_len, p.cfg.sync_interval);
-        let slaves: Vec<usize> = (0..p.slaves.len())
-            .filter(|&i| p.slaves[i].is_some())
-            .collect();
+        let slaves: Vec<usize> = (0..p.slaves.len()).filter(|&i| p.slaves[i].is_some()).collect();
         for s in slaves {
             let f = Frame {
                 src: master as u32,

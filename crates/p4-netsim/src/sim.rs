@@ -243,11 +243,7 @@ impl Sim {
         let adj = topo.adjacency();
         let mut oscs = Vec::new();
         let mut new_osc = |rng: &mut ChaCha8Rng| {
-            let ppm = if cfg.max_ppm > 0.0 {
-                rng.gen_range(-cfg.max_ppm..=cfg.max_ppm)
-            } else {
-                0.0
-            };
+            let ppm = if cfg.max_ppm > 0.0 { rng.gen_range(-cfg.max_ppm..=cfg.max_ppm) } else { 0.0 };
             let phase = rng.gen_range(0..NOMINAL_CYCLE);
             let seed = rng.gen();
             oscs.push(Oscillator::new(ppm, phase, cfg.wander, seed, cfg.horizon));
@@ -258,20 +254,13 @@ impl Sim {
         let mut node_ports = vec![Vec::new(); topo.nodes.len()];
         for (li, l) in topo.links.iter().enumerate() {
             let _ = li;
-            let latency = (l.length_m * PROPAGATION_PER_M as f64).round() as Time
-                + cfg.phy_latency_cycles * NOMINAL_CYCLE;
+            let latency =
+                (l.length_m * PROPAGATION_PER_M as f64).round() as Time + cfg.phy_latency_cycles * NOMINAL_CYCLE;
             for (me, other) in [(l.a, l.b), (l.b, l.a)] {
                 let _ = other;
-                let osc = if cfg.per_port_oscillators {
-                    new_osc(&mut rng)
-                } else {
-                    node_osc[me]
-                };
-                let cap = if topo.nodes[me].kind == NodeKind::Host {
-                    cfg.host_queue_bytes
-                } else {
-                    cfg.switch.buffer_bytes
-                };
+                let osc = if cfg.per_port_oscillators { new_osc(&mut rng) } else { node_osc[me] };
+                let cap =
+                    if topo.nodes[me].kind == NodeKind::Host { cfg.host_queue_bytes } else { cfg.switch.buffer_bytes };
                 ports.push(Port {
                     node: me,
                     peer: 0,
@@ -350,21 +339,13 @@ impl Sim {
             return None;
         }
         let ports = &self.node_ports[node];
-        let cands = ports
-            .iter()
-            .filter(|&&p| self.dist[self.ports[self.ports[p].peer].node][hi] == here - 1)
-            .count();
+        let cands = ports.iter().filter(|&&p| self.dist[self.ports[self.ports[p].peer].node][hi] == here - 1).count();
         if cands == 0 {
             return None;
         }
         let pick =
-            (mix(((frame.src as u64) << 32) ^ frame.dst as u64 ^ ((frame.flow as u64) << 16))
-                % cands as u64) as usize;
-        ports
-            .iter()
-            .copied()
-            .filter(|&p| self.dist[self.ports[self.ports[p].peer].node][hi] == here - 1)
-            .nth(pick)
+            (mix(((frame.src as u64) << 32) ^ frame.dst as u64 ^ ((frame.flow as u64) << 16)) % cands as u64) as usize;
+        ports.iter().copied().filter(|&p| self.dist[self.ports[self.ports[p].peer].node][hi] == here - 1).nth(pick)
     }
 
     /// Hands a frame to `port`'s output queue (dropping it when full).
@@ -428,9 +409,7 @@ impl Sim {
         let osc = &self.oscs[self.ports[port].osc];
         let (ts, te) = (osc.byte_time(start), osc.byte_time(end));
         let node = self.ports[port].node;
-        if matches!(frame.kind, FrameKind::PtpSync | FrameKind::PtpDelayReq)
-            && frame.src as usize == node
-        {
+        if matches!(frame.kind, FrameKind::PtpSync | FrameKind::PtpDelayReq) && frame.src as usize == node {
             self.ptp_stamp_tx(node, &mut frame, ts);
         }
         let p = &mut self.ports[port];
@@ -451,14 +430,7 @@ impl Sim {
         }
         let m = self.ports[peer].node;
         if self.topo.nodes[m].kind == NodeKind::Host {
-            self.q.push(
-                eof,
-                Ev::Deliver {
-                    port: peer as u32,
-                    frame,
-                    sof,
-                },
-            );
+            self.q.push(eof, Ev::Deliver { port: peer as u32, frame, sof });
             return;
         }
         let Some(out) = self.route(m, &frame) else {
@@ -472,21 +444,14 @@ impl Sim {
         };
         let core = &self.oscs[self.node_osc[m]];
         // ingress synchroniser: the next core edge, plus 0 or 1 cycle of metastability wait
-        let mut k =
-            core.first_edge_at_or_after(ready) + self.rng.gen_range(0..=1u64) + sw.pipeline_cycles;
+        let mut k = core.first_edge_at_or_after(ready) + self.rng.gen_range(0..=1u64) + sw.pipeline_cycles;
         if sw.forwarding == Forwarding::StoreAndForward && sw.sched_ports > 0 {
             let round = sw.sched_ports * sw.sched_slot_cycles.max(1);
             let slot = (out as u64 % sw.sched_ports) * sw.sched_slot_cycles.max(1);
             k += (slot + round - k % round) % round;
         }
         let at = core.edge_time(k);
-        self.q.push(
-            at,
-            Ev::Forward {
-                out: out as u32,
-                frame,
-            },
-        );
+        self.q.push(at, Ev::Forward { out: out as u32, frame });
     }
 
     fn tx_done(&mut self, port: usize) {
@@ -510,11 +475,8 @@ impl Sim {
         if self.probe_intercept(node, &frame) {
             return;
         }
-        let port = if self.node_ports[node].len() == 1 {
-            Some(self.node_ports[node][0])
-        } else {
-            self.route(node, &frame)
-        };
+        let port =
+            if self.node_ports[node].len() == 1 { Some(self.node_ports[node][0]) } else { self.route(node, &frame) };
         match port {
             Some(p) => self.enqueue(p, frame),
             None => self.stats.unroutable += 1,
@@ -648,60 +610,34 @@ mod tests {
 
     fn line(forwarding: Forwarding) -> Sim {
         let topo = Topology::builtin("dumbbell", 10.0).unwrap();
-        let cfg = NetConfig {
-            max_ppm: 0.0,
-            switch: SwitchModel {
-                forwarding,
-                ..Default::default()
-            },
-            ..Default::default()
-        };
+        let cfg =
+            NetConfig { max_ppm: 0.0, switch: SwitchModel { forwarding, ..Default::default() }, ..Default::default() };
         Sim::new(topo, cfg)
     }
 
     #[test]
     fn back_to_back_frames_follow_the_deficit_idle_count() {
-        let mut sim = Sim::new(
-            Topology::builtin("two", 10.0).unwrap(),
-            NetConfig {
-                max_ppm: 0.0,
-                ..Default::default()
-            },
-        );
-        sim.capture = Some(Capture {
-            node: 1,
-            frames: Vec::new(),
-        });
+        let mut sim =
+            Sim::new(Topology::builtin("two", 10.0).unwrap(), NetConfig { max_ppm: 0.0, ..Default::default() });
+        sim.capture = Some(Capture { node: 1, frames: Vec::new() });
         let rng = sim.sub_rng(1);
         sim.add_source(Source::new(
             0,
             Dest::Node(1),
             0,
-            Pattern::Cbr {
-                len: 1518,
-                gbps: 10.0,
-            },
+            Pattern::Cbr { len: 1518, gbps: 10.0 },
             0,
             from_ns(100_000.0),
             rng,
         ));
         sim.run_until(from_ns(200_000.0), |_| {});
         let c = sim.capture.as_ref().unwrap();
-        assert_eq!(
-            c.frames.len() as u64,
-            from_ns(100_000.0).div_ceil(interval_for_rate(1518, 10.0))
-        );
+        assert_eq!(c.frames.len() as u64, from_ns(100_000.0).div_ceil(interval_for_rate(1518, 10.0)));
         // 1526 bytes of preamble and frame end on lane 2, so the deficit idle count alternates a
         // 10- and a 14-byte gap, averaging the 12-byte IFG
-        let ipds: Vec<Time> = c
-            .frames
-            .windows(2)
-            .map(|w| (w[1].0 - w[0].0) / BYTE_TIME)
-            .collect();
+        let ipds: Vec<Time> = c.frames.windows(2).map(|w| (w[1].0 - w[0].0) / BYTE_TIME).collect();
         assert_eq!(&ipds[..4], &[1536, 1540, 1536, 1540]);
-        assert!(ipds
-            .chunks(2)
-            .all(|p| p.len() < 2 || p[0] + p[1] == 2 * 1538));
+        assert!(ipds.chunks(2).all(|p| p.len() < 2 || p[0] + p[1] == 2 * 1538));
         assert_eq!(sim.stats.dropped, 0);
     }
 
@@ -709,19 +645,13 @@ mod tests {
     fn frames_cross_the_dumbbell() {
         let mut sim = line(Forwarding::StoreAndForward);
         let (mp0, mp1) = (sim.topo.node("mp0").unwrap(), sim.topo.node("mp1").unwrap());
-        sim.capture = Some(Capture {
-            node: mp1,
-            frames: Vec::new(),
-        });
+        sim.capture = Some(Capture { node: mp1, frames: Vec::new() });
         let rng = sim.sub_rng(1);
         sim.add_source(Source::new(
             mp0,
             Dest::Node(mp1),
             0,
-            Pattern::Cbr {
-                len: 1518,
-                gbps: 9.0,
-            },
+            Pattern::Cbr { len: 1518, gbps: 9.0 },
             0,
             from_ns(100_000.0),
             rng,
@@ -736,30 +666,13 @@ mod tests {
         let first = |f| {
             let mut sim = line(f);
             let (mp0, mp1) = (sim.topo.node("mp0").unwrap(), sim.topo.node("mp1").unwrap());
-            sim.capture = Some(Capture {
-                node: mp1,
-                frames: Vec::new(),
-            });
+            sim.capture = Some(Capture { node: mp1, frames: Vec::new() });
             let rng = sim.sub_rng(1);
-            sim.add_source(Source::new(
-                mp0,
-                Dest::Node(mp1),
-                0,
-                Pattern::Cbr {
-                    len: 1518,
-                    gbps: 1.0,
-                },
-                0,
-                1,
-                rng,
-            ));
+            sim.add_source(Source::new(mp0, Dest::Node(mp1), 0, Pattern::Cbr { len: 1518, gbps: 1.0 }, 0, 1, rng));
             sim.run_until(from_ns(10_000.0), |_| {});
             sim.capture.unwrap().frames[0].0
         };
-        let (sf, ct) = (
-            first(Forwarding::StoreAndForward),
-            first(Forwarding::CutThrough),
-        );
+        let (sf, ct) = (first(Forwarding::StoreAndForward), first(Forwarding::CutThrough));
         // two switches each save about (1526 - 72) byte times
         assert!(sf > ct + 2 * 1400 * BYTE_TIME, "sf {sf} ct {ct}");
     }
@@ -775,30 +688,8 @@ mod tests {
         );
         let stop = from_ns(2_000_000.0);
         let (r1, r2) = (sim.sub_rng(1), sim.sub_rng(2));
-        sim.add_source(Source::new(
-            mp0,
-            Dest::Node(mp1),
-            0,
-            Pattern::Cbr {
-                len: 1518,
-                gbps: 8.0,
-            },
-            0,
-            stop,
-            r1,
-        ));
-        sim.add_source(Source::new(
-            n0,
-            Dest::Node(n1),
-            1,
-            Pattern::Cbr {
-                len: 1518,
-                gbps: 8.0,
-            },
-            0,
-            stop,
-            r2,
-        ));
+        sim.add_source(Source::new(mp0, Dest::Node(mp1), 0, Pattern::Cbr { len: 1518, gbps: 8.0 }, 0, stop, r1));
+        sim.add_source(Source::new(n0, Dest::Node(n1), 1, Pattern::Cbr { len: 1518, gbps: 8.0 }, 0, stop, r2));
         sim.run_until(stop * 2, |_| {});
         let s0 = sim.topo.node("s0").unwrap();
         assert!(sim.drops_by_node()[s0] > 500, "{:?}", sim.drops_by_node());

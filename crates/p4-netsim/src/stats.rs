@@ -56,20 +56,8 @@ mod tests {
     #[test]
     fn summary_and_cdf() {
         let s = summarize(&[1.0, 3.0, 3.0, 5.0]);
-        assert_eq!(
-            s,
-            Summary {
-                count: 4,
-                mean_ns: 3.0,
-                stdev_ns: 2f64.sqrt(),
-                min_ns: 1.0,
-                max_ns: 5.0
-            }
-        );
-        assert_eq!(
-            cdf(&[3.0, 1.0, 3.0, 5.0]),
-            vec![(1.0, 0.25), (3.0, 0.75), (5.0, 1.0)]
-        );
+        assert_eq!(s, Summary { count: 4, mean_ns: 3.0, stdev_ns: 2f64.sqrt(), min_ns: 1.0, max_ns: 5.0 });
+        assert_eq!(cdf(&[3.0, 1.0, 3.0, 5.0]), vec![(1.0, 0.25), (3.0, 0.75), (5.0, 1.0)]);
         assert_eq!(summarize(&[]), Summary::default());
     }
 }

@@ -106,16 +106,14 @@ impl Topology {
             Err(TopologyError::Unknown(_)) => {}
             other => return other,
         }
-        let text =
-            std::fs::read_to_string(spec).map_err(|_| TopologyError::Unknown(spec.to_string()))?;
+        let text = std::fs::read_to_string(spec).map_err(|_| TopologyError::Unknown(spec.to_string()))?;
         Self::from_toml(&text, cable_m)
     }
 
     /// Parses a TOML topology: `[[node]] name = "h0" kind = "host"` and
     /// `[[link]] a = "h0" b = "s0" length_m = 10`.
     pub fn from_toml(text: &str, cable_m: f64) -> Result<Self, TopologyError> {
-        let f: FileTopology =
-            toml::from_str(text).map_err(|e| TopologyError::File(e.to_string()))?;
+        let f: FileTopology = toml::from_str(text).map_err(|e| TopologyError::File(e.to_string()))?;
         let mut t = Topology::default();
         let mut index = HashMap::new();
         for n in f.node {
@@ -127,24 +125,15 @@ impl Topology {
         }
         for l in f.link {
             let find = |n: &str| {
-                index
-                    .get(n)
-                    .copied()
-                    .ok_or_else(|| TopologyError::File(format!("link names unknown node `{n}`")))
+                index.get(n).copied().ok_or_else(|| TopologyError::File(format!("link names unknown node `{n}`")))
             };
             let (a, b) = (find(&l.a)?, find(&l.b)?);
             if a == b {
-                return Err(TopologyError::File(format!(
-                    "link joins `{}` to itself",
-                    l.a
-                )));
+                return Err(TopologyError::File(format!("link joins `{}` to itself", l.a)));
             }
             let len = l.length_m.unwrap_or(cable_m);
             if !(len.is_finite() && len >= 0.0) {
-                return Err(TopologyError::File(format!(
-                    "link {}-{} has a bad length",
-                    l.a, l.b
-                )));
+                return Err(TopologyError::File(format!("link {}-{} has a bad length", l.a, l.b)));
             }
             t.connect(a, b, len);
         }
@@ -163,16 +152,11 @@ impl Topology {
                     spec: spec.into(),
                     reason: format!("`{s}` is not a number"),
                 }),
-                None => default.ok_or_else(|| TopologyError::BadParam {
-                    spec: spec.into(),
-                    reason: "missing parameter".into(),
-                }),
+                None => default
+                    .ok_or_else(|| TopologyError::BadParam { spec: spec.into(), reason: "missing parameter".into() }),
             }
         };
-        let bad = |reason: &str| TopologyError::BadParam {
-            spec: spec.into(),
-            reason: reason.into(),
-        };
+        let bad = |reason: &str| TopologyError::BadParam { spec: spec.into(), reason: reason.into() };
         let mut t = Topology::default();
         match parts.first().copied().unwrap_or("") {
             "two" => {
@@ -182,10 +166,7 @@ impl Topology {
             }
             "tree" => {
                 let (depth, fanout) = (num(1, None)?, num(2, None)?);
-                if depth == 0
-                    || fanout == 0
-                    || fanout.checked_pow(depth as u32).is_none_or(|n| n > 20_000)
-                {
+                if depth == 0 || fanout == 0 || fanout.checked_pow(depth as u32).is_none_or(|n| n > 20_000) {
                     return Err(bad("need depth >= 1, fanout >= 1 and at most 20000 leaves"));
                 }
                 let mut level = vec![t.add("s0".into(), NodeKind::Switch)];
@@ -193,13 +174,8 @@ impl Topology {
                     let mut next = Vec::new();
                     for &parent in &level {
                         for _ in 0..fanout {
-                            let kind = if d == depth {
-                                NodeKind::Host
-                            } else {
-                                NodeKind::Switch
-                            };
-                            let name =
-                                format!("{}{}", if d == depth { "h" } else { "s" }, t.nodes.len());
+                            let kind = if d == depth { NodeKind::Host } else { NodeKind::Switch };
+                            let name = format!("{}{}", if d == depth { "h" } else { "s" }, t.nodes.len());
                             let c = t.add(name, kind);
                             t.connect(parent, c, cable_m);
                             next.push(c);
@@ -214,16 +190,10 @@ impl Topology {
                     return Err(bad("k must be even, 2..=32"));
                 }
                 let h = k / 2;
-                let core: Vec<usize> = (0..h * h)
-                    .map(|i| t.add(format!("core{i}"), NodeKind::Switch))
-                    .collect();
+                let core: Vec<usize> = (0..h * h).map(|i| t.add(format!("core{i}"), NodeKind::Switch)).collect();
                 for p in 0..k {
-                    let aggs: Vec<usize> = (0..h)
-                        .map(|i| t.add(format!("agg{p}_{i}"), NodeKind::Switch))
-                        .collect();
-                    let edges: Vec<usize> = (0..h)
-                        .map(|i| t.add(format!("edge{p}_{i}"), NodeKind::Switch))
-                        .collect();
+                    let aggs: Vec<usize> = (0..h).map(|i| t.add(format!("agg{p}_{i}"), NodeKind::Switch)).collect();
+                    let edges: Vec<usize> = (0..h).map(|i| t.add(format!("edge{p}_{i}"), NodeKind::Switch)).collect();
                     for (i, &a) in aggs.iter().enumerate() {
                         for j in 0..h {
                             t.connect(a, core[i * h + j], cable_m);
@@ -254,9 +224,7 @@ impl Topology {
                 if n == 0 || n > 64 {
                     return Err(bad("1..=64 bottleneck links"));
                 }
-                let sw: Vec<usize> = (0..=n)
-                    .map(|i| t.add(format!("s{i}"), NodeKind::Switch))
-                    .collect();
+                let sw: Vec<usize> = (0..=n).map(|i| t.add(format!("s{i}"), NodeKind::Switch)).collect();
                 for i in 0..n {
                     t.connect(sw[i], sw[i + 1], cable_m);
                 }
@@ -283,9 +251,7 @@ impl Topology {
 
     /// Indices of all hosts.
     pub fn hosts(&self) -> Vec<usize> {
-        (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].kind == NodeKind::Host)
-            .collect()
+        (0..self.nodes.len()).filter(|&i| self.nodes[i].kind == NodeKind::Host).collect()
     }
 
     /// For each node, its (neighbour, link) pairs in link order.
@@ -323,13 +289,7 @@ impl Topology {
         // Every longest path in these graphs ends at a leaf-like node, but BFS from all nodes is
         // cheap enough (a 1344-node fat tree takes a few million steps) and needs no assumption.
         (0..self.nodes.len())
-            .map(|s| {
-                self.hops_from(s, &adj)
-                    .into_iter()
-                    .filter(|&d| d != u32::MAX)
-                    .max()
-                    .unwrap_or(0)
-            })
+            .map(|s| self.hops_from(s, &adj).into_iter().filter(|&d| d != u32::MAX).max().unwrap_or(0))
             .max()
             .unwrap_or(0)
     }
@@ -357,15 +317,9 @@ mod tests {
     #[test]
     fn fat_tree_sizes() {
         let t = Topology::builtin("fat-tree:4", 10.0).unwrap();
-        assert_eq!(
-            (t.nodes.len(), t.links.len(), t.hosts().len(), t.diameter()),
-            (36, 48, 16, 6)
-        );
+        assert_eq!((t.nodes.len(), t.links.len(), t.hosts().len(), t.diameter()), (36, 48, 16, 6));
         let big = Topology::builtin("fat-tree:16", 10.0).unwrap();
-        assert_eq!(
-            (big.nodes.len(), big.links.len(), big.hosts().len()),
-            (1344, 3072, 1024)
-        );
+        assert_eq!((big.nodes.len(), big.links.len(), big.hosts().len()), (1344, 3072, 1024));
         assert!(big.is_connected());
     }
 
@@ -384,27 +338,11 @@ mod tests {
     fn toml_file_and_errors() {
         let text = "[[node]]\nname = \"x\"\nkind = \"host\"\n[[node]]\nname = \"y\"\nkind = \"switch\"\n[[link]]\na = \"x\"\nb = \"y\"\nlength_m = 3\n";
         let t = Topology::from_toml(text, 10.0).unwrap();
-        assert_eq!(
-            t.links,
-            vec![Link {
-                a: 0,
-                b: 1,
-                length_m: 3.0
-            }]
-        );
+        assert_eq!(t.links, vec![Link { a: 0, b: 1, length_m: 3.0 }]);
         let e = Topology::from_toml("[[link]]\na=\"p\"\nb=\"q\"\n", 1.0).unwrap_err();
         assert_eq!(e, TopologyError::File("link names unknown node `p`".into()));
-        assert!(matches!(
-            Topology::load("nope:1", 1.0),
-            Err(TopologyError::Unknown(_))
-        ));
-        assert!(matches!(
-            Topology::builtin("fat-tree:3", 1.0),
-            Err(TopologyError::BadParam { .. })
-        ));
-        assert!(matches!(
-            Topology::builtin("tree:x:3", 1.0),
-            Err(TopologyError::BadParam { .. })
-        ));
+        assert!(matches!(Topology::load("nope:1", 1.0), Err(TopologyError::Unknown(_))));
+        assert!(matches!(Topology::builtin("fat-tree:3", 1.0), Err(TopologyError::BadParam { .. })));
+        assert!(matches!(Topology::builtin("tree:x:3", 1.0), Err(TopologyError::BadParam { .. })));
     }
 }

@@ -66,12 +66,8 @@ impl Pattern {
     /// Long-run rate in Gb/s (wire bytes).
     pub fn mean_gbps(&self) -> f64 {
         match self {
-            Pattern::Cbr { gbps, .. }
-            | Pattern::Cbr2 { gbps, .. }
-            | Pattern::Poisson { gbps, .. } => *gbps,
-            Pattern::Paced { len, ipd_bytes } => {
-                wire_bytes(*len as u64) as f64 * 10.0 / (*ipd_bytes).max(1) as f64
-            }
+            Pattern::Cbr { gbps, .. } | Pattern::Cbr2 { gbps, .. } | Pattern::Poisson { gbps, .. } => *gbps,
+            Pattern::Paced { len, ipd_bytes } => wire_bytes(*len as u64) as f64 * 10.0 / (*ipd_bytes).max(1) as f64,
             Pattern::Replay { times, lens } => {
                 let period = replay_period(times, lens);
                 let bits: u64 = lens.iter().map(|&l| wire_bytes(l as u64) * 8).sum();
@@ -122,25 +118,8 @@ pub struct Source {
 
 impl Source {
     /// A source; `rng` drives sizes, chains and random destinations.
-    pub fn new(
-        node: usize,
-        dest: Dest,
-        flow: u32,
-        pattern: Pattern,
-        start: Time,
-        stop: Time,
-        rng: ChaCha8Rng,
-    ) -> Self {
-        Source {
-            node,
-            dest,
-            flow,
-            pattern,
-            start,
-            stop,
-            count: 0,
-            rng,
-        }
+    pub fn new(node: usize, dest: Dest, flow: u32, pattern: Pattern, start: Time, stop: Time, rng: ChaCha8Rng) -> Self {
+        Source { node, dest, flow, pattern, start, stop, count: 0, rng }
     }
 
     /// Frame lengths to send now and the time of the next burst (`None` when done).
@@ -157,16 +136,10 @@ impl Source {
                 let u: f64 = 1.0 - self.rng.gen::<f64>();
                 (vec![*len], now + (-u.ln() * mean).round() as Time)
             }
-            Pattern::Paced { len, ipd_bytes } => (
-                vec![*len],
-                self.start + (n + 1) * ipd_bytes * crate::time::BYTE_TIME,
-            ),
-            Pattern::Cbr2 {
-                mean_len,
-                gbps,
-                d_size,
-                d_len,
-            } => {
+            Pattern::Paced { len, ipd_bytes } => {
+                (vec![*len], self.start + (n + 1) * ipd_bytes * crate::time::BYTE_TIME)
+            }
+            Pattern::Cbr2 { mean_len, gbps, d_size, d_len } => {
                 let chain = if *d_len <= 0.0 {
                     1
                 } else {
@@ -180,9 +153,9 @@ impl Source {
                     let s2 = (1.0 + var / (mean_len * mean_len)).ln();
                     let mu = mean_len.ln() - s2 / 2.0;
                     match LogNormal::new(mu, s2.sqrt()) {
-                        Ok(d) => (0..chain)
-                            .map(|_| d.sample(&mut self.rng).round().clamp(64.0, 1518.0) as u32)
-                            .collect(),
+                        Ok(d) => {
+                            (0..chain).map(|_| d.sample(&mut self.rng).round().clamp(64.0, 1518.0) as u32).collect()
+                        }
                         Err(_) => vec![mean_len.round() as u32; chain as usize],
                     }
                 };
@@ -246,37 +219,20 @@ mod tests {
     use rand::SeedableRng;
 
     fn src(p: Pattern) -> Source {
-        Source::new(
-            0,
-            Dest::Node(1),
-            0,
-            p,
-            0,
-            u64::MAX,
-            ChaCha8Rng::seed_from_u64(1),
-        )
+        Source::new(0, Dest::Node(1), 0, p, 0, u64::MAX, ChaCha8Rng::seed_from_u64(1))
     }
 
     #[test]
     fn cbr_is_evenly_spaced() {
-        let mut s = src(Pattern::Cbr {
-            len: 792,
-            gbps: 8.0,
-        });
+        let mut s = src(Pattern::Cbr { len: 792, gbps: 8.0 });
         assert_eq!(s.burst(0), (vec![792], Some(from_ns(812.0))));
         assert_eq!(s.burst(from_ns(812.0)), (vec![792], Some(from_ns(1624.0))));
     }
 
     #[test]
     fn cbr2_keeps_the_rate_and_varies() {
-        let mut s = src(Pattern::Cbr2 {
-            mean_len: 792.0,
-            gbps: 5.0,
-            d_size: 1.0,
-            d_len: 0.5,
-        });
-        let (mut t, mut bits, mut frames, mut sizes) =
-            (0, 0u64, 0u64, std::collections::BTreeSet::new());
+        let mut s = src(Pattern::Cbr2 { mean_len: 792.0, gbps: 5.0, d_size: 1.0, d_len: 0.5 });
+        let (mut t, mut bits, mut frames, mut sizes) = (0, 0u64, 0u64, std::collections::BTreeSet::new());
         for _ in 0..20_000 {
             let (lens, next) = s.burst(t);
             for l in lens {
@@ -288,19 +244,13 @@ mod tests {
         }
         let gbps = bits as f64 / crate::time::to_ns(t);
         assert!((gbps - 5.0).abs() < 1e-6, "{gbps}");
-        assert!(
-            frames > 30_000,
-            "mean chain length 2 expected, got {frames} frames"
-        );
+        assert!(frames > 30_000, "mean chain length 2 expected, got {frames} frames");
         assert!(sizes.len() > 100);
     }
 
     #[test]
     fn replay_loops() {
-        let mut s = src(Pattern::Replay {
-            times: vec![0, 100],
-            lens: vec![64, 64],
-        });
+        let mut s = src(Pattern::Replay { times: vec![0, 100], lens: vec![64, 64] });
         let period = 100 + 84 * crate::time::BYTE_TIME;
         assert_eq!(s.burst(0).1, Some(100));
         assert_eq!(s.burst(100).1, Some(period));

@@ -11,13 +11,7 @@ use p4_netsim::time::from_ns;
 use p4_netsim::NetConfig;
 
 fn dtp(topology: &str, seconds: f64, load: Load, ptp: bool) -> p4_netsim::experiments::DtpSummary {
-    let o = DtpOptions {
-        topology: topology.into(),
-        seconds,
-        load,
-        ptp,
-        ..Default::default()
-    };
+    let o = DtpOptions { topology: topology.into(), seconds, load, ptp, ..Default::default() };
     run_dtp(&o).unwrap().0
 }
 
@@ -32,18 +26,10 @@ fn dtp_tree_2_3_full_load_stays_within_4td() {
     // 10 m of cable (50 ns) plus 36 cycles of PHY latency, halved round trip minus α
     assert_eq!(s.dtp.owd_cycles, (43, 44));
     // full load: beacons wait for MTU frames (192 blocks), so they leave every 200..400 cycles
-    assert!(
-        s.dtp.max_beacon_interval_cycles <= 400 && s.dtp.mean_beacon_interval_cycles > 250.0,
-        "{:?}",
-        s.dtp
-    );
+    assert!(s.dtp.max_beacon_interval_cycles <= 400 && s.dtp.mean_beacon_interval_cycles > 250.0, "{:?}", s.dtp);
     assert!(s.dtp.deferred > 100_000);
     assert_eq!(s.dtp.samples, 49_951);
-    assert!(
-        s.net.dropped > 0 && s.net.delivered > 100_000,
-        "the load must saturate links: {:?}",
-        s.net
-    );
+    assert!(s.net.dropped > 0 && s.net.delivered > 100_000, "the load must saturate links: {:?}", s.net);
 }
 
 #[test]
@@ -58,11 +44,7 @@ fn dtp_beacons_wait_longer_behind_jumbo_frames() {
     };
     let s = run_dtp(&o).unwrap().0;
     // a 9018-byte frame is 9026 bytes on the wire: 1129 blocks; the seed's worst case is ~1200
-    assert!(
-        s.dtp.max_beacon_interval_cycles > 1129 && s.dtp.max_beacon_interval_cycles <= 1200 + 200,
-        "{:?}",
-        s.dtp
-    );
+    assert!(s.dtp.max_beacon_interval_cycles > 1129 && s.dtp.max_beacon_interval_cycles <= 1200 + 200, "{:?}", s.dtp);
     assert!(s.dtp.max_offset_ticks <= 16, "{:?}", s.dtp);
 }
 
@@ -99,10 +81,7 @@ fn ptp_error_grows_with_load_while_dtp_does_not() {
 #[test]
 fn dtp_with_wander_per_port_clocks_and_payload_wrap() {
     let net = NetConfig {
-        wander: Some(Wander {
-            step_ppm: 2.0,
-            step_edges: 15_625,
-        }),
+        wander: Some(Wander { step_ppm: 2.0, step_edges: 15_625 }),
         per_port_oscillators: true,
         ..Default::default()
     };
@@ -128,10 +107,7 @@ fn dtp_with_wander_per_port_clocks_and_payload_wrap() {
 
 #[test]
 fn dtp_ignores_corrupted_messages_under_bit_errors() {
-    let net = NetConfig {
-        ber: 1e-5,
-        ..Default::default()
-    };
+    let net = NetConfig { ber: 1e-5, ..Default::default() };
     let o = DtpOptions {
         topology: "tree:2:3".into(),
         seconds: 0.003,
@@ -147,17 +123,8 @@ fn dtp_ignores_corrupted_messages_under_bit_errors() {
 
 fn minprobe(topology: &str, cross: Cross, samples: u32) -> p4_netsim::experiments::MinProbeSummary {
     // rates from 1 Gb/s keep the run short; the estimator sees the same shape
-    let probe = ProbeConfig {
-        rates: rate_range(1.0, 9.6, 0.1),
-        ..ProbeConfig::baseline(100, samples)
-    };
-    run_minprobe(&MinProbeOptions {
-        topology: topology.into(),
-        cross,
-        probe,
-        ..Default::default()
-    })
-    .unwrap()
+    let probe = ProbeConfig { rates: rate_range(1.0, 9.6, 0.1), ..ProbeConfig::baseline(100, samples) };
+    run_minprobe(&MinProbeOptions { topology: topology.into(), cross, probe, ..Default::default() }).unwrap()
 }
 
 #[test]
@@ -165,16 +132,8 @@ fn minprobe_dumbbell_cbr1_within_0_1_gbps() {
     for rate in [2.0, 5.0, 8.0] {
         let s = minprobe("dumbbell", Cross::Cbr1(rate), 3);
         assert_eq!(s.truth_gbps, 10.0 - rate);
-        assert!(
-            s.error_gbps.abs() <= 0.1,
-            "cross {rate}: estimate {} truth {}",
-            s.estimate_gbps,
-            s.truth_gbps
-        );
-        assert_eq!(
-            s.probes_received as u64,
-            s.app_probes + s.dummy_probes - lost(&s)
-        );
+        assert!(s.error_gbps.abs() <= 0.1, "cross {rate}: estimate {} truth {}", s.estimate_gbps, s.truth_gbps);
+        assert_eq!(s.probes_received as u64, s.app_probes + s.dummy_probes - lost(&s));
     }
 }
 
@@ -184,21 +143,9 @@ fn lost(s: &p4_netsim::experiments::MinProbeSummary) -> u64 {
 
 #[test]
 fn minprobe_reports_cbr2_and_parking_lot_error() {
-    let cbr2 = minprobe(
-        "dumbbell",
-        Cross::Cbr2 {
-            gbps: 4.0,
-            d_size: 0.5,
-            d_len: 0.5,
-        },
-        2,
-    );
+    let cbr2 = minprobe("dumbbell", Cross::Cbr2 { gbps: 4.0, d_size: 0.5, d_len: 0.5 }, 2);
     assert_eq!(cbr2.truth_gbps, 6.0);
-    assert!(
-        cbr2.error_gbps.is_finite() && cbr2.error_gbps.abs() < 1.5,
-        "{}",
-        cbr2.estimate_gbps
-    );
+    assert!(cbr2.error_gbps.is_finite() && cbr2.error_gbps.abs() < 1.5, "{}", cbr2.estimate_gbps);
     let pl = minprobe("parking-lot", Cross::Cbr1(4.0), 2);
     assert_eq!(pl.truth_gbps, 6.0);
     assert!(pl.error_gbps.abs() < 1.0, "{}", pl.estimate_gbps);
@@ -206,11 +153,7 @@ fn minprobe_reports_cbr2_and_parking_lot_error() {
 
 #[test]
 fn profiler_cut_through_jitters_far_less_than_store_and_forward() {
-    let (s, samples) = run_profile(&ProfileOptions {
-        frames: 4000,
-        ..Default::default()
-    })
-    .unwrap();
+    let (s, samples) = run_profile(&ProfileOptions { frames: 4000, ..Default::default() }).unwrap();
     // 1538 wire bytes at 9 Gb/s, rounded to whole lanes: 1708 byte times
     assert_eq!(s.target_ipd_ns, 1366.4);
     assert!(s.generated.stdev_ns < 1e-9, "{:?}", s.generated);
@@ -219,10 +162,7 @@ fn profiler_cut_through_jitters_far_less_than_store_and_forward() {
     for run in [&s.store_and_forward, &s.cut_through] {
         assert!((run.mean_ns - 1366.4).abs() < 0.2, "{run:?}");
     }
-    assert!(
-        s.cut_through.stdev_ns * 5.0 < s.store_and_forward.stdev_ns,
-        "{s:?}"
-    );
+    assert!(s.cut_through.stdev_ns * 5.0 < s.store_and_forward.stdev_ns, "{s:?}");
     assert!(s.store_and_forward.stdev_ns > 50.0);
 }
 
@@ -234,25 +174,14 @@ fn minprobe_uses_application_packets_and_pads_with_dummies_after_a_timeout() {
             timeout: from_ns(timeout_ns),
             ..ProbeConfig::baseline(100, 1)
         };
-        run_minprobe(&MinProbeOptions {
-            cross: Cross::Cbr1(5.0),
-            probe,
-            app_gbps,
-            ..Default::default()
-        })
-        .unwrap()
+        run_minprobe(&MinProbeOptions { cross: Cross::Cbr1(5.0), probe, app_gbps, ..Default::default() }).unwrap()
     };
     let eager = run(0.0, 2.0);
     let patient = run(1_000_000.0, 2.0);
     assert_eq!(eager.app_probes + eager.dummy_probes, 3400);
     assert_eq!(patient.app_probes + patient.dummy_probes, 3400);
     // waiting for application packets replaces most dummies
-    assert!(
-        patient.dummy_probes * 4 < eager.dummy_probes,
-        "{} vs {}",
-        patient.dummy_probes,
-        eager.dummy_probes
-    );
+    assert!(patient.dummy_probes * 4 < eager.dummy_probes, "{} vs {}", patient.dummy_probes, eager.dummy_probes);
     assert!(patient.error_gbps.abs() <= 0.1 && eager.error_gbps.abs() <= 0.1);
     // no application traffic at all: explicit probes only
     let idle = run(50_000.0, 0.0);

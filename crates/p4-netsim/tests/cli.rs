@@ -22,9 +22,7 @@ fn parse(line: &str) -> Cmd {
 
 #[test]
 fn dtp_invocation_prints_offset_bound_and_hops() {
-    let Cmd::Dtp(a) =
-        parse("p4forge dtp --topology tree:2:3 --seconds 0.1 --load heavy --seed 1 --json")
-    else {
+    let Cmd::Dtp(a) = parse("p4forge dtp --topology tree:2:3 --seconds 0.1 --load heavy --seed 1 --json") else {
         panic!("not dtp")
     };
     assert!(a.json);
@@ -40,9 +38,7 @@ fn dtp_invocation_prints_offset_bound_and_hops() {
 
 #[test]
 fn minprobe_invocation_prints_estimate_and_truth() {
-    let Cmd::Minprobe(a) =
-        parse("p4forge minprobe --topology dumbbell --cross cbr1:6 --seed 1 --json")
-    else {
+    let Cmd::Minprobe(a) = parse("p4forge minprobe --topology dumbbell --cross cbr1:6 --seed 1 --json") else {
         panic!("not minprobe")
     };
     let s = minprobe_run(&a).unwrap();
@@ -54,36 +50,22 @@ fn minprobe_invocation_prints_estimate_and_truth() {
 
 #[test]
 fn bad_arguments_are_errors_not_panics() {
-    let Cmd::Minprobe(mut a) = parse("p4forge minprobe --cross cbr1:12") else {
-        panic!()
-    };
-    assert_eq!(
-        minprobe_run(&a).unwrap_err().to_string(),
-        "cross traffic `cbr1:12`: rate must be in (0, 10) Gb/s"
-    );
+    let Cmd::Minprobe(mut a) = parse("p4forge minprobe --cross cbr1:12") else { panic!() };
+    assert_eq!(minprobe_run(&a).unwrap_err().to_string(), "cross traffic `cbr1:12`: rate must be in (0, 10) Gb/s");
     a.cross = "zipf:3".into();
-    assert!(minprobe_run(&a)
-        .unwrap_err()
-        .to_string()
-        .starts_with("cross traffic `zipf:3`: use cbr1:RATE"));
+    assert!(minprobe_run(&a).unwrap_err().to_string().starts_with("cross traffic `zipf:3`: use cbr1:RATE"));
     a.cross = "cbr1:3".into();
     a.rates = "1:0:2".into();
     assert!(minprobe_run(&a).is_err());
-    let Cmd::Dtp(d) = parse("p4forge dtp --topology tree:0:3") else {
-        panic!()
-    };
-    assert_eq!(dtp_run(&d).unwrap_err().to_string(), "bad topology parameter in `tree:0:3`: need depth >= 1, fanout >= 1 and at most 20000 leaves");
-    let Cmd::Dtp(d) = parse("p4forge dtp --topology nosuch.toml") else {
-        panic!()
-    };
-    assert!(dtp_run(&d)
-        .unwrap_err()
-        .to_string()
-        .starts_with("unknown topology `nosuch.toml`"));
+    let Cmd::Dtp(d) = parse("p4forge dtp --topology tree:0:3") else { panic!() };
+    assert_eq!(
+        dtp_run(&d).unwrap_err().to_string(),
+        "bad topology parameter in `tree:0:3`: need depth >= 1, fanout >= 1 and at most 20000 leaves"
+    );
+    let Cmd::Dtp(d) = parse("p4forge dtp --topology nosuch.toml") else { panic!() };
+    assert!(dtp_run(&d).unwrap_err().to_string().starts_with("unknown topology `nosuch.toml`"));
     assert!(Top::try_parse_from(["p4forge", "dtp", "--load", "extreme"]).is_err());
-    let Cmd::Profile(p) = parse("p4forge profile --gbps 0") else {
-        panic!()
-    };
+    let Cmd::Profile(p) = parse("p4forge profile --gbps 0") else { panic!() };
     assert!(p4_netsim::cli::profile_main(p).is_err());
 }
 
@@ -108,13 +90,8 @@ fn pcap_timing_replay_as_cross_traffic() {
             w.write_packet(&PcapPacket::new(ts, 792, &data)).unwrap();
         }
     }
-    let line = format!(
-        "p4forge minprobe --cross pcap:{} --samples 2 --rates 1:0.1:9.6",
-        path.display()
-    );
-    let Cmd::Minprobe(a) = Top::try_parse_from(line.split_whitespace()).unwrap().cmd else {
-        panic!()
-    };
+    let line = format!("p4forge minprobe --cross pcap:{} --samples 2 --rates 1:0.1:9.6", path.display());
+    let Cmd::Minprobe(a) = Top::try_parse_from(line.split_whitespace()).unwrap().cmd else { panic!() };
     let s = minprobe_run(&a).unwrap();
     assert!((s.cross_gbps - 4.0).abs() < 0.01, "{}", s.cross_gbps);
     assert!((s.estimate_gbps - 6.0).abs() <= 0.15, "{}", s.estimate_gbps);
