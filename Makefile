@@ -18,7 +18,7 @@ STF_DIRS := examples tests/stf
 # Cases per fuzz target for `make fuzz` (override: make fuzz FUZZ_CASES=100000).
 FUZZ_CASES ?= 20000
 
-.PHONY: help tools tools-rust tools-rtl demo test test-stf bench fuzz clean-demo
+.PHONY: help tools tools-rust tools-rtl tools-test demo test test-stf bench fuzz clean-demo
 
 help:
 	@echo "make demo    build p4forge (release) and run the l2l3 example: pcap traffic + table entries -> $(DEMO_OUT)/port<N>.pcap, with a summary"
@@ -39,7 +39,25 @@ define need
 	fi
 endef
 
-tools: tools-rust tools-rtl
+# $(call want,COMMAND,DEBIAN PACKAGES,WHAT): like need, but a non-root user without it only gets
+# the install command and a note of WHAT is skipped (the tests that use it skip themselves).
+define want
+	if ! command -v $(1) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "tools: $(1) is missing; installing Debian packages: $(2)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
+	  else \
+	    echo "note: $(1) is missing, so $(3) is skipped. Install it with:  sudo apt-get install -y $(2)"; \
+	  fi; \
+	fi
+endef
+
+tools: tools-rust tools-rtl tools-test
+
+# Wireshark's reader checks that captures written by `p4forge capture` (pcapng, picosecond
+# if_tsresol) open in the tool people will use on them.
+tools-test:
+	@$(call want,tshark,tshark,the pcapng interoperability test)
 
 tools-rust:
 	@$(call need,cargo,cargo rustc)
