@@ -206,11 +206,19 @@ impl TxPhy {
     where
         I: IntoIterator<Item = (&'f [u8], u32)>,
     {
-        let from = out.len();
+        // Scramble in groups of about `GROUP` blocks while they are still in the L1 cache,
+        // whole vectors at a time; the rest waits for the next group.
+        const GROUP: usize = 512;
+        let mut done = out.len();
         for (frame, gap) in frames {
             stamps.push(self.encoder.send(frame, gap, out));
+            if out.len() - done >= GROUP {
+                let upto = done + (out.len() - done) / 8 * 8;
+                self.scrambler.scramble_blocks(&mut out[done..upto]);
+                done = upto;
+            }
         }
-        self.scrambler.scramble_blocks(&mut out[from..]);
+        self.scrambler.scramble_blocks(&mut out[done..]);
     }
 
     /// Append `n` scrambled idle blocks.

@@ -43,6 +43,21 @@ fn tx_all(frames: &[(usize, u32, u8)], cfg: TxConfig, lead: u64) -> (Vec<Vec<u8>
 proptest! {
     #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
+    /// A batch (encoded, then scrambled in groups) gives exactly the blocks and stamps of
+    /// sending its frames one by one.
+    #[test]
+    fn send_batch_equals_send_one_by_one(frames in prop::collection::vec((64usize..=1518, 0u32..40, any::<u8>()), 1..120)) {
+        let (sent, stamps, blocks) = tx_all(&frames, TxConfig::STANDARD, 5);
+        let mut tx = TxPhy::new(TxConfig::STANDARD);
+        let mut batch = Vec::new();
+        tx.idle(5, &mut batch);
+        let mut batch_stamps = Vec::new();
+        tx.send_batch(sent.iter().zip(&frames).map(|(f, (_, gap, _))| (&f[..], *gap)), &mut batch, &mut batch_stamps);
+        tx.idle(3, &mut batch);
+        prop_assert_eq!(batch_stamps, stamps);
+        prop_assert_eq!(batch, blocks);
+    }
+
     #[test]
     fn block_loopback_is_bit_exact(frames in frames_strategy(), short in any::<bool>(), dic in any::<bool>()) {
         let cfg = TxConfig {
