@@ -189,19 +189,23 @@ impl Descrambler {
     /// order (the payload's little-endian octets, i.e. the XGMII lanes of a data block), so
     /// runs of data blocks can be copied into frames as one slice.
     pub fn descramble_into(&mut self, line: &[crate::Block66], plain: &mut Vec<u8>) {
-        let at = plain.len();
-        plain.resize(at + 8 * line.len(), 0);
-        let dst = &mut plain[at..];
+        plain.reserve(8 * line.len());
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
         if line.len() >= 8 && vector::available() {
             done = line.len() / 8 * 8;
+            let spare = &mut plain.spare_capacity_mut()[..8 * done];
             // SAFETY: the CPU has the features; `done` is a multiple of 8 within `line`, and
-            // `dst` holds 8 octets for each of those blocks.
-            self.state = unsafe { vector::descramble_to(&line[..done], &mut dst[..8 * done], self.state) };
+            // `spare` has room for its 8 octets per block (reserved above). The kernel writes
+            // every one of those octets, so they are initialised when the length grows
+            // (writing straight into spare capacity saves zero-filling the buffer first).
+            unsafe {
+                self.state = vector::descramble_to(&line[..done], spare.as_mut_ptr().cast::<u8>(), self.state);
+                plain.set_len(plain.len() + 8 * done);
+            }
         }
-        for (b, d) in line[done..].iter().zip(dst[8 * done..].chunks_exact_mut(8)) {
-            d.copy_from_slice(&self.descramble(b.payload).to_le_bytes());
+        for b in &line[done..] {
+            plain.extend_from_slice(&self.descramble(b.payload).to_le_bytes());
         }
     }
 
@@ -361,12 +365,10 @@ mod vector {
         }
     }
 
-    /// Descramble the payloads of `line` (a multiple of 8 blocks) after line word `prev` into
-    /// `plain` (8 octets per block); returns the last line word.
+    /// Descramble the payloads of `line` (a multiple of 8 blocks) after line word `prev` to
+    /// the `8 * line.len()` octets at `q` (8 per block, all written); returns the last line word.
     #[target_feature(enable = "avx512f,avx512vbmi2")]
-    pub unsafe fn descramble_to(line: &[Block66], plain: &mut [u8], prev: u64) -> u64 {
-        debug_assert!(plain.len() >= 8 * line.len());
-        let q = plain.as_mut_ptr();
+    pub unsafe fn descramble_to(line: &[Block66], q: *mut u8, prev: u64) -> u64 {
         descramble_each(line.as_ptr(), line.len(), prev, |i, v| _mm512_storeu_si512(q.add(8 * i) as *mut __m512i, v));
         line.last().map_or(prev, |b| b.payload)
     }
