@@ -159,15 +159,45 @@ impl FrameSink for FrameBatch {
     }
 }
 
-/// Append `head` and the `tail_len` low octets of `tail`. The tail goes in as a whole word and
-/// is cut back: a fixed-size copy instead of a call to `memcpy` for a few octets.
+/// Append `head` and the `tail_len` (at most 7) low octets of `tail`, growing `dst` once. The
+/// tail is stored as a whole word and then cut back: a fixed-size store instead of a call to
+/// `memcpy` for a few octets.
 #[inline]
 fn append_parts(dst: &mut Vec<u8>, head: &[u8], tail: u64, tail_len: usize) {
-    let end = dst.len() + head.len() + tail_len;
+    debug_assert!(tail_len < 8);
+    let at = dst.len();
     dst.reserve(head.len() + 8);
-    dst.extend_from_slice(head);
-    dst.extend_from_slice(&tail.to_le_bytes());
-    dst.truncate(end);
+    let spare = &mut dst.spare_capacity_mut()[..head.len() + 8];
+    let (body, word) = spare.split_at_mut(head.len());
+    // SAFETY: `body` and `word` are reserved, distinct from `head` (a shared borrow of other
+    // memory), and exactly `head.len()` and 8 octets long; both are fully written before the
+    // length grows, and it grows only over written octets (`tail_len` ≤ 8).
+    unsafe {
+        copy_short(head, body.as_mut_ptr().cast::<u8>());
+        word.as_mut_ptr().cast::<[u8; 8]>().write_unaligned(tail.to_le_bytes());
+        dst.set_len(at + head.len() + tail_len.min(8));
+    }
+}
+
+/// `src` copied to `dst` in 16-octet moves, the last one overlapping its predecessor: for the
+/// few dozen octets of a short frame this is a handful of instructions, where a call to
+/// `memcpy` spends about forty choosing its strategy.
+///
+/// # Safety
+/// `dst` must be valid for `src.len()` octets of writes and must not overlap `src`.
+#[inline]
+unsafe fn copy_short(src: &[u8], dst: *mut u8) {
+    let n = src.len();
+    if n < 16 {
+        std::ptr::copy_nonoverlapping(src.as_ptr(), dst, n);
+        return;
+    }
+    let (chunks, _) = src.as_chunks::<16>();
+    for (k, c) in chunks.iter().enumerate() {
+        dst.add(16 * k).cast::<[u8; 16]>().write_unaligned(*c);
+    }
+    let last: [u8; 16] = src[n - 16..].try_into().unwrap_or([0; 16]);
+    dst.add(n - 16).cast::<[u8; 16]>().write_unaligned(last);
 }
 
 /// What a real PCS/MAC would report, all counting from zero.
