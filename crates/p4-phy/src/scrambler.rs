@@ -204,9 +204,15 @@ impl Descrambler {
                 plain.set_len(plain.len() + 8 * done);
             }
         }
-        for b in &line[done..] {
-            plain.extend_from_slice(&self.descramble(b.payload).to_le_bytes());
+        let at = plain.len();
+        let rest = &mut plain.spare_capacity_mut()[..8 * (line.len() - done)];
+        for (b, d) in line[done..].iter().zip(rest.chunks_exact_mut(8)) {
+            for (slot, x) in d.iter_mut().zip(self.descramble(b.payload).to_le_bytes()) {
+                slot.write(x);
+            }
         }
+        // SAFETY: the loop wrote all 8 octets of each remaining block into reserved capacity.
+        unsafe { plain.set_len(at + 8 * (line.len() - done)) };
     }
 
     /// Descramble the payloads of `blocks` in place.
