@@ -73,9 +73,9 @@ fn print<T: serde::Serialize>(json: bool, value: &T, human: impl FnOnce() -> Str
     Ok(())
 }
 
-/// `sim`: run a topology under load.
+/// What `sim` and `dtp` both run: a topology under background load for a simulated time.
 #[derive(Args, Debug, Clone)]
-pub struct SimArgs {
+pub struct ScenarioArgs {
     /// two, tree:DEPTH:FANOUT, fat-tree:K, dumbbell, parking-lot[:N], or a TOML file.
     #[arg(long, default_value = "tree:2:3")]
     pub topology: String,
@@ -88,6 +88,20 @@ pub struct SimArgs {
     /// Frame length of the load, bytes (9018 for jumbo frames).
     #[arg(long, default_value_t = 1518)]
     pub load_len: u32,
+}
+
+impl ScenarioArgs {
+    fn check(&self) -> Result<()> {
+        anyhow::ensure!((64..=9216).contains(&self.load_len), "--load-len must be 64..=9216");
+        Ok(())
+    }
+}
+
+/// `sim`: run a topology under load.
+#[derive(Args, Debug, Clone)]
+pub struct SimArgs {
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
     /// Print a JSON summary.
     #[arg(long)]
     pub json: bool,
@@ -100,13 +114,14 @@ pub struct SimArgs {
 
 /// Runs `sim`.
 pub fn sim_main(a: SimArgs) -> Result<()> {
-    anyhow::ensure!((64..=9216).contains(&a.load_len), "--load-len must be 64..=9216");
+    a.scenario.check()?;
+    let sc = &a.scenario;
     let s = run_sim(&SimOptions {
-        topology: a.topology.clone(),
+        topology: sc.topology.clone(),
         cable_m: a.net.cable_m,
-        seconds: a.seconds,
-        load: a.load,
-        load_len: a.load_len,
+        seconds: sc.seconds,
+        load: sc.load,
+        load_len: sc.load_len,
         net: a.net.config()?,
         progress: a.progress,
     })?;
@@ -121,18 +136,8 @@ pub fn sim_main(a: SimArgs) -> Result<()> {
 /// `dtp`: DTP clock synchronisation (and PTP for comparison).
 #[derive(Args, Debug, Clone)]
 pub struct DtpArgs {
-    /// two, tree:DEPTH:FANOUT, fat-tree:K, dumbbell, parking-lot[:N], or a TOML file.
-    #[arg(long, default_value = "tree:2:3")]
-    pub topology: String,
-    /// Simulated seconds.
-    #[arg(long, default_value_t = 0.01)]
-    pub seconds: f64,
-    /// Background load.
-    #[arg(long, value_enum, default_value_t = Load::Heavy)]
-    pub load: Load,
-    /// Frame length of the load, bytes (9018 for jumbo frames).
-    #[arg(long, default_value_t = 1518)]
-    pub load_len: u32,
+    #[command(flatten)]
+    pub scenario: ScenarioArgs,
     /// BEACON interval in cycles on an idle link (frames on the wire stretch it).
     #[arg(long, default_value_t = 200)]
     pub beacon_interval: u64,
@@ -162,16 +167,17 @@ pub struct DtpArgs {
 pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::experiments::DtpSeries)> {
     anyhow::ensure!((1..=100_000).contains(&a.beacon_interval), "--beacon-interval must be 1..=100000 cycles");
     anyhow::ensure!((10.0..=1e9).contains(&a.sample_ns), "--sample-ns must be within 10..=1e9");
-    anyhow::ensure!((64..=9216).contains(&a.load_len), "--load-len must be 64..=9216");
+    a.scenario.check()?;
     anyhow::ensure!((1.0..=1e6).contains(&a.ptp_sync_us), "--ptp-sync-us must be within 1..=1000000");
     let dtp =
         DtpConfig { beacon_interval: a.beacon_interval, sample_interval: from_ns(a.sample_ns), ..Default::default() };
+    let sc = &a.scenario;
     let o = DtpOptions {
-        topology: a.topology.clone(),
+        topology: sc.topology.clone(),
         cable_m: a.net.cable_m,
-        seconds: a.seconds,
-        load: a.load,
-        load_len: a.load_len,
+        seconds: sc.seconds,
+        load: sc.load,
+        load_len: sc.load_len,
         net: a.net.config()?,
         dtp,
         ptp: !a.no_ptp,
