@@ -381,8 +381,8 @@ impl RxDecoder {
             return None;
         }
         let last = word(t)?;
-        let k = crate::block::btype::terminate_len(last as u8)?;
-        if (last >> 8) >> (8 * k) != 0 || (lane == 4 && (run == 0 || word(1)? as u32 != LANE4_PREAMBLE_TAIL)) {
+        let k = terminate_then_idles(last)?;
+        if lane == 4 && (run == 0 || word(1)? as u32 != LANE4_PREAMBLE_TAIL) {
             return None;
         }
         let head = plain.get(8 + lane..8 * t)?;
@@ -441,18 +441,14 @@ impl RxDecoder {
                 self.pre_left = 4;
                 return;
             }
-            if let Some(k) = crate::block::btype::terminate_len(b.block_type()) {
-                let rest = b.rest();
-                let data_bits = 8 * k as u32;
-                if self.in_frame && self.pre_left == 0 && rest.checked_shr(data_bits).unwrap_or(0) == 0 {
-                    // All eight octets, then cut back: a fixed-size copy, not a short memcpy.
-                    let len = self.buf.len();
-                    self.buf.extend_from_slice(&rest.to_le_bytes());
-                    self.buf.truncate(len + k);
-                    self.end = here + k as u64;
-                    self.deliver(out);
-                    return;
-                }
+            if let Some(k) = terminate_then_idles(b.payload).filter(|_| self.in_frame && self.pre_left == 0) {
+                // All eight octets, then cut back: a fixed-size copy, not a short memcpy.
+                let len = self.buf.len();
+                self.buf.extend_from_slice(&b.rest().to_le_bytes());
+                self.buf.truncate(len + k);
+                self.end = here + k as u64;
+                self.deliver(out);
+                return;
             }
         }
         match b.fields() {
@@ -608,6 +604,15 @@ impl RxDecoder {
             out.take(&mut self.buf, &mut self.pool, meta);
         }
     }
+}
+
+/// The number of data octets of a terminate block (descrambled control payload) whose
+/// remaining lanes are all idle, the way a transmitter ends a frame; `None` for any other
+/// block (those take the general path, which checks every code).
+#[inline]
+fn terminate_then_idles(payload: u64) -> Option<usize> {
+    let k = crate::block::btype::terminate_len(payload as u8)?;
+    ((payload >> 8) >> (8 * k) == 0).then_some(k)
 }
 
 /// Bit `i` of `mask` (in 64-bit words) says whether block `i` of `line` is a data block.
