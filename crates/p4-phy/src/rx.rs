@@ -93,6 +93,7 @@ impl FrameSink for Vec<RxFrame> {
         });
     }
 
+    #[inline]
     fn take_parts(&mut self, head: &[u8], tail: u64, tail_len: usize, pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
         let mut data = pool.pop().unwrap_or_default();
         data.clear();
@@ -152,6 +153,7 @@ impl FrameSink for FrameBatch {
         self.frames.push(BatchFrame { offset, len: buf.len(), meta });
     }
 
+    #[inline(always)]
     fn take_parts(&mut self, head: &[u8], tail: u64, tail_len: usize, _pool: &mut Vec<Vec<u8>>, meta: FrameMeta) {
         let offset = self.octets.len();
         append_parts(&mut self.octets, head, tail, tail_len);
@@ -179,25 +181,31 @@ fn append_parts(dst: &mut Vec<u8>, head: &[u8], tail: u64, tail_len: usize) {
     }
 }
 
-/// `src` copied to `dst` in 16-octet moves, the last one overlapping its predecessor: for the
-/// few dozen octets of a short frame this is a handful of instructions, where a call to
-/// `memcpy` spends about forty choosing its strategy.
+/// `src` copied to `dst` as two fixed-size moves that overlap in the middle (16, 32 or 64
+/// octets each, by length): for the few dozen octets of a short frame this is four to eight
+/// instructions, where a call to `memcpy` spends about forty choosing its strategy. Longer
+/// frames do call `memcpy`, whose cost no longer matters there. (A loop of 16-octet moves
+/// does not do: LLVM recognises it and calls `memcpy` anyway.)
 ///
 /// # Safety
 /// `dst` must be valid for `src.len()` octets of writes and must not overlap `src`.
 #[inline]
 unsafe fn copy_short(src: &[u8], dst: *mut u8) {
-    let n = src.len();
-    if n < 16 {
-        std::ptr::copy_nonoverlapping(src.as_ptr(), dst, n);
-        return;
+    /// The first and the last `N` octets of `src` (`N ≤ src.len() ≤ 2N`).
+    #[inline(always)]
+    unsafe fn ends<const N: usize>(src: &[u8], dst: *mut u8) {
+        let n = src.len();
+        let first = src.as_ptr().cast::<[u8; N]>().read_unaligned();
+        let last = src.as_ptr().add(n - N).cast::<[u8; N]>().read_unaligned();
+        dst.cast::<[u8; N]>().write_unaligned(first);
+        dst.add(n - N).cast::<[u8; N]>().write_unaligned(last);
     }
-    let (chunks, _) = src.as_chunks::<16>();
-    for (k, c) in chunks.iter().enumerate() {
-        dst.add(16 * k).cast::<[u8; 16]>().write_unaligned(*c);
+    match src.len() {
+        n if !(16..=128).contains(&n) => std::ptr::copy_nonoverlapping(src.as_ptr(), dst, n),
+        n if n > 64 => ends::<64>(src, dst),
+        n if n > 32 => ends::<32>(src, dst),
+        _ => ends::<16>(src, dst),
     }
-    let last: [u8; 16] = src[n - 16..].try_into().unwrap_or([0; 16]);
-    dst.add(n - 16).cast::<[u8; 16]>().write_unaligned(last);
 }
 
 /// What a real PCS/MAC would report, all counting from zero.
@@ -332,20 +340,20 @@ impl RxDecoder {
     }
 
     /// Decode blocks whose sync headers are those of `line` and whose descrambled payloads are
-    /// `plain` (8 octets per block, see [`Descrambler::descramble_into`]). Runs of data blocks
-    /// inside a frame are copied into the frame buffer as one slice.
+    /// `plain` (8 octets per block, see [`Descrambler::descramble_into`]). Between frames,
+    /// idles and well-formed frames go through [`RxDecoder::frames_fast`]; everything else is
+    /// decoded block by block, except that runs of data blocks inside a frame are copied into
+    /// the frame buffer as one slice.
     pub fn push_split<S: FrameSink>(&mut self, line: &[Block66], plain: &[u8], out: &mut S) {
+        let line = &line[..line.len().min(plain.len() / 8)];
         let mut mask = std::mem::take(&mut self.data_mask);
         data_mask(line, &mut mask);
         let mut i = 0;
-        while let (Some(b), Some(p)) = (line.get(i), plain.get(8 * i..8 * i + 8)) {
-            if !self.in_frame && b.sync == crate::block::SyncHeader::CONTROL_BITS {
-                let run = data_run(&mask, i + 1, line.len());
-                if let Some(n) = self.whole_frame(&line[i..], &plain[8 * i..], run, out) {
-                    i += n;
-                    continue;
-                }
+        while i < line.len() {
+            if !self.in_frame {
+                i = self.frames_fast(line, plain, &mask, i, out);
             }
+            let Some(b) = line.get(i) else { break };
             if let Some(buf) = self.payload_buf() {
                 let run = data_run(&mask, i, line.len());
                 if let Some(octets) = plain.get(8 * i..8 * (i + run)).filter(|_| run > 0) {
@@ -355,52 +363,69 @@ impl RxDecoder {
                     continue;
                 }
             }
-            let mut w = [0u8; 8];
-            w.copy_from_slice(p);
-            self.push(Block66 { sync: b.sync, payload: u64::from_le_bytes(w) }, out);
+            self.push(Block66 { sync: b.sync, payload: payload_at(plain, i) }, out);
             i += 1;
         }
         self.data_mask = mask;
     }
 
-    /// The common case in one step: a start block with the standard preamble, data blocks,
-    /// and a terminate block followed by idles, all within `line`. The frame's octets go from
-    /// `plain` to the sink without passing through the frame buffer. `run` is the number of
-    /// data blocks after the first. Returns the blocks used, or `None` (nothing changed) when
-    /// the block-by-block path must decide.
+    /// The common case, between frames: idle blocks, and frames that start with the standard
+    /// preamble, continue with data blocks and end with a terminate block followed by idles,
+    /// all within `line`. Such a frame is decoded in one step, its octets going from `plain`
+    /// to the sink without passing through the frame buffer. Stops (returning the index) at
+    /// the first block that is anything else, which the block-by-block path then decides.
+    /// `plain` holds at least `8 · line.len()` octets.
     #[inline]
-    fn whole_frame<S: FrameSink>(&mut self, line: &[Block66], plain: &[u8], run: usize, out: &mut S) -> Option<usize> {
-        let word = |k: usize| plain.get(8 * k..8 * k + 8).and_then(|w| w.try_into().ok()).map(u64::from_le_bytes);
-        let lane = match word(0)? {
-            START0_PREAMBLE => 0,
-            START4_PREAMBLE => 4,
-            _ => return None,
-        };
-        let t = 1 + run;
-        if line.get(t)?.sync != crate::block::SyncHeader::CONTROL_BITS {
-            return None;
+    fn frames_fast<S: FrameSink>(
+        &mut self,
+        line: &[Block66],
+        plain: &[u8],
+        mask: &[u64],
+        from: usize,
+        out: &mut S,
+    ) -> usize {
+        const CONTROL: u8 = crate::block::SyncHeader::CONTROL_BITS;
+        let n = line.len();
+        let first_block = self.block - from as u64;
+        let mut i = from;
+        while i < n && line[i].sync == CONTROL {
+            let lane = match payload_at(plain, i) {
+                p if p == Block66::IDLE.payload => {
+                    i += 1;
+                    continue;
+                }
+                START0_PREAMBLE => 0,
+                START4_PREAMBLE => 4,
+                _ => break,
+            };
+            let run = data_run(mask, i + 1, n);
+            let t = i + 1 + run;
+            if t >= n || line[t].sync != CONTROL {
+                break;
+            }
+            let last = payload_at(plain, t);
+            let Some(k) = terminate_then_idles(last) else { break };
+            if lane == 4 && (run == 0 || payload_at(plain, i + 1) as u32 != LANE4_PREAMBLE_TAIL) {
+                break;
+            }
+            let head = &plain[8 * i + 8 + lane..8 * t];
+            let here = (first_block + i as u64) * CHARS_PER_BLOCK;
+            let at = here + lane as u64;
+            let gap = at.saturating_sub(self.end);
+            self.end = (first_block + t as u64) * CHARS_PER_BLOCK + k as u64;
+            let len = head.len() + k;
+            self.last_len = len;
+            let status = classify(&mut self.counters, &self.config, true, len, || {
+                mac::fcs_ok_parts(head, &(last >> 8).to_le_bytes()[..k])
+            });
+            if status == FrameStatus::Ok || self.config.deliver_bad {
+                let meta = FrameMeta { start: self.config.origin.plus(BitTime::of_char(at).0), gap, status };
+                out.take_parts(head, last >> 8, k, &mut self.pool, meta);
+            }
+            i = t + 1;
         }
-        let last = word(t)?;
-        let k = terminate_then_idles(last)?;
-        if lane == 4 && (run == 0 || word(1)? as u32 != LANE4_PREAMBLE_TAIL) {
-            return None;
-        }
-        let head = plain.get(8 + lane..8 * t)?;
-        let tail_octets = plain.get(8 * t + 1..8 * t + 1 + k)?;
-        let here = self.block * CHARS_PER_BLOCK;
-        let at = here + lane as u64;
-        self.start = at;
-        self.gap = at.saturating_sub(self.end);
-        self.end = here + t as u64 * CHARS_PER_BLOCK + k as u64;
-        self.skip(t as u64 + 1);
-        let len = head.len() + k;
-        self.last_len = len;
-        let status = classify(&mut self.counters, &self.config, true, len, || mac::fcs_ok_parts(head, tail_octets));
-        if status == FrameStatus::Ok || self.config.deliver_bad {
-            let meta = FrameMeta { start: self.config.origin.plus(BitTime::of_char(at).0), gap: self.gap, status };
-            out.take_parts(head, last >> 8, k, &mut self.pool, meta);
-        }
-        Some(t + 1)
+        self.skip((i - from) as u64);
+        i
     }
 
     /// Decode one descrambled block.
@@ -606,6 +631,13 @@ impl RxDecoder {
     }
 }
 
+/// The descrambled payload of block `i` (`plain` holds eight octets per block).
+#[inline(always)]
+fn payload_at(plain: &[u8], i: usize) -> u64 {
+    let w: [u8; 8] = plain[8 * i..8 * i + 8].try_into().unwrap_or_default();
+    u64::from_le_bytes(w)
+}
+
 /// The number of data octets of a terminate block (descrambled control payload) whose
 /// remaining lanes are all idle, the way a transmitter ends a frame; `None` for any other
 /// block (those take the general path, which checks every code).
@@ -679,7 +711,7 @@ fn data_run(mask: &[u64], from: usize, len: usize) -> usize {
 
 /// The status of a finished frame of `len` octets, counted in `counters`. `fcs_ok` is asked
 /// only when the FCS is checked here and the frame is otherwise well-formed.
-#[inline]
+#[inline(always)]
 fn classify(
     counters: &mut RxCounters,
     config: &RxConfig,

@@ -99,3 +99,45 @@ fn minimum_size_frames_across_slices() {
     let spacing: Vec<u64> = got.windows(2).map(|w| w[1].start.0 - w[0].start.0).collect();
     assert!(spacing.iter().all(|d| *d == 693), "{spacing:?}");
 }
+
+/// A stream of minimum-size frames (starts alternating between lanes 0 and 4) in which one
+/// preamble octet of every third frame is wrong: in the start block for lane-0 starts, in the
+/// data block after the start for lane-4 starts (the octets only a lane-4 frame has there).
+/// Both paths report exactly those frames as preamble errors and deliver the others.
+#[test]
+fn wrong_preamble_octets_are_caught_in_either_lane() {
+    use p4_phy::block::btype;
+    use p4_phy::Scrambler;
+    let mut plain = line(&vec![(64, 12); 60], GapRule::Dic, &[]);
+    Descrambler::default().descramble_blocks(&mut plain);
+    let starts: Vec<usize> = (0..plain.len())
+        .filter(|&i| {
+            plain[i].sync == p4_phy::SyncHeader::CONTROL_BITS
+                && matches!(plain[i].payload as u8, btype::START0 | btype::START4)
+        })
+        .collect();
+    assert_eq!(starts.len(), 60);
+    let mut lanes = [0, 0];
+    for &i in starts.iter().step_by(3) {
+        if plain[i].payload as u8 == btype::START4 {
+            plain[i + 1].payload ^= 0x04 << 8; // second-to-last preamble octet
+            lanes[1] += 1;
+        } else {
+            plain[i].payload ^= 0x10 << 24; // third preamble octet
+            lanes[0] += 1;
+        }
+    }
+    assert!(lanes[0] > 0 && lanes[1] > 0, "{lanes:?}");
+    let mut line = plain;
+    Scrambler::default().scramble_blocks(&mut line);
+
+    let cfg = RxConfig::default();
+    let (want, want_counters) = block_by_block(&line, cfg);
+    assert_eq!(want_counters.preamble_errors, 20);
+    assert_eq!(want.len(), 40);
+    let mut rx = RxPhy::new(cfg);
+    let mut got = Vec::new();
+    rx.receive(&line, &mut got);
+    assert_eq!(got, want);
+    assert_eq!(rx.counters(), &want_counters);
+}
