@@ -79,12 +79,26 @@ pub struct TxEncoder {
     shaper: GapShaper,
     end: u64,
     emitted: u64,
+    /// Data blocks are written four at a time with AVX-512 (checked once, here).
+    vector: bool,
 }
 
 impl TxEncoder {
     /// A transmitter at the start of a stream.
     pub fn new(config: TxConfig) -> TxEncoder {
-        TxEncoder { shaper: GapShaper::new(config.rule, config.min_gap), end: 0, emitted: 0 }
+        TxEncoder {
+            shaper: GapShaper::new(config.rule, config.min_gap),
+            end: 0,
+            emitted: 0,
+            vector: vector::available(),
+        }
+    }
+
+    /// Use the portable code only (tests cover it on machines with the vector path).
+    #[doc(hidden)]
+    pub fn portable(mut self) -> TxEncoder {
+        self.vector = false;
+        self
     }
 
     /// Blocks emitted so far.
@@ -119,59 +133,156 @@ impl TxEncoder {
     /// Send `frame` (MAC frame including FCS; it is sent as given, even if malformed) after a
     /// gap of `gap` characters, appending its blocks (and the idles before it) to `out`.
     pub fn send(&mut self, frame: &[u8], gap: u32, out: &mut Vec<Block66>) -> TxStamp {
-        let start = self.shaper.place(self.end, gap, self.emitted * CHARS_PER_BLOCK);
-        let block = start / CHARS_PER_BLOCK;
-        let lane = start % CHARS_PER_BLOCK;
-        self.idle_until(block, out);
-        let stamp = TxStamp { start: BitTime::of_lane(block, lane), gap: start - self.end };
-        let (t_lane, written) = Self::write_frame(frame, lane, out);
-        self.end = (self.emitted + written - 1) * CHARS_PER_BLOCK + t_lane as u64;
-        self.emitted += written;
-        stamp
+        let mut stamp = None;
+        self.send_all(std::iter::once((frame, gap)), out, |s, _| stamp = Some(s));
+        stamp.unwrap_or(TxStamp { start: BitTime(0), gap: 0 })
     }
 
-    /// Write the start, data and terminate blocks of `frame` starting in `lane` (0 or 4);
-    /// returns the lane of /T/ in the last block and the number of blocks written.
+    /// Send every `(frame, gap)` in turn, appending blocks to `out` and giving each frame's
+    /// stamp, with the blocks so far, to `sent` once the frame is written (the transmitter
+    /// scrambles as it goes there). The loop is compiled twice, once with
+    /// AVX2 for the data blocks, and the choice is made once per call.
     #[inline]
-    fn write_frame(frame: &[u8], lane: u64, out: &mut Vec<Block66>) -> (usize, u64) {
+    fn send_all<'f, I, F>(&mut self, frames: I, out: &mut Vec<Block66>, sent: F)
+    where
+        I: IntoIterator<Item = (&'f [u8], u32)>,
+        F: FnMut(TxStamp, &mut Vec<Block66>),
+    {
+        #[cfg(target_arch = "x86_64")]
+        if self.vector {
+            // SAFETY: the CPU has AVX2 (checked in `new`).
+            return unsafe { self.send_all_avx2(frames, out, sent) };
+        }
+        self.send_each::<false, _, _>(frames, out, sent)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn send_all_avx2<'f, I, F>(&mut self, frames: I, out: &mut Vec<Block66>, sent: F)
+    where
+        I: IntoIterator<Item = (&'f [u8], u32)>,
+        F: FnMut(TxStamp, &mut Vec<Block66>),
+    {
+        self.send_each::<true, _, _>(frames, out, sent)
+    }
+
+    #[inline(always)]
+    fn send_each<'f, const VEC: bool, I, F>(&mut self, frames: I, out: &mut Vec<Block66>, mut sent: F)
+    where
+        I: IntoIterator<Item = (&'f [u8], u32)>,
+        F: FnMut(TxStamp, &mut Vec<Block66>),
+    {
+        for (frame, gap) in frames {
+            let start = self.shaper.place(self.end, gap, self.emitted * CHARS_PER_BLOCK);
+            let block = start / CHARS_PER_BLOCK;
+            let lane = start % CHARS_PER_BLOCK;
+            self.idle_until(block, out);
+            let stamp = TxStamp { start: BitTime::of_lane(block, lane), gap: start - self.end };
+            let (t_lane, written) = write_frame::<VEC>(frame, lane, out);
+            self.end = (self.emitted + written - 1) * CHARS_PER_BLOCK + t_lane as u64;
+            self.emitted += written;
+            sent(stamp, out);
+        }
+    }
+}
+
+/// Write the start, data and terminate blocks of `frame` starting in `lane` (0 or 4);
+/// returns the lane of /T/ in the last block and the number of blocks written.
+#[inline(always)]
+fn write_frame<const VEC: bool>(frame: &[u8], lane: u64, out: &mut Vec<Block66>) -> (usize, u64) {
+    // The blocks are written straight into the vector's spare capacity after growing it once
+    // per frame: a capacity check (and the vector's fields reloaded) per block is what made
+    // minimum-size frames slow.
+    out.reserve(blocks_for(frame.len()));
+    let at = out.len();
+    // SAFETY: `reserve` made room for `blocks_for(frame.len())` blocks after `at`, the most
+    // `write_frame_at` writes, and the length grows only over the blocks it wrote.
+    unsafe {
+        let (t_lane, n) = write_frame_at::<VEC>(frame, lane, out.as_mut_ptr().add(at));
+        out.set_len(at + n);
+        (t_lane, n as u64)
+    }
+}
+
+/// The most blocks a frame of `len` octets takes: a start block, one block per eight octets
+/// (plus one for the four-octet shift of a lane-4 start), and the terminate block.
+const fn blocks_for(len: usize) -> usize {
+    len / 8 + 3
+}
+
+/// [`write_frame`]'s blocks, written at `dst`; returns the lane of /T/ and the block count.
+///
+/// # Safety
+/// `dst` must be valid for writes of `blocks_for(frame.len())` blocks; with `VEC`, the CPU
+/// must have AVX2.
+#[inline(always)]
+unsafe fn write_frame_at<const VEC: bool>(frame: &[u8], lane: u64, dst: *mut Block66) -> (usize, usize) {
+    let body = if lane == 0 {
+        dst.write(Block66::start0(PREAMBLE_D1_D7));
+        frame
+    } else {
         // Lane 4: idles in lanes 0..3, /S/ and three preamble octets, then a block whose
         // first four lanes finish the preamble and carry the first four frame octets.
-        let start4 = Block66::start4([ctrl::IDLE; 4], PREAMBLE_D1_D7);
+        dst.write(Block66::start4([ctrl::IDLE; 4], PREAMBLE_D1_D7));
         let head = PREAMBLE_D1_D7 >> 24;
-        let (first, body) = match (lane, frame.split_first_chunk::<4>()) {
-            (0, _) => (Block66::start0(PREAMBLE_D1_D7), frame),
-            (_, Some((four, body))) => {
-                out.push(start4);
-                (Block66::data(head | u64::from(u32::from_le_bytes(*four)) << 32), body)
+        match frame.split_first_chunk::<4>() {
+            Some((four, body)) => {
+                dst.add(1).write(Block66::data(head | u64::from(u32::from_le_bytes(*four)) << 32));
+                body
             }
-            (_, None) => {
+            None => {
                 // Fewer than four octets: /T/ lands in the block after the start.
                 let k = 4 + frame.len();
-                out.push(start4);
-                out.push(Block66::terminate_idle(k, head | le_tail(frame, frame.len()) << 32));
+                dst.add(1).write(Block66::terminate_idle(k, head | le_tail(frame, frame.len()) << 32));
                 return (k, 2);
             }
-        };
-        // The blocks are written straight into the vector's spare capacity: growing it once
-        // per frame and writing without a capacity check per block is what keeps minimum-size
-        // frames fast (an `extend` from an iterator does the same only when the compiler
-        // happens to inline it).
-        let chunks = body.chunks_exact(8);
-        let tail = chunks.remainder().len();
-        let n = body.len() / 8 + 2;
-        out.reserve(n);
-        let spare = &mut out.spare_capacity_mut()[..n];
-        spare[0].write(first);
-        for (slot, c) in spare[1..n - 1].iter_mut().zip(chunks) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            slot.write(Block66::data(u64::from_le_bytes(w)));
         }
-        spare[n - 1].write(Block66::terminate_idle(tail, le_tail(frame, tail)));
-        // SAFETY: the first `n` spare slots were all written above (the start block, one
-        // data block per 8-octet chunk of `body` — there are n - 2 — and the terminate block).
-        unsafe { out.set_len(out.len() + n) };
-        (tail, n as u64 + u64::from(lane != 0))
+    };
+    let data = dst.add(1 + (lane != 0) as usize);
+    let full = body.len() / 8;
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if VEC {
+        done = full / 2 * 2;
+        vector::data_blocks(&body[..8 * done], data);
+    }
+    for k in done..full {
+        let octets = body.as_ptr().add(8 * k).cast::<[u8; 8]>().read_unaligned();
+        data.add(k).write(Block66::data(u64::from_le_bytes(octets)));
+    }
+    let tail = body.len() % 8;
+    data.add(full).write(Block66::terminate_idle(tail, le_tail(frame, tail)));
+    (tail, full + 2 + (lane != 0) as usize)
+}
+
+/// Data blocks two at a time with AVX2.
+mod vector {
+    /// True when the CPU can run [`data_blocks`].
+    pub fn available() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return std::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// One data block per 8 octets of `octets` (a multiple of 16 long) at `dst`: a permute
+    /// puts two payloads in the odd quadwords of a vector whose even quadwords hold the data
+    /// sync header, and one store writes the two blocks (header, zero padding, payload).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2; `dst` must be valid for `octets.len() / 8` blocks.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub unsafe fn data_blocks(octets: &[u8], dst: *mut crate::Block66) {
+        use core::arch::x86_64::*;
+        let sync = _mm256_set1_epi64x(i64::from(crate::block::SyncHeader::DATA_BITS));
+        for (k, two) in octets.chunks_exact(16).enumerate() {
+            let payloads = _mm256_castsi128_si256(_mm_loadu_si128(two.as_ptr().cast()));
+            let spread = _mm256_permute4x64_epi64::<0b01_01_00_00>(payloads);
+            let v = _mm256_blend_epi32::<0b1100_1100>(sync, spread);
+            _mm256_storeu_si256(dst.add(2 * k).cast(), v);
+        }
     }
 }
 
@@ -210,14 +321,15 @@ impl TxPhy {
         // whole vectors at a time; the rest waits for the next group.
         const GROUP: usize = 512;
         let mut done = out.len();
-        for (frame, gap) in frames {
-            stamps.push(self.encoder.send(frame, gap, out));
+        let scrambler = &mut self.scrambler;
+        self.encoder.send_all(frames, out, |stamp, out| {
+            stamps.push(stamp);
             if out.len() - done >= GROUP {
                 let upto = done + (out.len() - done) / 8 * 8;
-                self.scrambler.scramble_blocks(&mut out[done..upto]);
+                scrambler.scramble_blocks(&mut out[done..upto]);
                 done = upto;
             }
-        }
+        });
         self.scrambler.scramble_blocks(&mut out[done..]);
     }
 
