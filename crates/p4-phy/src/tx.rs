@@ -172,17 +172,23 @@ impl TxEncoder {
         I: IntoIterator<Item = (&'f [u8], u32)>,
         F: FnMut(TxStamp, &mut Vec<Block66>),
     {
+        // The placement state lives in locals for the loop: through `self` it went to memory
+        // and back on every frame, and each frame's placement depends on the previous one's.
+        let (mut end, mut emitted, mut shaper) = (self.end, self.emitted, self.shaper.clone());
         for (frame, gap) in frames {
-            let start = self.shaper.place(self.end, gap, self.emitted * CHARS_PER_BLOCK);
+            let start = shaper.place(end, gap, emitted * CHARS_PER_BLOCK);
             let block = start / CHARS_PER_BLOCK;
             let lane = start % CHARS_PER_BLOCK;
-            self.idle_until(block, out);
-            let stamp = TxStamp { start: BitTime::of_lane(block, lane), gap: start - self.end };
+            if block > emitted {
+                out.resize(out.len() + (block - emitted) as usize, Block66::IDLE);
+            }
+            let stamp = TxStamp { start: BitTime::of_lane(block, lane), gap: start - end };
             let (t_lane, written) = write_frame::<VEC>(frame, lane, out);
-            self.end = (self.emitted + written - 1) * CHARS_PER_BLOCK + t_lane as u64;
-            self.emitted += written;
+            end = (block + written - 1) * CHARS_PER_BLOCK + t_lane as u64;
+            emitted = block + written;
             sent(stamp, out);
         }
+        (self.end, self.emitted, self.shaper) = (end, emitted, shaper);
     }
 }
 
