@@ -179,11 +179,8 @@ impl TxEncoder {
             let start = shaper.place(end, gap, emitted * CHARS_PER_BLOCK);
             let block = start / CHARS_PER_BLOCK;
             let lane = start % CHARS_PER_BLOCK;
-            if block > emitted {
-                out.resize(out.len() + (block - emitted) as usize, Block66::IDLE);
-            }
             let stamp = TxStamp { start: BitTime::of_lane(block, lane), gap: start - end };
-            let (t_lane, written) = write_frame::<VEC>(frame, lane, out);
+            let (t_lane, written) = write_frame::<VEC>(frame, (block - emitted) as usize, lane, out);
             end = (block + written - 1) * CHARS_PER_BLOCK + t_lane as u64;
             emitted = block + written;
             sent(stamp, out);
@@ -192,20 +189,26 @@ impl TxEncoder {
     }
 }
 
-/// Write the start, data and terminate blocks of `frame` starting in `lane` (0 or 4);
-/// returns the lane of /T/ in the last block and the number of blocks written.
+/// Write `idles` idle blocks, then the start, data and terminate blocks of `frame` starting
+/// in `lane` (0 or 4); returns the lane of /T/ in the last block and the number of blocks
+/// written after the idles.
 #[inline(always)]
-fn write_frame<const VEC: bool>(frame: &[u8], lane: u64, out: &mut Vec<Block66>) -> (usize, u64) {
+fn write_frame<const VEC: bool>(frame: &[u8], idles: usize, lane: u64, out: &mut Vec<Block66>) -> (usize, u64) {
     // The blocks are written straight into the vector's spare capacity after growing it once
-    // per frame: a capacity check (and the vector's fields reloaded) per block is what made
-    // minimum-size frames slow.
-    out.reserve(blocks_for(frame.len()));
+    // per frame: a capacity check (and the vector's fields reloaded) per block, or a call to
+    // `resize` for the idles, is what made minimum-size frames slow.
+    out.reserve(idles + blocks_for(frame.len()));
     let at = out.len();
-    // SAFETY: `reserve` made room for `blocks_for(frame.len())` blocks after `at`, the most
-    // `write_frame_at` writes, and the length grows only over the blocks it wrote.
+    // SAFETY: `reserve` made room for `idles + blocks_for(frame.len())` blocks after `at`:
+    // the idles, then at most what `write_frame_at` writes; the length grows only over the
+    // blocks written.
     unsafe {
-        let (t_lane, n) = write_frame_at::<VEC>(frame, lane, out.as_mut_ptr().add(at));
-        out.set_len(at + n);
+        let idle = out.as_mut_ptr().add(at);
+        for k in 0..idles {
+            idle.add(k).write(Block66::IDLE);
+        }
+        let (t_lane, n) = write_frame_at::<VEC>(frame, lane, idle.add(idles));
+        out.set_len(at + idles + n);
         (t_lane, n as u64)
     }
 }
