@@ -38,11 +38,23 @@ pub fn seal(frame_without_fcs: &[u8]) -> Vec<u8> {
 
 /// [`seal`] on a buffer that already holds the frame without FCS.
 pub fn seal_in_place(frame: &mut Vec<u8>) {
-    if frame.len() < MIN_FRAME - FCS_LEN {
-        frame.resize(MIN_FRAME - FCS_LEN, 0);
+    seal_tail(frame, 0);
+}
+
+/// Append `frame_without_fcs`, sealed, to `out` (which may hold other frames before it).
+pub fn seal_append(frame_without_fcs: &[u8], out: &mut Vec<u8>) {
+    let from = out.len();
+    out.extend_from_slice(frame_without_fcs);
+    seal_tail(out, from);
+}
+
+/// Seal the frame that occupies `buf[from..]`.
+fn seal_tail(buf: &mut Vec<u8>, from: usize) {
+    if buf.len() - from < MIN_FRAME - FCS_LEN {
+        buf.resize(from + MIN_FRAME - FCS_LEN, 0);
     }
-    let fcs = crc32(frame);
-    frame.extend_from_slice(&fcs.to_le_bytes());
+    let fcs = crc32(&buf[from..]);
+    buf.extend_from_slice(&fcs.to_le_bytes());
 }
 
 /// True if the last four octets of `frame` are the FCS of the rest.
