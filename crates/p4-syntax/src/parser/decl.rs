@@ -213,37 +213,51 @@ impl Parser<'_> {
         }
     }
 
-    fn parser_body(&mut self, ty: BlockTypeDecl, start: Span) -> PResult<Decl> {
-        let ctor_params = self.opt_ctor_params()?;
-        self.expect(Punct::LBrace)?;
-        let mut locals = Vec::new();
-        let mut states = Vec::new();
-        let mut pending = None;
+    /// Local declarations of a parser or control body, up to what `end` recognises (given
+    /// the annotations read before it, which it takes if it uses them): the first state of a
+    /// parser, the apply block of a control. Returns what `end` produced, or `None` at `}` or the end of input. A bad
+    /// declaration is reported and skipped, so one error does not hide the rest of the body.
+    fn locals_until<T>(
+        &mut self,
+        locals: &mut Vec<Decl>,
+        mut end: impl FnMut(&mut Self, &mut Vec<Annotation>) -> PResult<Option<T>>,
+    ) -> Option<T> {
         while !self.at(Punct::RBrace) && !self.at_eof() {
             // Leniency: stray `;` (as in `action a() {};`) between declarations.
             if self.eat(Punct::Semi) {
                 continue;
             }
             let before = self.pos;
-            let r = (|| -> PResult<()> {
-                let annotations = self.annotations()?;
-                if self.at_kw(Keyword::State) && !self.peek_at(1).is_punct(Punct::Assign) {
-                    pending = Some(annotations);
-                    return Ok(());
+            let r = (|| -> PResult<Option<T>> {
+                let mut annotations = self.annotations()?;
+                if let Some(found) = end(self, &mut annotations)? {
+                    return Ok(Some(found));
                 }
                 locals.push(self.declaration_with(annotations)?);
-                Ok(())
+                Ok(None)
             })();
-            if let Err(Fail) = r {
-                self.recover();
-            }
-            if pending.is_some() {
-                break;
+            match r {
+                Ok(Some(found)) => return Some(found),
+                Ok(None) => {}
+                Err(Fail) => self.recover(),
             }
             if self.pos == before {
                 self.bump();
             }
         }
+        None
+    }
+
+    fn parser_body(&mut self, ty: BlockTypeDecl, start: Span) -> PResult<Decl> {
+        let ctor_params = self.opt_ctor_params()?;
+        self.expect(Punct::LBrace)?;
+        let mut locals = Vec::new();
+        let mut states = Vec::new();
+        // The first state ends the local declarations; its annotations are already read.
+        let mut pending = self.locals_until(&mut locals, |p, annotations| {
+            let first_state = p.at_kw(Keyword::State) && !p.peek_at(1).is_punct(Punct::Assign);
+            Ok(first_state.then(|| std::mem::take(annotations)))
+        });
         while !self.at(Punct::RBrace) && !self.at_eof() {
             let before = self.pos;
             let annotations = match pending.take() {
@@ -350,33 +364,13 @@ impl Parser<'_> {
         let ctor_params = self.opt_ctor_params()?;
         self.expect(Punct::LBrace)?;
         let mut locals = Vec::new();
-        let mut apply = None;
-        while !self.at(Punct::RBrace) && !self.at_eof() {
-            // Leniency: stray `;` (as in `action a() {};`) between declarations.
-            if self.eat(Punct::Semi) {
-                continue;
+        let apply = self.locals_until(&mut locals, |p, annotations| {
+            if p.at_kw(Keyword::Apply) && p.peek_at(1).is_punct(Punct::LBrace) {
+                p.bump();
+                return p.block(std::mem::take(annotations)).map(Some);
             }
-            let before = self.pos;
-            let r = (|| -> PResult<()> {
-                let annotations = self.annotations()?;
-                if self.at_kw(Keyword::Apply) && self.peek_at(1).is_punct(Punct::LBrace) {
-                    self.bump();
-                    apply = Some(self.block(annotations)?);
-                    return Ok(());
-                }
-                locals.push(self.declaration_with(annotations)?);
-                Ok(())
-            })();
-            if let Err(Fail) = r {
-                self.recover();
-            }
-            if apply.is_some() {
-                break;
-            }
-            if self.pos == before {
-                self.bump();
-            }
-        }
+            Ok(None)
+        });
         let apply = match apply {
             Some(b) => b,
             None => {
