@@ -710,43 +710,17 @@ impl Printer {
                 self.block_type("package", t);
                 self.s(";");
             }
-            Decl::Parser(p) => {
-                self.block_type("parser", &p.ty);
-                if !p.ctor_params.is_empty() {
-                    self.params(&p.ctor_params);
-                }
-                self.s(" {");
-                self.nl();
-                self.indent += 1;
-                for l in &p.locals {
-                    self.decl(l);
-                }
+            Decl::Parser(p) => self.block_decl("parser", &p.ty, &p.ctor_params, &p.locals, |out| {
                 for s in &p.states {
-                    self.state(s);
+                    out.state(s);
                 }
-                self.indent -= 1;
-                self.line_start();
-                self.s("}");
-            }
-            Decl::Control(c) => {
-                self.block_type("control", &c.ty);
-                if !c.ctor_params.is_empty() {
-                    self.params(&c.ctor_params);
-                }
-                self.s(" {");
-                self.nl();
-                self.indent += 1;
-                for l in &c.locals {
-                    self.decl(l);
-                }
-                self.line_start();
-                self.s("apply ");
-                self.block(&c.apply);
-                self.nl();
-                self.indent -= 1;
-                self.line_start();
-                self.s("}");
-            }
+            }),
+            Decl::Control(c) => self.block_decl("control", &c.ty, &c.ctor_params, &c.locals, |out| {
+                out.line_start();
+                out.s("apply ");
+                out.block(&c.apply);
+                out.nl();
+            }),
             Decl::Instantiation(i) => {
                 self.annotations(&i.annotations, true);
                 self.ty(&i.ty);
@@ -799,6 +773,32 @@ impl Printer {
         self.s(&p.name.name);
         self.type_params(&p.type_params);
         self.params(&p.params);
+    }
+
+    /// A parser or control: its type, constructor parameters and local declarations, then
+    /// `body` (the states, or the apply block) inside the braces.
+    fn block_decl(
+        &mut self,
+        kw: &str,
+        ty: &BlockTypeDecl,
+        ctor_params: &[Param],
+        locals: &[Decl],
+        body: impl FnOnce(&mut Self),
+    ) {
+        self.block_type(kw, ty);
+        if !ctor_params.is_empty() {
+            self.params(ctor_params);
+        }
+        self.s(" {");
+        self.nl();
+        self.indent += 1;
+        for l in locals {
+            self.decl(l);
+        }
+        body(self);
+        self.indent -= 1;
+        self.line_start();
+        self.s("}");
     }
 
     fn block_type(&mut self, kw: &str, t: &BlockTypeDecl) {
