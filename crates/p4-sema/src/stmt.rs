@@ -1101,11 +1101,63 @@ impl<'a> Sema<'a> {
             self.error(e.span, format!("cannot switch on a value of type `{s}`"));
             return Err(());
         }
-        let mut labels: Vec<(Option<Value>, Option<Vec<ir::Stmt>>)> = vec![];
-        let mut seen: Vec<Value> = vec![];
+        let labels = self.switch_cases(cases, |this, l, labels| {
+            let v = this.expr(l, Some(&t)).and_then(|x| this.coerce(x, &t, l.span));
+            match v.ok().and_then(|x| x.val) {
+                Some(v) => {
+                    let duplicate = labels.iter().any(|(s, _)| s.as_ref().is_some_and(|s| crate::consteval::equal(s, &v)));
+                    if duplicate {
+                        this.error(l.span, "duplicate switch label");
+                    }
+                    (Some(v), !duplicate)
+                }
+                None => {
+                    this.error(l.span, "switch labels must be compile-time constants of the switched type");
+                    (None, false)
+                }
+            }
+        })?;
+        let cases = resolve_fallthrough(labels);
+        let ex = self.lower_te(te);
+        Ok(ir::Stmt::SwitchValue { expr: ex, cases, span })
+    }
+
+    fn switch_action(&mut self, table: ir::TableId, cases: &'a [ast::SwitchCase], span: Span) -> R<ir::Stmt> {
+        let table_actions: Vec<ir::ActionId> = self.out.prog.tables.get(table.index()).map(|t| t.actions.iter().map(|a| a.action).collect()).unwrap_or_default();
+        let labels = self.switch_cases(cases, |this, l, labels| match this.action_by_name(l) {
+            Some(a) => {
+                let mut ok = true;
+                if !table_actions.contains(&a) && !this.check_mode_table_unknown(table) {
+                    this.error(l.span, "this action is not in the table's `actions` list");
+                    ok = false;
+                }
+                if labels.iter().any(|(x, _)| *x == Some(a)) {
+                    this.error(l.span, "duplicate switch label");
+                    ok = false;
+                }
+                (Some(a), ok)
+            }
+            None => {
+                this.error(l.span, "labels of a `switch` on `action_run` must be action names");
+                (None, false)
+            }
+        })?;
+        Ok(ir::Stmt::SwitchAction { table, cases: resolve_fallthrough(labels), span })
+    }
+
+    /// The cases of a `switch`, each with its label and its body (`None` for a label that
+    /// falls through). `label` resolves a non-default label given the cases so far, reports
+    /// what is wrong with it, and says whether it is good; `default` must come last. Fails
+    /// after reading every case if any label was bad, so all their errors are reported.
+    fn switch_cases<L>(
+        &mut self,
+        cases: &'a [ast::SwitchCase],
+        mut label: impl FnMut(&mut Self, &'a ast::Expr, &SwitchCases<L>) -> (Option<L>, bool),
+    ) -> R<SwitchCases<L>> {
+        let mut labels = vec![];
         let mut failed = false;
         for (i, c) in cases.iter().enumerate() {
-            let label = match &c.label {
+            let l = match &c.label {
                 None => {
                     if i + 1 != cases.len() {
                         self.error(c.span, "`default` must be the last switch label");
@@ -1115,75 +1167,18 @@ impl<'a> Sema<'a> {
                 }
                 Some(l) if matches!(l.kind, A::Default) => None,
                 Some(l) => {
-                    let v = self.expr(l, Some(&t)).and_then(|x| self.coerce(x, &t, l.span));
-                    match v.ok().and_then(|x| x.val) {
-                        Some(v) => {
-                            if seen.iter().any(|s| crate::consteval::equal(s, &v)) {
-                                self.error(l.span, "duplicate switch label");
-                                failed = true;
-                            }
-                            seen.push(v.clone());
-                            Some(v)
-                        }
-                        None => {
-                            self.error(l.span, "switch labels must be compile-time constants of the switched type");
-                            failed = true;
-                            None
-                        }
-                    }
+                    let (l, ok) = label(self, l, &labels);
+                    failed |= !ok;
+                    l
                 }
             };
             let body = c.body.as_ref().map(|b| self.block_stmts(&b.stmts));
-            labels.push((label, body));
+            labels.push((l, body));
         }
         if failed {
             return Err(());
         }
-        let cases = resolve_fallthrough(labels);
-        let ex = self.lower_te(te);
-        Ok(ir::Stmt::SwitchValue { expr: ex, cases, span })
-    }
-
-    fn switch_action(&mut self, table: ir::TableId, cases: &'a [ast::SwitchCase], span: Span) -> R<ir::Stmt> {
-        let table_actions: Vec<ir::ActionId> = self.out.prog.tables.get(table.index()).map(|t| t.actions.iter().map(|a| a.action).collect()).unwrap_or_default();
-        let mut labels: Vec<(Option<ir::ActionId>, Option<Vec<ir::Stmt>>)> = vec![];
-        let mut failed = false;
-        for (i, c) in cases.iter().enumerate() {
-            let label = match &c.label {
-                None => {
-                    if i + 1 != cases.len() {
-                        self.error(c.span, "`default` must be the last switch label");
-                        failed = true;
-                    }
-                    None
-                }
-                Some(l) if matches!(l.kind, A::Default) => None,
-                Some(l) => match self.action_by_name(l) {
-                    Some(a) => {
-                        if !table_actions.contains(&a) && !self.check_mode_table_unknown(table) {
-                            self.error(l.span, "this action is not in the table's `actions` list");
-                            failed = true;
-                        }
-                        if labels.iter().any(|(x, _)| *x == Some(a)) {
-                            self.error(l.span, "duplicate switch label");
-                            failed = true;
-                        }
-                        Some(a)
-                    }
-                    None => {
-                        self.error(l.span, "labels of a `switch` on `action_run` must be action names");
-                        failed = true;
-                        None
-                    }
-                },
-            };
-            let body = c.body.as_ref().map(|b| self.block_stmts(&b.stmts));
-            labels.push((label, body));
-        }
-        if failed {
-            return Err(());
-        }
-        Ok(ir::Stmt::SwitchAction { table, cases: resolve_fallthrough(labels), span })
+        Ok(labels)
     }
 
     fn check_mode_table_unknown(&self, table: ir::TableId) -> bool {
@@ -1209,6 +1204,9 @@ impl<'a> Sema<'a> {
 }
 
 /// Give each fall-through label (no body) the body of the next label that has one.
+/// A switch's cases as written: label (`None` for `default`) and body (`None` to fall through).
+type SwitchCases<L> = Vec<(Option<L>, Option<Vec<ir::Stmt>>)>;
+
 fn resolve_fallthrough<L>(labels: Vec<(L, Option<Vec<ir::Stmt>>)>) -> Vec<(L, Vec<ir::Stmt>)> {
     let mut out: Vec<(L, Vec<ir::Stmt>)> = vec![];
     let mut next: Vec<ir::Stmt> = vec![];
