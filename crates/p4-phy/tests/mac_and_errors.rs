@@ -197,3 +197,32 @@ fn random_garbage_never_panics_and_is_counted() {
     assert!(c.bad_block_types > 10_000);
     assert_eq!(c.frames_ok, 0);
 }
+
+/// The FCS check of a frame given in two parts agrees with the check of the joined frame, for
+/// good and corrupted frames of many lengths and every split point.
+#[test]
+fn fcs_check_in_two_parts_agrees_with_the_whole() {
+    let mut checked = 0;
+    for len in (0..80).chain([1514, 1518]) {
+        let body: Vec<u8> = (0..len).map(|i| (i * 13 + len) as u8).collect();
+        let good = mac::seal(&body);
+        let mut bad = good.clone();
+        let at = bad.len() / 2;
+        bad[at] ^= 0x10;
+        for (frame, want) in [(&good, true), (&bad, false)] {
+            assert_eq!(mac::fcs_ok(frame), want);
+            for split in 0..=frame.len() {
+                let (head, tail) = frame.split_at(split);
+                assert_eq!(mac::fcs_ok_parts(head, tail), want, "len {} split {split}", frame.len());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 3000);
+    for short in [&[][..], &[1, 2, 3][..]] {
+        for split in 0..=short.len() {
+            let (head, tail) = short.split_at(split);
+            assert!(!mac::fcs_ok_parts(head, tail));
+        }
+    }
+}
