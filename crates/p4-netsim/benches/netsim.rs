@@ -3,7 +3,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use p4_netsim::events::EventQueue;
-use p4_netsim::experiments::{run_dtp, DtpOptions, Load};
+use p4_netsim::experiments::{run_dtp, DtpOptions, Load, Scenario};
 
 fn dtp_tree(c: &mut Criterion) {
     let mut g = c.benchmark_group("dtp");
@@ -12,7 +12,10 @@ fn dtp_tree(c: &mut Criterion) {
     g.throughput(Throughput::Elements(1));
     g.bench_function("tree_2_3_heavy_1ms", |b| {
         b.iter(|| {
-            let o = DtpOptions { seconds: 0.001, load: Load::Heavy, ..Default::default() };
+            let o = DtpOptions {
+                scenario: Scenario { seconds: 0.001, load: Load::Heavy, ..Default::default() },
+                ..Default::default()
+            };
             run_dtp(&o).map(|(s, _)| s.dtp.max_offset_ticks).unwrap_or(u64::MAX)
         })
     });

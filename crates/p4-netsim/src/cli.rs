@@ -4,7 +4,7 @@
 use crate::dtp::DtpConfig;
 use crate::experiments::{
     run_dtp, run_minprobe, run_profile, run_sim, wander_per_ms, DtpOptions, Load, MinProbeOptions, ProfileOptions,
-    SimOptions,
+    Scenario,
 };
 use crate::minprobe::{rate_range, ProbeConfig};
 use crate::plot::{decimate_max, lines_svg, Line};
@@ -91,9 +91,18 @@ pub struct ScenarioArgs {
 }
 
 impl ScenarioArgs {
-    fn check(&self) -> Result<()> {
+    /// The scenario these arguments, the network settings and the progress flag describe.
+    fn scenario(&self, net: &NetArgs, progress: bool) -> Result<Scenario> {
         anyhow::ensure!((64..=9216).contains(&self.load_len), "--load-len must be 64..=9216");
-        Ok(())
+        Ok(Scenario {
+            topology: self.topology.clone(),
+            cable_m: net.cable_m,
+            seconds: self.seconds,
+            load: self.load,
+            load_len: self.load_len,
+            net: net.config()?,
+            progress,
+        })
     }
 }
 
@@ -114,17 +123,7 @@ pub struct SimArgs {
 
 /// Runs `sim`.
 pub fn sim_main(a: SimArgs) -> Result<()> {
-    a.scenario.check()?;
-    let sc = &a.scenario;
-    let s = run_sim(&SimOptions {
-        topology: sc.topology.clone(),
-        cable_m: a.net.cable_m,
-        seconds: sc.seconds,
-        load: sc.load,
-        load_len: sc.load_len,
-        net: a.net.config()?,
-        progress: a.progress,
-    })?;
+    let s = run_sim(&a.scenario.scenario(&a.net, a.progress)?)?;
     print(a.json, &s, || {
         format!(
             "{}: {} nodes, {} links, diameter {} hops\ndelivered {} frames, dropped {}, corrupted {}; {} events\n{:.4} simulated s in {:.2} wall s ({:.4} sim s per wall s)",
@@ -167,23 +166,11 @@ pub struct DtpArgs {
 pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::experiments::DtpSeries)> {
     anyhow::ensure!((1..=100_000).contains(&a.beacon_interval), "--beacon-interval must be 1..=100000 cycles");
     anyhow::ensure!((10.0..=1e9).contains(&a.sample_ns), "--sample-ns must be within 10..=1e9");
-    a.scenario.check()?;
+    let scenario = a.scenario.scenario(&a.net, a.progress)?;
     anyhow::ensure!((1.0..=1e6).contains(&a.ptp_sync_us), "--ptp-sync-us must be within 1..=1000000");
     let dtp =
         DtpConfig { beacon_interval: a.beacon_interval, sample_interval: from_ns(a.sample_ns), ..Default::default() };
-    let sc = &a.scenario;
-    let o = DtpOptions {
-        topology: sc.topology.clone(),
-        cable_m: a.net.cable_m,
-        seconds: sc.seconds,
-        load: sc.load,
-        load_len: sc.load_len,
-        net: a.net.config()?,
-        dtp,
-        ptp: !a.no_ptp,
-        ptp_sync_interval: from_ns(a.ptp_sync_us * 1000.0),
-        progress: a.progress,
-    };
+    let o = DtpOptions { scenario, dtp, ptp: !a.no_ptp, ptp_sync_interval: from_ns(a.ptp_sync_us * 1000.0) };
     run_dtp(&o)
 }
 

@@ -70,9 +70,9 @@ fn run_with_progress(sim: &mut Sim, end: Time, show: bool) {
     pb.finish_and_clear();
 }
 
-/// Options of a DTP run.
+/// What every network run needs: a topology under background load for a simulated time.
 #[derive(Clone, Debug)]
-pub struct DtpOptions {
+pub struct Scenario {
     /// Topology spec (built-in or TOML path).
     pub topology: String,
     /// Cable length, metres.
@@ -85,29 +85,75 @@ pub struct DtpOptions {
     pub load_len: u32,
     /// Network settings (seed, ppm, wander, BER, switch model).
     pub net: NetConfig,
-    /// DTP settings.
-    pub dtp: DtpConfig,
-    /// Also run PTP with the first host as grandmaster.
-    pub ptp: bool,
-    /// PTP Sync interval.
-    pub ptp_sync_interval: Time,
-    /// Show a progress bar.
+    /// Progress bar.
     pub progress: bool,
 }
 
-impl Default for DtpOptions {
+impl Default for Scenario {
     fn default() -> Self {
-        DtpOptions {
+        Scenario {
             topology: "tree:2:3".into(),
             cable_m: 10.0,
             seconds: 0.01,
             load: Load::Heavy,
             load_len: 1518,
             net: NetConfig::default(),
+            progress: false,
+        }
+    }
+}
+
+impl Scenario {
+    /// The simulator of this scenario with its background load from `load_from` on, and the
+    /// time the run ends.
+    fn build(&self, load_from: Time) -> Result<(Sim, Time)> {
+        let topo = Topology::load(&self.topology, self.cable_m)?;
+        anyhow::ensure!(self.seconds > 0.0 && self.seconds <= 500.0, "--seconds must be in (0, 500]");
+        let end = from_secs(self.seconds);
+        let mut net = self.net.clone();
+        net.horizon = end + from_ns(1_000_000.0);
+        let mut sim = Sim::new(topo, net);
+        add_load(&mut sim, self.load, self.load_len, load_from, end);
+        Ok((sim, end))
+    }
+
+    /// Run `sim` to `end` (with the progress bar if asked); returns the wall seconds taken.
+    fn run(&self, sim: &mut Sim, end: Time) -> f64 {
+        let wall = std::time::Instant::now();
+        run_with_progress(sim, end, self.progress);
+        wall.elapsed().as_secs_f64()
+    }
+
+    /// Simulated seconds per wall second.
+    fn speed(&self, wall_seconds: f64) -> f64 {
+        if wall_seconds > 0.0 {
+            self.seconds / wall_seconds
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+/// Options of a DTP run.
+#[derive(Clone, Debug)]
+pub struct DtpOptions {
+    /// Topology, load, duration, network settings.
+    pub scenario: Scenario,
+    /// DTP settings.
+    pub dtp: DtpConfig,
+    /// Also run PTP with the first host as grandmaster.
+    pub ptp: bool,
+    /// PTP Sync interval.
+    pub ptp_sync_interval: Time,
+}
+
+impl Default for DtpOptions {
+    fn default() -> Self {
+        DtpOptions {
+            scenario: Scenario::default(),
             dtp: DtpConfig::default(),
             ptp: true,
             ptp_sync_interval: from_ns(1_000_000.0),
-            progress: false,
         }
     }
 }
@@ -153,15 +199,9 @@ pub struct DtpSeries {
 
 /// Runs DTP (and PTP) on a topology under load.
 pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
-    let topo = Topology::load(&o.topology, o.cable_m)?;
-    anyhow::ensure!(topo.is_connected(), "topology `{}` is not connected", o.topology);
-    anyhow::ensure!(o.seconds > 0.0 && o.seconds <= 500.0, "--seconds must be in (0, 500]");
-    let end = from_secs(o.seconds);
-    let mut net = o.net.clone();
-    net.horizon = end + from_ns(1_000_000.0);
-    let mut sim = Sim::new(topo, net);
-    let traffic_start = o.dtp.warmup / 2;
-    add_load(&mut sim, o.load, o.load_len, traffic_start, end);
+    let sc = &o.scenario;
+    let (mut sim, end) = sc.build(o.dtp.warmup / 2)?;
+    anyhow::ensure!(sim.topo.is_connected(), "topology `{}` is not connected", sc.topology);
     sim.enable_dtp(o.dtp.clone());
     if o.ptp && sim.hosts.len() >= 2 {
         let master = sim.hosts[0];
@@ -173,9 +213,7 @@ pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
             warmup: o.ptp_sync_interval * 3,
         });
     }
-    let wall = std::time::Instant::now();
-    run_with_progress(&mut sim, end, o.progress);
-    let wall_seconds = wall.elapsed().as_secs_f64();
+    let wall_seconds = sc.run(&mut sim, end);
     let dtp = sim.dtp_report().context("DTP was not enabled")?;
     let series = DtpSeries {
         dtp: sim.dtp_series().iter().map(|&(t, v)| (to_secs(t) * 1e3, v as f64)).collect(),
@@ -185,14 +223,14 @@ pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
         within_bound: dtp.max_offset_ticks <= dtp.bound_ticks,
         dtp,
         ptp: sim.ptp_report(),
-        topology: o.topology.clone(),
+        topology: sc.topology.clone(),
         nodes: sim.topo.nodes.len(),
         hosts: sim.hosts.len(),
-        load: o.load,
+        load: sc.load,
         seed: sim.cfg.seed,
-        sim_seconds: o.seconds,
+        sim_seconds: sc.seconds,
         wall_seconds,
-        speed: if wall_seconds > 0.0 { o.seconds / wall_seconds } else { f64::INFINITY },
+        speed: sc.speed(wall_seconds),
         net: sim.stats.clone(),
     };
     Ok((summary, series))
@@ -485,24 +523,8 @@ pub fn run_profile(o: &ProfileOptions) -> Result<(ProfileSummary, ProfileSamples
     Ok((summary, samples))
 }
 
-/// Options of a plain network run.
-#[derive(Clone, Debug)]
-pub struct SimOptions {
-    /// Topology spec.
-    pub topology: String,
-    /// Cable length.
-    pub cable_m: f64,
-    /// Simulated seconds.
-    pub seconds: f64,
-    /// Load.
-    pub load: Load,
-    /// Frame length of the load, bytes.
-    pub load_len: u32,
-    /// Network settings.
-    pub net: NetConfig,
-    /// Progress bar.
-    pub progress: bool,
-}
+/// Options of a plain network run: the scenario alone.
+pub type SimOptions = Scenario;
 
 /// Result of a plain network run.
 #[derive(Clone, Debug, Serialize)]
@@ -529,17 +551,9 @@ pub struct SimSummary {
 
 /// Runs a topology under load and reports delivery counters.
 pub fn run_sim(o: &SimOptions) -> Result<SimSummary> {
-    let topo = Topology::load(&o.topology, o.cable_m)?;
-    anyhow::ensure!(o.seconds > 0.0 && o.seconds <= 500.0, "--seconds must be in (0, 500]");
-    let end = from_secs(o.seconds);
-    let diameter = topo.diameter();
-    let mut net = o.net.clone();
-    net.horizon = end + from_ns(1_000_000.0);
-    let mut sim = Sim::new(topo, net);
-    add_load(&mut sim, o.load, o.load_len, 0, end);
-    let wall = std::time::Instant::now();
-    run_with_progress(&mut sim, end, o.progress);
-    let wall_seconds = wall.elapsed().as_secs_f64();
+    let (mut sim, end) = o.build(0)?;
+    let diameter = sim.topo.diameter();
+    let wall_seconds = o.run(&mut sim, end);
     Ok(SimSummary {
         topology: o.topology.clone(),
         nodes: sim.topo.nodes.len(),
@@ -549,7 +563,7 @@ pub fn run_sim(o: &SimOptions) -> Result<SimSummary> {
         net: sim.stats.clone(),
         sim_seconds: o.seconds,
         wall_seconds,
-        speed: if wall_seconds > 0.0 { o.seconds / wall_seconds } else { f64::INFINITY },
+        speed: o.speed(wall_seconds),
     })
 }
 

@@ -3,7 +3,7 @@
 
 use p4_netsim::dtp::DtpConfig;
 use p4_netsim::experiments::{
-    run_dtp, run_minprobe, run_profile, Cross, DtpOptions, Load, MinProbeOptions, ProfileOptions,
+    run_dtp, run_minprobe, run_profile, Cross, DtpOptions, Load, MinProbeOptions, ProfileOptions, Scenario,
 };
 use p4_netsim::minprobe::{rate_range, ProbeConfig};
 use p4_netsim::oscillator::Wander;
@@ -11,7 +11,11 @@ use p4_netsim::time::from_ns;
 use p4_netsim::NetConfig;
 
 fn dtp(topology: &str, seconds: f64, load: Load, ptp: bool) -> p4_netsim::experiments::DtpSummary {
-    let o = DtpOptions { topology: topology.into(), seconds, load, ptp, ..Default::default() };
+    let o = DtpOptions {
+        scenario: Scenario { topology: topology.into(), seconds, load, ..Default::default() },
+        ptp,
+        ..Default::default()
+    };
     run_dtp(&o).unwrap().0
 }
 
@@ -35,10 +39,7 @@ fn dtp_tree_2_3_full_load_stays_within_4td() {
 #[test]
 fn dtp_beacons_wait_longer_behind_jumbo_frames() {
     let o = DtpOptions {
-        topology: "tree:2:3".into(),
-        seconds: 0.004,
-        load: Load::Heavy,
-        load_len: 9018,
+        scenario: Scenario { seconds: 0.004, load: Load::Heavy, load_len: 9018, ..Default::default() },
         ptp: false,
         ..Default::default()
     };
@@ -51,9 +52,12 @@ fn dtp_beacons_wait_longer_behind_jumbo_frames() {
 #[test]
 fn dtp_fat_tree_with_1024_hosts_stays_within_4td() {
     let mut o = DtpOptions {
-        topology: "fat-tree:16".into(),
-        seconds: 0.000_12,
-        load: Load::Heavy,
+        scenario: Scenario {
+            topology: "fat-tree:16".into(),
+            seconds: 0.000_12,
+            load: Load::Heavy,
+            ..Default::default()
+        },
         ptp: false,
         ..Default::default()
     };
@@ -92,10 +96,7 @@ fn dtp_with_wander_per_port_clocks_and_payload_wrap() {
         ..Default::default()
     };
     let o = DtpOptions {
-        topology: "tree:2:3".into(),
-        seconds: 0.004,
-        load: Load::Medium,
-        net,
+        scenario: Scenario { seconds: 0.004, load: Load::Medium, net, ..Default::default() },
         dtp,
         ptp: false,
         ..Default::default()
@@ -109,10 +110,7 @@ fn dtp_with_wander_per_port_clocks_and_payload_wrap() {
 fn dtp_ignores_corrupted_messages_under_bit_errors() {
     let net = NetConfig { ber: 1e-5, ..Default::default() };
     let o = DtpOptions {
-        topology: "tree:2:3".into(),
-        seconds: 0.003,
-        load: Load::Idle,
-        net,
+        scenario: Scenario { seconds: 0.003, load: Load::Idle, net, ..Default::default() },
         ptp: false,
         ..Default::default()
     };
