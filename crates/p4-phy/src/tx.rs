@@ -140,8 +140,8 @@ impl TxEncoder {
 
     /// Send every `(frame, gap)` in turn, appending blocks to `out` and giving each frame's
     /// stamp, with the blocks so far, to `sent` once the frame is written (the transmitter
-    /// scrambles as it goes there). The loop is compiled twice, once with
-    /// AVX-512 for the data blocks, and the choice is made once per call.
+    /// scrambles as it goes there). The loop is compiled twice, once with AVX-512 for the
+    /// data blocks, and the choice is made once per call.
     #[inline]
     fn send_all<'f, I, F>(&mut self, frames: I, out: &mut Vec<Block66>, sent: F)
     where
