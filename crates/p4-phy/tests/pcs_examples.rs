@@ -295,7 +295,7 @@ fn bulk_scrambling_matches_word_at_a_time_for_every_split() {
         x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         x
     };
-    let data: Vec<u64> = (0..700).map(|_| next()).collect();
+    let data: Vec<u64> = (0..2100).map(|_| next()).collect();
     for init in [0u64, u64::MAX, 0x0123_4567_89ab_cdef] {
         let mut word = Scrambler::new(init);
         let expected: Vec<u64> = data.iter().map(|d| word.scramble(*d)).collect();
@@ -304,9 +304,17 @@ fn bulk_scrambling_matches_word_at_a_time_for_every_split() {
         for (d, e) in data.iter().zip(&expected).take(20) {
             assert_eq!(scramble_bitwise(&mut serial, *d), *e);
         }
-        for pattern in
-            [&[700usize][..], &[1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144], &[7, 9, 15, 16, 17, 64, 3], &[8; 20]]
-        {
+        // Calls of every kind of length: under a vector, under the history, and long calls
+        // the size of the transmitter's scrambling groups (512 blocks) with and without a
+        // remainder.
+        for pattern in [
+            &[2100usize][..],
+            &[1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144],
+            &[7, 9, 15, 16, 17, 64, 3],
+            &[8; 20],
+            &[512, 1024, 513, 51],
+            &[600, 1100, 9],
+        ] {
             let mut blocks: Vec<Block66> = data.iter().map(|d| Block66 { sync: 0b10, payload: *d }).collect();
             let mut portable = blocks.clone();
             let mut s = Scrambler::new(init);
