@@ -46,19 +46,7 @@ fn main() {
     rng::drive(
         "frontend_loop",
         "p4",
-        |rng| match rng.below(4) {
-            0 => {
-                let len = rng.below(300);
-                rng.bytes(len)
-            }
-            1 => (0..rng.below(200)).flat_map(|_| [WORDS[rng.below(WORDS.len())], b" "].concat()).collect(),
-            _ if seeds.is_empty() => Vec::new(),
-            _ => {
-                let mut text = seeds[rng.below(seeds.len())].clone();
-                rng::mutate(rng, &mut text, WORDS, 8);
-                text
-            }
-        },
+        |rng| rng::p4_input(rng, WORDS, &seeds),
         |data| frontend_harness::run(&String::from_utf8_lossy(data)),
     );
 }

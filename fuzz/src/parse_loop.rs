@@ -19,21 +19,11 @@ const WORDS: &[&[u8]] = &[
 ];
 
 fn main() {
+    let seeds = [SEED_PROGRAM.as_bytes().to_vec()];
     rng::drive(
         "parse_loop",
         "p4",
-        |rng| match rng.below(3) {
-            0 => {
-                let len = rng.below(300);
-                rng.bytes(len)
-            }
-            1 => (0..rng.below(200)).flat_map(|_| [WORDS[rng.below(WORDS.len())], b" "].concat()).collect(),
-            _ => {
-                let mut text = SEED_PROGRAM.as_bytes().to_vec();
-                rng::mutate(rng, &mut text, WORDS, 8);
-                text
-            }
-        },
+        |rng| rng::p4_input(rng, WORDS, &seeds),
         |data| {
             let text = String::from_utf8_lossy(data);
             let mut sources = p4_syntax::span::SourceMap::new();

@@ -58,6 +58,25 @@ pub fn mutate(rng: &mut Rng, input: &mut Vec<u8>, words: &[&[u8]], max_edits: us
     }
 }
 
+/// A P4-ish input: random bytes (a quarter of the time), a soup of `words` (a quarter), or one
+/// of `seeds` with random edits (half; an empty input when there are no seeds).
+#[allow(dead_code)] // not every loop that includes this file uses it
+pub fn p4_input(rng: &mut Rng, words: &[&[u8]], seeds: &[Vec<u8>]) -> Vec<u8> {
+    match rng.below(4) {
+        0 => {
+            let len = rng.below(300);
+            rng.bytes(len)
+        }
+        1 => (0..rng.below(200)).flat_map(|_| [words[rng.below(words.len())], b" "].concat()).collect(),
+        _ if seeds.is_empty() => Vec::new(),
+        _ => {
+            let mut text = seeds[rng.below(seeds.len())].clone();
+            mutate(rng, &mut text, words, 8);
+            text
+        }
+    }
+}
+
 /// Runs `iterations` inputs from `generate` through `check`, stopping at the first panic (input
 /// saved as `<name>-crash-<seed>-<i>.<ext>`, exit status 1) and saving inputs slower than 1 s.
 pub fn drive(
