@@ -3,12 +3,9 @@
 
 use libfuzzer_sys::fuzz_target;
 
+#[path = "../src/parse_harness.rs"]
+mod parse_harness;
+
 fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    let mut sources = p4_syntax::span::SourceMap::new();
-    let out = p4_syntax::parse_str("fuzz.p4", &text, &[], &mut sources);
-    for d in &out.diagnostics {
-        let _ = d.render(&sources);
-    }
-    let _ = p4_syntax::print_program(&out.program);
+    parse_harness::run(&String::from_utf8_lossy(data));
 });

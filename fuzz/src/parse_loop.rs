@@ -3,6 +3,8 @@
 //!
 //! Usage: `parse_loop [iterations] [seed]` (defaults: 200000, 1).
 
+#[path = "parse_harness.rs"]
+mod parse_harness;
 #[path = "rng.rs"]
 mod rng;
 
@@ -24,14 +26,6 @@ fn main() {
         "parse_loop",
         "p4",
         |rng| rng::p4_input(rng, WORDS, &seeds),
-        |data| {
-            let text = String::from_utf8_lossy(data);
-            let mut sources = p4_syntax::span::SourceMap::new();
-            let out = p4_syntax::parse_str("fuzz.p4", &text, &[], &mut sources);
-            for d in &out.diagnostics {
-                let _ = d.render(&sources);
-            }
-            let _ = p4_syntax::print_program(&out.program);
-        },
+        |data| parse_harness::run(&String::from_utf8_lossy(data)),
     );
 }
