@@ -88,11 +88,17 @@ pub struct ScenarioArgs {
     /// Frame length of the load, bytes (9018 for jumbo frames).
     #[arg(long, default_value_t = 1518)]
     pub load_len: u32,
+    /// Show a progress bar.
+    #[arg(long)]
+    pub progress: bool,
+    #[command(flatten)]
+    pub net: NetArgs,
 }
 
 impl ScenarioArgs {
-    /// The scenario these arguments, the network settings and the progress flag describe.
-    fn scenario(&self, net: &NetArgs, progress: bool) -> Result<Scenario> {
+    /// The scenario these arguments describe.
+    fn scenario(&self) -> Result<Scenario> {
+        let (net, progress) = (&self.net, self.progress);
         anyhow::ensure!((64..=9216).contains(&self.load_len), "--load-len must be 64..=9216");
         Ok(Scenario {
             topology: self.topology.clone(),
@@ -114,16 +120,11 @@ pub struct SimArgs {
     /// Print a JSON summary.
     #[arg(long)]
     pub json: bool,
-    /// Show a progress bar.
-    #[arg(long)]
-    pub progress: bool,
-    #[command(flatten)]
-    pub net: NetArgs,
 }
 
 /// Runs `sim`.
 pub fn sim_main(a: SimArgs) -> Result<()> {
-    let s = run_sim(&a.scenario.scenario(&a.net, a.progress)?)?;
+    let s = run_sim(&a.scenario.scenario()?)?;
     print(a.json, &s, || {
         format!(
             "{}: {} nodes, {} links, diameter {} hops\ndelivered {} frames, dropped {}, corrupted {}; {} events\n{:.4} simulated s in {:.2} wall s ({:.4} sim s per wall s)",
@@ -155,18 +156,13 @@ pub struct DtpArgs {
     /// Print a JSON summary.
     #[arg(long)]
     pub json: bool,
-    /// Show a progress bar.
-    #[arg(long)]
-    pub progress: bool,
-    #[command(flatten)]
-    pub net: NetArgs,
 }
 
 /// Runs the `dtp` experiment an argument set describes.
 pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::experiments::DtpSeries)> {
     anyhow::ensure!((1..=100_000).contains(&a.beacon_interval), "--beacon-interval must be 1..=100000 cycles");
     anyhow::ensure!((10.0..=1e9).contains(&a.sample_ns), "--sample-ns must be within 10..=1e9");
-    let scenario = a.scenario.scenario(&a.net, a.progress)?;
+    let scenario = a.scenario.scenario()?;
     anyhow::ensure!((1.0..=1e6).contains(&a.ptp_sync_us), "--ptp-sync-us must be within 1..=1000000");
     let dtp =
         DtpConfig { beacon_interval: a.beacon_interval, sample_interval: from_ns(a.sample_ns), ..Default::default() };
