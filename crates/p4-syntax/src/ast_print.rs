@@ -292,28 +292,9 @@ impl Printer {
                 self.expr(base, BP_POSTFIX);
                 let _ = write!(self.out, ".{}", m.name);
             }
-            ExprKind::Index(base, i) => {
-                self.expr(base, BP_POSTFIX);
-                self.s("[");
-                self.expr(i, 0);
-                self.s("]");
-            }
-            ExprKind::Slice(base, hi, lo) => {
-                self.expr(base, BP_POSTFIX);
-                self.s("[");
-                self.expr(hi, 0);
-                self.s(":");
-                self.expr(lo, 0);
-                self.s("]");
-            }
-            ExprKind::IndexedSlice(base, lo, w) => {
-                self.expr(base, BP_POSTFIX);
-                self.s("[");
-                self.expr(lo, 0);
-                self.s(" +: ");
-                self.expr(w, 0);
-                self.s("]");
-            }
+            ExprKind::Index(base, i) => self.subscript(base, i, None),
+            ExprKind::Slice(base, hi, lo) => self.subscript(base, hi, Some((":", lo))),
+            ExprKind::IndexedSlice(base, lo, w) => self.subscript(base, lo, Some((" +: ", w))),
             ExprKind::Call { callee, type_args, args } => {
                 self.expr(callee, BP_POSTFIX);
                 if !type_args.is_empty() {
@@ -773,6 +754,18 @@ impl Printer {
         self.s(&p.name.name);
         self.type_params(&p.type_params);
         self.params(&p.params);
+    }
+
+    /// `base[first]`, or `base[first SEP second]` for the two slice forms.
+    fn subscript(&mut self, base: &Expr, first: &Expr, second: Option<(&str, &Expr)>) {
+        self.expr(base, BP_POSTFIX);
+        self.s("[");
+        self.expr(first, 0);
+        if let Some((sep, e)) = second {
+            self.s(sep);
+            self.expr(e, 0);
+        }
+        self.s("]");
     }
 
     /// A parser or control: its type, constructor parameters and local declarations, then
