@@ -939,6 +939,18 @@ impl<'a> Sema<'a> {
         }
     }
 
+    /// Declares the loop variable `var` (read-only, of type `t`) in the loop's scope, which the
+    /// caller has pushed, lowers `body` with it in scope, and pops the scope.
+    fn loop_var_and_body(&mut self, var: &'a ast::Ident, t: &Ty, body: &'a ast::Stmt) -> (ir::VarId, Vec<ir::Stmt>) {
+        let id = self.alloc_var(&var.name, t, ir::VarKind::Temp);
+        self.bind_local(var, Local::Var { id, ty: t.clone(), writable: false });
+        self.loop_depth += 1;
+        let b = self.sub_stmt(body);
+        self.loop_depth -= 1;
+        self.scopes.pop();
+        (id, b)
+    }
+
     fn for_in(&mut self, ty: &'a ast::TypeRef, var: &'a ast::Ident, coll: &'a ast::Expr, body: &'a ast::Stmt, span: Span) -> R<ir::Stmt> {
         let A::Range(lo, hi) = &coll.kind else {
             return self.for_in_collection(ty, var, coll, body, span);
@@ -952,12 +964,7 @@ impl<'a> Sema<'a> {
         self.scopes.push(HashMap::new());
         let l = self.lower(lo, Some(&t));
         let h = self.lower(hi, Some(&t));
-        let id = self.alloc_var(&var.name, &t, ir::VarKind::Temp);
-        self.bind_local(var, Local::Var { id, ty: t.clone(), writable: false });
-        self.loop_depth += 1;
-        let b = self.sub_stmt(body);
-        self.loop_depth -= 1;
-        self.scopes.pop();
+        let (id, b) = self.loop_var_and_body(var, &t, body);
         let (l, h) = (l?, h?);
         // Lowered as: `i = lo; end = hi; go = lo <= end; while (go) { body } update { if (i == end)
         // go = false; else i = i + 1; }` — the bounds are evaluated once and the counter never wraps.
@@ -1019,12 +1026,7 @@ impl<'a> Sema<'a> {
         self.scopes.push(HashMap::new());
         let idx_t = Ty::bit(32);
         let idx = self.alloc_var(&format!("{}.index", var.name), &idx_t, ir::VarKind::Temp);
-        let id = self.alloc_var(&var.name, &t, ir::VarKind::Temp);
-        self.bind_local(var, Local::Var { id, ty: t.clone(), writable: false });
-        self.loop_depth += 1;
-        let b = self.sub_stmt(body);
-        self.loop_depth -= 1;
-        self.scopes.pop();
+        let (id, b) = self.loop_var_and_body(var, &t, body);
         let it = self.ir_type(&idx_t);
         let vt = self.ir_type(&t);
         let iv = ir::Expr::new(it.clone(), ir::ExprKind::Var(idx), span);
