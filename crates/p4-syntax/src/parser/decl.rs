@@ -10,13 +10,10 @@ use crate::token::{Keyword, Punct, TokenKind};
 
 impl Parser<'_> {
     pub(crate) fn declaration(&mut self) -> PResult<Decl> {
-        let saved = self.enter()?;
-        let r = (|| {
-            let annotations = self.annotations()?;
-            self.declaration_with(annotations)
-        })();
-        self.leave(saved);
-        r
+        self.nested(|p| {
+            let annotations = p.annotations()?;
+            p.declaration_with(annotations)
+        })
     }
 
     pub(crate) fn declaration_with(&mut self, annotations: Vec<Annotation>) -> PResult<Decl> {

@@ -76,10 +76,7 @@ impl Parser<'_> {
 
     /// Parse operators binding tighter than `min_bp`.
     fn binary(&mut self, min_bp: u8) -> PResult<Expr> {
-        let saved = self.enter()?;
-        let r = self.binary_inner(min_bp);
-        self.leave(saved);
-        r
+        self.nested(|p| p.binary_inner(min_bp))
     }
 
     fn binary_inner(&mut self, min_bp: u8) -> PResult<Expr> {
@@ -112,10 +109,7 @@ impl Parser<'_> {
 
     /// Prefix operators and casts, then a postfix expression.
     pub(crate) fn unary(&mut self) -> PResult<Expr> {
-        let saved = self.enter()?;
-        let r = self.unary_inner();
-        self.leave(saved);
-        r
+        self.nested(Self::unary_inner)
     }
 
     fn unary_inner(&mut self) -> PResult<Expr> {

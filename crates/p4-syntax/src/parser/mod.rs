@@ -231,8 +231,17 @@ impl<'s> Parser<'s> {
 
     // ------------------------------------------------------------ nesting guard
 
+    /// `f`, one level of recursion deeper: fails with a diagnostic instead of overflowing the
+    /// stack when the input nests too deeply.
+    pub(crate) fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        let saved = self.enter()?;
+        let r = f(self);
+        self.leave(saved);
+        r
+    }
+
     /// Enter one level of recursion. Returns the AST-depth budget to restore in [`Self::leave`].
-    pub(crate) fn enter(&mut self) -> PResult<u32> {
+    fn enter(&mut self) -> PResult<u32> {
         if self.depth >= MAX_DEPTH {
             let span = self.span();
             self.error_at(span, format!("nesting too deep (more than {MAX_DEPTH} levels)"));
@@ -244,7 +253,7 @@ impl<'s> Parser<'s> {
         Ok(saved)
     }
 
-    pub(crate) fn leave(&mut self, saved_nest: u32) {
+    fn leave(&mut self, saved_nest: u32) {
         self.depth = self.depth.saturating_sub(1);
         self.nest = saved_nest;
     }

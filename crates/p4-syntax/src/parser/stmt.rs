@@ -56,10 +56,7 @@ impl Parser<'_> {
     }
 
     pub(crate) fn stmt(&mut self) -> PResult<Stmt> {
-        let saved = self.enter()?;
-        let r = self.stmt_inner();
-        self.leave(saved);
-        r
+        self.nested(Self::stmt_inner)
     }
 
     fn stmt_inner(&mut self) -> PResult<Stmt> {

@@ -35,10 +35,7 @@ impl Parser<'_> {
 
     /// `typeRef` (also `void` and `_`, which the grammar allows in return and argument positions).
     pub(crate) fn type_ref(&mut self) -> PResult<TypeRef> {
-        let saved = self.enter()?;
-        let r = self.type_ref_inner();
-        self.leave(saved);
-        r
+        self.nested(Self::type_ref_inner)
     }
 
     fn type_ref_inner(&mut self) -> PResult<TypeRef> {
