@@ -98,16 +98,15 @@ pub struct ScenarioArgs {
 impl ScenarioArgs {
     /// The scenario these arguments describe.
     fn scenario(&self) -> Result<Scenario> {
-        let (net, progress) = (&self.net, self.progress);
         anyhow::ensure!((64..=9216).contains(&self.load_len), "--load-len must be 64..=9216");
         Ok(Scenario {
             topology: self.topology.clone(),
-            cable_m: net.cable_m,
+            cable_m: self.net.cable_m,
             seconds: self.seconds,
             load: self.load,
             load_len: self.load_len,
-            net: net.config()?,
-            progress,
+            net: self.net.config()?,
+            progress: self.progress,
         })
     }
 }
