@@ -59,15 +59,7 @@ fn seal_tail(buf: &mut Vec<u8>, from: usize) {
 
 /// True if the last four octets of `frame` are the FCS of the rest.
 pub fn fcs_ok(frame: &[u8]) -> bool {
-    match frame.len().checked_sub(FCS_LEN) {
-        Some(n) => {
-            let (body, fcs) = frame.split_at(n);
-            let mut f = [0u8; 4];
-            f.copy_from_slice(fcs);
-            crc32(body) == u32::from_le_bytes(f)
-        }
-        None => false,
-    }
+    fcs_ok_parts(frame, &[])
 }
 
 /// True if the frame whose octets are `head` followed by `tail` ends with the FCS of the

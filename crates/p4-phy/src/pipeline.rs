@@ -104,6 +104,12 @@ impl TxBatch {
         TxBatch { octets: Vec::with_capacity(octets), frames: Vec::with_capacity(octets / 64 + 1) }
     }
 
+    /// Add a frame, whose octets `write` appends, after a gap of `gap` characters.
+    fn push(&mut self, gap: u32, write: impl FnOnce(&mut Vec<u8>)) {
+        write(&mut self.octets);
+        self.frames.push((self.octets.len(), gap));
+    }
+
     /// Frames and gaps, in order.
     fn iter(&self) -> impl Iterator<Item = (&[u8], u32)> {
         let starts = std::iter::once(0).chain(self.frames.iter().map(|(end, _)| *end));
@@ -157,8 +163,7 @@ where
         while let Some(batch) = pop_blocking(&mut req_c) {
             let mut sealed = TxBatch::with_capacity(batch.octets.len() + 64 * batch.frames.len());
             for (frame, gap) in batch.iter() {
-                mac::seal_append(frame, &mut sealed.octets);
-                sealed.frames.push((sealed.octets.len(), gap));
+                sealed.push(gap, |octets| mac::seal_append(frame, octets));
             }
             if !push_blocking(&mut sealed_p, sealed) {
                 break;
@@ -220,8 +225,7 @@ where
     // The caller's thread packs requests into batches.
     let mut batch = TxBatch::with_capacity(BATCH_OCTETS);
     for r in requests {
-        batch.octets.extend_from_slice(&r.frame);
-        batch.frames.push((batch.octets.len(), r.gap));
+        batch.push(r.gap, |octets| octets.extend_from_slice(&r.frame));
         if batch.octets.len() >= BATCH_OCTETS {
             let full = std::mem::replace(&mut batch, TxBatch::with_capacity(BATCH_OCTETS));
             if !push_blocking(&mut req_p, full) {

@@ -122,14 +122,6 @@ impl TxEncoder {
         self.emitted += n;
     }
 
-    /// Append idle blocks until `blocks_emitted() == block` (no-op if already past).
-    pub fn idle_until(&mut self, block: u64, out: &mut Vec<Block66>) {
-        let n = block.saturating_sub(self.emitted);
-        if n > 0 {
-            self.idle(n, out);
-        }
-    }
-
     /// Send `frame` (MAC frame including FCS; it is sent as given, even if malformed) after a
     /// gap of `gap` characters, appending its blocks (and the idles before it) to `out`.
     pub fn send(&mut self, frame: &[u8], gap: u32, out: &mut Vec<Block66>) -> TxStamp {
