@@ -1,0 +1,24 @@
+//! Ctrl-C as a flag: long-running loops poll [`interrupted`] and stop cleanly (complete outputs,
+//! a summary that says it is partial). A second Ctrl-C exits at once with status 130.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+/// Installs the SIGINT handler (idempotent). Until it is called, Ctrl-C kills the process as usual.
+pub fn install() {
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        // Order matters: the conditional exit sees the flag as it was *before* this signal, so the
+        // first Ctrl-C only sets the flag and the second one exits.
+        let _ = signal_hook::flag::register_conditional_shutdown(signal_hook::consts::SIGINT, 130, flag.clone());
+        let _ = signal_hook::flag::register(signal_hook::consts::SIGINT, flag.clone());
+        flag
+    });
+}
+
+/// Whether SIGINT arrived since [`install`].
+pub fn interrupted() -> bool {
+    FLAG.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
+}

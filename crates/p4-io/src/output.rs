@@ -1,0 +1,198 @@
+//! Output files that are complete on disk or not there at all.
+//!
+//! [`AtomicFile`] writes to a temporary file beside the final path (`.NAME.p4forge-tmp-PID`) and
+//! renames it over the final path in [`AtomicFile::commit`]: a reader, a crash, a full disk or a
+//! Ctrl-C never sees a half-written file under the final name, and the previous file stays until
+//! the new one is whole. Dropping an uncommitted `AtomicFile` removes its temporary file.
+
+use crate::describe_io_error;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// Why an output could not be written. Displays as `cannot write <path>: <why>`.
+#[derive(Debug)]
+pub struct OutputError {
+    pub path: PathBuf,
+    pub why: String,
+}
+
+impl std::fmt::Display for OutputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot write {}: {}", self.path.display(), self.why)
+    }
+}
+
+impl std::error::Error for OutputError {}
+
+impl OutputError {
+    pub fn new(path: &Path, error: &std::io::Error) -> OutputError {
+        OutputError { path: path.to_path_buf(), why: describe_io_error(error) }
+    }
+}
+
+impl From<OutputError> for std::io::Error {
+    fn from(error: OutputError) -> std::io::Error {
+        std::io::Error::other(error.to_string())
+    }
+}
+
+/// A file being written under a temporary name; see the module documentation.
+pub struct AtomicFile {
+    path: PathBuf,
+    temporary: PathBuf,
+    /// `None` once committed.
+    writer: Option<BufWriter<File>>,
+}
+
+/// The temporary name used for `path` while it is written.
+pub fn temporary_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.p4forge-tmp-{}", std::process::id()))
+}
+
+impl AtomicFile {
+    /// Starts writing `path` (its directory must exist).
+    pub fn create(path: &Path) -> Result<AtomicFile, OutputError> {
+        if path.is_dir() {
+            return Err(OutputError { path: path.to_path_buf(), why: "it is a directory".to_string() });
+        }
+        let temporary = temporary_path(path);
+        let file = File::create(&temporary).map_err(|e| OutputError::new(path, &e))?;
+        Ok(AtomicFile { path: path.to_path_buf(), temporary, writer: Some(BufWriter::with_capacity(1 << 16, file)) })
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes and renames the file to its final name.
+    pub fn commit(mut self) -> Result<(), OutputError> {
+        let Some(writer) = self.writer.take() else { return Ok(()) };
+        let file = writer.into_inner().map_err(|e| OutputError::new(&self.path, e.error()))?;
+        drop(file);
+        std::fs::rename(&self.temporary, &self.path).map_err(|e| OutputError::new(&self.path, &e))
+    }
+
+    fn writer(&mut self) -> std::io::Result<&mut BufWriter<File>> {
+        self.writer.as_mut().ok_or_else(|| std::io::Error::other("the file was already committed"))
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writer()?.write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.writer()?.write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer()?.flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.writer.take().is_some() {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically.
+pub fn write(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
+    let mut file = AtomicFile::create(path)?;
+    file.write_all(bytes).map_err(|e| OutputError::new(path, &e))?;
+    file.commit()
+}
+
+/// Checks, before any work, that `path` can be written: its directory exists and accepts a new
+/// file, and `path` itself is not a directory. Leaves nothing behind.
+pub fn check_writable(path: &Path) -> Result<(), OutputError> {
+    drop(AtomicFile::create(path)?);
+    Ok(())
+}
+
+/// Creates `dir` (and its parents) for outputs, naming it in the error.
+pub fn create_dir(dir: &Path) -> Result<(), OutputError> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(OutputError { path: dir.to_path_buf(), why: "it exists and is not a directory".to_string() });
+    }
+    std::fs::create_dir_all(dir).map_err(|e| OutputError::new(dir, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("p4-io-output-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn the_final_name_appears_only_on_commit() {
+        let dir = scratch("commit");
+        let path = dir.join("out.pcap");
+        std::fs::write(&path, "old").unwrap();
+        let mut file = AtomicFile::create(&path).unwrap();
+        file.write_all(b"new contents").unwrap();
+        file.flush().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        file.commit().unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
+        assert_eq!(names(&dir), ["out.pcap"]);
+    }
+
+    #[test]
+    fn an_abandoned_file_leaves_nothing_and_keeps_the_old_one() {
+        let dir = scratch("abandon");
+        let path = dir.join("out.pcap");
+        std::fs::write(&path, "old").unwrap();
+        let mut file = AtomicFile::create(&path).unwrap();
+        file.write_all(b"partial").unwrap();
+        drop(file);
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(names(&dir), ["out.pcap"]);
+    }
+
+    #[test]
+    fn a_full_disk_is_reported_with_the_file_name() {
+        // /dev/full fails every write with ENOSPC; write through it directly to see the wording.
+        let mut full = File::options().write(true).open("/dev/full").unwrap();
+        let error = full.write_all(b"x").unwrap_err();
+        let error = OutputError::new(Path::new("out/port1.pcap"), &error);
+        assert_eq!(error.to_string(), "cannot write out/port1.pcap: no space left on the device (disk full)");
+    }
+
+    #[test]
+    fn writability_is_checked_without_leaving_files() {
+        let dir = scratch("check");
+        check_writable(&dir.join("plot.svg")).unwrap();
+        assert!(names(&dir).is_empty());
+        let error = check_writable(&dir.join("no/such/dir/plot.svg")).unwrap_err();
+        assert_eq!(error.why, "no such file or directory");
+        let error = check_writable(&dir).unwrap_err();
+        assert_eq!(error.why, "it is a directory");
+    }
+
+    #[test]
+    fn an_output_directory_over_a_file_is_refused() {
+        let dir = scratch("dir-over-file");
+        let file = dir.join("f");
+        std::fs::write(&file, "x").unwrap();
+        assert_eq!(create_dir(&file).unwrap_err().why, "it exists and is not a directory");
+        create_dir(&dir.join("a/b")).unwrap();
+        assert!(dir.join("a/b").is_dir());
+    }
+}
