@@ -9,12 +9,14 @@
 //!   previous one); a failed or interrupted write leaves nothing behind;
 //! - **standard streams** ([`stdio`]): a closed pipe or a full disk on stdout is an error naming
 //!   standard output, never a panic; stderr writes that fail are dropped (there is nowhere to report them);
+//! - **progress** ([`progress`]): one `--progress`/`--no-progress` pair, automatic on a terminal;
 //! - **Ctrl-C** ([`interrupt`]): the first SIGINT sets a flag long-running loops poll, so they can stop
 //!   with complete outputs and a partial summary; a second one exits at once.
 
 pub mod input;
 pub mod interrupt;
 pub mod output;
+pub mod progress;
 pub mod stdio;
 
 /// What went wrong in an I/O call, in words a user can act on.
