@@ -62,9 +62,20 @@ impl Diagnostic {
             let _ = writeln!(out, "{:gutter$}--> {}:{}:{}", "", file.path.display(), line, col);
             let _ = writeln!(out, "{:gutter$} |", "");
             let text = file.line_text(line);
-            let _ = writeln!(out, "{line} | {text}");
-            let width = if end_line == line { end_col.saturating_sub(col).max(1) } else { 1 };
-            let pad: String = text.chars().take(col - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+            let _ = writeln!(out, "{line} | {}", escape_line(text));
+            // The caret runs under the escaped text: a control character shown as `\x1b` is four
+            // columns wide, so both the padding and the caret count escaped widths.
+            let spanned = if end_line == line { end_col.saturating_sub(col) } else { 0 };
+            let width = text.chars().skip(col - 1).take(spanned).map(|c| shown(c).map_or(1, |e| e.len())).sum::<usize>().max(1);
+            let pad: String = text
+                .chars()
+                .take(col - 1)
+                .map(|c| match shown(c) {
+                    Some(e) => " ".repeat(e.len()),
+                    None if c == '\t' => "\t".to_string(),
+                    None => " ".to_string(),
+                })
+                .collect();
             let _ = write!(out, "{:gutter$} | {pad}{}", "", "^".repeat(width));
             if let Some(label) = &self.label {
                 let _ = write!(out, " {label}");
@@ -76,6 +87,32 @@ impl Diagnostic {
         }
         out
     }
+}
+
+/// How a character of a source line is shown in a diagnostic when it cannot be printed as itself:
+/// control characters other than tab (NUL, BEL, ESC, a CR inside a line, DEL, the C1 range) as
+/// `\xNN`, and the Unicode bidirectional controls, which would reorder the printed line, as
+/// `\u{NNNN}`. `None` for characters printed as they are.
+fn shown(c: char) -> Option<String> {
+    match c {
+        '\t' => None,
+        c if (c as u32) < 0x20 || (0x7f..=0x9f).contains(&(c as u32)) => Some(format!("\\x{:02x}", c as u32)),
+        '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}' => Some(format!("\\u{{{:04x}}}", c as u32)),
+        _ => None,
+    }
+}
+
+/// A source line with every character that [`shown`] escapes replaced by its escape, so the
+/// terminal neither interprets it (ESC sequences, a CR that returns to column 0, a BEL) nor hides it.
+pub fn escape_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match shown(c) {
+            Some(e) => out.push_str(&e),
+            None => out.push(c),
+        }
+    }
+    out
 }
 
 /// Render all diagnostics, errors and warnings in source order.

@@ -146,3 +146,20 @@ control d() { apply {} }
     // Nothing after the two missing braces is lost.
     insta::assert_snapshot!("missing_braces_recovered_ast", p4_syntax::print_program(&out.program));
 }
+
+#[test]
+fn control_characters_in_source_lines_are_escaped_and_the_caret_stays_aligned() {
+    // ESC, BEL, NUL and a CR inside a comment before the error: printed as `\x1b` etc., and the caret
+    // still points at `$` in the escaped line.
+    let out = diags("const bit<8> X = 1; /* \x1b[2J\x07\0\r */ const bit<8> Y = 1 $ 2;\n");
+    assert!(!out.contains('\x1b') && !out.contains('\x07') && !out.contains('\0') && !out.contains('\r'), "{out:?}");
+    assert_snapshot!(out);
+}
+
+#[test]
+fn a_control_character_that_is_itself_the_error_is_underlined_whole() {
+    // The bad token is the ESC: the caret covers all four columns of `\x1b`.
+    let out = diags("const bit<8> X = 1 \x1b 2;\n");
+    assert!(!out.contains('\x1b'), "{out:?}");
+    assert_snapshot!(out);
+}
