@@ -13,6 +13,7 @@ use crate::stats::cdf;
 use crate::time::from_ns;
 use anyhow::Result;
 use clap::Args;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Network options shared by every experiment.
@@ -44,14 +45,38 @@ pub struct NetArgs {
     pub cable_m: f64,
 }
 
+/// `value` if it is within `lo..=hi`, else an error naming the flag, the value and the allowed
+/// range (no parameter is silently clamped). NaN is outside every range.
+pub fn in_range<T: PartialOrd + std::fmt::Display>(flag: &str, value: T, lo: T, hi: T, unit: &str) -> Result<T> {
+    if value >= lo && value <= hi {
+        Ok(value)
+    } else {
+        anyhow::bail!("{flag} {value} is out of range: allowed {lo}..={hi}{unit}")
+    }
+}
+
+/// `value` if it is above `lo` and at most `hi` (for quantities that cannot be zero).
+fn above<T: PartialOrd + std::fmt::Display>(flag: &str, value: T, lo: T, hi: T, unit: &str) -> Result<T> {
+    if value > lo && value <= hi {
+        Ok(value)
+    } else {
+        anyhow::bail!("{flag} {value} is out of range: allowed more than {lo} and at most {hi}{unit}")
+    }
+}
+
+/// Largest switch buffer, KiB (1 GiB per port).
+pub const MAX_BUFFER_KIB: u64 = 1 << 20;
+
 impl NetArgs {
     fn config(&self) -> Result<NetConfig> {
-        anyhow::ensure!((0.0..=100.0).contains(&self.ppm), "--ppm must be within 0..=100");
-        anyhow::ensure!((0.0..1e-3).contains(&self.ber), "--ber must be within [0, 1e-3)");
-        anyhow::ensure!(
-            self.cable_m.is_finite() && (0.0..=10_000.0).contains(&self.cable_m),
-            "--cable-m must be within 0..=10000"
-        );
+        in_range("--ppm", self.ppm, 0.0, 100.0, " ppm")?;
+        // A negative or NaN wander used to mean "no wander" without a word.
+        in_range("--wander-ppm", self.wander_ppm, 0.0, 100.0, " ppm per ms")?;
+        if !(self.ber >= 0.0 && self.ber < 1e-3) {
+            anyhow::bail!("--ber {} is out of range: allowed at least 0 and below 0.001", self.ber);
+        }
+        in_range("--buffer-kib", self.buffer_kib, 1, MAX_BUFFER_KIB, " KiB")?;
+        in_range("--cable-m", self.cable_m, 0.0, crate::topology::MAX_CABLE_M, " m")?;
         Ok(NetConfig {
             seed: self.seed,
             max_ppm: self.ppm,
@@ -64,14 +89,19 @@ impl NetArgs {
     }
 }
 
-fn print<T: serde::Serialize>(json: bool, value: &T, human: impl FnOnce() -> String) -> Result<()> {
-    if json {
-        println!("{}", serde_json::to_string(value)?);
-    } else {
-        println!("{}", human());
-    }
+/// Writes a command's summary (JSON or text) to `out`, standard output in the `*_main` functions.
+/// A write error (closed pipe under `| head -c1`, `> /dev/full`) becomes an error that names
+/// standard output and the reason, where `println!` would panic.
+fn print<T: serde::Serialize>(out: &mut dyn Write, json: bool, value: &T, human: impl FnOnce() -> String) -> Result<()> {
+    let text = if json { serde_json::to_string(value)? } else { human() };
+    out.write_all(format!("{text}\n").as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(p4_io::stdio::StdoutError::from)?;
     Ok(())
 }
+
+/// Longest simulated run, seconds.
+pub const MAX_SECONDS: f64 = 500.0;
 
 /// What `sim` and `dtp` both run: a topology under background load for a simulated time.
 #[derive(Args, Debug, Clone)]
@@ -98,7 +128,8 @@ pub struct ScenarioArgs {
 impl ScenarioArgs {
     /// The scenario these arguments describe.
     fn scenario(&self) -> Result<Scenario> {
-        anyhow::ensure!((64..=9216).contains(&self.load_len), "--load-len must be 64..=9216");
+        in_range("--load-len", self.load_len, 64, 9216, " bytes")?;
+        above("--seconds", self.seconds, 0.0, MAX_SECONDS, " simulated seconds")?;
         Ok(Scenario {
             topology: self.topology.clone(),
             cable_m: self.net.cable_m,
@@ -121,10 +152,15 @@ pub struct SimArgs {
     pub json: bool,
 }
 
-/// Runs `sim`.
+/// Runs `sim`, printing to standard output.
 pub fn sim_main(a: SimArgs) -> Result<()> {
+    sim_to(&a, &mut std::io::stdout().lock())
+}
+
+/// Runs `sim`, writing the summary to `out`.
+pub fn sim_to(a: &SimArgs, out: &mut dyn Write) -> Result<()> {
     let s = run_sim(&a.scenario.scenario()?)?;
-    print(a.json, &s, || {
+    print(out, a.json, &s, || {
         format!(
             "{}: {} nodes, {} links, diameter {} hops\ndelivered {} frames, dropped {}, corrupted {}; {} events\n{:.4} simulated s in {:.2} wall s ({:.4} sim s per wall s)",
             s.topology, s.nodes, s.links, s.diameter, s.net.delivered, s.net.dropped, s.net.corrupted, s.net.events, s.sim_seconds, s.wall_seconds, s.speed
@@ -159,10 +195,10 @@ pub struct DtpArgs {
 
 /// Runs the `dtp` experiment an argument set describes.
 pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::experiments::DtpSeries)> {
-    anyhow::ensure!((1..=100_000).contains(&a.beacon_interval), "--beacon-interval must be 1..=100000 cycles");
-    anyhow::ensure!((10.0..=1e9).contains(&a.sample_ns), "--sample-ns must be within 10..=1e9");
+    in_range("--beacon-interval", a.beacon_interval, 1, 100_000, " cycles")?;
+    in_range("--sample-ns", a.sample_ns, 10.0, 1e9, " ns")?;
+    in_range("--ptp-sync-us", a.ptp_sync_us, 1.0, 1e6, " µs")?;
     let scenario = a.scenario.scenario()?;
-    anyhow::ensure!((1.0..=1e6).contains(&a.ptp_sync_us), "--ptp-sync-us must be within 1..=1000000");
     let dtp =
         DtpConfig { beacon_interval: a.beacon_interval, sample_interval: from_ns(a.sample_ns), ..Default::default() };
     let o = DtpOptions { scenario, dtp, ptp: !a.no_ptp, ptp_sync_interval: from_ns(a.ptp_sync_us * 1000.0) };
@@ -171,7 +207,12 @@ pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::ex
 
 /// Runs `dtp`: prints the summary (JSON with `--json`) and writes the plot.
 pub fn dtp_main(a: DtpArgs) -> Result<()> {
-    let (s, series) = dtp_run(&a)?;
+    dtp_to(&a, &mut std::io::stdout().lock())
+}
+
+/// Runs `dtp`, writing the summary to `out` and the plot to its file.
+pub fn dtp_to(a: &DtpArgs, out: &mut dyn Write) -> Result<()> {
+    let (s, series) = dtp_run(a)?;
     if let Some(path) = &a.plot {
         let bound: Vec<(f64, f64)> = series
             .dtp
@@ -195,7 +236,7 @@ pub fn dtp_main(a: DtpArgs) -> Result<()> {
             &lines,
         )?;
     }
-    print(a.json, &s, || {
+    print(out, a.json, &s, || {
         let ptp = s
             .ptp
             .as_ref()
@@ -269,20 +310,22 @@ fn parse_rates(s: &str) -> Result<Vec<f64>> {
             Ok(rate_range(*a, *b, *step))
         }
         _ => {
-            anyhow::bail!("--rates `{s}`: expected A:STEP:B with 0.01 <= A <= B <= 10 and STEP > 0")
+            anyhow::bail!("--rates `{s}`: expected A:STEP:B with 0.01 <= A <= B <= 10, STEP > 0 and at most 10000 steps")
         }
     }
 }
 
 /// Runs the `minprobe` experiment an argument set describes.
 pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSummary> {
-    anyhow::ensure!((2..=10_000).contains(&a.n), "--n must be 2..=10000");
-    anyhow::ensure!((1..=1000).contains(&a.samples), "--samples must be 1..=1000");
-    anyhow::ensure!((64..=1518).contains(&a.probe_len), "--probe-len must be 64..=1518");
-    anyhow::ensure!(
-        (0.0..=1e6).contains(&a.gap_us) && a.period_ms > 0.0 && a.period_ms <= 1e4 && (0.0..10.0).contains(&a.app_gbps),
-        "bad --gap-us, --period-ms or --app-gbps"
-    );
+    in_range("--n", a.n, 2, 10_000, " probes")?;
+    in_range("--samples", a.samples, 1, 1000, "")?;
+    in_range("--probe-len", a.probe_len, 64, 1518, " bytes")?;
+    in_range("--gap-us", a.gap_us, 0.0, 1e6, " µs")?;
+    above("--period-ms", a.period_ms, 0.0, 1e4, " ms")?;
+    in_range("--timeout-us", a.timeout_us, 0.0, 1e6, " µs")?;
+    if !(a.app_gbps >= 0.0 && a.app_gbps < 10.0) {
+        anyhow::bail!("--app-gbps {} is out of range: allowed at least 0 and below 10 Gb/s", a.app_gbps);
+    }
     let probe = ProbeConfig {
         n: a.n,
         rates: parse_rates(&a.rates)?,
@@ -306,7 +349,12 @@ pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSumm
 
 /// Runs `minprobe`: prints the summary (JSON with `--json`) and writes the plot.
 pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
-    let s = minprobe_run(&a)?;
+    minprobe_to(&a, &mut std::io::stdout().lock())
+}
+
+/// Runs `minprobe`, writing the summary to `out` and the plot to its file.
+pub fn minprobe_to(a: &MinProbeArgs, out: &mut dyn Write) -> Result<()> {
+    let s = minprobe_run(a)?;
     if let Some(path) = &a.plot {
         let var: Vec<(f64, f64)> = s.points.iter().map(|p| (p.rate_gbps, p.delay_variance_ns2)).collect();
         lines_svg(
@@ -320,7 +368,7 @@ pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
             &[Line { label: "mean per-train variance".into(), points: var }],
         )?;
     }
-    print(a.json, &s, || {
+    print(out, a.json, &s, || {
         format!(
             "MinProbe on {} with {}: estimate {:.3} Gb/s, truth {:.3} Gb/s, error {:+.3} Gb/s\n{} probes received ({} application packets, {} dummies); {:.3} simulated s in {:.2} wall s",
             s.topology, a.cross, s.estimate_gbps, s.truth_gbps, s.error_gbps, s.probes_received, s.app_probes, s.dummy_probes, s.sim_seconds, s.wall_seconds
@@ -351,8 +399,16 @@ pub struct ProfileArgs {
     pub json: bool,
 }
 
-/// Runs `profile`.
+/// Runs `profile`, printing to standard output.
 pub fn profile_main(a: ProfileArgs) -> Result<()> {
+    profile_to(&a, &mut std::io::stdout().lock())
+}
+
+/// Runs `profile`, writing the summary to `out` and the plot to its file.
+pub fn profile_to(a: &ProfileArgs, out: &mut dyn Write) -> Result<()> {
+    in_range("--gbps", a.gbps, 0.01, 10.0, " Gb/s")?;
+    in_range("--len", a.len, 64, 9216, " bytes")?;
+    in_range("--frames", a.frames, 2, 10_000_000, "")?;
     let (s, samples) = run_profile(&ProfileOptions {
         gbps: a.gbps,
         len: a.len,
@@ -374,7 +430,7 @@ pub fn profile_main(a: ProfileArgs) -> Result<()> {
             &lines,
         )?;
     }
-    print(a.json, &s, || {
+    print(out, a.json, &s, || {
         format!(
             "target IPD {:.2} ns\ngenerated:         mean {:.2} ns, stdev {:.3} ns\nstore-and-forward: mean {:.2} ns, stdev {:.3} ns\ncut-through:       mean {:.2} ns, stdev {:.3} ns",
             s.target_ipd_ns, s.generated.mean_ns, s.generated.stdev_ns, s.store_and_forward.mean_ns, s.store_and_forward.stdev_ns, s.cut_through.mean_ns, s.cut_through.stdev_ns

@@ -9,6 +9,14 @@ use std::collections::{HashMap, VecDeque};
 
 /// Default cable length in metres.
 pub const DEFAULT_CABLE_M: f64 = 10.0;
+/// Longest cable, metres (10GBASE-LR reaches 10 km). Longer values were accepted and their
+/// propagation delay overflowed into nonsense; now they are refused with this range.
+pub const MAX_CABLE_M: f64 = 10_000.0;
+/// Largest topology file read (an endless input such as /dev/zero stops here).
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
+/// The built-in topology names, as the error for an unknown name lists them.
+pub const BUILTIN_NAMES: &str =
+    "two, tree:DEPTH:FANOUT, fat-tree:K (K even, <= 32), dumbbell, parking-lot[:LINKS]";
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -52,9 +60,13 @@ pub struct Topology {
 /// Errors building or loading a topology.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum TopologyError {
-    /// The spec is neither a known built-in nor a readable file.
-    #[error("unknown topology `{0}`: use two, tree:DEPTH:FANOUT, fat-tree:K (K even, <= 32), dumbbell, parking-lot[:LINKS] or a .toml file")]
+    /// The spec is not a built-in name and does not look like a file path.
+    #[error("unknown topology `{0}`: use {names} or a .toml file", names = BUILTIN_NAMES)]
     Unknown(String),
+    /// The spec names a file (it contains `/`, ends in `.toml` or exists) that cannot be read;
+    /// the text says which path and why (missing, a directory, permission denied, too large).
+    #[error("{0}")]
+    Unreadable(String),
     /// A built-in parameter is out of range.
     #[error("bad topology parameter in `{spec}`: {reason}")]
     BadParam {
@@ -63,18 +75,26 @@ pub enum TopologyError {
         /// Why.
         reason: String,
     },
-    /// The TOML file is malformed.
-    #[error("topology file: {0}")]
-    File(String),
+    /// The TOML file is malformed or out of range.
+    #[error("topology file {path}: {reason}")]
+    File {
+        /// The file (`<inline>` for text parsed without a path).
+        path: String,
+        /// What is wrong, naming the key.
+        reason: String,
+    },
 }
 
+// Unknown keys are errors (a misspelt `lenght_m` used to be ignored, leaving the default).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FileNode {
     name: String,
     kind: NodeKind,
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FileLink {
     a: String,
     b: String,
@@ -82,6 +102,7 @@ struct FileLink {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FileTopology {
     #[serde(default)]
     node: Vec<FileNode>,
@@ -100,45 +121,60 @@ impl Topology {
     }
 
     /// Loads a built-in by name or else a TOML file at that path; every cable gets `cable_m`
-    /// metres unless the file says otherwise.
+    /// metres unless the file says otherwise. A spec that looks like a path (contains `/`, ends
+    /// in `.toml`) or exists is read as a file, and a file that cannot be read says so (which
+    /// path, why) rather than "unknown topology"; any other unknown name lists the built-ins.
     pub fn load(spec: &str, cable_m: f64) -> Result<Self, TopologyError> {
         match Self::builtin(spec, cable_m) {
             Err(TopologyError::Unknown(_)) => {}
             other => return other,
         }
-        let text = std::fs::read_to_string(spec).map_err(|_| TopologyError::Unknown(spec.to_string()))?;
-        Self::from_toml(&text, cable_m)
+        let path = std::path::Path::new(spec);
+        let looks_like_path = spec.contains('/') || spec.ends_with(".toml") || path.exists();
+        if !looks_like_path {
+            return Err(TopologyError::Unknown(spec.to_string()));
+        }
+        let text = p4_io::input::read_text(path, "topology file", MAX_FILE_BYTES)
+            .map_err(|e| TopologyError::Unreadable(e.to_string()))?;
+        Self::from_toml_file(&text, cable_m, spec)
     }
 
     /// Parses a TOML topology: `[[node]] name = "h0" kind = "host"` and
-    /// `[[link]] a = "h0" b = "s0" length_m = 10`.
+    /// `[[link]] a = "h0" b = "s0" length_m = 10` (docs/TOPOLOGY.md has every key).
     pub fn from_toml(text: &str, cable_m: f64) -> Result<Self, TopologyError> {
-        let f: FileTopology = toml::from_str(text).map_err(|e| TopologyError::File(e.to_string()))?;
+        Self::from_toml_file(text, cable_m, "<inline>")
+    }
+
+    /// [`Topology::from_toml`] with the file's path in every error.
+    pub fn from_toml_file(text: &str, cable_m: f64, path: &str) -> Result<Self, TopologyError> {
+        let error = |reason: String| TopologyError::File { path: path.to_string(), reason };
+        let f: FileTopology = toml::from_str(text).map_err(|e| error(toml_error(&e, text)))?;
         let mut t = Topology::default();
         let mut index = HashMap::new();
         for n in f.node {
             if index.contains_key(&n.name) {
-                return Err(TopologyError::File(format!("duplicate node `{}`", n.name)));
+                return Err(error(format!("duplicate node `{}`", n.name)));
             }
             let i = t.add(n.name.clone(), n.kind);
             index.insert(n.name, i);
         }
         for l in f.link {
-            let find = |n: &str| {
-                index.get(n).copied().ok_or_else(|| TopologyError::File(format!("link names unknown node `{n}`")))
-            };
+            let find = |n: &str| index.get(n).copied().ok_or_else(|| error(format!("link names unknown node `{n}`")));
             let (a, b) = (find(&l.a)?, find(&l.b)?);
             if a == b {
-                return Err(TopologyError::File(format!("link joins `{}` to itself", l.a)));
+                return Err(error(format!("link joins `{}` to itself", l.a)));
             }
             let len = l.length_m.unwrap_or(cable_m);
-            if !(len.is_finite() && len >= 0.0) {
-                return Err(TopologyError::File(format!("link {}-{} has a bad length", l.a, l.b)));
+            if !(0.0..=MAX_CABLE_M).contains(&len) {
+                return Err(error(format!(
+                    "link {}-{}: length_m = {len} is out of range: allowed 0..={MAX_CABLE_M} m",
+                    l.a, l.b
+                )));
             }
             t.connect(a, b, len);
         }
         if t.nodes.is_empty() {
-            return Err(TopologyError::File("no nodes".into()));
+            return Err(error("no nodes (add [[node]] tables)".into()));
         }
         Ok(t)
     }
@@ -301,6 +337,21 @@ impl Topology {
     }
 }
 
+/// A TOML error as one line: the position and serde's message, which for an unknown key lists
+/// the known ones (`unknown field `colour`, expected `name` or `kind``).
+fn toml_error(e: &toml::de::Error, text: &str) -> String {
+    let message = e.message().trim_end();
+    match e.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("line {line}, column {column}: {message}")
+        }
+        None => message.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -340,9 +391,79 @@ mod tests {
         let t = Topology::from_toml(text, 10.0).unwrap();
         assert_eq!(t.links, vec![Link { a: 0, b: 1, length_m: 3.0 }]);
         let e = Topology::from_toml("[[link]]\na=\"p\"\nb=\"q\"\n", 1.0).unwrap_err();
-        assert_eq!(e, TopologyError::File("link names unknown node `p`".into()));
+        assert_eq!(e.to_string(), "topology file <inline>: link names unknown node `p`");
         assert!(matches!(Topology::load("nope:1", 1.0), Err(TopologyError::Unknown(_))));
         assert!(matches!(Topology::builtin("fat-tree:3", 1.0), Err(TopologyError::BadParam { .. })));
         assert!(matches!(Topology::builtin("tree:x:3", 1.0), Err(TopologyError::BadParam { .. })));
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("p4-netsim-topo-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_the_known_ones() {
+        // `lenght_m` used to be ignored, so the link silently got the default length.
+        let text = "[[node]]\nname = \"x\"\nkind = \"host\"\n[[node]]\nname = \"y\"\nkind = \"host\"\n[[link]]\na = \"x\"\nb = \"y\"\nlenght_m = 3\n";
+        let e = Topology::from_toml_file(text, 10.0, "net.toml").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "topology file net.toml: line 10, column 1: unknown field `lenght_m`, expected one of `a`, `b`, `length_m`"
+        );
+        let e = Topology::from_toml_file("[[nodes]]\nname = \"x\"\n", 10.0, "net.toml").unwrap_err();
+        assert_eq!(e.to_string(), "topology file net.toml: line 1, column 3: unknown field `nodes`, expected `node` or `link`");
+        let e = Topology::from_toml_file("[[node]]\nname = \"x\"\nkind = \"host\"\ncolour = 1\n", 10.0, "n.toml")
+            .unwrap_err();
+        assert_eq!(e.to_string(), "topology file n.toml: line 4, column 1: unknown field `colour`, expected `name` or `kind`");
+    }
+
+    #[test]
+    fn out_of_range_cable_lengths_name_the_key_and_range() {
+        // 1e300 m used to overflow the propagation delay and become 0 m.
+        for bad in ["1e300", "-1", "nan", "inf"] {
+            let text = format!(
+                "[[node]]\nname = \"x\"\nkind = \"host\"\n[[node]]\nname = \"y\"\nkind = \"host\"\n[[link]]\na = \"x\"\nb = \"y\"\nlength_m = {bad}\n"
+            );
+            let e = Topology::from_toml_file(&text, 10.0, "net.toml").unwrap_err();
+            let shown = bad.parse::<f64>().unwrap();
+            assert_eq!(
+                e.to_string(),
+                format!("topology file net.toml: link x-y: length_m = {shown} is out of range: allowed 0..=10000 m")
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_or_unreadable_file_says_so_and_unknown_names_list_the_builtins() {
+        let e = Topology::load("nosuch.toml", 10.0).unwrap_err();
+        assert_eq!(e.to_string(), "cannot read topology file nosuch.toml: no such file or directory");
+        let e = Topology::load("/nonexistent/net", 10.0).unwrap_err();
+        assert_eq!(e.to_string(), "cannot read topology file /nonexistent/net: no such file or directory");
+        let dir = scratch("dir");
+        let e = Topology::load(dir.to_str().unwrap(), 10.0).unwrap_err();
+        assert_eq!(e.to_string(), format!("cannot read topology file {}: it is a directory, not a file", dir.display()));
+        let e = Topology::load("/dev/zero", 10.0).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot read topology file /dev/zero: it is larger than the limit of 16 MiB (an endless input such as /dev/zero?)"
+        );
+        let e = Topology::load("fattree:4", 10.0).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown topology `fattree:4`: use two, tree:DEPTH:FANOUT, fat-tree:K (K even, <= 32), dumbbell, parking-lot[:LINKS] or a .toml file"
+        );
+        // Built-in names keep working, and a readable file is parsed with its path in errors.
+        assert_eq!(Topology::load("two", 1.0).unwrap().nodes.len(), 2);
+        let file = scratch("file").join("t.toml");
+        std::fs::write(&file, "[[node]]\nname = \"x\"\nkind = \"router\"\n").unwrap();
+        let e = Topology::load(file.to_str().unwrap(), 10.0).unwrap_err();
+        assert!(e.to_string().starts_with(&format!("topology file {}: line 3, column 8: unknown variant `router`", file.display())), "{e}");
     }
 }

@@ -63,7 +63,7 @@ fn bad_arguments_are_errors_not_panics() {
         "bad topology parameter in `tree:0:3`: need depth >= 1, fanout >= 1 and at most 20000 leaves"
     );
     let Cmd::Dtp(d) = parse("p4forge dtp --topology nosuch.toml") else { panic!() };
-    assert!(dtp_run(&d).unwrap_err().to_string().starts_with("unknown topology `nosuch.toml`"));
+    assert_eq!(dtp_run(&d).unwrap_err().to_string(), "cannot read topology file nosuch.toml: no such file or directory");
     assert!(Top::try_parse_from(["p4forge", "dtp", "--load", "extreme"]).is_err());
     let Cmd::Profile(p) = parse("p4forge profile --gbps 0") else { panic!() };
     assert!(p4_netsim::cli::profile_main(p).is_err());
@@ -96,4 +96,86 @@ fn pcap_timing_replay_as_cross_traffic() {
     assert!((s.cross_gbps - 4.0).abs() < 0.01, "{}", s.cross_gbps);
     assert!((s.estimate_gbps - 6.0).abs() <= 0.15, "{}", s.estimate_gbps);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A standard output whose reader has gone (`p4forge sim | head -c1`).
+struct ClosedPipe;
+
+impl std::io::Write for ClosedPipe {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::BrokenPipe.into())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_closed_or_full_standard_output_is_an_error_not_a_panic() {
+    // println! panicked (exit 101) on a closed pipe or /dev/full; now it is an error naming stdout.
+    #[derive(Parser)]
+    struct SimTop {
+        #[command(flatten)]
+        sim: p4_netsim::cli::SimArgs,
+    }
+    let sim = SimTop::try_parse_from(["sim", "--topology", "two", "--seconds", "0.0001", "--load", "idle"]).unwrap().sim;
+    let closed = "cannot write to standard output: the reading end was closed (broken pipe)";
+    assert_eq!(p4_netsim::cli::sim_to(&sim, &mut ClosedPipe).unwrap_err().to_string(), closed);
+    let Cmd::Profile(p) = parse("p4forge profile --frames 100") else { panic!() };
+    assert_eq!(p4_netsim::cli::profile_to(&p, &mut ClosedPipe).unwrap_err().to_string(), closed);
+    let Cmd::Dtp(d) = parse("p4forge dtp --topology two --seconds 0.0005 --load idle --no-ptp") else { panic!() };
+    let mut full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    assert_eq!(
+        p4_netsim::cli::dtp_to(&d, &mut full).unwrap_err().to_string(),
+        "cannot write to standard output: no space left on the device (disk full)"
+    );
+}
+
+#[test]
+fn out_of_range_numbers_name_the_flag_and_the_range() {
+    let dtp = |line: &str| {
+        let Cmd::Dtp(d) = parse(line) else { panic!() };
+        dtp_run(&d).unwrap_err().to_string()
+    };
+    assert_eq!(dtp("p4forge dtp --ppm 101"), "--ppm 101 is out of range: allowed 0..=100 ppm");
+    assert_eq!(dtp("p4forge dtp --ppm NaN"), "--ppm NaN is out of range: allowed 0..=100 ppm");
+    assert_eq!(dtp("p4forge dtp --wander-ppm=-1"), "--wander-ppm -1 is out of range: allowed 0..=100 ppm per ms");
+    assert_eq!(dtp("p4forge dtp --buffer-kib 0"), "--buffer-kib 0 is out of range: allowed 1..=1048576 KiB");
+    assert_eq!(
+        dtp("p4forge dtp --buffer-kib 18446744073709551615"),
+        "--buffer-kib 18446744073709551615 is out of range: allowed 1..=1048576 KiB"
+    );
+    assert_eq!(dtp("p4forge dtp --cable-m inf"), "--cable-m inf is out of range: allowed 0..=10000 m");
+    assert_eq!(dtp("p4forge dtp --ber 0.5"), "--ber 0.5 is out of range: allowed at least 0 and below 0.001");
+    assert_eq!(
+        dtp("p4forge dtp --seconds 0"),
+        "--seconds 0 is out of range: allowed more than 0 and at most 500 simulated seconds"
+    );
+    assert_eq!(dtp("p4forge dtp --seconds NaN").split(':').next(), Some("--seconds NaN is out of range"));
+    assert_eq!(dtp("p4forge dtp --load-len 0"), "--load-len 0 is out of range: allowed 64..=9216 bytes");
+    assert_eq!(dtp("p4forge dtp --sample-ns 1"), "--sample-ns 1 is out of range: allowed 10..=1000000000 ns");
+    assert_eq!(dtp("p4forge dtp --ptp-sync-us 0"), "--ptp-sync-us 0 is out of range: allowed 1..=1000000 µs");
+    assert_eq!(dtp("p4forge dtp --beacon-interval 0"), "--beacon-interval 0 is out of range: allowed 1..=100000 cycles");
+    let probe = |line: &str| {
+        let Cmd::Minprobe(m) = parse(line) else { panic!() };
+        minprobe_run(&m).unwrap_err().to_string()
+    };
+    assert_eq!(probe("p4forge minprobe --gap-us=-1"), "--gap-us -1 is out of range: allowed 0..=1000000 µs");
+    assert_eq!(
+        probe("p4forge minprobe --period-ms 0"),
+        "--period-ms 0 is out of range: allowed more than 0 and at most 10000 ms"
+    );
+    assert_eq!(probe("p4forge minprobe --timeout-us NaN"), "--timeout-us NaN is out of range: allowed 0..=1000000 µs");
+    assert_eq!(
+        probe("p4forge minprobe --app-gbps 10"),
+        "--app-gbps 10 is out of range: allowed at least 0 and below 10 Gb/s"
+    );
+    assert_eq!(probe("p4forge minprobe --n 1"), "--n 1 is out of range: allowed 2..=10000 probes");
+    let profile = |line: &str| {
+        let Cmd::Profile(p) = parse(line) else { panic!() };
+        p4_netsim::cli::profile_to(&p, &mut Vec::new()).unwrap_err().to_string()
+    };
+    assert_eq!(profile("p4forge profile --gbps NaN"), "--gbps NaN is out of range: allowed 0.01..=10 Gb/s");
+    assert_eq!(profile("p4forge profile --len 20"), "--len 20 is out of range: allowed 64..=9216 bytes");
+    assert_eq!(profile("p4forge profile --frames 1"), "--frames 1 is out of range: allowed 2..=10000000");
 }

@@ -8,7 +8,7 @@
 //! exact 66-bit blocks a 10GBASE-R port would put on the fibre, LSB first. `capture` finds
 //! block lock in it like a real receiver, so it can start at any bit offset.
 
-use std::io::Write;
+use std::fmt::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
@@ -162,12 +162,38 @@ pub struct CaptureReport {
     pub ipd: IpdStats,
 }
 
+/// Largest `--count` of `gen` and `phy loopback`: far more than any experiment needs, and a
+/// bound on how long a mistyped count can keep the machine busy.
+pub const MAX_FRAMES: usize = 1_000_000_000;
+/// Largest gap in characters (`--idles`, `--min-gap`, `phy encode --gap`): 80 ms of line time.
+pub const MAX_GAP: u32 = 100_000_000;
+/// Largest number of histogram bins (`--bins`).
+pub const MAX_BINS: usize = 1000;
+/// Largest `capture --flip-bits`.
+pub const MAX_FLIP_BITS: u64 = 10_000_000;
+
+/// `value` if it is within `lo..=hi`, else an error naming the flag, the value and the allowed
+/// range: a parameter is never silently clamped to something the user did not ask for. NaN is
+/// outside every range.
+pub fn in_range<T: PartialOrd + std::fmt::Display>(flag: &str, value: T, lo: T, hi: T, unit: &str) -> Result<T> {
+    if value >= lo && value <= hi {
+        Ok(value)
+    } else {
+        bail!("{flag} {value} is out of range: allowed {lo}..={hi}{unit}")
+    }
+}
+
 fn gen_config(a: &GenArgs) -> Result<GenConfig> {
+    in_range("--count", a.count, 1, MAX_FRAMES, " frames")?;
     if a.size < crate::mac::MIN_FRAME || a.size > crate::mac::MAX_JUMBO_FRAME {
         bail!("--size {} is outside 64..={}", a.size, crate::mac::MAX_JUMBO_FRAME);
     }
-    if a.min_gap == 0 {
-        bail!("--min-gap must be at least 1 (the /T/ character)");
+    in_range("--min-gap", a.min_gap, 1, MAX_GAP, " characters (at least the /T/ character)")?;
+    in_range("--bins", a.bins, 1, MAX_BINS, "")?;
+    if let Some(i) = a.idles {
+        // The transmitter never sends less than --min-gap: a smaller --idles used to become 12.
+        let unit = format!(" characters (at least --min-gap, which is {})", a.min_gap);
+        in_range("--idles", i, a.min_gap, MAX_GAP, &unit)?;
     }
     let pattern = if let Some(i) = a.idles {
         GapPattern::Idles(i)
@@ -219,7 +245,7 @@ fn capture_report(cap: &Captured, slips: u64, losses: u64, bins: usize) -> Captu
 }
 
 /// Run `gen`, writing the human or JSON report to `out`.
-pub fn run_gen(a: &GenArgs, out: &mut dyn Write) -> Result<GenReport> {
+pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
     let cfg = gen_config(a)?;
     let blocks = cfg.estimated_blocks();
     if blocks > MAX_STREAM_BLOCKS {
@@ -255,27 +281,40 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn Write) -> Result<GenReport> {
         tx_ipd: ipd_stats(&starts, a.bins),
         rx,
     };
+    let mut text = String::new();
     if a.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+        writeln!(text, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        writeln!(out, "sent {} frames in {} blocks at {:.6} Gb/s", report.frames, report.blocks, report.rate_gbps)?;
-        write!(out, "TX {}", report.tx_ipd)?;
+        writeln!(text, "sent {} frames in {} blocks at {:.6} Gb/s", report.frames, report.blocks, report.rate_gbps)?;
+        write!(text, "TX {}", report.tx_ipd)?;
         if let Some(rx) = &report.rx {
-            print_capture(rx, out)?;
+            print_capture(rx, &mut text)?;
         }
     }
+    write_report(out, &text)?;
     Ok(report)
 }
 
-fn print_capture(r: &CaptureReport, out: &mut dyn Write) -> Result<()> {
-    writeln!(out, "received {} good frames (block lock after {} slips, {} losses)", r.frames, r.slips, r.lock_losses)?;
-    writeln!(out, "counters: {}", serde_json::to_string(&r.counters)?)?;
-    write!(out, "RX {}", r.ipd)?;
+fn print_capture(r: &CaptureReport, text: &mut String) -> Result<()> {
+    writeln!(text, "received {} good frames (block lock after {} slips, {} losses)", r.frames, r.slips, r.lock_losses)?;
+    writeln!(text, "counters: {}", serde_json::to_string(&r.counters)?)?;
+    write!(text, "RX {}", r.ipd)?;
+    Ok(())
+}
+
+/// Writes a finished report to `out` (standard output in the `*_main` functions). The report is
+/// built as text first and written in one go, so a write error is reported once, as an error
+/// naming standard output and the reason (closed pipe, full disk), instead of the panic that
+/// `println!` gives on `| head -c1` or `> /dev/full`.
+pub fn write_report(out: &mut dyn std::io::Write, text: &str) -> Result<()> {
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(p4_io::stdio::StdoutError::from)?;
     Ok(())
 }
 
 /// Run `capture`, writing the report to `out`.
-pub fn run_capture(a: &CaptureArgs, out: &mut dyn Write) -> Result<CaptureReport> {
+pub fn run_capture(a: &CaptureArgs, out: &mut dyn std::io::Write) -> Result<CaptureReport> {
+    in_range("--bins", a.bins, 1, MAX_BINS, "")?;
+    in_range("--flip-bits", a.flip_bits, 0, MAX_FLIP_BITS, "")?;
     let mut bits = read_bitstream(&a.stream)?;
     if a.flip_bits > 0 && !bits.is_empty() {
         use rand::{Rng, SeedableRng};
@@ -294,11 +333,13 @@ pub fn run_capture(a: &CaptureArgs, out: &mut dyn Write) -> Result<CaptureReport
         )?;
     }
     let r = capture_report(&cap, al.slips, al.losses, a.bins);
+    let mut text = String::new();
     if a.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&r)?)?;
+        writeln!(text, "{}", serde_json::to_string_pretty(&r)?)?;
     } else {
-        print_capture(&r, out)?;
+        print_capture(&r, &mut text)?;
     }
+    write_report(out, &text)?;
     Ok(r)
 }
 
@@ -317,10 +358,20 @@ fn parse_hex(s: &str) -> Result<Vec<u8>> {
 }
 
 /// Run `phy`, writing to `out`.
-pub fn run_phy(a: &PhyArgs, out: &mut dyn Write) -> Result<()> {
+pub fn run_phy(a: &PhyArgs, out: &mut dyn std::io::Write) -> Result<()> {
+    let mut text = String::new();
+    phy_text(a, &mut text)?;
+    write_report(out, &text)
+}
+
+fn phy_text(a: &PhyArgs, out: &mut String) -> Result<()> {
     match &a.command {
         PhyCommand::Encode { hex, gap } => {
-            let frame = crate::mac::seal(&parse_hex(hex)?);
+            in_range("--gap", *gap, 1, MAX_GAP, " characters")?;
+            let octets = parse_hex(hex)?;
+            let most = crate::mac::MAX_JUMBO_FRAME - crate::mac::FCS_LEN;
+            in_range("--hex", octets.len(), 0, most, " octets (the frame without FCS)")?;
+            let frame = crate::mac::seal(&octets);
             let mut enc = TxEncoder::new(TxConfig { rule: crate::GapRule::RoundUp, min_gap: 1 });
             let mut blocks = Vec::new();
             let st = enc.send(&frame, *gap, &mut blocks);
@@ -338,7 +389,9 @@ pub fn run_phy(a: &PhyArgs, out: &mut dyn Write) -> Result<()> {
             }
         }
         PhyCommand::Loopback { count, size, json } => {
-            let size = (*size).clamp(crate::mac::MIN_FRAME, crate::mac::MAX_JUMBO_FRAME);
+            // --size 0 used to become 64 without a word.
+            in_range("--count", *count, 1, MAX_FRAMES, " frames")?;
+            let size = in_range("--size", *size, crate::mac::MIN_FRAME, crate::mac::MAX_JUMBO_FRAME, " octets")?;
             let template = crate::gen::test_frame(0, size)[..size - 4].to_vec();
             let reqs = (0..*count).map(move |_| TxRequest { frame: template.clone(), gap: 12 });
             let cpu0 = process_cpu_seconds();

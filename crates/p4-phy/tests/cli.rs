@@ -154,3 +154,79 @@ fn tshark_reads_picosecond_pcapng_when_installed() {
     // 300 characters apart = 240 ns; Wireshark keeps nanoseconds.
     assert_eq!(lines, vec!["252\t0x88b5\t0.000000000", "252\t0x88b5\t0.000000240", "252\t0x88b5\t0.000000240"]);
 }
+
+/// A standard output whose reader has gone (`p4forge gen | head -c1`).
+struct ClosedPipe;
+
+impl std::io::Write for ClosedPipe {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(std::io::ErrorKind::BrokenPipe.into())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_closed_or_full_standard_output_is_an_error_not_a_panic() {
+    // println! panicked (exit 101) here; every command now reports the write error instead.
+    let closed = "cannot write to standard output: the reading end was closed (broken pipe)";
+    let e = run_gen(&GenArgs { count: 3, ..gen_args() }, &mut ClosedPipe).unwrap_err();
+    assert_eq!(e.to_string(), closed);
+    let encode = PhyArgs { command: PhyCommand::Encode { hex: "00".into(), gap: 16 } };
+    assert_eq!(run_phy(&encode, &mut ClosedPipe).unwrap_err().to_string(), closed);
+    let stream = tmp("closed.bits");
+    run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
+    let capture = CaptureArgs { stream, out: None, with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: false };
+    assert_eq!(run_capture(&capture, &mut ClosedPipe).unwrap_err().to_string(), closed);
+    let mut full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    assert_eq!(
+        run_phy(&encode, &mut full).unwrap_err().to_string(),
+        "cannot write to standard output: no space left on the device (disk full)"
+    );
+}
+
+#[test]
+fn out_of_range_numbers_name_the_flag_and_the_range() {
+    let gen = |a: GenArgs| run_gen(&a, &mut Vec::new()).unwrap_err().to_string();
+    // --idles 0 used to become 12 without a word.
+    assert_eq!(
+        gen(GenArgs { idles: Some(0), ..gen_args() }),
+        "--idles 0 is out of range: allowed 12..=100000000 characters (at least --min-gap, which is 12)"
+    );
+    assert_eq!(gen(GenArgs { count: 0, ..gen_args() }), "--count 0 is out of range: allowed 1..=1000000000 frames");
+    assert_eq!(
+        gen(GenArgs { min_gap: 0, ..gen_args() }),
+        "--min-gap 0 is out of range: allowed 1..=100000000 characters (at least the /T/ character)"
+    );
+    assert_eq!(gen(GenArgs { bins: 0, ..gen_args() }), "--bins 0 is out of range: allowed 1..=1000");
+    assert_eq!(gen(GenArgs { poisson: Some(f64::NAN), ..gen_args() }), "--poisson NaN must be in (0, 10] Gb/s");
+    // Fewer idles than the standard are allowed when --min-gap allows them.
+    assert!(run_gen(&GenArgs { idles: Some(5), min_gap: 5, ..gen_args() }, &mut Vec::new()).is_ok());
+    let phy = |command: PhyCommand| run_phy(&PhyArgs { command }, &mut Vec::new()).unwrap_err().to_string();
+    // --size 0 used to become 64.
+    assert_eq!(
+        phy(PhyCommand::Loopback { count: 10, size: 0, json: false }),
+        "--size 0 is out of range: allowed 64..=9022 octets"
+    );
+    assert_eq!(
+        phy(PhyCommand::Loopback { count: 0, size: 64, json: false }),
+        "--count 0 is out of range: allowed 1..=1000000000 frames"
+    );
+    assert_eq!(
+        phy(PhyCommand::Encode { hex: "00".into(), gap: 0 }),
+        "--gap 0 is out of range: allowed 1..=100000000 characters"
+    );
+    assert_eq!(
+        phy(PhyCommand::Encode { hex: "00".repeat(9019), gap: 12 }),
+        "--hex 9019 is out of range: allowed 0..=9018 octets (the frame without FCS)"
+    );
+    let stream = tmp("range.bits");
+    run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
+    let capture = |flip_bits, bins| {
+        let a = CaptureArgs { stream: stream.clone(), out: None, with_fcs: false, flip_bits, seed: 1, bins, json: false };
+        run_capture(&a, &mut Vec::new()).unwrap_err().to_string()
+    };
+    assert_eq!(capture(0, 0), "--bins 0 is out of range: allowed 1..=1000");
+    assert_eq!(capture(u64::MAX, 4), "--flip-bits 18446744073709551615 is out of range: allowed 0..=10000000");
+}
