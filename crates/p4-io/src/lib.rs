@@ -28,6 +28,7 @@ pub fn describe_io_error(error: &std::io::Error) -> String {
         ErrorKind::PermissionDenied => "permission denied".to_string(),
         ErrorKind::NotFound => "no such file or directory".to_string(),
         ErrorKind::IsADirectory => "it is a directory".to_string(),
+        ErrorKind::NotADirectory => "a component of the path is not a directory".to_string(),
         ErrorKind::ReadOnlyFilesystem => "the file system is read-only".to_string(),
         ErrorKind::QuotaExceeded => "the disk quota is exceeded".to_string(),
         _ => error.to_string(),

@@ -47,5 +47,6 @@ macro_rules! eprint_safe {
 /// `eprintln!` that never panics.
 #[macro_export]
 macro_rules! eprintln_safe {
+    () => { $crate::stdio::eprint("\n") };
     ($($arg:tt)*) => { $crate::stdio::eprint(&format!("{}\n", format!($($arg)*))) };
 }

@@ -3,7 +3,9 @@
 //! Exit codes (also in `--help`):
 //! - 0: success (program valid, test passed, run completed);
 //! - 1: the P4 program has errors, or a test's expectations did not hold;
-//! - 2: bad usage or a bad input file (unreadable file, malformed STF/entries/pcap, refused entry).
+//! - 2: bad usage or a bad input file (unreadable file, malformed STF/entries/pcap, refused entry);
+//! - 3: an output could not be written (disk full, closed pipe, unwritable directory);
+//! - 130: interrupted by Ctrl-C (outputs hold what was done until then, and the summary says so).
 
 use std::fmt;
 use std::process::ExitCode;
@@ -12,6 +14,10 @@ use std::process::ExitCode;
 pub const EXIT_FAILED: u8 = 1;
 /// Bad usage or bad input files.
 pub const EXIT_BAD_INPUT: u8 = 2;
+/// An output (a file, standard output) could not be written.
+pub const EXIT_OUTPUT: u8 = 3;
+/// Stopped by Ctrl-C (the shell's convention: 128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// An error to print as `error: ...` before exiting with `code`.
 #[derive(Debug)]
@@ -27,6 +33,14 @@ impl CliError {
     /// A malformed or unreadable input (exit code 2).
     pub fn input(message: impl Into<String>) -> CliError {
         CliError { code: EXIT_BAD_INPUT, message: message.into(), detail: String::new() }
+    }
+    /// An output that could not be written (exit code 3).
+    pub fn output(message: impl Into<String>) -> CliError {
+        CliError { code: EXIT_OUTPUT, message: message.into(), detail: String::new() }
+    }
+    /// A run stopped by Ctrl-C (exit code 130).
+    pub fn interrupted(message: impl Into<String>) -> CliError {
+        CliError { code: EXIT_INTERRUPTED, message: message.into(), detail: String::new() }
     }
     /// An invalid program or failed test (exit code 1).
     pub fn failed(message: impl Into<String>) -> CliError {
@@ -66,7 +80,26 @@ impl std::error::Error for CliError {}
 
 pub type CliResult<T> = Result<T, CliError>;
 
-/// Reads a text file, naming it in the error.
+impl From<p4_io::input::InputError> for CliError {
+    fn from(error: p4_io::input::InputError) -> CliError {
+        CliError::input(error.to_string())
+    }
+}
+
+impl From<p4_io::output::OutputError> for CliError {
+    fn from(error: p4_io::output::OutputError) -> CliError {
+        CliError::output(error.to_string())
+    }
+}
+
+impl From<p4_io::stdio::StdoutError> for CliError {
+    fn from(error: p4_io::stdio::StdoutError) -> CliError {
+        CliError::output(error.to_string())
+    }
+}
+
+/// Reads a text input (STF, entries), naming it in the error; bounded by [`p4_io::input::TEXT_LIMIT`]
+/// so that `/dev/zero` or an endless FIFO is an error rather than an out-of-memory abort.
 pub fn read_text(path: &std::path::Path, what: &str) -> CliResult<String> {
-    std::fs::read_to_string(path).map_err(|e| CliError::input(format!("cannot read {what} {}: {e}", path.display())))
+    Ok(p4_io::input::read_text(path, what, p4_io::input::TEXT_LIMIT)?)
 }

@@ -38,11 +38,22 @@ pub fn include_dirs(user: &[PathBuf]) -> Vec<PathBuf> {
     dirs
 }
 
+/// Makes sure `path` is a readable regular file of sane size before the compiler reads it, so that a
+/// directory, a FIFO, a device, a missing file or a permission problem is a bad input (exit 2) that
+/// says what the path is, not a compile error (exit 1).
+pub fn readable_program(path: &Path) -> CliResult<()> {
+    let file = p4_io::input::open_regular(path, "P4 program")?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    if size > p4_io::input::TEXT_LIMIT {
+        let limit = p4_io::input::size_text(p4_io::input::TEXT_LIMIT);
+        return Err(CliError::input(format!("cannot read P4 program {}: it is larger than the limit of {limit}", path.display())));
+    }
+    Ok(())
+}
+
 /// Parses, checks and elaborates `path`.
 pub fn check(path: &Path, user_includes: &[PathBuf]) -> CliResult<Checked> {
-    if !path.is_file() {
-        return Err(CliError::input(format!("cannot read P4 program {}: no such file", path.display())));
-    }
+    readable_program(path)?;
     let dirs = include_dirs(user_includes);
     let compiled = p4_sema::compile_file(path, &dirs);
     let diagnostics = compiled.render_diagnostics();

@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use p4forge::cmd;
-use p4forge::error::CliResult;
+use p4forge::error::{CliError, CliResult};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -13,7 +13,9 @@ Environment:
 Exit codes:
   0  success: the program is valid, the test passed, the run completed
   1  the P4 program has errors, or a test's expectations did not hold
-  2  bad usage or a bad input file (unreadable, malformed STF/entries/pcap, refused table entry)";
+  2  bad usage or a bad input file (unreadable, malformed STF/entries/pcap, refused table entry)
+  3  an output could not be written (disk full, closed pipe, unwritable directory)
+  130  interrupted by Ctrl-C (run: outputs hold what was processed, the summary says so)";
 
 /// p4forge: check, test and run P4_16 programs on a v1model software switch; model 10GBASE-R ports
 /// and simulate networks (DTP, MinProbe).
@@ -80,8 +82,9 @@ enum Command {
         /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp.
         #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::run::parse_input_arg, required = true)]
         inputs: Vec<(u32, PathBuf)>,
-        /// Directory for the outputs: DIR/port<N>.pcap for every port that sent packets (stale
-        /// port<N>.pcap files from an earlier run are removed).
+        /// Directory for the outputs: DIR/port<N>.pcap for every port that sent packets, each written
+        /// under a temporary name and renamed when the run ends, so an earlier run's files are
+        /// replaced only by complete ones (and never removed otherwise).
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
         /// Also search DIR for `#include` files (repeatable).
@@ -90,6 +93,8 @@ enum Command {
         /// Print entries as they are added and log_msg output.
         #[arg(short, long)]
         verbose: bool,
+        #[command(flatten)]
+        progress: p4_io::progress::ProgressArgs,
     },
     /// 10GBASE-R PCS/MAC in software: list a frame's 66-bit blocks, or run the threaded TX→RX pipeline.
     Phy(p4_phy::cli::PhyArgs),
@@ -120,19 +125,16 @@ enum Command {
 fn dispatch(command: Command) -> CliResult<()> {
     match command {
         Command::Check { program, include } => cmd::check::check(&program, &include),
-        Command::Compile { program, emit, include } => {
-            print!("{}", cmd::compile::compile(&program, &include, emit)?);
-            Ok(())
-        }
+        Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
         Command::Test { program, stf, include, verbose } => cmd::test::test(&program, &stf, &include, verbose),
-        Command::Run { program, entries, inputs, out, include, verbose } => {
-            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose };
+        Command::Run { program, entries, inputs, out, include, verbose, progress } => {
+            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress };
             let summary = cmd::run::run(&options)?;
-            print!("{}", summary.render());
-            for file in &summary.files {
-                println!("wrote {}", file.display());
+            p4_io::stdio::print(&summary.render())?;
+            match summary.interrupted_after {
+                Some(_) => Err(CliError::interrupted("interrupted by Ctrl-C (outputs are partial but complete captures)")),
+                None => Ok(()),
             }
-            Ok(())
         }
         Command::Phy(args) => tool(p4_phy::cli::phy_main(args)),
         Command::Gen(args) => tool(p4_phy::cli::gen_main(args)),
@@ -142,17 +144,26 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Minprobe(args) => tool(p4_netsim::cli::minprobe_main(args)),
         Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
         Command::Stf2pcap { stf, out } => {
-            for file in cmd::stf2pcap::stf2pcap(&stf, &out)? {
-                println!("wrote {}", file.display());
-            }
-            Ok(())
+            let files = cmd::stf2pcap::stf2pcap(&stf, &out)?;
+            Ok(p4_io::stdio::print(&files.iter().map(|file| format!("wrote {}\n", file.display())).collect::<String>())?)
         }
     }
 }
 
-/// The PHY and simulator commands report errors as `anyhow` chains; they are usage/input errors.
+/// The PHY and simulator commands report errors as `anyhow` chains: usage/input errors, except a
+/// failed write of an output file or of standard output somewhere in the chain.
 fn tool(result: anyhow::Result<()>) -> CliResult<()> {
-    result.map_err(|error| p4forge::error::CliError::input(format!("{error:#}")))
+    result.map_err(|error| {
+        let output = error.chain().any(|cause| {
+            cause.is::<p4_io::output::OutputError>() || cause.is::<p4_io::stdio::StdoutError>()
+        });
+        let message = format!("{error:#}");
+        if output {
+            CliError::output(message)
+        } else {
+            CliError::input(message)
+        }
+    })
 }
 
 fn main() -> ExitCode {
@@ -160,7 +171,7 @@ fn main() -> ExitCode {
     match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            eprint!("{}", error.render());
+            p4_io::stdio::eprint(&error.render());
             error.exit_code()
         }
     }

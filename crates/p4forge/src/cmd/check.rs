@@ -7,17 +7,17 @@ use std::path::{Path, PathBuf};
 /// Prints diagnostics to stderr; `Ok` if the program is valid (warnings allowed).
 pub fn check(program: &Path, includes: &[PathBuf]) -> CliResult<()> {
     let checked = frontend::check(program, includes)?;
-    eprint!("{}", checked.diagnostics);
+    p4_io::eprint_safe!("{}", checked.diagnostics);
     if !checked.diagnostics.is_empty() && !checked.diagnostics.ends_with('\n') {
-        eprintln!();
+        p4_io::eprintln_safe!();
     }
     if !checked.valid {
         return Err(CliError::failed(format!("{} has errors", program.display())));
     }
     if checked.program.is_none() {
-        eprintln!("{}: valid, but p4forge cannot compile all of it yet (see the warnings)", program.display());
+        p4_io::eprintln_safe!("{}: valid, but p4forge cannot compile all of it yet (see the warnings)", program.display());
     } else {
-        eprintln!("{}: ok", program.display());
+        p4_io::eprintln_safe!("{}: ok", program.display());
     }
     Ok(())
 }

@@ -23,25 +23,23 @@ pub fn compile(program: &Path, includes: &[PathBuf], emit: Emit) -> CliResult<St
     match emit {
         Emit::Ir => {
             let (ir, warnings) = frontend::compile(program, includes)?;
-            eprint!("{warnings}");
+            p4_io::eprint_safe!("{warnings}");
             Ok(p4_ir::printer::print_program(&ir))
         }
         Emit::Cfg => {
             let (ir, warnings) = frontend::compile(program, includes)?;
-            eprint!("{warnings}");
+            p4_io::eprint_safe!("{warnings}");
             Ok(print_graphs(&ir))
         }
         Emit::Ast => {
-            if !program.is_file() {
-                return Err(CliError::input(format!("cannot read P4 program {}: no such file", program.display())));
-            }
+            frontend::readable_program(program)?;
             let mut sources = p4_syntax::span::SourceMap::new();
             let parsed = p4_syntax::parse_file(program, &frontend::include_dirs(includes), &mut sources);
             let diagnostics = p4_syntax::diag::render_all(&parsed.diagnostics, &sources);
             if parsed.has_errors() {
                 return Err(CliError::failed(format!("{} has syntax errors", program.display())).with_detail(diagnostics));
             }
-            eprint!("{diagnostics}");
+            p4_io::eprint_safe!("{diagnostics}");
             Ok(p4_syntax::print_program(&parsed.program))
         }
     }

@@ -3,8 +3,8 @@
 //! Inputs are streamed (never loaded whole) and merged by timestamp: each file is taken to be in time
 //! order, as captures are, and ties go to the earlier `--in` argument. Packets are injected one at a
 //! time; the dataplane sees time as nanoseconds since the first input packet. Each output packet is
-//! written to `OUT/port<N>.pcap` with the timestamp of the input packet that caused it; `port<N>.pcap`
-//! files left in `OUT` by an earlier run are removed first, so every file there is from this run.
+//! written to `OUT/port<N>.pcap` with the timestamp of the input packet that caused it (see [`run`]
+//! for what is on disk when a run fails or is interrupted).
 
 use crate::error::{read_text, CliError, CliResult};
 use crate::frontend;
@@ -15,8 +15,6 @@ use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-/// Inputs larger than this many bytes get a progress bar (on a terminal).
-const PROGRESS_THRESHOLD: u64 = 1 << 20;
 /// Bytes a capture spends per packet besides its data (the pcap record header), for progress.
 const RECORD_OVERHEAD: u64 = 16;
 
@@ -30,6 +28,7 @@ pub struct RunOptions {
     pub out: PathBuf,
     /// Print each `log_msg` line and every entry added.
     pub verbose: bool,
+    pub progress: p4_io::progress::ProgressArgs,
 }
 
 /// Packet and byte counts of one port.
@@ -49,6 +48,10 @@ pub struct RunSummary {
     pub drops: BTreeMap<String, u64>,
     /// Output files written, in port order.
     pub files: Vec<PathBuf>,
+    /// `Some(n)`: stopped by Ctrl-C after `n` input packets (the outputs hold what those produced).
+    pub interrupted_after: Option<u64>,
+    /// `port<N>.pcap` files in the output directory that this run did not write (from an earlier run).
+    pub untouched: Vec<PathBuf>,
 }
 
 impl RunSummary {
@@ -75,6 +78,19 @@ impl RunSummary {
         by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         for (reason, count) in by_count {
             let _ = writeln!(out, "{count:>8}  {reason}");
+        }
+        for file in &self.files {
+            let _ = writeln!(out, "wrote {}", file.display());
+        }
+        for file in &self.untouched {
+            let _ = writeln!(out, "left as it was: {} (from an earlier run; this run sent nothing to that port)", file.display());
+        }
+        if let Some(packets) = self.interrupted_after {
+            let _ = writeln!(
+                out,
+                "interrupted by Ctrl-C after {packets} input packets: the counts and outputs above are partial \
+                 (every output file is a complete capture of what was processed)"
+            );
         }
         out
     }
@@ -128,18 +144,13 @@ impl MergedInputs {
     }
 }
 
-fn progress_bar(total_bytes: u64) -> indicatif::ProgressBar {
-    if total_bytes < PROGRESS_THRESHOLD {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(total_bytes);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} of input ({bytes_per_sec}, {eta} left)") {
-        bar.set_style(style);
-    }
-    bar
-}
-
 /// Runs the traffic and writes the output captures.
+///
+/// What is on disk afterwards is always whole: each output is written under a temporary name and
+/// renamed over `OUT/port<N>.pcap` only when the run ends (completed, or stopped by Ctrl-C, which the
+/// summary then says). A bad input half-way, a full disk or any other error leaves the outputs of an
+/// earlier run exactly as they were. Nothing the run did not write is removed or overwritten, and a run
+/// whose outputs would replace one of its inputs is refused before it starts.
 pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     let entries = match &options.entries {
         Some(path) => {
@@ -149,31 +160,38 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         }
         None => None,
     };
+    p4_io::output::create_dir(&options.out)?;
+    refuse_overwriting_inputs(&options.out, &options.inputs)?;
     let mut inputs = MergedInputs::open(&options.inputs)?;
     let (ir, warnings) = frontend::compile(&options.program, &options.includes)?;
-    eprint!("{warnings}");
+    p4_io::eprint_safe!("{warnings}");
     let mut switch = frontend::new_switch(ir)?;
     if let Some((origin, commands)) = &entries {
         let printed = apply_commands(switch.as_mut(), commands)
             .map_err(|e| CliError::input(format!("{origin}:{}: {}", e.line, e.message)))?;
         if options.verbose {
             for line in printed {
-                eprintln!("{origin}: {line}");
+                p4_io::eprintln_safe!("{origin}: {line}");
             }
         }
     }
-    std::fs::create_dir_all(&options.out)
-        .map_err(|e| CliError::input(format!("cannot create output directory {}: {e}", options.out.display())))?;
-    remove_stale_outputs(&options.out)?;
 
     let mut summary = RunSummary::default();
     for (port, _) in &options.inputs {
         summary.ports.entry(*port).or_default();
     }
+    // Dropped without commit on any error below: the temporary files go, earlier outputs stay.
     let mut writers: BTreeMap<u32, CaptureWriter> = BTreeMap::new();
     let mut start_ns = None;
-    let bar = progress_bar(inputs.total_bytes);
+    let mut progress = Progress::new(options.progress.enabled(), inputs.total_bytes);
+    let mut packets_in = 0u64;
+    p4_io::interrupt::install();
     while let Some((port, packet)) = inputs.next()? {
+        if p4_io::interrupt::interrupted() {
+            summary.interrupted_after = Some(packets_in);
+            break;
+        }
+        packets_in += 1;
         let start = *start_ns.get_or_insert(packet.timestamp_ns);
         let stats = summary.ports.entry(port).or_default();
         stats.packets_in += 1;
@@ -184,7 +202,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         }
         if options.verbose {
             for line in &injected.log {
-                eprintln!("log: {line}");
+                p4_io::eprintln_safe!("log: {line}");
             }
         }
         for output in injected.outputs {
@@ -195,39 +213,108 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
                 std::collections::btree_map::Entry::Occupied(slot) => slot.into_mut(),
                 std::collections::btree_map::Entry::Vacant(slot) => {
                     let path = output_path(&options.out, output.port);
-                    slot.insert(CaptureWriter::create(&path).map_err(|e| CliError::input(e.to_string()))?)
+                    slot.insert(CaptureWriter::create(&path).map_err(|e| CliError::output(e.to_string()))?)
                 }
             };
             writer
                 .write(&TimedPacket { timestamp_ns: packet.timestamp_ns, data: output.data })
-                .map_err(|e| CliError::input(e.to_string()))?;
+                .map_err(|e| CliError::output(e.to_string()))?;
         }
-        bar.inc(packet.data.len() as u64 + RECORD_OVERHEAD);
+        progress.advance(packet.data.len() as u64 + RECORD_OVERHEAD);
     }
-    bar.finish_and_clear();
+    progress.finish();
     for (port, writer) in writers {
-        writer.finish().map_err(|e| CliError::input(e.to_string()))?;
+        writer.finish().map_err(|e| CliError::output(e.to_string()))?;
         summary.files.push(output_path(&options.out, port));
     }
+    summary.untouched = earlier_outputs(&options.out, &summary.files);
     Ok(summary)
 }
 
-/// Removes `port<N>.pcap` files an earlier run left in `out`.
-fn remove_stale_outputs(out: &Path) -> CliResult<()> {
-    let entries = std::fs::read_dir(out).map_err(|e| CliError::input(format!("cannot list {}: {e}", out.display())))?;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let is_output = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("port"))
-            .and_then(|n| n.strip_suffix(".pcap"))
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        if is_output {
-            std::fs::remove_file(entry.path())
-                .map_err(|e| CliError::input(format!("cannot remove stale {}: {e}", entry.path().display())))?;
+/// Whether `name` is one of `run`'s output names, `port<N>.pcap`.
+fn is_output_name(name: &std::ffi::OsStr) -> bool {
+    name.to_str()
+        .and_then(|n| n.strip_prefix("port"))
+        .and_then(|n| n.strip_suffix(".pcap"))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The `port<N>.pcap` files already in `out`.
+fn existing_outputs(out: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(out) else { return Vec::new() };
+    let mut found: Vec<PathBuf> = entries.flatten().filter(|e| is_output_name(&e.file_name())).map(|e| e.path()).collect();
+    found.sort();
+    found
+}
+
+/// Refuses a run that would replace one of its inputs: an input that *is* (same file, through any
+/// name, link or symlink) an output name in `out`.
+fn refuse_overwriting_inputs(out: &Path, inputs: &[(u32, PathBuf)]) -> CliResult<()> {
+    use std::os::unix::fs::MetadataExt;
+    let identity = |path: &Path| std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()));
+    for existing in existing_outputs(out) {
+        let Some(output) = identity(&existing) else { continue };
+        if let Some((port, input)) = inputs.iter().find(|(_, input)| identity(input) == Some(output)) {
+            return Err(CliError::input(format!(
+                "--in {port}={} is the file {} that this run would write its port output to (outputs are OUT/port<N>.pcap); \
+                 choose another --out directory or move the input",
+                input.display(),
+                existing.display()
+            )));
         }
     }
     Ok(())
+}
+
+/// Outputs of an earlier run that this run did not replace (it sent nothing to their ports): left as
+/// they were, and named in the summary so they are not mistaken for this run's.
+fn earlier_outputs(out: &Path, written: &[PathBuf]) -> Vec<PathBuf> {
+    existing_outputs(out).into_iter().filter(|path| !written.contains(path)).collect()
+}
+
+/// Progress on stderr: a bar on a terminal; with `--progress` on a file or pipe, a line every second.
+enum Progress {
+    Off,
+    Bar(indicatif::ProgressBar),
+    Lines { total: u64, done: u64, last: std::time::Instant },
+}
+
+impl Progress {
+    fn new(enabled: bool, total_bytes: u64) -> Progress {
+        use std::io::IsTerminal;
+        if !enabled {
+            return Progress::Off;
+        }
+        if !std::io::stderr().is_terminal() {
+            return Progress::Lines { total: total_bytes, done: 0, last: std::time::Instant::now() };
+        }
+        let bar = indicatif::ProgressBar::new(total_bytes);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} of input ({bytes_per_sec}, {eta} left)") {
+            bar.set_style(style);
+        }
+        Progress::Bar(bar)
+    }
+
+    fn advance(&mut self, bytes: u64) {
+        match self {
+            Progress::Off => {}
+            Progress::Bar(bar) => bar.inc(bytes),
+            Progress::Lines { total, done, last } => {
+                *done += bytes;
+                if last.elapsed() >= std::time::Duration::from_secs(1) {
+                    *last = std::time::Instant::now();
+                    let percent = if *total == 0 { 100.0 } else { *done as f64 * 100.0 / *total as f64 };
+                    p4_io::eprintln_safe!("progress: {done} of {total} input bytes ({percent:.0} %)");
+                }
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Progress::Bar(bar) = self {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// The output capture of `port` under `out`.

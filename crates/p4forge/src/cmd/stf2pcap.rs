@@ -11,7 +11,7 @@ pub fn stf2pcap(stf: &Path, out: &Path) -> CliResult<Vec<PathBuf>> {
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
     let traffic = p4_stf::traffic::stf_traffic(&commands);
     for note in &traffic.notes {
-        eprintln!("note: {}:{}: {}", stf.display(), note.line, note.message);
+        p4_io::eprintln_safe!("note: {}:{}: {}", stf.display(), note.line, note.message);
     }
     std::fs::create_dir_all(out).map_err(|e| CliError::input(format!("cannot create {}: {e}", out.display())))?;
     let mut written = Vec::new();

@@ -11,7 +11,7 @@ pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf]) -> CliResult<S
     let text = read_text(stf, "STF file")?;
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
     let (ir, warnings) = frontend::compile(program, includes)?;
-    eprint!("{warnings}");
+    p4_io::eprint_safe!("{warnings}");
     let mut switch = frontend::new_switch(ir)?;
     Ok(p4_stf::run_stf(switch.as_mut(), &commands))
 }
@@ -19,12 +19,15 @@ pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf]) -> CliResult<S
 /// Runs the test and prints `PASS`/`FAIL` with the diff; `Err` (exit 1) if it failed.
 pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool) -> CliResult<()> {
     let report = run_test(program, stf, includes)?;
+    let mut out = String::new();
     if verbose {
         for line in &report.log {
-            println!("{line}");
+            out.push_str(line);
+            out.push('\n');
         }
     }
-    print!("{}", report.render());
+    out.push_str(&report.render());
+    p4_io::stdio::print(&out)?;
     if report.passed() {
         Ok(())
     } else {

@@ -1,0 +1,316 @@
+//! The CLI under hostile conditions: inputs that are not what they claim, outputs that cannot be
+//! written, runs that fail or are stopped half-way. Nothing the user had is lost, nothing panics,
+//! and every error says what happened to which file.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn binary() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_p4forge"));
+    command.current_dir(fixtures());
+    command
+}
+
+fn p4forge(args: &[&str]) -> Output {
+    binary().args(args).output().expect("the p4forge binary runs")
+}
+
+/// Runs with stdout connected to `stdout` (e.g. /dev/full or a closed pipe).
+fn p4forge_to(args: &[&str], stdout: impl Into<Stdio>) -> Output {
+    binary().args(args).stdout(stdout).stderr(Stdio::piped()).output().expect("the p4forge binary runs")
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("p4forge-hard-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+fn dev_full() -> std::fs::File {
+    std::fs::File::options().write(true).open("/dev/full").expect("/dev/full")
+}
+
+/// A stdout whose reading end is already closed: every write fails with EPIPE.
+fn closed_pipe() -> std::io::PipeWriter {
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
+    writer
+}
+
+/// Ethernet frame 0..0dst, 0..0src, IPv4 type, payload.
+fn frame(dst: u8, src: u8, payload: &[u8]) -> Vec<u8> {
+    [&[0, 0, 0, 0, 0, dst][..], &[0, 0, 0, 0, 0, src], &[0x08, 0x00], payload].concat()
+}
+
+/// A little-endian microsecond pcap header with link type `linktype` and snaplen 65535.
+fn pcap_header(linktype: u32) -> Vec<u8> {
+    let mut out = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    out.extend_from_slice(&65535u32.to_le_bytes());
+    out.extend_from_slice(&linktype.to_le_bytes());
+    out
+}
+
+/// One pcap record at `second` seconds.
+fn pcap_record(second: u32, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for field in [second, 0, data.len() as u32, data.len() as u32] {
+        out.extend_from_slice(&field.to_le_bytes());
+    }
+    out.extend_from_slice(data);
+    out
+}
+
+/// An Ethernet pcap holding `count` frames that fwd.p4 forwards from port 1 to port 2.
+fn ethernet_pcap(count: u32) -> Vec<u8> {
+    let mut out = pcap_header(1);
+    for i in 0..count {
+        out.extend(pcap_record(i, &frame(2, 1, &[i as u8])));
+    }
+    out
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+fn run_args<'a>(input: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec!["run", "fwd.p4", "--entries", "fwd_entries.txt", "--in", input, "--out", out]
+}
+
+#[test]
+fn run_refuses_to_write_over_its_own_input() {
+    let dir = scratch("input-is-output");
+    let input = dir.join("port1.pcap");
+    let bytes = ethernet_pcap(3);
+    std::fs::write(&input, &bytes).unwrap();
+    let arg = format!("1={}", input.display());
+    let out = p4forge(&run_args(&arg, dir.to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: --in {arg} is the file {} that this run would write its port output to (outputs are OUT/port<N>.pcap); \
+             choose another --out directory or move the input\n",
+            input.display()
+        )
+    );
+    assert_eq!(std::fs::read(&input).unwrap(), bytes, "the input is untouched");
+    assert_eq!(names(&dir), ["port1.pcap"]);
+}
+
+#[test]
+fn run_refuses_an_input_reached_through_a_link_to_an_output_name() {
+    let dir = scratch("input-linked");
+    let input = dir.join("traffic.pcap");
+    std::fs::write(&input, ethernet_pcap(1)).unwrap();
+    let out_dir = dir.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::hard_link(&input, out_dir.join("port2.pcap")).unwrap();
+    let arg = format!("1={}", input.display());
+    let out = p4forge(&run_args(&arg, out_dir.to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("that this run would write its port output to"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&input).unwrap(), ethernet_pcap(1));
+}
+
+#[test]
+fn run_keeps_an_earlier_runs_files_it_does_not_replace_and_says_so() {
+    let dir = scratch("earlier");
+    let input = dir.join("in.pcap");
+    std::fs::write(&input, ethernet_pcap(2)).unwrap();
+    let out_dir = dir.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::write(out_dir.join("port7.pcap"), b"an earlier run's").unwrap();
+    let arg = format!("1={}", input.display());
+    let out = p4forge(&run_args(&arg, out_dir.to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let o = out_dir.display();
+    assert!(
+        text(&out.stdout).ends_with(&format!(
+            "wrote {o}/port2.pcap\nleft as it was: {o}/port7.pcap (from an earlier run; this run sent nothing to that port)\n"
+        )),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(std::fs::read(out_dir.join("port7.pcap")).unwrap(), b"an earlier run's");
+    assert_eq!(names(&out_dir), ["port2.pcap", "port7.pcap"]);
+}
+
+#[test]
+fn an_input_that_breaks_half_way_leaves_the_earlier_outputs_as_they_were() {
+    let dir = scratch("truncated-input");
+    let out_dir = dir.join("out");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::write(out_dir.join("port2.pcap"), b"previous output").unwrap();
+    let mut bytes = ethernet_pcap(5);
+    bytes.truncate(bytes.len() - 7);
+    let input = dir.join("in.pcap");
+    std::fs::write(&input, &bytes).unwrap();
+    let arg = format!("1={}", input.display());
+    let out = p4forge(&run_args(&arg, out_dir.to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stderr), format!("error: {}: packet #5 is truncated\n", input.display()));
+    assert_eq!(std::fs::read(out_dir.join("port2.pcap")).unwrap(), b"previous output");
+    assert_eq!(names(&out_dir), ["port2.pcap"], "no partial or temporary files are left");
+}
+
+#[test]
+fn a_full_disk_or_closed_pipe_on_stdout_is_an_error_not_a_panic() {
+    let full = "error: cannot write to standard output: no space left on the device (disk full)\n";
+    let pipe = "error: cannot write to standard output: the reading end was closed (broken pipe)\n";
+    for args in [&["compile", "fwd.p4"][..], &["compile", "fwd.p4", "--emit", "cfg"], &["compile", "fwd.p4", "--emit", "ast"], &["test", "fwd.p4", "fwd.stf"]] {
+        let out = p4forge_to(args, dev_full());
+        assert_eq!((out.status.code(), text(&out.stderr).as_str()), (Some(3), full), "{args:?} > /dev/full");
+        let out = p4forge_to(args, closed_pipe());
+        assert_eq!((out.status.code(), text(&out.stderr).as_str()), (Some(3), pipe), "{args:?} | closed");
+    }
+}
+
+#[test]
+fn run_and_stf2pcap_report_a_closed_stdout_after_writing_their_files() {
+    let dir = scratch("run-stdout");
+    let input = dir.join("in.pcap");
+    std::fs::write(&input, ethernet_pcap(2)).unwrap();
+    let arg = format!("1={}", input.display());
+    let out_dir = dir.join("out");
+    let out = p4forge_to(&run_args(&arg, out_dir.to_str().unwrap()), dev_full());
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(text(&out.stderr), "error: cannot write to standard output: no space left on the device (disk full)\n");
+    assert_eq!(names(&out_dir), ["port2.pcap"]);
+    let out = p4forge_to(&["stf2pcap", "traffic.stf", "--out", dir.join("stf").to_str().unwrap()], closed_pipe());
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn a_closed_stderr_does_not_panic_either() {
+    let out = binary().args(["check", "syntax_error.p4"]).stderr(dev_full()).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let out = binary().args(["check", "fwd.p4"]).stderr(closed_pipe()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn a_program_path_that_is_not_a_file_says_what_it_is() {
+    let dir = scratch("program-kinds");
+    let fifo = dir.join("prog.p4");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let cases = [
+        (dir.display().to_string(), "it is a directory, not a regular file"),
+        (fifo.display().to_string(), "it is a FIFO (named pipe), not a regular file"),
+        ("/dev/null".to_string(), "it is a character device, not a regular file"),
+        ("nosuch.p4".to_string(), "no such file or directory"),
+    ];
+    for (path, why) in cases {
+        for command in ["check", "compile"] {
+            let out = p4forge(&[command, &path]);
+            assert_eq!(out.status.code(), Some(2), "{command} {path}");
+            assert_eq!(text(&out.stderr), format!("error: cannot read P4 program {path}: {why}\n"));
+        }
+        let out = p4forge(&["test", &path, "fwd.stf"]);
+        assert_eq!((out.status.code(), text(&out.stderr)), (Some(2), format!("error: cannot read P4 program {path}: {why}\n")));
+    }
+}
+
+#[test]
+fn an_unreadable_program_is_a_bad_input_not_a_program_error() {
+    // Root reads any file whatever its mode, so make it unreadable by being a directory entry that
+    // fails to open for another reason when running as root: a path through a regular file.
+    let out = p4forge(&["check", "fwd.p4/inner.p4"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stderr), "error: cannot read P4 program fwd.p4/inner.p4: a component of the path is not a directory\n");
+    if unsafe_is_root() {
+        return;
+    }
+    let dir = scratch("unreadable");
+    let program = dir.join("p.p4");
+    std::fs::copy(fixtures().join("fwd.p4"), &program).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let out = p4forge(&["check", program.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stderr), format!("error: cannot read P4 program {}: permission denied\n", program.display()));
+}
+
+fn unsafe_is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+#[test]
+fn endless_text_inputs_stop_at_a_stated_limit() {
+    let out = p4forge(&["test", "fwd.p4", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: cannot read STF file /dev/zero: it is larger than the limit of 64 MiB (an endless input such as /dev/zero?)\n"
+    );
+    let out = p4forge(&["run", "fwd.p4", "--entries", "/dev/zero", "--in", "1=x.pcap", "--out", "unused"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "error: cannot read entries file /dev/zero: it is larger than the limit of 64 MiB (an endless input such as /dev/zero?)\n"
+    );
+    let out = p4forge(&["stf2pcap", "/dev/zero", "--out", "unused"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn an_output_directory_that_is_a_file_is_refused_before_any_work() {
+    let dir = scratch("out-is-file");
+    let file = dir.join("out");
+    std::fs::write(&file, b"mine").unwrap();
+    let input = dir.join("in.pcap");
+    std::fs::write(&input, ethernet_pcap(1)).unwrap();
+    let arg = format!("1={}", input.display());
+    let out = p4forge(&run_args(&arg, file.to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(text(&out.stderr), format!("error: cannot write {}: it exists and is not a directory\n", file.display()));
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+}
+
+/// Ctrl-C during `run`: the run stops at the next packet, every output is a complete capture of what
+/// was processed, and the summary says it is partial. The input is a FIFO the test feeds, so the
+/// signal arrives at a known point.
+#[test]
+fn ctrl_c_stops_run_with_complete_outputs_and_a_partial_summary() {
+    let dir = scratch("sigint");
+    let fifo = dir.join("in.pcap");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out_dir = dir.join("out");
+    let arg = format!("1={}", fifo.display());
+    let child = binary().args(run_args(&arg, out_dir.to_str().unwrap())).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut feed = std::fs::File::options().write(true).open(&fifo).unwrap();
+    feed.write_all(&pcap_header(1)).unwrap();
+    for i in 0..20 {
+        feed.write_all(&pcap_record(i, &frame(2, 1, &[i as u8]))).unwrap();
+    }
+    feed.flush().unwrap();
+    // Wait until the run has consumed what was written (it blocks reading the FIFO afterwards).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    for i in 20..25 {
+        let _ = feed.write_all(&pcap_record(i, &frame(2, 1, &[i as u8])));
+    }
+    drop(feed);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("\ninterrupted by Ctrl-C after "), "{stdout}");
+    assert!(stdout.contains(&format!("wrote {}/port2.pcap\n", out_dir.display())), "{stdout}");
+    let written = p4_stf::capture::read_capture_file(&out_dir.join("port2.pcap")).expect("a complete capture");
+    assert!((19..=21).contains(&written.len()), "{} packets", written.len());
+    assert_eq!(names(&out_dir), ["port2.pcap"]);
+}
