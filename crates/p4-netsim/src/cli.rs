@@ -100,6 +100,15 @@ fn print<T: serde::Serialize>(out: &mut dyn Write, json: bool, value: &T, human:
     Ok(())
 }
 
+/// Checks before any simulation that the plot file can be created, so an unwritable `--plot`
+/// path is an error at once instead of after a long run whose text results would be lost.
+fn check_outputs(plot: &Option<PathBuf>) -> Result<()> {
+    if let Some(path) = plot {
+        p4_io::output::check_writable(path)?;
+    }
+    Ok(())
+}
+
 /// Longest simulated run, seconds.
 pub const MAX_SECONDS: f64 = 500.0;
 
@@ -212,6 +221,7 @@ pub fn dtp_main(a: DtpArgs) -> Result<()> {
 
 /// Runs `dtp`, writing the summary to `out` and the plot to its file.
 pub fn dtp_to(a: &DtpArgs, out: &mut dyn Write) -> Result<()> {
+    check_outputs(&a.plot)?;
     let (s, series) = dtp_run(a)?;
     if let Some(path) = &a.plot {
         let bound: Vec<(f64, f64)> = series
@@ -354,6 +364,7 @@ pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
 
 /// Runs `minprobe`, writing the summary to `out` and the plot to its file.
 pub fn minprobe_to(a: &MinProbeArgs, out: &mut dyn Write) -> Result<()> {
+    check_outputs(&a.plot)?;
     let s = minprobe_run(a)?;
     if let Some(path) = &a.plot {
         let var: Vec<(f64, f64)> = s.points.iter().map(|p| (p.rate_gbps, p.delay_variance_ns2)).collect();
@@ -409,6 +420,7 @@ pub fn profile_to(a: &ProfileArgs, out: &mut dyn Write) -> Result<()> {
     in_range("--gbps", a.gbps, 0.01, 10.0, " Gb/s")?;
     in_range("--len", a.len, 64, 9216, " bytes")?;
     in_range("--frames", a.frames, 2, 10_000_000, "")?;
+    check_outputs(&a.plot)?;
     let (s, samples) = run_profile(&ProfileOptions {
         gbps: a.gbps,
         len: a.len,

@@ -39,7 +39,11 @@ pub fn lines_svg(path: &Path, title: &str, x_label: &str, y_label: &str, lines: 
     }
     let pad = ((y1 - y0) * 0.05).max(1e-9);
     let (y0, y1) = (y0 - pad, y1 + pad);
-    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
+    // Drawn into memory and written under a temporary name that is renamed when complete, so a
+    // failed or interrupted write never leaves half an SVG under `path`.
+    let mut svg = String::new();
+    {
+    let root = SVGBackend::with_string(&mut svg, (900, 540)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| anyhow!("{e}"))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
@@ -64,6 +68,8 @@ pub fn lines_svg(path: &Path, title: &str, x_label: &str, y_label: &str, lines: 
         .draw()
         .map_err(|e| anyhow!("{e}"))?;
     root.present().map_err(|e| anyhow!("{e}"))?;
+    }
+    p4_io::output::write(path, svg.as_bytes())?;
     Ok(())
 }
 

@@ -179,3 +179,23 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
     assert_eq!(profile("p4forge profile --len 20"), "--len 20 is out of range: allowed 64..=9216 bytes");
     assert_eq!(profile("p4forge profile --frames 1"), "--frames 1 is out of range: allowed 2..=10000000");
 }
+
+#[test]
+fn an_unwritable_plot_path_is_refused_before_the_run() {
+    // These runs would take minutes (500 simulated seconds, 10 million frames); the error comes
+    // at once because the plot path is checked before any work.
+    let Cmd::Dtp(d) = parse("p4forge dtp --seconds 500 --plot /nonexistent/dir/offsets.svg") else { panic!() };
+    let started = std::time::Instant::now();
+    assert_eq!(
+        p4_netsim::cli::dtp_to(&d, &mut Vec::new()).unwrap_err().to_string(),
+        "cannot write /nonexistent/dir/offsets.svg: no such file or directory"
+    );
+    let Cmd::Profile(p) = parse("p4forge profile --frames 10000000 --plot /tmp") else { panic!() };
+    assert_eq!(p4_netsim::cli::profile_to(&p, &mut Vec::new()).unwrap_err().to_string(), "cannot write /tmp: it is a directory");
+    let Cmd::Minprobe(m) = parse("p4forge minprobe --samples 1000 --plot /nonexistent/v.svg") else { panic!() };
+    assert_eq!(
+        p4_netsim::cli::minprobe_to(&m, &mut Vec::new()).unwrap_err().to_string(),
+        "cannot write /nonexistent/v.svg: no such file or directory"
+    );
+    assert!(started.elapsed().as_secs() < 5);
+}

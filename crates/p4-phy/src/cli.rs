@@ -224,13 +224,32 @@ fn gen_config(a: &GenArgs) -> Result<GenConfig> {
     Ok(GenConfig { count, frame_len: a.size, pattern, min_gap: a.min_gap, seed: a.seed, ..GenConfig::default() })
 }
 
+/// Writes a pcapng file that appears under `path` only when complete.
 fn write_pcapng(path: &PathBuf, frames: impl Iterator<Item = (BitTime, Vec<u8>)>) -> Result<()> {
-    let f = std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let mut w = PcapngWriter::new(std::io::BufWriter::new(f), "p4phy0", 0)?;
+    let f = p4_io::output::AtomicFile::create(path)?;
+    let with_path = |e: anyhow::Error| e.context(format!("cannot write {}", path.display()));
+    let mut w = PcapngWriter::new(f, "p4phy0", 0).map_err(with_path)?;
     for (t, d) in frames {
-        w.write(t, &d)?;
+        w.write(t, &d).map_err(with_path)?;
     }
-    w.finish()?;
+    w.finish().map_err(with_path)?.commit()?;
+    Ok(())
+}
+
+/// Checks, before any work, that every output file can be created and that no two outputs
+/// (or an output and the input) are the same file: a bad path is an error at once, not after
+/// a long run.
+fn check_outputs(input: Option<&std::path::Path>, outputs: &[(&str, &Option<PathBuf>)]) -> Result<()> {
+    let given: Vec<(&str, &PathBuf)> = outputs.iter().filter_map(|(flag, p)| p.as_ref().map(|p| (*flag, p))).collect();
+    for (i, (flag, path)) in given.iter().enumerate() {
+        if let Some((other, _)) = given[..i].iter().find(|(_, p)| p == path) {
+            bail!("{other} and {flag} name the same file {}", path.display());
+        }
+        if input.is_some_and(|input| input == path.as_path()) {
+            bail!("{flag} {} is also the input file", path.display());
+        }
+        p4_io::output::check_writable(path)?;
+    }
     Ok(())
 }
 
@@ -247,6 +266,7 @@ fn capture_report(cap: &Captured, slips: u64, losses: u64, bins: usize) -> Captu
 /// Run `gen`, writing the human or JSON report to `out`.
 pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
     let cfg = gen_config(a)?;
+    check_outputs(a.replay.as_deref(), &[("--stream", &a.stream), ("--pcapng", &a.pcapng), ("--capture", &a.capture)])?;
     let blocks = cfg.estimated_blocks();
     if blocks > MAX_STREAM_BLOCKS {
         bail!(
@@ -315,6 +335,7 @@ pub fn write_report(out: &mut dyn std::io::Write, text: &str) -> Result<()> {
 pub fn run_capture(a: &CaptureArgs, out: &mut dyn std::io::Write) -> Result<CaptureReport> {
     in_range("--bins", a.bins, 1, MAX_BINS, "")?;
     in_range("--flip-bits", a.flip_bits, 0, MAX_FLIP_BITS, "")?;
+    check_outputs(Some(&a.stream), &[("--out", &a.out)])?;
     let mut bits = read_bitstream(&a.stream)?;
     if a.flip_bits > 0 && !bits.is_empty() {
         use rand::{Rng, SeedableRng};

@@ -230,3 +230,41 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
     assert_eq!(capture(0, 0), "--bins 0 is out of range: allowed 1..=1000");
     assert_eq!(capture(u64::MAX, 4), "--flip-bits 18446744073709551615 is out of range: allowed 0..=10000000");
 }
+
+#[test]
+fn output_paths_are_checked_before_the_work_and_written_whole() {
+    // A million frames would take a while to generate: the bad path is reported first.
+    let e = run_gen(
+        &GenArgs { count: 1_000_000, stream: Some("/nonexistent/dir/s.bits".into()), ..gen_args() },
+        &mut Vec::new(),
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "cannot write /nonexistent/dir/s.bits: no such file or directory");
+    let same = tmp("same.pcapng");
+    let e = run_gen(&GenArgs { pcapng: Some(same.clone()), capture: Some(same.clone()), ..gen_args() }, &mut Vec::new())
+        .unwrap_err();
+    assert_eq!(e.to_string(), format!("--pcapng and --capture name the same file {}", same.display()));
+    let stream = tmp("whole.bits");
+    run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
+    let capture = |out: &str| CaptureArgs {
+        stream: stream.clone(),
+        out: Some(out.into()),
+        with_fcs: false,
+        flip_bits: 0,
+        seed: 1,
+        bins: 4,
+        json: false,
+    };
+    let dir = std::env::temp_dir();
+    let e = run_capture(&capture(dir.to_str().unwrap()), &mut Vec::new()).unwrap_err();
+    assert_eq!(e.to_string(), format!("cannot write {}: it is a directory", dir.display()));
+    let e = run_capture(&capture(stream.to_str().unwrap()), &mut Vec::new()).unwrap_err();
+    assert_eq!(e.to_string(), format!("--out {} is also the input file", stream.display()));
+    // No temporary file is left beside the outputs.
+    let leftovers: Vec<_> = std::fs::read_dir(stream.parent().unwrap())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("p4forge-tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
