@@ -209,56 +209,264 @@ impl ControlGraph {
         self.nodes.iter().enumerate().filter_map(|(i, n)| if let OpKind::ApplyTable(t) = n.kind { Some((NodeId(i as u32), t)) } else { None }).collect()
     }
     /// Dependencies between table applies that may run one after the other (RAW, WAR, WAW), ordered by
-    /// `(from, to, kind)`: what a pipeline generator needs to place tables in stages.
+    /// `(from, to, kind)`: what a pipeline generator needs to place tables in stages. Only direct
+    /// dependencies are listed: `to` depends on the nearest earlier applies that touch the location
+    /// (the last writers on some path, the readers since). When `a` writes `x`, `b` writes `x` and `c`
+    /// reads `x`, the list has `a -> b` (WAW) and `b -> c` (RAW) but not `a -> c`, which the two
+    /// imply; so the list grows with the program, not with the square of its number of tables.
     pub fn table_deps(&self) -> &[TableDep] {
         &self.deps
     }
 
-    /// True if `to` can run after `from` on some path.
-    fn reaches(&self, reach: &[Vec<bool>], from: NodeId, to: NodeId) -> bool {
-        let (Some(bf), Some(bt)) = (self.node_block.get(from.0 as usize), self.node_block.get(to.0 as usize)) else { return false };
-        if bf == bt && from < to {
-            return true;
+    /// Computes [`Self::table_deps`] by a forward dataflow over the blocks. The state maps each
+    /// location a table apply touched to the applies that last wrote it and the applies that read it
+    /// since; an apply depends on the writers (RAW, WAW) and readers (WAR) of the entries its own
+    /// reads and writes overlap, then becomes the only writer of what it writes. So an apply depends
+    /// on the *nearest* earlier applies touching a location on some path, not on every earlier one:
+    /// a dependency implied by a chain through an intermediate apply that writes the location is not
+    /// listed (the order it imposes follows transitively). The list and the work are linear in the
+    /// number of applies times their effects, not quadratic in the number of tables.
+    fn compute_deps(&mut self, an: &Analyzer) {
+        let n = self.blocks.len();
+        if n == 0 {
+            return;
         }
-        // Leaving `bf` and coming back to `bt` (possibly `bf` itself through a back edge).
-        let succs = self.blocks.get(bf.0 as usize).map(|b| b.terminator.successors()).unwrap_or_default();
-        succs.iter().any(|s| reach.get(s.0 as usize).and_then(|r| r.get(bt.0 as usize)).copied().unwrap_or(false))
+        let preds = self.predecessors();
+        // Uses of each block's out-state still to come (its successors), to free states early.
+        let mut uses: Vec<usize> = self.blocks.iter().map(|b| b.terminator.successors().len()).collect();
+        let mut out: Vec<Option<DepState>> = vec![None; n];
+        let mut keys_of: std::collections::HashMap<TableId, Effects> = std::collections::HashMap::new();
+        let mut found: std::collections::BTreeMap<(NodeId, NodeId, DepKind), BTreeSet<Location>> = std::collections::BTreeMap::new();
+        // A DAG needs one pass in block order; a back edge needs passes until no out-state changes.
+        let max_passes = if self.is_dag { 1 } else { 64 };
+        for _ in 0..max_passes {
+            let mut changed = false;
+            for b in 0..n {
+                let mut state = DepState::default();
+                for p in &preds[b] {
+                    if let Some(ps) = &out[p.0 as usize] {
+                        state.merge(ps);
+                    }
+                }
+                if self.is_dag {
+                    for p in &preds[b] {
+                        let u = &mut uses[p.0 as usize];
+                        *u = u.saturating_sub(1);
+                        if *u == 0 {
+                            out[p.0 as usize] = None;
+                        }
+                    }
+                }
+                for &id in &self.blocks[b].nodes {
+                    let node = &self.nodes[id.0 as usize];
+                    if let OpKind::ApplyTable(t) = node.kind {
+                        state.apply(id, &node.effects, &mut found);
+                        keys_of.entry(t).or_insert_with(|| an.table_keys(t, 0));
+                    }
+                }
+                if out[b].as_ref() != Some(&state) {
+                    changed = true;
+                    out[b] = Some(state);
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        self.deps = found
+            .into_iter()
+            .map(|((from, to, kind), locations)| {
+                let keys = match self.nodes.get(to.0 as usize).map(|x| &x.kind) {
+                    Some(OpKind::ApplyTable(t)) => keys_of.get(t),
+                    _ => None,
+                };
+                let on_key = kind == DepKind::Raw && keys.is_some_and(|k| locations.iter().any(|l| k.reads.iter().any(|r| l.overlaps(r))));
+                TableDep { from, to, kind, on_key, locations: locations.into_iter().collect() }
+            })
+            .collect();
+    }
+}
+
+/// A set of table-apply nodes as a shared list, newest first: adding a node is O(1) and copying a
+/// set (at every branch of the graph) is a pointer copy. Sets flowing into a join usually share
+/// their tail (both arms start from the branch's state), so [`NodeList::union`] walks only the
+/// parts that differ. Without this, every `if` after many applies reading one location would copy
+/// that location's whole reader set.
+#[derive(Clone, Debug, Default)]
+struct NodeList(Option<std::rc::Rc<Cons>>);
+
+#[derive(Debug)]
+struct Cons {
+    node: NodeId,
+    len: usize,
+    next: NodeList,
+}
+
+impl Drop for NodeList {
+    /// Iterative, so dropping a list of many thousand nodes does not recurse once per node.
+    fn drop(&mut self) {
+        let mut cur = self.0.take();
+        while let Some(rc) = cur {
+            match std::rc::Rc::try_unwrap(rc) {
+                Ok(mut cons) => cur = cons.next.0.take(),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+impl NodeList {
+    fn len(&self) -> usize {
+        self.0.as_ref().map_or(0, |c| c.len)
+    }
+    fn push(&self, node: NodeId) -> NodeList {
+        NodeList(Some(std::rc::Rc::new(Cons { node, len: self.len() + 1, next: self.clone() })))
+    }
+    fn same(&self, other: &NodeList) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => std::rc::Rc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = NodeId> + '_ {
+        let mut cur = self.0.as_deref();
+        std::iter::from_fn(move || {
+            let c = cur?;
+            cur = c.next.0.as_deref();
+            Some(c.node)
+        })
+    }
+    fn set(&self) -> BTreeSet<NodeId> {
+        self.iter().collect()
+    }
+    /// The union: the common tail is kept shared, the differing heads are pushed onto it.
+    fn union(&self, other: &NodeList) -> NodeList {
+        let (mut a, mut b) = (self.clone(), other.clone());
+        let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+        while a.len() > b.len() {
+            only_a.push(a.0.as_ref().map(|c| c.node).unwrap_or(NodeId(0)));
+            a = a.0.as_ref().map(|c| c.next.clone()).unwrap_or_default();
+        }
+        while b.len() > a.len() {
+            only_b.push(b.0.as_ref().map(|c| c.node).unwrap_or(NodeId(0)));
+            b = b.0.as_ref().map(|c| c.next.clone()).unwrap_or_default();
+        }
+        while !a.same(&b) {
+            let (Some(ca), Some(cb)) = (a.0.clone(), b.0.clone()) else { break };
+            only_a.push(ca.node);
+            only_b.push(cb.node);
+            a = ca.next.clone();
+            b = cb.next.clone();
+        }
+        if only_b.is_empty() {
+            return self.clone();
+        }
+        if only_a.is_empty() {
+            return other.clone();
+        }
+        let tail_nodes = a.set();
+        let mut out = a;
+        let mut seen = BTreeSet::new();
+        for n in only_a.into_iter().rev().chain(only_b.into_iter().rev()) {
+            if !tail_nodes.contains(&n) && seen.insert(n) {
+                out = out.push(n);
+            }
+        }
+        out
+    }
+}
+
+/// The dataflow state of [`ControlGraph::compute_deps`]: per location touched by a table apply, the
+/// applies that may have written it last and those that may have read it since.
+#[derive(Clone, Debug, Default)]
+struct DepState {
+    entries: std::collections::BTreeMap<Location, (NodeList, NodeList)>,
+}
+
+impl PartialEq for DepState {
+    /// Set equality (compared only when iterating a cyclic graph to its fixpoint).
+    fn eq(&self, other: &DepState) -> bool {
+        self.entries.len() == other.entries.len()
+            && self.entries.iter().zip(&other.entries).all(|((l, (w, r)), (m, (x, y)))| {
+                l == m && (w.same(x) || w.set() == x.set()) && (r.same(y) || r.set() == y.set())
+            })
+    }
+}
+
+impl DepState {
+    fn merge(&mut self, other: &DepState) {
+        for (l, (w, r)) in &other.entries {
+            match self.entries.get_mut(l) {
+                Some(e) => {
+                    e.0 = e.0.union(w);
+                    e.1 = e.1.union(r);
+                }
+                None => {
+                    self.entries.insert(l.clone(), (w.clone(), r.clone()));
+                }
+            }
+        }
     }
 
-    fn compute_deps(&mut self, an: &Analyzer) {
-        // reach[a][b]: b reachable from a (reflexive).
-        let n = self.blocks.len();
-        let mut reach = vec![vec![false; n]; n];
-        for (a, row) in reach.iter_mut().enumerate() {
-            let mut stack = vec![a];
-            while let Some(x) = stack.pop() {
-                if row[x] {
-                    continue;
-                }
-                row[x] = true;
-                stack.extend(self.blocks[x].terminator.successors().iter().map(|s| s.0 as usize));
+    /// The keys of entries overlapping `l`: its prefixes (at most its length) and the locations it
+    /// is a prefix of (a contiguous range in the map's order).
+    fn overlapping(&self, l: &Location) -> Vec<Location> {
+        let mut found = Vec::new();
+        for k in 0..l.path.len() {
+            let prefix = Location { var: l.var, path: l.path[..k].to_vec() };
+            if self.entries.contains_key(&prefix) {
+                found.push(prefix);
             }
         }
-        let applies = self.table_applies();
-        let mut deps = Vec::new();
-        for &(from, _) in &applies {
-            for &(to, tt) in &applies {
-                if from == to || !self.reaches(&reach, from, to) {
-                    continue;
-                }
-                let (f, t) = (&self.nodes[from.0 as usize].effects, &self.nodes[to.0 as usize].effects);
-                let keys = an.table_keys(tt, 0);
-                for (kind, a, b) in [(DepKind::Raw, &f.writes, &t.reads), (DepKind::War, &f.reads, &t.writes), (DepKind::Waw, &f.writes, &t.writes)] {
-                    let locations: Vec<Location> = a.iter().filter(|l| b.iter().any(|m| l.overlaps(m))).cloned().collect();
-                    if locations.is_empty() {
-                        continue;
-                    }
-                    let on_key = kind == DepKind::Raw && locations.iter().any(|l| keys.reads.iter().any(|k| l.overlaps(k)));
-                    deps.push(TableDep { from, to, kind, on_key, locations });
+        for (m, _) in self.entries.range(l.clone()..) {
+            if m.var != l.var || m.path.len() < l.path.len() || m.path[..l.path.len()] != l.path[..] {
+                break;
+            }
+            found.push(m.clone());
+        }
+        found
+    }
+
+    /// Records the dependencies of table apply `to` with effects `fx`, then its own reads and writes.
+    fn apply(&mut self, to: NodeId, fx: &Effects, found: &mut std::collections::BTreeMap<(NodeId, NodeId, DepKind), BTreeSet<Location>>) {
+        let mut add = |from: NodeId, kind: DepKind, l: &Location| {
+            if from != to {
+                found.entry((from, to, kind)).or_default().insert(l.clone());
+            }
+        };
+        for r in &fx.reads {
+            for l in self.overlapping(r) {
+                for w in self.entries[&l].0.iter() {
+                    add(w, DepKind::Raw, &l);
                 }
             }
         }
-        self.deps = deps;
+        for w in &fx.writes {
+            for l in self.overlapping(w) {
+                let (writers, readers) = &self.entries[&l];
+                for x in writers.iter() {
+                    add(x, DepKind::Waw, &l);
+                }
+                for x in readers.iter() {
+                    add(x, DepKind::War, &l);
+                }
+            }
+        }
+        for r in &fx.reads {
+            let e = self.entries.entry(r.clone()).or_default();
+            if e.1.iter().next() != Some(to) {
+                e.1 = e.1.push(to);
+            }
+        }
+        for w in &fx.writes {
+            // Everything `w` covers is overwritten: its earlier writers and readers are superseded.
+            let covered: Vec<Location> = self.overlapping(w).into_iter().filter(|l| l.path.len() >= w.path.len()).collect();
+            for l in covered {
+                self.entries.remove(&l);
+            }
+            self.entries.insert(w.clone(), (NodeList::default().push(to), NodeList::default()));
+        }
     }
 }
 

@@ -45,9 +45,17 @@ impl Effects {
     }
     /// Drops locations covered by a shorter location in the same set (`std` covers `std.egress_spec`).
     pub fn normalize(&mut self) {
+        // In the set's order a location comes right before the locations it covers, so one pass
+        // that compares each location with the last one kept finds every covered one.
         fn prune(set: &mut BTreeSet<Location>) {
-            let all: Vec<Location> = set.iter().cloned().collect();
-            set.retain(|l| !all.iter().any(|m| m.path.len() < l.path.len() && m.overlaps(l)));
+            let mut kept: Option<Location> = None;
+            set.retain(|l| {
+                if kept.as_ref().is_some_and(|k| k.path.len() < l.path.len() && k.overlaps(l)) {
+                    return false;
+                }
+                kept = Some(l.clone());
+                true
+            });
         }
         prune(&mut self.reads);
         prune(&mut self.writes);
