@@ -797,7 +797,7 @@ impl<'a> Sema<'a> {
 
     /// Lower an action into the current block. `global` is the declaration index of a top-level action.
     pub fn lower_action(&mut self, a: &'a ast::ActionDecl, name: String, global: Option<usize>) -> R<ir::ActionId> {
-        self.claim_cp_name("action", &name, a.name.span);
+        self.claim_action_cp_name(&name, a);
         self.check_param_lists(&[], &[&a.params]);
         let id = ir::ActionId(self.out.prog.actions.len() as u32);
         let block = self.cx.as_ref().map(|c| c.block_ref.clone()).ok_or(())?;

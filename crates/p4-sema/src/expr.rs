@@ -234,12 +234,17 @@ impl<'a> Sema<'a> {
                 // A signed literal's digits are its two's complement bit pattern (`8s0b1010_1010` is
                 // -86, per the spec), so it must fit in W bits as an unsigned number.
                 let as_pattern = signed && ce::fits(width, false, &lit.value);
-                if !as_pattern && !ce::fits(width, signed, &lit.value) {
+                let value = if !as_pattern && !ce::fits(width, signed, &lit.value) {
+                    // Per the spec's table of literals (`1w10` is 0), the value wraps: a warning.
                     let kind = if signed { "int" } else { "bit" };
-                    self.error(span, format!("value {} does not fit in {kind}<{width}>", lit.value));
-                    return Err(());
-                }
-                Ok(self.konst(ce::bits(width, signed, lit.value.clone()), Ty::Bits { width, signed }, span))
+                    let wrapped = ce::bits(width, signed, lit.value.clone());
+                    let shown = ce::int_of(&wrapped).map(|v| v.to_string()).unwrap_or_default();
+                    self.warn(span, format!("value {} does not fit in {kind}<{width}>; it wraps to {shown}", lit.value));
+                    wrapped
+                } else {
+                    ce::bits(width, signed, lit.value.clone())
+                };
+                Ok(self.konst(value, Ty::Bits { width, signed }, span))
             }
             None => {
                 let te = self.konst(Value::InfInt(lit.value.clone()), Ty::InfInt, span);
@@ -811,13 +816,8 @@ impl<'a> Sema<'a> {
                         self.error(span, format!("operator `{}` is not defined on signed values computed at run time", op.symbol()));
                         return Err(());
                     }
-                    // Like p4c, run-time division is only accepted by a power-of-two constant
-                    // (which targets implement as a shift or mask).
-                    let pow2 = r.val.as_ref().and_then(ce::int_of).is_some_and(|v| v.sign() == num_bigint::Sign::Plus && (v & (v - 1u32)).is_zero());
-                    if l.val.is_none() && !pow2 {
-                        self.error(span, format!("`{}` on run-time values could not be evaluated at compile time (only division by a power-of-two constant is supported)", op.symbol()));
-                        return Err(());
-                    }
+                    // Unsigned run-time division and remainder are part of the language; a target
+                    // that cannot divide reports it when it compiles the program.
                 }
                 if t == Ty::InfInt && (l.val.is_none() || r.val.is_none()) {
                     self.error(span, "arithmetic on `int` needs compile-time constants");
@@ -905,6 +905,13 @@ impl<'a> Sema<'a> {
             (Ty::InfInt, Ty::Bits { .. }) => true,
             (Ty::Bits { .. }, Ty::InfInt) => true,
             (Ty::InfInt, Ty::Bool) => matches!(a.val.as_ref().and_then(ce::int_of).and_then(|v| v.to_i64()), Some(0 | 1)),
+            // Between two serializable enums (p4c): when their underlying types could be cast.
+            (Ty::Named(_), Ty::Named(_)) if underlying(self, &from).is_some() && underlying(self, &to).is_some() => {
+                match (underlying(self, &from), underlying(self, &to)) {
+                    (Some(Ty::Bits { width: a, signed: s }), Some(Ty::Bits { width: b, signed: t })) => a == b || s == t,
+                    (u, v) => u == v,
+                }
+            }
             // As p4c: into a `type` or serializable enum only from exactly its underlying type
             // (or an `int` constant).
             (_, Ty::NewType(_) | Ty::Named(_)) if underlying(self, &to).is_some() => {

@@ -132,6 +132,9 @@ pub struct Sema<'a> {
     pub unsupported: bool,
     /// Control-plane names given out during elaboration: (kind, name) → declaring span.
     pub cp_names: HashMap<(&'static str, String), Span>,
+    /// For actions in `cp_names`: the text of the first one's parameters and body. Several copies of
+    /// one action may share a control-plane name (compilers emit `@name(".NoAction")` on each copy).
+    pub cp_action_text: HashMap<String, String>,
 }
 
 pub type R<T> = Result<T, ()>;
@@ -168,6 +171,7 @@ impl<'a> Sema<'a> {
             local_functions: Default::default(),
             unsupported: false,
             cp_names: HashMap::new(),
+            cp_action_text: HashMap::new(),
         }
     }
 
@@ -253,6 +257,24 @@ impl<'a> Sema<'a> {
                 _ => 0,
             },
             _ => 0,
+        }
+    }
+
+    /// Record an action's control-plane name. Copies of one action (the same parameters and body,
+    /// as a compiler's output names every copy of `NoAction` `.NoAction`) may share a name; two
+    /// different actions may not.
+    pub fn claim_action_cp_name(&mut self, name: &str, a: &ast::ActionDecl) {
+        if self.check_mode {
+            return;
+        }
+        let params: Vec<String> = a.params.iter().map(|p| self.text(p.span)).collect();
+        let shape = format!("({}){}", params.join(","), self.text(a.body.span));
+        match self.cp_action_text.get(name) {
+            Some(prev) if *prev == shape => {}
+            _ => {
+                self.claim_cp_name("action", name, a.name.span);
+                self.cp_action_text.entry(name.to_string()).or_insert(shape);
+            }
         }
     }
 
@@ -370,7 +392,8 @@ impl<'a> Sema<'a> {
             TypeRefKind::Tuple(ts) => {
                 let elems: Vec<Ty> = ts.iter().map(|x| self.resolve_type(x)).collect();
                 for (e, r) in elems.iter().zip(ts) {
-                    if matches!(e, Ty::InfInt | Ty::Void | Ty::String | Ty::MatchKind | Ty::List(_) | Ty::Extern(..) | Ty::Block(..)) {
+                    // `int` and `match_kind` elements are allowed (p4c accepts them, e.g. in constant tuples).
+                    if matches!(e, Ty::Void | Ty::String | Ty::List(_) | Ty::Extern(..) | Ty::Block(..)) {
                         let s = self.show(e);
                         self.error(r.span, format!("`{s}` cannot be a tuple element type"));
                         return Err(());

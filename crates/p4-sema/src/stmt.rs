@@ -486,13 +486,8 @@ impl<'a> Sema<'a> {
             self.error(span, "a table cannot be applied in the arguments of an action call");
             return Err(());
         }
-        // Directionless (action data) parameters are bound at compile time when called directly.
-        for (a, s) in args.iter().zip(&sigs) {
-            if s.dir == Direction::None && !matches!(a.expr.kind, ir::ExprKind::Const(_)) && !self.is_ctor_param_var(&a.expr) {
-                self.error(a.expr.span, format!("argument for directionless parameter `{}` of action `{}` must be a compile-time constant", s.name, decl.name.name));
-                return Err(());
-            }
-        }
+        // Called directly, an action's directionless (action data) parameters behave like `in`
+        // parameters (spec 14.1): run-time values are fine.
         Ok(CallOut::Stmt(ir::Stmt::Call(ir::Call { callee: ir::Callee::Action(id), args, span })))
     }
 

@@ -455,6 +455,10 @@ impl Parser<'_> {
         self.expect(Punct::LBrace)?;
         let mut members = Vec::new();
         while !self.at(Punct::RBrace) {
+            // p4c accepts annotations on members; they carry no meaning for p4forge.
+            if self.at(Punct::At) {
+                self.annotations()?;
+            }
             let m = self.name()?;
             let value = if self.eat(Punct::Assign) { Some(self.expr()?) } else { None };
             members.push((m, value));
