@@ -178,10 +178,15 @@ impl Source {
     }
 }
 
-/// Reads a pcap or pcapng file's timing as a replay pattern (lengths clamped to 64..=1518).
+/// Largest capture read for `--cross pcap:PATH`: an endless input (/dev/zero, a FIFO that never
+/// closes) stops here instead of exhausting memory.
+pub const MAX_PCAP_BYTES: u64 = 256 << 20;
+
+/// Reads a pcap or pcapng file's timing (at most [`MAX_PCAP_BYTES`]) as a replay pattern
+/// (lengths clamped to 64..=1518).
 pub fn replay_from_pcap(path: &std::path::Path) -> anyhow::Result<Pattern> {
     use anyhow::Context;
-    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let data = p4_io::input::read_bytes(path, "cross-traffic capture", MAX_PCAP_BYTES)?;
     let mut stamps: Vec<(u128, u32)> = Vec::new();
     if let Ok(mut r) = pcap_file::pcap::PcapReader::new(&data[..]) {
         while let Some(p) = r.next_packet() {

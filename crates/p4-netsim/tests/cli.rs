@@ -199,3 +199,12 @@ fn an_unwritable_plot_path_is_refused_before_the_run() {
     );
     assert!(started.elapsed().as_secs() < 5);
 }
+
+#[test]
+fn an_endless_cross_traffic_capture_stops_at_its_limit() {
+    let Cmd::Minprobe(m) = parse("p4forge minprobe --cross pcap:/dev/zero") else { panic!() };
+    assert_eq!(
+        minprobe_run(&m).unwrap_err().to_string(),
+        "cannot read cross-traffic capture /dev/zero: it is larger than the limit of 256 MiB (an endless input such as /dev/zero?)"
+    );
+}

@@ -6,7 +6,7 @@
 //! Description Block (LINKTYPE_ETHERNET, options if_name and if_tsresol), then one Enhanced
 //! Packet Block per frame. Timestamps count picoseconds since the Unix epoch.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -126,13 +126,13 @@ fn tsresol_to_ps(v: u8) -> Result<(u128, u128)> {
     }
 }
 
-/// Read every packet of a pcap or pcapng file with exact timestamps.
+/// Largest capture file read whole (`gen --replay`): an endless input such as /dev/zero or a
+/// FIFO that never closes stops here instead of exhausting memory.
+pub const MAX_CAPTURE_BYTES: u64 = 256 << 20;
+
+/// Read every packet of a pcap or pcapng file (at most [`MAX_CAPTURE_BYTES`]) with exact timestamps.
 pub fn read_capture(path: &Path) -> Result<Vec<ReadPacket>> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .with_context(|| format!("cannot open {}", path.display()))?
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = p4_io::input::read_bytes(path, "capture file", MAX_CAPTURE_BYTES)?;
     read_capture_bytes(&bytes).with_context(|| format!("{}: not a readable pcap/pcapng file", path.display()))
 }
 
@@ -178,7 +178,7 @@ pub fn read_capture_bytes(bytes: &[u8]) -> Result<Vec<ReadPacket>> {
 }
 
 /// Magic of the raw bit-stream file.
-const BITS_MAGIC: &[u8; 8] = b"P4PHYBIT";
+pub const BITS_MAGIC: &[u8; 8] = b"P4PHYBIT";
 
 /// Write a raw serial bit stream: magic, bit count (u64 LE), packed LSB-first bits.
 /// The file appears under `path` only when complete (written under a temporary name, renamed).
@@ -192,9 +192,12 @@ pub fn write_bitstream(path: &Path, s: &BitStream) -> Result<()> {
     Ok(())
 }
 
-/// Read a file written by [`write_bitstream`].
+/// Largest bit-stream file [`read_bitstream`] reads into memory (`capture` streams instead).
+pub const MAX_BITSTREAM_BYTES: u64 = 1 << 30;
+
+/// Read a file written by [`write_bitstream`] into memory (at most [`MAX_BITSTREAM_BYTES`]).
 pub fn read_bitstream(path: &Path) -> Result<BitStream> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = p4_io::input::read_bytes(path, "bit-stream file", MAX_BITSTREAM_BYTES)?;
     parse_bitstream(bytes).with_context(|| format!("{}: not a p4-phy bit-stream file", path.display()))
 }
 

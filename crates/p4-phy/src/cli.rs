@@ -15,18 +15,22 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::capture::{read_bitstream, read_capture, write_bitstream, PcapngWriter};
-use crate::gen::{generate, receive_bits, Captured, GapPattern, GenConfig};
+use std::io::Write as _;
+
+use crate::capture::{read_capture, PcapngWriter};
+use crate::gen::{GapPattern, GenConfig};
+use crate::stream::{generate_stream, receive_file, BitPacker, BitReceiver, ReceiveFile};
 use crate::ifg::STANDARD_MIN_GAP;
 use crate::pipeline::{loopback_threaded_with, TxRequest};
 use crate::rx::{RxConfig, RxCounters};
-use crate::stats::{ipd_stats, IpdStats};
-use crate::time::BitTime;
+use crate::stats::{IpdAccumulator, IpdStats};
+use p4_io::progress::ProgressArgs;
 use crate::tx::{TxConfig, TxEncoder};
 use crate::Scrambler;
 
-/// Longest stream `gen` builds in memory: 2^26 blocks (1 GiB of blocks, 0.43 s of line time).
-pub const MAX_STREAM_BLOCKS: u64 = 1 << 26;
+/// Longest stream `gen` makes: 2^32 blocks (27.5 s of line time, a 35 GB `--stream` file). It is
+/// streamed, so this bounds the time and disk a mistyped argument can take, not memory.
+pub const MAX_STREAM_BLOCKS: u64 = 1 << 32;
 
 /// `p4forge gen`: generate a paced 10GBASE-R stream.
 #[derive(Args, Debug, Clone)]
@@ -70,6 +74,9 @@ pub struct GenArgs {
     /// Print a JSON report instead of text.
     #[arg(long)]
     pub json: bool,
+    /// --progress / --no-progress (default: a progress bar when stderr is a terminal).
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// `p4forge capture`: receive a raw serial bit stream.
@@ -96,6 +103,9 @@ pub struct CaptureArgs {
     /// Print a JSON report instead of text.
     #[arg(long)]
     pub json: bool,
+    /// --progress / --no-progress (default: a progress bar when stderr is a terminal).
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// `p4forge phy`: inspect the PCS.
@@ -129,6 +139,9 @@ pub enum PhyCommand {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// --progress / --no-progress (default: a progress bar when stderr is a terminal).
+        #[command(flatten)]
+        progress: ProgressArgs,
     },
 }
 
@@ -145,6 +158,8 @@ pub struct GenReport {
     pub tx_ipd: IpdStats,
     /// Receive-side results when `--capture` was given.
     pub rx: Option<CaptureReport>,
+    /// Ctrl-C stopped the run early: the figures cover the frames sent until then.
+    pub interrupted: bool,
 }
 
 /// What a capture saw.
@@ -160,6 +175,8 @@ pub struct CaptureReport {
     pub lock_losses: u64,
     /// IPD statistics of the good frames.
     pub ipd: IpdStats,
+    /// Ctrl-C stopped the capture early: the figures cover the stream read until then.
+    pub interrupted: bool,
 }
 
 /// Largest `--count` of `gen` and `phy loopback`: far more than any experiment needs, and a
@@ -224,18 +241,6 @@ fn gen_config(a: &GenArgs) -> Result<GenConfig> {
     Ok(GenConfig { count, frame_len: a.size, pattern, min_gap: a.min_gap, seed: a.seed, ..GenConfig::default() })
 }
 
-/// Writes a pcapng file that appears under `path` only when complete.
-fn write_pcapng(path: &PathBuf, frames: impl Iterator<Item = (BitTime, Vec<u8>)>) -> Result<()> {
-    let f = p4_io::output::AtomicFile::create(path)?;
-    let with_path = |e: anyhow::Error| e.context(format!("cannot write {}", path.display()));
-    let mut w = PcapngWriter::new(f, "p4phy0", 0).map_err(with_path)?;
-    for (t, d) in frames {
-        w.write(t, &d).map_err(with_path)?;
-    }
-    w.finish().map_err(with_path)?.commit()?;
-    Ok(())
-}
-
 /// Checks, before any work, that every output file can be created and that no two outputs
 /// (or an output and the input) are the same file: a bad path is an error at once, not after
 /// a long run.
@@ -253,16 +258,6 @@ fn check_outputs(input: Option<&std::path::Path>, outputs: &[(&str, &Option<Path
     Ok(())
 }
 
-fn capture_report(cap: &Captured, slips: u64, losses: u64, bins: usize) -> CaptureReport {
-    CaptureReport {
-        frames: cap.frames.len(),
-        counters: cap.counters,
-        slips,
-        lock_losses: losses,
-        ipd: ipd_stats(&cap.starts(), bins),
-    }
-}
-
 /// Run `gen`, writing the human or JSON report to `out`.
 pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
     let cfg = gen_config(a)?;
@@ -275,36 +270,131 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
             MAX_STREAM_BLOCKS as f64 * 6.4e-9
         );
     }
-    let g = generate(&cfg);
-    let starts: Vec<BitTime> = g.stamps.iter().map(|s| s.start).collect();
-    if let Some(p) = &a.pcapng {
-        let no_fcs = |f: &Vec<u8>| f[..f.len().saturating_sub(crate::mac::FCS_LEN)].to_vec();
-        write_pcapng(p, starts.iter().copied().zip(g.frames.iter().map(no_fcs)))?;
-    }
-    let need_bits = a.stream.is_some() || a.capture.is_some();
-    let bits = if need_bits { Some(g.to_bitstream()) } else { None };
-    if let (Some(p), Some(b)) = (&a.stream, &bits) {
-        write_bitstream(p, b)?;
-    }
-    let rx = match (&a.capture, &bits) {
-        (Some(p), Some(b)) => {
-            let (cap, al) = receive_bits(b, RxConfig::default());
-            write_pcapng(p, cap.frames.iter().map(|f| (f.start, f.without_fcs().to_vec())))?;
-            Some(capture_report(&cap, al.slips, al.losses, a.bins))
+    p4_io::interrupt::install();
+    let stop = p4_io::interrupt::interrupted;
+    let bar = progress_bar(a.progress.enabled(), cfg.count as u64, "frames");
+    // Everything is streamed a chunk of blocks at a time (memory does not grow with --count);
+    // the bit-stream header states the length first, so it is counted in a quick first pass.
+    let mut stream = match &a.stream {
+        Some(path) => {
+            bar.set_message("counting blocks");
+            let Some(total) = crate::stream::count_blocks(&cfg, &stop) else {
+                bail!("interrupted before any frame was generated; no files were written");
+            };
+            bar.set_message("");
+            let mut f = p4_io::output::AtomicFile::create(path)?;
+            let io = |e: std::io::Error| p4_io::output::OutputError::new(path, &e);
+            f.write_all(crate::capture::BITS_MAGIC).map_err(io)?;
+            f.write_all(&(total * 66).to_le_bytes()).map_err(io)?;
+            Some((f, path, total))
         }
-        _ => None,
+        None => None,
+    };
+    let mut tx_pcap = a.pcapng.as_ref().map(|p| pcapng_file(p)).transpose()?;
+    let mut rx_pcap = a.capture.as_ref().map(|p| pcapng_file(p)).transpose()?;
+    let mut receiver = a.capture.as_ref().map(|_| BitReceiver::new(RxConfig::default(), u64::MAX));
+    let (mut tx_ipd, mut rx_ipd) = (IpdAccumulator::default(), IpdAccumulator::default());
+    let mut packer = BitPacker::default();
+    // Hands packed line bytes to the stream file and the loopback receiver.
+    let mut line = |bytes: &mut Vec<u8>| -> Result<()> {
+        if let Some((f, path, _)) = stream.as_mut() {
+            f.write_all(bytes).map_err(|e| p4_io::output::OutputError::new(path, &e))?;
+        }
+        if let Some(rx) = receiver.as_mut() {
+            rx.feed(bytes, &mut |f| {
+                rx_ipd.push(f.start);
+                match rx_pcap.as_mut() {
+                    Some((w, path)) => w.write(f.start, f.without_fcs()).with_context(|| format!("cannot write {}", path.display())),
+                    None => Ok(()),
+                }
+            })?;
+        }
+        bytes.clear();
+        Ok(())
+    };
+    let need_bits = a.stream.is_some() || a.capture.is_some();
+    let done = generate_stream(
+        &cfg,
+        &mut |frame, stamp| {
+            tx_ipd.push(stamp.start);
+            if let Some((w, path)) = tx_pcap.as_mut() {
+                let no_fcs = &frame[..frame.len().saturating_sub(crate::mac::FCS_LEN)];
+                w.write(stamp.start, no_fcs).with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            bar.inc(1);
+            Ok(())
+        },
+        &mut |blocks| {
+            if need_bits {
+                blocks.iter().for_each(|b| packer.push_block(*b));
+                line(&mut packer.bytes)?;
+            }
+            Ok(())
+        },
+        &stop,
+    )?;
+    if need_bits {
+        packer.finish();
+        line(&mut packer.bytes)?;
+    }
+    bar.finish_and_clear();
+    let mut notes = String::new();
+    if let Some((f, path, total)) = stream {
+        if done.stopped {
+            // The header promised the whole stream; a shorter file would be refused by capture.
+            drop(f);
+            writeln!(notes, "the bit stream {} was not written: it would be incomplete", path.display())?;
+        } else {
+            anyhow::ensure!(total == done.blocks, "internal error: counted {total} blocks, generated {}", done.blocks);
+            f.commit()?;
+        }
+    }
+    if let Some((w, _)) = tx_pcap {
+        w.finish()?.commit()?;
+    }
+    let rx = match receiver {
+        Some(rx) => {
+            let summary = rx.finish(&mut |f| {
+                rx_ipd.push(f.start);
+                match rx_pcap.as_mut() {
+                    Some((w, _)) => w.write(f.start, f.without_fcs()),
+                    None => Ok(()),
+                }
+            })?;
+            if let Some((w, _)) = rx_pcap {
+                w.finish()?.commit()?;
+            }
+            Some(CaptureReport {
+                frames: summary.frames as usize,
+                counters: summary.counters,
+                slips: summary.slips,
+                lock_losses: summary.losses,
+                ipd: rx_ipd.finish(a.bins),
+                interrupted: false,
+            })
+        }
+        None => None,
     };
     let report = GenReport {
-        frames: g.frames.len(),
-        blocks: g.blocks.len(),
-        rate_gbps: g.rate_gbps(),
-        tx_ipd: ipd_stats(&starts, a.bins),
+        frames: done.frames as usize,
+        blocks: done.blocks as usize,
+        rate_gbps: done.rate_gbps(cfg.frame_len),
+        tx_ipd: tx_ipd.finish(a.bins),
         rx,
+        interrupted: done.stopped,
     };
     let mut text = String::new();
     if a.json {
         writeln!(text, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
+        if done.stopped {
+            writeln!(
+                text,
+                "interrupted: results are partial ({} of {} frames sent; files hold the frames sent)",
+                report.frames, cfg.count
+            )?;
+            text.push_str(&notes);
+        }
         writeln!(text, "sent {} frames in {} blocks at {:.6} Gb/s", report.frames, report.blocks, report.rate_gbps)?;
         write!(text, "TX {}", report.tx_ipd)?;
         if let Some(rx) = &report.rx {
@@ -313,6 +403,29 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
     }
     write_report(out, &text)?;
     Ok(report)
+}
+
+/// A pcapng writer on an output that appears under `path` only when committed.
+type PcapngFile<'p> = (PcapngWriter<p4_io::output::AtomicFile>, &'p PathBuf);
+
+fn pcapng_file(path: &PathBuf) -> Result<PcapngFile<'_>> {
+    let f = p4_io::output::AtomicFile::create(path)?;
+    let w = PcapngWriter::new(f, "p4phy0", 0).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok((w, path))
+}
+
+/// A progress bar on stderr over `len` units, or a hidden one. indicatif ignores write errors
+/// on stderr, so a closed stderr never stops the work.
+fn progress_bar(show: bool, len: u64, unit: &str) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::stderr());
+    let template = format!("{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{eta}}) {{msg}}");
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&template).unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
 }
 
 fn print_capture(r: &CaptureReport, text: &mut String) -> Result<()> {
@@ -336,28 +449,60 @@ pub fn run_capture(a: &CaptureArgs, out: &mut dyn std::io::Write) -> Result<Capt
     in_range("--bins", a.bins, 1, MAX_BINS, "")?;
     in_range("--flip-bits", a.flip_bits, 0, MAX_FLIP_BITS, "")?;
     check_outputs(Some(&a.stream), &[("--out", &a.out)])?;
-    let mut bits = read_bitstream(&a.stream)?;
-    if a.flip_bits > 0 && !bits.is_empty() {
-        use rand::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(a.seed);
-        for _ in 0..a.flip_bits {
-            let i = rng.gen_range(0..bits.len());
-            bits.flip(i);
-        }
+    p4_io::interrupt::install();
+    let mut pcap = a.out.as_ref().map(|p| pcapng_file(p)).transpose()?;
+    let mut ipd = IpdAccumulator::default();
+    let show = a.progress.enabled();
+    let mut bar: Option<indicatif::ProgressBar> = None;
+    let with_fcs = a.with_fcs;
+    // The stream is read a megabyte at a time and every frame written as it is decoded.
+    let got = receive_file(
+        &a.stream,
+        ReceiveFile {
+            config: RxConfig::default(),
+            flip_bits: a.flip_bits,
+            seed: a.seed,
+            progress: &mut |done, total| {
+                bar.get_or_insert_with(|| progress_bar(show, total / 66, "blocks")).set_position(done / 66)
+            },
+            stop: &p4_io::interrupt::interrupted,
+        },
+        &mut |f| {
+            ipd.push(f.start);
+            match pcap.as_mut() {
+                Some((w, path)) => w
+                    .write(f.start, if with_fcs { &f.data } else { f.without_fcs() })
+                    .with_context(|| format!("cannot write {}", path.display())),
+                None => Ok(()),
+            }
+        },
+    )?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
-    let (cap, al) = receive_bits(&bits, RxConfig::default());
-    if let Some(p) = &a.out {
-        let with_fcs = a.with_fcs;
-        write_pcapng(
-            p,
-            cap.frames.iter().map(|f| (f.start, if with_fcs { f.data.clone() } else { f.without_fcs().to_vec() })),
-        )?;
+    if let Some((w, _)) = pcap {
+        w.finish()?.commit()?;
     }
-    let r = capture_report(&cap, al.slips, al.losses, a.bins);
+    let s = got.summary;
+    let r = CaptureReport {
+        frames: s.frames as usize,
+        counters: s.counters,
+        slips: s.slips,
+        lock_losses: s.losses,
+        ipd: ipd.finish(a.bins),
+        interrupted: got.stopped,
+    };
     let mut text = String::new();
     if a.json {
         writeln!(text, "{}", serde_json::to_string_pretty(&r)?)?;
     } else {
+        if got.stopped {
+            writeln!(
+                text,
+                "interrupted: results are partial ({} of {} line bits received; the capture file holds the frames so far)",
+                s.bits, got.announced_bits
+            )?;
+        }
         print_capture(&r, &mut text)?;
     }
     write_report(out, &text)?;
@@ -409,24 +554,39 @@ fn phy_text(a: &PhyArgs, out: &mut String) -> Result<()> {
                 writeln!(out, "{i:>5}  {:02b}    {:#018x}  {s:#018x}  {kind}", b.sync, b.payload)?;
             }
         }
-        PhyCommand::Loopback { count, size, json } => {
+        PhyCommand::Loopback { count, size, json, progress } => {
             // --size 0 used to become 64 without a word.
             in_range("--count", *count, 1, MAX_FRAMES, " frames")?;
             let size = in_range("--size", *size, crate::mac::MIN_FRAME, crate::mac::MAX_JUMBO_FRAME, " octets")?;
-            let template = crate::gen::test_frame(0, size)[..size - 4].to_vec();
-            let reqs = (0..*count).map(move |_| TxRequest { frame: template.clone(), gap: 12 });
+            p4_io::interrupt::install();
             let cpu0 = process_cpu_seconds();
             let t0 = std::time::Instant::now();
+            let bar = progress_bar(progress.enabled(), *count as u64, "frames");
+            let template = crate::gen::test_frame(0, size)[..size - 4].to_vec();
+            // Requests are made as the pipeline takes them and frames are not kept, so memory
+            // stays flat in --count; Ctrl-C ends the feed and the counts cover what was sent.
+            let reqs = (0..*count).map_while(|i| {
+                if i % 65_536 == 0 {
+                    bar.set_position(i as u64);
+                    if p4_io::interrupt::interrupted() {
+                        return None;
+                    }
+                }
+                Some(TxRequest { frame: template.clone(), gap: 12 })
+            });
             let r = loopback_threaded_with(reqs, TxConfig::STANDARD, RxConfig::default(), 128, false);
+            bar.finish_and_clear();
             let secs = t0.elapsed().as_secs_f64();
             let gbps = r.blocks as f64 * 66.0 / secs / 1e9;
+            let interrupted = r.frames_sent < *count as u64;
             let cpu = match (cpu0, process_cpu_seconds()) {
                 (Some(a), Some(b)) if b > a => Some(b - a),
                 _ => None,
             };
             #[derive(Serialize)]
             struct Loop {
-                frames_sent: usize,
+                interrupted: bool,
+                frames_sent: u64,
                 frames_ok: u64,
                 blocks: u64,
                 seconds: f64,
@@ -436,7 +596,8 @@ fn phy_text(a: &PhyArgs, out: &mut String) -> Result<()> {
                 counters: RxCounters,
             }
             let rep = Loop {
-                frames_sent: r.tx.len(),
+                interrupted,
+                frames_sent: r.frames_sent,
                 frames_ok: r.counters.frames_ok,
                 blocks: r.blocks,
                 seconds: secs,
@@ -448,6 +609,9 @@ fn phy_text(a: &PhyArgs, out: &mut String) -> Result<()> {
             if *json {
                 writeln!(out, "{}", serde_json::to_string_pretty(&rep)?)?;
             } else {
+                if interrupted {
+                    writeln!(out, "interrupted: results are partial ({} of {count} frames sent)", rep.frames_sent)?;
+                }
                 writeln!(
                     out,
                     "{} frames of {} octets, {} blocks in {:.3} s: {:.2} Gb/s of 10GBASE-R line bits through TX MAC → TX PCS → RX PCS → RX MAC threads; {} good",

@@ -178,42 +178,49 @@ pub fn generate(cfg: &GenConfig) -> Generated {
 
 /// The gap before every frame (the first one is measured from the end of the lead idles).
 fn plan_gaps(cfg: &GenConfig) -> (GapRule, Vec<u32>) {
+    let (rule, gaps) = gap_plan(cfg);
+    (rule, gaps.collect())
+}
+
+/// The gap rule and the gap before every frame, one at a time (so a streaming generator does
+/// not hold a gap per frame).
+pub fn gap_plan(cfg: &GenConfig) -> (GapRule, Box<dyn Iterator<Item = u32> + '_>) {
     let first = 0u32;
     let n = cfg.count;
     let wire = (cfg.frame_len.max(mac::MIN_FRAME) + mac::PREAMBLE_LEN) as f64;
+    let min_gap = f64::from(cfg.min_gap);
     match &cfg.pattern {
-        GapPattern::Idles(g) => (GapRule::RoundUp, (0..n).map(|i| if i == 0 { first } else { *g }).collect()),
+        GapPattern::Idles(g) => (GapRule::RoundUp, Box::new((0..n).map(move |i| if i == 0 { first } else { *g }))),
         GapPattern::Rate(r) => {
             let g = aligned_gap(cfg.frame_len.max(mac::MIN_FRAME), gap_for_rate(cfg.frame_len, *r), cfg.min_gap);
-            (GapRule::RoundUp, (0..n).map(|i| if i == 0 { first } else { g }).collect())
+            (GapRule::RoundUp, Box::new((0..n).map(move |i| if i == 0 { first } else { g })))
         }
         GapPattern::Poisson(r) => {
-            let mean = gap_for_rate(cfg.frame_len, *r).max(f64::from(cfg.min_gap));
-            let extra_mean = mean - f64::from(cfg.min_gap);
+            let mean = gap_for_rate(cfg.frame_len, *r).max(min_gap);
+            let extra_mean = mean - min_gap;
             let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
             let mut carry = 0.0f64;
-            let mut gaps = vec![first];
-            for _ in 1..n {
+            let gaps = (0..n).map(move |i| {
+                if i == 0 {
+                    return first;
+                }
                 let u: f64 = rng.gen_range(f64::MIN_POSITIVE..1.0);
-                let want = f64::from(cfg.min_gap) + extra_mean * -u.ln() + carry;
-                let g = want.round().max(f64::from(cfg.min_gap));
+                let want = min_gap + extra_mean * -u.ln() + carry;
+                let g = want.round().max(min_gap);
                 carry = want - g;
-                gaps.push(g as u32);
-            }
-            gaps.truncate(n);
-            (GapRule::Dic, gaps)
+                g as u32
+            });
+            (GapRule::Dic, Box::new(gaps))
         }
         GapPattern::Replay(delays) => {
-            let mut gaps = vec![first];
             let mut carry = 0.0f64;
-            for d in delays.iter().take(n.saturating_sub(1)) {
+            let rest = delays.iter().take(n.saturating_sub(1)).map(move |d| {
                 let want = *d as f64 / PS_PER_CHAR as f64 - wire + carry;
-                let g = want.round().max(f64::from(cfg.min_gap));
+                let g = want.round().max(min_gap);
                 carry = want - g;
-                gaps.push(g as u32);
-            }
-            gaps.truncate(n);
-            (GapRule::Dic, gaps)
+                g as u32
+            });
+            (GapRule::Dic, Box::new(std::iter::once(first).chain(rest).take(n)))
         }
     }
 }
@@ -265,19 +272,4 @@ pub fn receive_bits(stream: &BitStream, config: RxConfig) -> (Captured, crate::l
     (Captured { frames, counters }, al)
 }
 
-fn add_counters(a: &mut RxCounters, b: &RxCounters) {
-    a.blocks += b.blocks;
-    a.frames_ok += b.frames_ok;
-    a.bad_sync_headers += b.bad_sync_headers;
-    a.bad_block_types += b.bad_block_types;
-    a.bad_control_codes += b.bad_control_codes;
-    a.error_chars += b.error_chars;
-    a.ordered_sets += b.ordered_sets;
-    a.aborted_frames += b.aborted_frames;
-    a.unexpected_data += b.unexpected_data;
-    a.unexpected_terminate += b.unexpected_terminate;
-    a.preamble_errors += b.preamble_errors;
-    a.runts += b.runts;
-    a.oversize += b.oversize;
-    a.fcs_errors += b.fcs_errors;
-}
+use crate::stream::add_counters;

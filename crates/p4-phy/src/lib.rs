@@ -25,6 +25,7 @@ pub mod pipeline;
 pub mod rx;
 pub mod scrambler;
 pub mod stats;
+pub mod stream;
 pub mod time;
 pub mod tx;
 

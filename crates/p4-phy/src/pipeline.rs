@@ -120,8 +120,10 @@ impl TxBatch {
 /// Everything a threaded loopback run produced.
 #[derive(Clone, Debug)]
 pub struct LoopbackResult {
-    /// Transmit stamps, in order.
+    /// Transmit stamps, in order (empty when frames are not kept).
     pub tx: Vec<TxStamp>,
+    /// Frames transmitted.
+    pub frames_sent: u64,
     /// Received frames, in order.
     pub rx: Vec<RxFrame>,
     /// Receive counters.
@@ -142,7 +144,8 @@ where
 
 /// [`loopback_threaded`]; with `keep_frames` false the RX MAC only counts frames and hands
 /// their buffers straight back to the decoder (steady state without allocation, as a capture
-/// loop that consumes frames would run), and `rx` comes back empty.
+/// loop that consumes frames would run), the TX PCS counts stamps instead of keeping them, and
+/// `rx` and `tx` come back empty: memory does not grow with the number of frames.
 pub fn loopback_threaded_with<I>(
     requests: I,
     tx_config: TxConfig,
@@ -175,10 +178,15 @@ where
     let tx_pcs = thread::spawn(move || {
         let mut tx = TxPhy::new(tx_config);
         let mut stamps = Vec::new();
+        let mut sent = 0u64;
         let mut chunk = Vec::with_capacity(2 * CHUNK_BLOCKS);
         tx.idle(lead_blocks, &mut chunk);
         while let Some(batch) = pop_blocking(&mut sealed_c) {
             tx.send_batch(batch.iter(), &mut chunk, &mut stamps);
+            if !keep_frames {
+                sent += stamps.len() as u64;
+                stamps.clear();
+            }
             if chunk.len() >= CHUNK_BLOCKS {
                 let full = std::mem::replace(&mut chunk, Vec::with_capacity(2 * CHUNK_BLOCKS));
                 if !push_blocking(&mut line_p, full) {
@@ -188,7 +196,8 @@ where
         }
         tx.idle(4, &mut chunk);
         push_blocking(&mut line_p, chunk);
-        stamps
+        let sent = sent + stamps.len() as u64;
+        (stamps, sent)
     });
 
     // RX PCS: descramble.
@@ -238,8 +247,8 @@ where
     }
     drop(req_p);
     let _ = tx_mac.join();
-    let tx = tx_pcs.join().unwrap_or_default();
+    let (tx, frames_sent) = tx_pcs.join().unwrap_or_default();
     let blocks = rx_pcs.join().unwrap_or(0);
     let (rx, counters) = rx_mac.join().unwrap_or_default();
-    LoopbackResult { tx, rx, counters, blocks }
+    LoopbackResult { tx, frames_sent, rx, counters, blocks }
 }

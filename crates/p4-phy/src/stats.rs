@@ -48,58 +48,85 @@ pub fn ipds(starts: &[BitTime]) -> Vec<u64> {
 
 /// Statistics of `starts` with a histogram of `bins` bins (at least one).
 pub fn ipd_stats(starts: &[BitTime], bins: usize) -> IpdStats {
-    let d = ipds(starts);
-    let n = d.len() as u128;
-    let bits_ns = |b: f64| b * 32.0 / 330.0;
-    if d.is_empty() {
-        return IpdStats {
-            count: 0,
-            mean_ns: 0.0,
-            stdev_ns: 0.0,
-            min_ns: 0.0,
-            max_ns: 0.0,
-            min_bits: 0,
-            max_bits: 0,
-            variance_numerator: 0,
-            histogram: Vec::new(),
+    let mut acc = IpdAccumulator::default();
+    for &s in starts {
+        acc.push(s);
+    }
+    acc.finish(bins)
+}
+
+/// [`ipd_stats`] one start at a time, for streams too long to keep every start: it keeps one
+/// count per distinct delay (a paced stream has one or a few, a Poisson one a few thousand at
+/// most, since delays are whole characters), so memory does not grow with the frame count, and
+/// the result is exactly what [`ipd_stats`] gives for the same starts.
+#[derive(Clone, Debug, Default)]
+pub struct IpdAccumulator {
+    last: Option<BitTime>,
+    counts: std::collections::BTreeMap<u64, u64>,
+}
+
+impl IpdAccumulator {
+    /// Add the next start time.
+    pub fn push(&mut self, start: BitTime) {
+        if let Some(last) = self.last {
+            *self.counts.entry(start.0.saturating_sub(last.0)).or_insert(0) += 1;
+        }
+        self.last = Some(start);
+    }
+
+    /// The statistics with a histogram of `bins` bins (at least one).
+    pub fn finish(&self, bins: usize) -> IpdStats {
+        let bits_ns = |b: f64| b * 32.0 / 330.0;
+        let (Some((&min, _)), Some((&max, _))) = (self.counts.first_key_value(), self.counts.last_key_value()) else {
+            return IpdStats {
+                count: 0,
+                mean_ns: 0.0,
+                stdev_ns: 0.0,
+                min_ns: 0.0,
+                max_ns: 0.0,
+                min_bits: 0,
+                max_bits: 0,
+                variance_numerator: 0,
+                histogram: Vec::new(),
+            };
         };
-    }
-    let sum: u128 = d.iter().map(|&x| u128::from(x)).sum();
-    let sumsq: u128 = d.iter().map(|&x| u128::from(x) * u128::from(x)).sum();
-    let var_num = (n * sumsq).saturating_sub(sum * sum);
-    let min = d.iter().copied().min().unwrap_or(0);
-    let max = d.iter().copied().max().unwrap_or(0);
-    let bins = bins.max(1);
-    let width = ((max - min) as f64 / bins as f64).max(f64::MIN_POSITIVE);
-    let mut hist: Vec<HistBin> = (0..bins)
-        .map(|i| HistBin {
-            lo_ns: bits_ns(min as f64 + width * i as f64),
-            hi_ns: bits_ns(min as f64 + width * (i + 1) as f64),
-            count: 0,
-        })
-        .collect();
-    for &x in &d {
-        let i = (((x - min) as f64 / width) as usize).min(bins - 1);
-        if let Some(b) = hist.get_mut(i) {
-            b.count += 1;
+        let count: u64 = self.counts.values().sum();
+        let n = u128::from(count);
+        let sum: u128 = self.counts.iter().map(|(&x, &c)| u128::from(x) * u128::from(c)).sum();
+        let sumsq: u128 = self.counts.iter().map(|(&x, &c)| u128::from(x) * u128::from(x) * u128::from(c)).sum();
+        let var_num = (n * sumsq).saturating_sub(sum * sum);
+        let bins = bins.max(1);
+        let width = ((max - min) as f64 / bins as f64).max(f64::MIN_POSITIVE);
+        let mut hist: Vec<HistBin> = (0..bins)
+            .map(|i| HistBin {
+                lo_ns: bits_ns(min as f64 + width * i as f64),
+                hi_ns: bits_ns(min as f64 + width * (i + 1) as f64),
+                count: 0,
+            })
+            .collect();
+        for (&x, &c) in &self.counts {
+            let i = (((x - min) as f64 / width) as usize).min(bins - 1);
+            if let Some(b) = hist.get_mut(i) {
+                b.count += c;
+            }
         }
-    }
-    if max == min {
-        hist.truncate(1);
-        if let Some(b) = hist.first_mut() {
-            b.hi_ns = b.lo_ns;
+        if max == min {
+            hist.truncate(1);
+            if let Some(b) = hist.first_mut() {
+                b.hi_ns = b.lo_ns;
+            }
         }
-    }
-    IpdStats {
-        count: d.len() as u64,
-        mean_ns: bits_ns(sum as f64 / n as f64),
-        stdev_ns: bits_ns((var_num as f64).sqrt() / n as f64),
-        min_ns: bits_ns(min as f64),
-        max_ns: bits_ns(max as f64),
-        min_bits: min,
-        max_bits: max,
-        variance_numerator: var_num,
-        histogram: hist,
+        IpdStats {
+            count,
+            mean_ns: bits_ns(sum as f64 / n as f64),
+            stdev_ns: bits_ns((var_num as f64).sqrt() / n as f64),
+            min_ns: bits_ns(min as f64),
+            max_ns: bits_ns(max as f64),
+            min_bits: min,
+            max_bits: max,
+            variance_numerator: var_num,
+            histogram: hist,
+        }
     }
 }
 

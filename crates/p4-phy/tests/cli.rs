@@ -24,6 +24,7 @@ fn gen_args() -> GenArgs {
         capture: None,
         bins: 4,
         json: true,
+        progress: Default::default(),
     }
 }
 
@@ -44,7 +45,7 @@ fn gen_stream_then_capture() {
     assert!(text.contains("\"rate_gbps\""));
     let mut out = Vec::new();
     let cap = run_capture(
-        &CaptureArgs { stream, out: Some(rxp.clone()), with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: false },
+        &CaptureArgs { stream, out: Some(rxp.clone()), with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: false, progress: Default::default() },
         &mut out,
     )
     .unwrap();
@@ -79,6 +80,7 @@ fn gen_stream_then_capture() {
             seed: 5,
             bins: 4,
             json: true,
+            progress: Default::default(),
         },
         &mut out,
     )
@@ -107,6 +109,7 @@ fn gen_rejects_bad_arguments() {
             seed: 1,
             bins: 4,
             json: true,
+            progress: Default::default(),
         },
         &mut out,
     )
@@ -177,7 +180,7 @@ fn a_closed_or_full_standard_output_is_an_error_not_a_panic() {
     assert_eq!(run_phy(&encode, &mut ClosedPipe).unwrap_err().to_string(), closed);
     let stream = tmp("closed.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
-    let capture = CaptureArgs { stream, out: None, with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: false };
+    let capture = CaptureArgs { stream, out: None, with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: false, progress: Default::default() };
     assert_eq!(run_capture(&capture, &mut ClosedPipe).unwrap_err().to_string(), closed);
     let mut full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
     assert_eq!(
@@ -206,11 +209,11 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
     let phy = |command: PhyCommand| run_phy(&PhyArgs { command }, &mut Vec::new()).unwrap_err().to_string();
     // --size 0 used to become 64.
     assert_eq!(
-        phy(PhyCommand::Loopback { count: 10, size: 0, json: false }),
+        phy(PhyCommand::Loopback { count: 10, size: 0, json: false, progress: Default::default() }),
         "--size 0 is out of range: allowed 64..=9022 octets"
     );
     assert_eq!(
-        phy(PhyCommand::Loopback { count: 0, size: 64, json: false }),
+        phy(PhyCommand::Loopback { count: 0, size: 64, json: false, progress: Default::default() }),
         "--count 0 is out of range: allowed 1..=1000000000 frames"
     );
     assert_eq!(
@@ -224,7 +227,7 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
     let stream = tmp("range.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
     let capture = |flip_bits, bins| {
-        let a = CaptureArgs { stream: stream.clone(), out: None, with_fcs: false, flip_bits, seed: 1, bins, json: false };
+        let a = CaptureArgs { stream: stream.clone(), out: None, with_fcs: false, flip_bits, seed: 1, bins, json: false, progress: Default::default() };
         run_capture(&a, &mut Vec::new()).unwrap_err().to_string()
     };
     assert_eq!(capture(0, 0), "--bins 0 is out of range: allowed 1..=1000");
@@ -254,6 +257,7 @@ fn output_paths_are_checked_before_the_work_and_written_whole() {
         seed: 1,
         bins: 4,
         json: false,
+        progress: Default::default(),
     };
     let dir = std::env::temp_dir();
     let e = run_capture(&capture(dir.to_str().unwrap()), &mut Vec::new()).unwrap_err();
@@ -267,4 +271,93 @@ fn output_paths_are_checked_before_the_work_and_written_whole() {
         .filter(|e| e.file_name().to_string_lossy().contains("p4forge-tmp"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn endless_inputs_are_refused_or_streamed_within_their_stated_length() {
+    // /dev/zero used to be read until memory ran out.
+    let a = CaptureArgs {
+        stream: "/dev/zero".into(),
+        out: None,
+        with_fcs: false,
+        flip_bits: 0,
+        seed: 1,
+        bins: 4,
+        json: false,
+        progress: Default::default(),
+    };
+    assert_eq!(
+        run_capture(&a, &mut Vec::new()).unwrap_err().to_string(),
+        "/dev/zero: not a p4-phy bit-stream file: missing P4PHYBIT header"
+    );
+    let e = run_gen(&GenArgs { replay: Some("/dev/zero".into()), ..gen_args() }, &mut Vec::new()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "cannot read capture file /dev/zero: it is larger than the limit of 256 MiB (an endless input such as /dev/zero?)"
+    );
+    // An endless FIFO behind a valid header is read up to the header's bit count, a chunk at a
+    // time, and the writer is left behind.
+    let fifo = tmp("endless.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+            let mut header = b"P4PHYBIT".to_vec();
+            header.extend_from_slice(&(66u64 * 1_000_000).to_le_bytes());
+            f.write_all(&header).unwrap();
+            let zeros = vec![0u8; 1 << 16];
+            while f.write_all(&zeros).is_ok() {}
+        })
+    };
+    let rep = run_capture(&CaptureArgs { stream: fifo.clone(), ..a }, &mut Vec::new()).unwrap();
+    // All-zero bits never lock: every header is invalid and slips the boundary.
+    assert_eq!((rep.frames, rep.lock_losses), (0, 0));
+    assert!(rep.slips > 900_000, "{}", rep.slips);
+    writer.join().unwrap();
+}
+
+#[test]
+fn streamed_gen_and_capture_agree_with_the_in_memory_path() {
+    // gen --stream --capture streams blocks through the receiver; the result must be the same
+    // as capturing the written stream file afterwards, and as the whole-stream functions.
+    let stream = tmp("agree.bits");
+    let rx = tmp("agree-rx.pcapng");
+    let a = GenArgs {
+        count: 3000,
+        poisson: Some(7.5),
+        stream: Some(stream.clone()),
+        capture: Some(rx.clone()),
+        ..gen_args()
+    };
+    let rep = run_gen(&a, &mut Vec::new()).unwrap();
+    let whole = p4_phy::gen::generate(&p4_phy::gen::GenConfig {
+        count: 3000,
+        frame_len: 256,
+        pattern: p4_phy::gen::GapPattern::Poisson(7.5),
+        ..Default::default()
+    });
+    assert_eq!((rep.frames, rep.blocks), (3000, whole.blocks.len()));
+    let bits = p4_phy::capture::read_bitstream(&stream).unwrap();
+    assert_eq!(bits, whole.to_bitstream());
+    let (cap, _) = p4_phy::gen::receive_bits(&bits, p4_phy::RxConfig::default());
+    let in_memory = p4_phy::stats::ipd_stats(&cap.starts(), 4);
+    let gen_rx = rep.rx.unwrap();
+    assert_eq!(gen_rx.ipd, in_memory);
+    assert_eq!(gen_rx.counters, cap.counters);
+    let c = CaptureArgs {
+        stream,
+        out: None,
+        with_fcs: false,
+        flip_bits: 0,
+        seed: 1,
+        bins: 4,
+        json: false,
+        progress: Default::default(),
+    };
+    let captured = run_capture(&c, &mut Vec::new()).unwrap();
+    assert_eq!(captured.ipd, in_memory);
+    assert_eq!(read_capture(&rx).unwrap().len(), 3000);
 }
