@@ -237,9 +237,13 @@ pub struct CaptureReader {
 }
 
 enum ReaderKind {
-    Pcap(PcapReader<File>),
-    PcapNg(PcapNgReader<File>),
+    Pcap(PcapReader<Source>),
+    PcapNg(PcapNgReader<Source>),
 }
+
+/// A capture file read once from the start: the magic number already read to tell the format,
+/// then the rest of the file. Reading it only once lets FIFOs and `<(command)` be inputs.
+type Source = std::io::Chain<std::io::Cursor<Vec<u8>>, File>;
 
 impl CaptureReader {
     /// Opens `path`, detecting the format from its magic number. A pcap file whose link type is not
@@ -247,11 +251,12 @@ impl CaptureReader {
     pub fn open(path: &Path) -> Result<CaptureReader, CaptureError> {
         let io = |source| CaptureError::Io { path: path.to_path_buf(), source };
         let in_file = |message: String| CaptureError::InFile { path: path.to_path_buf(), message };
-        let mut magic = [0u8; 4];
-        let mut probe = File::open(path).map_err(io)?;
-        let read = probe.read(&mut magic).map_err(io)?;
-        let pcapng = sniff(&magic[..read]).map_err(in_file)?;
-        let file = File::open(path).map_err(io)?;
+        let mut file = p4_io::input::open(path, "capture")
+            .map_err(|e| CaptureError::InFile { path: path.to_path_buf(), message: e.why })?;
+        let mut magic = Vec::with_capacity(4);
+        (&mut file).take(4).read_to_end(&mut magic).map_err(io)?;
+        let pcapng = sniff(&magic).map_err(in_file)?;
+        let file = std::io::Cursor::new(magic).chain(file);
         let inner = if pcapng {
             ReaderKind::PcapNg(PcapNgReader::new(file).map_err(|e| in_file(describe(&e, "pcapng section header")))?)
         } else {
@@ -290,7 +295,7 @@ impl CaptureReader {
 }
 
 /// The next packet of a streamed pcapng file; `index`: how many packets came before.
-fn next_pcapng_packet(reader: &mut PcapNgReader<File>, index: usize) -> Result<Option<CapturedPacket>, String> {
+fn next_pcapng_packet(reader: &mut PcapNgReader<Source>, index: usize) -> Result<Option<CapturedPacket>, String> {
     loop {
         let raw = match reader.next_block() {
             None => return Ok(None),

@@ -73,8 +73,15 @@ pub fn compile(path: &Path, user_includes: &[PathBuf]) -> CliResult<(Program, St
     }
 }
 
-/// Loads `program` into a fresh v1model software switch.
-pub fn new_switch(program: Program) -> CliResult<Box<dyn Dataplane>> {
+/// Loads `program` (compiled from `path`) into a fresh v1model software switch.
+pub fn new_switch(program: Program, path: &Path) -> CliResult<Box<dyn Dataplane>> {
+    if program.main.type_name.is_empty() {
+        return Err(CliError::failed(format!(
+            "{} has no `main` package instantiation, so there is nothing to run; \
+             a v1model program ends with e.g. `V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;`",
+            path.display()
+        )));
+    }
     let switch = p4_dataplane::Switch::new(Arc::new(program))
         .map_err(|e| CliError::failed(format!("the dataplane cannot run this program: {e}")))?;
     Ok(Box::new(switch))

@@ -314,3 +314,22 @@ fn ctrl_c_stops_run_with_complete_outputs_and_a_partial_summary() {
     assert!((19..=21).contains(&written.len()), "{} packets", written.len());
     assert_eq!(names(&out_dir), ["port2.pcap"]);
 }
+
+#[test]
+fn run_and_test_say_when_a_program_has_no_main() {
+    let dir = scratch("no-main");
+    let program = dir.join("lib.p4");
+    std::fs::write(&program, "#include <core.p4>\nheader h_t { bit<8> a; }\n").unwrap();
+    let input = dir.join("in.pcap");
+    std::fs::write(&input, ethernet_pcap(1)).unwrap();
+    let arg = format!("1={}", input.display());
+    let want = format!(
+        "error: {} has no `main` package instantiation, so there is nothing to run; a v1model program ends with e.g. \
+         `V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;`\n",
+        program.display()
+    );
+    let out = p4forge(&["run", program.to_str().unwrap(), "--in", &arg, "--out", dir.join("o").to_str().unwrap()]);
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(1), want.clone()));
+    let out = p4forge(&["test", program.to_str().unwrap(), "fwd.stf"]);
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(1), want));
+}

@@ -165,7 +165,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     let mut inputs = MergedInputs::open(&options.inputs)?;
     let (ir, warnings) = frontend::compile(&options.program, &options.includes)?;
     p4_io::eprint_safe!("{warnings}");
-    let mut switch = frontend::new_switch(ir)?;
+    let mut switch = frontend::new_switch(ir, &options.program)?;
     if let Some((origin, commands)) = &entries {
         let printed = apply_commands(switch.as_mut(), commands)
             .map_err(|e| CliError::input(format!("{origin}:{}: {}", e.line, e.message)))?;

@@ -12,7 +12,7 @@ pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf]) -> CliResult<S
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
     let (ir, warnings) = frontend::compile(program, includes)?;
     p4_io::eprint_safe!("{warnings}");
-    let mut switch = frontend::new_switch(ir)?;
+    let mut switch = frontend::new_switch(ir, program)?;
     Ok(p4_stf::run_stf(switch.as_mut(), &commands))
 }
 
