@@ -48,6 +48,22 @@ pub enum ControlError {
     Ambiguous { name: String, candidates: String },
     #[error("{0}")]
     Invalid(String),
+    /// A table whose keys need a priority (ternary/range/optional; `kind` names the first such key's
+    /// match kind) got an entry without one. Front ends say where their syntax puts the priority;
+    /// this displays as `ternary table <table> needs a priority`.
+    #[error("{kind} table {table} needs a priority")]
+    MissingPriority { table: String, kind: &'static str },
+}
+
+/// `Err` when `port` is above `max_port`, the largest number v1model's port fields
+/// (`standard_metadata.ingress_port`, `egress_spec`, `egress_port`) hold: such a port would be cut to
+/// its low bits and the packet would enter or leave on another port.
+pub fn check_port_fits(port: u32, max_port: u32) -> Result<(), ControlError> {
+    if port <= max_port {
+        return Ok(());
+    }
+    let bits = u32::BITS - max_port.leading_zeros();
+    Err(ControlError::Invalid(format!("port {port} does not fit v1model's {bits}-bit port fields (0..{max_port})")))
 }
 
 /// Meter rate pair: `(rate in units per microsecond, burst size in units)`.
@@ -120,5 +136,21 @@ pub struct Injected {
 pub trait PacketIo {
     /// Process one packet arriving on `port` at time `now_ns` (nanoseconds since start; used for
     /// `ingress_global_timestamp` and meters) to completion.
+    ///
+    /// A `port` above [`PacketIo::max_port`] is not processed: the packet is dropped with the reason
+    /// [`PacketIo::check_port`] gives (callers should check ports up front and report bad input).
     fn inject(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected;
+
+    /// The largest port number the program's port fields hold (v1model: 511, the largest value of
+    /// the 9-bit `standard_metadata.ingress_port` as the program declares it). The default, for
+    /// dataplanes without port fields, accepts every port.
+    fn max_port(&self) -> u32 {
+        u32::MAX
+    }
+
+    /// `Err` saying why `port` cannot be used (e.g. `port 600 does not fit v1model's 9-bit port
+    /// fields (0..511)`).
+    fn check_port(&self, port: u32) -> Result<(), ControlError> {
+        check_port_fits(port, self.max_port())
+    }
 }

@@ -5,7 +5,7 @@ use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 
 use crate::bits::mask;
-use crate::control::{ActionArgs, ControlError, ControlPlane, Handle, KeyValue, Keys, MeterRate};
+use crate::control::{ActionArgs, ControlError, ControlPlane, Handle, KeyValue, Keys, MeterRate, PacketIo};
 use crate::exec::{ExternState, TableProg};
 use crate::switch::{Mirror, Switch};
 use crate::table::{prefix_len, prefix_mask, Entry, Match};
@@ -207,14 +207,68 @@ fn key_matches(tp: &TableProg, keys: &Keys) -> Result<Vec<Match>, ControlError> 
         }
     }
     let zero = KeyValue::Value(BigUint::default());
+    let positional = matches!(keys, Keys::Positional(_));
     tp.keys
         .iter()
         .zip(vals)
         .map(|(k, v)| {
             let kv = v.unwrap_or(if k.kind == MatchKind::Exact { &zero } else { &KeyValue::Wildcard });
+            if positional {
+                check_cli_notation(&k.kind, kv, &k.name)?;
+            }
             key_match(&k.kind, k.width, kv, &k.name)
         })
         .collect()
+}
+
+/// The name BMv2 and P4 give a match kind.
+fn kind_name(kind: &MatchKind) -> &'static str {
+    match kind {
+        MatchKind::Exact => "exact",
+        MatchKind::Lpm => "lpm",
+        MatchKind::Ternary => "ternary",
+        MatchKind::Range => "range",
+        MatchKind::Optional => "optional",
+        _ => "selector",
+    }
+}
+
+/// BMv2's runtime CLI (positional keys) demands each key in its match kind's notation. A plain value
+/// on a ternary key is usually a forgotten mask, and the priority then shifts into the action
+/// arguments: saying so beats an argument-count error about the action.
+fn check_cli_notation(kind: &MatchKind, kv: &KeyValue, name: &str) -> Result<(), ControlError> {
+    let notation = match kind {
+        MatchKind::Ternary | MatchKind::Optional => "VALUE&&&MASK",
+        MatchKind::Range => "LOW->HIGH",
+        MatchKind::Lpm => "VALUE/LENGTH",
+        _ => return Ok(()),
+    };
+    if matches!(kv, KeyValue::Value(_)) {
+        return invalid(format!("key field {name} is {}: write {notation}", kind_name(kind)));
+    }
+    Ok(())
+}
+
+/// The match kind that makes a table take priorities (ternary, range or optional), if any.
+fn priority_kind(tp: &TableProg) -> Option<&'static str> {
+    tp.keys.iter().find(|k| matches!(k.kind, MatchKind::Ternary | MatchKind::Range | MatchKind::Optional)).map(|k| kind_name(&k.kind))
+}
+
+/// Why `given` positional arguments do not fit action `ai`; for a table with priorities, a reminder
+/// that the priority is the last word (it may have been taken for an argument, or an argument for it).
+fn arg_count_error(tp: &TableProg, ai: usize, given: usize) -> String {
+    let ta = &tp.actions[ai];
+    let names: Vec<&str> = ta.data_params.iter().map(|(n, _)| n.as_str()).collect();
+    let wanted = match names.len() {
+        0 => "takes no arguments".to_string(),
+        1 => format!("takes 1 argument ({})", names[0]),
+        n => format!("takes {n} arguments ({})", names.join(", ")),
+    };
+    let mut message = format!("action {} {wanted}, {given} given", ta.name);
+    if let Some(kind) = priority_kind(tp) {
+        message.push_str(&format!("; {kind} table {} takes its priority as the last word after the action arguments", tp.name));
+    }
+    message
 }
 
 fn action_data(tp: &TableProg, ai: usize, args: &ActionArgs) -> Result<Vec<u128>, ControlError> {
@@ -223,7 +277,7 @@ fn action_data(tp: &TableProg, ai: usize, args: &ActionArgs) -> Result<Vec<u128>
     match args {
         ActionArgs::Positional(vs) => {
             if vs.len() != ta.data_params.len() {
-                return invalid(format!("action {} takes {} arguments, {} given", ta.name, ta.data_params.len(), vs.len()));
+                return invalid(arg_count_error(tp, ai, vs.len()));
             }
             for ((o, (n, w)), v) in out.iter_mut().zip(&ta.data_params).zip(vs) {
                 *o = to_u128(v, *w, &format!("parameter `{n}` of {}", ta.name))?;
@@ -262,6 +316,11 @@ impl Switch {
         Ok(idx[i])
     }
 
+    /// `Err` for the first port of a multicast node that the port fields cannot hold.
+    fn check_ports(&self, ports: &[u32]) -> Result<(), ControlError> {
+        ports.iter().try_for_each(|p| self.check_port(*p))
+    }
+
     /// The table whose direct counter/meter is extern `id`.
     fn direct_table(&self, id: usize) -> Option<usize> {
         self.prog.tables.iter().position(|t| t.direct_counter == Some(id) || t.direct_meter == Some(id))
@@ -276,13 +335,17 @@ impl ControlPlane for Switch {
             return invalid(format!("table {} has const entries", tp.name));
         }
         let matches = key_matches(tp, &keys)?;
+        let priority = match (priority, priority_kind(tp)) {
+            (None, Some(kind)) => return Err(ControlError::MissingPriority { table: tp.name.clone(), kind }),
+            (priority, _) => priority.unwrap_or(0),
+        };
         let ai = self.table_action(ti, action)?;
         if tp.actions[ai].default_only {
             return invalid(format!("action {} is @defaultonly in table {}", tp.actions[ai].name, tp.name));
         }
         let data = action_data(tp, ai, &args)?;
         let name = tp.name.clone();
-        let entry = Entry { matches, priority: priority.unwrap_or(0), action: ai, args: data, packets: 0, bytes: 0, meter: Default::default() };
+        let entry = Entry { matches, priority, action: ai, args: data, packets: 0, bytes: 0, meter: Default::default() };
         self.ctx.tables[ti].insert(entry).map_err(|m| ControlError::Invalid(format!("table {name}: {m}")))
     }
 
@@ -340,6 +403,7 @@ impl ControlPlane for Switch {
     }
 
     fn mc_node_create(&mut self, rid: u32, ports: &[u32]) -> Result<Handle, ControlError> {
+        self.check_ports(ports)?;
         let mut ports = ports.to_vec();
         ports.sort_unstable();
         ports.dedup();
@@ -348,6 +412,7 @@ impl ControlPlane for Switch {
     }
 
     fn mc_node_update(&mut self, node: Handle, ports: &[u32]) -> Result<(), ControlError> {
+        self.check_ports(ports)?;
         match self.nodes.get_mut(node as usize) {
             Some(Some((_, p))) => {
                 *p = ports.to_vec();
@@ -394,6 +459,7 @@ impl ControlPlane for Switch {
     }
 
     fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError> {
+        self.check_port(port)?;
         self.sessions.insert(session, Mirror::Port(port));
         Ok(())
     }

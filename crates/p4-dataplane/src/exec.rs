@@ -297,6 +297,9 @@ pub struct StdMeta {
     pub checksum_error: Option<usize>,
     pub parser_error: Option<usize>,
     pub priority: Option<usize>,
+    /// Width of `ingress_port` as the program's `standard_metadata_t` declares it (v1model: 9);
+    /// 0 when the program has no such field.
+    pub port_width: u32,
 }
 
 /// Well-known error codes of `core.p4`.

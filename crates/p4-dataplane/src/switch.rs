@@ -445,6 +445,11 @@ fn lpm_width(t: &crate::exec::TableProg) -> u32 {
 impl PacketIo for Switch {
     fn inject(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected {
         let mut res = Injected::default();
+        // A port the 9-bit ingress_port cannot hold would silently become another port.
+        if let Err(why) = self.check_port(port) {
+            res.drops.push(why.to_string());
+            return res;
+        }
         self.ctx.now_us = now_ns / 1000;
         self.ctx.log.clear();
         let mut jobs = VecDeque::new();
@@ -460,5 +465,12 @@ impl PacketIo for Switch {
         }
         res.log.append(&mut self.ctx.log);
         res
+    }
+
+    fn max_port(&self) -> u32 {
+        match self.prog.sm.port_width {
+            0 => u32::MAX,
+            width => u32::try_from(mask(width)).unwrap_or(u32::MAX),
+        }
     }
 }

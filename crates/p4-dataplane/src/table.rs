@@ -130,6 +130,11 @@ pub fn prefix_mask(len: u32, width: u32) -> u128 {
     mask(width) & !mask(width.saturating_sub(len))
 }
 
+/// The refusal of an entry that duplicates the entry with handle `existing`.
+fn duplicate(existing: u64, what: &str) -> String {
+    format!("duplicate entry: the entry with handle {existing} has the same {what}")
+}
+
 fn exact_key(matches: &[Match]) -> Box<[u128]> {
     matches.iter().map(|m| match *m { Match::Mask(v, _) | Match::Range(v, _) => v }).collect()
 }
@@ -154,14 +159,15 @@ impl TableState {
         self.len() == 0
     }
 
-    /// Installs an entry and returns its handle; refuses a duplicate key in exact/lpm tables.
+    /// Installs an entry and returns its handle; refuses a duplicate (BMv2's DUPLICATE_ENTRY): the same
+    /// key in exact/lpm tables, the same key and priority in ternary tables.
     pub fn insert(&mut self, entry: Entry) -> Result<u64, String> {
         let handle = self.entries.len() as u64;
         match &mut self.index {
             Index::Exact(map) => {
                 let key = exact_key(&entry.matches);
-                if map.contains_key(&key) {
-                    return Err("an entry with the same key already exists".into());
+                if let Some(existing) = map.get(&key) {
+                    return Err(duplicate(*existing, "key"));
                 }
                 map.insert(key, handle);
             }
@@ -180,12 +186,18 @@ impl TableState {
                     }
                 };
                 let map = &mut by_len[slot].1;
-                if map.contains_key(&key) {
-                    return Err("an entry with the same key already exists".into());
+                if let Some(existing) = map.get(&key) {
+                    return Err(duplicate(*existing, "key"));
                 }
                 map.insert(key, handle);
             }
             Index::Ternary(order) => {
+                // As BMv2: the same values, masks/ranges and priority would be two entries of which
+                // only the first could ever match.
+                let same = |e: &Entry| e.priority == entry.priority && e.matches == entry.matches;
+                if let Some(existing) = order.iter().copied().find(|h| self.entries.get(*h as usize).and_then(Option::as_ref).is_some_and(same)) {
+                    return Err(duplicate(existing, "key and priority"));
+                }
                 let at = order.partition_point(|h| {
                     self.entries
                         .get(*h as usize)
@@ -280,7 +292,10 @@ mod tests {
         let mut t = TableState::new(IndexKind::Exact, 0);
         let h = t.insert(entry(vec![Match::Mask(5, 0xff), Match::Mask(1, 1)], 0, 0));
         assert_eq!(h, Ok(0));
-        assert!(t.insert(entry(vec![Match::Mask(5, 0xff), Match::Mask(1, 1)], 0, 1)).is_err());
+        assert_eq!(
+            t.insert(entry(vec![Match::Mask(5, 0xff), Match::Mask(1, 1)], 0, 1)),
+            Err("duplicate entry: the entry with handle 0 has the same key".to_string())
+        );
         assert_eq!(t.lookup(&[5, 1]), Some(0));
         assert_eq!(t.lookup(&[5, 0]), None);
         assert!(t.remove(0).is_ok());
@@ -307,11 +322,34 @@ mod tests {
         assert_eq!(t.insert(entry(vec![Match::Mask(0x04, 0xfc)], 10, 0)), Ok(0));
         assert_eq!(t.insert(entry(vec![Match::Mask(0x00, 0x00)], 20, 1)), Ok(1));
         assert_eq!(t.insert(entry(vec![Match::Range(4, 6)], 5, 2)), Ok(2));
-        assert_eq!(t.insert(entry(vec![Match::Range(4, 6)], 5, 3)), Ok(3));
+        assert_eq!(t.insert(entry(vec![Match::Range(3, 6)], 5, 3)), Ok(3));
         assert_eq!(t.lookup(&[0x05]), Some(2));
         assert_eq!(t.lookup(&[0x07]), Some(0));
         assert_eq!(t.lookup(&[0x80]), Some(1));
         assert!(t.remove(2).is_ok());
         assert_eq!(t.lookup(&[0x05]), Some(3));
+    }
+
+    #[test]
+    fn lpm_duplicates_are_the_same_prefix_and_length() {
+        let mut t = TableState::new(IndexKind::Lpm(0), 32);
+        let p = |v: u128, len: u32| Match::Mask(v & prefix_mask(len, 32), prefix_mask(len, 32));
+        assert_eq!(t.insert(entry(vec![p(0x0a00_0000, 8)], 0, 0)), Ok(0));
+        assert_eq!(t.insert(entry(vec![p(0x0a00_0000, 16)], 0, 0)), Ok(1), "another length is another entry");
+        assert_eq!(t.insert(entry(vec![p(0x0a00_0000, 8)], 0, 1)), Err("duplicate entry: the entry with handle 0 has the same key".to_string()));
+    }
+
+    #[test]
+    fn ternary_duplicates_are_the_same_keys_masks_and_priority() {
+        let mut t = TableState::new(IndexKind::Ternary, 0);
+        assert_eq!(t.insert(entry(vec![Match::Mask(0x0a, 0xff), Match::Range(1, 2)], 10, 0)), Ok(0));
+        assert_eq!(t.insert(entry(vec![Match::Mask(0x0a, 0xff), Match::Range(1, 2)], 11, 0)), Ok(1), "another priority");
+        assert_eq!(t.insert(entry(vec![Match::Mask(0x0a, 0x0f), Match::Range(1, 2)], 10, 0)), Ok(2), "another mask");
+        assert_eq!(
+            t.insert(entry(vec![Match::Mask(0x0a, 0xff), Match::Range(1, 2)], 10, 3)),
+            Err("duplicate entry: the entry with handle 0 has the same key and priority".to_string())
+        );
+        assert!(t.remove(0).is_ok());
+        assert_eq!(t.insert(entry(vec![Match::Mask(0x0a, 0xff), Match::Range(1, 2)], 10, 3)), Ok(3), "a deleted entry is no duplicate");
     }
 }

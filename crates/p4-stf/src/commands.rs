@@ -10,7 +10,7 @@ use crate::error::{meaningful_lines, LineError, ParseErrors};
 use crate::numbers::{parse_cli_value, parse_int, parse_u64};
 use crate::runtime::{RuntimeCommand, SessionState};
 use num_bigint::BigUint;
-use p4_dataplane::control::{ActionArgs, ControlPlane, KeyValue, Keys};
+use p4_dataplane::control::{ActionArgs, ControlError, ControlPlane, KeyValue, Keys};
 
 /// One command and the line it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -144,6 +144,14 @@ pub fn parse_cli_key(text: &str) -> Result<KeyValue, String> {
     Ok(KeyValue::Value(parse_cli_value(text)?))
 }
 
+/// A refusal in the runtime CLI's terms: a missing priority is the last word after `=>`.
+fn cli_message(error: ControlError) -> String {
+    match error {
+        ControlError::MissingPriority { table, kind } => format!("{kind} table {table} needs a priority after the action arguments"),
+        other => other.to_string(),
+    }
+}
+
 /// Applies commands in order; stops at the first refused command or failed check, naming its line.
 /// Returns what the commands printed (e.g. `register_read` values).
 pub fn apply_commands<C: ControlPlane + ?Sized>(cp: &mut C, commands: &[CliLine]) -> Result<Vec<String>, LineError> {
@@ -155,7 +163,7 @@ pub fn apply_commands<C: ControlPlane + ?Sized>(cp: &mut C, commands: &[CliLine]
             CliCommand::TableAdd { table, action, keys, args, priority } => {
                 let handle = cp
                     .table_add(table, Keys::Positional(keys.clone()), action, ActionArgs::Positional(args.clone()), *priority)
-                    .map_err(|e| fail(e.to_string()))?;
+                    .map_err(|e| fail(cli_message(e)))?;
                 output.push(format!("line {line}: entry added to {table} with handle {handle}"));
             }
             CliCommand::TableModify { table, action, handle, args } => cp

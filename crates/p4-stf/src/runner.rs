@@ -87,6 +87,27 @@ impl StfReport {
         self.failures.is_empty()
     }
 
+    /// The command the dataplane refused, which stopped the run, as `(line, message)`: bad input
+    /// (like a refused entry in an entries file), not a failed expectation.
+    pub fn refused(&self) -> Option<(usize, &str)> {
+        self.failures.iter().find_map(|f| match f {
+            StfFailure::Command { line, message } => Some((*line, message.as_str())),
+            _ => None,
+        })
+    }
+
+    /// The exit code for `p4forge test`: 0 passed, 1 an expectation or written check failed, 2 a
+    /// command was refused (bad input; see [`StfReport::refused`]).
+    pub fn exit_code(&self) -> i32 {
+        if self.refused().is_some() {
+            2
+        } else if self.passed() {
+            0
+        } else {
+            1
+        }
+    }
+
     /// `PASS`/`FAIL` summary line followed by every failure.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -136,6 +157,16 @@ pub fn run_stf<D: ControlPlane + PacketIo + ?Sized>(dataplane: &mut D, commands:
     run.report
 }
 
+/// A missing priority, said in STF's terms: its priority comes right after the table name.
+fn stf_priority_hint(error: ControlError) -> ControlError {
+    match error {
+        ControlError::MissingPriority { table, kind } => ControlError::Invalid(format!(
+            "{kind} table {table} needs a priority after the table name (`add {table} <priority> ...`; larger wins)"
+        )),
+        other => other,
+    }
+}
+
 fn args_named(args: &[(String, num_bigint::BigUint)]) -> ActionArgs {
     ActionArgs::Named(args.to_vec())
 }
@@ -144,6 +175,8 @@ impl Run {
     fn step<D: ControlPlane + PacketIo + ?Sized>(&mut self, dp: &mut D, line: usize, command: &StfCommand) -> Result<(), ControlError> {
         match command {
             StfCommand::Packet { port, data } => {
+                // A port the program's port fields cannot hold is bad input, not a packet to drop.
+                dp.check_port(*port)?;
                 self.observed_ports.insert(*port);
                 let injected = dp.inject(*port, data, self.now_ns);
                 self.now_ns += PACKET_SPACING_NS;
@@ -159,6 +192,7 @@ impl Run {
                 }
             }
             StfCommand::Expect { port, pattern } => {
+                dp.check_port(*port)?;
                 self.observed_ports.insert(*port);
                 self.expected.entry(*port).or_default().push((line, pattern.clone()));
                 self.report.packets_expected += 1;
@@ -217,7 +251,9 @@ impl Run {
             ),
             None => None,
         };
-        let handle = dp.table_add(&add.table, Keys::Named(add.keys.clone()), &add.action, args_named(&add.args), priority)?;
+        let handle = dp
+            .table_add(&add.table, Keys::Named(add.keys.clone()), &add.action, args_named(&add.args), priority)
+            .map_err(stf_priority_hint)?;
         self.touched_tables.insert(add.table.clone());
         if let Some(label) = &add.label {
             self.labels.insert(label.clone(), (add.table.clone(), handle));

@@ -826,7 +826,13 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
             let slot = Some(sbase + off);
             let sm = &mut cx.sm;
             match f.name.as_str() {
-                "ingress_port" => sm.ingress_port = slot,
+                "ingress_port" => {
+                    sm.ingress_port = slot;
+                    sm.port_width = match f.ty {
+                        Type::Bits { width, .. } => width,
+                        _ => 0,
+                    };
+                }
                 "egress_spec" => sm.egress_spec = slot,
                 "egress_port" => sm.egress_port = slot,
                 "instance_type" => sm.instance_type = slot,

@@ -1,0 +1,122 @@
+//! Control-plane and packet-I/O checks found by the hardening review: ports that do not fit
+//! v1model's port fields, duplicate entries, keys and priorities written in the wrong notation.
+
+mod common;
+
+use common::{args, keys, program, switch, v};
+use p4_dataplane::control::{ControlError, ControlPlane, KeyValue, Keys, PacketIo};
+
+/// `t` is ternary on `k`, `r` is a range table, `o` optional, `e` exact, `l` lpm; `set` writes `r`.
+fn tables_program() -> String {
+    program(
+        "bit<8> k; bit<8> r;",
+        "",
+        "",
+        "action set(bit<8> x) { hdr.h.r = x; }
+         action nop() { }
+         table t { key = { hdr.h.k: ternary; } actions = { set; nop; } }
+         table rt { key = { hdr.h.k: range; } actions = { set; } }
+         table o { key = { hdr.h.k: optional; } actions = { set; } }
+         table e { key = { hdr.h.k: exact; } actions = { set; } }
+         table l { key = { hdr.h.k: lpm; } actions = { set; } }
+         apply { t.apply(); rt.apply(); o.apply(); e.apply(); l.apply(); sm.egress_spec = 1; }",
+        "apply { }",
+    )
+}
+
+fn refused(result: Result<u64, ControlError>) -> String {
+    match result {
+        Ok(handle) => panic!("accepted with handle {handle}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+fn masked(value: u32, mask: u32) -> KeyValue {
+    KeyValue::Masked(value.into(), mask.into())
+}
+
+#[test]
+fn the_largest_port_comes_from_the_programs_ingress_port_width() {
+    let sw = switch(&tables_program());
+    assert_eq!(sw.max_port(), 511);
+    assert_eq!(sw.check_port(511), Ok(()));
+    assert_eq!(
+        sw.check_port(600).map_err(|e| e.to_string()),
+        Err("port 600 does not fit v1model's 9-bit port fields (0..511)".to_string())
+    );
+}
+
+#[test]
+fn a_packet_on_a_port_above_511_is_not_processed_as_another_port() {
+    let mut sw = switch(&tables_program());
+    // Port 600 would be 88 in a 9-bit field.
+    let out = sw.inject(600, &[1, 2], 0);
+    assert_eq!(out.outputs, vec![]);
+    assert_eq!(out.drops, vec!["port 600 does not fit v1model's 9-bit port fields (0..511)".to_string()]);
+    assert_eq!(sw.inject(511, &[1, 2], 0).outputs.len(), 1, "511 itself is a valid ingress port");
+}
+
+#[test]
+fn multicast_and_mirroring_ports_must_fit_the_port_fields() {
+    let mut sw = switch(&tables_program());
+    let why = "port 512 does not fit v1model's 9-bit port fields (0..511)".to_string();
+    assert_eq!(sw.mc_node_create(1, &[1, 512]).map_err(|e| e.to_string()), Err(why.clone()));
+    let node = sw.mc_node_create(1, &[1, 2]).expect("ports that fit");
+    assert_eq!(sw.mc_node_update(node, &[3, 512]).map_err(|e| e.to_string()), Err(why.clone()));
+    assert_eq!(sw.mirroring_add(5, 512).map_err(|e| e.to_string()), Err(why));
+    assert_eq!(sw.mirroring_add(5, 511), Ok(()));
+}
+
+#[test]
+fn duplicate_ternary_range_and_optional_entries_are_refused_naming_the_first() {
+    let mut sw = switch(&tables_program());
+    assert_eq!(sw.table_add("t", keys(vec![masked(0x0a, 0xff)]), "set", args(&[1]), Some(5)), Ok(0));
+    assert_eq!(sw.table_add("t", keys(vec![masked(0x0a, 0xff)]), "set", args(&[2]), Some(6)), Ok(1), "another priority");
+    assert_eq!(
+        refused(sw.table_add("t", keys(vec![masked(0x0a, 0xff)]), "nop", args(&[]), Some(5))),
+        "table I.t: duplicate entry: the entry with handle 0 has the same key and priority"
+    );
+    let range = || keys(vec![KeyValue::Range(1u32.into(), 9u32.into())]);
+    assert_eq!(sw.table_add("rt", range(), "set", args(&[1]), Some(1)), Ok(0));
+    assert_eq!(refused(sw.table_add("rt", range(), "set", args(&[1]), Some(1))), "table I.rt: duplicate entry: the entry with handle 0 has the same key and priority");
+    assert_eq!(sw.table_add("o", keys(vec![masked(3, 0xff)]), "set", args(&[1]), Some(1)), Ok(0));
+    assert_eq!(refused(sw.table_add("o", keys(vec![masked(3, 0xff)]), "set", args(&[1]), Some(1))), "table I.o: duplicate entry: the entry with handle 0 has the same key and priority");
+}
+
+#[test]
+fn duplicate_exact_and_lpm_entries_are_refused_like_bmv2() {
+    let mut sw = switch(&tables_program());
+    assert_eq!(sw.table_add("e", keys(vec![v(7)]), "set", args(&[1]), None), Ok(0));
+    assert_eq!(refused(sw.table_add("e", keys(vec![v(7)]), "set", args(&[2]), None)), "table I.e: duplicate entry: the entry with handle 0 has the same key");
+    let prefix = |len| keys(vec![KeyValue::Prefix(0x80u32.into(), len)]);
+    assert_eq!(sw.table_add("l", prefix(1), "set", args(&[1]), None), Ok(0));
+    assert_eq!(sw.table_add("l", prefix(2), "set", args(&[1]), None), Ok(1));
+    assert_eq!(refused(sw.table_add("l", prefix(1), "set", args(&[1]), None)), "table I.l: duplicate entry: the entry with handle 0 has the same key");
+}
+
+#[test]
+fn positional_keys_must_use_their_match_kinds_notation() {
+    let mut sw = switch(&tables_program());
+    // `table_add t nop 0x0a => 1`: the mask is missing and the priority became an action argument.
+    assert_eq!(refused(sw.table_add("t", keys(vec![v(0x0a)]), "nop", args(&[1]), None)), "key field hdr.h.k is ternary: write VALUE&&&MASK");
+    assert_eq!(refused(sw.table_add("rt", keys(vec![v(1)]), "set", args(&[1]), Some(1))), "key field hdr.h.k is range: write LOW->HIGH");
+    assert_eq!(refused(sw.table_add("o", keys(vec![v(1)]), "set", args(&[1]), Some(1))), "key field hdr.h.k is optional: write VALUE&&&MASK");
+    assert_eq!(refused(sw.table_add("l", keys(vec![v(1)]), "set", args(&[1]), None)), "key field hdr.h.k is lpm: write VALUE/LENGTH");
+    // STF names its keys and may write a ternary key as a plain value (an exact match).
+    let named = Keys::Named(vec![("hdr.h.k".to_string(), KeyValue::Value(10u32.into()))]);
+    assert_eq!(sw.table_add("t", named, "set", args(&[1]), Some(1)), Ok(0));
+}
+
+#[test]
+fn a_missing_priority_is_reported_as_such() {
+    let mut sw = switch(&tables_program());
+    let error = sw.table_add("t", keys(vec![masked(1, 1)]), "nop", args(&[]), None).unwrap_err();
+    assert_eq!(error, ControlError::MissingPriority { table: "I.t".to_string(), kind: "ternary" });
+    assert_eq!(error.to_string(), "ternary table I.t needs a priority");
+    // `table_add t set 1&&&1 => 5`: 5 was read as the priority, so the argument is missing.
+    assert_eq!(
+        refused(sw.table_add("t", keys(vec![masked(1, 1)]), "set", args(&[]), Some(5))),
+        "action I.set takes 1 argument (x), 0 given; ternary table I.t takes its priority as the last word after the action arguments"
+    );
+    assert_eq!(refused(sw.table_add("e", keys(vec![v(1)]), "set", args(&[]), None)), "action I.set takes 1 argument (x), 0 given");
+}
