@@ -13,6 +13,7 @@ use crate::stats::cdf;
 use crate::time::from_ns;
 use anyhow::Result;
 use clap::Args;
+use p4_io::progress::ProgressArgs;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -109,6 +110,15 @@ fn check_outputs(plot: &Option<PathBuf>) -> Result<()> {
     Ok(())
 }
 
+/// The first line of a summary cut short by Ctrl-C (empty otherwise).
+fn partial(interrupted: bool, reached: f64, asked: f64) -> String {
+    if interrupted {
+        format!("interrupted: results are partial ({reached:.4} of {asked} simulated s)\n")
+    } else {
+        String::new()
+    }
+}
+
 /// Longest simulated run, seconds.
 pub const MAX_SECONDS: f64 = 500.0;
 
@@ -127,16 +137,16 @@ pub struct ScenarioArgs {
     /// Frame length of the load, bytes (9018 for jumbo frames).
     #[arg(long, default_value_t = 1518)]
     pub load_len: u32,
-    /// Show a progress bar.
-    #[arg(long)]
-    pub progress: bool,
+    /// --progress / --no-progress (default: a progress bar when stderr is a terminal).
+    #[command(flatten)]
+    pub progress: ProgressArgs,
     #[command(flatten)]
     pub net: NetArgs,
 }
 
 impl ScenarioArgs {
     /// The scenario these arguments describe.
-    fn scenario(&self) -> Result<Scenario> {
+    pub fn scenario(&self) -> Result<Scenario> {
         in_range("--load-len", self.load_len, 64, 9216, " bytes")?;
         above("--seconds", self.seconds, 0.0, MAX_SECONDS, " simulated seconds")?;
         Ok(Scenario {
@@ -146,7 +156,7 @@ impl ScenarioArgs {
             load: self.load,
             load_len: self.load_len,
             net: self.net.config()?,
-            progress: self.progress,
+            progress: self.progress.enabled(),
         })
     }
 }
@@ -163,6 +173,7 @@ pub struct SimArgs {
 
 /// Runs `sim`, printing to standard output.
 pub fn sim_main(a: SimArgs) -> Result<()> {
+    p4_io::interrupt::install();
     sim_to(&a, &mut std::io::stdout().lock())
 }
 
@@ -171,8 +182,8 @@ pub fn sim_to(a: &SimArgs, out: &mut dyn Write) -> Result<()> {
     let s = run_sim(&a.scenario.scenario()?)?;
     print(out, a.json, &s, || {
         format!(
-            "{}: {} nodes, {} links, diameter {} hops\ndelivered {} frames, dropped {}, corrupted {}; {} events\n{:.4} simulated s in {:.2} wall s ({:.4} sim s per wall s)",
-            s.topology, s.nodes, s.links, s.diameter, s.net.delivered, s.net.dropped, s.net.corrupted, s.net.events, s.sim_seconds, s.wall_seconds, s.speed
+            "{}{}: {} nodes, {} links, diameter {} hops\ndelivered {} frames, dropped {}, corrupted {}; {} events\n{:.4} simulated s in {:.2} wall s, {:.2} s of it building the network ({:.4} sim s per wall s)",
+            partial(s.interrupted, s.sim_seconds, a.scenario.seconds), s.topology, s.nodes, s.links, s.diameter, s.net.delivered, s.net.dropped, s.net.corrupted, s.net.events, s.sim_seconds, s.wall_seconds, s.setup_seconds, s.speed
         )
     })
 }
@@ -216,6 +227,7 @@ pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::ex
 
 /// Runs `dtp`: prints the summary (JSON with `--json`) and writes the plot.
 pub fn dtp_main(a: DtpArgs) -> Result<()> {
+    p4_io::interrupt::install();
     dtp_to(&a, &mut std::io::stdout().lock())
 }
 
@@ -258,10 +270,10 @@ pub fn dtp_to(a: &DtpArgs, out: &mut dyn Write) -> Result<()> {
             })
             .unwrap_or_default();
         format!(
-            "DTP on {} ({} devices, D = {} hops), {:?} load, {} s simulated\nmax offset {} ticks (bound 4TD = {} ticks): {}\nmax adjacent offset {} ticks; beacon interval mean {:.0} / max {} cycles; OWD {}..{} cycles\ndaemon read error max {} ticks raw, {} after smoothing{}\n{:.2} wall s, {:.4} simulated s per wall s",
-            s.topology, s.nodes, s.dtp.max_hops, s.load, s.sim_seconds, s.dtp.max_offset_ticks, s.dtp.bound_ticks, if s.within_bound { "within bound" } else { "BOUND EXCEEDED" },
+            "{}DTP on {} ({} devices, D = {} hops), {:?} load, {} s simulated\nmax offset {} ticks (bound 4TD = {} ticks): {}\nmax adjacent offset {} ticks; beacon interval mean {:.0} / max {} cycles; OWD {}..{} cycles\ndaemon read error max {} ticks raw, {} after smoothing{}\n{:.2} wall s ({:.2} s building the network), {:.4} simulated s per wall s",
+            partial(s.interrupted, s.sim_seconds, a.scenario.seconds), s.topology, s.nodes, s.dtp.max_hops, s.load, s.sim_seconds, s.dtp.max_offset_ticks, s.dtp.bound_ticks, if s.within_bound { "within bound" } else { "BOUND EXCEEDED" },
             s.dtp.max_adjacent_offset_ticks, s.dtp.mean_beacon_interval_cycles, s.dtp.max_beacon_interval_cycles, s.dtp.owd_cycles.0, s.dtp.owd_cycles.1,
-            s.dtp.daemon_max_error_ticks, s.dtp.daemon_max_smoothed_error_ticks, ptp, s.wall_seconds, s.speed
+            s.dtp.daemon_max_error_ticks, s.dtp.daemon_max_smoothed_error_ticks, ptp, s.wall_seconds, s.setup_seconds, s.speed
         )
     })
 }
@@ -305,6 +317,9 @@ pub struct MinProbeArgs {
     /// Print a JSON summary.
     #[arg(long)]
     pub json: bool,
+    /// --progress / --no-progress (default: a progress bar when stderr is a terminal).
+    #[command(flatten)]
+    pub progress: ProgressArgs,
     #[command(flatten)]
     pub net: NetArgs,
 }
@@ -353,12 +368,14 @@ pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSumm
         app_gbps: a.app_gbps,
         net: a.net.config()?,
         cable_m: a.net.cable_m,
+        progress: a.progress.enabled(),
     };
     run_minprobe(&o)
 }
 
 /// Runs `minprobe`: prints the summary (JSON with `--json`) and writes the plot.
 pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
+    p4_io::interrupt::install();
     minprobe_to(&a, &mut std::io::stdout().lock())
 }
 
@@ -381,8 +398,9 @@ pub fn minprobe_to(a: &MinProbeArgs, out: &mut dyn Write) -> Result<()> {
     }
     print(out, a.json, &s, || {
         format!(
-            "MinProbe on {} with {}: estimate {:.3} Gb/s, truth {:.3} Gb/s, error {:+.3} Gb/s\n{} probes received ({} application packets, {} dummies); {:.3} simulated s in {:.2} wall s",
-            s.topology, a.cross, s.estimate_gbps, s.truth_gbps, s.error_gbps, s.probes_received, s.app_probes, s.dummy_probes, s.sim_seconds, s.wall_seconds
+            "{}MinProbe on {} with {}: estimate {:.3} Gb/s, truth {:.3} Gb/s, error {:+.3} Gb/s\n{} probes received ({} application packets, {} dummies); {:.3} simulated s in {:.2} wall s ({:.2} s building the network)",
+            if s.interrupted { "interrupted: results are partial (the estimate uses the trains received so far)\n" } else { "" },
+            s.topology, a.cross, s.estimate_gbps, s.truth_gbps, s.error_gbps, s.probes_received, s.app_probes, s.dummy_probes, s.sim_seconds, s.wall_seconds, s.setup_seconds
         )
     })
 }
@@ -408,6 +426,9 @@ pub struct ProfileArgs {
     /// Print a JSON summary.
     #[arg(long)]
     pub json: bool,
+    /// --progress / --no-progress (default: a progress bar when stderr is a terminal).
+    #[command(flatten)]
+    pub progress: ProgressArgs,
 }
 
 /// Runs `profile`, printing to standard output.
@@ -426,6 +447,7 @@ pub fn profile_to(a: &ProfileArgs, out: &mut dyn Write) -> Result<()> {
         len: a.len,
         frames: a.frames,
         seed: a.seed,
+        progress: a.progress.enabled(),
         ..Default::default()
     })?;
     if let Some(path) = &a.plot {

@@ -64,10 +64,44 @@ fn progress_bar(show: bool, end: Time) -> indicatif::ProgressBar {
     pb
 }
 
-fn run_with_progress(sim: &mut Sim, end: Time, show: bool) {
+/// Runs `sim` to `end` with a progress bar if asked; Ctrl-C (when the command installed the
+/// handler) stops it early. Returns the simulated time reached.
+fn run_with_progress(sim: &mut Sim, end: Time, show: bool) -> Time {
     let pb = progress_bar(show, end);
-    sim.run_until(end, |t| pb.set_position((to_ns(t) / 1000.0) as u64));
+    let reached = sim.run_until_while(end, |t| {
+        pb.set_position((to_ns(t) / 1000.0) as u64);
+        !p4_io::interrupt::interrupted()
+    });
     pb.finish_and_clear();
+    reached
+}
+
+/// When a run started (before its topology and simulator were built) and how long building took:
+/// reported wall time covers setup too, not only the event loop.
+#[derive(Clone, Copy, Debug)]
+struct Timing {
+    started: std::time::Instant,
+    setup_seconds: f64,
+}
+
+impl Timing {
+    fn start() -> std::time::Instant {
+        std::time::Instant::now()
+    }
+
+    fn setup_done(started: std::time::Instant) -> Timing {
+        Timing { started, setup_seconds: started.elapsed().as_secs_f64() }
+    }
+}
+
+/// Times and extent of a run.
+#[derive(Clone, Copy, Debug)]
+struct Ran {
+    sim_seconds: f64,
+    wall_seconds: f64,
+    setup_seconds: f64,
+    speed: f64,
+    interrupted: bool,
 }
 
 /// What every network run needs: a topology under background load for a simulated time.
@@ -117,19 +151,17 @@ impl Scenario {
         Ok((sim, end))
     }
 
-    /// Run `sim` to `end` (with the progress bar if asked); returns the wall seconds taken.
-    fn run(&self, sim: &mut Sim, end: Time) -> f64 {
-        let wall = std::time::Instant::now();
-        run_with_progress(sim, end, self.progress);
-        wall.elapsed().as_secs_f64()
-    }
-
-    /// Simulated seconds per wall second.
-    fn speed(&self, wall_seconds: f64) -> f64 {
-        if wall_seconds > 0.0 {
-            self.seconds / wall_seconds
-        } else {
-            f64::INFINITY
+    /// Run `sim` to `end` (with the progress bar if asked, stopping early on Ctrl-C).
+    fn run(&self, sim: &mut Sim, end: Time, timing: Timing) -> Ran {
+        let reached = run_with_progress(sim, end, self.progress);
+        let sim_seconds = to_secs(reached.min(end));
+        let wall_seconds = timing.started.elapsed().as_secs_f64();
+        Ran {
+            sim_seconds,
+            wall_seconds,
+            setup_seconds: timing.setup_seconds,
+            speed: if wall_seconds > 0.0 { sim_seconds / wall_seconds } else { f64::INFINITY },
+            interrupted: reached < end,
         }
     }
 }
@@ -180,10 +212,14 @@ pub struct DtpSummary {
     pub seed: u64,
     /// Simulated seconds.
     pub sim_seconds: f64,
-    /// Wall-clock seconds.
+    /// Wall-clock seconds, building the topology and simulator included.
     pub wall_seconds: f64,
+    /// Of which building the topology and simulator.
+    pub setup_seconds: f64,
     /// Simulated seconds per wall second.
     pub speed: f64,
+    /// Ctrl-C stopped the run before `--seconds`: the figures cover `sim_seconds`.
+    pub interrupted: bool,
     /// Network counters.
     pub net: NetStats,
 }
@@ -200,6 +236,7 @@ pub struct DtpSeries {
 /// Runs DTP (and PTP) on a topology under load.
 pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
     let sc = &o.scenario;
+    let started = Timing::start();
     let (mut sim, end) = sc.build(o.dtp.warmup / 2)?;
     anyhow::ensure!(sim.topo.is_connected(), "topology `{}` is not connected", sc.topology);
     sim.enable_dtp(o.dtp.clone());
@@ -213,7 +250,7 @@ pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
             warmup: o.ptp_sync_interval * 3,
         });
     }
-    let wall_seconds = sc.run(&mut sim, end);
+    let ran = sc.run(&mut sim, end, Timing::setup_done(started));
     let dtp = sim.dtp_report().context("DTP was not enabled")?;
     let series = DtpSeries {
         dtp: sim.dtp_series().iter().map(|&(t, v)| (to_secs(t) * 1e3, v as f64)).collect(),
@@ -228,9 +265,11 @@ pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
         hosts: sim.hosts.len(),
         load: sc.load,
         seed: sim.cfg.seed,
-        sim_seconds: sc.seconds,
-        wall_seconds,
-        speed: sc.speed(wall_seconds),
+        sim_seconds: ran.sim_seconds,
+        wall_seconds: ran.wall_seconds,
+        setup_seconds: ran.setup_seconds,
+        speed: ran.speed,
+        interrupted: ran.interrupted,
         net: sim.stats.clone(),
     };
     Ok((summary, series))
@@ -319,6 +358,8 @@ pub struct MinProbeOptions {
     pub net: NetConfig,
     /// Cable length.
     pub cable_m: f64,
+    /// Progress bar on stderr.
+    pub progress: bool,
 }
 
 impl Default for MinProbeOptions {
@@ -330,6 +371,7 @@ impl Default for MinProbeOptions {
             app_gbps: 1.0,
             net: NetConfig::default(),
             cable_m: 10.0,
+            progress: false,
         }
     }
 }
@@ -359,14 +401,19 @@ pub struct MinProbeSummary {
     pub dummy_probes: u64,
     /// Simulated seconds.
     pub sim_seconds: f64,
-    /// Wall seconds.
+    /// Wall seconds, building the network included.
     pub wall_seconds: f64,
+    /// Of which building the network.
+    pub setup_seconds: f64,
+    /// Ctrl-C stopped the run before the last sample: the estimate uses the trains so far.
+    pub interrupted: bool,
     /// Per-rate receiver statistics.
     pub points: Vec<RatePoint>,
 }
 
 /// Runs MinProbe across a dumbbell or parking lot.
 pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
+    let wall = std::time::Instant::now();
     let topo = Topology::builtin(&o.topology, o.cable_m)?;
     let (mp0, mp1) = match (topo.node("mp0"), topo.node("mp1")) {
         (Some(a), Some(b)) => (a, b),
@@ -397,17 +444,27 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
     }
     let start = from_ns(200_000.0);
     sim.enable_minprobe(mp0, mp1, o.probe.clone(), start);
-    let wall = std::time::Instant::now();
+    let setup_seconds = wall.elapsed().as_secs_f64();
     let step = from_ns(1_000_000.0);
     let mut t = start;
     let limit = from_secs(100.0);
+    // The schedule's length is about samples × period; the bar is a guide, in simulated ms.
+    let expected = start + o.probe.period.saturating_mul(u64::from(o.probe.samples));
+    let bar = progress_bar(o.progress, expected);
+    let mut interrupted = false;
     loop {
         t += step;
         sim.run_until(t, |_| {});
+        bar.set_position((to_ns(t.min(expected)) / 1000.0) as u64);
         if sim.probe_counts().2.is_some_and(|d| t > d + step) || t > limit {
             break;
         }
+        if p4_io::interrupt::interrupted() {
+            interrupted = true;
+            break;
+        }
     }
+    bar.finish_and_clear();
     let wall_seconds = wall.elapsed().as_secs_f64();
     let est = estimate(&o.probe, sim.probe_arrivals());
     let truth = 10.0 - cross_gbps;
@@ -425,6 +482,8 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
         dummy_probes: dummies,
         sim_seconds: to_secs(t),
         wall_seconds,
+        setup_seconds,
+        interrupted,
         points: est.points,
     })
 }
@@ -442,11 +501,13 @@ pub struct ProfileOptions {
     pub seed: u64,
     /// Switch model (forwarding mode is set per run).
     pub switch: SwitchModel,
+    /// Progress bar on stderr.
+    pub progress: bool,
 }
 
 impl Default for ProfileOptions {
     fn default() -> Self {
-        ProfileOptions { gbps: 9.0, len: 1518, frames: 20_000, seed: 1, switch: SwitchModel::default() }
+        ProfileOptions { gbps: 9.0, len: 1518, frames: 20_000, seed: 1, switch: SwitchModel::default(), progress: false }
     }
 }
 
@@ -473,7 +534,7 @@ pub struct ProfileSamples {
     pub cut_through: Vec<f64>,
 }
 
-fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>) -> Vec<f64> {
+fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>, bar: &indicatif::ProgressBar) -> Vec<f64> {
     let mut topo = Topology::default();
     topo.nodes.push(Node { name: "gen".into(), kind: NodeKind::Host });
     topo.nodes.push(Node { name: "cap".into(), kind: NodeKind::Host });
@@ -494,7 +555,9 @@ fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>) -> 
     let stop = ipd_bytes * BYTE_TIME * o.frames;
     let rng = sim.sub_rng(1);
     sim.add_source(Source::new(0, Dest::Node(1), 0, Pattern::Paced { len: o.len, ipd_bytes }, 0, stop, rng));
-    sim.run_until(stop + from_ns(1_000_000.0), |_| {});
+    let base = bar.position();
+    sim.run_until(stop + from_ns(1_000_000.0), |t| bar.set_position(base + (to_ns(t.min(stop)) / 1000.0) as u64));
+    bar.set_position(base + (to_ns(stop) / 1000.0) as u64);
     let frames = sim.capture.map(|c| c.frames).unwrap_or_default();
     frames.windows(2).map(|w| to_ns(w[1].0 - w[0].0)).collect()
 }
@@ -509,11 +572,14 @@ pub fn run_profile(o: &ProfileOptions) -> Result<(ProfileSummary, ProfileSamples
         .max(wire_bytes(o.len as u64).div_ceil(4) * 4);
     let span = (ipd_bytes * BYTE_TIME).checked_mul(o.frames).filter(|&t| t <= from_secs(100.0));
     anyhow::ensure!(span.is_some(), "{} frames at {} Gb/s take more than 100 simulated seconds", o.frames, o.gbps);
+    // Three runs of the same length; the bar counts their simulated µs together.
+    let bar = progress_bar(o.progress, ipd_bytes * BYTE_TIME * o.frames * 3);
     let samples = ProfileSamples {
-        generated: profile_once(o, ipd_bytes, None),
-        store_and_forward: profile_once(o, ipd_bytes, Some(Forwarding::StoreAndForward)),
-        cut_through: profile_once(o, ipd_bytes, Some(Forwarding::CutThrough)),
+        generated: profile_once(o, ipd_bytes, None, &bar),
+        store_and_forward: profile_once(o, ipd_bytes, Some(Forwarding::StoreAndForward), &bar),
+        cut_through: profile_once(o, ipd_bytes, Some(Forwarding::CutThrough), &bar),
     };
+    bar.finish_and_clear();
     let summary = ProfileSummary {
         target_ipd_ns: to_ns(ipd_bytes * BYTE_TIME),
         generated: summarize(&samples.generated),
@@ -541,19 +607,24 @@ pub struct SimSummary {
     pub diameter: u32,
     /// Counters.
     pub net: NetStats,
-    /// Simulated seconds.
+    /// Simulated seconds (less than asked when interrupted).
     pub sim_seconds: f64,
-    /// Wall seconds.
+    /// Wall seconds, building the topology and simulator included.
     pub wall_seconds: f64,
+    /// Of which building the topology and simulator.
+    pub setup_seconds: f64,
     /// Simulated seconds per wall second.
     pub speed: f64,
+    /// Ctrl-C stopped the run early: the counters cover `sim_seconds`.
+    pub interrupted: bool,
 }
 
 /// Runs a topology under load and reports delivery counters.
 pub fn run_sim(o: &SimOptions) -> Result<SimSummary> {
+    let started = Timing::start();
     let (mut sim, end) = o.build(0)?;
     let diameter = sim.topo.diameter();
-    let wall_seconds = o.run(&mut sim, end);
+    let ran = o.run(&mut sim, end, Timing::setup_done(started));
     Ok(SimSummary {
         topology: o.topology.clone(),
         nodes: sim.topo.nodes.len(),
@@ -561,9 +632,11 @@ pub fn run_sim(o: &SimOptions) -> Result<SimSummary> {
         hosts: sim.hosts.len(),
         diameter,
         net: sim.stats.clone(),
-        sim_seconds: o.seconds,
-        wall_seconds,
-        speed: o.speed(wall_seconds),
+        sim_seconds: ran.sim_seconds,
+        wall_seconds: ran.wall_seconds,
+        setup_seconds: ran.setup_seconds,
+        speed: ran.speed,
+        interrupted: ran.interrupted,
     })
 }
 

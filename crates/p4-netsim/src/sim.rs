@@ -539,6 +539,16 @@ impl Sim {
     /// Runs until `end` (events after it stay pending), calling `progress` with the current time
     /// every so often.
     pub fn run_until(&mut self, end: Time, mut progress: impl FnMut(Time)) {
+        self.run_until_while(end, |t| {
+            progress(t);
+            true
+        });
+    }
+
+    /// [`Sim::run_until`], but `keep_going` (called with the current time every 65536 events)
+    /// can stop the run early by returning false (Ctrl-C). Returns the time reached: `end`, or
+    /// the time of the last event handled when stopped (events after it stay pending).
+    pub fn run_until_while(&mut self, end: Time, mut keep_going: impl FnMut(Time) -> bool) -> Time {
         while let Some(t) = self.q.peek_time() {
             if t > end {
                 break;
@@ -546,10 +556,19 @@ impl Sim {
             let Some((t, ev)) = self.q.pop() else { break };
             self.now = t;
             self.stats.events += 1;
-            if self.stats.events.is_multiple_of(65_536) {
-                progress(t);
+            if self.stats.events.is_multiple_of(65_536) && !keep_going(t) {
+                self.dispatch(ev);
+                return self.now;
             }
-            match ev {
+            self.dispatch(ev);
+        }
+        self.now = self.now.max(end);
+        self.now
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
                 Ev::TxDone(p) => self.tx_done(p as usize),
                 Ev::Forward { out, frame } => self.enqueue(out as usize, frame),
                 Ev::Deliver { port, frame, sof } => self.deliver(port as usize, frame, sof),
@@ -561,9 +580,7 @@ impl Sim {
                 Ev::PtpSync => self.ptp_sync_round(),
                 Ev::ProbeTrain(g) => self.probe_train(g),
                 Ev::ProbeSend { frame } => self.probe_send(frame),
-            }
         }
-        self.now = self.now.max(end);
     }
 
     /// Starts periodic sampling (DTP offsets, PTP errors) at `first`, keeping the shortest

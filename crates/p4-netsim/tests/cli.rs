@@ -208,3 +208,52 @@ fn an_endless_cross_traffic_capture_stops_at_its_limit() {
         "cannot read cross-traffic capture /dev/zero: it is larger than the limit of 256 MiB (an endless input such as /dev/zero?)"
     );
 }
+
+#[test]
+fn every_long_running_command_takes_the_same_progress_flags() {
+    // The old `--progress` keeps working; `--no-progress` turns the automatic bar off; the last wins.
+    use p4_io::progress::ProgressArgs;
+    let on = ProgressArgs { progress: true, no_progress: false };
+    let off = ProgressArgs { progress: false, no_progress: true };
+    for (flags, want) in [("--progress", on), ("--no-progress", off), ("--progress --no-progress", off)] {
+        let Cmd::Dtp(d) = parse(&format!("p4forge dtp {flags}")) else { panic!() };
+        assert_eq!(d.scenario.progress, want);
+        let Cmd::Minprobe(m) = parse(&format!("p4forge minprobe {flags}")) else { panic!() };
+        assert_eq!(m.progress, want);
+        let Cmd::Profile(p) = parse(&format!("p4forge profile {flags}")) else { panic!() };
+        assert_eq!(p.progress, want);
+    }
+    assert!(parse("p4forge dtp --progress").is_forced_on());
+}
+
+trait Forced {
+    fn is_forced_on(&self) -> bool;
+}
+
+impl Forced for Cmd {
+    fn is_forced_on(&self) -> bool {
+        match self {
+            Cmd::Dtp(d) => d.scenario.scenario().unwrap().progress,
+            Cmd::Minprobe(m) => m.progress.enabled(),
+            Cmd::Profile(p) => p.progress.enabled(),
+        }
+    }
+}
+
+#[test]
+fn reported_wall_time_includes_building_the_network() {
+    // A fat tree of 1344 nodes takes a measurable time to build (and its diameter to compute);
+    // the wall time used to start after that.
+    #[derive(Parser)]
+    struct SimTop {
+        #[command(flatten)]
+        sim: p4_netsim::cli::SimArgs,
+    }
+    let a = SimTop::try_parse_from(["sim", "--topology", "fat-tree:16", "--seconds", "0.00001", "--load", "idle"])
+        .unwrap()
+        .sim;
+    let s = p4_netsim::experiments::run_sim(&a.scenario.scenario().unwrap()).unwrap();
+    assert!(s.setup_seconds > 0.0);
+    assert!(s.wall_seconds >= s.setup_seconds, "{} < {}", s.wall_seconds, s.setup_seconds);
+    assert!(!s.interrupted);
+}

@@ -362,13 +362,13 @@ pub fn count_blocks(cfg: &GenConfig, stop: &dyn Fn() -> bool) -> Option<u64> {
     enc.idle(cfg.lead_blocks, &mut out);
     let mut blocks = 0u64;
     for (i, gap) in gaps.enumerate() {
+        if i % 1024 == 0 && i > 0 && stop() {
+            return None;
+        }
         enc.send(&frame, gap, &mut out);
         if out.len() >= CHUNK_BLOCKS {
             blocks += out.len() as u64;
             out.clear();
-            if i % 1024 == 0 && stop() {
-                return None;
-            }
         }
     }
     enc.idle(cfg.tail_blocks, &mut out);

@@ -361,3 +361,28 @@ fn streamed_gen_and_capture_agree_with_the_in_memory_path() {
     assert_eq!(captured.ipd, in_memory);
     assert_eq!(read_capture(&rx).unwrap().len(), 3000);
 }
+
+#[test]
+fn gen_capture_and_loopback_take_the_common_progress_flags() {
+    use clap::Parser;
+    #[derive(Parser)]
+    enum Top {
+        Gen(GenArgs),
+        Capture(CaptureArgs),
+        Phy(PhyArgs),
+    }
+    let on = p4_io::progress::ProgressArgs { progress: true, no_progress: false };
+    let off = p4_io::progress::ProgressArgs { progress: false, no_progress: true };
+    for (flag, want) in [("--progress", on), ("--no-progress", off)] {
+        let Top::Gen(g) = Top::try_parse_from(["t", "gen", flag]).unwrap() else { panic!() };
+        assert_eq!(g.progress, want);
+        let Top::Capture(c) = Top::try_parse_from(["t", "capture", "--stream", "s", flag]).unwrap() else { panic!() };
+        assert_eq!(c.progress, want);
+        let Top::Phy(p) = Top::try_parse_from(["t", "phy", "loopback", flag]).unwrap() else { panic!() };
+        let PhyCommand::Loopback { progress, .. } = p.command else { panic!() };
+        assert_eq!(progress, want);
+    }
+    // A forced bar draws on stderr and does not change the results.
+    let rep = run_gen(&GenArgs { progress: on, ..gen_args() }, &mut Vec::new()).unwrap();
+    assert_eq!(rep.frames, 50);
+}
