@@ -111,16 +111,27 @@ fn grouped(chars: &[char]) -> String {
     chars.chunks(4).map(|c| c.iter().collect::<String>()).collect::<Vec<_>>().join(" ")
 }
 
-/// Parses hex data of a `packet` line (groups concatenated). Digits pair up into bytes; an odd
-/// trailing digit becomes a byte of its own with that value (`…20 5` ends in `0x20 0x05`), which is
-/// what the reference compiler's BMv2 STF driver does when it converts two characters at a time.
+/// Parses hex data of a `packet` line (groups concatenated).
+///
+/// One rule for `packet` and `expect` lines, the reference runner's: hex digits are nibbles in
+/// order, the first one the high nibble of the first byte. On an `expect` line an odd count is a
+/// prefix that ends in the high nibble of its last byte (`0a2` matches `0a 2x`); a `packet` has to
+/// be whole bytes, so an odd count is refused (the reference runner fails such a test with "Invalid
+/// packet data") rather than guessing which nibble is missing.
 pub fn parse_packet_hex(groups: &[&str]) -> Result<Vec<u8>, String> {
     let text: String = groups.concat();
     let digits: Result<Vec<u8>, String> = text
         .chars()
         .map(|c| c.to_digit(16).map(|d| d as u8).ok_or_else(|| format!("`{c}` is not a hex digit in the packet data")))
         .collect();
-    Ok(digits?.chunks(2).map(|p| p.iter().fold(0u8, |acc, d| (acc << 4) | d)).collect())
+    let digits = digits?;
+    if digits.len() % 2 == 1 {
+        return Err(format!(
+            "packet data has an odd number of hex digits ({}): a packet is whole bytes, two digits each",
+            digits.len()
+        ));
+    }
+    Ok(digits.chunks(2).map(|p| (p[0] << 4) | p[1]).collect())
 }
 
 /// A side-by-side nibble diff of an expected pattern and a received packet, 16 bytes per row, with
@@ -204,8 +215,8 @@ mod tests {
     #[test]
     fn packet_hex() {
         assert_eq!(parse_packet_hex(&["0011", "aA"]), Ok(vec![0x00, 0x11, 0xaa]));
-        assert_eq!(parse_packet_hex(&["001"]), Ok(vec![0x00, 0x01]));
-        assert_eq!(parse_packet_hex(&["20", "a"]), Ok(vec![0x20, 0x0a]));
+        assert_eq!(parse_packet_hex(&["00", "1"]), Err("packet data has an odd number of hex digits (3): a packet is whole bytes, two digits each".to_string()));
+        assert_eq!(parse_packet_hex(&["20", "a0"]), Ok(vec![0x20, 0xa0]));
         assert_eq!(parse_packet_hex(&["00*1"]), Err("`*` is not a hex digit in the packet data".to_string()));
         assert_eq!(hex_grouped(&[0, 0x11, 0x22]), "0011 22");
     }
@@ -220,5 +231,15 @@ mod tests {
         let text = render_diff(&expected, &got);
         let want_text = "        (2 matching rows omitted)\n  0020  expected 0000 0012 0000 0000 **\n        got      0000 0013 0000 0000 00\n                         ^\n";
         assert_eq!(text, want_text);
+    }
+
+    #[test]
+    fn an_odd_digit_is_a_high_nibble_on_expect_and_refused_on_packet() {
+        // The same text `0a2`: a prefix ending in the high nibble of byte 2 when expected...
+        let expected = PacketPattern::parse(&["0a2"]).unwrap();
+        assert!(expected.matches(&[0x0a, 0x2f]));
+        assert_eq!(expected.first_mismatch(&[0x0a, 0x02]), Some(Mismatch::Nibble(2)), "not the low nibble");
+        // ...and no packet at all when sent, instead of the byte 0x02.
+        assert!(parse_packet_hex(&["0a2"]).is_err());
     }
 }
