@@ -476,7 +476,7 @@ impl ControlPlane for Switch {
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
         let id = self.extern_index("register", &["register"], register)?;
         match self.ctx.externs.get(id) {
-            Some(ExternState::Register { cells, .. }) => match cells.get(index as usize) {
+            Some(ExternState::Register { cells, .. }) => match cells.get(index) {
                 Some(v) => Ok(BigUint::from(*v)),
                 None => invalid(format!("register {register}: index {index} out of range (size {})", cells.len())),
             },
@@ -490,7 +490,7 @@ impl ControlPlane for Switch {
             Some(ExternState::Register { cells, width }) => {
                 let v = to_u128(&value, *width, register)?;
                 let n = cells.len();
-                match cells.get_mut(index as usize) {
+                match cells.get_mut(index) {
                     Some(c) => {
                         *c = v;
                         Ok(())
@@ -520,7 +520,7 @@ impl ControlPlane for Switch {
         }
         match self.ctx.externs.get(id) {
             Some(ExternState::Counter { cells }) => {
-                cells.get(index as usize).copied().ok_or_else(|| ControlError::Invalid(format!("counter {counter}: index {index} out of range")))
+                cells.get(index).copied().ok_or_else(|| ControlError::Invalid(format!("counter {counter}: index {index} out of range")))
             }
             _ => invalid(format!("{counter} is not a counter")),
         }
@@ -539,7 +539,7 @@ impl ControlPlane for Switch {
             };
         }
         match self.ctx.externs.get_mut(id) {
-            Some(ExternState::Counter { cells }) => match cells.get_mut(index as usize) {
+            Some(ExternState::Counter { cells }) => match cells.get_mut(index) {
                 Some(c) => {
                     *c = (packets, bytes);
                     Ok(())
@@ -586,7 +586,7 @@ impl ControlPlane for Switch {
         }
         match self.ctx.externs.get_mut(id) {
             Some(ExternState::Meter { cells, .. }) => match index {
-                Some(i) => match cells.get_mut(i as usize) {
+                Some(i) => match cells.get_mut(i) {
                     Some(m) => {
                         m.set_rates(*committed, *peak, now);
                         Ok(())
@@ -594,9 +594,10 @@ impl ControlPlane for Switch {
                     None => invalid(format!("meter {meter}: index {i} out of range")),
                 },
                 None => {
-                    for m in cells.iter_mut() {
-                        m.set_rates(*committed, *peak, now);
-                    }
+                    // Every cell, including never-used ones, starts from this configured meter.
+                    let mut configured = crate::meter::Meter::default();
+                    configured.set_rates(*committed, *peak, now);
+                    cells.fill(configured);
                     Ok(())
                 }
             },

@@ -6,6 +6,7 @@
 //! and the mutable [`Ctx`]; nothing is looked up by name and nothing is allocated per packet on the
 //! common path (scratch buffers live in `Ctx` and are reused).
 
+use crate::cells::Cells;
 use std::sync::Arc;
 
 use crate::bits::BitWriter;
@@ -44,10 +45,11 @@ pub type Invoke = Box<dyn Fn(&Prog, &mut Ctx, &[u128]) -> Flow + Send + Sync>;
 pub enum ExternState {
     #[default]
     Stateless,
-    Register { width: u32, cells: Vec<u128> },
+    /// Cells are allocated on first write ([`Cells`]): a 2^32-cell array costs nothing until used.
+    Register { width: u32, cells: Cells<u128> },
     /// `(packets, bytes)` per cell.
-    Counter { cells: Vec<(u64, u64)> },
-    Meter { bytes: bool, cells: Vec<Meter> },
+    Counter { cells: Cells<(u64, u64)> },
+    Meter { bytes: bool, cells: Cells<Meter> },
     /// The colour the last hit entry's meter produced.
     DirectMeter { bytes: bool, colour: u128 },
 }

@@ -30,6 +30,7 @@
 //! - `random` and `HashAlgorithm.random` draw from a fixed-seed generator: runs are reproducible.
 
 pub mod bits;
+pub mod cells;
 mod compile;
 pub mod control;
 mod cp;

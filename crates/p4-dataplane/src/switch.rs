@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
 use crate::bits::mask;
+use crate::cells::Cells;
 use crate::compile::{build_prog, run_control, run_parser, DROP_PORT};
 use crate::control::{Injected, OutputPacket, PacketIo};
 use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
@@ -78,7 +79,7 @@ impl Switch {
         let (prog, _) = build_prog(&program)?;
         let mut externs = Vec::new();
         for e in &program.externs {
-            let size = ctor_u64(e.ctor_args.first()) as usize;
+            let size = ctor_u64(e.ctor_args.first());
             let is_bytes = |i: usize| {
                 e.ctor_args.get(i).and_then(|v| v.as_ref()).and_then(|v| enum_member_name(&program, v)).as_deref() == Some("bytes")
             };
@@ -89,10 +90,10 @@ impl Switch {
                         Some(p4_ir::Type::Bool) => 1,
                         _ => 128,
                     };
-                    ExternState::Register { width, cells: vec![0; size] }
+                    ExternState::Register { width, cells: Cells::new(size, 0) }
                 }
-                "counter" => ExternState::Counter { cells: vec![(0, 0); size] },
-                "meter" => ExternState::Meter { bytes: is_bytes(1), cells: vec![Meter::default(); size] },
+                "counter" => ExternState::Counter { cells: Cells::new(size, (0, 0)) },
+                "meter" => ExternState::Meter { bytes: is_bytes(1), cells: Cells::new(size, Meter::default()) },
                 "direct_meter" => ExternState::DirectMeter { bytes: is_bytes(0), colour: 0 },
                 _ => ExternState::Stateless,
             });

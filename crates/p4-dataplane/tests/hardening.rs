@@ -120,3 +120,51 @@ fn a_missing_priority_is_reported_as_such() {
     );
     assert_eq!(refused(sw.table_add("e", keys(vec![v(1)]), "set", args(&[]), None)), "action I.set takes 1 argument (x), 0 given");
 }
+
+/// 2^32 - 1 cells of each stateful extern: 64 GiB of registers alone if allocated up front.
+fn huge_externs_program() -> String {
+    program(
+        "bit<32> i; bit<32> v; bit<8> colour;",
+        "",
+        "",
+        "register<bit<32>>(32w0xFFFFFFFF) r;
+         counter(32w0xFFFFFFFF, CounterType.packets_and_bytes) c;
+         meter(32w0xFFFFFFFF, MeterType.packets) m;
+         apply {
+             bit<32> old;
+             r.read(old, hdr.h.i);
+             r.write(hdr.h.i, hdr.h.v);
+             hdr.h.v = old;
+             c.count(hdr.h.i);
+             m.execute_meter(hdr.h.i, hdr.h.colour);
+             sm.egress_spec = 1;
+         }",
+        "apply { }",
+    )
+}
+
+#[test]
+fn huge_registers_counters_and_meters_load_and_run_in_small_memory() {
+    let mut sw = switch(&huge_externs_program());
+    let packet = |i: u32, v: u32| [&i.to_be_bytes()[..], &v.to_be_bytes(), &[9]].concat();
+    let out = sw.inject(1, &packet(0xFFFF_FFFE, 0x1234_5678), 0);
+    assert_eq!(out.outputs[0].data, [&0xFFFF_FFFEu32.to_be_bytes()[..], &[0, 0, 0, 0], &[0]].concat(), "old value 0, green");
+    let out = sw.inject(1, &packet(0xFFFF_FFFE, 7), 0);
+    assert_eq!(out.outputs[0].data[4..8], 0x1234_5678u32.to_be_bytes(), "the write was kept");
+    assert_eq!(sw.register_read("r", 0xFFFF_FFFE), Ok(7u32.into()));
+    assert_eq!(sw.register_read("r", 3), Ok(0u32.into()), "an untouched cell");
+    assert_eq!(sw.counter_read("c", 0xFFFF_FFFE), Ok((2, 18)));
+    assert_eq!(
+        sw.register_read("r", 0xFFFF_FFFF).map_err(|e| e.to_string()),
+        Err("register r: index 4294967295 out of range (size 4294967295)".to_string())
+    );
+    // Whole-array commands do not walk the 4 billion cells.
+    sw.register_write("r", 5, 1u32.into()).expect("write");
+    sw.register_reset("r").expect("reset");
+    assert_eq!(sw.register_read("r", 0xFFFF_FFFE), Ok(0u32.into()));
+    sw.counter_reset("c").expect("reset");
+    assert_eq!(sw.counter_read("c", 0xFFFF_FFFE), Ok((0, 0)));
+    sw.meter_set_rates("m", None, &[(0.0, 1), (0.0, 1)]).expect("every cell");
+    let colours: Vec<u8> = (0..2).map(|_| sw.inject(1, &packet(77, 0), 0).outputs[0].data[8]).collect();
+    assert_eq!(colours, [0, 2], "a never-used cell has the configured rates: one green packet, then red");
+}

@@ -19,6 +19,12 @@ struct EmitHeader {
     fields: Vec<(usize, FieldKind)>,
 }
 
+/// A run-time extern index as a cell index: one beyond every array when it does not fit 64 bits
+/// (so it stays out of range instead of wrapping onto a real cell).
+fn cell_index(index: u128) -> u64 {
+    u64::try_from(index).unwrap_or(u64::MAX)
+}
+
 impl Compiler<'_> {
     fn enum_member(&self, e: &Expr) -> Option<&str> {
         let ExprKind::Const(Value::Enum(t, i)) = &e.kind else { return None };
@@ -141,7 +147,7 @@ impl Compiler<'_> {
                     (super::expr::write_loc(&Loc::Static(slot)), self.scalar(b, self.arg(call, 0)?)?)
                 };
                 Ok(Box::new(move |p, c| {
-                    let i = idx(p, c) as usize;
+                    let i = cell_index(idx(p, c));
                     let v = match c.externs.get(id) {
                         Some(ExternState::Register { cells, .. }) => cells.get(i).copied().unwrap_or(0),
                         _ => 0,
@@ -155,7 +161,7 @@ impl Compiler<'_> {
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 let v = self.scalar(b, self.arg(call, 1)?)?;
                 Ok(Box::new(move |p, c| {
-                    let i = idx(p, c) as usize;
+                    let i = cell_index(idx(p, c));
                     let x = v(p, c);
                     if let Some(ExternState::Register { cells, width }) = c.externs.get_mut(id) {
                         if let Some(cell) = cells.get_mut(i) {
@@ -169,7 +175,7 @@ impl Compiler<'_> {
                 let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("counter through a variable".into()))?;
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
-                    let i = idx(p, c) as usize;
+                    let i = cell_index(idx(p, c));
                     let len = sm_len.map_or(0, |s| c.get(s)) as u64;
                     if let Some(ExternState::Counter { cells }) = c.externs.get_mut(id) {
                         if let Some(cell) = cells.get_mut(i) {
@@ -195,7 +201,7 @@ impl Compiler<'_> {
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 let out = self.writer(b, self.arg(call, 1)?)?;
                 Ok(Box::new(move |p, c| {
-                    let i = idx(p, c) as usize;
+                    let i = cell_index(idx(p, c));
                     let len = sm_len.map_or(0, |s| c.get(s)) as u32;
                     let now = c.now_us as f64;
                     let colour = match c.externs.get_mut(id) {
