@@ -333,3 +333,45 @@ fn run_and_test_say_when_a_program_has_no_main() {
     let out = p4forge(&["test", program.to_str().unwrap(), "fwd.stf"]);
     assert_eq!((out.status.code(), text(&out.stderr)), (Some(1), want));
 }
+
+#[test]
+fn run_reads_truncated_captures_and_keeps_the_original_length() {
+    let dir = scratch("snaplen");
+    // As `tcpdump -s 20` writes: 20 bytes held of a 60-byte packet, snaplen 20.
+    let mut bytes = pcap_header(1);
+    bytes[16..20].copy_from_slice(&20u32.to_le_bytes());
+    let held = &frame(2, 1, &[0xab; 46])[..20];
+    for field in [0u32, 0, 20, 60] {
+        bytes.extend_from_slice(&field.to_le_bytes());
+    }
+    bytes.extend_from_slice(held);
+    let input = dir.join("in.pcap");
+    std::fs::write(&input, bytes).unwrap();
+    let arg = format!("1={}", input.display());
+    let out_dir = dir.join("out");
+    let out = p4forge(&run_args(&arg, out_dir.to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = p4_stf::capture::read_captured_file(&out_dir.join("port2.pcap")).unwrap();
+    assert_eq!(written.len(), 1);
+    assert_eq!(written[0].data.len(), 20, "the dataplane saw and forwarded the 20 bytes held");
+    assert_eq!(written[0].original_len, 60, "the 40 bytes the input did not hold are still counted");
+}
+
+#[test]
+fn run_refuses_a_capture_that_is_not_ethernet() {
+    let dir = scratch("raw-ip");
+    let input = dir.join("in.pcap");
+    let mut bytes = pcap_header(101);
+    bytes.extend(pcap_record(0, &[0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2]));
+    std::fs::write(&input, bytes).unwrap();
+    let arg = format!("1={}", input.display());
+    let out = p4forge(&run_args(&arg, dir.join("out").to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "error: {}: the file's link type is 101 (RAW, raw IP without a link-layer header), not Ethernet (1): p4forge's ports carry Ethernet frames\n",
+            input.display()
+        )
+    );
+}

@@ -8,7 +8,7 @@
 
 use crate::error::{read_text, CliError, CliResult};
 use crate::frontend;
-use p4_stf::capture::{CaptureReader, CaptureWriter, TimedPacket};
+use p4_stf::capture::{CaptureReader, CaptureWriter, CapturedPacket};
 use p4_stf::commands::{apply_commands, parse_commands};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -109,7 +109,7 @@ pub fn parse_input_arg(text: &str) -> Result<(u32, PathBuf), String> {
 /// A k-way merge of the input captures by timestamp.
 struct MergedInputs {
     /// Per input: its ingress port, its reader and its next packet.
-    inputs: Vec<(u32, CaptureReader, Option<TimedPacket>)>,
+    inputs: Vec<(u32, CaptureReader, Option<CapturedPacket>)>,
     /// `(timestamp, input index)` of every input's next packet; the index breaks ties.
     heads: BinaryHeap<Reverse<(u64, usize)>>,
     /// Total size of the input files, for progress.
@@ -122,7 +122,7 @@ impl MergedInputs {
         for (index, (port, path)) in inputs.iter().enumerate() {
             let mut reader = CaptureReader::open(path).map_err(|e| CliError::input(e.to_string()))?;
             merged.total_bytes += std::fs::metadata(path).map_or(0, |m| m.len());
-            let first = reader.next_packet().map_err(|e| CliError::input(e.to_string()))?;
+            let first = reader.next_captured().map_err(|e| CliError::input(e.to_string()))?;
             if let Some(packet) = &first {
                 merged.heads.push(Reverse((packet.timestamp_ns, index)));
             }
@@ -132,11 +132,11 @@ impl MergedInputs {
     }
 
     /// The earliest pending packet and its ingress port.
-    fn next(&mut self) -> CliResult<Option<(u32, TimedPacket)>> {
+    fn next(&mut self) -> CliResult<Option<(u32, CapturedPacket)>> {
         let Some(Reverse((_, index))) = self.heads.pop() else { return Ok(None) };
         let Some((port, reader, pending)) = self.inputs.get_mut(index) else { return Ok(None) };
         let Some(packet) = pending.take() else { return Ok(None) };
-        *pending = reader.next_packet().map_err(|e| CliError::input(e.to_string()))?;
+        *pending = reader.next_captured().map_err(|e| CliError::input(e.to_string()))?;
         if let Some(next) = pending {
             self.heads.push(Reverse((next.timestamp_ns, index)));
         }
@@ -216,8 +216,9 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
                     slot.insert(CaptureWriter::create(&path).map_err(|e| CliError::output(e.to_string()))?)
                 }
             };
+            // A truncated input keeps its missing tail in the output's original length (see `derive`).
             writer
-                .write(&TimedPacket { timestamp_ns: packet.timestamp_ns, data: output.data })
+                .write_captured(&packet.derive(output.data))
                 .map_err(|e| CliError::output(e.to_string()))?;
         }
         progress.advance(packet.data.len() as u64 + RECORD_OVERHEAD);
