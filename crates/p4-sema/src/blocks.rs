@@ -204,11 +204,18 @@ impl<'a> Sema<'a> {
         let mut params = vec![];
         for p in &ty.params {
             let t = self.resolve_type(&p.ty);
-            if matches!(t, Ty::Block(..) | Ty::String | Ty::InfInt) {
+            // A directionless parameter takes a compile-time known value (spec 6.8), so it may
+            // be an `int`; with a direction, an `int` has no storage.
+            if matches!(t, Ty::Block(..) | Ty::String) || (t == Ty::InfInt && p.direction != Direction::None) {
                 let s = self.show(&t);
                 self.error(p.ty.span, format!("`{s}` cannot be the type of a runtime parameter (parsers and controls can only be constructor parameters)"));
             }
             let id = self.alloc_var(&p.name.name, &t, ir::VarKind::Param(p.direction));
+            if t == Ty::InfInt {
+                if let Some(cx) = self.cx.as_mut() {
+                    cx.ctor_vars.push(id);
+                }
+            }
             let writable = matches!(p.direction, Direction::Out | Direction::InOut);
             self.bind_local(&p.name, Local::Var { id, ty: t, writable });
             params.push(id);
@@ -755,7 +762,22 @@ impl<'a> Sema<'a> {
             Ty::Tuple(ts) => ts,
             _ => return false,
         };
-        fields.len() == key_tys.len() && fields.iter().zip(key_tys).all(|(f, k)| self.unify(f, k))
+        fields.len() == key_tys.len() && fields.iter().zip(key_tys).all(|(f, k)| self.value_set_field_fits(f, k))
+    }
+
+    /// A value-set struct field matches one select key: the key's type, or (as p4c accepts) a
+    /// struct wrapping a single such field.
+    fn value_set_field_fits(&mut self, field: &Ty, key: &Ty) -> bool {
+        if self.unify(field, key) {
+            return true;
+        }
+        match self.subst.resolve(field) {
+            Ty::Named(n) if self.named[n].kind == NamedKind::Struct && self.named[n].fields.len() == 1 => {
+                let inner = self.named[n].fields[0].1.clone();
+                self.value_set_field_fits(&inner, key)
+            }
+            _ => false,
+        }
     }
 
     fn key_const(&mut self, e: &'a ast::Expr, t: &Ty, in_select: bool) -> R<ir::Expr> {
@@ -1435,7 +1457,8 @@ fn simple_key(e: &ast::Expr) -> bool {
     match &e.kind {
         A::Name(_) | A::Int(_) | A::Bool(_) => true,
         A::Member(b, _) => simple_key(b),
-        A::Index(b, i) => simple_key(b) && matches!(i.kind, A::Int(_)),
+        // A run-time index (`hdr.vlan[meta.depth].vid`) is named after its text as p4c does.
+        A::Index(b, i) => simple_key(b) && simple_key(i),
         A::Slice(b, _, _) => simple_key(b),
         // Not certain p4c names casts; accept rather than reject a possibly valid program.
         A::Cast(_, b) => simple_key(b),

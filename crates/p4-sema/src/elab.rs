@@ -123,8 +123,22 @@ impl<'a> Sema<'a> {
                 A::Name(p) => (p, type_args.iter().map(|t| self.resolve_type(t)).collect(), args),
                 _ => return Ok(ArgKind::Value),
             },
-            A::Name(p) => match self.lookup_global(&p.name.name) {
-                Some(Global::Instance(_)) => return Ok(ArgKind::Extern),
+            A::Name(p) => match self.lookup_global(&p.name.name).cloned() {
+                // A top-level instance of a package, parser or control passed by name
+                // (`Pipeline(...) p0; Switch(p0) main;`) is classified by its instantiation.
+                Some(Global::Instance(d)) => {
+                    let decl: Option<&'a Decl> = self.decls.get(d).copied();
+                    let Some(Decl::Instantiation(inst)) = decl else { return Ok(ArgKind::Extern) };
+                    let (ip, targs) = match &inst.ty.kind {
+                        ast::TypeRefKind::Named(ip) => (ip, vec![]),
+                        ast::TypeRefKind::Specialized(ip, ts) => (ip, ts.iter().map(|t| self.resolve_type(t)).collect()),
+                        _ => return Ok(ArgKind::Extern),
+                    };
+                    match self.lookup_global(&ip.name.name) {
+                        Some(Global::Parser(_) | Global::Control(_) | Global::BlockType(_)) => (ip, targs, &inst.args[..]),
+                        _ => return Ok(ArgKind::Extern),
+                    }
+                }
                 _ => return Ok(ArgKind::Value),
             },
             _ => return Ok(ArgKind::Value),
@@ -186,14 +200,15 @@ impl<'a> Sema<'a> {
         let psigs = self.with_tparams(pb, |me| me.param_sigs(pparams));
         let asigs = self.with_tparams(ab, |me| me.param_sigs(aparams));
         for (p, a) in psigs.iter().zip(&asigs) {
-            // Older p4c accepted an `in` parameter where the architecture's block type says
-            // `inout` (v1model programs commonly declare `control vrfy(in H hdr, ...)`); the block
-            // then simply cannot change that argument. Every other mismatch is an error.
+            // An `in` parameter where the architecture's block type says `inout` (v1model programs
+            // commonly declare `control vrfy(in H hdr, ...)`): p4c accepts it (its own sample
+            // programs do it), so p4forge does with a warning; the block simply cannot change
+            // that argument. Every other mismatch is an error.
             let legacy_in = p.dir == Direction::InOut && a.dir == Direction::In;
             if legacy_in {
                 self.warn(span, format!("parameter `{}` of `{aname}` is `in` where `{pname}` says `inout`; accepted as read-only", a.name));
             } else if p.dir != a.dir {
-                self.error(span, format!("parameter `{}` of `{aname}` has a different direction than in `{pname}`", a.name));
+                self.error(span, format!("parameter `{}` of `{aname}` is `{}` but `{pname}` declares it `{}`", a.name, dir_word(a.dir), dir_word(p.dir)));
                 return Err(());
             }
             if !self.unify(&p.ty, &a.ty) {
@@ -203,5 +218,15 @@ impl<'a> Sema<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// A direction as written in P4 (`directionless` for none).
+fn dir_word(d: Direction) -> &'static str {
+    match d {
+        Direction::In => "in",
+        Direction::Out => "out",
+        Direction::InOut => "inout",
+        Direction::None => "directionless",
     }
 }

@@ -110,6 +110,19 @@ impl<'a> Sema<'a> {
 
     fn int_to_bits(&mut self, mut te: TE, width: u32, signed: bool, span: Span) -> R<TE> {
         let Some(v) = te.val.as_ref().and_then(ce::int_of).cloned() else {
+            // A directionless `int` parameter of a parser or control: compile-time known at each
+            // call, but not a constant inside the block's body.
+            if let (ir::ExprKind::Var(var), Some(cx)) = (&te.kind, &self.cx) {
+                if cx.ctor_vars.contains(var) {
+                    if !self.check_mode {
+                        self.warn(span, "unsupported: a directionless `int` parameter used in a parser or control body");
+                        self.unsupported = true;
+                    }
+                    let to = Ty::Bits { width, signed };
+                    let inner = self.lower_te(te);
+                    return Ok(TE::new(to, ir::ExprKind::Cast(Box::new(inner)), span));
+                }
+            }
             self.error(span, "an `int` value must be a compile-time constant");
             return Err(());
         };
@@ -285,6 +298,11 @@ impl<'a> Sema<'a> {
                 self.error(span, format!("`{}` is not a value", p.name.name));
                 Err(())
             }
+            // A `match_kind` member used as a value (`const tuple<match_kind> k = { exact };`).
+            None if self.match_kinds.iter().any(|m| *m == p.name.name) => {
+                let i = self.match_kinds.iter().position(|m| *m == p.name.name).unwrap_or(0);
+                Ok(self.konst(Value::MatchKind(i as u32), Ty::MatchKind, span))
+            }
             None => {
                 self.error_at(p.name.span, format!("undeclared name `{}`", p.name.name), "not found in this scope");
                 Err(())
@@ -454,6 +472,11 @@ impl<'a> Sema<'a> {
                     Ty::InfInt => self.coerce(i, &Ty::bit(32), idx.span)?,
                     Ty::Bits { .. } => i,
                     Ty::Unknown => i,
+                    // A serializable enum index is used through its underlying type (as p4c does).
+                    t @ Ty::Named(_) if self.ser_enum_underlying(&t).is_some() => {
+                        let u = self.ser_enum_underlying(&t).unwrap_or(Ty::Unknown);
+                        self.enum_to_underlying(i, u)
+                    }
                     other => {
                         let s = self.show(&other);
                         self.error(idx.span, format!("stack index must be an integer, not `{s}`"));
@@ -797,6 +820,17 @@ impl<'a> Sema<'a> {
                 }
             }
             _ => {
+                // A negative `int` constant operand of `/` or `%` (`x / -1`): the operations are
+                // only defined on non-negative values, and the constant would silently become a
+                // large unsigned one below.
+                if matches!(op, Div | Mod) {
+                    for (side, sp) in [(&l, lspan), (&r, rspan)] {
+                        if side.ty == Ty::InfInt && side.val.as_ref().and_then(ce::int_of).is_some_and(|v| v.sign() == num_bigint::Sign::Minus) {
+                            self.error(sp, "division and modulo are only defined on non-negative values");
+                            return Err(());
+                        }
+                    }
+                }
                 let (l, r) = self.unify_operands(l, r, op, span)?;
                 let (l, r) = self.decay_enums(l, r);
                 let t = self.subst.resolve(&l.ty);
@@ -879,6 +913,20 @@ impl<'a> Sema<'a> {
     fn cast(&mut self, to: Ty, x: &'a ast::Expr, span: Span) -> R<TE> {
         let to = self.subst.resolve(&to);
         let structured = matches!(x.kind, A::List(_) | A::StructInit { .. } | A::InvalidHeader);
+        // p4c: a struct of only fixed-width fields and `bit<W>` of its total width convert both
+        // ways. Accepted; p4forge cannot elaborate it (no IR form for it).
+        if !structured {
+            if let Some(w) = self.flat_struct_width(&to) {
+                let a = self.expr(x, None)?;
+                let from = self.subst.resolve(&a.ty);
+                if matches!(from, Ty::Bits { width, signed: false } if width == w) {
+                    return Ok(self.struct_bits_cast(a, to, span));
+                }
+                let s = self.show(&to);
+                self.error(span, format!("cannot cast to `{s}`: struct and header values can only be built from `{{...}}` lists (or, for a struct of fixed-width fields, from `bit<{w}>`)"));
+                return Err(());
+            }
+        }
         if !structured && matches!(&to, Ty::Named(n) if self.named[*n].kind != NamedKind::Enum) {
             let s = self.show(&to);
             self.error(span, format!("cannot cast to `{s}`: struct and header values can only be built from `{{...}}` lists"));
@@ -899,6 +947,11 @@ impl<'a> Sema<'a> {
                 _ => None,
             }
         };
+        if let (Some(w), Ty::Bits { width, signed: false }) = (self.flat_struct_width(&from), &to) {
+            if w == *width {
+                return Ok(self.struct_bits_cast(a, to, span));
+            }
+        }
         let ok = match (&from, &to) {
             (Ty::Bits { width: a, signed: s }, Ty::Bits { width: b, signed: t }) => a == b || s == t,
             (Ty::Bool, Ty::Bits { width: 1, signed: false }) | (Ty::Bits { width: 1, signed: false }, Ty::Bool) => true,
@@ -932,6 +985,36 @@ impl<'a> Sema<'a> {
         let val = a.val.as_ref().and_then(|v| self.fold_cast(v, &to, span));
         let ai = self.lower_te(a);
         Ok(TE { val, ..TE::new(to, ir::ExprKind::Cast(Box::new(ai)), span) })
+    }
+
+    /// The total width of a struct whose fields are all `bit<W>`, `int<W>`, `bool` or such
+    /// structs; `None` for anything else.
+    fn flat_struct_width(&self, t: &Ty) -> Option<u32> {
+        match self.subst.resolve(t) {
+            Ty::Named(n) if self.named[n].kind == NamedKind::Struct && !self.named[n].fields.is_empty() => {
+                let mut total: u32 = 0;
+                for (_, f) in &self.named[n].fields {
+                    let w = match f {
+                        Ty::Bits { width, .. } => *width,
+                        Ty::Bool => 1,
+                        other => self.flat_struct_width(other)?,
+                    };
+                    total = total.checked_add(w)?;
+                }
+                Some(total)
+            }
+            _ => None,
+        }
+    }
+
+    /// A cast between a flat struct and `bit<W>` (see [`Self::flat_struct_width`]).
+    fn struct_bits_cast(&mut self, a: TE, to: Ty, span: Span) -> TE {
+        if !self.check_mode {
+            self.warn(span, "unsupported: a cast between a struct and `bit<W>`");
+            self.unsupported = true;
+        }
+        let ai = self.lower_te(a);
+        TE::new(to, ir::ExprKind::Cast(Box::new(ai)), span)
     }
 
     fn fold_cast(&mut self, v: &Value, to: &Ty, _span: Span) -> Option<Value> {

@@ -392,11 +392,16 @@ impl<'a> Sema<'a> {
             TypeRefKind::Tuple(ts) => {
                 let elems: Vec<Ty> = ts.iter().map(|x| self.resolve_type(x)).collect();
                 for (e, r) in elems.iter().zip(ts) {
-                    // `int` and `match_kind` elements are allowed (p4c accepts them, e.g. in constant tuples).
                     if matches!(e, Ty::Void | Ty::String | Ty::List(_) | Ty::Extern(..) | Ty::Block(..)) {
                         let s = self.show(e);
                         self.error(r.span, format!("`{s}` cannot be a tuple element type"));
                         return Err(());
+                    }
+                    // The spec's type nesting table forbids `int` and `match_kind` in tuples, but
+                    // p4c accepts them (constant tuples of `int`s are common): a warning.
+                    if matches!(e, Ty::InfInt | Ty::MatchKind) {
+                        let s = self.show(e);
+                        self.warn(r.span, format!("`{s}` as a tuple element type is not allowed by the spec's type nesting rules (accepted, as p4c does)"));
                     }
                 }
                 Ty::Tuple(elems)
@@ -577,6 +582,8 @@ impl<'a> Sema<'a> {
         }
     }
 
+    /// A struct that may be a header field (spec 7.2.8, note [2] of the nesting table): only
+    /// `bit<W>`, `int<W>`, serializable enums, `bool` and such structs; no arrays.
     fn is_flat_bits_struct(&self, ty: &Ty) -> bool {
         match ty {
             Ty::Named(n) => self.named[*n].kind == NamedKind::Struct
@@ -585,7 +592,6 @@ impl<'a> Sema<'a> {
                         || matches!(t, Ty::Named(e) if self.named[*e].kind == NamedKind::Enum && self.named[*e].underlying.is_some())
                         || matches!(t, Ty::NewType(x) if matches!(self.newtypes[*x].underlying, Ty::Bits { .. } | Ty::Bool))
                         || self.is_flat_bits_struct(t)
-                        || matches!(t, Ty::Stack(e, _) if matches!(**e, Ty::Bits { .. } | Ty::Bool) || self.is_flat_bits_struct(e))
                 }),
             _ => false,
         }
