@@ -41,7 +41,7 @@ fn check_reports_a_syntax_error_with_location_and_exits_1() {
 fn missing_files_are_input_errors() {
     let out = p4forge(&["check", "nosuch.p4"]);
     assert_eq!(out.status.code(), Some(2));
-    assert_eq!(text(&out.stderr), "error: cannot read P4 program nosuch.p4: no such file\n");
+    assert_eq!(text(&out.stderr), "error: cannot read P4 program nosuch.p4: no such file or directory\n");
 
     let out = p4forge(&["test", "syntax_error.p4", "nosuch.stf"]);
     assert_eq!(out.status.code(), Some(2));
