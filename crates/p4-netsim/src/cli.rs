@@ -7,7 +7,7 @@ use crate::experiments::{
     Scenario,
 };
 use crate::minprobe::{rate_range, ProbeConfig};
-use crate::plot::{decimate_max, lines_svg, Line};
+use crate::plot::{decimate_max, panels_svg, Line, Panel, Style};
 use crate::sim::{Forwarding, NetConfig, SwitchModel};
 use crate::stats::cdf;
 use crate::time::from_ns;
@@ -225,6 +225,35 @@ pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::ex
     run_dtp(&o)
 }
 
+/// The `dtp --plot` figure: DTP's offset and its 4TD bound (a few ticks) in a panel of their own,
+/// PTP's error (tens of µs, a thousand times larger) in a second panel, so neither is flattened
+/// against the other's scale.
+pub fn dtp_figure(s: &crate::experiments::DtpSummary, series: &crate::experiments::DtpSeries) -> (String, Vec<Panel>) {
+    let bound: Vec<(f64, f64)> = series
+        .dtp
+        .first()
+        .zip(series.dtp.last())
+        .map(|(f, l)| vec![(f.0, s.dtp.bound_ticks as f64), (l.0, s.dtp.bound_ticks as f64)])
+        .unwrap_or_default();
+    let mut panels = vec![Panel {
+        y_label: "DTP offset (6.4 ns ticks)".into(),
+        lines: vec![
+            Line::new("DTP max offset", decimate_max(&series.dtp, 2000)),
+            Line::new(format!("4TD bound ({} ticks)", s.dtp.bound_ticks), bound).styled(Style::Dashed),
+        ],
+        y_range: Some((0.0, (s.dtp.bound_ticks.max(s.dtp.max_offset_ticks) as f64 * 1.15).max(1.0))),
+    }];
+    if !series.ptp.is_empty() {
+        let us: Vec<(f64, f64)> = series.ptp.iter().map(|&(t, ns)| (t, ns / 1000.0)).collect();
+        panels.push(Panel {
+            y_label: "PTP error (µs)".into(),
+            lines: vec![Line::new("PTP max error", decimate_max(&us, 2000))],
+            y_range: None,
+        });
+    }
+    (format!("DTP vs PTP: {} under {:?} load", s.topology, s.load), panels)
+}
+
 /// Runs `dtp`: prints the summary (JSON with `--json`) and writes the plot.
 pub fn dtp_main(a: DtpArgs) -> Result<()> {
     p4_io::interrupt::install();
@@ -236,27 +265,8 @@ pub fn dtp_to(a: &DtpArgs, out: &mut dyn Write) -> Result<()> {
     check_outputs(&a.plot)?;
     let (s, series) = dtp_run(a)?;
     if let Some(path) = &a.plot {
-        let bound: Vec<(f64, f64)> = series
-            .dtp
-            .first()
-            .zip(series.dtp.last())
-            .map(|(f, l)| vec![(f.0, s.dtp.bound_ticks as f64), (l.0, s.dtp.bound_ticks as f64)])
-            .unwrap_or_default();
-        let mut lines = vec![
-            Line { label: "DTP max offset (ticks)".into(), points: decimate_max(&series.dtp, 2000) },
-            Line { label: "4TD bound".into(), points: bound },
-        ];
-        if !series.ptp.is_empty() {
-            let ticks: Vec<(f64, f64)> = series.ptp.iter().map(|&(t, ns)| (t, ns / 6.4)).collect();
-            lines.push(Line { label: "PTP max error (ticks)".into(), points: decimate_max(&ticks, 2000) });
-        }
-        lines_svg(
-            path,
-            &format!("{} under {:?} load", s.topology, s.load),
-            "time (ms)",
-            "offset (6.4 ns ticks)",
-            &lines,
-        )?;
+        let (title, panels) = dtp_figure(&s, &series);
+        panels_svg(path, &title, "time (ms)", panels)?;
     }
     print(out, a.json, &s, || {
         let ptp = s
@@ -373,6 +383,22 @@ pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSumm
     run_minprobe(&o)
 }
 
+/// The `minprobe --plot` figure: delay variance against probe rate (in µs², so the tick labels
+/// stay short), with the estimate and the truth as dashed vertical lines.
+pub fn minprobe_figure(s: &crate::experiments::MinProbeSummary, cross: &str) -> (String, Vec<Panel>) {
+    let var: Vec<(f64, f64)> = s.points.iter().map(|p| (p.rate_gbps, p.delay_variance_ns2 / 1e6)).collect();
+    let top = var.iter().map(|p| p.1).fold(0.0, f64::max).max(1e-6);
+    let vertical = |x: f64| vec![(x, 0.0), (x, top)];
+    // The truth is wide and pale, under the estimate, so both show when they coincide.
+    let lines = vec![
+        Line::new("mean per-train variance", var),
+        Line::new(format!("truth {:.2} Gb/s", s.truth_gbps), vertical(s.truth_gbps)).styled(Style::Wide),
+        Line::new(format!("estimate {:.2} Gb/s", s.estimate_gbps), vertical(s.estimate_gbps)).styled(Style::Dashed),
+    ];
+    let panel = Panel { y_label: "queuing delay variance (µs²)".into(), lines, y_range: Some((0.0, top * 1.05)) };
+    (format!("MinProbe on {} with {cross} cross traffic", s.topology), vec![panel])
+}
+
 /// Runs `minprobe`: prints the summary (JSON with `--json`) and writes the plot.
 pub fn minprobe_main(a: MinProbeArgs) -> Result<()> {
     p4_io::interrupt::install();
@@ -384,17 +410,8 @@ pub fn minprobe_to(a: &MinProbeArgs, out: &mut dyn Write) -> Result<()> {
     check_outputs(&a.plot)?;
     let s = minprobe_run(a)?;
     if let Some(path) = &a.plot {
-        let var: Vec<(f64, f64)> = s.points.iter().map(|p| (p.rate_gbps, p.delay_variance_ns2)).collect();
-        lines_svg(
-            path,
-            &format!(
-                "{} with {}: estimate {:.2} Gb/s, truth {:.2} Gb/s",
-                s.topology, a.cross, s.estimate_gbps, s.truth_gbps
-            ),
-            "probe rate (Gb/s)",
-            "queuing delay variance (ns²)",
-            &[Line { label: "mean per-train variance".into(), points: var }],
-        )?;
+        let (title, panels) = minprobe_figure(&s, &a.cross);
+        panels_svg(path, &title, "probe rate (Gb/s)", panels)?;
     }
     print(out, a.json, &s, || {
         format!(
@@ -431,6 +448,23 @@ pub struct ProfileArgs {
     pub progress: ProgressArgs,
 }
 
+/// The `profile --plot` figure: the empirical IPD CDFs, drawn as steps (a CDF jumps at each
+/// observed value; straight segments between them would invent delays never seen).
+pub fn profile_figure(a: &ProfileArgs, samples: &crate::experiments::ProfileSamples) -> (String, Vec<Panel>) {
+    // From 0 at the smallest delay, so the first jump is drawn too.
+    let from_zero = |xs: &[f64]| {
+        let points = cdf(xs);
+        points.first().map(|&(x, _)| (x, 0.0)).into_iter().chain(points).collect::<Vec<_>>()
+    };
+    let lines = vec![
+        Line::new("generated", from_zero(&samples.generated)).styled(Style::Steps),
+        Line::new("store-and-forward", from_zero(&samples.store_and_forward)).styled(Style::Steps),
+        Line::new("cut-through", from_zero(&samples.cut_through)).styled(Style::Steps),
+    ];
+    let panel = Panel { y_label: "fraction of delays ≤ x (CDF)".into(), lines, y_range: Some((0.0, 1.02)) };
+    (format!("IPD CDF, {} B frames at {} Gb/s", a.len, a.gbps), vec![panel])
+}
+
 /// Runs `profile`, printing to standard output.
 pub fn profile_main(a: ProfileArgs) -> Result<()> {
     profile_to(&a, &mut std::io::stdout().lock())
@@ -451,18 +485,8 @@ pub fn profile_to(a: &ProfileArgs, out: &mut dyn Write) -> Result<()> {
         ..Default::default()
     })?;
     if let Some(path) = &a.plot {
-        let lines = vec![
-            Line { label: "generated".into(), points: cdf(&samples.generated) },
-            Line { label: "store-and-forward".into(), points: cdf(&samples.store_and_forward) },
-            Line { label: "cut-through".into(), points: cdf(&samples.cut_through) },
-        ];
-        lines_svg(
-            path,
-            &format!("IPD CDF, {} B frames at {} Gb/s", a.len, a.gbps),
-            "inter-packet delay (ns)",
-            "CDF",
-            &lines,
-        )?;
+        let (title, panels) = profile_figure(a, &samples);
+        panels_svg(path, &title, "inter-packet delay (ns)", panels)?;
     }
     print(out, a.json, &s, || {
         format!(

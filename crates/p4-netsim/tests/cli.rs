@@ -257,3 +257,33 @@ fn reported_wall_time_includes_building_the_network() {
     assert!(s.wall_seconds >= s.setup_seconds, "{} < {}", s.wall_seconds, s.setup_seconds);
     assert!(!s.interrupted);
 }
+
+#[test]
+fn figures_separate_dtp_from_ptp_and_draw_cdfs_as_steps() {
+    use p4_netsim::plot::Style;
+    let Cmd::Dtp(d) = parse("p4forge dtp --topology tree:2:3 --seconds 0.004") else { panic!() };
+    let (s, series) = dtp_run(&d).unwrap();
+    let (title, panels) = p4_netsim::cli::dtp_figure(&s, &series);
+    assert_eq!(title, "DTP vs PTP: tree:2:3 under Heavy load");
+    // DTP's few ticks and PTP's tens of µs each get their own axis.
+    let labels: Vec<&str> = panels.iter().map(|p| p.y_label.as_str()).collect();
+    assert_eq!(labels, ["DTP offset (6.4 ns ticks)", "PTP error (µs)"]);
+    let top = panels[0].y_range.unwrap().1;
+    assert!(top >= 16.0 && top < 20.0, "{top}");
+    assert_eq!(panels[0].lines[1].label, "4TD bound (16 ticks)");
+    assert_eq!(panels[0].lines[1].style, Style::Dashed);
+
+    let Cmd::Profile(p) = parse("p4forge profile --frames 200") else { panic!() };
+    let (_, samples) = p4_netsim::experiments::run_profile(&p4_netsim::experiments::ProfileOptions {
+        frames: 200,
+        ..Default::default()
+    })
+    .unwrap();
+    let (_, panels) = p4_netsim::cli::profile_figure(&p, &samples);
+    for line in &panels[0].lines {
+        assert_eq!(line.style, Style::Steps);
+        // Every CDF starts from 0 at its smallest delay and ends at 1.
+        assert_eq!(line.points.first().unwrap().1, 0.0);
+        assert_eq!(line.points.last().unwrap().1, 1.0);
+    }
+}
