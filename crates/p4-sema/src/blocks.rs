@@ -220,6 +220,9 @@ impl<'a> Sema<'a> {
             self.bind_local(&p.name, Local::Var { id, ty: t, writable });
             params.push(id);
         }
+        // The local declarations are in a scope inside the parameters' (as in p4c): a local with a
+        // parameter's name shadows it, with a warning, instead of being a duplicate.
+        self.scopes.push(HashMap::new());
         let mut init = vec![];
         for l in locals {
             self.block_local(l, kind, &name, &mut init);

@@ -240,13 +240,29 @@ impl<'a> Sema<'a> {
         if let Some(prev) = self.globals.get(&name.name) {
             let ok = overloadable
                 && prev.iter().all(|p| matches!(p, Global::Function(_) | Global::ExternFunction(_)))
-                && prev.iter().all(|p| self.callable_arity(p) != self.callable_arity(&g));
+                && prev.iter().all(|p| self.callable_arity(p) != self.callable_arity(&g) || self.callable_param_names(p) != self.callable_param_names(&g));
             if !ok {
                 self.error(name.span, format!("duplicate declaration of `{}`", name.name));
                 return;
             }
         }
         self.globals.entry(name.name.clone()).or_default().push(g);
+    }
+
+    /// The parameter names of a function or extern function, sorted: two overloads with the same
+    /// number of parameters are told apart by them (spec, "Extern objects").
+    fn callable_param_names(&self, g: &Global) -> Vec<String> {
+        let params = match g {
+            Global::Function(d) | Global::ExternFunction(d) => match self.decls.get(*d) {
+                Some(Decl::Function(f)) => &f.proto.params[..],
+                Some(Decl::ExternFunction(p)) => &p.params[..],
+                _ => &[][..],
+            },
+            _ => &[][..],
+        };
+        let mut names: Vec<String> = params.iter().map(|p| p.name.name.clone()).collect();
+        names.sort();
+        names
     }
 
     fn callable_arity(&self, g: &Global) -> usize {

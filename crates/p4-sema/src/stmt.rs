@@ -212,11 +212,18 @@ impl<'a> Sema<'a> {
         }
     }
 
-    fn pick_overload(&mut self, cands: Vec<&'a ast::FunctionProto>, nargs: usize, what: &str, span: Span) -> R<&'a ast::FunctionProto> {
+    /// Overload resolution (spec, "Extern objects"): by the number of arguments, and by their names when
+    /// the call names them. Argument types are not used.
+    fn pick_overload(&mut self, cands: Vec<&'a ast::FunctionProto>, args: &[ast::Arg], what: &str, span: Span) -> R<&'a ast::FunctionProto> {
+        let nargs = args.len();
         if cands.is_empty() {
             self.error(span, format!("no method named `{what}`"));
             return Err(());
         }
+        let names: Vec<&str> = args.iter().filter_map(|a| a.name.as_ref().map(|n| n.name.as_str())).collect();
+        let named_ok = |p: &ast::FunctionProto| names.iter().all(|n| p.params.iter().any(|x| x.name.name == *n));
+        let by_name: Vec<&'a ast::FunctionProto> = cands.iter().copied().filter(|p| named_ok(p)).collect();
+        let cands = if by_name.is_empty() { cands } else { by_name };
         let fits = |p: &ast::FunctionProto| {
             let required = p.params.iter().filter(|x| x.default.is_none() && !x.annotations.iter().any(|a| a.name.name == "optional")).count();
             nargs >= required && nargs <= p.params.len()
@@ -239,7 +246,7 @@ impl<'a> Sema<'a> {
             self.error(m.span, format!("extern `{}` has no method `{}`", ext.name.name, m.name));
             return Err(());
         }
-        let proto = self.pick_overload(cands, args.len(), &m.name, span)?;
+        let proto = self.pick_overload(cands, args, &m.name, span)?;
         let mut binds = Self::bind_params(&ext.type_params, &targs);
         let mtargs = self.explicit_or_fresh(&proto.type_params, type_args, span)?;
         binds.extend(Self::bind_params(&proto.type_params, &mtargs));
@@ -418,7 +425,7 @@ impl<'a> Sema<'a> {
 
     /// A call of a (possibly overloaded) function or extern function.
     fn function_call(&mut self, protos: Vec<(usize, &'a ast::FunctionProto)>, name: &str, type_args: &'a [ast::TypeRef], args: &'a [ast::Arg], span: Span) -> R<CallOut> {
-        let proto = self.pick_overload(protos.iter().map(|x| x.1).collect(), args.len(), name, span)?;
+        let proto = self.pick_overload(protos.iter().map(|x| x.1).collect(), args, name, span)?;
         let d = protos.iter().find(|x| std::ptr::eq(x.1, proto)).map(|x| x.0).unwrap_or(0);
         if name == "verify" && self.callable != Callable::ParserState {
             self.error(span, "`verify` can only be called in parsers");
