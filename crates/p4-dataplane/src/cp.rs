@@ -97,7 +97,7 @@ fn key_match(kind: &MatchKind, width: u32, kv: &KeyValue, name: &str) -> Result<
             Match::Mask(to_u128(v, width, &what)? & m, m)
         }
         (_, KeyValue::Wildcard) => Match::Mask(0, 0),
-        (k, other) => return invalid(format!("{what}: {other:?} is not valid for a {k:?} key")),
+        (k, other) => return invalid(format!("{what}: {} is not valid for a {} key", notation_name(other), kind_name(k))),
     })
 }
 
@@ -112,7 +112,7 @@ pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset])
         let cv = |e: &p4_ir::Expr| -> Result<u128, DataplaneError> {
             match &e.kind {
                 p4_ir::ExprKind::Const(v) => Ok(crate::compile::const_scalar(&sw.ir, v, &e.ty)? & mask(w)),
-                _ => Err(DataplaneError::Unsupported(format!("table {}: non-constant entry key", tp.name))),
+                _ => Err(DataplaneError::unsupported(format!("table {}: non-constant entry key", tp.name))),
             }
         };
         out.push(match ks {
@@ -132,11 +132,11 @@ pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset])
                 let m = prefix_mask(*len, w);
                 Match::Mask(cv(v)? & m, m)
             }
-            p4_ir::Keyset::ValueSet(_) => return Err(DataplaneError::Unsupported("value sets in table entries".into())),
+            p4_ir::Keyset::ValueSet(_) => return Err(DataplaneError::unsupported("value sets in table entries")),
         });
     }
     if out.len() != tp.keys.len() {
-        return Err(DataplaneError::Invalid(format!("table {}: entry has {} keys, table has {}", tp.name, out.len(), tp.keys.len())));
+        return Err(DataplaneError::invalid(format!("table {}: entry has {} keys, table has {}", tp.name, out.len(), tp.keys.len())));
     }
     Ok(out)
 }
@@ -219,6 +219,17 @@ fn key_matches(tp: &TableProg, keys: &Keys) -> Result<Vec<Match>, ControlError> 
             key_match(&k.kind, k.width, kv, &k.name)
         })
         .collect()
+}
+
+/// How a key value was written, in words.
+fn notation_name(kv: &KeyValue) -> &'static str {
+    match kv {
+        KeyValue::Value(_) => "a plain value",
+        KeyValue::Masked(..) => "a masked value (VALUE&&&MASK)",
+        KeyValue::Prefix(..) => "a prefix (VALUE/LENGTH)",
+        KeyValue::Range(..) => "a range (LOW->HIGH)",
+        KeyValue::Wildcard => "a wildcard",
+    }
 }
 
 /// The name BMv2 and P4 give a match kind.

@@ -8,8 +8,10 @@
 //!
 //! Behaviour choices (BMv2 simple_switch is the reference):
 //! - scalars of up to 128 bits live in `u128` slots (`varbit` of any maximum in 128-bit chunks);
-//!   wider `bit<W>` occupies 128-bit chunks (most significant first) and may only be extracted,
-//!   emitted, copied, compared for equality and hashed; arithmetic on it is refused at `Switch::new`;
+//!   wider `bit<W>`/`int<W>` occupies 128-bit chunks (most significant first); arithmetic, bitwise
+//!   operations, shifts, concatenation, slices, casts and comparisons on it run on a slow path through
+//!   big integers (module `compile::wide`); using it where at most 128 bits fit (a table key, an index,
+//!   a `switch` selector) is refused at `Switch::new` with the expression's span;
 //! - equality of headers: two invalid headers are equal; of stacks: elements only (not nextIndex);
 //! - a varbit size that is not whole bytes rejects with `ParserInvalidArgument` (before the
 //!   `HeaderTooShort` check); `extract<T>(_)` skips T's bits;
@@ -19,7 +21,8 @@
 //!   `StackOutOfBounds`);
 //! - `instance_type`: 0 normal, 1 ingress clone, 2 egress clone, 4 recirculated, 5 replica,
 //!   6 resubmitted ([`instance`]); a packet may loop through resubmit/recirculate 16 times;
-//! - `Injected::drops` lines: `mark_to_drop in <control>`, `egress_spec 511`, optionally followed by
+//! - `Injected::drops` lines: `port <p> does not fit v1model's 9-bit port fields (0..511)` (a packet
+//!   injected on a port the program's `ingress_port` cannot hold is not processed), `mark_to_drop in <control>`, `egress_spec 511`, optionally followed by
 //!   ` (parser error <name>)`; `assert failed in <block>`; `multicast group <g> has no members`;
 //! - `Injected::log` lines: `log_msg` text with `{}` replaced by decimal values; `digest <receiver>:
 //!   0x.., 0x..`; `clone to session <s>, which is not configured: no copy made`;
@@ -42,13 +45,56 @@ pub mod table;
 
 pub use switch::{instance, Switch};
 
-/// Why a program cannot run on this dataplane.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum DataplaneError {
-    /// The program uses something this dataplane does not implement.
-    #[error("unsupported by the v1model dataplane: {0}")]
-    Unsupported(String),
-    /// The program is inconsistent (an IR invariant does not hold).
-    #[error("invalid program for the v1model dataplane: {0}")]
-    Invalid(String),
+/// Why a program cannot run on this dataplane: what, and where in the program when known.
+///
+/// Displays as `unsupported by the v1model dataplane: <message>` or `invalid program for the v1model
+/// dataplane: <message>`, without the location: a front end renders [`DataplaneError::span`] as
+/// `file:line:col` with the source line and a caret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataplaneError {
+    pub kind: DataplaneErrorKind,
+    /// What is wrong, in the program's terms.
+    pub message: String,
+    /// The innermost statement or expression the problem was found in (`None`: not tied to one).
+    pub span: Option<p4_ir::Span>,
 }
+
+/// The two reasons a program cannot run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataplaneErrorKind {
+    /// The program uses something this dataplane does not implement.
+    Unsupported,
+    /// The program is inconsistent (an IR invariant does not hold).
+    Invalid,
+}
+
+impl DataplaneError {
+    /// Something this dataplane does not implement.
+    pub fn unsupported(message: impl Into<String>) -> DataplaneError {
+        DataplaneError { kind: DataplaneErrorKind::Unsupported, message: message.into(), span: None }
+    }
+
+    /// An IR invariant that does not hold.
+    pub fn invalid(message: impl Into<String>) -> DataplaneError {
+        DataplaneError { kind: DataplaneErrorKind::Invalid, message: message.into(), span: None }
+    }
+
+    /// Locates the error at `span` unless it already has a (more precise, inner) location.
+    pub fn at(mut self, span: p4_ir::Span) -> DataplaneError {
+        if self.span.is_none() && !span.is_dummy() {
+            self.span = Some(span);
+        }
+        self
+    }
+}
+
+impl std::fmt::Display for DataplaneError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            DataplaneErrorKind::Unsupported => write!(f, "unsupported by the v1model dataplane: {}", self.message),
+            DataplaneErrorKind::Invalid => write!(f, "invalid program for the v1model dataplane: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for DataplaneError {}

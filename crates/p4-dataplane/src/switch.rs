@@ -147,7 +147,7 @@ impl Switch {
                 };
                 let entry = crate::table::Entry { matches, priority, action: act, args: data, packets: 0, bytes: 0, meter: Meter::default() };
                 if let Some(ts) = self.ctx.tables.get_mut(ti) {
-                    ts.insert(entry).map_err(|m| DataplaneError::Invalid(format!("table {}: entry {}: {m}", t.name, pos + 1)))?;
+                    ts.insert(entry).map_err(|m| DataplaneError::invalid(format!("table {}: entry {}: {m}", t.name, pos + 1)))?;
                 }
             }
         }
@@ -161,7 +161,7 @@ impl Switch {
             .actions
             .iter()
             .position(|a| a.action == call.action.index())
-            .ok_or_else(|| DataplaneError::Invalid(format!("table {}: action not in its action list", tp.name)))?;
+            .ok_or_else(|| DataplaneError::invalid(format!("table {}: action not in its action list", tp.name)))?;
         let params = self.ir.actions.get(call.action.index()).map(|a| a.params.clone()).unwrap_or_default();
         let mut data = Vec::new();
         for (prm, arg) in params.iter().zip(&call.args) {
@@ -170,7 +170,7 @@ impl Switch {
             }
             match &arg.kind {
                 p4_ir::ExprKind::Const(v) => data.push(crate::compile::const_scalar(&self.ir, v, &prm.ty)?),
-                _ => return Err(DataplaneError::Unsupported(format!("table {}: non-constant action argument", tp.name))),
+                _ => return Err(DataplaneError::unsupported(format!("table {}: non-constant action argument", tp.name))),
             }
         }
         Ok((act, data))

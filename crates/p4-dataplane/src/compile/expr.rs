@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use p4_ir::{BinOp, BlockRef, Builtin, Callee, Expr, ExprKind, Type, TypeDef, UnOp};
 
-use super::{unsupported, Compiler, Loc, R};
+use super::{unsupported, wide, Compiler, Loc, R};
 use crate::bits::{self, mask};
 use crate::exec::{Build, Ctx, Ev, Prog};
 
@@ -105,7 +105,7 @@ impl Compiler<'_> {
     fn stack_info(&mut self, ty: &Type) -> R<(usize, u128)> {
         match ty {
             Type::Stack(elem, n) => Ok((self.size(elem)?, u128::from(*n))),
-            _ => unsupported(format!("{ty:?} is not a header stack")),
+            _ => unsupported(format!("{} is not a header stack", super::type_name(ty))),
         }
     }
 
@@ -168,6 +168,9 @@ impl Compiler<'_> {
     pub(crate) fn writer(&mut self, b: &BlockRef, e: &Expr) -> R<Write> {
         if let ExprKind::Slice(inner, hi, lo) = &e.kind {
             let (hi, lo) = (*hi, *lo);
+            if wide::is_wide(&inner.ty) {
+                return self.wide_slice_writer(b, inner, hi, lo);
+            }
             let rd = self.scalar(b, inner)?;
             let wr = self.writer(b, inner)?;
             return Ok(Arc::new(move |p, c, v| {
@@ -179,12 +182,20 @@ impl Compiler<'_> {
         Ok(write_loc(&loc))
     }
 
-    /// Compiles a scalar-valued expression.
+    /// Compiles a scalar-valued expression; an error is located at the innermost expression.
     pub(crate) fn scalar(&mut self, b: &BlockRef, e: &Expr) -> R<Ev> {
-        if let Type::Bits { width, .. } = e.ty {
-            if width > 128 {
-                return unsupported(format!("bit<{width}>: only extract, emit, copy and comparison of values wider than 128 bits"));
-            }
+        self.scalar_at(b, e).map_err(|error| error.at(e.span))
+    }
+
+    fn scalar_at(&mut self, b: &BlockRef, e: &Expr) -> R<Ev> {
+        if wide::reads_wide(e) {
+            return self.narrow_of_wide(b, e);
+        }
+        if wide::is_wide(&e.ty) {
+            return unsupported(format!(
+                "a {} value where at most 128 bits can be used (as a table key, index, condition or extern argument)",
+                super::type_name(&e.ty)
+            ));
         }
         Ok(match &e.kind {
             ExprKind::Const(v) => konst(self.scalar_value(v, &e.ty)?),
@@ -422,8 +433,16 @@ impl Compiler<'_> {
         }
     }
 
-    /// Compiles an aggregate-valued expression.
+    /// Compiles an aggregate-valued expression (including values wider than 128 bits); an error is
+    /// located at the innermost expression.
     pub(crate) fn agg_src(&mut self, b: &BlockRef, e: &Expr) -> R<Src> {
+        self.agg_src_at(b, e).map_err(|error| error.at(e.span))
+    }
+
+    fn agg_src_at(&mut self, b: &BlockRef, e: &Expr) -> R<Src> {
+        if wide::computes_wide(e) {
+            return self.wide_src(b, e);
+        }
         let len = self.size(&e.ty)?;
         Ok(match &e.kind {
             ExprKind::Var(_)

@@ -139,11 +139,11 @@ impl Compiler<'_> {
             ("packet_in", "length") => Ok(Box::new(|_, _| Flow::Next)),
             ("packet_out", "emit") => self.emit(b, self.arg(call, 0)?),
             ("register", "read") => {
-                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("register through a variable".into()))?;
+                let id = id.ok_or_else(|| crate::DataplaneError::unsupported("register through a variable"))?;
                 let (out, idx): (Write, _) = if call.args.len() >= 2 {
                     (self.writer(b, self.arg(call, 0)?)?, self.scalar(b, self.arg(call, 1)?)?)
                 } else {
-                    let slot = ret.ok_or_else(|| crate::DataplaneError::Unsupported("register.read result".into()))?;
+                    let slot = ret.ok_or_else(|| crate::DataplaneError::unsupported("register.read result"))?;
                     (super::expr::write_loc(&Loc::Static(slot)), self.scalar(b, self.arg(call, 0)?)?)
                 };
                 Ok(Box::new(move |p, c| {
@@ -157,7 +157,7 @@ impl Compiler<'_> {
                 }))
             }
             ("register", "write") => {
-                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("register through a variable".into()))?;
+                let id = id.ok_or_else(|| crate::DataplaneError::unsupported("register through a variable"))?;
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 let v = self.scalar(b, self.arg(call, 1)?)?;
                 Ok(Box::new(move |p, c| {
@@ -172,7 +172,7 @@ impl Compiler<'_> {
                 }))
             }
             ("counter", "count") => {
-                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("counter through a variable".into()))?;
+                let id = id.ok_or_else(|| crate::DataplaneError::unsupported("counter through a variable"))?;
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
                     let i = cell_index(idx(p, c));
@@ -188,7 +188,7 @@ impl Compiler<'_> {
             }
             ("direct_counter", "count") => Ok(Box::new(|_, _| Flow::Next)),
             ("Checksum16", "get") => {
-                let slot = ret.ok_or_else(|| crate::DataplaneError::Unsupported("Checksum16.get result unused".into()))?;
+                let slot = ret.ok_or_else(|| crate::DataplaneError::unsupported("Checksum16.get result unused"))?;
                 let leaves = self.data_leaves(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
                     let v = checksum(p, c, &leaves, false, Algorithm::Csum16);
@@ -197,7 +197,7 @@ impl Compiler<'_> {
                 }))
             }
             ("meter", "execute_meter") => {
-                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("meter through a variable".into()))?;
+                let id = id.ok_or_else(|| crate::DataplaneError::unsupported("meter through a variable"))?;
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 let out = self.writer(b, self.arg(call, 1)?)?;
                 Ok(Box::new(move |p, c| {
@@ -216,7 +216,7 @@ impl Compiler<'_> {
                 }))
             }
             ("direct_meter", "read") => {
-                let id = id.ok_or_else(|| crate::DataplaneError::Unsupported("direct_meter through a variable".into()))?;
+                let id = id.ok_or_else(|| crate::DataplaneError::unsupported("direct_meter through a variable"))?;
                 let out = self.writer(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
                     let colour = match c.externs.get(id) {
@@ -532,7 +532,7 @@ impl Compiler<'_> {
                     "clone3" => self.data_field_set(b, self.arg(call, 2)?)?,
                     _ => {
                         let idx = self.const_u64(self.arg(call, 2)?).ok_or_else(|| {
-                            crate::DataplaneError::Unsupported("clone_preserving_field_list index must be constant".into())
+                            crate::DataplaneError::unsupported("clone_preserving_field_list index must be constant")
                         })?;
                         self.field_list(idx)?
                     }
@@ -546,7 +546,7 @@ impl Compiler<'_> {
             "resubmit" | "resubmit_preserving_field_list" | "recirculate" | "recirculate_preserving_field_list" => {
                 let set = if name.ends_with("_preserving_field_list") {
                     let idx = self.const_u64(self.arg(call, 0)?).ok_or_else(|| {
-                        crate::DataplaneError::Unsupported(format!("{name} index must be constant"))
+                        crate::DataplaneError::unsupported(format!("{name} index must be constant"))
                     })?;
                     self.field_list(idx)?
                 } else {

@@ -10,6 +10,7 @@
 //! - headers are invalidated by zeroing their range, so reading a field of an invalid header gives 0.
 
 mod expr;
+mod wide;
 mod externs;
 mod stmt;
 
@@ -18,7 +19,7 @@ use std::sync::Arc;
 
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
-use p4_ir::{BlockRef, Program, Type, TypeDef, Value, VarId};
+use p4_ir::{BlockRef, ExprKind, Program, Type, TypeDef, Value, VarId};
 
 use crate::bits::mask;
 use crate::exec::{DynSlot, ErrorCodes, StdMeta};
@@ -30,7 +31,7 @@ pub(crate) use stmt::{build_prog, run_control, run_parser};
 pub(crate) type R<T> = Result<T, DataplaneError>;
 
 pub(crate) fn unsupported<T>(what: impl Into<String>) -> R<T> {
-    Err(DataplaneError::Unsupported(what.into()))
+    Err(DataplaneError::unsupported(what.into()))
 }
 
 /// Where a value lives.
@@ -206,7 +207,7 @@ impl<'a> Compiler<'a> {
             Type::Tuple(items) => items.clone(),
             _ => match self.type_def(ty) {
                 Some(d) => d.fields().iter().map(|f| f.ty.clone()).collect(),
-                None => return unsupported(format!("field access on {ty:?}")),
+                None => return unsupported(format!("field access on {}", type_name(ty))),
             },
         };
         let mut off = usize::from(self.is_header(ty));
@@ -216,13 +217,13 @@ impl<'a> Compiler<'a> {
             }
             off += self.size(f)?;
         }
-        unsupported(format!("field {index} of {ty:?} does not exist"))
+        unsupported(format!("field {index} of {} does not exist", type_name(ty)))
     }
 
     /// The fields of a header type with their slot offsets (relative to the header's base).
     pub(crate) fn header_fields(&mut self, ty: &Type) -> R<Vec<(usize, FieldKind)>> {
         let Some(TypeDef::Header { fields, .. }) = self.type_def(ty) else {
-            return unsupported(format!("{ty:?} is not a header"));
+            return unsupported(format!("{} is not a header", type_name(ty)));
         };
         let mut out = Vec::new();
         let mut off = 1;
@@ -268,7 +269,7 @@ impl<'a> Compiler<'a> {
         table
             .and_then(|t| t.get(v.index()))
             .copied()
-            .ok_or_else(|| DataplaneError::Invalid(format!("variable {} has no slot in {b:?}", v.0)))
+            .ok_or_else(|| DataplaneError::invalid(format!("variable {} has no slot in its block", v.0)))
     }
 
     pub(crate) fn var_type(&self, b: &BlockRef, v: VarId) -> Option<&'a Type> {
@@ -295,7 +296,7 @@ impl<'a> Compiler<'a> {
                 }
                 _ => u128::from(*i),
             },
-            Value::String(_) | Value::Aggregate { .. } => return unsupported(format!("{v:?} as a scalar")),
+            Value::String(_) | Value::Aggregate { .. } => return unsupported(format!("{} used as a number", value_name(v))),
         })
     }
 
@@ -315,14 +316,18 @@ impl<'a> Compiler<'a> {
                     out.push(u128::from(*valid));
                 }
                 if tys.len() != fields.len() {
-                    return unsupported(format!("constant {v:?} does not fit {ty:?}"));
+                    return unsupported(format!("a constant {} does not fit {}", value_name(v), type_name(ty)));
                 }
                 for (fv, ft) in fields.iter().zip(&tys) {
                     self.flatten_value(fv, ft, out)?;
                 }
                 Ok(())
             }
-            _ => unsupported(format!("constant {v:?} of type {ty:?}")),
+            (Value::Bits { value, .. } | Value::InfInt(value), Type::Bits { width, .. }) => {
+                wide::constant_slots(value, *width, out);
+                Ok(())
+            }
+            _ => unsupported(format!("a constant {} of type {}", value_name(v), type_name(ty))),
         }
     }
 
@@ -358,10 +363,72 @@ impl<'a> Compiler<'a> {
 
 /// A short description of an expression for error messages: its kind, type and source offsets.
 pub(crate) fn describe(e: &p4_ir::Expr) -> String {
-    let dbg = format!("{:?}", e.kind);
-    let kind: String = dbg.chars().take_while(|c| c.is_alphanumeric()).collect();
-    let at = if e.span.is_dummy() { String::new() } else { format!(" at bytes {}..{} of file {}", e.span.lo, e.span.hi, e.span.file.0) };
-    format!("{kind} expression of type {}{at}", crate::compile::type_name(&e.ty))
+    format!("{} of type {}", expr_kind_name(&e.kind), type_name(&e.ty))
+}
+
+/// What kind of expression `kind` is, in words (the location travels separately as a span).
+fn expr_kind_name(kind: &ExprKind) -> &'static str {
+    match kind {
+        ExprKind::Const(_) => "a constant",
+        ExprKind::Var(_) => "a variable",
+        ExprKind::Field(..) => "a field",
+        ExprKind::Index(..) => "a header stack element",
+        ExprKind::StackNext(_) => "`next`",
+        ExprKind::StackLast(_) => "`last`",
+        ExprKind::StackLastIndex(_) => "`lastIndex`",
+        ExprKind::Slice(..) => "a bit slice",
+        ExprKind::Unary(..) => "a unary operation",
+        ExprKind::Binary(..) => "a binary operation",
+        ExprKind::Mux(..) => "a conditional expression",
+        ExprKind::Cast(_) => "a cast",
+        ExprKind::Call(_) => "a call",
+        ExprKind::ApplyTable(..) => "a table application",
+        ExprKind::Aggregate(_) => "a list or structure expression",
+        ExprKind::InvalidHeader => "an invalid header",
+        ExprKind::DontCare => "`_`",
+        _ => "an expression",
+    }
+}
+
+/// What kind of compile-time value `v` is, in words.
+fn value_name(v: &Value) -> &'static str {
+    match v {
+        Value::Bool(_) => "boolean",
+        Value::Bits { .. } | Value::InfInt(_) => "number",
+        Value::String(_) => "string",
+        Value::Error(_) => "error",
+        Value::Enum(..) => "enum member",
+        Value::MatchKind(_) => "match kind",
+        Value::Aggregate { .. } => "list or structure",
+    }
+}
+
+/// The operator as P4 writes it.
+pub(crate) fn binop_name(op: p4_ir::BinOp) -> &'static str {
+    use p4_ir::BinOp as B;
+    match op {
+        B::Mul => "*",
+        B::Div => "/",
+        B::Mod => "%",
+        B::Add => "+",
+        B::Sub => "-",
+        B::AddSat => "|+|",
+        B::SubSat => "|-|",
+        B::Shl => "<<",
+        B::Shr => ">>",
+        B::Eq => "==",
+        B::Ne => "!=",
+        B::Lt => "<",
+        B::Le => "<=",
+        B::Gt => ">",
+        B::Ge => ">=",
+        B::BitAnd => "&",
+        B::BitXor => "^",
+        B::BitOr => "|",
+        B::Concat => "++",
+        B::And => "&&",
+        B::Or => "||",
+    }
 }
 
 /// A short name of a type for error messages.
@@ -374,7 +441,11 @@ pub(crate) fn type_name(ty: &Type) -> String {
         Type::Stack(e, n) => format!("{}[{n}]", type_name(e)),
         Type::Tuple(items) => format!("tuple<{}>", items.iter().map(type_name).collect::<Vec<_>>().join(", ")),
         Type::Named(id) => format!("type #{}", id.0),
-        other => format!("{other:?}").to_lowercase(),
+        Type::InfInt => "int".into(),
+        Type::String => "string".into(),
+        Type::Void => "void".into(),
+        Type::Error => "error".into(),
+        Type::MatchKind => "match_kind".into(),
     }
 }
 

@@ -39,11 +39,31 @@ struct ParamCopy {
     copy_out: Option<Run>,
 }
 
+/// Where a statement is written (a bare block or an empty statement has no span of its own).
+fn stmt_span(s: &Stmt) -> p4_ir::Span {
+    match s {
+        Stmt::VarInit { span, .. }
+        | Stmt::Assign { span, .. }
+        | Stmt::ApplyTable { span, .. }
+        | Stmt::ApplyBlock { span, .. }
+        | Stmt::If { span, .. }
+        | Stmt::SwitchAction { span, .. }
+        | Stmt::SwitchValue { span, .. }
+        | Stmt::For { span, .. }
+        | Stmt::Exit(span)
+        | Stmt::Return(_, span)
+        | Stmt::Break(span)
+        | Stmt::Continue(span) => *span,
+        Stmt::Call(call) => call.span,
+        Stmt::Block(_) | Stmt::Empty => p4_ir::Span::DUMMY,
+    }
+}
+
 impl Compiler<'_> {
     pub(crate) fn block(&mut self, b: &BlockRef, stmts: &[Stmt]) -> R<Run> {
         let mut runs = Vec::with_capacity(stmts.len());
         for s in stmts {
-            runs.push(self.stmt(b, s)?);
+            runs.push(self.stmt(b, s).map_err(|e| e.at(stmt_span(s)))?);
         }
         Ok(seq(runs))
     }
@@ -488,7 +508,7 @@ impl Compiler<'_> {
         let Some(block) = block else { return unsupported("unknown sub-block") };
         let mut params = Vec::new();
         for v in &block.params {
-            let var = block.vars.get(v.index()).ok_or_else(|| crate::DataplaneError::Invalid("bad param".into()))?;
+            let var = block.vars.get(v.index()).ok_or_else(|| crate::DataplaneError::invalid("bad param"))?;
             let dir = match var.kind {
                 p4_ir::VarKind::Param(d) => d,
                 _ => Direction::In,
@@ -524,7 +544,7 @@ impl Compiler<'_> {
                 // Action profiles/selectors run as direct tables (no member/group API yet): the
                 // selector keys only feed the member choice, so they take no part in matching.
                 MatchKind::Selector if t.implementation.is_some() => continue,
-                ref other => return unsupported(format!("table {}: match kind {other:?}", t.name)),
+                _ => return unsupported(format!("table {}: match kind `selector` outside an action selector, or an unknown match kind", t.name)),
             }
             keys.push(TableKeyProg {
                 eval: self.scalar(&b, &k.expr)?,
@@ -768,7 +788,7 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         return unsupported("V1Switch needs (parser, verify, ingress, egress, compute, deparser)");
     };
     let mut cx = Compiler::new(ir);
-    let main_parser = ir.parsers.get(mp.index()).ok_or_else(|| crate::DataplaneError::Invalid("main parser".into()))?;
+    let main_parser = ir.parsers.get(mp.index()).ok_or_else(|| crate::DataplaneError::invalid("main parser"))?;
     let param_ty = |i: usize| -> R<Type> {
         main_parser
             .block
@@ -776,7 +796,7 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
             .get(i)
             .and_then(|v| main_parser.block.vars.get(v.index()))
             .map(|v| v.ty.clone())
-            .ok_or_else(|| crate::DataplaneError::Unsupported("the V1Switch parser must have 4 parameters".into()))
+            .ok_or_else(|| crate::DataplaneError::unsupported("the V1Switch parser must have 4 parameters"))
     };
     let (hty, mty, sty) = (param_ty(1)?, param_ty(2)?, param_ty(3)?);
     let hbase = cx.alloc(&hty)?;
