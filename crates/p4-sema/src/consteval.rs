@@ -88,6 +88,14 @@ pub fn binary(op: BinOp, a: &Value, b: &Value) -> Result<Value, String> {
             Ok(Value::Bool(if op == Eq { eq } else { !eq }))
         }
         Shl | Shr => {
+            // An `int` shifted left by more than the largest constant p4forge keeps: refused
+            // before computing it (`1 << 903012108` would need a 100 MB number).
+            if let (Shl, Value::InfInt(x)) = (op, a) {
+                let amount = int_of(b).and_then(|n| n.to_u64()).unwrap_or(u64::MAX);
+                if !x.is_zero() && amount.saturating_add(x.bits()) > MAX_INT_BITS {
+                    return Err(format!("integer constant too large (more than {MAX_INT_BITS} bits)"));
+                }
+            }
             let n = shift_amount(b)?;
             match a {
                 Value::InfInt(x) => checked_int(if op == Shl { x << n } else { x >> n }),

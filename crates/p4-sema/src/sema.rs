@@ -458,6 +458,10 @@ impl<'a> Sema<'a> {
                     self.error(span, format!("generic type `{}` needs type arguments", p.name.name));
                     return Err(());
                 }
+                if args.iter().any(|a| self.mentions_generic(a, d)) {
+                    self.error(span, format!("`{}` contains a specialization of itself as a type argument", p.name.name));
+                    return Err(());
+                }
                 Ok(self.specialize_struct(d, args))
             }
             Global::ExternType(d) | Global::BlockType(d) | Global::Parser(d) | Global::Control(d) => {
@@ -496,6 +500,17 @@ impl<'a> Sema<'a> {
 
     pub fn bind_params(names: &[ast::Ident], args: &[Ty]) -> HashMap<String, Ty> {
         names.iter().zip(args).map(|(n, t)| (n.name.clone(), t.clone())).collect()
+    }
+
+    /// True if `t` is or contains (through type arguments, arrays and tuples) a specialization of
+    /// the generic struct declared at `d`.
+    fn mentions_generic(&self, t: &Ty, d: usize) -> bool {
+        match self.subst.resolve(t) {
+            Ty::Named(id) => self.generic_origin.get(&id).is_some_and(|(o, args)| *o == d || args.iter().any(|a| self.mentions_generic(a, d))),
+            Ty::Stack(e, _) => self.mentions_generic(&e, d),
+            Ty::Tuple(ts) => ts.iter().any(|x| self.mentions_generic(x, d)),
+            _ => false,
+        }
     }
 
     fn specialize_struct(&mut self, d: usize, args: &[Ty]) -> Ty {
@@ -977,6 +992,12 @@ impl<'a> Sema<'a> {
     fn check_extern_decl(&mut self, e: &'a ast::ExternDecl, _idx: usize) {
         let mut seen: Vec<(&str, usize)> = vec![];
         for m in &e.methods {
+            // A method's type parameter may not reuse a name of the extern's (p4c refuses it).
+            for tp in &m.proto.type_params {
+                if e.type_params.iter().any(|x| x.name == tp.name) {
+                    self.error(tp.span, format!("type parameter `{}` of method `{}` shadows the type parameter `{}` of extern `{}`", tp.name, m.proto.name.name, tp.name, e.name.name));
+                }
+            }
             let key = (m.proto.name.name.as_str(), m.proto.params.len());
             if seen.contains(&key) {
                 self.error(m.proto.name.span, format!("duplicate method `{}` with {} parameter(s) in extern `{}`", key.0, key.1, e.name.name));

@@ -762,6 +762,18 @@ impl<'a> Sema<'a> {
                 });
                 let t = self.sub_stmt(then);
                 let o = otherwise.as_ref().map(|o| self.sub_stmt(o)).unwrap_or_default();
+                if self.callable == Callable::Action {
+                    // p4c turns an `if` in an action into predicated assignments and refuses an
+                    // extern call it cannot predicate (reference output of its issue513 test).
+                    if let Some(call_span) = t.iter().chain(&o).find_map(conditional_extern_call) {
+                        self.error_at(
+                            call_span,
+                            "an extern call under a condition in an action is not supported (p4c: conditional execution in actions is not supported on this target)",
+                            "call it from the control's apply block, or from an action without the `if`",
+                        );
+                        return Err(());
+                    }
+                }
                 let c = c?;
                 let c = self.lower_te(c);
                 ir::Stmt::If { cond: c, then: t, otherwise: o, span: *span }
@@ -1275,5 +1287,16 @@ fn spread_const_list(e: ir::Expr) -> ir::Expr {
             ir::Expr::new(e.ty.clone(), ir::ExprKind::Aggregate(items), e.span)
         }
         _ => e,
+    }
+}
+
+/// The span of an extern function or method call statement in `s` (looking into nested blocks
+/// and conditionals), if any.
+fn conditional_extern_call(s: &ir::Stmt) -> Option<Span> {
+    match s {
+        ir::Stmt::Call(c) if matches!(c.callee, ir::Callee::ExternFunction { .. } | ir::Callee::Method { .. }) => Some(c.span),
+        ir::Stmt::If { then, otherwise, .. } => then.iter().chain(otherwise).find_map(conditional_extern_call),
+        ir::Stmt::Block(b) => b.iter().find_map(conditional_extern_call),
+        _ => None,
     }
 }
