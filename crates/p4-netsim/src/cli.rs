@@ -251,7 +251,8 @@ pub fn dtp_figure(s: &crate::experiments::DtpSummary, series: &crate::experiment
             y_range: None,
         });
     }
-    (format!("DTP vs PTP: {} under {:?} load", s.topology, s.load), panels)
+    let what = if panels.len() > 1 { "DTP vs PTP" } else { "DTP" };
+    (format!("{what}: {} under {:?} load", s.topology, s.load), panels)
 }
 
 /// Runs `dtp`: prints the summary (JSON with `--json`) and writes the plot.

@@ -12,8 +12,14 @@ pub const DEFAULT_CABLE_M: f64 = 10.0;
 /// Longest cable, metres (10GBASE-LR reaches 10 km). Longer values were accepted and their
 /// propagation delay overflowed into nonsense; now they are refused with this range.
 pub const MAX_CABLE_M: f64 = 10_000.0;
-/// Largest topology file read (an endless input such as /dev/zero stops here).
-pub const MAX_FILE_BYTES: u64 = 16 << 20;
+/// Most nodes and links a topology file may declare (the largest built-in, fat-tree:32, has
+/// 9472 nodes and 24576 links).
+pub const MAX_FILE_NODES: usize = 20_000;
+/// See [`MAX_FILE_NODES`].
+pub const MAX_FILE_LINKS: usize = 100_000;
+/// Largest topology file read (an endless input such as /dev/zero stops here): the limit of
+/// every text input of p4forge.
+pub const MAX_FILE_BYTES: u64 = p4_io::input::TEXT_LIMIT;
 /// The built-in topology names, as the error for an unknown name lists them.
 pub const BUILTIN_NAMES: &str =
     "two, tree:DEPTH:FANOUT, fat-tree:K (K even, <= 32), dumbbell, parking-lot[:LINKS]";
@@ -149,9 +155,18 @@ impl Topology {
     pub fn from_toml_file(text: &str, cable_m: f64, path: &str) -> Result<Self, TopologyError> {
         let error = |reason: String| TopologyError::File { path: path.to_string(), reason };
         let f: FileTopology = toml::from_str(text).map_err(|e| error(toml_error(&e, text)))?;
+        if f.node.len() > MAX_FILE_NODES {
+            return Err(error(format!("{} nodes: at most {MAX_FILE_NODES} are allowed", f.node.len())));
+        }
+        if f.link.len() > MAX_FILE_LINKS {
+            return Err(error(format!("{} links: at most {MAX_FILE_LINKS} are allowed", f.link.len())));
+        }
         let mut t = Topology::default();
         let mut index = HashMap::new();
         for n in f.node {
+            if n.name.trim().is_empty() {
+                return Err(error("a node has an empty name".into()));
+            }
             if index.contains_key(&n.name) {
                 return Err(error(format!("duplicate node `{}`", n.name)));
             }
@@ -425,6 +440,42 @@ mod file_tests {
     }
 
     #[test]
+    fn empty_names_and_oversized_files_are_refused() {
+        let e = Topology::from_toml_file("[[node]]\nname = \"\"\nkind = \"host\"\n", 10.0, "n.toml").unwrap_err();
+        assert_eq!(e.to_string(), "topology file n.toml: a node has an empty name");
+        let many = "[[node]]\nname = \"x\"\nkind = \"host\"\n".repeat(MAX_FILE_NODES + 1);
+        let e = Topology::from_toml_file(&many, 10.0, "big.toml").unwrap_err();
+        assert_eq!(e.to_string(), "topology file big.toml: 20001 nodes: at most 20000 are allowed");
+    }
+
+    /// The example in docs/TOPOLOGY.md, kept in the crate so the test suite parses it.
+    const EXAMPLE: &str = include_str!("../topologies/example.toml");
+
+    #[test]
+    fn the_documented_example_parses_and_is_the_one_in_the_doc() {
+        let t = Topology::from_toml_file(EXAMPLE, 10.0, "example.toml").unwrap();
+        assert_eq!(t.nodes.len(), 6);
+        assert_eq!(t.hosts().len(), 4);
+        assert_eq!(t.links.len(), 5);
+        // The inter-switch cable is 2 km long; the others take --cable-m (10 here) or their own.
+        let s0 = t.node("s0").unwrap();
+        let s1 = t.node("s1").unwrap();
+        let trunk = t.links.iter().find(|l| (l.a, l.b) == (s0, s1)).unwrap();
+        assert_eq!(trunk.length_m, 2000.0);
+        assert_eq!(t.links.iter().filter(|l| l.length_m == 10.0).count(), 3);
+        assert_eq!(t.diameter(), 3);
+        assert!(t.is_connected());
+        // docs/TOPOLOGY.md shows this file verbatim.
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/TOPOLOGY.md")).unwrap();
+        assert!(doc.contains(&format!("```toml\n{EXAMPLE}```")), "docs/TOPOLOGY.md does not show topologies/example.toml");
+        // And every built-in the doc lists loads.
+        for name in ["two", "tree:2:3", "fat-tree:4", "dumbbell", "parking-lot", "parking-lot:5"] {
+            assert!(doc.contains(&format!("`{}", name.split(':').next().unwrap())), "{name}");
+            Topology::load(name, 10.0).unwrap();
+        }
+    }
+
+    #[test]
     fn out_of_range_cable_lengths_name_the_key_and_range() {
         // 1e300 m used to overflow the propagation delay and become 0 m.
         for bad in ["1e300", "-1", "nan", "inf"] {
@@ -452,7 +503,7 @@ mod file_tests {
         let e = Topology::load("/dev/zero", 10.0).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "cannot read topology file /dev/zero: it is larger than the limit of 16 MiB (an endless input such as /dev/zero?)"
+            "cannot read topology file /dev/zero: it is larger than the limit of 64 MiB (an endless input such as /dev/zero?)"
         );
         let e = Topology::load("fattree:4", 10.0).unwrap_err();
         assert_eq!(
