@@ -24,12 +24,30 @@ pub struct Compiled {
     pub sources: SourceMap,
     pub program: Option<p4_ir::Program>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Set when the program is valid but declares no `main` (a library of declarations: `check`
+    /// accepts it, but there is nothing to run). A global error-severity diagnostic, kept out of
+    /// `diagnostics` so that checking such a program stays quiet; commands that run a program
+    /// print it (see [`Compiled::runnable`]).
+    pub no_main: Option<Diagnostic>,
 }
+
+/// The message of [`Compiled::no_main`].
+pub const NO_MAIN_MESSAGE: &str = "the program has no `main` package instantiation (V1Switch(...) main;)";
 
 impl Compiled {
     /// True if any diagnostic is an error.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(|d| d.is_error())
+    }
+
+    /// The program, if it can be run: `Err` with the rendered reason otherwise (its errors and
+    /// warnings, the `unsupported:` warnings, or [`Compiled::no_main`]).
+    pub fn runnable(&self) -> Result<&p4_ir::Program, String> {
+        match (&self.program, &self.no_main) {
+            (Some(p), None) => Ok(p),
+            (Some(_), Some(d)) => Err(d.render(&self.sources)),
+            (None, _) => Err(self.render_diagnostics()),
+        }
     }
 
     /// All diagnostics rendered with file:line:col and source excerpts.
@@ -57,12 +75,15 @@ fn finish(sources: SourceMap, parsed: p4_syntax::ParseOutput) -> Compiled {
     let mut diagnostics = parsed.diagnostics;
     // After a syntax error the AST is partial: semantic checks would mostly report its holes.
     if diagnostics.iter().any(|d| d.is_error()) {
-        return Compiled { sources, program: None, diagnostics };
+        return Compiled { sources, program: None, diagnostics, no_main: None };
     }
     let (program, sema_diags) = check_program(&parsed.program, &sources, false);
     diagnostics.extend(sema_diags);
     let has_errors = diagnostics.iter().any(|d| d.is_error());
-    Compiled { sources, program: if has_errors { None } else { program }, diagnostics }
+    let program = if has_errors { None } else { program };
+    // Elaboration gives an empty package when there is no `main`.
+    let no_main = program.as_ref().is_some_and(|p| p.main.type_name.is_empty()).then(|| Diagnostic::error(p4_syntax::span::Span::DUMMY, NO_MAIN_MESSAGE));
+    Compiled { sources, program, diagnostics, no_main }
 }
 
 /// Check and elaborate a parsed program. Returns the IR (if elaboration succeeded) and the semantic
