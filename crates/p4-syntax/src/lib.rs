@@ -64,17 +64,24 @@ pub fn parse_file_with_defines(
     defines: &[(&str, &str)],
     sources: &mut span::SourceMap,
 ) -> ParseOutput {
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            let text = String::from_utf8_lossy(&bytes).into_owned();
+    match read_source(path, "P4 program") {
+        Ok(text) => {
             let file = sources.add(path.to_path_buf(), text);
             parse_source(file, Some(path), include_dirs, defines, sources)
         }
-        Err(e) => ParseOutput {
-            program: ast::Program { decls: vec![] },
-            diagnostics: vec![diag::Diagnostic::error(span::Span::DUMMY, format!("cannot read `{}`: {e}", path.display()))],
-        },
+        Err(why) => ParseOutput { program: ast::Program { decls: vec![] }, diagnostics: vec![diag::Diagnostic::error(span::Span::DUMMY, why)] },
     }
+}
+
+/// Reads a source file (the program or an include): only a regular file, at most
+/// [`p4_io::input::TEXT_LIMIT`] bytes, invalid UTF-8 replaced (the lexer then reports it where it
+/// is). `Err` is the message, e.g. `cannot read P4 program x.p4: it is a directory, not a regular
+/// file`; `what` names the role of the file.
+pub(crate) fn read_source(path: &Path, what: &str) -> Result<String, String> {
+    let file = p4_io::input::open_regular(path, what).map_err(|e| e.to_string())?;
+    let bytes = p4_io::input::read_bounded(file, p4_io::input::TEXT_LIMIT)
+        .map_err(|why| p4_io::input::InputError { what: what.to_string(), path: path.to_path_buf(), why }.to_string())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// [`parse_str`] with macros predefined (see [`parse_file_with_defines`]).

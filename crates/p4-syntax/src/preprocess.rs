@@ -296,7 +296,14 @@ impl<'a> Preprocessor<'a> {
             self.diags.push(Diagnostic::error(span, format!("includes nested more than {MAX_INCLUDE_DEPTH} deep")));
             return;
         }
-        let Some((origin_new, path_shown, text)) = self.resolve(&target, angled, origin) else {
+        let resolved = match self.resolve(&target, angled, origin) {
+            Ok(r) => r,
+            Err(why) => {
+                self.diags.push(Diagnostic::error(span, why));
+                return;
+            }
+        };
+        let Some((origin_new, path_shown, text)) = resolved else {
             let shown = if angled { format!("<{target}>") } else { format!("\"{target}\"") };
             self.diags.push(
                 Diagnostic::error(span, format!("cannot find include file {shown}"))
@@ -331,7 +338,9 @@ impl<'a> Preprocessor<'a> {
 
     /// Find an include: `"..."` looks next to the including file first; then the include dirs;
     /// then the built-in files; a virtual (in-memory) file also tries the current directory.
-    fn resolve(&self, target: &str, angled: bool, origin: &Origin) -> Option<(Origin, PathBuf, String)> {
+    /// `Err` when a candidate exists but cannot be read (a directory, a FIFO, a device, too large,
+    /// no permission): the message says what the path is and why.
+    fn resolve(&self, target: &str, angled: bool, origin: &Origin) -> Result<Option<(Origin, PathBuf, String)>, String> {
         let mut candidates: Vec<PathBuf> = Vec::new();
         if !angled {
             match origin {
@@ -342,27 +351,24 @@ impl<'a> Preprocessor<'a> {
         }
         candidates.extend(self.include_dirs.iter().map(|d| d.join(target)));
         for c in candidates {
-            if c.is_file() {
-                if let Ok(bytes) = std::fs::read(&c) {
-                    let text = String::from_utf8_lossy(&bytes).into_owned();
-                    return Some((Origin::Disk(canonical(&c)), c, text));
-                }
+            if std::fs::metadata(&c).is_ok() {
+                let text = crate::read_source(&c, "included file")?;
+                return Ok(Some((Origin::Disk(canonical(&c)), c, text)));
             }
         }
         let builtin_name = target.trim_start_matches("./");
         if let Some((n, text)) = BUILTIN_INCLUDES.iter().find(|(n, _)| *n == builtin_name) {
             let shown = PathBuf::from(BUILTIN_DIR_NAME).join(n);
-            return Some((Origin::Builtin(n.to_string()), shown, text.to_string()));
+            return Ok(Some((Origin::Builtin(n.to_string()), shown, text.to_string())));
         }
         if angled && *origin == Origin::Virtual {
             let c = PathBuf::from(target);
-            if c.is_file() {
-                if let Ok(bytes) = std::fs::read(&c) {
-                    return Some((Origin::Disk(canonical(&c)), c.clone(), String::from_utf8_lossy(&bytes).into_owned()));
-                }
+            if std::fs::metadata(&c).is_ok() {
+                let text = crate::read_source(&c, "included file")?;
+                return Ok(Some((Origin::Disk(canonical(&c)), c, text)));
             }
         }
-        None
+        Ok(None)
     }
 
     // ------------------------------------------------------------ #define
