@@ -4,6 +4,7 @@
 use crate::dtp::{DtpConfig, DtpReport};
 use crate::minprobe::{estimate, ProbeConfig, RatePoint, PROBE_FLOW};
 use crate::oscillator::{Oscillator, Wander};
+use crate::progress::Progress;
 use crate::ptp::{PtpConfig, PtpReport};
 use crate::sim::{Capture, Forwarding, NetConfig, NetStats, Sim, SwitchModel};
 use crate::stats::{summarize, Summary};
@@ -51,17 +52,9 @@ pub fn add_load(sim: &mut Sim, load: Load, len: u32, start: Time, stop: Time) {
     }
 }
 
-fn progress_bar(show: bool, end: Time) -> indicatif::ProgressBar {
-    let micros = (to_ns(end) / 1000.0) as u64;
-    if !show {
-        return indicatif::ProgressBar::hidden();
-    }
-    let pb = indicatif::ProgressBar::new(micros);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} simulated µs ({eta})")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    pb
+/// Progress in simulated µs up to `end` (see [`crate::progress`]).
+fn progress_bar(show: bool, end: Time) -> Progress {
+    Progress::new(show, (to_ns(end) / 1000.0) as u64, "simulated µs")
 }
 
 /// Runs `sim` to `end` with a progress bar if asked; Ctrl-C (when the command installed the
@@ -72,7 +65,7 @@ fn run_with_progress(sim: &mut Sim, end: Time, show: bool) -> Time {
         pb.set_position((to_ns(t) / 1000.0) as u64);
         !p4_io::interrupt::interrupted()
     });
-    pb.finish_and_clear();
+    pb.finish();
     reached
 }
 
@@ -464,7 +457,7 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
             break;
         }
     }
-    bar.finish_and_clear();
+    bar.finish();
     let wall_seconds = wall.elapsed().as_secs_f64();
     let est = estimate(&o.probe, sim.probe_arrivals());
     let truth = 10.0 - cross_gbps;
@@ -534,7 +527,7 @@ pub struct ProfileSamples {
     pub cut_through: Vec<f64>,
 }
 
-fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>, bar: &indicatif::ProgressBar) -> Vec<f64> {
+fn profile_once(o: &ProfileOptions, ipd_bytes: u64, via: Option<Forwarding>, bar: &Progress) -> Vec<f64> {
     let mut topo = Topology::default();
     topo.nodes.push(Node { name: "gen".into(), kind: NodeKind::Host });
     topo.nodes.push(Node { name: "cap".into(), kind: NodeKind::Host });
@@ -579,7 +572,7 @@ pub fn run_profile(o: &ProfileOptions) -> Result<(ProfileSummary, ProfileSamples
         store_and_forward: profile_once(o, ipd_bytes, Some(Forwarding::StoreAndForward), &bar),
         cut_through: profile_once(o, ipd_bytes, Some(Forwarding::CutThrough), &bar),
     };
-    bar.finish_and_clear();
+    bar.finish();
     let summary = ProfileSummary {
         target_ipd_ns: to_ns(ipd_bytes * BYTE_TIME),
         generated: summarize(&samples.generated),

@@ -12,6 +12,7 @@ pub mod experiments;
 pub mod minprobe;
 pub mod oscillator;
 pub mod plot;
+pub mod progress;
 pub mod ptp;
 pub mod sim;
 pub mod stats;

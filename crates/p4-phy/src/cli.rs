@@ -24,6 +24,7 @@ use crate::ifg::STANDARD_MIN_GAP;
 use crate::pipeline::{loopback_threaded_with, TxRequest};
 use crate::rx::{RxConfig, RxCounters};
 use crate::stats::{IpdAccumulator, IpdStats};
+use crate::progress::Progress;
 use p4_io::progress::ProgressArgs;
 use crate::tx::{TxConfig, TxEncoder};
 use crate::Scrambler;
@@ -337,7 +338,7 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
         packer.finish();
         line(&mut packer.bytes)?;
     }
-    bar.finish_and_clear();
+    bar.finish();
     let mut notes = String::new();
     if let Some((f, path, total)) = stream {
         if done.stopped {
@@ -414,18 +415,9 @@ fn pcapng_file(path: &PathBuf) -> Result<PcapngFile<'_>> {
     Ok((w, path))
 }
 
-/// A progress bar on stderr over `len` units, or a hidden one. indicatif ignores write errors
-/// on stderr, so a closed stderr never stops the work.
-fn progress_bar(show: bool, len: u64, unit: &str) -> indicatif::ProgressBar {
-    if !show {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::stderr());
-    let template = format!("{{elapsed_precise}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{eta}}) {{msg}}");
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(&template).unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar
+/// Progress over `len` units (see [`crate::progress`]).
+fn progress_bar(show: bool, len: u64, unit: &str) -> Progress {
+    Progress::new(show, len, unit)
 }
 
 fn print_capture(r: &CaptureReport, text: &mut String) -> Result<()> {
@@ -453,7 +445,7 @@ pub fn run_capture(a: &CaptureArgs, out: &mut dyn std::io::Write) -> Result<Capt
     let mut pcap = a.out.as_ref().map(|p| pcapng_file(p)).transpose()?;
     let mut ipd = IpdAccumulator::default();
     let show = a.progress.enabled();
-    let mut bar: Option<indicatif::ProgressBar> = None;
+    let mut bar: Option<Progress> = None;
     let with_fcs = a.with_fcs;
     // The stream is read a megabyte at a time and every frame written as it is decoded.
     let got = receive_file(
@@ -478,7 +470,7 @@ pub fn run_capture(a: &CaptureArgs, out: &mut dyn std::io::Write) -> Result<Capt
         },
     )?;
     if let Some(bar) = bar {
-        bar.finish_and_clear();
+        bar.finish();
     }
     if let Some((w, _)) = pcap {
         w.finish()?.commit()?;
@@ -575,7 +567,7 @@ fn phy_text(a: &PhyArgs, out: &mut String) -> Result<()> {
                 Some(TxRequest { frame: template.clone(), gap: 12 })
             });
             let r = loopback_threaded_with(reqs, TxConfig::STANDARD, RxConfig::default(), 128, false);
-            bar.finish_and_clear();
+            bar.finish();
             let secs = t0.elapsed().as_secs_f64();
             let gbps = r.blocks as f64 * 66.0 / secs / 1e9;
             let interrupted = r.frames_sent < *count as u64;

@@ -22,6 +22,7 @@ pub mod ifg;
 pub mod lock;
 pub mod mac;
 pub mod pipeline;
+pub mod progress;
 pub mod rx;
 pub mod scrambler;
 pub mod stats;
