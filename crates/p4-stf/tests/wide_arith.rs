@@ -130,3 +130,28 @@ fn what_remains_unsupported_is_located_in_the_program() {
     let span = error.span.expect("the error carries where it is");
     assert_eq!(&UNSUPPORTED[span.lo as usize..span.hi as usize], "hdr.i.a + hdr.i.b");
 }
+
+#[test]
+fn wide_constants_and_conditions() {
+    let program = UNSUPPORTED.replace(
+        r#"switch (hdr.i.a + hdr.i.b) {
+            1: { sm.egress_spec = 1; }
+            default: { sm.egress_spec = 2; }
+        }"#,
+        r#"hdr.i.b = 256w0x0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20;
+        if (hdr.i.a > 256w0xff) { hdr.i.a = hdr.i.a - 256w1; } else { hdr.i.a = ~hdr.i.a; }
+        sm.egress_spec = 1;"#,
+    );
+    let mut sw = switch(&program).unwrap_or_else(|e| panic!("{e}"));
+    let zero = "0".repeat(64);
+    let b = "0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20";
+    let stf = format!(
+        "packet 0 {}0100 {zero}\nexpect 1 {}00ff {b}$\npacket 0 {}0005 {zero}\nexpect 1 {}fffa {b}$\n",
+        "0".repeat(60),
+        "0".repeat(60),
+        "0".repeat(60),
+        "f".repeat(60)
+    );
+    let report = run_stf(&mut sw, &parse_stf(&stf).unwrap());
+    assert!(report.passed(), "{}", report.render());
+}

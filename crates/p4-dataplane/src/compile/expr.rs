@@ -188,14 +188,14 @@ impl Compiler<'_> {
     }
 
     fn scalar_at(&mut self, b: &BlockRef, e: &Expr) -> R<Ev> {
-        if wide::reads_wide(e) {
-            return self.narrow_of_wide(b, e);
-        }
         if wide::is_wide(&e.ty) {
             return unsupported(format!(
                 "a {} value where at most 128 bits can be used (as a table key, index, condition or extern argument)",
                 super::type_name(&e.ty)
             ));
+        }
+        if wide::reads_wide(e) {
+            return self.narrow_of_wide(b, e);
         }
         Ok(match &e.kind {
             ExprKind::Const(v) => konst(self.scalar_value(v, &e.ty)?),
