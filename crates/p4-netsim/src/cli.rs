@@ -119,6 +119,11 @@ fn partial(interrupted: bool, reached: f64, asked: f64) -> String {
     }
 }
 
+/// Most offset samples a `dtp` run keeps (16 bytes each, for DTP and again for PTP).
+pub const MAX_SAMPLES: u64 = 10_000_000;
+/// Most probes a `minprobe` run sends (--n × rates × --samples); each arrival is kept.
+pub const MAX_PROBES: u64 = 10_000_000;
+
 /// Longest simulated run, seconds.
 pub const MAX_SECONDS: f64 = 500.0;
 
@@ -219,6 +224,15 @@ pub fn dtp_run(a: &DtpArgs) -> Result<(crate::experiments::DtpSummary, crate::ex
     in_range("--sample-ns", a.sample_ns, 10.0, 1e9, " ns")?;
     in_range("--ptp-sync-us", a.ptp_sync_us, 1.0, 1e6, " µs")?;
     let scenario = a.scenario.scenario()?;
+    // Every sample is kept for the plot: bound their number rather than run out of memory.
+    let samples = scenario.seconds * 1e9 / a.sample_ns;
+    if samples > MAX_SAMPLES as f64 {
+        anyhow::bail!(
+            "--seconds {} with --sample-ns {} takes {samples:.0} offset samples; at most {MAX_SAMPLES} are kept (raise --sample-ns or lower --seconds)",
+            scenario.seconds,
+            a.sample_ns
+        );
+    }
     let dtp =
         DtpConfig { beacon_interval: a.beacon_interval, sample_interval: from_ns(a.sample_ns), ..Default::default() };
     let o = DtpOptions { scenario, dtp, ptp: !a.no_ptp, ptp_sync_interval: from_ns(a.ptp_sync_us * 1000.0) };
@@ -362,9 +376,20 @@ pub fn minprobe_run(a: &MinProbeArgs) -> Result<crate::experiments::MinProbeSumm
     if !(a.app_gbps >= 0.0 && a.app_gbps < 10.0) {
         anyhow::bail!("--app-gbps {} is out of range: allowed at least 0 and below 10 Gb/s", a.app_gbps);
     }
+    let rates = parse_rates(&a.rates)?;
+    let probes = u64::from(a.n) * rates.len() as u64 * u64::from(a.samples);
+    if probes > MAX_PROBES {
+        anyhow::bail!(
+            "--n {} × {} rates (--rates {}) × --samples {} is {probes} probes; at most {MAX_PROBES} are allowed",
+            a.n,
+            rates.len(),
+            a.rates,
+            a.samples
+        );
+    }
     let probe = ProbeConfig {
         n: a.n,
-        rates: parse_rates(&a.rates)?,
+        rates,
         gap: from_ns(a.gap_us * 1000.0),
         period: from_ns(a.period_ms * 1e6),
         samples: a.samples,

@@ -287,3 +287,17 @@ fn figures_separate_dtp_from_ptp_and_draw_cdfs_as_steps() {
         assert_eq!(line.points.last().unwrap().1, 1.0);
     }
 }
+
+#[test]
+fn runs_that_would_keep_too_many_samples_are_refused_up_front() {
+    let Cmd::Dtp(d) = parse("p4forge dtp --seconds 500 --sample-ns 10") else { panic!() };
+    assert_eq!(
+        dtp_run(&d).unwrap_err().to_string(),
+        "--seconds 500 with --sample-ns 10 takes 50000000000 offset samples; at most 10000000 are kept (raise --sample-ns or lower --seconds)"
+    );
+    let Cmd::Minprobe(m) = parse("p4forge minprobe --n 10000 --samples 1000 --rates 0.1:0.1:9.6") else { panic!() };
+    assert_eq!(
+        minprobe_run(&m).unwrap_err().to_string(),
+        "--n 10000 × 96 rates (--rates 0.1:0.1:9.6) × --samples 1000 is 960000000 probes; at most 10000000 are allowed"
+    );
+}

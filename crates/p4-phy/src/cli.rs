@@ -388,6 +388,16 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
     if a.json {
         writeln!(text, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
+        if cfg.count < a.count {
+            // Not a silent cap: say why fewer frames than --count were sent.
+            writeln!(
+                text,
+                "note: the --replay capture gives {} delays, so {} frames are sent, not --count {}",
+                cfg.count.saturating_sub(1),
+                cfg.count,
+                a.count
+            )?;
+        }
         if done.stopped {
             writeln!(
                 text,

@@ -65,8 +65,14 @@ fn gen_stream_then_capture() {
 
     // Replay the captured timing: same spacing again.
     let mut out = Vec::new();
-    let rep = run_gen(&GenArgs { replay: Some(rxp), ..gen_args() }, &mut out).unwrap();
+    let rep = run_gen(&GenArgs { replay: Some(rxp.clone()), ..gen_args() }, &mut out).unwrap();
     assert_eq!(rep.frames, 50);
+    // More frames than the capture has delays for: sent as many as it has, and said so.
+    let mut out = Vec::new();
+    let more = run_gen(&GenArgs { replay: Some(rxp), count: 80, json: false, ..gen_args() }, &mut out).unwrap();
+    assert_eq!(more.frames, 50);
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.starts_with("note: the --replay capture gives 49 delays, so 50 frames are sent, not --count 80\n"), "{text}");
     assert_eq!((rep.tx_ipd.min_bits, rep.tx_ipd.max_bits), (2475, 2475));
 
     // Line bit errors show up in the counters, never as a panic.
