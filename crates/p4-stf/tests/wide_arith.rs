@@ -155,3 +155,18 @@ fn wide_constants_and_conditions() {
     let report = run_stf(&mut sw, &parse_stf(&stf).unwrap());
     assert!(report.passed(), "{}", report.render());
 }
+
+#[test]
+fn a_wide_select_key_is_located_at_the_key() {
+    let program = UNSUPPORTED.replace(
+        "state start { pkt.extract(hdr.i); transition accept; }",
+        "state start { pkt.extract(hdr.i); transition select(hdr.i.b) { 256w1: reject; default: accept; } }",
+    );
+    let error = switch(&program).err().expect("a 256-bit select key is refused");
+    assert_eq!(
+        error.message,
+        "a bit<256> value where at most 128 bits can be used (as a table key, index, condition or extern argument)"
+    );
+    let span = error.span.expect("located");
+    assert_eq!(&program[span.lo as usize..span.hi as usize], "hdr.i.b");
+}

@@ -623,30 +623,35 @@ impl Compiler<'_> {
         let init = self.block(&b, &p.init)?;
         let mut states = Vec::new();
         for st in &p.states {
-            let body = self.block(&b, &st.body)?;
-            let transition = match &st.transition {
-                p4_ir::Transition::Goto(t) => TransitionProg::Goto(target(*t)),
-                p4_ir::Transition::Select { keys, cases } => {
-                    let mut kev = Vec::new();
-                    let mut widths = Vec::new();
-                    for k in keys {
-                        kev.push(self.scalar(&b, k)?);
-                        widths.push(self.width(&k.ty).0);
-                    }
-                    let mut cs = Vec::new();
-                    for case in cases {
-                        let mut ms = Vec::new();
-                        for (ks, k) in case.keysets.iter().zip(keys) {
-                            ms.push(self.keyset(ks, &k.ty)?);
-                        }
-                        cs.push((ms, target(case.target)));
-                    }
-                    TransitionProg::Select { keys: kev, widths, cases: cs }
-                }
-            };
-            states.push(StateProg { body, transition });
+            // Errors in a transition's keysets have no expression of their own: locate them at the state.
+            states.push(self.parser_state(&b, st).map_err(|e| e.at(st.span))?);
         }
         Ok(ParserProg { init, states })
+    }
+
+    fn parser_state(&mut self, b: &BlockRef, st: &p4_ir::ParserState) -> R<StateProg> {
+        let body = self.block(b, &st.body)?;
+        let transition = match &st.transition {
+            p4_ir::Transition::Goto(t) => TransitionProg::Goto(target(*t)),
+            p4_ir::Transition::Select { keys, cases } => {
+                let mut kev = Vec::new();
+                let mut widths = Vec::new();
+                for k in keys {
+                    kev.push(self.scalar(b, k)?);
+                    widths.push(self.width(&k.ty).0);
+                }
+                let mut cs = Vec::new();
+                for case in cases {
+                    let mut ms = Vec::new();
+                    for (ks, k) in case.keysets.iter().zip(keys) {
+                        ms.push(self.keyset(ks, &k.ty)?);
+                    }
+                    cs.push((ms, target(case.target)));
+                }
+                TransitionProg::Select { keys: kev, widths, cases: cs }
+            }
+        };
+        Ok(StateProg { body, transition })
     }
 
     fn keyset(&mut self, ks: &p4_ir::Keyset, ty: &Type) -> R<KeyMatch> {
