@@ -1164,6 +1164,8 @@ impl<'a> Sema<'a> {
         let mut key_tys: Vec<Ty> = vec![];
         let mut seen: Vec<String> = vec![];
         let mut has_actions = false;
+        // A duplicated property is the error to report first (its table is malformed anyway).
+        let mut duplicate = false;
         let mut action_decls: Vec<(ir::ActionId, Vec<Direction>)> = vec![];
         let mut bound_texts: HashMap<ir::ActionId, Vec<String>> = HashMap::new();
         // Properties are processed in source order, as in p4c: a default action or entries written
@@ -1177,6 +1179,7 @@ impl<'a> Sema<'a> {
             };
             if seen.contains(&pname) {
                 self.error(pspan, format!("duplicate table property `{pname}`"));
+                duplicate = true;
                 continue;
             }
             seen.push(pname.clone());
@@ -1330,7 +1333,7 @@ impl<'a> Sema<'a> {
                 },
             }
         }
-        if !has_actions {
+        if !has_actions && !duplicate {
             self.error(t.name.span, format!("table `{}` has no `actions` property", t.name.name));
         }
         if table.default_action.is_none() {
