@@ -24,16 +24,16 @@ pub struct NetArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Oscillator offsets are uniform in ±PPM (at most 100).
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 100.0)]
     pub ppm: f64,
     /// Random-walk wander: largest ppm step per millisecond (0 = none).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub wander_ppm: f64,
     /// Give every port its own oscillator.
     #[arg(long)]
     pub per_port_oscillators: bool,
     /// Bit error rate on every link.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub ber: f64,
     /// Switch forwarding mode.
     #[arg(long, value_enum, default_value_t = Forwarding::StoreAndForward)]
@@ -42,7 +42,7 @@ pub struct NetArgs {
     #[arg(long, default_value_t = 256)]
     pub buffer_kib: u64,
     /// Cable length in metres.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 10.0)]
     pub cable_m: f64,
 }
 
@@ -134,7 +134,7 @@ pub struct ScenarioArgs {
     #[arg(long, default_value = "tree:2:3")]
     pub topology: String,
     /// Simulated seconds.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.01)]
     pub seconds: f64,
     /// Background load.
     #[arg(long, value_enum, default_value_t = Load::Heavy)]
@@ -202,13 +202,13 @@ pub struct DtpArgs {
     #[arg(long, default_value_t = 200)]
     pub beacon_interval: u64,
     /// Offset sampling interval, ns.
-    #[arg(long, default_value_t = 1000.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1000.0)]
     pub sample_ns: f64,
     /// Do not run PTP alongside.
     #[arg(long)]
     pub no_ptp: bool,
     /// PTP Sync interval, µs.
-    #[arg(long, default_value_t = 1000.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1000.0)]
     pub ptp_sync_us: f64,
     /// Write an SVG plot of the offsets over time.
     #[arg(long)]
@@ -319,10 +319,10 @@ pub struct MinProbeArgs {
     #[arg(long, default_value = "0.1:0.1:9.6")]
     pub rates: String,
     /// G: gap between trains, µs.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 10.0)]
     pub gap_us: f64,
     /// D: distance between samples, ms.
-    #[arg(long, default_value_t = 4.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 4.0)]
     pub period_ms: f64,
     /// Samples (the estimate uses their mean curve).
     #[arg(long, default_value_t = 10)]
@@ -331,10 +331,10 @@ pub struct MinProbeArgs {
     #[arg(long, default_value_t = 792)]
     pub probe_len: u32,
     /// A due train waits up to this long for application packets before dummies pad it, µs.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub timeout_us: f64,
     /// Application traffic of the probed flow, Gb/s.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub app_gbps: f64,
     /// Write an SVG plot of delay variance against probe rate.
     #[arg(long)]
@@ -452,7 +452,7 @@ pub fn minprobe_to(a: &MinProbeArgs, out: &mut dyn Write) -> Result<()> {
 #[derive(Args, Debug, Clone)]
 pub struct ProfileArgs {
     /// Offered rate, Gb/s.
-    #[arg(long, default_value_t = 9.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 9.0)]
     pub gbps: f64,
     /// Frame length, bytes.
     #[arg(long, default_value_t = 1518)]

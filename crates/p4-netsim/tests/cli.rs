@@ -139,7 +139,7 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
     };
     assert_eq!(dtp("p4forge dtp --ppm 101"), "--ppm 101 is out of range: allowed 0..=100 ppm");
     assert_eq!(dtp("p4forge dtp --ppm NaN"), "--ppm NaN is out of range: allowed 0..=100 ppm");
-    assert_eq!(dtp("p4forge dtp --wander-ppm=-1"), "--wander-ppm -1 is out of range: allowed 0..=100 ppm per ms");
+    assert_eq!(dtp("p4forge dtp --wander-ppm -1"), "--wander-ppm -1 is out of range: allowed 0..=100 ppm per ms");
     assert_eq!(dtp("p4forge dtp --buffer-kib 0"), "--buffer-kib 0 is out of range: allowed 1..=1048576 KiB");
     assert_eq!(
         dtp("p4forge dtp --buffer-kib 18446744073709551615"),
@@ -160,7 +160,7 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
         let Cmd::Minprobe(m) = parse(line) else { panic!() };
         minprobe_run(&m).unwrap_err().to_string()
     };
-    assert_eq!(probe("p4forge minprobe --gap-us=-1"), "--gap-us -1 is out of range: allowed 0..=1000000 µs");
+    assert_eq!(probe("p4forge minprobe --gap-us -1"), "--gap-us -1 is out of range: allowed 0..=1000000 µs");
     assert_eq!(
         probe("p4forge minprobe --period-ms 0"),
         "--period-ms 0 is out of range: allowed more than 0 and at most 10000 ms"

@@ -46,10 +46,10 @@ pub struct GenArgs {
     #[arg(long, group = "gap")]
     pub idles: Option<u32>,
     /// Uniform spacing at this rate in Gb/s (preamble counted, as SoNIC does).
-    #[arg(long, group = "gap")]
+    #[arg(long, allow_negative_numbers = true, group = "gap")]
     pub rate: Option<f64>,
     /// Poisson arrivals at this mean rate in Gb/s.
-    #[arg(long, group = "gap")]
+    #[arg(long, allow_negative_numbers = true, group = "gap")]
     pub poisson: Option<f64>,
     /// Replay the inter-packet delays of this pcap/pcapng file.
     #[arg(long, group = "gap")]

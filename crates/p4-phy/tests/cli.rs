@@ -392,3 +392,16 @@ fn gen_capture_and_loopback_take_the_common_progress_flags() {
     let rep = run_gen(&GenArgs { progress: on, ..gen_args() }, &mut Vec::new()).unwrap();
     assert_eq!(rep.frames, 50);
 }
+
+#[test]
+fn negative_rates_get_the_range_error_not_a_parse_error() {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Top {
+        #[command(flatten)]
+        gen: GenArgs,
+    }
+    // clap used to take `-5` for an unknown flag; now the value reaches the range check.
+    let gen = Top::try_parse_from(["gen", "--rate", "-5"]).unwrap().gen;
+    assert_eq!(run_gen(&gen, &mut Vec::new()).unwrap_err().to_string(), "--rate -5 must be in (0, 10] Gb/s");
+}
