@@ -762,9 +762,10 @@ impl<'a> Sema<'a> {
                 });
                 let t = self.sub_stmt(then);
                 let o = otherwise.as_ref().map(|o| self.sub_stmt(o)).unwrap_or_default();
-                if self.callable == Callable::Action {
-                    // p4c turns an `if` in an action into predicated assignments and refuses an
-                    // extern call it cannot predicate (reference output of its issue513 test).
+                if self.callable == Callable::Action && self.lookup_global("V1Switch").is_some() {
+                    // For v1model (bmv2), p4c turns an `if` in an action into predicated
+                    // assignments and refuses an extern call it cannot predicate ("not supported
+                    // on this target", its issue513 test). Other architectures are not restricted.
                     if let Some(call_span) = t.iter().chain(&o).find_map(conditional_extern_call) {
                         self.error_at(
                             call_span,
