@@ -110,6 +110,21 @@ fn check_outputs(plot: &Option<PathBuf>) -> Result<()> {
     Ok(())
 }
 
+/// The error a command returns after a run stopped by Ctrl-C has printed its partial summary
+/// (and written complete output files), so that the binary can exit with status 130 as it does
+/// for every interrupted command.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted by Ctrl-C: the results above are partial")]
+pub struct Interrupted;
+
+/// `Err(Interrupted)` if the run was interrupted, after its summary is out.
+fn finished(interrupted: bool) -> Result<()> {
+    if interrupted {
+        return Err(Interrupted.into());
+    }
+    Ok(())
+}
+
 /// The first line of a summary cut short by Ctrl-C (empty otherwise).
 fn partial(interrupted: bool, reached: f64, asked: f64) -> String {
     if interrupted {
@@ -190,7 +205,8 @@ pub fn sim_to(a: &SimArgs, out: &mut dyn Write) -> Result<()> {
             "{}{}: {} nodes, {} links, diameter {} hops\ndelivered {} frames, dropped {}, corrupted {}; {} events\n{:.4} simulated s in {:.2} wall s, {:.2} s of it building the network ({:.4} sim s per wall s)",
             partial(s.interrupted, s.sim_seconds, a.scenario.seconds), s.topology, s.nodes, s.links, s.diameter, s.net.delivered, s.net.dropped, s.net.corrupted, s.net.events, s.sim_seconds, s.wall_seconds, s.setup_seconds, s.speed
         )
-    })
+    })?;
+    finished(s.interrupted)
 }
 
 /// `dtp`: DTP clock synchronisation (and PTP for comparison).
@@ -300,7 +316,8 @@ pub fn dtp_to(a: &DtpArgs, out: &mut dyn Write) -> Result<()> {
             s.dtp.max_adjacent_offset_ticks, s.dtp.mean_beacon_interval_cycles, s.dtp.max_beacon_interval_cycles, s.dtp.owd_cycles.0, s.dtp.owd_cycles.1,
             s.dtp.daemon_max_error_ticks, s.dtp.daemon_max_smoothed_error_ticks, ptp, s.wall_seconds, s.setup_seconds, s.speed
         )
-    })
+    })?;
+    finished(s.interrupted)
 }
 
 /// `minprobe`: available-bandwidth estimation.
@@ -445,7 +462,8 @@ pub fn minprobe_to(a: &MinProbeArgs, out: &mut dyn Write) -> Result<()> {
             if s.interrupted { "interrupted: results are partial (the estimate uses the trains received so far)\n" } else { "" },
             s.topology, a.cross, s.estimate_gbps, s.truth_gbps, s.error_gbps, s.probes_received, s.app_probes, s.dummy_probes, s.sim_seconds, s.wall_seconds, s.setup_seconds
         )
-    })
+    })?;
+    finished(s.interrupted)
 }
 
 /// `profile`: IPD of a uniform stream through store-and-forward and cut-through switches.

@@ -32,7 +32,10 @@ fn ctrl_c_stops_a_simulation_with_a_partial_summary() {
     assert!(summary.sim_seconds < 0.01, "{}", summary.sim_seconds);
     assert!(summary.net.events >= 65_536 && summary.net.events < 70_000, "{}", summary.net.events);
     let mut out = Vec::new();
-    sim_to(&a, &mut out).unwrap();
+    // After the partial summary, an error the binary turns into exit status 130.
+    let e = sim_to(&a, &mut out).unwrap_err();
+    assert!(e.is::<p4_netsim::cli::Interrupted>());
+    assert_eq!(e.to_string(), "interrupted by Ctrl-C: the results above are partial");
     let text = String::from_utf8(out).unwrap();
     assert!(text.starts_with("interrupted: results are partial ("), "{text}");
     assert!(text.lines().next().unwrap().ends_with(" of 10 simulated s)"), "{text}");

@@ -526,13 +526,28 @@ fn parse_hex(s: &str) -> Result<Vec<u8>> {
 }
 
 /// Run `phy`, writing to `out`.
+/// Run `phy`, writing to `out`. A loopback stopped by Ctrl-C writes its partial report, then
+/// returns [`Interrupted`].
 pub fn run_phy(a: &PhyArgs, out: &mut dyn std::io::Write) -> Result<()> {
     let mut text = String::new();
-    phy_text(a, &mut text)?;
-    write_report(out, &text)
+    let stopped = phy_text(a, &mut text)?;
+    write_report(out, &text)?;
+    if stopped {
+        return Err(Interrupted.into());
+    }
+    Ok(())
 }
 
-fn phy_text(a: &PhyArgs, out: &mut String) -> Result<()> {
+/// The error a command returns after a run stopped by Ctrl-C has written its partial results
+/// (and committed complete output files), so that the binary can exit with status 130 as it
+/// does for every interrupted command.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted by Ctrl-C: the results above are partial (the output files written are complete)")]
+pub struct Interrupted;
+
+/// The `phy` report in `out`; true if a loopback was stopped by Ctrl-C.
+fn phy_text(a: &PhyArgs, out: &mut String) -> Result<bool> {
+    let mut stopped = false;
     match &a.command {
         PhyCommand::Encode { hex, gap } => {
             in_range("--gap", *gap, 1, MAX_GAP, " characters")?;
@@ -581,6 +596,7 @@ fn phy_text(a: &PhyArgs, out: &mut String) -> Result<()> {
             let secs = t0.elapsed().as_secs_f64();
             let gbps = r.blocks as f64 * 66.0 / secs / 1e9;
             let interrupted = r.frames_sent < *count as u64;
+            stopped = interrupted;
             let cpu = match (cpu0, process_cpu_seconds()) {
                 (Some(a), Some(b)) if b > a => Some(b - a),
                 _ => None,
@@ -628,7 +644,7 @@ fn phy_text(a: &PhyArgs, out: &mut String) -> Result<()> {
             }
         }
     }
-    Ok(())
+    Ok(stopped)
 }
 
 /// User + system CPU time of this process from /proc/self/stat (Linux), if readable.
@@ -643,14 +659,22 @@ fn process_cpu_seconds() -> Option<f64> {
     Some((utime + stime) / 100.0)
 }
 
-/// `p4forge gen` entry point.
+/// `p4forge gen` entry point; [`Interrupted`] after a run stopped by Ctrl-C.
 pub fn gen_main(args: GenArgs) -> Result<()> {
-    run_gen(&args, &mut std::io::stdout().lock()).map(|_| ())
+    let report = run_gen(&args, &mut std::io::stdout().lock())?;
+    if report.interrupted {
+        return Err(Interrupted.into());
+    }
+    Ok(())
 }
 
-/// `p4forge capture` entry point.
+/// `p4forge capture` entry point; [`Interrupted`] after a capture stopped by Ctrl-C.
 pub fn capture_main(args: CaptureArgs) -> Result<()> {
-    run_capture(&args, &mut std::io::stdout().lock()).map(|_| ())
+    let report = run_capture(&args, &mut std::io::stdout().lock())?;
+    if report.interrupted {
+        return Err(Interrupted.into());
+    }
+    Ok(())
 }
 
 /// `p4forge phy` entry point.

@@ -78,8 +78,23 @@ fn ctrl_c_stops_gen_and_capture_with_complete_files_and_a_note() {
     };
     let rep = run_capture(&cap, &mut out).unwrap();
     assert!(rep.interrupted);
+    // The entry point prints the same, then returns the error that exits with status 130.
+    let e = p4_phy::cli::capture_main(CaptureArgs { out: None, ..cap.clone() }).unwrap_err();
+    assert!(e.is::<p4_phy::cli::Interrupted>());
     let text = String::from_utf8(out).unwrap();
     assert!(text.starts_with("interrupted: results are partial (0 of "), "{text}");
     // The capture file is whole: headers and the frames so far (none).
     assert_eq!(read_capture(&rx).unwrap().len(), 0);
+
+    // phy loopback: the feed stops at once; the report says so, then the same error.
+    let loopback = p4_phy::cli::PhyArgs {
+        command: p4_phy::cli::PhyCommand::Loopback { count: 100_000, size: 64, json: false, progress: Default::default() },
+    };
+    let mut out = Vec::new();
+    let e = p4_phy::cli::run_phy(&loopback, &mut out).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "interrupted by Ctrl-C: the results above are partial (the output files written are complete)"
+    );
+    assert!(String::from_utf8(out).unwrap().starts_with("interrupted: results are partial (0 of 100000 frames sent)\n"));
 }
