@@ -299,7 +299,7 @@ impl<'a> Sema<'a> {
                 Err(())
             }
             // A `match_kind` member used as a value (`const tuple<match_kind> k = { exact };`).
-            None if self.match_kinds.iter().any(|m| *m == p.name.name) => {
+            None if self.match_kinds.contains(&p.name.name) => {
                 let i = self.match_kinds.iter().position(|m| *m == p.name.name).unwrap_or(0);
                 Ok(self.konst(Value::MatchKind(i as u32), Ty::MatchKind, span))
             }
