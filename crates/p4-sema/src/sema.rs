@@ -581,6 +581,9 @@ impl<'a> Sema<'a> {
                     || ser_enum
                     || newtype_bits
                     || (is_named(NamedKind::Struct) && self.is_flat_bits_struct(ty));
+                if !ok && is_named(NamedKind::Struct) {
+                    return Some("a struct inside a header may hold only bit<W>, int<W>, bool, serializable enums and such structs (no arrays)");
+                }
                 (!ok).then_some("header fields must be bit<W>, int<W>, varbit<W>, bool or serializable enums")
             }
             NamedKind::Union => (!(is_named(NamedKind::Header) || matches!(ty, Ty::Param(_) | Ty::Unknown)))

@@ -1,4 +1,4 @@
-// error: field `inner` of header `h_t` cannot have type `s_t`
+// error: field `inner` of header `h_t` cannot have type `s_t`: a struct inside a header may hold only
 // A struct inside a header may hold only bit<W>, int<W>, bool, serializable enums and such structs
 // (spec, type nesting rules, note 2); this one holds an array.
 #include <core.p4>
