@@ -93,7 +93,12 @@ impl NetArgs {
 /// Writes a command's summary (JSON or text) to `out`, standard output in the `*_main` functions.
 /// A write error (closed pipe under `| head -c1`, `> /dev/full`) becomes an error that names
 /// standard output and the reason, where `println!` would panic.
-fn print<T: serde::Serialize>(out: &mut dyn Write, json: bool, value: &T, human: impl FnOnce() -> String) -> Result<()> {
+fn print<T: serde::Serialize>(
+    out: &mut dyn Write,
+    json: bool,
+    value: &T,
+    human: impl FnOnce() -> String,
+) -> Result<()> {
     let text = if json { serde_json::to_string(value)? } else { human() };
     out.write_all(format!("{text}\n").as_bytes())
         .and_then(|()| out.flush())
@@ -377,7 +382,9 @@ fn parse_rates(s: &str) -> Result<Vec<f64>> {
             Ok(rate_range(*a, *b, *step))
         }
         _ => {
-            anyhow::bail!("--rates `{s}`: expected A:STEP:B with 0.01 <= A <= B <= 10, STEP > 0 and at most 10000 steps")
+            anyhow::bail!(
+                "--rates `{s}`: expected A:STEP:B with 0.01 <= A <= B <= 10, STEP > 0 and at most 10000 steps"
+            )
         }
     }
 }

@@ -500,7 +500,14 @@ pub struct ProfileOptions {
 
 impl Default for ProfileOptions {
     fn default() -> Self {
-        ProfileOptions { gbps: 9.0, len: 1518, frames: 20_000, seed: 1, switch: SwitchModel::default(), progress: false }
+        ProfileOptions {
+            gbps: 9.0,
+            len: 1518,
+            frames: 20_000,
+            seed: 1,
+            switch: SwitchModel::default(),
+            progress: false,
+        }
     }
 }
 

@@ -169,8 +169,7 @@ pub fn panels_svg(path: &Path, title: &str, x_label: &str, panels: Vec<Panel>) -
                 .map_err(|e| anyhow!("{e}"))?;
                 // The legend entry, in the column to the right, drawn as the line is.
                 let y = legend_y;
-                let sample: &[(i32, i32)] =
-                    if l.style == Style::Dashed { &[(10, 18), (24, 32)] } else { &[(10, 40)] };
+                let sample: &[(i32, i32)] = if l.style == Style::Dashed { &[(10, 18), (24, 32)] } else { &[(10, 40)] };
                 for &(from, to) in sample {
                     legend.draw(&PathElement::new(vec![(from, y), (to, y)], style)).map_err(|e| anyhow!("{e}"))?;
                 }
@@ -234,7 +233,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("two.svg");
         let panels = vec![
-            Panel { y_label: "a".into(), lines: vec![Line::new("first-label", vec![(0.0, 1.0), (9.0, 2.0)])], y_range: None },
+            Panel {
+                y_label: "a".into(),
+                lines: vec![Line::new("first-label", vec![(0.0, 1.0), (9.0, 2.0)])],
+                y_range: None,
+            },
             Panel {
                 y_label: "b".into(),
                 lines: vec![Line::new("second-label", vec![(0.0, 1e6), (9.0, 2e6)]).styled(Style::Dashed)],

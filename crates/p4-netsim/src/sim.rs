@@ -569,17 +569,17 @@ impl Sim {
     #[inline]
     fn dispatch(&mut self, ev: Ev) {
         match ev {
-                Ev::TxDone(p) => self.tx_done(p as usize),
-                Ev::Forward { out, frame } => self.enqueue(out as usize, frame),
-                Ev::Deliver { port, frame, sof } => self.deliver(port as usize, frame, sof),
-                Ev::Gen(s) => self.gen(s as usize),
-                Ev::DtpTimer(p) => self.dtp_timer(p as usize),
-                Ev::DtpSend { port, kind } => self.dtp_send(port as usize, kind),
-                Ev::DtpRx { port, word } => self.dtp_rx(port as usize, word),
-                Ev::Sample => self.sample(),
-                Ev::PtpSync => self.ptp_sync_round(),
-                Ev::ProbeTrain(g) => self.probe_train(g),
-                Ev::ProbeSend { frame } => self.probe_send(frame),
+            Ev::TxDone(p) => self.tx_done(p as usize),
+            Ev::Forward { out, frame } => self.enqueue(out as usize, frame),
+            Ev::Deliver { port, frame, sof } => self.deliver(port as usize, frame, sof),
+            Ev::Gen(s) => self.gen(s as usize),
+            Ev::DtpTimer(p) => self.dtp_timer(p as usize),
+            Ev::DtpSend { port, kind } => self.dtp_send(port as usize, kind),
+            Ev::DtpRx { port, word } => self.dtp_rx(port as usize, word),
+            Ev::Sample => self.sample(),
+            Ev::PtpSync => self.ptp_sync_round(),
+            Ev::ProbeTrain(g) => self.probe_train(g),
+            Ev::ProbeSend { frame } => self.probe_send(frame),
         }
     }
 

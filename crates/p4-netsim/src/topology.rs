@@ -21,8 +21,7 @@ pub const MAX_FILE_LINKS: usize = 100_000;
 /// every text input of p4forge.
 pub const MAX_FILE_BYTES: u64 = p4_io::input::TEXT_LIMIT;
 /// The built-in topology names, as the error for an unknown name lists them.
-pub const BUILTIN_NAMES: &str =
-    "two, tree:DEPTH:FANOUT, fat-tree:K (K even, <= 32), dumbbell, parking-lot[:LINKS]";
+pub const BUILTIN_NAMES: &str = "two, tree:DEPTH:FANOUT, fat-tree:K (K even, <= 32), dumbbell, parking-lot[:LINKS]";
 
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
@@ -433,10 +432,16 @@ mod file_tests {
             "topology file net.toml: line 10, column 1: unknown field `lenght_m`, expected one of `a`, `b`, `length_m`"
         );
         let e = Topology::from_toml_file("[[nodes]]\nname = \"x\"\n", 10.0, "net.toml").unwrap_err();
-        assert_eq!(e.to_string(), "topology file net.toml: line 1, column 3: unknown field `nodes`, expected `node` or `link`");
+        assert_eq!(
+            e.to_string(),
+            "topology file net.toml: line 1, column 3: unknown field `nodes`, expected `node` or `link`"
+        );
         let e = Topology::from_toml_file("[[node]]\nname = \"x\"\nkind = \"host\"\ncolour = 1\n", 10.0, "n.toml")
             .unwrap_err();
-        assert_eq!(e.to_string(), "topology file n.toml: line 4, column 1: unknown field `colour`, expected `name` or `kind`");
+        assert_eq!(
+            e.to_string(),
+            "topology file n.toml: line 4, column 1: unknown field `colour`, expected `name` or `kind`"
+        );
     }
 
     #[test]
@@ -467,7 +472,10 @@ mod file_tests {
         assert!(t.is_connected());
         // docs/TOPOLOGY.md shows this file verbatim.
         let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/TOPOLOGY.md")).unwrap();
-        assert!(doc.contains(&format!("```toml\n{EXAMPLE}```")), "docs/TOPOLOGY.md does not show topologies/example.toml");
+        assert!(
+            doc.contains(&format!("```toml\n{EXAMPLE}```")),
+            "docs/TOPOLOGY.md does not show topologies/example.toml"
+        );
         // And every built-in the doc lists loads.
         for name in ["two", "tree:2:3", "fat-tree:4", "dumbbell", "parking-lot", "parking-lot:5"] {
             assert!(doc.contains(&format!("`{}", name.split(':').next().unwrap())), "{name}");
@@ -499,7 +507,10 @@ mod file_tests {
         assert_eq!(e.to_string(), "cannot read topology file /nonexistent/net: no such file or directory");
         let dir = scratch("dir");
         let e = Topology::load(dir.to_str().unwrap(), 10.0).unwrap_err();
-        assert_eq!(e.to_string(), format!("cannot read topology file {}: it is a directory, not a file", dir.display()));
+        assert_eq!(
+            e.to_string(),
+            format!("cannot read topology file {}: it is a directory, not a file", dir.display())
+        );
         let e = Topology::load("/dev/zero", 10.0).unwrap_err();
         assert_eq!(
             e.to_string(),
@@ -515,6 +526,10 @@ mod file_tests {
         let file = scratch("file").join("t.toml");
         std::fs::write(&file, "[[node]]\nname = \"x\"\nkind = \"router\"\n").unwrap();
         let e = Topology::load(file.to_str().unwrap(), 10.0).unwrap_err();
-        assert!(e.to_string().starts_with(&format!("topology file {}: line 3, column 8: unknown variant `router`", file.display())), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with(&format!("topology file {}: line 3, column 8: unknown variant `router`", file.display())),
+            "{e}"
+        );
     }
 }

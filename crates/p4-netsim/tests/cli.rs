@@ -63,7 +63,10 @@ fn bad_arguments_are_errors_not_panics() {
         "bad topology parameter in `tree:0:3`: need depth >= 1, fanout >= 1 and at most 20000 leaves"
     );
     let Cmd::Dtp(d) = parse("p4forge dtp --topology nosuch.toml") else { panic!() };
-    assert_eq!(dtp_run(&d).unwrap_err().to_string(), "cannot read topology file nosuch.toml: no such file or directory");
+    assert_eq!(
+        dtp_run(&d).unwrap_err().to_string(),
+        "cannot read topology file nosuch.toml: no such file or directory"
+    );
     assert!(Top::try_parse_from(["p4forge", "dtp", "--load", "extreme"]).is_err());
     let Cmd::Profile(p) = parse("p4forge profile --gbps 0") else { panic!() };
     assert!(p4_netsim::cli::profile_main(p).is_err());
@@ -118,7 +121,8 @@ fn a_closed_or_full_standard_output_is_an_error_not_a_panic() {
         #[command(flatten)]
         sim: p4_netsim::cli::SimArgs,
     }
-    let sim = SimTop::try_parse_from(["sim", "--topology", "two", "--seconds", "0.0001", "--load", "idle"]).unwrap().sim;
+    let sim =
+        SimTop::try_parse_from(["sim", "--topology", "two", "--seconds", "0.0001", "--load", "idle"]).unwrap().sim;
     let closed = "cannot write to standard output: the reading end was closed (broken pipe)";
     assert_eq!(p4_netsim::cli::sim_to(&sim, &mut ClosedPipe).unwrap_err().to_string(), closed);
     let Cmd::Profile(p) = parse("p4forge profile --frames 100") else { panic!() };
@@ -155,7 +159,10 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
     assert_eq!(dtp("p4forge dtp --load-len 0"), "--load-len 0 is out of range: allowed 64..=9216 bytes");
     assert_eq!(dtp("p4forge dtp --sample-ns 1"), "--sample-ns 1 is out of range: allowed 10..=1000000000 ns");
     assert_eq!(dtp("p4forge dtp --ptp-sync-us 0"), "--ptp-sync-us 0 is out of range: allowed 1..=1000000 µs");
-    assert_eq!(dtp("p4forge dtp --beacon-interval 0"), "--beacon-interval 0 is out of range: allowed 1..=100000 cycles");
+    assert_eq!(
+        dtp("p4forge dtp --beacon-interval 0"),
+        "--beacon-interval 0 is out of range: allowed 1..=100000 cycles"
+    );
     let probe = |line: &str| {
         let Cmd::Minprobe(m) = parse(line) else { panic!() };
         minprobe_run(&m).unwrap_err().to_string()
@@ -191,7 +198,10 @@ fn an_unwritable_plot_path_is_refused_before_the_run() {
         "cannot write /nonexistent/dir/offsets.svg: no such file or directory"
     );
     let Cmd::Profile(p) = parse("p4forge profile --frames 10000000 --plot /tmp") else { panic!() };
-    assert_eq!(p4_netsim::cli::profile_to(&p, &mut Vec::new()).unwrap_err().to_string(), "cannot write /tmp: it is a directory");
+    assert_eq!(
+        p4_netsim::cli::profile_to(&p, &mut Vec::new()).unwrap_err().to_string(),
+        "cannot write /tmp: it is a directory"
+    );
     let Cmd::Minprobe(m) = parse("p4forge minprobe --samples 1000 --plot /nonexistent/v.svg") else { panic!() };
     assert_eq!(
         p4_netsim::cli::minprobe_to(&m, &mut Vec::new()).unwrap_err().to_string(),
@@ -269,7 +279,7 @@ fn figures_separate_dtp_from_ptp_and_draw_cdfs_as_steps() {
     let labels: Vec<&str> = panels.iter().map(|p| p.y_label.as_str()).collect();
     assert_eq!(labels, ["DTP offset (6.4 ns ticks)", "PTP error (µs)"]);
     let top = panels[0].y_range.unwrap().1;
-    assert!(top >= 16.0 && top < 20.0, "{top}");
+    assert!((16.0..20.0).contains(&top), "{top}");
     assert_eq!(panels[0].lines[1].label, "4TD bound (16 ticks)");
     assert_eq!(panels[0].lines[1].style, Style::Dashed);
 

@@ -19,15 +19,15 @@ use std::io::Write as _;
 
 use crate::capture::{read_capture, PcapngWriter};
 use crate::gen::{GapPattern, GenConfig};
-use crate::stream::{generate_stream, receive_file, BitPacker, BitReceiver, ReceiveFile};
 use crate::ifg::STANDARD_MIN_GAP;
 use crate::pipeline::{loopback_threaded_with, TxRequest};
+use crate::progress::Progress;
 use crate::rx::{RxConfig, RxCounters};
 use crate::stats::{IpdAccumulator, IpdStats};
-use crate::progress::Progress;
-use p4_io::progress::ProgressArgs;
+use crate::stream::{generate_stream, receive_file, BitPacker, BitReceiver, ReceiveFile};
 use crate::tx::{TxConfig, TxEncoder};
 use crate::Scrambler;
+use p4_io::progress::ProgressArgs;
 
 /// Longest stream `gen` makes: 2^32 blocks (27.5 s of line time, a 35 GB `--stream` file). It is
 /// streamed, so this bounds the time and disk a mistyped argument can take, not memory.
@@ -305,7 +305,9 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
             rx.feed(bytes, &mut |f| {
                 rx_ipd.push(f.start);
                 match rx_pcap.as_mut() {
-                    Some((w, path)) => w.write(f.start, f.without_fcs()).with_context(|| format!("cannot write {}", path.display())),
+                    Some((w, path)) => {
+                        w.write(f.start, f.without_fcs()).with_context(|| format!("cannot write {}", path.display()))
+                    }
                     None => Ok(()),
                 }
             })?;

@@ -452,7 +452,10 @@ mod tests {
     use super::*;
     use crate::gen::{generate, receive_bits, GapPattern};
 
-    fn streamed(cfg: &GenConfig) -> (Vec<(Vec<u8>, TxStamp)>, Vec<u8>, GenStreamed) {
+    /// Frames with their stamps, the packed line bytes, and the totals.
+    type Streamed = (Vec<(Vec<u8>, TxStamp)>, Vec<u8>, GenStreamed);
+
+    fn streamed(cfg: &GenConfig) -> Streamed {
         let mut frames = Vec::new();
         let mut packer = BitPacker::default();
         let done = generate_stream(

@@ -45,7 +45,16 @@ fn gen_stream_then_capture() {
     assert!(text.contains("\"rate_gbps\""));
     let mut out = Vec::new();
     let cap = run_capture(
-        &CaptureArgs { stream, out: Some(rxp.clone()), with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: false, progress: Default::default() },
+        &CaptureArgs {
+            stream,
+            out: Some(rxp.clone()),
+            with_fcs: false,
+            flip_bits: 0,
+            seed: 1,
+            bins: 4,
+            json: false,
+            progress: Default::default(),
+        },
         &mut out,
     )
     .unwrap();
@@ -72,7 +81,10 @@ fn gen_stream_then_capture() {
     let more = run_gen(&GenArgs { replay: Some(rxp), count: 80, json: false, ..gen_args() }, &mut out).unwrap();
     assert_eq!(more.frames, 50);
     let text = String::from_utf8(out).unwrap();
-    assert!(text.starts_with("note: the --replay capture gives 49 delays, so 50 frames are sent, not --count 80\n"), "{text}");
+    assert!(
+        text.starts_with("note: the --replay capture gives 49 delays, so 50 frames are sent, not --count 80\n"),
+        "{text}"
+    );
     assert_eq!((rep.tx_ipd.min_bits, rep.tx_ipd.max_bits), (2475, 2475));
 
     // Line bit errors show up in the counters, never as a panic.
@@ -186,7 +198,16 @@ fn a_closed_or_full_standard_output_is_an_error_not_a_panic() {
     assert_eq!(run_phy(&encode, &mut ClosedPipe).unwrap_err().to_string(), closed);
     let stream = tmp("closed.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
-    let capture = CaptureArgs { stream, out: None, with_fcs: false, flip_bits: 0, seed: 1, bins: 4, json: false, progress: Default::default() };
+    let capture = CaptureArgs {
+        stream,
+        out: None,
+        with_fcs: false,
+        flip_bits: 0,
+        seed: 1,
+        bins: 4,
+        json: false,
+        progress: Default::default(),
+    };
     assert_eq!(run_capture(&capture, &mut ClosedPipe).unwrap_err().to_string(), closed);
     let mut full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
     assert_eq!(
@@ -233,7 +254,16 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
     let stream = tmp("range.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
     let capture = |flip_bits, bins| {
-        let a = CaptureArgs { stream: stream.clone(), out: None, with_fcs: false, flip_bits, seed: 1, bins, json: false, progress: Default::default() };
+        let a = CaptureArgs {
+            stream: stream.clone(),
+            out: None,
+            with_fcs: false,
+            flip_bits,
+            seed: 1,
+            bins,
+            json: false,
+            progress: Default::default(),
+        };
         run_capture(&a, &mut Vec::new()).unwrap_err().to_string()
     };
     assert_eq!(capture(0, 0), "--bins 0 is out of range: allowed 1..=1000");
@@ -250,8 +280,9 @@ fn output_paths_are_checked_before_the_work_and_written_whole() {
     .unwrap_err();
     assert_eq!(e.to_string(), "cannot write /nonexistent/dir/s.bits: no such file or directory");
     let same = tmp("same.pcapng");
-    let e = run_gen(&GenArgs { pcapng: Some(same.clone()), capture: Some(same.clone()), ..gen_args() }, &mut Vec::new())
-        .unwrap_err();
+    let e =
+        run_gen(&GenArgs { pcapng: Some(same.clone()), capture: Some(same.clone()), ..gen_args() }, &mut Vec::new())
+            .unwrap_err();
     assert_eq!(e.to_string(), format!("--pcapng and --capture name the same file {}", same.display()));
     let stream = tmp("whole.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();

@@ -88,7 +88,12 @@ fn ctrl_c_stops_gen_and_capture_with_complete_files_and_a_note() {
 
     // phy loopback: the feed stops at once; the report says so, then the same error.
     let loopback = p4_phy::cli::PhyArgs {
-        command: p4_phy::cli::PhyCommand::Loopback { count: 100_000, size: 64, json: false, progress: Default::default() },
+        command: p4_phy::cli::PhyCommand::Loopback {
+            count: 100_000,
+            size: 64,
+            json: false,
+            progress: Default::default(),
+        },
     };
     let mut out = Vec::new();
     let e = p4_phy::cli::run_phy(&loopback, &mut out).unwrap_err();
@@ -96,5 +101,7 @@ fn ctrl_c_stops_gen_and_capture_with_complete_files_and_a_note() {
         e.to_string(),
         "interrupted by Ctrl-C: the results above are partial (the output files written are complete)"
     );
-    assert!(String::from_utf8(out).unwrap().starts_with("interrupted: results are partial (0 of 100000 frames sent)\n"));
+    assert!(String::from_utf8(out)
+        .unwrap()
+        .starts_with("interrupted: results are partial (0 of 100000 frames sent)\n"));
 }
