@@ -990,6 +990,12 @@ impl<'a> Sema<'a> {
             // An extern without declared constructors has an implicit one without parameters.
             vec![]
         } else {
+            // Constructors overloaded with the same number of parameters are told apart by the
+            // names of the arguments (spec, Extern objects).
+            let named: Vec<&str> = args.iter().filter_map(|a| a.name.as_ref().map(|n| n.name.as_str())).collect();
+            let by_name: Vec<&'a ast::FunctionProto> =
+                ctors.iter().copied().filter(|p| named.iter().all(|n| p.params.iter().any(|x| x.name.name == *n))).collect();
+            let ctors = if by_name.is_empty() { ctors } else { by_name };
             let proto = match ctors.iter().find(|p| p.params.len() == args.len()) {
                 Some(p) => *p,
                 None => match ctors.iter().find(|p| p.params.len() >= args.len() && p.params.iter().skip(args.len()).all(|x| x.default.is_some() || x.annotations.iter().any(|a| a.name.name == "optional"))) {
@@ -1017,6 +1023,26 @@ impl<'a> Sema<'a> {
                     None => vals.push(None),
                     Some(e) => {
                         let pt = self.subst.resolve(&s.ty);
+                        // An extern instance as a constructor argument (`Hash(poly = CRCPolynomial(...))`,
+                        // `Hash(matrix = m)`): checked for its extern type; not elaborated.
+                        if let Ty::Extern(pd, _) = &pt {
+                            let ok = match &e.kind {
+                                A::Call { callee, .. } => matches!(&callee.kind, A::Name(p) if matches!(self.lookup_global(&p.name.name), Some(Global::ExternType(x)) if x == pd)),
+                                A::Construct { .. } => true,
+                                _ => matches!(self.expr(e, None).map(|t| self.subst.resolve(&t.ty)), Ok(Ty::Extern(x, _)) if x == *pd),
+                            };
+                            if !ok {
+                                let t = self.show(&pt);
+                                self.error(e.span, format!("argument `{}` must be an instance of `{t}`", s.name));
+                                return Err(());
+                            }
+                            if !self.check_mode {
+                                self.warn(e.span, "unsupported: an extern instance as a constructor argument of an extern");
+                                self.unsupported = true;
+                            }
+                            vals.push(None);
+                            continue;
+                        }
                         let te = self.expr(e, Some(&pt))?;
                         if te.ty == Ty::InfInt && matches!(pt, Ty::Infer(_)) {
                             self.error(e.span, "cannot infer the width of this argument; give the literal a width");

@@ -993,7 +993,10 @@ impl<'a> Sema<'a> {
     }
 
     fn check_extern_decl(&mut self, e: &'a ast::ExternDecl, _idx: usize) {
-        let mut seen: Vec<(&str, usize)> = vec![];
+        // Methods may be overloaded by number of parameters; constructors also, with the same
+        // number, by parameter names (spec, Extern objects). p4c refuses two methods with the
+        // same name and number of parameters as ambiguous even when the names differ.
+        let mut seen: Vec<(&str, usize, Vec<&str>)> = vec![];
         for m in &e.methods {
             // A method's type parameter may not reuse a name of the extern's (p4c refuses it).
             for tp in &m.proto.type_params {
@@ -1001,7 +1004,9 @@ impl<'a> Sema<'a> {
                     self.error(tp.span, format!("type parameter `{}` of method `{}` shadows the type parameter `{}` of extern `{}`", tp.name, m.proto.name.name, tp.name, e.name.name));
                 }
             }
-            let key = (m.proto.name.name.as_str(), m.proto.params.len());
+            let mut names: Vec<&str> = if m.proto.ret.is_none() { m.proto.params.iter().map(|p| p.name.name.as_str()).collect() } else { vec![] };
+            names.sort();
+            let key = (m.proto.name.name.as_str(), m.proto.params.len(), names);
             if seen.contains(&key) {
                 self.error(m.proto.name.span, format!("duplicate method `{}` with {} parameter(s) in extern `{}`", key.0, key.1, e.name.name));
             }
