@@ -279,3 +279,33 @@ fn graph_text_of_many_conflicting_tables_is_linear_in_their_number() {
     // WAW each: 6 per pair of tables, less the missing ones after the last table.
     assert_eq!(deps, 3 * n - 4);
 }
+
+#[test]
+fn dependencies_follow_a_loop_back_edge() {
+    // In the loop body `a` then `b` both write meta.nhop: b depends on a in one iteration, and a on
+    // b from the previous iteration (through the back edge).
+    let p = compile(
+        "loop_deps.p4",
+        r#"
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    action set_nhop(bit<16> n) { meta.nhop = n; }
+    table a { key = { hdr.ipv4.dstAddr: exact; } actions = { set_nhop; } }
+    table b { key = { hdr.ipv4.srcAddr: exact; } actions = { set_nhop; } }
+    apply {
+        for (bit<8> i = 0; i < 2; i = i + 1) {
+            a.apply();
+            b.apply();
+        }
+    }
+}"#,
+    );
+    let g = ControlGraph::build(&p, ingress(&p));
+    assert!(!g.is_dag);
+    let name = |n: cfg::NodeId| match g.node(n).map(|x| &x.kind) {
+        Some(OpKind::ApplyTable(t)) => p.tables[t.index()].name.trim_start_matches("MyIngress.").to_string(),
+        _ => String::from("?"),
+    };
+    let mut deps: Vec<String> = g.table_deps().iter().map(|d| format!("{} -> {} {:?}", name(d.from), name(d.to), d.kind)).collect();
+    deps.sort();
+    assert_eq!(deps, ["a -> b Waw", "b -> a Waw"]);
+}
