@@ -5,6 +5,8 @@
 use crate::error::{CliError, CliResult};
 use p4_dataplane::control::{ControlPlane, PacketIo};
 use p4_ir::Program;
+use p4_syntax::diag::Diagnostic;
+use p4_syntax::span::SourceMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -21,6 +23,16 @@ pub struct Checked {
     pub program: Option<Program>,
     /// Errors and warnings, rendered with file:line:col and source excerpts ("" if none).
     pub diagnostics: String,
+    /// The program's source files, to show later diagnostics (the dataplane's) with their location.
+    pub sources: SourceMap,
+}
+
+/// A program ready to run: its IR, the warnings to print, and its sources.
+pub struct Compiled {
+    pub program: Program,
+    /// Rendered warnings ("" if none).
+    pub warnings: String,
+    pub sources: SourceMap,
 }
 
 /// Where `#include <...>` looks: the user's `-I` directories first, then each directory in the
@@ -59,22 +71,34 @@ pub fn check(path: &Path, user_includes: &[PathBuf]) -> CliResult<Checked> {
     let diagnostics = compiled.render_diagnostics();
     let valid = !compiled.has_errors();
     let program = if valid { compiled.program } else { None };
-    Ok(Checked { valid, program, diagnostics })
+    Ok(Checked { valid, program, diagnostics, sources: compiled.sources })
 }
 
 /// Like [`check`], but an invalid program is an error (exit code 1) carrying the diagnostics;
 /// warnings of a valid program are returned for the caller to print.
-pub fn compile(path: &Path, user_includes: &[PathBuf]) -> CliResult<(Program, String)> {
+pub fn compile(path: &Path, user_includes: &[PathBuf]) -> CliResult<Compiled> {
     let checked = check(path, user_includes)?;
     let why = if checked.valid { "uses constructs p4forge cannot compile yet (see the warnings above)" } else { "has errors" };
     match checked.program {
-        Some(program) => Ok((program, checked.diagnostics)),
+        Some(program) => Ok(Compiled { program, warnings: checked.diagnostics, sources: checked.sources }),
         None => Err(CliError::failed(format!("{} {why}", path.display())).with_detail(checked.diagnostics)),
     }
 }
 
-/// Loads `program` (compiled from `path`) into a fresh v1model software switch.
-pub fn new_switch(program: Program, path: &Path) -> CliResult<Box<dyn Dataplane>> {
+/// Whether the software dataplane can run `program`: `Err` is the dataplane's refusal rendered like a
+/// compiler diagnostic (file:line:col, source line, caret) when it points into the source, as an
+/// error or (for `check`, which judges the language, not the target) a warning.
+pub fn dataplane_refusal(program: &Program, sources: &SourceMap, as_warning: bool) -> Result<(), String> {
+    let Err(error) = p4_dataplane::Switch::new(Arc::new(program.clone())) else { return Ok(()) };
+    let message = format!("the v1model software dataplane cannot run this: {}", error.message);
+    let span = error.span.unwrap_or(p4_syntax::span::Span::DUMMY);
+    let diagnostic = if as_warning { Diagnostic::warning(span, message) } else { Diagnostic::error(span, message) };
+    Err(p4_syntax::diag::render_all(&[diagnostic], sources))
+}
+
+/// Loads a program compiled from `path` into a fresh v1model software switch.
+pub fn new_switch(compiled: Compiled, path: &Path) -> CliResult<Box<dyn Dataplane>> {
+    let Compiled { program, sources, .. } = compiled;
     if program.main.type_name.is_empty() {
         return Err(CliError::failed(format!(
             "{} has no `main` package instantiation, so there is nothing to run; \
@@ -82,7 +106,11 @@ pub fn new_switch(program: Program, path: &Path) -> CliResult<Box<dyn Dataplane>
             path.display()
         )));
     }
-    let switch = p4_dataplane::Switch::new(Arc::new(program))
-        .map_err(|e| CliError::failed(format!("the dataplane cannot run this program: {e}")))?;
+    let switch = p4_dataplane::Switch::new(Arc::new(program)).map_err(|error| {
+        let span = error.span.unwrap_or(p4_syntax::span::Span::DUMMY);
+        let diagnostic = Diagnostic::error(span, format!("the v1model software dataplane cannot run this: {}", error.message));
+        CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
+            .with_detail(p4_syntax::diag::render_all(&[diagnostic], &sources))
+    })?;
     Ok(Box::new(switch))
 }

@@ -375,3 +375,48 @@ fn run_refuses_a_capture_that_is_not_ethernet() {
         )
     );
 }
+
+#[test]
+fn run_refuses_ports_that_do_not_fit_v1model_port_fields() {
+    let dir = scratch("port-600");
+    let input = dir.join("in.pcap");
+    std::fs::write(&input, ethernet_pcap(1)).unwrap();
+    let out_dir = dir.join("out");
+    let arg = format!("600={}", input.display());
+    let out = p4forge(&run_args(&arg, out_dir.to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        format!("error: --in {arg}: port 600 does not fit v1model's 9-bit port fields (0..511)\n")
+    );
+    assert!(names(&out_dir).is_empty(), "nothing written");
+    let arg = format!("511={}", input.display());
+    let out = p4forge(&run_args(&arg, out_dir.to_str().unwrap()));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn what_the_dataplane_cannot_run_is_located_in_check_and_refused_by_test() {
+    let located = "the v1model software dataplane cannot run this: a bit<256> value where at most 128 bits can be used \
+                   (as a table key, index, condition or extern argument)\n  --> wide_switch.p4:13:17\n   |\n\
+                   13 |         switch (hdr.h.a) {\n   |                 ^^^^^^^\n";
+    let out = p4forge(&["check", "wide_switch.p4"]);
+    assert_eq!(out.status.code(), Some(0), "valid P4 stays valid");
+    assert_eq!(
+        text(&out.stderr),
+        format!("warning: {located}wide_switch.p4: valid, but the software dataplane cannot run it (see the warning)\n")
+    );
+    let out = p4forge(&["test", "wide_switch.p4", "fwd.stf"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stderr), format!("error: {located}error: wide_switch.p4 cannot run on the software dataplane\n"));
+}
+
+#[test]
+fn a_refused_stf_command_is_a_bad_input_like_a_refused_entry() {
+    let dir = scratch("stf-refused");
+    let stf = dir.join("bad.stf");
+    std::fs::write(&stf, "add FwdIngress.nosuch 1 FwdIngress.drop()\npacket 1 00\n").unwrap();
+    let out = p4forge(&["test", "fwd.p4", stf.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(text(&out.stderr), format!("error: {}:1: no table named `FwdIngress.nosuch` (known: FwdIngress.fwd)\n", stf.display()));
+}

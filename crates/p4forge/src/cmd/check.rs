@@ -14,10 +14,19 @@ pub fn check(program: &Path, includes: &[PathBuf]) -> CliResult<()> {
     if !checked.valid {
         return Err(CliError::failed(format!("{} has errors", program.display())));
     }
-    if checked.program.is_none() {
+    let Some(ir) = &checked.program else {
         p4_io::eprintln_safe!("{}: valid, but p4forge cannot compile all of it yet (see the warnings)", program.display());
-    } else {
-        p4_io::eprintln_safe!("{}: ok", program.display());
+        return Ok(());
+    };
+    // Valid P4 the software dataplane cannot run is still valid P4 (exit 0), but the user learns it
+    // here, with the location, rather than from `run`.
+    if !ir.main.type_name.is_empty() {
+        if let Err(warning) = frontend::dataplane_refusal(ir, &checked.sources, true) {
+            p4_io::eprint_safe!("{warning}");
+            p4_io::eprintln_safe!("{}: valid, but the software dataplane cannot run it (see the warning)", program.display());
+            return Ok(());
+        }
     }
+    p4_io::eprintln_safe!("{}: ok", program.display());
     Ok(())
 }

@@ -22,14 +22,14 @@ pub enum Emit {
 pub fn compile(program: &Path, includes: &[PathBuf], emit: Emit) -> CliResult<String> {
     match emit {
         Emit::Ir => {
-            let (ir, warnings) = frontend::compile(program, includes)?;
-            p4_io::eprint_safe!("{warnings}");
-            Ok(p4_ir::printer::print_program(&ir))
+            let compiled = frontend::compile(program, includes)?;
+            p4_io::eprint_safe!("{}", compiled.warnings);
+            Ok(p4_ir::printer::print_program(&compiled.program))
         }
         Emit::Cfg => {
-            let (ir, warnings) = frontend::compile(program, includes)?;
-            p4_io::eprint_safe!("{warnings}");
-            Ok(print_graphs(&ir))
+            let compiled = frontend::compile(program, includes)?;
+            p4_io::eprint_safe!("{}", compiled.warnings);
+            Ok(print_graphs(&compiled.program))
         }
         Emit::Ast => {
             frontend::readable_program(program)?;

@@ -163,9 +163,12 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     p4_io::output::create_dir(&options.out)?;
     refuse_overwriting_inputs(&options.out, &options.inputs)?;
     let mut inputs = MergedInputs::open(&options.inputs)?;
-    let (ir, warnings) = frontend::compile(&options.program, &options.includes)?;
-    p4_io::eprint_safe!("{warnings}");
-    let mut switch = frontend::new_switch(ir, &options.program)?;
+    let compiled = frontend::compile(&options.program, &options.includes)?;
+    p4_io::eprint_safe!("{}", compiled.warnings);
+    let mut switch = frontend::new_switch(compiled, &options.program)?;
+    for (port, path) in &options.inputs {
+        switch.check_port(*port).map_err(|e| CliError::input(format!("--in {port}={}: {e}", path.display())))?;
+    }
     if let Some((origin, commands)) = &entries {
         let printed = apply_commands(switch.as_mut(), commands)
             .map_err(|e| CliError::input(format!("{origin}:{}: {}", e.line, e.message)))?;

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf]) -> CliResult<StfReport> {
     let text = read_text(stf, "STF file")?;
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
-    let (ir, warnings) = frontend::compile(program, includes)?;
-    p4_io::eprint_safe!("{warnings}");
-    let mut switch = frontend::new_switch(ir, program)?;
+    let compiled = frontend::compile(program, includes)?;
+    p4_io::eprint_safe!("{}", compiled.warnings);
+    let mut switch = frontend::new_switch(compiled, program)?;
     Ok(p4_stf::run_stf(switch.as_mut(), &commands))
 }
 
@@ -28,9 +28,10 @@ pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool) -> 
     }
     out.push_str(&report.render());
     p4_io::stdio::print(&out)?;
-    if report.passed() {
-        Ok(())
-    } else {
-        Err(CliError::failed(format!("{} failed", stf.display())))
+    match (report.refused(), report.passed()) {
+        // A refused command is a bad input, like a refused line of an entries file (exit 2).
+        (Some((line, message)), _) => Err(CliError::input(format!("{}:{line}: {message}", stf.display()))),
+        (None, true) => Ok(()),
+        (None, false) => Err(CliError::failed(format!("{} failed", stf.display()))),
     }
 }
