@@ -11,6 +11,7 @@ pub mod events;
 pub mod experiments;
 pub mod minprobe;
 pub mod oscillator;
+pub mod outfile;
 pub mod plot;
 pub mod progress;
 pub mod ptp;

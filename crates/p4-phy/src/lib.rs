@@ -21,6 +21,7 @@ pub mod gen;
 pub mod ifg;
 pub mod lock;
 pub mod mac;
+pub mod outfile;
 pub mod pipeline;
 pub mod progress;
 pub mod rx;

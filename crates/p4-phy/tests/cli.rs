@@ -436,3 +436,22 @@ fn negative_rates_get_the_range_error_not_a_parse_error() {
     let gen = Top::try_parse_from(["gen", "--rate", "-5"]).unwrap().gen;
     assert_eq!(run_gen(&gen, &mut Vec::new()).unwrap_err().to_string(), "--rate -5 must be in (0, 10] Gb/s");
 }
+
+#[test]
+fn a_fifo_or_device_named_as_an_output_is_written_in_place() {
+    // Outputs are renamed into place; a device or FIFO must not be replaced by a regular file.
+    let fifo = tmp("pcap.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+    };
+    run_gen(&GenArgs { count: 5, pcapng: Some(fifo.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
+    let bytes = reader.join().unwrap();
+    assert_eq!(p4_phy::capture::read_capture_bytes(&bytes).unwrap().len(), 5);
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    run_gen(&GenArgs { count: 5, stream: Some("/dev/null".into()), ..gen_args() }, &mut Vec::new()).unwrap();
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+}
