@@ -365,11 +365,13 @@ impl NodeList {
         if only_a.is_empty() {
             return other.clone();
         }
-        let tail_nodes = a.set();
+        // Not checked against the tail (that would cost its length at every join): in one pass over
+        // a DAG a node cannot be both in an arm and before the branch; in a cyclic graph a repeat
+        // is harmless (the lists are used as sets).
         let mut out = a;
         let mut seen = BTreeSet::new();
         for n in only_a.into_iter().rev().chain(only_b.into_iter().rev()) {
-            if !tail_nodes.contains(&n) && seen.insert(n) {
+            if seen.insert(n) {
                 out = out.push(n);
             }
         }
