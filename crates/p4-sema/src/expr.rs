@@ -246,7 +246,12 @@ impl<'a> Sema<'a> {
                 }
                 // A signed literal's digits are its two's complement bit pattern (`8s0b1010_1010` is
                 // -86, per the spec), so it must fit in W bits as an unsigned number.
-                let as_pattern = signed && ce::fits(width, false, &lit.value);
+                // Written in decimal it is a number, and one that does not fit wraps with a
+                // warning like any other (the spec's table: `2s3` is -1, overflow warning).
+                let digits = self.text(span).to_ascii_lowercase();
+                let digits = digits.split_once('s').map(|(_, d)| d.to_string()).unwrap_or_default();
+                let pattern_notation = ["0x", "0b", "0o"].iter().any(|p| digits.starts_with(p));
+                let as_pattern = signed && pattern_notation && ce::fits(width, false, &lit.value);
                 let value = if !as_pattern && !ce::fits(width, signed, &lit.value) {
                     // Per the spec's table of literals (`1w10` is 0), the value wraps: a warning.
                     let kind = if signed { "int" } else { "bit" };

@@ -22,3 +22,9 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     }
 }
 V1Switch(P(), VC(), I(), E(), VC(), D()) main;
+// Decimal signed literals that do not fit wrap with a warning too (the spec's `2s3` is -1, `1s1`
+// is -1); a binary or hex literal is a bit pattern (`8s0b1010_1010` is -86, no warning).
+const int<2> MINUS_ONE = 2s3;
+const int<1> ONE_BIT = 1s1;
+const int<8> PATTERN = 8s0b1010_1010;
+const int<8> HEX = 8s0xFF;
