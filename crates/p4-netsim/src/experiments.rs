@@ -140,6 +140,7 @@ impl Scenario {
         let mut net = self.net.clone();
         net.horizon = end + from_ns(1_000_000.0);
         let mut sim = Sim::new(topo, net);
+        sim.check_routes().map_err(|e| anyhow::anyhow!("topology `{}`: {e}", self.topology))?;
         add_load(&mut sim, self.load, self.load_len, load_from, end);
         Ok((sim, end))
     }

@@ -194,6 +194,10 @@ pub(crate) enum Ev {
     ProbeSend { frame: Frame },
 }
 
+/// Longest path, in hops, that routing supports (hop counts are stored in a byte; 255 means
+/// unreachable). [`Sim::check_routes`] refuses topologies with longer paths to a host.
+pub const MAX_ROUTE_HOPS: u32 = 254;
+
 /// The simulator.
 pub struct Sim {
     /// The topology simulated.
@@ -212,6 +216,8 @@ pub struct Sim {
     /// All ports.
     pub ports: Vec<Port>,
     dist: Vec<Vec<u8>>,
+    /// Hops from a host to the farthest node it reaches (routes hold at most [`MAX_ROUTE_HOPS`]).
+    farthest_host: u32,
     host_index: Vec<u32>,
     /// Hosts (node indices).
     pub hosts: Vec<usize>,
@@ -289,8 +295,12 @@ impl Sim {
             host_index[h] = i as u32;
         }
         let mut dist = vec![vec![u8::MAX; hosts.len()]; topo.nodes.len()];
+        let mut farthest_host = 0u32;
         for (hi, &h) in hosts.iter().enumerate() {
             for (n, d) in topo.hops_from(h, &adj).into_iter().enumerate() {
+                if d != u32::MAX {
+                    farthest_host = farthest_host.max(d);
+                }
                 dist[n][hi] = d.min(u8::MAX as u32) as u8;
             }
         }
@@ -305,6 +315,7 @@ impl Sim {
             node_ports,
             ports,
             dist,
+            farthest_host,
             host_index,
             hosts,
             rng: ChaCha8Rng::seed_from_u64(seed2),
@@ -534,6 +545,18 @@ impl Sim {
                 self.ptp_receive(node, &frame, sof)
             }
         }
+    }
+
+    /// An error if some node is more than [`MAX_ROUTE_HOPS`] hops from a host: its hop count would
+    /// read as "unreachable" and frames would be dropped for want of a route, without a word.
+    pub fn check_routes(&self) -> Result<(), String> {
+        if self.farthest_host > MAX_ROUTE_HOPS {
+            return Err(format!(
+                "a node is {} hops from a host; routing supports at most {MAX_ROUTE_HOPS}",
+                self.farthest_host
+            ));
+        }
+        Ok(())
     }
 
     /// Runs until `end` (events after it stay pending), calling `progress` with the current time

@@ -311,3 +311,27 @@ fn runs_that_would_keep_too_many_samples_are_refused_up_front() {
         "--n 10000 × 96 rates (--rates 0.1:0.1:9.6) × --samples 1000 is 960000000 probes; at most 10000000 are allowed"
     );
 }
+
+#[test]
+fn paths_longer_than_routing_supports_are_refused() {
+    // A chain of 300 switches between two hosts: hop counts past 254 used to read as
+    // "unreachable", so every frame was dropped for want of a route without a word.
+    let dir = std::env::temp_dir().join(format!("p4-netsim-chain-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("chain.toml");
+    let mut text = String::from("[[node]]\nname = \"h0\"\nkind = \"host\"\n[[node]]\nname = \"h1\"\nkind = \"host\"\n");
+    for i in 0..300 {
+        text += &format!("[[node]]\nname = \"s{i}\"\nkind = \"switch\"\n");
+    }
+    text += "[[link]]\na = \"h0\"\nb = \"s0\"\n[[link]]\na = \"s299\"\nb = \"h1\"\n";
+    for i in 0..299 {
+        text += &format!("[[link]]\na = \"s{i}\"\nb = \"s{}\"\n", i + 1);
+    }
+    std::fs::write(&path, text).unwrap();
+    let spec = path.to_str().unwrap();
+    let Cmd::Dtp(d) = parse(&format!("p4forge dtp --topology {spec} --seconds 0.0001")) else { panic!() };
+    assert_eq!(
+        dtp_run(&d).unwrap_err().to_string(),
+        format!("topology `{spec}`: a node is 301 hops from a host; routing supports at most 254")
+    );
+}
