@@ -204,7 +204,7 @@ impl<'a> Sema<'a> {
         let mut params = vec![];
         for p in &ty.params {
             let t = self.resolve_type(&p.ty);
-            // A directionless parameter takes a compile-time known value (spec 6.8), so it may
+            // A directionless parameter takes a compile-time known value (spec, "Calling convention"), so it may
             // be an `int`; with a direction, an `int` has no storage.
             if matches!(t, Ty::Block(..) | Ty::String) || (t == Ty::InfInt && p.direction != Direction::None) {
                 let s = self.show(&t);

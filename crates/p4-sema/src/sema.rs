@@ -616,7 +616,7 @@ impl<'a> Sema<'a> {
         }
     }
 
-    /// A struct that may be a header field (spec 7.2.8, note [2] of the nesting table): only
+    /// A struct that may be a header field (spec, "Type nesting rules", note [2]): only
     /// `bit<W>`, `int<W>`, serializable enums, `bool` and such structs; no arrays.
     fn is_flat_bits_struct(&self, ty: &Ty) -> bool {
         match ty {

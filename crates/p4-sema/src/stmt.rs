@@ -494,7 +494,7 @@ impl<'a> Sema<'a> {
             return Err(());
         }
         // Called directly, an action's directionless (action data) parameters behave like `in`
-        // parameters (spec 14.1): run-time values are fine.
+        // parameters (spec, "Invoking actions"): run-time values are fine.
         Ok(CallOut::Stmt(ir::Stmt::Call(ir::Call { callee: ir::Callee::Action(id), args, span })))
     }
 

@@ -1,5 +1,5 @@
 // An action called directly (from the apply block or from another action) takes run-time
-// values for its directionless parameters: they behave like `in` parameters (spec 14.1).
+// values for its directionless parameters: they behave like `in` parameters (spec, "Invoking actions").
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<8> b; bit<16> c; }

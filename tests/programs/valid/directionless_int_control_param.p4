@@ -1,5 +1,5 @@
 // A control's directionless parameter may have type `int`: its argument is compile-time known
-// (spec 6.8); the control is called directly with a constant.
+// (spec, "Calling convention"); the control is called directly with a constant.
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; }
