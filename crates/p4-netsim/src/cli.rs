@@ -150,7 +150,7 @@ pub const MAX_SECONDS: f64 = 500.0;
 /// What `sim` and `dtp` both run: a topology under background load for a simulated time.
 #[derive(Args, Debug, Clone)]
 pub struct ScenarioArgs {
-    /// two, tree:DEPTH:FANOUT, fat-tree:K, dumbbell, parking-lot[:N], or a TOML file.
+    /// two, tree:DEPTH:FANOUT, fat-tree:K, dumbbell, parking-lot[:N], or a TOML file (docs/TOPOLOGY.md).
     #[arg(long, default_value = "tree:2:3")]
     pub topology: String,
     /// Simulated seconds.

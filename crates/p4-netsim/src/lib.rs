@@ -4,6 +4,8 @@
 //!
 //! Time is an integer count of 1/33 fs ([`time`]); oscillators run at 156.25 MHz ± ppm
 //! ([`oscillator`]); only frames and protocol messages are events ([`sim`]), idle blocks never are.
+//! Topologies are built-ins or TOML files ([`topology`], format in docs/TOPOLOGY.md); [`plot`]
+//! draws the figures, [`outfile`] writes them, [`progress`] shows long runs on stderr.
 
 pub mod cli;
 pub mod dtp;

@@ -11,7 +11,11 @@
 //! - [`tx`] / [`rx`]: frames ↔ scrambled blocks with timestamps, gaps and error counters.
 //! - [`pipeline`]: the TX and RX paths split into stages on threads joined by SPSC rings.
 //! - [`gen`], [`capture`], [`stats`]: packet generator, pcapng capture, inter-packet delays.
-//! - [`cli`]: clap argument structs and entry points for `p4forge phy|gen|capture`.
+//! - [`stream`]: the generator, bit-stream file and receiver a chunk at a time (memory flat in
+//!   the frame count), as `gen` and `capture` run them.
+//! - [`cli`]: clap argument structs and entry points for `p4forge phy|gen|capture`, with
+//!   [`progress`] (bar or periodic lines on stderr) and [`outfile`] (atomic output files, devices
+//!   and FIFOs written in place).
 
 pub mod block;
 pub mod capture;
