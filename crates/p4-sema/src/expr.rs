@@ -856,7 +856,12 @@ impl<'a> Sema<'a> {
                         return Err(());
                     }
                     // Unsigned run-time division and remainder are part of the language; a target
-                    // that cannot divide reports it when it compiles the program.
+                    // that cannot divide reports it when it compiles the program. p4c refuses
+                    // them unless the divisor is a power of two, so porting is worth a warning.
+                    let pow2 = r.val.as_ref().and_then(ce::int_of).is_some_and(|v| v.sign() == num_bigint::Sign::Plus && (v & (v - 1u32)).is_zero());
+                    if (l.val.is_none() || r.val.is_none()) && !pow2 {
+                        self.warn(span, format!("`{}` on a run-time value: legal P4 that p4forge computes, but p4c (bmv2) refuses it unless the divisor is a constant power of two", op.symbol()));
+                    }
                 }
                 if t == Ty::InfInt && (l.val.is_none() || r.val.is_none()) {
                     self.error(span, "arithmetic on `int` needs compile-time constants");

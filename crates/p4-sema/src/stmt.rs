@@ -494,7 +494,15 @@ impl<'a> Sema<'a> {
             return Err(());
         }
         // Called directly, an action's directionless (action data) parameters behave like `in`
-        // parameters (spec, "Invoking actions"): run-time values are fine.
+        // parameters (spec, "Invoking actions"): run-time values are fine. p4c refuses them in a
+        // call from an apply block (not from another action): a portability warning there.
+        if self.callable == Callable::ControlApply {
+            for (a, s) in args.iter().zip(&sigs) {
+                if s.dir == Direction::None && !matches!(a.expr.kind, ir::ExprKind::Const(_)) {
+                    self.warn(a.expr.span, format!("run-time value for directionless parameter `{}` of action `{}`: legal P4 (it acts as an `in` parameter), but p4c requires a compile-time constant in a call from an apply block", s.name, decl.name.name));
+                }
+            }
+        }
         Ok(CallOut::Stmt(ir::Stmt::Call(ir::Call { callee: ir::Callee::Action(id), args, span })))
     }
 
