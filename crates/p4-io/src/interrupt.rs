@@ -22,3 +22,16 @@ pub fn install() {
 pub fn interrupted() -> bool {
     FLAG.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
 }
+
+/// The error a command returns after it stopped for Ctrl-C and printed its partial results; the
+/// binary turns it into exit status 130.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted by Ctrl-C: the results above are partial")
+    }
+}
+
+impl std::error::Error for Interrupted {}

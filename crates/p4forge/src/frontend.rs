@@ -100,11 +100,7 @@ pub fn dataplane_refusal(program: &Program, sources: &SourceMap, as_warning: boo
 pub fn new_switch(compiled: Compiled, path: &Path) -> CliResult<Box<dyn Dataplane>> {
     let Compiled { program, sources, .. } = compiled;
     if program.main.type_name.is_empty() {
-        return Err(CliError::failed(format!(
-            "{} has no `main` package instantiation, so there is nothing to run; \
-             a v1model program ends with e.g. `V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;`",
-            path.display()
-        )));
+        return Err(CliError::failed(format!("{}: {}, so there is nothing to run", path.display(), p4_sema::NO_MAIN_MESSAGE)));
     }
     let switch = p4_dataplane::Switch::new(Arc::new(program)).map_err(|error| {
         let span = error.span.unwrap_or(p4_syntax::span::Span::DUMMY);

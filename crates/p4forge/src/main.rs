@@ -132,7 +132,7 @@ fn dispatch(command: Command) -> CliResult<()> {
             let summary = cmd::run::run(&options)?;
             p4_io::stdio::print(&summary.render())?;
             match summary.interrupted_after {
-                Some(_) => Err(CliError::interrupted("interrupted by Ctrl-C (outputs are partial but complete captures)")),
+                Some(_) => Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string())),
                 None => Ok(()),
             }
         }
@@ -157,8 +157,11 @@ fn tool(result: anyhow::Result<()>) -> CliResult<()> {
         let output = error.chain().any(|cause| {
             cause.is::<p4_io::output::OutputError>() || cause.is::<p4_io::stdio::StdoutError>()
         });
+        let interrupted = error.chain().any(|cause| cause.is::<p4_io::interrupt::Interrupted>());
         let message = format!("{error:#}");
-        if output {
+        if interrupted {
+            CliError::interrupted(message)
+        } else if output {
             CliError::output(message)
         } else {
             CliError::input(message)

@@ -324,8 +324,7 @@ fn run_and_test_say_when_a_program_has_no_main() {
     std::fs::write(&input, ethernet_pcap(1)).unwrap();
     let arg = format!("1={}", input.display());
     let want = format!(
-        "error: {} has no `main` package instantiation, so there is nothing to run; a v1model program ends with e.g. \
-         `V1Switch(MyParser(), MyVerify(), MyIngress(), MyEgress(), MyCompute(), MyDeparser()) main;`\n",
+        "error: {}: the program has no `main` package instantiation (V1Switch(...) main;), so there is nothing to run\n",
         program.display()
     );
     let out = p4forge(&["run", program.to_str().unwrap(), "--in", &arg, "--out", dir.join("o").to_str().unwrap()]);
