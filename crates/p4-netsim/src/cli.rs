@@ -116,11 +116,9 @@ fn check_outputs(plot: &Option<PathBuf>) -> Result<()> {
 }
 
 /// The error a command returns after a run stopped by Ctrl-C has printed its partial summary
-/// (and written complete output files), so that the binary can exit with status 130 as it does
-/// for every interrupted command.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted by Ctrl-C: the results above are partial")]
-pub struct Interrupted;
+/// (and written complete output files); the binary exits with status 130 for it, as for every
+/// interrupted command.
+pub use p4_io::interrupt::Interrupted;
 
 /// `Err(Interrupted)` if the run was interrupted, after its summary is out.
 fn finished(interrupted: bool) -> Result<()> {

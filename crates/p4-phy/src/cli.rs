@@ -541,11 +541,9 @@ pub fn run_phy(a: &PhyArgs, out: &mut dyn std::io::Write) -> Result<()> {
 }
 
 /// The error a command returns after a run stopped by Ctrl-C has written its partial results
-/// (and committed complete output files), so that the binary can exit with status 130 as it
-/// does for every interrupted command.
-#[derive(Debug, thiserror::Error)]
-#[error("interrupted by Ctrl-C: the results above are partial (the output files written are complete)")]
-pub struct Interrupted;
+/// (and committed complete output files); the binary exits with status 130 for it, as for every
+/// interrupted command.
+pub use p4_io::interrupt::Interrupted;
 
 /// The `phy` report in `out`; true if a loopback was stopped by Ctrl-C.
 fn phy_text(a: &PhyArgs, out: &mut String) -> Result<bool> {
