@@ -213,16 +213,26 @@ fn gen_config(a: &GenArgs) -> Result<GenConfig> {
         let unit = format!(" characters (at least --min-gap, which is {})", a.min_gap);
         in_range("--idles", i, a.min_gap, MAX_GAP, &unit)?;
     }
+    // The slowest rate whose gap fits MAX_GAP: slower ones used to be clamped to a gap of 10^9
+    // characters (a different rate than asked, without a word).
+    let wire = (a.size + crate::mac::PREAMBLE_LEN) as f64;
+    let slowest = 10.0 * wire / (wire + f64::from(MAX_GAP));
     let pattern = if let Some(i) = a.idles {
         GapPattern::Idles(i)
     } else if let Some(r) = a.rate {
         if !(r > 0.0 && r <= 10.0) {
             bail!("--rate {r} must be in (0, 10] Gb/s");
         }
+        if r < slowest {
+            bail!("--rate {r} is out of range: allowed {slowest:.3e}..=10 Gb/s for {}-octet frames (gaps of at most {MAX_GAP} characters)", a.size);
+        }
         GapPattern::Rate(r)
     } else if let Some(r) = a.poisson {
         if !(r > 0.0 && r <= 10.0) {
             bail!("--poisson {r} must be in (0, 10] Gb/s");
+        }
+        if r < slowest {
+            bail!("--poisson {r} is out of range: allowed {slowest:.3e}..=10 Gb/s for {}-octet frames (a mean gap of at most {MAX_GAP} characters)", a.size);
         }
         GapPattern::Poisson(r)
     } else if let Some(p) = &a.replay {
@@ -230,7 +240,20 @@ fn gen_config(a: &GenArgs) -> Result<GenConfig> {
         if pk.len() < 2 {
             bail!("{}: need at least two packets to replay timing", p.display());
         }
-        let d: Vec<u64> = pk.windows(2).map(|w| w[1].ts_ps.saturating_sub(w[0].ts_ps) as u64).collect();
+        let d: Vec<u64> =
+            pk.windows(2).map(|w| u64::try_from(w[1].ts_ps.saturating_sub(w[0].ts_ps)).unwrap_or(u64::MAX)).collect();
+        // A longer delay would not fit a gap (it used to be cut to 2^32 characters silently).
+        let longest_ps = (u64::from(MAX_GAP) + wire as u64) * crate::gen::PS_PER_CHAR;
+        if let Some((i, far)) = d.iter().enumerate().find(|(_, &x)| x > longest_ps) {
+            bail!(
+                "--replay {}: packets {} and {} are {:.6} s apart; at most {:.6} s can be replayed",
+                p.display(),
+                i + 1,
+                i + 2,
+                *far as f64 * 1e-12,
+                longest_ps as f64 * 1e-12
+            );
+        }
         GapPattern::Replay(d)
     } else {
         GapPattern::Idles(STANDARD_MIN_GAP)

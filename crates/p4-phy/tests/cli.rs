@@ -115,8 +115,8 @@ fn gen_rejects_bad_arguments() {
     assert_eq!(e.to_string(), "--size 20 is outside 64..=9022");
     let e = run_gen(&GenArgs { rate: Some(12.0), ..gen_args() }, &mut out).unwrap_err();
     assert_eq!(e.to_string(), "--rate 12 must be in (0, 10] Gb/s");
-    // 1000 frames one second apart would need 156 million blocks each.
-    let e = run_gen(&GenArgs { count: 1000, rate: Some(1e-6), ..gen_args() }, &mut out).unwrap_err();
+    // 100000 frames 21 ms apart would need 3.3 million blocks each: 2^32 blocks in all is the limit.
+    let e = run_gen(&GenArgs { count: 100_000, rate: Some(1e-4), ..gen_args() }, &mut out).unwrap_err();
     assert!(e.to_string().starts_with("the stream would take about "), "{e}");
     let e = run_capture(
         &CaptureArgs {
@@ -454,4 +454,34 @@ fn a_fifo_or_device_named_as_an_output_is_written_in_place() {
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
     run_gen(&GenArgs { count: 5, stream: Some("/dev/null".into()), ..gen_args() }, &mut Vec::new()).unwrap();
     assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+}
+
+#[test]
+fn rates_and_replayed_delays_too_slow_for_a_gap_are_refused() {
+    // A gap longer than 10^8 characters used to be clamped, so the stream ran at another rate.
+    let e = run_gen(&GenArgs { count: 2, rate: Some(1e-6), ..gen_args() }, &mut Vec::new()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "--rate 0.000001 is out of range: allowed 2.640e-5..=10 Gb/s for 256-octet frames (gaps of at most 100000000 characters)"
+    );
+    let e = run_gen(&GenArgs { count: 2, poisson: Some(1e-5), ..gen_args() }, &mut Vec::new()).unwrap_err();
+    assert!(e.to_string().starts_with("--poisson 0.00001 is out of range: allowed 2.640e-5..=10 Gb/s"), "{e}");
+    // Two packets five seconds apart cannot be replayed (at most 0.08 s).
+    let path = tmp("far.pcapng");
+    {
+        let f = std::fs::File::create(&path).unwrap();
+        let mut w = p4_phy::capture::PcapngWriter::new(f, "x", 0).unwrap();
+        w.write(p4_phy::BitTime(0), &[0u8; 60]).unwrap();
+        // 5 s = 51 562 500 000 bit periods of 97 ps (330 bits per 32 ns).
+        w.write(p4_phy::BitTime(51_562_500_000), &[0u8; 60]).unwrap();
+        w.finish().unwrap();
+    }
+    let e = run_gen(&GenArgs { replay: Some(path.clone()), ..gen_args() }, &mut Vec::new()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "--replay {}: packets 1 and 2 are 5.000000 s apart; at most 0.080000 s can be replayed",
+            path.display()
+        )
+    );
 }
