@@ -4,6 +4,10 @@
 //! renames it over the final path in [`AtomicFile::commit`]: a reader, a crash, a full disk or a
 //! Ctrl-C never sees a half-written file under the final name, and the previous file stays until
 //! the new one is whole. Dropping an uncommitted `AtomicFile` removes its temporary file.
+//!
+//! A device or FIFO named as an output (`/dev/null`, `/dev/stdout`, a named pipe to another
+//! program) is written in place instead: renaming a file over it would replace the device node
+//! itself (as root, an output of `/dev/full` once turned `/dev/full` into a regular file).
 
 use crate::describe_io_error;
 use std::fs::File;
@@ -37,12 +41,19 @@ impl From<OutputError> for std::io::Error {
     }
 }
 
-/// A file being written under a temporary name; see the module documentation.
+/// A file being written under a temporary name (or a device written in place); see the module
+/// documentation.
 pub struct AtomicFile {
     path: PathBuf,
-    temporary: PathBuf,
+    /// `None`: a device or FIFO, written in place.
+    temporary: Option<PathBuf>,
     /// `None` once committed.
     writer: Option<BufWriter<File>>,
+}
+
+/// Whether `path` exists and is neither a regular file nor a directory (a device, FIFO, socket).
+fn is_special(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// The temporary name used for `path` while it is written.
@@ -57,8 +68,13 @@ impl AtomicFile {
         if path.is_dir() {
             return Err(OutputError { path: path.to_path_buf(), why: "it is a directory".to_string() });
         }
-        let temporary = temporary_path(path);
-        let file = File::create(&temporary).map_err(|e| OutputError::new(path, &e))?;
+        let (file, temporary) = if is_special(path) {
+            (File::options().write(true).open(path), None)
+        } else {
+            let temporary = temporary_path(path);
+            (File::create(&temporary), Some(temporary))
+        };
+        let file = file.map_err(|e| OutputError::new(path, &e))?;
         Ok(AtomicFile { path: path.to_path_buf(), temporary, writer: Some(BufWriter::with_capacity(1 << 16, file)) })
     }
 
@@ -72,7 +88,10 @@ impl AtomicFile {
         let Some(writer) = self.writer.take() else { return Ok(()) };
         let file = writer.into_inner().map_err(|e| OutputError::new(&self.path, e.error()))?;
         drop(file);
-        std::fs::rename(&self.temporary, &self.path).map_err(|e| OutputError::new(&self.path, &e))
+        match &self.temporary {
+            Some(temporary) => std::fs::rename(temporary, &self.path).map_err(|e| OutputError::new(&self.path, &e)),
+            None => Ok(()),
+        }
     }
 
     fn writer(&mut self) -> std::io::Result<&mut BufWriter<File>> {
@@ -94,8 +113,8 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.writer.take().is_some() {
-            let _ = std::fs::remove_file(&self.temporary);
+        if let (Some(_), Some(temporary)) = (self.writer.take(), &self.temporary) {
+            let _ = std::fs::remove_file(temporary);
         }
     }
 }
@@ -108,8 +127,14 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<(), OutputError> {
 }
 
 /// Checks, before any work, that `path` can be written: its directory exists and accepts a new
-/// file, and `path` itself is not a directory. Leaves nothing behind.
+/// file, and `path` itself is not a directory. Leaves nothing behind. A FIFO is not opened (that
+/// would wait for its reader); a device is opened for writing and closed.
 pub fn check_writable(path: &Path) -> Result<(), OutputError> {
+    use std::os::unix::fs::FileTypeExt;
+    if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+        return Ok(());
+    }
+    // Dropped uncommitted: the temporary file goes; a device was only opened.
     drop(AtomicFile::create(path)?);
     Ok(())
 }
@@ -184,6 +209,28 @@ mod tests {
         assert_eq!(error.why, "no such file or directory");
         let error = check_writable(&dir).unwrap_err();
         assert_eq!(error.why, "it is a directory");
+    }
+
+    #[test]
+    fn a_fifo_or_device_output_is_written_through_not_replaced() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = scratch("fifo");
+        let fifo = dir.join("out.fifo");
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(&fifo).unwrap())
+        };
+        check_writable(&fifo).unwrap();
+        write(&fifo, b"through the pipe").unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        // Still a FIFO: a rename over it would have left a regular file.
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(names(&dir), ["out.fifo"]);
+        // /dev/null is written in place too, and stays a device.
+        check_writable(Path::new("/dev/null")).unwrap();
+        write(Path::new("/dev/null"), b"discarded").unwrap();
+        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
     }
 
     #[test]

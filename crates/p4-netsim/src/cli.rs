@@ -110,7 +110,7 @@ fn print<T: serde::Serialize>(
 /// path is an error at once instead of after a long run whose text results would be lost.
 fn check_outputs(plot: &Option<PathBuf>) -> Result<()> {
     if let Some(path) = plot {
-        crate::outfile::check_writable(path)?;
+        p4_io::output::check_writable(path)?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 use crate::dtp::{DtpConfig, DtpReport};
 use crate::minprobe::{estimate, ProbeConfig, RatePoint, PROBE_FLOW};
 use crate::oscillator::{Oscillator, Wander};
-use crate::progress::Progress;
+use p4_io::progress::Progress;
 use crate::ptp::{PtpConfig, PtpReport};
 use crate::sim::{Capture, Forwarding, NetConfig, NetStats, Sim, SwitchModel};
 use crate::stats::{summarize, Summary};

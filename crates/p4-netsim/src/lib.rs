@@ -5,7 +5,7 @@
 //! Time is an integer count of 1/33 fs ([`time`]); oscillators run at 156.25 MHz ± ppm
 //! ([`oscillator`]); only frames and protocol messages are events ([`sim`]), idle blocks never are.
 //! Topologies are built-ins or TOML files ([`topology`], format in docs/TOPOLOGY.md); [`plot`]
-//! draws the figures, [`outfile`] writes them, [`progress`] shows long runs on stderr.
+//! draws the figures (written, and long runs shown on stderr, through `p4_io`).
 
 pub mod cli;
 pub mod dtp;
@@ -13,9 +13,7 @@ pub mod events;
 pub mod experiments;
 pub mod minprobe;
 pub mod oscillator;
-pub mod outfile;
 pub mod plot;
-pub mod progress;
 pub mod ptp;
 pub mod sim;
 pub mod stats;

@@ -182,7 +182,7 @@ pub fn panels_svg(path: &Path, title: &str, x_label: &str, panels: Vec<Panel>) -
         }
         root.present().map_err(|e| anyhow!("{e}"))?;
     }
-    crate::outfile::write(path, svg.as_bytes())?;
+    p4_io::output::write(path, svg.as_bytes())?;
     Ok(())
 }
 

@@ -183,7 +183,7 @@ pub const BITS_MAGIC: &[u8; 8] = b"P4PHYBIT";
 /// Write a raw serial bit stream: magic, bit count (u64 LE), packed LSB-first bits.
 /// The file appears under `path` only when complete (written under a temporary name, renamed).
 pub fn write_bitstream(path: &Path, s: &BitStream) -> Result<()> {
-    let mut f = crate::outfile::OutFile::create(path)?;
+    let mut f = p4_io::output::AtomicFile::create(path)?;
     let io = |e: std::io::Error| p4_io::output::OutputError::new(path, &e);
     f.write_all(BITS_MAGIC).map_err(io)?;
     f.write_all(&s.len().to_le_bytes()).map_err(io)?;

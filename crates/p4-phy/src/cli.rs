@@ -21,7 +21,7 @@ use crate::capture::{read_capture, PcapngWriter};
 use crate::gen::{GapPattern, GenConfig};
 use crate::ifg::STANDARD_MIN_GAP;
 use crate::pipeline::{loopback_threaded_with, TxRequest};
-use crate::progress::Progress;
+use p4_io::progress::Progress;
 use crate::rx::{RxConfig, RxCounters};
 use crate::stats::{IpdAccumulator, IpdStats};
 use crate::stream::{generate_stream, receive_file, BitPacker, BitReceiver, ReceiveFile};
@@ -277,7 +277,7 @@ fn check_outputs(input: Option<&std::path::Path>, outputs: &[(&str, &Option<Path
         if input.is_some_and(|input| input == path.as_path()) {
             bail!("{flag} {} is also the input file", path.display());
         }
-        crate::outfile::check_writable(path)?;
+        p4_io::output::check_writable(path)?;
     }
     Ok(())
 }
@@ -306,7 +306,7 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
                 bail!("interrupted before any frame was generated; no files were written");
             };
             bar.set_message("");
-            let mut f = crate::outfile::OutFile::create(path)?;
+            let mut f = p4_io::output::AtomicFile::create(path)?;
             let io = |e: std::io::Error| p4_io::output::OutputError::new(path, &e);
             f.write_all(crate::capture::BITS_MAGIC).map_err(io)?;
             f.write_all(&(total * 66).to_le_bytes()).map_err(io)?;
@@ -442,10 +442,10 @@ pub fn run_gen(a: &GenArgs, out: &mut dyn std::io::Write) -> Result<GenReport> {
 }
 
 /// A pcapng writer on an output that appears under `path` only when committed.
-type PcapngFile<'p> = (PcapngWriter<crate::outfile::OutFile>, &'p PathBuf);
+type PcapngFile<'p> = (PcapngWriter<p4_io::output::AtomicFile>, &'p PathBuf);
 
 fn pcapng_file(path: &PathBuf) -> Result<PcapngFile<'_>> {
-    let f = crate::outfile::OutFile::create(path)?;
+    let f = p4_io::output::AtomicFile::create(path)?;
     let w = PcapngWriter::new(f, "p4phy0", 0).with_context(|| format!("cannot write {}", path.display()))?;
     Ok((w, path))
 }

@@ -13,9 +13,8 @@
 //! - [`gen`], [`capture`], [`stats`]: packet generator, pcapng capture, inter-packet delays.
 //! - [`stream`]: the generator, bit-stream file and receiver a chunk at a time (memory flat in
 //!   the frame count), as `gen` and `capture` run them.
-//! - [`cli`]: clap argument structs and entry points for `p4forge phy|gen|capture`, with
-//!   [`progress`] (bar or periodic lines on stderr) and [`outfile`] (atomic output files, devices
-//!   and FIFOs written in place).
+//! - [`cli`]: clap argument structs and entry points for `p4forge phy|gen|capture` (progress and
+//!   output files through `p4_io`, as every command does).
 
 pub mod block;
 pub mod capture;
@@ -25,9 +24,7 @@ pub mod gen;
 pub mod ifg;
 pub mod lock;
 pub mod mac;
-pub mod outfile;
 pub mod pipeline;
-pub mod progress;
 pub mod rx;
 pub mod scrambler;
 pub mod stats;

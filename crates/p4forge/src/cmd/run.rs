@@ -186,7 +186,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     // Dropped without commit on any error below: the temporary files go, earlier outputs stay.
     let mut writers: BTreeMap<u32, CaptureWriter> = BTreeMap::new();
     let mut start_ns = None;
-    let mut progress = Progress::new(options.progress.enabled(), inputs.total_bytes);
+    let progress = p4_io::progress::Progress::new(options.progress.enabled(), inputs.total_bytes, "input bytes");
     let mut packets_in = 0u64;
     p4_io::interrupt::install();
     while let Some((port, packet)) = inputs.next()? {
@@ -224,7 +224,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
                 .write_captured(&packet.derive(output.data))
                 .map_err(|e| CliError::output(e.to_string()))?;
         }
-        progress.advance(packet.data.len() as u64 + RECORD_OVERHEAD);
+        progress.inc(packet.data.len() as u64 + RECORD_OVERHEAD);
     }
     progress.finish();
     for (port, writer) in writers {
@@ -274,51 +274,6 @@ fn refuse_overwriting_inputs(out: &Path, inputs: &[(u32, PathBuf)]) -> CliResult
 /// they were, and named in the summary so they are not mistaken for this run's.
 fn earlier_outputs(out: &Path, written: &[PathBuf]) -> Vec<PathBuf> {
     existing_outputs(out).into_iter().filter(|path| !written.contains(path)).collect()
-}
-
-/// Progress on stderr: a bar on a terminal; with `--progress` on a file or pipe, a line every second.
-enum Progress {
-    Off,
-    Bar(indicatif::ProgressBar),
-    Lines { total: u64, done: u64, last: std::time::Instant },
-}
-
-impl Progress {
-    fn new(enabled: bool, total_bytes: u64) -> Progress {
-        use std::io::IsTerminal;
-        if !enabled {
-            return Progress::Off;
-        }
-        if !std::io::stderr().is_terminal() {
-            return Progress::Lines { total: total_bytes, done: 0, last: std::time::Instant::now() };
-        }
-        let bar = indicatif::ProgressBar::new(total_bytes);
-        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} of input ({bytes_per_sec}, {eta} left)") {
-            bar.set_style(style);
-        }
-        Progress::Bar(bar)
-    }
-
-    fn advance(&mut self, bytes: u64) {
-        match self {
-            Progress::Off => {}
-            Progress::Bar(bar) => bar.inc(bytes),
-            Progress::Lines { total, done, last } => {
-                *done += bytes;
-                if last.elapsed() >= std::time::Duration::from_secs(1) {
-                    *last = std::time::Instant::now();
-                    let percent = if *total == 0 { 100.0 } else { *done as f64 * 100.0 / *total as f64 };
-                    p4_io::eprintln_safe!("progress: {done} of {total} input bytes ({percent:.0} %)");
-                }
-            }
-        }
-    }
-
-    fn finish(&self) {
-        if let Progress::Bar(bar) = self {
-            bar.finish_and_clear();
-        }
-    }
 }
 
 /// The output capture of `port` under `out`.
