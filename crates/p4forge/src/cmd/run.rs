@@ -161,6 +161,8 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         None => None,
     };
     p4_io::output::create_dir(&options.out)?;
+    // A directory that accepts no new file fails here, before any packet is processed.
+    p4_io::output::check_writable(&output_path(&options.out, 0))?;
     refuse_overwriting_inputs(&options.out, &options.inputs)?;
     let mut inputs = MergedInputs::open(&options.inputs)?;
     let compiled = frontend::compile(&options.program, &options.includes)?;
