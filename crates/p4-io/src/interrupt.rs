@@ -35,3 +35,15 @@ impl std::fmt::Display for Interrupted {
 }
 
 impl std::error::Error for Interrupted {}
+
+/// Sends SIGINT to this process, as a user's Ctrl-C would, and returns once [`interrupted`] sees it
+/// (installing the handler first). For tests of interruptible loops; the flag stays set for the
+/// rest of the process, so such a test belongs in a test binary of its own.
+pub fn simulate_ctrl_c() {
+    install();
+    let _ = signal_hook::low_level::raise(signal_hook::consts::SIGINT);
+    let waited = std::time::Instant::now();
+    while !interrupted() && waited.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}

@@ -10,20 +10,10 @@ struct Top {
     sim: SimArgs,
 }
 
-fn interrupt_this_process() {
-    p4_io::interrupt::install();
-    let pid = std::process::id().to_string();
-    assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
-    let waited = std::time::Instant::now();
-    while !p4_io::interrupt::interrupted() {
-        assert!(waited.elapsed().as_secs() < 10, "SIGINT did not arrive");
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-}
-
 #[test]
 fn ctrl_c_stops_a_simulation_with_a_partial_summary() {
-    interrupt_this_process();
+    p4_io::interrupt::simulate_ctrl_c();
+    assert!(p4_io::interrupt::interrupted(), "SIGINT arrived");
     // 10 simulated seconds of heavy load would take minutes; interrupted, it stops within the
     // first 65536 events.
     let a = Top::try_parse_from(["sim", "--topology", "tree:2:3", "--seconds", "10"]).unwrap().sim;

@@ -1,31 +1,15 @@
 //! The `gen` / `capture` / `phy` command functions end to end, through files.
 
 use p4_phy::capture::read_capture;
+mod common;
+
+use common::{capture_args, gen_args};
 use p4_phy::cli::{run_capture, run_gen, run_phy, CaptureArgs, GenArgs, PhyArgs, PhyCommand};
 
 fn tmp(name: &str) -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("p4phy-test-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
-}
-
-fn gen_args() -> GenArgs {
-    GenArgs {
-        count: 50,
-        size: 256,
-        idles: None,
-        rate: None,
-        poisson: None,
-        replay: None,
-        min_gap: 12,
-        seed: 1,
-        stream: None,
-        pcapng: None,
-        capture: None,
-        bins: 4,
-        json: true,
-        progress: Default::default(),
-    }
 }
 
 #[test]
@@ -45,16 +29,7 @@ fn gen_stream_then_capture() {
     assert!(text.contains("\"rate_gbps\""));
     let mut out = Vec::new();
     let cap = run_capture(
-        &CaptureArgs {
-            stream,
-            out: Some(rxp.clone()),
-            with_fcs: false,
-            flip_bits: 0,
-            seed: 1,
-            bins: 4,
-            json: false,
-            progress: Default::default(),
-        },
+        &CaptureArgs { out: Some(rxp.clone()), ..capture_args(stream) },
         &mut out,
     )
     .unwrap();
@@ -90,16 +65,7 @@ fn gen_stream_then_capture() {
     // Line bit errors show up in the counters, never as a panic.
     let mut out = Vec::new();
     let hit = run_capture(
-        &CaptureArgs {
-            stream: tmp("a.bits"),
-            out: None,
-            with_fcs: false,
-            flip_bits: 200,
-            seed: 5,
-            bins: 4,
-            json: true,
-            progress: Default::default(),
-        },
+        &CaptureArgs { flip_bits: 200, seed: 5, json: true, ..capture_args(tmp("a.bits")) },
         &mut out,
     )
     .unwrap();
@@ -119,16 +85,7 @@ fn gen_rejects_bad_arguments() {
     let e = run_gen(&GenArgs { count: 100_000, rate: Some(1e-4), ..gen_args() }, &mut out).unwrap_err();
     assert!(e.to_string().starts_with("the stream would take about "), "{e}");
     let e = run_capture(
-        &CaptureArgs {
-            stream: tmp("missing.bits"),
-            out: None,
-            with_fcs: false,
-            flip_bits: 0,
-            seed: 1,
-            bins: 4,
-            json: true,
-            progress: Default::default(),
-        },
+        &CaptureArgs { json: true, ..capture_args(tmp("missing.bits")) },
         &mut out,
     )
     .unwrap_err();
@@ -198,16 +155,7 @@ fn a_closed_or_full_standard_output_is_an_error_not_a_panic() {
     assert_eq!(run_phy(&encode, &mut ClosedPipe).unwrap_err().to_string(), closed);
     let stream = tmp("closed.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
-    let capture = CaptureArgs {
-        stream,
-        out: None,
-        with_fcs: false,
-        flip_bits: 0,
-        seed: 1,
-        bins: 4,
-        json: false,
-        progress: Default::default(),
-    };
+    let capture = capture_args(stream);
     assert_eq!(run_capture(&capture, &mut ClosedPipe).unwrap_err().to_string(), closed);
     let mut full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
     assert_eq!(
@@ -254,16 +202,7 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
     let stream = tmp("range.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
     let capture = |flip_bits, bins| {
-        let a = CaptureArgs {
-            stream: stream.clone(),
-            out: None,
-            with_fcs: false,
-            flip_bits,
-            seed: 1,
-            bins,
-            json: false,
-            progress: Default::default(),
-        };
+        let a = CaptureArgs { flip_bits, bins, ..capture_args(stream.clone()) };
         run_capture(&a, &mut Vec::new()).unwrap_err().to_string()
     };
     assert_eq!(capture(0, 0), "--bins 0 is out of range: allowed 1..=1000");
@@ -286,16 +225,7 @@ fn output_paths_are_checked_before_the_work_and_written_whole() {
     assert_eq!(e.to_string(), format!("--pcapng and --capture name the same file {}", same.display()));
     let stream = tmp("whole.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
-    let capture = |out: &str| CaptureArgs {
-        stream: stream.clone(),
-        out: Some(out.into()),
-        with_fcs: false,
-        flip_bits: 0,
-        seed: 1,
-        bins: 4,
-        json: false,
-        progress: Default::default(),
-    };
+    let capture = |out: &str| CaptureArgs { out: Some(out.into()), ..capture_args(stream.clone()) };
     let dir = std::env::temp_dir();
     let e = run_capture(&capture(dir.to_str().unwrap()), &mut Vec::new()).unwrap_err();
     assert_eq!(e.to_string(), format!("cannot write {}: it is a directory", dir.display()));
@@ -313,16 +243,7 @@ fn output_paths_are_checked_before_the_work_and_written_whole() {
 #[test]
 fn endless_inputs_are_refused_or_streamed_within_their_stated_length() {
     // /dev/zero used to be read until memory ran out.
-    let a = CaptureArgs {
-        stream: "/dev/zero".into(),
-        out: None,
-        with_fcs: false,
-        flip_bits: 0,
-        seed: 1,
-        bins: 4,
-        json: false,
-        progress: Default::default(),
-    };
+    let a = capture_args("/dev/zero".into());
     assert_eq!(
         run_capture(&a, &mut Vec::new()).unwrap_err().to_string(),
         "/dev/zero: not a p4-phy bit-stream file: missing P4PHYBIT header"
@@ -384,16 +305,7 @@ fn streamed_gen_and_capture_agree_with_the_in_memory_path() {
     let gen_rx = rep.rx.unwrap();
     assert_eq!(gen_rx.ipd, in_memory);
     assert_eq!(gen_rx.counters, cap.counters);
-    let c = CaptureArgs {
-        stream,
-        out: None,
-        with_fcs: false,
-        flip_bits: 0,
-        seed: 1,
-        bins: 4,
-        json: false,
-        progress: Default::default(),
-    };
+    let c = capture_args(stream);
     let captured = run_capture(&c, &mut Vec::new()).unwrap();
     assert_eq!(captured.ipd, in_memory);
     assert_eq!(read_capture(&rx).unwrap().len(), 3000);

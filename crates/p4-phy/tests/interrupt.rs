@@ -3,6 +3,9 @@
 //! In a test binary of its own, since the SIGINT flag is process-wide.
 
 use p4_phy::capture::read_capture;
+mod common;
+
+use common::{capture_args, gen_args};
 use p4_phy::cli::{run_capture, run_gen, CaptureArgs, GenArgs};
 
 fn tmp(name: &str) -> std::path::PathBuf {
@@ -11,40 +14,15 @@ fn tmp(name: &str) -> std::path::PathBuf {
     d.join(name)
 }
 
-fn interrupt_this_process() {
-    p4_io::interrupt::install();
-    let pid = std::process::id().to_string();
-    assert!(std::process::Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
-    let waited = std::time::Instant::now();
-    while !p4_io::interrupt::interrupted() {
-        assert!(waited.elapsed().as_secs() < 10, "SIGINT did not arrive");
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
-}
-
 #[test]
 fn ctrl_c_stops_gen_and_capture_with_complete_files_and_a_note() {
     // Written before the interrupt, to capture afterwards.
     let stream = tmp("before.bits");
-    let gen = GenArgs {
-        count: 5000,
-        size: 64,
-        idles: None,
-        rate: None,
-        poisson: None,
-        replay: None,
-        min_gap: 12,
-        seed: 1,
-        stream: None,
-        pcapng: None,
-        capture: None,
-        bins: 4,
-        json: false,
-        progress: Default::default(),
-    };
+    let gen = GenArgs { count: 5000, size: 64, json: false, ..gen_args() };
     run_gen(&GenArgs { stream: Some(stream.clone()), ..gen.clone() }, &mut Vec::new()).unwrap();
 
-    interrupt_this_process();
+    p4_io::interrupt::simulate_ctrl_c();
+    assert!(p4_io::interrupt::interrupted(), "SIGINT arrived");
     let tx = tmp("tx.pcapng");
     let partial_stream = tmp("partial.bits");
     let mut out = Vec::new();
@@ -66,16 +44,7 @@ fn ctrl_c_stops_gen_and_capture_with_complete_files_and_a_note() {
 
     let rx = tmp("rx.pcapng");
     let mut out = Vec::new();
-    let cap = CaptureArgs {
-        stream,
-        out: Some(rx.clone()),
-        with_fcs: false,
-        flip_bits: 0,
-        seed: 1,
-        bins: 4,
-        json: false,
-        progress: Default::default(),
-    };
+    let cap = CaptureArgs { out: Some(rx.clone()), ..capture_args(stream) };
     let rep = run_capture(&cap, &mut out).unwrap();
     assert!(rep.interrupted);
     // The entry point prints the same, then returns the error that exits with status 130.
