@@ -18,6 +18,7 @@ pub mod interrupt;
 pub mod output;
 pub mod progress;
 pub mod stdio;
+pub mod testing;
 
 /// What went wrong in an I/O call, in words a user can act on.
 pub fn describe_io_error(error: &std::io::Error) -> String {

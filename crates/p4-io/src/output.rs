@@ -150,19 +150,10 @@ pub fn create_dir(dir: &Path) -> Result<(), OutputError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::file_names as names;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("p4-io-output-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        names.sort();
-        names
+        crate::testing::scratch_dir("p4-io-output", name)
     }
 
     #[test]

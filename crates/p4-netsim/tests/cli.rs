@@ -101,17 +101,7 @@ fn pcap_timing_replay_as_cross_traffic() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// A standard output whose reader has gone (`p4forge sim | head -c1`).
-struct ClosedPipe;
-
-impl std::io::Write for ClosedPipe {
-    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
-        Err(std::io::ErrorKind::BrokenPipe.into())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use p4_io::testing::ClosedPipe;
 
 #[test]
 fn a_closed_or_full_standard_output_is_an_error_not_a_panic() {

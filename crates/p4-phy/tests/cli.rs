@@ -133,17 +133,7 @@ fn tshark_reads_picosecond_pcapng_when_installed() {
     assert_eq!(lines, vec!["252\t0x88b5\t0.000000000", "252\t0x88b5\t0.000000240", "252\t0x88b5\t0.000000240"]);
 }
 
-/// A standard output whose reader has gone (`p4forge gen | head -c1`).
-struct ClosedPipe;
-
-impl std::io::Write for ClosedPipe {
-    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
-        Err(std::io::ErrorKind::BrokenPipe.into())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use p4_io::testing::ClosedPipe;
 
 #[test]
 fn a_closed_or_full_standard_output_is_an_error_not_a_panic() {

@@ -659,18 +659,10 @@ mod tests {
     }
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = temp(&format!("dir-{name}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+        p4_io::testing::scratch_dir("p4-stf-capture", name)
     }
 
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> =
-            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-        names.sort();
-        names
-    }
+    use p4_io::testing::file_names as names;
 
     #[test]
     fn the_final_name_only_ever_holds_a_complete_capture() {

@@ -1,7 +1,24 @@
-//! Argument sets the command-function tests start from (each test changes what it is about).
+//! Helpers shared by the integration tests. Each test binary uses some of them.
+#![allow(dead_code)]
 
 use p4_phy::cli::{CaptureArgs, GenArgs};
 use std::path::PathBuf;
+
+/// The consecutive pieces that `pattern` (repeated as often as needed) cuts `0..total` into:
+/// how the tests feed one stream to the bulk paths in uneven calls.
+pub fn pieces(total: usize, pattern: &[usize]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for len in pattern.iter().cycle() {
+        if at == total || *len == 0 {
+            break;
+        }
+        let end = (at + len).min(total);
+        out.push(at..end);
+        at = end;
+    }
+    out
+}
 
 /// 50 frames of 256 octets at line rate, JSON report, nothing written.
 pub fn gen_args() -> GenArgs {
