@@ -18,7 +18,7 @@ STF_DIRS := examples tests/stf
 # Cases per fuzz target for `make fuzz` (override: make fuzz FUZZ_CASES=100000).
 FUZZ_CASES ?= 20000
 
-.PHONY: help tools tools-rust tools-rtl tools-test demo test test-stf bench fuzz clean-demo
+.PHONY: help tools tools-rust tools-rtl tools-test demo test test-stf test-live bench fuzz clean-demo
 
 help:
 	@echo "make demo    build p4forge (release) and run the l2l3 example: pcap traffic + table entries -> $(DEMO_OUT)/port<N>.pcap, with a summary"
@@ -58,6 +58,7 @@ tools: tools-rust tools-rtl tools-test
 # if_tsresol) open in the tool people will use on them.
 tools-test:
 	@$(call want,tshark,tshark,the pcapng interoperability test)
+	@$(call want,iperf3,iperf3 iproute2 iputils-ping ethtool,the live-port test (tests/live/run.sh))
 
 tools-rust:
 	@$(call need,cargo,cargo rustc)
@@ -88,6 +89,16 @@ test: tools
 	@$(MAKE) --no-print-directory test-stf
 	@echo "+ tests/programs/check.sh $(P4FORGE_TEST)"
 	@tests/programs/check.sh $(P4FORGE_TEST)
+	@$(MAKE) --no-print-directory test-live
+
+# p4forge switch on real (veth) interfaces between network namespaces: needs root.
+test-live:
+	@if [ "$$(id -u)" = 0 ]; then \
+	  echo "+ tests/live/run.sh $(P4FORGE_TEST)"; \
+	  tests/live/run.sh $(P4FORGE_TEST); \
+	else \
+	  echo "note: tests/live/run.sh needs root (network namespaces); skipped. Run: sudo tests/live/run.sh $(P4FORGE_TEST)"; \
+	fi
 
 # Each foo.stf beside a foo.p4, through the release binary exactly as a user runs it. Files listed
 # in $(KNOWN_FAILURES) (with a reason) may fail; every other failure fails the target.

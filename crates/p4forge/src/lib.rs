@@ -4,3 +4,4 @@
 pub mod cmd;
 pub mod error;
 pub mod frontend;
+pub mod ports;

@@ -96,6 +96,30 @@ enum Command {
         #[command(flatten)]
         progress: p4_io::progress::ProgressArgs,
     },
+    /// Run the program as a switch between Linux network interfaces (AF_PACKET; needs root).
+    ///
+    /// Frames arriving on IFNAME enter on port PORT; what the program sends to PORT leaves through
+    /// IFNAME. Lines on stdin are runtime-CLI commands (as in --entries), applied while traffic
+    /// flows. Ctrl-C stops and prints the per-port summary.
+    ///
+    /// Example: p4forge switch l2l3.p4 --entries entries.txt --port 1=veth1 --port 2=veth2
+    #[command(after_help = EXIT_CODES)]
+    Switch {
+        /// The P4_16 source file.
+        program: PathBuf,
+        /// Table entries etc. in BMv2 runtime-CLI syntax, applied before the first frame.
+        #[arg(long, value_name = "FILE")]
+        entries: Option<PathBuf>,
+        /// Attach switch port PORT to network interface IFNAME (repeatable).
+        #[arg(long = "port", value_name = "PORT=IFNAME", value_parser = cmd::switch::parse_port_arg, required = true)]
+        ports: Vec<(u32, String)>,
+        /// Also search DIR for `#include` files (repeatable).
+        #[arg(short = 'I', long = "include", value_name = "DIR")]
+        include: Vec<PathBuf>,
+        /// Print log_msg output.
+        #[arg(short, long)]
+        verbose: bool,
+    },
     /// 10GBASE-R PCS/MAC in software: list a frame's 66-bit blocks, or run the threaded TX→RX pipeline.
     Phy(p4_phy::cli::PhyArgs),
     /// Generate a 10GBASE-R bit stream with exact inter-packet gaps (idles, rate, Poisson or pcap replay).
@@ -135,6 +159,11 @@ fn dispatch(command: Command) -> CliResult<()> {
                 Some(_) => Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string())),
                 None => Ok(()),
             }
+        }
+        Command::Switch { program, entries, ports, include, verbose } => {
+            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, verbose };
+            let summary = cmd::switch::switch(&options)?;
+            Ok(p4_io::stdio::print(&summary.render())?)
         }
         Command::Phy(args) => tool(p4_phy::cli::phy_main(args)),
         Command::Gen(args) => tool(p4_phy::cli::gen_main(args)),

@@ -4,4 +4,5 @@ pub mod check;
 pub mod compile;
 pub mod run;
 pub mod stf2pcap;
+pub mod switch;
 pub mod test;

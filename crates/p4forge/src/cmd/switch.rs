@@ -1,0 +1,163 @@
+//! `p4forge switch`: the program as a software switch between Linux network interfaces.
+//!
+//! Each `--port N=IFNAME` is an `AF_PACKET` socket (see [`crate::ports`]); frames arriving on IFNAME
+//! enter the program on ingress port N, and what the program sends to port N leaves through IFNAME.
+//! Lines on standard input are runtime-CLI commands (the entries-file syntax) applied while traffic
+//! flows; Ctrl-C stops the switch and prints the per-port summary.
+
+use crate::cmd::run::RunSummary;
+use crate::error::{read_text, CliError, CliResult};
+use crate::frontend::{self, Dataplane};
+use crate::ports::{wait_readable, LinuxPort, MAX_FRAME};
+use p4_stf::commands::{apply_commands, parse_commands};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Instant;
+
+/// What `switch` needs.
+pub struct SwitchOptions {
+    pub program: PathBuf,
+    pub includes: Vec<PathBuf>,
+    pub entries: Option<PathBuf>,
+    /// `(port number, interface name)`.
+    pub ports: Vec<(u32, String)>,
+    pub verbose: bool,
+}
+
+/// Parses `PORT=IFNAME`.
+pub fn parse_port_arg(text: &str) -> Result<(u32, String), String> {
+    let (port, name) = text.split_once('=').ok_or_else(|| format!("`{text}` must be written PORT=IFNAME, e.g. 1=veth0"))?;
+    let port: u32 = port.trim().parse().map_err(|_| format!("`{port}` in `{text}` is not a port number"))?;
+    if name.is_empty() || name.len() >= libc::IFNAMSIZ {
+        return Err(format!("`{name}` in `{text}` is not an interface name (1 to {} characters)", libc::IFNAMSIZ - 1));
+    }
+    Ok((port, name.to_string()))
+}
+
+/// Applies one stdin line of runtime-CLI commands; returns what to print.
+fn apply_line(switch: &mut dyn Dataplane, line: &str) -> String {
+    let commands = match parse_commands(line) {
+        Ok(commands) => commands,
+        Err(errors) => return errors.render("stdin").trim_end().to_string(),
+    };
+    match apply_commands(switch, &commands) {
+        Ok(printed) if printed.is_empty() => "ok".to_string(),
+        Ok(printed) => printed.join("\n"),
+        Err(error) => format!("refused: {}", error.message),
+    }
+}
+
+/// Runs until Ctrl-C; returns the per-port summary.
+pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
+    let commands = match &options.entries {
+        Some(path) => {
+            let origin = path.display().to_string();
+            let text = read_text(path, "entries file")?;
+            Some((origin.clone(), parse_commands(&text).map_err(|e| CliError::input(e.render(&origin).trim_end().to_string()))?))
+        }
+        None => None,
+    };
+    let compiled = frontend::compile(&options.program, &options.includes)?;
+    p4_io::eprint_safe!("{}", compiled.warnings);
+    let mut switch = frontend::new_switch(compiled, &options.program)?;
+    if let Some((origin, commands)) = &commands {
+        apply_commands(switch.as_mut(), commands).map_err(|e| CliError::input(format!("{origin}:{}: {}", e.line, e.message)))?;
+    }
+    for (index, (number, name)) in options.ports.iter().enumerate() {
+        switch.check_port(*number).map_err(|e| CliError::input(format!("--port {number}={name}: {e}")))?;
+        if options.ports[..index].iter().any(|(n, _)| n == number) {
+            return Err(CliError::input(format!("--port {number} is given twice")));
+        }
+    }
+    let mut ports = Vec::new();
+    for (number, name) in &options.ports {
+        ports.push((*number, LinuxPort::open(name).map_err(|e| CliError::input(e.to_string()))?));
+    }
+    let names: Vec<String> = ports.iter().map(|(n, p)| format!("{n}={}", p.name())).collect();
+    p4_io::eprintln_safe!("switching {} (Ctrl-C stops; runtime-CLI commands on stdin)", names.join(" "));
+
+    let commands_in = stdin_lines();
+    p4_io::interrupt::install();
+    let fds: Vec<_> = ports.iter().map(|(_, p)| p.raw_fd()).collect();
+    let start = Instant::now();
+    let mut summary = RunSummary::default();
+    let mut buffer = vec![0u8; MAX_FRAME];
+    while !p4_io::interrupt::interrupted() {
+        while let Ok(line) = commands_in.try_recv() {
+            match line.strip_prefix("# refused: ") {
+                Some(why) => p4_io::eprintln_safe!("refused: {why}"),
+                None if line.trim().is_empty() || line.trim_start().starts_with('#') => {}
+                None => p4_io::eprintln_safe!("{}", apply_line(switch.as_mut(), &line)),
+            }
+        }
+        let ready = wait_readable(&fds, 50).map_err(|e| CliError::input(format!("cannot wait for frames: {e}")))?;
+        for (index, (port, interface)) in ports.iter().enumerate() {
+            if !ready[index] {
+                continue;
+            }
+            // Drain what is waiting, a bounded number at a time so no port starves the others.
+            for _ in 0..64 {
+                let Some(length) = interface.receive(&mut buffer).map_err(|e| CliError::input(e.to_string()))? else { break };
+                let frame = &buffer[..length];
+                let stats = summary.ports.entry(*port).or_default();
+                stats.packets_in += 1;
+                stats.bytes_in += length as u64;
+                let injected = switch.inject(*port, frame, start.elapsed().as_nanos() as u64);
+                for reason in injected.drops {
+                    *summary.drops.entry(reason).or_default() += 1;
+                }
+                if options.verbose {
+                    for line in &injected.log {
+                        p4_io::eprintln_safe!("log: {line}");
+                    }
+                }
+                for output in injected.outputs {
+                    let Some((_, out)) = ports.iter().find(|(n, _)| *n == output.port) else {
+                        *summary.drops.entry(format!("egress port {} has no interface", output.port)).or_default() += 1;
+                        continue;
+                    };
+                    let stats = summary.ports.entry(output.port).or_default();
+                    stats.packets_out += 1;
+                    stats.bytes_out += output.data.len() as u64;
+                    if let Err(error) = out.send(&output.data) {
+                        *summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+    Ok(summary)
+}
+
+/// Longest command line accepted on standard input.
+const MAX_COMMAND_LINE: u64 = 64 * 1024;
+
+/// Lines typed on standard input, read on their own thread so the packet loop never blocks on them.
+/// A line longer than [`MAX_COMMAND_LINE`] is refused (and skipped) rather than read without bound.
+fn stdin_lines() -> mpsc::Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::{BufRead, Read};
+        let mut stdin = std::io::stdin().lock();
+        let mut line = Vec::new();
+        let mut skipping = false;
+        loop {
+            line.clear();
+            match (&mut stdin).take(MAX_COMMAND_LINE).read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let complete = line.ends_with(b"\n");
+            let text = if skipping || !complete && line.len() as u64 == MAX_COMMAND_LINE {
+                format!("# refused: a command line longer than {MAX_COMMAND_LINE} bytes")
+            } else {
+                String::from_utf8_lossy(&line).trim_end().to_string()
+            };
+            skipping = !complete && line.len() as u64 == MAX_COMMAND_LINE;
+            if sender.send(text).is_err() {
+                break;
+            }
+        }
+    });
+    receiver
+}

@@ -1,0 +1,138 @@
+//! Linux network interfaces as switch ports: one `AF_PACKET` raw socket per interface, bound to
+//! it, in promiscuous mode, so every Ethernet frame the interface sees reaches the switch and every
+//! frame the switch sends leaves through it unchanged.
+//!
+//! This is the simple socket path (one `recvfrom`/`send` per frame). Frames the socket itself sent
+//! come back as `PACKET_OUTGOING` and are skipped, or the switch would process its own output.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+/// Largest frame read from an interface (a jumbo frame with room to spare).
+pub const MAX_FRAME: usize = 16 * 1024;
+
+/// A Linux interface opened as a switch port.
+pub struct LinuxPort {
+    name: String,
+    socket: OwnedFd,
+}
+
+fn last_error(what: &str, name: &str) -> io::Error {
+    let error = io::Error::last_os_error();
+    io::Error::new(error.kind(), format!("{what} {name}: {error}"))
+}
+
+impl LinuxPort {
+    /// Opens interface `name` (needs CAP_NET_RAW, i.e. root).
+    pub fn open(name: &str) -> io::Result<LinuxPort> {
+        let c_name = CString::new(name).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "an interface name has no NUL byte"))?;
+        // SAFETY: if_nametoindex reads a NUL-terminated string and returns 0 when it is unknown.
+        let index = unsafe { libc::if_nametoindex(c_name.as_ptr()) };
+        if index == 0 {
+            return Err(io::Error::new(io::ErrorKind::NotFound, format!("no network interface named {name}")));
+        }
+        let protocol = (libc::ETH_P_ALL as u16).to_be();
+        // SAFETY: plain socket creation; the result is checked before use.
+        let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, i32::from(protocol)) };
+        if fd < 0 {
+            return Err(last_error("cannot open a raw socket for", name));
+        }
+        // SAFETY: fd is a fresh socket this function owns from here on.
+        let socket = unsafe { OwnedFd::from_raw_fd(fd) };
+        // SAFETY: sockaddr_ll is plain data; all-zero is a valid starting value.
+        let mut address: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        address.sll_family = libc::AF_PACKET as u16;
+        address.sll_protocol = protocol;
+        address.sll_ifindex = index as i32;
+        // SAFETY: address is a valid sockaddr_ll of the size given.
+        let bound = unsafe {
+            libc::bind(fd, (&address as *const libc::sockaddr_ll).cast(), std::mem::size_of::<libc::sockaddr_ll>() as u32)
+        };
+        if bound < 0 {
+            return Err(last_error("cannot bind a raw socket to", name));
+        }
+        // SAFETY: packet_mreq is plain data; the call reads it for its given size.
+        let mut membership: libc::packet_mreq = unsafe { std::mem::zeroed() };
+        membership.mr_ifindex = index as i32;
+        membership.mr_type = libc::PACKET_MR_PROMISC as u16;
+        let promisc = unsafe {
+            libc::setsockopt(
+                fd,
+                libc::SOL_PACKET,
+                libc::PACKET_ADD_MEMBERSHIP,
+                (&membership as *const libc::packet_mreq).cast(),
+                std::mem::size_of::<libc::packet_mreq>() as u32,
+            )
+        };
+        if promisc < 0 {
+            return Err(last_error("cannot make promiscuous", name));
+        }
+        Ok(LinuxPort { name: name.to_string(), socket })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The next frame that arrived on the interface, `Ok(None)` when none is waiting.
+    pub fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<usize>> {
+        loop {
+            // SAFETY: see above; recvfrom writes at most buffer.len() bytes and the address size given.
+            let mut address: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+            let mut length = std::mem::size_of::<libc::sockaddr_ll>() as u32;
+            let read = unsafe {
+                libc::recvfrom(
+                    self.socket.as_raw_fd(),
+                    buffer.as_mut_ptr().cast(),
+                    buffer.len(),
+                    libc::MSG_TRUNC,
+                    (&mut address as *mut libc::sockaddr_ll).cast(),
+                    &mut length,
+                )
+            };
+            if read < 0 {
+                let error = io::Error::last_os_error();
+                return match error.kind() {
+                    io::ErrorKind::WouldBlock => Ok(None),
+                    io::ErrorKind::Interrupted => continue,
+                    _ => Err(io::Error::new(error.kind(), format!("cannot receive on {}: {error}", self.name))),
+                };
+            }
+            if address.sll_pkttype == libc::PACKET_OUTGOING as u8 {
+                continue;
+            }
+            // MSG_TRUNC reports the frame's real length; a longer frame than the buffer is cut.
+            return Ok(Some((read as usize).min(buffer.len())));
+        }
+    }
+
+    /// Sends one frame out of the interface.
+    pub fn send(&self, frame: &[u8]) -> io::Result<()> {
+        // SAFETY: send reads frame.len() bytes from frame.
+        let sent = unsafe { libc::send(self.socket.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
+        if sent < 0 {
+            return Err(last_error("cannot send on", &self.name));
+        }
+        Ok(())
+    }
+
+    pub fn raw_fd(&self) -> RawFd {
+        self.socket.as_raw_fd()
+    }
+}
+
+/// Waits up to `timeout_ms` until one of `fds` is readable; returns which are.
+pub fn wait_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<Vec<bool>> {
+    let mut polls: Vec<libc::pollfd> = fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
+    // SAFETY: polls is a valid array of pollfd of the length given.
+    let ready = unsafe { libc::poll(polls.as_mut_ptr(), polls.len() as libc::nfds_t, timeout_ms) };
+    if ready < 0 {
+        let error = io::Error::last_os_error();
+        if error.kind() == io::ErrorKind::Interrupted {
+            return Ok(vec![false; fds.len()]);
+        }
+        return Err(error);
+    }
+    Ok(polls.iter().map(|p| p.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0).collect())
+}
