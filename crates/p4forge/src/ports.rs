@@ -11,6 +11,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 /// Largest frame read from an interface (a jumbo frame with room to spare).
 pub const MAX_FRAME: usize = 16 * 1024;
+/// Kernel socket buffer per port and direction.
+const SOCKET_BUFFER: libc::c_int = 8 << 20;
 
 /// A Linux interface opened as a switch port.
 pub struct LinuxPort {
@@ -67,6 +69,16 @@ impl LinuxPort {
         };
         if promisc < 0 {
             return Err(last_error("cannot make promiscuous", name));
+        }
+        // Bursts (a TCP window arriving at once) must wait in the kernel while the switch is busy
+        // with another port: the default socket buffer (~200 KiB) overflows and the sender backs off.
+        for option in [libc::SO_RCVBUFFORCE, libc::SO_SNDBUFFORCE] {
+            let bytes: libc::c_int = SOCKET_BUFFER;
+            // SAFETY: the option value is a c_int of the size given. Without CAP_NET_ADMIN the call
+            // fails and the default size stays, which still works (more slowly).
+            unsafe {
+                libc::setsockopt(fd, libc::SOL_SOCKET, option, (&bytes as *const libc::c_int).cast(), std::mem::size_of::<libc::c_int>() as u32);
+            }
         }
         Ok(LinuxPort { name: name.to_string(), socket })
     }
