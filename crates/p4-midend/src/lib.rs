@@ -1,0 +1,28 @@
+//! The p4forge mid-end: a pipeline of passes that lower the elaborated IR ([`p4_ir::Program`]) towards
+//! what a hardware generator or a fast executor wants, while keeping it **IR**: every lowered program
+//! still runs on the software dataplane, and the STF suite run on the lowered program is how every pass
+//! is validated (`tests/stf_lowered.rs`).
+//!
+//! Entry points:
+//! - [`lower`]: the default [`Pipeline`] (`p4forge compile --emit lowered-ir`, `p4forge test --lowered`).
+//! - [`Pipeline::run_with`]: the same, with a hook after every pass (tests run the IR verifier there).
+//! - [`pass_by_name`] / [`PASS_NAMES`]: one pass alone (the golden tests of `tests/passes/<pass>/`).
+//!
+//! The passes, in pipeline order (each module says what it does and why):
+//! 1. [`passes::inline_functions`] — function calls are replaced by their bodies.
+//! 2. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
+
+pub mod error;
+pub mod pass;
+pub mod passes;
+pub mod util;
+
+pub use error::PassError;
+pub use pass::{pass_by_name, Pass, Pipeline, PASS_NAMES};
+
+use p4_ir::Program;
+
+/// Runs the default pipeline over `program` and returns the lowered program.
+pub fn lower(program: Program) -> Result<Program, PassError> {
+    Pipeline::default().run(program)
+}

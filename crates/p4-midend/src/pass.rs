@@ -1,0 +1,67 @@
+//! The pass interface and the pipeline that runs passes in order.
+
+use crate::passes;
+use crate::PassError;
+use p4_ir::Program;
+
+/// One transformation of the whole program. A pass leaves the program valid IR that the software
+/// dataplane still runs with the same observable behaviour.
+pub trait Pass {
+    /// A short stable name (`inline-functions`); golden tests live in `tests/passes/<name>/`.
+    fn name(&self) -> &'static str;
+    fn run(&self, program: &mut Program) -> Result<(), PassError>;
+}
+
+/// The names of all passes, in default pipeline order.
+pub const PASS_NAMES: &[&str] = &[passes::inline_functions::NAME, passes::slice_rmw::NAME];
+
+/// The pass called `name`, if there is one.
+pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
+    match name {
+        passes::inline_functions::NAME => Some(Box::new(passes::inline_functions::InlineFunctions)),
+        passes::slice_rmw::NAME => Some(Box::new(passes::slice_rmw::SliceRmw)),
+        _ => None,
+    }
+}
+
+/// An ordered list of passes.
+pub struct Pipeline {
+    passes: Vec<Box<dyn Pass>>,
+}
+
+impl Default for Pipeline {
+    /// Every pass of [`PASS_NAMES`], in that order.
+    fn default() -> Pipeline {
+        Pipeline { passes: PASS_NAMES.iter().filter_map(|n| pass_by_name(n)).collect() }
+    }
+}
+
+impl Pipeline {
+    pub fn new(passes: Vec<Box<dyn Pass>>) -> Pipeline {
+        Pipeline { passes }
+    }
+
+    /// The names of the passes, in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.passes.iter().map(|p| p.name()).collect()
+    }
+
+    /// Runs every pass in order.
+    pub fn run(&self, program: Program) -> Result<Program, PassError> {
+        self.run_with(program, |_, _| Ok(()))
+    }
+
+    /// Runs every pass in order and calls `after(pass name, program)` after each one; an error from
+    /// `after` stops the pipeline (tests pass the IR verifier here).
+    pub fn run_with(
+        &self,
+        mut program: Program,
+        mut after: impl FnMut(&str, &Program) -> Result<(), PassError>,
+    ) -> Result<Program, PassError> {
+        for pass in &self.passes {
+            pass.run(&mut program)?;
+            after(pass.name(), &program)?;
+        }
+        Ok(program)
+    }
+}

@@ -1,0 +1,560 @@
+//! `inline-functions`: every call of a P4 function is replaced by the function's body.
+//!
+//! Why: a hardware pipeline has no call stack, and every later pass (three-address form, def-use,
+//! parallel action bodies) is simpler when the only calls left are actions (run by tables) and
+//! externs. Sema already gives each function instance its variables in the caller's frame (one frame
+//! per block), so inlining needs no renaming: the call `f(a, b)` becomes
+//!
+//! ```text
+//! p1 = a;            // copy-in (in/inout); an `out` parameter is re-initialised instead (`init p;`)
+//! <body of f>        // `return e` stores e in f's return slot; an early return sets a flag and
+//!                    // the rest of the body runs under `if (!flag)` (in a loop: `if (flag) break;`)
+//! b = p2;            // copy-out (out/inout), the l-value evaluated after the body, as before
+//! ```
+//!
+//! and a call inside an expression is *hoisted* in front of its statement, its value read from the
+//! return slot (or a fresh `<f>_result` temporary when the statement holds more than one call). This is
+//! the same order the dataplane evaluates a call in, so behaviour is unchanged, provided nothing
+//! evaluated earlier in the statement is moved after the call. The pass therefore leaves a call where
+//! it is when
+//! - it sits in the right operand of `&&`/`||` or in a branch of `?:` (it may not run at all),
+//! - something before it in the statement has effects (another call that stays, a table apply),
+//! - something before it reads a variable the call writes through an `out`/`inout` argument, or the
+//!   assignment's place has a run-time index reading one,
+//! - it is in a `for` condition, a `select` key or a table key (no statement to put it in front of),
+//! - the function contains `exit` (its copy-out would have to run on the way out).
+//! Functions with no call left are removed from the program.
+
+use crate::util::{any_stmt, bodies, fresh_var, put_body, root_var, take_body, vars_mut, walk_expr_mut, walk_stmts_exprs_mut};
+use crate::{Pass, PassError};
+use p4_ir::{
+    BlockRef, Call, Callee, Direction, Expr, ExprKind, Function, FunctionId, Program, Span, Stmt, Type, UnOp, Value, Var, VarId,
+    VarKind,
+};
+use std::collections::{HashMap, HashSet};
+
+pub const NAME: &str = "inline-functions";
+
+/// Nested expansions deeper than this are left as calls (P4 has no recursion; this is a safety net).
+const MAX_DEPTH: u32 = 64;
+
+pub struct InlineFunctions;
+
+impl Pass for InlineFunctions {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn run(&self, program: &mut Program) -> Result<(), PassError> {
+        let funcs = program.functions.clone();
+        let mut flags = HashMap::new();
+        for (block, body) in bodies(program) {
+            let mut stmts = take_body(program, body);
+            if let Some(vars) = vars_mut(program, &block) {
+                let mut cx = Inliner { funcs: &funcs, block: &block, vars, flags: &mut flags, depth: 0 };
+                stmts = cx.list(stmts);
+            }
+            put_body(program, body, stmts);
+        }
+        remove_unused_functions(program);
+        Ok(())
+    }
+}
+
+/// What has been evaluated so far in the statement being rewritten, in evaluation order.
+#[derive(Default)]
+struct Guard {
+    /// Variables read by the parts that stay in the statement.
+    reads: HashSet<VarId>,
+    /// Something with effects stays in the statement: nothing after it may be hoisted.
+    impure: bool,
+    /// Inside `&&`/`||` right operands or `?:` branches.
+    conditional: u32,
+}
+
+struct Inliner<'a> {
+    funcs: &'a [Function],
+    block: &'a BlockRef,
+    vars: &'a mut Vec<Var>,
+    /// The early-return flag of each function in each frame (one is enough: it is reset per call).
+    flags: &'a mut HashMap<(bool, u32, usize), VarId>,
+    depth: u32,
+}
+
+fn var_expr(v: VarId, ty: Type, span: Span) -> Expr {
+    Expr::new(ty, ExprKind::Var(v), span)
+}
+
+fn sanitize(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+}
+
+impl Inliner<'_> {
+    fn inlinable(&self, f: FunctionId) -> bool {
+        self.depth < MAX_DEPTH
+            && self.funcs.get(f.index()).is_some_and(|func| func.block == *self.block && !any_stmt(&func.body, &|s| matches!(s, Stmt::Exit(_))))
+    }
+
+    fn list(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            self.stmt(s, &mut out);
+        }
+        out
+    }
+
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        match s {
+            Stmt::Call(call) => match call.callee {
+                Callee::Function(f) if self.inlinable(f) => {
+                    let exp = self.expansion(f, call);
+                    out.extend(exp);
+                }
+                _ => {
+                    let mut call = call;
+                    let mut g = Guard::default();
+                    self.call_parts(&mut call, &mut g, out);
+                    out.push(Stmt::Call(call));
+                }
+            },
+            Stmt::Assign { lhs, mut rhs, span } => {
+                let mut g = Guard::default();
+                place_reads(&lhs, &mut g);
+                self.top(&mut rhs, &mut g, out);
+                out.push(Stmt::Assign { lhs, rhs, span });
+            }
+            Stmt::VarInit { var, init: Some(mut e), span } => {
+                self.top(&mut e, &mut Guard::default(), out);
+                out.push(Stmt::VarInit { var, init: Some(e), span });
+            }
+            Stmt::If { mut cond, then, otherwise, span } => {
+                self.top(&mut cond, &mut Guard::default(), out);
+                let (then, otherwise) = (self.list(then), self.list(otherwise));
+                out.push(Stmt::If { cond, then, otherwise, span });
+            }
+            Stmt::SwitchValue { mut expr, cases, span } => {
+                self.top(&mut expr, &mut Guard::default(), out);
+                let cases = cases.into_iter().map(|(v, l)| (v, self.list(l))).collect();
+                out.push(Stmt::SwitchValue { expr, cases, span });
+            }
+            Stmt::SwitchAction { table, cases, span } => {
+                let cases = cases.into_iter().map(|(a, l)| (a, self.list(l))).collect();
+                out.push(Stmt::SwitchAction { table, cases, span });
+            }
+            Stmt::Block(l) => {
+                let l = self.list(l);
+                out.push(Stmt::Block(l));
+            }
+            Stmt::Return(Some(mut e), span) => {
+                self.top(&mut e, &mut Guard::default(), out);
+                out.push(Stmt::Return(Some(e), span));
+            }
+            Stmt::For { init, cond, update, body, span } => {
+                let (init, update, body) = (self.list(init), self.list(update), self.list(body));
+                out.push(Stmt::For { init, cond, update, body, span });
+            }
+            Stmt::ApplyBlock { block, mut args, span } => {
+                let mut g = Guard::default();
+                for a in &mut args {
+                    self.expr(&mut a.expr, &mut g, out);
+                }
+                out.push(Stmt::ApplyBlock { block, args, span });
+            }
+            other => out.push(other),
+        }
+    }
+
+    /// An expression that is the whole operand of its statement: a call there reads the return slot
+    /// directly.
+    fn top(&mut self, e: &mut Expr, g: &mut Guard, pre: &mut Vec<Stmt>) {
+        if let ExprKind::Call(call) = &e.kind {
+            if let Callee::Function(f) = call.callee {
+                if self.inlinable(f) && self.may_hoist(call, g) {
+                    let ExprKind::Call(call) = std::mem::replace(&mut e.kind, ExprKind::DontCare) else { return };
+                    let ret = self.funcs[f.index()].ret_var;
+                    pre.extend(self.expansion(f, *call));
+                    e.kind = match ret {
+                        Some(r) => ExprKind::Var(r),
+                        None => ExprKind::DontCare,
+                    };
+                    return;
+                }
+            }
+        }
+        self.expr(e, g, pre);
+    }
+
+    /// True if the call may run before everything the guard has seen.
+    fn may_hoist(&self, call: &Call, g: &Guard) -> bool {
+        if g.impure || g.conditional > 0 {
+            return false;
+        }
+        call.args
+            .iter()
+            .filter(|a| matches!(a.direction, Direction::Out | Direction::InOut))
+            .filter_map(|a| root_var(&a.expr))
+            .all(|v| !g.reads.contains(&v))
+    }
+
+    /// Walks `e` in evaluation order, hoisting the calls that may be hoisted into `pre`.
+    fn expr(&mut self, e: &mut Expr, g: &mut Guard, pre: &mut Vec<Stmt>) {
+        match &mut e.kind {
+            ExprKind::Var(v) => {
+                g.reads.insert(*v);
+            }
+            ExprKind::Field(b, _)
+            | ExprKind::StackNext(b)
+            | ExprKind::StackLast(b)
+            | ExprKind::StackLastIndex(b)
+            | ExprKind::Slice(b, _, _)
+            | ExprKind::Unary(_, b)
+            | ExprKind::Cast(b) => self.expr(b, g, pre),
+            ExprKind::Index(b, i) => {
+                self.expr(b, g, pre);
+                self.expr(i, g, pre);
+            }
+            ExprKind::Binary(op, l, r) => {
+                let short = matches!(op, p4_ir::BinOp::And | p4_ir::BinOp::Or);
+                self.expr(l, g, pre);
+                g.conditional += u32::from(short);
+                self.expr(r, g, pre);
+                g.conditional -= u32::from(short);
+            }
+            ExprKind::Mux(c, a, b) => {
+                self.expr(c, g, pre);
+                g.conditional += 1;
+                self.expr(a, g, pre);
+                self.expr(b, g, pre);
+                g.conditional -= 1;
+            }
+            ExprKind::Aggregate(xs) => xs.iter_mut().for_each(|x| self.expr(x, g, pre)),
+            ExprKind::ApplyTable(..) => g.impure = true,
+            ExprKind::Call(call) => {
+                if let Callee::Function(f) = call.callee {
+                    if self.inlinable(f) && self.may_hoist(call, g) {
+                        let ExprKind::Call(call) = std::mem::replace(&mut e.kind, ExprKind::DontCare) else { return };
+                        let func = &self.funcs[f.index()];
+                        let (ret, name) = (func.ret_var, sanitize(&func.name));
+                        pre.extend(self.expansion(f, *call));
+                        if let Some(r) = ret {
+                            // Another call of `f` later in the statement reuses the return slot.
+                            let tmp = fresh_var(self.vars, &format!("{name}_result"), e.ty.clone(), VarKind::Temp);
+                            pre.push(Stmt::VarInit { var: tmp, init: Some(var_expr(r, e.ty.clone(), e.span)), span: e.span });
+                            e.kind = ExprKind::Var(tmp);
+                        }
+                        return;
+                    }
+                }
+                let pure = matches!(call.callee, Callee::Builtin { builtin: p4_ir::Builtin::IsValid, .. });
+                self.call_parts(call, g, pre);
+                if !pure {
+                    g.impure = true;
+                }
+            }
+            ExprKind::Const(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
+        }
+    }
+
+    /// The target and arguments of a call that stays.
+    fn call_parts(&mut self, call: &mut Call, g: &mut Guard, pre: &mut Vec<Stmt>) {
+        if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &mut call.callee {
+            self.expr(target, g, pre);
+        }
+        for a in &mut call.args {
+            self.expr(&mut a.expr, g, pre);
+        }
+    }
+
+    /// The statements that replace `call` (already rewritten themselves).
+    fn expansion(&mut self, f: FunctionId, call: Call) -> Vec<Stmt> {
+        let func = &self.funcs[f.index()];
+        let span = call.span;
+        let mut raw = Vec::new();
+        for (p, a) in func.params.iter().zip(&call.args) {
+            match p.direction {
+                Direction::Out => raw.push(Stmt::VarInit { var: p.var, init: None, span }),
+                _ if matches!(a.expr.kind, ExprKind::DontCare) => {}
+                _ => raw.push(Stmt::Assign { lhs: var_expr(p.var, p.ty.clone(), span), rhs: a.expr.clone(), span }),
+            }
+        }
+        let key = match self.block {
+            BlockRef::Parser(p) => (true, p.0, f.index()),
+            BlockRef::Control(c) => (false, c.0, f.index()),
+        };
+        let flag_name = format!("{}_returned", sanitize(&func.name));
+        let mut elim = ReturnElim { ret: func.ret_var.map(|v| (v, func.ret.clone())), used: false };
+        let body = elim.list(func.body.clone(), false);
+        let body = if elim.used {
+            let flag = *self.flags.entry(key).or_insert_with(|| fresh_var(self.vars, &flag_name, Type::Bool, VarKind::Temp));
+            let mut body = body;
+            walk_stmts_exprs_mut(&mut body, &mut |e| {
+                if matches!(e.kind, ExprKind::Var(v) if v == PLACEHOLDER) {
+                    e.kind = ExprKind::Var(flag);
+                }
+            });
+            raw.push(Stmt::VarInit { var: flag, init: Some(bool_const(false, span)), span });
+            body
+        } else {
+            strip_flag(body)
+        };
+        raw.extend(body);
+        for (p, a) in func.params.iter().zip(&call.args) {
+            if matches!(p.direction, Direction::Out | Direction::InOut) && !matches!(a.expr.kind, ExprKind::DontCare) {
+                raw.push(Stmt::Assign { lhs: a.expr.clone(), rhs: var_expr(p.var, p.ty.clone(), span), span });
+            }
+        }
+        self.depth += 1;
+        let out = self.list(raw);
+        self.depth -= 1;
+        out
+    }
+}
+
+/// Reads made when an assignment's place is chosen (run-time stack indices), which happens before
+/// the right-hand side is evaluated; a call in the place makes the statement impure.
+fn place_reads(lhs: &Expr, g: &mut Guard) {
+    match &lhs.kind {
+        ExprKind::Index(b, i) => {
+            place_reads(b, g);
+            let mut i = (**i).clone();
+            walk_expr_mut(&mut i, &mut |x| match x.kind {
+                ExprKind::Var(v) => {
+                    g.reads.insert(v);
+                }
+                ExprKind::Call(_) | ExprKind::ApplyTable(..) => g.impure = true,
+                _ => {}
+            });
+        }
+        ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::Slice(b, _, _) => {
+            // `.next`/`.last` depend on the stack's nextIndex, read when the place is chosen.
+            if matches!(lhs.kind, ExprKind::StackNext(_) | ExprKind::StackLast(_)) {
+                if let Some(v) = root_var(b) {
+                    g.reads.insert(v);
+                }
+            }
+            place_reads(b, g)
+        }
+        _ => {}
+    }
+}
+
+fn bool_const(b: bool, span: Span) -> Expr {
+    Expr::constant(Value::Bool(b), Type::Bool, span)
+}
+
+/// Stands for the early-return flag until the expansion knows whether it needs one.
+const PLACEHOLDER: VarId = VarId(u32::MAX);
+
+/// Turns `return` into stores to the return slot and (where statements follow) a flag that guards them.
+struct ReturnElim {
+    ret: Option<(VarId, Type)>,
+    used: bool,
+}
+
+fn has_return(s: &Stmt) -> bool {
+    any_stmt(std::slice::from_ref(s), &|x| matches!(x, Stmt::Return(..)))
+}
+
+impl ReturnElim {
+    fn list(&mut self, stmts: Vec<Stmt>, in_loop: bool) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let mut rest = stmts.into_iter();
+        while let Some(s) = rest.next() {
+            if let Stmt::Return(value, span) = s {
+                if let (Some((r, ty)), Some(e)) = (&self.ret, value) {
+                    out.push(Stmt::Assign { lhs: var_expr(*r, ty.clone(), span), rhs: e, span });
+                }
+                out.push(Stmt::Assign { lhs: var_expr(PLACEHOLDER, Type::Bool, span), rhs: bool_const(true, span), span });
+                if in_loop {
+                    out.push(Stmt::Break(span));
+                }
+                // Whatever follows a return in the same list never runs.
+                return out;
+            }
+            let may_return = has_return(&s);
+            out.push(self.stmt(s, in_loop));
+            if may_return {
+                let rest: Vec<Stmt> = rest.collect();
+                if rest.is_empty() {
+                    return out;
+                }
+                self.used = true;
+                let span = Span::DUMMY;
+                let flag = var_expr(PLACEHOLDER, Type::Bool, span);
+                if in_loop {
+                    out.push(Stmt::If { cond: flag, then: vec![Stmt::Break(span)], otherwise: vec![], span });
+                    out.extend(self.list(rest, true));
+                } else {
+                    let not = Expr::new(Type::Bool, ExprKind::Unary(UnOp::Not, Box::new(flag)), span);
+                    let then = self.list(rest, false);
+                    out.push(Stmt::If { cond: not, then, otherwise: vec![], span });
+                }
+                return out;
+            }
+        }
+        out
+    }
+
+    fn stmt(&mut self, s: Stmt, in_loop: bool) -> Stmt {
+        match s {
+            Stmt::If { cond, then, otherwise, span } => {
+                Stmt::If { cond, then: self.list(then, in_loop), otherwise: self.list(otherwise, in_loop), span }
+            }
+            Stmt::SwitchAction { table, cases, span } => {
+                Stmt::SwitchAction { table, cases: cases.into_iter().map(|(a, l)| (a, self.list(l, in_loop))).collect(), span }
+            }
+            Stmt::SwitchValue { expr, cases, span } => {
+                Stmt::SwitchValue { expr, cases: cases.into_iter().map(|(v, l)| (v, self.list(l, in_loop))).collect(), span }
+            }
+            Stmt::Block(l) => Stmt::Block(self.list(l, in_loop)),
+            Stmt::For { init, cond, update, body, span } => Stmt::For { init, cond, update, body: self.list(body, true), span },
+            other => other,
+        }
+    }
+}
+
+/// Removes the flag stores when no statement reads the flag.
+fn strip_flag(stmts: Vec<Stmt>) -> Vec<Stmt> {
+    stmts
+        .into_iter()
+        .filter(|s| !matches!(s, Stmt::Assign { lhs, .. } if matches!(lhs.kind, ExprKind::Var(v) if v == PLACEHOLDER)))
+        .map(|s| match s {
+            Stmt::If { cond, then, otherwise, span } => Stmt::If { cond, then: strip_flag(then), otherwise: strip_flag(otherwise), span },
+            Stmt::SwitchAction { table, cases, span } => {
+                Stmt::SwitchAction { table, cases: cases.into_iter().map(|(a, l)| (a, strip_flag(l))).collect(), span }
+            }
+            Stmt::SwitchValue { expr, cases, span } => {
+                Stmt::SwitchValue { expr, cases: cases.into_iter().map(|(v, l)| (v, strip_flag(l))).collect(), span }
+            }
+            Stmt::Block(l) => Stmt::Block(strip_flag(l)),
+            Stmt::For { init, cond, update, body, span } => Stmt::For { init, cond, update, body: strip_flag(body), span },
+            other => other,
+        })
+        .collect()
+}
+
+/// Drops functions no call refers to any more and renumbers the calls that remain.
+fn remove_unused_functions(program: &mut Program) {
+    let mut used = vec![false; program.functions.len()];
+    each_expr(program, &mut |e| {
+        if let ExprKind::Call(c) = &e.kind {
+            if let Callee::Function(f) = c.callee {
+                if let Some(u) = used.get_mut(f.index()) {
+                    *u = true;
+                }
+            }
+        }
+    });
+    // Statement calls are not expressions: look at them too.
+    for (_, body) in bodies(program) {
+        let stmts = crate::util::body_mut(program, body).map(|b| b.clone()).unwrap_or_default();
+        mark_stmt_calls(&stmts, &mut used);
+    }
+    if used.iter().all(|u| *u) {
+        return;
+    }
+    let mut new_id = Vec::with_capacity(used.len());
+    let mut next = 0u32;
+    for u in &used {
+        new_id.push(if *u { Some(FunctionId(next)) } else { None });
+        next += u32::from(*u);
+    }
+    let renumber = |c: &mut Call| {
+        if let Callee::Function(f) = &mut c.callee {
+            if let Some(Some(n)) = new_id.get(f.index()) {
+                *f = *n;
+            }
+        }
+    };
+    let renumber = std::cell::RefCell::new(renumber);
+    each_expr(program, &mut |e| {
+        if let ExprKind::Call(c) = &mut e.kind {
+            (renumber.borrow_mut())(c);
+        }
+    });
+    for (_, body) in bodies(program) {
+        if let Some(stmts) = crate::util::body_mut(program, body) {
+            renumber_stmt_calls(stmts, &mut |c| (renumber.borrow_mut())(c));
+        }
+    }
+    let mut i = 0;
+    program.functions.retain(|_| {
+        let keep = used[i];
+        i += 1;
+        keep
+    });
+}
+
+fn mark_stmt_calls(stmts: &[Stmt], used: &mut [bool]) {
+    for s in stmts {
+        match s {
+            Stmt::Call(Call { callee: Callee::Function(f), .. }) => {
+                if let Some(u) = used.get_mut(f.index()) {
+                    *u = true;
+                }
+            }
+            Stmt::If { then, otherwise, .. } => {
+                mark_stmt_calls(then, used);
+                mark_stmt_calls(otherwise, used);
+            }
+            Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, l)| mark_stmt_calls(l, used)),
+            Stmt::SwitchValue { cases, .. } => cases.iter().for_each(|(_, l)| mark_stmt_calls(l, used)),
+            Stmt::Block(l) => mark_stmt_calls(l, used),
+            Stmt::For { init, update, body, .. } => {
+                mark_stmt_calls(init, used);
+                mark_stmt_calls(update, used);
+                mark_stmt_calls(body, used);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn renumber_stmt_calls(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Call)) {
+    for s in stmts {
+        match s {
+            Stmt::Call(c) => f(c),
+            Stmt::If { then, otherwise, .. } => {
+                renumber_stmt_calls(then, f);
+                renumber_stmt_calls(otherwise, f);
+            }
+            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| renumber_stmt_calls(l, f)),
+            Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| renumber_stmt_calls(l, f)),
+            Stmt::Block(l) => renumber_stmt_calls(l, f),
+            Stmt::For { init, update, body, .. } => {
+                renumber_stmt_calls(init, f);
+                renumber_stmt_calls(update, f);
+                renumber_stmt_calls(body, f);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every expression of the program: statement bodies, select keys, table keys and action arguments.
+fn each_expr(program: &mut Program, f: &mut dyn FnMut(&mut Expr)) {
+    for (_, body) in bodies(program) {
+        if let Some(stmts) = crate::util::body_mut(program, body) {
+            walk_stmts_exprs_mut(stmts, f);
+        }
+    }
+    for p in &mut program.parsers {
+        for s in &mut p.states {
+            if let p4_ir::Transition::Select { keys, .. } = &mut s.transition {
+                keys.iter_mut().for_each(|k| walk_expr_mut(k, f));
+            }
+        }
+    }
+    for t in &mut program.tables {
+        t.keys.iter_mut().for_each(|k| walk_expr_mut(&mut k.expr, f));
+        for a in &mut t.actions {
+            a.bound_args.iter_mut().for_each(|x| walk_expr_mut(x, f));
+        }
+        if let Some(d) = &mut t.default_action {
+            d.args.iter_mut().for_each(|x| walk_expr_mut(x, f));
+        }
+        for e in &mut t.entries {
+            e.action.args.iter_mut().for_each(|x| walk_expr_mut(x, f));
+        }
+    }
+}

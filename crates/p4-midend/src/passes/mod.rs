@@ -1,0 +1,4 @@
+//! The passes, one module each.
+
+pub mod inline_functions;
+pub mod slice_rmw;

@@ -1,0 +1,70 @@
+//! Shared by the integration tests: compiling a program, running an STF file on a program.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Compiles a P4 file with the repository's `p4include/`; `Err` carries the rendered diagnostics.
+pub fn compile(path: &Path) -> Result<p4_ir::Program, String> {
+    let compiled = p4_sema::compile_file(path, &[repo_root().join("p4include")]);
+    let rendered = compiled.render_diagnostics();
+    match compiled.program {
+        Some(p) if !compiled.has_errors() => Ok(p),
+        _ => Err(rendered),
+    }
+}
+
+/// How one STF run ended.
+#[derive(Debug, PartialEq)]
+pub enum Outcome {
+    /// The dataplane refused the program.
+    NotRunnable(String),
+    Passed,
+    Failed(String),
+}
+
+/// Runs `stf` on a fresh switch built from `program`.
+pub fn run_stf(program: p4_ir::Program, stf: &Path) -> Outcome {
+    let text = std::fs::read_to_string(stf).unwrap_or_default();
+    let commands = match p4_stf::parse_stf(&text) {
+        Ok(c) => c,
+        Err(e) => return Outcome::Failed(e.render(&stf.display().to_string())),
+    };
+    let mut switch = match p4_dataplane::Switch::new(Arc::new(program)) {
+        Ok(s) => s,
+        Err(e) => return Outcome::NotRunnable(e.message),
+    };
+    let report = p4_stf::run_stf(&mut switch, &commands);
+    if report.passed() {
+        Outcome::Passed
+    } else {
+        Outcome::Failed(report.render())
+    }
+}
+
+/// Every `*.stf` below `dir` that has a `*.p4` of the same name beside it, sorted.
+pub fn stf_pairs(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
+    fn walk(dir: &Path, found: &mut Vec<(PathBuf, PathBuf)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, found);
+            } else if path.extension().is_some_and(|e| e == "stf") {
+                let p4 = path.with_extension("p4");
+                if p4.is_file() {
+                    found.push((p4, path));
+                }
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(dir, &mut found);
+    found.sort();
+    found
+}
