@@ -9,12 +9,14 @@
 //! - [`pass_by_name`] / [`PASS_NAMES`]: one pass alone (the golden tests of `tests/passes/<pass>/`).
 //!
 //! The passes, in pipeline order (each module says what it does and why):
-//! 1. [`passes::inline_functions`] — function calls are replaced by their bodies.
-//! 2. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
+//! 1. [`passes::inline_controls`] — sub-controls applied once are replaced by their bodies.
+//! 2. [`passes::inline_functions`] — function calls are replaced by their bodies.
+//! 3. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
 
 pub mod error;
 pub mod pass;
 pub mod passes;
+mod returns;
 pub mod util;
 
 pub use error::PassError;

@@ -269,3 +269,30 @@ pub fn root_var(e: &Expr) -> Option<VarId> {
         _ => None,
     }
 }
+
+/// Renames the variable of every `init` statement in `stmts` (nested ones included) through `map`
+/// (expressions are renamed with [`walk_stmts_exprs_mut`]; `init` names its variable directly).
+pub fn rename_var_inits(stmts: &mut [Stmt], map: &dyn Fn(VarId) -> Option<VarId>) {
+    for s in stmts {
+        match s {
+            Stmt::VarInit { var, .. } => {
+                if let Some(n) = map(*var) {
+                    *var = n;
+                }
+            }
+            Stmt::If { then, otherwise, .. } => {
+                rename_var_inits(then, map);
+                rename_var_inits(otherwise, map);
+            }
+            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| rename_var_inits(l, map)),
+            Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| rename_var_inits(l, map)),
+            Stmt::Block(l) => rename_var_inits(l, map),
+            Stmt::For { init, update, body, .. } => {
+                rename_var_inits(init, map);
+                rename_var_inits(update, map);
+                rename_var_inits(body, map);
+            }
+            _ => {}
+        }
+    }
+}

@@ -25,10 +25,11 @@
 //! - the function contains `exit` (its copy-out would have to run on the way out).
 //! Functions with no call left are removed from the program.
 
+use crate::returns::{bool_const, eliminate_returns};
 use crate::util::{any_stmt, bodies, fresh_var, put_body, root_var, take_body, vars_mut, walk_expr_mut, walk_stmts_exprs_mut};
 use crate::{Pass, PassError};
 use p4_ir::{
-    BlockRef, Call, Callee, Direction, Expr, ExprKind, Function, FunctionId, Program, Span, Stmt, Type, UnOp, Value, Var, VarId,
+    BlockRef, Call, Callee, Direction, Expr, ExprKind, Function, FunctionId, Program, Span, Stmt, Type, Var, VarId,
     VarKind,
 };
 use std::collections::{HashMap, HashSet};
@@ -282,21 +283,14 @@ impl Inliner<'_> {
             BlockRef::Control(c) => (false, c.0, f.index()),
         };
         let flag_name = format!("{}_returned", sanitize(&func.name));
-        let mut elim = ReturnElim { ret: func.ret_var.map(|v| (v, func.ret.clone())), used: false };
-        let body = elim.list(func.body.clone(), false);
-        let body = if elim.used {
-            let flag = *self.flags.entry(key).or_insert_with(|| fresh_var(self.vars, &flag_name, Type::Bool, VarKind::Temp));
-            let mut body = body;
-            walk_stmts_exprs_mut(&mut body, &mut |e| {
-                if matches!(e.kind, ExprKind::Var(v) if v == PLACEHOLDER) {
-                    e.kind = ExprKind::Var(flag);
-                }
-            });
+        let flags = &mut *self.flags;
+        let vars = &mut *self.vars;
+        let (body, flag) = eliminate_returns(func.body.clone(), func.ret_var.map(|v| (v, func.ret.clone())), &mut || {
+            *flags.entry(key).or_insert_with(|| fresh_var(vars, &flag_name, Type::Bool, VarKind::Temp))
+        });
+        if let Some(flag) = flag {
             raw.push(Stmt::VarInit { var: flag, init: Some(bool_const(false, span)), span });
-            body
-        } else {
-            strip_flag(body)
-        };
+        }
         raw.extend(body);
         for (p, a) in func.params.iter().zip(&call.args) {
             if matches!(p.direction, Direction::Out | Direction::InOut) && !matches!(a.expr.kind, ExprKind::DontCare) {
@@ -338,100 +332,6 @@ fn place_reads(lhs: &Expr, g: &mut Guard) {
     }
 }
 
-fn bool_const(b: bool, span: Span) -> Expr {
-    Expr::constant(Value::Bool(b), Type::Bool, span)
-}
-
-/// Stands for the early-return flag until the expansion knows whether it needs one.
-const PLACEHOLDER: VarId = VarId(u32::MAX);
-
-/// Turns `return` into stores to the return slot and (where statements follow) a flag that guards them.
-struct ReturnElim {
-    ret: Option<(VarId, Type)>,
-    used: bool,
-}
-
-fn has_return(s: &Stmt) -> bool {
-    any_stmt(std::slice::from_ref(s), &|x| matches!(x, Stmt::Return(..)))
-}
-
-impl ReturnElim {
-    fn list(&mut self, stmts: Vec<Stmt>, in_loop: bool) -> Vec<Stmt> {
-        let mut out = Vec::new();
-        let mut rest = stmts.into_iter();
-        while let Some(s) = rest.next() {
-            if let Stmt::Return(value, span) = s {
-                if let (Some((r, ty)), Some(e)) = (&self.ret, value) {
-                    out.push(Stmt::Assign { lhs: var_expr(*r, ty.clone(), span), rhs: e, span });
-                }
-                out.push(Stmt::Assign { lhs: var_expr(PLACEHOLDER, Type::Bool, span), rhs: bool_const(true, span), span });
-                if in_loop {
-                    out.push(Stmt::Break(span));
-                }
-                // Whatever follows a return in the same list never runs.
-                return out;
-            }
-            let may_return = has_return(&s);
-            out.push(self.stmt(s, in_loop));
-            if may_return {
-                let rest: Vec<Stmt> = rest.collect();
-                if rest.is_empty() {
-                    return out;
-                }
-                self.used = true;
-                let span = Span::DUMMY;
-                let flag = var_expr(PLACEHOLDER, Type::Bool, span);
-                if in_loop {
-                    out.push(Stmt::If { cond: flag, then: vec![Stmt::Break(span)], otherwise: vec![], span });
-                    out.extend(self.list(rest, true));
-                } else {
-                    let not = Expr::new(Type::Bool, ExprKind::Unary(UnOp::Not, Box::new(flag)), span);
-                    let then = self.list(rest, false);
-                    out.push(Stmt::If { cond: not, then, otherwise: vec![], span });
-                }
-                return out;
-            }
-        }
-        out
-    }
-
-    fn stmt(&mut self, s: Stmt, in_loop: bool) -> Stmt {
-        match s {
-            Stmt::If { cond, then, otherwise, span } => {
-                Stmt::If { cond, then: self.list(then, in_loop), otherwise: self.list(otherwise, in_loop), span }
-            }
-            Stmt::SwitchAction { table, cases, span } => {
-                Stmt::SwitchAction { table, cases: cases.into_iter().map(|(a, l)| (a, self.list(l, in_loop))).collect(), span }
-            }
-            Stmt::SwitchValue { expr, cases, span } => {
-                Stmt::SwitchValue { expr, cases: cases.into_iter().map(|(v, l)| (v, self.list(l, in_loop))).collect(), span }
-            }
-            Stmt::Block(l) => Stmt::Block(self.list(l, in_loop)),
-            Stmt::For { init, cond, update, body, span } => Stmt::For { init, cond, update, body: self.list(body, true), span },
-            other => other,
-        }
-    }
-}
-
-/// Removes the flag stores when no statement reads the flag.
-fn strip_flag(stmts: Vec<Stmt>) -> Vec<Stmt> {
-    stmts
-        .into_iter()
-        .filter(|s| !matches!(s, Stmt::Assign { lhs, .. } if matches!(lhs.kind, ExprKind::Var(v) if v == PLACEHOLDER)))
-        .map(|s| match s {
-            Stmt::If { cond, then, otherwise, span } => Stmt::If { cond, then: strip_flag(then), otherwise: strip_flag(otherwise), span },
-            Stmt::SwitchAction { table, cases, span } => {
-                Stmt::SwitchAction { table, cases: cases.into_iter().map(|(a, l)| (a, strip_flag(l))).collect(), span }
-            }
-            Stmt::SwitchValue { expr, cases, span } => {
-                Stmt::SwitchValue { expr, cases: cases.into_iter().map(|(v, l)| (v, strip_flag(l))).collect(), span }
-            }
-            Stmt::Block(l) => Stmt::Block(strip_flag(l)),
-            Stmt::For { init, cond, update, body, span } => Stmt::For { init, cond, update, body: strip_flag(body), span },
-            other => other,
-        })
-        .collect()
-}
 
 /// Drops functions no call refers to any more and renumbers the calls that remain.
 fn remove_unused_functions(program: &mut Program) {

@@ -1,0 +1,416 @@
+//! `inline-controls`: a sub-control applied from a control (`sub.apply(args)`) is replaced by its
+//! body, and the sub-control's variables, actions, tables, functions and extern instances move into
+//! the caller. Why: a hardware pipeline is a flat sequence of tables and actions; nested controls are
+//! a source-level structure, and later passes (def-use, scheduling) want one control per pipeline
+//! stage of the architecture.
+//!
+//! Sema gives each sub-control instance its own frame, used by nothing but that instance, so its
+//! variables are appended to the caller's frame (named `<instance>.<var>`) and every expression of the
+//! sub-control is renumbered. Parameters are bound like this:
+//! - an `inout` argument that names fixed storage (no run-time index) and shares no variable with any
+//!   other argument is substituted for the parameter (by reference: no copies);
+//! - any other `in`/`inout` argument is copied into the parameter first; `out` parameters are
+//!   re-initialised (`init p;`) and every `out`/`inout` parameter in copy mode is copied back after the
+//!   body, as the dataplane does;
+//! - `exit` inside the sub-control (its body or any of its actions) would skip that copy-back, so a
+//!   sub-control that may exit is inlined only when it needs no copy-back.
+//!
+//! A `return` in the sub-control's body becomes a flag guarding what follows (see `returns`). Only
+//! sub-controls applied exactly once are inlined (their actions and tables would otherwise need a copy
+//! per call site). Inlined controls are removed from the program and control ids renumbered. Sub-parsers
+//! are not inlined yet.
+
+use crate::returns::{bool_const, eliminate_returns};
+use crate::util::{any_stmt, fresh_var, is_static_place, rename_var_inits, root_var, walk_expr_mut, walk_stmts_exprs_mut};
+use crate::{Pass, PassError};
+use p4_ir::{BlockRef, ControlId, Direction, Expr, ExprKind, PackageArg, Program, Span, Stmt, Type, TypeDef, VarId, VarKind};
+use std::collections::HashMap;
+
+pub const NAME: &str = "inline-controls";
+
+pub struct InlineControls;
+
+impl Pass for InlineControls {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn run(&self, program: &mut Program) -> Result<(), PassError> {
+        let mut removed = Vec::new();
+        // One inlining at a time, until none is possible: a sub-control's own sub-controls become
+        // applies in the caller and are found on a later round.
+        while let Some((caller, callee)) = next_candidate(program, &removed) {
+            inline_one(program, caller, callee);
+            removed.push(callee);
+        }
+        remove_controls(program, &removed);
+        Ok(())
+    }
+}
+
+fn apply_sites(stmts: &[Stmt], out: &mut Vec<ControlId>) {
+    for s in stmts {
+        match s {
+            Stmt::ApplyBlock { block: BlockRef::Control(c), .. } => out.push(*c),
+            Stmt::If { then, otherwise, .. } => {
+                apply_sites(then, out);
+                apply_sites(otherwise, out);
+            }
+            Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, l)| apply_sites(l, out)),
+            Stmt::SwitchValue { cases, .. } => cases.iter().for_each(|(_, l)| apply_sites(l, out)),
+            Stmt::Block(l) => apply_sites(l, out),
+            Stmt::For { init, update, body, .. } => {
+                apply_sites(init, out);
+                apply_sites(update, out);
+                apply_sites(body, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// True if running control `c` may execute `exit` (its body, its actions and functions, the
+/// sub-controls it applies).
+fn may_exit(program: &Program, c: ControlId, depth: u32) -> bool {
+    let is_exit = |s: &Stmt| matches!(s, Stmt::Exit(_));
+    let b = BlockRef::Control(c);
+    let Some(ctl) = program.controls.get(c.index()) else { return false };
+    if any_stmt(&ctl.body, &is_exit) || any_stmt(&ctl.init, &is_exit) {
+        return true;
+    }
+    if program.actions.iter().any(|a| a.block == b && any_stmt(&a.body, &is_exit))
+        || program.functions.iter().any(|f| f.block == b && any_stmt(&f.body, &is_exit))
+    {
+        return true;
+    }
+    let mut subs = Vec::new();
+    apply_sites(&ctl.body, &mut subs);
+    apply_sites(&ctl.init, &mut subs);
+    depth < 64 && subs.into_iter().any(|s| may_exit(program, s, depth + 1))
+}
+
+/// The first (caller, sub-control) pair that can be inlined now.
+fn next_candidate(program: &Program, removed: &[ControlId]) -> Option<(ControlId, ControlId)> {
+    let mut count: HashMap<ControlId, usize> = HashMap::new();
+    let mut pairs = Vec::new();
+    for (i, c) in program.controls.iter().enumerate() {
+        if removed.contains(&ControlId(i as u32)) {
+            continue;
+        }
+        let mut subs = Vec::new();
+        apply_sites(&c.body, &mut subs);
+        apply_sites(&c.init, &mut subs);
+        for s in subs {
+            *count.entry(s).or_default() += 1;
+            pairs.push((ControlId(i as u32), s));
+        }
+    }
+    let top: Vec<ControlId> = package_controls(&program.main);
+    pairs.into_iter().find(|(caller, callee)| {
+        caller != callee && count.get(callee) == Some(&1) && !top.contains(callee) && binding(program, *callee, None).is_some()
+    })
+}
+
+fn package_controls(p: &p4_ir::Package) -> Vec<ControlId> {
+    let mut out = Vec::new();
+    for (_, a) in &p.args {
+        match a {
+            PackageArg::Control(c) => out.push(*c),
+            PackageArg::Package(p) => out.extend(package_controls(p)),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn is_extern_type(program: &Program, ty: &Type) -> bool {
+    matches!(ty, Type::Named(t) if matches!(program.types.get(t.index()), Some(TypeDef::Extern { .. })))
+}
+
+/// How each parameter is bound: `Some(arg)` substituted by reference, `None` copied. With `args`
+/// `None`, only says whether the callee can be inlined at all (using its one call site's arguments).
+fn binding(program: &Program, callee: ControlId, args: Option<&[p4_ir::Arg]>) -> Option<Vec<Option<Expr>>> {
+    let ctl = program.controls.get(callee.index())?;
+    let args: Vec<p4_ir::Arg> = match args {
+        Some(a) => a.to_vec(),
+        None => find_args(program, callee)?,
+    };
+    let roots: Vec<Option<VarId>> = args.iter().map(|a| root_var(&a.expr)).collect();
+    let mut needs_copy_back = false;
+    let mut out = Vec::new();
+    for (k, (pv, a)) in ctl.block.params.iter().zip(&args).enumerate() {
+        let var = ctl.block.vars.get(pv.index())?;
+        let dir = match var.kind {
+            VarKind::Param(d) => d,
+            _ => Direction::In,
+        };
+        if is_extern_type(program, &var.ty) {
+            // packet_in / packet_out: not storage, always by reference.
+            out.push(Some(a.expr.clone()));
+            continue;
+        }
+        let shared = roots[k].is_some() && roots.iter().enumerate().any(|(j, r)| j != k && *r == roots[k]);
+        let by_ref = dir == Direction::InOut && is_static_place(&a.expr) && !shared;
+        if by_ref {
+            out.push(Some(a.expr.clone()));
+        } else {
+            if matches!(dir, Direction::Out | Direction::InOut) && !matches!(a.expr.kind, ExprKind::DontCare) {
+                needs_copy_back = true;
+            }
+            out.push(None);
+        }
+    }
+    if needs_copy_back && may_exit(program, callee, 0) {
+        return None;
+    }
+    Some(out)
+}
+
+fn find_args(program: &Program, callee: ControlId) -> Option<Vec<p4_ir::Arg>> {
+    fn find(stmts: &[Stmt], callee: ControlId) -> Option<Vec<p4_ir::Arg>> {
+        for s in stmts {
+            let found = match s {
+                Stmt::ApplyBlock { block: BlockRef::Control(c), args, .. } if *c == callee => Some(args.clone()),
+                Stmt::If { then, otherwise, .. } => find(then, callee).or_else(|| find(otherwise, callee)),
+                Stmt::SwitchAction { cases, .. } => cases.iter().find_map(|(_, l)| find(l, callee)),
+                Stmt::SwitchValue { cases, .. } => cases.iter().find_map(|(_, l)| find(l, callee)),
+                Stmt::Block(l) => find(l, callee),
+                Stmt::For { init, update, body, .. } => find(init, callee).or_else(|| find(update, callee)).or_else(|| find(body, callee)),
+                _ => None,
+            };
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+    program.controls.iter().find_map(|c| find(&c.body, callee).or_else(|| find(&c.init, callee)))
+}
+
+fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
+    let Some(args) = find_args(program, callee) else { return };
+    let Some(binding) = binding(program, callee, Some(&args)) else { return };
+    let sub = program.controls[callee.index()].clone();
+    let prefix = sub.block.name.rsplit('.').next().unwrap_or(&sub.block.name).to_string();
+    // Move the frame: each variable gets a caller variable, or (by-reference parameters) an expression.
+    let mut map: HashMap<VarId, Expr> = HashMap::new();
+    let mut copied_params = Vec::new();
+    {
+        let vars = &mut program.controls[caller.index()].block.vars;
+        for (i, v) in sub.block.vars.iter().enumerate() {
+            let id = VarId(i as u32);
+            if let Some(pos) = sub.block.params.iter().position(|p| *p == id) {
+                if let Some(Some(e)) = binding.get(pos) {
+                    map.insert(id, e.clone());
+                    continue;
+                }
+            }
+            let kind = match &v.kind {
+                VarKind::Param(_) | VarKind::Local => VarKind::Temp,
+                k => k.clone(),
+            };
+            let new = fresh_var(vars, &format!("{prefix}.{}", v.name), v.ty.clone(), kind);
+            map.insert(id, Expr::new(v.ty.clone(), ExprKind::Var(new), Span::DUMMY));
+            if let Some(pos) = sub.block.params.iter().position(|p| *p == id) {
+                let dir = match v.kind {
+                    VarKind::Param(d) => d,
+                    _ => Direction::In,
+                };
+                copied_params.push((pos, new, v.ty.clone(), dir));
+            }
+        }
+    }
+    let remap = |e: &mut Expr| {
+        if let ExprKind::Var(v) = e.kind {
+            if let Some(r) = map.get(&v) {
+                let span = e.span;
+                *e = r.clone();
+                if e.span == Span::DUMMY {
+                    e.span = span;
+                }
+            }
+        }
+    };
+    let remap = std::cell::RefCell::new(remap);
+    let var_of = |v: VarId| match map.get(&v) {
+        Some(Expr { kind: ExprKind::Var(n), .. }) => Some(*n),
+        _ => None,
+    };
+    let remap_stmts = |stmts: &mut Vec<Stmt>| {
+        // `init` of a by-reference parameter cannot happen: parameters are never re-declared.
+        rename_var_inits(stmts, &var_of);
+        walk_stmts_exprs_mut(stmts, &mut |e| (remap.borrow_mut())(e))
+    };
+    let remap_expr = |e: &mut Expr| walk_expr_mut(e, &mut |x| (remap.borrow_mut())(x));
+    // Actions, functions and tables of the sub-control now run in the caller.
+    let (old, new) = (BlockRef::Control(callee), BlockRef::Control(caller));
+    for a in program.actions.iter_mut().filter(|a| a.block == old) {
+        a.block = new.clone();
+        remap_stmts(&mut a.body);
+        for p in &mut a.params {
+            if let Some(Expr { kind: ExprKind::Var(v), .. }) = map.get(&p.var) {
+                p.var = *v;
+            }
+        }
+    }
+    for f in program.functions.iter_mut().filter(|f| f.block == old) {
+        f.block = new.clone();
+        remap_stmts(&mut f.body);
+        for p in &mut f.params {
+            if let Some(Expr { kind: ExprKind::Var(v), .. }) = map.get(&p.var) {
+                p.var = *v;
+            }
+        }
+        if let Some(Expr { kind: ExprKind::Var(v), .. }) = f.ret_var.and_then(|r| map.get(&r)) {
+            f.ret_var = Some(*v);
+        }
+    }
+    for t in program.tables.iter_mut().filter(|t| t.control == callee) {
+        t.control = caller;
+        t.keys.iter_mut().for_each(|k| remap_expr(&mut k.expr));
+        t.actions.iter_mut().for_each(|a| a.bound_args.iter_mut().for_each(&remap_expr));
+        if let Some(d) = &mut t.default_action {
+            d.args.iter_mut().for_each(&remap_expr);
+        }
+        t.entries.iter_mut().for_each(|e| e.action.args.iter_mut().for_each(&remap_expr));
+    }
+    // The statements that replace the apply.
+    let mut init = sub.init.clone();
+    remap_stmts(&mut init);
+    let mut body = sub.body.clone();
+    remap_stmts(&mut body);
+    let span = Span::DUMMY;
+    let mut site = Vec::new();
+    for (pos, var, ty, dir) in &copied_params {
+        let Some(a) = args.get(*pos) else { continue };
+        match dir {
+            Direction::Out => site.push(Stmt::VarInit { var: *var, init: None, span }),
+            _ if matches!(a.expr.kind, ExprKind::DontCare) => {}
+            _ => site.push(Stmt::Assign { lhs: Expr::new(ty.clone(), ExprKind::Var(*var), span), rhs: a.expr.clone(), span }),
+        }
+    }
+    site.extend(init);
+    let vars = &mut program.controls[caller.index()].block.vars;
+    let (body, flag) = eliminate_returns(body, None, &mut || fresh_var(vars, &format!("{prefix}_returned"), Type::Bool, VarKind::Temp));
+    if let Some(flag) = flag {
+        site.push(Stmt::VarInit { var: flag, init: Some(bool_const(false, span)), span });
+    }
+    site.extend(body);
+    for (pos, var, ty, dir) in &copied_params {
+        let Some(a) = args.get(*pos) else { continue };
+        if matches!(dir, Direction::Out | Direction::InOut) && !matches!(a.expr.kind, ExprKind::DontCare) {
+            site.push(Stmt::Assign { lhs: a.expr.clone(), rhs: Expr::new(ty.clone(), ExprKind::Var(*var), span), span });
+        }
+    }
+    let c = &mut program.controls[caller.index()];
+    c.actions.extend(sub.actions.iter().copied());
+    c.tables.extend(sub.tables.iter().copied());
+    c.externs.extend(sub.externs.iter().copied());
+    let mut site = Some(site);
+    replace_apply(&mut c.body, callee, &mut site);
+    replace_apply(&mut c.init, callee, &mut site);
+}
+
+/// Replaces the apply of `callee` by `site`'s statements (as a block: its statements keep their order).
+fn replace_apply(stmts: &mut Vec<Stmt>, callee: ControlId, site: &mut Option<Vec<Stmt>>) {
+    for s in stmts.iter_mut() {
+        if site.is_none() {
+            return;
+        }
+        match s {
+            Stmt::ApplyBlock { block: BlockRef::Control(c), .. } if *c == callee => {
+                *s = Stmt::Block(site.take().unwrap_or_default());
+            }
+            Stmt::If { then, otherwise, .. } => {
+                replace_apply(then, callee, site);
+                replace_apply(otherwise, callee, site);
+            }
+            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| replace_apply(l, callee, site)),
+            Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| replace_apply(l, callee, site)),
+            Stmt::Block(l) => replace_apply(l, callee, site),
+            Stmt::For { init, update, body, .. } => {
+                replace_apply(init, callee, site);
+                replace_apply(update, callee, site);
+                replace_apply(body, callee, site);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Removes the controls in `gone` (no longer referenced) and renumbers every control id.
+fn remove_controls(program: &mut Program, gone: &[ControlId]) {
+    if gone.is_empty() {
+        return;
+    }
+    let n = program.controls.len();
+    let mut new_id = vec![None; n];
+    let mut next = 0u32;
+    for (i, slot) in new_id.iter_mut().enumerate() {
+        if !gone.contains(&ControlId(i as u32)) {
+            *slot = Some(ControlId(next));
+            next += 1;
+        }
+    }
+    let map = |c: ControlId| new_id.get(c.index()).copied().flatten().unwrap_or(c);
+    let map_ref = |b: &mut BlockRef| {
+        if let BlockRef::Control(c) = b {
+            *c = map(*c);
+        }
+    };
+    for a in &mut program.actions {
+        map_ref(&mut a.block);
+    }
+    for f in &mut program.functions {
+        map_ref(&mut f.block);
+    }
+    for t in &mut program.tables {
+        t.control = map(t.control);
+    }
+    fn stmts_ids(stmts: &mut [Stmt], map_ref: &dyn Fn(&mut BlockRef)) {
+        for s in stmts {
+            match s {
+                Stmt::ApplyBlock { block, .. } => map_ref(block),
+                Stmt::If { then, otherwise, .. } => {
+                    stmts_ids(then, map_ref);
+                    stmts_ids(otherwise, map_ref);
+                }
+                Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| stmts_ids(l, map_ref)),
+                Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| stmts_ids(l, map_ref)),
+                Stmt::Block(l) => stmts_ids(l, map_ref),
+                Stmt::For { init, update, body, .. } => {
+                    stmts_ids(init, map_ref);
+                    stmts_ids(update, map_ref);
+                    stmts_ids(body, map_ref);
+                }
+                _ => {}
+            }
+        }
+    }
+    for c in &mut program.controls {
+        stmts_ids(&mut c.init, &map_ref);
+        stmts_ids(&mut c.body, &map_ref);
+    }
+    for p in &mut program.parsers {
+        stmts_ids(&mut p.init, &map_ref);
+        for s in &mut p.states {
+            stmts_ids(&mut s.body, &map_ref);
+        }
+    }
+    fn package_ids(p: &mut p4_ir::Package, map: &dyn Fn(ControlId) -> ControlId) {
+        for (_, a) in &mut p.args {
+            match a {
+                PackageArg::Control(c) => *c = map(*c),
+                PackageArg::Package(p) => package_ids(p, map),
+                _ => {}
+            }
+        }
+    }
+    package_ids(&mut program.main, &map);
+    let mut i = 0;
+    program.controls.retain(|_| {
+        let keep = !gone.contains(&ControlId(i));
+        i += 1;
+        keep
+    });
+}
