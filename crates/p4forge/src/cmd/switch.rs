@@ -95,35 +95,35 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
             if !ready[index] {
                 continue;
             }
-            // Drain what is waiting, a bounded number at a time so no port starves the others.
-            for _ in 0..64 {
-                let Some(length) = interface.receive(&mut buffer).map_err(|e| CliError::input(e.to_string()))? else { break };
-                let frame = &buffer[..length];
-                let stats = summary.ports.entry(*port).or_default();
-                stats.packets_in += 1;
-                stats.bytes_in += length as u64;
-                let injected = switch.inject(*port, frame, start.elapsed().as_nanos() as u64);
-                for reason in injected.drops {
-                    *summary.drops.entry(reason).or_default() += 1;
-                }
-                if options.verbose {
-                    for line in &injected.log {
-                        p4_io::eprintln_safe!("log: {line}");
+            // Drain what is waiting, a bounded amount at a time so no port starves the others.
+            interface
+                .receive_each(&mut buffer, 64, |frame| {
+                    let stats = summary.ports.entry(*port).or_default();
+                    stats.packets_in += 1;
+                    stats.bytes_in += frame.len() as u64;
+                    let injected = switch.inject(*port, frame, start.elapsed().as_nanos() as u64);
+                    for reason in injected.drops {
+                        *summary.drops.entry(reason).or_default() += 1;
                     }
-                }
-                for output in injected.outputs {
-                    let Some((_, out)) = ports.iter().find(|(n, _)| *n == output.port) else {
-                        *summary.drops.entry(format!("egress port {} has no interface", output.port)).or_default() += 1;
-                        continue;
-                    };
-                    let stats = summary.ports.entry(output.port).or_default();
-                    stats.packets_out += 1;
-                    stats.bytes_out += output.data.len() as u64;
-                    if let Err(error) = out.send(&output.data) {
-                        *summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
+                    if options.verbose {
+                        for line in &injected.log {
+                            p4_io::eprintln_safe!("log: {line}");
+                        }
                     }
-                }
-            }
+                    for output in injected.outputs {
+                        let Some((_, out)) = ports.iter().find(|(n, _)| *n == output.port) else {
+                            *summary.drops.entry(format!("egress port {} has no interface", output.port)).or_default() += 1;
+                            continue;
+                        };
+                        let stats = summary.ports.entry(output.port).or_default();
+                        stats.packets_out += 1;
+                        stats.bytes_out += output.data.len() as u64;
+                        if let Err(error) = out.send(&output.data) {
+                            *summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
+                        }
+                    }
+                })
+                .map_err(|e| CliError::input(e.to_string()))?;
         }
     }
     Ok(summary)
