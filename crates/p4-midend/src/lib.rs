@@ -12,6 +12,9 @@
 //! 1. [`passes::inline_controls`] — sub-controls applied once are replaced by their bodies.
 //! 2. [`passes::inline_functions`] — function calls are replaced by their bodies.
 //! 3. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
+//! 4. [`passes::hoist_effects`] — table applies and value-returning calls used inside expressions
+//!    become statements of their own writing a temporary (`init t_hit = t.apply().hit;`);
+//!    short-circuit operators and `?:` with effects become `if`s.
 
 pub mod error;
 pub mod pass;

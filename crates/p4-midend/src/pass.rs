@@ -13,13 +13,14 @@ pub trait Pass {
 }
 
 /// The names of all passes, in default pipeline order.
-pub const PASS_NAMES: &[&str] = &[passes::inline_controls::NAME, passes::inline_functions::NAME, passes::slice_rmw::NAME];
+pub const PASS_NAMES: &[&str] = &[passes::inline_controls::NAME, passes::inline_functions::NAME, passes::slice_rmw::NAME, passes::hoist_effects::NAME];
 
 /// The pass called `name`, if there is one.
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     match name {
         passes::inline_controls::NAME => Some(Box::new(passes::inline_controls::InlineControls)),
         passes::inline_functions::NAME => Some(Box::new(passes::inline_functions::InlineFunctions)),
+        passes::hoist_effects::NAME => Some(Box::new(passes::hoist_effects::HoistEffects)),
         passes::slice_rmw::NAME => Some(Box::new(passes::slice_rmw::SliceRmw)),
         _ => None,
     }

@@ -1,0 +1,314 @@
+//! `hoist-effects`: expressions with effects move out of the expressions that use them, into their
+//! own statement, so that each statement performs at most one effect and does it first.
+//!
+//! - A table apply used as a value becomes an explicit boolean: `if (t.apply().hit) ...` turns into
+//!   `init t_hit = t.apply().hit; if (t_hit) ...` (`_miss` likewise). A back end then sees every
+//!   apply as a statement whose result is a variable. (`switch (t.apply().action_run)` stays a
+//!   `SwitchAction` statement: the IR has no expression for the action that ran.)
+//! - A value-returning call that stays after inlining (an extern method such as `lookahead`, a
+//!   checksum's `get`) becomes `init <method>_value = call;`.
+//! - `l && r` / `l || r` whose right operand has effects becomes `init c = l; if (c) { c = r; }`
+//!   (`if (!c)` for `||`), and `c ? a : b` with effects in a branch becomes an `if`/`else` writing a
+//!   temporary: the conditional evaluation becomes control flow, as in three-address code.
+//!
+//! Order is kept: an effect is hoisted only when nothing evaluated before it in the statement has
+//! effects, and nothing read before it can be changed by it (a table apply may change anything in
+//! the block, so it is hoisted only when it is the first thing read; a call when its `out`/`inout`
+//! arguments write nothing read before it). The same holds for the place of an assignment when it has
+//! a run-time index. Otherwise the expression is left as it is. Loop conditions, `select` keys and
+//! table keys have no statement in front of them and are left alone.
+
+use crate::util::{bodies, fresh_var, has_effects, put_body, root_var, take_body, vars_mut, walk_expr_mut};
+use crate::{Pass, PassError};
+use p4_ir::{ApplyResult, BinOp, Builtin, Call, Callee, Direction, Expr, ExprKind, Program, Span, Stmt, Type, UnOp, Var, VarId, VarKind};
+use std::collections::HashSet;
+
+pub const NAME: &str = "hoist-effects";
+
+pub struct HoistEffects;
+
+impl Pass for HoistEffects {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn run(&self, program: &mut Program) -> Result<(), PassError> {
+        let table_names: Vec<String> =
+            program.tables.iter().map(|t| t.name.rsplit('.').next().unwrap_or(&t.name).replace(|c: char| !c.is_ascii_alphanumeric() && c != '_', "_")).collect();
+        for (block, body) in bodies(program) {
+            let mut stmts = take_body(program, body);
+            if let Some(vars) = vars_mut(program, &block) {
+                let mut h = Hoister { vars, tables: &table_names };
+                stmts = h.list(stmts);
+            }
+            put_body(program, body, stmts);
+        }
+        Ok(())
+    }
+}
+
+#[derive(Default)]
+struct Guard {
+    reads: HashSet<VarId>,
+    impure: bool,
+    conditional: u32,
+}
+
+struct Hoister<'a> {
+    vars: &'a mut Vec<Var>,
+    tables: &'a [String],
+}
+
+fn var_expr(v: VarId, ty: Type, span: Span) -> Expr {
+    Expr::new(ty, ExprKind::Var(v), span)
+}
+
+impl Hoister<'_> {
+    fn list(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            self.stmt(s, &mut out);
+        }
+        out
+    }
+
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        match s {
+            Stmt::Assign { lhs, mut rhs, span } => {
+                let mut g = Guard::default();
+                place_reads(&lhs, &mut g);
+                self.top(&mut rhs, &mut g, out);
+                out.push(Stmt::Assign { lhs, rhs, span });
+            }
+            Stmt::VarInit { var, init: Some(mut e), span } => {
+                // Already in hoisted form: `init t = <one effect>` whose operands have none.
+                if !is_single_effect(&e) {
+                    self.expr(&mut e, &mut Guard::default(), out);
+                }
+                out.push(Stmt::VarInit { var, init: Some(e), span });
+            }
+            Stmt::Call(mut call) => {
+                let mut g = Guard::default();
+                self.call_parts(&mut call, &mut g, out);
+                out.push(Stmt::Call(call));
+            }
+            Stmt::If { mut cond, then, otherwise, span } => {
+                self.top(&mut cond, &mut Guard::default(), out);
+                let (then, otherwise) = (self.list(then), self.list(otherwise));
+                out.push(Stmt::If { cond, then, otherwise, span });
+            }
+            Stmt::SwitchValue { mut expr, cases, span } => {
+                self.top(&mut expr, &mut Guard::default(), out);
+                let cases = cases.into_iter().map(|(v, l)| (v, self.list(l))).collect();
+                out.push(Stmt::SwitchValue { expr, cases, span });
+            }
+            Stmt::SwitchAction { table, cases, span } => {
+                let cases = cases.into_iter().map(|(a, l)| (a, self.list(l))).collect();
+                out.push(Stmt::SwitchAction { table, cases, span });
+            }
+            Stmt::Block(l) => {
+                let l = self.list(l);
+                out.push(Stmt::Block(l));
+            }
+            Stmt::Return(Some(mut e), span) => {
+                self.top(&mut e, &mut Guard::default(), out);
+                out.push(Stmt::Return(Some(e), span));
+            }
+            Stmt::For { init, cond, update, body, span } => {
+                let (init, update, body) = (self.list(init), self.list(update), self.list(body));
+                out.push(Stmt::For { init, cond, update, body, span });
+            }
+            Stmt::ApplyBlock { block, mut args, span } => {
+                let mut g = Guard::default();
+                for a in &mut args {
+                    self.expr(&mut a.expr, &mut g, out);
+                }
+                out.push(Stmt::ApplyBlock { block, args, span });
+            }
+            other => out.push(other),
+        }
+    }
+
+    /// The whole operand of a statement.
+    fn top(&mut self, e: &mut Expr, g: &mut Guard, pre: &mut Vec<Stmt>) {
+        self.expr(e, g, pre);
+    }
+
+    fn temp(&mut self, base: &str, ty: Type) -> VarId {
+        fresh_var(self.vars, base, ty, VarKind::Temp)
+    }
+
+    /// Walks `e` in evaluation order, hoisting what may be hoisted into `pre`.
+    fn expr(&mut self, e: &mut Expr, g: &mut Guard, pre: &mut Vec<Stmt>) {
+        let span = e.span;
+        match &mut e.kind {
+            ExprKind::Var(v) => {
+                g.reads.insert(*v);
+            }
+            ExprKind::Field(b, _)
+            | ExprKind::StackNext(b)
+            | ExprKind::StackLast(b)
+            | ExprKind::StackLastIndex(b)
+            | ExprKind::Slice(b, _, _)
+            | ExprKind::Unary(_, b)
+            | ExprKind::Cast(b) => self.expr(b, g, pre),
+            ExprKind::Index(b, i) => {
+                self.expr(b, g, pre);
+                self.expr(i, g, pre);
+            }
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), l, r) if has_effects(r) => {
+                let is_and = *op == BinOp::And;
+                if g.impure || g.conditional > 0 || !g.reads.is_empty() {
+                    self.expr(l, g, pre);
+                    g.impure = true;
+                    return;
+                }
+                // `c = l; if (c) { c = r; }` — r runs only when l lets it, as before.
+                let mut l = (**l).clone();
+                self.expr(&mut l, g, pre);
+                let c = self.temp(if is_and { "and_value" } else { "or_value" }, Type::Bool);
+                pre.push(Stmt::VarInit { var: c, init: Some(l), span });
+                let mut inner = Vec::new();
+                let mut r = (**r).clone();
+                self.expr(&mut r, &mut Guard::default(), &mut inner);
+                inner.push(Stmt::Assign { lhs: var_expr(c, Type::Bool, span), rhs: r, span });
+                let cond = var_expr(c, Type::Bool, span);
+                let cond = if is_and { cond } else { Expr::new(Type::Bool, ExprKind::Unary(UnOp::Not, Box::new(cond)), span) };
+                pre.push(Stmt::If { cond, then: inner, otherwise: vec![], span });
+                e.kind = ExprKind::Var(c);
+                g.reads.insert(c);
+            }
+            ExprKind::Binary(op, l, r) => {
+                let short = matches!(op, BinOp::And | BinOp::Or);
+                self.expr(l, g, pre);
+                g.conditional += u32::from(short);
+                self.expr(r, g, pre);
+                g.conditional -= u32::from(short);
+            }
+            ExprKind::Mux(c, a, b) if has_effects(a) || has_effects(b) => {
+                if g.impure || g.conditional > 0 || !g.reads.is_empty() {
+                    self.expr(c, g, pre);
+                    g.impure = true;
+                    return;
+                }
+                let mut c = (**c).clone();
+                self.expr(&mut c, g, pre);
+                let m = self.temp("mux_value", e.ty.clone());
+                let (mut a, mut b) = ((**a).clone(), (**b).clone());
+                let (mut then, mut otherwise) = (Vec::new(), Vec::new());
+                self.expr(&mut a, &mut Guard::default(), &mut then);
+                self.expr(&mut b, &mut Guard::default(), &mut otherwise);
+                then.push(Stmt::Assign { lhs: var_expr(m, e.ty.clone(), span), rhs: a, span });
+                otherwise.push(Stmt::Assign { lhs: var_expr(m, e.ty.clone(), span), rhs: b, span });
+                pre.push(Stmt::VarInit { var: m, init: None, span });
+                pre.push(Stmt::If { cond: c, then, otherwise, span });
+                e.kind = ExprKind::Var(m);
+                g.reads.insert(m);
+            }
+            ExprKind::Mux(c, a, b) => {
+                self.expr(c, g, pre);
+                g.conditional += 1;
+                self.expr(a, g, pre);
+                self.expr(b, g, pre);
+                g.conditional -= 1;
+            }
+            ExprKind::Aggregate(xs) => xs.iter_mut().for_each(|x| self.expr(x, g, pre)),
+            ExprKind::ApplyTable(t, r) => {
+                // The table's actions may write anything of the block: only as the first read.
+                if g.impure || g.conditional > 0 || !g.reads.is_empty() {
+                    g.impure = true;
+                    return;
+                }
+                let suffix = match r {
+                    ApplyResult::Hit => "hit",
+                    ApplyResult::Miss => "miss",
+                };
+                let name = format!("{}_{suffix}", self.tables.get(t.index()).map(String::as_str).unwrap_or("table"));
+                let tmp = self.temp(&name, Type::Bool);
+                let whole = std::mem::replace(&mut e.kind, ExprKind::Var(tmp));
+                pre.push(Stmt::VarInit { var: tmp, init: Some(Expr::new(Type::Bool, whole, span)), span });
+                g.reads.insert(tmp);
+            }
+            ExprKind::Call(call) => {
+                if matches!(call.callee, Callee::Builtin { builtin: Builtin::IsValid, .. }) {
+                    self.call_parts(call, g, pre);
+                    return;
+                }
+                let before_impure = g.impure || g.conditional > 0;
+                let before = g.reads.clone();
+                self.call_parts(call, g, pre);
+                let writes_read = call
+                    .args
+                    .iter()
+                    .filter(|a| matches!(a.direction, Direction::Out | Direction::InOut))
+                    .filter_map(|a| root_var(&a.expr))
+                    .any(|v| before.contains(&v));
+                if before_impure || g.impure || writes_read {
+                    g.impure = true;
+                    return;
+                }
+                let base = match &call.callee {
+                    Callee::Method { method, .. } => format!("{method}_value"),
+                    Callee::ExternFunction { name, .. } => format!("{name}_value"),
+                    _ => "call_value".to_string(),
+                };
+                let tmp = self.temp(&base, e.ty.clone());
+                let whole = std::mem::replace(&mut e.kind, ExprKind::Var(tmp));
+                pre.push(Stmt::VarInit { var: tmp, init: Some(Expr::new(e.ty.clone(), whole, span)), span });
+                g.reads.insert(tmp);
+            }
+            ExprKind::Const(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
+        }
+    }
+
+    fn call_parts(&mut self, call: &mut Call, g: &mut Guard, pre: &mut Vec<Stmt>) {
+        if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &mut call.callee {
+            self.expr(target, g, pre);
+        }
+        for a in &mut call.args {
+            self.expr(&mut a.expr, g, pre);
+        }
+    }
+}
+
+/// `t.apply().hit` or a call, whose operands have no effects: already one effect on its own.
+fn is_single_effect(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::ApplyTable(..) => true,
+        ExprKind::Call(c) => {
+            let target_pure = match &c.callee {
+                Callee::Method { target, .. } | Callee::Builtin { target, .. } => !has_effects(target),
+                _ => true,
+            };
+            target_pure && c.args.iter().all(|a| !has_effects(&a.expr))
+        }
+        _ => false,
+    }
+}
+
+/// Reads made when an assignment's place is chosen (run-time indices, `.next`/`.last`).
+fn place_reads(lhs: &Expr, g: &mut Guard) {
+    match &lhs.kind {
+        ExprKind::Index(b, i) => {
+            place_reads(b, g);
+            if !matches!(i.kind, ExprKind::Const(_)) {
+                let mut i = (**i).clone();
+                walk_expr_mut(&mut i, &mut |x| match x.kind {
+                    ExprKind::Var(v) => {
+                        g.reads.insert(v);
+                    }
+                    ExprKind::Call(_) | ExprKind::ApplyTable(..) => g.impure = true,
+                    _ => {}
+                });
+            }
+        }
+        ExprKind::StackNext(b) | ExprKind::StackLast(b) => {
+            if let Some(v) = root_var(b) {
+                g.reads.insert(v);
+            }
+            place_reads(b, g)
+        }
+        ExprKind::Field(b, _) | ExprKind::Slice(b, _, _) => place_reads(b, g),
+        _ => {}
+    }
+}
