@@ -16,6 +16,7 @@
 //!    become statements of their own writing a temporary (`init t_hit = t.apply().hit;`);
 //!    short-circuit operators and `?:` with effects become `if`s.
 
+pub mod check;
 pub mod error;
 pub mod pass;
 pub mod passes;

@@ -16,6 +16,7 @@ fn run_case(pass_name: &str, input: &Path) -> Result<(), String> {
     let pass = p4_midend::pass_by_name(pass_name).ok_or_else(|| format!("no pass named `{pass_name}` (directory name)"))?;
     let mut lowered = program;
     pass.run(&mut lowered).map_err(|e| format!("{}: {e}", input.display()))?;
+    p4_midend::check::check_program(&lowered).map_err(|e| format!("{}: after `{pass_name}`: {e}", input.display()))?;
     let text = p4_ir::printer::print_program(&lowered);
     p4_dataplane::Switch::new(Arc::new(lowered))
         .map_err(|e| format!("{}: the dataplane refuses the output of `{pass_name}`: {}", input.display(), e.message))?;

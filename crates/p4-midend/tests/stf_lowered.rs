@@ -21,13 +21,17 @@ fn compare(pairs: &[(PathBuf, PathBuf)], root: &Path) -> (Vec<String>, usize, us
             continue;
         };
         let before = run_stf(program.clone(), stf);
-        let lowered = match p4_midend::lower(program) {
+        // The structural check runs on the input and after every pass.
+        if let Err(e) = p4_midend::check::check_program(&program) {
+            regressions.push(format!("{name}: sema's output fails the check: {e}"));
+            continue;
+        }
+        let pipeline = p4_midend::Pipeline::default();
+        let lowered = match pipeline.run_with(program, |_, p| p4_midend::check::check_program(p)) {
             Ok(l) => l,
             Err(e) => {
-                if before == Outcome::Passed {
-                    unlowered_pass += 1;
-                    regressions.push(format!("{name}: lowering failed: {e}"));
-                }
+                unlowered_pass += usize::from(before == Outcome::Passed);
+                regressions.push(format!("{name}: lowering failed: {e}"));
                 continue;
             }
         };
