@@ -113,6 +113,10 @@ enum Command {
         /// Attach switch port PORT to network interface IFNAME (repeatable).
         #[arg(long = "port", value_name = "PORT=IFNAME", value_parser = cmd::switch::parse_port_arg, required = true)]
         ports: Vec<(u32, String)>,
+        /// Also accept runtime-CLI commands on this Unix socket (one answer, then an empty line,
+        /// per command line; e.g. `socat - UNIX-CONNECT:PATH`). Removed when the switch stops.
+        #[arg(long, value_name = "PATH")]
+        control: Option<PathBuf>,
         /// Also search DIR for `#include` files (repeatable).
         #[arg(short = 'I', long = "include", value_name = "DIR")]
         include: Vec<PathBuf>,
@@ -160,8 +164,8 @@ fn dispatch(command: Command) -> CliResult<()> {
                 None => Ok(()),
             }
         }
-        Command::Switch { program, entries, ports, include, verbose } => {
-            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, verbose };
+        Command::Switch { program, entries, ports, control, include, verbose } => {
+            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, control, verbose };
             let summary = cmd::switch::switch(&options)?;
             Ok(p4_io::stdio::print(&summary.render())?)
         }

@@ -2,15 +2,17 @@
 //!
 //! Each `--port N=IFNAME` is an `AF_PACKET` socket (see [`crate::ports`]); frames arriving on IFNAME
 //! enter the program on ingress port N, and what the program sends to port N leaves through IFNAME.
-//! Lines on standard input are runtime-CLI commands (the entries-file syntax) applied while traffic
-//! flows; Ctrl-C stops the switch and prints the per-port summary.
+//! Lines on standard input, or on connections to the `--control` Unix socket, are runtime-CLI
+//! commands (the entries-file syntax) applied between frames while traffic flows; Ctrl-C stops the
+//! switch and prints the per-port summary.
 
 use crate::cmd::run::RunSummary;
 use crate::error::{read_text, CliError, CliResult};
 use crate::frontend::{self, Dataplane};
 use crate::ports::{wait_readable, LinuxPort, MAX_FRAME};
 use p4_stf::commands::{apply_commands, parse_commands};
-use std::path::PathBuf;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Instant;
 
@@ -21,6 +23,8 @@ pub struct SwitchOptions {
     pub entries: Option<PathBuf>,
     /// `(port number, interface name)`.
     pub ports: Vec<(u32, String)>,
+    /// A Unix socket to create for runtime-CLI commands while the switch runs.
+    pub control: Option<PathBuf>,
     pub verbose: bool,
 }
 
@@ -42,7 +46,8 @@ fn apply_line(switch: &mut dyn Dataplane, line: &str) -> String {
     };
     match apply_commands(switch, &commands) {
         Ok(printed) if printed.is_empty() => "ok".to_string(),
-        Ok(printed) => printed.join("\n"),
+        // Each line is applied on its own, so the entries-file "line 1: " prefix says nothing here.
+        Ok(printed) => printed.iter().map(|l| l.strip_prefix("line 1: ").unwrap_or(l)).collect::<Vec<_>>().join("\n"),
         Err(error) => format!("refused: {}", error.message),
     }
 }
@@ -74,20 +79,28 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
         ports.push((*number, LinuxPort::open(name).map_err(|e| CliError::input(e.to_string()))?));
     }
     let names: Vec<String> = ports.iter().map(|(n, p)| format!("{n}={}", p.name())).collect();
-    p4_io::eprintln_safe!("switching {} (Ctrl-C stops; runtime-CLI commands on stdin)", names.join(" "));
+    let control = options.control.as_ref().map(|p| format!(" or {}", p.display())).unwrap_or_default();
+    p4_io::eprintln_safe!("switching {} (Ctrl-C stops; runtime-CLI commands on stdin{control})", names.join(" "));
 
-    let commands_in = stdin_lines();
+    let (requests, commands_in) = mpsc::channel();
+    if let Some(path) = &options.control {
+        control_socket(path, requests.clone())?;
+    }
+    stdin_requests(requests);
     p4_io::interrupt::install();
     let fds: Vec<_> = ports.iter().map(|(_, p)| p.raw_fd()).collect();
     let start = Instant::now();
     let mut summary = RunSummary::default();
     let mut buffer = vec![0u8; MAX_FRAME];
     while !p4_io::interrupt::interrupted() {
-        while let Ok(line) = commands_in.try_recv() {
-            match line.strip_prefix("# refused: ") {
-                Some(why) => p4_io::eprintln_safe!("refused: {why}"),
-                None if line.trim().is_empty() || line.trim_start().starts_with('#') => {}
-                None => p4_io::eprintln_safe!("{}", apply_line(switch.as_mut(), &line)),
+        while let Ok(Request { line, reply }) = commands_in.try_recv() {
+            let text = answer(switch.as_mut(), &line);
+            match (reply, text) {
+                (Some(reply), text) => {
+                    let _ = reply.send(text.unwrap_or_default());
+                }
+                (None, Some(text)) => p4_io::eprintln_safe!("{text}"),
+                (None, None) => {}
             }
         }
         let ready = wait_readable(&fds, 50).map_err(|e| CliError::input(format!("cannot wait for frames: {e}")))?;
@@ -126,38 +139,87 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
                 .map_err(|e| CliError::input(e.to_string()))?;
         }
     }
+    if let Some(path) = &options.control {
+        let _ = std::fs::remove_file(path);
+    }
     Ok(summary)
 }
 
-/// Longest command line accepted on standard input.
+/// Longest command line accepted (on stdin or the control socket).
 const MAX_COMMAND_LINE: u64 = 64 * 1024;
 
+/// A command line for the packet loop, and where its answer goes (`None`: stderr).
+struct Request {
+    line: String,
+    reply: Option<mpsc::Sender<String>>,
+}
+
+/// Calls `each` with every line of `reader` until it returns false or the input ends. A line
+/// longer than [`MAX_COMMAND_LINE`] is not read without bound: it becomes a `# refused: ...` line.
+fn command_lines(mut reader: impl std::io::BufRead, mut each: impl FnMut(String) -> bool) {
+    use std::io::{BufRead, Read};
+    let mut line = Vec::new();
+    let mut skipping = false;
+    loop {
+        line.clear();
+        match (&mut reader).take(MAX_COMMAND_LINE).read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let complete = line.ends_with(b"\n");
+        let overlong = !complete && line.len() as u64 == MAX_COMMAND_LINE;
+        let text = if skipping || overlong {
+            format!("# refused: a command line longer than {MAX_COMMAND_LINE} bytes")
+        } else {
+            String::from_utf8_lossy(&line).trim_end().to_string()
+        };
+        skipping = overlong;
+        if !each(text) {
+            break;
+        }
+    }
+}
+
 /// Lines typed on standard input, read on their own thread so the packet loop never blocks on them.
-/// A line longer than [`MAX_COMMAND_LINE`] is refused (and skipped) rather than read without bound.
-fn stdin_lines() -> mpsc::Receiver<String> {
-    let (sender, receiver) = mpsc::channel();
+fn stdin_requests(requests: mpsc::Sender<Request>) {
+    std::thread::spawn(move || command_lines(std::io::stdin().lock(), |line| requests.send(Request { line, reply: None }).is_ok()));
+}
+
+/// The control socket: each connection sends command lines and gets one answer line block per
+/// command (the text `p4forge switch` would print for it, then an empty line).
+fn control_socket(path: &Path, requests: mpsc::Sender<Request>) -> CliResult<()> {
+    if path.exists() {
+        return Err(CliError::input(format!("--control {}: the path exists; remove it or choose another", path.display())));
+    }
+    let listener = UnixListener::bind(path).map_err(|e| CliError::output(format!("cannot create control socket {}: {e}", path.display())))?;
     std::thread::spawn(move || {
-        use std::io::{BufRead, Read};
-        let mut stdin = std::io::stdin().lock();
-        let mut line = Vec::new();
-        let mut skipping = false;
-        loop {
-            line.clear();
-            match (&mut stdin).take(MAX_COMMAND_LINE).read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let complete = line.ends_with(b"\n");
-            let text = if skipping || !complete && line.len() as u64 == MAX_COMMAND_LINE {
-                format!("# refused: a command line longer than {MAX_COMMAND_LINE} bytes")
-            } else {
-                String::from_utf8_lossy(&line).trim_end().to_string()
-            };
-            skipping = !complete && line.len() as u64 == MAX_COMMAND_LINE;
-            if sender.send(text).is_err() {
-                break;
-            }
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let requests = requests.clone();
+            std::thread::spawn(move || serve_connection(stream, requests));
         }
     });
-    receiver
+    Ok(())
+}
+
+fn serve_connection(stream: UnixStream, requests: mpsc::Sender<Request>) {
+    use std::io::Write;
+    let Ok(mut writer) = stream.try_clone() else { return };
+    command_lines(std::io::BufReader::new(stream), |line| {
+        let (reply, answer) = mpsc::channel();
+        if requests.send(Request { line, reply: Some(reply) }).is_err() {
+            return false;
+        }
+        let Ok(text) = answer.recv() else { return false };
+        writer.write_all(format!("{text}\n\n").as_bytes()).is_ok()
+    });
+}
+
+/// What to answer to one command line (empty lines and comments get nothing).
+fn answer(switch: &mut dyn Dataplane, line: &str) -> Option<String> {
+    match line.strip_prefix("# refused: ") {
+        Some(why) => Some(format!("refused: {why}")),
+        None if line.trim().is_empty() || line.trim_start().starts_with('#') => None,
+        None => Some(apply_line(switch, line)),
+    }
 }
