@@ -15,6 +15,7 @@
 //! 4. [`passes::hoist_effects`] — table applies and value-returning calls used inside expressions
 //!    become statements of their own writing a temporary (`init t_hit = t.apply().hit;`);
 //!    short-circuit operators and `?:` with effects become `if`s.
+//! 5. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
 
 pub mod check;
 pub mod error;

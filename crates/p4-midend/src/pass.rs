@@ -13,7 +13,7 @@ pub trait Pass {
 }
 
 /// The names of all passes, in default pipeline order.
-pub const PASS_NAMES: &[&str] = &[passes::inline_controls::NAME, passes::inline_functions::NAME, passes::slice_rmw::NAME, passes::hoist_effects::NAME];
+pub const PASS_NAMES: &[&str] = &[passes::inline_controls::NAME, passes::inline_functions::NAME, passes::slice_rmw::NAME, passes::hoist_effects::NAME, passes::dead_metadata::NAME];
 
 /// The pass called `name`, if there is one.
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
@@ -21,6 +21,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         passes::inline_controls::NAME => Some(Box::new(passes::inline_controls::InlineControls)),
         passes::inline_functions::NAME => Some(Box::new(passes::inline_functions::InlineFunctions)),
         passes::hoist_effects::NAME => Some(Box::new(passes::hoist_effects::HoistEffects)),
+        passes::dead_metadata::NAME => Some(Box::new(passes::dead_metadata::DeadMetadata)),
         passes::slice_rmw::NAME => Some(Box::new(passes::slice_rmw::SliceRmw)),
         _ => None,
     }

@@ -1,5 +1,6 @@
 //! The passes, one module each.
 
+pub mod dead_metadata;
 pub mod hoist_effects;
 pub mod inline_controls;
 pub mod inline_functions;
