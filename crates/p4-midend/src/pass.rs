@@ -13,7 +13,18 @@ pub trait Pass {
 }
 
 /// The names of all passes, in default pipeline order.
-pub const PASS_NAMES: &[&str] = &[passes::inline_controls::NAME, passes::inline_functions::NAME, passes::slice_rmw::NAME, passes::hoist_effects::NAME, passes::dead_metadata::NAME];
+///
+/// `hoist-effects` runs before `inline-functions`: it turns calls in conditional positions (`a &&
+/// f(x)`, `c ? f(x) : y`) into statements under an `if`, where the inliner can then inline them;
+/// the other way round, a second lowering would still find calls to inline (the pipeline would not
+/// be idempotent, which `tests/pipeline.rs` checks).
+pub const PASS_NAMES: &[&str] = &[
+    passes::inline_controls::NAME,
+    passes::hoist_effects::NAME,
+    passes::inline_functions::NAME,
+    passes::slice_rmw::NAME,
+    passes::dead_metadata::NAME,
+];
 
 /// The pass called `name`, if there is one.
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
@@ -42,6 +53,19 @@ impl Default for Pipeline {
 impl Pipeline {
     pub fn new(passes: Vec<Box<dyn Pass>>) -> Pipeline {
         Pipeline { passes }
+    }
+
+    /// The passes named, in the order given (`Err` names an unknown pass). For a CLI option such as
+    /// `--passes inline-controls,inline-functions`.
+    pub fn from_names(names: &[&str]) -> Result<Pipeline, String> {
+        let mut passes = Vec::new();
+        for n in names {
+            match pass_by_name(n) {
+                Some(p) => passes.push(p),
+                None => return Err(format!("unknown mid-end pass `{n}` (known: {})", PASS_NAMES.join(", "))),
+            }
+        }
+        Ok(Pipeline { passes })
     }
 
     /// The names of the passes, in order.

@@ -5,8 +5,10 @@
 //!   `init t_hit = t.apply().hit; if (t_hit) ...` (`_miss` likewise). A back end then sees every
 //!   apply as a statement whose result is a variable. (`switch (t.apply().action_run)` stays a
 //!   `SwitchAction` statement: the IR has no expression for the action that ran.)
-//! - A value-returning call that stays after inlining (an extern method such as `lookahead`, a
-//!   checksum's `get`) becomes `init <method>_value = call;`.
+//! - A value-returning call (an extern method such as `lookahead`, a checksum's `get`, a function:
+//!   the pass runs before `inline-functions`, which then inlines it there) becomes
+//!   `init <method>_value = call;`. An assignment whose whole right-hand side is one such effect with
+//!   effect-free operands is already in this form and stays.
 //! - `l && r` / `l || r` whose right operand has effects becomes `init c = l; if (c) { c = r; }`
 //!   (`if (!c)` for `||`), and `c ? a : b` with effects in a branch becomes an `if`/`else` writing a
 //!   temporary: the conditional evaluation becomes control flow, as in three-address code.
@@ -74,6 +76,8 @@ impl Hoister<'_> {
 
     fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
         match s {
+            // `x = <one effect>` already has the form this pass produces (the value lands in `x`).
+            Stmt::Assign { lhs, rhs, span } if is_single_effect(&rhs) => out.push(Stmt::Assign { lhs, rhs, span }),
             Stmt::Assign { lhs, mut rhs, span } => {
                 let mut g = Guard::default();
                 place_reads(&lhs, &mut g);

@@ -1,0 +1,73 @@
+//! Properties of the whole pipeline on every program of the project that has an STF test.
+
+mod common;
+
+use p4_ir::printer::print_program;
+
+fn programs() -> Vec<std::path::PathBuf> {
+    let root = common::repo_root();
+    let mut pairs = common::stf_pairs(&root.join("examples"));
+    pairs.extend(common::stf_pairs(&root.join("tests/stf")));
+    pairs.extend(common::stf_pairs(&root.join("crates/p4-midend/tests/passes")));
+    pairs.into_iter().map(|(p4, _)| p4).collect()
+}
+
+/// Lowering a lowered program changes nothing: every pass leaves nothing it would rewrite again
+/// (a pass that is not idempotent would keep growing the program each time it runs).
+#[test]
+fn lowering_is_idempotent() {
+    let mut checked = 0;
+    for p4 in programs() {
+        let program = common::compile(&p4).expect("compiles");
+        let once = p4_midend::lower(program).expect("lowers");
+        let once_text = print_program(&once);
+        let twice = p4_midend::lower(once).expect("lowers again");
+        assert_eq!(print_program(&twice), once_text, "{}: a second lowering changed the program", p4.display());
+        checked += 1;
+    }
+    assert!(checked >= 63, "only {checked} programs");
+}
+
+#[test]
+fn pipeline_order_and_names() {
+    assert_eq!(
+        p4_midend::Pipeline::default().names(),
+        ["inline-controls", "hoist-effects", "inline-functions", "slice-rmw", "dead-metadata"]
+    );
+    let p = p4_midend::Pipeline::from_names(&["slice-rmw", "inline-functions"]).expect("known names");
+    assert_eq!(p.names(), ["slice-rmw", "inline-functions"]);
+    let e = p4_midend::Pipeline::from_names(&["inline-parsers"]).err().expect("unknown name");
+    assert!(e.starts_with("unknown mid-end pass `inline-parsers`"), "{e}");
+}
+
+/// What the pipeline removes from the project's programs: no function and no sub-control that can be
+/// inlined is left (each survivor is listed with the reason the passes leave it).
+#[test]
+fn functions_and_sub_controls_are_gone() {
+    for p4 in programs() {
+        let program = common::compile(&p4).expect("compiles");
+        let lowered = p4_midend::lower(program).expect("lowers");
+        let names: Vec<&str> = lowered.functions.iter().map(|f| f.name.as_str()).collect();
+        // Calls in `||` right operands become statements under an `if` first (hoist-effects), so
+        // none is left.
+        assert!(names.is_empty(), "{}: functions left: {names:?}", p4.display());
+        // Top-level blocks aside, only sub-controls applied more than once stay (their tables and
+        // actions would need one copy per call site). Sub-parsers are not inlined yet.
+        let text = print_program(&lowered);
+        let top = top_controls(&lowered);
+        for (i, c) in lowered.controls.iter().enumerate() {
+            if top.contains(&i) {
+                continue;
+            }
+            let sites = text.matches(&format!(" {}.apply(", c.block.name)).count();
+            assert!(sites >= 2, "{}: sub-control {} left with {sites} apply", p4.display(), c.block.name);
+        }
+    }
+}
+
+fn top_controls(p: &p4_ir::Program) -> Vec<usize> {
+    p.main.args.iter().filter_map(|(_, a)| match a {
+        p4_ir::PackageArg::Control(c) => Some(c.index()),
+        _ => None,
+    }).collect()
+}
