@@ -22,6 +22,7 @@
 
 pub mod check;
 pub mod error;
+mod frame;
 pub mod pass;
 pub mod passes;
 mod returns;

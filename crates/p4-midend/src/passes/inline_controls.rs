@@ -21,7 +21,8 @@
 //! are not inlined yet.
 
 use crate::returns::{bool_const, eliminate_returns};
-use crate::util::{any_stmt, fresh_var, is_static_place, rename_var_inits, root_var, walk_expr_mut, walk_stmts_exprs_mut};
+use crate::frame::{copy_ins, copy_outs, move_frame, rehome_callables};
+use crate::util::{any_stmt, fresh_var, is_static_place, root_var};
 use crate::{Pass, PassError};
 use p4_ir::{BlockRef, ControlId, Direction, Expr, ExprKind, PackageArg, Program, Span, Stmt, Type, TypeDef, VarId, VarKind};
 use std::collections::HashMap;
@@ -192,103 +193,26 @@ fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
     let Some(binding) = binding(program, callee, Some(&args)) else { return };
     let sub = program.controls[callee.index()].clone();
     let prefix = sub.block.name.rsplit('.').next().unwrap_or(&sub.block.name).to_string();
-    // Move the frame: each variable gets a caller variable, or (by-reference parameters) an expression.
-    let mut map: HashMap<VarId, Expr> = HashMap::new();
-    let mut copied_params = Vec::new();
-    {
-        let vars = &mut program.controls[caller.index()].block.vars;
-        for (i, v) in sub.block.vars.iter().enumerate() {
-            let id = VarId(i as u32);
-            if let Some(pos) = sub.block.params.iter().position(|p| *p == id) {
-                if let Some(Some(e)) = binding.get(pos) {
-                    map.insert(id, e.clone());
-                    continue;
-                }
-            }
-            let kind = match &v.kind {
-                VarKind::Param(_) | VarKind::Local => VarKind::Temp,
-                k => k.clone(),
-            };
-            let new = fresh_var(vars, &format!("{prefix}.{}", v.name), v.ty.clone(), kind);
-            map.insert(id, Expr::new(v.ty.clone(), ExprKind::Var(new), Span::DUMMY));
-            if let Some(pos) = sub.block.params.iter().position(|p| *p == id) {
-                let dir = match v.kind {
-                    VarKind::Param(d) => d,
-                    _ => Direction::In,
-                };
-                copied_params.push((pos, new, v.ty.clone(), dir));
-            }
-        }
-    }
-    let remap = |e: &mut Expr| {
-        if let ExprKind::Var(v) = e.kind {
-            if let Some(r) = map.get(&v) {
-                let span = e.span;
-                *e = r.clone();
-                if e.span == Span::DUMMY {
-                    e.span = span;
-                }
-            }
-        }
-    };
-    let remap = std::cell::RefCell::new(remap);
-    let var_of = |v: VarId| match map.get(&v) {
-        Some(Expr { kind: ExprKind::Var(n), .. }) => Some(*n),
-        _ => None,
-    };
-    let remap_stmts = |stmts: &mut Vec<Stmt>| {
-        // `init` of a by-reference parameter cannot happen: parameters are never re-declared.
-        rename_var_inits(stmts, &var_of);
-        walk_stmts_exprs_mut(stmts, &mut |e| (remap.borrow_mut())(e))
-    };
-    let remap_expr = |e: &mut Expr| walk_expr_mut(e, &mut |x| (remap.borrow_mut())(x));
-    // Actions, functions and tables of the sub-control now run in the caller.
     let (old, new) = (BlockRef::Control(callee), BlockRef::Control(caller));
-    for a in program.actions.iter_mut().filter(|a| a.block == old) {
-        a.block = new.clone();
-        remap_stmts(&mut a.body);
-        for p in &mut a.params {
-            if let Some(Expr { kind: ExprKind::Var(v), .. }) = map.get(&p.var) {
-                p.var = *v;
-            }
-        }
-    }
-    for f in program.functions.iter_mut().filter(|f| f.block == old) {
-        f.block = new.clone();
-        remap_stmts(&mut f.body);
-        for p in &mut f.params {
-            if let Some(Expr { kind: ExprKind::Var(v), .. }) = map.get(&p.var) {
-                p.var = *v;
-            }
-        }
-        if let Some(Expr { kind: ExprKind::Var(v), .. }) = f.ret_var.and_then(|r| map.get(&r)) {
-            f.ret_var = Some(*v);
-        }
-    }
+    let moved = move_frame(program, &sub.block, &new, &prefix, &binding);
+    // Actions, functions and tables of the sub-control now run in the caller.
+    rehome_callables(program, &old, &new, &moved);
     for t in program.tables.iter_mut().filter(|t| t.control == callee) {
         t.control = caller;
-        t.keys.iter_mut().for_each(|k| remap_expr(&mut k.expr));
-        t.actions.iter_mut().for_each(|a| a.bound_args.iter_mut().for_each(&remap_expr));
+        t.keys.iter_mut().for_each(|k| moved.expr(&mut k.expr));
+        t.actions.iter_mut().for_each(|a| a.bound_args.iter_mut().for_each(|x| moved.expr(x)));
         if let Some(d) = &mut t.default_action {
-            d.args.iter_mut().for_each(&remap_expr);
+            d.args.iter_mut().for_each(|x| moved.expr(x));
         }
-        t.entries.iter_mut().for_each(|e| e.action.args.iter_mut().for_each(&remap_expr));
+        t.entries.iter_mut().for_each(|e| e.action.args.iter_mut().for_each(|x| moved.expr(x)));
     }
     // The statements that replace the apply.
     let mut init = sub.init.clone();
-    remap_stmts(&mut init);
+    moved.stmts(&mut init);
     let mut body = sub.body.clone();
-    remap_stmts(&mut body);
+    moved.stmts(&mut body);
     let span = Span::DUMMY;
-    let mut site = Vec::new();
-    for (pos, var, ty, dir) in &copied_params {
-        let Some(a) = args.get(*pos) else { continue };
-        match dir {
-            Direction::Out => site.push(Stmt::VarInit { var: *var, init: None, span }),
-            _ if matches!(a.expr.kind, ExprKind::DontCare) => {}
-            _ => site.push(Stmt::Assign { lhs: Expr::new(ty.clone(), ExprKind::Var(*var), span), rhs: a.expr.clone(), span }),
-        }
-    }
+    let mut site = copy_ins(&moved, &args);
     site.extend(init);
     let vars = &mut program.controls[caller.index()].block.vars;
     let (body, flag) = eliminate_returns(body, None, &mut || fresh_var(vars, &format!("{prefix}_returned"), Type::Bool, VarKind::Temp));
@@ -296,12 +220,7 @@ fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
         site.push(Stmt::VarInit { var: flag, init: Some(bool_const(false, span)), span });
     }
     site.extend(body);
-    for (pos, var, ty, dir) in &copied_params {
-        let Some(a) = args.get(*pos) else { continue };
-        if matches!(dir, Direction::Out | Direction::InOut) && !matches!(a.expr.kind, ExprKind::DontCare) {
-            site.push(Stmt::Assign { lhs: a.expr.clone(), rhs: Expr::new(ty.clone(), ExprKind::Var(*var), span), span });
-        }
-    }
+    site.extend(copy_outs(&moved, &args));
     let c = &mut program.controls[caller.index()];
     c.actions.extend(sub.actions.iter().copied());
     c.tables.extend(sub.tables.iter().copied());
