@@ -19,6 +19,7 @@
 //! The text form ([`printer`]) is stable and used for snapshot tests (`p4forge compile --emit ir`).
 
 pub mod cfg;
+pub mod layout;
 pub mod printer;
 
 use num_bigint::BigInt;
