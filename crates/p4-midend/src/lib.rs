@@ -10,12 +10,13 @@
 //!
 //! The passes, in pipeline order (each module says what it does and why):
 //! 1. [`passes::inline_controls`] — sub-controls applied once are replaced by their bodies.
-//! 2. [`passes::hoist_effects`] — table applies and value-returning calls used inside expressions
+//! 2. [`passes::inline_parsers`] — sub-parsers applied once become states of their caller.
+//! 3. [`passes::hoist_effects`] — table applies and value-returning calls used inside expressions
 //!    become statements of their own writing a temporary (`init t_hit = t.apply().hit;`);
 //!    short-circuit operators and `?:` with effects become `if`s.
-//! 3. [`passes::inline_functions`] — function calls are replaced by their bodies.
-//! 4. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
-//! 5. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
+//! 4. [`passes::inline_functions`] — function calls are replaced by their bodies.
+//! 5. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
+//! 6. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
 //!
 //! [`check::check_program`] checks the structural invariants the passes rely on; the tests run it
 //! after every pass (until `p4_ir::verify` exists).

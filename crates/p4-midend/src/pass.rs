@@ -20,6 +20,7 @@ pub trait Pass {
 /// be idempotent, which `tests/pipeline.rs` checks).
 pub const PASS_NAMES: &[&str] = &[
     passes::inline_controls::NAME,
+    passes::inline_parsers::NAME,
     passes::hoist_effects::NAME,
     passes::inline_functions::NAME,
     passes::slice_rmw::NAME,
@@ -30,6 +31,7 @@ pub const PASS_NAMES: &[&str] = &[
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     match name {
         passes::inline_controls::NAME => Some(Box::new(passes::inline_controls::InlineControls)),
+        passes::inline_parsers::NAME => Some(Box::new(passes::inline_parsers::InlineParsers)),
         passes::inline_functions::NAME => Some(Box::new(passes::inline_functions::InlineFunctions)),
         passes::hoist_effects::NAME => Some(Box::new(passes::hoist_effects::HoistEffects)),
         passes::dead_metadata::NAME => Some(Box::new(passes::dead_metadata::DeadMetadata)),

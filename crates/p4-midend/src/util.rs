@@ -296,3 +296,61 @@ pub fn rename_var_inits(stmts: &mut [Stmt], map: &dyn Fn(VarId) -> Option<VarId>
         }
     }
 }
+
+/// One step of an access path.
+#[derive(PartialEq)]
+enum Step {
+    Field(u32),
+    Index(Option<num_bigint::BigInt>),
+    Other,
+}
+
+fn path_steps(e: &Expr, out: &mut Vec<Step>) -> Option<VarId> {
+    match &e.kind {
+        ExprKind::Var(v) => Some(*v),
+        ExprKind::Field(b, i) => {
+            let r = path_steps(b, out);
+            out.push(Step::Field(*i));
+            r
+        }
+        ExprKind::Index(b, i) => {
+            let r = path_steps(b, out);
+            let k = match &i.kind {
+                ExprKind::Const(p4_ir::Value::Bits { value, .. } | p4_ir::Value::InfInt(value)) => Some(value.clone()),
+                _ => None,
+            };
+            out.push(Step::Index(k));
+            r
+        }
+        ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::Slice(b, _, _) => {
+            let r = path_steps(b, out);
+            out.push(Step::Other);
+            r
+        }
+        _ => None,
+    }
+}
+
+/// True if the storage named by `a` and `b` may overlap (`hdr.x` and `hdr.x.f` do, `hdr.x` and
+/// `hdr.y` do not; a run-time index or anything that is not a path overlaps everything of its root).
+pub fn may_overlap(a: &Expr, b: &Expr) -> bool {
+    let (mut sa, mut sb) = (Vec::new(), Vec::new());
+    let (Some(ra), Some(rb)) = (path_steps(a, &mut sa), path_steps(b, &mut sb)) else {
+        // Not a path (a constant, an expression): it names no storage of the caller.
+        return false;
+    };
+    if ra != rb {
+        return false;
+    }
+    for (x, y) in sa.iter().zip(&sb) {
+        let differ = match (x, y) {
+            (Step::Field(i), Step::Field(j)) => i != j,
+            (Step::Index(Some(i)), Step::Index(Some(j))) => i != j,
+            _ => false,
+        };
+        if differ {
+            return false;
+        }
+    }
+    true
+}

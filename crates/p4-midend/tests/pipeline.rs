@@ -32,12 +32,12 @@ fn lowering_is_idempotent() {
 fn pipeline_order_and_names() {
     assert_eq!(
         p4_midend::Pipeline::default().names(),
-        ["inline-controls", "hoist-effects", "inline-functions", "slice-rmw", "dead-metadata"]
+        ["inline-controls", "inline-parsers", "hoist-effects", "inline-functions", "slice-rmw", "dead-metadata"]
     );
     let p = p4_midend::Pipeline::from_names(&["slice-rmw", "inline-functions"]).expect("known names");
     assert_eq!(p.names(), ["slice-rmw", "inline-functions"]);
-    let e = p4_midend::Pipeline::from_names(&["inline-parsers"]).err().expect("unknown name");
-    assert!(e.starts_with("unknown mid-end pass `inline-parsers`"), "{e}");
+    let e = p4_midend::Pipeline::from_names(&["unroll-parsers"]).err().expect("unknown name");
+    assert!(e.starts_with("unknown mid-end pass `unroll-parsers`"), "{e}");
 }
 
 /// What the pipeline removes from the project's programs: no function and no sub-control that can be
@@ -52,7 +52,7 @@ fn functions_and_sub_controls_are_gone() {
         // none is left.
         assert!(names.is_empty(), "{}: functions left: {names:?}", p4.display());
         // Top-level blocks aside, only sub-controls applied more than once stay (their tables and
-        // actions would need one copy per call site). Sub-parsers are not inlined yet.
+        // actions would need one copy per call site). All the project's sub-parsers are inlined.
         let text = print_program(&lowered);
         let top = top_controls(&lowered);
         for (i, c) in lowered.controls.iter().enumerate() {
@@ -62,6 +62,7 @@ fn functions_and_sub_controls_are_gone() {
             let sites = text.matches(&format!(" {}.apply(", c.block.name)).count();
             assert!(sites >= 2, "{}: sub-control {} left with {sites} apply", p4.display(), c.block.name);
         }
+        assert_eq!(lowered.parsers.len(), 1, "{}: sub-parsers left", p4.display());
     }
 }
 

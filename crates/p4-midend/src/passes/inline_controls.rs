@@ -7,24 +7,24 @@
 //! Sema gives each sub-control instance its own frame, used by nothing but that instance, so its
 //! variables are appended to the caller's frame (named `<instance>.<var>`) and every expression of the
 //! sub-control is renumbered. Parameters are bound like this:
-//! - an `inout` argument that names fixed storage (no run-time index) and shares no variable with any
-//!   other argument is substituted for the parameter (by reference: no copies);
+//! - an `inout` argument that names fixed storage (no run-time index) and overlaps no other `out`/
+//!   `inout` argument is substituted for the parameter (by reference: no copies);
 //! - any other `in`/`inout` argument is copied into the parameter first; `out` parameters are
 //!   re-initialised (`init p;`) and every `out`/`inout` parameter in copy mode is copied back after the
 //!   body, as the dataplane does;
 //! - `exit` inside the sub-control (its body or any of its actions) would skip that copy-back, so a
 //!   sub-control that may exit is inlined only when it needs no copy-back.
 //!
-//! A `return` in the sub-control's body becomes a flag guarding what follows (see `returns`). Only
+//! An `in` argument is copied at the call, so it may overlap anything. A `return` in the sub-control's body becomes a flag guarding what follows (see `returns`). Only
 //! sub-controls applied exactly once are inlined (their actions and tables would otherwise need a copy
 //! per call site). Inlined controls are removed from the program and control ids renumbered. Sub-parsers
 //! are not inlined yet.
 
 use crate::returns::{bool_const, eliminate_returns};
 use crate::frame::{copy_ins, copy_outs, move_frame, rehome_callables};
-use crate::util::{any_stmt, fresh_var, is_static_place, root_var};
+use crate::util::{any_stmt, fresh_var, is_static_place, may_overlap};
 use crate::{Pass, PassError};
-use p4_ir::{BlockRef, ControlId, Direction, Expr, ExprKind, PackageArg, Program, Span, Stmt, Type, TypeDef, VarId, VarKind};
+use p4_ir::{BlockRef, ControlId, Direction, Expr, ExprKind, PackageArg, Program, Span, Stmt, Type, TypeDef, VarKind};
 use std::collections::HashMap;
 
 pub const NAME: &str = "inline-controls";
@@ -136,7 +136,15 @@ fn binding(program: &Program, callee: ControlId, args: Option<&[p4_ir::Arg]>) ->
         Some(a) => a.to_vec(),
         None => find_args(program, callee)?,
     };
-    let roots: Vec<Option<VarId>> = args.iter().map(|a| root_var(&a.expr)).collect();
+    let dirs: Vec<Direction> = ctl
+        .block
+        .params
+        .iter()
+        .map(|v| match ctl.block.vars.get(v.index()).map(|x| &x.kind) {
+            Some(VarKind::Param(d)) => *d,
+            _ => Direction::In,
+        })
+        .collect();
     let mut needs_copy_back = false;
     let mut out = Vec::new();
     for (k, (pv, a)) in ctl.block.params.iter().zip(&args).enumerate() {
@@ -150,7 +158,12 @@ fn binding(program: &Program, callee: ControlId, args: Option<&[p4_ir::Arg]>) ->
             out.push(Some(a.expr.clone()));
             continue;
         }
-        let shared = roots[k].is_some() && roots.iter().enumerate().any(|(j, r)| j != k && *r == roots[k]);
+        // A by-reference argument must not overlap another writable one: the copies-back would
+        // otherwise land in another order than the in-place writes.
+        let shared = args
+            .iter()
+            .enumerate()
+            .any(|(j, b)| j != k && matches!(dirs.get(j), Some(Direction::Out | Direction::InOut)) && may_overlap(&a.expr, &b.expr));
         let by_ref = dir == Direction::InOut && is_static_place(&a.expr) && !shared;
         if by_ref {
             out.push(Some(a.expr.clone()));

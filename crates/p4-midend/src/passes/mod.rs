@@ -4,4 +4,5 @@ pub mod dead_metadata;
 pub mod hoist_effects;
 pub mod inline_controls;
 pub mod inline_functions;
+pub mod inline_parsers;
 pub mod slice_rmw;
