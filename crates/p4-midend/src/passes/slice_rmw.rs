@@ -12,14 +12,17 @@
 //! first; if the place of `x` is not fixed at compile time as well (a run-time stack index, `.next`),
 //! the statement is left alone, since hoisting `v` would move its effects before the place is chosen.
 //!
-//! Slices passed as `out`/`inout` arguments are not rewritten yet (the dataplane writes them through
-//! the same slice writer as before).
+//! A slice passed as an `out`/`inout` argument goes through a temporary: `f(x[7:4])` becomes
+//! `tmp = x[7:4]; f(tmp); x = (x & K) | ((bit<W>)tmp << 4);` when that keeps the order (no argument
+//! has effects, the slice names fixed storage and overlaps no other writable argument); otherwise the
+//! call is left as it is. Slices in `apply` arguments of sub-blocks are left (the inliners remove
+//! those applies first).
 
-use crate::util::{bodies, for_each_nested_list, fresh_var, has_effects, is_static_place, put_body, take_body, vars_mut};
+use crate::util::{bodies, for_each_nested_list, fresh_var, has_effects, is_static_place, may_overlap, put_body, take_body, vars_mut};
 use crate::{Pass, PassError};
 use num_bigint::BigInt;
 use num_traits::One;
-use p4_ir::{BinOp, Expr, ExprKind, Program, Span, Stmt, Type, Value, VarKind};
+use p4_ir::{Arg, BinOp, Call, Direction, Expr, ExprKind, Program, Span, Stmt, Type, Value, VarKind};
 
 pub const NAME: &str = "slice-rmw";
 
@@ -73,10 +76,65 @@ fn rewrite_flat(stmts: &mut Vec<Stmt>, vars: &mut Vec<p4_ir::Var>) {
                 }
                 out.push(Stmt::Assign { lhs, rhs, span });
             }
+            Stmt::Call(call) if slice_out_args(&call) => {
+                let (before, call, after) = through_temporaries(call, vars);
+                out.extend(before);
+                out.push(Stmt::Call(call));
+                // Each copy-back is itself a slice assignment: rewrite it like the others.
+                let mut after = after;
+                rewrite_flat(&mut after, vars);
+                out.extend(after);
+            }
             other => out.push(other),
         }
     }
     *stmts = out;
+}
+
+/// True if the call passes a slice as an `out`/`inout` argument and the rewrite keeps its order:
+/// no argument has effects (reading the slice early is then unobservable), each slice names fixed
+/// storage, and no writable argument the call writes itself overlaps it (the slices' copy-backs run
+/// after the call in parameter order, as the copy-backs they replace did, so slices of one value may
+/// overlap each other).
+fn slice_out_args(call: &Call) -> bool {
+    let writable = |a: &Arg| matches!(a.direction, Direction::Out | Direction::InOut);
+    let slices: Vec<usize> = call
+        .args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| writable(a) && matches!(a.expr.kind, ExprKind::Slice(..)))
+        .map(|(i, _)| i)
+        .collect();
+    !slices.is_empty()
+        && call.args.iter().all(|a| !has_effects(&a.expr))
+        && slices.iter().all(|&i| {
+            is_static_place(&call.args[i].expr)
+                && call
+                    .args
+                    .iter()
+                    .enumerate()
+                    .all(|(j, b)| slices.contains(&j) || !writable(b) || !may_overlap(&call.args[i].expr, &b.expr))
+        })
+}
+
+/// `f(x[7:4])` with an `out`/`inout` slice becomes `tmp = x[7:4]; f(tmp); x[7:4] = tmp;` (`init tmp;`
+/// for `out`): the call then writes a whole variable, and the copy-back is a slice assignment that
+/// this pass turns into a read-modify-write.
+fn through_temporaries(mut call: Call, vars: &mut Vec<p4_ir::Var>) -> (Vec<Stmt>, Call, Vec<Stmt>) {
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    let span = call.span;
+    for a in &mut call.args {
+        if !(matches!(a.direction, Direction::Out | Direction::InOut) && matches!(a.expr.kind, ExprKind::Slice(..))) {
+            continue;
+        }
+        let tmp = fresh_var(vars, "slice_arg", a.expr.ty.clone(), VarKind::Temp);
+        let tmp_expr = Expr::new(a.expr.ty.clone(), ExprKind::Var(tmp), a.expr.span);
+        let init = if a.direction == Direction::InOut { Some(a.expr.clone()) } else { None };
+        before.push(Stmt::VarInit { var: tmp, init, span });
+        let place = std::mem::replace(&mut a.expr, tmp_expr.clone());
+        after.push(Stmt::Assign { lhs: place, rhs: tmp_expr, span });
+    }
+    (before, call, after)
 }
 
 fn bits_const(width: u32, value: BigInt, span: Span) -> Expr {
