@@ -16,7 +16,8 @@ use std::collections::HashSet;
 /// `Err` names the first broken invariant (as a [`PassError`] of the pass `check`).
 pub fn check_program(program: &Program) -> Result<(), PassError> {
     let err = |m: String| PassError::new("check", m);
-    for (bi, b) in program.parsers.iter().map(|p| &p.block).chain(program.controls.iter().map(|c| &c.block)).enumerate() {
+    for (bi, b) in program.parsers.iter().map(|p| &p.block).chain(program.controls.iter().map(|c| &c.block)).enumerate()
+    {
         let mut seen = HashSet::new();
         for v in &b.vars {
             if !seen.insert(v.name.as_str()) {
@@ -55,7 +56,12 @@ pub fn check_program(program: &Program) -> Result<(), PassError> {
     Ok(())
 }
 
-fn check_stmts(program: &Program, stmts: &[Stmt], frame: usize, block_ok: &dyn Fn(&BlockRef) -> bool) -> Result<(), String> {
+fn check_stmts(
+    program: &Program,
+    stmts: &[Stmt],
+    frame: usize,
+    block_ok: &dyn Fn(&BlockRef) -> bool,
+) -> Result<(), String> {
     for s in stmts {
         match s {
             Stmt::VarInit { var, init, .. } => {
@@ -71,10 +77,8 @@ fn check_stmts(program: &Program, stmts: &[Stmt], frame: usize, block_ok: &dyn F
                 check_expr(program, rhs, frame)?;
             }
             Stmt::Call(c) => check_call(program, c, frame)?,
-            Stmt::ApplyTable { table, .. } => {
-                if table.index() >= program.tables.len() {
-                    return Err(format!("apply of table #{}", table.0));
-                }
+            Stmt::ApplyTable { table, .. } if table.index() >= program.tables.len() => {
+                return Err(format!("apply of table #{}", table.0));
             }
             Stmt::ApplyBlock { block, args, .. } => {
                 if !block_ok(block) {
@@ -119,7 +123,9 @@ fn check_stmts(program: &Program, stmts: &[Stmt], frame: usize, block_ok: &dyn F
 fn check_call(program: &Program, c: &p4_ir::Call, frame: usize) -> Result<(), String> {
     match &c.callee {
         Callee::Action(a) if a.index() >= program.actions.len() => return Err(format!("call of action #{}", a.0)),
-        Callee::Function(f) if f.index() >= program.functions.len() => return Err(format!("call of function #{}", f.0)),
+        Callee::Function(f) if f.index() >= program.functions.len() => {
+            return Err(format!("call of function #{}", f.0))
+        }
         Callee::Method { target, .. } | Callee::Builtin { target, .. } => check_expr(program, target, frame)?,
         _ => {}
     }
@@ -131,11 +137,15 @@ fn check_call(program: &Program, c: &p4_ir::Call, frame: usize) -> Result<(), St
 
 fn check_expr(program: &Program, e: &Expr, frame: usize) -> Result<(), String> {
     match &e.kind {
-        ExprKind::Var(v) if v.index() >= frame => Err(format!("variable #{} outside the frame ({frame} variables)", v.0)),
+        ExprKind::Var(v) if v.index() >= frame => {
+            Err(format!("variable #{} outside the frame ({frame} variables)", v.0))
+        }
         ExprKind::Field(b, i) => {
             if let Type::Named(t) = &b.ty {
                 let n = match program.types.get(t.index()) {
-                    Some(TypeDef::Struct { fields, .. } | TypeDef::Header { fields, .. } | TypeDef::Union { fields, .. }) => fields.len(),
+                    Some(
+                        TypeDef::Struct { fields, .. } | TypeDef::Header { fields, .. } | TypeDef::Union { fields, .. },
+                    ) => fields.len(),
                     _ => return Err(format!("field of a value whose type #{} has no fields", t.0)),
                 };
                 if *i as usize >= n {
@@ -144,9 +154,12 @@ fn check_expr(program: &Program, e: &Expr, frame: usize) -> Result<(), String> {
             }
             check_expr(program, b, frame)
         }
-        ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) | ExprKind::Slice(b, _, _) | ExprKind::Unary(_, b) | ExprKind::Cast(b) => {
-            check_expr(program, b, frame)
-        }
+        ExprKind::StackNext(b)
+        | ExprKind::StackLast(b)
+        | ExprKind::StackLastIndex(b)
+        | ExprKind::Slice(b, _, _)
+        | ExprKind::Unary(_, b)
+        | ExprKind::Cast(b) => check_expr(program, b, frame),
         ExprKind::Index(b, i) | ExprKind::Binary(_, b, i) => {
             check_expr(program, b, frame)?;
             check_expr(program, i, frame)

@@ -65,7 +65,13 @@ fn param_direction(kind: &VarKind) -> Direction {
 
 /// Appends `callee`'s frame to `caller`'s; `binding[k]` is the argument substituted for parameter `k`
 /// (`None`: the parameter gets a variable and is copied).
-pub(crate) fn move_frame(program: &mut Program, callee: &Block, caller: &BlockRef, prefix: &str, binding: &[Option<Expr>]) -> Moved {
+pub(crate) fn move_frame(
+    program: &mut Program,
+    callee: &Block,
+    caller: &BlockRef,
+    prefix: &str,
+    binding: &[Option<Expr>],
+) -> Moved {
     let mut map = HashMap::new();
     let mut copied = Vec::new();
     let Some(vars) = crate::util::vars_mut(program, caller) else { return Moved { map, copied } };
@@ -124,7 +130,11 @@ pub(crate) fn copy_ins(moved: &Moved, args: &[p4_ir::Arg]) -> Vec<Stmt> {
         match c.dir {
             Direction::Out => out.push(Stmt::VarInit { var: c.var, init: None, span }),
             _ if matches!(a.expr.kind, ExprKind::DontCare) => {}
-            _ => out.push(Stmt::Assign { lhs: Expr::new(c.ty.clone(), ExprKind::Var(c.var), span), rhs: a.expr.clone(), span }),
+            _ => out.push(Stmt::Assign {
+                lhs: Expr::new(c.ty.clone(), ExprKind::Var(c.var), span),
+                rhs: a.expr.clone(),
+                span,
+            }),
         }
     }
     out
@@ -137,7 +147,11 @@ pub(crate) fn copy_outs(moved: &Moved, args: &[p4_ir::Arg]) -> Vec<Stmt> {
     for c in &moved.copied {
         let Some(a) = args.get(c.pos) else { continue };
         if matches!(c.dir, Direction::Out | Direction::InOut) && !matches!(a.expr.kind, ExprKind::DontCare) {
-            out.push(Stmt::Assign { lhs: a.expr.clone(), rhs: Expr::new(c.ty.clone(), ExprKind::Var(c.var), span), span });
+            out.push(Stmt::Assign {
+                lhs: a.expr.clone(),
+                rhs: Expr::new(c.ty.clone(), ExprKind::Var(c.var), span),
+                span,
+            });
         }
     }
     out

@@ -59,7 +59,11 @@ impl ReturnElim {
                 if let (Some((r, ty)), Some(e)) = (&self.ret, value) {
                     out.push(Stmt::Assign { lhs: var_expr(*r, ty.clone(), span), rhs: e, span });
                 }
-                out.push(Stmt::Assign { lhs: var_expr(PLACEHOLDER, Type::Bool, span), rhs: bool_const(true, span), span });
+                out.push(Stmt::Assign {
+                    lhs: var_expr(PLACEHOLDER, Type::Bool, span),
+                    rhs: bool_const(true, span),
+                    span,
+                });
                 if in_loop {
                     out.push(Stmt::Break(span));
                 }
@@ -95,14 +99,20 @@ impl ReturnElim {
             Stmt::If { cond, then, otherwise, span } => {
                 Stmt::If { cond, then: self.list(then, in_loop), otherwise: self.list(otherwise, in_loop), span }
             }
-            Stmt::SwitchAction { table, cases, span } => {
-                Stmt::SwitchAction { table, cases: cases.into_iter().map(|(a, l)| (a, self.list(l, in_loop))).collect(), span }
-            }
-            Stmt::SwitchValue { expr, cases, span } => {
-                Stmt::SwitchValue { expr, cases: cases.into_iter().map(|(v, l)| (v, self.list(l, in_loop))).collect(), span }
-            }
+            Stmt::SwitchAction { table, cases, span } => Stmt::SwitchAction {
+                table,
+                cases: cases.into_iter().map(|(a, l)| (a, self.list(l, in_loop))).collect(),
+                span,
+            },
+            Stmt::SwitchValue { expr, cases, span } => Stmt::SwitchValue {
+                expr,
+                cases: cases.into_iter().map(|(v, l)| (v, self.list(l, in_loop))).collect(),
+                span,
+            },
             Stmt::Block(l) => Stmt::Block(self.list(l, in_loop)),
-            Stmt::For { init, cond, update, body, span } => Stmt::For { init, cond, update, body: self.list(body, true), span },
+            Stmt::For { init, cond, update, body, span } => {
+                Stmt::For { init, cond, update, body: self.list(body, true), span }
+            }
             other => other,
         }
     }
@@ -114,7 +124,9 @@ fn strip_flag(stmts: Vec<Stmt>) -> Vec<Stmt> {
         .into_iter()
         .filter(|s| !matches!(s, Stmt::Assign { lhs, .. } if matches!(lhs.kind, ExprKind::Var(v) if v == PLACEHOLDER)))
         .map(|s| match s {
-            Stmt::If { cond, then, otherwise, span } => Stmt::If { cond, then: strip_flag(then), otherwise: strip_flag(otherwise), span },
+            Stmt::If { cond, then, otherwise, span } => {
+                Stmt::If { cond, then: strip_flag(then), otherwise: strip_flag(otherwise), span }
+            }
             Stmt::SwitchAction { table, cases, span } => {
                 Stmt::SwitchAction { table, cases: cases.into_iter().map(|(a, l)| (a, strip_flag(l))).collect(), span }
             }
@@ -122,9 +134,10 @@ fn strip_flag(stmts: Vec<Stmt>) -> Vec<Stmt> {
                 Stmt::SwitchValue { expr, cases: cases.into_iter().map(|(v, l)| (v, strip_flag(l))).collect(), span }
             }
             Stmt::Block(l) => Stmt::Block(strip_flag(l)),
-            Stmt::For { init, cond, update, body, span } => Stmt::For { init, cond, update, body: strip_flag(body), span },
+            Stmt::For { init, cond, update, body, span } => {
+                Stmt::For { init, cond, update, body: strip_flag(body), span }
+            }
             other => other,
         })
         .collect()
 }
-

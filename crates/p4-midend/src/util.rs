@@ -39,7 +39,7 @@ pub fn bodies(program: &Program) -> Vec<(BlockRef, Body)> {
 }
 
 /// The statement list `body` names (an empty list if it does not exist).
-pub fn body_mut<'p>(program: &'p mut Program, body: Body) -> Option<&'p mut Vec<Stmt>> {
+pub fn body_mut(program: &mut Program, body: Body) -> Option<&mut Vec<Stmt>> {
     Some(match body {
         Body::ParserInit(p) => &mut program.parsers.get_mut(p)?.init,
         Body::ParserState(p, s) => &mut program.parsers.get_mut(p)?.states.get_mut(s)?.body,
@@ -209,7 +209,12 @@ pub fn walk_stmts_exprs_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Expr)) {
                 walk_stmts_exprs_mut(update, f);
                 walk_stmts_exprs_mut(body, f);
             }
-            Stmt::ApplyTable { .. } | Stmt::Exit(_) | Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Empty => {}
+            Stmt::ApplyTable { .. }
+            | Stmt::Exit(_)
+            | Stmt::Return(None, _)
+            | Stmt::Break(_)
+            | Stmt::Continue(_)
+            | Stmt::Empty => {}
         }
     }
 }
@@ -223,7 +228,9 @@ pub fn any_stmt(stmts: &[Stmt], pred: &dyn Fn(&Stmt) -> bool) -> bool {
                 Stmt::SwitchAction { cases, .. } => cases.iter().any(|(_, l)| any_stmt(l, pred)),
                 Stmt::SwitchValue { cases, .. } => cases.iter().any(|(_, l)| any_stmt(l, pred)),
                 Stmt::Block(l) => any_stmt(l, pred),
-                Stmt::For { init, update, body, .. } => any_stmt(init, pred) || any_stmt(update, pred) || any_stmt(body, pred),
+                Stmt::For { init, update, body, .. } => {
+                    any_stmt(init, pred) || any_stmt(update, pred) || any_stmt(body, pred)
+                }
                 _ => false,
             }
     })
@@ -235,10 +242,8 @@ pub fn has_effects(e: &Expr) -> bool {
     let mut found = false;
     let mut e = e.clone();
     walk_expr_mut(&mut e, &mut |x| match &x.kind {
-        ExprKind::Call(c) => {
-            if !matches!(c.callee, p4_ir::Callee::Builtin { builtin: p4_ir::Builtin::IsValid, .. }) {
-                found = true
-            }
+        ExprKind::Call(c) if !matches!(c.callee, p4_ir::Callee::Builtin { builtin: p4_ir::Builtin::IsValid, .. }) => {
+            found = true
         }
         ExprKind::ApplyTable(..) => found = true,
         _ => {}

@@ -15,7 +15,11 @@ fn sema_output_and_lowered_output_pass() {
     let lowered = p4_midend::lower(p).expect("lowers");
     assert_eq!(p4_midend::check::check_program(&lowered), Ok(()));
     // functions.p4 has four functions, all called from statements the inliner may rewrite.
-    assert!(lowered.functions.is_empty(), "functions left: {:?}", lowered.functions.iter().map(|f| &f.name).collect::<Vec<_>>());
+    assert!(
+        lowered.functions.is_empty(),
+        "functions left: {:?}",
+        lowered.functions.iter().map(|f| &f.name).collect::<Vec<_>>()
+    );
 }
 
 #[test]

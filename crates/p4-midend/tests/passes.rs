@@ -13,13 +13,15 @@ use std::sync::Arc;
 
 fn run_case(pass_name: &str, input: &Path) -> Result<(), String> {
     let program = common::compile(input).map_err(|d| format!("{}: does not compile:\n{d}", input.display()))?;
-    let pass = p4_midend::pass_by_name(pass_name).ok_or_else(|| format!("no pass named `{pass_name}` (directory name)"))?;
+    let pass =
+        p4_midend::pass_by_name(pass_name).ok_or_else(|| format!("no pass named `{pass_name}` (directory name)"))?;
     let mut lowered = program;
     pass.run(&mut lowered).map_err(|e| format!("{}: {e}", input.display()))?;
     p4_midend::check::check_program(&lowered).map_err(|e| format!("{}: after `{pass_name}`: {e}", input.display()))?;
     let text = p4_ir::printer::print_program(&lowered);
-    p4_dataplane::Switch::new(Arc::new(lowered))
-        .map_err(|e| format!("{}: the dataplane refuses the output of `{pass_name}`: {}", input.display(), e.message))?;
+    p4_dataplane::Switch::new(Arc::new(lowered)).map_err(|e| {
+        format!("{}: the dataplane refuses the output of `{pass_name}`: {}", input.display(), e.message)
+    })?;
     let expected_path = input.with_extension("expected");
     if std::env::var_os("BLESS").is_some() {
         std::fs::write(&expected_path, &text).map_err(|e| format!("{}: {e}", expected_path.display()))?;
@@ -54,11 +56,17 @@ fn every_pass_golden_case() {
     let mut failures = Vec::new();
     let mut cases = 0;
     let mut passes_seen = Vec::new();
-    let mut pass_dirs: Vec<_> = std::fs::read_dir(&dir).expect("tests/passes").flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+    let mut pass_dirs: Vec<_> =
+        std::fs::read_dir(&dir).expect("tests/passes").flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
     pass_dirs.sort();
     for pass_dir in pass_dirs {
         let pass_name = pass_dir.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
-        let mut inputs: Vec<_> = std::fs::read_dir(&pass_dir).expect("pass dir").flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "p4")).collect();
+        let mut inputs: Vec<_> = std::fs::read_dir(&pass_dir)
+            .expect("pass dir")
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "p4"))
+            .collect();
         inputs.sort();
         for input in inputs {
             cases += 1;

@@ -67,8 +67,12 @@ fn functions_and_sub_controls_are_gone() {
 }
 
 fn top_controls(p: &p4_ir::Program) -> Vec<usize> {
-    p.main.args.iter().filter_map(|(_, a)| match a {
-        p4_ir::PackageArg::Control(c) => Some(c.index()),
-        _ => None,
-    }).collect()
+    p.main
+        .args
+        .iter()
+        .filter_map(|(_, a)| match a {
+            p4_ir::PackageArg::Control(c) => Some(c.index()),
+            _ => None,
+        })
+        .collect()
 }

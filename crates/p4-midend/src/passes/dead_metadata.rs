@@ -21,7 +21,10 @@
 
 use crate::util::{bodies, body_mut, has_effects, walk_expr_mut};
 use crate::{Pass, PassError};
-use p4_ir::{Builtin, Callee, Direction, Expr, ExprKind, Keyset, PackageArg, Program, Stmt, Transition, Type, TypeDef, TypeId, Value};
+use p4_ir::{
+    Builtin, Callee, Direction, Expr, ExprKind, Keyset, PackageArg, Program, Stmt, Transition, Type, TypeDef, TypeId,
+    Value,
+};
 use std::collections::{HashMap, HashSet};
 
 pub const NAME: &str = "dead-metadata";
@@ -49,7 +52,9 @@ impl Pass for DeadMetadata {
                     let d: Vec<bool> = fields
                         .iter()
                         .enumerate()
-                        .map(|(f, fd)| !read.contains(&(id, f as u32)) && !fd.annotations.iter().any(|a| a.name == "field_list"))
+                        .map(|(f, fd)| {
+                            !read.contains(&(id, f as u32)) && !fd.annotations.iter().any(|a| a.name == "field_list")
+                        })
                         .collect();
                     if d.iter().any(|x| *x) {
                         dead.insert(id, d);
@@ -75,12 +80,10 @@ fn named_struct(program: &Program, ty: &Type) -> Option<TypeId> {
 /// Every named type reachable from `ty` (fields, stack elements, tuple members).
 fn reachable(program: &Program, ty: &Type, out: &mut HashSet<TypeId>) {
     match ty {
-        Type::Named(t) => {
-            if out.insert(*t) {
-                if let Some(d) = program.types.get(t.index()) {
-                    for f in d.fields() {
-                        reachable(program, &f.ty, out);
-                    }
+        Type::Named(t) if out.insert(*t) => {
+            if let Some(d) = program.types.get(t.index()) {
+                for f in d.fields() {
+                    reachable(program, &f.ty, out);
                 }
             }
         }
@@ -132,7 +135,9 @@ fn excluded_types(program: &Program) -> Option<HashSet<TypeId>> {
 
 fn collect_type_args(stmts: &mut [Stmt], out: &mut Vec<Type>) {
     let grab = |c: &p4_ir::Call, out: &mut Vec<Type>| match &c.callee {
-        Callee::ExternFunction { type_args, .. } | Callee::Method { type_args, .. } => out.extend(type_args.iter().cloned()),
+        Callee::ExternFunction { type_args, .. } | Callee::Method { type_args, .. } => {
+            out.extend(type_args.iter().cloned())
+        }
         _ => {}
     };
     for s in stmts.iter() {
@@ -161,7 +166,10 @@ struct Reads<'a> {
 }
 
 fn is_path(e: &Expr) -> bool {
-    matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::StackNext(_) | ExprKind::StackLast(_))
+    matches!(
+        e.kind,
+        ExprKind::Var(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::StackNext(_) | ExprKind::StackLast(_)
+    )
 }
 
 impl Reads<'_> {
@@ -236,7 +244,10 @@ impl Reads<'_> {
                 self.read(i);
                 self.path(b);
             }
-            ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) | ExprKind::Slice(b, _, _) => self.path(b),
+            ExprKind::StackNext(b)
+            | ExprKind::StackLast(b)
+            | ExprKind::StackLastIndex(b)
+            | ExprKind::Slice(b, _, _) => self.path(b),
             ExprKind::Var(_) => {}
             _ => self.read(e),
         }
@@ -249,7 +260,9 @@ impl Reads<'_> {
                 self.read(i);
                 self.place(b);
             }
-            ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::Slice(b, _, _) => self.place(b),
+            ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::Slice(b, _, _) => {
+                self.place(b)
+            }
             _ => {}
         }
     }
@@ -265,7 +278,11 @@ impl Reads<'_> {
 
     fn read(&mut self, e: &Expr) {
         match &e.kind {
-            ExprKind::Var(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::StackNext(_) | ExprKind::StackLast(_) => {
+            ExprKind::Var(_)
+            | ExprKind::Field(..)
+            | ExprKind::Index(..)
+            | ExprKind::StackNext(_)
+            | ExprKind::StackLast(_) => {
                 self.path(e);
                 self.all(&e.ty);
             }
@@ -290,7 +307,11 @@ impl Reads<'_> {
                 }
             }
             ExprKind::Call(c) => self.call(c),
-            ExprKind::Const(_) | ExprKind::ApplyTable(..) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
+            ExprKind::Const(_)
+            | ExprKind::ApplyTable(..)
+            | ExprKind::InvalidHeader
+            | ExprKind::Extern(_)
+            | ExprKind::DontCare => {}
         }
     }
 
@@ -368,7 +389,9 @@ fn through_dead(program: &Program, e: &Expr, dead: &HashMap<TypeId, Vec<bool>>) 
             named_struct(program, &b.ty).and_then(|t| dead.get(&t)).is_some_and(|d| d.get(*i as usize) == Some(&true))
                 || through_dead(program, b, dead)
         }
-        ExprKind::Index(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::Slice(b, _, _) => through_dead(program, b, dead),
+        ExprKind::Index(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::Slice(b, _, _) => {
+            through_dead(program, b, dead)
+        }
         _ => false,
     }
 }
@@ -453,7 +476,11 @@ fn fix_value(program: &Program, v: &mut Value, ty: &Type, dead: &HashMap<TypeId,
     let Value::Aggregate { fields, .. } = v else { return };
     match ty {
         Type::Named(t) => {
-            let defs: Vec<Type> = program.types.get(t.index()).map(|d| d.fields().iter().map(|f| f.ty.clone()).collect()).unwrap_or_default();
+            let defs: Vec<Type> = program
+                .types
+                .get(t.index())
+                .map(|d| d.fields().iter().map(|f| f.ty.clone()).collect())
+                .unwrap_or_default();
             for (x, fty) in fields.iter_mut().zip(&defs) {
                 fix_value(program, x, fty, dead);
             }

@@ -22,7 +22,10 @@
 
 use crate::util::{bodies, fresh_var, has_effects, put_body, root_var, take_body, vars_mut, walk_expr_mut};
 use crate::{Pass, PassError};
-use p4_ir::{ApplyResult, BinOp, Builtin, Call, Callee, Direction, Expr, ExprKind, Program, Span, Stmt, Type, UnOp, Var, VarId, VarKind};
+use p4_ir::{
+    ApplyResult, BinOp, Builtin, Call, Callee, Direction, Expr, ExprKind, Program, Span, Stmt, Type, UnOp, Var, VarId,
+    VarKind,
+};
 use std::collections::HashSet;
 
 pub const NAME: &str = "hoist-effects";
@@ -35,8 +38,17 @@ impl Pass for HoistEffects {
     }
 
     fn run(&self, program: &mut Program) -> Result<(), PassError> {
-        let table_names: Vec<String> =
-            program.tables.iter().map(|t| t.name.rsplit('.').next().unwrap_or(&t.name).replace(|c: char| !c.is_ascii_alphanumeric() && c != '_', "_")).collect();
+        let table_names: Vec<String> = program
+            .tables
+            .iter()
+            .map(|t| {
+                t.name
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or(&t.name)
+                    .replace(|c: char| !c.is_ascii_alphanumeric() && c != '_', "_")
+            })
+            .collect();
         for (block, body) in bodies(program) {
             let mut stmts = take_body(program, body);
             if let Some(vars) = vars_mut(program, &block) {
@@ -177,7 +189,8 @@ impl Hoister<'_> {
                 self.expr(&mut r, &mut Guard::default(), &mut inner);
                 inner.push(Stmt::Assign { lhs: var_expr(c, Type::Bool, span), rhs: r, span });
                 let cond = var_expr(c, Type::Bool, span);
-                let cond = if is_and { cond } else { Expr::new(Type::Bool, ExprKind::Unary(UnOp::Not, Box::new(cond)), span) };
+                let cond =
+                    if is_and { cond } else { Expr::new(Type::Bool, ExprKind::Unary(UnOp::Not, Box::new(cond)), span) };
                 pre.push(Stmt::If { cond, then: inner, otherwise: vec![], span });
                 e.kind = ExprKind::Var(c);
                 g.reads.insert(c);

@@ -20,8 +20,8 @@
 //! per call site). Inlined controls are removed from the program and control ids renumbered. Sub-parsers
 //! are not inlined yet.
 
-use crate::returns::{bool_const, eliminate_returns};
 use crate::frame::{copy_ins, copy_outs, move_frame, rehome_callables};
+use crate::returns::{bool_const, eliminate_returns};
 use crate::util::{any_stmt, fresh_var, is_static_place, may_overlap};
 use crate::{Pass, PassError};
 use p4_ir::{BlockRef, ControlId, Direction, Expr, ExprKind, PackageArg, Program, Span, Stmt, Type, TypeDef, VarKind};
@@ -108,7 +108,10 @@ fn next_candidate(program: &Program, removed: &[ControlId]) -> Option<(ControlId
     }
     let top: Vec<ControlId> = package_controls(&program.main);
     pairs.into_iter().find(|(caller, callee)| {
-        caller != callee && count.get(callee) == Some(&1) && !top.contains(callee) && binding(program, *callee, None).is_some()
+        caller != callee
+            && count.get(callee) == Some(&1)
+            && !top.contains(callee)
+            && binding(program, *callee, None).is_some()
     })
 }
 
@@ -160,10 +163,9 @@ fn binding(program: &Program, callee: ControlId, args: Option<&[p4_ir::Arg]>) ->
         }
         // A by-reference argument must not overlap another writable one: the copies-back would
         // otherwise land in another order than the in-place writes.
-        let shared = args
-            .iter()
-            .enumerate()
-            .any(|(j, b)| j != k && matches!(dirs.get(j), Some(Direction::Out | Direction::InOut)) && may_overlap(&a.expr, &b.expr));
+        let shared = args.iter().enumerate().any(|(j, b)| {
+            j != k && matches!(dirs.get(j), Some(Direction::Out | Direction::InOut)) && may_overlap(&a.expr, &b.expr)
+        });
         let by_ref = dir == Direction::InOut && is_static_place(&a.expr) && !shared;
         if by_ref {
             out.push(Some(a.expr.clone()));
@@ -189,7 +191,9 @@ fn find_args(program: &Program, callee: ControlId) -> Option<Vec<p4_ir::Arg>> {
                 Stmt::SwitchAction { cases, .. } => cases.iter().find_map(|(_, l)| find(l, callee)),
                 Stmt::SwitchValue { cases, .. } => cases.iter().find_map(|(_, l)| find(l, callee)),
                 Stmt::Block(l) => find(l, callee),
-                Stmt::For { init, update, body, .. } => find(init, callee).or_else(|| find(update, callee)).or_else(|| find(body, callee)),
+                Stmt::For { init, update, body, .. } => {
+                    find(init, callee).or_else(|| find(update, callee)).or_else(|| find(body, callee))
+                }
                 _ => None,
             };
             if found.is_some() {
@@ -228,7 +232,9 @@ fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
     let mut site = copy_ins(&moved, &args);
     site.extend(init);
     let vars = &mut program.controls[caller.index()].block.vars;
-    let (body, flag) = eliminate_returns(body, None, &mut || fresh_var(vars, &format!("{prefix}_returned"), Type::Bool, VarKind::Temp));
+    let (body, flag) = eliminate_returns(body, None, &mut || {
+        fresh_var(vars, &format!("{prefix}_returned"), Type::Bool, VarKind::Temp)
+    });
     if let Some(flag) = flag {
         site.push(Stmt::VarInit { var: flag, init: Some(bool_const(false, span)), span });
     }
@@ -244,7 +250,7 @@ fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
 }
 
 /// Replaces the apply of `callee` by `site`'s statements (as a block: its statements keep their order).
-fn replace_apply(stmts: &mut Vec<Stmt>, callee: ControlId, site: &mut Option<Vec<Stmt>>) {
+fn replace_apply(stmts: &mut [Stmt], callee: ControlId, site: &mut Option<Vec<Stmt>>) {
     for s in stmts.iter_mut() {
         if site.is_none() {
             return;

@@ -23,10 +23,13 @@
 //!   assignment's place has a run-time index reading one,
 //! - it is in a `for` condition, a `select` key or a table key (no statement to put it in front of),
 //! - the function contains `exit` (its copy-out would have to run on the way out).
+//!
 //! Functions with no call left are removed from the program.
 
 use crate::returns::{bool_const, eliminate_returns};
-use crate::util::{any_stmt, bodies, fresh_var, put_body, root_var, take_body, vars_mut, walk_expr_mut, walk_stmts_exprs_mut};
+use crate::util::{
+    any_stmt, bodies, fresh_var, put_body, root_var, take_body, vars_mut, walk_expr_mut, walk_stmts_exprs_mut,
+};
 use crate::{Pass, PassError};
 use p4_ir::{
     BlockRef, Call, Callee, Direction, Expr, ExprKind, Function, FunctionId, Program, Span, Stmt, Type, Var, VarId,
@@ -93,7 +96,10 @@ fn sanitize(name: &str) -> String {
 impl Inliner<'_> {
     fn inlinable(&self, f: FunctionId) -> bool {
         self.depth < MAX_DEPTH
-            && self.funcs.get(f.index()).is_some_and(|func| func.block == *self.block && !any_stmt(&func.body, &|s| matches!(s, Stmt::Exit(_))))
+            && self
+                .funcs
+                .get(f.index())
+                .is_some_and(|func| func.block == *self.block && !any_stmt(&func.body, &|s| matches!(s, Stmt::Exit(_))))
     }
 
     fn list(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
@@ -240,7 +246,11 @@ impl Inliner<'_> {
                         if let Some(r) = ret {
                             // Another call of `f` later in the statement reuses the return slot.
                             let tmp = fresh_var(self.vars, &format!("{name}_result"), e.ty.clone(), VarKind::Temp);
-                            pre.push(Stmt::VarInit { var: tmp, init: Some(var_expr(r, e.ty.clone(), e.span)), span: e.span });
+                            pre.push(Stmt::VarInit {
+                                var: tmp,
+                                init: Some(var_expr(r, e.ty.clone(), e.span)),
+                                span: e.span,
+                            });
                             e.kind = ExprKind::Var(tmp);
                         }
                         return;
@@ -285,9 +295,10 @@ impl Inliner<'_> {
         let flag_name = format!("{}_returned", sanitize(&func.name));
         let flags = &mut *self.flags;
         let vars = &mut *self.vars;
-        let (body, flag) = eliminate_returns(func.body.clone(), func.ret_var.map(|v| (v, func.ret.clone())), &mut || {
-            *flags.entry(key).or_insert_with(|| fresh_var(vars, &flag_name, Type::Bool, VarKind::Temp))
-        });
+        let (body, flag) =
+            eliminate_returns(func.body.clone(), func.ret_var.map(|v| (v, func.ret.clone())), &mut || {
+                *flags.entry(key).or_insert_with(|| fresh_var(vars, &flag_name, Type::Bool, VarKind::Temp))
+            });
         if let Some(flag) = flag {
             raw.push(Stmt::VarInit { var: flag, init: Some(bool_const(false, span)), span });
         }
@@ -331,7 +342,6 @@ fn place_reads(lhs: &Expr, g: &mut Guard) {
         _ => {}
     }
 }
-
 
 /// Drops functions no call refers to any more and renumbers the calls that remain.
 fn remove_unused_functions(program: &mut Program) {

@@ -21,8 +21,8 @@ use crate::frame::{copy_ins, move_frame, rehome_callables};
 use crate::util::{is_static_place, may_overlap};
 use crate::{Pass, PassError};
 use p4_ir::{
-    Builtin, Call, Callee, Direction, Expr, ExprKind, PackageArg, ParserId, ParserState, Program, Span, StateId, StateTarget, Stmt, Transition,
-    TypeDef, VarKind, BlockRef,
+    BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, PackageArg, ParserId, ParserState, Program, Span,
+    StateId, StateTarget, Stmt, Transition, TypeDef, VarKind,
 };
 
 pub const NAME: &str = "inline-parsers";
@@ -55,16 +55,24 @@ struct Site {
     binding: Vec<Option<Expr>>,
 }
 
-/// Every apply of a sub-parser, anywhere in parser code: (caller, state, position if top level).
-fn all_applies(program: &Program) -> Vec<(ParserId, usize, Option<usize>, ParserId, Vec<p4_ir::Arg>)> {
+/// One apply of a sub-parser: caller, state, position in the state's statements (`None` when it is
+/// nested in another statement), callee, arguments.
+type Apply = (ParserId, usize, Option<usize>, ParserId, Vec<p4_ir::Arg>);
+
+/// Every apply of a sub-parser, anywhere in parser code.
+fn all_applies(program: &Program) -> Vec<Apply> {
     let mut out = Vec::new();
     for (pi, p) in program.parsers.iter().enumerate() {
         for (si, st) in p.states.iter().enumerate() {
             for (k, s) in st.body.iter().enumerate() {
                 match s {
-                    Stmt::ApplyBlock { block: BlockRef::Parser(c), args, .. } => out.push((ParserId(pi as u32), si, Some(k), *c, args.clone())),
+                    Stmt::ApplyBlock { block: BlockRef::Parser(c), args, .. } => {
+                        out.push((ParserId(pi as u32), si, Some(k), *c, args.clone()))
+                    }
                     other => {
-                        if crate::util::any_stmt(std::slice::from_ref(other), &|x| matches!(x, Stmt::ApplyBlock { block: BlockRef::Parser(_), .. })) {
+                        if crate::util::any_stmt(std::slice::from_ref(other), &|x| {
+                            matches!(x, Stmt::ApplyBlock { block: BlockRef::Parser(_), .. })
+                        }) {
                             // Nested in an `if`: counted, not inlined.
                             out.push((ParserId(pi as u32), si, None, ParserId(u32::MAX), Vec::new()));
                         }
@@ -104,7 +112,14 @@ fn next_site(program: &Program, removed: &[ParserId]) -> Option<Site> {
             continue;
         }
         let Some(binding) = binding(program, *callee, args) else { continue };
-        return Some(Site { caller: *caller, state: *state, index: (*index)?, callee: *callee, args: args.clone(), binding });
+        return Some(Site {
+            caller: *caller,
+            state: *state,
+            index: (*index)?,
+            callee: *callee,
+            args: args.clone(),
+            binding,
+        });
     }
     None
 }
@@ -136,10 +151,9 @@ fn binding(program: &Program, callee: ParserId, args: &[p4_ir::Arg]) -> Option<V
             _ => Direction::In,
         };
         // Writable arguments must not overlap: each is written in place, in program order.
-        let shared = args
-            .iter()
-            .enumerate()
-            .any(|(j, b)| j != k && matches!(dirs.get(j), Some(Direction::Out | Direction::InOut)) && may_overlap(&a.expr, &b.expr));
+        let shared = args.iter().enumerate().any(|(j, b)| {
+            j != k && matches!(dirs.get(j), Some(Direction::Out | Direction::InOut)) && may_overlap(&a.expr, &b.expr)
+        });
         let by_ref_ok = is_static_place(&a.expr) && !shared;
         match dir {
             Direction::In | Direction::None => out.push(None),
@@ -216,8 +230,14 @@ fn inline_one(program: &mut Program, site: Site) {
     let after: Vec<Stmt> = state.body.split_off(site.index + 1);
     state.body.pop();
     state.body.extend(entry);
-    let old_transition = std::mem::replace(&mut state.transition, Transition::Goto(StateTarget::State(StateId(offset))));
-    let cont_state = ParserState { name: unique(format!("{}.after_{prefix}", state.name)), body: after, transition: old_transition, span: state.span };
+    let old_transition =
+        std::mem::replace(&mut state.transition, Transition::Goto(StateTarget::State(StateId(offset))));
+    let cont_state = ParserState {
+        name: unique(format!("{}.after_{prefix}", state.name)),
+        body: after,
+        transition: old_transition,
+        span: state.span,
+    };
     caller.states.extend(new_states);
     caller.states.push(cont_state);
     caller.externs.extend(sub.externs.iter().copied());
@@ -228,15 +248,19 @@ fn inline_one(program: &mut Program, site: Site) {
 /// headers invalid, stacks empty, bits 0, booleans false. `None` for a type this cannot express.
 fn reset_stmts(program: &Program, place: &Expr) -> Option<Vec<Stmt>> {
     let span = Span::DUMMY;
-    let builtin = |b: Builtin| Stmt::Call(Call { callee: Callee::Builtin { target: Box::new(place.clone()), builtin: b }, args: vec![], span });
+    let builtin = |b: Builtin| {
+        Stmt::Call(Call { callee: Callee::Builtin { target: Box::new(place.clone()), builtin: b }, args: vec![], span })
+    };
     match &place.ty {
         p4_ir::Type::Bits { width, signed } => {
             let zero = p4_ir::Value::Bits { width: *width, signed: *signed, value: 0.into() };
             Some(vec![Stmt::Assign { lhs: place.clone(), rhs: Expr::constant(zero, place.ty.clone(), span), span }])
         }
-        p4_ir::Type::Bool => {
-            Some(vec![Stmt::Assign { lhs: place.clone(), rhs: Expr::constant(p4_ir::Value::Bool(false), p4_ir::Type::Bool, span), span }])
-        }
+        p4_ir::Type::Bool => Some(vec![Stmt::Assign {
+            lhs: place.clone(),
+            rhs: Expr::constant(p4_ir::Value::Bool(false), p4_ir::Type::Bool, span),
+            span,
+        }]),
         // pop_front(N) on a stack of N empties it: every element invalid, nextIndex 0.
         p4_ir::Type::Stack(_, n) => Some(vec![builtin(Builtin::PopFront(*n))]),
         p4_ir::Type::Named(t) => match program.types.get(t.index())? {

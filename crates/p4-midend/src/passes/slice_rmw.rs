@@ -18,7 +18,9 @@
 //! call is left as it is. Slices in `apply` arguments of sub-blocks are left (the inliners remove
 //! those applies first).
 
-use crate::util::{bodies, for_each_nested_list, fresh_var, has_effects, is_static_place, may_overlap, put_body, take_body, vars_mut};
+use crate::util::{
+    bodies, for_each_nested_list, fresh_var, has_effects, is_static_place, may_overlap, put_body, take_body, vars_mut,
+};
 use crate::{Pass, PassError};
 use num_bigint::BigInt;
 use num_traits::One;
