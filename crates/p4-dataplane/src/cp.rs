@@ -10,31 +10,23 @@ use crate::exec::{ExternState, TableProg};
 use crate::switch::{Mirror, Switch};
 use crate::table::{prefix_len, prefix_mask, Entry, Match};
 use crate::DataplaneError;
+use p4_ir::layout::{self, NameError};
 use p4_ir::MatchKind;
 
 fn invalid<T>(msg: impl Into<String>) -> Result<T, ControlError> {
     Err(ControlError::Invalid(msg.into()))
 }
 
-/// Finds `query` among `names`: an exact match, else a unique match on a `.`-separated suffix.
+/// Finds `query` among `names` by the IR's one name-resolution rule ([`p4_ir::layout::resolve`]),
+/// saying what was looked for when it fails.
 pub(crate) fn resolve<'n>(kind: &'static str, names: impl Iterator<Item = &'n str> + Clone, query: &str) -> Result<usize, ControlError> {
-    if let Some(i) = names.clone().position(|n| n == query) {
-        return Ok(i);
-    }
-    let hits: Vec<(usize, &str)> =
-        names.clone().enumerate().filter(|(_, n)| n.ends_with(query) && n[..n.len() - query.len()].ends_with('.')).collect();
-    match hits.as_slice() {
-        [(i, _)] => Ok(*i),
-        [] => {
-            let all: Vec<&str> = names.collect();
-            let hint = if all.is_empty() { String::new() } else { format!(" (known: {})", all.join(", ")) };
-            Err(ControlError::NotFound { kind, name: query.to_string(), hint })
+    layout::resolve(names, query).map_err(|e| match e {
+        NameError::NotFound { known } => {
+            let hint = if known.is_empty() { String::new() } else { format!(" (known: {})", known.join(", ")) };
+            ControlError::NotFound { kind, name: query.to_string(), hint }
         }
-        many => Err(ControlError::Ambiguous {
-            name: query.to_string(),
-            candidates: many.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(", "),
-        }),
-    }
+        NameError::Ambiguous { candidates } => ControlError::Ambiguous { name: query.to_string(), candidates: candidates.join(", ") },
+    })
 }
 
 fn to_u128(v: &BigUint, width: u32, what: &str) -> Result<u128, ControlError> {
@@ -105,8 +97,8 @@ fn key_match(kind: &MatchKind, width: u32, kv: &KeyValue, name: &str) -> Result<
 pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset]) -> Result<Vec<Match>, DataplaneError> {
     let tp = &sw.prog.tables[ti];
     let mut out = Vec::new();
-    let ir_keys = sw.ir.tables.get(ti).map(|t| t.keys.as_slice()).unwrap_or(&[]);
-    let matched = keysets.iter().zip(ir_keys).filter(|(_, k)| k.match_kind != MatchKind::Selector).map(|(ks, _)| ks);
+    // The key layout says which IR keys take part in matching (selector keys do not).
+    let matched = sw.prog.layouts.keys.get(ti).map(|l| l.fields.as_slice()).unwrap_or(&[]).iter().filter_map(|f| keysets.get(f.index));
     for (ks, k) in matched.zip(&tp.keys) {
         let w = k.width;
         let cv = |e: &p4_ir::Expr| -> Result<u128, DataplaneError> {
@@ -139,23 +131,6 @@ pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset])
         return Err(DataplaneError::invalid(format!("table {}: entry has {} keys, table has {}", tp.name, out.len(), tp.keys.len())));
     }
     Ok(out)
-}
-
-/// Total bit width of a value-set element (bits, or a struct/tuple of bits, concatenated as the
-/// select keys are).
-fn wire_width(ir: &p4_ir::Program, ty: &p4_ir::Type) -> u32 {
-    match ty {
-        p4_ir::Type::Bits { width, .. } => *width,
-        p4_ir::Type::Bool => 1,
-        p4_ir::Type::Tuple(items) => items.iter().map(|t| wire_width(ir, t)).sum(),
-        p4_ir::Type::Named(id) => match ir.types.get(id.index()) {
-            Some(p4_ir::TypeDef::Enum { underlying: Some(u), .. }) => wire_width(ir, u),
-            Some(d) => d.fields().iter().map(|f| wire_width(ir, &f.ty)).sum(),
-            None => 0,
-        },
-        _ => 0,
-    }
-    .min(128)
 }
 
 /// Normalises STF key spellings: `hdr$1` for `hdr[1]`.
@@ -260,14 +235,15 @@ fn check_cli_notation(kind: &MatchKind, kv: &KeyValue, name: &str) -> Result<(),
     Ok(())
 }
 
-/// The match kind that makes a table take priorities (ternary, range or optional), if any.
-fn priority_kind(tp: &TableProg) -> Option<&'static str> {
-    tp.keys.iter().find(|k| matches!(k.kind, MatchKind::Ternary | MatchKind::Range | MatchKind::Optional)).map(|k| kind_name(&k.kind))
+/// The match kind that makes a table take priorities (ternary, range or optional), if any: the key
+/// layout's.
+fn priority_kind(sw: &Switch, ti: usize) -> Option<&'static str> {
+    sw.prog.layouts.keys.get(ti)?.priority_kind.as_ref().map(kind_name)
 }
 
 /// Why `given` positional arguments do not fit action `ai`; for a table with priorities, a reminder
 /// that the priority is the last word (it may have been taken for an argument, or an argument for it).
-fn arg_count_error(tp: &TableProg, ai: usize, given: usize) -> String {
+fn arg_count_error(tp: &TableProg, ai: usize, given: usize, priority_kind: Option<&str>) -> String {
     let ta = &tp.actions[ai];
     let names: Vec<&str> = ta.data_params.iter().map(|(n, _)| n.as_str()).collect();
     let wanted = match names.len() {
@@ -276,19 +252,19 @@ fn arg_count_error(tp: &TableProg, ai: usize, given: usize) -> String {
         n => format!("takes {n} arguments ({})", names.join(", ")),
     };
     let mut message = format!("action {} {wanted}, {given} given", ta.name);
-    if let Some(kind) = priority_kind(tp) {
+    if let Some(kind) = priority_kind {
         message.push_str(&format!("; {kind} table {} takes its priority as the last word after the action arguments", tp.name));
     }
     message
 }
 
-fn action_data(tp: &TableProg, ai: usize, args: &ActionArgs) -> Result<Vec<u128>, ControlError> {
+fn action_data(tp: &TableProg, ai: usize, args: &ActionArgs, priority_kind: Option<&str>) -> Result<Vec<u128>, ControlError> {
     let ta = &tp.actions[ai];
     let mut out = vec![0u128; ta.data_params.len()];
     match args {
         ActionArgs::Positional(vs) => {
             if vs.len() != ta.data_params.len() {
-                return invalid(arg_count_error(tp, ai, vs.len()));
+                return invalid(arg_count_error(tp, ai, vs.len(), priority_kind));
             }
             for ((o, (n, w)), v) in out.iter_mut().zip(&ta.data_params).zip(vs) {
                 *o = to_u128(v, *w, &format!("parameter `{n}` of {}", ta.name))?;
@@ -346,7 +322,7 @@ impl ControlPlane for Switch {
             return invalid(format!("table {} has const entries", tp.name));
         }
         let matches = key_matches(tp, &keys)?;
-        let priority = match (priority, priority_kind(tp)) {
+        let priority = match (priority, priority_kind(self, ti)) {
             (None, Some(kind)) => return Err(ControlError::MissingPriority { table: tp.name.clone(), kind }),
             (priority, _) => priority.unwrap_or(0),
         };
@@ -354,7 +330,7 @@ impl ControlPlane for Switch {
         if tp.actions[ai].default_only {
             return invalid(format!("action {} is @defaultonly in table {}", tp.actions[ai].name, tp.name));
         }
-        let data = action_data(tp, ai, &args)?;
+        let data = action_data(tp, ai, &args, priority_kind(self, ti))?;
         let name = tp.name.clone();
         let entry = Entry { matches, priority, action: ai, args: data, packets: 0, bytes: 0, meter: Default::default() };
         self.ctx.tables[ti].insert(entry).map_err(|m| ControlError::Invalid(format!("table {name}: {m}")))
@@ -363,7 +339,7 @@ impl ControlPlane for Switch {
     fn table_modify(&mut self, table: &str, handle: Handle, action: &str, args: ActionArgs) -> Result<(), ControlError> {
         let ti = self.table_index(table)?;
         let ai = self.table_action(ti, action)?;
-        let data = action_data(&self.prog.tables[ti], ai, &args)?;
+        let data = action_data(&self.prog.tables[ti], ai, &args, priority_kind(self, ti))?;
         let name = self.prog.tables[ti].name.clone();
         let Some(e) = self.ctx.tables[ti].get_mut(handle) else { return invalid(format!("table {name}: no entry with handle {handle}")) };
         e.action = ai;
@@ -396,7 +372,7 @@ impl ControlPlane for Switch {
         if tp.actions[ai].table_only {
             return invalid(format!("action {} is @tableonly in table {}", tp.actions[ai].name, tp.name));
         }
-        let data = action_data(tp, ai, &args)?;
+        let data = action_data(tp, ai, &args, priority_kind(self, ti))?;
         self.ctx.defaults[ti] = (ai, data);
         Ok(())
     }
@@ -618,7 +594,8 @@ impl ControlPlane for Switch {
 
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError> {
         let i = resolve("value set", self.ir.value_sets.iter().map(|v| v.name.as_str()), value_set)?;
-        let width = wire_width(&self.ir, &self.ir.value_sets[i].elem);
+        // Select keys compare at most 128 bits: wider elements are cut like the keys are.
+        let width = self.prog.layouts.value_set_widths[i].min(128);
         let m = key_match(&MatchKind::Ternary, width, &value, value_set)?;
         let Match::Mask(v, mk) = m else { return invalid("value sets take values or masks") };
         let size = self.ir.value_sets[i].size as usize;

@@ -341,4 +341,6 @@ pub struct Prog {
     pub egress: usize,
     pub compute: usize,
     pub deparser: usize,
+    /// The program's layouts and control-plane ids ([`p4_ir::layout`]), shared with the control plane.
+    pub layouts: std::sync::Arc<p4_ir::layout::Layouts>,
 }

@@ -162,12 +162,12 @@ impl Switch {
             .iter()
             .position(|a| a.action == call.action.index())
             .ok_or_else(|| DataplaneError::invalid(format!("table {}: action not in its action list", tp.name)))?;
-        let params = self.ir.actions.get(call.action.index()).map(|a| a.params.clone()).unwrap_or_default();
+        let Some(action) = self.ir.actions.get(call.action.index()) else { return Ok((act, Vec::new())) };
+        // The action-data parameters are the action layout's (directionless ones, in order).
         let mut data = Vec::new();
-        for (prm, arg) in params.iter().zip(&call.args) {
-            if prm.direction != p4_ir::Direction::None {
-                continue;
-            }
+        for d in &self.prog.layouts.actions[call.action.index()].params {
+            let Some(arg) = call.args.get(d.index) else { continue };
+            let prm = &action.params[d.index];
             match &arg.kind {
                 p4_ir::ExprKind::Const(v) => data.push(crate::compile::const_scalar(&self.ir, v, &prm.ty)?),
                 _ => return Err(DataplaneError::unsupported(format!("table {}: non-constant action argument", tp.name))),

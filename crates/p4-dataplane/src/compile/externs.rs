@@ -130,9 +130,8 @@ impl Compiler<'_> {
             ("packet_in", "lookahead") => {
                 let Callee::Method { type_args, .. } = &call.callee else { return Ok(Box::new(|_, _| Flow::Next)) };
                 let Some(t) = type_args.first() else { return Ok(Box::new(|_, _| Flow::Next)) };
-                let mut wire = Vec::new();
-                self.wire_fields(t, 0, &mut wire)?;
-                let bits: usize = wire.iter().map(|(_, k)| if let FieldKind::Bits(w) = k { *w as usize } else { 0 }).sum();
+                // Fixed wire bits of T (a varbit counts 0), from the IR's layouts.
+                let bits = p4_ir::layout::wire_width(self.ir, t) as usize;
                 let short = self.errors.packet_too_short;
                 Ok(Box::new(move |_, c| if c.cursor + bits > c.pkt.len() * 8 { Flow::Reject(short) } else { Flow::Next }))
             }

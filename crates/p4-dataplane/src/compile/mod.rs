@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
+use p4_ir::layout::{scalar_width, Layouts};
 use p4_ir::{BlockRef, ExprKind, Program, Type, TypeDef, Value, VarId};
 
 use crate::bits::mask;
@@ -77,6 +78,8 @@ pub(crate) enum FieldKind {
 
 pub(crate) struct Compiler<'a> {
     pub ir: &'a Program,
+    /// Wire, key and action-data layouts: computed once by the IR ([`p4_ir::layout`]), never here.
+    pub layouts: Arc<Layouts>,
     sizes: HashMap<Type, usize>,
     pub next_slot: usize,
     pub parser_vars: Vec<Vec<usize>>,
@@ -97,6 +100,7 @@ impl<'a> Compiler<'a> {
         let code = |name: &str, default: u32| ir.error_code(name).unwrap_or(default);
         Compiler {
             ir,
+            layouts: Arc::new(Layouts::of(ir)),
             sizes: HashMap::new(),
             next_slot: 0,
             parser_vars: Vec::new(),
@@ -187,18 +191,18 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    /// Width and signedness of a scalar type.
+    /// Width and signedness of a scalar type (the width is [`p4_ir::layout::scalar_width`]).
     pub(crate) fn width(&self, ty: &Type) -> (u32, bool) {
-        match ty {
-            Type::Bool => (1, false),
-            Type::Bits { width, signed } => (*width, *signed),
-            Type::InfInt => (128, true),
+        let signed = match ty {
+            Type::Bits { signed, .. } => *signed,
+            Type::InfInt => true,
             Type::Named(_) => match self.type_def(ty) {
-                Some(TypeDef::Enum { underlying: Some(u), .. }) => self.width(u),
-                _ => (32, false),
+                Some(TypeDef::Enum { underlying: Some(u), .. }) => self.width(u).1,
+                _ => false,
             },
-            _ => (32, false),
-        }
+            _ => false,
+        };
+        (scalar_width(self.ir, ty), signed)
     }
 
     /// Offset (in slots) and type of field `index` of a struct, header, union or tuple.
@@ -220,45 +224,39 @@ impl<'a> Compiler<'a> {
         unsupported(format!("field {index} of {} does not exist", type_name(ty)))
     }
 
-    /// The fields of a header type with their slot offsets (relative to the header's base).
+    /// The fields of a header type with their slot offsets (relative to the header's base), in wire
+    /// order. Names, order and widths come from the IR's header layout; this only adds where each
+    /// field sits in the frame (fields wider than 128 bits span several slots, most significant first).
     pub(crate) fn header_fields(&mut self, ty: &Type) -> R<Vec<(usize, FieldKind)>> {
-        let Some(TypeDef::Header { fields, .. }) = self.type_def(ty) else {
+        let layouts = self.layouts.clone();
+        let Some(h) = layouts.header(ty) else {
             return unsupported(format!("{} is not a header", type_name(ty)));
         };
         let mut out = Vec::new();
-        let mut off = 1;
-        for f in fields {
-            self.wire_fields(&f.ty, off, &mut out)?;
-            off += self.size(&f.ty)?;
-        }
-        Ok(out)
-    }
-
-    /// Wire layout of one header field; struct-typed fields (P4 1.2.4+) contribute their members.
-    fn wire_fields(&mut self, ty: &Type, off: usize, out: &mut Vec<(usize, FieldKind)>) -> R<()> {
-        match ty {
-            Type::Varbit(m) => out.push((off, FieldKind::Varbit(*m))),
-            Type::Bits { width, .. } if *width > 128 => {
-                let first = match width % 128 {
+        for f in &h.fields {
+            let mut off = 0;
+            let mut fty = ty.clone();
+            for i in &f.path {
+                let (o, t) = self.field_offset(&fty, *i)?;
+                off += o;
+                fty = t;
+            }
+            if f.varbit {
+                out.push((off, FieldKind::Varbit(f.width)));
+            } else if f.width > 128 {
+                let first = match f.width % 128 {
                     0 => 128,
                     r => r,
                 };
                 out.push((off, FieldKind::Bits(first)));
-                let rest = (*width as usize).div_ceil(128) - 1;
-                for k in 0..rest {
+                for k in 0..(f.width as usize).div_ceil(128) - 1 {
                     out.push((off + 1 + k, FieldKind::Bits(128)));
                 }
-            }
-            _ if self.is_scalar(ty) => out.push((off, FieldKind::Bits(self.width(ty).0))),
-            _ => {
-                let n = self.type_def(ty).map_or(0, |d| d.fields().len());
-                for i in 0..n {
-                    let (foff, fty) = self.field_offset(ty, i as u32)?;
-                    self.wire_fields(&fty, off + foff, out)?;
-                }
+            } else {
+                out.push((off, FieldKind::Bits(f.width)));
             }
         }
-        Ok(())
+        Ok(out)
     }
 
     pub(crate) fn var_slot(&self, b: &BlockRef, v: VarId) -> R<usize> {
@@ -282,22 +280,7 @@ impl<'a> Compiler<'a> {
 
     /// A compile-time value as a normalised scalar of type `ty`.
     pub(crate) fn scalar_value(&self, v: &Value, ty: &Type) -> R<u128> {
-        let (w, _) = self.width(ty);
-        Ok(match v {
-            Value::Bool(b) => u128::from(*b),
-            Value::Bits { value, width, .. } => big_to_u128(value, *width),
-            Value::InfInt(value) => big_to_u128(value, w),
-            Value::Error(c) => u128::from(*c),
-            Value::MatchKind(k) => u128::from(*k),
-            Value::Enum(t, i) => match self.ir.types.get(t.index()) {
-                Some(TypeDef::Enum { underlying: Some(u), members, .. }) => {
-                    let (uw, _) = self.width(u);
-                    members.get(*i as usize).and_then(|m| m.1.as_ref()).map_or(0, |x| big_to_u128(x, uw))
-                }
-                _ => u128::from(*i),
-            },
-            Value::String(_) | Value::Aggregate { .. } => return unsupported(format!("{} used as a number", value_name(v))),
-        })
+        const_scalar(self.ir, v, ty)
     }
 
     /// Flattens a compile-time value of type `ty` into slots.
@@ -468,5 +451,20 @@ pub(crate) fn big_to_u128(v: &BigInt, width: u32) -> u128 {
 
 /// A compile-time scalar value of type `ty` (used for control-plane-visible constants).
 pub(crate) fn const_scalar(ir: &Program, v: &Value, ty: &Type) -> R<u128> {
-    Compiler::new(ir).scalar_value(v, ty)
+    let w = scalar_width(ir, ty);
+    Ok(match v {
+        Value::Bool(b) => u128::from(*b),
+        Value::Bits { value, width, .. } => big_to_u128(value, *width),
+        Value::InfInt(value) => big_to_u128(value, w),
+        Value::Error(c) => u128::from(*c),
+        Value::MatchKind(k) => u128::from(*k),
+        Value::Enum(t, i) => match ir.types.get(t.index()) {
+            Some(TypeDef::Enum { underlying: Some(u), members, .. }) => {
+                let uw = scalar_width(ir, u);
+                members.get(*i as usize).and_then(|m| m.1.as_ref()).map_or(0, |x| big_to_u128(x, uw))
+            }
+            _ => u128::from(*i),
+        },
+        Value::String(_) | Value::Aggregate { .. } => return unsupported(format!("{} used as a number", value_name(v))),
+    })
 }

@@ -532,26 +532,29 @@ impl Compiler<'_> {
 
     // ------------------------------------------------------------------ tables
 
-    fn table(&mut self, t: &p4_ir::Table) -> R<TableProg> {
+    fn table(&mut self, id: p4_ir::TableId) -> R<TableProg> {
+        let ir = self.ir;
+        let t = &ir.tables[id.index()];
         let b = BlockRef::Control(t.control);
-        let mut keys = Vec::new();
         for k in &t.keys {
-            let (width, _) = self.width(&k.expr.ty);
-            let is_valid_key =
-                matches!(&k.expr.kind, ExprKind::Call(call) if matches!(call.callee, Callee::Builtin { builtin: Builtin::IsValid, .. }));
             match k.match_kind {
                 MatchKind::Exact | MatchKind::Ternary | MatchKind::Lpm | MatchKind::Range | MatchKind::Optional => {}
                 // Action profiles/selectors run as direct tables (no member/group API yet): the
-                // selector keys only feed the member choice, so they take no part in matching.
-                MatchKind::Selector if t.implementation.is_some() => continue,
+                // selector keys only feed the member choice, so they take no part in matching
+                // (the key layout lists them apart).
+                MatchKind::Selector if t.implementation.is_some() => {}
                 _ => return unsupported(format!("table {}: match kind `selector` outside an action selector, or an unknown match kind", t.name)),
             }
+        }
+        let layouts = self.layouts.clone();
+        let mut keys = Vec::new();
+        for f in &layouts.key(id).fields {
             keys.push(TableKeyProg {
-                eval: self.scalar(&b, &k.expr)?,
-                width,
-                kind: k.match_kind.clone(),
-                name: k.name.clone(),
-                is_valid_key,
+                eval: self.scalar(&b, &t.keys[f.index].expr)?,
+                width: f.width,
+                kind: f.match_kind.clone(),
+                name: f.name.clone(),
+                is_valid_key: f.is_valid,
             });
         }
         let mut actions = Vec::new();
@@ -583,18 +586,16 @@ impl Compiler<'_> {
     /// entry's data.
     fn table_action(&mut self, b: &BlockRef, a: usize, bound: &[Expr], table_only: bool, default_only: bool) -> R<TableActionProg> {
         let Some(act) = self.ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
-        let mut data_params = Vec::new();
+        let layouts = self.layouts.clone();
+        let data = &layouts.actions[a].params;
+        let data_params: Vec<(String, u32)> = data.iter().map(|d| (d.name.clone(), d.width)).collect();
         let mut data_slots = Vec::new();
+        for d in data {
+            data_slots.push(self.var_slot(&act.block, act.params[d.index].var)?);
+        }
         let mut dir_params = Vec::new();
-        for prm in &act.params {
-            let slot = self.var_slot(&act.block, prm.var)?;
-            if prm.direction == Direction::None {
-                let (w, _) = self.width(&prm.ty);
-                data_params.push((prm.name.clone(), w));
-                data_slots.push(slot);
-            } else {
-                dir_params.push((prm.direction, prm.ty.clone(), slot));
-            }
+        for prm in act.params.iter().filter(|p| p.direction != Direction::None) {
+            dir_params.push((prm.direction, prm.ty.clone(), self.var_slot(&act.block, prm.var)?));
         }
         let args: Vec<Arg> = bound.iter().zip(&dir_params).map(|(e, (d, _, _))| Arg { direction: *d, expr: e.clone() }).collect();
         let copies = self.bind_params(b, &dir_params[..args.len()], &args)?;
@@ -902,8 +903,8 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         controls.push(ControlProg { name: ctl.block.name.clone(), init: cx.block(&b, &ctl.init)?, body: cx.block(&b, &ctl.body)? });
     }
     let mut tables = Vec::new();
-    for t in &ir.tables {
-        tables.push(cx.table(t)?);
+    for i in 0..ir.tables.len() {
+        tables.push(cx.table(p4_ir::TableId(i as u32))?);
     }
     let prog = Prog {
         frame_len: cx.next_slot,
@@ -924,6 +925,7 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         egress: eg.index(),
         compute: ck.index(),
         deparser: dp.index(),
+        layouts: cx.layouts.clone(),
     };
     Ok((prog, cx))
 }
