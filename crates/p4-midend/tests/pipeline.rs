@@ -60,7 +60,15 @@ fn functions_and_sub_controls_are_gone() {
                 continue;
             }
             let sites = text.matches(&format!(" {}.apply(", c.block.name)).count();
-            assert!(sites >= 2, "{}: sub-control {} left with {sites} apply", p4.display(), c.block.name);
+            // exit_copy_back.p4 keeps its sub-control on purpose (exit would skip a copy-back).
+            let kept_on_purpose =
+                p4.ends_with("inline-controls/exit_copy_back.p4") && c.block.name == "TestIngress.may_exit";
+            assert!(
+                sites >= 2 || kept_on_purpose,
+                "{}: sub-control {} left with {sites} apply",
+                p4.display(),
+                c.block.name
+            );
         }
         assert_eq!(lowered.parsers.len(), 1, "{}: sub-parsers left", p4.display());
     }
