@@ -21,6 +21,7 @@
 pub mod cfg;
 pub mod layout;
 pub mod printer;
+pub mod verify;
 
 use num_bigint::BigInt;
 pub use p4_syntax::ast::{BinOp, Direction, UnOp};

@@ -1,0 +1,630 @@
+//! The IR verifier: checks the invariants documented in the crate docs that a back end relies on.
+//!
+//! [`verify`] returns every violation it finds (not only the first), each naming where it is
+//! (`control MyIngress, action MyIngress.a: ...`). Checked invariants:
+//!
+//! - **Ids in range.** Every [`TypeId`], [`ParserId`], [`ControlId`], [`ActionId`], [`FunctionId`],
+//!   [`TableId`], [`ExternId`], [`ValueSetId`] and [`StateId`] names an existing item; every
+//!   [`VarId`] names a slot of the frame of the block the code runs in (a parser's or control's
+//!   body, an action's or function's [`BlockRef`], a table's control).
+//! - **Frames.** Variable names are unique within a frame (the text form names variables by name);
+//!   [`Block::params`] lists exactly the frame's [`VarKind::Param`] slots; an action's or
+//!   function's parameter slot has the parameter's type; a function returning a value has a
+//!   `ret_var` of that type.
+//! - **Ownership.** A control's `tables` are the tables whose `control` is that control, and a
+//!   table's control lists it.
+//! - **Tables.** Every entry has one keyset per key; the default action and every entry's action
+//!   are among the table's actions; an action call has one argument per action parameter.
+//! - **Parsers.** A parser has a `start` state first; every select case has one keyset per select key (or a single
+//!   value set, which matches all keys at once).
+//! - **Expressions** (where cheap): a variable's type is its slot's type; a field index is within its
+//!   base's fields and the expression has that field's type; an indexed base is a stack and the
+//!   result is its element type; a slice has `hi >= lo`, lies within its base's width and is
+//!   `bit<hi-lo+1>`; comparisons, `&&`, `||`, `!`, `isValid()` and `t.apply().hit` are `bool`;
+//!   both operands of arithmetic, bitwise and comparison operators have the same type (shifts and
+//!   `++` excepted); a `++` of bit strings has the sum of the widths; a sized constant has the
+//!   type of its value.
+//! - **Statements.** Assignment targets and `out`/`inout` arguments are l-values; `break` and
+//!   `continue` occur only inside a `for` body.
+
+use crate::*;
+use std::collections::HashSet;
+
+/// One violated invariant: `location: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifyError {
+    /// Where the violation is, e.g. `control MyIngress, action MyIngress.a`.
+    pub location: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for VerifyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+/// Check every invariant listed in the module docs; all violations are returned.
+pub fn verify(program: &Program) -> Result<(), Vec<VerifyError>> {
+    let mut v = Verifier { prog: program, errors: Vec::new(), location: String::new(), vars: &[], loop_depth: 0 };
+    v.program();
+    if v.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(v.errors)
+    }
+}
+
+struct Verifier<'p> {
+    prog: &'p Program,
+    errors: Vec<VerifyError>,
+    location: String,
+    /// The frame of the code being checked.
+    vars: &'p [Var],
+    loop_depth: usize,
+}
+
+fn is_bool(t: &Type) -> bool {
+    *t == Type::Bool
+}
+
+impl<'p> Verifier<'p> {
+    fn err(&mut self, message: impl Into<String>) {
+        self.errors.push(VerifyError { location: self.location.clone(), message: message.into() });
+    }
+
+    fn ty_name(&self, t: &Type) -> String {
+        crate::printer::type_to_string(self.prog, t)
+    }
+
+    fn frame_of(&self, b: &BlockRef) -> Option<&'p [Var]> {
+        let prog = self.prog;
+        match b {
+            BlockRef::Parser(p) => prog.parsers.get(p.index()).map(|p| &p.block.vars[..]),
+            BlockRef::Control(c) => prog.controls.get(c.index()).map(|c| &c.block.vars[..]),
+        }
+    }
+
+    fn block_label(&self, b: &BlockRef) -> String {
+        match b {
+            BlockRef::Parser(p) => format!("parser {}", self.prog.parsers.get(p.index()).map(|p| p.block.name.as_str()).unwrap_or("?")),
+            BlockRef::Control(c) => format!("control {}", self.prog.controls.get(c.index()).map(|c| c.block.name.as_str()).unwrap_or("?")),
+        }
+    }
+
+    fn program(&mut self) {
+        let prog = self.prog;
+        for t in &prog.types {
+            self.location = format!("type {}", t.name());
+            for f in t.fields() {
+                self.ty(&f.ty);
+            }
+            if let TypeDef::Extern { type_args, .. } = t {
+                type_args.iter().for_each(|t| self.ty(t));
+            }
+        }
+        for x in &prog.externs {
+            self.location = format!("extern instance {}", x.name);
+            x.type_args.iter().for_each(|t| self.ty(t));
+            for a in x.ctor_args.iter().flatten() {
+                self.value(a);
+            }
+        }
+        for vs in &prog.value_sets {
+            self.location = format!("value_set {}", vs.name);
+            self.ty(&vs.elem);
+        }
+        for (i, p) in prog.parsers.iter().enumerate() {
+            self.location = format!("parser {}", p.block.name);
+            self.frame(&p.block);
+            self.vars = &p.block.vars;
+            p.externs.iter().for_each(|x| self.extern_id(*x));
+            for vs in &p.value_sets {
+                if vs.index() >= prog.value_sets.len() {
+                    self.err(format!("value set #{} does not exist", vs.0));
+                }
+            }
+            self.stmts(&p.init);
+            match p.states.first() {
+                Some(s) if s.name == "start" => {}
+                _ => self.err("the first state is not `start`"),
+            }
+            for s in &p.states {
+                self.location = format!("parser {}, state {}", p.block.name, s.name);
+                self.stmts(&s.body);
+                let n = p.states.len();
+                let check_target = |v: &mut Self, t: &StateTarget| {
+                    if let StateTarget::State(id) = t {
+                        if id.index() >= n {
+                            v.err(format!("transition to state #{} which does not exist ({n} states)", id.0));
+                        }
+                    }
+                };
+                match &s.transition {
+                    Transition::Goto(t) => check_target(self, t),
+                    Transition::Select { keys, cases } => {
+                        keys.iter().for_each(|k| self.expr(k));
+                        for c in cases {
+                            // A value set of tuples matches all the keys at once.
+                            let one_value_set = matches!(c.keysets[..], [Keyset::ValueSet(_)]);
+                            if c.keysets.len() != keys.len() && !one_value_set {
+                                self.err(format!("select case has {} keysets for {} keys", c.keysets.len(), keys.len()));
+                            }
+                            c.keysets.iter().for_each(|k| self.keyset(k));
+                            check_target(self, &c.target);
+                        }
+                    }
+                }
+            }
+            self.callables(&BlockRef::Parser(ParserId(i as u32)));
+        }
+        for (i, c) in prog.controls.iter().enumerate() {
+            let id = ControlId(i as u32);
+            self.location = format!("control {}", c.block.name);
+            self.frame(&c.block);
+            self.vars = &c.block.vars;
+            c.externs.iter().for_each(|x| self.extern_id(*x));
+            for a in &c.actions {
+                if a.index() >= prog.actions.len() {
+                    self.err(format!("action #{} does not exist", a.0));
+                }
+            }
+            for t in &c.tables {
+                match prog.tables.get(t.index()) {
+                    None => self.err(format!("table #{} does not exist", t.0)),
+                    Some(tb) if tb.control != id => self.err(format!("lists table {} which belongs to control #{}", tb.name, tb.control.0)),
+                    Some(_) => {}
+                }
+            }
+            self.stmts(&c.init);
+            self.stmts(&c.body);
+            self.callables(&BlockRef::Control(id));
+        }
+        for t in &prog.tables {
+            self.table(t);
+        }
+        for a in &prog.actions {
+            if self.frame_of(&a.block).is_none() {
+                self.location = format!("action {}", a.name);
+                self.err("runs in a block that does not exist");
+            }
+        }
+        for f in &prog.functions {
+            if self.frame_of(&f.block).is_none() {
+                self.location = format!("function {}", f.name);
+                self.err("runs in a block that does not exist");
+            }
+        }
+        self.location = format!("package {}", prog.main.name);
+        let main = prog.main.clone();
+        self.package(&main);
+    }
+
+    fn package(&mut self, p: &Package) {
+        for (name, a) in &p.args {
+            let bad = match a {
+                PackageArg::Parser(x) => x.index() >= self.prog.parsers.len(),
+                PackageArg::Control(x) => x.index() >= self.prog.controls.len(),
+                PackageArg::Extern(x) => x.index() >= self.prog.externs.len(),
+                PackageArg::Package(q) => {
+                    self.package(q);
+                    false
+                }
+                PackageArg::Value(v) => {
+                    self.value(v);
+                    false
+                }
+            };
+            if bad {
+                self.err(format!("argument {name} names a block or extern that does not exist"));
+            }
+        }
+    }
+
+    fn frame(&mut self, b: &Block) {
+        let mut seen = HashSet::new();
+        for v in &b.vars {
+            if !seen.insert(v.name.as_str()) {
+                self.err(format!("variable name {} is used twice in the frame", v.name));
+            }
+            self.ty(&v.ty);
+        }
+        for p in &b.params {
+            match b.vars.get(p.index()) {
+                None => self.err(format!("parameter slot #{} is not in the frame ({} slots)", p.0, b.vars.len())),
+                Some(v) if !matches!(v.kind, VarKind::Param(_)) => self.err(format!("parameter {} is not a `param` slot", v.name)),
+                Some(_) => {}
+            }
+        }
+        for (i, v) in b.vars.iter().enumerate() {
+            if matches!(v.kind, VarKind::Param(_)) && !b.params.contains(&VarId(i as u32)) {
+                self.err(format!("`param` slot {} is not among the block's parameters", v.name));
+            }
+        }
+    }
+
+    fn callables(&mut self, b: &BlockRef) {
+        let prog = self.prog;
+        let label = self.block_label(b);
+        for a in prog.actions.iter().filter(|a| a.block == *b) {
+            self.location = format!("{label}, action {}", a.name);
+            self.vars = self.frame_of(b).unwrap_or(&[]);
+            self.params(&a.params);
+            self.stmts(&a.body);
+        }
+        for f in prog.functions.iter().filter(|f| f.block == *b) {
+            self.location = format!("{label}, function {}", f.name);
+            self.vars = self.frame_of(b).unwrap_or(&[]);
+            self.params(&f.params);
+            match (f.ret == Type::Void, f.ret_var) {
+                (true, _) => {}
+                (false, None) => self.err("returns a value but has no return slot"),
+                (false, Some(r)) => {
+                    if let Some(v) = self.var(r) {
+                        if v.ty != f.ret {
+                            self.err(format!("return slot {} has type {}, not {}", v.name, self.ty_name(&v.ty), self.ty_name(&f.ret)));
+                        }
+                    }
+                }
+            }
+            self.stmts(&f.body);
+        }
+    }
+
+    fn params(&mut self, ps: &[Param]) {
+        for p in ps {
+            if let Some(v) = self.var(p.var) {
+                if v.ty != p.ty {
+                    let (a, b) = (self.ty_name(&v.ty), self.ty_name(&p.ty));
+                    self.err(format!("parameter {} has type {b} but its slot {} has type {a}", p.name, v.name));
+                }
+            }
+        }
+    }
+
+    fn table(&mut self, t: &'p Table) {
+        let prog = self.prog;
+        self.location = format!("table {}", t.name);
+        let Some(c) = prog.controls.get(t.control.index()) else {
+            self.err(format!("belongs to control #{} which does not exist", t.control.0));
+            return;
+        };
+        let me = prog.tables.iter().position(|x| std::ptr::eq(x, t)).map(|i| TableId(i as u32));
+        if me.is_some_and(|id| !c.tables.contains(&id)) {
+            self.err(format!("control {} does not list it", c.block.name));
+        }
+        self.location = format!("control {}, table {}", c.block.name, t.name);
+        self.vars = &c.block.vars;
+        for k in &t.keys {
+            self.expr(&k.expr);
+        }
+        for a in &t.actions {
+            match prog.actions.get(a.action.index()) {
+                None => self.err(format!("action #{} does not exist", a.action.0)),
+                Some(_) => a.bound_args.iter().for_each(|e| self.expr(e)),
+            }
+        }
+        let listed: Vec<ActionId> = t.actions.iter().map(|a| a.action).collect();
+        if let Some(d) = &t.default_action {
+            self.action_call(d, &listed, "default action");
+        }
+        for e in &t.entries {
+            if e.keys.len() != t.keys.len() {
+                self.err(format!("an entry has {} keysets for {} keys", e.keys.len(), t.keys.len()));
+            }
+            e.keys.iter().for_each(|k| self.keyset(k));
+            self.action_call(&e.action, &listed, "entry action");
+        }
+        for x in [t.direct_counter, t.direct_meter, t.implementation].into_iter().flatten() {
+            self.extern_id(x);
+        }
+        for (_, v) in &t.properties {
+            self.value(v);
+        }
+    }
+
+    fn action_call(&mut self, a: &ActionCall, listed: &[ActionId], what: &str) {
+        let Some(act) = self.prog.actions.get(a.action.index()) else {
+            self.err(format!("{what} #{} does not exist", a.action.0));
+            return;
+        };
+        if !listed.contains(&a.action) {
+            self.err(format!("{what} {} is not among the table's actions", act.name));
+        }
+        if a.args.len() != act.params.len() {
+            self.err(format!("{what} {} has {} arguments for {} parameters", act.name, a.args.len(), act.params.len()));
+        }
+        a.args.iter().for_each(|e| self.expr(e));
+    }
+
+    fn extern_id(&mut self, x: ExternId) {
+        if x.index() >= self.prog.externs.len() {
+            self.err(format!("extern instance #{} does not exist", x.0));
+        }
+    }
+
+    fn var(&mut self, id: VarId) -> Option<&'p Var> {
+        let v = self.vars.get(id.index());
+        if v.is_none() {
+            self.err(format!("variable #{} is not in the frame ({} slots)", id.0, self.vars.len()));
+        }
+        v
+    }
+
+    fn ty(&mut self, t: &Type) {
+        match t {
+            Type::Named(id) if id.index() >= self.prog.types.len() => self.err(format!("type #{} does not exist", id.0)),
+            Type::Stack(e, _) => self.ty(e),
+            Type::Tuple(ts) => ts.iter().for_each(|t| self.ty(t)),
+            _ => {}
+        }
+    }
+
+    fn value(&mut self, v: &Value) {
+        match v {
+            Value::Error(i) if *i as usize >= self.prog.errors.len() => self.err(format!("error code {i} does not exist")),
+            Value::MatchKind(i) if *i as usize >= self.prog.match_kinds.len() => self.err(format!("match kind {i} does not exist")),
+            Value::Enum(t, i) => match self.prog.types.get(t.index()) {
+                Some(TypeDef::Enum { members, .. }) if (*i as usize) < members.len() => {}
+                _ => self.err(format!("enum member {i} of type #{} does not exist", t.0)),
+            },
+            Value::Aggregate { fields, .. } => fields.iter().for_each(|f| self.value(f)),
+            _ => {}
+        }
+    }
+
+    fn keyset(&mut self, k: &Keyset) {
+        match k {
+            Keyset::Value(e) | Keyset::Lpm(e, _) => self.expr(e),
+            Keyset::Mask(a, b) | Keyset::Range(a, b) => {
+                self.expr(a);
+                self.expr(b);
+            }
+            Keyset::Any => {}
+            Keyset::ValueSet(v) => {
+                if v.index() >= self.prog.value_sets.len() {
+                    self.err(format!("value set #{} does not exist", v.0));
+                }
+            }
+        }
+    }
+
+    fn stmts(&mut self, ss: &[Stmt]) {
+        ss.iter().for_each(|s| self.stmt(s));
+    }
+
+    fn lvalue(&mut self, e: &Expr, what: &str) {
+        if !e.is_lvalue() {
+            let s = crate::printer::expr_to_string(self.prog, self.vars, e);
+            self.err(format!("{what} `{s}` is not an l-value"));
+        }
+    }
+
+    fn call(&mut self, c: &Call) {
+        match &c.callee {
+            Callee::Action(a) if a.index() >= self.prog.actions.len() => self.err(format!("action #{} does not exist", a.0)),
+            Callee::Function(f) if f.index() >= self.prog.functions.len() => self.err(format!("function #{} does not exist", f.0)),
+            Callee::Method { target, .. } | Callee::Builtin { target, .. } => self.expr(target),
+            _ => {}
+        }
+        for a in &c.args {
+            self.expr(&a.expr);
+            if matches!(a.direction, Direction::Out | Direction::InOut) {
+                self.lvalue(&a.expr, "out/inout argument");
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::VarInit { var, init, .. } => {
+                self.var(*var);
+                if let Some(e) = init {
+                    self.expr(e);
+                }
+            }
+            Stmt::Assign { lhs, rhs, .. } => {
+                self.expr(lhs);
+                self.expr(rhs);
+                self.lvalue(lhs, "assignment target");
+            }
+            Stmt::Call(c) => self.call(c),
+            Stmt::ApplyTable { table, .. } => self.table_id(*table),
+            Stmt::ApplyBlock { block, args, .. } => {
+                if self.frame_of(block).is_none() {
+                    self.err("applies a block that does not exist");
+                }
+                for a in args {
+                    self.expr(&a.expr);
+                    if matches!(a.direction, Direction::Out | Direction::InOut) {
+                        self.lvalue(&a.expr, "out/inout argument");
+                    }
+                }
+            }
+            Stmt::If { cond, then, otherwise, .. } => {
+                self.expr(cond);
+                self.expect_bool(cond, "if condition");
+                self.stmts(then);
+                self.stmts(otherwise);
+            }
+            Stmt::SwitchAction { table, cases, .. } => {
+                self.table_id(*table);
+                for (a, body) in cases {
+                    if let Some(a) = a {
+                        if a.index() >= self.prog.actions.len() {
+                            self.err(format!("switch case names action #{} which does not exist", a.0));
+                        }
+                    }
+                    self.stmts(body);
+                }
+            }
+            Stmt::SwitchValue { expr, cases, .. } => {
+                self.expr(expr);
+                for (v, body) in cases {
+                    if let Some(v) = v {
+                        self.value(v);
+                    }
+                    self.stmts(body);
+                }
+            }
+            Stmt::Block(b) => self.stmts(b),
+            Stmt::Return(Some(e), _) => self.expr(e),
+            Stmt::For { init, cond, update, body, .. } => {
+                self.stmts(init);
+                if let Some(c) = cond {
+                    self.expr(c);
+                }
+                self.loop_depth += 1;
+                self.stmts(body);
+                self.loop_depth -= 1;
+                self.stmts(update);
+            }
+            Stmt::Break(_) | Stmt::Continue(_) if self.loop_depth == 0 => self.err("break/continue outside a for loop"),
+            Stmt::Exit(_) | Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Empty => {}
+        }
+    }
+
+    fn table_id(&mut self, t: TableId) {
+        if t.index() >= self.prog.tables.len() {
+            self.err(format!("table #{} does not exist", t.0));
+        }
+    }
+
+    fn expect_bool(&mut self, e: &Expr, what: &str) {
+        if !is_bool(&e.ty) {
+            let t = self.ty_name(&e.ty);
+            self.err(format!("{what} has type {t}, not bool"));
+        }
+    }
+
+    fn mismatch(&mut self, e: &Expr, expected: &Type, what: &str) {
+        if e.ty != *expected {
+            let s = crate::printer::expr_to_string(self.prog, self.vars, e);
+            let (a, b) = (self.ty_name(&e.ty), self.ty_name(expected));
+            self.err(format!("`{s}` has type {a} but {what} is {b}"));
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        self.ty(&e.ty);
+        match &e.kind {
+            ExprKind::Const(v) => {
+                self.value(v);
+                if let (Value::Bits { width, signed, .. }, Type::Bits { .. }) = (v, &e.ty) {
+                    self.mismatch(e, &Type::Bits { width: *width, signed: *signed }, "its value's type");
+                }
+                if let (Value::Bool(_), Type::Bits { .. }) = (v, &e.ty) {
+                    self.mismatch(e, &Type::Bool, "its value's type");
+                }
+            }
+            ExprKind::Var(id) => {
+                if let Some(v) = self.var(*id) {
+                    let t = v.ty.clone();
+                    self.mismatch(e, &t, "the variable's slot type");
+                }
+            }
+            ExprKind::Field(b, i) => {
+                self.expr(b);
+                let field_ty = match &b.ty {
+                    Type::Named(t) => self.prog.types.get(t.index()).map(|d| d.fields().get(*i as usize).map(|f| f.ty.clone())),
+                    Type::Tuple(ts) => Some(ts.get(*i as usize).cloned()),
+                    _ => None,
+                };
+                match field_ty {
+                    Some(Some(ft)) => self.mismatch(e, &ft, "the field's type"),
+                    Some(None) => self.err(format!("field #{i} does not exist in {}", self.ty_name(&b.ty))),
+                    None => {}
+                }
+            }
+            ExprKind::Index(b, i) => {
+                self.expr(b);
+                self.expr(i);
+                match &b.ty {
+                    Type::Stack(el, _) => {
+                        let el = (**el).clone();
+                        self.mismatch(e, &el, "the stack's element type");
+                    }
+                    t => {
+                        let t = self.ty_name(t);
+                        self.err(format!("indexing a value of type {t}, which is not a stack"));
+                    }
+                }
+            }
+            ExprKind::StackNext(b) | ExprKind::StackLast(b) => {
+                self.expr(b);
+                if !matches!(b.ty, Type::Stack(..)) {
+                    self.err("next/last of a value that is not a stack");
+                }
+            }
+            ExprKind::StackLastIndex(b) => self.expr(b),
+            ExprKind::Slice(b, hi, lo) => {
+                self.expr(b);
+                if hi < lo {
+                    self.err(format!("slice [{hi}:{lo}] has hi < lo"));
+                } else {
+                    if let Type::Bits { width, .. } = b.ty {
+                        if *hi >= width {
+                            self.err(format!("slice [{hi}:{lo}] is outside a {width}-bit value"));
+                        }
+                    }
+                    self.mismatch(e, &Type::bit(hi - lo + 1), "a slice's type");
+                }
+            }
+            ExprKind::Unary(op, x) => {
+                self.expr(x);
+                if *op == UnOp::Not {
+                    self.expect_bool(e, "`!`");
+                }
+            }
+            ExprKind::Binary(op, l, r) => {
+                self.expr(l);
+                self.expr(r);
+                use BinOp::*;
+                match op {
+                    Eq | Ne | Lt | Le | Gt | Ge => {
+                        self.expect_bool(e, "a comparison");
+                        let lt = l.ty.clone();
+                        self.mismatch(r, &lt, "the left operand's type");
+                    }
+                    And | Or => {
+                        self.expect_bool(e, "`&&`/`||`");
+                        self.expect_bool(l, "an operand of `&&`/`||`");
+                        self.expect_bool(r, "an operand of `&&`/`||`");
+                    }
+                    Shl | Shr => {}
+                    Concat => {
+                        if let (Type::Bits { width: a, .. }, Type::Bits { width: b, .. }, Type::Bits { width: c, .. }) = (&l.ty, &r.ty, &e.ty) {
+                            if a + b != *c {
+                                self.err(format!("`++` of {a} and {b} bits is {c} bits wide"));
+                            }
+                        }
+                    }
+                    _ => {
+                        let lt = l.ty.clone();
+                        self.mismatch(r, &lt, "the left operand's type");
+                    }
+                }
+            }
+            ExprKind::Mux(c, a, b) => {
+                self.expr(c);
+                self.expr(a);
+                self.expr(b);
+                self.expect_bool(c, "a `?:` condition");
+            }
+            ExprKind::Cast(x) => self.expr(x),
+            ExprKind::Call(c) => {
+                self.call(c);
+                if let Callee::Builtin { builtin: Builtin::IsValid, .. } = c.callee {
+                    self.expect_bool(e, "`isValid()`");
+                }
+            }
+            ExprKind::ApplyTable(t, _) => {
+                self.table_id(*t);
+                self.expect_bool(e, "`apply().hit/miss`");
+            }
+            ExprKind::Aggregate(xs) => xs.iter().for_each(|x| self.expr(x)),
+            ExprKind::Extern(x) => self.extern_id(*x),
+            ExprKind::InvalidHeader | ExprKind::DontCare => {}
+        }
+    }
+}
