@@ -45,10 +45,6 @@ module p4f_axis_async_fifo #(
         $error("p4f_axis_async_fifo: DEPTH must be a power of two >= 4");
     end
 
-    function automatic logic [ADDR_W:0] bin2gray(input logic [ADDR_W:0] b);
-        return b ^ (b >> 1);
-    endfunction
-
     logic [WORD_W-1:0] mem [DEPTH];
 
     // ---- write side (s_clk) ----
@@ -60,7 +56,8 @@ module p4f_axis_async_fifo #(
     wire logic full = wr_gray_reg ==
         {~rd_gray_sync2_reg[ADDR_W:ADDR_W-1], rd_gray_sync2_reg[ADDR_W-2:0]};
     wire logic do_write = s_axis_tvalid && !full;
-    wire logic [ADDR_W:0] wr_bin_next = wr_bin_reg + 1'b1;
+    wire logic [ADDR_W:0] wr_bin_next  = wr_bin_reg + 1'b1;
+    wire logic [ADDR_W:0] wr_gray_next = wr_bin_next ^ (wr_bin_next >> 1);
 
     assign s_axis_tready = !full;
 
@@ -79,7 +76,7 @@ module p4f_axis_async_fifo #(
         end else begin
             if (do_write) begin
                 wr_bin_reg  <= wr_bin_next;
-                wr_gray_reg <= bin2gray(wr_bin_next); // a flop, so the crossing sees no glitches
+                wr_gray_reg <= wr_gray_next; // a flop, so the crossing sees no glitches
             end
             rd_gray_sync1_reg <= rd_gray_reg;
             rd_gray_sync2_reg <= rd_gray_sync1_reg;
@@ -94,7 +91,8 @@ module p4f_axis_async_fifo #(
 
     wire logic empty   = rd_gray_reg == wr_gray_sync2_reg;
     wire logic do_read = !empty && (!out_valid_reg || m_axis_tready);
-    wire logic [ADDR_W:0] rd_bin_next = rd_bin_reg + 1'b1;
+    wire logic [ADDR_W:0] rd_bin_next  = rd_bin_reg + 1'b1;
+    wire logic [ADDR_W:0] rd_gray_next = rd_bin_next ^ (rd_bin_next >> 1);
 
     always_ff @(posedge m_clk) begin
         if (do_read) begin
@@ -112,7 +110,7 @@ module p4f_axis_async_fifo #(
         end else begin
             if (do_read) begin
                 rd_bin_reg  <= rd_bin_next;
-                rd_gray_reg <= bin2gray(rd_bin_next);
+                rd_gray_reg <= rd_gray_next;
             end
             wr_gray_sync1_reg <= wr_gray_reg;
             wr_gray_sync2_reg <= wr_gray_sync1_reg;

@@ -78,6 +78,7 @@ module tb_p4f_axis_fifo;
     task automatic phase(input string name, input int unsigned idle, input int unsigned stall,
                          input int unsigned packets);
         longint unsigned t0 = cycle;
+        @(negedge clk);
         idle_pct = idle;
         stall_pct = stall;
         packet_limit += longint'(packets);
@@ -96,7 +97,8 @@ module tb_p4f_axis_fifo;
 
     initial begin
         repeat (5) @(posedge clk);
-        rst = 1'b0;
+        // Released between edges so no flop sees it change at its own edge.
+        @(negedge clk) rst = 1'b0;
         $display("tb_p4f_axis_fifo: seed %0d, DATA_W %0d, DEPTH %0d", p4f_tb_pkg::run_seed(), DATA_W, DEPTH);
         phase("idle and backpressure", 30, 30, 300);
         phase("heavy backpressure (fills)", 5, 90, 200);
@@ -104,13 +106,13 @@ module tb_p4f_axis_fifo;
         phase("light random", 10, 10, 300);
 
         // Full rate: both sides must move one beat every cycle, no refusal, no bubble.
-        measure = 1'b1;
+        @(negedge clk) measure = 1'b1;
         phase("no stalls (throughput)", 0, 0, 300);
         check(in_refused == 0, $sformatf("throughput: FIFO refused input %0d times", in_refused));
         check(out_last - out_first + 1 == out_beats,
               $sformatf("throughput: %0d beats over %0d cycles", out_beats, out_last - out_first + 1));
         $display("throughput: %0d beats in %0d cycles", out_beats, out_last - out_first + 1);
-        measure = 1'b0;
+        @(negedge clk) measure = 1'b0;
 
         phase("idle and backpressure again", 40, 40, 200);
 
