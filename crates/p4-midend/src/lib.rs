@@ -8,6 +8,15 @@
 //! - [`Pipeline::run_with`]: the same, with a hook after every pass (tests run the IR verifier there).
 //! - [`pass_by_name`] / [`PASS_NAMES`]: one pass alone (the golden tests of `tests/passes/<pass>/`).
 //!
+//! For the CLI (`p4forge` does not depend on this crate yet):
+//! - `p4forge compile PROG.p4 --emit lowered-ir`: compile as for `--emit ir`, then
+//!   `p4_ir::printer::print_program(&p4_midend::lower(program)?)`.
+//! - `p4forge test --lowered PROG.p4 TEST.stf`: compile, `lower`, then build the switch from the
+//!   lowered program exactly as without `--lowered` (`p4_dataplane::Switch::new(Arc::new(lowered))`).
+//! - A [`PassError`] is a compile failure (exit 1); render it as an error diagnostic at
+//!   `error.span.unwrap_or(Span::DUMMY)` with `error.to_string()` as the message (it names the pass).
+//! - An option to pick passes (`--passes a,b`) maps to [`Pipeline::from_names`].
+//!
 //! The passes, in pipeline order (each module says what it does and why):
 //! 1. [`passes::inline_controls`] — sub-controls applied once are replaced by their bodies.
 //! 2. [`passes::inline_parsers`] — sub-parsers applied once become states of their caller.

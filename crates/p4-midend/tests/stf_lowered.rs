@@ -45,7 +45,9 @@ fn compare(pairs: &[(PathBuf, PathBuf)], root: &Path) -> (Vec<String>, usize, us
             }
             (Outcome::Passed, other) => regressions.push(format!("{name}: passes unlowered, lowered: {other:?}")),
             (b, Outcome::Passed) => println!("FIXED {name}: fails unlowered ({b:?}), passes lowered"),
-            (_, _) => println!("FAIL-BOTH {name}"),
+            // Failing both ways is fine only with the same report: lowering must not change behaviour.
+            (b, a) if b == a => println!("FAIL-BOTH {name} (same report)"),
+            (b, a) => regressions.push(format!("{name}: fails both ways, differently:\nunlowered: {b:?}\nlowered: {a:?}")),
         }
     }
     (regressions, both_pass, unlowered_pass, lowered_pass)
