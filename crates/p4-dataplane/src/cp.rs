@@ -10,7 +10,7 @@ use crate::exec::{ExternState, TableProg};
 use crate::switch::{Mirror, Switch};
 use crate::table::{prefix_len, prefix_mask, Entry, Match};
 use crate::DataplaneError;
-use p4_ir::layout::{self, NameError};
+use p4_ir::layout::{self, KeyLayout, NameError, ObjectKind};
 use p4_ir::MatchKind;
 
 fn invalid<T>(msg: impl Into<String>) -> Result<T, ControlError> {
@@ -97,9 +97,10 @@ fn key_match(kind: &MatchKind, width: u32, kv: &KeyValue, name: &str) -> Result<
 pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset]) -> Result<Vec<Match>, DataplaneError> {
     let tp = &sw.prog.tables[ti];
     let mut out = Vec::new();
-    // The key layout says which IR keys take part in matching (selector keys do not).
-    let matched = sw.prog.layouts.keys.get(ti).map(|l| l.fields.as_slice()).unwrap_or(&[]).iter().filter_map(|f| keysets.get(f.index));
-    for (ks, k) in matched.zip(&tp.keys) {
+    // The key layout says which IR keys take part in matching (selector keys do not), and how wide.
+    let layout = &sw.prog.layouts.keys[ti];
+    let matched = layout.fields.iter().filter_map(|f| Some((keysets.get(f.index)?, f)));
+    for (ks, k) in matched {
         let w = k.width;
         let cv = |e: &p4_ir::Expr| -> Result<u128, DataplaneError> {
             match &e.kind {
@@ -108,7 +109,7 @@ pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset])
             }
         };
         out.push(match ks {
-            p4_ir::Keyset::Value(e) if k.kind == MatchKind::Range => {
+            p4_ir::Keyset::Value(e) if k.match_kind == MatchKind::Range => {
                 let v = cv(e)?;
                 Match::Range(v, v)
             }
@@ -118,7 +119,7 @@ pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset])
                 Match::Mask(cv(v)? & m, m)
             }
             p4_ir::Keyset::Range(lo, hi) => Match::Range(cv(lo)?, cv(hi)?),
-            p4_ir::Keyset::Any if k.kind == MatchKind::Range => Match::Range(0, mask(w)),
+            p4_ir::Keyset::Any if k.match_kind == MatchKind::Range => Match::Range(0, mask(w)),
             p4_ir::Keyset::Any => Match::Mask(0, 0),
             p4_ir::Keyset::Lpm(v, len) => {
                 let m = prefix_mask(*len, w);
@@ -127,8 +128,8 @@ pub(crate) fn program_keysets(sw: &Switch, ti: usize, keysets: &[p4_ir::Keyset])
             p4_ir::Keyset::ValueSet(_) => return Err(DataplaneError::unsupported("value sets in table entries")),
         });
     }
-    if out.len() != tp.keys.len() {
-        return Err(DataplaneError::invalid(format!("table {}: entry has {} keys, table has {}", tp.name, out.len(), tp.keys.len())));
+    if out.len() != layout.fields.len() {
+        return Err(DataplaneError::invalid(format!("table {}: entry has {} keys, table has {}", tp.name, out.len(), layout.fields.len())));
     }
     Ok(out)
 }
@@ -152,12 +153,12 @@ fn normalise_key_name(n: &str) -> String {
     out
 }
 
-fn key_matches(tp: &TableProg, keys: &Keys) -> Result<Vec<Match>, ControlError> {
-    let mut vals: Vec<Option<&KeyValue>> = vec![None; tp.keys.len()];
+fn key_matches(tp: &TableProg, layout: &KeyLayout, keys: &Keys) -> Result<Vec<Match>, ControlError> {
+    let mut vals: Vec<Option<&KeyValue>> = vec![None; layout.fields.len()];
     match keys {
         Keys::Positional(kvs) => {
-            if kvs.len() != tp.keys.len() {
-                return invalid(format!("table {} has {} keys, {} given", tp.name, tp.keys.len(), kvs.len()));
+            if kvs.len() != layout.fields.len() {
+                return invalid(format!("table {} has {} keys, {} given", tp.name, layout.fields.len(), kvs.len()));
             }
             for (slot, kv) in vals.iter_mut().zip(kvs) {
                 *slot = Some(kv);
@@ -166,14 +167,14 @@ fn key_matches(tp: &TableProg, keys: &Keys) -> Result<Vec<Match>, ControlError> 
         Keys::Named(named) => {
             for (name, kv) in named {
                 let i = if name == "$valid$" || name == "valid" {
-                    match tp.keys.iter().position(|k| k.is_valid_key) {
+                    match layout.fields.iter().position(|k| k.is_valid) {
                         Some(i) => i,
                         None => return invalid(format!("table {} has no isValid() key", tp.name)),
                     }
                 } else {
                     let norm = normalise_key_name(name);
-                    resolve("key", tp.keys.iter().map(|k| k.name.as_str()), &norm)
-                        .or_else(|_| resolve("key", tp.keys.iter().map(|k| k.name.as_str()), name))?
+                    resolve("key", layout.fields.iter().map(|k| k.name.as_str()), &norm)
+                        .or_else(|_| resolve("key", layout.fields.iter().map(|k| k.name.as_str()), name))?
                 };
                 if let Some(slot) = vals.get_mut(i) {
                     *slot = Some(kv);
@@ -183,15 +184,15 @@ fn key_matches(tp: &TableProg, keys: &Keys) -> Result<Vec<Match>, ControlError> 
     }
     let zero = KeyValue::Value(BigUint::default());
     let positional = matches!(keys, Keys::Positional(_));
-    tp.keys
+    layout.fields
         .iter()
         .zip(vals)
         .map(|(k, v)| {
-            let kv = v.unwrap_or(if k.kind == MatchKind::Exact { &zero } else { &KeyValue::Wildcard });
+            let kv = v.unwrap_or(if k.match_kind == MatchKind::Exact { &zero } else { &KeyValue::Wildcard });
             if positional {
-                check_cli_notation(&k.kind, kv, &k.name)?;
+                check_cli_notation(&k.match_kind, kv, &k.name)?;
             }
-            key_match(&k.kind, k.width, kv, &k.name)
+            key_match(&k.match_kind, k.width, kv, &k.name)
         })
         .collect()
 }
@@ -243,45 +244,48 @@ fn priority_kind(sw: &Switch, ti: usize) -> Option<&'static str> {
 
 /// Why `given` positional arguments do not fit action `ai`; for a table with priorities, a reminder
 /// that the priority is the last word (it may have been taken for an argument, or an argument for it).
-fn arg_count_error(tp: &TableProg, ai: usize, given: usize, priority_kind: Option<&str>) -> String {
+fn arg_count_error(sw: &Switch, ti: usize, ai: usize, given: usize) -> String {
+    let tp = &sw.prog.tables[ti];
     let ta = &tp.actions[ai];
-    let names: Vec<&str> = ta.data_params.iter().map(|(n, _)| n.as_str()).collect();
+    let names: Vec<&str> = sw.prog.layouts.actions[ta.action].params.iter().map(|d| d.name.as_str()).collect();
     let wanted = match names.len() {
         0 => "takes no arguments".to_string(),
         1 => format!("takes 1 argument ({})", names[0]),
         n => format!("takes {n} arguments ({})", names.join(", ")),
     };
     let mut message = format!("action {} {wanted}, {given} given", ta.name);
-    if let Some(kind) = priority_kind {
+    if let Some(kind) = priority_kind(sw, ti) {
         message.push_str(&format!("; {kind} table {} takes its priority as the last word after the action arguments", tp.name));
     }
     message
 }
 
-fn action_data(tp: &TableProg, ai: usize, args: &ActionArgs, priority_kind: Option<&str>) -> Result<Vec<u128>, ControlError> {
-    let ta = &tp.actions[ai];
-    let mut out = vec![0u128; ta.data_params.len()];
+/// The action data of action `ai` of table `ti`, checked against the action's data layout.
+fn action_data(sw: &Switch, ti: usize, ai: usize, args: &ActionArgs) -> Result<Vec<u128>, ControlError> {
+    let ta = &sw.prog.tables[ti].actions[ai];
+    let params = &sw.prog.layouts.actions[ta.action].params;
+    let mut out = vec![0u128; params.len()];
     match args {
         ActionArgs::Positional(vs) => {
-            if vs.len() != ta.data_params.len() {
-                return invalid(arg_count_error(tp, ai, vs.len(), priority_kind));
+            if vs.len() != params.len() {
+                return invalid(arg_count_error(sw, ti, ai, vs.len()));
             }
-            for ((o, (n, w)), v) in out.iter_mut().zip(&ta.data_params).zip(vs) {
-                *o = to_u128(v, *w, &format!("parameter `{n}` of {}", ta.name))?;
+            for ((o, d), v) in out.iter_mut().zip(params).zip(vs) {
+                *o = to_u128(v, d.width, &format!("parameter `{}` of {}", d.name, ta.name))?;
             }
         }
         ActionArgs::Named(named) => {
             let mut seen = vec![false; out.len()];
             for (name, v) in named {
-                let Some(i) = ta.data_params.iter().position(|(n, _)| n == name) else {
+                let Some(i) = params.iter().position(|d| &d.name == name) else {
                     return invalid(format!("action {} has no parameter `{name}`", ta.name));
                 };
-                let (n, w) = &ta.data_params[i];
-                out[i] = to_u128(v, *w, &format!("parameter `{n}` of {}", ta.name))?;
+                let d = &params[i];
+                out[i] = to_u128(v, d.width, &format!("parameter `{}` of {}", d.name, ta.name))?;
                 seen[i] = true;
             }
             if let Some(i) = seen.iter().position(|s| !s) {
-                return invalid(format!("action {}: missing parameter `{}`", ta.name, ta.data_params[i].0));
+                return invalid(format!("action {}: missing parameter `{}`", ta.name, params[i].name));
             }
         }
     }
@@ -297,8 +301,17 @@ impl Switch {
         resolve("action", self.prog.tables[ti].actions.iter().map(|a| a.name.as_str()), name)
     }
 
-    fn extern_index(&self, kind: &'static str, types: &[&str], name: &str) -> Result<usize, ControlError> {
-        let idx: Vec<usize> = self.ir.externs.iter().enumerate().filter(|(_, e)| types.contains(&e.type_name.as_str())).map(|(i, _)| i).collect();
+    /// The extern of one of the control-plane `kinds` named `name` (kinds as the IR's id assignment
+    /// classifies extern types, [`layout::ObjectKind::of_extern`]).
+    fn extern_index(&self, kind: &'static str, kinds: &[ObjectKind], name: &str) -> Result<usize, ControlError> {
+        let idx: Vec<usize> = self
+            .ir
+            .externs
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| ObjectKind::of_extern(&e.type_name).is_some_and(|k| kinds.contains(&k)))
+            .map(|(i, _)| i)
+            .collect();
         let i = resolve(kind, idx.iter().map(|i| self.ir.externs[*i].name.as_str()), name)?;
         Ok(idx[i])
     }
@@ -321,7 +334,7 @@ impl ControlPlane for Switch {
         if tp.entries_const {
             return invalid(format!("table {} has const entries", tp.name));
         }
-        let matches = key_matches(tp, &keys)?;
+        let matches = key_matches(tp, &self.prog.layouts.keys[ti], &keys)?;
         let priority = match (priority, priority_kind(self, ti)) {
             (None, Some(kind)) => return Err(ControlError::MissingPriority { table: tp.name.clone(), kind }),
             (priority, _) => priority.unwrap_or(0),
@@ -330,7 +343,7 @@ impl ControlPlane for Switch {
         if tp.actions[ai].default_only {
             return invalid(format!("action {} is @defaultonly in table {}", tp.actions[ai].name, tp.name));
         }
-        let data = action_data(tp, ai, &args, priority_kind(self, ti))?;
+        let data = action_data(self, ti, ai, &args)?;
         let name = tp.name.clone();
         let entry = Entry { matches, priority, action: ai, args: data, packets: 0, bytes: 0, meter: Default::default() };
         self.ctx.tables[ti].insert(entry).map_err(|m| ControlError::Invalid(format!("table {name}: {m}")))
@@ -339,7 +352,7 @@ impl ControlPlane for Switch {
     fn table_modify(&mut self, table: &str, handle: Handle, action: &str, args: ActionArgs) -> Result<(), ControlError> {
         let ti = self.table_index(table)?;
         let ai = self.table_action(ti, action)?;
-        let data = action_data(&self.prog.tables[ti], ai, &args, priority_kind(self, ti))?;
+        let data = action_data(self, ti, ai, &args)?;
         let name = self.prog.tables[ti].name.clone();
         let Some(e) = self.ctx.tables[ti].get_mut(handle) else { return invalid(format!("table {name}: no entry with handle {handle}")) };
         e.action = ai;
@@ -372,7 +385,7 @@ impl ControlPlane for Switch {
         if tp.actions[ai].table_only {
             return invalid(format!("action {} is @tableonly in table {}", tp.actions[ai].name, tp.name));
         }
-        let data = action_data(tp, ai, &args, priority_kind(self, ti))?;
+        let data = action_data(self, ti, ai, &args)?;
         self.ctx.defaults[ti] = (ai, data);
         Ok(())
     }
@@ -461,7 +474,7 @@ impl ControlPlane for Switch {
     }
 
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
-        let id = self.extern_index("register", &["register"], register)?;
+        let id = self.extern_index("register", &[ObjectKind::Register], register)?;
         match self.ctx.externs.get(id) {
             Some(ExternState::Register { cells, .. }) => match cells.get(index) {
                 Some(v) => Ok(BigUint::from(*v)),
@@ -472,7 +485,7 @@ impl ControlPlane for Switch {
     }
 
     fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError> {
-        let id = self.extern_index("register", &["register"], register)?;
+        let id = self.extern_index("register", &[ObjectKind::Register], register)?;
         match self.ctx.externs.get_mut(id) {
             Some(ExternState::Register { cells, width }) => {
                 let v = to_u128(&value, *width, register)?;
@@ -490,7 +503,7 @@ impl ControlPlane for Switch {
     }
 
     fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
-        let id = self.extern_index("register", &["register"], register)?;
+        let id = self.extern_index("register", &[ObjectKind::Register], register)?;
         if let Some(ExternState::Register { cells, .. }) = self.ctx.externs.get_mut(id) {
             cells.fill(0);
         }
@@ -498,7 +511,7 @@ impl ControlPlane for Switch {
     }
 
     fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError> {
-        let id = self.extern_index("counter", &["counter", "direct_counter"], counter)?;
+        let id = self.extern_index("counter", &[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
         if let Some(ti) = self.direct_table(id) {
             return match self.ctx.tables[ti].get_mut(index) {
                 Some(e) => Ok((e.packets, e.bytes)),
@@ -514,7 +527,7 @@ impl ControlPlane for Switch {
     }
 
     fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError> {
-        let id = self.extern_index("counter", &["counter", "direct_counter"], counter)?;
+        let id = self.extern_index("counter", &[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
         if let Some(ti) = self.direct_table(id) {
             return match self.ctx.tables[ti].get_mut(index) {
                 Some(e) => {
@@ -538,7 +551,7 @@ impl ControlPlane for Switch {
     }
 
     fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
-        let id = self.extern_index("counter", &["counter", "direct_counter"], counter)?;
+        let id = self.extern_index("counter", &[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
         if let Some(ti) = self.direct_table(id) {
             for e in self.ctx.tables[ti].entries.iter_mut().flatten() {
                 e.packets = 0;
@@ -553,7 +566,7 @@ impl ControlPlane for Switch {
     }
 
     fn meter_set_rates(&mut self, meter: &str, index: Option<u64>, rates: &[MeterRate]) -> Result<(), ControlError> {
-        let id = self.extern_index("meter", &["meter", "direct_meter"], meter)?;
+        let id = self.extern_index("meter", &[ObjectKind::Meter, ObjectKind::DirectMeter], meter)?;
         let [committed, peak] = rates else { return invalid(format!("meter {meter}: give two rates (committed, peak)")) };
         let now = self.ctx.now_us as f64;
         if let Some(ti) = self.direct_table(id) {

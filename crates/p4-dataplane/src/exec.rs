@@ -185,18 +185,14 @@ pub struct TableActionProg {
     pub action: usize,
     pub name: String,
     pub invoke: Invoke,
-    /// Directionless parameters: `(name, width)`.
-    pub data_params: Vec<(String, u32)>,
     pub table_only: bool,
     pub default_only: bool,
 }
 
+/// One matched key component, in the order of the table's key layout (`Prog::layouts`), which
+/// gives its name, width and match kind.
 pub struct TableKeyProg {
     pub eval: Ev,
-    pub width: u32,
-    pub kind: p4_ir::MatchKind,
-    pub name: String,
-    pub is_valid_key: bool,
 }
 
 pub struct TableProg {

@@ -99,8 +99,8 @@ impl Switch {
             });
         }
         let mut tables = Vec::new();
-        for t in &prog.tables {
-            tables.push(TableState::new(index_kind(t), lpm_width(t)));
+        for k in &prog.layouts.keys {
+            tables.push(TableState::new(index_kind(k), lpm_width(k)));
         }
         let ctx = Ctx {
             f: vec![0; prog.frame_len],
@@ -427,20 +427,20 @@ impl Switch {
     }
 }
 
-fn index_kind(t: &crate::exec::TableProg) -> IndexKind {
-    use p4_ir::MatchKind as K;
-    let lpms: Vec<usize> = t.keys.iter().enumerate().filter(|(_, k)| k.kind == K::Lpm).map(|(i, _)| i).collect();
-    if t.keys.iter().any(|k| matches!(k.kind, K::Ternary | K::Range | K::Optional)) || lpms.len() > 1 {
-        IndexKind::Ternary
-    } else if let Some(&pos) = lpms.first() {
-        IndexKind::Lpm(pos)
-    } else {
-        IndexKind::Exact
+/// The lookup structure for a table's key layout: ternary when entries carry priorities (or more than
+/// one lpm key), lpm on the one lpm key, else exact.
+fn index_kind(k: &p4_ir::layout::KeyLayout) -> IndexKind {
+    let mut lpms = k.fields.iter().enumerate().filter(|(_, f)| f.match_kind == p4_ir::MatchKind::Lpm);
+    match (k.priority_kind.is_some(), lpms.next(), lpms.next()) {
+        (false, Some((pos, _)), None) => IndexKind::Lpm(pos),
+        (false, None, _) => IndexKind::Exact,
+        _ => IndexKind::Ternary,
     }
 }
 
-fn lpm_width(t: &crate::exec::TableProg) -> u32 {
-    t.keys.iter().find(|k| k.kind == p4_ir::MatchKind::Lpm).map_or(0, |k| k.width)
+/// Width of the lpm key (0 without one).
+fn lpm_width(k: &p4_ir::layout::KeyLayout) -> u32 {
+    k.fields.iter().find(|f| f.match_kind == p4_ir::MatchKind::Lpm).map_or(0, |f| f.width)
 }
 
 impl PacketIo for Switch {

@@ -549,13 +549,7 @@ impl Compiler<'_> {
         let layouts = self.layouts.clone();
         let mut keys = Vec::new();
         for f in &layouts.key(id).fields {
-            keys.push(TableKeyProg {
-                eval: self.scalar(&b, &t.keys[f.index].expr)?,
-                width: f.width,
-                kind: f.match_kind.clone(),
-                name: f.name.clone(),
-                is_valid_key: f.is_valid,
-            });
+            keys.push(TableKeyProg { eval: self.scalar(&b, &t.keys[f.index].expr)? });
         }
         let mut actions = Vec::new();
         let mut action_ids: Vec<usize> = t.actions.iter().map(|a| a.action.index()).collect();
@@ -588,7 +582,6 @@ impl Compiler<'_> {
         let Some(act) = self.ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
         let layouts = self.layouts.clone();
         let data = &layouts.actions[a].params;
-        let data_params: Vec<(String, u32)> = data.iter().map(|d| (d.name.clone(), d.width)).collect();
         let mut data_slots = Vec::new();
         for d in data {
             data_slots.push(self.var_slot(&act.block, act.params[d.index].var)?);
@@ -609,7 +602,6 @@ impl Compiler<'_> {
                 }
                 body(p, c)
             }),
-            data_params,
             table_only,
             default_only,
         })
