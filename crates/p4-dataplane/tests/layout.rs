@@ -1,6 +1,8 @@
 //! `p4_ir::layout` on real programs: the layouts of `examples/l2l3/l2l3.p4` with concrete offsets,
 //! widths and ids, id stability, and that the dataplane's control plane follows the layouts.
 
+// Only the compile helpers are used here.
+#[allow(dead_code)]
 mod common;
 
 use std::path::PathBuf;
@@ -143,4 +145,89 @@ fn printer_lists_layouts_and_ids() {
     assert!(text.contains("table L2L3Ingress.ipv4_lpm id 0x028b36d5 key 32 bits\n      0   32 lpm      hdr.ipv4.dst_addr\n"), "{text}");
     assert!(text.contains("action L2L3Ingress.set_nexthop id 0x01ea3b63 data 105 bits\n"), "{text}");
     assert!(text.contains("id 0x028b36d5 table L2L3Ingress.ipv4_lpm\n"), "{text}");
+}
+
+#[test]
+fn varbit_nested_struct_enum_and_bool_fields_value_sets_and_selector_keys() {
+    let text = r#"
+#include <core.p4>
+#include <v1model.p4>
+enum bit<16> kind_t { A = 1, B = 2 }
+struct pair_t { bit<4> x; bit<4> y; }
+header h_t { bit<8> a; varbit<32> v; bit<8> b; }
+header g_t { pair_t p; bool f; kind_t k; bit<7> z; }
+struct headers_t { h_t h; g_t g; }
+struct meta_t { bit<8> m; }
+struct vs_t { bit<8> a; bit<4> b; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    value_set<vs_t>(4) pvs;
+    state start { pkt.extract(hdr.g); transition select(hdr.g.p.x ++ hdr.g.p.y, hdr.g.p.x) { pvs: accept; default: accept; } }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action_selector(HashAlgorithm.crc16, 32w16, 32w14) sel;
+    action set(bit<9> port, bit<3> q) { sm.egress_spec = port; }
+    table t {
+        key = { hdr.g.isValid(): exact; hdr.g.z: selector; hdr.g.k: range; }
+        actions = { set; }
+        implementation = sel;
+    }
+    apply { t.apply(); }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.g); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let p = compile(text);
+    let l = Layouts::of(&p);
+    let fields = |name: &str| -> Vec<(String, Vec<u32>, u32, u32, bool)> {
+        l.header_named(name).unwrap().fields.iter().map(|f| (f.name.clone(), f.path.clone(), f.bit_offset, f.width, f.varbit)).collect()
+    };
+    // The varbit takes its maximum as width and no room before `b` (its length is known per packet).
+    assert_eq!(
+        fields("h_t"),
+        [("a".into(), vec![0], 0, 8, false), ("v".into(), vec![1], 8, 32, true), ("b".into(), vec![2], 8, 8, false)]
+    );
+    let h = l.header_named("h_t").unwrap();
+    assert_eq!((h.fixed_bits, h.varbit_max), (16, 32));
+    // A struct-typed field contributes its members (path = field indices); bool is 1 bit and a
+    // serializable enum its underlying width.
+    assert_eq!(
+        fields("g_t"),
+        [
+            ("p.x".into(), vec![0, 0], 0, 4, false),
+            ("p.y".into(), vec![0, 1], 4, 4, false),
+            ("f".into(), vec![1], 8, 1, false),
+            ("k".into(), vec![2], 9, 16, false),
+            ("z".into(), vec![3], 25, 7, false),
+        ]
+    );
+    assert_eq!(l.header_named("g_t").unwrap().fixed_bits, 32);
+    // The selector key is not part of the match: the packed key is 1 (valid) + 16 (range) bits.
+    let k = l.key(table(&p, "I.t"));
+    let got: Vec<(&str, u32, u32, bool)> = k.fields.iter().map(|f| (f.name.as_str(), f.bit_offset, f.width, f.is_valid)).collect();
+    assert_eq!(got, [("hdr.g.isValid()", 0, 1, true), ("hdr.g.k", 1, 16, false)]);
+    assert_eq!((k.selector_keys.clone(), k.total_bits, k.priority_kind.clone()), (vec![1], 17, Some(MatchKind::Range)));
+    // Value set element: 8 + 4 bits on the wire.
+    assert_eq!(l.value_set_widths, [12]);
+    assert_eq!(l.ids.find(ObjectKind::ValueSet, "P.pvs").map(|o| o.id >> 24), Some(0x03));
+    assert_eq!(l.ids.find(ObjectKind::ActionProfile, "I.sel").map(|o| o.id >> 24), Some(0x11));
+    let a = l.action_named("I.set").unwrap();
+    assert_eq!(a.params.iter().map(|d| (d.bit_offset, d.width)).collect::<Vec<_>>(), [(0, 9), (9, 3)]);
+}
+
+/// The switch's control plane checks entries against the same layouts: the priority demanded by the
+/// key layout's ternary key, the 8-bit width of `hdr.h.a`, the table found by its id's name.
+#[test]
+fn control_plane_follows_the_key_layout() {
+    use p4_dataplane::control::{ControlError, ControlPlane, KeyValue};
+    let mut sw = common::switch(&two_tables("t1", "t2"));
+    let masked = |v: u32, m: u32| KeyValue::Masked(v.into(), m.into());
+    let prefix = |v: u32, len: u32| KeyValue::Prefix(v.into(), len);
+    let missing = sw.table_add("I.t2", common::keys(vec![masked(1, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), None);
+    assert_eq!(missing, Err(ControlError::MissingPriority { table: "I.t2".into(), kind: "ternary" }));
+    let wide = sw.table_add("t2", common::keys(vec![masked(0x100, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), Some(1));
+    assert!(matches!(wide, Err(ControlError::Invalid(m)) if m.contains("does not fit in 8 bits")));
+    assert!(sw.table_add("t2", common::keys(vec![masked(0x12, 0xff), prefix(0x3400, 8)]), "a10354", common::args(&[]), Some(1)).is_ok());
 }
