@@ -62,7 +62,10 @@ fn l2l3_lpm_key_and_nexthop_action_data() {
     let k = l.key(table(&p, "L2L3Ingress.ipv4_lpm"));
     assert_eq!(k.fields.len(), 1);
     let f = &k.fields[0];
-    assert_eq!((f.name.as_str(), f.width, &f.match_kind, f.bit_offset, f.is_valid), ("hdr.ipv4.dst_addr", 32, &MatchKind::Lpm, 0, false));
+    assert_eq!(
+        (f.name.as_str(), f.width, &f.match_kind, f.bit_offset, f.is_valid),
+        ("hdr.ipv4.dst_addr", 32, &MatchKind::Lpm, 0, false)
+    );
     // LPM alone takes no priority; only ternary, range and optional keys do.
     assert_eq!((k.total_bits, k.priority_kind.clone()), (32, None));
     let mac = l.key(table(&p, "L2L3Ingress.mac_table"));
@@ -103,7 +106,8 @@ fn layouts_are_the_same_for_two_compilations() {
 fn two_tables(first: &str, second: &str) -> String {
     let decls = |n: &str| match n {
         "t1" => "action a4598() { } table t1 { key = { hdr.h.a: exact; } actions = { a4598; } }".to_string(),
-        _ => "action a10354() { } @id(7) table t2 { key = { hdr.h.a: ternary; hdr.h.b: lpm; } actions = { a10354; } }".to_string(),
+        _ => "action a10354() { } @id(7) table t2 { key = { hdr.h.a: ternary; hdr.h.b: lpm; } actions = { a10354; } }"
+            .to_string(),
     };
     common::program(
         "bit<8> a; bit<16> b;",
@@ -119,7 +123,8 @@ fn ids_do_not_depend_on_declaration_order_and_collisions_resolve_upwards() {
     let ab = compile(&two_tables("t1", "t2"));
     let ba = compile(&two_tables("t2", "t1"));
     let (lab, lba) = (Layouts::of(&ab), Layouts::of(&ba));
-    let by_name = |l: &Layouts| -> Vec<(String, u32)> { l.ids.objects.iter().map(|o| (o.name.clone(), o.id)).collect() };
+    let by_name =
+        |l: &Layouts| -> Vec<(String, u32)> { l.ids.objects.iter().map(|o| (o.name.clone(), o.id)).collect() };
     assert_eq!(by_name(&lab), by_name(&lba));
     // The IR's indices differ between the two, the ids do not.
     assert_ne!(table(&ab, "I.t1"), table(&ba, "I.t1"));
@@ -142,7 +147,12 @@ fn printer_lists_layouts_and_ids() {
     let text = print(&Layouts::of(&p), &p);
     assert!(text.contains("header ipv4_t (160 bits)\n"), "{text}");
     assert!(text.contains("     51   13  frag_offset\n"), "{text}");
-    assert!(text.contains("table L2L3Ingress.ipv4_lpm id 0x028b36d5 key 32 bits\n      0   32 lpm      hdr.ipv4.dst_addr\n"), "{text}");
+    assert!(
+        text.contains(
+            "table L2L3Ingress.ipv4_lpm id 0x028b36d5 key 32 bits\n      0   32 lpm      hdr.ipv4.dst_addr\n"
+        ),
+        "{text}"
+    );
     assert!(text.contains("action L2L3Ingress.set_nexthop id 0x01ea3b63 data 105 bits\n"), "{text}");
     assert!(text.contains("id 0x028b36d5 table L2L3Ingress.ipv4_lpm\n"), "{text}");
 }
@@ -182,7 +192,12 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     let p = compile(text);
     let l = Layouts::of(&p);
     let fields = |name: &str| -> Vec<(String, Vec<u32>, u32, u32, bool)> {
-        l.header_named(name).unwrap().fields.iter().map(|f| (f.name.clone(), f.path.clone(), f.bit_offset, f.width, f.varbit)).collect()
+        l.header_named(name)
+            .unwrap()
+            .fields
+            .iter()
+            .map(|f| (f.name.clone(), f.path.clone(), f.bit_offset, f.width, f.varbit))
+            .collect()
     };
     // The varbit takes its maximum as width and no room before `b` (its length is known per packet).
     assert_eq!(
@@ -206,7 +221,8 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert_eq!(l.header_named("g_t").unwrap().fixed_bits, 32);
     // The selector key is not part of the match: the packed key is 1 (valid) + 16 (range) bits.
     let k = l.key(table(&p, "I.t"));
-    let got: Vec<(&str, u32, u32, bool)> = k.fields.iter().map(|f| (f.name.as_str(), f.bit_offset, f.width, f.is_valid)).collect();
+    let got: Vec<(&str, u32, u32, bool)> =
+        k.fields.iter().map(|f| (f.name.as_str(), f.bit_offset, f.width, f.is_valid)).collect();
     assert_eq!(got, [("hdr.g.isValid()", 0, 1, true), ("hdr.g.k", 1, 16, false)]);
     assert_eq!((k.selector_keys.clone(), k.total_bits, k.priority_kind.clone()), (vec![1], 17, Some(MatchKind::Range)));
     // Value set element: 8 + 4 bits on the wire.
@@ -225,9 +241,19 @@ fn control_plane_follows_the_key_layout() {
     let mut sw = common::switch(&two_tables("t1", "t2"));
     let masked = |v: u32, m: u32| KeyValue::Masked(v.into(), m.into());
     let prefix = |v: u32, len: u32| KeyValue::Prefix(v.into(), len);
-    let missing = sw.table_add("I.t2", common::keys(vec![masked(1, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), None);
+    let missing =
+        sw.table_add("I.t2", common::keys(vec![masked(1, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), None);
     assert_eq!(missing, Err(ControlError::MissingPriority { table: "I.t2".into(), kind: "ternary" }));
-    let wide = sw.table_add("t2", common::keys(vec![masked(0x100, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), Some(1));
+    let wide =
+        sw.table_add("t2", common::keys(vec![masked(0x100, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), Some(1));
     assert!(matches!(wide, Err(ControlError::Invalid(m)) if m.contains("does not fit in 8 bits")));
-    assert!(sw.table_add("t2", common::keys(vec![masked(0x12, 0xff), prefix(0x3400, 8)]), "a10354", common::args(&[]), Some(1)).is_ok());
+    assert!(sw
+        .table_add(
+            "t2",
+            common::keys(vec![masked(0x12, 0xff), prefix(0x3400, 8)]),
+            "a10354",
+            common::args(&[]),
+            Some(1)
+        )
+        .is_ok());
 }

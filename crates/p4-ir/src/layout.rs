@@ -35,7 +35,8 @@ use std::fmt::Write;
 use num_traits::ToPrimitive;
 
 use crate::{
-    ActionId, Builtin, Callee, ExprKind, ExternId, MatchKind, Program, TableId, Type, TypeDef, TypeId, Value, ValueSetId,
+    ActionId, Builtin, Callee, ExprKind, ExternId, MatchKind, Program, TableId, Type, TypeDef, TypeId, Value,
+    ValueSetId,
 };
 
 // ---------------------------------------------------------------- widths
@@ -102,7 +103,14 @@ impl HeaderLayout {
     }
 }
 
-fn header_fields(p: &Program, ty: &Type, prefix: &str, path: &mut Vec<u32>, offset: &mut u32, out: &mut Vec<FieldLayout>) {
+fn header_fields(
+    p: &Program,
+    ty: &Type,
+    prefix: &str,
+    path: &mut Vec<u32>,
+    offset: &mut u32,
+    out: &mut Vec<FieldLayout>,
+) {
     let push = |out: &mut Vec<FieldLayout>, path: &[u32], offset: &mut u32, width: u32, varbit: bool| {
         out.push(FieldLayout { name: prefix.to_string(), path: path.to_vec(), bit_offset: *offset, width, varbit });
         if !varbit {
@@ -180,11 +188,21 @@ fn key_layout(p: &Program, id: TableId) -> KeyLayout {
         }
         let width = scalar_width(p, &k.expr.ty);
         let is_valid = matches!(&k.expr.kind, ExprKind::Call(c) if matches!(c.callee, Callee::Builtin { builtin: Builtin::IsValid, .. }));
-        fields.push(KeyField { name: k.name.clone(), index, width, match_kind: k.match_kind.clone(), bit_offset: offset, is_valid });
+        fields.push(KeyField {
+            name: k.name.clone(),
+            index,
+            width,
+            match_kind: k.match_kind.clone(),
+            bit_offset: offset,
+            is_valid,
+        });
         offset += width;
     }
-    let priority_kind =
-        fields.iter().map(|f| &f.match_kind).find(|k| matches!(k, MatchKind::Ternary | MatchKind::Range | MatchKind::Optional)).cloned();
+    let priority_kind = fields
+        .iter()
+        .map(|f| &f.match_kind)
+        .find(|k| matches!(k, MatchKind::Ternary | MatchKind::Range | MatchKind::Optional))
+        .cloned();
     KeyLayout { table: id, name: t.name.clone(), fields, total_bits: offset, selector_keys, priority_kind }
 }
 
@@ -470,8 +488,12 @@ impl Layouts {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NameError {
     /// `known` lists every candidate name.
-    NotFound { known: Vec<String> },
-    Ambiguous { candidates: Vec<String> },
+    NotFound {
+        known: Vec<String>,
+    },
+    Ambiguous {
+        candidates: Vec<String>,
+    },
 }
 
 /// Finds `query` among `names` the way the control plane does everywhere: an exact match, else a
@@ -480,8 +502,11 @@ pub fn resolve<'n>(names: impl Iterator<Item = &'n str> + Clone, query: &str) ->
     if let Some(i) = names.clone().position(|n| n == query) {
         return Ok(i);
     }
-    let hits: Vec<(usize, &str)> =
-        names.clone().enumerate().filter(|(_, n)| n.ends_with(query) && n[..n.len() - query.len()].ends_with('.')).collect();
+    let hits: Vec<(usize, &str)> = names
+        .clone()
+        .enumerate()
+        .filter(|(_, n)| n.ends_with(query) && n[..n.len() - query.len()].ends_with('.'))
+        .collect();
     match hits.as_slice() {
         [(i, _)] => Ok(*i),
         [] => Err(NameError::NotFound { known: names.map(str::to_string).collect() }),
@@ -508,7 +533,13 @@ pub fn match_kind_name(k: &MatchKind) -> &str {
 pub fn print(l: &Layouts, p: &Program) -> String {
     let mut s = String::new();
     for h in l.headers.iter().flatten() {
-        let _ = writeln!(s, "header {} ({} bits{})", h.name, h.fixed_bits, if h.varbit_max > 0 { format!(" + varbit<{}>", h.varbit_max) } else { String::new() });
+        let _ = writeln!(
+            s,
+            "header {} ({} bits{})",
+            h.name,
+            h.fixed_bits,
+            if h.varbit_max > 0 { format!(" + varbit<{}>", h.varbit_max) } else { String::new() }
+        );
         for f in &h.fields {
             let _ = writeln!(s, "  {:>5} {:>4}{} {}", f.bit_offset, f.width, if f.varbit { "v" } else { " " }, f.name);
         }
@@ -517,7 +548,15 @@ pub fn print(l: &Layouts, p: &Program) -> String {
         let id = l.ids.id(Target::Table(k.table)).unwrap_or(0);
         let _ = writeln!(s, "table {} id 0x{id:08x} key {} bits", k.name, k.total_bits);
         for f in &k.fields {
-            let _ = writeln!(s, "  {:>5} {:>4} {:<8} {}{}", f.bit_offset, f.width, match_kind_name(&f.match_kind), f.name, if f.is_valid { " (valid)" } else { "" });
+            let _ = writeln!(
+                s,
+                "  {:>5} {:>4} {:<8} {}{}",
+                f.bit_offset,
+                f.width,
+                match_kind_name(&f.match_kind),
+                f.name,
+                if f.is_valid { " (valid)" } else { "" }
+            );
         }
         for i in &k.selector_keys {
             let _ = writeln!(s, "  selector {}", p.tables[k.table.index()].keys[*i].name);
