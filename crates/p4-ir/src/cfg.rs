@@ -19,7 +19,7 @@
 mod effects;
 mod print;
 
-pub use effects::{Effects, Location, VALID};
+pub use effects::{Effects, Location, EXTERN_STATE, NEXT_INDEX, VALID};
 pub use print::{location_to_string, print_control_graph, print_parser_defs};
 
 use crate::*;
@@ -63,8 +63,13 @@ impl Node {
     pub fn reads(&self) -> &BTreeSet<Location> {
         &self.effects.reads
     }
+    /// Every location the node may write (its must-writes included).
     pub fn writes(&self) -> &BTreeSet<Location> {
-        &self.effects.writes
+        &self.effects.may_writes
+    }
+    /// The locations the node writes whenever it runs.
+    pub fn must_writes(&self) -> &BTreeSet<Location> {
+        &self.effects.must_writes
     }
 }
 
@@ -119,7 +124,7 @@ impl BasicBlock {
         &self.effects.reads
     }
     pub fn writes(&self) -> &BTreeSet<Location> {
-        &self.effects.writes
+        &self.effects.may_writes
     }
 }
 
@@ -145,6 +150,42 @@ pub struct TableDep {
     pub on_key: bool,
     /// The conflicting locations (as `from` sees them).
     pub locations: Vec<Location>,
+}
+
+/// Definitions reaching a node (see [`ControlGraph::reaching_writes`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reaching {
+    /// Nodes whose writes may reach.
+    pub nodes: BTreeSet<NodeId>,
+    /// True if the value from before the control (its parameters' values on entry) may reach.
+    pub from_entry: bool,
+}
+
+/// Effects of running action `action`'s body: what it reads, must-writes and may-writes, its own
+/// parameters and locals left out (a caller adds its arguments by direction). Empty for an unknown
+/// id. Locations are in the frame of the block the action belongs to ([`Action::block`]).
+pub fn action_effects(program: &Program, action: ActionId) -> Effects {
+    Analyzer { prog: program }.action_body(action, 0)
+}
+
+/// Effects of each action table `table` may run (its action list, then its default action if not
+/// listed), including the arguments the table binds to directional parameters.
+pub fn table_action_effects(program: &Program, table: TableId) -> Vec<(ActionId, Effects)> {
+    Analyzer { prog: program }.table_actions(table, 0)
+}
+
+/// Effects of one apply of `table`: its keys read, then one of its actions (reads and may-writes
+/// are the union over [`table_action_effects`], must-writes what every action must-writes), and
+/// its direct counter/meter read and updated. This is the effect of an [`OpKind::ApplyTable`] node.
+pub fn table_effects(program: &Program, table: TableId) -> Effects {
+    Analyzer { prog: program }.table(table, 0)
+}
+
+/// The locations a table's keys read (its match stage).
+pub fn table_key_reads(program: &Program, table: TableId) -> BTreeSet<Location> {
+    let mut fx = Analyzer { prog: program }.table_keys(table, 0);
+    fx.normalize();
+    fx.reads
 }
 
 /// A control's apply body (after its `init`) as a graph of basic blocks.
@@ -208,6 +249,48 @@ impl ControlGraph {
     pub fn table_applies(&self) -> Vec<(NodeId, TableId)> {
         self.nodes.iter().enumerate().filter_map(|(i, n)| if let OpKind::ApplyTable(t) = n.kind { Some((NodeId(i as u32), t)) } else { None }).collect()
     }
+    /// The definitions of `loc` that may reach node `at` (before it runs): the nodes that may write a
+    /// location overlapping `loc` and from which some path reaches `at` without passing a node that
+    /// must-write a location covering `loc`. A may-write never kills, so an earlier definition and
+    /// a later may-write both reach. Found by a backward walk from `at`, linear in the graph.
+    pub fn reaching_writes(&self, at: NodeId, loc: &Location) -> Reaching {
+        let mut out = Reaching::default();
+        let Some(&start) = self.node_block.get(at.0 as usize) else { return out };
+        let preds = self.predecessors();
+        let mut seen = vec![false; self.blocks.len()];
+        // (block, nodes of it to scan backwards: those before `at` in its own block, all otherwise)
+        let first: Vec<NodeId> = self.blocks[start.0 as usize].nodes.iter().copied().take_while(|&n| n != at).collect();
+        let mut work: Vec<(BlockId, Vec<NodeId>)> = vec![(start, first)];
+        while let Some((b, nodes)) = work.pop() {
+            if self.scan_back(&nodes, loc, &mut out.nodes) {
+                continue;
+            }
+            if b == ControlGraph::ENTRY {
+                out.from_entry = true;
+            }
+            for &p in &preds[b.0 as usize] {
+                if !std::mem::replace(&mut seen[p.0 as usize], true) {
+                    work.push((p, self.blocks[p.0 as usize].nodes.clone()));
+                }
+            }
+        }
+        out
+    }
+
+    /// Scans `nodes` from the last: collects writers of `loc`; true if one kills it.
+    fn scan_back(&self, nodes: &[NodeId], loc: &Location, found: &mut BTreeSet<NodeId>) -> bool {
+        for &n in nodes.iter().rev() {
+            let fx = &self.nodes[n.0 as usize].effects;
+            if fx.may_writes.iter().any(|w| w.overlaps(loc)) {
+                found.insert(n);
+            }
+            if fx.must_writes.iter().any(|w| w.covers(loc)) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Dependencies between table applies that may run one after the other (RAW, WAR, WAW), ordered by
     /// `(from, to, kind)`: what a pipeline generator needs to place tables in stages. Only direct
     /// dependencies are listed: `to` depends on the nearest earlier applies that touch the location
@@ -444,7 +527,7 @@ impl DepState {
                 }
             }
         }
-        for w in &fx.writes {
+        for w in &fx.may_writes {
             for l in self.overlapping(w) {
                 let (writers, readers) = &self.entries[&l];
                 for x in writers.iter() {
@@ -461,8 +544,11 @@ impl DepState {
                 e.1 = e.1.push(to);
             }
         }
-        for w in &fx.writes {
-            // Everything `w` covers is overwritten: its earlier writers and readers are superseded.
+        for w in &fx.may_writes {
+            // Every apply that touched what `w` covers now precedes `to` (the WAW and WAR above), so
+            // `to` stands for them towards later applies: a later dependency on them is implied
+            // through `to`. This holds for may-writes too, which do not kill a definition (see
+            // [`ControlGraph::reaching_writes`]) but do order it; and it keeps the list linear.
             let covered: Vec<Location> = self.overlapping(w).into_iter().filter(|l| l.path.len() >= w.path.len()).collect();
             for l in covered {
                 self.entries.remove(&l);
@@ -532,7 +618,7 @@ impl<'p> Builder<'p> {
                     self.hoist_applies(e, cur);
                     fx = self.expr_effects(e);
                 }
-                fx.writes.insert(Location { var: *var, path: Vec::new() });
+                fx.write_must(Location { var: *var, path: Vec::new() });
                 self.push(cur, OpKind::Init { var: *var, init: init.clone() }, fx, *span);
                 cur
             }
@@ -561,8 +647,7 @@ impl<'p> Builder<'p> {
                 cur
             }
             Stmt::ApplyBlock { block, args, span } => {
-                let mut fx = Effects::default();
-                self.an.args(args, &mut fx, 0);
+                let fx = self.an.apply_block(block, args, 0);
                 self.push(cur, OpKind::ApplyBlock { block: block.clone(), args: args.clone() }, fx, *span);
                 cur
             }

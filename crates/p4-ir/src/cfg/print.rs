@@ -1,6 +1,8 @@
 //! Deterministic text form of control graphs and parser def-use summaries (snapshot tests,
 //! `p4forge compile --emit cfg`). Locations print as P4 paths (`hdr.ipv4.ttl`, `hdr.ipv4.$valid`,
-//! `hdr.vlan[1].vid`); expressions print as in [`crate::printer`].
+//! `hdr.vlan[1].vid`, `hdr.vlan.$nextIndex`), extern state as `extern <instance name>`; a node's
+//! must-writes print as `w:`, the locations it only may write as `w?:`; expressions print as in
+//! [`crate::printer`].
 
 use super::*;
 use crate::printer::expr_to_string;
@@ -8,12 +10,15 @@ use std::fmt::Write;
 
 /// Renders a location of the frame `vars` as a P4 path.
 pub fn location_to_string(program: &Program, vars: &[Var], l: &Location) -> String {
+    if let Some(e) = l.as_extern() {
+        return format!("extern {}", program.externs.get(e.index()).map_or_else(|| format!("<extern#{}>", e.0), |x| x.name.clone()));
+    }
     let Some(v) = vars.get(l.var.index()) else { return format!("$v{}", l.var.0) };
     let mut s = v.name.clone();
     let mut ty = Some(v.ty.clone());
     for &i in &l.path {
-        if i == VALID {
-            s.push_str(".$valid");
+        if i == VALID || i == NEXT_INDEX {
+            s.push_str(if i == VALID { ".$valid" } else { ".$nextIndex" });
             ty = None;
             continue;
         }
@@ -48,6 +53,17 @@ pub fn location_to_string(program: &Program, vars: &[Var], l: &Location) -> Stri
 fn locations(program: &Program, vars: &[Var], ls: &BTreeSet<Location>) -> String {
     let v: Vec<String> = ls.iter().map(|l| location_to_string(program, vars, l)).collect();
     v.join(", ")
+}
+
+/// The `w:` line (must-writes) and the `w?:` line (locations only possibly written).
+fn write_sets(out: &mut String, indent: &str, program: &Program, vars: &[Var], fx: &Effects) {
+    if !fx.must_writes.is_empty() {
+        let _ = writeln!(out, "{indent}w: {}", locations(program, vars, &fx.must_writes));
+    }
+    let may = fx.may_only();
+    if !may.is_empty() {
+        let _ = writeln!(out, "{indent}w?: {}", locations(program, vars, &may));
+    }
 }
 
 fn bb(b: BlockId) -> String {
@@ -91,9 +107,7 @@ pub fn print_control_graph(program: &Program, graph: &ControlGraph) -> String {
             if !node.reads().is_empty() {
                 let _ = writeln!(out, "        r: {}", locations(program, vars, node.reads()));
             }
-            if !node.writes().is_empty() {
-                let _ = writeln!(out, "        w: {}", locations(program, vars, node.writes()));
-            }
+            write_sets(&mut out, "        ", program, vars, &node.effects);
         }
         let term = match &b.terminator {
             Terminator::Goto(t) => format!("goto {}", bb(*t)),
@@ -152,9 +166,7 @@ pub fn print_parser_defs(program: &Program, parser: ParserId) -> String {
         if !d.effects.reads.is_empty() {
             let _ = writeln!(out, "      r: {}", locations(program, vars, &d.effects.reads));
         }
-        if !d.effects.writes.is_empty() {
-            let _ = writeln!(out, "      w: {}", locations(program, vars, &d.effects.writes));
-        }
+        write_sets(&mut out, "      ", program, vars, &d.effects);
     }
     out
 }

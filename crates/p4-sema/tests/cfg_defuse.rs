@@ -1,0 +1,217 @@
+//! Regression tests for the def-use of `p4_ir::cfg` that a hardware scheduler relies on: extern
+//! state (registers, counters, meters) as locations, header-stack elements and their validity under
+//! run-time and constant indices, `push_front`/`pop_front`/`extract(.next)`, and must versus may
+//! writes. Each test names the wrong result the analysis gave before it was fixed.
+
+use p4_ir::cfg::{self, ControlGraph, Location, OpKind};
+use p4_ir::{ControlId, ParserId, Program};
+use std::path::{Path, PathBuf};
+
+fn include_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../p4include")
+}
+
+/// Headers with a four-element stack `tags`, a parser that fills it through `.next`, and empty
+/// controls; each test supplies the ingress control `MyIngress`.
+const PRELUDE: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
+header tag_t { bit<8> v; bit<8> next; }
+struct headers_t { ethernet_t ethernet; tag_t[4] tags; }
+struct meta_t { bit<2> i; bit<8> x; bit<8> y; bit<32> val; bit<2> color; }
+parser MyParser(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    state start {
+        pkt.extract(hdr.ethernet);
+        transition parse_tag;
+    }
+    state parse_tag {
+        pkt.extract(hdr.tags.next);
+        transition select(hdr.tags.last.next) { 0: accept; default: parse_tag; }
+    }
+}
+control NoCk(inout headers_t hdr, inout meta_t meta) { apply { } }
+control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) { apply { } }
+control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.ethernet); pkt.emit(hdr.tags); } }
+"#;
+
+const MAIN: &str = "V1Switch(MyParser(), NoCk(), MyIngress(), MyEgress(), NoCk(), MyDeparser()) main;\n";
+
+fn compile(name: &str, ingress: &str) -> Program {
+    let text = format!("{PRELUDE}{ingress}\n{MAIN}");
+    let c = p4_sema::compile_str(name, &text, &[include_dir()]);
+    match c.program {
+        Some(p) => p,
+        None => panic!("{name} failed to compile:\n{}", c.render_diagnostics()),
+    }
+}
+
+fn ingress(p: &Program) -> ControlId {
+    let i = p.controls.iter().position(|c| c.block.name == "MyIngress").expect("MyIngress instance");
+    ControlId(i as u32)
+}
+
+/// A table apply node's table name without the control prefix.
+fn node_name(p: &Program, g: &ControlGraph, n: cfg::NodeId) -> String {
+    match g.node(n).map(|x| &x.kind) {
+        Some(OpKind::ApplyTable(t)) => p.tables[t.index()].name.trim_start_matches("MyIngress.").to_string(),
+        _ => format!("n{}", n.0),
+    }
+}
+
+/// `from -> to Kind key=on_key locations` per dependency, in the graph's order.
+fn deps(src_name: &str, src: &str) -> Vec<String> {
+    let p = compile(src_name, src);
+    let c = ingress(&p);
+    let g = ControlGraph::build(&p, c);
+    let vars = &p.controls[c.index()].block.vars;
+    g.table_deps()
+        .iter()
+        .map(|d| {
+            let ls: Vec<String> = d.locations.iter().map(|l| cfg::location_to_string(&p, vars, l)).collect();
+            format!("{} -> {} {:?} key={} {}", node_name(&p, &g, d.from), node_name(&p, &g, d.to), d.kind, d.on_key, ls.join(","))
+        })
+        .collect()
+}
+
+/// The printed lines of the node applying `table` (its `apply` line and its `r:`/`w:`/`w?:` lines).
+fn apply_lines(src_name: &str, src: &str, table: &str) -> Vec<String> {
+    let p = compile(src_name, src);
+    let g = ControlGraph::build(&p, ingress(&p));
+    let text = cfg::print_control_graph(&p, &g);
+    let mut lines = text.lines().skip_while(|l| !l.ends_with(&format!("apply MyIngress.{table}")));
+    let head = lines.next().map(|l| l.trim().split_once(": ").map_or(l, |x| x.1).to_string());
+    head.into_iter().chain(lines.take_while(|l| l.starts_with("        ")).map(|l| l.trim().to_string())).collect()
+}
+
+/// Names of the nodes whose writes of `path` (printed form) may reach the apply of `table`, and
+/// whether the value from before the control does.
+fn reaching(src_name: &str, src: &str, table: &str, path: &str) -> (Vec<String>, bool) {
+    let p = compile(src_name, src);
+    let c = ingress(&p);
+    let g = ControlGraph::build(&p, c);
+    let vars = &p.controls[c.index()].block.vars;
+    let at = g.table_applies().into_iter().find(|(_, t)| p.tables[t.index()].name == format!("MyIngress.{table}")).expect("apply").0;
+    let loc = g
+        .nodes
+        .iter()
+        .flat_map(|n| n.reads().iter().chain(n.writes()))
+        .find(|l| cfg::location_to_string(&p, vars, l) == path)
+        .cloned()
+        .unwrap_or_else(|| panic!("no location {path}"));
+    let r = g.reaching_writes(at, &loc);
+    (r.nodes.iter().map(|&n| node_name(&p, &g, n)).collect(), r.from_entry)
+}
+
+// ---------------------------------------------------------------- (a) stack element validity
+
+const STACK_VALIDITY: &str = r#"
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    action mark() { hdr.tags[meta.i].setValid(); }
+    action first() { hdr.tags[0].setValid(); }
+    action seen() { meta.x = 1; }
+    table a { key = { hdr.ethernet.etherType: exact; } actions = { mark; } }
+    table b { key = { hdr.tags[0].isValid(): exact; } actions = { seen; } }
+    table c { key = { hdr.ethernet.src: exact; } actions = { first; } default_action = first(); }
+    table d { key = { hdr.tags[meta.i].isValid(): exact; } actions = { seen; } }
+    apply { a.apply(); b.apply(); c.apply(); d.apply(); }
+}"#;
+
+#[test]
+fn validity_set_through_a_runtime_index_reaches_a_constant_index_read() {
+    // Was: `hdr.tags[meta.i].setValid()` wrote `hdr.tags.$valid`, a location that overlaps no
+    // element, so b (reading `hdr.tags[0].$valid`) did not depend on a, and d (reading through a
+    // run-time index) did not depend on c. Now a run-time index touches the whole stack.
+    assert_eq!(
+        deps("stack_validity.p4", STACK_VALIDITY),
+        [
+            "a -> b Raw key=true hdr.tags",
+            "a -> c Waw key=false hdr.tags",
+            // c's write of element 0 leaves a's possible writes of elements 1..3 reaching d.
+            "a -> d Raw key=true hdr.tags",
+            "b -> c War key=false hdr.tags[0].$valid",
+            "b -> d Waw key=false meta.x",
+            "c -> d Raw key=true hdr.tags[0].$valid",
+        ]
+    );
+    // The run-time index makes a's write a may-write of the whole stack; c's is a must-write (its
+    // only action is also its default; a's default is the implicit NoAction).
+    assert_eq!(apply_lines("stack_validity.p4", STACK_VALIDITY, "a"), ["apply MyIngress.a", "r: hdr.ethernet.etherType, meta.i", "w?: hdr.tags"]);
+    assert_eq!(apply_lines("stack_validity.p4", STACK_VALIDITY, "c"), ["apply MyIngress.c", "r: hdr.ethernet.src", "w: hdr.tags[0].$valid"]);
+}
+
+// ---------------------------------------------------------------- (b) registers
+
+const REGISTER: &str = r#"
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    register<bit<32>>(16) r;
+    action store() { r.write((bit<32>) meta.i, 32w7); }
+    action load() { r.read(meta.val, 32w0); }
+    table a { key = { hdr.ethernet.etherType: exact; } actions = { store; } }
+    table b { key = { hdr.ethernet.src: exact; } actions = { load; } }
+    table c { key = { meta.val: exact; } actions = { NoAction; } }
+    table d { key = { hdr.ethernet.dst: exact; } actions = { store; } }
+    apply { a.apply(); b.apply(); c.apply(); d.apply(); }
+}"#;
+
+#[test]
+fn register_written_in_one_table_and_read_in_a_later_one() {
+    // Was: extern methods had no effect on any location, so b's read of `r` did not depend on a's
+    // write, nor d's write on b's read. A register write updates one index: a may-write.
+    assert_eq!(
+        deps("register.p4", REGISTER),
+        [
+            "a -> b Raw key=false extern MyIngress.r",
+            // b only reads r: a is still r's last writer.
+            "a -> d Waw key=false extern MyIngress.r",
+            "b -> c Raw key=true meta.val",
+            "b -> d War key=false extern MyIngress.r",
+        ]
+    );
+    assert_eq!(apply_lines("register.p4", REGISTER, "a"), ["apply MyIngress.a", "r: hdr.ethernet.etherType, meta.i", "w?: extern MyIngress.r"]);
+    assert_eq!(apply_lines("register.p4", REGISTER, "b"), ["apply MyIngress.b", "r: hdr.ethernet.src, extern MyIngress.r", "w?: meta.val"]);
+    // Per-action effects are public (the register instance is a location of its own).
+    let p = compile("register.p4", REGISTER);
+    let store = p.actions.iter().position(|a| a.name.ends_with("store")).expect("store");
+    let fx = cfg::action_effects(&p, p4_ir::ActionId(store as u32));
+    let r = p.externs.iter().position(|e| e.name == "MyIngress.r").expect("r");
+    assert_eq!(fx.may_writes.iter().cloned().collect::<Vec<_>>(), [Location::extern_state(p4_ir::ExternId(r as u32))]);
+    assert!(fx.must_writes.is_empty());
+}
+
+// ---------------------------------------------------------------- (c) counters and meters
+
+const COUNTERS_METERS: &str = r#"
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    counter(8, CounterType.packets) cnt;
+    meter(8, MeterType.bytes) m;
+    direct_counter(CounterType.packets) dc;
+    action count_it() { cnt.count(32w0); }
+    action police() { m.execute_meter(32w1, meta.color); }
+    action dcount() { dc.count(); }
+    table t1 { key = { hdr.ethernet.etherType: exact; } actions = { count_it; } }
+    table t2 { key = { hdr.ethernet.src: exact; } actions = { count_it; police; } }
+    table t3 { key = { meta.color: exact; } actions = { police; dcount; } counters = dc; }
+    apply { t1.apply(); t2.apply(); t3.apply(); }
+}"#;
+
+#[test]
+fn counter_count_and_meter_execute_read_and_update_their_state() {
+    // Was: no dependency at all between t1 and t2 (both count `cnt`), and t2 -> t3 only through
+    // the meter's out argument, not its state. (`count` reads then writes; the WAR of the same
+    // pair is implied by its WAW: an apply's own write supersedes its read.)
+    assert_eq!(
+        deps("counters_meters.p4", COUNTERS_METERS),
+        [
+            "t1 -> t2 Raw key=false extern MyIngress.cnt",
+            "t1 -> t2 Waw key=false extern MyIngress.cnt",
+            "t2 -> t3 Raw key=true meta.color,extern MyIngress.m",
+            "t2 -> t3 Waw key=false meta.color,extern MyIngress.m",
+        ]
+    );
+    // The direct counter belongs to t3: its apply reads and updates it, whichever action runs.
+    assert_eq!(
+        apply_lines("counters_meters.p4", COUNTERS_METERS, "t3"),
+        ["apply MyIngress.t3", "r: meta.color, extern MyIngress.m, extern MyIngress.dc", "w?: meta.color, extern MyIngress.m, extern MyIngress.dc"]
+    );
+}
