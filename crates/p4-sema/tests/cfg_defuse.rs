@@ -215,3 +215,102 @@ fn counter_count_and_meter_execute_read_and_update_their_state() {
         ["apply MyIngress.t3", "r: meta.color, extern MyIngress.m, extern MyIngress.dc", "w?: meta.color, extern MyIngress.m, extern MyIngress.dc"]
     );
 }
+
+// ---------------------------------------------------------------- (d) must versus may writes
+
+const MAY_WRITE: &str = r#"
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    action set_x() { meta.x = 1; }
+    action set_y() { meta.y = 2; }
+    table a { key = { hdr.ethernet.etherType: exact; } actions = { set_x; set_y; } default_action = set_y(); }
+    table b { key = { meta.x: exact; } actions = { NoAction; } }
+    table c { key = { hdr.ethernet.src: exact; } actions = { set_x; } default_action = set_x(); }
+    table d { key = { meta.x: exact; } actions = { NoAction; } }
+    apply {
+        meta.x = 5;
+        a.apply();
+        b.apply();
+        if (hdr.ethernet.dst == 0) { c.apply(); }
+        d.apply();
+    }
+}"#;
+
+#[test]
+fn a_write_in_only_some_actions_does_not_kill_the_earlier_definition() {
+    // Was: every write of a table counted as definite, so a's `meta.x` (only set_x writes it)
+    // printed as `w:` and hid the assignment `meta.x = 5` from b.
+    assert_eq!(apply_lines("may_write.p4", MAY_WRITE, "a"), ["apply MyIngress.a", "r: hdr.ethernet.etherType", "w?: meta.x, meta.y"]);
+    // Both the assignment (node n0) and a's possible write reach b's key.
+    assert_eq!(reaching("may_write.p4", MAY_WRITE, "b", "meta.x"), (vec!["n0".to_string(), "a".to_string()], false));
+    // c (every action writes meta.x) kills on its arm only: at d, c and, through the other arm,
+    // the assignment and a reach.
+    assert_eq!(reaching("may_write.p4", MAY_WRITE, "d", "meta.x"), (vec!["n0".to_string(), "a".to_string(), "c".to_string()], false));
+    assert_eq!(apply_lines("may_write.p4", MAY_WRITE, "c"), ["apply MyIngress.c", "r: hdr.ethernet.src", "w: meta.x"]);
+}
+
+#[test]
+fn table_effects_intersect_the_actions_must_writes() {
+    let p = compile("may_write.p4", MAY_WRITE);
+    let c = ingress(&p);
+    let vars = &p.controls[c.index()].block.vars;
+    let a = p.tables.iter().position(|t| t.name == "MyIngress.a").expect("a");
+    let names = |ls: &std::collections::BTreeSet<Location>| -> Vec<String> { ls.iter().map(|l| cfg::location_to_string(&p, vars, l)).collect() };
+    let per_action = cfg::table_action_effects(&p, p4_ir::TableId(a as u32));
+    let summary: Vec<(String, Vec<String>)> = per_action.iter().map(|(id, fx)| (p.actions[id.index()].name.clone(), names(&fx.must_writes))).collect();
+    assert_eq!(summary, [("MyIngress.set_x".to_string(), vec!["meta.x".to_string()]), ("MyIngress.set_y".to_string(), vec!["meta.y".to_string()])]);
+    // set_y is both listed and the default: two possible actions. No location is written by both,
+    // so the apply must-writes nothing and may-writes both.
+    let fx = cfg::table_effects(&p, p4_ir::TableId(a as u32));
+    assert_eq!(names(&fx.must_writes), Vec::<String>::new());
+    assert_eq!(names(&fx.may_writes), ["meta.x", "meta.y"]);
+    assert_eq!(names(&cfg::table_key_reads(&p, p4_ir::TableId(a as u32))), ["hdr.ethernet.etherType"]);
+}
+
+// ---------------------------------------------------------------- (e) push_front, pop_front, .next
+
+const PUSH_POP: &str = r#"
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    action set_v() { hdr.tags[1].v = 3; }
+    action push() { hdr.tags.push_front(1); hdr.tags[0].setValid(); }
+    action pop() { hdr.tags.pop_front(1); }
+    table z { key = { hdr.ethernet.etherType: exact; } actions = { set_v; } default_action = set_v(); }
+    table a { key = { hdr.ethernet.src: exact; } actions = { push; NoAction; } default_action = NoAction(); }
+    table b { key = { hdr.tags[1].v: exact; } actions = { NoAction; } }
+    table c { key = { hdr.ethernet.dst: exact; } actions = { pop; } default_action = pop(); }
+    table d { key = { hdr.tags[1].v: exact; } actions = { NoAction; } }
+    apply { z.apply(); a.apply(); b.apply(); c.apply(); d.apply(); }
+}"#;
+
+#[test]
+fn push_front_in_one_action_is_a_may_write_and_pop_front_in_all_a_must_write() {
+    // Was: a's push_front counted as a definite write of the whole stack, hiding z's write of
+    // `hdr.tags[1].v` from b (z's value reaches b when a runs NoAction).
+    assert_eq!(reaching("push_pop.p4", PUSH_POP, "b", "hdr.tags[1].v"), (vec!["z".to_string(), "a".to_string()], false));
+    assert_eq!(apply_lines("push_pop.p4", PUSH_POP, "a"), ["apply MyIngress.a", "r: hdr.ethernet.src, hdr.tags", "w?: hdr.tags"]);
+    // c pops on every path: every element and nextIndex are rewritten, only c reaches d.
+    assert_eq!(reaching("push_pop.p4", PUSH_POP, "d", "hdr.tags[1].v"), (vec!["c".to_string()], false));
+    assert_eq!(apply_lines("push_pop.p4", PUSH_POP, "c"), ["apply MyIngress.c", "r: hdr.ethernet.dst, hdr.tags", "w: hdr.tags"]);
+    assert_eq!(
+        deps("push_pop.p4", PUSH_POP),
+        [
+            "z -> a Raw key=false hdr.tags[1].v",
+            "z -> a Waw key=false hdr.tags[1].v",
+            "a -> b Raw key=true hdr.tags",
+            "a -> c Raw key=false hdr.tags",
+            "a -> c Waw key=false hdr.tags",
+            "b -> c War key=false hdr.tags[1].v",
+            "c -> d Raw key=true hdr.tags",
+        ]
+    );
+}
+
+#[test]
+fn extract_into_next_advances_next_index_and_may_write_any_element() {
+    // Was: `extract(hdr.tags.next)` printed as a definite write of the whole stack, and
+    // `hdr.tags.last.next` as a read of the whole stack without the index it depends on.
+    let p = compile("push_pop.p4", PUSH_POP);
+    let i = p.parsers.iter().position(|x| x.block.name == "MyParser").expect("parser");
+    let text = cfg::print_parser_defs(&p, ParserId(i as u32));
+    let state: Vec<&str> = text.lines().skip_while(|l| !l.contains("state parse_tag")).take(4).map(str::trim).collect();
+    assert_eq!(state, ["state parse_tag -> accept, parse_tag", "r: pkt, hdr.tags", "w: pkt, hdr.tags.$nextIndex", "w?: hdr.tags"]);
+}
