@@ -125,6 +125,12 @@ impl Switch {
         Ok(sw)
     }
 
+    /// The program's layouts and control-plane ids, as computed once by [`p4_ir::layout::Layouts::of`]
+    /// (for a P4Runtime server or a layout listing next to this switch).
+    pub fn layouts(&self) -> &p4_ir::layout::Layouts {
+        &self.prog.layouts
+    }
+
     /// Installs default actions and `entries` given in the program.
     fn install_program_entries(&mut self) -> Result<(), DataplaneError> {
         let ir = self.ir.clone();

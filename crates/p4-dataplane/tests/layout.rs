@@ -239,6 +239,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 fn control_plane_follows_the_key_layout() {
     use p4_dataplane::control::{ControlError, ControlPlane, KeyValue};
     let mut sw = common::switch(&two_tables("t1", "t2"));
+    assert_eq!(sw.layouts().ids.find(ObjectKind::Table, "I.t2").map(|o| o.id), Some(0x0200_0007));
     let masked = |v: u32, m: u32| KeyValue::Masked(v.into(), m.into());
     let prefix = |v: u32, len: u32| KeyValue::Prefix(v.into(), len);
     let missing =
