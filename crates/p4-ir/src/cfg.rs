@@ -13,8 +13,15 @@
 //!   right operand applies a table are lowered to branches, so the apply stays conditional.
 //! - Actions and functions are atomic nodes: their bodies are not expanded into blocks (an `exit` inside
 //!   an action does not appear as a terminator). Their effects are summarised in the node.
-//! - Each node carries its reads and writes ([`Effects`]); a block's are the union of its nodes' and its
-//!   terminator's. Sets are normalised: no location is listed together with one that covers it.
+//! - Each node carries its reads, must-writes and may-writes ([`Effects`]; may-writes include the
+//!   must-writes); a block's are the union of its nodes' and its terminator's. Sets are normalised: no
+//!   location is listed together with one that covers it in the same set.
+//! - Locations ([`Location`]) are field paths from a frame variable (header validity `$valid`, a
+//!   stack's `$nextIndex`) or the state of an extern instance. A run-time stack index, `.next`,
+//!   `.last` or a slice stands for the whole stack (or variable) and is only ever a may-write.
+//! - Per-action and per-table effects are public ([`action_effects`], [`table_action_effects`],
+//!   [`table_effects`]): an apply node's effects are [`table_effects`] of its table (all demoted to
+//!   may-writes when an expression may skip the apply).
 
 mod effects;
 mod print;
@@ -23,7 +30,7 @@ pub use effects::{Effects, Location, EXTERN_STATE, NEXT_INDEX, VALID};
 pub use print::{location_to_string, print_control_graph, print_parser_defs};
 
 use crate::*;
-use effects::{tables_in, Analyzer};
+use effects::{conditional_tables_in, tables_in, Analyzer};
 use std::collections::BTreeSet;
 
 /// A basic block's index in [`ControlGraph::blocks`].
@@ -297,6 +304,9 @@ impl ControlGraph {
     /// (the last writers on some path, the readers since). When `a` writes `x`, `b` writes `x` and `c`
     /// reads `x`, the list has `a -> b` (WAW) and `b -> c` (RAW) but not `a -> c`, which the two
     /// imply; so the list grows with the program, not with the square of its number of tables.
+    /// Conflicts count every write, must or may; this holds when `b`'s write of `x` is only a
+    /// may-write too (`a`'s value can still reach `c`, but `a -> b -> c` orders them). Which writes
+    /// reach a node is [`Self::reaching_writes`].
     pub fn table_deps(&self) -> &[TableDep] {
         &self.deps
     }
@@ -588,10 +598,15 @@ impl<'p> Builder<'p> {
         }
     }
 
-    /// Applies hoisted out of `e`, each its own node in `b`.
+    /// Applies hoisted out of `e`, each its own node in `b`; one that `e` may skip (`x = c &&
+    /// t.apply().hit`) only may-writes.
     fn hoist_applies(&mut self, e: &Expr, b: BlockId) {
+        let conditional = conditional_tables_in(e);
         for t in tables_in(e) {
-            let fx = self.an.table(t, 0);
+            let mut fx = self.an.table(t, 0);
+            if conditional.contains(&t) {
+                fx.demote();
+            }
             self.push(b, OpKind::ApplyTable(t), fx, e.span);
         }
     }

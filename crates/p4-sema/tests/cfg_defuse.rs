@@ -314,3 +314,22 @@ fn extract_into_next_advances_next_index_and_may_write_any_element() {
     let state: Vec<&str> = text.lines().skip_while(|l| !l.contains("state parse_tag")).take(4).map(str::trim).collect();
     assert_eq!(state, ["state parse_tag -> accept, parse_tag", "r: pkt, hdr.tags", "w: pkt, hdr.tags.$nextIndex", "w?: hdr.tags"]);
 }
+
+#[test]
+fn an_apply_an_expression_may_skip_only_may_writes() {
+    // `meta.y = (meta.x == 0 && t.apply().hit) ? 1 : 0`: t runs only when meta.x == 0, so its
+    // write of meta.val must not kill the assignment before it. Was: a definite write.
+    let src = r#"
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    action set_val() { meta.val = 1; }
+    table t { key = { hdr.ethernet.etherType: exact; } actions = { set_val; } default_action = set_val(); }
+    table u { key = { meta.val: exact; } actions = { NoAction; } }
+    apply {
+        meta.val = 7;
+        bool b = meta.x == 0 && t.apply().hit;
+        u.apply();
+    }
+}"#;
+    assert_eq!(apply_lines("skipped_apply.p4", src, "t"), ["apply MyIngress.t", "r: hdr.ethernet.etherType", "w?: meta.val"]);
+    assert_eq!(reaching("skipped_apply.p4", src, "u", "meta.val"), (vec!["n0".to_string(), "t".to_string()], false));
+}

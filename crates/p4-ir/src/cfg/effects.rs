@@ -708,3 +708,32 @@ pub fn tables_in(e: &Expr) -> Vec<TableId> {
     go(e, &mut out);
     out
 }
+
+/// Tables applied inside `e` only on some evaluations: in the right operand of `&&`/`||` or an arm
+/// of `?:` (their applies' writes are may-writes).
+pub fn conditional_tables_in(e: &Expr) -> Vec<TableId> {
+    fn go(e: &Expr, out: &mut Vec<TableId>) {
+        match &e.kind {
+            ExprKind::Binary(BinOp::And | BinOp::Or, l, r) => {
+                go(l, out);
+                out.extend(tables_in(r));
+            }
+            ExprKind::Mux(c, a, b) => {
+                go(c, out);
+                out.extend(tables_in(a));
+                out.extend(tables_in(b));
+            }
+            ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) | ExprKind::Slice(b, _, _) | ExprKind::Unary(_, b) | ExprKind::Cast(b) => go(b, out),
+            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+                go(a, out);
+                go(b, out);
+            }
+            ExprKind::Aggregate(xs) => xs.iter().for_each(|x| go(x, out)),
+            ExprKind::Call(c) => c.args.iter().for_each(|a| go(&a.expr, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    go(e, &mut out);
+    out
+}
