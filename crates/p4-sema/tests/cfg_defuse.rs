@@ -333,3 +333,41 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
     assert_eq!(apply_lines("skipped_apply.p4", src, "t"), ["apply MyIngress.t", "r: hdr.ethernet.etherType", "w?: meta.val"]);
     assert_eq!(reaching("skipped_apply.p4", src, "u", "meta.val"), (vec!["n0".to_string(), "t".to_string()], false));
 }
+
+#[test]
+fn a_slice_write_does_not_kill_the_rest_of_the_field() {
+    // `meta.val[7:0] = 1` leaves bits 31..8 of the earlier `meta.val = 7`. Was: a definite write of
+    // meta.val that hid the assignment from u.
+    let src = r#"
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    action low() { meta.val[7:0] = 1; }
+    table t { key = { hdr.ethernet.etherType: exact; } actions = { low; } default_action = low(); }
+    table u { key = { meta.val: exact; } actions = { NoAction; } }
+    apply { meta.val = 7; t.apply(); u.apply(); }
+}"#;
+    assert_eq!(apply_lines("slice_write.p4", src, "t"), ["apply MyIngress.t", "r: hdr.ethernet.etherType", "w?: meta.val"]);
+    assert_eq!(reaching("slice_write.p4", src, "u", "meta.val"), (vec!["n0".to_string(), "t".to_string()], false));
+}
+
+#[test]
+fn a_sub_control_touches_the_extern_it_is_given() {
+    // The register is a constructor argument of Sub: `sub.apply(meta)` reads MyIngress.r. Was: the
+    // apply's effects were its arguments only, so nothing ordered it after a's write of r.
+    let src = r#"
+control Sub(inout meta_t m)(register<bit<32>> reg) { apply { reg.read(m.val, 32w0); } }
+control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
+    register<bit<32>>(16) r;
+    Sub(r) sub;
+    action store() { r.write(32w0, 32w1); }
+    table a { key = { hdr.ethernet.etherType: exact; } actions = { store; } default_action = store(); }
+    apply { a.apply(); sub.apply(meta); }
+}"#;
+    let p = compile("sub_extern.p4", src);
+    let g = ControlGraph::build(&p, ingress(&p));
+    let text = cfg::print_control_graph(&p, &g);
+    let lines: Vec<&str> = text.lines().skip_while(|l| !l.contains("apply block")).take(3).map(str::trim).collect();
+    assert_eq!(lines, ["n1: apply block MyIngress.sub", "r: meta, extern MyIngress.r", "w: meta"]);
+    let r = p.externs.iter().position(|e| e.name == "MyIngress.r").expect("r");
+    let reach = g.reaching_writes(cfg::NodeId(1), &Location::extern_state(p4_ir::ExternId(r as u32)));
+    assert_eq!((reach.nodes.into_iter().collect::<Vec<_>>(), reach.from_entry), (vec![cfg::NodeId(0)], true));
+}
