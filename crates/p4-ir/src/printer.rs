@@ -69,8 +69,8 @@ impl<'p> Printer<'p> {
                     let a: Vec<String> = type_args.iter().map(|t| self.ty(t)).collect();
                     format!("{name}<{}>", a.join(", "))
                 }
-                Some(d) => d.name().to_string(),
-                None => format!("<type#{}>", id.0),
+                Some(TypeDef::Extern { name, .. }) => name.clone(),
+                _ => self.type_name(*id),
             },
             Type::Stack(e, n) => format!("{}[{n}]", self.ty(e)),
             Type::Tuple(ts) => {
@@ -89,12 +89,12 @@ impl<'p> Printer<'p> {
             Value::String(s) => format!("{s:?}"),
             Value::Error(i) => format!("error.{}", self.prog.errors.get(*i as usize).map(String::as_str).unwrap_or("?")),
             Value::Enum(t, i) => match self.prog.types.get(t.index()) {
-                Some(TypeDef::Enum { name, members, .. }) => {
-                    format!("{name}.{}", members.get(*i as usize).map(|m| m.0.as_str()).unwrap_or("?"))
+                Some(TypeDef::Enum { members, .. }) => {
+                    format!("{}.{}", self.type_name(*t), members.get(*i as usize).map(|m| m.0.as_str()).unwrap_or("?"))
                 }
                 _ => format!("<enum#{}>.{i}", t.0),
             },
-            Value::MatchKind(i) => self.prog.match_kinds.get(*i as usize).cloned().unwrap_or_else(|| format!("<match_kind#{i}>")),
+            Value::MatchKind(i) => format!("match_kind.{}", self.prog.match_kinds.get(*i as usize).cloned().unwrap_or_else(|| format!("<{i}>"))),
             Value::Aggregate { valid, fields } => {
                 let f: Vec<String> = fields.iter().map(|x| self.value(x)).collect();
                 let inv = if *valid { "" } else { "#invalid " };
@@ -104,7 +104,7 @@ impl<'p> Printer<'p> {
     }
 
     fn var(&self, id: VarId) -> String {
-        self.vars.get(id.index()).map(|v| v.name.clone()).unwrap_or_else(|| format!("$v{}", id.0))
+        self.vars.get(id.index()).map(|v| decl_name(&v.name)).unwrap_or_else(|| format!("$v{}", id.0))
     }
 
     fn field_name(&self, base: &Expr, i: u32) -> String {
@@ -120,7 +120,18 @@ impl<'p> Printer<'p> {
         }
     }
 
+    /// An expression, with `(e : T)` wherever its type is not the one [`infer_type`] gives, so the
+    /// text form determines every type.
     fn expr(&self, e: &Expr) -> String {
+        let s = self.expr_bare(e);
+        match &e.kind {
+            ExprKind::Cast(_) | ExprKind::Aggregate(_) | ExprKind::InvalidHeader => s,
+            k if infer_type(self.prog, self.vars, k).as_ref() == Some(&e.ty) => s,
+            _ => format!("({s} : {})", self.ty(&e.ty)),
+        }
+    }
+
+    fn expr_bare(&self, e: &Expr) -> String {
         match &e.kind {
             ExprKind::Const(v) => self.value(v),
             ExprKind::Var(id) => self.var(*id),
@@ -140,7 +151,13 @@ impl<'p> Printer<'p> {
                     UnOp::Neg => "-",
                     UnOp::Plus => "+",
                 };
-                format!("{s}{}", self.atom(x))
+                let a = self.atom(x);
+                // `-(5)`: a bare `-5` reads back as the literal -5.
+                if a.starts_with(|c: char| c.is_ascii_digit() || c == '-') {
+                    format!("{s}({a})")
+                } else {
+                    format!("{s}{a}")
+                }
             }
             ExprKind::Binary(op, l, r) => format!("{} {} {}", self.atom(l), op.symbol(), self.atom(r)),
             ExprKind::Mux(c, a, b) => format!("{} ? {} : {}", self.atom(c), self.atom(a), self.atom(b)),
@@ -172,21 +189,65 @@ impl<'p> Printer<'p> {
         }
     }
 
+    /// A reference to a program-level object: its name when that reads back unambiguously (a dotted
+    /// identifier path, unique among `all` names of its kind, not starting with a variable of the
+    /// current frame), else `` `name`#index ``.
+    fn global(&self, name: &str, index: usize, all: impl Iterator<Item = &'p str>) -> String {
+        let mut same = 0;
+        for n in all {
+            same += (n == name) as usize;
+        }
+        let first = name.split('.').next().unwrap_or("");
+        if same == 1 && is_path(name) && !self.vars.iter().any(|v| v.name == first) && !KEYWORDS.contains(&first) {
+            name.to_string()
+        } else {
+            format!("`{name}`#{index}")
+        }
+    }
     fn table_name(&self, t: TableId) -> String {
-        self.prog.tables.get(t.index()).map(|t| t.name.clone()).unwrap_or_else(|| format!("<table#{}>", t.0))
+        match self.prog.tables.get(t.index()) {
+            Some(x) => self.global(&x.name, t.index(), self.prog.tables.iter().map(|x| x.name.as_str())),
+            None => format!("<table#{}>", t.0),
+        }
     }
     fn extern_name(&self, id: ExternId) -> String {
-        self.prog.externs.get(id.index()).map(|x| x.name.clone()).unwrap_or_else(|| format!("<extern#{}>", id.0))
+        match self.prog.externs.get(id.index()) {
+            Some(x) => self.global(&x.name, id.index(), self.prog.externs.iter().map(|x| x.name.as_str())),
+            None => format!("<extern#{}>", id.0),
+        }
     }
     fn action_name(&self, id: ActionId) -> String {
-        self.prog.actions.get(id.index()).map(|x| x.name.clone()).unwrap_or_else(|| format!("<action#{}>", id.0))
+        match self.prog.actions.get(id.index()) {
+            Some(x) => self.global(&x.name, id.index(), self.prog.actions.iter().map(|x| x.name.as_str())),
+            None => format!("<action#{}>", id.0),
+        }
+    }
+    fn function_name(&self, id: FunctionId) -> String {
+        match self.prog.functions.get(id.index()) {
+            Some(x) => self.global(&x.name, id.index(), self.prog.functions.iter().map(|x| x.name.as_str())),
+            None => format!("<function#{}>", id.0),
+        }
+    }
+    fn value_set_name(&self, id: ValueSetId) -> String {
+        match self.prog.value_sets.get(id.index()) {
+            Some(x) => self.global(&x.name, id.index(), self.prog.value_sets.iter().map(|x| x.name.as_str())),
+            None => format!("<value_set#{}>", id.0),
+        }
     }
     fn block_name(&self, b: &BlockRef) -> String {
+        let prog = self.prog;
+        let names = || prog.parsers.iter().map(|p| p.block.name.as_str()).chain(prog.controls.iter().map(|c| c.block.name.as_str()));
         match b {
-            BlockRef::Parser(p) => self.prog.parsers.get(p.index()).map(|x| x.block.name.clone()),
-            BlockRef::Control(c) => self.prog.controls.get(c.index()).map(|x| x.block.name.clone()),
+            BlockRef::Parser(p) => prog.parsers.get(p.index()).map(|x| self.global(&x.block.name, p.index(), names())),
+            BlockRef::Control(c) => prog.controls.get(c.index()).map(|x| self.global(&x.block.name, c.index(), names())),
         }
         .unwrap_or_else(|| "<block>".into())
+    }
+    fn type_name(&self, id: TypeId) -> String {
+        match self.prog.types.get(id.index()) {
+            Some(d) => self.global(d.name(), id.index(), self.prog.types.iter().filter(|t| !matches!(t, TypeDef::Extern { .. })).map(|t| t.name())),
+            None => format!("<type#{}>", id.0),
+        }
     }
 
     fn type_args(&self, ts: &[Type]) -> String {
@@ -202,9 +263,13 @@ impl<'p> Printer<'p> {
         let args = args.join(", ");
         match &c.callee {
             Callee::Action(a) => format!("{}({args})", self.action_name(*a)),
-            Callee::Function(f) => format!("{}({args})", self.prog.functions.get(f.index()).map(|f| f.name.as_str()).unwrap_or("<function>")),
+            Callee::Function(f) => format!("{}({args})", self.function_name(*f)),
             Callee::ExternFunction { name, type_args } => format!("{name}{}({args})", self.type_args(type_args)),
-            Callee::Method { target, method, type_args, .. } => format!("{}.{method}{}({args})", self.expr(target), self.type_args(type_args)),
+            Callee::Method { target, method, type_args, extern_type } => {
+                // The extern type is implied by the target's type; spelled out (`.[T]m`) when not.
+                let ext = if method_extern_type(self.prog, target).as_deref() == Some(extern_type.as_str()) { String::new() } else { format!("[{extern_type}]") };
+                format!("{}.{ext}{method}{}({args})", self.expr(target), self.type_args(type_args))
+            }
             Callee::Builtin { target, builtin } => {
                 let m = match builtin {
                     Builtin::IsValid => "isValid()".to_string(),
@@ -341,16 +406,16 @@ impl<'p> Printer<'p> {
                         _ => "header_union",
                     };
                     let f: Vec<String> = fields.iter().map(|f| format!("{}{} {};", self.annotations(&f.annotations), self.ty(&f.ty), f.name)).collect();
-                    self.line(format!("{kw} {name} {{ {} }}", f.join(" ")));
+                    self.line(format!("{kw} {} {{ {} }}", decl_name(name), f.join(" ")));
                 }
                 TypeDef::Enum { name, underlying, members } => {
                     let u = underlying.as_ref().map(|u| format!("{} ", self.ty(u))).unwrap_or_default();
                     let m: Vec<String> = members.iter().map(|(n, v)| v.as_ref().map(|v| format!("{n} = {v}")).unwrap_or_else(|| n.clone())).collect();
-                    self.line(format!("enum {u}{name} {{ {} }}", m.join(", ")));
+                    self.line(format!("enum {u}{} {{ {} }}", decl_name(name), m.join(", ")));
                 }
                 TypeDef::Extern { name, type_args } => {
                     let a = self.type_args(type_args);
-                    self.line(format!("extern {name}{a};"));
+                    self.line(format!("extern {}{a};", decl_name(name)));
                 }
             }
         }
@@ -359,22 +424,24 @@ impl<'p> Printer<'p> {
         for x in &prog.externs {
             let args: Vec<String> = x.ctor_args.iter().map(|a| a.as_ref().map(|v| self.value(v)).unwrap_or_else(|| "_".into())).collect();
             let ann = self.annotations(&x.annotations);
-            self.line(format!("instance {ann}{}{}({}) {};", x.type_name, self.type_args(&x.type_args), args.join(", "), x.name));
+            self.line(format!("instance {ann}{}{}({}) {};", x.type_name, self.type_args(&x.type_args), args.join(", "), decl_name(&x.name)));
         }
         for v in &prog.value_sets {
-            self.line(format!("value_set<{}>({}) {};", self.ty(&v.elem), v.size, v.name));
+            self.line(format!("value_set<{}>({}) {};", self.ty(&v.elem), v.size, decl_name(&v.name)));
         }
         for (i, p) in prog.parsers.iter().enumerate() {
             self.out.push('\n');
             self.vars = &p.block.vars;
             self.block_head("parser", &p.block);
             self.indent += 1;
+            self.id_list("externs", p.externs.iter().map(|x| self.extern_name(*x)).collect());
+            self.id_list("value_sets", p.value_sets.iter().map(|x| self.value_set_name(*x)).collect());
             self.callables(&BlockRef::Parser(ParserId(i as u32)));
             if !p.init.is_empty() {
                 self.braced("init".into(), &p.init);
             }
             for s in &p.states {
-                self.line(format!("state {} {{", s.name));
+                self.line(format!("state {} {{", decl_name(&s.name)));
                 self.indent += 1;
                 self.stmts(&s.body);
                 self.transition(&s.transition, &p.states);
@@ -389,10 +456,18 @@ impl<'p> Printer<'p> {
             self.vars = &c.block.vars;
             self.block_head("control", &c.block);
             self.indent += 1;
-            self.callables(&BlockRef::Control(ControlId(i as u32)));
+            self.id_list("externs", c.externs.iter().map(|x| self.extern_name(*x)).collect());
+            // The control's action list is implied by the actions running in it, unless it differs.
+            let me = BlockRef::Control(ControlId(i as u32));
+            let implied: Vec<ActionId> = (0..prog.actions.len() as u32).map(ActionId).filter(|a| prog.actions[a.index()].block == me).collect();
+            if c.actions != implied {
+                let names: Vec<String> = c.actions.iter().map(|a| self.action_name(*a)).collect();
+                self.line(format!("actions {{ {} }}", names.join(", ")));
+            }
+            self.callables(&me);
             for t in &c.tables {
-                if let Some(t) = prog.tables.get(t.index()) {
-                    self.table(t);
+                if let Some(tb) = prog.tables.get(t.index()) {
+                    self.table(tb, *t);
                 }
             }
             if !c.init.is_empty() {
@@ -404,7 +479,7 @@ impl<'p> Printer<'p> {
         }
         self.out.push('\n');
         let m = self.package(&prog.main);
-        self.line(format!("main = {m};"));
+        self.line(format!("package {m};"));
     }
 
     fn package(&self, p: &Package) -> String {
@@ -413,16 +488,16 @@ impl<'p> Printer<'p> {
             .iter()
             .map(|(n, a)| {
                 let v = match a {
-                    PackageArg::Parser(x) => self.block_name(&BlockRef::Parser(*x)),
-                    PackageArg::Control(x) => self.block_name(&BlockRef::Control(*x)),
-                    PackageArg::Package(p) => self.package(p),
-                    PackageArg::Extern(x) => self.extern_name(*x),
+                    PackageArg::Parser(x) => format!("parser {}", self.block_name(&BlockRef::Parser(*x))),
+                    PackageArg::Control(x) => format!("control {}", self.block_name(&BlockRef::Control(*x))),
+                    PackageArg::Package(p) => format!("package {}", self.package(p)),
+                    PackageArg::Extern(x) => format!("instance {}", self.extern_name(*x)),
                     PackageArg::Value(v) => self.value(v),
                 };
-                format!("{n} = {v}")
+                format!("{} = {v}", decl_name(n))
             })
             .collect();
-        format!("{}({})", p.type_name, args.join(", "))
+        format!("{} {}({})", decl_name(&p.type_name), decl_name(&p.name), args.join(", "))
     }
 
     fn block_head(&mut self, kw: &str, b: &Block) {
@@ -431,24 +506,24 @@ impl<'p> Printer<'p> {
                 VarKind::Param(d) => dir(d),
                 _ => "",
             };
-            format!("{d}{} {}", self.ty(&v.ty), v.name)
+            format!("{d}{} {}", self.ty(&v.ty), decl_name(&v.name))
         }).collect();
         let ann = self.annotations(&b.annotations);
-        self.line(format!("{ann}{kw} {} : {}({}) {{", b.name, b.type_name, params.join(", ")));
+        self.line(format!("{ann}{kw} {} : {}({}) {{", decl_name(&b.name), decl_name(&b.type_name), params.join(", ")));
         self.indent += 1;
+        // The whole frame in slot order (a `VarId` is the position here).
         let vars: Vec<String> = b
             .vars
             .iter()
-            .filter(|v| !matches!(v.kind, VarKind::Param(_)))
             .map(|v| {
                 let k = match &v.kind {
-                    VarKind::Param(_) => "",
-                    VarKind::Local => "local ",
-                    VarKind::CallParam(d) => dir(*d),
-                    VarKind::Temp => "",
-                    VarKind::Return => "return ",
+                    VarKind::Param(d) => format!("param {}", dir(*d)),
+                    VarKind::Local => "local ".into(),
+                    VarKind::CallParam(d) => format!("arg {}", dir(*d)),
+                    VarKind::Temp => "temp ".into(),
+                    VarKind::Return => "return ".into(),
                 };
-                format!("{k}{} {}", self.ty(&v.ty), v.name)
+                format!("{k}{} {}", self.ty(&v.ty), decl_name(&v.name))
             })
             .collect();
         if !vars.is_empty() {
@@ -459,14 +534,27 @@ impl<'p> Printer<'p> {
 
     fn callables(&mut self, b: &BlockRef) {
         let prog = self.prog;
-        for a in prog.actions.iter().filter(|a| a.block == *b) {
-            let ps: Vec<String> = a.params.iter().map(|p| format!("{}{} {}", dir(p.direction), self.ty(&p.ty), self.var(p.var))).collect();
+        // `#N` is the id; `name: slot` when a parameter's frame slot has another name.
+        let params = |me: &Self, ps: &[Param]| -> String {
+            let v: Vec<String> = ps
+                .iter()
+                .map(|p| {
+                    let slot = me.var(p.var);
+                    let slot = if slot == p.name { String::new() } else { format!(": {slot}") };
+                    format!("{}{} {}{slot}", dir(p.direction), me.ty(&p.ty), decl_name(&p.name))
+                })
+                .collect();
+            v.join(", ")
+        };
+        for (i, a) in prog.actions.iter().enumerate().filter(|(_, a)| a.block == *b) {
             let ann = self.annotations(&a.annotations);
-            self.braced(format!("{ann}action {}({})", a.name, ps.join(", ")), &a.body);
+            let head = format!("{ann}action #{i} {}({})", decl_name(&a.name), params(self, &a.params));
+            self.braced(head, &a.body);
         }
-        for f in prog.functions.iter().filter(|f| f.block == *b) {
-            let ps: Vec<String> = f.params.iter().map(|p| format!("{}{} {}", dir(p.direction), self.ty(&p.ty), self.var(p.var))).collect();
-            self.braced(format!("function {} {}({})", self.ty(&f.ret), f.name, ps.join(", ")), &f.body);
+        for (i, f) in prog.functions.iter().enumerate().filter(|(_, f)| f.block == *b) {
+            let ret = f.ret_var.map(|r| format!(" returns {}", self.var(r))).unwrap_or_default();
+            let head = format!("function #{i} {} {}({}){ret}", self.ty(&f.ret), decl_name(&f.name), params(self, &f.params));
+            self.braced(head, &f.body);
         }
     }
 
@@ -474,7 +562,7 @@ impl<'p> Printer<'p> {
         let target = |t: &StateTarget| match t {
             StateTarget::Accept => "accept".to_string(),
             StateTarget::Reject => "reject".to_string(),
-            StateTarget::State(s) => states.get(s.index()).map(|s| s.name.clone()).unwrap_or_else(|| "<state>".into()),
+            StateTarget::State(s) => states.get(s.index()).map(|s| decl_name(&s.name)).unwrap_or_else(|| "<state>".into()),
         };
         match t {
             Transition::Goto(s) => self.line(format!("transition {};", target(s))),
@@ -495,11 +583,11 @@ impl<'p> Printer<'p> {
     fn keysets(&self, ks: &[Keyset]) -> String {
         let one = |k: &Keyset| match k {
             Keyset::Value(e) => self.expr(e),
-            Keyset::Mask(a, b) => format!("{} &&& {}", self.expr(a), self.expr(b)),
-            Keyset::Range(a, b) => format!("{} .. {}", self.expr(a), self.expr(b)),
+            Keyset::Mask(a, b) => format!("{} &&& {}", self.atom(a), self.atom(b)),
+            Keyset::Range(a, b) => format!("{} .. {}", self.atom(a), self.atom(b)),
             Keyset::Any => "_".into(),
-            Keyset::ValueSet(v) => self.prog.value_sets.get(v.index()).map(|v| v.name.clone()).unwrap_or_else(|| "<value_set>".into()),
-            Keyset::Lpm(e, n) => format!("{} / {n}", self.expr(e)),
+            Keyset::ValueSet(v) => format!("value_set {}", self.value_set_name(*v)),
+            Keyset::Lpm(e, n) => format!("{} / {n}", self.atom(e)),
         };
         let v: Vec<String> = ks.iter().map(one).collect();
         if v.len() == 1 {
@@ -514,9 +602,15 @@ impl<'p> Printer<'p> {
         format!("{}({})", self.action_name(a.action), args.join(", "))
     }
 
-    fn table(&mut self, t: &Table) {
+    fn id_list(&mut self, label: &str, names: Vec<String>) {
+        if !names.is_empty() {
+            self.line(format!("{label} {{ {} }}", names.join(", ")));
+        }
+    }
+
+    fn table(&mut self, t: &Table, id: TableId) {
         let ann = self.annotations(&t.annotations);
-        self.line(format!("{ann}table {} {{", t.name));
+        self.line(format!("{ann}table #{} {} {{", id.0, decl_name(&t.name)));
         self.indent += 1;
         for k in &t.keys {
             let mk = match &k.match_kind {
@@ -559,9 +653,9 @@ impl<'p> Printer<'p> {
         }
         for (n, v) in &t.properties {
             let v = self.value(v);
-            self.line(format!("{n} = {v};"));
+            self.line(format!("property {} = {v};", decl_name(n)));
         }
-        if !t.entries.is_empty() {
+        if !t.entries.is_empty() || t.entries_const {
             let c = if t.entries_const { "const " } else { "" };
             self.line(format!("{c}entries {{"));
             self.indent += 1;
@@ -577,4 +671,97 @@ impl<'p> Printer<'p> {
         self.indent -= 1;
         self.line("}");
     }
+}
+
+/// Words the reader treats specially at the start of an expression or statement.
+pub(crate) const KEYWORDS: &[&str] = &[
+    "true", "false", "error", "match_kind", "init", "if", "else", "switch", "exit", "return", "for", "break", "continue", "in",
+    "out", "inout", "value_set", "default", "bit", "int", "varbit", "bool", "string", "void", "tuple", "param", "local", "arg",
+    "temp", "action", "function", "table", "parser", "control", "package", "instance", "extern", "struct", "header",
+    "header_union", "enum", "state", "transition", "select", "accept", "reject", "key", "size", "counters", "meters",
+    "implementation", "property", "entries", "const", "priority", "vars", "externs", "value_sets", "actions", "apply",
+    "returns", "errors", "match_kinds", "while", "update", "body", "as",
+];
+
+/// `a.b.c` where each part is an identifier.
+pub(crate) fn is_path(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('.').all(|p| {
+            let mut c = p.chars();
+            c.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// A name where it is declared: as is if it is a plain path, else quoted in backticks.
+pub(crate) fn decl_name(s: &str) -> String {
+    if is_path(s) && !KEYWORDS.contains(&s) {
+        s.to_string()
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// The extern type a method call's target implies: the instance's type, or the extern type of a
+/// variable such as `packet_in pkt`.
+pub(crate) fn method_extern_type(prog: &Program, target: &Expr) -> Option<String> {
+    match (&target.kind, &target.ty) {
+        (ExprKind::Extern(x), _) => prog.externs.get(x.index()).map(|x| x.type_name.clone()),
+        (_, Type::Named(t)) => match prog.types.get(t.index()) {
+            Some(TypeDef::Extern { name, .. }) => Some(name.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The type an expression of this kind has unless it says otherwise: what the reader gives an
+/// expression that carries no `(e : T)`. `None` where the kind does not determine it.
+pub fn infer_type(prog: &Program, vars: &[Var], k: &ExprKind) -> Option<Type> {
+    Some(match k {
+        ExprKind::Const(v) => match v {
+            Value::Bool(_) => Type::Bool,
+            Value::Bits { width, signed, .. } => Type::Bits { width: *width, signed: *signed },
+            Value::InfInt(_) => Type::InfInt,
+            Value::String(_) => Type::String,
+            Value::Error(_) => Type::Error,
+            Value::Enum(t, _) => Type::Named(*t),
+            Value::MatchKind(_) => Type::MatchKind,
+            Value::Aggregate { .. } => return None,
+        },
+        ExprKind::Var(v) => vars.get(v.index())?.ty.clone(),
+        ExprKind::Field(b, i) => match &b.ty {
+            Type::Tuple(ts) => ts.get(*i as usize)?.clone(),
+            Type::Named(t) => prog.types.get(t.index())?.fields().get(*i as usize)?.ty.clone(),
+            _ => return None,
+        },
+        ExprKind::Index(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) => match &b.ty {
+            Type::Stack(e, _) => (**e).clone(),
+            _ => return None,
+        },
+        ExprKind::StackLastIndex(_) => Type::bit(32),
+        ExprKind::Slice(_, h, l) => Type::bit(h.checked_sub(*l)? + 1),
+        ExprKind::Unary(UnOp::Not, _) => Type::Bool,
+        ExprKind::Unary(_, x) => x.ty.clone(),
+        ExprKind::Binary(op, l, r) => match op {
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::And | BinOp::Or => Type::Bool,
+            BinOp::Concat => match (&l.ty, &r.ty) {
+                (Type::Bits { width: a, signed }, Type::Bits { width: b, .. }) => Type::Bits { width: a + b, signed: *signed },
+                _ => return None,
+            },
+            _ => l.ty.clone(),
+        },
+        ExprKind::Mux(_, a, _) => a.ty.clone(),
+        ExprKind::Call(c) => match &c.callee {
+            Callee::Function(f) => prog.functions.get(f.index())?.ret.clone(),
+            Callee::Builtin { builtin: Builtin::IsValid, .. } => Type::Bool,
+            _ => Type::Void,
+        },
+        ExprKind::ApplyTable(..) => Type::Bool,
+        ExprKind::Extern(x) => {
+            let x = prog.externs.get(x.index())?;
+            let t = prog.types.iter().position(|t| matches!(t, TypeDef::Extern { name, type_args } if *name == x.type_name && *type_args == x.type_args))?;
+            Type::Named(TypeId(t as u32))
+        }
+        ExprKind::Cast(_) | ExprKind::Aggregate(_) | ExprKind::InvalidHeader | ExprKind::DontCare => return None,
+    })
 }

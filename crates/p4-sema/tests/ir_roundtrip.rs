@@ -137,3 +137,27 @@ fn verifier_names_each_violation() {
     p.controls[i].body = vec![Stmt::VarInit { var: VarId(n + 3), init: None, span: Span::DUMMY }];
     assert_eq!(violations(&p), [format!("control I: variable #{} is not in the frame ({n} slots)", n + 3)]);
 }
+
+/// Print, read back, print: the text must not change. Returns the first difference or error.
+fn round_trip(name: &str, prog: &p4_ir::Program) -> Result<(), String> {
+    let text = p4_ir::printer::print_program(prog);
+    let back = p4_ir::text::parse_program(name, &text).map_err(|e| e.render(name, &text))?;
+    let again = p4_ir::printer::print_program(&back);
+    if again == text {
+        return Ok(());
+    }
+    let (a, b) = text.lines().zip(again.lines()).find(|(a, b)| a != b).unwrap_or(("<end>", "<end>"));
+    Err(format!("printed again differs:\n  first:  {a}\n  second: {b}"))
+}
+
+#[test]
+fn every_project_program_round_trips() {
+    let progs = compiled();
+    let mut failures = Vec::new();
+    for (path, prog) in &progs {
+        if let Err(e) = round_trip(&path.display().to_string(), prog) {
+            failures.push(e);
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} programs do not round-trip:\n{}", failures.len(), progs.len(), failures.join("\n"));
+}
