@@ -78,18 +78,15 @@ impl Switch {
     pub fn new(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
         let (prog, _) = build_prog(&program)?;
         let mut externs = Vec::new();
-        for e in &program.externs {
+        for (i, e) in program.externs.iter().enumerate() {
             let size = ctor_u64(e.ctor_args.first());
             let is_bytes = |i: usize| {
                 e.ctor_args.get(i).and_then(|v| v.as_ref()).and_then(|v| enum_member_name(&program, v)).as_deref() == Some("bytes")
             };
             externs.push(match e.type_name.as_str() {
                 "register" => {
-                    let width = match e.type_args.first() {
-                        Some(p4_ir::Type::Bits { width, .. }) => *width,
-                        Some(p4_ir::Type::Bool) => 1,
-                        _ => 128,
-                    };
+                    // Other element types are held in one full cell.
+                    let width = prog.layouts.register_widths[i].unwrap_or(128);
                     ExternState::Register { width, cells: Cells::new(size, 0) }
                 }
                 "counter" => ExternState::Counter { cells: Cells::new(size, (0, 0)) },

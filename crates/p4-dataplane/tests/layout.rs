@@ -105,7 +105,10 @@ fn layouts_are_the_same_for_two_compilations() {
 /// (`I.a10354` and `I.a4598` both give 0xcd249e), declared in the order given.
 fn two_tables(first: &str, second: &str) -> String {
     let decls = |n: &str| match n {
-        "t1" => "action a4598() { } table t1 { key = { hdr.h.a: exact; } actions = { a4598; } }".to_string(),
+        "t1" => {
+            "register<bit<12>>(4) r; action a4598() { } table t1 { key = { hdr.h.a: exact; } actions = { a4598; } }"
+                .to_string()
+        }
         _ => "action a10354() { } @id(7) table t2 { key = { hdr.h.a: ternary; hdr.h.b: lpm; } actions = { a10354; } }"
             .to_string(),
     };
@@ -132,6 +135,11 @@ fn ids_do_not_depend_on_declaration_order_and_collisions_resolve_upwards() {
     // Sorted order: "I.a10354" < "I.a4598", so the first keeps the hash and the second moves up one.
     assert_eq!(lab.ids.find(ObjectKind::Action, "I.a10354").map(|o| o.id), Some(0x01cd_249e));
     assert_eq!(lab.ids.find(ObjectKind::Action, "I.a4598").map(|o| o.id), Some(0x01cd_249f));
+    // A register: its own prefix 0x16 and a 12-bit cell.
+    let r = p4_ir::ExternId(ab.externs.iter().position(|e| e.name == "I.r").expect("register I.r") as u32);
+    assert_eq!(lab.register_widths[r.index()], Some(12));
+    assert_eq!(lab.ids.id(Target::Extern(r)).map(|id| id >> 24), Some(0x16));
+    assert!(print(&lab, &ab).contains("register I.r id 0x16"));
     // `@id(7)` wins over the hash.
     assert_eq!(lab.ids.find(ObjectKind::Table, "I.t2").map(|o| o.id), Some(0x0200_0007));
     // A ternary key makes the table take priorities; the packed key is 8 + 16 bits.

@@ -437,6 +437,10 @@ pub struct Layouts {
     pub actions: Vec<ActionDataLayout>,
     /// Wire width of each value set's element, by [`ValueSetId`].
     pub value_set_widths: Vec<u32>,
+    /// Cell width of each register whose element is `bit<W>`/`int<W>` (W) or `bool` (1), by
+    /// [`ExternId`]; `None` for other externs and other element types (a back end decides how to
+    /// hold those).
+    pub register_widths: Vec<Option<u32>>,
     pub ids: ControlPlaneIds,
 }
 
@@ -455,7 +459,16 @@ impl Layouts {
             })
             .collect();
         let value_set_widths = p.value_sets.iter().map(|v| wire_width(p, &v.elem)).collect();
-        Layouts { headers, keys, actions, value_set_widths, ids }
+        let register_widths = p
+            .externs
+            .iter()
+            .map(|e| match (ObjectKind::of_extern(&e.type_name), e.type_args.first()) {
+                (Some(ObjectKind::Register), Some(Type::Bits { width, .. })) => Some(*width),
+                (Some(ObjectKind::Register), Some(Type::Bool)) => Some(1),
+                _ => None,
+            })
+            .collect();
+        Layouts { headers, keys, actions, value_set_widths, register_widths, ids }
     }
 
     /// The layout of a header type (`None` if `ty` is not a header).
@@ -571,6 +584,12 @@ pub fn print(l: &Layouts, p: &Program) -> String {
     for (v, w) in p.value_sets.iter().zip(&l.value_set_widths) {
         let id = l.ids.find(ObjectKind::ValueSet, &v.name).map_or(0, |o| o.id);
         let _ = writeln!(s, "value_set {} id 0x{id:08x} {w} bits", v.name);
+    }
+    for (e, w) in p.externs.iter().zip(&l.register_widths) {
+        if let Some(w) = w {
+            let id = l.ids.find(ObjectKind::Register, &e.name).map_or(0, |o| o.id);
+            let _ = writeln!(s, "register {} id 0x{id:08x} cell {w} bits", e.name);
+        }
     }
     for o in &l.ids.objects {
         let _ = writeln!(s, "id 0x{:08x} {} {}", o.id, o.kind.name(), o.name);
