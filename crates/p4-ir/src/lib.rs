@@ -21,6 +21,7 @@
 pub mod cfg;
 pub mod layout;
 pub mod printer;
+pub mod text;
 pub mod verify;
 
 use num_bigint::BigInt;

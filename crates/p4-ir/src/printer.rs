@@ -136,14 +136,14 @@ impl<'p> Printer<'p> {
             ExprKind::Const(v) => self.value(v),
             ExprKind::Var(id) => self.var(*id),
             ExprKind::Field(b, i) => match b.ty {
-                Type::Tuple(_) => format!("{}[{i}]", self.expr(b)),
-                _ => format!("{}.{}", self.expr(b), self.field_name(b, *i)),
+                Type::Tuple(_) => format!("{}[{i}]", self.atom(b)),
+                _ => format!("{}.{}", self.atom(b), self.field_name(b, *i)),
             },
-            ExprKind::Index(b, i) => format!("{}[{}]", self.expr(b), self.expr(i)),
-            ExprKind::StackNext(b) => format!("{}.next", self.expr(b)),
-            ExprKind::StackLast(b) => format!("{}.last", self.expr(b)),
-            ExprKind::StackLastIndex(b) => format!("{}.lastIndex", self.expr(b)),
-            ExprKind::Slice(b, h, l) => format!("{}[{h}:{l}]", self.expr(b)),
+            ExprKind::Index(b, i) => format!("{}[{}]", self.atom(b), self.expr(i)),
+            ExprKind::StackNext(b) => format!("{}.next", self.atom(b)),
+            ExprKind::StackLast(b) => format!("{}.last", self.atom(b)),
+            ExprKind::StackLastIndex(b) => format!("{}.lastIndex", self.atom(b)),
+            ExprKind::Slice(b, h, l) => format!("{}[{h}:{l}]", self.atom(b)),
             ExprKind::Unary(op, x) => {
                 let s = match op {
                     UnOp::Not => "!",
@@ -268,7 +268,7 @@ impl<'p> Printer<'p> {
             Callee::Method { target, method, type_args, extern_type } => {
                 // The extern type is implied by the target's type; spelled out (`.[T]m`) when not.
                 let ext = if method_extern_type(self.prog, target).as_deref() == Some(extern_type.as_str()) { String::new() } else { format!("[{extern_type}]") };
-                format!("{}.{ext}{method}{}({args})", self.expr(target), self.type_args(type_args))
+                format!("{}.{ext}{method}{}({args})", self.atom(target), self.type_args(type_args))
             }
             Callee::Builtin { target, builtin } => {
                 let m = match builtin {
@@ -278,7 +278,7 @@ impl<'p> Printer<'p> {
                     Builtin::PushFront(n) => format!("push_front({n})"),
                     Builtin::PopFront(n) => format!("pop_front({n})"),
                 };
-                format!("{}.{m}", self.expr(target))
+                format!("{}.{m}", self.atom(target))
             }
         }
     }

@@ -36,7 +36,7 @@ impl TextError {
 pub fn parse_program(file_name: &str, text: &str) -> Result<Program, TextError> {
     let _ = file_name;
     let toks = lex(text)?;
-    let mut p = Reader { text, toks, pos: 0, prog: Program::default(), names: HashMap::new(), vars: Vec::new(), states: Vec::new(), decl_at: HashMap::new() };
+    let mut p = Reader { text, toks, pos: 0, prog: Program::default(), names: HashMap::new(), vars: Vec::new(), states: Vec::new(), decl_at: HashMap::new(), fn_ret_at: HashMap::new() };
     p.prescan();
     p.program()?;
     if let Err(errs) = verify::verify(&p.prog) {
@@ -195,6 +195,8 @@ struct Reader<'t> {
     states: Vec<String>,
     /// Where blocks, actions, tables... are declared (for verifier errors).
     decl_at: HashMap<String, usize>,
+    /// Token index of each function's return type (a call may come before the declaration).
+    fn_ret_at: HashMap<u32, usize>,
 }
 
 /// What a name at the start of an expression denotes.
@@ -542,6 +544,7 @@ impl<'t> Reader<'t> {
                         // A function's name follows its return type: the last name before `(`.
                         let mut j = i + 3;
                         if k == "function" {
+                            self.fn_ret_at.insert(id, i + 3);
                             while !matches!(self.toks[j].tok, Tok::Punct('(') | Tok::Eof) {
                                 j += 1;
                             }
@@ -1625,8 +1628,22 @@ impl<'t> Reader<'t> {
             Resolved::Global(k @ (Kind::Action | Kind::Function), i) => {
                 self.expect('(')?;
                 let args = self.list(')', |r| r.arg())?;
-                let callee = if k == Kind::Action { Callee::Action(ActionId(i)) } else { Callee::Function(FunctionId(i)) };
-                self.mk(ExprKind::Call(Box::new(Call { callee, args, span: Span::DUMMY })))
+                if k == Kind::Function {
+                    // The function may be declared further down: read its return type there.
+                    let ret = match self.fn_ret_at.get(&i) {
+                        Some(&at) => {
+                            let save = self.pos;
+                            self.pos = at;
+                            let t = self.ty();
+                            self.pos = save;
+                            t?
+                        }
+                        None => return self.err("unknown function"),
+                    };
+                    let c = Call { callee: Callee::Function(FunctionId(i)), args, span: Span::DUMMY };
+                    return Ok(Expr::new(ret, ExprKind::Call(Box::new(c)), Span::DUMMY));
+                }
+                self.mk(ExprKind::Call(Box::new(Call { callee: Callee::Action(ActionId(i)), args, span: Span::DUMMY })))
             }
             Resolved::Global(Kind::Type, _) => {
                 self.pos = start;

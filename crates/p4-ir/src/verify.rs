@@ -14,7 +14,8 @@
 //! - **Ownership.** A control's `tables` are the tables whose `control` is that control, and a
 //!   table's control lists it.
 //! - **Tables.** Every entry has one keyset per key; the default action and every entry's action
-//!   are among the table's actions; an action call has one argument per action parameter.
+//!   are among the table's actions (a default `NoAction`, which the front end supplies when none
+//!   is given, excepted); an action call has one argument per action parameter.
 //! - **Parsers.** A parser has a `start` state first; every select case has one keyset per select key (or a single
 //!   value set, which matches all keys at once).
 //! - **Expressions** (where cheap): a variable's type is its slot's type; a field index is within its
@@ -328,7 +329,8 @@ impl<'p> Verifier<'p> {
             self.err(format!("{what} #{} does not exist", a.action.0));
             return;
         };
-        if !listed.contains(&a.action) {
+        // The front end gives a table without a default action an unlisted `NoAction`.
+        if !listed.contains(&a.action) && !(what == "default action" && act.name == "NoAction") {
             self.err(format!("{what} {} is not among the table's actions", act.name));
         }
         if a.args.len() != act.params.len() {

@@ -161,3 +161,36 @@ fn every_project_program_round_trips() {
     }
     assert!(failures.is_empty(), "{} of {} programs do not round-trip:\n{}", failures.len(), progs.len(), failures.join("\n"));
 }
+
+/// The held-out corpus (outside the repository): `P4IR_CORPUS=/work/corpus cargo test -p p4-sema
+/// --test ir_roundtrip corpus -- --ignored --nocapture` round-trips and verifies every program of
+/// its `valid/` and `stf/` directories that p4forge accepts and prints the counts.
+#[test]
+#[ignore]
+fn corpus_round_trips() {
+    let Some(dir) = std::env::var_os("P4IR_CORPUS") else { return };
+    let inc = root().join("p4include");
+    let (mut accepted, mut ok, mut failures) = (0, 0, Vec::new());
+    let mut files: Vec<PathBuf> = ["valid", "stf"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(Path::new(&dir).join(d)).into_iter().flatten().filter_map(|e| e.ok().map(|e| e.path())))
+        .filter(|p| p.extension().is_some_and(|x| x == "p4"))
+        .collect();
+    files.sort();
+    for p in &files {
+        let Some(prog) = p4_sema::compile_file(p, &[inc.clone()]).program else { continue };
+        accepted += 1;
+        let r = p4_ir::verify::verify(&prog)
+            .map_err(|es| es.iter().take(3).map(|e| e.to_string()).collect::<Vec<_>>().join("; "))
+            .and_then(|()| round_trip(&p.display().to_string(), &prog));
+        match r {
+            Ok(()) => ok += 1,
+            Err(e) => failures.push(format!("{}: {e}", p.display())),
+        }
+    }
+    println!("{} files, {accepted} accepted, {ok} verify and round-trip", files.len());
+    for f in &failures {
+        println!("{f}");
+    }
+    assert!(failures.is_empty());
+}
