@@ -371,3 +371,20 @@ control MyIngress(inout headers_t hdr, inout meta_t meta, inout standard_metadat
     let reach = g.reaching_writes(cfg::NodeId(1), &Location::extern_state(p4_ir::ExternId(r as u32)));
     assert_eq!((reach.nodes.into_iter().collect::<Vec<_>>(), reach.from_entry), (vec![cfg::NodeId(0)], true));
 }
+
+#[test]
+fn either_keeps_a_must_write_only_where_both_sides_cover_it() {
+    // One side writes all of `v0`, the other only `v0.1`: only `v0.1` is written on both paths.
+    // `v1` is written on one path: a may-write.
+    let l = |var: u32, path: &[u32]| Location { var: p4_ir::VarId(var), path: path.to_vec() };
+    let mut a = cfg::Effects::default();
+    a.write_must(l(0, &[]));
+    a.write_must(l(1, &[]));
+    let mut b = cfg::Effects::default();
+    b.write_must(l(0, &[1]));
+    let both = a.either(b);
+    assert_eq!(both.must_writes.into_iter().collect::<Vec<_>>(), [l(0, &[1])]);
+    assert_eq!(both.may_writes.iter().cloned().collect::<Vec<_>>(), [l(0, &[]), l(1, &[])]);
+    assert!(Location::extern_state(p4_ir::ExternId(3)).as_extern() == Some(p4_ir::ExternId(3)));
+    assert!(!Location::extern_state(p4_ir::ExternId(3)).overlaps(&Location::extern_state(p4_ir::ExternId(4))));
+}
