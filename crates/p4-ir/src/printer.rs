@@ -87,14 +87,19 @@ impl<'p> Printer<'p> {
             Value::Bits { width, signed: true, value } => format!("{width}s{value}"),
             Value::InfInt(x) => x.to_string(),
             Value::String(s) => format!("{s:?}"),
-            Value::Error(i) => format!("error.{}", self.prog.errors.get(*i as usize).map(String::as_str).unwrap_or("?")),
+            Value::Error(i) => {
+                format!("error.{}", self.prog.errors.get(*i as usize).map(String::as_str).unwrap_or("?"))
+            }
             Value::Enum(t, i) => match self.prog.types.get(t.index()) {
                 Some(TypeDef::Enum { members, .. }) => {
                     format!("{}.{}", self.type_name(*t), members.get(*i as usize).map(|m| m.0.as_str()).unwrap_or("?"))
                 }
                 _ => format!("<enum#{}>.{i}", t.0),
             },
-            Value::MatchKind(i) => format!("match_kind.{}", self.prog.match_kinds.get(*i as usize).cloned().unwrap_or_else(|| format!("<{i}>"))),
+            Value::MatchKind(i) => format!(
+                "match_kind.{}",
+                self.prog.match_kinds.get(*i as usize).cloned().unwrap_or_else(|| format!("<{i}>"))
+            ),
             Value::Aggregate { valid, fields } => {
                 let f: Vec<String> = fields.iter().map(|x| self.value(x)).collect();
                 let inv = if *valid { "" } else { "#invalid " };
@@ -236,16 +241,27 @@ impl<'p> Printer<'p> {
     }
     fn block_name(&self, b: &BlockRef) -> String {
         let prog = self.prog;
-        let names = || prog.parsers.iter().map(|p| p.block.name.as_str()).chain(prog.controls.iter().map(|c| c.block.name.as_str()));
+        let names = || {
+            prog.parsers
+                .iter()
+                .map(|p| p.block.name.as_str())
+                .chain(prog.controls.iter().map(|c| c.block.name.as_str()))
+        };
         match b {
             BlockRef::Parser(p) => prog.parsers.get(p.index()).map(|x| self.global(&x.block.name, p.index(), names())),
-            BlockRef::Control(c) => prog.controls.get(c.index()).map(|x| self.global(&x.block.name, c.index(), names())),
+            BlockRef::Control(c) => {
+                prog.controls.get(c.index()).map(|x| self.global(&x.block.name, c.index(), names()))
+            }
         }
         .unwrap_or_else(|| "<block>".into())
     }
     fn type_name(&self, id: TypeId) -> String {
         match self.prog.types.get(id.index()) {
-            Some(d) => self.global(d.name(), id.index(), self.prog.types.iter().filter(|t| !matches!(t, TypeDef::Extern { .. })).map(|t| t.name())),
+            Some(d) => self.global(
+                d.name(),
+                id.index(),
+                self.prog.types.iter().filter(|t| !matches!(t, TypeDef::Extern { .. })).map(|t| t.name()),
+            ),
             None => format!("<type#{}>", id.0),
         }
     }
@@ -267,7 +283,11 @@ impl<'p> Printer<'p> {
             Callee::ExternFunction { name, type_args } => format!("{name}{}({args})", self.type_args(type_args)),
             Callee::Method { target, method, type_args, extern_type } => {
                 // The extern type is implied by the target's type; spelled out (`.[T]m`) when not.
-                let ext = if method_extern_type(self.prog, target).as_deref() == Some(extern_type.as_str()) { String::new() } else { format!("[{extern_type}]") };
+                let ext = if method_extern_type(self.prog, target).as_deref() == Some(extern_type.as_str()) {
+                    String::new()
+                } else {
+                    format!("[{extern_type}]")
+                };
                 format!("{}.{ext}{method}{}({args})", self.atom(target), self.type_args(type_args))
             }
             Callee::Builtin { target, builtin } => {
@@ -323,7 +343,8 @@ impl<'p> Printer<'p> {
                 self.line(format!("{t}.apply();"));
             }
             Stmt::ApplyBlock { block, args, .. } => {
-                let a: Vec<String> = args.iter().map(|a| format!("{}{}", dir(a.direction), self.expr(&a.expr))).collect();
+                let a: Vec<String> =
+                    args.iter().map(|a| format!("{}{}", dir(a.direction), self.expr(&a.expr))).collect();
                 let b = self.block_name(block);
                 self.line(format!("{b}.apply({});", a.join(", ")));
             }
@@ -399,18 +420,26 @@ impl<'p> Printer<'p> {
         let prog = self.prog;
         for t in &prog.types {
             match t {
-                TypeDef::Struct { name, fields } | TypeDef::Header { name, fields } | TypeDef::Union { name, fields } => {
+                TypeDef::Struct { name, fields }
+                | TypeDef::Header { name, fields }
+                | TypeDef::Union { name, fields } => {
                     let kw = match t {
                         TypeDef::Struct { .. } => "struct",
                         TypeDef::Header { .. } => "header",
                         _ => "header_union",
                     };
-                    let f: Vec<String> = fields.iter().map(|f| format!("{}{} {};", self.annotations(&f.annotations), self.ty(&f.ty), f.name)).collect();
+                    let f: Vec<String> = fields
+                        .iter()
+                        .map(|f| format!("{}{} {};", self.annotations(&f.annotations), self.ty(&f.ty), f.name))
+                        .collect();
                     self.line(format!("{kw} {} {{ {} }}", decl_name(name), f.join(" ")));
                 }
                 TypeDef::Enum { name, underlying, members } => {
                     let u = underlying.as_ref().map(|u| format!("{} ", self.ty(u))).unwrap_or_default();
-                    let m: Vec<String> = members.iter().map(|(n, v)| v.as_ref().map(|v| format!("{n} = {v}")).unwrap_or_else(|| n.clone())).collect();
+                    let m: Vec<String> = members
+                        .iter()
+                        .map(|(n, v)| v.as_ref().map(|v| format!("{n} = {v}")).unwrap_or_else(|| n.clone()))
+                        .collect();
                     self.line(format!("enum {u}{} {{ {} }}", decl_name(name), m.join(", ")));
                 }
                 TypeDef::Extern { name, type_args } => {
@@ -422,9 +451,16 @@ impl<'p> Printer<'p> {
         self.line(format!("errors {{ {} }}", prog.errors.join(", ")));
         self.line(format!("match_kinds {{ {} }}", prog.match_kinds.join(", ")));
         for x in &prog.externs {
-            let args: Vec<String> = x.ctor_args.iter().map(|a| a.as_ref().map(|v| self.value(v)).unwrap_or_else(|| "_".into())).collect();
+            let args: Vec<String> =
+                x.ctor_args.iter().map(|a| a.as_ref().map(|v| self.value(v)).unwrap_or_else(|| "_".into())).collect();
             let ann = self.annotations(&x.annotations);
-            self.line(format!("instance {ann}{}{}({}) {};", x.type_name, self.type_args(&x.type_args), args.join(", "), decl_name(&x.name)));
+            self.line(format!(
+                "instance {ann}{}{}({}) {};",
+                x.type_name,
+                self.type_args(&x.type_args),
+                args.join(", "),
+                decl_name(&x.name)
+            ));
         }
         for v in &prog.value_sets {
             self.line(format!("value_set<{}>({}) {};", self.ty(&v.elem), v.size, decl_name(&v.name)));
@@ -459,7 +495,8 @@ impl<'p> Printer<'p> {
             self.id_list("externs", c.externs.iter().map(|x| self.extern_name(*x)).collect());
             // The control's action list is implied by the actions running in it, unless it differs.
             let me = BlockRef::Control(ControlId(i as u32));
-            let implied: Vec<ActionId> = (0..prog.actions.len() as u32).map(ActionId).filter(|a| prog.actions[a.index()].block == me).collect();
+            let implied: Vec<ActionId> =
+                (0..prog.actions.len() as u32).map(ActionId).filter(|a| prog.actions[a.index()].block == me).collect();
             if c.actions != implied {
                 let names: Vec<String> = c.actions.iter().map(|a| self.action_name(*a)).collect();
                 self.line(format!("actions {{ {} }}", names.join(", ")));
@@ -501,13 +538,18 @@ impl<'p> Printer<'p> {
     }
 
     fn block_head(&mut self, kw: &str, b: &Block) {
-        let params: Vec<String> = b.params.iter().filter_map(|v| b.vars.get(v.index())).map(|v| {
-            let d = match v.kind {
-                VarKind::Param(d) => dir(d),
-                _ => "",
-            };
-            format!("{d}{} {}", self.ty(&v.ty), decl_name(&v.name))
-        }).collect();
+        let params: Vec<String> = b
+            .params
+            .iter()
+            .filter_map(|v| b.vars.get(v.index()))
+            .map(|v| {
+                let d = match v.kind {
+                    VarKind::Param(d) => dir(d),
+                    _ => "",
+                };
+                format!("{d}{} {}", self.ty(&v.ty), decl_name(&v.name))
+            })
+            .collect();
         let ann = self.annotations(&b.annotations);
         self.line(format!("{ann}{kw} {} : {}({}) {{", decl_name(&b.name), decl_name(&b.type_name), params.join(", ")));
         self.indent += 1;
@@ -553,7 +595,8 @@ impl<'p> Printer<'p> {
         }
         for (i, f) in prog.functions.iter().enumerate().filter(|(_, f)| f.block == *b) {
             let ret = f.ret_var.map(|r| format!(" returns {}", self.var(r))).unwrap_or_default();
-            let head = format!("function #{i} {} {}({}){ret}", self.ty(&f.ret), decl_name(&f.name), params(self, &f.params));
+            let head =
+                format!("function #{i} {} {}({}){ret}", self.ty(&f.ret), decl_name(&f.name), params(self, &f.params));
             self.braced(head, &f.body);
         }
     }
@@ -562,7 +605,9 @@ impl<'p> Printer<'p> {
         let target = |t: &StateTarget| match t {
             StateTarget::Accept => "accept".to_string(),
             StateTarget::Reject => "reject".to_string(),
-            StateTarget::State(s) => states.get(s.index()).map(|s| decl_name(&s.name)).unwrap_or_else(|| "<state>".into()),
+            StateTarget::State(s) => {
+                states.get(s.index()).map(|s| decl_name(&s.name)).unwrap_or_else(|| "<state>".into())
+            }
         };
         match t {
             Transition::Goto(s) => self.line(format!("transition {};", target(s))),
@@ -645,7 +690,9 @@ impl<'p> Printer<'p> {
         if let Some(n) = t.size {
             self.line(format!("size = {n};"));
         }
-        for (label, x) in [("counters", t.direct_counter), ("meters", t.direct_meter), ("implementation", t.implementation)] {
+        for (label, x) in
+            [("counters", t.direct_counter), ("meters", t.direct_meter), ("implementation", t.implementation)]
+        {
             if let Some(x) = x {
                 let n = self.extern_name(x);
                 self.line(format!("{label} = {n};"));
@@ -675,12 +722,73 @@ impl<'p> Printer<'p> {
 
 /// Words the reader treats specially at the start of an expression or statement.
 pub(crate) const KEYWORDS: &[&str] = &[
-    "true", "false", "error", "match_kind", "init", "if", "else", "switch", "exit", "return", "for", "break", "continue", "in",
-    "out", "inout", "value_set", "default", "bit", "int", "varbit", "bool", "string", "void", "tuple", "param", "local", "arg",
-    "temp", "action", "function", "table", "parser", "control", "package", "instance", "extern", "struct", "header",
-    "header_union", "enum", "state", "transition", "select", "accept", "reject", "key", "size", "counters", "meters",
-    "implementation", "property", "entries", "const", "priority", "vars", "externs", "value_sets", "actions", "apply",
-    "returns", "errors", "match_kinds", "while", "update", "body", "as",
+    "true",
+    "false",
+    "error",
+    "match_kind",
+    "init",
+    "if",
+    "else",
+    "switch",
+    "exit",
+    "return",
+    "for",
+    "break",
+    "continue",
+    "in",
+    "out",
+    "inout",
+    "value_set",
+    "default",
+    "bit",
+    "int",
+    "varbit",
+    "bool",
+    "string",
+    "void",
+    "tuple",
+    "param",
+    "local",
+    "arg",
+    "temp",
+    "action",
+    "function",
+    "table",
+    "parser",
+    "control",
+    "package",
+    "instance",
+    "extern",
+    "struct",
+    "header",
+    "header_union",
+    "enum",
+    "state",
+    "transition",
+    "select",
+    "accept",
+    "reject",
+    "key",
+    "size",
+    "counters",
+    "meters",
+    "implementation",
+    "property",
+    "entries",
+    "const",
+    "priority",
+    "vars",
+    "externs",
+    "value_sets",
+    "actions",
+    "apply",
+    "returns",
+    "errors",
+    "match_kinds",
+    "while",
+    "update",
+    "body",
+    "as",
 ];
 
 /// `a.b.c` where each part is an identifier.
@@ -688,7 +796,8 @@ pub(crate) fn is_path(s: &str) -> bool {
     !s.is_empty()
         && s.split('.').all(|p| {
             let mut c = p.chars();
-            c.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
+            c.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && c.all(|c| c.is_ascii_alphanumeric() || c == '_')
         })
 }
 
@@ -743,9 +852,13 @@ pub fn infer_type(prog: &Program, vars: &[Var], k: &ExprKind) -> Option<Type> {
         ExprKind::Unary(UnOp::Not, _) => Type::Bool,
         ExprKind::Unary(_, x) => x.ty.clone(),
         ExprKind::Binary(op, l, r) => match op {
-            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::And | BinOp::Or => Type::Bool,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::And | BinOp::Or => {
+                Type::Bool
+            }
             BinOp::Concat => match (&l.ty, &r.ty) {
-                (Type::Bits { width: a, signed }, Type::Bits { width: b, .. }) => Type::Bits { width: a + b, signed: *signed },
+                (Type::Bits { width: a, signed }, Type::Bits { width: b, .. }) => {
+                    Type::Bits { width: a + b, signed: *signed }
+                }
                 _ => return None,
             },
             _ => l.ty.clone(),

@@ -36,14 +36,24 @@ impl TextError {
 pub fn parse_program(file_name: &str, text: &str) -> Result<Program, TextError> {
     let _ = file_name;
     let toks = lex(text)?;
-    let mut p = Reader { text, toks, pos: 0, prog: Program::default(), names: HashMap::new(), vars: Vec::new(), states: Vec::new(), decl_at: HashMap::new(), fn_ret_at: HashMap::new() };
+    let mut p = Reader {
+        text,
+        toks,
+        pos: 0,
+        prog: Program::default(),
+        names: HashMap::new(),
+        vars: Vec::new(),
+        states: Vec::new(),
+        decl_at: HashMap::new(),
+        fn_ret_at: HashMap::new(),
+    };
     p.prescan();
     p.program()?;
     if let Err(errs) = verify::verify(&p.prog) {
         let e = &errs[0];
         // Point at the declaration of the object the first violation is in.
         let subject = e.location.split(", ").next().unwrap_or("");
-        let at = subject.split_once(' ').and_then(|(_, name)| p.decl_at.get(name).copied()).unwrap_or(0);
+        let at = p.decl_at.get(subject).copied().unwrap_or(0);
         let (line, column) = line_col(text, at);
         let more = if errs.len() > 1 { format!(" (and {} more)", errs.len() - 1) } else { String::new() };
         return Err(TextError { line, column, message: format!("invalid IR: {e}{more}") });
@@ -144,7 +154,10 @@ fn lex(text: &str) -> Result<Vec<Token>, TextError> {
                                 // \u{XXXX}
                                 let close = text[i..].find('}').ok_or_else(|| err(i, "bad \\u escape"))?;
                                 let hex = &text[i + 1..i + close];
-                                let ch = u32::from_str_radix(hex, 16).ok().and_then(char::from_u32).ok_or_else(|| err(i, "bad \\u escape"))?;
+                                let ch = u32::from_str_radix(hex, 16)
+                                    .ok()
+                                    .and_then(char::from_u32)
+                                    .ok_or_else(|| err(i, "bad \\u escape"))?;
                                 s.push(ch);
                                 i += close + 1;
                             }
@@ -203,7 +216,7 @@ struct Reader<'t> {
 enum Resolved {
     Var(VarId),
     Global(Kind, u32),
-    /// Not a known name: an extern function.
+    /// Not a known name (the whole dotted path; only its first word is consumed): an extern function.
     Unknown(String),
 }
 
@@ -343,7 +356,11 @@ impl<'t> Reader<'t> {
             Tok::Ident(s) => {
                 self.bump();
                 let mut s = s;
-                while self.is_punct('.') && self.glued_at(0) && self.glued_at(1) && matches!(self.peek_at(1), Tok::Ident(_)) {
+                while self.is_punct('.')
+                    && self.glued_at(0)
+                    && self.glued_at(1)
+                    && matches!(self.peek_at(1), Tok::Ident(_))
+                {
                     self.bump();
                     if let Tok::Ident(p) = self.bump() {
                         s.push('.');
@@ -421,12 +438,13 @@ impl<'t> Reader<'t> {
         // Collect the dotted path.
         let mut parts: Vec<String> = Vec::new();
         let mut i = self.pos;
-        loop {
-            match &self.toks[i].tok {
-                Tok::Ident(s) => parts.push(s.clone()),
-                _ => break,
-            }
-            if self.toks[i + 1].tok == Tok::Punct('.') && self.toks[i + 1].glued && self.toks[i + 2].glued && matches!(self.toks[i + 2].tok, Tok::Ident(_)) {
+        while let Tok::Ident(s) = &self.toks[i].tok {
+            parts.push(s.clone());
+            if self.toks[i + 1].tok == Tok::Punct('.')
+                && self.toks[i + 1].glued
+                && self.toks[i + 2].glued
+                && matches!(self.toks[i + 2].tok, Tok::Ident(_))
+            {
                 i += 2;
             } else {
                 break;
@@ -461,7 +479,7 @@ impl<'t> Reader<'t> {
             }
         }
         self.pos += 1;
-        Ok(Resolved::Unknown(parts[0].clone()))
+        Ok(Resolved::Unknown(parts.join(".")))
     }
 
     // ------------------------------------------------------------ prescan
@@ -496,7 +514,11 @@ impl<'t> Reader<'t> {
             match &t {
                 Tok::Punct('{') => depth += 1,
                 Tok::Punct('}') => depth = depth.saturating_sub(1),
-                Tok::Ident(k) if depth == 0 && at_stmt_start && ["struct", "header", "header_union", "extern"].contains(&k.as_str()) => {
+                Tok::Ident(k)
+                    if depth == 0
+                        && at_stmt_start
+                        && ["struct", "header", "header_union", "extern"].contains(&k.as_str()) =>
+                {
                     if let Some(n) = name_at(i + 1) {
                         if k != "extern" {
                             self.declare(&n, Kind::Type, types);
@@ -511,7 +533,13 @@ impl<'t> Reader<'t> {
                         j += 1;
                     }
                     let mut s = j - 1;
-                    while s > i + 1 && self.toks[s].tok != Tok::Punct('>') && !(matches!(self.toks[s - 1].tok, Tok::Punct('.'))) && matches!(self.toks[s].tok, Tok::Ident(_) | Tok::Quoted(_)) && matches!(self.toks[s - 1].tok, Tok::Ident(_) | Tok::Quoted(_)) && s - 1 > i {
+                    while s > i + 1
+                        && self.toks[s].tok != Tok::Punct('>')
+                        && !(matches!(self.toks[s - 1].tok, Tok::Punct('.')))
+                        && matches!(self.toks[s].tok, Tok::Ident(_) | Tok::Quoted(_))
+                        && matches!(self.toks[s - 1].tok, Tok::Ident(_) | Tok::Quoted(_))
+                        && s - 1 > i
+                    {
                         s -= 1;
                     }
                     // Walk back over a dotted name.
@@ -531,14 +559,21 @@ impl<'t> Reader<'t> {
                             j += 2;
                         }
                         if self.toks[j].tok == Tok::Punct(':') {
-                            let (kind, c) = if k == "parser" { (Kind::Parser, &mut parsers) } else { (Kind::Control, &mut controls) };
+                            let (kind, c) = if k == "parser" {
+                                (Kind::Parser, &mut parsers)
+                            } else {
+                                (Kind::Control, &mut controls)
+                            };
                             let id = *c;
                             *c += 1;
                             self.declare(&n, kind, id);
                         }
                     }
                 }
-                Tok::Ident(k) if (k == "action" || k == "function" || k == "table") && self.toks.get(i + 1).is_some_and(|t| t.tok == Tok::Punct('#')) => {
+                Tok::Ident(k)
+                    if (k == "action" || k == "function" || k == "table")
+                        && self.toks.get(i + 1).is_some_and(|t| t.tok == Tok::Punct('#')) =>
+                {
                     if let Tok::Num(id) = &self.toks[i + 2].tok {
                         let id: u32 = id.parse().unwrap_or(u32::MAX);
                         // A function's name follows its return type: the last name before `(`.
@@ -633,7 +668,12 @@ impl<'t> Reader<'t> {
         if self.is_punct('<') && self.glued_at(0) {
             // A specialised extern type.
             let args = self.type_args()?;
-            return match self.prog.types.iter().position(|t| matches!(t, TypeDef::Extern { name: n, type_args } if *n == name && *type_args == args)) {
+            return match self
+                .prog
+                .types
+                .iter()
+                .position(|t| matches!(t, TypeDef::Extern { name: n, type_args } if *n == name && *type_args == args))
+            {
                 Some(i) => Ok(Type::Named(TypeId(i as u32))),
                 None => self.err(format!("unknown extern type `{name}` with these type arguments")),
             };
@@ -641,7 +681,12 @@ impl<'t> Reader<'t> {
         if let Some((_, i)) = self.lookup(&name, &[Kind::Type], index) {
             return Ok(Type::Named(TypeId(i)));
         }
-        match self.prog.types.iter().position(|t| matches!(t, TypeDef::Extern { name: n, type_args } if *n == name && type_args.is_empty())) {
+        match self
+            .prog
+            .types
+            .iter()
+            .position(|t| matches!(t, TypeDef::Extern { name: n, type_args } if *n == name && type_args.is_empty()))
+        {
             Some(i) => Ok(Type::Named(TypeId(i as u32))),
             None => self.err(format!("unknown type `{name}`")),
         }
@@ -797,7 +842,8 @@ impl<'t> Reader<'t> {
                     }
                     "enum" => {
                         self.bump();
-                        let underlying = if matches!(self.peek_at(1), Tok::Punct('{')) { None } else { Some(self.ty()?) };
+                        let underlying =
+                            if matches!(self.peek_at(1), Tok::Punct('{')) { None } else { Some(self.ty()?) };
                         let name = self.name()?;
                         self.expect('{')?;
                         let members = self.list('}', |r| {
@@ -839,7 +885,8 @@ impl<'t> Reader<'t> {
                         let type_name = self.name()?;
                         let type_args = if self.is_punct('<') { self.type_args()? } else { Vec::new() };
                         self.expect('(')?;
-                        let ctor_args = self.list(')', |r| if r.eat_punct('_') { Ok(None) } else { r.value().map(Some) })?;
+                        let ctor_args =
+                            self.list(')', |r| if r.eat_punct('_') { Ok(None) } else { r.value().map(Some) })?;
                         let name = self.name()?;
                         self.expect(';')?;
                         let id = self.prog.externs.len() as u32;
@@ -927,7 +974,10 @@ impl<'t> Reader<'t> {
                     Tok::Ident(k) if k == "return" => VarKind::Return,
                     _ => {
                         self.pos -= 1;
-                        return self.err(format!("expected a variable kind (param, arg, local, temp, return), found {}", self.describe()));
+                        return self.err(format!(
+                            "expected a variable kind (param, arg, local, temp, return), found {}",
+                            self.describe()
+                        ));
                     }
                 };
                 let ty = self.ty()?;
@@ -978,7 +1028,8 @@ impl<'t> Reader<'t> {
         self.decl_at.insert(format!("parser {}", block.name), at);
         let me = BlockRef::Parser(ParserId(self.prog.parsers.len() as u32));
         let externs = self.id_list("externs", &[Kind::Extern], "extern instance")?.into_iter().map(ExternId).collect();
-        let value_sets = self.id_list("value_sets", &[Kind::ValueSet], "value set")?.into_iter().map(ValueSetId).collect();
+        let value_sets =
+            self.id_list("value_sets", &[Kind::ValueSet], "value set")?.into_iter().map(ValueSetId).collect();
         // State names, for forward transitions.
         self.states.clear();
         let mut depth = 0;
@@ -1087,7 +1138,10 @@ impl<'t> Reader<'t> {
         if self.eat_op("..") {
             return Ok(Keyset::Range(a, self.operand()?));
         }
-        if self.is_punct('/') && matches!(self.peek_at(1), Tok::Num(n) if n.bytes().all(|c| c.is_ascii_digit())) && !matches!(self.peek_at(2), Tok::Punct('.')) {
+        if self.is_punct('/')
+            && matches!(self.peek_at(1), Tok::Num(n) if n.bytes().all(|c| c.is_ascii_digit()))
+            && !matches!(self.peek_at(2), Tok::Punct('.'))
+        {
             self.bump();
             return Ok(Keyset::Lpm(a, self.number32()?));
         }
@@ -1100,7 +1154,8 @@ impl<'t> Reader<'t> {
         let id = ControlId(self.prog.controls.len() as u32);
         let me = BlockRef::Control(id);
         let externs = self.id_list("externs", &[Kind::Extern], "extern instance")?.into_iter().map(ExternId).collect();
-        let listed = if self.is_kw("actions") { Some(self.id_list("actions", &[Kind::Action], "action")?) } else { None };
+        let listed =
+            if self.is_kw("actions") { Some(self.id_list("actions", &[Kind::Action], "action")?) } else { None };
         let declared = self.callables(&me)?;
         let actions = listed.unwrap_or(declared).into_iter().map(ActionId).collect();
         let mut tables = Vec::new();
@@ -1139,7 +1194,8 @@ impl<'t> Reader<'t> {
                 let params = self.list(')', |r| r.param())?;
                 let body = self.body()?;
                 self.decl_at.insert(format!("action {name}"), at);
-                let mut all: Vec<Option<Action>> = std::mem::take(&mut self.prog.actions).into_iter().map(Some).collect();
+                let mut all: Vec<Option<Action>> =
+                    std::mem::take(&mut self.prog.actions).into_iter().map(Some).collect();
                 all.extend(std::mem::take(&mut self.pending_actions()));
                 Self::place(&mut all, id, Action { name, block: me.clone(), params, body, annotations });
                 self.store_actions(all);
@@ -1159,7 +1215,8 @@ impl<'t> Reader<'t> {
                 };
                 let body = self.body()?;
                 let f = Function { name, block: me.clone(), params, ret, ret_var, body };
-                let mut all: Vec<Option<Function>> = std::mem::take(&mut self.prog.functions).into_iter().map(Some).collect();
+                let mut all: Vec<Option<Function>> =
+                    std::mem::take(&mut self.prog.functions).into_iter().map(Some).collect();
                 Self::place(&mut all, id, f);
                 self.prog.functions = all.into_iter().map(|f| f.unwrap_or_else(placeholder_function)).collect();
             } else {
@@ -1403,7 +1460,9 @@ impl<'t> Reader<'t> {
         // Table and block applies.
         let save = self.pos;
         if matches!(self.peek(), Tok::Ident(_) | Tok::Quoted(_)) {
-            if let Resolved::Global(k @ (Kind::Table | Kind::Parser | Kind::Control), i) = self.resolve(&[Kind::Table, Kind::Parser, Kind::Control])? {
+            if let Resolved::Global(k @ (Kind::Table | Kind::Parser | Kind::Control), i) =
+                self.resolve(&[Kind::Table, Kind::Parser, Kind::Control])?
+            {
                 if self.is_punct('.') && self.is_kw_at(1, "apply") && self.peek_at(2) == &Tok::Punct('(') {
                     self.pos += 3;
                     match k {
@@ -1414,7 +1473,11 @@ impl<'t> Reader<'t> {
                         Kind::Parser | Kind::Control => {
                             let args = self.list(')', |r| r.arg())?;
                             self.expect(';')?;
-                            let block = if k == Kind::Parser { BlockRef::Parser(ParserId(i)) } else { BlockRef::Control(ControlId(i)) };
+                            let block = if k == Kind::Parser {
+                                BlockRef::Parser(ParserId(i))
+                            } else {
+                                BlockRef::Control(ControlId(i))
+                            };
                             return Ok(Stmt::ApplyBlock { block, args, span: sp });
                         }
                         _ => {}
@@ -1444,12 +1507,22 @@ impl<'t> Reader<'t> {
         self.expect('(')?;
         let save = self.pos;
         if let Resolved::Global(Kind::Table, t) = self.resolve(&[Kind::Table])? {
-            if self.eat_punct('.') && self.eat_kw("apply") && self.eat_punct('(') && self.eat_punct(')') && self.eat_punct('.') && self.eat_kw("action_run") {
+            if self.eat_punct('.')
+                && self.eat_kw("apply")
+                && self.eat_punct('(')
+                && self.eat_punct(')')
+                && self.eat_punct('.')
+                && self.eat_kw("action_run")
+            {
                 self.expect(')')?;
                 self.expect('{')?;
                 let mut cases = Vec::new();
                 while !self.eat_punct('}') {
-                    let a = if self.eat_kw("default") { None } else { Some(ActionId(self.reference(&[Kind::Action], "action")?)) };
+                    let a = if self.eat_kw("default") {
+                        None
+                    } else {
+                        Some(ActionId(self.reference(&[Kind::Action], "action")?))
+                    };
                     self.expect(':')?;
                     cases.push((a, self.body()?));
                 }
@@ -1596,7 +1669,11 @@ impl<'t> Reader<'t> {
                 self.bump();
                 return Ok(Expr::new(Type::Void, ExprKind::DontCare, Span::DUMMY));
             }
-            Tok::Ident(k) if k == "true" || k == "false" || ((k == "error" || k == "match_kind") && self.peek_at(1) == &Tok::Punct('.')) => {
+            Tok::Ident(k)
+                if k == "true"
+                    || k == "false"
+                    || ((k == "error" || k == "match_kind") && self.peek_at(1) == &Tok::Punct('.')) =>
+            {
                 let v = self.value()?;
                 return self.mk(ExprKind::Const(v));
             }
@@ -1656,13 +1733,17 @@ impl<'t> Reader<'t> {
             }
             Resolved::Unknown(name) => {
                 let type_args = if self.is_punct('<') && self.glued_at(0) { self.type_args()? } else { Vec::new() };
-                if !self.is_punct('(') {
+                if !self.is_punct('(') || name.contains('.') {
                     self.pos = start;
                     return self.err(format!("unknown name `{name}`"));
                 }
                 self.bump();
                 let args = self.list(')', |r| r.arg())?;
-                self.mk(ExprKind::Call(Box::new(Call { callee: Callee::ExternFunction { name, type_args }, args, span: Span::DUMMY })))
+                self.mk(ExprKind::Call(Box::new(Call {
+                    callee: Callee::ExternFunction { name, type_args },
+                    args,
+                    span: Span::DUMMY,
+                })))
             }
         }
     }
@@ -1671,7 +1752,9 @@ impl<'t> Reader<'t> {
         loop {
             if self.is_punct('[') && self.glued_at(0) {
                 self.bump();
-                if matches!(e.ty, Type::Bits { .. } | Type::InfInt) || (matches!(self.peek(), Tok::Num(_)) && self.peek_at(1) == &Tok::Punct(':')) {
+                if matches!(e.ty, Type::Bits { .. } | Type::InfInt)
+                    || (matches!(self.peek(), Tok::Num(_)) && self.peek_at(1) == &Tok::Punct(':'))
+                {
                     let hi = self.number32()?;
                     self.expect(':')?;
                     let lo = self.number32()?;
@@ -1700,10 +1783,13 @@ impl<'t> Reader<'t> {
             } else {
                 None
             };
+            let member_at = self.pos;
             let m = self.name_part()?;
             let is_stack = matches!(e.ty, Type::Stack(..));
             let is_hdr = match &e.ty {
-                Type::Named(t) => matches!(self.prog.types.get(t.index()), Some(TypeDef::Header { .. } | TypeDef::Union { .. })),
+                Type::Named(t) => {
+                    matches!(self.prog.types.get(t.index()), Some(TypeDef::Header { .. } | TypeDef::Union { .. }))
+                }
                 _ => false,
             };
             let type_args = if self.is_punct('<') && self.glued_at(0) && explicit_ext.is_none() {
@@ -1739,11 +1825,22 @@ impl<'t> Reader<'t> {
                     }
                     None => {
                         let args = self.list(')', |r| r.arg())?;
-                        let extern_type = match explicit_ext.or_else(|| crate::printer::method_extern_type(&self.prog, &e)) {
+                        let extern_type = match explicit_ext
+                            .or_else(|| crate::printer::method_extern_type(&self.prog, &e))
+                        {
                             Some(x) => x,
                             None => return self.err(format!("cannot tell the extern type of `.{m}(...)`'s target")),
                         };
-                        let c = Call { callee: Callee::Method { target: Box::new(e), extern_type, method: m, type_args: type_args.unwrap_or_default() }, args, span: Span::DUMMY };
+                        let c = Call {
+                            callee: Callee::Method {
+                                target: Box::new(e),
+                                extern_type,
+                                method: m,
+                                type_args: type_args.unwrap_or_default(),
+                            },
+                            args,
+                            span: Span::DUMMY,
+                        };
                         e = self.mk(ExprKind::Call(Box::new(c)))?;
                         continue;
                     }
@@ -1762,12 +1859,18 @@ impl<'t> Reader<'t> {
                 continue;
             }
             let idx = match &e.ty {
-                Type::Named(t) => self.prog.types.get(t.index()).and_then(|d| d.fields().iter().position(|f| f.name == m)),
+                Type::Named(t) => {
+                    self.prog.types.get(t.index()).and_then(|d| d.fields().iter().position(|f| f.name == m))
+                }
                 _ => None,
             };
             let idx = match (idx, m.strip_prefix('$')) {
                 (Some(i), _) => i as u32,
-                _ => return self.err(format!("no field `{m}` in {}", crate::printer::type_to_string(&self.prog, &e.ty))),
+                _ => {
+                    self.pos = member_at;
+                    return self
+                        .err(format!("no field `{m}` in {}", crate::printer::type_to_string(&self.prog, &e.ty)));
+                }
             };
             e = self.mk(ExprKind::Field(Box::new(e), idx))?;
         }
@@ -1786,10 +1889,23 @@ impl<'t> Reader<'t> {
 }
 
 fn placeholder_action() -> Action {
-    Action { name: String::new(), block: BlockRef::Parser(ParserId(u32::MAX)), params: Vec::new(), body: Vec::new(), annotations: Vec::new() }
+    Action {
+        name: String::new(),
+        block: BlockRef::Parser(ParserId(u32::MAX)),
+        params: Vec::new(),
+        body: Vec::new(),
+        annotations: Vec::new(),
+    }
 }
 fn placeholder_function() -> Function {
-    Function { name: String::new(), block: BlockRef::Parser(ParserId(u32::MAX)), params: Vec::new(), ret: Type::Void, ret_var: None, body: Vec::new() }
+    Function {
+        name: String::new(),
+        block: BlockRef::Parser(ParserId(u32::MAX)),
+        params: Vec::new(),
+        ret: Type::Void,
+        ret_var: None,
+        body: Vec::new(),
+    }
 }
 fn placeholder_table(control: ControlId) -> Table {
     Table {

@@ -88,8 +88,12 @@ impl<'p> Verifier<'p> {
 
     fn block_label(&self, b: &BlockRef) -> String {
         match b {
-            BlockRef::Parser(p) => format!("parser {}", self.prog.parsers.get(p.index()).map(|p| p.block.name.as_str()).unwrap_or("?")),
-            BlockRef::Control(c) => format!("control {}", self.prog.controls.get(c.index()).map(|c| c.block.name.as_str()).unwrap_or("?")),
+            BlockRef::Parser(p) => {
+                format!("parser {}", self.prog.parsers.get(p.index()).map(|p| p.block.name.as_str()).unwrap_or("?"))
+            }
+            BlockRef::Control(c) => {
+                format!("control {}", self.prog.controls.get(c.index()).map(|c| c.block.name.as_str()).unwrap_or("?"))
+            }
         }
     }
 
@@ -149,7 +153,11 @@ impl<'p> Verifier<'p> {
                             // A value set of tuples matches all the keys at once.
                             let one_value_set = matches!(c.keysets[..], [Keyset::ValueSet(_)]);
                             if c.keysets.len() != keys.len() && !one_value_set {
-                                self.err(format!("select case has {} keysets for {} keys", c.keysets.len(), keys.len()));
+                                self.err(format!(
+                                    "select case has {} keysets for {} keys",
+                                    c.keysets.len(),
+                                    keys.len()
+                                ));
                             }
                             c.keysets.iter().for_each(|k| self.keyset(k));
                             check_target(self, &c.target);
@@ -173,7 +181,9 @@ impl<'p> Verifier<'p> {
             for t in &c.tables {
                 match prog.tables.get(t.index()) {
                     None => self.err(format!("table #{} does not exist", t.0)),
-                    Some(tb) if tb.control != id => self.err(format!("lists table {} which belongs to control #{}", tb.name, tb.control.0)),
+                    Some(tb) if tb.control != id => {
+                        self.err(format!("lists table {} which belongs to control #{}", tb.name, tb.control.0))
+                    }
                     Some(_) => {}
                 }
             }
@@ -233,7 +243,9 @@ impl<'p> Verifier<'p> {
         for p in &b.params {
             match b.vars.get(p.index()) {
                 None => self.err(format!("parameter slot #{} is not in the frame ({} slots)", p.0, b.vars.len())),
-                Some(v) if !matches!(v.kind, VarKind::Param(_)) => self.err(format!("parameter {} is not a `param` slot", v.name)),
+                Some(v) if !matches!(v.kind, VarKind::Param(_)) => {
+                    self.err(format!("parameter {} is not a `param` slot", v.name))
+                }
                 Some(_) => {}
             }
         }
@@ -263,7 +275,12 @@ impl<'p> Verifier<'p> {
                 (false, Some(r)) => {
                     if let Some(v) = self.var(r) {
                         if v.ty != f.ret {
-                            self.err(format!("return slot {} has type {}, not {}", v.name, self.ty_name(&v.ty), self.ty_name(&f.ret)));
+                            self.err(format!(
+                                "return slot {} has type {}, not {}",
+                                v.name,
+                                self.ty_name(&v.ty),
+                                self.ty_name(&f.ret)
+                            ));
                         }
                     }
                 }
@@ -330,7 +347,8 @@ impl<'p> Verifier<'p> {
             return;
         };
         // The front end gives a table without a default action an unlisted `NoAction`.
-        if !listed.contains(&a.action) && !(what == "default action" && act.name == "NoAction") {
+        let implicit_default = what == "default action" && act.name == "NoAction";
+        if !listed.contains(&a.action) && !implicit_default {
             self.err(format!("{what} {} is not among the table's actions", act.name));
         }
         if a.args.len() != act.params.len() {
@@ -355,7 +373,9 @@ impl<'p> Verifier<'p> {
 
     fn ty(&mut self, t: &Type) {
         match t {
-            Type::Named(id) if id.index() >= self.prog.types.len() => self.err(format!("type #{} does not exist", id.0)),
+            Type::Named(id) if id.index() >= self.prog.types.len() => {
+                self.err(format!("type #{} does not exist", id.0))
+            }
             Type::Stack(e, _) => self.ty(e),
             Type::Tuple(ts) => ts.iter().for_each(|t| self.ty(t)),
             _ => {}
@@ -364,8 +384,12 @@ impl<'p> Verifier<'p> {
 
     fn value(&mut self, v: &Value) {
         match v {
-            Value::Error(i) if *i as usize >= self.prog.errors.len() => self.err(format!("error code {i} does not exist")),
-            Value::MatchKind(i) if *i as usize >= self.prog.match_kinds.len() => self.err(format!("match kind {i} does not exist")),
+            Value::Error(i) if *i as usize >= self.prog.errors.len() => {
+                self.err(format!("error code {i} does not exist"))
+            }
+            Value::MatchKind(i) if *i as usize >= self.prog.match_kinds.len() => {
+                self.err(format!("match kind {i} does not exist"))
+            }
             Value::Enum(t, i) => match self.prog.types.get(t.index()) {
                 Some(TypeDef::Enum { members, .. }) if (*i as usize) < members.len() => {}
                 _ => self.err(format!("enum member {i} of type #{} does not exist", t.0)),
@@ -404,8 +428,12 @@ impl<'p> Verifier<'p> {
 
     fn call(&mut self, c: &Call) {
         match &c.callee {
-            Callee::Action(a) if a.index() >= self.prog.actions.len() => self.err(format!("action #{} does not exist", a.0)),
-            Callee::Function(f) if f.index() >= self.prog.functions.len() => self.err(format!("function #{} does not exist", f.0)),
+            Callee::Action(a) if a.index() >= self.prog.actions.len() => {
+                self.err(format!("action #{} does not exist", a.0))
+            }
+            Callee::Function(f) if f.index() >= self.prog.functions.len() => {
+                self.err(format!("function #{} does not exist", f.0))
+            }
             Callee::Method { target, .. } | Callee::Builtin { target, .. } => self.expr(target),
             _ => {}
         }
@@ -528,7 +556,9 @@ impl<'p> Verifier<'p> {
             ExprKind::Field(b, i) => {
                 self.expr(b);
                 let field_ty = match &b.ty {
-                    Type::Named(t) => self.prog.types.get(t.index()).map(|d| d.fields().get(*i as usize).map(|f| f.ty.clone())),
+                    Type::Named(t) => {
+                        self.prog.types.get(t.index()).map(|d| d.fields().get(*i as usize).map(|f| f.ty.clone()))
+                    }
                     Type::Tuple(ts) => Some(ts.get(*i as usize).cloned()),
                     _ => None,
                 };
@@ -595,7 +625,9 @@ impl<'p> Verifier<'p> {
                     }
                     Shl | Shr => {}
                     Concat => {
-                        if let (Type::Bits { width: a, .. }, Type::Bits { width: b, .. }, Type::Bits { width: c, .. }) = (&l.ty, &r.ty, &e.ty) {
+                        if let (Type::Bits { width: a, .. }, Type::Bits { width: b, .. }, Type::Bits { width: c, .. }) =
+                            (&l.ty, &r.ty, &e.ty)
+                        {
                             if a + b != *c {
                                 self.err(format!("`++` of {a} and {b} bits is {c} bits wide"));
                             }

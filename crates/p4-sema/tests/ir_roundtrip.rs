@@ -23,7 +23,9 @@ fn project_programs() -> Vec<PathBuf> {
     }
     for ex in std::fs::read_dir(root().join("examples")).expect("examples").filter_map(|e| e.ok()) {
         if let Ok(files) = std::fs::read_dir(ex.path()) {
-            all.extend(files.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "p4")));
+            all.extend(
+                files.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "p4")),
+            );
         }
     }
     all.sort();
@@ -54,7 +56,13 @@ fn verifier_accepts_every_project_program() {
             failures.push(format!("{}:\n{}", path.display(), lines.join("\n")));
         }
     }
-    assert!(failures.is_empty(), "{} of {} programs fail verification:\n{}", failures.len(), progs.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs fail verification:\n{}",
+        failures.len(),
+        progs.len(),
+        failures.join("\n")
+    );
 }
 
 const SMALL: &str = r#"
@@ -159,7 +167,13 @@ fn every_project_program_round_trips() {
             failures.push(e);
         }
     }
-    assert!(failures.is_empty(), "{} of {} programs do not round-trip:\n{}", failures.len(), progs.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs do not round-trip:\n{}",
+        failures.len(),
+        progs.len(),
+        failures.join("\n")
+    );
 }
 
 /// The held-out corpus (outside the repository): `P4IR_CORPUS=/work/corpus cargo test -p p4-sema
@@ -173,7 +187,9 @@ fn corpus_round_trips() {
     let (mut accepted, mut ok, mut failures) = (0, 0, Vec::new());
     let mut files: Vec<PathBuf> = ["valid", "stf"]
         .iter()
-        .flat_map(|d| std::fs::read_dir(Path::new(&dir).join(d)).into_iter().flatten().filter_map(|e| e.ok().map(|e| e.path())))
+        .flat_map(|d| {
+            std::fs::read_dir(Path::new(&dir).join(d)).into_iter().flatten().filter_map(|e| e.ok().map(|e| e.path()))
+        })
         .filter(|p| p.extension().is_some_and(|x| x == "p4"))
         .collect();
     files.sort();
