@@ -25,7 +25,9 @@
 //!    short-circuit operators and `?:` with effects become `if`s.
 //! 4. [`passes::inline_functions`] — function calls are replaced by their bodies.
 //! 5. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
-//! 6. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
+//! 6. [`passes::parallel_actions`] — straight-line action bodies become parallel assignments
+//!    (conditions become `?:`).
+//! 7. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
 //!
 //! [`check::check_program`] checks the structural invariants the passes rely on; the tests run it
 //! after every pass (until `p4_ir::verify` exists).

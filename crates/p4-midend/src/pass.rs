@@ -24,6 +24,7 @@ pub const PASS_NAMES: &[&str] = &[
     passes::hoist_effects::NAME,
     passes::inline_functions::NAME,
     passes::slice_rmw::NAME,
+    passes::parallel_actions::NAME,
     passes::dead_metadata::NAME,
 ];
 
@@ -35,6 +36,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         passes::inline_functions::NAME => Some(Box::new(passes::inline_functions::InlineFunctions)),
         passes::hoist_effects::NAME => Some(Box::new(passes::hoist_effects::HoistEffects)),
         passes::dead_metadata::NAME => Some(Box::new(passes::dead_metadata::DeadMetadata)),
+        passes::parallel_actions::NAME => Some(Box::new(passes::parallel_actions::ParallelActions)),
         passes::slice_rmw::NAME => Some(Box::new(passes::slice_rmw::SliceRmw)),
         _ => None,
     }

@@ -3,8 +3,8 @@
 //! `<case>.expected`. `BLESS=1 cargo test -p p4-midend --test passes` rewrites the expected files;
 //! review the diff before committing it.
 //!
-//! Each output must also still load into the software dataplane (`Switch::new`): a pass never leaves
-//! the program unrunnable.
+//! Each output must pass the mid-end's check and the IR verifier, and still load into the software
+//! dataplane (`Switch::new`): a pass never leaves the program invalid or unrunnable.
 
 mod common;
 
@@ -15,9 +15,10 @@ fn run_case(pass_name: &str, input: &Path) -> Result<(), String> {
     let program = common::compile(input).map_err(|d| format!("{}: does not compile:\n{d}", input.display()))?;
     let pass =
         p4_midend::pass_by_name(pass_name).ok_or_else(|| format!("no pass named `{pass_name}` (directory name)"))?;
+    let known = common::verify_errors(&program);
     let mut lowered = program;
     pass.run(&mut lowered).map_err(|e| format!("{}: {e}", input.display()))?;
-    p4_midend::check::check_program(&lowered).map_err(|e| format!("{}: after `{pass_name}`: {e}", input.display()))?;
+    common::check_and_verify(pass_name, &lowered, &known).map_err(|e| format!("{}: {e}", input.display()))?;
     let text = p4_ir::printer::print_program(&lowered);
     p4_dataplane::Switch::new(Arc::new(lowered)).map_err(|e| {
         format!("{}: the dataplane refuses the output of `{pass_name}`: {}", input.display(), e.message)

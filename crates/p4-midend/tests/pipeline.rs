@@ -32,7 +32,15 @@ fn lowering_is_idempotent() {
 fn pipeline_order_and_names() {
     assert_eq!(
         p4_midend::Pipeline::default().names(),
-        ["inline-controls", "inline-parsers", "hoist-effects", "inline-functions", "slice-rmw", "dead-metadata"]
+        [
+            "inline-controls",
+            "inline-parsers",
+            "hoist-effects",
+            "inline-functions",
+            "slice-rmw",
+            "parallel-actions",
+            "dead-metadata"
+        ]
     );
     let p = p4_midend::Pipeline::from_names(&["slice-rmw", "inline-functions"]).expect("known names");
     assert_eq!(p.names(), ["slice-rmw", "inline-functions"]);

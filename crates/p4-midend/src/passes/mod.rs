@@ -5,4 +5,5 @@ pub mod hoist_effects;
 pub mod inline_controls;
 pub mod inline_functions;
 pub mod inline_parsers;
+pub mod parallel_actions;
 pub mod slice_rmw;

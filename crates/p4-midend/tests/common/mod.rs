@@ -68,3 +68,21 @@ pub fn stf_pairs(dir: &Path) -> Vec<(PathBuf, PathBuf)> {
     found.sort();
     found
 }
+
+/// The verifier's complaints about `program`, as text.
+pub fn verify_errors(program: &p4_ir::Program) -> Vec<String> {
+    p4_ir::verify::verify(program).err().unwrap_or_default().iter().map(|e| e.to_string()).collect()
+}
+
+/// The mid-end's structural check and the IR verifier (`p4_ir::verify`), as one pass hook. Complaints
+/// already made about sema's output (`known`) are not the pass's doing and are let through; any new
+/// one fails.
+pub fn check_and_verify(pass: &str, program: &p4_ir::Program, known: &[String]) -> Result<(), p4_midend::PassError> {
+    p4_midend::check::check_program(program)?;
+    let new: Vec<String> = verify_errors(program).into_iter().filter(|e| !known.contains(e)).collect();
+    if new.is_empty() {
+        Ok(())
+    } else {
+        Err(p4_midend::PassError::new("verify", format!("after `{pass}`: {}", new.join("; "))))
+    }
+}
