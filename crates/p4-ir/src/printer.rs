@@ -1,12 +1,28 @@
-//! The IR's text form. Stable: snapshot tests depend on it.
+//! The IR's text form. Stable: snapshot tests depend on it, and [`crate::text::parse_program`]
+//! reads it back (print → parse → print gives the same text; spans are not part of it).
 //!
-//! Layout: type declarations, errors and match kinds, then each parser and control with its frame
-//! (`vars`), the actions/functions/tables that run in it, and its body; finally extern instances,
-//! value sets and `main`. One statement per line; expressions in P4-like syntax where every implicit
-//! conversion is an explicit cast and every constant carries its type (`8w5`, `4s-1`).
-//! Variables print as their frame name (sema keeps names unique within a frame); each block lists
-//! its frame once (`vars { ... }`) with types, so expressions need not repeat them.
-
+//! Layout: type declarations, errors and match kinds, extern instances and value sets, then each
+//! parser and control, then `package`. One statement per line; expressions in P4-like syntax
+//! where every implicit conversion is an explicit cast and every constant carries its type (`8w5`,
+//! `4s-1`). Every nested operator is parenthesised, so there is no precedence to know.
+//!
+//! What makes it complete:
+//! - Each block lists its whole frame in slot order (`vars { param in H hdr; local bit<8> x;
+//!   arg bit<9> fwd.port; temp ...; return ... }`): a [`VarId`] is the position there, and
+//!   variables print as their frame name (names are unique in a frame; the verifier checks it).
+//! - Actions, functions and tables are declared with their id (`action #3 NoAction()`), inside the
+//!   block they run in; a parameter whose frame slot has another name prints as `bit<9> port: fwd.port`.
+//!   A block's extern instances and value sets are listed (`externs { ... }`), its action list
+//!   only when it differs from the actions declared in it.
+//! - References to program-level objects print as their name; where that would not read back (a
+//!   name that is not an identifier path, repeats among objects of its kind, or starts with a
+//!   variable's name) as `` `name`#id ``. Declared names that are not identifier paths are quoted.
+//! - An expression whose type is not the one [`infer_type`] gives its kind (e.g. a call of an
+//!   extern method returning a value, an aggregate constant, `_`) prints as `(e : T)`; a method call
+//!   whose extern type its target does not imply prints as `t.[ext]m(...)`.
+//! - Table properties other than key/actions/default/size/entries/counters/meters/implementation
+//!   print as `property name = value;`; package arguments say what they are (`parser P`,
+//!   `control C`, `instance x`, `package T n(...)`, or a value).
 use crate::*;
 
 /// Print a whole program.

@@ -79,3 +79,46 @@ fn verifier_rejects_a_default_action_with_extra_arguments() {
         "bad.p4ir:31:1: invalid IR: control I, table I.t: default action NoAction has 1 arguments for 0 parameters\n   |\n31 | control I : I(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) {\n   | ^\n"
     );
 }
+
+/// Forms no project program needs but the text form must carry: names that are not identifier
+/// paths or that repeat (`` `name`#id ``), a variable named like a keyword, a negated literal, an
+/// aggregate constant, a string with escapes, a method whose extern type is spelled out.
+#[test]
+fn unusual_names_and_values_round_trip() {
+    use p4_ir::*;
+    let mut p = parse_program("small.p4ir", SMALL).expect("small.p4ir reads");
+    // Both actions named `NoAction` (elaboration may duplicate one per block).
+    p.actions[0].name = "NoAction".into();
+    // A table named with a space; a control-plane property with an escaped string.
+    p.tables[0].name = "I.my table".into();
+    p.tables[0].properties.push(("note".into(), Value::String("say \"hi\"\n".into())));
+    let i = p.controls.iter().position(|c| c.block.name == "I").expect("control I");
+    // A variable named like a keyword, assigned an aggregate constant and a negated literal.
+    p.controls[i].block.vars[3].name = "key".into();
+    let key = Expr::new(p.controls[i].block.vars[3].ty.clone(), ExprKind::Var(VarId(3)), Span::DUMMY);
+    let five = Expr::constant(Value::InfInt(5.into()), Type::InfInt, Span::DUMMY);
+    let neg = Expr::new(Type::InfInt, ExprKind::Unary(UnOp::Neg, Box::new(five)), Span::DUMMY);
+    let cast = Expr::new(Type::bit(8), ExprKind::Cast(Box::new(neg)), Span::DUMMY);
+    let agg = Value::Aggregate { valid: true, fields: vec![Value::Bool(true)] };
+    p.controls[i].body.push(Stmt::Assign { lhs: key, rhs: cast, span: Span::DUMMY });
+    let tup = Expr::constant(agg, Type::Tuple(vec![Type::Bool]), Span::DUMMY);
+    let first = Expr::new(Type::Bool, ExprKind::Field(Box::new(tup), 0), Span::DUMMY);
+    p.controls[i].body.push(Stmt::If { cond: first, then: vec![Stmt::Exit(Span::DUMMY)], otherwise: vec![], span: Span::DUMMY });
+    assert_eq!(p4_ir::verify::verify(&p), Ok(()));
+
+    let text = print_program(&p);
+    for expected in [
+        "action #0 NoAction(bit<8> v: `key`) {",
+        "action `NoAction`#0;",
+        "table #0 `I.my table` {",
+        "property note = \"say \\\"hi\\\"\\n\";",
+        "arg bit<8> `key` }",
+        "`key` = (bit<8>)(-(5));",
+        "if (({true} : tuple<bool>)[0]) {",
+        "`I.my table`#0.apply();",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not in:\n{text}");
+    }
+    let back = parse_program("unusual.p4ir", &text).unwrap_or_else(|e| panic!("{}", e.render("unusual.p4ir", &text)));
+    assert_eq!(print_program(&back), text);
+}
