@@ -326,7 +326,7 @@ impl<'t> Reader<'t> {
     }
     fn eat_op(&mut self, op: &str) -> bool {
         let run = self.punct_run();
-        if run.starts_with(op) && (run.len() == op.len() || !"&|=<>+-".contains(&run[op.len()..op.len() + 1])) {
+        if run.starts_with(op) && !run[op.len()..].starts_with(['&', '|', '=', '<', '>', '+', '-']) {
             self.pos += op.chars().count();
             true
         } else {
@@ -555,10 +555,10 @@ impl<'t> Reader<'t> {
                     if let Some(n) = name_at(i + 1) {
                         // `parser NAME :` declares; `parser NAME` in the package refers.
                         let mut j = i + 2;
-                        while self.toks[j].tok == Tok::Punct('.') {
+                        while self.toks.get(j).is_some_and(|t| t.tok == Tok::Punct('.')) {
                             j += 2;
                         }
-                        if self.toks[j].tok == Tok::Punct(':') {
+                        if self.toks.get(j).is_some_and(|t| t.tok == Tok::Punct(':')) {
                             let (kind, c) = if k == "parser" {
                                 (Kind::Parser, &mut parsers)
                             } else {

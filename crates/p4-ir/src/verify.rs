@@ -1,6 +1,6 @@
 //! The IR verifier: checks the invariants documented in the crate docs that a back end relies on.
 //!
-//! [`verify`] returns every violation it finds (not only the first), each naming where it is
+//! [`verify()`] returns every violation it finds (not only the first), each naming where it is
 //! (`control MyIngress, action MyIngress.a: ...`). Checked invariants:
 //!
 //! - **Ids in range.** Every [`TypeId`], [`ParserId`], [`ControlId`], [`ActionId`], [`FunctionId`],

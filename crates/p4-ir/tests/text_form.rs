@@ -103,7 +103,12 @@ fn unusual_names_and_values_round_trip() {
     p.controls[i].body.push(Stmt::Assign { lhs: key, rhs: cast, span: Span::DUMMY });
     let tup = Expr::constant(agg, Type::Tuple(vec![Type::Bool]), Span::DUMMY);
     let first = Expr::new(Type::Bool, ExprKind::Field(Box::new(tup), 0), Span::DUMMY);
-    p.controls[i].body.push(Stmt::If { cond: first, then: vec![Stmt::Exit(Span::DUMMY)], otherwise: vec![], span: Span::DUMMY });
+    p.controls[i].body.push(Stmt::If {
+        cond: first,
+        then: vec![Stmt::Exit(Span::DUMMY)],
+        otherwise: vec![],
+        span: Span::DUMMY,
+    });
     assert_eq!(p4_ir::verify::verify(&p), Ok(()));
 
     let text = print_program(&p);
@@ -121,4 +126,41 @@ fn unusual_names_and_values_round_trip() {
     }
     let back = parse_program("unusual.p4ir", &text).unwrap_or_else(|e| panic!("{}", e.render("unusual.p4ir", &text)));
     assert_eq!(print_program(&back), text);
+}
+
+/// Malformed input never panics the reader: every truncation of `small.p4ir` and every variant
+/// with one character deleted or replaced by a non-ASCII one gives `Ok` or a located `Err`.
+#[test]
+fn damaged_input_gives_errors_not_panics() {
+    let bounds: Vec<usize> = SMALL.char_indices().map(|(i, _)| i).collect();
+    let mut errors = 0;
+    for (k, &i) in bounds.iter().enumerate() {
+        let next = bounds.get(k + 1).copied().unwrap_or(SMALL.len());
+        for text in [
+            SMALL[..i].to_string(),
+            format!("{}{}", &SMALL[..i], &SMALL[next..]),
+            format!("{}é{}", &SMALL[..i], &SMALL[next..]),
+        ] {
+            if let Err(e) = parse_program("d.p4ir", &text) {
+                assert!(e.line >= 1 && e.line <= text.lines().count().max(1) + 1, "line {} out of range", e.line);
+                errors += 1;
+            }
+        }
+    }
+    // Nearly every damaged variant is an error (a few deletions, e.g. of a space, are harmless).
+    assert!(errors > 2 * bounds.len(), "only {errors} errors");
+}
+
+/// Inputs that end in the middle of a dotted name or an operator.
+#[test]
+fn truncated_names_and_operators_are_errors() {
+    for text in [
+        "parser a.",
+        "parser a.b",
+        "control",
+        "struct S { bit<8> a; } extern",
+        "errors { a } match_kinds { b } package T m(x = 1 &&&é",
+    ] {
+        assert!(parse_program("t.p4ir", text).is_err(), "{text:?} was accepted");
+    }
 }
