@@ -12,6 +12,24 @@ fn programs() -> Vec<std::path::PathBuf> {
     pairs.into_iter().map(|(p4, _)| p4).collect()
 }
 
+/// The lowered IR is IR like any other: its text form reads back (`p4_ir::text::parse_program`, which
+/// verifies what it reads) and prints the same text again.
+#[test]
+fn lowered_text_round_trips() {
+    for p4 in programs() {
+        let program = common::compile(&p4).expect("compiles");
+        let lowered = p4_midend::lower(program).expect("lowers");
+        let text = print_program(&lowered);
+        let back = match p4_ir::text::parse_program("lowered.p4ir", &text) {
+            Ok(p) => p,
+            Err(e) => {
+                panic!("{}: the lowered text does not read back:\n{}", p4.display(), e.render("lowered.p4ir", &text))
+            }
+        };
+        assert_eq!(print_program(&back), text, "{}: round trip changed the text", p4.display());
+    }
+}
+
 /// Lowering a lowered program changes nothing: every pass leaves nothing it would rewrite again
 /// (a pass that is not idempotent would keep growing the program each time it runs).
 #[test]

@@ -1,6 +1,7 @@
 //! The mid-end's main validation: every STF test of the project, run on the lowered program, must end
 //! exactly as it does on the program straight from sema (the software dataplane is the oracle). The
-//! golden cases under `tests/passes/` that have an `.stf` beside them run the same way.
+//! golden cases under `tests/passes/` that have an `.stf` beside them run the same way. The mid-end's
+//! check and the IR verifier run after every pass, and the lowered text form must read back.
 //!
 //! The held-out corpus (kept outside the repository) runs the same way when `P4_MIDEND_CORPUS` names
 //! its directory: `P4_MIDEND_CORPUS=/work/corpus/stf cargo test -p p4-midend --profile ci --test
@@ -40,6 +41,14 @@ fn compare(pairs: &[(PathBuf, PathBuf)], root: &Path) -> (Vec<String>, usize, us
                 continue;
             }
         };
+        // The lowered text form reads back to the same text.
+        let text = p4_ir::printer::print_program(&lowered);
+        match p4_ir::text::parse_program("lowered.p4ir", &text) {
+            Ok(back) if p4_ir::printer::print_program(&back) == text => {}
+            Ok(_) => regressions.push(format!("{name}: the lowered IR's text round trip changes it")),
+            Err(e) => regressions
+                .push(format!("{name}: the lowered IR's text does not read back: {}", e.render("lowered.p4ir", &text))),
+        }
         let after = run_stf(lowered, stf);
         unlowered_pass += usize::from(before == Outcome::Passed);
         lowered_pass += usize::from(after == Outcome::Passed);
