@@ -2,6 +2,9 @@
 //! [`Program`] (spans are [`Span::DUMMY`]) and runs [`crate::verify::verify`] on it, so printing the
 //! result gives the same text.
 //!
+//! Spans and one detail are not part of the text: a `for` loop without a condition reads back with
+//! the condition `true` (it prints the same).
+//!
 //! Hand-written recursive descent over a small token stream. Names of program-level objects are
 //! known before their declarations are read: a first scan over the tokens collects every
 //! `action #N name`, `function #N name`, `table #N name`, `parser name :`, `control name :` and type
@@ -13,17 +16,21 @@ use crate::*;
 use num_bigint::BigInt;
 use std::collections::HashMap;
 
-/// A malformed or invalid text form: 1-based line and column of the offending token.
+/// A malformed or invalid text form: the file name given to [`parse_program`], 1-based line and
+/// column of the offending token. `Display` gives `file:line:col: message`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TextError {
+    pub file: String,
     pub line: usize,
     pub column: usize,
     pub message: String,
 }
 
 impl TextError {
-    /// `file:line:col: message`, the source line and a caret under the column.
-    pub fn render(&self, file_name: &str, text: &str) -> String {
+    /// `file:line:col: message`, the source line (from `text`, the text that was parsed) and a caret
+    /// under the column.
+    pub fn render(&self, text: &str) -> String {
+        let file_name = &self.file;
         let src = text.lines().nth(self.line.saturating_sub(1)).unwrap_or("");
         let n = self.line.to_string();
         let pad = " ".repeat(n.len());
@@ -32,9 +39,19 @@ impl TextError {
     }
 }
 
-/// Parse a program printed by [`crate::printer::print_program`] and verify it.
+impl std::fmt::Display for TextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.file, self.line, self.column, self.message)
+    }
+}
+
+/// Parse a program printed by [`crate::printer::print_program`] and verify it. `file_name` is only
+/// used in errors.
 pub fn parse_program(file_name: &str, text: &str) -> Result<Program, TextError> {
-    let _ = file_name;
+    parse_unnamed(text).map_err(|e| TextError { file: file_name.to_string(), ..e })
+}
+
+fn parse_unnamed(text: &str) -> Result<Program, TextError> {
     let toks = lex(text)?;
     let mut p = Reader {
         text,
@@ -56,7 +73,7 @@ pub fn parse_program(file_name: &str, text: &str) -> Result<Program, TextError> 
         let at = p.decl_at.get(subject).copied().unwrap_or(0);
         let (line, column) = line_col(text, at);
         let more = if errs.len() > 1 { format!(" (and {} more)", errs.len() - 1) } else { String::new() };
-        return Err(TextError { line, column, message: format!("invalid IR: {e}{more}") });
+        return Err(TextError { file: String::new(), line, column, message: format!("invalid IR: {e}{more}") });
     }
     Ok(p.prog)
 }
@@ -97,7 +114,7 @@ fn lex(text: &str) -> Result<Vec<Token>, TextError> {
     let mut glued = false;
     let err = |at: usize, m: &str| {
         let (line, column) = line_col(text, at);
-        TextError { line, column, message: m.to_string() }
+        TextError { file: String::new(), line, column, message: m.to_string() }
     };
     while i < b.len() {
         let c = b[i] as char;
@@ -265,7 +282,7 @@ impl<'t> Reader<'t> {
     }
     fn err<T>(&self, m: impl Into<String>) -> R<T> {
         let (line, column) = line_col(self.text, self.toks[self.pos].at);
-        Err(TextError { line, column, message: m.into() })
+        Err(TextError { file: String::new(), line, column, message: m.into() })
     }
     fn describe(&self) -> String {
         match self.peek() {

@@ -7,6 +7,9 @@
 //!   [`TableId`], [`ExternId`], [`ValueSetId`] and [`StateId`] names an existing item; every
 //!   [`VarId`] names a slot of the frame of the block the code runs in (a parser's or control's
 //!   body, an action's or function's [`BlockRef`], a table's control).
+//! - **Header layouts.** Every header field is `bit`/`int`, `bool`, a serializable enum, a
+//!   struct of such fields (which the crate docs' list omits, but P4 allows and the front end
+//!   keeps) or a `varbit`, and a header has at most one `varbit`.
 //! - **Frames.** Variable names are unique within a frame (the text form names variables by name);
 //!   [`Block::params`] lists exactly the frame's [`VarKind::Param`] slots; an action's or
 //!   function's parameter slot has the parameter's type; a function returning a value has a
@@ -103,6 +106,9 @@ impl<'p> Verifier<'p> {
             self.location = format!("type {}", t.name());
             for f in t.fields() {
                 self.ty(&f.ty);
+            }
+            if let TypeDef::Header { fields, .. } = t {
+                self.header_fields(fields);
             }
             if let TypeDef::Extern { type_args, .. } = t {
                 type_args.iter().for_each(|t| self.ty(t));
@@ -209,6 +215,43 @@ impl<'p> Verifier<'p> {
         self.location = format!("package {}", prog.main.name);
         let main = prog.main.clone();
         self.package(&main);
+    }
+
+    /// Header fields have wire layouts: bits, bool, a serializable enum, or one varbit.
+    fn header_fields(&mut self, fields: &[FieldDef]) {
+        let mut varbits = 0;
+        for f in fields {
+            let ok = match &f.ty {
+                Type::Bits { .. } | Type::Bool => true,
+                Type::Varbit(_) => {
+                    varbits += 1;
+                    true
+                }
+                Type::Named(_) => self.fixed_layout(&f.ty),
+                _ => false,
+            };
+            if !ok {
+                let t = self.ty_name(&f.ty);
+                self.err(format!("header field {} has type {t}, which has no wire layout", f.name));
+            }
+        }
+        if varbits > 1 {
+            self.err("a header has more than one varbit field");
+        }
+    }
+
+    /// A type with a fixed wire layout: bits, bool, a serializable enum, or a struct of those (P4
+    /// allows structs of bit fields in headers; the front end keeps them as structs).
+    fn fixed_layout(&self, t: &Type) -> bool {
+        match t {
+            Type::Bits { .. } | Type::Bool => true,
+            Type::Named(id) => match self.prog.types.get(id.index()) {
+                Some(TypeDef::Enum { underlying: Some(_), .. }) => true,
+                Some(TypeDef::Struct { fields, .. }) => fields.iter().all(|f| self.fixed_layout(&f.ty)),
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     fn package(&mut self, p: &Package) {

@@ -138,6 +138,23 @@ fn verifier_names_each_violation() {
         ]
     );
 
+    // A header field without a wire layout (a struct holding a header), and two varbits.
+    let mut p = small();
+    let h = p.find_type("h_t").expect("h_t");
+    let meta = p.find_type("headers").expect("headers");
+    let TypeDef::Header { fields, .. } = &mut p.types[h.index()] else { panic!("h_t is a header") };
+    fields[0].ty = Type::Named(meta);
+    fields.push(FieldDef { name: "v1".into(), ty: Type::Varbit(8), annotations: vec![] });
+    fields.push(FieldDef { name: "v2".into(), ty: Type::Varbit(8), annotations: vec![] });
+    let errs = violations(&p);
+    assert_eq!(
+        errs[..2],
+        [
+            "type h_t: header field a has type headers, which has no wire layout",
+            "type h_t: a header has more than one varbit field"
+        ]
+    );
+
     // A variable outside the frame.
     let mut p = small();
     let i = ci(&p);
@@ -149,7 +166,7 @@ fn verifier_names_each_violation() {
 /// Print, read back, print: the text must not change. Returns the first difference or error.
 fn round_trip(name: &str, prog: &p4_ir::Program) -> Result<(), String> {
     let text = p4_ir::printer::print_program(prog);
-    let back = p4_ir::text::parse_program(name, &text).map_err(|e| e.render(name, &text))?;
+    let back = p4_ir::text::parse_program(name, &text).map_err(|e| e.render(&text))?;
     let again = p4_ir::printer::print_program(&back);
     if again == text {
         return Ok(());
