@@ -27,10 +27,9 @@ pub struct TextError {
 }
 
 impl TextError {
-    /// `file:line:col: message`, the source line (from `text`, the text that was parsed) and a caret
-    /// under the column.
-    pub fn render(&self, text: &str) -> String {
-        let file_name = &self.file;
+    /// `file_name:line:col: message`, the source line (from `text`, the text that was parsed) and a
+    /// caret under the column.
+    pub fn render(&self, file_name: &str, text: &str) -> String {
         let src = text.lines().nth(self.line.saturating_sub(1)).unwrap_or("");
         let n = self.line.to_string();
         let pad = " ".repeat(n.len());

@@ -13,13 +13,13 @@ fn error_for(from: &str, to: &str) -> String {
     let text = SMALL.replacen(from, to, 1);
     match parse_program("bad.p4ir", &text) {
         Ok(_) => panic!("{to:?} was accepted"),
-        Err(e) => e.render(&text),
+        Err(e) => e.render(&e.file, &text),
     }
 }
 
 #[test]
 fn small_program_round_trips() {
-    let p = parse_program("small.p4ir", SMALL).unwrap_or_else(|e| panic!("{}", e.render(SMALL)));
+    let p = parse_program("small.p4ir", SMALL).unwrap_or_else(|e| panic!("{}", e.render(&e.file, SMALL)));
     assert_eq!(print_program(&p), SMALL);
     // Ids follow the text: parser P, six blocks in all, actions I.set and NoAction, table I.t.
     assert_eq!(p.parsers.len() + p.controls.len(), 6);
@@ -124,7 +124,7 @@ fn unusual_names_and_values_round_trip() {
     ] {
         assert!(text.contains(expected), "{expected:?} not in:\n{text}");
     }
-    let back = parse_program("unusual.p4ir", &text).unwrap_or_else(|e| panic!("{}", e.render(&text)));
+    let back = parse_program("unusual.p4ir", &text).unwrap_or_else(|e| panic!("{}", e.render(&e.file, &text)));
     assert_eq!(print_program(&back), text);
 }
 

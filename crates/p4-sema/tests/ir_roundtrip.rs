@@ -166,7 +166,7 @@ fn verifier_names_each_violation() {
 /// Print, read back, print: the text must not change. Returns the first difference or error.
 fn round_trip(name: &str, prog: &p4_ir::Program) -> Result<(), String> {
     let text = p4_ir::printer::print_program(prog);
-    let back = p4_ir::text::parse_program(name, &text).map_err(|e| e.render(&text))?;
+    let back = p4_ir::text::parse_program(name, &text).map_err(|e| e.render(&e.file, &text))?;
     let again = p4_ir::printer::print_program(&back);
     if again == text {
         return Ok(());
