@@ -85,6 +85,24 @@ pub fn compile(path: &Path, user_includes: &[PathBuf]) -> CliResult<Compiled> {
     }
 }
 
+impl Compiled {
+    /// Runs the mid-end (`p4_midend::lower`) over the program: the lowered program is still IR, runs
+    /// on the same dataplane and prints in the same text form. A pass that fails is a compile error
+    /// (exit 1), shown at its location when it has one.
+    pub fn lowered(self, path: &Path) -> CliResult<Compiled> {
+        let Compiled { program, warnings, sources } = self;
+        match p4_midend::lower(program) {
+            Ok(program) => Ok(Compiled { program, warnings, sources }),
+            Err(error) => {
+                let span = error.span.unwrap_or(p4_syntax::span::Span::DUMMY);
+                let diagnostic = Diagnostic::error(span, error.to_string());
+                Err(CliError::failed(format!("{}: the mid-end cannot lower this program", path.display()))
+                    .with_detail(format!("{warnings}{}", p4_syntax::diag::render_all(&[diagnostic], &sources))))
+            }
+        }
+    }
+}
+
 /// Whether the software dataplane can run `program`: `Err` is the dataplane's refusal rendered like a
 /// compiler diagnostic (file:line:col, source line, caret) when it points into the source, as an
 /// error or (for `check`, which judges the language, not the target) a warning.

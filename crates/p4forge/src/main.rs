@@ -68,6 +68,9 @@ enum Command {
         /// Also print command output, drop reasons and log_msg lines.
         #[arg(short, long)]
         verbose: bool,
+        /// Run the test on the program after the mid-end (`--emit lowered-ir`) instead of as elaborated.
+        #[arg(long)]
+        lowered: bool,
     },
     /// Push pcap/pcapng traffic through a program and write what comes out, one pcap per port.
     ///
@@ -154,7 +157,7 @@ fn dispatch(command: Command) -> CliResult<()> {
     match command {
         Command::Check { program, include } => cmd::check::check(&program, &include),
         Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
-        Command::Test { program, stf, include, verbose } => cmd::test::test(&program, &stf, &include, verbose),
+        Command::Test { program, stf, include, verbose, lowered } => cmd::test::test(&program, &stf, &include, verbose, lowered),
         Command::Run { program, entries, inputs, out, include, verbose, progress } => {
             let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress };
             let summary = cmd::run::run(&options)?;

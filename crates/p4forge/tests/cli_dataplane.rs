@@ -173,3 +173,16 @@ fn compile_emits_the_parsed_program_as_p4() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).ends_with("error: syntax_error.p4 has syntax errors\n"), "{}", text(&out.stderr));
 }
+
+#[test]
+fn compile_emits_the_lowered_ir_and_test_runs_it() {
+    let out = p4forge(&["compile", "fwd.p4", "--emit", "lowered-ir"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let program = p4forge::frontend::compile(&fixtures.join("fwd.p4"), &[]).expect("fwd.p4 compiles").program;
+    let lowered = p4_midend::lower(program).expect("fwd.p4 lowers");
+    assert_eq!(text(&out.stdout), p4_ir::printer::print_program(&lowered));
+    let out = p4forge(&["test", "--lowered", "fwd.p4", "fwd.stf"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("PASS"), "{}", text(&out.stdout));
+}

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 pub enum Emit {
     /// The elaborated, typed IR (`p4_ir::printer`).
     Ir,
+    /// The IR after the mid-end (`p4_midend::lower`), in the same text form.
+    LoweredIr,
     /// The parsed program, printed back as P4 source (after preprocessing; shows how it was parsed).
     Ast,
     /// Every control as basic blocks with def-use and table dependencies, and every parser state's
@@ -23,6 +25,11 @@ pub fn compile(program: &Path, includes: &[PathBuf], emit: Emit) -> CliResult<St
     match emit {
         Emit::Ir => {
             let compiled = frontend::compile(program, includes)?;
+            p4_io::eprint_safe!("{}", compiled.warnings);
+            Ok(p4_ir::printer::print_program(&compiled.program))
+        }
+        Emit::LoweredIr => {
+            let compiled = frontend::compile(program, includes)?.lowered(program)?;
             p4_io::eprint_safe!("{}", compiled.warnings);
             Ok(p4_ir::printer::print_program(&compiled.program))
         }

@@ -7,18 +7,21 @@ use std::path::{Path, PathBuf};
 
 /// Compiles `program`, runs `stf` on a fresh switch and returns the report. Errors: the program does
 /// not compile (exit 1), the STF file is unreadable or malformed (exit 2).
-pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf]) -> CliResult<StfReport> {
+pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bool) -> CliResult<StfReport> {
     let text = read_text(stf, "STF file")?;
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
-    let compiled = frontend::compile(program, includes)?;
+    let mut compiled = frontend::compile(program, includes)?;
+    if lowered {
+        compiled = compiled.lowered(program)?;
+    }
     p4_io::eprint_safe!("{}", compiled.warnings);
     let mut switch = frontend::new_switch(compiled, program)?;
     Ok(p4_stf::run_stf(switch.as_mut(), &commands))
 }
 
 /// Runs the test and prints `PASS`/`FAIL` with the diff; `Err` (exit 1) if it failed.
-pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool) -> CliResult<()> {
-    let report = run_test(program, stf, includes)?;
+pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool, lowered: bool) -> CliResult<()> {
+    let report = run_test(program, stf, includes, lowered)?;
     let mut out = String::new();
     if verbose {
         for line in &report.log {
