@@ -28,6 +28,9 @@
 //!   both operands of arithmetic, bitwise and comparison operators have the same type (shifts and
 //!   `++` excepted); a `++` of bit strings has the sum of the widths; a sized constant has the
 //!   type of its value.
+//! - **Calls.** A call of an action or function, and a parser's or control's apply, has one
+//!   argument per parameter; a `switch` on `action_run` names only actions of the table; both
+//!   branches of `?:` have the same type.
 //! - **Statements.** Assignment targets and `out`/`inout` arguments are l-values; `break` and
 //!   `continue` occur only inside a `for` body.
 
@@ -477,6 +480,28 @@ impl<'p> Verifier<'p> {
             Callee::Function(f) if f.index() >= self.prog.functions.len() => {
                 self.err(format!("function #{} does not exist", f.0))
             }
+            Callee::Action(a) => {
+                let act = &self.prog.actions[a.index()];
+                if c.args.len() != act.params.len() {
+                    self.err(format!(
+                        "call of action {} has {} arguments for {} parameters",
+                        act.name,
+                        c.args.len(),
+                        act.params.len()
+                    ));
+                }
+            }
+            Callee::Function(f) => {
+                let fun = &self.prog.functions[f.index()];
+                if c.args.len() != fun.params.len() {
+                    self.err(format!(
+                        "call of function {} has {} arguments for {} parameters",
+                        fun.name,
+                        c.args.len(),
+                        fun.params.len()
+                    ));
+                }
+            }
             Callee::Method { target, .. } | Callee::Builtin { target, .. } => self.expr(target),
             _ => {}
         }
@@ -504,8 +529,16 @@ impl<'p> Verifier<'p> {
             Stmt::Call(c) => self.call(c),
             Stmt::ApplyTable { table, .. } => self.table_id(*table),
             Stmt::ApplyBlock { block, args, .. } => {
-                if self.frame_of(block).is_none() {
-                    self.err("applies a block that does not exist");
+                let params = match block {
+                    BlockRef::Parser(p) => self.prog.parsers.get(p.index()).map(|p| p.block.params.len()),
+                    BlockRef::Control(c) => self.prog.controls.get(c.index()).map(|c| c.block.params.len()),
+                };
+                match params {
+                    None => self.err("applies a block that does not exist"),
+                    Some(n) if n != args.len() => {
+                        self.err(format!("applies a block of {n} parameters with {} arguments", args.len()))
+                    }
+                    Some(_) => {}
                 }
                 for a in args {
                     self.expr(&a.expr);
@@ -526,6 +559,14 @@ impl<'p> Verifier<'p> {
                     if let Some(a) = a {
                         if a.index() >= self.prog.actions.len() {
                             self.err(format!("switch case names action #{} which does not exist", a.0));
+                        } else if self
+                            .prog
+                            .tables
+                            .get(table.index())
+                            .is_some_and(|t| !t.actions.iter().any(|x| x.action == *a))
+                        {
+                            let n = &self.prog.actions[a.index()].name;
+                            self.err(format!("switch case names action {n}, which is not among the table's actions"));
                         }
                     }
                     self.stmts(body);
@@ -687,6 +728,8 @@ impl<'p> Verifier<'p> {
                 self.expr(a);
                 self.expr(b);
                 self.expect_bool(c, "a `?:` condition");
+                let at = a.ty.clone();
+                self.mismatch(b, &at, "the other `?:` branch's type");
             }
             ExprKind::Cast(x) => self.expr(x),
             ExprKind::Call(c) => {

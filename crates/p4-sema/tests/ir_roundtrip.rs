@@ -155,6 +155,17 @@ fn verifier_names_each_violation() {
         ]
     );
 
+    // An action called without its argument.
+    let mut p = small();
+    let i = ci(&p);
+    let set = p.actions.iter().position(|a| a.name == "I.set").expect("I.set") as u32;
+    p.controls[i].body.push(Stmt::Call(Call {
+        callee: Callee::Action(ActionId(set)),
+        args: vec![],
+        span: Span::DUMMY,
+    }));
+    assert_eq!(violations(&p), ["control I: call of action I.set has 0 arguments for 1 parameters"]);
+
     // A variable outside the frame.
     let mut p = small();
     let i = ci(&p);
