@@ -1,6 +1,7 @@
-//! A structural check of a (lowered) program, run after every pass in the tests until the IR's own
-//! verifier (`p4_ir::verify`, being written) lands: the invariants the passes most easily break when
-//! they move statements, variables and objects between blocks.
+//! A structural check of a (lowered) program: the invariants the passes most easily break when they
+//! move statements, variables and objects between blocks. The tests run it after every pass together
+//! with the IR's verifier (`p4_ir::verify`), which checks more (types, l-values, table actions); this
+//! one is cheap and names the statement list at fault.
 //!
 //! Checked: every variable an expression or `init` names exists in the frame the code runs in;
 //! variable names are unique within a frame; field indices exist in their struct/header/union;

@@ -5,7 +5,8 @@
 //!
 //! Entry points:
 //! - [`lower`]: the default [`Pipeline`] (`p4forge compile --emit lowered-ir`, `p4forge test --lowered`).
-//! - [`Pipeline::run_with`]: the same, with a hook after every pass (tests run the IR verifier there).
+//! - [`Pipeline::run_with`]: the same, with a hook after every pass (the tests run the check and the IR
+//!   verifier there).
 //! - [`pass_by_name`] / [`PASS_NAMES`]: one pass alone (the golden tests of `tests/passes/<pass>/`).
 //!
 //! For the CLI (`p4forge` does not depend on this crate yet):
@@ -29,8 +30,9 @@
 //!    (conditions become `?:`).
 //! 7. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
 //!
-//! [`check::check_program`] checks the structural invariants the passes rely on; the tests run it
-//! after every pass (until `p4_ir::verify` exists).
+//! [`check::check_program`] checks the structural invariants the passes rely on; the tests run it and
+//! `p4_ir::verify::verify` after every pass, and read the lowered text form back
+//! (`p4_ir::text::parse_program`) to the same text.
 
 pub mod check;
 pub mod error;
