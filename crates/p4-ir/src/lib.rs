@@ -18,6 +18,7 @@
 //!
 //! The text form ([`printer`]) is stable and used for snapshot tests (`p4forge compile --emit ir`).
 
+pub mod arch;
 pub mod cfg;
 pub mod layout;
 pub mod printer;

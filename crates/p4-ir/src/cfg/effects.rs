@@ -14,6 +14,7 @@
 //! caller sees the arguments' effects by direction instead.
 
 use crate::*;
+use crate::arch::StateAccess;
 use std::collections::BTreeSet;
 
 /// Path component standing for a header's validity bit (`$valid`).
@@ -152,27 +153,11 @@ impl Effects {
     }
 }
 
-/// How an extern method touches its instance's state. Indexed externs (registers, counters, meters)
-/// update one index at a time, so their writes are may-writes of the whole instance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum StateAccess {
-    None,
-    Read,
-    Write,
-    ReadWrite,
-}
-
-/// The state access of `extern_type.method` (v1model and PSA names). Unknown externs are assumed to
-/// read and update their state (sound; an architecture description will make this precise).
-fn state_access(extern_type: &str, method: &str) -> StateAccess {
-    match (extern_type, method) {
-        ("register" | "Register", "read") | ("direct_meter", "read") => StateAccess::Read,
-        ("register" | "Register", "write") => StateAccess::Write,
-        ("counter" | "Counter" | "direct_counter" | "DirectCounter", "count") => StateAccess::ReadWrite,
-        ("meter", "execute_meter") | ("Meter" | "DirectMeter", "execute") => StateAccess::ReadWrite,
-        ("Checksum16", "get") | ("Hash", "get_hash") | ("action_profile" | "action_selector", _) => StateAccess::None,
-        _ => StateAccess::ReadWrite,
-    }
+/// The state access of `extern_type.method`, from the program's architecture description
+/// ([`crate::arch`]). Externs the description does not know (or a program of an architecture
+/// p4forge has not described) are assumed to read and update their state: sound, if coarse.
+fn state_access(prog: &Program, extern_type: &str, method: &str) -> StateAccess {
+    crate::arch::of_program(prog).and_then(|a| a.method(extern_type, method)).map_or(StateAccess::ReadWrite, |m| m.state)
 }
 
 /// Deepest nesting of action/function calls followed (P4 has no recursion; this only guards
@@ -414,7 +399,7 @@ impl<'p> Analyzer<'p> {
     fn method(&self, target: &Expr, extern_type: &str, method: &str, args: &[Arg], fx: &mut Effects, depth: u32) {
         if let ExprKind::Extern(id) = &target.kind {
             let l = Location::extern_state(*id);
-            match state_access(extern_type, method) {
+            match state_access(self.prog, extern_type, method) {
                 StateAccess::None => {}
                 StateAccess::Read => fx.read(l),
                 StateAccess::Write => fx.write_may(l),

@@ -1,0 +1,178 @@
+use super::*;
+use std::path::PathBuf;
+
+fn root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn compile(text: &str) -> Program {
+    let c = p4_sema::compile_str("t.p4", text, &[root().join("p4include")]);
+    c.program.clone().unwrap_or_else(|| panic!("{}", c.render_diagnostics()))
+}
+
+/// The smallest V1Switch program; `port` is the declared width of nothing: ports come from
+/// v1model.p4's `standard_metadata_t`.
+const MINIMAL: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+struct h_t {} struct m_t {}
+parser P(packet_in p, out h_t h, inout m_t m, inout standard_metadata_t s) { state start { transition accept; } }
+control V(inout h_t h, inout m_t m) { apply {} }
+control I(inout h_t h, inout m_t m, inout standard_metadata_t s) { apply { mark_to_drop(s); } }
+control E(inout h_t h, inout m_t m, inout standard_metadata_t s) { apply {} }
+control C(inout h_t h, inout m_t m) { apply {} }
+control D(packet_out p, in h_t h) { apply {} }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+#[test]
+fn v1model_blocks_in_package_order() {
+    let a = v1model();
+    assert_eq!(a.package, "V1Switch");
+    let roles: Vec<Role> = a.blocks.iter().map(|b| b.role).collect();
+    assert_eq!(roles, [Role::Parser, Role::VerifyChecksum, Role::Ingress, Role::Egress, Role::ComputeChecksum, Role::Deparser]);
+    assert_eq!(a.blocks[0].kind, BlockKind::Parser);
+    assert!(a.blocks[1..].iter().all(|b| b.kind == BlockKind::Control));
+}
+
+#[test]
+fn v1model_shared_parameters_have_one_position_per_block() {
+    let a = v1model();
+    for s in a.shared {
+        assert_eq!(s.positions.len(), 6, "{}", s.name);
+    }
+    // standard_metadata: 4th parser parameter, 3rd of ingress and egress, absent elsewhere.
+    let sm = a.shared.iter().find(|s| s.intrinsic).unwrap();
+    assert_eq!(sm.positions, &[Some(3), None, Some(2), Some(2), None, None]);
+    assert_eq!(a.shared.iter().filter(|s| s.intrinsic).count(), 1);
+}
+
+#[test]
+fn v1model_intrinsic_metadata_by_role() {
+    let a = v1model();
+    assert_eq!(a.intrinsic_type, "standard_metadata_t");
+    assert_eq!(a.field(MetaRole::IngressPort), Some("ingress_port"));
+    assert_eq!(a.field(MetaRole::EgressSpec), Some("egress_spec"));
+    assert_eq!(a.field(MetaRole::IngressTimestamp), Some("ingress_global_timestamp"));
+    assert_eq!(a.field(MetaRole::MulticastGroup), Some("mcast_grp"));
+    assert_eq!(a.role_of("parser_error"), Some(MetaRole::ParserError));
+    assert_eq!(a.role_of("no_such_field"), None);
+    assert_eq!(a.drop, DropMarker::AllOnes(MetaRole::EgressSpec));
+    // Each role named once.
+    for (r, _) in a.intrinsic {
+        assert_eq!(a.intrinsic.iter().filter(|(x, _)| x == r).count(), 1, "{r:?}");
+    }
+}
+
+#[test]
+fn v1model_extern_effects() {
+    let a = v1model();
+    assert_eq!(a.method("register", "read").unwrap().state, StateAccess::Read);
+    assert_eq!(a.method("register", "write").unwrap().state, StateAccess::Write);
+    assert_eq!(a.method("counter", "count").unwrap().state, StateAccess::ReadWrite);
+    assert_eq!(a.method("meter", "execute_meter").unwrap().state, StateAccess::ReadWrite);
+    assert_eq!(a.method("direct_meter", "read").unwrap().state, StateAccess::Read);
+    assert_eq!(a.method("Checksum16", "get").unwrap().state, StateAccess::None);
+    // PSA's names are not v1model's.
+    assert_eq!(a.method("Register", "read"), None);
+    let read = a.method("register", "read").unwrap();
+    assert_eq!(read.params, &[("result", p4_ir::Direction::Out), ("index", p4_ir::Direction::In)]);
+    let reg = a.extern_type("register").unwrap();
+    assert_eq!((reg.state, reg.size_arg, reg.unit_arg), (StateKind::Register, Some(0), None));
+    let m = a.extern_type("meter").unwrap();
+    assert_eq!((m.state, m.size_arg, m.unit_arg), (StateKind::Meter, Some(0), Some(1)));
+    let dm = a.extern_type("direct_meter").unwrap();
+    assert_eq!((dm.state, dm.size_arg, dm.unit_arg), (StateKind::DirectMeter, None, Some(0)));
+}
+
+#[test]
+fn v1model_extern_functions() {
+    let a = v1model();
+    let drop = a.function("mark_to_drop").unwrap();
+    assert_eq!(drop.side_effect, Some(SideEffect::Drop));
+    assert_eq!(drop.writes, &[MetaRole::EgressSpec, MetaRole::MulticastGroup]);
+    assert_eq!(a.function("clone3").unwrap().side_effect, Some(SideEffect::Clone));
+    assert_eq!(a.function("resubmit_preserving_field_list").unwrap().side_effect, Some(SideEffect::Resubmit));
+    assert_eq!(a.function("truncate").unwrap().side_effect, Some(SideEffect::Truncate));
+    assert_eq!(a.function("verify_checksum").unwrap().writes, &[MetaRole::ChecksumError]);
+    assert_eq!(a.function("hash").unwrap().side_effect, None);
+}
+
+#[test]
+fn lookup_by_package() {
+    assert_eq!(of_package("V1Switch").map(|a| a.name), Some("v1model"));
+    assert_eq!(of_package("PSA_Switch"), None);
+}
+
+#[test]
+fn binds_a_v1model_program() {
+    let p = compile(MINIMAL);
+    assert_eq!(of(&p).map(|a| a.name), Some("v1model"));
+    let b = bind(&p).unwrap();
+    assert_eq!(b.blocks.len(), 6);
+    assert_eq!(b.parser(Role::Parser), Some(ParserId(0)));
+    assert_eq!(p.controls[b.control(Role::Ingress).unwrap().index()].block.type_name, "I");
+    assert_eq!(p.controls[b.control(Role::Deparser).unwrap().index()].block.type_name, "D");
+    assert_eq!(b.control(Role::Parser), None);
+    // v1model.p4 declares `bit<9> ingress_port`.
+    assert_eq!(b.port_width, Some(9));
+    assert_eq!(b.max_port(), 511);
+}
+
+#[test]
+fn binds_the_l2l3_example() {
+    let c = p4_sema::compile_file(&root().join("examples/l2l3/l2l3.p4"), &[root().join("p4include")]);
+    let p = c.program.clone().unwrap_or_else(|| panic!("{}", c.render_diagnostics()));
+    let b = bind(&p).unwrap();
+    assert_eq!(b.port_width, Some(9));
+    assert_eq!(b.blocks.len(), 6);
+}
+
+#[test]
+fn unknown_package_is_an_error_naming_the_known_ones() {
+    let mut p = compile(MINIMAL);
+    p.main.type_name = "PSA_Switch".into();
+    assert_eq!(of(&p), None);
+    assert_eq!(bind(&p).unwrap_err(), "package `PSA_Switch`: no architecture description (known: V1Switch)");
+}
+
+#[test]
+fn a_control_in_the_parser_position_is_an_error() {
+    let mut p = compile(MINIMAL);
+    p.main.args.swap(0, 1);
+    let e = bind(&p).unwrap_err();
+    assert!(e.starts_with("V1Switch argument `"), "{e}");
+    assert!(e.ends_with("must be a Parser (its Parser block)"), "{e}");
+}
+
+/// The def-use analysis of `p4_ir::cfg` takes extern effects from the description: a
+/// `register.read` only reads the instance's state, `write` only (may-)writes it, `count`
+/// does both; under an undescribed package every method is assumed to read and write.
+#[test]
+fn def_use_reads_extern_effects_from_the_description() {
+    let src = MINIMAL.replace(
+        "control I(inout h_t h, inout m_t m, inout standard_metadata_t s) { apply { mark_to_drop(s); } }",
+        r#"control I(inout h_t h, inout m_t m, inout standard_metadata_t s) {
+            register<bit<8>>(4) r; counter(4, CounterType.packets) c; bit<8> x;
+            action rd() { r.read(x, 1); }
+            action wr() { r.write(1, 7); }
+            action ct() { c.count(2); }
+            table t { key = {} actions = { rd; wr; ct; } }
+            apply { t.apply(); } }"#,
+    );
+    let mut p = compile(&src);
+    let id = |name: &str| p4_ir::ActionId(p.actions.iter().position(|a| a.name.ends_with(name)).unwrap() as u32);
+    let (rd, wr, ct) = (id("rd"), id("wr"), id("ct"));
+    let reg = p4_ir::cfg::Location::extern_state(p4_ir::ExternId(p.externs.iter().position(|e| e.type_name == "register").unwrap() as u32));
+    let cnt = p4_ir::cfg::Location::extern_state(p4_ir::ExternId(p.externs.iter().position(|e| e.type_name == "counter").unwrap() as u32));
+    let fx = p4_ir::cfg::action_effects(&p, rd);
+    assert!(fx.reads.contains(&reg) && !fx.may_writes.contains(&reg));
+    let fx = p4_ir::cfg::action_effects(&p, wr);
+    assert!(!fx.reads.contains(&reg) && fx.may_writes.contains(&reg) && !fx.must_writes.contains(&reg));
+    let fx = p4_ir::cfg::action_effects(&p, ct);
+    assert!(fx.reads.contains(&cnt) && fx.may_writes.contains(&cnt));
+    // Undescribed architecture: the sound fallback, read and write.
+    p.main.type_name = "Unknown".into();
+    let fx = p4_ir::cfg::action_effects(&p, rd);
+    assert!(fx.reads.contains(&reg) && fx.may_writes.contains(&reg));
+}

@@ -1,0 +1,241 @@
+//! Architecture descriptions: what a target architecture (v1model, later PSA and the seed NIC
+//! architectures) fixes around a P4 program, written down as data.
+//!
+//! Where the description lives, and why: the def-use analysis of this crate ([`crate::cfg`]) must
+//! know what an extern method does to its instance's state, and the analysis is built from a bare
+//! [`Program`] by callers that know nothing of architectures. So the *types* and the one
+//! description of each architecture live here, in the IR crate ([`v1model`] is the only place
+//! v1model's block order, intrinsic metadata names and extern effects are written), and the
+//! `p4-arch` crate is the architecture layer's front door for back ends: it re-exports these
+//! types, finds a program's architecture ([`of_package`]) and binds it to the program (block
+//! instances by role, port width). Adding PSA is adding a sibling of [`v1model`] and one line in
+//! [`ALL`]; no code that uses the description changes.
+//!
+//! Invariants: every `&'static str` here is a name as the architecture's P4 include file spells it;
+//! [`Architecture::blocks`] is in the package's parameter order; each [`SharedParam::positions`]
+//! has one entry per block.
+
+pub mod v1model;
+
+use crate::{Direction, Program, Type, TypeDef};
+
+/// Every architecture p4forge knows, looked up by package type name.
+pub static ALL: &[&Architecture] = &[&v1model::V1MODEL];
+
+/// The architecture whose package type is `package` (e.g. `V1Switch`).
+pub fn of_package(package: &str) -> Option<&'static Architecture> {
+    ALL.iter().copied().find(|a| a.package == package)
+}
+
+/// The architecture of `program`, by its main package's type name.
+pub fn of_program(program: &Program) -> Option<&'static Architecture> {
+    of_package(&program.main.type_name)
+}
+
+/// One architecture, described once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Architecture {
+    /// Short name, e.g. `v1model`.
+    pub name: &'static str,
+    /// The package type the program instantiates as `main`, e.g. `V1Switch`.
+    pub package: &'static str,
+    /// The package's blocks in parameter order: what each one is for and whether it is a parser or
+    /// a control.
+    pub blocks: &'static [BlockRole],
+    /// Block parameters that are one storage across blocks (v1model: headers, user metadata and
+    /// standard metadata are passed through every block and live once per packet).
+    pub shared: &'static [SharedParam],
+    /// The struct type of the intrinsic metadata (v1model: `standard_metadata_t`).
+    pub intrinsic_type: &'static str,
+    /// Intrinsic metadata fields by role: the field name of `intrinsic_type` that plays each role.
+    pub intrinsic: &'static [(MetaRole, &'static str)],
+    /// How a packet is marked to be dropped.
+    pub drop: DropMarker,
+    /// Extern object types: signatures, the state an instance keeps, and each method's effect on it.
+    pub externs: &'static [ExternSig],
+    /// Extern functions: their intrinsic-metadata writes and architecture side effects.
+    pub functions: &'static [FunctionSig],
+}
+
+/// What a block of the package does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    Parser,
+    VerifyChecksum,
+    Ingress,
+    Egress,
+    ComputeChecksum,
+    Deparser,
+}
+
+/// Whether the package expects a parser or a control in a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockKind {
+    Parser,
+    Control,
+}
+
+/// One position of the package.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockRole {
+    pub role: Role,
+    pub kind: BlockKind,
+}
+
+/// A parameter that is one storage in every block that has it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SharedParam {
+    /// What it holds, for diagnostics (`headers`, `metadata`, `standard_metadata`).
+    pub name: &'static str,
+    /// For each block of [`Architecture::blocks`], the position of this parameter among the
+    /// block's parameters (`None`: the block does not have it).
+    pub positions: &'static [Option<usize>],
+    /// True for the parameter holding the intrinsic metadata ([`Architecture::intrinsic_type`]).
+    pub intrinsic: bool,
+}
+
+/// A role an intrinsic metadata field plays; the architecture maps each to its field name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MetaRole {
+    /// The port the packet arrived on; its width is the architecture's port width.
+    IngressPort,
+    /// The output port chosen by ingress (also the drop marker in v1model).
+    EgressSpec,
+    /// The port egress runs for.
+    EgressPort,
+    /// Normal, clone, resubmit, recirculate or replica.
+    InstanceType,
+    PacketLength,
+    EnqTimestamp,
+    EnqQdepth,
+    DeqTimedelta,
+    DeqQdepth,
+    IngressTimestamp,
+    EgressTimestamp,
+    MulticastGroup,
+    /// Replication id of a multicast copy.
+    EgressRid,
+    ChecksumError,
+    ParserError,
+    Priority,
+}
+
+/// How the architecture marks a packet for dropping.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropMarker {
+    /// The field of this role holds all ones (v1model: `egress_spec` = 511 for a 9-bit port).
+    AllOnes(MetaRole),
+}
+
+/// What state an extern instance keeps, and how its constructor sizes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateKind {
+    /// No per-instance state the data plane updates (checksum units, action profiles).
+    Stateless,
+    /// An array of values, one written at a time.
+    Register,
+    /// An array of packet/byte counts.
+    Counter,
+    /// An array of rate meters.
+    Meter,
+    /// A count per table entry.
+    DirectCounter,
+    /// A meter per table entry.
+    DirectMeter,
+}
+
+/// How a method touches its instance's state. Indexed state (registers, counters, meters) is
+/// updated one index at a time, so a write is a may-write of the whole instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateAccess {
+    None,
+    Read,
+    Write,
+    ReadWrite,
+}
+
+/// One extern object type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExternSig {
+    pub type_name: &'static str,
+    pub state: StateKind,
+    /// The constructor argument giving the number of cells, if any.
+    pub size_arg: Option<usize>,
+    /// The constructor argument choosing packets or bytes (an enum member name), if any.
+    pub unit_arg: Option<usize>,
+    pub methods: &'static [MethodSig],
+}
+
+/// One method of an extern type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MethodSig {
+    pub name: &'static str,
+    /// Parameters in order, with direction (an `out` argument is written, `in` read).
+    pub params: &'static [(&'static str, Direction)],
+    /// Its effect on the instance's state.
+    pub state: StateAccess,
+}
+
+/// An effect outside the program's storage that the architecture carries out after a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SideEffect {
+    Drop,
+    Clone,
+    Resubmit,
+    Recirculate,
+    Truncate,
+    Digest,
+}
+
+/// One extern function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FunctionSig {
+    pub name: &'static str,
+    /// Intrinsic metadata it writes without taking it as an argument (or through its argument).
+    pub writes: &'static [MetaRole],
+    pub side_effect: Option<SideEffect>,
+}
+
+impl Architecture {
+    /// The extern type named `type_name`.
+    pub fn extern_type(&self, type_name: &str) -> Option<&'static ExternSig> {
+        // `externs` is `'static`: copy the slice reference out of `self` to return `'static` items.
+        let externs: &'static [ExternSig] = self.externs;
+        externs.iter().find(|e| e.type_name == type_name)
+    }
+    /// The method `type_name.method`.
+    pub fn method(&self, type_name: &str, method: &str) -> Option<&'static MethodSig> {
+        self.extern_type(type_name)?.methods.iter().find(|m| m.name == method)
+    }
+    /// The extern function named `name`.
+    pub fn function(&self, name: &str) -> Option<&'static FunctionSig> {
+        let functions: &'static [FunctionSig] = self.functions;
+        functions.iter().find(|f| f.name == name)
+    }
+    /// The intrinsic field name of `role`.
+    pub fn field(&self, role: MetaRole) -> Option<&'static str> {
+        self.intrinsic.iter().find(|(r, _)| *r == role).map(|(_, n)| *n)
+    }
+    /// The role of intrinsic field `name`.
+    pub fn role_of(&self, name: &str) -> Option<MetaRole> {
+        self.intrinsic.iter().find(|(_, n)| *n == name).map(|(r, _)| *r)
+    }
+    /// Position of `role` among the package's blocks.
+    pub fn block_index(&self, role: Role) -> Option<usize> {
+        self.blocks.iter().position(|b| b.role == role)
+    }
+    /// Width of the ports as `program` declares them: the width of the [`MetaRole::IngressPort`]
+    /// field of its intrinsic metadata struct (v1model's `standard_metadata_t` says 9). `None`
+    /// when the program has no such field of `bit<W>` type.
+    pub fn port_width(&self, program: &Program) -> Option<u32> {
+        let name = self.field(MetaRole::IngressPort)?;
+        let t = program.find_type(self.intrinsic_type)?;
+        match program.type_def(t) {
+            TypeDef::Struct { fields, .. } => match fields.iter().find(|f| f.name == name)?.ty {
+                Type::Bits { width, .. } => Some(width),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}

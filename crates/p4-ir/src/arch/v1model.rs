@@ -1,0 +1,121 @@
+//! v1model (`v1model.p4`, BMv2's simple_switch), written down once. Every v1model block order,
+//! `standard_metadata_t` field name and extern effect p4forge relies on is here; the dataplane and
+//! the def-use analysis read them from [`V1MODEL`].
+
+use super::*;
+use crate::Direction::{In, Out};
+
+/// The v1model architecture: `V1Switch(parser, verify, ingress, egress, compute, deparser)`.
+pub static V1MODEL: Architecture = Architecture {
+    name: "v1model",
+    package: "V1Switch",
+    blocks: &[
+        BlockRole { role: Role::Parser, kind: BlockKind::Parser },
+        BlockRole { role: Role::VerifyChecksum, kind: BlockKind::Control },
+        BlockRole { role: Role::Ingress, kind: BlockKind::Control },
+        BlockRole { role: Role::Egress, kind: BlockKind::Control },
+        BlockRole { role: Role::ComputeChecksum, kind: BlockKind::Control },
+        BlockRole { role: Role::Deparser, kind: BlockKind::Control },
+    ],
+    // Parser(packet_in, out H, inout M, inout standard_metadata_t); VerifyChecksum(inout H, inout M);
+    // Ingress/Egress(inout H, inout M, inout standard_metadata_t); ComputeChecksum(inout H, inout M);
+    // Deparser(packet_out, in H).
+    shared: &[
+        SharedParam { name: "headers", positions: &[Some(1), Some(0), Some(0), Some(0), Some(0), Some(1)], intrinsic: false },
+        SharedParam { name: "metadata", positions: &[Some(2), Some(1), Some(1), Some(1), Some(1), None], intrinsic: false },
+        SharedParam { name: "standard_metadata", positions: &[Some(3), None, Some(2), Some(2), None, None], intrinsic: true },
+    ],
+    intrinsic_type: "standard_metadata_t",
+    intrinsic: &[
+        (MetaRole::IngressPort, "ingress_port"),
+        (MetaRole::EgressSpec, "egress_spec"),
+        (MetaRole::EgressPort, "egress_port"),
+        (MetaRole::InstanceType, "instance_type"),
+        (MetaRole::PacketLength, "packet_length"),
+        (MetaRole::EnqTimestamp, "enq_timestamp"),
+        (MetaRole::EnqQdepth, "enq_qdepth"),
+        (MetaRole::DeqTimedelta, "deq_timedelta"),
+        (MetaRole::DeqQdepth, "deq_qdepth"),
+        (MetaRole::IngressTimestamp, "ingress_global_timestamp"),
+        (MetaRole::EgressTimestamp, "egress_global_timestamp"),
+        (MetaRole::MulticastGroup, "mcast_grp"),
+        (MetaRole::EgressRid, "egress_rid"),
+        (MetaRole::ChecksumError, "checksum_error"),
+        (MetaRole::ParserError, "parser_error"),
+        (MetaRole::Priority, "priority"),
+    ],
+    drop: DropMarker::AllOnes(MetaRole::EgressSpec),
+    externs: &[
+        ExternSig {
+            type_name: "register",
+            state: StateKind::Register,
+            size_arg: Some(0),
+            unit_arg: None,
+            methods: &[
+                MethodSig { name: "read", params: &[("result", Out), ("index", In)], state: StateAccess::Read },
+                MethodSig { name: "write", params: &[("index", In), ("value", In)], state: StateAccess::Write },
+            ],
+        },
+        ExternSig {
+            type_name: "counter",
+            state: StateKind::Counter,
+            size_arg: Some(0),
+            unit_arg: Some(1),
+            methods: &[MethodSig { name: "count", params: &[("index", In)], state: StateAccess::ReadWrite }],
+        },
+        ExternSig {
+            type_name: "direct_counter",
+            state: StateKind::DirectCounter,
+            size_arg: None,
+            unit_arg: Some(0),
+            methods: &[MethodSig { name: "count", params: &[], state: StateAccess::ReadWrite }],
+        },
+        ExternSig {
+            type_name: "meter",
+            state: StateKind::Meter,
+            size_arg: Some(0),
+            unit_arg: Some(1),
+            methods: &[MethodSig { name: "execute_meter", params: &[("index", In), ("result", Out)], state: StateAccess::ReadWrite }],
+        },
+        ExternSig {
+            type_name: "direct_meter",
+            state: StateKind::DirectMeter,
+            size_arg: None,
+            unit_arg: Some(0),
+            // The colour was computed when the table hit; `read` only reads it.
+            methods: &[MethodSig { name: "read", params: &[("result", Out)], state: StateAccess::Read }],
+        },
+        ExternSig {
+            type_name: "Checksum16",
+            state: StateKind::Stateless,
+            size_arg: None,
+            unit_arg: None,
+            methods: &[MethodSig { name: "get", params: &[("data", In)], state: StateAccess::None }],
+        },
+        ExternSig { type_name: "action_profile", state: StateKind::Stateless, size_arg: Some(0), unit_arg: None, methods: &[] },
+        ExternSig { type_name: "action_selector", state: StateKind::Stateless, size_arg: Some(1), unit_arg: None, methods: &[] },
+    ],
+    functions: &[
+        // BMv2: egress_spec := drop port, mcast_grp := 0.
+        FunctionSig { name: "mark_to_drop", writes: &[MetaRole::EgressSpec, MetaRole::MulticastGroup], side_effect: Some(SideEffect::Drop) },
+        FunctionSig { name: "clone", writes: &[], side_effect: Some(SideEffect::Clone) },
+        FunctionSig { name: "clone3", writes: &[], side_effect: Some(SideEffect::Clone) },
+        FunctionSig { name: "clone_preserving_field_list", writes: &[], side_effect: Some(SideEffect::Clone) },
+        FunctionSig { name: "resubmit", writes: &[], side_effect: Some(SideEffect::Resubmit) },
+        FunctionSig { name: "resubmit_preserving_field_list", writes: &[], side_effect: Some(SideEffect::Resubmit) },
+        FunctionSig { name: "recirculate", writes: &[], side_effect: Some(SideEffect::Recirculate) },
+        FunctionSig { name: "recirculate_preserving_field_list", writes: &[], side_effect: Some(SideEffect::Recirculate) },
+        FunctionSig { name: "truncate", writes: &[], side_effect: Some(SideEffect::Truncate) },
+        FunctionSig { name: "digest", writes: &[], side_effect: Some(SideEffect::Digest) },
+        // Set `checksum_error` without taking standard_metadata as an argument.
+        FunctionSig { name: "verify_checksum", writes: &[MetaRole::ChecksumError], side_effect: None },
+        FunctionSig { name: "verify_checksum_with_payload", writes: &[MetaRole::ChecksumError], side_effect: None },
+        FunctionSig { name: "update_checksum", writes: &[], side_effect: None },
+        FunctionSig { name: "update_checksum_with_payload", writes: &[], side_effect: None },
+        FunctionSig { name: "hash", writes: &[], side_effect: None },
+        FunctionSig { name: "random", writes: &[], side_effect: None },
+        FunctionSig { name: "log_msg", writes: &[], side_effect: None },
+        FunctionSig { name: "assert", writes: &[], side_effect: None },
+        FunctionSig { name: "assume", writes: &[], side_effect: None },
+    ],
+};
