@@ -76,12 +76,29 @@ pub fn check(path: &Path, user_includes: &[PathBuf]) -> CliResult<Checked> {
 
 /// Like [`check`], but an invalid program is an error (exit code 1) carrying the diagnostics;
 /// warnings of a valid program are returned for the caller to print.
+///
+/// A file named `*.p4ir` is read as the IR text form instead (`p4forge compile --emit ir` writes it):
+/// parsed and verified by `p4_ir::text`, a malformed one being a located error (exit 1).
 pub fn compile(path: &Path, user_includes: &[PathBuf]) -> CliResult<Compiled> {
+    if path.extension().is_some_and(|e| e == "p4ir") {
+        return read_ir(path);
+    }
     let checked = check(path, user_includes)?;
     let why = if checked.valid { "uses constructs p4forge cannot compile yet (see the warnings above)" } else { "has errors" };
     match checked.program {
         Some(program) => Ok(Compiled { program, warnings: checked.diagnostics, sources: checked.sources }),
         None => Err(CliError::failed(format!("{} {why}", path.display())).with_detail(checked.diagnostics)),
+    }
+}
+
+/// Reads a `.p4ir` file (see [`compile`]).
+fn read_ir(path: &Path) -> CliResult<Compiled> {
+    readable_program(path)?;
+    let text = p4_io::input::read_text(path, "IR file", p4_io::input::TEXT_LIMIT)?;
+    let name = path.display().to_string();
+    match p4_ir::text::parse_program(&name, &text) {
+        Ok(program) => Ok(Compiled { program, warnings: String::new(), sources: SourceMap::new() }),
+        Err(error) => Err(CliError::failed(format!("{name} is not valid IR")).with_detail(error.render(&name, &text))),
     }
 }
 

@@ -40,9 +40,12 @@ enum Command {
         #[arg(short = 'I', long = "include", value_name = "DIR")]
         include: Vec<PathBuf>,
     },
-    /// Compile a program and print an intermediate form: the elaborated IR (default), the controls'
-    /// basic-block graphs with def-use and table dependencies (`--emit cfg`), or the parsed program
-    /// printed back as P4 (`--emit ast`).
+    /// Compile a program and print an intermediate form: the elaborated IR (default), the IR after the
+    /// mid-end (`--emit lowered-ir`), the controls' basic-block graphs with def-use and table
+    /// dependencies (`--emit cfg`), or the parsed program printed back as P4 (`--emit ast`).
+    ///
+    /// PROGRAM may also be a `.p4ir` file in the IR text form: it is read back, verified and printed
+    /// again (the round trip gives identical text).
     #[command(after_help = EXIT_CODES)]
     Compile {
         /// The P4_16 source file.

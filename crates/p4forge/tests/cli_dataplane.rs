@@ -186,3 +186,27 @@ fn compile_emits_the_lowered_ir_and_test_runs_it() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).starts_with("PASS"), "{}", text(&out.stdout));
 }
+
+#[test]
+fn an_ir_file_reads_back_to_identical_text_and_runs() {
+    let dir = scratch("p4ir");
+    let out = p4forge(&["compile", "fwd.p4", "--emit", "ir"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let ir = dir.join("fwd.p4ir");
+    std::fs::write(&ir, &out.stdout).unwrap();
+    let again = p4forge(&["compile", ir.to_str().unwrap(), "--emit", "ir"]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+    assert_eq!(text(&again.stdout), text(&out.stdout), "print, read back, print: identical");
+    let test = p4forge(&["test", ir.to_str().unwrap(), "fwd.stf"]);
+    assert_eq!(test.status.code(), Some(0), "{}", text(&test.stderr));
+
+    let bad = dir.join("bad.p4ir");
+    std::fs::write(&bad, "garbage {\n").unwrap();
+    let out = p4forge(&["compile", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let b = bad.display();
+    assert_eq!(
+        text(&out.stderr),
+        format!("{b}:1:1: expected a declaration, found `garbage`\n  |\n1 | garbage {{\n  | ^\nerror: {b} is not valid IR\n")
+    );
+}

@@ -40,6 +40,9 @@ pub fn compile(program: &Path, includes: &[PathBuf], emit: Emit) -> CliResult<St
         }
         Emit::Ast => {
             frontend::readable_program(program)?;
+            if program.extension().is_some_and(|e| e == "p4ir") {
+                return Err(CliError::input(format!("{}: --emit ast prints P4 source as parsed; an IR file has none", program.display())));
+            }
             let mut sources = p4_syntax::span::SourceMap::new();
             let parsed = p4_syntax::parse_file(program, &frontend::include_dirs(includes), &mut sources);
             let diagnostics = p4_syntax::diag::render_all(&parsed.diagnostics, &sources);
