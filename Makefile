@@ -23,6 +23,8 @@ FUZZ_CASES ?= 20000
 help:
 	@echo "make demo    build p4forge (release) and run the l2l3 example: pcap traffic + table entries -> $(DEMO_OUT)/port<N>.pcap, with a summary"
 	@echo "make test    everything CI runs: cargo test --workspace --profile ci (release optimisation, no LTO), then every STF file through the p4forge binary"
+	@echo "make test-rtl   (part of make test) lint, simulate and synthesize the SystemVerilog library in hw/ (Verilator, Yosys)"
+	@echo "make test-live  (part of make test, as root) tests/live/run.sh: p4forge switch between network namespaces, ping + iperf3"
 	@echo "make bench   cargo bench (criterion) for the crates that have benchmarks"
 	@echo "make fuzz    throw random and mutated input at the STF/command-file/pcap parsers ($(FUZZ_CASES) cases each; not part of make test)"
 	@echo "make tools   check (and, as root, install) the tools the targets need"
