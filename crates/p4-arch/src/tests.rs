@@ -42,9 +42,12 @@ fn v1model_shared_parameters_have_one_position_per_block() {
         assert_eq!(s.positions.len(), 6, "{}", s.name);
     }
     // standard_metadata: 4th parser parameter, 3rd of ingress and egress, absent elsewhere.
-    let sm = a.shared.iter().find(|s| s.intrinsic).unwrap();
+    let sm = a.shared(SharedKind::Intrinsic).unwrap();
     assert_eq!(sm.positions, &[Some(3), None, Some(2), Some(2), None, None]);
-    assert_eq!(a.shared.iter().filter(|s| s.intrinsic).count(), 1);
+    // headers: the deparser's second parameter; user metadata: not the deparser's.
+    assert_eq!(a.shared(SharedKind::Headers).unwrap().positions[5], Some(1));
+    assert_eq!(a.shared(SharedKind::UserMetadata).unwrap().positions[5], None);
+    assert_eq!(a.shared.len(), 3);
 }
 
 #[test]

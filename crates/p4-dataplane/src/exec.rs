@@ -295,8 +295,8 @@ pub struct StdMeta {
     pub checksum_error: Option<usize>,
     pub parser_error: Option<usize>,
     pub priority: Option<usize>,
-    /// Width of `ingress_port` as the program's `standard_metadata_t` declares it (v1model: 9);
-    /// 0 when the program has no such field.
+    /// Width of the ingress port as the program's intrinsic metadata declares it
+    /// ([`p4_arch::Architecture::port_width`]; v1model: 9); 0 when the program has no such field.
     pub port_width: u32,
 }
 
@@ -339,4 +339,6 @@ pub struct Prog {
     pub deparser: usize,
     /// The program's layouts and control-plane ids ([`p4_ir::layout`]), shared with the control plane.
     pub layouts: std::sync::Arc<p4_ir::layout::Layouts>,
+    /// The program's architecture ([`p4_arch`]): extern state kinds, intrinsic metadata roles.
+    pub arch: &'static p4_arch::Architecture,
 }

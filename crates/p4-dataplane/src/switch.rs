@@ -14,6 +14,7 @@ use crate::compile::{build_prog, run_control, run_parser, DROP_PORT};
 use crate::control::{Injected, OutputPacket, PacketIo};
 use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
 use crate::meter::Meter;
+use p4_arch::StateKind;
 use crate::table::{IndexKind, TableState};
 use crate::DataplaneError;
 
@@ -79,20 +80,26 @@ impl Switch {
         let (prog, _) = build_prog(&program)?;
         let mut externs = Vec::new();
         for (i, e) in program.externs.iter().enumerate() {
-            let size = ctor_u64(e.ctor_args.first());
-            let is_bytes = |i: usize| {
-                e.ctor_args.get(i).and_then(|v| v.as_ref()).and_then(|v| enum_member_name(&program, v)).as_deref() == Some("bytes")
+            // What state an instance keeps, and which constructor arguments size it and choose
+            // packets or bytes, come from the architecture's extern signature.
+            let Some(sig) = prog.arch.extern_type(&e.type_name) else {
+                externs.push(ExternState::Stateless);
+                continue;
             };
-            externs.push(match e.type_name.as_str() {
-                "register" => {
+            let size = sig.size_arg.map_or(0, |a| ctor_u64(e.ctor_args.get(a)));
+            let is_bytes = sig.unit_arg.and_then(|a| e.ctor_args.get(a)).and_then(|v| v.as_ref()).and_then(|v| enum_member_name(&program, v)).as_deref()
+                == Some("bytes");
+            externs.push(match sig.state {
+                StateKind::Register => {
                     // Other element types are held in one full cell.
                     let width = prog.layouts.register_widths[i].unwrap_or(128);
                     ExternState::Register { width, cells: Cells::new(size, 0) }
                 }
-                "counter" => ExternState::Counter { cells: Cells::new(size, (0, 0)) },
-                "meter" => ExternState::Meter { bytes: is_bytes(1), cells: Cells::new(size, Meter::default()) },
-                "direct_meter" => ExternState::DirectMeter { bytes: is_bytes(0), colour: 0 },
-                _ => ExternState::Stateless,
+                StateKind::Counter => ExternState::Counter { cells: Cells::new(size, (0, 0)) },
+                StateKind::Meter => ExternState::Meter { bytes: is_bytes, cells: Cells::new(size, Meter::default()) },
+                StateKind::DirectMeter => ExternState::DirectMeter { bytes: is_bytes, colour: 0 },
+                // Direct counters count in the table entries.
+                StateKind::DirectCounter | StateKind::Stateless => ExternState::Stateless,
             });
         }
         let mut tables = Vec::new();

@@ -90,8 +90,19 @@ pub struct SharedParam {
     /// For each block of [`Architecture::blocks`], the position of this parameter among the
     /// block's parameters (`None`: the block does not have it).
     pub positions: &'static [Option<usize>],
-    /// True for the parameter holding the intrinsic metadata ([`Architecture::intrinsic_type`]).
-    pub intrinsic: bool,
+    /// What the parameter holds.
+    pub kind: SharedKind,
+}
+
+/// What a shared parameter holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharedKind {
+    /// The program's headers.
+    Headers,
+    /// The program's own metadata struct.
+    UserMetadata,
+    /// The intrinsic metadata ([`Architecture::intrinsic_type`]).
+    Intrinsic,
 }
 
 /// A role an intrinsic metadata field plays; the architecture maps each to its field name.
@@ -219,6 +230,11 @@ impl Architecture {
     /// The role of intrinsic field `name`.
     pub fn role_of(&self, name: &str) -> Option<MetaRole> {
         self.intrinsic.iter().find(|(_, n)| *n == name).map(|(r, _)| *r)
+    }
+    /// The shared parameter of `kind`.
+    pub fn shared(&self, kind: SharedKind) -> Option<&'static SharedParam> {
+        let shared: &'static [SharedParam] = self.shared;
+        shared.iter().find(|s| s.kind == kind)
     }
     /// Position of `role` among the package's blocks.
     pub fn block_index(&self, role: Role) -> Option<usize> {

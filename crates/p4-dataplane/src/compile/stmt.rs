@@ -1,7 +1,8 @@
 //! Statements, calls with copy-in/copy-out, tables, parsers, controls, and the whole-program build.
 
 
-use p4_ir::{Arg, BlockRef, Builtin, Callee, Direction, Expr, ExprKind, MatchKind, PackageArg, Program, Stmt, Type, TypeDef};
+use p4_arch::{MetaRole, Role, SharedKind};
+use p4_ir::{Arg, BlockRef, Builtin, Callee, Direction, Expr, ExprKind, MatchKind, Program, Stmt, Type, TypeDef};
 
 use std::sync::Arc;
 
@@ -769,47 +770,56 @@ pub(crate) fn run_control(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
 
 /// Lays out the frame and compiles every block, action, function and table.
 pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
-    if ir.main.type_name != "V1Switch" {
-        return unsupported(format!("package `{}`: only V1Switch (v1model) programs run on this dataplane", ir.main.type_name));
+    // The architecture says which instance plays which block and which parameters are one storage.
+    if p4_arch::of(ir).is_none() {
+        let known: Vec<String> = p4_arch::ALL.iter().map(|a| format!("{} ({})", a.package, a.name)).collect();
+        return unsupported(format!("package `{}`: only {} programs run on this dataplane", ir.main.type_name, known.join(", ")));
     }
-    let mut blocks = Vec::new();
-    for (name, arg) in &ir.main.args {
-        match arg {
-            PackageArg::Parser(p) => blocks.push((name.clone(), BlockRef::Parser(*p))),
-            PackageArg::Control(c) => blocks.push((name.clone(), BlockRef::Control(*c))),
-            _ => return unsupported(format!("V1Switch argument `{name}` is not a parser or control")),
-        }
-    }
-    let [(_, BlockRef::Parser(mp)), (_, BlockRef::Control(vr)), (_, BlockRef::Control(ig)), (_, BlockRef::Control(eg)), (_, BlockRef::Control(ck)), (_, BlockRef::Control(dp))] =
-        blocks.as_slice()
-    else {
-        return unsupported("V1Switch needs (parser, verify, ingress, egress, compute, deparser)");
+    let binding = p4_arch::bind(ir).map_err(crate::DataplaneError::unsupported)?;
+    let arch = binding.arch;
+    let role = |r: Role| binding.block(r).cloned().ok_or_else(|| crate::DataplaneError::unsupported(format!("{}: no {r:?} block", arch.package)));
+    let (mp, vr, ig, eg, ck, dp) = (role(Role::Parser)?, role(Role::VerifyChecksum)?, role(Role::Ingress)?, role(Role::Egress)?, role(Role::ComputeChecksum)?, role(Role::Deparser)?);
+    let (BlockRef::Parser(mp), BlockRef::Control(vr), BlockRef::Control(ig), BlockRef::Control(eg), BlockRef::Control(ck), BlockRef::Control(dp)) = (mp, vr, ig, eg, ck, dp) else {
+        return unsupported(format!("{}: this dataplane runs a parser and five controls", arch.package));
     };
     let mut cx = Compiler::new(ir);
-    let main_parser = ir.parsers.get(mp.index()).ok_or_else(|| crate::DataplaneError::invalid("main parser"))?;
-    let param_ty = |i: usize| -> R<Type> {
-        main_parser
-            .block
-            .params
-            .get(i)
-            .and_then(|v| main_parser.block.vars.get(v.index()))
-            .map(|v| v.ty.clone())
-            .ok_or_else(|| crate::DataplaneError::unsupported("the V1Switch parser must have 4 parameters"))
+    // Each shared parameter is allocated once, with the type the first block having it declares.
+    let block_params = |b: &BlockRef| -> Option<&p4_ir::Block> {
+        match b {
+            BlockRef::Parser(p) => ir.parsers.get(p.index()).map(|p| &p.block),
+            BlockRef::Control(c) => ir.controls.get(c.index()).map(|c| &c.block),
+        }
     };
-    let (hty, mty, sty) = (param_ty(1)?, param_ty(2)?, param_ty(3)?);
-    let hbase = cx.alloc(&hty)?;
-    let mbase = cx.alloc(&mty)?;
-    let sbase = cx.alloc(&sty)?;
+    let mut shared_base: Vec<(SharedKind, usize, Type)> = Vec::new();
+    for sp in arch.shared {
+        let ty = binding.blocks.iter().zip(sp.positions).find_map(|(b, pos)| {
+            let blk = block_params(b)?;
+            blk.params.get((*pos)?).and_then(|v| blk.vars.get(v.index())).map(|v| v.ty.clone())
+        });
+        let ty = ty.ok_or_else(|| crate::DataplaneError::unsupported(format!("{}: no block has the {} parameter", arch.package, sp.name)))?;
+        shared_base.push((sp.kind, cx.alloc(&ty)?, ty));
+    }
+    let base_of = |k: SharedKind| shared_base.iter().find(|s| s.0 == k).map(|s| (s.1, s.2.clone()));
+    let missing = |what: &str| crate::DataplaneError::unsupported(format!("{}: no {what} parameter", arch.package));
+    let (mbase, mty) = base_of(SharedKind::UserMetadata).ok_or_else(|| missing("user metadata"))?;
+    let (sbase, sty) = base_of(SharedKind::Intrinsic).ok_or_else(|| missing("intrinsic metadata"))?;
     cx.meta = Some((mbase, mty.clone()));
     // Shared ranges by (block, param position).
-    let shared: Vec<(BlockRef, Vec<Option<usize>>)> = vec![
-        (BlockRef::Parser(*mp), vec![None, Some(hbase), Some(mbase), Some(sbase)]),
-        (BlockRef::Control(*vr), vec![Some(hbase), Some(mbase)]),
-        (BlockRef::Control(*ig), vec![Some(hbase), Some(mbase), Some(sbase)]),
-        (BlockRef::Control(*eg), vec![Some(hbase), Some(mbase), Some(sbase)]),
-        (BlockRef::Control(*ck), vec![Some(hbase), Some(mbase)]),
-        (BlockRef::Control(*dp), vec![None, Some(hbase)]),
-    ];
+    let shared: Vec<(BlockRef, Vec<Option<usize>>)> = binding
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(bi, b)| {
+            let n = block_params(b).map_or(0, |blk| blk.params.len());
+            let mut slots = vec![None; n];
+            for (sp, (_, base, _)) in arch.shared.iter().zip(&shared_base) {
+                if let Some(slot) = sp.positions.get(bi).copied().flatten().and_then(|pos| slots.get_mut(pos)) {
+                    *slot = Some(*base);
+                }
+            }
+            (b.clone(), slots)
+        })
+        .collect();
     let alias = |b: &BlockRef, params: &[p4_ir::VarId], v: usize| -> Option<usize> {
         let (_, slots) = shared.iter().find(|(sb, _)| sb == b)?;
         let pos = params.iter().position(|p| p.index() == v)?;
@@ -837,37 +847,32 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         }
         cx.control_vars.push(slots);
     }
-    // Standard metadata fields by name.
+    // Intrinsic metadata fields by the role the architecture gives their names.
+    cx.sm.port_width = binding.port_width.unwrap_or(0);
     if let Some(TypeDef::Struct { fields, .. }) = cx.type_def(&sty) {
         for (i, f) in fields.iter().enumerate() {
             let (off, _) = cx.field_offset(&sty, i as u32)?;
             let slot = Some(sbase + off);
             let sm = &mut cx.sm;
-            match f.name.as_str() {
-                "ingress_port" => {
-                    sm.ingress_port = slot;
-                    sm.port_width = match f.ty {
-                        Type::Bits { width, .. } => width,
-                        _ => 0,
-                    };
-                }
-                "egress_spec" => sm.egress_spec = slot,
-                "egress_port" => sm.egress_port = slot,
-                "instance_type" => sm.instance_type = slot,
-                "packet_length" => sm.packet_length = slot,
-                "enq_timestamp" => sm.enq_timestamp = slot,
-                "enq_qdepth" => sm.enq_qdepth = slot,
-                "deq_timedelta" => sm.deq_timedelta = slot,
-                "deq_qdepth" => sm.deq_qdepth = slot,
-                "ingress_global_timestamp" => sm.ingress_global_timestamp = slot,
-                "egress_global_timestamp" => sm.egress_global_timestamp = slot,
-                "mcast_grp" => sm.mcast_grp = slot,
-                "egress_rid" => sm.egress_rid = slot,
-                "checksum_error" => sm.checksum_error = slot,
-                "parser_error" => sm.parser_error = slot,
-                "priority" => sm.priority = slot,
-                _ => {}
-            }
+            let Some(r) = arch.role_of(&f.name) else { continue };
+            *match r {
+                MetaRole::IngressPort => &mut sm.ingress_port,
+                MetaRole::EgressSpec => &mut sm.egress_spec,
+                MetaRole::EgressPort => &mut sm.egress_port,
+                MetaRole::InstanceType => &mut sm.instance_type,
+                MetaRole::PacketLength => &mut sm.packet_length,
+                MetaRole::EnqTimestamp => &mut sm.enq_timestamp,
+                MetaRole::EnqQdepth => &mut sm.enq_qdepth,
+                MetaRole::DeqTimedelta => &mut sm.deq_timedelta,
+                MetaRole::DeqQdepth => &mut sm.deq_qdepth,
+                MetaRole::IngressTimestamp => &mut sm.ingress_global_timestamp,
+                MetaRole::EgressTimestamp => &mut sm.egress_global_timestamp,
+                MetaRole::MulticastGroup => &mut sm.mcast_grp,
+                MetaRole::EgressRid => &mut sm.egress_rid,
+                MetaRole::ChecksumError => &mut sm.checksum_error,
+                MetaRole::ParserError => &mut sm.parser_error,
+                MetaRole::Priority => &mut sm.priority,
+            } = slot;
         }
     }
 
@@ -918,6 +923,7 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         compute: ck.index(),
         deparser: dp.index(),
         layouts: cx.layouts.clone(),
+        arch,
     };
     Ok((prog, cx))
 }

@@ -21,9 +21,9 @@ pub static V1MODEL: Architecture = Architecture {
     // Ingress/Egress(inout H, inout M, inout standard_metadata_t); ComputeChecksum(inout H, inout M);
     // Deparser(packet_out, in H).
     shared: &[
-        SharedParam { name: "headers", positions: &[Some(1), Some(0), Some(0), Some(0), Some(0), Some(1)], intrinsic: false },
-        SharedParam { name: "metadata", positions: &[Some(2), Some(1), Some(1), Some(1), Some(1), None], intrinsic: false },
-        SharedParam { name: "standard_metadata", positions: &[Some(3), None, Some(2), Some(2), None, None], intrinsic: true },
+        SharedParam { name: "headers", positions: &[Some(1), Some(0), Some(0), Some(0), Some(0), Some(1)], kind: SharedKind::Headers },
+        SharedParam { name: "metadata", positions: &[Some(2), Some(1), Some(1), Some(1), Some(1), None], kind: SharedKind::UserMetadata },
+        SharedParam { name: "standard_metadata", positions: &[Some(3), None, Some(2), Some(2), None, None], kind: SharedKind::Intrinsic },
     ],
     intrinsic_type: "standard_metadata_t",
     intrinsic: &[
