@@ -92,13 +92,17 @@ fn v1model_extern_effects() {
 fn v1model_extern_functions() {
     let a = v1model();
     let drop = a.function("mark_to_drop").unwrap();
-    assert_eq!(drop.side_effect, Some(SideEffect::Drop));
+    assert_eq!(drop.side_effect(), Some(SideEffect::Drop));
     assert_eq!(drop.writes, &[MetaRole::EgressSpec, MetaRole::MulticastGroup]);
-    assert_eq!(a.function("clone3").unwrap().side_effect, Some(SideEffect::Clone));
-    assert_eq!(a.function("resubmit_preserving_field_list").unwrap().side_effect, Some(SideEffect::Resubmit));
-    assert_eq!(a.function("truncate").unwrap().side_effect, Some(SideEffect::Truncate));
+    assert_eq!(a.function("clone3").unwrap().side_effect(), Some(SideEffect::Clone));
+    assert_eq!(a.function("resubmit_preserving_field_list").unwrap().side_effect(), Some(SideEffect::Resubmit));
+    assert_eq!(a.function("truncate").unwrap().side_effect(), Some(SideEffect::Truncate));
     assert_eq!(a.function("verify_checksum").unwrap().writes, &[MetaRole::ChecksumError]);
-    assert_eq!(a.function("hash").unwrap().side_effect, None);
+    assert_eq!(a.function("hash").unwrap().side_effect(), None);
+    assert_eq!(a.function("clone3").unwrap().op, ExternOp::Clone(Preserve::Data(2)));
+    assert_eq!(a.function("recirculate_preserving_field_list").unwrap().op, ExternOp::Recirculate(Preserve::FieldList(0)));
+    assert_eq!(a.function("verify_checksum_with_payload").unwrap().op, ExternOp::VerifyChecksum { payload: true });
+    assert_eq!(a.method("meter", "execute_meter").unwrap().op, ExternOp::MeterExecute);
 }
 
 #[test]

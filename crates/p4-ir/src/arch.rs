@@ -185,6 +185,52 @@ pub struct MethodSig {
     pub params: &'static [(&'static str, Direction)],
     /// Its effect on the instance's state.
     pub state: StateAccess,
+    /// The operation a target implements for it.
+    pub op: ExternOp,
+}
+
+/// An extern operation as targets implement it, independent of what an architecture calls it
+/// (v1model's `register.read` and PSA's `Register.read` are both [`ExternOp::RegisterRead`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExternOp {
+    RegisterRead,
+    RegisterWrite,
+    /// Adds one packet and the packet's length to one cell.
+    CounterCount,
+    /// Counting happens when the table hits; the call itself does nothing.
+    DirectCounterCount,
+    /// Runs one meter cell on the packet and writes the colour.
+    MeterExecute,
+    /// Writes the colour computed when the table hit.
+    DirectMeterRead,
+    /// Ones'-complement 16-bit checksum of its data argument.
+    Checksum16Get,
+    /// Marks the packet for dropping ([`Architecture::drop`]).
+    MarkToDrop,
+    /// Compares a checksum and sets the checksum-error role on mismatch.
+    VerifyChecksum { payload: bool },
+    /// Writes a checksum into its argument.
+    UpdateChecksum { payload: bool },
+    Hash,
+    Random,
+    Digest,
+    LogMsg,
+    /// `assert`/`assume`: stops the packet when false.
+    Assert,
+    Truncate,
+    Clone(Preserve),
+    Resubmit(Preserve),
+    Recirculate(Preserve),
+}
+
+/// Which metadata a clone, resubmit or recirculate carries to the new packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preserve {
+    Nothing,
+    /// The fields of the data argument at this position (absent argument: nothing).
+    Data(usize),
+    /// The `@field_list` whose constant index is the argument at this position.
+    FieldList(usize),
 }
 
 /// An effect outside the program's storage that the architecture carries out after a block.
@@ -204,7 +250,23 @@ pub struct FunctionSig {
     pub name: &'static str,
     /// Intrinsic metadata it writes without taking it as an argument (or through its argument).
     pub writes: &'static [MetaRole],
-    pub side_effect: Option<SideEffect>,
+    /// The operation a target implements for it.
+    pub op: ExternOp,
+}
+
+impl FunctionSig {
+    /// The architecture side effect the function asks for, if any.
+    pub fn side_effect(&self) -> Option<SideEffect> {
+        match self.op {
+            ExternOp::MarkToDrop => Some(SideEffect::Drop),
+            ExternOp::Clone(_) => Some(SideEffect::Clone),
+            ExternOp::Resubmit(_) => Some(SideEffect::Resubmit),
+            ExternOp::Recirculate(_) => Some(SideEffect::Recirculate),
+            ExternOp::Truncate => Some(SideEffect::Truncate),
+            ExternOp::Digest => Some(SideEffect::Digest),
+            _ => None,
+        }
+    }
 }
 
 impl Architecture {

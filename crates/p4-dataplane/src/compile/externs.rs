@@ -1,6 +1,7 @@
 //! Extern methods and extern functions of `core.p4` and `v1model.p4`.
 
 
+use p4_arch::{ExternOp, Preserve};
 use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Type, TypeDef, Value};
 
 use super::expr::{read_loc, Leaf, Write};
@@ -105,15 +106,17 @@ impl Compiler<'_> {
             _ => None,
         };
         let sm_len = self.sm.packet_length;
-        match (ty, method) {
-            ("packet_in", "extract") => {
+        // `packet_in`/`packet_out` are core.p4's; every other extern is the architecture's, by operation.
+        let op = p4_arch::of(self.ir).and_then(|a| a.method(ty, method)).map(|m| m.op);
+        match (ty, method, op) {
+            ("packet_in", "extract", _) => {
                 let size = match call.args.get(1) {
                     Some(a) => Some(self.scalar(b, &a.expr)?),
                     None => None,
                 };
                 self.extract(b, self.arg(call, 0)?, size)
             }
-            ("packet_in", "advance") => {
+            ("packet_in", "advance", _) => {
                 let n = self.scalar(b, self.arg(call, 0)?)?;
                 let short = self.errors.packet_too_short;
                 Ok(Box::new(move |p, c| {
@@ -127,7 +130,7 @@ impl Compiler<'_> {
                 }))
             }
             // A discarded `lookahead<T>()` still fails on a packet shorter than T (BMv2).
-            ("packet_in", "lookahead") => {
+            ("packet_in", "lookahead", _) => {
                 let Callee::Method { type_args, .. } = &call.callee else { return Ok(Box::new(|_, _| Flow::Next)) };
                 let Some(t) = type_args.first() else { return Ok(Box::new(|_, _| Flow::Next)) };
                 // Fixed wire bits of T (a varbit counts 0), from the IR's layouts.
@@ -135,9 +138,9 @@ impl Compiler<'_> {
                 let short = self.errors.packet_too_short;
                 Ok(Box::new(move |_, c| if c.cursor + bits > c.pkt.len() * 8 { Flow::Reject(short) } else { Flow::Next }))
             }
-            ("packet_in", "length") => Ok(Box::new(|_, _| Flow::Next)),
-            ("packet_out", "emit") => self.emit(b, self.arg(call, 0)?),
-            ("register", "read") => {
+            ("packet_in", "length", _) => Ok(Box::new(|_, _| Flow::Next)),
+            ("packet_out", "emit", _) => self.emit(b, self.arg(call, 0)?),
+            (_, _, Some(ExternOp::RegisterRead)) => {
                 let id = id.ok_or_else(|| crate::DataplaneError::unsupported("register through a variable"))?;
                 let (out, idx): (Write, _) = if call.args.len() >= 2 {
                     (self.writer(b, self.arg(call, 0)?)?, self.scalar(b, self.arg(call, 1)?)?)
@@ -155,7 +158,7 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            ("register", "write") => {
+            (_, _, Some(ExternOp::RegisterWrite)) => {
                 let id = id.ok_or_else(|| crate::DataplaneError::unsupported("register through a variable"))?;
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 let v = self.scalar(b, self.arg(call, 1)?)?;
@@ -170,7 +173,7 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            ("counter", "count") => {
+            (_, _, Some(ExternOp::CounterCount)) => {
                 let id = id.ok_or_else(|| crate::DataplaneError::unsupported("counter through a variable"))?;
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
@@ -185,8 +188,8 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            ("direct_counter", "count") => Ok(Box::new(|_, _| Flow::Next)),
-            ("Checksum16", "get") => {
+            (_, _, Some(ExternOp::DirectCounterCount)) => Ok(Box::new(|_, _| Flow::Next)),
+            (_, _, Some(ExternOp::Checksum16Get)) => {
                 let slot = ret.ok_or_else(|| crate::DataplaneError::unsupported("Checksum16.get result unused"))?;
                 let leaves = self.data_leaves(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
@@ -195,7 +198,7 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            ("meter", "execute_meter") => {
+            (_, _, Some(ExternOp::MeterExecute)) => {
                 let id = id.ok_or_else(|| crate::DataplaneError::unsupported("meter through a variable"))?;
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 let out = self.writer(b, self.arg(call, 1)?)?;
@@ -214,7 +217,7 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            ("direct_meter", "read") => {
+            (_, _, Some(ExternOp::DirectMeterRead)) => {
                 let id = id.ok_or_else(|| crate::DataplaneError::unsupported("direct_meter through a variable"))?;
                 let out = self.writer(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
@@ -387,8 +390,9 @@ impl Compiler<'_> {
             BlockRef::Control(c) => self.ir.controls.get(c.index()).map(|x| x.block.name.clone()),
         }
         .unwrap_or_default();
-        match name {
-            "mark_to_drop" => Ok(Box::new(move |_, c| {
+        let op = p4_arch::of(self.ir).and_then(|a| a.function(name)).map(|f| f.op);
+        match (name, op) {
+            (_, Some(ExternOp::MarkToDrop)) => Ok(Box::new(move |_, c| {
                 if let Some(s) = sm.egress_spec {
                     c.set(s, DROP_PORT);
                 }
@@ -398,19 +402,19 @@ impl Compiler<'_> {
                 c.fx.marked_in = here;
                 Flow::Next
             })),
-            "verify" => {
+            // core.p4's parser `verify`.
+            ("verify", _) => {
                 let cond = self.scalar(b, self.arg(call, 0)?)?;
                 let err = self.scalar(b, self.arg(call, 1)?)?;
                 Ok(Box::new(move |p, c| if cond(p, c) == 0 { Flow::Reject(err(p, c) as u32) } else { Flow::Next }))
             }
-            "verify_checksum" | "verify_checksum_with_payload" | "update_checksum" | "update_checksum_with_payload" => {
-                let payload = name.ends_with("_with_payload");
+            (_, Some(ExternOp::VerifyChecksum { payload } | ExternOp::UpdateChecksum { payload })) => {
                 let cond = self.scalar(b, self.arg(call, 0)?)?;
                 let leaves = self.data_leaves(b, self.arg(call, 1)?)?;
                 let sum_e = self.arg(call, 2)?;
                 let (w, _) = self.width(&sum_e.ty);
                 let algo = self.algorithm(self.arg(call, 3)?)?;
-                if name.starts_with("verify") {
+                if matches!(op, Some(ExternOp::VerifyChecksum { .. })) {
                     let expected = self.scalar(b, sum_e)?;
                     let flag = sm.checksum_error;
                     Ok(Box::new(move |p, c| {
@@ -435,7 +439,7 @@ impl Compiler<'_> {
                     }))
                 }
             }
-            "hash" => {
+            (_, Some(ExternOp::Hash)) => {
                 let res = self.arg(call, 0)?;
                 let (w, _) = self.width(&res.ty);
                 let out = self.writer(b, res)?;
@@ -451,7 +455,7 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            "random" => {
+            (_, Some(ExternOp::Random)) => {
                 let res = self.arg(call, 0)?;
                 let (w, _) = self.width(&res.ty);
                 let out = self.writer(b, res)?;
@@ -469,7 +473,7 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            "digest" => {
+            (_, Some(ExternOp::Digest)) => {
                 let receiver = self.scalar(b, self.arg(call, 0)?)?;
                 let leaves = self.data_leaves(b, self.arg(call, 1)?)?;
                 Ok(Box::new(move |p, c| {
@@ -479,7 +483,7 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            "log_msg" => {
+            (_, Some(ExternOp::LogMsg)) => {
                 let msg = match &self.arg(call, 0)?.kind {
                     ExprKind::Const(Value::String(s)) => s.clone(),
                     _ => return unsupported("log_msg with a non-constant message"),
@@ -505,7 +509,7 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            "assert" | "assume" => {
+            (_, Some(ExternOp::Assert)) => {
                 let cond = self.scalar(b, self.arg(call, 0)?)?;
                 let what = format!("{name} failed in {block_name}");
                 Ok(Box::new(move |p, c| {
@@ -516,7 +520,7 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            "truncate" => {
+            (_, Some(ExternOp::Truncate)) => {
                 let len = self.scalar(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
                     let l = len(p, c) as u32;
@@ -524,37 +528,18 @@ impl Compiler<'_> {
                     Flow::Next
                 }))
             }
-            "clone" | "clone3" | "clone_preserving_field_list" => {
+            (_, Some(ExternOp::Clone(keep))) => {
                 let session = self.scalar(b, self.arg(call, 1)?)?;
-                let set = match name {
-                    "clone" => 0,
-                    "clone3" => self.data_field_set(b, self.arg(call, 2)?)?,
-                    _ => {
-                        let idx = self.const_u64(self.arg(call, 2)?).ok_or_else(|| {
-                            crate::DataplaneError::unsupported("clone_preserving_field_list index must be constant")
-                        })?;
-                        self.field_list(idx)?
-                    }
-                };
+                let set = self.preserved(b, call, name, keep)?;
                 Ok(Box::new(move |p, c| {
                     let s = session(p, c) as u32;
                     c.fx.clone = Some((s, set));
                     Flow::Next
                 }))
             }
-            "resubmit" | "resubmit_preserving_field_list" | "recirculate" | "recirculate_preserving_field_list" => {
-                let set = if name.ends_with("_preserving_field_list") {
-                    let idx = self.const_u64(self.arg(call, 0)?).ok_or_else(|| {
-                        crate::DataplaneError::unsupported(format!("{name} index must be constant"))
-                    })?;
-                    self.field_list(idx)?
-                } else {
-                    match call.args.first() {
-                        Some(a) => self.data_field_set(b, &a.expr)?,
-                        None => 0,
-                    }
-                };
-                let resubmit = name.starts_with("resubmit");
+            (_, Some(ExternOp::Resubmit(keep) | ExternOp::Recirculate(keep))) => {
+                let set = self.preserved(b, call, name, keep)?;
+                let resubmit = matches!(op, Some(ExternOp::Resubmit(_)));
                 Ok(Box::new(move |_, c| {
                     if resubmit {
                         c.fx.resubmit = Some(set);
@@ -566,6 +551,23 @@ impl Compiler<'_> {
             }
             _ => unsupported(format!("extern function `{name}`")),
         }
+    }
+
+    /// The field set a clone, resubmit or recirculate keeps (0: none).
+    fn preserved(&mut self, b: &BlockRef, call: &Call, name: &str, keep: Preserve) -> R<usize> {
+        Ok(match keep {
+            Preserve::Nothing => 0,
+            Preserve::Data(i) => match call.args.get(i) {
+                Some(a) => self.data_field_set(b, &a.expr)?,
+                None => 0,
+            },
+            Preserve::FieldList(i) => {
+                let idx = self
+                    .const_u64(self.arg(call, i)?)
+                    .ok_or_else(|| crate::DataplaneError::unsupported(format!("{name} index must be constant")))?;
+                self.field_list(idx)?
+            }
+        })
     }
 }
 
