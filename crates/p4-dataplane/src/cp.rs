@@ -303,7 +303,9 @@ impl Switch {
 
     /// The extern of one of the control-plane `kinds` named `name` (kinds as the IR's id assignment
     /// classifies extern types, [`layout::ObjectKind::of_extern`]).
-    fn extern_index(&self, kind: &'static str, kinds: &[ObjectKind], name: &str) -> Result<usize, ControlError> {
+    /// The extern instance named `name` among those of `kinds` (the first kind names them in errors).
+    fn extern_index(&self, kinds: &[ObjectKind], name: &str) -> Result<usize, ControlError> {
+        let kind = kinds.first().map_or("extern", |k| k.name());
         let idx: Vec<usize> = self
             .ir
             .externs
@@ -474,7 +476,7 @@ impl ControlPlane for Switch {
     }
 
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
-        let id = self.extern_index("register", &[ObjectKind::Register], register)?;
+        let id = self.extern_index(&[ObjectKind::Register], register)?;
         match self.ctx.externs.get(id) {
             Some(ExternState::Register { cells, .. }) => match cells.get(index) {
                 Some(v) => Ok(BigUint::from(*v)),
@@ -485,7 +487,7 @@ impl ControlPlane for Switch {
     }
 
     fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError> {
-        let id = self.extern_index("register", &[ObjectKind::Register], register)?;
+        let id = self.extern_index(&[ObjectKind::Register], register)?;
         match self.ctx.externs.get_mut(id) {
             Some(ExternState::Register { cells, width }) => {
                 let v = to_u128(&value, *width, register)?;
@@ -503,7 +505,7 @@ impl ControlPlane for Switch {
     }
 
     fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
-        let id = self.extern_index("register", &[ObjectKind::Register], register)?;
+        let id = self.extern_index(&[ObjectKind::Register], register)?;
         if let Some(ExternState::Register { cells, .. }) = self.ctx.externs.get_mut(id) {
             cells.fill(0);
         }
@@ -511,7 +513,7 @@ impl ControlPlane for Switch {
     }
 
     fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError> {
-        let id = self.extern_index("counter", &[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
+        let id = self.extern_index(&[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
         if let Some(ti) = self.direct_table(id) {
             return match self.ctx.tables[ti].get_mut(index) {
                 Some(e) => Ok((e.packets, e.bytes)),
@@ -527,7 +529,7 @@ impl ControlPlane for Switch {
     }
 
     fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError> {
-        let id = self.extern_index("counter", &[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
+        let id = self.extern_index(&[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
         if let Some(ti) = self.direct_table(id) {
             return match self.ctx.tables[ti].get_mut(index) {
                 Some(e) => {
@@ -551,7 +553,7 @@ impl ControlPlane for Switch {
     }
 
     fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
-        let id = self.extern_index("counter", &[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
+        let id = self.extern_index(&[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
         if let Some(ti) = self.direct_table(id) {
             for e in self.ctx.tables[ti].entries.iter_mut().flatten() {
                 e.packets = 0;
@@ -566,7 +568,7 @@ impl ControlPlane for Switch {
     }
 
     fn meter_set_rates(&mut self, meter: &str, index: Option<u64>, rates: &[MeterRate]) -> Result<(), ControlError> {
-        let id = self.extern_index("meter", &[ObjectKind::Meter, ObjectKind::DirectMeter], meter)?;
+        let id = self.extern_index(&[ObjectKind::Meter, ObjectKind::DirectMeter], meter)?;
         let [committed, peak] = rates else { return invalid(format!("meter {meter}: give two rates (committed, peak)")) };
         let now = self.ctx.now_us as f64;
         if let Some(ti) = self.direct_table(id) {
