@@ -99,6 +99,9 @@ fn v1model_extern_functions() {
     assert_eq!(a.function("truncate").unwrap().side_effect(), Some(SideEffect::Truncate));
     assert_eq!(a.function("verify_checksum").unwrap().writes, &[MetaRole::ChecksumError]);
     assert_eq!(a.function("hash").unwrap().side_effect(), None);
+    assert_eq!(a.function_for(ExternOp::MarkToDrop).map(|f| f.name), Some("mark_to_drop"));
+    // `assert` and `assume` share an operation; the first is found.
+    assert_eq!(a.function_for(ExternOp::Assert).map(|f| f.name), Some("assert"));
     assert_eq!(a.function("clone3").unwrap().op, ExternOp::Clone(Preserve::Data(2)));
     assert_eq!(a.function("recirculate_preserving_field_list").unwrap().op, ExternOp::Recirculate(Preserve::FieldList(0)));
     assert_eq!(a.function("verify_checksum_with_payload").unwrap().op, ExternOp::VerifyChecksum { payload: true });

@@ -298,6 +298,9 @@ pub struct StdMeta {
     /// Width of the ingress port as the program's intrinsic metadata declares it
     /// ([`p4_arch::Architecture::port_width`]; v1model: 9); 0 when the program has no such field.
     pub port_width: u32,
+    /// The value of the drop-marker field that drops the packet ([`p4_arch::DropMarker`]; v1model:
+    /// `egress_spec` = 511); `u128::MAX` (never read back) when the program lacks the field.
+    pub drop_value: u128,
 }
 
 /// Well-known error codes of `core.p4`.

@@ -10,11 +10,11 @@ use std::sync::Arc;
 
 use crate::bits::mask;
 use crate::cells::Cells;
-use crate::compile::{build_prog, run_control, run_parser, DROP_PORT};
+use crate::compile::{build_prog, run_control, run_parser};
 use crate::control::{Injected, OutputPacket, PacketIo};
 use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
 use crate::meter::Meter;
-use p4_arch::StateKind;
+use p4_arch::{DropMarker, ExternOp, StateKind};
 use crate::table::{IndexKind, TableState};
 use crate::DataplaneError;
 
@@ -188,9 +188,22 @@ impl Switch {
 
     fn drop_line(&self, res: &mut Injected) {
         let c = &self.ctx;
+        // Named as the architecture names them (v1model: `mark_to_drop in C`, `egress_spec 511`).
+        let arch = self.prog.arch;
         let mut line = match c.fx.marked_in.and_then(|i| self.prog.controls.get(i)) {
-            Some(ctl) => format!("mark_to_drop in {}", ctl.name),
-            None => format!("egress_spec {DROP_PORT}"),
+            Some(ctl) => {
+                // One allocation of the right size (a packet drop allocates only its reason).
+                let f = arch.function_for(ExternOp::MarkToDrop).map_or("drop", |f| f.name);
+                let mut l = String::with_capacity(f.len() + 4 + ctl.name.len());
+                l.push_str(f);
+                l.push_str(" in ");
+                l.push_str(&ctl.name);
+                l
+            }
+            None => {
+                let DropMarker::AllOnes(role) = arch.drop;
+                format!("{} {}", arch.field(role).unwrap_or("drop marker"), self.prog.sm.drop_value)
+            }
         };
         if let Some(e) = self.prog.sm.parser_error.map(|s| c.get(s)).filter(|e| *e != 0) {
             let name = self.prog.error_names.get(e as usize).cloned().unwrap_or_else(|| e.to_string());
@@ -323,7 +336,7 @@ impl Switch {
             return;
         }
         let spec = self.sm_get(sm.egress_spec);
-        if spec == DROP_PORT {
+        if spec == sm.drop_value {
             self.drop_line(res);
             return;
         }
@@ -364,7 +377,7 @@ impl Switch {
                 });
             }
         }
-        if self.sm_get(sm.egress_spec) == DROP_PORT {
+        if self.sm_get(sm.egress_spec) == sm.drop_value {
             self.drop_line(res);
             return;
         }

@@ -285,6 +285,11 @@ impl Architecture {
         let functions: &'static [FunctionSig] = self.functions;
         functions.iter().find(|f| f.name == name)
     }
+    /// The first extern function implemented by `op` (for messages naming it).
+    pub fn function_for(&self, op: ExternOp) -> Option<&'static FunctionSig> {
+        let functions: &'static [FunctionSig] = self.functions;
+        functions.iter().find(|f| f.op == op)
+    }
     /// The intrinsic field name of `role`.
     pub fn field(&self, role: MetaRole) -> Option<&'static str> {
         self.intrinsic.iter().find(|(r, _)| *r == role).map(|(_, n)| *n)

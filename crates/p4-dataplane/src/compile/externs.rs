@@ -11,9 +11,6 @@ use crate::bits::{self, mask};
 use crate::exec::{Ctx, ExternState, Flow, Prog, Run};
 use crate::hashing::Algorithm;
 
-/// The drop port of simple_switch.
-pub(crate) const DROP_PORT: u128 = 511;
-
 /// One header to emit: its valid slot and its fields.
 struct EmitHeader {
     valid: usize,
@@ -394,7 +391,7 @@ impl Compiler<'_> {
         match (name, op) {
             (_, Some(ExternOp::MarkToDrop)) => Ok(Box::new(move |_, c| {
                 if let Some(s) = sm.egress_spec {
-                    c.set(s, DROP_PORT);
+                    c.set(s, sm.drop_value);
                 }
                 if let Some(s) = sm.mcast_grp {
                     c.set(s, 0);

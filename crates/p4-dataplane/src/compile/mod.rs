@@ -26,7 +26,6 @@ use crate::bits::mask;
 use crate::exec::{DynSlot, ErrorCodes, StdMeta};
 use crate::DataplaneError;
 
-pub(crate) use externs::DROP_PORT;
 pub(crate) use stmt::{build_prog, run_control, run_parser};
 
 pub(crate) type R<T> = Result<T, DataplaneError>;

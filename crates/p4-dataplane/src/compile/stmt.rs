@@ -1,7 +1,7 @@
 //! Statements, calls with copy-in/copy-out, tables, parsers, controls, and the whole-program build.
 
 
-use p4_arch::{MetaRole, Role, SharedKind};
+use p4_arch::{DropMarker, MetaRole, Role, SharedKind};
 use p4_ir::{Arg, BlockRef, Builtin, Callee, Direction, Expr, ExprKind, MatchKind, Program, Stmt, Type, TypeDef};
 
 use std::sync::Arc;
@@ -849,12 +849,19 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
     }
     // Intrinsic metadata fields by the role the architecture gives their names.
     cx.sm.port_width = binding.port_width.unwrap_or(0);
+    cx.sm.drop_value = u128::MAX;
     if let Some(TypeDef::Struct { fields, .. }) = cx.type_def(&sty) {
         for (i, f) in fields.iter().enumerate() {
             let (off, _) = cx.field_offset(&sty, i as u32)?;
             let slot = Some(sbase + off);
             let sm = &mut cx.sm;
             let Some(r) = arch.role_of(&f.name) else { continue };
+            // The drop marker: all ones in the marker field's declared width (v1model: 511).
+            if let (DropMarker::AllOnes(d), Type::Bits { width, .. }) = (arch.drop, &f.ty) {
+                if d == r {
+                    sm.drop_value = crate::bits::mask(*width);
+                }
+            }
             *match r {
                 MetaRole::IngressPort => &mut sm.ingress_port,
                 MetaRole::EgressSpec => &mut sm.egress_spec,
