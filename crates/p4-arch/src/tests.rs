@@ -109,6 +109,16 @@ fn v1model_extern_functions() {
 }
 
 #[test]
+fn v1model_hash_algorithms_and_units() {
+    let a = v1model();
+    assert_eq!(a.hash_algorithm("crc16"), Some(HashAlgorithm::Crc16));
+    assert_eq!(a.hash_algorithm("csum16"), Some(HashAlgorithm::Csum16));
+    assert_eq!(a.hash_algorithm("crc64"), None);
+    assert_eq!(a.hash_algorithms.len(), 8);
+    assert_eq!(a.unit_bytes, "bytes");
+}
+
+#[test]
 fn lookup_by_package() {
     assert_eq!(of_package("V1Switch").map(|a| a.name), Some("v1model"));
     assert_eq!(of_package("PSA_Switch"), None);

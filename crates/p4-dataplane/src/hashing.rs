@@ -1,39 +1,20 @@
-//! v1model `HashAlgorithm`s over a byte string, as BMv2 computes them.
+//! Hash algorithms over a byte string, as BMv2 computes them.
 //!
 //! All algorithms are pure functions of the input bytes except `Random`, which draws from the
 //! switch's deterministic generator (so runs are reproducible).
 
-/// The v1model hash algorithms, identified by their `HashAlgorithm` member name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Algorithm {
-    Crc32,
-    Crc32Custom,
-    Crc16,
-    Crc16Custom,
-    Random,
-    Identity,
-    Csum16,
-    Xor16,
+/// The hash algorithms; which member name of the program's algorithm enum means which comes from
+/// the architecture description ([`p4_arch::Architecture::hash_algorithm`]).
+pub use p4_arch::HashAlgorithm as Algorithm;
+
+/// Computing a hash, for the algorithms the architecture layer names.
+pub trait Compute {
+    /// Computes the hash of `data`; `random` supplies a value for [`Algorithm::Random`].
+    fn compute(self, data: &[u8], random: &mut dyn FnMut() -> u64) -> u128;
 }
 
-impl Algorithm {
-    /// Maps a `HashAlgorithm` member name to the algorithm.
-    pub fn from_name(name: &str) -> Option<Algorithm> {
-        Some(match name {
-            "crc32" => Algorithm::Crc32,
-            "crc32_custom" => Algorithm::Crc32Custom,
-            "crc16" => Algorithm::Crc16,
-            "crc16_custom" => Algorithm::Crc16Custom,
-            "random" => Algorithm::Random,
-            "identity" => Algorithm::Identity,
-            "csum16" => Algorithm::Csum16,
-            "xor16" => Algorithm::Xor16,
-            _ => return None,
-        })
-    }
-
-    /// Computes the hash of `data`; `random` supplies a value for [`Algorithm::Random`].
-    pub fn compute(self, data: &[u8], random: &mut dyn FnMut() -> u64) -> u128 {
+impl Compute for Algorithm {
+    fn compute(self, data: &[u8], random: &mut dyn FnMut() -> u64) -> u128 {
         match self {
             // BMv2's custom CRCs default to the parameters of the standard ones.
             Algorithm::Crc32 | Algorithm::Crc32Custom => u128::from(crc32(data)),
@@ -147,6 +128,6 @@ mod tests {
         assert_eq!(xor16(&[0x12, 0x34, 0x0f, 0x0f, 0xff]), 0xe23b);
         assert_eq!(identity(&[0x01, 0x02, 0x03]), 0x010203);
         let mut r = || 7u64;
-        assert_eq!(Algorithm::from_name("random").map(|a| a.compute(&[], &mut r)), Some(7));
+        assert_eq!(p4_arch::v1model().hash_algorithm("random").map(|a| a.compute(&[], &mut r)), Some(7));
     }
 }

@@ -88,7 +88,7 @@ impl Switch {
             };
             let size = sig.size_arg.map_or(0, |a| ctor_u64(e.ctor_args.get(a)));
             let is_bytes = sig.unit_arg.and_then(|a| e.ctor_args.get(a)).and_then(|v| v.as_ref()).and_then(|v| enum_member_name(&program, v)).as_deref()
-                == Some("bytes");
+                == Some(prog.arch.unit_bytes);
             externs.push(match sig.state {
                 StateKind::Register => {
                     // Other element types are held in one full cell.

@@ -55,6 +55,24 @@ pub struct Architecture {
     pub externs: &'static [ExternSig],
     /// Extern functions: their intrinsic-metadata writes and architecture side effects.
     pub functions: &'static [FunctionSig],
+    /// Hash algorithms by the member name of the architecture's algorithm enum.
+    pub hash_algorithms: &'static [(&'static str, HashAlgorithm)],
+    /// The enum member that makes a counter or meter count bytes rather than packets (the
+    /// constructor argument at [`ExternSig::unit_arg`]).
+    pub unit_bytes: &'static str,
+}
+
+/// A hash or checksum algorithm as targets compute it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HashAlgorithm {
+    Crc32,
+    Crc32Custom,
+    Crc16,
+    Crc16Custom,
+    Random,
+    Identity,
+    Csum16,
+    Xor16,
 }
 
 /// What a block of the package does.
@@ -284,6 +302,10 @@ impl Architecture {
     pub fn function(&self, name: &str) -> Option<&'static FunctionSig> {
         let functions: &'static [FunctionSig] = self.functions;
         functions.iter().find(|f| f.name == name)
+    }
+    /// The hash algorithm of the algorithm enum's member `name`.
+    pub fn hash_algorithm(&self, name: &str) -> Option<HashAlgorithm> {
+        self.hash_algorithms.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
     }
     /// The first extern function implemented by `op` (for messages naming it).
     pub fn function_for(&self, op: ExternOp) -> Option<&'static FunctionSig> {

@@ -9,7 +9,7 @@ use super::stmt::{push_varbit, serialize};
 use super::{unsupported, Compiler, FieldKind, Loc, R};
 use crate::bits::{self, mask};
 use crate::exec::{Ctx, ExternState, Flow, Prog, Run};
-use crate::hashing::Algorithm;
+use crate::hashing::{Algorithm, Compute};
 
 /// One header to emit: its valid slot and its fields.
 struct EmitHeader {
@@ -40,7 +40,8 @@ impl Compiler<'_> {
     }
 
     fn algorithm(&self, e: &Expr) -> R<Algorithm> {
-        match self.enum_member(e).and_then(Algorithm::from_name) {
+        let arch = p4_arch::of(self.ir);
+        match self.enum_member(e).and_then(|n| arch?.hash_algorithm(&n)) {
             Some(a) => Ok(a),
             None => unsupported("a hash algorithm that is not a constant HashAlgorithm member"),
         }

@@ -117,5 +117,17 @@ pub static V1MODEL: Architecture = Architecture {
         FunctionSig { name: "log_msg", writes: &[], op: ExternOp::LogMsg },
         FunctionSig { name: "assert", writes: &[], op: ExternOp::Assert },
         FunctionSig { name: "assume", writes: &[], op: ExternOp::Assert },
+    ],    // `enum HashAlgorithm` of v1model.p4.
+    hash_algorithms: &[
+        ("crc32", HashAlgorithm::Crc32),
+        ("crc32_custom", HashAlgorithm::Crc32Custom),
+        ("crc16", HashAlgorithm::Crc16),
+        ("crc16_custom", HashAlgorithm::Crc16Custom),
+        ("random", HashAlgorithm::Random),
+        ("identity", HashAlgorithm::Identity),
+        ("csum16", HashAlgorithm::Csum16),
+        ("xor16", HashAlgorithm::Xor16),
     ],
+    // `CounterType.bytes`, `MeterType.bytes`.
+    unit_bytes: "bytes",
 };
