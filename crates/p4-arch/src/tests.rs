@@ -116,6 +116,9 @@ fn v1model_hash_algorithms_and_units() {
     assert_eq!(a.hash_algorithm("crc64"), None);
     assert_eq!(a.hash_algorithms.len(), 8);
     assert_eq!(a.unit_bytes, "bytes");
+    assert_eq!(a.instance_value(PacketInstance::Normal), 0);
+    assert_eq!(a.instance_value(PacketInstance::Recirculated), 4);
+    assert_eq!(a.instance_value(PacketInstance::Resubmitted), 6);
 }
 
 #[test]

@@ -43,7 +43,7 @@ pub mod meter;
 mod switch;
 pub mod table;
 
-pub use switch::{instance, Switch};
+pub use switch::Switch;
 
 /// Why a program cannot run on this dataplane: what, and where in the program when known.
 ///

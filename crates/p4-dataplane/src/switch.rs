@@ -14,20 +14,9 @@ use crate::compile::{build_prog, run_control, run_parser};
 use crate::control::{Injected, OutputPacket, PacketIo};
 use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
 use crate::meter::Meter;
-use p4_arch::{DropMarker, ExternOp, StateKind};
+use p4_arch::{DropMarker, ExternOp, PacketInstance, StateKind};
 use crate::table::{IndexKind, TableState};
 use crate::DataplaneError;
-
-/// `standard_metadata.instance_type` values (BMv2's `PktInstanceType`).
-pub mod instance {
-    pub const NORMAL: u32 = 0;
-    pub const INGRESS_CLONE: u32 = 1;
-    pub const EGRESS_CLONE: u32 = 2;
-    pub const COALESCED: u32 = 3;
-    pub const RECIRC: u32 = 4;
-    pub const REPLICATION: u32 = 5;
-    pub const RESUBMIT: u32 = 6;
-}
 
 /// How many times one packet may be resubmitted or recirculated before it is dropped.
 const MAX_LOOPS: u32 = 16;
@@ -186,6 +175,11 @@ impl Switch {
         Ok((act, data))
     }
 
+    /// The instance-type value of `kind`, as the architecture numbers them.
+    fn instance(&self, kind: PacketInstance) -> u32 {
+        self.prog.arch.instance_value(kind)
+    }
+
     fn drop_line(&self, res: &mut Injected) {
         let c = &self.ctx;
         // Named as the architecture names them (v1model: `mark_to_drop in C`, `egress_spec 511`).
@@ -313,7 +307,7 @@ impl Switch {
                 res.drops.push(format!("resubmitted more than {MAX_LOOPS} times"));
                 return;
             }
-            jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance: instance::RESUBMIT, keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
+            jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance: self.instance(PacketInstance::Resubmitted), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }
         let grp = self.sm_get(sm.mcast_grp) as u32;
@@ -328,7 +322,7 @@ impl Switch {
                     pkt: self.ctx.pkt.clone(),
                     cursor: self.ctx.cursor,
                     port: out_port,
-                    instance: instance::REPLICATION,
+                    instance: self.instance(PacketInstance::Replica),
                     rid,
                     depth,
                 });
@@ -371,7 +365,7 @@ impl Switch {
                     pkt: self.ctx.pkt.clone(),
                     cursor: self.ctx.cursor,
                     port: out_port,
-                    instance: instance::EGRESS_CLONE,
+                    instance: self.instance(PacketInstance::EgressClone),
                     rid: crid,
                     depth,
                 });
@@ -403,7 +397,7 @@ impl Switch {
                 return;
             }
             let in_port = self.sm_get(sm.ingress_port) as u32;
-            jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: instance::RECIRC, keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
+            jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: self.instance(PacketInstance::Recirculated), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }
         res.outputs.push(OutputPacket { port, data: bytes });
@@ -433,9 +427,9 @@ impl Switch {
         match job {
             Job::Ingress { data, port, instance, keep, depth } => self.ingress(&data, port, instance, keep, depth, res, jobs),
             Job::CloneI2E { data, in_port, out_port, rid, keep, depth } => {
-                self.parse(&data, in_port, instance::INGRESS_CLONE);
+                self.parse(&data, in_port, self.instance(PacketInstance::IngressClone));
                 self.restore(keep.0, &keep.1);
-                self.egress(out_port, Some(instance::INGRESS_CLONE), rid, depth, res, jobs);
+                self.egress(out_port, Some(self.instance(PacketInstance::IngressClone)), rid, depth, res, jobs);
             }
             Job::Egress { frame, pkt, cursor, port, instance, rid, depth } => {
                 if frame.len() == self.ctx.f.len() {
@@ -477,7 +471,7 @@ impl PacketIo for Switch {
         self.ctx.now_us = now_ns / 1000;
         self.ctx.log.clear();
         let mut jobs = VecDeque::new();
-        self.ingress(data, port, instance::NORMAL, None, 0, &mut res, &mut jobs);
+        self.ingress(data, port, self.instance(PacketInstance::Normal), None, 0, &mut res, &mut jobs);
         let mut done = 0;
         while let Some(job) = jobs.pop_front() {
             done += 1;

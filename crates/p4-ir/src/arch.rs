@@ -60,6 +60,20 @@ pub struct Architecture {
     /// The enum member that makes a counter or meter count bytes rather than packets (the
     /// constructor argument at [`ExternSig::unit_arg`]).
     pub unit_bytes: &'static str,
+    /// The value the [`MetaRole::InstanceType`] field holds for each kind of packet instance.
+    pub instance_types: &'static [(PacketInstance, u32)],
+}
+
+/// Why a packet instance exists (what the instance-type metadata tells the program).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketInstance {
+    Normal,
+    IngressClone,
+    EgressClone,
+    Coalesced,
+    Recirculated,
+    Replica,
+    Resubmitted,
 }
 
 /// A hash or checksum algorithm as targets compute it.
@@ -302,6 +316,10 @@ impl Architecture {
     pub fn function(&self, name: &str) -> Option<&'static FunctionSig> {
         let functions: &'static [FunctionSig] = self.functions;
         functions.iter().find(|f| f.name == name)
+    }
+    /// The instance-type value of `kind` (0 if the architecture gives none).
+    pub fn instance_value(&self, kind: PacketInstance) -> u32 {
+        self.instance_types.iter().find(|(k, _)| *k == kind).map_or(0, |(_, v)| *v)
     }
     /// The hash algorithm of the algorithm enum's member `name`.
     pub fn hash_algorithm(&self, name: &str) -> Option<HashAlgorithm> {

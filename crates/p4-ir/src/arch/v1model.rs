@@ -130,4 +130,14 @@ pub static V1MODEL: Architecture = Architecture {
     ],
     // `CounterType.bytes`, `MeterType.bytes`.
     unit_bytes: "bytes",
+    // BMv2's `PktInstanceType`.
+    instance_types: &[
+        (PacketInstance::Normal, 0),
+        (PacketInstance::IngressClone, 1),
+        (PacketInstance::EgressClone, 2),
+        (PacketInstance::Coalesced, 3),
+        (PacketInstance::Recirculated, 4),
+        (PacketInstance::Replica, 5),
+        (PacketInstance::Resubmitted, 6),
+    ],
 };
