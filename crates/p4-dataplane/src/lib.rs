@@ -6,6 +6,13 @@
 //! - [`control::ControlPlane`] programs tables, multicast, clone sessions, registers, counters, meters;
 //! - [`control::PacketIo::inject`] runs one packet, and everything it causes, to completion.
 //!
+//! The architecture comes from [`p4_arch`]: which instance plays which block, which parameters are
+//! one storage, the standard metadata fields by role, the port width, the drop marker, extern
+//! state kinds and operations, hash algorithm names and instance-type values are read from its
+//! v1model description, not named here. The executor still implements only the v1model pipeline
+//! (six blocks, BMv2's after-ingress/after-egress order) and the operations [`p4_arch::ExternOp`]
+//! lists.
+//!
 //! Behaviour choices (BMv2 simple_switch is the reference):
 //! - scalars of up to 128 bits live in `u128` slots (`varbit` of any maximum in 128-bit chunks);
 //!   wider `bit<W>`/`int<W>` occupies 128-bit chunks (most significant first); arithmetic, bitwise
@@ -20,7 +27,7 @@
 //!   out-of-range stack indexes read 0 and ignore writes (`extract` into a full stack rejects with
 //!   `StackOutOfBounds`);
 //! - `instance_type`: 0 normal, 1 ingress clone, 2 egress clone, 4 recirculated, 5 replica,
-//!   6 resubmitted ([`instance`]); a packet may loop through resubmit/recirculate 16 times;
+//!   6 resubmitted ([`p4_arch::PacketInstance`], numbered by the description); a packet may loop through resubmit/recirculate 16 times;
 //! - `Injected::drops` lines: `port <p> does not fit v1model's 9-bit port fields (0..511)` (a packet
 //!   injected on a port the program's `ingress_port` cannot hold is not processed), `mark_to_drop in <control>`, `egress_spec 511`, optionally followed by
 //!   ` (parser error <name>)`; `assert failed in <block>`; `multicast group <g> has no members`;

@@ -5,8 +5,9 @@
 //!   `[valid, fields...]`, a struct `[fields...]`, a union `[member headers...]`, a stack
 //!   `[nextIndex, elements...]`, a varbit `[length in bits, 128-bit chunks...]`, a scalar one slot;
 //! - so two values of the same type have isomorphic ranges and copying a value is a slot-range copy;
-//! - the `hdr`, `meta` and `standard_metadata` parameters of the six V1Switch blocks share one range
-//!   each (v1model passes them from block to block, so aliasing equals copy-in/copy-out);
+//! - the parameters the architecture marks as shared ([`p4_arch::SharedParam`]; v1model: headers,
+//!   user metadata, standard metadata of the six V1Switch blocks) get one range each (the
+//!   architecture passes them from block to block, so aliasing equals copy-in/copy-out);
 //! - headers are invalidated by zeroing their range, so reading a field of an invalid header gives 0.
 
 mod expr;
