@@ -41,7 +41,7 @@ impl Compiler<'_> {
 
     fn algorithm(&self, e: &Expr) -> R<Algorithm> {
         let arch = p4_arch::of(self.ir);
-        match self.enum_member(e).and_then(|n| arch?.hash_algorithm(&n)) {
+        match self.enum_member(e).and_then(|n| arch?.hash_algorithm(n)) {
             Some(a) => Ok(a),
             None => unsupported("a hash algorithm that is not a constant HashAlgorithm member"),
         }
