@@ -1,4 +1,6 @@
-//! Helpers for the end-to-end tests: compile P4 text with `p4-sema` and build a switch.
+//! Helpers for the end-to-end tests: compile P4 text with `p4-sema` and build a switch. Each test
+//! binary uses some of them.
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::sync::Arc;
