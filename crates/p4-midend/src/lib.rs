@@ -40,6 +40,7 @@ mod frame;
 pub mod pass;
 pub mod passes;
 mod returns;
+mod rewrite;
 pub mod util;
 
 pub use error::PassError;

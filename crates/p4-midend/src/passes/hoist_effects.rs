@@ -20,13 +20,12 @@
 //! a run-time index. Otherwise the expression is left as it is. Loop conditions, `select` keys and
 //! table keys have no statement in front of them and are left alone.
 
-use crate::util::{bodies, fresh_var, has_effects, put_body, root_var, take_body, vars_mut, walk_expr_mut};
+use crate::rewrite::{var_expr, Guard, OperandRewriter};
+use crate::util::{bodies, fresh_var, has_effects, put_body, root_var, take_body, vars_mut};
 use crate::{Pass, PassError};
 use p4_ir::{
-    ApplyResult, BinOp, Builtin, Call, Callee, Direction, Expr, ExprKind, Program, Span, Stmt, Type, UnOp, Var, VarId,
-    VarKind,
+    ApplyResult, BinOp, Builtin, Callee, Direction, Expr, ExprKind, Program, Stmt, Type, UnOp, Var, VarId, VarKind,
 };
-use std::collections::HashSet;
 
 pub const NAME: &str = "hoist-effects";
 
@@ -61,97 +60,20 @@ impl Pass for HoistEffects {
     }
 }
 
-#[derive(Default)]
-struct Guard {
-    reads: HashSet<VarId>,
-    impure: bool,
-    conditional: u32,
-}
-
 struct Hoister<'a> {
     vars: &'a mut Vec<Var>,
     tables: &'a [String],
 }
 
-fn var_expr(v: VarId, ty: Type, span: Span) -> Expr {
-    Expr::new(ty, ExprKind::Var(v), span)
-}
-
-impl Hoister<'_> {
-    fn list(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
-        let mut out = Vec::with_capacity(stmts.len());
-        for s in stmts {
-            self.stmt(s, &mut out);
-        }
-        out
-    }
-
+impl OperandRewriter for Hoister<'_> {
     fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
         match s {
-            // `x = <one effect>` already has the form this pass produces (the value lands in `x`).
-            Stmt::Assign { lhs, rhs, span } if is_single_effect(&rhs) => out.push(Stmt::Assign { lhs, rhs, span }),
-            Stmt::Assign { lhs, mut rhs, span } => {
-                let mut g = Guard::default();
-                place_reads(&lhs, &mut g);
-                self.top(&mut rhs, &mut g, out);
-                out.push(Stmt::Assign { lhs, rhs, span });
-            }
-            Stmt::VarInit { var, init: Some(mut e), span } => {
-                // Already in hoisted form: `init t = <one effect>` whose operands have none.
-                if !is_single_effect(&e) {
-                    self.expr(&mut e, &mut Guard::default(), out);
-                }
-                out.push(Stmt::VarInit { var, init: Some(e), span });
-            }
-            Stmt::Call(mut call) => {
-                let mut g = Guard::default();
-                self.call_parts(&mut call, &mut g, out);
-                out.push(Stmt::Call(call));
-            }
-            Stmt::If { mut cond, then, otherwise, span } => {
-                self.top(&mut cond, &mut Guard::default(), out);
-                let (then, otherwise) = (self.list(then), self.list(otherwise));
-                out.push(Stmt::If { cond, then, otherwise, span });
-            }
-            Stmt::SwitchValue { mut expr, cases, span } => {
-                self.top(&mut expr, &mut Guard::default(), out);
-                let cases = cases.into_iter().map(|(v, l)| (v, self.list(l))).collect();
-                out.push(Stmt::SwitchValue { expr, cases, span });
-            }
-            Stmt::SwitchAction { table, cases, span } => {
-                let cases = cases.into_iter().map(|(a, l)| (a, self.list(l))).collect();
-                out.push(Stmt::SwitchAction { table, cases, span });
-            }
-            Stmt::Block(l) => {
-                let l = self.list(l);
-                out.push(Stmt::Block(l));
-            }
-            Stmt::Return(Some(mut e), span) => {
-                self.top(&mut e, &mut Guard::default(), out);
-                out.push(Stmt::Return(Some(e), span));
-            }
-            Stmt::For { init, cond, update, body, span } => {
-                let (init, update, body) = (self.list(init), self.list(update), self.list(body));
-                out.push(Stmt::For { init, cond, update, body, span });
-            }
-            Stmt::ApplyBlock { block, mut args, span } => {
-                let mut g = Guard::default();
-                for a in &mut args {
-                    self.expr(&mut a.expr, &mut g, out);
-                }
-                out.push(Stmt::ApplyBlock { block, args, span });
-            }
-            other => out.push(other),
+            // `x = <one effect>` / `init t = <one effect>` whose operands have none already have the
+            // form this pass produces (the value lands in `x`).
+            Stmt::Assign { ref rhs, .. } if is_single_effect(rhs) => out.push(s),
+            Stmt::VarInit { init: Some(ref e), .. } if is_single_effect(e) => out.push(s),
+            _ => self.walk_stmt(s, out),
         }
-    }
-
-    /// The whole operand of a statement.
-    fn top(&mut self, e: &mut Expr, g: &mut Guard, pre: &mut Vec<Stmt>) {
-        self.expr(e, g, pre);
-    }
-
-    fn temp(&mut self, base: &str, ty: Type) -> VarId {
-        fresh_var(self.vars, base, ty, VarKind::Temp)
     }
 
     /// Walks `e` in evaluation order, hoisting what may be hoisted into `pre`.
@@ -277,14 +199,11 @@ impl Hoister<'_> {
             ExprKind::Const(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
         }
     }
+}
 
-    fn call_parts(&mut self, call: &mut Call, g: &mut Guard, pre: &mut Vec<Stmt>) {
-        if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &mut call.callee {
-            self.expr(target, g, pre);
-        }
-        for a in &mut call.args {
-            self.expr(&mut a.expr, g, pre);
-        }
+impl Hoister<'_> {
+    fn temp(&mut self, base: &str, ty: Type) -> VarId {
+        fresh_var(self.vars, base, ty, VarKind::Temp)
     }
 }
 
@@ -300,32 +219,5 @@ fn is_single_effect(e: &Expr) -> bool {
             target_pure && c.args.iter().all(|a| !has_effects(&a.expr))
         }
         _ => false,
-    }
-}
-
-/// Reads made when an assignment's place is chosen (run-time indices, `.next`/`.last`).
-fn place_reads(lhs: &Expr, g: &mut Guard) {
-    match &lhs.kind {
-        ExprKind::Index(b, i) => {
-            place_reads(b, g);
-            if !matches!(i.kind, ExprKind::Const(_)) {
-                let mut i = (**i).clone();
-                walk_expr_mut(&mut i, &mut |x| match x.kind {
-                    ExprKind::Var(v) => {
-                        g.reads.insert(v);
-                    }
-                    ExprKind::Call(_) | ExprKind::ApplyTable(..) => g.impure = true,
-                    _ => {}
-                });
-            }
-        }
-        ExprKind::StackNext(b) | ExprKind::StackLast(b) => {
-            if let Some(v) = root_var(b) {
-                g.reads.insert(v);
-            }
-            place_reads(b, g)
-        }
-        ExprKind::Field(b, _) | ExprKind::Slice(b, _, _) => place_reads(b, g),
-        _ => {}
     }
 }

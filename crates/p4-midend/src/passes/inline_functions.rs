@@ -27,15 +27,16 @@
 //! Functions with no call left are removed from the program.
 
 use crate::returns::{bool_const, eliminate_returns};
+use crate::rewrite::{var_expr, Guard, OperandRewriter};
 use crate::util::{
-    any_stmt, bodies, fresh_var, put_body, root_var, take_body, vars_mut, walk_expr_mut, walk_stmts_exprs_mut,
+    any_stmt, bodies, for_each_nested_list, fresh_var, put_body, root_var, take_body, vars_mut, walk_expr_mut,
+    walk_stmts_exprs_mut,
 };
 use crate::{Pass, PassError};
 use p4_ir::{
-    BlockRef, Call, Callee, Direction, Expr, ExprKind, Function, FunctionId, Program, Span, Stmt, Type, Var, VarId,
-    VarKind,
+    BlockRef, Call, Callee, Direction, Expr, ExprKind, Function, FunctionId, Program, Stmt, Type, Var, VarId, VarKind,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 pub const NAME: &str = "inline-functions";
 
@@ -65,17 +66,6 @@ impl Pass for InlineFunctions {
     }
 }
 
-/// What has been evaluated so far in the statement being rewritten, in evaluation order.
-#[derive(Default)]
-struct Guard {
-    /// Variables read by the parts that stay in the statement.
-    reads: HashSet<VarId>,
-    /// Something with effects stays in the statement: nothing after it may be hoisted.
-    impure: bool,
-    /// Inside `&&`/`||` right operands or `?:` branches.
-    conditional: u32,
-}
-
 struct Inliner<'a> {
     funcs: &'a [Function],
     block: &'a BlockRef,
@@ -85,31 +75,11 @@ struct Inliner<'a> {
     depth: u32,
 }
 
-fn var_expr(v: VarId, ty: Type, span: Span) -> Expr {
-    Expr::new(ty, ExprKind::Var(v), span)
-}
-
 fn sanitize(name: &str) -> String {
     name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
 }
 
-impl Inliner<'_> {
-    fn inlinable(&self, f: FunctionId) -> bool {
-        self.depth < MAX_DEPTH
-            && self
-                .funcs
-                .get(f.index())
-                .is_some_and(|func| func.block == *self.block && !any_stmt(&func.body, &|s| matches!(s, Stmt::Exit(_))))
-    }
-
-    fn list(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
-        let mut out = Vec::with_capacity(stmts.len());
-        for s in stmts {
-            self.stmt(s, &mut out);
-        }
-        out
-    }
-
+impl OperandRewriter for Inliner<'_> {
     fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
         match s {
             Stmt::Call(call) => match call.callee {
@@ -117,57 +87,9 @@ impl Inliner<'_> {
                     let exp = self.expansion(f, call);
                     out.extend(exp);
                 }
-                _ => {
-                    let mut call = call;
-                    let mut g = Guard::default();
-                    self.call_parts(&mut call, &mut g, out);
-                    out.push(Stmt::Call(call));
-                }
+                _ => self.walk_stmt(Stmt::Call(call), out),
             },
-            Stmt::Assign { lhs, mut rhs, span } => {
-                let mut g = Guard::default();
-                place_reads(&lhs, &mut g);
-                self.top(&mut rhs, &mut g, out);
-                out.push(Stmt::Assign { lhs, rhs, span });
-            }
-            Stmt::VarInit { var, init: Some(mut e), span } => {
-                self.top(&mut e, &mut Guard::default(), out);
-                out.push(Stmt::VarInit { var, init: Some(e), span });
-            }
-            Stmt::If { mut cond, then, otherwise, span } => {
-                self.top(&mut cond, &mut Guard::default(), out);
-                let (then, otherwise) = (self.list(then), self.list(otherwise));
-                out.push(Stmt::If { cond, then, otherwise, span });
-            }
-            Stmt::SwitchValue { mut expr, cases, span } => {
-                self.top(&mut expr, &mut Guard::default(), out);
-                let cases = cases.into_iter().map(|(v, l)| (v, self.list(l))).collect();
-                out.push(Stmt::SwitchValue { expr, cases, span });
-            }
-            Stmt::SwitchAction { table, cases, span } => {
-                let cases = cases.into_iter().map(|(a, l)| (a, self.list(l))).collect();
-                out.push(Stmt::SwitchAction { table, cases, span });
-            }
-            Stmt::Block(l) => {
-                let l = self.list(l);
-                out.push(Stmt::Block(l));
-            }
-            Stmt::Return(Some(mut e), span) => {
-                self.top(&mut e, &mut Guard::default(), out);
-                out.push(Stmt::Return(Some(e), span));
-            }
-            Stmt::For { init, cond, update, body, span } => {
-                let (init, update, body) = (self.list(init), self.list(update), self.list(body));
-                out.push(Stmt::For { init, cond, update, body, span });
-            }
-            Stmt::ApplyBlock { block, mut args, span } => {
-                let mut g = Guard::default();
-                for a in &mut args {
-                    self.expr(&mut a.expr, &mut g, out);
-                }
-                out.push(Stmt::ApplyBlock { block, args, span });
-            }
-            other => out.push(other),
+            _ => self.walk_stmt(s, out),
         }
     }
 
@@ -189,18 +111,6 @@ impl Inliner<'_> {
             }
         }
         self.expr(e, g, pre);
-    }
-
-    /// True if the call may run before everything the guard has seen.
-    fn may_hoist(&self, call: &Call, g: &Guard) -> bool {
-        if g.impure || g.conditional > 0 {
-            return false;
-        }
-        call.args
-            .iter()
-            .filter(|a| matches!(a.direction, Direction::Out | Direction::InOut))
-            .filter_map(|a| root_var(&a.expr))
-            .all(|v| !g.reads.contains(&v))
     }
 
     /// Walks `e` in evaluation order, hoisting the calls that may be hoisted into `pre`.
@@ -265,15 +175,27 @@ impl Inliner<'_> {
             ExprKind::Const(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
         }
     }
+}
 
-    /// The target and arguments of a call that stays.
-    fn call_parts(&mut self, call: &mut Call, g: &mut Guard, pre: &mut Vec<Stmt>) {
-        if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &mut call.callee {
-            self.expr(target, g, pre);
+impl Inliner<'_> {
+    fn inlinable(&self, f: FunctionId) -> bool {
+        self.depth < MAX_DEPTH
+            && self
+                .funcs
+                .get(f.index())
+                .is_some_and(|func| func.block == *self.block && !any_stmt(&func.body, &|s| matches!(s, Stmt::Exit(_))))
+    }
+
+    /// True if the call may run before everything the guard has seen.
+    fn may_hoist(&self, call: &Call, g: &Guard) -> bool {
+        if g.impure || g.conditional > 0 {
+            return false;
         }
-        for a in &mut call.args {
-            self.expr(&mut a.expr, g, pre);
-        }
+        call.args
+            .iter()
+            .filter(|a| matches!(a.direction, Direction::Out | Direction::InOut))
+            .filter_map(|a| root_var(&a.expr))
+            .all(|v| !g.reads.contains(&v))
     }
 
     /// The statements that replace `call` (already rewritten themselves).
@@ -315,50 +237,25 @@ impl Inliner<'_> {
     }
 }
 
-/// Reads made when an assignment's place is chosen (run-time stack indices), which happens before
-/// the right-hand side is evaluated; a call in the place makes the statement impure.
-fn place_reads(lhs: &Expr, g: &mut Guard) {
-    match &lhs.kind {
-        ExprKind::Index(b, i) => {
-            place_reads(b, g);
-            let mut i = (**i).clone();
-            walk_expr_mut(&mut i, &mut |x| match x.kind {
-                ExprKind::Var(v) => {
-                    g.reads.insert(v);
-                }
-                ExprKind::Call(_) | ExprKind::ApplyTable(..) => g.impure = true,
-                _ => {}
-            });
-        }
-        ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::Slice(b, _, _) => {
-            // `.next`/`.last` depend on the stack's nextIndex, read when the place is chosen.
-            if matches!(lhs.kind, ExprKind::StackNext(_) | ExprKind::StackLast(_)) {
-                if let Some(v) = root_var(b) {
-                    g.reads.insert(v);
-                }
-            }
-            place_reads(b, g)
-        }
-        _ => {}
-    }
-}
-
 /// Drops functions no call refers to any more and renumbers the calls that remain.
 fn remove_unused_functions(program: &mut Program) {
     let mut used = vec![false; program.functions.len()];
-    each_expr(program, &mut |e| {
-        if let ExprKind::Call(c) = &e.kind {
-            if let Callee::Function(f) = c.callee {
-                if let Some(u) = used.get_mut(f.index()) {
-                    *u = true;
-                }
+    let mut mark = |c: &mut Call| {
+        if let Callee::Function(f) = c.callee {
+            if let Some(u) = used.get_mut(f.index()) {
+                *u = true;
             }
         }
+    };
+    each_expr(program, &mut |e| {
+        if let ExprKind::Call(c) = &mut e.kind {
+            mark(c);
+        }
     });
-    // Statement calls are not expressions: look at them too.
     for (_, body) in bodies(program) {
-        let stmts = crate::util::body_mut(program, body).map(|b| b.clone()).unwrap_or_default();
-        mark_stmt_calls(&stmts, &mut used);
+        if let Some(stmts) = crate::util::body_mut(program, body) {
+            each_stmt_call(stmts, &mut mark);
+        }
     }
     if used.iter().all(|u| *u) {
         return;
@@ -384,7 +281,7 @@ fn remove_unused_functions(program: &mut Program) {
     });
     for (_, body) in bodies(program) {
         if let Some(stmts) = crate::util::body_mut(program, body) {
-            renumber_stmt_calls(stmts, &mut |c| (renumber.borrow_mut())(c));
+            each_stmt_call(stmts, &mut |c| (renumber.borrow_mut())(c));
         }
     }
     let mut i = 0;
@@ -395,50 +292,18 @@ fn remove_unused_functions(program: &mut Program) {
     });
 }
 
-fn mark_stmt_calls(stmts: &[Stmt], used: &mut [bool]) {
-    for s in stmts {
-        match s {
-            Stmt::Call(Call { callee: Callee::Function(f), .. }) => {
-                if let Some(u) = used.get_mut(f.index()) {
-                    *u = true;
-                }
+/// Calls `f` on every call statement in `stmts`, nested ones included (statement calls are not
+/// expressions: [`each_expr`] does not see them).
+fn each_stmt_call(stmts: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Call)) {
+    let mut direct = |l: &mut Vec<Stmt>| {
+        for s in l {
+            if let Stmt::Call(c) = s {
+                f(c);
             }
-            Stmt::If { then, otherwise, .. } => {
-                mark_stmt_calls(then, used);
-                mark_stmt_calls(otherwise, used);
-            }
-            Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, l)| mark_stmt_calls(l, used)),
-            Stmt::SwitchValue { cases, .. } => cases.iter().for_each(|(_, l)| mark_stmt_calls(l, used)),
-            Stmt::Block(l) => mark_stmt_calls(l, used),
-            Stmt::For { init, update, body, .. } => {
-                mark_stmt_calls(init, used);
-                mark_stmt_calls(update, used);
-                mark_stmt_calls(body, used);
-            }
-            _ => {}
         }
-    }
-}
-
-fn renumber_stmt_calls(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Call)) {
-    for s in stmts {
-        match s {
-            Stmt::Call(c) => f(c),
-            Stmt::If { then, otherwise, .. } => {
-                renumber_stmt_calls(then, f);
-                renumber_stmt_calls(otherwise, f);
-            }
-            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| renumber_stmt_calls(l, f)),
-            Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| renumber_stmt_calls(l, f)),
-            Stmt::Block(l) => renumber_stmt_calls(l, f),
-            Stmt::For { init, update, body, .. } => {
-                renumber_stmt_calls(init, f);
-                renumber_stmt_calls(update, f);
-                renumber_stmt_calls(body, f);
-            }
-            _ => {}
-        }
-    }
+    };
+    for_each_nested_list(stmts, &mut direct);
+    direct(stmts);
 }
 
 /// Every expression of the program: statement bodies, select keys, table keys and action arguments.
