@@ -4,7 +4,7 @@
 //! expression rewrite and a few statements differ, so a pass implements [`OperandRewriter::expr`] and
 //! overrides [`OperandRewriter::stmt`] / [`OperandRewriter::top`] where it differs.
 
-use p4_ir::{Call, Callee, Expr, ExprKind, Span, Stmt, Type, VarId};
+use p4_ir::{BinOp, Builtin, Call, Callee, Expr, ExprKind, Span, Stmt, Type, VarId};
 use std::collections::HashSet;
 
 use crate::util::{root_var, walk_expr_mut};
@@ -21,7 +21,8 @@ pub(crate) struct Guard {
 }
 
 pub(crate) trait OperandRewriter {
-    /// Walks `e` in evaluation order, pushing what it hoists onto `pre`.
+    /// Walks `e` in evaluation order, pushing what it hoists onto `pre`; a pass handles the
+    /// expressions it hoists and leaves the rest to [`OperandRewriter::walk_expr`].
     fn expr(&mut self, e: &mut Expr, g: &mut Guard, pre: &mut Vec<Stmt>);
 
     /// The whole operand of a statement (a pass may treat it specially: it is evaluated last).
@@ -95,6 +96,52 @@ pub(crate) trait OperandRewriter {
                 out.push(Stmt::ApplyBlock { block, args, span });
             }
             other => out.push(other),
+        }
+    }
+
+    /// The shared expression walk, in evaluation order: nothing is hoisted here, only what is read is
+    /// noted, and a call or table apply that stays makes the rest of the statement impure.
+    fn walk_expr(&mut self, e: &mut Expr, g: &mut Guard, pre: &mut Vec<Stmt>) {
+        match &mut e.kind {
+            ExprKind::Var(v) => {
+                g.reads.insert(*v);
+            }
+            ExprKind::Field(b, _)
+            | ExprKind::StackNext(b)
+            | ExprKind::StackLast(b)
+            | ExprKind::StackLastIndex(b)
+            | ExprKind::Slice(b, _, _)
+            | ExprKind::Unary(_, b)
+            | ExprKind::Cast(b) => self.expr(b, g, pre),
+            ExprKind::Index(b, i) => {
+                self.expr(b, g, pre);
+                self.expr(i, g, pre);
+            }
+            ExprKind::Binary(op, l, r) => {
+                // The right operand of `&&`/`||` may not run: nothing in it may be hoisted.
+                let short = matches!(op, BinOp::And | BinOp::Or);
+                self.expr(l, g, pre);
+                g.conditional += u32::from(short);
+                self.expr(r, g, pre);
+                g.conditional -= u32::from(short);
+            }
+            ExprKind::Mux(c, a, b) => {
+                self.expr(c, g, pre);
+                g.conditional += 1;
+                self.expr(a, g, pre);
+                self.expr(b, g, pre);
+                g.conditional -= 1;
+            }
+            ExprKind::Aggregate(xs) => xs.iter_mut().for_each(|x| self.expr(x, g, pre)),
+            ExprKind::ApplyTable(..) => g.impure = true,
+            ExprKind::Call(call) => {
+                let pure = matches!(call.callee, Callee::Builtin { builtin: Builtin::IsValid, .. });
+                self.call_parts(call, g, pre);
+                if !pure {
+                    g.impure = true;
+                }
+            }
+            ExprKind::Const(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
         }
     }
 

@@ -80,20 +80,6 @@ impl OperandRewriter for Hoister<'_> {
     fn expr(&mut self, e: &mut Expr, g: &mut Guard, pre: &mut Vec<Stmt>) {
         let span = e.span;
         match &mut e.kind {
-            ExprKind::Var(v) => {
-                g.reads.insert(*v);
-            }
-            ExprKind::Field(b, _)
-            | ExprKind::StackNext(b)
-            | ExprKind::StackLast(b)
-            | ExprKind::StackLastIndex(b)
-            | ExprKind::Slice(b, _, _)
-            | ExprKind::Unary(_, b)
-            | ExprKind::Cast(b) => self.expr(b, g, pre),
-            ExprKind::Index(b, i) => {
-                self.expr(b, g, pre);
-                self.expr(i, g, pre);
-            }
             ExprKind::Binary(op @ (BinOp::And | BinOp::Or), l, r) if has_effects(r) => {
                 let is_and = *op == BinOp::And;
                 if g.impure || g.conditional > 0 || !g.reads.is_empty() {
@@ -117,13 +103,6 @@ impl OperandRewriter for Hoister<'_> {
                 e.kind = ExprKind::Var(c);
                 g.reads.insert(c);
             }
-            ExprKind::Binary(op, l, r) => {
-                let short = matches!(op, BinOp::And | BinOp::Or);
-                self.expr(l, g, pre);
-                g.conditional += u32::from(short);
-                self.expr(r, g, pre);
-                g.conditional -= u32::from(short);
-            }
             ExprKind::Mux(c, a, b) if has_effects(a) || has_effects(b) => {
                 if g.impure || g.conditional > 0 || !g.reads.is_empty() {
                     self.expr(c, g, pre);
@@ -144,14 +123,6 @@ impl OperandRewriter for Hoister<'_> {
                 e.kind = ExprKind::Var(m);
                 g.reads.insert(m);
             }
-            ExprKind::Mux(c, a, b) => {
-                self.expr(c, g, pre);
-                g.conditional += 1;
-                self.expr(a, g, pre);
-                self.expr(b, g, pre);
-                g.conditional -= 1;
-            }
-            ExprKind::Aggregate(xs) => xs.iter_mut().for_each(|x| self.expr(x, g, pre)),
             ExprKind::ApplyTable(t, r) => {
                 // The table's actions may write anything of the block: only as the first read.
                 if g.impure || g.conditional > 0 || !g.reads.is_empty() {
@@ -196,7 +167,7 @@ impl OperandRewriter for Hoister<'_> {
                 pre.push(Stmt::VarInit { var: tmp, init: Some(Expr::new(e.ty.clone(), whole, span)), span });
                 g.reads.insert(tmp);
             }
-            ExprKind::Const(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
+            _ => self.walk_expr(e, g, pre),
         }
     }
 }

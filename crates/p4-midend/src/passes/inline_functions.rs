@@ -113,67 +113,30 @@ impl OperandRewriter for Inliner<'_> {
         self.expr(e, g, pre);
     }
 
-    /// Walks `e` in evaluation order, hoisting the calls that may be hoisted into `pre`.
+    /// Hoists the calls that may be hoisted into `pre`.
     fn expr(&mut self, e: &mut Expr, g: &mut Guard, pre: &mut Vec<Stmt>) {
-        match &mut e.kind {
-            ExprKind::Var(v) => {
-                g.reads.insert(*v);
-            }
-            ExprKind::Field(b, _)
-            | ExprKind::StackNext(b)
-            | ExprKind::StackLast(b)
-            | ExprKind::StackLastIndex(b)
-            | ExprKind::Slice(b, _, _)
-            | ExprKind::Unary(_, b)
-            | ExprKind::Cast(b) => self.expr(b, g, pre),
-            ExprKind::Index(b, i) => {
-                self.expr(b, g, pre);
-                self.expr(i, g, pre);
-            }
-            ExprKind::Binary(op, l, r) => {
-                let short = matches!(op, p4_ir::BinOp::And | p4_ir::BinOp::Or);
-                self.expr(l, g, pre);
-                g.conditional += u32::from(short);
-                self.expr(r, g, pre);
-                g.conditional -= u32::from(short);
-            }
-            ExprKind::Mux(c, a, b) => {
-                self.expr(c, g, pre);
-                g.conditional += 1;
-                self.expr(a, g, pre);
-                self.expr(b, g, pre);
-                g.conditional -= 1;
-            }
-            ExprKind::Aggregate(xs) => xs.iter_mut().for_each(|x| self.expr(x, g, pre)),
-            ExprKind::ApplyTable(..) => g.impure = true,
-            ExprKind::Call(call) => {
-                if let Callee::Function(f) = call.callee {
-                    if self.inlinable(f) && self.may_hoist(call, g) {
-                        let ExprKind::Call(call) = std::mem::replace(&mut e.kind, ExprKind::DontCare) else { return };
-                        let func = &self.funcs[f.index()];
-                        let (ret, name) = (func.ret_var, sanitize(&func.name));
-                        pre.extend(self.expansion(f, *call));
-                        if let Some(r) = ret {
-                            // Another call of `f` later in the statement reuses the return slot.
-                            let tmp = fresh_var(self.vars, &format!("{name}_result"), e.ty.clone(), VarKind::Temp);
-                            pre.push(Stmt::VarInit {
-                                var: tmp,
-                                init: Some(var_expr(r, e.ty.clone(), e.span)),
-                                span: e.span,
-                            });
-                            e.kind = ExprKind::Var(tmp);
-                        }
-                        return;
+        if let ExprKind::Call(call) = &e.kind {
+            if let Callee::Function(f) = call.callee {
+                if self.inlinable(f) && self.may_hoist(call, g) {
+                    let ExprKind::Call(call) = std::mem::replace(&mut e.kind, ExprKind::DontCare) else { return };
+                    let func = &self.funcs[f.index()];
+                    let (ret, name) = (func.ret_var, sanitize(&func.name));
+                    pre.extend(self.expansion(f, *call));
+                    if let Some(r) = ret {
+                        // Another call of `f` later in the statement reuses the return slot.
+                        let tmp = fresh_var(self.vars, &format!("{name}_result"), e.ty.clone(), VarKind::Temp);
+                        pre.push(Stmt::VarInit {
+                            var: tmp,
+                            init: Some(var_expr(r, e.ty.clone(), e.span)),
+                            span: e.span,
+                        });
+                        e.kind = ExprKind::Var(tmp);
                     }
-                }
-                let pure = matches!(call.callee, Callee::Builtin { builtin: p4_ir::Builtin::IsValid, .. });
-                self.call_parts(call, g, pre);
-                if !pure {
-                    g.impure = true;
+                    return;
                 }
             }
-            ExprKind::Const(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
         }
+        self.walk_expr(e, g, pre);
     }
 }
 
