@@ -110,25 +110,28 @@ impl Compiled {
         let Compiled { program, warnings, sources } = self;
         match p4_midend::lower(program) {
             Ok(program) => Ok(Compiled { program, warnings, sources }),
-            Err(error) => {
-                let span = error.span.unwrap_or(p4_syntax::span::Span::DUMMY);
-                let diagnostic = Diagnostic::error(span, error.to_string());
-                Err(CliError::failed(format!("{}: the mid-end cannot lower this program", path.display()))
-                    .with_detail(format!("{warnings}{}", p4_syntax::diag::render_all(&[diagnostic], &sources))))
-            }
+            Err(error) => Err(CliError::failed(format!("{}: the mid-end cannot lower this program", path.display()))
+                .with_detail(format!("{warnings}{}", render_at(error.span, Diagnostic::error, error.to_string(), &sources)))),
         }
     }
 }
 
-/// Whether the software dataplane can run `program`: `Err` is the dataplane's refusal rendered like a
-/// compiler diagnostic (file:line:col, source line, caret) when it points into the source, as an
-/// error or (for `check`, which judges the language, not the target) a warning.
-pub fn dataplane_refusal(program: &Program, sources: &SourceMap, as_warning: bool) -> Result<(), String> {
+/// One diagnostic of a later stage (mid-end, dataplane) rendered like the compiler's: file:line:col,
+/// source line and caret when it has a location.
+fn render_at(span: Option<p4_syntax::span::Span>, kind: fn(p4_syntax::span::Span, String) -> Diagnostic, message: String, sources: &SourceMap) -> String {
+    p4_syntax::diag::render_all(&[kind(span.unwrap_or(p4_syntax::span::Span::DUMMY), message)], sources)
+}
+
+/// The dataplane's refusal of a program, in the user's words.
+fn cannot_run(error: &p4_dataplane::DataplaneError) -> String {
+    format!("the v1model software dataplane cannot run this: {}", error.message)
+}
+
+/// Whether the software dataplane can run `program`: `Err` is its refusal rendered as a located
+/// warning (`check` judges the language, not the target, so a valid program stays valid).
+pub fn dataplane_refusal(program: &Program, sources: &SourceMap) -> Result<(), String> {
     let Err(error) = p4_dataplane::Switch::new(Arc::new(program.clone())) else { return Ok(()) };
-    let message = format!("the v1model software dataplane cannot run this: {}", error.message);
-    let span = error.span.unwrap_or(p4_syntax::span::Span::DUMMY);
-    let diagnostic = if as_warning { Diagnostic::warning(span, message) } else { Diagnostic::error(span, message) };
-    Err(p4_syntax::diag::render_all(&[diagnostic], sources))
+    Err(render_at(error.span, Diagnostic::warning, cannot_run(&error), sources))
 }
 
 /// Loads a program compiled from `path` into a fresh v1model software switch.
@@ -138,10 +141,8 @@ pub fn new_switch(compiled: Compiled, path: &Path) -> CliResult<Box<dyn Dataplan
         return Err(CliError::failed(format!("{}: {}, so there is nothing to run", path.display(), p4_sema::NO_MAIN_MESSAGE)));
     }
     let switch = p4_dataplane::Switch::new(Arc::new(program)).map_err(|error| {
-        let span = error.span.unwrap_or(p4_syntax::span::Span::DUMMY);
-        let diagnostic = Diagnostic::error(span, format!("the v1model software dataplane cannot run this: {}", error.message));
         CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
-            .with_detail(p4_syntax::diag::render_all(&[diagnostic], &sources))
+            .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
     })?;
     Ok(Box::new(switch))
 }

@@ -21,7 +21,7 @@ pub fn check(program: &Path, includes: &[PathBuf]) -> CliResult<()> {
     // Valid P4 the software dataplane cannot run is still valid P4 (exit 0), but the user learns it
     // here, with the location, rather than from `run`.
     if !ir.main.type_name.is_empty() {
-        if let Err(warning) = frontend::dataplane_refusal(ir, &checked.sources, true) {
+        if let Err(warning) = frontend::dataplane_refusal(ir, &checked.sources) {
             p4_io::eprint_safe!("{warning}");
             p4_io::eprintln_safe!("{}: valid, but the software dataplane cannot run it (see the warning)", program.display());
             return Ok(());

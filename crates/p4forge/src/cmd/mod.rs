@@ -2,6 +2,7 @@
 
 pub mod check;
 pub mod compile;
+pub mod entries;
 pub mod run;
 pub mod stf2pcap;
 pub mod switch;

@@ -6,10 +6,11 @@
 //! written to `OUT/port<N>.pcap` with the timestamp of the input packet that caused it (see [`run`]
 //! for what is on disk when a run fails or is interrupted).
 
-use crate::error::{read_text, CliError, CliResult};
+use crate::cmd::entries::Entries;
+use crate::error::{CliError, CliResult};
 use crate::frontend;
 use p4_stf::capture::{CaptureReader, CaptureWriter, CapturedPacket};
-use p4_stf::commands::{apply_commands, parse_commands};
+use p4_dataplane::control::{Injected, OutputPacket};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write;
@@ -96,6 +97,37 @@ impl RunSummary {
     }
 }
 
+impl RunSummary {
+    /// Counts a packet that arrived on `port`.
+    pub fn count_in(&mut self, port: u32, bytes: usize) {
+        let stats = self.ports.entry(port).or_default();
+        stats.packets_in += 1;
+        stats.bytes_in += bytes as u64;
+    }
+
+    /// Counts a packet that left through `port`.
+    pub fn count_out(&mut self, port: u32, bytes: usize) {
+        let stats = self.ports.entry(port).or_default();
+        stats.packets_out += 1;
+        stats.bytes_out += bytes as u64;
+    }
+
+    /// Counts the drops one injected packet caused (by reason), shows its `log_msg` lines when
+    /// `verbose`, and hands its outputs over for writing or sending (each counted with
+    /// [`RunSummary::count_out`] once it leaves).
+    pub fn outputs_of(&mut self, injected: Injected, verbose: bool) -> Vec<OutputPacket> {
+        for reason in injected.drops {
+            *self.drops.entry(reason).or_default() += 1;
+        }
+        if verbose {
+            for line in &injected.log {
+                p4_io::eprintln_safe!("log: {line}");
+            }
+        }
+        injected.outputs
+    }
+}
+
 /// Parses `PORT=FILE`.
 pub fn parse_input_arg(text: &str) -> Result<(u32, PathBuf), String> {
     let (port, file) = text.split_once('=').ok_or_else(|| format!("`{text}` must be written PORT=FILE, e.g. 1=in.pcap"))?;
@@ -152,14 +184,7 @@ impl MergedInputs {
 /// earlier run exactly as they were. Nothing the run did not write is removed or overwritten, and a run
 /// whose outputs would replace one of its inputs is refused before it starts.
 pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
-    let entries = match &options.entries {
-        Some(path) => {
-            let text = read_text(path, "entries file")?;
-            let origin = path.display().to_string();
-            Some((origin.clone(), parse_commands(&text).map_err(|e| CliError::input(e.render(&origin).trim_end().to_string()))?))
-        }
-        None => None,
-    };
+    let entries = options.entries.as_deref().map(Entries::read).transpose()?;
     p4_io::output::create_dir(&options.out)?;
     // A directory that accepts no new file fails here, before any packet is processed.
     p4_io::output::check_writable(&output_path(&options.out, 0))?;
@@ -171,12 +196,11 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     for (port, path) in &options.inputs {
         switch.check_port(*port).map_err(|e| CliError::input(format!("--in {port}={}: {e}", path.display())))?;
     }
-    if let Some((origin, commands)) = &entries {
-        let printed = apply_commands(switch.as_mut(), commands)
-            .map_err(|e| CliError::input(format!("{origin}:{}: {}", e.line, e.message)))?;
+    if let Some(entries) = &entries {
+        let printed = entries.apply(switch.as_mut())?;
         if options.verbose {
             for line in printed {
-                p4_io::eprintln_safe!("{origin}: {line}");
+                p4_io::eprintln_safe!("{line}");
             }
         }
     }
@@ -198,22 +222,10 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         }
         packets_in += 1;
         let start = *start_ns.get_or_insert(packet.timestamp_ns);
-        let stats = summary.ports.entry(port).or_default();
-        stats.packets_in += 1;
-        stats.bytes_in += packet.data.len() as u64;
+        summary.count_in(port, packet.data.len());
         let injected = switch.inject(port, &packet.data, packet.timestamp_ns.saturating_sub(start));
-        for reason in injected.drops {
-            *summary.drops.entry(reason).or_default() += 1;
-        }
-        if options.verbose {
-            for line in &injected.log {
-                p4_io::eprintln_safe!("log: {line}");
-            }
-        }
-        for output in injected.outputs {
-            let stats = summary.ports.entry(output.port).or_default();
-            stats.packets_out += 1;
-            stats.bytes_out += output.data.len() as u64;
+        for output in summary.outputs_of(injected, options.verbose) {
+            summary.count_out(output.port, output.data.len());
             let writer = match writers.entry(output.port) {
                 std::collections::btree_map::Entry::Occupied(slot) => slot.into_mut(),
                 std::collections::btree_map::Entry::Vacant(slot) => {

@@ -7,7 +7,8 @@
 //! switch and prints the per-port summary.
 
 use crate::cmd::run::RunSummary;
-use crate::error::{read_text, CliError, CliResult};
+use crate::cmd::entries::Entries;
+use crate::error::{CliError, CliResult};
 use crate::frontend::{self, Dataplane};
 use crate::ports::{wait_readable, LinuxPort, MAX_FRAME};
 use p4_stf::commands::{apply_commands, parse_commands};
@@ -54,19 +55,12 @@ fn apply_line(switch: &mut dyn Dataplane, line: &str) -> String {
 
 /// Runs until Ctrl-C; returns the per-port summary.
 pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
-    let commands = match &options.entries {
-        Some(path) => {
-            let origin = path.display().to_string();
-            let text = read_text(path, "entries file")?;
-            Some((origin.clone(), parse_commands(&text).map_err(|e| CliError::input(e.render(&origin).trim_end().to_string()))?))
-        }
-        None => None,
-    };
+    let entries = options.entries.as_deref().map(Entries::read).transpose()?;
     let compiled = frontend::compile(&options.program, &options.includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
     let mut switch = frontend::new_switch(compiled, &options.program)?;
-    if let Some((origin, commands)) = &commands {
-        apply_commands(switch.as_mut(), commands).map_err(|e| CliError::input(format!("{origin}:{}: {}", e.line, e.message)))?;
+    if let Some(entries) = &entries {
+        entries.apply(switch.as_mut())?;
     }
     for (index, (number, name)) in options.ports.iter().enumerate() {
         switch.check_port(*number).map_err(|e| CliError::input(format!("--port {number}={name}: {e}")))?;
@@ -111,26 +105,14 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
             // Drain what is waiting, a bounded amount at a time so no port starves the others.
             interface
                 .receive_each(&mut buffer, 64, |frame| {
-                    let stats = summary.ports.entry(*port).or_default();
-                    stats.packets_in += 1;
-                    stats.bytes_in += frame.len() as u64;
+                    summary.count_in(*port, frame.len());
                     let injected = switch.inject(*port, frame, start.elapsed().as_nanos() as u64);
-                    for reason in injected.drops {
-                        *summary.drops.entry(reason).or_default() += 1;
-                    }
-                    if options.verbose {
-                        for line in &injected.log {
-                            p4_io::eprintln_safe!("log: {line}");
-                        }
-                    }
-                    for output in injected.outputs {
+                    for output in summary.outputs_of(injected, options.verbose) {
                         let Some((_, out)) = ports.iter().find(|(n, _)| *n == output.port) else {
                             *summary.drops.entry(format!("egress port {} has no interface", output.port)).or_default() += 1;
                             continue;
                         };
-                        let stats = summary.ports.entry(output.port).or_default();
-                        stats.packets_out += 1;
-                        stats.bytes_out += output.data.len() as u64;
+                        summary.count_out(output.port, output.data.len());
                         if let Err(error) = out.send(&output.data) {
                             *summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
                         }
