@@ -2,13 +2,12 @@
 //! concrete def-use sets and table dependencies.
 
 use p4_ir::cfg::{self, ControlGraph, DepKind, OpKind};
-use p4_ir::{ControlId, ParserId, Program};
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+mod common;
 
-fn include_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../p4include")
-}
+use common::ingress;
+use p4_ir::{ParserId, Program};
+use std::collections::BTreeSet;
+
 
 /// Headers, metadata, a parser and empty controls shared by every test program; each test supplies
 /// the ingress control `MyIngress`.
@@ -39,20 +38,8 @@ control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata
 control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.ethernet); pkt.emit(hdr.ipv4); } }
 "#;
 
-const MAIN: &str = "V1Switch(MyParser(), NoCk(), MyIngress(), MyEgress(), NoCk(), MyDeparser()) main;\n";
-
 fn compile(name: &str, ingress: &str) -> Program {
-    let text = format!("{PRELUDE}{ingress}\n{MAIN}");
-    let c = p4_sema::compile_str(name, &text, &[include_dir()]);
-    match c.program {
-        Some(p) => p,
-        None => panic!("{name} failed to compile:\n{}", c.render_diagnostics()),
-    }
-}
-
-fn ingress(p: &Program) -> ControlId {
-    let i = p.controls.iter().position(|c| c.block.name == "MyIngress").expect("MyIngress instance");
-    ControlId(i as u32)
+    common::compile_with(PRELUDE, name, ingress)
 }
 
 fn graph_text(name: &str, src: &str) -> String {

@@ -4,12 +4,11 @@
 //! writes. Each test names the wrong result the analysis gave before it was fixed.
 
 use p4_ir::cfg::{self, ControlGraph, Location, OpKind};
-use p4_ir::{ControlId, ParserId, Program};
-use std::path::{Path, PathBuf};
+mod common;
 
-fn include_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../p4include")
-}
+use common::ingress;
+use p4_ir::{ParserId, Program};
+
 
 /// Headers with a four-element stack `tags`, a parser that fills it through `.next`, and empty
 /// controls; each test supplies the ingress control `MyIngress`.
@@ -35,20 +34,8 @@ control MyEgress(inout headers_t hdr, inout meta_t meta, inout standard_metadata
 control MyDeparser(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.ethernet); pkt.emit(hdr.tags); } }
 "#;
 
-const MAIN: &str = "V1Switch(MyParser(), NoCk(), MyIngress(), MyEgress(), NoCk(), MyDeparser()) main;\n";
-
 fn compile(name: &str, ingress: &str) -> Program {
-    let text = format!("{PRELUDE}{ingress}\n{MAIN}");
-    let c = p4_sema::compile_str(name, &text, &[include_dir()]);
-    match c.program {
-        Some(p) => p,
-        None => panic!("{name} failed to compile:\n{}", c.render_diagnostics()),
-    }
-}
-
-fn ingress(p: &Program) -> ControlId {
-    let i = p.controls.iter().position(|c| c.block.name == "MyIngress").expect("MyIngress instance");
-    ControlId(i as u32)
+    common::compile_with(PRELUDE, name, ingress)
 }
 
 /// A table apply node's table name without the control prefix.
