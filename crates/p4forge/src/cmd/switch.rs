@@ -72,14 +72,14 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
     for (number, name) in &options.ports {
         ports.push((*number, LinuxPort::open(name).map_err(|e| CliError::input(e.to_string()))?));
     }
-    let names: Vec<String> = ports.iter().map(|(n, p)| format!("{n}={}", p.name())).collect();
-    let control = options.control.as_ref().map(|p| format!(" or {}", p.display())).unwrap_or_default();
-    p4_io::eprintln_safe!("switching {} (Ctrl-C stops; runtime-CLI commands on stdin{control})", names.join(" "));
-
     let (requests, commands_in) = mpsc::channel();
     if let Some(path) = &options.control {
         control_socket(path, requests.clone())?;
     }
+    let names: Vec<String> = ports.iter().map(|(n, p)| format!("{n}={}", p.name())).collect();
+    let control = options.control.as_ref().map(|p| format!(" or {}", p.display())).unwrap_or_default();
+    p4_io::eprintln_safe!("switching {} (Ctrl-C stops; runtime-CLI commands on stdin{control})", names.join(" "));
+
     stdin_requests(requests);
     p4_io::interrupt::install();
     let fds: Vec<_> = ports.iter().map(|(_, p)| p.raw_fd()).collect();
@@ -150,12 +150,17 @@ fn command_lines(mut reader: impl std::io::BufRead, mut each: impl FnMut(String)
         }
         let complete = line.ends_with(b"\n");
         let overlong = !complete && line.len() as u64 == MAX_COMMAND_LINE;
-        let text = if skipping || overlong {
+        // The rest of a line already refused: skip it, up to its end.
+        if skipping {
+            skipping = !complete;
+            continue;
+        }
+        skipping = overlong;
+        let text = if overlong {
             format!("# refused: a command line longer than {MAX_COMMAND_LINE} bytes")
         } else {
             String::from_utf8_lossy(&line).trim_end().to_string()
         };
-        skipping = overlong;
         if !each(text) {
             break;
         }
@@ -173,7 +178,8 @@ fn control_socket(path: &Path, requests: mpsc::Sender<Request>) -> CliResult<()>
     if path.exists() {
         return Err(CliError::input(format!("--control {}: the path exists; remove it or choose another", path.display())));
     }
-    let listener = UnixListener::bind(path).map_err(|e| CliError::output(format!("cannot create control socket {}: {e}", path.display())))?;
+    let listener = UnixListener::bind(path)
+        .map_err(|e| CliError::output(format!("cannot create control socket {}: {}", path.display(), p4_io::describe_io_error(&e))))?;
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
@@ -203,5 +209,33 @@ fn answer(switch: &mut dyn Dataplane, line: &str) -> Option<String> {
         Some(why) => Some(format!("refused: {why}")),
         None if line.trim().is_empty() || line.trim_start().starts_with('#') => None,
         None => Some(apply_line(switch, line)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines_of(input: &[u8]) -> Vec<String> {
+        let mut lines = Vec::new();
+        command_lines(input, |line| {
+            lines.push(line);
+            true
+        });
+        lines
+    }
+
+    #[test]
+    fn an_overlong_command_line_is_refused_once_and_the_next_line_still_read() {
+        let mut input = vec![b'a'; 200_000];
+        input.extend_from_slice(b"\nmc_mgrp_create 1\nlast");
+        assert_eq!(lines_of(&input), ["# refused: a command line longer than 65536 bytes", "mc_mgrp_create 1", "last"]);
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_limit_with_its_newline_after_is_refused() {
+        let mut input = vec![b'b'; MAX_COMMAND_LINE as usize];
+        input.extend_from_slice(b"\nok\n");
+        assert_eq!(lines_of(&input), ["# refused: a command line longer than 65536 bytes", "ok"]);
     }
 }
