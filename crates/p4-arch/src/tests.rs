@@ -199,3 +199,32 @@ fn def_use_reads_extern_effects_from_the_description() {
     let fx = p4_ir::cfg::action_effects(&p, rd);
     assert!(fx.reads.contains(&reg) && fx.may_writes.contains(&reg));
 }
+
+/// Each extern type says its control-plane object kind; `p4_ir::layout` gives ids by asking the
+/// program's architecture, so an undescribed package's externs get none.
+#[test]
+fn control_plane_object_kinds_come_from_the_description() {
+    use p4_ir::layout::{Layouts, ObjectKind, Target};
+    let a = v1model();
+    assert_eq!(a.object_kind("register"), Some(ObjectKind::Register));
+    assert_eq!(a.object_kind("direct_counter"), Some(ObjectKind::DirectCounter));
+    assert_eq!(a.object_kind("direct_meter"), Some(ObjectKind::DirectMeter));
+    assert_eq!(a.object_kind("action_selector"), Some(ObjectKind::ActionProfile));
+    assert_eq!(a.object_kind("Checksum16"), None);
+    // PSA's spelling is not v1model's.
+    assert_eq!(a.object_kind("Register"), None);
+    let src = MINIMAL.replace(
+        "control I(inout h_t h, inout m_t m, inout standard_metadata_t s) { apply { mark_to_drop(s); } }",
+        "control I(inout h_t h, inout m_t m, inout standard_metadata_t s) { register<bit<8>>(4) r; apply { r.write(0, 1); } }",
+    );
+    let mut p = compile(&src);
+    let r = p4_ir::ExternId(p.externs.iter().position(|e| e.type_name == "register").unwrap() as u32);
+    let l = Layouts::of(&p);
+    let id = l.ids.id(Target::Extern(r)).expect("a register has an id");
+    assert_eq!(id >> 24, u32::from(ObjectKind::Register.prefix()));
+    assert_eq!(l.register_widths[r.index()], Some(8));
+    p.main.type_name = "Unknown".into();
+    let l = Layouts::of(&p);
+    assert_eq!(l.ids.id(Target::Extern(r)), None);
+    assert_eq!(l.register_widths[r.index()], None);
+}

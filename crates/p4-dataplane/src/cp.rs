@@ -301,19 +301,17 @@ impl Switch {
         resolve("action", self.prog.tables[ti].actions.iter().map(|a| a.name.as_str()), name)
     }
 
-    /// The extern of one of the control-plane `kinds` named `name` (kinds as the IR's id assignment
-    /// classifies extern types, [`layout::ObjectKind::of_extern`]).
-    /// The extern instance named `name` among those of `kinds` (the first kind names them in errors).
+    /// The extern instance named `name` among those of the control-plane `kinds` (the kind of an
+    /// instance is its object's in the IR's id assignment, [`p4_ir::layout::ControlPlaneIds`],
+    /// which takes it from the architecture); the first kind names them in errors.
     fn extern_index(&self, kinds: &[ObjectKind], name: &str) -> Result<usize, ControlError> {
         let kind = kinds.first().map_or("extern", |k| k.name());
-        let idx: Vec<usize> = self
-            .ir
-            .externs
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| ObjectKind::of_extern(&e.type_name).is_some_and(|k| kinds.contains(&k)))
-            .map(|(i, _)| i)
-            .collect();
+        let ids = &self.prog.layouts.ids;
+        let kind_of = |i: usize| {
+            let id = ids.id(p4_ir::layout::Target::Extern(p4_ir::ExternId(i as u32)))?;
+            ids.by_id(id).map(|o| o.kind)
+        };
+        let idx: Vec<usize> = (0..self.ir.externs.len()).filter(|i| kind_of(*i).is_some_and(|k| kinds.contains(&k))).collect();
         let i = resolve(kind, idx.iter().map(|i| self.ir.externs[*i].name.as_str()), name)?;
         Ok(idx[i])
     }

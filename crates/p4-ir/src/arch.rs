@@ -17,6 +17,7 @@
 
 pub mod v1model;
 
+use crate::layout::ObjectKind;
 use crate::{Direction, Program, Type, TypeDef};
 
 /// Every architecture p4forge knows, looked up by package type name.
@@ -202,6 +203,9 @@ pub enum StateAccess {
 pub struct ExternSig {
     pub type_name: &'static str,
     pub state: StateKind,
+    /// The kind of control-plane object an instance is ([`crate::layout`] gives it an id of that
+    /// kind); `None` for externs the control plane does not see (checksum units).
+    pub object: Option<ObjectKind>,
     /// The constructor argument giving the number of cells, if any.
     pub size_arg: Option<usize>,
     /// The constructor argument choosing packets or bytes (an enum member name), if any.
@@ -307,6 +311,11 @@ impl Architecture {
         // `externs` is `'static`: copy the slice reference out of `self` to return `'static` items.
         let externs: &'static [ExternSig] = self.externs;
         externs.iter().find(|e| e.type_name == type_name)
+    }
+    /// The control-plane object kind of an instance of extern type `type_name` (`None`: not an
+    /// architecture extern, or one the control plane does not see).
+    pub fn object_kind(&self, type_name: &str) -> Option<ObjectKind> {
+        self.extern_type(type_name)?.object
     }
     /// The method `type_name.method`.
     pub fn method(&self, type_name: &str, method: &str) -> Option<&'static MethodSig> {

@@ -289,19 +289,13 @@ impl ObjectKind {
         }
     }
 
-    /// The kind of an extern instance with control-plane state, by its type name (v1model's and
-    /// PSA's spellings); `None` for externs the control plane does not see.
-    pub fn of_extern(type_name: &str) -> Option<ObjectKind> {
-        Some(match type_name {
-            "register" | "Register" => ObjectKind::Register,
-            "counter" | "Counter" => ObjectKind::Counter,
-            "direct_counter" | "DirectCounter" => ObjectKind::DirectCounter,
-            "meter" | "Meter" => ObjectKind::Meter,
-            "direct_meter" | "DirectMeter" => ObjectKind::DirectMeter,
-            "action_profile" | "action_selector" | "ActionProfile" | "ActionSelector" => ObjectKind::ActionProfile,
-            _ => return None,
-        })
-    }
+}
+
+/// The control-plane object kind of an instance of extern type `type_name`, as the program's
+/// architecture describes it ([`crate::arch::ExternSig::object`]); `None` for externs the control
+/// plane does not see and for programs of no known architecture.
+pub fn extern_kind(p: &Program, type_name: &str) -> Option<ObjectKind> {
+    crate::arch::of_program(p)?.object_kind(type_name)
 }
 
 /// What a control-plane id names in the IR.
@@ -380,7 +374,7 @@ fn assign_ids(p: &Program) -> ControlPlaneIds {
         add(ObjectKind::Action, &a.name, Target::Action(ActionId(i as u32)), id_annotation(&a.annotations));
     }
     for (i, e) in p.externs.iter().enumerate() {
-        if let Some(kind) = ObjectKind::of_extern(&e.type_name) {
+        if let Some(kind) = extern_kind(p, &e.type_name) {
             add(kind, &e.name, Target::Extern(ExternId(i as u32)), id_annotation(&e.annotations));
         }
     }
@@ -462,7 +456,7 @@ impl Layouts {
         let register_widths = p
             .externs
             .iter()
-            .map(|e| match (ObjectKind::of_extern(&e.type_name), e.type_args.first()) {
+            .map(|e| match (extern_kind(p, &e.type_name), e.type_args.first()) {
                 (Some(ObjectKind::Register), Some(Type::Bits { width, .. })) => Some(*width),
                 (Some(ObjectKind::Register), Some(Type::Bool)) => Some(1),
                 _ => None,

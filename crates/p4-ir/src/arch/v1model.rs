@@ -49,6 +49,7 @@ pub static V1MODEL: Architecture = Architecture {
         ExternSig {
             type_name: "register",
             state: StateKind::Register,
+            object: Some(ObjectKind::Register),
             size_arg: Some(0),
             unit_arg: None,
             methods: &[
@@ -59,6 +60,7 @@ pub static V1MODEL: Architecture = Architecture {
         ExternSig {
             type_name: "counter",
             state: StateKind::Counter,
+            object: Some(ObjectKind::Counter),
             size_arg: Some(0),
             unit_arg: Some(1),
             methods: &[MethodSig { name: "count", params: &[("index", In)], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
@@ -66,6 +68,7 @@ pub static V1MODEL: Architecture = Architecture {
         ExternSig {
             type_name: "direct_counter",
             state: StateKind::DirectCounter,
+            object: Some(ObjectKind::DirectCounter),
             size_arg: None,
             unit_arg: Some(0),
             methods: &[MethodSig { name: "count", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectCounterCount }],
@@ -73,6 +76,7 @@ pub static V1MODEL: Architecture = Architecture {
         ExternSig {
             type_name: "meter",
             state: StateKind::Meter,
+            object: Some(ObjectKind::Meter),
             size_arg: Some(0),
             unit_arg: Some(1),
             methods: &[MethodSig { name: "execute_meter", params: &[("index", In), ("result", Out)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
@@ -80,6 +84,7 @@ pub static V1MODEL: Architecture = Architecture {
         ExternSig {
             type_name: "direct_meter",
             state: StateKind::DirectMeter,
+            object: Some(ObjectKind::DirectMeter),
             size_arg: None,
             unit_arg: Some(0),
             // The colour was computed when the table hit; `read` only reads it.
@@ -88,12 +93,13 @@ pub static V1MODEL: Architecture = Architecture {
         ExternSig {
             type_name: "Checksum16",
             state: StateKind::Stateless,
+            object: None,
             size_arg: None,
             unit_arg: None,
             methods: &[MethodSig { name: "get", params: &[("data", In)], state: StateAccess::None, op: ExternOp::Checksum16Get }],
         },
-        ExternSig { type_name: "action_profile", state: StateKind::Stateless, size_arg: Some(0), unit_arg: None, methods: &[] },
-        ExternSig { type_name: "action_selector", state: StateKind::Stateless, size_arg: Some(1), unit_arg: None, methods: &[] },
+        ExternSig { type_name: "action_profile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, methods: &[] },
+        ExternSig { type_name: "action_selector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, methods: &[] },
     ],
     functions: &[
         // BMv2: egress_spec := drop port, mcast_grp := 0.
