@@ -17,13 +17,16 @@ pub trait Pass {
 /// `hoist-effects` runs before `inline-functions`: it turns calls in conditional positions (`a &&
 /// f(x)`, `c ? f(x) : y`) into statements under an `if`, where the inliner can then inline them;
 /// the other way round, a second lowering would still find calls to inline (the pipeline would not
-/// be idempotent, which `tests/pipeline.rs` checks).
+/// be idempotent, which `tests/pipeline.rs` checks). `flatten-locals` runs after the inliners (whose
+/// parameter copies it splits) and `slice-rmw`, and before `parallel-actions`, which only handles
+/// scalar locations.
 pub const PASS_NAMES: &[&str] = &[
     passes::inline_controls::NAME,
     passes::inline_parsers::NAME,
     passes::hoist_effects::NAME,
     passes::inline_functions::NAME,
     passes::slice_rmw::NAME,
+    passes::flatten_locals::NAME,
     passes::parallel_actions::NAME,
     passes::dead_metadata::NAME,
 ];
@@ -38,6 +41,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         passes::dead_metadata::NAME => Some(Box::new(passes::dead_metadata::DeadMetadata)),
         passes::parallel_actions::NAME => Some(Box::new(passes::parallel_actions::ParallelActions)),
         passes::slice_rmw::NAME => Some(Box::new(passes::slice_rmw::SliceRmw)),
+        passes::flatten_locals::NAME => Some(Box::new(passes::flatten_locals::FlattenLocals)),
         _ => None,
     }
 }

@@ -1,6 +1,7 @@
 //! The passes, one module each.
 
 pub mod dead_metadata;
+pub mod flatten_locals;
 pub mod hoist_effects;
 pub mod inline_controls;
 pub mod inline_functions;
