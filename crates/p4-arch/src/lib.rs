@@ -82,6 +82,13 @@ pub fn bind(program: &Program) -> Result<Binding, String> {
     Ok(Binding { arch, blocks, port_width: arch.port_width(program) })
 }
 
+/// The extern instances `table` keeps one cell of per entry (v1model's `counters =` and `meters =`
+/// table properties), whatever kind they are: a back end asks the architecture
+/// ([`Architecture::extern_type`]) what each one is.
+pub fn per_entry_externs(table: &p4_ir::Table) -> impl Iterator<Item = p4_ir::ExternId> {
+    table.direct_counter.into_iter().chain(table.direct_meter)
+}
+
 fn known() -> String {
     ALL.iter().map(|a| a.package).collect::<Vec<_>>().join(", ")
 }

@@ -55,15 +55,15 @@ pub enum ControlError {
     MissingPriority { table: String, kind: &'static str },
 }
 
-/// `Err` when `port` is above `max_port`, the largest number v1model's port fields
-/// (`standard_metadata.ingress_port`, `egress_spec`, `egress_port`) hold: such a port would be cut to
-/// its low bits and the packet would enter or leave on another port.
-pub fn check_port_fits(port: u32, max_port: u32) -> Result<(), ControlError> {
+/// `Err` when `port` is above `max_port`, the largest number the port fields of architecture
+/// `arch` hold (v1model: `standard_metadata.ingress_port`, `egress_spec`, `egress_port`): such a
+/// port would be cut to its low bits and the packet would enter or leave on another port.
+pub fn check_port_fits(port: u32, max_port: u32, arch: &str) -> Result<(), ControlError> {
     if port <= max_port {
         return Ok(());
     }
     let bits = u32::BITS - max_port.leading_zeros();
-    Err(ControlError::Invalid(format!("port {port} does not fit v1model's {bits}-bit port fields (0..{max_port})")))
+    Err(ControlError::Invalid(format!("port {port} does not fit {arch}'s {bits}-bit port fields (0..{max_port})")))
 }
 
 /// Meter rate pair: `(rate in units per microsecond, burst size in units)`.
@@ -148,9 +148,15 @@ pub trait PacketIo {
         u32::MAX
     }
 
+    /// The name of the architecture the dataplane runs, for messages (the software switch: the
+    /// program's architecture's, e.g. `v1model`).
+    fn architecture(&self) -> &str {
+        "the dataplane"
+    }
+
     /// `Err` saying why `port` cannot be used (e.g. `port 600 does not fit v1model's 9-bit port
     /// fields (0..511)`).
     fn check_port(&self, port: u32) -> Result<(), ControlError> {
-        check_port_fits(port, self.max_port())
+        check_port_fits(port, self.max_port(), self.architecture())
     }
 }

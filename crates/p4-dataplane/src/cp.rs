@@ -323,7 +323,7 @@ impl Switch {
 
     /// The table whose direct counter/meter is extern `id`.
     fn direct_table(&self, id: usize) -> Option<usize> {
-        self.prog.tables.iter().position(|t| t.direct_counter == Some(id) || t.direct_meter == Some(id))
+        self.prog.tables.iter().position(|t| t.per_entry.contains(&id))
     }
 }
 

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::bits::BitWriter;
 use crate::meter::Meter;
 use crate::table::TableState;
+use p4_arch::MetaRole;
 
 /// How a statement finished.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,12 +58,16 @@ pub enum ExternState {
 /// Side effects of externs that the architecture acts on when a pipeline finishes.
 #[derive(Clone, Debug, Default)]
 pub struct Effects {
-    /// `(session, field set)` of the last clone call.
+    /// `(session, field set)` of the last clone call ([`p4_arch::SideEffect::Clone`]).
     pub clone: Option<(u32, usize)>,
-    pub resubmit: Option<usize>,
-    pub recirculate: Option<usize>,
+    /// [`p4_arch::SideEffect::Resubmit`]: after the ingress block, the packet as it arrived enters
+    /// the parser again, keeping this field set.
+    pub reparse_arrived: Option<usize>,
+    /// [`p4_arch::SideEffect::Recirculate`]: after the deparser, the deparsed packet enters the
+    /// parser again, keeping this field set.
+    pub reparse_deparsed: Option<usize>,
     pub truncate: Option<u32>,
-    /// Block (control index) that called `mark_to_drop` last.
+    /// Block (control index) that marked the packet to be dropped last ([`p4_arch::SideEffect::Drop`]).
     pub marked_in: Option<usize>,
     /// Description of a failed `assert`/`assume`.
     pub aborted: Option<String>,
@@ -199,8 +204,11 @@ pub struct TableProg {
     pub name: String,
     pub keys: Vec<TableKeyProg>,
     pub actions: Vec<TableActionProg>,
-    pub direct_counter: Option<usize>,
-    pub direct_meter: Option<usize>,
+    /// Extern instances kept per entry (the description's [`p4_arch::StateKind::DirectCounter`]
+    /// and [`p4_arch::StateKind::DirectMeter`]): counts live in the entries themselves.
+    pub per_entry: Vec<usize>,
+    /// The per-entry meter whose colour the table's hit computes, if any.
+    pub entry_meter: Option<usize>,
     pub default_is_const: bool,
     pub entries_const: bool,
 }
@@ -227,7 +235,7 @@ impl TableProg {
         }
         let found = c.tables.get_mut(t).and_then(|ts| ts.lookup(&key));
         c.keybuf = key;
-        let pkt_len = p.sm.packet_length.map(|s| c.get(s)).unwrap_or(0) as u64;
+        let pkt_len = p.intrinsic.slot(MetaRole::PacketLength).map(|s| c.get(s)).unwrap_or(0) as u64;
         let now = c.now_us as f64;
         let mut args = std::mem::take(&mut c.argbuf);
         args.clear();
@@ -240,7 +248,7 @@ impl TableProg {
                     e.bytes += pkt_len;
                     args.extend_from_slice(&e.args);
                     act = e.action;
-                    if let Some(m) = tp.direct_meter {
+                    if let Some(m) = tp.entry_meter {
                         let bytes = matches!(c.externs.get(m), Some(ExternState::DirectMeter { bytes: true, .. }));
                         colour = Some((m, e.meter.execute(if bytes { pkt_len as u32 } else { 1 }, now)));
                     }
@@ -258,7 +266,7 @@ impl TableProg {
                     act = *a;
                     args.extend_from_slice(data);
                 }
-                if let Some(m) = tp.direct_meter {
+                if let Some(m) = tp.entry_meter {
                     if let Some(ExternState::DirectMeter { colour, .. }) = c.externs.get_mut(m) {
                         *colour = crate::meter::GREEN;
                     }
@@ -276,31 +284,29 @@ impl TableProg {
     }
 }
 
-/// Slots of the standard metadata fields (absent fields are `None`).
+/// Frame slots of the intrinsic metadata fields, by the role the architecture gives each field
+/// ([`p4_arch::Architecture::intrinsic`]); a role whose field the program lacks has none.
 #[derive(Clone, Debug, Default)]
-pub struct StdMeta {
-    pub ingress_port: Option<usize>,
-    pub egress_spec: Option<usize>,
-    pub egress_port: Option<usize>,
-    pub instance_type: Option<usize>,
-    pub packet_length: Option<usize>,
-    pub enq_timestamp: Option<usize>,
-    pub enq_qdepth: Option<usize>,
-    pub deq_timedelta: Option<usize>,
-    pub deq_qdepth: Option<usize>,
-    pub ingress_global_timestamp: Option<usize>,
-    pub egress_global_timestamp: Option<usize>,
-    pub mcast_grp: Option<usize>,
-    pub egress_rid: Option<usize>,
-    pub checksum_error: Option<usize>,
-    pub parser_error: Option<usize>,
-    pub priority: Option<usize>,
+pub struct Intrinsic {
+    slots: [Option<usize>; MetaRole::COUNT],
     /// Width of the ingress port as the program's intrinsic metadata declares it
     /// ([`p4_arch::Architecture::port_width`]; v1model: 9); 0 when the program has no such field.
     pub port_width: u32,
     /// The value of the drop-marker field that drops the packet ([`p4_arch::DropMarker`]; v1model:
-    /// `egress_spec` = 511); `u128::MAX` (never read back) when the program lacks the field.
+    /// 511); `u128::MAX` (never read back) when the program lacks the field.
     pub drop_value: u128,
+}
+
+impl Intrinsic {
+    /// The slot of the field playing `role`.
+    #[inline]
+    pub fn slot(&self, role: MetaRole) -> Option<usize> {
+        self.slots[role as usize]
+    }
+
+    pub fn set_slot(&mut self, role: MetaRole, slot: usize) {
+        self.slots[role as usize] = Some(slot);
+    }
 }
 
 /// Well-known error codes of `core.p4`.
@@ -312,6 +318,22 @@ pub struct ErrorCodes {
     pub header_too_short: u32,
     pub parser_timeout: u32,
     pub parser_invalid_argument: u32,
+}
+
+/// The order this executor runs the package's blocks in, taken from the architecture's block
+/// roles ([`p4_arch::Architecture::blocks`], in package order): the parser first; then the controls
+/// up to the one playing [`p4_arch::Role::Ingress`]; the traffic manager (clones, re-parsing, multicast,
+/// unicast or drop); the controls up to the one playing [`p4_arch::Role::Egress`]; the after-egress
+/// decisions (egress clones, drop); the remaining controls, the last of which deparses.
+pub struct Pipeline {
+    /// Parser index of the package's parser.
+    pub parser: usize,
+    /// Control indexes run before the traffic manager (v1model: verify, ingress).
+    pub ingress: Vec<usize>,
+    /// Control indexes run after the traffic manager up to the egress decisions (v1model: egress).
+    pub egress: Vec<usize>,
+    /// Control indexes run last, writing the packet out (v1model: compute checksum, deparser).
+    pub deparse: Vec<usize>,
 }
 
 /// The compiled program.
@@ -326,20 +348,15 @@ pub struct Prog {
     pub tables: Vec<TableProg>,
     /// Slot ranges `(base, len)` preserved by each field list / data argument.
     pub field_sets: Vec<Vec<(usize, usize)>>,
-    pub sm: StdMeta,
-    /// Slot ranges `(base, len)` of the user metadata and of the standard metadata.
+    /// Intrinsic metadata slots by role.
+    pub intrinsic: Intrinsic,
+    /// Slot ranges `(base, len)` of the user metadata and of the intrinsic metadata.
     pub meta_range: (usize, usize),
-    pub sm_range: (usize, usize),
+    pub intrinsic_range: (usize, usize),
     pub errors: ErrorCodes,
     pub error_names: Vec<String>,
-    /// The six V1Switch blocks: parser, verify, ingress, egress, compute, deparser (control indexes
-    /// except the parser).
-    pub main_parser: usize,
-    pub verify: usize,
-    pub ingress: usize,
-    pub egress: usize,
-    pub compute: usize,
-    pub deparser: usize,
+    /// The pipeline, from the architecture's block roles ([`Pipeline`]).
+    pub pipeline: Pipeline,
     /// The program's layouts and control-plane ids ([`p4_ir::layout`]), shared with the control plane.
     pub layouts: std::sync::Arc<p4_ir::layout::Layouts>,
     /// The program's architecture ([`p4_arch`]): extern state kinds, intrinsic metadata roles.

@@ -1,4 +1,4 @@
-//! The v1model software dataplane: compiles a p4forge IR program into a slot-based executable form
+//! The software dataplane: compiles a p4forge IR program into a slot-based executable form
 //! and runs packets through it with BMv2 simple_switch semantics.
 //!
 //! - [`Switch::new`] lays out every block's variables as flat frame slots and compiles statements and
@@ -54,9 +54,10 @@ pub use switch::Switch;
 
 /// Why a program cannot run on this dataplane: what, and where in the program when known.
 ///
-/// Displays as `unsupported by the v1model dataplane: <message>` or `invalid program for the v1model
-/// dataplane: <message>`, without the location: a front end renders [`DataplaneError::span`] as
-/// `file:line:col` with the source line and a caret.
+/// Displays as `unsupported by the <arch> dataplane: <message>` or `invalid program for the <arch>
+/// dataplane: <message>` (`<arch>` the program's architecture, e.g. `v1model`; `software` when the
+/// program has none this dataplane knows), without the location: a front end renders
+/// [`DataplaneError::span`] as `file:line:col` with the source line and a caret.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DataplaneError {
     pub kind: DataplaneErrorKind,
@@ -64,6 +65,8 @@ pub struct DataplaneError {
     pub message: String,
     /// The innermost statement or expression the problem was found in (`None`: not tied to one).
     pub span: Option<p4_ir::Span>,
+    /// The name of the program's architecture (`None`: not known).
+    pub architecture: Option<&'static str>,
 }
 
 /// The two reasons a program cannot run.
@@ -78,12 +81,18 @@ pub enum DataplaneErrorKind {
 impl DataplaneError {
     /// Something this dataplane does not implement.
     pub fn unsupported(message: impl Into<String>) -> DataplaneError {
-        DataplaneError { kind: DataplaneErrorKind::Unsupported, message: message.into(), span: None }
+        DataplaneError { kind: DataplaneErrorKind::Unsupported, message: message.into(), span: None, architecture: None }
     }
 
     /// An IR invariant that does not hold.
     pub fn invalid(message: impl Into<String>) -> DataplaneError {
-        DataplaneError { kind: DataplaneErrorKind::Invalid, message: message.into(), span: None }
+        DataplaneError { kind: DataplaneErrorKind::Invalid, message: message.into(), span: None, architecture: None }
+    }
+
+    /// Names the architecture the program was refused for (unless already named).
+    pub fn in_architecture(mut self, arch: Option<&'static p4_arch::Architecture>) -> DataplaneError {
+        self.architecture = self.architecture.or(arch.map(|a| a.name));
+        self
     }
 
     /// Locates the error at `span` unless it already has a (more precise, inner) location.
@@ -97,9 +106,10 @@ impl DataplaneError {
 
 impl std::fmt::Display for DataplaneError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let arch = self.architecture.unwrap_or("software");
         match self.kind {
-            DataplaneErrorKind::Unsupported => write!(f, "unsupported by the v1model dataplane: {}", self.message),
-            DataplaneErrorKind::Invalid => write!(f, "invalid program for the v1model dataplane: {}", self.message),
+            DataplaneErrorKind::Unsupported => write!(f, "unsupported by the {arch} dataplane: {}", self.message),
+            DataplaneErrorKind::Invalid => write!(f, "invalid program for the {arch} dataplane: {}", self.message),
         }
     }
 }

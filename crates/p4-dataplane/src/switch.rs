@@ -1,5 +1,6 @@
-//! The v1model switch: the pipeline of six blocks around the packet buffer, with clone, resubmit,
-//! recirculate and multicast handled in the order of BMv2's after-ingress / after-egress pseudocode.
+//! The software switch: the package's blocks around the packet buffer, in the order the
+//! architecture's block roles give ([`crate::exec::Pipeline`]), with clones, re-parsing and multicast
+//! handled in the order of BMv2's after-ingress / after-egress pseudocode.
 //!
 //! Invariants: `ctx.f.len() == prog.frame_len` always; one packet (and everything it causes) is
 //! processed to completion inside `inject`; a unicast packet runs ingress and egress in the same frame
@@ -14,11 +15,11 @@ use crate::compile::{build_prog, run_control, run_parser};
 use crate::control::{Injected, OutputPacket, PacketIo};
 use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
 use crate::meter::Meter;
-use p4_arch::{DropMarker, ExternOp, PacketInstance, StateKind};
+use p4_arch::{DropMarker, ExternOp, MetaRole, PacketInstance, SideEffect, StateKind};
 use crate::table::{IndexKind, TableState};
 use crate::DataplaneError;
 
-/// How many times one packet may be resubmitted or recirculated before it is dropped.
+/// How many times one packet may enter the parser again before it is dropped.
 const MAX_LOOPS: u32 = 16;
 /// Upper bound on copies one injected packet may cause.
 const MAX_JOBS: usize = 4096;
@@ -37,7 +38,7 @@ enum Job {
     Egress { frame: Vec<u128>, pkt: Vec<u8>, cursor: usize, port: u32, instance: u32, rid: u32, depth: u32 },
 }
 
-/// A running v1model software switch.
+/// A running software switch.
 pub struct Switch {
     pub(crate) ir: Arc<p4_ir::Program>,
     pub(crate) prog: Prog,
@@ -64,8 +65,14 @@ fn ctor_u64(v: Option<&Option<p4_ir::Value>>) -> u64 {
 }
 
 impl Switch {
-    /// Prepare a program whose `main` is a `V1Switch` package; errors say what is unsupported.
+    /// Prepare a program of an architecture [`p4_arch`] describes and this executor runs; errors say
+    /// what is unsupported.
     pub fn new(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
+        let arch = p4_arch::of(&program);
+        Switch::build(program).map_err(|e| e.in_architecture(arch))
+    }
+
+    fn build(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
         let (prog, _) = build_prog(&program)?;
         let mut externs = Vec::new();
         for (i, e) in program.externs.iter().enumerate() {
@@ -196,24 +203,39 @@ impl Switch {
             }
             None => {
                 let DropMarker::AllOnes(role) = arch.drop;
-                format!("{} {}", arch.field(role).unwrap_or("drop marker"), self.prog.sm.drop_value)
+                format!("{} {}", arch.field(role).unwrap_or("drop marker"), self.prog.intrinsic.drop_value)
             }
         };
-        if let Some(e) = self.prog.sm.parser_error.map(|s| c.get(s)).filter(|e| *e != 0) {
+        if let Some(e) = self.meta_get(MetaRole::ParserError).filter(|e| *e != 0) {
             let name = self.prog.error_names.get(e as usize).cloned().unwrap_or_else(|| e.to_string());
             line.push_str(&format!(" (parser error {name})"));
         }
         res.drops.push(line);
     }
 
-    fn sm_set(&mut self, field: Option<usize>, v: u128) {
-        if let Some(s) = field {
+    /// Whether the drop-marker field holds the drop value.
+    fn marked_to_drop(&self) -> bool {
+        let DropMarker::AllOnes(role) = self.prog.arch.drop;
+        self.meta_get(role) == Some(self.prog.intrinsic.drop_value)
+    }
+
+    /// A packet that looped more than [`MAX_LOOPS`] times through `effect` (named as the
+    /// architecture's function asking for it).
+    fn too_many_loops(&self, effect: SideEffect, res: &mut Injected) {
+        let name = self.prog.arch.function_with_effect(effect).map_or("re-parse", |f| f.name);
+        res.drops.push(format!("{name}: more than {MAX_LOOPS} loops"));
+    }
+
+    /// Sets the intrinsic field of `role` (if the program has it).
+    fn meta_set(&mut self, role: MetaRole, v: u128) {
+        if let Some(s) = self.prog.intrinsic.slot(role) {
             self.ctx.set(s, v);
         }
     }
 
-    fn sm_get(&self, field: Option<usize>) -> u128 {
-        field.map_or(0, |s| self.ctx.get(s))
+    /// The intrinsic field of `role` (`None`: the program lacks it).
+    fn meta_get(&self, role: MetaRole) -> Option<u128> {
+        self.prog.intrinsic.slot(role).map(|s| self.ctx.get(s))
     }
 
     /// Restores preserved slot ranges from a snapshot frame.
@@ -237,19 +259,19 @@ impl Switch {
         c.cursor = 0;
         c.pending_err = None;
         c.fx = Effects::default();
-        let sm = &p.sm;
-        for (f, v) in [
-            (sm.ingress_port, u128::from(port)),
-            (sm.packet_length, data.len() as u128),
-            (sm.instance_type, u128::from(instance)),
-            (sm.ingress_global_timestamp, u128::from(c.now_us) & mask(48)),
+        let meta = &p.intrinsic;
+        for (r, v) in [
+            (MetaRole::IngressPort, u128::from(port)),
+            (MetaRole::PacketLength, data.len() as u128),
+            (MetaRole::InstanceType, u128::from(instance)),
+            (MetaRole::IngressTimestamp, u128::from(c.now_us) & mask(48)),
         ] {
-            if let Some(s) = f {
+            if let Some(s) = meta.slot(r) {
                 c.set(s, v);
             }
         }
-        if let Err(e) = run_parser(p, c, p.main_parser) {
-            if let Some(s) = sm.parser_error {
+        if let Err(e) = run_parser(p, c, p.pipeline.parser) {
+            if let Some(s) = meta.slot(MetaRole::ParserError) {
                 c.set(s, u128::from(e));
             }
         }
@@ -286,9 +308,12 @@ impl Switch {
         }
         let (p, c) = (&self.prog, &mut self.ctx);
         // An assert that failed in the parser aborts the packet before the controls.
-        let mut flow = if c.fx.aborted.is_some() { Flow::Abort } else { run_control(p, c, p.verify) };
-        if flow != Flow::Abort {
-            flow = run_control(p, c, p.ingress);
+        let mut flow = if c.fx.aborted.is_some() { Flow::Abort } else { Flow::Next };
+        for &ctl in &p.pipeline.ingress {
+            if flow == Flow::Abort {
+                break;
+            }
+            flow = run_control(p, c, ctl);
         }
         if flow == Flow::Abort {
             let why = c.fx.aborted.take().unwrap_or_else(|| "assert failed".into());
@@ -296,21 +321,20 @@ impl Switch {
             c.log.push(why);
             return;
         }
-        let sm = p.sm.clone();
         if let Some((session, set)) = self.ctx.fx.clone {
             for (rid, out_port) in self.mirror_targets(session) {
                 jobs.push_back(Job::CloneI2E { data: data.to_vec(), in_port: port, out_port, rid, keep: (set, self.ctx.f.clone()), depth });
             }
         }
-        if let Some(set) = self.ctx.fx.resubmit {
+        if let Some(set) = self.ctx.fx.reparse_arrived {
             if depth >= MAX_LOOPS {
-                res.drops.push(format!("resubmitted more than {MAX_LOOPS} times"));
+                self.too_many_loops(SideEffect::Resubmit, res);
                 return;
             }
             jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance: self.instance(PacketInstance::Resubmitted), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }
-        let grp = self.sm_get(sm.mcast_grp) as u32;
+        let grp = self.meta_get(MetaRole::MulticastGroup).unwrap_or(0) as u32;
         if grp != 0 {
             let members = self.group_members(grp);
             if members.is_empty() {
@@ -329,30 +353,29 @@ impl Switch {
             }
             return;
         }
-        let spec = self.sm_get(sm.egress_spec);
-        if spec == sm.drop_value {
+        if self.marked_to_drop() {
             self.drop_line(res);
             return;
         }
-        self.egress(spec as u32, None, 0, depth, res, jobs);
+        let out_port = self.meta_get(MetaRole::EgressSpec).unwrap_or(0);
+        self.egress(out_port as u32, None, 0, depth, res, jobs);
     }
 
     fn egress(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, res: &mut Injected, jobs: &mut VecDeque<Job>) {
-        let sm = self.prog.sm.clone();
         let now = u128::from(self.ctx.now_us);
-        self.sm_set(sm.egress_port, u128::from(port));
-        self.sm_set(sm.egress_spec, 0);
-        self.sm_set(sm.egress_rid, u128::from(rid));
+        self.meta_set(MetaRole::EgressPort, u128::from(port));
+        self.meta_set(MetaRole::EgressSpec, 0);
+        self.meta_set(MetaRole::EgressRid, u128::from(rid));
         if let Some(i) = instance {
-            self.sm_set(sm.instance_type, u128::from(i));
+            self.meta_set(MetaRole::InstanceType, u128::from(i));
         }
-        self.sm_set(sm.egress_global_timestamp, now & mask(48));
-        self.sm_set(sm.enq_timestamp, now & mask(32));
-        self.sm_set(sm.deq_timedelta, 0);
+        self.meta_set(MetaRole::EgressTimestamp, now & mask(48));
+        self.meta_set(MetaRole::EnqTimestamp, now & mask(32));
+        self.meta_set(MetaRole::DeqTimedelta, 0);
         let truncate = self.ctx.fx.truncate;
         self.ctx.fx = Effects { truncate, ..Effects::default() };
         let (p, c) = (&self.prog, &mut self.ctx);
-        if run_control(p, c, p.egress) == Flow::Abort {
+        if p.pipeline.egress.iter().any(|&ctl| run_control(p, c, ctl) == Flow::Abort) {
             let why = c.fx.aborted.take().unwrap_or_else(|| "assert failed".into());
             res.drops.push(why.clone());
             c.log.push(why);
@@ -371,13 +394,13 @@ impl Switch {
                 });
             }
         }
-        if self.sm_get(sm.egress_spec) == sm.drop_value {
+        if self.marked_to_drop() {
             self.drop_line(res);
             return;
         }
         let (p, c) = (&self.prog, &mut self.ctx);
         c.out.clear();
-        if run_control(p, c, p.compute) == Flow::Abort || run_control(p, c, p.deparser) == Flow::Abort {
+        if p.pipeline.deparse.iter().any(|&ctl| run_control(p, c, ctl) == Flow::Abort) {
             let why = c.fx.aborted.take().unwrap_or_else(|| "assert failed".into());
             res.drops.push(why.clone());
             c.log.push(why);
@@ -391,12 +414,12 @@ impl Switch {
         if let Some(n) = c.fx.truncate {
             bytes.truncate(n as usize);
         }
-        if let Some(set) = c.fx.recirculate {
+        if let Some(set) = c.fx.reparse_deparsed {
             if depth >= MAX_LOOPS {
-                res.drops.push(format!("recirculated more than {MAX_LOOPS} times"));
+                self.too_many_loops(SideEffect::Recirculate, res);
                 return;
             }
-            let in_port = self.sm_get(sm.ingress_port) as u32;
+            let in_port = self.meta_get(MetaRole::IngressPort).unwrap_or(0) as u32;
             jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: self.instance(PacketInstance::Recirculated), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }
@@ -407,14 +430,14 @@ impl Switch {
     /// metadata reset except the preserved field set (and the port the packet came in on).
     fn e2e_frame(&self, set: usize) -> Vec<u128> {
         let mut frame = self.ctx.f.clone();
-        for (base, len) in [self.prog.meta_range, self.prog.sm_range] {
+        for (base, len) in [self.prog.meta_range, self.prog.intrinsic_range] {
             if let Some(r) = frame.get_mut(base..base + len) {
                 r.fill(0);
             }
         }
         let keep = self.prog.field_sets.get(set).map(Vec::as_slice).unwrap_or(&[]);
-        let sm = &self.prog.sm;
-        let singles = [sm.ingress_port, sm.packet_length].into_iter().flatten().map(|s| (s, 1));
+        let meta = &self.prog.intrinsic;
+        let singles = [MetaRole::IngressPort, MetaRole::PacketLength].into_iter().filter_map(|r| meta.slot(r)).map(|s| (s, 1));
         for (s, len) in keep.iter().copied().chain(singles) {
             if let (Some(dst), Some(src)) = (frame.get_mut(s..s + len), self.ctx.f.get(s..s + len)) {
                 dst.copy_from_slice(src);
@@ -463,7 +486,7 @@ fn lpm_width(k: &p4_ir::layout::KeyLayout) -> u32 {
 impl PacketIo for Switch {
     fn inject(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected {
         let mut res = Injected::default();
-        // A port the 9-bit ingress_port cannot hold would silently become another port.
+        // A port the ingress port field cannot hold would silently become another port.
         if let Err(why) = self.check_port(port) {
             res.drops.push(why.to_string());
             return res;
@@ -485,8 +508,12 @@ impl PacketIo for Switch {
         res
     }
 
+    fn architecture(&self) -> &str {
+        self.prog.arch.name
+    }
+
     fn max_port(&self) -> u32 {
-        match self.prog.sm.port_width {
+        match self.prog.intrinsic.port_width {
             0 => u32::MAX,
             width => u32::try_from(mask(width)).unwrap_or(u32::MAX),
         }

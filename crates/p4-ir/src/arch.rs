@@ -164,6 +164,30 @@ pub enum MetaRole {
     Priority,
 }
 
+impl MetaRole {
+    /// Every role, in declaration order (`role as usize` indexes it).
+    pub const ALL: [MetaRole; 16] = [
+        MetaRole::IngressPort,
+        MetaRole::EgressSpec,
+        MetaRole::EgressPort,
+        MetaRole::InstanceType,
+        MetaRole::PacketLength,
+        MetaRole::EnqTimestamp,
+        MetaRole::EnqQdepth,
+        MetaRole::DeqTimedelta,
+        MetaRole::DeqQdepth,
+        MetaRole::IngressTimestamp,
+        MetaRole::EgressTimestamp,
+        MetaRole::MulticastGroup,
+        MetaRole::EgressRid,
+        MetaRole::ChecksumError,
+        MetaRole::ParserError,
+        MetaRole::Priority,
+    ];
+    /// How many roles there are (a back end keeps one slot per role in an array of this length).
+    pub const COUNT: usize = MetaRole::ALL.len();
+}
+
 /// How the architecture marks a packet for dropping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropMarker {
@@ -240,7 +264,7 @@ pub enum ExternOp {
     /// Writes the colour computed when the table hit.
     DirectMeterRead,
     /// Ones'-complement 16-bit checksum of its data argument.
-    Checksum16Get,
+    OnesComplementSum16,
     /// Marks the packet for dropping ([`Architecture::drop`]).
     MarkToDrop,
     /// Compares a checksum and sets the checksum-error role on mismatch.
@@ -338,6 +362,12 @@ impl Architecture {
     pub fn function_for(&self, op: ExternOp) -> Option<&'static FunctionSig> {
         let functions: &'static [FunctionSig] = self.functions;
         functions.iter().find(|f| f.op == op)
+    }
+    /// The first extern function asking for architecture side effect `effect` (for messages
+    /// naming it: v1model's [`SideEffect::Resubmit`] is `resubmit`).
+    pub fn function_with_effect(&self, effect: SideEffect) -> Option<&'static FunctionSig> {
+        let functions: &'static [FunctionSig] = self.functions;
+        functions.iter().find(|f| f.side_effect() == Some(effect))
     }
     /// The intrinsic field name of `role`.
     pub fn field(&self, role: MetaRole) -> Option<&'static str> {

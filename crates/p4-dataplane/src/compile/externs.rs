@@ -1,7 +1,8 @@
-//! Extern methods and extern functions of `core.p4` and `v1model.p4`.
+//! Extern methods and extern functions: `core.p4`'s by name, the architecture's by the operation its
+//! description gives them ([`p4_arch::ExternOp`]).
 
 
-use p4_arch::{ExternOp, Preserve};
+use p4_arch::{DropMarker, ExternOp, MetaRole, Preserve};
 use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Type, TypeDef, Value};
 
 use super::expr::{read_loc, Leaf, Write};
@@ -60,7 +61,7 @@ impl Compiler<'_> {
         Ok(out)
     }
 
-    /// Field-set index for the l-values listed in an old-style `data` argument (`clone3`, `resubmit`).
+    /// Field-set index for the l-values listed in an old-style `data` argument ([`Preserve::Data`]).
     fn data_field_set(&mut self, b: &BlockRef, e: &Expr) -> R<usize> {
         let items: Vec<&Expr> = match &e.kind {
             ExprKind::Aggregate(items) => items.iter().collect(),
@@ -103,7 +104,7 @@ impl Compiler<'_> {
             ExprKind::Extern(id) => Some(id.index()),
             _ => None,
         };
-        let sm_len = self.sm.packet_length;
+        let sm_len = self.intrinsic.slot(MetaRole::PacketLength);
         // `packet_in`/`packet_out` are core.p4's; every other extern is the architecture's, by operation.
         let op = p4_arch::of(self.ir).and_then(|a| a.method(ty, method)).map(|m| m.op);
         match (ty, method, op) {
@@ -187,8 +188,8 @@ impl Compiler<'_> {
                 }))
             }
             (_, _, Some(ExternOp::DirectCounterCount)) => Ok(Box::new(|_, _| Flow::Next)),
-            (_, _, Some(ExternOp::Checksum16Get)) => {
-                let slot = ret.ok_or_else(|| crate::DataplaneError::unsupported("Checksum16.get result unused"))?;
+            (_, _, Some(ExternOp::OnesComplementSum16)) => {
+                let slot = ret.ok_or_else(|| crate::DataplaneError::unsupported(format!("{ty}.{method} result unused")))?;
                 let leaves = self.data_leaves(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
                     let v = checksum(p, c, &leaves, false, Algorithm::Csum16);
@@ -216,7 +217,7 @@ impl Compiler<'_> {
                 }))
             }
             (_, _, Some(ExternOp::DirectMeterRead)) => {
-                let id = id.ok_or_else(|| crate::DataplaneError::unsupported("direct_meter through a variable"))?;
+                let id = id.ok_or_else(|| crate::DataplaneError::unsupported(format!("{ty}.{method} through a variable")))?;
                 let out = self.writer(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
                     let colour = match c.externs.get(id) {
@@ -381,25 +382,34 @@ impl Compiler<'_> {
     }
 
     fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<Run> {
-        let sm = self.sm.clone();
+        let meta = self.intrinsic.clone();
         let here = Self::control_index(b);
         let block_name = match b {
             BlockRef::Parser(p) => self.ir.parsers.get(p.index()).map(|x| x.block.name.clone()),
             BlockRef::Control(c) => self.ir.controls.get(c.index()).map(|x| x.block.name.clone()),
         }
         .unwrap_or_default();
-        let op = p4_arch::of(self.ir).and_then(|a| a.function(name)).map(|f| f.op);
+        let sig = p4_arch::of(self.ir).and_then(|a| Some((a, a.function(name)?)));
+        let op = sig.map(|(_, f)| f.op);
         match (name, op) {
-            (_, Some(ExternOp::MarkToDrop)) => Ok(Box::new(move |_, c| {
-                if let Some(s) = sm.egress_spec {
-                    c.set(s, sm.drop_value);
-                }
-                if let Some(s) = sm.mcast_grp {
-                    c.set(s, 0);
-                }
-                c.fx.marked_in = here;
-                Flow::Next
-            })),
+            (_, Some(ExternOp::MarkToDrop)) => {
+                // The fields the description says it writes: the drop marker gets its drop value,
+                // every other one 0 (v1model, as BMv2: the output port and the multicast group).
+                let Some((arch, f)) = sig else { return unsupported(format!("extern function `{name}`")) };
+                let DropMarker::AllOnes(marker) = arch.drop;
+                let writes: Vec<(usize, u128)> = f
+                    .writes
+                    .iter()
+                    .filter_map(|r| Some((meta.slot(*r)?, if *r == marker { meta.drop_value } else { 0 })))
+                    .collect();
+                Ok(Box::new(move |_, c| {
+                    for &(s, v) in &writes {
+                        c.set(s, v);
+                    }
+                    c.fx.marked_in = here;
+                    Flow::Next
+                }))
+            }
             // core.p4's parser `verify`.
             ("verify", _) => {
                 let cond = self.scalar(b, self.arg(call, 0)?)?;
@@ -414,7 +424,7 @@ impl Compiler<'_> {
                 let algo = self.algorithm(self.arg(call, 3)?)?;
                 if matches!(op, Some(ExternOp::VerifyChecksum { .. })) {
                     let expected = self.scalar(b, sum_e)?;
-                    let flag = sm.checksum_error;
+                    let flag = meta.slot(MetaRole::ChecksumError);
                     Ok(Box::new(move |p, c| {
                         if cond(p, c) != 0 {
                             let got = checksum(p, c, &leaves, payload, algo) & mask(w);
@@ -484,7 +494,7 @@ impl Compiler<'_> {
             (_, Some(ExternOp::LogMsg)) => {
                 let msg = match &self.arg(call, 0)?.kind {
                     ExprKind::Const(Value::String(s)) => s.clone(),
-                    _ => return unsupported("log_msg with a non-constant message"),
+                    _ => return unsupported(format!("{name} with a non-constant message")),
                 };
                 let leaves = match call.args.get(1) {
                     Some(a) => self.data_leaves(b, &a.expr)?,
@@ -537,21 +547,23 @@ impl Compiler<'_> {
             }
             (_, Some(ExternOp::Resubmit(keep) | ExternOp::Recirculate(keep))) => {
                 let set = self.preserved(b, call, name, keep)?;
-                let resubmit = matches!(op, Some(ExternOp::Resubmit(_)));
-                Ok(Box::new(move |_, c| {
-                    if resubmit {
-                        c.fx.resubmit = Some(set);
-                    } else {
-                        c.fx.recirculate = Some(set);
-                    }
-                    Flow::Next
-                }))
+                if matches!(op, Some(ExternOp::Resubmit(_))) {
+                    Ok(Box::new(move |_, c| {
+                        c.fx.reparse_arrived = Some(set);
+                        Flow::Next
+                    }))
+                } else {
+                    Ok(Box::new(move |_, c| {
+                        c.fx.reparse_deparsed = Some(set);
+                        Flow::Next
+                    }))
+                }
             }
             _ => unsupported(format!("extern function `{name}`")),
         }
     }
 
-    /// The field set a clone, resubmit or recirculate keeps (0: none).
+    /// The field set a clone or re-parse keeps (0: none).
     fn preserved(&mut self, b: &BlockRef, call: &Call, name: &str, keep: Preserve) -> R<usize> {
         Ok(match keep {
             Preserve::Nothing => 0,

@@ -24,7 +24,7 @@ use p4_ir::layout::{scalar_width, Layouts};
 use p4_ir::{BlockRef, ExprKind, Program, Type, TypeDef, Value, VarId};
 
 use crate::bits::mask;
-use crate::exec::{DynSlot, ErrorCodes, StdMeta};
+use crate::exec::{DynSlot, ErrorCodes, Intrinsic};
 use crate::DataplaneError;
 
 pub(crate) use stmt::{build_prog, run_control, run_parser};
@@ -89,7 +89,8 @@ pub(crate) struct Compiler<'a> {
     pub field_lists: HashMap<u64, usize>,
     /// User metadata `(base, type)`, the home of `@field_list` fields.
     pub meta: Option<(usize, Type)>,
-    pub sm: StdMeta,
+    /// Intrinsic metadata slots by role.
+    pub intrinsic: Intrinsic,
     pub errors: ErrorCodes,
     /// Return slot of the function being compiled.
     pub current_ret: Option<usize>,
@@ -108,7 +109,7 @@ impl<'a> Compiler<'a> {
             field_sets: vec![Vec::new()],
             field_lists: HashMap::new(),
             meta: None,
-            sm: StdMeta::default(),
+            intrinsic: Intrinsic::default(),
             errors: ErrorCodes {
                 packet_too_short: code("PacketTooShort", 1),
                 no_match: code("NoMatch", 2),

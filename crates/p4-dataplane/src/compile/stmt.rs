@@ -1,7 +1,7 @@
 //! Statements, calls with copy-in/copy-out, tables, parsers, controls, and the whole-program build.
 
 
-use p4_arch::{DropMarker, MetaRole, Role, SharedKind};
+use p4_arch::{DropMarker, Role, SharedKind, StateKind};
 use p4_ir::{Arg, BlockRef, Builtin, Callee, Direction, Expr, ExprKind, MatchKind, Program, Stmt, Type, TypeDef};
 
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use super::{unsupported, Compiler, Loc, R};
 use crate::bits;
 use crate::exec::{
     Build,
-    ControlProg, Ctx, Flow, KeyMatch, ParserProg, Prog, Run, StateProg, TableActionProg, TableKeyProg, TableProg,
+    ControlProg, Ctx, Flow, KeyMatch, ParserProg, Pipeline, Prog, Run, StateProg, TableActionProg, TableKeyProg, TableProg,
     Target, TransitionProg,
 };
 
@@ -565,12 +565,19 @@ impl Compiler<'_> {
         for (a, (table_only, default_only, bound)) in action_ids.into_iter().zip(flags) {
             actions.push(self.table_action(&b, a, &bound, table_only, default_only)?);
         }
+        // What each per-entry extern is, the architecture says.
+        let per_entry: Vec<usize> = p4_arch::per_entry_externs(t).map(|e| e.index()).collect();
+        let state = |e: usize| {
+            let a = p4_arch::of(self.ir)?;
+            Some(a.extern_type(&self.ir.externs.get(e)?.type_name)?.state)
+        };
+        let entry_meter = per_entry.iter().copied().find(|e| state(*e) == Some(StateKind::DirectMeter));
         Ok(TableProg {
             name: t.name.clone(),
             keys,
             actions,
-            direct_counter: t.direct_counter.map(|e| e.index()),
-            direct_meter: t.direct_meter.map(|e| e.index()),
+            per_entry,
+            entry_meter,
             default_is_const: t.default_is_const,
             // `entries_const` only matters when the program lists entries.
             entries_const: t.entries_const && !t.entries.is_empty(),
@@ -777,11 +784,27 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
     }
     let binding = p4_arch::bind(ir).map_err(crate::DataplaneError::unsupported)?;
     let arch = binding.arch;
-    let role = |r: Role| binding.block(r).cloned().ok_or_else(|| crate::DataplaneError::unsupported(format!("{}: no {r:?} block", arch.package)));
-    let (mp, vr, ig, eg, ck, dp) = (role(Role::Parser)?, role(Role::VerifyChecksum)?, role(Role::Ingress)?, role(Role::Egress)?, role(Role::ComputeChecksum)?, role(Role::Deparser)?);
-    let (BlockRef::Parser(mp), BlockRef::Control(vr), BlockRef::Control(ig), BlockRef::Control(eg), BlockRef::Control(ck), BlockRef::Control(dp)) = (mp, vr, ig, eg, ck, dp) else {
-        return unsupported(format!("{}: this dataplane runs a parser and five controls", arch.package));
+    // The pipeline from the block roles: the parser, the controls up to the one playing Ingress
+    // (then the traffic manager), up to the one playing Egress (then the after-egress decisions),
+    // and the rest.
+    let (Some(tm_at), Some(egress_at)) = (arch.block_index(Role::Ingress), arch.block_index(Role::Egress)) else {
+        return unsupported(format!("{}: this dataplane needs an {:?} and an {:?} block", arch.package, Role::Ingress, Role::Egress));
     };
+    let mut parser = None;
+    let mut pipeline = Pipeline { parser: 0, ingress: Vec::new(), egress: Vec::new(), deparse: Vec::new() };
+    for (i, b) in binding.blocks.iter().enumerate() {
+        match b {
+            BlockRef::Parser(p) if i == 0 => parser = Some(p.index()),
+            BlockRef::Control(c) if i <= tm_at => pipeline.ingress.push(c.index()),
+            BlockRef::Control(c) if i <= egress_at => pipeline.egress.push(c.index()),
+            BlockRef::Control(c) => pipeline.deparse.push(c.index()),
+            BlockRef::Parser(_) => return unsupported(format!("{}: this dataplane runs one parser, the package's first block", arch.package)),
+        }
+    }
+    let Some(parser) = parser else {
+        return unsupported(format!("{}: this dataplane runs one parser, the package's first block", arch.package));
+    };
+    pipeline.parser = parser;
     let mut cx = Compiler::new(ir);
     // Each shared parameter is allocated once, with the type the first block having it declares.
     let block_params = |b: &BlockRef| -> Option<&p4_ir::Block> {
@@ -848,38 +871,19 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         cx.control_vars.push(slots);
     }
     // Intrinsic metadata fields by the role the architecture gives their names.
-    cx.sm.port_width = binding.port_width.unwrap_or(0);
-    cx.sm.drop_value = u128::MAX;
+    cx.intrinsic.port_width = binding.port_width.unwrap_or(0);
+    cx.intrinsic.drop_value = u128::MAX;
     if let Some(TypeDef::Struct { fields, .. }) = cx.type_def(&sty) {
         for (i, f) in fields.iter().enumerate() {
             let (off, _) = cx.field_offset(&sty, i as u32)?;
-            let slot = Some(sbase + off);
-            let sm = &mut cx.sm;
             let Some(r) = arch.role_of(&f.name) else { continue };
             // The drop marker: all ones in the marker field's declared width (v1model: 511).
             if let (DropMarker::AllOnes(d), Type::Bits { width, .. }) = (arch.drop, &f.ty) {
                 if d == r {
-                    sm.drop_value = crate::bits::mask(*width);
+                    cx.intrinsic.drop_value = crate::bits::mask(*width);
                 }
             }
-            *match r {
-                MetaRole::IngressPort => &mut sm.ingress_port,
-                MetaRole::EgressSpec => &mut sm.egress_spec,
-                MetaRole::EgressPort => &mut sm.egress_port,
-                MetaRole::InstanceType => &mut sm.instance_type,
-                MetaRole::PacketLength => &mut sm.packet_length,
-                MetaRole::EnqTimestamp => &mut sm.enq_timestamp,
-                MetaRole::EnqQdepth => &mut sm.enq_qdepth,
-                MetaRole::DeqTimedelta => &mut sm.deq_timedelta,
-                MetaRole::DeqQdepth => &mut sm.deq_qdepth,
-                MetaRole::IngressTimestamp => &mut sm.ingress_global_timestamp,
-                MetaRole::EgressTimestamp => &mut sm.egress_global_timestamp,
-                MetaRole::MulticastGroup => &mut sm.mcast_grp,
-                MetaRole::EgressRid => &mut sm.egress_rid,
-                MetaRole::ChecksumError => &mut sm.checksum_error,
-                MetaRole::ParserError => &mut sm.parser_error,
-                MetaRole::Priority => &mut sm.priority,
-            } = slot;
+            cx.intrinsic.set_slot(r, sbase + off);
         }
     }
 
@@ -918,17 +922,12 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         functions,
         tables,
         field_sets: cx.field_sets.clone(),
-        sm: cx.sm.clone(),
+        intrinsic: cx.intrinsic.clone(),
         meta_range: (mbase, cx.size(&mty)?),
-        sm_range: (sbase, cx.size(&sty)?),
+        intrinsic_range: (sbase, cx.size(&sty)?),
         errors: cx.errors,
         error_names: ir.errors.clone(),
-        main_parser: mp.index(),
-        verify: vr.index(),
-        ingress: ig.index(),
-        egress: eg.index(),
-        compute: ck.index(),
-        deparser: dp.index(),
+        pipeline,
         layouts: cx.layouts.clone(),
         arch,
     };

@@ -96,7 +96,7 @@ pub static V1MODEL: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
-            methods: &[MethodSig { name: "get", params: &[("data", In)], state: StateAccess::None, op: ExternOp::Checksum16Get }],
+            methods: &[MethodSig { name: "get", params: &[("data", In)], state: StateAccess::None, op: ExternOp::OnesComplementSum16 }],
         },
         ExternSig { type_name: "action_profile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, methods: &[] },
         ExternSig { type_name: "action_selector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, methods: &[] },
