@@ -228,3 +228,103 @@ fn control_plane_object_kinds_come_from_the_description() {
     assert_eq!(l.ids.id(Target::Extern(r)), None);
     assert_eq!(l.register_widths[r.index()], None);
 }
+
+/// Compiles MINIMAL with ingress control body `ingress` and gives the program, the ingress control
+/// and the names of its table dependencies as `from -> to Kind key=.. locations`.
+fn ingress_deps(ingress: &str) -> (Program, Vec<String>) {
+    let src = MINIMAL.replace("control I(inout h_t h, inout m_t m, inout standard_metadata_t s) { apply { mark_to_drop(s); } }", ingress);
+    let p = compile(&src);
+    let c = bind(&p).unwrap().control(Role::Ingress).unwrap();
+    let g = p4_ir::cfg::ControlGraph::build(&p, c);
+    let vars = &p.controls[c.index()].block.vars;
+    let name = |n: p4_ir::cfg::NodeId| match g.node(n).map(|x| &x.kind) {
+        Some(p4_ir::cfg::OpKind::ApplyTable(t)) => p.tables[t.index()].name.clone(),
+        _ => "?".into(),
+    };
+    let deps = g
+        .table_deps()
+        .iter()
+        .map(|d| {
+            let ls: Vec<String> = d.locations.iter().map(|l| p4_ir::cfg::location_to_string(&p, vars, l)).collect();
+            format!("{} -> {} {:?} key={} {}", name(d.from), name(d.to), d.kind, d.on_key, ls.join(","))
+        })
+        .collect();
+    (p, deps)
+}
+
+/// Def-use takes the intrinsic fields an extern function writes from the description: a table
+/// keyed on `egress_spec` depends on an earlier table whose action calls `mark_to_drop`, which
+/// writes `egress_spec` and `mcast_grp` (BMv2) and nothing else of the struct; a table keyed on
+/// `ingress_port` does not depend on it.
+#[test]
+fn mark_to_drop_writes_the_fields_the_description_lists() {
+    let (p, deps) = ingress_deps(
+        r#"control I(inout h_t h, inout m_t m, inout standard_metadata_t s) {
+            action drop() { mark_to_drop(s); }
+            action nop() { }
+            table t1 { key = {} actions = { drop; } default_action = drop(); }
+            table by_port { key = { s.egress_spec: exact; } actions = { nop; } }
+            table by_in_port { key = { s.ingress_port: exact; } actions = { nop; } }
+            apply { t1.apply(); by_port.apply(); by_in_port.apply(); } }"#,
+    );
+    assert_eq!(deps, ["I.t1 -> I.by_port Raw key=true s.egress_spec"]);
+    let drop = p4_ir::ActionId(p.actions.iter().position(|a| a.name == "I.drop").unwrap() as u32);
+    let fx = p4_ir::cfg::action_effects(&p, drop);
+    let c = bind(&p).unwrap().control(Role::Ingress).unwrap();
+    let vars = &p.controls[c.index()].block.vars;
+    let names = |ls: &std::collections::BTreeSet<p4_ir::cfg::Location>| -> Vec<String> {
+        ls.iter().map(|l| p4_ir::cfg::location_to_string(&p, vars, l)).collect()
+    };
+    assert_eq!(names(&fx.must_writes), ["s.egress_spec", "s.mcast_grp"]);
+    assert!(fx.reads.is_empty(), "{:?}", names(&fx.reads));
+}
+
+/// The same program under an undescribed package: `mark_to_drop` is an unknown function whose
+/// `inout` argument is read and written whole (sound, coarse).
+#[test]
+fn an_unknown_function_reads_and_writes_its_inout_argument_whole() {
+    let (mut p, _) = ingress_deps(
+        r#"control I(inout h_t h, inout m_t m, inout standard_metadata_t s) {
+            action drop() { mark_to_drop(s); }
+            table t1 { key = {} actions = { drop; } default_action = drop(); }
+            apply { t1.apply(); } }"#,
+    );
+    p.main.type_name = "Unknown".into();
+    let drop = p4_ir::ActionId(p.actions.iter().position(|a| a.name == "I.drop").unwrap() as u32);
+    let fx = p4_ir::cfg::action_effects(&p, drop);
+    assert_eq!(fx.must_writes.len(), 1);
+    assert!(fx.must_writes.iter().all(|l| l.path.is_empty()), "{:?}", fx.must_writes);
+    assert_eq!(fx.reads, fx.must_writes);
+}
+
+/// `clone`, `resubmit` and `recirculate` write no intrinsic field (the description lists none):
+/// a table keyed on any intrinsic field does not depend on them; their data arguments are read.
+#[test]
+fn clone_resubmit_recirculate_write_no_intrinsic_field() {
+    let (_, deps) = ingress_deps(
+        r#"control I(inout h_t h, inout m_t m, inout standard_metadata_t s) {
+            action c() { clone(CloneType.I2E, 5); resubmit_preserving_field_list(1); }
+            action nop() { }
+            table t1 { key = {} actions = { c; } default_action = c(); }
+            table t2 { key = { s.egress_spec: exact; s.mcast_grp: exact; s.instance_type: exact; } actions = { nop; } }
+            apply { t1.apply(); t2.apply(); } }"#,
+    );
+    assert!(deps.is_empty(), "{deps:?}");
+    for f in ["clone", "resubmit", "recirculate", "clone_preserving_field_list", "recirculate_preserving_field_list"] {
+        assert_eq!(v1model().function(f).unwrap().writes, &[], "{f}");
+    }
+}
+
+/// `MetaRole::ALL` lists every role once, in declaration order, so `role as usize` indexes a
+/// per-role array (the dataplane keeps one slot per role).
+#[test]
+fn meta_roles_index_their_array() {
+    for (i, r) in MetaRole::ALL.iter().enumerate() {
+        assert_eq!(*r as usize, i, "{r:?}");
+    }
+    // Every role v1model maps is in the list.
+    for (r, _) in v1model().intrinsic {
+        assert!(MetaRole::ALL.contains(r), "{r:?}");
+    }
+    assert_eq!(MetaRole::COUNT, v1model().intrinsic.len());
+}

@@ -373,7 +373,7 @@ impl<'p> Analyzer<'p> {
                 self.args(&c.args, fx, depth);
                 fx.extend(self.function_body(*f, depth));
             }
-            Callee::ExternFunction { .. } => self.args(&c.args, fx, depth),
+            Callee::ExternFunction { name, .. } => self.extern_function(name, &c.args, fx, depth),
             Callee::Method { target, extern_type, method, .. } => self.method(target, extern_type, method, &c.args, fx, depth),
             Callee::Builtin { target, builtin } => match builtin {
                 Builtin::IsValid => self.read_validity(target, fx, depth),
@@ -390,6 +390,42 @@ impl<'p> Analyzer<'p> {
                     }
                 }
             },
+        }
+    }
+
+    /// An extern function. Arguments count by direction, except an argument of the architecture's
+    /// intrinsic metadata type (`inout standard_metadata_t`) of a function the description knows:
+    /// of that struct, only the fields the description says the function writes
+    /// ([`crate::arch::FunctionSig::writes`]) are written (must-writes), and nothing is read
+    /// (v1model's `mark_to_drop(s)` writes `s.egress_spec` and `s.mcast_grp`, not all of `s`). A
+    /// function writing intrinsic fields without taking the struct (`verify_checksum` writes
+    /// `checksum_error`) writes storage the calling block has no variable for (v1model's checksum
+    /// controls have no intrinsic parameter), so nothing in the block's frame is written.
+    fn extern_function(&self, name: &str, args: &[Arg], fx: &mut Effects, depth: u32) {
+        let Some((arch, f)) = crate::arch::of_program(self.prog).and_then(|a| Some((a, a.function(name)?))) else {
+            return self.args(args, fx, depth);
+        };
+        for a in args {
+            let fields = match &a.expr.ty {
+                Type::Named(t) if a.direction != Direction::None && a.direction != Direction::In => match self.prog.types.get(t.index()) {
+                    Some(TypeDef::Struct { name: tn, fields }) if tn == arch.intrinsic_type => Some(fields),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(fields) = fields else {
+                self.args(std::slice::from_ref(a), fx, depth);
+                continue;
+            };
+            let Some(base) = self.access(&a.expr, fx, depth) else { continue };
+            for role in f.writes {
+                let Some(i) = arch.field(*role).and_then(|n| fields.iter().position(|fd| fd.name == n)) else { continue };
+                if base.exact {
+                    fx.write_must(base.loc.child(i as u32));
+                } else {
+                    fx.write_may(base.loc.clone());
+                }
+            }
         }
     }
 
