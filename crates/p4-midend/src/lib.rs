@@ -26,11 +26,14 @@
 //!    short-circuit operators and `?:` with effects become `if`s.
 //! 4. [`passes::inline_functions`] — function calls are replaced by their bodies.
 //! 5. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
-//! 6. [`passes::flatten_locals`] — locals of struct/header type become one scalar per field (and a
+//! 6. [`passes::unroll_parser_stacks`] — parser states extracting into a header stack through
+//!    `.next` are copied per `nextIndex` value with constant indices; past the end they reject with
+//!    `StackOutOfBounds`.
+//! 7. [`passes::flatten_locals`] — locals of struct/header type become one scalar per field (and a
 //!    `bool` per header for validity); whole struct/header copies become field-by-field copies.
-//! 7. [`passes::parallel_actions`] — straight-line action bodies become parallel assignments
+//! 8. [`passes::parallel_actions`] — straight-line action bodies become parallel assignments
 //!    (conditions become `?:`).
-//! 8. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
+//! 9. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
 //!
 //! [`check::check_program`] checks the structural invariants the passes rely on; the tests run it and
 //! `p4_ir::verify::verify` after every pass, and read the lowered text form back

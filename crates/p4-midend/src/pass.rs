@@ -26,6 +26,7 @@ pub const PASS_NAMES: &[&str] = &[
     passes::hoist_effects::NAME,
     passes::inline_functions::NAME,
     passes::slice_rmw::NAME,
+    passes::unroll_parser_stacks::NAME,
     passes::flatten_locals::NAME,
     passes::parallel_actions::NAME,
     passes::dead_metadata::NAME,
@@ -42,6 +43,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         passes::parallel_actions::NAME => Some(Box::new(passes::parallel_actions::ParallelActions)),
         passes::slice_rmw::NAME => Some(Box::new(passes::slice_rmw::SliceRmw)),
         passes::flatten_locals::NAME => Some(Box::new(passes::flatten_locals::FlattenLocals)),
+        passes::unroll_parser_stacks::NAME => Some(Box::new(passes::unroll_parser_stacks::UnrollParserStacks)),
         _ => None,
     }
 }

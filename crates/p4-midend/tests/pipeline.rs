@@ -56,6 +56,7 @@ fn pipeline_order_and_names() {
             "hoist-effects",
             "inline-functions",
             "slice-rmw",
+            "unroll-parser-stacks",
             "flatten-locals",
             "parallel-actions",
             "dead-metadata"

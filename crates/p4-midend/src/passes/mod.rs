@@ -8,3 +8,4 @@ pub mod inline_functions;
 pub mod inline_parsers;
 pub mod parallel_actions;
 pub mod slice_rmw;
+pub mod unroll_parser_stacks;

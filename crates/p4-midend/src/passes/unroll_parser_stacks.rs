@@ -1,0 +1,487 @@
+//! `unroll-parser-stacks`: parser states that extract into a header stack through `.next` (and read
+//! `.last` / `.lastIndex`) are copied once per value the stack's `nextIndex` can have when they run,
+//! and each copy uses constant indices: `pkt.extract(hdr.tags.next)` run with `nextIndex == 1`
+//! becomes `pkt.extract(hdr.tags[1])`, `hdr.tags.last` becomes `hdr.tags[0]`, `hdr.tags.lastIndex`
+//! becomes `32w0`. A loop bounded by the stack size thus becomes a chain of states. Why (seed §3.3,
+//! P4FPGA): a hardware parser extracts each header at a fixed place, and a later analysis
+//! ([`crate::parser_offsets`]) gives each state its fixed byte offsets.
+//!
+//! The extract that would go past the stack's end (`nextIndex == size`) rejects with
+//! `error.StackOutOfBounds` (spec §8.18; v1model and the dataplane reject before reading anything):
+//! it becomes `verify(false, error.StackOutOfBounds);` and the copy's transition `reject`.
+//!
+//! `nextIndex` is tracked from the parser's start (an `out` parameter or a block local starts empty;
+//! `init` of the stack's variable empties it; `push_front(k)`/`pop_front(k)` move it by `k`). A
+//! parser is left as it is when any of this is not known at compile time: `.last` of an empty stack,
+//! an extract through `.next` (or a push/pop, an `init`) under an `if`/loop, a whole use of the stack
+//! or of a struct containing it (a copy, an argument), a stack reached through a run-time index, a
+//! stack that is a parameter of another direction, or more than 256 state copies. After the rewrite
+//! no code reads `nextIndex` any more, so the whole program is left alone when a control reads
+//! `.next`/`.last`/`.lastIndex`. Copies of a state keep its name with the `nextIndex` values
+//! appended (`parse_tag_1`); states no longer reachable from `start` are dropped.
+
+use crate::util::{any_stmt, bodies, walk_expr_mut};
+use crate::{Pass, PassError};
+use num_bigint::BigInt;
+use p4_ir::{
+    Arg, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Keyset, ParserState, Program, Span, StateId,
+    StateTarget, Stmt, Transition, Type, Value, VarId, VarKind,
+};
+use std::collections::{HashMap, HashSet, VecDeque};
+
+pub const NAME: &str = "unroll-parser-stacks";
+
+/// At most this many states after unrolling one parser.
+const MAX_STATES: usize = 256;
+
+pub struct UnrollParserStacks;
+
+impl Pass for UnrollParserStacks {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn run(&self, program: &mut Program) -> Result<(), PassError> {
+        let mut copy = program.clone();
+        let controls_read_next_index = bodies(program).into_iter().any(|(b, body)| {
+            matches!(b, BlockRef::Control(_)) && crate::util::body_mut(&mut copy, body).is_some_and(|l| uses_next_index(l))
+        });
+        if controls_read_next_index {
+            return Ok(());
+        }
+        for p in 0..program.parsers.len() {
+            if let Some(states) = unroll(program, p) {
+                program.parsers[p].states = states;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn uses_next_index(stmts: &mut [Stmt]) -> bool {
+    let mut found = false;
+    crate::util::walk_stmts_exprs_mut(stmts, &mut |e| {
+        if matches!(e.kind, ExprKind::StackNext(_) | ExprKind::StackLast(_) | ExprKind::StackLastIndex(_)) {
+            found = true;
+        }
+    });
+    found
+}
+
+/// A stack named by a variable and a path of field indices.
+type Key = (VarId, Vec<u32>);
+
+fn key_of(e: &Expr) -> Option<Key> {
+    match &e.kind {
+        ExprKind::Var(v) => Some((*v, Vec::new())),
+        ExprKind::Field(b, i) => {
+            let (v, mut p) = key_of(b)?;
+            p.push(*i);
+            Some((v, p))
+        }
+        _ => None,
+    }
+}
+
+/// `nextIndex` of each stack (`None`: not known here).
+type Nexts = Vec<Option<u32>>;
+
+struct Stacks {
+    keys: Vec<Key>,
+    sizes: Vec<u32>,
+}
+
+impl Stacks {
+    fn find(&self, e: &Expr) -> Option<usize> {
+        let k = key_of(e)?;
+        self.keys.iter().position(|x| *x == k)
+    }
+    /// True if `k` names a stack or something containing one.
+    fn covers(&self, k: &Key) -> bool {
+        self.keys.iter().any(|(v, p)| *v == k.0 && p.starts_with(&k.1))
+    }
+    fn roots(&self, v: VarId) -> Vec<usize> {
+        (0..self.keys.len()).filter(|&i| self.keys[i].0 == v).collect()
+    }
+}
+
+/// Rejected: this parser is left as it is.
+struct Leave;
+
+fn collect_stacks(e: &Expr, out: &mut Vec<(Expr, u32)>, ok: &mut bool) {
+    let mut e = e.clone();
+    walk_expr_mut(&mut e, &mut |x| {
+        if let ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) = &x.kind {
+            match (&b.ty, key_of(b)) {
+                (Type::Stack(_, n), Some(_)) => out.push(((**b).clone(), *n)),
+                _ => *ok = false,
+            }
+        }
+    });
+}
+
+fn all_stmt_exprs(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
+    let mut copy = stmts.to_vec();
+    crate::util::walk_stmts_exprs_mut(&mut copy, &mut |e| f(e));
+}
+
+fn transition_exprs(t: &Transition) -> Vec<&Expr> {
+    let mut v = Vec::new();
+    if let Transition::Select { keys, cases } = t {
+        v.extend(keys.iter());
+        for c in cases {
+            for k in &c.keysets {
+                match k {
+                    Keyset::Value(e) | Keyset::Lpm(e, _) => v.push(e),
+                    Keyset::Mask(a, b) | Keyset::Range(a, b) => {
+                        v.push(a);
+                        v.push(b);
+                    }
+                    Keyset::Any | Keyset::ValueSet(_) => {}
+                }
+            }
+        }
+    }
+    v
+}
+
+/// Every use of a stack (or of what contains it) is one whose effect on `nextIndex` is known.
+fn check_expr(e: &Expr, stacks: &Stacks) -> Result<(), Leave> {
+    match &e.kind {
+        ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) if stacks.find(b).is_some() => {
+            Ok(())
+        }
+        ExprKind::Index(b, i) if stacks.find(b).is_some() => check_expr(i, stacks),
+        ExprKind::Call(c) => check_call(c, stacks),
+        _ => {
+            if let Some(k) = key_of(e) {
+                return if stacks.covers(&k) { Err(Leave) } else { Ok(()) };
+            }
+            let mut r = Ok(());
+            let mut e = e.clone();
+            // Children only (the node itself is not a path).
+            match &mut e.kind {
+                ExprKind::Field(b, _)
+                | ExprKind::StackNext(b)
+                | ExprKind::StackLast(b)
+                | ExprKind::StackLastIndex(b)
+                | ExprKind::Slice(b, _, _)
+                | ExprKind::Unary(_, b)
+                | ExprKind::Cast(b) => r = r.and(check_expr(b, stacks)),
+                ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
+                    r = r.and(check_expr(a, stacks)).and(check_expr(b, stacks));
+                }
+                ExprKind::Mux(c, a, b) => {
+                    r = r.and(check_expr(c, stacks)).and(check_expr(a, stacks)).and(check_expr(b, stacks));
+                }
+                ExprKind::Aggregate(xs) => {
+                    for x in xs.iter() {
+                        r = r.and(check_expr(x, stacks));
+                    }
+                }
+                _ => {}
+            }
+            r
+        }
+    }
+}
+
+fn check_call(c: &Call, stacks: &Stacks) -> Result<(), Leave> {
+    match &c.callee {
+        // push/pop move `nextIndex` by a known amount (top-level statements only, see `check_stmts`).
+        Callee::Builtin { target, builtin: Builtin::PushFront(_) | Builtin::PopFront(_) }
+            if stacks.find(target).is_some() => {}
+        Callee::Method { target, .. } | Callee::Builtin { target, .. } => check_expr(target, stacks)?,
+        _ => {}
+    }
+    c.args.iter().try_for_each(|a| check_expr(&a.expr, stacks))
+}
+
+/// True for a statement that changes a tracked `nextIndex`.
+fn moves_next(s: &Stmt, stacks: &Stacks) -> bool {
+    match s {
+        Stmt::VarInit { var, .. } => !stacks.roots(*var).is_empty(),
+        Stmt::Call(c) => extract_next(c, stacks).is_some() || push_pop(c, stacks).is_some(),
+        _ => false,
+    }
+}
+
+fn check_stmts(stmts: &[Stmt], stacks: &Stacks, top: bool) -> Result<(), Leave> {
+    for s in stmts {
+        if !top && moves_next(s, stacks) {
+            return Err(Leave);
+        }
+        match s {
+            Stmt::VarInit { var, init, .. } => {
+                if init.is_some() && !stacks.roots(*var).is_empty() {
+                    return Err(Leave);
+                }
+                if let Some(e) = init {
+                    check_expr(e, stacks)?;
+                }
+            }
+            Stmt::Assign { lhs, rhs, .. } => {
+                check_expr(lhs, stacks)?;
+                check_expr(rhs, stacks)?;
+            }
+            Stmt::Call(c) => check_call(c, stacks)?,
+            Stmt::ApplyBlock { .. } => return Err(Leave),
+            Stmt::If { cond, then, otherwise, .. } => {
+                check_expr(cond, stacks)?;
+                check_stmts(then, stacks, false)?;
+                check_stmts(otherwise, stacks, false)?;
+            }
+            Stmt::SwitchValue { expr, cases, .. } => {
+                check_expr(expr, stacks)?;
+                for (_, l) in cases {
+                    check_stmts(l, stacks, false)?;
+                }
+            }
+            Stmt::SwitchAction { cases, .. } => {
+                for (_, l) in cases {
+                    check_stmts(l, stacks, false)?;
+                }
+            }
+            Stmt::Block(l) => check_stmts(l, stacks, false)?,
+            Stmt::For { init, cond, update, body, .. } => {
+                check_stmts(init, stacks, false)?;
+                if let Some(c) = cond {
+                    check_expr(c, stacks)?;
+                }
+                check_stmts(update, stacks, false)?;
+                check_stmts(body, stacks, false)?;
+            }
+            Stmt::Return(Some(e), _) => check_expr(e, stacks)?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The stack an `extract` writes through `.next` (`stack.next` or `stack.next.member`).
+fn extract_next(c: &Call, stacks: &Stacks) -> Option<usize> {
+    let Callee::Method { extern_type, method, .. } = &c.callee else { return None };
+    if extern_type != "packet_in" || method != "extract" {
+        return None;
+    }
+    let mut t = &c.args.first()?.expr;
+    while let ExprKind::Field(b, _) = &t.kind {
+        t = b;
+    }
+    match &t.kind {
+        ExprKind::StackNext(b) => stacks.find(b),
+        _ => None,
+    }
+}
+
+/// `(stack, push?, k)` of a `push_front(k)` / `pop_front(k)` statement.
+fn push_pop(c: &Call, stacks: &Stacks) -> Option<(usize, bool, u32)> {
+    match &c.callee {
+        Callee::Builtin { target, builtin: Builtin::PushFront(k) } => Some((stacks.find(target)?, true, *k)),
+        Callee::Builtin { target, builtin: Builtin::PopFront(k) } => Some((stacks.find(target)?, false, *k)),
+        _ => None,
+    }
+}
+
+fn index_const(i: u32, span: Span) -> Expr {
+    Expr::constant(Value::Bits { width: 32, signed: false, value: BigInt::from(i) }, Type::bit(32), span)
+}
+
+/// Replaces `.next`/`.last`/`.lastIndex` of tracked stacks by constants for the current `nexts`.
+fn subst(e: &mut Expr, stacks: &Stacks, nexts: &Nexts) -> Result<(), Leave> {
+    let mut r = Ok(());
+    walk_expr_mut(e, &mut |x| {
+        let (b, kind) = match &x.kind {
+            ExprKind::StackNext(b) => (b, 0),
+            ExprKind::StackLast(b) => (b, 1),
+            ExprKind::StackLastIndex(b) => (b, 2),
+            _ => return,
+        };
+        let Some(k) = stacks.find(b) else { return };
+        let Some(ni) = nexts[k] else {
+            r = Err(Leave);
+            return;
+        };
+        let n = stacks.sizes[k];
+        let span = x.span;
+        let new = match kind {
+            0 if ni < n => ExprKind::Index(b.clone(), Box::new(index_const(ni, span))),
+            1 if ni >= 1 && ni - 1 < n => ExprKind::Index(b.clone(), Box::new(index_const(ni - 1, span))),
+            // `lastIndex` is `nextIndex - 1` in 32 bits (wrapping on an empty stack).
+            2 => ExprKind::Const(Value::Bits {
+                width: 32,
+                signed: false,
+                value: BigInt::from(ni.wrapping_sub(1)),
+            }),
+            _ => {
+                r = Err(Leave);
+                return;
+            }
+        };
+        x.kind = new;
+    });
+    r
+}
+
+fn subst_stmt(s: &mut Stmt, stacks: &Stacks, nexts: &Nexts) -> Result<(), Leave> {
+    let mut r = Ok(());
+    crate::util::walk_stmts_exprs_mut(std::slice::from_mut(s), &mut |e| {
+        if r.is_ok() {
+            r = subst(e, stacks, nexts);
+        }
+    });
+    r
+}
+
+fn unroll(program: &Program, p: usize) -> Option<Vec<ParserState>> {
+    let parser = &program.parsers[p];
+    let mut found = Vec::new();
+    let mut ok = true;
+    for s in &parser.states {
+        all_stmt_exprs(&s.body, &mut |e| collect_stacks(e, &mut found, &mut ok));
+        for e in transition_exprs(&s.transition) {
+            collect_stacks(e, &mut found, &mut ok);
+        }
+    }
+    all_stmt_exprs(&parser.init, &mut |e| collect_stacks(e, &mut found, &mut ok));
+    if found.is_empty() || !ok {
+        return None;
+    }
+    let mut stacks = Stacks { keys: Vec::new(), sizes: Vec::new() };
+    for (e, n) in found {
+        let k = key_of(&e)?;
+        if !stacks.keys.contains(&k) {
+            stacks.keys.push(k);
+            stacks.sizes.push(n);
+        }
+    }
+    // Nothing else may change or read `nextIndex`.
+    for s in &parser.states {
+        check_stmts(&s.body, &stacks, true).ok()?;
+        for e in transition_exprs(&s.transition) {
+            check_expr(e, &stacks).ok()?;
+        }
+    }
+    if uses_next_index(&mut parser.init.clone())
+        || any_stmt(&parser.init, &|s| matches!(s, Stmt::VarInit { init: Some(_), .. }) && moves_next(s, &stacks))
+    {
+        return None;
+    }
+    let oob = program.error_code("StackOutOfBounds")?;
+    // `nextIndex` at the start: an `out` parameter and a block local start empty.
+    let start: Nexts = stacks
+        .keys
+        .iter()
+        .map(|(v, _)| match parser.block.vars.get(v.index()).map(|x| &x.kind) {
+            Some(VarKind::Param(Direction::Out) | VarKind::Local) => Some(0),
+            _ => None,
+        })
+        .collect();
+
+    let orig = &parser.states;
+    let mut index: HashMap<(usize, Nexts), usize> = HashMap::new();
+    let mut out: Vec<Option<ParserState>> = Vec::new();
+    let mut queue = VecDeque::new();
+    let mut id_of = |s: usize, n: Nexts, out: &mut Vec<Option<ParserState>>, queue: &mut VecDeque<_>| {
+        *index.entry((s, n.clone())).or_insert_with(|| {
+            out.push(None);
+            queue.push_back((s, n, out.len() - 1));
+            out.len() - 1
+        })
+    };
+    id_of(0, start, &mut out, &mut queue);
+    let mut names: HashSet<String> = HashSet::new();
+    while let Some((s, entry, at)) = queue.pop_front() {
+        if out.len() > MAX_STATES {
+            return None;
+        }
+        let st = &orig[s];
+        let mut nexts = entry.clone();
+        let mut body = Vec::with_capacity(st.body.len());
+        let mut rejected = false;
+        for stmt in &st.body {
+            let mut stmt = stmt.clone();
+            match &stmt {
+                Stmt::VarInit { var, .. } => {
+                    for k in stacks.roots(*var) {
+                        nexts[k] = Some(0);
+                    }
+                    body.push(stmt);
+                    continue;
+                }
+                Stmt::Call(c) => {
+                    if let Some(k) = extract_next(c, &stacks) {
+                        let ni = nexts[k]?;
+                        if ni >= stacks.sizes[k] {
+                            body.push(Stmt::Call(verify_false(oob, c.span)));
+                            rejected = true;
+                            break;
+                        }
+                        subst_stmt(&mut stmt, &stacks, &nexts).ok()?;
+                        nexts[k] = Some(ni + 1);
+                        body.push(stmt);
+                        continue;
+                    }
+                    if let Some((k, push, by)) = push_pop(c, &stacks) {
+                        let ni = nexts[k]?;
+                        nexts[k] = Some(if push { (ni + by).min(stacks.sizes[k]) } else { ni.saturating_sub(by) });
+                        body.push(stmt);
+                        continue;
+                    }
+                }
+                _ => {}
+            }
+            subst_stmt(&mut stmt, &stacks, &nexts).ok()?;
+            body.push(stmt);
+        }
+        let transition = if rejected {
+            Transition::Goto(StateTarget::Reject)
+        } else {
+            let mut t = st.transition.clone();
+            let mut target = |x: &mut StateTarget, out: &mut Vec<Option<ParserState>>, queue: &mut VecDeque<_>| {
+                if let StateTarget::State(id) = x {
+                    *id = StateId(id_of(id.index(), nexts.clone(), out, queue) as u32);
+                }
+            };
+            match &mut t {
+                Transition::Goto(x) => target(x, &mut out, &mut queue),
+                Transition::Select { keys, cases } => {
+                    for k in keys.iter_mut() {
+                        subst(k, &stacks, &nexts).ok()?;
+                    }
+                    for c in cases.iter_mut() {
+                        target(&mut c.target, &mut out, &mut queue);
+                    }
+                }
+            }
+            t
+        };
+        // The first copy of a state keeps its name.
+        let mut name = st.name.clone();
+        if names.contains(&name) {
+            let suffix: Vec<String> = entry.iter().map(|n| n.map_or("x".to_string(), |n| n.to_string())).collect();
+            let base = format!("{}_{}", st.name, suffix.join("_"));
+            name = base.clone();
+            let mut k = 1;
+            while names.contains(&name) || orig.iter().any(|o| o.name == name) {
+                name = format!("{base}_{k}");
+                k += 1;
+            }
+        }
+        names.insert(name.clone());
+        out[at] = Some(ParserState { name, body, transition, span: st.span });
+    }
+    out.into_iter().collect()
+}
+
+/// `verify(false, error.<code>)`: rejects with that error.
+fn verify_false(code: u32, span: Span) -> Call {
+    Call {
+        callee: Callee::ExternFunction { name: "verify".into(), type_args: vec![] },
+        args: vec![
+            Arg { direction: Direction::In, expr: Expr::constant(Value::Bool(false), Type::Bool, span) },
+            Arg { direction: Direction::In, expr: Expr::constant(Value::Error(code), Type::Error, span) },
+        ],
+        span,
+    }
+}
