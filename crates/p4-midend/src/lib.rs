@@ -35,6 +35,11 @@
 //!    (conditions become `?:`).
 //! 9. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
 //!
+//! Analyses of the lowered program:
+//! - [`parser_offsets::offsets`] — for each parser state, the bit offsets at which it can start and
+//!   the offset and width of each `extract`/`lookahead`/`advance` (unknown where run-time values
+//!   decide), for a hardware generator that extracts headers at fixed offsets.
+//!
 //! [`check::check_program`] checks the structural invariants the passes rely on; the tests run it and
 //! `p4_ir::verify::verify` after every pass, and read the lowered text form back
 //! (`p4_ir::text::parse_program`) to the same text.
@@ -43,6 +48,7 @@ pub mod check;
 pub mod error;
 mod frame;
 pub mod pass;
+pub mod parser_offsets;
 pub mod passes;
 mod returns;
 mod rewrite;
