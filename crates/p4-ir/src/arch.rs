@@ -241,12 +241,23 @@ pub struct ExternSig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MethodSig {
     pub name: &'static str,
-    /// Parameters in order, with direction (an `out` argument is written, `in` read).
-    pub params: &'static [(&'static str, Direction)],
+    /// Parameters in order, with direction (an `out` argument is written, `in` read) and type.
+    pub params: &'static [(&'static str, Direction, ParamType)],
     /// Its effect on the instance's state.
     pub state: StateAccess,
     /// The operation a target implements for it.
     pub op: ExternOp,
+}
+
+/// The type an extern method's parameter takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamType {
+    /// Any type (the method's own type parameter: `Checksum16.get<D>(in D data)`).
+    Any,
+    /// The instance's type argument at this position (`register<T>`: `read(out T result, ..)`).
+    TypeArg(usize),
+    /// `bit<W>`.
+    Bits(u32),
 }
 
 /// An extern operation as targets implement it, independent of what an architecture calls it

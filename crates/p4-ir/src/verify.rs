@@ -17,8 +17,11 @@
 //! - **Ownership.** A control's `tables` are the tables whose `control` is that control, and a
 //!   table's control lists it.
 //! - **Tables.** Every entry has one keyset per key; the default action and every entry's action
-//!   are among the table's actions (a default `NoAction`, which the front end supplies when none
-//!   is given, excepted); an action call has one argument per action parameter.
+//!   are among the table's actions, with one documented exception: the front end gives a table
+//!   without a default action an implicit `NoAction` default it does not list (as the reference
+//!   compiler does; back ends add it as a default-only action). Such an unlisted default must be
+//!   named `NoAction`, take no parameters and not be `const`. An action call has one argument per
+//!   action parameter.
 //! - **Parsers.** A parser has a `start` state first; every select case has one keyset per select key (or a single
 //!   value set, which matches all keys at once).
 //! - **Expressions** (where cheap): a variable's type is its slot's type; a field index is within its
@@ -29,10 +32,14 @@
 //!   `++` excepted); a `++` of bit strings has the sum of the widths; a sized constant has the
 //!   type of its value.
 //! - **Calls.** A call of an action or function, and a parser's or control's apply, has one
-//!   argument per parameter; a `switch` on `action_run` names only actions of the table; both
+//!   argument per parameter; a method call of an extern the program's architecture describes
+//!   ([`crate::arch`]) matches its signature: the instance is of the method's extern type, and
+//!   the arguments match the parameters in number, direction and type (`register<T>.read(out T,
+//!   in bit<32>)`); a `switch` on `action_run` names only actions of the table; both
 //!   branches of `?:` have the same type.
 //! - **Statements.** Assignment targets and `out`/`inout` arguments are l-values; `break` and
-//!   `continue` occur only inside a `for` body.
+//!   `continue` occur only inside a `for` body; a `for` condition is `bool`, and a `for` without
+//!   one has a way out (a `break` of that loop, a `return` or an `exit` in its body).
 
 use crate::*;
 use std::collections::HashSet;
@@ -73,6 +80,33 @@ struct Verifier<'p> {
 
 fn is_bool(t: &Type) -> bool {
     *t == Type::Bool
+}
+
+fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::None => "directionless",
+        Direction::In => "in",
+        Direction::Out => "out",
+        Direction::InOut => "inout",
+    }
+}
+
+/// Whether `body` (of a loop) has a way out of the loop: a `break` of this loop (not of a loop
+/// inside it), or a `return` or `exit` anywhere.
+fn leaves_loop(body: &[Stmt]) -> bool {
+    fn walk(ss: &[Stmt], nested: bool) -> bool {
+        ss.iter().any(|s| match s {
+            Stmt::Break(_) => !nested,
+            Stmt::Return(..) | Stmt::Exit(_) => true,
+            Stmt::If { then, otherwise, .. } => walk(then, nested) || walk(otherwise, nested),
+            Stmt::SwitchAction { cases, .. } => cases.iter().any(|(_, b)| walk(b, nested)),
+            Stmt::SwitchValue { cases, .. } => cases.iter().any(|(_, b)| walk(b, nested)),
+            Stmt::Block(b) => walk(b, nested),
+            Stmt::For { body, .. } => walk(body, true),
+            _ => false,
+        })
+    }
+    walk(body, false)
 }
 
 impl<'p> Verifier<'p> {
@@ -371,6 +405,7 @@ impl<'p> Verifier<'p> {
         let listed: Vec<ActionId> = t.actions.iter().map(|a| a.action).collect();
         if let Some(d) = &t.default_action {
             self.action_call(d, &listed, "default action");
+            self.implicit_default(t, d, &listed);
         }
         for e in &t.entries {
             if e.keys.len() != t.keys.len() {
@@ -401,6 +436,65 @@ impl<'p> Verifier<'p> {
             self.err(format!("{what} {} has {} arguments for {} parameters", act.name, a.args.len(), act.params.len()));
         }
         a.args.iter().for_each(|e| self.expr(e));
+    }
+
+    /// An unlisted default action is the front end's implicit one (the documented exception): a
+    /// `NoAction` without parameters, not `const` (sema supplies it only when the program gives no
+    /// default action; the dataplane adds it to the table as a default-only action).
+    fn implicit_default(&mut self, t: &Table, d: &ActionCall, listed: &[ActionId]) {
+        let Some(act) = self.prog.actions.get(d.action.index()) else { return };
+        if listed.contains(&d.action) || act.name != "NoAction" {
+            return;
+        }
+        if !act.params.is_empty() {
+            self.err(format!("the implicit default action NoAction (not among the table's actions) takes {} parameters", act.params.len()));
+        }
+        if t.default_is_const {
+            self.err("the implicit default action NoAction (not among the table's actions) is const");
+        }
+    }
+
+    /// A call of an architecture extern's method against the description's signature
+    /// ([`crate::arch::MethodSig::params`]): the instance's type names the method's extern type,
+    /// one argument per parameter, each passed in the declared direction and of the declared
+    /// type (the instance's type argument, or `bit<W>`). Methods of externs the program's
+    /// architecture does not describe (`packet_in.extract`) are not checked.
+    fn method_signature(&mut self, c: &Call, target: &Expr, extern_type: &str, method: &str) {
+        let Some(arch) = crate::arch::of_program(self.prog) else { return };
+        let instance = match &target.kind {
+            ExprKind::Extern(x) => self.prog.externs.get(x.index()),
+            _ => None,
+        };
+        if let Some(i) = instance.filter(|i| i.type_name != extern_type) {
+            self.err(format!("calls {extern_type}.{method} on {}, an instance of {}", i.name, i.type_name));
+            return;
+        }
+        let Some(sig) = arch.method(extern_type, method) else {
+            if arch.extern_type(extern_type).is_some() {
+                self.err(format!("{extern_type} has no method {method} in {}", arch.name));
+            }
+            return;
+        };
+        if c.args.len() != sig.params.len() {
+            let n = sig.params.len();
+            self.err(format!("call of {extern_type}.{method} has {} arguments for {n} parameters", c.args.len()));
+            return;
+        }
+        let type_args: &[Type] = instance.map_or(&[], |i| &i.type_args[..]);
+        for (a, (name, dir, ty)) in c.args.iter().zip(sig.params) {
+            if a.direction != *dir {
+                let (got, want) = (direction_name(a.direction), direction_name(*dir));
+                self.err(format!("argument `{name}` of {extern_type}.{method} is passed {got}, the parameter is {want}"));
+            }
+            let want = match ty {
+                crate::arch::ParamType::Any => None,
+                crate::arch::ParamType::TypeArg(i) => type_args.get(*i).cloned(),
+                crate::arch::ParamType::Bits(w) => Some(Type::bit(*w)),
+            };
+            if let Some(w) = want {
+                self.mismatch(&a.expr, &w, &format!("parameter `{name}` of {extern_type}.{method}"));
+            }
+        }
     }
 
     fn extern_id(&mut self, x: ExternId) {
@@ -502,7 +596,11 @@ impl<'p> Verifier<'p> {
                     ));
                 }
             }
-            Callee::Method { target, .. } | Callee::Builtin { target, .. } => self.expr(target),
+            Callee::Method { target, extern_type, method, .. } => {
+                self.expr(target);
+                self.method_signature(c, target, extern_type, method);
+            }
+            Callee::Builtin { target, .. } => self.expr(target),
             _ => {}
         }
         for a in &c.args {
@@ -585,8 +683,15 @@ impl<'p> Verifier<'p> {
             Stmt::Return(Some(e), _) => self.expr(e),
             Stmt::For { init, cond, update, body, .. } => {
                 self.stmts(init);
-                if let Some(c) = cond {
-                    self.expr(c);
+                match cond {
+                    Some(c) => {
+                        self.expr(c);
+                        self.expect_bool(c, "a `for` condition");
+                    }
+                    None if !leaves_loop(body) => {
+                        self.err("a `for` loop without a condition has no `break`, `return` or `exit`: it never ends")
+                    }
+                    None => {}
                 }
                 self.loop_depth += 1;
                 self.stmts(body);
@@ -737,6 +842,10 @@ impl<'p> Verifier<'p> {
                 if let Callee::Builtin { builtin: Builtin::IsValid, .. } = c.callee {
                     self.expect_bool(e, "`isValid()`");
                 }
+            }
+            ExprKind::ApplyTable(t, crate::ApplyResult::ActionRun) => {
+                self.table_id(*t);
+                self.mismatch(e, &Type::bit(32), "`apply().action_run`'s type");
             }
             ExprKind::ApplyTable(t, _) => {
                 self.table_id(*t);

@@ -174,6 +174,167 @@ fn verifier_names_each_violation() {
     assert_eq!(violations(&p), [format!("control I: variable #{} is not in the frame ({n} slots)", n + 3)]);
 }
 
+/// A program with a table without default action (sema gives it an unlisted `NoAction`), a
+/// register and a counter, and a `for` loop.
+const GAPS: &str = r#"
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers { h_t h; }
+struct meta_t { bit<8> m; }
+parser P(packet_in pkt, out headers hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control VC(inout headers hdr, inout meta_t meta) { apply {} }
+control I(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    register<bit<8>>(4) r;
+    counter(4, CounterType.packets) c;
+    action set(bit<8> v) { hdr.h.b = v; }
+    table t { key = { hdr.h.a: exact; } actions = { set; } }
+    apply {
+        t.apply();
+        r.read(hdr.h.b, 1);
+        c.count(2);
+        for (bit<8> i = 0; i < 4; i = i + 1) { hdr.h.a = hdr.h.a + 1; }
+    }
+}
+control E(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) { apply {} }
+control CC(inout headers hdr, inout meta_t meta) { apply {} }
+control D(packet_out pkt, in headers hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"#;
+
+fn gaps() -> p4_ir::Program {
+    let c = p4_sema::compile_str("gaps.p4", GAPS, &[root().join("p4include")]);
+    let d = c.render_diagnostics();
+    c.program.unwrap_or_else(|| panic!("{d}"))
+}
+
+/// The call of `method` in control `I`'s body.
+fn method_call<'p>(p: &'p mut p4_ir::Program, method: &str) -> &'p mut p4_ir::Call {
+    let i = ci(p);
+    p.controls[i]
+        .body
+        .iter_mut()
+        .find_map(|s| match s {
+            p4_ir::Stmt::Call(c) if matches!(&c.callee, p4_ir::Callee::Method { method: m, .. } if m == method) => Some(c),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("a call of {method} in I"))
+}
+
+/// The implicit default: sema gives a table without a default action an unlisted `NoAction`
+/// (kept, and accepted as the documented exception), but only a parameterless, non-const one.
+#[test]
+fn verifier_accepts_only_the_front_ends_implicit_no_action() {
+    use p4_ir::*;
+    let p = gaps();
+    let t = p.tables.iter().find(|t| t.name == "I.t").expect("I.t");
+    let d = t.default_action.as_ref().expect("sema supplies a default");
+    assert_eq!(p.actions[d.action.index()].name, "NoAction");
+    assert!(!t.actions.iter().any(|a| a.action == d.action), "sema does not list it");
+    assert_eq!(violations(&p), Vec::<String>::new());
+
+    // A const unlisted NoAction is not the front end's.
+    let mut q = p.clone();
+    q.tables.iter_mut().find(|t| t.name == "I.t").unwrap().default_is_const = true;
+    assert_eq!(violations(&q), ["control I, table I.t: the implicit default action NoAction (not among the table's actions) is const"]);
+
+    // Nor is one with a parameter (given its argument, so only the exception's check fires).
+    let mut q = p.clone();
+    let na = q.tables.iter().find(|t| t.name == "I.t").unwrap().default_action.as_ref().unwrap().action;
+    let set = q.actions.iter().find(|a| a.name == "I.set").unwrap().clone();
+    let a = &mut q.actions[na.index()];
+    a.params = set.params.clone();
+    a.block = set.block.clone();
+    let v = Expr::constant(Value::Bits { width: 8, signed: false, value: 1.into() }, Type::bit(8), Span::DUMMY);
+    q.tables.iter_mut().find(|t| t.name == "I.t").unwrap().default_action.as_mut().unwrap().args = vec![v];
+    assert_eq!(violations(&q), ["control I, table I.t: the implicit default action NoAction (not among the table's actions) takes 1 parameters"]);
+}
+
+/// Extern method calls are checked against the architecture's signatures: number, direction
+/// and type of the arguments, and the instance's type.
+#[test]
+fn verifier_checks_extern_calls_against_the_description() {
+    use p4_ir::*;
+    assert_eq!(violations(&gaps()), Vec::<String>::new());
+
+    // `register<bit<8>>.read(out bit<8>, in bit<32>)`: an index of the wrong width.
+    let mut p = gaps();
+    method_call(&mut p, "read").args[1].expr = Expr::constant(Value::Bits { width: 16, signed: false, value: 1.into() }, Type::bit(16), Span::DUMMY);
+    assert_eq!(violations(&p), ["control I: `16w1` has type bit<16> but parameter `index` of register.read is bit<32>"]);
+
+    // The result passed `in`, and a result of the wrong type.
+    let mut p = gaps();
+    let c = method_call(&mut p, "read");
+    c.args[0].direction = Direction::In;
+    assert_eq!(violations(&p), ["control I: argument `result` of register.read is passed in, the parameter is out"]);
+    // The instance's type argument is the result's type: `register<bit<16>>` reading into a bit<8>.
+    let mut p = gaps();
+    p.externs.iter_mut().find(|e| e.name == "I.r").expect("I.r").type_args = vec![Type::bit(16)];
+    let errs = violations(&p);
+    assert!(errs.contains(&"control I: `hdr.h.b` has type bit<8> but parameter `result` of register.read is bit<16>".to_string()), "{errs:?}");
+
+    // A missing argument.
+    let mut p = gaps();
+    method_call(&mut p, "count").args.clear();
+    assert_eq!(violations(&p), ["control I: call of counter.count has 0 arguments for 1 parameters"]);
+
+    // A method the extern type does not have, and a call naming another type than its instance's.
+    let mut p = gaps();
+    if let Callee::Method { method, .. } = &mut method_call(&mut p, "count").callee {
+        *method = "reset".into();
+    }
+    assert_eq!(violations(&p), ["control I: counter has no method reset in v1model"]);
+    let mut p = gaps();
+    if let Callee::Method { extern_type, .. } = &mut method_call(&mut p, "count").callee {
+        *extern_type = "meter".into();
+    }
+    assert_eq!(violations(&p), ["control I: calls meter.count on I.c, an instance of counter"]);
+
+    // An undescribed architecture: not checked.
+    let mut p = gaps();
+    method_call(&mut p, "count").args.clear();
+    p.main.type_name = "Unknown".into();
+    assert_eq!(violations(&p), Vec::<String>::new());
+}
+
+/// A `for` condition is `bool`; a `for` without one needs a way out.
+#[test]
+fn verifier_checks_for_loop_conditions() {
+    use p4_ir::*;
+    let i_for = |p: &mut Program| -> (Option<Expr>, Vec<Stmt>) {
+        let i = ci(p);
+        let s = p.controls[i].body.iter_mut().find(|s| matches!(s, Stmt::For { .. })).expect("a for loop in I");
+        let Stmt::For { cond, body, .. } = s else { unreachable!() };
+        (cond.take(), body.clone())
+    };
+    // No condition, no break: never ends.
+    let mut p = gaps();
+    i_for(&mut p);
+    assert_eq!(violations(&p), ["control I: a `for` loop without a condition has no `break`, `return` or `exit`: it never ends"]);
+
+    // No condition, but a break (inside an if): fine; a break of an inner loop is not one.
+    let mut p = gaps();
+    let (cond, _) = i_for(&mut p);
+    let cond = cond.unwrap();
+    let i = ci(&p);
+    let brk = Stmt::If { cond: cond.clone(), then: vec![], otherwise: vec![Stmt::Break(Span::DUMMY)], span: Span::DUMMY };
+    let Some(Stmt::For { body, .. }) = p.controls[i].body.iter_mut().find(|s| matches!(s, Stmt::For { .. })) else { unreachable!() };
+    body.push(brk.clone());
+    assert_eq!(violations(&p), Vec::<String>::new());
+    let Some(Stmt::For { body, .. }) = p.controls[i].body.iter_mut().find(|s| matches!(s, Stmt::For { .. })) else { unreachable!() };
+    let inner = Stmt::For { init: vec![], cond: Some(cond.clone()), update: vec![], body: vec![brk], span: Span::DUMMY };
+    *body = vec![inner];
+    assert_eq!(violations(&p), ["control I: a `for` loop without a condition has no `break`, `return` or `exit`: it never ends"]);
+
+    // A condition that is not bool.
+    let mut p = gaps();
+    let i = ci(&p);
+    let Some(Stmt::For { cond, .. }) = p.controls[i].body.iter_mut().find(|s| matches!(s, Stmt::For { .. })) else { unreachable!() };
+    *cond = Some(Expr::constant(Value::Bits { width: 8, signed: false, value: 1.into() }, Type::bit(8), Span::DUMMY));
+    assert_eq!(violations(&p), ["control I: a `for` condition has type bit<8>, not bool"]);
+}
+
 /// Print, read back, print: the text must not change. Returns the first difference or error.
 fn round_trip(name: &str, prog: &p4_ir::Program) -> Result<(), String> {
     let text = p4_ir::printer::print_program(prog);

@@ -53,8 +53,8 @@ pub static V1MODEL: Architecture = Architecture {
             size_arg: Some(0),
             unit_arg: None,
             methods: &[
-                MethodSig { name: "read", params: &[("result", Out), ("index", In)], state: StateAccess::Read, op: ExternOp::RegisterRead },
-                MethodSig { name: "write", params: &[("index", In), ("value", In)], state: StateAccess::Write, op: ExternOp::RegisterWrite },
+                MethodSig { name: "read", params: &[("result", Out, ParamType::TypeArg(0)), ("index", In, ParamType::Bits(32))], state: StateAccess::Read, op: ExternOp::RegisterRead },
+                MethodSig { name: "write", params: &[("index", In, ParamType::Bits(32)), ("value", In, ParamType::TypeArg(0))], state: StateAccess::Write, op: ExternOp::RegisterWrite },
             ],
         },
         ExternSig {
@@ -63,7 +63,7 @@ pub static V1MODEL: Architecture = Architecture {
             object: Some(ObjectKind::Counter),
             size_arg: Some(0),
             unit_arg: Some(1),
-            methods: &[MethodSig { name: "count", params: &[("index", In)], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
+            methods: &[MethodSig { name: "count", params: &[("index", In, ParamType::Bits(32))], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
         },
         ExternSig {
             type_name: "direct_counter",
@@ -79,7 +79,7 @@ pub static V1MODEL: Architecture = Architecture {
             object: Some(ObjectKind::Meter),
             size_arg: Some(0),
             unit_arg: Some(1),
-            methods: &[MethodSig { name: "execute_meter", params: &[("index", In), ("result", Out)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
+            methods: &[MethodSig { name: "execute_meter", params: &[("index", In, ParamType::Bits(32)), ("result", Out, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
         },
         ExternSig {
             type_name: "direct_meter",
@@ -88,7 +88,7 @@ pub static V1MODEL: Architecture = Architecture {
             size_arg: None,
             unit_arg: Some(0),
             // The colour was computed when the table hit; `read` only reads it.
-            methods: &[MethodSig { name: "read", params: &[("result", Out)], state: StateAccess::Read, op: ExternOp::DirectMeterRead }],
+            methods: &[MethodSig { name: "read", params: &[("result", Out, ParamType::TypeArg(0))], state: StateAccess::Read, op: ExternOp::DirectMeterRead }],
         },
         ExternSig {
             type_name: "Checksum16",
@@ -96,7 +96,7 @@ pub static V1MODEL: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
-            methods: &[MethodSig { name: "get", params: &[("data", In)], state: StateAccess::None, op: ExternOp::OnesComplementSum16 }],
+            methods: &[MethodSig { name: "get", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::OnesComplementSum16 }],
         },
         ExternSig { type_name: "action_profile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, methods: &[] },
         ExternSig { type_name: "action_selector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, methods: &[] },
