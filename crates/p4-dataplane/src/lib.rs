@@ -47,6 +47,7 @@ mod cp;
 mod exec;
 pub mod hashing;
 pub mod meter;
+pub mod snapshot;
 mod switch;
 pub mod table;
 

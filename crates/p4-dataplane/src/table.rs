@@ -252,6 +252,25 @@ impl TableState {
         self.entries.get_mut(handle as usize).and_then(Option::as_mut)
     }
 
+    /// Handles of the live entries in the order a first-match lookup must try them to give the
+    /// same winner as [`TableState::lookup`]: ternary by priority then insertion, LPM by prefix
+    /// length (longest first), exact in handle order (exact keys never overlap).
+    pub fn precedence(&self) -> Vec<u64> {
+        match &self.index {
+            Index::Exact(_) => (0..self.entries.len() as u64).filter(|h| self.entries[*h as usize].is_some()).collect(),
+            Index::Lpm { by_len, .. } => {
+                let mut hs: Vec<u64> = Vec::new();
+                for (_, map) in by_len {
+                    let mut level: Vec<u64> = map.values().copied().collect();
+                    level.sort_unstable();
+                    hs.extend(level);
+                }
+                hs
+            }
+            Index::Ternary(order) => order.clone(),
+        }
+    }
+
     /// The handle of the winning entry for `key`, if any.
     pub fn lookup(&mut self, key: &[u128]) -> Option<u64> {
         match &self.index {

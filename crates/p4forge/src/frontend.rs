@@ -122,6 +122,11 @@ fn render_at(span: Option<p4_syntax::span::Span>, kind: fn(p4_syntax::span::Span
     p4_syntax::diag::render_all(&[kind(span.unwrap_or(p4_syntax::span::Span::DUMMY), message)], sources)
 }
 
+/// An error of a later stage (e.g. the hardware generator) rendered like the compiler's.
+pub fn render_error_at(span: Option<p4_syntax::span::Span>, message: String, sources: &SourceMap) -> String {
+    render_at(span, Diagnostic::error, message, sources)
+}
+
 /// The dataplane's refusal of a program, in the user's words.
 fn cannot_run(error: &p4_dataplane::DataplaneError) -> String {
     format!("the v1model software dataplane cannot run this: {}", error.message)

@@ -154,6 +154,25 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Generate SystemVerilog for the hardware target: DIR gets the generated modules, copies of the
+    /// hw/ runtime modules they use, files.f (compile order) and manifest.json (ports, tables with
+    /// key and action layouts and control registers, stages). A construct outside the hardware
+    /// subset is refused with its location (exit 1).
+    ///
+    /// Example: p4forge rtl l2l3.p4 --out build/l2l3
+    #[command(after_help = EXIT_CODES)]
+    Rtl {
+        /// The P4_16 source file.
+        program: PathBuf,
+        /// Output directory (created if missing).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        #[command(flatten)]
+        options: cmd::rtl::RtlOptions,
+        /// Also search DIR for `#include` files (repeatable).
+        #[arg(short = 'I', long = "include", value_name = "DIR")]
+        include: Vec<PathBuf>,
+    },
 }
 
 fn dispatch(command: Command) -> CliResult<()> {
@@ -182,6 +201,7 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Dtp(args) => tool(p4_netsim::cli::dtp_main(args)),
         Command::Minprobe(args) => tool(p4_netsim::cli::minprobe_main(args)),
         Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
+        Command::Rtl { program, out, options, include } => Ok(p4_io::stdio::print(&cmd::rtl::rtl(&program, &include, &out, &options)?)?),
         Command::Stf2pcap { stf, out } => {
             let files = cmd::stf2pcap::stf2pcap(&stf, &out)?;
             Ok(p4_io::stdio::print(&files.iter().map(|file| format!("wrote {}\n", file.display())).collect::<String>())?)

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod compile;
 pub mod entries;
+pub mod rtl;
 pub mod run;
 pub mod stf2pcap;
 pub mod switch;

@@ -1,0 +1,37 @@
+//! What a table holds, for a target that mirrors the software switch's tables (the hardware
+//! target's driver loads these into its table memories).
+
+use crate::switch::Switch;
+use crate::table::Match;
+
+/// One installed entry: how each key field matches (in key-layout order), the action (its position
+/// in the table's `actions` list) and the action's data (directionless parameters in order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntrySnapshot {
+    pub matches: Vec<Match>,
+    pub action: usize,
+    pub args: Vec<u128>,
+}
+
+/// A table's contents in lookup precedence (the first match wins) and its default action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TableSnapshot {
+    pub entries: Vec<EntrySnapshot>,
+    pub default_action: usize,
+    pub default_args: Vec<u128>,
+}
+
+impl Switch {
+    /// The contents of table `table` (by [`p4_ir::TableId`] index); `None` for no such table.
+    pub fn table_snapshot(&self, table: usize) -> Option<TableSnapshot> {
+        let state = self.ctx.tables.get(table)?;
+        let entries = state
+            .precedence()
+            .into_iter()
+            .filter_map(|h| state.entries.get(h as usize).and_then(|e| e.as_ref()))
+            .map(|e| EntrySnapshot { matches: e.matches.clone(), action: e.action, args: e.args.clone() })
+            .collect();
+        let (default_action, default_args) = self.ctx.defaults.get(table).cloned().unwrap_or_default();
+        Some(TableSnapshot { entries, default_action, default_args })
+    }
+}

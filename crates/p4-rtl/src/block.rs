@@ -1,0 +1,820 @@
+//! Translating one block's expressions and straight-line statements into SystemVerilog.
+//!
+//! Every generated stage is an `always_comb` that copies its input stage register into a variable
+//! `s`, runs the block's statements on `s` with blocking assignments, and hands `s` to the next
+//! register. Blocking assignments in order are exactly P4's sequential semantics, so a statement
+//! list translates one statement at a time. `s.phv` holds what the architecture shares between
+//! blocks (headers, user metadata, intrinsic metadata, packet facts); `s.l` holds this block's own
+//! variables plus the generator's flags (`done_` after `exit`/`return`, branch predicates, table
+//! results).
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use num_bigint::BigInt;
+use num_traits::{Signed, ToPrimitive, Zero};
+use p4_arch::{Architecture, ExternOp, HashAlgorithm, MetaRole, SharedKind};
+use p4_ir::{
+    Arg, BinOp, Block, Builtin, Call, Callee, Direction, Expr, ExprKind, ExternId, Program, Span, Stmt, Type, TypeDef,
+    UnOp, Value, VarId, VarKind,
+};
+
+use crate::error::{unsupported, Result, RtlError};
+use crate::names::{ident, Scope};
+use crate::types::{logic, TypeMap, NEXT_INDEX};
+
+/// The PHV member holding each kind of shared storage.
+pub fn shared_member(kind: SharedKind) -> &'static str {
+    match kind {
+        SharedKind::Headers => "hdr",
+        SharedKind::UserMetadata => "meta",
+        SharedKind::Intrinsic => "std",
+    }
+}
+
+/// A checksum or hash function the package must define: algorithm and input width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct HashFn {
+    pub algo: AlgoKey,
+    pub width: u32,
+}
+
+/// Algorithms the hardware computes (an ordered copy of the architecture's enum).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum AlgoKey {
+    Csum16,
+    Xor16,
+    Crc16,
+    Crc32,
+    Identity,
+}
+
+impl HashFn {
+    pub fn name(&self) -> String {
+        let a = match self.algo {
+            AlgoKey::Csum16 => "csum16",
+            AlgoKey::Xor16 => "xor16",
+            AlgoKey::Crc16 => "crc16",
+            AlgoKey::Crc32 => "crc32",
+            AlgoKey::Identity => "identity",
+        };
+        format!("{a}_w{}", self.width)
+    }
+    pub fn out_width(&self) -> u32 {
+        match self.algo {
+            AlgoKey::Crc32 => 32,
+            AlgoKey::Identity => self.width.div_ceil(8) * 8,
+            _ => 16,
+        }
+    }
+}
+
+/// A register extern used by a block: its array and this packet's pending write.
+#[derive(Clone, Debug)]
+pub struct RegisterUse {
+    pub name: String,
+    pub width: u32,
+    pub size: u64,
+    pub index_width: u32,
+    /// The stage (segment) that accesses it; every access must be in one stage.
+    pub stage: Option<usize>,
+    pub span: Span,
+}
+
+/// Per-block translation state.
+pub struct BlockGen<'a> {
+    pub p: &'a Program,
+    pub tm: &'a TypeMap<'a>,
+    pub arch: &'a Architecture,
+    pub block: &'a Block,
+    /// SystemVerilog path of each variable (`None`: a packet_in/packet_out parameter).
+    paths: Vec<Option<String>>,
+    /// The block's own variables and generated flags: (name, declaration type).
+    pub locals: Vec<(String, String)>,
+    scope: Scope,
+    /// The flag that ends the block early (`s.l.done_`), set by `exit`/`return` (controls) or a
+    /// failed extract/verify (parsers).
+    pub done: String,
+    pub hashes: BTreeMap<HashFn, ()>,
+    pub registers: BTreeMap<ExternId, RegisterUse>,
+    /// The stage currently being generated (registers must stay in one).
+    pub stage: usize,
+    pub out: String,
+    indent: usize,
+    /// Parser mode: how packet_in calls translate (set by the parser generator).
+    pub parser: Option<ParserCtx>,
+    /// Deparser mode: where packet_out.emit writes (set by the deparser generator).
+    pub deparser: Option<crate::deparser::DeparserCtx>,
+}
+
+/// What the parser generator provides to statement translation.
+#[derive(Clone, Debug)]
+pub struct ParserCtx {
+    /// Bit offset variable (`off`), window vector (`wbe`), its width in bits, valid bits (`wlen`).
+    pub offset: String,
+    pub window: String,
+    pub window_bits: u32,
+    pub valid_bits: String,
+    /// Error field path and the error codes to use.
+    pub error_field: Option<String>,
+    pub too_short: u32,
+    pub stack_oob: u32,
+    /// Constant bit offset at the start of the current statement, when known.
+    pub static_offset: Option<u32>,
+}
+
+impl<'a> BlockGen<'a> {
+    /// `role_params`: for each block parameter position, the shared storage it is (from the
+    /// architecture description).
+    pub fn new(p: &'a Program, tm: &'a TypeMap<'a>, arch: &'a Architecture, block: &'a Block, shared: &[(usize, SharedKind)]) -> Result<Self> {
+        let mut scope = Scope::default();
+        let mut paths = vec![None; block.vars.len()];
+        let mut locals = Vec::new();
+        for (pos, kind) in shared {
+            if let Some(v) = block.params.get(*pos) {
+                paths[v.index()] = Some(format!("s.phv.{}", shared_member(*kind)));
+            }
+        }
+        for r in ["done_"] {
+            scope.fresh(r);
+        }
+        for (i, v) in block.vars.iter().enumerate() {
+            if paths[i].is_some() {
+                continue;
+            }
+            if matches!(v.kind, VarKind::Param(_)) {
+                // packet_in / packet_out and other non-shared parameters hold no packet state here.
+                if matches!(&v.ty, Type::Named(id) if matches!(p.types.get(id.index()), Some(TypeDef::Extern { .. }))) {
+                    continue;
+                }
+                return Err(RtlError::global(format!(
+                    "parameter `{}` of `{}` is not storage the architecture shares between blocks",
+                    v.name, block.name
+                )));
+            }
+            if matches!(&v.ty, Type::Named(id) if matches!(p.types.get(id.index()), Some(TypeDef::Extern { .. }))) {
+                continue;
+            }
+            let name = scope.fresh(&v.name);
+            let decl = tm.sv(&v.ty).map_err(|e| RtlError::global(format!("variable `{}`: {}", v.name, e.message)))?;
+            if let Type::Stack(_, n) = &v.ty {
+                locals.push((format!("{name}{NEXT_INDEX}"), logic(crate::types::next_index_width(*n))));
+            }
+            locals.push((name.clone(), decl));
+            paths[i] = Some(format!("s.l.{name}"));
+        }
+        locals.push(("done_".into(), "logic".into()));
+        Ok(BlockGen {
+            p,
+            tm,
+            arch,
+            block,
+            paths,
+            locals,
+            scope,
+            done: "s.l.done_".into(),
+            hashes: BTreeMap::new(),
+            registers: BTreeMap::new(),
+            stage: 0,
+            out: String::new(),
+            indent: 2,
+            parser: None,
+            deparser: None,
+        })
+    }
+
+    /// A new one-bit or wider generated local (`s.l.<name>`).
+    pub fn extra(&mut self, name: &str, width: u32) -> String {
+        let n = self.scope.fresh(name);
+        self.locals.push((format!("{n}_"), logic(width)));
+        format!("s.l.{n}_")
+    }
+
+    pub fn line(&mut self, text: impl AsRef<str>) {
+        let _ = writeln!(self.out, "{}{}", "    ".repeat(self.indent), text.as_ref());
+    }
+    pub fn open(&mut self, text: impl AsRef<str>) {
+        self.line(text);
+        self.indent += 1;
+    }
+    pub fn close(&mut self, text: impl AsRef<str>) {
+        self.indent -= 1;
+        self.line(text);
+    }
+    /// `end else begin` and the like: one line at the enclosing level.
+    pub fn reopen(&mut self, text: impl AsRef<str>) {
+        self.indent -= 1;
+        self.line(text);
+        self.indent += 1;
+    }
+    pub fn take_out(&mut self) -> String {
+        std::mem::take(&mut self.out)
+    }
+    pub fn set_indent(&mut self, n: usize) {
+        self.indent = n;
+    }
+
+    /// The path of a variable.
+    pub fn var(&self, v: VarId, span: Span) -> Result<String> {
+        self.paths
+            .get(v.index())
+            .cloned()
+            .flatten()
+            .ok_or_else(|| RtlError::new(span, format!("`{}` holds no value the hardware keeps", self.var_name(v))))
+    }
+
+    fn var_name(&self, v: VarId) -> &str {
+        self.block.vars.get(v.index()).map_or("?", |x| x.name.as_str())
+    }
+
+    pub fn width(&self, ty: &Type, span: Span) -> Result<u32> {
+        self.tm.width(ty).map_err(|e| RtlError::new(span, e.message))
+    }
+
+    /// The path of the intrinsic metadata field playing `role`.
+    pub fn meta(&self, role: MetaRole) -> Option<String> {
+        let (_, field) = self.arch.intrinsic.iter().find(|(r, _)| *r == role)?;
+        Some(format!("s.phv.std.{}", ident(field)))
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    /// A storage path (`s.phv.hdr.ipv4.ttl`, `s.phv.hdr.vlan[1]`).
+    pub fn lval(&mut self, e: &Expr) -> Result<String> {
+        Ok(match &e.kind {
+            ExprKind::Var(v) => self.var(*v, e.span)?,
+            ExprKind::Field(inner, i) => {
+                let base = self.lval(inner)?;
+                let f = self.tm.fields(&inner.ty).get(*i as usize).ok_or_else(|| RtlError::new(e.span, "field index out of range"))?;
+                format!("{base}.{}", ident(&f.name))
+            }
+            ExprKind::Index(inner, idx) => {
+                let base = self.lval(inner)?;
+                format!("{base}[{}]", self.expr(idx)?)
+            }
+            ExprKind::StackNext(inner) => {
+                let base = self.lval(inner)?;
+                format!("{base}[{base}{NEXT_INDEX}]")
+            }
+            ExprKind::StackLast(inner) => {
+                let base = self.lval(inner)?;
+                format!("{base}[{base}{NEXT_INDEX} - 1'b1]")
+            }
+            ExprKind::Slice(inner, hi, lo) => format!("{}[{hi}:{lo}]", self.lval(inner)?),
+            _ => return unsupported(e.span, "this expression is not storage"),
+        })
+    }
+
+    /// An expression's value, sized to its P4 type.
+    pub fn expr(&mut self, e: &Expr) -> Result<String> {
+        let w = || self.tm.width(&e.ty).unwrap_or(1);
+        Ok(match &e.kind {
+            ExprKind::Const(v) => self.literal(v, &e.ty, e.span)?,
+            ExprKind::Var(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::StackNext(_) | ExprKind::StackLast(_) => {
+                self.lval(e)?
+            }
+            ExprKind::StackLastIndex(inner) => {
+                let base = self.lval(inner)?;
+                format!("32'({base}{NEXT_INDEX} - 1'b1)")
+            }
+            ExprKind::Slice(inner, hi, lo) => {
+                if inner.is_lvalue() {
+                    format!("{}[{hi}:{lo}]", self.lval(inner)?)
+                } else {
+                    format!("{}'(({}) >> {lo})", hi - lo + 1, self.expr(inner)?)
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                let x = self.expr(a)?;
+                match op {
+                    UnOp::Not => format!("(!{x})"),
+                    UnOp::BitNot => format!("{}'(~{x})", w()),
+                    UnOp::Neg => format!("{}'(-{x})", w()),
+                    UnOp::Plus => x,
+                }
+            }
+            ExprKind::Binary(op, a, b) => self.binary(*op, a, b, e)?,
+            ExprKind::Mux(c, a, b) => format!("({} ? {} : {})", self.expr(c)?, self.expr(a)?, self.expr(b)?),
+            ExprKind::Cast(a) => self.cast(a, &e.ty, e.span)?,
+            ExprKind::Call(call) => match &call.callee {
+                Callee::Builtin { target, builtin: Builtin::IsValid } => format!("{}.valid_", self.lval(target)?),
+                _ => return unsupported(e.span, "a call inside an expression (the mid-end hoists these; run the lowered program)"),
+            },
+            ExprKind::ApplyTable(..) => return unsupported(e.span, "a table apply inside an expression"),
+            ExprKind::Aggregate(items) => {
+                let mut parts = Vec::new();
+                for i in items {
+                    parts.push(self.expr(i)?);
+                }
+                if self.tm.is_header(&e.ty) {
+                    parts.push("1'b1".into());
+                }
+                format!("{{{}}}", parts.join(", "))
+            }
+            ExprKind::InvalidHeader => "'0".into(),
+            ExprKind::Extern(_) | ExprKind::DontCare => return unsupported(e.span, "this expression has no value in hardware"),
+        })
+    }
+
+    fn signed(ty: &Type) -> bool {
+        matches!(ty, Type::Bits { signed: true, .. })
+    }
+
+    fn binary(&mut self, op: BinOp, a: &Expr, b: &Expr, e: &Expr) -> Result<String> {
+        let w = self.width(&e.ty, e.span)?;
+        let sa = Self::signed(&a.ty);
+        if matches!(op, BinOp::Eq | BinOp::Ne) && (self.tm.is_aggregate(&a.ty) || self.tm.is_aggregate(&b.ty)) {
+            return unsupported(e.span, "comparing headers or structs with == / !=");
+        }
+        let x = self.expr(a)?;
+        // A constant divisor or modulus that is a power of two becomes a shift or a mask.
+        if matches!(op, BinOp::Div | BinOp::Mod) {
+            if let ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value)) = &b.kind {
+                if !sa && value.is_positive() && (value & (value - BigInt::from(1))).is_zero() {
+                    let k = value.bits() - 1;
+                    return Ok(if op == BinOp::Div { format!("{w}'({x} >> {k})") } else { format!("{w}'({x} & {w}'d{})", value - 1) });
+                }
+            }
+            return unsupported(e.span, "division or modulo by anything but a constant power of two");
+        }
+        let y = self.expr(b)?;
+        let (xs, ys) = if sa { (format!("$signed({x})"), format!("$signed({y})")) } else { (x.clone(), y.clone()) };
+        Ok(match op {
+            BinOp::Add => format!("{w}'({x} + {y})"),
+            BinOp::Sub => format!("{w}'({x} - {y})"),
+            BinOp::Mul => format!("{w}'({x} * {y})"),
+            BinOp::AddSat | BinOp::SubSat if sa => return unsupported(e.span, "saturating arithmetic on signed values"),
+            BinOp::AddSat => format!("((({}'({x}) + {}'({y})) >> {w}) != 0 ? {{{w}{{1'b1}}}} : {w}'({x} + {y}))", w + 1, w + 1),
+            BinOp::SubSat => format!("(({x} < {y}) ? {w}'d0 : {w}'({x} - {y}))"),
+            BinOp::Shl => format!("{w}'({x} << {y})"),
+            BinOp::Shr if sa => format!("{w}'({xs} >>> {y})"),
+            BinOp::Shr => format!("{w}'({x} >> {y})"),
+            BinOp::Eq => format!("({x} == {y})"),
+            BinOp::Ne => format!("({x} != {y})"),
+            BinOp::Lt => format!("({xs} < {ys})"),
+            BinOp::Le => format!("({xs} <= {ys})"),
+            BinOp::Gt => format!("({xs} > {ys})"),
+            BinOp::Ge => format!("({xs} >= {ys})"),
+            BinOp::BitAnd => format!("{w}'({x} & {y})"),
+            BinOp::BitOr => format!("{w}'({x} | {y})"),
+            BinOp::BitXor => format!("{w}'({x} ^ {y})"),
+            BinOp::Concat => format!("{{{x}, {y}}}"),
+            BinOp::And => format!("({x} && {y})"),
+            BinOp::Or => format!("({x} || {y})"),
+            BinOp::Div | BinOp::Mod => unreachable!("handled above"),
+        })
+    }
+
+    fn cast(&mut self, a: &Expr, to: &Type, span: Span) -> Result<String> {
+        if let ExprKind::Const(v) = &a.kind {
+            if let Some(lit) = self.const_as(v, to) {
+                return Ok(lit);
+            }
+        }
+        let x = self.expr(a)?;
+        let wt = self.width(to, span)?;
+        let wf = self.width(&a.ty, span).unwrap_or(wt);
+        Ok(if wt > wf && Self::signed(&a.ty) { format!("{wt}'($signed({x}))") } else if wt == wf { x } else { format!("{wt}'({x})") })
+    }
+
+    /// A constant converted to `to` at generation time, when it is a number.
+    fn const_as(&self, v: &Value, to: &Type) -> Option<String> {
+        let n = match v {
+            Value::Bits { value, .. } | Value::InfInt(value) => value.clone(),
+            Value::Bool(b) => BigInt::from(*b as u8),
+            _ => return None,
+        };
+        let w = self.tm.width(to).ok()?;
+        if !matches!(to, Type::Bits { .. } | Type::Bool) {
+            return None;
+        }
+        Some(sized(&n, w))
+    }
+
+    /// A value as a sized literal of type `ty`.
+    pub fn literal(&self, v: &Value, ty: &Type, span: Span) -> Result<String> {
+        Ok(match v {
+            Value::Bool(b) => if *b { "1'b1" } else { "1'b0" }.to_string(),
+            Value::Bits { width, value, .. } => sized(value, *width),
+            Value::InfInt(value) => match ty {
+                Type::InfInt => value.to_string(),
+                _ => sized(value, self.width(ty, span)?),
+            },
+            Value::Error(i) => format!("{}'d{i}", self.width(ty, span)?),
+            Value::Enum(t, i) => {
+                let w = self.width(ty, span)?;
+                match self.p.types.get(t.index()) {
+                    Some(TypeDef::Enum { members, underlying: Some(_), .. }) => {
+                        let value = members.get(*i as usize).and_then(|m| m.1.clone()).unwrap_or_default();
+                        sized(&value, w)
+                    }
+                    _ => format!("{w}'d{i}"),
+                }
+            }
+            Value::Aggregate { valid, fields } => {
+                let defs = self.tm.fields(ty);
+                let mut parts = Vec::new();
+                for (f, d) in fields.iter().zip(defs) {
+                    parts.push(self.literal(f, &d.ty, span)?);
+                }
+                if self.tm.is_header(ty) {
+                    parts.push(if *valid { "1'b1" } else { "1'b0" }.into());
+                }
+                if parts.is_empty() {
+                    "'0".into()
+                } else {
+                    format!("{{{}}}", parts.join(", "))
+                }
+            }
+            Value::String(_) | Value::MatchKind(_) => return unsupported(span, "a string or match_kind value"),
+        })
+    }
+
+    // ------------------------------------------------------------ statements
+
+    /// Whether `st` may end the block (so the statements after it need a guard).
+    pub fn may_end(&self, st: &Stmt) -> bool {
+        match st {
+            Stmt::Exit(_) | Stmt::Return(..) => true,
+            Stmt::If { then, otherwise, .. } => then.iter().chain(otherwise).any(|s| self.may_end(s)),
+            Stmt::SwitchValue { cases, .. } => cases.iter().flat_map(|c| &c.1).any(|s| self.may_end(s)),
+            Stmt::SwitchAction { cases, .. } => cases.iter().flat_map(|c| &c.1).any(|s| self.may_end(s)),
+            Stmt::Block(b) => b.iter().any(|s| self.may_end(s)),
+            Stmt::Call(c) => match &c.callee {
+                Callee::Action(a) => self.p.actions.get(a.index()).is_some_and(|a| a.body.iter().any(|s| self.may_end(s))),
+                Callee::Method { method, extern_type, .. } if self.parser.is_some() => {
+                    extern_type == "packet_in" && (method == "extract" || method == "advance" || method == "lookahead")
+                }
+                Callee::ExternFunction { name, .. } if self.parser.is_some() => name == "verify",
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Straight-line statements (no table applies), each after the previous one, the rest of the
+    /// list skipped once one of them ends the block.
+    pub fn stmts(&mut self, list: &[Stmt]) -> Result<()> {
+        let mut opened = 0;
+        for (i, st) in list.iter().enumerate() {
+            self.stmt(st)?;
+            if i + 1 < list.len() && self.may_end(st) {
+                let done = self.done.clone();
+                self.open(format!("if (!{done}) begin"));
+                opened += 1;
+            }
+        }
+        for _ in 0..opened {
+            self.close("end");
+        }
+        Ok(())
+    }
+
+    pub fn stmt(&mut self, st: &Stmt) -> Result<()> {
+        match st {
+            Stmt::VarInit { var, init, span } => {
+                let path = self.var(*var, *span)?;
+                let ty = self.block.vars[var.index()].ty.clone();
+                match init {
+                    Some(e) => self.assign_value(&path, &ty, e)?,
+                    None => {
+                        if let Type::Stack(..) = ty {
+                            self.line(format!("{path}{NEXT_INDEX} = '0;"));
+                        }
+                        self.line(format!("{path} = '0;"));
+                    }
+                }
+            }
+            Stmt::Assign { lhs, rhs, .. } => {
+                if matches!(lhs.kind, ExprKind::DontCare) {
+                    return Ok(());
+                }
+                let path = self.lval(lhs)?;
+                self.assign_value(&path, &lhs.ty, rhs)?;
+            }
+            Stmt::Call(call) => self.call(call)?,
+            Stmt::If { cond, then, otherwise, .. } => {
+                let c = self.expr(cond)?;
+                self.open(format!("if ({c}) begin"));
+                self.stmts(then)?;
+                if otherwise.is_empty() {
+                    self.close("end");
+                } else {
+                    self.indent -= 1;
+                    self.line("end else begin");
+                    self.indent += 1;
+                    self.stmts(otherwise)?;
+                    self.close("end");
+                }
+            }
+            Stmt::SwitchValue { expr, cases, span } => {
+                let x = self.expr(expr)?;
+                let mut first = true;
+                let mut default: Option<&Vec<Stmt>> = None;
+                for (label, body) in cases {
+                    let Some(v) = label else {
+                        default = Some(body);
+                        continue;
+                    };
+                    let lit = self.literal(v, &expr.ty, *span)?;
+                    let kw = if first { "if" } else { "end else if" };
+                    if !first {
+                        self.indent -= 1;
+                    }
+                    self.line(format!("{kw} ({x} == {lit}) begin"));
+                    self.indent += 1;
+                    self.stmts(body)?;
+                    first = false;
+                }
+                if let Some(body) = default {
+                    if first {
+                        self.stmts(body)?;
+                    } else {
+                        self.indent -= 1;
+                        self.line("end else begin");
+                        self.indent += 1;
+                        self.stmts(body)?;
+                    }
+                }
+                if !first {
+                    self.close("end");
+                }
+            }
+            Stmt::Block(b) => self.stmts(b)?,
+            Stmt::Exit(_) | Stmt::Return(None, _) => {
+                let d = self.done.clone();
+                self.line(format!("{d} = 1'b1;"));
+            }
+            Stmt::Return(Some(_), span) => return unsupported(*span, "a value-returning `return` (run the lowered program)"),
+            Stmt::Empty => {}
+            Stmt::For { span, .. } => return unsupported(*span, "a `for` loop"),
+            Stmt::Break(span) | Stmt::Continue(span) => return unsupported(*span, "`break`/`continue`"),
+            Stmt::ApplyTable { span, .. } | Stmt::SwitchAction { span, .. } => {
+                return unsupported(*span, "a table apply here (inside an action or a loop)")
+            }
+            Stmt::ApplyBlock { span, .. } => {
+                return unsupported(*span, "applying a sub-parser or sub-control that the mid-end could not inline")
+            }
+        }
+        Ok(())
+    }
+
+    /// `path = e`, splitting list expressions assigned to headers and structs.
+    fn assign_value(&mut self, path: &str, ty: &Type, e: &Expr) -> Result<()> {
+        if let ExprKind::Call(call) = &e.kind {
+            if let Callee::Method { extern_type, method, .. } = &call.callee {
+                if extern_type == "packet_in" && method == "lookahead" {
+                    return crate::parser::lookahead(self, path, ty, call);
+                }
+            }
+        }
+        if let ExprKind::ApplyTable(..) = &e.kind {
+            return unsupported(e.span, "a table apply result used here");
+        }
+        let v = self.expr(e)?;
+        self.line(format!("{path} = {v};"));
+        let _ = ty;
+        Ok(())
+    }
+
+    /// Binds an action's parameters to argument expressions (`in`/`inout`), runs its body and
+    /// copies `out`/`inout` parameters back.
+    pub fn inline_action(&mut self, action: p4_ir::ActionId, args: &[Arg], span: Span) -> Result<()> {
+        let a = self.p.actions.get(action.index()).ok_or_else(|| RtlError::new(span, "unknown action"))?;
+        if a.body.iter().any(contains_return) {
+            return unsupported(span, format!("`return` inside action `{}`", a.name));
+        }
+        for (param, arg) in a.params.iter().zip(args) {
+            if matches!(param.direction, Direction::In | Direction::InOut | Direction::None) {
+                let path = self.var(param.var, span)?;
+                let v = self.expr(&arg.expr)?;
+                self.line(format!("{path} = {v};"));
+            }
+        }
+        self.line(format!("// action {}", a.name));
+        self.stmts(&a.body)?;
+        for (param, arg) in a.params.iter().zip(args) {
+            if matches!(param.direction, Direction::Out | Direction::InOut) && !matches!(arg.expr.kind, ExprKind::DontCare) {
+                let path = self.var(param.var, span)?;
+                let target = self.lval(&arg.expr)?;
+                self.line(format!("{target} = {path};"));
+            }
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, call: &Call) -> Result<()> {
+        match &call.callee {
+            Callee::Action(a) => self.inline_action(*a, &call.args, call.span),
+            Callee::Function(_) => unsupported(call.span, "a function call (the mid-end inlines functions; run the lowered program)"),
+            Callee::Builtin { target, builtin } => {
+                let path = self.lval(target)?;
+                match builtin {
+                    Builtin::SetValid => self.line(format!("{path}.valid_ = 1'b1;")),
+                    Builtin::SetInvalid => self.line(format!("{path}.valid_ = 1'b0;")),
+                    Builtin::IsValid => {}
+                    Builtin::PushFront(_) | Builtin::PopFront(_) => return unsupported(call.span, "push_front/pop_front on a header stack"),
+                }
+                Ok(())
+            }
+            Callee::ExternFunction { name, .. } => self.extern_function(name, call),
+            Callee::Method { target, extern_type, method, .. } => {
+                if extern_type == "packet_in" || extern_type == "packet_out" {
+                    return crate::parser::packet_call(self, extern_type, method, call);
+                }
+                let ExprKind::Extern(id) = target.kind else {
+                    return unsupported(call.span, format!("method `{method}` on something that is not an extern instance"));
+                };
+                self.extern_method(id, extern_type, method, call)
+            }
+        }
+    }
+
+    fn extern_function(&mut self, name: &str, call: &Call) -> Result<()> {
+        if self.parser.is_some() && name == "verify" {
+            return crate::parser::verify(self, call);
+        }
+        let Some(sig) = self.arch.function(name) else {
+            return unsupported(call.span, format!("extern function `{name}`"));
+        };
+        match sig.op {
+            ExternOp::MarkToDrop => {
+                let p4_arch::DropMarker::AllOnes(role) = self.arch.drop;
+                for r in sig.writes {
+                    if let Some(path) = self.meta(*r) {
+                        self.line(format!("{path} = {};", if *r == role { "'1" } else { "'0" }));
+                    }
+                }
+                Ok(())
+            }
+            ExternOp::VerifyChecksum { payload: false } | ExternOp::UpdateChecksum { payload: false } => {
+                let [cond, data, sum, algo] = &call.args[..] else {
+                    return unsupported(call.span, format!("`{name}` with {} arguments", call.args.len()));
+                };
+                let f = self.hash_fn(&data.expr, &algo.expr)?;
+                let c = self.expr(&cond.expr)?;
+                let d = self.concat(&data.expr)?;
+                let fname = f.name();
+                let sw = self.width(&sum.expr.ty, call.span)?;
+                let computed = format!("{sw}'({fname}({d}))");
+                if matches!(sig.op, ExternOp::VerifyChecksum { .. }) {
+                    let v = self.expr(&sum.expr)?;
+                    let err = self.meta(MetaRole::ChecksumError).ok_or_else(|| RtlError::new(call.span, "no checksum-error metadata"))?;
+                    self.line(format!("if ({c} && ({computed} != {v})) {err} = 1'b1;"));
+                } else {
+                    let target = self.lval(&sum.expr)?;
+                    self.line(format!("if ({c}) {target} = {computed};"));
+                }
+                Ok(())
+            }
+            ExternOp::LogMsg => {
+                self.line(format!("// {name}: no effect on packets"));
+                Ok(())
+            }
+            _ => unsupported(call.span, format!("extern function `{name}`")),
+        }
+    }
+
+    /// The function computing `algo` over the bits of `data`.
+    fn hash_fn(&mut self, data: &Expr, algo: &Expr) -> Result<HashFn> {
+        let ExprKind::Const(Value::Enum(t, i)) = &algo.kind else {
+            return unsupported(algo.span, "a hash algorithm that is not a constant");
+        };
+        let member = match self.p.types.get(t.index()) {
+            Some(TypeDef::Enum { members, .. }) => members.get(*i as usize).map(|m| m.0.clone()).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let algo_key = match self.arch.hash_algorithm(&member) {
+            Some(HashAlgorithm::Csum16) => AlgoKey::Csum16,
+            Some(HashAlgorithm::Xor16) => AlgoKey::Xor16,
+            Some(HashAlgorithm::Crc16) => AlgoKey::Crc16,
+            Some(HashAlgorithm::Crc32) => AlgoKey::Crc32,
+            Some(HashAlgorithm::Identity) => AlgoKey::Identity,
+            _ => return unsupported(algo.span, format!("hash algorithm `{member}`")),
+        };
+        let width = self.leaf_width(data)?;
+        if width == 0 {
+            return unsupported(data.span, "a checksum over no data");
+        }
+        let f = HashFn { algo: algo_key, width };
+        self.hashes.insert(f, ());
+        Ok(f)
+    }
+
+    fn leaf_width(&self, e: &Expr) -> Result<u32> {
+        match &e.kind {
+            ExprKind::Aggregate(items) => items.iter().map(|i| self.leaf_width(i)).sum(),
+            _ if self.tm.is_header(&e.ty) => Ok(self.width(&e.ty, e.span)? - 1),
+            _ => self.width(&e.ty, e.span),
+        }
+    }
+
+    /// The bits of a list or header, most significant first (as the software target serialises them).
+    fn concat(&mut self, e: &Expr) -> Result<String> {
+        match &e.kind {
+            ExprKind::Aggregate(items) => {
+                let mut parts = Vec::new();
+                for i in items {
+                    parts.push(self.concat(i)?);
+                }
+                Ok(format!("{{{}}}", parts.join(", ")))
+            }
+            _ if self.tm.is_header(&e.ty) => {
+                let w = self.width(&e.ty, e.span)?;
+                Ok(format!("{}[{}:1]", self.lval(e)?, w - 1))
+            }
+            _ if self.tm.is_aggregate(&e.ty) => unsupported(e.span, "a struct as checksum data"),
+            _ => self.expr(e),
+        }
+    }
+
+    fn extern_method(&mut self, id: ExternId, extern_type: &str, method: &str, call: &Call) -> Result<()> {
+        let Some(sig) = self.arch.method(extern_type, method) else {
+            return unsupported(call.span, format!("`{extern_type}.{method}`"));
+        };
+        match sig.op {
+            ExternOp::RegisterRead | ExternOp::RegisterWrite => self.register_access(id, sig.op, call),
+            ExternOp::CounterCount | ExternOp::DirectCounterCount => {
+                self.line(format!("// {extern_type}.{method}: counters are not kept in hardware yet"));
+                Ok(())
+            }
+            _ => unsupported(call.span, format!("`{extern_type}.{method}`")),
+        }
+    }
+
+    fn register_access(&mut self, id: ExternId, op: ExternOp, call: &Call) -> Result<()> {
+        let inst = &self.p.externs[id.index()];
+        let stage = self.stage;
+        let name = format!("reg_{}", ident(&inst.name));
+        let entry = match self.registers.get(&id) {
+            Some(r) => r.clone(),
+            None => {
+                let size = match inst.ctor_args.first() {
+                    Some(Some(Value::Bits { value, .. } | Value::InfInt(value))) => value.to_u64().unwrap_or(0),
+                    _ => 0,
+                };
+                let width = match inst.type_args.first() {
+                    Some(t) => self.width(t, call.span)?,
+                    None => return unsupported(call.span, "a register without an element type"),
+                };
+                if size == 0 || size > 65536 {
+                    return unsupported(call.span, format!("register `{}` of {size} cells (1..65536 are built)", inst.name));
+                }
+                let r = RegisterUse { name: name.clone(), width, size, index_width: 32, stage: Some(stage), span: call.span };
+                self.registers.insert(id, r.clone());
+                r
+            }
+        };
+        if entry.stage != Some(stage) {
+            return Err(RtlError::new(
+                call.span,
+                format!(
+                    "register `{}` is used in two pipeline stages (a table apply lies between its uses); the hardware keeps one packet per cycle only when every access to a register is in one stage",
+                    inst.name
+                ),
+            ));
+        }
+        let (we, wa, wd) = (format!("{name}_we"), format!("{name}_wa"), format!("{name}_wd"));
+        match op {
+            ExternOp::RegisterRead => {
+                let [out, idx] = &call.args[..] else { return unsupported(call.span, "register read arguments") };
+                let i = self.expr(&idx.expr)?;
+                let target = self.lval(&out.expr)?;
+                let w = entry.width;
+                // This packet's own earlier write in the stage wins over the array.
+                self.line(format!(
+                    "{target} = ({we} && {wa} == 32'({i})) ? {wd} : ((32'({i}) < 32'd{}) ? {name}[16'({i})] : {w}'d0);",
+                    entry.size
+                ));
+            }
+            _ => {
+                let [idx, value] = &call.args[..] else { return unsupported(call.span, "register write arguments") };
+                let i = self.expr(&idx.expr)?;
+                let v = self.expr(&value.expr)?;
+                self.line(format!("{we} = 32'({i}) < 32'd{}; {wa} = 32'({i}); {wd} = {v};", entry.size));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn contains_return(st: &Stmt) -> bool {
+    match st {
+        Stmt::Return(..) => true,
+        Stmt::If { then, otherwise, .. } => then.iter().chain(otherwise).any(contains_return),
+        Stmt::SwitchValue { cases, .. } => cases.iter().flat_map(|c| &c.1).any(contains_return),
+        Stmt::SwitchAction { cases, .. } => cases.iter().flat_map(|c| &c.1).any(contains_return),
+        Stmt::Block(b) => b.iter().any(contains_return),
+        _ => false,
+    }
+}
+
+/// `value` as a `w`-bit literal (two's complement for negative values).
+pub fn sized(value: &BigInt, w: u32) -> String {
+    let modulus = BigInt::from(1) << w;
+    let mut v = value % &modulus;
+    if v.is_negative() {
+        v += &modulus;
+    }
+    format!("{w}'h{}", v.to_str_radix(16))
+}

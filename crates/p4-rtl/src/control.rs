@@ -1,0 +1,503 @@
+//! A control block as a pipeline of stages.
+//!
+//! The control's statements are cut at table applies. Between two applies, statements become one
+//! combinational stage (see [`crate::block`]); an apply becomes a lookup whose key is computed
+//! from the stage register before it, `LATENCY` delay registers that carry the packet alongside
+//! the lookup, and the action dispatch at the start of the next stage. Branches that contain
+//! applies are *predicated* rather than taken: the condition is kept in a one-bit local, every
+//! statement and lookup inside the branch is guarded by it, and the packet passes through every
+//! stage either way — so the pipeline never stalls for control flow and keeps one packet per
+//! cycle.
+
+use std::fmt::Write;
+
+use p4_arch::SharedKind;
+use p4_ir::layout::Layouts;
+use p4_ir::{ApplyResult, Control, ExprKind, Span, Stmt, TableId, Value};
+
+use crate::block::{BlockGen, HashFn};
+use crate::error::{unsupported, Result, RtlError};
+use crate::tables::{self, TableHw, TableKind, TableOptions};
+
+/// One generated control module.
+pub struct ControlModule {
+    pub module: String,
+    pub text: String,
+    /// Registers from input to output.
+    pub latency: u32,
+    pub tables: Vec<TableHw>,
+    /// (stage description, cycles) for the report.
+    pub stages: Vec<(String, u32)>,
+    pub hashes: Vec<HashFn>,
+}
+
+enum Seg {
+    Comb { code: String, regs: Vec<crate::block::RegisterUse> },
+    Table { table: usize, code: String },
+}
+
+struct CtlGen<'a> {
+    g: BlockGen<'a>,
+    layouts: &'a Layouts,
+    segs: Vec<Seg>,
+    tables: Vec<TableHw>,
+    opts: TableOptions,
+    next_word: &'a mut u32,
+    /// Whether a statement emitted so far may have set `done_`.
+    ended: bool,
+    /// Whether this control runs only for packets not dropped (its side effects must skip them).
+    skip_dropped: bool,
+}
+
+fn has_table(st: &Stmt) -> bool {
+    match st {
+        Stmt::ApplyTable { .. } | Stmt::SwitchAction { .. } => true,
+        Stmt::VarInit { init: Some(e), .. } | Stmt::Assign { rhs: e, .. } => matches!(e.kind, ExprKind::ApplyTable(..)),
+        Stmt::If { then, otherwise, .. } => then.iter().chain(otherwise).any(has_table),
+        Stmt::SwitchValue { cases, .. } => cases.iter().flat_map(|c| &c.1).any(has_table),
+        Stmt::Block(b) => b.iter().any(has_table),
+        Stmt::For { body, .. } => body.iter().any(has_table),
+        _ => false,
+    }
+}
+
+impl<'a> CtlGen<'a> {
+    fn guard(&self, pred: &Option<String>) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(p) = pred {
+            parts.push(p.clone());
+        }
+        if self.ended {
+            parts.push(format!("!{}", self.g.done));
+        }
+        (!parts.is_empty()).then(|| parts.join(" && "))
+    }
+
+    fn flush_comb(&mut self) {
+        let code = self.g.take_out();
+        let stage = self.g.stage;
+        let regs = self.g.registers.values().filter(|r| r.stage == Some(stage)).cloned().collect();
+        self.segs.push(Seg::Comb { code, regs });
+        self.g.stage += 1;
+    }
+
+    fn lower(&mut self, list: &[Stmt], pred: Option<String>) -> Result<()> {
+        for st in list {
+            if !has_table(st) {
+                match self.guard(&pred) {
+                    Some(c) => {
+                        self.g.open(format!("if ({c}) begin"));
+                        self.g.stmt(st)?;
+                        self.g.close("end");
+                    }
+                    None => self.g.stmt(st)?,
+                }
+                if self.g.may_end(st) {
+                    self.ended = true;
+                }
+                continue;
+            }
+            match st {
+                Stmt::ApplyTable { table, span } => {
+                    self.table(*table, &pred, *span)?;
+                }
+                Stmt::VarInit { var, init: Some(e), span } => {
+                    let ExprKind::ApplyTable(t, r) = &e.kind else { unreachable!("has_table") };
+                    let (_, hit) = self.table(*t, &pred, *span)?;
+                    let path = self.g.var(*var, *span)?;
+                    self.assign_result(&path, &hit, *r, &pred);
+                }
+                Stmt::Assign { lhs, rhs, span } => {
+                    let ExprKind::ApplyTable(t, r) = &rhs.kind else { unreachable!("has_table") };
+                    let (_, hit) = self.table(*t, &pred, *span)?;
+                    let path = self.g.lval(lhs)?;
+                    self.assign_result(&path, &hit, *r, &pred);
+                }
+                Stmt::SwitchAction { table, cases, span } => {
+                    let (active, _) = self.table(*table, &pred, *span)?;
+                    let t = &self.g.p.tables[table.index()];
+                    let action = format!("{}action_", active.trim_end_matches("active_"));
+                    let mut listed = Vec::new();
+                    let mut preds = Vec::new();
+                    for (label, _) in cases {
+                        let p = self.g.extra("case", 1);
+                        let cond = match label {
+                            Some(a) => {
+                                let idx = t.actions.iter().position(|x| x.action == *a).ok_or_else(|| RtlError::new(*span, "case names an action the table does not have"))?;
+                                listed.push(idx);
+                                format!("{active} && ({action} == {idx})")
+                            }
+                            None => {
+                                let others: Vec<String> = listed.iter().map(|i| format!("({action} != {i})")).collect();
+                                if others.is_empty() { active.clone() } else { format!("{active} && {}", others.join(" && ")) }
+                            }
+                        };
+                        self.g.line(format!("{p} = {cond};"));
+                        preds.push(p);
+                    }
+                    for ((_, body), p) in cases.iter().zip(preds) {
+                        self.lower(body, Some(p))?;
+                    }
+                }
+                Stmt::If { cond, then, otherwise, .. } => {
+                    let c = self.g.expr(cond)?;
+                    let base = self.guard(&pred).unwrap_or_else(|| "1'b1".into());
+                    let pt = self.g.extra("br_then", 1);
+                    let pe = self.g.extra("br_else", 1);
+                    self.g.line(format!("{pt} = ({base}) && {c};"));
+                    self.g.line(format!("{pe} = ({base}) && !{c};"));
+                    self.lower(then, Some(pt))?;
+                    self.lower(otherwise, Some(pe))?;
+                }
+                Stmt::SwitchValue { expr, cases, span } => {
+                    let x = self.g.expr(expr)?;
+                    let base = self.guard(&pred).unwrap_or_else(|| "1'b1".into());
+                    let mut seen = Vec::new();
+                    let mut preds = Vec::new();
+                    for (label, _) in cases {
+                        let p = self.g.extra("case", 1);
+                        let cond = match label {
+                            Some(v) => {
+                                let lit = self.g.literal(v, &expr.ty, *span)?;
+                                let c = format!("({x} == {lit})");
+                                let not_before: String = seen.iter().map(|s: &String| format!(" && !{s}")).collect();
+                                seen.push(c.clone());
+                                format!("({base}) && {c}{not_before}")
+                            }
+                            None => {
+                                let none: String = seen.iter().map(|s| format!(" && !{s}")).collect();
+                                format!("({base}){none}")
+                            }
+                        };
+                        self.g.line(format!("{p} = {cond};"));
+                        preds.push(p);
+                    }
+                    for ((_, body), p) in cases.iter().zip(preds) {
+                        self.lower(body, Some(p))?;
+                    }
+                }
+                Stmt::Block(b) => self.lower(b, pred.clone())?,
+                Stmt::For { span, .. } => return unsupported(*span, "a table apply inside a `for` loop"),
+                _ => return unsupported(Span::DUMMY, "a table apply in this statement"),
+            }
+        }
+        Ok(())
+    }
+
+    fn assign_result(&mut self, path: &str, hit: &str, r: ApplyResult, pred: &Option<String>) {
+        let v = match r {
+            ApplyResult::Hit => hit.to_string(),
+            ApplyResult::Miss => format!("!{hit}"),
+            // The id of the action that ran, set by the dispatch (`<table>_run_`).
+            ApplyResult::ActionRun => format!("{}run_", hit.trim_end_matches("hit_")),
+        };
+        match self.guard(pred) {
+            Some(c) => self.g.line(format!("if ({c}) {path} = {v};")),
+            None => self.g.line(format!("{path} = {v};")),
+        }
+    }
+
+    /// Cuts the pipeline at an apply of `table`; returns the `active` and `hit` locals.
+    fn table(&mut self, table: TableId, pred: &Option<String>, span: Span) -> Result<(String, String)> {
+        if self.tables.iter().any(|t| t.id == table) {
+            return unsupported(span, format!("table `{}` is applied in two places", self.g.p.tables[table.index()].name));
+        }
+        let hw = tables::plan(self.g.p, self.layouts, table, &self.opts, self.next_word, span)?;
+        let t = &self.g.p.tables[table.index()];
+        let name = hw.sv_name.clone();
+        let active = self.g.extra(&format!("{name}_active"), 1);
+        let hit = self.g.extra(&format!("{name}_hit"), 1);
+        let action = self.g.extra(&format!("{name}_action"), hw.action_bits);
+        let run = self.g.extra(&format!("{name}_run"), 32);
+        debug_assert_eq!(format!("{}action_", active.trim_end_matches("active_")), action);
+        self.flush_comb();
+        // The lookup stage: whether the apply runs for this packet, and the key.
+        let guard = self.guard(pred).unwrap_or_else(|| "1'b1".into());
+        self.g.line(format!("{active} = s.valid && ({guard});"));
+        let key = &self.layouts.keys[table.index()];
+        if hw.kind != TableKind::Keyless {
+            let mut parts = Vec::new();
+            for f in &key.fields {
+                let k = &t.keys[f.index];
+                let x = self.g.expr(&k.expr)?;
+                parts.push(if f.is_valid { format!("1'({x})") } else { format!("{}'({x})", f.width) });
+            }
+            self.g.line(format!("{name}_key = {{{}}};", parts.join(", ")));
+            self.g.line(format!("{name}_lookup = {active};"));
+        }
+        let code = self.g.take_out();
+        let index = self.tables.len();
+        self.tables.push(hw.clone());
+        self.segs.push(Seg::Table { table: index, code });
+        // The next stage starts with the action: the result word (entry's or default), then the
+        // action it names.
+        let data = format!("{name}_data");
+        self.g.line(format!(
+            "{data} = {};",
+            if hw.kind == TableKind::Keyless {
+                format!("{name}_default[{}:0]", hw.data_bits - 1)
+            } else {
+                format!("{name}_res_hit ? {name}_res_data[{}:0] : {name}_default[{}:0]", hw.data_bits - 1, hw.data_bits - 1)
+            }
+        ));
+        self.g.open(format!("if ({active}) begin  // {}", t.name));
+        if hw.kind == TableKind::Keyless {
+            self.g.line(format!("{hit} = 1'b0;"));
+            self.g.line(format!("{action} = {name}_default[{}:{}];", hw.result_bits() - 1, hw.data_bits));
+        } else {
+            self.g.line(format!("{hit} = {name}_res_hit;"));
+            self.g.line(format!(
+                "{action} = {name}_res_hit ? {name}_res_data[{}:{}] : {name}_default[{}:{}];",
+                hw.result_bits() - 1,
+                hw.data_bits,
+                hw.result_bits() - 1,
+                hw.data_bits
+            ));
+        }
+        self.g.line(format!("case ({action})"));
+        for (i, ta) in t.actions.iter().enumerate() {
+            let a = &self.g.p.actions[ta.action.index()];
+            let layout = &self.layouts.actions[ta.action.index()];
+            self.g.open(format!("{}'d{i}: begin", hw.action_bits));
+            self.g.line(format!("{run} = 32'd{};", ta.action.index()));
+            let directional: Vec<_> = a.params.iter().filter(|p| !matches!(p.direction, p4_ir::Direction::None)).collect();
+            for (p, arg) in directional.iter().zip(&ta.bound_args) {
+                if matches!(p.direction, p4_ir::Direction::In | p4_ir::Direction::InOut) {
+                    let path = self.g.var(p.var, span)?;
+                    let v = self.g.expr(arg)?;
+                    self.g.line(format!("{path} = {v};"));
+                }
+            }
+            for pl in &layout.params {
+                let p = &a.params[pl.index];
+                let path = self.g.var(p.var, span)?;
+                self.g.line(format!("{path} = {data}[{} -: {}];", hw.data_bits - 1 - pl.bit_offset, pl.width));
+            }
+            if a.body.iter().any(|s| matches!(s, Stmt::Return(..))) {
+                return unsupported(span, format!("`return` inside action `{}`", a.name));
+            }
+            self.g.stmts(&a.body)?;
+            for (p, arg) in directional.iter().zip(&ta.bound_args) {
+                if matches!(p.direction, p4_ir::Direction::Out | p4_ir::Direction::InOut) && !matches!(arg.kind, ExprKind::DontCare) {
+                    let path = self.g.var(p.var, span)?;
+                    let target = self.g.lval(arg)?;
+                    self.g.line(format!("{target} = {path};"));
+                }
+            }
+            if a.body.iter().any(|s| self.g.may_end(s)) {
+                self.ended = true;
+            }
+            self.g.close("end");
+        }
+        self.g.line("default: ;");
+        self.g.line("endcase");
+        self.g.close("end");
+        Ok((active, hit))
+    }
+}
+
+/// The default action as a constant result word `{action index, data}`.
+fn default_word(g: &BlockGen, hw: &TableHw, layouts: &Layouts, table: TableId) -> Result<String> {
+    let t = &g.p.tables[table.index()];
+    let Some(call) = &t.default_action else {
+        // No default: NoAction-like (the first action with no data); index 0 is what BMv2 uses too
+        // only when listed, so refuse rather than guess.
+        return Ok(format!("{}'d0", hw.result_bits()));
+    };
+    let idx = t.actions.iter().position(|a| a.action == call.action).ok_or_else(|| {
+        RtlError::global(format!("table `{}`: its default action is not in its actions list", t.name))
+    })?;
+    let layout = &layouts.actions[call.action.index()];
+    let a = &g.p.actions[call.action.index()];
+    let mut data = num_bigint::BigInt::from(0);
+    for pl in &layout.params {
+        let _ = &a.params[pl.index];
+        // Default action arguments are the directionless ones, in order.
+        let arg = call.args.get(pl.index).or_else(|| call.args.get(layout.params.iter().position(|x| x.index == pl.index).unwrap_or(0)));
+        let v = match arg.map(|e| &e.kind) {
+            Some(ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value))) => value.clone(),
+            Some(ExprKind::Const(Value::Bool(b))) => num_bigint::BigInt::from(*b as u8),
+            None => num_bigint::BigInt::from(0),
+            _ => return unsupported(t.default_action.as_ref().map(|c| c.args.first().map(|e| e.span)).flatten().unwrap_or(Span::DUMMY), "a default action argument that is not a constant"),
+        };
+        let shift = hw.data_bits - pl.bit_offset - pl.width;
+        let m = (num_bigint::BigInt::from(1) << pl.width) - 1;
+        data |= (v & m) << shift;
+    }
+    let word = (num_bigint::BigInt::from(idx) << hw.data_bits) | data;
+    Ok(crate::block::sized(&word, hw.result_bits()))
+}
+
+/// Generates the module `<prefix>_<role>` for `control`.
+#[allow(clippy::too_many_arguments)]
+pub fn generate(
+    p: &p4_ir::Program,
+    tm: &crate::types::TypeMap,
+    arch: &p4_arch::Architecture,
+    layouts: &Layouts,
+    prefix: &str,
+    role: &str,
+    control: &Control,
+    shared: &[(usize, SharedKind)],
+    opts: TableOptions,
+    next_word: &mut u32,
+    skip_dropped: bool,
+) -> Result<ControlModule> {
+    let g = BlockGen::new(p, tm, arch, &control.block, shared)?;
+    let mut c = CtlGen { g, layouts, segs: Vec::new(), tables: Vec::new(), opts, next_word, ended: false, skip_dropped };
+    c.lower(&control.init, None)?;
+    c.lower(&control.body, None)?;
+    c.flush_comb();
+    let module = format!("{prefix}_{role}");
+    let mut out = String::new();
+    let pkg = format!("{prefix}_pkg");
+    let _ = writeln!(out, "// {role}: P4 control `{}`, generated by p4forge. One packet per cycle; {} stages.", control.block.name, c.segs.len());
+    let _ = writeln!(out, "`default_nettype none\n");
+    let _ = writeln!(out, "// Stage registers carry the whole packet state; each stage reads only part of it.");
+    let _ = writeln!(out, "/* verilator lint_off UNUSEDSIGNAL */");
+    let _ = writeln!(out, "module {module}\n    import {pkg}::*;\n(");
+    let _ = writeln!(out, "    input  wire logic clk,\n    input  wire logic rst,\n    input  wire logic ce,");
+    let _ = writeln!(out, "    input  wire logic in_valid,\n    input  wire phv_t in_phv,");
+    for t in &c.tables {
+        let _ = writeln!(out, "    input  wire logic [{}:0] {}_regs,", t.regs.words * 32 - 1, t.sv_name);
+        let _ = writeln!(out, "    input  wire logic {}_cmd,", t.sv_name);
+    }
+    let _ = writeln!(out, "    output logic out_valid,\n    output phv_t out_phv\n);");
+    // Locals and the stage type.
+    let _ = writeln!(out, "    typedef struct packed {{");
+    for (name, decl) in &c.g.locals {
+        let _ = writeln!(out, "        {decl} {name};");
+    }
+    let _ = writeln!(out, "    }} locals_t;\n");
+    let _ = writeln!(out, "    typedef struct packed {{\n        logic valid;\n        phv_t phv;\n        locals_t l;\n    }} stage_t;\n");
+    // Registers (extern arrays).
+    for r in c.g.registers.values() {
+        let _ = writeln!(out, "    // register {}", r.name);
+        let _ = writeln!(out, "    logic [{}:0] {} [0:{}];", r.width - 1, r.name, r.size - 1);
+        let _ = writeln!(out, "    logic {}_we;\n    logic [31:0] {}_wa;\n    logic [{}:0] {}_wd;", r.name, r.name, r.width - 1, r.name);
+        let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {}[i] = '0;\n", r.size, r.name);
+    }
+    // Stage registers.
+    let mut n = 0u32; // next stage register index
+    let _ = writeln!(out, "    stage_t st_0;");
+    let _ = writeln!(out, "    assign st_0 = {{in_valid, in_phv, locals_t'(0)}};\n");
+    let mut stages = Vec::new();
+    for seg in &c.segs {
+        match seg {
+            Seg::Comb { code, regs } => {
+                let (i, o) = (n, n + 1);
+                let _ = writeln!(out, "    // stage {o}: statements");
+                let _ = writeln!(out, "    stage_t st_{o}, nx_{o};");
+                let _ = writeln!(out, "    always_comb begin : stage_{o}");
+                let _ = writeln!(out, "        stage_t s;");
+                let _ = writeln!(out, "        s = st_{i};");
+                for r in regs {
+                    let _ = writeln!(out, "        {0}_we = 1'b0; {0}_wa = '0; {0}_wd = '0;", r.name);
+                }
+                out.push_str(code);
+                let _ = writeln!(out, "        nx_{o} = s;");
+                let _ = writeln!(out, "    end");
+                let _ = writeln!(out, "    always_ff @(posedge clk) begin");
+                let _ = writeln!(out, "        if (rst) st_{o}.valid <= 1'b0;");
+                let _ = writeln!(out, "        else if (ce) st_{o} <= nx_{o};");
+                let _ = writeln!(out, "    end");
+                for r in regs {
+                    let gate = if c.skip_dropped { format!(" && !st_{i}.phv.pi.drop") } else { String::new() };
+                    let _ = writeln!(out, "    always_ff @(posedge clk)");
+                    let _ = writeln!(out, "        if (ce && st_{i}.valid{gate} && {0}_we) {0}[{0}_wa[{1}:0]] <= {0}_wd;", r.name, bits_for_index(r.size as u32) - 1);
+                }
+                let _ = writeln!(out);
+                stages.push((format!("{role} stage {o}"), 1));
+                n = o;
+            }
+            Seg::Table { table, code } => {
+                let t = &c.tables[*table];
+                let name = &t.sv_name;
+                let i = n;
+                let lat = t.latency;
+                let _ = writeln!(out, "    // table {} ({:?}, {} entries): lookup in stages {}..{}", t.name, t.kind, t.entries, i + 1, i + lat.max(1));
+                let def = default_word(&c.g, t, layouts, t.id)?;
+                let rb = t.result_bits();
+                let _ = writeln!(out, "    logic [{}:0] {name}_default, {name}_default_reg;\n    logic {name}_default_set;", rb - 1);
+                let _ = writeln!(out, "    logic [{}:0] {name}_data;", t.data_bits - 1);
+                let data_lo = t.regs.data * 32;
+                let cmd_lo = t.regs.cmd * 32;
+                let _ = writeln!(out, "    always_ff @(posedge clk) begin");
+                let _ = writeln!(out, "        if (rst) {name}_default_set <= 1'b0;");
+                let _ = writeln!(out, "        else if ({name}_cmd && {name}_regs[{}]) begin", cmd_lo + 1);
+                let _ = writeln!(out, "            {name}_default_set <= 1'b1;\n            {name}_default_reg <= {name}_regs[{} +: {rb}];", data_lo);
+                let _ = writeln!(out, "        end\n    end");
+                let _ = writeln!(out, "    assign {name}_default = {name}_default_set ? {name}_default_reg : {def};");
+                if t.kind != TableKind::Keyless {
+                    let kw = t.key_bits;
+                    let _ = writeln!(out, "    logic [{}:0] {name}_key;\n    logic {name}_lookup;", kw - 1);
+                    let _ = writeln!(out, "    logic {name}_res_valid, {name}_res_hit;\n    logic [{}:0] {name}_res_data;", rb - 1);
+                }
+                let _ = writeln!(out, "    always_comb begin : {name}_issue");
+                let _ = writeln!(out, "        stage_t s;\n        s = st_{i};");
+                out.push_str(code);
+                let _ = writeln!(out, "        nx_{}_issue = s;", name);
+                let _ = writeln!(out, "    end");
+                let _ = writeln!(out, "    stage_t nx_{name}_issue;");
+                let wr = format!("{name}_cmd && !{name}_regs[{}]", cmd_lo + 1);
+                let key = format!("{name}_regs[{} +: {}]", t.regs.key * 32, t.key_bits);
+                let mask = format!("{name}_regs[{} +: {}]", t.regs.mask * 32, t.key_bits);
+                let data = format!("{name}_regs[{} +: {rb}]", data_lo);
+                let valid = format!("{name}_regs[{}]", cmd_lo);
+                let index = format!("{name}_regs[{} +: 32]", t.regs.index * 32);
+                match t.kind {
+                    TableKind::Keyless => {}
+                    TableKind::ExactHash => {
+                        let bkt = bits_for_index(t.buckets);
+                        let way = bits_for_index(t.ways);
+                        let _ = writeln!(out, "    logic [{}:0] {name}_slot;\n    assign {name}_slot = {index};", 31);
+                        let _ = writeln!(out, "    /* verilator lint_off PINCONNECTEMPTY */");
+                        let _ = writeln!(
+                            out,
+                            "    p4f_table_exact_hash #(.KEY_W({}), .DATA_W({rb}), .BUCKETS({}), .WAYS({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce), .init_done(),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({name}_res_hit), .result_index(), .result_data({name}_res_data),\n        .wr_en({wr}), .wr_bucket({name}_slot[{}:{}]), .wr_way({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_data({data})\n    );",
+                            t.key_bits, t.buckets, t.ways, bkt + way - 1, way, way - 1
+                        );
+                        let _ = writeln!(out, "    /* verilator lint_on PINCONNECTEMPTY */");
+                    }
+                    _ => {
+                        let iw = bits_for_index(t.entries);
+                        let _ = writeln!(out, "    logic [31:0] {name}_slot;\n    assign {name}_slot = {index};");
+                        let _ = writeln!(out, "    /* verilator lint_off PINCONNECTEMPTY */");
+                        let _ = writeln!(
+                            out,
+                            "    p4f_table_tcam #(.KEY_W({}), .DATA_W({rb}), .ENTRIES({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({name}_res_hit), .result_index(), .result_data({name}_res_data),\n        .wr_en({wr}), .wr_index({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_mask({mask}), .wr_data({data})\n    );",
+                            t.key_bits, t.entries, iw - 1
+                        );
+                        let _ = writeln!(out, "    /* verilator lint_on PINCONNECTEMPTY */");
+                    }
+                }
+                // The packet waits beside the lookup.
+                let mut prev = format!("nx_{name}_issue");
+                let regs = lat.max(1);
+                for k in 0..regs {
+                    let o = n + 1;
+                    let _ = writeln!(out, "    stage_t st_{o};  // {} lookup cycle {}", t.name, k + 1);
+                    let _ = writeln!(out, "    always_ff @(posedge clk) begin\n        if (rst) st_{o}.valid <= 1'b0;\n        else if (ce) st_{o} <= {prev};\n    end");
+                    prev = format!("st_{o}");
+                    n = o;
+                }
+                let _ = writeln!(out);
+                stages.push((format!("{role} table {}", t.name), regs));
+            }
+        }
+    }
+    let _ = writeln!(out, "    assign out_valid = st_{n}.valid;\n    assign out_phv = st_{n}.phv;");
+    let _ = writeln!(out, "endmodule\n/* verilator lint_on UNUSEDSIGNAL */");
+    let _ = writeln!(out, "`default_nettype wire");
+    let hashes = c.g.hashes.keys().copied().collect();
+    Ok(ControlModule { module, text: out, latency: n, tables: c.tables, stages, hashes })
+}
+
+/// Bits to index `n` things.
+pub fn bits_for_index(n: u32) -> u32 {
+    if n <= 1 {
+        1
+    } else {
+        32 - (n - 1).leading_zeros()
+    }
+}

@@ -1,0 +1,310 @@
+//! The hardware target: a lowered P4 program ([`p4_ir::Program`] after `p4_midend::lower`) to a
+//! synthesizable SystemVerilog pipeline built around the `hw/` runtime modules.
+//!
+//! [`generate`] returns a [`Design`]: the generated files (package, parser, one module per control,
+//! deparser, top), the `hw/` modules they instantiate, and a [`Manifest`] (ports, tables with key
+//! and action layouts and control registers, pipeline stages and latency). It reads the program's
+//! layouts ([`p4_ir::layout::Layouts`]) and its architecture ([`p4_arch::bind`]); it names no
+//! v1model field or extern itself. Anything outside the hardware subset is an [`RtlError`] with the
+//! construct's source location.
+//!
+//! The pieces: [`types`] (P4 types as packed structs), [`block`] (expressions and straight-line
+//! statements), [`parser`], [`control`] (stages, predication, tables), [`deparser`], [`tables`]
+//! (table kinds, register map, the hash), [`top`] (package, modules, wiring).
+
+pub mod block;
+pub mod control;
+pub mod deparser;
+pub mod error;
+pub mod names;
+pub mod parser;
+pub mod tables;
+pub mod top;
+pub mod types;
+
+use std::collections::BTreeSet;
+
+use p4_arch::{BlockKind, MetaRole, Role, SharedKind};
+use p4_ir::layout::Layouts;
+use p4_ir::{BlockRef, Program, Type};
+use serde::Serialize;
+
+pub use error::RtlError;
+use error::Result;
+pub use tables::{TableHw, TableKind, TableOptions};
+
+/// Generator options.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Stream width in bits (a multiple of 8).
+    pub data_width: u32,
+    /// Pipeline clock, for reports (MHz).
+    pub clock_mhz: f64,
+    pub tables: TableOptions,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { data_width: 512, clock_mhz: 250.0, tables: TableOptions::default() }
+    }
+}
+
+/// One pipeline stage, for reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct StageInfo {
+    /// `parser`, `ingress`, `tables`, `deparser`, ...
+    pub block: String,
+    pub name: String,
+    pub cycles: u32,
+}
+
+/// `manifest.json`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Manifest {
+    pub top: String,
+    pub program: String,
+    pub architecture: String,
+    pub data_width: u32,
+    pub clock_mhz: f64,
+    pub port_width: u32,
+    pub ports: serde_json::Value,
+    pub parser_window_bytes: u32,
+    pub deparser_header_bytes: u32,
+    /// Registers from the pipeline's input (window descriptor) to the merge's descriptor input.
+    pub pipeline_latency_cycles: u32,
+    pub stages: Vec<StageInfo>,
+    pub tables: Vec<TableHw>,
+    /// Control words (32-bit) in the AXI4-Lite map; the two status words follow them.
+    pub control_words: u32,
+    pub status: serde_json::Value,
+    /// Generated and copied files in compile order (as in `files.f`).
+    pub files: Vec<String>,
+    /// Things the hardware does not do that the program mentions (counters are not kept, ...).
+    pub notes: Vec<String>,
+}
+
+/// A generated design.
+pub struct Design {
+    /// (file name, contents), in compile order after the `hw/` modules.
+    pub generated: Vec<(String, String)>,
+    /// `hw/rtl` module names the design instantiates, in compile order.
+    pub hw_modules: Vec<String>,
+    pub manifest: Manifest,
+}
+
+/// Generates the design for `program` (normally the lowered program); `name` names the top
+/// (`<name>_top`) and every generated module.
+pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design> {
+    let binding = p4_arch::bind(program).map_err(RtlError::global)?;
+    let arch = binding.arch;
+    let layouts = Layouts::of(program);
+    let prefix = names::ident(name).trim_end_matches('_').to_string();
+    let tm = types::TypeMap::new(program, &["phv_t", "pkt_info_t", "locals_t", "stage_t"]);
+    let port_w = binding.port_width.unwrap_or(9);
+
+    // Shared storage: the PHV members and, per block, which parameter positions map to them.
+    let mut phv_members = Vec::new();
+    for sp in arch.shared {
+        let ty = sp
+            .positions
+            .iter()
+            .enumerate()
+            .find_map(|(b, pos)| {
+                let pos = (*pos)?;
+                let block = block_of(program, binding.blocks.get(b)?);
+                let v = block.params.get(pos)?;
+                Some(block.vars[v.index()].ty.clone())
+            })
+            .ok_or_else(|| RtlError::global(format!("no block has the shared parameter `{}`", sp.name)))?;
+        phv_members.push((block::shared_member(sp.kind).to_string(), tm.sv(&ty)?));
+    }
+    let shared_of = |b: usize| -> Vec<(usize, SharedKind)> {
+        arch.shared.iter().filter_map(|sp| sp.positions.get(b).copied().flatten().map(|pos| (pos, sp.kind))).collect()
+    };
+    let meta = |role: MetaRole| -> Result<String> {
+        let (_, f) = arch.intrinsic.iter().find(|(r, _)| *r == role).ok_or_else(|| RtlError::global(format!("the architecture has no {role:?} metadata")))?;
+        Ok(format!("s.phv.std.{}", names::ident(f)))
+    };
+    let egress_spec = meta(MetaRole::EgressSpec)?;
+    let egress_port = meta(MetaRole::EgressPort)?;
+
+    let mut generated = Vec::new();
+    let mut hashes: BTreeSet<block::HashFn> = BTreeSet::new();
+    let mut stages = Vec::new();
+    let mut notes = Vec::new();
+    let mut latency = 0;
+
+    // Parser.
+    let parser_b = arch.blocks.iter().position(|b| b.role == Role::Parser).ok_or_else(|| RtlError::global("the architecture has no parser"))?;
+    let BlockRef::Parser(pid) = binding.blocks[parser_b] else { return Err(RtlError::global("the parser role is not a parser")) };
+    let parser = &program.parsers[pid.index()];
+    let mut pg = block::BlockGen::new(program, &tm, arch, &parser.block, &shared_of(parser_b))?;
+    let plan = parser::plan(&pg, parser)?;
+    let err_field = meta(MetaRole::ParserError).ok();
+    pg.parser = Some(block::ParserCtx {
+        offset: "off".into(),
+        window: "wbe".into(),
+        window_bits: plan.window_bytes * 8,
+        valid_bits: "wbits".into(),
+        error_field: err_field,
+        too_short: parser::error_code(&pg, "PacketTooShort"),
+        stack_oob: parser::error_code(&pg, "StackOutOfBounds"),
+        static_offset: Some(0),
+    });
+    pg.set_indent(2);
+    let mut init = String::new();
+    for (role, value) in [(MetaRole::IngressPort, "in_port"), (MetaRole::PacketLength, "in_pkt_len")] {
+        if let Ok(path) = meta(role) {
+            init.push_str(&format!("        {path} = $bits({path})'({value});\n"));
+        }
+    }
+    let body = parser::body(&mut pg, parser, &plan, "st")?;
+    let mut sp = String::new();
+    let st_w = parser::state_params(parser, &mut sp);
+    let start = parser.states.first().map(|s| format!("ST_{}", names::ident(&s.name).to_uppercase())).unwrap_or_else(|| "ST_ACCEPT".into());
+    hashes.extend(pg.hashes.keys().copied());
+    generated.push((format!("{prefix}_parser.sv"), top::parser_module(&prefix, plan.window_bytes, port_w, &sp, st_w, &start, &body, &pg.locals, &init)));
+    stages.push(StageInfo { block: "parser".into(), name: parser.block.name.clone(), cycles: 1 });
+    latency += 1;
+
+    // Controls in package order, the deparser last.
+    let mut next_word = 0u32;
+    let mut controls = Vec::new();
+    let mut all_tables = Vec::new();
+    let mut tm_after = 0;
+    let mut deparser = None;
+    for (b, role) in arch.blocks.iter().enumerate() {
+        if role.kind != BlockKind::Control {
+            continue;
+        }
+        let BlockRef::Control(cid) = binding.blocks[b] else { continue };
+        let control = &program.controls[cid.index()];
+        if role.role == Role::Deparser {
+            deparser = Some((b, control));
+            continue;
+        }
+        let role_name = format!("{:?}", role.role).to_lowercase();
+        let skip_dropped = matches!(role.role, Role::Egress | Role::ComputeChecksum);
+        let m = control::generate(program, &tm, arch, &layouts, &prefix, &role_name, control, &shared_of(b), opts.tables, &mut next_word, skip_dropped)?;
+        if role.role == Role::Ingress {
+            tm_after = controls.len();
+        }
+        for (name, cycles) in &m.stages {
+            stages.push(StageInfo { block: role_name.clone(), name: name.clone(), cycles: *cycles });
+        }
+        latency += m.latency;
+        hashes.extend(m.hashes.iter().copied());
+        let tables = m.tables.iter().map(|t| (t.sv_name.clone(), t.regs.base / 4, t.regs.words, t.regs.cmd)).collect();
+        controls.push((role_name, m.module.clone(), tables));
+        all_tables.extend(m.tables.iter().cloned());
+        if m.text.contains("counters are not kept") {
+            notes.push(format!("{}: counters are counted only by the software target", control.block.name));
+        }
+        generated.push((format!("{}.sv", m.module), m.text));
+    }
+    let (dep_b, dep) = deparser.ok_or_else(|| RtlError::global("the architecture has no deparser"))?;
+    let mut dg = block::BlockGen::new(program, &tm, arch, &dep.block, &shared_of(dep_b))?;
+    let hdr_bits = deparser::max_bits(&dg, &dep.body)?;
+    let hdr_bytes = hdr_bits.div_ceil(8).max(1);
+    dg.deparser = Some(deparser::DeparserCtx { vector: "obe".into(), vector_bits: hdr_bytes * 8, offset: "ooff".into() });
+    dg.set_indent(2);
+    dg.stmts(&dep.init)?;
+    dg.stmts(&dep.body)?;
+    let body = dg.take_out();
+    generated.push((format!("{prefix}_deparser.sv"), top::deparser_module(&prefix, hdr_bytes, port_w, &body, &dg.locals, &egress_spec, &egress_port)));
+    stages.push(StageInfo { block: "deparser".into(), name: dep.block.name.clone(), cycles: 1 });
+    latency += 1;
+
+    let hashes: Vec<_> = hashes.into_iter().collect();
+    let typedefs = tm.typedefs()?;
+    generated.insert(0, (format!("{prefix}_pkg.sv"), top::package(&prefix, &typedefs, &phv_members, &hashes)));
+    let spec = top::TopSpec {
+        prefix: &prefix,
+        port_w,
+        window_bytes: plan.window_bytes,
+        hdr_bytes,
+        ctrl_words: next_word,
+        controls,
+        tm_after,
+        egress_spec: egress_spec.clone(),
+        egress_port: egress_port.clone(),
+        data_w: opts.data_width,
+        fifo_depth: 512,
+    };
+    generated.push((format!("{prefix}_top.sv"), top::top(&spec)));
+
+    let mut hw_modules: Vec<String> = ["p4f_axis_fifo", "p4f_axil_regs", "p4f_pkt_split", "p4f_deparse_merge"].iter().map(|s| s.to_string()).collect();
+    if all_tables.iter().any(|t| t.kind == TableKind::ExactHash) {
+        hw_modules.push("p4f_table_exact_hash".into());
+    }
+    if all_tables.iter().any(|t| matches!(t.kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam)) {
+        hw_modules.push("p4f_table_tcam".into());
+    }
+    let hw_modules = hw::closure(&hw_modules);
+    let mut files: Vec<String> = hw_modules.iter().map(|m| format!("hw/{m}.sv")).collect();
+    files.extend(generated.iter().map(|(n, _)| n.clone()));
+    let manifest = Manifest {
+        top: format!("{prefix}_top"),
+        program: name.to_string(),
+        architecture: arch.name.to_string(),
+        data_width: opts.data_width,
+        clock_mhz: opts.clock_mhz,
+        port_width: port_w,
+        ports: serde_json::json!({
+            "in": {"stream": "s_axis", "tuser": "ingress port"},
+            "out": {"stream": "m_axis", "tdest": "egress port"},
+            "control": {"axi4_lite": "s_axil", "data_width": 32}
+        }),
+        parser_window_bytes: plan.window_bytes,
+        deparser_header_bytes: hdr_bytes,
+        pipeline_latency_cycles: latency,
+        stages,
+        tables: all_tables,
+        control_words: next_word,
+        status: serde_json::json!({"stall_cycles": next_word.max(1) * 4, "drops": next_word.max(1) * 4 + 4}),
+        files,
+        notes,
+    };
+    let _ = Type::Bool;
+    Ok(Design { generated, hw_modules, manifest })
+}
+
+fn block_of<'p>(p: &'p Program, b: &BlockRef) -> &'p p4_ir::Block {
+    match b {
+        BlockRef::Parser(id) => &p.parsers[id.index()].block,
+        BlockRef::Control(id) => &p.controls[id.index()].block,
+    }
+}
+
+/// The `hw/` runtime modules, embedded.
+pub mod hw {
+    include!(concat!(env!("OUT_DIR"), "/hw_modules.rs"));
+
+    /// The text of `hw/rtl/<name>.sv`.
+    pub fn module(name: &str) -> Option<&'static str> {
+        HW_MODULES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    }
+
+    /// `names` and every `hw/` module they instantiate, each after the modules it uses.
+    pub fn closure(names: &[String]) -> Vec<String> {
+        fn visit(name: &str, out: &mut Vec<String>) {
+            if out.iter().any(|n| n == name) {
+                return;
+            }
+            if let Some(text) = module(name) {
+                for (other, _) in HW_MODULES {
+                    let used = text.contains(&format!("{other} #(")) || text.contains(&format!("{other} u_"));
+                    if *other != name && used {
+                        visit(other, out);
+                    }
+                }
+            }
+            out.push(name.to_string());
+        }
+        let mut out = Vec::new();
+        for n in names {
+            visit(n, &mut out);
+        }
+        out
+    }
+}

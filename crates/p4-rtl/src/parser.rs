@@ -1,0 +1,365 @@
+//! The parser: P4's state machine evaluated over the first bytes of the packet.
+//!
+//! The states of a loop-free parser form a DAG, so visiting them once in topological order, each
+//! guarded by `if (st == <state>)`, walks exactly the path the packet takes: that is the whole
+//! parser, one combinational pass per packet, registered once (one packet per cycle). Extracts
+//! read a part-select of the window at the state's bit offset; where every path reaches a state
+//! at the same offset (the common case) the offset is a constant and the part-select is wiring.
+//! The window is the first `WIN` bytes of the packet (the most any path reads), collected by
+//! `p4f_pkt_split` as the beats arrive.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use num_traits::ToPrimitive;
+use p4_arch::MetaRole;
+use p4_ir::{Call, ExprKind, Keyset, Parser, Span, StateTarget, Stmt, Transition, Type, Value};
+
+use crate::block::BlockGen;
+use crate::error::{unsupported, Result, RtlError};
+use crate::names::ident;
+use crate::types::NEXT_INDEX;
+
+/// What the parser generator found out about the parser.
+pub struct ParserPlan {
+    /// States in topological order (indices into `Parser::states`).
+    pub order: Vec<usize>,
+    /// Per state: the bit offsets it can start at (`None`: more than one or unknown).
+    pub entry: Vec<Option<u32>>,
+    /// Bytes of the packet the parser can read at most.
+    pub window_bytes: u32,
+}
+
+/// Topological order and offsets; refuses loops and reads at run-time offsets.
+pub fn plan(g: &BlockGen, parser: &Parser) -> Result<ParserPlan> {
+    let n = parser.states.len();
+    let mut order = Vec::new();
+    let mut mark = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
+    fn visit(p: &Parser, s: usize, mark: &mut [u8], order: &mut Vec<usize>) -> Result<()> {
+        match mark[s] {
+            2 => return Ok(()),
+            1 => {
+                return unsupported(
+                    p.states[s].span,
+                    format!("parser state `{}` is reached again from itself (a loop); the mid-end unrolls bounded header-stack loops", p.states[s].name),
+                )
+            }
+            _ => {}
+        }
+        mark[s] = 1;
+        for t in successors(&p.states[s].transition) {
+            visit(p, t, mark, order)?;
+        }
+        mark[s] = 2;
+        order.push(s);
+        Ok(())
+    }
+    if n > 0 {
+        visit(parser, 0, &mut mark, &mut order)?;
+    }
+    order.reverse();
+    // Offsets: the set each state starts at, and the most it can be.
+    let mut sets: Vec<Option<BTreeSet<u32>>> = vec![Some(BTreeSet::new()); n];
+    let mut max_in = vec![0u32; n];
+    if n > 0 {
+        sets[0] = Some([0].into());
+    }
+    let mut window_bits = 0;
+    for &s in &order {
+        let st = &parser.states[s];
+        let (delta, max_delta) = body_reads(g, &st.body)?;
+        let out: Option<BTreeSet<u32>> = match (&sets[s], delta) {
+            (Some(set), Some(d)) => Some(set.iter().map(|o| o + d).collect()),
+            _ => None,
+        };
+        let max_out = max_in[s] + max_delta;
+        window_bits = window_bits.max(max_out).max(max_in[s] + lookahead_reach(g, &st.body)?);
+        for t in successors(&st.transition) {
+            max_in[t] = max_in[t].max(max_out);
+            sets[t] = match (&sets[t], &out) {
+                (Some(a), Some(b)) => Some(a.union(b).copied().collect()),
+                _ => None,
+            };
+        }
+    }
+    let entry = sets
+        .iter()
+        .map(|s| match s {
+            Some(set) if set.len() == 1 => set.iter().next().copied(),
+            _ => None,
+        })
+        .collect();
+    Ok(ParserPlan { order, entry, window_bytes: window_bits.div_ceil(8).max(1) })
+}
+
+fn successors(t: &Transition) -> Vec<usize> {
+    let targets: Vec<&StateTarget> = match t {
+        Transition::Goto(t) => vec![t],
+        Transition::Select { cases, .. } => cases.iter().map(|c| &c.target).collect(),
+    };
+    targets.into_iter().filter_map(|t| if let StateTarget::State(s) = t { Some(s.index()) } else { None }).collect()
+}
+
+/// Bits a state's body consumes: `Some(d)` when every packet consumes exactly `d`, and the most it
+/// can consume.
+fn body_reads(g: &BlockGen, body: &[Stmt]) -> Result<(Option<u32>, u32)> {
+    let mut exact = Some(0u32);
+    let mut max = 0u32;
+    for st in body {
+        match st {
+            Stmt::Call(c) => {
+                if let Some(bits) = consumed(g, c)? {
+                    exact = exact.map(|e| e + bits);
+                    max += bits;
+                }
+            }
+            Stmt::If { then, otherwise, .. } => {
+                let (a, ma) = body_reads(g, then)?;
+                let (b, mb) = body_reads(g, otherwise)?;
+                exact = match (exact, a, b) {
+                    (Some(e), Some(a), Some(b)) if a == b => Some(e + a),
+                    _ => None,
+                };
+                max += ma.max(mb);
+            }
+            Stmt::Block(b) => {
+                let (a, ma) = body_reads(g, b)?;
+                exact = exact.zip(a).map(|(e, a)| e + a);
+                max += ma;
+            }
+            _ => {}
+        }
+    }
+    Ok((exact, max))
+}
+
+/// Bits a packet_in call consumes (`None`: not a consuming call).
+fn consumed(g: &BlockGen, c: &Call) -> Result<Option<u32>> {
+    let p4_ir::Callee::Method { extern_type, method, .. } = &c.callee else { return Ok(None) };
+    if extern_type != "packet_in" {
+        return Ok(None);
+    }
+    match method.as_str() {
+        "extract" => {
+            let [arg] = &c.args[..] else { return unsupported(c.span, "extract of a varbit field (two-argument extract)") };
+            Ok(Some(g.width(&arg.expr.ty, c.span)? - 1))
+        }
+        "advance" => match &c.args.first().map(|a| &a.expr.kind) {
+            Some(ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value))) => Ok(Some(value.to_u32().unwrap_or(u32::MAX))),
+            _ => unsupported(c.span, "advance by an amount known only at run time"),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// How far past the current offset lookaheads read.
+fn lookahead_reach(g: &BlockGen, body: &[Stmt]) -> Result<u32> {
+    let mut reach = 0;
+    let mut consumed_so_far = 0;
+    for st in body {
+        let rhs = match st {
+            Stmt::Assign { rhs, .. } => Some(rhs),
+            Stmt::VarInit { init: Some(rhs), .. } => Some(rhs),
+            Stmt::Call(c) => {
+                consumed_so_far += consumed(g, c)?.unwrap_or(0);
+                None
+            }
+            _ => None,
+        };
+        if let Some(ExprKind::Call(c)) = rhs.map(|r| &r.kind) {
+            if matches!(&c.callee, p4_ir::Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead") {
+                let w = g.width(&rhs.map(|r| r.ty.clone()).unwrap_or(Type::Bool), c.span)?;
+                reach = reach.max(consumed_so_far + w);
+            }
+        }
+    }
+    Ok(reach)
+}
+
+/// Error code of a core error by name.
+pub fn error_code(g: &BlockGen, name: &str) -> u32 {
+    g.p.errors.iter().position(|e| e == name).unwrap_or(0) as u32
+}
+
+/// The parser's `always_comb` body: every state in order.
+pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) -> Result<String> {
+    g.stmts(&parser.init)?;
+    let err_w = g.width(&Type::Error, Span::DUMMY)?;
+    for &s in &plan.order {
+        let state = &parser.states[s];
+        if let Some(ctx) = g.parser.as_mut() {
+            ctx.static_offset = plan.entry[s];
+        }
+        g.open(format!("if ({st_var} == ST_{}) begin  // state {}", ident(&state.name).to_uppercase(), state.name));
+        g.stmts(&state.body)?;
+        let done = g.done.clone();
+        g.open(format!("if ({done}) begin"));
+        g.line(format!("{st_var} = ST_REJECT;"));
+        g.reopen("end else begin");
+        transition(g, &state.transition, st_var, err_w)?;
+        g.close("end");
+        g.close("end");
+    }
+    Ok(g.take_out())
+}
+
+fn target(t: &StateTarget, parser_states: &[p4_ir::ParserState]) -> String {
+    match t {
+        StateTarget::Accept => "ST_ACCEPT".into(),
+        StateTarget::Reject => "ST_REJECT".into(),
+        StateTarget::State(s) => format!("ST_{}", ident(&parser_states[s.index()].name).to_uppercase()),
+    }
+}
+
+fn transition(g: &mut BlockGen, t: &Transition, st_var: &str, err_w: u32) -> Result<()> {
+    let parser = current_parser(g)?;
+    match t {
+        Transition::Goto(t) => {
+            let tgt = target(t, &parser.states);
+            g.line(format!("{st_var} = {tgt};"));
+        }
+        Transition::Select { keys, cases } => {
+            let mut ks = Vec::new();
+            for k in keys {
+                ks.push((g.expr(k)?, k.clone()));
+            }
+            let mut first = true;
+            for c in cases {
+                let mut conds = Vec::new();
+                for (i, ksets) in c.keysets.iter().enumerate() {
+                    let Some((kx, ke)) = ks.get(i) else { continue };
+                    let cond = match ksets {
+                        Keyset::Any => continue,
+                        Keyset::Value(v) => format!("({kx} == {})", g.expr(v)?),
+                        Keyset::Mask(v, m) => {
+                            let (v, m) = (g.expr(v)?, g.expr(m)?);
+                            format!("(({kx} & {m}) == ({v} & {m}))")
+                        }
+                        Keyset::Range(lo, hi) => format!("({kx} >= {} && {kx} <= {})", g.expr(lo)?, g.expr(hi)?),
+                        Keyset::Lpm(v, len) => {
+                            let w = g.width(&ke.ty, ke.span)?;
+                            let shift = w.saturating_sub(*len);
+                            format!("(({kx} >> {shift}) == ({} >> {shift}))", g.expr(v)?)
+                        }
+                        Keyset::ValueSet(_) => return unsupported(ke.span, "a select on a value_set"),
+                    };
+                    conds.push(cond);
+                }
+                let cond = if conds.is_empty() { "1'b1".to_string() } else { conds.join(" && ") };
+                let tgt = target(&c.target, &parser.states);
+                g.line(format!("{}if ({cond}) {st_var} = {tgt};", if first { "" } else { "else " }));
+                first = false;
+            }
+            let no_match = error_code(g, "NoMatch");
+            let err = g.meta(MetaRole::ParserError);
+            let set_err = err.map(|e| format!(" {e} = {err_w}'d{no_match};")).unwrap_or_default();
+            g.line(format!("{}begin {st_var} = ST_REJECT;{set_err} end", if first { "" } else { "else " }));
+        }
+    }
+    Ok(())
+}
+
+fn current_parser<'a>(g: &BlockGen<'a>) -> Result<&'a Parser> {
+    g.p.parsers.iter().find(|p| std::ptr::eq(&p.block, g.block)).ok_or_else(|| RtlError::global("transition outside a parser"))
+}
+
+/// `packet_in` / `packet_out` calls inside statements.
+pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Call) -> Result<()> {
+    if extern_type == "packet_out" {
+        return crate::deparser::emit_call(g, method, call);
+    }
+    let Some(ctx) = g.parser.clone() else {
+        return unsupported(call.span, format!("packet_in.{method} outside the parser"));
+    };
+    let done = g.done.clone();
+    let err_w = g.width(&Type::Error, call.span)?;
+    let set_err = |code: u32| ctx.error_field.as_ref().map(|e| format!("{e} = {err_w}'d{code}; ")).unwrap_or_default();
+    let off = ctx.offset.clone();
+    match method {
+        "extract" => {
+            let [arg] = &call.args[..] else { return unsupported(call.span, "extract of a varbit field (two-argument extract)") };
+            let bits = g.width(&arg.expr.ty, call.span)? - 1;
+            let win = ctx.window_bits;
+            let slice = match ctx.static_offset {
+                Some(c) => format!("{}[{}:{}]", ctx.window, win - 1 - c, win - c - bits),
+                None => format!("{}[{} - {off} -: {bits}]", ctx.window, win - 1),
+            };
+            let short = format!("({off} + 32'd{bits} > {})", ctx.valid_bits);
+            if let ExprKind::StackNext(stack) = &arg.expr.kind {
+                let base = g.lval(stack)?;
+                let Type::Stack(_, n) = &stack.ty else { return unsupported(call.span, "next of something that is not a stack") };
+                g.line(format!(
+                    "if ({base}{NEXT_INDEX} >= {n}) begin {}{done} = 1'b1; end",
+                    set_err(ctx.stack_oob)
+                ));
+                g.line(format!("else if {short} begin {}{done} = 1'b1; end", set_err(ctx.too_short)));
+                g.line(format!(
+                    "else begin {base}[{base}{NEXT_INDEX}] = {{{slice}, 1'b1}}; {base}{NEXT_INDEX} = {base}{NEXT_INDEX} + 1'b1; {off} = {off} + 32'd{bits}; end"
+                ));
+            } else {
+                let path = g.lval(&arg.expr)?;
+                g.line(format!("if {short} begin {}{done} = 1'b1; end", set_err(ctx.too_short)));
+                g.line(format!("else begin {path} = {{{slice}, 1'b1}}; {off} = {off} + 32'd{bits}; end"));
+            }
+            if let Some(c) = g.parser.as_mut().and_then(|p| p.static_offset.as_mut()) {
+                *c += bits;
+            }
+        }
+        "advance" => {
+            let bits = consumed(g, call)?.unwrap_or(0);
+            g.line(format!(
+                "if ({off} + 32'd{bits} > {}) begin {}{done} = 1'b1; end else {off} = {off} + 32'd{bits};",
+                ctx.valid_bits,
+                set_err(ctx.too_short)
+            ));
+            if let Some(c) = g.parser.as_mut().and_then(|p| p.static_offset.as_mut()) {
+                *c += bits;
+            }
+        }
+        _ => return unsupported(call.span, format!("packet_in.{method} as a statement")),
+    }
+    Ok(())
+}
+
+/// `target = packet.lookahead<T>()`.
+pub fn lookahead(g: &mut BlockGen, target: &str, ty: &Type, call: &Call) -> Result<()> {
+    let Some(ctx) = g.parser.clone() else { return unsupported(call.span, "lookahead outside the parser") };
+    let w = g.width(ty, call.span)?;
+    let header = g.tm.is_header(ty);
+    let bits = if header { w - 1 } else { w };
+    let win = ctx.window_bits;
+    let slice = match ctx.static_offset {
+        Some(c) => format!("{}[{}:{}]", ctx.window, win - 1 - c, win - c - bits),
+        None => format!("{}[{} - {} -: {bits}]", ctx.window, win - 1, ctx.offset),
+    };
+    let done = g.done.clone();
+    let err_w = g.width(&Type::Error, call.span)?;
+    let set_err = ctx.error_field.as_ref().map(|e| format!("{e} = {err_w}'d{}; ", ctx.too_short)).unwrap_or_default();
+    g.line(format!("if ({} + 32'd{bits} > {}) begin {set_err}{done} = 1'b1; end", ctx.offset, ctx.valid_bits));
+    g.line(format!("else {target} = {};", if header { format!("{{{slice}, 1'b1}}") } else { slice }));
+    Ok(())
+}
+
+/// `verify(cond, error)`.
+pub fn verify(g: &mut BlockGen, call: &Call) -> Result<()> {
+    let [cond, err] = &call.args[..] else { return unsupported(call.span, "verify arguments") };
+    let c = g.expr(&cond.expr)?;
+    let e = g.expr(&err.expr)?;
+    let done = g.done.clone();
+    let field = g.parser.as_ref().and_then(|p| p.error_field.clone());
+    let set = field.map(|f| format!("{f} = {e}; ")).unwrap_or_default();
+    g.line(format!("if (!{c}) begin {set}{done} = 1'b1; end"));
+    Ok(())
+}
+
+/// State encoding: ACCEPT, REJECT, then every state.
+pub fn state_params(parser: &Parser, out: &mut String) -> u32 {
+    let n = parser.states.len() as u32 + 2;
+    let w = (32 - (n - 1).leading_zeros()).max(1);
+    let _ = writeln!(out, "    localparam logic [{}:0] ST_ACCEPT = {w}'d0;", w - 1);
+    let _ = writeln!(out, "    localparam logic [{}:0] ST_REJECT = {w}'d1;", w - 1);
+    for (i, s) in parser.states.iter().enumerate() {
+        let _ = writeln!(out, "    localparam logic [{}:0] ST_{} = {w}'d{};", w - 1, ident(&s.name).to_uppercase(), i + 2);
+    }
+    w
+}

@@ -1,0 +1,197 @@
+//! Match tables in hardware: which `hw/` table module implements each P4 table, how wide its key
+//! and result are, and where its control registers sit. The key and action-data layouts are the
+//! IR's ([`p4_ir::layout`]); this module only decides the hardware around them.
+//!
+//! Control registers of one table (32-bit words from `regs.base`, little-endian word order: word
+//! `j` holds bits `[32j +: 32]` of a packed value):
+//! - `key` (`key_words`): the key, packed as the key layout packs it (first field most significant);
+//! - `mask` (`key_words`, TCAM kinds only): which key bits an entry compares;
+//! - `data` (`data_words`): `{action index, action data}`, the action index (position in the table's
+//!   `actions` list) in the top `action_bits`, the action's data (its layout, most significant
+//!   first) right below it;
+//! - `index`: the entry slot (TCAM: the entry's position, lower wins; hash: `bucket * ways + way`);
+//! - `cmd`: writing it commits: bit 0 = the entry is valid (0 deletes the slot), bit 1 = write
+//!   `data` as the default action instead of an entry.
+
+use serde::Serialize;
+
+use p4_ir::layout::Layouts;
+use p4_ir::{MatchKind, Program, Span, Table, TableId};
+
+use crate::error::{unsupported, Result};
+use crate::names::ident;
+
+/// Latency of `p4f_table_tcam` and `p4f_table_exact_hash` in enabled cycles (their `LATENCY`).
+pub const LOOKUP_LATENCY: u32 = 2;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TableKind {
+    /// All keys exact: hashed, set-associative, in block RAM.
+    ExactHash,
+    /// All keys exact, parallel compare (by option).
+    ExactBcam,
+    /// Any ternary/optional key: TCAM emulation.
+    Ternary,
+    /// One LPM key (others exact): TCAM emulation, entries sorted by prefix length.
+    Lpm,
+    /// No key: every apply misses and runs the default action.
+    Keyless,
+}
+
+/// Where a table's control registers are (word offsets from `base`, a byte address).
+#[derive(Clone, Debug, Serialize)]
+pub struct RegBlock {
+    pub base: u32,
+    pub key: u32,
+    pub key_words: u32,
+    pub mask: u32,
+    pub data: u32,
+    pub data_words: u32,
+    pub index: u32,
+    pub cmd: u32,
+    pub words: u32,
+}
+
+/// One table as built.
+#[derive(Clone, Debug, Serialize)]
+pub struct TableHw {
+    /// Control-plane name.
+    pub name: String,
+    #[serde(skip)]
+    pub id: TableId,
+    /// Signal prefix in the generated code.
+    pub sv_name: String,
+    pub kind: TableKind,
+    /// Capacity in entries.
+    pub entries: u32,
+    /// Hash tables: buckets and ways (`entries = buckets * ways`).
+    pub buckets: u32,
+    pub ways: u32,
+    pub key_bits: u32,
+    pub action_bits: u32,
+    pub data_bits: u32,
+    pub latency: u32,
+    pub regs: RegBlock,
+    /// Action names by action index.
+    pub actions: Vec<String>,
+}
+
+impl TableHw {
+    /// Width of the result word `{action index, data}`.
+    pub fn result_bits(&self) -> u32 {
+        self.action_bits + self.data_bits
+    }
+}
+
+/// Options that choose table implementations.
+#[derive(Clone, Copy, Debug)]
+pub struct TableOptions {
+    /// Exact tables as BCAM instead of hash.
+    pub exact_bcam: bool,
+    /// Largest TCAM built (entries beyond are refused).
+    pub max_tcam_entries: u32,
+}
+
+impl Default for TableOptions {
+    fn default() -> Self {
+        TableOptions { exact_bcam: false, max_tcam_entries: 4096 }
+    }
+}
+
+fn bits_for(n: u32) -> u32 {
+    if n <= 1 {
+        1
+    } else {
+        32 - (n - 1).leading_zeros()
+    }
+}
+
+/// Plans table `id`; `next_word` is the first free control word (advanced past this table).
+pub fn plan(p: &Program, layouts: &Layouts, id: TableId, opts: &TableOptions, next_word: &mut u32, span: Span) -> Result<TableHw> {
+    let t: &Table = &p.tables[id.index()];
+    let key = &layouts.keys[id.index()];
+    if !key.selector_keys.is_empty() || t.implementation.is_some() {
+        return unsupported(span, format!("table `{}` uses an action profile or selector", t.name));
+    }
+    if t.direct_meter.is_some() {
+        return unsupported(span, format!("table `{}` has a direct meter", t.name));
+    }
+    let mut kinds = key.fields.iter().map(|f| &f.match_kind);
+    let kind = if key.fields.is_empty() {
+        TableKind::Keyless
+    } else if kinds.clone().any(|k| matches!(k, MatchKind::Range)) {
+        return unsupported(span, format!("table `{}` has a range key", t.name));
+    } else if let Some(k) = kinds.find(|k| !matches!(k, MatchKind::Exact | MatchKind::Ternary | MatchKind::Lpm | MatchKind::Optional)) {
+        return unsupported(span, format!("table `{}` has a `{k:?}` key", t.name));
+    } else if key.fields.iter().any(|f| matches!(f.match_kind, MatchKind::Ternary | MatchKind::Optional)) {
+        TableKind::Ternary
+    } else if key.fields.iter().any(|f| matches!(f.match_kind, MatchKind::Lpm)) {
+        TableKind::Lpm
+    } else if opts.exact_bcam {
+        TableKind::ExactBcam
+    } else {
+        TableKind::ExactHash
+    };
+    let size = t.size.unwrap_or(1024).clamp(1, 1 << 20) as u32;
+    let (entries, buckets, ways) = match kind {
+        TableKind::ExactHash => {
+            let ways = 4;
+            let buckets = size.div_ceil(ways).next_power_of_two().max(2);
+            (buckets * ways, buckets, ways)
+        }
+        TableKind::Keyless => (0, 0, 0),
+        _ => {
+            if size > opts.max_tcam_entries {
+                return unsupported(
+                    span,
+                    format!("table `{}` of {size} entries needs a TCAM larger than {} entries", t.name, opts.max_tcam_entries),
+                );
+            }
+            (size, 0, 0)
+        }
+    };
+    let data_bits = t.actions.iter().map(|a| layouts.actions[a.action.index()].total_bits).max().unwrap_or(0).max(1);
+    let action_bits = bits_for(t.actions.len() as u32);
+    let key_bits = key.total_bits.max(1);
+    let key_words = key_bits.div_ceil(32);
+    let data_words = (action_bits + data_bits).div_ceil(32);
+    let tcam = matches!(kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam);
+    let mask = key_words;
+    let data = mask + if tcam { key_words } else { 0 };
+    let index = data + data_words;
+    let cmd = index + 1;
+    let words = cmd + 1;
+    let regs = RegBlock { base: *next_word * 4, key: 0, key_words, mask, data, data_words, index, cmd, words };
+    *next_word += words;
+    Ok(TableHw {
+        name: t.name.clone(),
+        id,
+        sv_name: ident(&t.name),
+        kind,
+        entries,
+        buckets,
+        ways,
+        key_bits,
+        action_bits,
+        data_bits,
+        latency: if kind == TableKind::Keyless { 0 } else { LOOKUP_LATENCY },
+        regs,
+        actions: t.actions.iter().map(|a| p.actions[a.action.index()].name.clone()).collect(),
+    })
+}
+
+/// The CRC-32 bucket of `p4f_table_exact_hash` for a key of `key_bits` bits (the key given as
+/// big-endian bytes, right-aligned), exactly as the hardware computes it.
+pub fn hash_bucket(key: &[u8], key_bits: u32, buckets: u32) -> u32 {
+    let mut crc: u32 = 0;
+    let total = key.len() as u32 * 8;
+    for i in (0..key_bits).rev() {
+        // bit i of the key counts from the least significant end.
+        let pos = total - 1 - i;
+        let bit = (key[(pos / 8) as usize] >> (7 - pos % 8)) & 1;
+        let fb = ((crc >> 31) as u8 & 1) ^ bit;
+        crc = (crc << 1) ^ if fb == 1 { 0x04C1_1DB7 } else { 0 };
+    }
+    crc & (buckets - 1)
+}

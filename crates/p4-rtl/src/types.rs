@@ -1,0 +1,200 @@
+//! P4 types as SystemVerilog packed types. Each struct, header and union of the program becomes a
+//! `typedef struct packed` named after it, fields in declaration order, so `hdr.ipv4.ttl` in P4 is
+//! `phv.hdr.ipv4.ttl` in the generated code. A header's fields come first and its validity bit
+//! `valid_` last: the fields part is then exactly the header's wire bits, most significant first
+//! (`h[$bits(h)-1:1]`), which the parser fills and the deparser emits with one part-select.
+//!
+//! Scalars take the widths of [`p4_ir::layout::scalar_width`] (the one place widths of scalars are
+//! decided), so a table key of type `error` is as wide here as in the key layout.
+
+use std::fmt::Write;
+
+use p4_ir::layout::scalar_width;
+use p4_ir::{Program, Type, TypeDef, TypeId};
+
+use crate::error::{Result, RtlError};
+use crate::names::Scope;
+
+/// Suffix of the generated field that holds a header stack's next index.
+pub const NEXT_INDEX: &str = "_nidx_";
+
+/// The SystemVerilog view of a program's types.
+pub struct TypeMap<'p> {
+    p: &'p Program,
+    names: Vec<Option<String>>,
+}
+
+/// Width of the next-index field of a stack of `n` elements (holds 0..=n).
+pub fn next_index_width(n: u32) -> u32 {
+    32 - n.leading_zeros().min(31)
+}
+
+impl<'p> TypeMap<'p> {
+    /// Names every struct-like type; `reserved` are names the caller uses in the same package.
+    pub fn new(p: &'p Program, reserved: &[&str]) -> TypeMap<'p> {
+        let mut scope = Scope::default();
+        for r in reserved {
+            scope.fresh(r);
+        }
+        let names = p
+            .types
+            .iter()
+            .map(|t| match t {
+                TypeDef::Struct { name, .. } | TypeDef::Header { name, .. } | TypeDef::Union { name, .. } => {
+                    Some(scope.fresh(&if name.ends_with("_t") { name.clone() } else { format!("{name}_t") }))
+                }
+                _ => None,
+            })
+            .collect();
+        TypeMap { p, names }
+    }
+
+    pub fn program(&self) -> &'p Program {
+        self.p
+    }
+
+    /// The typedef name of a struct, header or union.
+    pub fn name(&self, id: TypeId) -> Option<&str> {
+        self.names.get(id.index()).and_then(|n| n.as_deref())
+    }
+
+    pub fn is_header(&self, ty: &Type) -> bool {
+        matches!(ty, Type::Named(id) if matches!(self.p.types.get(id.index()), Some(TypeDef::Header { .. })))
+    }
+
+    pub fn is_aggregate(&self, ty: &Type) -> bool {
+        matches!(ty, Type::Named(id) if self.names.get(id.index()).is_some_and(|n| n.is_some())) || matches!(ty, Type::Stack(..))
+    }
+
+    /// Packed width in bits (a header's includes its validity bit; a stack's its elements only).
+    pub fn width(&self, ty: &Type) -> Result<u32> {
+        Ok(match ty {
+            Type::Stack(elem, n) => self.width(elem)? * n,
+            Type::Named(id) => match self.p.types.get(id.index()) {
+                Some(TypeDef::Struct { fields, .. }) | Some(TypeDef::Union { fields, .. }) => {
+                    let mut w = 0;
+                    for f in fields {
+                        w += self.field_width(&f.ty)?;
+                    }
+                    w
+                }
+                Some(TypeDef::Header { fields, .. }) => {
+                    let mut w = 1;
+                    for f in fields {
+                        w += self.width(&f.ty)?;
+                    }
+                    w
+                }
+                _ => scalar_width(self.p, ty),
+            },
+            Type::Varbit(_) => return Err(RtlError::global("varbit fields are outside the hardware subset")),
+            Type::Bits { width: 0, .. } => return Err(RtlError::global("bit<0> fields are outside the hardware subset")),
+            Type::Tuple(_) | Type::String | Type::Void | Type::MatchKind => {
+                return Err(RtlError::global(format!("a value of type {ty:?} cannot be held in hardware")))
+            }
+            _ => scalar_width(self.p, ty),
+        })
+    }
+
+    /// Width a struct field of type `ty` takes (a stack adds its next-index field).
+    fn field_width(&self, ty: &Type) -> Result<u32> {
+        Ok(match ty {
+            Type::Stack(_, n) => self.width(ty)? + next_index_width(*n),
+            _ => self.width(ty)?,
+        })
+    }
+
+    /// The declaration type of a scalar or aggregate (for a stack: the element type and the
+    /// packed dimension, e.g. `vlan_t [1:0]`).
+    pub fn sv(&self, ty: &Type) -> Result<String> {
+        Ok(match ty {
+            Type::Named(id) if self.name(*id).is_some() => self.name(*id).unwrap_or_default().to_string(),
+            Type::Stack(elem, n) => format!("{} [{}:0]", self.sv(elem)?, n - 1),
+            _ => logic(self.width(ty)?),
+        })
+    }
+
+    /// Fields of a struct-like type.
+    pub fn fields(&self, ty: &Type) -> &'p [p4_ir::FieldDef] {
+        match ty {
+            Type::Named(id) => self.p.types.get(id.index()).map(|t| t.fields()).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// Every typedef, each after the types its fields use.
+    pub fn typedefs(&self) -> Result<String> {
+        let mut out = String::new();
+        let mut done = vec![false; self.p.types.len()];
+        for i in 0..self.p.types.len() {
+            self.emit(TypeId(i as u32), &mut done, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn emit(&self, id: TypeId, done: &mut [bool], out: &mut String) -> Result<()> {
+        if done[id.index()] {
+            return Ok(());
+        }
+        done[id.index()] = true;
+        let Some(name) = self.name(id) else { return Ok(()) };
+        let def = &self.p.types[id.index()];
+        for f in def.fields() {
+            if let Some(inner) = named_in(&f.ty) {
+                self.emit(inner, done, out)?;
+            }
+        }
+        let kind = match def {
+            TypeDef::Header { .. } => "header",
+            TypeDef::Union { .. } => "header_union",
+            _ => "struct",
+        };
+        let _ = writeln!(out, "    // P4 {kind} {}", def_name(def));
+        let _ = writeln!(out, "    typedef struct packed {{");
+        for f in def.fields() {
+            let fname = crate::names::ident(&f.name);
+            let w = self.width(&f.ty).map_err(|e| RtlError::global(format!("field `{}` of `{}`: {}", f.name, def_name(def), e.message)))?;
+            let _ = w;
+            let _ = writeln!(out, "        {} {fname};", self.sv(&f.ty)?);
+            if let Type::Stack(_, n) = &f.ty {
+                let _ = writeln!(out, "        {} {fname}{NEXT_INDEX};", logic(next_index_width(*n)));
+            }
+        }
+        if matches!(def, TypeDef::Header { .. }) {
+            let _ = writeln!(out, "        logic valid_;");
+        }
+        if def.fields().is_empty() && !matches!(def, TypeDef::Header { .. }) {
+            // SystemVerilog has no empty packed struct; one unused bit stands in.
+            let _ = writeln!(out, "        logic empty_;");
+        }
+        let _ = writeln!(out, "    }} {name};\n");
+        Ok(())
+    }
+}
+
+/// `logic [w-1:0]` (or plain `logic` for one bit).
+pub fn logic(w: u32) -> String {
+    if w == 1 {
+        "logic".to_string()
+    } else {
+        format!("logic [{}:0]", w - 1)
+    }
+}
+
+fn named_in(ty: &Type) -> Option<TypeId> {
+    match ty {
+        Type::Named(id) => Some(*id),
+        Type::Stack(elem, _) => named_in(elem),
+        _ => None,
+    }
+}
+
+fn def_name(def: &TypeDef) -> &str {
+    match def {
+        TypeDef::Struct { name, .. }
+        | TypeDef::Header { name, .. }
+        | TypeDef::Union { name, .. }
+        | TypeDef::Enum { name, .. }
+        | TypeDef::Extern { name, .. } => name,
+    }
+}

@@ -1,0 +1,99 @@
+//! `p4forge rtl PROGRAM.p4 --out DIR`: the hardware target. Compiles, lowers (the mid-end), and
+//! generates SystemVerilog (`p4_rtl::generate`) into a self-contained directory: the generated
+//! modules, copies of the `hw/` modules they use, `files.f` (compile order, relative paths) and
+//! `manifest.json`. Each file is written under a temporary name and renamed into place.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{CliError, CliResult};
+use crate::frontend;
+
+/// Options of the generator the CLI exposes.
+#[derive(Clone, Debug, clap::Args)]
+pub struct RtlOptions {
+    /// Stream width in bits (multiple of 64).
+    #[arg(long, default_value_t = 512)]
+    pub width: u32,
+    /// Pipeline clock in MHz (for reports).
+    #[arg(long, default_value_t = 250.0)]
+    pub clock: f64,
+    /// Build exact-match tables as BCAMs (parallel compare) instead of hash tables.
+    #[arg(long)]
+    pub exact_bcam: bool,
+}
+
+impl RtlOptions {
+    pub fn options(&self) -> CliResult<p4_rtl::Options> {
+        if self.width < 64 || self.width % 64 != 0 || self.width > 4096 {
+            return Err(CliError::input(format!("--width {}: a multiple of 64 from 64 to 4096", self.width)));
+        }
+        if !(self.clock > 0.0 && self.clock < 2000.0) {
+            return Err(CliError::input(format!("--clock {}: MHz, above 0 and below 2000", self.clock)));
+        }
+        let mut o = p4_rtl::Options { data_width: self.width, clock_mhz: self.clock, ..Default::default() };
+        o.tables.exact_bcam = self.exact_bcam;
+        Ok(o)
+    }
+}
+
+/// Compiles `program` to a design (the located refusal of anything outside the hardware subset is
+/// an exit-1 error).
+pub fn design(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) -> CliResult<(p4_rtl::Design, frontend::Compiled)> {
+    let compiled = frontend::compile(program, includes)?.lowered(program)?;
+    p4_io::eprint_safe!("{}", compiled.warnings);
+    if compiled.program.main.type_name.is_empty() {
+        return Err(CliError::failed(format!("{}: {}, so there is nothing to build", program.display(), p4_sema::NO_MAIN_MESSAGE)));
+    }
+    let name = program.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "p4".into());
+    match p4_rtl::generate(&compiled.program, &name, opts) {
+        Ok(d) => Ok((d, compiled)),
+        Err(e) => Err(CliError::failed(format!("{} cannot be built for the hardware target", program.display()))
+            .with_detail(frontend::render_error_at(Some(e.span), e.to_string(), &compiled.sources))),
+    }
+}
+
+/// Writes `design` into `out` (created if missing).
+pub fn write_design(design: &p4_rtl::Design, out: &Path) -> CliResult<()> {
+    p4_io::output::create_dir(out).map_err(|e| CliError::output(e.to_string()))?;
+    let hw_dir = out.join("hw");
+    p4_io::output::create_dir(&hw_dir).map_err(|e| CliError::output(e.to_string()))?;
+    let mut missing = Vec::new();
+    for m in &design.hw_modules {
+        match p4_rtl::hw::module(m) {
+            Some(text) => write(&hw_dir.join(format!("{m}.sv")), text.as_bytes())?,
+            None => missing.push(m.as_str()),
+        }
+    }
+    for (name, text) in &design.generated {
+        write(&out.join(name), text.as_bytes())?;
+    }
+    let files = design.manifest.files.join("\n") + "\n";
+    write(&out.join("files.f"), files.as_bytes())?;
+    let manifest = serde_json::to_string_pretty(&design.manifest).map_err(|e| CliError::failed(e.to_string()))? + "\n";
+    write(&out.join("manifest.json"), manifest.as_bytes())?;
+    if !missing.is_empty() {
+        return Err(CliError::failed(format!("this p4forge was built without the hw modules {} (the design in {} is incomplete)", missing.join(", "), out.display())));
+    }
+    Ok(())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> CliResult<()> {
+    p4_io::output::write(path, bytes).map_err(|e| CliError::output(e.to_string()))
+}
+
+/// `p4forge rtl`.
+pub fn rtl(program: &Path, includes: &[PathBuf], out: &Path, opts: &RtlOptions) -> CliResult<String> {
+    let (design, _) = design(program, includes, &opts.options()?)?;
+    write_design(&design, out)?;
+    let m = &design.manifest;
+    Ok(format!(
+        "{}: {} files in {} (top {}, {} tables, pipeline {} cycles, parser window {} bytes)\n",
+        program.display(),
+        m.files.len(),
+        out.display(),
+        m.top,
+        m.tables.len(),
+        m.pipeline_latency_cycles,
+        m.parser_window_bytes
+    ))
+}
