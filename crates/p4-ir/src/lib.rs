@@ -514,6 +514,12 @@ pub struct Expr {
 pub enum ApplyResult {
     Hit,
     Miss,
+    /// `t.apply().action_run` as a value: the [`ActionId`] index of the action that ran (an entry's or
+    /// the default action), of type `bit<32>`. Sema keeps `switch (t.apply().action_run)` as
+    /// [`Stmt::SwitchAction`]; the mid-end turns it into `init v = t.apply().action_run;` and a
+    /// [`Stmt::SwitchValue`] on `v` whose labels are `32w<action id>` (the `#N` of `action #N` in
+    /// the text form). A pass that renumbers actions must rewrite those labels.
+    ActionRun,
 }
 
 #[derive(Clone, Debug)]
@@ -541,7 +547,8 @@ pub enum ExprKind {
     Cast(Box<Expr>),
     /// A value-returning call (function, extern method such as `lookahead`, `isValid()`...).
     Call(Box<Call>),
-    /// `t.apply().hit` / `.miss` — applies the table.
+    /// `t.apply().hit` / `.miss` (`bool`) or `.action_run` (`bit<32>`, see [`ApplyResult::ActionRun`])
+    /// — applies the table.
     ApplyTable(TableId, ApplyResult),
     /// A struct, header (valid) or tuple built from field values in field order.
     Aggregate(Vec<Expr>),

@@ -188,6 +188,7 @@ impl<'p> Printer<'p> {
                 let r = match r {
                     ApplyResult::Hit => "hit",
                     ApplyResult::Miss => "miss",
+                    ApplyResult::ActionRun => "action_run",
                 };
                 format!("{}.apply().{r}", self.table_name(*t))
             }
@@ -885,6 +886,7 @@ pub fn infer_type(prog: &Program, vars: &[Var], k: &ExprKind) -> Option<Type> {
             Callee::Builtin { builtin: Builtin::IsValid, .. } => Type::Bool,
             _ => Type::Void,
         },
+        ExprKind::ApplyTable(_, ApplyResult::ActionRun) => Type::bit(32),
         ExprKind::ApplyTable(..) => Type::Bool,
         ExprKind::Extern(x) => {
             let x = prog.externs.get(x.index())?;

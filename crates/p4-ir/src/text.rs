@@ -1705,15 +1705,17 @@ impl<'t> Reader<'t> {
                         _ => self.eat_kw(k),
                     };
                     if !ok {
-                        return self.err("expected `.apply().hit` or `.apply().miss`");
+                        return self.err("expected `.apply().hit`, `.apply().miss` or `.apply().action_run`");
                     }
                 }
                 let r = if self.eat_kw("hit") {
                     ApplyResult::Hit
                 } else if self.eat_kw("miss") {
                     ApplyResult::Miss
+                } else if self.eat_kw("action_run") {
+                    ApplyResult::ActionRun
                 } else {
-                    return self.err("expected `hit` or `miss`");
+                    return self.err("expected `hit`, `miss` or `action_run`");
                 };
                 self.mk(ExprKind::ApplyTable(TableId(t), r))
             }

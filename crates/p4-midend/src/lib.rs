@@ -22,7 +22,8 @@
 //! 1. [`passes::inline_controls`] — sub-controls applied once are replaced by their bodies.
 //! 2. [`passes::inline_parsers`] — sub-parsers applied once become states of their caller.
 //! 3. [`passes::hoist_effects`] — table applies and value-returning calls used inside expressions
-//!    become statements of their own writing a temporary (`init t_hit = t.apply().hit;`);
+//!    become statements of their own writing a temporary (`init t_hit = t.apply().hit;`,
+//!    `init t_action_run = t.apply().action_run;` before a switch on the action that ran);
 //!    short-circuit operators and `?:` with effects become `if`s.
 //! 4. [`passes::inline_functions`] — function calls are replaced by their bodies.
 //! 5. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.

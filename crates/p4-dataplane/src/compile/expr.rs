@@ -250,6 +250,12 @@ impl Compiler<'_> {
                 }
             }
             ExprKind::Call(call) => self.call_value(b, call, &e.ty)?,
+            // The action's `exit` is not seen here (nor for hit/miss): the mid-end makes
+            // `action_run` a value only for tables none of whose actions may exit.
+            ExprKind::ApplyTable(t, p4_ir::ApplyResult::ActionRun) => {
+                let t = t.index();
+                Arc::new(move |p, c| crate::exec::TableProg::apply(p, c, t).action as u128)
+            }
             ExprKind::ApplyTable(t, res) => {
                 let t = t.index();
                 let want_hit = *res == p4_ir::ApplyResult::Hit;

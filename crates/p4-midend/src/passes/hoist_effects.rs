@@ -3,8 +3,11 @@
 //!
 //! - A table apply used as a value becomes an explicit boolean: `if (t.apply().hit) ...` turns into
 //!   `init t_hit = t.apply().hit; if (t_hit) ...` (`_miss` likewise). A back end then sees every
-//!   apply as a statement whose result is a variable. (`switch (t.apply().action_run)` stays a
-//!   `SwitchAction` statement: the IR has no expression for the action that ran.)
+//!   apply as a statement whose result is a variable. `switch (t.apply().action_run)` likewise
+//!   becomes `init t_action_run = t.apply().action_run;` (the id of the action that ran, `bit<32>`)
+//!   and `switch (t_action_run) { 32w<id>: ... }` with one label per action id — except for a table
+//!   one of whose actions may `exit`: the dataplane sees an action's `exit` only in the statement
+//!   forms, so that switch stays a `SwitchAction`.
 //! - A value-returning call (an extern method such as `lookahead`, a checksum's `get`, a function:
 //!   the pass runs before `inline-functions`, which then inlines it there) becomes
 //!   `init <method>_value = call;`. An assignment whose whole right-hand side is one such effect with
@@ -21,10 +24,12 @@
 //! table keys have no statement in front of them and are left alone.
 
 use crate::rewrite::{var_expr, Guard, OperandRewriter};
-use crate::util::{bodies, fresh_var, has_effects, put_body, root_var, take_body, vars_mut};
+use crate::util::{any_stmt, bodies, fresh_var, has_effects, put_body, root_var, take_body, vars_mut};
+use num_bigint::BigInt;
 use crate::{Pass, PassError};
 use p4_ir::{
-    ApplyResult, BinOp, Builtin, Callee, Direction, Expr, ExprKind, Program, Stmt, Type, UnOp, Var, VarId, VarKind,
+    ActionId, ApplyResult, BinOp, Builtin, Call, Callee, Direction, Expr, ExprKind, Program, Stmt, Type, UnOp, Value,
+    Var, VarId, VarKind,
 };
 
 pub const NAME: &str = "hoist-effects";
@@ -48,10 +53,12 @@ impl Pass for HoistEffects {
                     .replace(|c: char| !c.is_ascii_alphanumeric() && c != '_', "_")
             })
             .collect();
+        let run_as_value: Vec<bool> =
+            program.tables.iter().map(|t| t.actions.iter().all(|a| !may_exit(program, a.action, 0))).collect();
         for (block, body) in bodies(program) {
             let mut stmts = take_body(program, body);
             if let Some(vars) = vars_mut(program, &block) {
-                let mut h = Hoister { vars, tables: &table_names };
+                let mut h = Hoister { vars, tables: &table_names, run_as_value: &run_as_value };
                 stmts = h.list(stmts);
             }
             put_body(program, body, stmts);
@@ -63,6 +70,19 @@ impl Pass for HoistEffects {
 struct Hoister<'a> {
     vars: &'a mut Vec<Var>,
     tables: &'a [String],
+    /// Per table: `switch (t.apply().action_run)` becomes a switch on a value.
+    run_as_value: &'a [bool],
+}
+
+/// True if action `a` (or an action it calls) may `exit`.
+fn may_exit(program: &Program, a: ActionId, depth: u32) -> bool {
+    let Some(action) = program.actions.get(a.index()) else { return false };
+    depth > 16
+        || any_stmt(&action.body, &|s| match s {
+            Stmt::Exit(_) => true,
+            Stmt::Call(Call { callee: Callee::Action(b), .. }) => may_exit(program, *b, depth + 1),
+            _ => false,
+        })
 }
 
 impl OperandRewriter for Hoister<'_> {
@@ -72,6 +92,17 @@ impl OperandRewriter for Hoister<'_> {
             // form this pass produces (the value lands in `x`).
             Stmt::Assign { ref rhs, .. } if is_single_effect(rhs) => out.push(s),
             Stmt::VarInit { init: Some(ref e), .. } if is_single_effect(e) => out.push(s),
+            // `switch (t.apply().action_run)` becomes `init t_action_run = t.apply().action_run;` and
+            // a switch on that value, labelled with action ids.
+            Stmt::SwitchAction { table, cases, span } if self.run_as_value.get(table.index()) == Some(&true) => {
+                let name = format!("{}_action_run", self.tables.get(table.index()).map(String::as_str).unwrap_or("table"));
+                let tmp = self.temp(&name, Type::bit(32));
+                let apply = Expr::new(Type::bit(32), ExprKind::ApplyTable(table, ApplyResult::ActionRun), span);
+                out.push(Stmt::VarInit { var: tmp, init: Some(apply), span });
+                let label = |a: ActionId| Value::Bits { width: 32, signed: false, value: BigInt::from(a.0) };
+                let cases = cases.into_iter().map(|(a, l)| (a.map(label), self.list(l))).collect();
+                out.push(Stmt::SwitchValue { expr: var_expr(tmp, Type::bit(32), span), cases, span });
+            }
             _ => self.walk_stmt(s, out),
         }
     }
@@ -132,11 +163,12 @@ impl OperandRewriter for Hoister<'_> {
                 let suffix = match r {
                     ApplyResult::Hit => "hit",
                     ApplyResult::Miss => "miss",
+                    ApplyResult::ActionRun => "action_run",
                 };
                 let name = format!("{}_{suffix}", self.tables.get(t.index()).map(String::as_str).unwrap_or("table"));
-                let tmp = self.temp(&name, Type::Bool);
+                let tmp = self.temp(&name, e.ty.clone());
                 let whole = std::mem::replace(&mut e.kind, ExprKind::Var(tmp));
-                pre.push(Stmt::VarInit { var: tmp, init: Some(Expr::new(Type::Bool, whole, span)), span });
+                pre.push(Stmt::VarInit { var: tmp, init: Some(Expr::new(e.ty.clone(), whole, span)), span });
                 g.reads.insert(tmp);
             }
             ExprKind::Call(call) => {
