@@ -11,7 +11,7 @@
 //! back ends use. `p4-arch` depends on `p4-ir` only; nothing in `p4-ir` depends on it.
 
 pub use p4_ir::arch::*;
-use p4_ir::{BlockRef, ControlId, PackageArg, ParserId, Program};
+use p4_ir::{BlockRef, ControlId, Package, PackageArg, ParserId, Program};
 
 /// The v1model description (a copy of the one static description; cheap: it holds only
 /// references to static tables).
@@ -68,11 +68,21 @@ impl Binding {
 pub fn bind(program: &Program) -> Result<Binding, String> {
     let pkg = &program.main.type_name;
     let arch = of(program).ok_or_else(|| format!("package `{pkg}`: no architecture description (known: {})", known()))?;
-    if program.main.args.len() != arch.blocks.len() {
-        return Err(format!("{pkg} needs {} blocks, the program gives {}", arch.blocks.len(), program.main.args.len()));
+    bind_as(arch, program)
+}
+
+/// Binds `program` to `arch` (which need not be registered in [`ALL`]): the instance at each
+/// block's position ([`BlockRole::at`], through nested packages).
+pub fn bind_as(arch: &'static Architecture, program: &Program) -> Result<Binding, String> {
+    let pkg = &program.main.type_name;
+    if program.main.args.len() != arch.args {
+        return Err(format!("{pkg} needs {} arguments, the program gives {}", arch.args, program.main.args.len()));
     }
     let mut blocks = Vec::new();
-    for ((name, arg), role) in program.main.args.iter().zip(arch.blocks) {
+    for role in arch.blocks {
+        let Some((name, arg)) = arg_at(&program.main, role.at) else {
+            return Err(format!("{pkg} has no argument at {:?} (its {:?} block)", role.at, role.role));
+        };
         blocks.push(match (arg, role.kind) {
             (PackageArg::Parser(p), BlockKind::Parser) => BlockRef::Parser(*p),
             (PackageArg::Control(c), BlockKind::Control) => BlockRef::Control(*c),
@@ -80,6 +90,17 @@ pub fn bind(program: &Program) -> Result<Binding, String> {
         });
     }
     Ok(Binding { arch, blocks, port_width: arch.port_width(program) })
+}
+
+/// The argument of `pkg` at argument positions `at`, through nested packages.
+fn arg_at<'p>(pkg: &'p Package, at: &[usize]) -> Option<(&'p str, &'p PackageArg)> {
+    let (first, rest) = at.split_first()?;
+    let (name, arg) = pkg.args.get(*first)?;
+    match (rest.is_empty(), arg) {
+        (true, _) => Some((name, arg)),
+        (false, PackageArg::Package(inner)) => arg_at(inner, rest),
+        (false, _) => None,
+    }
 }
 
 /// The extern instances `table` keeps one cell of per entry (v1model's `counters =` and `meters =`

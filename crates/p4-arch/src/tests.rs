@@ -326,5 +326,127 @@ fn meta_roles_index_their_array() {
     for (r, _) in v1model().intrinsic {
         assert!(MetaRole::ALL.contains(r), "{r:?}");
     }
-    assert_eq!(MetaRole::COUNT, v1model().intrinsic.len());
+    // ... and every role is played by some described architecture.
+    for r in MetaRole::ALL {
+        assert!([v1model(), psa::PSA.clone()].iter().any(|a| a.field(r).is_some()), "{r:?}");
+    }
+}
+
+/// A PSA-shaped program: the parts of `psa.p4` the description names (its metadata structs,
+/// some externs, the six block types and the three packages), and the smallest blocks.
+const PSA_MINI: &str = r#"
+#include <core.p4>
+typedef bit<32> PortId_t;
+enum PSA_PacketPath_t { NORMAL, NORMAL_UNICAST, NORMAL_MULTICAST, CLONE_I2E, CLONE_E2E, RESUBMIT, RECIRCULATE }
+struct psa_ingress_parser_input_metadata_t { PortId_t ingress_port; PSA_PacketPath_t packet_path; }
+struct psa_egress_parser_input_metadata_t { PortId_t egress_port; PSA_PacketPath_t packet_path; }
+struct psa_ingress_input_metadata_t { PortId_t ingress_port; PSA_PacketPath_t packet_path; bit<64> ingress_timestamp; error parser_error; }
+struct psa_ingress_output_metadata_t { bit<8> class_of_service; bool clone; bit<16> clone_session_id; bool drop; bool resubmit; bit<32> multicast_group; PortId_t egress_port; }
+struct psa_egress_input_metadata_t { bit<8> class_of_service; PortId_t egress_port; PSA_PacketPath_t packet_path; bit<16> instance; bit<64> egress_timestamp; error parser_error; }
+struct psa_egress_deparser_input_metadata_t { PortId_t egress_port; }
+struct psa_egress_output_metadata_t { bool clone; bit<16> clone_session_id; bool drop; }
+enum PSA_CounterType_t { PACKETS, BYTES, PACKETS_AND_BYTES }
+extern Counter<W, S> { Counter(bit<32> n_counters, PSA_CounterType_t type); void count(in S index); }
+extern Register<T, S> { Register(bit<32> size); T read(in S index); void write(in S index, in T value); }
+extern PacketReplicationEngine { PacketReplicationEngine(); }
+extern BufferingQueueingEngine { BufferingQueueingEngine(); }
+parser IngressParser<H, M, RESUBM, RECIRCM>(packet_in buffer, out H parsed_hdr, inout M user_meta, in psa_ingress_parser_input_metadata_t istd, in RESUBM resubmit_meta, in RECIRCM recirculate_meta);
+control Ingress<H, M>(inout H hdr, inout M user_meta, in psa_ingress_input_metadata_t istd, inout psa_ingress_output_metadata_t ostd);
+control IngressDeparser<H, M, CI2EM, RESUBM, NM>(packet_out buffer, out CI2EM clone_i2e_meta, out RESUBM resubmit_meta, out NM normal_meta, inout H hdr, in M meta, in psa_ingress_output_metadata_t istd);
+parser EgressParser<H, M, NM, CI2EM, CE2EM>(packet_in buffer, out H parsed_hdr, inout M user_meta, in psa_egress_parser_input_metadata_t istd, in NM normal_meta, in CI2EM clone_i2e_meta, in CE2EM clone_e2e_meta);
+control Egress<H, M>(inout H hdr, inout M user_meta, in psa_egress_input_metadata_t istd, inout psa_egress_output_metadata_t ostd);
+control EgressDeparser<H, M, CE2EM, RECIRCM>(packet_out buffer, out CE2EM clone_e2e_meta, out RECIRCM recirculate_meta, inout H hdr, in M meta, in psa_egress_output_metadata_t istd, in psa_egress_deparser_input_metadata_t edstd);
+package IngressPipeline<IH, IM, NM, CI2EM, RESUBM, RECIRCM>(IngressParser<IH, IM, RESUBM, RECIRCM> ip, Ingress<IH, IM> ig, IngressDeparser<IH, IM, CI2EM, RESUBM, NM> id);
+package EgressPipeline<EH, EM, NM, CI2EM, CE2EM, RECIRCM>(EgressParser<EH, EM, NM, CI2EM, CE2EM> ep, Egress<EH, EM> eg, EgressDeparser<EH, EM, CE2EM, RECIRCM> ed);
+package PSA_Switch<IH, IM, EH, EM, NM, CI2EM, CE2EM, RESUBM, RECIRCM>(IngressPipeline<IH, IM, NM, CI2EM, RESUBM, RECIRCM> ingress, PacketReplicationEngine pre, EgressPipeline<EH, EM, NM, CI2EM, CE2EM, RECIRCM> egress, BufferingQueueingEngine bqe);
+
+header h_t { bit<8> a; }
+struct hs { h_t h; }
+struct m_t { bit<8> x; }
+struct e_hs { h_t h; h_t g; }
+struct e_m_t { bit<16> y; }
+struct empty_t {}
+parser IP(packet_in b, out hs h, inout m_t m, in psa_ingress_parser_input_metadata_t i, in empty_t r, in empty_t rc) { state start { b.extract(h.h); transition accept; } }
+control Ig(inout hs h, inout m_t m, in psa_ingress_input_metadata_t i, inout psa_ingress_output_metadata_t o) {
+    Counter<bit<32>, bit<8>>(4, PSA_CounterType_t.PACKETS) c;
+    Register<bit<8>, bit<8>>(4) r;
+    apply { c.count(h.h.a); r.write(0, h.h.a); o.egress_port = i.ingress_port; o.drop = false; }
+}
+control ID(packet_out b, out empty_t c, out empty_t r, out empty_t n, inout hs h, in m_t m, in psa_ingress_output_metadata_t o) { apply { b.emit(h.h); } }
+parser EP(packet_in b, out e_hs h, inout e_m_t m, in psa_egress_parser_input_metadata_t i, in empty_t n, in empty_t c, in empty_t c2) { state start { b.extract(h.h); transition accept; } }
+control Eg(inout e_hs h, inout e_m_t m, in psa_egress_input_metadata_t i, inout psa_egress_output_metadata_t o) { apply {} }
+control ED(packet_out b, out empty_t c, out empty_t r, inout e_hs h, in e_m_t m, in psa_egress_output_metadata_t o, in psa_egress_deparser_input_metadata_t e) { apply { b.emit(h.h); } }
+IngressPipeline(IP(), Ig(), ID()) ip;
+EgressPipeline(EP(), Eg(), ED()) ep;
+PSA_Switch(ip, PacketReplicationEngine(), ep, BufferingQueueingEngine()) main;
+"#;
+
+/// The parameter types of the block bound at `b`.
+fn param_types(p: &Program, b: &BlockRef) -> Vec<String> {
+    let blk = match b {
+        BlockRef::Parser(x) => &p.parsers[x.index()].block,
+        BlockRef::Control(x) => &p.controls[x.index()].block,
+    };
+    blk.params.iter().map(|v| p4_ir::printer::type_to_string(p, &blk.vars[v.index()].ty)).collect()
+}
+
+/// PSA is a second description beside v1model, bound with the same code: nested packages,
+/// per-pipeline shared storage and split intrinsic metadata are data, not new binding code.
+#[test]
+fn psa_binds_a_psa_shaped_program() {
+    let p = compile(PSA_MINI);
+    let a = &psa::PSA;
+    // Not registered: no back end runs PSA yet.
+    assert_eq!(of(&p), None);
+    let b = bind_as(a, &p).unwrap();
+    let names: Vec<&str> = b
+        .blocks
+        .iter()
+        .map(|x| match x {
+            BlockRef::Parser(i) => p.parsers[i.index()].block.type_name.as_str(),
+            BlockRef::Control(i) => p.controls[i.index()].block.type_name.as_str(),
+        })
+        .collect();
+    assert_eq!(names, ["IP", "Ig", "ID", "EP", "Eg", "ED"]);
+    assert_eq!(b.control(Role::Ingress).map(|c| p.controls[c.index()].block.type_name.as_str()), Some("Ig"));
+    assert_eq!(b.parser(Role::EgressParser).map(|c| p.parsers[c.index()].block.type_name.as_str()), Some("EP"));
+    // The ingress port is psa_ingress_input_metadata_t's `PortId_t ingress_port`.
+    assert_eq!(b.port_width, Some(32));
+
+    // Each shared parameter is one type in every block that has it (ingress and egress headers
+    // are different storages of different types).
+    for sp in a.shared {
+        assert_eq!(sp.positions.len(), a.blocks.len(), "{}", sp.name);
+        let types: Vec<String> = b.blocks.iter().zip(sp.positions).filter_map(|(blk, pos)| param_types(&p, blk).get((*pos)?).cloned()).collect();
+        assert_eq!(types.len(), sp.positions.iter().flatten().count(), "{}: {types:?}", sp.name);
+        assert!(types.windows(2).all(|w| w[0] == w[1]), "{}: {types:?}", sp.name);
+    }
+    assert_eq!(param_types(&p, &b.blocks[0])[1], "hs");
+    assert_eq!(param_types(&p, &b.blocks[4])[0], "e_hs");
+
+    // Every intrinsic role names a field of its struct in the program; `egress_port` plays two
+    // roles, told apart by struct.
+    for (role, field) in a.intrinsic {
+        let ty = p.find_type(a.struct_of(*role)).unwrap_or_else(|| panic!("{}", a.struct_of(*role)));
+        assert!(p.type_def(ty).fields().iter().any(|f| f.name == *field), "{role:?}: {field}");
+    }
+    assert_eq!(a.role_in("psa_ingress_output_metadata_t", "egress_port"), Some(MetaRole::EgressSpec));
+    assert_eq!(a.role_in("psa_egress_input_metadata_t", "egress_port"), Some(MetaRole::EgressPort));
+    assert_eq!(a.role_in("psa_ingress_input_metadata_t", "egress_port"), None);
+    assert_eq!(a.drop, DropMarker::AllOnes(MetaRole::Drop));
+    assert_eq!(a.struct_of(MetaRole::Drop), "psa_ingress_output_metadata_t");
+
+    // Externs: control-plane kinds, state and signatures in PSA's spelling.
+    assert_eq!(a.object_kind("Register"), Some(p4_ir::layout::ObjectKind::Register));
+    assert_eq!(a.object_kind("register"), None);
+    assert_eq!(a.method("Counter", "count").unwrap().params, &[("index", p4_ir::Direction::In, ParamType::TypeArg(1))]);
+    assert_eq!(a.method("Checksum", "get").unwrap().state, StateAccess::Read);
+    assert_eq!(a.function("psa_clone_i2e").unwrap().op, ExternOp::IsPath(PacketInstance::IngressClone));
+    for e in &p.externs {
+        assert!(a.extern_type(&e.type_name).is_some(), "{} is described", e.type_name);
+    }
+
+    // v1model's binding refuses it, and PSA's refuses a v1model program.
+    assert_eq!(bind_as(&v1model::V1MODEL, &p).unwrap_err(), "PSA_Switch needs 6 arguments, the program gives 4");
+    assert_eq!(bind_as(a, &compile(MINIMAL)).unwrap_err(), "V1Switch needs 4 arguments, the program gives 6");
 }

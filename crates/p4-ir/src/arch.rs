@@ -8,13 +8,15 @@
 //! v1model's block order, intrinsic metadata names and extern effects are written), and the
 //! `p4-arch` crate is the architecture layer's front door for back ends: it re-exports these
 //! types, finds a program's architecture ([`of_package`]) and binds it to the program (block
-//! instances by role, port width). Adding PSA is adding a sibling of [`v1model`] and one line in
-//! [`ALL`]; no code that uses the description changes.
+//! instances by role, port width). [`psa`] is the second description, a sibling of [`v1model`];
+//! it is not in [`ALL`] yet, because no back end runs PSA: registering it is one line there, and
+//! then layouts, def-use and the verifier use it (the software dataplane refuses what it cannot run).
 //!
 //! Invariants: every `&'static str` here is a name as the architecture's P4 include file spells it;
-//! [`Architecture::blocks`] is in the package's parameter order; each [`SharedParam::positions`]
-//! has one entry per block.
+//! [`Architecture::blocks`] is in the order of the package's parameters (nested packages
+//! depth-first); each [`SharedParam::positions`] has one entry per block.
 
+pub mod psa;
 pub mod v1model;
 
 use crate::layout::ObjectKind;
@@ -40,16 +42,23 @@ pub struct Architecture {
     pub name: &'static str,
     /// The package type the program instantiates as `main`, e.g. `V1Switch`.
     pub package: &'static str,
-    /// The package's blocks in parameter order: what each one is for and whether it is a parser or
-    /// a control.
+    /// How many arguments the package takes (blocks, nested packages and package-level externs).
+    pub args: usize,
+    /// The package's blocks in parameter order: what each one is for, whether it is a parser or
+    /// a control, and where it sits among the (nested) package arguments.
     pub blocks: &'static [BlockRole],
     /// Block parameters that are one storage across blocks (v1model: headers, user metadata and
     /// standard metadata are passed through every block and live once per packet).
     pub shared: &'static [SharedParam],
-    /// The struct type of the intrinsic metadata (v1model: `standard_metadata_t`).
+    /// The struct type of the intrinsic metadata (v1model: `standard_metadata_t`); with
+    /// [`Architecture::intrinsic_structs`], the struct of each role's field.
     pub intrinsic_type: &'static str,
-    /// Intrinsic metadata fields by role: the field name of `intrinsic_type` that plays each role.
+    /// Intrinsic metadata fields by role: the field name that plays each role (a field of
+    /// `intrinsic_type` unless `intrinsic_structs` names another struct for the role).
     pub intrinsic: &'static [(MetaRole, &'static str)],
+    /// Roles whose field is in another intrinsic struct than `intrinsic_type` (PSA splits its
+    /// metadata over input and output structs per block; v1model: none).
+    pub intrinsic_structs: &'static [(MetaRole, &'static str)],
     /// How a packet is marked to be dropped.
     pub drop: DropMarker,
     /// Extern object types: signatures, the state an instance keeps, and each method's effect on it.
@@ -93,11 +102,17 @@ pub enum HashAlgorithm {
 /// What a block of the package does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
+    /// The parser a packet enters first (PSA: the ingress parser).
     Parser,
     VerifyChecksum,
     Ingress,
+    /// A deparser before the traffic manager (PSA's ingress deparser).
+    IngressDeparser,
+    /// A parser after the traffic manager (PSA's egress parser).
+    EgressParser,
     Egress,
     ComputeChecksum,
+    /// The deparser that writes the packet out (PSA: the egress deparser).
     Deparser,
 }
 
@@ -113,6 +128,9 @@ pub enum BlockKind {
 pub struct BlockRole {
     pub role: Role,
     pub kind: BlockKind,
+    /// Argument positions from the main package down to the block (v1model's ingress: `[2]`;
+    /// PSA's ingress: `[0, 1]`, the second argument of the `IngressPipeline` first argument).
+    pub at: &'static [usize],
 }
 
 /// A parameter that is one storage in every block that has it.
@@ -162,11 +180,19 @@ pub enum MetaRole {
     ChecksumError,
     ParserError,
     Priority,
+    /// A flag asking for the packet to be dropped (PSA's `drop`).
+    Drop,
+    /// A flag asking for a clone, and the clone session (PSA's `clone`, `clone_session_id`).
+    Clone,
+    CloneSession,
+    /// A flag asking for the packet to be resubmitted (PSA's `resubmit`).
+    Resubmit,
+    ClassOfService,
 }
 
 impl MetaRole {
     /// Every role, in declaration order (`role as usize` indexes it).
-    pub const ALL: [MetaRole; 16] = [
+    pub const ALL: [MetaRole; 21] = [
         MetaRole::IngressPort,
         MetaRole::EgressSpec,
         MetaRole::EgressPort,
@@ -183,6 +209,11 @@ impl MetaRole {
         MetaRole::ChecksumError,
         MetaRole::ParserError,
         MetaRole::Priority,
+        MetaRole::Drop,
+        MetaRole::Clone,
+        MetaRole::CloneSession,
+        MetaRole::Resubmit,
+        MetaRole::ClassOfService,
     ];
     /// How many roles there are (a back end keeps one slot per role in an array of this length).
     pub const COUNT: usize = MetaRole::ALL.len();
@@ -276,6 +307,19 @@ pub enum ExternOp {
     DirectMeterRead,
     /// Ones'-complement 16-bit checksum of its data argument.
     OnesComplementSum16,
+    /// An incremental checksum unit (PSA's `Checksum`, `InternetChecksum`): start over, add or
+    /// subtract data, read the sum, read or set the running state.
+    ChecksumClear,
+    ChecksumAdd,
+    ChecksumSubtract,
+    ChecksumGet,
+    ChecksumGetState,
+    ChecksumSetState,
+    /// Runs the table entry's meter on the packet now and returns the colour (PSA's
+    /// `DirectMeter.execute`).
+    DirectMeterExecute,
+    /// Whether the packet takes this path (PSA's `psa_clone_i2e(..)`, `psa_normal(..)`, ...).
+    IsPath(PacketInstance),
     /// Marks the packet for dropping ([`Architecture::drop`]).
     MarkToDrop,
     /// Compares a checksum and sets the checksum-error role on mismatch.
@@ -380,6 +424,22 @@ impl Architecture {
         let functions: &'static [FunctionSig] = self.functions;
         functions.iter().find(|f| f.side_effect() == Some(effect))
     }
+    /// The struct type holding the intrinsic field of `role`.
+    pub fn struct_of(&self, role: MetaRole) -> &'static str {
+        self.intrinsic_structs.iter().find(|(r, _)| *r == role).map_or(self.intrinsic_type, |(_, t)| *t)
+    }
+    /// Whether `type_name` is one of the architecture's intrinsic metadata structs.
+    pub fn is_intrinsic_struct(&self, type_name: &str) -> bool {
+        type_name == self.intrinsic_type || self.intrinsic_structs.iter().any(|(_, t)| *t == type_name)
+    }
+    /// The role of field `name` of intrinsic struct `type_name`.
+    pub fn role_in(&self, type_name: &str, name: &str) -> Option<MetaRole> {
+        self.intrinsic.iter().find(|(r, n)| *n == name && self.struct_of(*r) == type_name).map(|(r, _)| *r)
+    }
+    /// The field of intrinsic struct `type_name` playing `role`, if that struct holds it.
+    pub fn field_in(&self, role: MetaRole, type_name: &str) -> Option<&'static str> {
+        self.field(role).filter(|_| self.struct_of(role) == type_name)
+    }
     /// The intrinsic field name of `role`.
     pub fn field(&self, role: MetaRole) -> Option<&'static str> {
         self.intrinsic.iter().find(|(r, _)| *r == role).map(|(_, n)| *n)
@@ -402,7 +462,7 @@ impl Architecture {
     /// when the program has no such field of `bit<W>` type.
     pub fn port_width(&self, program: &Program) -> Option<u32> {
         let name = self.field(MetaRole::IngressPort)?;
-        let t = program.find_type(self.intrinsic_type)?;
+        let t = program.find_type(self.struct_of(MetaRole::IngressPort))?;
         match program.type_def(t) {
             TypeDef::Struct { fields, .. } => match fields.iter().find(|f| f.name == name)?.ty {
                 Type::Bits { width, .. } => Some(width),

@@ -873,10 +873,10 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
     // Intrinsic metadata fields by the role the architecture gives their names.
     cx.intrinsic.port_width = binding.port_width.unwrap_or(0);
     cx.intrinsic.drop_value = u128::MAX;
-    if let Some(TypeDef::Struct { fields, .. }) = cx.type_def(&sty) {
+    if let Some(TypeDef::Struct { name: sname, fields }) = cx.type_def(&sty) {
         for (i, f) in fields.iter().enumerate() {
             let (off, _) = cx.field_offset(&sty, i as u32)?;
-            let Some(r) = arch.role_of(&f.name) else { continue };
+            let Some(r) = arch.role_in(sname, &f.name) else { continue };
             // The drop marker: all ones in the marker field's declared width (v1model: 511).
             if let (DropMarker::AllOnes(d), Type::Bits { width, .. }) = (arch.drop, &f.ty) {
                 if d == r {

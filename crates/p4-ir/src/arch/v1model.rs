@@ -9,13 +9,14 @@ use crate::Direction::{In, Out};
 pub static V1MODEL: Architecture = Architecture {
     name: "v1model",
     package: "V1Switch",
+    args: 6,
     blocks: &[
-        BlockRole { role: Role::Parser, kind: BlockKind::Parser },
-        BlockRole { role: Role::VerifyChecksum, kind: BlockKind::Control },
-        BlockRole { role: Role::Ingress, kind: BlockKind::Control },
-        BlockRole { role: Role::Egress, kind: BlockKind::Control },
-        BlockRole { role: Role::ComputeChecksum, kind: BlockKind::Control },
-        BlockRole { role: Role::Deparser, kind: BlockKind::Control },
+        BlockRole { role: Role::Parser, kind: BlockKind::Parser, at: &[0] },
+        BlockRole { role: Role::VerifyChecksum, kind: BlockKind::Control, at: &[1] },
+        BlockRole { role: Role::Ingress, kind: BlockKind::Control, at: &[2] },
+        BlockRole { role: Role::Egress, kind: BlockKind::Control, at: &[3] },
+        BlockRole { role: Role::ComputeChecksum, kind: BlockKind::Control, at: &[4] },
+        BlockRole { role: Role::Deparser, kind: BlockKind::Control, at: &[5] },
     ],
     // Parser(packet_in, out H, inout M, inout standard_metadata_t); VerifyChecksum(inout H, inout M);
     // Ingress/Egress(inout H, inout M, inout standard_metadata_t); ComputeChecksum(inout H, inout M);
@@ -44,6 +45,7 @@ pub static V1MODEL: Architecture = Architecture {
         (MetaRole::ParserError, "parser_error"),
         (MetaRole::Priority, "priority"),
     ],
+    intrinsic_structs: &[],
     drop: DropMarker::AllOnes(MetaRole::EgressSpec),
     externs: &[
         ExternSig {

@@ -408,18 +408,18 @@ impl<'p> Analyzer<'p> {
         for a in args {
             let fields = match &a.expr.ty {
                 Type::Named(t) if a.direction != Direction::None && a.direction != Direction::In => match self.prog.types.get(t.index()) {
-                    Some(TypeDef::Struct { name: tn, fields }) if tn == arch.intrinsic_type => Some(fields),
+                    Some(TypeDef::Struct { name: tn, fields }) if arch.is_intrinsic_struct(tn) => Some((tn, fields)),
                     _ => None,
                 },
                 _ => None,
             };
-            let Some(fields) = fields else {
+            let Some((tn, fields)) = fields else {
                 self.args(std::slice::from_ref(a), fx, depth);
                 continue;
             };
             let Some(base) = self.access(&a.expr, fx, depth) else { continue };
             for role in f.writes {
-                let Some(i) = arch.field(*role).and_then(|n| fields.iter().position(|fd| fd.name == n)) else { continue };
+                let Some(i) = arch.field_in(*role, tn).and_then(|n| fields.iter().position(|fd| fd.name == n)) else { continue };
                 if base.exact {
                     fx.write_must(base.loc.child(i as u32));
                 } else {

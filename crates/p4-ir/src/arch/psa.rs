@@ -1,0 +1,215 @@
+//! PSA (the Portable Switch Architecture, `psa.p4` v1.1), written down as a sibling of
+//! [`super::v1model`]: nothing outside this file names a PSA block, metadata field or extern.
+//!
+//! Not registered in [`super::ALL`]: no back end runs PSA yet. What PSA has and v1model has not is
+//! described with the same types: nested packages (each [`BlockRole::at`] has two positions),
+//! headers and metadata shared within each pipeline rather than across the whole switch
+//! ([`SharedParam`]s per pipeline), intrinsic metadata split over input and output structs
+//! ([`Architecture::intrinsic_structs`]), a drop flag instead of a drop port
+//! ([`MetaRole::Drop`]), and method-style externs (`Hash.get_hash`, `Checksum.update`).
+//!
+//! Where `psa.p4` overloads a method (`Meter.execute(index)` and `execute(index, color)`,
+//! `Hash.get_hash(data)` and `get_hash(base, data, max)`), the description lists the first form.
+//! PSA numbers packet paths with `PSA_PacketPath_t` members, not integers, so
+//! [`Architecture::instance_types`] is empty.
+
+use super::*;
+use crate::Direction::In;
+
+const IN_META: &str = "psa_ingress_input_metadata_t";
+const OUT_META: &str = "psa_ingress_output_metadata_t";
+const E_IN_META: &str = "psa_egress_input_metadata_t";
+
+/// `PSA_Switch(IngressPipeline(ip, ig, id), PacketReplicationEngine pre, EgressPipeline(ep, eg,
+/// ed), BufferingQueueingEngine bqe)`.
+pub static PSA: Architecture = Architecture {
+    name: "psa",
+    package: "PSA_Switch",
+    args: 4,
+    blocks: &[
+        BlockRole { role: Role::Parser, kind: BlockKind::Parser, at: &[0, 0] },
+        BlockRole { role: Role::Ingress, kind: BlockKind::Control, at: &[0, 1] },
+        BlockRole { role: Role::IngressDeparser, kind: BlockKind::Control, at: &[0, 2] },
+        BlockRole { role: Role::EgressParser, kind: BlockKind::Parser, at: &[2, 0] },
+        BlockRole { role: Role::Egress, kind: BlockKind::Control, at: &[2, 1] },
+        BlockRole { role: Role::Deparser, kind: BlockKind::Control, at: &[2, 2] },
+    ],
+    // IngressParser(packet_in, out H, inout M, in psa_ingress_parser_input_metadata_t, in RESUBM, in RECIRCM);
+    // Ingress(inout H, inout M, in psa_ingress_input_metadata_t, inout psa_ingress_output_metadata_t);
+    // IngressDeparser(packet_out, out CI2EM, out RESUBM, out NM, inout H, in M, in psa_ingress_output_metadata_t);
+    // EgressParser(packet_in, out H, inout M, in psa_egress_parser_input_metadata_t, in NM, in CI2EM, in CE2EM);
+    // Egress(inout H, inout M, in psa_egress_input_metadata_t, inout psa_egress_output_metadata_t);
+    // EgressDeparser(packet_out, out CE2EM, out RECIRCM, inout H, in M, in psa_egress_output_metadata_t,
+    //                in psa_egress_deparser_input_metadata_t).
+    // Headers and metadata live once per pipeline; between the pipelines the packet is deparsed
+    // and parsed again. The output metadata passes from each control to its deparser.
+    shared: &[
+        SharedParam { name: "ingress headers", positions: &[Some(1), Some(0), Some(4), None, None, None], kind: SharedKind::Headers },
+        SharedParam { name: "ingress metadata", positions: &[Some(2), Some(1), Some(5), None, None, None], kind: SharedKind::UserMetadata },
+        SharedParam { name: "ingress output metadata", positions: &[None, Some(3), Some(6), None, None, None], kind: SharedKind::Intrinsic },
+        SharedParam { name: "egress headers", positions: &[None, None, None, Some(1), Some(0), Some(3)], kind: SharedKind::Headers },
+        SharedParam { name: "egress metadata", positions: &[None, None, None, Some(2), Some(1), Some(4)], kind: SharedKind::UserMetadata },
+        SharedParam { name: "egress output metadata", positions: &[None, None, None, None, Some(3), Some(5)], kind: SharedKind::Intrinsic },
+    ],
+    intrinsic_type: IN_META,
+    intrinsic: &[
+        (MetaRole::IngressPort, "ingress_port"),
+        (MetaRole::InstanceType, "packet_path"),
+        (MetaRole::IngressTimestamp, "ingress_timestamp"),
+        (MetaRole::ParserError, "parser_error"),
+        (MetaRole::ClassOfService, "class_of_service"),
+        (MetaRole::Clone, "clone"),
+        (MetaRole::CloneSession, "clone_session_id"),
+        (MetaRole::Drop, "drop"),
+        (MetaRole::Resubmit, "resubmit"),
+        (MetaRole::MulticastGroup, "multicast_group"),
+        (MetaRole::EgressSpec, "egress_port"),
+        (MetaRole::EgressPort, "egress_port"),
+        (MetaRole::EgressRid, "instance"),
+        (MetaRole::EgressTimestamp, "egress_timestamp"),
+    ],
+    intrinsic_structs: &[
+        (MetaRole::ClassOfService, OUT_META),
+        (MetaRole::Clone, OUT_META),
+        (MetaRole::CloneSession, OUT_META),
+        (MetaRole::Drop, OUT_META),
+        (MetaRole::Resubmit, OUT_META),
+        (MetaRole::MulticastGroup, OUT_META),
+        (MetaRole::EgressSpec, OUT_META),
+        (MetaRole::EgressPort, E_IN_META),
+        (MetaRole::EgressRid, E_IN_META),
+        (MetaRole::EgressTimestamp, E_IN_META),
+    ],
+    // `ostd.drop = true` drops (a `bool` is all ones when true).
+    drop: DropMarker::AllOnes(MetaRole::Drop),
+    externs: &[
+        // Package-level externs: the traffic manager's parts, no per-instance state.
+        ExternSig { type_name: "PacketReplicationEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, methods: &[] },
+        ExternSig { type_name: "BufferingQueueingEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, methods: &[] },
+        // Register<T, S>(bit<32> size): T read(in S index); write(in S index, in T value).
+        ExternSig {
+            type_name: "Register",
+            state: StateKind::Register,
+            object: Some(ObjectKind::Register),
+            size_arg: Some(0),
+            unit_arg: None,
+            methods: &[
+                MethodSig { name: "read", params: &[("index", In, ParamType::TypeArg(1))], state: StateAccess::Read, op: ExternOp::RegisterRead },
+                MethodSig { name: "write", params: &[("index", In, ParamType::TypeArg(1)), ("value", In, ParamType::TypeArg(0))], state: StateAccess::Write, op: ExternOp::RegisterWrite },
+            ],
+        },
+        // Counter<W, S>(bit<32> n_counters, PSA_CounterType_t type): count(in S index).
+        ExternSig {
+            type_name: "Counter",
+            state: StateKind::Counter,
+            object: Some(ObjectKind::Counter),
+            size_arg: Some(0),
+            unit_arg: Some(1),
+            methods: &[MethodSig { name: "count", params: &[("index", In, ParamType::TypeArg(1))], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
+        },
+        ExternSig {
+            type_name: "DirectCounter",
+            state: StateKind::DirectCounter,
+            object: Some(ObjectKind::DirectCounter),
+            size_arg: None,
+            unit_arg: Some(0),
+            methods: &[MethodSig { name: "count", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectCounterCount }],
+        },
+        // Meter<S>(bit<32> n_meters, PSA_MeterType_t type): PSA_MeterColor_t execute(in S index).
+        ExternSig {
+            type_name: "Meter",
+            state: StateKind::Meter,
+            object: Some(ObjectKind::Meter),
+            size_arg: Some(0),
+            unit_arg: Some(1),
+            methods: &[MethodSig { name: "execute", params: &[("index", In, ParamType::TypeArg(0))], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
+        },
+        ExternSig {
+            type_name: "DirectMeter",
+            state: StateKind::DirectMeter,
+            object: Some(ObjectKind::DirectMeter),
+            size_arg: None,
+            unit_arg: Some(0),
+            methods: &[MethodSig { name: "execute", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectMeterExecute }],
+        },
+        // Hash<O>(PSA_HashAlgorithm_t algo): O get_hash<D>(in D data).
+        ExternSig {
+            type_name: "Hash",
+            state: StateKind::Stateless,
+            object: None,
+            size_arg: None,
+            unit_arg: None,
+            methods: &[MethodSig { name: "get_hash", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Hash }],
+        },
+        // Checksum<W>(PSA_HashAlgorithm_t hash): clear(); update<T>(in T data); W get(). The
+        // running sum is per-packet state: updates write it, `get` reads it.
+        ExternSig {
+            type_name: "Checksum",
+            state: StateKind::Stateless,
+            object: None,
+            size_arg: None,
+            unit_arg: None,
+            methods: &[
+                MethodSig { name: "clear", params: &[], state: StateAccess::Write, op: ExternOp::ChecksumClear },
+                MethodSig { name: "update", params: &[("data", In, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::ChecksumAdd },
+                MethodSig { name: "get", params: &[], state: StateAccess::Read, op: ExternOp::ChecksumGet },
+            ],
+        },
+        ExternSig {
+            type_name: "InternetChecksum",
+            state: StateKind::Stateless,
+            object: None,
+            size_arg: None,
+            unit_arg: None,
+            methods: &[
+                MethodSig { name: "clear", params: &[], state: StateAccess::Write, op: ExternOp::ChecksumClear },
+                MethodSig { name: "add", params: &[("data", In, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::ChecksumAdd },
+                MethodSig { name: "subtract", params: &[("data", In, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::ChecksumSubtract },
+                MethodSig { name: "get", params: &[], state: StateAccess::Read, op: ExternOp::ChecksumGet },
+                MethodSig { name: "get_state", params: &[], state: StateAccess::Read, op: ExternOp::ChecksumGetState },
+                MethodSig { name: "set_state", params: &[("checksum_state", In, ParamType::Bits(16))], state: StateAccess::Write, op: ExternOp::ChecksumSetState },
+            ],
+        },
+        // Random<T>(T min, T max): T read().
+        ExternSig {
+            type_name: "Random",
+            state: StateKind::Stateless,
+            object: None,
+            size_arg: None,
+            unit_arg: None,
+            methods: &[MethodSig { name: "read", params: &[], state: StateAccess::ReadWrite, op: ExternOp::Random }],
+        },
+        ExternSig { type_name: "ActionProfile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, methods: &[] },
+        ExternSig { type_name: "ActionSelector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, methods: &[] },
+        // Digest<T>(): pack(in T data).
+        ExternSig {
+            type_name: "Digest",
+            state: StateKind::Stateless,
+            object: None,
+            size_arg: None,
+            unit_arg: None,
+            methods: &[MethodSig { name: "pack", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Digest }],
+        },
+    ],
+    // The packet-path predicates deparsers use; `send_to_port`, `multicast`, `ingress_drop` and
+    // `egress_drop` are actions of psa.p4, which write the output metadata as actions do.
+    functions: &[
+        FunctionSig { name: "psa_clone_i2e", writes: &[], op: ExternOp::IsPath(PacketInstance::IngressClone) },
+        FunctionSig { name: "psa_clone_e2e", writes: &[], op: ExternOp::IsPath(PacketInstance::EgressClone) },
+        FunctionSig { name: "psa_resubmit", writes: &[], op: ExternOp::IsPath(PacketInstance::Resubmitted) },
+        FunctionSig { name: "psa_normal", writes: &[], op: ExternOp::IsPath(PacketInstance::Normal) },
+        FunctionSig { name: "psa_recirculate", writes: &[], op: ExternOp::IsPath(PacketInstance::Recirculated) },
+    ],
+    // `enum PSA_HashAlgorithm_t` (its TARGET_DEFAULT has no fixed algorithm).
+    hash_algorithms: &[
+        ("IDENTITY", HashAlgorithm::Identity),
+        ("CRC32", HashAlgorithm::Crc32),
+        ("CRC32_CUSTOM", HashAlgorithm::Crc32Custom),
+        ("CRC16", HashAlgorithm::Crc16),
+        ("CRC16_CUSTOM", HashAlgorithm::Crc16Custom),
+        ("ONES_COMPLEMENT16", HashAlgorithm::Csum16),
+    ],
+    // `PSA_CounterType_t.BYTES`, `PSA_MeterType_t.BYTES`.
+    unit_bytes: "BYTES",
+    instance_types: &[],
+};
