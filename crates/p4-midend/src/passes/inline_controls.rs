@@ -107,11 +107,14 @@ fn next_candidate(program: &Program, removed: &[ControlId]) -> Option<(ControlId
         }
     }
     let top: Vec<ControlId> = package_controls(&program.main);
-    pairs.into_iter().find(|(caller, callee)| {
+    pairs.iter().copied().find(|(caller, callee)| {
+        // Every apply of the instance is in this caller: its tables and extern instances (one per
+        // instance, shared by all applies) move there once.
+        let one_caller = pairs.iter().all(|(c, s)| s != callee || c == caller);
         caller != callee
-            && count.get(callee) == Some(&1)
+            && one_caller
             && !top.contains(callee)
-            && binding(program, *callee, None).is_some()
+            && binding(program, *callee, &all_args(program, *caller, *callee)).is_some()
     })
 }
 
@@ -131,14 +134,15 @@ fn is_extern_type(program: &Program, ty: &Type) -> bool {
     matches!(ty, Type::Named(t) if matches!(program.types.get(t.index()), Some(TypeDef::Extern { .. })))
 }
 
-/// How each parameter is bound: `Some(arg)` substituted by reference, `None` copied. With `args`
-/// `None`, only says whether the callee can be inlined at all (using its one call site's arguments).
-fn binding(program: &Program, callee: ControlId, args: Option<&[p4_ir::Arg]>) -> Option<Vec<Option<Expr>>> {
+/// How each parameter is bound, given the arguments of every apply (`sites`): `Some(arg)`
+/// substituted by reference, `None` copied; `None` if the callee cannot be inlined. With more than
+/// one apply, every parameter is copied (the tables' keys and the actions read the parameters, and
+/// they are shared by all applies), except `packet_in`/`packet_out`, which must then be the same
+/// variable at every apply.
+fn binding(program: &Program, callee: ControlId, sites: &[Vec<p4_ir::Arg>]) -> Option<Vec<Option<Expr>>> {
     let ctl = program.controls.get(callee.index())?;
-    let args: Vec<p4_ir::Arg> = match args {
-        Some(a) => a.to_vec(),
-        None => find_args(program, callee)?,
-    };
+    let args: Vec<p4_ir::Arg> = sites.first()?.clone();
+    let multi = sites.len() > 1;
     let dirs: Vec<Direction> = ctl
         .block
         .params
@@ -158,6 +162,14 @@ fn binding(program: &Program, callee: ControlId, args: Option<&[p4_ir::Arg]>) ->
         };
         if is_extern_type(program, &var.ty) {
             // packet_in / packet_out: not storage, always by reference.
+            let same = |s: &Vec<p4_ir::Arg>| match (&s.get(k)?.expr.kind, &a.expr.kind) {
+                (ExprKind::Var(x), ExprKind::Var(y)) => Some(x == y),
+                (ExprKind::Extern(x), ExprKind::Extern(y)) => Some(x == y),
+                _ => Some(false),
+            };
+            if multi && !sites.iter().all(|s| same(s) == Some(true)) {
+                return None;
+            }
             out.push(Some(a.expr.clone()));
             continue;
         }
@@ -166,7 +178,7 @@ fn binding(program: &Program, callee: ControlId, args: Option<&[p4_ir::Arg]>) ->
         let shared = args.iter().enumerate().any(|(j, b)| {
             j != k && matches!(dirs.get(j), Some(Direction::Out | Direction::InOut)) && may_overlap(&a.expr, &b.expr)
         });
-        let by_ref = dir == Direction::InOut && is_static_place(&a.expr) && !shared;
+        let by_ref = !multi && dir == Direction::InOut && is_static_place(&a.expr) && !shared;
         if by_ref {
             out.push(Some(a.expr.clone()));
         } else {
@@ -176,41 +188,84 @@ fn binding(program: &Program, callee: ControlId, args: Option<&[p4_ir::Arg]>) ->
             out.push(None);
         }
     }
-    if needs_copy_back && may_exit(program, callee, 0) {
+    // An `exit` of the sub-control's body becomes a flag that skips the rest of the body and exits
+    // after the copy-back; an `exit` in one of its actions (or deeper) cannot be caught that way.
+    let copy_back = if multi { multi_sites_needs(program, callee, sites) } else { needs_copy_back };
+    if copy_back && may_exit_outside_body(program, callee) {
         return None;
     }
     Some(out)
 }
 
-fn find_args(program: &Program, callee: ControlId) -> Option<Vec<p4_ir::Arg>> {
-    fn find(stmts: &[Stmt], callee: ControlId) -> Option<Vec<p4_ir::Arg>> {
-        for s in stmts {
-            let found = match s {
-                Stmt::ApplyBlock { block: BlockRef::Control(c), args, .. } if *c == callee => Some(args.clone()),
-                Stmt::If { then, otherwise, .. } => find(then, callee).or_else(|| find(otherwise, callee)),
-                Stmt::SwitchAction { cases, .. } => cases.iter().find_map(|(_, l)| find(l, callee)),
-                Stmt::SwitchValue { cases, .. } => cases.iter().find_map(|(_, l)| find(l, callee)),
-                Stmt::Block(l) => find(l, callee),
-                Stmt::For { init, update, body, .. } => {
-                    find(init, callee).or_else(|| find(update, callee)).or_else(|| find(body, callee))
-                }
-                _ => None,
-            };
-            if found.is_some() {
-                return found;
-            }
-        }
-        None
+/// Whether any apply passes a writable argument (a copy-back is needed at every apply).
+fn multi_sites_needs(program: &Program, callee: ControlId, sites: &[Vec<p4_ir::Arg>]) -> bool {
+    let Some(ctl) = program.controls.get(callee.index()) else { return true };
+    sites.iter().any(|args| {
+        ctl.block.params.iter().zip(args).any(|(pv, a)| {
+            ctl.block.vars.get(pv.index()).is_some_and(|v| {
+                matches!(v.kind, VarKind::Param(Direction::Out | Direction::InOut))
+                    && !is_extern_type(program, &v.ty)
+                    && !matches!(a.expr.kind, ExprKind::DontCare)
+            })
+        })
+    })
+}
+
+/// True if `exit` may run in control `c` other than as a statement of its body or `init` (in an
+/// action or function, or in a sub-control it applies).
+fn may_exit_outside_body(program: &Program, c: ControlId) -> bool {
+    let is_exit = |s: &Stmt| matches!(s, Stmt::Exit(_));
+    let b = BlockRef::Control(c);
+    let Some(ctl) = program.controls.get(c.index()) else { return true };
+    if program.actions.iter().any(|a| a.block == b && any_stmt(&a.body, &is_exit))
+        || program.functions.iter().any(|f| f.block == b && any_stmt(&f.body, &is_exit))
+    {
+        return true;
     }
-    program.controls.iter().find_map(|c| find(&c.body, callee).or_else(|| find(&c.init, callee)))
+    let mut subs = Vec::new();
+    apply_sites(&ctl.body, &mut subs);
+    apply_sites(&ctl.init, &mut subs);
+    subs.into_iter().any(|s| may_exit(program, s, 1))
+}
+
+/// The arguments of every apply of `callee` in `caller`, in statement order.
+fn all_args(program: &Program, caller: ControlId, callee: ControlId) -> Vec<Vec<p4_ir::Arg>> {
+    let mut out = Vec::new();
+    if let Some(c) = program.controls.get(caller.index()) {
+        let mut init = c.init.clone();
+        let mut body = c.body.clone();
+        replace_applies(&mut init, callee, &mut |a| {
+            out.push(a.to_vec());
+            None
+        });
+        replace_applies(&mut body, callee, &mut |a| {
+            out.push(a.to_vec());
+            None
+        });
+    }
+    out
 }
 
 fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
-    let Some(args) = find_args(program, callee) else { return };
-    let Some(binding) = binding(program, callee, Some(&args)) else { return };
+    let sites = all_args(program, caller, callee);
+    let Some(binding) = binding(program, callee, &sites) else { return };
+    let copy_back = if sites.len() > 1 {
+        multi_sites_needs(program, callee, &sites)
+    } else {
+        binding.iter().zip(&program.controls[callee.index()].block.params).zip(&sites[0]).any(|((b, pv), a)| {
+            b.is_none()
+                && matches!(
+                    program.controls[callee.index()].block.vars[pv.index()].kind,
+                    VarKind::Param(Direction::Out | Direction::InOut)
+                )
+                && !matches!(a.expr.kind, ExprKind::DontCare)
+        })
+    };
     let sub = program.controls[callee.index()].clone();
     let prefix = sub.block.name.rsplit('.').next().unwrap_or(&sub.block.name).to_string();
     let (old, new) = (BlockRef::Control(callee), BlockRef::Control(caller));
+    // One frame for all applies: the locals are re-initialised by each apply's `init`, and the
+    // tables and actions (shared) read the parameters' variables.
     let moved = move_frame(program, &sub.block, &new, &prefix, &binding);
     // Actions, functions and tables of the sub-control now run in the caller.
     rehome_callables(program, &old, &new, &moved);
@@ -223,53 +278,120 @@ fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
         }
         t.entries.iter_mut().for_each(|e| e.action.args.iter_mut().for_each(|x| moved.expr(x)));
     }
-    // The statements that replace the apply.
     let mut init = sub.init.clone();
     moved.stmts(&mut init);
     let mut body = sub.body.clone();
     moved.stmts(&mut body);
-    let span = Span::DUMMY;
-    let mut site = copy_ins(&moved, &args);
-    site.extend(init);
-    let vars = &mut program.controls[caller.index()].block.vars;
-    let (body, flag) = eliminate_returns(body, None, &mut || {
-        fresh_var(vars, &format!("{prefix}_returned"), Type::Bool, VarKind::Temp)
-    });
-    if let Some(flag) = flag {
-        site.push(Stmt::VarInit { var: flag, init: Some(bool_const(false, span)), span });
-    }
-    site.extend(body);
-    site.extend(copy_outs(&moved, &args));
+    // With a copy-back, `exit` in the body ends it through a flag (like `return`) and exits after
+    // the copy-back, which the dataplane performs on the way out.
+    let exits = copy_back && (any_stmt(&body, &|s| matches!(s, Stmt::Exit(_))) || any_stmt(&init, &|s| matches!(s, Stmt::Exit(_))));
     let c = &mut program.controls[caller.index()];
     c.actions.extend(sub.actions.iter().copied());
     c.tables.extend(sub.tables.iter().copied());
     c.externs.extend(sub.externs.iter().copied());
-    let mut site = Some(site);
-    replace_apply(&mut c.body, callee, &mut site);
-    replace_apply(&mut c.init, callee, &mut site);
+    let (mut cbody, mut cinit) = (std::mem::take(&mut c.body), std::mem::take(&mut c.init));
+    let vars = &mut program.controls[caller.index()].block.vars;
+    let span = Span::DUMMY;
+    let mut site_stmts = |args: &[p4_ir::Arg]| -> Option<Vec<Stmt>> {
+        let mut site = copy_ins(&moved, args);
+        let (mut init, mut body) = (init.clone(), body.clone());
+        let exit_flag = exits.then(|| fresh_var(vars, &format!("{prefix}_exited"), Type::Bool, VarKind::Temp));
+        if let Some(f) = exit_flag {
+            site.push(Stmt::VarInit { var: f, init: Some(bool_const(false, span)), span });
+            // `init` runs before the body: an exit there skips the body too.
+            let mut all = std::mem::take(&mut init);
+            all.append(&mut body);
+            body = exit_to_return(all, f);
+        }
+        site.extend(init);
+        let (body, flag) = eliminate_returns(body, None, &mut || {
+            fresh_var(vars, &format!("{prefix}_returned"), Type::Bool, VarKind::Temp)
+        });
+        if let Some(flag) = flag {
+            site.push(Stmt::VarInit { var: flag, init: Some(bool_const(false, span)), span });
+        }
+        site.extend(body);
+        site.extend(copy_outs(&moved, args));
+        if let Some(f) = exit_flag {
+            site.push(Stmt::If {
+                cond: Expr::new(Type::Bool, ExprKind::Var(f), span),
+                then: vec![Stmt::Exit(span)],
+                otherwise: vec![],
+                span,
+            });
+        }
+        Some(site)
+    };
+    replace_applies(&mut cinit, callee, &mut site_stmts);
+    replace_applies(&mut cbody, callee, &mut site_stmts);
+    let c = &mut program.controls[caller.index()];
+    c.body = cbody;
+    c.init = cinit;
 }
 
-/// Replaces the apply of `callee` by `site`'s statements (as a block: its statements keep their order).
-fn replace_apply(stmts: &mut [Stmt], callee: ControlId, site: &mut Option<Vec<Stmt>>) {
+/// `exit` becomes `flag = true; return;` (the return is then eliminated like the body's own).
+fn exit_to_return(stmts: Vec<Stmt>, flag: p4_ir::VarId) -> Vec<Stmt> {
+    stmts
+        .into_iter()
+        .map(|s| match s {
+            Stmt::Exit(span) => Stmt::Block(vec![
+                Stmt::Assign {
+                    lhs: Expr::new(Type::Bool, ExprKind::Var(flag), span),
+                    rhs: bool_const(true, span),
+                    span,
+                },
+                Stmt::Return(None, span),
+            ]),
+            Stmt::If { cond, then, otherwise, span } => Stmt::If {
+                cond,
+                then: exit_to_return(then, flag),
+                otherwise: exit_to_return(otherwise, flag),
+                span,
+            },
+            Stmt::SwitchAction { table, cases, span } => Stmt::SwitchAction {
+                table,
+                cases: cases.into_iter().map(|(a, l)| (a, exit_to_return(l, flag))).collect(),
+                span,
+            },
+            Stmt::SwitchValue { expr, cases, span } => Stmt::SwitchValue {
+                expr,
+                cases: cases.into_iter().map(|(a, l)| (a, exit_to_return(l, flag))).collect(),
+                span,
+            },
+            Stmt::Block(l) => Stmt::Block(exit_to_return(l, flag)),
+            Stmt::For { init, cond, update, body, span } => Stmt::For {
+                init: exit_to_return(init, flag),
+                cond,
+                update: exit_to_return(update, flag),
+                body: exit_to_return(body, flag),
+                span,
+            },
+            other => other,
+        })
+        .collect()
+}
+
+/// Replaces each apply of `callee` by the statements `f` makes from its arguments (as a block: its
+/// statements keep their order); `f` returning `None` leaves the apply.
+fn replace_applies(stmts: &mut [Stmt], callee: ControlId, f: &mut dyn FnMut(&[p4_ir::Arg]) -> Option<Vec<Stmt>>) {
     for s in stmts.iter_mut() {
-        if site.is_none() {
-            return;
-        }
         match s {
-            Stmt::ApplyBlock { block: BlockRef::Control(c), .. } if *c == callee => {
-                *s = Stmt::Block(site.take().unwrap_or_default());
+            Stmt::ApplyBlock { block: BlockRef::Control(c), args, .. } if *c == callee => {
+                if let Some(site) = f(args) {
+                    *s = Stmt::Block(site);
+                }
             }
             Stmt::If { then, otherwise, .. } => {
-                replace_apply(then, callee, site);
-                replace_apply(otherwise, callee, site);
+                replace_applies(then, callee, f);
+                replace_applies(otherwise, callee, f);
             }
-            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| replace_apply(l, callee, site)),
-            Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| replace_apply(l, callee, site)),
-            Stmt::Block(l) => replace_apply(l, callee, site),
+            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| replace_applies(l, callee, f)),
+            Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| replace_applies(l, callee, f)),
+            Stmt::Block(l) => replace_applies(l, callee, f),
             Stmt::For { init, update, body, .. } => {
-                replace_apply(init, callee, site);
-                replace_apply(update, callee, site);
-                replace_apply(body, callee, site);
+                replace_applies(init, callee, f);
+                replace_applies(update, callee, f);
+                replace_applies(body, callee, f);
             }
             _ => {}
         }

@@ -1,5 +1,6 @@
-// inline-controls: a sub-control that may `exit` and has an `out` parameter (always copied) stays an
-// apply: inlined, its `exit` would skip the copy-back that the dataplane performs on the way out.
+// inline-controls: a sub-control that may `exit` and has an `out` parameter (always copied): inlined,
+// its `exit` sets a flag that skips the rest of its body, the copy-back runs (the dataplane performs
+// it on the way out), then the flag exits.
 #include <core.p4>
 #include <v1model.p4>
 

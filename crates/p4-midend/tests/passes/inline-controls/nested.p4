@@ -1,7 +1,7 @@
 // inline-controls: a sub-control with a local, a table with const entries and an action reading the
 // local, a `return`, an `in` argument that is an expression and an `out` parameter (copy mode: the
 // `inout` header shares its variable with the `out` argument), a sub-sub-control bound by reference,
-// and a sub-control applied twice (left as applies).
+// and a sub-control applied twice (inlined at both applies, its parameter copied).
 #include <core.p4>
 #include <v1model.p4>
 
