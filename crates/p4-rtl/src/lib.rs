@@ -16,8 +16,10 @@ pub mod block;
 pub mod control;
 pub mod deparser;
 pub mod error;
+pub mod harness;
 pub mod names;
 pub mod parser;
+pub mod sim;
 pub mod tables;
 pub mod top;
 pub mod types;
@@ -280,9 +282,32 @@ fn block_of<'p>(p: &'p Program, b: &BlockRef) -> &'p p4_ir::Block {
 pub mod hw {
     include!(concat!(env!("OUT_DIR"), "/hw_modules.rs"));
 
-    /// The text of `hw/rtl/<name>.sv`.
+    /// The text of `hw/rtl/<name>.sv`: from `$P4FORGE_HW_DIR/<name>.sv` when that variable names a
+    /// directory holding it (to try edits of hw/ without rebuilding p4forge), else as embedded.
     pub fn module(name: &str) -> Option<&'static str> {
+        if let Some(dir) = std::env::var_os("P4FORGE_HW_DIR") {
+            if let Ok(text) = std::fs::read_to_string(std::path::Path::new(&dir).join(format!("{name}.sv"))) {
+                return Some(Box::leak(text.into_boxed_str()));
+            }
+        }
         HW_MODULES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    }
+
+    fn all_names() -> Vec<String> {
+        let mut names: Vec<String> = HW_MODULES.iter().map(|(n, _)| n.to_string()).collect();
+        if let Some(dir) = std::env::var_os("P4FORGE_HW_DIR") {
+            for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.extension().is_some_and(|x| x == "sv") {
+                    if let Some(stem) = p.file_stem() {
+                        names.push(stem.to_string_lossy().to_string());
+                    }
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
     }
 
     /// `names` and every `hw/` module they instantiate, each after the modules it uses.
@@ -292,10 +317,10 @@ pub mod hw {
                 return;
             }
             if let Some(text) = module(name) {
-                for (other, _) in HW_MODULES {
+                for other in all_names() {
                     let used = text.contains(&format!("{other} #(")) || text.contains(&format!("{other} u_"));
-                    if *other != name && used {
-                        visit(other, out);
+                    if other != name && used {
+                        visit(&other, out);
                     }
                 }
             }

