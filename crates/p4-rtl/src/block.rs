@@ -297,7 +297,7 @@ impl<'a> BlockGen<'a> {
             ExprKind::Mux(c, a, b) => format!("({} ? {} : {})", self.expr(c)?, self.expr(a)?, self.expr(b)?),
             ExprKind::Cast(a) => self.cast(a, &e.ty, e.span)?,
             ExprKind::Call(call) => match &call.callee {
-                Callee::Builtin { target, builtin: Builtin::IsValid } => format!("{}.valid_", self.lval(target)?),
+                Callee::Builtin { target, builtin: Builtin::IsValid } => self.is_valid(target)?,
                 _ => return unsupported(e.span, "a call inside an expression (the mid-end hoists these; run the lowered program)"),
             },
             ExprKind::ApplyTable(..) => return unsupported(e.span, "a table apply inside an expression"),
@@ -490,7 +490,9 @@ impl<'a> BlockGen<'a> {
                     return Ok(());
                 }
                 let path = self.lval(lhs)?;
+                self.refuse_multicast(&path, rhs)?;
                 self.assign_value(&path, &lhs.ty, rhs)?;
+                self.invalidate_union_siblings(lhs, Some(&format!("{path}.valid_")))?;
             }
             Stmt::Call(call) => self.call(call)?,
             Stmt::If { cond, then, otherwise, .. } => {
@@ -559,6 +561,54 @@ impl<'a> BlockGen<'a> {
         Ok(())
     }
 
+    /// `e.isValid()`: a header's validity bit; a header union is valid when one of its members is.
+    fn is_valid(&mut self, e: &Expr) -> Result<String> {
+        let path = self.lval(e)?;
+        if !self.tm.is_union(&e.ty) {
+            return Ok(format!("{path}.valid_"));
+        }
+        let members: Vec<String> = self.tm.fields(&e.ty).iter().map(|f| format!("{path}.{}.valid_", ident(&f.name))).collect();
+        Ok(if members.is_empty() { "1'b0".into() } else { format!("({})", members.join(" || ")) })
+    }
+
+    /// After `member` of a header union became valid (unconditionally, or when `when` holds): the
+    /// union's other members become invalid (at most one member of a union is valid).
+    pub fn invalidate_union_siblings(&mut self, member: &Expr, when: Option<&str>) -> Result<()> {
+        let ExprKind::Field(union, i) = &member.kind else { return Ok(()) };
+        if !self.tm.is_union(&union.ty) {
+            return Ok(());
+        }
+        let base = self.lval(union)?;
+        let others: Vec<String> = self
+            .tm
+            .fields(&union.ty)
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != *i as usize)
+            .map(|(_, f)| format!("{base}.{}.valid_ = 1'b0;", ident(&f.name)))
+            .collect();
+        if others.is_empty() {
+            return Ok(());
+        }
+        match when {
+            None => self.line(others.join(" ")),
+            Some(c) => self.line(format!("if ({c}) begin {} end", others.join(" "))),
+        }
+        Ok(())
+    }
+
+    /// Refuses a write of anything but 0 to the multicast-group field: the hardware traffic manager
+    /// sends each packet to one port, so a multicast program would silently lose its copies.
+    fn refuse_multicast(&self, path: &str, rhs: &Expr) -> Result<()> {
+        let Some(field) = self.arch.field(MetaRole::MulticastGroup) else { return Ok(()) };
+        let target = format!("s.phv.{}.{}", shared_member(SharedKind::Intrinsic), crate::names::ident(field));
+        let zero = matches!(&rhs.kind, ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value)) if value.is_zero());
+        if path == target && !zero {
+            return unsupported(rhs.span, format!("multicast (a write to `{field}`): the hardware traffic manager sends each packet to one port"));
+        }
+        Ok(())
+    }
+
     /// `path = e`, splitting list expressions assigned to headers and structs.
     fn assign_value(&mut self, path: &str, ty: &Type, e: &Expr) -> Result<()> {
         if let ExprKind::Call(call) = &e.kind {
@@ -610,7 +660,10 @@ impl<'a> BlockGen<'a> {
             Callee::Builtin { target, builtin } => {
                 let path = self.lval(target)?;
                 match builtin {
-                    Builtin::SetValid => self.line(format!("{path}.valid_ = 1'b1;")),
+                    Builtin::SetValid => {
+                        self.line(format!("{path}.valid_ = 1'b1;"));
+                        self.invalidate_union_siblings(target, None)?;
+                    }
                     Builtin::SetInvalid => self.line(format!("{path}.valid_ = 1'b0;")),
                     Builtin::IsValid => {}
                     Builtin::PushFront(_) | Builtin::PopFront(_) => return unsupported(call.span, "push_front/pop_front on a header stack"),

@@ -215,7 +215,8 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let body = dg.take_out();
     generated.push((format!("{prefix}_deparser.sv"), top::deparser_module(&prefix, hdr_bytes, port_w, &body, &dg.locals, &egress_spec, &egress_port)));
     stages.push(StageInfo { block: "deparser".into(), name: dep.block.name.clone(), cycles: 1 });
-    latency += 1;
+    stages.push(StageInfo { block: "queue".into(), name: "descriptor queue to the merge (p4f_axis_fifo)".into(), cycles: top::DESC_QUEUE_LATENCY });
+    latency += 1 + top::DESC_QUEUE_LATENCY;
 
     let hashes: Vec<_> = hashes.into_iter().collect();
     let typedefs = tm.typedefs()?;

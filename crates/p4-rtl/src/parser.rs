@@ -300,6 +300,7 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
                 let path = g.lval(&arg.expr)?;
                 g.line(format!("if {short} begin {}{done} = 1'b1; end", set_err(ctx.too_short)));
                 g.line(format!("else begin {path} = {{{slice}, 1'b1}}; {off} = {off} + 32'd{bits}; end"));
+                g.invalidate_union_siblings(&arg.expr, Some(&format!("{path}.valid_")))?;
             }
             if let Some(c) = g.parser.as_mut().and_then(|p| p.static_offset.as_mut()) {
                 *c += bits;

@@ -342,6 +342,7 @@ pub struct RtlSwitch {
     program: Arc<p4_ir::Program>,
     layouts: Layouts,
     tables: Vec<TableHw>,
+    manifest: crate::Manifest,
     written: Vec<Option<TableSnapshot>>,
     slots: Vec<Vec<u32>>,
     sim: Sim,
@@ -361,6 +362,7 @@ impl RtlSwitch {
             layouts: Layouts::of(&program),
             program,
             tables: model.manifest.tables.clone(),
+            manifest: model.manifest.clone(),
             written: vec![None; n],
             slots: vec![Vec::new(); n],
             sim,
@@ -386,6 +388,11 @@ impl RtlSwitch {
             self.written[i] = Some(snap);
         }
         Ok(())
+    }
+
+    /// The design's manifest.
+    pub fn manifest(&self) -> &crate::Manifest {
+        &self.manifest
     }
 
     /// Queues packets without running (for line-rate runs: queue many, then [`RtlSwitch::run`]).

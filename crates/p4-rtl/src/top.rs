@@ -6,13 +6,17 @@
 //!                          └─ packet ─► p4f_axis_fifo (payload) ─────────────────────────────────► p4f_deparse_merge ─► m_axis
 //! ```
 //! Packets stay in order, so the payload FIFO and the header pipeline meet again in the merge
-//! without tags. One clock enable (`ce`) holds the whole header pipeline when the merge cannot take
-//! a descriptor; those cycles are counted as stall cycles.
+//! without tags. The deparser's descriptors wait for the merge in a 16-entry queue; one clock enable
+//! (`ce`) holds the whole header pipeline only when that queue is full, and those cycles are counted
+//! as stall cycles.
 
 use std::fmt::Write;
 
 use crate::block::{AlgoKey, HashFn};
 use crate::names::ident;
+
+/// Cycles from the deparser's output to the merge's descriptor input (`p4f_axis_fifo`'s latency).
+pub const DESC_QUEUE_LATENCY: u32 = 2;
 
 /// The package: types, the PHV, and the hash functions the blocks call.
 pub fn package(prefix: &str, typedefs: &str, phv_members: &[(String, String)], hashes: &[HashFn]) -> String {
@@ -156,9 +160,20 @@ pub fn top(t: &TopSpec) -> String {
     let _ = writeln!(o, "    {p}_deparser u_deparser (\n        .clk(clk), .rst(rst), .ce(ce),\n        .in_valid({prev}_valid), .in_phv({prev}_phv),\n        .out_valid(dep_valid), .out_hdr(dep_hdr), .out_len(dep_len), .out_skip(dep_skip), .out_pkt_len(dep_pkt_len), .out_drop(dep_drop), .out_dest(dep_dest)\n    );");
     let _ = writeln!(o, "    // A packet with nothing left to send is dropped too.");
     let _ = writeln!(o, "    logic d_drop;\n    assign d_drop = dep_drop || (dep_len == 16'd0 && dep_skip >= dep_pkt_len);");
-    let _ = writeln!(o, "    assign ce = !(dep_valid && !d_ready);\n");
-    let _ = writeln!(o, "    p4f_deparse_merge #(.DATA_W(DATA_W), .HDR_BYTES(HDR_BYTES), .DEST_W({})) u_merge (\n        .clk(clk), .rst(rst),\n        .d_valid(dep_valid), .d_ready(d_ready), .d_hdr_data(dep_hdr), .d_hdr_len(dep_len), .d_skip_len(dep_skip), .d_drop(d_drop), .d_dest(dep_dest),\n        .s_axis_tdata(pf_tdata), .s_axis_tkeep(pf_tkeep), .s_axis_tvalid(pf_tvalid), .s_axis_tready(pf_tready), .s_axis_tlast(pf_tlast),\n        .m_axis_tdata(m_axis_tdata), .m_axis_tkeep(m_axis_tkeep), .m_axis_tvalid(m_axis_tvalid), .m_axis_tready(m_axis_tready), .m_axis_tlast(m_axis_tlast), .m_axis_tdest(m_axis_tdest)\n    );\n", t.port_w);
-    let _ = writeln!(o, "    always_ff @(posedge clk) begin\n        if (rst) begin\n            stat_stall_cycles <= 32'd0;\n            stat_drops <= 32'd0;\n        end else begin\n            if (dep_valid && !d_ready) stat_stall_cycles <= stat_stall_cycles + 32'd1;\n            if (dep_valid && d_ready && d_drop) stat_drops <= stat_drops + 32'd1;\n        end\n    end");
+    // Descriptors queue before the merge, so the header pipeline is held only when the queue is
+    // full: while a long packet's payload streams out, the headers of the next ones keep moving.
+    let desc_bits = hb * 8 + 16 + 16 + 1 + t.port_w;
+    let desc_w = desc_bits.div_ceil(8) * 8;
+    let _ = writeln!(o, "    localparam int DESC_W = {desc_w};  // {{dest, drop, skip, len, hdr}} padded to bytes");
+    let _ = writeln!(o, "    logic dq_ready, dq_valid, dq_drop;\n    logic [DESC_W-1:0] dq_in, dq_out;\n    logic [HDR_BYTES*8-1:0] dq_hdr;\n    logic [15:0] dq_len, dq_skip;\n    logic [{}:0] dq_dest;", t.port_w - 1);
+    let _ = writeln!(o, "    assign dq_in = DESC_W'({{dep_dest, d_drop, dep_skip, dep_len, dep_hdr}});");
+    let _ = writeln!(o, "    assign {{dq_dest, dq_drop, dq_skip, dq_len, dq_hdr}} = dq_out[{}:0];", desc_bits - 1);
+    let _ = writeln!(o, "    /* verilator lint_off PINCONNECTEMPTY */");
+    let _ = writeln!(o, "    p4f_axis_fifo #(.DATA_W(DESC_W), .USER_W(1), .DEPTH(16)) u_descq (\n        .clk(clk), .rst(rst),\n        .s_axis_tdata(dq_in), .s_axis_tkeep('1), .s_axis_tvalid(dep_valid), .s_axis_tready(dq_ready), .s_axis_tlast(1'b1), .s_axis_tuser(1'b0),\n        .m_axis_tdata(dq_out), .m_axis_tkeep(), .m_axis_tvalid(dq_valid), .m_axis_tready(d_ready), .m_axis_tlast(), .m_axis_tuser()\n    );");
+    let _ = writeln!(o, "    /* verilator lint_on PINCONNECTEMPTY */");
+    let _ = writeln!(o, "    assign ce = !(dep_valid && !dq_ready);\n");
+    let _ = writeln!(o, "    p4f_deparse_merge #(.DATA_W(DATA_W), .HDR_BYTES(HDR_BYTES), .DEST_W({})) u_merge (\n        .clk(clk), .rst(rst),\n        .d_valid(dq_valid), .d_ready(d_ready), .d_hdr_data(dq_hdr), .d_hdr_len(dq_len), .d_skip_len(dq_skip), .d_drop(dq_drop), .d_dest(dq_dest),\n        .s_axis_tdata(pf_tdata), .s_axis_tkeep(pf_tkeep), .s_axis_tvalid(pf_tvalid), .s_axis_tready(pf_tready), .s_axis_tlast(pf_tlast),\n        .m_axis_tdata(m_axis_tdata), .m_axis_tkeep(m_axis_tkeep), .m_axis_tvalid(m_axis_tvalid), .m_axis_tready(m_axis_tready), .m_axis_tlast(m_axis_tlast), .m_axis_tdest(m_axis_tdest)\n    );\n", t.port_w);
+    let _ = writeln!(o, "    always_ff @(posedge clk) begin\n        if (rst) begin\n            stat_stall_cycles <= 32'd0;\n            stat_drops <= 32'd0;\n        end else begin\n            if (dep_valid && !dq_ready) stat_stall_cycles <= stat_stall_cycles + 32'd1;\n            if (dep_valid && dq_ready && d_drop) stat_drops <= stat_drops + 32'd1;\n        end\n    end");
     let _ = writeln!(o, "    // Only the command words' write pulses are used.\n    wire logic unused_ = &{{1'b0, pl_tuser, pf_tuser, ctrl_write}};");
     let _ = writeln!(o, "endmodule\n`default_nettype wire");
     o

@@ -62,6 +62,10 @@ impl<'p> TypeMap<'p> {
         matches!(ty, Type::Named(id) if matches!(self.p.types.get(id.index()), Some(TypeDef::Header { .. })))
     }
 
+    pub fn is_union(&self, ty: &Type) -> bool {
+        matches!(ty, Type::Named(id) if matches!(self.p.types.get(id.index()), Some(TypeDef::Union { .. })))
+    }
+
     pub fn is_aggregate(&self, ty: &Type) -> bool {
         matches!(ty, Type::Named(id) if self.names.get(id.index()).is_some_and(|n| n.is_some())) || matches!(ty, Type::Stack(..))
     }

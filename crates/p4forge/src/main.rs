@@ -105,6 +105,10 @@ enum Command {
         verbose: bool,
         #[command(flatten)]
         progress: p4_io::progress::ProgressArgs,
+        /// The target: the software dataplane (`sw`) or the generated SystemVerilog in Verilator
+        /// (`rtl`; one packet at a time, the model built once per program).
+        #[arg(long, value_enum, default_value = "sw")]
+        target: cmd::test::Target,
     },
     /// Run the program as a switch between Linux network interfaces (AF_PACKET; needs root).
     ///
@@ -158,6 +162,36 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Simulate the hardware target in Verilator: the pcaps at line rate (outputs in
+    /// DIR/port<N>.pcap, stamped by cycle), then latency and packets per cycle at 64, 256, 512,
+    /// 1024 and 1518 bytes and the cycles of each pipeline stage.
+    ///
+    /// Example: p4forge rtl-sim l2l3.p4 --entries entries.txt --in 1=h1.pcap --out build/sim --json
+    #[command(name = "rtl-sim", after_help = EXIT_CODES)]
+    RtlSim {
+        /// The P4_16 source file.
+        program: PathBuf,
+        /// Table entries etc. in BMv2 runtime-CLI syntax.
+        #[arg(long, value_name = "FILE")]
+        entries: Option<PathBuf>,
+        /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp.
+        #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::run::parse_input_arg, required = true)]
+        inputs: Vec<(u32, PathBuf)>,
+        /// Directory for the output captures.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Packets per size in the packets-per-cycle runs (at least 2).
+        #[arg(long, default_value_t = 256)]
+        count: usize,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        options: cmd::rtl::RtlOptions,
+        /// Also search DIR for `#include` files (repeatable).
+        #[arg(short = 'I', long = "include", value_name = "DIR")]
+        include: Vec<PathBuf>,
+    },
     /// Generate SystemVerilog for the hardware target: DIR gets the generated modules, copies of the
     /// hw/ runtime modules they use, files.f (compile order) and manifest.json (ports, tables with
     /// key and action layouts and control registers, stages). A construct outside the hardware
@@ -184,8 +218,8 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Check { program, include } => cmd::check::check(&program, &include),
         Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
         Command::Test { program, stf, include, verbose, lowered, target } => cmd::test::test(&program, &stf, &include, verbose, lowered, target),
-        Command::Run { program, entries, inputs, out, include, verbose, progress } => {
-            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress };
+        Command::Run { program, entries, inputs, out, include, verbose, progress, target } => {
+            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress, target };
             let summary = cmd::run::run(&options)?;
             p4_io::stdio::print(&summary.render())?;
             match summary.interrupted_after {
@@ -206,6 +240,12 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Minprobe(args) => tool(p4_netsim::cli::minprobe_main(args)),
         Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
         Command::Rtl { program, out, options, include } => Ok(p4_io::stdio::print(&cmd::rtl::rtl(&program, &include, &out, &options)?)?),
+        Command::RtlSim { program, entries, inputs, out, count, json, options, include } => {
+            let options = cmd::rtl_sim::SimOptions { program, includes: include, entries, inputs, out, count, rtl: options.options()? };
+            let report = cmd::rtl_sim::rtl_sim(&options)?;
+            let text = if json { serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n" } else { report.render() };
+            Ok(p4_io::stdio::print(&text)?)
+        }
         Command::Stf2pcap { stf, out } => {
             let files = cmd::stf2pcap::stf2pcap(&stf, &out)?;
             Ok(p4_io::stdio::print(&files.iter().map(|file| format!("wrote {}\n", file.display())).collect::<String>())?)

@@ -4,6 +4,7 @@ pub mod check;
 pub mod compile;
 pub mod entries;
 pub mod rtl;
+pub mod rtl_sim;
 pub mod run;
 pub mod stf2pcap;
 pub mod switch;

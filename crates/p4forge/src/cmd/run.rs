@@ -30,6 +30,7 @@ pub struct RunOptions {
     /// Print each `log_msg` line and every entry added.
     pub verbose: bool,
     pub progress: p4_io::progress::ProgressArgs,
+    pub target: crate::cmd::test::Target,
 }
 
 /// Packet and byte counts of one port.
@@ -139,7 +140,7 @@ pub fn parse_input_arg(text: &str) -> Result<(u32, PathBuf), String> {
 }
 
 /// A k-way merge of the input captures by timestamp.
-struct MergedInputs {
+pub(crate) struct MergedInputs {
     /// Per input: its ingress port, its reader and its next packet.
     inputs: Vec<(u32, CaptureReader, Option<CapturedPacket>)>,
     /// `(timestamp, input index)` of every input's next packet; the index breaks ties.
@@ -149,7 +150,7 @@ struct MergedInputs {
 }
 
 impl MergedInputs {
-    fn open(inputs: &[(u32, PathBuf)]) -> CliResult<MergedInputs> {
+    pub(crate) fn open(inputs: &[(u32, PathBuf)]) -> CliResult<MergedInputs> {
         let mut merged = MergedInputs { inputs: Vec::new(), heads: BinaryHeap::new(), total_bytes: 0 };
         for (index, (port, path)) in inputs.iter().enumerate() {
             let mut reader = CaptureReader::open(path).map_err(|e| CliError::input(e.to_string()))?;
@@ -164,7 +165,7 @@ impl MergedInputs {
     }
 
     /// The earliest pending packet and its ingress port.
-    fn next(&mut self) -> CliResult<Option<(u32, CapturedPacket)>> {
+    pub(crate) fn next(&mut self) -> CliResult<Option<(u32, CapturedPacket)>> {
         let Some(Reverse((_, index))) = self.heads.pop() else { return Ok(None) };
         let Some((port, reader, pending)) = self.inputs.get_mut(index) else { return Ok(None) };
         let Some(packet) = pending.take() else { return Ok(None) };
@@ -190,9 +191,14 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     p4_io::output::check_writable(&output_path(&options.out, 0))?;
     refuse_overwriting_inputs(&options.out, &options.inputs)?;
     let mut inputs = MergedInputs::open(&options.inputs)?;
-    let compiled = frontend::compile(&options.program, &options.includes)?;
-    p4_io::eprint_safe!("{}", compiled.warnings);
-    let mut switch = frontend::new_switch(compiled, &options.program)?;
+    let mut switch: Box<dyn frontend::Dataplane> = match options.target {
+        crate::cmd::test::Target::Sw => {
+            let compiled = frontend::compile(&options.program, &options.includes)?;
+            p4_io::eprint_safe!("{}", compiled.warnings);
+            frontend::new_switch(compiled, &options.program)?
+        }
+        crate::cmd::test::Target::Rtl => Box::new(crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &p4_rtl::Options::default())?),
+    };
     for (port, path) in &options.inputs {
         switch.check_port(*port).map_err(|e| CliError::input(format!("--in {port}={}: {e}", path.display())))?;
     }
@@ -267,7 +273,7 @@ fn existing_outputs(out: &Path) -> Vec<PathBuf> {
 
 /// Refuses a run that would replace one of its inputs: an input that *is* (same file, through any
 /// name, link or symlink) an output name in `out`.
-fn refuse_overwriting_inputs(out: &Path, inputs: &[(u32, PathBuf)]) -> CliResult<()> {
+pub(crate) fn refuse_overwriting_inputs(out: &Path, inputs: &[(u32, PathBuf)]) -> CliResult<()> {
     use std::os::unix::fs::MetadataExt;
     let identity = |path: &Path| std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()));
     for existing in existing_outputs(out) {

@@ -1,0 +1,281 @@
+//! `p4forge rtl-sim`: the generated design in Verilator, driven from pcaps at line rate, with the
+//! measurements of the seed's Tables 3.2 and 3.3: cycles per pipeline stage, end-to-end latency per
+//! packet size, and sustained packets per cycle.
+//!
+//! Two parts:
+//! - the traffic: every input packet, merged by timestamp as `run` merges them, is sent back to back
+//!   at one beat per cycle (in chunks of [`CHUNK`] packets; the pipeline drains between chunks);
+//!   outputs go to `OUT/port<N>.pcap`, stamped with the input's first timestamp plus the cycle their
+//!   first beat left, at the pipeline clock;
+//! - the measurements: for each size in [`SIZES`], each input's first packet (one per port, so every
+//!   port given takes part) cut or zero-padded to that size: alone for latency (first beat in to
+//!   first beat out), then `--count` copies back to back for packets per cycle (from the cycles their
+//!   first beats were taken) and the stall cycles of the pipeline.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::cmd::entries::Entries;
+use crate::cmd::run::{output_path, MergedInputs};
+use crate::error::{CliError, CliResult};
+use p4_stf::capture::{CaptureWriter, CapturedPacket};
+
+/// Packet sizes the report measures, in bytes (the seed's Table 3.3).
+pub const SIZES: [usize; 5] = [64, 256, 512, 1024, 1518];
+/// Packets sent in one run of the model.
+const CHUNK: usize = 1024;
+
+/// What `rtl-sim` needs.
+pub struct SimOptions {
+    pub program: PathBuf,
+    pub includes: Vec<PathBuf>,
+    pub entries: Option<PathBuf>,
+    pub inputs: Vec<(u32, PathBuf)>,
+    pub out: PathBuf,
+    /// Copies per size in the throughput runs.
+    pub count: usize,
+    pub rtl: p4_rtl::Options,
+}
+
+/// A stage as the report lists it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Stage {
+    pub block: String,
+    pub name: String,
+    pub cycles: u32,
+}
+
+/// What the traffic did.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Traffic {
+    pub packets_in: u64,
+    pub packets_out: u64,
+    pub drops: u64,
+    pub cycles: u64,
+    pub stall_cycles: u64,
+    /// Output packets per egress port.
+    pub ports_out: BTreeMap<u32, u64>,
+}
+
+/// The report (`--json` prints it as is).
+#[derive(Clone, Debug, Serialize)]
+pub struct SimReport {
+    pub program: String,
+    pub top: String,
+    pub data_width: u32,
+    pub clock_mhz: f64,
+    /// Stages of the header pipeline, in order, with their cycles.
+    pub stages: Vec<Stage>,
+    /// The same cycles summed by kind: `parser`, `tables` (lookups), `actions` (statement stages),
+    /// `deparser`, `queue` (descriptors waiting for the merge) — the seed's Table 3.2 columns.
+    pub stage_cycles: BTreeMap<String, u32>,
+    /// Registers of the header pipeline from the window descriptor to the deparser's output.
+    pub pipeline_latency_cycles: u32,
+    /// First beat in to first beat out, one packet alone, by size in bytes (`null`: the program
+    /// sent nothing out for that packet).
+    pub latency_cycles: BTreeMap<String, Option<u64>>,
+    pub latency_ns: BTreeMap<String, Option<f64>>,
+    /// Packets taken per cycle, back to back, by size.
+    pub packets_per_cycle: BTreeMap<String, f64>,
+    /// The stream's limit: one packet per `ceil(size / bytes per beat)` cycles.
+    pub line_rate_packets_per_cycle: BTreeMap<String, f64>,
+    /// Cycles in which a stage held a packet back, over every measurement run.
+    pub pipeline_stall_cycles: u64,
+    pub traffic: Traffic,
+    pub outputs: Vec<PathBuf>,
+    pub notes: Vec<String>,
+}
+
+impl SimReport {
+    /// The human-readable report.
+    pub fn render(&self) -> String {
+        use std::fmt::Write;
+        let mut o = String::new();
+        let _ = writeln!(o, "{} ({}), {} bits at {} MHz", self.program, self.top, self.data_width, self.clock_mhz);
+        let _ = writeln!(o, "pipeline stages (cycles):");
+        for s in &self.stages {
+            let _ = writeln!(o, "  {:<10} {:<40} {:>3}", s.block, s.name, s.cycles);
+        }
+        let by: Vec<String> = self.stage_cycles.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = writeln!(o, "  by kind: {}; header pipeline {} cycles", by.join(", "), self.pipeline_latency_cycles);
+        let _ = writeln!(o, "{:>6} {:>15} {:>12} {:>17} {:>12}", "bytes", "latency cycles", "latency ns", "packets/cycle", "line rate");
+        for size in SIZES {
+            let k = size.to_string();
+            let cyc = self.latency_cycles.get(&k).copied().flatten().map_or("-".to_string(), |c| c.to_string());
+            let ns = self.latency_ns.get(&k).copied().flatten().map_or("-".to_string(), |n| format!("{n:.1}"));
+            let ppc = self.packets_per_cycle.get(&k).copied().unwrap_or(0.0);
+            let line = self.line_rate_packets_per_cycle.get(&k).copied().unwrap_or(0.0);
+            let _ = writeln!(o, "{size:>6} {cyc:>15} {ns:>12} {ppc:>17.4} {line:>12.4}");
+        }
+        let _ = writeln!(o, "pipeline stall cycles: {}", self.pipeline_stall_cycles);
+        let t = &self.traffic;
+        let _ = writeln!(o, "traffic: {} packets in, {} out, {} dropped, {} cycles ({} stalled)", t.packets_in, t.packets_out, t.drops, t.cycles, t.stall_cycles);
+        for f in &self.outputs {
+            let _ = writeln!(o, "wrote {}", f.display());
+        }
+        for n in &self.notes {
+            let _ = writeln!(o, "note: {n}");
+        }
+        o
+    }
+}
+
+/// `data` cut or zero-padded to `size` bytes.
+fn resized(data: &[u8], size: usize) -> Vec<u8> {
+    let mut v = data[..data.len().min(size)].to_vec();
+    v.resize(size, 0);
+    v
+}
+
+/// Sums stage cycles by kind.
+fn stage_kinds(stages: &[Stage]) -> BTreeMap<String, u32> {
+    let mut m = BTreeMap::new();
+    for s in stages {
+        let kind = if matches!(s.block.as_str(), "parser" | "deparser" | "queue") {
+            s.block.clone()
+        } else if s.name.contains(" table ") {
+            "tables".to_string()
+        } else {
+            "actions".to_string()
+        };
+        *m.entry(kind).or_insert(0) += s.cycles;
+    }
+    m
+}
+
+/// Runs the traffic and the measurements.
+pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
+    if options.count < 2 {
+        return Err(CliError::input(format!("--count {}: at least 2 packets per size (packets per cycle needs two)", options.count)));
+    }
+    let entries = options.entries.as_deref().map(Entries::read).transpose()?;
+    p4_io::output::create_dir(&options.out)?;
+    p4_io::output::check_writable(&output_path(&options.out, 0))?;
+    crate::cmd::run::refuse_overwriting_inputs(&options.out, &options.inputs)?;
+    let mut inputs = MergedInputs::open(&options.inputs)?;
+    let mut switch = crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &options.rtl)?;
+    for (port, path) in &options.inputs {
+        p4_dataplane::control::PacketIo::check_port(&switch, *port).map_err(|e| CliError::input(format!("--in {port}={}: {e}", path.display())))?;
+    }
+    if let Some(entries) = &entries {
+        entries.apply(&mut switch)?;
+    }
+    let manifest = switch.manifest().clone();
+    let ns_per_cycle = 1000.0 / manifest.clock_mhz;
+
+    // The traffic, in chunks.
+    let mut traffic = Traffic::default();
+    let mut writers: BTreeMap<u32, CaptureWriter> = BTreeMap::new();
+    let mut templates: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
+    let mut start_ns = None;
+    let mut cycle_base = 0u64;
+    p4_io::interrupt::install();
+    loop {
+        let mut n = 0;
+        while n < CHUNK {
+            let Some((port, packet)) = inputs.next()? else { break };
+            start_ns.get_or_insert(packet.timestamp_ns);
+            templates.entry(port).or_insert_with(|| packet.data.clone());
+            if packet.data.is_empty() {
+                traffic.drops += 1;
+                continue;
+            }
+            switch.queue(port, &packet.data).map_err(CliError::failed)?;
+            n += 1;
+        }
+        if n == 0 {
+            break;
+        }
+        let r = switch.run().map_err(CliError::failed)?.clone();
+        traffic.packets_in += n as u64;
+        traffic.drops += r.drops;
+        traffic.stall_cycles += r.stall_cycles;
+        for o in &r.outputs {
+            traffic.packets_out += 1;
+            *traffic.ports_out.entry(o.port).or_insert(0) += 1;
+            let writer = match writers.entry(o.port) {
+                std::collections::btree_map::Entry::Occupied(slot) => slot.into_mut(),
+                std::collections::btree_map::Entry::Vacant(slot) => {
+                    slot.insert(CaptureWriter::create(&output_path(&options.out, o.port)).map_err(|e| CliError::output(e.to_string()))?)
+                }
+            };
+            let t = start_ns.unwrap_or(0) + ((cycle_base + o.first) as f64 * ns_per_cycle) as u64;
+            writer.write_captured(&CapturedPacket::whole(t, o.data.clone())).map_err(|e| CliError::output(e.to_string()))?;
+        }
+        cycle_base += r.cycles;
+        traffic.cycles += r.cycles;
+        if p4_io::interrupt::interrupted() {
+            return Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string()));
+        }
+    }
+    let mut outputs = Vec::new();
+    for (port, w) in writers {
+        w.finish().map_err(|e| CliError::output(e.to_string()))?;
+        outputs.push(output_path(&options.out, port));
+    }
+
+    // The measurements.
+    let mut notes = Vec::new();
+    let mut latency_cycles = BTreeMap::new();
+    let mut latency_ns = BTreeMap::new();
+    let mut packets_per_cycle = BTreeMap::new();
+    let mut line_rate = BTreeMap::new();
+    let mut stalls = 0;
+    let bytes_per_beat = (manifest.data_width / 8) as usize;
+    if templates.is_empty() {
+        notes.push("no input packets: nothing measured".into());
+    }
+    for size in SIZES {
+        if templates.is_empty() {
+            break;
+        }
+        let key = size.to_string();
+        let (port, first) = templates.iter().next().map(|(p, d)| (*p, resized(d, size))).unwrap_or_default();
+        switch.queue(port, &first).map_err(CliError::failed)?;
+        let r = switch.run().map_err(CliError::failed)?.clone();
+        stalls += r.stall_cycles;
+        let lat = match (r.inputs.first(), r.outputs.first()) {
+            (Some(i), Some(o)) => Some(o.first - i),
+            _ => {
+                notes.push(format!("{size}-byte packet from port {port}: the program sent nothing out, so no latency"));
+                None
+            }
+        };
+        latency_cycles.insert(key.clone(), lat);
+        latency_ns.insert(key.clone(), lat.map(|c| c as f64 * ns_per_cycle));
+        let ports: Vec<(u32, Vec<u8>)> = templates.iter().map(|(p, d)| (*p, resized(d, size))).collect();
+        for k in 0..options.count {
+            let (p, d) = &ports[k % ports.len()];
+            switch.queue(*p, d).map_err(CliError::failed)?;
+        }
+        let r = switch.run().map_err(CliError::failed)?.clone();
+        stalls += r.stall_cycles;
+        let span = match (r.inputs.first(), r.inputs.last()) {
+            (Some(a), Some(b)) if b > a => (b - a) as f64,
+            _ => 0.0,
+        };
+        let ppc = if span > 0.0 { (r.inputs.len() - 1) as f64 / span } else { 0.0 };
+        packets_per_cycle.insert(key.clone(), ppc);
+        line_rate.insert(key, 1.0 / size.div_ceil(bytes_per_beat) as f64);
+    }
+    let stages: Vec<Stage> = manifest.stages.iter().map(|s| Stage { block: s.block.clone(), name: s.name.clone(), cycles: s.cycles }).collect();
+    Ok(SimReport {
+        program: options.program.display().to_string(),
+        top: manifest.top.clone(),
+        data_width: manifest.data_width,
+        clock_mhz: manifest.clock_mhz,
+        stage_cycles: stage_kinds(&stages),
+        stages,
+        pipeline_latency_cycles: manifest.pipeline_latency_cycles,
+        latency_cycles,
+        latency_ns,
+        packets_per_cycle,
+        line_rate_packets_per_cycle: line_rate,
+        pipeline_stall_cycles: stalls,
+        traffic,
+        outputs,
+        notes,
+    })
+}
