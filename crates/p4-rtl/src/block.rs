@@ -89,6 +89,8 @@ pub struct BlockGen<'a> {
     pub block: &'a Block,
     /// SystemVerilog path of each variable (`None`: a packet_in/packet_out parameter).
     paths: Vec<Option<String>>,
+    /// Variables whose type hardware cannot hold, with the reason (refused at their first use).
+    unheld: Vec<(usize, String)>,
     /// The block's own variables and generated flags: (name, declaration type).
     pub locals: Vec<(String, String)>,
     scope: Scope,
@@ -129,6 +131,7 @@ impl<'a> BlockGen<'a> {
     pub fn new(p: &'a Program, tm: &'a TypeMap<'a>, arch: &'a Architecture, block: &'a Block, shared: &[(usize, SharedKind)]) -> Result<Self> {
         let mut scope = Scope::default();
         let mut paths = vec![None; block.vars.len()];
+        let mut unheld = Vec::new();
         let mut locals = Vec::new();
         for (pos, kind) in shared {
             if let Some(v) = block.params.get(*pos) {
@@ -156,7 +159,15 @@ impl<'a> BlockGen<'a> {
                 continue;
             }
             let name = scope.fresh(&v.name);
-            let decl = tm.sv(&v.ty).map_err(|e| RtlError::global(format!("variable `{}`: {}", v.name, e.message)))?;
+            // A variable of a type hardware cannot hold is refused where it is first used, which
+            // gives the refusal a location (variables carry none); an unused one costs nothing.
+            let decl = match tm.sv(&v.ty) {
+                Ok(d) => d,
+                Err(e) => {
+                    unheld.push((i, format!("variable `{}`: {}", v.name, e.message)));
+                    continue;
+                }
+            };
             if let Type::Stack(_, n) = &v.ty {
                 locals.push((format!("{name}{NEXT_INDEX}"), logic(crate::types::next_index_width(*n))));
             }
@@ -170,6 +181,7 @@ impl<'a> BlockGen<'a> {
             arch,
             block,
             paths,
+            unheld,
             locals,
             scope,
             done: "s.l.done_".into(),
@@ -216,6 +228,9 @@ impl<'a> BlockGen<'a> {
 
     /// The path of a variable.
     pub fn var(&self, v: VarId, span: Span) -> Result<String> {
+        if let Some((_, why)) = self.unheld.iter().find(|(i, _)| *i == v.index()) {
+            return unsupported(span, why.clone());
+        }
         self.paths
             .get(v.index())
             .cloned()
@@ -836,8 +851,9 @@ impl<'a> BlockGen<'a> {
                 let w = entry.width;
                 // This packet's own earlier write in the stage wins over the array.
                 self.line(format!(
-                    "{target} = ({we} && {wa} == 32'({i})) ? {wd} : ((32'({i}) < 32'd{}) ? {name}[16'({i})] : {w}'d0);",
-                    entry.size
+                    "{target} = ({we} && {wa} == 32'({i})) ? {wd} : ((32'({i}) < 32'd{}) ? {name}[{}'({i})] : {w}'d0);",
+                    entry.size,
+                    crate::control::bits_for_index(entry.size as u32)
                 ));
             }
             _ => {

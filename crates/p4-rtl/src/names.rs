@@ -3,20 +3,35 @@
 
 use std::collections::HashSet;
 
-/// Words SystemVerilog reserves that are plausible P4 identifiers (a P4 name equal to one gets a
-/// trailing underscore).
+/// Every keyword of SystemVerilog (IEEE 1800-2017, Annex B), sorted (binary search): a P4 name equal
+/// to one gets a trailing underscore (`before`, `checker`, `sequence` are fine P4 field names).
 const RESERVED: &[&str] = &[
-    "always", "and", "assign", "begin", "bit", "buf", "byte", "case", "casex", "casez", "cell", "chandle", "class",
-    "config", "const", "context", "cover", "default", "design", "disable", "do", "edge", "else", "end", "endcase",
-    "endfunction", "endmodule", "enum", "event", "export", "extern", "final", "for", "force", "forever", "fork",
-    "function", "generate", "genvar", "if", "import", "initial", "inout", "input", "int", "integer", "interface",
-    "join", "large", "let", "liblist", "library", "local", "logic", "longint", "macromodule", "medium", "module",
-    "nand", "negedge", "new", "nor", "not", "null", "or", "output", "package", "packed", "parameter", "posedge",
-    "primitive", "priority", "program", "property", "protected", "pull0", "pull1", "rand", "real", "ref", "reg",
-    "release", "repeat", "return", "scalared", "sequence", "shortint", "signed", "small", "solve", "specify",
-    "static", "string", "strong", "struct", "super", "supply0", "supply1", "table", "task", "this", "time", "tri",
-    "type", "typedef", "union", "unique", "unsigned", "use", "var", "vectored", "virtual", "void", "wait", "wand",
-    "weak", "while", "wire", "with", "wor", "xnor", "xor",
+    "accept_on", "alias", "always", "always_comb", "always_ff", "always_latch", "and", "assert", "assign",
+    "assume", "automatic", "before", "begin", "bind", "bins", "binsof", "bit", "break", "buf", "bufif0",
+    "bufif1", "byte", "case", "casex", "casez", "cell", "chandle", "checker", "class", "clocking", "cmos",
+    "config", "const", "constraint", "context", "continue", "cover", "covergroup", "coverpoint", "cross",
+    "deassign", "default", "defparam", "design", "disable", "dist", "do", "edge", "else", "end", "endcase",
+    "endchecker", "endclass", "endclocking", "endconfig", "endfunction", "endgenerate", "endgroup",
+    "endinterface", "endmodule", "endpackage", "endprimitive", "endprogram", "endproperty", "endsequence",
+    "endspecify", "endtable", "endtask", "enum", "event", "eventually", "expect", "export", "extends",
+    "extern", "final", "first_match", "for", "force", "foreach", "forever", "fork", "forkjoin", "function",
+    "generate", "genvar", "global", "highz0", "highz1", "if", "iff", "ifnone", "ignore_bins", "illegal_bins",
+    "implements", "implies", "import", "incdir", "include", "initial", "inout", "input", "inside", "instance",
+    "int", "integer", "interconnect", "interface", "intersect", "join", "join_any", "join_none", "large",
+    "let", "liblist", "library", "local", "localparam", "logic", "longint", "macromodule", "matches",
+    "medium", "modport", "module", "nand", "negedge", "nettype", "new", "nexttime", "nmos", "nor",
+    "noshowcancelled", "not", "notif0", "notif1", "null", "or", "output", "package", "packed", "parameter",
+    "pmos", "posedge", "primitive", "priority", "program", "property", "protected", "pull0", "pull1",
+    "pulldown", "pullup", "pulsestyle_ondetect", "pulsestyle_onevent", "pure", "rand", "randc", "randcase",
+    "randsequence", "rcmos", "real", "realtime", "ref", "reg", "reject_on", "release", "repeat", "restrict",
+    "return", "rnmos", "rpmos", "rtran", "rtranif0", "rtranif1", "s_always", "s_eventually", "s_nexttime",
+    "s_until", "s_until_with", "scalared", "sequence", "shortint", "shortreal", "showcancelled", "signed",
+    "small", "soft", "solve", "specify", "specparam", "static", "string", "strong", "strong0", "strong1",
+    "struct", "super", "supply0", "supply1", "sync_accept_on", "sync_reject_on", "table", "tagged", "task",
+    "this", "throughout", "time", "timeprecision", "timeunit", "tran", "tranif0", "tranif1", "tri", "tri0",
+    "tri1", "triand", "trior", "trireg", "type", "typedef", "union", "unique", "unique0", "unsigned", "until",
+    "until_with", "untyped", "use", "uwire", "var", "vectored", "virtual", "void", "wait", "wait_order",
+    "wand", "weak", "weak0", "weak1", "while", "wildcard", "wire", "with", "within", "wor", "xnor", "xor",
 ];
 
 /// A legal SystemVerilog identifier for a P4 name: dots and other punctuation become `_`, a leading
@@ -27,7 +42,7 @@ pub fn ident(name: &str) -> String {
     if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, '_');
     }
-    if s.ends_with('_') || RESERVED.contains(&s.as_str()) {
+    if s.ends_with('_') || RESERVED.binary_search(&s.as_str()).is_ok() {
         s.push('_');
     }
     s
@@ -58,9 +73,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn keywords_are_sorted_for_binary_search() {
+        assert!(RESERVED.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
     fn names_become_legal_identifiers() {
         assert_eq!(ident("L2L3Ingress.ipv4_lpm"), "L2L3Ingress_ipv4_lpm");
         assert_eq!(ident("table"), "table_");
+        assert_eq!(ident("before"), "before_");
+        assert_eq!(ident("xor"), "xor_");
+        assert_eq!(ident("accept_on"), "accept_on_");
         assert_eq!(ident("3way"), "_3way");
         assert_eq!(ident("x_"), "x__");
         let mut s = Scope::default();

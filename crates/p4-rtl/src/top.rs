@@ -174,7 +174,8 @@ pub fn top(t: &TopSpec) -> String {
     let _ = writeln!(o, "    assign ce = !(dep_valid && !dq_ready);\n");
     let _ = writeln!(o, "    p4f_deparse_merge #(.DATA_W(DATA_W), .HDR_BYTES(HDR_BYTES), .DEST_W({})) u_merge (\n        .clk(clk), .rst(rst),\n        .d_valid(dq_valid), .d_ready(d_ready), .d_hdr_data(dq_hdr), .d_hdr_len(dq_len), .d_skip_len(dq_skip), .d_drop(dq_drop), .d_dest(dq_dest),\n        .s_axis_tdata(pf_tdata), .s_axis_tkeep(pf_tkeep), .s_axis_tvalid(pf_tvalid), .s_axis_tready(pf_tready), .s_axis_tlast(pf_tlast),\n        .m_axis_tdata(m_axis_tdata), .m_axis_tkeep(m_axis_tkeep), .m_axis_tvalid(m_axis_tvalid), .m_axis_tready(m_axis_tready), .m_axis_tlast(m_axis_tlast), .m_axis_tdest(m_axis_tdest)\n    );\n", t.port_w);
     let _ = writeln!(o, "    always_ff @(posedge clk) begin\n        if (rst) begin\n            stat_stall_cycles <= 32'd0;\n            stat_drops <= 32'd0;\n        end else begin\n            if (dep_valid && !dq_ready) stat_stall_cycles <= stat_stall_cycles + 32'd1;\n            if (dep_valid && dq_ready && d_drop) stat_drops <= stat_drops + 32'd1;\n        end\n    end");
-    let _ = writeln!(o, "    // Only the command words' write pulses are used.\n    wire logic unused_ = &{{1'b0, pl_tuser, pf_tuser, ctrl_write}};");
+    let pad = if desc_w > desc_bits { format!(", dq_out[{}:{desc_bits}]", desc_w - 1) } else { String::new() };
+    let _ = writeln!(o, "    // Of the control words only the tables' are used (none without tables), of the write pulses only\n    // the command words', and the descriptor's padding bits not at all.\n    wire logic unused_ = &{{1'b0, pl_tuser, pf_tuser, ctrl_write, ctrl_regs{pad}}};");
     let _ = writeln!(o, "endmodule\n`default_nettype wire");
     o
 }

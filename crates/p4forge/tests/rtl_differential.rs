@@ -1,0 +1,299 @@
+//! The differential suite of the hardware target: the software dataplane is the golden model, and
+//! the generated SystemVerilog (in Verilator) must produce the same packets.
+//!
+//! - `stf_programs_match_on_rtl`: every STF test of the project (examples and `tests/stf`) whose
+//!   program the generator accepts runs on the RTL target and must pass exactly as on the software
+//!   target; a program outside the hardware subset must be refused with a located message; an STF
+//!   control-plane command the hardware target has no state for (a register write, a counter read)
+//!   is a clear refusal, listed, not a pass.
+//! - `random_traffic_matches_on_rtl`: each example with its entries file, plus random table entries,
+//!   gets random and mutated packets (seeded) on both targets; every output packet, its port and the
+//!   order per port must be identical. `P4FORGE_DIFF_PACKETS` sets the packets per example (default
+//!   2,000 in `make test`; the documented long run uses 100,000) and `P4FORGE_DIFF_SEED` the seed.
+//!
+//! Models are built once per design into `target/rtl-models` and reused. Without Verilator the tests
+//! print why and pass (`make test` installs it first).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use num_bigint::BigUint;
+use p4_dataplane::control::{ActionArgs, ControlPlane, KeyValue, Keys, PacketIo};
+use p4forge::cmd::entries::Entries;
+use p4forge::frontend;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// Points the model cache at the target directory (the same for every test of this binary) and
+/// says whether Verilator is there.
+fn setup() -> bool {
+    let cache = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target")).join("rtl-models");
+    // SAFETY: set before any thread of this test binary reads the environment for it; every test
+    // sets the same value.
+    unsafe { std::env::set_var("P4FORGE_RTL_CACHE", cache) };
+    std::env::set_current_dir(root()).unwrap();
+    match p4_rtl::sim::find_verilator() {
+        Ok(_) => true,
+        Err(e) => {
+            println!("SKIP: {e}");
+            false
+        }
+    }
+}
+
+/// Only one test of this binary builds and runs models at a time (two cores; one cache).
+static MODELS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn stf_pairs() -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for dir in ["examples", "tests/stf"] {
+        let mut stack = vec![root().join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "stf") && p.with_extension("p4").is_file() {
+                    out.push((p.with_extension("p4"), p));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn software(p4: &Path) -> p4_dataplane::Switch {
+    let compiled = frontend::compile(p4, &[]).unwrap().lowered(p4).unwrap();
+    p4_dataplane::Switch::new(std::sync::Arc::new(compiled.program)).unwrap()
+}
+
+#[test]
+fn stf_programs_match_on_rtl() {
+    if !setup() {
+        return;
+    }
+    let _lock = MODELS.lock().unwrap_or_else(|e| e.into_inner());
+    let (mut accepted, mut passed, mut refused_cmd, mut rejected) = (0, 0, Vec::new(), Vec::new());
+    let mut failures = Vec::new();
+    let pairs = stf_pairs();
+    for (p4, stf) in &pairs {
+        let name = stf.strip_prefix(root()).unwrap().display().to_string();
+        let commands = p4_stf::parse_stf(&std::fs::read_to_string(stf).unwrap()).unwrap();
+        let sw_report = p4_stf::run_stf(&mut software(p4), &commands);
+        let mut rtl = match p4forge::cmd::rtl::rtl_switch(p4, &[], &p4_rtl::Options::default()) {
+            Ok(s) => s,
+            Err(e) => {
+                let text = format!("{e:?}");
+                // A refusal names the construct and where it is (file:line:col).
+                let located = text.contains(&format!("{}:", p4.file_name().unwrap().to_string_lossy()));
+                if !text.contains("outside the hardware subset") || !located {
+                    failures.push(format!("{name}: not a located refusal: {text}"));
+                }
+                rejected.push(name);
+                continue;
+            }
+        };
+        accepted += 1;
+        let report = p4_stf::run_stf(&mut rtl, &commands);
+        let cmd_refusal = report.stopped_at.is_some() && report.failures.iter().any(|f| f.to_string().contains("hardware target"));
+        if report.passed() && sw_report.passed() {
+            passed += 1;
+            println!("PASS {name}");
+        } else if cmd_refusal {
+            println!("REFUSED-COMMAND {name}: {}", report.failures[0]);
+            refused_cmd.push(name);
+        } else {
+            failures.push(format!("{name}: software {}, rtl {}: {:?}", sw_report.passed(), report.passed(), report.failures));
+        }
+    }
+    println!(
+        "rtl: {} STF pairs; {accepted} accepted by the generator, {passed} pass identically, {} stop at a refused command, {} rejected at compile time",
+        pairs.len(),
+        refused_cmd.len(),
+        rejected.len()
+    );
+    println!("rejected: {rejected:?}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // What the suite covers today (raise these as the subset grows; never lower them).
+    assert!(passed >= 30, "only {passed} pass on RTL");
+}
+
+/// A small deterministic generator (SplitMix64): the same seed gives the same traffic everywhere.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next() % n
+        }
+    }
+    fn bits(&mut self, width: u32) -> BigUint {
+        let mut v = BigUint::from(0u8);
+        for _ in 0..width.div_ceil(64) {
+            v = (v << 64u32) | BigUint::from(self.next());
+        }
+        v & ((BigUint::from(1u8) << width) - 1u8)
+    }
+}
+
+/// Adds up to `per_table` random entries to every table of `program` on both targets; an entry one
+/// target refuses is taken out of the other, so both keep the same set.
+fn random_entries(program: &p4_ir::Program, rng: &mut Rng, per_table: usize, sw: &mut dyn ControlPlane, rtl: &mut dyn ControlPlane) -> usize {
+    let layouts = p4_ir::layout::Layouts::of(program);
+    let mut added = 0;
+    for (t, table) in program.tables.iter().enumerate() {
+        let key = &layouts.keys[t];
+        if key.fields.is_empty() || (table.entries_const && !table.entries.is_empty()) {
+            continue;
+        }
+        let actions: Vec<&p4_ir::TableAction> = table.actions.iter().filter(|a| !a.default_only).collect();
+        if actions.is_empty() {
+            continue;
+        }
+        for _ in 0..per_table {
+            let keys: Vec<KeyValue> = key
+                .fields
+                .iter()
+                .map(|f| match f.match_kind {
+                    p4_ir::MatchKind::Lpm => {
+                        let len = rng.below(u64::from(f.width) + 1) as u32;
+                        let v = rng.bits(f.width);
+                        let mask = ((BigUint::from(1u8) << len) - 1u8) << (f.width - len);
+                        KeyValue::Prefix(v & mask, len)
+                    }
+                    p4_ir::MatchKind::Ternary => {
+                        let m = rng.bits(f.width);
+                        KeyValue::Masked(rng.bits(f.width) & &m, m)
+                    }
+                    _ => KeyValue::Value(rng.bits(f.width)),
+                })
+                .collect();
+            let ta = actions[rng.below(actions.len() as u64) as usize];
+            let layout = &layouts.actions[ta.action.index()];
+            let args: Vec<BigUint> = layout.params.iter().map(|p| rng.bits(p.width)).collect();
+            let priority = key.priority_kind.as_ref().map(|_| rng.below(1000) as i64 + 1);
+            let Ok(h) = sw.table_add(&key.name, Keys::Positional(keys.clone()), &layout.name, ActionArgs::Positional(args.clone()), priority) else {
+                continue;
+            };
+            if rtl.table_add(&key.name, Keys::Positional(keys), &layout.name, ActionArgs::Positional(args), priority).is_err() {
+                sw.table_delete(&key.name, h).unwrap();
+                continue;
+            }
+            added += 1;
+        }
+    }
+    added
+}
+
+/// A random or mutated packet from the example's traffic.
+fn packet(rng: &mut Rng, templates: &[(u32, Vec<u8>)]) -> (u32, Vec<u8>) {
+    let (port, mut data) = templates[rng.below(templates.len() as u64) as usize].clone();
+    match rng.below(8) {
+        // As captured.
+        0 | 1 => {}
+        // A few bytes of the headers changed.
+        2..=4 => {
+            for _ in 0..=rng.below(4) {
+                let i = rng.below(data.len().min(80) as u64) as usize;
+                data[i] = rng.next() as u8;
+            }
+        }
+        // Cut short (parser errors).
+        5 => data.truncate(1 + rng.below(data.len() as u64) as usize),
+        // Longer.
+        6 => data.extend((0..rng.below(300)).map(|_| rng.next() as u8)),
+        // Anything.
+        _ => data = (0..1 + rng.below(200)).map(|_| rng.next() as u8).collect(),
+    }
+    let port = if rng.below(4) == 0 { rng.below(8) as u32 } else { port };
+    (port, data)
+}
+
+#[test]
+fn random_traffic_matches_on_rtl() {
+    if !setup() {
+        return;
+    }
+    let _lock = MODELS.lock().unwrap_or_else(|e| e.into_inner());
+    let count: usize = std::env::var("P4FORGE_DIFF_PACKETS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let seed: u64 = std::env::var("P4FORGE_DIFF_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+    let mut compared = 0;
+    for example in ["l2l3", "mdp", "paxos"] {
+        let dir = root().join("examples").join(example);
+        let p4 = dir.join(format!("{example}.p4"));
+        let mut rtl = match p4forge::cmd::rtl::rtl_switch(&p4, &[], &p4_rtl::Options::default()) {
+            Ok(s) => s,
+            Err(e) => {
+                println!("SKIP {example}: outside the hardware subset: {e:?}");
+                continue;
+            }
+        };
+        let program = frontend::compile(&p4, &[]).unwrap().lowered(&p4).unwrap().program;
+        let mut sw = p4_dataplane::Switch::new(std::sync::Arc::new(program.clone())).unwrap();
+        let entries = Entries::read(&dir.join("entries.txt")).unwrap();
+        entries.apply(&mut sw).unwrap();
+        entries.apply(&mut rtl).unwrap();
+        let mut rng = Rng(seed);
+        let added = random_entries(&program, &mut rng, 16, &mut sw, &mut rtl);
+        let mut templates = Vec::new();
+        for e in std::fs::read_dir(dir.join("traffic")).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let Some(port) = name.strip_prefix("in_port").and_then(|n| n.strip_suffix(".pcap")).and_then(|n| n.parse::<u32>().ok()) else { continue };
+            for pkt in p4_stf::capture::read_captured_file(&e.path()).unwrap() {
+                templates.push((port, pkt.data));
+            }
+        }
+        assert!(!templates.is_empty(), "{example}: no traffic templates");
+        // The software target, packet by packet; the hardware, the same packets back to back.
+        let mut want: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
+        let mut got: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
+        let mut sent = Vec::new();
+        for _ in 0..count {
+            let (port, data) = packet(&mut rng, &templates);
+            if data.is_empty() {
+                continue;
+            }
+            for o in sw.inject(port, &data, 0).outputs {
+                want.entry(o.port).or_default().push(o.data);
+            }
+            rtl.queue(port, &data).unwrap();
+            sent.push((port, data));
+            if sent.len() % 1024 == 0 {
+                for o in &rtl.run().unwrap().outputs {
+                    got.entry(o.port).or_default().push(o.data.clone());
+                }
+            }
+        }
+        for o in &rtl.run().unwrap().outputs {
+            got.entry(o.port).or_default().push(o.data.clone());
+        }
+        let outs: usize = want.values().map(Vec::len).sum();
+        println!("{example}: {} packets (seed {seed}), {added} random entries, {outs} outputs on the software target", sent.len());
+        for port in want.keys().chain(got.keys()) {
+            let (w, g) = (want.get(port).map_or(&[][..], Vec::as_slice), got.get(port).map_or(&[][..], Vec::as_slice));
+            if let Some(i) = (0..w.len().max(g.len())).find(|&i| w.get(i) != g.get(i)) {
+                panic!(
+                    "{example}, seed {seed}: port {port}, output #{i} differs (software {} packets, rtl {}):\n  software {:02x?}\n  rtl      {:02x?}",
+                    w.len(),
+                    g.len(),
+                    w.get(i),
+                    g.get(i)
+                );
+            }
+        }
+        compared += 1;
+    }
+    println!("compared {compared} examples");
+    assert!(compared >= 1, "no example runs on the RTL target");
+}
