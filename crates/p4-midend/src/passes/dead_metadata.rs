@@ -9,11 +9,10 @@
 //! `@field_list` are read by the architecture (resubmit, recirculate, clone) and always stay.
 //!
 //! Never touched: headers (their layout is the wire format), struct types nested in a header, the
-//! architecture's intrinsic metadata (for `V1Switch`: the type of the parser's fourth parameter,
-//! `standard_metadata_t`, whose fields the target reads by name), and struct types named as type
+//! architecture's intrinsic metadata structs (as its description names them: v1model's
+//! `standard_metadata_t`, whose fields the target reads by role), and struct types named as type
 //! arguments (externs, extern calls) or value-set elements, whose layout the control plane sees. For
-//! another package than `V1Switch` the pass does nothing until the architecture layer says which
-//! types are intrinsic.
+//! a package no registered architecture describes, the pass does nothing.
 //!
 //! Removing a field deletes the assignments and `setValid`/`setInvalid` calls that write it, turns
 //! `out` arguments naming it into `_`, drops it from struct literals and constants, and renumbers field
@@ -95,17 +94,13 @@ fn reachable(program: &Program, ty: &Type, out: &mut HashSet<TypeId>) {
 
 /// The struct types the pass must not change; `None` for packages it does not know.
 fn excluded_types(program: &Program) -> Option<HashSet<TypeId>> {
-    if program.main.type_name != "V1Switch" {
-        return None;
-    }
+    let arch = p4_ir::arch::of_program(program)?;
     let mut ex = HashSet::new();
-    let parser = program.main.args.iter().find_map(|(_, a)| match a {
-        PackageArg::Parser(p) => Some(*p),
-        _ => None,
-    })?;
-    let p = program.parsers.get(parser.index())?;
-    let std_meta = p.block.params.get(3).and_then(|v| p.block.vars.get(v.index()))?;
-    reachable(program, &std_meta.ty, &mut ex);
+    for (i, t) in program.types.iter().enumerate() {
+        if matches!(t, TypeDef::Struct { name, .. } if arch.is_intrinsic_struct(name)) {
+            reachable(program, &Type::Named(TypeId(i as u32)), &mut ex);
+        }
+    }
     for t in &program.types {
         match t {
             TypeDef::Header { fields, .. } => fields.iter().for_each(|f| reachable(program, &f.ty, &mut ex)),
