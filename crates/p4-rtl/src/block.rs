@@ -358,7 +358,21 @@ impl<'a> BlockGen<'a> {
             BinOp::Add => format!("{w}'({x} + {y})"),
             BinOp::Sub => format!("{w}'({x} - {y})"),
             BinOp::Mul => format!("{w}'({x} * {y})"),
-            BinOp::AddSat | BinOp::SubSat if sa => return unsupported(e.span, "saturating arithmetic on signed values"),
+            BinOp::AddSat | BinOp::SubSat if sa => {
+                // Two's complement overflow: the operands' signs say which way it can go, the wrapped
+                // result's sign whether it did.
+                let max = (num_bigint::BigUint::from(1u8) << (w - 1)) - 1u8;
+                let min = num_bigint::BigUint::from(1u8) << (w - 1);
+                let (r, y_pos) = if op == BinOp::AddSat {
+                    (format!("$signed({w}'({x} + {y}))"), format!("($signed({y}) >= 0)"))
+                } else {
+                    (format!("$signed({w}'({x} - {y}))"), format!("($signed({y}) < 0)"))
+                };
+                let (x_pos, x_neg) = (format!("($signed({x}) >= 0)"), format!("($signed({x}) < 0)"));
+                format!(
+                    "(({x_pos} && {y_pos} && ({r} < 0)) ? {w}'d{max} : (({x_neg} && !{y_pos} && ({r} >= 0)) ? {w}'d{min} : {w}'({r})))"
+                )
+            }
             BinOp::AddSat => format!("((({}'({x}) + {}'({y})) >> {w}) != 0 ? {{{w}{{1'b1}}}} : {w}'({x} + {y}))", w + 1, w + 1),
             BinOp::SubSat => format!("(({x} < {y}) ? {w}'d0 : {w}'({x} - {y}))"),
             BinOp::Shl => format!("{w}'({x} << {y})"),
@@ -681,7 +695,26 @@ impl<'a> BlockGen<'a> {
                     }
                     Builtin::SetInvalid => self.line(format!("{path}.valid_ = 1'b0;")),
                     Builtin::IsValid => {}
-                    Builtin::PushFront(_) | Builtin::PopFront(_) => return unsupported(call.span, "push_front/pop_front on a header stack"),
+                    Builtin::PushFront(k) | Builtin::PopFront(k) => {
+                        let Type::Stack(_, n) = &target.ty else { return unsupported(call.span, "push_front/pop_front on something that is not a stack") };
+                        let (n, k) = (*n as u64, *k as u64);
+                        let ni = format!("{path}{NEXT_INDEX}");
+                        // Element i takes element i - k (push) or i + k (pop), in the order that reads
+                        // each source before it is overwritten; the elements shifted in are invalid.
+                        if matches!(builtin, Builtin::PushFront(_)) {
+                            for i in (0..n).rev() {
+                                let src = if i >= k { format!("{path}[{}]", i - k) } else { "'0".into() };
+                                self.line(format!("{path}[{i}] = {src};"));
+                            }
+                            self.line(format!("{ni} = $bits({ni})'((32'({ni}) + 32'd{k} > 32'd{n}) ? 32'd{n} : 32'({ni}) + 32'd{k});"));
+                        } else {
+                            for i in 0..n {
+                                let src = if i + k < n { format!("{path}[{}]", i + k) } else { "'0".into() };
+                                self.line(format!("{path}[{i}] = {src};"));
+                            }
+                            self.line(format!("{ni} = $bits({ni})'((32'({ni}) > 32'd{k}) ? 32'({ni}) - 32'd{k} : 32'd0);"));
+                        }
+                    }
                 }
                 Ok(())
             }
@@ -733,6 +766,40 @@ impl<'a> BlockGen<'a> {
                     let target = self.lval(&sum.expr)?;
                     self.line(format!("if ({c}) {target} = {computed};"));
                 }
+                Ok(())
+            }
+            ExternOp::Random => {
+                let [res, lo, hi] = &call.args[..] else {
+                    return unsupported(call.span, format!("`{name}` with {} arguments", call.args.len()));
+                };
+                let (l, h) = (self.expr(&lo.expr)?, self.expr(&hi.expr)?);
+                // Only a range of one value: any other would give numbers the software target's
+                // generator does not, and the targets must produce the same packets.
+                if l != h {
+                    return unsupported(call.span, "`random` over more than one value (the targets' random numbers would differ)");
+                }
+                let w = self.width(&res.expr.ty, call.span)?;
+                let target = self.lval(&res.expr)?;
+                self.line(format!("{target} = {w}'({l});"));
+                Ok(())
+            }
+            ExternOp::Hash => {
+                let [res, algo, base, data, max] = &call.args[..] else {
+                    return unsupported(call.span, format!("`{name}` with {} arguments", call.args.len()));
+                };
+                if !matches!(max.expr.kind, ExprKind::Const(_)) {
+                    return unsupported(max.expr.span, "a hash range (`max`) known only at run time (a divider per packet)");
+                }
+                let f = self.hash_fn(&data.expr, &algo.expr)?;
+                let d = self.concat(&data.expr)?;
+                let (b, m) = (self.expr(&base.expr)?, self.expr(&max.expr)?);
+                let w = self.width(&res.expr.ty, call.span)?;
+                // Wide enough that base + (h % max) cannot wrap before the cut to the result's width,
+                // as the software target computes it (max 0: the result is base).
+                let cw = [f.out_width(), self.width(&base.expr.ty, call.span)?, self.width(&max.expr.ty, call.span)?, w].into_iter().max().unwrap_or(w) + 1;
+                let target = self.lval(&res.expr)?;
+                let h = format!("{cw}'({}({d}))", f.name());
+                self.line(format!("{target} = {w}'(({cw}'({m}) != {cw}'d0) ? ({cw}'({b}) + ({h} % {cw}'({m}))) : {cw}'({b}));"));
                 Ok(())
             }
             ExternOp::LogMsg => {

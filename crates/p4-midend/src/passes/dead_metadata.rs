@@ -21,7 +21,7 @@
 use crate::util::{bodies, body_mut, has_effects, walk_expr_mut};
 use crate::{Pass, PassError};
 use p4_ir::{
-    Builtin, Callee, Direction, Expr, ExprKind, Keyset, PackageArg, Program, Stmt, Transition, Type, TypeDef, TypeId,
+    Builtin, Callee, Direction, Expr, ExprKind, Keyset, Program, Stmt, Transition, Type, TypeDef, TypeId,
     Value,
 };
 use std::collections::{HashMap, HashSet};
