@@ -73,7 +73,7 @@ pub fn plan(g: &BlockGen, parser: &Parser) -> Result<ParserPlan> {
             _ => None,
         };
         let max_out = max_in[s] + max_delta;
-        window_bits = window_bits.max(max_out).max(max_in[s] + lookahead_reach(g, &st.body)?);
+        window_bits = window_bits.max(max_out).max(max_in[s] + lookahead_reach(g, &st.body)?).max(max_out + select_reach(g, &st.transition)?);
         for t in successors(&st.transition) {
             max_in[t] = max_in[t].max(max_out);
             sets[t] = match (&sets[t], &out) {
@@ -176,6 +176,26 @@ fn lookahead_reach(g: &BlockGen, body: &[Stmt]) -> Result<u32> {
     Ok(reach)
 }
 
+/// `packet.lookahead<T>()` as a select key: the call.
+fn lookahead_key(e: &p4_ir::Expr) -> Option<&Call> {
+    match &e.kind {
+        ExprKind::Call(c) if matches!(&c.callee, p4_ir::Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead") => Some(c.as_ref()),
+        _ => None,
+    }
+}
+
+/// How far past the end of a state's body the lookaheads of its select read.
+fn select_reach(g: &BlockGen, t: &Transition) -> Result<u32> {
+    let Transition::Select { keys, .. } = t else { return Ok(0) };
+    let mut reach = 0;
+    for k in keys {
+        if let Some(c) = lookahead_key(k) {
+            reach = reach.max(g.width(&k.ty, c.span)?);
+        }
+    }
+    Ok(reach)
+}
+
 /// Error code of a core error by name.
 pub fn error_code(g: &BlockGen, name: &str) -> u32 {
     g.p.errors.iter().position(|e| e == name).unwrap_or(0) as u32
@@ -219,9 +239,27 @@ fn transition(g: &mut BlockGen, t: &Transition, st_var: &str, err_w: u32) -> Res
             g.line(format!("{st_var} = {tgt};"));
         }
         Transition::Select { keys, cases } => {
+            // Lookahead keys read the window at the current offset; a packet too short for them is
+            // a PacketTooShort parser error, as for a lookahead statement.
             let mut ks = Vec::new();
+            let mut reach = 0;
             for k in keys {
-                ks.push((g.expr(k)?, k.clone()));
+                match lookahead_key(k) {
+                    Some(c) => {
+                        let (slice, bits) = lookahead_slice(g, &k.ty, c)?;
+                        reach = reach.max(bits);
+                        ks.push((slice, k.clone()));
+                    }
+                    None => ks.push((g.expr(k)?, k.clone())),
+                }
+            }
+            let checked = reach > 0;
+            if checked {
+                let ctx = g.parser.clone().ok_or_else(|| RtlError::global("a select outside the parser"))?;
+                let set_err = ctx.error_field.as_ref().map(|e| format!(" {e} = {err_w}'d{};", ctx.too_short)).unwrap_or_default();
+                g.open(format!("if ({} + 32'd{reach} > {}) begin", ctx.offset, ctx.valid_bits));
+                g.line(format!("{st_var} = ST_REJECT;{set_err}"));
+                g.reopen("end else begin");
             }
             let mut first = true;
             for c in cases {
@@ -254,6 +292,9 @@ fn transition(g: &mut BlockGen, t: &Transition, st_var: &str, err_w: u32) -> Res
             let err = g.meta(MetaRole::ParserError);
             let set_err = err.map(|e| format!(" {e} = {err_w}'d{no_match};")).unwrap_or_default();
             g.line(format!("{}begin {st_var} = ST_REJECT;{set_err} end", if first { "" } else { "else " }));
+            if checked {
+                g.close("end");
+            }
         }
     }
     Ok(())
@@ -325,20 +366,28 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
 /// `target = packet.lookahead<T>()`.
 pub fn lookahead(g: &mut BlockGen, target: &str, ty: &Type, call: &Call) -> Result<()> {
     let Some(ctx) = g.parser.clone() else { return unsupported(call.span, "lookahead outside the parser") };
-    let w = g.width(ty, call.span)?;
     let header = g.tm.is_header(ty);
-    let bits = if header { w - 1 } else { w };
-    let win = ctx.window_bits;
-    let slice = match ctx.static_offset {
-        Some(c) => format!("{}[{}:{}]", ctx.window, win - 1 - c, win - c - bits),
-        None => format!("{}[{} - {} -: {bits}]", ctx.window, win - 1, ctx.offset),
-    };
+    let (slice, bits) = lookahead_slice(g, ty, call)?;
     let done = g.done.clone();
     let err_w = g.width(&Type::Error, call.span)?;
     let set_err = ctx.error_field.as_ref().map(|e| format!("{e} = {err_w}'d{}; ", ctx.too_short)).unwrap_or_default();
     g.line(format!("if ({} + 32'd{bits} > {}) begin {set_err}{done} = 1'b1; end", ctx.offset, ctx.valid_bits));
     g.line(format!("else {target} = {};", if header { format!("{{{slice}, 1'b1}}") } else { slice }));
     Ok(())
+}
+
+/// The window bits a `lookahead<T>()` at the current offset reads, and how many (a header's
+/// validity bit is not read).
+fn lookahead_slice(g: &BlockGen, ty: &Type, call: &Call) -> Result<(String, u32)> {
+    let Some(ctx) = g.parser.clone() else { return unsupported(call.span, "lookahead outside the parser") };
+    let w = g.width(ty, call.span)?;
+    let bits = if g.tm.is_header(ty) { w - 1 } else { w };
+    let win = ctx.window_bits;
+    let slice = match ctx.static_offset {
+        Some(c) => format!("{}[{}:{}]", ctx.window, win - 1 - c, win - c - bits),
+        None => format!("{}[{} - {} -: {bits}]", ctx.window, win - 1, ctx.offset),
+    };
+    Ok((slice, bits))
 }
 
 /// `verify(cond, error)`.
