@@ -8,10 +8,14 @@ fn main() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("../../hw/rtl");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "sv")).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "sv")).collect()
+        })
         .unwrap_or_default();
     names.sort();
-    let mut out = String::from("/// `hw/rtl` modules by name, embedded at build time.\npub static HW_MODULES: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// `hw/rtl` modules by name, embedded at build time.\npub static HW_MODULES: &[(&str, &str)] = &[\n",
+    );
     for p in &names {
         println!("cargo:rerun-if-changed={}", p.display());
         let stem = p.file_stem().unwrap().to_string_lossy();

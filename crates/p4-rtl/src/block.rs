@@ -128,7 +128,13 @@ pub struct ParserCtx {
 impl<'a> BlockGen<'a> {
     /// `role_params`: for each block parameter position, the shared storage it is (from the
     /// architecture description).
-    pub fn new(p: &'a Program, tm: &'a TypeMap<'a>, arch: &'a Architecture, block: &'a Block, shared: &[(usize, SharedKind)]) -> Result<Self> {
+    pub fn new(
+        p: &'a Program,
+        tm: &'a TypeMap<'a>,
+        arch: &'a Architecture,
+        block: &'a Block,
+        shared: &[(usize, SharedKind)],
+    ) -> Result<Self> {
         let mut scope = Scope::default();
         let mut paths = vec![None; block.vars.len()];
         let mut unheld = Vec::new();
@@ -260,7 +266,11 @@ impl<'a> BlockGen<'a> {
             ExprKind::Var(v) => self.var(*v, e.span)?,
             ExprKind::Field(inner, i) => {
                 let base = self.lval(inner)?;
-                let f = self.tm.fields(&inner.ty).get(*i as usize).ok_or_else(|| RtlError::new(e.span, "field index out of range"))?;
+                let f = self
+                    .tm
+                    .fields(&inner.ty)
+                    .get(*i as usize)
+                    .ok_or_else(|| RtlError::new(e.span, "field index out of range"))?;
                 format!("{base}.{}", ident(&f.name))
             }
             ExprKind::Index(inner, idx) => {
@@ -285,9 +295,11 @@ impl<'a> BlockGen<'a> {
         let w = || self.tm.width(&e.ty).unwrap_or(1);
         Ok(match &e.kind {
             ExprKind::Const(v) => self.literal(v, &e.ty, e.span)?,
-            ExprKind::Var(_) | ExprKind::Field(..) | ExprKind::Index(..) | ExprKind::StackNext(_) | ExprKind::StackLast(_) => {
-                self.lval(e)?
-            }
+            ExprKind::Var(_)
+            | ExprKind::Field(..)
+            | ExprKind::Index(..)
+            | ExprKind::StackNext(_)
+            | ExprKind::StackLast(_) => self.lval(e)?,
             ExprKind::StackLastIndex(inner) => {
                 let base = self.lval(inner)?;
                 format!("32'({base}{NEXT_INDEX} - 1'b1)")
@@ -313,7 +325,12 @@ impl<'a> BlockGen<'a> {
             ExprKind::Cast(a) => self.cast(a, &e.ty, e.span)?,
             ExprKind::Call(call) => match &call.callee {
                 Callee::Builtin { target, builtin: Builtin::IsValid } => self.is_valid(target)?,
-                _ => return unsupported(e.span, "a call inside an expression (the mid-end hoists these; run the lowered program)"),
+                _ => {
+                    return unsupported(
+                        e.span,
+                        "a call inside an expression (the mid-end hoists these; run the lowered program)",
+                    )
+                }
             },
             ExprKind::ApplyTable(..) => return unsupported(e.span, "a table apply inside an expression"),
             ExprKind::Aggregate(items) => {
@@ -327,7 +344,9 @@ impl<'a> BlockGen<'a> {
                 format!("{{{}}}", parts.join(", "))
             }
             ExprKind::InvalidHeader => "'0".into(),
-            ExprKind::Extern(_) | ExprKind::DontCare => return unsupported(e.span, "this expression has no value in hardware"),
+            ExprKind::Extern(_) | ExprKind::DontCare => {
+                return unsupported(e.span, "this expression has no value in hardware")
+            }
         })
     }
 
@@ -347,7 +366,11 @@ impl<'a> BlockGen<'a> {
             if let ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value)) = &b.kind {
                 if !sa && value.is_positive() && (value & (value - BigInt::from(1))).is_zero() {
                     let k = value.bits() - 1;
-                    return Ok(if op == BinOp::Div { format!("{w}'({x} >> {k})") } else { format!("{w}'({x} & {w}'d{})", value - 1) });
+                    return Ok(if op == BinOp::Div {
+                        format!("{w}'({x} >> {k})")
+                    } else {
+                        format!("{w}'({x} & {w}'d{})", value - 1)
+                    });
                 }
             }
             return unsupported(e.span, "division or modulo by anything but a constant power of two");
@@ -373,7 +396,9 @@ impl<'a> BlockGen<'a> {
                     "(({x_pos} && {y_pos} && ({r} < 0)) ? {w}'d{max} : (({x_neg} && !{y_pos} && ({r} >= 0)) ? {w}'d{min} : {w}'({r})))"
                 )
             }
-            BinOp::AddSat => format!("((({}'({x}) + {}'({y})) >> {w}) != 0 ? {{{w}{{1'b1}}}} : {w}'({x} + {y}))", w + 1, w + 1),
+            BinOp::AddSat => {
+                format!("((({}'({x}) + {}'({y})) >> {w}) != 0 ? {{{w}{{1'b1}}}} : {w}'({x} + {y}))", w + 1, w + 1)
+            }
             BinOp::SubSat => format!("(({x} < {y}) ? {w}'d0 : {w}'({x} - {y}))"),
             BinOp::Shl => format!("{w}'({x} << {y})"),
             BinOp::Shr if sa => format!("{w}'({xs} >>> {y})"),
@@ -403,7 +428,13 @@ impl<'a> BlockGen<'a> {
         let x = self.expr(a)?;
         let wt = self.width(to, span)?;
         let wf = self.width(&a.ty, span).unwrap_or(wt);
-        Ok(if wt > wf && Self::signed(&a.ty) { format!("{wt}'($signed({x}))") } else if wt == wf { x } else { format!("{wt}'({x})") })
+        Ok(if wt > wf && Self::signed(&a.ty) {
+            format!("{wt}'($signed({x}))")
+        } else if wt == wf {
+            x
+        } else {
+            format!("{wt}'({x})")
+        })
     }
 
     /// A constant converted to `to` at generation time, when it is a number.
@@ -470,7 +501,9 @@ impl<'a> BlockGen<'a> {
             Stmt::SwitchAction { cases, .. } => cases.iter().flat_map(|c| &c.1).any(|s| self.may_end(s)),
             Stmt::Block(b) => b.iter().any(|s| self.may_end(s)),
             Stmt::Call(c) => match &c.callee {
-                Callee::Action(a) => self.p.actions.get(a.index()).is_some_and(|a| a.body.iter().any(|s| self.may_end(s))),
+                Callee::Action(a) => {
+                    self.p.actions.get(a.index()).is_some_and(|a| a.body.iter().any(|s| self.may_end(s)))
+                }
                 Callee::Method { method, extern_type, .. } if self.parser.is_some() => {
                     extern_type == "packet_in" && (method == "extract" || method == "advance" || method == "lookahead")
                 }
@@ -576,7 +609,9 @@ impl<'a> BlockGen<'a> {
                 let d = self.done.clone();
                 self.line(format!("{d} = 1'b1;"));
             }
-            Stmt::Return(Some(_), span) => return unsupported(*span, "a value-returning `return` (run the lowered program)"),
+            Stmt::Return(Some(_), span) => {
+                return unsupported(*span, "a value-returning `return` (run the lowered program)")
+            }
             Stmt::Empty => {}
             Stmt::For { span, .. } => return unsupported(*span, "a `for` loop"),
             Stmt::Break(span) | Stmt::Continue(span) => return unsupported(*span, "`break`/`continue`"),
@@ -596,7 +631,8 @@ impl<'a> BlockGen<'a> {
         if !self.tm.is_union(&e.ty) {
             return Ok(format!("{path}.valid_"));
         }
-        let members: Vec<String> = self.tm.fields(&e.ty).iter().map(|f| format!("{path}.{}.valid_", ident(&f.name))).collect();
+        let members: Vec<String> =
+            self.tm.fields(&e.ty).iter().map(|f| format!("{path}.{}.valid_", ident(&f.name))).collect();
         Ok(if members.is_empty() { "1'b0".into() } else { format!("({})", members.join(" || ")) })
     }
 
@@ -631,9 +667,13 @@ impl<'a> BlockGen<'a> {
     fn refuse_multicast(&self, path: &str, rhs: &Expr) -> Result<()> {
         let Some(field) = self.arch.field(MetaRole::MulticastGroup) else { return Ok(()) };
         let target = format!("s.phv.{}.{}", shared_member(SharedKind::Intrinsic), crate::names::ident(field));
-        let zero = matches!(&rhs.kind, ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value)) if value.is_zero());
+        let zero =
+            matches!(&rhs.kind, ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value)) if value.is_zero());
         if path == target && !zero {
-            return unsupported(rhs.span, format!("multicast (a write to `{field}`): the hardware traffic manager sends each packet to one port"));
+            return unsupported(
+                rhs.span,
+                format!("multicast (a write to `{field}`): the hardware traffic manager sends each packet to one port"),
+            );
         }
         Ok(())
     }
@@ -673,7 +713,9 @@ impl<'a> BlockGen<'a> {
         self.line(format!("// action {}", a.name));
         self.stmts(&a.body)?;
         for (param, arg) in a.params.iter().zip(args) {
-            if matches!(param.direction, Direction::Out | Direction::InOut) && !matches!(arg.expr.kind, ExprKind::DontCare) {
+            if matches!(param.direction, Direction::Out | Direction::InOut)
+                && !matches!(arg.expr.kind, ExprKind::DontCare)
+            {
                 let path = self.var(param.var, span)?;
                 let target = self.lval(&arg.expr)?;
                 self.line(format!("{target} = {path};"));
@@ -685,7 +727,9 @@ impl<'a> BlockGen<'a> {
     fn call(&mut self, call: &Call) -> Result<()> {
         match &call.callee {
             Callee::Action(a) => self.inline_action(*a, &call.args, call.span),
-            Callee::Function(_) => unsupported(call.span, "a function call (the mid-end inlines functions; run the lowered program)"),
+            Callee::Function(_) => {
+                unsupported(call.span, "a function call (the mid-end inlines functions; run the lowered program)")
+            }
             Callee::Builtin { target, builtin } => {
                 let path = self.lval(target)?;
                 match builtin {
@@ -696,7 +740,9 @@ impl<'a> BlockGen<'a> {
                     Builtin::SetInvalid => self.line(format!("{path}.valid_ = 1'b0;")),
                     Builtin::IsValid => {}
                     Builtin::PushFront(k) | Builtin::PopFront(k) => {
-                        let Type::Stack(_, n) = &target.ty else { return unsupported(call.span, "push_front/pop_front on something that is not a stack") };
+                        let Type::Stack(_, n) = &target.ty else {
+                            return unsupported(call.span, "push_front/pop_front on something that is not a stack");
+                        };
                         let (n, k) = (*n as u64, *k as u64);
                         let ni = format!("{path}{NEXT_INDEX}");
                         // Element i takes element i - k (push) or i + k (pop), in the order that reads
@@ -706,13 +752,17 @@ impl<'a> BlockGen<'a> {
                                 let src = if i >= k { format!("{path}[{}]", i - k) } else { "'0".into() };
                                 self.line(format!("{path}[{i}] = {src};"));
                             }
-                            self.line(format!("{ni} = $bits({ni})'((32'({ni}) + 32'd{k} > 32'd{n}) ? 32'd{n} : 32'({ni}) + 32'd{k});"));
+                            self.line(format!(
+                                "{ni} = $bits({ni})'((32'({ni}) + 32'd{k} > 32'd{n}) ? 32'd{n} : 32'({ni}) + 32'd{k});"
+                            ));
                         } else {
                             for i in 0..n {
                                 let src = if i + k < n { format!("{path}[{}]", i + k) } else { "'0".into() };
                                 self.line(format!("{path}[{i}] = {src};"));
                             }
-                            self.line(format!("{ni} = $bits({ni})'((32'({ni}) > 32'd{k}) ? 32'({ni}) - 32'd{k} : 32'd0);"));
+                            self.line(format!(
+                                "{ni} = $bits({ni})'((32'({ni}) > 32'd{k}) ? 32'({ni}) - 32'd{k} : 32'd0);"
+                            ));
                         }
                     }
                 }
@@ -724,7 +774,10 @@ impl<'a> BlockGen<'a> {
                     return crate::parser::packet_call(self, extern_type, method, call);
                 }
                 let ExprKind::Extern(id) = target.kind else {
-                    return unsupported(call.span, format!("method `{method}` on something that is not an extern instance"));
+                    return unsupported(
+                        call.span,
+                        format!("method `{method}` on something that is not an extern instance"),
+                    );
                 };
                 self.extern_method(id, extern_type, method, call)
             }
@@ -760,7 +813,9 @@ impl<'a> BlockGen<'a> {
                 let computed = format!("{sw}'({fname}({d}))");
                 if matches!(sig.op, ExternOp::VerifyChecksum { .. }) {
                     let v = self.expr(&sum.expr)?;
-                    let err = self.meta(MetaRole::ChecksumError).ok_or_else(|| RtlError::new(call.span, "no checksum-error metadata"))?;
+                    let err = self
+                        .meta(MetaRole::ChecksumError)
+                        .ok_or_else(|| RtlError::new(call.span, "no checksum-error metadata"))?;
                     self.line(format!("if ({c} && ({computed} != {v})) {err} = 1'b1;"));
                 } else {
                     let target = self.lval(&sum.expr)?;
@@ -776,7 +831,10 @@ impl<'a> BlockGen<'a> {
                 // Only a range of one value: any other would give numbers the software target's
                 // generator does not, and the targets must produce the same packets.
                 if l != h {
-                    return unsupported(call.span, "`random` over more than one value (the targets' random numbers would differ)");
+                    return unsupported(
+                        call.span,
+                        "`random` over more than one value (the targets' random numbers would differ)",
+                    );
                 }
                 let w = self.width(&res.expr.ty, call.span)?;
                 let target = self.lval(&res.expr)?;
@@ -788,7 +846,10 @@ impl<'a> BlockGen<'a> {
                     return unsupported(call.span, format!("`{name}` with {} arguments", call.args.len()));
                 };
                 if !matches!(max.expr.kind, ExprKind::Const(_)) {
-                    return unsupported(max.expr.span, "a hash range (`max`) known only at run time (a divider per packet)");
+                    return unsupported(
+                        max.expr.span,
+                        "a hash range (`max`) known only at run time (a divider per packet)",
+                    );
                 }
                 let f = self.hash_fn(&data.expr, &algo.expr)?;
                 let d = self.concat(&data.expr)?;
@@ -796,10 +857,17 @@ impl<'a> BlockGen<'a> {
                 let w = self.width(&res.expr.ty, call.span)?;
                 // Wide enough that base + (h % max) cannot wrap before the cut to the result's width,
                 // as the software target computes it (max 0: the result is base).
-                let cw = [f.out_width(), self.width(&base.expr.ty, call.span)?, self.width(&max.expr.ty, call.span)?, w].into_iter().max().unwrap_or(w) + 1;
+                let cw =
+                    [f.out_width(), self.width(&base.expr.ty, call.span)?, self.width(&max.expr.ty, call.span)?, w]
+                        .into_iter()
+                        .max()
+                        .unwrap_or(w)
+                        + 1;
                 let target = self.lval(&res.expr)?;
                 let h = format!("{cw}'({}({d}))", f.name());
-                self.line(format!("{target} = {w}'(({cw}'({m}) != {cw}'d0) ? ({cw}'({b}) + ({h} % {cw}'({m}))) : {cw}'({b}));"));
+                self.line(format!(
+                    "{target} = {w}'(({cw}'({m}) != {cw}'d0) ? ({cw}'({b}) + ({h} % {cw}'({m}))) : {cw}'({b}));"
+                ));
                 Ok(())
             }
             ExternOp::LogMsg => {
@@ -893,9 +961,19 @@ impl<'a> BlockGen<'a> {
                     None => return unsupported(call.span, "a register without an element type"),
                 };
                 if size == 0 || size > 65536 {
-                    return unsupported(call.span, format!("register `{}` of {size} cells (1..65536 are built)", inst.name));
+                    return unsupported(
+                        call.span,
+                        format!("register `{}` of {size} cells (1..65536 are built)", inst.name),
+                    );
                 }
-                let r = RegisterUse { name: name.clone(), width, size, index_width: 32, stage: Some(stage), span: call.span };
+                let r = RegisterUse {
+                    name: name.clone(),
+                    width,
+                    size,
+                    index_width: 32,
+                    stage: Some(stage),
+                    span: call.span,
+                };
                 self.registers.insert(id, r.clone());
                 r
             }

@@ -123,13 +123,19 @@ impl<'a> CtlGen<'a> {
                         let p = self.g.extra("case", 1);
                         let cond = match label {
                             Some(a) => {
-                                let idx = t.actions.iter().position(|x| x.action == *a).ok_or_else(|| RtlError::new(*span, "case names an action the table does not have"))?;
+                                let idx = t.actions.iter().position(|x| x.action == *a).ok_or_else(|| {
+                                    RtlError::new(*span, "case names an action the table does not have")
+                                })?;
                                 listed.push(idx);
                                 format!("{active} && ({action} == {idx})")
                             }
                             None => {
                                 let others: Vec<String> = listed.iter().map(|i| format!("({action} != {i})")).collect();
-                                if others.is_empty() { active.clone() } else { format!("{active} && {}", others.join(" && ")) }
+                                if others.is_empty() {
+                                    active.clone()
+                                } else {
+                                    format!("{active} && {}", others.join(" && "))
+                                }
                             }
                         };
                         self.g.line(format!("{p} = {cond};"));
@@ -200,7 +206,10 @@ impl<'a> CtlGen<'a> {
     /// Cuts the pipeline at an apply of `table`; returns the `active` and `hit` locals.
     fn table(&mut self, table: TableId, pred: &Option<String>, span: Span) -> Result<(String, String)> {
         if self.tables.iter().any(|t| t.id == table) {
-            return unsupported(span, format!("table `{}` is applied in two places", self.g.p.tables[table.index()].name));
+            return unsupported(
+                span,
+                format!("table `{}` is applied in two places", self.g.p.tables[table.index()].name),
+            );
         }
         let hw = tables::plan(self.g.p, self.layouts, table, &self.opts, self.next_word, span)?;
         let t = &self.g.p.tables[table.index()];
@@ -237,7 +246,11 @@ impl<'a> CtlGen<'a> {
             if hw.kind == TableKind::Keyless {
                 format!("{name}_default[{}:0]", hw.data_bits - 1)
             } else {
-                format!("{name}_res_hit ? {name}_res_data[{}:0] : {name}_default[{}:0]", hw.data_bits - 1, hw.data_bits - 1)
+                format!(
+                    "{name}_res_hit ? {name}_res_data[{}:0] : {name}_default[{}:0]",
+                    hw.data_bits - 1,
+                    hw.data_bits - 1
+                )
             }
         ));
         self.g.open(format!("if ({active}) begin  // {}", t.name));
@@ -260,7 +273,8 @@ impl<'a> CtlGen<'a> {
             let layout = &self.layouts.actions[ta.action.index()];
             self.g.open(format!("{}'d{i}: begin", hw.action_bits));
             self.g.line(format!("{run} = 32'd{};", ta.action.index()));
-            let directional: Vec<_> = a.params.iter().filter(|p| !matches!(p.direction, p4_ir::Direction::None)).collect();
+            let directional: Vec<_> =
+                a.params.iter().filter(|p| !matches!(p.direction, p4_ir::Direction::None)).collect();
             for (p, arg) in directional.iter().zip(&ta.bound_args) {
                 if matches!(p.direction, p4_ir::Direction::In | p4_ir::Direction::InOut) {
                     let path = self.g.var(p.var, span)?;
@@ -278,7 +292,9 @@ impl<'a> CtlGen<'a> {
             }
             self.g.stmts(&a.body)?;
             for (p, arg) in directional.iter().zip(&ta.bound_args) {
-                if matches!(p.direction, p4_ir::Direction::Out | p4_ir::Direction::InOut) && !matches!(arg.kind, ExprKind::DontCare) {
+                if matches!(p.direction, p4_ir::Direction::Out | p4_ir::Direction::InOut)
+                    && !matches!(arg.kind, ExprKind::DontCare)
+                {
                     let path = self.g.var(p.var, span)?;
                     let target = self.g.lval(arg)?;
                     self.g.line(format!("{target} = {path};"));
@@ -313,12 +329,20 @@ fn default_word(g: &BlockGen, hw: &TableHw, layouts: &Layouts, table: TableId) -
     for pl in &layout.params {
         let _ = &a.params[pl.index];
         // Default action arguments are the directionless ones, in order.
-        let arg = call.args.get(pl.index).or_else(|| call.args.get(layout.params.iter().position(|x| x.index == pl.index).unwrap_or(0)));
+        let arg = call
+            .args
+            .get(pl.index)
+            .or_else(|| call.args.get(layout.params.iter().position(|x| x.index == pl.index).unwrap_or(0)));
         let v = match arg.map(|e| &e.kind) {
             Some(ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value))) => value.clone(),
             Some(ExprKind::Const(Value::Bool(b))) => num_bigint::BigInt::from(*b as u8),
             None => num_bigint::BigInt::from(0),
-            _ => return unsupported(t.default_action.as_ref().map(|c| c.args.first().map(|e| e.span)).flatten().unwrap_or(Span::DUMMY), "a default action argument that is not a constant"),
+            _ => {
+                return unsupported(
+                    t.default_action.as_ref().map(|c| c.args.first().map(|e| e.span)).flatten().unwrap_or(Span::DUMMY),
+                    "a default action argument that is not a constant",
+                )
+            }
         };
         let shift = hw.data_bits - pl.bit_offset - pl.width;
         let m = (num_bigint::BigInt::from(1) << pl.width) - 1;
@@ -344,14 +368,20 @@ pub fn generate(
     skip_dropped: bool,
 ) -> Result<ControlModule> {
     let g = BlockGen::new(p, tm, arch, &control.block, shared)?;
-    let mut c = CtlGen { g, layouts, segs: Vec::new(), tables: Vec::new(), opts, next_word, ended: false, skip_dropped };
+    let mut c =
+        CtlGen { g, layouts, segs: Vec::new(), tables: Vec::new(), opts, next_word, ended: false, skip_dropped };
     c.lower(&control.init, None)?;
     c.lower(&control.body, None)?;
     c.flush_comb();
     let module = format!("{prefix}_{role}");
     let mut out = String::new();
     let pkg = format!("{prefix}_pkg");
-    let _ = writeln!(out, "// {role}: P4 control `{}`, generated by p4forge. One packet per cycle; {} stages.", control.block.name, c.segs.len());
+    let _ = writeln!(
+        out,
+        "// {role}: P4 control `{}`, generated by p4forge. One packet per cycle; {} stages.",
+        control.block.name,
+        c.segs.len()
+    );
     let _ = writeln!(out, "`default_nettype none\n");
     let _ = writeln!(out, "// Stage registers carry the whole packet state; each stage reads only part of it.");
     let _ = writeln!(out, "/* verilator lint_off UNUSEDSIGNAL */");
@@ -374,7 +404,14 @@ pub fn generate(
     for r in c.g.registers.values() {
         let _ = writeln!(out, "    // register {}", r.name);
         let _ = writeln!(out, "    logic [{}:0] {} [0:{}];", r.width - 1, r.name, r.size - 1);
-        let _ = writeln!(out, "    logic {}_we;\n    logic [31:0] {}_wa;\n    logic [{}:0] {}_wd;", r.name, r.name, r.width - 1, r.name);
+        let _ = writeln!(
+            out,
+            "    logic {}_we;\n    logic [31:0] {}_wa;\n    logic [{}:0] {}_wd;",
+            r.name,
+            r.name,
+            r.width - 1,
+            r.name
+        );
         let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {}[i] = '0;\n", r.size, r.name);
     }
     // Stage registers.
@@ -404,7 +441,12 @@ pub fn generate(
                 for r in regs {
                     let gate = if c.skip_dropped { format!(" && !st_{i}.phv.pi.drop") } else { String::new() };
                     let _ = writeln!(out, "    always_ff @(posedge clk)");
-                    let _ = writeln!(out, "        if (ce && st_{i}.valid{gate} && {0}_we) {0}[{0}_wa[{1}:0]] <= {0}_wd;", r.name, bits_for_index(r.size as u32) - 1);
+                    let _ = writeln!(
+                        out,
+                        "        if (ce && st_{i}.valid{gate} && {0}_we) {0}[{0}_wa[{1}:0]] <= {0}_wd;",
+                        r.name,
+                        bits_for_index(r.size as u32) - 1
+                    );
                 }
                 let _ = writeln!(out);
                 stages.push((format!("{role} stage {o}"), 1));
@@ -415,10 +457,22 @@ pub fn generate(
                 let name = &t.sv_name;
                 let i = n;
                 let lat = t.latency;
-                let _ = writeln!(out, "    // table {} ({:?}, {} entries): lookup in stages {}..{}", t.name, t.kind, t.entries, i + 1, i + lat.max(1));
+                let _ = writeln!(
+                    out,
+                    "    // table {} ({:?}, {} entries): lookup in stages {}..{}",
+                    t.name,
+                    t.kind,
+                    t.entries,
+                    i + 1,
+                    i + lat.max(1)
+                );
                 let def = default_word(&c.g, t, layouts, t.id)?;
                 let rb = t.result_bits();
-                let _ = writeln!(out, "    logic [{}:0] {name}_default, {name}_default_reg;\n    logic {name}_default_set;", rb - 1);
+                let _ = writeln!(
+                    out,
+                    "    logic [{}:0] {name}_default, {name}_default_reg;\n    logic {name}_default_set;",
+                    rb - 1
+                );
                 let _ = writeln!(out, "    logic [{}:0] {name}_data;", t.data_bits - 1);
                 let data_lo = t.regs.data * 32;
                 let cmd_lo = t.regs.cmd * 32;
@@ -431,7 +485,11 @@ pub fn generate(
                 if t.kind != TableKind::Keyless {
                     let kw = t.key_bits;
                     let _ = writeln!(out, "    logic [{}:0] {name}_key;\n    logic {name}_lookup;", kw - 1);
-                    let _ = writeln!(out, "    logic {name}_res_valid, {name}_res_hit;\n    logic [{}:0] {name}_res_data;", rb - 1);
+                    let _ = writeln!(
+                        out,
+                        "    logic {name}_res_valid, {name}_res_hit;\n    logic [{}:0] {name}_res_data;",
+                        rb - 1
+                    );
                 }
                 let _ = writeln!(out, "    always_comb begin : {name}_issue");
                 let _ = writeln!(out, "        stage_t s;\n        s = st_{i};");

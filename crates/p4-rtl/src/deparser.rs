@@ -25,7 +25,9 @@ pub fn max_bits(g: &BlockGen, body: &[p4_ir::Stmt]) -> Result<u32> {
     for st in body {
         total += match st {
             p4_ir::Stmt::Call(c) => match &c.callee {
-                p4_ir::Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit" => {
+                p4_ir::Callee::Method { extern_type, method, .. }
+                    if extern_type == "packet_out" && method == "emit" =>
+                {
                     let [arg] = &c.args[..] else { return unsupported(c.span, "emit arguments") };
                     wire_bits(g, &arg.expr.ty, c.span)?
                 }
@@ -51,7 +53,12 @@ fn wire_bits(g: &BlockGen, ty: &Type, span: p4_ir::Span) -> Result<u32> {
                 }
                 t
             }
-            _ => return unsupported(span, "emit of something that is not a header, header stack, union or struct of them"),
+            _ => {
+                return unsupported(
+                    span,
+                    "emit of something that is not a header, header stack, union or struct of them",
+                )
+            }
         },
         _ => return unsupported(span, "emit of something that is not a header, header stack, union or struct of them"),
     })

@@ -31,8 +31,8 @@ use p4_ir::layout::Layouts;
 use p4_ir::{BlockRef, Program, Type};
 use serde::Serialize;
 
-pub use error::RtlError;
 use error::Result;
+pub use error::RtlError;
 pub use tables::{TableHw, TableKind, TableOptions};
 
 /// Generator options.
@@ -124,7 +124,11 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         arch.shared.iter().filter_map(|sp| sp.positions.get(b).copied().flatten().map(|pos| (pos, sp.kind))).collect()
     };
     let meta = |role: MetaRole| -> Result<String> {
-        let (_, f) = arch.intrinsic.iter().find(|(r, _)| *r == role).ok_or_else(|| RtlError::global(format!("the architecture has no {role:?} metadata")))?;
+        let (_, f) = arch
+            .intrinsic
+            .iter()
+            .find(|(r, _)| *r == role)
+            .ok_or_else(|| RtlError::global(format!("the architecture has no {role:?} metadata")))?;
         Ok(format!("s.phv.std.{}", names::ident(f)))
     };
     let egress_spec = meta(MetaRole::EgressSpec)?;
@@ -137,8 +141,14 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let mut latency = 0;
 
     // Parser.
-    let parser_b = arch.blocks.iter().position(|b| b.role == Role::Parser).ok_or_else(|| RtlError::global("the architecture has no parser"))?;
-    let BlockRef::Parser(pid) = binding.blocks[parser_b] else { return Err(RtlError::global("the parser role is not a parser")) };
+    let parser_b = arch
+        .blocks
+        .iter()
+        .position(|b| b.role == Role::Parser)
+        .ok_or_else(|| RtlError::global("the architecture has no parser"))?;
+    let BlockRef::Parser(pid) = binding.blocks[parser_b] else {
+        return Err(RtlError::global("the parser role is not a parser"));
+    };
     let parser = &program.parsers[pid.index()];
     let mut pg = block::BlockGen::new(program, &tm, arch, &parser.block, &shared_of(parser_b))?;
     let plan = parser::plan(&pg, parser)?;
@@ -163,9 +173,16 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let body = parser::body(&mut pg, parser, &plan, "st")?;
     let mut sp = String::new();
     let st_w = parser::state_params(parser, &mut sp);
-    let start = parser.states.first().map(|s| format!("ST_{}", names::ident(&s.name).to_uppercase())).unwrap_or_else(|| "ST_ACCEPT".into());
+    let start = parser
+        .states
+        .first()
+        .map(|s| format!("ST_{}", names::ident(&s.name).to_uppercase()))
+        .unwrap_or_else(|| "ST_ACCEPT".into());
     hashes.extend(pg.hashes.keys().copied());
-    generated.push((format!("{prefix}_parser.sv"), top::parser_module(&prefix, plan.window_bytes, port_w, &sp, st_w, &start, &body, &pg.locals, &init)));
+    generated.push((
+        format!("{prefix}_parser.sv"),
+        top::parser_module(&prefix, plan.window_bytes, port_w, &sp, st_w, &start, &body, &pg.locals, &init),
+    ));
     stages.push(StageInfo { block: "parser".into(), name: parser.block.name.clone(), cycles: 1 });
     latency += 1;
 
@@ -187,7 +204,19 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         }
         let role_name = format!("{:?}", role.role).to_lowercase();
         let skip_dropped = matches!(role.role, Role::Egress | Role::ComputeChecksum);
-        let m = control::generate(program, &tm, arch, &layouts, &prefix, &role_name, control, &shared_of(b), opts.tables, &mut next_word, skip_dropped)?;
+        let m = control::generate(
+            program,
+            &tm,
+            arch,
+            &layouts,
+            &prefix,
+            &role_name,
+            control,
+            &shared_of(b),
+            opts.tables,
+            &mut next_word,
+            skip_dropped,
+        )?;
         if role.role == Role::Ingress {
             tm_after = controls.len();
         }
@@ -208,14 +237,22 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let mut dg = block::BlockGen::new(program, &tm, arch, &dep.block, &shared_of(dep_b))?;
     let hdr_bits = deparser::max_bits(&dg, &dep.body)?;
     let hdr_bytes = hdr_bits.div_ceil(8).max(1);
-    dg.deparser = Some(deparser::DeparserCtx { vector: "obe".into(), vector_bits: hdr_bytes * 8, offset: "ooff".into() });
+    dg.deparser =
+        Some(deparser::DeparserCtx { vector: "obe".into(), vector_bits: hdr_bytes * 8, offset: "ooff".into() });
     dg.set_indent(2);
     dg.stmts(&dep.init)?;
     dg.stmts(&dep.body)?;
     let body = dg.take_out();
-    generated.push((format!("{prefix}_deparser.sv"), top::deparser_module(&prefix, hdr_bytes, port_w, &body, &dg.locals, &egress_spec, &egress_port)));
+    generated.push((
+        format!("{prefix}_deparser.sv"),
+        top::deparser_module(&prefix, hdr_bytes, port_w, &body, &dg.locals, &egress_spec, &egress_port),
+    ));
     stages.push(StageInfo { block: "deparser".into(), name: dep.block.name.clone(), cycles: 1 });
-    stages.push(StageInfo { block: "queue".into(), name: "descriptor queue to the merge (p4f_axis_fifo)".into(), cycles: top::DESC_QUEUE_LATENCY });
+    stages.push(StageInfo {
+        block: "queue".into(),
+        name: "descriptor queue to the merge (p4f_axis_fifo)".into(),
+        cycles: top::DESC_QUEUE_LATENCY,
+    });
     latency += 1 + top::DESC_QUEUE_LATENCY;
 
     let hashes: Vec<_> = hashes.into_iter().collect();
@@ -236,7 +273,10 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     };
     generated.push((format!("{prefix}_top.sv"), top::top(&spec)));
 
-    let mut hw_modules: Vec<String> = ["p4f_axis_fifo", "p4f_axil_regs", "p4f_pkt_split", "p4f_deparse_merge"].iter().map(|s| s.to_string()).collect();
+    let mut hw_modules: Vec<String> = ["p4f_axis_fifo", "p4f_axil_regs", "p4f_pkt_split", "p4f_deparse_merge"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     if all_tables.iter().any(|t| t.kind == TableKind::ExactHash) {
         hw_modules.push("p4f_table_exact_hash".into());
     }

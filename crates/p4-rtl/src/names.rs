@@ -5,6 +5,7 @@ use std::collections::HashSet;
 
 /// Every keyword of SystemVerilog (IEEE 1800-2017, Annex B), sorted (binary search): a P4 name equal
 /// to one gets a trailing underscore (`before`, `checker`, `sequence` are fine P4 field names).
+#[rustfmt::skip]
 const RESERVED: &[&str] = &[
     "accept_on", "alias", "always", "always_comb", "always_ff", "always_latch", "and", "assert", "assign",
     "assume", "automatic", "before", "begin", "bind", "bins", "binsof", "bit", "break", "buf", "bufif0",

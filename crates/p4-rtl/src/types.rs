@@ -67,7 +67,8 @@ impl<'p> TypeMap<'p> {
     }
 
     pub fn is_aggregate(&self, ty: &Type) -> bool {
-        matches!(ty, Type::Named(id) if self.names.get(id.index()).is_some_and(|n| n.is_some())) || matches!(ty, Type::Stack(..))
+        matches!(ty, Type::Named(id) if self.names.get(id.index()).is_some_and(|n| n.is_some()))
+            || matches!(ty, Type::Stack(..))
     }
 
     /// Packed width in bits (a header's includes its validity bit; a stack's its elements only).
@@ -92,7 +93,9 @@ impl<'p> TypeMap<'p> {
                 _ => scalar_width(self.p, ty),
             },
             Type::Varbit(_) => return Err(RtlError::global("varbit fields are outside the hardware subset")),
-            Type::Bits { width: 0, .. } => return Err(RtlError::global("bit<0> fields are outside the hardware subset")),
+            Type::Bits { width: 0, .. } => {
+                return Err(RtlError::global("bit<0> fields are outside the hardware subset"))
+            }
             Type::Tuple(_) | Type::String | Type::Void | Type::MatchKind => {
                 return Err(RtlError::global(format!("a value of type {ty:?} cannot be held in hardware")))
             }
@@ -157,7 +160,9 @@ impl<'p> TypeMap<'p> {
         let _ = writeln!(out, "    typedef struct packed {{");
         for f in def.fields() {
             let fname = crate::names::ident(&f.name);
-            let w = self.width(&f.ty).map_err(|e| RtlError::global(format!("field `{}` of `{}`: {}", f.name, def_name(def), e.message)))?;
+            let w = self
+                .width(&f.ty)
+                .map_err(|e| RtlError::global(format!("field `{}` of `{}`: {}", f.name, def_name(def), e.message)))?;
             let _ = w;
             let _ = writeln!(out, "        {} {fname};", self.sv(&f.ty)?);
             if let Type::Stack(_, n) = &f.ty {
