@@ -24,6 +24,7 @@ pub fn source(top: &str, data_w: u32, clear_cycles: u32) -> String {
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -149,10 +150,9 @@ int main(int argc, char** argv) {{
     for (unsigned i = 0; i < {clear_cycles}u; ++i) {{ half(0); rise(); }}
     std::deque<Packet> queue;
     std::string line;
-    char buf[1 << 16];
-    while (fgets(buf, sizeof buf, stdin)) {{
-        line.assign(buf);
-        while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    // Whole lines however long (a jumbo packet is one line of hex).
+    while (std::getline(std::cin, line)) {{
+        while (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty()) continue;
         char cmd = line[0];
         if (cmd == 'Q') break;

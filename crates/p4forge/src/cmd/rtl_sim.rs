@@ -53,6 +53,8 @@ pub struct Traffic {
     pub packets_in: u64,
     pub packets_out: u64,
     pub drops: u64,
+    /// Of the drops, packets the design cannot take at all (empty, or longer than its payload FIFO).
+    pub refused: u64,
     pub cycles: u64,
     pub stall_cycles: u64,
     /// Output packets per egress port.
@@ -171,6 +173,7 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
     let mut templates: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
     let mut start_ns = None;
     let mut cycle_base = 0u64;
+    let mut refusal = None;
     p4_io::interrupt::install();
     loop {
         let mut n = 0;
@@ -178,11 +181,16 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
             let Some((port, packet)) = inputs.next()? else { break };
             start_ns.get_or_insert(packet.timestamp_ns);
             templates.entry(port).or_insert_with(|| packet.data.clone());
-            if packet.data.is_empty() {
+            // A packet the design cannot take at all (empty, longer than its payload FIFO) is
+            // counted as dropped, and the first reason noted.
+            if let Err(why) = switch.queue(port, &packet.data) {
                 traffic.drops += 1;
+                traffic.refused += 1;
+                if traffic.refused == 1 {
+                    refusal = Some(why);
+                }
                 continue;
             }
-            switch.queue(port, &packet.data).map_err(CliError::failed)?;
             n += 1;
         }
         if n == 0 {
@@ -218,6 +226,9 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
 
     // The measurements.
     let mut notes = Vec::new();
+    if let Some(why) = refusal {
+        notes.push(format!("{} input packets were not sent: {why}", traffic.refused));
+    }
     let mut latency_cycles = BTreeMap::new();
     let mut latency_ns = BTreeMap::new();
     let mut packets_per_cycle = BTreeMap::new();
