@@ -491,12 +491,13 @@ pub fn generate(
                         rb - 1
                     );
                 }
+                // Declared before the block that drives it (SystemVerilog wants declaration before use).
+                let _ = writeln!(out, "    stage_t nx_{name}_issue;");
                 let _ = writeln!(out, "    always_comb begin : {name}_issue");
                 let _ = writeln!(out, "        stage_t s;\n        s = st_{i};");
                 out.push_str(code);
                 let _ = writeln!(out, "        nx_{}_issue = s;", name);
                 let _ = writeln!(out, "    end");
-                let _ = writeln!(out, "    stage_t nx_{name}_issue;");
                 let wr = format!("{name}_cmd && !{name}_regs[{}]", cmd_lo + 1);
                 let key = format!("{name}_regs[{} +: {}]", t.regs.key * 32, t.key_bits);
                 let mask = format!("{name}_regs[{} +: {}]", t.regs.mask * 32, t.key_bits);

@@ -10,7 +10,11 @@ fn root() -> PathBuf {
 }
 
 fn p4forge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_p4forge")).args(args).current_dir(root()).output().expect("the p4forge binary runs")
+    Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the p4forge binary runs")
 }
 
 /// Whether there is a Yosys (found as the binary finds it: the test runs in crates/p4forge, below the
@@ -27,7 +31,8 @@ fn yosys() -> bool {
 
 fn json(out: &Output, what: &str) -> serde_json::Value {
     assert!(out.status.success(), "{what}: exit {:?}\n{}", out.status.code(), String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{what}: not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{what}: not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout)))
 }
 
 fn int(v: &serde_json::Value, key: &str) -> u64 {
@@ -40,7 +45,9 @@ fn synth_reports_blocks_that_add_up_and_table_modules() {
     if !yosys() {
         return;
     }
-    let sweep = std::thread::spawn(|| p4forge(&["synth", "--table-sweep", "--kinds", "exact-hash", "--key-bits", "36", "--json"]));
+    let sweep = std::thread::spawn(|| {
+        p4forge(&["synth", "--table-sweep", "--kinds", "exact-hash", "--key-bits", "36", "--json"])
+    });
     let program = p4forge(&["synth", "tests/stf/arith_wrap.p4", "--json"]);
 
     let report = json(&program, "synth arith_wrap.p4");
@@ -84,8 +91,18 @@ fn synth_refuses_programs_outside_the_hardware_subset_like_rtl() {
     assert_eq!(message, String::from_utf8_lossy(&rtl.stderr));
     assert!(synth.stdout.is_empty());
 
-    for args in [&["synth"][..], &["synth", "--table-sweep", "tests/stf/clone.p4"], &["synth", "--table-sweep", "--entries", "100", "--kinds", "exact-hash"]] {
+    for args in [
+        &["synth"][..],
+        &["synth", "--table-sweep", "tests/stf/clone.p4"],
+        &["synth", "--table-sweep", "--entries", "100", "--kinds", "exact-hash"],
+    ] {
         let usage = p4forge(args);
-        assert_eq!(usage.status.code(), Some(2), "p4forge {}: {}", args.join(" "), String::from_utf8_lossy(&usage.stderr));
+        assert_eq!(
+            usage.status.code(),
+            Some(2),
+            "p4forge {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&usage.stderr)
+        );
     }
 }

