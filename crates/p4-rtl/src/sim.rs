@@ -38,12 +38,14 @@ impl std::error::Error for SimError {}
 
 type R<T> = Result<T, SimError>;
 
-/// FNV-1a, 64 bits: a cache key that is the same on every run and machine.
-fn fnv(h: &mut u64, bytes: &[u8]) {
-    for b in bytes {
-        *h ^= u64::from(*b);
-        *h = h.wrapping_mul(0x100_0000_01b3);
+/// FNV-1a, 64 bits, over `parts` in order: a cache key that is the same on every run and machine.
+pub fn fnv64<'a>(parts: impl IntoIterator<Item = &'a [u8]>) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in parts.into_iter().flatten() {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x100_0000_01b3);
     }
+    h
 }
 
 /// An RTL tool: `$env_var` when set, else the project venv's `venv_name` (`.venv/bin/<venv_name>`,
@@ -100,12 +102,7 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
         files.push((format!("hw/{m}.sv"), text.to_string()));
     }
     files.extend(design.generated.iter().cloned());
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for (n, t) in &files {
-        fnv(&mut h, n.as_bytes());
-        fnv(&mut h, t.as_bytes());
-    }
-    fnv(&mut h, harness.as_bytes());
+    let h = fnv64(files.iter().flat_map(|(n, t)| [n.as_bytes(), t.as_bytes()]).chain([harness.as_bytes()]));
     let key = format!("{h:016x}");
     let obj = dir.join("obj");
     let binary = obj.join("sim");

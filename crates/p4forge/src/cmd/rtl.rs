@@ -107,11 +107,7 @@ pub fn model_dir(program: &Path) -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/p4forge/rtl")))
         .unwrap_or_else(|| std::env::temp_dir().join("p4forge-rtl"));
     let abs = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for b in abs.to_string_lossy().bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x100_0000_01b3);
-    }
+    let h = p4_rtl::sim::fnv64([abs.to_string_lossy().as_bytes()]);
     let stem = program.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     base.join(format!("{stem}-{:08x}", h as u32))
 }
