@@ -180,7 +180,7 @@ enum Command {
         /// Directory for the output captures.
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
-        /// Packets per size in the packets-per-cycle runs (at least 2).
+        /// Packets per size in the packets-per-cycle runs (2 to 100000).
         #[arg(long, default_value_t = 256)]
         count: usize,
         /// Print the report as JSON.

@@ -26,6 +26,8 @@ use p4_stf::capture::{CaptureWriter, CapturedPacket};
 pub const SIZES: [usize; 5] = [64, 256, 512, 1024, 1518];
 /// Packets sent in one run of the model.
 const CHUNK: usize = 1024;
+/// The most copies per size in the packets-per-cycle runs (all are queued in the simulator at once).
+const MAX_COUNT: usize = 100_000;
 
 /// What `rtl-sim` needs.
 pub struct SimOptions {
@@ -149,8 +151,11 @@ fn stage_kinds(stages: &[Stage]) -> BTreeMap<String, u32> {
 
 /// Runs the traffic and the measurements.
 pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
-    if options.count < 2 {
-        return Err(CliError::input(format!("--count {}: at least 2 packets per size (packets per cycle needs two)", options.count)));
+    if !(2..=MAX_COUNT).contains(&options.count) {
+        return Err(CliError::input(format!(
+            "--count {}: from 2 (packets per cycle needs two) to {MAX_COUNT} (the copies wait in the simulator's memory)",
+            options.count
+        )));
     }
     let entries = options.entries.as_deref().map(Entries::read).transpose()?;
     p4_io::output::create_dir(&options.out)?;
