@@ -278,6 +278,12 @@ impl Switch {
         c.pending_err = None;
     }
 
+    /// Every multicast group with its copies ((replication id, port), in replication order), by
+    /// group id: what a hardware replication table has to hold.
+    pub fn multicast_groups(&self) -> Vec<(u32, Vec<(u32, u32)>)> {
+        self.groups.keys().map(|&g| (g, self.group_members(g))).collect()
+    }
+
     /// Ports (with replication ids) a multicast group replicates to.
     fn group_members(&self, group: u32) -> Vec<(u32, u32)> {
         let mut out = Vec::new();

@@ -101,6 +101,8 @@ pub struct BlockGen<'a> {
     pub registers: BTreeMap<ExternId, RegisterUse>,
     /// The stage currently being generated (registers must stay in one).
     pub stage: usize,
+    /// Whether the block writes the multicast group (see [`BlockGen::note_multicast`]).
+    pub multicast: bool,
     pub out: String,
     indent: usize,
     /// Parser mode: how packet_in calls translate (set by the parser generator).
@@ -193,6 +195,7 @@ impl<'a> BlockGen<'a> {
             done: "s.l.done_".into(),
             hashes: BTreeMap::new(),
             registers: BTreeMap::new(),
+            multicast: false,
             stage: 0,
             out: String::new(),
             indent: 2,
@@ -264,6 +267,13 @@ impl<'a> BlockGen<'a> {
     pub fn lval(&mut self, e: &Expr) -> Result<String> {
         Ok(match &e.kind {
             ExprKind::Var(v) => self.var(*v, e.span)?,
+            ExprKind::Field(inner, i) if matches!(inner.ty, Type::Tuple(_)) => {
+                let base = self.lval(inner)?;
+                match self.tm.tuple_element(&inner.ty, *i as usize).map_err(|x| RtlError::new(e.span, x.message))? {
+                    Some((hi, lo)) => format!("{base}[{hi}:{lo}]"),
+                    None => return unsupported(e.span, "tuple element out of range"),
+                }
+            }
             ExprKind::Field(inner, i) => {
                 let base = self.lval(inner)?;
                 let f = self
@@ -350,6 +360,42 @@ impl<'a> BlockGen<'a> {
         })
     }
 
+    /// `a == b` for headers, unions and structs (spec 8.9): two headers are equal when both are
+    /// invalid, or both valid with equal fields; structs and unions when every member is. Each
+    /// side goes into a local of its type first, so its members can be selected.
+    fn aggregate_eq(&mut self, a: &Expr, b: &Expr, span: Span) -> Result<String> {
+        let mut sides = Vec::new();
+        for x in [a, b] {
+            let decl = self.tm.sv(&x.ty)?;
+            let n = self.scope.fresh("eq");
+            self.locals.push((format!("{n}_"), decl));
+            let v = self.expr(x)?;
+            self.line(format!("s.l.{n}_ = {v};"));
+            sides.push(format!("s.l.{n}_"));
+        }
+        self.members_eq(&sides[0], &sides[1], &a.ty, span)
+    }
+
+    fn members_eq(&self, x: &str, y: &str, ty: &Type, span: Span) -> Result<String> {
+        if matches!(ty, Type::Stack(..)) {
+            return unsupported(span, "comparing header stacks with == / !=");
+        }
+        if !self.tm.is_aggregate(ty) {
+            return Ok(format!("({x} == {y})"));
+        }
+        let mut parts = Vec::new();
+        for f in self.tm.fields(ty) {
+            let n = ident(&f.name);
+            parts.push(self.members_eq(&format!("{x}.{n}"), &format!("{y}.{n}"), &f.ty, span)?);
+        }
+        let all = if parts.is_empty() { "1'b1".to_string() } else { parts.join(" && ") };
+        Ok(if self.tm.is_header(ty) {
+            format!("(({x}.valid_ == {y}.valid_) && (!{x}.valid_ || ({all})))")
+        } else {
+            format!("({all})")
+        })
+    }
+
     fn signed(ty: &Type) -> bool {
         matches!(ty, Type::Bits { signed: true, .. })
     }
@@ -358,7 +404,8 @@ impl<'a> BlockGen<'a> {
         let w = self.width(&e.ty, e.span)?;
         let sa = Self::signed(&a.ty);
         if matches!(op, BinOp::Eq | BinOp::Ne) && (self.tm.is_aggregate(&a.ty) || self.tm.is_aggregate(&b.ty)) {
-            return unsupported(e.span, "comparing headers or structs with == / !=");
+            let eq = self.aggregate_eq(a, b, e.span)?;
+            return Ok(if op == BinOp::Eq { eq } else { format!("!{eq}") });
         }
         let x = self.expr(a)?;
         // A constant divisor or modulus that is a power of two becomes a shift or a mask.
@@ -552,7 +599,7 @@ impl<'a> BlockGen<'a> {
                     return Ok(());
                 }
                 let path = self.lval(lhs)?;
-                self.refuse_multicast(&path, rhs)?;
+                self.note_multicast(&path, rhs);
                 self.assign_value(&path, &lhs.ty, rhs)?;
                 self.invalidate_union_siblings(lhs, Some(&format!("{path}.valid_")))?;
             }
@@ -662,20 +709,16 @@ impl<'a> BlockGen<'a> {
         Ok(())
     }
 
-    /// Refuses a write of anything but 0 to the multicast-group field: the hardware traffic manager
-    /// sends each packet to one port, so a multicast program would silently lose its copies.
-    fn refuse_multicast(&self, path: &str, rhs: &Expr) -> Result<()> {
-        let Some(field) = self.arch.field(MetaRole::MulticastGroup) else { return Ok(()) };
+    /// Notes a write of anything but 0 to the multicast-group field: the top then builds the
+    /// traffic manager's replication engine.
+    fn note_multicast(&mut self, path: &str, rhs: &Expr) {
+        let Some(field) = self.arch.field(MetaRole::MulticastGroup) else { return };
         let target = format!("s.phv.{}.{}", shared_member(SharedKind::Intrinsic), crate::names::ident(field));
         let zero =
             matches!(&rhs.kind, ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value)) if value.is_zero());
         if path == target && !zero {
-            return unsupported(
-                rhs.span,
-                format!("multicast (a write to `{field}`): the hardware traffic manager sends each packet to one port"),
-            );
+            self.multicast = true;
         }
-        Ok(())
     }
 
     /// `path = e`, splitting list expressions assigned to headers and structs.

@@ -29,11 +29,25 @@ pub struct ControlModule {
     /// (stage description, cycles) for the report.
     pub stages: Vec<(String, u32)>,
     pub hashes: Vec<HashFn>,
+    /// Whether the control writes the multicast group.
+    pub multicast: bool,
+    /// Its registers, with their ids in the design's register map.
+    pub registers: Vec<crate::RegisterHw>,
+    /// Width of its `cp_reg_wdata`/`cp_reg_rdata` ports (0: no registers, no ports).
+    pub reg_data_bits: u32,
 }
 
 enum Seg {
-    Comb { code: String, regs: Vec<crate::block::RegisterUse> },
-    Table { table: usize, code: String },
+    Comb {
+        code: String,
+        regs: Vec<crate::block::RegisterUse>,
+    },
+    /// Lookups issued together (their keys computed from the same stage register); the packet
+    /// waits beside them for the longest one.
+    Table {
+        tables: Vec<usize>,
+        code: String,
+    },
 }
 
 struct CtlGen<'a> {
@@ -47,6 +61,17 @@ struct CtlGen<'a> {
     ended: bool,
     /// Whether this control runs only for packets not dropped (its side effects must skip them).
     skip_dropped: bool,
+    /// Tables looked up as the packet enters the control (see [`prefetchable`]): table id, its
+    /// index in `tables`, and the locals that keep its result until the apply.
+    prefetched: Vec<(TableId, usize, String, String)>,
+}
+
+/// The locals of one table apply.
+struct ApplyLocals {
+    active: String,
+    hit: String,
+    action: String,
+    run: String,
 }
 
 fn has_table(st: &Stmt) -> bool {
@@ -203,8 +228,8 @@ impl<'a> CtlGen<'a> {
         }
     }
 
-    /// Cuts the pipeline at an apply of `table`; returns the `active` and `hit` locals.
-    fn table(&mut self, table: TableId, pred: &Option<String>, span: Span) -> Result<(String, String)> {
+    /// Plans the hardware of `table` and its locals; returns its index in `self.tables`.
+    fn plan_table(&mut self, table: TableId, span: Span) -> Result<usize> {
         if self.tables.iter().any(|t| t.id == table) {
             return unsupported(
                 span,
@@ -212,67 +237,122 @@ impl<'a> CtlGen<'a> {
             );
         }
         let hw = tables::plan(self.g.p, self.layouts, table, &self.opts, self.next_word, span)?;
-        let t = &self.g.p.tables[table.index()];
-        let name = hw.sv_name.clone();
-        let active = self.g.extra(&format!("{name}_active"), 1);
-        let hit = self.g.extra(&format!("{name}_hit"), 1);
-        let action = self.g.extra(&format!("{name}_action"), hw.action_bits);
-        let run = self.g.extra(&format!("{name}_run"), 32);
-        debug_assert_eq!(format!("{}action_", active.trim_end_matches("active_")), action);
-        self.flush_comb();
-        // The lookup stage: whether the apply runs for this packet, and the key.
-        let guard = self.guard(pred).unwrap_or_else(|| "1'b1".into());
-        self.g.line(format!("{active} = s.valid && ({guard});"));
-        let key = &self.layouts.keys[table.index()];
-        if hw.kind != TableKind::Keyless {
-            let mut parts = Vec::new();
-            for f in &key.fields {
-                let k = &t.keys[f.index];
-                let x = self.g.expr(&k.expr)?;
-                parts.push(if f.is_valid { format!("1'({x})") } else { format!("{}'({x})", f.width) });
-            }
-            self.g.line(format!("{name}_key = {{{}}};", parts.join(", ")));
-            self.g.line(format!("{name}_lookup = {active};"));
+        self.tables.push(hw);
+        Ok(self.tables.len() - 1)
+    }
+
+    fn apply_locals(&mut self, index: usize) -> ApplyLocals {
+        let hw = &self.tables[index];
+        let (name, action_bits) = (hw.sv_name.clone(), hw.action_bits);
+        let l = ApplyLocals {
+            active: self.g.extra(&format!("{name}_active"), 1),
+            hit: self.g.extra(&format!("{name}_hit"), 1),
+            action: self.g.extra(&format!("{name}_action"), action_bits),
+            run: self.g.extra(&format!("{name}_run"), 32),
+        };
+        debug_assert_eq!(format!("{}action_", l.active.trim_end_matches("active_")), l.action);
+        l
+    }
+
+    /// The lookup of table `index`: its key from the current stage, issued when `lookup` holds.
+    fn issue(&mut self, index: usize, lookup: &str) -> Result<()> {
+        let hw = self.tables[index].clone();
+        if hw.kind == TableKind::Keyless {
+            return Ok(());
+        }
+        let t = &self.g.p.tables[hw.id.index()];
+        let name = &hw.sv_name;
+        let mut parts = Vec::new();
+        for f in &self.layouts.keys[hw.id.index()].fields {
+            let x = self.g.expr(&t.keys[f.index].expr)?;
+            parts.push(if f.is_valid { format!("1'({x})") } else { format!("{}'({x})", f.width) });
+        }
+        self.g.line(format!("{name}_key = {{{}}};", parts.join(", ")));
+        self.g.line(format!("{name}_lookup = {lookup};"));
+        Ok(())
+    }
+
+    /// Looks up, as the packet enters the control, every table whose key no statement before its
+    /// apply can change: the lookup then overlaps whatever runs before the apply, which costs no
+    /// stage of its own and keeps a register's read and write in one stage when they lie on both
+    /// sides of the apply (paxos: `rnds` is read before `paxos_role` and written by its actions).
+    fn prefetch(&mut self, early: &[(TableId, Span)]) -> Result<()> {
+        if early.is_empty() {
+            return Ok(());
+        }
+        let mut indices = Vec::new();
+        for &(table, span) in early {
+            let index = self.plan_table(table, span)?;
+            self.issue(index, "s.valid")?;
+            indices.push(index);
         }
         let code = self.g.take_out();
-        let index = self.tables.len();
-        self.tables.push(hw.clone());
-        self.segs.push(Seg::Table { table: index, code });
+        self.segs.push(Seg::Table { tables: indices.clone(), code });
+        // Results are kept in locals until the apply, which may lie several stages later.
+        for (&(table, _), index) in early.iter().zip(indices) {
+            let hw = &self.tables[index];
+            let name = hw.sv_name.clone();
+            let rb = hw.result_bits();
+            let hit = self.g.extra(&format!("{name}_early_hit"), 1);
+            let word = self.g.extra(&format!("{name}_early_word"), rb);
+            self.g.line(format!("{hit} = {name}_res_hit;"));
+            self.g.line(format!("{word} = {name}_res_hit ? {name}_res_data : {name}_default;"));
+            self.prefetched.push((table, index, hit, word));
+        }
+        Ok(())
+    }
+
+    /// An apply of `table`: a keyless table or one looked up early runs its action in the current
+    /// stage; any other cuts the pipeline for its lookup. Returns the `active` and `hit` locals.
+    fn table(&mut self, table: TableId, pred: &Option<String>, span: Span) -> Result<(String, String)> {
+        let guard = self.guard(pred).unwrap_or_else(|| "1'b1".into());
+        if let Some((_, index, hit, word)) = self.prefetched.iter().find(|p| p.0 == table).cloned() {
+            let l = self.apply_locals(index);
+            self.g.line(format!("{} = s.valid && ({guard});", l.active));
+            self.dispatch(index, &l, &hit, &word, span)?;
+            return Ok((l.active, l.hit));
+        }
+        let index = self.plan_table(table, span)?;
+        let hw = self.tables[index].clone();
+        let name = hw.sv_name.clone();
+        let l = self.apply_locals(index);
+        if hw.kind == TableKind::Keyless {
+            self.g.line(format!("{} = s.valid && ({guard});", l.active));
+            self.dispatch(index, &l, "1'b0", &format!("{name}_default"), span)?;
+            return Ok((l.active, l.hit));
+        }
+        self.flush_comb();
+        // The lookup stage: whether the apply runs for this packet, and the key.
+        self.g.line(format!("{} = s.valid && ({guard});", l.active));
+        self.issue(index, &l.active)?;
+        let code = self.g.take_out();
+        self.segs.push(Seg::Table { tables: vec![index], code });
         // The next stage starts with the action: the result word (entry's or default), then the
         // action it names.
+        let word = format!("({name}_res_hit ? {name}_res_data : {name}_default)");
+        self.dispatch(index, &l, &format!("{name}_res_hit"), &word, span)?;
+        Ok((l.active, l.hit))
+    }
+
+    /// The action dispatch of an apply: `hit` and `word` ({action index, action data}) are the
+    /// lookup's result.
+    fn dispatch(&mut self, index: usize, l: &ApplyLocals, hit: &str, word: &str, span: Span) -> Result<()> {
+        let hw = self.tables[index].clone();
+        let t = &self.g.p.tables[hw.id.index()];
+        let name = &hw.sv_name;
         let data = format!("{name}_data");
-        self.g.line(format!(
-            "{data} = {};",
-            if hw.kind == TableKind::Keyless {
-                format!("{name}_default[{}:0]", hw.data_bits - 1)
-            } else {
-                format!(
-                    "{name}_res_hit ? {name}_res_data[{}:0] : {name}_default[{}:0]",
-                    hw.data_bits - 1,
-                    hw.data_bits - 1
-                )
-            }
-        ));
-        self.g.open(format!("if ({active}) begin  // {}", t.name));
-        if hw.kind == TableKind::Keyless {
-            self.g.line(format!("{hit} = 1'b0;"));
-            self.g.line(format!("{action} = {name}_default[{}:{}];", hw.result_bits() - 1, hw.data_bits));
-        } else {
-            self.g.line(format!("{hit} = {name}_res_hit;"));
-            self.g.line(format!(
-                "{action} = {name}_res_hit ? {name}_res_data[{}:{}] : {name}_default[{}:{}];",
-                hw.result_bits() - 1,
-                hw.data_bits,
-                hw.result_bits() - 1,
-                hw.data_bits
-            ));
-        }
-        self.g.line(format!("case ({action})"));
+        let (rb, db) = (hw.result_bits(), hw.data_bits);
+        self.g.line(format!("{name}_word = {word};"));
+        self.g.line(format!("{data} = {name}_word[{}:0];", db - 1));
+        self.g.open(format!("if ({}) begin  // {}", l.active, t.name));
+        self.g.line(format!("{} = {hit};", l.hit));
+        self.g.line(format!("{} = {name}_word[{}:{db}];", l.action, rb - 1));
+        self.g.line(format!("case ({})", l.action));
         for (i, ta) in t.actions.iter().enumerate() {
             let a = &self.g.p.actions[ta.action.index()];
             let layout = &self.layouts.actions[ta.action.index()];
             self.g.open(format!("{}'d{i}: begin", hw.action_bits));
-            self.g.line(format!("{run} = 32'd{};", ta.action.index()));
+            self.g.line(format!("{} = 32'd{};", l.run, ta.action.index()));
             let directional: Vec<_> =
                 a.params.iter().filter(|p| !matches!(p.direction, p4_ir::Direction::None)).collect();
             for (p, arg) in directional.iter().zip(&ta.bound_args) {
@@ -285,7 +365,7 @@ impl<'a> CtlGen<'a> {
             for pl in &layout.params {
                 let p = &a.params[pl.index];
                 let path = self.g.var(p.var, span)?;
-                self.g.line(format!("{path} = {data}[{} -: {}];", hw.data_bits - 1 - pl.bit_offset, pl.width));
+                self.g.line(format!("{path} = {data}[{} -: {}];", db - 1 - pl.bit_offset, pl.width));
             }
             if a.body.iter().any(|s| matches!(s, Stmt::Return(..))) {
                 return unsupported(span, format!("`return` inside action `{}`", a.name));
@@ -308,8 +388,89 @@ impl<'a> CtlGen<'a> {
         self.g.line("default: ;");
         self.g.line("endcase");
         self.g.close("end");
-        Ok((active, hit))
+        Ok(())
     }
+}
+
+/// The tables of `control` that can be looked up as the packet enters it: applied once, keyed (a
+/// keyless table needs no lookup), and with a key that no statement before the apply may write
+/// (every definition reaching the apply of every location the key reads is the control's input).
+fn prefetchable(p: &p4_ir::Program, control: &Control) -> Vec<TableId> {
+    let Some(cid) = p.controls.iter().position(|c| std::ptr::eq(c, control)) else { return Vec::new() };
+    let graph = p4_ir::cfg::ControlGraph::build(p, p4_ir::ControlId(cid as u32));
+    let applies = graph.table_applies();
+    let mut out = Vec::new();
+    for &(node, table) in &applies {
+        if applies.iter().filter(|(_, t)| *t == table).count() != 1 || p.tables[table.index()].keys.is_empty() {
+            continue;
+        }
+        let keys = p4_ir::cfg::table_key_reads(p, table);
+        if keys.iter().all(|loc| graph.reaching_writes(node, loc).nodes.is_empty()) {
+            out.push(table);
+        }
+    }
+    out
+}
+
+/// A table's signals, default-action register and lookup memory.
+fn table_decls(out: &mut String, g: &BlockGen, layouts: &Layouts, t: &TableHw) -> Result<()> {
+    let name = &t.sv_name;
+    let _ = writeln!(out, "    // table {} ({:?}, {} entries)", t.name, t.kind, t.entries);
+    let def = default_word(g, t, layouts, t.id)?;
+    let rb = t.result_bits();
+    let _ =
+        writeln!(out, "    logic [{}:0] {name}_default, {name}_default_reg;\n    logic {name}_default_set;", rb - 1);
+    let _ = writeln!(out, "    logic [{}:0] {name}_data;\n    logic [{}:0] {name}_word;", t.data_bits - 1, rb - 1);
+    let data_lo = t.regs.data * 32;
+    let cmd_lo = t.regs.cmd * 32;
+    let _ = writeln!(out, "    always_ff @(posedge clk) begin");
+    let _ = writeln!(out, "        if (rst) {name}_default_set <= 1'b0;");
+    let _ = writeln!(out, "        else if ({name}_cmd && {name}_regs[{}]) begin", cmd_lo + 1);
+    let _ = writeln!(
+        out,
+        "            {name}_default_set <= 1'b1;\n            {name}_default_reg <= {name}_regs[{} +: {rb}];",
+        data_lo
+    );
+    let _ = writeln!(out, "        end\n    end");
+    let _ = writeln!(out, "    assign {name}_default = {name}_default_set ? {name}_default_reg : {def};");
+    if t.kind != TableKind::Keyless {
+        let kw = t.key_bits;
+        let _ = writeln!(out, "    logic [{}:0] {name}_key;\n    logic {name}_lookup;", kw - 1);
+        let _ = writeln!(out, "    logic {name}_res_valid, {name}_res_hit;\n    logic [{}:0] {name}_res_data;", rb - 1);
+    }
+    let wr = format!("{name}_cmd && !{name}_regs[{}]", cmd_lo + 1);
+    let key = format!("{name}_regs[{} +: {}]", t.regs.key * 32, t.key_bits);
+    let mask = format!("{name}_regs[{} +: {}]", t.regs.mask * 32, t.key_bits);
+    let data = format!("{name}_regs[{} +: {rb}]", data_lo);
+    let valid = format!("{name}_regs[{}]", cmd_lo);
+    let index = format!("{name}_regs[{} +: 32]", t.regs.index * 32);
+    match t.kind {
+        TableKind::Keyless => {}
+        TableKind::ExactHash => {
+            let bkt = bits_for_index(t.buckets);
+            let way = bits_for_index(t.ways);
+            let _ = writeln!(out, "    logic [{}:0] {name}_slot;\n    assign {name}_slot = {index};", 31);
+            let _ = writeln!(out, "    /* verilator lint_off PINCONNECTEMPTY */");
+            let _ = writeln!(
+                    out,
+                    "    p4f_table_exact_hash #(.KEY_W({}), .DATA_W({rb}), .BUCKETS({}), .WAYS({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce), .init_done(),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({name}_res_hit), .result_index(), .result_data({name}_res_data),\n        .wr_en({wr}), .wr_bucket({name}_slot[{}:{}]), .wr_way({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_data({data})\n    );",
+                    t.key_bits, t.buckets, t.ways, bkt + way - 1, way, way - 1
+                );
+            let _ = writeln!(out, "    /* verilator lint_on PINCONNECTEMPTY */");
+        }
+        _ => {
+            let iw = bits_for_index(t.entries);
+            let _ = writeln!(out, "    logic [31:0] {name}_slot;\n    assign {name}_slot = {index};");
+            let _ = writeln!(out, "    /* verilator lint_off PINCONNECTEMPTY */");
+            let _ = writeln!(
+                    out,
+                    "    p4f_table_tcam #(.KEY_W({}), .DATA_W({rb}), .ENTRIES({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({name}_res_hit), .result_index(), .result_data({name}_res_data),\n        .wr_en({wr}), .wr_index({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_mask({mask}), .wr_data({data})\n    );",
+                    t.key_bits, t.entries, iw - 1
+                );
+            let _ = writeln!(out, "    /* verilator lint_on PINCONNECTEMPTY */");
+        }
+    }
+    Ok(())
 }
 
 /// The default action as a constant result word `{action index, data}`.
@@ -365,11 +526,26 @@ pub fn generate(
     shared: &[(usize, SharedKind)],
     opts: TableOptions,
     next_word: &mut u32,
+    next_register: &mut u32,
     skip_dropped: bool,
 ) -> Result<ControlModule> {
     let g = BlockGen::new(p, tm, arch, &control.block, shared)?;
-    let mut c =
-        CtlGen { g, layouts, segs: Vec::new(), tables: Vec::new(), opts, next_word, ended: false, skip_dropped };
+    let mut c = CtlGen {
+        g,
+        layouts,
+        segs: Vec::new(),
+        tables: Vec::new(),
+        opts,
+        next_word,
+        ended: false,
+        skip_dropped,
+        prefetched: Vec::new(),
+    };
+    let early: Vec<(TableId, Span)> = prefetchable(p, control)
+        .into_iter()
+        .map(|t| (t, p.tables[t.index()].keys.first().map(|k| k.expr.span).unwrap_or(Span::DUMMY)))
+        .collect();
+    c.prefetch(&early)?;
     c.lower(&control.init, None)?;
     c.lower(&control.body, None)?;
     c.flush_comb();
@@ -392,6 +568,28 @@ pub fn generate(
         let _ = writeln!(out, "    input  wire logic [{}:0] {}_regs,", t.regs.words * 32 - 1, t.sv_name);
         let _ = writeln!(out, "    input  wire logic {}_cmd,", t.sv_name);
     }
+    // Registers, as the control plane sees them: ids in the design's register map.
+    let mut registers = Vec::new();
+    for (id, r) in &c.g.registers {
+        registers.push((
+            r.name.clone(),
+            crate::RegisterHw {
+                name: p.externs[id.index()].name.clone(),
+                id: *next_register,
+                width: r.width,
+                size: r.size,
+            },
+        ));
+        *next_register += 1;
+    }
+    let reg_data_bits = registers.iter().map(|(_, r)| r.width.div_ceil(32) * 32).max().unwrap_or(0);
+    if reg_data_bits > 0 {
+        let _ = writeln!(
+            out,
+            "    // Control-plane access to the registers (P4 `register` arrays): select, index, data, write."
+        );
+        let _ = writeln!(out, "    input  wire logic [15:0] cp_reg_sel,\n    input  wire logic [31:0] cp_reg_index,\n    input  wire logic [{0}:0] cp_reg_wdata,\n    input  wire logic cp_reg_we,\n    output logic [{0}:0] cp_reg_rdata,", reg_data_bits - 1);
+    }
     let _ = writeln!(out, "    output logic out_valid,\n    output phv_t out_phv\n);");
     // Locals and the stage type.
     let _ = writeln!(out, "    typedef struct packed {{");
@@ -413,6 +611,9 @@ pub fn generate(
             r.name
         );
         let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {}[i] = '0;\n", r.size, r.name);
+    }
+    for t in &c.tables {
+        table_decls(&mut out, &c.g, layouts, t)?;
     }
     // Stage registers.
     let mut n = 0u32; // next stage register index
@@ -440,116 +641,93 @@ pub fn generate(
                 let _ = writeln!(out, "    end");
                 for r in regs {
                     let gate = if c.skip_dropped { format!(" && !st_{i}.phv.pi.drop") } else { String::new() };
+                    let ib = bits_for_index(r.size as u32) - 1;
+                    let (cp, sel) = match registers.iter().find(|(n, _)| *n == r.name) {
+                        Some((_, hw)) if reg_data_bits > 0 => (true, hw.id),
+                        _ => (false, 0),
+                    };
                     let _ = writeln!(out, "    always_ff @(posedge clk)");
+                    if cp {
+                        // A control-plane write goes first (the control plane writes between packets).
+                        let _ = writeln!(
+                            out,
+                            "        if (cp_reg_we && cp_reg_sel == 16'd{sel}) {0}[cp_reg_index[{ib}:0]] <= cp_reg_wdata[{1}:0];\n        else",
+                            r.name,
+                            r.width - 1
+                        );
+                    }
                     let _ = writeln!(
                         out,
-                        "        if (ce && st_{i}.valid{gate} && {0}_we) {0}[{0}_wa[{1}:0]] <= {0}_wd;",
+                        "        if (ce && st_{i}.valid{gate} && {0}_we) {0}[{0}_wa[{ib}:0]] <= {0}_wd;",
                         r.name,
-                        bits_for_index(r.size as u32) - 1
                     );
                 }
                 let _ = writeln!(out);
                 stages.push((format!("{role} stage {o}"), 1));
                 n = o;
             }
-            Seg::Table { table, code } => {
-                let t = &c.tables[*table];
-                let name = &t.sv_name;
+            Seg::Table { tables: group, code } => {
                 let i = n;
-                let lat = t.latency;
-                let _ = writeln!(
-                    out,
-                    "    // table {} ({:?}, {} entries): lookup in stages {}..{}",
-                    t.name,
-                    t.kind,
-                    t.entries,
-                    i + 1,
-                    i + lat.max(1)
-                );
-                let def = default_word(&c.g, t, layouts, t.id)?;
-                let rb = t.result_bits();
-                let _ = writeln!(
-                    out,
-                    "    logic [{}:0] {name}_default, {name}_default_reg;\n    logic {name}_default_set;",
-                    rb - 1
-                );
-                let _ = writeln!(out, "    logic [{}:0] {name}_data;", t.data_bits - 1);
-                let data_lo = t.regs.data * 32;
-                let cmd_lo = t.regs.cmd * 32;
-                let _ = writeln!(out, "    always_ff @(posedge clk) begin");
-                let _ = writeln!(out, "        if (rst) {name}_default_set <= 1'b0;");
-                let _ = writeln!(out, "        else if ({name}_cmd && {name}_regs[{}]) begin", cmd_lo + 1);
-                let _ = writeln!(out, "            {name}_default_set <= 1'b1;\n            {name}_default_reg <= {name}_regs[{} +: {rb}];", data_lo);
-                let _ = writeln!(out, "        end\n    end");
-                let _ = writeln!(out, "    assign {name}_default = {name}_default_set ? {name}_default_reg : {def};");
-                if t.kind != TableKind::Keyless {
-                    let kw = t.key_bits;
-                    let _ = writeln!(out, "    logic [{}:0] {name}_key;\n    logic {name}_lookup;", kw - 1);
-                    let _ = writeln!(
-                        out,
-                        "    logic {name}_res_valid, {name}_res_hit;\n    logic [{}:0] {name}_res_data;",
-                        rb - 1
-                    );
-                }
+                let first = &c.tables[group[0]].sv_name;
+                let names: Vec<&str> = group.iter().map(|&t| c.tables[t].name.as_str()).collect();
+                let lat = group.iter().map(|&t| c.tables[t].latency).max().unwrap_or(0);
+                let _ = writeln!(out, "    // lookup of {} in stages {}..{}", names.join(", "), i + 1, i + lat.max(1));
                 // Declared before the block that drives it (SystemVerilog wants declaration before use).
-                let _ = writeln!(out, "    stage_t nx_{name}_issue;");
-                let _ = writeln!(out, "    always_comb begin : {name}_issue");
+                let _ = writeln!(out, "    stage_t nx_{first}_issue;");
+                let _ = writeln!(out, "    always_comb begin : {first}_issue");
                 let _ = writeln!(out, "        stage_t s;\n        s = st_{i};");
-                out.push_str(code);
-                let _ = writeln!(out, "        nx_{}_issue = s;", name);
-                let _ = writeln!(out, "    end");
-                let wr = format!("{name}_cmd && !{name}_regs[{}]", cmd_lo + 1);
-                let key = format!("{name}_regs[{} +: {}]", t.regs.key * 32, t.key_bits);
-                let mask = format!("{name}_regs[{} +: {}]", t.regs.mask * 32, t.key_bits);
-                let data = format!("{name}_regs[{} +: {rb}]", data_lo);
-                let valid = format!("{name}_regs[{}]", cmd_lo);
-                let index = format!("{name}_regs[{} +: 32]", t.regs.index * 32);
-                match t.kind {
-                    TableKind::Keyless => {}
-                    TableKind::ExactHash => {
-                        let bkt = bits_for_index(t.buckets);
-                        let way = bits_for_index(t.ways);
-                        let _ = writeln!(out, "    logic [{}:0] {name}_slot;\n    assign {name}_slot = {index};", 31);
-                        let _ = writeln!(out, "    /* verilator lint_off PINCONNECTEMPTY */");
-                        let _ = writeln!(
-                            out,
-                            "    p4f_table_exact_hash #(.KEY_W({}), .DATA_W({rb}), .BUCKETS({}), .WAYS({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce), .init_done(),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({name}_res_hit), .result_index(), .result_data({name}_res_data),\n        .wr_en({wr}), .wr_bucket({name}_slot[{}:{}]), .wr_way({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_data({data})\n    );",
-                            t.key_bits, t.buckets, t.ways, bkt + way - 1, way, way - 1
-                        );
-                        let _ = writeln!(out, "    /* verilator lint_on PINCONNECTEMPTY */");
-                    }
-                    _ => {
-                        let iw = bits_for_index(t.entries);
-                        let _ = writeln!(out, "    logic [31:0] {name}_slot;\n    assign {name}_slot = {index};");
-                        let _ = writeln!(out, "    /* verilator lint_off PINCONNECTEMPTY */");
-                        let _ = writeln!(
-                            out,
-                            "    p4f_table_tcam #(.KEY_W({}), .DATA_W({rb}), .ENTRIES({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({name}_res_hit), .result_index(), .result_data({name}_res_data),\n        .wr_en({wr}), .wr_index({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_mask({mask}), .wr_data({data})\n    );",
-                            t.key_bits, t.entries, iw - 1
-                        );
-                        let _ = writeln!(out, "    /* verilator lint_on PINCONNECTEMPTY */");
+                for &t in group {
+                    if c.tables[t].kind != TableKind::Keyless {
+                        let _ = writeln!(out, "        {0}_lookup = 1'b0; {0}_key = '0;", c.tables[t].sv_name);
                     }
                 }
+                out.push_str(code);
+                let _ = writeln!(out, "        nx_{first}_issue = s;");
+                let _ = writeln!(out, "    end");
+                let name = first;
                 // The packet waits beside the lookup.
                 let mut prev = format!("nx_{name}_issue");
                 let regs = lat.max(1);
                 for k in 0..regs {
                     let o = n + 1;
-                    let _ = writeln!(out, "    stage_t st_{o};  // {} lookup cycle {}", t.name, k + 1);
+                    let _ = writeln!(out, "    stage_t st_{o};  // {} lookup cycle {}", names.join(", "), k + 1);
                     let _ = writeln!(out, "    always_ff @(posedge clk) begin\n        if (rst) st_{o}.valid <= 1'b0;\n        else if (ce) st_{o} <= {prev};\n    end");
                     prev = format!("st_{o}");
                     n = o;
                 }
                 let _ = writeln!(out);
-                stages.push((format!("{role} table {}", t.name), regs));
+                stages.push((format!("{role} table {}", names.join(", ")), regs));
             }
         }
     }
     let _ = writeln!(out, "    assign out_valid = st_{n}.valid;\n    assign out_phv = st_{n}.phv;");
+    if reg_data_bits > 0 {
+        let _ = writeln!(out, "    always_comb begin\n        cp_reg_rdata = '0;");
+        for (sv, hw) in &registers {
+            let ib = bits_for_index(hw.size as u32) - 1;
+            let _ = writeln!(
+                out,
+                "        if (cp_reg_sel == 16'd{}) cp_reg_rdata = {reg_data_bits}'({sv}[cp_reg_index[{ib}:0]]);",
+                hw.id
+            );
+        }
+        let _ = writeln!(out, "    end");
+    }
     let _ = writeln!(out, "endmodule\n/* verilator lint_on UNUSEDSIGNAL */");
     let _ = writeln!(out, "`default_nettype wire");
     let hashes = c.g.hashes.keys().copied().collect();
-    Ok(ControlModule { module, text: out, latency: n, tables: c.tables, stages, hashes })
+    let registers = registers.into_iter().map(|(_, r)| r).collect();
+    Ok(ControlModule {
+        module,
+        text: out,
+        latency: n,
+        tables: c.tables,
+        stages,
+        hashes,
+        multicast: c.g.multicast,
+        registers,
+        reg_data_bits,
+    })
 }
 
 /// Bits to index `n` things.

@@ -3,6 +3,7 @@
 //! number of tests:
 //!
 //! - `W <addr> <data>` (hex): one AXI4-Lite write; answers nothing, or `E <resp>` on an error response.
+//! - `A <addr>` (hex): one AXI4-Lite read; answers `V <data>` (hex), or `E <resp>`.
 //! - `P <port> <hex bytes>`: queue a packet for ingress port `port`.
 //! - `B <percent>`: from now on, hold `m_axis_tready` low that often (random, seeded).
 //! - `R`: send every queued packet back to back at one beat per cycle, run until each has left or
@@ -87,9 +88,32 @@ static void axil_write(uint32_t addr, uint32_t data) {{
     dut->s_axil_bready = 0;
 }}
 
+static void axil_read(uint32_t addr) {{
+    dut->s_axil_araddr = addr; dut->s_axil_arvalid = 1; dut->s_axil_arprot = 0;
+    dut->s_axil_rready = 1;
+    for (int guard = 0; dut->s_axil_arvalid; ++guard) {{
+        half(0);
+        bool ar = dut->s_axil_arready;
+        rise();
+        if (ar) dut->s_axil_arvalid = 0;
+        if (guard > 1000) {{ printf("E timeout\n"); dut->s_axil_arvalid = 0; dut->s_axil_rready = 0; return; }}
+    }}
+    for (int guard = 0;; ++guard) {{
+        half(0);
+        bool r = dut->s_axil_rvalid;
+        unsigned resp = dut->s_axil_rresp;
+        uint32_t data = dut->s_axil_rdata;
+        rise();
+        if (r) {{ if (resp) printf("E %u\n", resp); else printf("V %x\n", data); break; }}
+        if (guard > 1000) {{ printf("E timeout\n"); break; }}
+    }}
+    dut->s_axil_rready = 0;
+}}
+
 static void run(std::deque<Packet>& q) {{
     size_t total = q.size(), index = 0, off = 0, outs = 0;
     unsigned long long start = cycles, stall0 = dut->stat_stall_cycles, drop0 = dut->stat_drops;
+    unsigned long long desc0 = dut->stat_descs, pkt0 = dut->stat_packets;
     unsigned long long budget = 100000;
     for (auto& p : q) budget += 64 * (p.bytes.size() / DATA_BYTES + 2);
     std::vector<uint8_t> out;
@@ -119,8 +143,12 @@ static void run(std::deque<Packet>& q) {{
             off += DATA_BYTES;
             if (off >= q[index].bytes.size()) {{ ++index; off = 0; }}
         }}
-        unsigned long long drops = dut->stat_drops - drop0;
-        if (index == total && outs + drops >= total && out.empty()) {{
+        // Done when every packet's last copy has left the deparser and every copy has come out
+        // or been dropped (a multicast packet makes several).
+        // (The status counters are 32 bits wide and wrap: differences are taken in 32 bits.)
+        unsigned long long drops = uint32_t(dut->stat_drops - drop0), descs = uint32_t(dut->stat_descs - desc0);
+        unsigned long long done = uint32_t(dut->stat_packets - pkt0);
+        if (index == total && done >= total && outs + drops >= descs && out.empty()) {{
             printf("D %llu %llu %llu\n", cycles - start, (unsigned long long)(dut->stat_stall_cycles - stall0), drops);
             break;
         }}
@@ -159,6 +187,10 @@ int main(int argc, char** argv) {{
         if (cmd == 'W') {{
             unsigned addr = 0, data = 0;
             if (sscanf(line.c_str() + 1, "%x %x", &addr, &data) == 2) axil_write(addr, data); else printf("E parse\n");
+            fflush(stdout);
+        }} else if (cmd == 'A') {{
+            unsigned addr = 0;
+            if (sscanf(line.c_str() + 1, "%x", &addr) == 1) axil_read(addr); else printf("E parse\n");
             fflush(stdout);
         }} else if (cmd == 'B') {{
             backpressure = (unsigned)atoi(line.c_str() + 1);

@@ -63,6 +63,50 @@ pub struct StageInfo {
     pub cycles: u32,
 }
 
+/// The traffic manager's multicast tables (`manifest.json`'s `"multicast"`): a group table of
+/// `groups` words `{count, first}` (bits 31:16, 15:0) indexed by the group id, and a copy list of
+/// `copies` words `{replication id, egress port}`. A write: the index into `index_word`, the word
+/// into `data_word`, then `cmd_word` (1: the group table, 0: the copy list), all 32-bit words of
+/// the AXI4-Lite map (byte address = word * 4).
+#[derive(Clone, Debug, Serialize)]
+pub struct McastHw {
+    pub groups: u32,
+    pub copies: u32,
+    pub index_word: u32,
+    pub data_word: u32,
+    pub cmd_word: u32,
+}
+
+/// A P4 `register` array as the control plane reaches it (`manifest.json`'s `"registers"`).
+#[derive(Clone, Debug, Serialize)]
+pub struct RegisterHw {
+    /// The control-plane name (`MyIngress.r`).
+    pub name: String,
+    /// Its number in the register map's select word.
+    pub id: u32,
+    pub width: u32,
+    pub size: u64,
+}
+
+/// The register map's words for register access (`manifest.json`'s `"register_access"`): write
+/// the register's id to `select_word` and the cell to `index_word`; then read the value from
+/// the status words at `read_word` (least significant word first), or write it to the words at
+/// `data_word` and then anything to `cmd_word`.
+#[derive(Clone, Debug, Serialize)]
+pub struct RegisterAccess {
+    pub select_word: u32,
+    pub index_word: u32,
+    pub cmd_word: u32,
+    pub data_word: u32,
+    pub data_words: u32,
+    pub read_word: u32,
+}
+
+/// Group ids the hardware's group table holds (0 means "no multicast").
+pub const MCAST_GROUPS: u32 = 256;
+/// Copies all groups together may list.
+pub const MCAST_COPIES: u32 = 256;
+
 /// `manifest.json`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Manifest {
@@ -82,6 +126,11 @@ pub struct Manifest {
     pub pipeline_latency_cycles: u32,
     pub stages: Vec<StageInfo>,
     pub tables: Vec<TableHw>,
+    /// Present when the program multicasts.
+    pub multicast: Option<McastHw>,
+    pub registers: Vec<RegisterHw>,
+    /// Present when the program has registers.
+    pub register_access: Option<RegisterAccess>,
     /// Control words (32-bit) in the AXI4-Lite map; the two status words follow them.
     pub control_words: u32,
     pub status: serde_json::Value,
@@ -198,6 +247,9 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let mut all_tables = Vec::new();
     let mut tm_after = 0;
     let mut deparser = None;
+    let mut multicast = false;
+    let mut next_register = 0u32;
+    let mut registers = Vec::new();
     for (b, role) in arch.blocks.iter().enumerate() {
         if role.kind != BlockKind::Control {
             continue;
@@ -221,6 +273,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             &shared_of(b),
             opts.tables,
             &mut next_word,
+            &mut next_register,
             skip_dropped,
         )?;
         if role.role == Role::Ingress {
@@ -232,8 +285,10 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         latency += m.latency;
         hashes.extend(m.hashes.iter().copied());
         let tables = m.tables.iter().map(|t| (t.sv_name.clone(), t.regs.base / 4, t.regs.words, t.regs.cmd)).collect();
-        controls.push((role_name, m.module.clone(), tables));
+        controls.push((role_name, m.module.clone(), tables, m.reg_data_bits));
+        registers.extend(m.registers.iter().cloned());
         all_tables.extend(m.tables.iter().cloned());
+        multicast |= m.multicast;
         if m.text.contains("counters are not kept") {
             notes.push(format!("{}: counters are counted only by the software target", control.block.name));
         }
@@ -261,6 +316,40 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     });
     latency += 1 + top::DESC_QUEUE_LATENCY;
 
+    let mcast = if multicast {
+        let hw = McastHw {
+            groups: MCAST_GROUPS,
+            copies: MCAST_COPIES,
+            index_word: next_word,
+            data_word: next_word + 1,
+            cmd_word: next_word + 2,
+        };
+        next_word += 3;
+        let path = |role| meta(role).map(|p| p.trim_start_matches("s.phv.").to_string());
+        Some(top::McastSpec {
+            hw,
+            group: path(MetaRole::MulticastGroup)?,
+            rid: path(MetaRole::EgressRid)?,
+            instance: path(MetaRole::InstanceType)?,
+            replica: arch.instance_value(p4_arch::PacketInstance::Replica),
+        })
+    } else {
+        None
+    };
+    let reg_words = controls.iter().map(|c| c.3 / 32).max().unwrap_or(0);
+    let register_access = (reg_words > 0).then(|| {
+        let a = RegisterAccess {
+            select_word: next_word,
+            index_word: next_word + 1,
+            cmd_word: next_word + 2,
+            data_word: next_word + 3,
+            data_words: reg_words,
+            read_word: 0,
+        };
+        next_word += 3 + reg_words;
+        a
+    });
+    let register_access = register_access.map(|a| RegisterAccess { read_word: next_word + top::STATUS_WORDS, ..a });
     let hashes: Vec<_> = hashes.into_iter().collect();
     let typedefs = tm.typedefs()?;
     generated.insert(0, (format!("{prefix}_pkg.sv"), top::package(&prefix, &typedefs, &phv_members, &hashes)));
@@ -276,13 +365,16 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         egress_port: egress_port.clone(),
         data_w: opts.data_width,
         fifo_depth: PAYLOAD_FIFO_BEATS,
+        multicast: mcast,
+        registers: register_access.clone(),
     };
     generated.push((format!("{prefix}_top.sv"), top::top(&spec)));
 
-    let mut hw_modules: Vec<String> = ["p4f_axis_fifo", "p4f_axil_regs", "p4f_pkt_split", "p4f_deparse_merge"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut hw_modules: Vec<String> =
+        ["p4f_axis_fifo", "p4f_axis_replay_fifo", "p4f_axil_regs", "p4f_pkt_split", "p4f_deparse_merge"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
     if all_tables.iter().any(|t| t.kind == TableKind::ExactHash) {
         hw_modules.push("p4f_table_exact_hash".into());
     }
@@ -310,8 +402,16 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         pipeline_latency_cycles: latency,
         stages,
         tables: all_tables,
+        multicast: spec.multicast.as_ref().map(|m| m.hw.clone()),
+        registers,
+        register_access,
         control_words: next_word,
-        status: serde_json::json!({"stall_cycles": next_word.max(1) * 4, "drops": next_word.max(1) * 4 + 4}),
+        status: serde_json::json!({
+            "stall_cycles": next_word.max(1) * 4,
+            "drops": next_word.max(1) * 4 + 4,
+            "descriptors": next_word.max(1) * 4 + 8,
+            "packets": next_word.max(1) * 4 + 12
+        }),
         files,
         notes,
     };

@@ -204,6 +204,23 @@ impl Sim {
         self.send(&format!("W {addr:x} {data:x}"))
     }
 
+    /// One AXI4-Lite read.
+    pub fn read_reg(&mut self, addr: u32) -> R<u32> {
+        self.send(&format!("A {addr:x}"))?;
+        self.stdin.flush().map_err(|e| SimError(e.to_string()))?;
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).map_err(|e| SimError(e.to_string()))?;
+        if n == 0 {
+            return Err(SimError("the simulator exited during a register read".into()));
+        }
+        match line.trim().split_once(' ') {
+            Some(("V", v)) => {
+                u32::from_str_radix(v, 16).map_err(|_| SimError(format!("bad read answer `{}`", line.trim())))
+            }
+            _ => Err(SimError(format!("AXI4-Lite read of {addr:#x} refused ({})", line.trim()))),
+        }
+    }
+
     pub fn backpressure(&mut self, percent: u32) -> R<()> {
         self.send(&format!("B {}", percent.min(99)))
     }
@@ -400,6 +417,8 @@ pub struct RtlSwitch {
     manifest: crate::Manifest,
     written: Vec<Option<TableSnapshot>>,
     slots: Vec<Vec<u32>>,
+    /// The multicast groups last written into the traffic manager.
+    groups: Vec<(u32, Vec<(u32, u32)>)>,
     sim: Sim,
     /// The last run's report (for measurements).
     pub last: RunReport,
@@ -420,6 +439,7 @@ impl RtlSwitch {
             manifest: model.manifest.clone(),
             written: vec![None; n],
             slots: vec![Vec::new(); n],
+            groups: Vec::new(),
             sim,
             last: RunReport::default(),
         };
@@ -450,6 +470,81 @@ impl RtlSwitch {
         Ok(())
     }
 
+    /// Writes the oracle's multicast groups into the traffic manager's group table and copy list
+    /// when they changed (every group's copies laid out one after another, in group order).
+    fn sync_multicast(&mut self) -> Result<(), ControlError> {
+        let groups = self.oracle.multicast_groups();
+        if groups == self.groups {
+            return Ok(());
+        }
+        let Some(hw) = self.manifest.multicast.clone() else {
+            // The program never multicasts, so its groups are never used.
+            self.groups = groups;
+            return Ok(());
+        };
+        let mut writes = Vec::new();
+        let mut next = 0u32;
+        let mut group_words = std::collections::BTreeMap::new();
+        for (g, copies) in &groups {
+            if *g >= hw.groups {
+                return Err(ControlError::Invalid(format!(
+                    "multicast group {g}: the hardware's group table holds groups 1 to {}",
+                    hw.groups - 1
+                )));
+            }
+            let n = copies.len() as u32;
+            if next + n > hw.copies {
+                return Err(ControlError::Invalid(format!(
+                    "multicast group {g}: all groups together would make more than the {} copies the hardware's copy list holds",
+                    hw.copies
+                )));
+            }
+            for (i, (rid, port)) in copies.iter().enumerate() {
+                writes.push((next + i as u32, (rid & 0xffff) << 16 | (port & 0xffff), 0));
+            }
+            group_words.insert(*g, (n << 16) | next);
+            next += n;
+        }
+        for (g, _) in &self.groups {
+            group_words.entry(*g).or_insert(0);
+        }
+        writes.extend(group_words.into_iter().map(|(g, w)| (g, w, 1)));
+        for (index, data, table) in writes {
+            for (word, value) in [(hw.index_word, index), (hw.data_word, data), (hw.cmd_word, table)] {
+                self.sim.write_reg(word * 4, value).map_err(|e| ControlError::Invalid(e.0))?;
+            }
+        }
+        self.groups = groups;
+        Ok(())
+    }
+
+    /// The hardware register `name` resolves to (as the control plane resolves names), if the
+    /// design builds it.
+    fn hw_register(&self, name: &str) -> Result<Option<(crate::RegisterHw, crate::RegisterAccess)>, ControlError> {
+        let regs = &self.manifest.registers;
+        let (Some(access), false) = (&self.manifest.register_access, regs.is_empty()) else { return Ok(None) };
+        match p4_ir::layout::resolve(regs.iter().map(|r| r.name.as_str()), name) {
+            Ok(i) => Ok(Some((regs[i].clone(), access.clone()))),
+            Err(_) => Ok(None),
+        }
+    }
+
+    fn write_cell(
+        &mut self,
+        reg: &crate::RegisterHw,
+        access: &crate::RegisterAccess,
+        index: u64,
+        value: &BigUint,
+    ) -> Result<(), ControlError> {
+        let hw = |e: SimError| ControlError::Invalid(e.0);
+        self.sim.write_reg(access.select_word * 4, reg.id).map_err(hw)?;
+        self.sim.write_reg(access.index_word * 4, index as u32).map_err(hw)?;
+        for (w, d) in words(value, access.data_words).into_iter().enumerate() {
+            self.sim.write_reg((access.data_word + w as u32) * 4, d).map_err(hw)?;
+        }
+        self.sim.write_reg(access.cmd_word * 4, 1).map_err(hw)
+    }
+
     /// The design's manifest.
     pub fn manifest(&self) -> &crate::Manifest {
         &self.manifest
@@ -469,7 +564,9 @@ impl RtlSwitch {
             return Some("an empty packet cannot be sent on AXI4-Stream".into());
         }
         let max = self.manifest.max_packet_bytes as usize;
-        (data.len() > max).then(|| format!("a {}-byte packet is longer than the {max} bytes the design's payload FIFO holds", data.len()))
+        (data.len() > max).then(|| {
+            format!("a {}-byte packet is longer than the {max} bytes the design's payload FIFO holds", data.len())
+        })
     }
 
     pub fn backpressure(&mut self, percent: u32) -> Result<(), String> {
@@ -559,25 +656,44 @@ impl ControlPlane for RtlSwitch {
         self.sync()
     }
     fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError> {
-        self.oracle.mc_mgrp_create(group)
+        if let Some(hw) = &self.manifest.multicast {
+            if group >= hw.groups {
+                return Err(ControlError::Invalid(format!(
+                    "multicast group {group}: the hardware's group table holds groups 1 to {}",
+                    hw.groups - 1
+                )));
+            }
+        }
+        self.oracle.mc_mgrp_create(group)?;
+        self.sync_multicast()
     }
     fn mc_mgrp_destroy(&mut self, group: u32) -> Result<(), ControlError> {
-        self.oracle.mc_mgrp_destroy(group)
+        self.oracle.mc_mgrp_destroy(group)?;
+        self.sync_multicast()
     }
     fn mc_node_create(&mut self, rid: u32, ports: &[u32]) -> Result<Handle, ControlError> {
         self.oracle.mc_node_create(rid, ports)
     }
     fn mc_node_update(&mut self, node: Handle, ports: &[u32]) -> Result<(), ControlError> {
-        self.oracle.mc_node_update(node, ports)
+        self.oracle.mc_node_update(node, ports)?;
+        self.sync_multicast()
     }
     fn mc_node_associate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
-        self.oracle.mc_node_associate(group, node)
+        self.oracle.mc_node_associate(group, node)?;
+        if let Err(e) = self.sync_multicast() {
+            // The copy list is full: take the node back out so both keep the same groups.
+            let _ = self.oracle.mc_node_dissociate(group, node);
+            return Err(e);
+        }
+        Ok(())
     }
     fn mc_node_dissociate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
-        self.oracle.mc_node_dissociate(group, node)
+        self.oracle.mc_node_dissociate(group, node)?;
+        self.sync_multicast()
     }
     fn mc_node_destroy(&mut self, node: Handle) -> Result<(), ControlError> {
-        self.oracle.mc_node_destroy(node)
+        self.oracle.mc_node_destroy(node)?;
+        self.sync_multicast()
     }
     fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError> {
         self.oracle.mirroring_add(session, port)
@@ -589,15 +705,31 @@ impl ControlPlane for RtlSwitch {
         self.oracle.mirroring_delete(session)
     }
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
-        Err(ControlError::Invalid(format!(
-            "register_read {register}[{index}]: registers cannot be read back from the hardware target yet"
-        )))
+        // The oracle checks the name and the index (and answers for a register the pipeline never
+        // touches, which the hardware does not build: its cells hold what the control plane wrote).
+        let kept = self.oracle.register_read(register, index)?;
+        let Some((reg, access)) = self.hw_register(register)? else { return Ok(kept) };
+        let hw = |e: SimError| ControlError::Invalid(e.0);
+        self.sim.write_reg(access.select_word * 4, reg.id).map_err(hw)?;
+        self.sim.write_reg(access.index_word * 4, index as u32).map_err(hw)?;
+        let mut digits = Vec::new();
+        for w in 0..reg.width.div_ceil(32) {
+            digits.push(self.sim.read_reg((access.read_word + w) * 4).map_err(hw)?);
+        }
+        Ok(BigUint::from_slice(&digits))
     }
-    fn register_write(&mut self, register: &str, index: u64, _value: BigUint) -> Result<(), ControlError> {
-        Err(ControlError::Invalid(format!("register_write {register}[{index}]: registers cannot be written from the control plane of the hardware target yet")))
+    fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError> {
+        self.oracle.register_write(register, index, value.clone())?;
+        let Some((reg, access)) = self.hw_register(register)? else { return Ok(()) };
+        self.write_cell(&reg, &access, index, &value)
     }
     fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
-        Err(ControlError::Invalid(format!("register_reset {register}: not built in the hardware target yet")))
+        self.oracle.register_reset(register)?;
+        let Some((reg, access)) = self.hw_register(register)? else { return Ok(()) };
+        for index in 0..reg.size {
+            self.write_cell(&reg, &access, index, &BigUint::from(0u32))?;
+        }
+        Ok(())
     }
     fn counter_read(&mut self, counter: &str, _index: u64) -> Result<(u64, u64), ControlError> {
         Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no counters yet")))

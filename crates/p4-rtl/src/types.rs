@@ -96,11 +96,33 @@ impl<'p> TypeMap<'p> {
             Type::Bits { width: 0, .. } => {
                 return Err(RtlError::global("bit<0> fields are outside the hardware subset"))
             }
+            // A tuple of scalars: its elements concatenated, the first most significant.
+            Type::Tuple(elems) if elems.iter().all(|t| !self.is_aggregate(t) && !matches!(t, Type::Tuple(_))) => {
+                let mut w = 0;
+                for t in elems {
+                    w += self.width(t)?;
+                }
+                w
+            }
             Type::Tuple(_) | Type::String | Type::Void | Type::MatchKind => {
                 return Err(RtlError::global(format!("a value of type {ty:?} cannot be held in hardware")))
             }
             _ => scalar_width(self.p, ty),
         })
+    }
+
+    /// Bits `[hi:lo]` of element `i` in a tuple of type `ty` (see [`TypeMap::width`]).
+    pub fn tuple_element(&self, ty: &Type, i: usize) -> Result<Option<(u32, u32)>> {
+        let Type::Tuple(elems) = ty else { return Ok(None) };
+        let mut lo = 0;
+        for t in elems.iter().skip(i + 1) {
+            lo += self.width(t)?;
+        }
+        let w = match elems.get(i) {
+            Some(t) => self.width(t)?,
+            None => return Ok(None),
+        };
+        Ok(Some((lo + w - 1, lo)))
     }
 
     /// Width a struct field of type `ty` takes (a stack adds its next-index field).
