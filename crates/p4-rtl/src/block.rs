@@ -206,8 +206,13 @@ impl<'a> BlockGen<'a> {
 
     /// A new one-bit or wider generated local (`s.l.<name>`).
     pub fn extra(&mut self, name: &str, width: u32) -> String {
+        self.local(name, logic(width))
+    }
+
+    /// A fresh local declared as `decl` (a packed type); returns its path.
+    pub fn local(&mut self, name: &str, decl: String) -> String {
         let n = self.scope.fresh(name);
-        self.locals.push((format!("{n}_"), logic(width)));
+        self.locals.push((format!("{n}_"), decl));
         format!("s.l.{n}_")
     }
 
@@ -366,12 +371,10 @@ impl<'a> BlockGen<'a> {
     fn aggregate_eq(&mut self, a: &Expr, b: &Expr, span: Span) -> Result<String> {
         let mut sides = Vec::new();
         for x in [a, b] {
-            let decl = self.tm.sv(&x.ty)?;
-            let n = self.scope.fresh("eq");
-            self.locals.push((format!("{n}_"), decl));
+            let side = self.local("eq", self.tm.sv(&x.ty)?);
             let v = self.expr(x)?;
-            self.line(format!("s.l.{n}_ = {v};"));
-            sides.push(format!("s.l.{n}_"));
+            self.line(format!("{side} = {v};"));
+            sides.push(side);
         }
         self.members_eq(&sides[0], &sides[1], &a.ty, span)
     }

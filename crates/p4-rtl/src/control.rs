@@ -13,7 +13,7 @@ use std::fmt::Write;
 
 use p4_arch::SharedKind;
 use p4_ir::layout::Layouts;
-use p4_ir::{ApplyResult, Control, ExprKind, Span, Stmt, TableId, Value};
+use p4_ir::{ApplyResult, ExprKind, Span, Stmt, TableId, Value};
 
 use crate::block::{BlockGen, HashFn};
 use crate::error::{unsupported, Result, RtlError};
@@ -296,7 +296,7 @@ impl<'a> CtlGen<'a> {
             let hit = self.g.extra(&format!("{name}_early_hit"), 1);
             let word = self.g.extra(&format!("{name}_early_word"), rb);
             self.g.line(format!("{hit} = {name}_res_hit;"));
-            self.g.line(format!("{word} = {name}_res_hit ? {name}_res_data : {name}_default;"));
+            self.g.line(format!("{word} = {};", result_word(&name)));
             self.prefetched.push((table, index, hit, word));
         }
         Ok(())
@@ -329,8 +329,7 @@ impl<'a> CtlGen<'a> {
         self.segs.push(Seg::Table { tables: vec![index], code });
         // The next stage starts with the action: the result word (entry's or default), then the
         // action it names.
-        let word = format!("({name}_res_hit ? {name}_res_data : {name}_default)");
-        self.dispatch(index, &l, &format!("{name}_res_hit"), &word, span)?;
+        self.dispatch(index, &l, &format!("{name}_res_hit"), &result_word(&name), span)?;
         Ok((l.active, l.hit))
     }
 
@@ -392,12 +391,16 @@ impl<'a> CtlGen<'a> {
     }
 }
 
-/// The tables of `control` that can be looked up as the packet enters it: applied once, keyed (a
+/// A lookup's result word {action index, action data}: the entry's on a hit, else the default.
+fn result_word(table: &str) -> String {
+    format!("({table}_res_hit ? {table}_res_data : {table}_default)")
+}
+
+/// The tables of control `cid` that can be looked up as the packet enters it: applied once, keyed (a
 /// keyless table needs no lookup), and with a key that no statement before the apply may write
 /// (every definition reaching the apply of every location the key reads is the control's input).
-fn prefetchable(p: &p4_ir::Program, control: &Control) -> Vec<TableId> {
-    let Some(cid) = p.controls.iter().position(|c| std::ptr::eq(c, control)) else { return Vec::new() };
-    let graph = p4_ir::cfg::ControlGraph::build(p, p4_ir::ControlId(cid as u32));
+fn prefetchable(p: &p4_ir::Program, cid: p4_ir::ControlId) -> Vec<TableId> {
+    let graph = p4_ir::cfg::ControlGraph::build(p, cid);
     let applies = graph.table_applies();
     let mut out = Vec::new();
     for &(node, table) in &applies {
@@ -522,13 +525,14 @@ pub fn generate(
     layouts: &Layouts,
     prefix: &str,
     role: &str,
-    control: &Control,
+    cid: p4_ir::ControlId,
     shared: &[(usize, SharedKind)],
     opts: TableOptions,
     next_word: &mut u32,
     next_register: &mut u32,
     skip_dropped: bool,
 ) -> Result<ControlModule> {
+    let control = &p.controls[cid.index()];
     let g = BlockGen::new(p, tm, arch, &control.block, shared)?;
     let mut c = CtlGen {
         g,
@@ -541,7 +545,7 @@ pub fn generate(
         skip_dropped,
         prefetched: Vec::new(),
     };
-    let early: Vec<(TableId, Span)> = prefetchable(p, control)
+    let early: Vec<(TableId, Span)> = prefetchable(p, cid)
         .into_iter()
         .map(|t| (t, p.tables[t.index()].keys.first().map(|k| k.expr.span).unwrap_or(Span::DUMMY)))
         .collect();

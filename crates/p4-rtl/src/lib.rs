@@ -269,7 +269,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             &layouts,
             &prefix,
             &role_name,
-            control,
+            cid,
             &shared_of(b),
             opts.tables,
             &mut next_word,
@@ -336,20 +336,21 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     } else {
         None
     };
+    // The register map's control words come last, so the read words (status words after the fixed
+    // four) follow directly from where they end.
     let reg_words = controls.iter().map(|c| c.3 / 32).max().unwrap_or(0);
     let register_access = (reg_words > 0).then(|| {
-        let a = RegisterAccess {
-            select_word: next_word,
-            index_word: next_word + 1,
-            cmd_word: next_word + 2,
-            data_word: next_word + 3,
-            data_words: reg_words,
-            read_word: 0,
-        };
+        let base = next_word;
         next_word += 3 + reg_words;
-        a
+        RegisterAccess {
+            select_word: base,
+            index_word: base + 1,
+            cmd_word: base + 2,
+            data_word: base + 3,
+            data_words: reg_words,
+            read_word: next_word + top::STATUS_WORDS,
+        }
     });
-    let register_access = register_access.map(|a| RegisterAccess { read_word: next_word + top::STATUS_WORDS, ..a });
     let hashes: Vec<_> = hashes.into_iter().collect();
     let typedefs = tm.typedefs()?;
     generated.insert(0, (format!("{prefix}_pkg.sv"), top::package(&prefix, &typedefs, &phv_members, &hashes)));

@@ -520,13 +520,11 @@ impl RtlSwitch {
 
     /// The hardware register `name` resolves to (as the control plane resolves names), if the
     /// design builds it.
-    fn hw_register(&self, name: &str) -> Result<Option<(crate::RegisterHw, crate::RegisterAccess)>, ControlError> {
+    fn hw_register(&self, name: &str) -> Option<(crate::RegisterHw, crate::RegisterAccess)> {
+        let access = self.manifest.register_access.as_ref()?;
         let regs = &self.manifest.registers;
-        let (Some(access), false) = (&self.manifest.register_access, regs.is_empty()) else { return Ok(None) };
-        match p4_ir::layout::resolve(regs.iter().map(|r| r.name.as_str()), name) {
-            Ok(i) => Ok(Some((regs[i].clone(), access.clone()))),
-            Err(_) => Ok(None),
-        }
+        let i = p4_ir::layout::resolve(regs.iter().map(|r| r.name.as_str()), name).ok()?;
+        Some((regs[i].clone(), access.clone()))
     }
 
     fn write_cell(
@@ -708,7 +706,7 @@ impl ControlPlane for RtlSwitch {
         // The oracle checks the name and the index (and answers for a register the pipeline never
         // touches, which the hardware does not build: its cells hold what the control plane wrote).
         let kept = self.oracle.register_read(register, index)?;
-        let Some((reg, access)) = self.hw_register(register)? else { return Ok(kept) };
+        let Some((reg, access)) = self.hw_register(register) else { return Ok(kept) };
         let hw = |e: SimError| ControlError::Invalid(e.0);
         self.sim.write_reg(access.select_word * 4, reg.id).map_err(hw)?;
         self.sim.write_reg(access.index_word * 4, index as u32).map_err(hw)?;
@@ -720,12 +718,12 @@ impl ControlPlane for RtlSwitch {
     }
     fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError> {
         self.oracle.register_write(register, index, value.clone())?;
-        let Some((reg, access)) = self.hw_register(register)? else { return Ok(()) };
+        let Some((reg, access)) = self.hw_register(register) else { return Ok(()) };
         self.write_cell(&reg, &access, index, &value)
     }
     fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
         self.oracle.register_reset(register)?;
-        let Some((reg, access)) = self.hw_register(register)? else { return Ok(()) };
+        let Some((reg, access)) = self.hw_register(register) else { return Ok(()) };
         for index in 0..reg.size {
             self.write_cell(&reg, &access, index, &BigUint::from(0u32))?;
         }
