@@ -70,24 +70,15 @@ fn apply_sites(stmts: &[Stmt], out: &mut Vec<ControlId>) {
     }
 }
 
+fn is_exit(s: &Stmt) -> bool {
+    matches!(s, Stmt::Exit(_))
+}
+
 /// True if running control `c` may execute `exit` (its body, its actions and functions, the
 /// sub-controls it applies).
 fn may_exit(program: &Program, c: ControlId, depth: u32) -> bool {
-    let is_exit = |s: &Stmt| matches!(s, Stmt::Exit(_));
-    let b = BlockRef::Control(c);
     let Some(ctl) = program.controls.get(c.index()) else { return false };
-    if any_stmt(&ctl.body, &is_exit) || any_stmt(&ctl.init, &is_exit) {
-        return true;
-    }
-    if program.actions.iter().any(|a| a.block == b && any_stmt(&a.body, &is_exit))
-        || program.functions.iter().any(|f| f.block == b && any_stmt(&f.body, &is_exit))
-    {
-        return true;
-    }
-    let mut subs = Vec::new();
-    apply_sites(&ctl.body, &mut subs);
-    apply_sites(&ctl.init, &mut subs);
-    depth < 64 && subs.into_iter().any(|s| may_exit(program, s, depth + 1))
+    any_stmt(&ctl.body, &is_exit) || any_stmt(&ctl.init, &is_exit) || may_exit_outside_body(program, c, depth)
 }
 
 /// The first (caller, sub-control) pair that can be inlined now.
@@ -191,7 +182,7 @@ fn binding(program: &Program, callee: ControlId, sites: &[Vec<p4_ir::Arg>]) -> O
     // An `exit` of the sub-control's body becomes a flag that skips the rest of the body and exits
     // after the copy-back; an `exit` in one of its actions (or deeper) cannot be caught that way.
     let copy_back = if multi { multi_sites_needs(program, callee, sites) } else { needs_copy_back };
-    if copy_back && may_exit_outside_body(program, callee) {
+    if copy_back && may_exit_outside_body(program, callee, 0) {
         return None;
     }
     Some(out)
@@ -212,9 +203,9 @@ fn multi_sites_needs(program: &Program, callee: ControlId, sites: &[Vec<p4_ir::A
 }
 
 /// True if `exit` may run in control `c` other than as a statement of its body or `init` (in an
-/// action or function, or in a sub-control it applies).
-fn may_exit_outside_body(program: &Program, c: ControlId) -> bool {
-    let is_exit = |s: &Stmt| matches!(s, Stmt::Exit(_));
+/// action or function, or in a sub-control it applies, looked into `depth` levels down so far);
+/// an unknown control may.
+fn may_exit_outside_body(program: &Program, c: ControlId, depth: u32) -> bool {
     let b = BlockRef::Control(c);
     let Some(ctl) = program.controls.get(c.index()) else { return true };
     if program.actions.iter().any(|a| a.block == b && any_stmt(&a.body, &is_exit))
@@ -225,7 +216,7 @@ fn may_exit_outside_body(program: &Program, c: ControlId) -> bool {
     let mut subs = Vec::new();
     apply_sites(&ctl.body, &mut subs);
     apply_sites(&ctl.init, &mut subs);
-    subs.into_iter().any(|s| may_exit(program, s, 1))
+    depth < 64 && subs.into_iter().any(|s| may_exit(program, s, depth + 1))
 }
 
 /// The arguments of every apply of `callee` in `caller`, in statement order.
@@ -284,7 +275,8 @@ fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
     moved.stmts(&mut body);
     // With a copy-back, `exit` in the body ends it through a flag (like `return`) and exits after
     // the copy-back, which the dataplane performs on the way out.
-    let exits = copy_back && (any_stmt(&body, &|s| matches!(s, Stmt::Exit(_))) || any_stmt(&init, &|s| matches!(s, Stmt::Exit(_))));
+    let exits = copy_back
+        && (any_stmt(&body, &|s| matches!(s, Stmt::Exit(_))) || any_stmt(&init, &|s| matches!(s, Stmt::Exit(_))));
     let c = &mut program.controls[caller.index()];
     c.actions.extend(sub.actions.iter().copied());
     c.tables.extend(sub.tables.iter().copied());
@@ -342,12 +334,9 @@ fn exit_to_return(stmts: Vec<Stmt>, flag: p4_ir::VarId) -> Vec<Stmt> {
                 },
                 Stmt::Return(None, span),
             ]),
-            Stmt::If { cond, then, otherwise, span } => Stmt::If {
-                cond,
-                then: exit_to_return(then, flag),
-                otherwise: exit_to_return(otherwise, flag),
-                span,
-            },
+            Stmt::If { cond, then, otherwise, span } => {
+                Stmt::If { cond, then: exit_to_return(then, flag), otherwise: exit_to_return(otherwise, flag), span }
+            }
             Stmt::SwitchAction { table, cases, span } => Stmt::SwitchAction {
                 table,
                 cases: cases.into_iter().map(|(a, l)| (a, exit_to_return(l, flag))).collect(),
