@@ -29,6 +29,27 @@ struct Cli {
     command: Command,
 }
 
+/// A program and the traffic to push through it, as `run` and `rtl-sim` take them.
+#[derive(clap::Args)]
+struct TrafficArgs {
+    /// The P4_16 source file.
+    program: PathBuf,
+    /// Table entries etc. in BMv2 runtime-CLI syntax (`table_add T A KEYS => ARGS`).
+    #[arg(long, value_name = "FILE")]
+    entries: Option<PathBuf>,
+    /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp.
+    #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::run::parse_input_arg, required = true)]
+    inputs: Vec<(u32, PathBuf)>,
+    /// Directory for the outputs: DIR/port<N>.pcap for every port that sent packets, each written
+    /// under a temporary name and renamed when complete, so an earlier run's files are replaced
+    /// only by complete ones (and never removed otherwise).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Also search DIR for `#include` files (repeatable).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    include: Vec<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Check a P4 program: print its errors and warnings (exit 0 if it has no errors).
@@ -84,22 +105,8 @@ enum Command {
     /// Example: p4forge run l2l3.p4 --entries entries.txt --in 1=h1.pcap --in 2=h2.pcap --out out/
     #[command(after_help = EXIT_CODES)]
     Run {
-        /// The P4_16 source file.
-        program: PathBuf,
-        /// Table entries etc. in BMv2 runtime-CLI syntax (`table_add T A KEYS => ARGS`).
-        #[arg(long, value_name = "FILE")]
-        entries: Option<PathBuf>,
-        /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp.
-        #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::run::parse_input_arg, required = true)]
-        inputs: Vec<(u32, PathBuf)>,
-        /// Directory for the outputs: DIR/port<N>.pcap for every port that sent packets, each written
-        /// under a temporary name and renamed when the run ends, so an earlier run's files are
-        /// replaced only by complete ones (and never removed otherwise).
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-        /// Also search DIR for `#include` files (repeatable).
-        #[arg(short = 'I', long = "include", value_name = "DIR")]
-        include: Vec<PathBuf>,
+        #[command(flatten)]
+        traffic: TrafficArgs,
         /// Print entries as they are added and log_msg output.
         #[arg(short, long)]
         verbose: bool,
@@ -169,17 +176,8 @@ enum Command {
     /// Example: p4forge rtl-sim l2l3.p4 --entries entries.txt --in 1=h1.pcap --out build/sim --json
     #[command(name = "rtl-sim", after_help = EXIT_CODES)]
     RtlSim {
-        /// The P4_16 source file.
-        program: PathBuf,
-        /// Table entries etc. in BMv2 runtime-CLI syntax.
-        #[arg(long, value_name = "FILE")]
-        entries: Option<PathBuf>,
-        /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp.
-        #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::run::parse_input_arg, required = true)]
-        inputs: Vec<(u32, PathBuf)>,
-        /// Directory for the output captures.
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
+        #[command(flatten)]
+        traffic: TrafficArgs,
         /// Packets per size in the packets-per-cycle runs (2 to 100000).
         #[arg(long, default_value_t = 256)]
         count: usize,
@@ -188,9 +186,6 @@ enum Command {
         json: bool,
         #[command(flatten)]
         options: cmd::rtl::RtlOptions,
-        /// Also search DIR for `#include` files (repeatable).
-        #[arg(short = 'I', long = "include", value_name = "DIR")]
-        include: Vec<PathBuf>,
     },
     /// Generate SystemVerilog for the hardware target: DIR gets the generated modules, copies of the
     /// hw/ runtime modules they use, files.f (compile order) and manifest.json (ports, tables with
@@ -243,7 +238,7 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Check { program, include } => cmd::check::check(&program, &include),
         Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
         Command::Test { program, stf, include, verbose, lowered, target } => cmd::test::test(&program, &stf, &include, verbose, lowered, target),
-        Command::Run { program, entries, inputs, out, include, verbose, progress, target } => {
+        Command::Run { traffic: TrafficArgs { program, entries, inputs, out, include }, verbose, progress, target } => {
             let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress, target };
             let summary = cmd::run::run(&options)?;
             p4_io::stdio::print(&summary.render())?;
@@ -266,7 +261,7 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
         Command::Synth(args) => cmd::synth::synth_main(&args),
         Command::Rtl { program, out, options, include } => Ok(p4_io::stdio::print(&cmd::rtl::rtl(&program, &include, &out, &options)?)?),
-        Command::RtlSim { program, entries, inputs, out, count, json, options, include } => {
+        Command::RtlSim { traffic: TrafficArgs { program, entries, inputs, out, include }, count, json, options } => {
             let options = cmd::rtl_sim::SimOptions { program, includes: include, entries, inputs, out, count, rtl: options.options()? };
             let report = cmd::rtl_sim::rtl_sim(&options)?;
             let text = if json { serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n" } else { report.render() };
