@@ -39,6 +39,20 @@ package p4f_tb_pkg;
         endfunction
     endclass
 
+    // Random bit vectors of any width W, filled 64 bits of the generator at a time (bit i from
+    // bit i % 64 of the (i / 64)-th draw).
+    class random_bits #(int W = 1);
+        static function logic [W-1:0] from(prng rng);
+            logic [W-1:0] v;
+            longint unsigned r = 0;
+            for (int i = 0; i < W; i++) begin
+                if (i % 64 == 0) r = rng.next();
+                v[i] = r[i % 64];
+            end
+            return v;
+        endfunction
+    endclass
+
     // The stream of beats of one source: random packet lengths (1..MAX_BEATS, one in four
     // packets a single beat, to stress packet boundaries), random data and tuser, a random
     // number of valid bytes on the last beat (tkeep contiguous from bit 0, as from a MAC).

@@ -157,22 +157,10 @@ module hash_bench #(
     endfunction
 
     function automatic logic [KEY_W-1:0] rand_key();
-        logic [KEY_W-1:0] k;
-        longint unsigned r = 0;
-        for (int i = 0; i < KEY_W; i++) begin
-            if (i % 64 == 0) r = rng.next();
-            k[i] = r[i % 64];
-        end
-        return k;
+        return random_bits#(KEY_W)::from(rng);
     endfunction
     function automatic logic [DATA_W-1:0] rand_data();
-        logic [DATA_W-1:0] d;
-        longint unsigned r = 0;
-        for (int i = 0; i < DATA_W; i++) begin
-            if (i % 64 == 0) r = rng.next();
-            d[i] = r[i % 64];
-        end
-        return d;
+        return random_bits#(DATA_W)::from(rng);
     endfunction
     function automatic int free_way(input int b);   // a random free way of bucket b, -1: full
         int start = int'(rng.below(WAYS));

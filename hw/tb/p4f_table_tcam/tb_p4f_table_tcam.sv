@@ -100,22 +100,10 @@ module tcam_bench #(
     endfunction
 
     function automatic logic [KEY_W-1:0] rand_bits();
-        logic [KEY_W-1:0] k;
-        longint unsigned r = 0;
-        for (int i = 0; i < KEY_W; i++) begin
-            if (i % 64 == 0) r = rng.next();
-            k[i] = r[i % 64];
-        end
-        return k;
+        return random_bits#(KEY_W)::from(rng);
     endfunction
     function automatic logic [DATA_W-1:0] rand_data();
-        logic [DATA_W-1:0] d;
-        longint unsigned r = 0;
-        for (int i = 0; i < DATA_W; i++) begin
-            if (i % 64 == 0) r = rng.next();
-            d[i] = r[i % 64];
-        end
-        return d;
+        return random_bits#(DATA_W)::from(rng);
     endfunction
     // A mask of one of the kinds a P4 table produces, or a random one.
     function automatic logic [KEY_W-1:0] rand_mask();
