@@ -21,7 +21,7 @@ use p4_ir::{
 
 use crate::error::{unsupported, Result, RtlError};
 use crate::names::{ident, Scope};
-use crate::types::{logic, TypeMap, NEXT_INDEX};
+use crate::types::{logic, TypeMap, NEXT_INDEX, VARBIT_LEN};
 
 /// The PHV member holding each kind of shared storage.
 pub fn shared_member(kind: SharedKind) -> &'static str {
@@ -73,6 +73,9 @@ impl HashFn {
 #[derive(Clone, Debug)]
 pub struct RegisterUse {
     pub name: String,
+    /// What the control plane sees: a `register` array, or an indirect `counter` whose cells are
+    /// {packets[63:0], bytes[63:0]}.
+    pub kind: RegisterKind,
     pub width: u32,
     pub size: u64,
     pub index_width: u32,
@@ -80,6 +83,17 @@ pub struct RegisterUse {
     pub stage: Option<usize>,
     pub span: Span,
 }
+
+/// What a hardware array holds for the control plane (`manifest.json`'s `"kind"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RegisterKind {
+    Register,
+    Counter,
+}
+
+/// Bits of a counter cell: packets then bytes, 64 each (the software target's counts are 64-bit).
+pub const COUNTER_CELL_BITS: u32 = 128;
 
 /// Per-block translation state.
 pub struct BlockGen<'a> {
@@ -279,6 +293,9 @@ impl<'a> BlockGen<'a> {
                     None => return unsupported(e.span, "tuple element out of range"),
                 }
             }
+            ExprKind::Field(_, _) if matches!(e.ty, Type::Varbit(_)) => {
+                return unsupported(e.span, "a varbit field outside extract, emit and whole-header copies")
+            }
             ExprKind::Field(inner, i) => {
                 let base = self.lval(inner)?;
                 let f = self
@@ -390,6 +407,10 @@ impl<'a> BlockGen<'a> {
         for f in self.tm.fields(ty) {
             let n = ident(&f.name);
             parts.push(self.members_eq(&format!("{x}.{n}"), &format!("{y}.{n}"), &f.ty, span)?);
+            if matches!(f.ty, Type::Varbit(_)) {
+                // Equal varbits have equal lengths (and, past them, zero bits alike).
+                parts.push(format!("({x}.{n}{VARBIT_LEN} == {y}.{n}{VARBIT_LEN})"));
+            }
         }
         let all = if parts.is_empty() { "1'b1".to_string() } else { parts.join(" && ") };
         Ok(if self.tm.is_header(ty) {
@@ -983,7 +1004,8 @@ impl<'a> BlockGen<'a> {
         };
         match sig.op {
             ExternOp::RegisterRead | ExternOp::RegisterWrite => self.register_access(id, sig.op, call),
-            ExternOp::CounterCount | ExternOp::DirectCounterCount => {
+            ExternOp::CounterCount => self.counter_count(id, call),
+            ExternOp::DirectCounterCount => {
                 self.line(format!("// {extern_type}.{method}: counters are not kept in hardware yet"));
                 Ok(())
             }
@@ -991,10 +1013,11 @@ impl<'a> BlockGen<'a> {
         }
     }
 
-    fn register_access(&mut self, id: ExternId, op: ExternOp, call: &Call) -> Result<()> {
+    /// The array behind a register or counter extern, declared at its first use; every use must
+    /// be in one pipeline stage.
+    fn register_array(&mut self, id: ExternId, kind: RegisterKind, call: &Call) -> Result<RegisterUse> {
         let inst = &self.p.externs[id.index()];
         let stage = self.stage;
-        let name = format!("reg_{}", ident(&inst.name));
         let entry = match self.registers.get(&id) {
             Some(r) => r.clone(),
             None => {
@@ -1002,18 +1025,22 @@ impl<'a> BlockGen<'a> {
                     Some(Some(Value::Bits { value, .. } | Value::InfInt(value))) => value.to_u64().unwrap_or(0),
                     _ => 0,
                 };
-                let width = match inst.type_args.first() {
-                    Some(t) => self.width(t, call.span)?,
-                    None => return unsupported(call.span, "a register without an element type"),
+                let (prefix, width) = match kind {
+                    RegisterKind::Counter => ("cnt", COUNTER_CELL_BITS),
+                    RegisterKind::Register => match inst.type_args.first() {
+                        Some(t) => ("reg", self.width(t, call.span)?),
+                        None => return unsupported(call.span, "a register without an element type"),
+                    },
                 };
                 if size == 0 || size > 65536 {
                     return unsupported(
                         call.span,
-                        format!("register `{}` of {size} cells (1..65536 are built)", inst.name),
+                        format!("{prefix} `{}` of {size} cells (1..65536 are built)", inst.name),
                     );
                 }
                 let r = RegisterUse {
-                    name: name.clone(),
+                    name: format!("{prefix}_{}", ident(&inst.name)),
+                    kind,
                     width,
                     size,
                     index_width: 32,
@@ -1028,32 +1055,60 @@ impl<'a> BlockGen<'a> {
             return Err(RtlError::new(
                 call.span,
                 format!(
-                    "register `{}` is used in two pipeline stages (a table apply lies between its uses); the hardware keeps one packet per cycle only when every access to a register is in one stage",
+                    "`{}` is used in two pipeline stages (a table apply lies between its uses); the hardware keeps one packet per cycle only when every access to a register or counter is in one stage",
                     inst.name
                 ),
             ));
         }
-        let (we, wa, wd) = (format!("{name}_we"), format!("{name}_wa"), format!("{name}_wd"));
+        Ok(entry)
+    }
+
+    /// The cell at index `i` as this packet sees it: its own earlier write in the stage wins over
+    /// the array; an index past the end reads 0.
+    fn cell_value(&self, r: &RegisterUse, i: &str) -> String {
+        let name = &r.name;
+        format!(
+            "(({name}_we && {name}_wa == 32'({i})) ? {name}_wd : ((32'({i}) < 32'd{}) ? {name}[{}'({i})] : {}'d0))",
+            r.size,
+            crate::control::bits_for_index(r.size as u32),
+            r.width
+        )
+    }
+
+    fn register_access(&mut self, id: ExternId, op: ExternOp, call: &Call) -> Result<()> {
+        let entry = self.register_array(id, RegisterKind::Register, call)?;
+        let name = &entry.name;
         match op {
             ExternOp::RegisterRead => {
                 let [out, idx] = &call.args[..] else { return unsupported(call.span, "register read arguments") };
                 let i = self.expr(&idx.expr)?;
                 let target = self.lval(&out.expr)?;
-                let w = entry.width;
-                // This packet's own earlier write in the stage wins over the array.
-                self.line(format!(
-                    "{target} = ({we} && {wa} == 32'({i})) ? {wd} : ((32'({i}) < 32'd{}) ? {name}[{}'({i})] : {w}'d0);",
-                    entry.size,
-                    crate::control::bits_for_index(entry.size as u32)
-                ));
+                self.line(format!("{target} = {};", self.cell_value(&entry, &i)));
             }
             _ => {
                 let [idx, value] = &call.args[..] else { return unsupported(call.span, "register write arguments") };
                 let i = self.expr(&idx.expr)?;
                 let v = self.expr(&value.expr)?;
-                self.line(format!("{we} = 32'({i}) < 32'd{}; {wa} = 32'({i}); {wd} = {v};", entry.size));
+                self.line(format!("{name}_we = 32'({i}) < 32'd{}; {name}_wa = 32'({i}); {name}_wd = {v};", entry.size));
             }
         }
+        Ok(())
+    }
+
+    /// `counter.count(i)`: one more packet and `packet_length` more bytes in cell `i` (an index
+    /// past the end counts nothing, as in the software target).
+    fn counter_count(&mut self, id: ExternId, call: &Call) -> Result<()> {
+        let entry = self.register_array(id, RegisterKind::Counter, call)?;
+        let [idx] = &call.args[..] else { return unsupported(call.span, "counter count arguments") };
+        let i = self.expr(&idx.expr)?;
+        let len = self.meta(MetaRole::PacketLength).map_or("64'd0".to_string(), |l| format!("64'({l})"));
+        let cur = self.local("cell", logic(COUNTER_CELL_BITS));
+        let name = &entry.name;
+        self.line(format!("{cur} = {};", self.cell_value(&entry, &i)));
+        self.line(format!(
+            "{name}_we = 32'({i}) < 32'd{}; {name}_wa = 32'({i}); {name}_wd = {{{cur}[127:64] + 64'd1, {cur}[63:0] + {len}}};",
+            entry.size
+        ));
         Ok(())
     }
 }

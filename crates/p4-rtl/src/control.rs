@@ -579,6 +579,7 @@ pub fn generate(
             r.name.clone(),
             crate::RegisterHw {
                 name: p.externs[id.index()].name.clone(),
+                kind: r.kind,
                 id: *next_register,
                 width: r.width,
                 size: r.size,

@@ -5,9 +5,9 @@
 use p4_ir::{Call, Type, TypeDef};
 
 use crate::block::BlockGen;
-use crate::error::{unsupported, Result};
+use crate::error::{unsupported, Result, RtlError};
 use crate::names::ident;
-use crate::types::NEXT_INDEX;
+use crate::types::{NEXT_INDEX, VARBIT_LEN};
 
 /// Where `emit` writes.
 #[derive(Clone, Debug)]
@@ -45,7 +45,10 @@ fn wire_bits(g: &BlockGen, ty: &Type, span: p4_ir::Span) -> Result<u32> {
     Ok(match ty {
         Type::Stack(elem, n) => wire_bits(g, elem, span)? * n,
         Type::Named(id) => match g.p.types.get(id.index()) {
-            Some(TypeDef::Header { .. }) => g.width(ty, span)? - 1,
+            Some(TypeDef::Header { .. }) => match g.tm.varbit_layout(ty).map_err(|e| RtlError::new(span, e.message))? {
+                Some(l) => l.pre + l.max + l.post,
+                None => g.width(ty, span)? - 1,
+            },
             Some(TypeDef::Struct { fields, .. }) | Some(TypeDef::Union { fields, .. }) => {
                 let mut t = 0;
                 for f in fields {
@@ -87,6 +90,9 @@ fn emit_path(g: &mut BlockGen, path: &str, ty: &Type, span: p4_ir::Span) -> Resu
             Ok(())
         }
         Type::Named(id) => match g.p.types.get(id.index()) {
+            Some(TypeDef::Header { .. }) if g.tm.varbit_layout(ty).map_err(|e| RtlError::new(span, e.message))?.is_some() => {
+                emit_varbit_header(g, path, ty, span)
+            }
             Some(TypeDef::Header { .. }) => {
                 let w = g.width(ty, span)?;
                 let bits = w - 1;
@@ -109,4 +115,31 @@ fn emit_path(g: &mut BlockGen, path: &str, ty: &Type, span: p4_ir::Span) -> Resu
         },
         _ => unsupported(span, "emit of a value that is not a header"),
     }
+}
+
+/// A header with a varbit field: its fixed bits before, the varbit field at its maximum width (the
+/// bits past its length are zero and the next emit overwrites them), the fixed bits after it at
+/// the end of its current length.
+fn emit_varbit_header(g: &mut BlockGen, path: &str, ty: &Type, span: p4_ir::Span) -> Result<()> {
+    let Some(ctx) = g.deparser.clone() else { return Ok(()) };
+    let Some(l) = g.tm.varbit_layout(ty).map_err(|e| RtlError::new(span, e.message))? else { return Ok(()) };
+    let (v, top, off) = (&ctx.vector, ctx.vector_bits - 1, &ctx.offset);
+    let len = format!("32'({path}.{}{VARBIT_LEN})", l.field);
+    g.open(format!("if ({path}.valid_) begin"));
+    if l.pre > 0 {
+        g.line(format!("{v}[{top} - {off} -: {}] = {path}[$bits({path}) - 1 -: {}];", l.pre, l.pre));
+    }
+    g.line(format!("{v}[{top} - {off} - {} -: {}] = {path}.{};", l.pre, l.max, l.field));
+    if l.post > 0 {
+        g.line(format!(
+            "{v}[{top} - {off} - {} - {len} -: {}] = {path}[$bits({path}) - 1 - {} -: {}];",
+            l.pre,
+            l.post,
+            l.pre + l.max,
+            l.post
+        ));
+    }
+    g.line(format!("{off} = {off} + 32'd{} + {len};", l.pre + l.post));
+    g.close("end");
+    Ok(())
 }

@@ -77,11 +77,13 @@ pub struct McastHw {
     pub cmd_word: u32,
 }
 
-/// A P4 `register` array as the control plane reaches it (`manifest.json`'s `"registers"`).
+/// A P4 `register` array or indirect `counter` as the control plane reaches it (`manifest.json`'s
+/// `"registers"`; a counter's cells are {packets[63:0], bytes[63:0]}).
 #[derive(Clone, Debug, Serialize)]
 pub struct RegisterHw {
     /// The control-plane name (`MyIngress.r`).
     pub name: String,
+    pub kind: block::RegisterKind,
     /// Its number in the register map's select word.
     pub id: u32,
     pub width: u32,

@@ -18,7 +18,7 @@ use p4_ir::{Call, ExprKind, Keyset, Parser, Span, StateTarget, Stmt, Transition,
 use crate::block::BlockGen;
 use crate::error::{unsupported, Result, RtlError};
 use crate::names::ident;
-use crate::types::NEXT_INDEX;
+use crate::types::{NEXT_INDEX, VARBIT_LEN};
 
 /// What the parser generator found out about the parser.
 pub struct ParserPlan {
@@ -111,9 +111,9 @@ fn body_reads(g: &BlockGen, body: &[Stmt]) -> Result<(Option<u32>, u32)> {
     for st in body {
         match st {
             Stmt::Call(c) => {
-                if let Some(bits) = consumed(g, c)? {
-                    exact = exact.map(|e| e + bits);
-                    max += bits;
+                if let Some((bits, most)) = consumed(g, c)? {
+                    exact = exact.zip(bits).map(|(e, b)| e + b);
+                    max += most;
                 }
             }
             Stmt::If { then, otherwise, .. } => {
@@ -136,22 +136,29 @@ fn body_reads(g: &BlockGen, body: &[Stmt]) -> Result<(Option<u32>, u32)> {
     Ok((exact, max))
 }
 
-/// Bits a packet_in call consumes (`None`: not a consuming call).
-fn consumed(g: &BlockGen, c: &Call) -> Result<Option<u32>> {
+/// Bits a packet_in call consumes: `(Some(d), d)` for a fixed amount, `(None, max)` for a varbit
+/// extract (`None`: not a consuming call).
+fn consumed(g: &BlockGen, c: &Call) -> Result<Option<(Option<u32>, u32)>> {
     let p4_ir::Callee::Method { extern_type, method, .. } = &c.callee else { return Ok(None) };
     if extern_type != "packet_in" {
         return Ok(None);
     }
     match method.as_str() {
-        "extract" => {
-            let [arg] = &c.args[..] else {
-                return unsupported(c.span, "extract of a varbit field (two-argument extract)");
-            };
-            Ok(Some(g.width(&arg.expr.ty, c.span)? - 1))
-        }
+        "extract" => match &c.args[..] {
+            [arg] => {
+                let bits = g.width(&arg.expr.ty, c.span)? - 1;
+                Ok(Some((Some(bits), bits)))
+            }
+            [arg, _] => match g.tm.varbit_layout(&arg.expr.ty).map_err(|e| RtlError::new(c.span, e.message))? {
+                Some(l) => Ok(Some((None, l.pre + l.max + l.post))),
+                None => unsupported(c.span, "two-argument extract of a header without a varbit field"),
+            },
+            _ => unsupported(c.span, "extract arguments"),
+        },
         "advance" => match &c.args.first().map(|a| &a.expr.kind) {
             Some(ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value))) => {
-                Ok(Some(value.to_u32().unwrap_or(u32::MAX)))
+                let bits = value.to_u32().unwrap_or(u32::MAX);
+                Ok(Some((Some(bits), bits)))
             }
             _ => unsupported(c.span, "advance by an amount known only at run time"),
         },
@@ -168,7 +175,7 @@ fn lookahead_reach(g: &BlockGen, body: &[Stmt]) -> Result<u32> {
             Stmt::Assign { rhs, .. } => Some(rhs),
             Stmt::VarInit { init: Some(rhs), .. } => Some(rhs),
             Stmt::Call(c) => {
-                consumed_so_far += consumed(g, c)?.unwrap_or(0);
+                consumed_so_far += consumed(g, c)?.map_or(0, |(_, most)| most);
                 None
             }
             _ => None,
@@ -331,10 +338,9 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
     let set_err = |code: u32| ctx.error_field.as_ref().map(|e| format!("{e} = {err_w}'d{code}; ")).unwrap_or_default();
     let off = ctx.offset.clone();
     match method {
+        "extract" if call.args.len() == 2 => varbit_extract(g, call, &ctx)?,
         "extract" => {
-            let [arg] = &call.args[..] else {
-                return unsupported(call.span, "extract of a varbit field (two-argument extract)");
-            };
+            let [arg] = &call.args[..] else { return unsupported(call.span, "extract arguments") };
             let bits = g.width(&arg.expr.ty, call.span)? - 1;
             let win = ctx.window_bits;
             let slice = match ctx.static_offset {
@@ -363,7 +369,7 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
             }
         }
         "advance" => {
-            let bits = consumed(g, call)?.unwrap_or(0);
+            let bits = consumed(g, call)?.map_or(0, |(_, most)| most);
             g.line(format!(
                 "if ({off} + 32'd{bits} > {}) begin {}{done} = 1'b1; end else {off} = {off} + 32'd{bits};",
                 ctx.valid_bits,
@@ -374,6 +380,64 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
             }
         }
         _ => return unsupported(call.span, format!("packet_in.{method} as a statement")),
+    }
+    Ok(())
+}
+
+/// `pkt.extract(h, len)` of a header with a varbit field (spec 12.8.2): a length above the
+/// field's maximum is `HeaderTooShort`, a packet shorter than the header `PacketTooShort`. The
+/// varbit bits are read as a maximum-width slice with the bits past `len` cleared; the offset is
+/// a run-time value from here on.
+fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) -> Result<()> {
+    let [arg, len] = &call.args[..] else { return unsupported(call.span, "extract arguments") };
+    let Some(l) = g.tm.varbit_layout(&arg.expr.ty).map_err(|e| RtlError::new(call.span, e.message))? else {
+        return unsupported(call.span, "two-argument extract of a header without a varbit field");
+    };
+    if matches!(arg.expr.kind, ExprKind::StackNext(_)) {
+        return unsupported(call.span, "a varbit extract into a header stack");
+    }
+    let done = g.done.clone();
+    let err_w = g.width(&Type::Error, call.span)?;
+    let set_err = |code: u32| ctx.error_field.as_ref().map(|e| format!("{e} = {err_w}'d{code}; ")).unwrap_or_default();
+    let (off, win, window) = (&ctx.offset, ctx.window_bits, &ctx.window);
+    let len_w = crate::types::next_index_width(l.max);
+    let n = g.local("varbit_len", "logic [31:0]".into());
+    let lenx = g.expr(&len.expr)?;
+    g.line(format!("{n} = 32'({lenx});"));
+    let path = g.lval(&arg.expr)?;
+    let too_long = error_code(g, "HeaderTooShort");
+    let slice = |at: String, bits: u32| format!("{window}[{} - ({at}) -: {bits}]", win - 1);
+    g.line(format!("if ({n} > 32'd{}) begin {}{done} = 1'b1; end", l.max, set_err(too_long)));
+    g.line(format!(
+        "else if ({off} + 32'd{} + {n} > {}) begin {}{done} = 1'b1; end",
+        l.pre + l.post,
+        ctx.valid_bits,
+        set_err(ctx.too_short)
+    ));
+    g.open("else begin");
+    let (vb, vb_max) = (format!("{path}.{}", l.field), l.max);
+    if l.pre > 0 {
+        g.line(format!("{path}[$bits({path}) - 1 -: {}] = {};", l.pre, slice(off.clone(), l.pre)));
+    }
+    g.line(format!(
+        "{vb} = {} & ~({{{vb_max}{{1'b1}}}} >> {n});",
+        slice(format!("{off} + 32'd{}", l.pre), vb_max)
+    ));
+    if l.post > 0 {
+        g.line(format!(
+            "{path}[$bits({path}) - 1 - {} -: {}] = {};",
+            l.pre + l.max,
+            l.post,
+            slice(format!("{off} + 32'd{} + {n}", l.pre), l.post)
+        ));
+    }
+    g.line(format!("{vb}{VARBIT_LEN} = {len_w}'({n});"));
+    g.line(format!("{path}.valid_ = 1'b1;"));
+    g.line(format!("{off} = {off} + 32'd{} + {n};", l.pre + l.post));
+    g.close("end");
+    g.invalidate_union_siblings(&arg.expr, Some(&format!("{path}.valid_")))?;
+    if let Some(p) = g.parser.as_mut() {
+        p.static_offset = None;
     }
     Ok(())
 }

@@ -22,6 +22,7 @@ use p4_dataplane::snapshot::TableSnapshot;
 use p4_dataplane::table::Match;
 use p4_ir::layout::Layouts;
 
+use crate::block::RegisterKind;
 use crate::tables::{hash_bucket, TableHw, TableKind};
 use crate::Design;
 
@@ -520,11 +521,23 @@ impl RtlSwitch {
 
     /// The hardware register `name` resolves to (as the control plane resolves names), if the
     /// design builds it.
-    fn hw_register(&self, name: &str) -> Option<(crate::RegisterHw, crate::RegisterAccess)> {
+    /// The hardware array of a register or counter the pipeline uses (`None`: it has none).
+    fn hw_register(&self, name: &str, kind: crate::block::RegisterKind) -> Option<(crate::RegisterHw, crate::RegisterAccess)> {
         let access = self.manifest.register_access.as_ref()?;
-        let regs = &self.manifest.registers;
+        let regs: Vec<&crate::RegisterHw> = self.manifest.registers.iter().filter(|r| r.kind == kind).collect();
         let i = p4_ir::layout::resolve(regs.iter().map(|r| r.name.as_str()), name).ok()?;
         Some((regs[i].clone(), access.clone()))
+    }
+
+    fn read_cell(&mut self, reg: &crate::RegisterHw, access: &crate::RegisterAccess, index: u64) -> Result<BigUint, ControlError> {
+        let hw = |e: SimError| ControlError::Invalid(e.0);
+        self.sim.write_reg(access.select_word * 4, reg.id).map_err(hw)?;
+        self.sim.write_reg(access.index_word * 4, index as u32).map_err(hw)?;
+        let mut digits = Vec::new();
+        for w in 0..reg.width.div_ceil(32) {
+            digits.push(self.sim.read_reg((access.read_word + w) * 4).map_err(hw)?);
+        }
+        Ok(BigUint::from_slice(&digits))
     }
 
     fn write_cell(
@@ -541,6 +554,16 @@ impl RtlSwitch {
             self.sim.write_reg((access.data_word + w as u32) * 4, d).map_err(hw)?;
         }
         self.sim.write_reg(access.cmd_word * 4, 1).map_err(hw)
+    }
+
+    /// A counter the hardware has no array for: one the pipeline never counts in answers from the
+    /// oracle (its cells hold what the control plane wrote); a direct counter is refused.
+    fn unbuilt_counter<T>(&self, counter: &str, kept: T) -> Result<T, ControlError> {
+        let direct = self.program.externs.iter().filter(|x| x.type_name == "direct_counter").map(|x| x.name.as_str());
+        if p4_ir::layout::resolve(direct, counter).is_ok() {
+            return Err(ControlError::Invalid(format!("counter {counter}: direct counters are not kept in hardware yet")));
+        }
+        Ok(kept)
     }
 
     /// The design's manifest.
@@ -706,37 +729,48 @@ impl ControlPlane for RtlSwitch {
         // The oracle checks the name and the index (and answers for a register the pipeline never
         // touches, which the hardware does not build: its cells hold what the control plane wrote).
         let kept = self.oracle.register_read(register, index)?;
-        let Some((reg, access)) = self.hw_register(register) else { return Ok(kept) };
-        let hw = |e: SimError| ControlError::Invalid(e.0);
-        self.sim.write_reg(access.select_word * 4, reg.id).map_err(hw)?;
-        self.sim.write_reg(access.index_word * 4, index as u32).map_err(hw)?;
-        let mut digits = Vec::new();
-        for w in 0..reg.width.div_ceil(32) {
-            digits.push(self.sim.read_reg((access.read_word + w) * 4).map_err(hw)?);
-        }
-        Ok(BigUint::from_slice(&digits))
+        let Some((reg, access)) = self.hw_register(register, RegisterKind::Register) else { return Ok(kept) };
+        self.read_cell(&reg, &access, index)
     }
     fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError> {
         self.oracle.register_write(register, index, value.clone())?;
-        let Some((reg, access)) = self.hw_register(register) else { return Ok(()) };
+        let Some((reg, access)) = self.hw_register(register, RegisterKind::Register) else { return Ok(()) };
         self.write_cell(&reg, &access, index, &value)
     }
     fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
         self.oracle.register_reset(register)?;
-        let Some((reg, access)) = self.hw_register(register) else { return Ok(()) };
+        let Some((reg, access)) = self.hw_register(register, RegisterKind::Register) else { return Ok(()) };
         for index in 0..reg.size {
             self.write_cell(&reg, &access, index, &BigUint::from(0u32))?;
         }
         Ok(())
     }
-    fn counter_read(&mut self, counter: &str, _index: u64) -> Result<(u64, u64), ControlError> {
-        Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no counters yet")))
+    fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError> {
+        let kept = self.oracle.counter_read(counter, index)?;
+        let Some((reg, access)) = self.hw_register(counter, RegisterKind::Counter) else {
+            return self.unbuilt_counter(counter, kept);
+        };
+        let cell = self.read_cell(&reg, &access, index)?;
+        let low = |x: BigUint| x.iter_u64_digits().next().unwrap_or(0);
+        Ok((low(&cell >> 64u32), low(cell)))
     }
-    fn counter_write(&mut self, counter: &str, _index: u64, _packets: u64, _bytes: u64) -> Result<(), ControlError> {
-        Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no counters yet")))
+    fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError> {
+        self.oracle.counter_write(counter, index, packets, bytes)?;
+        let Some((reg, access)) = self.hw_register(counter, RegisterKind::Counter) else {
+            return self.unbuilt_counter(counter, ()).map(|_| ());
+        };
+        let cell = (BigUint::from(packets) << 64u32) | BigUint::from(bytes);
+        self.write_cell(&reg, &access, index, &cell)
     }
     fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
-        Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no counters yet")))
+        self.oracle.counter_reset(counter)?;
+        let Some((reg, access)) = self.hw_register(counter, RegisterKind::Counter) else {
+            return self.unbuilt_counter(counter, ());
+        };
+        for index in 0..reg.size {
+            self.write_cell(&reg, &access, index, &BigUint::from(0u32))?;
+        }
+        Ok(())
     }
     fn meter_set_rates(&mut self, meter: &str, _index: Option<u64>, _rates: &[MeterRate]) -> Result<(), ControlError> {
         Err(ControlError::Invalid(format!("meter {meter}: the hardware target has no meters yet")))

@@ -18,6 +18,21 @@ use crate::names::Scope;
 /// Suffix of the generated field that holds a header stack's next index.
 pub const NEXT_INDEX: &str = "_nidx_";
 
+/// Suffix of the generated field that holds a varbit field's current length in bits. A header
+/// with a varbit field keeps these after its fields (before `valid_`); the varbit field itself is
+/// as wide as its maximum, its bits left-aligned (first wire bit most significant) and the bits
+/// past its length zero, so equal values have equal vectors.
+pub const VARBIT_LEN: &str = "_len_";
+
+/// How a header with a varbit field lies on the wire: `pre` fixed bits, the varbit field (at most
+/// `max` bits), then `post` fixed bits.
+pub struct VarbitLayout {
+    pub pre: u32,
+    pub field: String,
+    pub max: u32,
+    pub post: u32,
+}
+
 /// The SystemVerilog view of a program's types.
 pub struct TypeMap<'p> {
     p: &'p Program,
@@ -87,12 +102,15 @@ impl<'p> TypeMap<'p> {
                     let mut w = 1;
                     for f in fields {
                         w += self.width(&f.ty)?;
+                        if let Type::Varbit(n) = f.ty {
+                            w += next_index_width(n);
+                        }
                     }
                     w
                 }
                 _ => scalar_width(self.p, ty),
             },
-            Type::Varbit(_) => return Err(RtlError::global("varbit fields are outside the hardware subset")),
+            Type::Varbit(n) => *n,
             Type::Bits { width: 0, .. } => {
                 return Err(RtlError::global("bit<0> fields are outside the hardware subset"))
             }
@@ -109,6 +127,23 @@ impl<'p> TypeMap<'p> {
             }
             _ => scalar_width(self.p, ty),
         })
+    }
+
+    /// The wire layout of a header type with a varbit field (`None` for any other type).
+    pub fn varbit_layout(&self, ty: &Type) -> Result<Option<VarbitLayout>> {
+        let Type::Named(id) = ty else { return Ok(None) };
+        let Some(TypeDef::Header { fields, .. }) = self.p.types.get(id.index()) else { return Ok(None) };
+        let Some(at) = fields.iter().position(|f| matches!(f.ty, Type::Varbit(_))) else { return Ok(None) };
+        let Type::Varbit(max) = fields[at].ty else { return Ok(None) };
+        let mut pre = 0;
+        for f in &fields[..at] {
+            pre += self.width(&f.ty)?;
+        }
+        let mut post = 0;
+        for f in &fields[at + 1..] {
+            post += self.width(&f.ty)?;
+        }
+        Ok(Some(VarbitLayout { pre, field: crate::names::ident(&fields[at].name), max, post }))
     }
 
     /// Bits `[hi:lo]` of element `i` in a tuple of type `ty` (see [`TypeMap::width`]).
@@ -189,6 +224,11 @@ impl<'p> TypeMap<'p> {
             let _ = writeln!(out, "        {} {fname};", self.sv(&f.ty)?);
             if let Type::Stack(_, n) = &f.ty {
                 let _ = writeln!(out, "        {} {fname}{NEXT_INDEX};", logic(next_index_width(*n)));
+            }
+        }
+        for f in def.fields() {
+            if let Type::Varbit(n) = f.ty {
+                let _ = writeln!(out, "        {} {}{VARBIT_LEN};", logic(next_index_width(n)), crate::names::ident(&f.name));
             }
         }
         if matches!(def, TypeDef::Header { .. }) {

@@ -379,10 +379,18 @@ fn unroll(program: &Program, p: usize) -> Option<Vec<ParserState>> {
         .collect();
 
     let orig = &parser.states;
+    let live = live_stacks(orig, &stacks);
     let mut index: HashMap<(usize, Nexts), usize> = HashMap::new();
     let mut out: Vec<Option<ParserState>> = Vec::new();
     let mut queue = VecDeque::new();
-    let mut id_of = |s: usize, n: Nexts, out: &mut Vec<Option<ParserState>>, queue: &mut VecDeque<_>| {
+    let mut id_of = |s: usize, mut n: Nexts, out: &mut Vec<Option<ParserState>>, queue: &mut VecDeque<_>| {
+        // A `nextIndex` no later state reads is forgotten, so that states after a stack's loop are
+        // not copied once per length it ended with (four sub-parsers in a row would multiply).
+        for (k, x) in n.iter_mut().enumerate() {
+            if !live[s][k] {
+                *x = None;
+            }
+        }
         *index.entry((s, n.clone())).or_insert_with(|| {
             out.push(None);
             queue.push_back((s, n, out.len() - 1));
@@ -472,6 +480,67 @@ fn unroll(program: &Program, p: usize) -> Option<Vec<ParserState>> {
         out[at] = Some(ParserState { name, body, transition, span: st.span });
     }
     out.into_iter().collect()
+}
+
+/// `live[s][k]`: state `s` or a state reachable from it depends on stack `k`'s `nextIndex`.
+fn live_stacks(states: &[ParserState], stacks: &Stacks) -> Vec<Vec<bool>> {
+    let n = stacks.keys.len();
+    let mut live: Vec<Vec<bool>> = states
+        .iter()
+        .map(|st| {
+            let mut found = Vec::new();
+            let mut ok = true;
+            all_stmt_exprs(&st.body, &mut |e| collect_stacks(e, &mut found, &mut ok));
+            for e in transition_exprs(&st.transition) {
+                collect_stacks(e, &mut found, &mut ok);
+            }
+            let mut uses = vec![false; n];
+            for (e, _) in &found {
+                if let Some(k) = stacks.find(e) {
+                    uses[k] = true;
+                }
+            }
+            for s in &st.body {
+                if let Stmt::Call(c) = s {
+                    if let Some((k, _, _)) = push_pop(c, stacks) {
+                        uses[k] = true;
+                    }
+                }
+            }
+            uses
+        })
+        .collect();
+    let successors: Vec<Vec<usize>> = states
+        .iter()
+        .map(|st| {
+            let targets: Vec<&StateTarget> = match &st.transition {
+                Transition::Goto(t) => vec![t],
+                Transition::Select { cases, .. } => cases.iter().map(|c| &c.target).collect(),
+            };
+            targets
+                .into_iter()
+                .filter_map(|t| match t {
+                    StateTarget::State(id) => Some(id.index()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for s in 0..states.len() {
+            for &t in &successors[s] {
+                for k in 0..n {
+                    if live[t][k] && !live[s][k] {
+                        live[s][k] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+    }
+    live
 }
 
 /// `verify(false, error.<code>)`: rejects with that error.
