@@ -1,7 +1,8 @@
 // p4f_deparse_merge: the deparser's last step. For each packet it takes one descriptor (the
-// emitted header bytes, how many bytes of the original packet the parser consumed, drop, egress
-// port) and the original packet from the payload FIFO, and emits the header bytes followed by
-// the original bytes from d_skip_len to the end, with tdest = d_dest on every beat.
+// emitted header bytes, how many bytes of the original packet the parser consumed, a length
+// limit, drop, egress port) and the original packet from the payload FIFO, and emits the header
+// bytes followed by the original bytes from d_skip_len to the end, cut to its first d_max_len
+// bytes, with tdest = d_dest on every beat.
 //
 // Byte order: AXI4-Stream, byte 0 of a beat is tdata[7:0]; byte i of d_hdr_data is
 // d_hdr_data[i*8 +: 8], byte 0 first on the wire. tkeep is contiguous from bit 0.
@@ -11,9 +12,14 @@
 // last input beat is taken. Descriptors and packets pair up in order.
 //   - d_hdr_len above HDR_BYTES counts as HDR_BYTES.
 //   - d_skip_len at or beyond the packet length: the payload part is empty.
+//   - d_max_len: the output (header bytes, then payload) is cut to its first d_max_len bytes,
+//     inside the header bytes too if d_max_len < d_hdr_len. It implements P4 v1model's
+//     truncate(length). 16'hFFFF cuts nothing in practice (outputs are shorter than 64 KiB).
+//     The whole input packet is still consumed; the input beats after the cut are discarded.
 //   - d_drop: the packet is consumed and nothing is emitted.
-//   - an output of 0 bytes (d_hdr_len 0 and nothing left after the skip) emits nothing at all:
-//     AXI4-Stream has no empty packet. The descriptor and the input packet are consumed.
+//   - an output of 0 bytes (d_hdr_len 0 and nothing left after the skip, or d_max_len 0) emits
+//     nothing at all: AXI4-Stream has no empty packet. The descriptor and the input packet are
+//     consumed.
 //
 // How: a byte buffer of two beats with a count. Each cycle it emits its first beat when it holds
 // more than one beat, exactly one beat and more bytes of the packet are certain to follow, or
@@ -24,6 +30,11 @@
 // beat goes in and out in one cycle. Input beats that lie wholly inside the skip are consumed
 // while header chunks are still going in. The buffer holds one packet at a time; the next
 // packet starts in the cycle the previous one's last beat leaves.
+// The cut shortens the header to min(d_hdr_len, d_max_len) and ends the payload at input byte
+// d_skip_len + (d_max_len - that header): bytes of a beat beyond it are not appended, as those
+// before the skip are not. The append that reaches the cut ends the output there and then (it
+// does not wait for the input's tlast); the packet's remaining input beats are then taken one
+// per cycle and discarded, even while its last output beats wait to leave.
 //
 // Timing: with OUT_REG = 1 the output goes through p4f_axis_register: m_axis_* are flops and
 // m_axis_tready reaches no input. s_axis_tready and d_ready depend on registers, d_* and on the
@@ -33,7 +44,8 @@
 // Throughput: one output beat per cycle while the output is at least as long as the input; one
 // packet per cycle when every packet's output fits one beat (e.g. 64-byte packets on a 512-bit
 // bus with d_hdr_len = d_skip_len, or differing by a few bytes while the output still fits).
-// Cost: two DATA_W-bit byte rotators and a 2*DATA_W-bit buffer with a per-byte 4-way select.
+// Cost: two DATA_W-bit byte rotators and a 2*DATA_W-bit buffer with a per-byte 4-way select,
+// plus a few adders and comparators on 17-bit byte offsets for the skip and the cut.
 `default_nettype none
 
 module p4f_deparse_merge #(
@@ -51,6 +63,7 @@ module p4f_deparse_merge #(
     input  wire logic [HDR_BYTES*8-1:0] d_hdr_data,
     input  wire logic [15:0]            d_hdr_len,
     input  wire logic [15:0]            d_skip_len,
+    input  wire logic [15:0]            d_max_len,
     input  wire logic                   d_drop,
     input  wire logic [DEST_W-1:0]      d_dest,
 
@@ -96,6 +109,8 @@ module p4f_deparse_merge #(
     logic [HCH_W-1:0]    hdr_chunk_reg;  // header beats appended so far
     logic                hdr_done_reg;   // whole header appended
     logic [OFF_W-1:0]    in_off_reg;     // byte offset of the next input beat in its packet
+    logic                cut_reg;        // the packet at the descriptor head has reached its cut:
+                                         // its output has ended, its remaining beats are discarded
 
     logic o_valid, o_ready, o_last;
     logic [DATA_W-1:0] o_data;
@@ -119,14 +134,17 @@ module p4f_deparse_merge #(
     logic [HDR_CHUNKS*DATA_W-1:0] hdr_padded;
     logic [DATA_W-1:0]            hdr_rot, pay_rot;
     logic [2*DATA_W-1:0]          buf_next, kept;
-    logic active, take_hdr, take_beat, hdr_final, more_next;
-    int   hdr_len, hdr_rem, h, nbytes, lo, p, a, cnt_next, skip_left, in_off_next;
+    logic active, take_hdr, take_beat, hdr_final, more_next, cut_next;
+    int   hdr_len, hdr_rem, h, nbytes, lo, hi, p, a, cnt_next, skip_left, end_left, pay_max, in_off_next;
 
     assign hdr_padded = (HDR_CHUNKS*DATA_W)'(d_hdr_data);
 
     always_comb begin
-        active  = d_valid && !end_kept;
+        // After the cut the packet's remaining beats are discarded while its output drains.
+        active  = d_valid && (cut_reg || !end_kept);
         hdr_len = d_drop ? 0 : int'(d_hdr_len) > HDR_BYTES ? HDR_BYTES : int'(d_hdr_len);
+        if (hdr_len > int'(d_max_len)) hdr_len = int'(d_max_len);
+        pay_max = int'(d_max_len) - hdr_len; // payload bytes the cut leaves room for
         hdr_rem = hdr_done_reg ? 0 : hdr_len - int'(hdr_chunk_reg) * W;
         if (hdr_rem < 0) hdr_rem = 0;
         h         = hdr_rem < W ? hdr_rem : W;
@@ -135,12 +153,15 @@ module p4f_deparse_merge #(
 
         nbytes = 0;
         for (int i = 0; i < W; i++) if (s_axis_tkeep[i]) nbytes = i + 1;
+        // The beat's bytes [lo, hi) go out: those from the skip on, up to the cut.
         skip_left = int'(d_skip_len) - int'(in_off_reg);
+        end_left  = skip_left + pay_max;
         lo = d_drop ? nbytes : skip_left <= 0 ? 0 : skip_left >= nbytes ? nbytes : skip_left;
-        p  = nbytes - lo;
+        hi = end_left <= 0 ? 0 : end_left >= nbytes ? nbytes : end_left;
+        p  = hi > lo ? hi - lo : 0;
         // A beat with bytes to append waits for the last header chunk and room for a whole
-        // beat; a beat wholly inside the skip goes any time, except the last one, which must
-        // wait for the header to be complete (it ends the packet).
+        // beat; a beat wholly inside the skip or after the cut goes any time, except the last
+        // one, which must wait for the header to be complete (it ends the packet).
         if (p == 0) s_axis_tready = active && (!s_axis_tlast || (hdr_final && c + h <= 2 * W));
         else        s_axis_tready = active && hdr_final && c + h <= W;
         take_beat = s_axis_tready && s_axis_tvalid;
@@ -150,8 +171,13 @@ module p4f_deparse_merge #(
         cnt_next = a + (take_beat ? p : 0);
         in_off_next = int'(in_off_reg);
         if (take_beat && in_off_reg[OFF_W-1] == 1'b0) in_off_next = int'(in_off_reg) + W;
+        // No term for the cut: until the cut is reached, a next beat that starts at or after the
+        // skip starts before the cut, so it has bytes to append; the append that reaches the cut
+        // ends the output (cut_next), and more_reg does not count for an ended output.
         more_next = active && !d_ready
                     && (hdr_rem - (take_hdr ? h : 0) != 0 || (!d_drop && in_off_next >= int'(d_skip_len)));
+        // This cycle's append reaches the cut before the packet's last beat: the output ends now.
+        cut_next = !d_ready && ((take_hdr && hdr_final && pay_max == 0) || (take_beat && p != 0 && end_left <= nbytes));
 
         // What stays in the buffer: its second beat moves down when the first leaves.
         kept = {buf_reg[2*DATA_W-1:DATA_W], emit_fire ? buf_reg[2*DATA_W-1:DATA_W] : buf_reg[DATA_W-1:0]};
@@ -179,16 +205,21 @@ module p4f_deparse_merge #(
             hdr_chunk_reg <= '0;
             hdr_done_reg  <= 1'b0;
             in_off_reg    <= '0;
+            cut_reg       <= 1'b0;
         end else begin
             cnt_reg  <= CNT_W'(cnt_next);
-            // An output of no bytes at all never reaches the buffer: nothing to end.
-            end_reg  <= end_kept || (d_ready && cnt_next != 0);
+            // An output of no bytes at all never reaches the buffer: nothing to end. After the
+            // cut nothing is appended: at the packet's last beat cnt_next is what is left of the
+            // output that has already ended (end_kept), or 0.
+            end_reg  <= end_kept || ((d_ready || cut_next) && cnt_next != 0);
             more_reg <= more_next;
             if (d_ready) begin
                 hdr_chunk_reg <= '0;
                 hdr_done_reg  <= 1'b0;
                 in_off_reg    <= '0;
+                cut_reg       <= 1'b0;
             end else begin
+                if (cut_next) cut_reg <= 1'b1;
                 if (take_hdr) begin
                     if (hdr_final) hdr_done_reg <= 1'b1;
                     else           hdr_chunk_reg <= hdr_chunk_reg + 1'b1;

@@ -51,7 +51,7 @@ pub mod snapshot;
 mod switch;
 pub mod table;
 
-pub use switch::Switch;
+pub use switch::{Mirror, Switch, MAX_LOOPS};
 
 /// Why a program cannot run on this dataplane: what, and where in the program when known.
 ///

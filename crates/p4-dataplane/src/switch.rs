@@ -20,13 +20,13 @@ use crate::table::{IndexKind, TableState};
 use crate::DataplaneError;
 
 /// How many times one packet may enter the parser again before it is dropped.
-const MAX_LOOPS: u32 = 16;
+pub const MAX_LOOPS: u32 = 16;
 /// Upper bound on copies one injected packet may cause.
 const MAX_JOBS: usize = 4096;
 
 /// Where a clone session sends copies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Mirror {
+pub enum Mirror {
     Port(u32),
     Group(u32),
 }
@@ -282,6 +282,14 @@ impl Switch {
     /// group id: what a hardware replication table has to hold.
     pub fn multicast_groups(&self) -> Vec<(u32, Vec<(u32, u32)>)> {
         self.groups.keys().map(|&g| (g, self.group_members(g))).collect()
+    }
+
+    /// Every clone session and where it sends copies, by session id: what a hardware mirror
+    /// table has to hold.
+    pub fn mirror_sessions(&self) -> Vec<(u32, Mirror)> {
+        let mut v: Vec<(u32, Mirror)> = self.sessions.iter().map(|(s, m)| (*s, *m)).collect();
+        v.sort_unstable_by_key(|(s, _)| *s);
+        v
     }
 
     /// Ports (with replication ids) a multicast group replicates to.

@@ -72,6 +72,29 @@ impl Program {
     pub fn error_code(&self, name: &str) -> Option<u32> {
         self.errors.iter().position(|e| e == name).map(|i| i as u32)
     }
+
+    /// Positions of the fields of struct type `ty` annotated `@field_list(index)`: what a v1model
+    /// clone, resubmit or recirculate with that field list carries to the new packet.
+    pub fn field_list_fields(&self, ty: &Type, index: u64) -> Vec<usize> {
+        let Type::Named(id) = ty else { return Vec::new() };
+        let Some(def) = self.types.get(id.index()) else { return Vec::new() };
+        def.fields()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.annotations.iter().any(|a| {
+                    a.name == "field_list"
+                        && a.args.iter().any(|v| match v {
+                            Value::Bits { value, .. } | Value::InfInt(value) => {
+                                u64::try_from(value).is_ok_and(|v| v == index)
+                            }
+                            _ => false,
+                        })
+                })
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
 }
 
 /// An instantiated package (`V1Switch(...) main;`). Arguments are in parameter order.

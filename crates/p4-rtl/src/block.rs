@@ -13,7 +13,7 @@ use std::fmt::Write;
 
 use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
-use p4_arch::{Architecture, ExternOp, HashAlgorithm, MetaRole, SharedKind};
+use p4_arch::{Architecture, ExternOp, HashAlgorithm, MetaRole, Preserve, SharedKind};
 use p4_ir::{
     Arg, BinOp, Block, Builtin, Call, Callee, Direction, Expr, ExprKind, ExternId, Program, Span, Stmt, Type, TypeDef,
     UnOp, Value, VarId, VarKind,
@@ -117,6 +117,24 @@ pub struct BlockGen<'a> {
     pub stage: usize,
     /// Whether the block writes the multicast group (see [`BlockGen::note_multicast`]).
     pub multicast: bool,
+    /// Whether a `clone` call may be made here (ingress: to egress; egress: to egress again;
+    /// anywhere else a clone is refused).
+    pub clone_here: bool,
+    /// Whether the block calls `clone` (where: the first call).
+    pub clones: bool,
+    pub clone_span: Option<Span>,
+    /// The field sets clone calls keep, as PHV paths (`meta.f`): set `i + 1` is `kept_sets[i]`
+    /// (set 0 keeps nothing).
+    pub kept_sets: Vec<Vec<String>>,
+    /// The user-metadata parameter's type, where `@field_list` fields live.
+    user_meta: Option<Type>,
+    /// Whether the block calls `truncate`.
+    pub truncates: bool,
+    /// Which re-parse may be asked for here: `Some(true)` resubmit (ingress), `Some(false)`
+    /// recirculate (egress); anywhere else they are refused.
+    pub loop_here: Option<bool>,
+    /// Whether the block calls `resubmit` or `recirculate`.
+    pub loops: bool,
     pub out: String,
     indent: usize,
     /// Parser mode: how packet_in calls translate (set by the parser generator).
@@ -155,9 +173,13 @@ impl<'a> BlockGen<'a> {
         let mut paths = vec![None; block.vars.len()];
         let mut unheld = Vec::new();
         let mut locals = Vec::new();
+        let mut user_meta = None;
         for (pos, kind) in shared {
             if let Some(v) = block.params.get(*pos) {
                 paths[v.index()] = Some(format!("s.phv.{}", shared_member(*kind)));
+                if *kind == SharedKind::UserMetadata {
+                    user_meta = block.vars.get(v.index()).map(|x| x.ty.clone());
+                }
             }
         }
         for r in ["done_"] {
@@ -210,6 +232,14 @@ impl<'a> BlockGen<'a> {
             hashes: BTreeMap::new(),
             registers: BTreeMap::new(),
             multicast: false,
+            clone_here: false,
+            clones: false,
+            clone_span: None,
+            kept_sets: Vec::new(),
+            user_meta,
+            truncates: false,
+            loop_here: None,
+            loops: false,
             stage: 0,
             out: String::new(),
             indent: 2,
@@ -941,8 +971,108 @@ impl<'a> BlockGen<'a> {
                 self.line(format!("// {name}: no effect on packets"));
                 Ok(())
             }
+            ExternOp::Clone(keep) => self.clone_call(name, keep, call),
+            ExternOp::Resubmit(keep) => self.loop_call(name, keep, true, call),
+            ExternOp::Recirculate(keep) => self.loop_call(name, keep, false, call),
+            ExternOp::Truncate => {
+                let [len] = &call.args[..] else { return unsupported(call.span, format!("`{name}` arguments")) };
+                let n = self.expr(&len.expr)?;
+                // A length beyond what a packet can have cuts nothing.
+                self.line(format!(
+                    "s.phv.pi.truncate = 1'b1; s.phv.pi.max_len = (32'({n}) > 32'd65535) ? 16'hFFFF : 16'({n});"
+                ));
+                self.truncates = true;
+                Ok(())
+            }
             _ => unsupported(call.span, format!("extern function `{name}`")),
         }
+    }
+
+    /// `clone(type, session)` and its field-keeping forms: the packet carries the request to the
+    /// traffic manager (`pi.clone`, the session, the field set); the last call wins, as in the
+    /// software target.
+    fn clone_call(&mut self, name: &str, keep: Preserve, call: &Call) -> Result<()> {
+        if !self.clone_here {
+            return unsupported(call.span, format!("`{name}` outside ingress and egress"));
+        }
+        let Some(session) = call.args.get(1) else { return unsupported(call.span, format!("`{name}` arguments")) };
+        let sess = self.expr(&session.expr)?;
+        let set = self.kept_set(keep, call)?;
+        self.clones = true;
+        self.clone_span.get_or_insert(call.span);
+        self.line(format!("s.phv.pi.clone = 1'b1; s.phv.pi.clone_session = 32'({sess}); s.phv.pi.clone_set = 8'd{set};"));
+        Ok(())
+    }
+
+    /// `resubmit` (ingress) and `recirculate` (egress), with the fields they keep: the packet
+    /// carries the request to the traffic manager (resubmit) or the deparser (recirculate).
+    fn loop_call(&mut self, name: &str, keep: Preserve, resubmit: bool, call: &Call) -> Result<()> {
+        if self.loop_here != Some(resubmit) {
+            let place = if resubmit { "ingress" } else { "egress" };
+            return unsupported(call.span, format!("`{name}` outside {place}"));
+        }
+        let set = self.kept_set(keep, call)?;
+        self.loops = true;
+        let (flag, field) = if resubmit { ("resubmit", "resub_set") } else { ("recirc", "recirc_set") };
+        self.line(format!("s.phv.pi.{flag} = 1'b1; s.phv.pi.{field} = 8'd{set};"));
+        Ok(())
+    }
+
+    /// The number of the field set a clone, resubmit or recirculate keeps (0: none), as PHV paths
+    /// registered in `kept_sets`.
+    fn kept_set(&mut self, keep: Preserve, call: &Call) -> Result<usize> {
+        let mut paths = Vec::new();
+        match keep {
+            Preserve::Nothing => {}
+            Preserve::FieldList(i) => {
+                let index = match call.args.get(i).map(|a| &a.expr.kind) {
+                    Some(ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value))) => value.to_u64(),
+                    _ => None,
+                };
+                let Some(index) = index else { return unsupported(call.span, "a field list index known only at run time") };
+                if let Some(ty) = self.user_meta.clone() {
+                    for f in self.p.field_list_fields(&ty, index) {
+                        let fname = &self.tm.fields(&ty)[f].name;
+                        paths.push(format!("meta.{}", ident(fname)));
+                    }
+                }
+            }
+            Preserve::Data(i) => {
+                if let Some(arg) = call.args.get(i) {
+                    let mut items = vec![&arg.expr];
+                    if let ExprKind::Cast(inner) = &arg.expr.kind {
+                        items = vec![inner.as_ref()];
+                    }
+                    if let ExprKind::Aggregate(xs) = &items[0].kind {
+                        items = xs.iter().collect();
+                    }
+                    for it in items {
+                        if !it.is_lvalue() {
+                            continue;
+                        }
+                        let path = self.lval(it)?;
+                        match path.strip_prefix("s.phv.") {
+                            Some(p) => paths.push(p.to_string()),
+                            None => return unsupported(it.span, "keeping a local variable for the new packet"),
+                        }
+                    }
+                }
+            }
+        }
+        if paths.is_empty() {
+            return Ok(0);
+        }
+        let set = match self.kept_sets.iter().position(|s| *s == paths) {
+            Some(i) => i + 1,
+            None => {
+                self.kept_sets.push(paths);
+                self.kept_sets.len()
+            }
+        };
+        if set > 255 {
+            return unsupported(call.span, "more than 255 different sets of fields kept for new packets");
+        }
+        Ok(set)
     }
 
     /// The function computing `algo` over the bits of `data`.

@@ -31,6 +31,14 @@ pub struct ControlModule {
     pub hashes: Vec<HashFn>,
     /// Whether the control writes the multicast group.
     pub multicast: bool,
+    /// Whether it calls `clone`, and the field sets its clones keep (see `BlockGen::kept_sets`).
+    pub clones: bool,
+    pub clone_span: Option<Span>,
+    pub kept_sets: Vec<Vec<String>>,
+    /// Whether it calls `truncate`.
+    pub truncates: bool,
+    /// Whether it calls `resubmit` or `recirculate`.
+    pub loops: bool,
     /// Its registers, with their ids in the design's register map.
     pub registers: Vec<crate::RegisterHw>,
     /// Width of its `cp_reg_wdata`/`cp_reg_rdata` ports (0: no registers, no ports).
@@ -59,8 +67,9 @@ struct CtlGen<'a> {
     next_word: &'a mut u32,
     /// Whether a statement emitted so far may have set `done_`.
     ended: bool,
-    /// Whether this control runs only for packets not dropped (its side effects must skip them).
-    skip_dropped: bool,
+    /// `pkt_info_t` flags of packets whose side effects this control must skip (dropped ones, and
+    /// resubmitted ones passing egress on their way back).
+    skip_dropped: Vec<String>,
     /// Tables looked up as the packet enters the control (see [`prefetchable`]): table id, its
     /// index in `tables`, and the locals that keep its result until the apply.
     prefetched: Vec<(TableId, usize, String, String)>,
@@ -530,10 +539,16 @@ pub fn generate(
     opts: TableOptions,
     next_word: &mut u32,
     next_register: &mut u32,
-    skip_dropped: bool,
+    skip_dropped: &[&str],
 ) -> Result<ControlModule> {
     let control = &p.controls[cid.index()];
-    let g = BlockGen::new(p, tm, arch, &control.block, shared)?;
+    let mut g = BlockGen::new(p, tm, arch, &control.block, shared)?;
+    g.clone_here = role == "ingress" || role == "egress";
+    g.loop_here = match role {
+        "ingress" => Some(true),
+        "egress" => Some(false),
+        _ => None,
+    };
     let mut c = CtlGen {
         g,
         layouts,
@@ -542,7 +557,7 @@ pub fn generate(
         opts,
         next_word,
         ended: false,
-        skip_dropped,
+        skip_dropped: skip_dropped.iter().map(|f| f.to_string()).collect(),
         prefetched: Vec::new(),
     };
     let early: Vec<(TableId, Span)> = prefetchable(p, cid)
@@ -645,7 +660,7 @@ pub fn generate(
                 let _ = writeln!(out, "        else if (ce) st_{o} <= nx_{o};");
                 let _ = writeln!(out, "    end");
                 for r in regs {
-                    let gate = if c.skip_dropped { format!(" && !st_{i}.phv.pi.drop") } else { String::new() };
+                    let gate: String = c.skip_dropped.iter().map(|f| format!(" && !st_{i}.phv.pi.{f}")).collect();
                     let ib = bits_for_index(r.size as u32) - 1;
                     let (cp, sel) = match registers.iter().find(|(n, _)| *n == r.name) {
                         Some((_, hw)) if reg_data_bits > 0 => (true, hw.id),
@@ -730,6 +745,11 @@ pub fn generate(
         stages,
         hashes,
         multicast: c.g.multicast,
+        clones: c.g.clones,
+        clone_span: c.g.clone_span,
+        kept_sets: c.g.kept_sets.clone(),
+        truncates: c.g.truncates,
+        loops: c.g.loops,
         registers,
         reg_data_bits,
     })

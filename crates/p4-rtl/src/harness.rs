@@ -113,7 +113,7 @@ static void axil_read(uint32_t addr) {{
 static void run(std::deque<Packet>& q) {{
     size_t total = q.size(), index = 0, off = 0, outs = 0;
     unsigned long long start = cycles, stall0 = dut->stat_stall_cycles, drop0 = dut->stat_drops;
-    unsigned long long desc0 = dut->stat_descs, pkt0 = dut->stat_packets;
+    unsigned long long desc0 = dut->stat_descs, pkt0 = dut->stat_packets, loop0 = dut->stat_loops;
     unsigned long long budget = 100000;
     for (auto& p : q) budget += 64 * (p.bytes.size() / DATA_BYTES + 2);
     std::vector<uint8_t> out;
@@ -143,12 +143,12 @@ static void run(std::deque<Packet>& q) {{
             off += DATA_BYTES;
             if (off >= q[index].bytes.size()) {{ ++index; off = 0; }}
         }}
-        // Done when every packet's last copy has left the deparser and every copy has come out
-        // or been dropped (a multicast packet makes several).
+        // Done when every packet's last copy has left the deparser and every copy has come out,
+        // been dropped or gone back to the parser (a multicast packet makes several copies).
         // (The status counters are 32 bits wide and wrap: differences are taken in 32 bits.)
         unsigned long long drops = uint32_t(dut->stat_drops - drop0), descs = uint32_t(dut->stat_descs - desc0);
-        unsigned long long done = uint32_t(dut->stat_packets - pkt0);
-        if (index == total && done >= total && outs + drops >= descs && out.empty()) {{
+        unsigned long long done = uint32_t(dut->stat_packets - pkt0), loops = uint32_t(dut->stat_loops - loop0);
+        if (index == total && done >= total && outs + drops + loops >= descs && out.empty()) {{
             printf("D %llu %llu %llu\n", cycles - start, (unsigned long long)(dut->stat_stall_cycles - stall0), drops);
             break;
         }}

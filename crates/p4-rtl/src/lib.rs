@@ -65,16 +65,24 @@ pub struct StageInfo {
 
 /// The traffic manager's multicast tables (`manifest.json`'s `"multicast"`): a group table of
 /// `groups` words `{count, first}` (bits 31:16, 15:0) indexed by the group id, and a copy list of
-/// `copies` words `{replication id, egress port}`. A write: the index into `index_word`, the word
-/// into `data_word`, then `cmd_word` (1: the group table, 0: the copy list), all 32-bit words of
-/// the AXI4-Lite map (byte address = word * 4).
+/// `copies` words `{replication id, egress port}`; with clones also a mirror table of
+/// `mirror_sessions` words `{valid, to a group, port or group}` (bits 31, 30, 15:0) indexed by the
+/// clone session. A write: the index into `index_word`, the word into `data_word`, then
+/// `cmd_word` (1: the group table, 0: the copy list, 2: the mirror table), all 32-bit words of the
+/// AXI4-Lite map (byte address = word * 4).
 #[derive(Clone, Debug, Serialize)]
 pub struct McastHw {
     pub groups: u32,
     pub copies: u32,
+    pub mirror_sessions: u32,
     pub index_word: u32,
     pub data_word: u32,
     pub cmd_word: u32,
+}
+
+/// The PHV path (from `phv.`) of the intrinsic field playing `role` (empty when it has none).
+fn phv_path(meta: &dyn Fn(MetaRole) -> Result<String>, role: MetaRole) -> String {
+    meta(role).map(|p| p.trim_start_matches("s.phv.").to_string()).unwrap_or_default()
 }
 
 /// A P4 `register` array or indirect `counter` as the control plane reaches it (`manifest.json`'s
@@ -108,6 +116,8 @@ pub struct RegisterAccess {
 pub const MCAST_GROUPS: u32 = 256;
 /// Copies all groups together may list.
 pub const MCAST_COPIES: u32 = 256;
+/// Clone sessions the mirror table holds (0 ..= 255).
+pub const MIRROR_SESSIONS: u32 = 256;
 
 /// `manifest.json`.
 #[derive(Clone, Debug, Serialize)]
@@ -252,6 +262,18 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let mut multicast = false;
     let mut next_register = 0u32;
     let mut registers = Vec::new();
+    // Ingress-to-egress clones: the field sets they keep, and the cycles from the parser's output
+    // to the traffic manager (the clone starts from the parser's PHV, delayed that long).
+    let mut clones = false;
+    let mut front_latency = 0;
+    let mut before_tm = true;
+    let mut truncates = false;
+    let mut e2e_sets: Option<Vec<Vec<String>>> = None;
+    // Re-parsed packets: resubmitted by ingress, recirculated by egress.
+    let mut resubmits = false;
+    let mut loops = false;
+    let mut ingress_sets = Vec::new();
+    let mut egress_sets = Vec::new();
     for (b, role) in arch.blocks.iter().enumerate() {
         if role.kind != BlockKind::Control {
             continue;
@@ -263,7 +285,11 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             continue;
         }
         let role_name = format!("{:?}", role.role).to_lowercase();
-        let skip_dropped = matches!(role.role, Role::Egress | Role::ComputeChecksum);
+        let skip_dropped: &[&str] = match role.role {
+            Role::Egress | Role::ComputeChecksum if resubmits => &["drop", "bypass"],
+            Role::Egress | Role::ComputeChecksum => &["drop"],
+            _ => &[],
+        };
         let m = control::generate(
             program,
             &tm,
@@ -279,7 +305,32 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             skip_dropped,
         )?;
         if role.role == Role::Ingress {
+            resubmits = m.loops;
+        }
+        loops |= m.loops;
+        if role.role == Role::Ingress {
             tm_after = controls.len();
+            clones = m.clones;
+            ingress_sets = m.kept_sets.clone();
+        }
+        if role.role == Role::Egress {
+            egress_sets = m.kept_sets.clone();
+        }
+        if role.role == Role::Egress && m.clones {
+            if !m.registers.is_empty() {
+                return Err(RtlError::new(
+                    m.clone_span.unwrap_or(p4_ir::Span::DUMMY),
+                    "an egress-to-egress clone in an egress that uses registers or counters (the clone's pass through egress runs in a second instance, which would keep its own copy of them)",
+                ));
+            }
+            e2e_sets = Some(m.kept_sets.clone());
+        }
+        if before_tm {
+            front_latency += m.latency;
+        }
+        truncates |= m.truncates;
+        if role.role == Role::Ingress {
+            before_tm = false;
         }
         for (name, cycles) in &m.stages {
             stages.push(StageInfo { block: role_name.clone(), name: name.clone(), cycles: *cycles });
@@ -308,7 +359,17 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let body = dg.take_out();
     generated.push((
         format!("{prefix}_deparser.sv"),
-        top::deparser_module(&prefix, hdr_bytes, port_w, &body, &dg.locals, &egress_spec, &egress_port),
+        top::deparser_module(
+            &prefix,
+            hdr_bytes,
+            port_w,
+            &body,
+            &dg.locals,
+            &egress_spec,
+            &egress_port,
+            truncates,
+            loops.then_some(p4_dataplane::MAX_LOOPS),
+        ),
     ));
     stages.push(StageInfo { block: "deparser".into(), name: dep.block.name.clone(), cycles: 1 });
     stages.push(StageInfo {
@@ -318,10 +379,26 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     });
     latency += 1 + top::DESC_QUEUE_LATENCY;
 
-    let mcast = if multicast {
+    // An I2E clone starts from the parser's PHV; the software target parses the clone again with
+    // its instance type, so a parser that reads the instance type would see a different value.
+    if clones || loops {
+        let inst = meta(MetaRole::InstanceType)?;
+        let parser_text = generated.iter().find(|(n, _)| *n == format!("{prefix}_parser.sv")).map(|(_, t)| t.as_str());
+        if parser_text.is_some_and(|t| t.contains(&inst)) {
+            let span = parser.states.first().map_or(p4_ir::Span::DUMMY, |s| s.span);
+            return Err(RtlError::new(
+                span,
+                "a parser that reads the instance type in a program that clones, resubmits or recirculates (the hardware sets the instance type after the parser)",
+            ));
+        }
+    }
+    // Clones use the multicast tables too: a session may name a group.
+    let any_clones = clones || e2e_sets.is_some();
+    let mcast = if multicast || any_clones {
         let hw = McastHw {
             groups: MCAST_GROUPS,
             copies: MCAST_COPIES,
+            mirror_sessions: if any_clones { MIRROR_SESSIONS } else { 0 },
             index_word: next_word,
             data_word: next_word + 1,
             cmd_word: next_word + 2,
@@ -334,6 +411,11 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             rid: path(MetaRole::EgressRid)?,
             instance: path(MetaRole::InstanceType)?,
             replica: arch.instance_value(p4_arch::PacketInstance::Replica),
+            clone: clones.then(|| top::CloneSpec {
+                sets: ingress_sets.clone(),
+                instance: arch.instance_value(p4_arch::PacketInstance::IngressClone),
+                delay: front_latency,
+            }),
         })
     } else {
         None
@@ -355,7 +437,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     });
     let hashes: Vec<_> = hashes.into_iter().collect();
     let typedefs = tm.typedefs()?;
-    generated.insert(0, (format!("{prefix}_pkg.sv"), top::package(&prefix, &typedefs, &phv_members, &hashes)));
+    generated.insert(0, (format!("{prefix}_pkg.sv"), top::package(&prefix, &typedefs, &phv_members, &hashes, top::PiExtras { clones: any_clones, truncates, loops })));
     let spec = top::TopSpec {
         prefix: &prefix,
         port_w,
@@ -370,6 +452,34 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         fifo_depth: PAYLOAD_FIFO_BEATS,
         multicast: mcast,
         registers: register_access.clone(),
+        truncates,
+        pi: top::PiExtras { clones: any_clones, truncates, loops },
+        loops: loops.then(|| top::LoopSpec {
+            ingress_sets: ingress_sets.clone(),
+            egress_sets: egress_sets.clone(),
+            resubmitted: arch.instance_value(p4_arch::PacketInstance::Resubmitted),
+            recirculated: arch.instance_value(p4_arch::PacketInstance::Recirculated),
+            max_loops: p4_dataplane::MAX_LOOPS,
+            ingress_port: phv_path(&meta, MetaRole::IngressPort),
+            instance: phv_path(&meta, MetaRole::InstanceType),
+        }),
+        e2e: match e2e_sets {
+            Some(sets) => Some(top::E2eSpec {
+                sets,
+                instance: arch.instance_value(p4_arch::PacketInstance::EgressClone),
+                keep: [MetaRole::IngressPort, MetaRole::PacketLength]
+                    .into_iter()
+                    .filter_map(|r| meta(r).ok())
+                    .map(|p| p.trim_start_matches("s.phv.").to_string())
+                    .collect(),
+                zeroed: phv_members
+                    .iter()
+                    .map(|(n, _)| n.clone())
+                    .filter(|n| n == block::shared_member(SharedKind::UserMetadata) || n == block::shared_member(SharedKind::Intrinsic))
+                    .collect(),
+            }),
+            None => None,
+        },
     };
     generated.push((format!("{prefix}_top.sv"), top::top(&spec)));
 
@@ -378,6 +488,9 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             .iter()
             .map(|s| s.to_string())
             .collect();
+    if loops {
+        hw_modules.push("p4f_axis_rr_arbiter".into());
+    }
     if all_tables.iter().any(|t| t.kind == TableKind::ExactHash) {
         hw_modules.push("p4f_table_exact_hash".into());
     }
@@ -413,7 +526,8 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             "stall_cycles": next_word.max(1) * 4,
             "drops": next_word.max(1) * 4 + 4,
             "descriptors": next_word.max(1) * 4 + 8,
-            "packets": next_word.max(1) * 4 + 12
+            "packets": next_word.max(1) * 4 + 12,
+            "loops": next_word.max(1) * 4 + 16
         }),
         files,
         notes,

@@ -420,6 +420,8 @@ pub struct RtlSwitch {
     slots: Vec<Vec<u32>>,
     /// The multicast groups last written into the traffic manager.
     groups: Vec<(u32, Vec<(u32, u32)>)>,
+    /// The clone sessions last written into its mirror table.
+    mirrors: Vec<(u32, p4_dataplane::Mirror)>,
     sim: Sim,
     /// The last run's report (for measurements).
     pub last: RunReport,
@@ -441,6 +443,7 @@ impl RtlSwitch {
             written: vec![None; n],
             slots: vec![Vec::new(); n],
             groups: Vec::new(),
+            mirrors: Vec::new(),
             sim,
             last: RunReport::default(),
         };
@@ -473,6 +476,49 @@ impl RtlSwitch {
 
     /// Writes the oracle's multicast groups into the traffic manager's group table and copy list
     /// when they changed (every group's copies laid out one after another, in group order).
+    /// The mirror table's size when the design clones (0: it does not).
+    fn mirror_sessions(&self) -> u32 {
+        self.manifest.multicast.as_ref().map_or(0, |m| m.mirror_sessions)
+    }
+
+    /// A session the hardware's mirror table cannot hold is refused before the oracle takes it.
+    fn check_session(&self, session: u32) -> Result<(), ControlError> {
+        let n = self.mirror_sessions();
+        if n > 0 && session >= n {
+            return Err(ControlError::Invalid(format!(
+                "clone session {session}: the hardware target's mirror table holds sessions 0 to {}",
+                n - 1
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes the oracle's clone sessions into the mirror table (every session word, so deleted
+    /// ones are cleared).
+    fn sync_mirror(&mut self) -> Result<(), ControlError> {
+        let Some(hw) = self.manifest.multicast.clone() else { return Ok(()) };
+        let sessions = self.oracle.mirror_sessions();
+        if sessions == self.mirrors {
+            return Ok(());
+        }
+        let word = |m: Option<&p4_dataplane::Mirror>| match m {
+            Some(p4_dataplane::Mirror::Port(p)) => 1u32 << 31 | (p & 0xffff),
+            Some(p4_dataplane::Mirror::Group(g)) => 3u32 << 30 | (g & 0xffff),
+            None => 0,
+        };
+        let mut touched: Vec<u32> = sessions.iter().chain(&self.mirrors).map(|(s, _)| *s).collect();
+        touched.sort_unstable();
+        touched.dedup();
+        for s in touched.into_iter().filter(|s| *s < hw.mirror_sessions) {
+            let w = word(sessions.iter().find(|(x, _)| *x == s).map(|(_, m)| m));
+            for (reg, value) in [(hw.index_word, s), (hw.data_word, w), (hw.cmd_word, 2)] {
+                self.sim.write_reg(reg * 4, value).map_err(|e| ControlError::Invalid(e.0))?;
+            }
+        }
+        self.mirrors = sessions;
+        Ok(())
+    }
+
     fn sync_multicast(&mut self) -> Result<(), ControlError> {
         let groups = self.oracle.multicast_groups();
         if groups == self.groups {
@@ -561,7 +607,7 @@ impl RtlSwitch {
     fn unbuilt_counter<T>(&self, counter: &str, kept: T) -> Result<T, ControlError> {
         let direct = self.program.externs.iter().filter(|x| x.type_name == "direct_counter").map(|x| x.name.as_str());
         if p4_ir::layout::resolve(direct, counter).is_ok() {
-            return Err(ControlError::Invalid(format!("counter {counter}: direct counters are not kept in hardware yet")));
+            return Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no direct counters yet")));
         }
         Ok(kept)
     }
@@ -717,13 +763,18 @@ impl ControlPlane for RtlSwitch {
         self.sync_multicast()
     }
     fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError> {
-        self.oracle.mirroring_add(session, port)
+        self.check_session(session)?;
+        self.oracle.mirroring_add(session, port)?;
+        self.sync_mirror()
     }
     fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError> {
-        self.oracle.mirroring_add_mc(session, group)
+        self.check_session(session)?;
+        self.oracle.mirroring_add_mc(session, group)?;
+        self.sync_mirror()
     }
     fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {
-        self.oracle.mirroring_delete(session)
+        self.oracle.mirroring_delete(session)?;
+        self.sync_mirror()
     }
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
         // The oracle checks the name and the index (and answers for a register the pipeline never

@@ -3,12 +3,17 @@
 // without the output register; the 512-bit default). Each bench makes random packets (1 byte, a
 // beat, a beat plus or minus one, multiples of a beat, anything up to several beats) with random
 // descriptors (header 0..HDR_BYTES bytes, skip 0..past the end, equal to the header, a few bytes
-// either side of it, drops, random tdest, garbage beyond d_hdr_len), drives descriptors and
-// packets as two independent random-idle sources, and checks every output beat (data, tkeep,
-// tlast, tdest, zero bytes beyond tkeep, stable while stalled) against the model
-// hdr[0..hdr_len) ++ packet[skip..end]. Throughput phases: packets whose output is one beat go
-// at one packet per cycle (in and out); packets whose output is at least their input go at one
-// output beat per cycle. +seed=N.
+// either side of it, drops, random tdest, garbage beyond d_hdr_len; length limit d_max_len
+// 16'hFFFF half the time, otherwise 0, 1, inside the header bytes, the output length, one less,
+// anything below it, a beat edge, or a little above it), drives descriptors and packets as two
+// independent random-idle sources, and checks every output beat (data, tkeep, tlast, tdest, zero
+// bytes beyond tkeep, stable while stalled) against the model
+// (hdr[0..hdr_len) ++ packet[skip..end]) cut to its first max_len bytes. Throughput phases:
+// packets whose output is one beat go at one packet per cycle (in and out); packets whose output
+// is at least their input go at one output beat per cycle; cut packets (header = skip, at most a
+// beat) take an input beat every cycle and their last output beat leaves within the module's
+// latency (2 cycles, 1 without OUT_REG) of the input beat holding the cut, not at the input's
+// end. In every phase, the input beats after a cut in the payload are never refused. +seed=N.
 `timescale 1ns / 1ps
 `default_nettype none
 // The drivers and the scoreboard keep their queues and counters as blocking state.
@@ -26,12 +31,14 @@ module merge_bench #(
     output logic      done
 );
     import p4f_tb_pkg::*;
-    localparam int W      = DATA_W / 8;
-    localparam int DEST_W = 9;
+    localparam int W       = DATA_W / 8;
+    localparam int DEST_W  = 9;
+    localparam int LATENCY = OUT_REG ? 2 : 1; // input beat taken to output beat taken, no stalls
+    localparam int NO_LIMIT = 'hFFFF;         // d_max_len that cuts nothing
 
     logic                   d_valid, d_ready, d_drop;
     logic [HDR_BYTES*8-1:0] d_hdr_data;
-    logic [15:0]            d_hdr_len, d_skip_len;
+    logic [15:0]            d_hdr_len, d_skip_len, d_max_len;
     logic [DEST_W-1:0]      d_dest;
     logic [DATA_W-1:0]      s_tdata, m_tdata;
     logic [W-1:0]           s_tkeep, m_tkeep;
@@ -40,7 +47,7 @@ module merge_bench #(
 
     p4f_deparse_merge #(.DATA_W(DATA_W), .HDR_BYTES(HDR_BYTES), .DEST_W(DEST_W), .OUT_REG(OUT_REG)) dut (
         .clk, .rst,
-        .d_valid, .d_ready, .d_hdr_data, .d_hdr_len, .d_skip_len, .d_drop, .d_dest,
+        .d_valid, .d_ready, .d_hdr_data, .d_hdr_len, .d_skip_len, .d_max_len, .d_drop, .d_dest,
         .s_axis_tdata(s_tdata), .s_axis_tkeep(s_tkeep), .s_axis_tvalid(s_tvalid),
         .s_axis_tready(s_tready), .s_axis_tlast(s_tlast),
         .m_axis_tdata(m_tdata), .m_axis_tkeep(m_tkeep), .m_axis_tvalid(m_tvalid),
@@ -58,7 +65,7 @@ module merge_bench #(
 
     // What the drivers still have to send and what the sink still expects.
     logic [HDR_BYTES*8-1:0] dq_hdr [$];
-    int                     dq_hlen [$], dq_skip [$];
+    int                     dq_hlen [$], dq_skip [$], dq_max [$];
     bit                     dq_drop [$];
     logic [DEST_W-1:0]      dq_dest [$];
     int                     in_len_q [$];
@@ -66,9 +73,19 @@ module merge_bench #(
     int                     exp_len_q [$];
     logic [DEST_W-1:0]      exp_dest_q [$];
     byte unsigned           exp_bytes_q [$];
+    // The latency check of cut packets: per input packet and per expected output packet, the
+    // index of the input beat holding the output's last byte (-1: not checked), and the cycles
+    // at which those input beats were taken.
+    int                     in_cut_beat_q [$], exp_cut_beat_q [$];
+    longint unsigned        cut_cycle_q [$];
+    // Per input packet cut inside its payload before its last beat, the index of the beat
+    // holding the cut (-1: none): the beats after it must never be refused, stalls or not.
+    int                     in_tail_q [$];
 
     int  errors = 0;
     int  long_headers = 0;   // packets made with a header of more than one beat
+    // Packets whose output the limit cut: in the payload, inside the header bytes, to nothing.
+    int  cut_payload = 0, cut_header = 0, cut_empty = 0;
     longint unsigned packets_out = 0, beats_out = 0, packets_in = 0, packets_made = 0;
 
     function automatic void fail(input string what);
@@ -90,10 +107,27 @@ module merge_bench #(
         endcase
     endfunction
 
+    // A length limit for an output of out_len bytes whose header part is hlen bytes: no limit
+    // half the time, otherwise mostly a cut.
+    function automatic int pick_max(input int out_len, input int hlen);
+        case (gen_rng.below(16))
+            0: return 0;
+            1: return 1;
+            2: return hlen > 0 ? int'(gen_rng.below(hlen)) : 0;   // inside the header bytes
+            3: return out_len;
+            4: return out_len > 0 ? out_len - 1 : 0;
+            5: return int'(gen_rng.below(out_len + 1));
+            6: return W * (1 + int'(gen_rng.below(3))) + int'(gen_rng.below(3)) - 1; // a beat edge
+            7: return out_len + 1 + int'(gen_rng.below(2 * W));  // above: cuts nothing
+            default: return NO_LIMIT;
+        endcase
+    endfunction
+
     // Make one packet and its descriptor; queue both and the expected output.
-    // mode 0: anything; 1: output fits one beat and is not empty; 2: output >= input, not empty.
+    // mode 0: anything; 1: output fits one beat and is not empty; 2: output >= input, not empty;
+    // 3: header = skip (at most a beat), output cut to 1..its length bytes, latency checked.
     task automatic make_packet(input int mode);
-        int len, hlen, skip, out_len;
+        int len, hlen, skip, out_len, max_len, cut_beat, tail_beat;
         bit drop;
         logic [HDR_BYTES*8-1:0] hdr;
         logic [DEST_W-1:0] dest;
@@ -115,6 +149,10 @@ module merge_bench #(
             skip = int'(gen_rng.below((len < HDR_BYTES ? len : HDR_BYTES) + 1));
             hlen = skip + int'(gen_rng.below(HDR_BYTES - skip + 1));
             if (hlen == 0) hlen = 1;
+        end else if (mode == 3) begin
+            skip = int'(gen_rng.below((W < HDR_BYTES ? W : HDR_BYTES) + 1));
+            hlen = skip;
+            len  = skip + pick_len(4 * W);
         end else begin
             len = pick_len(HDR_BYTES + 4 * W);
             case (gen_rng.below(6))
@@ -144,11 +182,35 @@ module merge_bench #(
         dq_drop.push_back(drop); dq_dest.push_back(dest);
         if (hlen > HDR_BYTES) hlen = HDR_BYTES;
         out_len = hlen + (len > skip ? len - skip : 0);
+        // The limit: any in mode 0; in mode 1 never 0 (one beat out per packet); in mode 2 none
+        // or at least the output (the output stays at least the input); in mode 3 1..out_len.
+        case (mode)
+            0: max_len = pick_max(out_len, hlen);
+            1: max_len = gen_rng.below(2) == 0 ? NO_LIMIT : 1 + int'(gen_rng.below(out_len));
+            2: max_len = gen_rng.below(4) != 0 ? NO_LIMIT : out_len + int'(gen_rng.below(3));
+            default: max_len = 1 + int'(gen_rng.below(out_len));
+        endcase
+        if (max_len > NO_LIMIT) max_len = NO_LIMIT;
+        dq_max.push_back(max_len);
+        if (!drop && max_len < out_len) begin
+            if (max_len == 0) cut_empty++;
+            else if (max_len < hlen) cut_header++;
+            else cut_payload++;
+        end
+        // With header = skip, output byte i is input byte i (the header bytes go in with beat 0).
+        cut_beat = mode == 3 ? (max_len - 1) / W : -1;
+        in_cut_beat_q.push_back(cut_beat);
+        tail_beat = -1;
+        if (!drop && max_len > hlen && max_len < out_len && (skip + max_len - hlen - 1) / W < (len - 1) / W)
+            tail_beat = (skip + max_len - hlen - 1) / W;
+        in_tail_q.push_back(tail_beat);
+        if (max_len < out_len) out_len = max_len;
         if (!drop && out_len > 0) begin
-            for (int i = 0; i < hlen; i++) exp_bytes_q.push_back(hdr[i*8 +: 8]);
-            for (int i = skip; i < len; i++) exp_bytes_q.push_back(pkt[i]);
+            for (int i = 0; i < hlen && i < out_len; i++) exp_bytes_q.push_back(hdr[i*8 +: 8]);
+            for (int i = skip; i < len && i - skip + hlen < out_len; i++) exp_bytes_q.push_back(pkt[i]);
             exp_len_q.push_back(out_len);
             exp_dest_q.push_back(dest);
+            exp_cut_beat_q.push_back(cut_beat);
         end
         packets_made++;
     endtask
@@ -160,7 +222,7 @@ module merge_bench #(
         end else begin
             if (d_valid && d_ready) begin
                 void'(dq_hdr.pop_front()); void'(dq_hlen.pop_front()); void'(dq_skip.pop_front());
-                void'(dq_drop.pop_front()); void'(dq_dest.pop_front());
+                void'(dq_max.pop_front()); void'(dq_drop.pop_front()); void'(dq_dest.pop_front());
             end
             if (!d_valid || d_ready) begin
                 // The head of the queue is the descriptor on offer (popped above once taken).
@@ -169,6 +231,7 @@ module merge_bench #(
                     d_hdr_data <= dq_hdr[0];
                     d_hdr_len  <= 16'(dq_hlen[0]);
                     d_skip_len <= 16'(dq_skip[0]);
+                    d_max_len  <= 16'(dq_max[0]);
                     d_drop     <= dq_drop[0];
                     d_dest     <= dq_dest[0];
                 end else begin
@@ -180,11 +243,23 @@ module merge_bench #(
 
     // ---- packet source: beats cut from the byte queue
     int in_left = 0;   // bytes of the current packet not yet put on the bus
+    int in_beat = 0;   // index in its packet of the beat on the bus
     always @(posedge clk) begin
         if (rst) begin
             s_tvalid <= 1'b0;
         end else begin
-            if (s_tvalid && s_tready && s_tlast) packets_in++;
+            if (s_tvalid && !s_tready && in_tail_q[0] >= 0 && in_beat > in_tail_q[0])
+                fail($sformatf("input packet %0d: beat %0d, after the cut, refused", packets_in, in_beat));
+            if (s_tvalid && s_tready) begin
+                if (in_beat == in_cut_beat_q[0]) cut_cycle_q.push_back(cycle);
+                in_beat++;
+                if (s_tlast) begin
+                    void'(in_cut_beat_q.pop_front());
+                    void'(in_tail_q.pop_front());
+                    in_beat = 0;
+                    packets_in++;
+                end
+            end
             if (!s_tvalid || s_tready) begin
                 if ((in_left != 0 || in_len_q.size() != 0) && s_rng.below(100) >= s_idle_pct) begin
                     int n;
@@ -226,6 +301,7 @@ module merge_bench #(
                     logic [DATA_W-1:0] d;
                     logic [W-1:0] k;
                     logic [DEST_W-1:0] dest;
+                    longint unsigned t_in;
                     if (exp_left == 0) exp_left = exp_len_q.pop_front();
                     dest = exp_dest_q[0];
                     n = exp_left < W ? exp_left : W;
@@ -239,6 +315,17 @@ module merge_bench #(
                              packets_out, m_tdata, m_tkeep, m_tlast, m_tdest, d, k, exp_left == 0, dest));
                     if (exp_left == 0) begin
                         void'(exp_dest_q.pop_front());
+                        // A cut output ends when the beat holding the cut goes in, not at tlast.
+                        if (exp_cut_beat_q.pop_front() >= 0) begin
+                            if (cut_cycle_q.size() == 0) begin
+                                fail($sformatf("packet %0d: last beat out before the beat holding the cut went in", packets_out));
+                            end else begin
+                                t_in = cut_cycle_q.pop_front();
+                                if (cycle - t_in > longint'(LATENCY))
+                                    fail($sformatf("packet %0d: last beat out %0d cycles after the beat holding the cut went in, want <= %0d",
+                                         packets_out, cycle - t_in, LATENCY));
+                            end
+                        end
                         packets_out++;
                     end
                 end
@@ -317,7 +404,19 @@ module merge_bench #(
                  NAME, m_beats, m_last - m_first + 1, long_headers);
         @(negedge clk) measure = 1'b0;
 
+        // Cut outputs: an input beat every cycle (the beats after the cut are discarded at
+        // that rate), and the latency check of every packet's last output beat.
+        @(negedge clk) measure = 1'b1;
+        phase("cut outputs (throughput)", 0, 0, 0, 300, 3);
+        check(s_refused == 0, $sformatf("cut outputs: input refused %0d times", s_refused));
+        @(negedge clk) measure = 1'b0;
+
         phase("idle and backpressure again", 40, 40, 40, 800, 0);
+        // The limit must have cut payloads, header bytes and whole outputs.
+        check(cut_payload > 0 && cut_header > 0 && cut_empty > 0,
+              $sformatf("cuts made: %0d in the payload, %0d in the header, %0d to nothing", cut_payload, cut_header, cut_empty));
+        $display("%s: cut outputs: %0d in the payload, %0d in the header bytes, %0d to nothing",
+                 NAME, cut_payload, cut_header, cut_empty);
         done = 1'b1;
     end
 
@@ -344,8 +443,10 @@ module tb_p4f_deparse_merge;
         wait (&done);
         fails = b0.errors + b1.errors + b2.errors + b3.errors;
         if (fails == 0) begin
-            $display("PASS tb_p4f_deparse_merge (seed %0d): 4 configurations, %0d packets out",
-                     p4f_tb_pkg::run_seed(), b0.packets_out + b1.packets_out + b2.packets_out + b3.packets_out);
+            $display("PASS tb_p4f_deparse_merge (seed %0d): 4 configurations, %0d packets out (%0d cut)",
+                     p4f_tb_pkg::run_seed(), b0.packets_out + b1.packets_out + b2.packets_out + b3.packets_out,
+                     b0.cut_payload + b0.cut_header + b1.cut_payload + b1.cut_header
+                     + b2.cut_payload + b2.cut_header + b3.cut_payload + b3.cut_header);
             $finish;
         end else begin
             $fatal(1, "FAIL tb_p4f_deparse_merge (seed %0d): %0d errors", p4f_tb_pkg::run_seed(), fails);

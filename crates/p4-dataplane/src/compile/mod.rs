@@ -322,20 +322,10 @@ impl<'a> Compiler<'a> {
         }
         let mut ranges = Vec::new();
         if let Some((base, ty)) = self.meta.clone() {
-            let fields = self.type_def(&ty).map(|d| d.fields().to_vec()).unwrap_or_default();
-            for (i, f) in fields.iter().enumerate() {
-                let tagged = f.annotations.iter().any(|a| {
-                    a.name == "field_list"
-                        && a.args.iter().any(|v| match v {
-                            Value::Bits { value, .. } | Value::InfInt(value) => value.to_u64() == Some(index),
-                            _ => false,
-                        })
-                });
-                if tagged {
-                    let (off, fty) = self.field_offset(&ty, i as u32)?;
-                    let len = self.size(&fty)?;
-                    ranges.push((base + off, len));
-                }
+            for i in self.ir.field_list_fields(&ty, index) {
+                let (off, fty) = self.field_offset(&ty, i as u32)?;
+                let len = self.size(&fty)?;
+                ranges.push((base + off, len));
             }
         }
         self.field_sets.push(ranges);
