@@ -26,15 +26,20 @@
 //!    `init t_action_run = t.apply().action_run;` before a switch on the action that ran);
 //!    short-circuit operators and `?:` with effects become `if`s.
 //! 4. [`passes::inline_functions`] — function calls are replaced by their bodies.
-//! 5. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
-//! 6. [`passes::unroll_parser_stacks`] — parser states extracting into a header stack through
+//! 5. [`passes::unroll_loops`] — `for` loops whose iterations are known at compile time (for-in over
+//!    a header stack or a list, over a constant range, 3-clause loops that constants alone decide,
+//!    at most 256 iterations) become one copy of the body per iteration with the loop variable a
+//!    constant (`hdr.items[i]` becomes `hdr.items[8w2]`); `break`/`continue` under a condition
+//!    become flags guarding what follows. Loops bounded by run-time values stay.
+//! 6. [`passes::slice_rmw`] — `x[hi:lo] = v` becomes a read-modify-write of the whole of `x`.
+//! 7. [`passes::unroll_parser_stacks`] — parser states extracting into a header stack through
 //!    `.next` are copied per `nextIndex` value with constant indices; past the end they reject with
 //!    `StackOutOfBounds`.
-//! 7. [`passes::flatten_locals`] — locals of struct/header type become one scalar per field (and a
+//! 8. [`passes::flatten_locals`] — locals of struct/header type become one scalar per field (and a
 //!    `bool` per header for validity); whole struct/header copies become field-by-field copies.
-//! 8. [`passes::parallel_actions`] — straight-line action bodies become parallel assignments
+//! 9. [`passes::parallel_actions`] — straight-line action bodies become parallel assignments
 //!    (conditions become `?:`).
-//! 9. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
+//! 10. [`passes::dead_metadata`] — struct fields nothing reads are removed with their writes.
 //!
 //! Analyses of the lowered program:
 //! - [`parser_offsets::offsets`] — for each parser state, the bit offsets at which it can start and

@@ -17,14 +17,19 @@ pub trait Pass {
 /// `hoist-effects` runs before `inline-functions`: it turns calls in conditional positions (`a &&
 /// f(x)`, `c ? f(x) : y`) into statements under an `if`, where the inliner can then inline them;
 /// the other way round, a second lowering would still find calls to inline (the pipeline would not
-/// be idempotent, which `tests/pipeline.rs` checks). `flatten-locals` runs after the inliners (whose
-/// parameter copies it splits) and `slice-rmw`, and before `parallel-actions`, which only handles
-/// scalar locations.
+/// be idempotent, which `tests/pipeline.rs` checks). `unroll-loops` runs after the inliners (loops of
+/// inlined functions and sub-blocks are in their callers then, and a `return` in a loop has become a
+/// flag and a `break`) and before `unroll-parser-stacks` (an extract through `.next` in a loop is
+/// straight-line code after unrolling) and `flatten-locals` (a for-in element copy
+/// `init x = stack[K]` is split like any other header copy). `flatten-locals` runs after the
+/// inliners (whose parameter copies it splits) and `slice-rmw`, and before `parallel-actions`, which
+/// only handles scalar locations.
 pub const PASS_NAMES: &[&str] = &[
     passes::inline_controls::NAME,
     passes::inline_parsers::NAME,
     passes::hoist_effects::NAME,
     passes::inline_functions::NAME,
+    passes::unroll_loops::NAME,
     passes::slice_rmw::NAME,
     passes::unroll_parser_stacks::NAME,
     passes::flatten_locals::NAME,
@@ -44,6 +49,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         passes::slice_rmw::NAME => Some(Box::new(passes::slice_rmw::SliceRmw)),
         passes::flatten_locals::NAME => Some(Box::new(passes::flatten_locals::FlattenLocals)),
         passes::unroll_parser_stacks::NAME => Some(Box::new(passes::unroll_parser_stacks::UnrollParserStacks)),
+        passes::unroll_loops::NAME => Some(Box::new(passes::unroll_loops::UnrollLoops)),
         _ => None,
     }
 }

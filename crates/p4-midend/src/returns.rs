@@ -50,6 +50,16 @@ fn has_return(s: &Stmt) -> bool {
     any_stmt(std::slice::from_ref(s), &|x| matches!(x, Stmt::Return(..)))
 }
 
+/// True if `s` is or contains a loop whose body had a return (it is now the flag store and a `break`
+/// of that loop, which leaves only that loop).
+fn returns_from_nested_loop(s: &Stmt) -> bool {
+    any_stmt(std::slice::from_ref(s), &|x| {
+        matches!(x, Stmt::For { body, .. } if any_stmt(body, &|y| {
+            matches!(y, Stmt::Assign { lhs, .. } if matches!(lhs.kind, ExprKind::Var(v) if v == PLACEHOLDER))
+        }))
+    })
+}
+
 impl ReturnElim {
     fn list(&mut self, stmts: Vec<Stmt>, in_loop: bool) -> Vec<Stmt> {
         let mut out = Vec::new();
@@ -75,6 +85,13 @@ impl ReturnElim {
             if may_return {
                 let rest: Vec<Stmt> = rest.collect();
                 if rest.is_empty() {
+                    // A return in a loop nested in `s` only left that loop: this one must be left too.
+                    if in_loop && returns_from_nested_loop(&out[out.len() - 1]) {
+                        self.used = true;
+                        let span = Span::DUMMY;
+                        let flag = var_expr(PLACEHOLDER, Type::Bool, span);
+                        out.push(Stmt::If { cond: flag, then: vec![Stmt::Break(span)], otherwise: vec![], span });
+                    }
                     return out;
                 }
                 self.used = true;

@@ -55,6 +55,7 @@ fn pipeline_order_and_names() {
             "inline-parsers",
             "hoist-effects",
             "inline-functions",
+            "unroll-loops",
             "slice-rmw",
             "unroll-parser-stacks",
             "flatten-locals",
@@ -112,4 +113,55 @@ fn top_controls(p: &p4_ir::Program) -> Vec<usize> {
             _ => None,
         })
         .collect()
+}
+
+/// `for` statements in a program's code (nested ones included).
+fn count_loops(p: &mut p4_ir::Program) -> usize {
+    fn count(stmts: &[p4_ir::Stmt]) -> usize {
+        use p4_ir::Stmt;
+        stmts
+            .iter()
+            .map(|s| match s {
+                Stmt::For { init, update, body, .. } => 1 + count(init) + count(update) + count(body),
+                Stmt::If { then, otherwise, .. } => count(then) + count(otherwise),
+                Stmt::SwitchAction { cases, .. } => cases.iter().map(|(_, b)| count(b)).sum(),
+                Stmt::SwitchValue { cases, .. } => cases.iter().map(|(_, b)| count(b)).sum(),
+                Stmt::Block(l) => count(l),
+                _ => 0,
+            })
+            .sum()
+    }
+    let mut n = 0;
+    for (_, body) in p4_midend::util::bodies(p) {
+        n += p4_midend::util::body_mut(p, body).map_or(0, |l| count(l));
+    }
+    n
+}
+
+/// The loops the pipeline leaves are those bounded by run-time values (and the golden cases' loops
+/// left on purpose): every other program with loops is loop-free after lowering.
+#[test]
+fn only_run_time_loops_are_left() {
+    let expected = [
+        // Before: 2. Both for-in loops are unrolled.
+        ("tests/stf/for_in_collections.p4", 2, 0),
+        // Before: 4. Left: `i <= hdr.h.n` and `i in 1 .. hdr.h.n`.
+        ("tests/stf/for_loops.p4", 4, 2),
+        // Left: `i in 0 .. hdr.h.n`.
+        ("unroll-loops/collections.p4", 5, 1),
+        // Left: the body assigning its variable, and the 300-iteration loop.
+        ("unroll-loops/break_continue.p4", 7, 2),
+        // Left: the outer `k < hdr.h.n` (its inner for-in is unrolled).
+        ("unroll-loops/nested.p4", 9, 1),
+    ];
+    let mut seen = 0;
+    for p4 in programs() {
+        let Some((_, before, after)) = expected.iter().find(|(name, _, _)| p4.ends_with(name)) else { continue };
+        let mut program = common::compile(&p4).expect("compiles");
+        assert_eq!(count_loops(&mut program), *before, "{}: loops before lowering", p4.display());
+        let mut lowered = p4_midend::lower(program).expect("lowers");
+        assert_eq!(count_loops(&mut lowered), *after, "{}: loops left after lowering", p4.display());
+        seen += 1;
+    }
+    assert_eq!(seen, expected.len());
 }

@@ -201,7 +201,7 @@ fn validity_builtin(c: &Call) -> Option<(&Expr, Builtin)> {
 
 /// Calls `f` on every statement list and `g` on every expression outside statements (select keys,
 /// table keys and action arguments) of the code running in block `b`.
-fn block_code(
+pub(crate) fn block_code(
     program: &mut Program,
     b: &BlockRef,
     f: &mut dyn FnMut(&mut Vec<Stmt>),
@@ -440,7 +440,7 @@ fn flatten_block(program: &mut Program, types: &[TypeDef], b: &BlockRef) {
 }
 
 /// Removes variables from a frame and renumbers every reference to the others.
-fn remove_vars(program: &mut Program, b: &BlockRef, dead: &HashSet<VarId>) {
+pub(crate) fn remove_vars(program: &mut Program, b: &BlockRef, dead: &HashSet<VarId>) {
     if dead.is_empty() {
         return;
     }

@@ -8,4 +8,5 @@ pub mod inline_functions;
 pub mod inline_parsers;
 pub mod parallel_actions;
 pub mod slice_rmw;
+pub mod unroll_loops;
 pub mod unroll_parser_stacks;
