@@ -292,6 +292,12 @@ impl Switch {
         v
     }
 
+    /// The members of value set `index` (the program's value sets in order) as (value, mask),
+    /// in the order they were added: what a hardware value set has to hold.
+    pub fn value_set_members(&self, index: usize) -> Vec<(u128, u128)> {
+        self.ctx.value_sets.get(index).cloned().unwrap_or_default()
+    }
+
     /// Ports (with replication ids) a multicast group replicates to.
     fn group_members(&self, group: u32) -> Vec<(u32, u32)> {
         let mut out = Vec::new();

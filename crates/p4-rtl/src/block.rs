@@ -135,6 +135,9 @@ pub struct BlockGen<'a> {
     pub loop_here: Option<bool>,
     /// Whether the block calls `resubmit` or `recirculate`.
     pub loops: bool,
+    /// Value sets the parser's selects use: index in the program's value sets -> (port name,
+    /// members, element width). See [`crate::parser::value_set_cond`].
+    pub value_sets: BTreeMap<usize, (String, u32, u32)>,
     pub out: String,
     indent: usize,
     /// Parser mode: how packet_in calls translate (set by the parser generator).
@@ -240,6 +243,7 @@ impl<'a> BlockGen<'a> {
             truncates: false,
             loop_here: None,
             loops: false,
+            value_sets: BTreeMap::new(),
             stage: 0,
             out: String::new(),
             indent: 2,

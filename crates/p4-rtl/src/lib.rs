@@ -80,6 +80,21 @@ pub struct McastHw {
     pub cmd_word: u32,
 }
 
+/// A parser value set as the control plane reaches it (`manifest.json`'s `"value_sets"`): member
+/// `i` is at word `base_word + i * entry_words`: its value (`value_words` words, least significant
+/// first, already masked), its mask (as many words), then a word whose bit 0 says it is valid.
+#[derive(Clone, Debug, Serialize)]
+pub struct ValueSetHw {
+    pub name: String,
+    #[serde(skip)]
+    pub port: String,
+    pub width: u32,
+    pub size: u32,
+    pub base_word: u32,
+    pub value_words: u32,
+    pub entry_words: u32,
+}
+
 /// The PHV path (from `phv.`) of the intrinsic field playing `role` (empty when it has none).
 fn phv_path(meta: &dyn Fn(MetaRole) -> Result<String>, role: MetaRole) -> String {
     meta(role).map(|p| p.trim_start_matches("s.phv.").to_string()).unwrap_or_default()
@@ -140,6 +155,7 @@ pub struct Manifest {
     pub tables: Vec<TableHw>,
     /// Present when the program multicasts.
     pub multicast: Option<McastHw>,
+    pub value_sets: Vec<ValueSetHw>,
     pub registers: Vec<RegisterHw>,
     /// Present when the program has registers.
     pub register_access: Option<RegisterAccess>,
@@ -246,15 +262,32 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         .map(|s| format!("ST_{}", names::ident(&s.name).to_uppercase()))
         .unwrap_or_else(|| "ST_ACCEPT".into());
     hashes.extend(pg.hashes.keys().copied());
+    // Value sets: their members in control words from word 0 (see parser::value_set_cond).
+    let mut next_word = 0u32;
+    let mut value_sets = Vec::new();
+    for (&i, (port, size, width)) in &pg.value_sets {
+        let value_words = width.div_ceil(32);
+        let entry_words = 2 * value_words + 1;
+        value_sets.push(ValueSetHw {
+            name: program.value_sets[i].name.clone(),
+            port: port.clone(),
+            width: *width,
+            size: *size,
+            base_word: next_word,
+            value_words,
+            entry_words,
+        });
+        next_word += size * entry_words;
+    }
+    let parser_ports: Vec<(String, u32)> = value_sets.iter().map(|v| (v.port.clone(), v.size * v.entry_words * 32)).collect();
     generated.push((
         format!("{prefix}_parser.sv"),
-        top::parser_module(&prefix, plan.window_bytes, port_w, &sp, st_w, &start, &body, &pg.locals, &init),
+        top::parser_module(&prefix, plan.window_bytes, port_w, &sp, st_w, &start, &body, &pg.locals, &init, &parser_ports),
     ));
     stages.push(StageInfo { block: "parser".into(), name: parser.block.name.clone(), cycles: 1 });
     latency += 1;
 
     // Controls in package order, the deparser last.
-    let mut next_word = 0u32;
     let mut controls = Vec::new();
     let mut all_tables = Vec::new();
     let mut tm_after = 0;
@@ -444,6 +477,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         window_bytes: plan.window_bytes,
         hdr_bytes,
         ctrl_words: next_word,
+        parser_ports: value_sets.iter().map(|v| (v.port.clone(), v.base_word, v.size * v.entry_words)).collect(),
         controls,
         tm_after,
         egress_spec: egress_spec.clone(),
@@ -519,6 +553,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         stages,
         tables: all_tables,
         multicast: spec.multicast.as_ref().map(|m| m.hw.clone()),
+        value_sets,
         registers,
         register_access,
         control_words: next_word,

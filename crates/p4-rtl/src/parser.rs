@@ -282,24 +282,21 @@ fn transition(g: &mut BlockGen, t: &Transition, st_var: &str, err_w: u32) -> Res
             let mut first = true;
             for c in cases {
                 let mut conds = Vec::new();
-                for (i, ksets) in c.keysets.iter().enumerate() {
-                    let Some((kx, ke)) = ks.get(i) else { continue };
-                    let cond = match ksets {
-                        Keyset::Any => continue,
-                        Keyset::Value(v) => format!("({kx} == {})", g.expr(v)?),
-                        Keyset::Mask(v, m) => {
-                            let (v, m) = (g.expr(v)?, g.expr(m)?);
-                            format!("(({kx} & {m}) == ({v} & {m}))")
+                if let ([Keyset::ValueSet(id)], true) = (&c.keysets[..], ks.len() > 1) {
+                    // One value set for several keys matches their concatenation (first most
+                    // significant), as in the software target.
+                    let mut w = 0;
+                    for (_, ke) in &ks {
+                        w += g.width(&ke.ty, ke.span)?;
+                    }
+                    let all: Vec<&str> = ks.iter().map(|(k, _)| k.as_str()).collect();
+                    conds.push(value_set_cond(g, *id, &format!("{{{}}}", all.join(", ")), w, ks[0].1.span)?);
+                } else {
+                    for (ksets, (kx, ke)) in c.keysets.iter().zip(&ks) {
+                        if let Some(cond) = keyset_cond(g, ksets, kx, ke)? {
+                            conds.push(cond);
                         }
-                        Keyset::Range(lo, hi) => format!("({kx} >= {} && {kx} <= {})", g.expr(lo)?, g.expr(hi)?),
-                        Keyset::Lpm(v, len) => {
-                            let w = g.width(&ke.ty, ke.span)?;
-                            let shift = w.saturating_sub(*len);
-                            format!("(({kx} >> {shift}) == ({} >> {shift}))", g.expr(v)?)
-                        }
-                        Keyset::ValueSet(_) => return unsupported(ke.span, "a select on a value_set"),
-                    };
-                    conds.push(cond);
+                    }
                 }
                 let cond = if conds.is_empty() { "1'b1".to_string() } else { conds.join(" && ") };
                 let tgt = target(&c.target, &parser.states);
@@ -316,6 +313,61 @@ fn transition(g: &mut BlockGen, t: &Transition, st_var: &str, err_w: u32) -> Res
         }
     }
     Ok(())
+}
+
+/// The condition that key `kx` (the value of `ke`) is in `kset` (`None`: any key is).
+fn keyset_cond(g: &mut BlockGen, kset: &Keyset, kx: &str, ke: &p4_ir::Expr) -> Result<Option<String>> {
+    Ok(Some(match kset {
+        Keyset::Any => return Ok(None),
+        Keyset::Value(v) => format!("({kx} == {})", g.expr(v)?),
+        Keyset::Mask(v, m) => {
+            let (v, m) = (g.expr(v)?, g.expr(m)?);
+            format!("(({kx} & {m}) == ({v} & {m}))")
+        }
+        Keyset::Range(lo, hi) => format!("({kx} >= {} && {kx} <= {})", g.expr(lo)?, g.expr(hi)?),
+        Keyset::Lpm(v, len) => {
+            let w = g.width(&ke.ty, ke.span)?;
+            let shift = w.saturating_sub(*len);
+            format!("(({kx} >> {shift}) == ({} >> {shift}))", g.expr(v)?)
+        }
+        Keyset::ValueSet(id) => {
+            let w = g.width(&ke.ty, ke.span)?;
+            value_set_cond(g, *id, kx, w, ke.span)?
+        }
+    }))
+}
+
+/// Most members a value set is built with: each is a value and a mask in control words, all
+/// compared at once.
+const MAX_VALUE_SET: u32 = 64;
+
+/// `key` (`w` bits) is in value set `id`: some valid member has `key & mask == value` (the control
+/// plane writes values already masked). The members come in on the parser's `vs_<name>` port,
+/// from control words: per member `value` and `mask` (each `ceil(w / 32)` words) and a word whose
+/// bit 0 is the member's validity.
+pub fn value_set_cond(g: &mut BlockGen, id: p4_ir::ValueSetId, key: &str, w: u32, span: Span) -> Result<String> {
+    let vs = &g.p.value_sets[id.index()];
+    if vs.size == 0 || vs.size > MAX_VALUE_SET {
+        return unsupported(span, format!("value set `{}` of {} members (1..{MAX_VALUE_SET} are built)", vs.name, vs.size));
+    }
+    if w > 128 {
+        return unsupported(span, format!("value set `{}` of {w}-bit members (at most 128)", vs.name));
+    }
+    let port = format!("vs_{}", ident(&vs.name));
+    g.value_sets.insert(id.index(), (port.clone(), vs.size, w));
+    let vw = w.div_ceil(32);
+    let stride = (2 * vw + 1) * 32;
+    let terms: Vec<String> = (0..vs.size)
+        .map(|i| {
+            let base = i * stride;
+            format!(
+                "({port}[{}] && ((({w}'({key})) & {port}[{} +: {w}]) == {port}[{base} +: {w}]))",
+                base + 2 * vw * 32,
+                base + vw * 32
+            )
+        })
+        .collect();
+    Ok(format!("({})", terms.join(" || ")))
 }
 
 fn current_parser<'a>(g: &BlockGen<'a>) -> Result<&'a Parser> {

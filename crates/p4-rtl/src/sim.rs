@@ -826,7 +826,28 @@ impl ControlPlane for RtlSwitch {
     fn meter_set_rates(&mut self, meter: &str, _index: Option<u64>, _rates: &[MeterRate]) -> Result<(), ControlError> {
         Err(ControlError::Invalid(format!("meter {meter}: the hardware target has no meters yet")))
     }
-    fn value_set_add(&mut self, value_set: &str, _value: KeyValue) -> Result<(), ControlError> {
-        Err(ControlError::Invalid(format!("value set {value_set}: not built in the hardware target")))
+    fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError> {
+        self.oracle.value_set_add(value_set, value)?;
+        let sets = &self.manifest.value_sets;
+        // A value set no select uses is not built: its members matter to nothing.
+        let Ok(i) = p4_ir::layout::resolve(sets.iter().map(|v| v.name.as_str()), value_set) else { return Ok(()) };
+        let hw = sets[i].clone();
+        let index = self.program.value_sets.iter().position(|v| v.name == hw.name).unwrap_or(0);
+        let members = self.oracle.value_set_members(index);
+        let mut writes = Vec::new();
+        for (m, (v, mask)) in members.iter().enumerate() {
+            let base = hw.base_word + m as u32 * hw.entry_words;
+            for (w, d) in words(&BigUint::from(v & mask), hw.value_words).into_iter().enumerate() {
+                writes.push((base + w as u32, d));
+            }
+            for (w, d) in words(&BigUint::from(*mask), hw.value_words).into_iter().enumerate() {
+                writes.push((base + hw.value_words + w as u32, d));
+            }
+            writes.push((base + 2 * hw.value_words, 1));
+        }
+        for (word, value) in writes {
+            self.sim.write_reg(word * 4, value).map_err(|e| ControlError::Invalid(e.0))?;
+        }
+        Ok(())
     }
 }
