@@ -971,8 +971,22 @@ impl<'a> BlockGen<'a> {
                 ));
                 Ok(())
             }
-            ExternOp::LogMsg => {
+            // log_msg and digest write lines for the user to read (the software target's log);
+            // neither changes a packet.
+            ExternOp::LogMsg | ExternOp::Digest => {
                 self.line(format!("// {name}: no effect on packets"));
+                Ok(())
+            }
+            ExternOp::Assert => {
+                // A failed assert/assume stops the packet: it is dropped, and nothing after it
+                // (in this block or the next ones) has an effect.
+                if self.parser.is_some() {
+                    return unsupported(call.span, format!("`{name}` in the parser"));
+                }
+                let [cond] = &call.args[..] else { return unsupported(call.span, format!("`{name}` arguments")) };
+                let c = self.expr(&cond.expr)?;
+                let done = self.done.clone();
+                self.line(format!("if (!({c})) begin s.phv.pi.aborted = 1'b1; {done} = 1'b1; end"));
                 Ok(())
             }
             ExternOp::Clone(keep) => self.clone_call(name, keep, call),

@@ -23,6 +23,7 @@ pub mod sim;
 pub mod tables;
 pub mod top;
 pub mod types;
+pub mod wrapper;
 
 use std::collections::BTreeSet;
 
@@ -46,11 +47,21 @@ pub struct Options {
     /// Pipeline clock, for reports (MHz).
     pub clock_mhz: f64,
     pub tables: TableOptions,
+    /// What to build around the pipeline (`--arch`): the pipeline alone, or a multi-port wrapper.
+    pub arch: wrapper::Arch,
+    /// Ports of the wrapper (`--ports`; not used by [`wrapper::Arch::Top`]).
+    pub ports: u32,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { data_width: 512, clock_mhz: 250.0, tables: TableOptions::default() }
+        Options {
+            data_width: 512,
+            clock_mhz: 250.0,
+            tables: TableOptions::default(),
+            arch: wrapper::Arch::Top,
+            ports: 4,
+        }
     }
 }
 
@@ -93,6 +104,26 @@ pub struct ValueSetHw {
     pub base_word: u32,
     pub value_words: u32,
     pub entry_words: u32,
+}
+
+/// Whether any control or action calls an extern function whose operation `pred` accepts.
+fn calls_op(program: &Program, arch: &p4_arch::Architecture, pred: impl Fn(&p4_arch::ExternOp) -> bool) -> bool {
+    fn any(stmts: &[p4_ir::Stmt], f: &dyn Fn(&str) -> bool) -> bool {
+        use p4_ir::Stmt;
+        stmts.iter().any(|s| match s {
+            Stmt::Call(c) => matches!(&c.callee, p4_ir::Callee::ExternFunction { name, .. } if f(name)),
+            Stmt::If { then, otherwise, .. } => any(then, f) || any(otherwise, f),
+            Stmt::SwitchAction { cases, .. } => cases.iter().any(|(_, b)| any(b, f)),
+            Stmt::SwitchValue { cases, .. } => cases.iter().any(|(_, b)| any(b, f)),
+            Stmt::Block(b) => any(b, f),
+            Stmt::For { init, update, body, .. } => any(init, f) || any(update, f) || any(body, f),
+            _ => false,
+        })
+    }
+    let f = |name: &str| arch.function(name).is_some_and(|sig| pred(&sig.op));
+    program.controls.iter().any(|c| any(&c.init, &f) || any(&c.body, &f))
+        || program.actions.iter().any(|a| any(&a.body, &f))
+        || program.functions.iter().any(|x| any(&x.body, &f))
 }
 
 /// The PHV path (from `phv.`) of the intrinsic field playing `role` (empty when it has none).
@@ -140,6 +171,12 @@ pub struct Manifest {
     pub top: String,
     pub program: String,
     pub architecture: String,
+    /// The wrapper around the pipeline (`switch`, `bump`); absent for the pipeline alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
+    /// The wrapper's ports; absent for the pipeline alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub port_count: Option<u32>,
     pub data_width: u32,
     pub clock_mhz: f64,
     pub port_width: u32,
@@ -302,6 +339,8 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let mut before_tm = true;
     let mut truncates = false;
     let mut e2e_sets: Option<Vec<Vec<String>>> = None;
+    // A failed assert or assume stops a packet: every control's side effects skip it after that.
+    let aborts = calls_op(program, arch, |op| matches!(op, p4_arch::ExternOp::Assert));
     // Re-parsed packets: resubmitted by ingress, recirculated by egress.
     let mut resubmits = false;
     let mut loops = false;
@@ -318,11 +357,15 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             continue;
         }
         let role_name = format!("{:?}", role.role).to_lowercase();
-        let skip_dropped: &[&str] = match role.role {
-            Role::Egress | Role::ComputeChecksum if resubmits => &["drop", "bypass"],
-            Role::Egress | Role::ComputeChecksum => &["drop"],
-            _ => &[],
+        // Flags of packets whose register and counter writes a control skips.
+        let mut skip_dropped: Vec<&str> = match role.role {
+            Role::Egress | Role::ComputeChecksum if resubmits => vec!["drop", "bypass"],
+            Role::Egress | Role::ComputeChecksum => vec!["drop"],
+            _ => vec![],
         };
+        if aborts {
+            skip_dropped.push("abort");
+        }
         let m = control::generate(
             program,
             &tm,
@@ -335,7 +378,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             opts.tables,
             &mut next_word,
             &mut next_register,
-            skip_dropped,
+            &skip_dropped,
         )?;
         if role.role == Role::Ingress {
             resubmits = m.loops;
@@ -400,7 +443,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             &dg.locals,
             &egress_spec,
             &egress_port,
-            truncates,
+            top::PiExtras { clones: clones || e2e_sets.is_some(), truncates, loops, aborts },
             loops.then_some(p4_dataplane::MAX_LOOPS),
         ),
     ));
@@ -470,7 +513,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     });
     let hashes: Vec<_> = hashes.into_iter().collect();
     let typedefs = tm.typedefs()?;
-    generated.insert(0, (format!("{prefix}_pkg.sv"), top::package(&prefix, &typedefs, &phv_members, &hashes, top::PiExtras { clones: any_clones, truncates, loops })));
+    generated.insert(0, (format!("{prefix}_pkg.sv"), top::package(&prefix, &typedefs, &phv_members, &hashes, top::PiExtras { clones: any_clones, truncates, loops, aborts })));
     let spec = top::TopSpec {
         prefix: &prefix,
         port_w,
@@ -487,7 +530,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         multicast: mcast,
         registers: register_access.clone(),
         truncates,
-        pi: top::PiExtras { clones: any_clones, truncates, loops },
+        pi: top::PiExtras { clones: any_clones, truncates, loops, aborts },
         loops: loops.then(|| top::LoopSpec {
             ingress_sets: ingress_sets.clone(),
             egress_sets: egress_sets.clone(),
@@ -538,6 +581,8 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         top: format!("{prefix}_top"),
         program: name.to_string(),
         architecture: arch.name.to_string(),
+        arch: None,
+        port_count: None,
         data_width: opts.data_width,
         clock_mhz: opts.clock_mhz,
         port_width: port_w,
@@ -568,7 +613,9 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         notes,
     };
     let _ = Type::Bool;
-    Ok(Design { generated, hw_modules, manifest })
+    let mut design = Design { generated, hw_modules, manifest };
+    wrapper::apply(&mut design, &prefix, opts)?;
+    Ok(design)
 }
 
 fn block_of<'p>(p: &'p Program, b: &BlockRef) -> &'p p4_ir::Block {

@@ -33,6 +33,8 @@ pub struct PiExtras {
     pub truncates: bool,
     /// Ingress resubmits or egress recirculates.
     pub loops: bool,
+    /// A control calls `assert` or `assume` (a failure stops the packet: `pi.aborted`).
+    pub aborts: bool,
 }
 
 pub fn package(prefix: &str, typedefs: &str, phv_members: &[(String, String)], hashes: &[HashFn], extras: PiExtras) -> String {
@@ -44,6 +46,9 @@ pub fn package(prefix: &str, typedefs: &str, phv_members: &[(String, String)], h
     let _ = writeln!(out, "    typedef struct packed {{\n        logic [15:0] skip;  // bytes the parser consumed\n        logic [15:0] len;   // packet length in bytes\n        logic drop;\n        logic replay;       // the traffic manager sends this packet again (a copy but the last)");
     if extras.truncates {
         let _ = writeln!(out, "        logic truncate;     // cut the packet to max_len bytes\n        logic [15:0] max_len;");
+    }
+    if extras.aborts {
+        let _ = writeln!(out, "        logic aborted;       // an assert or assume failed: the packet is dropped, nothing else happens");
     }
     if extras.loops {
         let _ = writeln!(out, "        logic resubmit;     // ingress asked for a resubmit\n        logic [7:0] resub_set;\n        logic recirc;       // egress asked for a recirculation\n        logic [7:0] recirc_set;\n        logic bypass;       // a resubmitted packet on its way back: egress has no effect\n        logic [7:0] depth;  // times this packet was parsed again");
@@ -460,7 +465,10 @@ fn e2e_unit(o: &mut String, t: &TopSpec, e: &E2eSpec, module: &str, table_ports:
     let _ = writeln!(o, "        e2e_mirror = ({r}_phv.pi.clone && {r}_phv.pi.clone_session < 32'd{}) ? mirror[{r}_phv.pi.clone_session[{}:0]] : 32'd0;", h.mirror_sessions, ms - 1);
     let _ = writeln!(o, "        e2e_cgroup = (e2e_mirror[15:0] < 16'd{}) ? mc_group[e2e_mirror[{}:0]] : 32'd0;", h.groups, gw - 1);
     let _ = writeln!(o, "        e2e_req_count = !e2e_mirror[31] ? 16'd0 : (!e2e_mirror[30] ? 16'd1 : e2e_cgroup[31:16]);");
-    let bypass = if t.loops.is_some() { format!(" && !{r}_phv.pi.bypass") } else { String::new() };
+    let mut bypass = if t.loops.is_some() { format!(" && !{r}_phv.pi.bypass") } else { String::new() };
+    if t.pi.aborts {
+        bypass.push_str(&format!(" && !{r}_phv.pi.aborted"));
+    }
     let _ = writeln!(o, "        e2e_req = {r}_valid{bypass} && e2e_req_count != 16'd0;");
     let _ = writeln!(o, "        // Clone e2e_k of e2e_src: headers as egress left them, metadata zeroed but the kept fields.");
     let _ = writeln!(o, "        e2e_copy = mc_copy[e2e_first + {iw}'(e2e_k)];");
@@ -556,6 +564,9 @@ fn traffic_manager(o: &mut String, t: &TopSpec, r: &str) {
             let _ = writeln!(o, "        // Resubmitted: back to the parser through egress, which leaves it alone (drop or not).");
             let _ = writeln!(o, "        if ({r}_phv.pi.resubmit) begin tm_phv.pi.bypass = 1'b1; tm_phv.pi.drop = {r}_phv.pi.depth >= 8'd{}; end", l.max_loops);
         }
+        if t.pi.aborts {
+            let _ = writeln!(o, "        if ({r}_phv.pi.aborted) begin tm_phv.pi.drop = 1'b1;{} end", if t.loops.is_some() { " tm_phv.pi.bypass = 1'b0;" } else { "" });
+        }
         if t.pi.clones {
             let _ = writeln!(o, "        tm_phv.pi.clone = 1'b0;");
         }
@@ -605,14 +616,15 @@ fn traffic_manager(o: &mut String, t: &TopSpec, r: &str) {
     let _ = writeln!(o, "    always_comb begin");
     let _ = writeln!(o, "        tm_group = ({r}_phv.{grp} < {}) ? mc_group[{r}_phv.{grp}[{}:0]] : 32'd0;", h.groups, gw - 1);
     let resub = if t.loops.is_some() { format!("{r}_phv.pi.resubmit") } else { "1'b0".to_string() };
-    let _ = writeln!(o, "        arr.phv = {r}_phv;\n        arr.mc = {r}_phv.{grp} != '0 && !{resub};\n        arr.clones_first = arr.mc || {resub};\n        arr.m_first = tm_group[{}:0];\n        arr.m_count = tm_group[31:16];", iw - 1);
+    let abort = if t.pi.aborts { format!("{r}_phv.pi.aborted") } else { "1'b0".to_string() };
+    let _ = writeln!(o, "        arr.phv = {r}_phv;\n        arr.mc = {r}_phv.{grp} != '0 && !{resub} && !{abort};\n        arr.clones_first = arr.mc || {resub};\n        arr.m_first = tm_group[{}:0];\n        arr.m_count = tm_group[31:16];", iw - 1);
     match &mc.clone {
         Some(cl) => {
             let ms = crate::control::bits_for_index(h.mirror_sessions);
             let _ = writeln!(o, "        tm_mirror = ({r}_phv.pi.clone && {r}_phv.pi.clone_session < 32'd{}) ? mirror[{r}_phv.pi.clone_session[{}:0]] : 32'd0;", h.mirror_sessions, ms - 1);
             let _ = writeln!(o, "        tm_cgroup = (tm_mirror[15:0] < 16'd{}) ? mc_group[tm_mirror[{}:0]] : 32'd0;", h.groups, gw - 1);
             let _ = writeln!(o, "        arr.c_group = tm_mirror[30];\n        arr.c_port = tm_mirror[15:0];\n        arr.c_first = tm_cgroup[{}:0];", iw - 1);
-            let _ = writeln!(o, "        arr.c_count = !tm_mirror[31] ? 16'd0 : (!tm_mirror[30] ? 16'd1 : tm_cgroup[31:16]);");
+            let _ = writeln!(o, "        arr.c_count = (!tm_mirror[31] || {abort}) ? 16'd0 : (!tm_mirror[30] ? 16'd1 : tm_cgroup[31:16]);");
             let _ = writeln!(o, "        // The clone: parsed as the packet was, the kept fields as ingress left them.");
             let _ = writeln!(o, "        arr.clone = clone_base;");
             if !cl.sets.is_empty() {
@@ -645,6 +657,9 @@ fn traffic_manager(o: &mut String, t: &TopSpec, r: &str) {
         let _ = writeln!(o, "            // Resubmitted: back to the parser through egress, which leaves it alone.");
         let _ = writeln!(o, "            if (cur.phv.pi.resubmit) begin tm_phv.pi.bypass = 1'b1; tm_phv.pi.drop = cur.phv.pi.depth >= 8'd{}; end", l.max_loops);
     }
+    if t.pi.aborts {
+        let _ = writeln!(o, "            if (cur.phv.pi.aborted) begin tm_phv.pi.drop = 1'b1;{} end", if t.loops.is_some() { " tm_phv.pi.bypass = 1'b0;" } else { "" });
+    }
     let _ = writeln!(o, "        end else begin\n            tm_phv = cur.phv;\n            tm_phv.pi.drop = cur.m_count == 16'd0;");
     let _ = writeln!(o, "            tm_phv.{ep} = $bits(tm_phv.{ep})'(tm_copy[15:0]);\n            tm_phv.{rid} = $bits(tm_phv.{rid})'(tm_copy[31:16]);\n            tm_phv.{inst} = $bits(tm_phv.{inst})'({});", mc.replica);
     if t.truncates {
@@ -674,7 +689,7 @@ pub fn deparser_module(
     locals: &[(String, String)],
     egress_spec: &str,
     egress_port: &str,
-    truncates: bool,
+    pi: PiExtras,
     max_loops: Option<u32>,
 ) -> String {
     let mut o = String::new();
@@ -699,19 +714,21 @@ pub fn deparser_module(
     let _ = writeln!(o, "    end");
     let es = egress_spec.trim_start_matches("s.phv.");
     let ep = egress_port.trim_start_matches("s.phv.");
-    let max_len = if truncates { "in_phv.pi.truncate ? in_phv.pi.max_len : 16'hFFFF" } else { "16'hFFFF" };
+    let max_len = if pi.truncates { "in_phv.pi.truncate ? in_phv.pi.max_len : 16'hFFFF" } else { "16'hFFFF" };
+    // Dropped by ingress, or by egress (which marks the drop the same way), or stopped by an assert.
+    let dropped = format!("in_phv.pi.drop || (in_phv.{es} == '1){}", if pi.aborts { " || in_phv.pi.aborted" } else { "" });
     let _ = writeln!(o, "    always_ff @(posedge clk) begin\n        if (rst) out_valid <= 1'b0;\n        else if (ce) begin\n            out_valid <= in_valid;\n            out_hdr <= hdr_le;\n            out_len <= 16'(ooff >> 3);\n            out_skip <= in_phv.pi.skip;\n            out_pkt_len <= in_phv.pi.len;");
     match max_loops {
         None => {
-            let _ = writeln!(o, "            // Dropped by ingress, or by egress (which marks the drop the same way).\n            out_drop <= in_phv.pi.drop || (in_phv.{es} == '1);\n            out_replay <= in_phv.pi.replay;\n            out_max_len <= {max_len};\n            out_dest <= {port_w}'(in_phv.{ep});\n            out_loop <= 1'b0;\n            out_kind <= 1'b0;\n            out_phv <= in_phv;\n        end\n    end");
+            let _ = writeln!(o, "            out_drop <= {dropped};\n            out_replay <= in_phv.pi.replay;\n            out_max_len <= {max_len};\n            out_dest <= {port_w}'(in_phv.{ep});\n            out_loop <= 1'b0;\n            out_kind <= 1'b0;\n            out_phv <= in_phv;\n        end\n    end");
         }
         Some(max) => {
             let _ = writeln!(o, "            if (in_phv.pi.bypass) begin");
             let _ = writeln!(o, "                // Resubmitted: the original bytes go back (unless it looped too often).\n                out_len <= 16'd0;\n                out_skip <= 16'd0;\n                out_drop <= in_phv.pi.drop;\n                out_loop <= !in_phv.pi.drop;\n                out_max_len <= 16'hFFFF;");
             let _ = writeln!(o, "            end else begin");
-            let _ = writeln!(o, "                // Dropped by ingress, or by egress (which marks the drop the same way); recirculated\n                // when egress asked and it is not dropped, unless it looped too often.");
-            let _ = writeln!(o, "                out_drop <= in_phv.pi.drop || (in_phv.{es} == '1) || (in_phv.pi.recirc && in_phv.pi.depth >= 8'd{max});");
-            let _ = writeln!(o, "                out_loop <= in_phv.pi.recirc && !(in_phv.pi.drop || (in_phv.{es} == '1)) && in_phv.pi.depth < 8'd{max};");
+            let _ = writeln!(o, "                // Recirculated when egress asked and it is not dropped, unless it looped too often.");
+            let _ = writeln!(o, "                out_drop <= {dropped} || (in_phv.pi.recirc && in_phv.pi.depth >= 8'd{max});");
+            let _ = writeln!(o, "                out_loop <= in_phv.pi.recirc && !({dropped}) && in_phv.pi.depth < 8'd{max};");
             let _ = writeln!(o, "                out_max_len <= {max_len};\n            end");
             let _ = writeln!(o, "            out_replay <= in_phv.pi.replay;\n            out_dest <= {port_w}'(in_phv.{ep});\n            out_kind <= in_phv.pi.bypass;\n            out_phv <= in_phv;\n        end\n    end");
         }

@@ -1,0 +1,396 @@
+//! The multi-port wrapper around a generated pipeline (`--arch switch|bump`): per-port RX and TX
+//! queues in the ports' own MAC clocks, a round-robin arbiter into `<prefix>_top`, and the way
+//! back out by the packet's `tdest`:
+//!
+//! ```text
+//!  rx[i] (mac_clk[i]) ─► p4f_port_rx ─┐                                                ┌─► p4f_port_tx ─► tx[i] (mac_clk[i])
+//!       ...                           ├─► p4f_axis_rr_arbiter ─► <prefix>_top ─► out ──┤        ...
+//!  rx[N-1]            ─► p4f_port_rx ─┘   (tuser = rx port)      (clk)  (tdest)        └─► p4f_port_tx ─► tx[N-1]
+//! ```
+//!
+//! `out` is `p4f_axis_crossbar` for `switch` (N ports) and a two-way direct path for `bump`
+//! (exactly 2 ports: a packet leaves on the port its `tdest` names, 0 or 1). Either way a `tdest`
+//! that names no port drops the packet whole and counts it on `stat_out_drops`. The pipeline, its
+//! AXI4-Lite register map and its status outputs are unchanged; only the streams are wrapped.
+//!
+//! Ports are flat vectors in the `hw/` convention: port i of `rx_axis_tdata` is bits
+//! `[i*DATA_W +: DATA_W]`, of `rx_axis_tvalid` bit i, and so on. Port i's RX and TX are both in
+//! `mac_clk[i]` (reset `mac_rst[i]`, asserted together with `rst`, as the clock-crossing FIFOs
+//! require); the pipeline, the arbiter, the output stage and AXI4-Lite are in `clk`.
+
+use std::fmt::Write;
+
+use crate::error::{Result, RtlError};
+use crate::{Design, Options};
+
+/// What `p4forge rtl --arch` builds around the pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Arch {
+    /// The pipeline alone, `<prefix>_top` (one stream in, one out).
+    #[default]
+    Top,
+    /// A multi-port switch, `<prefix>_switch`: N ports, an output crossbar.
+    Switch,
+    /// Bump-in-the-wire, `<prefix>_bump`: 2 ports, a direct path out.
+    Bump,
+}
+
+impl Arch {
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::Top => "top",
+            Arch::Switch => "switch",
+            Arch::Bump => "bump",
+        }
+    }
+}
+
+/// Ports a switch may have (the arbiter and crossbar need two; 64 keeps the port index in 6 bits
+/// and the crossbar's output mux reasonable).
+pub const SWITCH_PORTS: std::ops::RangeInclusive<u32> = 2..=64;
+/// Ports of a bump-in-the-wire.
+pub const BUMP_PORTS: u32 = 2;
+
+/// Checks the port count for `arch`; the message names the option.
+pub fn check_ports(arch: Arch, ports: u32) -> std::result::Result<(), String> {
+    match arch {
+        Arch::Switch if !SWITCH_PORTS.contains(&ports) => Err(format!(
+            "--ports {ports}: a switch has {} to {} ports",
+            SWITCH_PORTS.start(),
+            SWITCH_PORTS.end()
+        )),
+        Arch::Bump if ports != BUMP_PORTS => {
+            Err(format!("--ports {ports}: a bump-in-the-wire has exactly {BUMP_PORTS} ports"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Adds the wrapper `opts.arch` asks for to `design` (whose pipeline is `<prefix>_top`): the
+/// wrapper's file after the top's, the `hw/` modules it uses, and the manifest's top, files,
+/// architecture, port count and port description. `Arch::Top` leaves the design as it is.
+pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
+    if opts.arch == Arch::Top {
+        return Ok(());
+    }
+    check_ports(opts.arch, opts.ports).map_err(RtlError::global)?;
+    let m = &design.manifest;
+    let port_w = m.port_width;
+    if port_w < 32 && (1u64 << port_w) < u64::from(opts.ports) {
+        return Err(RtlError::global(format!("{} ports do not fit the architecture's {port_w}-bit port numbers", opts.ports)));
+    }
+    // The register file's address width, as the top declares it: its map holds the control words
+    // (at least one), the status words and the register-read words.
+    let read_words = crate::top::STATUS_WORDS + m.register_access.as_ref().map_or(0, |r| r.data_words);
+    let map_bytes = (m.control_words.max(1) + read_words) * 4;
+    let addr_w = (32 - (map_bytes - 1).leading_zeros()).max(4);
+
+    let w = Wrapper {
+        prefix,
+        arch: opts.arch,
+        ports: opts.ports,
+        port_w,
+        addr_w,
+        data_w: m.data_width,
+        // Every queue holds the longest packet the pipeline takes (its payload FIFO's beats).
+        queue_depth: crate::PAYLOAD_FIFO_BEATS,
+    };
+    let module = format!("{prefix}_{}", opts.arch.name());
+    design.generated.push((format!("{module}.sv"), w.text()));
+
+    let mut hw: Vec<String> = design.hw_modules.clone();
+    hw.extend(["p4f_port_rx", "p4f_port_tx", "p4f_axis_rr_arbiter"].map(String::from));
+    if opts.arch == Arch::Switch {
+        hw.push("p4f_axis_crossbar".into());
+    }
+    design.hw_modules = crate::hw::closure(&hw);
+    let mut files: Vec<String> = design.hw_modules.iter().map(|m| format!("hw/{m}.sv")).collect();
+    files.extend(design.generated.iter().map(|(n, _)| n.clone()));
+
+    let m = &mut design.manifest;
+    m.files = files;
+    m.top = module;
+    m.arch = Some(opts.arch.name().to_string());
+    m.port_count = Some(opts.ports);
+    m.ports = serde_json::json!({
+        "layout": "flat vectors: port i is bits [i*W +: W] of each rx_axis_*/tx_axis_* signal (W its width for one port: DATA_W, DATA_W/8 or 1)",
+        "rx": {"stream": "rx_axis", "signals": "tdata, tkeep, tvalid, tready, tlast", "clock": "mac_clk[i]", "reset": "mac_rst[i]"},
+        "tx": {"stream": "tx_axis", "signals": "tdata, tkeep, tvalid, tready, tlast", "clock": "mac_clk[i]", "reset": "mac_rst[i]"},
+        "clocks": {
+            "pipeline": {"clock": "clk", "reset": "rst", "mhz": opts.clock_mhz},
+            "mac": {"clock": "mac_clk[i]", "reset": "mac_rst[i]", "note": "one per port, unrelated to clk (156.25 MHz in the seed design); assert every reset together with rst"}
+        },
+        "pipeline": {"module": format!("{prefix}_top"), "instance": "u_top", "tuser": "rx port index", "tdest": "tx port index; any other value is dropped"},
+        "out": if opts.arch == Arch::Switch { "p4f_axis_crossbar" } else { "direct path (no crossbar)" },
+        "queue_beats": w.queue_depth,
+        "control": {"axi4_lite": "s_axil", "data_width": 32, "clock": "clk"},
+        "status": {
+            "stat_stall_cycles, stat_drops, stat_descs, stat_packets, stat_loops": "the pipeline's (clk)",
+            "stat_rx_drops": "per port, 32 bits each: packets the RX queue dropped whole (clk)",
+            "stat_tx_drops": "per port, 32 bits each: packets longer than the TX queue (mac_clk[i])",
+            "stat_out_drops": "packets whose tdest named no port (clk)"
+        }
+    });
+    Ok(())
+}
+
+/// The parameters of one wrapper's text.
+struct Wrapper<'a> {
+    prefix: &'a str,
+    arch: Arch,
+    ports: u32,
+    port_w: u32,
+    addr_w: u32,
+    data_w: u32,
+    queue_depth: u32,
+}
+
+impl Wrapper<'_> {
+    fn text(&self) -> String {
+        let mut o = String::new();
+        self.header(&mut o);
+        self.rx_queues(&mut o);
+        self.arbiter_and_pipeline(&mut o);
+        match self.arch {
+            Arch::Switch => self.crossbar(&mut o),
+            _ => self.direct_path(&mut o),
+        }
+        self.tx_queues(&mut o);
+        let _ = writeln!(o, "endmodule\n\n`default_nettype wire");
+        o
+    }
+
+    fn header(&self, o: &mut String) {
+        let (p, n, aw) = (self.prefix, self.ports, self.addr_w - 1);
+        let (what, out) = match self.arch {
+            Arch::Switch => (format!("{n}-port switch"), "p4f_axis_crossbar by tdest"),
+            _ => ("bump-in-the-wire (2 ports)".to_string(), "a direct path by tdest (0 or 1)"),
+        };
+        let _ = writeln!(
+            o,
+            "// {what} around {p}_top, generated by p4forge (crates/p4-rtl/src/wrapper.rs).
+//
+//   rx port i (mac_clk[i]) -> p4f_port_rx -> p4f_axis_rr_arbiter -> {p}_top (clk, tuser = port i)
+//   -> {out} -> p4f_port_tx -> tx port i (mac_clk[i])
+//
+// Ports are flat vectors: port i is bits [i*W +: W] of each rx_axis_* / tx_axis_* signal. Port i's
+// RX and TX run in mac_clk[i]; the pipeline, AXI4-Lite and the status outputs in clk. Assert every
+// mac_rst[i] together with rst (overlapping for a few cycles of the slowest clock). A packet whose
+// tdest names no port is dropped whole (stat_out_drops). The register map is the pipeline's
+// (manifest.json).
+`default_nettype none
+
+module {p}_{arch} #(
+    parameter int DATA_W      = {dw},          // stream width in bits (the pipeline's)
+    parameter int KEEP_W      = DATA_W / 8,
+    parameter int QUEUE_DEPTH = {qd},          // beats of each RX and TX packet queue (the longest packet)
+    parameter int ASYNC_DEPTH = 16,           // entries of each clock-crossing FIFO
+    localparam int PORTS      = {n}
+) (
+    input  wire logic                      clk,      // the pipeline's clock
+    input  wire logic                      rst,
+    input  wire logic [PORTS-1:0]          mac_clk,  // port i's MAC clock
+    input  wire logic [PORTS-1:0]          mac_rst,
+
+    // From the MACs (port i in mac_clk[i]).
+    input  wire logic [PORTS*DATA_W-1:0]   rx_axis_tdata,
+    input  wire logic [PORTS*KEEP_W-1:0]   rx_axis_tkeep,
+    input  wire logic [PORTS-1:0]          rx_axis_tvalid,
+    output logic      [PORTS-1:0]          rx_axis_tready,
+    input  wire logic [PORTS-1:0]          rx_axis_tlast,
+
+    // To the MACs (port i in mac_clk[i]); a packet comes out whole, without gaps.
+    output logic      [PORTS*DATA_W-1:0]   tx_axis_tdata,
+    output logic      [PORTS*KEEP_W-1:0]   tx_axis_tkeep,
+    output logic      [PORTS-1:0]          tx_axis_tvalid,
+    input  wire logic [PORTS-1:0]          tx_axis_tready,
+    output logic      [PORTS-1:0]          tx_axis_tlast,
+
+    // The pipeline's AXI4-Lite (clk).
+    input  wire logic [{aw}:0]                s_axil_awaddr,
+    input  wire logic [2:0]                s_axil_awprot,
+    input  wire logic                      s_axil_awvalid,
+    output logic                           s_axil_awready,
+    input  wire logic [31:0]               s_axil_wdata,
+    input  wire logic [3:0]                s_axil_wstrb,
+    input  wire logic                      s_axil_wvalid,
+    output logic                           s_axil_wready,
+    output logic      [1:0]                s_axil_bresp,
+    output logic                           s_axil_bvalid,
+    input  wire logic                      s_axil_bready,
+    input  wire logic [{aw}:0]                s_axil_araddr,
+    input  wire logic [2:0]                s_axil_arprot,
+    input  wire logic                      s_axil_arvalid,
+    output logic                           s_axil_arready,
+    output logic      [31:0]               s_axil_rdata,
+    output logic      [1:0]                s_axil_rresp,
+    output logic                           s_axil_rvalid,
+    input  wire logic                      s_axil_rready,
+
+    // The pipeline's status (clk), then the wrapper's drop counters.
+    output logic      [31:0]               stat_stall_cycles,
+    output logic      [31:0]               stat_drops,
+    output logic      [31:0]               stat_descs,
+    output logic      [31:0]               stat_packets,
+    output logic      [31:0]               stat_loops,
+    output logic      [PORTS*32-1:0]       stat_rx_drops,   // port i: RX queue full (clk)
+    output logic      [PORTS*32-1:0]       stat_tx_drops,   // port i: longer than the TX queue (mac_clk[i])
+    output logic      [31:0]               stat_out_drops   // tdest named no port (clk)
+);",
+            arch = self.arch.name(),
+            dw = self.data_w,
+            qd = self.queue_depth,
+        );
+        // The hw modules' tuser/tid outputs the wrapper has no use for land in these.
+        let _ = writeln!(o, "    /* verilator lint_off UNUSEDSIGNAL */");
+        let _ = writeln!(o, "    logic [PORTS-1:0] rx_unused_tuser, tx_unused_tuser;\n    logic arb_unused_tuser;");
+        if self.arch == Arch::Switch {
+            let _ = writeln!(o, "    logic [PORTS-1:0] xbar_unused_tid, xbar_unused_tuser;\n    logic xbar_idle_tready;");
+        }
+        let _ = writeln!(o, "    /* verilator lint_on UNUSEDSIGNAL */\n");
+    }
+
+    fn rx_queues(&self, o: &mut String) {
+        let _ = writeln!(
+            o,
+            "    // RX: each port's MAC clock into clk; whole packets only (a packet that finds its queue
+    // full is dropped whole, since a MAC cannot wait).
+    logic [PORTS*DATA_W-1:0] in_tdata;
+    logic [PORTS*KEEP_W-1:0] in_tkeep;
+    logic [PORTS-1:0]        in_tvalid, in_tready, in_tlast;
+    for (genvar i = 0; i < PORTS; i++) begin : g_rx
+        p4f_port_rx #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .ASYNC_DEPTH(ASYNC_DEPTH), .DEPTH(QUEUE_DEPTH)) u_rx (
+            .s_clk(mac_clk[i]), .s_rst(mac_rst[i]),
+            .s_axis_tdata(rx_axis_tdata[i*DATA_W +: DATA_W]), .s_axis_tkeep(rx_axis_tkeep[i*KEEP_W +: KEEP_W]),
+            .s_axis_tvalid(rx_axis_tvalid[i]), .s_axis_tready(rx_axis_tready[i]), .s_axis_tlast(rx_axis_tlast[i]), .s_axis_tuser(1'b0),
+            .m_clk(clk), .m_rst(rst),
+            .m_axis_tdata(in_tdata[i*DATA_W +: DATA_W]), .m_axis_tkeep(in_tkeep[i*KEEP_W +: KEEP_W]),
+            .m_axis_tvalid(in_tvalid[i]), .m_axis_tready(in_tready[i]), .m_axis_tlast(in_tlast[i]), .m_axis_tuser(rx_unused_tuser[i]),
+            .drop_count(stat_rx_drops[i*32 +: 32])
+        );
+    end
+"
+        );
+    }
+
+    fn arbiter_and_pipeline(&self, o: &mut String) {
+        let (p, pw) = (self.prefix, self.port_w);
+        let _ = writeln!(
+            o,
+            "    // One packet at a time into the pipeline, round robin over the ports; the port a packet
+    // came from (the arbiter's tid) is its ingress port.
+    localparam int ID_W = $clog2(PORTS);
+    logic [DATA_W-1:0] a_tdata;
+    logic [KEEP_W-1:0] a_tkeep;
+    logic              a_tvalid, a_tready, a_tlast;
+    logic [ID_W-1:0]   a_tid;
+    p4f_axis_rr_arbiter #(.S_COUNT(PORTS), .DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .ID_W(ID_W)) u_arb (
+        .clk(clk), .rst(rst),
+        .s_axis_tdata(in_tdata), .s_axis_tkeep(in_tkeep), .s_axis_tvalid(in_tvalid), .s_axis_tready(in_tready),
+        .s_axis_tlast(in_tlast), .s_axis_tuser({{PORTS{{1'b0}}}}),
+        .m_axis_tdata(a_tdata), .m_axis_tkeep(a_tkeep), .m_axis_tvalid(a_tvalid), .m_axis_tready(a_tready),
+        .m_axis_tlast(a_tlast), .m_axis_tid(a_tid), .m_axis_tuser(arb_unused_tuser)
+    );
+
+    logic [DATA_W-1:0] p_tdata;
+    logic [KEEP_W-1:0] p_tkeep;
+    logic              p_tvalid, p_tready, p_tlast;
+    logic [{pw1}:0]        p_tdest;
+    {p}_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_top (
+        .clk(clk), .rst(rst),
+        .s_axis_tdata(a_tdata), .s_axis_tkeep(a_tkeep), .s_axis_tvalid(a_tvalid), .s_axis_tready(a_tready),
+        .s_axis_tlast(a_tlast), .s_axis_tuser({pw}'(a_tid)),
+        .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid), .m_axis_tready(p_tready),
+        .m_axis_tlast(p_tlast), .m_axis_tdest(p_tdest),
+        .s_axil_awaddr, .s_axil_awprot, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb,
+        .s_axil_wvalid, .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr,
+        .s_axil_arprot, .s_axil_arvalid, .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid,
+        .s_axil_rready,
+        .stat_stall_cycles, .stat_drops, .stat_descs, .stat_packets, .stat_loops
+    );
+
+    // Towards the TX queues (clk).
+    logic [PORTS*DATA_W-1:0] out_tdata;
+    logic [PORTS*KEEP_W-1:0] out_tkeep;
+    logic [PORTS-1:0]        out_tvalid, out_tready, out_tlast;
+",
+            pw1 = pw - 1,
+        );
+    }
+
+    /// The switch: the crossbar's first input is the pipeline. It takes at least two inputs, so
+    /// the second is tied idle (a constant: synthesis removes what it would have used).
+    fn crossbar(&self, o: &mut String) {
+        let pw = self.port_w;
+        let _ = writeln!(
+            o,
+            "    // Out by tdest through the crossbar (whole packets; tdest >= PORTS dropped and counted).
+    // Input 1 is idle: the crossbar needs two inputs, and this switch has one pipeline.
+    p4f_axis_crossbar #(.S_COUNT(2), .M_COUNT(PORTS), .DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .DEST_W({pw}), .ID_W(1)) u_xbar (
+        .clk(clk), .rst(rst),
+        .s_axis_tdata({{{{DATA_W{{1'b0}}}}, p_tdata}}), .s_axis_tkeep({{{{KEEP_W{{1'b0}}}}, p_tkeep}}),
+        .s_axis_tvalid({{1'b0, p_tvalid}}), .s_axis_tready({{xbar_idle_tready, p_tready}}), .s_axis_tlast({{1'b0, p_tlast}}),
+        .s_axis_tdest({{{pw}'d0, p_tdest}}), .s_axis_tuser(2'b00),
+        .m_axis_tdata(out_tdata), .m_axis_tkeep(out_tkeep), .m_axis_tvalid(out_tvalid), .m_axis_tready(out_tready),
+        .m_axis_tlast(out_tlast), .m_axis_tid(xbar_unused_tid), .m_axis_tuser(xbar_unused_tuser),
+        .drop_count(stat_out_drops)
+    );
+"
+        );
+    }
+
+    /// Bump-in-the-wire: no crossbar. A packet's first beat picks the TX queue (tdest 0 or 1) and
+    /// the rest of the packet follows it; any other tdest is taken and thrown away.
+    fn direct_path(&self, o: &mut String) {
+        let pw = self.port_w;
+        let _ = writeln!(
+            o,
+            "    // Out by tdest, straight to the TX queue it names (0 or 1); another tdest drops the packet.
+    logic in_packet_reg, to_1_reg, drop_reg;  // inside a packet: where its first beat went
+    logic to_1, drop;
+    assign to_1 = in_packet_reg ? to_1_reg : p_tdest == {pw}'d1;
+    assign drop = in_packet_reg ? drop_reg : p_tdest > {pw}'d1;
+    assign out_tdata  = {{p_tdata, p_tdata}};
+    assign out_tkeep  = {{p_tkeep, p_tkeep}};
+    assign out_tlast  = {{p_tlast, p_tlast}};
+    assign out_tvalid = {{p_tvalid && !drop && to_1, p_tvalid && !drop && !to_1}};
+    assign p_tready   = drop || out_tready[to_1];
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            in_packet_reg  <= 1'b0;
+            stat_out_drops <= '0;
+        end else if (p_tvalid && p_tready) begin
+            in_packet_reg <= !p_tlast;
+            if (!in_packet_reg && drop) stat_out_drops <= stat_out_drops + 32'd1;
+        end
+    end
+    always_ff @(posedge clk) begin
+        if (p_tvalid && p_tready && !in_packet_reg) begin
+            to_1_reg <= to_1;
+            drop_reg <= drop;
+        end
+    end
+"
+        );
+    }
+
+    fn tx_queues(&self, o: &mut String) {
+        let _ = writeln!(
+            o,
+            "    // TX: clk into each port's MAC clock; a packet starts only once it is stored whole, so the
+    // MAC never waits inside one. A full queue holds the output back (the pipeline waits).
+    for (genvar i = 0; i < PORTS; i++) begin : g_tx
+        p4f_port_tx #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .ASYNC_DEPTH(ASYNC_DEPTH), .DEPTH(QUEUE_DEPTH)) u_tx (
+            .s_clk(clk), .s_rst(rst),
+            .s_axis_tdata(out_tdata[i*DATA_W +: DATA_W]), .s_axis_tkeep(out_tkeep[i*KEEP_W +: KEEP_W]),
+            .s_axis_tvalid(out_tvalid[i]), .s_axis_tready(out_tready[i]), .s_axis_tlast(out_tlast[i]), .s_axis_tuser(1'b0),
+            .m_clk(mac_clk[i]), .m_rst(mac_rst[i]),
+            .m_axis_tdata(tx_axis_tdata[i*DATA_W +: DATA_W]), .m_axis_tkeep(tx_axis_tkeep[i*KEEP_W +: KEEP_W]),
+            .m_axis_tvalid(tx_axis_tvalid[i]), .m_axis_tready(tx_axis_tready[i]), .m_axis_tlast(tx_axis_tlast[i]), .m_axis_tuser(tx_unused_tuser[i]),
+            .drop_count(stat_tx_drops[i*32 +: 32])
+        );
+    end
+"
+        );
+    }
+}
