@@ -583,7 +583,6 @@ fn traffic_manager(o: &mut String, t: &TopSpec, r: &str) {
     let _ = writeln!(o, "    logic [31:0] mc_copy [0:{}];   // {{rid, port}}", h.copies - 1);
     let _ = writeln!(o, "    initial for (int i = 0; i < {}; i++) mc_group[i] = '0;", h.groups);
     let _ = writeln!(o, "    initial for (int i = 0; i < {}; i++) mc_copy[i] = '0;", h.copies);
-    let idx = format!("ctrl_regs[{} +: 32]", h.index_word * 32);
     let data = format!("ctrl_regs[{} +: 32]", h.data_word * 32);
     let cmd = format!("ctrl_regs[{} +: 2]", h.cmd_word * 32);
     if h.mirror_sessions > 0 {
@@ -602,9 +601,11 @@ fn traffic_manager(o: &mut String, t: &TopSpec, r: &str) {
         let _ = writeln!(o, "    assign clone_base = {prev};");
     }
     let _ = writeln!(o, "    always_ff @(posedge clk) begin\n        if (ctrl_write[{}]) begin\n            case ({cmd})", h.cmd_word);
-    let _ = writeln!(o, "                2'd1: mc_group[{idx}[{}:0]] <= {data};\n                2'd0: mc_copy[{idx}[{}:0]] <= {data};", gw - 1, iw - 1);
+    // The low bits of the index word (a part-select of ctrl_regs: no select chained on a select).
+    let low = |bits: u32| format!("ctrl_regs[{} +: {bits}]", h.index_word * 32);
+    let _ = writeln!(o, "                2'd1: mc_group[{}] <= {data};\n                2'd0: mc_copy[{}] <= {data};", low(gw), low(iw));
     if h.mirror_sessions > 0 {
-        let _ = writeln!(o, "                2'd2: mirror[{idx}[{}:0]] <= {data};", crate::control::bits_for_index(h.mirror_sessions) - 1);
+        let _ = writeln!(o, "                2'd2: mirror[{}] <= {data};", low(crate::control::bits_for_index(h.mirror_sessions)));
     }
     let _ = writeln!(o, "                default: ;\n            endcase\n        end\n    end");
     // The packet being copied: what its arrival computed, kept while copies remain.
