@@ -8,6 +8,8 @@ use crate::table::Match;
 /// in the table's `actions` list) and the action's data (directionless parameters in order).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EntrySnapshot {
+    /// The entry's handle (what the control plane names it by, e.g. for its direct counter).
+    pub handle: u64,
     pub matches: Vec<Match>,
     pub action: usize,
     pub args: Vec<u128>,
@@ -28,8 +30,8 @@ impl Switch {
         let entries = state
             .precedence()
             .into_iter()
-            .filter_map(|h| state.entries.get(h as usize).and_then(|e| e.as_ref()))
-            .map(|e| EntrySnapshot { matches: e.matches.clone(), action: e.action, args: e.args.clone() })
+            .filter_map(|h| state.entries.get(h as usize).and_then(|e| e.as_ref()).map(|e| (h, e)))
+            .map(|(handle, e)| EntrySnapshot { handle, matches: e.matches.clone(), action: e.action, args: e.args.clone() })
             .collect();
         let (default_action, default_args) = self.ctx.defaults.get(table).cloned().unwrap_or_default();
         Some(TableSnapshot { entries, default_action, default_args })

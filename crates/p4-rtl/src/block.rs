@@ -76,6 +76,8 @@ pub struct RegisterUse {
     /// What the control plane sees: a `register` array, or an indirect `counter` whose cells are
     /// {packets[63:0], bytes[63:0]}.
     pub kind: RegisterKind,
+    /// A direct counter's table (control-plane name).
+    pub table: Option<String>,
     pub width: u32,
     pub size: u64,
     pub index_width: u32,
@@ -1163,37 +1165,36 @@ impl<'a> BlockGen<'a> {
 
     /// The array behind a register or counter extern, declared at its first use; every use must
     /// be in one pipeline stage.
-    fn register_array(&mut self, id: ExternId, kind: RegisterKind, call: &Call) -> Result<RegisterUse> {
+    fn register_array(&mut self, id: ExternId, kind: RegisterKind, span: Span, direct: Option<(&str, u64)>) -> Result<RegisterUse> {
         let inst = &self.p.externs[id.index()];
         let stage = self.stage;
         let entry = match self.registers.get(&id) {
             Some(r) => r.clone(),
             None => {
-                let size = match inst.ctor_args.first() {
-                    Some(Some(Value::Bits { value, .. } | Value::InfInt(value))) => value.to_u64().unwrap_or(0),
+                let size = match (direct, inst.ctor_args.first()) {
+                    (Some((_, slots)), _) => slots,
+                    (None, Some(Some(Value::Bits { value, .. } | Value::InfInt(value)))) => value.to_u64().unwrap_or(0),
                     _ => 0,
                 };
                 let (prefix, width) = match kind {
                     RegisterKind::Counter => ("cnt", COUNTER_CELL_BITS),
                     RegisterKind::Register => match inst.type_args.first() {
-                        Some(t) => ("reg", self.width(t, call.span)?),
-                        None => return unsupported(call.span, "a register without an element type"),
+                        Some(t) => ("reg", self.width(t, span)?),
+                        None => return unsupported(span, "a register without an element type"),
                     },
                 };
                 if size == 0 || size > 65536 {
-                    return unsupported(
-                        call.span,
-                        format!("{prefix} `{}` of {size} cells (1..65536 are built)", inst.name),
-                    );
+                    return unsupported(span, format!("{prefix} `{}` of {size} cells (1..65536 are built)", inst.name));
                 }
                 let r = RegisterUse {
                     name: format!("{prefix}_{}", ident(&inst.name)),
                     kind,
+                    table: direct.map(|(t, _)| t.to_string()),
                     width,
                     size,
                     index_width: 32,
                     stage: Some(stage),
-                    span: call.span,
+                    span,
                 };
                 self.registers.insert(id, r.clone());
                 r
@@ -1201,7 +1202,7 @@ impl<'a> BlockGen<'a> {
         };
         if entry.stage != Some(stage) {
             return Err(RtlError::new(
-                call.span,
+                span,
                 format!(
                     "`{}` is used in two pipeline stages (a table apply lies between its uses); the hardware keeps one packet per cycle only when every access to a register or counter is in one stage",
                     inst.name
@@ -1224,7 +1225,7 @@ impl<'a> BlockGen<'a> {
     }
 
     fn register_access(&mut self, id: ExternId, op: ExternOp, call: &Call) -> Result<()> {
-        let entry = self.register_array(id, RegisterKind::Register, call)?;
+        let entry = self.register_array(id, RegisterKind::Register, call.span, None)?;
         let name = &entry.name;
         match op {
             ExternOp::RegisterRead => {
@@ -1246,18 +1247,33 @@ impl<'a> BlockGen<'a> {
     /// `counter.count(i)`: one more packet and `packet_length` more bytes in cell `i` (an index
     /// past the end counts nothing, as in the software target).
     fn counter_count(&mut self, id: ExternId, call: &Call) -> Result<()> {
-        let entry = self.register_array(id, RegisterKind::Counter, call)?;
         let [idx] = &call.args[..] else { return unsupported(call.span, "counter count arguments") };
         let i = self.expr(&idx.expr)?;
+        let entry = self.register_array(id, RegisterKind::Counter, call.span, None)?;
+        self.count_cell(&entry, &i, "1'b1");
+        Ok(())
+    }
+
+    /// A hit of `table`, whose direct counter is `id`, counts in the cell of the entry's slot
+    /// (`slot`, carried in the entry's data); as in the software target every hit counts, whether
+    /// or not an action calls `count()`.
+    pub fn direct_count(&mut self, id: ExternId, table: &str, slots: u64, slot: &str, hit: &str, span: Span) -> Result<()> {
+        let entry = self.register_array(id, RegisterKind::Counter, span, Some((table, slots)))?;
+        self.count_cell(&entry, slot, hit);
+        Ok(())
+    }
+
+    /// One more packet and `packet_length` more bytes in cell `i` when `cond` (an index past the
+    /// end counts nothing, as in the software target).
+    fn count_cell(&mut self, entry: &RegisterUse, i: &str, cond: &str) {
         let len = self.meta(MetaRole::PacketLength).map_or("64'd0".to_string(), |l| format!("64'({l})"));
         let cur = self.local("cell", logic(COUNTER_CELL_BITS));
         let name = &entry.name;
-        self.line(format!("{cur} = {};", self.cell_value(&entry, &i)));
+        self.line(format!("{cur} = {};", self.cell_value(entry, i)));
         self.line(format!(
-            "{name}_we = 32'({i}) < 32'd{}; {name}_wa = 32'({i}); {name}_wd = {{{cur}[127:64] + 64'd1, {cur}[63:0] + {len}}};",
+            "if ({cond}) begin {name}_we = 32'({i}) < 32'd{}; {name}_wa = 32'({i}); {name}_wd = {{{cur}[127:64] + 64'd1, {cur}[63:0] + {len}}}; end",
             entry.size
         ));
-        Ok(())
     }
 }
 

@@ -354,6 +354,10 @@ impl<'a> CtlGen<'a> {
         self.g.line(format!("{data} = {name}_word[{}:0];", db - 1));
         self.g.open(format!("if ({}) begin  // {}", l.active, t.name));
         self.g.line(format!("{} = {hit};", l.hit));
+        if let (Some(dc), true) = (t.direct_counter, hw.slot_bits > 0) {
+            let slot = format!("{name}_word[{}:0]", hw.slot_bits - 1);
+            self.g.direct_count(dc, &hw.name, u64::from(hw.entries), &slot, hit, span)?;
+        }
         self.g.line(format!("{} = {name}_word[{}:{db}];", l.action, rb - 1));
         self.g.line(format!("case ({})", l.action));
         for (i, ta) in t.actions.iter().enumerate() {
@@ -595,6 +599,7 @@ pub fn generate(
             crate::RegisterHw {
                 name: p.externs[id.index()].name.clone(),
                 kind: r.kind,
+                table: r.table.clone(),
                 id: *next_register,
                 width: r.width,
                 size: r.size,

@@ -138,6 +138,8 @@ pub struct RegisterHw {
     /// The control-plane name (`MyIngress.r`).
     pub name: String,
     pub kind: block::RegisterKind,
+    /// A direct counter's table (its cells are the table's slots); `None` for the others.
+    pub table: Option<String>,
     /// Its number in the register map's select word.
     pub id: u32,
     pub width: u32,

@@ -300,14 +300,15 @@ fn words(value: &BigUint, n: u32) -> Vec<u32> {
 }
 
 /// The register writes that put `snap` into table `t` (replacing `previous`, whose slots beyond
-/// the new ones are invalidated).
+/// the new ones are invalidated), and the slots each entry took (in `snap`'s order; a range entry
+/// takes one per prefix).
 pub fn table_writes(
     t: &TableHw,
     layouts: &Layouts,
     program: &p4_ir::Program,
     snap: &TableSnapshot,
     previous: &[u32],
-) -> Result<(Vec<(u32, u32)>, Vec<u32>), String> {
+) -> Result<(Vec<(u32, u32)>, Vec<Vec<u32>>), String> {
     let key_layout = &layouts.keys[t.id.index()];
     let table = &program.tables[t.id.index()];
     let base = t.regs.base;
@@ -337,10 +338,11 @@ pub fn table_writes(
     if t.kind == TableKind::Keyless {
         return Ok((out, Vec::new()));
     }
-    let mut used = Vec::new();
+    let mut used: Vec<Vec<u32>> = Vec::new();
     let mut per_bucket = vec![0u32; t.buckets.max(1) as usize];
     let mut next_slot = 0u32;
     for e in &snap.entries {
+        used.push(Vec::new());
         // A range field becomes the prefixes covering it: one slot per combination, consecutive, so
         // the entry keeps its place in the precedence order.
         let mut combos: Vec<Vec<(u128, u128)>> = vec![Vec::new()];
@@ -392,14 +394,18 @@ pub fn table_writes(
             if matches!(t.kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam) {
                 push_value(&mut out, t.regs.mask, t.regs.key_words, &mask);
             }
-            push_value(&mut out, t.regs.data, t.regs.data_words, &data_of(e.action, &e.args));
+            // The slot rides in the data's low bits when the table counts per entry.
+            let data = data_of(e.action, &e.args) | BigUint::from(if t.slot_bits > 0 { slot } else { 0 });
+            push_value(&mut out, t.regs.data, t.regs.data_words, &data);
             out.push((word(t.regs.index), slot));
             out.push((word(t.regs.cmd), 1));
-            used.push(slot);
+            if let Some(v) = used.last_mut() {
+                v.push(slot);
+            }
         }
     }
     for slot in previous {
-        if !used.contains(slot) {
+        if !used.iter().flatten().any(|s| s == slot) {
             out.push((word(t.regs.index), *slot));
             out.push((word(t.regs.cmd), 0));
         }
@@ -417,7 +423,8 @@ pub struct RtlSwitch {
     tables: Vec<TableHw>,
     manifest: crate::Manifest,
     written: Vec<Option<TableSnapshot>>,
-    slots: Vec<Vec<u32>>,
+    /// Per table, the slots of each entry of the last snapshot written (in its order).
+    slots: Vec<Vec<Vec<u32>>>,
     /// The multicast groups last written into the traffic manager.
     groups: Vec<(u32, Vec<(u32, u32)>)>,
     /// The clone sessions last written into its mirror table.
@@ -463,19 +470,23 @@ impl RtlSwitch {
             if self.written[i].as_ref() == Some(&snap) {
                 continue;
             }
-            let (writes, used) =
-                table_writes(t, &self.layouts, &self.program, &snap, &self.slots[i]).map_err(ControlError::Invalid)?;
+            let previous: Vec<u32> = self.slots[i].iter().flatten().copied().collect();
+            // Entries move between slots when a table is written again: their direct counts move too.
+            let counts = self.direct_counts(i)?;
+            let (writes, used) = table_writes(&self.tables[i], &self.layouts, &self.program, &snap, &previous)
+                .map_err(ControlError::Invalid)?;
             for (a, d) in writes {
                 self.sim.write_reg(a, d).map_err(|e| ControlError::Invalid(e.0))?;
             }
             self.slots[i] = used;
             self.written[i] = Some(snap);
+            if let Some(counts) = counts {
+                self.restore_direct_counts(i, &counts)?;
+            }
         }
         Ok(())
     }
 
-    /// Writes the oracle's multicast groups into the traffic manager's group table and copy list
-    /// when they changed (every group's copies laid out one after another, in group order).
     /// The mirror table's size when the design clones (0: it does not).
     fn mirror_sessions(&self) -> u32 {
         self.manifest.multicast.as_ref().map_or(0, |m| m.mirror_sessions)
@@ -519,6 +530,8 @@ impl RtlSwitch {
         Ok(())
     }
 
+    /// Writes the oracle's multicast groups into the traffic manager's group table and copy list
+    /// when they changed (every group's copies laid out one after another, in group order).
     fn sync_multicast(&mut self) -> Result<(), ControlError> {
         let groups = self.oracle.multicast_groups();
         if groups == self.groups {
@@ -600,6 +613,53 @@ impl RtlSwitch {
             self.sim.write_reg((access.data_word + w as u32) * 4, d).map_err(hw)?;
         }
         self.sim.write_reg(access.cmd_word * 4, 1).map_err(hw)
+    }
+
+    /// The direct counter array of table `i` (by position in `self.tables`), if it has one.
+    fn direct_array(&self, i: usize) -> Option<(crate::RegisterHw, crate::RegisterAccess)> {
+        let name = &self.tables[i].name;
+        let access = self.manifest.register_access.clone()?;
+        let reg = self.manifest.registers.iter().find(|r| r.table.as_deref() == Some(name.as_str()))?.clone();
+        Some((reg, access))
+    }
+
+    /// Each written entry's direct count (handle -> {packets, bytes} summed over its slots).
+    fn direct_counts(&mut self, i: usize) -> Result<Option<Vec<(u64, BigUint)>>, ControlError> {
+        let Some((reg, access)) = self.direct_array(i) else { return Ok(None) };
+        let Some(snap) = self.written[i].clone() else { return Ok(Some(Vec::new())) };
+        let mut out = Vec::new();
+        for (e, slots) in snap.entries.iter().zip(self.slots[i].clone()) {
+            let (mut packets, mut bytes) = (BigUint::from(0u8), BigUint::from(0u8));
+            for slot in slots {
+                let cell = self.read_cell(&reg, &access, u64::from(slot))?;
+                packets += &cell >> 64u32;
+                bytes += cell & ((BigUint::from(1u8) << 64u32) - 1u8);
+            }
+            out.push((e.handle, (packets << 64u32) | bytes));
+        }
+        Ok(Some(out))
+    }
+
+    /// Writes direct counts back, each entry's into its first slot (its other slots zeroed).
+    fn restore_direct_counts(&mut self, i: usize, counts: &[(u64, BigUint)]) -> Result<(), ControlError> {
+        let Some((reg, access)) = self.direct_array(i) else { return Ok(()) };
+        let Some(snap) = self.written[i].clone() else { return Ok(()) };
+        for (e, slots) in snap.entries.iter().zip(self.slots[i].clone()) {
+            let count = counts.iter().find(|(h, _)| *h == e.handle).map(|(_, c)| c.clone()).unwrap_or_default();
+            for (k, slot) in slots.into_iter().enumerate() {
+                let v = if k == 0 { count.clone() } else { BigUint::from(0u8) };
+                self.write_cell(&reg, &access, u64::from(slot), &v)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The table (position in `self.tables`) whose direct counter is `counter`.
+    fn direct_table(&self, counter: &str) -> Option<usize> {
+        let regs: Vec<&crate::RegisterHw> = self.manifest.registers.iter().filter(|r| r.table.is_some()).collect();
+        let r = p4_ir::layout::resolve(regs.iter().map(|r| r.name.as_str()), counter).ok()?;
+        let table = regs[r].table.as_deref()?;
+        self.tables.iter().position(|t| t.name == table)
     }
 
     /// A counter the hardware has no array for: one the pipeline never counts in answers from the
@@ -798,6 +858,12 @@ impl ControlPlane for RtlSwitch {
     }
     fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError> {
         let kept = self.oracle.counter_read(counter, index)?;
+        if let Some(t) = self.direct_table(counter) {
+            let counts = self.direct_counts(t)?.unwrap_or_default();
+            let cell = counts.into_iter().find(|(h, _)| *h == index).map(|(_, c)| c).unwrap_or_default();
+            let low = |x: BigUint| x.iter_u64_digits().next().unwrap_or(0);
+            return Ok((low(&cell >> 64u32), low(cell)));
+        }
         let Some((reg, access)) = self.hw_register(counter, RegisterKind::Counter) else {
             return self.unbuilt_counter(counter, kept);
         };
@@ -807,6 +873,15 @@ impl ControlPlane for RtlSwitch {
     }
     fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError> {
         self.oracle.counter_write(counter, index, packets, bytes)?;
+        if let Some(t) = self.direct_table(counter) {
+            let mut counts = self.direct_counts(t)?.unwrap_or_default();
+            for (h, c) in counts.iter_mut() {
+                if *h == index {
+                    *c = (BigUint::from(packets) << 64u32) | BigUint::from(bytes);
+                }
+            }
+            return self.restore_direct_counts(t, &counts);
+        }
         let Some((reg, access)) = self.hw_register(counter, RegisterKind::Counter) else {
             return self.unbuilt_counter(counter, ()).map(|_| ());
         };
@@ -815,6 +890,9 @@ impl ControlPlane for RtlSwitch {
     }
     fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
         self.oracle.counter_reset(counter)?;
+        if let Some(t) = self.direct_table(counter) {
+            return self.restore_direct_counts(t, &[]);
+        }
         let Some((reg, access)) = self.hw_register(counter, RegisterKind::Counter) else {
             return self.unbuilt_counter(counter, ());
         };

