@@ -433,6 +433,22 @@ pub struct Table {
     pub annotations: Vec<Annotation>,
 }
 
+impl Table {
+    /// The actions entries and the default can name, numbered by position (how targets and the
+    /// control plane number a table's actions): the `actions` list, then the default action when
+    /// the list does not have it (a table may default to an action it does not list, e.g. an
+    /// implicit `NoAction`), as `@defaultonly`.
+    pub fn effective_actions(&self) -> Vec<TableAction> {
+        let mut out = self.actions.clone();
+        if let Some(d) = &self.default_action {
+            if !out.iter().any(|a| a.action == d.action) {
+                out.push(TableAction { action: d.action, bound_args: Vec::new(), table_only: false, default_only: true });
+            }
+        }
+        out
+    }
+}
+
 // ---------------------------------------------------------------- externs and value sets
 
 #[derive(Clone, Debug)]

@@ -157,7 +157,7 @@ impl<'a> CtlGen<'a> {
                         let p = self.g.extra("case", 1);
                         let cond = match label {
                             Some(a) => {
-                                let idx = t.actions.iter().position(|x| x.action == *a).ok_or_else(|| {
+                                let idx = t.effective_actions().iter().position(|x| x.action == *a).ok_or_else(|| {
                                     RtlError::new(*span, "case names an action the table does not have")
                                 })?;
                                 listed.push(idx);
@@ -360,7 +360,7 @@ impl<'a> CtlGen<'a> {
         }
         self.g.line(format!("{} = {name}_word[{}:{db}];", l.action, rb - 1));
         self.g.line(format!("case ({})", l.action));
-        for (i, ta) in t.actions.iter().enumerate() {
+        for (i, ta) in t.effective_actions().iter().enumerate() {
             let a = &self.g.p.actions[ta.action.index()];
             let layout = &self.layouts.actions[ta.action.index()];
             self.g.open(format!("{}'d{i}: begin", hw.action_bits));
@@ -497,7 +497,7 @@ fn default_word(g: &BlockGen, hw: &TableHw, layouts: &Layouts, table: TableId) -
         // only when listed, so refuse rather than guess.
         return Ok(format!("{}'d0", hw.result_bits()));
     };
-    let idx = t.actions.iter().position(|a| a.action == call.action).ok_or_else(|| {
+    let idx = t.effective_actions().iter().position(|a| a.action == call.action).ok_or_else(|| {
         RtlError::global(format!("table `{}`: its default action is not in its actions list", t.name))
     })?;
     let layout = &layouts.actions[call.action.index()];

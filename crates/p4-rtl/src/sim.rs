@@ -316,7 +316,7 @@ pub fn table_writes(
     let mut out = Vec::new();
     let data_of = |action: usize, args: &[u128]| -> BigUint {
         let mut v = BigUint::from(action as u64) << t.data_bits;
-        if let Some(ta) = table.actions.get(action) {
+        if let Some(ta) = table.effective_actions().get(action) {
             let layout = &layouts.actions[ta.action.index()];
             for (pl, a) in layout.params.iter().zip(args) {
                 let mask = (BigUint::from(1u8) << pl.width) - 1u8;

@@ -171,12 +171,13 @@ pub fn plan(
             (size, 0, 0)
         }
     };
+    let actions = t.effective_actions();
     // A table with a direct counter carries each entry's slot in the low bits of its data, so the
     // hit can count in the slot's cell (the action data stays aligned to the top).
     let slot_bits = if t.direct_counter.is_some() && kind != TableKind::Keyless { bits_for(entries.max(2)) } else { 0 };
     let data_bits =
-        t.actions.iter().map(|a| layouts.actions[a.action.index()].total_bits).max().unwrap_or(0).max(1) + slot_bits;
-    let action_bits = bits_for(t.actions.len() as u32);
+        actions.iter().map(|a| layouts.actions[a.action.index()].total_bits).max().unwrap_or(0).max(1) + slot_bits;
+    let action_bits = bits_for(actions.len() as u32);
     let key_bits = key.total_bits.max(1);
     let key_words = key_bits.div_ceil(32);
     let data_words = (action_bits + data_bits).div_ceil(32);
@@ -202,7 +203,7 @@ pub fn plan(
         slot_bits,
         latency: if kind == TableKind::Keyless { 0 } else { LOOKUP_LATENCY },
         regs,
-        actions: t.actions.iter().map(|a| p.actions[a.action.index()].name.clone()).collect(),
+        actions: actions.iter().map(|a| p.actions[a.action.index()].name.clone()).collect(),
     })
 }
 

@@ -299,7 +299,7 @@ module {p}_{arch} #(
     {p}_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_top (
         .clk(clk), .rst(rst),
         .s_axis_tdata(a_tdata), .s_axis_tkeep(a_tkeep), .s_axis_tvalid(a_tvalid), .s_axis_tready(a_tready),
-        .s_axis_tlast(a_tlast), .s_axis_tuser({pw}'(a_tid)),
+        .s_axis_tlast(a_tlast), .s_axis_tuser({pw}'(0)),
         .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid), .m_axis_tready(p_tready),
         .m_axis_tlast(p_tlast), .m_axis_tdest(p_tdest),
         .s_axil_awaddr, .s_axil_awprot, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb,
@@ -330,7 +330,7 @@ module {p}_{arch} #(
         .clk(clk), .rst(rst),
         .s_axis_tdata({{{{DATA_W{{1'b0}}}}, p_tdata}}), .s_axis_tkeep({{{{KEEP_W{{1'b0}}}}, p_tkeep}}),
         .s_axis_tvalid({{1'b0, p_tvalid}}), .s_axis_tready({{xbar_idle_tready, p_tready}}), .s_axis_tlast({{1'b0, p_tlast}}),
-        .s_axis_tdest({{{pw}'d0, p_tdest}}), .s_axis_tuser(2'b00),
+        .s_axis_tdest({{{pw}'d0, p_tdest ^ {pw}'d1}}), .s_axis_tuser(2'b00),
         .m_axis_tdata(out_tdata), .m_axis_tkeep(out_tkeep), .m_axis_tvalid(out_tvalid), .m_axis_tready(out_tready),
         .m_axis_tlast(out_tlast), .m_axis_tid(xbar_unused_tid), .m_axis_tuser(xbar_unused_tuser),
         .drop_count(stat_out_drops)

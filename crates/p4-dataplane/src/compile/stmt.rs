@@ -553,17 +553,8 @@ impl Compiler<'_> {
             keys.push(TableKeyProg { eval: self.scalar(&b, &t.keys[f.index].expr)? });
         }
         let mut actions = Vec::new();
-        let mut action_ids: Vec<usize> = t.actions.iter().map(|a| a.action.index()).collect();
-        let mut flags: Vec<(bool, bool, Vec<Expr>)> =
-            t.actions.iter().map(|a| (a.table_only, a.default_only, a.bound_args.clone())).collect();
-        if let Some(d) = &t.default_action {
-            if !action_ids.contains(&d.action.index()) {
-                action_ids.push(d.action.index());
-                flags.push((false, true, Vec::new()));
-            }
-        }
-        for (a, (table_only, default_only, bound)) in action_ids.into_iter().zip(flags) {
-            actions.push(self.table_action(&b, a, &bound, table_only, default_only)?);
+        for a in t.effective_actions() {
+            actions.push(self.table_action(&b, a.action.index(), &a.bound_args, a.table_only, a.default_only)?);
         }
         // What each per-entry extern is, the architecture says.
         let per_entry: Vec<usize> = p4_arch::per_entry_externs(t).map(|e| e.index()).collect();
