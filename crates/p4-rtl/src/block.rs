@@ -1156,7 +1156,7 @@ impl<'a> BlockGen<'a> {
             ExternOp::RegisterRead | ExternOp::RegisterWrite => self.register_access(id, sig.op, call),
             ExternOp::CounterCount => self.counter_count(id, call),
             ExternOp::DirectCounterCount => {
-                self.line(format!("// {extern_type}.{method}: counters are not kept in hardware yet"));
+                self.line(format!("// {extern_type}.{method}: the table's hit counts (see direct_count)"));
                 Ok(())
             }
             _ => unsupported(call.span, format!("`{extern_type}.{method}`")),

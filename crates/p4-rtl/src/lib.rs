@@ -203,7 +203,7 @@ pub struct Manifest {
     pub status: serde_json::Value,
     /// Generated and copied files in compile order (as in `files.f`).
     pub files: Vec<String>,
-    /// Things the hardware does not do that the program mentions (counters are not kept, ...).
+    /// Things the hardware does not do that the program mentions.
     pub notes: Vec<String>,
 }
 
@@ -259,7 +259,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let mut generated = Vec::new();
     let mut hashes: BTreeSet<block::HashFn> = BTreeSet::new();
     let mut stages = Vec::new();
-    let mut notes = Vec::new();
+    let notes: Vec<String> = Vec::new();
     let mut latency = 0;
 
     // Parser.
@@ -420,9 +420,6 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         registers.extend(m.registers.iter().cloned());
         all_tables.extend(m.tables.iter().cloned());
         multicast |= m.multicast;
-        if m.text.contains("counters are not kept") {
-            notes.push(format!("{}: counters are counted only by the software target", control.block.name));
-        }
         generated.push((format!("{}.sv", m.module), m.text));
     }
     let (dep_b, dep) = deparser.ok_or_else(|| RtlError::global("the architecture has no deparser"))?;

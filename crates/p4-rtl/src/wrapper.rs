@@ -54,11 +54,9 @@ pub const BUMP_PORTS: u32 = 2;
 /// Checks the port count for `arch`; the message names the option.
 pub fn check_ports(arch: Arch, ports: u32) -> std::result::Result<(), String> {
     match arch {
-        Arch::Switch if !SWITCH_PORTS.contains(&ports) => Err(format!(
-            "--ports {ports}: a switch has {} to {} ports",
-            SWITCH_PORTS.start(),
-            SWITCH_PORTS.end()
-        )),
+        Arch::Switch if !SWITCH_PORTS.contains(&ports) => {
+            Err(format!("--ports {ports}: a switch has {} to {} ports", SWITCH_PORTS.start(), SWITCH_PORTS.end()))
+        }
         Arch::Bump if ports != BUMP_PORTS => {
             Err(format!("--ports {ports}: a bump-in-the-wire has exactly {BUMP_PORTS} ports"))
         }
@@ -77,7 +75,10 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     let m = &design.manifest;
     let port_w = m.port_width;
     if port_w < 32 && (1u64 << port_w) < u64::from(opts.ports) {
-        return Err(RtlError::global(format!("{} ports do not fit the architecture's {port_w}-bit port numbers", opts.ports)));
+        return Err(RtlError::global(format!(
+            "{} ports do not fit the architecture's {port_w}-bit port numbers",
+            opts.ports
+        )));
     }
     // The register file's address width, as the top declares it: its map holds the control words
     // (at least one), the status words and the register-read words.
@@ -125,7 +126,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
         "queue_beats": w.queue_depth,
         "control": {"axi4_lite": "s_axil", "data_width": 32, "clock": "clk"},
         "status": {
-            "stat_stall_cycles, stat_drops, stat_descs, stat_packets, stat_loops": "the pipeline's (clk)",
+            "pipeline": "stat_stall_cycles, stat_drops, stat_descs, stat_packets, stat_loops: the pipeline's, also in its register map (clk)",
             "stat_rx_drops": "per port, 32 bits each: packets the RX queue dropped whole (clk)",
             "stat_tx_drops": "per port, 32 bits each: packets longer than the TX queue (mac_clk[i])",
             "stat_out_drops": "packets whose tdest named no port (clk)"
@@ -245,7 +246,8 @@ module {p}_{arch} #(
         let _ = writeln!(o, "    /* verilator lint_off UNUSEDSIGNAL */");
         let _ = writeln!(o, "    logic [PORTS-1:0] rx_unused_tuser, tx_unused_tuser;\n    logic arb_unused_tuser;");
         if self.arch == Arch::Switch {
-            let _ = writeln!(o, "    logic [PORTS-1:0] xbar_unused_tid, xbar_unused_tuser;\n    logic xbar_idle_tready;");
+            let _ =
+                writeln!(o, "    logic [PORTS-1:0] xbar_unused_tid, xbar_unused_tuser;\n    logic xbar_idle_tready;");
         }
         let _ = writeln!(o, "    /* verilator lint_on UNUSEDSIGNAL */\n");
     }
@@ -299,7 +301,7 @@ module {p}_{arch} #(
     {p}_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_top (
         .clk(clk), .rst(rst),
         .s_axis_tdata(a_tdata), .s_axis_tkeep(a_tkeep), .s_axis_tvalid(a_tvalid), .s_axis_tready(a_tready),
-        .s_axis_tlast(a_tlast), .s_axis_tuser({pw}'(0)),
+        .s_axis_tlast(a_tlast), .s_axis_tuser({pw}'(a_tid)),
         .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid), .m_axis_tready(p_tready),
         .m_axis_tlast(p_tlast), .m_axis_tdest(p_tdest),
         .s_axil_awaddr, .s_axil_awprot, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb,
@@ -330,7 +332,7 @@ module {p}_{arch} #(
         .clk(clk), .rst(rst),
         .s_axis_tdata({{{{DATA_W{{1'b0}}}}, p_tdata}}), .s_axis_tkeep({{{{KEEP_W{{1'b0}}}}, p_tkeep}}),
         .s_axis_tvalid({{1'b0, p_tvalid}}), .s_axis_tready({{xbar_idle_tready, p_tready}}), .s_axis_tlast({{1'b0, p_tlast}}),
-        .s_axis_tdest({{{pw}'d0, p_tdest ^ {pw}'d1}}), .s_axis_tuser(2'b00),
+        .s_axis_tdest({{{pw}'d0, p_tdest}}), .s_axis_tuser(2'b00),
         .m_axis_tdata(out_tdata), .m_axis_tkeep(out_tkeep), .m_axis_tvalid(out_tvalid), .m_axis_tready(out_tready),
         .m_axis_tlast(out_tlast), .m_axis_tid(xbar_unused_tid), .m_axis_tuser(xbar_unused_tuser),
         .drop_count(stat_out_drops)
