@@ -2,7 +2,8 @@
 //! (`hoist-effects`, `inline-functions`): both rewrite every operand in evaluation order with a
 //! [`Guard`] of what was evaluated before, push what they hoist, then the statement itself. Only the
 //! expression rewrite and a few statements differ, so a pass implements [`OperandRewriter::expr`] and
-//! overrides [`OperandRewriter::stmt`] / [`OperandRewriter::top`] where it differs.
+//! overrides [`OperandRewriter::stmt`] / [`OperandRewriter::top`] where it differs. `unroll-loops`
+//! uses only the statement walk (its `expr` does nothing).
 
 use p4_ir::{BinOp, Builtin, Call, Callee, Expr, ExprKind, Span, Stmt, Type, VarId};
 use std::collections::HashSet;

@@ -1,7 +1,7 @@
 //! Helpers shared by the passes: finding every statement list of a program with the frame it runs
 //! in, walking expressions, and making fresh variables.
 
-use p4_ir::{BlockRef, Expr, ExprKind, Program, Stmt, Type, Var, VarId, VarKind};
+use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Program, Stmt, Type, Var, VarId, VarKind};
 
 /// Which statement list of the program: the unit a pass rewrites.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,6 +172,62 @@ fn walk_call_mut(call: &mut p4_ir::Call, f: &mut dyn FnMut(&mut Expr)) {
     for a in &mut call.args {
         walk_expr_mut(&mut a.expr, f);
     }
+}
+
+/// The operands of `e` (its direct sub-expressions), in evaluation order.
+pub fn children(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Field(b, _)
+        | ExprKind::StackNext(b)
+        | ExprKind::StackLast(b)
+        | ExprKind::StackLastIndex(b)
+        | ExprKind::Slice(b, _, _)
+        | ExprKind::Unary(_, b)
+        | ExprKind::Cast(b) => vec![b],
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
+        ExprKind::Mux(c, a, b) => vec![c, a, b],
+        ExprKind::Aggregate(xs) => xs.iter().collect(),
+        ExprKind::Call(c) => call_exprs(c),
+        _ => vec![],
+    }
+}
+
+/// The expressions of a call: the method target, then the arguments.
+pub fn call_exprs(c: &Call) -> Vec<&Expr> {
+    let mut v = Vec::new();
+    if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &c.callee {
+        v.push(&**target);
+    }
+    v.extend(c.args.iter().map(|a| &a.expr));
+    v
+}
+
+/// [`children`], mutably.
+pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
+    match &mut e.kind {
+        ExprKind::Field(b, _)
+        | ExprKind::StackNext(b)
+        | ExprKind::StackLast(b)
+        | ExprKind::StackLastIndex(b)
+        | ExprKind::Slice(b, _, _)
+        | ExprKind::Unary(_, b)
+        | ExprKind::Cast(b) => vec![b],
+        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
+        ExprKind::Mux(c, a, b) => vec![c, a, b],
+        ExprKind::Aggregate(xs) => xs.iter_mut().collect(),
+        ExprKind::Call(c) => call_exprs_mut(c),
+        _ => vec![],
+    }
+}
+
+/// [`call_exprs`], mutably.
+pub fn call_exprs_mut(c: &mut Call) -> Vec<&mut Expr> {
+    let mut v = Vec::new();
+    if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &mut c.callee {
+        v.push(&mut **target);
+    }
+    v.extend(c.args.iter_mut().map(|a| &mut a.expr));
+    v
 }
 
 /// Calls `f` on every expression node of `stmts`, nested statements included.

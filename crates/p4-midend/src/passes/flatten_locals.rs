@@ -24,7 +24,10 @@
 //!   are split. A local used whole anywhere else (passed to an extern, `emit`, an action argument,
 //!   `==`, a `select` key, a sub-block apply) is left as it is, as are header stacks and unions.
 
-use crate::util::{bodies, body_mut, fresh_var, has_effects, is_static_place, may_overlap, vars_mut};
+use crate::util::{
+    bodies, body_mut, call_exprs, call_exprs_mut, children, children_mut, fresh_var, has_effects, is_static_place,
+    may_overlap, vars_mut,
+};
 use crate::{Pass, PassError};
 use p4_ir::{
     BlockRef, Builtin, Call, Callee, Expr, ExprKind, FieldDef, Keyset, Program, Span, Stmt, Transition, Type,
@@ -134,58 +137,6 @@ fn is_place(e: &Expr) -> bool {
 /// True if a split copy from `e` first evaluates `e` into a whole temporary.
 fn opaque_src(e: &Expr) -> bool {
     has_effects(e) || !(is_place(e) || matches!(e.kind, ExprKind::Aggregate(_) | ExprKind::InvalidHeader))
-}
-
-fn children(e: &Expr) -> Vec<&Expr> {
-    match &e.kind {
-        ExprKind::Field(b, _)
-        | ExprKind::StackNext(b)
-        | ExprKind::StackLast(b)
-        | ExprKind::StackLastIndex(b)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b) => vec![b],
-        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
-        ExprKind::Mux(c, a, b) => vec![c, a, b],
-        ExprKind::Aggregate(xs) => xs.iter().collect(),
-        ExprKind::Call(c) => call_exprs(c),
-        _ => vec![],
-    }
-}
-
-fn call_exprs(c: &Call) -> Vec<&Expr> {
-    let mut v = Vec::new();
-    if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &c.callee {
-        v.push(&**target);
-    }
-    v.extend(c.args.iter().map(|a| &a.expr));
-    v
-}
-
-fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
-    match &mut e.kind {
-        ExprKind::Field(b, _)
-        | ExprKind::StackNext(b)
-        | ExprKind::StackLast(b)
-        | ExprKind::StackLastIndex(b)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b) => vec![b],
-        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
-        ExprKind::Mux(c, a, b) => vec![c, a, b],
-        ExprKind::Aggregate(xs) => xs.iter_mut().collect(),
-        ExprKind::Call(c) => call_exprs_mut(c),
-        _ => vec![],
-    }
-}
-
-fn call_exprs_mut(c: &mut Call) -> Vec<&mut Expr> {
-    let mut v = Vec::new();
-    if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &mut c.callee {
-        v.push(&mut **target);
-    }
-    v.extend(c.args.iter_mut().map(|a| &mut a.expr));
-    v
 }
 
 fn validity_builtin(c: &Call) -> Option<(&Expr, Builtin)> {

@@ -55,8 +55,11 @@
 //! statements and guards carry the loop's span.
 
 use crate::passes::flatten_locals::{block_code, remove_vars};
+use crate::returns::bool_const;
+use crate::rewrite::{Guard, OperandRewriter};
 use crate::util::{
-    any_stmt, bodies, fresh_var, put_body, rename_var_inits, root_var, take_body, vars_mut, walk_stmts_exprs_mut,
+    any_stmt, bodies, call_exprs, children, fresh_var, put_body, rename_var_inits, root_var, take_body, vars_mut,
+    walk_stmts_exprs_mut,
 };
 use crate::{Pass, PassError};
 use num_bigint::BigInt;
@@ -152,15 +155,10 @@ struct Copy {
     outer: Vec<(VarId, Value)>,
 }
 
-impl Unroller<'_> {
-    /// Unrolls every loop in `stmts` that can be.
-    fn list(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
-        let mut out = Vec::with_capacity(stmts.len());
-        for s in stmts {
-            self.stmt(s, &mut out);
-        }
-        out
-    }
+/// Only the statement walk is shared: [`OperandRewriter::list`] unrolls every loop in a statement
+/// list that can be; the unroller rewrites no operands.
+impl OperandRewriter for Unroller<'_> {
+    fn expr(&mut self, _: &mut Expr, _: &mut Guard, _: &mut Vec<Stmt>) {}
 
     fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
         match s {
@@ -182,26 +180,12 @@ impl Unroller<'_> {
                     }
                 }
             }
-            Stmt::If { cond, then, otherwise, span } => {
-                let (then, otherwise) = (self.list(then), self.list(otherwise));
-                out.push(Stmt::If { cond, then, otherwise, span });
-            }
-            Stmt::SwitchAction { table, cases, span } => {
-                let cases = cases.into_iter().map(|(a, l)| (a, self.list(l))).collect();
-                out.push(Stmt::SwitchAction { table, cases, span });
-            }
-            Stmt::SwitchValue { expr, cases, span } => {
-                let cases = cases.into_iter().map(|(v, l)| (v, self.list(l))).collect();
-                out.push(Stmt::SwitchValue { expr, cases, span });
-            }
-            Stmt::Block(l) => {
-                let l = self.list(l);
-                out.push(Stmt::Block(l));
-            }
-            other => out.push(other),
+            other => self.walk_stmt(other, out),
         }
     }
+}
 
+impl Unroller<'_> {
     fn var_type(&self, v: VarId) -> Option<&Type> {
         self.vars.get(v.index()).map(|d| &d.ty)
     }
@@ -673,10 +657,6 @@ fn cast(v: &Value, ty: &Type) -> Option<Value> {
     }
 }
 
-fn bool_const(b: bool, span: Span) -> Expr {
-    Expr::constant(Value::Bool(b), Type::Bool, span)
-}
-
 /// Folds one expression node whose operands are folded already.
 fn fold(e: &mut Expr) {
     let chosen = match &e.kind {
@@ -865,34 +845,35 @@ fn lower_exits_stmt(s: Stmt, top: bool, span: Span) -> (Vec<Stmt>, Exits) {
             (vec![Stmt::If { cond, then, otherwise, span: sp }], a.or(b))
         }
         Stmt::SwitchValue { expr, cases, span: sp } => {
-            // Without a `default`, no case may run.
-            let mut e = Exits { falls: !cases.iter().any(|(l, _)| l.is_none()), ..Exits::default() };
-            let cases = cases
-                .into_iter()
-                .map(|(l, b)| {
-                    let (b, x) = lower_exits(b, false, span);
-                    e = e.or(x);
-                    (l, b)
-                })
-                .collect();
+            let (cases, e) = lower_exits_cases(cases, span);
             (vec![Stmt::SwitchValue { expr, cases, span: sp }], e)
         }
         Stmt::SwitchAction { table, cases, span: sp } => {
-            let mut e = Exits { falls: !cases.iter().any(|(l, _)| l.is_none()), ..Exits::default() };
-            let cases = cases
-                .into_iter()
-                .map(|(a, b)| {
-                    let (b, x) = lower_exits(b, false, span);
-                    e = e.or(x);
-                    (a, b)
-                })
-                .collect();
+            let (cases, e) = lower_exits_cases(cases, span);
             (vec![Stmt::SwitchAction { table, cases, span: sp }], e)
         }
         Stmt::Block(l) => lower_exits(l, top, span),
         // A nested loop's `break`/`continue` are its own.
         other => (vec![other], Exits::falls()),
     }
+}
+
+/// The cases of a `switch` of either kind (`L` is a value or an action; `None` labels the `default`).
+type Cases<L> = Vec<(Option<L>, Vec<Stmt>)>;
+
+/// [`lower_exits`] on each case of a `switch`.
+fn lower_exits_cases<L>(cases: Cases<L>, span: Span) -> (Cases<L>, Exits) {
+    // Without a `default`, no case may run.
+    let mut e = Exits { falls: !cases.iter().any(|(l, _)| l.is_none()), ..Exits::default() };
+    let cases = cases
+        .into_iter()
+        .map(|(l, b)| {
+            let (b, x) = lower_exits(b, false, span);
+            e = e.or(x);
+            (l, b)
+        })
+        .collect();
+    (cases, e)
 }
 
 fn flag_expr(flag: VarId, span: Span) -> Expr {
@@ -1004,28 +985,12 @@ fn dead_flag_stores(stmts: Vec<Stmt>, flag: VarId, mut live: bool) -> (Vec<Stmt>
                 }
             }
             Stmt::SwitchValue { expr, cases, span } => {
-                let mut any = !cases.iter().any(|(l, _)| l.is_none()) && live;
-                let cases = cases
-                    .into_iter()
-                    .map(|(l, b)| {
-                        let (b, x) = dead_flag_stores(b, flag, live);
-                        any |= x;
-                        (l, b)
-                    })
-                    .collect();
+                let (cases, any) = dead_flag_stores_cases(cases, flag, live);
                 live = any || reads(&expr);
                 out.push(Stmt::SwitchValue { expr, cases, span });
             }
             Stmt::SwitchAction { table, cases, span } => {
-                let mut any = !cases.iter().any(|(l, _)| l.is_none()) && live;
-                let cases = cases
-                    .into_iter()
-                    .map(|(a, b)| {
-                        let (b, x) = dead_flag_stores(b, flag, live);
-                        any |= x;
-                        (a, b)
-                    })
-                    .collect();
+                let (cases, any) = dead_flag_stores_cases(cases, flag, live);
                 live = any;
                 out.push(Stmt::SwitchAction { table, cases, span });
             }
@@ -1048,6 +1013,21 @@ fn dead_flag_stores(stmts: Vec<Stmt>, flag: VarId, mut live: bool) -> (Vec<Stmt>
     }
     out.reverse();
     (out, live)
+}
+
+/// [`dead_flag_stores`] on each case of a `switch`; also returns whether the flag is read on entry to
+/// the cases (without a `default`, no case may run).
+fn dead_flag_stores_cases<L>(cases: Cases<L>, flag: VarId, live: bool) -> (Cases<L>, bool) {
+    let mut any = !cases.iter().any(|(l, _)| l.is_none()) && live;
+    let cases = cases
+        .into_iter()
+        .map(|(l, b)| {
+            let (b, x) = dead_flag_stores(b, flag, live);
+            any |= x;
+            (l, b)
+        })
+        .collect();
+    (cases, any)
 }
 
 // ---------------------------------------------------------------- walks
@@ -1088,7 +1068,7 @@ fn visit_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(Node<'a>)) {
                 visit_expr(lhs, f);
                 visit_expr(rhs, f);
             }
-            Stmt::Call(c) => visit_call(c, f),
+            Stmt::Call(c) => call_exprs(c).into_iter().for_each(|e| visit_expr(e, f)),
             Stmt::ApplyBlock { args, .. } => args.iter().for_each(|a| visit_expr(&a.expr, f)),
             Stmt::If { cond, then, otherwise, .. } => {
                 visit_expr(cond, f);
@@ -1122,39 +1102,9 @@ fn visit_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(Node<'a>)) {
 
 fn visit_expr<'a>(e: &'a Expr, f: &mut dyn FnMut(Node<'a>)) {
     f(Node::Expr(e));
-    match &e.kind {
-        ExprKind::Field(b, _)
-        | ExprKind::StackNext(b)
-        | ExprKind::StackLast(b)
-        | ExprKind::StackLastIndex(b)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b) => visit_expr(b, f),
-        ExprKind::Index(b, i) | ExprKind::Binary(_, b, i) => {
-            visit_expr(b, f);
-            visit_expr(i, f);
-        }
-        ExprKind::Mux(c, a, b) => {
-            visit_expr(c, f);
-            visit_expr(a, f);
-            visit_expr(b, f);
-        }
-        ExprKind::Call(c) => visit_call(c, f),
-        ExprKind::Aggregate(xs) => xs.iter().for_each(|x| visit_expr(x, f)),
-        ExprKind::Const(_)
-        | ExprKind::Var(_)
-        | ExprKind::ApplyTable(..)
-        | ExprKind::InvalidHeader
-        | ExprKind::Extern(_)
-        | ExprKind::DontCare => {}
+    for c in children(e) {
+        visit_expr(c, f);
     }
-}
-
-fn visit_call<'a>(c: &'a Call, f: &mut dyn FnMut(Node<'a>)) {
-    if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &c.callee {
-        visit_expr(target, f);
-    }
-    c.args.iter().for_each(|a| visit_expr(&a.expr, f));
 }
 
 /// Calls `f` with the variable of every write in `stmts`: `init`, assignments, `out`/`inout`

@@ -324,7 +324,9 @@ fn parse_stat(text: &str) -> BTreeMap<String, ModuleStat> {
             continue;
         }
         let words: Vec<&str> = t.split_whitespace().collect();
-        if (words.len() == 2 && words[1] == "cells" && words[0].parse::<u64>().is_ok())
+        // A module with submodules but no cells of its own (a wrapper's port queue) lists them
+        // after `N submodules` with no `N cells` line before.
+        if (words.len() == 2 && (words[1] == "cells" || words[1] == "submodules") && words[0].parse::<u64>().is_ok())
             || t.starts_with("Number of cells:")
         {
             collecting = true;
@@ -1218,6 +1220,14 @@ mod tests {
         let mut memo = HashMap::new();
         let t = total(&s, "top", &mut memo);
         assert_eq!(t, Resources { luts: 3, ffs: 4, bram36: 1.0, dsp: 2, lutram: 16 });
+    }
+
+    #[test]
+    fn stat_module_of_submodules_only() {
+        let text = "=== q ===\n\n       23 wires\n        2 submodules\n        1   f\n        1   g\n\n   Estimated number of LCs:         37\n\n=== f ===\n\n        2 cells\n        2   FDRE\n\n=== g ===\n\n        1 cells\n        1   RAMB18E1\n";
+        let s = parse_stat(text);
+        let t = total(&s, "q", &mut HashMap::new());
+        assert_eq!(t, Resources { luts: 0, ffs: 2, bram36: 0.5, dsp: 0, lutram: 0 });
     }
 
     #[test]
