@@ -82,18 +82,18 @@ fn synth_reports_blocks_that_add_up_and_table_modules() {
 fn synth_refuses_programs_outside_the_hardware_subset_like_rtl() {
     // No Yosys needed: the design is refused before Yosys would run.
     let out = std::env::temp_dir().join(format!("p4forge-synth-test-{}", std::process::id()));
-    let synth = p4forge(&["synth", "tests/stf/clone.p4", "--json"]);
-    let rtl = p4forge(&["rtl", "tests/stf/clone.p4", "--out", out.to_str().unwrap()]);
+    let synth = p4forge(&["synth", "tests/stf/meter_bytes.p4", "--json"]);
+    let rtl = p4forge(&["rtl", "tests/stf/meter_bytes.p4", "--out", out.to_str().unwrap()]);
     let _ = std::fs::remove_dir_all(&out);
     assert_eq!(synth.status.code(), Some(1));
     let message = String::from_utf8_lossy(&synth.stderr);
-    assert!(message.contains("outside the hardware subset") && message.contains("tests/stf/clone.p4:"), "{message}");
+    assert!(message.contains("outside the hardware subset") && message.contains("tests/stf/meter_bytes.p4:"), "{message}");
     assert_eq!(message, String::from_utf8_lossy(&rtl.stderr));
     assert!(synth.stdout.is_empty());
 
     for args in [
         &["synth"][..],
-        &["synth", "--table-sweep", "tests/stf/clone.p4"],
+        &["synth", "--table-sweep", "tests/stf/meter_bytes.p4"],
         &["synth", "--table-sweep", "--entries", "100", "--kinds", "exact-hash"],
     ] {
         let usage = p4forge(args);
