@@ -618,4 +618,43 @@ impl Expr {
             _ => false,
         }
     }
+
+    /// How many low bits of the value are zero whatever the run-time inputs (at most 64; a zero
+    /// constant counts as 64). The hardware target uses it to see that a varbit length such as
+    /// `(bit<32>)(len - 10) << 3` is whole bytes, so its shifters can move whole bytes.
+    pub fn known_low_zeros(&self) -> u32 {
+        const ALL: u32 = 64;
+        let width = |ty: &Type| match ty {
+            Type::Bits { width, .. } => Some(*width),
+            _ => None,
+        };
+        match &self.kind {
+            ExprKind::Const(Value::Bits { value, .. }) | ExprKind::Const(Value::InfInt(value)) => {
+                value.trailing_zeros().map_or(ALL, |z| (z as u32).min(ALL))
+            }
+            ExprKind::Cast(e) if width(&e.ty).is_some() || matches!(e.ty, Type::InfInt) => e.known_low_zeros(),
+            ExprKind::Slice(e, _, lo) => e.known_low_zeros().saturating_sub(*lo),
+            ExprKind::Mux(_, a, b) => a.known_low_zeros().min(b.known_low_zeros()),
+            ExprKind::Binary(op, a, b) => {
+                let (za, zb) = (a.known_low_zeros(), b.known_low_zeros());
+                match op {
+                    BinOp::Add | BinOp::Sub | BinOp::BitOr | BinOp::BitXor => za.min(zb),
+                    BinOp::BitAnd => za.max(zb),
+                    BinOp::Mul => (za + zb).min(ALL),
+                    BinOp::Shl => match &b.kind {
+                        ExprKind::Const(Value::Bits { value, .. }) | ExprKind::Const(Value::InfInt(value)) => {
+                            value.to_u32_digits().1.first().map_or(za, |k| za.saturating_add(*k).min(ALL))
+                        }
+                        _ => za,
+                    },
+                    BinOp::Concat => match width(&b.ty) {
+                        Some(wb) if zb >= wb => (wb + za).min(ALL),
+                        _ => zb,
+                    },
+                    _ => 0,
+                }
+            }
+            _ => 0,
+        }
+    }
 }

@@ -160,8 +160,31 @@ pub struct ParserCtx {
     pub error_field: Option<String>,
     pub too_short: u32,
     pub stack_oob: u32,
-    /// Constant bit offset at the start of the current statement, when known.
+    /// Constant bit offset at the start of the current statement into `static_window` (`static_bits`
+    /// wide, most significant bit first), when known.
     pub static_offset: Option<u32>,
+    pub static_window: String,
+    pub static_bits: u32,
+}
+
+impl ParserCtx {
+    /// The `bits` bits at the current offset: wiring out of the static window where the offset is
+    /// constant there, else a part-select of the packet's window at the run-time offset.
+    pub fn read(&self, bits: u32) -> String {
+        self.read_at(0, bits)
+    }
+
+    /// The `bits` bits `skip` bits past the current offset.
+    pub fn read_at(&self, skip: u32, bits: u32) -> String {
+        match self.static_offset {
+            Some(c) => {
+                let (w, top) = (&self.static_window, self.static_bits - 1 - c - skip);
+                format!("{w}[{top}:{}]", top + 1 - bits)
+            }
+            None if skip == 0 => format!("{}[{} - {} -: {bits}]", self.window, self.window_bits - 1, self.offset),
+            None => format!("{}[{} - ({} + 32'd{skip}) -: {bits}]", self.window, self.window_bits - 1, self.offset),
+        }
+    }
 }
 
 impl<'a> BlockGen<'a> {

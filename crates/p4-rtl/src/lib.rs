@@ -284,6 +284,8 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         too_short: parser::error_code(&pg, "PacketTooShort"),
         stack_oob: parser::error_code(&pg, "StackOutOfBounds"),
         static_offset: Some(0),
+        static_window: "wbe".into(),
+        static_bits: plan.window_bytes * 8,
     });
     pg.set_indent(2);
     let mut init = String::new();
@@ -427,10 +429,11 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let hdr_bits = deparser::max_bits(&dg, &dep.body)?;
     let hdr_bytes = hdr_bits.div_ceil(8).max(1);
     dg.deparser =
-        Some(deparser::DeparserCtx { vector: "obe".into(), vector_bits: hdr_bytes * 8, offset: "ooff".into() });
+        Some(deparser::DeparserCtx { vector: "obe".into(), vector_bits: hdr_bytes * 8, offset: "ooff".into(), emits: Vec::new() });
     dg.set_indent(2);
     dg.stmts(&dep.init)?;
     dg.stmts(&dep.body)?;
+    deparser::assemble(&mut dg)?;
     let body = dg.take_out();
     generated.push((
         format!("{prefix}_deparser.sv"),

@@ -8,7 +8,7 @@
 //! The window is the first `WIN` bytes of the packet (the most any path reads), collected by
 //! `p4f_pkt_split` as the beats arrive.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use num_traits::ToPrimitive;
@@ -18,16 +18,31 @@ use p4_ir::{Call, ExprKind, Keyset, Parser, Span, StateTarget, Stmt, Transition,
 use crate::block::BlockGen;
 use crate::error::{unsupported, Result, RtlError};
 use crate::names::ident;
-use crate::types::{NEXT_INDEX, VARBIT_LEN};
+use crate::types::{shift_amount, NEXT_INDEX, VARBIT_LEN};
 
 /// What the parser generator found out about the parser.
 pub struct ParserPlan {
     /// States in topological order (indices into `Parser::states`).
     pub order: Vec<usize>,
-    /// Per state: the bit offsets it can start at (`None`: more than one or unknown).
-    pub entry: Vec<Option<u32>>,
+    /// Per state: where it starts, as a constant distance from an anchor.
+    pub entry: Vec<StateOffset>,
+    /// Per anchor state (a state reached at offsets known only at run time): the bits read from
+    /// its start at most, the width of the window moved to start there.
+    pub anchor_reach: BTreeMap<usize, u32>,
     /// Bytes of the packet the parser can read at most.
     pub window_bytes: u32,
+    /// Low bits that are zero in every offset (3: the parser only moves by whole bytes).
+    pub align: u32,
+}
+
+/// A state's starting offset: `bits` past the packet's start (`anchor` is `None`) or past the
+/// start of the anchor state `anchor`. Reads at such an offset are wiring out of the packet's
+/// window or out of the anchor's moved window, so one shifter per anchor serves every header
+/// below it (mdp: one per message after the first, not one per header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateOffset {
+    pub anchor: Option<usize>,
+    pub bits: u32,
 }
 
 /// Topological order and offsets; refuses loops and reads at run-time offsets.
@@ -58,41 +73,66 @@ pub fn plan(g: &BlockGen, parser: &Parser) -> Result<ParserPlan> {
         visit(parser, 0, &mut mark, &mut order)?;
     }
     order.reverse();
-    // Offsets: the set each state starts at, and the most it can be.
-    let mut sets: Vec<Option<BTreeSet<u32>>> = vec![Some(BTreeSet::new()); n];
+    // Offsets: what reaches each state (`None`: nothing yet; `Some(None)`: offsets that differ or
+    // are known only at run time), and the most it can be.
+    let mut incoming: Vec<Option<Option<StateOffset>>> = vec![None; n];
+    let mut entry: Vec<StateOffset> = (0..n).map(|s| StateOffset { anchor: Some(s), bits: 0 }).collect();
+    let mut anchor_reach = BTreeMap::new();
     let mut max_in = vec![0u32; n];
     if n > 0 {
-        sets[0] = Some([0].into());
+        incoming[0] = Some(Some(StateOffset { anchor: None, bits: 0 }));
     }
     let mut window_bits = 0;
+    let mut align = 32;
     for &s in &order {
         let st = &parser.states[s];
+        if let Some(Some(at)) = incoming[s] {
+            entry[s] = at;
+        }
         let (delta, max_delta) = body_reads(g, &st.body)?;
-        let out: Option<BTreeSet<u32>> = match (&sets[s], delta) {
-            (Some(set), Some(d)) => Some(set.iter().map(|o| o + d).collect()),
-            _ => None,
-        };
+        align = align.min(body_align(g, &st.body)?);
+        let reach = max_delta.max(lookahead_reach(g, &st.body)?).max(max_delta + select_reach(g, &st.transition)?);
+        if let Some(a) = entry[s].anchor {
+            let r = anchor_reach.entry(a).or_insert(0);
+            *r = (*r).max(entry[s].bits + reach);
+        }
+        let out = delta.map(|d| StateOffset { bits: entry[s].bits + d, ..entry[s] });
         let max_out = max_in[s] + max_delta;
-        window_bits = window_bits
-            .max(max_out)
-            .max(max_in[s] + lookahead_reach(g, &st.body)?)
-            .max(max_out + select_reach(g, &st.transition)?);
+        window_bits = window_bits.max(max_in[s] + reach);
         for t in successors(&st.transition) {
             max_in[t] = max_in[t].max(max_out);
-            sets[t] = match (&sets[t], &out) {
-                (Some(a), Some(b)) => Some(a.union(b).copied().collect()),
-                _ => None,
-            };
+            incoming[t] = Some(match incoming[t] {
+                None => out,
+                Some(prev) if prev == out => out,
+                Some(_) => None,
+            });
         }
     }
-    let entry = sets
-        .iter()
-        .map(|s| match s {
-            Some(set) if set.len() == 1 => set.iter().next().copied(),
-            _ => None,
-        })
-        .collect();
-    Ok(ParserPlan { order, entry, window_bytes: window_bits.div_ceil(8).max(1) })
+    Ok(ParserPlan { order, entry, anchor_reach, window_bytes: window_bits.div_ceil(8).max(1), align })
+}
+
+/// Low bits that are zero in every amount a state's body consumes.
+fn body_align(g: &BlockGen, body: &[Stmt]) -> Result<u32> {
+    let mut align = 32;
+    for st in body {
+        align = align.min(match st {
+            Stmt::Call(c) => match consumed(g, c)? {
+                Some((Some(bits), _)) => bits.trailing_zeros(),
+                Some((None, _)) => match (&c.args[..], c.args.first()) {
+                    ([_, _], Some(h)) => match g.tm.varbit_layout(&h.expr.ty).map_err(|e| RtlError::new(c.span, e.message))? {
+                        Some(l) => (l.pre + l.post).trailing_zeros().min(l.align),
+                        None => 0,
+                    },
+                    _ => 0,
+                },
+                None => 32,
+            },
+            Stmt::If { then, otherwise, .. } => body_align(g, then)?.min(body_align(g, otherwise)?),
+            Stmt::Block(b) => body_align(g, b)?,
+            _ => 32,
+        });
+    }
+    Ok(align)
 }
 
 fn successors(t: &Transition) -> Vec<usize> {
@@ -222,12 +262,31 @@ pub fn error_code(g: &BlockGen, name: &str) -> u32 {
 pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) -> Result<String> {
     g.stmts(&parser.init)?;
     let err_w = g.width(&Type::Error, Span::DUMMY)?;
+    let mut windows: BTreeMap<usize, (String, u32)> = BTreeMap::new();
     for &s in &plan.order {
         let state = &parser.states[s];
-        if let Some(ctx) = g.parser.as_mut() {
-            ctx.static_offset = plan.entry[s];
-        }
+        let at = plan.entry[s];
         g.open(format!("if ({st_var} == ST_{}) begin  // state {}", ident(&state.name).to_uppercase(), state.name));
+        if let (Some(a), Some(&reach)) = (at.anchor, plan.anchor_reach.get(&s)) {
+            if a == s && reach > 0 {
+                // Reached at offsets known only at run time: the window moved once to start here,
+                // so this state and the ones below it read constant slices of it.
+                let ctx = g.parser.clone().ok_or_else(|| RtlError::global("parser context"))?;
+                let name = g.local(&format!("win_{}", ident(&state.name)), format!("logic [{}:0]", reach - 1));
+                let amount = shift_amount(&ctx.offset, ctx.window_bits, plan.align);
+                g.line(format!("{name} = {reach}'(({} << {amount}) >> {});", ctx.window, ctx.window_bits - reach));
+                windows.insert(s, (name, reach));
+            }
+        }
+        if let Some(ctx) = g.parser.as_mut() {
+            (ctx.static_window, ctx.static_bits, ctx.static_offset) = match at.anchor {
+                None => (ctx.window.clone(), ctx.window_bits, Some(at.bits)),
+                Some(a) => match windows.get(&a) {
+                    Some((w, bits)) => (w.clone(), *bits, Some(at.bits)),
+                    None => (ctx.window.clone(), ctx.window_bits, None),
+                },
+            };
+        }
         g.stmts(&state.body)?;
         let done = g.done.clone();
         g.open(format!("if ({done}) begin"));
@@ -394,11 +453,7 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
         "extract" => {
             let [arg] = &call.args[..] else { return unsupported(call.span, "extract arguments") };
             let bits = g.width(&arg.expr.ty, call.span)? - 1;
-            let win = ctx.window_bits;
-            let slice = match ctx.static_offset {
-                Some(c) => format!("{}[{}:{}]", ctx.window, win - 1 - c, win - c - bits),
-                None => format!("{}[{} - {off} -: {bits}]", ctx.window, win - 1),
-            };
+            let slice = ctx.read(bits);
             let short = format!("({off} + 32'd{bits} > {})", ctx.valid_bits);
             if let ExprKind::StackNext(stack) = &arg.expr.kind {
                 let base = g.lval(stack)?;
@@ -459,6 +514,7 @@ fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) 
     let path = g.lval(&arg.expr)?;
     let too_long = error_code(g, "HeaderTooShort");
     let slice = |at: String, bits: u32| format!("{window}[{} - ({at}) -: {bits}]", win - 1);
+    let (pre_bits, data_bits) = (ctx.read(l.pre), ctx.read_at(l.pre, l.max));
     g.line(format!("if ({n} > 32'd{}) begin {}{done} = 1'b1; end", l.max, set_err(too_long)));
     g.line(format!(
         "else if ({off} + 32'd{} + {n} > {}) begin {}{done} = 1'b1; end",
@@ -469,12 +525,9 @@ fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) 
     g.open("else begin");
     let (vb, vb_max) = (format!("{path}.{}", l.field), l.max);
     if l.pre > 0 {
-        g.line(format!("{path}[$bits({path}) - 1 -: {}] = {};", l.pre, slice(off.clone(), l.pre)));
+        g.line(format!("{path}[$bits({path}) - 1 -: {}] = {pre_bits};", l.pre));
     }
-    g.line(format!(
-        "{vb} = {} & ~({{{vb_max}{{1'b1}}}} >> {n});",
-        slice(format!("{off} + 32'd{}", l.pre), vb_max)
-    ));
+    g.line(format!("{vb} = {data_bits} & ~({{{vb_max}{{1'b1}}}} >> {});", shift_amount(&n, l.max, l.align)));
     if l.post > 0 {
         g.line(format!(
             "{path}[$bits({path}) - 1 - {} -: {}] = {};",
@@ -513,12 +566,7 @@ fn lookahead_slice(g: &BlockGen, ty: &Type, call: &Call) -> Result<(String, u32)
     let Some(ctx) = g.parser.clone() else { return unsupported(call.span, "lookahead outside the parser") };
     let w = g.width(ty, call.span)?;
     let bits = if g.tm.is_header(ty) { w - 1 } else { w };
-    let win = ctx.window_bits;
-    let slice = match ctx.static_offset {
-        Some(c) => format!("{}[{}:{}]", ctx.window, win - 1 - c, win - c - bits),
-        None => format!("{}[{} - {} -: {bits}]", ctx.window, win - 1, ctx.offset),
-    };
-    Ok((slice, bits))
+    Ok((ctx.read(bits), bits))
 }
 
 /// `verify(cond, error)`.

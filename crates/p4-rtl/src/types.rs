@@ -26,22 +26,88 @@ pub const VARBIT_LEN: &str = "_len_";
 
 /// How a header with a varbit field lies on the wire: `pre` fixed bits, the varbit field (at most
 /// `max` bits), then `post` fixed bits.
+#[derive(Clone, Debug)]
 pub struct VarbitLayout {
     pub pre: u32,
     pub field: String,
     pub max: u32,
     pub post: u32,
+    /// Low bits that are zero in every length the program's extracts give this header (3: whole
+    /// bytes), so shifts by the length can skip those stages.
+    pub align: u32,
 }
 
 /// The SystemVerilog view of a program's types.
 pub struct TypeMap<'p> {
     p: &'p Program,
     names: Vec<Option<String>>,
+    /// Per header type with a varbit field: [`VarbitLayout::align`].
+    varbit_align: Vec<u32>,
 }
 
 /// Width of the next-index field of a stack of `n` elements (holds 0..=n).
 pub fn next_index_width(n: u32) -> u32 {
     32 - n.leading_zeros().min(31)
+}
+
+/// Per type: the low bits known to be zero in every length a two-argument extract of the program
+/// gives a header of that type (64 for a type never extracted so; capped at 64). Only extracts
+/// set a varbit length in the hardware subset (assigning a varbit field is refused), and copies of
+/// a whole header keep it.
+fn varbit_alignment(p: &Program) -> Vec<u32> {
+    fn walk(body: &[p4_ir::Stmt], align: &mut [u32]) {
+        for st in body {
+            match st {
+                p4_ir::Stmt::Call(c) => {
+                    let is_extract = matches!(&c.callee, p4_ir::Callee::Method { extern_type, method, .. }
+                        if extern_type == "packet_in" && method == "extract");
+                    if let ([h, len], true) = (&c.args[..], is_extract) {
+                        let ty = match &h.expr.ty {
+                            Type::Stack(e, _) => e.as_ref(),
+                            t => t,
+                        };
+                        if let Type::Named(id) = ty {
+                            if let Some(a) = align.get_mut(id.index()) {
+                                *a = (*a).min(len.expr.known_low_zeros());
+                            }
+                        }
+                    }
+                }
+                p4_ir::Stmt::If { then, otherwise, .. } => {
+                    walk(then, align);
+                    walk(otherwise, align);
+                }
+                p4_ir::Stmt::Block(b) => walk(b, align),
+                p4_ir::Stmt::SwitchValue { cases, .. } => cases.iter().for_each(|(_, b)| walk(b, align)),
+                p4_ir::Stmt::For { init, update, body, .. } => {
+                    walk(init, align);
+                    walk(update, align);
+                    walk(body, align);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut align = vec![64; p.types.len()];
+    for parser in &p.parsers {
+        walk(&parser.init, &mut align);
+        for s in &parser.states {
+            walk(&s.body, &mut align);
+        }
+    }
+    align
+}
+
+/// A shift amount for `value`, which is at most `max` and has `align` low bits that are always
+/// zero: only the bits that can be one, so Yosys builds a shifter of those stages alone (a 32-bit
+/// amount would give 32 stages; a byte-aligned one drops three more).
+pub fn shift_amount(value: &str, max: u32, align: u32) -> String {
+    let k = next_index_width(max);
+    match align.min(k) {
+        a if a == k => "1'b0".into(),
+        0 => format!("{k}'({value})"),
+        a => format!("{{{value}[{}:{a}], {a}'d0}}", k - 1),
+    }
 }
 
 impl<'p> TypeMap<'p> {
@@ -61,7 +127,7 @@ impl<'p> TypeMap<'p> {
                 _ => None,
             })
             .collect();
-        TypeMap { p, names }
+        TypeMap { p, names, varbit_align: varbit_alignment(p) }
     }
 
     pub fn program(&self) -> &'p Program {
@@ -143,7 +209,8 @@ impl<'p> TypeMap<'p> {
         for f in &fields[at + 1..] {
             post += self.width(&f.ty)?;
         }
-        Ok(Some(VarbitLayout { pre, field: crate::names::ident(&fields[at].name), max, post }))
+        let align = self.varbit_align.get(id.index()).copied().unwrap_or(0);
+        Ok(Some(VarbitLayout { pre, field: crate::names::ident(&fields[at].name), max, post, align }))
     }
 
     /// Bits `[hi:lo]` of element `i` in a tuple of type `ty` (see [`TypeMap::width`]).
