@@ -165,6 +165,18 @@ pub struct ParserCtx {
     pub static_offset: Option<u32>,
     pub static_window: String,
     pub static_bits: u32,
+    /// Where the deparser's unchanged tail starts in the packet, when it has one.
+    pub keep: Option<KeepCtx>,
+}
+
+/// The parser's record of where the first header of the deparser's unchanged tail was extracted
+/// (see [`crate::unchanged`]).
+#[derive(Clone, Debug)]
+pub struct KeepCtx {
+    pub tail: crate::unchanged::UnchangedTail,
+    /// The offset (bits) and whether it is set.
+    pub keep: String,
+    pub kept: String,
 }
 
 impl ParserCtx {

@@ -23,6 +23,7 @@ pub mod sim;
 pub mod tables;
 pub mod top;
 pub mod types;
+pub mod unchanged;
 pub mod wrapper;
 
 use std::collections::BTreeSet;
@@ -274,6 +275,23 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let parser = &program.parsers[pid.index()];
     let mut pg = block::BlockGen::new(program, &tm, arch, &parser.block, &shared_of(parser_b))?;
     let plan = parser::plan(&pg, parser)?;
+    // The deparser's tail of headers nothing changes comes from the packet's own bytes.
+    let tail = match arch.blocks.iter().position(|b| b.role == Role::Deparser).map(|b| (b, binding.blocks[b].clone())) {
+        Some((b, BlockRef::Control(cid))) => {
+            let dep = &program.controls[cid.index()];
+            let mut dg = block::BlockGen::new(program, &tm, arch, &dep.block, &shared_of(b))?;
+            unchanged::analyse(&mut pg, parser, &plan, &mut dg, dep)?
+        }
+        _ => None,
+    };
+    let keep = match &tail {
+        Some(t) => Some(block::KeepCtx { tail: t.clone(), keep: pg.local("keep", "logic [31:0]".into()), kept: pg.local("kept", "logic".into()) }),
+        None => None,
+    };
+    let skip = match &keep {
+        Some(k) => format!("16'(({}) ? {} >> 3 : off >> 3)", k.kept, k.keep),
+        None => "16'(off >> 3)".into(),
+    };
     let err_field = meta(MetaRole::ParserError).ok();
     pg.parser = Some(block::ParserCtx {
         offset: "off".into(),
@@ -286,6 +304,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         static_offset: Some(0),
         static_window: "wbe".into(),
         static_bits: plan.window_bytes * 8,
+        keep,
     });
     pg.set_indent(2);
     let mut init = String::new();
@@ -323,7 +342,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let parser_ports: Vec<(String, u32)> = value_sets.iter().map(|v| (v.port.clone(), v.size * v.entry_words * 32)).collect();
     generated.push((
         format!("{prefix}_parser.sv"),
-        top::parser_module(&prefix, plan.window_bytes, port_w, &sp, st_w, &start, &body, &pg.locals, &init, &parser_ports),
+        top::parser_module(&prefix, plan.window_bytes, port_w, &sp, st_w, &start, &body, &pg.locals, &init, &parser_ports, &skip),
     ));
     stages.push(StageInfo { block: "parser".into(), name: parser.block.name.clone(), cycles: 1 });
     latency += 1;
@@ -432,7 +451,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         Some(deparser::DeparserCtx { vector: "obe".into(), vector_bits: hdr_bytes * 8, offset: "ooff".into(), emits: Vec::new() });
     dg.set_indent(2);
     dg.stmts(&dep.init)?;
-    dg.stmts(&dep.body)?;
+    dg.stmts(&dep.body[..tail.as_ref().map_or(dep.body.len(), |t| t.emit_stmts)])?;
     deparser::assemble(&mut dg)?;
     let body = dg.take_out();
     generated.push((

@@ -448,6 +448,12 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
     let err_w = g.width(&Type::Error, call.span)?;
     let set_err = |code: u32| ctx.error_field.as_ref().map(|e| format!("{e} = {err_w}'d{code}; ")).unwrap_or_default();
     let off = ctx.offset.clone();
+    if let (Some(k), "extract", Some(arg)) = (&ctx.keep, method, call.args.first()) {
+        if crate::unchanged::tail_key(g, &arg.expr, &k.tail)? {
+            // The deparser's unchanged tail starts here: the packet's bytes from this offset on.
+            g.line(format!("if (!{}) begin {} = {off}; {} = 1'b1; end", k.kept, k.keep, k.kept));
+        }
+    }
     match method {
         "extract" if call.args.len() == 2 => varbit_extract(g, call, &ctx)?,
         "extract" => {

@@ -751,6 +751,7 @@ pub fn parser_module(
     locals: &[(String, String)],
     init: &str,
     extra_ports: &[(String, u32)],
+    skip: &str,
 ) -> String {
     let mut o = String::new();
     let wb = window_bytes * 8;
@@ -773,7 +774,7 @@ pub fn parser_module(
     o.push_str(init);
     let _ = writeln!(o, "        st = {start};");
     o.push_str(body);
-    let _ = writeln!(o, "        s.phv.pi.skip = 16'(off >> 3);\n    end");
+    let _ = writeln!(o, "        s.phv.pi.skip = {skip};\n    end");
     let _ = writeln!(o, "    always_ff @(posedge clk) begin\n        if (rst) out_valid <= 1'b0;\n        else if (ce) begin\n            out_valid <= in_valid;\n            out_phv <= s.phv;\n        end\n    end");
     let _ = writeln!(o, "    wire logic unused_ = &{{1'b0, in_port}};");
     let _ = writeln!(o, "endmodule\n/* verilator lint_on UNUSEDSIGNAL */\n`default_nettype wire");
