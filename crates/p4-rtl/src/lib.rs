@@ -445,13 +445,14 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     }
     let (dep_b, dep) = deparser.ok_or_else(|| RtlError::global("the architecture has no deparser"))?;
     let mut dg = block::BlockGen::new(program, &tm, arch, &dep.block, &shared_of(dep_b))?;
-    let hdr_bits = deparser::max_bits(&dg, &dep.body)?;
+    let dep_body = &dep.body[..tail.as_ref().map_or(dep.body.len(), |t| t.emit_stmts)];
+    let hdr_bits = deparser::max_bits(&dg, dep_body)?;
     let hdr_bytes = hdr_bits.div_ceil(8).max(1);
     dg.deparser =
         Some(deparser::DeparserCtx { vector: "obe".into(), vector_bits: hdr_bytes * 8, offset: "ooff".into(), emits: Vec::new() });
     dg.set_indent(2);
     dg.stmts(&dep.init)?;
-    dg.stmts(&dep.body[..tail.as_ref().map_or(dep.body.len(), |t| t.emit_stmts)])?;
+    dg.stmts(dep_body)?;
     deparser::assemble(&mut dg)?;
     let body = dg.take_out();
     generated.push((

@@ -6,9 +6,12 @@
 //! - `parser_moves_the_window_once_per_anchor`: the parser moves its window once at each state
 //!   reached at offsets that differ (the three joins after messages 0..2), by whole bytes (mdp's
 //!   lengths are `<< 3`), and reads every header out of those windows as constant slices.
-//! - `deparser_shifts_only_after_varbit_fields`: the deparser builds its vector with constant
-//!   shifts; the only run-time shifts are the ones after messages 0..2's opaque bodies, over just
-//!   the bits that can follow them.
+//! - `mdp_deparser_sends_the_packets_own_bytes`: mdp changes none of its headers and parses them in
+//!   emit order, so its deparser emits nothing and the merge sends the packet's bytes from where
+//!   the parser extracted the first header (`crates/p4-rtl/src/unchanged.rs`).
+//! - `deparser_shifts_only_after_varbit_fields`: `tests/stf/varbit.p4` rewrites its headers, so its
+//!   deparser builds them: constant shifts, and one run-time shift after the varbit field, over
+//!   just the bits that can follow it, by whole bytes.
 
 use std::path::{Path, PathBuf};
 
@@ -16,11 +19,15 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
-fn mdp_file(file: &str) -> String {
-    let p4 = root().join("examples/mdp/mdp.p4");
+fn generated(p4: &str, name: &str, file: &str) -> String {
+    let p4 = root().join(p4);
     let program = p4forge::frontend::compile(&p4, &[]).unwrap().lowered(&p4).unwrap().program;
-    let design = p4_rtl::generate(&program, "mdp", &p4_rtl::Options::default()).unwrap();
+    let design = p4_rtl::generate(&program, name, &p4_rtl::Options::default()).unwrap();
     design.generated.into_iter().find(|(n, _)| n == file).unwrap().1
+}
+
+fn mdp_file(file: &str) -> String {
+    generated("examples/mdp/mdp.p4", "mdp", file)
 }
 
 #[test]
@@ -45,17 +52,30 @@ fn parser_moves_the_window_once_per_anchor() {
 }
 
 #[test]
-fn deparser_shifts_only_after_varbit_fields() {
+fn mdp_deparser_sends_the_packets_own_bytes() {
+    let parser = mdp_file("mdp_parser.sv");
+    // Ethernet, the first header, starts the kept bytes on every path.
+    assert!(parser.contains("if (!s.l.kept_) begin s.l.keep_ = off; s.l.kept_ = 1'b1; end"));
+    assert!(parser.contains("s.phv.pi.skip = 16'((s.l.kept_) ? s.l.keep_ >> 3 : off >> 3);"));
     let deparser = mdp_file("mdp_deparser.sv");
+    assert!(!deparser.contains("s.l.emit"), "{deparser}");
+    assert!(!deparser.contains("ooff = ooff +"), "{deparser}");
+}
+
+#[test]
+fn deparser_shifts_only_after_varbit_fields() {
+    let deparser = generated("tests/stf/varbit.p4", "varbit", "varbit_deparser.sv");
     assert!(!deparser.contains("- ooff"), "{deparser}");
-    let shifts: Vec<&str> = deparser.lines().filter(|l| l.contains("data_len_[10:3]")).map(str::trim).collect();
+    let chain: Vec<&str> = deparser.lines().skip_while(|l| !l.contains("from the last emit back")).skip(1).take(6).map(str::trim).collect();
     assert_eq!(
-        shifts,
+        chain,
         [
-            "obe[9391 -: 3264] = 3264'({obe[9391 -: 2240], 1024'(0)} >> {s.l.emit_25_.data_len_[10:3], 3'd0});",
-            "obe[9391 -: 5504] = 5504'({obe[9391 -: 4480], 1024'(0)} >> {s.l.emit_18_.data_len_[10:3], 3'd0});",
-            "obe[9391 -: 7744] = 7744'({obe[9391 -: 6720], 1024'(0)} >> {s.l.emit_11_.data_len_[10:3], 3'd0});",
+            "if (s.l.emit_3_.valid_) obe = {s.l.emit_3_[8:1], obe[79:8]};",
+            "if (s.l.emit_2_.valid_) begin",
+            "obe[79 -: 72] = 72'({obe[79 -: 8], 64'(0)} >> {s.l.emit_2_.data_len_[6:3], 3'd0});",
+            "obe[79 -: 64] = obe[79 -: 64] | s.l.emit_2_.data;",
+            "end",
+            "if (s.l.emit_.valid_) obe = {s.l.emit_[8:1], obe[79:8]};",
         ]
     );
-    assert!(deparser.contains("if (s.l.emit_.valid_) obe = {s.l.emit_[112:1], obe[9391:112]};"));
 }
