@@ -175,6 +175,14 @@ pub fn action_effects(program: &Program, action: ActionId) -> Effects {
     Analyzer { prog: program }.action_body(action, 0)
 }
 
+/// Effects of running `stmts` in a block of `program`: calls, table applies and the actions they
+/// run followed. Locations are in the frame of that block.
+pub fn stmts_effects(program: &Program, stmts: &[Stmt]) -> Effects {
+    let mut fx = Effects::default();
+    Analyzer { prog: program }.stmts(stmts, &mut fx, 0);
+    fx
+}
+
 /// Effects of each action table `table` may run (its action list, then its default action if not
 /// listed), including the arguments the table binds to directional parameters.
 pub fn table_action_effects(program: &Program, table: TableId) -> Vec<(ActionId, Effects)> {

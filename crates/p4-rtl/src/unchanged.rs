@@ -19,7 +19,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use p4_ir::{BlockRef, Builtin, Call, Callee, Control, Direction, Expr, ExprKind, Parser, Program, Stmt, Type, TypeDef, TypeId, Value, VarKind};
+use p4_ir::cfg::{stmts_effects, Location, NEXT_INDEX, VALID};
+use p4_ir::{Builtin, Call, Callee, Control, Expr, ExprKind, Parser, Program, Stmt, Type, TypeDef, TypeId, Value, Var, VarKind};
 
 use crate::block::BlockGen;
 use crate::error::Result;
@@ -226,180 +227,89 @@ fn is_method(c: &Call, extern_type: &str, method: &str) -> bool {
 }
 
 /// Header types that something after the parser may change, or the parser itself other than by
-/// extracting: every write through a block parameter counts, with the headers of the written
-/// value's type and of every value it is part of.
+/// extracting or invalidating (see [`consume`]): every location written through a block parameter
+/// (the IR's def-use, `p4_ir::cfg::stmts_effects`) counts, with the headers of the written value's
+/// type and of every value it is part of.
 fn touched_header_types(p: &Program) -> BTreeSet<TypeId> {
-    let mut t = Touched { p, vars: &[], in_parser: true, out: BTreeSet::new() };
-    for parser in &p.parsers {
-        t.vars = &parser.block.vars;
-        t.stmts(&parser.init);
-        for s in &parser.states {
-            t.stmts(&s.body);
-        }
-    }
-    t.in_parser = false;
+    let mut out = BTreeSet::new();
     for control in &p.controls {
-        t.vars = &control.block.vars;
-        t.stmts(&control.init);
-        t.stmts(&control.body);
+        let mut fx = stmts_effects(p, &control.init);
+        fx.extend(stmts_effects(p, &control.body));
+        for l in fx.writes() {
+            mark_written(p, &control.block.vars, l, &mut out);
+        }
     }
-    let vars_of = |b: &BlockRef| match b {
-        BlockRef::Parser(id) => p.parsers.get(id.index()).map(|x| &x.block.vars[..]),
-        BlockRef::Control(id) => p.controls.get(id.index()).map(|x| &x.block.vars[..]),
-    };
-    for a in &p.actions {
-        t.vars = vars_of(&a.block).unwrap_or(&[]);
-        t.stmts(&a.body);
+    for parser in &p.parsers {
+        let mut writes = BTreeSet::new();
+        parser_writes(p, &parser.init, &mut writes);
+        for s in &parser.states {
+            parser_writes(p, &s.body, &mut writes);
+        }
+        for l in &writes {
+            mark_written(p, &parser.block.vars, l, &mut out);
+        }
     }
-    for f in &p.functions {
-        t.vars = vars_of(&f.block).unwrap_or(&[]);
-        t.stmts(&f.body);
-    }
-    t.out
+    out
 }
 
-struct Touched<'p> {
-    p: &'p Program,
-    vars: &'p [p4_ir::Var],
-    /// In a parser, invalidating is left to the path check ([`consume`]).
-    in_parser: bool,
-    out: BTreeSet<TypeId>,
+/// A parser's writes other than its extracts and invalidations.
+fn parser_writes(p: &Program, body: &[Stmt], out: &mut BTreeSet<Location>) {
+    for st in body {
+        match st {
+            Stmt::Call(c) if is_method(c, "packet_in", "extract") => {}
+            Stmt::Call(Call { callee: Callee::Builtin { builtin: Builtin::SetInvalid | Builtin::PopFront(_), .. }, .. }) => {}
+            Stmt::If { then, otherwise, .. } => {
+                parser_writes(p, then, out);
+                parser_writes(p, otherwise, out);
+            }
+            Stmt::Block(b) => parser_writes(p, b, out),
+            _ => out.extend(stmts_effects(p, std::slice::from_ref(st)).writes().iter().cloned()),
+        }
+    }
 }
 
-impl Touched<'_> {
-    fn stmts(&mut self, body: &[Stmt]) {
-        for st in body {
-            match st {
-                Stmt::Assign { lhs, rhs, .. } => {
-                    self.write(lhs);
-                    self.expr(rhs);
-                }
-                Stmt::VarInit { init: Some(e), .. } => self.expr(e),
-                Stmt::Call(c) => self.call(c),
-                Stmt::ApplyBlock { args, .. } => {
-                    for a in args {
-                        if a.direction != Direction::In {
-                            self.write(&a.expr);
-                        }
-                    }
-                }
-                Stmt::If { cond, then, otherwise, .. } => {
-                    self.expr(cond);
-                    self.stmts(then);
-                    self.stmts(otherwise);
-                }
-                Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, b)| self.stmts(b)),
-                Stmt::SwitchValue { expr, cases, .. } => {
-                    self.expr(expr);
-                    cases.iter().for_each(|(_, b)| self.stmts(b));
-                }
-                Stmt::Block(b) => self.stmts(b),
-                Stmt::For { init, cond, update, body, .. } => {
-                    self.stmts(init);
-                    if let Some(c) = cond {
-                        self.expr(c);
-                    }
-                    self.stmts(update);
-                    self.stmts(body);
-                }
-                Stmt::Return(Some(e), _) => self.expr(e),
-                _ => {}
+/// The header types a write of `l` may change, when `l` is a block parameter's storage.
+fn mark_written(p: &Program, vars: &[Var], l: &Location, out: &mut BTreeSet<TypeId>) {
+    let Some(var) = vars.get(l.var.index()) else { return };
+    if !matches!(var.kind, VarKind::Param(_)) {
+        return;
+    }
+    let mut ty = &var.ty;
+    for &step in &l.path {
+        if let Type::Named(id) = ty {
+            if matches!(p.types.get(id.index()), Some(TypeDef::Header { .. })) {
+                out.insert(*id);
             }
         }
-    }
-
-    fn call(&mut self, c: &Call) {
-        match &c.callee {
-            // The parse itself.
-            Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" => {
-                c.args.iter().skip(1).for_each(|a| self.expr(&a.expr));
-                return;
+        ty = match ty {
+            Type::Stack(elem, _) => elem.as_ref(),
+            Type::Named(id) if step != VALID && step != NEXT_INDEX => {
+                match p.types.get(id.index()).and_then(|d| d.fields().get(step as usize)) {
+                    Some(f) => &f.ty,
+                    None => return,
+                }
             }
-            Callee::Builtin { target, builtin } => {
-                let invalidates = matches!(builtin, Builtin::SetInvalid | Builtin::PopFront(_));
-                if matches!(builtin, Builtin::SetValid | Builtin::PushFront(_)) || (invalidates && !self.in_parser) {
-                    self.write(target);
+            // A header's validity or a stack's next index: the header (or element type) itself.
+            _ => break,
+        };
+    }
+    headers_in(p, ty, out);
+}
+
+fn headers_in(p: &Program, ty: &Type, out: &mut BTreeSet<TypeId>) {
+    match ty {
+        Type::Stack(t, _) => headers_in(p, t, out),
+        Type::Named(id) => match p.types.get(id.index()) {
+            Some(TypeDef::Header { .. }) => {
+                out.insert(*id);
+            }
+            Some(TypeDef::Struct { fields, .. }) | Some(TypeDef::Union { fields, .. }) => {
+                for f in fields {
+                    headers_in(p, &f.ty, out);
                 }
             }
             _ => {}
-        }
-        for a in &c.args {
-            if a.direction == Direction::In {
-                self.expr(&a.expr);
-            } else {
-                self.write(&a.expr);
-            }
-        }
-    }
-
-    /// Calls inside expressions may write through `out`/`inout` arguments.
-    fn expr(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Call(c) => self.call(c),
-            ExprKind::Field(a, _) | ExprKind::StackNext(a) | ExprKind::StackLast(a) | ExprKind::StackLastIndex(a) | ExprKind::Slice(a, _, _) | ExprKind::Unary(_, a) | ExprKind::Cast(a) => self.expr(a),
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            ExprKind::Mux(a, b, c) => {
-                self.expr(a);
-                self.expr(b);
-                self.expr(c);
-            }
-            ExprKind::Aggregate(es) => es.iter().for_each(|x| self.expr(x)),
-            _ => {}
-        }
-    }
-
-    /// A write to `lhs`: counted when it is stored through a block parameter.
-    fn write(&mut self, lhs: &Expr) {
-        let mut chain = vec![lhs];
-        let mut e = lhs;
-        loop {
-            match &e.kind {
-                ExprKind::Field(a, _) | ExprKind::StackNext(a) | ExprKind::StackLast(a) | ExprKind::Slice(a, _, _) => e = a,
-                ExprKind::Index(a, i) => {
-                    self.expr(i);
-                    e = a;
-                }
-                _ => break,
-            }
-            chain.push(e);
-        }
-        let ExprKind::Var(v) = &e.kind else { return };
-        if !matches!(self.vars.get(v.index()).map(|x| &x.kind), Some(VarKind::Param(_)) | None) {
-            return;
-        }
-        // The written value's own headers, and the headers it sits in.
-        self.headers_in(&lhs.ty);
-        for part in chain {
-            let elem = match &part.ty {
-                Type::Stack(t, _) => t.as_ref(),
-                t => t,
-            };
-            if let Type::Named(id) = elem {
-                if matches!(self.p.types.get(id.index()), Some(TypeDef::Header { .. })) {
-                    self.out.insert(*id);
-                }
-            }
-        }
-    }
-
-    fn headers_in(&mut self, ty: &Type) {
-        match ty {
-            Type::Stack(t, _) => self.headers_in(t),
-            Type::Named(id) => match self.p.types.get(id.index()) {
-                Some(TypeDef::Header { .. }) => {
-                    self.out.insert(*id);
-                }
-                Some(TypeDef::Struct { fields, .. }) | Some(TypeDef::Union { fields, .. }) => {
-                    for f in fields {
-                        self.headers_in(&f.ty);
-                    }
-                }
-                _ => {}
-            },
-            _ => {}
-        }
+        },
+        _ => {}
     }
 }

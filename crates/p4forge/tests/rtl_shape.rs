@@ -79,3 +79,68 @@ fn deparser_shifts_only_after_varbit_fields() {
         ]
     );
 }
+
+/// A v1model program with headers `a`, `b` and `c` (one byte each, each of its own type), parsed by `states`, with
+/// `ingress` as the ingress body and `emits` as the deparser body.
+fn three_headers(states: &str, ingress: &str, emits: &str) -> (String, String) {
+    let src = format!(
+        r#"#include <core.p4>
+#include <v1model.p4>
+header ha_t {{ bit<8> x; }}
+header hb_t {{ bit<8> x; }}
+header hc_t {{ bit<8> x; }}
+struct headers_t {{ ha_t a; hb_t b; hc_t c; }}
+struct meta_t {{ }}
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+{states}
+}}
+control V(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ sm.egress_spec = 1; {ingress} }} }}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
+control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control D(packet_out pkt, in headers_t hdr) {{ apply {{ {emits} }} }}
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#
+    );
+    let dir = root().join("target/rtl-shape");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("t{:x}.p4", src.len() * 31 + src.bytes().map(usize::from).sum::<usize>()));
+    std::fs::write(&file, src).unwrap();
+    let program = p4forge::frontend::compile(&file, &[]).unwrap().lowered(&file).unwrap().program;
+    let design = p4_rtl::generate(&program, "t", &p4_rtl::Options::default()).unwrap();
+    let get = |n: &str| design.generated.iter().find(|(f, _)| f == n).unwrap().1.clone();
+    (get("t_parser.sv"), get("t_deparser.sv"))
+}
+
+const IN_ORDER: &str =
+    "state start { pkt.extract(hdr.a); pkt.extract(hdr.b); transition select(hdr.b.x) { 1: c; default: accept; } } state c { pkt.extract(hdr.c); transition accept; }";
+
+#[test]
+fn unchanged_tail_starts_after_the_last_changed_header() {
+    // `a` is rewritten; `b` and `c` are the packet's own bytes from where `b` was extracted.
+    let (parser, deparser) = three_headers(IN_ORDER, "hdr.a.x = 7;", "pkt.emit(hdr.a); pkt.emit(hdr.b); pkt.emit(hdr.c);");
+    assert_eq!(parser.matches("s.l.keep_ = off;").count(), 2, "{parser}"); // before b and before c
+    assert!(deparser.contains("s.l.emit_ = s.phv.hdr.a;"), "{deparser}");
+    assert!(!deparser.contains("s.phv.hdr.b") && !deparser.contains("s.phv.hdr.c"), "{deparser}");
+}
+
+#[test]
+fn no_tail_where_the_packets_bytes_would_differ() {
+    let emits = "pkt.emit(hdr.a); pkt.emit(hdr.b); pkt.emit(hdr.c);";
+    // The last header is changed: nothing after it to keep.
+    let (parser, _) = three_headers(IN_ORDER, "hdr.c.x = 7;", emits);
+    assert!(!parser.contains("keep_"), "{parser}");
+    // Made valid by the control: its bytes are not in the packet.
+    let (parser, _) = three_headers(IN_ORDER, "hdr.c.setValid();", emits);
+    assert!(!parser.contains("keep_"), "{parser}");
+    // Emitted in another order than parsed.
+    let (parser, _) = three_headers(IN_ORDER, "", "pkt.emit(hdr.a); pkt.emit(hdr.c); pkt.emit(hdr.b);");
+    assert!(!parser.contains("keep_"), "{parser}");
+    // Bytes skipped between two kept headers.
+    let skip = "state start { pkt.extract(hdr.a); pkt.extract(hdr.b); pkt.advance(8); pkt.extract(hdr.c); transition accept; }";
+    let (parser, _) = three_headers(skip, "hdr.a.x = 7;", emits);
+    assert!(!parser.contains("keep_"), "{parser}");
+    // Emitted only on a condition.
+    let (parser, _) = three_headers(IN_ORDER, "", "pkt.emit(hdr.a); pkt.emit(hdr.b); if (hdr.a.x == 1) { pkt.emit(hdr.c); }");
+    assert!(!parser.contains("keep_"), "{parser}");
+}
