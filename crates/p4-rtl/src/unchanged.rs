@@ -94,7 +94,12 @@ fn expand(dg: &mut BlockGen, e: &Expr, touched: &BTreeSet<TypeId>, out: &mut Vec
     let Type::Named(id) = elem else { return Ok(false) };
     match dg.p.types.get(id.index()) {
         Some(TypeDef::Header { .. }) if !touched.contains(id) => {
-            out.push(dg.lval(e)?);
+            // Only the packet's headers: a local of the deparser may be made valid there.
+            let path = dg.lval(e)?;
+            if !path.starts_with("s.phv.") {
+                return Ok(false);
+            }
+            out.push(path);
             Ok(true)
         }
         Some(TypeDef::Struct { fields, .. }) if !stack => {

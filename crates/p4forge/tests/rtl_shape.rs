@@ -140,6 +140,10 @@ fn no_tail_where_the_packets_bytes_would_differ() {
     let skip = "state start { pkt.extract(hdr.a); pkt.extract(hdr.b); pkt.advance(8); pkt.extract(hdr.c); transition accept; }";
     let (parser, _) = three_headers(skip, "hdr.a.x = 7;", emits);
     assert!(!parser.contains("keep_"), "{parser}");
+    // A local header the deparser makes valid: never in the packet.
+    let local = "ha_t t; t.setValid(); t.x = 1; pkt.emit(hdr.a); pkt.emit(hdr.b); pkt.emit(hdr.c); pkt.emit(t);";
+    let (parser, _) = three_headers(IN_ORDER, "", local);
+    assert!(!parser.contains("keep_"), "{parser}");
     // Emitted only on a condition.
     let (parser, _) = three_headers(IN_ORDER, "", "pkt.emit(hdr.a); pkt.emit(hdr.b); if (hdr.a.x == 1) { pkt.emit(hdr.c); }");
     assert!(!parser.contains("keep_"), "{parser}");
