@@ -5,8 +5,10 @@
 //! parser, one combinational pass per packet, registered once (one packet per cycle). Extracts
 //! read a part-select of the window at the state's bit offset; where every path reaches a state
 //! at the same offset (the common case) the offset is a constant and the part-select is wiring.
-//! The window is the first `WIN` bytes of the packet (the most any path reads), collected by
-//! `p4f_pkt_split` as the beats arrive.
+//! A state reached at offsets that differ is an anchor ([`StateOffset`]): the window is moved once
+//! there and the states below it read constant slices of the moved window. The window is the
+//! first `WIN` bytes of the packet (the most any path reads), collected by `p4f_pkt_split` as the
+//! beats arrive.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -45,7 +47,7 @@ pub struct StateOffset {
     pub bits: u32,
 }
 
-/// Topological order and offsets; refuses loops and reads at run-time offsets.
+/// Topological order, offsets and anchors; refuses loops (the mid-end unrolls bounded ones).
 pub fn plan(g: &BlockGen, parser: &Parser) -> Result<ParserPlan> {
     let n = parser.states.len();
     let mut order = Vec::new();
