@@ -70,7 +70,7 @@ pub struct Effects {
     /// Block (control index) that marked the packet to be dropped last ([`p4_arch::SideEffect::Drop`]).
     pub marked_in: Option<usize>,
     /// Description of a failed `assert`/`assume`.
-    pub aborted: Option<String>,
+    pub aborted: Option<Arc<str>>,
 }
 
 /// Mutable runtime state: the packet frame, the packet, tables and extern state.

@@ -39,6 +39,7 @@
 //!   without one ranks by its 1-based position;
 //! - `random` and `HashAlgorithm.random` draw from a fixed-seed generator: runs are reproducible.
 
+pub mod batch;
 pub mod bits;
 pub mod cells;
 mod compile;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::bits::mask;
 use crate::cells::Cells;
 use crate::compile::{build_prog, run_control, run_parser};
+use crate::batch::{BatchOut, DropReason, PacketIn};
 use crate::control::{Injected, OutputPacket, PacketIo};
 use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
 use crate::meter::Meter;
@@ -46,6 +47,8 @@ pub struct Switch {
     pub(crate) groups: BTreeMap<u32, Vec<u64>>,
     pub(crate) nodes: Vec<Option<(u32, Vec<u32>)>>,
     pub(crate) sessions: HashMap<u32, Mirror>,
+    /// The reused buffers of [`PacketIo::inject`] (a batch of one).
+    one: BatchOut,
 }
 
 fn enum_member_name(ir: &p4_ir::Program, v: &p4_ir::Value) -> Option<String> {
@@ -120,7 +123,7 @@ impl Switch {
             log: Vec::new(),
             pending_err: None,
         };
-        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new() };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default() };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -187,43 +190,65 @@ impl Switch {
         self.prog.arch.instance_value(kind)
     }
 
-    fn drop_line(&self, res: &mut Injected) {
-        let c = &self.ctx;
-        // Named as the architecture names them (v1model: `mark_to_drop in C`, `egress_spec 511`).
-        let arch = self.prog.arch;
-        let mut line = match c.fx.marked_in.and_then(|i| self.prog.controls.get(i)) {
-            Some(ctl) => {
-                // One allocation of the right size (a packet drop allocates only its reason).
-                let f = arch.function_for(ExternOp::MarkToDrop).map_or("drop", |f| f.name);
-                let mut l = String::with_capacity(f.len() + 4 + ctl.name.len());
-                l.push_str(f);
-                l.push_str(" in ");
-                l.push_str(&ctl.name);
-                l
-            }
-            None => {
-                let DropMarker::AllOnes(role) = arch.drop;
-                format!("{} {}", arch.field(role).unwrap_or("drop marker"), self.prog.intrinsic.drop_value)
-            }
-        };
-        if let Some(e) = self.meta_get(MetaRole::ParserError).filter(|e| *e != 0) {
-            let name = self.prog.error_names.get(e as usize).cloned().unwrap_or_else(|| e.to_string());
-            line.push_str(&format!(" (parser error {name})"));
+    /// Why the current packet is dropped when the drop-marker field or a drop call says so.
+    fn drop_reason(&self) -> DropReason {
+        let error = self.meta_get(MetaRole::ParserError).unwrap_or(0) as u32;
+        match self.ctx.fx.marked_in {
+            Some(control) => DropReason::Marked { control: control as u32, error },
+            None => DropReason::DropValue { error },
         }
-        res.drops.push(line);
+    }
+
+    /// The text of a drop reason, as [`Injected::drops`] holds it (v1model: `mark_to_drop in C`,
+    /// `egress_spec 511`, each optionally followed by ` (parser error <name>)`).
+    pub fn drop_text(&self, reason: &DropReason) -> String {
+        let arch = self.prog.arch;
+        let with_error = |mut line: String, e: u32| {
+            if e != 0 {
+                let name = self.prog.error_names.get(e as usize).cloned().unwrap_or_else(|| e.to_string());
+                line.push_str(&format!(" (parser error {name})"));
+            }
+            line
+        };
+        match reason {
+            DropReason::PortTooWide(port) => {
+                self.check_port(*port).err().map_or_else(|| format!("port {port} does not fit the port fields"), |e| e.to_string())
+            }
+            DropReason::Marked { control, error } => {
+                let f = arch.function_for(ExternOp::MarkToDrop).map_or("drop", |f| f.name);
+                let ctl = self.prog.controls.get(*control as usize).map_or("?", |c| c.name.as_str());
+                // One allocation of the right size when there is no parser error.
+                let mut line = String::with_capacity(f.len() + 4 + ctl.len());
+                line.push_str(f);
+                line.push_str(" in ");
+                line.push_str(ctl);
+                with_error(line, *error)
+            }
+            DropReason::DropValue { error } => {
+                let DropMarker::AllOnes(role) = arch.drop;
+                with_error(format!("{} {}", arch.field(role).unwrap_or("drop marker"), self.prog.intrinsic.drop_value), *error)
+            }
+            DropReason::Aborted(why) => why.to_string(),
+            DropReason::EmptyGroup(group) => format!("multicast group {group} has no members"),
+            DropReason::TooManyLoops(effect) => {
+                let name = arch.function_with_effect(*effect).map_or("re-parse", |f| f.name);
+                format!("{name}: more than {MAX_LOOPS} loops")
+            }
+            DropReason::TooManyCopies(n) => format!("more than {n} copies of one packet; the rest were dropped"),
+        }
+    }
+
+    /// Drops the current copy because an `assert`/`assume` failed (the reason also goes to the log).
+    fn abort(&mut self, res: &mut BatchOut) {
+        let why = self.ctx.fx.aborted.take().unwrap_or_else(|| Arc::from("assert failed"));
+        self.ctx.log.push(why.to_string());
+        res.push_drop(DropReason::Aborted(why));
     }
 
     /// Whether the drop-marker field holds the drop value.
     fn marked_to_drop(&self) -> bool {
         let DropMarker::AllOnes(role) = self.prog.arch.drop;
         self.meta_get(role) == Some(self.prog.intrinsic.drop_value)
-    }
-
-    /// A packet that looped more than [`MAX_LOOPS`] times through `effect` (named as the
-    /// architecture's function asking for it).
-    fn too_many_loops(&self, effect: SideEffect, res: &mut Injected) {
-        let name = self.prog.arch.function_with_effect(effect).map_or("re-parse", |f| f.name);
-        res.drops.push(format!("{name}: more than {MAX_LOOPS} loops"));
     }
 
     /// Sets the intrinsic field of `role` (if the program has it).
@@ -321,7 +346,7 @@ impl Switch {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn ingress(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32, res: &mut Injected, jobs: &mut VecDeque<Job>) {
+    fn ingress(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
         self.parse(data, port, instance);
         if let Some((set, snap)) = &keep {
             self.restore(*set, snap);
@@ -336,9 +361,7 @@ impl Switch {
             flow = run_control(p, c, ctl);
         }
         if flow == Flow::Abort {
-            let why = c.fx.aborted.take().unwrap_or_else(|| "assert failed".into());
-            res.drops.push(why.clone());
-            c.log.push(why);
+            self.abort(res);
             return;
         }
         if let Some((session, set)) = self.ctx.fx.clone {
@@ -348,7 +371,7 @@ impl Switch {
         }
         if let Some(set) = self.ctx.fx.reparse_arrived {
             if depth >= MAX_LOOPS {
-                self.too_many_loops(SideEffect::Resubmit, res);
+                res.push_drop(DropReason::TooManyLoops(SideEffect::Resubmit));
                 return;
             }
             jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance: self.instance(PacketInstance::Resubmitted), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
@@ -358,7 +381,7 @@ impl Switch {
         if grp != 0 {
             let members = self.group_members(grp);
             if members.is_empty() {
-                res.drops.push(format!("multicast group {grp} has no members"));
+                res.push_drop(DropReason::EmptyGroup(grp));
             }
             for (rid, out_port) in members {
                 jobs.push_back(Job::Egress {
@@ -374,14 +397,14 @@ impl Switch {
             return;
         }
         if self.marked_to_drop() {
-            self.drop_line(res);
+            res.push_drop(self.drop_reason());
             return;
         }
         let out_port = self.meta_get(MetaRole::EgressSpec).unwrap_or(0);
         self.egress(out_port as u32, None, 0, depth, res, jobs);
     }
 
-    fn egress(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, res: &mut Injected, jobs: &mut VecDeque<Job>) {
+    fn egress(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
         let now = u128::from(self.ctx.now_us);
         self.meta_set(MetaRole::EgressPort, u128::from(port));
         self.meta_set(MetaRole::EgressSpec, 0);
@@ -396,9 +419,7 @@ impl Switch {
         self.ctx.fx = Effects { truncate, ..Effects::default() };
         let (p, c) = (&self.prog, &mut self.ctx);
         if p.pipeline.egress.iter().any(|&ctl| run_control(p, c, ctl) == Flow::Abort) {
-            let why = c.fx.aborted.take().unwrap_or_else(|| "assert failed".into());
-            res.drops.push(why.clone());
-            c.log.push(why);
+            self.abort(res);
             return;
         }
         if let Some((session, set)) = self.ctx.fx.clone {
@@ -415,35 +436,34 @@ impl Switch {
             }
         }
         if self.marked_to_drop() {
-            self.drop_line(res);
+            res.push_drop(self.drop_reason());
             return;
         }
         let (p, c) = (&self.prog, &mut self.ctx);
         c.out.clear();
         if p.pipeline.deparse.iter().any(|&ctl| run_control(p, c, ctl) == Flow::Abort) {
-            let why = c.fx.aborted.take().unwrap_or_else(|| "assert failed".into());
-            res.drops.push(why.clone());
-            c.log.push(why);
+            self.abort(res);
             return;
         }
         let start = c.cursor.div_ceil(8).min(c.pkt.len());
         let headers = c.out.finish();
-        let mut bytes = Vec::with_capacity(headers.len() + c.pkt.len() - start);
-        bytes.extend_from_slice(headers);
-        bytes.extend_from_slice(c.pkt.get(start..).unwrap_or(&[]));
-        if let Some(n) = c.fx.truncate {
-            bytes.truncate(n as usize);
-        }
+        let tail = c.pkt.get(start..).unwrap_or(&[]);
         if let Some(set) = c.fx.reparse_deparsed {
             if depth >= MAX_LOOPS {
-                self.too_many_loops(SideEffect::Recirculate, res);
+                res.push_drop(DropReason::TooManyLoops(SideEffect::Recirculate));
                 return;
+            }
+            let mut bytes = Vec::with_capacity(headers.len() + tail.len());
+            bytes.extend_from_slice(headers);
+            bytes.extend_from_slice(tail);
+            if let Some(n) = c.fx.truncate {
+                bytes.truncate(n as usize);
             }
             let in_port = self.meta_get(MetaRole::IngressPort).unwrap_or(0) as u32;
             jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: self.instance(PacketInstance::Recirculated), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }
-        res.outputs.push(OutputPacket { port, data: bytes });
+        res.push_packet(port, [headers, tail], c.fx.truncate);
     }
 
     /// The frame an egress-to-egress clone starts from: headers as they are now, user and standard
@@ -466,7 +486,7 @@ impl Switch {
         frame
     }
 
-    fn run_job(&mut self, job: Job, res: &mut Injected, jobs: &mut VecDeque<Job>) {
+    fn run_job(&mut self, job: Job, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
         match job {
             Job::Ingress { data, port, instance, keep, depth } => self.ingress(&data, port, instance, keep, depth, res, jobs),
             Job::CloneI2E { data, in_port, out_port, rid, keep, depth } => {
@@ -503,28 +523,52 @@ fn lpm_width(k: &p4_ir::layout::KeyLayout) -> u32 {
     k.fields.iter().find(|f| f.match_kind == p4_ir::MatchKind::Lpm).map_or(0, |f| f.width)
 }
 
-impl PacketIo for Switch {
-    fn inject(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected {
-        let mut res = Injected::default();
-        // A port the ingress port field cannot hold would silently become another port.
-        if let Err(why) = self.check_port(port) {
-            res.drops.push(why.to_string());
-            return res;
+impl Switch {
+    /// Processes `batch` in order, each packet (and everything it causes) to completion, and writes
+    /// what came of it into `out` (cleared first; reuse it across batches: see [`crate::batch`]).
+    pub fn process_batch(&mut self, batch: &[PacketIn<'_>], out: &mut BatchOut) {
+        out.clear();
+        for (index, packet) in batch.iter().enumerate() {
+            out.input = index as u32;
+            self.process(packet, out);
         }
-        self.ctx.now_us = now_ns / 1000;
+    }
+
+    /// One packet of a batch.
+    fn process(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
+        // A port the ingress port field cannot hold would silently become another port.
+        if self.check_port(packet.port).is_err() {
+            res.push_drop(DropReason::PortTooWide(packet.port));
+            return;
+        }
+        self.ctx.now_us = packet.now_ns / 1000;
         self.ctx.log.clear();
         let mut jobs = VecDeque::new();
-        self.ingress(data, port, self.instance(PacketInstance::Normal), None, 0, &mut res, &mut jobs);
+        self.ingress(packet.data, packet.port, self.instance(PacketInstance::Normal), None, 0, res, &mut jobs);
         let mut done = 0;
         while let Some(job) = jobs.pop_front() {
             done += 1;
             if done > MAX_JOBS {
-                res.drops.push(format!("more than {MAX_JOBS} copies of one packet; the rest were dropped"));
+                res.push_drop(DropReason::TooManyCopies(MAX_JOBS));
                 break;
             }
-            self.run_job(job, &mut res, &mut jobs);
+            self.run_job(job, res, &mut jobs);
         }
-        res.log.append(&mut self.ctx.log);
+        let input = res.input;
+        res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
+    }
+}
+
+impl PacketIo for Switch {
+    fn inject(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected {
+        let mut out = std::mem::take(&mut self.one);
+        self.process_batch(&[PacketIn { port, data, now_ns }], &mut out);
+        let res = Injected {
+            outputs: out.packets.iter().map(|p| OutputPacket { port: p.port, data: out.data(p).to_vec() }).collect(),
+            drops: out.drops.iter().map(|d| self.drop_text(&d.reason)).collect(),
+            log: out.log.drain(..).map(|(_, line)| line).collect(),
+        };
+        self.one = out;
         res
     }
 

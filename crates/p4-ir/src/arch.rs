@@ -349,7 +349,7 @@ pub enum Preserve {
 }
 
 /// An effect outside the program's storage that the architecture carries out after a block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SideEffect {
     Drop,
     Clone,

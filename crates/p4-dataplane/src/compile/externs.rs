@@ -519,7 +519,7 @@ impl Compiler<'_> {
             }
             (_, Some(ExternOp::Assert)) => {
                 let cond = self.scalar(b, self.arg(call, 0)?)?;
-                let what = format!("{name} failed in {block_name}");
+                let what: std::sync::Arc<str> = format!("{name} failed in {block_name}").into();
                 Ok(Box::new(move |p, c| {
                     if cond(p, c) == 0 {
                         c.fx.aborted = Some(what.clone());

@@ -1,0 +1,134 @@
+//! The batch interface of the software switch: many packets in one call, results written into
+//! buffers the caller owns and reuses, drop reasons as codes.
+//!
+//! Why: the per-packet interface ([`crate::control::PacketIo::inject`]) returns an owned
+//! [`crate::control::Injected`] (a `Vec` per output packet, a `String` per drop). A caller that
+//! clears and reuses one [`BatchOut`] gets every packet's outputs as ranges of one byte buffer and its
+//! drops as [`DropReason`] codes, so a unicast or dropped packet allocates nothing once the buffers
+//! have grown to the batch's size (`tests/allocations.rs`, `zero_alloc_*`). Text is made only when a
+//! reason is shown ([`crate::Switch::drop_text`]).
+
+use std::sync::Arc;
+
+/// One packet offered to [`crate::Switch::process_batch`].
+#[derive(Clone, Copy, Debug)]
+pub struct PacketIn<'a> {
+    /// The ingress port.
+    pub port: u32,
+    pub data: &'a [u8],
+    /// Nanoseconds since the start of the run (ingress timestamp, meters).
+    pub now_ns: u64,
+}
+
+/// Why one copy of a packet was dropped. [`crate::Switch::drop_text`] renders it as the line
+/// [`crate::control::Injected::drops`] holds.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum DropReason {
+    /// The ingress port does not fit the architecture's port fields; the packet was not processed.
+    PortTooWide(u32),
+    /// A block (control index) called the architecture's drop function; `error` is the
+    /// packet's parser error code (0: none).
+    Marked { control: u32, error: u32 },
+    /// The drop marker field (v1model: `egress_spec`) holds the drop value.
+    DropValue { error: u32 },
+    /// A failed `assert`/`assume`, with its description (`assert failed in I`).
+    Aborted(Arc<str>),
+    /// The multicast group the packet was sent to has no members.
+    EmptyGroup(u32),
+    /// More re-parses (resubmit or recirculate) than [`crate::MAX_LOOPS`].
+    TooManyLoops(p4_arch::SideEffect),
+    /// One packet caused more copies than the switch makes; the rest were dropped.
+    TooManyCopies(usize),
+}
+
+/// A packet the switch sent: `bytes[start..start + len]` of the [`BatchOut`] it is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchPacket {
+    /// Index of the input packet (in the batch) that caused it.
+    pub input: u32,
+    /// The egress port.
+    pub port: u32,
+    pub start: usize,
+    pub len: usize,
+}
+
+/// A dropped copy of the input packet `input`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchDrop {
+    pub input: u32,
+    pub reason: DropReason,
+}
+
+/// What a batch produced, in the order the switch produced it. Reuse one across batches: each
+/// [`crate::Switch::process_batch`] clears it first and keeps its capacity.
+#[derive(Clone, Debug, Default)]
+pub struct BatchOut {
+    /// Every output packet's bytes, back to back.
+    pub bytes: Vec<u8>,
+    pub packets: Vec<BatchPacket>,
+    pub drops: Vec<BatchDrop>,
+    /// `log_msg` lines and digests, with the input packet that printed them.
+    pub log: Vec<(u32, String)>,
+    /// The input packet being processed (set by the switch).
+    pub(crate) input: u32,
+}
+
+impl BatchOut {
+    /// Empties the buffers, keeping their capacity.
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.packets.clear();
+        self.drops.clear();
+        self.log.clear();
+        self.input = 0;
+    }
+
+    /// The bytes of an output packet of this batch.
+    pub fn data(&self, packet: &BatchPacket) -> &[u8] {
+        self.bytes.get(packet.start..packet.start + packet.len).unwrap_or(&[])
+    }
+
+    /// Appends an output packet of the current input: `parts` back to back, cut to `truncate` bytes.
+    pub(crate) fn push_packet(&mut self, port: u32, parts: [&[u8]; 2], truncate: Option<u32>) {
+        let start = self.bytes.len();
+        for part in parts {
+            self.bytes.extend_from_slice(part);
+        }
+        if let Some(n) = truncate {
+            self.bytes.truncate(start + (n as usize).min(self.bytes.len() - start));
+        }
+        self.packets.push(BatchPacket { input: self.input, port, start, len: self.bytes.len() - start });
+    }
+
+    pub(crate) fn push_drop(&mut self, reason: DropReason) {
+        self.drops.push(BatchDrop { input: self.input, reason });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packets_are_ranges_of_one_buffer_and_truncation_cuts_them() {
+        let mut out = BatchOut::default();
+        out.push_packet(3, [&[1, 2], &[3, 4, 5]], None);
+        out.input = 1;
+        out.push_packet(4, [&[6, 7], &[8, 9]], Some(3));
+        out.push_packet(5, [&[], &[1]], Some(9));
+        assert_eq!(out.bytes, vec![1, 2, 3, 4, 5, 6, 7, 8, 1]);
+        assert_eq!(
+            out.packets,
+            vec![
+                BatchPacket { input: 0, port: 3, start: 0, len: 5 },
+                BatchPacket { input: 1, port: 4, start: 5, len: 3 },
+                BatchPacket { input: 1, port: 5, start: 8, len: 1 },
+            ]
+        );
+        assert_eq!(out.data(&out.packets[1]), &[6, 7, 8]);
+        let capacity = out.bytes.capacity();
+        out.clear();
+        assert!(out.bytes.is_empty() && out.packets.is_empty());
+        assert_eq!(out.bytes.capacity(), capacity);
+    }
+}
