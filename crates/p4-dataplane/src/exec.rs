@@ -361,4 +361,6 @@ pub struct Prog {
     pub layouts: std::sync::Arc<p4_ir::layout::Layouts>,
     /// The program's architecture ([`p4_arch`]): extern state kinds, intrinsic metadata roles.
     pub arch: &'static p4_arch::Architecture,
+    /// Whether some code draws from the random generator ([`Ctx::random`]).
+    pub draws_random: bool,
 }

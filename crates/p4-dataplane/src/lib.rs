@@ -48,6 +48,7 @@ mod cp;
 mod exec;
 pub mod hashing;
 pub mod meter;
+pub mod rss;
 pub mod snapshot;
 mod switch;
 pub mod table;

@@ -128,6 +128,26 @@ impl Switch {
         Ok(sw)
     }
 
+    /// What makes one packet's fate depend on the packets before it: each register, meter or
+    /// direct meter instance (by name) and `random generator` when the program draws random
+    /// numbers. Empty: every packet is processed as if it were the first, so packets may be spread
+    /// over several switches built from the same program and entries (counters aside: they count
+    /// but decide nothing).
+    pub fn cross_packet_state(&self) -> Vec<String> {
+        let mut state: Vec<String> = self
+            .ir
+            .externs
+            .iter()
+            .zip(&self.ctx.externs)
+            .filter(|(_, s)| matches!(s, ExternState::Register { .. } | ExternState::Meter { .. } | ExternState::DirectMeter { .. }))
+            .map(|(e, _)| e.name.clone())
+            .collect();
+        if self.prog.draws_random {
+            state.push("random generator".into());
+        }
+        state
+    }
+
     /// The program's layouts and control-plane ids, as computed once by [`p4_ir::layout::Layouts::of`]
     /// (for a P4Runtime server or a layout listing next to this switch).
     pub fn layouts(&self) -> &p4_ir::layout::Layouts {

@@ -495,7 +495,9 @@ impl CaptureWriter {
         self.write_record(packet.timestamp_ns, &packet.data, packet.original_len)
     }
 
-    fn write_record(&mut self, timestamp_ns: u64, data: &[u8], original_len: u32) -> Result<(), CaptureError> {
+    /// Appends one packet given by its parts: time, bytes and original length (raised to its length
+    /// if smaller).
+    pub fn write_record(&mut self, timestamp_ns: u64, data: &[u8], original_len: u32) -> Result<(), CaptureError> {
         let len = u32::try_from(data.len())
             .ok()
             .filter(|&l| l <= SNAPLEN)

@@ -141,13 +141,23 @@ pub fn dataplane_refusal(program: &Program, sources: &SourceMap) -> Result<(), S
 
 /// Loads a program compiled from `path` into a fresh v1model software switch.
 pub fn new_switch(compiled: Compiled, path: &Path) -> CliResult<Box<dyn Dataplane>> {
+    Ok(Box::new(software_switches(compiled, path, 1)?.remove(0)))
+}
+
+/// `count` (at least one) software switches of one program, built from one compilation: the
+/// workers of `p4forge run --threads N`.
+pub fn software_switches(compiled: Compiled, path: &Path, count: usize) -> CliResult<Vec<p4_dataplane::Switch>> {
     let Compiled { program, sources, .. } = compiled;
     if program.main.type_name.is_empty() {
         return Err(CliError::failed(format!("{}: {}, so there is nothing to run", path.display(), p4_sema::NO_MAIN_MESSAGE)));
     }
-    let switch = p4_dataplane::Switch::new(Arc::new(program)).map_err(|error| {
-        CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
-            .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
-    })?;
-    Ok(Box::new(switch))
+    let program = Arc::new(program);
+    let mut switches = Vec::with_capacity(count.max(1));
+    for _ in 0..count.max(1) {
+        switches.push(p4_dataplane::Switch::new(program.clone()).map_err(|error| {
+            CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
+                .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
+        })?);
+    }
+    Ok(switches)
 }

@@ -116,6 +116,11 @@ enum Command {
         /// (`rtl`; one packet at a time, the model built once per program).
         #[arg(long, value_enum, default_value = "sw")]
         target: cmd::test::Target,
+        /// Software dataplane worker threads, packets spread over them by flow; the outputs are
+        /// those of one thread, in the same order. A program with registers, meters or random
+        /// numbers runs on one (it says so).
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
     },
     /// Run the program as a switch between Linux network interfaces (AF_PACKET; needs root).
     ///
@@ -238,8 +243,8 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Check { program, include } => cmd::check::check(&program, &include),
         Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
         Command::Test { program, stf, include, verbose, lowered, target } => cmd::test::test(&program, &stf, &include, verbose, lowered, target),
-        Command::Run { traffic: TrafficArgs { program, entries, inputs, out, include }, verbose, progress, target } => {
-            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress, target };
+        Command::Run { traffic: TrafficArgs { program, entries, inputs, out, include }, verbose, progress, target, threads } => {
+            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress, target, threads: usize::from(threads) };
             let summary = cmd::run::run(&options)?;
             p4_io::stdio::print(&summary.render())?;
             match summary.interrupted_after {

@@ -210,3 +210,102 @@ fn an_ir_file_reads_back_to_identical_text_and_runs() {
         format!("{b}:1:1: expected a declaration, found `garbage`\n  |\n1 | garbage {{\n  | ^\nerror: {b} is not valid IR\n")
     );
 }
+
+/// l2l3 frames of `flows` different UDP flows: three in four routed (one in four of those to an
+/// address no route covers), one in four switched to a known MAC.
+fn l2l3_frames(count: u16) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|i| {
+            let mut f = Vec::with_capacity(64);
+            if i % 4 == 3 {
+                f.extend_from_slice(&[0, 0, 0, 0, 0, 1 + (i % 3) as u8, 0, 0, 0, 0, 0, 9, 0x86, 0xdd]);
+            } else {
+                f.extend_from_slice(&[0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 9, 0x08, 0x00]);
+                let dst = if i % 8 == 6 { [11, 0, 0, 1] } else { [10, 1, (i % 5) as u8, 7] };
+                let mut ip = vec![0x45, 0, 0, 46, 0, 0, 0x40, 0, 64, 17, 0, 0, 192, 168, (i >> 8) as u8, i as u8];
+                ip.extend_from_slice(&dst);
+                let mut sum: u32 = ip.chunks(2).map(|c| u32::from(c[0]) << 8 | u32::from(c[1])).sum();
+                while sum > 0xffff {
+                    sum = (sum & 0xffff) + (sum >> 16);
+                }
+                ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+                f.extend_from_slice(&ip);
+                f.extend_from_slice(&(1000 + i % 97).to_be_bytes());
+                f.extend_from_slice(&[0, 53, 0, 26, 0, 0]);
+            }
+            f.resize(64, i as u8);
+            f
+        })
+        .collect()
+}
+
+/// Runs `args` (after `run`) and returns the summary and every output file's bytes by name.
+fn run_outputs(args: &[&str], out_dir: &Path) -> (Output, Vec<(String, Vec<u8>)>) {
+    let out = p4forge(&[&["run"], args, &["--out", out_dir.to_str().unwrap()]].concat());
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(out_dir)
+        .map(|d| d.flatten().map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())).collect())
+        .unwrap_or_default();
+    files.sort();
+    (out, files)
+}
+
+#[test]
+fn run_threads_gives_the_outputs_of_one_thread() {
+    let dir = scratch("run-threads");
+    let t0 = 1_700_000_000_000_000_000u64;
+    let packets: Vec<TimedPacket> =
+        l2l3_frames(5000).into_iter().enumerate().map(|(i, d)| TimedPacket { timestamp_ns: t0 + i as u64 * 100, data: d }).collect();
+    write_capture_file(&dir.join("in.pcap"), &packets).unwrap();
+    let input = format!("1={}", dir.join("in.pcap").display());
+    let program = "../../../../examples/l2l3/l2l3.p4";
+    let entries = "../../../../examples/l2l3/entries.txt";
+    let (one, one_files) = run_outputs(&["--threads", "1", program, "--entries", entries, "--in", &input], &dir.join("one"));
+    let (three, three_files) = run_outputs(&["--threads", "3", program, "--entries", entries, "--in", &input], &dir.join("three"));
+    assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+    assert_eq!(three.status.code(), Some(0), "{}", text(&three.stderr));
+    // Port 1: the /16 (2,500) and MAC 1 (417); port 2: the /24 (625) and MAC 2 (417); port 3:
+    // MAC 3 (416); the 625 packets to 11.0.0.1 have no route.
+    let summary = text(&one.stdout);
+    let table = summary.split("wrote").next().unwrap_or_default();
+    assert_eq!(
+        table,
+        "  port  packets in    bytes in  packets out   bytes out
+     1        5000      320000         2917      186688
+     2           0           0         1042       66688
+     3           0           0          416       26624
+ total        5000      320000         4375      280000
+dropped: 625
+     625  mark_to_drop in L2L3Ingress
+"
+    );
+    assert_eq!(text(&three.stdout).replace("/three/", "/one/"), summary, "the same summary");
+    assert_eq!(one_files.len(), 3);
+    assert!(one_files == three_files, "every output capture identical, byte for byte");
+    assert_eq!(text(&three.stderr), "", "a stateless program runs on three workers without a note");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn run_threads_runs_a_program_with_registers_on_one_worker_and_says_so() {
+    let dir = scratch("run-threads-state");
+    let traffic = "../../../../examples/paxos/traffic";
+    let inputs: Vec<String> = [0, 4, 5].iter().map(|p| format!("{p}={traffic}/in_port{p}.pcap")).collect();
+    let mut args = vec!["../../../../examples/paxos/paxos.p4", "--entries", "../../../../examples/paxos/entries.txt"];
+    for input in &inputs {
+        args.extend(["--in", input.as_str()]);
+    }
+    let (one, one_files) = run_outputs(&args, &dir.join("one"));
+    args.extend(["--threads", "2"]);
+    let (two, two_files) = run_outputs(&args, &dir.join("two"));
+    assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+    assert_eq!(two.status.code(), Some(0), "{}", text(&two.stderr));
+    assert_eq!(
+        text(&two.stderr),
+        "note: ../../../../examples/paxos/paxos.p4 keeps state from one packet to the next (PaxosIngress.reg_inst, \
+         PaxosIngress.switch_id, PaxosIngress.rnds, PaxosIngress.vrnds, PaxosIngress.values, PaxosIngress.learner_rnd, \
+         PaxosIngress.learner_votes, PaxosIngress.learner_done): running on one worker thread, so that every packet \
+         sees the state one thread would give it\n"
+    );
+    assert!(!one_files.is_empty() && one_files == two_files);
+    let _ = std::fs::remove_dir_all(dir);
+}

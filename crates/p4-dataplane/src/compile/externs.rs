@@ -43,7 +43,12 @@ impl Compiler<'_> {
     fn algorithm(&self, e: &Expr) -> R<Algorithm> {
         let arch = p4_arch::of(self.ir);
         match self.enum_member(e).and_then(|n| arch?.hash_algorithm(n)) {
-            Some(a) => Ok(a),
+            Some(a) => {
+                if a == Algorithm::Random {
+                    self.draws_random.set(true);
+                }
+                Ok(a)
+            }
             None => unsupported("a hash algorithm that is not a constant HashAlgorithm member"),
         }
     }
@@ -464,6 +469,7 @@ impl Compiler<'_> {
                 }))
             }
             (_, Some(ExternOp::Random)) => {
+                self.draws_random.set(true);
                 let res = self.arg(call, 0)?;
                 let (w, _) = self.width(&res.ty);
                 let out = self.writer(b, res)?;

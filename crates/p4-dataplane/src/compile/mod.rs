@@ -94,6 +94,8 @@ pub(crate) struct Compiler<'a> {
     pub errors: ErrorCodes,
     /// Return slot of the function being compiled.
     pub current_ret: Option<usize>,
+    /// Set when compiled code draws from the switch's random generator (`random`, a `random` hash).
+    pub draws_random: std::cell::Cell<bool>,
 }
 
 impl<'a> Compiler<'a> {
@@ -119,6 +121,7 @@ impl<'a> Compiler<'a> {
                 parser_invalid_argument: code("ParserInvalidArgument", 6),
             },
             current_ret: None,
+            draws_random: std::cell::Cell::new(false),
         }
     }
 

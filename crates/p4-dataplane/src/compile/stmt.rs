@@ -921,6 +921,7 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         pipeline,
         layouts: cx.layouts.clone(),
         arch,
+        draws_random: cx.draws_random.get(),
     };
     Ok((prog, cx))
 }

@@ -6,6 +6,7 @@ pub mod entries;
 pub mod rtl;
 pub mod rtl_sim;
 pub mod run;
+pub mod run_engine;
 pub mod stf2pcap;
 pub mod switch;
 pub mod synth;

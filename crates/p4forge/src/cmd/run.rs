@@ -7,6 +7,7 @@
 //! for what is on disk when a run fails or is interrupted).
 
 use crate::cmd::entries::Entries;
+use crate::cmd::run_engine::{Engine, Input, Sink, CHUNK};
 use crate::error::{CliError, CliResult};
 use crate::frontend;
 use p4_stf::capture::{CaptureReader, CaptureWriter, CapturedPacket};
@@ -31,6 +32,8 @@ pub struct RunOptions {
     pub verbose: bool,
     pub progress: p4_io::progress::ProgressArgs,
     pub target: crate::cmd::test::Target,
+    /// Software dataplane worker threads (`--threads`; 1: the calling thread does the work).
+    pub threads: usize,
 }
 
 /// Packet and byte counts of one port.
@@ -191,68 +194,161 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     p4_io::output::check_writable(&output_path(&options.out, 0))?;
     refuse_overwriting_inputs(&options.out, &options.inputs)?;
     let mut inputs = MergedInputs::open(&options.inputs)?;
-    let mut switch: Box<dyn frontend::Dataplane> = match options.target {
+    let mut target = match options.target {
         crate::cmd::test::Target::Sw => {
             let compiled = frontend::compile(&options.program, &options.includes)?;
             p4_io::eprint_safe!("{}", compiled.warnings);
-            frontend::new_switch(compiled, &options.program)?
-        }
-        crate::cmd::test::Target::Rtl => Box::new(crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &p4_rtl::Options::default())?),
-    };
-    for (port, path) in &options.inputs {
-        switch.check_port(*port).map_err(|e| CliError::input(format!("--in {port}={}: {e}", path.display())))?;
-    }
-    if let Some(entries) = &entries {
-        let printed = entries.apply(switch.as_mut())?;
-        if options.verbose {
-            for line in printed {
-                p4_io::eprintln_safe!("{line}");
+            let mut switches = frontend::software_switches(compiled, &options.program, options.threads)?;
+            let state = switches.first().map(p4_dataplane::Switch::cross_packet_state).unwrap_or_default();
+            if switches.len() > 1 && !state.is_empty() {
+                p4_io::eprintln_safe!(
+                    "note: {} keeps state from one packet to the next ({}): running on one worker thread, \
+                     so that every packet sees the state one thread would give it",
+                    options.program.display(),
+                    state.join(", ")
+                );
+                switches.truncate(1);
             }
+            for (index, switch) in switches.iter_mut().enumerate() {
+                check_ports(switch, &options.inputs)?;
+                // What the commands print is shown once, not once per worker.
+                apply_entries(entries.as_ref(), switch, options.verbose && index == 0)?;
+            }
+            Target::Software(Engine::new(switches))
         }
-    }
+        crate::cmd::test::Target::Rtl => {
+            if options.threads > 1 {
+                p4_io::eprintln_safe!("note: --threads is for the software target; the RTL simulation takes one packet at a time");
+            }
+            let mut switch = crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &p4_rtl::Options::default())?;
+            check_ports(&switch, &options.inputs)?;
+            apply_entries(entries.as_ref(), &mut switch, options.verbose)?;
+            Target::Other(Box::new(switch))
+        }
+    };
 
     let mut summary = RunSummary::default();
     for (port, _) in &options.inputs {
         summary.ports.entry(*port).or_default();
     }
     // Dropped without commit on any error below: the temporary files go, earlier outputs stay.
-    let mut writers: BTreeMap<u32, CaptureWriter> = BTreeMap::new();
+    let mut sink = Outputs { out: &options.out, writers: BTreeMap::new(), summary: &mut summary, verbose: options.verbose };
     let mut start_ns = None;
     let progress = p4_io::progress::Progress::new(options.progress.enabled(), inputs.total_bytes, "input bytes");
     let mut packets_in = 0u64;
+    let mut interrupted = false;
     p4_io::interrupt::install();
-    while let Some((port, packet)) = inputs.next()? {
-        if p4_io::interrupt::interrupted() {
-            summary.interrupted_after = Some(packets_in);
+    while !interrupted {
+        let mut chunk = Vec::with_capacity(CHUNK);
+        while chunk.len() < CHUNK {
+            if p4_io::interrupt::interrupted() {
+                interrupted = true;
+                break;
+            }
+            let Some((port, packet)) = inputs.next()? else { break };
+            packets_in += 1;
+            let start = *start_ns.get_or_insert(packet.timestamp_ns);
+            sink.summary.count_in(port, packet.data.len());
+            progress.inc(packet.data.len() as u64 + RECORD_OVERHEAD);
+            chunk.push(Input { port, now_ns: packet.timestamp_ns.saturating_sub(start), packet });
+        }
+        if chunk.is_empty() {
             break;
         }
-        packets_in += 1;
-        let start = *start_ns.get_or_insert(packet.timestamp_ns);
-        summary.count_in(port, packet.data.len());
-        let injected = switch.inject(port, &packet.data, packet.timestamp_ns.saturating_sub(start));
-        for output in summary.outputs_of(injected, options.verbose) {
-            summary.count_out(output.port, output.data.len());
-            let writer = match writers.entry(output.port) {
-                std::collections::btree_map::Entry::Occupied(slot) => slot.into_mut(),
-                std::collections::btree_map::Entry::Vacant(slot) => {
-                    let path = output_path(&options.out, output.port);
-                    slot.insert(CaptureWriter::create(&path).map_err(|e| CliError::output(e.to_string()))?)
+        match &mut target {
+            Target::Software(engine) => engine.push(chunk, &mut sink)?,
+            Target::Other(dataplane) => {
+                for input in &chunk {
+                    let injected = dataplane.inject(input.port, &input.packet.data, input.now_ns);
+                    for reason in injected.drops {
+                        *sink.summary.drops.entry(reason).or_default() += 1;
+                    }
+                    for line in &injected.log {
+                        sink.log(input, line);
+                    }
+                    for output in injected.outputs {
+                        sink.output(input, output.port, &output.data)?;
+                    }
                 }
-            };
-            // A truncated input keeps its missing tail in the output's original length (see `derive`).
-            writer
-                .write_captured(&packet.derive(output.data))
-                .map_err(|e| CliError::output(e.to_string()))?;
+            }
         }
-        progress.inc(packet.data.len() as u64 + RECORD_OVERHEAD);
+    }
+    if let Target::Software(engine) = target {
+        for (reason, count) in engine.finish(&mut sink)? {
+            *sink.summary.drops.entry(reason).or_default() += count;
+        }
+    }
+    if interrupted {
+        sink.summary.interrupted_after = Some(packets_in);
     }
     progress.finish();
+    let Outputs { writers, .. } = sink;
     for (port, writer) in writers {
         writer.finish().map_err(|e| CliError::output(e.to_string()))?;
         summary.files.push(output_path(&options.out, port));
     }
     summary.untouched = earlier_outputs(&options.out, &summary.files);
     Ok(summary)
+}
+
+/// The dataplane a run drives.
+enum Target {
+    /// The software switch, through its batch interface.
+    Software(Engine),
+    /// Any other dataplane (the RTL simulation), one packet at a time.
+    Other(Box<dyn frontend::Dataplane>),
+}
+
+/// Refuses an input port the program's port fields cannot hold.
+fn check_ports(switch: &dyn frontend::Dataplane, inputs: &[(u32, PathBuf)]) -> CliResult<()> {
+    for (port, path) in inputs {
+        switch.check_port(*port).map_err(|e| CliError::input(format!("--in {port}={}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+/// Applies the entries file (printing what its commands print when `verbose`).
+fn apply_entries(entries: Option<&Entries>, switch: &mut dyn frontend::Dataplane, verbose: bool) -> CliResult<()> {
+    if let Some(entries) = entries {
+        let printed = entries.apply(switch)?;
+        if verbose {
+            for line in printed {
+                p4_io::eprintln_safe!("{line}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The output captures of a run, opened as their ports are first used.
+struct Outputs<'a> {
+    out: &'a Path,
+    writers: BTreeMap<u32, CaptureWriter>,
+    summary: &'a mut RunSummary,
+    verbose: bool,
+}
+
+impl Sink for Outputs<'_> {
+    fn output(&mut self, input: &Input, port: u32, data: &[u8]) -> CliResult<()> {
+        self.summary.count_out(port, data.len());
+        let writer = match self.writers.entry(port) {
+            std::collections::btree_map::Entry::Occupied(slot) => slot.into_mut(),
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                let path = output_path(self.out, port);
+                slot.insert(CaptureWriter::create(&path).map_err(|e| CliError::output(e.to_string()))?)
+            }
+        };
+        // A truncated input keeps its missing tail in the output's original length (see `derive`).
+        let held = u32::try_from(data.len()).unwrap_or(u32::MAX);
+        let original_len = held.saturating_add(input.packet.missing_bytes());
+        writer.write_record(input.packet.timestamp_ns, data, original_len).map_err(|e| CliError::output(e.to_string()))
+    }
+
+    fn log(&mut self, _input: &Input, line: &str) {
+        if self.verbose {
+            p4_io::eprintln_safe!("log: {line}");
+        }
+    }
 }
 
 /// Whether `name` is one of `run`'s output names, `port<N>.pcap`.

@@ -1,0 +1,210 @@
+//! How `p4forge run` pushes its input through the software target: in chunks of
+//! [`CHUNK`] packets through the batch interface ([`p4_dataplane::batch`]), either on the calling
+//! thread or, with `--threads N`, on N worker threads each owning a switch built from the same
+//! program and entries.
+//!
+//! With workers, every chunk goes to all of them and each takes the packets whose flow
+//! ([`p4_dataplane::rss::flow_hash`]) falls to it, so one flow's packets meet one switch in their
+//! order. The results come back per chunk and are merged by input index, so what reaches the
+//! output files is in the order one thread would have produced it. That is only the same *content*
+//! as one thread when no packet's fate depends on earlier packets: a program with registers, meters
+//! or random numbers ([`p4_dataplane::Switch::cross_packet_state`]) runs on one worker (the caller
+//! says so).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
+use p4_dataplane::rss::flow_hash;
+use p4_dataplane::Switch;
+use p4_stf::capture::CapturedPacket;
+
+/// Input packets per chunk.
+pub const CHUNK: usize = 256;
+/// Chunks handed to the workers and not yet written, per worker: enough to keep them busy while
+/// the calling thread reads and writes captures, few enough to bound memory.
+const IN_FLIGHT_PER_WORKER: usize = 4;
+
+/// One input packet: ingress port, the packet, time since the start of the run.
+pub struct Input {
+    pub port: u32,
+    pub packet: CapturedPacket,
+    pub now_ns: u64,
+}
+
+/// What the engine hands back for each input packet, in input order.
+pub trait Sink {
+    /// An output packet caused by `input`.
+    fn output(&mut self, input: &Input, port: u32, data: &[u8]) -> crate::error::CliResult<()>;
+    /// A line `input` printed (`log_msg`, digests).
+    fn log(&mut self, input: &Input, line: &str);
+}
+
+/// The switches and the drop counts.
+pub struct Engine {
+    mode: Mode,
+    /// Dropped copies by reason.
+    drops: HashMap<DropReason, u64>,
+}
+
+enum Mode {
+    /// On the calling thread.
+    Inline { switch: Box<Switch>, out: BatchOut },
+    Workers(Workers),
+}
+
+struct Workers {
+    /// Per worker: where its chunks go and where its results come from.
+    to: Vec<SyncSender<Arc<Vec<Input>>>>,
+    from: Vec<Receiver<BatchOut>>,
+    handles: Vec<JoinHandle<Switch>>,
+    /// Chunks sent and not yet merged, oldest first.
+    pending: VecDeque<Arc<Vec<Input>>>,
+}
+
+impl Engine {
+    /// One switch on the calling thread for one switch; worker threads for several.
+    pub fn new(mut switches: Vec<Switch>) -> Engine {
+        let mode = if switches.len() <= 1 {
+            let switch = Box::new(switches.pop().expect("at least one switch"));
+            Mode::Inline { switch, out: BatchOut::default() }
+        } else {
+            Mode::Workers(Workers::start(switches))
+        };
+        Engine { mode, drops: HashMap::new() }
+    }
+
+    /// Processes a chunk (at most [`CHUNK`] packets); its outputs may reach `sink` later (at the
+    /// latest in [`Engine::finish`]), always in input order.
+    pub fn push(&mut self, chunk: Vec<Input>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
+        match &mut self.mode {
+            Mode::Inline { switch, out } => {
+                let batch: Vec<PacketIn> = chunk.iter().map(|i| PacketIn { port: i.port, data: &i.packet.data, now_ns: i.now_ns }).collect();
+                switch.process_batch(&batch, out);
+                deliver(&chunk, std::slice::from_mut(out), &mut self.drops, sink)
+            }
+            Mode::Workers(workers) => {
+                let chunk = Arc::new(chunk);
+                for to in &workers.to {
+                    // A worker gone means it panicked; its join in `finish` reports it.
+                    let _ = to.send(chunk.clone());
+                }
+                workers.pending.push_back(chunk);
+                if workers.pending.len() >= IN_FLIGHT_PER_WORKER * workers.to.len() {
+                    workers.merge_oldest(&mut self.drops, sink)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Delivers every pending result and stops the workers. Returns the drop counts by their text
+    /// (`mark_to_drop in MyIngress`).
+    pub fn finish(self, sink: &mut dyn Sink) -> crate::error::CliResult<Vec<(String, u64)>> {
+        let Engine { mode, mut drops } = self;
+        let switch = match mode {
+            Mode::Inline { switch, .. } => *switch,
+            Mode::Workers(mut workers) => {
+                while !workers.pending.is_empty() {
+                    workers.merge_oldest(&mut drops, sink)?;
+                }
+                workers.stop()?
+            }
+        };
+        Ok(drops.into_iter().map(|(reason, n)| (switch.drop_text(&reason), n)).collect())
+    }
+}
+
+impl Workers {
+    fn start(switches: Vec<Switch>) -> Workers {
+        let count = switches.len();
+        let mut workers = Workers { to: Vec::new(), from: Vec::new(), handles: Vec::new(), pending: VecDeque::new() };
+        for (index, switch) in switches.into_iter().enumerate() {
+            let (to, chunks) = sync_channel(IN_FLIGHT_PER_WORKER * count);
+            let (results, from) = sync_channel(IN_FLIGHT_PER_WORKER * count);
+            workers.to.push(to);
+            workers.from.push(from);
+            workers.handles.push(std::thread::spawn(move || work(switch, index, count, chunks, results)));
+        }
+        workers
+    }
+
+    /// Waits for every worker's result of the oldest pending chunk and delivers them.
+    fn merge_oldest(&mut self, drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
+        let Some(chunk) = self.pending.pop_front() else { return Ok(()) };
+        let mut results = Vec::with_capacity(self.from.len());
+        for from in &self.from {
+            match from.recv() {
+                Ok(result) => results.push(result),
+                Err(_) => return Err(crate::error::CliError::failed("a dataplane worker thread stopped unexpectedly".to_string())),
+            }
+        }
+        deliver(&chunk, &mut results, drops, sink)
+    }
+
+    /// Closes the chunk channels, joins the workers and returns one of their switches.
+    fn stop(self) -> crate::error::CliResult<Switch> {
+        drop(self.to);
+        let mut first = None;
+        for handle in self.handles {
+            match handle.join() {
+                Ok(switch) => first = first.or(Some(switch)),
+                Err(_) => return Err(crate::error::CliError::failed("a dataplane worker thread panicked".to_string())),
+            }
+        }
+        first.ok_or_else(|| crate::error::CliError::failed("no dataplane worker".to_string()))
+    }
+}
+
+/// A worker: takes its flows of every chunk and returns what they produced, with input indexes of
+/// the whole chunk.
+fn work(mut switch: Switch, index: usize, count: usize, chunks: Receiver<Arc<Vec<Input>>>, results: SyncSender<BatchOut>) -> Switch {
+    let mut mine: Vec<u32> = Vec::with_capacity(CHUNK);
+    while let Ok(chunk) = chunks.recv() {
+        mine.clear();
+        mine.extend((0..chunk.len() as u32).filter(|&i| flow_hash(&chunk[i as usize].packet.data) % count as u64 == index as u64));
+        let batch: Vec<PacketIn> = mine
+            .iter()
+            .map(|&i| {
+                let input = &chunk[i as usize];
+                PacketIn { port: input.port, data: &input.packet.data, now_ns: input.now_ns }
+            })
+            .collect();
+        let mut out = BatchOut::default();
+        switch.process_batch(&batch, &mut out);
+        let global = |local: u32| mine.get(local as usize).copied().unwrap_or(u32::MAX);
+        out.packets.iter_mut().for_each(|p| p.input = global(p.input));
+        out.drops.iter_mut().for_each(|d| d.input = global(d.input));
+        out.log.iter_mut().for_each(|(input, _)| *input = global(*input));
+        if results.send(out).is_err() {
+            break;
+        }
+    }
+    switch
+}
+
+/// Hands the results of one chunk to `sink` in input order (each result's records are in input
+/// order, and each input's records are in one result) and counts the drops.
+fn deliver(chunk: &[Input], results: &mut [BatchOut], drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
+    for result in results.iter_mut() {
+        for drop in result.drops.drain(..) {
+            *drops.entry(drop.reason).or_default() += 1;
+        }
+    }
+    let mut next = vec![(0usize, 0usize); results.len()];
+    for (index, input) in chunk.iter().enumerate() {
+        for (result, (packet_at, log_at)) in results.iter().zip(next.iter_mut()) {
+            while let Some((_, line)) = result.log.get(*log_at).filter(|(i, _)| *i as usize == index) {
+                sink.log(input, line);
+                *log_at += 1;
+            }
+            while let Some(packet) = result.packets.get(*packet_at).filter(|p| p.input as usize == index) {
+                sink.output(input, packet.port, result.data(packet))?;
+                *packet_at += 1;
+            }
+        }
+    }
+    Ok(())
+}
