@@ -130,6 +130,8 @@ pub struct Injected {
     pub drops: Vec<String>,
     /// `log_msg` output and digests, in order, for the user to see.
     pub log: Vec<String>,
+    /// What happened, step by step (a traced dataplane only; see [`crate::trace`]).
+    pub trace: Vec<crate::trace::Event>,
 }
 
 /// Pushing packets through a running dataplane.

@@ -100,6 +100,8 @@ pub struct Ctx {
     pub log: Vec<String>,
     /// A parser error raised inside an expression (`lookahead` past the end).
     pub pending_err: Option<u32>,
+    /// The trace of the packet being processed (a traced switch only).
+    pub trace: Option<Box<crate::trace::TraceBuf>>,
 }
 
 impl Ctx {
@@ -148,6 +150,7 @@ pub fn splitmix(state: &mut u64) -> u64 {
 
 /// One parser state.
 pub struct StateProg {
+    pub name: String,
     pub body: Run,
     pub transition: TransitionProg,
 }
@@ -175,6 +178,7 @@ pub enum TransitionProg {
 }
 
 pub struct ParserProg {
+    pub name: String,
     pub init: Run,
     pub states: Vec<StateProg>,
 }
@@ -278,7 +282,13 @@ impl TableProg {
             c.argbuf = args;
             return ApplyOutcome { hit, action: 0, flow: Flow::Next };
         };
+        if c.trace.is_some() {
+            crate::trace::table_applied(p, c, t, hit.then_some(found).flatten(), ta.action, &args);
+        }
         let flow = (ta.invoke)(p, c, &args);
+        if let (Some(trace), Some(names)) = (c.trace.as_mut(), &p.slot_names) {
+            trace.diff(&c.f, names, true);
+        }
         c.argbuf = args;
         ApplyOutcome { hit, action: ta.action, flow }
     }
@@ -363,4 +373,6 @@ pub struct Prog {
     pub arch: &'static p4_arch::Architecture,
     /// Whether some code draws from the random generator ([`Ctx::random`]).
     pub draws_random: bool,
+    /// A traced build ([`crate::trace`]): the name of every named frame slot.
+    pub(crate) slot_names: Option<Arc<Vec<Option<crate::trace::SlotName>>>>,
 }

@@ -52,6 +52,7 @@ pub mod rss;
 pub mod snapshot;
 mod switch;
 pub mod table;
+pub mod trace;
 
 pub use switch::{Mirror, Switch, MAX_LOOPS};
 

@@ -13,6 +13,7 @@ use crate::bits::mask;
 use crate::cells::Cells;
 use crate::compile::{build_prog, run_control, run_parser};
 use crate::batch::{BatchOut, DropReason, PacketIn};
+use crate::trace::Event;
 use crate::control::{Injected, OutputPacket, PacketIo};
 use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
 use crate::meter::Meter;
@@ -72,11 +73,18 @@ impl Switch {
     /// what is unsupported.
     pub fn new(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
         let arch = p4_arch::of(&program);
-        Switch::build(program).map_err(|e| e.in_architecture(arch))
+        Switch::build(program, false).map_err(|e| e.in_architecture(arch))
     }
 
-    fn build(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
-        let (prog, _) = build_prog(&program)?;
+    /// The same switch, recording a trace of every packet ([`crate::trace`]): each batch output's
+    /// [`BatchOut::trace`], each [`Injected::trace`].
+    pub fn new_traced(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
+        let arch = p4_arch::of(&program);
+        Switch::build(program, true).map_err(|e| e.in_architecture(arch))
+    }
+
+    fn build(program: Arc<p4_ir::Program>, tracing: bool) -> Result<Switch, DataplaneError> {
+        let (prog, _) = build_prog(&program, tracing)?;
         let mut externs = Vec::new();
         for (i, e) in program.externs.iter().enumerate() {
             // What state an instance keeps, and which constructor arguments size it and choose
@@ -122,6 +130,7 @@ impl Switch {
             fx: Effects::default(),
             log: Vec::new(),
             pending_err: None,
+            trace: tracing.then(Default::default),
         };
         let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default() };
         sw.install_program_entries()?;
@@ -258,11 +267,45 @@ impl Switch {
         }
     }
 
+    /// Records a dropped copy (and, tracing, the reason as text).
+    fn dropped(&mut self, res: &mut BatchOut, reason: DropReason) {
+        if self.ctx.trace.is_some() {
+            let text = self.drop_text(&reason);
+            self.trace(|| Event::Drop { reason: text });
+        }
+        res.push_drop(reason);
+    }
+
+    /// Adds the event `make` makes to the packet's trace (a traced switch only: the event, and any
+    /// text in it, is not made otherwise).
+    fn trace(&mut self, make: impl FnOnce() -> Event) {
+        if let Some(trace) = self.ctx.trace.as_mut() {
+            trace.push(make());
+        }
+    }
+
+    /// Takes the frame as it is now as the point later changes are reported from.
+    fn trace_snapshot(&mut self) {
+        if let Some(trace) = self.ctx.trace.as_mut() {
+            trace.snapshot.clear();
+            trace.snapshot.extend_from_slice(&self.ctx.f);
+        }
+    }
+
+    /// The name of an instance-type value (`normal`, `resubmitted`, ...), for traces.
+    fn instance_name(&self, value: u32) -> String {
+        use PacketInstance::*;
+        [Normal, IngressClone, EgressClone, Coalesced, Recirculated, Replica, Resubmitted]
+            .into_iter()
+            .find(|k| self.instance(*k) == value)
+            .map_or_else(|| format!("instance {value}"), |k| format!("{k:?}").to_lowercase())
+    }
+
     /// Drops the current copy because an `assert`/`assume` failed (the reason also goes to the log).
     fn abort(&mut self, res: &mut BatchOut) {
         let why = self.ctx.fx.aborted.take().unwrap_or_else(|| Arc::from("assert failed"));
         self.ctx.log.push(why.to_string());
-        res.push_drop(DropReason::Aborted(why));
+        self.dropped(res, DropReason::Aborted(why));
     }
 
     /// Whether the drop-marker field holds the drop value.
@@ -315,10 +358,24 @@ impl Switch {
                 c.set(s, v);
             }
         }
-        if let Err(e) = run_parser(p, c, p.pipeline.parser) {
+        if let Some(trace) = c.trace.as_mut() {
+            trace.snapshot.clear();
+            trace.snapshot.extend_from_slice(&c.f);
+        }
+        let result = run_parser(p, c, p.pipeline.parser);
+        if let Err(e) = result {
             if let Some(s) = meta.slot(MetaRole::ParserError) {
                 c.set(s, u128::from(e));
             }
+        }
+        if let (Some(trace), Some(names)) = (c.trace.as_mut(), &p.slot_names) {
+            let result = match result {
+                Ok(()) => "accept".to_string(),
+                Err(e) => format!("error {}", p.error_names.get(e as usize).cloned().unwrap_or_else(|| e.to_string())),
+            };
+            trace.push(Event::ParserEnd { result });
+            // Headers extracted are shown by their extract; metadata the parser set, here.
+            trace.diff(&c.f, names, false);
         }
         c.pending_err = None;
     }
@@ -367,9 +424,14 @@ impl Switch {
 
     #[allow(clippy::too_many_arguments)]
     fn ingress(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
+        if self.ctx.trace.is_some() {
+            let instance = self.instance_name(instance);
+            self.trace(|| Event::Ingress { port, length: data.len(), instance });
+        }
         self.parse(data, port, instance);
         if let Some((set, snap)) = &keep {
             self.restore(*set, snap);
+            self.trace_snapshot();
         }
         let (p, c) = (&self.prog, &mut self.ctx);
         // An assert that failed in the parser aborts the packet before the controls.
@@ -385,23 +447,26 @@ impl Switch {
             return;
         }
         if let Some((session, set)) = self.ctx.fx.clone {
+            self.trace(|| Event::Decision { decision: format!("clone session {session}") });
             for (rid, out_port) in self.mirror_targets(session) {
                 jobs.push_back(Job::CloneI2E { data: data.to_vec(), in_port: port, out_port, rid, keep: (set, self.ctx.f.clone()), depth });
             }
         }
         if let Some(set) = self.ctx.fx.reparse_arrived {
             if depth >= MAX_LOOPS {
-                res.push_drop(DropReason::TooManyLoops(SideEffect::Resubmit));
+                self.dropped(res, DropReason::TooManyLoops(SideEffect::Resubmit));
                 return;
             }
+            self.trace(|| Event::Decision { decision: "resubmit".into() });
             jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance: self.instance(PacketInstance::Resubmitted), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }
         let grp = self.meta_get(MetaRole::MulticastGroup).unwrap_or(0) as u32;
         if grp != 0 {
             let members = self.group_members(grp);
+            self.trace(|| Event::Decision { decision: format!("multicast group {grp}: {} copies", members.len()) });
             if members.is_empty() {
-                res.push_drop(DropReason::EmptyGroup(grp));
+                self.dropped(res, DropReason::EmptyGroup(grp));
             }
             for (rid, out_port) in members {
                 jobs.push_back(Job::Egress {
@@ -417,10 +482,13 @@ impl Switch {
             return;
         }
         if self.marked_to_drop() {
-            res.push_drop(self.drop_reason());
+            self.trace(|| Event::Decision { decision: "drop".into() });
+            let reason = self.drop_reason();
+            self.dropped(res, reason);
             return;
         }
         let out_port = self.meta_get(MetaRole::EgressSpec).unwrap_or(0);
+        self.trace(|| Event::Decision { decision: format!("unicast to port {out_port}") });
         self.egress(out_port as u32, None, 0, depth, res, jobs);
     }
 
@@ -437,6 +505,11 @@ impl Switch {
         self.meta_set(MetaRole::DeqTimedelta, 0);
         let truncate = self.ctx.fx.truncate;
         self.ctx.fx = Effects { truncate, ..Effects::default() };
+        if self.ctx.trace.is_some() {
+            let instance = self.meta_get(MetaRole::InstanceType).map_or_else(|| "normal".into(), |i| self.instance_name(i as u32));
+            self.trace(|| Event::Egress { port, instance, rid });
+            self.trace_snapshot();
+        }
         let (p, c) = (&self.prog, &mut self.ctx);
         if p.pipeline.egress.iter().any(|&ctl| run_control(p, c, ctl) == Flow::Abort) {
             self.abort(res);
@@ -456,7 +529,8 @@ impl Switch {
             }
         }
         if self.marked_to_drop() {
-            res.push_drop(self.drop_reason());
+            let reason = self.drop_reason();
+            self.dropped(res, reason);
             return;
         }
         let (p, c) = (&self.prog, &mut self.ctx);
@@ -470,7 +544,7 @@ impl Switch {
         let tail = c.pkt.get(start..).unwrap_or(&[]);
         if let Some(set) = c.fx.reparse_deparsed {
             if depth >= MAX_LOOPS {
-                res.push_drop(DropReason::TooManyLoops(SideEffect::Recirculate));
+                self.dropped(res, DropReason::TooManyLoops(SideEffect::Recirculate));
                 return;
             }
             let mut bytes = Vec::with_capacity(headers.len() + tail.len());
@@ -480,10 +554,16 @@ impl Switch {
                 bytes.truncate(n as usize);
             }
             let in_port = self.meta_get(MetaRole::IngressPort).unwrap_or(0) as u32;
+            if let Some(trace) = self.ctx.trace.as_mut() {
+                trace.push(Event::Decision { decision: "recirculate".into() });
+            }
             jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: self.instance(PacketInstance::Recirculated), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }
         res.push_packet(port, [headers, tail], c.fx.truncate);
+        if let (Some(trace), Some(out)) = (c.trace.as_mut(), res.packets.last()) {
+            trace.push(Event::Output { port, length: out.len });
+        }
     }
 
     /// The frame an egress-to-egress clone starts from: headers as they are now, user and standard
@@ -558,7 +638,7 @@ impl Switch {
     fn process(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
         // A port the ingress port field cannot hold would silently become another port.
         if self.check_port(packet.port).is_err() {
-            res.push_drop(DropReason::PortTooWide(packet.port));
+            self.dropped(res, DropReason::PortTooWide(packet.port));
             return;
         }
         self.ctx.now_us = packet.now_ns / 1000;
@@ -569,13 +649,16 @@ impl Switch {
         while let Some(job) = jobs.pop_front() {
             done += 1;
             if done > MAX_JOBS {
-                res.push_drop(DropReason::TooManyCopies(MAX_JOBS));
+                self.dropped(res, DropReason::TooManyCopies(MAX_JOBS));
                 break;
             }
             self.run_job(job, res, &mut jobs);
         }
         let input = res.input;
         res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
+        if let Some(trace) = self.ctx.trace.as_mut() {
+            res.trace.extend(trace.events.drain(..).map(|event| (input, event)));
+        }
     }
 }
 
@@ -587,6 +670,7 @@ impl PacketIo for Switch {
             outputs: out.packets.iter().map(|p| OutputPacket { port: p.port, data: out.data(p).to_vec() }).collect(),
             drops: out.drops.iter().map(|d| self.drop_text(&d.reason)).collect(),
             log: out.log.drain(..).map(|(_, line)| line).collect(),
+            trace: out.trace.drain(..).map(|(_, event)| event).collect(),
         };
         self.one = out;
         res

@@ -431,7 +431,7 @@ impl<'a> BlockGen<'a> {
                 _ => {
                     return unsupported(
                         e.span,
-                        "a call inside an expression (the mid-end hoists these; run the lowered program)",
+                        "a call inside an expression that the mid-end leaves in place (e.g. inside a header stack index)",
                     )
                 }
             },

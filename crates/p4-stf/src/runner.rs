@@ -79,6 +79,8 @@ pub struct StfReport {
     pub log: Vec<String>,
     /// Set when a refused command stopped the run at this line.
     pub stopped_at: Option<usize>,
+    /// A traced dataplane's trace of each `packet` line: `(line, port, steps)`.
+    pub traces: Vec<(usize, u32, Vec<p4_dataplane::trace::Event>)>,
 }
 
 impl StfReport {
@@ -189,6 +191,9 @@ impl Run {
                 }
                 for out in injected.outputs {
                     self.received.entry(out.port).or_default().push(out.data);
+                }
+                if !injected.trace.is_empty() {
+                    self.report.traces.push((line, *port, injected.trace));
                 }
             }
             StfCommand::Expect { port, pattern } => {

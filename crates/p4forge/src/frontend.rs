@@ -141,12 +141,17 @@ pub fn dataplane_refusal(program: &Program, sources: &SourceMap) -> Result<(), S
 
 /// Loads a program compiled from `path` into a fresh v1model software switch.
 pub fn new_switch(compiled: Compiled, path: &Path) -> CliResult<Box<dyn Dataplane>> {
-    Ok(Box::new(software_switches(compiled, path, 1)?.remove(0)))
+    new_switch_traced(compiled, path, false)
+}
+
+/// [`new_switch`], recording a trace of every packet when `traced` (`--trace`).
+pub fn new_switch_traced(compiled: Compiled, path: &Path, traced: bool) -> CliResult<Box<dyn Dataplane>> {
+    Ok(Box::new(software_switches(compiled, path, 1, traced)?.remove(0)))
 }
 
 /// `count` (at least one) software switches of one program, built from one compilation: the
-/// workers of `p4forge run --threads N`.
-pub fn software_switches(compiled: Compiled, path: &Path, count: usize) -> CliResult<Vec<p4_dataplane::Switch>> {
+/// workers of `p4forge run --threads N`; traced ones for `--trace`.
+pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: bool) -> CliResult<Vec<p4_dataplane::Switch>> {
     let Compiled { program, sources, .. } = compiled;
     if program.main.type_name.is_empty() {
         return Err(CliError::failed(format!("{}: {}, so there is nothing to run", path.display(), p4_sema::NO_MAIN_MESSAGE)));
@@ -154,7 +159,8 @@ pub fn software_switches(compiled: Compiled, path: &Path, count: usize) -> CliRe
     let program = Arc::new(program);
     let mut switches = Vec::with_capacity(count.max(1));
     for _ in 0..count.max(1) {
-        switches.push(p4_dataplane::Switch::new(program.clone()).map_err(|error| {
+        let built = if traced { p4_dataplane::Switch::new_traced(program.clone()) } else { p4_dataplane::Switch::new(program.clone()) };
+        switches.push(built.map_err(|error| {
             CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
                 .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
         })?);

@@ -99,6 +99,8 @@ enum Command {
         /// (`rtl`; the model is built once per program and kept in ~/.cache/p4forge/rtl).
         #[arg(long, value_enum, default_value = "sw")]
         target: cmd::test::Target,
+        #[command(flatten)]
+        trace: cmd::trace::TraceArgs,
     },
     /// Push pcap/pcapng traffic through a program and write what comes out, one pcap per port.
     ///
@@ -121,6 +123,8 @@ enum Command {
         /// numbers runs on one (it says so).
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
         threads: u16,
+        #[command(flatten)]
+        trace: cmd::trace::TraceArgs,
     },
     /// Run the program as a switch between Linux network interfaces (AF_PACKET; needs root).
     ///
@@ -149,6 +153,8 @@ enum Command {
         /// Print log_msg output.
         #[arg(short, long)]
         verbose: bool,
+        #[command(flatten)]
+        trace: cmd::trace::TraceArgs,
     },
     /// 10GBASE-R PCS/MAC in software: list a frame's 66-bit blocks, or run the threaded TX→RX pipeline.
     Phy(p4_phy::cli::PhyArgs),
@@ -242,9 +248,9 @@ fn dispatch(command: Command) -> CliResult<()> {
     match command {
         Command::Check { program, include } => cmd::check::check(&program, &include),
         Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
-        Command::Test { program, stf, include, verbose, lowered, target } => cmd::test::test(&program, &stf, &include, verbose, lowered, target),
-        Command::Run { traffic: TrafficArgs { program, entries, inputs, out, include }, verbose, progress, target, threads } => {
-            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress, target, threads: usize::from(threads) };
+        Command::Test { program, stf, include, verbose, lowered, target, trace } => cmd::test::test(&program, &stf, &include, verbose, lowered, target, &trace),
+        Command::Run { traffic: TrafficArgs { program, entries, inputs, out, include }, verbose, progress, target, threads, trace } => {
+            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress, target, threads: usize::from(threads), trace };
             let summary = cmd::run::run(&options)?;
             p4_io::stdio::print(&summary.render())?;
             match summary.interrupted_after {
@@ -252,8 +258,8 @@ fn dispatch(command: Command) -> CliResult<()> {
                 None => Ok(()),
             }
         }
-        Command::Switch { program, entries, ports, control, include, verbose } => {
-            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, control, verbose };
+        Command::Switch { program, entries, ports, control, include, verbose, trace } => {
+            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, control, verbose, trace };
             let summary = cmd::switch::switch(&options)?;
             Ok(p4_io::stdio::print(&summary.render())?)
         }

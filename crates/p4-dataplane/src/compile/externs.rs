@@ -97,10 +97,68 @@ impl Compiler<'_> {
 
     /// Compiles an extern call; `ret` receives a returned value when used as an expression.
     pub(crate) fn extern_call(&mut self, b: &BlockRef, call: &Call, ret: Option<usize>) -> R<Run> {
+        let run = match &call.callee {
+            Callee::Method { target, extern_type, method, .. } => self.method(b, call, target, extern_type, method, ret)?,
+            Callee::ExternFunction { name, .. } => self.extern_function(b, call, name)?,
+            _ => return unsupported(format!("{} as an extern call", super::callee_name(&call.callee))),
+        };
+        if !self.tracing {
+            return Ok(run);
+        }
+        self.traced_call(b, call, run)
+    }
+
+    /// A traced build's extern call: the call as written goes into the trace before it runs; an
+    /// `extract` also records the header's fields as they were on the wire. Packet I/O other than
+    /// `extract` (`emit`, `advance`, `lookahead`) is not shown.
+    fn traced_call(&mut self, b: &BlockRef, call: &Call, run: Run) -> R<Run> {
+        use crate::trace::{value_text, Event};
+        let vars = self.block_vars(b);
+        // A list argument as written (`{a, b}`), without the type the front end gave it.
+        let print = |e: &Expr| match &e.kind {
+            ExprKind::Aggregate(items) => {
+                let items: Vec<String> = items.iter().map(|i| p4_ir::printer::expr_to_string(self.ir, vars, i)).collect();
+                format!("{{{}}}", items.join(", "))
+            }
+            _ => p4_ir::printer::expr_to_string(self.ir, vars, e),
+        };
+        let args: Vec<String> = call.args.iter().map(|a| print(&a.expr)).collect();
         match &call.callee {
-            Callee::Method { target, extern_type, method, .. } => self.method(b, call, target, extern_type, method, ret),
-            Callee::ExternFunction { name, .. } => self.extern_function(b, call, name),
-            _ => unsupported(format!("{} as an extern call", super::callee_name(&call.callee))),
+            Callee::Method { target, extern_type, method, .. } if extern_type == "packet_in" && method == "extract" => {
+                let Some(header) = call.args.first() else { return Ok(run) };
+                let name = print(&header.expr);
+                let layouts = self.layouts.clone();
+                let fields: Vec<(String, u32, bool)> = layouts
+                    .header(&header.expr.ty)
+                    .map(|h| h.fields.iter().map(|f| (f.name.clone(), f.width, f.varbit)).collect())
+                    .unwrap_or_default();
+                Ok(Box::new(move |p, c| {
+                    let from = c.cursor;
+                    let flow = run(p, c);
+                    if flow == Flow::Next && c.trace.is_some() {
+                        let fixed: usize = fields.iter().filter(|f| !f.2).map(|f| f.1 as usize).sum();
+                        let mut pos = from;
+                        let mut values = Vec::with_capacity(fields.len());
+                        for (fname, width, varbit) in &fields {
+                            let w = if *varbit { (c.cursor - from).saturating_sub(fixed) as u32 } else { *width };
+                            let text = if *varbit { format!("{w} bits") } else { value_text(bits::read_bits(&c.pkt, pos, w), w) };
+                            values.push((fname.clone(), text));
+                            pos += w as usize;
+                        }
+                        if let Some(trace) = c.trace.as_mut() {
+                            trace.push(Event::Extract { header: name.clone(), offset: from, fields: values });
+                        }
+                    }
+                    flow
+                }))
+            }
+            Callee::Method { extern_type, .. } if extern_type == "packet_in" || extern_type == "packet_out" => Ok(run),
+            Callee::Method { target, method, .. } => {
+                let text = format!("{}.{method}({})", print(target), args.join(", "));
+                Ok(traced(text, run))
+            }
+            Callee::ExternFunction { name, .. } => Ok(traced(format!("{name}({})", args.join(", ")), run)),
+            _ => Ok(run),
         }
     }
 
@@ -612,4 +670,14 @@ fn leaf_values(p: &Prog, c: &mut Ctx, leaves: &[Leaf]) -> String {
     }
     let _ = read_loc;
     parts.join(", ")
+}
+
+/// `run`, recording `call` in the trace first.
+fn traced(call: String, run: Run) -> Run {
+    Box::new(move |p, c| {
+        if let Some(trace) = c.trace.as_mut() {
+            trace.push(crate::trace::Event::Call { call: call.clone() });
+        }
+        run(p, c)
+    })
 }

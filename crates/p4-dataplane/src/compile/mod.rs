@@ -96,6 +96,8 @@ pub(crate) struct Compiler<'a> {
     pub current_ret: Option<usize>,
     /// Set when compiled code draws from the switch's random generator (`random`, a `random` hash).
     pub draws_random: std::cell::Cell<bool>,
+    /// Compile the recording of a traced switch ([`crate::trace`]) into the program.
+    pub tracing: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -122,6 +124,7 @@ impl<'a> Compiler<'a> {
             },
             current_ret: None,
             draws_random: std::cell::Cell::new(false),
+            tracing: false,
         }
     }
 
@@ -461,4 +464,102 @@ pub(crate) fn const_scalar(ir: &Program, v: &Value, ty: &Type) -> R<u128> {
         },
         Value::String(_) | Value::Aggregate { .. } => return unsupported(format!("{} used as a number", value_name(v))),
     })
+}
+
+impl Compiler<'_> {
+    /// The variables of a block (for printing expressions of it).
+    pub(crate) fn block_vars(&self, b: &BlockRef) -> &[p4_ir::Var] {
+        let block = match b {
+            BlockRef::Parser(p) => self.ir.parsers.get(p.index()).map(|p| &p.block),
+            BlockRef::Control(c) => self.ir.controls.get(c.index()).map(|c| &c.block),
+        };
+        block.map_or(&[], |b| b.vars.as_slice())
+    }
+
+    /// A name for every frame slot a block variable occupies, as a trace shows it
+    /// (`hdr.ipv4.ttl`, `hdr.ipv4.isValid()`, `MyIngress.nhop`); temporaries have none. Parameters
+    /// shared by several blocks take the name the first block gives them.
+    pub(crate) fn slot_names(&mut self) -> R<Vec<Option<crate::trace::SlotName>>> {
+        let mut names = vec![None; self.next_slot];
+        let mut blocks: Vec<(BlockRef, String)> = Vec::new();
+        for (i, p) in self.ir.parsers.iter().enumerate() {
+            blocks.push((BlockRef::Parser(p4_ir::ParserId(i as u32)), p.block.name.clone()));
+        }
+        for (i, c) in self.ir.controls.iter().enumerate() {
+            blocks.push((BlockRef::Control(p4_ir::ControlId(i as u32)), c.block.name.clone()));
+        }
+        for (b, block_name) in blocks {
+            let vars: Vec<(usize, p4_ir::Var)> = self.block_vars(&b).iter().cloned().enumerate().collect();
+            let params: Vec<p4_ir::VarId> = match &b {
+                BlockRef::Parser(p) => self.ir.parsers[p.index()].block.params.clone(),
+                BlockRef::Control(c) => self.ir.controls[c.index()].block.params.clone(),
+            };
+            // Directionless action parameters are the action data a table's line already shows.
+            let action_data: Vec<usize> = self
+                .ir
+                .actions
+                .iter()
+                .filter(|a| a.block == b)
+                .flat_map(|a| a.params.iter().filter(|p| p.direction == p4_ir::Direction::None).map(|p| p.var.index()))
+                .collect();
+            for (v, var) in vars {
+                if action_data.contains(&v) {
+                    continue;
+                }
+                let base = self.var_slot(&b, p4_ir::VarId(v as u32))?;
+                let name = if params.iter().any(|p| p.index() == v) { var.name.clone() } else { format!("{block_name}.{}", var.name) };
+                self.name_slots(&var.ty, base, &name, false, &mut names)?;
+            }
+        }
+        Ok(names)
+    }
+
+    fn name_slots(&mut self, ty: &Type, base: usize, name: &str, in_header: bool, names: &mut [Option<crate::trace::SlotName>]) -> R<()> {
+        let mut put = |slot: usize, name: String, width: u32, in_header: bool| {
+            if let Some(s @ None) = names.get_mut(slot) {
+                *s = Some(crate::trace::SlotName { name: name.into(), width, in_header });
+            }
+        };
+        match ty {
+            Type::Bool => put(base, name.to_string(), 0, in_header),
+            Type::Bits { width, .. } if *width <= 128 => put(base, name.to_string(), *width, in_header),
+            Type::Bits { width, .. } => {
+                for k in 0..(*width as usize).div_ceil(128) {
+                    put(base + k, format!("{name}[chunk {k}]"), 128, in_header);
+                }
+            }
+            Type::Varbit(_) => put(base, format!("{name} (length in bits)"), 32, in_header),
+            Type::Error | Type::MatchKind => put(base, name.to_string(), 32, in_header),
+            Type::Stack(elem, n) => {
+                put(base, format!("{name}.nextIndex"), 32, in_header);
+                let es = self.size(elem)?;
+                for i in 0..*n as usize {
+                    self.name_slots(elem, base + 1 + i * es, &format!("{name}[{i}]"), in_header, names)?;
+                }
+            }
+            Type::Tuple(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let (off, _) = self.field_offset(ty, i as u32)?;
+                    self.name_slots(item, base + off, &format!("{name}[{i}]"), in_header, names)?;
+                }
+            }
+            Type::Named(_) => match self.type_def(ty) {
+                Some(TypeDef::Enum { .. }) => put(base, name.to_string(), 32, in_header),
+                Some(def @ (TypeDef::Header { .. } | TypeDef::Struct { .. } | TypeDef::Union { .. })) => {
+                    let header = matches!(def, TypeDef::Header { .. });
+                    if header {
+                        put(base, format!("{name}.isValid()"), 0, true);
+                    }
+                    let fields: Vec<(String, Type)> = def.fields().iter().map(|f| (f.name.clone(), f.ty.clone())).collect();
+                    for (i, (fname, fty)) in fields.iter().enumerate() {
+                        let (off, _) = self.field_offset(ty, i as u32)?;
+                        self.name_slots(fty, base + off, &format!("{name}.{fname}"), in_header || header, names)?;
+                    }
+                }
+                _ => {}
+            },
+            Type::InfInt | Type::String | Type::Void => {}
+        }
+        Ok(())
+    }
 }

@@ -618,7 +618,7 @@ impl Compiler<'_> {
             // Errors in a transition's keysets have no expression of their own: locate them at the state.
             states.push(self.parser_state(&b, st).map_err(|e| e.at(st.span))?);
         }
-        Ok(ParserProg { init, states })
+        Ok(ParserProg { name: p.block.name.clone(), init, states })
     }
 
     fn parser_state(&mut self, b: &BlockRef, st: &p4_ir::ParserState) -> R<StateProg> {
@@ -643,7 +643,7 @@ impl Compiler<'_> {
                 TransitionProg::Select { keys: kev, widths, cases: cs }
             }
         };
-        Ok(StateProg { body, transition })
+        Ok(StateProg { name: st.name.clone(), body, transition })
     }
 
     fn keyset(&mut self, ks: &p4_ir::Keyset, ty: &Type) -> R<KeyMatch> {
@@ -691,6 +691,9 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx, idx: usize) -> Result<(), u32> {
     let mut state = 0usize;
     for _ in 0..MAX_PARSER_STEPS {
         let Some(st) = parser.states.get(state) else { return Ok(()) };
+        if let Some(trace) = c.trace.as_mut() {
+            trace.push(crate::trace::Event::State { parser: parser.name.clone(), state: st.name.clone() });
+        }
         match (st.body)(p, c) {
             Flow::Reject(e) => return Err(e),
             Flow::Abort => return Err(0),
@@ -755,19 +758,26 @@ fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
 /// Runs control `idx` (init, then body); returns `Exit`/`Abort` to propagate, else `Next`.
 pub(crate) fn run_control(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
     let Some(ctl) = p.controls.get(idx) else { return Flow::Next };
-    if let f @ (Flow::Exit | Flow::Abort) = (ctl.init)(p, c) {
-        return f;
+    if let Some(trace) = c.trace.as_mut() {
+        trace.push(crate::trace::Event::Control { name: ctl.name.clone() });
     }
-    match (ctl.body)(p, c) {
+    let flow = match (ctl.init)(p, c) {
         f @ (Flow::Exit | Flow::Abort) => f,
-        _ => Flow::Next,
+        _ => match (ctl.body)(p, c) {
+            f @ (Flow::Exit | Flow::Abort) => f,
+            _ => Flow::Next,
+        },
+    };
+    if let (Some(trace), Some(names)) = (c.trace.as_mut(), &p.slot_names) {
+        trace.diff(&c.f, names, true);
     }
+    flow
 }
 
 // ---------------------------------------------------------------------- whole program
 
 /// Lays out the frame and compiles every block, action, function and table.
-pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
+pub(crate) fn build_prog(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)> {
     // The architecture says which instance plays which block and which parameters are one storage.
     if p4_arch::of(ir).is_none() {
         let known: Vec<String> = p4_arch::ALL.iter().map(|a| format!("{} ({})", a.package, a.name)).collect();
@@ -797,6 +807,7 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
     };
     pipeline.parser = parser;
     let mut cx = Compiler::new(ir);
+    cx.tracing = tracing;
     // Each shared parameter is allocated once, with the type the first block having it declares.
     let block_params = |b: &BlockRef| -> Option<&p4_ir::Block> {
         match b {
@@ -878,6 +889,7 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         }
     }
 
+    let slot_names = if tracing { Some(std::sync::Arc::new(cx.slot_names()?)) } else { None };
     let mut actions = Vec::new();
     for a in &ir.actions {
         cx.current_ret = None;
@@ -922,6 +934,7 @@ pub(crate) fn build_prog(ir: &Program) -> R<(Prog, Compiler<'_>)> {
         layouts: cx.layouts.clone(),
         arch,
         draws_random: cx.draws_random.get(),
+        slot_names,
     };
     Ok((prog, cx))
 }

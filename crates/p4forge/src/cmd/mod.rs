@@ -11,3 +11,4 @@ pub mod stf2pcap;
 pub mod switch;
 pub mod synth;
 pub mod test;
+pub mod trace;

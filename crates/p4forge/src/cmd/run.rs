@@ -34,6 +34,7 @@ pub struct RunOptions {
     pub target: crate::cmd::test::Target,
     /// Software dataplane worker threads (`--threads`; 1: the calling thread does the work).
     pub threads: usize,
+    pub trace: crate::cmd::trace::TraceArgs,
 }
 
 /// Packet and byte counts of one port.
@@ -198,7 +199,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         crate::cmd::test::Target::Sw => {
             let compiled = frontend::compile(&options.program, &options.includes)?;
             p4_io::eprint_safe!("{}", compiled.warnings);
-            let mut switches = frontend::software_switches(compiled, &options.program, options.threads)?;
+            let mut switches = frontend::software_switches(compiled, &options.program, options.threads, options.trace.enabled())?;
             let state = switches.first().map(p4_dataplane::Switch::cross_packet_state).unwrap_or_default();
             if switches.len() > 1 && !state.is_empty() {
                 p4_io::eprintln_safe!(
@@ -220,6 +221,9 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
             if options.threads > 1 {
                 p4_io::eprintln_safe!("note: --threads is for the software target; the RTL simulation takes one packet at a time");
             }
+            if options.trace.enabled() {
+                return Err(CliError::input("--trace is for the software target (`--target sw`); the RTL simulation records no trace".to_string()));
+            }
             let mut switch = crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &p4_rtl::Options::default())?;
             check_ports(&switch, &options.inputs)?;
             apply_entries(entries.as_ref(), &mut switch, options.verbose)?;
@@ -232,7 +236,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         summary.ports.entry(*port).or_default();
     }
     // Dropped without commit on any error below: the temporary files go, earlier outputs stay.
-    let mut sink = Outputs { out: &options.out, writers: BTreeMap::new(), summary: &mut summary, verbose: options.verbose };
+    let mut sink = Outputs { out: &options.out, writers: BTreeMap::new(), summary: &mut summary, verbose: options.verbose, trace: &options.trace };
     let mut start_ns = None;
     let progress = p4_io::progress::Progress::new(options.progress.enabled(), inputs.total_bytes, "input bytes");
     let mut packets_in = 0u64;
@@ -250,7 +254,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
             let start = *start_ns.get_or_insert(packet.timestamp_ns);
             sink.summary.count_in(port, packet.data.len());
             progress.inc(packet.data.len() as u64 + RECORD_OVERHEAD);
-            chunk.push(Input { port, now_ns: packet.timestamp_ns.saturating_sub(start), packet });
+            chunk.push(Input { port, now_ns: packet.timestamp_ns.saturating_sub(start), packet, number: packets_in });
         }
         if chunk.is_empty() {
             break;
@@ -326,6 +330,7 @@ struct Outputs<'a> {
     writers: BTreeMap<u32, CaptureWriter>,
     summary: &'a mut RunSummary,
     verbose: bool,
+    trace: &'a crate::cmd::trace::TraceArgs,
 }
 
 impl Sink for Outputs<'_> {
@@ -348,6 +353,10 @@ impl Sink for Outputs<'_> {
         if self.verbose {
             p4_io::eprintln_safe!("log: {line}");
         }
+    }
+
+    fn trace(&mut self, input: &Input, events: &[p4_dataplane::trace::Event]) {
+        self.trace.print(input.number, input.port, events);
     }
 }
 

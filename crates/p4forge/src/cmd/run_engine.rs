@@ -32,6 +32,8 @@ pub struct Input {
     pub port: u32,
     pub packet: CapturedPacket,
     pub now_ns: u64,
+    /// Its number among the run's input packets, from 1.
+    pub number: u64,
 }
 
 /// What the engine hands back for each input packet, in input order.
@@ -40,6 +42,8 @@ pub trait Sink {
     fn output(&mut self, input: &Input, port: u32, data: &[u8]) -> crate::error::CliResult<()>;
     /// A line `input` printed (`log_msg`, digests).
     fn log(&mut self, input: &Input, line: &str);
+    /// The trace of `input` (a traced switch only).
+    fn trace(&mut self, input: &Input, events: &[p4_dataplane::trace::Event]);
 }
 
 /// The switches and the drop counts.
@@ -178,6 +182,7 @@ fn work(mut switch: Switch, index: usize, count: usize, chunks: Receiver<Arc<Vec
         out.packets.iter_mut().for_each(|p| p.input = global(p.input));
         out.drops.iter_mut().for_each(|d| d.input = global(d.input));
         out.log.iter_mut().for_each(|(input, _)| *input = global(*input));
+        out.trace.iter_mut().for_each(|(input, _)| *input = global(*input));
         if results.send(out).is_err() {
             break;
         }
@@ -193,9 +198,18 @@ fn deliver(chunk: &[Input], results: &mut [BatchOut], drops: &mut HashMap<DropRe
             *drops.entry(drop.reason).or_default() += 1;
         }
     }
-    let mut next = vec![(0usize, 0usize); results.len()];
+    let mut next = vec![(0usize, 0usize, 0usize); results.len()];
+    let mut events = Vec::new();
     for (index, input) in chunk.iter().enumerate() {
-        for (result, (packet_at, log_at)) in results.iter().zip(next.iter_mut()) {
+        for (result, (packet_at, log_at, trace_at)) in results.iter().zip(next.iter_mut()) {
+            events.clear();
+            while let Some((_, event)) = result.trace.get(*trace_at).filter(|(i, _)| *i as usize == index) {
+                events.push(event.clone());
+                *trace_at += 1;
+            }
+            if !events.is_empty() {
+                sink.trace(input, &events);
+            }
             while let Some((_, line)) = result.log.get(*log_at).filter(|(i, _)| *i as usize == index) {
                 sink.log(input, line);
                 *log_at += 1;

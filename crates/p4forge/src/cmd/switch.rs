@@ -27,6 +27,7 @@ pub struct SwitchOptions {
     /// A Unix socket to create for runtime-CLI commands while the switch runs.
     pub control: Option<PathBuf>,
     pub verbose: bool,
+    pub trace: crate::cmd::trace::TraceArgs,
 }
 
 /// Parses `PORT=IFNAME`.
@@ -58,7 +59,7 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
     let entries = options.entries.as_deref().map(Entries::read).transpose()?;
     let compiled = frontend::compile(&options.program, &options.includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
-    let mut switch = frontend::new_switch(compiled, &options.program)?;
+    let mut switch = frontend::new_switch_traced(compiled, &options.program, options.trace.enabled())?;
     if let Some(entries) = &entries {
         entries.apply(switch.as_mut())?;
     }
@@ -84,6 +85,8 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
     p4_io::interrupt::install();
     let fds: Vec<_> = ports.iter().map(|(_, p)| p.raw_fd()).collect();
     let start = Instant::now();
+    // Frames in the order they arrived, from 1 (what `--trace-filter packet=N` counts).
+    let mut frames_in = 0u64;
     let mut summary = RunSummary::default();
     let mut buffer = vec![0u8; MAX_FRAME];
     while !p4_io::interrupt::interrupted() {
@@ -106,7 +109,9 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
             interface
                 .receive_each(&mut buffer, 64, |frame| {
                     summary.count_in(*port, frame.len());
-                    let injected = switch.inject(*port, frame, start.elapsed().as_nanos() as u64);
+                    let mut injected = switch.inject(*port, frame, start.elapsed().as_nanos() as u64);
+                    frames_in += 1;
+                    options.trace.print(frames_in, *port, &std::mem::take(&mut injected.trace));
                     for output in summary.outputs_of(injected, options.verbose) {
                         let Some((_, out)) = ports.iter().find(|(n, _)| *n == output.port) else {
                             *summary.drops.entry(format!("egress port {} has no interface", output.port)).or_default() += 1;

@@ -22,9 +22,17 @@ pub enum Target {
 
 /// [`run_test`] on a chosen target.
 pub fn run_test_on(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bool, target: Target) -> CliResult<StfReport> {
+    run_traced_test_on(program, stf, includes, lowered, target, false)
+}
+
+/// [`run_test_on`], with a trace of every packet in the report when `traced` (software target).
+pub fn run_traced_test_on(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bool, target: Target, traced: bool) -> CliResult<StfReport> {
     let text = read_text(stf, "STF file")?;
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
     if target == Target::Rtl {
+        if traced {
+            return Err(CliError::input("--trace is for the software target (`--target sw`); the RTL simulation records no trace".to_string()));
+        }
         let mut switch = crate::cmd::rtl::rtl_switch(program, includes, &p4_rtl::Options::default())?;
         return Ok(p4_stf::run_stf(&mut switch, &commands));
     }
@@ -33,13 +41,17 @@ pub fn run_test_on(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bo
         compiled = compiled.lowered(program)?;
     }
     p4_io::eprint_safe!("{}", compiled.warnings);
-    let mut switch = frontend::new_switch(compiled, program)?;
+    let mut switch = frontend::new_switch_traced(compiled, program, traced)?;
     Ok(p4_stf::run_stf(switch.as_mut(), &commands))
 }
 
 /// Runs the test and prints `PASS`/`FAIL` with the diff; `Err` (exit 1) if it failed.
-pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool, lowered: bool, target: Target) -> CliResult<()> {
-    let report = run_test_on(program, stf, includes, lowered, target)?;
+pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool, lowered: bool, target: Target, trace: &crate::cmd::trace::TraceArgs) -> CliResult<()> {
+    let report = run_traced_test_on(program, stf, includes, lowered, target, trace.enabled())?;
+    // Packets are numbered in the order of the file's `packet` lines.
+    for (number, (_, port, events)) in report.traces.iter().enumerate() {
+        trace.print(number as u64 + 1, *port, events);
+    }
     let mut out = String::new();
     if verbose {
         for line in &report.log {
