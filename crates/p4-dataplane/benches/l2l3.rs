@@ -9,7 +9,8 @@ use p4_dataplane::control::PacketIo;
 
 #[path = "l2l3_setup.rs"]
 mod l2l3_setup;
-use l2l3_setup::{build, trace};
+use l2l3_setup::{build, build_traced, trace};
+use p4_dataplane::rss::flow_hash;
 
 fn bench(c: &mut Criterion) {
     let mut sw = build();
@@ -39,5 +40,59 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// The same trace spread by flow over one or two switches on their own threads (in memory; each
+/// iteration runs every shard's batch 64 times, 16,384 packets in all).
+fn bench_threads(c: &mut Criterion) {
+    const ROUNDS: usize = 64;
+    let trace = trace();
+    let mut switches = vec![build(), build()];
+    let mut g = c.benchmark_group("l2l3 workers");
+    g.throughput(Throughput::Elements((trace.len() * ROUNDS) as u64));
+    for workers in [1usize, 2] {
+        let shards: Vec<Vec<PacketIn>> = (0..workers)
+            .map(|w| {
+                trace
+                    .iter()
+                    .filter(|p| flow_hash(p) % workers as u64 == w as u64)
+                    .map(|p| PacketIn { port: 1, data: p, now_ns: 0 })
+                    .collect()
+            })
+            .collect();
+        g.bench_function(format!("{workers} worker threads, 64B, 1k MACs, 10k routes"), |b| {
+            b.iter(|| {
+                std::thread::scope(|scope| {
+                    for (switch, shard) in switches.iter_mut().zip(&shards) {
+                        scope.spawn(move || {
+                            let mut out = BatchOut::default();
+                            for _ in 0..ROUNDS {
+                                switch.process_batch(shard, &mut out);
+                            }
+                            out.packets.len()
+                        });
+                    }
+                })
+            })
+        });
+    }
+    g.finish();
+}
+
+/// The cost of recording a trace of every packet (a traced switch; `--trace`).
+fn bench_traced(c: &mut Criterion) {
+    let mut sw = build_traced();
+    let trace = trace();
+    let batch: Vec<PacketIn> = trace.iter().map(|p| PacketIn { port: 1, data: p, now_ns: 0 }).collect();
+    let mut out = BatchOut::default();
+    let mut g = c.benchmark_group("l2l3");
+    g.throughput(Throughput::Elements(trace.len() as u64));
+    g.bench_function("64B trace, 1k MACs, 10k routes, batch of 256, traced", |b| {
+        b.iter(|| {
+            sw.process_batch(&batch, &mut out);
+            out.trace.len()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_threads, bench_traced);
 criterion_main!(benches);

@@ -12,10 +12,20 @@ const ROUTER_MAC: u64 = 0x0000_0000_0100;
 
 /// l2l3 with its router MAC, 1,000 MAC entries and 10,000 routes.
 pub fn build() -> Switch {
+    build_with(Switch::new)
+}
+
+/// [`build`], recording traces.
+#[allow(dead_code)]
+pub fn build_traced() -> Switch {
+    build_with(Switch::new_traced)
+}
+
+fn build_with(new: fn(Arc<p4_ir::Program>) -> Result<Switch, p4_dataplane::DataplaneError>) -> Switch {
     let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let compiled = p4_sema::compile_file(&root.join("examples/l2l3/l2l3.p4"), &[root.join("p4include")]);
     let Some(program) = compiled.program else { panic!("l2l3.p4: {}", compiled.render_diagnostics()) };
-    let mut sw = Switch::new(Arc::new(program)).expect("switch");
+    let mut sw = new(Arc::new(program)).expect("switch");
     let pos = |v: Vec<u64>| ActionArgs::Positional(v.into_iter().map(Into::into).collect());
     sw.table_add("router_mac", Keys::Positional(vec![KeyValue::Value(ROUTER_MAC.into())]), "routable", pos(vec![]), None)
         .expect("router_mac");
@@ -65,6 +75,12 @@ pub fn trace() -> Vec<Vec<u8>> {
             let mac = 0x0200_0000_0000u64 + u64::from(seed % 1000);
             p.extend_from_slice(&mac.to_be_bytes()[2..]);
             p.extend_from_slice(&[0, 0, 0, 0, 0, 9, 0x86, 0xdd]);
+            // An IPv6/UDP header (which l2l3 does not parse) whose source address differs per
+            // packet: one flow each, as flow sharding would see them.
+            p.extend_from_slice(&[0x60, 0, 0, 0, 0, 10, 17, 64]);
+            p.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0]);
+            p.extend_from_slice(&seed.to_be_bytes());
+            p.extend_from_slice(&[0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
         }
         p.resize(64, 0xab);
         out.push(p);

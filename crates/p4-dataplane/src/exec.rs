@@ -229,7 +229,8 @@ pub struct ApplyOutcome {
 impl TableProg {
     /// Applies table `t`: evaluates the key, looks it up, updates direct counters/meters, runs the
     /// chosen action.
-    pub fn apply(p: &Prog, c: &mut Ctx, t: usize) -> ApplyOutcome {
+    /// `TRACED`: a traced build's, recording the lookup and what the action changed.
+    pub fn apply<const TRACED: bool>(p: &Prog, c: &mut Ctx, t: usize) -> ApplyOutcome {
         let Some(tp) = p.tables.get(t) else { return ApplyOutcome { hit: false, action: 0, flow: Flow::Next } };
         let mut key = std::mem::take(&mut c.keybuf);
         key.clear();
@@ -282,11 +283,11 @@ impl TableProg {
             c.argbuf = args;
             return ApplyOutcome { hit, action: 0, flow: Flow::Next };
         };
-        if c.trace.is_some() {
+        if TRACED {
             crate::trace::table_applied(p, c, t, hit.then_some(found).flatten(), ta.action, &args);
         }
         let flow = (ta.invoke)(p, c, &args);
-        if let (Some(trace), Some(names)) = (c.trace.as_mut(), &p.slot_names) {
+        if let (true, Some(trace), Some(names)) = (TRACED, c.trace.as_mut(), &p.slot_names) {
             trace.diff(&c.f, names, true);
         }
         c.argbuf = args;

@@ -268,25 +268,25 @@ impl Switch {
     }
 
     /// Records a dropped copy (and, tracing, the reason as text).
-    fn dropped(&mut self, res: &mut BatchOut, reason: DropReason) {
-        if self.ctx.trace.is_some() {
+    fn dropped<const T: bool>(&mut self, res: &mut BatchOut, reason: DropReason) {
+        if T && self.ctx.trace.is_some() {
             let text = self.drop_text(&reason);
-            self.trace(|| Event::Drop { reason: text });
+            self.trace::<T>(|| Event::Drop { reason: text });
         }
         res.push_drop(reason);
     }
 
     /// Adds the event `make` makes to the packet's trace (a traced switch only: the event, and any
     /// text in it, is not made otherwise).
-    fn trace(&mut self, make: impl FnOnce() -> Event) {
-        if let Some(trace) = self.ctx.trace.as_mut() {
+    fn trace<const T: bool>(&mut self, make: impl FnOnce() -> Event) {
+        if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
             trace.push(make());
         }
     }
 
     /// Takes the frame as it is now as the point later changes are reported from.
-    fn trace_snapshot(&mut self) {
-        if let Some(trace) = self.ctx.trace.as_mut() {
+    fn trace_snapshot<const T: bool>(&mut self) {
+        if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
             trace.snapshot.clear();
             trace.snapshot.extend_from_slice(&self.ctx.f);
         }
@@ -302,10 +302,10 @@ impl Switch {
     }
 
     /// Drops the current copy because an `assert`/`assume` failed (the reason also goes to the log).
-    fn abort(&mut self, res: &mut BatchOut) {
+    fn abort<const T: bool>(&mut self, res: &mut BatchOut) {
         let why = self.ctx.fx.aborted.take().unwrap_or_else(|| Arc::from("assert failed"));
         self.ctx.log.push(why.to_string());
-        self.dropped(res, DropReason::Aborted(why));
+        self.dropped::<T>(res, DropReason::Aborted(why));
     }
 
     /// Whether the drop-marker field holds the drop value.
@@ -338,7 +338,7 @@ impl Switch {
     }
 
     /// Resets the frame for a packet entering the parser and runs the parser.
-    fn parse(&mut self, data: &[u8], port: u32, instance: u32) {
+    fn parse<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32) {
         let p = &self.prog;
         let c = &mut self.ctx;
         c.f.fill(0);
@@ -358,17 +358,17 @@ impl Switch {
                 c.set(s, v);
             }
         }
-        if let Some(trace) = c.trace.as_mut() {
+        if let (true, Some(trace)) = (T, c.trace.as_mut()) {
             trace.snapshot.clear();
             trace.snapshot.extend_from_slice(&c.f);
         }
-        let result = run_parser(p, c, p.pipeline.parser);
+        let result = run_parser::<T>(p, c, p.pipeline.parser);
         if let Err(e) = result {
             if let Some(s) = meta.slot(MetaRole::ParserError) {
                 c.set(s, u128::from(e));
             }
         }
-        if let (Some(trace), Some(names)) = (c.trace.as_mut(), &p.slot_names) {
+        if let (true, Some(trace), Some(names)) = (T, c.trace.as_mut(), &p.slot_names) {
             let result = match result {
                 Ok(()) => "accept".to_string(),
                 Err(e) => format!("error {}", p.error_names.get(e as usize).cloned().unwrap_or_else(|| e.to_string())),
@@ -423,15 +423,15 @@ impl Switch {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn ingress(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
-        if self.ctx.trace.is_some() {
+    fn ingress<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
+        if T && self.ctx.trace.is_some() {
             let instance = self.instance_name(instance);
-            self.trace(|| Event::Ingress { port, length: data.len(), instance });
+            self.trace::<T>(|| Event::Ingress { port, length: data.len(), instance });
         }
-        self.parse(data, port, instance);
+        self.parse::<T>(data, port, instance);
         if let Some((set, snap)) = &keep {
             self.restore(*set, snap);
-            self.trace_snapshot();
+            self.trace_snapshot::<T>();
         }
         let (p, c) = (&self.prog, &mut self.ctx);
         // An assert that failed in the parser aborts the packet before the controls.
@@ -440,33 +440,34 @@ impl Switch {
             if flow == Flow::Abort {
                 break;
             }
-            flow = run_control(p, c, ctl);
+            flow = run_control::<T>(p, c, ctl);
         }
         if flow == Flow::Abort {
-            self.abort(res);
+            self.abort::<T>(res);
             return;
         }
         if let Some((session, set)) = self.ctx.fx.clone {
-            self.trace(|| Event::Decision { decision: format!("clone session {session}") });
+            self.trace::<T>(|| Event::Decision { decision: format!("clone session {session}") });
             for (rid, out_port) in self.mirror_targets(session) {
                 jobs.push_back(Job::CloneI2E { data: data.to_vec(), in_port: port, out_port, rid, keep: (set, self.ctx.f.clone()), depth });
             }
         }
         if let Some(set) = self.ctx.fx.reparse_arrived {
             if depth >= MAX_LOOPS {
-                self.dropped(res, DropReason::TooManyLoops(SideEffect::Resubmit));
+                self.dropped::<T>(res, DropReason::TooManyLoops(SideEffect::Resubmit));
                 return;
             }
-            self.trace(|| Event::Decision { decision: "resubmit".into() });
+            let name = self.prog.arch.function_with_effect(SideEffect::Resubmit).map_or("re-parse", |f| f.name);
+            self.trace::<T>(|| Event::Decision { decision: name.into() });
             jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance: self.instance(PacketInstance::Resubmitted), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }
         let grp = self.meta_get(MetaRole::MulticastGroup).unwrap_or(0) as u32;
         if grp != 0 {
             let members = self.group_members(grp);
-            self.trace(|| Event::Decision { decision: format!("multicast group {grp}: {} copies", members.len()) });
+            self.trace::<T>(|| Event::Decision { decision: format!("multicast group {grp}: {} copies", members.len()) });
             if members.is_empty() {
-                self.dropped(res, DropReason::EmptyGroup(grp));
+                self.dropped::<T>(res, DropReason::EmptyGroup(grp));
             }
             for (rid, out_port) in members {
                 jobs.push_back(Job::Egress {
@@ -482,17 +483,17 @@ impl Switch {
             return;
         }
         if self.marked_to_drop() {
-            self.trace(|| Event::Decision { decision: "drop".into() });
+            self.trace::<T>(|| Event::Decision { decision: "drop".into() });
             let reason = self.drop_reason();
-            self.dropped(res, reason);
+            self.dropped::<T>(res, reason);
             return;
         }
         let out_port = self.meta_get(MetaRole::EgressSpec).unwrap_or(0);
-        self.trace(|| Event::Decision { decision: format!("unicast to port {out_port}") });
-        self.egress(out_port as u32, None, 0, depth, res, jobs);
+        self.trace::<T>(|| Event::Decision { decision: format!("unicast to port {out_port}") });
+        self.egress::<T>(out_port as u32, None, 0, depth, res, jobs);
     }
 
-    fn egress(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
+    fn egress<const T: bool>(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
         let now = u128::from(self.ctx.now_us);
         self.meta_set(MetaRole::EgressPort, u128::from(port));
         self.meta_set(MetaRole::EgressSpec, 0);
@@ -505,14 +506,14 @@ impl Switch {
         self.meta_set(MetaRole::DeqTimedelta, 0);
         let truncate = self.ctx.fx.truncate;
         self.ctx.fx = Effects { truncate, ..Effects::default() };
-        if self.ctx.trace.is_some() {
+        if T && self.ctx.trace.is_some() {
             let instance = self.meta_get(MetaRole::InstanceType).map_or_else(|| "normal".into(), |i| self.instance_name(i as u32));
-            self.trace(|| Event::Egress { port, instance, rid });
-            self.trace_snapshot();
+            self.trace::<T>(|| Event::Egress { port, instance, rid });
+            self.trace_snapshot::<T>();
         }
         let (p, c) = (&self.prog, &mut self.ctx);
-        if p.pipeline.egress.iter().any(|&ctl| run_control(p, c, ctl) == Flow::Abort) {
-            self.abort(res);
+        if p.pipeline.egress.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort) {
+            self.abort::<T>(res);
             return;
         }
         if let Some((session, set)) = self.ctx.fx.clone {
@@ -530,13 +531,13 @@ impl Switch {
         }
         if self.marked_to_drop() {
             let reason = self.drop_reason();
-            self.dropped(res, reason);
+            self.dropped::<T>(res, reason);
             return;
         }
         let (p, c) = (&self.prog, &mut self.ctx);
         c.out.clear();
-        if p.pipeline.deparse.iter().any(|&ctl| run_control(p, c, ctl) == Flow::Abort) {
-            self.abort(res);
+        if p.pipeline.deparse.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort) {
+            self.abort::<T>(res);
             return;
         }
         let start = c.cursor.div_ceil(8).min(c.pkt.len());
@@ -544,7 +545,7 @@ impl Switch {
         let tail = c.pkt.get(start..).unwrap_or(&[]);
         if let Some(set) = c.fx.reparse_deparsed {
             if depth >= MAX_LOOPS {
-                self.dropped(res, DropReason::TooManyLoops(SideEffect::Recirculate));
+                self.dropped::<T>(res, DropReason::TooManyLoops(SideEffect::Recirculate));
                 return;
             }
             let mut bytes = Vec::with_capacity(headers.len() + tail.len());
@@ -554,14 +555,15 @@ impl Switch {
                 bytes.truncate(n as usize);
             }
             let in_port = self.meta_get(MetaRole::IngressPort).unwrap_or(0) as u32;
-            if let Some(trace) = self.ctx.trace.as_mut() {
-                trace.push(Event::Decision { decision: "recirculate".into() });
+            if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
+                let name = self.prog.arch.function_with_effect(SideEffect::Recirculate).map_or("re-parse", |f| f.name);
+                trace.push(Event::Decision { decision: name.into() });
             }
             jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: self.instance(PacketInstance::Recirculated), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }
         res.push_packet(port, [headers, tail], c.fx.truncate);
-        if let (Some(trace), Some(out)) = (c.trace.as_mut(), res.packets.last()) {
+        if let (true, Some(trace), Some(out)) = (T, c.trace.as_mut(), res.packets.last()) {
             trace.push(Event::Output { port, length: out.len });
         }
     }
@@ -586,13 +588,13 @@ impl Switch {
         frame
     }
 
-    fn run_job(&mut self, job: Job, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
+    fn run_job<const T: bool>(&mut self, job: Job, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
         match job {
-            Job::Ingress { data, port, instance, keep, depth } => self.ingress(&data, port, instance, keep, depth, res, jobs),
+            Job::Ingress { data, port, instance, keep, depth } => self.ingress::<T>(&data, port, instance, keep, depth, res, jobs),
             Job::CloneI2E { data, in_port, out_port, rid, keep, depth } => {
-                self.parse(&data, in_port, self.instance(PacketInstance::IngressClone));
+                self.parse::<T>(&data, in_port, self.instance(PacketInstance::IngressClone));
                 self.restore(keep.0, &keep.1);
-                self.egress(out_port, Some(self.instance(PacketInstance::IngressClone)), rid, depth, res, jobs);
+                self.egress::<T>(out_port, Some(self.instance(PacketInstance::IngressClone)), rid, depth, res, jobs);
             }
             Job::Egress { frame, pkt, cursor, port, instance, rid, depth } => {
                 if frame.len() == self.ctx.f.len() {
@@ -601,7 +603,7 @@ impl Switch {
                 self.ctx.pkt = pkt;
                 self.ctx.cursor = cursor;
                 self.ctx.fx = Effects::default();
-                self.egress(port, Some(instance), rid, depth, res, jobs);
+                self.egress::<T>(port, Some(instance), rid, depth, res, jobs);
             }
         }
     }
@@ -628,35 +630,42 @@ impl Switch {
     /// what came of it into `out` (cleared first; reuse it across batches: see [`crate::batch`]).
     pub fn process_batch(&mut self, batch: &[PacketIn<'_>], out: &mut BatchOut) {
         out.clear();
+        // Traced or not is decided once per batch: an untraced switch runs code with no test of the
+        // trace in it.
+        let traced = self.ctx.trace.is_some();
         for (index, packet) in batch.iter().enumerate() {
             out.input = index as u32;
-            self.process(packet, out);
+            if traced {
+                self.process::<true>(packet, out);
+            } else {
+                self.process::<false>(packet, out);
+            }
         }
     }
 
     /// One packet of a batch.
-    fn process(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
+    fn process<const T: bool>(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
         // A port the ingress port field cannot hold would silently become another port.
         if self.check_port(packet.port).is_err() {
-            self.dropped(res, DropReason::PortTooWide(packet.port));
+            self.dropped::<T>(res, DropReason::PortTooWide(packet.port));
             return;
         }
         self.ctx.now_us = packet.now_ns / 1000;
         self.ctx.log.clear();
         let mut jobs = VecDeque::new();
-        self.ingress(packet.data, packet.port, self.instance(PacketInstance::Normal), None, 0, res, &mut jobs);
+        self.ingress::<T>(packet.data, packet.port, self.instance(PacketInstance::Normal), None, 0, res, &mut jobs);
         let mut done = 0;
         while let Some(job) = jobs.pop_front() {
             done += 1;
             if done > MAX_JOBS {
-                self.dropped(res, DropReason::TooManyCopies(MAX_JOBS));
+                self.dropped::<T>(res, DropReason::TooManyCopies(MAX_JOBS));
                 break;
             }
-            self.run_job(job, res, &mut jobs);
+            self.run_job::<T>(job, res, &mut jobs);
         }
         let input = res.input;
         res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
-        if let Some(trace) = self.ctx.trace.as_mut() {
+        if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
             res.trace.extend(trace.events.drain(..).map(|event| (input, event)));
         }
     }

@@ -186,9 +186,18 @@ fn require_ethernet(link_type: DataLink, whose: &str) -> Result<(), String> {
     ))
 }
 
+/// `packet #N` in messages, made only when one is shown.
+struct Nth(usize);
+
+impl std::fmt::Display for Nth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "packet #{}", self.0)
+    }
+}
+
 /// Checks a record's captured length against its original length and the snapshot length
 /// (`snaplen == 0` means unlimited).
-fn check_lengths(captured: usize, original: u32, snaplen: u32, what: &str) -> Result<(), String> {
+fn check_lengths(captured: usize, original: u32, snaplen: u32, what: &dyn std::fmt::Display) -> Result<(), String> {
     if captured > original as usize {
         return Err(format!("{what} is malformed: its captured length {captured} exceeds its original length {original}"));
     }
@@ -258,10 +267,10 @@ impl CaptureReader {
         let pcapng = sniff(&magic).map_err(in_file)?;
         let file = std::io::Cursor::new(magic).chain(file);
         let inner = if pcapng {
-            ReaderKind::PcapNg(PcapNgReader::new(file).map_err(|e| in_file(describe(&e, "pcapng section header")))?)
+            ReaderKind::PcapNg(PcapNgReader::new(file).map_err(|e| in_file(describe(&e, &"pcapng section header")))?)
         } else {
             let reader =
-                PcapReader::new(file).map_err(|e| in_file(format!("not a pcap or pcapng file ({})", describe(&e, "header"))))?;
+                PcapReader::new(file).map_err(|e| in_file(format!("not a pcap or pcapng file ({})", describe(&e, &"header"))))?;
             require_ethernet(reader.header().datalink, "the file's").map_err(in_file)?;
             ReaderKind::Pcap(reader)
         };
@@ -276,7 +285,7 @@ impl CaptureReader {
 
     /// The next packet with its original length, `None` at the end of the file.
     pub fn next_captured(&mut self) -> Result<Option<CapturedPacket>, CaptureError> {
-        let what = format!("packet #{}", self.count + 1);
+        let what = Nth(self.count + 1);
         let packet = match &mut self.inner {
             ReaderKind::Pcap(reader) => {
                 let header = reader.header();
@@ -309,7 +318,7 @@ fn next_pcapng_packet(reader: &mut PcapNgReader<Source>, index: usize) -> Result
 }
 
 /// One pcap record, its lengths checked and its timestamp in nanoseconds.
-fn pcap_record(header: &PcapHeader, raw: RawPcapPacket, what: &str) -> Result<CapturedPacket, String> {
+fn pcap_record(header: &PcapHeader, raw: RawPcapPacket, what: &dyn std::fmt::Display) -> Result<CapturedPacket, String> {
     check_lengths(raw.data.len(), raw.orig_len, header.snaplen, what)?;
     let (fraction_ns, limit) = match header.ts_resolution {
         TsResolution::MicroSecond => (u64::from(raw.ts_frac) * 1_000, 1_000_000),
@@ -377,7 +386,7 @@ impl RawPacket {
     }
 }
 
-fn describe(error: &PcapError, what: &str) -> String {
+fn describe(error: &PcapError, what: &dyn std::fmt::Display) -> String {
     match error {
         PcapError::IncompleteBuffer => format!("{what} is truncated"),
         PcapError::IoError(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => format!("{what} is truncated"),
@@ -387,12 +396,12 @@ fn describe(error: &PcapError, what: &str) -> String {
 
 fn read_pcap(bytes: &[u8]) -> Result<Vec<CapturedPacket>, CaptureError> {
     let (mut rest, parser) =
-        PcapParser::new(bytes).map_err(|e| CaptureError::Format(format!("not a pcap or pcapng file ({})", describe(&e, "header"))))?;
+        PcapParser::new(bytes).map_err(|e| CaptureError::Format(format!("not a pcap or pcapng file ({})", describe(&e, &"header"))))?;
     let header = parser.header();
     require_ethernet(header.datalink, "the capture's").map_err(CaptureError::Format)?;
     let mut packets = Vec::new();
     while !rest.is_empty() {
-        let what = format!("packet #{}", packets.len() + 1);
+        let what = Nth(packets.len() + 1);
         let (next, raw) = parser.next_raw_packet(rest).map_err(|e| CaptureError::Format(describe(&e, &what)))?;
         packets.push(pcap_record(&header, raw, &what).map_err(CaptureError::Format)?);
         rest = next;
@@ -420,7 +429,7 @@ fn interface_clock(interface: &InterfaceDescriptionBlock) -> Result<(u128, u64),
 }
 
 fn read_pcapng(bytes: &[u8]) -> Result<Vec<CapturedPacket>, CaptureError> {
-    let (mut rest, mut parser) = PcapNgParser::new(bytes).map_err(|e| CaptureError::Format(describe(&e, "pcapng section header")))?;
+    let (mut rest, mut parser) = PcapNgParser::new(bytes).map_err(|e| CaptureError::Format(describe(&e, &"pcapng section header")))?;
     let mut packets = Vec::new();
     while !rest.is_empty() {
         let (next, block) = parser

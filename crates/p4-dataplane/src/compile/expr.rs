@@ -254,15 +254,15 @@ impl Compiler<'_> {
             // `action_run` a value only for tables none of whose actions may exit.
             ExprKind::ApplyTable(t, p4_ir::ApplyResult::ActionRun) => {
                 let t = t.index();
-                Arc::new(move |p, c| crate::exec::TableProg::apply(p, c, t).action as u128)
+                super::by_tracing!(self.tracing, T => Arc::new(move |p, c| crate::exec::TableProg::apply::<T>(p, c, t).action as u128))
             }
             ExprKind::ApplyTable(t, res) => {
                 let t = t.index();
                 let want_hit = *res == p4_ir::ApplyResult::Hit;
-                Arc::new(move |p, c| {
-                    let out = crate::exec::TableProg::apply(p, c, t);
+                super::by_tracing!(self.tracing, T => Arc::new(move |p, c| {
+                    let out = crate::exec::TableProg::apply::<T>(p, c, t);
                     u128::from(out.hit == want_hit)
-                })
+                }))
             }
             _ => return unsupported(format!("{} used as a scalar", super::describe(e))),
         })

@@ -76,6 +76,22 @@ pub(crate) enum FieldKind {
     Varbit(u32),
 }
 
+/// `$body` with `$T` a `const bool` that is `$tracing`: code for a traced build and code for an
+/// untraced one from one text, so the untraced program carries no test of the trace at all
+/// (`TableProg::apply::<{ T }>`, `run_control::<{ T }>`).
+macro_rules! by_tracing {
+    ($tracing:expr, $T:ident => $body:expr) => {
+        if $tracing {
+            const $T: bool = true;
+            $body
+        } else {
+            const $T: bool = false;
+            $body
+        }
+    };
+}
+pub(crate) use by_tracing;
+
 pub(crate) struct Compiler<'a> {
     pub ir: &'a Program,
     /// Wire, key and action-data layouts: computed once by the IR ([`p4_ir::layout`]), never here.

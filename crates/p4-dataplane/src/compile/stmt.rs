@@ -193,7 +193,7 @@ impl Compiler<'_> {
             Stmt::Call(call) => self.call_stmt(b, call)?,
             Stmt::ApplyTable { table, .. } => {
                 let t = table.index();
-                Box::new(move |p, c| TableProg::apply(p, c, t).flow)
+                super::by_tracing!(self.tracing, T => Box::new(move |p, c| TableProg::apply::<T>(p, c, t).flow))
             }
             Stmt::ApplyBlock { block, args, .. } => self.apply_block(b, block, args)?,
             Stmt::If { cond, then, otherwise, .. } => {
@@ -213,8 +213,8 @@ impl Compiler<'_> {
                         None => default = Some(run),
                     }
                 }
-                Box::new(move |p, c| {
-                    let out = TableProg::apply(p, c, t);
+                super::by_tracing!(self.tracing, T => Box::new(move |p, c| {
+                    let out = TableProg::apply::<T>(p, c, t);
                     if out.flow != Flow::Next {
                         return out.flow;
                     }
@@ -222,7 +222,7 @@ impl Compiler<'_> {
                         Some((_, run)) => run(p, c),
                         None => default.as_ref().map_or(Flow::Next, |d| d(p, c)),
                     }
-                })
+                }))
             }
             Stmt::SwitchValue { expr, cases, .. } => {
                 let v = self.scalar(b, expr)?;
@@ -518,16 +518,16 @@ impl Compiler<'_> {
         }
         let copies = self.bind_params(b, &params, args)?;
         Ok(if is_parser {
-            Self::with_copies(copies, move |p, c| match run_parser(p, c, idx) {
+            super::by_tracing!(self.tracing, T => Self::with_copies(copies, move |p, c| match run_parser::<T>(p, c, idx) {
                 Ok(()) => Flow::Next,
                 Err(e) => Flow::Reject(e),
-            })
+            }))
         } else {
-            Self::with_copies(copies, move |p, c| match run_control(p, c, idx) {
+            super::by_tracing!(self.tracing, T => Self::with_copies(copies, move |p, c| match run_control::<T>(p, c, idx) {
                 Flow::Exit => Flow::Exit,
                 Flow::Abort => Flow::Abort,
                 _ => Flow::Next,
-            })
+            }))
         })
     }
 
@@ -683,7 +683,8 @@ fn target(t: p4_ir::StateTarget) -> Target {
 const MAX_PARSER_STEPS: usize = 4096;
 
 /// Runs parser `idx` from `start` to `accept` (Ok) or `reject` (Err with the error code).
-pub(crate) fn run_parser(p: &Prog, c: &mut Ctx, idx: usize) -> Result<(), u32> {
+/// Runs parser `idx`; `TRACED`: a traced build's, recording each state.
+pub(crate) fn run_parser<const TRACED: bool>(p: &Prog, c: &mut Ctx, idx: usize) -> Result<(), u32> {
     let Some(parser) = p.parsers.get(idx) else { return Ok(()) };
     if let Flow::Reject(e) = (parser.init)(p, c) {
         return Err(e);
@@ -691,7 +692,7 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx, idx: usize) -> Result<(), u32> {
     let mut state = 0usize;
     for _ in 0..MAX_PARSER_STEPS {
         let Some(st) = parser.states.get(state) else { return Ok(()) };
-        if let Some(trace) = c.trace.as_mut() {
+        if let (true, Some(trace)) = (TRACED, c.trace.as_mut()) {
             trace.push(crate::trace::Event::State { parser: parser.name.clone(), state: st.name.clone() });
         }
         match (st.body)(p, c) {
@@ -756,9 +757,10 @@ fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
 }
 
 /// Runs control `idx` (init, then body); returns `Exit`/`Abort` to propagate, else `Next`.
-pub(crate) fn run_control(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
+/// Runs control `idx`; `TRACED`: a traced build's, recording the block and what it changed.
+pub(crate) fn run_control<const TRACED: bool>(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
     let Some(ctl) = p.controls.get(idx) else { return Flow::Next };
-    if let Some(trace) = c.trace.as_mut() {
+    if let (true, Some(trace)) = (TRACED, c.trace.as_mut()) {
         trace.push(crate::trace::Event::Control { name: ctl.name.clone() });
     }
     let flow = match (ctl.init)(p, c) {
@@ -768,7 +770,7 @@ pub(crate) fn run_control(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
             _ => Flow::Next,
         },
     };
-    if let (Some(trace), Some(names)) = (c.trace.as_mut(), &p.slot_names) {
+    if let (true, Some(trace), Some(names)) = (TRACED, c.trace.as_mut(), &p.slot_names) {
         trace.diff(&c.f, names, true);
     }
     flow

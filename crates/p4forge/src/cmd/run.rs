@@ -243,8 +243,12 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     let mut interrupted = false;
     p4_io::interrupt::install();
     while !interrupted {
-        let mut chunk = Vec::with_capacity(CHUNK);
-        while chunk.len() < CHUNK {
+        let size = match &target {
+            Target::Software(engine) => engine.chunk_size(),
+            Target::Other(_) => CHUNK,
+        };
+        let mut chunk = Vec::with_capacity(size);
+        while chunk.len() < size {
             if p4_io::interrupt::interrupted() {
                 interrupted = true;
                 break;

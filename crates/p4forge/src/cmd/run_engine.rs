@@ -1,15 +1,16 @@
-//! How `p4forge run` pushes its input through the software target: in chunks of
-//! [`CHUNK`] packets through the batch interface ([`p4_dataplane::batch`]), either on the calling
-//! thread or, with `--threads N`, on N worker threads each owning a switch built from the same
-//! program and entries.
+//! How `p4forge run` pushes its input through the software target: in chunks through the batch
+//! interface ([`p4_dataplane::batch`]), either on the calling thread or, with `--threads N`, on N
+//! worker threads each owning a switch built from the same program and entries.
 //!
-//! With workers, every chunk goes to all of them and each takes the packets whose flow
-//! ([`p4_dataplane::rss::flow_hash`]) falls to it, so one flow's packets meet one switch in their
-//! order. The results come back per chunk and are merged by input index, so what reaches the
-//! output files is in the order one thread would have produced it. That is only the same *content*
-//! as one thread when no packet's fate depends on earlier packets: a program with registers, meters
-//! or random numbers ([`p4_dataplane::Switch::cross_packet_state`]) runs on one worker (the caller
-//! says so).
+//! With workers, whole chunks go to them in turn and their results are delivered in chunk order,
+//! so what reaches the output files is in the order one thread would have produced it, every
+//! flow's packets included. That is the same *content* as one thread only when no packet's fate
+//! depends on earlier packets, and then it does not matter which switch a packet meets: a program
+//! with registers, meters or random numbers ([`p4_dataplane::Switch::cross_packet_state`]) runs on
+//! one worker (the caller says so). Chunks rather than flows are spread because the reorder costs
+//! nothing here (results are merged in input order anyway) and a flow hash would cost every worker
+//! a pass over every packet; where outputs are not reordered (live ports), flows must stay on one
+//! worker: [`p4_dataplane::rss::flow_hash`].
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -17,12 +18,14 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
-use p4_dataplane::rss::flow_hash;
 use p4_dataplane::Switch;
 use p4_stf::capture::CapturedPacket;
 
-/// Input packets per chunk.
+/// Input packets per chunk on the calling thread.
 pub const CHUNK: usize = 256;
+/// Input packets per chunk handed to a worker: large enough that the hand-over (two channel
+/// messages, possibly a thread wake-up) is small beside the work.
+pub const WORKER_CHUNK: usize = 4096;
 /// Chunks handed to the workers and not yet written, per worker: enough to keep them busy while
 /// the calling thread reads and writes captures, few enough to bound memory.
 const IN_FLIGHT_PER_WORKER: usize = 4;
@@ -64,8 +67,10 @@ struct Workers {
     to: Vec<SyncSender<Arc<Vec<Input>>>>,
     from: Vec<Receiver<BatchOut>>,
     handles: Vec<JoinHandle<Switch>>,
-    /// Chunks sent and not yet merged, oldest first.
-    pending: VecDeque<Arc<Vec<Input>>>,
+    /// Chunks sent and not yet delivered, oldest first, with the worker each went to.
+    pending: VecDeque<(Arc<Vec<Input>>, usize)>,
+    /// The worker the next chunk goes to.
+    next: usize,
 }
 
 impl Engine {
@@ -80,8 +85,16 @@ impl Engine {
         Engine { mode, drops: HashMap::new() }
     }
 
-    /// Processes a chunk (at most [`CHUNK`] packets); its outputs may reach `sink` later (at the
-    /// latest in [`Engine::finish`]), always in input order.
+    /// How many input packets a chunk should hold.
+    pub fn chunk_size(&self) -> usize {
+        match self.mode {
+            Mode::Inline { .. } => CHUNK,
+            Mode::Workers(_) => WORKER_CHUNK,
+        }
+    }
+
+    /// Processes a chunk (at most [`Engine::chunk_size`] packets); its outputs may reach `sink`
+    /// later (at the latest in [`Engine::finish`]), always in input order.
     pub fn push(&mut self, chunk: Vec<Input>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
         match &mut self.mode {
             Mode::Inline { switch, out } => {
@@ -91,11 +104,11 @@ impl Engine {
             }
             Mode::Workers(workers) => {
                 let chunk = Arc::new(chunk);
-                for to in &workers.to {
-                    // A worker gone means it panicked; its join in `finish` reports it.
-                    let _ = to.send(chunk.clone());
-                }
-                workers.pending.push_back(chunk);
+                let worker = workers.next;
+                workers.next = (worker + 1) % workers.to.len();
+                // A worker gone means it panicked; `merge_oldest` and `finish` report it.
+                let _ = workers.to[worker].send(chunk.clone());
+                workers.pending.push_back((chunk, worker));
                 if workers.pending.len() >= IN_FLIGHT_PER_WORKER * workers.to.len() {
                     workers.merge_oldest(&mut self.drops, sink)?;
                 }
@@ -123,29 +136,24 @@ impl Engine {
 
 impl Workers {
     fn start(switches: Vec<Switch>) -> Workers {
-        let count = switches.len();
-        let mut workers = Workers { to: Vec::new(), from: Vec::new(), handles: Vec::new(), pending: VecDeque::new() };
-        for (index, switch) in switches.into_iter().enumerate() {
-            let (to, chunks) = sync_channel(IN_FLIGHT_PER_WORKER * count);
-            let (results, from) = sync_channel(IN_FLIGHT_PER_WORKER * count);
+        let mut workers = Workers { to: Vec::new(), from: Vec::new(), handles: Vec::new(), pending: VecDeque::new(), next: 0 };
+        for switch in switches {
+            let (to, chunks) = sync_channel(IN_FLIGHT_PER_WORKER);
+            let (results, from) = sync_channel(IN_FLIGHT_PER_WORKER);
             workers.to.push(to);
             workers.from.push(from);
-            workers.handles.push(std::thread::spawn(move || work(switch, index, count, chunks, results)));
+            workers.handles.push(std::thread::spawn(move || work(switch, chunks, results)));
         }
         workers
     }
 
-    /// Waits for every worker's result of the oldest pending chunk and delivers them.
+    /// Waits for the result of the oldest pending chunk and delivers it.
     fn merge_oldest(&mut self, drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
-        let Some(chunk) = self.pending.pop_front() else { return Ok(()) };
-        let mut results = Vec::with_capacity(self.from.len());
-        for from in &self.from {
-            match from.recv() {
-                Ok(result) => results.push(result),
-                Err(_) => return Err(crate::error::CliError::failed("a dataplane worker thread stopped unexpectedly".to_string())),
-            }
+        let Some((chunk, worker)) = self.pending.pop_front() else { return Ok(()) };
+        match self.from[worker].recv() {
+            Ok(result) => deliver(&chunk, std::slice::from_mut(&mut { result }), drops, sink),
+            Err(_) => Err(crate::error::CliError::failed("a dataplane worker thread stopped unexpectedly".to_string())),
         }
-        deliver(&chunk, &mut results, drops, sink)
     }
 
     /// Closes the chunk channels, joins the workers and returns one of their switches.
@@ -162,27 +170,12 @@ impl Workers {
     }
 }
 
-/// A worker: takes its flows of every chunk and returns what they produced, with input indexes of
-/// the whole chunk.
-fn work(mut switch: Switch, index: usize, count: usize, chunks: Receiver<Arc<Vec<Input>>>, results: SyncSender<BatchOut>) -> Switch {
-    let mut mine: Vec<u32> = Vec::with_capacity(CHUNK);
+/// A worker: processes each chunk it is given and returns what it produced.
+fn work(mut switch: Switch, chunks: Receiver<Arc<Vec<Input>>>, results: SyncSender<BatchOut>) -> Switch {
     while let Ok(chunk) = chunks.recv() {
-        mine.clear();
-        mine.extend((0..chunk.len() as u32).filter(|&i| flow_hash(&chunk[i as usize].packet.data) % count as u64 == index as u64));
-        let batch: Vec<PacketIn> = mine
-            .iter()
-            .map(|&i| {
-                let input = &chunk[i as usize];
-                PacketIn { port: input.port, data: &input.packet.data, now_ns: input.now_ns }
-            })
-            .collect();
+        let batch: Vec<PacketIn> = chunk.iter().map(|i| PacketIn { port: i.port, data: &i.packet.data, now_ns: i.now_ns }).collect();
         let mut out = BatchOut::default();
         switch.process_batch(&batch, &mut out);
-        let global = |local: u32| mine.get(local as usize).copied().unwrap_or(u32::MAX);
-        out.packets.iter_mut().for_each(|p| p.input = global(p.input));
-        out.drops.iter_mut().for_each(|d| d.input = global(d.input));
-        out.log.iter_mut().for_each(|(input, _)| *input = global(*input));
-        out.trace.iter_mut().for_each(|(input, _)| *input = global(*input));
         if results.send(out).is_err() {
             break;
         }
