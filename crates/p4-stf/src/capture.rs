@@ -285,22 +285,51 @@ impl CaptureReader {
 
     /// The next packet with its original length, `None` at the end of the file.
     pub fn next_captured(&mut self) -> Result<Option<CapturedPacket>, CaptureError> {
+        let mut data = Vec::new();
+        Ok(self.next_into(&mut data)?.map(|r| CapturedPacket { timestamp_ns: r.timestamp_ns, data, original_len: r.original_len }))
+    }
+
+    /// The next packet, its bytes appended to `bytes` (a buffer the caller reuses, so reading a
+    /// classic pcap allocates nothing per packet); `None` at the end of the file.
+    pub fn next_into(&mut self, bytes: &mut Vec<u8>) -> Result<Option<Record>, CaptureError> {
         let what = Nth(self.count + 1);
-        let packet = match &mut self.inner {
+        let record = match &mut self.inner {
             ReaderKind::Pcap(reader) => {
                 let header = reader.header();
                 match reader.next_raw_packet() {
                     None => Ok(None),
                     Some(Err(e)) => Err(describe(&e, &what)),
-                    Some(Ok(raw)) => pcap_record(&header, raw, &what).map(Some),
+                    Some(Ok(raw)) => pcap_record_meta(&header, &raw, &what).map(|record| {
+                        bytes.extend_from_slice(&raw.data);
+                        Some(record)
+                    }),
                 }
             }
-            ReaderKind::PcapNg(reader) => next_pcapng_packet(reader, self.count),
+            ReaderKind::PcapNg(reader) => next_pcapng_packet(reader, self.count).map(|packet| {
+                packet.map(|p| {
+                    bytes.extend_from_slice(&p.data);
+                    Record { timestamp_ns: p.timestamp_ns, len: p.data.len(), original_len: p.original_len }
+                })
+            }),
         }
         .map_err(|message| CaptureError::InFile { path: self.path.clone(), message })?;
-        self.count += usize::from(packet.is_some());
-        Ok(packet)
+        self.count += usize::from(record.is_some());
+        Ok(record)
     }
+}
+
+/// What [`CaptureReader::next_into`] read besides the bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// Nanoseconds since the Unix epoch.
+    pub timestamp_ns: u64,
+    /// Bytes captured (appended to the caller's buffer).
+    pub len: usize,
+    /// The packet's length on the wire; never less than `len`.
+    pub original_len: u32,
+}
+
+impl CaptureReader {
 }
 
 /// The next packet of a streamed pcapng file; `index`: how many packets came before.
@@ -319,6 +348,12 @@ fn next_pcapng_packet(reader: &mut PcapNgReader<Source>, index: usize) -> Result
 
 /// One pcap record, its lengths checked and its timestamp in nanoseconds.
 fn pcap_record(header: &PcapHeader, raw: RawPcapPacket, what: &dyn std::fmt::Display) -> Result<CapturedPacket, String> {
+    let record = pcap_record_meta(header, &raw, what)?;
+    Ok(CapturedPacket { timestamp_ns: record.timestamp_ns, data: raw.data.into_owned(), original_len: record.original_len })
+}
+
+/// A pcap record's lengths checked and its timestamp in nanoseconds, its bytes left where they are.
+fn pcap_record_meta(header: &PcapHeader, raw: &RawPcapPacket, what: &dyn std::fmt::Display) -> Result<Record, String> {
     check_lengths(raw.data.len(), raw.orig_len, header.snaplen, what)?;
     let (fraction_ns, limit) = match header.ts_resolution {
         TsResolution::MicroSecond => (u64::from(raw.ts_frac) * 1_000, 1_000_000),
@@ -328,7 +363,7 @@ fn pcap_record(header: &PcapHeader, raw: RawPcapPacket, what: &dyn std::fmt::Dis
         return Err(format!("{what} is malformed: its timestamp's fraction of a second ({}) is {limit} or more", raw.ts_frac));
     }
     let timestamp_ns = u64::from(raw.ts_sec).saturating_mul(1_000_000_000).saturating_add(fraction_ns);
-    Ok(CapturedPacket { timestamp_ns, data: raw.data.into_owned(), original_len: raw.orig_len })
+    Ok(Record { timestamp_ns, len: raw.data.len(), original_len: raw.orig_len })
 }
 
 /// A pcapng packet before its timestamp is scaled by its interface's clock.

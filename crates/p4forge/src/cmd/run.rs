@@ -7,10 +7,10 @@
 //! for what is on disk when a run fails or is interrupted).
 
 use crate::cmd::entries::Entries;
-use crate::cmd::run_engine::{Engine, Input, Sink, CHUNK};
+use crate::cmd::run_engine::{Chunk, Engine, Input, Sink, CHUNK};
 use crate::error::{CliError, CliResult};
 use crate::frontend;
-use p4_stf::capture::{CaptureReader, CaptureWriter, CapturedPacket};
+use p4_stf::capture::{CaptureReader, CaptureWriter, CapturedPacket, Record};
 use p4_dataplane::control::{Injected, OutputPacket};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -145,8 +145,8 @@ pub fn parse_input_arg(text: &str) -> Result<(u32, PathBuf), String> {
 
 /// A k-way merge of the input captures by timestamp.
 pub(crate) struct MergedInputs {
-    /// Per input: its ingress port, its reader and its next packet.
-    inputs: Vec<(u32, CaptureReader, Option<CapturedPacket>)>,
+    /// Per input: its ingress port, its reader, and its next packet (bytes and record).
+    inputs: Vec<(u32, CaptureReader, Vec<u8>, Option<Record>)>,
     /// `(timestamp, input index)` of every input's next packet; the index breaks ties.
     heads: BinaryHeap<Reverse<(u64, usize)>>,
     /// Total size of the input files, for progress.
@@ -159,25 +159,34 @@ impl MergedInputs {
         for (index, (port, path)) in inputs.iter().enumerate() {
             let mut reader = CaptureReader::open(path).map_err(|e| CliError::input(e.to_string()))?;
             merged.total_bytes += std::fs::metadata(path).map_or(0, |m| m.len());
-            let first = reader.next_captured().map_err(|e| CliError::input(e.to_string()))?;
-            if let Some(packet) = &first {
-                merged.heads.push(Reverse((packet.timestamp_ns, index)));
+            let mut bytes = Vec::new();
+            let first = reader.next_into(&mut bytes).map_err(|e| CliError::input(e.to_string()))?;
+            if let Some(record) = &first {
+                merged.heads.push(Reverse((record.timestamp_ns, index)));
             }
-            merged.inputs.push((*port, reader, first));
+            merged.inputs.push((*port, reader, bytes, first));
         }
         Ok(merged)
     }
 
     /// The earliest pending packet and its ingress port.
     pub(crate) fn next(&mut self) -> CliResult<Option<(u32, CapturedPacket)>> {
+        let mut data = Vec::new();
+        Ok(self.next_into(&mut data)?.map(|(port, r)| (port, CapturedPacket { timestamp_ns: r.timestamp_ns, data, original_len: r.original_len })))
+    }
+
+    /// The earliest pending packet, its bytes appended to `bytes`, with its ingress port.
+    pub(crate) fn next_into(&mut self, bytes: &mut Vec<u8>) -> CliResult<Option<(u32, Record)>> {
         let Some(Reverse((_, index))) = self.heads.pop() else { return Ok(None) };
-        let Some((port, reader, pending)) = self.inputs.get_mut(index) else { return Ok(None) };
-        let Some(packet) = pending.take() else { return Ok(None) };
-        *pending = reader.next_captured().map_err(|e| CliError::input(e.to_string()))?;
-        if let Some(next) = pending {
+        let Some((port, reader, pending, record)) = self.inputs.get_mut(index) else { return Ok(None) };
+        let Some(current) = record.take() else { return Ok(None) };
+        bytes.extend_from_slice(pending);
+        pending.clear();
+        *record = reader.next_into(pending).map_err(|e| CliError::input(e.to_string()))?;
+        if let Some(next) = record {
             self.heads.push(Reverse((next.timestamp_ns, index)));
         }
-        Ok(Some((*port, packet)))
+        Ok(Some((*port, current)))
     }
 }
 
@@ -247,27 +256,36 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
             Target::Software(engine) => engine.chunk_size(),
             Target::Other(_) => CHUNK,
         };
-        let mut chunk = Vec::with_capacity(size);
-        while chunk.len() < size {
+        let mut chunk = Chunk { bytes: Vec::with_capacity(size * 128), inputs: Vec::with_capacity(size) };
+        while chunk.inputs.len() < size {
             if p4_io::interrupt::interrupted() {
                 interrupted = true;
                 break;
             }
-            let Some((port, packet)) = inputs.next()? else { break };
+            let at = chunk.bytes.len();
+            let Some((port, record)) = inputs.next_into(&mut chunk.bytes)? else { break };
             packets_in += 1;
-            let start = *start_ns.get_or_insert(packet.timestamp_ns);
-            sink.summary.count_in(port, packet.data.len());
-            progress.inc(packet.data.len() as u64 + RECORD_OVERHEAD);
-            chunk.push(Input { port, now_ns: packet.timestamp_ns.saturating_sub(start), packet, number: packets_in });
+            let start = *start_ns.get_or_insert(record.timestamp_ns);
+            sink.summary.count_in(port, record.len);
+            progress.inc(record.len as u64 + RECORD_OVERHEAD);
+            chunk.inputs.push(Input {
+                port,
+                timestamp_ns: record.timestamp_ns,
+                now_ns: record.timestamp_ns.saturating_sub(start),
+                at,
+                len: record.len,
+                original_len: record.original_len,
+                number: packets_in,
+            });
         }
-        if chunk.is_empty() {
+        if chunk.inputs.is_empty() {
             break;
         }
         match &mut target {
             Target::Software(engine) => engine.push(chunk, &mut sink)?,
             Target::Other(dataplane) => {
-                for input in &chunk {
-                    let injected = dataplane.inject(input.port, &input.packet.data, input.now_ns);
+                for input in &chunk.inputs {
+                    let injected = dataplane.inject(input.port, chunk.data(input), input.now_ns);
                     for reason in injected.drops {
                         *sink.summary.drops.entry(reason).or_default() += 1;
                     }
@@ -349,8 +367,8 @@ impl Sink for Outputs<'_> {
         };
         // A truncated input keeps its missing tail in the output's original length (see `derive`).
         let held = u32::try_from(data.len()).unwrap_or(u32::MAX);
-        let original_len = held.saturating_add(input.packet.missing_bytes());
-        writer.write_record(input.packet.timestamp_ns, data, original_len).map_err(|e| CliError::output(e.to_string()))
+        let original_len = held.saturating_add(input.missing_bytes());
+        writer.write_record(input.timestamp_ns, data, original_len).map_err(|e| CliError::output(e.to_string()))
     }
 
     fn log(&mut self, _input: &Input, line: &str) {

@@ -19,7 +19,6 @@ use std::thread::JoinHandle;
 
 use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
 use p4_dataplane::Switch;
-use p4_stf::capture::CapturedPacket;
 
 /// Input packets per chunk on the calling thread.
 pub const CHUNK: usize = 256;
@@ -30,13 +29,44 @@ pub const WORKER_CHUNK: usize = 4096;
 /// the calling thread reads and writes captures, few enough to bound memory.
 const IN_FLIGHT_PER_WORKER: usize = 4;
 
-/// One input packet: ingress port, the packet, time since the start of the run.
+/// One input packet of a [`Chunk`].
 pub struct Input {
     pub port: u32,
-    pub packet: CapturedPacket,
+    /// Its capture timestamp (nanoseconds since the Unix epoch).
+    pub timestamp_ns: u64,
+    /// Time since the start of the run.
     pub now_ns: u64,
+    /// Its bytes: `Chunk::bytes[at..at + len]`.
+    pub at: usize,
+    pub len: usize,
+    /// Its length on the wire (more than `len` when the capture holds only part of it).
+    pub original_len: u32,
     /// Its number among the run's input packets, from 1.
     pub number: u64,
+}
+
+impl Input {
+    /// Bytes of the packet the capture did not hold.
+    pub fn missing_bytes(&self) -> u32 {
+        self.original_len.saturating_sub(u32::try_from(self.len).unwrap_or(u32::MAX))
+    }
+}
+
+/// Input packets read together: their bytes back to back in one buffer (no allocation per packet).
+pub struct Chunk {
+    pub bytes: Vec<u8>,
+    pub inputs: Vec<Input>,
+}
+
+impl Chunk {
+    /// The bytes of one of the chunk's packets.
+    pub fn data(&self, input: &Input) -> &[u8] {
+        self.bytes.get(input.at..input.at + input.len).unwrap_or(&[])
+    }
+
+    fn batch(&self) -> Vec<PacketIn<'_>> {
+        self.inputs.iter().map(|i| PacketIn { port: i.port, data: self.data(i), now_ns: i.now_ns }).collect()
+    }
 }
 
 /// What the engine hands back for each input packet, in input order.
@@ -64,11 +94,11 @@ enum Mode {
 
 struct Workers {
     /// Per worker: where its chunks go and where its results come from.
-    to: Vec<SyncSender<Arc<Vec<Input>>>>,
+    to: Vec<SyncSender<Arc<Chunk>>>,
     from: Vec<Receiver<BatchOut>>,
     handles: Vec<JoinHandle<Switch>>,
     /// Chunks sent and not yet delivered, oldest first, with the worker each went to.
-    pending: VecDeque<(Arc<Vec<Input>>, usize)>,
+    pending: VecDeque<(Arc<Chunk>, usize)>,
     /// The worker the next chunk goes to.
     next: usize,
 }
@@ -95,11 +125,10 @@ impl Engine {
 
     /// Processes a chunk (at most [`Engine::chunk_size`] packets); its outputs may reach `sink`
     /// later (at the latest in [`Engine::finish`]), always in input order.
-    pub fn push(&mut self, chunk: Vec<Input>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
+    pub fn push(&mut self, chunk: Chunk, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
         match &mut self.mode {
             Mode::Inline { switch, out } => {
-                let batch: Vec<PacketIn> = chunk.iter().map(|i| PacketIn { port: i.port, data: &i.packet.data, now_ns: i.now_ns }).collect();
-                switch.process_batch(&batch, out);
+                switch.process_batch(&chunk.batch(), out);
                 deliver(&chunk, std::slice::from_mut(out), &mut self.drops, sink)
             }
             Mode::Workers(workers) => {
@@ -171,11 +200,10 @@ impl Workers {
 }
 
 /// A worker: processes each chunk it is given and returns what it produced.
-fn work(mut switch: Switch, chunks: Receiver<Arc<Vec<Input>>>, results: SyncSender<BatchOut>) -> Switch {
+fn work(mut switch: Switch, chunks: Receiver<Arc<Chunk>>, results: SyncSender<BatchOut>) -> Switch {
     while let Ok(chunk) = chunks.recv() {
-        let batch: Vec<PacketIn> = chunk.iter().map(|i| PacketIn { port: i.port, data: &i.packet.data, now_ns: i.now_ns }).collect();
         let mut out = BatchOut::default();
-        switch.process_batch(&batch, &mut out);
+        switch.process_batch(&chunk.batch(), &mut out);
         if results.send(out).is_err() {
             break;
         }
@@ -185,7 +213,7 @@ fn work(mut switch: Switch, chunks: Receiver<Arc<Vec<Input>>>, results: SyncSend
 
 /// Hands the results of one chunk to `sink` in input order (each result's records are in input
 /// order, and each input's records are in one result) and counts the drops.
-fn deliver(chunk: &[Input], results: &mut [BatchOut], drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
+fn deliver(chunk: &Chunk, results: &mut [BatchOut], drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
     for result in results.iter_mut() {
         for drop in result.drops.drain(..) {
             *drops.entry(drop.reason).or_default() += 1;
@@ -193,7 +221,7 @@ fn deliver(chunk: &[Input], results: &mut [BatchOut], drops: &mut HashMap<DropRe
     }
     let mut next = vec![(0usize, 0usize, 0usize); results.len()];
     let mut events = Vec::new();
-    for (index, input) in chunk.iter().enumerate() {
+    for (index, input) in chunk.inputs.iter().enumerate() {
         for (result, (packet_at, log_at, trace_at)) in results.iter().zip(next.iter_mut()) {
             events.clear();
             while let Some((_, event)) = result.trace.get(*trace_at).filter(|(i, _)| *i as usize == index) {
