@@ -5,19 +5,11 @@
 //!
 //! `cargo run --release -p p4-stf --example l2l3_traffic -- PACKETS OUT.pcap`
 
+use p4_dataplane::hashing::csum16;
 use p4_stf::capture::{CaptureWriter, TimedPacket};
 
 const ROUTER_MAC: [u8; 6] = [0, 0, 0, 0, 1, 0];
 const KNOWN_MACS: [[u8; 6]; 4] = [[0, 0, 0, 0, 0, 1], [0, 0, 0, 0, 0, 2], [0, 0, 0, 0, 0, 3], [0, 0, 0, 0, 0, 0x99]];
-
-/// The ones' complement sum of `bytes` as the IPv4 header checksum wants it.
-fn checksum(bytes: &[u8]) -> u16 {
-    let mut sum: u32 = bytes.chunks(2).map(|c| u32::from(c[0]) << 8 | u32::from(*c.get(1).unwrap_or(&0))).sum();
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
 
 fn frame(i: u64) -> Vec<u8> {
     let flow = (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as u16; // 12 bits
@@ -37,7 +29,7 @@ fn frame(i: u64) -> Vec<u8> {
         };
         let mut ip = vec![0x45, 0, 0, 46, 0, 0, 0x40, 0, 64, 17, 0, 0, 192, 168, (flow >> 8) as u8, flow as u8];
         ip.extend_from_slice(&dst);
-        let sum = checksum(&ip);
+        let sum = csum16(&ip);
         ip[10..12].copy_from_slice(&sum.to_be_bytes());
         p.extend_from_slice(&ip);
         p.extend_from_slice(&(1024 + flow).to_be_bytes());

@@ -224,11 +224,8 @@ fn l2l3_frames(count: u16) -> Vec<Vec<u8>> {
                 let dst = if i % 8 == 6 { [11, 0, 0, 1] } else { [10, 1, (i % 5) as u8, 7] };
                 let mut ip = vec![0x45, 0, 0, 46, 0, 0, 0x40, 0, 64, 17, 0, 0, 192, 168, (i >> 8) as u8, i as u8];
                 ip.extend_from_slice(&dst);
-                let mut sum: u32 = ip.chunks(2).map(|c| u32::from(c[0]) << 8 | u32::from(c[1])).sum();
-                while sum > 0xffff {
-                    sum = (sum & 0xffff) + (sum >> 16);
-                }
-                ip[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+                let sum = p4_dataplane::hashing::csum16(&ip);
+                ip[10..12].copy_from_slice(&sum.to_be_bytes());
                 f.extend_from_slice(&ip);
                 f.extend_from_slice(&(1000 + i % 97).to_be_bytes());
                 f.extend_from_slice(&[0, 53, 0, 26, 0, 0]);
