@@ -111,7 +111,7 @@ impl Switch {
         }
         let mut tables = Vec::new();
         for k in &prog.layouts.keys {
-            tables.push(TableState::new(index_kind(k), lpm_width(k)));
+            tables.push(TableState::with_fields(index_kind(k), lpm_width(k), k.fields.len()));
         }
         let ctx = Ctx {
             f: vec![0; prog.frame_len],

@@ -105,8 +105,12 @@ pub struct Entry {
 #[derive(Clone, Debug)]
 enum Index {
     Exact(HashMap<Box<[u128]>, u64>),
+    /// A key of one field: its value is the map key (no slice to hash and compare).
+    Exact1(HashMap<u128, u64>),
     /// `(prefix length, masked key tuple → handle)`, longest prefix first.
     Lpm { pos: usize, width: u32, by_len: Vec<(u32, KeyMap)> },
+    /// The lpm field alone: `(prefix length, its mask, masked value → handle)`, longest first.
+    Lpm1 { width: u32, by_len: Vec<(u32, u128, HashMap<u128, u64>)> },
     Ternary(Vec<u64>),
 }
 
@@ -142,10 +146,18 @@ fn exact_key(matches: &[Match]) -> Box<[u128]> {
 impl TableState {
     /// An empty table; `lpm_width` is the lpm key's width for [`IndexKind::Lpm`].
     pub fn new(kind: IndexKind, lpm_width: u32) -> TableState {
-        let index = match kind {
-            IndexKind::Exact => Index::Exact(HashMap::default()),
-            IndexKind::Lpm(pos) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
-            IndexKind::Ternary => Index::Ternary(Vec::new()),
+        TableState::with_fields(kind, lpm_width, 0)
+    }
+
+    /// An empty table whose keys have `fields` fields (a one-field exact or lpm table gets an
+    /// index keyed by the value itself; 0: not known, the general index).
+    pub fn with_fields(kind: IndexKind, lpm_width: u32, fields: usize) -> TableState {
+        let index = match (kind, fields) {
+            (IndexKind::Exact, 1) => Index::Exact1(HashMap::default()),
+            (IndexKind::Exact, _) => Index::Exact(HashMap::default()),
+            (IndexKind::Lpm(0), 1) => Index::Lpm1 { width: lpm_width, by_len: Vec::new() },
+            (IndexKind::Lpm(pos), _) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
+            (IndexKind::Ternary, _) => Index::Ternary(Vec::new()),
         };
         TableState { entries: Vec::new(), index, probe: Vec::new() }
     }
@@ -170,6 +182,32 @@ impl TableState {
                     return Err(duplicate(*existing, "key"));
                 }
                 map.insert(key, handle);
+            }
+            Index::Exact1(map) => {
+                let key = exact_key(&entry.matches).first().copied().ok_or("a key of one field has none")?;
+                if let Some(existing) = map.get(&key) {
+                    return Err(duplicate(*existing, "key"));
+                }
+                map.insert(key, handle);
+            }
+            Index::Lpm1 { width, by_len } => {
+                let (value, len) = match entry.matches.first() {
+                    Some(Match::Mask(v, m)) => (*v, prefix_len(*m, *width).ok_or("lpm mask is not a prefix")?),
+                    _ => return Err("lpm key must be a prefix".into()),
+                };
+                let slot = match by_len.iter().position(|(l, _, _)| *l == len) {
+                    Some(i) => i,
+                    None => {
+                        let at = by_len.iter().position(|(l, _, _)| *l < len).unwrap_or(by_len.len());
+                        by_len.insert(at, (len, prefix_mask(len, *width), HashMap::default()));
+                        at
+                    }
+                };
+                let map = &mut by_len[slot].2;
+                if let Some(existing) = map.get(&value) {
+                    return Err(duplicate(*existing, "key"));
+                }
+                map.insert(value, handle);
             }
             Index::Lpm { pos, width, by_len } => {
                 let len = match entry.matches.get(*pos) {
@@ -222,6 +260,20 @@ impl TableState {
             Index::Exact(map) => {
                 map.remove(&exact_key(&entry.matches));
             }
+            Index::Exact1(map) => {
+                if let Some(key) = exact_key(&entry.matches).first() {
+                    map.remove(key);
+                }
+            }
+            Index::Lpm1 { by_len, .. } => {
+                let value = exact_key(&entry.matches).first().copied().unwrap_or(0);
+                for (_, _, map) in by_len.iter_mut() {
+                    if map.get(&value) == Some(&handle) {
+                        map.remove(&value);
+                    }
+                }
+                by_len.retain(|(_, _, m)| !m.is_empty());
+            }
             Index::Lpm { by_len, .. } => {
                 let key = exact_key(&entry.matches);
                 for (_, map) in by_len.iter_mut() {
@@ -243,7 +295,9 @@ impl TableState {
         }
         match &mut self.index {
             Index::Exact(map) => map.clear(),
+            Index::Exact1(map) => map.clear(),
             Index::Lpm { by_len, .. } => by_len.clear(),
+            Index::Lpm1 { by_len, .. } => by_len.clear(),
             Index::Ternary(order) => order.clear(),
         }
     }
@@ -257,7 +311,16 @@ impl TableState {
     /// length (longest first), exact in handle order (exact keys never overlap).
     pub fn precedence(&self) -> Vec<u64> {
         match &self.index {
-            Index::Exact(_) => (0..self.entries.len() as u64).filter(|h| self.entries[*h as usize].is_some()).collect(),
+            Index::Exact(_) | Index::Exact1(_) => (0..self.entries.len() as u64).filter(|h| self.entries[*h as usize].is_some()).collect(),
+            Index::Lpm1 { by_len, .. } => {
+                let mut hs: Vec<u64> = Vec::new();
+                for (_, _, map) in by_len {
+                    let mut level: Vec<u64> = map.values().copied().collect();
+                    level.sort_unstable();
+                    hs.extend(level);
+                }
+                hs
+            }
             Index::Lpm { by_len, .. } => {
                 let mut hs: Vec<u64> = Vec::new();
                 for (_, map) in by_len {
@@ -275,6 +338,11 @@ impl TableState {
     pub fn lookup(&mut self, key: &[u128]) -> Option<u64> {
         match &self.index {
             Index::Exact(map) => map.get(key).copied(),
+            Index::Exact1(map) => key.first().and_then(|k| map.get(k)).copied(),
+            Index::Lpm1 { by_len, .. } => {
+                let k = key.first().copied().unwrap_or(0);
+                by_len.iter().find_map(|(_, mask, map)| map.get(&(k & mask)).copied())
+            }
             Index::Lpm { pos, width, by_len } => {
                 self.probe.clear();
                 self.probe.extend_from_slice(key);
@@ -347,6 +415,30 @@ mod tests {
         assert_eq!(t.lookup(&[0x80]), Some(1));
         assert!(t.remove(2).is_ok());
         assert_eq!(t.lookup(&[0x05]), Some(3));
+    }
+
+    #[test]
+    fn one_field_indexes_agree_with_the_general_ones() {
+        let p = |v: u128, len: u32| Match::Mask(v & prefix_mask(len, 32), prefix_mask(len, 32));
+        for fields in [0, 1] {
+            let mut t = TableState::with_fields(IndexKind::Lpm(0), 32, fields);
+            assert_eq!(t.insert(entry(vec![p(0x0a00_0000, 8)], 0, 0)), Ok(0));
+            assert_eq!(t.insert(entry(vec![p(0x0a01_0200, 24)], 0, 1)), Ok(1));
+            assert_eq!(t.insert(entry(vec![p(0, 0)], 0, 2)), Ok(2));
+            assert_eq!(t.insert(entry(vec![p(0x0a01_0200, 24)], 0, 1)), Err("duplicate entry: the entry with handle 1 has the same key".to_string()));
+            assert_eq!((t.lookup(&[0x0a01_0203]), t.lookup(&[0x0a02_0203]), t.lookup(&[0x0b00_0000])), (Some(1), Some(0), Some(2)));
+            assert_eq!(t.precedence(), vec![1, 0, 2]);
+            assert!(t.remove(1).is_ok());
+            assert_eq!(t.lookup(&[0x0a01_0203]), Some(0), "fields {fields}");
+            let mut e = TableState::with_fields(IndexKind::Exact, 0, fields);
+            assert_eq!(e.insert(entry(vec![Match::Mask(7, 0xff)], 0, 0)), Ok(0));
+            assert_eq!(e.insert(entry(vec![Match::Mask(7, 0xff)], 0, 1)), Err("duplicate entry: the entry with handle 0 has the same key".to_string()));
+            assert_eq!((e.lookup(&[7]), e.lookup(&[8])), (Some(0), None));
+            assert!(e.remove(0).is_ok());
+            assert_eq!(e.lookup(&[7]), None);
+            e.clear();
+            assert!(e.is_empty());
+        }
     }
 
     #[test]
