@@ -249,8 +249,11 @@ impl TableProg {
                 let mut colour = None;
                 let mut act = 0;
                 if let Some(e) = c.tables.get_mut(t).and_then(|ts| ts.get_mut(h)) {
-                    e.packets += 1;
-                    e.bytes += pkt_len;
+                    // Counts are kept only where a direct counter (or meter) can read them.
+                    if !tp.per_entry.is_empty() {
+                        e.packets += 1;
+                        e.bytes += pkt_len;
+                    }
                     args.extend_from_slice(&e.args);
                     act = e.action;
                     if let Some(m) = tp.entry_meter {
