@@ -287,7 +287,7 @@ impl TableProg {
             return ApplyOutcome { hit, action: 0, flow: Flow::Next };
         };
         if TRACED {
-            crate::trace::table_applied(p, c, t, hit.then_some(found).flatten(), ta.action, &args);
+            crate::trace::table_applied(p, c, t, found, ta.action, &args);
         }
         let flow = (ta.invoke)(p, c, &args);
         if let (true, Some(trace), Some(names)) = (TRACED, c.trace.as_mut(), &p.slot_names) {

@@ -259,10 +259,7 @@ impl Switch {
             }
             DropReason::Aborted(why) => why.to_string(),
             DropReason::EmptyGroup(group) => format!("multicast group {group} has no members"),
-            DropReason::TooManyLoops(effect) => {
-                let name = arch.function_with_effect(*effect).map_or("re-parse", |f| f.name);
-                format!("{name}: more than {MAX_LOOPS} loops")
-            }
+            DropReason::TooManyLoops(effect) => format!("{}: more than {MAX_LOOPS} loops", self.effect_name(*effect)),
             DropReason::TooManyCopies(n) => format!("more than {n} copies of one packet; the rest were dropped"),
         }
     }
@@ -287,9 +284,14 @@ impl Switch {
     /// Takes the frame as it is now as the point later changes are reported from.
     fn trace_snapshot<const T: bool>(&mut self) {
         if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
-            trace.snapshot.clear();
-            trace.snapshot.extend_from_slice(&self.ctx.f);
+            trace.snapshot_of(&self.ctx.f);
         }
+    }
+
+    /// The name of the architecture's function asking for `effect` (v1model: `resubmit`), for
+    /// messages and traces.
+    fn effect_name(&self, effect: SideEffect) -> &'static str {
+        self.prog.arch.function_with_effect(effect).map_or("re-parse", |f| f.name)
     }
 
     /// The name of an instance-type value (`normal`, `resubmitted`, ...), for traces.
@@ -359,8 +361,7 @@ impl Switch {
             }
         }
         if let (true, Some(trace)) = (T, c.trace.as_mut()) {
-            trace.snapshot.clear();
-            trace.snapshot.extend_from_slice(&c.f);
+            trace.snapshot_of(&c.f);
         }
         let result = run_parser::<T>(p, c, p.pipeline.parser);
         if let Err(e) = result {
@@ -457,7 +458,7 @@ impl Switch {
                 self.dropped::<T>(res, DropReason::TooManyLoops(SideEffect::Resubmit));
                 return;
             }
-            let name = self.prog.arch.function_with_effect(SideEffect::Resubmit).map_or("re-parse", |f| f.name);
+            let name = self.effect_name(SideEffect::Resubmit);
             self.trace::<T>(|| Event::Decision { decision: name.into() });
             jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance: self.instance(PacketInstance::Resubmitted), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
@@ -555,10 +556,8 @@ impl Switch {
                 bytes.truncate(n as usize);
             }
             let in_port = self.meta_get(MetaRole::IngressPort).unwrap_or(0) as u32;
-            if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
-                let name = self.prog.arch.function_with_effect(SideEffect::Recirculate).map_or("re-parse", |f| f.name);
-                trace.push(Event::Decision { decision: name.into() });
-            }
+            let name = self.effect_name(SideEffect::Recirculate);
+            self.trace::<T>(|| Event::Decision { decision: name.into() });
             jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: self.instance(PacketInstance::Recirculated), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
             return;
         }

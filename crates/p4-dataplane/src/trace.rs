@@ -95,6 +95,11 @@ impl TraceBuf {
             }
             self.events.push(Event::Set { field: name.name.to_string(), old: value_text(*old, name.width), new: value_text(*new, name.width) });
         }
+        self.snapshot_of(frame);
+    }
+
+    /// Takes `frame` as the point later changes are reported from.
+    pub(crate) fn snapshot_of(&mut self, frame: &[u128]) {
         self.snapshot.clear();
         self.snapshot.extend_from_slice(frame);
     }

@@ -129,7 +129,7 @@ impl Engine {
         match &mut self.mode {
             Mode::Inline { switch, out } => {
                 switch.process_batch(&chunk.batch(), out);
-                deliver(&chunk, std::slice::from_mut(out), &mut self.drops, sink)
+                deliver(&chunk, out, &mut self.drops, sink)
             }
             Mode::Workers(workers) => {
                 let chunk = Arc::new(chunk);
@@ -180,7 +180,7 @@ impl Workers {
     fn merge_oldest(&mut self, drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
         let Some((chunk, worker)) = self.pending.pop_front() else { return Ok(()) };
         match self.from[worker].recv() {
-            Ok(result) => deliver(&chunk, std::slice::from_mut(&mut { result }), drops, sink),
+            Ok(mut result) => deliver(&chunk, &mut result, drops, sink),
             Err(_) => Err(crate::error::CliError::failed("a dataplane worker thread stopped unexpectedly".to_string())),
         }
     }
@@ -211,34 +211,31 @@ fn work(mut switch: Switch, chunks: Receiver<Arc<Chunk>>, results: SyncSender<Ba
     switch
 }
 
-/// Hands the results of one chunk to `sink` in input order (each result's records are in input
-/// order, and each input's records are in one result) and counts the drops.
-fn deliver(chunk: &Chunk, results: &mut [BatchOut], drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
-    for result in results.iter_mut() {
-        for drop in result.drops.drain(..) {
-            *drops.entry(drop.reason).or_default() += 1;
-        }
+/// Hands what one chunk produced to `sink`, input by input (the records are in input order), and
+/// counts the drops.
+fn deliver(chunk: &Chunk, result: &mut BatchOut, drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
+    for drop in result.drops.drain(..) {
+        *drops.entry(drop.reason).or_default() += 1;
     }
-    let mut next = vec![(0usize, 0usize, 0usize); results.len()];
+    let mut traces = std::mem::take(&mut result.trace).into_iter().peekable();
+    let (mut packet_at, mut log_at) = (0, 0);
     let mut events = Vec::new();
     for (index, input) in chunk.inputs.iter().enumerate() {
-        for (result, (packet_at, log_at, trace_at)) in results.iter().zip(next.iter_mut()) {
-            events.clear();
-            while let Some((_, event)) = result.trace.get(*trace_at).filter(|(i, _)| *i as usize == index) {
-                events.push(event.clone());
-                *trace_at += 1;
-            }
-            if !events.is_empty() {
-                sink.trace(input, &events);
-            }
-            while let Some((_, line)) = result.log.get(*log_at).filter(|(i, _)| *i as usize == index) {
-                sink.log(input, line);
-                *log_at += 1;
-            }
-            while let Some(packet) = result.packets.get(*packet_at).filter(|p| p.input as usize == index) {
-                sink.output(input, packet.port, result.data(packet))?;
-                *packet_at += 1;
-            }
+        let index = index as u32;
+        events.clear();
+        while let Some((_, event)) = traces.next_if(|(i, _)| *i == index) {
+            events.push(event);
+        }
+        if !events.is_empty() {
+            sink.trace(input, &events);
+        }
+        while let Some((_, line)) = result.log.get(log_at).filter(|(i, _)| *i == index) {
+            sink.log(input, line);
+            log_at += 1;
+        }
+        while let Some(packet) = result.packets.get(packet_at).filter(|p| p.input == index) {
+            sink.output(input, packet.port, result.data(packet))?;
+            packet_at += 1;
         }
     }
     Ok(())
