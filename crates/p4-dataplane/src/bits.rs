@@ -118,22 +118,37 @@ pub fn lt(a: u128, b: u128, width: u32, signed: bool) -> bool {
 
 /// Reads `width` (≤ 128) bits starting at bit `bit_off` (bit 0 = most significant bit of byte 0).
 /// Bits beyond the end of `buf` read as 0; callers check lengths first.
+///
+/// Inlined: a field that lies in one 8- or 16-byte window of the buffer is one load, a byte swap
+/// and two shifts; a field near the end of the buffer, or spanning more than 16 bytes, takes the
+/// out-of-line path.
+#[inline]
 pub fn read_bits(buf: &[u8], bit_off: usize, width: u32) -> u128 {
+    let start = bit_off / 8;
+    let shift = (bit_off % 8) as u32;
+    let span = shift + width;
+    if width != 0 && span <= 64 {
+        if let Some(w) = buf.get(start..start + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            return u128::from((u64::from_be_bytes(w) << shift) >> (64 - width));
+        }
+    } else if width != 0 && span <= 128 {
+        if let Some(w) = buf.get(start..start + 16).and_then(|w| <[u8; 16]>::try_from(w).ok()) {
+            return (u128::from_be_bytes(w) << shift) >> (128 - width);
+        }
+    }
+    read_bits_slow(buf, bit_off, width)
+}
+
+#[cold]
+#[inline(never)]
+fn read_bits_slow(buf: &[u8], bit_off: usize, width: u32) -> u128 {
     let start = bit_off / 8;
     let shift = (bit_off % 8) as u32;
     let span = shift + width;
     if width == 0 {
         return 0;
     }
-    if span <= 64 {
-        if let Some(w) = buf.get(start..start + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
-            return u128::from((u64::from_be_bytes(w) << shift) >> (64 - width));
-        }
-    }
     if span <= 128 {
-        if let Some(w) = buf.get(start..start + 16).and_then(|w| <[u8; 16]>::try_from(w).ok()) {
-            return (u128::from_be_bytes(w) << shift) >> (128 - width);
-        }
         // Near the end of the buffer: one big-endian window holding every byte the field touches.
         let nbytes = span.div_ceil(8) as usize;
         let mut window = [0u8; 16];
@@ -157,6 +172,35 @@ pub fn read_bits(buf: &[u8], bit_off: usize, width: u32) -> u128 {
         pos += take as usize;
     }
     acc
+}
+
+/// ORs the low `width` (≤ 128) bits of `v` into `buf` starting at bit `bit_off` (bit 0 = most
+/// significant bit of byte 0). The bits written must be zero before, and `buf` must reach at least
+/// 16 bytes past the byte holding bit `bit_off + width - 1` ([`BitWriter::put_aligned`] leaves that slack);
+/// a write that does not fit is ignored (compiled plans never make one).
+#[inline(always)]
+pub fn or_bits(buf: &mut [u8], bit_off: usize, width: u32, v: u128) {
+    let start = bit_off / 8;
+    let shift = (bit_off % 8) as u32;
+    let span = shift + width;
+    if width == 0 {
+        return;
+    }
+    if span <= 64 {
+        if let Some(w) = buf.get_mut(start..start + 8).and_then(|w| <&mut [u8; 8]>::try_from(w).ok()) {
+            let v = (v as u64) & (u64::MAX >> (64 - width));
+            *w = (u64::from_be_bytes(*w) | (v << (64 - span))).to_be_bytes();
+        }
+    } else if span <= 128 {
+        if let Some(w) = buf.get_mut(start..start + 16).and_then(|w| <&mut [u8; 16]>::try_from(w).ok()) {
+            let v = v & (u128::MAX >> (128 - width));
+            *w = (u128::from_be_bytes(*w) | (v << (128 - span))).to_be_bytes();
+        }
+    } else {
+        // More than 16 bytes touched: the high part, then the low 64 bits.
+        or_bits(buf, bit_off, width - 64, v >> 64);
+        or_bits(buf, bit_off + (width - 64) as usize, 64, v & mask(64));
+    }
 }
 
 /// A growable bit string written most-significant-bit first (deparser output, hash input).
@@ -218,6 +262,28 @@ impl BitWriter {
         }
     }
 
+    /// Appends `len` bytes that `fill` writes into a zeroed buffer (with 16 bytes of slack after
+    /// them, for [`or_bits`]), when the bits written so far are whole bytes; returns `false`
+    /// (nothing written, `fill` not called) otherwise.
+    #[inline]
+    pub fn put_aligned(&mut self, len: usize, fill: impl FnOnce(&mut [u8])) -> bool {
+        if !self.pending.is_multiple_of(8) {
+            return false;
+        }
+        while self.pending > 0 {
+            self.pending -= 8;
+            self.bytes.push((self.acc >> self.pending) as u8);
+        }
+        self.acc = 0;
+        let start = self.bytes.len();
+        self.bytes.resize(start + len + 16, 0);
+        if let Some(region) = self.bytes.get_mut(start..) {
+            fill(region);
+        }
+        self.bytes.truncate(start + len);
+        true
+    }
+
     /// Appends whole bytes.
     pub fn push_bytes(&mut self, data: &[u8]) {
         if self.pending.is_multiple_of(8) {
@@ -238,6 +304,58 @@ impl BitWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A header written field by field into its bytes (`put_aligned`, `or_bits`) is what the
+        /// bit writer makes of the same fields, and `read_bits` reads every field back, wherever
+        /// the header sits in the buffer.
+        #[test]
+        fn fields_written_into_bytes_match_the_bit_writer_and_read_back(
+            lead in 0usize..4,
+            fields in prop::collection::vec((any::<u128>(), 1u32..=128), 1..16),
+        ) {
+            let mut fields: Vec<(u128, u32)> = fields.into_iter().map(|(v, w)| (v & mask(w), w)).collect();
+            let total: u32 = fields.iter().map(|f| f.1).sum();
+            // Pad to whole bytes with a last field.
+            if total % 8 != 0 {
+                fields.push((1, 8 - total % 8));
+            }
+            let len = fields.iter().map(|f| f.1 as usize).sum::<usize>() / 8;
+            let mut by_push = BitWriter::default();
+            let mut by_bytes = BitWriter::default();
+            by_push.push_bytes(&vec![0xa5; lead]);
+            by_bytes.push_bytes(&vec![0xa5; lead]);
+            for &(v, w) in &fields {
+                by_push.push(v, w);
+            }
+            let placed = by_bytes.put_aligned(len, |bytes| {
+                let mut at = 0;
+                for &(v, w) in &fields {
+                    or_bits(bytes, at, w, v);
+                    at += w as usize;
+                }
+            });
+            prop_assert!(placed);
+            let bytes = by_bytes.finish().to_vec();
+            prop_assert_eq!(&bytes, &by_push.finish().to_vec());
+            let mut at = lead * 8;
+            for &(v, w) in &fields {
+                prop_assert_eq!(read_bits(&bytes, at, w), v);
+                at += w as usize;
+            }
+        }
+    }
+
+    #[test]
+    fn put_aligned_refuses_a_writer_inside_a_byte() {
+        let mut w = BitWriter::default();
+        w.push(1, 3);
+        assert!(!w.put_aligned(2, |_| panic!("not called")));
+        w.push(0, 5);
+        assert!(w.put_aligned(1, |b| b[0] = 0x7f));
+        assert_eq!(w.finish(), &[0x20, 0x7f]);
+    }
 
     #[test]
     fn saturating_arithmetic() {

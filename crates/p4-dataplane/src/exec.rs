@@ -187,6 +187,8 @@ pub struct ControlProg {
     pub name: String,
     pub init: Run,
     pub body: Run,
+    /// No statement in `init` or `body`.
+    pub empty: bool,
 }
 
 /// An action as a table calls it.
@@ -240,14 +242,15 @@ impl TableProg {
         }
         let found = c.tables.get_mut(t).and_then(|ts| ts.lookup(&key));
         c.keybuf = key;
-        let pkt_len = p.intrinsic.slot(MetaRole::PacketLength).map(|s| c.get(s)).unwrap_or(0) as u64;
-        let now = c.now_us as f64;
         let mut args = std::mem::take(&mut c.argbuf);
         args.clear();
         let (hit, act) = match found {
             Some(h) => {
                 let mut colour = None;
                 let mut act = 0;
+                let counted = !tp.per_entry.is_empty() || tp.entry_meter.is_some();
+                let pkt_len = if counted { p.intrinsic.slot(MetaRole::PacketLength).map_or(0, |s| c.get(s)) as u64 } else { 0 };
+                let now = c.now_us as f64;
                 if let Some(e) = c.tables.get_mut(t).and_then(|ts| ts.get_mut(h)) {
                     // Counts are kept only where a direct counter (or meter) can read them.
                     if !tp.per_entry.is_empty() {

@@ -83,6 +83,50 @@ pub fn csum16(data: &[u8]) -> u16 {
     !(sum as u16)
 }
 
+/// The Internet checksum of a concatenation of fixed-width values, summed from the values
+/// themselves instead of their serialised bytes: equal to [`csum16`] of the bytes a bit writer
+/// would make of them (the last partial byte or word padded with zeros).
+///
+/// Why it works: a bit at position `i` of the concatenation weighs `2^(15 - i mod 16)` in the word
+/// sum, and the sum is only ever used modulo `2^16 - 1` (with zero kept apart from `0xFFFF`), where
+/// `2^16` and `2^64` are both 1. So a value adds the same as its bits spread over words when it is
+/// shifted left by the shift [`csum16_shifts`] gives it, and the folded total is zero only when
+/// every bit is, as in the word-by-word sum.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Csum16Sum(u128);
+
+impl Csum16Sum {
+    /// Adds a value (at most 128 bits) with its shift.
+    #[inline]
+    pub fn add(&mut self, v: u128, shift: u32) {
+        // Each half is below 2^79: the total cannot overflow for any realistic number of values.
+        self.0 += ((v >> 64) << shift) + ((v & u128::from(u64::MAX)) << shift);
+    }
+
+    /// The checksum: the ones' complement of the folded sum.
+    pub fn finish(self) -> u16 {
+        let mut s = (self.0 >> 64) + (self.0 & u128::from(u64::MAX));
+        while s >> 16 != 0 {
+            s = (s & 0xffff) + (s >> 16);
+        }
+        !(s as u16)
+    }
+}
+
+/// For values of `widths` bits concatenated in order, the shift of each for [`Csum16Sum::add`]:
+/// the distance of its least significant bit from the low end of the 16-bit word it falls in.
+pub fn csum16_shifts(widths: &[u32]) -> Vec<u32> {
+    let mut end = 0usize;
+    widths
+        .iter()
+        .map(|&w| {
+            end += w as usize;
+            // A zero-width value adds nothing whatever its shift.
+            if w == 0 { 0 } else { 15 - ((end - 1) % 16) as u32 }
+        })
+        .collect()
+}
+
 /// XOR of all 16-bit words (odd trailing byte padded with zero).
 pub fn xor16(data: &[u8]) -> u16 {
     let mut acc = 0u16;
@@ -105,6 +149,45 @@ pub fn identity(data: &[u8]) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bits::{mask, BitWriter};
+    use proptest::prelude::*;
+
+    /// Values of the given widths, normalised.
+    fn fields() -> impl Strategy<Value = Vec<(u128, u32)>> {
+        prop::collection::vec((any::<u128>(), 0u32..=128), 0..24).prop_map(|v| v.into_iter().map(|(x, w)| (x & mask(w), w)).collect())
+    }
+
+    proptest! {
+        #[test]
+        fn csum16_from_values_equals_csum16_of_their_bytes(fields in fields()) {
+            let mut w = BitWriter::default();
+            let mut sum = Csum16Sum::default();
+            let widths: Vec<u32> = fields.iter().map(|f| f.1).collect();
+            for (&(v, width), shift) in fields.iter().zip(csum16_shifts(&widths)) {
+                w.push(v, width);
+                sum.add(v, shift);
+            }
+            prop_assert_eq!(sum.finish(), csum16(w.finish()));
+        }
+    }
+
+    #[test]
+    fn csum16_from_values_of_an_ipv4_header_and_of_zeros() {
+        // version+ihl, tos, length, id, flags+fragment, ttl, protocol, checksum, src, dst.
+        let fields: [(u128, u32); 11] =
+            [(4, 4), (5, 4), (0, 8), (0x73, 16), (0, 16), (0x4000 >> 13, 3), (0, 13), (0x40, 8), (0x11, 8), (0, 16), (0xc0a8_0001, 32)];
+        let mut fields = fields.to_vec();
+        fields.push((0xc0a8_00c7, 32));
+        let widths: Vec<u32> = fields.iter().map(|f| f.1).collect();
+        let mut sum = Csum16Sum::default();
+        for (&(v, _), s) in fields.iter().zip(csum16_shifts(&widths)) {
+            sum.add(v, s);
+        }
+        assert_eq!(sum.finish(), 0xb861);
+        let mut zeros = Csum16Sum::default();
+        zeros.add(0, 3);
+        assert_eq!(zeros.finish(), 0xffff, "a sum of zeros is 0, its complement all ones");
+    }
 
     #[test]
     fn check_values_of_the_standard_crcs() {

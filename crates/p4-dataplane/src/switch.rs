@@ -50,6 +50,8 @@ pub struct Switch {
     pub(crate) sessions: HashMap<u32, Mirror>,
     /// The reused buffers of [`PacketIo::inject`] (a batch of one).
     one: BatchOut,
+    /// The work queue of the packet being processed (kept to reuse its buffer).
+    jobs: VecDeque<Job>,
 }
 
 fn enum_member_name(ir: &p4_ir::Program, v: &p4_ir::Value) -> Option<String> {
@@ -132,7 +134,7 @@ impl Switch {
             pending_err: None,
             trace: tracing.then(Default::default),
         };
-        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default() };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new() };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -650,8 +652,7 @@ impl Switch {
             return;
         }
         self.ctx.now_us = packet.now_ns / 1000;
-        self.ctx.log.clear();
-        let mut jobs = VecDeque::new();
+        let mut jobs = std::mem::take(&mut self.jobs);
         self.ingress::<T>(packet.data, packet.port, self.instance(PacketInstance::Normal), None, 0, res, &mut jobs);
         let mut done = 0;
         while let Some(job) = jobs.pop_front() {
@@ -662,8 +663,12 @@ impl Switch {
             }
             self.run_job::<T>(job, res, &mut jobs);
         }
+        jobs.clear();
+        self.jobs = jobs;
         let input = res.input;
-        res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
+        if !self.ctx.log.is_empty() {
+            res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
+        }
         if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
             res.trace.extend(trace.events.drain(..).map(|event| (input, event)));
         }

@@ -23,8 +23,31 @@ type Part = Result<Ev, (Build, usize)>;
 /// One piece of a serialised data list (hash/checksum input, log/digest arguments).
 #[derive(Clone)]
 pub(crate) enum Leaf {
+    /// A computed scalar of the given width.
     Scalar(Ev, u32),
+    /// A scalar read from a fixed frame slot (most header fields): read without a closure call.
+    Slot(usize, u32),
     Varbit(Loc),
+}
+
+impl Leaf {
+    /// The value and width of a scalar leaf (`None`: a varbit).
+    #[inline]
+    pub(crate) fn scalar(&self, p: &Prog, c: &mut Ctx) -> Option<(u128, u32)> {
+        match self {
+            Leaf::Scalar(ev, w) => Some((ev(p, c), *w)),
+            Leaf::Slot(s, w) => Some((c.get(*s), *w)),
+            Leaf::Varbit(_) => None,
+        }
+    }
+}
+
+/// The leaf reading a scalar of width `w` at `loc`.
+fn scalar_leaf(loc: &Loc, w: u32) -> Leaf {
+    match loc {
+        Loc::Static(s) => Leaf::Slot(*s, w),
+        _ => Leaf::Scalar(read_loc(loc), w),
+    }
 }
 
 fn konst(v: u128) -> Ev {
@@ -527,7 +550,11 @@ impl Compiler<'_> {
         }
         if self.is_scalar(&e.ty) {
             let (w, _) = self.width(&e.ty);
-            out.push(Leaf::Scalar(self.scalar(b, e)?, w));
+            let plain_read = matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) && !wide::reads_wide(e);
+            match self.loc(b, e) {
+                Ok(loc @ Loc::Static(_)) if plain_read => out.push(scalar_leaf(&loc, w)),
+                _ => out.push(Leaf::Scalar(self.scalar(b, e)?, w)),
+            }
             return Ok(());
         }
         if let Type::Varbit(_) = e.ty {
@@ -554,7 +581,7 @@ impl Compiler<'_> {
     fn loc_leaves(&mut self, loc: &Loc, ty: &Type, out: &mut Vec<Leaf>) -> R<()> {
         if self.is_scalar(ty) {
             let (w, _) = self.width(ty);
-            out.push(Leaf::Scalar(read_loc(loc), w));
+            out.push(scalar_leaf(loc, w));
             return Ok(());
         }
         match ty {
@@ -563,7 +590,7 @@ impl Compiler<'_> {
                 let chunks = (*width as usize).div_ceil(128);
                 for k in 0..chunks {
                     let w = if k == 0 && width % 128 != 0 { width % 128 } else { 128 };
-                    out.push(Leaf::Scalar(read_loc(&loc.offset(k)), w));
+                    out.push(scalar_leaf(&loc.offset(k), w));
                 }
             }
             Type::Stack(elem, n) => {

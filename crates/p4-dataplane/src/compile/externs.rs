@@ -16,6 +16,22 @@ use crate::hashing::{Algorithm, Compute};
 struct EmitHeader {
     valid: usize,
     fields: Vec<(usize, FieldKind)>,
+    /// A header of fixed-width fields filling whole bytes: its length in bytes and each field's
+    /// `(slot, bit offset, width)`, written straight into the output when it is byte-aligned.
+    fixed: Option<(usize, Vec<(usize, usize, u32)>)>,
+}
+
+/// The byte length and field placement of a header whose fields are all `bit<W>`-like and fill
+/// whole bytes (`None` otherwise): what extract and emit need to work on the header's bytes.
+fn fixed_layout(fields: &[(usize, FieldKind)]) -> Option<(usize, Vec<(usize, usize, u32)>)> {
+    let mut at = 0usize;
+    let mut plan = Vec::with_capacity(fields.len());
+    for &(slot, kind) in fields {
+        let FieldKind::Bits(w) = kind else { return None };
+        plan.push((slot, at, w));
+        at += w as usize;
+    }
+    at.is_multiple_of(8).then_some((at / 8, plan))
 }
 
 /// A run-time extern index as a cell index: one beyond every array when it does not fit 64 bits
@@ -253,9 +269,9 @@ impl Compiler<'_> {
             (_, _, Some(ExternOp::DirectCounterCount)) => Ok(Box::new(|_, _| Flow::Next)),
             (_, _, Some(ExternOp::OnesComplementSum16)) => {
                 let slot = ret.ok_or_else(|| crate::DataplaneError::unsupported(format!("{ty}.{method} result unused")))?;
-                let leaves = self.data_leaves(b, self.arg(call, 0)?)?;
+                let sum = checksummer(self.data_leaves(b, self.arg(call, 0)?)?, false, Algorithm::Csum16);
                 Ok(Box::new(move |p, c| {
-                    let v = checksum(p, c, &leaves, false, Algorithm::Csum16);
+                    let v = sum(p, c);
                     c.set(slot, v);
                     Flow::Next
                 }))
@@ -336,10 +352,12 @@ impl Compiler<'_> {
                 if c.cursor + fixed > c.pkt.len() * 8 {
                     return Flow::Reject(short);
                 }
+                let (pkt, frame) = (&c.pkt, &mut c.f);
                 let mut pos = c.cursor;
                 for &(slot, w) in &plan {
-                    let v = bits::read_bits(&c.pkt, pos, w);
-                    c.set(slot, v);
+                    if let Some(s) = frame.get_mut(slot) {
+                        *s = bits::read_bits(pkt, pos, w);
+                    }
                     pos += w as usize;
                 }
                 c.set(base, 1);
@@ -408,8 +426,9 @@ impl Compiler<'_> {
                 }
             }
             _ if self.is_header(ty) => {
-                let fields = self.header_fields(ty)?.into_iter().map(|(off, k)| (base + off, k)).collect();
-                out.push(EmitHeader { valid: *base, fields });
+                let fields: Vec<(usize, FieldKind)> = self.header_fields(ty)?.into_iter().map(|(off, k)| (base + off, k)).collect();
+                let fixed = fixed_layout(&fields);
+                out.push(EmitHeader { valid: *base, fields, fixed });
             }
             _ => {
                 let n = self.type_def(ty).map_or(0, |d| d.fields().len());
@@ -430,6 +449,17 @@ impl Compiler<'_> {
             for h in &plan {
                 if c.get(h.valid) == 0 {
                     continue;
+                }
+                if let Some((len, plan)) = &h.fixed {
+                    let f = &c.f;
+                    let written = c.out.put_aligned(*len, |bytes| {
+                        for &(slot, at, w) in plan {
+                            bits::or_bits(bytes, at, w, f.get(slot).copied().unwrap_or(0));
+                        }
+                    });
+                    if written {
+                        continue;
+                    }
                 }
                 let mut out = std::mem::take(&mut c.out);
                 for &(slot, kind) in &h.fields {
@@ -485,12 +515,13 @@ impl Compiler<'_> {
                 let sum_e = self.arg(call, 2)?;
                 let (w, _) = self.width(&sum_e.ty);
                 let algo = self.algorithm(self.arg(call, 3)?)?;
+                let sum = checksummer(leaves, payload, algo);
                 if matches!(op, Some(ExternOp::VerifyChecksum { .. })) {
                     let expected = self.scalar(b, sum_e)?;
                     let flag = meta.slot(MetaRole::ChecksumError);
                     Ok(Box::new(move |p, c| {
                         if cond(p, c) != 0 {
-                            let got = checksum(p, c, &leaves, payload, algo) & mask(w);
+                            let got = sum(p, c) & mask(w);
                             if got != expected(p, c) {
                                 if let Some(s) = flag {
                                     c.set(s, 1);
@@ -503,7 +534,7 @@ impl Compiler<'_> {
                     let out = self.writer(b, sum_e)?;
                     Ok(Box::new(move |p, c| {
                         if cond(p, c) != 0 {
-                            let v = checksum(p, c, &leaves, payload, algo) & mask(w);
+                            let v = sum(p, c) & mask(w);
                             out(p, c, v);
                         }
                         Flow::Next
@@ -516,10 +547,10 @@ impl Compiler<'_> {
                 let out = self.writer(b, res)?;
                 let algo = self.algorithm(self.arg(call, 1)?)?;
                 let base = self.scalar(b, self.arg(call, 2)?)?;
-                let leaves = self.data_leaves(b, self.arg(call, 3)?)?;
+                let hash = checksummer(self.data_leaves(b, self.arg(call, 3)?)?, false, algo);
                 let max = self.scalar(b, self.arg(call, 4)?)?;
                 Ok(Box::new(move |p, c| {
-                    let h = checksum(p, c, &leaves, false, algo);
+                    let h = hash(p, c);
                     let (bv, mv) = (base(p, c), max(p, c));
                     let r = if mv >= 1 { bv.wrapping_add(h % mv) } else { bv };
                     out(p, c, r & mask(w));
@@ -570,9 +601,9 @@ impl Compiler<'_> {
                     line.push_str(parts.next().unwrap_or(""));
                     let mut vals = leaves.iter();
                     for part in parts {
-                        match vals.next() {
-                            Some(Leaf::Scalar(ev, _)) => line.push_str(&ev(p, c).to_string()),
-                            Some(Leaf::Varbit(_)) => line.push_str("<varbit>"),
+                        match vals.next().map(|leaf| leaf.scalar(p, c)) {
+                            Some(Some((v, _))) => line.push_str(&v.to_string()),
+                            Some(None) => line.push_str("<varbit>"),
                             None => line.push_str("{}"),
                         }
                         line.push_str(part);
@@ -646,6 +677,41 @@ impl Compiler<'_> {
 }
 
 /// Computes `algo` over the serialised leaves (and payload).
+/// The hash or checksum of `leaves` (and the packet's unparsed bytes when `payload`) by `algo`, as
+/// one evaluator. The Internet checksum of fixed-width leaves without the payload (IPv4 header
+/// checksums) is summed from the values themselves ([`csum16_of`]); the rest serialise the leaves
+/// and hash the bytes.
+fn checksummer(leaves: Vec<Leaf>, payload: bool, algo: Algorithm) -> crate::exec::Ev {
+    if matches!(algo, Algorithm::Csum16) && !payload {
+        if let Some(plan) = csum16_plan(&leaves) {
+            return std::sync::Arc::new(move |p, c| csum16_of(p, c, &plan));
+        }
+    }
+    std::sync::Arc::new(move |p, c| checksum(p, c, &leaves, payload, algo))
+}
+
+/// Each scalar leaf with its shift for [`crate::hashing::Csum16Sum`] (`None` when a leaf is a
+/// varbit, whose length varies).
+fn csum16_plan(leaves: &[Leaf]) -> Option<Vec<(Leaf, u32)>> {
+    let mut widths = Vec::with_capacity(leaves.len());
+    for leaf in leaves {
+        match leaf {
+            Leaf::Scalar(_, w) | Leaf::Slot(_, w) => widths.push(*w),
+            Leaf::Varbit(_) => return None,
+        }
+    }
+    Some(leaves.iter().cloned().zip(crate::hashing::csum16_shifts(&widths)).collect())
+}
+
+/// The Internet checksum of the concatenated leaves of `plan`.
+fn csum16_of(p: &Prog, c: &mut Ctx, plan: &[(Leaf, u32)]) -> u128 {
+    let mut sum = crate::hashing::Csum16Sum::default();
+    for (leaf, shift) in plan {
+        sum.add(leaf.scalar(p, c).map_or(0, |(v, _)| v), *shift);
+    }
+    u128::from(sum.finish())
+}
+
 fn checksum(p: &Prog, c: &mut Ctx, leaves: &[Leaf], payload: bool, algo: Algorithm) -> u128 {
     serialize(p, c, leaves, payload);
     let mut data = std::mem::take(&mut c.scratch);
@@ -659,13 +725,14 @@ fn checksum(p: &Prog, c: &mut Ctx, leaves: &[Leaf], payload: bool, algo: Algorit
 fn leaf_values(p: &Prog, c: &mut Ctx, leaves: &[Leaf]) -> String {
     let mut parts = Vec::new();
     for leaf in leaves {
-        match leaf {
-            Leaf::Scalar(ev, _) => parts.push(format!("0x{:x}", ev(p, c))),
-            Leaf::Varbit(loc) => {
+        match (leaf.scalar(p, c), leaf) {
+            (Some((v, _)), _) => parts.push(format!("0x{v:x}")),
+            (None, Leaf::Varbit(loc)) => {
                 let mut w = bits::BitWriter::default();
                 push_varbit(p, c, loc, &mut w);
                 parts.push(w.finish().iter().map(|b| format!("{b:02x}")).collect());
             }
+            (None, _) => {}
         }
     }
     let _ = read_loc;

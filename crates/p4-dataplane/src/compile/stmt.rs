@@ -760,6 +760,11 @@ fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
 /// Runs control `idx`; `TRACED`: a traced build's, recording the block and what it changed.
 pub(crate) fn run_control<const TRACED: bool>(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
     let Some(ctl) = p.controls.get(idx) else { return Flow::Next };
+    // An empty control (v1model's checksum controls in many programs) costs nothing; traced, it
+    // still shows in the trace.
+    if ctl.empty && !TRACED {
+        return Flow::Next;
+    }
     if let (true, Some(trace)) = (TRACED, c.trace.as_mut()) {
         trace.push(crate::trace::Event::Control { name: ctl.name.clone() });
     }
@@ -913,7 +918,8 @@ pub(crate) fn build_prog(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)>
     let mut controls = Vec::new();
     for (i, ctl) in ir.controls.iter().enumerate() {
         let b = BlockRef::Control(p4_ir::ControlId(i as u32));
-        controls.push(ControlProg { name: ctl.block.name.clone(), init: cx.block(&b, &ctl.init)?, body: cx.block(&b, &ctl.body)? });
+        let empty = ctl.init.is_empty() && ctl.body.is_empty();
+        controls.push(ControlProg { name: ctl.block.name.clone(), init: cx.block(&b, &ctl.init)?, body: cx.block(&b, &ctl.body)?, empty });
     }
     let mut tables = Vec::new();
     for i in 0..ir.tables.len() {
@@ -946,12 +952,10 @@ pub(crate) fn serialize(p: &Prog, c: &mut Ctx, leaves: &[Leaf], payload: bool) {
     let mut w = std::mem::take(&mut c.scratch);
     w.clear();
     for leaf in leaves {
-        match leaf {
-            Leaf::Scalar(ev, width) => {
-                let v = ev(p, c);
-                w.push(v, *width);
-            }
-            Leaf::Varbit(loc) => push_varbit(p, c, loc, &mut w),
+        match (leaf.scalar(p, c), leaf) {
+            (Some((v, width)), _) => w.push(v, width),
+            (None, Leaf::Varbit(loc)) => push_varbit(p, c, loc, &mut w),
+            (None, _) => {}
         }
     }
     if payload {
