@@ -2,6 +2,8 @@
 //! binary uses some of them.
 #![allow(dead_code)]
 
+pub mod soak;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
