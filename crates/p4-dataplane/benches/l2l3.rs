@@ -45,7 +45,7 @@ fn bench(c: &mut Criterion) {
 fn bench_threads(c: &mut Criterion) {
     const ROUNDS: usize = 64;
     let trace = trace();
-    let mut switches = vec![build(), build()];
+    let mut switches = [build(), build()];
     let mut g = c.benchmark_group("l2l3 workers");
     g.throughput(Throughput::Elements((trace.len() * ROUNDS) as u64));
     for workers in [1usize, 2] {

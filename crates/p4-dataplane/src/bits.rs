@@ -197,10 +197,17 @@ pub fn or_bits(buf: &mut [u8], bit_off: usize, width: u32, v: u128) {
             *w = (u128::from_be_bytes(*w) | (v << (128 - span))).to_be_bytes();
         }
     } else {
-        // More than 16 bytes touched: the high part, then the low 64 bits.
-        or_bits(buf, bit_off, width - 64, v >> 64);
-        or_bits(buf, bit_off + (width - 64) as usize, 64, v & mask(64));
+        or_bits_wide(buf, bit_off, width, v);
     }
+}
+
+/// [`or_bits`] of a field touching more than 16 bytes: the high part, then the low 64 bits (each
+/// fits one window).
+#[cold]
+#[inline(never)]
+fn or_bits_wide(buf: &mut [u8], bit_off: usize, width: u32, v: u128) {
+    or_bits(buf, bit_off, width - 64, v >> 64);
+    or_bits(buf, bit_off + (width - 64) as usize, 64, v & mask(64));
 }
 
 /// A growable bit string written most-significant-bit first (deparser output, hash input).
@@ -318,7 +325,7 @@ mod tests {
             let mut fields: Vec<(u128, u32)> = fields.into_iter().map(|(v, w)| (v & mask(w), w)).collect();
             let total: u32 = fields.iter().map(|f| f.1).sum();
             // Pad to whole bytes with a last field.
-            if total % 8 != 0 {
+            if !total.is_multiple_of(8) {
                 fields.push((1, 8 - total % 8));
             }
             let len = fields.iter().map(|f| f.1 as usize).sum::<usize>() / 8;

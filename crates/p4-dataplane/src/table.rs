@@ -6,8 +6,21 @@
 //! - **ternary** (any ternary/range/optional key): entries sorted by priority (smaller number wins,
 //!   ties by insertion order) and scanned in that order.
 //!
+//! A table whose key is the lpm field alone, at most 32 bits wide (IPv4 routes), also keeps an
+//! `LpmTrie` beside its per-length maps, because probing one map per length (4+ hashes for a
+//! routing table) dominated its lookups: a multibit trie with fixed strides (16, 8, 8 for 32 bits)
+//! and controlled prefix expansion, where a lookup reads one `u32` slot per level it descends and
+//! then the winner's handle, with no hashing. The maps stay the source of truth (duplicates,
+//! [`TableState::precedence`], the fallback when a prefix is removed); the trie is updated
+//! incrementally with them and only answers lookups. Its cost: nothing until the first insert,
+//! then a root of `4 << min(width, 16)` bytes (256 KiB for 32 bits) and 1 KiB per node below it
+//! (for 32 bits: one per /16 and one per /24 that holds a longer prefix).
+//!
 //! Invariants: `entries[h]` is `Some` exactly for live handles, and every live handle appears once in
-//! the index; masked values are stored pre-masked (`value & mask`).
+//! the index; masked values are stored pre-masked (`value & mask`). An lpm entry whose value has
+//! bits outside its mask can never match: it is in the maps (so it is a duplicate, listed and
+//! removable) but not in the trie. The trie gives, for every key, the entry the maps' probing
+//! would give.
 
 use std::collections::HashMap as StdHashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -109,8 +122,9 @@ enum Index {
     Exact1(HashMap<u128, u64>),
     /// `(prefix length, masked key tuple → handle)`, longest prefix first.
     Lpm { pos: usize, width: u32, by_len: Vec<(u32, KeyMap)> },
-    /// The lpm field alone: `(prefix length, its mask, masked value → handle)`, longest first.
-    Lpm1 { width: u32, by_len: Vec<(u32, u128, HashMap<u128, u64>)> },
+    /// The lpm field alone: `(prefix length, its mask, masked value → handle)`, longest first;
+    /// for a width of 1..=32 bits, also a trie answering lookups from the same entries.
+    Lpm1 { width: u32, by_len: Vec<(u32, u128, HashMap<u128, u64>)>, trie: Option<LpmTrie> },
     Ternary(Vec<u64>),
 }
 
@@ -118,6 +132,9 @@ enum Index {
 #[derive(Clone, Debug)]
 pub struct TableState {
     pub entries: Vec<Option<Entry>>,
+    /// Handles of removed entries, smallest first: the next insert takes the smallest (as BMv2's
+    /// handle manager does), so a table whose entries change under traffic keeps its size.
+    free: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
     index: Index,
     /// Scratch for LPM probes (reused; never shrinks).
     probe: Vec<u128>,
@@ -143,6 +160,250 @@ fn exact_key(matches: &[Match]) -> Box<[u128]> {
     matches.iter().map(|m| match *m { Match::Mask(v, _) | Match::Range(v, _) => v }).collect()
 }
 
+/// A slot of an [`LpmTrie`] node: `EMPTY`, `CHILD | n` (node `n` of the next level), or leaf
+/// `id + 1`. One `u32` a slot keeps the 65,536-slot root of a 32-bit key at 256 KiB.
+const EMPTY: u32 = 0;
+const CHILD: u32 = 1 << 31;
+/// Leaf ids stay below this, so that `id + 1` never reads as a child.
+const MAX_LEAVES: usize = (CHILD - 1) as usize;
+
+/// One level of an [`LpmTrie`]: its nodes, `1 << bits` slots each, back to back in one arena.
+#[derive(Clone)]
+struct Level {
+    /// Key bits this level consumes (its stride).
+    bits: u32,
+    /// The right shift bringing them to the bottom of the key.
+    shift: u32,
+    /// Key bits consumed by this level and the ones above: prefixes longer than the level above's
+    /// `end` and at most this `end` long are expanded into this level's slots.
+    end: u32,
+    /// Node `n` is `slots[n << bits..(n + 1) << bits]`; level 0 has one node, the root.
+    slots: Vec<u32>,
+    /// Freed nodes, reused before the arena grows.
+    free: Vec<u32>,
+}
+
+impl Level {
+    /// The slot of node `node` that `key` selects.
+    #[inline]
+    fn index(&self, node: u32, key: u32) -> usize {
+        ((node as usize) << self.bits) | ((key >> self.shift) & ((1 << self.bits) - 1)) as usize
+    }
+}
+
+/// A prefix in the trie: its entry and its length (a longer prefix overrides a shorter one).
+#[derive(Clone, Copy)]
+struct Leaf {
+    handle: u64,
+    len: u32,
+}
+
+/// Longest-prefix match on one key of 1..=32 bits: a multibit trie with fixed strides (the first
+/// `min(width, 16)` bits, then 8 at a time, the last stride shorter) and controlled prefix
+/// expansion. A prefix ending inside a level's stride fills the `2^(end - len)` slots it covers,
+/// and the slots below them in child nodes, except where a longer prefix is; a child node created
+/// under a leaf starts filled with that leaf (leaf pushing). So a slot that is not a child holds
+/// the longest prefix covering its whole key range, and no longer prefix lies in that range: a
+/// lookup reads one slot per level while it finds children, then the leaf's handle.
+///
+/// A child exists only while its range holds a prefix longer than its parent level's `end`: when
+/// a removal leaves a node holding one leaf throughout, it is freed (onto its level's free list)
+/// and its parent slot takes that leaf. Memory is thus bounded by the live prefixes' high-water
+/// mark. Updates cost the slots a prefix's range covers, never a rebuild.
+#[derive(Clone)]
+struct LpmTrie {
+    /// Root first; the root's slots are allocated by the first insert.
+    levels: Vec<Level>,
+    /// Leaf ids index this; `free_leaves` are ids to reuse.
+    leaves: Vec<Leaf>,
+    free_leaves: Vec<u32>,
+    /// Entry handle → leaf id, for removal (a prefix overridden everywhere is in no slot).
+    leaf_of: HashMap<u64, u32>,
+}
+
+impl std::fmt::Debug for LpmTrie {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LpmTrie")
+            .field("strides", &self.levels.iter().map(|l| l.bits).collect::<Vec<_>>())
+            .field("nodes", &self.levels.iter().map(|l| (l.slots.len() >> l.bits) - l.free.len()).collect::<Vec<_>>())
+            .field("prefixes", &self.leaf_of.len())
+            .finish()
+    }
+}
+
+impl LpmTrie {
+    /// An empty trie (no slots yet) for keys of `width` bits; `None` unless `width` is 1..=32.
+    fn new(width: u32) -> Option<LpmTrie> {
+        if !(1..=32).contains(&width) {
+            return None;
+        }
+        let mut levels = Vec::new();
+        let mut end = 0;
+        while end < width {
+            let bits = if end == 0 { width.min(16) } else { (width - end).min(8) };
+            end += bits;
+            levels.push(Level { bits, shift: width - end, end, slots: Vec::new(), free: Vec::new() });
+        }
+        Some(LpmTrie { levels, leaves: Vec::new(), free_leaves: Vec::new(), leaf_of: HashMap::default() })
+    }
+
+    /// The handle of the longest prefix matching `key` (each level reads only its bits: those
+    /// above the width are ignored).
+    #[inline]
+    fn lookup(&self, key: u128) -> Option<u64> {
+        let k = key as u32;
+        let mut levels = self.levels.iter();
+        let root = levels.next()?;
+        let mut slot = *root.slots.get(root.index(0, k))?;
+        while slot & CHILD != 0 {
+            let level = levels.next()?;
+            slot = *level.slots.get(level.index(slot & !CHILD, k))?;
+        }
+        self.leaves.get(slot.checked_sub(1)? as usize).map(|l| l.handle)
+    }
+
+    /// The level a prefix of `len` bits is expanded in.
+    fn level_of(&self, len: u32) -> usize {
+        self.levels.iter().position(|l| l.end >= len).unwrap_or(0)
+    }
+
+    /// Adds prefix `value/len` (`value` pre-masked) of entry `handle`; `false` when out of leaf ids
+    /// (the trie is then unusable).
+    fn insert(&mut self, value: u32, len: u32, handle: u64) -> bool {
+        let leaf = Leaf { handle, len };
+        let id = match self.free_leaves.pop() {
+            Some(id) => {
+                self.leaves[id as usize] = leaf;
+                id
+            }
+            None if self.leaves.len() < MAX_LEAVES => {
+                self.leaves.push(leaf);
+                (self.leaves.len() - 1) as u32
+            }
+            None => return false,
+        };
+        self.leaf_of.insert(handle, id);
+        let root = &mut self.levels[0];
+        if root.slots.is_empty() {
+            root.slots = vec![EMPTY; 1 << root.bits];
+        }
+        let target = self.level_of(len);
+        let mut node = 0;
+        for l in 0..target {
+            let i = self.levels[l].index(node, value);
+            let s = self.levels[l].slots[i];
+            node = if s & CHILD != 0 {
+                s & !CHILD
+            } else {
+                let child = self.alloc_node(l + 1, s);
+                self.levels[l].slots[i] = CHILD | child;
+                child
+            };
+        }
+        let level = &self.levels[target];
+        let first = level.index(node, value);
+        for i in first..first + (1 << (level.end - len)) {
+            self.cover(target, i, id + 1, len);
+        }
+        true
+    }
+
+    /// Puts `leaf` (a prefix `len` long) in slot `i` of level `l` and in the slots of its
+    /// descendants, except where a longer prefix is.
+    fn cover(&mut self, l: usize, i: usize, leaf: u32, len: u32) {
+        let s = self.levels[l].slots[i];
+        if s & CHILD != 0 {
+            let child = &self.levels[l + 1];
+            let first = child.index(s & !CHILD, 0);
+            for j in first..first + (1 << child.bits) {
+                self.cover(l + 1, j, leaf, len);
+            }
+        } else if s == EMPTY || self.leaves[(s - 1) as usize].len < len {
+            self.levels[l].slots[i] = leaf;
+        }
+    }
+
+    /// Removes prefix `value/len` of entry `handle` (nothing if it is not in the trie); the slots it
+    /// held take entry `fallback`'s leaf: the longest remaining prefix shorter than `len` covering
+    /// `value`, which covers them all.
+    fn remove(&mut self, value: u32, len: u32, handle: u64, fallback: Option<u64>) {
+        let Some(id) = self.leaf_of.remove(&handle) else { return };
+        self.free_leaves.push(id);
+        let to = fallback.and_then(|h| self.leaf_of.get(&h)).map_or(EMPTY, |f| f + 1);
+        let target = self.level_of(len);
+        // `(slot followed, node)` at each level above the target; widths up to 32 have 3 levels.
+        let mut path = [(0usize, 0u32); 4];
+        let mut node = 0;
+        for (l, step) in path.iter_mut().enumerate().take(target) {
+            let i = self.levels[l].index(node, value);
+            *step = (i, node);
+            let s = self.levels[l].slots[i];
+            if s & CHILD == 0 {
+                debug_assert!(false, "a prefix's node is missing");
+                return;
+            }
+            node = s & !CHILD;
+        }
+        let level = &self.levels[target];
+        let first = level.index(node, value);
+        for i in first..first + (1 << (level.end - len)) {
+            self.uncover(target, i, id + 1, to);
+        }
+        // Free the nodes on the path left with one leaf throughout (no longer prefix inside).
+        for l in (1..=target).rev() {
+            let Some(only) = self.uniform(l, node) else { break };
+            self.levels[l].free.push(node);
+            let (i, parent) = path[l - 1];
+            self.levels[l - 1].slots[i] = only;
+            node = parent;
+        }
+    }
+
+    /// Replaces `leaf` by `to` in slot `i` of level `l` and in its descendants.
+    fn uncover(&mut self, l: usize, i: usize, leaf: u32, to: u32) {
+        let s = self.levels[l].slots[i];
+        if s == leaf {
+            self.levels[l].slots[i] = to;
+        } else if s & CHILD != 0 {
+            let child = &self.levels[l + 1];
+            let first = child.index(s & !CHILD, 0);
+            for j in first..first + (1 << child.bits) {
+                self.uncover(l + 1, j, leaf, to);
+            }
+        }
+    }
+
+    /// The one value all slots of node `node` of level `l` hold, if they hold one and it is a leaf
+    /// (or empty).
+    fn uniform(&self, l: usize, node: u32) -> Option<u32> {
+        let level = &self.levels[l];
+        let first = level.index(node, 0);
+        let slots = &level.slots[first..first + (1 << level.bits)];
+        let only = slots[0];
+        (only & CHILD == 0 && slots.iter().all(|s| *s == only)).then_some(only)
+    }
+
+    /// A node of level `l` with every slot `fill`: a freed one, else a new one at the arena's end.
+    fn alloc_node(&mut self, l: usize, fill: u32) -> u32 {
+        let level = &mut self.levels[l];
+        let size = 1usize << level.bits;
+        match level.free.pop() {
+            Some(n) => {
+                let first = level.index(n, 0);
+                level.slots[first..first + size].fill(fill);
+                n
+            }
+            None => {
+                // Nodes of a level cover disjoint ranges, each holding a live prefix: fewer than
+                // `MAX_LEAVES`, so the number fits beside the `CHILD` bit.
+                let n = (level.slots.len() >> level.bits) as u32;
+                level.slots.resize(level.slots.len() + size, fill);
+                n
+            }
+        }
+    }
+}
+
 impl TableState {
     /// An empty table; `lpm_width` is the lpm key's width for [`IndexKind::Lpm`].
     pub fn new(kind: IndexKind, lpm_width: u32) -> TableState {
@@ -155,11 +416,11 @@ impl TableState {
         let index = match (kind, fields) {
             (IndexKind::Exact, 1) => Index::Exact1(HashMap::default()),
             (IndexKind::Exact, _) => Index::Exact(HashMap::default()),
-            (IndexKind::Lpm(0), 1) => Index::Lpm1 { width: lpm_width, by_len: Vec::new() },
+            (IndexKind::Lpm(0), 1) => Index::Lpm1 { width: lpm_width, by_len: Vec::new(), trie: LpmTrie::new(lpm_width) },
             (IndexKind::Lpm(pos), _) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
             (IndexKind::Ternary, _) => Index::Ternary(Vec::new()),
         };
-        TableState { entries: Vec::new(), index, probe: Vec::new() }
+        TableState { entries: Vec::new(), free: Default::default(), index, probe: Vec::new() }
     }
 
     /// Number of live entries.
@@ -174,7 +435,7 @@ impl TableState {
     /// Installs an entry and returns its handle; refuses a duplicate (BMv2's DUPLICATE_ENTRY): the same
     /// key in exact/lpm tables, the same key and priority in ternary tables.
     pub fn insert(&mut self, entry: Entry) -> Result<u64, String> {
-        let handle = self.entries.len() as u64;
+        let handle = self.free.peek().map_or(self.entries.len() as u64, |r| r.0);
         match &mut self.index {
             Index::Exact(map) => {
                 let key = exact_key(&entry.matches);
@@ -190,7 +451,7 @@ impl TableState {
                 }
                 map.insert(key, handle);
             }
-            Index::Lpm1 { width, by_len } => {
+            Index::Lpm1 { width, by_len, trie } => {
                 let (value, len) = match entry.matches.first() {
                     Some(Match::Mask(v, m)) => (*v, prefix_len(*m, *width).ok_or("lpm mask is not a prefix")?),
                     _ => return Err("lpm key must be a prefix".into()),
@@ -208,6 +469,11 @@ impl TableState {
                     return Err(duplicate(*existing, "key"));
                 }
                 map.insert(value, handle);
+                // Only a pre-masked value can match (the maps are probed with masked keys).
+                let reachable = value & prefix_mask(len, *width) == value;
+                if reachable && trie.as_mut().is_some_and(|t| !t.insert(value as u32, len, handle)) {
+                    *trie = None;
+                }
             }
             Index::Lpm { pos, width, by_len } => {
                 let len = match entry.matches.get(*pos) {
@@ -245,7 +511,13 @@ impl TableState {
                 order.insert(at, handle);
             }
         }
-        self.entries.push(Some(entry));
+        match self.entries.get_mut(handle as usize) {
+            Some(slot) => {
+                *slot = Some(entry);
+                self.free.pop();
+            }
+            None => self.entries.push(Some(entry)),
+        }
         Ok(handle)
     }
 
@@ -256,6 +528,7 @@ impl TableState {
             .get_mut(handle as usize)
             .and_then(Option::take)
             .ok_or_else(|| format!("no entry with handle {handle}"))?;
+        self.free.push(std::cmp::Reverse(handle));
         match &mut self.index {
             Index::Exact(map) => {
                 map.remove(&exact_key(&entry.matches));
@@ -265,7 +538,7 @@ impl TableState {
                     map.remove(key);
                 }
             }
-            Index::Lpm1 { by_len, .. } => {
+            Index::Lpm1 { width, by_len, trie } => {
                 let value = exact_key(&entry.matches).first().copied().unwrap_or(0);
                 for (_, _, map) in by_len.iter_mut() {
                     if map.get(&value) == Some(&handle) {
@@ -273,6 +546,16 @@ impl TableState {
                     }
                 }
                 by_len.retain(|(_, _, m)| !m.is_empty());
+                let len = match entry.matches.first() {
+                    Some(Match::Mask(_, m)) => prefix_len(*m, *width),
+                    _ => None,
+                };
+                if let (Some(t), Some(len)) = (trie.as_mut(), len) {
+                    // The longest remaining prefix shorter than this one covering it.
+                    let mut shorter = by_len.iter().filter(|(l, _, _)| *l < len);
+                    let fallback = shorter.find_map(|(_, m, map)| map.get(&(value & m)).copied());
+                    t.remove(value as u32, len, handle, fallback);
+                }
             }
             Index::Lpm { by_len, .. } => {
                 let key = exact_key(&entry.matches);
@@ -288,16 +571,18 @@ impl TableState {
         Ok(entry)
     }
 
-    /// Removes every entry (handles are not reused).
+    /// Removes every entry; handles start again from 0.
     pub fn clear(&mut self) {
-        for e in self.entries.iter_mut() {
-            *e = None;
-        }
+        self.entries.clear();
+        self.free.clear();
         match &mut self.index {
             Index::Exact(map) => map.clear(),
             Index::Exact1(map) => map.clear(),
             Index::Lpm { by_len, .. } => by_len.clear(),
-            Index::Lpm1 { by_len, .. } => by_len.clear(),
+            Index::Lpm1 { width, by_len, trie } => {
+                by_len.clear();
+                *trie = LpmTrie::new(*width);
+            }
             Index::Ternary(order) => order.clear(),
         }
     }
@@ -339,9 +624,12 @@ impl TableState {
         match &self.index {
             Index::Exact(map) => map.get(key).copied(),
             Index::Exact1(map) => key.first().and_then(|k| map.get(k)).copied(),
-            Index::Lpm1 { by_len, .. } => {
+            Index::Lpm1 { by_len, trie, .. } => {
                 let k = key.first().copied().unwrap_or(0);
-                by_len.iter().find_map(|(_, mask, map)| map.get(&(k & mask)).copied())
+                match trie {
+                    Some(t) => t.lookup(k),
+                    None => by_len.iter().find_map(|(_, mask, map)| map.get(&(k & mask)).copied()),
+                }
             }
             Index::Lpm { pos, width, by_len } => {
                 self.probe.clear();
@@ -369,9 +657,33 @@ impl TableState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn entry(matches: Vec<Match>, priority: i64, action: usize) -> Entry {
         Entry { matches, priority, action, args: vec![], packets: 0, bytes: 0, meter: Meter::default() }
+    }
+
+    #[test]
+    fn removed_handles_are_reused_smallest_first_and_the_table_keeps_its_size() {
+        let mut t = TableState::with_fields(IndexKind::Exact, 0, 1);
+        for k in 0..4 {
+            assert_eq!(t.insert(entry(vec![Match::Mask(k, 0xff)], 0, 0)), Ok(k as u64));
+        }
+        assert!(t.remove(2).is_ok() && t.remove(0).is_ok());
+        // A refused duplicate takes no handle.
+        assert!(t.insert(entry(vec![Match::Mask(1, 0xff)], 0, 0)).is_err());
+        assert_eq!(t.insert(entry(vec![Match::Mask(7, 0xff)], 0, 0)), Ok(0));
+        assert_eq!(t.insert(entry(vec![Match::Mask(8, 0xff)], 0, 0)), Ok(2));
+        assert_eq!(t.insert(entry(vec![Match::Mask(9, 0xff)], 0, 0)), Ok(4));
+        assert_eq!((t.lookup(&[7]), t.lookup(&[8]), t.lookup(&[2])), (Some(0), Some(2), None));
+        for _ in 0..1000 {
+            let h = t.insert(entry(vec![Match::Mask(50, 0xff)], 0, 0)).unwrap_or(u64::MAX);
+            assert_eq!(h, 5);
+            assert!(t.remove(h).is_ok());
+        }
+        assert_eq!(t.entries.len(), 6, "churn reuses one slot");
+        t.clear();
+        assert_eq!(t.insert(entry(vec![Match::Mask(1, 0xff)], 0, 0)), Ok(0));
     }
 
     #[test]
@@ -461,6 +773,158 @@ mod tests {
             Err("duplicate entry: the entry with handle 0 has the same key and priority".to_string())
         );
         assert!(t.remove(0).is_ok());
-        assert_eq!(t.insert(entry(vec![Match::Mask(0x0a, 0xff), Match::Range(1, 2)], 10, 3)), Ok(3), "a deleted entry is no duplicate");
+        assert_eq!(t.insert(entry(vec![Match::Mask(0x0a, 0xff), Match::Range(1, 2)], 10, 3)), Ok(0), "a deleted entry is no duplicate (its handle is free again)");
+    }
+
+    /// The one-field LPM table's trie, which must be in use for the tests below to test it.
+    fn trie(t: &TableState) -> &LpmTrie {
+        match &t.index {
+            Index::Lpm1 { trie: Some(trie), .. } => trie,
+            other => panic!("no trie: {other:?}"),
+        }
+    }
+
+    /// Nodes in use at each level below the root.
+    fn live_nodes(t: &LpmTrie) -> Vec<usize> {
+        t.levels.iter().skip(1).map(|l| (l.slots.len() >> l.bits) - l.free.len()).collect()
+    }
+
+    #[test]
+    fn trie_longest_prefix_and_removal_falls_back() {
+        let p = |v: u128, len: u32| Match::Mask(v & prefix_mask(len, 32), prefix_mask(len, 32));
+        let mut t = TableState::with_fields(IndexKind::Lpm(0), 32, 1);
+        assert_eq!(trie(&t).levels.iter().map(|l| (l.bits, l.slots.len())).collect::<Vec<_>>(), vec![(16, 0), (8, 0), (8, 0)], "no slots before the first insert");
+        assert_eq!(t.lookup(&[0x0a01_0203]), None);
+        assert_eq!(t.insert(entry(vec![p(0x0a01_0203, 32)], 0, 0)), Ok(0));
+        assert_eq!(t.insert(entry(vec![p(0x0a00_0000, 8)], 0, 0)), Ok(1));
+        assert_eq!(t.insert(entry(vec![p(0x0a01_0000, 16)], 0, 0)), Ok(2));
+        assert_eq!(trie(&t).levels[0].slots.len() * 4, 256 * 1024, "the root: 65,536 slots of 4 bytes");
+        assert_eq!(live_nodes(trie(&t)), vec![1, 1], "10.1/16 and 10.1.2/24 each got a node for the /32");
+        let at = |t: &mut TableState| [0x0a01_0203, 0x0a01_0204, 0x0a01_ff00, 0x0a02_0000, 0x0aff_ffff, 0x0b00_0000, 0x0900_0000].map(|k| t.lookup(&[k]));
+        assert_eq!(at(&mut t), [Some(0), Some(2), Some(2), Some(1), Some(1), None, None]);
+        assert_eq!(t.lookup(&[0x1_0a01_0203]), Some(0), "bits above the width are not looked at");
+        let copy = t.clone();
+        assert!(t.remove(2).is_ok());
+        assert_eq!(at(&mut t), [Some(0), Some(1), Some(1), Some(1), Some(1), None, None], "10.1/16 gone: back to 10/8");
+        assert!(t.remove(0).is_ok());
+        assert_eq!(at(&mut t), [Some(1), Some(1), Some(1), Some(1), Some(1), None, None]);
+        assert_eq!(live_nodes(trie(&t)), vec![0, 0], "no prefix longer than 16 bits left: nodes freed");
+        assert!(t.remove(1).is_ok());
+        assert_eq!(at(&mut t), [None; 7]);
+        assert_eq!(trie(&t).leaf_of.len(), 0);
+        let mut copy = copy;
+        assert_eq!(at(&mut copy), [Some(0), Some(2), Some(2), Some(1), Some(1), None, None], "a clone keeps its own trie");
+        // A shorter prefix inserted over longer ones fills only around them; a default route.
+        assert_eq!(copy.insert(entry(vec![p(0, 0)], 0, 0)), Ok(3));
+        assert_eq!(copy.insert(entry(vec![p(0x0a01_0200, 24)], 0, 0)), Ok(4));
+        assert_eq!(at(&mut copy), [Some(0), Some(4), Some(2), Some(1), Some(1), Some(3), Some(3)]);
+        assert!(copy.remove(1).is_ok());
+        assert_eq!(at(&mut copy), [Some(0), Some(4), Some(2), Some(3), Some(3), Some(3), Some(3)], "10/8 gone: back to 0/0");
+        copy.clear();
+        assert_eq!(trie(&copy).levels[0].slots.len(), 0, "clear frees the slots");
+        assert_eq!(at(&mut copy), [None; 7]);
+    }
+
+    #[test]
+    fn trie_memory_is_bounded_under_churn() {
+        let p = |v: u128, len: u32| Match::Mask(v & prefix_mask(len, 32), prefix_mask(len, 32));
+        let mut t = TableState::with_fields(IndexKind::Lpm(0), 32, 1);
+        assert!(t.insert(entry(vec![p(0x0a00_0000, 8)], 0, 0)).is_ok());
+        let mut sizes = Vec::new();
+        for round in 0..1000u128 {
+            let a = t.insert(entry(vec![p(0x0a01_0203 + ((round % 3) << 8), 32)], 0, 0)).expect("a");
+            let b = t.insert(entry(vec![p(0xc0a8_0000 + ((round % 5) << 12), 20)], 0, 0)).expect("b");
+            let c = t.insert(entry(vec![p(0x0a01_0200, 23)], 0, 0)).expect("c");
+            assert_eq!((t.lookup(&[0x0a01_0203 + ((round % 3) << 8)]), t.lookup(&[0xc0a8_0000 + ((round % 5) << 12)])), (Some(a), Some(b)));
+            for h in [a, c, b] {
+                assert!(t.remove(h).is_ok());
+            }
+            let tr = trie(&t);
+            assert_eq!(live_nodes(tr), vec![0, 0], "round {round}");
+            sizes.push((tr.levels.iter().map(|l| l.slots.len()).sum::<usize>(), tr.leaves.len()));
+        }
+        assert_eq!(sizes.first(), sizes.last(), "the arenas stop growing");
+        assert_eq!(t.lookup(&[0x0a01_0203]), Some(0));
+    }
+
+    /// One step of the property test: insert prefix `base ^ flip` / `len` (masked or, rarely, not),
+    /// or remove a live entry.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert { base: usize, flip: u32, len: u32, masked: bool },
+        Remove(usize),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => (0..3usize, prop_oneof![Just(0u32), 0..32u32].prop_map(|b| if b == 0 { 0 } else { 1 << (b - 1) }), 0..=40u32, prop::bool::weighted(0.95))
+                .prop_map(|(base, flip, len, masked)| Op::Insert { base, flip, len, masked }),
+            4 => any::<usize>().prop_map(Op::Remove),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+        #[test]
+        fn trie_agrees_with_brute_force(
+            width in prop_oneof![Just(1u32), Just(8), Just(12), Just(17), Just(25), Just(32)],
+            bases in prop::array::uniform3(any::<u32>()),
+            ops in prop::collection::vec(op(), 1..60),
+            probes in prop::collection::vec(any::<u128>(), 8),
+        ) {
+            let mut t = TableState::with_fields(IndexKind::Lpm(0), width, 1);
+            prop_assert!(trie(&t).levels.iter().map(|l| l.bits).sum::<u32>() == width);
+            // Live entries: (value, length, handle).
+            let mut live: Vec<(u128, u32, u64)> = Vec::new();
+            let brute = |live: &[(u128, u32, u64)], k: u128| {
+                live.iter()
+                    .filter(|(v, len, _)| k & prefix_mask(*len, width) == *v)
+                    .max_by_key(|(_, len, _)| *len)
+                    .map(|(_, _, h)| *h)
+            };
+            for op in ops {
+                match op {
+                    Op::Insert { base, flip, len, masked } => {
+                        let len = len % (width + 1);
+                        let m = prefix_mask(len, width);
+                        let raw = u128::from(bases[base] ^ flip) & mask(width);
+                        let v = if masked { raw & m } else { raw | !m & mask(width) };
+                        let dup = live.iter().find(|(w, l, _)| *w == v && *l == len).map(|e| e.2);
+                        match t.insert(entry(vec![Match::Mask(v, m)], 0, 0)) {
+                            Ok(h) => {
+                                prop_assert_eq!(dup, None);
+                                live.push((v, len, h));
+                            }
+                            Err(_) => prop_assert!(dup.is_some()),
+                        }
+                    }
+                    Op::Remove(i) if !live.is_empty() => {
+                        let (_, _, h) = live.swap_remove(i % live.len());
+                        prop_assert!(t.remove(h).is_ok());
+                    }
+                    Op::Remove(_) => {}
+                }
+                // Keys: the probes, the bases, and each live prefix's first and last key and their
+                // neighbours; with bits above the width set too.
+                let mut keys: Vec<u128> = probes.iter().map(|k| k & mask(width)).chain(bases.iter().map(|b| u128::from(*b) & mask(width))).collect();
+                for (v, len, _) in &live {
+                    let last = v | !prefix_mask(*len, width) & mask(width);
+                    keys.extend([*v, last, v.wrapping_sub(1) & mask(width), (last + 1) & mask(width)]);
+                }
+                for k in keys {
+                    let want = brute(&live, k);
+                    prop_assert_eq!(t.lookup(&[k]), want, "key {:#x}, width {}, live {:?}", k, width, live);
+                    prop_assert_eq!(t.lookup(&[k | 1 << width | 1 << 40]), want);
+                }
+                let tr = trie(&t);
+                prop_assert_eq!(tr.leaf_of.len(), live.iter().filter(|(v, len, _)| v & prefix_mask(*len, width) == *v).count());
+            }
+            // No prefix left: no node below the root left either.
+            for (_, _, h) in live.drain(..) {
+                prop_assert!(t.remove(h).is_ok());
+            }
+            prop_assert!(live_nodes(trie(&t)).iter().all(|n| *n == 0));
+            prop_assert_eq!(t.lookup(&[u128::from(bases[0])]), None);
+        }
     }
 }

@@ -1,8 +1,6 @@
 //! `p4_ir::layout` on real programs: the layouts of `examples/l2l3/l2l3.p4` with concrete offsets,
 //! widths and ids, id stability, and that the dataplane's control plane follows the layouts.
 
-// Only the compile helpers are used here.
-#[allow(dead_code)]
 mod common;
 
 use std::path::PathBuf;

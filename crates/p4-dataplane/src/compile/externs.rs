@@ -16,22 +16,29 @@ use crate::hashing::{Algorithm, Compute};
 struct EmitHeader {
     valid: usize,
     fields: Vec<(usize, FieldKind)>,
-    /// A header of fixed-width fields filling whole bytes: its length in bytes and each field's
-    /// `(slot, bit offset, width)`, written straight into the output when it is byte-aligned.
-    fixed: Option<(usize, Vec<(usize, usize, u32)>)>,
+    /// A header of fixed-width fields filling whole bytes: written straight into the output when
+    /// the output is byte-aligned.
+    fixed: Option<FixedLayout>,
 }
 
-/// The byte length and field placement of a header whose fields are all `bit<W>`-like and fill
-/// whole bytes (`None` otherwise): what extract and emit need to work on the header's bytes.
-fn fixed_layout(fields: &[(usize, FieldKind)]) -> Option<(usize, Vec<(usize, usize, u32)>)> {
+/// A header whose fields are all `bit<W>`-like and fill whole bytes, as placed in its bytes.
+struct FixedLayout {
+    /// Length in bytes.
+    len: usize,
+    /// Each field's `(slot, bit offset, width)`.
+    fields: Vec<(usize, usize, u32)>,
+}
+
+/// The layout of a header of fixed-width fields filling whole bytes (`None` otherwise).
+fn fixed_layout(fields: &[(usize, FieldKind)]) -> Option<FixedLayout> {
     let mut at = 0usize;
-    let mut plan = Vec::with_capacity(fields.len());
+    let mut placed = Vec::with_capacity(fields.len());
     for &(slot, kind) in fields {
         let FieldKind::Bits(w) = kind else { return None };
-        plan.push((slot, at, w));
+        placed.push((slot, at, w));
         at += w as usize;
     }
-    at.is_multiple_of(8).then_some((at / 8, plan))
+    at.is_multiple_of(8).then_some(FixedLayout { len: at / 8, fields: placed })
 }
 
 /// A run-time extern index as a cell index: one beyond every array when it does not fit 64 bits
@@ -369,7 +376,7 @@ impl Compiler<'_> {
             let Some(base) = dest(p, c) else { return Flow::Reject(oob) };
             let vlen = size.as_ref().map_or(0, |s| s(p, c) as usize);
             // BMv2 checks that the size is whole bytes before it checks it against the maximum.
-            if vlen % 8 != 0 {
+            if !vlen.is_multiple_of(8) {
                 return Flow::Reject(bad_size);
             }
             if vlen > var_max {
@@ -450,10 +457,10 @@ impl Compiler<'_> {
                 if c.get(h.valid) == 0 {
                     continue;
                 }
-                if let Some((len, plan)) = &h.fixed {
+                if let Some(layout) = &h.fixed {
                     let f = &c.f;
-                    let written = c.out.put_aligned(*len, |bytes| {
-                        for &(slot, at, w) in plan {
+                    let written = c.out.put_aligned(layout.len, |bytes| {
+                        for &(slot, at, w) in &layout.fields {
                             bits::or_bits(bytes, at, w, f.get(slot).copied().unwrap_or(0));
                         }
                     });
@@ -690,9 +697,17 @@ fn checksummer(leaves: Vec<Leaf>, payload: bool, algo: Algorithm) -> crate::exec
     std::sync::Arc::new(move |p, c| checksum(p, c, &leaves, payload, algo))
 }
 
-/// Each scalar leaf with its shift for [`crate::hashing::Csum16Sum`] (`None` when a leaf is a
-/// varbit, whose length varies).
-fn csum16_plan(leaves: &[Leaf]) -> Option<Vec<(Leaf, u32)>> {
+/// The leaves of an Internet checksum with their shifts for [`crate::hashing::Csum16Sum`]: frame
+/// slots of at most 48 bits (whose shifted value fits 64 bits: header fields, the common case)
+/// apart from the rest.
+struct Csum16Plan {
+    narrow: Vec<(usize, u32)>,
+    other: Vec<(Leaf, u32)>,
+}
+
+/// The plan for `leaves` (`None` when a leaf is a varbit, whose length varies). The sum does not
+/// depend on the order the values are added in, only on each one's shift.
+fn csum16_plan(leaves: &[Leaf]) -> Option<Csum16Plan> {
     let mut widths = Vec::with_capacity(leaves.len());
     for leaf in leaves {
         match leaf {
@@ -700,13 +715,31 @@ fn csum16_plan(leaves: &[Leaf]) -> Option<Vec<(Leaf, u32)>> {
             Leaf::Varbit(_) => return None,
         }
     }
-    Some(leaves.iter().cloned().zip(crate::hashing::csum16_shifts(&widths)).collect())
+    let mut plan = Csum16Plan { narrow: Vec::new(), other: Vec::new() };
+    for (leaf, shift) in leaves.iter().zip(crate::hashing::csum16_shifts(&widths)) {
+        match leaf {
+            Leaf::Slot(slot, w) if *w <= 48 => plan.narrow.push((*slot, shift)),
+            _ => plan.other.push((leaf.clone(), shift)),
+        }
+    }
+    Some(plan)
 }
 
 /// The Internet checksum of the concatenated leaves of `plan`.
-fn csum16_of(p: &Prog, c: &mut Ctx, plan: &[(Leaf, u32)]) -> u128 {
+fn csum16_of(p: &Prog, c: &mut Ctx, plan: &Csum16Plan) -> u128 {
     let mut sum = crate::hashing::Csum16Sum::default();
-    for (leaf, shift) in plan {
+    let mut narrow = 0u64;
+    for &(slot, shift) in &plan.narrow {
+        // At most 48 bits shifted by at most 15: below 2^63, and a sum of two such is below 2^64.
+        let v = (c.get(slot) as u64) << shift;
+        let (s, carry) = narrow.overflowing_add(v);
+        narrow = s;
+        if carry {
+            sum.add(1 << 64, 0);
+        }
+    }
+    sum.add(u128::from(narrow), 0);
+    for (leaf, shift) in &plan.other {
         sum.add(leaf.scalar(p, c).map_or(0, |(v, _)| v), *shift);
     }
     u128::from(sum.finish())

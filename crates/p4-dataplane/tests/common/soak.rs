@@ -118,7 +118,7 @@ pub fn rss_bytes() -> u64 {
 /// 10.1.0.0 while its /32 is not installed), the rest spread over the stable routes.
 fn destination(n: u64) -> (u32, Option<u32>) {
     let r = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-    if r % 8 == 0 {
+    if r.is_multiple_of(8) {
         let j = 1 + (r / 8) as u32 % CHURN;
         (route_of(1) | j, Some(j))
     } else {
