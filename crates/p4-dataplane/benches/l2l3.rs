@@ -41,9 +41,9 @@ fn bench(c: &mut Criterion) {
 }
 
 /// The same trace spread by flow over one or two switches on their own threads (in memory; each
-/// iteration runs every shard's batch 64 times, 16,384 packets in all).
+/// iteration runs every shard's batch 512 times, 131,072 packets in all).
 fn bench_threads(c: &mut Criterion) {
-    const ROUNDS: usize = 64;
+    const ROUNDS: usize = 512;
     let trace = trace();
     let mut switches = [build(), build()];
     let mut g = c.benchmark_group("l2l3 workers");

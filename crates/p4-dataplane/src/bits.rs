@@ -174,6 +174,46 @@ fn read_bits_slow(buf: &[u8], bit_off: usize, width: u32) -> u128 {
     acc
 }
 
+/// How to read one field of a header from the header's first byte on, worked out when the
+/// program is built ([`field_reads`]): a field inside one 8-byte window is a load and two constant
+/// shifts; a wider one goes through [`read_bits`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldRead {
+    /// First byte of the field's window.
+    byte: usize,
+    /// Bit offset of the field from the header's start.
+    bit: usize,
+    width: u32,
+    /// Whether the field fits one 8-byte window starting at `byte`.
+    narrow: bool,
+}
+
+/// The reads of consecutive fields of the given widths (bit offsets from 0).
+pub fn field_reads(widths: &[u32]) -> Vec<FieldRead> {
+    let mut bit = 0usize;
+    widths
+        .iter()
+        .map(|&width| {
+            let read = FieldRead { byte: bit / 8, bit, width, narrow: width > 0 && (bit % 8) as u32 + width <= 64 };
+            bit += width as usize;
+            read
+        })
+        .collect()
+}
+
+/// Reads field `f` of the header starting at byte 0 of `hdr`; `hdr` must reach 8 bytes past the
+/// header's last byte for the fast path (shorter, it is still read right, slower).
+#[inline(always)]
+pub fn read_field(hdr: &[u8], f: FieldRead) -> u128 {
+    if f.narrow {
+        if let Some(w) = hdr.get(f.byte..f.byte + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            let shift = (f.bit % 8) as u32;
+            return u128::from((u64::from_be_bytes(w) << shift) >> (64 - f.width));
+        }
+    }
+    read_bits(hdr, f.bit, f.width)
+}
+
 /// ORs the low `width` (≤ 128) bits of `v` into `buf` starting at bit `bit_off` (bit 0 = most
 /// significant bit of byte 0). The bits written must be zero before, and `buf` must reach at least
 /// 16 bytes past the byte holding bit `bit_off + width - 1` ([`BitWriter::put_aligned`] leaves that slack);
@@ -350,6 +390,15 @@ mod tests {
             for &(v, w) in &fields {
                 prop_assert_eq!(read_bits(&bytes, at, w), v);
                 at += w as usize;
+            }
+            // The compiled reads of the header from its first byte: with 8 bytes after it (the
+            // fast path) and without (the header ends the buffer).
+            let widths: Vec<u32> = fields.iter().map(|f| f.1).collect();
+            let mut padded = bytes[lead..].to_vec();
+            padded.extend_from_slice(&[0xff; 8]);
+            for (&(v, _), read) in fields.iter().zip(field_reads(&widths)) {
+                prop_assert_eq!(read_field(&bytes[lead..], read), v);
+                prop_assert_eq!(read_field(&padded, read), v);
             }
         }
     }

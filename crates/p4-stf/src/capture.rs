@@ -25,7 +25,7 @@
 //! place, and a writer dropped without `finish` leaves nothing behind.
 
 use p4_io::output::{AtomicFile, OutputError};
-use pcap_file::pcap::{PcapHeader, PcapPacket, PcapParser, PcapReader, PcapWriter, RawPcapPacket};
+use pcap_file::pcap::{PcapHeader, PcapParser, PcapReader, PcapWriter, RawPcapPacket};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
 use pcap_file::pcapng::{Block, PcapNgParser, PcapNgReader, PcapNgWriter};
@@ -485,7 +485,10 @@ pub struct CaptureWriter {
 }
 
 enum WriterKind {
-    Pcap(PcapWriter<AtomicFile>),
+    /// A classic pcap file after its header (written by `pcap-file`): each record is the 16-byte
+    /// record header (seconds, nanoseconds, captured and original length, little-endian) and the
+    /// bytes, written here in two writes instead of the crate's six (`p4forge run`'s output path).
+    Pcap(AtomicFile),
     PcapNg(PcapNgWriter<AtomicFile>),
 }
 
@@ -513,7 +516,7 @@ impl CaptureWriter {
                     endianness: Endianness::Little,
                     ..PcapHeader::default()
                 };
-                WriterKind::Pcap(PcapWriter::with_header(out, header).map_err(fail)?)
+                WriterKind::Pcap(PcapWriter::with_header(out, header).map_err(fail)?.into_writer())
             }
             CaptureFormat::PcapNg => {
                 let mut writer = PcapNgWriter::with_endianness(out, Endianness::Little).map_err(fail)?;
@@ -549,7 +552,18 @@ impl CaptureWriter {
         let original_len = original_len.max(len);
         let timestamp = Duration::from_nanos(timestamp_ns);
         let result = match &mut self.inner {
-            WriterKind::Pcap(w) => w.write_packet(&PcapPacket::new(timestamp, original_len, data)).map(drop),
+            WriterKind::Pcap(w) => {
+                let seconds = u32::try_from(timestamp.as_secs()).map_err(|_| CaptureError::InFile {
+                    path: self.path.clone(),
+                    message: format!("timestamp {timestamp_ns} ns is after what pcap can hold (2106)"),
+                })?;
+                let mut record = [0u8; 16];
+                record[0..4].copy_from_slice(&seconds.to_le_bytes());
+                record[4..8].copy_from_slice(&timestamp.subsec_nanos().to_le_bytes());
+                record[8..12].copy_from_slice(&len.to_le_bytes());
+                record[12..16].copy_from_slice(&original_len.to_le_bytes());
+                std::io::Write::write_all(w, &record).and_then(|()| std::io::Write::write_all(w, data)).map_err(PcapError::IoError)
+            }
             WriterKind::PcapNg(w) => w
                 .write_pcapng_block(EnhancedPacketBlock { interface_id: 0, timestamp, original_len, data: Cow::Borrowed(data), options: vec![] })
                 .map(drop),
@@ -561,7 +575,7 @@ impl CaptureWriter {
     /// and says what happened (e.g. the disk is full); the final name then keeps its previous file.
     pub fn finish(self) -> Result<(), CaptureError> {
         let out = match self.inner {
-            WriterKind::Pcap(w) => w.into_writer(),
+            WriterKind::Pcap(w) => w,
             WriterKind::PcapNg(w) => w.into_inner(),
         };
         Ok(out.commit()?)
@@ -608,6 +622,26 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[..4], &[0x4d, 0x3c, 0xb2, 0xa1], "little-endian nanosecond magic");
         assert_eq!(read_capture(&bytes).unwrap(), sample());
+        let _ = std::fs::remove_file(path);
+    }
+
+    #[test]
+    fn pcap_records_are_written_as_the_format_says_and_late_timestamps_refused() {
+        let path = temp("records.pcap");
+        let mut w = CaptureWriter::create(&path).unwrap();
+        w.write_record(1_700_000_000_000_000_005, &[1, 2, 3], 60).unwrap();
+        let late = (u64::from(u32::MAX) + 1) * 1_000_000_000;
+        let refused = w.write_record(late, &[1], 1).map_err(|e| e.to_string());
+        assert!(refused.as_ref().is_err_and(|e| e.contains("2106")), "{refused:?}");
+        w.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        // After the 24-byte file header: seconds, nanoseconds, captured and original length.
+        let mut record = 1_700_000_000u32.to_le_bytes().to_vec();
+        record.extend_from_slice(&5u32.to_le_bytes());
+        record.extend_from_slice(&3u32.to_le_bytes());
+        record.extend_from_slice(&60u32.to_le_bytes());
+        record.extend_from_slice(&[1, 2, 3]);
+        assert_eq!(&bytes[24..], &record[..]);
         let _ = std::fs::remove_file(path);
     }
 

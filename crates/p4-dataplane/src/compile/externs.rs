@@ -353,22 +353,33 @@ impl Compiler<'_> {
         let fix = self.union_fixup(b, target)?;
         // Common case: a fixed-size header at a static place, not in a union or stack.
         if let (None, None, None, 0, Loc::Static(base)) = (&size, &next, &fix, var_max, self.loc(b, target)?) {
-            let plan: Vec<(usize, u32)> =
-                fields.iter().map(|&(off, k)| (base + off, if let FieldKind::Bits(w) = k { w } else { 0 })).collect();
+            let widths: Vec<u32> = fields.iter().map(|&(_, k)| if let FieldKind::Bits(w) = k { w } else { 0 }).collect();
+            let plan: Vec<(usize, bits::FieldRead)> =
+                fields.iter().map(|&(off, _)| base + off).zip(bits::field_reads(&widths)).collect();
             return Ok(Box::new(move |_, c| {
                 if c.cursor + fixed > c.pkt.len() * 8 {
                     return Flow::Reject(short);
                 }
                 let (pkt, frame) = (&c.pkt, &mut c.f);
-                let mut pos = c.cursor;
-                for &(slot, w) in &plan {
-                    if let Some(s) = frame.get_mut(slot) {
-                        *s = bits::read_bits(pkt, pos, w);
+                // The header from its first byte; at a cursor inside a byte, shifted reads.
+                if c.cursor.is_multiple_of(8) {
+                    let hdr = pkt.get(c.cursor / 8..).unwrap_or(&[]);
+                    for &(slot, read) in &plan {
+                        if let Some(s) = frame.get_mut(slot) {
+                            *s = bits::read_field(hdr, read);
+                        }
                     }
-                    pos += w as usize;
+                } else {
+                    let mut pos = c.cursor;
+                    for (&(slot, _), &w) in plan.iter().zip(&widths) {
+                        if let Some(s) = frame.get_mut(slot) {
+                            *s = bits::read_bits(pkt, pos, w);
+                        }
+                        pos += w as usize;
+                    }
                 }
                 c.set(base, 1);
-                c.cursor = pos;
+                c.cursor += fixed;
                 Flow::Next
             }));
         }

@@ -177,6 +177,17 @@ impl MergedInputs {
 
     /// The earliest pending packet, its bytes appended to `bytes`, with its ingress port.
     pub(crate) fn next_into(&mut self, bytes: &mut Vec<u8>) -> CliResult<Option<(u32, Record)>> {
+        // One input: nothing to merge; after the packet read when it was opened, each packet is
+        // read straight into `bytes`.
+        if let [(port, reader, pending, first)] = self.inputs.as_mut_slice() {
+            self.heads.clear();
+            if let Some(record) = first.take() {
+                bytes.extend_from_slice(pending);
+                pending.clear();
+                return Ok(Some((*port, record)));
+            }
+            return Ok(reader.next_into(bytes).map_err(|e| CliError::input(e.to_string()))?.map(|r| (*port, r)));
+        }
         let Some(Reverse((_, index))) = self.heads.pop() else { return Ok(None) };
         let Some((port, reader, pending, record)) = self.inputs.get_mut(index) else { return Ok(None) };
         let Some(current) = record.take() else { return Ok(None) };
@@ -252,11 +263,10 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     let mut interrupted = false;
     p4_io::interrupt::install();
     while !interrupted {
-        let size = match &target {
-            Target::Software(engine) => engine.chunk_size(),
-            Target::Other(_) => CHUNK,
+        let (size, mut chunk) = match &mut target {
+            Target::Software(engine) => (engine.chunk_size(), engine.empty_chunk()),
+            Target::Other(_) => (CHUNK, Chunk { bytes: Vec::with_capacity(CHUNK * 128), inputs: Vec::with_capacity(CHUNK) }),
         };
-        let mut chunk = Chunk { bytes: Vec::with_capacity(size * 128), inputs: Vec::with_capacity(size) };
         while chunk.inputs.len() < size {
             if p4_io::interrupt::interrupted() {
                 interrupted = true;

@@ -83,7 +83,9 @@ pub trait Sink {
 pub struct Engine {
     mode: Mode,
     /// Dropped copies by reason.
-    drops: HashMap<DropReason, u64>,
+    drops: DropCounts,
+    /// Chunks whose results were delivered, to be filled again ([`Engine::empty_chunk`]).
+    spent: Vec<Chunk>,
 }
 
 enum Mode {
@@ -93,14 +95,18 @@ enum Mode {
 }
 
 struct Workers {
-    /// Per worker: where its chunks go and where its results come from.
-    to: Vec<SyncSender<Arc<Chunk>>>,
+    /// Per worker: where its chunks go (each with an output buffer to reuse) and where its results
+    /// come from.
+    to: Vec<SyncSender<(Arc<Chunk>, BatchOut)>>,
     from: Vec<Receiver<BatchOut>>,
     handles: Vec<JoinHandle<Switch>>,
     /// Chunks sent and not yet delivered, oldest first, with the worker each went to.
     pending: VecDeque<(Arc<Chunk>, usize)>,
     /// The worker the next chunk goes to.
     next: usize,
+    /// Output buffers of delivered results, grown to a chunk's size, handed out again with chunks
+    /// (so workers do not allocate and grow a new one per chunk).
+    spare: Vec<BatchOut>,
 }
 
 impl Engine {
@@ -112,7 +118,22 @@ impl Engine {
         } else {
             Mode::Workers(Workers::start(switches))
         };
-        Engine { mode, drops: HashMap::new() }
+        Engine { mode, drops: DropCounts::default(), spent: Vec::new() }
+    }
+
+    /// An empty chunk to fill: one delivered before, its buffers kept, or a new one.
+    pub fn empty_chunk(&mut self) -> Chunk {
+        match self.spent.pop() {
+            Some(mut chunk) => {
+                chunk.bytes.clear();
+                chunk.inputs.clear();
+                chunk
+            }
+            None => {
+                let size = self.chunk_size();
+                Chunk { bytes: Vec::with_capacity(size * 128), inputs: Vec::with_capacity(size) }
+            }
+        }
     }
 
     /// How many input packets a chunk should hold.
@@ -129,17 +150,22 @@ impl Engine {
         match &mut self.mode {
             Mode::Inline { switch, out } => {
                 switch.process_batch(&chunk.batch(), out);
-                deliver(&chunk, out, &mut self.drops, sink)
+                let delivered = deliver(&chunk, out, &mut self.drops, sink);
+                self.spent.push(chunk);
+                delivered
             }
             Mode::Workers(workers) => {
                 let chunk = Arc::new(chunk);
                 let worker = workers.next;
                 workers.next = (worker + 1) % workers.to.len();
                 // A worker gone means it panicked; `merge_oldest` and `finish` report it.
-                let _ = workers.to[worker].send(chunk.clone());
+                let out = workers.spare.pop().unwrap_or_default();
+                let _ = workers.to[worker].send((chunk.clone(), out));
                 workers.pending.push_back((chunk, worker));
                 if workers.pending.len() >= IN_FLIGHT_PER_WORKER * workers.to.len() {
-                    workers.merge_oldest(&mut self.drops, sink)?;
+                    if let Some(chunk) = workers.merge_oldest(&mut self.drops, sink)? {
+                        self.spent.push(chunk);
+                    }
                 }
                 Ok(())
             }
@@ -149,7 +175,7 @@ impl Engine {
     /// Delivers every pending result and stops the workers. Returns the drop counts by their text
     /// (`mark_to_drop in MyIngress`).
     pub fn finish(self, sink: &mut dyn Sink) -> crate::error::CliResult<Vec<(String, u64)>> {
-        let Engine { mode, mut drops } = self;
+        let Engine { mode, mut drops, .. } = self;
         let switch = match mode {
             Mode::Inline { switch, .. } => *switch,
             Mode::Workers(mut workers) => {
@@ -159,13 +185,13 @@ impl Engine {
                 workers.stop()?
             }
         };
-        Ok(drops.into_iter().map(|(reason, n)| (switch.drop_text(&reason), n)).collect())
+        Ok(drops.into_counts().into_iter().map(|(reason, n)| (switch.drop_text(&reason), n)).collect())
     }
 }
 
 impl Workers {
     fn start(switches: Vec<Switch>) -> Workers {
-        let mut workers = Workers { to: Vec::new(), from: Vec::new(), handles: Vec::new(), pending: VecDeque::new(), next: 0 };
+        let mut workers = Workers { to: Vec::new(), from: Vec::new(), handles: Vec::new(), pending: VecDeque::new(), next: 0, spare: Vec::new() };
         for switch in switches {
             let (to, chunks) = sync_channel(IN_FLIGHT_PER_WORKER);
             let (results, from) = sync_channel(IN_FLIGHT_PER_WORKER);
@@ -176,11 +202,16 @@ impl Workers {
         workers
     }
 
-    /// Waits for the result of the oldest pending chunk and delivers it.
-    fn merge_oldest(&mut self, drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
-        let Some((chunk, worker)) = self.pending.pop_front() else { return Ok(()) };
+    /// Waits for the result of the oldest pending chunk and delivers it; returns the chunk when
+    /// the worker no longer holds it (to be filled again).
+    fn merge_oldest(&mut self, drops: &mut DropCounts, sink: &mut dyn Sink) -> crate::error::CliResult<Option<Chunk>> {
+        let Some((chunk, worker)) = self.pending.pop_front() else { return Ok(None) };
         match self.from[worker].recv() {
-            Ok(mut result) => deliver(&chunk, &mut result, drops, sink),
+            Ok(mut result) => {
+                deliver(&chunk, &mut result, drops, sink)?;
+                self.spare.push(result);
+                Ok(Arc::try_unwrap(chunk).ok())
+            }
             Err(_) => Err(crate::error::CliError::failed("a dataplane worker thread stopped unexpectedly".to_string())),
         }
     }
@@ -199,11 +230,43 @@ impl Workers {
     }
 }
 
+/// Drop counts by reason. Drops come in runs of one reason (a program drops most of what it drops
+/// for one reason), so the current run is counted without hashing its reason each time.
+#[derive(Default)]
+struct DropCounts {
+    run: Option<(DropReason, u64)>,
+    all: HashMap<DropReason, u64>,
+}
+
+impl DropCounts {
+    fn add(&mut self, reason: DropReason) {
+        match &mut self.run {
+            Some((current, n)) if *current == reason => *n += 1,
+            _ => {
+                self.end_run();
+                self.run = Some((reason, 1));
+            }
+        }
+    }
+
+    fn end_run(&mut self) {
+        if let Some((reason, n)) = self.run.take() {
+            *self.all.entry(reason).or_default() += n;
+        }
+    }
+
+    fn into_counts(mut self) -> HashMap<DropReason, u64> {
+        self.end_run();
+        self.all
+    }
+}
+
 /// A worker: processes each chunk it is given and returns what it produced.
-fn work(mut switch: Switch, chunks: Receiver<Arc<Chunk>>, results: SyncSender<BatchOut>) -> Switch {
-    while let Ok(chunk) = chunks.recv() {
-        let mut out = BatchOut::default();
+fn work(mut switch: Switch, chunks: Receiver<(Arc<Chunk>, BatchOut)>, results: SyncSender<BatchOut>) -> Switch {
+    while let Ok((chunk, mut out)) = chunks.recv() {
         switch.process_batch(&chunk.batch(), &mut out);
+        // Let go of the chunk before its result is sent, so the calling thread gets it back whole.
+        drop(chunk);
         if results.send(out).is_err() {
             break;
         }
@@ -213,9 +276,9 @@ fn work(mut switch: Switch, chunks: Receiver<Arc<Chunk>>, results: SyncSender<Ba
 
 /// Hands what one chunk produced to `sink`, input by input (the records are in input order), and
 /// counts the drops.
-fn deliver(chunk: &Chunk, result: &mut BatchOut, drops: &mut HashMap<DropReason, u64>, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
+fn deliver(chunk: &Chunk, result: &mut BatchOut, drops: &mut DropCounts, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
     for drop in result.drops.drain(..) {
-        *drops.entry(drop.reason).or_default() += 1;
+        drops.add(drop.reason);
     }
     let mut traces = std::mem::take(&mut result.trace).into_iter().peekable();
     let (mut packet_at, mut log_at) = (0, 0);
