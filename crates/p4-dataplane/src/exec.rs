@@ -204,6 +204,9 @@ pub struct TableActionProg {
 /// gives its name, width and match kind.
 pub struct TableKeyProg {
     pub eval: Ev,
+    /// The frame slot the key is read from when it is a field at a fixed place (`eval` reads the
+    /// same slot).
+    pub slot: Option<usize>,
 }
 
 pub struct TableProg {
@@ -237,7 +240,10 @@ impl TableProg {
         let mut key = std::mem::take(&mut c.keybuf);
         key.clear();
         for k in &tp.keys {
-            let v = (k.eval)(p, c);
+            let v = match k.slot {
+                Some(s) => c.get(s),
+                None => (k.eval)(p, c),
+            };
             key.push(v);
         }
         let found = c.tables.get_mut(t).and_then(|ts| ts.lookup(&key));
