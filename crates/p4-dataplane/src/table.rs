@@ -16,8 +16,9 @@
 //! then a root of `4 << min(width, 16)` bytes (256 KiB for 32 bits) and 1 KiB per node below it
 //! (for 32 bits: one per /16 and one per /24 that holds a longer prefix).
 //!
-//! Invariants: `entries[h]` is `Some` exactly for live handles, and every live handle appears once in
-//! the index; masked values are stored pre-masked (`value & mask`). An lpm entry whose value has
+//! Invariants: `entries[h]` is `Some` exactly for live handles, every other `h < entries.len()` is in
+//! `free` (given out again smallest first, as BMv2 does, so churn does not grow the table), and every
+//! live handle appears once in the index; masked values are stored pre-masked (`value & mask`). An lpm entry whose value has
 //! bits outside its mask can never match: it is in the maps (so it is a duplicate, listed and
 //! removable) but not in the trie. The trie gives, for every key, the entry the maps' probing
 //! would give.
