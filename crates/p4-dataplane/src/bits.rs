@@ -322,6 +322,15 @@ impl BitWriter {
             self.bytes.push((self.acc >> self.pending) as u8);
         }
         self.acc = 0;
+        // Headers of up to 112 bytes are filled on the stack and appended with one copy (growing
+        // the vector with zeros is a byte loop); longer ones in place.
+        const STACK: usize = 128;
+        if len + 16 <= STACK {
+            let mut region = [0u8; STACK];
+            fill(&mut region);
+            self.bytes.extend_from_slice(&region[..len]);
+            return true;
+        }
         let start = self.bytes.len();
         self.bytes.resize(start + len + 16, 0);
         if let Some(region) = self.bytes.get_mut(start..) {
