@@ -214,6 +214,17 @@ pub fn read_field(hdr: &[u8], f: FieldRead) -> u128 {
     read_bits(hdr, f.bit, f.width)
 }
 
+/// Reads field `f` of a header starting at bit `at` of `buf`, wherever that is: [`read_field`] on
+/// the header's bytes when it starts on a byte, shifted reads otherwise.
+#[inline(always)]
+pub fn read_field_at(buf: &[u8], at: usize, f: FieldRead) -> u128 {
+    if at.is_multiple_of(8) {
+        read_field(buf.get(at / 8..).unwrap_or(&[]), f)
+    } else {
+        read_bits(buf, at + f.bit, f.width)
+    }
+}
+
 /// ORs the low `width` (≤ 128) bits of `v` into `buf` starting at bit `bit_off` (bit 0 = most
 /// significant bit of byte 0). The bits written must be zero before, and `buf` must reach at least
 /// 16 bytes past the byte holding bit `bit_off + width - 1` ([`BitWriter::put_aligned`] leaves that slack);
@@ -408,6 +419,17 @@ mod tests {
             for (&(v, _), read) in fields.iter().zip(field_reads(&widths)) {
                 prop_assert_eq!(read_field(&bytes[lead..], read), v);
                 prop_assert_eq!(read_field(&padded, read), v);
+            }
+            // The same header starting inside a byte (after `lead + 1` bits).
+            let mut shifted = BitWriter::default();
+            shifted.push(1, lead as u32 + 1);
+            for &(v, w) in &fields {
+                shifted.push(v, w);
+            }
+            let shifted = shifted.finish().to_vec();
+            for (&(v, _), read) in fields.iter().zip(field_reads(&widths)) {
+                prop_assert_eq!(read_field_at(&shifted, lead + 1, read), v);
+                prop_assert_eq!(read_field_at(&bytes, lead * 8, read), v);
             }
         }
     }

@@ -18,8 +18,8 @@
 //!
 //! Invariants: `entries[h]` is `Some` exactly for live handles, every other `h < entries.len()` is in
 //! `free` (given out again smallest first, as BMv2 does, so churn does not grow the table), and every
-//! live handle appears once in the index; masked values are stored pre-masked (`value & mask`). An lpm entry whose value has
-//! bits outside its mask can never match: it is in the maps (so it is a duplicate, listed and
+//! live handle appears once in the index; masked values are stored pre-masked (`value & mask`). An
+//! lpm entry whose value has bits outside its mask can never match: it is in the maps (so it is a duplicate, listed and
 //! removable) but not in the trie. The trie gives, for every key, the entry the maps' probing
 //! would give.
 

@@ -550,10 +550,9 @@ impl Compiler<'_> {
         }
         if self.is_scalar(&e.ty) {
             let (w, _) = self.width(&e.ty);
-            let plain_read = matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) && !wide::reads_wide(e);
-            match self.loc(b, e) {
-                Ok(loc @ Loc::Static(_)) if plain_read => out.push(scalar_leaf(&loc, w)),
-                _ => out.push(Leaf::Scalar(self.scalar(b, e)?, w)),
+            match self.fixed_scalar_slot(b, e) {
+                Some(slot) => out.push(Leaf::Slot(slot, w)),
+                None => out.push(Leaf::Scalar(self.scalar(b, e)?, w)),
             }
             return Ok(());
         }
@@ -576,6 +575,17 @@ impl Compiler<'_> {
             }
         };
         self.loc_leaves(&loc, &e.ty, out)
+    }
+
+    /// The frame slot `e` is read from when it is a scalar variable or field at a fixed place
+    /// (what [`Compiler::scalar`] would compile to one slot read), so that hot paths read the slot
+    /// without a closure call; `None` for anything else.
+    pub(crate) fn fixed_scalar_slot(&mut self, b: &BlockRef, e: &Expr) -> Option<usize> {
+        let plain = matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) && self.is_scalar(&e.ty) && !wide::reads_wide(e);
+        match self.loc(b, e) {
+            Ok(Loc::Static(slot)) if plain => Some(slot),
+            _ => None,
+        }
     }
 
     fn loc_leaves(&mut self, loc: &Loc, ty: &Type, out: &mut Vec<Leaf>) -> R<()> {

@@ -361,21 +361,9 @@ impl Compiler<'_> {
                     return Flow::Reject(short);
                 }
                 let (pkt, frame) = (&c.pkt, &mut c.f);
-                // The header from its first byte; at a cursor inside a byte, shifted reads.
-                if c.cursor.is_multiple_of(8) {
-                    let hdr = pkt.get(c.cursor / 8..).unwrap_or(&[]);
-                    for &(slot, read) in &plan {
-                        if let Some(s) = frame.get_mut(slot) {
-                            *s = bits::read_field(hdr, read);
-                        }
-                    }
-                } else {
-                    let mut pos = c.cursor;
-                    for (&(slot, _), &w) in plan.iter().zip(&widths) {
-                        if let Some(s) = frame.get_mut(slot) {
-                            *s = bits::read_bits(pkt, pos, w);
-                        }
-                        pos += w as usize;
+                for &(slot, read) in &plan {
+                    if let Some(s) = frame.get_mut(slot) {
+                        *s = bits::read_field_at(pkt, c.cursor, read);
                     }
                 }
                 c.set(base, 1);

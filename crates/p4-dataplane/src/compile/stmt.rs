@@ -551,13 +551,7 @@ impl Compiler<'_> {
         let mut keys = Vec::new();
         for f in &layouts.key(id).fields {
             let expr = &t.keys[f.index].expr;
-            // A key that is a field at a fixed place is read from its slot, without a closure call.
-            let plain = matches!(expr.kind, ExprKind::Var(_) | ExprKind::Field(..)) && !super::wide::reads_wide(expr) && !super::wide::is_wide(&expr.ty);
-            let slot = match self.loc(&b, expr) {
-                Ok(Loc::Static(s)) if plain && self.is_scalar(&expr.ty) => Some(s),
-                _ => None,
-            };
-            keys.push(TableKeyProg { eval: self.scalar(&b, expr)?, slot });
+            keys.push(TableKeyProg { eval: self.scalar(&b, expr)?, slot: self.fixed_scalar_slot(&b, expr) });
         }
         let mut actions = Vec::new();
         for a in t.effective_actions() {

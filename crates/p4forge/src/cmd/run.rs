@@ -265,7 +265,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     while !interrupted {
         let (size, mut chunk) = match &mut target {
             Target::Software(engine) => (engine.chunk_size(), engine.empty_chunk()),
-            Target::Other(_) => (CHUNK, Chunk { bytes: Vec::with_capacity(CHUNK * 128), inputs: Vec::with_capacity(CHUNK) }),
+            Target::Other(_) => (CHUNK, Chunk::with_capacity(CHUNK)),
         };
         while chunk.inputs.len() < size {
             if p4_io::interrupt::interrupted() {

@@ -59,6 +59,11 @@ pub struct Chunk {
 }
 
 impl Chunk {
+    /// An empty chunk with room for `size` packets of up to 128 bytes without growing.
+    pub fn with_capacity(size: usize) -> Chunk {
+        Chunk { bytes: Vec::with_capacity(size * 128), inputs: Vec::with_capacity(size) }
+    }
+
     /// The bytes of one of the chunk's packets.
     pub fn data(&self, input: &Input) -> &[u8] {
         self.bytes.get(input.at..input.at + input.len).unwrap_or(&[])
@@ -129,10 +134,7 @@ impl Engine {
                 chunk.inputs.clear();
                 chunk
             }
-            None => {
-                let size = self.chunk_size();
-                Chunk { bytes: Vec::with_capacity(size * 128), inputs: Vec::with_capacity(size) }
-            }
+            None => Chunk::with_capacity(self.chunk_size()),
         }
     }
 
