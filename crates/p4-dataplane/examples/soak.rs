@@ -16,29 +16,30 @@ fn main() {
         None => 100_000_000,
         Some(Ok(n)) if n > 0 => n,
         Some(_) => {
-            eprintln!("usage: soak [PACKETS]  (a positive number; default 100000000)");
+            p4_io::eprintln_safe!("usage: soak [PACKETS]  (a positive number; default 100000000)");
             std::process::exit(2);
         }
     };
     let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
     let result = soak::run(&include, packets, |sent, rate, rss| {
-        eprintln!("{sent:>12} packets  {:6.2} M packets/s  resident {:.1} MiB", rate / 1e6, mib(rss));
+        p4_io::eprintln_safe!("{sent:>12} packets  {:6.2} M packets/s  resident {:.1} MiB", rate / 1e6, mib(rss));
     });
     match result {
         Ok(s) => {
             let growth = s.rss_end.saturating_sub(s.rss_early);
-            println!(
-                "soak: {} packets, {} outputs, {} route changes in {:.1} s ({:.2} M packets/s); every output port and counter as tallied; resident {:.1} MiB after the first tenth, {:.1} MiB at the end",
+            // A closed standard output (`| head`) does not change the verdict, which is the exit status.
+            let _ = p4_io::stdio::print(&format!(
+                "soak: {} packets, {} outputs, {} route changes in {:.1} s ({:.2} M packets/s); every output port and counter as tallied; resident {:.1} MiB after the first tenth, {:.1} MiB at the end\n",
                 s.packets, s.outputs, s.updates, s.seconds, s.packets as f64 / s.seconds / 1e6, mib(s.rss_early), mib(s.rss_end)
-            );
+            ));
             if growth > MAX_GROWTH {
-                eprintln!("soak: resident memory grew by {:.1} MiB after the first tenth of the run", mib(growth));
+                p4_io::eprintln_safe!("soak: resident memory grew by {:.1} MiB after the first tenth of the run", mib(growth));
                 std::process::exit(1);
             }
         }
         Err(e) => {
-            eprintln!("soak: {e}");
+            p4_io::eprintln_safe!("soak: {e}");
             std::process::exit(1);
         }
     }
