@@ -85,8 +85,8 @@ pub struct Ctx {
     pub out: BitWriter,
     /// Hash/checksum input.
     pub scratch: BitWriter,
+    /// The key of the table applied last (a traced switch only, for the trace).
     pub keybuf: Vec<u128>,
-    pub argbuf: Vec<u128>,
     pub tables: Vec<TableState>,
     /// Default action of each table: (index into the table's action list, data).
     pub defaults: Vec<(usize, Vec<u128>)>,
@@ -102,6 +102,12 @@ pub struct Ctx {
     pub pending_err: Option<u32>,
     /// The trace of the packet being processed (a traced switch only).
     pub trace: Option<Box<crate::trace::TraceBuf>>,
+    /// The wire-format executor's headers ([`crate::fast`]): each instance's bytes at its offset.
+    pub wire: Vec<u8>,
+    /// Bit `i`: header instance `i` of `wire` is valid.
+    pub wire_valid: u64,
+    /// The wire-format executor's deparser output.
+    pub wire_out: Vec<u8>,
 }
 
 impl Ctx {
@@ -237,8 +243,8 @@ impl TableProg {
     /// `TRACED`: a traced build's, recording the lookup and what the action changed.
     pub fn apply<const TRACED: bool>(p: &Prog, c: &mut Ctx, t: usize) -> ApplyOutcome {
         let Some(tp) = p.tables.get(t) else { return ApplyOutcome { hit: false, action: 0, flow: Flow::Next } };
-        let mut key = std::mem::take(&mut c.keybuf);
-        key.clear();
+        // Keys and action data of usual sizes live on the stack: no buffer to take and give back.
+        let mut key = SmallValues::new();
         for k in &tp.keys {
             let v = match k.slot {
                 Some(s) => c.get(s),
@@ -246,28 +252,44 @@ impl TableProg {
             };
             key.push(v);
         }
-        let found = c.tables.get_mut(t).and_then(|ts| ts.lookup(&key));
-        c.keybuf = key;
-        let mut args = std::mem::take(&mut c.argbuf);
-        args.clear();
-        let (hit, act) = match found {
+        let mut args = SmallValues::new();
+        let (found, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args);
+        let Some(ta) = tp.actions.get(act) else {
+            return ApplyOutcome { hit, action: 0, flow: Flow::Next };
+        };
+        if TRACED {
+            c.keybuf.clear();
+            c.keybuf.extend_from_slice(key.as_slice());
+            crate::trace::table_applied(p, c, t, found, ta.action, args.as_slice());
+        }
+        let flow = (ta.invoke)(p, c, args.as_slice());
+        if let (true, Some(trace), Some(names)) = (TRACED, c.trace.as_mut(), &p.slot_names) {
+            trace.diff(&c.f, names, true);
+        }
+        ApplyOutcome { hit, action: ta.action, flow }
+    }
+
+    /// Looks `key` up in table `t` (this one), counts the hit where a direct counter or meter reads
+    /// it, and chooses the action: `(entry hit, hit, index into `actions`)`, its data in `args`.
+    pub(crate) fn choose(&self, p: &Prog, c: &mut Ctx, t: usize, key: &[u128], args: &mut SmallValues) -> (Option<u64>, bool, usize) {
+        let found = c.tables.get_mut(t).and_then(|ts| ts.lookup(key));
+        match found {
             Some(h) => {
                 let mut colour = None;
                 let mut act = 0;
-                let counted = !tp.per_entry.is_empty() || tp.entry_meter.is_some();
+                let counted = !self.per_entry.is_empty() || self.entry_meter.is_some();
                 let pkt_len = if counted { p.intrinsic.slot(MetaRole::PacketLength).map_or(0, |s| c.get(s)) as u64 } else { 0 };
-                let now = c.now_us as f64;
                 if let Some(e) = c.tables.get_mut(t).and_then(|ts| ts.get_mut(h)) {
                     // Counts are kept only where a direct counter (or meter) can read them.
-                    if !tp.per_entry.is_empty() {
+                    if !self.per_entry.is_empty() {
                         e.packets += 1;
                         e.bytes += pkt_len;
                     }
                     args.extend_from_slice(&e.args);
                     act = e.action;
-                    if let Some(m) = tp.entry_meter {
+                    if let Some(m) = self.entry_meter {
                         let bytes = matches!(c.externs.get(m), Some(ExternState::DirectMeter { bytes: true, .. }));
-                        colour = Some((m, e.meter.execute(if bytes { pkt_len as u32 } else { 1 }, now)));
+                        colour = Some((m, e.meter.execute(if bytes { pkt_len as u32 } else { 1 }, c.now_us as f64)));
                     }
                 }
                 if let Some((m, col)) = colour {
@@ -275,7 +297,7 @@ impl TableProg {
                         *colour = col;
                     }
                 }
-                (true, act)
+                (found, true, act)
             }
             None => {
                 let mut act = 0;
@@ -283,27 +305,65 @@ impl TableProg {
                     act = *a;
                     args.extend_from_slice(data);
                 }
-                if let Some(m) = tp.entry_meter {
+                if let Some(m) = self.entry_meter {
                     if let Some(ExternState::DirectMeter { colour, .. }) = c.externs.get_mut(m) {
                         *colour = crate::meter::GREEN;
                     }
                 }
-                (false, act)
+                (None, false, act)
             }
-        };
-        let Some(ta) = tp.actions.get(act) else {
-            c.argbuf = args;
-            return ApplyOutcome { hit, action: 0, flow: Flow::Next };
-        };
-        if TRACED {
-            crate::trace::table_applied(p, c, t, found, ta.action, &args);
         }
-        let flow = (ta.invoke)(p, c, &args);
-        if let (true, Some(trace), Some(names)) = (TRACED, c.trace.as_mut(), &p.slot_names) {
-            trace.diff(&c.f, names, true);
+    }
+}
+
+/// Up to [`SmallValues::INLINE`] values on the stack, more on the heap (a table key or an
+/// entry's action data: almost always a few values, read once per packet).
+pub(crate) struct SmallValues {
+    len: usize,
+    inline: [u128; SmallValues::INLINE],
+    spilled: Vec<u128>,
+}
+
+impl SmallValues {
+    const INLINE: usize = 8;
+
+    #[inline]
+    pub(crate) fn new() -> SmallValues {
+        SmallValues { len: 0, inline: [0; SmallValues::INLINE], spilled: Vec::new() }
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, v: u128) {
+        if self.len < Self::INLINE {
+            self.inline[self.len] = v;
+        } else {
+            if self.spilled.is_empty() {
+                self.spilled.extend_from_slice(&self.inline);
+            }
+            self.spilled.push(v);
         }
-        c.argbuf = args;
-        ApplyOutcome { hit, action: ta.action, flow }
+        self.len += 1;
+    }
+
+    #[inline]
+    pub(crate) fn extend_from_slice(&mut self, values: &[u128]) {
+        if self.len == 0 && values.len() <= Self::INLINE {
+            self.inline[..values.len()].copy_from_slice(values);
+            self.len = values.len();
+        } else {
+            for &v in values {
+                self.push(v);
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn as_slice(&self) -> &[u128] {
+        if self.len <= Self::INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.spilled
+        }
     }
 }
 
@@ -388,4 +448,6 @@ pub struct Prog {
     pub draws_random: bool,
     /// A traced build ([`crate::trace`]): the name of every named frame slot.
     pub(crate) slot_names: Option<Arc<Vec<Option<crate::trace::SlotName>>>>,
+    /// The program compiled for the wire-format executor, when it can run it ([`crate::fast`]).
+    pub(crate) fast: Option<Box<crate::fast::FastProg>>,
 }

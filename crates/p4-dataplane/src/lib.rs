@@ -46,6 +46,7 @@ mod compile;
 pub mod control;
 mod cp;
 mod exec;
+mod fast;
 pub mod hashing;
 pub mod meter;
 pub mod rss;
@@ -96,6 +97,12 @@ impl DataplaneError {
     /// Names the architecture the program was refused for (unless already named).
     pub fn in_architecture(mut self, arch: Option<&'static p4_arch::Architecture>) -> DataplaneError {
         self.architecture = self.architecture.or(arch.map(|a| a.name));
+        self
+    }
+
+    /// Says which part of the program (`what`, e.g. `action X`) the error was found in.
+    pub(crate) fn in_context(mut self, what: String) -> DataplaneError {
+        self.message = format!("{what}: {}", self.message);
         self
     }
 

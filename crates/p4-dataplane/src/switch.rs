@@ -52,6 +52,11 @@ pub struct Switch {
     one: BatchOut,
     /// The work queue of the packet being processed (kept to reuse its buffer).
     jobs: VecDeque<Job>,
+    /// Why the wire-format executor ([`crate::fast`]) does not run this program (`None`: it does).
+    fast_refusal: Option<String>,
+    /// Packets go through the wire-format executor when the program has it (see
+    /// [`Switch::use_wire_format`]).
+    wire_format: bool,
 }
 
 fn enum_member_name(ir: &p4_ir::Program, v: &p4_ir::Value) -> Option<String> {
@@ -86,7 +91,20 @@ impl Switch {
     }
 
     fn build(program: Arc<p4_ir::Program>, tracing: bool) -> Result<Switch, DataplaneError> {
-        let (prog, _) = build_prog(&program, tracing)?;
+        let (mut prog, mut cx) = build_prog(&program, tracing)?;
+        // The wire-format executor takes the programs it can run whole; a traced switch records
+        // what the closure executor does.
+        let mut fast_refusal = Some("a traced switch runs the closure executor".to_string());
+        if !tracing {
+            match crate::fast::build(&mut cx, &prog) {
+                Ok(fast) => {
+                    prog.fast = Some(Box::new(fast));
+                    fast_refusal = None;
+                }
+                Err(why) => fast_refusal = Some(why.message),
+            }
+        }
+        let wire_len = prog.fast.as_ref().map_or(0, |f| f.wire_len);
         let mut externs = Vec::new();
         for (i, e) in program.externs.iter().enumerate() {
             // What state an instance keeps, and which constructor arguments size it and choose
@@ -122,7 +140,6 @@ impl Switch {
             out: Default::default(),
             scratch: Default::default(),
             keybuf: Vec::new(),
-            argbuf: Vec::new(),
             tables,
             defaults: vec![(0, Vec::new()); prog.tables.len()],
             externs,
@@ -133,8 +150,11 @@ impl Switch {
             log: Vec::new(),
             pending_err: None,
             trace: tracing.then(Default::default),
+            wire: vec![0; wire_len],
+            wire_valid: 0,
+            wire_out: Vec::new(),
         };
-        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new() };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -634,6 +654,13 @@ impl Switch {
         // Traced or not is decided once per batch: an untraced switch runs code with no test of the
         // trace in it.
         let traced = self.ctx.trace.is_some();
+        if !traced && self.wire_format && self.prog.fast.is_some() {
+            for (index, packet) in batch.iter().enumerate() {
+                out.input = index as u32;
+                self.process_wire_format(packet, out);
+            }
+            return;
+        }
         for (index, packet) in batch.iter().enumerate() {
             out.input = index as u32;
             if traced {
@@ -642,6 +669,100 @@ impl Switch {
                 self.process::<false>(packet, out);
             }
         }
+    }
+
+    /// Which executor runs this switch's packets: `"wire-format"` ([`crate::fast`]) or
+    /// `"closures"`.
+    pub fn executor(&self) -> &'static str {
+        if self.wire_format && self.prog.fast.is_some() && self.ctx.trace.is_none() {
+            "wire-format"
+        } else {
+            "closures"
+        }
+    }
+
+    /// Why the wire-format executor cannot run this program (`None`: it can).
+    pub fn wire_format_refusal(&self) -> Option<&str> {
+        self.fast_refusal.as_deref()
+    }
+
+    /// Chooses the wire-format executor where the program has it (the default) or the closure
+    /// executor (the reference, for comparisons); returns whether the wire-format one now runs.
+    pub fn use_wire_format(&mut self, on: bool) -> bool {
+        self.wire_format = on;
+        self.executor() == "wire-format"
+    }
+
+    /// One packet of a batch through the wire-format executor: the pipeline of [`Switch::ingress`]
+    /// and [`Switch::egress`] for a program that makes one copy of a packet or none (no clone,
+    /// re-parse, multicast or truncation: the build refuses programs that ask for them).
+    fn process_wire_format(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
+        if self.check_port(packet.port).is_err() {
+            res.push_drop(DropReason::PortTooWide(packet.port));
+            return;
+        }
+        let instance = u128::from(self.instance(PacketInstance::Normal));
+        let (p, c) = (&self.prog, &mut self.ctx);
+        c.now_us = packet.now_ns / 1000;
+        c.f.fill(0);
+        c.wire.fill(0);
+        c.wire_valid = 0;
+        c.pkt.clear();
+        c.pkt.extend_from_slice(packet.data);
+        c.cursor = 0;
+        c.fx = Effects::default();
+        let meta = &p.intrinsic;
+        for (r, v) in [
+            (MetaRole::IngressPort, u128::from(packet.port)),
+            (MetaRole::PacketLength, packet.data.len() as u128),
+            (MetaRole::InstanceType, instance),
+            (MetaRole::IngressTimestamp, u128::from(c.now_us) & mask(48)),
+        ] {
+            if let Some(s) = meta.slot(r) {
+                c.set(s, v);
+            }
+        }
+        if let (Err(e), Some(s)) = (crate::fast::run_parser(p, c), meta.slot(MetaRole::ParserError)) {
+            c.set(s, u128::from(e));
+        }
+        for &ctl in &p.pipeline.ingress {
+            crate::fast::run_control(p, c, ctl);
+        }
+        if self.marked_to_drop() {
+            let reason = self.drop_reason();
+            res.push_drop(reason);
+            return;
+        }
+        let port = self.meta_get(MetaRole::EgressSpec).unwrap_or(0) as u32;
+        let now = u128::from(self.ctx.now_us);
+        for (r, v) in [
+            (MetaRole::EgressPort, u128::from(port)),
+            (MetaRole::EgressSpec, 0),
+            (MetaRole::EgressRid, 0),
+            (MetaRole::EgressTimestamp, now & mask(48)),
+            (MetaRole::EnqTimestamp, now & mask(32)),
+            (MetaRole::DeqTimedelta, 0),
+        ] {
+            self.meta_set(r, v);
+        }
+        self.ctx.fx = Effects::default();
+        let (p, c) = (&self.prog, &mut self.ctx);
+        for &ctl in &p.pipeline.egress {
+            crate::fast::run_control(p, c, ctl);
+        }
+        if self.marked_to_drop() {
+            let reason = self.drop_reason();
+            res.push_drop(reason);
+            return;
+        }
+        let (p, c) = (&self.prog, &mut self.ctx);
+        c.wire_out.clear();
+        for &ctl in &p.pipeline.deparse {
+            crate::fast::run_control(p, c, ctl);
+        }
+        let start = c.cursor.div_ceil(8).min(c.pkt.len());
+        let tail = c.pkt.get(start..).unwrap_or(&[]);
+        res.push_packet(port, [&c.wire_out, tail], None);
     }
 
     /// One packet of a batch.

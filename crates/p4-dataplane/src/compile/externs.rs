@@ -63,7 +63,7 @@ impl Compiler<'_> {
         }
     }
 
-    fn algorithm(&self, e: &Expr) -> R<Algorithm> {
+    pub(crate) fn algorithm(&self, e: &Expr) -> R<Algorithm> {
         let arch = p4_arch::of(self.ir);
         match self.enum_member(e).and_then(|n| arch?.hash_algorithm(n)) {
             Some(a) => {

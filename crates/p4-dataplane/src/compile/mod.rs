@@ -27,7 +27,7 @@ use crate::bits::mask;
 use crate::exec::{DynSlot, ErrorCodes, Intrinsic};
 use crate::DataplaneError;
 
-pub(crate) use stmt::{build_prog, run_control, run_parser};
+pub(crate) use stmt::{build_prog, run_control, run_parser, select_case, target, MAX_PARSER_STEPS};
 
 pub(crate) type R<T> = Result<T, DataplaneError>;
 
@@ -445,7 +445,7 @@ pub(crate) fn type_name(ty: &Type) -> String {
     }
 }
 
-fn callee_name(c: &p4_ir::Callee) -> String {
+pub(crate) fn callee_name(c: &p4_ir::Callee) -> String {
     match c {
         p4_ir::Callee::Action(a) => format!("action #{}", a.0),
         p4_ir::Callee::Function(f) => format!("function #{}", f.0),

@@ -394,6 +394,12 @@ impl Compiler<'_> {
             }
             (ins, outs)
         };
+        if ins.is_empty() && outs.is_empty() {
+            return Box::new(move |p, c| match body(p, c) {
+                Flow::Return => Flow::Next,
+                f => f,
+            });
+        }
         Box::new(move |p, c| {
             for i in &ins {
                 i(p, c);
@@ -647,7 +653,7 @@ impl Compiler<'_> {
         Ok(StateProg { name: st.name.clone(), body, transition })
     }
 
-    fn keyset(&mut self, ks: &p4_ir::Keyset, ty: &Type) -> R<KeyMatch> {
+    pub(crate) fn keyset(&mut self, ks: &p4_ir::Keyset, ty: &Type) -> R<KeyMatch> {
         let (w, _) = self.width(ty);
         let cv = |this: &Self, e: &Expr| -> R<u128> {
             match &e.kind {
@@ -672,7 +678,7 @@ impl Compiler<'_> {
     }
 }
 
-fn target(t: p4_ir::StateTarget) -> Target {
+pub(crate) fn target(t: p4_ir::StateTarget) -> Target {
     match t {
         p4_ir::StateTarget::State(s) => Target::State(s.index()),
         p4_ir::StateTarget::Accept => Target::Accept,
@@ -681,7 +687,7 @@ fn target(t: p4_ir::StateTarget) -> Target {
 }
 
 /// Maximum parser state transitions per packet (guards against loops that consume nothing).
-const MAX_PARSER_STEPS: usize = 4096;
+pub(crate) const MAX_PARSER_STEPS: usize = 4096;
 
 /// Runs parser `idx` from `start` to `accept` (Ok) or `reject` (Err with the error code).
 /// Runs parser `idx`; `TRACED`: a traced build's, recording each state.
@@ -721,25 +727,8 @@ pub(crate) fn run_parser<const TRACED: bool>(p: &Prog, c: &mut Ctx, idx: usize) 
                 if let Some(e) = c.pending_err.take() {
                     return Err(e);
                 }
-                let found = cases.iter().find(|(ms, _)| {
-                    if ms.len() == 1 && vals.len() > 1 {
-                        if let KeyMatch::ValueSet(vs) = ms[0] {
-                            let mut all = 0u128;
-                            for (v, w) in vals.iter().zip(widths) {
-                                all = (all << w) | v;
-                            }
-                            return value_set_match(c, vs, all);
-                        }
-                    }
-                    ms.iter().zip(vals.iter()).all(|(m, v)| match *m {
-                        KeyMatch::Any => true,
-                        KeyMatch::Mask(x, mk) => v & mk == x,
-                        KeyMatch::Range(lo, hi) => lo <= *v && *v <= hi,
-                        KeyMatch::ValueSet(vs) => value_set_match(c, vs, *v),
-                    })
-                });
-                match found {
-                    Some((_, t)) => *t,
+                match select_case(c, vals, widths, cases) {
+                    Some(t) => t,
                     None => return Err(p.errors.no_match),
                 }
             }
@@ -751,6 +740,30 @@ pub(crate) fn run_parser<const TRACED: bool>(p: &Prog, c: &mut Ctx, idx: usize) 
         }
     }
     Err(p.errors.parser_timeout)
+}
+
+/// The target of the first select case whose keysets match `vals` (the keys' values, of `widths`
+/// bits); `None`: no case matches.
+pub(crate) fn select_case(c: &Ctx, vals: &[u128], widths: &[u32], cases: &[(Vec<KeyMatch>, Target)]) -> Option<Target> {
+    let found = cases.iter().find(|(ms, _)| {
+        // One value set for several keys matches their concatenation.
+        if ms.len() == 1 && vals.len() > 1 {
+            if let KeyMatch::ValueSet(vs) = ms[0] {
+                let mut all = 0u128;
+                for (v, w) in vals.iter().zip(widths) {
+                    all = (all << w) | v;
+                }
+                return value_set_match(c, vs, all);
+            }
+        }
+        ms.iter().zip(vals.iter()).all(|(m, v)| match *m {
+            KeyMatch::Any => true,
+            KeyMatch::Mask(x, mk) => v & mk == x,
+            KeyMatch::Range(lo, hi) => lo <= *v && *v <= hi,
+            KeyMatch::ValueSet(vs) => value_set_match(c, vs, *v),
+        })
+    });
+    found.map(|(_, t)| *t)
 }
 
 fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
@@ -944,6 +957,7 @@ pub(crate) fn build_prog(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)>
         arch,
         draws_random: cx.draws_random.get(),
         slot_names,
+        fast: None,
     };
     Ok((prog, cx))
 }

@@ -1,0 +1,780 @@
+//! Compiles a program for the wire-format executor, or says which construct keeps it on the
+//! closure executor.
+
+use std::sync::Arc;
+
+use p4_arch::{DropMarker, ExternOp, MetaRole};
+use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Stmt, Type, UnOp};
+
+use super::places::{Place, Places, Region};
+use super::{read_field, write_field, FastProg, FastState, FastTable, FastTransition, SLACK};
+use crate::bits::{self, mask};
+use crate::compile::{unsupported, Compiler, R};
+use crate::exec::{Ctx, Ev, Flow, Invoke, Prog, Run};
+use crate::hashing::{csum16_shifts, Algorithm, Csum16Sum};
+
+type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
+
+/// Compiles the pipeline of `prog` (built by `cx`) for the wire-format executor; an error names the
+/// first construct it cannot run.
+pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
+    let places = Places::of(cx)?;
+    let wire_len = places.wire_len + SLACK;
+    let mut fc = FastCompiler {
+        cx,
+        places,
+        actions: Vec::new(),
+        tables: Vec::new(),
+        written: Vec::new(),
+    };
+    fc.actions.resize_with(fc.cx.ir.actions.len(), || None);
+    fc.tables.resize_with(fc.cx.ir.tables.len(), || None);
+    let (parser_init, states) = fc.parser(prog.pipeline.parser)?;
+    let mut controls: Vec<Option<Run>> = Vec::new();
+    controls.resize_with(fc.cx.ir.controls.len(), || None);
+    let pipeline = prog.pipeline.ingress.iter().chain(&prog.pipeline.egress).chain(&prog.pipeline.deparse);
+    for &i in pipeline {
+        controls[i] = fc.control(i)?;
+    }
+    // The traffic manager here sends one copy to one port or drops it: a program that can ask
+    // for more (a multicast group) stays on the closure executor.
+    if let Some(group) = prog.intrinsic.slot(MetaRole::MulticastGroup) {
+        if fc.written.contains(&group) {
+            return unsupported("a multicast group (the wire-format executor makes one copy)");
+        }
+    }
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len })
+}
+
+struct FastCompiler<'c, 'a> {
+    cx: &'c mut Compiler<'a>,
+    places: Places,
+    actions: Vec<Option<Run>>,
+    tables: Vec<Option<FastTable>>,
+    /// Frame slots some compiled statement assigns.
+    written: Vec<usize>,
+}
+
+fn konst(v: u128) -> Ev {
+    Arc::new(move |_, _| v)
+}
+
+/// `Return` ends only the action or control it is in.
+fn ending_return(body: Run) -> Run {
+    Box::new(move |p, c| match body(p, c) {
+        Flow::Return => Flow::Next,
+        f => f,
+    })
+}
+
+fn seq(mut runs: Vec<Run>) -> Run {
+    match runs.len() {
+        0 => Box::new(|_, _| Flow::Next),
+        1 => runs.pop().unwrap_or_else(|| Box::new(|_, _| Flow::Next)),
+        _ => Box::new(move |p, c| {
+            for r in &runs {
+                let f = r(p, c);
+                if f != Flow::Next {
+                    return f;
+                }
+            }
+            Flow::Next
+        }),
+    }
+}
+
+impl FastCompiler<'_, '_> {
+    fn place(&mut self, b: &BlockRef, e: &Expr) -> R<Place> {
+        self.places.place(self.cx, b, e)
+    }
+
+    fn header(&mut self, b: &BlockRef, e: &Expr) -> R<Region> {
+        match self.place(b, e)? {
+            Place::Header(r) => Ok(r),
+            _ => unsupported(format!("{} where a header is expected", crate::compile::describe(e))),
+        }
+    }
+
+    // ------------------------------------------------------------------ expressions
+
+    fn ev(&mut self, b: &BlockRef, e: &Expr) -> R<Ev> {
+        self.ev_at(b, e).map_err(|error| error.at(e.span))
+    }
+
+    fn ev_at(&mut self, b: &BlockRef, e: &Expr) -> R<Ev> {
+        if !self.cx.is_scalar(&e.ty) {
+            return unsupported(format!("{} as a value", crate::compile::describe(e)));
+        }
+        Ok(match &e.kind {
+            ExprKind::Const(v) => konst(self.cx.scalar_value(v, &e.ty)?),
+            ExprKind::Var(_) | ExprKind::Field(..) => match self.place(b, e)? {
+                Place::Slot(s) => Arc::new(move |_, c| c.get(s)),
+                Place::Field { bit, width } => Arc::new(move |_, c| read_field(&c.wire, bit, width)),
+                Place::Header(_) => return unsupported("a header as a value"),
+            },
+            ExprKind::Slice(inner, hi, lo) => {
+                let (hi, lo) = (*hi, *lo);
+                let x = self.ev(b, inner)?;
+                Arc::new(move |p, c| bits::slice(x(p, c), hi, lo))
+            }
+            ExprKind::Unary(op, inner) => {
+                let x = self.ev(b, inner)?;
+                let (w, _) = self.cx.width(&e.ty);
+                match op {
+                    UnOp::Not => Arc::new(move |p, c| x(p, c) ^ 1),
+                    UnOp::BitNot => Arc::new(move |p, c| !x(p, c) & mask(w)),
+                    UnOp::Neg => Arc::new(move |p, c| x(p, c).wrapping_neg() & mask(w)),
+                    UnOp::Plus => x,
+                }
+            }
+            ExprKind::Binary(op, l, r) => self.binary(b, *op, l, r, &e.ty)?,
+            ExprKind::Mux(cond, a, bb) => {
+                let (cnd, x, y) = (self.ev(b, cond)?, self.ev(b, a)?, self.ev(b, bb)?);
+                Arc::new(move |p, c| if cnd(p, c) != 0 { x(p, c) } else { y(p, c) })
+            }
+            ExprKind::Cast(inner) => self.cast(b, inner, &e.ty)?,
+            ExprKind::Call(call) => match &call.callee {
+                Callee::Builtin { target, builtin: Builtin::IsValid } => {
+                    let bit = 1u64 << self.header(b, target)?.index;
+                    Arc::new(move |_, c| u128::from(c.wire_valid & bit != 0))
+                }
+                _ => return unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee))),
+            },
+            ExprKind::ApplyTable(t, res) => {
+                let t = t.index();
+                self.table(t)?;
+                match res {
+                    ApplyResult::ActionRun => Arc::new(move |p, c| super::apply_table(p, c, t).action as u128),
+                    ApplyResult::Hit | ApplyResult::Miss => {
+                        let want_hit = *res == ApplyResult::Hit;
+                        Arc::new(move |p, c| u128::from(super::apply_table(p, c, t).hit == want_hit))
+                    }
+                }
+            }
+            _ => return unsupported(format!("{} (the wire-format executor does not compute it)", crate::compile::describe(e))),
+        })
+    }
+
+    /// A conversion, as the closure executor converts.
+    fn cast(&mut self, b: &BlockRef, inner: &Expr, to: &Type) -> R<Ev> {
+        let x = self.ev(b, inner)?;
+        let (fw, fs) = self.cx.width(&inner.ty);
+        if matches!(to, Type::Bool) && inner.ty != Type::Bool {
+            return Ok(Arc::new(move |p, c| u128::from(x(p, c) != 0)));
+        }
+        let (tw, _) = self.cx.width(to);
+        Ok(if fs && tw > fw {
+            Arc::new(move |p, c| bits::cast(x(p, c), fw, true, tw))
+        } else if tw >= fw && !matches!(inner.ty, Type::InfInt) {
+            x
+        } else {
+            let m = mask(tw);
+            Arc::new(move |p, c| x(p, c) & m)
+        })
+    }
+
+    fn binary(&mut self, b: &BlockRef, op: BinOp, l: &Expr, r: &Expr, ty: &Type) -> R<Ev> {
+        if !self.cx.is_scalar(&l.ty) {
+            return unsupported("comparison of aggregates (the wire-format executor compares scalars)");
+        }
+        let (w, s) = self.cx.width(&l.ty);
+        let (rw, _) = self.cx.width(ty);
+        let m = mask(rw);
+        let (rwid, _) = self.cx.width(&r.ty);
+        // A field or slot against a constant: one closure.
+        if let (ExprKind::Const(v), ExprKind::Var(_) | ExprKind::Field(..)) = (&r.kind, &l.kind) {
+            let k = self.cx.scalar_value(v, &r.ty)?;
+            let read: Option<Ev> = match self.place(b, l)? {
+                Place::Field { bit, width } => match op {
+                    BinOp::Eq => Some(Arc::new(move |_, c| u128::from(read_field(&c.wire, bit, width) == k))),
+                    BinOp::Ne => Some(Arc::new(move |_, c| u128::from(read_field(&c.wire, bit, width) != k))),
+                    BinOp::Sub => Some(Arc::new(move |_, c| read_field(&c.wire, bit, width).wrapping_sub(k) & m)),
+                    BinOp::Add => Some(Arc::new(move |_, c| read_field(&c.wire, bit, width).wrapping_add(k) & m)),
+                    _ => None,
+                },
+                Place::Slot(sl) => match op {
+                    BinOp::Eq => Some(Arc::new(move |_, c| u128::from(c.get(sl) == k))),
+                    BinOp::Ne => Some(Arc::new(move |_, c| u128::from(c.get(sl) != k))),
+                    _ => None,
+                },
+                Place::Header(_) => None,
+            };
+            if let Some(ev) = read {
+                return Ok(ev);
+            }
+        }
+        let x = self.ev(b, l)?;
+        let y = self.ev(b, r)?;
+        Ok(match op {
+            BinOp::And => Arc::new(move |p, c| u128::from(x(p, c) != 0 && y(p, c) != 0)),
+            BinOp::Or => Arc::new(move |p, c| u128::from(x(p, c) != 0 || y(p, c) != 0)),
+            _ => Arc::new(move |p, c| {
+                let (a, bb) = (x(p, c), y(p, c));
+                binop(op, a, bb, w, s, m, rwid)
+            }),
+        })
+    }
+
+    // ------------------------------------------------------------------ places written
+
+    fn writer(&mut self, b: &BlockRef, e: &Expr) -> R<Write> {
+        if let ExprKind::Slice(inner, hi, lo) = &e.kind {
+            let (hi, lo) = (*hi, *lo);
+            let read = self.ev(b, inner)?;
+            let write = self.writer(b, inner)?;
+            return Ok(Arc::new(move |p, c, v| {
+                let old = read(p, c);
+                write(p, c, bits::set_slice(old, hi, lo, v));
+            }));
+        }
+        match self.place(b, e)? {
+            Place::Slot(s) => {
+                self.written.push(s);
+                Ok(Arc::new(move |_, c, v| c.set(s, v)))
+            }
+            Place::Field { bit, width } => Ok(Arc::new(move |_, c, v| write_field(&mut c.wire, bit, width, v))),
+            Place::Header(_) => unsupported("a header written as a scalar"),
+        }
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    fn block(&mut self, b: &BlockRef, stmts: &[Stmt]) -> R<Run> {
+        let mut runs = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            if matches!(s, Stmt::Empty) {
+                continue;
+            }
+            runs.push(self.stmt(b, s)?);
+        }
+        Ok(seq(runs))
+    }
+
+    fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
+        Ok(match s {
+            Stmt::VarInit { var, init, span } => {
+                let slot = self.cx.var_slot(b, *var)?;
+                let ty = self.cx.var_type(b, *var).cloned().unwrap_or(Type::Void);
+                if !self.cx.is_scalar(&ty) {
+                    return unsupported("a local variable of an aggregate type").map_err(|e: crate::DataplaneError| e.at(*span));
+                }
+                self.written.push(slot);
+                match init {
+                    Some(e) => {
+                        let v = self.ev(b, e)?;
+                        Box::new(move |p, c| {
+                            let x = v(p, c);
+                            c.set(slot, x);
+                            Flow::Next
+                        })
+                    }
+                    None => Box::new(move |_, c| {
+                        c.set(slot, 0);
+                        Flow::Next
+                    }),
+                }
+            }
+            Stmt::Assign { lhs, rhs, span } => self.assign(b, lhs, rhs).map_err(|e| e.at(*span))?,
+            Stmt::Call(call) => self.call(b, call).map_err(|e| e.at(call.span))?,
+            Stmt::ApplyTable { table, .. } => {
+                let t = table.index();
+                self.table(t)?;
+                Box::new(move |p, c| super::apply_table(p, c, t).flow)
+            }
+            Stmt::If { cond, then, otherwise, .. } => {
+                let cnd = self.ev(b, cond)?;
+                let t = self.block(b, then)?;
+                let e = self.block(b, otherwise)?;
+                Box::new(move |p, c| if cnd(p, c) != 0 { t(p, c) } else { e(p, c) })
+            }
+            Stmt::SwitchAction { table, cases, .. } => {
+                let t = table.index();
+                self.table(t)?;
+                let mut arms = Vec::new();
+                let mut default = None;
+                for (a, body) in cases {
+                    let run = self.block(b, body)?;
+                    match a {
+                        Some(a) => arms.push((a.index(), run)),
+                        None => default = Some(run),
+                    }
+                }
+                Box::new(move |p, c| {
+                    let out = super::apply_table(p, c, t);
+                    if out.flow != Flow::Next {
+                        return out.flow;
+                    }
+                    match arms.iter().find(|(a, _)| *a == out.action) {
+                        Some((_, run)) => run(p, c),
+                        None => default.as_ref().map_or(Flow::Next, |d| d(p, c)),
+                    }
+                })
+            }
+            Stmt::SwitchValue { expr, cases, .. } => {
+                let v = self.ev(b, expr)?;
+                let mut arms = Vec::new();
+                let mut default = None;
+                for (label, body) in cases {
+                    let run = self.block(b, body)?;
+                    match label {
+                        Some(l) => arms.push((self.cx.scalar_value(l, &expr.ty)?, run)),
+                        None => default = Some(run),
+                    }
+                }
+                Box::new(move |p, c| {
+                    let x = v(p, c);
+                    match arms.iter().find(|(l, _)| *l == x) {
+                        Some((_, run)) => run(p, c),
+                        None => default.as_ref().map_or(Flow::Next, |d| d(p, c)),
+                    }
+                })
+            }
+            Stmt::Block(stmts) => self.block(b, stmts)?,
+            Stmt::Exit(_) => Box::new(|_, _| Flow::Exit),
+            Stmt::Return(None, _) => Box::new(|_, _| Flow::Return),
+            Stmt::Empty => Box::new(|_, _| Flow::Next),
+            Stmt::Return(Some(_), span) => return unsupported("a function (the wire-format executor runs none)").map_err(|e: crate::DataplaneError| e.at(*span)),
+            Stmt::For { span, .. } | Stmt::Break(span) | Stmt::Continue(span) => {
+                return unsupported("a loop (the wire-format executor runs none)").map_err(|e: crate::DataplaneError| e.at(*span));
+            }
+            Stmt::ApplyBlock { span, .. } => return unsupported("a sub-block application").map_err(|e: crate::DataplaneError| e.at(*span)),
+        })
+    }
+
+    fn assign(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
+        if self.cx.is_scalar(&lhs.ty) {
+            let w = self.writer(b, lhs)?;
+            let v = self.ev(b, rhs)?;
+            return Ok(Box::new(move |p, c| {
+                let x = v(p, c);
+                w(p, c, x);
+                Flow::Next
+            }));
+        }
+        let dst = self.header(b, lhs)?;
+        if let ExprKind::InvalidHeader = rhs.kind {
+            return Ok(invalidate(dst));
+        }
+        let src = self.header(b, rhs)?;
+        if src.len != dst.len {
+            return unsupported("a header assigned from a header of another size");
+        }
+        Ok(Box::new(move |_, c| {
+            c.wire.copy_within(src.at..src.at + src.len, dst.at);
+            let valid = c.wire_valid >> src.index & 1;
+            c.wire_valid = (c.wire_valid & !(1 << dst.index)) | (valid << dst.index);
+            Flow::Next
+        }))
+    }
+
+    fn call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
+        match &call.callee {
+            Callee::Action(a) => self.action_call(b, a.index(), call),
+            Callee::Builtin { target, builtin } => {
+                let r = self.header(b, target)?;
+                match builtin {
+                    Builtin::IsValid => Ok(Box::new(|_, _| Flow::Next)),
+                    Builtin::SetValid => Ok(Box::new(move |_, c| {
+                        c.wire_valid |= 1 << r.index;
+                        Flow::Next
+                    })),
+                    Builtin::SetInvalid => Ok(invalidate(r)),
+                    Builtin::PushFront(_) | Builtin::PopFront(_) => unsupported("a header stack operation"),
+                }
+            }
+            Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
+                let r = self.header(b, &call.args[0].expr)?;
+                let short = self.cx.errors.packet_too_short;
+                Ok(Box::new(move |_, c| {
+                    let from = c.cursor / 8;
+                    match c.pkt.get(from..from + r.len) {
+                        Some(bytes) => {
+                            if let Some(to) = c.wire.get_mut(r.at..r.at + r.len) {
+                                to.copy_from_slice(bytes);
+                            }
+                            c.wire_valid |= 1 << r.index;
+                            c.cursor += r.len * 8;
+                            Flow::Next
+                        }
+                        None => Flow::Reject(short),
+                    }
+                }))
+            }
+            Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit" && call.args.len() == 1 => {
+                let mut regions = Vec::new();
+                self.emit_plan(b, &call.args[0].expr, &mut regions)?;
+                Ok(Box::new(move |_, c| {
+                    for r in &regions {
+                        if c.wire_valid >> r.index & 1 != 0 {
+                            if let Some(bytes) = c.wire.get(r.at..r.at + r.len) {
+                                c.wire_out.extend_from_slice(bytes);
+                            }
+                        }
+                    }
+                    Flow::Next
+                }))
+            }
+            Callee::ExternFunction { name, .. } => self.extern_function(b, call, name),
+            _ => unsupported(format!("{} (the wire-format executor has no such call)", crate::compile::callee_name(&call.callee))),
+        }
+    }
+
+    /// The header instances `e` (a header or a struct of headers) emits, in order.
+    fn emit_plan(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Region>) -> R<()> {
+        if self.cx.is_header(&e.ty) {
+            out.push(self.header(b, e)?);
+            return Ok(());
+        }
+        let Some(p4_ir::TypeDef::Struct { fields, .. }) = self.cx.type_def(&e.ty) else {
+            return unsupported(format!("emit of {}", crate::compile::describe(e)));
+        };
+        for (i, f) in fields.iter().enumerate() {
+            let member = Expr::new(f.ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span);
+            self.emit_plan(b, &member, out)?;
+        }
+        Ok(())
+    }
+
+    fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<Run> {
+        let arg = |i: usize| call.args.get(i).map(|a| &a.expr).ok_or_else(|| crate::DataplaneError::unsupported(format!("{name}: missing argument {i}")));
+        if name == "verify" {
+            let cond = self.ev(b, arg(0)?)?;
+            let err = self.ev(b, arg(1)?)?;
+            return Ok(Box::new(move |p, c| if cond(p, c) == 0 { Flow::Reject(err(p, c) as u32) } else { Flow::Next }));
+        }
+        let Some((arch, sig)) = p4_arch::of(self.cx.ir).and_then(|a| Some((a, a.function(name)?))) else {
+            return unsupported(format!("extern function `{name}`"));
+        };
+        let meta = self.cx.intrinsic.clone();
+        match sig.op {
+            ExternOp::MarkToDrop => {
+                let DropMarker::AllOnes(marker) = arch.drop;
+                let writes: Vec<(usize, u128)> = sig
+                    .writes
+                    .iter()
+                    .filter_map(|r| Some((meta.slot(*r)?, if *r == marker { meta.drop_value } else { 0 })))
+                    .collect();
+                let here = match b {
+                    BlockRef::Control(c) => Some(c.index()),
+                    BlockRef::Parser(_) => None,
+                };
+                Ok(Box::new(move |_, c| {
+                    for &(s, v) in &writes {
+                        c.set(s, v);
+                    }
+                    c.fx.marked_in = here;
+                    Flow::Next
+                }))
+            }
+            ExternOp::VerifyChecksum { payload: false } | ExternOp::UpdateChecksum { payload: false } => {
+                if self.cx.algorithm(arg(3)?)? != Algorithm::Csum16 {
+                    return unsupported(format!("{name} with an algorithm other than csum16"));
+                }
+                let cond = self.ev(b, arg(0)?)?;
+                let sum = self.csum16(b, arg(1)?)?;
+                let target = arg(2)?;
+                let (w, _) = self.cx.width(&target.ty);
+                if matches!(sig.op, ExternOp::VerifyChecksum { .. }) {
+                    let expected = self.ev(b, target)?;
+                    let flag = meta.slot(MetaRole::ChecksumError);
+                    Ok(Box::new(move |p, c| {
+                        if cond(p, c) != 0 && sum(p, c) & mask(w) != expected(p, c) {
+                            if let Some(s) = flag {
+                                c.set(s, 1);
+                            }
+                        }
+                        Flow::Next
+                    }))
+                } else {
+                    let out = self.writer(b, target)?;
+                    Ok(Box::new(move |p, c| {
+                        if cond(p, c) != 0 {
+                            let v = sum(p, c) & mask(w);
+                            out(p, c, v);
+                        }
+                        Flow::Next
+                    }))
+                }
+            }
+            _ => unsupported(format!("extern function `{name}` (the wire-format executor does not run it)")),
+        }
+    }
+
+    /// The Internet checksum of the values `list` concatenates: header fields next to each other
+    /// on the wire are summed as 64-bit pieces of the wire buffer.
+    fn csum16(&mut self, b: &BlockRef, list: &Expr) -> R<Ev> {
+        let mut leaves = Vec::new();
+        self.leaves(b, list, &mut leaves)?;
+        // Merge runs of wire bits, then cut them into pieces of at most 64 bits.
+        let mut merged: Vec<Leaf> = Vec::new();
+        for leaf in leaves {
+            if let (Some(Leaf::Wire { bit, width }), Leaf::Wire { bit: nb, width: nw }) = (merged.last_mut(), &leaf) {
+                if *bit + *width == *nb {
+                    *width += nw;
+                    continue;
+                }
+            }
+            merged.push(leaf);
+        }
+        let mut pieces: Vec<Leaf> = Vec::new();
+        for leaf in merged {
+            match leaf {
+                Leaf::Wire { mut bit, mut width } => {
+                    while width > 0 {
+                        let w = width.min(64);
+                        pieces.push(Leaf::Wire { bit, width: w });
+                        bit += w;
+                        width -= w;
+                    }
+                }
+                other => pieces.push(other),
+            }
+        }
+        let widths: Vec<u32> = pieces.iter().map(|p| p.width() as u32).collect();
+        let plan: Vec<(Leaf, u32)> = pieces.into_iter().zip(csum16_shifts(&widths)).collect();
+        Ok(Arc::new(move |p, c| {
+            let mut sum = Csum16Sum::default();
+            for (leaf, shift) in &plan {
+                let v = match leaf {
+                    Leaf::Wire { bit, width } => read_field(&c.wire, *bit, *width as u32),
+                    Leaf::Value(ev, w) => ev(p, c) & mask(*w),
+                };
+                sum.add(v, *shift);
+            }
+            u128::from(sum.finish())
+        }))
+    }
+
+    fn leaves(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Leaf>) -> R<()> {
+        match &e.kind {
+            ExprKind::Aggregate(items) => {
+                for i in items {
+                    self.leaves(b, i, out)?;
+                }
+                return Ok(());
+            }
+            ExprKind::Cast(inner) if matches!(inner.kind, ExprKind::Aggregate(_)) => return self.leaves(b, inner, out),
+            _ => {}
+        }
+        if self.cx.is_header(&e.ty) {
+            // A header's fields are its bytes, in order.
+            let r = self.header(b, e)?;
+            out.push(Leaf::Wire { bit: r.at * 8, width: r.len * 8 });
+            return Ok(());
+        }
+        if !self.cx.is_scalar(&e.ty) {
+            return unsupported(format!("{} in a checksum list", crate::compile::describe(e)));
+        }
+        if matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) {
+            if let Place::Field { bit, width } = self.place(b, e)? {
+                out.push(Leaf::Wire { bit, width: width as usize });
+                return Ok(());
+            }
+        }
+        let (w, _) = self.cx.width(&e.ty);
+        out.push(Leaf::Value(self.ev(b, e)?, w));
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ actions and tables
+
+    /// Compiles action `a` once.
+    fn action(&mut self, a: usize) -> R<()> {
+        if self.actions.get(a).is_some_and(Option::is_some) {
+            return Ok(());
+        }
+        let ir = self.cx.ir;
+        let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
+        // A placeholder first: actions cannot call themselves, but this keeps a bad IR finite.
+        self.actions[a] = Some(Box::new(|_, _| Flow::Next));
+        let body = self.block(&act.block, &act.body).map_err(|e| e.in_context(format!("action {}", act.name)))?;
+        self.actions[a] = Some(ending_return(body));
+        Ok(())
+    }
+
+    /// A direct call of action `a`: arguments copied in, the body, `out`/`inout` copied back.
+    fn action_call(&mut self, b: &BlockRef, a: usize, call: &Call) -> R<Run> {
+        self.action(a)?;
+        let ir = self.cx.ir;
+        let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
+        let mut ins: Vec<(usize, Ev)> = Vec::new();
+        let mut zeroed: Vec<usize> = Vec::new();
+        let mut outs: Vec<(usize, Write)> = Vec::new();
+        for (prm, arg) in act.params.iter().zip(&call.args) {
+            let slot = self.cx.var_slot(&act.block, prm.var)?;
+            if !self.cx.is_scalar(&prm.ty) {
+                return unsupported("an action argument of an aggregate type");
+            }
+            let discard = matches!(arg.expr.kind, ExprKind::DontCare);
+            match prm.direction {
+                Direction::Out => zeroed.push(slot),
+                _ if discard => {}
+                _ => ins.push((slot, self.ev(b, &arg.expr)?)),
+            }
+            if matches!(prm.direction, Direction::Out | Direction::InOut) && !discard {
+                outs.push((slot, self.writer(b, &arg.expr)?));
+            }
+        }
+        Ok(Box::new(move |p, c| {
+            for &s in &zeroed {
+                c.set(s, 0);
+            }
+            for (s, v) in &ins {
+                let x = v(p, c);
+                c.set(*s, x);
+            }
+            let f = match super::FastProg::of(p).actions.get(a) {
+                Some(Some(body)) => body(p, c),
+                _ => Flow::Next,
+            };
+            for (s, w) in &outs {
+                let x = c.get(*s);
+                w(p, c, x);
+            }
+            f
+        }))
+    }
+
+    /// Compiles table `t` (its key and actions) once.
+    fn table(&mut self, t: usize) -> R<()> {
+        if self.tables.get(t).is_some_and(Option::is_some) {
+            return Ok(());
+        }
+        let ir = self.cx.ir;
+        let Some(table) = ir.tables.get(t) else { return unsupported(format!("table id {t}")) };
+        let b = BlockRef::Control(table.control);
+        let layouts = self.cx.layouts.clone();
+        let mut keys = Vec::new();
+        for f in &layouts.key(p4_ir::TableId(t as u32)).fields {
+            let Some(k) = table.keys.get(f.index) else { return unsupported(format!("table {}: key {}", table.name, f.index)) };
+            keys.push(self.ev(&b, &k.expr)?);
+        }
+        let mut actions: Vec<Invoke> = Vec::new();
+        for ta in table.effective_actions() {
+            let a = ta.action.index();
+            let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
+            if act.params.iter().any(|p| p.direction != Direction::None) {
+                return unsupported(format!("table {}: action {} has directional parameters", table.name, act.name));
+            }
+            self.action(a)?;
+            let mut data_slots = Vec::new();
+            for d in &layouts.actions[a].params {
+                data_slots.push(self.cx.var_slot(&act.block, act.params[d.index].var)?);
+            }
+            actions.push(Box::new(move |p, c, data| {
+                for (slot, v) in data_slots.iter().zip(data) {
+                    c.set(*slot, *v);
+                }
+                match super::FastProg::of(p).actions.get(a) {
+                    Some(Some(body)) => body(p, c),
+                    _ => Flow::Next,
+                }
+            }));
+        }
+        self.tables[t] = Some(FastTable { keys, actions });
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ blocks
+
+    fn control(&mut self, i: usize) -> R<Option<Run>> {
+        let ir = self.cx.ir;
+        let Some(ctl) = ir.controls.get(i) else { return unsupported(format!("control id {i}")) };
+        if ctl.init.is_empty() && ctl.body.is_empty() {
+            return Ok(None);
+        }
+        let b = BlockRef::Control(p4_ir::ControlId(i as u32));
+        let context = |e: crate::DataplaneError| e.in_context(format!("control {}", ctl.block.name));
+        let init = self.block(&b, &ctl.init).map_err(context)?;
+        let body = self.block(&b, &ctl.body).map_err(context)?;
+        Ok(Some(ending_return(seq(vec![init, body]))))
+    }
+
+    fn parser(&mut self, i: usize) -> R<(Run, Vec<FastState>)> {
+        let ir = self.cx.ir;
+        let Some(parser) = ir.parsers.get(i) else { return unsupported(format!("parser id {i}")) };
+        let b = BlockRef::Parser(p4_ir::ParserId(i as u32));
+        let init = self.block(&b, &parser.init)?;
+        let mut states = Vec::new();
+        for st in &parser.states {
+            let body = self.block(&b, &st.body).map_err(|e| e.in_context(format!("parser state {}", st.name)))?;
+            let transition = match &st.transition {
+                p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::compile::target(*t)),
+                p4_ir::Transition::Select { keys, cases } => {
+                    let mut kev = Vec::new();
+                    let mut widths = Vec::new();
+                    for k in keys {
+                        kev.push(self.ev(&b, k)?);
+                        widths.push(self.cx.width(&k.ty).0);
+                    }
+                    let mut cs = Vec::new();
+                    for case in cases {
+                        let mut ms = Vec::new();
+                        for (ks, k) in case.keysets.iter().zip(keys) {
+                            ms.push(self.cx.keyset(ks, &k.ty).map_err(|e| e.at(st.span))?);
+                        }
+                        cs.push((ms, crate::compile::target(case.target)));
+                    }
+                    FastTransition::Select { keys: kev, widths, cases: cs }
+                }
+            };
+            states.push(FastState { body, transition });
+        }
+        Ok((init, states))
+    }
+}
+
+/// A value a checksum sums: bits of the wire buffer, or a computed value of a width.
+enum Leaf {
+    Wire { bit: usize, width: usize },
+    Value(Ev, u32),
+}
+
+impl Leaf {
+    fn width(&self) -> usize {
+        match self {
+            Leaf::Wire { width, .. } => *width,
+            Leaf::Value(_, w) => *w as usize,
+        }
+    }
+}
+
+/// `setInvalid`: the validity bit cleared and the bytes zeroed (fields of an invalid header read 0).
+fn invalidate(r: Region) -> Run {
+    Box::new(move |_, c| {
+        c.wire_valid &= !(1 << r.index);
+        if let Some(bytes) = c.wire.get_mut(r.at..r.at + r.len) {
+            bytes.fill(0);
+        }
+        Flow::Next
+    })
+}
+
+/// A binary operator on normalised scalars: `w`/`s` the operands' width and signedness, `m` the
+/// result's mask, `rwid` the right operand's width (for `++`).
+#[inline]
+fn binop(op: BinOp, a: u128, b: u128, w: u32, s: bool, m: u128, rwid: u32) -> u128 {
+    match op {
+        BinOp::Add => a.wrapping_add(b) & m,
+        BinOp::Sub => a.wrapping_sub(b) & m,
+        BinOp::Mul => a.wrapping_mul(b) & m,
+        BinOp::Div => a.checked_div(b).unwrap_or(0) & m,
+        BinOp::Mod => a.checked_rem(b).unwrap_or(0) & m,
+        BinOp::AddSat => bits::add_sat(a, b, w, s),
+        BinOp::SubSat => bits::sub_sat(a, b, w, s),
+        BinOp::Shl => bits::shl(a, b, w),
+        BinOp::Shr => bits::shr(a, b, w, s),
+        BinOp::Eq => u128::from(a == b),
+        BinOp::Ne => u128::from(a != b),
+        BinOp::Lt => u128::from(bits::lt(a, b, w, s)),
+        BinOp::Le => u128::from(!bits::lt(b, a, w, s)),
+        BinOp::Gt => u128::from(bits::lt(b, a, w, s)),
+        BinOp::Ge => u128::from(!bits::lt(a, b, w, s)),
+        BinOp::BitAnd => a & b,
+        BinOp::BitOr => a | b,
+        BinOp::BitXor => a ^ b,
+        BinOp::Concat => (a.checked_shl(rwid).unwrap_or(0) | b) & m,
+        BinOp::And => u128::from(a != 0 && b != 0),
+        BinOp::Or => u128::from(a != 0 || b != 0),
+    }
+}

@@ -1,0 +1,216 @@
+//! The wire-format executor: headers kept as the bytes they are on the wire, at offsets fixed when
+//! the program is built, for the programs whose every construct it knows; the closure executor
+//! ([`crate::compile`]) runs every other program and every traced switch.
+//!
+//! What it changes against the closure executor: `extract` is one copy of the header's bytes and a
+//! validity bit, `emit` one copy back, a field read one unaligned load and two shifts at a constant
+//! place, a checksum over header fields a sum of 64-bit pieces of those bytes; statements are
+//! compiled per construct with no copy-in/copy-out wrappers. Everything that is not a header (user
+//! and intrinsic metadata, locals, action data) stays in the closure executor's frame slots, laid
+//! out by its compiler, so tables, the control plane, counters and the architecture's metadata
+//! roles are shared unchanged.
+//!
+//! Invariants:
+//! - header instance `i` occupies `Ctx::wire[region.at .. region.at + region.len]`, valid when bit
+//!   `i` of `Ctx::wire_valid` is set; an invalid header's bytes are zero (the buffer is cleared per
+//!   packet and by `setInvalid`), so reading a field of an invalid header gives 0 as in the frame;
+//! - the buffer has [`SLACK`] bytes past the last header, so a field is read and written with one
+//!   8- or 16-byte access wherever it sits;
+//! - a program is built here only if nothing in it needs what this executor lacks (see
+//!   [`FastProg::build`]): no packet can reach a construct it cannot run.
+
+mod build;
+mod places;
+
+use crate::exec::{Ctx, Ev, Flow, Invoke, KeyMatch, Prog, Run, Target};
+
+pub(crate) use build::build;
+
+/// Bytes after the last header, so every field access may touch 16 bytes from its first byte.
+pub(crate) const SLACK: usize = 16;
+
+/// One parser state.
+pub(crate) struct FastState {
+    pub body: Run,
+    pub transition: FastTransition,
+}
+
+pub(crate) enum FastTransition {
+    Goto(Target),
+    Select { keys: Vec<Ev>, widths: Vec<u32>, cases: Vec<(Vec<KeyMatch>, Target)> },
+}
+
+/// A table as this executor applies it: key and actions compiled here, lookup and entries shared
+/// with the closure executor's [`crate::exec::TableProg`] of the same index.
+pub(crate) struct FastTable {
+    pub keys: Vec<Ev>,
+    /// Parallel to `TableProg::actions`.
+    pub actions: Vec<Invoke>,
+}
+
+/// A program compiled for the wire-format executor.
+pub(crate) struct FastProg {
+    pub parser_init: Run,
+    pub states: Vec<FastState>,
+    /// By control index; `None` for a control with no statement.
+    pub controls: Vec<Option<Run>>,
+    /// By table index; `None` for a table no compiled control applies.
+    pub tables: Vec<Option<FastTable>>,
+    /// By IR action id; `None` for an action nothing compiled here calls.
+    pub actions: Vec<Option<Run>>,
+    /// Length of `Ctx::wire`: every header, then [`SLACK`].
+    pub wire_len: usize,
+}
+
+impl FastProg {
+    fn of(p: &Prog) -> &FastProg {
+        match &p.fast {
+            Some(f) => f,
+            // Code of this module runs only from a program that has it.
+            None => unreachable!("wire-format code without a wire-format program"),
+        }
+    }
+}
+
+/// Runs the pipeline parser; `Err(code)`: the parser error it ended with.
+pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
+    let f = FastProg::of(p);
+    if let Flow::Reject(e) = (f.parser_init)(p, c) {
+        return Err(e);
+    }
+    let mut state = 0usize;
+    for _ in 0..crate::compile::MAX_PARSER_STEPS {
+        let Some(st) = f.states.get(state) else { return Ok(()) };
+        match (st.body)(p, c) {
+            Flow::Reject(e) => return Err(e),
+            Flow::Abort => return Err(0),
+            _ => {}
+        }
+        let next = match &st.transition {
+            FastTransition::Goto(t) => *t,
+            FastTransition::Select { keys, widths, cases } => {
+                let mut values = [0u128; 8];
+                let mut many = Vec::new();
+                let vals: &[u128] = if keys.len() <= values.len() {
+                    for (slot, k) in values.iter_mut().zip(keys) {
+                        *slot = k(p, c);
+                    }
+                    &values[..keys.len()]
+                } else {
+                    many.extend(keys.iter().map(|k| k(p, c)));
+                    &many
+                };
+                match crate::compile::select_case(c, vals, widths, cases) {
+                    Some(t) => t,
+                    None => return Err(p.errors.no_match),
+                }
+            }
+        };
+        match next {
+            Target::Accept => return Ok(()),
+            Target::Reject => return Err(0),
+            Target::State(s) => state = s,
+        }
+    }
+    Err(p.errors.parser_timeout)
+}
+
+/// Runs control `idx`; `Exit` propagates, anything else ends as `Next`.
+pub(crate) fn run_control(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
+    match FastProg::of(p).controls.get(idx) {
+        Some(Some(body)) => match body(p, c) {
+            Flow::Exit => Flow::Exit,
+            _ => Flow::Next,
+        },
+        _ => Flow::Next,
+    }
+}
+
+/// Applies table `t` with this executor's key and actions.
+pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
+    let none = crate::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
+    let (Some(Some(ft)), Some(tp)) = (FastProg::of(p).tables.get(t), p.tables.get(t)) else { return none };
+    let mut key = crate::exec::SmallValues::new();
+    for k in &ft.keys {
+        key.push(k(p, c));
+    }
+    let mut args = crate::exec::SmallValues::new();
+    let (_, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args);
+    let (Some(ta), Some(invoke)) = (tp.actions.get(act), ft.actions.get(act)) else {
+        return crate::exec::ApplyOutcome { hit, ..none };
+    };
+    let flow = invoke(p, c, args.as_slice());
+    crate::exec::ApplyOutcome { hit, action: ta.action, flow }
+}
+
+/// Reads the `width`-bit field starting `bit` bits into `wire` (`width` ≤ 128; the field ends at
+/// most 128 bits after the byte it starts in, which the build checks).
+#[inline]
+pub(crate) fn read_field(wire: &[u8], bit: usize, width: u32) -> u128 {
+    let start = bit / 8;
+    let shift = (bit % 8) as u32;
+    if shift + width <= 64 {
+        match wire.get(start..start + 8).and_then(|w| <[u8; 8]>::try_from(w).ok()) {
+            Some(w) => u128::from((u64::from_be_bytes(w) << shift) >> (64 - width)),
+            None => 0,
+        }
+    } else {
+        match wire.get(start..start + 16).and_then(|w| <[u8; 16]>::try_from(w).ok()) {
+            Some(w) => (u128::from_be_bytes(w) << shift) >> (128 - width),
+            None => 0,
+        }
+    }
+}
+
+/// Writes the low `width` bits of `v` into the field starting `bit` bits into `wire`.
+#[inline]
+pub(crate) fn write_field(wire: &mut [u8], bit: usize, width: u32, v: u128) {
+    let start = bit / 8;
+    let shift = (bit % 8) as u32;
+    let span = shift + width;
+    if span <= 64 {
+        if let Some(w) = wire.get_mut(start..start + 8).and_then(|w| <&mut [u8; 8]>::try_from(w).ok()) {
+            let m = (u64::MAX >> (64 - width)) << (64 - span);
+            let x = ((v as u64) << (64 - span)) & m;
+            *w = ((u64::from_be_bytes(*w) & !m) | x).to_be_bytes();
+        }
+    } else if let Some(w) = wire.get_mut(start..start + 16).and_then(|w| <&mut [u8; 16]>::try_from(w).ok()) {
+        let m = (u128::MAX >> (128 - width)) << (128 - span);
+        let x = (v << (128 - span)) & m;
+        *w = ((u128::from_be_bytes(*w) & !m) | x).to_be_bytes();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A field written then read gives the value back, and the bits around it are untouched,
+        /// wherever the field sits and whatever its width.
+        #[test]
+        fn field_write_then_read(bit in 0usize..64, width in 1u32..=128, v: u128, fill: u8) {
+            // The build places no field further than 128 bits from the byte it starts in.
+            let width = width.min(128 - (bit % 8) as u32);
+            let mut wire = vec![fill; 40];
+            write_field(&mut wire, bit, width, v);
+            prop_assert_eq!(read_field(&wire, bit, width), v & crate::bits::mask(width));
+            let mut expect = vec![fill; 40];
+            for i in 0..width as usize {
+                let b = bit + i;
+                let one = (v >> (width as usize - 1 - i)) & 1 == 1;
+                let m = 0x80u8 >> (b % 8);
+                if one { expect[b / 8] |= m } else { expect[b / 8] &= !m }
+            }
+            prop_assert_eq!(wire, expect);
+        }
+
+        /// Reads agree with the bit reader the closure executor uses.
+        #[test]
+        fn field_read_matches_bit_reader(bytes in proptest::collection::vec(any::<u8>(), 40), bit in 0usize..64, width in 1u32..=128) {
+            let width = width.min(128 - (bit % 8) as u32);
+            prop_assert_eq!(read_field(&bytes, bit, width), crate::bits::read_bits(&bytes, bit, width));
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! Where values live for the wire-format executor: every header instance the program declares gets
+//! a region of the wire buffer; everything else keeps the frame slot the closure executor's
+//! compiler gave it.
+
+use std::collections::HashMap;
+
+use p4_ir::{BlockRef, Expr, ExprKind, Type, TypeDef};
+
+use crate::compile::{unsupported, Compiler, FieldKind, R};
+
+/// A header instance's bytes in the wire buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Region {
+    /// Index of its validity bit.
+    pub index: usize,
+    /// First byte.
+    pub at: usize,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+/// Where an l-value or readable place is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Place {
+    /// A scalar frame slot (metadata, a local, action data).
+    Slot(usize),
+    /// A header field: absolute bit offset into the wire buffer and width.
+    Field { bit: usize, width: u32 },
+    /// A whole header instance.
+    Header(Region),
+}
+
+/// The header instances of a program and the frame slots they stand for.
+#[derive(Default)]
+pub(crate) struct Places {
+    /// Header instance by the frame slot of its validity field (the header's base slot).
+    headers: HashMap<usize, Region>,
+    /// Header field by its frame slot.
+    fields: HashMap<usize, (usize, u32)>,
+    /// Frame slot ranges `[start, end)` of values this executor does not place (header stacks and
+    /// unions, headers with varbit or very wide fields): a place inside one is refused.
+    refused: Vec<(usize, usize, String)>,
+    /// Bytes used by the regions.
+    pub wire_len: usize,
+}
+
+/// Most header instances a program may have (one validity bit each in a `u64`).
+pub(crate) const MAX_HEADERS: usize = 64;
+
+impl Places {
+    /// Lays out every header instance reachable from the variables of every parser and control.
+    pub(crate) fn of(cx: &mut Compiler<'_>) -> R<Places> {
+        let mut places = Places::default();
+        let ir = cx.ir;
+        for (i, p) in ir.parsers.iter().enumerate() {
+            let b = BlockRef::Parser(p4_ir::ParserId(i as u32));
+            for (v, var) in p.block.vars.iter().enumerate() {
+                let slot = cx.var_slot(&b, p4_ir::VarId(v as u32))?;
+                places.visit(cx, slot, &var.ty)?;
+            }
+        }
+        for (i, ctl) in ir.controls.iter().enumerate() {
+            let b = BlockRef::Control(p4_ir::ControlId(i as u32));
+            for (v, var) in ctl.block.vars.iter().enumerate() {
+                let slot = cx.var_slot(&b, p4_ir::VarId(v as u32))?;
+                places.visit(cx, slot, &var.ty)?;
+            }
+        }
+        Ok(places)
+    }
+
+    fn visit(&mut self, cx: &mut Compiler<'_>, slot: usize, ty: &Type) -> R<()> {
+        if self.headers.contains_key(&slot) && cx.is_header(ty) {
+            return Ok(()); // a shared parameter seen from another block
+        }
+        match cx.type_def(ty) {
+            Some(TypeDef::Header { .. }) => self.header(cx, slot, ty),
+            Some(TypeDef::Struct { fields, .. }) => {
+                for i in 0..fields.len() {
+                    let (off, fty) = cx.field_offset(ty, i as u32)?;
+                    self.visit(cx, slot + off, &fty)?;
+                }
+                Ok(())
+            }
+            Some(TypeDef::Union { .. }) => self.refuse(cx, slot, ty, "a header union"),
+            _ => match ty {
+                Type::Stack(..) => self.refuse(cx, slot, ty, "a header stack"),
+                Type::Tuple(_) => self.refuse(cx, slot, ty, "a tuple"),
+                Type::Varbit(_) => self.refuse(cx, slot, ty, "a varbit"),
+                Type::Bits { width, .. } if *width > 128 => self.refuse(cx, slot, ty, "a value wider than 128 bits"),
+                _ => Ok(()),
+            },
+        }
+    }
+
+    fn refuse(&mut self, cx: &mut Compiler<'_>, slot: usize, ty: &Type, what: &str) -> R<()> {
+        let len = cx.size(ty)?;
+        if !self.refused.iter().any(|r| r.0 == slot) {
+            self.refused.push((slot, slot + len, what.to_string()));
+        }
+        Ok(())
+    }
+
+    fn header(&mut self, cx: &mut Compiler<'_>, base: usize, ty: &Type) -> R<()> {
+        let fields = cx.header_fields(ty)?;
+        let mut bit = 0usize;
+        let mut placed = Vec::new();
+        for (off, kind) in fields {
+            let FieldKind::Bits(w) = kind else { return self.refuse(cx, base, ty, "a header with a varbit field") };
+            // One 16-byte access must reach the whole field.
+            if bit % 8 + w as usize > 128 {
+                return self.refuse(cx, base, ty, "a header field wider than 120 bits off a byte boundary");
+            }
+            placed.push((base + off, bit, w));
+            bit += w as usize;
+        }
+        if !bit.is_multiple_of(8) {
+            return self.refuse(cx, base, ty, "a header that is not whole bytes");
+        }
+        if self.headers.len() >= MAX_HEADERS {
+            return self.refuse(cx, base, ty, "more than 64 header instances");
+        }
+        let region = Region { index: self.headers.len(), at: self.wire_len, len: bit / 8 };
+        self.wire_len += region.len;
+        for (slot, b, w) in placed {
+            self.fields.insert(slot, (region.at * 8 + b, w));
+        }
+        self.headers.insert(base, region);
+        Ok(())
+    }
+
+    /// The frame slot of a place written as variables and field accesses (`None`: anything else).
+    fn static_slot(cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Option<usize>> {
+        Ok(match &e.kind {
+            ExprKind::Var(v) => Some(cx.var_slot(b, *v)?),
+            ExprKind::Field(inner, i) => match Self::static_slot(cx, b, inner)? {
+                Some(base) => Some(base + cx.field_offset(&inner.ty, *i)?.0),
+                None => None,
+            },
+            _ => None,
+        })
+    }
+
+    /// Where `e` is, or why this executor cannot place it.
+    pub(crate) fn place(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Place> {
+        let Some(slot) = Self::static_slot(cx, b, e)? else {
+            return unsupported(format!("{} as a place", crate::compile::describe(e)));
+        };
+        if let Some((_, _, what)) = self.refused.iter().find(|(s, end, _)| (*s..*end).contains(&slot)) {
+            return unsupported(format!("{what} (the wire-format executor does not place it)"));
+        }
+        if cx.is_header(&e.ty) {
+            return match self.headers.get(&slot) {
+                Some(r) => Ok(Place::Header(*r)),
+                None => unsupported("a header that is not a declared instance"),
+            };
+        }
+        if let Some(&(bit, width)) = self.fields.get(&slot) {
+            return Ok(Place::Field { bit, width });
+        }
+        if cx.is_scalar(&e.ty) {
+            return Ok(Place::Slot(slot));
+        }
+        unsupported(format!("{} (an aggregate) as a place", crate::compile::describe(e)))
+    }
+}

@@ -1,0 +1,59 @@
+//! Which programs of the STF suite the wire-format executor runs (`p4_dataplane::Switch::executor`),
+//! and why it leaves the others to the closure executor. The STF suite (`stf_suite.rs`) checks the
+//! packets of every one of them; this test keeps the list in `tests/golden/wire_format.txt` so a
+//! change in what the wire-format executor takes shows in review (`BLESS=1` rewrites it).
+
+use std::path::{Path, PathBuf};
+
+fn programs(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            programs(&path, found);
+        } else if path.extension().is_some_and(|e| e == "stf") && path.with_extension("p4").is_file() {
+            found.push(path.with_extension("p4"));
+        }
+    }
+}
+
+#[test]
+fn wire_format_programs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["examples", "tests/stf"] {
+        programs(&root.join(dir), &mut files);
+    }
+    files.sort();
+    files.dedup();
+    let mut lines = Vec::new();
+    let mut taken = 0;
+    for program in &files {
+        let name = program.strip_prefix(&root).unwrap_or(program).display().to_string();
+        let line = match p4forge::frontend::compile(program, &[]) {
+            Err(_) => format!("{name}: not compiled"),
+            Ok(compiled) => match p4forge::frontend::software_switches(compiled, program, 1, false) {
+                Err(_) => format!("{name}: not run by the software target"),
+                Ok(mut switches) => {
+                    let sw = switches.remove(0);
+                    match sw.wire_format_refusal() {
+                        None => {
+                            taken += 1;
+                            format!("{name}: wire-format")
+                        }
+                        Some(why) => format!("{name}: closures ({why})"),
+                    }
+                }
+            },
+        };
+        lines.push(line);
+    }
+    lines.push(format!("{taken} of {} programs run on the wire-format executor", files.len()));
+    let text = lines.join("\n") + "\n";
+    let golden = root.join("crates/p4forge/tests/golden/wire_format.txt");
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&golden, &text).unwrap();
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+    assert_eq!(text, expected, "the wire-format executor's programs changed (BLESS=1 rewrites {})", golden.display());
+}
