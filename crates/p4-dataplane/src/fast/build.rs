@@ -55,15 +55,85 @@ struct FastCompiler<'c, 'a> {
     written: Vec<usize>,
 }
 
-fn konst(v: u128) -> Ev {
-    Arc::new(move |_, _| v)
+/// A scalar read in place where it is a constant, a frame slot, a header field or a validity
+/// bit (no call), else computed by a closure.
+#[derive(Clone)]
+enum Val {
+    Const(u128),
+    Slot(usize),
+    Field { bit: usize, width: u32 },
+    /// `isValid()`: the header's bit in `Ctx::wire_valid`.
+    Valid(u64),
+    Eval(Ev),
 }
 
-/// `Return` ends only the action or control it is in.
-fn ending_return(body: Run) -> Run {
+impl Val {
+    #[inline(always)]
+    fn read(&self, p: &Prog, c: &mut Ctx) -> u128 {
+        match self {
+            Val::Const(k) => *k,
+            Val::Slot(s) => c.get(*s),
+            Val::Field { bit, width } => read_field(&c.wire, *bit, *width),
+            Val::Valid(m) => u128::from(c.wire_valid & m != 0),
+            Val::Eval(e) => e(p, c),
+        }
+    }
+
+    fn into_ev(self) -> Ev {
+        match self {
+            Val::Eval(e) => e,
+            other => Arc::new(move |p, c| other.read(p, c)),
+        }
+    }
+}
+
+/// Where an assignment writes.
+enum Dest {
+    Slot(usize),
+    Field { bit: usize, width: u32 },
+    /// A slice: read-modify-write.
+    Other(Write),
+}
+
+impl Dest {
+    #[inline(always)]
+    fn write(&self, p: &Prog, c: &mut Ctx, v: u128) {
+        match self {
+            Dest::Slot(s) => c.set(*s, v),
+            Dest::Field { bit, width } => write_field(&mut c.wire, *bit, *width, v),
+            Dest::Other(w) => w(p, c, v),
+        }
+    }
+}
+
+/// A compiled statement: assignments are kept apart so runs of them become one closure.
+enum Step {
+    Assign(Dest, Val),
+    Run(Run),
+}
+
+/// `Return` ends only the action or control it is in (`stmts`: its statements; without a
+/// `return` among them, `body` is used as it is).
+fn ending_return(stmts: &[&[Stmt]], body: Run) -> Run {
+    if !stmts.iter().any(|s| returns(s)) {
+        return body;
+    }
     Box::new(move |p, c| match body(p, c) {
         Flow::Return => Flow::Next,
         f => f,
+    })
+}
+
+/// Whether a `return` is among `stmts` (nested in any block).
+fn returns(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Return(..) => true,
+        Stmt::Block(b) => returns(b),
+        Stmt::If { then, otherwise, .. } => returns(then) || returns(otherwise),
+        Stmt::SwitchAction { cases, .. } => cases.iter().any(|(_, b)| returns(b)),
+        Stmt::SwitchValue { cases, .. } => cases.iter().any(|(_, b)| returns(b)),
+        Stmt::For { init, update, body, .. } => returns(init) || returns(update) || returns(body),
+        _ => false,
     })
 }
 
@@ -98,82 +168,87 @@ impl FastCompiler<'_, '_> {
     // ------------------------------------------------------------------ expressions
 
     fn ev(&mut self, b: &BlockRef, e: &Expr) -> R<Ev> {
-        self.ev_at(b, e).map_err(|error| error.at(e.span))
+        Ok(self.val(b, e)?.into_ev())
     }
 
-    fn ev_at(&mut self, b: &BlockRef, e: &Expr) -> R<Ev> {
+    fn val(&mut self, b: &BlockRef, e: &Expr) -> R<Val> {
+        self.val_at(b, e).map_err(|error| error.at(e.span))
+    }
+
+    fn val_at(&mut self, b: &BlockRef, e: &Expr) -> R<Val> {
         if !self.cx.is_scalar(&e.ty) {
             return unsupported(format!("{} as a value", crate::compile::describe(e)));
         }
-        Ok(match &e.kind {
-            ExprKind::Const(v) => konst(self.cx.scalar_value(v, &e.ty)?),
+        let eval = |f: Ev| Ok(Val::Eval(f));
+        match &e.kind {
+            ExprKind::Const(v) => Ok(Val::Const(self.cx.scalar_value(v, &e.ty)?)),
             ExprKind::Var(_) | ExprKind::Field(..) => match self.place(b, e)? {
-                Place::Slot(s) => Arc::new(move |_, c| c.get(s)),
-                Place::Field { bit, width } => Arc::new(move |_, c| read_field(&c.wire, bit, width)),
-                Place::Header(_) => return unsupported("a header as a value"),
+                Place::Slot(s) => Ok(Val::Slot(s)),
+                Place::Field { bit, width } => Ok(Val::Field { bit, width }),
+                Place::Header(_) => unsupported("a header as a value"),
             },
             ExprKind::Slice(inner, hi, lo) => {
                 let (hi, lo) = (*hi, *lo);
-                let x = self.ev(b, inner)?;
-                Arc::new(move |p, c| bits::slice(x(p, c), hi, lo))
+                let x = self.val(b, inner)?;
+                eval(Arc::new(move |p, c| bits::slice(x.read(p, c), hi, lo)))
             }
             ExprKind::Unary(op, inner) => {
-                let x = self.ev(b, inner)?;
+                let x = self.val(b, inner)?;
                 let (w, _) = self.cx.width(&e.ty);
                 match op {
-                    UnOp::Not => Arc::new(move |p, c| x(p, c) ^ 1),
-                    UnOp::BitNot => Arc::new(move |p, c| !x(p, c) & mask(w)),
-                    UnOp::Neg => Arc::new(move |p, c| x(p, c).wrapping_neg() & mask(w)),
-                    UnOp::Plus => x,
+                    UnOp::Not => eval(Arc::new(move |p, c| x.read(p, c) ^ 1)),
+                    UnOp::BitNot => eval(Arc::new(move |p, c| !x.read(p, c) & mask(w))),
+                    UnOp::Neg => eval(Arc::new(move |p, c| x.read(p, c).wrapping_neg() & mask(w))),
+                    UnOp::Plus => Ok(x),
                 }
             }
-            ExprKind::Binary(op, l, r) => self.binary(b, *op, l, r, &e.ty)?,
+            ExprKind::Binary(op, l, r) => self.binary(b, *op, l, r, &e.ty),
             ExprKind::Mux(cond, a, bb) => {
-                let (cnd, x, y) = (self.ev(b, cond)?, self.ev(b, a)?, self.ev(b, bb)?);
-                Arc::new(move |p, c| if cnd(p, c) != 0 { x(p, c) } else { y(p, c) })
+                let (cnd, x, y) = (self.val(b, cond)?, self.val(b, a)?, self.val(b, bb)?);
+                eval(Arc::new(move |p, c| if cnd.read(p, c) != 0 { x.read(p, c) } else { y.read(p, c) }))
             }
-            ExprKind::Cast(inner) => self.cast(b, inner, &e.ty)?,
+            ExprKind::Cast(inner) => self.cast(b, inner, &e.ty),
             ExprKind::Call(call) => match &call.callee {
-                Callee::Builtin { target, builtin: Builtin::IsValid } => {
-                    let bit = 1u64 << self.header(b, target)?.index;
-                    Arc::new(move |_, c| u128::from(c.wire_valid & bit != 0))
-                }
-                _ => return unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee))),
+                Callee::Builtin { target, builtin: Builtin::IsValid } => Ok(Val::Valid(1u64 << self.header(b, target)?.index)),
+                _ => unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee))),
             },
             ExprKind::ApplyTable(t, res) => {
                 let t = t.index();
                 self.table(t)?;
                 match res {
-                    ApplyResult::ActionRun => Arc::new(move |p, c| super::apply_table(p, c, t).action as u128),
+                    ApplyResult::ActionRun => eval(Arc::new(move |p, c| super::apply_table(p, c, t).action as u128)),
                     ApplyResult::Hit | ApplyResult::Miss => {
                         let want_hit = *res == ApplyResult::Hit;
-                        Arc::new(move |p, c| u128::from(super::apply_table(p, c, t).hit == want_hit))
+                        eval(Arc::new(move |p, c| u128::from(super::apply_table(p, c, t).hit == want_hit)))
                     }
                 }
             }
-            _ => return unsupported(format!("{} (the wire-format executor does not compute it)", crate::compile::describe(e))),
-        })
+            _ => unsupported(format!("{} (the wire-format executor does not compute it)", crate::compile::describe(e))),
+        }
     }
 
     /// A conversion, as the closure executor converts.
-    fn cast(&mut self, b: &BlockRef, inner: &Expr, to: &Type) -> R<Ev> {
-        let x = self.ev(b, inner)?;
+    fn cast(&mut self, b: &BlockRef, inner: &Expr, to: &Type) -> R<Val> {
+        let x = self.val(b, inner)?;
         let (fw, fs) = self.cx.width(&inner.ty);
         if matches!(to, Type::Bool) && inner.ty != Type::Bool {
-            return Ok(Arc::new(move |p, c| u128::from(x(p, c) != 0)));
+            return Ok(Val::Eval(Arc::new(move |p, c| u128::from(x.read(p, c) != 0))));
         }
         let (tw, _) = self.cx.width(to);
         Ok(if fs && tw > fw {
-            Arc::new(move |p, c| bits::cast(x(p, c), fw, true, tw))
+            Val::Eval(Arc::new(move |p, c| bits::cast(x.read(p, c), fw, true, tw)))
         } else if tw >= fw && !matches!(inner.ty, Type::InfInt) {
             x
         } else {
             let m = mask(tw);
-            Arc::new(move |p, c| x(p, c) & m)
+            match x {
+                Val::Const(k) => Val::Const(k & m),
+                x => Val::Eval(Arc::new(move |p, c| x.read(p, c) & m)),
+            }
         })
     }
 
-    fn binary(&mut self, b: &BlockRef, op: BinOp, l: &Expr, r: &Expr, ty: &Type) -> R<Ev> {
+    fn binary(&mut self, b: &BlockRef, op: BinOp, l: &Expr, r: &Expr, ty: &Type) -> R<Val> {
         if !self.cx.is_scalar(&l.ty) {
             return unsupported("comparison of aggregates (the wire-format executor compares scalars)");
         }
@@ -181,58 +256,59 @@ impl FastCompiler<'_, '_> {
         let (rw, _) = self.cx.width(ty);
         let m = mask(rw);
         let (rwid, _) = self.cx.width(&r.ty);
-        // A field or slot against a constant: one closure.
-        if let (ExprKind::Const(v), ExprKind::Var(_) | ExprKind::Field(..)) = (&r.kind, &l.kind) {
-            let k = self.cx.scalar_value(v, &r.ty)?;
-            let read: Option<Ev> = match self.place(b, l)? {
-                Place::Field { bit, width } => match op {
-                    BinOp::Eq => Some(Arc::new(move |_, c| u128::from(read_field(&c.wire, bit, width) == k))),
-                    BinOp::Ne => Some(Arc::new(move |_, c| u128::from(read_field(&c.wire, bit, width) != k))),
-                    BinOp::Sub => Some(Arc::new(move |_, c| read_field(&c.wire, bit, width).wrapping_sub(k) & m)),
-                    BinOp::Add => Some(Arc::new(move |_, c| read_field(&c.wire, bit, width).wrapping_add(k) & m)),
-                    _ => None,
-                },
-                Place::Slot(sl) => match op {
-                    BinOp::Eq => Some(Arc::new(move |_, c| u128::from(c.get(sl) == k))),
-                    BinOp::Ne => Some(Arc::new(move |_, c| u128::from(c.get(sl) != k))),
-                    _ => None,
-                },
-                Place::Header(_) => None,
+        let x = self.val(b, l)?;
+        let y = self.val(b, r)?;
+        // The operators packets meet most, against a constant, without the operator dispatch.
+        if let Val::Const(k) = y {
+            let x = x.clone();
+            let f: Option<Ev> = match op {
+                BinOp::Eq => Some(Arc::new(move |p, c| u128::from(x.read(p, c) == k))),
+                BinOp::Ne => Some(Arc::new(move |p, c| u128::from(x.read(p, c) != k))),
+                BinOp::Add => Some(Arc::new(move |p, c| x.read(p, c).wrapping_add(k) & m)),
+                BinOp::Sub => Some(Arc::new(move |p, c| x.read(p, c).wrapping_sub(k) & m)),
+                BinOp::BitAnd => Some(Arc::new(move |p, c| x.read(p, c) & k)),
+                _ => None,
             };
-            if let Some(ev) = read {
-                return Ok(ev);
+            if let Some(f) = f {
+                return Ok(Val::Eval(f));
             }
         }
-        let x = self.ev(b, l)?;
-        let y = self.ev(b, r)?;
-        Ok(match op {
-            BinOp::And => Arc::new(move |p, c| u128::from(x(p, c) != 0 && y(p, c) != 0)),
-            BinOp::Or => Arc::new(move |p, c| u128::from(x(p, c) != 0 || y(p, c) != 0)),
+        Ok(Val::Eval(match op {
+            BinOp::And => Arc::new(move |p, c| u128::from(x.read(p, c) != 0 && y.read(p, c) != 0)),
+            BinOp::Or => Arc::new(move |p, c| u128::from(x.read(p, c) != 0 || y.read(p, c) != 0)),
             _ => Arc::new(move |p, c| {
-                let (a, bb) = (x(p, c), y(p, c));
+                let a = x.read(p, c);
+                let bb = y.read(p, c);
                 binop(op, a, bb, w, s, m, rwid)
             }),
-        })
+        }))
     }
 
     // ------------------------------------------------------------------ places written
 
     fn writer(&mut self, b: &BlockRef, e: &Expr) -> R<Write> {
+        Ok(match self.dest(b, e)? {
+            Dest::Other(w) => w,
+            d => Arc::new(move |p, c, v| d.write(p, c, v)),
+        })
+    }
+
+    fn dest(&mut self, b: &BlockRef, e: &Expr) -> R<Dest> {
         if let ExprKind::Slice(inner, hi, lo) = &e.kind {
             let (hi, lo) = (*hi, *lo);
-            let read = self.ev(b, inner)?;
-            let write = self.writer(b, inner)?;
-            return Ok(Arc::new(move |p, c, v| {
-                let old = read(p, c);
-                write(p, c, bits::set_slice(old, hi, lo, v));
-            }));
+            let read = self.val(b, inner)?;
+            let write = self.dest(b, inner)?;
+            return Ok(Dest::Other(Arc::new(move |p, c, v| {
+                let old = read.read(p, c);
+                write.write(p, c, bits::set_slice(old, hi, lo, v));
+            })));
         }
         match self.place(b, e)? {
             Place::Slot(s) => {
                 self.written.push(s);
-                Ok(Arc::new(move |_, c, v| c.set(s, v)))
+                Ok(Dest::Slot(s))
             }
-            Place::Field { bit, width } => Ok(Arc::new(move |_, c, v| write_field(&mut c.wire, bit, width, v))),
+            Place::Field { bit, width } => Ok(Dest::Field { bit, width }),
             Place::Header(_) => unsupported("a header written as a scalar"),
         }
     }
@@ -241,13 +317,38 @@ impl FastCompiler<'_, '_> {
 
     fn block(&mut self, b: &BlockRef, stmts: &[Stmt]) -> R<Run> {
         let mut runs = Vec::with_capacity(stmts.len());
+        let mut assigns: Vec<(Dest, Val)> = Vec::new();
         for s in stmts {
             if matches!(s, Stmt::Empty) {
                 continue;
             }
-            runs.push(self.stmt(b, s)?);
+            match self.step(b, s)? {
+                Step::Assign(d, v) => assigns.push((d, v)),
+                Step::Run(r) => {
+                    if !assigns.is_empty() {
+                        runs.push(assignments(std::mem::take(&mut assigns)));
+                    }
+                    runs.push(r);
+                }
+            }
+        }
+        if !assigns.is_empty() {
+            runs.push(assignments(assigns));
         }
         Ok(seq(runs))
+    }
+
+    /// A scalar assignment as a step, anything else compiled.
+    fn step(&mut self, b: &BlockRef, s: &Stmt) -> R<Step> {
+        if let Stmt::Assign { lhs, rhs, span } = s {
+            if self.cx.is_scalar(&lhs.ty) {
+                let at = |e: crate::DataplaneError| e.at(*span);
+                let d = self.dest(b, lhs).map_err(at)?;
+                let v = self.val(b, rhs).map_err(at)?;
+                return Ok(Step::Assign(d, v));
+            }
+        }
+        Ok(Step::Run(self.stmt(b, s)?))
     }
 
     fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
@@ -282,10 +383,10 @@ impl FastCompiler<'_, '_> {
                 Box::new(move |p, c| super::apply_table(p, c, t).flow)
             }
             Stmt::If { cond, then, otherwise, .. } => {
-                let cnd = self.ev(b, cond)?;
+                let cnd = self.val(b, cond)?;
                 let t = self.block(b, then)?;
                 let e = self.block(b, otherwise)?;
-                Box::new(move |p, c| if cnd(p, c) != 0 { t(p, c) } else { e(p, c) })
+                Box::new(move |p, c| if cnd.read(p, c) != 0 { t(p, c) } else { e(p, c) })
             }
             Stmt::SwitchAction { table, cases, .. } => {
                 let t = table.index();
@@ -588,7 +689,7 @@ impl FastCompiler<'_, '_> {
         // A placeholder first: actions cannot call themselves, but this keeps a bad IR finite.
         self.actions[a] = Some(Box::new(|_, _| Flow::Next));
         let body = self.block(&act.block, &act.body).map_err(|e| e.in_context(format!("action {}", act.name)))?;
-        self.actions[a] = Some(ending_return(body));
+        self.actions[a] = Some(ending_return(&[&act.body], body));
         Ok(())
     }
 
@@ -685,9 +786,9 @@ impl FastCompiler<'_, '_> {
         }
         let b = BlockRef::Control(p4_ir::ControlId(i as u32));
         let context = |e: crate::DataplaneError| e.in_context(format!("control {}", ctl.block.name));
-        let init = self.block(&b, &ctl.init).map_err(context)?;
         let body = self.block(&b, &ctl.body).map_err(context)?;
-        Ok(Some(ending_return(seq(vec![init, body]))))
+        let whole = if ctl.init.is_empty() { body } else { seq(vec![self.block(&b, &ctl.init).map_err(context)?, body]) };
+        Ok(Some(ending_return(&[&ctl.init, &ctl.body], whole)))
     }
 
     fn parser(&mut self, i: usize) -> R<(Run, Vec<FastState>)> {
@@ -737,6 +838,26 @@ impl Leaf {
             Leaf::Value(_, w) => *w as usize,
         }
     }
+}
+
+/// Assignments run in order by one closure.
+fn assignments(mut ops: Vec<(Dest, Val)>) -> Run {
+    if ops.len() == 1 {
+        if let Some((d, v)) = ops.pop() {
+            return Box::new(move |p, c| {
+                let x = v.read(p, c);
+                d.write(p, c, x);
+                Flow::Next
+            });
+        }
+    }
+    Box::new(move |p, c| {
+        for (d, v) in &ops {
+            let x = v.read(p, c);
+            d.write(p, c, x);
+        }
+        Flow::Next
+    })
 }
 
 /// `setInvalid`: the validity bit cleared and the bytes zeroed (fields of an invalid header read 0).

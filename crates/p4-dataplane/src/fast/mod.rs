@@ -72,7 +72,9 @@ impl FastProg {
     }
 }
 
-/// Runs the pipeline parser; `Err(code)`: the parser error it ended with.
+/// Runs the pipeline parser; `Err(code)`: the parser error it ended with. Never inlined: one call
+/// per packet, which profiles count packets by.
+#[inline(never)]
 pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
     let f = FastProg::of(p);
     if let Flow::Reject(e) = (f.parser_init)(p, c) {
