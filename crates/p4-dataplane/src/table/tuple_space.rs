@@ -1,0 +1,274 @@
+//! Tuple-space search: the index of tables whose entries carry priorities (ternary, range or
+//! optional keys, or more than one lpm key).
+//!
+//! Entries are grouped by their *shape*: per key field, its mask (an lpm field's is its prefix
+//! mask, an exact field's all ones) or "range". All entries of one shape match a key exactly when
+//! the key, masked with the shape's masks, equals their values; so each shape (a [`Tuple`]) keeps one
+//! hash map from masked value to the entries holding it, and a lookup costs one hash probe per
+//! shape instead of one comparison per entry. Range fields cannot be masked: a shape leaves them
+//! out of its hash key (mask 0) and checks them entry by entry in the bucket the other fields select,
+//! best first.
+//!
+//! Which entry wins is exactly what the priority-ordered scan this replaced gave (and what
+//! [`super::TableState::first_match`] still gives): the smallest priority number, ties by insertion
+//! order. Each entry gets a [`Rank`], `(priority, insertion sequence)`, unique within the table.
+//! Shapes are probed in the order of the best rank they hold, and the search stops as soon as the best
+//! match found so far ranks before every shape not yet probed.
+//!
+//! Invariants: every live entry is in exactly one tuple (the one of its shape), in the bucket of
+//! its values, and in that tuple's `members`; buckets are sorted by rank and never empty; a tuple's
+//! `best` is the first of its `members`, which are never empty; `tuples` is sorted by `best`.
+//! Updates touch one tuple and move it within `tuples`: no rebuild.
+
+use std::collections::BTreeMap;
+
+use super::{duplicate, Entry, HashMap, Match};
+
+/// The order entries win in: smaller priority number first, then earlier insertion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Rank {
+    priority: i64,
+    /// Insertion sequence number, unique within the table: breaks priority ties.
+    seq: u64,
+}
+
+/// An entry in a bucket: its rank and handle.
+#[derive(Clone, Copy, Debug)]
+struct Ranked {
+    rank: Rank,
+    handle: u64,
+}
+
+/// How one key field of an entry matches, without its values: what groups entries into tuples.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum FieldShape {
+    Mask(u128),
+    Range,
+}
+
+fn shape_of(matches: &[Match]) -> Box<[FieldShape]> {
+    matches
+        .iter()
+        .map(|m| match m {
+            Match::Mask(_, mask) => FieldShape::Mask(*mask),
+            Match::Range(..) => FieldShape::Range,
+        })
+        .collect()
+}
+
+/// The entries of one shape.
+#[derive(Clone, Debug)]
+struct Tuple {
+    shape: Box<[FieldShape]>,
+    /// The fields the hash key is made of: `(position in the key, mask)` for every masked field
+    /// with a non-zero mask (a wildcard field would only add a zero to hash).
+    hashed: Box<[(usize, u128)]>,
+    /// Whether some field is a range, to be checked entry by entry.
+    has_ranges: bool,
+    /// Masked values of the `hashed` fields → the entries holding them, best first. An entry that
+    /// can never match is in no bucket (only in `members`).
+    buckets: HashMap<Box<[u128]>, Vec<Ranked>>,
+    /// Every entry of the tuple by rank: the first is `best`, and the next best when it goes.
+    members: BTreeMap<Rank, u64>,
+    /// The best rank in the tuple: no key can get a better entry from it.
+    best: Rank,
+}
+
+impl Tuple {
+    fn new(shape: Box<[FieldShape]>, best: Rank) -> Tuple {
+        let hashed = shape
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| match s {
+                FieldShape::Mask(m) if *m != 0 => Some((i, *m)),
+                _ => None,
+            })
+            .collect();
+        let has_ranges = shape.contains(&FieldShape::Range);
+        Tuple { shape, hashed, has_ranges, buckets: HashMap::default(), members: BTreeMap::new(), best }
+    }
+
+    /// The hash key of an entry of this tuple: its values in the hashed fields.
+    fn entry_key(&self, matches: &[Match]) -> Box<[u128]> {
+        self.hashed
+            .iter()
+            .map(|(i, _)| match matches.get(*i) {
+                Some(Match::Mask(v, _)) => *v,
+                _ => 0,
+            })
+            .collect()
+    }
+
+    /// The best-ranked entry of this tuple matching `key`; `probe` is scratch for the masked key.
+    #[inline]
+    fn best_match(&self, entries: &[Option<Entry>], key: &[u128], probe: &mut Vec<u128>) -> Option<Ranked> {
+        if key.len() != self.shape.len() {
+            return None;
+        }
+        probe.clear();
+        probe.extend(self.hashed.iter().map(|(i, m)| key.get(*i).map_or(0, |k| k & m)));
+        let bucket = self.buckets.get(probe.as_slice())?;
+        if !self.has_ranges {
+            // Same shape and same values: every entry of the bucket matches; the first is best.
+            return bucket.first().copied();
+        }
+        bucket.iter().copied().find(|r| entry_matches(entries, r.handle, key))
+    }
+}
+
+/// Whether some key can match `matches`: not when a value has bits outside its mask (a wildcard
+/// field's value would not even be hashed, so such an entry must stay out of the buckets).
+fn can_match(matches: &[Match]) -> bool {
+    matches.iter().all(|m| match *m {
+        Match::Mask(v, mask) => v & !mask == 0,
+        Match::Range(..) => true,
+    })
+}
+
+/// Whether live entry `handle` matches `key` in every field.
+fn entry_matches(entries: &[Option<Entry>], handle: u64, key: &[u128]) -> bool {
+    entries
+        .get(handle as usize)
+        .and_then(Option::as_ref)
+        .is_some_and(|e| e.matches.len() == key.len() && e.matches.iter().zip(key).all(|(m, k)| m.matches(*k)))
+}
+
+/// The index: tuples in probe order and each live handle's insertion sequence number.
+#[derive(Clone, Debug, Default)]
+pub(super) struct TupleSpace {
+    /// Sorted by `best`.
+    tuples: Vec<Tuple>,
+    /// Handle → the sequence number it was inserted with (meaningful for live handles only).
+    seq_of: Vec<u64>,
+    next_seq: u64,
+}
+
+impl TupleSpace {
+    /// The handle of the entry winning `key`, if any: the best-ranked matching entry.
+    #[inline]
+    pub(super) fn lookup(&self, entries: &[Option<Entry>], key: &[u128], probe: &mut Vec<u128>) -> Option<u64> {
+        let mut found: Option<Ranked> = None;
+        for tuple in &self.tuples {
+            // Tuples come best first: once the match in hand beats this one's best, it beats
+            // everything left.
+            if found.is_some_and(|f| f.rank < tuple.best) {
+                break;
+            }
+            if let Some(hit) = tuple.best_match(entries, key, probe) {
+                if found.is_none_or(|f| hit.rank < f.rank) {
+                    found = Some(hit);
+                }
+            }
+        }
+        found.map(|f| f.handle)
+    }
+
+    /// Adds `entry` under `handle`; refuses it, changing nothing, when an entry with the same
+    /// matches and priority is live (BMv2's DUPLICATE_ENTRY: the second could never win).
+    pub(super) fn insert(&mut self, entries: &[Option<Entry>], entry: &Entry, handle: u64) -> Result<(), String> {
+        let shape = shape_of(&entry.matches);
+        let at = self.tuples.iter().position(|t| t.shape == shape);
+        if let Some(existing) = at.and_then(|i| self.same_entry(i, entries, entry)) {
+            return Err(duplicate(existing, "key and priority"));
+        }
+        let rank = Rank { priority: entry.priority, seq: self.next_seq };
+        self.next_seq += 1;
+        self.remember_seq(handle, rank.seq);
+        let i = match at {
+            Some(i) => i,
+            None => {
+                self.tuples.push(Tuple::new(shape, rank));
+                self.tuples.len() - 1
+            }
+        };
+        let tuple = &mut self.tuples[i];
+        if can_match(&entry.matches) {
+            let bucket = tuple.buckets.entry(tuple.entry_key(&entry.matches)).or_default();
+            let pos = bucket.partition_point(|r| r.rank < rank);
+            bucket.insert(pos, Ranked { rank, handle });
+        }
+        tuple.members.insert(rank, handle);
+        tuple.best = tuple.best.min(rank);
+        self.reposition(i);
+        Ok(())
+    }
+
+    /// The live entry of tuple `i` with `entry`'s matches and priority, if there is one.
+    fn same_entry(&self, i: usize, entries: &[Option<Entry>], entry: &Entry) -> Option<u64> {
+        let tuple = self.tuples.get(i)?;
+        let same = |h: &u64| {
+            entries
+                .get(*h as usize)
+                .and_then(Option::as_ref)
+                .is_some_and(|e| e.priority == entry.priority && e.matches == entry.matches)
+        };
+        if can_match(&entry.matches) {
+            let bucket = tuple.buckets.get(&tuple.entry_key(&entry.matches))?;
+            bucket.iter().map(|r| r.handle).find(same)
+        } else {
+            // Entries that never match are in no bucket; they are rare enough to look for one by one.
+            tuple.members.values().copied().find(same)
+        }
+    }
+
+    fn remember_seq(&mut self, handle: u64, seq: u64) {
+        let h = handle as usize;
+        if self.seq_of.len() <= h {
+            self.seq_of.resize(h + 1, 0);
+        }
+        self.seq_of[h] = seq;
+    }
+
+    /// Takes out `entry`, live under `handle` until now (nothing if it is not in the index).
+    pub(super) fn remove(&mut self, entry: &Entry, handle: u64) {
+        let Some(&seq) = self.seq_of.get(handle as usize) else { return };
+        let rank = Rank { priority: entry.priority, seq };
+        let shape = shape_of(&entry.matches);
+        let Some(i) = self.tuples.iter().position(|t| t.shape == shape) else { return };
+        let tuple = &mut self.tuples[i];
+        let key = tuple.entry_key(&entry.matches);
+        if let Some(bucket) = tuple.buckets.get_mut(&key) {
+            bucket.retain(|r| r.handle != handle);
+            if bucket.is_empty() {
+                tuple.buckets.remove(&key);
+            }
+        }
+        tuple.members.remove(&rank);
+        match tuple.members.first_key_value() {
+            None => {
+                self.tuples.remove(i);
+            }
+            Some((next_best, _)) => {
+                tuple.best = *next_best;
+                self.reposition(i);
+            }
+        }
+    }
+
+    /// Moves tuple `i`, whose `best` changed, to its place in the probe order (the others are in
+    /// order, and no two tuples share a best rank since ranks are unique).
+    fn reposition(&mut self, i: usize) {
+        if i >= self.tuples.len() {
+            return;
+        }
+        let tuple = self.tuples.remove(i);
+        let at = self.tuples.partition_point(|t| t.best < tuple.best);
+        self.tuples.insert(at, tuple);
+    }
+
+    pub(super) fn clear(&mut self) {
+        *self = TupleSpace::default();
+    }
+
+    /// Every live handle, the winner of any key before the entries it beats.
+    pub(super) fn precedence(&self) -> Vec<u64> {
+        let mut ranked: Vec<(Rank, u64)> = self.tuples.iter().flat_map(|t| t.members.iter().map(|(r, h)| (*r, *h))).collect();
+        ranked.sort_unstable_by_key(|(r, _)| *r);
+        ranked.into_iter().map(|(_, h)| h).collect()
+    }
+
+    /// The number of distinct entry shapes (hash probes a lookup makes at most).
+    pub(super) fn tuple_count(&self) -> usize {
+        self.tuples.len()
+    }
+}
