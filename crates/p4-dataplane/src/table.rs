@@ -62,6 +62,10 @@ impl Hasher for KeyHasher {
         self.mix((v >> 64) as u64);
     }
     #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.mix(n);
+    }
+    #[inline]
     fn write_usize(&mut self, n: usize) {
         self.mix(n as u64);
     }
@@ -649,7 +653,7 @@ impl TableState {
                 }
                 None
             }
-            Index::Ternary(space) => space.lookup(&self.entries, key, &mut self.probe),
+            Index::Ternary(space) => space.lookup(&self.entries, key),
         }
     }
 

@@ -22,7 +22,9 @@
 
 use std::collections::BTreeMap;
 
-use super::{duplicate, Entry, HashMap, Match};
+use std::hash::Hasher;
+
+use super::{duplicate, Entry, HashMap, KeyHasher, Match};
 
 /// The order entries win in: smaller priority number first, then earlier insertion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -65,13 +67,34 @@ struct Tuple {
     hashed: Box<[(usize, u128)]>,
     /// Whether some field is a range, to be checked entry by entry.
     has_ranges: bool,
-    /// Masked values of the `hashed` fields → the entries holding them, best first. An entry that
-    /// can never match is in no bucket (only in `members`).
-    buckets: HashMap<Box<[u128]>, Vec<Ranked>>,
+    /// The hash of the `hashed` fields' values ([`values_hash`]) → the buckets of the values
+    /// with that hash (almost always one). Keyed by the hash, so that a lookup hashes the key's
+    /// fields as it masks them and builds no key. An entry that can never match is in no bucket
+    /// (only in `members`).
+    buckets: HashMap<u64, Vec<Bucket>>,
     /// Every entry of the tuple by rank: the first is `best`, and the next best when it goes.
     members: BTreeMap<Rank, u64>,
     /// The best rank in the tuple: no key can get a better entry from it.
     best: Rank,
+}
+
+/// The entries of a tuple holding the same values.
+#[derive(Clone, Debug)]
+struct Bucket {
+    /// The values of the tuple's hashed fields.
+    values: Box<[u128]>,
+    /// Best first; never empty.
+    entries: Vec<Ranked>,
+}
+
+/// The hash of the values of a tuple's hashed fields.
+#[inline]
+fn values_hash(values: impl Iterator<Item = u128>) -> u64 {
+    let mut h = KeyHasher::default();
+    for v in values {
+        h.write_u128(v);
+    }
+    h.finish()
 }
 
 impl Tuple {
@@ -99,20 +122,52 @@ impl Tuple {
             .collect()
     }
 
-    /// The best-ranked entry of this tuple matching `key`; `probe` is scratch for the masked key.
+    /// The bucket of `values` (of the hashed fields), if an entry has them.
+    fn bucket(&self, values: &[u128]) -> Option<&Bucket> {
+        let candidates = self.buckets.get(&values_hash(values.iter().copied()))?;
+        candidates.iter().find(|b| *b.values == *values)
+    }
+
+    /// Adds `ranked` to the bucket of `values`, in rank order.
+    fn add_to_bucket(&mut self, values: Box<[u128]>, ranked: Ranked) {
+        let candidates = self.buckets.entry(values_hash(values.iter().copied())).or_default();
+        match candidates.iter_mut().find(|b| b.values == values) {
+            Some(bucket) => {
+                let pos = bucket.entries.partition_point(|r| r.rank < ranked.rank);
+                bucket.entries.insert(pos, ranked);
+            }
+            None => candidates.push(Bucket { values, entries: vec![ranked] }),
+        }
+    }
+
+    /// Takes `handle` out of the bucket of `values` (nothing if it is not there), dropping the
+    /// bucket if it empties.
+    fn remove_from_bucket(&mut self, values: &[u128], handle: u64) {
+        let hash = values_hash(values.iter().copied());
+        let Some(candidates) = self.buckets.get_mut(&hash) else { return };
+        for bucket in candidates.iter_mut().filter(|b| *b.values == *values) {
+            bucket.entries.retain(|r| r.handle != handle);
+        }
+        candidates.retain(|b| !b.entries.is_empty());
+        if candidates.is_empty() {
+            self.buckets.remove(&hash);
+        }
+    }
+
+    /// The best-ranked entry of this tuple matching `key`.
     #[inline]
-    fn best_match(&self, entries: &[Option<Entry>], key: &[u128], probe: &mut Vec<u128>) -> Option<Ranked> {
+    fn best_match(&self, entries: &[Option<Entry>], key: &[u128]) -> Option<Ranked> {
         if key.len() != self.shape.len() {
             return None;
         }
-        probe.clear();
-        probe.extend(self.hashed.iter().map(|(i, m)| key.get(*i).map_or(0, |k| k & m)));
-        let bucket = self.buckets.get(probe.as_slice())?;
+        let masked = |&(i, m): &(usize, u128)| key.get(i).map_or(0, |k| k & m);
+        let candidates = self.buckets.get(&values_hash(self.hashed.iter().map(masked)))?;
+        let bucket = candidates.iter().find(|b| b.values.iter().zip(self.hashed.iter()).all(|(v, f)| *v == masked(f)))?;
         if !self.has_ranges {
             // Same shape and same values: every entry of the bucket matches; the first is best.
-            return bucket.first().copied();
+            return bucket.entries.first().copied();
         }
-        bucket.iter().copied().find(|r| entry_matches(entries, r.handle, key))
+        bucket.entries.iter().copied().find(|r| entry_matches(entries, r.handle, key))
     }
 }
 
@@ -146,7 +201,7 @@ pub(super) struct TupleSpace {
 impl TupleSpace {
     /// The handle of the entry winning `key`, if any: the best-ranked matching entry.
     #[inline]
-    pub(super) fn lookup(&self, entries: &[Option<Entry>], key: &[u128], probe: &mut Vec<u128>) -> Option<u64> {
+    pub(super) fn lookup(&self, entries: &[Option<Entry>], key: &[u128]) -> Option<u64> {
         let mut found: Option<Ranked> = None;
         for tuple in &self.tuples {
             // Tuples come best first: once the match in hand beats this one's best, it beats
@@ -154,7 +209,7 @@ impl TupleSpace {
             if found.is_some_and(|f| f.rank < tuple.best) {
                 break;
             }
-            if let Some(hit) = tuple.best_match(entries, key, probe) {
+            if let Some(hit) = tuple.best_match(entries, key) {
                 if found.is_none_or(|f| hit.rank < f.rank) {
                     found = Some(hit);
                 }
@@ -183,9 +238,7 @@ impl TupleSpace {
         };
         let tuple = &mut self.tuples[i];
         if can_match(&entry.matches) {
-            let bucket = tuple.buckets.entry(tuple.entry_key(&entry.matches)).or_default();
-            let pos = bucket.partition_point(|r| r.rank < rank);
-            bucket.insert(pos, Ranked { rank, handle });
+            tuple.add_to_bucket(tuple.entry_key(&entry.matches), Ranked { rank, handle });
         }
         tuple.members.insert(rank, handle);
         tuple.best = tuple.best.min(rank);
@@ -203,8 +256,8 @@ impl TupleSpace {
                 .is_some_and(|e| e.priority == entry.priority && e.matches == entry.matches)
         };
         if can_match(&entry.matches) {
-            let bucket = tuple.buckets.get(&tuple.entry_key(&entry.matches))?;
-            bucket.iter().map(|r| r.handle).find(same)
+            let bucket = tuple.bucket(&tuple.entry_key(&entry.matches))?;
+            bucket.entries.iter().map(|r| r.handle).find(same)
         } else {
             // Entries that never match are in no bucket; they are rare enough to look for one by one.
             tuple.members.values().copied().find(same)
@@ -226,13 +279,7 @@ impl TupleSpace {
         let shape = shape_of(&entry.matches);
         let Some(i) = self.tuples.iter().position(|t| t.shape == shape) else { return };
         let tuple = &mut self.tuples[i];
-        let key = tuple.entry_key(&entry.matches);
-        if let Some(bucket) = tuple.buckets.get_mut(&key) {
-            bucket.retain(|r| r.handle != handle);
-            if bucket.is_empty() {
-                tuple.buckets.remove(&key);
-            }
-        }
+        tuple.remove_from_bucket(&tuple.entry_key(&entry.matches), handle);
         tuple.members.remove(&rank);
         match tuple.members.first_key_value() {
             None => {
