@@ -4,7 +4,9 @@
 //! keys of which half are built to hit a random rule and half are random (most reach only the
 //! catch-all). Beside the table's tuple-space search, in the same run, the priority-ordered scan it
 //! replaced as the reference (`TableState::first_match` over `TableState::precedence`). A second
-//! table holds the same rules with the destination port as a `range` field.
+//! table holds rules of the same templates with the destination port as a `range` field; a third,
+//! the worst case for a tuple space, rules of random prefix lengths in every field (almost a tuple
+//! per rule).
 //! `cargo bench -p p4-dataplane --bench ternary`.
 
 use std::time::{Duration, Instant};
@@ -31,6 +33,33 @@ const TEMPLATES: [[u32; 5]; 10] = [
     [0, 0, 8, 0, 16],
     [20, 20, 8, 16, 0],
 ];
+
+/// How the rules of a table are drawn.
+#[derive(Clone, Copy, PartialEq)]
+enum Rules {
+    Templates,
+    /// The templates, the destination port a range.
+    TemplatesPortRange,
+    /// Each field's prefix length random.
+    RandomLengths,
+}
+
+impl Rules {
+    fn name(self) -> &'static str {
+        match self {
+            Rules::Templates => "10 templates",
+            Rules::TemplatesPortRange => "10 templates, dst port a range",
+            Rules::RandomLengths => "random lengths",
+        }
+    }
+
+    fn lengths(self, rng: &mut Lcg) -> [u32; 5] {
+        match self {
+            Rules::Templates | Rules::TemplatesPortRange => TEMPLATES[rng.next() as usize % TEMPLATES.len()],
+            Rules::RandomLengths => WIDTHS.map(|w| rng.next() % (w + 1)),
+        }
+    }
+}
 
 struct Lcg(u64);
 
@@ -60,21 +89,22 @@ fn entry(matches: Vec<Match>, priority: i64) -> Entry {
     Entry { matches, priority, action: 0, args: vec![], packets: 0, bytes: 0, meter: Meter::default() }
 }
 
-/// The table of `RULES` rules plus the catch-all, the rules' (template, values), and how long the
-/// inserts took.
-fn build(rng: &mut Lcg, ranged: bool) -> (TableState, Vec<(usize, [u128; 5])>, Duration) {
+/// The table of `RULES` rules plus the catch-all, the rules' (prefix lengths, values), and how long
+/// the inserts took.
+fn build(rng: &mut Lcg, rules_of: Rules) -> (TableState, Vec<([u32; 5], [u128; 5])>, Duration) {
+    let ranged = rules_of == Rules::TemplatesPortRange;
     let mut table = TableState::with_fields(IndexKind::Ternary, 0, WIDTHS.len());
     let mut rules = Vec::new();
     let mut inserting = Duration::ZERO;
     while rules.len() < RULES {
-        let template = rng.next() as usize % TEMPLATES.len();
+        let lengths = rules_of.lengths(rng);
         let values = WIDTHS.map(|w| random_field(rng, w));
-        let matches = (0..WIDTHS.len()).map(|i| field_match(i, values[i], TEMPLATES[template][i], ranged)).collect();
+        let matches = (0..WIDTHS.len()).map(|i| field_match(i, values[i], lengths[i], ranged)).collect();
         let t0 = Instant::now();
         let inserted = table.insert(entry(matches, i64::from(rng.next() % 1000) + 1));
         inserting += t0.elapsed();
         if inserted.is_ok() {
-            rules.push((template, values));
+            rules.push((lengths, values));
         }
     }
     let catch_all = (0..WIDTHS.len()).map(|i| field_match(i, 0, 0, ranged)).collect();
@@ -83,16 +113,16 @@ fn build(rng: &mut Lcg, ranged: bool) -> (TableState, Vec<(usize, [u128; 5])>, D
 }
 
 /// Half the keys inside a random rule (its matched bits, random bits elsewhere), half random.
-fn keys(rng: &mut Lcg, rules: &[(usize, [u128; 5])]) -> Vec<[u128; 5]> {
+fn keys(rng: &mut Lcg, rules: &[([u32; 5], [u128; 5])]) -> Vec<[u128; 5]> {
     (0..KEYS)
         .map(|n| {
             let noise = WIDTHS.map(|w| random_field(rng, w));
             if n % 2 == 1 {
                 return noise;
             }
-            let (template, values) = rules[rng.next() as usize % rules.len()];
+            let (lengths, values) = rules[rng.next() as usize % rules.len()];
             std::array::from_fn(|i| {
-                let m = prefix_mask(TEMPLATES[template][i], WIDTHS[i]);
+                let m = prefix_mask(lengths[i], WIDTHS[i]);
                 values[i] & m | noise[i] & !m
             })
         })
@@ -103,15 +133,15 @@ fn bench(c: &mut Criterion) {
     let mut rng = Lcg(42);
     let mut g = c.benchmark_group("ternary");
     g.throughput(Throughput::Elements(KEYS as u64));
-    for ranged in [false, true] {
-        let (mut table, rules, inserting) = build(&mut rng, ranged);
+    for rules_of in [Rules::Templates, Rules::TemplatesPortRange, Rules::RandomLengths] {
+        let (mut table, rules, inserting) = build(&mut rng, rules_of);
         let keys = keys(&mut rng, &rules);
         let order = table.precedence();
         for k in &keys {
             assert_eq!(table.lookup(k), table.first_match(&order, k), "key {k:x?}");
         }
         let tuples = table.tuple_count().unwrap_or(0);
-        let what = if ranged { "dst port a range" } else { "all masked" };
+        let what = rules_of.name();
         g.bench_function(format!("priority-ordered scan (before), {what}, 1,001 entries, 256 keys"), |b| {
             b.iter(|| keys.iter().filter_map(|k| table.first_match(&order, black_box(k))).fold(0u64, u64::wrapping_add))
         });

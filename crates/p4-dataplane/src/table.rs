@@ -1079,6 +1079,10 @@ mod tests {
                     prop_assert_eq!(t.first_match(&order, key), want);
                 }
                 prop_assert_eq!(t.lookup(&[0, 0, 0]), None);
+                match &t.index {
+                    Index::Ternary(space) => space.check_invariants(&t.entries),
+                    other => prop_assert!(false, "not a tuple space: {:?}", other),
+                }
             }
         }
     }

@@ -74,8 +74,9 @@ struct Tuple {
     buckets: HashMap<u64, Vec<Bucket>>,
     /// Every entry of the tuple by rank: the first is `best`, and the next best when it goes.
     members: BTreeMap<Rank, u64>,
-    /// The best rank in the tuple: no key can get a better entry from it.
-    best: Rank,
+    /// The best-ranked entry of the tuple (no key can get a better one from it), beside `members`
+    /// so that probing a tuple of one entry reads no tree.
+    best: Ranked,
 }
 
 /// The entries of a tuple holding the same values.
@@ -98,7 +99,7 @@ fn values_hash(values: impl Iterator<Item = u128>) -> u64 {
 }
 
 impl Tuple {
-    fn new(shape: Box<[FieldShape]>, best: Rank) -> Tuple {
+    fn new(shape: Box<[FieldShape]>, best: Ranked) -> Tuple {
         let hashed = shape
             .iter()
             .enumerate()
@@ -160,6 +161,11 @@ impl Tuple {
         if key.len() != self.shape.len() {
             return None;
         }
+        if self.members.len() == 1 {
+            // One entry: comparing it is cheaper than hashing the key, and keeps a table whose
+            // entries all have shapes of their own near the cost of the scan.
+            return entry_matches(entries, self.best.handle, key).then_some(self.best);
+        }
         let masked = |&(i, m): &(usize, u128)| key.get(i).map_or(0, |k| k & m);
         let candidates = self.buckets.get(&values_hash(self.hashed.iter().map(masked)))?;
         let bucket = candidates.iter().find(|b| b.values.iter().zip(self.hashed.iter()).all(|(v, f)| *v == masked(f)))?;
@@ -206,7 +212,7 @@ impl TupleSpace {
         for tuple in &self.tuples {
             // Tuples come best first: once the match in hand beats this one's best, it beats
             // everything left.
-            if found.is_some_and(|f| f.rank < tuple.best) {
+            if found.is_some_and(|f| f.rank < tuple.best.rank) {
                 break;
             }
             if let Some(hit) = tuple.best_match(entries, key) {
@@ -229,20 +235,24 @@ impl TupleSpace {
         let rank = Rank { priority: entry.priority, seq: self.next_seq };
         self.next_seq += 1;
         self.remember_seq(handle, rank.seq);
+        let ranked = Ranked { rank, handle };
         let i = match at {
             Some(i) => i,
             None => {
-                self.tuples.push(Tuple::new(shape, rank));
+                self.tuples.push(Tuple::new(shape, ranked));
                 self.tuples.len() - 1
             }
         };
         let tuple = &mut self.tuples[i];
         if can_match(&entry.matches) {
-            tuple.add_to_bucket(tuple.entry_key(&entry.matches), Ranked { rank, handle });
+            tuple.add_to_bucket(tuple.entry_key(&entry.matches), ranked);
         }
         tuple.members.insert(rank, handle);
-        tuple.best = tuple.best.min(rank);
-        self.reposition(i);
+        // A new tuple (whose best is this entry) or a better best: its place in the order moves.
+        if rank <= tuple.best.rank {
+            tuple.best = ranked;
+            self.reposition(i);
+        }
         Ok(())
     }
 
@@ -285,22 +295,26 @@ impl TupleSpace {
             None => {
                 self.tuples.remove(i);
             }
-            Some((next_best, _)) => {
-                tuple.best = *next_best;
+            Some((&next, &next_handle)) if rank == tuple.best.rank => {
+                tuple.best = Ranked { rank: next, handle: next_handle };
                 self.reposition(i);
             }
+            Some(_) => {}
         }
     }
 
     /// Moves tuple `i`, whose `best` changed, to its place in the probe order (the others are in
-    /// order, and no two tuples share a best rank since ranks are unique).
+    /// order, and no two tuples share a best rank since ranks are unique), shifting only the
+    /// tuples between its old and new places.
     fn reposition(&mut self, i: usize) {
-        if i >= self.tuples.len() {
+        let Some(best) = self.tuples.get(i).map(|t| t.best.rank) else { return };
+        let before = self.tuples[..i].partition_point(|t| t.best.rank < best);
+        if before < i {
+            self.tuples[before..=i].rotate_right(1);
             return;
         }
-        let tuple = self.tuples.remove(i);
-        let at = self.tuples.partition_point(|t| t.best < tuple.best);
-        self.tuples.insert(at, tuple);
+        let after = i + 1 + self.tuples[i + 1..].partition_point(|t| t.best.rank < best);
+        self.tuples[i..after].rotate_left(1);
     }
 
     pub(super) fn clear(&mut self) {
@@ -317,5 +331,30 @@ impl TupleSpace {
     /// The number of distinct entry shapes (hash probes a lookup makes at most).
     pub(super) fn tuple_count(&self) -> usize {
         self.tuples.len()
+    }
+
+    /// Panics unless the module's invariants hold (tests).
+    #[cfg(test)]
+    pub(super) fn check_invariants(&self, entries: &[Option<Entry>]) {
+        let ranks: Vec<Rank> = self.tuples.iter().map(|t| t.best.rank).collect();
+        assert!(ranks.windows(2).all(|w| w[0] < w[1]), "tuples out of order: {ranks:?}");
+        let mut in_buckets = 0;
+        for t in &self.tuples {
+            assert_eq!(t.members.first_key_value().map(|(r, h)| (*r, *h)), Some((t.best.rank, t.best.handle)));
+            for (hash, candidates) in &t.buckets {
+                for b in candidates {
+                    assert_eq!(values_hash(b.values.iter().copied()), *hash);
+                    assert!(!b.entries.is_empty() && b.entries.windows(2).all(|w| w[0].rank < w[1].rank));
+                    in_buckets += b.entries.len();
+                }
+            }
+            for (r, h) in &t.members {
+                let e = entries.get(*h as usize).and_then(Option::as_ref).expect("a member is live");
+                assert_eq!((e.priority, shape_of(&e.matches)), (r.priority, t.shape.clone()));
+            }
+        }
+        let live = entries.iter().flatten().filter(|e| can_match(&e.matches)).count();
+        assert_eq!(in_buckets, live, "every entry that can match is in one bucket");
+        assert_eq!(self.tuples.iter().map(|t| t.members.len()).sum::<usize>(), entries.iter().flatten().count());
     }
 }
