@@ -89,9 +89,11 @@ fn entry(matches: Vec<Match>, priority: i64) -> Entry {
     Entry { matches, priority, action: 0, args: vec![], packets: 0, bytes: 0, meter: Meter::default() }
 }
 
-/// The table of `RULES` rules plus the catch-all, the rules' (prefix lengths, values), and how long
-/// the inserts took.
-fn build(rng: &mut Lcg, rules_of: Rules) -> (TableState, Vec<([u32; 5], [u128; 5])>, Duration) {
+/// A rule: its prefix length and value in each field.
+type Rule = ([u32; 5], [u128; 5]);
+
+/// The table of `RULES` rules plus the catch-all, its rules, and how long the inserts took.
+fn build(rng: &mut Lcg, rules_of: Rules) -> (TableState, Vec<Rule>, Duration) {
     let ranged = rules_of == Rules::TemplatesPortRange;
     let mut table = TableState::with_fields(IndexKind::Ternary, 0, WIDTHS.len());
     let mut rules = Vec::new();
@@ -113,7 +115,7 @@ fn build(rng: &mut Lcg, rules_of: Rules) -> (TableState, Vec<([u32; 5], [u128; 5
 }
 
 /// Half the keys inside a random rule (its matched bits, random bits elsewhere), half random.
-fn keys(rng: &mut Lcg, rules: &[([u32; 5], [u128; 5])]) -> Vec<[u128; 5]> {
+fn keys(rng: &mut Lcg, rules: &[Rule]) -> Vec<[u128; 5]> {
     (0..KEYS)
         .map(|n| {
             let noise = WIDTHS.map(|w| random_field(rng, w));

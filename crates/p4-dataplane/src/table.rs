@@ -1015,7 +1015,7 @@ mod tests {
             .iter()
             .map(|m| match *m {
                 Match::Mask(v, m) => v & m | noise & !m & 0xff,
-                Match::Range(lo, hi) => if noise % 2 == 0 { lo } else { hi },
+                Match::Range(lo, hi) => if noise.is_multiple_of(2) { lo } else { hi },
             })
             .collect()
     }
