@@ -3,8 +3,16 @@
 //! Three index shapes, chosen from the key's match kinds when the switch is built (as BMv2 does):
 //! - **exact** (only exact keys): one hash map from the key tuple to the entry;
 //! - **lpm** (exact keys + one lpm key): one hash map per prefix length, probed longest first;
-//! - **ternary** (any ternary/range/optional key): entries sorted by priority (smaller number wins,
-//!   ties by insertion order) and scanned in that order.
+//! - **ternary** (entries carry priorities: any ternary/range/optional key, or more than one lpm
+//!   key): the smallest priority number wins, ties by insertion order (not by handle: handles are
+//!   reused). A tuple-space search (`table/tuple_space.rs`): entries grouped by shape (per field its mask, or
+//!   "range"), one hash map per shape from the values to the entries holding them, best first;
+//!   shapes probed in the order of the best entry each holds, stopping once the match in hand
+//!   beats every shape left. Range fields are left out of the hash and checked entry by entry in
+//!   the bucket the other fields select. A lookup costs a hash probe per shape (a shape of one entry
+//!   is compared instead), not a comparison per entry: with 1,000 ACL rules of 10 shapes, 25–30 ×
+//!   fewer nanoseconds; with a shape per entry, about the scan's cost (`benches/ternary.rs`).
+//!   [`TableState::first_match`] keeps the priority-ordered scan it replaced, as the reference.
 //!
 //! A table whose key is the lpm field alone, at most 32 bits wide (IPv4 routes), also keeps an
 //! `LpmTrie` beside its per-length maps, because probing one map per length (4+ hashes for a
@@ -18,10 +26,12 @@
 //!
 //! Invariants: `entries[h]` is `Some` exactly for live handles, every other `h < entries.len()` is in
 //! `free` (given out again smallest first, as BMv2 does, so churn does not grow the table), and every
-//! live handle appears once in the index; masked values are stored pre-masked (`value & mask`). An
-//! lpm entry whose value has bits outside its mask can never match: it is in the maps (so it is a duplicate, listed and
-//! removable) but not in the trie. The trie gives, for every key, the entry the maps' probing
-//! would give.
+//! live handle appears once in the index; an entry's matches and priority are never changed in place
+//! (the index is keyed by them: [`TableState::get_mut`] is for action, data, counters and meter);
+//! masked values are stored pre-masked (`value & mask`). An entry whose value has bits outside its
+//! mask can never match: an lpm one is in the maps (so it is a duplicate, listed and removable) but
+//! not in the trie; a ternary one is in its shape's members but in no bucket. The trie gives, for
+//! every key, the entry the maps' probing would give; the tuple space, the entry the scan would.
 
 use std::collections::HashMap as StdHashMap;
 use std::hash::{BuildHasherDefault, Hasher};
