@@ -4,10 +4,10 @@
 //! Entries are grouped by their *shape*: per key field, its mask (an lpm field's is its prefix
 //! mask, an exact field's all ones) or "range". All entries of one shape match a key exactly when
 //! the key, masked with the shape's masks, equals their values; so each shape (a [`Tuple`]) keeps one
-//! hash map from masked value to the entries holding it, and a lookup costs one hash probe per
-//! shape instead of one comparison per entry. Range fields cannot be masked: a shape leaves them
-//! out of its hash key (mask 0) and checks them entry by entry in the bucket the other fields select,
-//! best first.
+//! hash map from values to the entries holding them (a [`Bucket`]), and a lookup costs one hash probe
+//! per shape instead of one comparison per entry (a shape of one entry is compared instead: that is
+//! cheaper than hashing). Range fields cannot be masked: a shape leaves them out of its hash key and
+//! checks them entry by entry in the bucket the other fields select, best first.
 //!
 //! Which entry wins is exactly what the priority-ordered scan this replaced gave (and what
 //! [`super::TableState::first_match`] still gives): the smallest priority number, ties by insertion
@@ -15,13 +15,13 @@
 //! Shapes are probed in the order of the best rank they hold, and the search stops as soon as the best
 //! match found so far ranks before every shape not yet probed.
 //!
-//! Invariants: every live entry is in exactly one tuple (the one of its shape), in the bucket of
-//! its values, and in that tuple's `members`; buckets are sorted by rank and never empty; a tuple's
-//! `best` is the first of its `members`, which are never empty; `tuples` is sorted by `best`.
+//! Invariants (checked by the property test in `table.rs`): every live entry is in exactly one tuple
+//! (the one of its shape), in that tuple's `members`, and, unless a value has bits outside its mask
+//! (it can never match), in the bucket of its values; buckets are sorted by rank and never empty; a
+//! tuple's `best` is the first of its `members`, which are never empty; `tuples` is sorted by `best`.
 //! Updates touch one tuple and move it within `tuples`: no rebuild.
 
 use std::collections::BTreeMap;
-
 use std::hash::Hasher;
 
 use super::{duplicate, Entry, HashMap, KeyHasher, Match};
