@@ -7,10 +7,10 @@ use p4_arch::{DropMarker, ExternOp, MetaRole};
 use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Stmt, Type, UnOp};
 
 use super::places::{Place, Places, Region};
-use super::{read_field, write_field, FastProg, FastState, FastTable, FastTransition, SLACK};
+use super::{read_field, Dest, FastProg, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
 use crate::bits::{self, mask};
 use crate::compile::{unsupported, Compiler, R};
-use crate::exec::{Ctx, Ev, Flow, Invoke, Prog, Run};
+use crate::exec::{Ctx, Ev, Flow, Prog, Run};
 use crate::hashing::{csum16_shifts, Algorithm, Csum16Sum};
 
 type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
@@ -53,57 +53,6 @@ struct FastCompiler<'c, 'a> {
     tables: Vec<Option<FastTable>>,
     /// Frame slots some compiled statement assigns.
     written: Vec<usize>,
-}
-
-/// A scalar read in place where it is a constant, a frame slot, a header field or a validity
-/// bit (no call), else computed by a closure.
-#[derive(Clone)]
-enum Val {
-    Const(u128),
-    Slot(usize),
-    Field { bit: usize, width: u32 },
-    /// `isValid()`: the header's bit in `Ctx::wire_valid`.
-    Valid(u64),
-    Eval(Ev),
-}
-
-impl Val {
-    #[inline(always)]
-    fn read(&self, p: &Prog, c: &mut Ctx) -> u128 {
-        match self {
-            Val::Const(k) => *k,
-            Val::Slot(s) => c.get(*s),
-            Val::Field { bit, width } => read_field(&c.wire, *bit, *width),
-            Val::Valid(m) => u128::from(c.wire_valid & m != 0),
-            Val::Eval(e) => e(p, c),
-        }
-    }
-
-    fn into_ev(self) -> Ev {
-        match self {
-            Val::Eval(e) => e,
-            other => Arc::new(move |p, c| other.read(p, c)),
-        }
-    }
-}
-
-/// Where an assignment writes.
-enum Dest {
-    Slot(usize),
-    Field { bit: usize, width: u32 },
-    /// A slice: read-modify-write.
-    Other(Write),
-}
-
-impl Dest {
-    #[inline(always)]
-    fn write(&self, p: &Prog, c: &mut Ctx, v: u128) {
-        match self {
-            Dest::Slot(s) => c.set(*s, v),
-            Dest::Field { bit, width } => write_field(&mut c.wire, *bit, *width, v),
-            Dest::Other(w) => w(p, c, v),
-        }
-    }
 }
 
 /// A compiled statement: assignments are kept apart so runs of them become one closure.
@@ -748,9 +697,9 @@ impl FastCompiler<'_, '_> {
         let mut keys = Vec::new();
         for f in &layouts.key(p4_ir::TableId(t as u32)).fields {
             let Some(k) = table.keys.get(f.index) else { return unsupported(format!("table {}: key {}", table.name, f.index)) };
-            keys.push(self.ev(&b, &k.expr)?);
+            keys.push(self.val(&b, &k.expr)?);
         }
-        let mut actions: Vec<Invoke> = Vec::new();
+        let mut actions = Vec::new();
         for ta in table.effective_actions() {
             let a = ta.action.index();
             let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
@@ -758,19 +707,11 @@ impl FastCompiler<'_, '_> {
                 return unsupported(format!("table {}: action {} has directional parameters", table.name, act.name));
             }
             self.action(a)?;
-            let mut data_slots = Vec::new();
+            let mut data = Vec::new();
             for d in &layouts.actions[a].params {
-                data_slots.push(self.cx.var_slot(&act.block, act.params[d.index].var)?);
+                data.push(self.cx.var_slot(&act.block, act.params[d.index].var)?);
             }
-            actions.push(Box::new(move |p, c, data| {
-                for (slot, v) in data_slots.iter().zip(data) {
-                    c.set(*slot, *v);
-                }
-                match super::FastProg::of(p).actions.get(a) {
-                    Some(Some(body)) => body(p, c),
-                    _ => Flow::Next,
-                }
-            }));
+            actions.push(TableAction { action: a, data });
         }
         self.tables[t] = Some(FastTable { keys, actions });
         Ok(())

@@ -22,7 +22,9 @@
 mod build;
 mod places;
 
-use crate::exec::{Ctx, Ev, Flow, Invoke, KeyMatch, Prog, Run, Target};
+use std::sync::Arc;
+
+use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 
 pub(crate) use build::build;
 
@@ -40,12 +42,71 @@ pub(crate) enum FastTransition {
     Select { keys: Vec<Ev>, widths: Vec<u32>, cases: Vec<(Vec<KeyMatch>, Target)> },
 }
 
+/// A scalar read in place where it is a constant, a frame slot, a header field or a validity
+/// bit (no call), else computed by a closure.
+#[derive(Clone)]
+pub(crate) enum Val {
+    Const(u128),
+    Slot(usize),
+    Field { bit: usize, width: u32 },
+    /// `isValid()`: the header's bit in `Ctx::wire_valid`.
+    Valid(u64),
+    Eval(Ev),
+}
+
+impl Val {
+    #[inline(always)]
+    pub(crate) fn read(&self, p: &Prog, c: &mut Ctx) -> u128 {
+        match self {
+            Val::Const(k) => *k,
+            Val::Slot(s) => c.get(*s),
+            Val::Field { bit, width } => read_field(&c.wire, *bit, *width),
+            Val::Valid(m) => u128::from(c.wire_valid & m != 0),
+            Val::Eval(e) => e(p, c),
+        }
+    }
+
+    pub(crate) fn into_ev(self) -> Ev {
+        match self {
+            Val::Eval(e) => e,
+            other => Arc::new(move |p, c| other.read(p, c)),
+        }
+    }
+}
+
+/// Where an assignment writes.
+pub(crate) enum Dest {
+    Slot(usize),
+    Field { bit: usize, width: u32 },
+    /// A slice: read-modify-write.
+    Other(Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>),
+}
+
+impl Dest {
+    #[inline(always)]
+    pub(crate) fn write(&self, p: &Prog, c: &mut Ctx, v: u128) {
+        match self {
+            Dest::Slot(s) => c.set(*s, v),
+            Dest::Field { bit, width } => write_field(&mut c.wire, *bit, *width, v),
+            Dest::Other(w) => w(p, c, v),
+        }
+    }
+}
+
 /// A table as this executor applies it: key and actions compiled here, lookup and entries shared
 /// with the closure executor's [`crate::exec::TableProg`] of the same index.
 pub(crate) struct FastTable {
-    pub keys: Vec<Ev>,
+    pub keys: Vec<Val>,
     /// Parallel to `TableProg::actions`.
-    pub actions: Vec<Invoke>,
+    pub actions: Vec<TableAction>,
+}
+
+/// An action as a table runs it: its entry's data go straight into the parameters' slots.
+pub(crate) struct TableAction {
+    /// IR action id (its body is `FastProg::actions[action]`).
+    pub action: usize,
+    /// The frame slots of its directionless parameters, in the order of the entry's data.
+    pub data: Vec<usize>,
 }
 
 /// A program compiled for the wire-format executor.
@@ -130,18 +191,46 @@ pub(crate) fn run_control(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
 
 /// Applies table `t` with this executor's key and actions.
 pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
+    let f = FastProg::of(p);
     let none = crate::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
-    let (Some(Some(ft)), Some(tp)) = (FastProg::of(p).tables.get(t), p.tables.get(t)) else { return none };
+    let (Some(Some(ft)), Some(tp)) = (f.tables.get(t), p.tables.get(t)) else { return none };
     let mut key = crate::exec::SmallValues::new();
     for k in &ft.keys {
-        key.push(k(p, c));
+        key.push(k.read(p, c));
     }
-    let mut args = crate::exec::SmallValues::new();
-    let (_, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args);
-    let (Some(ta), Some(invoke)) = (tp.actions.get(act), ft.actions.get(act)) else {
-        return crate::exec::ApplyOutcome { hit, ..none };
+    let (hit, act) = if tp.per_entry.is_empty() && tp.entry_meter.is_none() {
+        // No direct counter or meter reads the hit: the entry's data go straight from the table
+        // to the action's parameters.
+        let found = c.tables.get_mut(t).and_then(|ts| ts.lookup(key.as_slice()));
+        let Ctx { tables, defaults, f: frame, .. } = c;
+        let chosen = match found {
+            Some(h) => tables.get_mut(t).and_then(|ts| ts.get_mut(h)).map(|e| (true, e.action, &e.args[..])),
+            None => defaults.get(t).map(|(a, data)| (false, *a, &data[..])),
+        };
+        let Some((hit, act, data)) = chosen else { return none };
+        if let Some(ta) = ft.actions.get(act) {
+            for (slot, v) in ta.data.iter().zip(data) {
+                if let Some(s) = frame.get_mut(*slot) {
+                    *s = *v;
+                }
+            }
+        }
+        (hit, act)
+    } else {
+        let mut args = crate::exec::SmallValues::new();
+        let (_, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args);
+        if let Some(ta) = ft.actions.get(act) {
+            for (slot, v) in ta.data.iter().zip(args.as_slice()) {
+                c.set(*slot, *v);
+            }
+        }
+        (hit, act)
     };
-    let flow = invoke(p, c, args.as_slice());
+    let Some(ta) = ft.actions.get(act) else { return crate::exec::ApplyOutcome { hit, ..none } };
+    let flow = match f.actions.get(ta.action) {
+        Some(Some(body)) => body(p, c),
+        _ => Flow::Next,
+    };
     crate::exec::ApplyOutcome { hit, action: ta.action, flow }
 }
 
