@@ -5,8 +5,10 @@
 #
 # Both hosts use the router MAC 00:00:00:00:01:00 as their gateway (static neighbour entries, so no
 # ARP is needed); examples/l2l3/entries.txt routes 10.1.0.0/16 to port 1 and 10.1.2.0/24 to port 2.
-# Runs ping both ways and a TCP transfer with iperf3, prints iperf3's summary, cleans up, and exits
-# non-zero on any failure. Needs root (namespaces, veth, raw sockets), ip, ping and iperf3.
+# Runs ping both ways and a TCP transfer with iperf3, prints iperf3's summary, first with AF_PACKET
+# ports (--io packet), then with AF_XDP ports (--io xdp) where the kernel offers them (skipped with
+# the reason otherwise); checks no XDP program stays attached; cleans up, and exits non-zero on any
+# failure. Needs root (namespaces, veth, raw sockets), ip, ping and iperf3.
 # Usage: tests/live/run.sh [path/to/p4forge]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,30 +69,56 @@ host() {
 host "$h1" 10.1.1.10/24 00:00:00:00:00:01 p1 10.1.1.1
 host "$h2" 10.1.2.10/24 00:00:00:00:00:02 p2 10.1.2.1
 
-ip netns exec "$sw" "$p4forge" switch "$root/examples/l2l3/l2l3.p4" --entries "$root/examples/l2l3/entries.txt" \
-    --port 1=p1 --port 2=p2 < /dev/null > "$log/switch.out" 2> "$log/switch.err" &
-switch_pid=$!
-for _ in $(seq 1 100); do
-    grep -q "^switching" "$log/switch.err" 2>/dev/null && break
-    kill -0 "$switch_pid" 2>/dev/null || fail "p4forge switch exited"
-    sleep 0.1
-done
-grep -q "^switching" "$log/switch.err" || fail "p4forge switch did not start"
+# start_switch IO: runs p4forge switch with --io IO in the background; returns non-zero (with its
+# stderr in $log/switch.err) if it exits before saying it is switching.
+start_switch() {
+    ip netns exec "$sw" "$p4forge" switch "$root/examples/l2l3/l2l3.p4" --entries "$root/examples/l2l3/entries.txt" \
+        --port 1=p1 --port 2=p2 --io "$1" < /dev/null > "$log/switch.out" 2> "$log/switch.err" &
+    switch_pid=$!
+    for _ in $(seq 1 100); do
+        grep -q "^switching" "$log/switch.err" 2>/dev/null && return 0
+        kill -0 "$switch_pid" 2>/dev/null || { wait "$switch_pid" || true; switch_pid=""; return 1; }
+        sleep 0.1
+    done
+    grep -q "^switching" "$log/switch.err"
+}
 
-ip netns exec "$h1" ping -c 3 -W 2 10.1.2.10 || fail "ping h1 -> h2"
-ip netns exec "$h2" ping -c 3 -W 2 10.1.1.10 || fail "ping h2 -> h1"
+# traffic IO: ping both ways and an iperf3 TCP transfer through the running switch, then Ctrl-C it.
+traffic() {
+    local io=$1
+    ip netns exec "$h1" ping -c 3 -W 2 10.1.2.10 || fail "ping h1 -> h2 (--io $io)"
+    ip netns exec "$h2" ping -c 3 -W 2 10.1.1.10 || fail "ping h2 -> h1 (--io $io)"
 
-ip netns exec "$h2" iperf3 -s -1 -B 10.1.2.10 > "$log/iperf-server.out" 2>&1 &
-server_pid=$!
-sleep 0.5
-ip netns exec "$h1" iperf3 -c 10.1.2.10 -t 3 > "$log/iperf.out" 2>&1 || { cat "$log/iperf.out"; fail "iperf3 TCP transfer h1 -> h2"; }
-wait "$server_pid" || true
-echo "--- iperf3 (TCP, h1 -> h2 through p4forge switch l2l3) ---"
-grep -E "sender|receiver" "$log/iperf.out"
+    ip netns exec "$h2" iperf3 -s -1 -B 10.1.2.10 > "$log/iperf-server.out" 2>&1 &
+    server_pid=$!
+    sleep 0.5
+    ip netns exec "$h1" iperf3 -c 10.1.2.10 -t 3 > "$log/iperf.out" 2>&1 || { cat "$log/iperf.out"; fail "iperf3 TCP transfer h1 -> h2 (--io $io)"; }
+    wait "$server_pid" || true
+    echo "--- iperf3 (TCP, h1 -> h2 through p4forge switch l2l3, --io $io) ---"
+    grep -E "sender|receiver" "$log/iperf.out"
 
-kill -INT "$switch_pid"
-wait "$switch_pid" || fail "p4forge switch did not stop cleanly on Ctrl-C"
-switch_pid=""
-echo "--- p4forge switch summary ---"
-cat "$log/switch.out"
+    kill -INT "$switch_pid"
+    wait "$switch_pid" || fail "p4forge switch --io $io did not stop cleanly on Ctrl-C"
+    switch_pid=""
+    echo "--- p4forge switch summary (--io $io) ---"
+    cat "$log/switch.out"
+    if ip -n "$sw" link show | grep -q xdp; then
+        ip -n "$sw" link show >&2
+        fail "an XDP program is still attached after the switch stopped (--io $io)"
+    fi
+}
+
+start_switch packet || fail "p4forge switch --io packet did not start"
+traffic packet
+
+# AF_XDP where this kernel offers it: the same traffic again. A switch that cannot open AF_XDP
+# ports says why and the pass is skipped (P4FORGE_LIVE_XDP=required makes that a failure).
+if start_switch xdp; then
+    grep -q "(AF_XDP)" "$log/switch.err" || fail "--io xdp did not open AF_XDP ports"
+    traffic xdp
+else
+    why=$(grep -v "^warning" "$log/switch.err" | tail -n 1)
+    [ "${P4FORGE_LIVE_XDP:-}" = required ] && fail "AF_XDP ports did not open: $why"
+    echo "--- AF_XDP pass skipped: $why ---"
+fi
 echo "live test: PASS"
