@@ -126,7 +126,7 @@ enum Command {
         #[command(flatten)]
         trace: cmd::trace::TraceArgs,
     },
-    /// Run the program as a switch between Linux network interfaces (AF_PACKET; needs root).
+    /// Run the program as a switch between Linux network interfaces (AF_XDP or AF_PACKET; needs root).
     ///
     /// Frames arriving on IFNAME enter on port PORT; what the program sends to PORT leaves through
     /// IFNAME. Lines on stdin are runtime-CLI commands (as in --entries), applied while traffic
@@ -146,8 +146,10 @@ enum Command {
         /// How frames reach the interfaces: `xdp` (AF_XDP sockets with a tiny XDP program
         /// attached in generic mode while the switch runs; an error where a port cannot use it),
         /// `packet` (AF_PACKET sockets with a TPACKET_V3 receive ring), or `auto` (AF_XDP where
-        /// it works, else AF_PACKET with one line per port saying why). DEFAULT_REASON
-        #[arg(long, value_enum, default_value = "packet")]
+        /// it works, else AF_PACKET with one line per port saying why). The default is `auto`
+        /// because AF_XDP was the faster of the two on veth pairs in every measured round (TCP and
+        /// 64-byte UDP through l2l3; docs/PERFORMANCE.md).
+        #[arg(long, value_enum, default_value = "auto")]
         io: p4forge::ports::IoMode,
         /// Also accept runtime-CLI commands on this Unix socket (one answer, then an empty line,
         /// per command line; e.g. `socat - UNIX-CONNECT:PATH`). Removed when the switch stops.

@@ -128,6 +128,12 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
                 })
                 .map_err(|e| CliError::input(e.to_string()))?;
         }
+        // Frames sent above may wait in a port's queue (AF_XDP kicks the kernel once per batch).
+        for (_, port) in &ports {
+            if let Err(error) = port.flush() {
+                *summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
+            }
+        }
     }
     if let Some(path) = &options.control {
         let _ = std::fs::remove_file(path);

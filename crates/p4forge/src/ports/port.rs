@@ -72,11 +72,20 @@ impl Port {
         }
     }
 
-    /// Sends one frame out of the interface.
+    /// Sends one frame out of the interface (or queues it until [`Port::flush`]).
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {
         match self {
             Port::Packet(port) => port.send(frame),
             Port::Xdp(port) => port.send(frame),
+        }
+    }
+
+    /// Sends what [`Port::send`] queued (AF_XDP asks the kernel once per batch of frames; an
+    /// AF_PACKET send leaves at once).
+    pub fn flush(&self) -> io::Result<()> {
+        match self {
+            Port::Packet(_) => Ok(()),
+            Port::Xdp(port) => port.flush(),
         }
     }
 }

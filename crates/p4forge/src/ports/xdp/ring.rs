@@ -154,6 +154,11 @@ impl<T: Copy> Ring<T> {
         self.producer().store(index, Ordering::Release);
     }
 
+    /// Producing side: entries published and not yet consumed by the kernel.
+    pub fn queued(&self) -> u32 {
+        filled(self.own.get(), self.consumer().load(Ordering::Acquire))
+    }
+
     /// Consuming side: entries the kernel has published and this side not yet released.
     pub fn available(&self) -> u32 {
         filled(self.producer().load(Ordering::Acquire), self.own.get())
