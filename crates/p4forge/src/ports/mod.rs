@@ -141,7 +141,7 @@ impl LinuxPort {
                     _ => Err(io::Error::new(error.kind(), format!("cannot receive on {}: {error}", self.name))),
                 };
             }
-            if address.sll_pkttype == libc::PACKET_OUTGOING as u8 {
+            if address.sll_pkttype == libc::PACKET_OUTGOING {
                 continue;
             }
             // MSG_TRUNC reports the frame's real length; a longer frame than the buffer is cut.

@@ -18,7 +18,8 @@ pub enum IoMode {
 
 pub enum Port {
     Packet(LinuxPort),
-    Xdp(XdpPort),
+    /// Boxed: its rings and UMEM handles make it several times the size of a `LinuxPort`.
+    Xdp(Box<XdpPort>),
 }
 
 impl Port {
@@ -27,9 +28,9 @@ impl Port {
     pub fn open(name: &str, mode: IoMode) -> io::Result<Port> {
         match mode {
             IoMode::Packet => LinuxPort::open(name).map(Port::Packet),
-            IoMode::Xdp => XdpPort::open(name).map(Port::Xdp),
+            IoMode::Xdp => XdpPort::open(name).map(|port| Port::Xdp(Box::new(port))),
             IoMode::Auto => match XdpPort::open_steps(name) {
-                Ok(port) => Ok(Port::Xdp(port)),
+                Ok(port) => Ok(Port::Xdp(Box::new(port))),
                 // A missing interface is not a reason to try another kind of socket.
                 Err(error) if error.kind() == io::ErrorKind::NotFound => Err(error),
                 Err(error) => {

@@ -83,7 +83,9 @@ fn bpf<T>(command: libc::c_int, attr: &mut T) -> io::Result<libc::c_long> {
     // is exactly its size, so the kernel reads (and for some commands writes) only inside it.
     // Every pointer stored in it (instructions, license, log, key, value) points into memory the
     // caller keeps alive across this call.
-    let result = unsafe { libc::syscall(libc::SYS_bpf, command, (attr as *mut T).cast::<libc::c_void>(), std::mem::size_of::<T>()) };
+    let result = unsafe {
+        libc::syscall(libc::SYS_bpf, command, (attr as *mut T).cast::<libc::c_void>(), std::mem::size_of::<T>())
+    };
     if result < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -167,7 +169,12 @@ pub fn load_xdp_program(program: &[Instruction]) -> io::Result<OwnedFd> {
 /// exactly as long as the returned link descriptor is open: closing it (on drop, or when the
 /// process dies however it dies) detaches it, so no program is ever left behind.
 pub fn attach_xdp_generic(program: RawFd, ifindex: u32) -> io::Result<OwnedFd> {
-    let mut attr = LinkCreate { prog_fd: program as u32, target_ifindex: ifindex, attach_type: BPF_XDP, flags: XDP_FLAGS_SKB_MODE };
+    let mut attr = LinkCreate {
+        prog_fd: program as u32,
+        target_ifindex: ifindex,
+        attach_type: BPF_XDP,
+        flags: XDP_FLAGS_SKB_MODE,
+    };
     bpf(BPF_LINK_CREATE, &mut attr).map(owned).map_err(|e| match e.raw_os_error() {
         Some(libc::EBUSY) | Some(libc::EEXIST) => {
             io::Error::new(e.kind(), format!("BPF_LINK_CREATE: {e} (another XDP program is attached to the interface)"))

@@ -84,7 +84,9 @@ fn last_error(step: &str) -> io::Error {
 
 fn set_option<T>(fd: RawFd, option: libc::c_int, value: &T, step: &str) -> io::Result<()> {
     // SAFETY: value is a plain struct or integer of the size given, read by the kernel only.
-    let result = unsafe { libc::setsockopt(fd, libc::SOL_XDP, option, (value as *const T).cast(), std::mem::size_of::<T>() as u32) };
+    let result = unsafe {
+        libc::setsockopt(fd, libc::SOL_XDP, option, (value as *const T).cast(), std::mem::size_of::<T>() as u32)
+    };
     if result < 0 {
         return Err(last_error(step));
     }
@@ -96,7 +98,14 @@ fn layout(offsets: &libc::xdp_ring_offset) -> RingLayout {
 }
 
 /// Maps ring `size` entries of `T` of socket `fd` at page offset `offset`.
-fn map_ring<T: Copy>(fd: RawFd, offsets: &libc::xdp_ring_offset, size: u32, offset: u64, producing: bool, step: &str) -> io::Result<Ring<T>> {
+fn map_ring<T: Copy>(
+    fd: RawFd,
+    offsets: &libc::xdp_ring_offset,
+    size: u32,
+    offset: u64,
+    producing: bool,
+    step: &str,
+) -> io::Result<Ring<T>> {
     let length = offsets.desc as usize + size as usize * std::mem::size_of::<T>();
     let mapping = Mapping::of_socket(fd, length, offset as libc::off_t).map_err(|e| step_error(step, e))?;
     Ring::new(mapping, &layout(offsets), size, producing).map_err(|e| step_error(step, e))
@@ -136,16 +145,29 @@ const BIND_RETRY_WAIT: std::time::Duration = std::time::Duration::from_millis(50
 
 /// Binds socket `fd` to queue [`QUEUE`] of interface `index` in copy mode.
 fn bind(fd: RawFd, index: u32) -> io::Result<()> {
-    let address = libc::sockaddr_xdp { sxdp_family: libc::AF_XDP as u16, sxdp_flags: libc::XDP_COPY, sxdp_ifindex: index, sxdp_queue_id: QUEUE, sxdp_shared_umem_fd: 0 };
+    let address = libc::sockaddr_xdp {
+        sxdp_family: libc::AF_XDP as u16,
+        sxdp_flags: libc::XDP_COPY,
+        sxdp_ifindex: index,
+        sxdp_queue_id: QUEUE,
+        sxdp_shared_umem_fd: 0,
+    };
     for attempt in 1..=BIND_ATTEMPTS {
         // SAFETY: address is a valid sockaddr_xdp of the size given.
-        let bound = unsafe { libc::bind(fd, (&address as *const libc::sockaddr_xdp).cast(), std::mem::size_of::<libc::sockaddr_xdp>() as u32) };
+        let bound = unsafe {
+            libc::bind(
+                fd,
+                (&address as *const libc::sockaddr_xdp).cast(),
+                std::mem::size_of::<libc::sockaddr_xdp>() as u32,
+            )
+        };
         if bound == 0 {
             return Ok(());
         }
         let error = io::Error::last_os_error();
         if error.raw_os_error() != Some(libc::EBUSY) || attempt == BIND_ATTEMPTS {
-            let why = if error.raw_os_error() == Some(libc::EBUSY) { " (another AF_XDP socket holds the queue)" } else { "" };
+            let why =
+                if error.raw_os_error() == Some(libc::EBUSY) { " (another AF_XDP socket holds the queue)" } else { "" };
             return Err(step_error(&format!("bind to queue {QUEUE} in copy mode{why}"), error));
         }
         std::thread::sleep(BIND_RETRY_WAIT);
@@ -165,7 +187,8 @@ impl XdpPort {
 
     /// [`XdpPort::open`], with errors that say only which step failed ("BPF_PROG_LOAD: ...").
     pub fn open_steps(name: &str) -> io::Result<XdpPort> {
-        let c_name = CString::new(name).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "an interface name has no NUL byte"))?;
+        let c_name = CString::new(name)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "an interface name has no NUL byte"))?;
         // SAFETY: if_nametoindex reads a NUL-terminated string and returns 0 when it is unknown.
         let index = unsafe { libc::if_nametoindex(c_name.as_ptr()) };
         if index == 0 {
@@ -174,7 +197,9 @@ impl XdpPort {
         if let Some(queues) = receive_queues(name, index).filter(|&queues| queues > 1) {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
-                format!("{queues} receive queues (an AF_XDP port binds queue 0 only; `ethtool -L {name} combined 1` leaves one)"),
+                format!(
+                    "{queues} receive queues (an AF_XDP port binds queue 0 only; `ethtool -L {name}` can leave one)"
+                ),
             ));
         }
         let map = bpf::create_socket_map(QUEUE + 1)?;
@@ -198,16 +223,35 @@ impl XdpPort {
         let mut offsets: libc::xdp_mmap_offsets = unsafe { std::mem::zeroed() };
         let mut length = std::mem::size_of::<libc::xdp_mmap_offsets>() as libc::socklen_t;
         // SAFETY: the kernel writes at most `length` bytes into offsets and updates length.
-        let got = unsafe { libc::getsockopt(fd, libc::SOL_XDP, libc::XDP_MMAP_OFFSETS, (&mut offsets as *mut libc::xdp_mmap_offsets).cast(), &mut length) };
+        let got = unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_XDP,
+                libc::XDP_MMAP_OFFSETS,
+                (&mut offsets as *mut libc::xdp_mmap_offsets).cast(),
+                &mut length,
+            )
+        };
         if got < 0 {
             return Err(last_error("XDP_MMAP_OFFSETS"));
         }
         if length as usize != std::mem::size_of::<libc::xdp_mmap_offsets>() {
             // Kernels before 5.4 give the layout without ring flags.
-            return Err(io::Error::new(io::ErrorKind::Unsupported, "XDP_MMAP_OFFSETS: the kernel's ring layout is too old (Linux 5.4 or later needed)"));
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "XDP_MMAP_OFFSETS: the kernel's ring layout is too old (Linux 5.4 or later needed)",
+            ));
         }
-        let fill: Ring<u64> = map_ring(fd, &offsets.fr, FILL_RING, libc::XDP_UMEM_PGOFF_FILL_RING, true, "mmap of the fill ring")?;
-        let completion: Ring<u64> = map_ring(fd, &offsets.cr, COMPLETION_RING, libc::XDP_UMEM_PGOFF_COMPLETION_RING, false, "mmap of the completion ring")?;
+        let fill: Ring<u64> =
+            map_ring(fd, &offsets.fr, FILL_RING, libc::XDP_UMEM_PGOFF_FILL_RING, true, "mmap of the fill ring")?;
+        let completion: Ring<u64> = map_ring(
+            fd,
+            &offsets.cr,
+            COMPLETION_RING,
+            libc::XDP_UMEM_PGOFF_COMPLETION_RING,
+            false,
+            "mmap of the completion ring",
+        )?;
         let rx = map_ring(fd, &offsets.rx, RX_RING, libc::XDP_PGOFF_RX_RING as u64, false, "mmap of the receive ring")?;
         let tx = map_ring(fd, &offsets.tx, TX_RING, libc::XDP_PGOFF_TX_RING as u64, true, "mmap of the transmit ring")?;
 
@@ -274,7 +318,14 @@ impl XdpPort {
     /// per [`KICK_BATCH`] frames, and by [`XdpPort::flush`] for the rest.
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {
         if frame.len() > FRAME_SIZE as usize {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("cannot send on {}: a {}-byte frame is longer than an AF_XDP frame ({FRAME_SIZE} bytes)", self.name, frame.len())));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "cannot send on {}: a {}-byte frame is longer than an AF_XDP frame ({FRAME_SIZE} bytes)",
+                    self.name,
+                    frame.len()
+                ),
+            ));
         }
         let mut frames = self.tx_frames.borrow_mut();
         self.reclaim_completed(&mut frames);
@@ -284,7 +335,12 @@ impl XdpPort {
                 // Every transmit frame is in flight: ask the kernel to send, and look again.
                 self.kick()?;
                 self.reclaim_completed(&mut frames);
-                frames.take().ok_or_else(|| io::Error::new(io::ErrorKind::WouldBlock, format!("cannot send on {}: all {TX_FRAMES} AF_XDP transmit frames are in flight", self.name)))?
+                frames.take().ok_or_else(|| {
+                    io::Error::new(
+                        io::ErrorKind::WouldBlock,
+                        format!("cannot send on {}: all {TX_FRAMES} AF_XDP transmit frames are in flight", self.name),
+                    )
+                })?
             }
         };
         // The transmit ring holds every transmit frame, so a free frame means a free slot.
@@ -326,7 +382,9 @@ impl XdpPort {
     /// frames queued for the next call, so they are not errors.
     fn kick(&self) -> io::Result<()> {
         // SAFETY: a zero-length send with no buffer and no address: only a wake-up.
-        let result = unsafe { libc::sendto(self.socket.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT, std::ptr::null(), 0) };
+        let result = unsafe {
+            libc::sendto(self.socket.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT, std::ptr::null(), 0)
+        };
         if result >= 0 {
             return Ok(());
         }

@@ -74,7 +74,10 @@ fn load_word(destination: u8, source: u8, offset: i16) -> Instruction {
 /// `destination = the map whose file descriptor is map_fd`: a 64-bit immediate load takes two
 /// instruction slots, the second one holding the upper 32 bits (zero here).
 fn load_map(destination: u8, map_fd: i32) -> [Instruction; 2] {
-    [Instruction::new(CLASS_LD | MODE_IMM | SIZE_DW, destination, PSEUDO_MAP_FD, 0, map_fd), Instruction::new(0, 0, 0, 0, 0)]
+    [
+        Instruction::new(CLASS_LD | MODE_IMM | SIZE_DW, destination, PSEUDO_MAP_FD, 0, map_fd),
+        Instruction::new(0, 0, 0, 0, 0),
+    ]
 }
 
 /// `destination = immediate` (64-bit move, sign-extended).

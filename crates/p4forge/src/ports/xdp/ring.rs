@@ -39,7 +39,16 @@ impl Mapping {
     pub fn of_socket(fd: libc::c_int, length: usize, offset: libc::off_t) -> io::Result<Mapping> {
         // SAFETY: a new mapping chosen by the kernel overlaps nothing Rust owns; the result is
         // checked before use.
-        let base = unsafe { libc::mmap(std::ptr::null_mut(), length, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED | libc::MAP_POPULATE, fd, offset) };
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                length,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_POPULATE,
+                fd,
+                offset,
+            )
+        };
         Mapping::checked(base, length)
     }
 
@@ -47,7 +56,14 @@ impl Mapping {
     pub fn anonymous(length: usize) -> io::Result<Mapping> {
         // SAFETY: as above, with no file behind it.
         let base = unsafe {
-            libc::mmap(std::ptr::null_mut(), length, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE, -1, 0)
+            libc::mmap(
+                std::ptr::null_mut(),
+                length,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
+                -1,
+                0,
+            )
         };
         Mapping::checked(base, length)
     }
@@ -106,20 +122,37 @@ impl<T: Copy> Ring<T> {
     /// The ring of `size` entries at `layout` in `mapping`, checked to lie inside it.
     pub fn new(mapping: Mapping, layout: &RingLayout, size: u32, producing: bool) -> io::Result<Ring<T>> {
         let entries_end = layout.descriptors as usize + size as usize * std::mem::size_of::<T>();
-        let words_fit = [layout.producer, layout.consumer].iter().all(|&o| o as usize + 4 <= mapping.len() && o % 4 == 0);
-        if !size.is_power_of_two() || !words_fit || entries_end > mapping.len() || layout.descriptors as usize % std::mem::align_of::<T>() != 0 {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "the kernel's ring offsets do not fit the mapped ring"));
+        let words_fit =
+            [layout.producer, layout.consumer].iter().all(|&o| o as usize + 4 <= mapping.len() && o.is_multiple_of(4));
+        if !size.is_power_of_two()
+            || !words_fit
+            || entries_end > mapping.len()
+            || !(layout.descriptors as usize).is_multiple_of(std::mem::align_of::<T>())
+        {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the kernel's ring offsets do not fit the mapped ring",
+            ));
         }
         let base = mapping.base();
         // SAFETY: each offset was just checked to lie inside the mapping and to be aligned for
         // what is read there; AtomicU32 has the layout of u32, and the kernel accesses these words
         // atomically too.
         let (producer, consumer, entries) = unsafe {
-            (base.add(layout.producer as usize).cast::<AtomicU32>(), base.add(layout.consumer as usize).cast::<AtomicU32>(), base.add(layout.descriptors as usize).cast::<T>())
+            (
+                base.add(layout.producer as usize).cast::<AtomicU32>(),
+                base.add(layout.consumer as usize).cast::<AtomicU32>(),
+                base.add(layout.descriptors as usize).cast::<T>(),
+            )
         };
-        let ring = Ring { _mapping: mapping, producer, consumer, entries, size, own: Cell::new(0), _entries: PhantomData };
+        let ring =
+            Ring { _mapping: mapping, producer, consumer, entries, size, own: Cell::new(0), _entries: PhantomData };
         // Start from wherever the kernel's indexes are (zero on a fresh socket).
-        ring.own.set(if producing { ring.producer().load(Ordering::Relaxed) } else { ring.consumer().load(Ordering::Relaxed) });
+        ring.own.set(if producing {
+            ring.producer().load(Ordering::Relaxed)
+        } else {
+            ring.consumer().load(Ordering::Relaxed)
+        });
         Ok(ring)
     }
 
@@ -251,6 +284,8 @@ mod tests {
         let layout = RingLayout { producer: 0, consumer: 64, descriptors: 4096 - 8 };
         assert!(Ring::<u64>::new(mapping, &layout, 2, true).is_err());
         let mapping = Mapping::anonymous(4096).unwrap();
-        assert!(Ring::<u64>::new(mapping, &RingLayout { producer: 0, consumer: 64, descriptors: 128 }, 3, true).is_err());
+        assert!(
+            Ring::<u64>::new(mapping, &RingLayout { producer: 0, consumer: 64, descriptors: 128 }, 3, true).is_err()
+        );
     }
 }

@@ -105,7 +105,8 @@ impl TxFrames {
     /// kernel bug could cause) is ignored rather than allowed to make a frame free twice.
     pub fn give_back(&mut self, address: u64) -> bool {
         let start = frame_start(address);
-        let is_tx_frame = (u64::from(RX_FRAMES) * u64::from(FRAME_SIZE)..u64::from(FRAMES) * u64::from(FRAME_SIZE)).contains(&start);
+        let is_tx_frame =
+            (u64::from(RX_FRAMES) * u64::from(FRAME_SIZE)..u64::from(FRAMES) * u64::from(FRAME_SIZE)).contains(&start);
         if !is_tx_frame || self.free.len() >= TX_FRAMES as usize {
             return false;
         }
