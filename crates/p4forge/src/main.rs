@@ -146,7 +146,9 @@ enum Command {
         /// How frames reach the interfaces: `xdp` (AF_XDP sockets with a tiny XDP program
         /// attached in generic mode while the switch runs; an error where a port cannot use it),
         /// `packet` (AF_PACKET sockets with a TPACKET_V3 receive ring), or `auto` (AF_XDP where
-        /// it works, else AF_PACKET with one line per port saying why). The default is `auto`
+        /// it works, else AF_PACKET with one line per port saying why; AF_PACKET also for loopback
+        /// and for interfaces with an IP address, whose frames AF_XDP would take from the host's
+        /// own network stack instead of copying them). The default is `auto`
         /// because AF_XDP was the faster of the two on veth pairs in every measured round (TCP and
         /// 64-byte UDP through l2l3; docs/PERFORMANCE.md).
         #[arg(long, value_enum, default_value = "auto")]

@@ -45,7 +45,7 @@ fn the_control_socket_applies_commands_while_the_switch_runs() {
     }
     let socket = std::env::temp_dir().join(format!("p4forge-control-{}.sock", std::process::id()));
     let _ = std::fs::remove_file(&socket);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+    let child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
         .args(["switch", "fwd.p4", "--port", "1=lo", "--control", socket.to_str().unwrap()])
         .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"))
         .stdin(std::process::Stdio::null())

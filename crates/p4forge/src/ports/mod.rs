@@ -1,5 +1,5 @@
 //! Linux network interfaces as switch ports, through one of two kinds of socket ([`Port`], chosen
-//! by [`IoMode`]): AF_XDP ([`xdp`]) where the kernel offers it, or the `AF_PACKET` [`LinuxPort`]
+//! by [`IoMode`]): AF_XDP (`xdp/`) where the kernel offers it, or the `AF_PACKET` [`LinuxPort`]
 //! described here.
 //!
 //! A [`LinuxPort`] is one `AF_PACKET` raw socket per interface, bound to it, in promiscuous mode, so
@@ -13,7 +13,7 @@
 
 mod port;
 mod ring;
-pub mod xdp;
+mod xdp;
 
 pub use port::{IoMode, Port};
 pub use xdp::XdpPort;

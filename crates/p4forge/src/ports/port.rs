@@ -10,7 +10,8 @@ use std::os::fd::RawFd;
 /// How `p4forge switch` exchanges frames with its interfaces (`--io`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum IoMode {
-    /// AF_XDP where the kernel and the interface allow it, else AF_PACKET (saying why, per port).
+    /// AF_XDP where the kernel and the interface allow it and the interface does not carry the
+    /// host's own traffic, else AF_PACKET (saying why, per port).
     Auto,
     /// AF_XDP only: a port that cannot use it is an error.
     Xdp,
@@ -26,7 +27,7 @@ pub enum Port {
 
 impl Port {
     /// Opens interface `name` as `mode` says. With `Auto`, a port that cannot use AF_XDP, or should
-    /// not ([`host_traffic`]), opens with AF_PACKET and one line on stderr says why.
+    /// not (`host_traffic`), opens with AF_PACKET and one line on stderr says why.
     pub fn open(name: &str, mode: IoMode) -> io::Result<Port> {
         match mode {
             IoMode::Packet => LinuxPort::open(name).map(Port::Packet),

@@ -16,6 +16,11 @@
 //! Only queue 0 is bound, so an interface with several receive queues is refused (frames on the
 //! other queues would bypass the switch). veth pairs have one.
 //!
+//! Unlike an `AF_PACKET` socket, which copies frames and lets the kernel's network stack have them
+//! too, the redirect takes every frame of the interface away from the stack: right for a port
+//! that belongs to the switch, wrong for one the host talks through (hence `--io auto` leaving
+//! those to `AF_PACKET`, `super::port::host_traffic`).
+//!
 //! Frames to send are posted on the transmit ring and the kernel is asked to send them (a system
 //! call, which copy mode needs) once per 32 frames and at the end of each receive round
 //! ([`XdpPort::flush`]), where `AF_PACKET` makes one `send` per frame.
@@ -315,7 +320,7 @@ impl XdpPort {
 
     /// Sends one frame out of the interface: copied into a free transmit frame and posted on the
     /// transmit ring. Copy mode sends only when asked (a system call), so the kernel is asked once
-    /// per [`KICK_BATCH`] frames, and by [`XdpPort::flush`] for the rest.
+    /// per `KICK_BATCH` frames, and by [`XdpPort::flush`] for the rest.
     pub fn send(&self, frame: &[u8]) -> io::Result<()> {
         if frame.len() > FRAME_SIZE as usize {
             return Err(io::Error::new(
@@ -356,7 +361,7 @@ impl XdpPort {
         Ok(())
     }
 
-    /// Asks the kernel to send every frame posted so far. It sends at most [`KICK_BATCH`] per call
+    /// Asks the kernel to send every frame posted so far. It sends at most `KICK_BATCH` per call
     /// (its budget per system call in copy mode), so this repeats, a bounded number of times.
     pub fn flush(&self) -> io::Result<()> {
         let mut calls = TX_RING / KICK_BATCH + 1;
