@@ -69,6 +69,9 @@ host "$h2" 10.1.2.10/24 00:00:00:00:00:02 p2 10.1.2.1
 # start_switch IO: runs p4forge switch with --io IO in the background; returns non-zero (with its
 # stderr in $log/switch.err) if it exits before saying it is switching.
 start_switch() {
+    # The previous run's output must not be read as this one's (the redirections below happen in
+    # the background, possibly after the first look at the file).
+    rm -f "$log/switch.out" "$log/switch.err"
     ip netns exec "$sw" "$p4forge" switch "$root/examples/l2l3/l2l3.p4" --entries "$root/examples/l2l3/entries.txt" \
         --port 1=p1 --port 2=p2 --io "$1" < /dev/null > "$log/switch.out" 2> "$log/switch.err" &
     switch_pid=$!
