@@ -149,8 +149,8 @@ enum Command {
         /// it works, else AF_PACKET with one line per port saying why; AF_PACKET also for loopback
         /// and for interfaces with an IP address, whose frames AF_XDP would take from the host's
         /// own network stack instead of copying them). The default is `auto`
-        /// because AF_XDP was the faster of the two on veth pairs in every measured round (TCP and
-        /// 64-byte UDP through l2l3; docs/PERFORMANCE.md).
+        /// because on veth pairs AF_XDP carried TCP through l2l3 faster in every measured round
+        /// and cost the switch less CPU per small packet (docs/PERFORMANCE.md).
         #[arg(long, value_enum, default_value = "auto")]
         io: p4forge::ports::IoMode,
         /// Also accept runtime-CLI commands on this Unix socket (one answer, then an empty line,
