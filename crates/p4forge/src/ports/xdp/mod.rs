@@ -14,7 +14,9 @@
 //!    closes the link and so detaches the program.
 //!
 //! Only queue 0 is bound, so an interface with several receive queues is refused (frames on the
-//! other queues would bypass the switch). veth pairs have one.
+//! other queues would bypass the switch). veth pairs have one. An interface whose MTU is above
+//! 1,774 bytes is refused too: its longest frames would not fit a 2 KiB UMEM frame after the
+//! kernel's headroom (jumbo frames need `AF_PACKET`).
 //!
 //! Unlike an `AF_PACKET` socket, which copies frames and lets the kernel's network stack have them
 //! too, the redirect takes every frame of the interface away from the stack: right for a port
@@ -128,6 +130,50 @@ fn receive_queues(name: &str, index: u32) -> Option<usize> {
     Some(entries.filter_map(Result::ok).filter(|entry| entry.file_name().to_string_lossy().starts_with("rx-")).count())
 }
 
+/// The kernel's headroom before a received frame in a UMEM frame (`XDP_PACKET_HEADROOM`).
+const KERNEL_HEADROOM: u32 = 256;
+/// Ethernet header and one VLAN tag: what a frame holds beyond the MTU.
+const ETHERNET_OVERHEAD: u32 = 18;
+
+/// The largest interface MTU whose frames fit a UMEM frame after the kernel's headroom; a longer
+/// frame would be dropped by the kernel on its way to the socket (jumbo frames need AF_PACKET).
+fn largest_mtu() -> u32 {
+    FRAME_SIZE - KERNEL_HEADROOM - ETHERNET_OVERHEAD
+}
+
+/// `struct ifreq` as `SIOCGIFMTU` uses it: the name, then the MTU in the union (40 bytes in all).
+#[repr(C)]
+struct MtuRequest {
+    name: [libc::c_char; libc::IFNAMSIZ],
+    mtu: libc::c_int,
+    _rest_of_union: [u8; 20],
+}
+
+/// The MTU of interface `name`.
+fn interface_mtu(name: &CString) -> io::Result<u32> {
+    let bytes = name.as_bytes_with_nul();
+    if bytes.len() > libc::IFNAMSIZ {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "interface name too long"));
+    }
+    let mut request = MtuRequest { name: [0; libc::IFNAMSIZ], mtu: 0, _rest_of_union: [0; 20] };
+    for (slot, &byte) in request.name.iter_mut().zip(bytes) {
+        *slot = byte as libc::c_char;
+    }
+    // SAFETY: plain socket creation; closed below through OwnedFd.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fd is a fresh socket owned from here on.
+    let socket = unsafe { OwnedFd::from_raw_fd(fd) };
+    // SAFETY: request is a 40-byte ifreq with a NUL-terminated name; the kernel writes the MTU
+    // into it and nothing beyond it.
+    if unsafe { libc::ioctl(socket.as_raw_fd(), libc::SIOCGIFMTU, &mut request as *mut MtuRequest) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(request.mtu.max(0) as u32)
+}
+
 /// A packet socket holding interface `index` in promiscuous mode. Protocol 0 means it receives
 /// nothing, so it costs nothing per frame.
 fn promiscuous_membership(index: u32) -> io::Result<OwnedFd> {
@@ -205,6 +251,14 @@ impl XdpPort {
                 format!(
                     "{queues} receive queues (an AF_XDP port binds queue 0 only; `ethtool -L {name}` can leave one)"
                 ),
+            ));
+        }
+        let largest = largest_mtu();
+        let mtu = interface_mtu(&c_name).map_err(|e| step_error("SIOCGIFMTU", e))?;
+        if mtu > largest {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!("MTU {mtu} (an AF_XDP frame here holds an MTU of {largest} at most)"),
             ));
         }
         let map = bpf::create_socket_map(QUEUE + 1)?;
@@ -398,5 +452,22 @@ impl XdpPort {
             Some(libc::EAGAIN | libc::EBUSY | libc::ENOBUFS | libc::EINTR) => Ok(()),
             _ => Err(io::Error::new(error.kind(), format!("cannot send on {}: {error}", self.name))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_mtu_leaves_room_for_the_headroom_and_a_tagged_ethernet_header() {
+        assert_eq!(largest_mtu(), 1774);
+        assert_eq!(std::mem::size_of::<MtuRequest>(), 40);
+    }
+
+    #[test]
+    fn the_mtu_of_loopback_is_read_without_privileges() {
+        assert!(interface_mtu(&CString::new("lo").unwrap()).is_ok_and(|mtu| mtu >= 1500));
+        assert!(interface_mtu(&CString::new("nosuch0").unwrap()).is_err());
     }
 }

@@ -11,8 +11,8 @@
 use super::ring::Mapping;
 use std::io;
 
-/// Bytes per frame: a full Ethernet frame (1,518 bytes) plus the kernel's receive headroom
-/// (`XDP_PACKET_HEADROOM`, 256 bytes) fits, and frames never straddle a page.
+/// Bytes per frame: a full Ethernet frame (1,518 bytes, 1,522 with a VLAN tag) plus the kernel's
+/// receive headroom (`XDP_PACKET_HEADROOM`, 256 bytes) fits, and frames never straddle a page.
 pub const FRAME_SIZE: u32 = 2048;
 /// Frames in the UMEM (8 MiB in all, as the AF_PACKET ring per port).
 pub const FRAMES: u32 = 4096;
