@@ -3,8 +3,8 @@
 #
 # Runs ping both ways and a TCP transfer with iperf3, prints iperf3's summary, first with AF_PACKET
 # ports (--io packet), then with AF_XDP ports (--io xdp) where the kernel offers them (skipped with
-# the reason otherwise); checks no XDP program stays attached; cleans up, and exits non-zero on any
-# failure. Needs root (namespaces, veth, raw sockets), ip, ping and iperf3.
+# the reason otherwise); checks no XDP program stays attached after Ctrl-C or SIGKILL and that a
+# second switch on the same interface is refused; cleans up, and exits non-zero on any failure. Needs root (namespaces, veth, raw sockets), ip, ping and iperf3.
 # Usage: tests/live/run.sh [path/to/p4forge]
 set -euo pipefail
 source "$(dirname "$0")/netns.sh"
@@ -41,7 +41,18 @@ traffic packet
 # ports says why and the pass is skipped (P4FORGE_LIVE_XDP=required makes that a failure).
 if start_switch xdp; then
     grep -q "(AF_XDP)" "$log/switch.err" || fail "--io xdp did not open AF_XDP ports"
+    # A second switch on the same interfaces is refused with the reason, not half-attached.
+    if ip netns exec "$sw" "$p4forge" switch "$root/examples/l2l3/l2l3.p4" --port 1=p1 --io xdp < /dev/null 2> "$log/second.err"; then
+        fail "a second --io xdp switch on p1 started"
+    fi
+    grep -q "another AF_XDP socket holds the queue" "$log/second.err" || { cat "$log/second.err" >&2; fail "a second --io xdp switch on p1: unexpected error"; }
     traffic xdp
+    # Killed outright, the switch leaves no XDP program behind either (its link descriptor closes).
+    start_switch xdp || fail "--io xdp did not start again"
+    kill -KILL "$switch_pid"; wait "$switch_pid" 2>/dev/null || true; switch_pid=""
+    sleep 0.2
+    if ip -n "$sw" link show | grep -q xdp; then fail "an XDP program is still attached after SIGKILL"; fi
+    echo "--- AF_XDP: a second switch on the same interface is refused; nothing stays attached after SIGKILL ---"
 else
     why=$(grep -v "^warning" "$log/switch.err" | tail -n 1)
     [ "${P4FORGE_LIVE_XDP:-}" = required ] && fail "AF_XDP ports did not open: $why"
