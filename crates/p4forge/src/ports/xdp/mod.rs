@@ -31,7 +31,7 @@
 //! each frame once each way, as for `AF_PACKET`; what AF_XDP saves is the frames' trip on to the
 //! kernel's network stack after the packet socket's copy, and most transmit system calls. On the
 //! 2-vCPU VM it carried TCP through l2l3 faster in every interleaved round (1.1–2.7 ×) and cost the
-//! switch about 18 % less CPU per 64-byte packet (`docs/PERFORMANCE.md`), so `p4forge switch --io`
+//! switch 18–38 % less CPU per 64-byte packet (`docs/PERFORMANCE.md`), so `p4forge switch --io`
 //! defaults to `auto`: AF_XDP where the port can use it, `AF_PACKET` otherwise.
 
 mod bpf;
