@@ -126,7 +126,7 @@ enum Command {
         #[command(flatten)]
         trace: cmd::trace::TraceArgs,
     },
-    /// Run the program as a switch between Linux network interfaces (AF_PACKET; needs root).
+    /// Run the program as a switch between Linux network interfaces (AF_XDP or AF_PACKET; needs root).
     ///
     /// Frames arriving on IFNAME enter on port PORT; what the program sends to PORT leaves through
     /// IFNAME. Lines on stdin are runtime-CLI commands (as in --entries), applied while traffic
@@ -143,6 +143,16 @@ enum Command {
         /// Attach switch port PORT to network interface IFNAME (repeatable).
         #[arg(long = "port", value_name = "PORT=IFNAME", value_parser = cmd::switch::parse_port_arg, required = true)]
         ports: Vec<(u32, String)>,
+        /// How frames reach the interfaces: `xdp` (AF_XDP sockets with a tiny XDP program
+        /// attached in generic mode while the switch runs; an error where a port cannot use it),
+        /// `packet` (AF_PACKET sockets with a TPACKET_V3 receive ring), or `auto` (AF_XDP where
+        /// it works, else AF_PACKET with one line per port saying why; AF_PACKET also for loopback
+        /// and for interfaces with an IP address, whose frames AF_XDP would take from the host's
+        /// own network stack instead of copying them). The default is `auto`
+        /// because on veth pairs AF_XDP carried TCP through l2l3 faster in every measured round
+        /// and cost the switch less CPU per small packet (docs/PERFORMANCE.md).
+        #[arg(long, value_enum, default_value = "auto")]
+        io: p4forge::ports::IoMode,
         /// Also accept runtime-CLI commands on this Unix socket (one answer, then an empty line,
         /// per command line; e.g. `socat - UNIX-CONNECT:PATH`). Removed when the switch stops.
         #[arg(long, value_name = "PATH")]
@@ -258,8 +268,8 @@ fn dispatch(command: Command) -> CliResult<()> {
                 None => Ok(()),
             }
         }
-        Command::Switch { program, entries, ports, control, include, verbose, trace } => {
-            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, control, verbose, trace };
+        Command::Switch { program, entries, ports, io, control, include, verbose, trace } => {
+            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, io, control, verbose, trace };
             let summary = cmd::switch::switch(&options)?;
             Ok(p4_io::stdio::print(&summary.render())?)
         }

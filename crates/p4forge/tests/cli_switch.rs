@@ -45,7 +45,7 @@ fn the_control_socket_applies_commands_while_the_switch_runs() {
     }
     let socket = std::env::temp_dir().join(format!("p4forge-control-{}.sock", std::process::id()));
     let _ = std::fs::remove_file(&socket);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+    let child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
         .args(["switch", "fwd.p4", "--port", "1=lo", "--control", socket.to_str().unwrap()])
         .current_dir(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures"))
         .stdin(std::process::Stdio::null())
@@ -73,7 +73,11 @@ fn the_control_socket_applies_commands_while_the_switch_runs() {
         ["entry added to FwdIngress.fwd with handle 0\n", "\n", "refused: no table named `nosuch` (known: FwdIngress.fwd)\n", "\n"]
     );
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    // The default --io auto leaves loopback to AF_PACKET: AF_XDP would take the host's own
+    // traffic on `lo` away from it while the test runs.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("lo: AF_XDP not used (a loopback interface") && stderr.contains("1=lo (AF_PACKET)"), "{stderr}");
     assert!(!socket.exists(), "the socket is removed when the switch stops");
 }

@@ -1,7 +1,8 @@
 //! `p4forge switch`: the program as a software switch between Linux network interfaces.
 //!
-//! Each `--port N=IFNAME` is an `AF_PACKET` socket (see [`crate::ports`]); frames arriving on IFNAME
-//! enter the program on ingress port N, and what the program sends to port N leaves through IFNAME.
+//! Each `--port N=IFNAME` is an AF_XDP or `AF_PACKET` socket (`--io`, see [`crate::ports`]); frames
+//! arriving on IFNAME enter the program on ingress port N, and what the program sends to port N
+//! leaves through IFNAME.
 //! Lines on standard input, or on connections to the `--control` Unix socket, are runtime-CLI
 //! commands (the entries-file syntax) applied between frames while traffic flows; Ctrl-C stops the
 //! switch and prints the per-port summary.
@@ -10,7 +11,7 @@ use crate::cmd::run::RunSummary;
 use crate::cmd::entries::Entries;
 use crate::error::{CliError, CliResult};
 use crate::frontend::{self, Dataplane};
-use crate::ports::{wait_readable, LinuxPort, MAX_FRAME};
+use crate::ports::{wait_readable, IoMode, Port, MAX_FRAME};
 use p4_stf::commands::{apply_commands, parse_commands};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
@@ -24,6 +25,8 @@ pub struct SwitchOptions {
     pub entries: Option<PathBuf>,
     /// `(port number, interface name)`.
     pub ports: Vec<(u32, String)>,
+    /// AF_XDP or AF_PACKET sockets (`--io`).
+    pub io: IoMode,
     /// A Unix socket to create for runtime-CLI commands while the switch runs.
     pub control: Option<PathBuf>,
     pub verbose: bool,
@@ -71,13 +74,13 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
     }
     let mut ports = Vec::new();
     for (number, name) in &options.ports {
-        ports.push((*number, LinuxPort::open(name).map_err(|e| CliError::input(e.to_string()))?));
+        ports.push((*number, Port::open(name, options.io).map_err(|e| CliError::input(e.to_string()))?));
     }
     let (requests, commands_in) = mpsc::channel();
     if let Some(path) = &options.control {
         control_socket(path, requests.clone())?;
     }
-    let names: Vec<String> = ports.iter().map(|(n, p)| format!("{n}={}", p.name())).collect();
+    let names: Vec<String> = ports.iter().map(|(n, p)| format!("{n}={} ({})", p.name(), p.kind())).collect();
     let control = options.control.as_ref().map(|p| format!(" or {}", p.display())).unwrap_or_default();
     p4_io::eprintln_safe!("switching {} (Ctrl-C stops; runtime-CLI commands on stdin{control})", names.join(" "));
 
@@ -124,6 +127,12 @@ pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
                     }
                 })
                 .map_err(|e| CliError::input(e.to_string()))?;
+        }
+        // Frames sent above may wait in a port's queue (AF_XDP kicks the kernel once per batch).
+        for (_, port) in &ports {
+            if let Err(error) = port.flush() {
+                *summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
+            }
         }
     }
     if let Some(path) = &options.control {

@@ -1,13 +1,22 @@
-//! Linux network interfaces as switch ports: one `AF_PACKET` raw socket per interface, bound to
-//! it, in promiscuous mode, so every Ethernet frame the interface sees reaches the switch and every
-//! frame the switch sends leaves through it unchanged.
+//! Linux network interfaces as switch ports, through one of two kinds of socket ([`Port`], chosen
+//! by [`IoMode`]): AF_XDP (`xdp/`) where the kernel offers it, or the `AF_PACKET` [`LinuxPort`]
+//! described here.
+//!
+//! A [`LinuxPort`] is one `AF_PACKET` raw socket per interface, bound to it, in promiscuous mode, so
+//! every Ethernet frame the interface sees reaches the switch and every frame the switch sends leaves
+//! through it unchanged.
 //!
 //! Frames are received through a `TPACKET_V3` ring ([`ring`]) where the kernel offers one, else one
 //! `recvfrom` per frame; they are sent with `send`. Frames the socket itself sent are not received
 //! again (`PACKET_IGNORE_OUTGOING`, or skipped as `PACKET_OUTGOING`), or the switch would process its
 //! own output.
 
+mod port;
 mod ring;
+mod xdp;
+
+pub use port::{IoMode, Port};
+pub use xdp::XdpPort;
 
 use std::ffi::CString;
 use std::io;
@@ -60,21 +69,8 @@ impl LinuxPort {
         if bound < 0 {
             return Err(last_error("cannot bind a raw socket to", name));
         }
-        // SAFETY: packet_mreq is plain data; the call reads it for its given size.
-        let mut membership: libc::packet_mreq = unsafe { std::mem::zeroed() };
-        membership.mr_ifindex = index as i32;
-        membership.mr_type = libc::PACKET_MR_PROMISC as u16;
-        let promisc = unsafe {
-            libc::setsockopt(
-                fd,
-                libc::SOL_PACKET,
-                libc::PACKET_ADD_MEMBERSHIP,
-                (&membership as *const libc::packet_mreq).cast(),
-                std::mem::size_of::<libc::packet_mreq>() as u32,
-            )
-        };
-        if promisc < 0 {
-            return Err(last_error("cannot make promiscuous", name));
+        if let Err(error) = add_promiscuous_membership(fd, index) {
+            return Err(io::Error::new(error.kind(), format!("cannot make promiscuous {name}: {error}")));
         }
         // Bursts (a TCP window arriving at once) must wait in the kernel while the switch is busy
         // with another port: the default socket buffer (~200 KiB) overflows and the sender backs off.
@@ -145,7 +141,7 @@ impl LinuxPort {
                     _ => Err(io::Error::new(error.kind(), format!("cannot receive on {}: {error}", self.name))),
                 };
             }
-            if address.sll_pkttype == libc::PACKET_OUTGOING as u8 {
+            if address.sll_pkttype == libc::PACKET_OUTGOING {
                 continue;
             }
             // MSG_TRUNC reports the frame's real length; a longer frame than the buffer is cut.
@@ -166,6 +162,30 @@ impl LinuxPort {
     pub fn raw_fd(&self) -> RawFd {
         self.socket.as_raw_fd()
     }
+}
+
+/// Puts interface `index` in promiscuous mode for as long as packet socket `fd` stays open (the
+/// kernel counts memberships and drops this one when the socket is closed, however the process
+/// ends), so frames addressed to any MAC address reach the switch.
+fn add_promiscuous_membership(fd: RawFd, index: u32) -> io::Result<()> {
+    // SAFETY: packet_mreq is plain data; all-zero is a valid starting value.
+    let mut membership: libc::packet_mreq = unsafe { std::mem::zeroed() };
+    membership.mr_ifindex = index as i32;
+    membership.mr_type = libc::PACKET_MR_PROMISC as u16;
+    // SAFETY: the call reads membership for its given size.
+    let added = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_PACKET,
+            libc::PACKET_ADD_MEMBERSHIP,
+            (&membership as *const libc::packet_mreq).cast(),
+            std::mem::size_of::<libc::packet_mreq>() as u32,
+        )
+    };
+    if added < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Waits up to `timeout_ms` until one of `fds` is readable; returns which are.
