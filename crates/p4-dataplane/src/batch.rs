@@ -91,6 +91,13 @@ impl BatchOut {
         self.bytes.get(packet.start..packet.start + packet.len).unwrap_or(&[])
     }
 
+    /// Records as an output packet of the current input the bytes appended to `bytes` since
+    /// `start` (a deparser that wrote straight into the batch's buffer).
+    pub(crate) fn push_written(&mut self, port: u32, start: usize) {
+        let start = start.min(self.bytes.len());
+        self.packets.push(BatchPacket { input: self.input, port, start, len: self.bytes.len() - start });
+    }
+
     /// Appends an output packet of the current input: `parts` back to back, cut to `truncate` bytes.
     pub(crate) fn push_packet(&mut self, port: u32, parts: [&[u8]; 2], truncate: Option<u32>) {
         let start = self.bytes.len();

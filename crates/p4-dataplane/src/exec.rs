@@ -106,7 +106,8 @@ pub struct Ctx {
     pub wire: Vec<u8>,
     /// Bit `i`: header instance `i` of `wire` is valid.
     pub wire_valid: u64,
-    /// The wire-format executor's deparser output.
+    /// Where the wire-format executor's deparser appends: the batch's output buffer, lent for the
+    /// deparser's run (empty otherwise).
     pub wire_out: Vec<u8>,
 }
 

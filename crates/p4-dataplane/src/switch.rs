@@ -755,14 +755,17 @@ impl Switch {
             res.push_drop(reason);
             return;
         }
+        // The deparser appends straight to the batch's buffer (lent to the context meanwhile).
         let (p, c) = (&self.prog, &mut self.ctx);
-        c.wire_out.clear();
+        std::mem::swap(&mut c.wire_out, &mut res.bytes);
+        let first = c.wire_out.len();
         for &ctl in &p.pipeline.deparse {
             crate::fast::run_control(p, c, ctl);
         }
-        let start = c.cursor.div_ceil(8).min(c.pkt.len());
-        let tail = c.pkt.get(start..).unwrap_or(&[]);
-        res.push_packet(port, [&c.wire_out, tail], None);
+        let payload = c.cursor.div_ceil(8).min(c.pkt.len());
+        c.wire_out.extend_from_slice(c.pkt.get(payload..).unwrap_or(&[]));
+        std::mem::swap(&mut c.wire_out, &mut res.bytes);
+        res.push_written(port, first);
     }
 
     /// One packet of a batch.

@@ -10,7 +10,7 @@ use super::places::{Place, Places, Region};
 use super::{read_field, Dest, FastProg, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
 use crate::bits::{self, mask};
 use crate::compile::{unsupported, Compiler, R};
-use crate::exec::{Ctx, Ev, Flow, Prog, Run};
+use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run};
 use crate::hashing::{csum16_shifts, Algorithm, Csum16Sum};
 
 type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
@@ -757,7 +757,18 @@ impl FastCompiler<'_, '_> {
                         }
                         cs.push((ms, crate::compile::target(case.target)));
                     }
-                    FastTransition::Select { keys: kev, widths, cases: cs }
+                    let masks: Option<Vec<(u128, u128, crate::exec::Target)>> = cs
+                        .iter()
+                        .map(|(ms, t)| match ms.as_slice() {
+                            [KeyMatch::Mask(x, m)] => Some((*x, *m, *t)),
+                            [KeyMatch::Any] => Some((0, 0, *t)),
+                            _ => None,
+                        })
+                        .collect();
+                    match (masks, keys.as_slice()) {
+                        (Some(cases), [k]) => FastTransition::Masks { key: self.val(&b, k)?, cases },
+                        _ => FastTransition::Select { keys: kev, widths, cases: cs },
+                    }
                 }
             };
             states.push(FastState { body, transition });

@@ -39,6 +39,9 @@ pub(crate) struct FastState {
 
 pub(crate) enum FastTransition {
     Goto(Target),
+    /// One key and cases of values, masks and defaults only: `(value, mask, target)` tried in
+    /// order (a default has mask 0).
+    Masks { key: Val, cases: Vec<(u128, u128, Target)> },
     Select { keys: Vec<Ev>, widths: Vec<u32>, cases: Vec<(Vec<KeyMatch>, Target)> },
 }
 
@@ -151,6 +154,13 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
         }
         let next = match &st.transition {
             FastTransition::Goto(t) => *t,
+            FastTransition::Masks { key, cases } => {
+                let v = key.read(p, c);
+                match cases.iter().find(|(x, m, _)| v & m == *x) {
+                    Some((_, _, t)) => *t,
+                    None => return Err(p.errors.no_match),
+                }
+            }
             FastTransition::Select { keys, widths, cases } => {
                 let mut values = [0u128; 8];
                 let mut many = Vec::new();
