@@ -583,14 +583,20 @@ impl FastCompiler<'_, '_> {
         let widths: Vec<u32> = pieces.iter().map(|p| p.width() as u32).collect();
         let plan: Vec<(Leaf, u32)> = pieces.into_iter().zip(csum16_shifts(&widths)).collect();
         Ok(Arc::new(move |p, c| {
+            // Wire pieces (at most 64 bits) add in a u64: 2^32 is 1 modulo 2^16 - 1, so a piece's
+            // high half adds as if it were a low one, and each shifted half stays below 2^47.
+            let mut wire_sum = 0u64;
             let mut sum = Csum16Sum::default();
             for (leaf, shift) in &plan {
-                let v = match leaf {
-                    Leaf::Wire { bit, width } => read_field(&c.wire, *bit, *width as u32),
-                    Leaf::Value(ev, w) => ev(p, c) & mask(*w),
-                };
-                sum.add(v, *shift);
+                match leaf {
+                    Leaf::Wire { bit, width } => {
+                        let v = read_field(&c.wire, *bit, *width as u32) as u64;
+                        wire_sum += ((v & 0xffff_ffff) << shift) + ((v >> 32) << shift);
+                    }
+                    Leaf::Value(ev, w) => sum.add(ev(p, c) & mask(*w), *shift),
+                }
             }
+            sum.add(u128::from(wire_sum), 0);
             u128::from(sum.finish())
         }))
     }
