@@ -24,8 +24,11 @@
 //! capture (or whatever was there before); [`CaptureWriter::finish`] renames the temporary file into
 //! place, and a writer dropped without `finish` leaves nothing behind.
 
+mod blocks;
+mod pcap_stream;
+
 use p4_io::output::{AtomicFile, OutputError};
-use pcap_file::pcap::{PcapHeader, PcapParser, PcapReader, PcapWriter, RawPcapPacket};
+use pcap_file::pcap::{PcapHeader, PcapParser, PcapWriter, RawPcapPacket};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
 use pcap_file::pcapng::{Block, PcapNgParser, PcapNgReader, PcapNgWriter};
@@ -174,9 +177,8 @@ fn link_type_name(link_type: u32) -> &'static str {
     }
 }
 
-/// `Err` naming the link type unless it is Ethernet; `whose` says where it was declared.
-fn require_ethernet(link_type: DataLink, whose: &str) -> Result<(), String> {
-    let number = u32::from(link_type);
+/// `Err` naming the link type (its number) unless it is Ethernet; `whose` says where it was declared.
+fn require_ethernet(number: u32, whose: &str) -> Result<(), String> {
     if number == LINKTYPE_ETHERNET {
         return Ok(());
     }
@@ -241,17 +243,19 @@ pub fn read_captured_file(path: &Path) -> Result<Vec<CapturedPacket>, CaptureErr
 pub struct CaptureReader {
     path: PathBuf,
     inner: ReaderKind,
-    /// Packets returned so far (for error messages).
+    /// pcapng packets returned so far (for error messages; a classic pcap stream counts its own).
     count: usize,
 }
 
 enum ReaderKind {
-    Pcap(PcapReader<Source>),
+    /// Classic pcap, parsed here (the hot path of `p4forge run`).
+    Pcap(pcap_stream::PcapStream<File>),
     PcapNg(PcapNgReader<Source>),
 }
 
-/// A capture file read once from the start: the magic number already read to tell the format,
-/// then the rest of the file. Reading it only once lets FIFOs and `<(command)` be inputs.
+/// A pcapng file read once from the start: the magic number already read to tell the format, then
+/// the rest of the file. Reading it only once lets FIFOs and `<(command)` be inputs (the same goes
+/// for classic pcap, whose stream is handed the magic number likewise).
 type Source = std::io::Chain<std::io::Cursor<Vec<u8>>, File>;
 
 impl CaptureReader {
@@ -265,14 +269,11 @@ impl CaptureReader {
         let mut magic = Vec::with_capacity(4);
         (&mut file).take(4).read_to_end(&mut magic).map_err(io)?;
         let pcapng = sniff(&magic).map_err(in_file)?;
-        let file = std::io::Cursor::new(magic).chain(file);
         let inner = if pcapng {
+            let file = std::io::Cursor::new(magic).chain(file);
             ReaderKind::PcapNg(PcapNgReader::new(file).map_err(|e| in_file(describe(&e, &"pcapng section header")))?)
         } else {
-            let reader =
-                PcapReader::new(file).map_err(|e| in_file(format!("not a pcap or pcapng file ({})", describe(&e, &"header"))))?;
-            require_ethernet(reader.header().datalink, "the file's").map_err(in_file)?;
-            ReaderKind::Pcap(reader)
+            ReaderKind::Pcap(pcap_stream::PcapStream::open(&magic, file).map_err(|e| stream_error(path, e))?)
         };
         Ok(CaptureReader { path: path.to_path_buf(), inner, count: 0 })
     }
@@ -292,19 +293,8 @@ impl CaptureReader {
     /// The next packet, its bytes appended to `bytes` (a buffer the caller reuses, so reading a
     /// classic pcap allocates nothing per packet); `None` at the end of the file.
     pub fn next_into(&mut self, bytes: &mut Vec<u8>) -> Result<Option<Record>, CaptureError> {
-        let what = Nth(self.count + 1);
         let record = match &mut self.inner {
-            ReaderKind::Pcap(reader) => {
-                let header = reader.header();
-                match reader.next_raw_packet() {
-                    None => Ok(None),
-                    Some(Err(e)) => Err(describe(&e, &what)),
-                    Some(Ok(raw)) => pcap_record_meta(&header, &raw, &what).map(|record| {
-                        bytes.extend_from_slice(&raw.data);
-                        Some(record)
-                    }),
-                }
-            }
+            ReaderKind::Pcap(stream) => return stream.next_into(bytes).map_err(|e| stream_error(&self.path, e)),
             ReaderKind::PcapNg(reader) => next_pcapng_packet(reader, self.count).map(|packet| {
                 packet.map(|p| {
                     bytes.extend_from_slice(&p.data);
@@ -329,7 +319,12 @@ pub struct Record {
     pub original_len: u32,
 }
 
-impl CaptureReader {
+/// The error of a classic pcap stream, naming the file.
+fn stream_error(path: &Path, error: pcap_stream::StreamError) -> CaptureError {
+    match error {
+        pcap_stream::StreamError::Io(source) => CaptureError::Io { path: path.to_path_buf(), source },
+        pcap_stream::StreamError::Invalid(message) => CaptureError::InFile { path: path.to_path_buf(), message },
+    }
 }
 
 /// The next packet of a streamed pcapng file; `index`: how many packets came before.
@@ -406,7 +401,7 @@ impl RawPacket {
             .ok()
             .and_then(|i| interfaces.get(i))
             .ok_or_else(|| format!("{what} names interface {interface_id}, which is not described"))?;
-        require_ethernet(interface.linktype, &format!("{what} was captured on interface {interface_id}, whose"))?;
+        require_ethernet(u32::from(interface.linktype), &format!("{what} was captured on interface {interface_id}, whose"))?;
         if self.interface_id.is_none() {
             // A Simple Packet Block's body is padded to 32 bits and holds min(original, snaplen) bytes.
             let held = self.original_len.min(if interface.snaplen == 0 { u32::MAX } else { interface.snaplen });
@@ -433,7 +428,7 @@ fn read_pcap(bytes: &[u8]) -> Result<Vec<CapturedPacket>, CaptureError> {
     let (mut rest, parser) =
         PcapParser::new(bytes).map_err(|e| CaptureError::Format(format!("not a pcap or pcapng file ({})", describe(&e, &"header"))))?;
     let header = parser.header();
-    require_ethernet(header.datalink, "the capture's").map_err(CaptureError::Format)?;
+    require_ethernet(u32::from(header.datalink), "the capture's").map_err(CaptureError::Format)?;
     let mut packets = Vec::new();
     while !rest.is_empty() {
         let what = Nth(packets.len() + 1);
