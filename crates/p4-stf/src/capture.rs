@@ -308,6 +308,26 @@ impl CaptureReader {
     }
 }
 
+impl CaptureReader {
+    /// Reads up to `max` packets, appending each one's bytes to `bytes` (a buffer the caller reuses)
+    /// and handing `each` its record and where its bytes start in `bytes`; returns how many were
+    /// read, fewer than `max` only at the end of the file. The same packets as [`CaptureReader::next_into`]
+    /// would give, one call for many: for classic pcap the loop runs inside the parser.
+    pub fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, mut each: impl FnMut(Record, usize)) -> Result<usize, CaptureError> {
+        if let ReaderKind::Pcap(stream) = &mut self.inner {
+            return stream.read_many(bytes, max, &mut each).map_err(|e| stream_error(&self.path, e));
+        }
+        let mut read = 0;
+        while read < max {
+            let at = bytes.len();
+            let Some(record) = self.next_into(bytes)? else { break };
+            each(record, at);
+            read += 1;
+        }
+        Ok(read)
+    }
+}
+
 /// What [`CaptureReader::next_into`] read besides the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Record {
@@ -482,10 +502,15 @@ pub struct CaptureWriter {
 enum WriterKind {
     /// A classic pcap file after its header (written by `pcap-file`): each record is the 16-byte
     /// record header (seconds, nanoseconds, captured and original length, little-endian) and the
-    /// bytes, written here in two writes instead of the crate's six (`p4forge run`'s output path).
-    Pcap(AtomicFile),
+    /// bytes, appended here to `pending` and written [`PENDING_LIMIT`] bytes at a time (`p4forge
+    /// run`'s output path: one `extend` per part of a record instead of a write call each).
+    Pcap { file: AtomicFile, pending: Vec<u8> },
     PcapNg(PcapNgWriter<AtomicFile>),
 }
+
+/// Bytes of classic pcap records gathered before they are written (the file's own buffer is
+/// bypassed by writes this large).
+const PENDING_LIMIT: usize = 256 << 10;
 
 /// The error for a failed write of `path`: an I/O failure says what happened to the file (disk full,
 /// ...); anything else is a packet the format cannot hold.
@@ -511,7 +536,8 @@ impl CaptureWriter {
                     endianness: Endianness::Little,
                     ..PcapHeader::default()
                 };
-                WriterKind::Pcap(PcapWriter::with_header(out, header).map_err(fail)?.into_writer())
+                let file = PcapWriter::with_header(out, header).map_err(fail)?.into_writer();
+                WriterKind::Pcap { file, pending: Vec::with_capacity(PENDING_LIMIT + (64 << 10)) }
             }
             CaptureFormat::PcapNg => {
                 let mut writer = PcapNgWriter::with_endianness(out, Endianness::Little).map_err(fail)?;
@@ -545,22 +571,35 @@ impl CaptureWriter {
             .filter(|&l| l <= SNAPLEN)
             .ok_or_else(|| CaptureError::InFile { path: self.path.clone(), message: format!("packet of {} bytes is too large", data.len()) })?;
         let original_len = original_len.max(len);
-        let timestamp = Duration::from_nanos(timestamp_ns);
         let result = match &mut self.inner {
-            WriterKind::Pcap(w) => {
-                let seconds = u32::try_from(timestamp.as_secs()).map_err(|_| CaptureError::InFile {
+            WriterKind::Pcap { file, pending } => {
+                let seconds = u32::try_from(timestamp_ns / 1_000_000_000).map_err(|_| CaptureError::InFile {
                     path: self.path.clone(),
                     message: format!("timestamp {timestamp_ns} ns is after what pcap can hold (2106)"),
                 })?;
+                let nanoseconds = (timestamp_ns % 1_000_000_000) as u32;
                 let mut record = [0u8; 16];
                 record[0..4].copy_from_slice(&seconds.to_le_bytes());
-                record[4..8].copy_from_slice(&timestamp.subsec_nanos().to_le_bytes());
+                record[4..8].copy_from_slice(&nanoseconds.to_le_bytes());
                 record[8..12].copy_from_slice(&len.to_le_bytes());
                 record[12..16].copy_from_slice(&original_len.to_le_bytes());
-                std::io::Write::write_all(w, &record).and_then(|()| std::io::Write::write_all(w, data)).map_err(PcapError::IoError)
+                pending.extend_from_slice(&record);
+                pending.extend_from_slice(data);
+                if pending.len() < PENDING_LIMIT {
+                    return Ok(());
+                }
+                let written = std::io::Write::write_all(file, pending).map_err(PcapError::IoError);
+                pending.clear();
+                written
             }
             WriterKind::PcapNg(w) => w
-                .write_pcapng_block(EnhancedPacketBlock { interface_id: 0, timestamp, original_len, data: Cow::Borrowed(data), options: vec![] })
+                .write_pcapng_block(EnhancedPacketBlock {
+                    interface_id: 0,
+                    timestamp: Duration::from_nanos(timestamp_ns),
+                    original_len,
+                    data: Cow::Borrowed(data),
+                    options: vec![],
+                })
                 .map(drop),
         };
         result.map_err(|e| write_error(&self.path, e))
@@ -570,7 +609,10 @@ impl CaptureWriter {
     /// and says what happened (e.g. the disk is full); the final name then keeps its previous file.
     pub fn finish(self) -> Result<(), CaptureError> {
         let out = match self.inner {
-            WriterKind::Pcap(w) => w,
+            WriterKind::Pcap { mut file, pending } => {
+                std::io::Write::write_all(&mut file, &pending).map_err(|e| write_error(&self.path, PcapError::IoError(e)))?;
+                file
+            }
             WriterKind::PcapNg(w) => w.into_inner(),
         };
         Ok(out.commit()?)

@@ -38,7 +38,13 @@ impl<R: Read> BlockReader<R> {
         Ok(&self.block[self.start..self.start + available])
     }
 
-    /// Consumes `n` bytes that [`BlockReader::peek`] showed.
+    /// The bytes read and not yet consumed (possibly none), without reading more.
+    #[inline]
+    pub(crate) fn buffered(&self) -> &[u8] {
+        &self.block[self.start..self.end]
+    }
+
+    /// Consumes `n` bytes that [`BlockReader::peek`] or [`BlockReader::buffered`] showed.
     #[inline]
     pub(crate) fn consume(&mut self, n: usize) {
         self.start = (self.start + n).min(self.end);

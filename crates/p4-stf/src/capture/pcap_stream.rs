@@ -136,6 +136,72 @@ impl<R: Read> PcapStream<R> {
     }
 }
 
+impl<R: Read> PcapStream<R> {
+    /// Reads up to `max` records, appending each one's bytes to `bytes` and handing `each` the
+    /// record and where its bytes start in `bytes`; returns how many were read (fewer than `max`
+    /// only at the end of the file). On an error, the records before it have been handed over.
+    ///
+    /// Records whole in the current block and valid are taken here, in a loop specialised for the
+    /// file's byte order; any other (the block's last, a malformed one) goes through
+    /// [`PcapStream::next_into`], which refills the block and words the errors.
+    #[inline]
+    pub(crate) fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, each: &mut impl FnMut(Record, usize)) -> Result<usize, StreamError> {
+        if self.layout.big_endian {
+            self.read_many_in::<true>(bytes, max, each)
+        } else {
+            self.read_many_in::<false>(bytes, max, each)
+        }
+    }
+
+    fn read_many_in<const BIG_ENDIAN: bool>(
+        &mut self,
+        bytes: &mut Vec<u8>,
+        max: usize,
+        each: &mut impl FnMut(Record, usize),
+    ) -> Result<usize, StreamError> {
+        let layout = self.layout;
+        let word = |b: &[u8], at: usize| {
+            let w = [b[at], b[at + 1], b[at + 2], b[at + 3]];
+            if BIG_ENDIAN {
+                u32::from_be_bytes(w)
+            } else {
+                u32::from_le_bytes(w)
+            }
+        };
+        let (fraction_limit, fraction_scale) = if layout.nanoseconds { (1_000_000_000, 1) } else { (1_000_000, 1_000) };
+        let snaplen = if layout.snaplen == 0 { u32::MAX } else { layout.snaplen };
+        let mut read = 0;
+        while read < max {
+            let buffered = self.input.buffered();
+            if let Some(header) = buffered.get(..RECORD_HEADER) {
+                let captured = word(header, 8);
+                let original_len = word(header, 12);
+                let fraction = word(header, 4);
+                let end = RECORD_HEADER + captured as usize;
+                if let Some(data) = buffered.get(RECORD_HEADER..end) {
+                    if captured <= original_len && captured <= snaplen && fraction < fraction_limit {
+                        let timestamp_ns = u64::from(word(header, 0)) * 1_000_000_000 + u64::from(fraction) * fraction_scale;
+                        let at = bytes.len();
+                        bytes.extend_from_slice(data);
+                        self.input.consume(end);
+                        self.count += 1;
+                        each(Record { timestamp_ns, len: captured as usize, original_len }, at);
+                        read += 1;
+                        continue;
+                    }
+                }
+            }
+            let at = bytes.len();
+            match self.next_into(bytes)? {
+                Some(record) => each(record, at),
+                None => break,
+            }
+            read += 1;
+        }
+        Ok(read)
+    }
+}
+
 /// A record's timestamp in nanoseconds since the epoch; a fraction of a second that is a second or
 /// more is malformed.
 #[inline]
@@ -150,6 +216,7 @@ fn timestamp_ns(layout: Layout, seconds: u32, fraction: u32, what: &dyn std::fmt
 
 #[cfg(test)]
 mod tests {
+    use super::super::blocks::BLOCK;
     use super::super::{read_captured, CaptureReader, CapturedPacket};
 
     /// A pcap image in the byte order and resolution `magic` announces (written as a big-endian
@@ -182,10 +249,49 @@ mod tests {
         let strip = |e: super::super::CaptureError| e.to_string().trim_start_matches(&prefix).to_string();
         let mut reader = CaptureReader::open(&path).map_err(strip)?;
         let mut packets = Vec::new();
-        while let Some(packet) = reader.next_captured().map_err(strip)? {
-            packets.push(packet);
+        let one_by_one = loop {
+            match reader.next_captured() {
+                Ok(Some(packet)) => packets.push(packet),
+                Ok(None) => break Ok(packets),
+                Err(e) => break Err(strip(e)),
+            }
+        };
+        assert_eq!(many(&path, 3).map_err(strip), one_by_one, "read_many agrees with next_captured");
+        one_by_one
+    }
+
+    /// The packets of `path` read through [`CaptureReader::read_many`], `max` at a time.
+    fn many(path: &std::path::Path, max: usize) -> Result<Vec<CapturedPacket>, super::super::CaptureError> {
+        let mut reader = CaptureReader::open(path)?;
+        let (mut bytes, mut packets) = (Vec::new(), Vec::new());
+        loop {
+            let mut records = Vec::new();
+            let read = reader.read_many(&mut bytes, max, |record, at| records.push((record, at)));
+            for (record, at) in records {
+                let data = bytes[at..at + record.len].to_vec();
+                packets.push(CapturedPacket { timestamp_ns: record.timestamp_ns, data, original_len: record.original_len });
+            }
+            if read? < max {
+                return Ok(packets);
+            }
         }
-        Ok(packets)
+    }
+
+    #[test]
+    fn records_across_many_blocks_read_as_the_pcap_file_path_reads_them() {
+        let payload: Vec<u8> = (0..=255).collect();
+        let records: Vec<(u32, u32, &[u8], u32)> =
+            (0..40_000u32).map(|i| (i, i % 1_000_000, &payload[..(i as usize * 7) % 200], 300)).collect();
+        for big_endian in [false, true] {
+            let image = image(MICRO, big_endian, &records);
+            assert!(image.len() > 3 * BLOCK, "spans several blocks");
+            let path = p4_io::testing::scratch_dir("p4-stf-pcap-stream", "blocks").join("in.pcap");
+            std::fs::write(&path, &image).unwrap();
+            let want = read_captured(&image).unwrap();
+            assert_eq!(want.len(), 40_000);
+            assert_eq!(want[39_999], CapturedPacket { timestamp_ns: 39_999_039_999_000, data: payload[..(39_999 * 7) % 200].to_vec(), original_len: 300 });
+            assert_eq!(many(&path, 4096).unwrap(), want);
+        }
     }
 
     #[test]
