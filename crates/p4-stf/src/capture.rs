@@ -310,10 +310,12 @@ impl CaptureReader {
 
 impl CaptureReader {
     /// Reads up to `max` packets, appending each one's bytes to `bytes` (a buffer the caller reuses)
-    /// and handing `each` its record and where its bytes start in `bytes`; returns how many were
-    /// read, fewer than `max` only at the end of the file. The same packets as [`CaptureReader::next_into`]
-    /// would give, one call for many: for classic pcap the loop runs inside the parser.
-    pub fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, mut each: impl FnMut(Record, usize)) -> Result<usize, CaptureError> {
+    /// and handing `each` its record and where its bytes start in `bytes`, until `each` returns
+    /// false (e.g. on Ctrl-C: a read from a pipe may bring many packets at once); returns how many
+    /// were read, fewer than `max` only at the end of the file or when `each` said stop. The same
+    /// packets as [`CaptureReader::next_into`] would give, one call for many: for classic pcap the
+    /// loop runs inside the parser.
+    pub fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, mut each: impl FnMut(Record, usize) -> bool) -> Result<usize, CaptureError> {
         if let ReaderKind::Pcap(stream) = &mut self.inner {
             return stream.read_many(bytes, max, &mut each).map_err(|e| stream_error(&self.path, e));
         }
@@ -321,8 +323,10 @@ impl CaptureReader {
         while read < max {
             let at = bytes.len();
             let Some(record) = self.next_into(bytes)? else { break };
-            each(record, at);
             read += 1;
+            if !each(record, at) {
+                break;
+            }
         }
         Ok(read)
     }
@@ -565,7 +569,31 @@ impl CaptureWriter {
 
     /// Appends one packet given by its parts: time, bytes and original length (raised to its length
     /// if smaller).
+    #[inline]
     pub fn write_record(&mut self, timestamp_ns: u64, data: &[u8], original_len: u32) -> Result<(), CaptureError> {
+        // The usual case, inlined into the caller's loop: a classic pcap record that fits in what
+        // is gathered before a write.
+        if let WriterKind::Pcap { pending, .. } = &mut self.inner {
+            let seconds = timestamp_ns / 1_000_000_000;
+            if data.len() <= SNAPLEN as usize && seconds <= u64::from(u32::MAX) && pending.len() + data.len() < PENDING_LIMIT {
+                let len = data.len() as u32;
+                let mut header = [0u8; 16];
+                header[0..4].copy_from_slice(&(seconds as u32).to_le_bytes());
+                header[4..8].copy_from_slice(&((timestamp_ns % 1_000_000_000) as u32).to_le_bytes());
+                header[8..12].copy_from_slice(&len.to_le_bytes());
+                header[12..16].copy_from_slice(&original_len.max(len).to_le_bytes());
+                pending.extend_from_slice(&header);
+                pending.extend_from_slice(data);
+                return Ok(());
+            }
+        }
+        self.write_record_checked(timestamp_ns, data, original_len)
+    }
+
+    /// [`CaptureWriter::write_record`] for pcapng, for a packet too large or too late for pcap, and
+    /// when what is gathered is due to be written.
+    #[cold]
+    fn write_record_checked(&mut self, timestamp_ns: u64, data: &[u8], original_len: u32) -> Result<(), CaptureError> {
         let len = u32::try_from(data.len())
             .ok()
             .filter(|&l| l <= SNAPLEN)

@@ -138,14 +138,15 @@ impl<R: Read> PcapStream<R> {
 
 impl<R: Read> PcapStream<R> {
     /// Reads up to `max` records, appending each one's bytes to `bytes` and handing `each` the
-    /// record and where its bytes start in `bytes`; returns how many were read (fewer than `max`
-    /// only at the end of the file). On an error, the records before it have been handed over.
+    /// record and where its bytes start in `bytes`, until `each` returns false; returns how many
+    /// were read (fewer than `max` only at the end of the file or when `each` said stop). On an
+    /// error, the records before it have been handed over.
     ///
     /// Records whole in the current block and valid are taken here, in a loop specialised for the
     /// file's byte order; any other (the block's last, a malformed one) goes through
     /// [`PcapStream::next_into`], which refills the block and words the errors.
     #[inline]
-    pub(crate) fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, each: &mut impl FnMut(Record, usize)) -> Result<usize, StreamError> {
+    pub(crate) fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, each: &mut impl FnMut(Record, usize) -> bool) -> Result<usize, StreamError> {
         if self.layout.big_endian {
             self.read_many_in::<true>(bytes, max, each)
         } else {
@@ -157,7 +158,7 @@ impl<R: Read> PcapStream<R> {
         &mut self,
         bytes: &mut Vec<u8>,
         max: usize,
-        each: &mut impl FnMut(Record, usize),
+        each: &mut impl FnMut(Record, usize) -> bool,
     ) -> Result<usize, StreamError> {
         let layout = self.layout;
         let word = |b: &[u8], at: usize| {
@@ -185,18 +186,20 @@ impl<R: Read> PcapStream<R> {
                         bytes.extend_from_slice(data);
                         self.input.consume(end);
                         self.count += 1;
-                        each(Record { timestamp_ns, len: captured as usize, original_len }, at);
                         read += 1;
-                        continue;
+                        if each(Record { timestamp_ns, len: captured as usize, original_len }, at) {
+                            continue;
+                        }
+                        break;
                     }
                 }
             }
             let at = bytes.len();
-            match self.next_into(bytes)? {
-                Some(record) => each(record, at),
-                None => break,
-            }
+            let Some(record) = self.next_into(bytes)? else { break };
             read += 1;
+            if !each(record, at) {
+                break;
+            }
         }
         Ok(read)
     }
@@ -266,7 +269,10 @@ mod tests {
         let (mut bytes, mut packets) = (Vec::new(), Vec::new());
         loop {
             let mut records = Vec::new();
-            let read = reader.read_many(&mut bytes, max, |record, at| records.push((record, at)));
+            let read = reader.read_many(&mut bytes, max, |record, at| {
+                records.push((record, at));
+                true
+            });
             for (record, at) in records {
                 let data = bytes[at..at + record.len].to_vec();
                 packets.push(CapturedPacket { timestamp_ns: record.timestamp_ns, data, original_len: record.original_len });

@@ -26,6 +26,17 @@ impl<T> PortMap<T> {
     /// The value of `port`, made by `make` if there is none yet (`make` failing leaves none).
     #[inline]
     pub fn get_or_try_insert_with<E>(&mut self, port: u32, make: impl FnOnce() -> Result<T, E>) -> Result<&mut T, E> {
+        let index = port as usize;
+        // The usual case, a port seen before, checked first and kept small enough to inline.
+        if matches!(self.dense.get(index), Some(Some(_))) {
+            return Ok(self.dense[index].as_mut().expect("just checked"));
+        }
+        self.insert(port, make)
+    }
+
+    /// [`PortMap::get_or_try_insert_with`] for a port not in the `Vec`.
+    #[cold]
+    fn insert<E>(&mut self, port: u32, make: impl FnOnce() -> Result<T, E>) -> Result<&mut T, E> {
         if port >= DENSE_PORTS {
             return match self.sparse.entry(port) {
                 std::collections::btree_map::Entry::Occupied(slot) => Ok(slot.into_mut()),
@@ -33,16 +44,6 @@ impl<T> PortMap<T> {
             };
         }
         let index = port as usize;
-        // The usual case, a port seen before, checked first and kept small enough to inline.
-        if matches!(self.dense.get(index), Some(Some(_))) {
-            return Ok(self.dense[index].as_mut().expect("just checked"));
-        }
-        self.insert_dense(index, make)
-    }
-
-    /// [`PortMap::get_or_try_insert_with`] for a dense port without a value yet.
-    #[cold]
-    fn insert_dense<E>(&mut self, index: usize, make: impl FnOnce() -> Result<T, E>) -> Result<&mut T, E> {
         if index >= self.dense.len() {
             self.dense.resize_with(index + 1, || None);
         }

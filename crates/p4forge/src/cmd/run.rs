@@ -177,9 +177,10 @@ impl MergedInputs {
     }
 
     /// Reads up to `max` packets in time order, appending each one's bytes to `bytes` and handing
-    /// `each` its ingress port, record and where its bytes start; returns how many were read, fewer
-    /// than `max` only when every input is at its end.
-    pub(crate) fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, mut each: impl FnMut(u32, Record, usize)) -> CliResult<usize> {
+    /// `each` its ingress port, record and where its bytes start, until `each` returns false;
+    /// returns how many were read, fewer than `max` only when every input is at its end or `each`
+    /// said stop.
+    pub(crate) fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, mut each: impl FnMut(u32, Record, usize) -> bool) -> CliResult<usize> {
         // One input: nothing to merge; after the packet read when it was opened, packets are read
         // many at a time straight into `bytes` (the reader's own loop: `p4forge run`'s hot path).
         if let [(port, reader, pending, first)] = self.inputs.as_mut_slice() {
@@ -190,8 +191,10 @@ impl MergedInputs {
                 let at = bytes.len();
                 bytes.extend_from_slice(pending);
                 pending.clear();
-                each(port, record, at);
                 read += 1;
+                if !each(port, record, at) {
+                    return Ok(read);
+                }
             }
             let more = reader.read_many(bytes, max - read, |record, at| each(port, record, at));
             return Ok(read + more.map_err(|e| CliError::input(e.to_string()))?);
@@ -200,8 +203,10 @@ impl MergedInputs {
         while read < max {
             let at = bytes.len();
             let Some((port, record)) = self.next_into(bytes)? else { break };
-            each(port, record, at);
             read += 1;
+            if !each(port, record, at) {
+                break;
+            }
         }
         Ok(read)
     }
@@ -308,12 +313,14 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         };
         // Progress is told once per chunk: per packet it cost a clock read or a bar update each.
         let mut chunk_bytes = 0u64;
-        // Ctrl-C is looked at once per chunk (at most 4,096 packets, about a millisecond).
+        // Ctrl-C is looked at before each chunk and after each packet: a read from a pipe that was
+        // waiting when it came may bring many packets at once: the first is taken, not the rest.
         if p4_io::interrupt::interrupted() {
             interrupted = true;
         } else {
             let inputs_of_chunk = &mut chunk.inputs;
             let port_stats = &mut sink.port_stats;
+            let interrupted = &mut interrupted;
             inputs.read_many(&mut chunk.bytes, size, |port, record, at| {
                 packets_in += 1;
                 let start = *start_ns.get_or_insert(record.timestamp_ns);
@@ -330,6 +337,8 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
                     original_len: record.original_len,
                     number: packets_in,
                 });
+                *interrupted = p4_io::interrupt::interrupted();
+                !*interrupted
             })?;
         }
         progress.inc(chunk_bytes);
