@@ -222,10 +222,13 @@ mod tests {
     use super::super::blocks::BLOCK;
     use super::super::{read_captured, CaptureReader, CapturedPacket};
 
+    /// A record to write: seconds, fraction of a second, captured bytes, original length.
+    type RecordSpec<'a> = (u32, u32, &'a [u8], u32);
+
     /// A pcap image in the byte order and resolution `magic` announces (written as a big-endian
     /// number, as the format defines it): snapshot length 0, Ethernet, and `(seconds, fraction,
     /// bytes, original length)` records.
-    fn image(magic: u32, big_endian: bool, records: &[(u32, u32, &[u8], u32)]) -> Vec<u8> {
+    fn image(magic: u32, big_endian: bool, records: &[RecordSpec]) -> Vec<u8> {
         let word = |w: u32| if big_endian { w.to_be_bytes() } else { w.to_le_bytes() };
         let half = |h: u16| if big_endian { h.to_be_bytes() } else { h.to_le_bytes() };
         let mut out = [&word(magic)[..], &half(2), &half(4), &word(0), &word(0), &word(0), &word(1)].concat();
@@ -239,7 +242,7 @@ mod tests {
     const MICRO: u32 = 0xa1b2_c3d4;
     const NANO: u32 = 0xa1b2_3c4d;
 
-    fn records() -> Vec<(u32, u32, &'static [u8], u32)> {
+    fn records() -> Vec<RecordSpec<'static>> {
         vec![(1_700_000_000, 999_999, &[1, 2, 3], 3), (1_700_000_001, 5, &[0xaa; 64], 1514), (0, 0, &[], 0)]
     }
 
@@ -286,7 +289,7 @@ mod tests {
     #[test]
     fn records_across_many_blocks_read_as_the_pcap_file_path_reads_them() {
         let payload: Vec<u8> = (0..=255).collect();
-        let records: Vec<(u32, u32, &[u8], u32)> =
+        let records: Vec<RecordSpec> =
             (0..40_000u32).map(|i| (i, i % 1_000_000, &payload[..(i as usize * 7) % 200], 300)).collect();
         for big_endian in [false, true] {
             let image = image(MICRO, big_endian, &records);
@@ -334,7 +337,7 @@ mod tests {
 
     #[test]
     fn bad_records_are_errors_with_the_pcap_file_paths_messages() {
-        let cases: [(&[(u32, u32, &[u8], u32)], &str); 3] = [
+        let cases: [(&[RecordSpec], &str); 3] = [
             (&[(1, 1_000_000, &[1], 1)], "packet #1 is malformed: its timestamp's fraction of a second (1000000) is 1000000 or more"),
             (&[(1, 0, &[1], 1), (1, 0, &[1, 2], 1)], "packet #2 is malformed: its captured length 2 exceeds its original length 1"),
             (&[(1, 0, &[], 0), (1, 0, &[], 0), (2, 0, &[7; 9], 9)], "packet #3 is malformed: its captured length 9 exceeds the snapshot length 8"),

@@ -187,7 +187,7 @@ impl MergedInputs {
             self.heads.clear();
             let port = *port;
             let mut read = 0;
-            if let Some(record) = first.take().filter(|_| max > 0) {
+            if let Some(record) = first.take_if(|_| max > 0) {
                 let at = bytes.len();
                 bytes.extend_from_slice(pending);
                 pending.clear();
@@ -313,8 +313,8 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         };
         // Progress is told once per chunk: per packet it cost a clock read or a bar update each.
         let mut chunk_bytes = 0u64;
-        // Ctrl-C is looked at before each chunk and after each packet: a read from a pipe that was
-        // waiting when it came may bring many packets at once: the first is taken, not the rest.
+        // Ctrl-C is looked at before each chunk and after each packet (a read from a pipe that was
+        // waiting when Ctrl-C came may bring many packets at once; the first is taken, the rest not).
         if p4_io::interrupt::interrupted() {
             interrupted = true;
         } else {
