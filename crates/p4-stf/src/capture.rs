@@ -512,9 +512,9 @@ enum WriterKind {
     PcapNg(PcapNgWriter<AtomicFile>),
 }
 
-/// Bytes of classic pcap records gathered before they are written (the file's own buffer is
-/// bypassed by writes this large).
-const PENDING_LIMIT: usize = 256 << 10;
+/// Bytes of classic pcap records gathered before they are written: as large as the file's own
+/// buffer, which writes this large bypass, and small enough for a run with hundreds of output ports.
+const PENDING_LIMIT: usize = 64 << 10;
 
 /// The error for a failed write of `path`: an I/O failure says what happened to the file (disk full,
 /// ...); anything else is a packet the format cannot hold.
@@ -541,7 +541,7 @@ impl CaptureWriter {
                     ..PcapHeader::default()
                 };
                 let file = PcapWriter::with_header(out, header).map_err(fail)?.into_writer();
-                WriterKind::Pcap { file, pending: Vec::with_capacity(PENDING_LIMIT + (64 << 10)) }
+                WriterKind::Pcap { file, pending: Vec::with_capacity(PENDING_LIMIT) }
             }
             CaptureFormat::PcapNg => {
                 let mut writer = PcapNgWriter::with_endianness(out, Endianness::Little).map_err(fail)?;
