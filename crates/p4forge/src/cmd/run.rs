@@ -271,7 +271,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
                 // What the commands print is shown once, not once per worker.
                 apply_entries(entries.as_ref(), switch, options.verbose && index == 0)?;
             }
-            Target::Software(Engine::new(switches))
+            Target::Software(Box::new(Engine::new(switches)))
         }
         crate::cmd::test::Target::Rtl => {
             if options.threads > 1 {
@@ -387,8 +387,8 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
 
 /// The dataplane a run drives.
 enum Target {
-    /// The software switch, through its batch interface.
-    Software(Engine),
+    /// The software switch, through its batch interface (boxed: the engine is large beside a pointer).
+    Software(Box<Engine>),
     /// Any other dataplane (the RTL simulation), one packet at a time.
     Other(Box<dyn frontend::Dataplane>),
 }
