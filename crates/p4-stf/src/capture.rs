@@ -24,8 +24,11 @@
 //! capture (or whatever was there before); [`CaptureWriter::finish`] renames the temporary file into
 //! place, and a writer dropped without `finish` leaves nothing behind.
 
+mod blocks;
+mod pcap_stream;
+
 use p4_io::output::{AtomicFile, OutputError};
-use pcap_file::pcap::{PcapHeader, PcapParser, PcapReader, PcapWriter, RawPcapPacket};
+use pcap_file::pcap::{PcapHeader, PcapParser, PcapWriter, RawPcapPacket};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
 use pcap_file::pcapng::{Block, PcapNgParser, PcapNgReader, PcapNgWriter};
@@ -174,9 +177,8 @@ fn link_type_name(link_type: u32) -> &'static str {
     }
 }
 
-/// `Err` naming the link type unless it is Ethernet; `whose` says where it was declared.
-fn require_ethernet(link_type: DataLink, whose: &str) -> Result<(), String> {
-    let number = u32::from(link_type);
+/// `Err` naming the link type (its number) unless it is Ethernet; `whose` says where it was declared.
+fn require_ethernet(number: u32, whose: &str) -> Result<(), String> {
     if number == LINKTYPE_ETHERNET {
         return Ok(());
     }
@@ -241,17 +243,19 @@ pub fn read_captured_file(path: &Path) -> Result<Vec<CapturedPacket>, CaptureErr
 pub struct CaptureReader {
     path: PathBuf,
     inner: ReaderKind,
-    /// Packets returned so far (for error messages).
+    /// pcapng packets returned so far (for error messages; a classic pcap stream counts its own).
     count: usize,
 }
 
 enum ReaderKind {
-    Pcap(PcapReader<Source>),
+    /// Classic pcap, parsed here (the hot path of `p4forge run`).
+    Pcap(pcap_stream::PcapStream<File>),
     PcapNg(PcapNgReader<Source>),
 }
 
-/// A capture file read once from the start: the magic number already read to tell the format,
-/// then the rest of the file. Reading it only once lets FIFOs and `<(command)` be inputs.
+/// A pcapng file read once from the start: the magic number already read to tell the format, then
+/// the rest of the file. Reading it only once lets FIFOs and `<(command)` be inputs (the same goes
+/// for classic pcap, whose stream is handed the magic number likewise).
 type Source = std::io::Chain<std::io::Cursor<Vec<u8>>, File>;
 
 impl CaptureReader {
@@ -265,14 +269,11 @@ impl CaptureReader {
         let mut magic = Vec::with_capacity(4);
         (&mut file).take(4).read_to_end(&mut magic).map_err(io)?;
         let pcapng = sniff(&magic).map_err(in_file)?;
-        let file = std::io::Cursor::new(magic).chain(file);
         let inner = if pcapng {
+            let file = std::io::Cursor::new(magic).chain(file);
             ReaderKind::PcapNg(PcapNgReader::new(file).map_err(|e| in_file(describe(&e, &"pcapng section header")))?)
         } else {
-            let reader =
-                PcapReader::new(file).map_err(|e| in_file(format!("not a pcap or pcapng file ({})", describe(&e, &"header"))))?;
-            require_ethernet(reader.header().datalink, "the file's").map_err(in_file)?;
-            ReaderKind::Pcap(reader)
+            ReaderKind::Pcap(pcap_stream::PcapStream::open(&magic, file).map_err(|e| stream_error(path, e))?)
         };
         Ok(CaptureReader { path: path.to_path_buf(), inner, count: 0 })
     }
@@ -292,19 +293,8 @@ impl CaptureReader {
     /// The next packet, its bytes appended to `bytes` (a buffer the caller reuses, so reading a
     /// classic pcap allocates nothing per packet); `None` at the end of the file.
     pub fn next_into(&mut self, bytes: &mut Vec<u8>) -> Result<Option<Record>, CaptureError> {
-        let what = Nth(self.count + 1);
         let record = match &mut self.inner {
-            ReaderKind::Pcap(reader) => {
-                let header = reader.header();
-                match reader.next_raw_packet() {
-                    None => Ok(None),
-                    Some(Err(e)) => Err(describe(&e, &what)),
-                    Some(Ok(raw)) => pcap_record_meta(&header, &raw, &what).map(|record| {
-                        bytes.extend_from_slice(&raw.data);
-                        Some(record)
-                    }),
-                }
-            }
+            ReaderKind::Pcap(stream) => return stream.next_into(bytes).map_err(|e| stream_error(&self.path, e)),
             ReaderKind::PcapNg(reader) => next_pcapng_packet(reader, self.count).map(|packet| {
                 packet.map(|p| {
                     bytes.extend_from_slice(&p.data);
@@ -315,6 +305,30 @@ impl CaptureReader {
         .map_err(|message| CaptureError::InFile { path: self.path.clone(), message })?;
         self.count += usize::from(record.is_some());
         Ok(record)
+    }
+}
+
+impl CaptureReader {
+    /// Reads up to `max` packets, appending each one's bytes to `bytes` (a buffer the caller reuses)
+    /// and handing `each` its record and where its bytes start in `bytes`, until `each` returns
+    /// false (e.g. on Ctrl-C: a read from a pipe may bring many packets at once); returns how many
+    /// were read, fewer than `max` only at the end of the file or when `each` said stop. The same
+    /// packets as [`CaptureReader::next_into`] would give, one call for many: for classic pcap the
+    /// loop runs inside the parser.
+    pub fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, mut each: impl FnMut(Record, usize) -> bool) -> Result<usize, CaptureError> {
+        if let ReaderKind::Pcap(stream) = &mut self.inner {
+            return stream.read_many(bytes, max, &mut each).map_err(|e| stream_error(&self.path, e));
+        }
+        let mut read = 0;
+        while read < max {
+            let at = bytes.len();
+            let Some(record) = self.next_into(bytes)? else { break };
+            read += 1;
+            if !each(record, at) {
+                break;
+            }
+        }
+        Ok(read)
     }
 }
 
@@ -329,7 +343,12 @@ pub struct Record {
     pub original_len: u32,
 }
 
-impl CaptureReader {
+/// The error of a classic pcap stream, naming the file.
+fn stream_error(path: &Path, error: pcap_stream::StreamError) -> CaptureError {
+    match error {
+        pcap_stream::StreamError::Io(source) => CaptureError::Io { path: path.to_path_buf(), source },
+        pcap_stream::StreamError::Invalid(message) => CaptureError::InFile { path: path.to_path_buf(), message },
+    }
 }
 
 /// The next packet of a streamed pcapng file; `index`: how many packets came before.
@@ -406,7 +425,7 @@ impl RawPacket {
             .ok()
             .and_then(|i| interfaces.get(i))
             .ok_or_else(|| format!("{what} names interface {interface_id}, which is not described"))?;
-        require_ethernet(interface.linktype, &format!("{what} was captured on interface {interface_id}, whose"))?;
+        require_ethernet(u32::from(interface.linktype), &format!("{what} was captured on interface {interface_id}, whose"))?;
         if self.interface_id.is_none() {
             // A Simple Packet Block's body is padded to 32 bits and holds min(original, snaplen) bytes.
             let held = self.original_len.min(if interface.snaplen == 0 { u32::MAX } else { interface.snaplen });
@@ -433,7 +452,7 @@ fn read_pcap(bytes: &[u8]) -> Result<Vec<CapturedPacket>, CaptureError> {
     let (mut rest, parser) =
         PcapParser::new(bytes).map_err(|e| CaptureError::Format(format!("not a pcap or pcapng file ({})", describe(&e, &"header"))))?;
     let header = parser.header();
-    require_ethernet(header.datalink, "the capture's").map_err(CaptureError::Format)?;
+    require_ethernet(u32::from(header.datalink), "the capture's").map_err(CaptureError::Format)?;
     let mut packets = Vec::new();
     while !rest.is_empty() {
         let what = Nth(packets.len() + 1);
@@ -487,10 +506,15 @@ pub struct CaptureWriter {
 enum WriterKind {
     /// A classic pcap file after its header (written by `pcap-file`): each record is the 16-byte
     /// record header (seconds, nanoseconds, captured and original length, little-endian) and the
-    /// bytes, written here in two writes instead of the crate's six (`p4forge run`'s output path).
-    Pcap(AtomicFile),
+    /// bytes, appended here to `pending` and written [`PENDING_LIMIT`] bytes at a time (`p4forge
+    /// run`'s output path: one `extend` per part of a record instead of a write call each).
+    Pcap { file: AtomicFile, pending: Vec<u8> },
     PcapNg(PcapNgWriter<AtomicFile>),
 }
+
+/// Bytes of classic pcap records gathered before they are written: as large as the file's own
+/// buffer, which writes this large bypass, and small enough for a run with hundreds of output ports.
+const PENDING_LIMIT: usize = 64 << 10;
 
 /// The error for a failed write of `path`: an I/O failure says what happened to the file (disk full,
 /// ...); anything else is a packet the format cannot hold.
@@ -516,7 +540,8 @@ impl CaptureWriter {
                     endianness: Endianness::Little,
                     ..PcapHeader::default()
                 };
-                WriterKind::Pcap(PcapWriter::with_header(out, header).map_err(fail)?.into_writer())
+                let file = PcapWriter::with_header(out, header).map_err(fail)?.into_writer();
+                WriterKind::Pcap { file, pending: Vec::with_capacity(PENDING_LIMIT) }
             }
             CaptureFormat::PcapNg => {
                 let mut writer = PcapNgWriter::with_endianness(out, Endianness::Little).map_err(fail)?;
@@ -544,28 +569,65 @@ impl CaptureWriter {
 
     /// Appends one packet given by its parts: time, bytes and original length (raised to its length
     /// if smaller).
+    #[inline]
     pub fn write_record(&mut self, timestamp_ns: u64, data: &[u8], original_len: u32) -> Result<(), CaptureError> {
+        // The usual case, inlined into the caller's loop: a classic pcap record that fits in what
+        // is gathered before a write.
+        if let WriterKind::Pcap { pending, .. } = &mut self.inner {
+            let seconds = timestamp_ns / 1_000_000_000;
+            if data.len() <= SNAPLEN as usize && seconds <= u64::from(u32::MAX) && pending.len() + data.len() < PENDING_LIMIT {
+                let len = data.len() as u32;
+                let mut header = [0u8; 16];
+                header[0..4].copy_from_slice(&(seconds as u32).to_le_bytes());
+                header[4..8].copy_from_slice(&((timestamp_ns % 1_000_000_000) as u32).to_le_bytes());
+                header[8..12].copy_from_slice(&len.to_le_bytes());
+                header[12..16].copy_from_slice(&original_len.max(len).to_le_bytes());
+                pending.extend_from_slice(&header);
+                pending.extend_from_slice(data);
+                return Ok(());
+            }
+        }
+        self.write_record_checked(timestamp_ns, data, original_len)
+    }
+
+    /// [`CaptureWriter::write_record`] for pcapng, for a packet too large or too late for pcap, and
+    /// when what is gathered is due to be written.
+    #[cold]
+    fn write_record_checked(&mut self, timestamp_ns: u64, data: &[u8], original_len: u32) -> Result<(), CaptureError> {
         let len = u32::try_from(data.len())
             .ok()
             .filter(|&l| l <= SNAPLEN)
             .ok_or_else(|| CaptureError::InFile { path: self.path.clone(), message: format!("packet of {} bytes is too large", data.len()) })?;
         let original_len = original_len.max(len);
-        let timestamp = Duration::from_nanos(timestamp_ns);
         let result = match &mut self.inner {
-            WriterKind::Pcap(w) => {
-                let seconds = u32::try_from(timestamp.as_secs()).map_err(|_| CaptureError::InFile {
+            WriterKind::Pcap { file, pending } => {
+                let seconds = u32::try_from(timestamp_ns / 1_000_000_000).map_err(|_| CaptureError::InFile {
                     path: self.path.clone(),
                     message: format!("timestamp {timestamp_ns} ns is after what pcap can hold (2106)"),
                 })?;
+                let nanoseconds = (timestamp_ns % 1_000_000_000) as u32;
                 let mut record = [0u8; 16];
                 record[0..4].copy_from_slice(&seconds.to_le_bytes());
-                record[4..8].copy_from_slice(&timestamp.subsec_nanos().to_le_bytes());
+                record[4..8].copy_from_slice(&nanoseconds.to_le_bytes());
                 record[8..12].copy_from_slice(&len.to_le_bytes());
                 record[12..16].copy_from_slice(&original_len.to_le_bytes());
-                std::io::Write::write_all(w, &record).and_then(|()| std::io::Write::write_all(w, data)).map_err(PcapError::IoError)
+                pending.extend_from_slice(&record);
+                pending.extend_from_slice(data);
+                if pending.len() < PENDING_LIMIT {
+                    return Ok(());
+                }
+                let written = std::io::Write::write_all(file, pending).map_err(PcapError::IoError);
+                pending.clear();
+                written
             }
             WriterKind::PcapNg(w) => w
-                .write_pcapng_block(EnhancedPacketBlock { interface_id: 0, timestamp, original_len, data: Cow::Borrowed(data), options: vec![] })
+                .write_pcapng_block(EnhancedPacketBlock {
+                    interface_id: 0,
+                    timestamp: Duration::from_nanos(timestamp_ns),
+                    original_len,
+                    data: Cow::Borrowed(data),
+                    options: vec![],
+                })
                 .map(drop),
         };
         result.map_err(|e| write_error(&self.path, e))
@@ -575,7 +637,10 @@ impl CaptureWriter {
     /// and says what happened (e.g. the disk is full); the final name then keeps its previous file.
     pub fn finish(self) -> Result<(), CaptureError> {
         let out = match self.inner {
-            WriterKind::Pcap(w) => w,
+            WriterKind::Pcap { mut file, pending } => {
+                std::io::Write::write_all(&mut file, &pending).map_err(|e| write_error(&self.path, PcapError::IoError(e)))?;
+                file
+            }
             WriterKind::PcapNg(w) => w.into_inner(),
         };
         Ok(out.commit()?)

@@ -7,6 +7,7 @@
 //! for what is on disk when a run fails or is interrupted).
 
 use crate::cmd::entries::Entries;
+use crate::cmd::port_map::PortMap;
 use crate::cmd::run_engine::{Chunk, Engine, Input, Sink, CHUNK};
 use crate::error::{CliError, CliResult};
 use crate::frontend;
@@ -175,6 +176,41 @@ impl MergedInputs {
         Ok(self.next_into(&mut data)?.map(|(port, r)| (port, CapturedPacket { timestamp_ns: r.timestamp_ns, data, original_len: r.original_len })))
     }
 
+    /// Reads up to `max` packets in time order, appending each one's bytes to `bytes` and handing
+    /// `each` its ingress port, record and where its bytes start, until `each` returns false;
+    /// returns how many were read, fewer than `max` only when every input is at its end or `each`
+    /// said stop.
+    pub(crate) fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, mut each: impl FnMut(u32, Record, usize) -> bool) -> CliResult<usize> {
+        // One input: nothing to merge; after the packet read when it was opened, packets are read
+        // many at a time straight into `bytes` (the reader's own loop: `p4forge run`'s hot path).
+        if let [(port, reader, pending, first)] = self.inputs.as_mut_slice() {
+            self.heads.clear();
+            let port = *port;
+            let mut read = 0;
+            if let Some(record) = first.take_if(|_| max > 0) {
+                let at = bytes.len();
+                bytes.extend_from_slice(pending);
+                pending.clear();
+                read += 1;
+                if !each(port, record, at) {
+                    return Ok(read);
+                }
+            }
+            let more = reader.read_many(bytes, max - read, |record, at| each(port, record, at));
+            return Ok(read + more.map_err(|e| CliError::input(e.to_string()))?);
+        }
+        let mut read = 0;
+        while read < max {
+            let at = bytes.len();
+            let Some((port, record)) = self.next_into(bytes)? else { break };
+            read += 1;
+            if !each(port, record, at) {
+                break;
+            }
+        }
+        Ok(read)
+    }
+
     /// The earliest pending packet, its bytes appended to `bytes`, with its ingress port.
     pub(crate) fn next_into(&mut self, bytes: &mut Vec<u8>) -> CliResult<Option<(u32, Record)>> {
         // One input: nothing to merge; after the packet read when it was opened, each packet is
@@ -235,7 +271,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
                 // What the commands print is shown once, not once per worker.
                 apply_entries(entries.as_ref(), switch, options.verbose && index == 0)?;
             }
-            Target::Software(Engine::new(switches))
+            Target::Software(Box::new(Engine::new(switches)))
         }
         crate::cmd::test::Target::Rtl => {
             if options.threads > 1 {
@@ -252,11 +288,19 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     };
 
     let mut summary = RunSummary::default();
+    let mut port_stats = PortMap::<PortStats>::default();
     for (port, _) in &options.inputs {
-        summary.ports.entry(*port).or_default();
+        port_stats.entry_or_default(*port);
     }
     // Dropped without commit on any error below: the temporary files go, earlier outputs stay.
-    let mut sink = Outputs { out: &options.out, writers: BTreeMap::new(), summary: &mut summary, verbose: options.verbose, trace: &options.trace };
+    let mut sink = Outputs {
+        out: &options.out,
+        outputs: PortMap::default(),
+        port_stats,
+        summary: &mut summary,
+        verbose: options.verbose,
+        trace: &options.trace,
+    };
     let mut start_ns = None;
     let progress = p4_io::progress::Progress::new(options.progress.enabled(), inputs.total_bytes, "input bytes");
     let mut packets_in = 0u64;
@@ -267,27 +311,37 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
             Target::Software(engine) => (engine.chunk_size(), engine.empty_chunk()),
             Target::Other(_) => (CHUNK, Chunk::with_capacity(CHUNK)),
         };
-        while chunk.inputs.len() < size {
-            if p4_io::interrupt::interrupted() {
-                interrupted = true;
-                break;
-            }
-            let at = chunk.bytes.len();
-            let Some((port, record)) = inputs.next_into(&mut chunk.bytes)? else { break };
-            packets_in += 1;
-            let start = *start_ns.get_or_insert(record.timestamp_ns);
-            sink.summary.count_in(port, record.len);
-            progress.inc(record.len as u64 + RECORD_OVERHEAD);
-            chunk.inputs.push(Input {
-                port,
-                timestamp_ns: record.timestamp_ns,
-                now_ns: record.timestamp_ns.saturating_sub(start),
-                at,
-                len: record.len,
-                original_len: record.original_len,
-                number: packets_in,
-            });
+        // Progress is told once per chunk: per packet it cost a clock read or a bar update each.
+        let mut chunk_bytes = 0u64;
+        // Ctrl-C is looked at before each chunk and after each packet (a read from a pipe that was
+        // waiting when Ctrl-C came may bring many packets at once; the first is taken, the rest not).
+        if p4_io::interrupt::interrupted() {
+            interrupted = true;
+        } else {
+            let inputs_of_chunk = &mut chunk.inputs;
+            let port_stats = &mut sink.port_stats;
+            let interrupted = &mut interrupted;
+            inputs.read_many(&mut chunk.bytes, size, |port, record, at| {
+                packets_in += 1;
+                let start = *start_ns.get_or_insert(record.timestamp_ns);
+                let stats = port_stats.entry_or_default(port);
+                stats.packets_in += 1;
+                stats.bytes_in += record.len as u64;
+                chunk_bytes += record.len as u64 + RECORD_OVERHEAD;
+                inputs_of_chunk.push(Input {
+                    port,
+                    timestamp_ns: record.timestamp_ns,
+                    now_ns: record.timestamp_ns.saturating_sub(start),
+                    at,
+                    len: record.len,
+                    original_len: record.original_len,
+                    number: packets_in,
+                });
+                *interrupted = p4_io::interrupt::interrupted();
+                !*interrupted
+            })?;
         }
+        progress.inc(chunk_bytes);
         if chunk.inputs.is_empty() {
             break;
         }
@@ -318,19 +372,23 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         sink.summary.interrupted_after = Some(packets_in);
     }
     progress.finish();
-    let Outputs { writers, .. } = sink;
-    for (port, writer) in writers {
-        writer.finish().map_err(|e| CliError::output(e.to_string()))?;
+    let Outputs { outputs, mut port_stats, .. } = sink;
+    for (port, output) in outputs.into_ports() {
+        let stats = port_stats.entry_or_default(port);
+        stats.packets_out = output.packets;
+        stats.bytes_out = output.bytes;
+        output.writer.finish().map_err(|e| CliError::output(e.to_string()))?;
         summary.files.push(output_path(&options.out, port));
     }
+    summary.ports.extend(port_stats.into_ports());
     summary.untouched = earlier_outputs(&options.out, &summary.files);
     Ok(summary)
 }
 
 /// The dataplane a run drives.
 enum Target {
-    /// The software switch, through its batch interface.
-    Software(Engine),
+    /// The software switch, through its batch interface (boxed: the engine is large beside a pointer).
+    Software(Box<Engine>),
     /// Any other dataplane (the RTL simulation), one packet at a time.
     Other(Box<dyn frontend::Dataplane>),
 }
@@ -359,26 +417,35 @@ fn apply_entries(entries: Option<&Entries>, switch: &mut dyn frontend::Dataplane
 /// The output captures of a run, opened as their ports are first used.
 struct Outputs<'a> {
     out: &'a Path,
-    writers: BTreeMap<u32, CaptureWriter>,
+    outputs: PortMap<PortOutput>,
+    /// Packets and bytes in by port (with the counts of `outputs`, a [`RunSummary`]'s `ports` at the end).
+    port_stats: PortMap<PortStats>,
+    /// For its drop counts.
     summary: &'a mut RunSummary,
     verbose: bool,
     trace: &'a crate::cmd::trace::TraceArgs,
 }
 
+/// One output port's capture and counts, kept together so that a packet costs one lookup.
+struct PortOutput {
+    writer: CaptureWriter,
+    packets: u64,
+    bytes: u64,
+}
+
 impl Sink for Outputs<'_> {
     fn output(&mut self, input: &Input, port: u32, data: &[u8]) -> CliResult<()> {
-        self.summary.count_out(port, data.len());
-        let writer = match self.writers.entry(port) {
-            std::collections::btree_map::Entry::Occupied(slot) => slot.into_mut(),
-            std::collections::btree_map::Entry::Vacant(slot) => {
-                let path = output_path(self.out, port);
-                slot.insert(CaptureWriter::create(&path).map_err(|e| CliError::output(e.to_string()))?)
-            }
-        };
+        let out = self.out;
+        let output = self.outputs.get_or_try_insert_with(port, || {
+            let writer = CaptureWriter::create(&output_path(out, port)).map_err(|e| CliError::output(e.to_string()))?;
+            Ok::<_, CliError>(PortOutput { writer, packets: 0, bytes: 0 })
+        })?;
+        output.packets += 1;
+        output.bytes += data.len() as u64;
         // A truncated input keeps its missing tail in the output's original length (see `derive`).
         let held = u32::try_from(data.len()).unwrap_or(u32::MAX);
         let original_len = held.saturating_add(input.missing_bytes());
-        writer.write_record(input.timestamp_ns, data, original_len).map_err(|e| CliError::output(e.to_string()))
+        output.writer.write_record(input.timestamp_ns, data, original_len).map_err(|e| CliError::output(e.to_string()))
     }
 
     fn log(&mut self, _input: &Input, line: &str) {

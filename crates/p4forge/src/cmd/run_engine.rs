@@ -282,6 +282,17 @@ fn deliver(chunk: &Chunk, result: &mut BatchOut, drops: &mut DropCounts, sink: &
     for drop in result.drops.drain(..) {
         drops.add(drop.reason);
     }
+    if result.trace.is_empty() && result.log.is_empty() {
+        // Only packets (the usual case): they are in input order already, so no walk over the
+        // inputs is needed to interleave them with lines and traces.
+        for packet in &result.packets {
+            let input = chunk.inputs.get(packet.input as usize).ok_or_else(|| {
+                crate::error::CliError::failed(format!("the dataplane returned an output of input {} of a chunk of {}", packet.input, chunk.inputs.len()))
+            })?;
+            sink.output(input, packet.port, result.data(packet))?;
+        }
+        return Ok(());
+    }
     let mut traces = std::mem::take(&mut result.trace).into_iter().peekable();
     let (mut packet_at, mut log_at) = (0, 0);
     let mut events = Vec::new();
