@@ -155,6 +155,36 @@ pub fn splitmix(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The arms of a `switch` statement: the body of the first label equal to the value, else the
+/// default (or nothing).
+pub struct SwitchArms<K> {
+    pub arms: Vec<(K, Run)>,
+    pub default: Option<Run>,
+}
+
+impl<K: PartialEq> SwitchArms<K> {
+    /// Compiles `cases` with `arm`, which gives each case's label (`None`: `default`) and body.
+    pub(crate) fn build<L, E>(cases: &[(Option<L>, Vec<p4_ir::Stmt>)], mut arm: impl FnMut(Option<&L>, &[p4_ir::Stmt]) -> Result<(Option<K>, Run), E>) -> Result<SwitchArms<K>, E> {
+        let mut out = SwitchArms { arms: Vec::new(), default: None };
+        for (label, body) in cases {
+            match arm(label.as_ref(), body)? {
+                (Some(k), run) => out.arms.push((k, run)),
+                (None, run) => out.default = Some(run),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs the arm `key` selects.
+    #[inline]
+    pub fn run(&self, key: &K, p: &Prog, c: &mut Ctx) -> Flow {
+        match self.arms.iter().find(|(k, _)| k == key) {
+            Some((_, run)) => run(p, c),
+            None => self.default.as_ref().map_or(Flow::Next, |d| d(p, c)),
+        }
+    }
+}
+
 /// One parser state.
 pub struct StateProg {
     pub name: String,

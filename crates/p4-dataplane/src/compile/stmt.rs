@@ -12,7 +12,7 @@ use crate::bits;
 use crate::exec::{
     Build,
     ControlProg, Ctx, Flow, KeyMatch, ParserProg, Pipeline, Prog, Run, StateProg, TableActionProg, TableKeyProg, TableProg,
-    Target, TransitionProg,
+    SwitchArms, Target, TransitionProg,
 };
 
 pub(crate) fn seq(runs: Vec<Run>) -> Run {
@@ -204,43 +204,27 @@ impl Compiler<'_> {
             }
             Stmt::SwitchAction { table, cases, .. } => {
                 let t = table.index();
-                let mut arms = Vec::new();
-                let mut default = None;
-                for (a, body) in cases {
-                    let run = self.block(b, body)?;
-                    match a {
-                        Some(a) => arms.push((a.index(), run)),
-                        None => default = Some(run),
-                    }
-                }
+                let arms = SwitchArms::build(cases, |a, body| Ok::<_, crate::DataplaneError>((a.map(|a| a.index()), self.block(b, body)?)))?;
                 super::by_tracing!(self.tracing, T => Box::new(move |p, c| {
                     let out = TableProg::apply::<T>(p, c, t);
                     if out.flow != Flow::Next {
                         return out.flow;
                     }
-                    match arms.iter().find(|(a, _)| *a == out.action) {
-                        Some((_, run)) => run(p, c),
-                        None => default.as_ref().map_or(Flow::Next, |d| d(p, c)),
-                    }
+                    arms.run(&out.action, p, c)
                 }))
             }
             Stmt::SwitchValue { expr, cases, .. } => {
                 let v = self.scalar(b, expr)?;
-                let mut arms = Vec::new();
-                let mut default = None;
-                for (label, body) in cases {
-                    let run = self.block(b, body)?;
-                    match label {
-                        Some(l) => arms.push((self.scalar_value(l, &expr.ty)?, run)),
-                        None => default = Some(run),
-                    }
-                }
+                let arms = SwitchArms::build(cases, |label, body| {
+                    let label = match label {
+                        Some(l) => Some(self.scalar_value(l, &expr.ty)?),
+                        None => None,
+                    };
+                    Ok::<_, crate::DataplaneError>((label, self.block(b, body)?))
+                })?;
                 Box::new(move |p, c| {
                     let x = v(p, c);
-                    match arms.iter().find(|(l, _)| *l == x) {
-                        Some((_, run)) => run(p, c),
-                        None => default.as_ref().map_or(Flow::Next, |d| d(p, c)),
-                    }
+                    arms.run(&x, p, c)
                 })
             }
             Stmt::Block(stmts) => self.block(b, stmts)?,

@@ -10,7 +10,7 @@ use super::places::{Place, Places, Region};
 use super::{read_field, Dest, FastProg, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
 use crate::bits::{self, mask};
 use crate::compile::{unsupported, Compiler, R};
-use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run};
+use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, SwitchArms};
 use crate::hashing::{csum16_shifts, Algorithm, Csum16Sum};
 
 type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
@@ -340,43 +340,27 @@ impl FastCompiler<'_, '_> {
             Stmt::SwitchAction { table, cases, .. } => {
                 let t = table.index();
                 self.table(t)?;
-                let mut arms = Vec::new();
-                let mut default = None;
-                for (a, body) in cases {
-                    let run = self.block(b, body)?;
-                    match a {
-                        Some(a) => arms.push((a.index(), run)),
-                        None => default = Some(run),
-                    }
-                }
+                let arms = SwitchArms::build(cases, |a, body| Ok::<_, crate::DataplaneError>((a.map(|a| a.index()), self.block(b, body)?)))?;
                 Box::new(move |p, c| {
                     let out = super::apply_table(p, c, t);
                     if out.flow != Flow::Next {
                         return out.flow;
                     }
-                    match arms.iter().find(|(a, _)| *a == out.action) {
-                        Some((_, run)) => run(p, c),
-                        None => default.as_ref().map_or(Flow::Next, |d| d(p, c)),
-                    }
+                    arms.run(&out.action, p, c)
                 })
             }
             Stmt::SwitchValue { expr, cases, .. } => {
                 let v = self.ev(b, expr)?;
-                let mut arms = Vec::new();
-                let mut default = None;
-                for (label, body) in cases {
-                    let run = self.block(b, body)?;
-                    match label {
-                        Some(l) => arms.push((self.cx.scalar_value(l, &expr.ty)?, run)),
-                        None => default = Some(run),
-                    }
-                }
+                let arms = SwitchArms::build(cases, |label, body| {
+                    let label = match label {
+                        Some(l) => Some(self.cx.scalar_value(l, &expr.ty)?),
+                        None => None,
+                    };
+                    Ok::<_, crate::DataplaneError>((label, self.block(b, body)?))
+                })?;
                 Box::new(move |p, c| {
                     let x = v(p, c);
-                    match arms.iter().find(|(l, _)| *l == x) {
-                        Some((_, run)) => run(p, c),
-                        None => default.as_ref().map_or(Flow::Next, |d| d(p, c)),
-                    }
+                    arms.run(&x, p, c)
                 })
             }
             Stmt::Block(stmts) => self.block(b, stmts)?,
