@@ -361,27 +361,51 @@ impl Switch {
         }
     }
 
-    /// Resets the frame for a packet entering the parser and runs the parser.
-    fn parse<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32) {
-        let p = &self.prog;
-        let c = &mut self.ctx;
+    /// The state a packet enters the parser with: frame (and wire-format headers) zeroed, the
+    /// packet copied in, no effects, and the intrinsic metadata the architecture sets on arrival.
+    fn arrive(&mut self, data: &[u8], port: u32, instance: u128) {
+        let (p, c) = (&self.prog, &mut self.ctx);
         c.f.fill(0);
+        c.wire.fill(0);
+        c.wire_valid = 0;
         c.pkt.clear();
         c.pkt.extend_from_slice(data);
         c.cursor = 0;
         c.pending_err = None;
         c.fx = Effects::default();
-        let meta = &p.intrinsic;
         for (r, v) in [
             (MetaRole::IngressPort, u128::from(port)),
             (MetaRole::PacketLength, data.len() as u128),
-            (MetaRole::InstanceType, u128::from(instance)),
+            (MetaRole::InstanceType, instance),
             (MetaRole::IngressTimestamp, u128::from(c.now_us) & mask(48)),
         ] {
-            if let Some(s) = meta.slot(r) {
+            if let Some(s) = p.intrinsic.slot(r) {
                 c.set(s, v);
             }
         }
+    }
+
+    /// The intrinsic metadata the traffic manager sets for a copy leaving for `port` (`instance`:
+    /// a copy's own instance type, `None` to keep the packet's).
+    fn depart(&mut self, port: u32, rid: u32, instance: Option<u32>) {
+        let now = u128::from(self.ctx.now_us);
+        self.meta_set(MetaRole::EgressPort, u128::from(port));
+        self.meta_set(MetaRole::EgressSpec, 0);
+        self.meta_set(MetaRole::EgressRid, u128::from(rid));
+        if let Some(i) = instance {
+            self.meta_set(MetaRole::InstanceType, u128::from(i));
+        }
+        self.meta_set(MetaRole::EgressTimestamp, now & mask(48));
+        self.meta_set(MetaRole::EnqTimestamp, now & mask(32));
+        self.meta_set(MetaRole::DeqTimedelta, 0);
+    }
+
+    /// Resets the frame for a packet entering the parser and runs the parser.
+    fn parse<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32) {
+        self.arrive(data, port, u128::from(instance));
+        let p = &self.prog;
+        let c = &mut self.ctx;
+        let meta = &p.intrinsic;
         if let (true, Some(trace)) = (T, c.trace.as_mut()) {
             trace.snapshot_of(&c.f);
         }
@@ -517,16 +541,7 @@ impl Switch {
     }
 
     fn egress<const T: bool>(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
-        let now = u128::from(self.ctx.now_us);
-        self.meta_set(MetaRole::EgressPort, u128::from(port));
-        self.meta_set(MetaRole::EgressSpec, 0);
-        self.meta_set(MetaRole::EgressRid, u128::from(rid));
-        if let Some(i) = instance {
-            self.meta_set(MetaRole::InstanceType, u128::from(i));
-        }
-        self.meta_set(MetaRole::EgressTimestamp, now & mask(48));
-        self.meta_set(MetaRole::EnqTimestamp, now & mask(32));
-        self.meta_set(MetaRole::DeqTimedelta, 0);
+        self.depart(port, rid, instance);
         let truncate = self.ctx.fx.truncate;
         self.ctx.fx = Effects { truncate, ..Effects::default() };
         if T && self.ctx.trace.is_some() {
@@ -701,28 +716,10 @@ impl Switch {
             res.push_drop(DropReason::PortTooWide(packet.port));
             return;
         }
-        let instance = u128::from(self.instance(PacketInstance::Normal));
+        self.ctx.now_us = packet.now_ns / 1000;
+        self.arrive(packet.data, packet.port, u128::from(self.instance(PacketInstance::Normal)));
         let (p, c) = (&self.prog, &mut self.ctx);
-        c.now_us = packet.now_ns / 1000;
-        c.f.fill(0);
-        c.wire.fill(0);
-        c.wire_valid = 0;
-        c.pkt.clear();
-        c.pkt.extend_from_slice(packet.data);
-        c.cursor = 0;
-        c.fx = Effects::default();
-        let meta = &p.intrinsic;
-        for (r, v) in [
-            (MetaRole::IngressPort, u128::from(packet.port)),
-            (MetaRole::PacketLength, packet.data.len() as u128),
-            (MetaRole::InstanceType, instance),
-            (MetaRole::IngressTimestamp, u128::from(c.now_us) & mask(48)),
-        ] {
-            if let Some(s) = meta.slot(r) {
-                c.set(s, v);
-            }
-        }
-        if let (Err(e), Some(s)) = (crate::fast::run_parser(p, c), meta.slot(MetaRole::ParserError)) {
+        if let (Err(e), Some(s)) = (crate::fast::run_parser(p, c), p.intrinsic.slot(MetaRole::ParserError)) {
             c.set(s, u128::from(e));
         }
         for &ctl in &p.pipeline.ingress {
@@ -734,17 +731,7 @@ impl Switch {
             return;
         }
         let port = self.meta_get(MetaRole::EgressSpec).unwrap_or(0) as u32;
-        let now = u128::from(self.ctx.now_us);
-        for (r, v) in [
-            (MetaRole::EgressPort, u128::from(port)),
-            (MetaRole::EgressSpec, 0),
-            (MetaRole::EgressRid, 0),
-            (MetaRole::EgressTimestamp, now & mask(48)),
-            (MetaRole::EnqTimestamp, now & mask(32)),
-            (MetaRole::DeqTimedelta, 0),
-        ] {
-            self.meta_set(r, v);
-        }
+        self.depart(port, 0, None);
         self.ctx.fx = Effects::default();
         let (p, c) = (&self.prog, &mut self.ctx);
         for &ctl in &p.pipeline.egress {

@@ -696,26 +696,7 @@ pub(crate) fn run_parser<const TRACED: bool>(p: &Prog, c: &mut Ctx, idx: usize) 
         }
         let next = match &st.transition {
             TransitionProg::Goto(t) => *t,
-            TransitionProg::Select { keys, widths, cases } => {
-                let mut kv = [0u128; 8];
-                let mut many = Vec::new();
-                let vals: &mut [u128] = if keys.len() <= kv.len() {
-                    for (i, k) in keys.iter().enumerate() {
-                        kv[i] = k(p, c);
-                    }
-                    &mut kv[..keys.len()]
-                } else {
-                    many.extend(keys.iter().map(|k| k(p, c)));
-                    &mut many
-                };
-                if let Some(e) = c.pending_err.take() {
-                    return Err(e);
-                }
-                match select_case(c, vals, widths, cases) {
-                    Some(t) => t,
-                    None => return Err(p.errors.no_match),
-                }
-            }
+            TransitionProg::Select { keys, widths, cases } => select_next(p, c, keys, widths, cases)?,
         };
         match next {
             Target::Accept => return Ok(()),
@@ -724,6 +705,26 @@ pub(crate) fn run_parser<const TRACED: bool>(p: &Prog, c: &mut Ctx, idx: usize) 
         }
     }
     Err(p.errors.parser_timeout)
+}
+
+/// Evaluates a select's keys (on the stack for up to eight) and gives the target of the first case
+/// they match; `Err`: the parser error (a key read past the packet's end, or no case matching).
+pub(crate) fn select_next(p: &Prog, c: &mut Ctx, keys: &[crate::exec::Ev], widths: &[u32], cases: &[(Vec<KeyMatch>, Target)]) -> Result<Target, u32> {
+    let mut values = [0u128; 8];
+    let mut many = Vec::new();
+    let vals: &[u128] = if keys.len() <= values.len() {
+        for (slot, k) in values.iter_mut().zip(keys) {
+            *slot = k(p, c);
+        }
+        &values[..keys.len()]
+    } else {
+        many.extend(keys.iter().map(|k| k(p, c)));
+        &many
+    };
+    if let Some(e) = c.pending_err.take() {
+        return Err(e);
+    }
+    select_case(c, vals, widths, cases).ok_or(p.errors.no_match)
 }
 
 /// The target of the first select case whose keysets match `vals` (the keys' values, of `widths`

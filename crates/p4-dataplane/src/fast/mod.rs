@@ -161,23 +161,7 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
                     None => return Err(p.errors.no_match),
                 }
             }
-            FastTransition::Select { keys, widths, cases } => {
-                let mut values = [0u128; 8];
-                let mut many = Vec::new();
-                let vals: &[u128] = if keys.len() <= values.len() {
-                    for (slot, k) in values.iter_mut().zip(keys) {
-                        *slot = k(p, c);
-                    }
-                    &values[..keys.len()]
-                } else {
-                    many.extend(keys.iter().map(|k| k(p, c)));
-                    &many
-                };
-                match crate::compile::select_case(c, vals, widths, cases) {
-                    Some(t) => t,
-                    None => return Err(p.errors.no_match),
-                }
-            }
+            FastTransition::Select { keys, widths, cases } => crate::compile::select_next(p, c, keys, widths, cases)?,
         };
         match next {
             Target::Accept => return Ok(()),
