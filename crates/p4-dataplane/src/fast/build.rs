@@ -7,13 +7,11 @@ use p4_arch::{DropMarker, ExternOp, MetaRole};
 use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Stmt, Type, UnOp};
 
 use super::places::{Place, Places, Region};
-use super::{read_field, Dest, FastProg, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
+use super::{read_field, Dest, Write, FastProg, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
 use crate::bits::{self, mask};
 use crate::compile::{unsupported, Compiler, R};
-use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, SwitchArms};
+use crate::exec::{Ev, Flow, KeyMatch, Prog, Run, SwitchArms};
 use crate::hashing::{csum16_shifts, Algorithm, Csum16Sum};
-
-type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
 
 /// Compiles the pipeline of `prog` (built by `cx`) for the wire-format executor; an error names the
 /// first construct it cannot run.

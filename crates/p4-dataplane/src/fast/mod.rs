@@ -28,6 +28,9 @@ use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 
 pub(crate) use build::build;
 
+/// Writes a scalar into a place the executor computes (a slice: read-modify-write).
+pub(crate) type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
+
 /// Bytes after the last header, so every field access may touch 16 bytes from its first byte.
 pub(crate) const SLACK: usize = 16;
 
@@ -82,7 +85,7 @@ pub(crate) enum Dest {
     Slot(usize),
     Field { bit: usize, width: u32 },
     /// A slice: read-modify-write.
-    Other(Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>),
+    Other(Write),
 }
 
 impl Dest {
