@@ -354,9 +354,9 @@ impl ControlPlane for Switch {
         let ai = self.table_action(ti, action)?;
         let data = action_data(self, ti, ai, &args)?;
         let name = self.prog.tables[ti].name.clone();
-        let Some(e) = self.ctx.tables[ti].get_mut(handle) else { return invalid(format!("table {name}: no entry with handle {handle}")) };
-        e.action = ai;
-        e.args = data;
+        if !self.ctx.tables[ti].set_action(handle, ai, data) {
+            return invalid(format!("table {name}: no entry with handle {handle}"));
+        }
         Ok(())
     }
 

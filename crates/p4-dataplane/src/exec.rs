@@ -423,6 +423,59 @@ impl Intrinsic {
     }
 }
 
+/// The intrinsic metadata fields the pipeline itself writes when a packet arrives and when a copy
+/// departs, resolved once from [`Intrinsic`] (`None`: the program lacks the field). Both executors'
+/// pipelines set them through this one description.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PipelineMeta {
+    /// The fields of [`PipelineMeta::ARRIVAL`], in its order.
+    arrival: [Option<usize>; 4],
+    /// The fields of [`PipelineMeta::DEPARTURE`], in its order.
+    departure: [Option<usize>; 6],
+}
+
+impl PipelineMeta {
+    /// Set when a packet arrives: the values of [`PipelineMeta::arrive`], in order.
+    const ARRIVAL: [MetaRole; 4] = [MetaRole::IngressPort, MetaRole::PacketLength, MetaRole::InstanceType, MetaRole::IngressTimestamp];
+    /// Set when a copy departs: the values of [`PipelineMeta::depart`], in order.
+    const DEPARTURE: [MetaRole; 6] =
+        [MetaRole::EgressPort, MetaRole::EgressSpec, MetaRole::EgressRid, MetaRole::EgressTimestamp, MetaRole::EnqTimestamp, MetaRole::DeqTimedelta];
+
+    pub(crate) fn of(meta: &Intrinsic) -> PipelineMeta {
+        PipelineMeta { arrival: Self::ARRIVAL.map(|r| meta.slot(r)), departure: Self::DEPARTURE.map(|r| meta.slot(r)) }
+    }
+
+    /// What the architecture sets for a packet of `len` bytes arriving on `port` (at `c.now_us`).
+    #[inline]
+    pub(crate) fn arrive(&self, c: &mut Ctx, port: u32, len: usize, instance: u128) {
+        let now = u128::from(c.now_us);
+        let values = [u128::from(port), len as u128, instance, now & crate::bits::mask(48)];
+        for (slot, v) in self.arrival.iter().zip(values) {
+            if let Some(s) = slot {
+                c.set(*s, v);
+            }
+        }
+    }
+
+    /// What the traffic manager sets for a copy leaving for `port` with replication id `rid`: the
+    /// egress spec cleared, the times (no queueing delay is modelled).
+    #[inline]
+    pub(crate) fn depart(&self, c: &mut Ctx, port: u32, rid: u32) {
+        let now = u128::from(c.now_us);
+        let values = [u128::from(port), 0, u128::from(rid), now & crate::bits::mask(48), now & crate::bits::mask(32), 0];
+        for (slot, v) in self.departure.iter().zip(values) {
+            if let Some(s) = slot {
+                c.set(*s, v);
+            }
+        }
+    }
+
+    /// The field a copy's own instance type goes to.
+    pub(crate) fn instance_field(&self) -> Option<usize> {
+        self.arrival[2]
+    }
+}
+
 /// Well-known error codes of `core.p4`.
 #[derive(Clone, Copy, Debug)]
 pub struct ErrorCodes {
@@ -464,6 +517,8 @@ pub struct Prog {
     pub field_sets: Vec<Vec<(usize, usize)>>,
     /// Intrinsic metadata slots by role.
     pub intrinsic: Intrinsic,
+    /// The intrinsic fields the pipeline sets on arrival and departure (from `intrinsic`).
+    pub(crate) pipeline_meta: PipelineMeta,
     /// Slot ranges `(base, len)` of the user metadata and of the intrinsic metadata.
     pub meta_range: (usize, usize),
     pub intrinsic_range: (usize, usize),

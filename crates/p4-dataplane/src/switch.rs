@@ -338,13 +338,6 @@ impl Switch {
         self.meta_get(role) == Some(self.prog.intrinsic.drop_value)
     }
 
-    /// Sets the intrinsic field of `role` (if the program has it).
-    fn meta_set(&mut self, role: MetaRole, v: u128) {
-        if let Some(s) = self.prog.intrinsic.slot(role) {
-            self.ctx.set(s, v);
-        }
-    }
-
     /// The intrinsic field of `role` (`None`: the program lacks it).
     fn meta_get(&self, role: MetaRole) -> Option<u128> {
         self.prog.intrinsic.slot(role).map(|s| self.ctx.get(s))
@@ -373,31 +366,16 @@ impl Switch {
         c.cursor = 0;
         c.pending_err = None;
         c.fx = Effects::default();
-        for (r, v) in [
-            (MetaRole::IngressPort, u128::from(port)),
-            (MetaRole::PacketLength, data.len() as u128),
-            (MetaRole::InstanceType, instance),
-            (MetaRole::IngressTimestamp, u128::from(c.now_us) & mask(48)),
-        ] {
-            if let Some(s) = p.intrinsic.slot(r) {
-                c.set(s, v);
-            }
-        }
+        p.pipeline_meta.arrive(c, port, data.len(), instance);
     }
 
     /// The intrinsic metadata the traffic manager sets for a copy leaving for `port` (`instance`:
     /// a copy's own instance type, `None` to keep the packet's).
     fn depart(&mut self, port: u32, rid: u32, instance: Option<u32>) {
-        let now = u128::from(self.ctx.now_us);
-        self.meta_set(MetaRole::EgressPort, u128::from(port));
-        self.meta_set(MetaRole::EgressSpec, 0);
-        self.meta_set(MetaRole::EgressRid, u128::from(rid));
-        if let Some(i) = instance {
-            self.meta_set(MetaRole::InstanceType, u128::from(i));
+        self.prog.pipeline_meta.depart(&mut self.ctx, port, rid);
+        if let (Some(i), Some(s)) = (instance, self.prog.pipeline_meta.instance_field()) {
+            self.ctx.set(s, u128::from(i));
         }
-        self.meta_set(MetaRole::EgressTimestamp, now & mask(48));
-        self.meta_set(MetaRole::EnqTimestamp, now & mask(32));
-        self.meta_set(MetaRole::DeqTimedelta, 0);
     }
 
     /// Resets the frame for a packet entering the parser and runs the parser.
@@ -712,47 +690,14 @@ impl Switch {
     /// and [`Switch::egress`] for a program that makes one copy of a packet or none (no clone,
     /// re-parse, multicast or truncation: the build refuses programs that ask for them).
     fn process_wire_format(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
-        if self.check_port(packet.port).is_err() {
-            res.push_drop(DropReason::PortTooWide(packet.port));
-            return;
+        match crate::fast::process(&self.prog, &mut self.ctx, packet, res) {
+            Ok(()) => {}
+            Err(crate::fast::Dropped::PortTooWide) => res.push_drop(DropReason::PortTooWide(packet.port)),
+            Err(crate::fast::Dropped::Marked) => {
+                let reason = self.drop_reason();
+                res.push_drop(reason);
+            }
         }
-        self.ctx.now_us = packet.now_ns / 1000;
-        self.arrive(packet.data, packet.port, u128::from(self.instance(PacketInstance::Normal)));
-        let (p, c) = (&self.prog, &mut self.ctx);
-        if let (Err(e), Some(s)) = (crate::fast::run_parser(p, c), p.intrinsic.slot(MetaRole::ParserError)) {
-            c.set(s, u128::from(e));
-        }
-        for &ctl in &p.pipeline.ingress {
-            crate::fast::run_control(p, c, ctl);
-        }
-        if self.marked_to_drop() {
-            let reason = self.drop_reason();
-            res.push_drop(reason);
-            return;
-        }
-        let port = self.meta_get(MetaRole::EgressSpec).unwrap_or(0) as u32;
-        self.depart(port, 0, None);
-        self.ctx.fx = Effects::default();
-        let (p, c) = (&self.prog, &mut self.ctx);
-        for &ctl in &p.pipeline.egress {
-            crate::fast::run_control(p, c, ctl);
-        }
-        if self.marked_to_drop() {
-            let reason = self.drop_reason();
-            res.push_drop(reason);
-            return;
-        }
-        // The deparser appends straight to the batch's buffer (lent to the context meanwhile).
-        let (p, c) = (&self.prog, &mut self.ctx);
-        std::mem::swap(&mut c.wire_out, &mut res.bytes);
-        let first = c.wire_out.len();
-        for &ctl in &p.pipeline.deparse {
-            crate::fast::run_control(p, c, ctl);
-        }
-        let payload = c.cursor.div_ceil(8).min(c.pkt.len());
-        c.wire_out.extend_from_slice(c.pkt.get(payload..).unwrap_or(&[]));
-        std::mem::swap(&mut c.wire_out, &mut res.bytes);
-        res.push_written(port, first);
     }
 
     /// One packet of a batch.
@@ -811,3 +756,4 @@ impl PacketIo for Switch {
         }
     }
 }
+

@@ -147,10 +147,44 @@ enum Index {
     Ternary(TupleSpace),
 }
 
+/// An entry's action and data as a packet that hits it needs them, kept apart from the entry (by
+/// handle, in [`TableState`]) so a hit reads one small record instead of the whole entry and then
+/// its data on the heap.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Hit {
+    /// Index into the table's action list.
+    pub action: u32,
+    /// Number of data values; more than [`Hit::INLINE`]: the data are only in the entry.
+    len: u32,
+    inline: [u128; Hit::INLINE],
+}
+
+impl Hit {
+    /// Data values kept in the record (most actions take no more).
+    pub const INLINE: usize = 3;
+
+    fn of(entry: &Entry) -> Hit {
+        let mut hit = Hit { action: entry.action as u32, len: entry.args.len() as u32, inline: [0; Hit::INLINE] };
+        if let Some(to) = hit.inline.get_mut(..entry.args.len()) {
+            to.copy_from_slice(&entry.args);
+        }
+        hit
+    }
+
+    /// The action's data, when the record holds them all.
+    #[inline]
+    pub fn data(&self) -> Option<&[u128]> {
+        self.inline.get(..self.len as usize)
+    }
+}
+
 /// The mutable state of one table.
 #[derive(Clone, Debug)]
 pub struct TableState {
     pub entries: Vec<Option<Entry>>,
+    /// By handle: the action and data of the entry there ([`Hit`]); kept in step with `entries`
+    /// (so an entry's action and data change only through [`TableState::set_action`]).
+    hits: Vec<Hit>,
     /// Handles of removed entries, smallest first: the next insert takes the smallest (as BMv2's
     /// handle manager does), so a table whose entries change under traffic keeps its size.
     free: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
@@ -439,7 +473,7 @@ impl TableState {
             (IndexKind::Lpm(pos), _) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
             (IndexKind::Ternary, _) => Index::Ternary(TupleSpace::default()),
         };
-        TableState { entries: Vec::new(), free: Default::default(), index, probe: Vec::new() }
+        TableState { entries: Vec::new(), hits: Vec::new(), free: Default::default(), index, probe: Vec::new() }
     }
 
     /// Number of live entries.
@@ -518,12 +552,17 @@ impl TableState {
             // the first could ever match.
             Index::Ternary(space) => space.insert(&self.entries, &entry, handle)?,
         }
+        let hit = Hit::of(&entry);
         match self.entries.get_mut(handle as usize) {
             Some(slot) => {
                 *slot = Some(entry);
                 self.free.pop();
             }
             None => self.entries.push(Some(entry)),
+        }
+        match self.hits.get_mut(handle as usize) {
+            Some(slot) => *slot = hit,
+            None => self.hits.push(hit),
         }
         Ok(handle)
     }
@@ -581,6 +620,7 @@ impl TableState {
     /// Removes every entry; handles start again from 0.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.hits.clear();
         self.free.clear();
         match &mut self.index {
             Index::Exact(map) => map.clear(),
@@ -603,10 +643,29 @@ impl TableState {
         }
     }
 
-    /// The entry `handle`, to update its action, data, counters or meter; its matches and priority
-    /// must stay as they are (the index is keyed by them).
+    /// The entry `handle`, to update its counters or meter; its matches and priority must stay as
+    /// they are (the index is keyed by them), and its action and data change only through
+    /// [`TableState::set_action`] (the hit records copy them).
     pub fn get_mut(&mut self, handle: u64) -> Option<&mut Entry> {
         self.entries.get_mut(handle as usize).and_then(Option::as_mut)
+    }
+
+    /// Gives entry `handle` another action and data; `false`: there is no such entry.
+    pub fn set_action(&mut self, handle: u64, action: usize, args: Vec<u128>) -> bool {
+        let Some(entry) = self.entries.get_mut(handle as usize).and_then(Option::as_mut) else { return false };
+        entry.action = action;
+        entry.args = args;
+        let hit = Hit::of(entry);
+        if let Some(slot) = self.hits.get_mut(handle as usize) {
+            *slot = hit;
+        }
+        true
+    }
+
+    /// The action and data of the entry `lookup` found (`handle` of a live entry).
+    #[inline]
+    pub fn hit(&self, handle: u64) -> Option<&Hit> {
+        self.hits.get(handle as usize)
     }
 
     /// Handles of the live entries in the order a first-match lookup must try them to give the
@@ -688,6 +747,29 @@ mod tests {
 
     fn entry(matches: Vec<Match>, priority: i64, action: usize) -> Entry {
         Entry { matches, priority, action, args: vec![], packets: 0, bytes: 0, meter: Meter::default() }
+    }
+
+    #[test]
+    fn a_hit_record_follows_its_entry_through_insert_modify_reuse_and_clear() {
+        let mut t = TableState::with_fields(IndexKind::Exact, 0, 1);
+        let exact = |k: u128| vec![Match::Mask(k, u128::MAX)];
+        let a = t.insert(Entry { args: vec![7, 8], ..entry(exact(1), 0, 1) }).expect("insert");
+        let wide = t.insert(Entry { args: vec![1, 2, 3, 4], ..entry(exact(2), 0, 2) }).expect("insert");
+        let found = t.lookup(&[1]).and_then(|h| t.hit(h)).copied();
+        assert_eq!(found.map(|h| (h.action, h.data().map(<[u128]>::to_vec))), Some((1, Some(vec![7, 8]))));
+        // More data than the record holds: the caller reads the entry's.
+        assert_eq!(t.hit(wide).map(|h| (h.action, h.data().is_none())), Some((2, true)));
+        assert!(t.set_action(a, 3, vec![9]));
+        assert_eq!(t.hit(a).map(|h| (h.action, h.data().map(<[u128]>::to_vec))), Some((3, Some(vec![9]))));
+        assert_eq!(t.get_mut(a).map(|e| (e.action, e.args.clone())), Some((3, vec![9])));
+        assert!(!t.set_action(99, 0, vec![]));
+        // A removed entry's handle taken by a new entry gets the new entry's record.
+        t.remove(a).expect("remove");
+        let b = t.insert(Entry { args: vec![5], ..entry(exact(3), 0, 0) }).expect("insert");
+        assert_eq!(b, a);
+        assert_eq!(t.lookup(&[3]).and_then(|h| t.hit(h)).map(|h| (h.action, h.data().map(<[u128]>::to_vec))), Some((0, Some(vec![5]))));
+        t.clear();
+        assert!(t.hit(a).is_none());
     }
 
     #[test]

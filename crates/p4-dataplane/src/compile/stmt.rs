@@ -933,6 +933,7 @@ pub(crate) fn build_prog(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)>
         tables,
         field_sets: cx.field_sets.clone(),
         intrinsic: cx.intrinsic.clone(),
+        pipeline_meta: crate::exec::PipelineMeta::of(&cx.intrinsic),
         meta_range: (mbase, cx.size(&mty)?),
         intrinsic_range: (sbase, cx.size(&sty)?),
         errors: cx.errors,

@@ -7,7 +7,7 @@ use p4_arch::{DropMarker, ExternOp, MetaRole};
 use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Stmt, Type, UnOp};
 
 use super::places::{Place, Places, Region};
-use super::{read_field, Dest, Write, FastProg, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
+use super::{read_field, Dest, Write, FastProg, PacketPlan, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
 use crate::bits::{self, mask};
 use crate::compile::{unsupported, Compiler, R};
 use crate::exec::{Ev, Flow, KeyMatch, Prog, Run, SwitchArms};
@@ -41,7 +41,29 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
             return unsupported("a multicast group (the wire-format executor makes one copy)");
         }
     }
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len })
+    let plan = packet_plan(prog, &fc.places, &controls);
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan })
+}
+
+/// The per-packet work around the blocks of `prog`, resolved once.
+fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>]) -> PacketPlan {
+    let meta = &prog.intrinsic;
+    let with_body = |stage: &[usize]| stage.iter().copied().filter(|i| matches!(controls.get(*i), Some(Some(_)))).collect();
+    let DropMarker::AllOnes(marker) = prog.arch.drop;
+    PacketPlan {
+        zero: places.frame_ranges(prog.frame_len),
+        ingress: with_body(&prog.pipeline.ingress),
+        egress: with_body(&prog.pipeline.egress),
+        deparse: with_body(&prog.pipeline.deparse),
+        error_field: meta.slot(MetaRole::ParserError),
+        out_port_field: meta.slot(MetaRole::EgressSpec),
+        drop_marker: meta.slot(marker).map(|s| (s, meta.drop_value)),
+        normal_instance: u128::from(prog.arch.instance_value(p4_arch::PacketInstance::Normal)),
+        max_port: match meta.port_width {
+            0 => u32::MAX,
+            width => u32::try_from(mask(width)).unwrap_or(u32::MAX),
+        },
+    }
 }
 
 struct FastCompiler<'c, 'a> {

@@ -20,6 +20,7 @@
 //!   [`FastProg::build`]): no packet can reach a construct it cannot run.
 
 mod build;
+mod pipeline;
 mod places;
 
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use std::sync::Arc;
 use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 
 pub(crate) use build::build;
+pub(crate) use pipeline::{process, Dropped};
 
 /// Writes a scalar into a place the executor computes (a slice: read-modify-write).
 pub(crate) type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
@@ -127,6 +129,30 @@ pub(crate) struct FastProg {
     pub actions: Vec<Option<Run>>,
     /// Length of `Ctx::wire`: every header, then [`SLACK`].
     pub wire_len: usize,
+    /// What the pipeline does per packet, resolved when the program is built.
+    pub plan: PacketPlan,
+}
+
+/// The per-packet work around the program's blocks, resolved once: which frame slots a packet
+/// must find zeroed, which control bodies run in each stage, and where the intrinsic metadata
+/// the pipeline reads lives.
+pub(crate) struct PacketPlan {
+    /// Frame slot ranges `[start, end)` zeroed on arrival: every slot but the header slots (this
+    /// executor keeps headers in `Ctx::wire`, so their slots are never read).
+    pub zero: Vec<(usize, usize)>,
+    /// Control indexes with a body, in pipeline order, per stage.
+    pub ingress: Vec<usize>,
+    pub egress: Vec<usize>,
+    pub deparse: Vec<usize>,
+    /// The field the parser's error code goes to.
+    pub error_field: Option<usize>,
+    pub out_port_field: Option<usize>,
+    /// The drop-marker slot and the value that drops.
+    pub drop_marker: Option<(usize, u128)>,
+    /// The instance type of a packet arriving from a port.
+    pub normal_instance: u128,
+    /// The largest port number the port fields hold.
+    pub max_port: u32,
 }
 
 impl FastProg {
@@ -175,33 +201,39 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
     Err(p.errors.parser_timeout)
 }
 
-/// Runs control `idx`; `Exit` propagates, anything else ends as `Next`.
-pub(crate) fn run_control(p: &Prog, c: &mut Ctx, idx: usize) -> Flow {
-    match FastProg::of(p).controls.get(idx) {
-        Some(Some(body)) => match body(p, c) {
-            Flow::Exit => Flow::Exit,
-            _ => Flow::Next,
-        },
-        _ => Flow::Next,
-    }
-}
-
 /// Applies table `t` with this executor's key and actions.
 pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
     let f = FastProg::of(p);
     let none = crate::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
     let (Some(Some(ft)), Some(tp)) = (f.tables.get(t), p.tables.get(t)) else { return none };
-    let mut key = crate::exec::SmallValues::new();
-    for k in &ft.keys {
-        key.push(k.read(p, c));
-    }
+    // A key of one field (most tables) stays in a register, not in a key buffer.
+    let one: [u128; 1];
+    let mut many;
+    let key: &[u128] = match &ft.keys[..] {
+        [k] => {
+            one = [k.read(p, c)];
+            &one
+        }
+        keys => {
+            many = crate::exec::SmallValues::new();
+            for k in keys {
+                many.push(k.read(p, c));
+            }
+            many.as_slice()
+        }
+    };
     let (hit, act) = if tp.per_entry.is_empty() && tp.entry_meter.is_none() {
         // No direct counter or meter reads the hit: the entry's data go straight from the table
         // to the action's parameters.
-        let found = c.tables.get_mut(t).and_then(|ts| ts.lookup(key.as_slice()));
         let Ctx { tables, defaults, f: frame, .. } = c;
-        let chosen = match found {
-            Some(h) => tables.get_mut(t).and_then(|ts| ts.get_mut(h)).map(|e| (true, e.action, &e.args[..])),
+        let Some(ts) = tables.get_mut(t) else { return none };
+        let found = ts.lookup(key);
+        let chosen = match found.and_then(|h| ts.hit(h)) {
+            Some(h) => match h.data() {
+                Some(data) => Some((true, h.action as usize, data)),
+                // More data than a hit record holds: from the entry.
+                None => found.and_then(|f| ts.entries.get(f as usize)?.as_ref()).map(|e| (true, e.action, &e.args[..])),
+            },
             None => defaults.get(t).map(|(a, data)| (false, *a, &data[..])),
         };
         let Some((hit, act, data)) = chosen else { return none };
@@ -215,7 +247,7 @@ pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::Apply
         (hit, act)
     } else {
         let mut args = crate::exec::SmallValues::new();
-        let (_, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args);
+        let (_, hit, act) = tp.choose(p, c, t, key, &mut args);
         if let Some(ta) = ft.actions.get(act) {
             for (slot, v) in ta.data.iter().zip(args.as_slice()) {
                 c.set(*slot, *v);

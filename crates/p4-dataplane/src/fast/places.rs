@@ -129,6 +129,25 @@ impl Places {
         Ok(())
     }
 
+    /// The frame slot ranges `[start, end)` below `frame_len` that hold no placed header (the
+    /// slots this executor reads and writes in the frame), adjacent ranges merged.
+    pub(crate) fn frame_ranges(&self, frame_len: usize) -> Vec<(usize, usize)> {
+        let mut header = vec![false; frame_len];
+        for slot in self.headers.keys().chain(self.fields.keys()) {
+            if let Some(h) = header.get_mut(*slot) {
+                *h = true;
+            }
+        }
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for (slot, _) in header.iter().enumerate().filter(|(_, h)| !**h) {
+            match ranges.last_mut() {
+                Some((_, end)) if *end == slot => *end += 1,
+                _ => ranges.push((slot, slot + 1)),
+            }
+        }
+        ranges
+    }
+
     /// The frame slot of a place written as variables and field accesses (`None`: anything else).
     fn static_slot(cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Option<usize>> {
         Ok(match &e.kind {

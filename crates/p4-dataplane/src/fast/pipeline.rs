@@ -1,0 +1,86 @@
+//! One packet through the wire-format executor: arrival, parser, ingress, the traffic manager's
+//! one-copy decision, egress and deparser, with every slot and control body resolved when the
+//! program was built ([`super::PacketPlan`]).
+
+use super::{run_parser, FastProg, PacketPlan};
+use crate::batch::{BatchOut, PacketIn};
+use crate::exec::{Ctx, Effects, PipelineMeta, Prog};
+
+/// Why a packet left no copy (the caller words the reason: it needs the switch's names).
+pub(crate) enum Dropped {
+    /// The arrival port does not fit the program's port fields.
+    PortTooWide,
+    /// The drop marker holds the drop value after ingress or egress.
+    Marked,
+}
+
+/// Runs `packet` through the program of `p` (which has a wire-format build) and appends its copy,
+/// if any, to `res`.
+#[inline]
+pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut BatchOut) -> Result<(), Dropped> {
+    let f = FastProg::of(p);
+    let plan = &f.plan;
+    if packet.port > plan.max_port {
+        return Err(Dropped::PortTooWide);
+    }
+    c.now_us = packet.now_ns / 1000;
+    arrive(plan, &p.pipeline_meta, c, packet.data, packet.port);
+    if let (Err(e), Some(s)) = (run_parser(p, c), plan.error_field) {
+        c.set(s, u128::from(e));
+    }
+    run_stage(f, p, c, &plan.ingress);
+    if marked_to_drop(plan, c) {
+        return Err(Dropped::Marked);
+    }
+    let port = plan.out_port_field.map_or(0, |s| c.get(s)) as u32;
+    p.pipeline_meta.depart(c, port, 0);
+    c.fx = Effects::default();
+    run_stage(f, p, c, &plan.egress);
+    if marked_to_drop(plan, c) {
+        return Err(Dropped::Marked);
+    }
+    // The deparser appends straight to the batch's buffer (lent to the context meanwhile).
+    std::mem::swap(&mut c.wire_out, &mut res.bytes);
+    let first = c.wire_out.len();
+    run_stage(f, p, c, &plan.deparse);
+    let payload = c.cursor.div_ceil(8).min(c.pkt.len());
+    c.wire_out.extend_from_slice(c.pkt.get(payload..).unwrap_or(&[]));
+    std::mem::swap(&mut c.wire_out, &mut res.bytes);
+    res.push_written(port, first);
+    Ok(())
+}
+
+/// The state a packet enters the parser with: the frame's non-header slots and the headers
+/// zeroed, the packet copied in, no effects, and the arrival metadata.
+#[inline]
+fn arrive(plan: &PacketPlan, meta: &PipelineMeta, c: &mut Ctx, data: &[u8], port: u32) {
+    for &(start, end) in &plan.zero {
+        if let Some(slots) = c.f.get_mut(start..end) {
+            slots.fill(0);
+        }
+    }
+    c.wire.fill(0);
+    c.wire_valid = 0;
+    c.pkt.clear();
+    c.pkt.extend_from_slice(data);
+    c.cursor = 0;
+    c.pending_err = None;
+    c.fx = Effects::default();
+    meta.arrive(c, port, data.len(), plan.normal_instance);
+}
+
+/// Runs the control bodies of one stage in order (an `exit` ends only its own control, as in the
+/// closure executor's pipeline).
+#[inline]
+fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) {
+    for &ctl in stage {
+        if let Some(Some(body)) = f.controls.get(ctl) {
+            body(p, c);
+        }
+    }
+}
+
+#[inline]
+fn marked_to_drop(plan: &PacketPlan, c: &Ctx) -> bool {
+    plan.drop_marker.is_some_and(|(slot, value)| c.get(slot) == value)
+}
