@@ -35,7 +35,8 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     names
 }
@@ -97,7 +98,11 @@ fn records(path: &Path) -> (Vec<u8>, Vec<Record>) {
     while at < bytes.len() {
         let length = word(at + 8) as usize;
         let timestamp_ns = u64::from(word(at)) * 1_000_000_000 + u64::from(word(at + 4));
-        records.push(Record { timestamp_ns, data: bytes[at + 16..at + 16 + length].to_vec(), original_len: word(at + 12) });
+        records.push(Record {
+            timestamp_ns,
+            data: bytes[at + 16..at + 16 + length].to_vec(),
+            original_len: word(at + 12),
+        });
         at += 16 + length;
     }
     (bytes[..24].to_vec(), records)
@@ -141,7 +146,18 @@ fn a_capture_only_switch_sends_what_run_writes_and_stops_by_itself() {
     let before = now_ns();
     let switch = p4forge_in(
         &dir,
-        &["switch", &program, "--entries", &entries, "--port", "1=pcap-in:in.pcap", "--port", "1=pcap-out:o1.pcap", "--port", "2=pcap-out:o2.pcap"],
+        &[
+            "switch",
+            &program,
+            "--entries",
+            &entries,
+            "--port",
+            "1=pcap-in:in.pcap",
+            "--port",
+            "1=pcap-out:o1.pcap",
+            "--port",
+            "2=pcap-out:o2.pcap",
+        ],
     );
     let after = now_ns();
     assert_eq!(switch.status.code(), Some(0), "{}", text(&switch.stderr));
@@ -161,8 +177,14 @@ fn a_capture_only_switch_sends_what_run_writes_and_stops_by_itself() {
         let (run_header, reference) = records(&dir.join(run_file));
         assert_eq!(header, run_header);
         assert_eq!(data(&switched), data(&reference), "{switch_file}");
-        assert_eq!(switched.iter().map(|r| r.original_len).collect::<Vec<_>>(), reference.iter().map(|r| r.original_len).collect::<Vec<_>>());
-        assert!(switched.iter().all(|r| (before..=after).contains(&r.timestamp_ns)), "{switch_file}: stamped while the switch ran");
+        assert_eq!(
+            switched.iter().map(|r| r.original_len).collect::<Vec<_>>(),
+            reference.iter().map(|r| r.original_len).collect::<Vec<_>>()
+        );
+        assert!(
+            switched.iter().all(|r| (before..=after).contains(&r.timestamp_ns)),
+            "{switch_file}: stamped while the switch ran"
+        );
         assert!(reference.iter().all(|r| r.timestamp_ns >= 1_000_000_000_000), "run keeps the input's timestamps");
     }
     assert_eq!(switch_header[20..24], 1u32.to_le_bytes(), "linktype Ethernet");
@@ -262,7 +284,10 @@ fn port_arguments_that_would_lose_data_or_make_no_sense_are_refused() {
         &["1=pcap-in:in.pcap", "1=pcap-in:link.pcap"],
         "--port 1=pcap-in:in.pcap and --port 1=pcap-in:link.pcap: a port may have one pcap-in and one pcap-out",
     );
-    check(&["1=pcap-in:missing.pcap", "2=pcap-out:o.pcap"], "--port 1=pcap-in:missing.pcap: missing.pcap: no such file or directory");
+    check(
+        &["1=pcap-in:missing.pcap", "2=pcap-out:o.pcap"],
+        "--port 1=pcap-in:missing.pcap: missing.pcap: no such file or directory",
+    );
     check(
         &[&format!("1=pcap-in:{program}"), "2=pcap-out:o.pcap"],
         &format!("--port 1=pcap-in:{program}: {program}: not a pcap or pcapng file (it starts with 2f 2a 0a 20)"),
@@ -287,7 +312,11 @@ fn an_output_that_cannot_be_written_is_an_output_error_and_leaves_nothing() {
     // A full device: the frames are processed, the write fails, the switch says so.
     let out = p4forge_in(&dir, &[&args[..], &["--port", "2=pcap-out:/dev/full"]].concat());
     assert_eq!(out.status.code(), Some(3));
-    assert!(text(&out.stderr).ends_with("error: cannot write /dev/full: no space left on the device (disk full)\n"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).ends_with("error: cannot write /dev/full: no space left on the device (disk full)\n"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(names(&dir), ["in.pcap"]);
 }
 
@@ -300,16 +329,34 @@ fn a_truncated_input_is_switched_up_to_the_cut_then_a_warning_and_exit_2() {
     std::fs::write(dir.join("in.pcap"), &input).unwrap();
     let out = p4forge_in(
         &dir,
-        &["switch", &program, "--entries", &entries, "--port", "1=pcap-in:in.pcap", "--port", "1=pcap-out:o1.pcap", "--port", "2=pcap-out:o2.pcap"],
+        &[
+            "switch",
+            &program,
+            "--entries",
+            &entries,
+            "--port",
+            "1=pcap-in:in.pcap",
+            "--port",
+            "1=pcap-out:o1.pcap",
+            "--port",
+            "2=pcap-out:o2.pcap",
+        ],
     );
     let run = p4forge_in(&dir, &["run", &program, "--entries", &entries, "--in", "1=in.pcap", "--out", "run"]);
-    assert_eq!((out.status.code(), run.status.code()), (Some(2), Some(2)), "the exit status of run for a truncated input");
+    assert_eq!(
+        (out.status.code(), run.status.code()),
+        (Some(2), Some(2)),
+        "the exit status of run for a truncated input"
+    );
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains("warning: in.pcap: packet #3 is truncated (port 1 took the complete packets before it; the rest of the file is not read)\n"),
         "{stderr}"
     );
-    assert!(stderr.ends_with("error: 1 pcap-in file(s) could not be read to the end (see the warning above); the outputs hold what their complete packets produced\n"), "{stderr}");
+    assert!(
+        stderr.ends_with("error: pcap-in not read to the end: in.pcap: packet #3 is truncated (the outputs hold what the packets before it produced)\n"),
+        "{stderr}"
+    );
     // The two complete packets went through: one routed to port 2, one to port 1.
     assert_eq!(records(&dir.join("o2.pcap")).1.len(), 1);
     assert_eq!(records(&dir.join("o1.pcap")).1.len(), 1);
@@ -324,7 +371,16 @@ fn a_closed_stdout_is_reported_after_the_outputs_are_written() {
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
     let out = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .args(["switch", &program, "--entries", &entries, "--port", "1=pcap-in:in.pcap", "--port", "2=pcap-out:o2.pcap"])
+        .args([
+            "switch",
+            &program,
+            "--entries",
+            &entries,
+            "--port",
+            "1=pcap-in:in.pcap",
+            "--port",
+            "2=pcap-out:o2.pcap",
+        ])
         .current_dir(&dir)
         .stdin(Stdio::null())
         .stdout(writer)
@@ -332,7 +388,12 @@ fn a_closed_stdout_is_reported_after_the_outputs_are_written() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(3));
-    assert!(text(&out.stderr).ends_with("error: cannot write to standard output: the reading end was closed (broken pipe)\n"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr)
+            .ends_with("error: cannot write to standard output: the reading end was closed (broken pipe)\n"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(records(&dir.join("o2.pcap")).1.len(), 3);
 }
 
@@ -349,12 +410,22 @@ fn capture_ports_need_no_privileges() {
     let (program, entries) = l2l3();
     let dir = scratch("nobody");
     std::fs::write(dir.join("in.pcap"), pcap(&traffic())).unwrap();
-    let mode = |path: &Path, bits| std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(bits)).unwrap();
+    let mode =
+        |path: &Path, bits| std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(bits)).unwrap();
     mode(&dir, 0o777);
     mode(&dir.join("in.pcap"), 0o644);
     let out = Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_p4forge")])
-        .args(["switch", &program, "--entries", &entries, "--port", "1=pcap-in:in.pcap", "--port", "2=pcap-out:o2.pcap"])
+        .args([
+            "switch",
+            &program,
+            "--entries",
+            &entries,
+            "--port",
+            "1=pcap-in:in.pcap",
+            "--port",
+            "2=pcap-out:o2.pcap",
+        ])
         .current_dir(&dir)
         .stdin(Stdio::null())
         .output()

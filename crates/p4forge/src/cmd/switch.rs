@@ -275,7 +275,8 @@ impl FrameBatch {
         packets.extend(self.frames.iter().map(|f| PacketIn { port: f.port, data: self.data(f), now_ns: f.now_ns }));
         switch.process_batch(&packets, out);
         packets.clear();
-        self.spare = packets.into_iter().filter_map(|_| None).collect();
+        // Empty, so the closure never runs: it only names the type the allocation goes back as.
+        self.spare = packets.into_iter().map(|_| PacketIn { port: 0, data: &[], now_ns: 0 }).collect();
     }
 }
 
@@ -409,8 +410,8 @@ impl SwitchOutcome {
     pub fn status(&self) -> CliResult<()> {
         if !self.unread_inputs.is_empty() {
             return Err(CliError::input(format!(
-                "{} pcap-in file(s) could not be read to the end (see the warning above); the outputs hold what their complete packets produced",
-                self.unread_inputs.len()
+                "pcap-in not read to the end: {} (the outputs hold what the packets before it produced)",
+                self.unread_inputs.join("; ")
             )));
         }
         match self.summary.interrupted_after {
@@ -625,6 +626,50 @@ mod tests {
             true
         });
         lines
+    }
+
+    #[test]
+    fn port_arguments() {
+        assert_eq!(parse_port_arg("1=veth0"), Ok((1, PortSpec::Interface("veth0".into()))));
+        assert_eq!(parse_port_arg("2=pcap-in:a b.pcap"), Ok((2, PortSpec::PcapIn("a b.pcap".into()))));
+        assert_eq!(parse_port_arg("3=pcap-out:dir/o.pcap"), Ok((3, PortSpec::PcapOut("dir/o.pcap".into()))));
+        assert_eq!(parse_port_arg("3=pcap-out:"), Err("`3=pcap-out:` names no file".to_string()));
+        assert_eq!(parse_port_arg("x=pcap-in:a"), Err("`x` in `x=pcap-in:a` is not a port number".to_string()));
+        assert_eq!(PortSpec::PcapIn("a.pcap".into()).to_string(), "pcap-in:a.pcap");
+    }
+
+    #[test]
+    fn a_port_number_repeats_only_as_one_pcap_in_and_one_pcap_out() {
+        let spec = |text: &str| parse_port_arg(text).map_err(CliError::input);
+        let check = |texts: &[&str]| {
+            let ports: Vec<(u32, PortSpec)> = texts.iter().map(|t| spec(t)).collect::<CliResult<_>>().expect("valid arguments");
+            check_repeated_ports(&ports).map_err(|e| e.message)
+        };
+        assert_eq!(check(&["1=pcap-in:a", "1=pcap-out:b", "2=pcap-out:c"]), Ok(()));
+        assert_eq!(check(&["1=pcap-out:b", "1=pcap-in:a"]), Ok(()));
+        assert_eq!(check(&["1=eth0", "1=eth1"]), Err("--port 1 is given twice".to_string()));
+        assert_eq!(
+            check(&["1=pcap-in:a", "1=pcap-out:b", "1=pcap-out:c"]),
+            Err("--port 1=pcap-out:b and --port 1=pcap-out:c: a port may have one pcap-in and one pcap-out".to_string())
+        );
+        assert_eq!(
+            check(&["1=eth0", "1=pcap-in:a"]),
+            Err("--port 1=eth0 and --port 1=pcap-in:a: a port is either an interface or capture files, not both".to_string())
+        );
+    }
+
+    #[test]
+    fn same_file_sees_through_links_and_compares_outputs_not_written_yet() {
+        let dir = std::env::temp_dir().join(format!("p4forge-same-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).expect("scratch directory");
+        std::fs::write(dir.join("a"), b"x").expect("a file");
+        std::os::unix::fs::symlink(dir.join("a"), dir.join("link")).expect("a link");
+        assert!(same_file(&dir.join("a"), &dir.join("link")));
+        assert!(same_file(&dir.join("new"), &dir.join("sub/../new")));
+        assert!(!same_file(&dir.join("new"), &dir.join("sub/new")));
+        assert!(!same_file(&dir.join("a"), &dir.join("new")));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
