@@ -437,3 +437,102 @@ fn capture_ports_need_no_privileges() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(records(&dir.join("o2.pcap")).1.len(), 3);
 }
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+/// As root: a pcap-out on a file system that fills up half-way (a 64 KiB tmpfs, mounted in a
+/// mount namespace of its own) stops the switch with the error, and the partial temporary file is
+/// removed. Skipped without root or `unshare`.
+#[test]
+fn a_full_disk_stops_the_switch_and_removes_the_partial_output() {
+    let unshare = Command::new("unshare").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !is_root() || !unshare {
+        eprintln!("skipped: needs root and unshare to mount a small file system privately");
+        return;
+    }
+    let (program, entries) = l2l3();
+    let dir = scratch("full-disk");
+    // 6,000 frames routed to port 2: about 350 KB of output for a 64 KiB file system.
+    let frames: Vec<Vec<u8>> = (0..6000).map(|_| traffic()[0].clone()).collect();
+    std::fs::write(dir.join("in.pcap"), pcap(&frames)).unwrap();
+    std::fs::create_dir(dir.join("small")).unwrap();
+    let script = r#"mount -t tmpfs -o size=64k p4forge-test small || exit 99
+"$@" < /dev/null; echo "exit $?"; ls -A small"#;
+    let out = Command::new("unshare")
+        .args([
+            "--mount",
+            "sh",
+            "-c",
+            script,
+            "sh",
+            env!("CARGO_BIN_EXE_p4forge"),
+            "switch",
+            &program,
+            "--entries",
+            &entries,
+        ])
+        .args(["--port", "1=pcap-in:in.pcap", "--port", "2=pcap-out:small/o2.pcap"])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    if out.status.code() == Some(99) {
+        eprintln!("skipped: cannot mount a tmpfs here: {}", text(&out.stderr));
+        return;
+    }
+    assert_eq!(text(&out.stdout), "exit 3\n", "exit status 3, and nothing left in the full file system");
+    assert!(
+        text(&out.stderr).ends_with("error: cannot write small/o2.pcap: no space left on the device (disk full)\n"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+/// As root: with a network interface among the ports, the switch keeps running after its pcap-in
+/// file is consumed, until Ctrl-C, and then writes its pcap-out file. Only frames for port 1 (the
+/// capture) are sent: a frame sent out of `lo` would come back in on it.
+#[test]
+fn with_an_interface_among_the_ports_the_switch_runs_until_ctrl_c() {
+    use std::io::BufRead;
+    if !is_root() {
+        eprintln!("skipped: opening a raw socket on `lo` needs root");
+        return;
+    }
+    let (program, entries) = l2l3();
+    let dir = scratch("live-and-capture");
+    let to_port1 = [traffic()[1].clone(), traffic()[3].clone()];
+    std::fs::write(dir.join("in.pcap"), pcap(&to_port1)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(["switch", &program, "--entries", &entries, "--io", "packet", "--port", "2=lo"])
+        .args(["--port", "1=pcap-in:in.pcap", "--port", "1=pcap-out:o1.pcap"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("switching") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "the switch stopped before switching");
+    }
+    assert_eq!(
+        line,
+        "switching 2=lo (AF_PACKET) 1=pcap-in:in.pcap 1=pcap-out:o1.pcap (Ctrl-C stops; runtime-CLI commands on stdin)\n"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(child.try_wait().unwrap().is_none(), "still running after the capture is consumed");
+    assert!(!dir.join("o1.pcap").exists(), "the output is renamed into place only when the switch stops");
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let frames: Vec<Vec<u8>> = records(&dir.join("o1.pcap")).1.into_iter().map(|r| r.data).collect();
+    assert_eq!(frames, [routed([10, 1, 7, 7], 1, 1), traffic()[3].clone()]);
+    assert!(
+        text(&output.stdout).contains("     1           2          84            2          84\n"),
+        "{}",
+        text(&output.stdout)
+    );
+}
