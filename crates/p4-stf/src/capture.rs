@@ -529,9 +529,15 @@ impl CaptureWriter {
     /// Starts writing `path` (under a temporary name beside it); the format follows the extension
     /// (see [`CaptureFormat::from_path`]). Nothing appears under `path` before [`CaptureWriter::finish`].
     pub fn create(path: &Path) -> Result<CaptureWriter, CaptureError> {
+        CaptureWriter::create_as(path, CaptureFormat::from_path(path))
+    }
+
+    /// [`CaptureWriter::create`] in the format given, whatever the extension (`p4forge switch`'s
+    /// pcap-out ports always write classic pcap).
+    pub fn create_as(path: &Path, format: CaptureFormat) -> Result<CaptureWriter, CaptureError> {
         let out = AtomicFile::create(path)?;
         let fail = |e: PcapError| write_error(path, e);
-        let inner = match CaptureFormat::from_path(path) {
+        let inner = match format {
             CaptureFormat::Pcap => {
                 let header = PcapHeader {
                     ts_resolution: TsResolution::NanoSecond,

@@ -126,13 +126,18 @@ enum Command {
         #[command(flatten)]
         trace: cmd::trace::TraceArgs,
     },
-    /// Run the program as a switch between Linux network interfaces (AF_XDP or AF_PACKET; needs root).
+    /// Run the program as a switch between Linux network interfaces (AF_XDP or AF_PACKET; needs
+    /// root) and capture files (no privileges needed).
     ///
     /// Frames arriving on IFNAME enter on port PORT; what the program sends to PORT leaves through
     /// IFNAME. Lines on stdin are runtime-CLI commands (as in --entries), applied while traffic
-    /// flows. Ctrl-C stops and prints the per-port summary.
+    /// flows. Ctrl-C stops and prints the per-port summary; a switch whose ports are all capture
+    /// files stops by itself once every pcap-in file is consumed.
     ///
     /// Example: p4forge switch l2l3.p4 --entries entries.txt --port 1=veth1 --port 2=veth2
+    ///
+    /// Example: p4forge switch l2l3.p4 --entries entries.txt --port 1=pcap-in:h1.pcap
+    /// --port 1=pcap-out:out1.pcap --port 2=pcap-out:out2.pcap
     #[command(after_help = EXIT_CODES)]
     Switch {
         /// The P4_16 source file.
@@ -140,9 +145,15 @@ enum Command {
         /// Table entries etc. in BMv2 runtime-CLI syntax, applied before the first frame.
         #[arg(long, value_name = "FILE")]
         entries: Option<PathBuf>,
-        /// Attach switch port PORT to network interface IFNAME (repeatable).
-        #[arg(long = "port", value_name = "PORT=IFNAME", value_parser = cmd::switch::parse_port_arg, required = true)]
-        ports: Vec<(u32, String)>,
+        /// Attach switch port PORT to something (repeatable), one of: `PORT=IFNAME`, network
+        /// interface IFNAME; `PORT=pcap-in:FILE`, the frames of capture FILE (pcap or pcapng) enter
+        /// on PORT in file order, as fast as the switch takes them; `PORT=pcap-out:FILE`, what
+        /// the program sends to PORT is written to FILE (classic pcap, stamped with the switch's
+        /// clock; under a temporary name until the switch stops, then renamed, so FILE is always a
+        /// complete capture; never one of the files the switch reads). A port may have one
+        /// pcap-in and one pcap-out; it cannot have both an interface and a capture file.
+        #[arg(long = "port", value_name = "PORT=IFNAME|PORT=pcap-in:FILE|PORT=pcap-out:FILE", value_parser = cmd::switch::parse_port_arg, required = true)]
+        ports: Vec<(u32, cmd::switch::PortSpec)>,
         /// How frames reach the interfaces: `xdp` (AF_XDP sockets with a tiny XDP program
         /// attached in generic mode while the switch runs; an error where a port cannot use it),
         /// `packet` (AF_PACKET sockets with a TPACKET_V3 receive ring), or `auto` (AF_XDP where
@@ -270,8 +281,9 @@ fn dispatch(command: Command) -> CliResult<()> {
         }
         Command::Switch { program, entries, ports, io, control, include, verbose, trace } => {
             let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, io, control, verbose, trace };
-            let summary = cmd::switch::switch(&options)?;
-            Ok(p4_io::stdio::print(&summary.render())?)
+            let outcome = cmd::switch::switch(&options)?;
+            p4_io::stdio::print(&outcome.summary.render())?;
+            outcome.status()
         }
         Command::Phy(args) => tool(p4_phy::cli::phy_main(args)),
         Command::Gen(args) => tool(p4_phy::cli::gen_main(args)),

@@ -1,5 +1,5 @@
 //! `p4forge switch` refusals that need no privileges (the live run itself is `tests/live/run.sh`,
-//! which `make test` runs as root).
+//! which `make test` runs as root; capture files as ports are in `cli_switch_pcap.rs`).
 
 use std::process::{Command, Output};
 

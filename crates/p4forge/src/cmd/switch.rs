@@ -1,30 +1,48 @@
-//! `p4forge switch`: the program as a software switch between Linux network interfaces.
+//! `p4forge switch`: the program as a software switch between Linux network interfaces and
+//! capture files.
 //!
 //! Each `--port N=IFNAME` is an AF_XDP or `AF_PACKET` socket (`--io`, see [`crate::ports`]); frames
 //! arriving on IFNAME enter the program on ingress port N, and what the program sends to port N
-//! leaves through IFNAME.
-//! Lines on standard input, or on connections to the `--control` Unix socket, are runtime-CLI
-//! commands (the entries-file syntax) applied between frames while traffic flows; Ctrl-C stops the
-//! switch and prints the per-port summary.
+//! leaves through IFNAME. A `--port N=pcap-in:FILE` is a capture whose frames enter on port N, in
+//! file order, as fast as the switch takes them; with `--port N=pcap-out:FILE`, what the program
+//! sends to port N is appended to FILE (classic pcap, stamped with the switch's clock, renamed into
+//! place when the switch stops). One port number may have one pcap-in and one pcap-out.
+//!
+//! The packet loop: apply the runtime-CLI commands waiting (lines on standard input, or on
+//! connections to the `--control` Unix socket, in the entries-file syntax), then take one pass over
+//! the ports, copying what each has (up to [`FRAMES_PER_PORT`] frames) into one batch, process the
+//! batch with one `process_batch` call, and send its outputs in input order. Ctrl-C stops the
+//! switch and prints the per-port summary; a switch whose ports are all capture files also stops
+//! once every pcap-in file is consumed.
 
-use crate::cmd::run::RunSummary;
 use crate::cmd::entries::Entries;
+use crate::cmd::run::RunSummary;
 use crate::error::{CliError, CliResult};
 use crate::frontend::{self, Dataplane};
-use crate::ports::{wait_readable, IoMode, Port, MAX_FRAME};
+use crate::ports::{wait_readable, IoMode, PcapInPort, PcapOutPort, Port, MAX_FRAME};
+use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
+use p4_dataplane::control::PacketIo;
 use p4_stf::commands::{apply_commands, parse_commands};
+use std::collections::HashMap;
+use std::fmt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
+
+/// Frames taken from one port per pass, so that no port starves the others (an `AF_PACKET` ring
+/// hands over one whole block instead, which the kernel bounds).
+const FRAMES_PER_PORT: usize = 64;
+/// How long a pass waits for frames on the interfaces when no capture file has any waiting.
+const WAIT_MS: i32 = 50;
 
 /// What `switch` needs.
 pub struct SwitchOptions {
     pub program: PathBuf,
     pub includes: Vec<PathBuf>,
     pub entries: Option<PathBuf>,
-    /// `(port number, interface name)`.
-    pub ports: Vec<(u32, String)>,
+    /// `(port number, what it is attached to)`, in the order given.
+    pub ports: Vec<(u32, PortSpec)>,
     /// AF_XDP or AF_PACKET sockets (`--io`).
     pub io: IoMode,
     /// A Unix socket to create for runtime-CLI commands while the switch runs.
@@ -33,14 +51,118 @@ pub struct SwitchOptions {
     pub trace: crate::cmd::trace::TraceArgs,
 }
 
-/// Parses `PORT=IFNAME`.
-pub fn parse_port_arg(text: &str) -> Result<(u32, String), String> {
-    let (port, name) = text.split_once('=').ok_or_else(|| format!("`{text}` must be written PORT=IFNAME, e.g. 1=veth0"))?;
-    let port: u32 = port.trim().parse().map_err(|_| format!("`{port}` in `{text}` is not a port number"))?;
-    if name.is_empty() || name.len() >= libc::IFNAMSIZ {
-        return Err(format!("`{name}` in `{text}` is not an interface name (1 to {} characters)", libc::IFNAMSIZ - 1));
+/// What one `--port` attaches to its port number.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PortSpec {
+    /// A network interface, by name.
+    Interface(String),
+    /// A capture file whose frames enter on the port.
+    PcapIn(PathBuf),
+    /// A capture file that what leaves through the port is appended to.
+    PcapOut(PathBuf),
+}
+
+impl fmt::Display for PortSpec {
+    /// As written after `PORT=`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PortSpec::Interface(name) => f.write_str(name),
+            PortSpec::PcapIn(path) => write!(f, "pcap-in:{}", path.display()),
+            PortSpec::PcapOut(path) => write!(f, "pcap-out:{}", path.display()),
+        }
     }
-    Ok((port, name.to_string()))
+}
+
+/// Parses `PORT=IFNAME`, `PORT=pcap-in:FILE` or `PORT=pcap-out:FILE`.
+pub fn parse_port_arg(text: &str) -> Result<(u32, PortSpec), String> {
+    let (port, target) = text
+        .split_once('=')
+        .ok_or_else(|| format!("`{text}` must be written PORT=IFNAME, e.g. 1=veth0 (or PORT=pcap-in:FILE, PORT=pcap-out:FILE)"))?;
+    let port: u32 = port.trim().parse().map_err(|_| format!("`{port}` in `{text}` is not a port number"))?;
+    let file = |path: &str, make: fn(PathBuf) -> PortSpec| match path {
+        "" => Err(format!("`{text}` names no file")),
+        path => Ok((port, make(PathBuf::from(path)))),
+    };
+    if let Some(path) = target.strip_prefix("pcap-in:") {
+        return file(path, PortSpec::PcapIn);
+    }
+    if let Some(path) = target.strip_prefix("pcap-out:") {
+        return file(path, PortSpec::PcapOut);
+    }
+    if target.is_empty() || target.len() >= libc::IFNAMSIZ {
+        return Err(format!("`{target}` in `{text}` is not an interface name (1 to {} characters)", libc::IFNAMSIZ - 1));
+    }
+    Ok((port, PortSpec::Interface(target.to_string())))
+}
+
+/// Refuses a port number given twice, except for the one pairing allowed: one pcap-in and one
+/// pcap-out. An interface and a capture file on one number are refused with both named.
+fn check_repeated_ports(ports: &[(u32, PortSpec)]) -> CliResult<()> {
+    for (index, (number, spec)) in ports.iter().enumerate() {
+        for (_, earlier) in ports[..index].iter().filter(|(n, _)| n == number) {
+            let refusal = match (earlier, spec) {
+                (PortSpec::PcapIn(_), PortSpec::PcapOut(_)) | (PortSpec::PcapOut(_), PortSpec::PcapIn(_)) => continue,
+                (PortSpec::Interface(_), PortSpec::Interface(_)) => format!("--port {number} is given twice"),
+                (PortSpec::Interface(_), _) | (_, PortSpec::Interface(_)) => format!(
+                    "--port {number}={earlier} and --port {number}={spec}: a port is either an interface or capture files, not both"
+                ),
+                _ => format!("--port {number}={earlier} and --port {number}={spec}: a port may have one pcap-in and one pcap-out"),
+            };
+            return Err(CliError::input(refusal));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a pcap-out FILE that is (through any name or link) a file the switch reads, the program,
+/// the entries file or a pcap-in FILE, or another pcap-out's FILE: writing it would replace what
+/// is read, or one output would replace another.
+fn refuse_overwriting(options: &SwitchOptions) -> CliResult<()> {
+    let mut read: Vec<(String, &Path)> = vec![(format!("the P4 program {}", options.program.display()), &options.program)];
+    if let Some(entries) = &options.entries {
+        read.push((format!("the entries file {}", entries.display()), entries));
+    }
+    for (number, spec) in &options.ports {
+        if let PortSpec::PcapIn(path) = spec {
+            read.push((format!("the input of --port {number}={spec}"), path));
+        }
+    }
+    let outputs = options.ports.iter().filter_map(|(number, spec)| match spec {
+        PortSpec::PcapOut(path) => Some((*number, spec, path)),
+        _ => None,
+    });
+    let mut written: Vec<(u32, &PortSpec, &PathBuf)> = Vec::new();
+    for (number, spec, path) in outputs {
+        if let Some((what, _)) = read.iter().find(|(_, input)| same_file(input, path)) {
+            return Err(CliError::input(format!(
+                "--port {number}={spec} would overwrite {what} (the same file); choose another output file"
+            )));
+        }
+        if let Some((other, other_spec, _)) = written.iter().find(|(_, _, other)| same_file(other, path)) {
+            return Err(CliError::input(format!(
+                "--port {number}={spec} is the same file as --port {other}={other_spec}; each pcap-out needs a file of its own"
+            )));
+        }
+        written.push((number, spec, path));
+    }
+    Ok(())
+}
+
+/// Whether two paths name one file: the same device and inode when both exist, else the same
+/// resolved path (an output not written yet has no inode).
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        (Err(_), Err(_)) => resolved(a).is_some_and(|a| resolved(b) == Some(a)),
+        _ => false,
+    }
+}
+
+/// `path` with its directory made absolute and free of links (the file itself need not exist).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let directory = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    Some(std::fs::canonicalize(directory).ok()?.join(path.file_name()?))
 }
 
 /// Applies one stdin line of runtime-CLI commands; returns what to print.
@@ -57,88 +179,355 @@ fn apply_line(switch: &mut dyn Dataplane, line: &str) -> String {
     }
 }
 
-/// Runs until Ctrl-C; returns the per-port summary.
-pub fn switch(options: &SwitchOptions) -> CliResult<RunSummary> {
+/// The switch's ports, opened.
+struct Ports {
+    interfaces: Vec<(u32, Port)>,
+    pcap_in: Vec<(u32, PcapInPort)>,
+    pcap_out: Vec<(u32, PcapOutPort)>,
+}
+
+impl Ports {
+    /// Opens the inputs first and creates the outputs last, so a switch refused on the way leaves
+    /// no output behind (an output created and then dropped removes its temporary file).
+    fn open(specs: &[(u32, PortSpec)], io: IoMode) -> CliResult<Ports> {
+        let mut ports = Ports { interfaces: Vec::new(), pcap_in: Vec::new(), pcap_out: Vec::new() };
+        for (number, spec) in specs {
+            if let PortSpec::PcapIn(path) = spec {
+                let input = PcapInPort::open(path).map_err(|e| CliError::input(format!("--port {number}={spec}: {e}")))?;
+                ports.pcap_in.push((*number, input));
+            }
+        }
+        for (number, spec) in specs {
+            if let PortSpec::Interface(name) = spec {
+                ports.interfaces.push((*number, Port::open(name, io).map_err(|e| CliError::input(e.to_string()))?));
+            }
+        }
+        for (number, spec) in specs {
+            if let PortSpec::PcapOut(path) = spec {
+                ports.pcap_out.push((*number, PcapOutPort::create(path).map_err(|e| CliError::output(e.to_string()))?));
+            }
+        }
+        Ok(ports)
+    }
+
+    /// `1=veth0 (AF_XDP) 1=pcap-in:FILE ...`, for the line printed when the switch starts.
+    fn describe(&self) -> String {
+        let interfaces = self.interfaces.iter().map(|(n, p)| format!("{n}={} ({})", p.name(), p.kind()));
+        let inputs = self.pcap_in.iter().map(|(n, p)| format!("{n}=pcap-in:{}", p.path().display()));
+        let outputs = self.pcap_out.iter().map(|(n, p)| format!("{n}=pcap-out:{}", p.path().display()));
+        interfaces.chain(inputs).chain(outputs).collect::<Vec<_>>().join(" ")
+    }
+
+    /// No network interface: the switch runs on capture files alone, and stops when they are read.
+    fn only_captures(&self) -> bool {
+        self.interfaces.is_empty()
+    }
+
+    fn inputs_consumed(&self) -> bool {
+        self.pcap_in.iter().all(|(_, input)| input.is_consumed())
+    }
+}
+
+/// Frames received in one pass over the ports, their bytes copied back to back into one buffer,
+/// both reused from pass to pass (nothing is allocated per frame once they have grown).
+#[derive(Default)]
+struct FrameBatch {
+    bytes: Vec<u8>,
+    frames: Vec<Frame>,
+    /// The allocation of the `PacketIn`s handed to the switch, kept between passes (they borrow
+    /// `bytes`, so the vector is lent to each pass empty; see [`FrameBatch::process`]).
+    spare: Vec<PacketIn<'static>>,
+}
+
+/// One frame of a [`FrameBatch`]: `bytes[at..at + len]`.
+struct Frame {
+    port: u32,
+    at: usize,
+    len: usize,
+    /// When it was received, in nanoseconds since the switch started.
+    now_ns: u64,
+    /// Bytes of it on the wire that a pcap-in capture did not hold (0 for an interface's frame):
+    /// its outputs keep them in their original length, as `p4forge run` does.
+    missing: u32,
+}
+
+impl FrameBatch {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.frames.clear();
+    }
+
+    fn push(&mut self, port: u32, frame: &[u8], now_ns: u64) {
+        let at = self.bytes.len();
+        self.bytes.extend_from_slice(frame);
+        self.frames.push(Frame { port, at, len: frame.len(), now_ns, missing: 0 });
+    }
+
+    fn data(&self, frame: &Frame) -> &[u8] {
+        self.bytes.get(frame.at..frame.at + frame.len).unwrap_or(&[])
+    }
+
+    /// Runs the batch through the switch: one call for all its frames, results in `out`.
+    fn process(&mut self, switch: &mut p4_dataplane::Switch, out: &mut BatchOut) {
+        // An empty Vec<PacketIn<'static>> collected into a Vec<PacketIn<'_>> (and back) keeps its
+        // allocation: the standard library collects a vector's own iterator in place.
+        let mut packets: Vec<PacketIn<'_>> = std::mem::take(&mut self.spare).into_iter().collect();
+        packets.extend(self.frames.iter().map(|f| PacketIn { port: f.port, data: self.data(f), now_ns: f.now_ns }));
+        switch.process_batch(&packets, out);
+        packets.clear();
+        // Empty, so the closure never runs: it only names the type the allocation goes back as.
+        self.spare = packets.into_iter().map(|_| PacketIn { port: 0, data: &[], now_ns: 0 }).collect();
+    }
+}
+
+/// The running switch: its ports, the counts, and what `--verbose` and `--trace` ask for.
+struct SwitchLoop<'a> {
+    ports: Ports,
+    summary: RunSummary,
+    /// Copies the program dropped, by reason (made text once, at the end).
+    dropped: HashMap<DropReason, u64>,
+    /// Frames received so far (the number `--trace-filter packet=N` counts, from 1).
+    frames_in: u64,
+    /// The switch's clock: `now_ns` counts from `start`; capture timestamps add it to the time of
+    /// day at `start`.
+    start: Instant,
+    start_epoch_ns: u64,
+    options: &'a SwitchOptions,
+}
+
+impl SwitchLoop<'_> {
+    fn now_ns(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Waits (up to [`WAIT_MS`], or not at all while a capture file has frames) for frames on the
+    /// interfaces; returns which have some.
+    fn wait_for_interfaces(&self, fds: &[std::os::fd::RawFd]) -> CliResult<Vec<bool>> {
+        if fds.is_empty() {
+            return Ok(Vec::new());
+        }
+        let timeout = if self.ports.inputs_consumed() { WAIT_MS } else { 0 };
+        wait_readable(fds, timeout).map_err(|e| CliError::input(format!("cannot wait for frames: {e}")))
+    }
+
+    /// One pass over the ports: what the ready interfaces and the capture files have, into `batch`.
+    fn gather(&mut self, ready: &[bool], batch: &mut FrameBatch, scratch: &mut [u8]) -> CliResult<()> {
+        for (index, (number, interface)) in self.ports.interfaces.iter().enumerate() {
+            if !ready.get(index).copied().unwrap_or(false) {
+                continue;
+            }
+            let now_ns = self.now_ns();
+            interface.receive_each(scratch, FRAMES_PER_PORT, |frame| batch.push(*number, frame, now_ns)).map_err(|e| CliError::input(e.to_string()))?;
+        }
+        let now_ns = self.now_ns();
+        for (number, input) in &mut self.ports.pcap_in {
+            if input.is_consumed() {
+                continue;
+            }
+            let frames = &mut batch.frames;
+            input.read(&mut batch.bytes, FRAMES_PER_PORT, |record, at| {
+                let missing = record.original_len.saturating_sub(u32::try_from(record.len).unwrap_or(u32::MAX));
+                frames.push(Frame { port: *number, at, len: record.len, now_ns, missing });
+            });
+            if let Some(why) = input.failure().filter(|_| input.is_consumed()) {
+                p4_io::eprintln_safe!("warning: {why} (port {number} took the complete packets before it; the rest of the file is not read)");
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands out what the batch produced, frame by frame in arrival order: its trace, its log lines
+    /// (`--verbose`), then its outputs to their ports.
+    fn deliver(&mut self, batch: &FrameBatch, out: &mut BatchOut) -> CliResult<()> {
+        for drop in out.drops.drain(..) {
+            *self.dropped.entry(drop.reason).or_default() += 1;
+        }
+        let sent_ns = self.now_ns();
+        let mut traces = std::mem::take(&mut out.trace).into_iter().peekable();
+        let mut events = Vec::new();
+        let (mut log_at, mut packet_at) = (0, 0);
+        for (index, frame) in batch.frames.iter().enumerate() {
+            let index = index as u32;
+            self.frames_in += 1;
+            self.summary.count_in(frame.port, frame.len);
+            events.clear();
+            events.extend(std::iter::from_fn(|| traces.next_if(|(i, _)| *i == index)).map(|(_, event)| event));
+            self.options.trace.print(self.frames_in, frame.port, &events);
+            while let Some((_, line)) = out.log.get(log_at).filter(|(i, _)| *i == index) {
+                if self.options.verbose {
+                    p4_io::eprintln_safe!("log: {line}");
+                }
+                log_at += 1;
+            }
+            while let Some(packet) = out.packets.get(packet_at).filter(|p| p.input == index) {
+                self.send(packet.port, out.data(packet), frame.missing, sent_ns)?;
+                packet_at += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends one output frame to its port: an interface (a failure is counted as a drop, as the
+    /// network would lose it) or a pcap-out file (a failure, e.g. a full disk, stops the switch).
+    fn send(&mut self, port: u32, data: &[u8], missing: u32, sent_ns: u64) -> CliResult<()> {
+        if let Some((_, interface)) = self.ports.interfaces.iter().find(|(n, _)| *n == port) {
+            self.summary.count_out(port, data.len());
+            if let Err(error) = interface.send(data) {
+                *self.summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
+            }
+            return Ok(());
+        }
+        if let Some((_, file)) = self.ports.pcap_out.iter_mut().find(|(n, _)| *n == port) {
+            self.summary.count_out(port, data.len());
+            let original_len = u32::try_from(data.len()).unwrap_or(u32::MAX).saturating_add(missing);
+            return file.send(self.start_epoch_ns.saturating_add(sent_ns), data, original_len).map_err(|e| CliError::output(e.to_string()));
+        }
+        *self.summary.drops.entry(format!("egress port {port} has no interface or pcap-out file")).or_default() += 1;
+        Ok(())
+    }
+
+    /// Frames sent may wait in an interface's queue (AF_XDP kicks the kernel once per batch).
+    fn flush(&mut self) {
+        for (_, port) in &self.ports.interfaces {
+            if let Err(error) = port.flush() {
+                *self.summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
+            }
+        }
+    }
+}
+
+/// What a switch did: the per-port summary, and the pcap-in files it could not read to their end.
+pub struct SwitchOutcome {
+    pub summary: RunSummary,
+    /// Why, per file (`FILE: packet #5 is truncated`); each was a warning while the switch ran.
+    pub unread_inputs: Vec<String>,
+}
+
+impl SwitchOutcome {
+    /// The error to exit with once the summary is printed: a pcap-in file not read to its end is a
+    /// bad input (exit 2, as `p4forge run` exits for it); a capture-only switch stopped by Ctrl-C
+    /// before its inputs were consumed exits as an interrupted `run` does (130).
+    pub fn status(&self) -> CliResult<()> {
+        if !self.unread_inputs.is_empty() {
+            return Err(CliError::input(format!(
+                "pcap-in not read to the end: {} (the outputs hold what the packets before it produced)",
+                self.unread_inputs.join("; ")
+            )));
+        }
+        match self.summary.interrupted_after {
+            Some(_) => Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string())),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Removes the control socket when the switch stops, however it stops.
+struct ControlSocketFile<'a>(Option<&'a Path>);
+
+impl Drop for ControlSocketFile<'_> {
+    fn drop(&mut self) {
+        if let Some(path) = self.0 {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Runs until Ctrl-C, or until every pcap-in file is consumed when all ports are capture files;
+/// returns the per-port summary.
+pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
+    check_repeated_ports(&options.ports)?;
+    refuse_overwriting(options)?;
     let entries = options.entries.as_deref().map(Entries::read).transpose()?;
     let compiled = frontend::compile(&options.program, &options.includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
-    let mut switch = frontend::new_switch_traced(compiled, &options.program, options.trace.enabled())?;
+    // The software switch itself, not a `dyn Dataplane`: the loop uses its batch interface.
+    let mut switch = frontend::software_switches(compiled, &options.program, 1, options.trace.enabled())?
+        .pop()
+        .ok_or_else(|| CliError::failed("no software switch was built".to_string()))?;
     if let Some(entries) = &entries {
-        entries.apply(switch.as_mut())?;
+        entries.apply(&mut switch)?;
     }
-    for (index, (number, name)) in options.ports.iter().enumerate() {
-        switch.check_port(*number).map_err(|e| CliError::input(format!("--port {number}={name}: {e}")))?;
-        if options.ports[..index].iter().any(|(n, _)| n == number) {
-            return Err(CliError::input(format!("--port {number} is given twice")));
-        }
+    for (number, spec) in &options.ports {
+        switch.check_port(*number).map_err(|e| CliError::input(format!("--port {number}={spec}: {e}")))?;
     }
-    let mut ports = Vec::new();
-    for (number, name) in &options.ports {
-        ports.push((*number, Port::open(name, options.io).map_err(|e| CliError::input(e.to_string()))?));
-    }
+    let ports = Ports::open(&options.ports, options.io)?;
     let (requests, commands_in) = mpsc::channel();
     if let Some(path) = &options.control {
         control_socket(path, requests.clone())?;
     }
-    let names: Vec<String> = ports.iter().map(|(n, p)| format!("{n}={} ({})", p.name(), p.kind())).collect();
+    let _socket_file = ControlSocketFile(options.control.as_deref());
     let control = options.control.as_ref().map(|p| format!(" or {}", p.display())).unwrap_or_default();
-    p4_io::eprintln_safe!("switching {} (Ctrl-C stops; runtime-CLI commands on stdin{control})", names.join(" "));
+    let stops = if ports.only_captures() { "stops when every pcap-in file is consumed, or on Ctrl-C" } else { "Ctrl-C stops" };
+    p4_io::eprintln_safe!("switching {} ({stops}; runtime-CLI commands on stdin{control})", ports.describe());
 
     stdin_requests(requests);
     p4_io::interrupt::install();
-    let fds: Vec<_> = ports.iter().map(|(_, p)| p.raw_fd()).collect();
-    let start = Instant::now();
-    // Frames in the order they arrived, from 1 (what `--trace-filter packet=N` counts).
-    let mut frames_in = 0u64;
-    let mut summary = RunSummary::default();
-    let mut buffer = vec![0u8; MAX_FRAME];
+    let start_epoch_ns = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    let mut state = SwitchLoop {
+        ports,
+        summary: RunSummary::default(),
+        dropped: HashMap::new(),
+        frames_in: 0,
+        start: Instant::now(),
+        start_epoch_ns,
+        options,
+    };
+    run_loop(&mut state, &mut switch, &commands_in)?;
+    finish(state, &switch)
+}
+
+/// The packet loop (see the module documentation).
+fn run_loop(state: &mut SwitchLoop<'_>, switch: &mut p4_dataplane::Switch, commands_in: &mpsc::Receiver<Request>) -> CliResult<()> {
+    let fds: Vec<_> = state.ports.interfaces.iter().map(|(_, p)| p.raw_fd()).collect();
+    let mut batch = FrameBatch::default();
+    let mut out = BatchOut::default();
+    let mut scratch = vec![0u8; MAX_FRAME];
     while !p4_io::interrupt::interrupted() {
-        while let Ok(Request { line, reply }) = commands_in.try_recv() {
-            let text = answer(switch.as_mut(), &line);
-            match (reply, text) {
-                (Some(reply), text) => {
-                    let _ = reply.send(text.unwrap_or_default());
-                }
-                (None, Some(text)) => p4_io::eprintln_safe!("{text}"),
-                (None, None) => {}
-            }
+        apply_requests(switch, commands_in);
+        if state.ports.only_captures() && state.ports.inputs_consumed() {
+            return Ok(());
         }
-        let ready = wait_readable(&fds, 50).map_err(|e| CliError::input(format!("cannot wait for frames: {e}")))?;
-        for (index, (port, interface)) in ports.iter().enumerate() {
-            if !ready[index] {
-                continue;
-            }
-            // Drain what is waiting, a bounded amount at a time so no port starves the others.
-            interface
-                .receive_each(&mut buffer, 64, |frame| {
-                    summary.count_in(*port, frame.len());
-                    let mut injected = switch.inject(*port, frame, start.elapsed().as_nanos() as u64);
-                    frames_in += 1;
-                    options.trace.print(frames_in, *port, &std::mem::take(&mut injected.trace));
-                    for output in summary.outputs_of(injected, options.verbose) {
-                        let Some((_, out)) = ports.iter().find(|(n, _)| *n == output.port) else {
-                            *summary.drops.entry(format!("egress port {} has no interface", output.port)).or_default() += 1;
-                            continue;
-                        };
-                        summary.count_out(output.port, output.data.len());
-                        if let Err(error) = out.send(&output.data) {
-                            *summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
-                        }
-                    }
-                })
-                .map_err(|e| CliError::input(e.to_string()))?;
+        let ready = state.wait_for_interfaces(&fds)?;
+        batch.clear();
+        state.gather(&ready, &mut batch, &mut scratch)?;
+        if !batch.frames.is_empty() {
+            batch.process(switch, &mut out);
+            state.deliver(&batch, &mut out)?;
         }
-        // Frames sent above may wait in a port's queue (AF_XDP kicks the kernel once per batch).
-        for (_, port) in &ports {
-            if let Err(error) = port.flush() {
-                *summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
+        state.flush();
+    }
+    if state.ports.only_captures() && !state.ports.inputs_consumed() {
+        state.summary.interrupted_after = Some(state.frames_in);
+    }
+    Ok(())
+}
+
+/// Names the drop reasons, renames the pcap-out files into place and collects the unread inputs.
+fn finish(state: SwitchLoop<'_>, switch: &p4_dataplane::Switch) -> CliResult<SwitchOutcome> {
+    let SwitchLoop { ports, mut summary, dropped, .. } = state;
+    for (reason, count) in dropped {
+        *summary.drops.entry(switch.drop_text(&reason)).or_default() += count;
+    }
+    for (_, output) in ports.pcap_out {
+        summary.files.push(output.path().to_path_buf());
+        output.finish().map_err(|e| CliError::output(e.to_string()))?;
+    }
+    let unread_inputs = ports.pcap_in.iter().filter_map(|(_, input)| input.failure().map(str::to_string)).collect();
+    Ok(SwitchOutcome { summary, unread_inputs })
+}
+
+/// Applies the command lines waiting, answering each where it came from.
+fn apply_requests(switch: &mut dyn Dataplane, commands_in: &mpsc::Receiver<Request>) {
+    while let Ok(Request { line, reply }) = commands_in.try_recv() {
+        let text = answer(switch, &line);
+        match (reply, text) {
+            (Some(reply), text) => {
+                let _ = reply.send(text.unwrap_or_default());
             }
+            (None, Some(text)) => p4_io::eprintln_safe!("{text}"),
+            (None, None) => {}
         }
     }
-    if let Some(path) = &options.control {
-        let _ = std::fs::remove_file(path);
-    }
-    Ok(summary)
 }
 
 /// Longest command line accepted (on stdin or the control socket).
@@ -237,6 +626,50 @@ mod tests {
             true
         });
         lines
+    }
+
+    #[test]
+    fn port_arguments() {
+        assert_eq!(parse_port_arg("1=veth0"), Ok((1, PortSpec::Interface("veth0".into()))));
+        assert_eq!(parse_port_arg("2=pcap-in:a b.pcap"), Ok((2, PortSpec::PcapIn("a b.pcap".into()))));
+        assert_eq!(parse_port_arg("3=pcap-out:dir/o.pcap"), Ok((3, PortSpec::PcapOut("dir/o.pcap".into()))));
+        assert_eq!(parse_port_arg("3=pcap-out:"), Err("`3=pcap-out:` names no file".to_string()));
+        assert_eq!(parse_port_arg("x=pcap-in:a"), Err("`x` in `x=pcap-in:a` is not a port number".to_string()));
+        assert_eq!(PortSpec::PcapIn("a.pcap".into()).to_string(), "pcap-in:a.pcap");
+    }
+
+    #[test]
+    fn a_port_number_repeats_only_as_one_pcap_in_and_one_pcap_out() {
+        let spec = |text: &str| parse_port_arg(text).map_err(CliError::input);
+        let check = |texts: &[&str]| {
+            let ports: Vec<(u32, PortSpec)> = texts.iter().map(|t| spec(t)).collect::<CliResult<_>>().expect("valid arguments");
+            check_repeated_ports(&ports).map_err(|e| e.message)
+        };
+        assert_eq!(check(&["1=pcap-in:a", "1=pcap-out:b", "2=pcap-out:c"]), Ok(()));
+        assert_eq!(check(&["1=pcap-out:b", "1=pcap-in:a"]), Ok(()));
+        assert_eq!(check(&["1=eth0", "1=eth1"]), Err("--port 1 is given twice".to_string()));
+        assert_eq!(
+            check(&["1=pcap-in:a", "1=pcap-out:b", "1=pcap-out:c"]),
+            Err("--port 1=pcap-out:b and --port 1=pcap-out:c: a port may have one pcap-in and one pcap-out".to_string())
+        );
+        assert_eq!(
+            check(&["1=eth0", "1=pcap-in:a"]),
+            Err("--port 1=eth0 and --port 1=pcap-in:a: a port is either an interface or capture files, not both".to_string())
+        );
+    }
+
+    #[test]
+    fn same_file_sees_through_links_and_compares_outputs_not_written_yet() {
+        let dir = std::env::temp_dir().join(format!("p4forge-same-file-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).expect("scratch directory");
+        std::fs::write(dir.join("a"), b"x").expect("a file");
+        std::os::unix::fs::symlink(dir.join("a"), dir.join("link")).expect("a link");
+        assert!(same_file(&dir.join("a"), &dir.join("link")));
+        assert!(same_file(&dir.join("new"), &dir.join("sub/../new")));
+        assert!(!same_file(&dir.join("new"), &dir.join("sub/new")));
+        assert!(!same_file(&dir.join("a"), &dir.join("new")));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

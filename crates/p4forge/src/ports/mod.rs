@@ -1,6 +1,7 @@
 //! Linux network interfaces as switch ports, through one of two kinds of socket ([`Port`], chosen
 //! by [`IoMode`]): AF_XDP (`xdp/`) where the kernel offers it, or the `AF_PACKET` [`LinuxPort`]
-//! described here.
+//! described here; and capture files as switch ports ([`PcapInPort`], [`PcapOutPort`]), which need
+//! no socket.
 //!
 //! A [`LinuxPort`] is one `AF_PACKET` raw socket per interface, bound to it, in promiscuous mode, so
 //! every Ethernet frame the interface sees reaches the switch and every frame the switch sends leaves
@@ -11,10 +12,12 @@
 //! again (`PACKET_IGNORE_OUTGOING`, or skipped as `PACKET_OUTGOING`), or the switch would process its
 //! own output.
 
+mod pcap;
 mod port;
 mod ring;
 mod xdp;
 
+pub use pcap::{PcapInPort, PcapOutPort};
 pub use port::{IoMode, Port};
 pub use xdp::XdpPort;
 
