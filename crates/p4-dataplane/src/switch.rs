@@ -99,6 +99,8 @@ impl Switch {
             match crate::fast::build(&mut cx, &prog) {
                 Ok(fast) => {
                     prog.fast = Some(Box::new(fast));
+                    // Calls bridged to the closure executor's code may have taken more slots.
+                    prog.frame_len = prog.frame_len.max(cx.next_slot);
                     fast_refusal = None;
                 }
                 Err(why) => fast_refusal = Some(why.message),
@@ -697,6 +699,11 @@ impl Switch {
                 let reason = self.drop_reason();
                 res.push_drop(reason);
             }
+        }
+        // Log lines and digests of bridged externs.
+        if !self.ctx.log.is_empty() {
+            let input = res.input;
+            res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
         }
     }
 

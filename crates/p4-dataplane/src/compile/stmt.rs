@@ -423,7 +423,7 @@ impl Compiler<'_> {
         Ok((run, ret))
     }
 
-    fn call_stmt(&mut self, b: &BlockRef, call: &p4_ir::Call) -> R<Run> {
+    pub(crate) fn call_stmt(&mut self, b: &BlockRef, call: &p4_ir::Call) -> R<Run> {
         match &call.callee {
             Callee::Action(a) => self.action_call(b, a.index(), &call.args),
             Callee::Function(_) => Ok(self.function_call(b, call)?.0),

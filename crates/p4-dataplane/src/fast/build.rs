@@ -41,17 +41,18 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
             return unsupported("a multicast group (the wire-format executor makes one copy)");
         }
     }
-    let plan = packet_plan(prog, &fc.places, &controls);
+    // Code bridged to the closure executor may have taken frame slots for its temporaries.
+    let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
     Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan })
 }
 
 /// The per-packet work around the blocks of `prog`, resolved once.
-fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>]) -> PacketPlan {
+fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>], frame_len: usize) -> PacketPlan {
     let meta = &prog.intrinsic;
     let with_body = |stage: &[usize]| stage.iter().copied().filter(|i| matches!(controls.get(*i), Some(Some(_)))).collect();
     let DropMarker::AllOnes(marker) = prog.arch.drop;
     PacketPlan {
-        zero: places.frame_ranges(prog.frame_len),
+        zero: places.frame_ranges(frame_len),
         ingress: with_body(&prog.pipeline.ingress),
         egress: with_body(&prog.pipeline.egress),
         deparse: with_body(&prog.pipeline.deparse),
@@ -179,7 +180,10 @@ impl FastCompiler<'_, '_> {
             ExprKind::Cast(inner) => self.cast(b, inner, &e.ty),
             ExprKind::Call(call) => match &call.callee {
                 Callee::Builtin { target, builtin: Builtin::IsValid } => Ok(Val::Valid(1u64 << self.header(b, target)?.index)),
-                _ => unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee))),
+                _ => {
+                    let why = crate::DataplaneError::unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee)));
+                    Ok(Val::Eval(super::bridge::value(self.cx, &self.places, b, e, why)?))
+                }
             },
             ExprKind::ApplyTable(t, res) => {
                 let t = t.index();
@@ -422,6 +426,16 @@ impl FastCompiler<'_, '_> {
     }
 
     fn call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
+        match self.own_call(b, call) {
+            Err(why) if matches!(call.callee, Callee::Method { .. } | Callee::ExternFunction { .. }) => {
+                super::bridge::call(self.cx, &self.places, b, call, why)
+            }
+            compiled => compiled,
+        }
+    }
+
+    /// A call this executor compiles itself.
+    fn own_call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
         match &call.callee {
             Callee::Action(a) => self.action_call(b, a.index(), call),
             Callee::Builtin { target, builtin } => {

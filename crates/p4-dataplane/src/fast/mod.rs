@@ -19,6 +19,7 @@
 //! - a program is built here only if nothing in it needs what this executor lacks (see
 //!   [`FastProg::build`]): no packet can reach a construct it cannot run.
 
+mod bridge;
 mod build;
 mod pipeline;
 mod places;

@@ -19,6 +19,24 @@ pub(crate) struct Region {
     pub len: usize,
 }
 
+/// A header instance both as its wire region and as the frame slots the closure executor's code
+/// reads it from: what a bridged call ([`super::bridge`]) copies across.
+#[derive(Clone, Debug)]
+pub(crate) struct FrameHeader {
+    pub region: Region,
+    /// The frame slot of its validity (the header's base slot).
+    pub valid: usize,
+    /// `(frame slot, bit offset in the wire buffer, width)` of each field.
+    pub fields: Vec<(usize, usize, u32)>,
+}
+
+impl FrameHeader {
+    /// Frame slots `[start, end)` the header occupies.
+    fn slots(&self) -> (usize, usize) {
+        (self.valid, self.fields.iter().map(|f| f.0 + 1).max().unwrap_or(self.valid + 1))
+    }
+}
+
 /// Where an l-value or readable place is.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Place {
@@ -42,6 +60,8 @@ pub(crate) struct Places {
     refused: Vec<(usize, usize, String)>,
     /// Bytes used by the regions.
     pub wire_len: usize,
+    /// Every placed header with its frame slots, in placement order.
+    frame_headers: Vec<FrameHeader>,
 }
 
 /// Most header instances a program may have (one validity bit each in a `u64`).
@@ -122,11 +142,23 @@ impl Places {
         }
         let region = Region { index: self.headers.len(), at: self.wire_len, len: bit / 8 };
         self.wire_len += region.len;
+        let mut frame = FrameHeader { region, valid: base, fields: Vec::new() };
         for (slot, b, w) in placed {
             self.fields.insert(slot, (region.at * 8 + b, w));
+            frame.fields.push((slot, region.at * 8 + b, w));
         }
         self.headers.insert(base, region);
+        self.frame_headers.push(frame);
         Ok(())
+    }
+
+    /// The placed headers whose frame slots overlap one of `ranges` (`None`: every header).
+    pub(crate) fn frame_headers(&self, ranges: Option<&[(usize, usize)]>) -> Vec<FrameHeader> {
+        let touched = |h: &FrameHeader| {
+            let (start, end) = h.slots();
+            ranges.is_none_or(|rs| rs.iter().any(|&(a, b)| a < end && start < b))
+        };
+        self.frame_headers.iter().filter(|h| touched(h)).cloned().collect()
     }
 
     /// The frame slot ranges `[start, end)` below `frame_len` that hold no placed header (the
@@ -149,7 +181,7 @@ impl Places {
     }
 
     /// The frame slot of a place written as variables and field accesses (`None`: anything else).
-    fn static_slot(cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Option<usize>> {
+    pub(crate) fn static_slot(cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Option<usize>> {
         Ok(match &e.kind {
             ExprKind::Var(v) => Some(cx.var_slot(b, *v)?),
             ExprKind::Field(inner, i) => match Self::static_slot(cx, b, inner)? {
