@@ -469,7 +469,14 @@ impl Switch {
             }
             flow = run_control::<T>(p, c, ctl);
         }
-        if flow == Flow::Abort {
+        self.traffic_manager::<T>(data, port, flow == Flow::Abort, depth, res, jobs);
+    }
+
+    /// What follows the ingress controls (`aborted`: an assert stopped the packet): clones,
+    /// resubmission, multicast, drop or one copy to egress. Entered from [`Switch::ingress`], and
+    /// from the wire-format executor for the programs it hands over here.
+    fn traffic_manager<const T: bool>(&mut self, data: &[u8], port: u32, aborted: bool, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
+        if aborted {
             self.abort::<T>(res);
             return;
         }
@@ -676,6 +683,13 @@ impl Switch {
         }
     }
 
+    /// Whether the wire-format executor hands this program's packets over to the closure
+    /// executor after ingress (for clones, resubmission, recirculation, truncation, multicast or
+    /// asserts, which only the closure executor's traffic manager carries out).
+    pub fn hands_over(&self) -> bool {
+        self.prog.fast.as_ref().is_some_and(|f| f.hands_over)
+    }
+
     /// Why the wire-format executor cannot run this program (`None`: it can).
     pub fn wire_format_refusal(&self) -> Option<&str> {
         self.fast_refusal.as_deref()
@@ -692,12 +706,20 @@ impl Switch {
     /// and [`Switch::egress`] for a program that makes one copy of a packet or none (no clone,
     /// re-parse, multicast or truncation: the build refuses programs that ask for them).
     fn process_wire_format(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
+        use crate::fast::Stopped;
         match crate::fast::process(&self.prog, &mut self.ctx, packet, res) {
             Ok(()) => {}
-            Err(crate::fast::Dropped::PortTooWide) => res.push_drop(DropReason::PortTooWide(packet.port)),
-            Err(crate::fast::Dropped::Marked) => {
+            Err(Stopped::PortTooWide) => res.push_drop(DropReason::PortTooWide(packet.port)),
+            Err(Stopped::Marked) => {
                 let reason = self.drop_reason();
                 res.push_drop(reason);
+            }
+            Err(Stopped::HandedOver { aborted }) => {
+                // Headers are in the frame now: the closure executor's traffic manager, egress
+                // and deparser take the packet from here.
+                let mut jobs = std::mem::take(&mut self.jobs);
+                self.traffic_manager::<false>(packet.data, packet.port, aborted, 0, res, &mut jobs);
+                self.run_jobs::<false>(jobs, res);
             }
         }
         // Log lines and digests of bridged externs.
@@ -717,6 +739,16 @@ impl Switch {
         self.ctx.now_us = packet.now_ns / 1000;
         let mut jobs = std::mem::take(&mut self.jobs);
         self.ingress::<T>(packet.data, packet.port, self.instance(PacketInstance::Normal), None, 0, res, &mut jobs);
+        self.run_jobs::<T>(jobs, res);
+        let input = res.input;
+        if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
+            res.trace.extend(trace.events.drain(..).map(|event| (input, event)));
+        }
+    }
+
+    /// Runs the copies `jobs` holds (and the ones they make) to completion, then hands the queue
+    /// back for reuse and the log lines to `res`.
+    fn run_jobs<const T: bool>(&mut self, mut jobs: VecDeque<Job>, res: &mut BatchOut) {
         let mut done = 0;
         while let Some(job) = jobs.pop_front() {
             done += 1;
@@ -731,9 +763,6 @@ impl Switch {
         let input = res.input;
         if !self.ctx.log.is_empty() {
             res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
-        }
-        if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
-            res.trace.extend(trace.events.drain(..).map(|event| (input, event)));
         }
     }
 }

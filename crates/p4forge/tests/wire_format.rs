@@ -27,6 +27,7 @@ fn wire_format_programs() {
     files.sort();
     files.dedup();
     let mut lines = Vec::new();
+    let mut handing_over = 0;
     let mut taken = 0;
     for program in &files {
         let name = program.strip_prefix(&root).unwrap_or(program).display().to_string();
@@ -37,6 +38,11 @@ fn wire_format_programs() {
                 Ok(mut switches) => {
                     let sw = switches.remove(0);
                     match sw.wire_format_refusal() {
+                        None if sw.hands_over() => {
+                            taken += 1;
+                            handing_over += 1;
+                            format!("{name}: wire-format, the closure executor from the traffic manager on")
+                        }
                         None => {
                             taken += 1;
                             format!("{name}: wire-format")
@@ -48,7 +54,7 @@ fn wire_format_programs() {
         };
         lines.push(line);
     }
-    lines.push(format!("{taken} of {} programs run on the wire-format executor", files.len()));
+    lines.push(format!("{taken} of {} programs run on the wire-format executor ({handing_over} of them hand packets over after ingress)", files.len()));
     let text = lines.join("\n") + "\n";
     let golden = root.join("crates/p4forge/tests/golden/wire_format.txt");
     if std::env::var_os("BLESS").is_some() {

@@ -1,35 +1,103 @@
 //! Calls this executor leaves to the closure executor's compiler: the stateful and hashing externs
-//! (registers, counters, meters, hashes, random numbers, digests, log messages) and checksums it
-//! does not compute itself. The closure executor's code reads and writes headers in frame slots,
+//! (registers, counters, meters, hashes, random numbers, digests, log messages), checksums it does
+//! not compute itself, and functions. The closure executor's code reads and writes headers in frame slots,
 //! so around such a call the headers its arguments touch are copied from the wire buffer into
 //! their slots and back.
 //!
-//! Only operations whose effect stays inside the packet's state and the extern instances are
-//! bridged: nothing that needs the traffic manager's copies (clone, resubmit, recirculate,
-//! truncate) or stops the packet (assert).
+//! What needs the closure executor's traffic manager (clone, resubmit, recirculate, truncate,
+//! assert, a write of the multicast group) is bridged too, and marks the program as one that hands
+//! its packets over to the closure executor after ingress ([`super::FastProg::hands_over`]).
 
 use p4_arch::{Architecture, ExternOp, MetaRole};
-use p4_ir::{BlockRef, Call, Callee, Direction, Expr, ExprKind};
+use p4_ir::{BlockRef, Call, Callee, Direction, Expr, ExprKind, Stmt};
 
 use super::places::{FrameHeader, Places};
 use super::{read_field, write_field};
-use crate::compile::{unsupported, Compiler, R};
+use crate::compile::{Compiler, R};
 use crate::exec::{Ctx, Ev, Run};
 
-/// The operation `call` performs, if it is one a bridge may run.
-fn bridgeable(arch: &Architecture, call: &Call) -> Option<ExternOp> {
+/// Whether a bridge may run `call` (`Some`), and whether what it does needs the closure executor's
+/// traffic manager (`Some(true)`: the program then hands its packets over after ingress).
+fn bridgeable(ir: &p4_ir::Program, arch: &Architecture, call: &Call) -> Option<bool> {
     let op = match &call.callee {
         Callee::Method { extern_type, method, .. } => arch.extern_type(extern_type)?.methods.iter().find(|m| m.name == method)?.op,
         Callee::ExternFunction { name, .. } => arch.function(name)?.op,
+        Callee::Function(f) => return Some(needs_traffic_manager(ir, arch, &ir.functions.get(f.index())?.body, 0)),
         _ => return None,
     };
+    Some(is_traffic_manager_op(op))
+}
+
+/// Operations only the closure executor's traffic manager carries out: copies of the packet, a
+/// cut, and `assert`, which stops the packet there.
+fn is_traffic_manager_op(op: ExternOp) -> bool {
     use ExternOp::*;
-    match op {
-        RegisterRead | RegisterWrite | CounterCount | DirectCounterCount | MeterExecute | DirectMeterRead | DirectMeterExecute
-        | OnesComplementSum16 | VerifyChecksum { .. } | UpdateChecksum { .. } | Hash | Random | Digest | LogMsg | ChecksumClear
-        | ChecksumAdd | ChecksumSubtract | ChecksumGet | ChecksumGetState | ChecksumSetState => Some(op),
-        IsPath(_) | MarkToDrop | Assert | Truncate | Clone(_) | Resubmit(_) | Recirculate(_) => None,
+    matches!(op, IsPath(_) | Assert | Truncate | Clone(_) | Resubmit(_) | Recirculate(_))
+}
+
+/// Deepest nesting of function calls looked through (deeper: assumed to need the traffic manager).
+const MAX_CALL_DEPTH: usize = 16;
+
+/// Whether `stmts` (a function body) call, directly or through functions, an operation that needs
+/// the traffic manager.
+fn needs_traffic_manager(ir: &p4_ir::Program, arch: &Architecture, stmts: &[Stmt], depth: usize) -> bool {
+    let call_needs = |call: &Call| match &call.callee {
+        Callee::ExternFunction { name, .. } => arch.function(name).is_none_or(|f| is_traffic_manager_op(f.op)),
+        Callee::Function(f) => depth >= MAX_CALL_DEPTH || ir.functions.get(f.index()).is_none_or(|f| needs_traffic_manager(ir, arch, &f.body, depth + 1)),
+        Callee::Method { extern_type, method, .. } => {
+            arch.extern_type(extern_type).and_then(|t| t.methods.iter().find(|m| m.name == method)).is_some_and(|m| is_traffic_manager_op(m.op))
+        }
+        _ => false,
+    };
+    let mut exprs: Vec<&Expr> = Vec::new();
+    let mut todo: Vec<&Stmt> = stmts.iter().collect();
+    while let Some(s) = todo.pop() {
+        match s {
+            Stmt::Call(call) => {
+                if call_needs(call) {
+                    return true;
+                }
+                exprs.extend(call.args.iter().map(|a| &a.expr));
+            }
+            Stmt::VarInit { init, .. } => exprs.extend(init),
+            Stmt::Assign { lhs, rhs, .. } => exprs.extend([lhs, rhs]),
+            Stmt::Return(e, _) => exprs.extend(e),
+            Stmt::If { cond, then, otherwise, .. } => {
+                exprs.push(cond);
+                todo.extend(then.iter().chain(otherwise));
+            }
+            Stmt::SwitchValue { expr, cases, .. } => {
+                exprs.push(expr);
+                todo.extend(cases.iter().flat_map(|(_, b)| b));
+            }
+            Stmt::For { init, cond, update, body, .. } => {
+                exprs.extend(cond);
+                todo.extend(init.iter().chain(update).chain(body));
+            }
+            Stmt::Block(b) => todo.extend(b),
+            // A function applies no table or block; anything else here is refused elsewhere.
+            Stmt::ApplyTable { .. } | Stmt::ApplyBlock { .. } | Stmt::SwitchAction { .. } => return true,
+            Stmt::Exit(_) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Empty => {}
+        }
     }
+    while let Some(e) = exprs.pop() {
+        match &e.kind {
+            ExprKind::Call(call) => {
+                if call_needs(call) {
+                    return true;
+                }
+                exprs.extend(call.args.iter().map(|a| &a.expr));
+            }
+            ExprKind::Field(x, _) | ExprKind::StackNext(x) | ExprKind::StackLast(x) | ExprKind::StackLastIndex(x) => exprs.push(x),
+            ExprKind::Slice(x, ..) | ExprKind::Unary(_, x) | ExprKind::Cast(x) => exprs.push(x),
+            ExprKind::Index(x, y) | ExprKind::Binary(_, x, y) => exprs.extend([&**x, &**y]),
+            ExprKind::Mux(x, y, z) => exprs.extend([&**x, &**y, &**z]),
+            ExprKind::Aggregate(xs) => exprs.extend(xs),
+            ExprKind::ApplyTable(..) => return true,
+            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
+        }
+    }
+    false
 }
 
 /// The frame slot ranges `e` reads or writes, added to `out`; `false`: it may touch more than a
@@ -67,54 +135,62 @@ fn headers_of(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call)
     Ok(places.frame_headers(all_static.then_some(&ranges[..])))
 }
 
-/// Refuses a call whose `out`/`inout` argument covers the multicast group: this executor sends
-/// one copy, so nothing it runs may ask for more.
-fn check_outputs(cx: &mut Compiler<'_>, b: &BlockRef, call: &Call) -> R<()> {
-    let Some(group) = cx.intrinsic.slot(MetaRole::MulticastGroup) else { return Ok(()) };
+/// Whether an `out`/`inout` argument of `call` may write the multicast group (which only the
+/// closure executor's traffic manager acts on).
+fn writes_group(cx: &mut Compiler<'_>, b: &BlockRef, call: &Call) -> R<bool> {
+    let Some(group) = cx.intrinsic.slot(MetaRole::MulticastGroup) else { return Ok(false) };
     for a in call.args.iter().filter(|a| a.direction != Direction::In) {
         let mut ranges = Vec::new();
         let all_static = touched(cx, b, &a.expr, &mut ranges)?;
         if !all_static || ranges.iter().any(|&(s, e)| (s..e).contains(&group)) {
-            return unsupported("an extern writing the multicast group (the wire-format executor makes one copy)");
+            return Ok(true);
         }
     }
-    Ok(())
+    Ok(false)
+}
+
+/// What a bridge compiled, and whether it needs the closure executor's traffic manager.
+pub(super) struct Bridged<T> {
+    pub code: T,
+    pub needs_traffic_manager: bool,
 }
 
 /// `call` as a statement run by the closure executor's code, or `why` if it is not one a bridge
 /// may run.
-pub(super) fn call(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, why: crate::DataplaneError) -> R<Run> {
-    let Some(arch) = p4_arch::of(cx.ir) else { return Err(why) };
-    if bridgeable(arch, call).is_none() {
-        return Err(why);
-    }
-    check_outputs(cx, b, call)?;
+pub(super) fn call(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, why: crate::DataplaneError) -> R<Bridged<Run>> {
+    let Some(tm) = p4_arch::of(cx.ir).and_then(|arch| bridgeable(cx.ir, arch, call)) else { return Err(why) };
+    let needs_traffic_manager = tm || writes_group(cx, b, call)?;
     let headers = headers_of(cx, places, b, call)?;
     let run = cx.call_stmt(b, call)?;
-    Ok(Box::new(move |p, c| {
+    let code: Run = Box::new(move |p, c| {
         to_frame(&headers, c);
         let flow = run(p, c);
         from_frame(&headers, c);
         flow
-    }))
+    });
+    Ok(Bridged { code, needs_traffic_manager })
 }
 
 /// `e`, a value-returning call, computed by the closure executor's code, or `why` if it is not one
 /// a bridge may run.
-pub(super) fn value(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Expr, why: crate::DataplaneError) -> R<Ev> {
-    let (Some(arch), ExprKind::Call(call)) = (p4_arch::of(cx.ir), &e.kind) else { return Err(why) };
-    if bridgeable(arch, call).is_none() {
-        return Err(why);
-    }
-    check_outputs(cx, b, call)?;
+pub(super) fn value(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Expr, why: crate::DataplaneError) -> R<Bridged<Ev>> {
+    let ExprKind::Call(call) = &e.kind else { return Err(why) };
+    let Some(tm) = p4_arch::of(cx.ir).and_then(|arch| bridgeable(cx.ir, arch, call)) else { return Err(why) };
+    let needs_traffic_manager = tm || writes_group(cx, b, call)?;
     let headers = headers_of(cx, places, b, call)?;
     let ev = cx.scalar(b, e)?;
-    Ok(std::sync::Arc::new(move |p, c| {
+    let code: Ev = std::sync::Arc::new(move |p, c| {
         to_frame(&headers, c);
         let v = ev(p, c);
         from_frame(&headers, c);
         v
-    }))
+    });
+    Ok(Bridged { code, needs_traffic_manager })
+}
+
+/// Copies every header into its frame slots (a packet handed over to the closure executor).
+pub(super) fn all_to_frame(headers: &[FrameHeader], c: &mut Ctx) {
+    to_frame(headers, c);
 }
 
 /// Copies `headers` from the wire buffer into their frame slots.

@@ -24,26 +24,44 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
         actions: Vec::new(),
         tables: Vec::new(),
         written: Vec::new(),
+        hands_over: false,
     };
     fc.actions.resize_with(fc.cx.ir.actions.len(), || None);
     fc.tables.resize_with(fc.cx.ir.tables.len(), || None);
     let (parser_init, states) = fc.parser(prog.pipeline.parser)?;
     let mut controls: Vec<Option<Run>> = Vec::new();
     controls.resize_with(fc.cx.ir.controls.len(), || None);
-    let pipeline = prog.pipeline.ingress.iter().chain(&prog.pipeline.egress).chain(&prog.pipeline.deparse);
-    for &i in pipeline {
+    for &i in &prog.pipeline.ingress {
         controls[i] = fc.control(i)?;
     }
     // The traffic manager here sends one copy to one port or drops it: a program that can ask
-    // for more (a multicast group) stays on the closure executor.
+    // for more (a multicast group) hands its packets over after ingress.
     if let Some(group) = prog.intrinsic.slot(MetaRole::MulticastGroup) {
-        if fc.written.contains(&group) {
-            return unsupported("a multicast group (the wire-format executor makes one copy)");
+        fc.hands_over |= fc.written.contains(&group);
+    }
+    // Egress and deparser run here only for a program that does not hand over; one this executor
+    // cannot compile is left to the closure executor the same way.
+    if !fc.hands_over {
+        let mut after: Vec<Option<Run>> = Vec::new();
+        for &i in prog.pipeline.egress.iter().chain(&prog.pipeline.deparse) {
+            match fc.control(i) {
+                Ok(body) => after.push(body),
+                Err(_) => {
+                    fc.hands_over = true;
+                    break;
+                }
+            }
+        }
+        if !fc.hands_over {
+            for (&i, body) in prog.pipeline.egress.iter().chain(&prog.pipeline.deparse).zip(after) {
+                controls[i] = body;
+            }
         }
     }
     // Code bridged to the closure executor may have taken frame slots for its temporaries.
     let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan })
+    let frame_headers = fc.places.frame_headers(None);
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, frame_headers })
 }
 
 /// The per-packet work around the blocks of `prog`, resolved once.
@@ -74,6 +92,8 @@ struct FastCompiler<'c, 'a> {
     tables: Vec<Option<FastTable>>,
     /// Frame slots some compiled statement assigns.
     written: Vec<usize>,
+    /// Something compiled needs the closure executor's traffic manager ([`FastProg::hands_over`]).
+    hands_over: bool,
 }
 
 /// A compiled statement: assignments are kept apart so runs of them become one closure.
@@ -182,7 +202,9 @@ impl FastCompiler<'_, '_> {
                 Callee::Builtin { target, builtin: Builtin::IsValid } => Ok(Val::Valid(1u64 << self.header(b, target)?.index)),
                 _ => {
                     let why = crate::DataplaneError::unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee)));
-                    Ok(Val::Eval(super::bridge::value(self.cx, &self.places, b, e, why)?))
+                    let bridged = super::bridge::value(self.cx, &self.places, b, e, why)?;
+                    self.hands_over |= bridged.needs_traffic_manager;
+                    Ok(Val::Eval(bridged.code))
                 }
             },
             ExprKind::ApplyTable(t, res) => {
@@ -427,8 +449,10 @@ impl FastCompiler<'_, '_> {
 
     fn call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
         match self.own_call(b, call) {
-            Err(why) if matches!(call.callee, Callee::Method { .. } | Callee::ExternFunction { .. }) => {
-                super::bridge::call(self.cx, &self.places, b, call, why)
+            Err(why) if matches!(call.callee, Callee::Method { .. } | Callee::ExternFunction { .. } | Callee::Function(_)) => {
+                let bridged = super::bridge::call(self.cx, &self.places, b, call, why)?;
+                self.hands_over |= bridged.needs_traffic_manager;
+                Ok(bridged.code)
             }
             compiled => compiled,
         }

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 
 pub(crate) use build::build;
-pub(crate) use pipeline::{process, Dropped};
+pub(crate) use pipeline::{process, Stopped};
 
 /// Writes a scalar into a place the executor computes (a slice: read-modify-write).
 pub(crate) type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
@@ -132,6 +132,13 @@ pub(crate) struct FastProg {
     pub wire_len: usize,
     /// What the pipeline does per packet, resolved when the program is built.
     pub plan: PacketPlan,
+    /// The program may ask for what only the closure executor's traffic manager does (clones,
+    /// resubmission, recirculation, truncation, multicast, asserts): every packet goes through
+    /// parser and ingress here, then its headers are copied into the frame and the closure
+    /// executor takes it from the traffic manager on.
+    pub hands_over: bool,
+    /// Every placed header with its frame slots (what a hand-over copies).
+    pub frame_headers: Vec<places::FrameHeader>,
 }
 
 /// The per-packet work around the program's blocks, resolved once: which frame slots a packet

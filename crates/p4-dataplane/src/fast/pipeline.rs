@@ -4,40 +4,50 @@
 
 use super::{run_parser, FastProg, PacketPlan};
 use crate::batch::{BatchOut, PacketIn};
-use crate::exec::{Ctx, Effects, PipelineMeta, Prog};
+use crate::exec::{Ctx, Effects, Flow, PipelineMeta, Prog};
 
-/// Why a packet left no copy (the caller words the reason: it needs the switch's names).
-pub(crate) enum Dropped {
+/// Why this executor made no copy of a packet (the caller words a drop's reason: it needs the
+/// switch's names).
+pub(crate) enum Stopped {
     /// The arrival port does not fit the program's port fields.
     PortTooWide,
     /// The drop marker holds the drop value after ingress or egress.
     Marked,
+    /// The program needs the closure executor's traffic manager ([`super::FastProg::hands_over`]):
+    /// the packet went through parser and ingress here, and its headers are in the frame now
+    /// (`aborted`: an assert stopped it).
+    HandedOver { aborted: bool },
 }
 
 /// Runs `packet` through the program of `p` (which has a wire-format build) and appends its copy,
 /// if any, to `res`.
 #[inline]
-pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut BatchOut) -> Result<(), Dropped> {
+pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut BatchOut) -> Result<(), Stopped> {
     let f = FastProg::of(p);
     let plan = &f.plan;
     if packet.port > plan.max_port {
-        return Err(Dropped::PortTooWide);
+        return Err(Stopped::PortTooWide);
     }
     c.now_us = packet.now_ns / 1000;
     arrive(plan, &p.pipeline_meta, c, packet.data, packet.port);
     if let (Err(e), Some(s)) = (run_parser(p, c), plan.error_field) {
         c.set(s, u128::from(e));
     }
-    run_stage(f, p, c, &plan.ingress);
+    // An assert that failed in the parser stops the packet before the controls.
+    let aborted = c.fx.aborted.is_some() || run_stage(f, p, c, &plan.ingress);
+    if f.hands_over {
+        super::bridge::all_to_frame(&f.frame_headers, c);
+        return Err(Stopped::HandedOver { aborted });
+    }
     if marked_to_drop(plan, c) {
-        return Err(Dropped::Marked);
+        return Err(Stopped::Marked);
     }
     let port = plan.out_port_field.map_or(0, |s| c.get(s)) as u32;
     p.pipeline_meta.depart(c, port, 0);
     c.fx = Effects::default();
     run_stage(f, p, c, &plan.egress);
     if marked_to_drop(plan, c) {
-        return Err(Dropped::Marked);
+        return Err(Stopped::Marked);
     }
     // The deparser appends straight to the batch's buffer (lent to the context meanwhile).
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
@@ -70,14 +80,18 @@ fn arrive(plan: &PacketPlan, meta: &PipelineMeta, c: &mut Ctx, data: &[u8], port
 }
 
 /// Runs the control bodies of one stage in order (an `exit` ends only its own control, as in the
-/// closure executor's pipeline).
+/// closure executor's pipeline); `true`: an assert stopped the packet (only in code that hands
+/// over, where asserts are bridged).
 #[inline]
-fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) {
+fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
     for &ctl in stage {
         if let Some(Some(body)) = f.controls.get(ctl) {
-            body(p, c);
+            if body(p, c) == Flow::Abort {
+                return true;
+            }
         }
     }
+    false
 }
 
 #[inline]
