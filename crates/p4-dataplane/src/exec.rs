@@ -112,6 +112,20 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// The packet state a packet enters the parser with, but for the frame (each executor zeroes
+    /// the slots it reads): headers in wire format cleared, the packet copied in, the parser at its
+    /// start, no effects.
+    #[inline]
+    pub(crate) fn enter(&mut self, data: &[u8]) {
+        self.wire.fill(0);
+        self.wire_valid = 0;
+        self.pkt.clear();
+        self.pkt.extend_from_slice(data);
+        self.cursor = 0;
+        self.pending_err = None;
+        self.fx = Effects::default();
+    }
+
     /// Next value of the switch's deterministic generator.
     pub fn random(&mut self) -> u64 {
         splitmix(&mut self.rng)

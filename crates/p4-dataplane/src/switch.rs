@@ -361,13 +361,7 @@ impl Switch {
     fn arrive(&mut self, data: &[u8], port: u32, instance: u128) {
         let (p, c) = (&self.prog, &mut self.ctx);
         c.f.fill(0);
-        c.wire.fill(0);
-        c.wire_valid = 0;
-        c.pkt.clear();
-        c.pkt.extend_from_slice(data);
-        c.cursor = 0;
-        c.pending_err = None;
-        c.fx = Effects::default();
+        c.enter(data);
         p.pipeline_meta.arrive(c, port, data.len(), instance);
     }
 

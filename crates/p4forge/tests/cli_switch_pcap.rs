@@ -23,6 +23,12 @@ fn p4forge_in(dir: &Path, args: &[&str]) -> Output {
         .expect("the p4forge binary runs")
 }
 
+/// `p4forge switch` on l2l3 with `in.pcap` into port 1 and ports 1 and 2 written to `o1.pcap`
+/// and `o2.pcap`.
+fn l2l3_switch<'a>(program: &'a str, entries: &'a str) -> [&'a str; 10] {
+    ["switch", program, "--entries", entries, "--port", "1=pcap-in:in.pcap", "--port", "1=pcap-out:o1.pcap", "--port", "2=pcap-out:o2.pcap"]
+}
+
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
@@ -146,18 +152,7 @@ fn a_capture_only_switch_sends_what_run_writes_and_stops_by_itself() {
     let before = now_ns();
     let switch = p4forge_in(
         &dir,
-        &[
-            "switch",
-            &program,
-            "--entries",
-            &entries,
-            "--port",
-            "1=pcap-in:in.pcap",
-            "--port",
-            "1=pcap-out:o1.pcap",
-            "--port",
-            "2=pcap-out:o2.pcap",
-        ],
+        &l2l3_switch(&program, &entries),
     );
     let after = now_ns();
     assert_eq!(switch.status.code(), Some(0), "{}", text(&switch.stderr));
@@ -329,18 +324,7 @@ fn a_truncated_input_is_switched_up_to_the_cut_then_a_warning_and_exit_2() {
     std::fs::write(dir.join("in.pcap"), &input).unwrap();
     let out = p4forge_in(
         &dir,
-        &[
-            "switch",
-            &program,
-            "--entries",
-            &entries,
-            "--port",
-            "1=pcap-in:in.pcap",
-            "--port",
-            "1=pcap-out:o1.pcap",
-            "--port",
-            "2=pcap-out:o2.pcap",
-        ],
+        &l2l3_switch(&program, &entries),
     );
     let run = p4forge_in(&dir, &["run", &program, "--entries", &entries, "--in", "1=in.pcap", "--out", "run"]);
     assert_eq!(

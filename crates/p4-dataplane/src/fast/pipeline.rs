@@ -69,13 +69,7 @@ fn arrive(plan: &PacketPlan, meta: &PipelineMeta, c: &mut Ctx, data: &[u8], port
             slots.fill(0);
         }
     }
-    c.wire.fill(0);
-    c.wire_valid = 0;
-    c.pkt.clear();
-    c.pkt.extend_from_slice(data);
-    c.cursor = 0;
-    c.pending_err = None;
-    c.fx = Effects::default();
+    c.enter(data);
     meta.arrive(c, port, data.len(), plan.normal_instance);
 }
 
