@@ -137,7 +137,7 @@ pub struct Entry {
 enum Index {
     Exact(HashMap<Box<[u128]>, u64>),
     /// A key of one field: its value is the map key (no slice to hash and compare).
-    Exact1(HashMap<u128, u64>),
+    Exact1(OneFieldMap),
     /// `(prefix length, masked key tuple → handle)`, longest prefix first.
     Lpm { pos: usize, width: u32, by_len: Vec<(u32, KeyMap)> },
     /// The lpm field alone: `(prefix length, its mask, masked value → handle)`, longest first;
@@ -175,6 +175,44 @@ impl Hit {
     #[inline]
     pub fn data(&self) -> Option<&[u128]> {
         self.inline.get(..self.len as usize)
+    }
+}
+
+/// Entry handles by the value of a one-field key. Values that fit 64 bits (MAC and IPv4 addresses,
+/// ports: nearly every key) live in a map of `u64`s, half the size to keep in cache and one word to
+/// hash; wider ones in a map of their own.
+#[derive(Clone, Debug, Default)]
+struct OneFieldMap {
+    narrow: HashMap<u64, u64>,
+    wide: HashMap<u128, u64>,
+}
+
+impl OneFieldMap {
+    #[inline]
+    fn get(&self, key: u128) -> Option<u64> {
+        match u64::try_from(key) {
+            Ok(k) => self.narrow.get(&k).copied(),
+            Err(_) => self.wide.get(&key).copied(),
+        }
+    }
+
+    fn insert(&mut self, key: u128, handle: u64) {
+        match u64::try_from(key) {
+            Ok(k) => self.narrow.insert(k, handle),
+            Err(_) => self.wide.insert(key, handle),
+        };
+    }
+
+    fn remove(&mut self, key: u128) {
+        match u64::try_from(key) {
+            Ok(k) => self.narrow.remove(&k),
+            Err(_) => self.wide.remove(&key),
+        };
+    }
+
+    fn clear(&mut self) {
+        self.narrow.clear();
+        self.wide.clear();
     }
 }
 
@@ -467,7 +505,7 @@ impl TableState {
     /// index keyed by the value itself; 0: not known, the general index).
     pub fn with_fields(kind: IndexKind, lpm_width: u32, fields: usize) -> TableState {
         let index = match (kind, fields) {
-            (IndexKind::Exact, 1) => Index::Exact1(HashMap::default()),
+            (IndexKind::Exact, 1) => Index::Exact1(OneFieldMap::default()),
             (IndexKind::Exact, _) => Index::Exact(HashMap::default()),
             (IndexKind::Lpm(0), 1) => Index::Lpm1 { width: lpm_width, by_len: Vec::new(), trie: LpmTrie::new(lpm_width) },
             (IndexKind::Lpm(pos), _) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
@@ -499,8 +537,8 @@ impl TableState {
             }
             Index::Exact1(map) => {
                 let key = exact_key(&entry.matches).first().copied().ok_or("a key of one field has none")?;
-                if let Some(existing) = map.get(&key) {
-                    return Err(duplicate(*existing, "key"));
+                if let Some(existing) = map.get(key) {
+                    return Err(duplicate(existing, "key"));
                 }
                 map.insert(key, handle);
             }
@@ -581,7 +619,7 @@ impl TableState {
             }
             Index::Exact1(map) => {
                 if let Some(key) = exact_key(&entry.matches).first() {
-                    map.remove(key);
+                    map.remove(*key);
                 }
             }
             Index::Lpm1 { width, by_len, trie } => {
@@ -700,7 +738,7 @@ impl TableState {
     pub fn lookup(&mut self, key: &[u128]) -> Option<u64> {
         match &self.index {
             Index::Exact(map) => map.get(key).copied(),
-            Index::Exact1(map) => key.first().and_then(|k| map.get(k)).copied(),
+            Index::Exact1(map) => key.first().and_then(|k| map.get(*k)),
             Index::Lpm1 { by_len, trie, .. } => {
                 let k = key.first().copied().unwrap_or(0);
                 match trie {
@@ -747,6 +785,20 @@ mod tests {
 
     fn entry(matches: Vec<Match>, priority: i64, action: usize) -> Entry {
         Entry { matches, priority, action, args: vec![], packets: 0, bytes: 0, meter: Meter::default() }
+    }
+
+    #[test]
+    fn one_field_keys_of_any_width_are_found_refused_twice_and_removed() {
+        let mut t = TableState::with_fields(IndexKind::Exact, 0, 1);
+        let exact = |k: u128| vec![Match::Mask(k, u128::MAX)];
+        let (small, edge, wide) = (0x0200_0000_0001u128, u128::from(u64::MAX), 1u128 << 100);
+        let hs: Vec<u64> = [small, edge, wide, edge + 1].iter().map(|k| t.insert(entry(exact(*k), 0, 0)).expect("insert")).collect();
+        assert_eq!([small, edge, wide, edge + 1].map(|k| t.lookup(&[k])), [Some(hs[0]), Some(hs[1]), Some(hs[2]), Some(hs[3])]);
+        assert_eq!(t.lookup(&[wide + 1]), None);
+        assert!(t.insert(entry(exact(wide), 0, 0)).is_err(), "a wide key is refused twice");
+        assert!(t.insert(entry(exact(edge), 0, 0)).is_err(), "a 64-bit key is refused twice");
+        t.remove(hs[2]).expect("remove");
+        assert_eq!((t.lookup(&[wide]), t.lookup(&[small])), (None, Some(hs[0])));
     }
 
     #[test]

@@ -273,7 +273,7 @@ pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::Apply
 
 /// Reads the `width`-bit field starting `bit` bits into `wire` (`width` ≤ 128; the field ends at
 /// most 128 bits after the byte it starts in, which the build checks).
-#[inline]
+#[inline(always)]
 pub(crate) fn read_field(wire: &[u8], bit: usize, width: u32) -> u128 {
     let start = bit / 8;
     let shift = (bit % 8) as u32;
@@ -291,7 +291,7 @@ pub(crate) fn read_field(wire: &[u8], bit: usize, width: u32) -> u128 {
 }
 
 /// Writes the low `width` bits of `v` into the field starting `bit` bits into `wire`.
-#[inline]
+#[inline(always)]
 pub(crate) fn write_field(wire: &mut [u8], bit: usize, width: u32, v: u128) {
     let start = bit / 8;
     let shift = (bit % 8) as u32;
