@@ -118,8 +118,9 @@ enum Command {
         /// (`rtl`; one packet at a time, the model built once per program).
         #[arg(long, value_enum, default_value = "sw")]
         target: cmd::test::Target,
-        /// Software dataplane worker threads, each given whole chunks of packets; the outputs are
-        /// those of one thread, in the same order. A program with registers, meters or random
+        /// Threads running the software dataplane (the one reading and writing the captures
+        /// among them), each given whole chunks of packets; the outputs are those of one thread, in
+        /// the same order. A program with registers, meters or random
         /// numbers runs on one (it says so).
         #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
         threads: u16,

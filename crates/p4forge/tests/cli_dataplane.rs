@@ -282,6 +282,35 @@ dropped: 625
     let _ = std::fs::remove_dir_all(dir);
 }
 
+/// Enough chunks (of 4,096 packets with helper threads) that the calling thread both hands chunks
+/// to its helpers and, while they have a queue, runs chunks itself; their results must still be
+/// written in input order: every flow's packets, the drops and the three output ports as one
+/// thread leaves them.
+#[test]
+fn run_threads_2_and_3_give_the_outputs_of_one_thread_over_many_chunks() {
+    let dir = scratch("run-threads-many-chunks");
+    let t0 = 1_700_000_000_000_000_000u64;
+    let packets: Vec<TimedPacket> =
+        l2l3_frames(40_000).into_iter().enumerate().map(|(i, d)| TimedPacket { timestamp_ns: t0 + i as u64 * 37, data: d }).collect();
+    write_capture_file(&dir.join("in.pcap"), &packets).unwrap();
+    let input = format!("1={}", dir.join("in.pcap").display());
+    let program = "../../../../examples/l2l3/l2l3.p4";
+    let entries = "../../../../examples/l2l3/entries.txt";
+    let run_with = |threads: &str| run_outputs(&["--threads", threads, program, "--entries", entries, "--in", &input], &dir.join(threads));
+    let (one, one_files) = run_with("1");
+    assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+    let summary = text(&one.stdout);
+    assert!(summary.contains("dropped: 5000\n"), "{summary}");
+    assert_eq!(one_files.len(), 3, "three output ports");
+    for threads in ["2", "3"] {
+        let (many, many_files) = run_with(threads);
+        assert_eq!(many.status.code(), Some(0), "{}", text(&many.stderr));
+        assert_eq!(text(&many.stdout).replace(&format!("/{threads}/"), "/1/"), summary, "--threads {threads}: the same summary");
+        assert!(one_files == many_files, "--threads {threads}: every output capture identical, byte for byte");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn run_threads_runs_a_program_with_registers_on_one_worker_and_says_so() {
     let dir = scratch("run-threads-state");

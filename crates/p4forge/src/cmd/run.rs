@@ -33,7 +33,7 @@ pub struct RunOptions {
     pub verbose: bool,
     pub progress: p4_io::progress::ProgressArgs,
     pub target: crate::cmd::test::Target,
-    /// Software dataplane worker threads (`--threads`; 1: the calling thread does the work).
+    /// Threads running the software dataplane (`--threads`): the calling thread and N - 1 helpers.
     pub threads: usize,
     pub trace: crate::cmd::trace::TraceArgs,
 }

@@ -1,20 +1,23 @@
 //! How `p4forge run` pushes its input through the software target: in chunks through the batch
-//! interface ([`p4_dataplane::batch`]), either on the calling thread or, with `--threads N`, on N
-//! worker threads each owning a switch built from the same program and entries.
+//! interface ([`p4_dataplane::batch`]), either on the calling thread or, with `--threads N`, on the
+//! calling thread and N - 1 helper threads, each owning a switch built from the same program and
+//! entries.
 //!
-//! With workers, whole chunks go to them in turn and their results are delivered in chunk order,
-//! so what reaches the output files is in the order one thread would have produced it, every
-//! flow's packets included. That is the same *content* as one thread only when no packet's fate
-//! depends on earlier packets, and then it does not matter which switch a packet meets: a program
-//! with registers, meters or random numbers ([`p4_dataplane::Switch::cross_packet_state`]) runs on
-//! one worker (the caller says so). Chunks rather than flows are spread because the reorder costs
-//! nothing here (results are merged in input order anyway) and a flow hash would cost every worker
-//! a pass over every packet; where outputs are not reordered (live ports), flows must stay on one
-//! worker: [`p4_dataplane::rss::flow_hash`].
+//! With helpers, whole chunks go to whichever thread has room ([`Shared`]) and their results are
+//! delivered in chunk order, so what reaches the output files is in the order one thread would have
+//! produced it, every flow's packets included. That is the same *content* as one thread only when
+//! no packet's fate depends on earlier packets, and then it does not matter which switch a packet
+//! meets: a program with registers, meters or random numbers
+//! ([`p4_dataplane::Switch::cross_packet_state`]) runs on one thread (the caller says so). Chunks
+//! rather than flows are spread because the reorder costs nothing here (results are merged in input
+//! order anyway) and a flow hash would cost every thread a pass over every packet; where outputs
+//! are not reordered (live ports), flows must stay on one worker: [`p4_dataplane::rss::flow_hash`].
+//!
+//! The calling thread works on chunks too (it was a third busy thread on two cores when it only
+//! read, merged and wrote): `--threads 2` is two threads doing all the work.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::Arc;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
 use std::thread::JoinHandle;
 
 use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
@@ -22,12 +25,16 @@ use p4_dataplane::Switch;
 
 /// Input packets per chunk on the calling thread.
 pub const CHUNK: usize = 256;
-/// Input packets per chunk handed to a worker: large enough that the hand-over (two channel
-/// messages, possibly a thread wake-up) is small beside the work.
+/// Input packets per chunk when helper threads share the work: large enough that the hand-over
+/// (two channel messages, possibly a thread wake-up) is small beside the work.
 pub const WORKER_CHUNK: usize = 4096;
-/// Chunks handed to the workers and not yet written, per worker: enough to keep them busy while
-/// the calling thread reads and writes captures, few enough to bound memory.
-const IN_FLIGHT_PER_WORKER: usize = 4;
+/// Chunks a helper is given and whose results are not yet delivered: the one it works on plus
+/// enough queued that it never waits while the calling thread works on a chunk of its own. When
+/// every helper has this many, the calling thread takes the next chunk itself.
+const HELPER_QUEUE: usize = 3;
+/// Chunks not yet delivered, at most, per thread (calling thread included): bounds memory when a
+/// helper falls behind (the calling thread then waits for it).
+const PENDING_PER_THREAD: usize = 4;
 
 /// One input packet of a [`Chunk`].
 pub struct Input {
@@ -70,7 +77,15 @@ impl Chunk {
     }
 
     fn batch(&self) -> Vec<PacketIn<'_>> {
-        self.inputs.iter().map(|i| PacketIn { port: i.port, data: self.data(i), now_ns: i.now_ns }).collect()
+        self.batch_in(Vec::new())
+    }
+
+    /// The chunk's packets as a batch, in `spare`'s allocation (emptied first).
+    fn batch_in<'a>(&'a self, spare: Vec<PacketIn<'static>>) -> Vec<PacketIn<'a>> {
+        let mut batch: Vec<PacketIn<'a>> = spare;
+        batch.clear();
+        batch.extend(self.inputs.iter().map(|i| PacketIn { port: i.port, data: self.data(i), now_ns: i.now_ns }));
+        batch
     }
 }
 
@@ -96,32 +111,57 @@ pub struct Engine {
 enum Mode {
     /// On the calling thread.
     Inline { switch: Box<Switch>, out: BatchOut },
-    Workers(Workers),
+    /// On the calling thread and helper threads together.
+    Shared(Shared),
 }
 
-struct Workers {
-    /// Per worker: where its chunks go (each with an output buffer to reuse) and where its results
-    /// come from.
-    to: Vec<SyncSender<(Arc<Chunk>, BatchOut)>>,
-    from: Vec<Receiver<BatchOut>>,
-    handles: Vec<JoinHandle<Switch>>,
-    /// Chunks sent and not yet delivered, oldest first, with the worker each went to.
-    pending: VecDeque<(Arc<Chunk>, usize)>,
-    /// The worker the next chunk goes to.
-    next: usize,
+/// The calling thread and its helpers sharing the chunks. The calling thread also reads the input
+/// and writes the outputs, so it cannot take a fixed share: it hands a chunk to a helper while
+/// that helper has fewer than [`HELPER_QUEUE`] undelivered, and otherwise runs the chunk itself.
+/// Busy helpers thus get as much as they can take and the calling thread the rest, whatever the
+/// cost of reading and writing beside the dataplane, and whatever else the machine is running.
+struct Shared {
+    /// The calling thread's own switch.
+    own: Box<Switch>,
+    helpers: Vec<Helper>,
+    /// Chunks not yet delivered, oldest first.
+    pending: VecDeque<Pending>,
     /// Output buffers of delivered results, grown to a chunk's size, handed out again with chunks
-    /// (so workers do not allocate and grow a new one per chunk).
+    /// (so no thread allocates and grows a new one per chunk).
     spare: Vec<BatchOut>,
+    /// The calling thread's batch buffer, kept between chunks.
+    batch: Vec<PacketIn<'static>>,
+}
+
+/// A helper thread with its own switch.
+struct Helper {
+    /// Where its chunks go, each with an output buffer to fill.
+    to: SyncSender<(Chunk, BatchOut)>,
+    /// Where they come back, with their results, in the order they went.
+    from: Receiver<(Chunk, BatchOut)>,
+    handle: JoinHandle<Switch>,
+    /// Chunks given to it whose results are not delivered yet.
+    undelivered: usize,
+}
+
+/// A chunk not yet delivered.
+enum Pending {
+    /// Given to a helper (by index); its result comes from that helper.
+    Helper(usize),
+    /// Run by the calling thread; its result is here.
+    Done(Chunk, BatchOut),
 }
 
 impl Engine {
-    /// One switch on the calling thread for one switch; worker threads for several.
+    /// One switch on the calling thread for one switch; for several, the calling thread with the
+    /// first and a helper thread for each of the others.
     pub fn new(mut switches: Vec<Switch>) -> Engine {
-        let mode = if switches.len() <= 1 {
-            let switch = Box::new(switches.pop().expect("at least one switch"));
-            Mode::Inline { switch, out: BatchOut::default() }
+        assert!(!switches.is_empty(), "an engine needs a switch");
+        let own = Box::new(switches.remove(0));
+        let mode = if switches.is_empty() {
+            Mode::Inline { switch: own, out: BatchOut::default() }
         } else {
-            Mode::Workers(Workers::start(switches))
+            Mode::Shared(Shared::start(own, switches))
         };
         Engine { mode, drops: DropCounts::default(), spent: Vec::new() }
     }
@@ -142,7 +182,7 @@ impl Engine {
     pub fn chunk_size(&self) -> usize {
         match self.mode {
             Mode::Inline { .. } => CHUNK,
-            Mode::Workers(_) => WORKER_CHUNK,
+            Mode::Shared(_) => WORKER_CHUNK,
         }
     }
 
@@ -156,80 +196,133 @@ impl Engine {
                 self.spent.push(chunk);
                 delivered
             }
-            Mode::Workers(workers) => {
-                let chunk = Arc::new(chunk);
-                let worker = workers.next;
-                workers.next = (worker + 1) % workers.to.len();
-                // A worker gone means it panicked; `merge_oldest` and `finish` report it.
-                let out = workers.spare.pop().unwrap_or_default();
-                let _ = workers.to[worker].send((chunk.clone(), out));
-                workers.pending.push_back((chunk, worker));
-                if workers.pending.len() >= IN_FLIGHT_PER_WORKER * workers.to.len() {
-                    if let Some(chunk) = workers.merge_oldest(&mut self.drops, sink)? {
-                        self.spent.push(chunk);
-                    }
+            Mode::Shared(shared) => {
+                shared.dispatch(chunk);
+                shared.deliver_ready(&mut self.drops, sink, &mut self.spent)?;
+                while shared.pending.len() >= PENDING_PER_THREAD * (shared.helpers.len() + 1) {
+                    shared.deliver_oldest(&mut self.drops, sink, &mut self.spent)?;
                 }
                 Ok(())
             }
         }
     }
 
-    /// Delivers every pending result and stops the workers. Returns the drop counts by their text
+    /// Delivers every pending result and stops the helpers. Returns the drop counts by their text
     /// (`mark_to_drop in MyIngress`).
     pub fn finish(self, sink: &mut dyn Sink) -> crate::error::CliResult<Vec<(String, u64)>> {
-        let Engine { mode, mut drops, .. } = self;
+        let Engine { mode, mut drops, mut spent } = self;
         let switch = match mode {
-            Mode::Inline { switch, .. } => *switch,
-            Mode::Workers(mut workers) => {
-                while !workers.pending.is_empty() {
-                    workers.merge_oldest(&mut drops, sink)?;
+            Mode::Inline { switch, .. } => switch,
+            Mode::Shared(mut shared) => {
+                while !shared.pending.is_empty() {
+                    shared.deliver_oldest(&mut drops, sink, &mut spent)?;
                 }
-                workers.stop()?
+                shared.stop()?
             }
         };
         Ok(drops.into_counts().into_iter().map(|(reason, n)| (switch.drop_text(&reason), n)).collect())
     }
 }
 
-impl Workers {
-    fn start(switches: Vec<Switch>) -> Workers {
-        let mut workers = Workers { to: Vec::new(), from: Vec::new(), handles: Vec::new(), pending: VecDeque::new(), next: 0, spare: Vec::new() };
-        for switch in switches {
-            let (to, chunks) = sync_channel(IN_FLIGHT_PER_WORKER);
-            let (results, from) = sync_channel(IN_FLIGHT_PER_WORKER);
-            workers.to.push(to);
-            workers.from.push(from);
-            workers.handles.push(std::thread::spawn(move || work(switch, chunks, results)));
-        }
-        workers
+impl Shared {
+    fn start(own: Box<Switch>, switches: Vec<Switch>) -> Shared {
+        let helpers = switches
+            .into_iter()
+            .map(|switch| {
+                // Room for every chunk a helper can have, both ways: neither side ever blocks on a
+                // send (the calling thread waits only in `deliver_oldest`).
+                let (to, chunks) = sync_channel(HELPER_QUEUE);
+                let (results, from) = sync_channel(HELPER_QUEUE);
+                let handle = std::thread::spawn(move || help(switch, chunks, results));
+                Helper { to, from, handle, undelivered: 0 }
+            })
+            .collect();
+        Shared { own, helpers, pending: VecDeque::new(), spare: Vec::new(), batch: Vec::new() }
     }
 
-    /// Waits for the result of the oldest pending chunk and delivers it; returns the chunk when
-    /// the worker no longer holds it (to be filled again).
-    fn merge_oldest(&mut self, drops: &mut DropCounts, sink: &mut dyn Sink) -> crate::error::CliResult<Option<Chunk>> {
-        let Some((chunk, worker)) = self.pending.pop_front() else { return Ok(None) };
-        match self.from[worker].recv() {
-            Ok(mut result) => {
-                deliver(&chunk, &mut result, drops, sink)?;
-                self.spare.push(result);
-                Ok(Arc::try_unwrap(chunk).ok())
-            }
-            Err(_) => Err(crate::error::CliError::failed("a dataplane worker thread stopped unexpectedly".to_string())),
+    /// Gives `chunk` to the least loaded helper if it has room, or else runs it here.
+    fn dispatch(&mut self, chunk: Chunk) {
+        let out = self.spare.pop().unwrap_or_default();
+        let least_loaded = (0..self.helpers.len()).min_by_key(|&h| self.helpers[h].undelivered);
+        if let Some(h) = least_loaded.filter(|&h| self.helpers[h].undelivered < HELPER_QUEUE) {
+            let helper = &mut self.helpers[h];
+            // A helper gone means it panicked; if so the chunk is lost, and `deliver_oldest`
+            // reports it when its turn comes.
+            let _ = helper.to.send((chunk, out));
+            helper.undelivered += 1;
+            self.pending.push_back(Pending::Helper(h));
+        } else {
+            let mut out = out;
+            let batch = chunk.batch_in(std::mem::take(&mut self.batch));
+            self.own.process_batch(&batch, &mut out);
+            self.batch = forget_borrows(batch);
+            self.pending.push_back(Pending::Done(chunk, out));
         }
     }
 
-    /// Closes the chunk channels, joins the workers and returns one of their switches.
-    fn stop(self) -> crate::error::CliResult<Switch> {
-        drop(self.to);
-        let mut first = None;
-        for handle in self.handles {
-            match handle.join() {
-                Ok(switch) => first = first.or(Some(switch)),
-                Err(_) => return Err(crate::error::CliError::failed("a dataplane worker thread panicked".to_string())),
+    /// Delivers the oldest pending chunks whose results are there, without waiting.
+    fn deliver_ready(&mut self, drops: &mut DropCounts, sink: &mut dyn Sink, spent: &mut Vec<Chunk>) -> crate::error::CliResult<()> {
+        loop {
+            let ready = match self.pending.front() {
+                None => return Ok(()),
+                Some(Pending::Done(..)) => None,
+                Some(Pending::Helper(h)) => match self.helpers[*h].from.try_recv() {
+                    Ok(result) => Some(result),
+                    Err(TryRecvError::Empty) => return Ok(()),
+                    Err(TryRecvError::Disconnected) => return Err(helper_stopped()),
+                },
+            };
+            self.deliver_front(ready, drops, sink, spent)?;
+        }
+    }
+
+    /// Waits for the result of the oldest pending chunk and delivers it.
+    fn deliver_oldest(&mut self, drops: &mut DropCounts, sink: &mut dyn Sink, spent: &mut Vec<Chunk>) -> crate::error::CliResult<()> {
+        let ready = match self.pending.front() {
+            None => return Ok(()),
+            Some(Pending::Done(..)) => None,
+            Some(Pending::Helper(h)) => Some(self.helpers[*h].from.recv().map_err(|_| helper_stopped())?),
+        };
+        self.deliver_front(ready, drops, sink, spent)
+    }
+
+    /// Delivers the oldest pending chunk: `from_helper` is its result when a helper ran it. The
+    /// chunk goes to `spent`, its output buffer to `spare`.
+    fn deliver_front(
+        &mut self,
+        from_helper: Option<(Chunk, BatchOut)>,
+        drops: &mut DropCounts,
+        sink: &mut dyn Sink,
+        spent: &mut Vec<Chunk>,
+    ) -> crate::error::CliResult<()> {
+        let (chunk, mut out) = match (self.pending.pop_front(), from_helper) {
+            (Some(Pending::Done(chunk, out)), _) => (chunk, out),
+            (Some(Pending::Helper(h)), Some(result)) => {
+                self.helpers[h].undelivered -= 1;
+                result
+            }
+            _ => return Ok(()),
+        };
+        let delivered = deliver(&chunk, &mut out, drops, sink);
+        spent.push(chunk);
+        self.spare.push(out);
+        delivered
+    }
+
+    /// Closes the helpers' channels, joins them and returns the calling thread's switch.
+    fn stop(self) -> crate::error::CliResult<Box<Switch>> {
+        for helper in self.helpers {
+            drop(helper.to);
+            if helper.handle.join().is_err() {
+                return Err(crate::error::CliError::failed("a dataplane worker thread panicked".to_string()));
             }
         }
-        first.ok_or_else(|| crate::error::CliError::failed("no dataplane worker".to_string()))
+        Ok(self.own)
     }
+}
+
+fn helper_stopped() -> crate::error::CliError {
+    crate::error::CliError::failed("a dataplane worker thread stopped unexpectedly".to_string())
 }
 
 /// Drop counts by reason. Drops come in runs of one reason (a program drops most of what it drops
@@ -263,17 +356,26 @@ impl DropCounts {
     }
 }
 
-/// A worker: processes each chunk it is given and returns what it produced.
-fn work(mut switch: Switch, chunks: Receiver<(Arc<Chunk>, BatchOut)>, results: SyncSender<BatchOut>) -> Switch {
+/// A helper thread: runs each chunk it is given and sends it back with what it produced.
+fn help(mut switch: Switch, chunks: Receiver<(Chunk, BatchOut)>, results: SyncSender<(Chunk, BatchOut)>) -> Switch {
+    let mut spare_batch = Vec::new();
     while let Ok((chunk, mut out)) = chunks.recv() {
-        switch.process_batch(&chunk.batch(), &mut out);
-        // Let go of the chunk before its result is sent, so the calling thread gets it back whole.
-        drop(chunk);
-        if results.send(out).is_err() {
+        let batch = chunk.batch_in(spare_batch);
+        switch.process_batch(&batch, &mut out);
+        spare_batch = forget_borrows(batch);
+        if results.send((chunk, out)).is_err() {
             break;
         }
     }
     switch
+}
+
+/// An empty batch buffer with `batch`'s allocation and no borrow, to be kept between chunks.
+fn forget_borrows(mut batch: Vec<PacketIn<'_>>) -> Vec<PacketIn<'static>> {
+    batch.clear();
+    // Empty, so nothing is mapped: the collect only changes the lifetime in the type, and reuses
+    // the allocation (same element layout).
+    batch.into_iter().map(|_| unreachable!("the batch is empty")).collect()
 }
 
 /// Hands what one chunk produced to `sink`, input by input (the records are in input order), and
