@@ -708,19 +708,24 @@ impl Switch {
                 let reason = self.drop_reason();
                 res.push_drop(reason);
             }
-            Err(Stopped::HandedOver { aborted }) => {
-                // Headers are in the frame now: the closure executor's traffic manager, egress
-                // and deparser take the packet from here.
-                let mut jobs = std::mem::take(&mut self.jobs);
-                self.traffic_manager::<false>(packet.data, packet.port, aborted, 0, res, &mut jobs);
-                self.run_jobs::<false>(jobs, res);
-            }
+            Err(Stopped::HandedOver { aborted }) => self.take_over(packet, aborted, res),
         }
         // Log lines and digests of bridged externs.
         if !self.ctx.log.is_empty() {
             let input = res.input;
             res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
         }
+    }
+
+    /// The closure executor's traffic manager, egress and deparser take a packet the wire-format
+    /// executor handed over with its headers in the frame. Kept out of line, so the wire-format
+    /// path it branches from stays small.
+    #[inline(never)]
+    #[cold]
+    fn take_over(&mut self, packet: &PacketIn<'_>, aborted: bool, res: &mut BatchOut) {
+        let mut jobs = std::mem::take(&mut self.jobs);
+        self.traffic_manager::<false>(packet.data, packet.port, aborted, 0, res, &mut jobs);
+        self.run_jobs::<false>(jobs, res);
     }
 
     /// One packet of a batch.

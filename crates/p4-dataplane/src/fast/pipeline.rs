@@ -33,12 +33,10 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
     if let (Err(e), Some(s)) = (run_parser(p, c), plan.error_field) {
         c.set(s, u128::from(e));
     }
-    // An assert that failed in the parser stops the packet before the controls.
-    let aborted = c.fx.aborted.is_some() || run_stage(f, p, c, &plan.ingress);
     if f.hands_over {
-        super::bridge::all_to_frame(&f.frame_headers, c);
-        return Err(Stopped::HandedOver { aborted });
+        return Err(ingress_then_hand_over(f, p, c));
     }
+    run_stage(f, p, c, &plan.ingress);
     if marked_to_drop(plan, c) {
         return Err(Stopped::Marked);
     }
@@ -74,18 +72,34 @@ fn arrive(plan: &PacketPlan, meta: &PipelineMeta, c: &mut Ctx, data: &[u8], port
 }
 
 /// Runs the control bodies of one stage in order (an `exit` ends only its own control, as in the
-/// closure executor's pipeline); `true`: an assert stopped the packet (only in code that hands
-/// over, where asserts are bridged).
+/// closure executor's pipeline). Nothing here stops a packet: asserts are bridged only in
+/// programs that hand over ([`ingress_then_hand_over`]).
 #[inline]
-fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
+fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) {
     for &ctl in stage {
         if let Some(Some(body)) = f.controls.get(ctl) {
-            if body(p, c) == Flow::Abort {
-                return true;
-            }
+            body(p, c);
         }
     }
-    false
+}
+
+/// The ingress of a program that hands over: the controls up to one an assert stops (one that
+/// failed in the parser stops the packet before them), then every header copied into the frame
+/// for the closure executor. Out of line, so the path of the other programs stays small.
+#[inline(never)]
+#[cold]
+fn ingress_then_hand_over(f: &FastProg, p: &Prog, c: &mut Ctx) -> Stopped {
+    let mut aborted = c.fx.aborted.is_some();
+    for &ctl in &f.plan.ingress {
+        if aborted {
+            break;
+        }
+        if let Some(Some(body)) = f.controls.get(ctl) {
+            aborted = body(p, c) == Flow::Abort;
+        }
+    }
+    super::bridge::all_to_frame(&f.frame_headers, c);
+    Stopped::HandedOver { aborted }
 }
 
 #[inline]
