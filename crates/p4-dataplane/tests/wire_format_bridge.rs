@@ -67,7 +67,9 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
     let batch: Vec<PacketIn> = frames.iter().map(|f| PacketIn { port: 1, data: f, now_ns: 0 }).collect();
     let mut out = BatchOut::default();
     sw.process_batch(&batch, &mut out);
-    out.packets.iter().map(|p| (p.input, p.port, out.data(p).to_vec())).collect()
+    let mut seen: Vec<(u32, u32, Vec<u8>)> = out.packets.iter().map(|p| (p.input, p.port, out.data(p).to_vec())).collect();
+    seen.extend(out.drops.iter().map(|d| (d.input, u32::MAX, sw.drop_text(&d.reason).into_bytes())));
+    seen
 }
 
 fn state(sw: &mut Switch) -> Vec<(String, u64, u64)> {
@@ -98,10 +100,18 @@ fn bridged_externs_read_and_write_headers_in_place() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
     #[test]
-    fn both_executors_agree_on_packets_registers_and_counters(packets in proptest::collection::vec((any::<bool>(), any::<u32>(), any::<u16>()), 1..80)) {
+    fn both_executors_agree_on_packets_registers_and_counters(packets in proptest::collection::vec((any::<bool>(), any::<u32>(), any::<u16>(), 0usize..80), 1..80)) {
         let (mut wire, mut closures) = (switch(), switch());
         closures.use_wire_format(false);
-        let frames: Vec<Vec<u8>> = packets.iter().map(|&(h, a, c)| frame(h, a, c)).collect();
+        // Frames cut anywhere too: h cut short is a parser error, and ingress then sees it invalid.
+        let frames: Vec<Vec<u8>> = packets
+            .iter()
+            .map(|&(h, a, c, len)| {
+                let mut f = frame(h, a, c);
+                f.truncate(len);
+                f
+            })
+            .collect();
         prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
         prop_assert_eq!(state(&mut wire), state(&mut closures));
     }
