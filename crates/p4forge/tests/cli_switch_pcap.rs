@@ -23,6 +23,11 @@ fn p4forge_in(dir: &Path, args: &[&str]) -> Output {
         .expect("the p4forge binary runs")
 }
 
+/// `p4forge switch` on l2l3 with `in.pcap` into port 1 and only port 2 written, to `o2.pcap`.
+fn in_to_port_2<'a>(program: &'a str, entries: &'a str) -> [&'a str; 8] {
+    ["switch", program, "--entries", entries, "--port", "1=pcap-in:in.pcap", "--port", "2=pcap-out:o2.pcap"]
+}
+
 /// `p4forge switch` on l2l3 with `in.pcap` into port 1 and ports 1 and 2 written to `o1.pcap`
 /// and `o2.pcap`.
 fn l2l3_switch<'a>(program: &'a str, entries: &'a str) -> [&'a str; 10] {
@@ -355,16 +360,7 @@ fn a_closed_stdout_is_reported_after_the_outputs_are_written() {
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
     let out = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .args([
-            "switch",
-            &program,
-            "--entries",
-            &entries,
-            "--port",
-            "1=pcap-in:in.pcap",
-            "--port",
-            "2=pcap-out:o2.pcap",
-        ])
+        .args(in_to_port_2(&program, &entries))
         .current_dir(&dir)
         .stdin(Stdio::null())
         .stdout(writer)
@@ -385,7 +381,7 @@ fn a_closed_stdout_is_reported_after_the_outputs_are_written() {
 /// more than, since no socket is opened. Skipped without root or `setpriv`.
 #[test]
 fn capture_ports_need_no_privileges() {
-    let root_user = Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let root_user = is_root();
     let setpriv = Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success());
     if !root_user || !setpriv {
         eprintln!("skipped: needs root and setpriv to become an unprivileged user");
@@ -400,16 +396,7 @@ fn capture_ports_need_no_privileges() {
     mode(&dir.join("in.pcap"), 0o644);
     let out = Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_p4forge")])
-        .args([
-            "switch",
-            &program,
-            "--entries",
-            &entries,
-            "--port",
-            "1=pcap-in:in.pcap",
-            "--port",
-            "2=pcap-out:o2.pcap",
-        ])
+        .args(in_to_port_2(&program, &entries))
         .current_dir(&dir)
         .stdin(Stdio::null())
         .output()
