@@ -432,6 +432,14 @@ impl Intrinsic {
         self.slots[role as usize]
     }
 
+    /// The largest port number the port fields hold (`u32::MAX` when the program has none).
+    pub fn max_port(&self) -> u32 {
+        match self.port_width {
+            0 => u32::MAX,
+            width => u32::try_from(crate::bits::mask(width)).unwrap_or(u32::MAX),
+        }
+    }
+
     pub fn set_slot(&mut self, role: MetaRole, slot: usize) {
         self.slots[role as usize] = Some(slot);
     }
@@ -448,10 +456,15 @@ pub(crate) struct PipelineMeta {
     departure: [Option<usize>; 6],
 }
 
+// `PipelineMeta::INSTANCE` names the instance type's place in the arrival list (checked when built).
+const _: () = assert!(matches!(PipelineMeta::ARRIVAL[PipelineMeta::INSTANCE], MetaRole::InstanceType));
+
 impl PipelineMeta {
     /// Set when a packet arrives: the values of [`PipelineMeta::arrive`], in order.
     const ARRIVAL: [MetaRole; 4] = [MetaRole::IngressPort, MetaRole::PacketLength, MetaRole::InstanceType, MetaRole::IngressTimestamp];
     /// Set when a copy departs: the values of [`PipelineMeta::depart`], in order.
+    /// Where [`MetaRole::InstanceType`] is in [`PipelineMeta::ARRIVAL`].
+    const INSTANCE: usize = 2;
     const DEPARTURE: [MetaRole; 6] =
         [MetaRole::EgressPort, MetaRole::EgressSpec, MetaRole::EgressRid, MetaRole::EgressTimestamp, MetaRole::EnqTimestamp, MetaRole::DeqTimedelta];
 
@@ -486,7 +499,7 @@ impl PipelineMeta {
 
     /// The field a copy's own instance type goes to.
     pub(crate) fn instance_field(&self) -> Option<usize> {
-        self.arrival[2]
+        self.arrival[Self::INSTANCE]
     }
 }
 

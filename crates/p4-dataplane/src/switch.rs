@@ -9,7 +9,6 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
-use crate::bits::mask;
 use crate::cells::Cells;
 use crate::compile::{build_prog, run_control, run_parser};
 use crate::batch::{BatchOut, DropReason, PacketIn};
@@ -785,10 +784,7 @@ impl PacketIo for Switch {
     }
 
     fn max_port(&self) -> u32 {
-        match self.prog.intrinsic.port_width {
-            0 => u32::MAX,
-            width => u32::try_from(mask(width)).unwrap_or(u32::MAX),
-        }
+        self.prog.intrinsic.max_port()
     }
 }
 

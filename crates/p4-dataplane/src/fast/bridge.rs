@@ -155,12 +155,18 @@ pub(super) struct Bridged<T> {
     pub needs_traffic_manager: bool,
 }
 
+/// What bridging `call` needs: the headers to copy around it, and whether it needs the closure
+/// executor's traffic manager; `why` if it is not one a bridge may run.
+fn prepare(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, why: crate::DataplaneError) -> R<(Vec<FrameHeader>, bool)> {
+    let Some(tm) = p4_arch::of(cx.ir).and_then(|arch| bridgeable(cx.ir, arch, call)) else { return Err(why) };
+    let needs_traffic_manager = tm || writes_group(cx, b, call)?;
+    Ok((headers_of(cx, places, b, call)?, needs_traffic_manager))
+}
+
 /// `call` as a statement run by the closure executor's code, or `why` if it is not one a bridge
 /// may run.
 pub(super) fn call(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, why: crate::DataplaneError) -> R<Bridged<Run>> {
-    let Some(tm) = p4_arch::of(cx.ir).and_then(|arch| bridgeable(cx.ir, arch, call)) else { return Err(why) };
-    let needs_traffic_manager = tm || writes_group(cx, b, call)?;
-    let headers = headers_of(cx, places, b, call)?;
+    let (headers, needs_traffic_manager) = prepare(cx, places, b, call, why)?;
     let run = cx.call_stmt(b, call)?;
     let code: Run = Box::new(move |p, c| {
         to_frame(&headers, c);
@@ -175,9 +181,7 @@ pub(super) fn call(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &
 /// a bridge may run.
 pub(super) fn value(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Expr, why: crate::DataplaneError) -> R<Bridged<Ev>> {
     let ExprKind::Call(call) = &e.kind else { return Err(why) };
-    let Some(tm) = p4_arch::of(cx.ir).and_then(|arch| bridgeable(cx.ir, arch, call)) else { return Err(why) };
-    let needs_traffic_manager = tm || writes_group(cx, b, call)?;
-    let headers = headers_of(cx, places, b, call)?;
+    let (headers, needs_traffic_manager) = prepare(cx, places, b, call, why)?;
     let ev = cx.scalar(b, e)?;
     let code: Ev = std::sync::Arc::new(move |p, c| {
         to_frame(&headers, c);
@@ -188,13 +192,9 @@ pub(super) fn value(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Ex
     Ok(Bridged { code, needs_traffic_manager })
 }
 
-/// Copies every header into its frame slots (a packet handed over to the closure executor).
-pub(super) fn all_to_frame(headers: &[FrameHeader], c: &mut Ctx) {
-    to_frame(headers, c);
-}
-
-/// Copies `headers` from the wire buffer into their frame slots.
-fn to_frame(headers: &[FrameHeader], c: &mut Ctx) {
+/// Copies `headers` from the wire buffer into their frame slots (around a bridged call, and every
+/// header of a packet handed over to the closure executor).
+pub(super) fn to_frame(headers: &[FrameHeader], c: &mut Ctx) {
     for h in headers {
         c.set(h.valid, u128::from(c.wire_valid >> h.region.index & 1));
         for &(slot, bit, width) in &h.fields {

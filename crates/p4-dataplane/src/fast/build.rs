@@ -42,20 +42,10 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     // Egress and deparser run here only for a program that does not hand over; one this executor
     // cannot compile is left to the closure executor the same way.
     if !fc.hands_over {
-        let mut after: Vec<Option<Run>> = Vec::new();
-        for &i in prog.pipeline.egress.iter().chain(&prog.pipeline.deparse) {
-            match fc.control(i) {
-                Ok(body) => after.push(body),
-                Err(_) => {
-                    fc.hands_over = true;
-                    break;
-                }
-            }
-        }
-        if !fc.hands_over {
-            for (&i, body) in prog.pipeline.egress.iter().chain(&prog.pipeline.deparse).zip(after) {
-                controls[i] = body;
-            }
+        let after: R<Vec<(usize, Option<Run>)>> = prog.pipeline.egress.iter().chain(&prog.pipeline.deparse).map(|&i| Ok((i, fc.control(i)?))).collect();
+        match after {
+            Ok(bodies) => bodies.into_iter().for_each(|(i, body)| controls[i] = body),
+            Err(_) => fc.hands_over = true,
         }
     }
     // Code bridged to the closure executor may have taken frame slots for its temporaries.
@@ -78,10 +68,7 @@ fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>], frame_len
         out_port_field: meta.slot(MetaRole::EgressSpec),
         drop_marker: meta.slot(marker).map(|s| (s, meta.drop_value)),
         normal_instance: u128::from(prog.arch.instance_value(p4_arch::PacketInstance::Normal)),
-        max_port: match meta.port_width {
-            0 => u32::MAX,
-            width => u32::try_from(mask(width)).unwrap_or(u32::MAX),
-        },
+        max_port: meta.max_port(),
     }
 }
 

@@ -98,7 +98,7 @@ fn ingress_then_hand_over(f: &FastProg, p: &Prog, c: &mut Ctx) -> Stopped {
             aborted = body(p, c) == Flow::Abort;
         }
     }
-    super::bridge::all_to_frame(&f.frame_headers, c);
+    super::bridge::to_frame(&f.frame_headers, c);
     Stopped::HandedOver { aborted }
 }
 
