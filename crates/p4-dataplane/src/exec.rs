@@ -109,6 +109,9 @@ pub struct Ctx {
     /// Where the wire-format executor's deparser appends: the batch's output buffer, lent for the
     /// deparser's run (empty otherwise).
     pub wire_out: Vec<u8>,
+    /// The wire-format executor runs its generated machine code where the program has it
+    /// ([`crate::fast`]'s `jit`); off: its closures (the reference in comparisons).
+    pub jit: bool,
 }
 
 impl Ctx {

@@ -154,6 +154,7 @@ impl Switch {
             wire: vec![0; wire_len],
             wire_valid: 0,
             wire_out: Vec::new(),
+            jit: true,
         };
         let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true };
         sw.install_program_entries()?;
@@ -681,6 +682,21 @@ impl Switch {
     /// asserts, which only the closure executor's traffic manager carries out).
     pub fn hands_over(&self) -> bool {
         self.prog.fast.as_ref().is_some_and(|f| f.hands_over)
+    }
+
+    /// Which blocks of the program the wire-format executor runs as generated machine code, and
+    /// why any other did not become machine code (`None`: no machine code, e.g. the program
+    /// is not run by the wire-format executor).
+    pub fn machine_code(&self) -> Option<&str> {
+        Some(self.prog.fast.as_ref()?.jit.as_ref()?.summary.as_str())
+    }
+
+    /// Runs the wire-format executor's generated machine code where the program has it (the
+    /// default), or its closures (the reference, for comparisons); returns whether machine code
+    /// now runs.
+    pub fn use_machine_code(&mut self, on: bool) -> bool {
+        self.ctx.jit = on;
+        on && self.machine_code().is_some()
     }
 
     /// Why the wire-format executor cannot run this program (`None`: it can).

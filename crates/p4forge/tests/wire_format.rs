@@ -1,7 +1,8 @@
 //! Which programs of the STF suite the wire-format executor runs (`p4_dataplane::Switch::executor`),
 //! and why it leaves the others to the closure executor. The STF suite (`stf_suite.rs`) checks the
 //! packets of every one of them; this test keeps the list in `tests/golden/wire_format.txt` so a
-//! change in what the wire-format executor takes shows in review (`BLESS=1` rewrites it).
+//! change in what the wire-format executor takes shows in review (`BLESS=1` rewrites it), with the
+//! blocks it runs as generated machine code (`Switch::machine_code`).
 
 use std::path::{Path, PathBuf};
 
@@ -41,11 +42,11 @@ fn wire_format_programs() {
                         None if sw.hands_over() => {
                             taken += 1;
                             handing_over += 1;
-                            format!("{name}: wire-format, the closure executor from the traffic manager on")
+                            format!("{name}: wire-format, the closure executor from the traffic manager on; machine code: {}", sw.machine_code().unwrap_or("none"))
                         }
                         None => {
                             taken += 1;
-                            format!("{name}: wire-format")
+                            format!("{name}: wire-format; machine code: {}", sw.machine_code().unwrap_or("none"))
                         }
                         Some(why) => format!("{name}: closures ({why})"),
                     }

@@ -48,10 +48,20 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
             Err(_) => fc.hands_over = true,
         }
     }
+    // The same blocks as machine code, where the machine takes it.
+    let compiled: Vec<usize> = controls.iter().enumerate().filter(|(_, c)| c.is_some()).map(|(i, _)| i).collect();
+    let jit = super::jit::compile(&mut fc, prog.pipeline.parser, &compiled);
+    if let Some(j) = &jit {
+        for (i, body) in controls.iter_mut().enumerate() {
+            if let (Some(code), Some(closures)) = (j.controls.get(i).copied().flatten(), body.take()) {
+                *body = Some(super::jit::control_body(code, closures));
+            }
+        }
+    }
     // Code bridged to the closure executor may have taken frame slots for its temporaries.
     let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
     let frame_headers = fc.places.frame_headers(None);
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, frame_headers })
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, frame_headers, jit })
 }
 
 /// The per-packet work around the blocks of `prog`, resolved once.
@@ -72,11 +82,11 @@ fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>], frame_len
     }
 }
 
-struct FastCompiler<'c, 'a> {
-    cx: &'c mut Compiler<'a>,
+pub(super) struct FastCompiler<'c, 'a> {
+    pub(super) cx: &'c mut Compiler<'a>,
     places: Places,
     actions: Vec<Option<Run>>,
-    tables: Vec<Option<FastTable>>,
+    pub(super) tables: Vec<Option<FastTable>>,
     /// Frame slots some compiled statement assigns.
     written: Vec<usize>,
     /// Something compiled needs the closure executor's traffic manager ([`FastProg::hands_over`]).
@@ -131,7 +141,7 @@ fn seq(mut runs: Vec<Run>) -> Run {
 }
 
 impl FastCompiler<'_, '_> {
-    fn place(&mut self, b: &BlockRef, e: &Expr) -> R<Place> {
+    pub(super) fn place(&mut self, b: &BlockRef, e: &Expr) -> R<Place> {
         self.places.place(self.cx, b, e)
     }
 
@@ -148,7 +158,7 @@ impl FastCompiler<'_, '_> {
         Ok(self.val(b, e)?.into_ev())
     }
 
-    fn val(&mut self, b: &BlockRef, e: &Expr) -> R<Val> {
+    pub(super) fn val(&mut self, b: &BlockRef, e: &Expr) -> R<Val> {
         self.val_at(b, e).map_err(|error| error.at(e.span))
     }
 
@@ -333,7 +343,7 @@ impl FastCompiler<'_, '_> {
         Ok(Step::Run(self.stmt(b, s)?))
     }
 
-    fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
+    pub(super) fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
         Ok(match s {
             Stmt::VarInit { var, init, span } => {
                 let slot = self.cx.var_slot(b, *var)?;
@@ -721,7 +731,7 @@ impl FastCompiler<'_, '_> {
     }
 
     /// Compiles table `t` (its key and actions) once.
-    fn table(&mut self, t: usize) -> R<()> {
+    pub(super) fn table(&mut self, t: usize) -> R<()> {
         if self.tables.get(t).is_some_and(Option::is_some) {
             return Ok(());
         }

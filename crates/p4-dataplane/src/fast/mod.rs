@@ -21,6 +21,7 @@
 
 mod bridge;
 mod build;
+mod jit;
 mod pipeline;
 mod places;
 
@@ -139,6 +140,9 @@ pub(crate) struct FastProg {
     pub hands_over: bool,
     /// Every placed header with its frame slots (what a hand-over copies).
     pub frame_headers: Vec<places::FrameHeader>,
+    /// The parser and control bodies as machine code ([`jit`]), where they compiled; run when
+    /// `Ctx::jit` is on.
+    pub jit: Option<jit::JitProg>,
 }
 
 /// The per-packet work around the program's blocks, resolved once: which frame slots a packet
@@ -178,6 +182,9 @@ impl FastProg {
 #[inline(never)]
 pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
     let f = FastProg::of(p);
+    if let (true, Some(code)) = (c.jit, f.jit.as_ref().and_then(|j| j.parser)) {
+        return jit::run_parser(code, p, c);
+    }
     if let Flow::Reject(e) = (f.parser_init)(p, c) {
         return Err(e);
     }
@@ -211,9 +218,26 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
 
 /// Applies table `t` with this executor's key and actions.
 pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
-    let f = FastProg::of(p);
     let none = crate::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
-    let (Some(Some(ft)), Some(tp)) = (f.tables.get(t), p.tables.get(t)) else { return none };
+    let Some((hit, act)) = choose_entry(p, c, t) else { return none };
+    let f = FastProg::of(p);
+    let Some(ta) = f.tables.get(t).and_then(Option::as_ref).and_then(|ft| ft.actions.get(act)) else {
+        return crate::exec::ApplyOutcome { hit, ..none };
+    };
+    let flow = match f.actions.get(ta.action) {
+        Some(Some(body)) => body(p, c),
+        _ => Flow::Next,
+    };
+    crate::exec::ApplyOutcome { hit, action: ta.action, flow }
+}
+
+/// Looks table `t` up with this executor's key, puts the chosen entry's (or the default's) data
+/// into its action's parameters, and returns whether it hit and the index of that action in the
+/// table's action list; `None`: the table runs no action.
+#[inline]
+pub(crate) fn choose_entry(p: &Prog, c: &mut Ctx, t: usize) -> Option<(bool, usize)> {
+    let f = FastProg::of(p);
+    let (Some(Some(ft)), Some(tp)) = (f.tables.get(t), p.tables.get(t)) else { return None };
     // A key of one field (most tables) stays in a register, not in a key buffer.
     let one: [u128; 1];
     let mut many;
@@ -230,11 +254,11 @@ pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::Apply
             many.as_slice()
         }
     };
-    let (hit, act) = if tp.per_entry.is_empty() && tp.entry_meter.is_none() {
+    if tp.per_entry.is_empty() && tp.entry_meter.is_none() {
         // No direct counter or meter reads the hit: the entry's data go straight from the table
         // to the action's parameters.
         let Ctx { tables, defaults, f: frame, .. } = c;
-        let Some(ts) = tables.get_mut(t) else { return none };
+        let ts = tables.get_mut(t)?;
         let found = ts.lookup(key);
         let chosen = match found.and_then(|h| ts.hit(h)) {
             Some(h) => match h.data() {
@@ -244,7 +268,7 @@ pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::Apply
             },
             None => defaults.get(t).map(|(a, data)| (false, *a, &data[..])),
         };
-        let Some((hit, act, data)) = chosen else { return none };
+        let (hit, act, data) = chosen?;
         if let Some(ta) = ft.actions.get(act) {
             for (slot, v) in ta.data.iter().zip(data) {
                 if let Some(s) = frame.get_mut(*slot) {
@@ -252,7 +276,7 @@ pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::Apply
                 }
             }
         }
-        (hit, act)
+        Some((hit, act))
     } else {
         let mut args = crate::exec::SmallValues::new();
         let (_, hit, act) = tp.choose(p, c, t, key, &mut args);
@@ -261,14 +285,8 @@ pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::Apply
                 c.set(*slot, *v);
             }
         }
-        (hit, act)
-    };
-    let Some(ta) = ft.actions.get(act) else { return crate::exec::ApplyOutcome { hit, ..none } };
-    let flow = match f.actions.get(ta.action) {
-        Some(Some(body)) => body(p, c),
-        _ => Flow::Next,
-    };
-    crate::exec::ApplyOutcome { hit, action: ta.action, flow }
+        Some((hit, act))
+    }
 }
 
 /// Reads the `width`-bit field starting `bit` bits into `wire` (`width` ≤ 128; the field ends at

@@ -1,0 +1,769 @@
+//! Generates the machine code of [`super`]: Cranelift IR from the program's IR, with the places
+//! and slots the wire-format build resolved.
+
+use std::mem::offset_of;
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I64, I8};
+use cranelift_codegen::ir::{AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type as ClType, Value};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Module};
+use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Callee, Expr, ExprKind, Stmt, Transition, Type, UnOp};
+
+use super::{JitCode, JitFn, JitFrame, JitProg, ABORT, EXIT, NEXT, NO_ACTION, REJECT, RETURN};
+use crate::bits::mask;
+use crate::compile::{unsupported, R};
+use crate::exec::{Ev, KeyMatch, Run, Target};
+use crate::fast::build::FastCompiler;
+use crate::fast::places::{Place, Region};
+
+fn jit_error(e: impl std::fmt::Display) -> crate::DataplaneError {
+    crate::DataplaneError::unsupported(format!("native code generation: {e}"))
+}
+
+/// Compiles the parser and the controls `controls` of the program `fc` built; `None` when the
+/// machine cannot take generated code (the closures run then). A block the generator cannot take
+/// stays on closures alone.
+pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[usize]) -> Option<JitProg> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").ok()?;
+    let isa = cranelift_native::builder().ok()?.finish(settings::Flags::new(flags)).ok()?;
+    let module = JITModule::new(JITBuilder::with_isa(isa, cranelift_module::default_libcall_names()));
+    let mut g = Gen { fc, module, runs: Vec::new(), evals: Vec::new(), fbc: FunctionBuilderContext::new() };
+    let mut skipped = Vec::new();
+    let parser_id = g.parser(parser).map_err(|e| skipped.push(format!("parser: {}", e.message))).ok();
+    let mut ids: Vec<(usize, Option<FuncId>)> = Vec::new();
+    for &i in controls {
+        let id = g.control(i).map_err(|e| skipped.push(format!("control {}: {}", g.fc.cx.ir.controls[i].block.name, e.message))).ok();
+        ids.push((i, id));
+    }
+    let Gen { mut module, runs, evals, .. } = g;
+    module.finalize_definitions().ok()?;
+    let ptr = |id: FuncId| -> JitFn {
+        // SAFETY: every function defined here has the signature `(pointer) -> i64` of `JitFn`
+        // and the extern "C" (system) calling convention of the host.
+        unsafe { std::mem::transmute::<*const u8, JitFn>(module.get_finalized_function(id)) }
+    };
+    let mut by_control: Vec<Option<JitFn>> = Vec::new();
+    for (i, id) in ids {
+        if by_control.len() <= i {
+            by_control.resize(i + 1, None);
+        }
+        by_control[i] = id.map(ptr);
+    }
+    let done = by_control.iter().filter(|c| c.is_some()).count();
+    let mut summary = format!("{}{done} of {} controls", if parser_id.is_some() { "parser, " } else { "" }, controls.len());
+    if !skipped.is_empty() {
+        summary += &format!(" ({})", skipped.join("; "));
+    }
+    Some(JitProg { parser: parser_id.map(ptr), controls: by_control, runs, evals, summary, _code: JitCode(Some(module)) })
+}
+
+struct Gen<'g, 'c, 'a> {
+    fc: &'g mut FastCompiler<'c, 'a>,
+    module: JITModule,
+    runs: Vec<Run>,
+    evals: Vec<Ev>,
+    fbc: FunctionBuilderContext,
+}
+
+/// Where generated code is, for what a statement's non-`Next` flow does.
+#[derive(Clone, Copy)]
+enum Scope {
+    /// A parser's declarations: only a reject ends the parser.
+    ParserInit,
+    /// A parser state: a reject or an abort ends the parser (an abort as reject 0).
+    ParserState,
+    /// A control body (`ret: None`) or an action inlined in it (`ret`: the action's end).
+    Control { ret: Option<Block> },
+}
+
+/// One function being generated.
+struct Fun<'f> {
+    b: FunctionBuilder<'f>,
+    frame: Value,
+    /// `(frame, u64) -> u64`: the calls back into Rust.
+    helper: SigRef,
+}
+
+const TRUSTED: MemFlagsData = MemFlagsData::new().with_notrap();
+
+impl Fun<'_> {
+    fn frame_ptr(&mut self, offset: usize) -> Value {
+        self.b.ins().load(I64, TRUSTED, self.frame, offset as i32)
+    }
+
+    fn konst(&mut self, v: u64) -> Value {
+        self.b.ins().iconst(I64, v as i64)
+    }
+
+    /// Calls `helper(frame, arg)`.
+    fn call(&mut self, helper: extern "C" fn(*mut JitFrame, u64) -> u64, arg: u64) -> Value {
+        let callee = self.konst(helper as usize as u64);
+        let arg = self.konst(arg);
+        let frame = self.frame;
+        let call = self.b.ins().call_indirect(self.helper, callee, &[frame, arg]);
+        self.b.inst_results(call)[0]
+    }
+
+    fn ret(&mut self, code: u64) {
+        let v = self.konst(code);
+        self.b.ins().return_(&[v]);
+    }
+
+    /// Continues in a fresh block (after a jump or return, for the code that follows it).
+    fn fresh(&mut self) {
+        let b = self.b.create_block();
+        self.b.switch_to_block(b);
+    }
+
+    fn slot_read(&mut self, slot: usize) -> Value {
+        let base = self.frame_ptr(offset_of!(JitFrame, slots));
+        self.b.ins().load(I64, TRUSTED, base, (slot * 16) as i32)
+    }
+
+    fn slot_write(&mut self, slot: usize, v: Value) {
+        let base = self.frame_ptr(offset_of!(JitFrame, slots));
+        let zero = self.konst(0);
+        self.b.ins().store(TRUSTED, v, base, (slot * 16) as i32);
+        self.b.ins().store(TRUSTED, zero, base, (slot * 16 + 8) as i32);
+    }
+
+    /// The 8 bytes of the wire buffer from byte `at`, as a big-endian number.
+    fn wire_word(&mut self, at: usize) -> (Value, Value) {
+        let base = self.frame_ptr(offset_of!(JitFrame, wire));
+        let raw = self.b.ins().load(I64, TRUSTED, base, at as i32);
+        (base, self.b.ins().bswap(raw))
+    }
+
+    /// A field of `width` bits at bit `bit` (`bit % 8 + width <= 64`).
+    fn field_read(&mut self, bit: usize, width: u32) -> Value {
+        let (_, w) = self.wire_word(bit / 8);
+        let shifted = self.b.ins().ishl_imm_s(w, (bit % 8) as i64);
+        self.b.ins().ushr_imm_s(shifted, i64::from(64 - width))
+    }
+
+    fn field_write(&mut self, bit: usize, width: u32, v: Value) {
+        let span = (bit % 8) as u32 + width;
+        let m = (u64::MAX >> (64 - width)) << (64 - span);
+        let (base, w) = self.wire_word(bit / 8);
+        let kept = self.b.ins().band_imm_s(w, !m as i64);
+        let moved = self.b.ins().ishl_imm_s(v, i64::from(64 - span));
+        let x = self.b.ins().band_imm_s(moved, m as i64);
+        let new = self.b.ins().bor(kept, x);
+        let raw = self.b.ins().bswap(new);
+        self.b.ins().store(TRUSTED, raw, base, (bit / 8) as i32);
+    }
+
+    fn valid_bits(&mut self) -> (Value, Value) {
+        let at = self.frame_ptr(offset_of!(JitFrame, valid));
+        (at, self.b.ins().load(I64, TRUSTED, at, 0))
+    }
+
+    fn bool_of(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
+        let c = self.b.ins().icmp(cc, a, b);
+        self.b.ins().uextend(I64, c)
+    }
+
+    /// Copies `len` bytes from `src` to `dst` (not overlapping) with 8-, 4-, 2- and 1-byte moves.
+    fn copy(&mut self, dst: Value, dst_off: usize, src: Value, len: usize) {
+        let mut moves: Vec<(usize, ClType)> = Vec::new();
+        let mut at = 0;
+        while at + 8 <= len {
+            moves.push((at, I64));
+            at += 8;
+        }
+        if at < len && len >= 8 {
+            // The tail as one 8-byte move overlapping the last one.
+            moves.push((len - 8, I64));
+        } else {
+            for (size, ty) in [(4, cranelift_codegen::ir::types::I32), (2, cranelift_codegen::ir::types::I16), (1, I8)] {
+                if at + size <= len {
+                    moves.push((at, ty));
+                    at += size;
+                }
+            }
+        }
+        for (off, ty) in moves {
+            let v = self.b.ins().load(ty, TRUSTED, src, off as i32);
+            self.b.ins().store(TRUSTED, v, dst, (dst_off + off) as i32);
+        }
+    }
+}
+
+impl Gen<'_, '_, '_> {
+    /// Generates one function: `body` fills it from its entry block; falling off the end returns
+    /// `Next`.
+    fn function(&mut self, body: impl FnOnce(&mut Self, &mut Fun<'_>) -> R<()>) -> R<FuncId> {
+        let mut ctx = self.module.make_context();
+        let ptr = self.module.target_config().pointer_type();
+        ctx.func.signature.params.push(AbiParam::new(ptr));
+        ctx.func.signature.returns.push(AbiParam::new(I64));
+        let mut helper = Signature::new(ctx.func.signature.call_conv);
+        helper.params.extend([AbiParam::new(ptr), AbiParam::new(I64)]);
+        helper.returns.push(AbiParam::new(I64));
+        let config = self.module.target_config();
+        let mut fbc = std::mem::take(&mut self.fbc);
+        let result = {
+            let mut b = FunctionBuilder::new(&mut ctx.func, &mut fbc);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            let frame = b.block_params(entry)[0];
+            let helper = b.import_signature(helper);
+            let mut f = Fun { b, frame, helper };
+            let r = body(self, &mut f);
+            if r.is_ok() {
+                f.ret(NEXT);
+                f.b.seal_all_blocks();
+                f.b.finalize(config);
+            }
+            r
+        };
+        // A function given up leaves the builder context mid-way: start the next from a new one.
+        self.fbc = if result.is_ok() { fbc } else { FunctionBuilderContext::new() };
+        result?;
+        let sig = ctx.func.signature.clone();
+        let id = self.module.declare_anonymous_function(&sig).map_err(jit_error)?;
+        self.module.define_function(id, &mut ctx).map_err(jit_error)?;
+        self.module.clear_context(&mut ctx);
+        Ok(id)
+    }
+
+    fn control(&mut self, i: usize) -> R<FuncId> {
+        let ir = self.fc.cx.ir;
+        let Some(ctl) = ir.controls.get(i) else { return unsupported(format!("control id {i}")) };
+        let b = BlockRef::Control(p4_ir::ControlId(i as u32));
+        self.function(|g, f| {
+            let scope = Scope::Control { ret: None };
+            g.block(f, &b, &ctl.init, scope)?;
+            g.block(f, &b, &ctl.body, scope)
+        })
+    }
+
+    fn parser(&mut self, i: usize) -> R<FuncId> {
+        let ir = self.fc.cx.ir;
+        let Some(parser) = ir.parsers.get(i) else { return unsupported(format!("parser id {i}")) };
+        let b = BlockRef::Parser(p4_ir::ParserId(i as u32));
+        let (timeout, no_match) = (self.fc.cx.errors.parser_timeout, self.fc.cx.errors.no_match);
+        self.function(|g, f| {
+            g.block(f, &b, &parser.init, Scope::ParserInit)?;
+            if parser.states.is_empty() {
+                return Ok(());
+            }
+            let steps = f.b.declare_var(I64);
+            let zero = f.konst(0);
+            f.b.def_var(steps, zero);
+            let blocks: Vec<Block> = parser.states.iter().map(|_| f.b.create_block()).collect();
+            f.b.ins().jump(blocks[0], &[]);
+            for (st, &blk) in parser.states.iter().zip(&blocks) {
+                f.b.switch_to_block(blk);
+                g.count_step(f, steps, timeout);
+                g.block(f, &b, &st.body, Scope::ParserState)?;
+                g.transition(f, &b, &st.transition, &blocks, no_match)?;
+                f.fresh();
+            }
+            // Every state ends in a transition: nothing reaches the block left open.
+            Ok(())
+        })
+    }
+
+    /// The parser's step bound: after as many states as the closure executor allows, a timeout.
+    fn count_step(&mut self, f: &mut Fun<'_>, steps: Variable, timeout: u32) {
+        let n = f.b.use_var(steps);
+        let over = f.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, crate::compile::MAX_PARSER_STEPS as i64);
+        let (stop, go) = (f.b.create_block(), f.b.create_block());
+        f.b.ins().brif(over, stop, &[], go, &[]);
+        f.b.switch_to_block(stop);
+        f.ret(REJECT | u64::from(timeout));
+        f.b.switch_to_block(go);
+        let n1 = f.b.ins().iadd_imm_s(n, 1);
+        f.b.def_var(steps, n1);
+    }
+
+    fn goto(&mut self, f: &mut Fun<'_>, t: Target, blocks: &[Block]) {
+        match t {
+            Target::Accept => f.ret(NEXT),
+            Target::Reject => f.ret(REJECT),
+            Target::State(s) => match blocks.get(s) {
+                Some(&b) => {
+                    f.b.ins().jump(b, &[]);
+                }
+                // The closure executor accepts when it runs out of states.
+                None => f.ret(NEXT),
+            },
+        }
+    }
+
+    fn transition(&mut self, f: &mut Fun<'_>, b: &BlockRef, t: &Transition, blocks: &[Block], no_match: u32) -> R<()> {
+        match t {
+            Transition::Goto(t) => self.goto(f, crate::compile::target(*t), blocks),
+            Transition::Select { keys, cases } => {
+                if keys.iter().any(|k| !self.narrow(&k.ty)) {
+                    return unsupported("a select key wider than 64 bits");
+                }
+                // Each case: per key, the value and mask it matches (`default` and `_`: mask 0).
+                let mut arms = Vec::new();
+                for case in cases {
+                    let mut per_key = Vec::new();
+                    for (ks, k) in case.keysets.iter().zip(keys) {
+                        per_key.push(match self.fc.cx.keyset(ks, &k.ty)? {
+                            KeyMatch::Mask(x, m) => (x as u64, m as u64),
+                            KeyMatch::Any => (0, 0),
+                            _ => return unsupported("a select case other than values and masks"),
+                        });
+                    }
+                    arms.push((per_key, crate::compile::target(case.target)));
+                }
+                let mut values = Vec::new();
+                for k in keys {
+                    values.push(self.expr(f, b, k)?);
+                }
+                for (per_key, t) in arms {
+                    let (yes, no) = (f.b.create_block(), f.b.create_block());
+                    let mut all = f.konst(1);
+                    for (&v, (x, m)) in values.iter().zip(per_key) {
+                        if m == 0 {
+                            continue;
+                        }
+                        let masked = f.b.ins().band_imm_s(v, m as i64);
+                        let eq = f.b.ins().icmp_imm_s(IntCC::Equal, masked, x as i64);
+                        let eq = f.b.ins().uextend(I64, eq);
+                        all = f.b.ins().band(all, eq);
+                    }
+                    f.b.ins().brif(all, yes, &[], no, &[]);
+                    f.b.switch_to_block(yes);
+                    self.goto(f, t, blocks);
+                    f.b.switch_to_block(no);
+                }
+                f.ret(REJECT | u64::from(no_match));
+            }
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ statements
+
+    fn block(&mut self, f: &mut Fun<'_>, b: &BlockRef, stmts: &[Stmt], scope: Scope) -> R<()> {
+        for s in stmts {
+            self.stmt(f, b, s, scope)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, f: &mut Fun<'_>, b: &BlockRef, s: &Stmt, scope: Scope) -> R<()> {
+        match s {
+            Stmt::Empty => Ok(()),
+            Stmt::Block(stmts) => self.block(f, b, stmts, scope),
+            Stmt::Assign { lhs, rhs, .. } if self.scalar_place(b, lhs)?.is_some() => {
+                let Some(place) = self.scalar_place(b, lhs)? else { return Ok(()) };
+                let v = self.expr(f, b, rhs)?;
+                match place {
+                    Place::Slot(s) => f.slot_write(s, v),
+                    Place::Field { bit, width } => f.field_write(bit, width, v),
+                    Place::Header(_) => {}
+                }
+                Ok(())
+            }
+            Stmt::VarInit { var, init, .. } if self.narrow(&self.fc.cx.var_type(b, *var).cloned().unwrap_or(Type::Void)) => {
+                let slot = self.fc.cx.var_slot(b, *var)?;
+                let v = match init {
+                    Some(e) => self.expr(f, b, e)?,
+                    None => f.konst(0),
+                };
+                f.slot_write(slot, v);
+                Ok(())
+            }
+            Stmt::If { cond, then, otherwise, .. } => {
+                let c = self.expr(f, b, cond)?;
+                let (t, e, join) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
+                f.b.ins().brif(c, t, &[], e, &[]);
+                f.b.switch_to_block(t);
+                self.block(f, b, then, scope)?;
+                f.b.ins().jump(join, &[]);
+                f.b.switch_to_block(e);
+                self.block(f, b, otherwise, scope)?;
+                f.b.ins().jump(join, &[]);
+                f.b.switch_to_block(join);
+                Ok(())
+            }
+            Stmt::Exit(_) => {
+                f.ret(EXIT);
+                f.fresh();
+                Ok(())
+            }
+            Stmt::Return(None, _) if matches!(scope, Scope::Control { .. }) => {
+                self.on_return(f, scope);
+                f.fresh();
+                Ok(())
+            }
+            Stmt::ApplyTable { table, .. } => {
+                self.apply(f, table.index())?;
+                Ok(())
+            }
+            Stmt::Call(call) => match &call.callee {
+                Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
+                    let r = self.header(b, &call.args[0].expr)?;
+                    self.extract(f, r);
+                    Ok(())
+                }
+                Callee::Builtin { builtin: Builtin::IsValid, .. } => Ok(()),
+                Callee::Builtin { target, builtin: Builtin::SetValid } => {
+                    let r = self.header(b, target)?;
+                    let (at, bits) = f.valid_bits();
+                    let set = f.b.ins().bor_imm_s(bits, 1i64 << r.index);
+                    f.b.ins().store(TRUSTED, set, at, 0);
+                    Ok(())
+                }
+                Callee::ExternFunction { name, .. } if name == "verify" && call.args.len() == 2 && !matches!(scope, Scope::Control { .. }) => {
+                    let ok = self.expr(f, b, &call.args[0].expr)?;
+                    let (fail, go) = (f.b.create_block(), f.b.create_block());
+                    f.b.ins().brif(ok, go, &[], fail, &[]);
+                    f.b.switch_to_block(fail);
+                    let e = self.expr(f, b, &call.args[1].expr)?;
+                    let code = f.b.ins().bor_imm_s(e, REJECT as i64);
+                    f.b.ins().return_(&[code]);
+                    f.b.switch_to_block(go);
+                    Ok(())
+                }
+                _ => self.trampoline(f, b, s, scope),
+            },
+            _ => self.trampoline(f, b, s, scope),
+        }
+    }
+
+    /// A statement the closure compiler compiles, called from here.
+    fn trampoline(&mut self, f: &mut Fun<'_>, b: &BlockRef, s: &Stmt, scope: Scope) -> R<()> {
+        let run = self.fc.stmt(b, s)?;
+        let idx = self.runs.len() as u64;
+        self.runs.push(run);
+        let code = f.call(super::jit_run, idx);
+        let (other, next) = (f.b.create_block(), f.b.create_block());
+        f.b.ins().brif(code, other, &[], next, &[]);
+        f.b.switch_to_block(other);
+        match scope {
+            Scope::Control { .. } => {
+                let is_return = f.b.ins().icmp_imm_s(IntCC::Equal, code, RETURN as i64);
+                let (ret, out) = (f.b.create_block(), f.b.create_block());
+                f.b.ins().brif(is_return, ret, &[], out, &[]);
+                f.b.switch_to_block(ret);
+                self.on_return(f, scope);
+                f.b.switch_to_block(out);
+                f.b.ins().return_(&[code]);
+            }
+            Scope::ParserInit | Scope::ParserState => {
+                let rejected = f.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, code, REJECT as i64);
+                let (stop, go_on) = (f.b.create_block(), f.b.create_block());
+                f.b.ins().brif(rejected, stop, &[], go_on, &[]);
+                f.b.switch_to_block(stop);
+                f.b.ins().return_(&[code]);
+                f.b.switch_to_block(go_on);
+                if matches!(scope, Scope::ParserState) {
+                    let aborted = f.b.ins().icmp_imm_s(IntCC::Equal, code, ABORT as i64);
+                    let stop = f.b.create_block();
+                    f.b.ins().brif(aborted, stop, &[], next, &[]);
+                    f.b.switch_to_block(stop);
+                    f.ret(REJECT);
+                } else {
+                    f.b.ins().jump(next, &[]);
+                }
+            }
+        }
+        f.b.switch_to_block(next);
+        Ok(())
+    }
+
+    /// `return`: to the end of the inlined action, or out of the control (as `Next`).
+    fn on_return(&mut self, f: &mut Fun<'_>, scope: Scope) {
+        match scope {
+            Scope::Control { ret: Some(end) } => {
+                f.b.ins().jump(end, &[]);
+            }
+            _ => f.ret(NEXT),
+        }
+    }
+
+    /// `extract` of a fixed-size header: its bytes copied, its validity bit set, the cursor moved;
+    /// a packet too short rejects.
+    fn extract(&mut self, f: &mut Fun<'_>, r: Region) {
+        let short = self.fc.cx.errors.packet_too_short;
+        let cursor_at = f.frame_ptr(offset_of!(JitFrame, cursor));
+        let cursor = f.b.ins().load(I64, TRUSTED, cursor_at, 0);
+        let from = f.b.ins().ushr_imm_s(cursor, 3);
+        let end = f.b.ins().iadd_imm_s(from, r.len as i64);
+        let len = f.frame_ptr(offset_of!(JitFrame, pkt_len));
+        let fits = f.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, len);
+        let (copy, too_short) = (f.b.create_block(), f.b.create_block());
+        f.b.ins().brif(fits, copy, &[], too_short, &[]);
+        f.b.switch_to_block(too_short);
+        f.ret(REJECT | u64::from(short));
+        f.b.switch_to_block(copy);
+        let pkt = f.frame_ptr(offset_of!(JitFrame, pkt));
+        let src = f.b.ins().iadd(pkt, from);
+        let wire = f.frame_ptr(offset_of!(JitFrame, wire));
+        f.copy(wire, r.at, src, r.len);
+        let (at, bits) = f.valid_bits();
+        let set = f.b.ins().bor_imm_s(bits, 1i64 << r.index);
+        f.b.ins().store(TRUSTED, set, at, 0);
+        let moved = f.b.ins().iadd_imm_s(cursor, (r.len * 8) as i64);
+        f.b.ins().store(TRUSTED, moved, cursor_at, 0);
+    }
+
+    /// Applies table `t`: the lookup in Rust, the chosen action's body inlined. Returns whether
+    /// it hit and the IR id of the action run (0 when none), as `u64` values.
+    fn apply(&mut self, f: &mut Fun<'_>, t: usize) -> R<(Value, Value)> {
+        self.fc.table(t)?;
+        let ir = self.fc.cx.ir;
+        let actions: Vec<usize> = match self.fc.tables.get(t).and_then(Option::as_ref) {
+            Some(ft) => ft.actions.iter().map(|a| a.action).collect(),
+            None => return unsupported(format!("table id {t}")),
+        };
+        let r = f.call(super::jit_table, t as u64);
+        let done = f.b.create_block();
+        f.b.append_block_param(done, I64);
+        f.b.append_block_param(done, I64);
+        let zero = f.konst(0);
+        let none = f.b.ins().icmp_imm_s(IntCC::Equal, r, NO_ACTION as i64);
+        let found = f.b.create_block();
+        f.b.ins().brif(none, done, &[BlockArg::Value(zero), BlockArg::Value(zero)], found, &[]);
+        f.b.switch_to_block(found);
+        let hit = f.b.ins().ushr_imm_s(r, 32);
+        let local = f.b.ins().band_imm_s(r, 0xffff_ffff);
+        for (k, &a) in actions.iter().enumerate() {
+            let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
+            let is_k = f.b.ins().icmp_imm_s(IntCC::Equal, local, k as i64);
+            let (arm, next, end) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
+            f.b.ins().brif(is_k, arm, &[], next, &[]);
+            f.b.switch_to_block(arm);
+            self.block(f, &act.block, &act.body, Scope::Control { ret: Some(end) })?;
+            f.b.ins().jump(end, &[]);
+            f.b.switch_to_block(end);
+            let id = f.konst(a as u64);
+            f.b.ins().jump(done, &[BlockArg::Value(hit), BlockArg::Value(id)]);
+            f.b.switch_to_block(next);
+        }
+        let zero = f.konst(0);
+        f.b.ins().jump(done, &[BlockArg::Value(hit), BlockArg::Value(zero)]);
+        f.b.switch_to_block(done);
+        let params = f.b.block_params(done);
+        Ok((params[0], params[1]))
+    }
+
+    // ------------------------------------------------------------------ values
+
+    fn narrow(&self, ty: &Type) -> bool {
+        self.fc.cx.is_scalar(ty) && self.fc.cx.width(ty).0 <= 64
+    }
+
+    /// The place of a scalar of at most 64 bits the generated code writes itself: a slot, or a
+    /// field within 8 bytes of its first byte.
+    fn scalar_place(&mut self, b: &BlockRef, e: &Expr) -> R<Option<Place>> {
+        if !self.narrow(&e.ty) || !matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) {
+            return Ok(None);
+        }
+        Ok(match self.fc.place(b, e)? {
+            p @ Place::Slot(_) => Some(p),
+            p @ Place::Field { bit, width } if (bit % 8) as u32 + width <= 64 => Some(p),
+            _ => None,
+        })
+    }
+
+    fn header(&mut self, b: &BlockRef, e: &Expr) -> R<Region> {
+        match self.fc.place(b, e)? {
+            Place::Header(r) => Ok(r),
+            _ => unsupported(format!("{} where a header is expected", crate::compile::describe(e))),
+        }
+    }
+
+    /// The value of `e` (a scalar of at most 64 bits).
+    fn expr(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr) -> R<Value> {
+        if !self.narrow(&e.ty) {
+            return unsupported(format!("{} wider than 64 bits", crate::compile::describe(e)));
+        }
+        let (w, _) = self.fc.cx.width(&e.ty);
+        match &e.kind {
+            ExprKind::Const(v) => {
+                let k = self.fc.cx.scalar_value(v, &e.ty)?;
+                Ok(f.konst(k as u64))
+            }
+            ExprKind::Var(_) | ExprKind::Field(..) => match self.fc.place(b, e)? {
+                Place::Slot(s) => Ok(f.slot_read(s)),
+                Place::Field { bit, width } if (bit % 8) as u32 + width <= 64 => Ok(f.field_read(bit, width)),
+                _ => self.fallback(f, b, e),
+            },
+            ExprKind::Slice(inner, hi, lo) if self.narrow(&inner.ty) => {
+                let x = self.expr(f, b, inner)?;
+                let shifted = f.b.ins().ushr_imm_s(x, i64::from(*lo));
+                Ok(f.b.ins().band_imm_s(shifted, mask(hi - lo + 1) as i64))
+            }
+            ExprKind::Unary(op, inner) => {
+                let x = self.expr(f, b, inner)?;
+                Ok(match op {
+                    UnOp::Not => f.b.ins().bxor_imm_s(x, 1),
+                    UnOp::BitNot => f.b.ins().bxor_imm_s(x, mask(w) as i64),
+                    UnOp::Neg => {
+                        let n = f.b.ins().ineg(x);
+                        f.b.ins().band_imm_s(n, mask(w) as i64)
+                    }
+                    UnOp::Plus => x,
+                })
+            }
+            ExprKind::Binary(op, l, r) if self.narrow(&l.ty) && self.narrow(&r.ty) => self.binary(f, b, e, *op, l, r),
+            ExprKind::Mux(cond, x, y) => {
+                let c = self.expr(f, b, cond)?;
+                let (yes, no, join) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
+                f.b.append_block_param(join, I64);
+                f.b.ins().brif(c, yes, &[], no, &[]);
+                f.b.switch_to_block(yes);
+                let a = self.expr(f, b, x)?;
+                f.b.ins().jump(join, &[BlockArg::Value(a)]);
+                f.b.switch_to_block(no);
+                let bb = self.expr(f, b, y)?;
+                f.b.ins().jump(join, &[BlockArg::Value(bb)]);
+                f.b.switch_to_block(join);
+                Ok(f.b.block_params(join)[0])
+            }
+            ExprKind::Cast(inner) => self.cast(f, b, e, inner),
+            ExprKind::Call(call) => match &call.callee {
+                Callee::Builtin { target, builtin: Builtin::IsValid } => {
+                    let r = self.header(b, target)?;
+                    let (_, bits) = f.valid_bits();
+                    let shifted = f.b.ins().ushr_imm_s(bits, r.index as i64);
+                    Ok(f.b.ins().band_imm_s(shifted, 1))
+                }
+                _ => self.fallback(f, b, e),
+            },
+            ExprKind::ApplyTable(t, res) => {
+                let (hit, action) = self.apply(f, t.index())?;
+                Ok(match res {
+                    ApplyResult::Hit => hit,
+                    ApplyResult::Miss => f.b.ins().bxor_imm_s(hit, 1),
+                    ApplyResult::ActionRun => action,
+                })
+            }
+            _ => self.fallback(f, b, e),
+        }
+    }
+
+    /// A value the closure compiler computes, called from here.
+    fn fallback(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr) -> R<Value> {
+        let ev = self.fc.val(b, e)?.into_ev();
+        let idx = self.evals.len() as u64;
+        self.evals.push(ev);
+        Ok(f.call(super::jit_eval, idx))
+    }
+
+    fn cast(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr, inner: &Expr) -> R<Value> {
+        let (tw, _) = self.fc.cx.width(&e.ty);
+        if let ExprKind::Const(v) = &inner.kind {
+            // As the closure compiler: the constant's value in the wider of the two types, cut.
+            let k = if matches!(inner.ty, Type::InfInt) { self.fc.cx.scalar_value(v, &e.ty)? } else { self.fc.cx.scalar_value(v, &inner.ty)? };
+            if matches!(e.ty, Type::Bool) && inner.ty != Type::Bool {
+                return Ok(f.konst(u64::from(k != 0)));
+            }
+            return Ok(f.konst((k & mask(tw)) as u64));
+        }
+        if !self.narrow(&inner.ty) {
+            return self.fallback(f, b, e);
+        }
+        let (fw, fs) = self.fc.cx.width(&inner.ty);
+        if fs && tw > fw {
+            return self.fallback(f, b, e);
+        }
+        let x = self.expr(f, b, inner)?;
+        if matches!(e.ty, Type::Bool) && inner.ty != Type::Bool {
+            let zero = f.konst(0);
+            return Ok(f.bool_of(IntCC::NotEqual, x, zero));
+        }
+        Ok(if tw >= fw { x } else { f.b.ins().band_imm_s(x, mask(tw) as i64) })
+    }
+
+    fn binary(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr, op: BinOp, l: &Expr, r: &Expr) -> R<Value> {
+        let (w, signed) = self.fc.cx.width(&l.ty);
+        let (rw, _) = self.fc.cx.width(&e.ty);
+        let m = mask(rw) as i64;
+        let unsigned_cc = |op: BinOp| match op {
+            BinOp::Lt => Some(IntCC::UnsignedLessThan),
+            BinOp::Le => Some(IntCC::UnsignedLessThanOrEqual),
+            BinOp::Gt => Some(IntCC::UnsignedGreaterThan),
+            BinOp::Ge => Some(IntCC::UnsignedGreaterThanOrEqual),
+            _ => None,
+        };
+        match op {
+            BinOp::And | BinOp::Or => {
+                // Short-circuit: the right side (which may apply a table) only when it decides.
+                let x = self.expr(f, b, l)?;
+                let (right, join) = (f.b.create_block(), f.b.create_block());
+                f.b.append_block_param(join, I64);
+                if op == BinOp::And {
+                    f.b.ins().brif(x, right, &[], join, &[BlockArg::Value(x)]);
+                } else {
+                    f.b.ins().brif(x, join, &[BlockArg::Value(x)], right, &[]);
+                }
+                f.b.switch_to_block(right);
+                let y = self.expr(f, b, r)?;
+                let zero = f.konst(0);
+                let y = f.bool_of(IntCC::NotEqual, y, zero);
+                f.b.ins().jump(join, &[BlockArg::Value(y)]);
+                f.b.switch_to_block(join);
+                let v = f.b.block_params(join)[0];
+                let zero = f.konst(0);
+                Ok(f.bool_of(IntCC::NotEqual, v, zero))
+            }
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Eq | BinOp::Ne => {
+                let x = self.expr(f, b, l)?;
+                let y = self.expr(f, b, r)?;
+                Ok(match op {
+                    BinOp::Add => {
+                        let s = f.b.ins().iadd(x, y);
+                        f.b.ins().band_imm_s(s, m)
+                    }
+                    BinOp::Sub => {
+                        let s = f.b.ins().isub(x, y);
+                        f.b.ins().band_imm_s(s, m)
+                    }
+                    BinOp::Mul => {
+                        let s = f.b.ins().imul(x, y);
+                        f.b.ins().band_imm_s(s, m)
+                    }
+                    BinOp::BitAnd => f.b.ins().band(x, y),
+                    BinOp::BitOr => f.b.ins().bor(x, y),
+                    BinOp::BitXor => f.b.ins().bxor(x, y),
+                    BinOp::Eq => f.bool_of(IntCC::Equal, x, y),
+                    _ => f.bool_of(IntCC::NotEqual, x, y),
+                })
+            }
+            _ if !signed && unsigned_cc(op).is_some() => {
+                let x = self.expr(f, b, l)?;
+                let y = self.expr(f, b, r)?;
+                let cc = unsigned_cc(op).unwrap_or(IntCC::Equal);
+                Ok(f.bool_of(cc, x, y))
+            }
+            BinOp::Shl | BinOp::Shr if !(signed && op == BinOp::Shr) => {
+                let ExprKind::Const(k) = &r.kind else { return self.fallback(f, b, e) };
+                let k = self.fc.cx.scalar_value(k, &r.ty)?;
+                if k >= u128::from(w) {
+                    return Ok(f.konst(0));
+                }
+                let x = self.expr(f, b, l)?;
+                Ok(if op == BinOp::Shl {
+                    let s = f.b.ins().ishl_imm_s(x, k as i64);
+                    f.b.ins().band_imm_s(s, mask(w) as i64)
+                } else {
+                    f.b.ins().ushr_imm_s(x, k as i64)
+                })
+            }
+            BinOp::Concat if rw <= 64 => {
+                let (yw, _) = self.fc.cx.width(&r.ty);
+                let x = self.expr(f, b, l)?;
+                let y = self.expr(f, b, r)?;
+                let hi = if yw >= 64 { f.konst(0) } else { f.b.ins().ishl_imm_s(x, i64::from(yw)) };
+                let v = f.b.ins().bor(hi, y);
+                Ok(f.b.ins().band_imm_s(v, m))
+            }
+            _ => self.fallback(f, b, e),
+        }
+    }
+}
