@@ -149,31 +149,37 @@ enum Index {
 
 /// An entry's action and data as a packet that hits it needs them, kept apart from the entry (by
 /// handle, in [`TableState`]) so a hit reads one small record instead of the whole entry and then
-/// its data on the heap.
+/// its data on the heap. 32 bytes, two to a cache line: a table of a thousand entries keeps its
+/// records in 32 KiB.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Hit {
     /// Index into the table's action list.
     pub action: u32,
-    /// Number of data values; more than [`Hit::INLINE`]: the data are only in the entry.
+    /// Number of data values; [`Hit::IN_ENTRY`]: the data are only in the entry.
     len: u32,
-    inline: [u128; Hit::INLINE],
+    inline: [u64; Hit::INLINE],
 }
 
 impl Hit {
     /// Data values kept in the record (most actions take no more).
     pub const INLINE: usize = 3;
+    const IN_ENTRY: u32 = u32::MAX;
 
     fn of(entry: &Entry) -> Hit {
-        let mut hit = Hit { action: entry.action as u32, len: entry.args.len() as u32, inline: [0; Hit::INLINE] };
-        if let Some(to) = hit.inline.get_mut(..entry.args.len()) {
-            to.copy_from_slice(&entry.args);
+        let mut hit = Hit { action: entry.action as u32, len: Hit::IN_ENTRY, inline: [0; Hit::INLINE] };
+        // Only data that all fit 64 bits (MAC and IPv4 addresses, ports: nearly all) are kept here.
+        if entry.args.len() <= Hit::INLINE && entry.args.iter().all(|v| u64::try_from(*v).is_ok()) {
+            hit.len = entry.args.len() as u32;
+            for (to, v) in hit.inline.iter_mut().zip(&entry.args) {
+                *to = *v as u64;
+            }
         }
         hit
     }
 
     /// The action's data, when the record holds them all.
     #[inline]
-    pub fn data(&self) -> Option<&[u128]> {
+    pub fn data(&self) -> Option<&[u64]> {
         self.inline.get(..self.len as usize)
     }
 }
@@ -808,18 +814,20 @@ mod tests {
         let a = t.insert(Entry { args: vec![7, 8], ..entry(exact(1), 0, 1) }).expect("insert");
         let wide = t.insert(Entry { args: vec![1, 2, 3, 4], ..entry(exact(2), 0, 2) }).expect("insert");
         let found = t.lookup(&[1]).and_then(|h| t.hit(h)).copied();
-        assert_eq!(found.map(|h| (h.action, h.data().map(<[u128]>::to_vec))), Some((1, Some(vec![7, 8]))));
-        // More data than the record holds: the caller reads the entry's.
+        assert_eq!(found.map(|h| (h.action, h.data().map(<[u64]>::to_vec))), Some((1, Some(vec![7, 8]))));
+        // More data than the record holds, or a value wider than 64 bits: the caller reads the entry's.
         assert_eq!(t.hit(wide).map(|h| (h.action, h.data().is_none())), Some((2, true)));
+        let wide_value = t.insert(Entry { args: vec![1 << 64], ..entry(exact(4), 0, 2) }).expect("insert");
+        assert_eq!(t.hit(wide_value).map(|h| (h.action, h.data().is_none())), Some((2, true)));
         assert!(t.set_action(a, 3, vec![9]));
-        assert_eq!(t.hit(a).map(|h| (h.action, h.data().map(<[u128]>::to_vec))), Some((3, Some(vec![9]))));
+        assert_eq!(t.hit(a).map(|h| (h.action, h.data().map(<[u64]>::to_vec))), Some((3, Some(vec![9]))));
         assert_eq!(t.get_mut(a).map(|e| (e.action, e.args.clone())), Some((3, vec![9])));
         assert!(!t.set_action(99, 0, vec![]));
         // A removed entry's handle taken by a new entry gets the new entry's record.
         t.remove(a).expect("remove");
         let b = t.insert(Entry { args: vec![5], ..entry(exact(3), 0, 0) }).expect("insert");
         assert_eq!(b, a);
-        assert_eq!(t.lookup(&[3]).and_then(|h| t.hit(h)).map(|h| (h.action, h.data().map(<[u128]>::to_vec))), Some((0, Some(vec![5]))));
+        assert_eq!(t.lookup(&[3]).and_then(|h| t.hit(h)).map(|h| (h.action, h.data().map(<[u64]>::to_vec))), Some((0, Some(vec![5]))));
         t.clear();
         assert!(t.hit(a).is_none());
     }

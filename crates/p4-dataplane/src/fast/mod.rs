@@ -237,35 +237,55 @@ pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::Apply
 #[inline]
 pub(crate) fn choose_entry(p: &Prog, c: &mut Ctx, t: usize) -> Option<(bool, usize)> {
     let f = FastProg::of(p);
-    let (Some(Some(ft)), Some(tp)) = (f.tables.get(t), p.tables.get(t)) else { return None };
+    let ft = f.tables.get(t)?.as_ref()?;
     // A key of one field (most tables) stays in a register, not in a key buffer.
-    let one: [u128; 1];
-    let mut many;
-    let key: &[u128] = match &ft.keys[..] {
+    match &ft.keys[..] {
         [k] => {
-            one = [k.read(p, c)];
-            &one
+            let key = k.read(p, c);
+            choose_with_key(p, c, t, ft, &[key])
         }
         keys => {
-            many = crate::exec::SmallValues::new();
+            let mut many = crate::exec::SmallValues::new();
             for k in keys {
                 many.push(k.read(p, c));
             }
-            many.as_slice()
+            choose_with_key(p, c, t, ft, many.as_slice())
         }
-    };
+    }
+}
+
+/// [`choose_entry`] for a table of one key field whose value the caller computed (the
+/// generated code does).
+#[inline]
+pub(crate) fn choose_entry_by(p: &Prog, c: &mut Ctx, t: usize, key: u128) -> Option<(bool, usize)> {
+    let ft = FastProg::of(p).tables.get(t)?.as_ref()?;
+    choose_with_key(p, c, t, ft, &[key])
+}
+
+#[inline(always)]
+fn choose_with_key(p: &Prog, c: &mut Ctx, t: usize, ft: &FastTable, key: &[u128]) -> Option<(bool, usize)> {
+    let tp = p.tables.get(t)?;
     if tp.per_entry.is_empty() && tp.entry_meter.is_none() {
         // No direct counter or meter reads the hit: the entry's data go straight from the table
         // to the action's parameters.
         let Ctx { tables, defaults, f: frame, .. } = c;
         let ts = tables.get_mut(t)?;
         let found = ts.lookup(key);
-        let chosen = match found.and_then(|h| ts.hit(h)) {
-            Some(h) => match h.data() {
-                Some(data) => Some((true, h.action as usize, data)),
-                // More data than a hit record holds: from the entry.
-                None => found.and_then(|f| ts.entries.get(f as usize)?.as_ref()).map(|e| (true, e.action, &e.args[..])),
-            },
+        let record = found.and_then(|h| ts.hit(h));
+        if let Some((h, data)) = record.and_then(|h| Some((h, h.data()?))) {
+            let act = h.action as usize;
+            if let Some(ta) = ft.actions.get(act) {
+                for (slot, v) in ta.data.iter().zip(data) {
+                    if let Some(s) = frame.get_mut(*slot) {
+                        *s = u128::from(*v);
+                    }
+                }
+            }
+            return Some((true, act));
+        }
+        let chosen = match record {
+            // Data the hit record does not hold: from the entry.
+            Some(_) => found.and_then(|f| ts.entries.get(f as usize)?.as_ref()).map(|e| (true, e.action, &e.args[..])),
             None => defaults.get(t).map(|(a, data)| (false, *a, &data[..])),
         };
         let (hit, act, data) = chosen?;

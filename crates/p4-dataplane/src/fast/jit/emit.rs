@@ -84,8 +84,9 @@ enum Scope {
 struct Fun<'f> {
     b: FunctionBuilder<'f>,
     frame: Value,
-    /// `(frame, u64) -> u64`: the calls back into Rust.
+    /// `(frame, u64) -> u64` and `(frame, u64, u64) -> u64`: the calls back into Rust.
     helper: SigRef,
+    helper2: SigRef,
 }
 
 const TRUSTED: MemFlagsData = MemFlagsData::new().with_notrap();
@@ -105,6 +106,15 @@ impl Fun<'_> {
         let arg = self.konst(arg);
         let frame = self.frame;
         let call = self.b.ins().call_indirect(self.helper, callee, &[frame, arg]);
+        self.b.inst_results(call)[0]
+    }
+
+    /// Calls `helper(frame, arg, value)`.
+    fn call2(&mut self, helper: extern "C" fn(*mut JitFrame, u64, u64) -> u64, arg: u64, value: Value) -> Value {
+        let callee = self.konst(helper as usize as u64);
+        let arg = self.konst(arg);
+        let frame = self.frame;
+        let call = self.b.ins().call_indirect(self.helper2, callee, &[frame, arg, value]);
         self.b.inst_results(call)[0]
     }
 
@@ -204,6 +214,8 @@ impl Gen<'_, '_, '_> {
         let mut helper = Signature::new(ctx.func.signature.call_conv);
         helper.params.extend([AbiParam::new(ptr), AbiParam::new(I64)]);
         helper.returns.push(AbiParam::new(I64));
+        let mut helper2 = helper.clone();
+        helper2.params.push(AbiParam::new(I64));
         let config = self.module.target_config();
         let mut fbc = std::mem::take(&mut self.fbc);
         let result = {
@@ -213,7 +225,8 @@ impl Gen<'_, '_, '_> {
             b.switch_to_block(entry);
             let frame = b.block_params(entry)[0];
             let helper = b.import_signature(helper);
-            let mut f = Fun { b, frame, helper };
+            let helper2 = b.import_signature(helper2);
+            let mut f = Fun { b, frame, helper, helper2 };
             let r = body(self, &mut f);
             if r.is_ok() {
                 f.ret(NEXT);
@@ -520,7 +533,19 @@ impl Gen<'_, '_, '_> {
             Some(ft) => ft.actions.iter().map(|a| a.action).collect(),
             None => return unsupported(format!("table id {t}")),
         };
-        let r = f.call(super::jit_table, t as u64);
+        // A key of one field of at most 64 bits is computed here and passed along.
+        let key_expr = match self.fc.cx.ir.tables.get(t).map(|tb| tb.keys.as_slice()) {
+            Some([k]) if self.narrow(&k.expr.ty) && self.fc.tables.get(t).and_then(Option::as_ref).is_some_and(|ft| ft.keys.len() == 1) => Some(k.expr.clone()),
+            _ => None,
+        };
+        let r = match key_expr {
+            Some(k) => {
+                let table = self.fc.cx.ir.tables[t].control;
+                let key = self.expr(f, &BlockRef::Control(table), &k)?;
+                f.call2(super::jit_table_by, t as u64, key)
+            }
+            None => f.call(super::jit_table, t as u64),
+        };
         let done = f.b.create_block();
         f.b.append_block_param(done, I64);
         f.b.append_block_param(done, I64);

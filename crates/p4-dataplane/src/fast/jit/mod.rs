@@ -189,14 +189,26 @@ extern "C" fn jit_eval(frame: *mut JitFrame, idx: u64) -> u64 {
 pub(crate) const NO_ACTION: u64 = u64::MAX;
 
 /// Called by generated code: looks table `t` up and puts the chosen entry's data into its action's
-/// parameters; returns `hit << 32 | index into the table's action list`, or [`NO_ACTION`].
+/// parameters; returns `hit << 32 | index into the table's action list`, or [`NO_ACTION`]. The
+/// frame is not re-pointed: a lookup (with its direct counters and meters) moves no buffer.
 extern "C" fn jit_table(frame: *mut JitFrame, t: u64) -> u64 {
     // SAFETY: as in `jit_run`.
-    let (frame, p, c) = unsafe { (&mut *frame, &*(*frame).p, &mut *(*frame).c) };
-    let code = match super::choose_entry(p, c, t as usize) {
+    let (p, c) = unsafe { (&*(*frame).p, &mut *(*frame).c) };
+    table_code(super::choose_entry(p, c, t as usize))
+}
+
+/// [`jit_table`] for a table of one key field of at most 64 bits, whose value the generated
+/// code computed: `key`.
+extern "C" fn jit_table_by(frame: *mut JitFrame, t: u64, key: u64) -> u64 {
+    // SAFETY: as in `jit_run`.
+    let (p, c) = unsafe { (&*(*frame).p, &mut *(*frame).c) };
+    table_code(super::choose_entry_by(p, c, t as usize, u128::from(key)))
+}
+
+#[inline(always)]
+fn table_code(chosen: Option<(bool, usize)>) -> u64 {
+    match chosen {
         Some((hit, act)) => u64::from(hit) << 32 | act as u64,
         None => NO_ACTION,
-    };
-    frame.point_into(c);
-    code
+    }
 }
