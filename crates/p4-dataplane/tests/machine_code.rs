@@ -2,8 +2,8 @@
 //! closure executor, on a program built to reach what the code generator compiles itself: fields at
 //! odd bit offsets read and written, arithmetic, shifts, slices, concatenation, casts, comparisons,
 //! `?:`, `&&`/`||` around a table application, `exit`, `return` inside an inlined action, a select
-//! on two keys with masks, `verify`, `setValid`; and what it leaves to closures (signed
-//! comparisons and shifts, 128-bit values).
+//! on two keys with masks, `verify`, `setValid`, the Internet checksum verified and updated; and
+//! what it leaves to closures (signed comparisons and shifts, 128-bit values).
 
 use std::sync::Arc;
 
@@ -37,7 +37,9 @@ parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_met
     }
     state parse_h { pkt.extract(hdr.h); transition accept; }
 }
-control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control V(inout headers_t hdr, inout meta_t meta) {
+    apply { verify_checksum(hdr.h.isValid(), { hdr.h.f3, hdr.h.f13, hdr.h.k, hdr.h.a }, hdr.h.b[15:0], HashAlgorithm.csum16); }
+}
 control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     action set(bit<9> port, bit<8> m) {
         sm.egress_spec = port;
@@ -58,6 +60,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     }
     apply {
         sm.egress_spec = 1;
+        if (sm.checksum_error == 1) { hdr.eth.src[15:8] = 0x55; }
         if (sm.parser_error != error.NoError) { sm.egress_spec = 3; hdr.eth.ether_type = 0xdead; exit; }
         if (!hdr.h.isValid()) { return; }
         hdr.h.f3 = hdr.h.f3 |+| 1;
@@ -76,7 +79,9 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
-control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) {
+    apply { update_checksum(hdr.h.isValid(), { hdr.h.f3, hdr.h.f13, hdr.h.k, hdr.h.a, meta.m, hdr.eth.src }, hdr.eth.ether_type, HashAlgorithm.csum16); }
+}
 control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.h); pkt.emit(hdr.tag); } }
 V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
@@ -119,7 +124,7 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 fn the_program_runs_as_machine_code() {
     let sw = switch();
     assert_eq!(sw.executor(), "wire-format");
-    assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls"));
+    assert_eq!(sw.machine_code(), Some("parser, 4 of 4 controls"));
 }
 
 #[test]

@@ -594,33 +594,7 @@ impl FastCompiler<'_, '_> {
     fn csum16(&mut self, b: &BlockRef, list: &Expr) -> R<Ev> {
         let mut leaves = Vec::new();
         self.leaves(b, list, &mut leaves)?;
-        // Merge runs of wire bits, then cut them into pieces of at most 64 bits.
-        let mut merged: Vec<Leaf> = Vec::new();
-        for leaf in leaves {
-            if let (Some(Leaf::Wire { bit, width }), Leaf::Wire { bit: nb, width: nw }) = (merged.last_mut(), &leaf) {
-                if *bit + *width == *nb {
-                    *width += nw;
-                    continue;
-                }
-            }
-            merged.push(leaf);
-        }
-        let mut pieces: Vec<Leaf> = Vec::new();
-        for leaf in merged {
-            match leaf {
-                Leaf::Wire { mut bit, mut width } => {
-                    while width > 0 {
-                        let w = width.min(64);
-                        pieces.push(Leaf::Wire { bit, width: w });
-                        bit += w;
-                        width -= w;
-                    }
-                }
-                other => pieces.push(other),
-            }
-        }
-        let widths: Vec<u32> = pieces.iter().map(|p| p.width() as u32).collect();
-        let plan: Vec<(Leaf, u32)> = pieces.into_iter().zip(csum16_shifts(&widths)).collect();
+        let plan = csum16_plan(leaves);
         Ok(Arc::new(move |p, c| {
             // Wire pieces (at most 64 bits) add in a u64: 2^32 is 1 modulo 2^16 - 1, so a piece's
             // high half adds as if it were a low one, and each shifted half stays below 2^47.
@@ -822,19 +796,51 @@ impl FastCompiler<'_, '_> {
     }
 }
 
-/// A value a checksum sums: bits of the wire buffer, or a computed value of a width.
-enum Leaf {
+/// A value a checksum sums: bits of the wire buffer, or a computed value (`V`: how it is
+/// computed) of a width.
+pub(super) enum Leaf<V = Ev> {
     Wire { bit: usize, width: usize },
-    Value(Ev, u32),
+    Value(V, u32),
 }
 
-impl Leaf {
+impl<V> Leaf<V> {
     fn width(&self) -> usize {
         match self {
             Leaf::Wire { width, .. } => *width,
             Leaf::Value(_, w) => *w as usize,
         }
     }
+}
+
+/// The Internet checksum of `leaves` as pieces to sum with their shifts: runs of adjacent wire
+/// bits merged, then cut into pieces of at most 64 bits.
+pub(super) fn csum16_plan<V>(leaves: Vec<Leaf<V>>) -> Vec<(Leaf<V>, u32)> {
+    let mut merged: Vec<Leaf<V>> = Vec::new();
+    for leaf in leaves {
+        if let (Some(Leaf::Wire { bit, width }), Leaf::Wire { bit: nb, width: nw }) = (merged.last_mut(), &leaf) {
+            if *bit + *width == *nb {
+                *width += nw;
+                continue;
+            }
+        }
+        merged.push(leaf);
+    }
+    let mut pieces: Vec<Leaf<V>> = Vec::new();
+    for leaf in merged {
+        match leaf {
+            Leaf::Wire { mut bit, mut width } => {
+                while width > 0 {
+                    let w = width.min(64);
+                    pieces.push(Leaf::Wire { bit, width: w });
+                    bit += w;
+                    width -= w;
+                }
+            }
+            other => pieces.push(other),
+        }
+    }
+    let widths: Vec<u32> = pieces.iter().map(|p| p.width() as u32).collect();
+    pieces.into_iter().zip(csum16_shifts(&widths)).collect()
 }
 
 /// Assignments run in order by one closure.

@@ -16,7 +16,9 @@ use super::{JitCode, JitFn, JitFrame, JitProg, ABORT, EXIT, NEXT, NO_ACTION, REJ
 use crate::bits::mask;
 use crate::compile::{unsupported, R};
 use crate::exec::{Ev, KeyMatch, Run, Target};
-use crate::fast::build::FastCompiler;
+use crate::fast::build::{csum16_plan, FastCompiler, Leaf};
+use crate::hashing::Algorithm;
+use p4_arch::{ExternOp, MetaRole};
 use crate::fast::places::{Place, Region};
 
 fn jit_error(e: impl std::fmt::Display) -> crate::DataplaneError {
@@ -441,10 +443,123 @@ impl Gen<'_, '_, '_> {
                     f.b.switch_to_block(go);
                     Ok(())
                 }
+                Callee::ExternFunction { name, .. } => {
+                    if !self.checksum(f, b, call, name)? {
+                        self.trampoline(f, b, s, scope)?;
+                    }
+                    Ok(())
+                }
                 _ => self.trampoline(f, b, s, scope),
             },
             _ => self.trampoline(f, b, s, scope),
         }
+    }
+
+    /// `verify_checksum`/`update_checksum` with csum16 over header fields and values of at most
+    /// 64 bits (the IPv4 header checksum): summed here. `Ok(false)`: not one of those, nothing
+    /// generated.
+    fn checksum(&mut self, f: &mut Fun<'_>, b: &BlockRef, call: &p4_ir::Call, name: &str) -> R<bool> {
+        let Some(sig) = p4_arch::of(self.fc.cx.ir).and_then(|a| a.function(name)) else { return Ok(false) };
+        let verify = match sig.op {
+            ExternOp::VerifyChecksum { payload: false } => true,
+            ExternOp::UpdateChecksum { payload: false } => false,
+            _ => return Ok(false),
+        };
+        let [cond, list, target, algorithm] = call.args.as_slice() else { return Ok(false) };
+        if self.fc.cx.algorithm(&algorithm.expr)? != Algorithm::Csum16 || !self.narrow(&target.expr.ty) {
+            return Ok(false);
+        }
+        let mut leaves = Vec::new();
+        if self.csum_leaves(b, &list.expr, &mut leaves).is_err() {
+            return Ok(false);
+        }
+        let plan = csum16_plan(leaves);
+        if plan.iter().any(|(l, _)| matches!(l, Leaf::Wire { bit, width } if bit % 8 + width > 64)) {
+            return Ok(false);
+        }
+        let flag = self.fc.cx.intrinsic.slot(MetaRole::ChecksumError);
+        let place = if verify { None } else { self.scalar_place(b, &target.expr)? };
+        if !verify && place.is_none() {
+            return Ok(false);
+        }
+        let (w, _) = self.fc.cx.width(&target.expr.ty);
+        let c = self.expr(f, b, &cond.expr)?;
+        let (go, done) = (f.b.create_block(), f.b.create_block());
+        f.b.ins().brif(c, go, &[], done, &[]);
+        f.b.switch_to_block(go);
+        // As the closures sum (`FastCompiler::csum16`): each piece's 32-bit halves shifted into
+        // place, in one u64 (2^32 is 1 modulo 2^16 - 1), then folded.
+        let mut acc = f.konst(0);
+        for (leaf, shift) in plan {
+            let v = match leaf {
+                Leaf::Wire { bit, width } => f.field_read(bit, width as u32),
+                Leaf::Value(e, _) => self.expr(f, b, &e)?,
+            };
+            let lo = f.b.ins().band_imm_s(v, 0xffff_ffff);
+            let hi = f.b.ins().ushr_imm_s(v, 32);
+            let lo = f.b.ins().ishl_imm_s(lo, i64::from(shift));
+            let hi = f.b.ins().ishl_imm_s(hi, i64::from(shift));
+            let piece = f.b.ins().iadd(lo, hi);
+            acc = f.b.ins().iadd(acc, piece);
+        }
+        // Five end-around folds take any 64-bit sum below 2^16.
+        for _ in 0..5 {
+            let low = f.b.ins().band_imm_s(acc, 0xffff);
+            let high = f.b.ins().ushr_imm_s(acc, 16);
+            acc = f.b.ins().iadd(low, high);
+        }
+        let sum = f.b.ins().bxor_imm_s(acc, 0xffff);
+        let sum = f.b.ins().band_imm_s(sum, (0xffff & mask(w)) as i64);
+        if verify {
+            let expected = self.expr(f, b, &target.expr)?;
+            let bad = f.b.ins().icmp(IntCC::NotEqual, sum, expected);
+            let set = f.b.create_block();
+            f.b.ins().brif(bad, set, &[], done, &[]);
+            f.b.switch_to_block(set);
+            if let Some(slot) = flag {
+                let one = f.konst(1);
+                f.slot_write(slot, one);
+            }
+        } else {
+            match place {
+                Some(Place::Slot(s)) => f.slot_write(s, sum),
+                Some(Place::Field { bit, width }) => f.field_write(bit, width, sum),
+                _ => {}
+            }
+        }
+        f.b.ins().jump(done, &[]);
+        f.b.switch_to_block(done);
+        Ok(true)
+    }
+
+    /// What a checksum list sums, as [`FastCompiler`]'s leaves but with values as expressions.
+    fn csum_leaves(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Leaf<Expr>>) -> R<()> {
+        match &e.kind {
+            ExprKind::Aggregate(items) => {
+                for i in items {
+                    self.csum_leaves(b, i, out)?;
+                }
+                return Ok(());
+            }
+            ExprKind::Cast(inner) if matches!(inner.kind, ExprKind::Aggregate(_)) => return self.csum_leaves(b, inner, out),
+            _ => {}
+        }
+        if self.fc.cx.is_header(&e.ty) {
+            let r = self.header(b, e)?;
+            out.push(Leaf::Wire { bit: r.at * 8, width: r.len * 8 });
+            return Ok(());
+        }
+        if !self.narrow(&e.ty) {
+            return unsupported("a checksum of a value wider than 64 bits");
+        }
+        if matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) {
+            if let Place::Field { bit, width } = self.fc.place(b, e)? {
+                out.push(Leaf::Wire { bit, width: width as usize });
+                return Ok(());
+            }
+        }
+        out.push(Leaf::Value(e.clone(), self.fc.cx.width(&e.ty).0));
+        Ok(())
     }
 
     /// A statement the closure compiler compiles, called from here.
