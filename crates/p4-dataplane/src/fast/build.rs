@@ -53,8 +53,8 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     let jit = super::jit::compile(&mut fc, prog.pipeline.parser, &compiled);
     if let Some(j) = &jit {
         for (i, body) in controls.iter_mut().enumerate() {
-            if let (Some(code), Some(closures)) = (j.controls.get(i).copied().flatten(), body.take()) {
-                *body = Some(super::jit::control_body(code, closures));
+            if let (Some((code, emits)), Some(closures)) = (j.controls.get(i).copied().flatten(), body.take()) {
+                *body = Some(super::jit::control_body(code, emits, closures));
             }
         }
     }
@@ -509,7 +509,7 @@ impl FastCompiler<'_, '_> {
     }
 
     /// The header instances `e` (a header or a struct of headers) emits, in order.
-    fn emit_plan(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Region>) -> R<()> {
+    pub(super) fn emit_plan(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Region>) -> R<()> {
         if self.cx.is_header(&e.ty) {
             out.push(self.header(b, e)?);
             return Ok(());

@@ -33,13 +33,14 @@ pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[
     flags.set("opt_level", "speed").ok()?;
     let isa = cranelift_native::builder().ok()?.finish(settings::Flags::new(flags)).ok()?;
     let module = JITModule::new(JITBuilder::with_isa(isa, cranelift_module::default_libcall_names()));
-    let mut g = Gen { fc, module, runs: Vec::new(), evals: Vec::new(), fbc: FunctionBuilderContext::new() };
+    let mut g = Gen { fc, module, runs: Vec::new(), evals: Vec::new(), fbc: FunctionBuilderContext::new(), emits: 0 };
     let mut skipped = Vec::new();
     let parser_id = g.parser(parser).map_err(|e| skipped.push(format!("parser: {}", e.message))).ok();
-    let mut ids: Vec<(usize, Option<FuncId>)> = Vec::new();
+    let mut ids: Vec<(usize, Option<(FuncId, usize)>)> = Vec::new();
     for &i in controls {
+        g.emits = 0;
         let id = g.control(i).map_err(|e| skipped.push(format!("control {}: {}", g.fc.cx.ir.controls[i].block.name, e.message))).ok();
-        ids.push((i, id));
+        ids.push((i, id.map(|id| (id, g.emits))));
     }
     let Gen { mut module, runs, evals, .. } = g;
     module.finalize_definitions().ok()?;
@@ -48,12 +49,12 @@ pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[
         // and the extern "C" (system) calling convention of the host.
         unsafe { std::mem::transmute::<*const u8, JitFn>(module.get_finalized_function(id)) }
     };
-    let mut by_control: Vec<Option<JitFn>> = Vec::new();
+    let mut by_control: Vec<Option<(JitFn, usize)>> = Vec::new();
     for (i, id) in ids {
         if by_control.len() <= i {
             by_control.resize(i + 1, None);
         }
-        by_control[i] = id.map(ptr);
+        by_control[i] = id.map(|(id, emits)| (ptr(id), emits));
     }
     let done = by_control.iter().filter(|c| c.is_some()).count();
     let mut summary = format!("{}{done} of {} controls", if parser_id.is_some() { "parser, " } else { "" }, controls.len());
@@ -69,6 +70,8 @@ struct Gen<'g, 'c, 'a> {
     runs: Vec<Run>,
     evals: Vec<Ev>,
     fbc: FunctionBuilderContext,
+    /// The most bytes the function being generated can emit (each `emit` runs at most once).
+    emits: usize,
 }
 
 /// Where generated code is, for what a statement's non-`Next` flow does.
@@ -424,6 +427,14 @@ impl Gen<'_, '_, '_> {
                     self.extract(f, r);
                     Ok(())
                 }
+                Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit" && call.args.len() == 1 => {
+                    let mut regions = Vec::new();
+                    self.fc.emit_plan(b, &call.args[0].expr, &mut regions)?;
+                    for r in regions {
+                        self.emit(f, r);
+                    }
+                    Ok(())
+                }
                 Callee::Builtin { builtin: Builtin::IsValid, .. } => Ok(()),
                 Callee::Builtin { target, builtin: Builtin::SetValid } => {
                     let r = self.header(b, target)?;
@@ -637,6 +648,26 @@ impl Gen<'_, '_, '_> {
         f.b.ins().store(TRUSTED, set, at, 0);
         let moved = f.b.ins().iadd_imm_s(cursor, (r.len * 8) as i64);
         f.b.ins().store(TRUSTED, moved, cursor_at, 0);
+    }
+
+    /// `emit` of one header: its bytes appended to the output if it is valid.
+    fn emit(&mut self, f: &mut Fun<'_>, r: Region) {
+        self.emits += r.len;
+        let (_, bits) = f.valid_bits();
+        let bit = f.b.ins().band_imm_s(bits, 1i64 << r.index);
+        let (copy, skip) = (f.b.create_block(), f.b.create_block());
+        f.b.ins().brif(bit, copy, &[], skip, &[]);
+        f.b.switch_to_block(copy);
+        let out = f.frame_ptr(offset_of!(JitFrame, out));
+        let n = f.frame_ptr(offset_of!(JitFrame, out_len));
+        let dst = f.b.ins().iadd(out, n);
+        let wire = f.frame_ptr(offset_of!(JitFrame, wire));
+        let src = f.b.ins().iadd_imm_s(wire, r.at as i64);
+        f.copy(dst, 0, src, r.len);
+        let n2 = f.b.ins().iadd_imm_s(n, r.len as i64);
+        f.b.ins().store(TRUSTED, n2, f.frame, offset_of!(JitFrame, out_len) as i32);
+        f.b.ins().jump(skip, &[]);
+        f.b.switch_to_block(skip);
     }
 
     /// Applies table `t`: the lookup in Rust, the chosen action's body inlined. Returns whether
