@@ -112,6 +112,8 @@ pub struct Ctx {
     /// The wire-format executor runs its generated machine code where the program has it
     /// ([`crate::fast`]'s `jit`); off: its closures (the reference in comparisons).
     pub jit: bool,
+    /// Where the generated machine code finds this packet's state.
+    pub(crate) jit_frame: crate::fast::JitFrame,
 }
 
 impl Ctx {
@@ -127,6 +129,7 @@ impl Ctx {
         self.cursor = 0;
         self.pending_err = None;
         self.fx = Effects::default();
+        crate::fast::point_jit_frame(self);
     }
 
     /// Next value of the switch's deterministic generator.

@@ -155,6 +155,7 @@ impl Switch {
             wire_valid: 0,
             wire_out: Vec::new(),
             jit: true,
+            jit_frame: Default::default(),
         };
         let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true };
         sw.install_program_entries()?;

@@ -30,6 +30,8 @@ use std::sync::Arc;
 use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 
 pub(crate) use build::build;
+pub use jit::JitFrame;
+pub(crate) use jit::point_into as point_jit_frame;
 pub(crate) use pipeline::{process, Stopped};
 
 /// Writes a scalar into a place the executor computes (a slice: read-modify-write).
