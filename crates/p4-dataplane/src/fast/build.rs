@@ -615,14 +615,20 @@ impl FastCompiler<'_, '_> {
     }
 
     fn leaves(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Leaf>) -> R<()> {
+        self.leaves_with(b, e, out, &mut |fc, e, _| fc.ev(b, e))
+    }
+
+    /// What a checksum list `e` sums, in order: header bytes and fields as bits of the wire
+    /// buffer, any other value as `value` makes it (given its width).
+    pub(super) fn leaves_with<V>(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Leaf<V>>, value: &mut dyn FnMut(&mut Self, &Expr, u32) -> R<V>) -> R<()> {
         match &e.kind {
             ExprKind::Aggregate(items) => {
                 for i in items {
-                    self.leaves(b, i, out)?;
+                    self.leaves_with(b, i, out, value)?;
                 }
                 return Ok(());
             }
-            ExprKind::Cast(inner) if matches!(inner.kind, ExprKind::Aggregate(_)) => return self.leaves(b, inner, out),
+            ExprKind::Cast(inner) if matches!(inner.kind, ExprKind::Aggregate(_)) => return self.leaves_with(b, inner, out, value),
             _ => {}
         }
         if self.cx.is_header(&e.ty) {
@@ -641,7 +647,7 @@ impl FastCompiler<'_, '_> {
             }
         }
         let (w, _) = self.cx.width(&e.ty);
-        out.push(Leaf::Value(self.ev(b, e)?, w));
+        out.push(Leaf::Value(value(self, e, w)?, w));
         Ok(())
     }
 

@@ -481,7 +481,9 @@ impl Gen<'_, '_, '_> {
             return Ok(false);
         }
         let mut leaves = Vec::new();
-        if self.csum_leaves(b, &list.expr, &mut leaves).is_err() {
+        // Values as expressions the generated code computes (of at most 64 bits).
+        let mut value = |_: &mut FastCompiler<'_, '_>, e: &Expr, w: u32| if w <= 64 { Ok(e.clone()) } else { unsupported("a checksum of a value wider than 64 bits") };
+        if self.fc.leaves_with(b, &list.expr, &mut leaves, &mut value).is_err() {
             return Ok(false);
         }
         let plan = csum16_plan(leaves);
@@ -541,36 +543,6 @@ impl Gen<'_, '_, '_> {
         f.b.ins().jump(done, &[]);
         f.b.switch_to_block(done);
         Ok(true)
-    }
-
-    /// What a checksum list sums, as [`FastCompiler`]'s leaves but with values as expressions.
-    fn csum_leaves(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Leaf<Expr>>) -> R<()> {
-        match &e.kind {
-            ExprKind::Aggregate(items) => {
-                for i in items {
-                    self.csum_leaves(b, i, out)?;
-                }
-                return Ok(());
-            }
-            ExprKind::Cast(inner) if matches!(inner.kind, ExprKind::Aggregate(_)) => return self.csum_leaves(b, inner, out),
-            _ => {}
-        }
-        if self.fc.cx.is_header(&e.ty) {
-            let r = self.header(b, e)?;
-            out.push(Leaf::Wire { bit: r.at * 8, width: r.len * 8 });
-            return Ok(());
-        }
-        if !self.narrow(&e.ty) {
-            return unsupported("a checksum of a value wider than 64 bits");
-        }
-        if matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) {
-            if let Place::Field { bit, width } = self.fc.place(b, e)? {
-                out.push(Leaf::Wire { bit, width: width as usize });
-                return Ok(());
-            }
-        }
-        out.push(Leaf::Value(e.clone(), self.fc.cx.width(&e.ty).0));
-        Ok(())
     }
 
     /// A statement the closure compiler compiles, called from here.
