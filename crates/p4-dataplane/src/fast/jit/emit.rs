@@ -160,6 +160,15 @@ impl Fun<'_> {
         self.b.ins().ushr_imm_s(shifted, i64::from(64 - width))
     }
 
+    /// Writes `v` to a place [`Gen::scalar_place`] gave (a slot or a field).
+    fn place_write(&mut self, place: Place, v: Value) {
+        match place {
+            Place::Slot(s) => self.slot_write(s, v),
+            Place::Field { bit, width } => self.field_write(bit, width, v),
+            Place::Header(_) => {}
+        }
+    }
+
     fn field_write(&mut self, bit: usize, width: u32, v: Value) {
         let span = (bit % 8) as u32 + width;
         let m = (u64::MAX >> (64 - width)) << (64 - span);
@@ -375,16 +384,14 @@ impl Gen<'_, '_, '_> {
         match s {
             Stmt::Empty => Ok(()),
             Stmt::Block(stmts) => self.block(f, b, stmts, scope),
-            Stmt::Assign { lhs, rhs, .. } if self.scalar_place(b, lhs)?.is_some() => {
-                let Some(place) = self.scalar_place(b, lhs)? else { return Ok(()) };
-                let v = self.expr(f, b, rhs)?;
-                match place {
-                    Place::Slot(s) => f.slot_write(s, v),
-                    Place::Field { bit, width } => f.field_write(bit, width, v),
-                    Place::Header(_) => {}
+            Stmt::Assign { lhs, rhs, .. } => match self.scalar_place(b, lhs)? {
+                Some(place) => {
+                    let v = self.expr(f, b, rhs)?;
+                    f.place_write(place, v);
+                    Ok(())
                 }
-                Ok(())
-            }
+                None => self.trampoline(f, b, s, scope),
+            },
             Stmt::VarInit { var, init, .. } if self.narrow(&self.fc.cx.var_type(b, *var).cloned().unwrap_or(Type::Void)) => {
                 let slot = self.fc.cx.var_slot(b, *var)?;
                 let v = match init {
@@ -534,10 +541,8 @@ impl Gen<'_, '_, '_> {
                 f.slot_write(slot, one);
             }
         } else {
-            match place {
-                Some(Place::Slot(s)) => f.slot_write(s, sum),
-                Some(Place::Field { bit, width }) => f.field_write(bit, width, sum),
-                _ => {}
+            if let Some(place) = place {
+                f.place_write(place, sum);
             }
         }
         f.b.ins().jump(done, &[]);

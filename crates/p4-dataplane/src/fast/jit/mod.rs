@@ -8,9 +8,9 @@
 //! header fields, the parser's state machine (selects of values and masks), and table
 //! applications: the lookup is a call into Rust ([`jit_table`]), the chosen action's body is
 //! inlined. Everything else (wider values, other extern calls, direct action calls, ...) is the
-//! statement or value the closure compiler
-//! made for it, called from the generated code ([`jit_run`], [`jit_eval`]): every program the
-//! wire-format executor takes runs here, with the rare constructs left to closures.
+//! statement or value the closure compiler made for it, called from the generated code
+//! ([`jit_run`], [`jit_eval`]): every program the wire-format executor takes runs here, with the
+//! rare constructs left to closures.
 //!
 //! Contract between generated code and Rust: the code receives a [`JitFrame`] of raw pointers into
 //! the packet's [`Ctx`]; every call back into Rust may touch the context and refreshes the frame,
