@@ -386,7 +386,7 @@ impl ControlPlane for Switch {
             return invalid(format!("action {} is @tableonly in table {}", tp.actions[ai].name, tp.name));
         }
         let data = action_data(self, ti, ai, &args)?;
-        self.ctx.defaults[ti] = (ai, data);
+        self.ctx.tables[ti].set_default(ai, data);
         Ok(())
     }
 

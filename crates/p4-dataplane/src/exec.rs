@@ -67,10 +67,30 @@ pub struct Effects {
     /// parser again, keeping this field set.
     pub reparse_deparsed: Option<usize>,
     pub truncate: Option<u32>,
-    /// Block (control index) that marked the packet to be dropped last ([`p4_arch::SideEffect::Drop`]).
-    pub marked_in: Option<usize>,
+    /// Block that marked the packet to be dropped last ([`p4_arch::SideEffect::Drop`]): its
+    /// control index + 1, 0 for none or the parser (a plain number, which generated machine code
+    /// writes: [`Effects::mark`], [`Effects::marked_in`]).
+    pub(crate) marked: u64,
     /// Description of a failed `assert`/`assume`.
     pub aborted: Option<Arc<str>>,
+}
+
+impl Effects {
+    /// Records a drop call made in control `control` (`None`: outside a control).
+    #[inline]
+    pub(crate) fn mark(&mut self, control: Option<usize>) {
+        self.marked = Self::mark_code(control);
+    }
+
+    /// What [`Effects::mark`] stores for `control`.
+    pub(crate) fn mark_code(control: Option<usize>) -> u64 {
+        control.map_or(0, |c| c as u64 + 1)
+    }
+
+    /// The control that marked the packet to be dropped last.
+    pub fn marked_in(&self) -> Option<usize> {
+        self.marked.checked_sub(1).map(|c| c as usize)
+    }
 }
 
 /// Mutable runtime state: the packet frame, the packet, tables and extern state.
@@ -88,8 +108,6 @@ pub struct Ctx {
     /// The key of the table applied last (a traced switch only, for the trace).
     pub keybuf: Vec<u128>,
     pub tables: Vec<TableState>,
-    /// Default action of each table: (index into the table's action list, data).
-    pub defaults: Vec<(usize, Vec<u128>)>,
     /// Indexed by `ExternId`.
     pub externs: Vec<ExternState>,
     /// Members of each parser value set: `(value, mask)`.
@@ -114,6 +132,10 @@ pub struct Ctx {
     pub jit: bool,
     /// Where the generated machine code finds this packet's state.
     pub(crate) jit_frame: crate::fast::JitFrame,
+    /// Every frame slot a self-contained whole-packet function does not reset itself is zero
+    /// ([`crate::fast`]'s `jit::PacketFn`); cleared by [`Ctx::enter`], which every other way of
+    /// running a packet takes.
+    pub(crate) frame_tidy: bool,
 }
 
 impl Ctx {
@@ -122,6 +144,7 @@ impl Ctx {
     /// start, no effects.
     #[inline]
     pub(crate) fn enter(&mut self, data: &[u8]) {
+        self.frame_tidy = false;
         self.wire.fill(0);
         self.wire_valid = 0;
         self.pkt.clear();
@@ -352,8 +375,9 @@ impl TableProg {
             }
             None => {
                 let mut act = 0;
-                if let Some((a, data)) = c.defaults.get(t) {
-                    act = *a;
+                if let Some(ts) = c.tables.get(t) {
+                    let (a, data) = ts.default_action();
+                    act = a;
                     args.extend_from_slice(data);
                 }
                 if let Some(m) = self.entry_meter {
@@ -453,7 +477,7 @@ impl Intrinsic {
 
 /// The intrinsic metadata fields the pipeline itself writes when a packet arrives and when a copy
 /// departs, resolved once from [`Intrinsic`] (`None`: the program lacks the field). Both executors'
-/// pipelines set them through this one description.
+/// pipelines and the generated machine code set them through this one description.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PipelineMeta {
     /// The fields of [`PipelineMeta::ARRIVAL`], in its order.
@@ -462,44 +486,99 @@ pub(crate) struct PipelineMeta {
     departure: [Option<usize>; 6],
 }
 
+/// A value the pipeline writes into an intrinsic metadata field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MetaValue {
+    /// The arrival port (on arrival) or the port a copy departs for.
+    Port,
+    /// The packet's length in bytes as it arrived.
+    Length,
+    /// The packet's instance type.
+    Instance,
+    /// The copy's replication id.
+    Rid,
+    /// The time in microseconds, cut to the low `bits`.
+    Now { bits: u32 },
+    Zero,
+}
+
+/// What one packet or copy gives the [`MetaValue`]s.
+#[derive(Clone, Copy)]
+pub(crate) struct MetaValues {
+    pub port: u32,
+    pub length: usize,
+    pub instance: u128,
+    pub rid: u32,
+    pub now_us: u64,
+}
+
+impl MetaValue {
+    #[inline(always)]
+    fn of(self, v: &MetaValues) -> u128 {
+        match self {
+            MetaValue::Port => u128::from(v.port),
+            MetaValue::Length => v.length as u128,
+            MetaValue::Instance => v.instance,
+            MetaValue::Rid => u128::from(v.rid),
+            MetaValue::Now { bits } => u128::from(v.now_us) & crate::bits::mask(bits),
+            MetaValue::Zero => 0,
+        }
+    }
+}
+
 // `PipelineMeta::INSTANCE` names the instance type's place in the arrival list (checked when built).
-const _: () = assert!(matches!(PipelineMeta::ARRIVAL[PipelineMeta::INSTANCE], MetaRole::InstanceType));
+const _: () = assert!(matches!(PipelineMeta::ARRIVAL[PipelineMeta::INSTANCE].0, MetaRole::InstanceType));
 
 impl PipelineMeta {
-    /// Set when a packet arrives: the values of [`PipelineMeta::arrive`], in order.
-    const ARRIVAL: [MetaRole; 4] = [MetaRole::IngressPort, MetaRole::PacketLength, MetaRole::InstanceType, MetaRole::IngressTimestamp];
-    /// Set when a copy departs: the values of [`PipelineMeta::depart`], in order.
+    /// Set when a packet arrives, in order.
+    const ARRIVAL: [(MetaRole, MetaValue); 4] = [
+        (MetaRole::IngressPort, MetaValue::Port),
+        (MetaRole::PacketLength, MetaValue::Length),
+        (MetaRole::InstanceType, MetaValue::Instance),
+        (MetaRole::IngressTimestamp, MetaValue::Now { bits: 48 }),
+    ];
     /// Where [`MetaRole::InstanceType`] is in [`PipelineMeta::ARRIVAL`].
     const INSTANCE: usize = 2;
-    const DEPARTURE: [MetaRole; 6] =
-        [MetaRole::EgressPort, MetaRole::EgressSpec, MetaRole::EgressRid, MetaRole::EgressTimestamp, MetaRole::EnqTimestamp, MetaRole::DeqTimedelta];
+    /// Set when a copy departs, in order: the egress spec cleared, the times (no queueing delay
+    /// is modelled).
+    const DEPARTURE: [(MetaRole, MetaValue); 6] = [
+        (MetaRole::EgressPort, MetaValue::Port),
+        (MetaRole::EgressSpec, MetaValue::Zero),
+        (MetaRole::EgressRid, MetaValue::Rid),
+        (MetaRole::EgressTimestamp, MetaValue::Now { bits: 48 }),
+        (MetaRole::EnqTimestamp, MetaValue::Now { bits: 32 }),
+        (MetaRole::DeqTimedelta, MetaValue::Zero),
+    ];
 
     pub(crate) fn of(meta: &Intrinsic) -> PipelineMeta {
-        PipelineMeta { arrival: Self::ARRIVAL.map(|r| meta.slot(r)), departure: Self::DEPARTURE.map(|r| meta.slot(r)) }
+        PipelineMeta { arrival: Self::ARRIVAL.map(|(r, _)| meta.slot(r)), departure: Self::DEPARTURE.map(|(r, _)| meta.slot(r)) }
+    }
+
+    /// The fields set when a packet arrives and what each gets.
+    pub(crate) fn arrival_writes(&self) -> impl Iterator<Item = (usize, MetaValue)> + '_ {
+        self.arrival.iter().zip(Self::ARRIVAL).filter_map(|(s, (_, v))| Some(((*s)?, v)))
+    }
+
+    /// The fields set when a copy departs and what each gets.
+    pub(crate) fn departure_writes(&self) -> impl Iterator<Item = (usize, MetaValue)> + '_ {
+        self.departure.iter().zip(Self::DEPARTURE).filter_map(|(s, (_, v))| Some(((*s)?, v)))
     }
 
     /// What the architecture sets for a packet of `len` bytes arriving on `port` (at `c.now_us`).
     #[inline]
     pub(crate) fn arrive(&self, c: &mut Ctx, port: u32, len: usize, instance: u128) {
-        let now = u128::from(c.now_us);
-        let values = [u128::from(port), len as u128, instance, now & crate::bits::mask(48)];
-        for (slot, v) in self.arrival.iter().zip(values) {
-            if let Some(s) = slot {
-                c.set(*s, v);
-            }
+        let values = MetaValues { port, length: len, instance, rid: 0, now_us: c.now_us };
+        for (slot, v) in self.arrival_writes() {
+            c.set(slot, v.of(&values));
         }
     }
 
-    /// What the traffic manager sets for a copy leaving for `port` with replication id `rid`: the
-    /// egress spec cleared, the times (no queueing delay is modelled).
+    /// What the traffic manager sets for a copy leaving for `port` with replication id `rid`.
     #[inline]
     pub(crate) fn depart(&self, c: &mut Ctx, port: u32, rid: u32) {
-        let now = u128::from(c.now_us);
-        let values = [u128::from(port), 0, u128::from(rid), now & crate::bits::mask(48), now & crate::bits::mask(32), 0];
-        for (slot, v) in self.departure.iter().zip(values) {
-            if let Some(s) = slot {
-                c.set(*s, v);
-            }
+        let values = MetaValues { port, length: 0, instance: 0, rid, now_us: c.now_us };
+        for (slot, v) in self.departure_writes() {
+            c.set(slot, v.of(&values));
         }
     }
 

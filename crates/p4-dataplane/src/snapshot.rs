@@ -33,7 +33,7 @@ impl Switch {
             .filter_map(|h| state.entries.get(h as usize).and_then(|e| e.as_ref()).map(|e| (h, e)))
             .map(|(handle, e)| EntrySnapshot { handle, matches: e.matches.clone(), action: e.action, args: e.args.clone() })
             .collect();
-        let (default_action, default_args) = self.ctx.defaults.get(table).cloned().unwrap_or_default();
+        let (default_action, default_args) = (state.default_action().0, state.default_action().1.to_vec());
         Some(TableSnapshot { entries, default_action, default_args })
     }
 }

@@ -142,7 +142,6 @@ impl Switch {
             scratch: Default::default(),
             keybuf: Vec::new(),
             tables,
-            defaults: vec![(0, Vec::new()); prog.tables.len()],
             externs,
             value_sets: vec![Vec::new(); program.value_sets.len()],
             now_us: 0,
@@ -156,6 +155,7 @@ impl Switch {
             wire_out: Vec::new(),
             jit: true,
             jit_frame: Default::default(),
+            frame_tidy: false,
         };
         let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true };
         sw.install_program_entries()?;
@@ -194,8 +194,8 @@ impl Switch {
         for (ti, t) in ir.tables.iter().enumerate() {
             if let Some(d) = &t.default_action {
                 let (act, data) = self.program_action(ti, d)?;
-                if let Some(slot) = self.ctx.defaults.get_mut(ti) {
-                    *slot = (act, data);
+                if let Some(ts) = self.ctx.tables.get_mut(ti) {
+                    ts.set_default(act, data);
                 }
             }
             for (pos, e) in t.entries.iter().enumerate() {
@@ -247,7 +247,7 @@ impl Switch {
     /// Why the current packet is dropped when the drop-marker field or a drop call says so.
     fn drop_reason(&self) -> DropReason {
         let error = self.meta_get(MetaRole::ParserError).unwrap_or(0) as u32;
-        match self.ctx.fx.marked_in {
+        match self.ctx.fx.marked_in() {
             Some(control) => DropReason::Marked { control: control as u32, error },
             None => DropReason::DropValue { error },
         }

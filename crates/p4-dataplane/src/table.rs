@@ -152,6 +152,7 @@ enum Index {
 /// its data on the heap. 32 bytes, two to a cache line: a table of a thousand entries keeps its
 /// records in 32 KiB.
 #[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
 pub struct Hit {
     /// Index into the table's action list.
     pub action: u32,
@@ -165,12 +166,19 @@ impl Hit {
     pub const INLINE: usize = 3;
     const IN_ENTRY: u32 = u32::MAX;
 
+    /// Where generated machine code finds the data of a record.
+    pub(crate) const DATA_OFFSET: usize = std::mem::offset_of!(Hit, inline);
+
     fn of(entry: &Entry) -> Hit {
-        let mut hit = Hit { action: entry.action as u32, len: Hit::IN_ENTRY, inline: [0; Hit::INLINE] };
+        Hit::new(entry.action, &entry.args)
+    }
+
+    fn new(action: usize, args: &[u128]) -> Hit {
+        let mut hit = Hit { action: action as u32, len: Hit::IN_ENTRY, inline: [0; Hit::INLINE] };
         // Only data that all fit 64 bits (MAC and IPv4 addresses, ports: nearly all) are kept here.
-        if entry.args.len() <= Hit::INLINE && entry.args.iter().all(|v| u64::try_from(*v).is_ok()) {
-            hit.len = entry.args.len() as u32;
-            for (to, v) in hit.inline.iter_mut().zip(&entry.args) {
+        if args.len() <= Hit::INLINE && args.iter().all(|v| u64::try_from(*v).is_ok()) {
+            hit.len = args.len() as u32;
+            for (to, v) in hit.inline.iter_mut().zip(args) {
                 *to = *v as u64;
             }
         }
@@ -235,6 +243,10 @@ pub struct TableState {
     index: Index,
     /// Scratch for LPM probes (reused; never shrinks).
     probe: Vec<u128>,
+    /// The action a miss runs (index into the table's action list) and its data, and the same as
+    /// a record.
+    default: (usize, Vec<u128>),
+    default_hit: Hit,
 }
 
 /// Prefix length of a prefix mask of `width` bits, or `None` if `m` is not one.
@@ -517,7 +529,7 @@ impl TableState {
             (IndexKind::Lpm(pos), _) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
             (IndexKind::Ternary, _) => Index::Ternary(TupleSpace::default()),
         };
-        TableState { entries: Vec::new(), hits: Vec::new(), free: Default::default(), index, probe: Vec::new() }
+        TableState { entries: Vec::new(), hits: Vec::new(), free: Default::default(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit: Hit::new(0, &[]) }
     }
 
     /// Number of live entries.
@@ -710,6 +722,27 @@ impl TableState {
     #[inline]
     pub fn hit(&self, handle: u64) -> Option<&Hit> {
         self.hits.get(handle as usize)
+    }
+
+    /// The action a miss runs (index into the table's action list) and its data.
+    pub fn default_action(&self) -> (usize, &[u128]) {
+        (self.default.0, &self.default.1)
+    }
+
+    pub fn set_default(&mut self, action: usize, data: Vec<u128>) {
+        self.default_hit = Hit::new(action, &data);
+        self.default = (action, data);
+    }
+
+    /// The record a packet with the one-field key `key` runs: the winning entry's (`true`) or
+    /// the default's (`false`); `None` when the record does not hold its data.
+    #[inline]
+    pub fn record_for(&mut self, key: u128) -> Option<(&Hit, bool)> {
+        let (hit, found) = match self.lookup(&[key]) {
+            Some(h) => (self.hits.get(h as usize)?, true),
+            None => (&self.default_hit, false),
+        };
+        hit.data().is_some().then_some((hit, found))
     }
 
     /// Handles of the live entries in the order a first-match lookup must try them to give the

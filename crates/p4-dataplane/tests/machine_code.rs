@@ -124,7 +124,7 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 fn the_program_runs_as_machine_code() {
     let sw = switch();
     assert_eq!(sw.executor(), "wire-format");
-    assert_eq!(sw.machine_code(), Some("parser, 4 of 4 controls"));
+    assert_eq!(sw.machine_code(), Some("parser, 4 of 4 controls, whole packet"));
 }
 
 #[test]
@@ -184,5 +184,222 @@ proptest! {
         let got = run(&mut native, &frames);
         prop_assert_eq!(&got, &run(&mut closures, &frames));
         prop_assert_eq!(&got, &run(&mut reference, &frames));
+    }
+}
+
+/// Tables the generated code applies by copying the winning record's data itself, next to the
+/// ones it leaves to the full lookup in Rust: data that do not fit the record (four values, a
+/// 72-bit value), a default with data set by the program and then by the control plane, a table
+/// with a direct counter.
+const TABLES: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> ether_type; }
+struct headers_t { ethernet_t eth; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    direct_counter(CounterType.packets) hits;
+    action set(bit<9> port, bit<8> b) { sm.egress_spec = port; hdr.eth.src[7:0] = b; }
+    action many(bit<8> a, bit<8> b, bit<8> c, bit<8> d) { hdr.eth.src[31:0] = a ++ b ++ c ++ d; sm.egress_spec = 2; }
+    action wide(bit<72> v) { hdr.eth.src = v[71:24]; sm.egress_spec = 3; }
+    action counted(bit<9> port, bit<8> b) { sm.egress_spec = port; hdr.eth.src[15:8] = b; }
+    table a { key = { hdr.eth.dst[7:0]: exact; } actions = { set; many; wide; } default_action = set(7, 0x42); }
+    table c { key = { hdr.eth.dst[15:8]: exact; } actions = { counted; } default_action = counted(1, 1); counters = hits; }
+    apply { if (hdr.eth.ether_type == 1) { c.apply(); } else { a.apply(); } }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.eth); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+fn tables_switch() -> Switch {
+    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
+    let compiled = p4_sema::compile_str("tables.p4", TABLES, &[include]);
+    let Some(program) = compiled.program else { panic!("tables.p4: {}", compiled.render_diagnostics()) };
+    let mut sw = Switch::new(Arc::new(program)).expect("switch");
+    let key = |k: u8| Keys::Positional(vec![KeyValue::Value(k.into())]);
+    let args = |v: &[u128]| ActionArgs::Positional(v.iter().map(|&x| num_bigint::BigUint::from(x)).collect());
+    sw.table_add("a", key(1), "set", args(&[4, 0x11]), None).expect("entry");
+    sw.table_add("a", key(2), "many", args(&[1, 2, 3, 4]), None).expect("entry");
+    sw.table_add("a", key(3), "wide", args(&[0xff_0000_0000_0000_0001]), None).expect("entry");
+    sw.table_add("a", key(4), "wide", args(&[0x12_3456_789a]), None).expect("entry");
+    sw.table_add("c", key(5), "counted", args(&[6, 0x66]), None).expect("entry");
+    sw
+}
+
+/// Frames with destination MAC ending `k2, k1` and EtherType `ether_type`.
+fn keyed(k1: u8, k2: u8, ether_type: u16) -> Vec<u8> {
+    let mut f = vec![0, 0, 0, 0, k2, k1, 0, 0, 0, 0, 0, 0];
+    f.extend_from_slice(&ether_type.to_be_bytes());
+    f.resize(20, 0xee);
+    f
+}
+
+#[test]
+fn table_records_and_defaults_give_the_data_of_the_full_lookup() {
+    let mut sw = tables_switch();
+    assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet"));
+    let frames: Vec<Vec<u8>> = (0..6).map(|k| keyed(k, 0, 0x0800)).chain([keyed(0, 5, 1), keyed(0, 9, 1)]).collect();
+    let src = |out: &[(u32, u32, Vec<u8>)], i: usize| (out[i].1, out[i].2[6..12].to_vec());
+    let check = |out: &[(u32, u32, Vec<u8>)], miss: (u32, Vec<u8>)| {
+        assert_eq!(out.len(), 8);
+        assert_eq!(src(out, 0), miss);
+        assert_eq!(src(out, 1), (4, vec![0, 0, 0, 0, 0, 0x11]));
+        // Four values: not in the record.
+        assert_eq!(src(out, 2), (2, vec![0, 0, 1, 2, 3, 4]));
+        // 72 bits: not in the record; (v >> 24) cut to 48 bits.
+        assert_eq!(src(out, 3), (3, vec![0xff, 0, 0, 0, 0, 0]));
+        assert_eq!(src(out, 4), (3, vec![0, 0, 0, 0, 0x12, 0x34]));
+        assert_eq!(src(out, 5), miss);
+        assert_eq!(src(out, 6), (6, vec![0, 0, 0, 0, 0x66, 0]));
+        assert_eq!(src(out, 7), (1, vec![0, 0, 0, 0, 1, 0]));
+    };
+    let mut closures = tables_switch();
+    assert!(!closures.use_machine_code(false));
+    let got = run(&mut sw, &frames);
+    check(&got, (7, vec![0, 0, 0, 0, 0, 0x42]));
+    assert_eq!(got, run(&mut closures, &frames));
+    // A default whose data the record cannot hold, then one it can.
+    for sw in [&mut sw, &mut closures] {
+        sw.table_set_default("a", "many", ActionArgs::Positional([9u8, 8, 7, 6].map(Into::into).to_vec())).expect("default");
+    }
+    let got = run(&mut sw, &frames);
+    check(&got, (2, vec![0, 0, 9, 8, 7, 6]));
+    assert_eq!(got, run(&mut closures, &frames));
+    for sw in [&mut sw, &mut closures] {
+        sw.table_set_default("a", "set", ActionArgs::Positional([5u8, 0x24].map(Into::into).to_vec())).expect("default");
+    }
+    let got = run(&mut sw, &frames);
+    check(&got, (5, vec![0, 0, 0, 0, 0, 0x24]));
+    assert_eq!(got, run(&mut closures, &frames));
+    // The direct counter counted every hit of `c` (one per run).
+    assert_eq!(sw.counter_read("I.hits", 0).expect("counter").0, 3);
+}
+
+/// A program whose machine code never calls back into closures (a self-contained whole-packet
+/// function: it resets the state it uses and reads the packet where it lies): a select, a parser
+/// error, direct action calls, a table with a drop, an `exit`, a header made valid.
+const SELF_CONTAINED: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<40> src_hi; bit<8> src_lo; bit<16> ether_type; }
+header ip_t { bit<8> ttl; bit<8> proto; bit<32> addr; }
+header tag_t { bit<8> v; }
+struct headers_t { ethernet_t eth; ip_t ip; tag_t tag; }
+struct meta_t { bit<8> seen; bit<9> port; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); transition select(hdr.eth.ether_type) { 0x0800: ip; 0x0801: tagged; default: accept; } }
+    state ip { pkt.extract(hdr.ip); transition accept; }
+    state tagged { pkt.extract(hdr.tag); verify(hdr.tag.v != 0, error.ParserInvalidArgument); transition ip; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action drop() { mark_to_drop(sm); }
+    action to(bit<9> port) { sm.egress_spec = port; meta.seen = meta.seen + 1; }
+    action mark(bit<8> v) { hdr.tag.setValid(); hdr.tag.v = v; }
+    table route { key = { hdr.ip.addr: exact; } actions = { to; drop; } default_action = drop(); }
+    apply {
+        // A field of a header not valid (unless the parser extracted it) reads 0.
+        hdr.eth.src_lo = hdr.tag.v;
+        if (sm.parser_error != error.NoError) { to(9); hdr.eth.ether_type = 0xbad0; exit; }
+        if (!hdr.ip.isValid()) { to(1); return; }
+        if (hdr.ip.ttl <= 1) { drop(); exit; }
+        hdr.ip.ttl = hdr.ip.ttl - 1;
+        route.apply();
+        if (meta.seen == 1 && hdr.ip.proto == 6) { mark(sm.egress_spec[7:0]); }
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { if (sm.egress_port == 7) { mark_to_drop(sm); } }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.eth); pkt.emit(hdr.tag); pkt.emit(hdr.ip); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+fn self_contained_switch() -> Switch {
+    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
+    let compiled = p4_sema::compile_str("self_contained.p4", SELF_CONTAINED, &[include]);
+    let Some(program) = compiled.program else { panic!("self_contained.p4: {}", compiled.render_diagnostics()) };
+    let mut sw = Switch::new(Arc::new(program)).expect("switch");
+    for (addr, port) in [(1u32, 4u16), (2, 5), (3, 7)] {
+        sw.table_add("route", Keys::Positional(vec![KeyValue::Value(addr.into())]), "to", ActionArgs::Positional(vec![port.into()]), None).expect("entry");
+    }
+    sw
+}
+
+/// An Ethernet frame of EtherType `ether_type`, then `rest`.
+fn typed(ether_type: u16, rest: &[u8]) -> Vec<u8> {
+    let mut f = vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2];
+    f.extend_from_slice(&ether_type.to_be_bytes());
+    f.extend_from_slice(rest);
+    f
+}
+
+#[test]
+fn a_self_contained_program_gives_the_values_it_computes() {
+    let mut sw = self_contained_switch();
+    assert_eq!(sw.machine_code(), Some("parser, 3 of 3 controls, whole packet, self-contained"));
+    let frames = [
+        // ttl 5, proto 6, addr 2: to(5), then tagged with 5; payload kept.
+        typed(0x0800, &[5, 6, 0, 0, 0, 2, 0xaa, 0xbb]),
+        // A tag of 0: the parser's verify fails; to(9), EtherType rewritten, nothing parsed after.
+        typed(0x0801, &[0, 9, 9]),
+        // No IP: to(1), the frame unchanged.
+        typed(0x86dd, &[1, 2, 3]),
+        // ttl 1: dropped in ingress.
+        typed(0x0800, &[1, 6, 0, 0, 0, 2]),
+        // Unknown address: the default drop.
+        typed(0x0800, &[5, 6, 0, 0, 0, 8]),
+        // Port 7: dropped in egress.
+        typed(0x0800, &[5, 17, 0, 0, 0, 3]),
+        // Too short for the IP header: to(9).
+        typed(0x0800, &[5, 6]),
+    ];
+    let out = run(&mut sw, &frames);
+    // The source MAC's low byte: the tag's value, 0 where no tag was extracted.
+    let src0 = |mut f: Vec<u8>| {
+        f[11] = 0;
+        f
+    };
+    let expected: Vec<(u32, u32, Vec<u8>)> = vec![
+        // Ethernet, the tag (5), the IP header (ttl 4), the payload.
+        (0, 5, src0(typed(0x0800, &[5, 4, 6, 0, 0, 0, 2, 0xaa, 0xbb]))),
+        (1, 9, src0(typed(0xbad0, &[0, 9, 9]))),
+        (2, 1, src0(typed(0x86dd, &[1, 2, 3]))),
+        (6, 9, src0(typed(0xbad0, &[5, 6]))),
+        (3, u32::MAX, b"mark_to_drop in I".to_vec()),
+        (4, u32::MAX, b"mark_to_drop in I".to_vec()),
+        (5, u32::MAX, b"mark_to_drop in E".to_vec()),
+    ];
+    assert_eq!(out, expected);
+    let mut reference = self_contained_switch();
+    assert!(!reference.use_wire_format(false));
+    assert_eq!(out, run(&mut reference, &frames));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Packets one after another through the self-contained function (each resetting only what
+    /// the program writes), interleaved with packets through the closures on the same switch,
+    /// give what the closure executor gives.
+    #[test]
+    fn a_self_contained_program_agrees_with_the_closure_executor(packets in proptest::collection::vec((0u16..3, any::<[u8; 8]>(), 0u8..5, 0usize..24, any::<bool>()), 1..40)) {
+        let (mut native, mut reference) = (self_contained_switch(), self_contained_switch());
+        prop_assert!(!reference.use_wire_format(false));
+        for &(kind, body, addr, len, closures) in &packets {
+            let mut body = body;
+            body[5] = addr;
+            let mut f = typed([0x0800, 0x0801, 0x1234][kind as usize], &body);
+            f.truncate(len);
+            native.use_machine_code(!closures);
+            let frames = [f];
+            prop_assert_eq!(run(&mut native, &frames), run(&mut reference, &frames));
+        }
     }
 }

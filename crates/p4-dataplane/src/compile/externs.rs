@@ -480,6 +480,15 @@ impl Compiler<'_> {
         }))
     }
 
+    /// What the architecture's drop function writes: the fields its description names, the drop
+    /// marker its drop value and every other one 0 (v1model, as BMv2: the output port and the
+    /// multicast group). Every executor's `mark_to_drop` writes these.
+    pub(crate) fn mark_to_drop_writes(&self, arch: &p4_arch::Architecture, f: &p4_arch::FunctionSig) -> Vec<(usize, u128)> {
+        let DropMarker::AllOnes(marker) = arch.drop;
+        let meta = &self.intrinsic;
+        f.writes.iter().filter_map(|r| Some((meta.slot(*r)?, if *r == marker { meta.drop_value } else { 0 }))).collect()
+    }
+
     fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<Run> {
         let meta = self.intrinsic.clone();
         let here = Self::control_index(b);
@@ -492,20 +501,13 @@ impl Compiler<'_> {
         let op = sig.map(|(_, f)| f.op);
         match (name, op) {
             (_, Some(ExternOp::MarkToDrop)) => {
-                // The fields the description says it writes: the drop marker gets its drop value,
-                // every other one 0 (v1model, as BMv2: the output port and the multicast group).
                 let Some((arch, f)) = sig else { return unsupported(format!("extern function `{name}`")) };
-                let DropMarker::AllOnes(marker) = arch.drop;
-                let writes: Vec<(usize, u128)> = f
-                    .writes
-                    .iter()
-                    .filter_map(|r| Some((meta.slot(*r)?, if *r == marker { meta.drop_value } else { 0 })))
-                    .collect();
+                let writes = self.mark_to_drop_writes(arch, f);
                 Ok(Box::new(move |_, c| {
                     for &(s, v) in &writes {
                         c.set(s, v);
                     }
-                    c.fx.marked_in = here;
+                    c.fx.mark(here);
                     Flow::Next
                 }))
             }

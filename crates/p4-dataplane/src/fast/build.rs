@@ -48,9 +48,12 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
             Err(_) => fc.hands_over = true,
         }
     }
-    // The same blocks as machine code, where the machine takes it.
+    // The same blocks as machine code, where the machine takes it; for a program that does not
+    // hand over, the whole packet as one function too.
     let compiled: Vec<usize> = controls.iter().enumerate().filter(|(_, c)| c.is_some()).map(|(i, _)| i).collect();
-    let jit = super::jit::compile(&mut fc, prog.pipeline.parser, &compiled);
+    let stages = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
+    let pipeline = (!fc.hands_over).then_some((&stages, &prog.pipeline_meta));
+    let jit = super::jit::compile(&mut fc, prog.pipeline.parser, &compiled, pipeline);
     if let Some(j) = &jit {
         for (i, body) in controls.iter_mut().enumerate() {
             if let (Some((code, emits)), Some(closures)) = (j.controls.get(i).copied().flatten(), body.take()) {
@@ -79,6 +82,21 @@ fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>], frame_len
         drop_marker: meta.slot(marker).map(|s| (s, meta.drop_value)),
         normal_instance: u128::from(prog.arch.instance_value(p4_arch::PacketInstance::Normal)),
         max_port: meta.max_port(),
+    }
+}
+
+/// The control a drop call in block `b` marks the packet in (`None`: the parser).
+pub(super) fn mark_site(b: &BlockRef) -> Option<usize> {
+    match b {
+        BlockRef::Control(c) => Some(c.index()),
+        BlockRef::Parser(_) => None,
+    }
+}
+
+impl FastCompiler<'_, '_> {
+    /// The bytes the program's headers take in `Ctx::wire` (before the slack).
+    pub(super) fn header_bytes(&self) -> usize {
+        self.places.wire_len
     }
 }
 
@@ -537,21 +555,13 @@ impl FastCompiler<'_, '_> {
         let meta = self.cx.intrinsic.clone();
         match sig.op {
             ExternOp::MarkToDrop => {
-                let DropMarker::AllOnes(marker) = arch.drop;
-                let writes: Vec<(usize, u128)> = sig
-                    .writes
-                    .iter()
-                    .filter_map(|r| Some((meta.slot(*r)?, if *r == marker { meta.drop_value } else { 0 })))
-                    .collect();
-                let here = match b {
-                    BlockRef::Control(c) => Some(c.index()),
-                    BlockRef::Parser(_) => None,
-                };
+                let writes = self.cx.mark_to_drop_writes(arch, sig);
+                let here = mark_site(b);
                 Ok(Box::new(move |_, c| {
                     for &(s, v) in &writes {
                         c.set(s, v);
                     }
-                    c.fx.marked_in = here;
+                    c.fx.mark(here);
                     Flow::Next
                 }))
             }

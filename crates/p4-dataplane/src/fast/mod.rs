@@ -270,7 +270,7 @@ fn choose_with_key(p: &Prog, c: &mut Ctx, t: usize, ft: &FastTable, key: &[u128]
     if tp.per_entry.is_empty() && tp.entry_meter.is_none() {
         // No direct counter or meter reads the hit: the entry's data go straight from the table
         // to the action's parameters.
-        let Ctx { tables, defaults, f: frame, .. } = c;
+        let Ctx { tables, f: frame, .. } = c;
         let ts = tables.get_mut(t)?;
         let found = ts.lookup(key);
         let record = found.and_then(|h| ts.hit(h));
@@ -288,7 +288,7 @@ fn choose_with_key(p: &Prog, c: &mut Ctx, t: usize, ft: &FastTable, key: &[u128]
         let chosen = match record {
             // Data the hit record does not hold: from the entry.
             Some(_) => found.and_then(|f| ts.entries.get(f as usize)?.as_ref()).map(|e| (true, e.action, &e.args[..])),
-            None => defaults.get(t).map(|(a, data)| (false, *a, &data[..])),
+            None => Some((false, ts.default_action().0, ts.default_action().1)),
         };
         let (hit, act, data) = chosen?;
         if let Some(ta) = ft.actions.get(act) {

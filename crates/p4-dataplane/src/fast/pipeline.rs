@@ -2,6 +2,7 @@
 //! one-copy decision, egress and deparser, with every slot and control body resolved when the
 //! program was built ([`super::PacketPlan`]).
 
+use super::jit::{self, PacketFn};
 use super::{run_parser, FastProg, PacketPlan};
 use crate::batch::{BatchOut, PacketIn};
 use crate::exec::{Ctx, Effects, Flow, PipelineMeta, Prog};
@@ -29,6 +30,9 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
         return Err(Stopped::PortTooWide);
     }
     c.now_us = packet.now_ns / 1000;
+    if let (true, Some(code)) = (c.jit, f.jit.as_ref().and_then(|j| j.packet)) {
+        return whole_packet(plan, p, c, packet, res, code);
+    }
     arrive(plan, &p.pipeline_meta, c, packet.data, packet.port);
     if let (Err(e), Some(s)) = (run_parser(p, c), plan.error_field) {
         c.set(s, u128::from(e));
@@ -58,15 +62,52 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
     Ok(())
 }
 
-/// The state a packet enters the parser with: the frame's non-header slots and the headers
-/// zeroed, the packet copied in, no effects, and the arrival metadata.
+/// [`process`] by the generated whole-packet function: the packet state prepared here (by the
+/// function itself for a self-contained program), everything from the arrival metadata to the
+/// payload's copy done by it.
 #[inline]
-fn arrive(plan: &PacketPlan, meta: &PipelineMeta, c: &mut Ctx, data: &[u8], port: u32) {
+fn whole_packet(plan: &PacketPlan, p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut BatchOut, code: PacketFn) -> Result<(), Stopped> {
+    if code.self_contained {
+        // Other executors (`Ctx::enter`) may have left any slot written.
+        if !c.frame_tidy {
+            zero_frame(plan, c);
+            c.frame_tidy = true;
+        }
+        // The packet is read where it lies (nothing calls back into code reading `Ctx::pkt`).
+        jit::point_at_packet(c, packet.data);
+    } else {
+        zero_frame(plan, c);
+        c.enter(packet.data);
+    }
+    c.jit_frame.in_port = u64::from(packet.port);
+    c.jit_frame.now_us = c.now_us;
+    // The function appends straight to the batch's buffer (lent to the context meanwhile).
+    std::mem::swap(&mut c.wire_out, &mut res.bytes);
+    let first = c.wire_out.len();
+    let r = jit::call(code.code, p, c, code.emits + packet.data.len());
+    std::mem::swap(&mut c.wire_out, &mut res.bytes);
+    if r == jit::DROPPED {
+        return Err(Stopped::Marked);
+    }
+    res.push_written(c.jit_frame.out_port as u32, first);
+    Ok(())
+}
+
+/// Zeroes every frame slot a packet must find zeroed.
+#[inline]
+fn zero_frame(plan: &PacketPlan, c: &mut Ctx) {
     for &(start, end) in &plan.zero {
         if let Some(slots) = c.f.get_mut(start..end) {
             slots.fill(0);
         }
     }
+}
+
+/// The state a packet enters the parser with: the frame's non-header slots and the headers
+/// zeroed, the packet copied in, no effects, and the arrival metadata.
+#[inline]
+fn arrive(plan: &PacketPlan, meta: &PipelineMeta, c: &mut Ctx, data: &[u8], port: u32) {
+    zero_frame(plan, c);
     c.enter(data);
     meta.arrive(c, port, data.len(), plan.normal_instance);
 }

@@ -1,23 +1,26 @@
 //! Generates the machine code of [`super`]: Cranelift IR from the program's IR, with the places
 //! and slots the wire-format build resolved.
 
+use std::collections::BTreeSet;
 use std::mem::offset_of;
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I64, I8};
-use cranelift_codegen::ir::{AbiParam, Block, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type as ClType, Value};
+use cranelift_codegen::ir::{AbiParam, AliasRegionData, Block, BlockArg, InstBuilder, MemFlagsData, SigRef, Signature, Type as ClType, Value};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Module};
-use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Callee, Expr, ExprKind, Stmt, Transition, Type, UnOp};
+use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Callee, Direction, Expr, ExprKind, Stmt, Transition, Type, UnOp};
 
-use super::{JitCode, JitFn, JitFrame, JitProg, ABORT, EXIT, NEXT, NO_ACTION, REJECT, RETURN};
+use super::{JitCode, JitFn, JitFrame, JitProg, PacketFn, ABORT, DROPPED, EXIT, NEXT, NO_ACTION, REJECT, RETURN};
 use crate::bits::mask;
 use crate::compile::{unsupported, R};
-use crate::exec::{Ev, KeyMatch, Run, Target};
-use crate::fast::build::{csum16_plan, FastCompiler, Leaf};
+use crate::exec::{Ctx, Effects, Ev, KeyMatch, MetaValue, PipelineMeta, Run, Target};
+use crate::fast::PacketPlan;
+use crate::fast::build::{csum16_plan, mark_site, FastCompiler, Leaf};
 use crate::hashing::Algorithm;
+use crate::table::Hit;
 use p4_arch::{ExternOp, MetaRole};
 use crate::fast::places::{Place, Region};
 
@@ -28,12 +31,14 @@ fn jit_error(e: impl std::fmt::Display) -> crate::DataplaneError {
 /// Compiles the parser and the controls `controls` of the program `fc` built; `None` when the
 /// machine cannot take generated code (the closures run then). A block the generator cannot take
 /// stays on closures alone.
-pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[usize]) -> Option<JitProg> {
+/// `pipeline`: the per-packet plan and metadata of a program that does not hand over, for the
+/// whole-packet function ([`JitProg::packet`]).
+pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[usize], pipeline: Option<(&PacketPlan, &PipelineMeta)>) -> Option<JitProg> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").ok()?;
     let isa = cranelift_native::builder().ok()?.finish(settings::Flags::new(flags)).ok()?;
     let module = JITModule::new(JITBuilder::with_isa(isa, cranelift_module::default_libcall_names()));
-    let mut g = Gen { fc, module, runs: Vec::new(), evals: Vec::new(), fbc: FunctionBuilderContext::new(), emits: 0 };
+    let mut g = Gen { fc, module, runs: Vec::new(), evals: Vec::new(), fbc: FunctionBuilderContext::new(), emits: 0, written: BTreeSet::new(), opaque: false };
     let mut skipped = Vec::new();
     let parser_id = g.parser(parser).map_err(|e| skipped.push(format!("parser: {}", e.message))).ok();
     let mut ids: Vec<(usize, Option<(FuncId, usize)>)> = Vec::new();
@@ -42,6 +47,10 @@ pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[
         let id = g.control(i).map_err(|e| skipped.push(format!("control {}: {}", g.fc.cx.ir.controls[i].block.name, e.message))).ok();
         ids.push((i, id.map(|id| (id, g.emits))));
     }
+    let packet = match pipeline {
+        Some((plan, meta)) => g.packet(plan, meta, parser_id, &ids).map_err(|e| skipped.push(format!("whole packet: {}", e.message))).ok(),
+        None => None,
+    };
     let Gen { mut module, runs, evals, .. } = g;
     module.finalize_definitions().ok()?;
     let ptr = |id: FuncId| -> JitFn {
@@ -58,10 +67,15 @@ pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[
     }
     let done = by_control.iter().filter(|c| c.is_some()).count();
     let mut summary = format!("{}{done} of {} controls", if parser_id.is_some() { "parser, " } else { "" }, controls.len());
+    match packet {
+        Some((_, _, true)) => summary += ", whole packet, self-contained",
+        Some(_) => summary += ", whole packet",
+        None => {}
+    }
     if !skipped.is_empty() {
         summary += &format!(" ({})", skipped.join("; "));
     }
-    Some(JitProg { parser: parser_id.map(ptr), controls: by_control, runs, evals, summary, _code: JitCode(Some(module)) })
+    Some(JitProg { parser: parser_id.map(ptr), controls: by_control, packet: packet.map(|(id, emits, self_contained)| PacketFn { code: ptr(id), emits, self_contained }), runs, evals, summary, _code: JitCode(Some(module)) })
 }
 
 struct Gen<'g, 'c, 'a> {
@@ -72,6 +86,11 @@ struct Gen<'g, 'c, 'a> {
     fbc: FunctionBuilderContext,
     /// The most bytes the function being generated can emit (each `emit` runs at most once).
     emits: usize,
+    /// Every frame slot generated code, or Rust on its behalf (a table's action data), writes.
+    written: BTreeSet<usize>,
+    /// Some generated code calls back into closures, which may write any slot and read the
+    /// packet from `Ctx::pkt`.
+    opaque: bool,
 }
 
 /// Where generated code is, for what a statement's non-`Next` flow does.
@@ -92,13 +111,21 @@ struct Fun<'f> {
     /// `(frame, u64) -> u64` and `(frame, u64, u64) -> u64`: the calls back into Rust.
     helper: SigRef,
     helper2: SigRef,
+    /// Accesses to the [`JitFrame`] itself, and to the packet state its pointers lead to: two
+    /// alias regions, so a frame pointer loaded once is reused across stores to packet state
+    /// (only a call, or a store to the frame, makes Cranelift load it again).
+    frame_mem: MemFlagsData,
+    mem: MemFlagsData,
+    /// The frame slots this function writes.
+    written: Vec<usize>,
 }
 
+/// Every access of generated code is to memory the frame's pointers make valid.
 const TRUSTED: MemFlagsData = MemFlagsData::new().with_notrap();
 
 impl Fun<'_> {
     fn frame_ptr(&mut self, offset: usize) -> Value {
-        self.b.ins().load(I64, TRUSTED, self.frame, offset as i32)
+        self.b.ins().load(I64, self.frame_mem, self.frame, offset as i32)
     }
 
     fn konst(&mut self, v: u64) -> Value {
@@ -136,20 +163,21 @@ impl Fun<'_> {
 
     fn slot_read(&mut self, slot: usize) -> Value {
         let base = self.frame_ptr(offset_of!(JitFrame, slots));
-        self.b.ins().load(I64, TRUSTED, base, (slot * 16) as i32)
+        self.b.ins().load(I64, self.mem, base, (slot * 16) as i32)
     }
 
     fn slot_write(&mut self, slot: usize, v: Value) {
+        self.written.push(slot);
         let base = self.frame_ptr(offset_of!(JitFrame, slots));
         let zero = self.konst(0);
-        self.b.ins().store(TRUSTED, v, base, (slot * 16) as i32);
-        self.b.ins().store(TRUSTED, zero, base, (slot * 16 + 8) as i32);
+        self.b.ins().store(self.mem, v, base, (slot * 16) as i32);
+        self.b.ins().store(self.mem, zero, base, (slot * 16 + 8) as i32);
     }
 
     /// The 8 bytes of the wire buffer from byte `at`, as a big-endian number.
     fn wire_word(&mut self, at: usize) -> (Value, Value) {
         let base = self.frame_ptr(offset_of!(JitFrame, wire));
-        let raw = self.b.ins().load(I64, TRUSTED, base, at as i32);
+        let raw = self.b.ins().load(I64, self.mem, base, at as i32);
         (base, self.b.ins().bswap(raw))
     }
 
@@ -178,12 +206,58 @@ impl Fun<'_> {
         let x = self.b.ins().band_imm_s(moved, m as i64);
         let new = self.b.ins().bor(kept, x);
         let raw = self.b.ins().bswap(new);
-        self.b.ins().store(TRUSTED, raw, base, (bit / 8) as i32);
+        self.b.ins().store(self.mem, raw, base, (bit / 8) as i32);
+    }
+
+    /// The state a packet of a self-contained program starts from ([`JitProg::packet`]): the
+    /// frame slots `slots` and the first `header_bytes` of the wire buffer zeroed, no header
+    /// valid, the cursor at 0, no drop mark.
+    fn reset(&mut self, slots: &BTreeSet<usize>, header_bytes: usize) {
+        let zero = self.konst(0);
+        let base = self.frame_ptr(offset_of!(JitFrame, slots));
+        for &slot in slots {
+            self.b.ins().store(self.mem, zero, base, (slot * 16) as i32);
+            self.b.ins().store(self.mem, zero, base, (slot * 16 + 8) as i32);
+        }
+        let wire = self.frame_ptr(offset_of!(JitFrame, wire));
+        // 8-byte stores; the last may reach into the slack past the headers.
+        for at in (0..header_bytes).step_by(8) {
+            self.b.ins().store(self.mem, zero, wire, at as i32);
+        }
+        let valid = self.frame_ptr(offset_of!(JitFrame, valid));
+        self.b.ins().store(self.mem, zero, valid, 0);
+        let cursor = self.frame_ptr(offset_of!(JitFrame, cursor));
+        self.b.ins().store(self.mem, zero, cursor, 0);
+        let c = self.frame_ptr(offset_of!(JitFrame, c));
+        self.b.ins().store(self.mem, zero, c, offset_of!(Ctx, fx.marked) as i32);
+    }
+
+    /// What the pipeline writes into a metadata field ([`MetaValue`]): `port` for the port.
+    fn meta_value(&mut self, v: MetaValue, port: Value, instance: u64, now: Value) -> Value {
+        match v {
+            MetaValue::Port => port,
+            MetaValue::Length => self.frame_ptr(offset_of!(JitFrame, pkt_len)),
+            MetaValue::Instance => self.konst(instance),
+            MetaValue::Now { bits } => self.b.ins().band_imm_s(now, mask(bits) as i64),
+            MetaValue::Rid | MetaValue::Zero => self.konst(0),
+        }
+    }
+
+    /// Returns [`DROPPED`] when the drop marker holds its drop value.
+    fn drop_check(&mut self, marker: Option<(usize, u64)>) {
+        let Some((slot, value)) = marker else { return };
+        let v = self.slot_read(slot);
+        let dropped = self.b.ins().icmp_imm_s(IntCC::Equal, v, value as i64);
+        let (stop, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(dropped, stop, &[], go, &[]);
+        self.b.switch_to_block(stop);
+        self.ret(DROPPED);
+        self.b.switch_to_block(go);
     }
 
     fn valid_bits(&mut self) -> (Value, Value) {
         let at = self.frame_ptr(offset_of!(JitFrame, valid));
-        (at, self.b.ins().load(I64, TRUSTED, at, 0))
+        (at, self.b.ins().load(I64, self.mem, at, 0))
     }
 
     fn bool_of(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
@@ -211,8 +285,8 @@ impl Fun<'_> {
             }
         }
         for (off, ty) in moves {
-            let v = self.b.ins().load(ty, TRUSTED, src, off as i32);
-            self.b.ins().store(TRUSTED, v, dst, (dst_off + off) as i32);
+            let v = self.b.ins().load(ty, self.mem, src, off as i32);
+            self.b.ins().store(self.mem, v, dst, (dst_off + off) as i32);
         }
     }
 }
@@ -240,8 +314,12 @@ impl Gen<'_, '_, '_> {
             let frame = b.block_params(entry)[0];
             let helper = b.import_signature(helper);
             let helper2 = b.import_signature(helper2);
-            let mut f = Fun { b, frame, helper, helper2 };
+            let mut region = |user_id: u32, description: &'static str| Some(b.func.dfg.alias_regions.insert(AliasRegionData { user_id, description: description.into() }));
+            let frame_mem = TRUSTED.with_alias_region(region(1, "frame"));
+            let mem = TRUSTED.with_alias_region(region(2, "packet state"));
+            let mut f = Fun { b, frame, helper, helper2, frame_mem, mem, written: Vec::new() };
             let r = body(self, &mut f);
+            self.written.extend(f.written.drain(..));
             if r.is_ok() {
                 f.ret(NEXT);
                 f.b.seal_all_blocks();
@@ -295,6 +373,114 @@ impl Gen<'_, '_, '_> {
             // Every state ends in a transition: nothing reaches the block left open.
             Ok(())
         })
+    }
+
+    /// The whole-packet function ([`JitProg::packet`]): what `fast::pipeline::process` does
+    /// around the blocks, with the blocks' functions called directly. `blocks`: the control
+    /// functions [`Gen::control`] made, with the bytes each can emit.
+    fn packet(&mut self, plan: &PacketPlan, meta: &PipelineMeta, parser: Option<FuncId>, blocks: &[(usize, Option<(FuncId, usize)>)]) -> R<(FuncId, usize, bool)> {
+        let Some(parser) = parser else { return unsupported("the parser is not machine code") };
+        let stage = |list: &[usize]| -> R<Vec<(FuncId, usize)>> {
+            list.iter()
+                .map(|&i| match blocks.iter().find(|(c, _)| *c == i) {
+                    Some((_, Some(id))) => Ok(*id),
+                    _ => unsupported(format!("control id {i} is not machine code")),
+                })
+                .collect()
+        };
+        let (ingress, egress, deparse) = (stage(&plan.ingress)?, stage(&plan.egress)?, stage(&plan.deparse)?);
+        let emits = ingress.iter().chain(&egress).chain(&deparse).map(|(_, e)| e).sum();
+        let instance = u64::try_from(plan.normal_instance).or_else(|_| unsupported("an instance type wider than 64 bits"))?;
+        let marker = match plan.drop_marker {
+            Some((slot, value)) => Some((slot, u64::try_from(value).or_else(|_| unsupported("a drop value wider than 64 bits"))?)),
+            None => None,
+        };
+        // A program whose code never calls back into closures is self-contained: the slots it
+        // can write, its headers and the packet state are all the function must reset (the rest
+        // of the frame stays zero), and it reads the packet where it lies.
+        let self_contained = !self.opaque;
+        let mut reset: BTreeSet<usize> = self.written.clone();
+        reset.extend(meta.arrival_writes().chain(meta.departure_writes()).map(|(s, _)| s).chain(plan.error_field));
+        reset.retain(|s| plan.zero.iter().any(|(start, end)| (start..end).contains(&s)));
+        let header_bytes = self.fc.header_bytes();
+        let id = self.function(|g, f| {
+            if self_contained {
+                f.reset(&reset, header_bytes);
+            }
+            let now = f.frame_ptr(offset_of!(JitFrame, now_us));
+            let in_port = f.frame_ptr(offset_of!(JitFrame, in_port));
+            for (slot, v) in meta.arrival_writes() {
+                let x = f.meta_value(v, in_port, instance, now);
+                f.slot_write(slot, x);
+            }
+            let r = g.call_block(f, parser);
+            if let Some(slot) = plan.error_field {
+                // A parser error goes to its field (`Err(code)` of `fast::run_parser`).
+                let (set, go) = (f.b.create_block(), f.b.create_block());
+                f.b.ins().brif(r, set, &[], go, &[]);
+                f.b.switch_to_block(set);
+                let code = f.b.ins().band_imm_s(r, 0xffff_ffff);
+                f.slot_write(slot, code);
+                f.b.ins().jump(go, &[]);
+                f.b.switch_to_block(go);
+            }
+            for (id, _) in &ingress {
+                g.call_block(f, *id);
+            }
+            f.drop_check(marker);
+            let port = match plan.out_port_field {
+                Some(s) => f.slot_read(s),
+                None => f.konst(0),
+            };
+            f.b.ins().store(f.frame_mem, port, f.frame, offset_of!(JitFrame, out_port) as i32);
+            // The effects of ingress end with it (what `Ctx::fx` can hold in a program that does
+            // not hand over is the drop call's mark).
+            let c = f.frame_ptr(offset_of!(JitFrame, c));
+            let zero = f.konst(0);
+            f.b.ins().store(f.mem, zero, c, offset_of!(Ctx, fx.marked) as i32);
+            let now = f.frame_ptr(offset_of!(JitFrame, now_us));
+            for (slot, v) in meta.departure_writes() {
+                let x = f.meta_value(v, port, instance, now);
+                f.slot_write(slot, x);
+            }
+            for (id, _) in &egress {
+                g.call_block(f, *id);
+            }
+            f.drop_check(marker);
+            for (id, _) in &deparse {
+                g.call_block(f, *id);
+            }
+            g.payload(f);
+            Ok(())
+        })?;
+        Ok((id, emits, self_contained))
+    }
+
+    /// Calls generated function `id` with this function's frame; its flow code.
+    fn call_block(&mut self, f: &mut Fun<'_>, id: FuncId) -> Value {
+        let callee = self.module.declare_func_in_func(id, f.b.func);
+        let call = f.b.ins().call(callee, &[f.frame]);
+        f.b.inst_results(call)[0]
+    }
+
+    /// The packet's bytes after the parser's cursor, appended after the deparsed headers.
+    fn payload(&mut self, f: &mut Fun<'_>) {
+        let cursor_at = f.frame_ptr(offset_of!(JitFrame, cursor));
+        let cursor = f.b.ins().load(I64, f.mem, cursor_at, 0);
+        let bytes = f.b.ins().iadd_imm_s(cursor, 7);
+        let from = f.b.ins().ushr_imm_s(bytes, 3);
+        let len = f.frame_ptr(offset_of!(JitFrame, pkt_len));
+        let from = f.b.ins().umin(from, len);
+        let n = f.b.ins().isub(len, from);
+        let pkt = f.frame_ptr(offset_of!(JitFrame, pkt));
+        let src = f.b.ins().iadd(pkt, from);
+        let out = f.frame_ptr(offset_of!(JitFrame, out));
+        let written = f.frame_ptr(offset_of!(JitFrame, out_len));
+        let dst = f.b.ins().iadd(out, written);
+        let config = self.module.target_config();
+        f.b.call_memcpy(config, dst, src, n);
+        let total = f.b.ins().iadd(written, n);
+        f.b.ins().store(f.frame_mem, total, f.frame, offset_of!(JitFrame, out_len) as i32);
     }
 
     /// The parser's step bound: after as many states as the closure executor allows, a timeout.
@@ -442,12 +628,18 @@ impl Gen<'_, '_, '_> {
                     }
                     Ok(())
                 }
+                Callee::Action(a) if matches!(scope, Scope::Control { .. }) => {
+                    if !self.direct_action(f, b, a.index(), call)? {
+                        self.trampoline(f, b, s, scope)?;
+                    }
+                    Ok(())
+                }
                 Callee::Builtin { builtin: Builtin::IsValid, .. } => Ok(()),
                 Callee::Builtin { target, builtin: Builtin::SetValid } => {
                     let r = self.header(b, target)?;
                     let (at, bits) = f.valid_bits();
                     let set = f.b.ins().bor_imm_s(bits, 1i64 << r.index);
-                    f.b.ins().store(TRUSTED, set, at, 0);
+                    f.b.ins().store(f.mem, set, at, 0);
                     Ok(())
                 }
                 Callee::ExternFunction { name, .. } if name == "verify" && call.args.len() == 2 && !matches!(scope, Scope::Control { .. }) => {
@@ -462,7 +654,7 @@ impl Gen<'_, '_, '_> {
                     Ok(())
                 }
                 Callee::ExternFunction { name, .. } => {
-                    if !self.checksum(f, b, call, name)? {
+                    if !self.mark_to_drop(f, b, name)? && !self.checksum(f, b, call, name)? {
                         self.trampoline(f, b, s, scope)?;
                     }
                     Ok(())
@@ -471,6 +663,51 @@ impl Gen<'_, '_, '_> {
             },
             _ => self.trampoline(f, b, s, scope),
         }
+    }
+
+    /// A direct call of action `a` whose parameters are all scalars of at most 64 bits without
+    /// `out` or `inout`: the arguments written into the parameters' slots (in order, as the
+    /// closures do), then the body inlined. `Ok(false)`: another call, nothing generated.
+    fn direct_action(&mut self, f: &mut Fun<'_>, b: &BlockRef, a: usize, call: &p4_ir::Call) -> R<bool> {
+        let ir = self.fc.cx.ir;
+        let Some(act) = ir.actions.get(a) else { return Ok(false) };
+        if act.params.len() != call.args.len() || act.params.iter().any(|p| !matches!(p.direction, Direction::None | Direction::In) || !self.narrow(&p.ty)) {
+            return Ok(false);
+        }
+        for (prm, arg) in act.params.iter().zip(&call.args) {
+            if matches!(arg.expr.kind, ExprKind::DontCare) {
+                continue;
+            }
+            let slot = self.fc.cx.var_slot(&act.block, prm.var)?;
+            let v = self.expr(f, b, &arg.expr)?;
+            f.slot_write(slot, v);
+        }
+        let end = f.b.create_block();
+        self.block(f, &act.block, &act.body, Scope::Control { ret: Some(end) })?;
+        f.b.ins().jump(end, &[]);
+        f.b.switch_to_block(end);
+        Ok(true)
+    }
+
+    /// The architecture's drop call: its field writes and the mark of the control it is in.
+    /// `Ok(false)`: not that call, nothing generated.
+    fn mark_to_drop(&mut self, f: &mut Fun<'_>, b: &BlockRef, name: &str) -> R<bool> {
+        let Some((arch, sig)) = p4_arch::of(self.fc.cx.ir).and_then(|a| Some((a, a.function(name)?))) else { return Ok(false) };
+        if !matches!(sig.op, ExternOp::MarkToDrop) {
+            return Ok(false);
+        }
+        let writes = self.fc.cx.mark_to_drop_writes(arch, sig);
+        if writes.iter().any(|&(_, v)| u64::try_from(v).is_err()) {
+            return Ok(false);
+        }
+        for (slot, v) in writes {
+            let k = f.konst(v as u64);
+            f.slot_write(slot, k);
+        }
+        let c = f.frame_ptr(offset_of!(JitFrame, c));
+        let code = f.konst(Effects::mark_code(mark_site(b)));
+        f.b.ins().store(f.mem, code, c, offset_of!(Ctx, fx.marked) as i32);
+        Ok(true)
     }
 
     /// `verify_checksum`/`update_checksum` with csum16 over header fields and values of at most
@@ -552,6 +789,7 @@ impl Gen<'_, '_, '_> {
 
     /// A statement the closure compiler compiles, called from here.
     fn trampoline(&mut self, f: &mut Fun<'_>, b: &BlockRef, s: &Stmt, scope: Scope) -> R<()> {
+        self.opaque = true;
         let run = self.fc.stmt(b, s)?;
         let idx = self.runs.len() as u64;
         self.runs.push(run);
@@ -606,7 +844,7 @@ impl Gen<'_, '_, '_> {
     fn extract(&mut self, f: &mut Fun<'_>, r: Region) {
         let short = self.fc.cx.errors.packet_too_short;
         let cursor_at = f.frame_ptr(offset_of!(JitFrame, cursor));
-        let cursor = f.b.ins().load(I64, TRUSTED, cursor_at, 0);
+        let cursor = f.b.ins().load(I64, f.mem, cursor_at, 0);
         let from = f.b.ins().ushr_imm_s(cursor, 3);
         let end = f.b.ins().iadd_imm_s(from, r.len as i64);
         let len = f.frame_ptr(offset_of!(JitFrame, pkt_len));
@@ -622,9 +860,9 @@ impl Gen<'_, '_, '_> {
         f.copy(wire, r.at, src, r.len);
         let (at, bits) = f.valid_bits();
         let set = f.b.ins().bor_imm_s(bits, 1i64 << r.index);
-        f.b.ins().store(TRUSTED, set, at, 0);
+        f.b.ins().store(f.mem, set, at, 0);
         let moved = f.b.ins().iadd_imm_s(cursor, (r.len * 8) as i64);
-        f.b.ins().store(TRUSTED, moved, cursor_at, 0);
+        f.b.ins().store(f.mem, moved, cursor_at, 0);
     }
 
     /// `emit` of one header: its bytes appended to the output if it is valid.
@@ -642,7 +880,7 @@ impl Gen<'_, '_, '_> {
         let src = f.b.ins().iadd_imm_s(wire, r.at as i64);
         f.copy(dst, 0, src, r.len);
         let n2 = f.b.ins().iadd_imm_s(n, r.len as i64);
-        f.b.ins().store(TRUSTED, n2, f.frame, offset_of!(JitFrame, out_len) as i32);
+        f.b.ins().store(f.frame_mem, n2, f.frame, offset_of!(JitFrame, out_len) as i32);
         f.b.ins().jump(skip, &[]);
         f.b.switch_to_block(skip);
     }
@@ -652,8 +890,8 @@ impl Gen<'_, '_, '_> {
     fn apply(&mut self, f: &mut Fun<'_>, t: usize) -> R<(Value, Value)> {
         self.fc.table(t)?;
         let ir = self.fc.cx.ir;
-        let actions: Vec<usize> = match self.fc.tables.get(t).and_then(Option::as_ref) {
-            Some(ft) => ft.actions.iter().map(|a| a.action).collect(),
+        let actions: Vec<(usize, Vec<usize>)> = match self.fc.tables.get(t).and_then(Option::as_ref) {
+            Some(ft) => ft.actions.iter().map(|a| (a.action, a.data.clone())).collect(),
             None => return unsupported(format!("table id {t}")),
         };
         // A key of one field of at most 64 bits is computed here and passed along.
@@ -661,30 +899,69 @@ impl Gen<'_, '_, '_> {
             Some([k]) if self.narrow(&k.expr.ty) && self.fc.tables.get(t).and_then(Option::as_ref).is_some_and(|ft| ft.keys.len() == 1) => Some(k.expr.clone()),
             _ => None,
         };
-        let r = match key_expr {
-            Some(k) => {
-                let table = self.fc.cx.ir.tables[t].control;
-                let key = self.expr(f, &BlockRef::Control(table), &k)?;
-                f.call2(super::jit_table_by, t as u64, key)
-            }
-            None => f.call(super::jit_table, t as u64),
-        };
+        // Rust writes the chosen action's data (on the full path).
+        self.written.extend(actions.iter().flat_map(|(_, data)| data.iter().copied()));
+        // `dispatch(hit, local action index, record)`: the record's address when the generated
+        // code copies the action's data from it, 0 when Rust did.
+        let dispatch = f.b.create_block();
+        for _ in 0..3 {
+            f.b.append_block_param(dispatch, I64);
+        }
         let done = f.b.create_block();
         f.b.append_block_param(done, I64);
         f.b.append_block_param(done, I64);
         let zero = f.konst(0);
+        let mut records = false;
+        let r = match key_expr {
+            Some(k) => {
+                let table = &ir.tables[t];
+                let key = self.expr(f, &BlockRef::Control(table.control), &k)?;
+                // A table with no direct counter or meter: the winning record's address from Rust
+                // (`jit_record`), its data copied here; the full path when the record does not
+                // hold them.
+                if p4_arch::per_entry_externs(table).next().is_none() {
+                    records = true;
+                    let rec = f.call2(super::jit_record, t as u64, key);
+                    let (fast, slow) = (f.b.create_block(), f.b.create_block());
+                    f.b.ins().brif(rec, fast, &[], slow, &[]);
+                    f.b.switch_to_block(fast);
+                    let hit = f.b.ins().band_imm_s(rec, 1);
+                    let addr = f.b.ins().band_imm_s(rec, !1);
+                    let local = f.b.ins().uload32(f.mem, addr, 0);
+                    f.b.ins().jump(dispatch, &[BlockArg::Value(hit), BlockArg::Value(local), BlockArg::Value(addr)]);
+                    f.b.switch_to_block(slow);
+                }
+                f.call2(super::jit_table_by, t as u64, key)
+            }
+            None => f.call(super::jit_table, t as u64),
+        };
         let none = f.b.ins().icmp_imm_s(IntCC::Equal, r, NO_ACTION as i64);
         let found = f.b.create_block();
         f.b.ins().brif(none, done, &[BlockArg::Value(zero), BlockArg::Value(zero)], found, &[]);
         f.b.switch_to_block(found);
         let hit = f.b.ins().ushr_imm_s(r, 32);
         let local = f.b.ins().band_imm_s(r, 0xffff_ffff);
-        for (k, &a) in actions.iter().enumerate() {
+        f.b.ins().jump(dispatch, &[BlockArg::Value(hit), BlockArg::Value(local), BlockArg::Value(zero)]);
+        f.b.switch_to_block(dispatch);
+        let (hit, local, addr) = (f.b.block_params(dispatch)[0], f.b.block_params(dispatch)[1], f.b.block_params(dispatch)[2]);
+        for (k, (a, data)) in actions.iter().enumerate() {
+            let a = *a;
             let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
             let is_k = f.b.ins().icmp_imm_s(IntCC::Equal, local, k as i64);
             let (arm, next, end) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
             f.b.ins().brif(is_k, arm, &[], next, &[]);
             f.b.switch_to_block(arm);
+            if records && !data.is_empty() {
+                let (copy, body) = (f.b.create_block(), f.b.create_block());
+                f.b.ins().brif(addr, copy, &[], body, &[]);
+                f.b.switch_to_block(copy);
+                for (i, &slot) in data.iter().enumerate() {
+                    let v = f.b.ins().load(I64, f.mem, addr, (Hit::DATA_OFFSET + 8 * i) as i32);
+                    f.slot_write(slot, v);
+                }
+                f.b.ins().jump(body, &[]);
+                f.b.switch_to_block(body);
+            }
             self.block(f, &act.block, &act.body, Scope::Control { ret: Some(end) })?;
             f.b.ins().jump(end, &[]);
             f.b.switch_to_block(end);
@@ -797,6 +1074,7 @@ impl Gen<'_, '_, '_> {
 
     /// A value the closure compiler computes, called from here.
     fn fallback(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr) -> R<Value> {
+        self.opaque = true;
         let ev = self.fc.val(b, e)?.into_ev();
         let idx = self.evals.len() as u64;
         self.evals.push(ev);

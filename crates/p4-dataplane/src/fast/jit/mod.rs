@@ -44,6 +44,11 @@ pub struct JitFrame {
     /// everything the function can emit), and how much the function has written there.
     out: *mut u8,
     out_len: usize,
+    /// For the whole-packet function ([`JitProg::packet`]): the arrival port and time, set
+    /// before the call, and the port the packet leaves by, set by it.
+    pub(crate) in_port: u64,
+    pub(crate) now_us: u64,
+    pub(crate) out_port: u64,
 }
 
 impl Default for JitFrame {
@@ -59,6 +64,9 @@ impl Default for JitFrame {
             c: std::ptr::null_mut(),
             out: std::ptr::null_mut(),
             out_len: 0,
+            in_port: 0,
+            now_us: 0,
+            out_port: 0,
         }
     }
 }
@@ -82,6 +90,15 @@ pub(crate) fn point_into(c: &mut Ctx) {
     let cursor: *mut usize = &mut c.cursor;
     let f = &mut c.jit_frame;
     (f.wire, f.slots, f.valid, f.pkt, f.pkt_len, f.cursor) = (wire, slots, valid, pkt, pkt_len, cursor);
+}
+
+/// Points `c.jit_frame` at the packet state of `c` and at `data` as the packet (for a
+/// self-contained [`PacketFn`], which reads nothing from `Ctx::pkt`; `data` must outlive the call).
+#[inline]
+pub(crate) fn point_at_packet(c: &mut Ctx, data: &[u8]) {
+    point_into(c);
+    c.jit_frame.pkt = data.as_ptr();
+    c.jit_frame.pkt_len = data.len();
 }
 
 /// A generated function: `frame` in, a [`Flow`] encoded by [`flow_code`] out.
@@ -132,6 +149,8 @@ pub(crate) fn run_parser(code: JitFn, p: &Prog, c: &mut Ctx) -> Result<(), u32> 
 }
 
 pub(crate) const NEXT: u64 = 0;
+/// What the whole-packet function returns for a packet the drop marker stops.
+pub(crate) const DROPPED: u64 = 1;
 pub(crate) const EXIT: u64 = 1;
 pub(crate) const RETURN: u64 = 2;
 const BREAK: u64 = 3;
@@ -171,12 +190,29 @@ pub(crate) struct JitProg {
     /// By control index: the generated body, for the controls it compiled, and the most bytes
     /// it can emit.
     pub controls: Vec<Option<(JitFn, usize)>>,
+    /// The whole pipeline of one packet, when the program does not hand over and every block of
+    /// it compiled.
+    pub packet: Option<PacketFn>,
     /// Statements and values the generated code calls, by the index it passes.
     runs: Vec<Run>,
     evals: Vec<Ev>,
     /// Which blocks became machine code, and why the others did not.
     pub summary: String,
     _code: JitCode,
+}
+
+/// The whole pipeline of one packet as one function: arrival metadata, parser, every stage, the
+/// drop checks, departure metadata and the payload after the deparsed headers. Returns [`NEXT`]
+/// when the packet leaves by `JitFrame::out_port`, or [`DROPPED`].
+#[derive(Clone, Copy)]
+pub(crate) struct PacketFn {
+    pub code: JitFn,
+    /// The most bytes its headers can emit (the payload comes on top).
+    pub emits: usize,
+    /// No code of the program calls back into closures: the function resets the packet state
+    /// it uses itself (the frame's other slots stay zero between its packets) and reads the
+    /// packet where it lies, not from `Ctx::pkt`.
+    pub self_contained: bool,
 }
 
 /// Owns the memory the generated functions live in.
@@ -243,6 +279,20 @@ extern "C" fn jit_table_by(frame: *mut JitFrame, t: u64, key: u64) -> u64 {
     // SAFETY: as in `jit_run`.
     let (p, c) = unsafe { (&*(*frame).p, &mut *(*frame).c) };
     table_code(super::choose_entry_by(p, c, t as usize, u128::from(key)))
+}
+
+/// Called by generated code: the record (action and data, [`crate::table::Hit`]) a packet with
+/// the one-field key `key` runs in table `t` (whose entries have no direct counter or meter), as
+/// its address with bit 0 set for a hit; 0 when the record does not hold the data (the caller
+/// takes [`jit_table_by`] then). The address stays valid while the packet runs: tables change only
+/// between packets.
+extern "C" fn jit_record(frame: *mut JitFrame, t: u64, key: u64) -> u64 {
+    // SAFETY: as in `jit_run`.
+    let c = unsafe { &mut *(*frame).c };
+    match c.tables.get_mut(t as usize).and_then(|ts| ts.record_for(u128::from(key))) {
+        Some((hit, found)) => hit as *const crate::table::Hit as u64 | u64::from(found),
+        None => 0,
+    }
 }
 
 #[inline(always)]
