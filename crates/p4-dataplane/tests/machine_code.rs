@@ -307,7 +307,12 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         // A field of a header not valid (unless the parser extracted it) reads 0.
         hdr.eth.src_lo = hdr.tag.v;
         if (sm.parser_error != error.NoError) { to(9); hdr.eth.ether_type = 0xbad0; exit; }
-        if (!hdr.ip.isValid()) { to(1); return; }
+        if (!hdr.ip.isValid()) {
+            // Arrival metadata, read (what the function sets only where something reads it).
+            sm.egress_spec = sm.ingress_port + 1;
+            hdr.eth.src_hi = (bit<40>)sm.packet_length;
+            return;
+        }
         if (hdr.ip.ttl <= 1) { drop(); exit; }
         hdr.ip.ttl = hdr.ip.ttl - 1;
         route.apply();
@@ -371,7 +376,8 @@ fn a_self_contained_program_gives_the_values_it_computes() {
         // Ethernet, the tag (5), the IP header (ttl 4), the payload.
         (0, 5, src0(typed(0x0800, &[5, 4, 6, 0, 0, 0, 2, 0xaa, 0xbb]))),
         (1, 9, src0(typed(0xbad0, &[0, 9, 9]))),
-        (2, 1, src0(typed(0x86dd, &[1, 2, 3]))),
+        // Port 0 + 1; the length (17) in the source MAC's high bytes.
+        (2, 1, src0(typed(0x86dd, &[1, 2, 3])).into_iter().enumerate().map(|(i, b)| if i == 10 { 17 } else if i > 5 && i < 10 { 0 } else { b }).collect()),
         (6, 9, src0(typed(0xbad0, &[5, 6]))),
         (3, u32::MAX, b"mark_to_drop in I".to_vec()),
         (4, u32::MAX, b"mark_to_drop in I".to_vec()),

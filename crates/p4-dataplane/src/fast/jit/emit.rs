@@ -17,7 +17,7 @@ use super::{JitCode, JitFn, JitFrame, JitProg, PacketFn, ABORT, DROPPED, EXIT, N
 use crate::bits::mask;
 use crate::compile::{unsupported, R};
 use crate::exec::{Ctx, Effects, Ev, KeyMatch, MetaValue, PipelineMeta, Run, Target};
-use crate::fast::PacketPlan;
+use crate::fast::{PacketPlan, Val};
 use crate::fast::build::{csum16_plan, mark_site, FastCompiler, Leaf};
 use crate::hashing::Algorithm;
 use crate::table::Hit;
@@ -38,7 +38,7 @@ pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[
     flags.set("opt_level", "speed").ok()?;
     let isa = cranelift_native::builder().ok()?.finish(settings::Flags::new(flags)).ok()?;
     let module = JITModule::new(JITBuilder::with_isa(isa, cranelift_module::default_libcall_names()));
-    let mut g = Gen { fc, module, runs: Vec::new(), evals: Vec::new(), fbc: FunctionBuilderContext::new(), emits: 0, written: BTreeSet::new(), opaque: false };
+    let mut g = Gen { fc, module, runs: Vec::new(), evals: Vec::new(), fbc: FunctionBuilderContext::new(), emits: 0, written: BTreeSet::new(), opaque: false, read: BTreeSet::new(), read_unknown: false };
     let mut skipped = Vec::new();
     let parser_id = g.parser(parser).map_err(|e| skipped.push(format!("parser: {}", e.message))).ok();
     let mut ids: Vec<(usize, Option<(FuncId, usize)>)> = Vec::new();
@@ -91,6 +91,11 @@ struct Gen<'g, 'c, 'a> {
     /// Some generated code calls back into closures, which may write any slot and read the
     /// packet from `Ctx::pkt`.
     opaque: bool,
+    /// Every frame slot generated code, or Rust on its behalf (a table's key), reads; unless
+    /// `read_unknown`: Rust reads slots no one listed (a key computed by a closure, a direct
+    /// counter's packet length).
+    read: BTreeSet<usize>,
+    read_unknown: bool,
 }
 
 /// Where generated code is, for what a statement's non-`Next` flow does.
@@ -116,8 +121,9 @@ struct Fun<'f> {
     /// (only a call, or a store to the frame, makes Cranelift load it again).
     frame_mem: MemFlagsData,
     mem: MemFlagsData,
-    /// The frame slots this function writes.
+    /// The frame slots this function writes and reads.
     written: Vec<usize>,
+    read: Vec<usize>,
 }
 
 /// Every access of generated code is to memory the frame's pointers make valid.
@@ -162,6 +168,7 @@ impl Fun<'_> {
     }
 
     fn slot_read(&mut self, slot: usize) -> Value {
+        self.read.push(slot);
         let base = self.frame_ptr(offset_of!(JitFrame, slots));
         self.b.ins().load(I64, self.mem, base, (slot * 16) as i32)
     }
@@ -317,9 +324,10 @@ impl Gen<'_, '_, '_> {
             let mut region = |user_id: u32, description: &'static str| Some(b.func.dfg.alias_regions.insert(AliasRegionData { user_id, description: description.into() }));
             let frame_mem = TRUSTED.with_alias_region(region(1, "frame"));
             let mem = TRUSTED.with_alias_region(region(2, "packet state"));
-            let mut f = Fun { b, frame, helper, helper2, frame_mem, mem, written: Vec::new() };
+            let mut f = Fun { b, frame, helper, helper2, frame_mem, mem, written: Vec::new(), read: Vec::new() };
             let r = body(self, &mut f);
             self.written.extend(f.written.drain(..));
+            self.read.extend(f.read.drain(..));
             if r.is_ok() {
                 f.ret(NEXT);
                 f.b.seal_all_blocks();
@@ -399,9 +407,20 @@ impl Gen<'_, '_, '_> {
         // can write, its headers and the packet state are all the function must reset (the rest
         // of the frame stays zero), and it reads the packet where it lies.
         let self_contained = !self.opaque;
-        let mut reset: BTreeSet<usize> = self.written.clone();
-        reset.extend(meta.arrival_writes().chain(meta.departure_writes()).map(|(s, _)| s).chain(plan.error_field));
-        reset.retain(|s| plan.zero.iter().any(|(start, end)| (start..end).contains(&s)));
+        // Of such a program, only the slots something reads need values: the ones its code or
+        // Rust on its behalf reads, the pipeline's own (drop marker, output port) and the
+        // parser error (a drop's reason reads it). The others are neither reset nor set.
+        let needed = |slot: usize| -> bool {
+            !self_contained
+                || self.read_unknown
+                || self.read.contains(&slot)
+                || [plan.error_field, plan.out_port_field, plan.drop_marker.map(|(s, _)| s)].contains(&Some(slot))
+        };
+        let arrival: Vec<(usize, MetaValue)> = meta.arrival_writes().filter(|(s, _)| needed(*s)).collect();
+        let departure: Vec<(usize, MetaValue)> = meta.departure_writes().filter(|(s, _)| needed(*s)).collect();
+        // Slots to reset: the written ones, less those the arrival sets first thing.
+        let mut reset: BTreeSet<usize> = self.written.iter().copied().chain(departure.iter().map(|(s, _)| *s)).chain(plan.error_field).collect();
+        reset.retain(|&s| needed(s) && !arrival.iter().any(|(a, _)| *a == s) && plan.zero.iter().any(|&(start, end)| (start..end).contains(&s)));
         let header_bytes = self.fc.header_bytes();
         let id = self.function(|g, f| {
             if self_contained {
@@ -409,7 +428,7 @@ impl Gen<'_, '_, '_> {
             }
             let now = f.frame_ptr(offset_of!(JitFrame, now_us));
             let in_port = f.frame_ptr(offset_of!(JitFrame, in_port));
-            for (slot, v) in meta.arrival_writes() {
+            for &(slot, v) in &arrival {
                 let x = f.meta_value(v, in_port, instance, now);
                 f.slot_write(slot, x);
             }
@@ -439,7 +458,7 @@ impl Gen<'_, '_, '_> {
             let zero = f.konst(0);
             f.b.ins().store(f.mem, zero, c, offset_of!(Ctx, fx.marked) as i32);
             let now = f.frame_ptr(offset_of!(JitFrame, now_us));
-            for (slot, v) in meta.departure_writes() {
+            for &(slot, v) in &departure {
                 let x = f.meta_value(v, port, instance, now);
                 f.slot_write(slot, x);
             }
@@ -919,7 +938,9 @@ impl Gen<'_, '_, '_> {
                 // A table with no direct counter or meter: the winning record's address from Rust
                 // (`jit_record`), its data copied here; the full path when the record does not
                 // hold them.
-                if p4_arch::per_entry_externs(table).next().is_none() {
+                if p4_arch::per_entry_externs(table).next().is_some() {
+                    self.read_unknown = true;
+                } else {
                     records = true;
                     let rec = f.call2(super::jit_record, t as u64, key);
                     let (fast, slow) = (f.b.create_block(), f.b.create_block());
@@ -933,7 +954,22 @@ impl Gen<'_, '_, '_> {
                 }
                 f.call2(super::jit_table_by, t as u64, key)
             }
-            None => f.call(super::jit_table, t as u64),
+            None => {
+                // Rust reads the key (`fast::choose_entry`).
+                for k in self.fc.tables.get(t).and_then(Option::as_ref).map_or(&[][..], |ft| &ft.keys[..]) {
+                    match k {
+                        Val::Slot(s) => {
+                            self.read.insert(*s);
+                        }
+                        Val::Eval(_) => self.read_unknown = true,
+                        Val::Const(_) | Val::Field { .. } | Val::Valid(_) => {}
+                    }
+                }
+                if p4_arch::per_entry_externs(&ir.tables[t]).next().is_some() {
+                    self.read_unknown = true;
+                }
+                f.call(super::jit_table, t as u64)
+            }
         };
         let none = f.b.ins().icmp_imm_s(IntCC::Equal, r, NO_ACTION as i64);
         let found = f.b.create_block();
