@@ -98,6 +98,12 @@ impl BatchOut {
         self.packets.push(BatchPacket { input: self.input, port, start, len: self.bytes.len() - start });
     }
 
+    /// Records as an output packet of the current input `len` bytes of `bytes` from `start` (a
+    /// writer that had the buffer lent while it wrote them).
+    pub(crate) fn push_range(&mut self, port: u32, start: usize, len: usize) {
+        self.packets.push(BatchPacket { input: self.input, port, start, len });
+    }
+
     /// Appends an output packet of the current input: `parts` back to back, cut to `truncate` bytes.
     pub(crate) fn push_packet(&mut self, port: u32, parts: [&[u8]; 2], truncate: Option<u32>) {
         let start = self.bytes.len();

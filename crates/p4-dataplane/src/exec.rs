@@ -588,6 +588,17 @@ impl PipelineMeta {
     }
 }
 
+impl Prog {
+    /// Why the packet in `c` is dropped when the drop-marker field or a drop call says so.
+    pub(crate) fn drop_reason(&self, c: &Ctx) -> crate::batch::DropReason {
+        let error = self.intrinsic.slot(MetaRole::ParserError).map_or(0, |s| c.get(s)) as u32;
+        match c.fx.marked_in() {
+            Some(control) => crate::batch::DropReason::Marked { control: control as u32, error },
+            None => crate::batch::DropReason::DropValue { error },
+        }
+    }
+}
+
 /// Well-known error codes of `core.p4`.
 #[derive(Clone, Copy, Debug)]
 pub struct ErrorCodes {

@@ -246,11 +246,7 @@ impl Switch {
 
     /// Why the current packet is dropped when the drop-marker field or a drop call says so.
     fn drop_reason(&self) -> DropReason {
-        let error = self.meta_get(MetaRole::ParserError).unwrap_or(0) as u32;
-        match self.ctx.fx.marked_in() {
-            Some(control) => DropReason::Marked { control: control as u32, error },
-            None => DropReason::DropValue { error },
-        }
+        self.prog.drop_reason(&self.ctx)
     }
 
     /// The text of a drop reason, as [`Injected::drops`] holds it (v1model: `mark_to_drop in C`,
@@ -652,6 +648,9 @@ impl Switch {
         // trace in it.
         let traced = self.ctx.trace.is_some();
         if !traced && self.wire_format && self.prog.fast.is_some() {
+            if crate::fast::whole_batch(&self.prog, &mut self.ctx, batch, out) {
+                return;
+            }
             for (index, packet) in batch.iter().enumerate() {
                 out.input = index as u32;
                 self.process_wire_format(packet, out);

@@ -738,7 +738,12 @@ impl TableState {
     /// the default's (`false`); `None` when the record does not hold its data.
     #[inline]
     pub fn record_for(&mut self, key: u128) -> Option<(&Hit, bool)> {
-        let (hit, found) = match self.lookup(&[key]) {
+        // The exact map of one field directly (most tables), else the general lookup.
+        let handle = match &self.index {
+            Index::Exact1(map) => map.get(key),
+            _ => self.lookup(&[key]),
+        };
+        let (hit, found) = match handle {
             Some(h) => (self.hits.get(h as usize)?, true),
             None => (&self.default_hit, false),
         };

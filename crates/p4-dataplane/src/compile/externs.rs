@@ -482,8 +482,8 @@ impl Compiler<'_> {
 
     /// What the architecture's drop function writes: the fields its description names, the drop
     /// marker its drop value and every other one 0 (v1model, as BMv2: the output port and the
-    /// multicast group). Every executor's `mark_to_drop` writes these.
-    pub(crate) fn mark_to_drop_writes(&self, arch: &p4_arch::Architecture, f: &p4_arch::FunctionSig) -> Vec<(usize, u128)> {
+    /// multicast group). Every executor's drop call writes these.
+    pub(crate) fn drop_call_writes(&self, arch: &p4_arch::Architecture, f: &p4_arch::FunctionSig) -> Vec<(usize, u128)> {
         let DropMarker::AllOnes(marker) = arch.drop;
         let meta = &self.intrinsic;
         f.writes.iter().filter_map(|r| Some((meta.slot(*r)?, if *r == marker { meta.drop_value } else { 0 }))).collect()
@@ -502,7 +502,7 @@ impl Compiler<'_> {
         match (name, op) {
             (_, Some(ExternOp::MarkToDrop)) => {
                 let Some((arch, f)) = sig else { return unsupported(format!("extern function `{name}`")) };
-                let writes = self.mark_to_drop_writes(arch, f);
+                let writes = self.drop_call_writes(arch, f);
                 Ok(Box::new(move |_, c| {
                     for &(s, v) in &writes {
                         c.set(s, v);

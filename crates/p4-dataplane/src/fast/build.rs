@@ -555,7 +555,7 @@ impl FastCompiler<'_, '_> {
         let meta = self.cx.intrinsic.clone();
         match sig.op {
             ExternOp::MarkToDrop => {
-                let writes = self.cx.mark_to_drop_writes(arch, sig);
+                let writes = self.cx.drop_call_writes(arch, sig);
                 let here = mark_site(b);
                 Ok(Box::new(move |_, c| {
                     for &(s, v) in &writes {

@@ -32,7 +32,7 @@ use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 pub(crate) use build::build;
 pub use jit::JitFrame;
 pub(crate) use jit::point_into as point_jit_frame;
-pub(crate) use pipeline::{process, Stopped};
+pub(crate) use pipeline::{process, whole_batch, Stopped};
 
 /// Writes a scalar into a place the executor computes (a slice: read-modify-write).
 pub(crate) type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;

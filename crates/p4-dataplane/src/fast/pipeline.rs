@@ -62,23 +62,13 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
     Ok(())
 }
 
-/// [`process`] by the generated whole-packet function: the packet state prepared here (by the
-/// function itself for a self-contained program), everything from the arrival metadata to the
-/// payload's copy done by it.
+/// [`process`] by the generated whole-packet function: the packet state prepared here as for
+/// the closures (a self-contained function's batches go through [`whole_batch`]), everything from
+/// the arrival metadata to the payload's copy done by `code`.
 #[inline]
 fn whole_packet(plan: &PacketPlan, p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut BatchOut, code: PacketFn) -> Result<(), Stopped> {
-    if code.self_contained {
-        // Other executors (`Ctx::enter`) may have left any slot written.
-        if !c.frame_tidy {
-            zero_frame(plan, c);
-            c.frame_tidy = true;
-        }
-        // The packet is read where it lies (nothing calls back into code reading `Ctx::pkt`).
-        jit::point_at_packet(c, packet.data);
-    } else {
-        zero_frame(plan, c);
-        c.enter(packet.data);
-    }
+    zero_frame(plan, c);
+    c.enter(packet.data);
     c.jit_frame.in_port = u64::from(packet.port);
     c.jit_frame.now_us = c.now_us;
     // The function appends straight to the batch's buffer (lent to the context meanwhile).
@@ -91,6 +81,43 @@ fn whole_packet(plan: &PacketPlan, p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>,
     }
     res.push_written(c.jit_frame.out_port as u32, first);
     Ok(())
+}
+
+/// [`process`] for every packet of `batch`, when the program has a self-contained whole-packet
+/// function and machine code is on (else `false`, nothing done): what stays the same from packet
+/// to packet (the frame's pointers, the lent output buffer) is set once.
+pub(crate) fn whole_batch(p: &Prog, c: &mut Ctx, batch: &[PacketIn<'_>], res: &mut BatchOut) -> bool {
+    let f = FastProg::of(p);
+    let Some(code) = f.jit.as_ref().and_then(|j| j.packet).filter(|code| code.self_contained && c.jit) else { return false };
+    let plan = &f.plan;
+    // Other executors (`Ctx::enter`) may have left any slot written.
+    if !c.frame_tidy {
+        zero_frame(plan, c);
+        c.frame_tidy = true;
+    }
+    // The context's buffers do not move while the batch runs.
+    jit::point_into(c);
+    std::mem::swap(&mut c.wire_out, &mut res.bytes);
+    for (index, packet) in batch.iter().enumerate() {
+        res.input = index as u32;
+        if packet.port > plan.max_port {
+            res.push_drop(crate::batch::DropReason::PortTooWide(packet.port));
+            continue;
+        }
+        c.now_us = packet.now_ns / 1000;
+        // The packet is read where it lies (nothing calls back into code reading `Ctx::pkt`).
+        jit::point_at_packet(c, packet.data);
+        c.jit_frame.in_port = u64::from(packet.port);
+        c.jit_frame.now_us = c.now_us;
+        let first = c.wire_out.len();
+        if jit::call(code.code, p, c, code.emits + packet.data.len()) == jit::DROPPED {
+            res.push_drop(p.drop_reason(c));
+        } else {
+            res.push_range(c.jit_frame.out_port as u32, first, c.wire_out.len() - first);
+        }
+    }
+    std::mem::swap(&mut c.wire_out, &mut res.bytes);
+    true
 }
 
 /// Zeroes every frame slot a packet must find zeroed.

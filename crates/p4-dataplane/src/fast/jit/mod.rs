@@ -92,11 +92,10 @@ pub(crate) fn point_into(c: &mut Ctx) {
     (f.wire, f.slots, f.valid, f.pkt, f.pkt_len, f.cursor) = (wire, slots, valid, pkt, pkt_len, cursor);
 }
 
-/// Points `c.jit_frame` at the packet state of `c` and at `data` as the packet (for a
-/// self-contained [`PacketFn`], which reads nothing from `Ctx::pkt`; `data` must outlive the call).
+/// Points `c.jit_frame` at `data` as the packet (for a self-contained [`PacketFn`], which reads
+/// nothing from `Ctx::pkt`, after [`point_into`]; `data` must outlive the call).
 #[inline]
 pub(crate) fn point_at_packet(c: &mut Ctx, data: &[u8]) {
-    point_into(c);
     c.jit_frame.pkt = data.as_ptr();
     c.jit_frame.pkt_len = data.len();
 }
