@@ -48,7 +48,7 @@ pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[
         ids.push((i, id.map(|id| (id, g.emits))));
     }
     let packet = match pipeline {
-        Some((plan, meta)) => g.packet(plan, meta, parser_id, &ids).map_err(|e| skipped.push(format!("whole packet: {}", e.message))).ok(),
+        Some((plan, meta)) => g.packet(plan, meta, parser, parser_id, &ids).map_err(|e| skipped.push(format!("whole packet: {}", e.message))).ok(),
         None => None,
     };
     let Gen { mut module, runs, evals, .. } = g;
@@ -124,6 +124,9 @@ struct Fun<'f> {
     /// The frame slots this function writes and reads.
     written: Vec<usize>,
     read: Vec<usize>,
+    /// Where the block being generated ends when it is inlined into the whole-packet function
+    /// (a block with the flow code as its parameter); `None`: its end returns.
+    exit_to: Option<Block>,
 }
 
 /// Every access of generated code is to memory the frame's pointers make valid.
@@ -156,9 +159,21 @@ impl Fun<'_> {
         self.b.inst_results(call)[0]
     }
 
+    /// Ends the block being generated with flow code `code` ([`Fun::exit_to`]).
     fn ret(&mut self, code: u64) {
         let v = self.konst(code);
-        self.b.ins().return_(&[v]);
+        self.ret_value(v);
+    }
+
+    fn ret_value(&mut self, v: Value) {
+        match self.exit_to {
+            Some(end) => {
+                self.b.ins().jump(end, &[BlockArg::Value(v)]);
+            }
+            None => {
+                self.b.ins().return_(&[v]);
+            }
+        }
     }
 
     /// Continues in a fresh block (after a jump or return, for the code that follows it).
@@ -324,7 +339,7 @@ impl Gen<'_, '_, '_> {
             let mut region = |user_id: u32, description: &'static str| Some(b.func.dfg.alias_regions.insert(AliasRegionData { user_id, description: description.into() }));
             let frame_mem = TRUSTED.with_alias_region(region(1, "frame"));
             let mem = TRUSTED.with_alias_region(region(2, "packet state"));
-            let mut f = Fun { b, frame, helper, helper2, frame_mem, mem, written: Vec::new(), read: Vec::new() };
+            let mut f = Fun { b, frame, helper, helper2, frame_mem, mem, written: Vec::new(), read: Vec::new(), exit_to: None };
             let r = body(self, &mut f);
             self.written.extend(f.written.drain(..));
             self.read.extend(f.read.drain(..));
@@ -346,58 +361,75 @@ impl Gen<'_, '_, '_> {
     }
 
     fn control(&mut self, i: usize) -> R<FuncId> {
+        self.function(|g, f| g.control_code(f, i))
+    }
+
+    fn control_code(&mut self, f: &mut Fun<'_>, i: usize) -> R<()> {
         let ir = self.fc.cx.ir;
         let Some(ctl) = ir.controls.get(i) else { return unsupported(format!("control id {i}")) };
         let b = BlockRef::Control(p4_ir::ControlId(i as u32));
-        self.function(|g, f| {
-            let scope = Scope::Control { ret: None };
-            g.block(f, &b, &ctl.init, scope)?;
-            g.block(f, &b, &ctl.body, scope)
-        })
+        let scope = Scope::Control { ret: None };
+        self.block(f, &b, &ctl.init, scope)?;
+        self.block(f, &b, &ctl.body, scope)
     }
 
     fn parser(&mut self, i: usize) -> R<FuncId> {
+        self.function(|g, f| g.parser_code(f, i))
+    }
+
+    fn parser_code(&mut self, f: &mut Fun<'_>, i: usize) -> R<()> {
         let ir = self.fc.cx.ir;
         let Some(parser) = ir.parsers.get(i) else { return unsupported(format!("parser id {i}")) };
         let b = BlockRef::Parser(p4_ir::ParserId(i as u32));
         let (timeout, no_match) = (self.fc.cx.errors.parser_timeout, self.fc.cx.errors.no_match);
-        self.function(|g, f| {
-            g.block(f, &b, &parser.init, Scope::ParserInit)?;
-            if parser.states.is_empty() {
-                return Ok(());
-            }
-            let steps = f.b.declare_var(I64);
-            let zero = f.konst(0);
-            f.b.def_var(steps, zero);
-            let blocks: Vec<Block> = parser.states.iter().map(|_| f.b.create_block()).collect();
-            f.b.ins().jump(blocks[0], &[]);
-            for (st, &blk) in parser.states.iter().zip(&blocks) {
-                f.b.switch_to_block(blk);
-                g.count_step(f, steps, timeout);
-                g.block(f, &b, &st.body, Scope::ParserState)?;
-                g.transition(f, &b, &st.transition, &blocks, no_match)?;
-                f.fresh();
-            }
-            // Every state ends in a transition: nothing reaches the block left open.
-            Ok(())
-        })
+        self.block(f, &b, &parser.init, Scope::ParserInit)?;
+        if parser.states.is_empty() {
+            return Ok(());
+        }
+        let steps = f.b.declare_var(I64);
+        let zero = f.konst(0);
+        f.b.def_var(steps, zero);
+        let blocks: Vec<Block> = parser.states.iter().map(|_| f.b.create_block()).collect();
+        f.b.ins().jump(blocks[0], &[]);
+        for (st, &blk) in parser.states.iter().zip(&blocks) {
+            f.b.switch_to_block(blk);
+            self.count_step(f, steps, timeout);
+            self.block(f, &b, &st.body, Scope::ParserState)?;
+            self.transition(f, &b, &st.transition, &blocks, no_match)?;
+            f.fresh();
+        }
+        // Every state ends in a transition: nothing reaches the block left open (the caller's
+        // end of the block follows it).
+        Ok(())
+    }
+
+    /// Generates a block (`code`) inline in the function being generated: its ends jump to the
+    /// code after it instead of returning; the block's flow code.
+    fn inline(&mut self, f: &mut Fun<'_>, code: impl FnOnce(&mut Self, &mut Fun<'_>) -> R<()>) -> R<Value> {
+        let after = f.b.create_block();
+        f.b.append_block_param(after, I64);
+        let outer = f.exit_to.replace(after);
+        let r = code(self, f);
+        f.ret(NEXT);
+        f.exit_to = outer;
+        r?;
+        f.b.switch_to_block(after);
+        Ok(f.b.block_params(after)[0])
     }
 
     /// The whole-packet function ([`JitProg::packet`]): what `fast::pipeline::process` does
-    /// around the blocks, with the blocks' functions called directly. `blocks`: the control
-    /// functions [`Gen::control`] made, with the bytes each can emit.
-    fn packet(&mut self, plan: &PacketPlan, meta: &PipelineMeta, parser: Option<FuncId>, blocks: &[(usize, Option<(FuncId, usize)>)]) -> R<(FuncId, usize, bool)> {
-        let Some(parser) = parser else { return unsupported("the parser is not machine code") };
-        let stage = |list: &[usize]| -> R<Vec<(FuncId, usize)>> {
-            list.iter()
-                .map(|&i| match blocks.iter().find(|(c, _)| *c == i) {
-                    Some((_, Some(id))) => Ok(*id),
-                    _ => unsupported(format!("control id {i} is not machine code")),
-                })
-                .collect()
-        };
-        let (ingress, egress, deparse) = (stage(&plan.ingress)?, stage(&plan.egress)?, stage(&plan.deparse)?);
-        let emits = ingress.iter().chain(&egress).chain(&deparse).map(|(_, e)| e).sum();
+    /// around the blocks, with the parser (`parser`, whose function is `parser_id`) and the
+    /// stages' controls inlined. `blocks`: the control functions [`Gen::control`] made (a block
+    /// that did not compile is not tried again).
+    fn packet(&mut self, plan: &PacketPlan, meta: &PipelineMeta, parser: usize, parser_id: Option<FuncId>, blocks: &[(usize, Option<(FuncId, usize)>)]) -> R<(FuncId, usize, bool)> {
+        if parser_id.is_none() {
+            return unsupported("the parser is not machine code");
+        }
+        for i in plan.ingress.iter().chain(&plan.egress).chain(&plan.deparse) {
+            if !matches!(blocks.iter().find(|(c, _)| c == i), Some((_, Some(_)))) {
+                return unsupported(format!("control id {i} is not machine code"));
+            }
+        }
         let instance = u64::try_from(plan.normal_instance).or_else(|_| unsupported("an instance type wider than 64 bits"))?;
         let marker = match plan.drop_marker {
             Some((slot, value)) => Some((slot, u64::try_from(value).or_else(|_| unsupported("a drop value wider than 64 bits"))?)),
@@ -422,6 +454,7 @@ impl Gen<'_, '_, '_> {
         let mut reset: BTreeSet<usize> = self.written.iter().copied().chain(departure.iter().map(|(s, _)| *s)).chain(plan.error_field).collect();
         reset.retain(|&s| needed(s) && !arrival.iter().any(|(a, _)| *a == s) && plan.zero.iter().any(|&(start, end)| (start..end).contains(&s)));
         let header_bytes = self.fc.header_bytes();
+        self.emits = 0;
         let id = self.function(|g, f| {
             if self_contained {
                 f.reset(&reset, header_bytes);
@@ -432,7 +465,7 @@ impl Gen<'_, '_, '_> {
                 let x = f.meta_value(v, in_port, instance, now);
                 f.slot_write(slot, x);
             }
-            let r = g.call_block(f, parser);
+            let r = g.inline(f, |g, f| g.parser_code(f, parser))?;
             if let Some(slot) = plan.error_field {
                 // A parser error goes to its field (`Err(code)` of `fast::run_parser`).
                 let (set, go) = (f.b.create_block(), f.b.create_block());
@@ -443,8 +476,8 @@ impl Gen<'_, '_, '_> {
                 f.b.ins().jump(go, &[]);
                 f.b.switch_to_block(go);
             }
-            for (id, _) in &ingress {
-                g.call_block(f, *id);
+            for &i in &plan.ingress {
+                g.inline(f, |g, f| g.control_code(f, i))?;
             }
             f.drop_check(marker);
             let port = match plan.out_port_field {
@@ -462,24 +495,17 @@ impl Gen<'_, '_, '_> {
                 let x = f.meta_value(v, port, instance, now);
                 f.slot_write(slot, x);
             }
-            for (id, _) in &egress {
-                g.call_block(f, *id);
+            for &i in &plan.egress {
+                g.inline(f, |g, f| g.control_code(f, i))?;
             }
             f.drop_check(marker);
-            for (id, _) in &deparse {
-                g.call_block(f, *id);
+            for &i in &plan.deparse {
+                g.inline(f, |g, f| g.control_code(f, i))?;
             }
             g.payload(f);
             Ok(())
         })?;
-        Ok((id, emits, self_contained))
-    }
-
-    /// Calls generated function `id` with this function's frame; its flow code.
-    fn call_block(&mut self, f: &mut Fun<'_>, id: FuncId) -> Value {
-        let callee = self.module.declare_func_in_func(id, f.b.func);
-        let call = f.b.ins().call(callee, &[f.frame]);
-        f.b.inst_results(call)[0]
+        Ok((id, self.emits, self_contained))
     }
 
     /// The packet's bytes after the parser's cursor, appended after the deparsed headers.
@@ -668,7 +694,7 @@ impl Gen<'_, '_, '_> {
                     f.b.switch_to_block(fail);
                     let e = self.expr(f, b, &call.args[1].expr)?;
                     let code = f.b.ins().bor_imm_s(e, REJECT as i64);
-                    f.b.ins().return_(&[code]);
+                    f.ret_value(code);
                     f.b.switch_to_block(go);
                     Ok(())
                 }
@@ -824,14 +850,14 @@ impl Gen<'_, '_, '_> {
                 f.b.switch_to_block(ret);
                 self.on_return(f, scope);
                 f.b.switch_to_block(out);
-                f.b.ins().return_(&[code]);
+                f.ret_value(code);
             }
             Scope::ParserInit | Scope::ParserState => {
                 let rejected = f.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, code, REJECT as i64);
                 let (stop, go_on) = (f.b.create_block(), f.b.create_block());
                 f.b.ins().brif(rejected, stop, &[], go_on, &[]);
                 f.b.switch_to_block(stop);
-                f.b.ins().return_(&[code]);
+                f.ret_value(code);
                 f.b.switch_to_block(go_on);
                 if matches!(scope, Scope::ParserState) {
                     let aborted = f.b.ins().icmp_imm_s(IntCC::Equal, code, ABORT as i64);
