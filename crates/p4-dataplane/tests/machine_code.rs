@@ -86,11 +86,16 @@ control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.eth); pkt.emi
 V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
 
-fn switch() -> Switch {
+/// A switch running program `source` (`name` in diagnostics).
+fn build(name: &str, source: &str) -> Switch {
     let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
-    let compiled = p4_sema::compile_str("machine_code.p4", PROGRAM, &[include]);
-    let Some(program) = compiled.program else { panic!("machine_code.p4: {}", compiled.render_diagnostics()) };
-    let mut sw = Switch::new(Arc::new(program)).expect("switch");
+    let compiled = p4_sema::compile_str(name, source, &[include]);
+    let Some(program) = compiled.program else { panic!("{name}: {}", compiled.render_diagnostics()) };
+    Switch::new(Arc::new(program)).expect("switch")
+}
+
+fn switch() -> Switch {
+    let mut sw = build("machine_code.p4", PROGRAM);
     for (k, port, m) in [(1u8, 4u16, 0u8), (2, 5, 9), (3, 6, 200)] {
         sw.table_add("t", Keys::Positional(vec![KeyValue::Value(k.into())]), "set", ActionArgs::Positional(vec![port.into(), m.into()]), None).expect("entry");
     }
@@ -218,10 +223,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
 
 fn tables_switch() -> Switch {
-    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
-    let compiled = p4_sema::compile_str("tables.p4", TABLES, &[include]);
-    let Some(program) = compiled.program else { panic!("tables.p4: {}", compiled.render_diagnostics()) };
-    let mut sw = Switch::new(Arc::new(program)).expect("switch");
+    let mut sw = build("tables.p4", TABLES);
     let key = |k: u8| Keys::Positional(vec![KeyValue::Value(k.into())]);
     let args = |v: &[u128]| ActionArgs::Positional(v.iter().map(|&x| num_bigint::BigUint::from(x)).collect());
     sw.table_add("a", key(1), "set", args(&[4, 0x11]), None).expect("entry");
@@ -328,10 +330,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
 
 fn self_contained_switch() -> Switch {
-    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
-    let compiled = p4_sema::compile_str("self_contained.p4", SELF_CONTAINED, &[include]);
-    let Some(program) = compiled.program else { panic!("self_contained.p4: {}", compiled.render_diagnostics()) };
-    let mut sw = Switch::new(Arc::new(program)).expect("switch");
+    let mut sw = build("self_contained.p4", SELF_CONTAINED);
     for (addr, port) in [(1u32, 4u16), (2, 5), (3, 7)] {
         sw.table_add("route", Keys::Positional(vec![KeyValue::Value(addr.into())]), "to", ActionArgs::Positional(vec![port.into()]), None).expect("entry");
     }
