@@ -25,7 +25,11 @@
 //! place, and a writer dropped without `finish` leaves nothing behind.
 
 mod blocks;
+mod framing;
 mod pcap_stream;
+
+pub use framing::PcapRecords;
+pub use pcap_stream::RawRecords;
 
 use p4_io::output::{AtomicFile, OutputError};
 use pcap_file::pcap::{PcapHeader, PcapParser, PcapWriter, RawPcapPacket};
@@ -83,7 +87,11 @@ impl CapturedPacket {
     /// `data.len()` plus the bytes this capture did not hold (see the module documentation).
     pub fn derive(&self, data: Vec<u8>) -> CapturedPacket {
         let held = u32::try_from(data.len()).unwrap_or(u32::MAX);
-        CapturedPacket { timestamp_ns: self.timestamp_ns, data, original_len: held.saturating_add(self.missing_bytes()) }
+        CapturedPacket {
+            timestamp_ns: self.timestamp_ns,
+            data,
+            original_len: held.saturating_add(self.missing_bytes()),
+        }
     }
 
     /// The timestamp and bytes, without the original length.
@@ -141,7 +149,8 @@ const SNAPLEN: u32 = 262_144;
 const LINKTYPE_ETHERNET: u32 = 1;
 
 /// pcap magic numbers as they appear on disk: micro/nanosecond, big/little endian.
-const PCAP_MAGICS: [[u8; 4]; 4] = [[0xa1, 0xb2, 0xc3, 0xd4], [0xa1, 0xb2, 0x3c, 0x4d], [0xd4, 0xc3, 0xb2, 0xa1], [0x4d, 0x3c, 0xb2, 0xa1]];
+const PCAP_MAGICS: [[u8; 4]; 4] =
+    [[0xa1, 0xb2, 0xc3, 0xd4], [0xa1, 0xb2, 0x3c, 0x4d], [0xd4, 0xc3, 0xb2, 0xa1], [0x4d, 0x3c, 0xb2, 0xa1]];
 
 /// `Ok(true)` for pcapng, `Ok(false)` for pcap, judging by the first bytes of a file.
 fn sniff(start: &[u8]) -> Result<bool, String> {
@@ -201,10 +210,14 @@ impl std::fmt::Display for Nth {
 /// (`snaplen == 0` means unlimited).
 fn check_lengths(captured: usize, original: u32, snaplen: u32, what: &dyn std::fmt::Display) -> Result<(), String> {
     if captured > original as usize {
-        return Err(format!("{what} is malformed: its captured length {captured} exceeds its original length {original}"));
+        return Err(format!(
+            "{what} is malformed: its captured length {captured} exceeds its original length {original}"
+        ));
     }
     if snaplen != 0 && captured > snaplen as usize {
-        return Err(format!("{what} is malformed: its captured length {captured} exceeds the snapshot length {snaplen}"));
+        return Err(format!(
+            "{what} is malformed: its captured length {captured} exceeds the snapshot length {snaplen}"
+        ));
     }
     Ok(())
 }
@@ -287,7 +300,11 @@ impl CaptureReader {
     /// The next packet with its original length, `None` at the end of the file.
     pub fn next_captured(&mut self) -> Result<Option<CapturedPacket>, CaptureError> {
         let mut data = Vec::new();
-        Ok(self.next_into(&mut data)?.map(|r| CapturedPacket { timestamp_ns: r.timestamp_ns, data, original_len: r.original_len }))
+        Ok(self.next_into(&mut data)?.map(|r| CapturedPacket {
+            timestamp_ns: r.timestamp_ns,
+            data,
+            original_len: r.original_len,
+        }))
     }
 
     /// The next packet, its bytes appended to `bytes` (a buffer the caller reuses, so reading a
@@ -315,7 +332,12 @@ impl CaptureReader {
     /// were read, fewer than `max` only at the end of the file or when `each` said stop. The same
     /// packets as [`CaptureReader::next_into`] would give, one call for many: for classic pcap the
     /// loop runs inside the parser.
-    pub fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, mut each: impl FnMut(Record, usize) -> bool) -> Result<usize, CaptureError> {
+    pub fn read_many(
+        &mut self,
+        bytes: &mut Vec<u8>,
+        max: usize,
+        mut each: impl FnMut(Record, usize) -> bool,
+    ) -> Result<usize, CaptureError> {
         if let ReaderKind::Pcap(stream) = &mut self.inner {
             return stream.read_many(bytes, max, &mut each).map_err(|e| stream_error(&self.path, e));
         }
@@ -329,6 +351,23 @@ impl CaptureReader {
             }
         }
         Ok(read)
+    }
+}
+
+impl CaptureReader {
+    /// For a classic pcap file, whole records read as they are in the file into the front of
+    /// `buffer`, to be decoded later, possibly on another thread ([`RawRecords::each`]): about
+    /// `limit` bytes of them, without waiting for more input once one is there. None read means
+    /// the end of the file or a bad record next: [`CaptureReader::next_into`] says which. `buffer`
+    /// is grown as needed and never shrunk (its bytes past [`RawRecords::end`] are left over).
+    /// `Ok(None)` for pcapng, which is read a packet at a time.
+    pub fn read_raw(&mut self, buffer: &mut Vec<u8>, limit: usize) -> Result<Option<RawRecords>, CaptureError> {
+        match &mut self.inner {
+            ReaderKind::Pcap(stream) => {
+                stream.read_raw(buffer, limit).map(Some).map_err(|e| stream_error(&self.path, e))
+            }
+            ReaderKind::PcapNg(_) => Ok(None),
+        }
     }
 }
 
@@ -366,9 +405,17 @@ fn next_pcapng_packet(reader: &mut PcapNgReader<Source>, index: usize) -> Result
 }
 
 /// One pcap record, its lengths checked and its timestamp in nanoseconds.
-fn pcap_record(header: &PcapHeader, raw: RawPcapPacket, what: &dyn std::fmt::Display) -> Result<CapturedPacket, String> {
+fn pcap_record(
+    header: &PcapHeader,
+    raw: RawPcapPacket,
+    what: &dyn std::fmt::Display,
+) -> Result<CapturedPacket, String> {
     let record = pcap_record_meta(header, &raw, what)?;
-    Ok(CapturedPacket { timestamp_ns: record.timestamp_ns, data: raw.data.into_owned(), original_len: record.original_len })
+    Ok(CapturedPacket {
+        timestamp_ns: record.timestamp_ns,
+        data: raw.data.into_owned(),
+        original_len: record.original_len,
+    })
 }
 
 /// A pcap record's lengths checked and its timestamp in nanoseconds, its bytes left where they are.
@@ -379,7 +426,10 @@ fn pcap_record_meta(header: &PcapHeader, raw: &RawPcapPacket, what: &dyn std::fm
         TsResolution::NanoSecond => (u64::from(raw.ts_frac), 1_000_000_000),
     };
     if raw.ts_frac >= limit {
-        return Err(format!("{what} is malformed: its timestamp's fraction of a second ({}) is {limit} or more", raw.ts_frac));
+        return Err(format!(
+            "{what} is malformed: its timestamp's fraction of a second ({}) is {limit} or more",
+            raw.ts_frac
+        ));
     }
     let timestamp_ns = u64::from(raw.ts_sec).saturating_mul(1_000_000_000).saturating_add(fraction_ns);
     Ok(Record { timestamp_ns, len: raw.data.len(), original_len: raw.orig_len })
@@ -410,9 +460,12 @@ impl RawPacket {
                 data: pb.data.into_owned(),
                 original_len: pb.original_len,
             }),
-            Block::SimplePacket(spb) => {
-                Some(RawPacket { interface_id: None, units: 0, data: spb.data.into_owned(), original_len: spb.original_len })
-            }
+            Block::SimplePacket(spb) => Some(RawPacket {
+                interface_id: None,
+                units: 0,
+                data: spb.data.into_owned(),
+                original_len: spb.original_len,
+            }),
             _ => None,
         }
     }
@@ -425,7 +478,10 @@ impl RawPacket {
             .ok()
             .and_then(|i| interfaces.get(i))
             .ok_or_else(|| format!("{what} names interface {interface_id}, which is not described"))?;
-        require_ethernet(u32::from(interface.linktype), &format!("{what} was captured on interface {interface_id}, whose"))?;
+        require_ethernet(
+            u32::from(interface.linktype),
+            &format!("{what} was captured on interface {interface_id}, whose"),
+        )?;
         if self.interface_id.is_none() {
             // A Simple Packet Block's body is padded to 32 bits and holds min(original, snaplen) bytes.
             let held = self.original_len.min(if interface.snaplen == 0 { u32::MAX } else { interface.snaplen });
@@ -449,8 +505,8 @@ fn describe(error: &PcapError, what: &dyn std::fmt::Display) -> String {
 }
 
 fn read_pcap(bytes: &[u8]) -> Result<Vec<CapturedPacket>, CaptureError> {
-    let (mut rest, parser) =
-        PcapParser::new(bytes).map_err(|e| CaptureError::Format(format!("not a pcap or pcapng file ({})", describe(&e, &"header"))))?;
+    let (mut rest, parser) = PcapParser::new(bytes)
+        .map_err(|e| CaptureError::Format(format!("not a pcap or pcapng file ({})", describe(&e, &"header"))))?;
     let header = parser.header();
     require_ethernet(u32::from(header.datalink), "the capture's").map_err(CaptureError::Format)?;
     let mut packets = Vec::new();
@@ -470,10 +526,15 @@ fn interface_clock(interface: &InterfaceDescriptionBlock) -> Result<(u128, u64),
     for option in &interface.options {
         match option {
             InterfaceDescriptionOption::IfTsResol(r) if r & 0x80 == 0 => {
-                per_second = 10u128.checked_pow(u32::from(*r)).filter(|_| *r <= 30).ok_or(format!("if_tsresol 10^-{r} is out of range"))?;
+                per_second = 10u128
+                    .checked_pow(u32::from(*r))
+                    .filter(|_| *r <= 30)
+                    .ok_or(format!("if_tsresol 10^-{r} is out of range"))?;
             }
             InterfaceDescriptionOption::IfTsResol(r) => {
-                per_second = 1u128.checked_shl(u32::from(r & 0x7f)).ok_or(format!("if_tsresol 2^-{} is out of range", r & 0x7f))?;
+                per_second = 1u128
+                    .checked_shl(u32::from(r & 0x7f))
+                    .ok_or(format!("if_tsresol 2^-{} is out of range", r & 0x7f))?;
             }
             InterfaceDescriptionOption::IfTsOffset(s) => offset_s = *s,
             _ => {}
@@ -483,12 +544,13 @@ fn interface_clock(interface: &InterfaceDescriptionBlock) -> Result<(u128, u64),
 }
 
 fn read_pcapng(bytes: &[u8]) -> Result<Vec<CapturedPacket>, CaptureError> {
-    let (mut rest, mut parser) = PcapNgParser::new(bytes).map_err(|e| CaptureError::Format(describe(&e, &"pcapng section header")))?;
+    let (mut rest, mut parser) =
+        PcapNgParser::new(bytes).map_err(|e| CaptureError::Format(describe(&e, &"pcapng section header")))?;
     let mut packets = Vec::new();
     while !rest.is_empty() {
-        let (next, block) = parser
-            .next_block(rest)
-            .map_err(|e| CaptureError::Format(describe(&e, &format!("pcapng block before packet #{}", packets.len() + 1))))?;
+        let (next, block) = parser.next_block(rest).map_err(|e| {
+            CaptureError::Format(describe(&e, &format!("pcapng block before packet #{}", packets.len() + 1)))
+        })?;
         rest = next;
         if let Some(raw) = RawPacket::of_block(block) {
             packets.push(raw.captured(parser.interfaces(), packets.len()).map_err(CaptureError::Format)?);
@@ -508,7 +570,10 @@ enum WriterKind {
     /// record header (seconds, nanoseconds, captured and original length, little-endian) and the
     /// bytes, appended here to `pending` and written [`PENDING_LIMIT`] bytes at a time (`p4forge
     /// run`'s output path: one `extend` per part of a record instead of a write call each).
-    Pcap { file: AtomicFile, pending: Vec<u8> },
+    Pcap {
+        file: AtomicFile,
+        pending: Vec<u8>,
+    },
     PcapNg(PcapNgWriter<AtomicFile>),
 }
 
@@ -580,30 +645,45 @@ impl CaptureWriter {
         // The usual case, inlined into the caller's loop: a classic pcap record that fits in what
         // is gathered before a write.
         if let WriterKind::Pcap { pending, .. } = &mut self.inner {
-            let seconds = timestamp_ns / 1_000_000_000;
-            if data.len() <= SNAPLEN as usize && seconds <= u64::from(u32::MAX) && pending.len() + data.len() < PENDING_LIMIT {
-                let len = data.len() as u32;
-                let mut header = [0u8; 16];
-                header[0..4].copy_from_slice(&(seconds as u32).to_le_bytes());
-                header[4..8].copy_from_slice(&((timestamp_ns % 1_000_000_000) as u32).to_le_bytes());
-                header[8..12].copy_from_slice(&len.to_le_bytes());
-                header[12..16].copy_from_slice(&original_len.max(len).to_le_bytes());
-                pending.extend_from_slice(&header);
-                pending.extend_from_slice(data);
+            if pending.len() + data.len() < PENDING_LIMIT
+                && framing::push_record(pending, timestamp_ns, data, original_len)
+            {
                 return Ok(());
             }
         }
         self.write_record_checked(timestamp_ns, data, original_len)
     }
 
+    /// Appends records framed beforehand (on any thread), as [`CaptureWriter::write_record`] would
+    /// have written them one by one.
+    pub fn write_records(&mut self, records: &PcapRecords) -> Result<(), CaptureError> {
+        if matches!(self.inner, WriterKind::PcapNg(_)) {
+            return records
+                .each(|timestamp_ns, data, original_len| self.write_record(timestamp_ns, data, original_len));
+        }
+        match &mut self.inner {
+            WriterKind::Pcap { file, pending } => {
+                if pending.len() + records.as_bytes().len() < PENDING_LIMIT {
+                    pending.extend_from_slice(records.as_bytes());
+                    return Ok(());
+                }
+                let fail = |e: std::io::Error| write_error(&self.path, PcapError::IoError(e));
+                std::io::Write::write_all(file, pending).map_err(fail)?;
+                pending.clear();
+                std::io::Write::write_all(file, records.as_bytes()).map_err(fail)
+            }
+            WriterKind::PcapNg(_) => Ok(()),
+        }
+    }
+
     /// [`CaptureWriter::write_record`] for pcapng, for a packet too large or too late for pcap, and
     /// when what is gathered is due to be written.
     #[cold]
     fn write_record_checked(&mut self, timestamp_ns: u64, data: &[u8], original_len: u32) -> Result<(), CaptureError> {
-        let len = u32::try_from(data.len())
-            .ok()
-            .filter(|&l| l <= SNAPLEN)
-            .ok_or_else(|| CaptureError::InFile { path: self.path.clone(), message: format!("packet of {} bytes is too large", data.len()) })?;
+        let len = u32::try_from(data.len()).ok().filter(|&l| l <= SNAPLEN).ok_or_else(|| CaptureError::InFile {
+            path: self.path.clone(),
+            message: format!("packet of {} bytes is too large", data.len()),
+        })?;
         let original_len = original_len.max(len);
         let result = match &mut self.inner {
             WriterKind::Pcap { file, pending } => {
@@ -644,7 +724,8 @@ impl CaptureWriter {
     pub fn finish(self) -> Result<(), CaptureError> {
         let out = match self.inner {
             WriterKind::Pcap { mut file, pending } => {
-                std::io::Write::write_all(&mut file, &pending).map_err(|e| write_error(&self.path, PcapError::IoError(e)))?;
+                std::io::Write::write_all(&mut file, &pending)
+                    .map_err(|e| write_error(&self.path, PcapError::IoError(e)))?;
                 file
             }
             WriterKind::PcapNg(w) => w.into_inner(),
@@ -684,6 +765,38 @@ mod tests {
 
     fn temp(name: &str) -> PathBuf {
         std::env::temp_dir().join(format!("p4-stf-capture-{}-{name}", std::process::id()))
+    }
+
+    #[test]
+    fn records_framed_ahead_are_written_as_one_by_one_in_both_formats() {
+        // More than the writer gathers before a write (`PENDING_LIMIT`), so both of its ways are taken.
+        let packets: Vec<TimedPacket> = (0..1000).flat_map(|_| sample()).collect();
+        let mut framed = PcapRecords::default();
+        for packet in &packets {
+            assert!(framed.push(packet.timestamp_ns, &packet.data, 1500));
+        }
+        assert!(framed.as_bytes().len() > PENDING_LIMIT);
+        assert_eq!((framed.packets(), framed.data_bytes()), (2000, 69_000));
+        assert!(!framed.push(0, &vec![0; SNAPLEN as usize + 1], 0), "larger than pcap holds");
+        assert!(!framed.push(u64::from(u32::MAX) * 1_000_000_000 + 1_000_000_000, &[1], 1), "after 2106");
+        assert_eq!((framed.packets(), framed.data_bytes()), (2000, 69_000), "refused records leave nothing");
+        for name in ["framed.pcap", "framed.pcapng"] {
+            let (one, ahead) = (temp(&format!("one-{name}")), temp(&format!("ahead-{name}")));
+            let mut writer = CaptureWriter::create(&one).unwrap();
+            for packet in std::iter::once(&packets[0]).chain(&packets).chain(&packets) {
+                writer.write_record(packet.timestamp_ns, &packet.data, 1500).unwrap();
+            }
+            writer.finish().unwrap();
+            let mut writer = CaptureWriter::create(&ahead).unwrap();
+            writer.write_record(packets[0].timestamp_ns, &packets[0].data, 1500).unwrap();
+            writer.write_records(&framed).unwrap();
+            writer.write_records(&framed).unwrap();
+            writer.finish().unwrap();
+            let written = std::fs::read(&ahead).unwrap();
+            assert!(written == std::fs::read(&one).unwrap(), "{name}: the files differ");
+            assert_eq!(read_captured(&written).unwrap()[1].original_len, 1500, "{name}");
+            let _ = (std::fs::remove_file(one), std::fs::remove_file(ahead));
+        }
     }
 
     #[test]
@@ -733,7 +846,9 @@ mod tests {
             let len = (12 + body.len()) as u32;
             [&kind.to_le_bytes()[..], &len.to_le_bytes(), body, &len.to_le_bytes()].concat()
         };
-        let shb_body = [&0x1a2b_3c4du32.to_le_bytes()[..], &1u16.to_le_bytes(), &0u16.to_le_bytes(), &(-1i64).to_le_bytes()].concat();
+        let shb_body =
+            [&0x1a2b_3c4du32.to_le_bytes()[..], &1u16.to_le_bytes(), &0u16.to_le_bytes(), &(-1i64).to_le_bytes()]
+                .concat();
         image.extend(block(0x0a0d_0d0a, &shb_body));
         image.extend(block(1, &[&1u16.to_le_bytes()[..], &0u16.to_le_bytes(), &0u32.to_le_bytes()].concat()));
         let units: u64 = 1_000_005;
@@ -771,13 +886,19 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(read_capture(&bytes[..bytes.len() - 3]).unwrap_err().to_string(), "packet #2 is truncated");
         std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
-        assert_eq!(read_capture_file(&path).unwrap_err().to_string(), format!("{}: packet #2 is truncated", path.display()));
+        assert_eq!(
+            read_capture_file(&path).unwrap_err().to_string(),
+            format!("{}: packet #2 is truncated", path.display())
+        );
         std::fs::write(&path, b"no").unwrap();
         assert_eq!(
             read_capture_file(&path).unwrap_err().to_string(),
             format!("{}: not a pcap or pcapng file (shorter than a header)", path.display())
         );
-        assert_eq!(read_capture(&bytes[..10]).unwrap_err().to_string(), "not a pcap or pcapng file (header is truncated)");
+        assert_eq!(
+            read_capture(&bytes[..10]).unwrap_err().to_string(),
+            "not a pcap or pcapng file (header is truncated)"
+        );
         let _ = std::fs::remove_file(path);
     }
 
@@ -799,13 +920,21 @@ mod tests {
             let len = (12 + body.len()) as u32;
             [&kind.to_le_bytes()[..], &len.to_le_bytes(), body, &len.to_le_bytes()].concat()
         };
-        let shb_body = [&0x1a2b_3c4du32.to_le_bytes()[..], &1u16.to_le_bytes(), &0u16.to_le_bytes(), &(-1i64).to_le_bytes()].concat();
+        let shb_body =
+            [&0x1a2b_3c4du32.to_le_bytes()[..], &1u16.to_le_bytes(), &0u16.to_le_bytes(), &(-1i64).to_le_bytes()]
+                .concat();
         let idb_body = [&link_type.to_le_bytes()[..], &0u16.to_le_bytes(), &snaplen.to_le_bytes()].concat();
         let mut padded = data.to_vec();
         padded.resize(data.len().div_ceil(4) * 4, 0);
-        let epb_body =
-            [&0u32.to_le_bytes()[..], &0u32.to_le_bytes(), &1u32.to_le_bytes(), &(data.len() as u32).to_le_bytes(), &original.to_le_bytes(), &padded]
-                .concat();
+        let epb_body = [
+            &0u32.to_le_bytes()[..],
+            &0u32.to_le_bytes(),
+            &1u32.to_le_bytes(),
+            &(data.len() as u32).to_le_bytes(),
+            &original.to_le_bytes(),
+            &padded,
+        ]
+        .concat();
         [block(0x0a0d_0d0a, &shb_body), block(1, &idb_body), block(6, &epb_body)].concat()
     }
 
@@ -851,7 +980,8 @@ mod tests {
         let error = full.write_all(b"x").unwrap_err();
         let error = write_error(Path::new("out/port1.pcap"), PcapError::IoError(error));
         assert_eq!(error.to_string(), "cannot write out/port1.pcap: no space left on the device (disk full)");
-        let error = write_error(Path::new("out/port1.pcap"), PcapError::InvalidField("PcapPacket: incl_len > orig_len"));
+        let error =
+            write_error(Path::new("out/port1.pcap"), PcapError::InvalidField("PcapPacket: incl_len > orig_len"));
         assert_eq!(error.to_string(), "out/port1.pcap: Invalid field value: PcapPacket: incl_len > orig_len");
     }
 
@@ -899,7 +1029,8 @@ mod tests {
 
     #[test]
     fn captures_that_are_not_ethernet_are_refused_by_link_type() {
-        let refused = |link_type: u32| read_capture(&pcap_image(link_type, 0, &[(&[0x45, 0], 2)])).unwrap_err().to_string();
+        let refused =
+            |link_type: u32| read_capture(&pcap_image(link_type, 0, &[(&[0x45, 0], 2)])).unwrap_err().to_string();
         assert_eq!(refused(101), "the capture's link type is 101 (RAW, raw IP without a link-layer header), not Ethernet (1): p4forge's ports carry Ethernet frames");
         assert_eq!(refused(12), "the capture's link type is 12 (DLT_RAW, raw IP without a link-layer header), not Ethernet (1): p4forge's ports carry Ethernet frames");
         assert_eq!(refused(14), "the capture's link type is 14 (DLT_RAW, raw IP without a link-layer header), not Ethernet (1): p4forge's ports carry Ethernet frames");
@@ -938,7 +1069,10 @@ mod tests {
         // tcpdump -s 64: 64 of 1514 bytes held.
         let packets = read_captured(&pcap_image(1, 64, &[(&head, 1514), (&head[..10], 10)])).unwrap();
         assert_eq!(packets[0], CapturedPacket { timestamp_ns: 7_000_000_000, data: head.to_vec(), original_len: 1514 });
-        assert_eq!(packets[1], CapturedPacket { timestamp_ns: 7_000_001_000, data: head[..10].to_vec(), original_len: 10 });
+        assert_eq!(
+            packets[1],
+            CapturedPacket { timestamp_ns: 7_000_001_000, data: head[..10].to_vec(), original_len: 10 }
+        );
         assert_eq!(packets[0].missing_bytes(), 1450);
         assert!(!packets[1].is_truncated());
         // Snapshot length 0 means "unlimited": any captured length up to the original is fine.

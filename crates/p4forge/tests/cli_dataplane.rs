@@ -104,7 +104,11 @@ fn run_merges_inputs_and_writes_one_pcap_per_port() {
         vec![p(t0, frame(2, 0x0a, &[1])), p(t0 + 30, frame(2, 0x0a, &[3]))]
     );
     assert_eq!(read_capture_file(&out_dir.join("port1.pcap")).unwrap(), vec![p(t0 + 10, frame(1, 0x0b, &[2]))]);
-    assert_eq!(std::fs::read(out_dir.join("port7.pcap")).unwrap(), b"stale", "nothing the run did not write is removed");
+    assert_eq!(
+        std::fs::read(out_dir.join("port7.pcap")).unwrap(),
+        b"stale",
+        "nothing the run did not write is removed"
+    );
     assert!(out_dir.join("notes.txt").exists(), "other files are left alone");
     let _ = std::fs::remove_dir_all(dir);
 }
@@ -116,7 +120,16 @@ fn run_names_the_entry_the_dataplane_refused() {
     std::fs::write(&entries, "table_add FwdIngress.fwd FwdIngress.send 1 => 2 00:00:00:00:00:0a\ntable_add FwdIngress.nosuch FwdIngress.send 1 => 2 3\n").unwrap();
     write_capture_file(&dir.join("in.pcap"), &[]).unwrap();
     let input = format!("1={}", dir.join("in.pcap").display());
-    let out = p4forge(&["run", "fwd.p4", "--entries", entries.to_str().unwrap(), "--in", &input, "--out", dir.join("o").to_str().unwrap()]);
+    let out = p4forge(&[
+        "run",
+        "fwd.p4",
+        "--entries",
+        entries.to_str().unwrap(),
+        "--in",
+        &input,
+        "--out",
+        dir.join("o").to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(stderr.starts_with(&format!("error: {}:2: ", entries.display())), "{stderr}");
@@ -167,7 +180,12 @@ fn compile_emits_the_parsed_program_as_p4() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let printed = text(&out.stdout);
     assert!(printed.contains("table fwd"), "{printed}");
-    assert!(printed.contains("V1Switch(FwdParser(), FwdVerify(), FwdIngress(), FwdEgress(), FwdCompute(), FwdDeparser()) main;"), "{printed}");
+    assert!(
+        printed.contains(
+            "V1Switch(FwdParser(), FwdVerify(), FwdIngress(), FwdEgress(), FwdCompute(), FwdDeparser()) main;"
+        ),
+        "{printed}"
+    );
 
     let out = p4forge(&["compile", "syntax_error.p4", "--emit", "ast"]);
     assert_eq!(out.status.code(), Some(1));
@@ -240,7 +258,11 @@ fn l2l3_frames(count: u16) -> Vec<Vec<u8>> {
 fn run_outputs(args: &[&str], out_dir: &Path) -> (Output, Vec<(String, Vec<u8>)>) {
     let out = p4forge(&[&["run"], args, &["--out", out_dir.to_str().unwrap()]].concat());
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(out_dir)
-        .map(|d| d.flatten().map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap())).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+                .collect()
+        })
         .unwrap_or_default();
     files.sort();
     (out, files)
@@ -250,14 +272,19 @@ fn run_outputs(args: &[&str], out_dir: &Path) -> (Output, Vec<(String, Vec<u8>)>
 fn run_threads_gives_the_outputs_of_one_thread() {
     let dir = scratch("run-threads");
     let t0 = 1_700_000_000_000_000_000u64;
-    let packets: Vec<TimedPacket> =
-        l2l3_frames(5000).into_iter().enumerate().map(|(i, d)| TimedPacket { timestamp_ns: t0 + i as u64 * 100, data: d }).collect();
+    let packets: Vec<TimedPacket> = l2l3_frames(5000)
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| TimedPacket { timestamp_ns: t0 + i as u64 * 100, data: d })
+        .collect();
     write_capture_file(&dir.join("in.pcap"), &packets).unwrap();
     let input = format!("1={}", dir.join("in.pcap").display());
     let program = "../../../../examples/l2l3/l2l3.p4";
     let entries = "../../../../examples/l2l3/entries.txt";
-    let (one, one_files) = run_outputs(&["--threads", "1", program, "--entries", entries, "--in", &input], &dir.join("one"));
-    let (three, three_files) = run_outputs(&["--threads", "3", program, "--entries", entries, "--in", &input], &dir.join("three"));
+    let (one, one_files) =
+        run_outputs(&["--threads", "1", program, "--entries", entries, "--in", &input], &dir.join("one"));
+    let (three, three_files) =
+        run_outputs(&["--threads", "3", program, "--entries", entries, "--in", &input], &dir.join("three"));
     assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
     assert_eq!(three.status.code(), Some(0), "{}", text(&three.stderr));
     // Port 1: the /16 (2,500) and MAC 1 (417); port 2: the /24 (625) and MAC 2 (417); port 3:
@@ -290,23 +317,69 @@ dropped: 625
 fn run_threads_2_and_3_give_the_outputs_of_one_thread_over_many_chunks() {
     let dir = scratch("run-threads-many-chunks");
     let t0 = 1_700_000_000_000_000_000u64;
-    let packets: Vec<TimedPacket> =
-        l2l3_frames(40_000).into_iter().enumerate().map(|(i, d)| TimedPacket { timestamp_ns: t0 + i as u64 * 37, data: d }).collect();
+    let packets: Vec<TimedPacket> = l2l3_frames(40_000)
+        .into_iter()
+        .enumerate()
+        .map(|(i, d)| TimedPacket { timestamp_ns: t0 + i as u64 * 37, data: d })
+        .collect();
     write_capture_file(&dir.join("in.pcap"), &packets).unwrap();
     let input = format!("1={}", dir.join("in.pcap").display());
     let program = "../../../../examples/l2l3/l2l3.p4";
     let entries = "../../../../examples/l2l3/entries.txt";
-    let run_with = |threads: &str| run_outputs(&["--threads", threads, program, "--entries", entries, "--in", &input], &dir.join(threads));
+    let run_with = |threads: &str| {
+        run_outputs(&["--threads", threads, program, "--entries", entries, "--in", &input], &dir.join(threads))
+    };
     let (one, one_files) = run_with("1");
     assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
     let summary = text(&one.stdout);
     assert!(summary.contains("dropped: 5000\n"), "{summary}");
     assert_eq!(one_files.len(), 3, "three output ports");
+    // Each output carries its input's time, and the ports' outputs come in input order: input `i`
+    // is known by its source address (routed) or its filler byte (switched, `i` mod 256).
+    let mut outputs = 0;
+    for (name, bytes) in &one_files {
+        let mut last = None;
+        for packet in p4_stf::capture::read_captured(bytes).unwrap() {
+            let i = (packet.timestamp_ns - t0) / 37;
+            assert_eq!(packet.timestamp_ns, t0 + i * 37, "{name}: a time no input has");
+            assert!(last < Some(i), "{name}: input {i} after input {last:?}");
+            assert_eq!(packet.original_len as usize, packet.data.len());
+            match packet.data[12..14] {
+                [0x08, 0x00] => {
+                    assert_eq!(packet.data[28..30], [(i >> 8) as u8, i as u8], "{name}: input {i}'s source address")
+                }
+                _ => assert_eq!(packet.data[20], i as u8, "{name}: input {i}'s filler"),
+            }
+            last = Some(i);
+            outputs += 1;
+        }
+    }
+    assert_eq!(outputs, 35_000);
     for threads in ["2", "3"] {
         let (many, many_files) = run_with(threads);
         assert_eq!(many.status.code(), Some(0), "{}", text(&many.stderr));
-        assert_eq!(text(&many.stdout).replace(&format!("/{threads}/"), "/1/"), summary, "--threads {threads}: the same summary");
+        assert_eq!(
+            text(&many.stdout).replace(&format!("/{threads}/"), "/1/"),
+            summary,
+            "--threads {threads}: the same summary"
+        );
         assert!(one_files == many_files, "--threads {threads}: every output capture identical, byte for byte");
+    }
+    // A classic pcap input is read as whole records and decoded by the thread that runs them;
+    // pcapng is read packet by packet: the same outputs.
+    write_capture_file(&dir.join("in.pcapng"), &packets).unwrap();
+    let pcapng = format!("1={}", dir.join("in.pcapng").display());
+    for threads in ["1", "2"] {
+        let out_dir = dir.join(format!("ng{threads}"));
+        let (ng, ng_files) =
+            run_outputs(&["--threads", threads, program, "--entries", entries, "--in", &pcapng], &out_dir);
+        assert_eq!(ng.status.code(), Some(0), "{}", text(&ng.stderr));
+        let ng_summary = text(&ng.stdout).replace(&format!("/ng{threads}/"), "/1/");
+        assert_eq!(ng_summary, summary, "pcapng input, --threads {threads}: the same summary");
+        assert!(
+            one_files == ng_files,
+            "pcapng input, --threads {threads}: every output capture identical, byte for byte"
+        );
     }
     let _ = std::fs::remove_dir_all(dir);
 }

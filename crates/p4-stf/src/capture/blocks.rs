@@ -70,6 +70,48 @@ impl<R: Read> BlockReader<R> {
         }
     }
 
+    /// Moves up to `out.len()` buffered bytes to the front of `out`, consuming them; returns how many.
+    pub(crate) fn take_into(&mut self, out: &mut [u8]) -> usize {
+        let n = out.len().min(self.end - self.start);
+        out[..n].copy_from_slice(&self.block[self.start..self.start + n]);
+        self.start += n;
+        n
+    }
+
+    /// One read from the input straight into `out`, past the block (which must hold nothing
+    /// unconsumed, or the bytes would come out of order); `Ok(0)` at the end of the input.
+    pub(crate) fn read_past_block(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        debug_assert_eq!(self.start, self.end, "buffered bytes would be skipped");
+        loop {
+            match self.inner.read(out) {
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                result => return result,
+            }
+        }
+    }
+
+    /// Puts `bytes` (taken or read past the block, and not used) back in front of what is buffered,
+    /// so they are the next ones read; the block grows if they do not fit.
+    pub(crate) fn give_back(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        if self.start < bytes.len() {
+            let buffered = self.end - self.start;
+            if bytes.len() + buffered > self.block.len() {
+                let mut bigger = vec![0; bytes.len() + buffered].into_boxed_slice();
+                bigger[bytes.len()..].copy_from_slice(&self.block[self.start..self.end]);
+                self.block = bigger;
+            } else {
+                self.block.copy_within(self.start..self.end, bytes.len());
+            }
+            self.start = bytes.len();
+            self.end = bytes.len() + buffered;
+        }
+        self.start -= bytes.len();
+        self.block[self.start..self.start + bytes.len()].copy_from_slice(bytes);
+    }
+
     /// Moves the unconsumed bytes to the front of the block and reads until at least `n` are there
     /// or the input ends. Returns how many are there.
     #[cold]
@@ -117,6 +159,26 @@ mod tests {
         reader.consume(1);
         assert_eq!(reader.peek(16).unwrap(), [] as [u8; 0]);
         assert!(!reader.append_to(1, &mut out).unwrap());
+    }
+
+    #[test]
+    fn bytes_given_back_come_first_even_when_the_block_must_grow() {
+        let mut reader = BlockReader::new(&[1, 2, 3], Trickle(&[4, 5]));
+        let mut out = [0u8; 2];
+        assert_eq!(reader.take_into(&mut out), 2);
+        assert_eq!(out, [1, 2]);
+        reader.give_back(&[2]);
+        assert_eq!(reader.peek(2).unwrap(), [2, 3]);
+        let mut all = [0u8; 8];
+        assert_eq!(reader.take_into(&mut all), 2);
+        assert_eq!(reader.read_past_block(&mut all).unwrap(), 2, "a pipe's short read");
+        assert_eq!(all[..2], [4, 5]);
+        let big: Vec<u8> = (0..BLOCK + 10).map(|i| (i % 253) as u8).collect();
+        reader.give_back(&big);
+        let mut back = Vec::new();
+        assert!(reader.append_to(big.len(), &mut back).unwrap());
+        assert_eq!(back, big);
+        assert_eq!(reader.read_past_block(&mut all).unwrap(), 0, "the end of the input");
     }
 
     #[test]

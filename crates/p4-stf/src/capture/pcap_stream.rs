@@ -74,10 +74,9 @@ impl<R: Read> PcapStream<R> {
     pub(crate) fn open(magic: &[u8], input: R) -> Result<PcapStream<R>, StreamError> {
         let mut input = BlockReader::new(magic, input);
         let header = input.peek(FILE_HEADER).map_err(StreamError::Io)?;
-        let layout = header
-            .get(..4)
-            .and_then(|m| Layout::of_magic([m[0], m[1], m[2], m[3]]))
-            .ok_or_else(|| StreamError::Invalid("not a pcap or pcapng file (header is malformed: wrong magic number)".to_string()))?;
+        let layout = header.get(..4).and_then(|m| Layout::of_magic([m[0], m[1], m[2], m[3]])).ok_or_else(|| {
+            StreamError::Invalid("not a pcap or pcapng file (header is malformed: wrong magic number)".to_string())
+        })?;
         if header.len() < FILE_HEADER {
             return Err(StreamError::Invalid("not a pcap or pcapng file (header is truncated)".to_string()));
         }
@@ -122,7 +121,8 @@ impl<R: Read> PcapStream<R> {
                 return Err(StreamError::Io(e));
             }
         }
-        let checked = check_lengths(captured, original_len, layout.snaplen, &what).and_then(|()| timestamp_ns(layout, seconds, fraction, &what));
+        let checked = check_lengths(captured, original_len, layout.snaplen, &what)
+            .and_then(|()| timestamp_ns(layout, seconds, fraction, &what));
         match checked {
             Ok(timestamp_ns) => {
                 self.count += 1;
@@ -146,7 +146,12 @@ impl<R: Read> PcapStream<R> {
     /// file's byte order; any other (the block's last, a malformed one) goes through
     /// [`PcapStream::next_into`], which refills the block and words the errors.
     #[inline]
-    pub(crate) fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, each: &mut impl FnMut(Record, usize) -> bool) -> Result<usize, StreamError> {
+    pub(crate) fn read_many(
+        &mut self,
+        bytes: &mut Vec<u8>,
+        max: usize,
+        each: &mut impl FnMut(Record, usize) -> bool,
+    ) -> Result<usize, StreamError> {
         if self.layout.big_endian {
             self.read_many_in::<true>(bytes, max, each)
         } else {
@@ -181,7 +186,8 @@ impl<R: Read> PcapStream<R> {
                 let end = RECORD_HEADER + captured as usize;
                 if let Some(data) = buffered.get(RECORD_HEADER..end) {
                     if captured <= original_len && captured <= snaplen && fraction < fraction_limit {
-                        let timestamp_ns = u64::from(word(header, 0)) * 1_000_000_000 + u64::from(fraction) * fraction_scale;
+                        let timestamp_ns =
+                            u64::from(word(header, 0)) * 1_000_000_000 + u64::from(fraction) * fraction_scale;
                         let at = bytes.len();
                         bytes.extend_from_slice(data);
                         self.input.consume(end);
@@ -205,14 +211,188 @@ impl<R: Read> PcapStream<R> {
     }
 }
 
+/// Whole, valid records read by [`PcapStream::read_raw`] into a caller's buffer as they are in the
+/// file (headers included), to be decoded later, possibly on another thread ([`RawRecords::each`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawRecords {
+    layout: Layout,
+    /// Where the first one starts in the buffer.
+    start: usize,
+    /// Records, one after the other from `start`.
+    count: usize,
+    /// Where the last one ends in the buffer.
+    end: usize,
+    /// Their captured bytes, headers not counted.
+    captured_bytes: u64,
+}
+
+impl RawRecords {
+    /// How many records were read.
+    pub fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Their captured bytes (record headers not counted).
+    pub fn captured_bytes(&self) -> u64 {
+        self.captured_bytes
+    }
+
+    /// Where they end in the buffer they were read into.
+    pub fn end(&self) -> usize {
+        self.end
+    }
+
+    /// The first record's time (nanoseconds since the epoch), in `bytes` (the buffer they were
+    /// read into); `None` when there are none.
+    pub fn first_timestamp_ns(&self, bytes: &[u8]) -> Option<u64> {
+        let mut first = None;
+        RawRecords { count: self.count.min(1), ..*self }.each(bytes, |record, _| first = Some(record.timestamp_ns));
+        first
+    }
+
+    /// Keeps only the first record (none stays none): for a reader that must stop after it.
+    pub fn first_only(&mut self, bytes: &[u8]) {
+        *self = self.take_front(1, bytes);
+    }
+
+    /// Splits off the first `n` records (all there are, if fewer), which it returns; the rest stay.
+    pub fn take_front(&mut self, n: usize, bytes: &[u8]) -> RawRecords {
+        if n >= self.count {
+            let all = *self;
+            *self = RawRecords { start: self.end, count: 0, captured_bytes: 0, ..*self };
+            return all;
+        }
+        let mut front = RawRecords { count: 0, end: self.start, captured_bytes: 0, ..*self };
+        while front.count < n {
+            let captured =
+                bytes.get(front.end..front.end + RECORD_HEADER).map_or(0, |header| self.layout.u32_at(header, 8));
+            front.count += 1;
+            front.end += RECORD_HEADER + captured as usize;
+            front.captured_bytes += u64::from(captured);
+        }
+        *self = RawRecords {
+            start: front.end,
+            count: self.count - n,
+            captured_bytes: self.captured_bytes - front.captured_bytes,
+            ..*self
+        };
+        front
+    }
+
+    /// Hands `each` every record of `bytes` (the buffer they were read into) with where its bytes
+    /// start there, in file order. The checks were made when they were read.
+    #[inline]
+    pub fn each(&self, bytes: &[u8], mut each: impl FnMut(Record, usize)) {
+        let layout = self.layout;
+        let fraction_scale = if layout.nanoseconds { 1 } else { 1_000 };
+        let mut at = self.start;
+        for _ in 0..self.count {
+            let Some(header) = bytes.get(at..at + RECORD_HEADER) else { return };
+            let captured = layout.u32_at(header, 8) as usize;
+            let timestamp_ns = u64::from(layout.u32_at(header, 0)) * 1_000_000_000
+                + u64::from(layout.u32_at(header, 4)) * fraction_scale;
+            each(Record { timestamp_ns, len: captured, original_len: layout.u32_at(header, 12) }, at + RECORD_HEADER);
+            at += RECORD_HEADER + captured;
+        }
+    }
+}
+
+impl<R: Read> PcapStream<R> {
+    /// Reads whole records, as they are in the file, into the front of `buffer`: about `limit`
+    /// bytes of them (more when one record is larger), without waiting for more input once at
+    /// least one is there. Returns none at the end of the input and when the next record is
+    /// malformed or cut short: [`PcapStream::next_into`] then says which. `buffer` is grown as
+    /// needed and never shrunk, so a buffer used again is not zeroed again: its bytes past
+    /// [`RawRecords::end`] are left over.
+    pub(crate) fn read_raw(&mut self, buffer: &mut Vec<u8>, limit: usize) -> Result<RawRecords, StreamError> {
+        let limit = limit.max(RECORD_HEADER);
+        if buffer.len() < limit {
+            buffer.resize(limit, 0);
+        }
+        let mut filled = self.input.take_into(&mut buffer[..limit]);
+        let mut hop = Hop::over(self.layout, &buffer[..filled]);
+        while hop.count == 0 {
+            let Some(needed) = hop.needed else { break };
+            let want = limit.max(needed);
+            if buffer.len() < want {
+                buffer.resize(want, 0);
+            }
+            // What the block still holds comes first; the input is read once it is used up.
+            let mut read = self.input.take_into(&mut buffer[filled..want]);
+            if read == 0 {
+                read = self.input.read_past_block(&mut buffer[filled..want]).map_err(StreamError::Io)?;
+            }
+            if read == 0 {
+                break;
+            }
+            filled += read;
+            hop = Hop::over(self.layout, &buffer[..filled]);
+        }
+        self.input.give_back(&buffer[hop.end..filled]);
+        self.count += hop.count;
+        Ok(RawRecords {
+            layout: self.layout,
+            start: 0,
+            count: hop.count,
+            end: hop.end,
+            captured_bytes: hop.captured_bytes,
+        })
+    }
+}
+
+/// How far whole, valid records go from the start of some bytes.
+struct Hop {
+    count: usize,
+    end: usize,
+    captured_bytes: u64,
+    /// Bytes from the start that would complete the next record; `None` when it is malformed.
+    needed: Option<usize>,
+}
+
+impl Hop {
+    /// The same checks as [`PcapStream::next_into`]'s; a record failing one ends the hop.
+    fn over(layout: Layout, bytes: &[u8]) -> Hop {
+        let fraction_limit = if layout.nanoseconds { 1_000_000_000 } else { 1_000_000 };
+        let snaplen = if layout.snaplen == 0 { u32::MAX } else { layout.snaplen };
+        let mut hop = Hop { count: 0, end: 0, captured_bytes: 0, needed: None };
+        loop {
+            let Some(header) = bytes.get(hop.end..hop.end + RECORD_HEADER) else {
+                hop.needed = Some(hop.end + RECORD_HEADER);
+                return hop;
+            };
+            let captured = layout.u32_at(header, 8);
+            let valid = captured as usize <= MAX_CAPTURED_LEN
+                && captured <= layout.u32_at(header, 12)
+                && captured <= snaplen
+                && layout.u32_at(header, 4) < fraction_limit;
+            if !valid {
+                return hop;
+            }
+            let end = hop.end + RECORD_HEADER + captured as usize;
+            if end > bytes.len() {
+                hop.needed = Some(end);
+                return hop;
+            }
+            hop.count += 1;
+            hop.end = end;
+            hop.captured_bytes += u64::from(captured);
+        }
+    }
+}
+
 /// A record's timestamp in nanoseconds since the epoch; a fraction of a second that is a second or
 /// more is malformed.
 #[inline]
 fn timestamp_ns(layout: Layout, seconds: u32, fraction: u32, what: &dyn std::fmt::Display) -> Result<u64, String> {
-    let (fraction_ns, limit) =
-        if layout.nanoseconds { (u64::from(fraction), 1_000_000_000) } else { (u64::from(fraction) * 1_000, 1_000_000) };
+    let (fraction_ns, limit) = if layout.nanoseconds {
+        (u64::from(fraction), 1_000_000_000)
+    } else {
+        (u64::from(fraction) * 1_000, 1_000_000)
+    };
     if fraction >= limit {
-        return Err(format!("{what} is malformed: its timestamp's fraction of a second ({fraction}) is {limit} or more"));
+        return Err(format!(
+            "{what} is malformed: its timestamp's fraction of a second ({fraction}) is {limit} or more"
+        ));
     }
     Ok(u64::from(seconds) * 1_000_000_000 + fraction_ns)
 }
@@ -221,6 +401,7 @@ fn timestamp_ns(layout: Layout, seconds: u32, fraction: u32, what: &dyn std::fmt
 mod tests {
     use super::super::blocks::BLOCK;
     use super::super::{read_captured, CaptureReader, CapturedPacket};
+    use super::{PcapStream, RECORD_HEADER};
 
     /// A record to write: seconds, fraction of a second, captured bytes, original length.
     type RecordSpec<'a> = (u32, u32, &'a [u8], u32);
@@ -263,7 +444,87 @@ mod tests {
             }
         };
         assert_eq!(many(&path, 3).map_err(strip), one_by_one, "read_many agrees with next_captured");
+        for limit in [1, 37, BLOCK] {
+            assert_eq!(
+                raw(&path, limit).map_err(strip),
+                one_by_one,
+                "read_raw with limit {limit} agrees with next_captured"
+            );
+        }
         one_by_one
+    }
+
+    /// The packets of `path` read through [`CaptureReader::read_raw`], about `limit` bytes at a
+    /// time, and [`CaptureReader::next_captured`] for the end or the error when none are read.
+    fn raw(path: &std::path::Path, limit: usize) -> Result<Vec<CapturedPacket>, super::super::CaptureError> {
+        let mut reader = CaptureReader::open(path)?;
+        let (mut buffer, mut packets) = (Vec::new(), Vec::new());
+        loop {
+            let records = reader.read_raw(&mut buffer, limit)?.expect("a classic pcap file");
+            if records.count() == 0 {
+                let next = reader.next_captured()?;
+                assert_eq!(next, None, "read_raw stopped before a packet next_captured reads");
+                return Ok(packets);
+            }
+            let before = packets.len();
+            records.each(&buffer, |record, at| {
+                let data = buffer[at..at + record.len].to_vec();
+                packets.push(CapturedPacket {
+                    timestamp_ns: record.timestamp_ns,
+                    data,
+                    original_len: record.original_len,
+                });
+            });
+            assert_eq!(packets.len() - before, records.count());
+            assert_eq!(records.first_timestamp_ns(&buffer), Some(packets[before].timestamp_ns));
+            let bytes: u64 = packets[before..].iter().map(|p| p.data.len() as u64).sum();
+            assert_eq!(records.captured_bytes(), bytes);
+            assert_eq!(records.end(), (packets.len() - before) * RECORD_HEADER + bytes as usize);
+        }
+    }
+
+    /// Hands its data out a few bytes per `read`, as a pipe may.
+    struct Trickle<'a>(&'a [u8]);
+
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.0.len()).min(5);
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn raw_records_from_short_reads_are_whole_and_the_first_can_be_kept_alone() {
+        let image = image(NANO, true, &records());
+        let mut stream = PcapStream::open(&image[..4], Trickle(&image[4..])).map_err(|_| "open").unwrap();
+        let mut buffer = vec![0xee; 3];
+        let first = stream.read_raw(&mut buffer, 64).map_err(|_| "read").unwrap();
+        assert_eq!(first.count(), 1, "one whole record, without waiting for the next");
+        assert_eq!(first.end(), RECORD_HEADER + 3);
+        let rest = stream.read_raw(&mut buffer, 1 << 10).map_err(|_| "read").unwrap();
+        let mut seen = Vec::new();
+        rest.each(&buffer, |record, at| seen.push((record.timestamp_ns, buffer[at..at + record.len].to_vec())));
+        assert_eq!(seen, [(1_700_000_001_000_000_005, vec![0xaa; 64])], "the 64-byte record, then the block ends");
+        let last = stream.read_raw(&mut buffer, 1 << 10).map_err(|_| "read").unwrap();
+        assert_eq!((last.count(), last.captured_bytes()), (1, 0));
+        assert_eq!(stream.read_raw(&mut buffer, 1 << 10).map_err(|_| "read").unwrap().count(), 0, "the end");
+
+        let mut whole = PcapStream::open(&image[..4], &image[4..]).map_err(|_| "open").unwrap();
+        let mut all = whole.read_raw(&mut buffer, 1 << 10).map_err(|_| "read").unwrap();
+        assert_eq!((all.count(), all.captured_bytes()), (3, 67));
+        let mut rest = all;
+        let front = rest.take_front(2, &buffer);
+        assert_eq!((front.count(), front.captured_bytes(), front.end()), (2, 67, 2 * RECORD_HEADER + 67));
+        let mut last = Vec::new();
+        rest.each(&buffer, |record, at| last.push((record, at)));
+        assert_eq!(last, [(super::Record { timestamp_ns: 0, len: 0, original_len: 0 }, 3 * RECORD_HEADER + 67)]);
+        assert_eq!((rest.count(), rest.captured_bytes(), rest.end()), (1, 0, 3 * RECORD_HEADER + 67));
+        assert_eq!(rest.take_front(5, &buffer).count(), 1);
+        assert_eq!(rest.count(), 0);
+        all.first_only(&buffer);
+        assert_eq!((all.count(), all.captured_bytes(), all.end()), (1, 3, RECORD_HEADER + 3));
     }
 
     /// The packets of `path` read through [`CaptureReader::read_many`], `max` at a time.
@@ -278,7 +539,11 @@ mod tests {
             });
             for (record, at) in records {
                 let data = bytes[at..at + record.len].to_vec();
-                packets.push(CapturedPacket { timestamp_ns: record.timestamp_ns, data, original_len: record.original_len });
+                packets.push(CapturedPacket {
+                    timestamp_ns: record.timestamp_ns,
+                    data,
+                    original_len: record.original_len,
+                });
             }
             if read? < max {
                 return Ok(packets);
@@ -298,18 +563,35 @@ mod tests {
             std::fs::write(&path, &image).unwrap();
             let want = read_captured(&image).unwrap();
             assert_eq!(want.len(), 40_000);
-            assert_eq!(want[39_999], CapturedPacket { timestamp_ns: 39_999_039_999_000, data: payload[..(39_999 * 7) % 200].to_vec(), original_len: 300 });
+            assert_eq!(
+                want[39_999],
+                CapturedPacket {
+                    timestamp_ns: 39_999_039_999_000,
+                    data: payload[..(39_999 * 7) % 200].to_vec(),
+                    original_len: 300
+                }
+            );
             assert_eq!(many(&path, 4096).unwrap(), want);
         }
     }
 
     #[test]
     fn both_byte_orders_and_resolutions_read_as_the_pcap_file_path_reads_them() {
-        for (magic, big_endian, scale) in [(MICRO, false, 1_000), (MICRO, true, 1_000), (NANO, false, 1), (NANO, true, 1)] {
+        for (magic, big_endian, scale) in
+            [(MICRO, false, 1_000), (MICRO, true, 1_000), (NANO, false, 1), (NANO, true, 1)]
+        {
             let image = image(magic, big_endian, &records());
             let want = vec![
-                CapturedPacket { timestamp_ns: 1_700_000_000_000_000_000 + 999_999 * scale, data: vec![1, 2, 3], original_len: 3 },
-                CapturedPacket { timestamp_ns: 1_700_000_001_000_000_000 + 5 * scale, data: vec![0xaa; 64], original_len: 1514 },
+                CapturedPacket {
+                    timestamp_ns: 1_700_000_000_000_000_000 + 999_999 * scale,
+                    data: vec![1, 2, 3],
+                    original_len: 3,
+                },
+                CapturedPacket {
+                    timestamp_ns: 1_700_000_001_000_000_000 + 5 * scale,
+                    data: vec![0xaa; 64],
+                    original_len: 1514,
+                },
                 CapturedPacket { timestamp_ns: 0, data: vec![], original_len: 0 },
             ];
             let case = format!("magic {magic:08x}, big-endian {big_endian}");
@@ -338,9 +620,18 @@ mod tests {
     #[test]
     fn bad_records_are_errors_with_the_pcap_file_paths_messages() {
         let cases: [(&[RecordSpec], &str); 3] = [
-            (&[(1, 1_000_000, &[1], 1)], "packet #1 is malformed: its timestamp's fraction of a second (1000000) is 1000000 or more"),
-            (&[(1, 0, &[1], 1), (1, 0, &[1, 2], 1)], "packet #2 is malformed: its captured length 2 exceeds its original length 1"),
-            (&[(1, 0, &[], 0), (1, 0, &[], 0), (2, 0, &[7; 9], 9)], "packet #3 is malformed: its captured length 9 exceeds the snapshot length 8"),
+            (
+                &[(1, 1_000_000, &[1], 1)],
+                "packet #1 is malformed: its timestamp's fraction of a second (1000000) is 1000000 or more",
+            ),
+            (
+                &[(1, 0, &[1], 1), (1, 0, &[1, 2], 1)],
+                "packet #2 is malformed: its captured length 2 exceeds its original length 1",
+            ),
+            (
+                &[(1, 0, &[], 0), (1, 0, &[], 0), (2, 0, &[7; 9], 9)],
+                "packet #3 is malformed: its captured length 9 exceeds the snapshot length 8",
+            ),
         ];
         for (records, message) in cases {
             let mut image = image(MICRO, false, records);

@@ -8,11 +8,11 @@
 
 use crate::cmd::entries::Entries;
 use crate::cmd::port_map::PortMap;
-use crate::cmd::run_engine::{Chunk, Engine, Input, Sink, CHUNK};
+use crate::cmd::run_engine::{Chunk, Engine, Input, RawChunk, Sink, CHUNK};
 use crate::error::{CliError, CliResult};
 use crate::frontend;
-use p4_stf::capture::{CaptureReader, CaptureWriter, CapturedPacket, Record};
 use p4_dataplane::control::{Injected, OutputPacket};
+use p4_stf::capture::{CaptureReader, CaptureWriter, CapturedPacket, PcapRecords, RawRecords, Record};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 use std::fmt::Write;
@@ -65,10 +65,18 @@ impl RunSummary {
     /// The summary table printed after a run.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "{:>6}  {:>10}  {:>10}  {:>11}  {:>10}", "port", "packets in", "bytes in", "packets out", "bytes out");
+        let _ = writeln!(
+            out,
+            "{:>6}  {:>10}  {:>10}  {:>11}  {:>10}",
+            "port", "packets in", "bytes in", "packets out", "bytes out"
+        );
         let mut total = PortStats::default();
         for (port, s) in &self.ports {
-            let _ = writeln!(out, "{port:>6}  {:>10}  {:>10}  {:>11}  {:>10}", s.packets_in, s.bytes_in, s.packets_out, s.bytes_out);
+            let _ = writeln!(
+                out,
+                "{port:>6}  {:>10}  {:>10}  {:>11}  {:>10}",
+                s.packets_in, s.bytes_in, s.packets_out, s.bytes_out
+            );
             total.packets_in += s.packets_in;
             total.bytes_in += s.bytes_in;
             total.packets_out += s.packets_out;
@@ -90,7 +98,11 @@ impl RunSummary {
             let _ = writeln!(out, "wrote {}", file.display());
         }
         for file in &self.untouched {
-            let _ = writeln!(out, "left as it was: {} (from an earlier run; this run sent nothing to that port)", file.display());
+            let _ = writeln!(
+                out,
+                "left as it was: {} (from an earlier run; this run sent nothing to that port)",
+                file.display()
+            );
         }
         if let Some(packets) = self.interrupted_after {
             let _ = writeln!(
@@ -136,7 +148,8 @@ impl RunSummary {
 
 /// Parses `PORT=FILE`.
 pub fn parse_input_arg(text: &str) -> Result<(u32, PathBuf), String> {
-    let (port, file) = text.split_once('=').ok_or_else(|| format!("`{text}` must be written PORT=FILE, e.g. 1=in.pcap"))?;
+    let (port, file) =
+        text.split_once('=').ok_or_else(|| format!("`{text}` must be written PORT=FILE, e.g. 1=in.pcap"))?;
     let port: u32 = port.trim().parse().map_err(|_| format!("`{port}` in `{text}` is not a port number"))?;
     if file.is_empty() {
         return Err(format!("`{text}` names no file"));
@@ -173,14 +186,21 @@ impl MergedInputs {
     /// The earliest pending packet and its ingress port.
     pub(crate) fn next(&mut self) -> CliResult<Option<(u32, CapturedPacket)>> {
         let mut data = Vec::new();
-        Ok(self.next_into(&mut data)?.map(|(port, r)| (port, CapturedPacket { timestamp_ns: r.timestamp_ns, data, original_len: r.original_len })))
+        Ok(self.next_into(&mut data)?.map(|(port, r)| {
+            (port, CapturedPacket { timestamp_ns: r.timestamp_ns, data, original_len: r.original_len })
+        }))
     }
 
     /// Reads up to `max` packets in time order, appending each one's bytes to `bytes` and handing
     /// `each` its ingress port, record and where its bytes start, until `each` returns false;
     /// returns how many were read, fewer than `max` only when every input is at its end or `each`
     /// said stop.
-    pub(crate) fn read_many(&mut self, bytes: &mut Vec<u8>, max: usize, mut each: impl FnMut(u32, Record, usize) -> bool) -> CliResult<usize> {
+    pub(crate) fn read_many(
+        &mut self,
+        bytes: &mut Vec<u8>,
+        max: usize,
+        mut each: impl FnMut(u32, Record, usize) -> bool,
+    ) -> CliResult<usize> {
         // One input: nothing to merge; after the packet read when it was opened, packets are read
         // many at a time straight into `bytes` (the reader's own loop: `p4forge run`'s hot path).
         if let [(port, reader, pending, first)] = self.inputs.as_mut_slice() {
@@ -209,6 +229,17 @@ impl MergedInputs {
             }
         }
         Ok(read)
+    }
+
+    /// With one classic pcap input, whole records read into the front of `buffer` as they are in
+    /// the file (see [`CaptureReader::read_raw`]), with their ingress port; `None` when packets
+    /// must be read one by one ([`MergedInputs::read_many`]): several inputs to merge, pcapng, the
+    /// packet read when the input was opened still pending, or no whole valid record next (the
+    /// end, or an error that reading it one by one reports).
+    pub(crate) fn read_raw(&mut self, buffer: &mut Vec<u8>, limit: usize) -> CliResult<Option<(u32, RawRecords)>> {
+        let [(port, reader, _, None)] = self.inputs.as_mut_slice() else { return Ok(None) };
+        let records = reader.read_raw(buffer, limit).map_err(|e| CliError::input(e.to_string()))?;
+        Ok(records.filter(|r| r.count() > 0).map(|r| (*port, r)))
     }
 
     /// The earliest pending packet, its bytes appended to `bytes`, with its ingress port.
@@ -255,7 +286,8 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         crate::cmd::test::Target::Sw => {
             let compiled = frontend::compile(&options.program, &options.includes)?;
             p4_io::eprint_safe!("{}", compiled.warnings);
-            let mut switches = frontend::software_switches(compiled, &options.program, options.threads, options.trace.enabled())?;
+            let mut switches =
+                frontend::software_switches(compiled, &options.program, options.threads, options.trace.enabled())?;
             let state = switches.first().map(p4_dataplane::Switch::cross_packet_state).unwrap_or_default();
             if switches.len() > 1 && !state.is_empty() {
                 p4_io::eprintln_safe!(
@@ -275,12 +307,18 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         }
         crate::cmd::test::Target::Rtl => {
             if options.threads > 1 {
-                p4_io::eprintln_safe!("note: --threads is for the software target; the RTL simulation takes one packet at a time");
+                p4_io::eprintln_safe!(
+                    "note: --threads is for the software target; the RTL simulation takes one packet at a time"
+                );
             }
             if options.trace.enabled() {
-                return Err(CliError::input("--trace is for the software target (`--target sw`); the RTL simulation records no trace".to_string()));
+                return Err(CliError::input(
+                    "--trace is for the software target (`--target sw`); the RTL simulation records no trace"
+                        .to_string(),
+                ));
             }
-            let mut switch = crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &p4_rtl::Options::default())?;
+            let mut switch =
+                crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &p4_rtl::Options::default())?;
             check_ports(&switch, &options.inputs)?;
             apply_entries(entries.as_ref(), &mut switch, options.verbose)?;
             Target::Other(Box::new(switch))
@@ -307,17 +345,35 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
     let mut interrupted = false;
     p4_io::interrupt::install();
     while !interrupted {
-        let (size, mut chunk) = match &mut target {
-            Target::Software(engine) => (engine.chunk_size(), engine.empty_chunk()),
-            Target::Other(_) => (CHUNK, Chunk::with_capacity(CHUNK)),
+        // `raw_bytes`: the software target takes whole records, decoded by the thread that runs them.
+        let (size, raw_bytes, mut chunk) = match &mut target {
+            Target::Software(engine) => (engine.chunk_size(), Some(engine.raw_chunk_bytes()), engine.empty_chunk()),
+            Target::Other(_) => (CHUNK, None, Chunk::with_capacity(CHUNK)),
         };
         // Progress is told once per chunk: per packet it cost a clock read or a bar update each.
         let mut chunk_bytes = 0u64;
-        // Ctrl-C is looked at before each chunk and after each packet (a read from a pipe that was
-        // waiting when Ctrl-C came may bring many packets at once; the first is taken, the rest not).
+        // Ctrl-C is looked at before each chunk and after each packet or read (a read from a pipe
+        // that was waiting when Ctrl-C came may bring many packets at once; the first is taken, the
+        // rest not).
         if p4_io::interrupt::interrupted() {
             interrupted = true;
+        } else if let Some((port, mut records)) =
+            raw_bytes.map(|limit| inputs.read_raw(&mut chunk.bytes, limit)).transpose()?.flatten()
+        {
+            // Counted here by their sums.
+            if p4_io::interrupt::interrupted() {
+                records.first_only(&chunk.bytes);
+                interrupted = true;
+            }
+            let start = *start_ns.get_or_insert_with(|| records.first_timestamp_ns(&chunk.bytes).unwrap_or(0));
+            let stats = sink.port_stats.entry_or_default(port);
+            stats.packets_in += records.count() as u64;
+            stats.bytes_in += records.captured_bytes();
+            chunk_bytes = records.captured_bytes() + RECORD_OVERHEAD * records.count() as u64;
+            chunk.set_raw(RawChunk { records, port, first_number: packets_in + 1, start_ns: start });
+            packets_in += records.count() as u64;
         } else {
+            chunk.bytes.clear();
             let inputs_of_chunk = &mut chunk.inputs;
             let port_stats = &mut sink.port_stats;
             let interrupted = &mut interrupted;
@@ -342,7 +398,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
             })?;
         }
         progress.inc(chunk_bytes);
-        if chunk.inputs.is_empty() {
+        if chunk.is_empty() {
             break;
         }
         match &mut target {
@@ -433,13 +489,27 @@ struct PortOutput {
     bytes: u64,
 }
 
-impl Sink for Outputs<'_> {
-    fn output(&mut self, input: &Input, port: u32, data: &[u8]) -> CliResult<()> {
+impl Outputs<'_> {
+    /// The capture of `port`, created with its first packet.
+    fn port_output(&mut self, port: u32) -> CliResult<&mut PortOutput> {
         let out = self.out;
-        let output = self.outputs.get_or_try_insert_with(port, || {
+        self.outputs.get_or_try_insert_with(port, || {
             let writer = CaptureWriter::create(&output_path(out, port)).map_err(|e| CliError::output(e.to_string()))?;
             Ok::<_, CliError>(PortOutput { writer, packets: 0, bytes: 0 })
-        })?;
+        })
+    }
+}
+
+impl Sink for Outputs<'_> {
+    fn output_records(&mut self, port: u32, records: &PcapRecords) -> CliResult<()> {
+        let output = self.port_output(port)?;
+        output.packets += records.packets();
+        output.bytes += records.data_bytes();
+        output.writer.write_records(records).map_err(|e| CliError::output(e.to_string()))
+    }
+
+    fn output(&mut self, input: &Input, port: u32, data: &[u8]) -> CliResult<()> {
+        let output = self.port_output(port)?;
         output.packets += 1;
         output.bytes += data.len() as u64;
         // A truncated input keeps its missing tail in the output's original length (see `derive`).
@@ -470,7 +540,8 @@ fn is_output_name(name: &std::ffi::OsStr) -> bool {
 /// The `port<N>.pcap` files already in `out`.
 fn existing_outputs(out: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(out) else { return Vec::new() };
-    let mut found: Vec<PathBuf> = entries.flatten().filter(|e| is_output_name(&e.file_name())).map(|e| e.path()).collect();
+    let mut found: Vec<PathBuf> =
+        entries.flatten().filter(|e| is_output_name(&e.file_name())).map(|e| e.path()).collect();
     found.sort();
     found
 }

@@ -22,12 +22,18 @@ use std::thread::JoinHandle;
 
 use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
 use p4_dataplane::Switch;
+use p4_stf::capture::{PcapRecords, RawRecords};
 
 /// Input packets per chunk on the calling thread.
 pub const CHUNK: usize = 256;
 /// Input packets per chunk when helper threads share the work: large enough that the hand-over
 /// (two channel messages, possibly a thread wake-up) is small beside the work.
 pub const WORKER_CHUNK: usize = 4096;
+/// Bytes of a chunk read as whole pcap records ([`RawChunk`]): on the calling thread alone, as many
+/// as the read system calls cost nothing per packet (it runs them [`CHUNK`] at a time); with
+/// helpers, about [`WORKER_CHUNK`] records of small packets.
+const RAW_CHUNK_BYTES: usize = 1 << 20;
+const RAW_WORKER_CHUNK_BYTES: usize = 384 << 10;
 /// Chunks a helper is given and whose results are not yet delivered: the one it works on plus
 /// enough queued that it never waits while the calling thread works on a chunk of its own. When
 /// every helper has this many, the calling thread takes the next chunk itself.
@@ -60,24 +66,121 @@ impl Input {
 }
 
 /// Input packets read together: their bytes back to back in one buffer (no allocation per packet).
+///
+/// The calling thread reads and writes the files, so what it need not do is left to whichever
+/// thread runs the chunk: a chunk may come as whole pcap records read straight into `bytes`
+/// ([`Chunk::set_raw`]), decoded into `inputs` by that thread, and its outputs are framed as pcap
+/// records there ([`Chunk::frame`]), so that delivering them is a copy of whole blocks.
 pub struct Chunk {
+    /// The packets' bytes; may run past the last packet (see [`RawRecords`]).
     pub bytes: Vec<u8>,
     pub inputs: Vec<Input>,
+    /// Records in `bytes` not yet decoded into `inputs`.
+    raw: Option<RawChunk>,
+    /// The outputs as pcap records by port, when the thread that ran the chunk framed them.
+    framed: Vec<(u32, PcapRecords)>,
+    is_framed: bool,
+}
+
+/// A chunk's packets as whole records of one input's capture, in `Chunk::bytes`.
+pub struct RawChunk {
+    pub records: RawRecords,
+    /// Their ingress port.
+    pub port: u32,
+    /// The first one's number among the run's input packets.
+    pub first_number: u64,
+    /// The run's start, the capture time of its first packet (`Input::now_ns` counts from it).
+    pub start_ns: u64,
 }
 
 impl Chunk {
     /// An empty chunk with room for `size` packets of up to 128 bytes without growing.
     pub fn with_capacity(size: usize) -> Chunk {
-        Chunk { bytes: Vec::with_capacity(size * 128), inputs: Vec::with_capacity(size) }
+        Chunk {
+            bytes: Vec::with_capacity(size * 128),
+            inputs: Vec::with_capacity(size),
+            raw: None,
+            framed: Vec::new(),
+            is_framed: false,
+        }
+    }
+
+    /// Whether it holds no packet.
+    pub fn is_empty(&self) -> bool {
+        self.inputs.is_empty() && self.raw.as_ref().is_none_or(|raw| raw.records.count() == 0)
+    }
+
+    /// Makes the chunk's packets the records `raw` says `bytes` holds, decoded later.
+    pub fn set_raw(&mut self, raw: RawChunk) {
+        self.inputs.clear();
+        self.raw = Some(raw);
+    }
+
+    /// Decodes up to `limit` records of a raw chunk into `inputs` (replacing what they held); the
+    /// rest stay raw. Nothing for a chunk that is not raw.
+    fn decode(&mut self, limit: usize) {
+        let Some(raw) = &mut self.raw else { return };
+        let records = raw.records.take_front(limit, &self.bytes);
+        let (port, start_ns, mut number) = (raw.port, raw.start_ns, raw.first_number);
+        raw.first_number += records.count() as u64;
+        if raw.records.count() == 0 {
+            self.raw = None;
+        }
+        let inputs = &mut self.inputs;
+        inputs.clear();
+        records.each(&self.bytes, |record, at| {
+            inputs.push(Input {
+                port,
+                timestamp_ns: record.timestamp_ns,
+                now_ns: record.timestamp_ns.saturating_sub(start_ns),
+                at,
+                len: record.len,
+                original_len: record.original_len,
+                number,
+            });
+            number += 1;
+        });
+    }
+
+    /// Frames what `result` holds for the chunk as pcap records by port, when it is only packets
+    /// (with lines or traces, [`deliver`] interleaves them input by input) and pcap can hold them
+    /// all (otherwise the writer, packet by packet, says which cannot be written).
+    fn frame(&mut self, result: &BatchOut) {
+        for (_, records) in &mut self.framed {
+            records.clear();
+        }
+        self.is_framed = result.trace.is_empty() && result.log.is_empty();
+        if !self.is_framed {
+            return;
+        }
+        let mut last = usize::MAX;
+        for packet in &result.packets {
+            let Some(input) = self.inputs.get(packet.input as usize) else {
+                self.is_framed = false;
+                return;
+            };
+            if self.framed.get(last).is_none_or(|(port, _)| *port != packet.port) {
+                last = match self.framed.iter().position(|(port, _)| *port == packet.port) {
+                    Some(found) => found,
+                    None => {
+                        self.framed.push((packet.port, PcapRecords::default()));
+                        self.framed.len() - 1
+                    }
+                };
+            }
+            let data = result.data(packet);
+            // A truncated input keeps its missing tail in the output's original length (see `derive`).
+            let original_len = u32::try_from(data.len()).unwrap_or(u32::MAX).saturating_add(input.missing_bytes());
+            if !self.framed[last].1.push(input.timestamp_ns, data, original_len) {
+                self.is_framed = false;
+                return;
+            }
+        }
     }
 
     /// The bytes of one of the chunk's packets.
     pub fn data(&self, input: &Input) -> &[u8] {
         self.bytes.get(input.at..input.at + input.len).unwrap_or(&[])
-    }
-
-    fn batch(&self) -> Vec<PacketIn<'_>> {
-        self.batch_in(Vec::new())
     }
 
     /// The chunk's packets as a batch, in `spare`'s allocation (emptied first).
@@ -93,6 +196,8 @@ impl Chunk {
 pub trait Sink {
     /// An output packet caused by `input`.
     fn output(&mut self, input: &Input, port: u32, data: &[u8]) -> crate::error::CliResult<()>;
+    /// Output packets of one port, framed as pcap records ([`Chunk::frame`]), in order.
+    fn output_records(&mut self, port: u32, records: &PcapRecords) -> crate::error::CliResult<()>;
     /// A line `input` printed (`log_msg`, digests).
     fn log(&mut self, input: &Input, line: &str);
     /// The trace of `input` (a traced switch only).
@@ -110,7 +215,7 @@ pub struct Engine {
 
 enum Mode {
     /// On the calling thread.
-    Inline { switch: Box<Switch>, out: BatchOut },
+    Inline { switch: Box<Switch>, out: BatchOut, batch: Vec<PacketIn<'static>> },
     /// On the calling thread and helper threads together.
     Shared(Shared),
 }
@@ -159,19 +264,20 @@ impl Engine {
         assert!(!switches.is_empty(), "an engine needs a switch");
         let own = Box::new(switches.remove(0));
         let mode = if switches.is_empty() {
-            Mode::Inline { switch: own, out: BatchOut::default() }
+            Mode::Inline { switch: own, out: BatchOut::default(), batch: Vec::new() }
         } else {
             Mode::Shared(Shared::start(own, switches))
         };
         Engine { mode, drops: DropCounts::default(), spent: Vec::new() }
     }
 
-    /// An empty chunk to fill: one delivered before, its buffers kept, or a new one.
+    /// An empty chunk to fill: one delivered before, its buffers kept, or a new one. Its `bytes`
+    /// may hold bytes of before: a reader that appends must clear them first.
     pub fn empty_chunk(&mut self) -> Chunk {
         match self.spent.pop() {
             Some(mut chunk) => {
-                chunk.bytes.clear();
                 chunk.inputs.clear();
+                chunk.raw = None;
                 chunk
             }
             None => Chunk::with_capacity(self.chunk_size()),
@@ -186,13 +292,30 @@ impl Engine {
         }
     }
 
+    /// About how many bytes of whole records a raw chunk should hold.
+    pub fn raw_chunk_bytes(&self) -> usize {
+        match self.mode {
+            Mode::Inline { .. } => RAW_CHUNK_BYTES,
+            Mode::Shared(_) => RAW_WORKER_CHUNK_BYTES,
+        }
+    }
+
     /// Processes a chunk (at most [`Engine::chunk_size`] packets); its outputs may reach `sink`
     /// later (at the latest in [`Engine::finish`]), always in input order.
     pub fn push(&mut self, chunk: Chunk, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
         match &mut self.mode {
-            Mode::Inline { switch, out } => {
-                switch.process_batch(&chunk.batch(), out);
-                let delivered = deliver(&chunk, out, &mut self.drops, sink);
+            Mode::Inline { switch, out, batch } => {
+                // A raw chunk in batches of `CHUNK` (what the dataplane reads and writes stays in
+                // the cache); the outputs are written from the batch, without framing them first.
+                let mut chunk = chunk;
+                let delivered = loop {
+                    chunk.decode(CHUNK);
+                    run_chunk(switch, &mut chunk, batch, out, false);
+                    let delivered = deliver(&chunk, out, &mut self.drops, sink);
+                    if delivered.is_err() || chunk.raw.is_none() {
+                        break delivered;
+                    }
+                };
                 self.spent.push(chunk);
                 delivered
             }
@@ -252,16 +375,21 @@ impl Shared {
             helper.undelivered += 1;
             self.pending.push_back(Pending::Helper(h));
         } else {
-            let mut out = out;
-            let batch = chunk.batch_in(std::mem::take(&mut self.batch));
-            self.own.process_batch(&batch, &mut out);
-            self.batch = forget_borrows(batch);
+            // Run here, the outputs are written from the batch by this thread: no framing first.
+            let (mut chunk, mut out) = (chunk, out);
+            chunk.decode(usize::MAX);
+            run_chunk(&mut self.own, &mut chunk, &mut self.batch, &mut out, false);
             self.pending.push_back(Pending::Done(chunk, out));
         }
     }
 
     /// Delivers the oldest pending chunks whose results are there, without waiting.
-    fn deliver_ready(&mut self, drops: &mut DropCounts, sink: &mut dyn Sink, spent: &mut Vec<Chunk>) -> crate::error::CliResult<()> {
+    fn deliver_ready(
+        &mut self,
+        drops: &mut DropCounts,
+        sink: &mut dyn Sink,
+        spent: &mut Vec<Chunk>,
+    ) -> crate::error::CliResult<()> {
         loop {
             let ready = match self.pending.front() {
                 None => return Ok(()),
@@ -277,7 +405,12 @@ impl Shared {
     }
 
     /// Waits for the result of the oldest pending chunk and delivers it.
-    fn deliver_oldest(&mut self, drops: &mut DropCounts, sink: &mut dyn Sink, spent: &mut Vec<Chunk>) -> crate::error::CliResult<()> {
+    fn deliver_oldest(
+        &mut self,
+        drops: &mut DropCounts,
+        sink: &mut dyn Sink,
+        spent: &mut Vec<Chunk>,
+    ) -> crate::error::CliResult<()> {
         let ready = match self.pending.front() {
             None => return Ok(()),
             Some(Pending::Done(..)) => None,
@@ -359,15 +492,33 @@ impl DropCounts {
 /// A helper thread: runs each chunk it is given and sends it back with what it produced.
 fn help(mut switch: Switch, chunks: Receiver<(Chunk, BatchOut)>, results: SyncSender<(Chunk, BatchOut)>) -> Switch {
     let mut spare_batch = Vec::new();
-    while let Ok((chunk, mut out)) = chunks.recv() {
-        let batch = chunk.batch_in(spare_batch);
-        switch.process_batch(&batch, &mut out);
-        spare_batch = forget_borrows(batch);
+    while let Ok((mut chunk, mut out)) = chunks.recv() {
+        chunk.decode(usize::MAX);
+        run_chunk(&mut switch, &mut chunk, &mut spare_batch, &mut out, true);
         if results.send((chunk, out)).is_err() {
             break;
         }
     }
     switch
+}
+
+/// Runs the decoded inputs of `chunk` through `switch` into `out`, on whichever thread, and frames
+/// the outputs if `frame` (a helper's, which the calling thread then writes as blocks).
+/// `spare_batch`: the thread's batch buffer, kept between chunks.
+fn run_chunk(
+    switch: &mut Switch,
+    chunk: &mut Chunk,
+    spare_batch: &mut Vec<PacketIn<'static>>,
+    out: &mut BatchOut,
+    frame: bool,
+) {
+    let batch = chunk.batch_in(std::mem::take(spare_batch));
+    switch.process_batch(&batch, out);
+    *spare_batch = forget_borrows(batch);
+    chunk.is_framed = false;
+    if frame {
+        chunk.frame(out);
+    }
 }
 
 /// An empty batch buffer with `batch`'s allocation and no borrow, to be kept between chunks.
@@ -380,16 +531,32 @@ fn forget_borrows(mut batch: Vec<PacketIn<'_>>) -> Vec<PacketIn<'static>> {
 
 /// Hands what one chunk produced to `sink`, input by input (the records are in input order), and
 /// counts the drops.
-fn deliver(chunk: &Chunk, result: &mut BatchOut, drops: &mut DropCounts, sink: &mut dyn Sink) -> crate::error::CliResult<()> {
+fn deliver(
+    chunk: &Chunk,
+    result: &mut BatchOut,
+    drops: &mut DropCounts,
+    sink: &mut dyn Sink,
+) -> crate::error::CliResult<()> {
     for drop in result.drops.drain(..) {
         drops.add(drop.reason);
+    }
+    if chunk.is_framed {
+        // Only packets, framed by the thread that ran the chunk: each port's are one block.
+        for (port, records) in chunk.framed.iter().filter(|(_, records)| records.packets() > 0) {
+            sink.output_records(*port, records)?;
+        }
+        return Ok(());
     }
     if result.trace.is_empty() && result.log.is_empty() {
         // Only packets (the usual case): they are in input order already, so no walk over the
         // inputs is needed to interleave them with lines and traces.
         for packet in &result.packets {
             let input = chunk.inputs.get(packet.input as usize).ok_or_else(|| {
-                crate::error::CliError::failed(format!("the dataplane returned an output of input {} of a chunk of {}", packet.input, chunk.inputs.len()))
+                crate::error::CliError::failed(format!(
+                    "the dataplane returned an output of input {} of a chunk of {}",
+                    packet.input,
+                    chunk.inputs.len()
+                ))
             })?;
             sink.output(input, packet.port, result.data(packet))?;
         }
