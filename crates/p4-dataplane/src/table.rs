@@ -39,7 +39,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use crate::bits::mask;
 use crate::meter::Meter;
 
+mod flat;
 mod tuple_space;
+use flat::FlatMap;
+pub(crate) use flat::{FlatSlot, EMPTY as FLAT_EMPTY, MIX as FLAT_MIX};
 use tuple_space::TupleSpace;
 
 /// A fast multiply-mix hasher for key tuples of `u128`s (SipHash dominated lookups). Not
@@ -166,8 +169,11 @@ impl Hit {
     pub const INLINE: usize = 3;
     const IN_ENTRY: u32 = u32::MAX;
 
-    /// Where generated machine code finds the data of a record.
+    /// Where generated machine code finds the data of a record, and their number.
     pub(crate) const DATA_OFFSET: usize = std::mem::offset_of!(Hit, inline);
+    pub(crate) const LEN_OFFSET: usize = std::mem::offset_of!(Hit, len);
+    /// The number of data values of a record that does not hold them.
+    pub(crate) const DATA_IN_ENTRY: u32 = Hit::IN_ENTRY;
 
     fn of(entry: &Entry) -> Hit {
         Hit::new(entry.action, &entry.args)
@@ -193,11 +199,11 @@ impl Hit {
 }
 
 /// Entry handles by the value of a one-field key. Values that fit 64 bits (MAC and IPv4 addresses,
-/// ports: nearly every key) live in a map of `u64`s, half the size to keep in cache and one word to
-/// hash; wider ones in a map of their own.
+/// ports: nearly every key) live in a flat map of `u64`s that generated code probes too
+/// ([`FlatProbe`]); wider ones in a map of their own.
 #[derive(Clone, Debug, Default)]
 struct OneFieldMap {
-    narrow: HashMap<u64, u64>,
+    narrow: FlatMap,
     wide: HashMap<u128, u64>,
 }
 
@@ -205,7 +211,7 @@ impl OneFieldMap {
     #[inline]
     fn get(&self, key: u128) -> Option<u64> {
         match u64::try_from(key) {
-            Ok(k) => self.narrow.get(&k).copied(),
+            Ok(k) => self.narrow.get(k),
             Err(_) => self.wide.get(&key).copied(),
         }
     }
@@ -213,14 +219,18 @@ impl OneFieldMap {
     fn insert(&mut self, key: u128, handle: u64) {
         match u64::try_from(key) {
             Ok(k) => self.narrow.insert(k, handle),
-            Err(_) => self.wide.insert(key, handle),
+            Err(_) => {
+                self.wide.insert(key, handle);
+            }
         };
     }
 
     fn remove(&mut self, key: u128) {
         match u64::try_from(key) {
-            Ok(k) => self.narrow.remove(&k),
-            Err(_) => self.wide.remove(&key),
+            Ok(k) => self.narrow.remove(k),
+            Err(_) => {
+                self.wide.remove(&key);
+            }
         };
     }
 
@@ -230,8 +240,31 @@ impl OneFieldMap {
     }
 }
 
+/// What generated code reads to look a one-field key up in a table's flat map itself and find
+/// the record a packet runs (`#[repr(C)]`: read at its offsets; inside [`TableState`], at
+/// [`TableState::FLAT_PROBE_OFFSET`]). Refreshed by every change to the table
+/// ([`TableState::refresh_flat_probe`]). `slots` is null for a table without a flat map: the code
+/// then asks Rust.
+#[derive(Clone, Copy, Debug)]
+#[repr(C)]
+pub(crate) struct FlatProbe {
+    pub(crate) slots: *const FlatSlot,
+    /// The shift taking a hash's top bits to a slot, and the index mask.
+    pub(crate) shift: u64,
+    pub(crate) mask: u64,
+    /// The records by handle (`TableState::hits`).
+    pub(crate) hits: *const Hit,
+    /// The default's record, by value (so it moves with the table).
+    pub(crate) default: Hit,
+}
+
+// SAFETY: the pointers are into the owning `TableState`'s own heap buffers, refreshed whenever
+// those change (clones refresh their own), and only read through that table.
+unsafe impl Send for FlatProbe {}
+unsafe impl Sync for FlatProbe {}
+
 /// The mutable state of one table.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct TableState {
     pub entries: Vec<Option<Entry>>,
     /// By handle: the action and data of the entry there ([`Hit`]); kept in step with `entries`
@@ -247,6 +280,25 @@ pub struct TableState {
     /// a record.
     default: (usize, Vec<u128>),
     default_hit: Hit,
+    flat_probe: FlatProbe,
+}
+
+impl Clone for TableState {
+    fn clone(&self) -> TableState {
+        let mut copy = TableState {
+            entries: self.entries.clone(),
+            hits: self.hits.clone(),
+            free: self.free.clone(),
+            index: self.index.clone(),
+            probe: self.probe.clone(),
+            default: self.default.clone(),
+            default_hit: self.default_hit,
+            flat_probe: self.flat_probe,
+        };
+        // The copy's own buffers, not the original's.
+        copy.refresh_flat_probe();
+        copy
+    }
 }
 
 /// Prefix length of a prefix mask of `width` bits, or `None` if `m` is not one.
@@ -529,7 +581,34 @@ impl TableState {
             (IndexKind::Lpm(pos), _) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
             (IndexKind::Ternary, _) => Index::Ternary(TupleSpace::default()),
         };
-        TableState { entries: Vec::new(), hits: Vec::new(), free: Default::default(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit: Hit::new(0, &[]) }
+        let default_hit = Hit::new(0, &[]);
+        let flat_probe = FlatProbe { slots: std::ptr::null(), shift: 0, mask: 0, hits: std::ptr::null(), default: default_hit };
+        let mut table =
+            TableState { entries: Vec::new(), hits: Vec::new(), free: Default::default(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit, flat_probe };
+        table.refresh_flat_probe();
+        table
+    }
+
+    /// Where generated code finds a table's [`FlatProbe`] in it.
+    pub(crate) const FLAT_PROBE_OFFSET: usize = std::mem::offset_of!(TableState, flat_probe);
+
+    /// Points the [`FlatProbe`] at the table's current buffers and default: after every change.
+    fn refresh_flat_probe(&mut self) {
+        self.flat_probe = self.current_flat_probe();
+    }
+
+    fn current_flat_probe(&self) -> FlatProbe {
+        let (slots, shift, mask) = match &self.index {
+            Index::Exact1(map) => (map.narrow.slots_ptr(), u64::from(map.narrow.shift()), map.narrow.mask() as u64),
+            _ => (std::ptr::null(), 0, 0),
+        };
+        FlatProbe { slots, shift, mask, hits: self.hits.as_ptr(), default: self.default_hit }
+    }
+
+    /// Whether the [`FlatProbe`] is as a refresh would leave it.
+    #[cfg(test)]
+    fn flat_probe_is_fresh(&self) -> bool {
+        format!("{:?}", self.flat_probe) == format!("{:?}", self.current_flat_probe())
     }
 
     /// Number of live entries.
@@ -620,6 +699,7 @@ impl TableState {
             Some(slot) => *slot = hit,
             None => self.hits.push(hit),
         }
+        self.refresh_flat_probe();
         Ok(handle)
     }
 
@@ -670,6 +750,7 @@ impl TableState {
             }
             Index::Ternary(space) => space.remove(&entry, handle),
         }
+        self.refresh_flat_probe();
         Ok(entry)
     }
 
@@ -688,6 +769,7 @@ impl TableState {
             }
             Index::Ternary(space) => space.clear(),
         }
+        self.refresh_flat_probe();
     }
 
     /// For a ternary table, the number of distinct entry shapes (masks and ranges per field): the
@@ -715,6 +797,7 @@ impl TableState {
         if let Some(slot) = self.hits.get_mut(handle as usize) {
             *slot = hit;
         }
+        self.refresh_flat_probe();
         true
     }
 
@@ -732,6 +815,7 @@ impl TableState {
     pub fn set_default(&mut self, action: usize, data: Vec<u128>) {
         self.default_hit = Hit::new(action, &data);
         self.default = (action, data);
+        self.refresh_flat_probe();
     }
 
     /// The record a packet with the one-field key `key` runs: the winning entry's (`true`) or
@@ -843,6 +927,31 @@ mod tests {
         assert!(t.insert(entry(exact(edge), 0, 0)).is_err(), "a 64-bit key is refused twice");
         t.remove(hs[2]).expect("remove");
         assert_eq!((t.lookup(&[wide]), t.lookup(&[small])), (None, Some(hs[0])));
+    }
+
+    #[test]
+    fn the_flat_probe_follows_every_change_and_every_clone() {
+        let exact = |k: u128| vec![Match::Mask(k, u128::MAX)];
+        let mut t = TableState::with_fields(IndexKind::Exact, 0, 1);
+        assert!(t.flat_probe_is_fresh() && !t.flat_probe.slots.is_null(), "a one-field exact table has a flat map");
+        for k in 0..40 {
+            t.insert(Entry { args: vec![k], ..entry(exact(k), 0, 1) }).expect("insert");
+            assert!(t.flat_probe_is_fresh(), "after insert {k} (the slots and records grow)");
+        }
+        t.remove(3).expect("remove");
+        assert!(t.flat_probe_is_fresh(), "after remove");
+        assert!(t.set_action(4, 2, vec![1]));
+        assert!(t.flat_probe_is_fresh(), "after set_action");
+        t.set_default(2, vec![6]);
+        assert!(t.flat_probe_is_fresh(), "after set_default");
+        assert_eq!(t.flat_probe.default.data(), Some(&[6u64][..]));
+        let copy = t.clone();
+        assert!(copy.flat_probe_is_fresh(), "a clone points at its own buffers");
+        assert_ne!(copy.flat_probe.slots, t.flat_probe.slots);
+        t.clear();
+        assert!(t.flat_probe_is_fresh(), "after clear");
+        let lpm = TableState::with_fields(IndexKind::Lpm(0), 32, 1);
+        assert!(lpm.flat_probe.slots.is_null(), "other tables have none: generated code asks Rust");
     }
 
     #[test]

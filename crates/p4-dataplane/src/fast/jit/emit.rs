@@ -20,7 +20,7 @@ use crate::exec::{Ctx, Effects, Ev, KeyMatch, MetaValue, PipelineMeta, Run, Targ
 use crate::fast::{PacketPlan, Val};
 use crate::fast::build::{csum16_plan, mark_site, FastCompiler, Leaf};
 use crate::hashing::Algorithm;
-use crate::table::Hit;
+use crate::table::{FlatProbe, FlatSlot, Hit, TableState, FLAT_EMPTY, FLAT_MIX};
 use p4_arch::{ExternOp, MetaRole};
 use crate::fast::places::{Place, Region};
 
@@ -930,6 +930,83 @@ impl Gen<'_, '_, '_> {
         f.b.switch_to_block(skip);
     }
 
+    /// The record a packet with the one-field `key` runs in table `t`, as [`super::jit_record`]
+    /// returns it (its address, bit 0 set on a hit; 0 when it does not hold its data): probed
+    /// here in the table's flat map ([`crate::table::FlatProbe`]) when it has one, else asked
+    /// of Rust.
+    fn record(&mut self, f: &mut Fun<'_>, t: usize, key: Value) -> Value {
+        let table_mem = TRUSTED;
+        let tables = f.frame_ptr(offset_of!(JitFrame, tables));
+        let at = t * std::mem::size_of::<TableState>() + TableState::FLAT_PROBE_OFFSET;
+        let probe = f.b.ins().iadd_imm_s(tables, at as i64);
+        let slots = f.b.ins().load(I64, table_mem, probe, offset_of!(FlatProbe, slots) as i32);
+        let (flat, ask, result) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
+        f.b.append_block_param(result, I64);
+        f.b.ins().brif(slots, flat, &[], ask, &[]);
+
+        f.b.switch_to_block(ask);
+        let rec = f.call2(super::jit_record, t as u64, key);
+        f.b.ins().jump(result, &[BlockArg::Value(rec)]);
+
+        // Linear probing from the key's home slot (as `FlatMap::get`).
+        f.b.switch_to_block(flat);
+        let shift = f.b.ins().load(I64, table_mem, probe, offset_of!(FlatProbe, shift) as i32);
+        let mask = f.b.ins().load(I64, table_mem, probe, offset_of!(FlatProbe, mask) as i32);
+        let mixed = f.b.ins().imul_imm_s(key, FLAT_MIX as i64);
+        let home = f.b.ins().ushr(mixed, shift);
+        let (probe_slot, compare, next, hit, miss, chosen) =
+            (f.b.create_block(), f.b.create_block(), f.b.create_block(), f.b.create_block(), f.b.create_block(), f.b.create_block());
+        f.b.append_block_param(probe_slot, I64);
+        f.b.append_block_param(hit, I64);
+        f.b.append_block_param(chosen, I64);
+        f.b.append_block_param(chosen, I64);
+        f.b.ins().jump(probe_slot, &[BlockArg::Value(home)]);
+
+        f.b.switch_to_block(probe_slot);
+        let i = f.b.block_params(probe_slot)[0];
+        let offset = f.b.ins().ishl_imm_s(i, std::mem::size_of::<FlatSlot>().trailing_zeros() as i64);
+        let slot = f.b.ins().iadd(slots, offset);
+        let handle = f.b.ins().load(I64, table_mem, slot, offset_of!(FlatSlot, handle) as i32);
+        let empty = f.b.ins().icmp_imm_s(IntCC::Equal, handle, FLAT_EMPTY as i64);
+        f.b.ins().brif(empty, miss, &[], compare, &[]);
+
+        f.b.switch_to_block(compare);
+        let slot_key = f.b.ins().load(I64, table_mem, slot, offset_of!(FlatSlot, key) as i32);
+        let same = f.b.ins().icmp(IntCC::Equal, slot_key, key);
+        f.b.ins().brif(same, hit, &[BlockArg::Value(handle)], next, &[]);
+
+        f.b.switch_to_block(next);
+        let after = f.b.ins().iadd_imm_s(i, 1);
+        let wrapped = f.b.ins().band(after, mask);
+        f.b.ins().jump(probe_slot, &[BlockArg::Value(wrapped)]);
+
+        f.b.switch_to_block(hit);
+        let handle = f.b.block_params(hit)[0];
+        let hits = f.b.ins().load(I64, table_mem, probe, offset_of!(FlatProbe, hits) as i32);
+        let offset = f.b.ins().imul_imm_s(handle, std::mem::size_of::<Hit>() as i64);
+        let record = f.b.ins().iadd(hits, offset);
+        let one = f.konst(1);
+        f.b.ins().jump(chosen, &[BlockArg::Value(record), BlockArg::Value(one)]);
+
+        f.b.switch_to_block(miss);
+        let default = f.b.ins().iadd_imm_s(probe, offset_of!(FlatProbe, default) as i64);
+        let zero = f.konst(0);
+        f.b.ins().jump(chosen, &[BlockArg::Value(default), BlockArg::Value(zero)]);
+
+        // A record without its data: 0, the full lookup.
+        f.b.switch_to_block(chosen);
+        let (record, found) = (f.b.block_params(chosen)[0], f.b.block_params(chosen)[1]);
+        let len = f.b.ins().uload32(table_mem, record, Hit::LEN_OFFSET as i32);
+        let in_entry = f.b.ins().icmp_imm_s(IntCC::Equal, len, i64::from(Hit::DATA_IN_ENTRY));
+        let tagged = f.b.ins().bor(record, found);
+        let zero = f.konst(0);
+        let rec = f.b.ins().select(in_entry, zero, tagged);
+        f.b.ins().jump(result, &[BlockArg::Value(rec)]);
+
+        f.b.switch_to_block(result);
+        f.b.block_params(result)[0]
+    }
+
     /// Applies table `t`: the lookup in Rust, the chosen action's body inlined. Returns whether
     /// it hit and the IR id of the action run (0 when none), as `u64` values.
     fn apply(&mut self, f: &mut Fun<'_>, t: usize) -> R<(Value, Value)> {
@@ -968,7 +1045,7 @@ impl Gen<'_, '_, '_> {
                     self.read_unknown = true;
                 } else {
                     records = true;
-                    let rec = f.call2(super::jit_record, t as u64, key);
+                    let rec = self.record(f, t, key);
                     let (fast, slow) = (f.b.create_block(), f.b.create_block());
                     f.b.ins().brif(rec, fast, &[], slow, &[]);
                     f.b.switch_to_block(fast);

@@ -40,6 +40,8 @@ pub struct JitFrame {
     cursor: *mut usize,
     p: *const Prog,
     c: *mut Ctx,
+    /// `Ctx::tables`, where generated code finds a table's [`crate::table::FlatProbe`].
+    tables: *const crate::table::TableState,
     /// Where an `emit` writes: `Ctx::wire_out`'s spare capacity (reserved before the call for
     /// everything the function can emit), and how much the function has written there.
     out: *mut u8,
@@ -62,6 +64,7 @@ impl Default for JitFrame {
             cursor: std::ptr::null_mut(),
             p: std::ptr::null(),
             c: std::ptr::null_mut(),
+            tables: std::ptr::null(),
             out: std::ptr::null_mut(),
             out_len: 0,
             in_port: 0,
@@ -122,6 +125,7 @@ pub(crate) fn call(f: JitFn, p: &Prog, c: &mut Ctx, emits: usize) -> u64 {
     let code = unsafe {
         (*cp).jit_frame.p = p;
         (*cp).jit_frame.c = cp;
+        (*cp).jit_frame.tables = (*cp).tables.as_ptr();
         f(std::ptr::addr_of_mut!((*cp).jit_frame))
     };
     if emits > 0 {
