@@ -118,6 +118,9 @@ pub struct Ctx {
     pub log: Vec<String>,
     /// A parser error raised inside an expression (`lookahead` past the end).
     pub pending_err: Option<u32>,
+    /// The action of a table applied inside an expression exited: the statement around it ends
+    /// with `exit` ([`crate::compile::pending_exit`]).
+    pub(crate) exit_pending: bool,
     /// The trace of the packet being processed (a traced switch only).
     pub trace: Option<Box<crate::trace::TraceBuf>>,
     /// The wire-format executor's headers ([`crate::fast`]): each instance's bytes at its offset.
@@ -151,6 +154,7 @@ impl Ctx {
         self.pkt.extend_from_slice(data);
         self.cursor = 0;
         self.pending_err = None;
+        self.exit_pending = false;
         self.fx = Effects::default();
         crate::fast::point_jit_frame(self);
     }

@@ -149,6 +149,7 @@ impl Switch {
             fx: Effects::default(),
             log: Vec::new(),
             pending_err: None,
+            exit_pending: false,
             trace: tracing.then(Default::default),
             wire: vec![0; wire_len],
             wire_valid: 0,
@@ -396,6 +397,7 @@ impl Switch {
             trace.diff(&c.f, names, false);
         }
         c.pending_err = None;
+        c.exit_pending = false;
     }
 
     /// Every multicast group with its copies ((replication id, port), in replication order), by

@@ -74,7 +74,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             hdr.tag.v = meta.m + 1;
         }
         if (hdr.h.f13 < 100 && hdr.h.k != 5) { hdr.h.k = -hdr.h.k; }
-        u.apply();
+        if (u.apply().miss) { hdr.eth.dst[15:8] = 0x99; } else { hdr.eth.dst[15:8] = 0x98; }
         hdr.eth.dst[7:0] = 0x77;
     }
 }
@@ -99,8 +99,8 @@ fn switch() -> Switch {
     for (k, port, m) in [(1u8, 4u16, 0u8), (2, 5, 9), (3, 6, 200)] {
         sw.table_add("t", Keys::Positional(vec![KeyValue::Value(k.into())]), "set", ActionArgs::Positional(vec![port.into(), m.into()]), None).expect("entry");
     }
-    // An `exit` from an action of a table applied as a statement (`u`; the closure executors lose
-    // an `exit` from a table applied inside an expression, which the machine code honours).
+    // An `exit` from the action of a table applied inside an expression (`u`): neither branch of
+    // the `if` runs, nor anything after it.
     sw.table_add("u", Keys::Positional(vec![KeyValue::Value(4u8.into())]), "stop", ActionArgs::Positional(vec![]), None).expect("entry");
     sw
 }
@@ -148,8 +148,9 @@ fn a_routed_packet_gets_the_values_the_program_computes() {
     assert_eq!(out.len(), 1);
     let (_, port, bytes) = &out[0];
     assert_eq!(*port, 5);
-    // f3 = 3 after the saturating add: no `exit` from u, so the last statement ran.
-    assert_eq!(bytes[5], 0x77);
+    // f3 = 3 after the saturating add: u misses (no `exit`), so the `if`'s first branch and the
+    // last statement ran.
+    assert_eq!(bytes[4..6], [0x99, 0x77]);
     let h = &bytes[14..35];
     // f3 2 -> 3 (saturating add); f13 10 + 9 = 19.
     assert_eq!(h[0] >> 5, 3);
@@ -166,6 +167,26 @@ fn a_routed_packet_gets_the_values_the_program_computes() {
     assert_eq!(h[2], 254);
     // The tag: hit and m = 9: tag.v = 9 + 1.
     assert_eq!(bytes[35], 10);
+}
+
+/// f3 = 3 becomes 4: u's entry runs `stop`, whose `exit` ends the control inside the `if`'s
+/// condition (`u.apply().miss`), on every executor: neither branch runs, nor the statement after.
+#[test]
+fn an_exit_in_a_table_applied_inside_a_condition_ends_the_control_on_every_executor() {
+    let (mut native, mut closures, mut reference) = (switch(), switch(), switch());
+    assert!(!closures.use_machine_code(false));
+    assert!(!reference.use_wire_format(false));
+    let mut h = [0u8; 21];
+    h[0] = 3 << 5;
+    h[2] = 9;
+    for sw in [&mut native, &mut closures, &mut reference] {
+        let out = run(sw, &[frame(true, 0, &h)]);
+        assert_eq!(out.len(), 1);
+        let (_, port, bytes) = &out[0];
+        assert_eq!(*port, 1, "{}", sw.executor());
+        assert_eq!(bytes[..6], [0, 0, 0, 0, 0, 1], "{}: the destination as it came", sw.executor());
+        assert_eq!(bytes[14] >> 5, 4, "f3 incremented before the exit");
+    }
 }
 
 proptest! {

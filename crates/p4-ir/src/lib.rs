@@ -518,6 +518,18 @@ pub struct Call {
     pub span: Span,
 }
 
+impl Call {
+    /// Whether `pred` holds for an expression of the call: its target (a method's or builtin's) or
+    /// an argument, or any below them ([`Expr::any`]).
+    pub fn any_expr(&self, pred: &mut dyn FnMut(&Expr) -> bool) -> bool {
+        let target = match &self.callee {
+            Callee::Method { target, .. } | Callee::Builtin { target, .. } => target.any(pred),
+            _ => false,
+        };
+        target || self.args.iter().any(|a| a.expr.any(pred))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Callee {
     Action(ActionId),
@@ -606,6 +618,34 @@ impl Expr {
     pub fn constant(value: Value, ty: Type, span: Span) -> Expr {
         Expr { ty, kind: ExprKind::Const(value), span }
     }
+    /// Whether `pred` holds for this expression or any below it (a call's target and arguments
+    /// included), looked at parent first.
+    pub fn any(&self, pred: &mut dyn FnMut(&Expr) -> bool) -> bool {
+        if pred(self) {
+            return true;
+        }
+        match &self.kind {
+            ExprKind::Field(b, _)
+            | ExprKind::StackNext(b)
+            | ExprKind::StackLast(b)
+            | ExprKind::StackLastIndex(b)
+            | ExprKind::Slice(b, _, _)
+            | ExprKind::Unary(_, b)
+            | ExprKind::Cast(b) => b.any(pred),
+            ExprKind::Index(b, i) => b.any(pred) || i.any(pred),
+            ExprKind::Binary(_, l, r) => l.any(pred) || r.any(pred),
+            ExprKind::Mux(c, a, b) => c.any(pred) || a.any(pred) || b.any(pred),
+            ExprKind::Call(call) => call.any_expr(pred),
+            ExprKind::Aggregate(xs) => xs.iter().any(|x| x.any(pred)),
+            ExprKind::Const(_)
+            | ExprKind::Var(_)
+            | ExprKind::ApplyTable(..)
+            | ExprKind::InvalidHeader
+            | ExprKind::Extern(_)
+            | ExprKind::DontCare => false,
+        }
+    }
+
     /// True for expressions that denote storage.
     pub fn is_lvalue(&self) -> bool {
         match &self.kind {

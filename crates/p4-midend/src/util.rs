@@ -295,16 +295,11 @@ pub fn any_stmt(stmts: &[Stmt], pred: &dyn Fn(&Stmt) -> bool) -> bool {
 /// True if evaluating `e` can have an effect or depends on one: a call (other than `isValid()`) or a
 /// table apply.
 pub fn has_effects(e: &Expr) -> bool {
-    let mut found = false;
-    let mut e = e.clone();
-    walk_expr_mut(&mut e, &mut |x| match &x.kind {
-        ExprKind::Call(c) if !matches!(c.callee, p4_ir::Callee::Builtin { builtin: p4_ir::Builtin::IsValid, .. }) => {
-            found = true
-        }
-        ExprKind::ApplyTable(..) => found = true,
-        _ => {}
-    });
-    found
+    e.any(&mut |x| match &x.kind {
+        ExprKind::Call(c) => !matches!(c.callee, p4_ir::Callee::Builtin { builtin: p4_ir::Builtin::IsValid, .. }),
+        ExprKind::ApplyTable(..) => true,
+        _ => false,
+    })
 }
 
 /// True if `e` names storage whose place is fixed at compile time: variables, fields and constant

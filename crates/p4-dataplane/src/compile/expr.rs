@@ -273,8 +273,8 @@ impl Compiler<'_> {
                 }
             }
             ExprKind::Call(call) => self.call_value(b, call, &e.ty)?,
-            // The action's `exit` is not seen here (nor for hit/miss): the mid-end makes
-            // `action_run` a value only for tables none of whose actions may exit.
+            // The mid-end makes `action_run` a value only for tables none of whose actions may
+            // exit; hit/miss flag an exit for the statement around them (`pending_exit`).
             ExprKind::ApplyTable(t, p4_ir::ApplyResult::ActionRun) => {
                 let t = t.index();
                 super::by_tracing!(self.tracing, T => Arc::new(move |p, c| crate::exec::TableProg::apply::<T>(p, c, t).action as u128))
@@ -284,6 +284,7 @@ impl Compiler<'_> {
                 let want_hit = *res == p4_ir::ApplyResult::Hit;
                 super::by_tracing!(self.tracing, T => Arc::new(move |p, c| {
                     let out = crate::exec::TableProg::apply::<T>(p, c, t);
+                    c.exit_pending |= out.flow == crate::exec::Flow::Exit;
                     u128::from(out.hit == want_hit)
                 }))
             }

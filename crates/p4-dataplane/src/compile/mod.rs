@@ -13,6 +13,7 @@
 mod expr;
 mod wide;
 mod externs;
+pub(crate) mod pending_exit;
 mod stmt;
 
 use std::collections::HashMap;

@@ -162,6 +162,11 @@ impl Compiler<'_> {
     }
 
     fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
+        let run = self.stmt_body(b, s)?;
+        Ok(super::pending_exit::after(s, run))
+    }
+
+    fn stmt_body(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
         Ok(match s {
             Stmt::VarInit { var, init, .. } => {
                 let slot = self.var_slot(b, *var)?;
@@ -200,7 +205,17 @@ impl Compiler<'_> {
                 let cnd = self.scalar(b, cond)?;
                 let t = self.block(b, then)?;
                 let e = self.block(b, otherwise)?;
-                Box::new(move |p, c| if cnd(p, c) != 0 { t(p, c) } else { e(p, c) })
+                if super::pending_exit::applies_table(cond) {
+                    Box::new(move |p, c| {
+                        let taken = cnd(p, c) != 0;
+                        if std::mem::take(&mut c.exit_pending) {
+                            return Flow::Exit;
+                        }
+                        if taken { t(p, c) } else { e(p, c) }
+                    })
+                } else {
+                    Box::new(move |p, c| if cnd(p, c) != 0 { t(p, c) } else { e(p, c) })
+                }
             }
             Stmt::SwitchAction { table, cases, .. } => {
                 let t = table.index();

@@ -229,7 +229,11 @@ impl FastCompiler<'_, '_> {
                     ApplyResult::ActionRun => eval(Arc::new(move |p, c| super::apply_table(p, c, t).action as u128)),
                     ApplyResult::Hit | ApplyResult::Miss => {
                         let want_hit = *res == ApplyResult::Hit;
-                        eval(Arc::new(move |p, c| u128::from(super::apply_table(p, c, t).hit == want_hit)))
+                        eval(Arc::new(move |p, c| {
+                            let out = super::apply_table(p, c, t);
+                            c.exit_pending |= out.flow == Flow::Exit;
+                            u128::from(out.hit == want_hit)
+                        }))
                     }
                 }
             }
@@ -351,7 +355,8 @@ impl FastCompiler<'_, '_> {
     /// A scalar assignment as a step, anything else compiled.
     fn step(&mut self, b: &BlockRef, s: &Stmt) -> R<Step> {
         if let Stmt::Assign { lhs, rhs, span } = s {
-            if self.cx.is_scalar(&lhs.ty) {
+            // An assignment applying a table stays a statement of its own (its action may exit).
+            if self.cx.is_scalar(&lhs.ty) && !crate::compile::pending_exit::stmt_applies_table(s) {
                 let at = |e: crate::DataplaneError| e.at(*span);
                 let d = self.dest(b, lhs).map_err(at)?;
                 let v = self.val(b, rhs).map_err(at)?;
@@ -362,6 +367,11 @@ impl FastCompiler<'_, '_> {
     }
 
     pub(super) fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
+        let run = self.stmt_body(b, s)?;
+        Ok(crate::compile::pending_exit::after(s, run))
+    }
+
+    fn stmt_body(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
         Ok(match s {
             Stmt::VarInit { var, init, span } => {
                 let slot = self.cx.var_slot(b, *var)?;
@@ -396,7 +406,17 @@ impl FastCompiler<'_, '_> {
                 let cnd = self.val(b, cond)?;
                 let t = self.block(b, then)?;
                 let e = self.block(b, otherwise)?;
-                Box::new(move |p, c| if cnd.read(p, c) != 0 { t(p, c) } else { e(p, c) })
+                if crate::compile::pending_exit::applies_table(cond) {
+                    Box::new(move |p, c| {
+                        let taken = cnd.read(p, c) != 0;
+                        if std::mem::take(&mut c.exit_pending) {
+                            return Flow::Exit;
+                        }
+                        if taken { t(p, c) } else { e(p, c) }
+                    })
+                } else {
+                    Box::new(move |p, c| if cnd.read(p, c) != 0 { t(p, c) } else { e(p, c) })
+                }
             }
             Stmt::SwitchAction { table, cases, .. } => {
                 let t = table.index();

@@ -1,0 +1,47 @@
+//! An `exit` in the action of a table applied inside an expression (`if (t.apply().hit)`,
+//! `init t_hit = t.apply().hit;` after `hoist-effects`). The expression's closure can only return
+//! a value, so it flags the exit in the context (`Ctx::exit_pending`) and the statement around it
+//! ends with `exit` once the expression is evaluated: an `if` before either branch runs, any other
+//! statement after it (for the temporaries `hoist-effects` makes, before anything reads them). Both
+//! closure compilers use this; the machine code unwinds itself.
+
+use p4_ir::{Call, Expr, ExprKind, Stmt};
+
+use crate::exec::{Flow, Run};
+
+/// Whether evaluating `e` applies a table.
+pub(crate) fn applies_table(e: &Expr) -> bool {
+    e.any(&mut |x| matches!(x.kind, ExprKind::ApplyTable(..)))
+}
+
+fn call_applies_table(call: &Call) -> bool {
+    call.any_expr(&mut |x| matches!(x.kind, ExprKind::ApplyTable(..)))
+}
+
+/// Whether statement `s` itself, not counting an `if`'s condition or the statements nested in it,
+/// applies a table inside an expression.
+pub(crate) fn stmt_applies_table(s: &Stmt) -> bool {
+    match s {
+        Stmt::VarInit { init: Some(e), .. } | Stmt::SwitchValue { expr: e, .. } | Stmt::Return(Some(e), _) => applies_table(e),
+        Stmt::Assign { lhs, rhs, .. } => applies_table(lhs) || applies_table(rhs),
+        Stmt::Call(call) => call_applies_table(call),
+        Stmt::ApplyBlock { args, .. } => args.iter().any(|a| applies_table(&a.expr)),
+        _ => false,
+    }
+}
+
+/// `run` (statement `s`) ending with `exit` when the action of a table its expressions applied
+/// exited; `run` itself for a statement that applies none.
+pub(crate) fn after(s: &Stmt, run: Run) -> Run {
+    if !stmt_applies_table(s) {
+        return run;
+    }
+    Box::new(move |p, c| {
+        let flow = run(p, c);
+        if std::mem::take(&mut c.exit_pending) {
+            Flow::Exit
+        } else {
+            flow
+        }
+    })
+}
