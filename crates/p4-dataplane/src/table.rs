@@ -167,13 +167,12 @@ pub struct Hit {
 impl Hit {
     /// Data values kept in the record (most actions take no more).
     pub const INLINE: usize = 3;
-    const IN_ENTRY: u32 = u32::MAX;
+    /// The number of data values of a record that does not hold them (read by generated code too).
+    pub(crate) const IN_ENTRY: u32 = u32::MAX;
 
     /// Where generated machine code finds the data of a record, and their number.
     pub(crate) const DATA_OFFSET: usize = std::mem::offset_of!(Hit, inline);
     pub(crate) const LEN_OFFSET: usize = std::mem::offset_of!(Hit, len);
-    /// The number of data values of a record that does not hold them.
-    pub(crate) const DATA_IN_ENTRY: u32 = Hit::IN_ENTRY;
 
     fn of(entry: &Entry) -> Hit {
         Hit::new(entry.action, &entry.args)

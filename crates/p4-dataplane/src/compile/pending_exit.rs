@@ -7,7 +7,7 @@
 
 use p4_ir::{Call, Expr, ExprKind, Stmt};
 
-use crate::exec::{Flow, Run};
+use crate::exec::{Ctx, Flow, Prog, Run};
 
 /// Whether evaluating `e` applies a table.
 pub(crate) fn applies_table(e: &Expr) -> bool {
@@ -42,6 +42,25 @@ pub(crate) fn after(s: &Stmt, run: Run) -> Run {
             Flow::Exit
         } else {
             flow
+        }
+    })
+}
+
+/// An `if` running `then` or `otherwise` as `taken` says; when its condition `applies` a table, it
+/// ends with `exit` instead once the condition is evaluated, if that table's action exited.
+pub(crate) fn branch(applies: bool, taken: impl Fn(&Prog, &mut Ctx) -> bool + Send + Sync + 'static, then: Run, otherwise: Run) -> Run {
+    if !applies {
+        return Box::new(move |p, c| if taken(p, c) { then(p, c) } else { otherwise(p, c) });
+    }
+    Box::new(move |p, c| {
+        let taken = taken(p, c);
+        if std::mem::take(&mut c.exit_pending) {
+            return Flow::Exit;
+        }
+        if taken {
+            then(p, c)
+        } else {
+            otherwise(p, c)
         }
     })
 }

@@ -205,17 +205,7 @@ impl Compiler<'_> {
                 let cnd = self.scalar(b, cond)?;
                 let t = self.block(b, then)?;
                 let e = self.block(b, otherwise)?;
-                if super::pending_exit::applies_table(cond) {
-                    Box::new(move |p, c| {
-                        let taken = cnd(p, c) != 0;
-                        if std::mem::take(&mut c.exit_pending) {
-                            return Flow::Exit;
-                        }
-                        if taken { t(p, c) } else { e(p, c) }
-                    })
-                } else {
-                    Box::new(move |p, c| if cnd(p, c) != 0 { t(p, c) } else { e(p, c) })
-                }
+                super::pending_exit::branch(super::pending_exit::applies_table(cond), move |p, c| cnd(p, c) != 0, t, e)
             }
             Stmt::SwitchAction { table, cases, .. } => {
                 let t = table.index();

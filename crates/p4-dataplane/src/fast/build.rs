@@ -406,17 +406,7 @@ impl FastCompiler<'_, '_> {
                 let cnd = self.val(b, cond)?;
                 let t = self.block(b, then)?;
                 let e = self.block(b, otherwise)?;
-                if crate::compile::pending_exit::applies_table(cond) {
-                    Box::new(move |p, c| {
-                        let taken = cnd.read(p, c) != 0;
-                        if std::mem::take(&mut c.exit_pending) {
-                            return Flow::Exit;
-                        }
-                        if taken { t(p, c) } else { e(p, c) }
-                    })
-                } else {
-                    Box::new(move |p, c| if cnd.read(p, c) != 0 { t(p, c) } else { e(p, c) })
-                }
+                crate::compile::pending_exit::branch(crate::compile::pending_exit::applies_table(cond), move |p, c| cnd.read(p, c) != 0, t, e)
             }
             Stmt::SwitchAction { table, cases, .. } => {
                 let t = table.index();

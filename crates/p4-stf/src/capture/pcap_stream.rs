@@ -42,6 +42,24 @@ impl Layout {
         Some(Layout { big_endian, nanoseconds, snaplen: 0 })
     }
 
+    /// A timestamp's fraction of a second must be below this; times it makes nanoseconds.
+    fn fraction_limit_and_scale(&self) -> (u32, u64) {
+        if self.nanoseconds {
+            (1_000_000_000, 1)
+        } else {
+            (1_000_000, 1_000)
+        }
+    }
+
+    /// The most a record may hold (a snapshot length of 0 means no limit).
+    fn captured_limit(&self) -> u32 {
+        if self.snaplen == 0 {
+            u32::MAX
+        } else {
+            self.snaplen
+        }
+    }
+
     #[inline]
     fn u32_at(&self, bytes: &[u8], at: usize) -> u32 {
         let word = [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
@@ -174,8 +192,8 @@ impl<R: Read> PcapStream<R> {
                 u32::from_le_bytes(w)
             }
         };
-        let (fraction_limit, fraction_scale) = if layout.nanoseconds { (1_000_000_000, 1) } else { (1_000_000, 1_000) };
-        let snaplen = if layout.snaplen == 0 { u32::MAX } else { layout.snaplen };
+        let (fraction_limit, fraction_scale) = layout.fraction_limit_and_scale();
+        let snaplen = layout.captured_limit();
         let mut read = 0;
         while read < max {
             let buffered = self.input.buffered();
@@ -284,7 +302,7 @@ impl RawRecords {
     #[inline]
     pub fn each(&self, bytes: &[u8], mut each: impl FnMut(Record, usize)) {
         let layout = self.layout;
-        let fraction_scale = if layout.nanoseconds { 1 } else { 1_000 };
+        let (_, fraction_scale) = layout.fraction_limit_and_scale();
         let mut at = self.start;
         for _ in 0..self.count {
             let Some(header) = bytes.get(at..at + RECORD_HEADER) else { return };
@@ -352,8 +370,8 @@ struct Hop {
 impl Hop {
     /// The same checks as [`PcapStream::next_into`]'s; a record failing one ends the hop.
     fn over(layout: Layout, bytes: &[u8]) -> Hop {
-        let fraction_limit = if layout.nanoseconds { 1_000_000_000 } else { 1_000_000 };
-        let snaplen = if layout.snaplen == 0 { u32::MAX } else { layout.snaplen };
+        let (fraction_limit, _) = layout.fraction_limit_and_scale();
+        let snaplen = layout.captured_limit();
         let mut hop = Hop { count: 0, end: 0, captured_bytes: 0, needed: None };
         loop {
             let Some(header) = bytes.get(hop.end..hop.end + RECORD_HEADER) else {

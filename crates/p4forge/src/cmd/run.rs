@@ -512,9 +512,7 @@ impl Sink for Outputs<'_> {
         let output = self.port_output(port)?;
         output.packets += 1;
         output.bytes += data.len() as u64;
-        // A truncated input keeps its missing tail in the output's original length (see `derive`).
-        let held = u32::try_from(data.len()).unwrap_or(u32::MAX);
-        let original_len = held.saturating_add(input.missing_bytes());
+        let original_len = input.output_original_len(data.len());
         output.writer.write_record(input.timestamp_ns, data, original_len).map_err(|e| CliError::output(e.to_string()))
     }
 

@@ -63,6 +63,12 @@ impl Input {
     pub fn missing_bytes(&self) -> u32 {
         self.original_len.saturating_sub(u32::try_from(self.len).unwrap_or(u32::MAX))
     }
+
+    /// The original length of an output of `len` bytes this input caused: a truncated input keeps
+    /// its missing tail in it (see `CapturedPacket::derive`).
+    pub fn output_original_len(&self, len: usize) -> u32 {
+        u32::try_from(len).unwrap_or(u32::MAX).saturating_add(self.missing_bytes())
+    }
 }
 
 /// Input packets read together: their bytes back to back in one buffer (no allocation per packet).
@@ -169,8 +175,7 @@ impl Chunk {
                 };
             }
             let data = result.data(packet);
-            // A truncated input keeps its missing tail in the output's original length (see `derive`).
-            let original_len = u32::try_from(data.len()).unwrap_or(u32::MAX).saturating_add(input.missing_bytes());
+            let original_len = input.output_original_len(data.len());
             if !self.framed[last].1.push(input.timestamp_ns, data, original_len) {
                 self.is_framed = false;
                 return;

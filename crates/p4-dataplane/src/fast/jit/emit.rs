@@ -997,7 +997,7 @@ impl Gen<'_, '_, '_> {
         f.b.switch_to_block(chosen);
         let (record, found) = (f.b.block_params(chosen)[0], f.b.block_params(chosen)[1]);
         let len = f.b.ins().uload32(table_mem, record, Hit::LEN_OFFSET as i32);
-        let in_entry = f.b.ins().icmp_imm_s(IntCC::Equal, len, i64::from(Hit::DATA_IN_ENTRY));
+        let in_entry = f.b.ins().icmp_imm_s(IntCC::Equal, len, i64::from(Hit::IN_ENTRY));
         let tagged = f.b.ins().bor(record, found);
         let zero = f.konst(0);
         let rec = f.b.ins().select(in_entry, zero, tagged);
