@@ -151,19 +151,45 @@ pub fn new_switch_traced(compiled: Compiled, path: &Path, traced: bool) -> CliRe
 
 /// `count` (at least one) software switches of one program, built from one compilation: the
 /// workers of `p4forge run --threads N`; traced ones for `--trace`.
+///
+/// Untraced, a program the wire-format executor cannot take as elaborated (a sub-control or
+/// sub-parser applied, a header stack's `next` written, a local struct...) runs as the mid-end
+/// lowers it when the wire-format executor takes that ([`on_the_lowered_program`]): the same
+/// packets (the STF suite checks every program both ways), many times faster. A traced switch keeps
+/// the elaborated program, so that the trace names what the user wrote.
 pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: bool) -> CliResult<Vec<p4_dataplane::Switch>> {
     let Compiled { program, sources, .. } = compiled;
     if program.main.type_name.is_empty() {
         return Err(CliError::failed(format!("{}: {}, so there is nothing to run", path.display(), p4_sema::NO_MAIN_MESSAGE)));
     }
-    let program = Arc::new(program);
-    let mut switches = Vec::with_capacity(count.max(1));
-    for _ in 0..count.max(1) {
-        let built = if traced { p4_dataplane::Switch::new_traced(program.clone()) } else { p4_dataplane::Switch::new(program.clone()) };
-        switches.push(built.map_err(|error| {
+    let build = |program: Arc<Program>| {
+        let built = if traced { p4_dataplane::Switch::new_traced(program) } else { p4_dataplane::Switch::new(program) };
+        built.map_err(|error| {
             CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
                 .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
-        })?);
+        })
+    };
+    let mut program = Arc::new(program);
+    let mut first = build(program.clone())?;
+    if !traced && first.wire_format_refusal().is_some() {
+        if let Some((lowered, switch)) = on_the_lowered_program(&program) {
+            (program, first) = (lowered, switch);
+        }
+    }
+    let mut switches = Vec::with_capacity(count.max(1));
+    switches.push(first);
+    for _ in 1..count.max(1) {
+        switches.push(build(program.clone())?);
     }
     Ok(switches)
+}
+
+/// The program as the mid-end lowers it and a switch running it on the wire-format executor, if
+/// the mid-end lowers it and the wire-format executor takes the result (`None`: keep the elaborated
+/// program on the closure executor; a mid-end that cannot lower a program is no reason to refuse
+/// to run it).
+fn on_the_lowered_program(program: &Program) -> Option<(Arc<Program>, p4_dataplane::Switch)> {
+    let lowered = Arc::new(p4_midend::lower(program.clone()).ok()?);
+    let switch = p4_dataplane::Switch::new(lowered.clone()).ok()?;
+    switch.wire_format_refusal().is_none().then_some((lowered, switch))
 }

@@ -487,6 +487,8 @@ impl FastCompiler<'_, '_> {
     fn own_call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
         match &call.callee {
             Callee::Action(a) => self.action_call(b, a.index(), call),
+            Callee::Builtin { target, builtin: Builtin::PushFront(k) } => self.shift_stack(b, target, *k as usize, true),
+            Callee::Builtin { target, builtin: Builtin::PopFront(k) } => self.shift_stack(b, target, *k as usize, false),
             Callee::Builtin { target, builtin } => {
                 let r = self.header(b, target)?;
                 match builtin {
@@ -496,7 +498,7 @@ impl FastCompiler<'_, '_> {
                         Flow::Next
                     })),
                     Builtin::SetInvalid => Ok(invalidate(r)),
-                    Builtin::PushFront(_) | Builtin::PopFront(_) => unsupported("a header stack operation"),
+                    Builtin::PushFront(_) | Builtin::PopFront(_) => unreachable!("shifts are matched above"),
                 }
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
@@ -536,10 +538,47 @@ impl FastCompiler<'_, '_> {
         }
     }
 
-    /// The header instances `e` (a header or a struct of headers) emits, in order.
+    /// `push_front(k)` (`push`) or `pop_front(k)` of a header stack: its elements' bytes and
+    /// validity moved `k` places towards the back (front), the `k` emptied ones invalid (so zero,
+    /// as every invalid header here), and `nextIndex` moved as the closure executor moves it.
+    fn shift_stack(&mut self, b: &BlockRef, target: &Expr, k: usize, push: bool) -> R<Run> {
+        let (elements, next) = self.places.stack(self.cx, b, target)?;
+        let n = elements.len();
+        // Moves in an order that reads every element before it is overwritten.
+        let order: Vec<usize> = if push { (0..n).rev().collect() } else { (0..n).collect() };
+        Ok(Box::new(move |_, c| {
+            for &i in &order {
+                let dst = elements[i];
+                let from = if push { i.checked_sub(k) } else { Some(i + k).filter(|&j| j < n) };
+                match from {
+                    Some(j) => {
+                        let src = elements[j];
+                        c.wire.copy_within(src.at..src.at + src.len, dst.at);
+                        let valid = c.wire_valid >> src.index & 1;
+                        c.wire_valid = (c.wire_valid & !(1 << dst.index)) | (valid << dst.index);
+                    }
+                    None => {
+                        c.wire_valid &= !(1 << dst.index);
+                        if let Some(bytes) = c.wire.get_mut(dst.at..dst.at + dst.len) {
+                            bytes.fill(0);
+                        }
+                    }
+                }
+            }
+            let index = c.get(next) as usize;
+            c.set(next, if push { (index + k).min(n) } else { index.saturating_sub(k) } as u128);
+            Flow::Next
+        }))
+    }
+
+    /// The header instances `e` (a header, a header stack or a struct of them) emits, in order.
     pub(super) fn emit_plan(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Region>) -> R<()> {
         if self.cx.is_header(&e.ty) {
             out.push(self.header(b, e)?);
+            return Ok(());
+        }
+        if let Type::Stack(..) = e.ty {
+            out.extend(self.places.stack(self.cx, b, e)?.0);
             return Ok(());
         }
         let Some(p4_ir::TypeDef::Struct { fields, .. }) = self.cx.type_def(&e.ty) else {

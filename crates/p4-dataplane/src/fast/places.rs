@@ -104,7 +104,16 @@ impl Places {
             }
             Some(TypeDef::Union { .. }) => self.refuse(cx, slot, ty, "a header union"),
             _ => match ty {
-                Type::Stack(..) => self.refuse(cx, slot, ty, "a header stack"),
+                // Elements of a header stack are header instances of their own, one after the
+                // other; `nextIndex` (the stack's first slot) stays in the frame.
+                Type::Stack(elem, n) if cx.is_header(elem) => {
+                    let es = cx.size(elem)?;
+                    for k in 0..*n as usize {
+                        self.visit(cx, slot + 1 + k * es, elem)?;
+                    }
+                    Ok(())
+                }
+                Type::Stack(..) => self.refuse(cx, slot, ty, "a stack of header unions"),
                 Type::Tuple(_) => self.refuse(cx, slot, ty, "a tuple"),
                 Type::Varbit(_) => self.refuse(cx, slot, ty, "a varbit"),
                 Type::Bits { width, .. } if *width > 128 => self.refuse(cx, slot, ty, "a value wider than 128 bits"),
@@ -180,7 +189,8 @@ impl Places {
         ranges
     }
 
-    /// The frame slot of a place written as variables and field accesses (`None`: anything else).
+    /// The frame slot of a place written as variables, field accesses and header stack elements
+    /// at constant indices within the stack (`None`: anything else).
     pub(crate) fn static_slot(cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Option<usize>> {
         Ok(match &e.kind {
             ExprKind::Var(v) => Some(cx.var_slot(b, *v)?),
@@ -188,8 +198,40 @@ impl Places {
                 Some(base) => Some(base + cx.field_offset(&inner.ty, *i)?.0),
                 None => None,
             },
+            ExprKind::Index(stack, index) => match (&stack.ty, &index.kind) {
+                (Type::Stack(elem, n), ExprKind::Const(k)) => {
+                    let k = cx.scalar_value(k, &index.ty)?;
+                    match Self::static_slot(cx, b, stack)? {
+                        Some(base) if k < u128::from(*n) => Some(base + 1 + k as usize * cx.size(elem)?),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
             _ => None,
         })
+    }
+
+    /// A header stack's elements in index order and the frame slot of its `nextIndex`, or why
+    /// this executor cannot place them.
+    pub(crate) fn stack(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<(Vec<Region>, usize)> {
+        let Type::Stack(elem, n) = &e.ty else { return unsupported(format!("{} is not a header stack", crate::compile::describe(e))) };
+        let Some(base) = Self::static_slot(cx, b, e)? else {
+            return unsupported(format!("{} as a place", crate::compile::describe(e)));
+        };
+        let es = cx.size(elem)?;
+        let mut elements = Vec::with_capacity(*n as usize);
+        for k in 0..*n as usize {
+            let slot = base + 1 + k * es;
+            if let Some((_, _, what)) = self.refused.iter().find(|(s, end, _)| (*s..*end).contains(&slot)) {
+                return unsupported(format!("{what} (the wire-format executor does not place it)"));
+            }
+            match self.headers.get(&slot) {
+                Some(r) => elements.push(*r),
+                None => return unsupported("a header stack that is not a declared instance"),
+            }
+        }
+        Ok((elements, base))
     }
 
     /// Where `e` is, or why this executor cannot place it.

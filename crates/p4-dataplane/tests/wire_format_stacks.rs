@@ -1,0 +1,105 @@
+//! Header stacks on the wire-format executor: elements at constant indices (what the mid-end's
+//! `unroll-parser-stacks` leaves of `.next`/`.last`), `push_front`/`pop_front` moving elements'
+//! bytes and validity, a whole stack emitted. The program runs on the wire-format executor; one
+//! packet has its exact output, and random packets (every op, cut anywhere) give the same outputs
+//! and drops as on the closure executor.
+
+use std::sync::Arc;
+
+use p4_dataplane::batch::{BatchOut, PacketIn};
+use p4_dataplane::Switch;
+use proptest::prelude::*;
+
+const PROGRAM: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header op_t { bit<8> op; bit<8> first; bit<8> count; }
+header tag_t { bit<7> v; bit<1> more; }
+struct headers_t { op_t op; tag_t[3] tags; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.op); transition select(hdr.op.count) { 0: accept; default: t0; } }
+    state t0 { pkt.extract(hdr.tags[0]); transition select(hdr.tags[0].more) { 1: t1; default: accept; } }
+    state t1 { pkt.extract(hdr.tags[1]); transition select(hdr.tags[1].more) { 1: t2; default: accept; } }
+    state t2 { pkt.extract(hdr.tags[2]); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+        if (hdr.op.op == 1) {
+            hdr.tags.push_front(1);
+            hdr.tags[0].setValid();
+            hdr.tags[0].v = 0x55;
+            hdr.tags[0].more = 1;
+        } else if (hdr.op.op == 2) {
+            hdr.tags.pop_front(1);
+        } else if (hdr.op.op == 3) {
+            hdr.tags.push_front(2);
+        } else if (hdr.op.op == 4) {
+            hdr.tags.pop_front(2);
+        } else if (hdr.op.op == 5) {
+            hdr.tags[2] = hdr.tags[0];
+            hdr.tags[1].setInvalid();
+        } else if (hdr.op.op == 6) {
+            hdr.tags.push_front(3);
+        }
+        hdr.op.first = hdr.tags[0].isValid() ? (bit<8>)hdr.tags[0].v : 8w0xFF;
+        hdr.op.count = hdr.tags[2].isValid() ? 8w3 : 8w0;
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.op); pkt.emit(hdr.tags); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+fn switch() -> Switch {
+    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
+    let compiled = p4_sema::compile_str("stacks.p4", PROGRAM, &[include]);
+    let Some(program) = compiled.program else { panic!("stacks.p4: {}", compiled.render_diagnostics()) };
+    Switch::new(Arc::new(program)).expect("switch")
+}
+
+/// Per input: its outputs (port, bytes) and drops (reason text), sorted.
+fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
+    let batch: Vec<PacketIn> = frames.iter().map(|f| PacketIn { port: 0, data: f, now_ns: 0 }).collect();
+    let mut out = BatchOut::default();
+    sw.process_batch(&batch, &mut out);
+    let mut seen: Vec<(u32, u32, Vec<u8>)> = out.packets.iter().map(|p| (p.input, p.port, out.data(p).to_vec())).collect();
+    seen.extend(out.drops.iter().map(|d| (d.input, u32::MAX, sw.drop_text(&d.reason).into_bytes())));
+    seen.sort();
+    seen
+}
+
+#[test]
+fn a_stack_at_constant_indices_runs_on_the_wire_format_executor() {
+    let mut sw = switch();
+    assert_eq!(sw.wire_format_refusal(), None);
+    assert_eq!(sw.executor(), "wire-format");
+    // op 1 with two tags (0x81: v 0x40 and more; 0x02: v 1, last): push_front(1) moves them to
+    // [1] and [2], and [0] becomes v 0x55 with more set (0xab). Then first = 0x55, count = 3.
+    assert_eq!(run(&mut sw, &[vec![1, 0, 1, 0x81, 0x02, 0xee]]), vec![(0, 1, vec![1, 0x55, 3, 0xab, 0x81, 0x02, 0xee])]);
+    // op 2 with three tags: pop_front(1) leaves [1] and [2] in front and [2] invalid.
+    assert_eq!(run(&mut sw, &[vec![2, 0, 1, 0x81, 0x83, 0x06]]), vec![(0, 1, vec![2, 0x41, 0, 0x83, 0x06])]);
+    // op 6: push_front(3) empties the stack.
+    assert_eq!(run(&mut sw, &[vec![6, 0, 1, 0x81, 0x83, 0x06]]), vec![(0, 1, vec![6, 0xff, 0])]);
+}
+
+/// A frame of op `op`, count `count` and `tags`, cut to `len` bytes when shorter.
+fn frame(op: u8, count: u8, tags: [u8; 3], len: usize) -> Vec<u8> {
+    let mut f = vec![op, 0x77, count, tags[0], tags[1], tags[2], 0xee, 0xdd];
+    f.truncate(len);
+    f
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn both_executors_agree_on_every_op_and_cut(packets in proptest::collection::vec((0u8..8, 0u8..3, any::<[u8; 3]>(), 0usize..9), 1..64)) {
+        let frames: Vec<Vec<u8>> = packets.iter().map(|&(op, count, tags, len)| frame(op, count, tags, len)).collect();
+        let (mut wire, mut closures) = (switch(), switch());
+        prop_assert!(!closures.use_wire_format(false));
+        prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
+    }
+}
