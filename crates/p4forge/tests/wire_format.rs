@@ -79,5 +79,16 @@ fn wire_format_programs() {
         std::fs::write(&golden, &text).unwrap();
     }
     let expected = std::fs::read_to_string(&golden).unwrap_or_default();
-    assert_eq!(text, expected, "the wire-format executor's programs changed (BLESS=1 rewrites {})", golden.display());
+    if text != expected {
+        // Only the lines that differ: the whole list is long.
+        let (now, was): (Vec<&str>, Vec<&str>) = (text.lines().collect(), expected.lines().collect());
+        let gone: Vec<&str> = was.iter().filter(|l| !now.contains(l)).copied().collect();
+        let new: Vec<&str> = now.iter().filter(|l| !was.contains(l)).copied().collect();
+        panic!(
+            "the wire-format executor's programs changed (BLESS=1 rewrites {}):\nexpected:\n  {}\nnow:\n  {}",
+            golden.display(),
+            gone.join("\n  "),
+            new.join("\n  ")
+        );
+    }
 }

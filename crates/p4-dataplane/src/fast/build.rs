@@ -25,6 +25,7 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
         tables: Vec::new(),
         written: Vec::new(),
         hands_over: false,
+        reads_ahead: false,
     };
     fc.actions.resize_with(fc.cx.ir.actions.len(), || None);
     fc.tables.resize_with(fc.cx.ir.tables.len(), || None);
@@ -109,6 +110,9 @@ pub(super) struct FastCompiler<'c, 'a> {
     written: Vec<usize>,
     /// Something compiled needs the closure executor's traffic manager ([`FastProg::hands_over`]).
     hands_over: bool,
+    /// The parser state being compiled reads ahead (`lookahead`), which can fail where it is an
+    /// expression: it leaves its error in `Ctx::pending_err` for the state to reject with.
+    reads_ahead: bool,
 }
 
 /// A compiled statement: assignments are kept apart so runs of them become one closure.
@@ -215,6 +219,20 @@ impl FastCompiler<'_, '_> {
             ExprKind::Cast(inner) => self.cast(b, inner, &e.ty),
             ExprKind::Call(call) => match &call.callee {
                 Callee::Builtin { target, builtin: Builtin::IsValid } => Ok(Val::Valid(1u64 << self.header(b, target)?.index)),
+                Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead" && self.cx.width(&e.ty).0 <= 128 => {
+                    // The closure executor's semantics: past the packet's end the value is 0 and
+                    // the state rejects with PacketTooShort.
+                    let (w, _) = self.cx.width(&e.ty);
+                    let short = self.cx.errors.packet_too_short;
+                    self.reads_ahead = true;
+                    eval(Arc::new(move |_, c| {
+                        if c.cursor + w as usize > c.pkt.len() * 8 {
+                            c.pending_err.get_or_insert(short);
+                            return 0;
+                        }
+                        bits::read_bits(&c.pkt, c.cursor, w)
+                    }))
+                }
                 _ => {
                     let why = crate::DataplaneError::unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee)));
                     let bridged = super::bridge::value(self.cx, &self.places, b, e, why)?;
@@ -517,6 +535,18 @@ impl FastCompiler<'_, '_> {
                         }
                         None => Flow::Reject(short),
                     }
+                }))
+            }
+            Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "advance" && call.args.len() == 1 => {
+                let n = self.val(b, &call.args[0].expr)?;
+                let short = self.cx.errors.packet_too_short;
+                Ok(Box::new(move |p, c| {
+                    let end = u128::try_from(c.cursor).unwrap_or(u128::MAX).saturating_add(n.read(p, c));
+                    if end > (c.pkt.len() * 8) as u128 {
+                        return Flow::Reject(short);
+                    }
+                    c.cursor = end as usize;
+                    Flow::Next
                 }))
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit" && call.args.len() == 1 => {
@@ -823,6 +853,7 @@ impl FastCompiler<'_, '_> {
         let init = self.block(&b, &parser.init)?;
         let mut states = Vec::new();
         for st in &parser.states {
+            self.reads_ahead = false;
             let body = self.block(&b, &st.body).map_err(|e| e.in_context(format!("parser state {}", st.name)))?;
             let transition = match &st.transition {
                 p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::compile::target(*t)),
@@ -850,11 +881,13 @@ impl FastCompiler<'_, '_> {
                         })
                         .collect();
                     match (masks, keys.as_slice()) {
-                        (Some(cases), [k]) => FastTransition::Masks { key: self.val(&b, k)?, cases },
+                        // The general select rejects on a key read past the end (`lookahead`).
+                        (Some(cases), [k]) if !self.reads_ahead => FastTransition::Masks { key: self.val(&b, k)?, cases },
                         _ => FastTransition::Select { keys: kev, widths, cases: cs },
                     }
                 }
             };
+            let body = if self.reads_ahead { reject_on_pending_error(body) } else { body };
             states.push(FastState { body, transition });
         }
         Ok((init, states))
@@ -929,6 +962,15 @@ fn assignments(mut ops: Vec<(Dest, Val)>) -> Run {
 }
 
 /// `setInvalid`: the validity bit cleared and the bytes zeroed (fields of an invalid header read 0).
+/// `body`, then a rejection with the error an expression of it left pending (as the closure
+/// executor's parser does after each state's body).
+fn reject_on_pending_error(body: Run) -> Run {
+    Box::new(move |p, c| match body(p, c) {
+        flow @ (Flow::Reject(_) | Flow::Abort) => flow,
+        flow => c.pending_err.take().map_or(flow, Flow::Reject),
+    })
+}
+
 fn invalidate(r: Region) -> Run {
     Box::new(move |_, c| {
         c.wire_valid &= !(1 << r.index);
