@@ -201,7 +201,22 @@ pub(super) fn to_frame(headers: &[FrameHeader], c: &mut Ctx) {
             let v = read_field(&c.wire, bit, width);
             c.set(slot, v);
         }
+        if let Some(v) = h.region.varbit {
+            // Its length is in the frame already; its bits go in 128-bit pieces after it.
+            let at = (h.region.at + h.region.fixed_len()) * 8;
+            for (k, (bit, width)) in varbit_pieces(c.get(v.length_slot) as usize, v.max_len).enumerate() {
+                let piece = read_field(&c.wire, at + bit, width);
+                c.set(v.length_slot + 1 + k, piece);
+            }
+        }
     }
+}
+
+/// The pieces the closure executor keeps a varbit of `length` bits in (at most `max_len` bytes):
+/// `(bit offset, width)` of each, 128 bits but the last.
+fn varbit_pieces(length: usize, max_len: usize) -> impl Iterator<Item = (usize, u32)> {
+    let length = length.min(max_len * 8);
+    (0..length).step_by(128).map(move |bit| (bit, (length - bit).min(128) as u32))
 }
 
 /// Copies `headers` back from their frame slots; an invalid header's bytes become zero (this
@@ -214,6 +229,16 @@ fn from_frame(headers: &[FrameHeader], c: &mut Ctx) {
             for &(slot, at, width) in &h.fields {
                 let v = c.get(slot);
                 write_field(&mut c.wire, at, width, v);
+            }
+            if let Some(v) = h.region.varbit {
+                let at = h.region.at + h.region.fixed_len();
+                if let Some(bytes) = c.wire.get_mut(at..at + v.max_len) {
+                    bytes.fill(0);
+                }
+                for (k, (bit, width)) in varbit_pieces(c.get(v.length_slot) as usize, v.max_len).enumerate() {
+                    let piece = c.get(v.length_slot + 1 + k);
+                    write_field(&mut c.wire, at * 8 + bit, width, piece);
+                }
             }
         } else {
             c.wire_valid &= !bit;

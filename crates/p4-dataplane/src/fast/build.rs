@@ -57,7 +57,9 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     let jit = super::jit::compile(&mut fc, prog.pipeline.parser, &compiled, pipeline);
     if let Some(j) = &jit {
         for (i, body) in controls.iter_mut().enumerate() {
-            if let (Some((code, emits)), Some(closures)) = (j.controls.get(i).copied().flatten(), body.take()) {
+            // A control that did not become machine code keeps its closures.
+            let Some((code, emits)) = j.controls.get(i).copied().flatten() else { continue };
+            if let Some(closures) = body.take() {
                 *body = Some(super::jit::control_body(code, emits, closures));
             }
         }
@@ -395,7 +397,12 @@ impl FastCompiler<'_, '_> {
                 let slot = self.cx.var_slot(b, *var)?;
                 let ty = self.cx.var_type(b, *var).cloned().unwrap_or(Type::Void);
                 if !self.cx.is_scalar(&ty) {
-                    return unsupported("a local variable of an aggregate type").map_err(|e: crate::DataplaneError| e.at(*span));
+                    let at = |e: crate::DataplaneError| e.at(*span);
+                    let place = Expr::new(ty, ExprKind::Var(*var), *span);
+                    return match init {
+                        Some(e) => self.assign(b, &place, e).map_err(at),
+                        None => self.clear(b, &place).map_err(at),
+                    };
                 }
                 self.written.push(slot);
                 match init {
@@ -474,20 +481,112 @@ impl FastCompiler<'_, '_> {
                 Flow::Next
             }));
         }
+        if !self.cx.is_header(&lhs.ty) {
+            return self.assign_aggregate(b, lhs, rhs);
+        }
         let dst = self.header(b, lhs)?;
         if let ExprKind::InvalidHeader = rhs.kind {
             return Ok(invalidate(dst));
         }
         let src = self.header(b, rhs)?;
-        if src.len != dst.len {
-            return unsupported("a header assigned from a header of another size");
+        copy_header(src, dst)
+    }
+
+    /// `lhs = rhs` of a struct or a header stack: member by member from another place of its type,
+    /// or from a list of scalar values all computed before any is written (the list may read
+    /// what it replaces: `p = {p.y, p.x}`).
+    fn assign_aggregate(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
+        if let Type::Stack(..) = lhs.ty {
+            let ((dst, dst_next), (src, src_next)) = (self.places.stack(self.cx, b, lhs)?, self.places.stack(self.cx, b, rhs)?);
+            let mut runs: Vec<Run> = Vec::new();
+            for (d, s) in dst.iter().zip(&src) {
+                runs.push(copy_header(*s, *d)?);
+            }
+            runs.push(Box::new(move |_, c| {
+                c.set(dst_next, c.get(src_next));
+                Flow::Next
+            }));
+            return Ok(seq(runs));
         }
-        Ok(Box::new(move |_, c| {
-            c.wire.copy_within(src.at..src.at + src.len, dst.at);
-            let valid = c.wire_valid >> src.index & 1;
-            c.wire_valid = (c.wire_valid & !(1 << dst.index)) | (valid << dst.index);
-            Flow::Next
-        }))
+        let Some(p4_ir::TypeDef::Struct { fields, .. }) = self.cx.type_def(&lhs.ty) else {
+            return unsupported(format!("{} assigned as a whole", crate::compile::describe(lhs)));
+        };
+        let member = |e: &Expr, i: usize| Expr::new(fields[i].ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span);
+        let items = match &rhs.kind {
+            ExprKind::Aggregate(items) => Some(items),
+            ExprKind::Cast(inner) => match &inner.kind {
+                ExprKind::Aggregate(items) => Some(items),
+                _ => None,
+            },
+            _ => None,
+        };
+        match items {
+            Some(items) if items.len() == fields.len() && fields.iter().all(|f| self.cx.is_scalar(&f.ty)) => {
+                let mut writes = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    writes.push((self.dest(b, &member(lhs, i))?, self.val(b, item)?));
+                }
+                Ok(Box::new(move |p, c| {
+                    let mut values = [0u128; 16];
+                    let mut many = Vec::new();
+                    let computed: &[u128] = if writes.len() <= values.len() {
+                        for (v, (_, item)) in values.iter_mut().zip(&writes) {
+                            *v = item.read(p, c);
+                        }
+                        &values[..writes.len()]
+                    } else {
+                        many.extend(writes.iter().map(|(_, item)| item.read(p, c)));
+                        &many
+                    };
+                    for ((dest, _), v) in writes.iter().zip(computed) {
+                        dest.write(p, c, *v);
+                    }
+                    Flow::Next
+                }))
+            }
+            Some(_) => unsupported(format!("{} assigned from a list holding headers", crate::compile::describe(lhs))),
+            None => {
+                if Places::static_slot(self.cx, b, rhs)?.is_none() {
+                    return unsupported(format!("{} assigned from a computed value", crate::compile::describe(lhs)));
+                }
+                let mut runs = Vec::new();
+                for i in 0..fields.len() {
+                    runs.push(self.assign(b, &member(lhs, i), &member(rhs, i))?);
+                }
+                Ok(seq(runs))
+            }
+        }
+    }
+
+    /// `init x;` of a struct or header stack: every header in it invalid, every scalar 0.
+    fn clear(&mut self, b: &BlockRef, e: &Expr) -> R<Run> {
+        if self.cx.is_scalar(&e.ty) {
+            let d = self.dest(b, e)?;
+            return Ok(Box::new(move |p, c| {
+                d.write(p, c, 0);
+                Flow::Next
+            }));
+        }
+        if self.cx.is_header(&e.ty) {
+            return Ok(invalidate(self.header(b, e)?));
+        }
+        if let Type::Stack(..) = e.ty {
+            let (elements, next) = self.places.stack(self.cx, b, e)?;
+            let mut runs: Vec<Run> = elements.into_iter().map(invalidate).collect();
+            runs.push(Box::new(move |_, c| {
+                c.set(next, 0);
+                Flow::Next
+            }));
+            return Ok(seq(runs));
+        }
+        let Some(p4_ir::TypeDef::Struct { fields, .. }) = self.cx.type_def(&e.ty) else {
+            return unsupported(format!("{} (the wire-format executor does not place it)", crate::compile::describe(e)));
+        };
+        let mut runs = Vec::new();
+        for (i, f) in fields.iter().enumerate() {
+            runs.push(self.clear(b, &Expr::new(f.ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span))?);
+        }
+        Ok(seq(runs))
     }
 
     fn call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
@@ -519,8 +618,16 @@ impl FastCompiler<'_, '_> {
                     Builtin::PushFront(_) | Builtin::PopFront(_) => unreachable!("shifts are matched above"),
                 }
             }
+            Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 2 => {
+                let r = self.header(b, &call.args[0].expr)?;
+                let size = self.val(b, &call.args[1].expr)?;
+                self.extract_varbit(r, size)
+            }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
                 let r = self.header(b, &call.args[0].expr)?;
+                if r.varbit.is_some() {
+                    return unsupported("extract of a header with a varbit field without its size");
+                }
                 let short = self.cx.errors.packet_too_short;
                 Ok(Box::new(move |_, c| {
                     let from = c.cursor / 8;
@@ -538,10 +645,14 @@ impl FastCompiler<'_, '_> {
                 }))
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "advance" && call.args.len() == 1 => {
-                let n = self.val(b, &call.args[0].expr)?;
+                // Whole bytes only: every header here starts on a byte.
+                let Val::Const(n) = self.val(b, &call.args[0].expr)? else { return unsupported("advance by a run-time number of bits") };
+                if !n.is_multiple_of(8) {
+                    return unsupported("advance by bits that are not whole bytes");
+                }
                 let short = self.cx.errors.packet_too_short;
-                Ok(Box::new(move |p, c| {
-                    let end = u128::try_from(c.cursor).unwrap_or(u128::MAX).saturating_add(n.read(p, c));
+                Ok(Box::new(move |_, c| {
+                    let end = u128::try_from(c.cursor).unwrap_or(u128::MAX).saturating_add(n);
                     if end > (c.pkt.len() * 8) as u128 {
                         return Flow::Reject(short);
                     }
@@ -555,7 +666,8 @@ impl FastCompiler<'_, '_> {
                 Ok(Box::new(move |_, c| {
                     for r in &regions {
                         if c.wire_valid >> r.index & 1 != 0 {
-                            if let Some(bytes) = c.wire.get(r.at..r.at + r.len) {
+                            let len = r.wire_len(c);
+                            if let Some(bytes) = c.wire.get(r.at..r.at + len) {
                                 c.wire_out.extend_from_slice(bytes);
                             }
                         }
@@ -566,6 +678,36 @@ impl FastCompiler<'_, '_> {
             Callee::ExternFunction { name, .. } => self.extern_function(b, call, name),
             _ => unsupported(format!("{} (the wire-format executor has no such call)", crate::compile::callee_name(&call.callee))),
         }
+    }
+
+    /// `extract(hdr, size)` of a header whose last field is a varbit, as the closure executor
+    /// checks it: `size` bits not whole bytes is ParserInvalidArgument, more than the varbit's
+    /// maximum HeaderTooShort, more than the packet has PacketTooShort.
+    fn extract_varbit(&mut self, r: Region, size: Val) -> R<Run> {
+        let Some(varbit) = r.varbit else { return unsupported("extract with a size of a header without a varbit field") };
+        let errors = &self.cx.errors;
+        let (bad_size, too_short, short) = (errors.parser_invalid_argument, errors.header_too_short, errors.packet_too_short);
+        let fixed = r.fixed_len();
+        Ok(Box::new(move |p, c| {
+            let bits = size.read(p, c);
+            if !bits.is_multiple_of(8) {
+                return Flow::Reject(bad_size);
+            }
+            if bits > varbit.max_bits as u128 {
+                return Flow::Reject(too_short);
+            }
+            let len = fixed + bits as usize / 8;
+            let from = c.cursor / 8;
+            let Some(bytes) = c.pkt.get(from..from + len) else { return Flow::Reject(short) };
+            if let Some(to) = c.wire.get_mut(r.at..r.at + r.len) {
+                to[..len].copy_from_slice(bytes);
+                to[len..].fill(0);
+            }
+            c.set(varbit.length_slot, bits);
+            c.wire_valid |= 1 << r.index;
+            c.cursor += len * 8;
+            Flow::Next
+        }))
     }
 
     /// `push_front(k)` (`push`) or `pop_front(k)` of a header stack: its elements' bytes and
@@ -723,6 +865,9 @@ impl FastCompiler<'_, '_> {
         if self.cx.is_header(&e.ty) {
             // A header's fields are its bytes, in order.
             let r = self.header(b, e)?;
+            if r.varbit.is_some() {
+                return unsupported("a header with a varbit field in a checksum list");
+            }
             out.push(Leaf::Wire { bit: r.at * 8, width: r.len * 8 });
             return Ok(());
         }
@@ -962,6 +1107,27 @@ fn assignments(mut ops: Vec<(Dest, Val)>) -> Run {
 }
 
 /// `setInvalid`: the validity bit cleared and the bytes zeroed (fields of an invalid header read 0).
+/// `dst = src` of two header instances: bytes, validity and the length of a varbit.
+fn copy_header(src: Region, dst: Region) -> R<Run> {
+    if src.len != dst.len {
+        return unsupported("a header assigned from a header of another size");
+    }
+    let lengths = match (src.varbit, dst.varbit) {
+        (Some(s), Some(d)) if s.max_bits == d.max_bits => Some((s.length_slot, d.length_slot)),
+        (None, None) => None,
+        _ => return unsupported("a header assigned from a header with another varbit"),
+    };
+    Ok(Box::new(move |_, c| {
+        c.wire.copy_within(src.at..src.at + src.len, dst.at);
+        let valid = c.wire_valid >> src.index & 1;
+        c.wire_valid = (c.wire_valid & !(1 << dst.index)) | (valid << dst.index);
+        if let Some((from, to)) = lengths {
+            c.set(to, c.get(from));
+        }
+        Flow::Next
+    }))
+}
+
 /// `body`, then a rejection with the error an expression of it left pending (as the closure
 /// executor's parser does after each state's body).
 fn reject_on_pending_error(body: Run) -> Run {
@@ -976,6 +1142,9 @@ fn invalidate(r: Region) -> Run {
         c.wire_valid &= !(1 << r.index);
         if let Some(bytes) = c.wire.get_mut(r.at..r.at + r.len) {
             bytes.fill(0);
+        }
+        if let Some(v) = r.varbit {
+            c.set(v.length_slot, 0);
         }
         Flow::Next
     })

@@ -15,8 +15,41 @@ pub(crate) struct Region {
     pub index: usize,
     /// First byte.
     pub at: usize,
-    /// Length in bytes.
+    /// Length in bytes (with a varbit field, at its maximum).
     pub len: usize,
+    /// Its last field when that is a varbit: the header's bytes on the wire are then its first
+    /// `len - varbit.max_len` bytes and the varbit's current length.
+    pub varbit: Option<Varbit>,
+}
+
+/// A header's trailing varbit field in the wire buffer.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Varbit {
+    /// The frame slot of its current length in bits (the closure executor's slot for it; its
+    /// 128-bit pieces follow it there, filled only around bridged calls).
+    pub length_slot: usize,
+    /// Bytes it can take (its maximum width, rounded up to whole bytes); they end the region, and
+    /// those past its current length are zero.
+    pub max_len: usize,
+    /// Its maximum width in bits.
+    pub max_bits: usize,
+}
+
+impl Region {
+    /// Bytes of the fixed-width fields.
+    pub(crate) fn fixed_len(&self) -> usize {
+        self.len - self.varbit.map_or(0, |v| v.max_len)
+    }
+
+    /// Bytes the header has on the wire now: the fixed fields' and the varbit's current length
+    /// (whole bytes: the executors extract no other).
+    #[inline]
+    pub(crate) fn wire_len(&self, frame: &crate::exec::Ctx) -> usize {
+        match self.varbit {
+            None => self.len,
+            Some(v) => self.fixed_len() + (frame.get(v.length_slot) as usize).div_ceil(8).min(v.max_len),
+        }
+    }
 }
 
 /// A header instance both as its wire region and as the frame slots the closure executor's code
@@ -33,7 +66,10 @@ pub(crate) struct FrameHeader {
 impl FrameHeader {
     /// Frame slots `[start, end)` the header occupies.
     fn slots(&self) -> (usize, usize) {
-        (self.valid, self.fields.iter().map(|f| f.0 + 1).max().unwrap_or(self.valid + 1))
+        let fields = self.fields.iter().map(|f| f.0 + 1).max().unwrap_or(self.valid + 1);
+        // A varbit's length and its 128-bit pieces (the closure executor's layout).
+        let varbit = self.region.varbit.map_or(0, |v| v.length_slot + 1 + v.max_bits.div_ceil(128).max(1));
+        (self.valid, fields.max(varbit))
     }
 }
 
@@ -134,8 +170,20 @@ impl Places {
         let fields = cx.header_fields(ty)?;
         let mut bit = 0usize;
         let mut placed = Vec::new();
-        for (off, kind) in fields {
-            let FieldKind::Bits(w) = kind else { return self.refuse(cx, base, ty, "a header with a varbit field") };
+        let mut varbit = None;
+        let last = fields.len().saturating_sub(1);
+        for (i, (off, kind)) in fields.into_iter().enumerate() {
+            let w = match kind {
+                FieldKind::Bits(w) => w,
+                // A trailing varbit after whole bytes: its bytes follow the fixed fields'.
+                FieldKind::Varbit(max) if i == last && bit.is_multiple_of(8) => {
+                    let max_len = (max as usize).div_ceil(8);
+                    varbit = Some(Varbit { length_slot: base + off, max_len, max_bits: max as usize });
+                    bit += max_len * 8;
+                    continue;
+                }
+                FieldKind::Varbit(_) => return self.refuse(cx, base, ty, "a header with a varbit field before its last field"),
+            };
             // One 16-byte access must reach the whole field.
             if bit % 8 + w as usize > 128 {
                 return self.refuse(cx, base, ty, "a header field wider than 120 bits off a byte boundary");
@@ -149,7 +197,7 @@ impl Places {
         if self.headers.len() >= MAX_HEADERS {
             return self.refuse(cx, base, ty, "more than 64 header instances");
         }
-        let region = Region { index: self.headers.len(), at: self.wire_len, len: bit / 8 };
+        let region = Region { index: self.headers.len(), at: self.wire_len, len: bit / 8, varbit };
         self.wire_len += region.len;
         let mut frame = FrameHeader { region, valid: base, fields: Vec::new() };
         for (slot, b, w) in placed {

@@ -662,12 +662,20 @@ impl Gen<'_, '_, '_> {
             Stmt::Call(call) => match &call.callee {
                 Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
                     let r = self.header(b, &call.args[0].expr)?;
+                    if r.varbit.is_some() {
+                        return unsupported("extract of a header with a varbit field");
+                    }
                     self.extract(f, r);
                     Ok(())
                 }
                 Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit" && call.args.len() == 1 => {
                     let mut regions = Vec::new();
                     self.fc.emit_plan(b, &call.args[0].expr, &mut regions)?;
+                    // A varbit's length is known only when the packet runs, and the closures
+                    // emit into the output at its length, not behind what this code emitted.
+                    if regions.iter().any(|r| r.varbit.is_some()) {
+                        return unsupported("emit of a header with a varbit field");
+                    }
                     for r in regions {
                         self.emit(f, r);
                     }
