@@ -903,25 +903,35 @@ impl FastCompiler<'_, '_> {
 
     /// A direct call of action `a`: arguments copied in, the body, `out`/`inout` copied back.
     fn action_call(&mut self, b: &BlockRef, a: usize, call: &Call) -> R<Run> {
+        let ir = self.cx.ir;
+        let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
+        let args: Vec<_> = act.params.iter().zip(call.args.iter().map(|arg| &arg.expr)).collect();
+        self.call_with(b, a, &args)
+    }
+
+    /// Action `a` run with `args` for the parameters they pair with (the others already hold
+    /// their values: a table entry's data): `in`/`inout`/directionless ones copied in, `out` ones
+    /// zeroed, the body, `out`/`inout` ones copied back.
+    fn call_with(&mut self, b: &BlockRef, a: usize, args: &[(&p4_ir::Param, &Expr)]) -> R<Run> {
         self.action(a)?;
         let ir = self.cx.ir;
         let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
         let mut ins: Vec<(usize, Ev)> = Vec::new();
         let mut zeroed: Vec<usize> = Vec::new();
         let mut outs: Vec<(usize, Write)> = Vec::new();
-        for (prm, arg) in act.params.iter().zip(&call.args) {
+        for &(prm, arg) in args {
             let slot = self.cx.var_slot(&act.block, prm.var)?;
             if !self.cx.is_scalar(&prm.ty) {
                 return unsupported("an action argument of an aggregate type");
             }
-            let discard = matches!(arg.expr.kind, ExprKind::DontCare);
+            let discard = matches!(arg.kind, ExprKind::DontCare);
             match prm.direction {
                 Direction::Out => zeroed.push(slot),
                 _ if discard => {}
-                _ => ins.push((slot, self.ev(b, &arg.expr)?)),
+                _ => ins.push((slot, self.ev(b, arg)?)),
             }
             if matches!(prm.direction, Direction::Out | Direction::InOut) && !discard {
-                outs.push((slot, self.writer(b, &arg.expr)?));
+                outs.push((slot, self.writer(b, arg)?));
             }
         }
         Ok(Box::new(move |p, c| {
@@ -962,15 +972,21 @@ impl FastCompiler<'_, '_> {
         for ta in table.effective_actions() {
             let a = ta.action.index();
             let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
-            if act.params.iter().any(|p| p.direction != Direction::None) {
-                return unsupported(format!("table {}: action {} has directional parameters", table.name, act.name));
-            }
             self.action(a)?;
             let mut data = Vec::new();
             for d in &layouts.actions[a].params {
                 data.push(self.cx.var_slot(&act.block, act.params[d.index].var)?);
             }
-            actions.push(TableAction { action: a, data });
+            // The table's `actions` list binds the directional parameters, in order.
+            let directional = act.params.iter().filter(|p| p.direction != Direction::None);
+            let bound: Vec<_> = directional.zip(&ta.bound_args).collect();
+            let bound = if bound.is_empty() {
+                None
+            } else {
+                let context = |e: crate::DataplaneError| e.in_context(format!("table {}: action {}", table.name, act.name));
+                Some(self.call_with(&b, a, &bound).map_err(context)?)
+            };
+            actions.push(TableAction { action: a, data, bound });
         }
         self.tables[t] = Some(FastTable { keys, actions });
         Ok(())

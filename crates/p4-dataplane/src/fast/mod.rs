@@ -119,6 +119,9 @@ pub(crate) struct TableAction {
     pub action: usize,
     /// The frame slots of its directionless parameters, in the order of the entry's data.
     pub data: Vec<usize>,
+    /// For an action with directional parameters bound in the table's `actions` list: its body
+    /// with those arguments copied in and out (else the body alone runs).
+    pub bound: Option<Run>,
 }
 
 /// A program compiled for the wire-format executor.
@@ -226,8 +229,9 @@ pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::Apply
     let Some(ta) = f.tables.get(t).and_then(Option::as_ref).and_then(|ft| ft.actions.get(act)) else {
         return crate::exec::ApplyOutcome { hit, ..none };
     };
-    let flow = match f.actions.get(ta.action) {
-        Some(Some(body)) => body(p, c),
+    let flow = match (&ta.bound, f.actions.get(ta.action)) {
+        (Some(call), _) => call(p, c),
+        (None, Some(Some(body))) => body(p, c),
         _ => Flow::Next,
     };
     crate::exec::ApplyOutcome { hit, action: ta.action, flow }

@@ -427,7 +427,8 @@ impl Gen<'_, '_, '_> {
         }
         for i in plan.ingress.iter().chain(&plan.egress).chain(&plan.deparse) {
             if !matches!(blocks.iter().find(|(c, _)| c == i), Some((_, Some(_)))) {
-                return unsupported(format!("control id {i} is not machine code"));
+                let name = self.fc.cx.ir.controls.get(*i).map_or("?", |c| c.block.name.as_str());
+                return unsupported(format!("control {name} is not machine code"));
             }
         }
         let instance = u64::try_from(plan.normal_instance).or_else(|_| unsupported("an instance type wider than 64 bits"))?;
@@ -1021,6 +1022,10 @@ impl Gen<'_, '_, '_> {
         self.fc.table(t)?;
         let ir = self.fc.cx.ir;
         let actions: Vec<(usize, Vec<usize>)> = match self.fc.tables.get(t).and_then(Option::as_ref) {
+            // The bodies are inlined here without the copies around them.
+            Some(ft) if ft.actions.iter().any(|a| a.bound.is_some()) => {
+                return unsupported(format!("table {}: an action with directional parameters", ir.tables[t].name));
+            }
             Some(ft) => ft.actions.iter().map(|a| (a.action, a.data.clone())).collect(),
             None => return unsupported(format!("table id {t}")),
         };
