@@ -1,6 +1,8 @@
 //! Loops bounded by run-time values on the wire-format executor: a 3-clause loop with `continue`
-//! and `break`, and a for-in loop over a run-time range. Exact sums for some packets; random
-//! packets give the same outputs as on the closure executor.
+//! and `break`, a for-in loop over a run-time range, and a loop a packet can make endless (`k <=
+//! n` with `n` 255), which drops that packet with the reason after its iteration limit and
+//! leaves the next packet alone. Exact results for some packets; random packets give the same
+//! outputs and drops as on the closure executor.
 
 use std::sync::Arc;
 
@@ -31,6 +33,11 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         bit<16> r = 0;
         for (bit<8> j in 1 .. hdr.h.n) { r = r + (bit<16>)j; }
         hdr.h.range_sum = r;
+        if (hdr.h.stop == 0xee) {
+            bit<8> count = 0;
+            for (bit<8> k = 0; k <= hdr.h.n; k = k + 1) { count = count + 1; }
+            hdr.h.stop = count;
+        }
     }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
@@ -66,6 +73,19 @@ fn run_time_loops_run_on_the_wire_format_executor() {
     assert_eq!(run(&mut sw, &[vec![10, 6, 0, 0, 0, 0]]), vec![(0, 1, vec![10, 6, 0, 9, 0, 55])]);
     // n 0: no iteration of the first loop; the range 1 .. 0 is empty.
     assert_eq!(run(&mut sw, &[vec![0, 0xff, 0, 0, 0, 0]]), vec![(0, 1, vec![0, 0xff, 0, 0, 0, 0])]);
+}
+
+#[test]
+fn a_loop_a_packet_makes_endless_drops_that_packet_on_both_executors() {
+    let reason = b"a loop ran 1048576 times without ending".to_vec();
+    for wire_format in [true, false] {
+        let mut sw = switch();
+        assert_eq!(sw.use_wire_format(wire_format), wire_format);
+        // Stop 0xee runs `k <= n`: 11 times for n 10, for ever for n 255.
+        let frames = [vec![10, 0xee, 0, 0, 0, 0], vec![255, 0xee, 0, 0, 0, 0], vec![2, 0xff, 0, 0, 0, 0]];
+        let got = run(&mut sw, &frames);
+        assert_eq!(got, vec![(0, 1, vec![10, 11, 0, 25, 0, 55]), (1, u32::MAX, reason.clone()), (2, 1, vec![2, 0xff, 0, 1, 0, 3])], "wire format: {wire_format}");
+    }
 }
 
 proptest! {

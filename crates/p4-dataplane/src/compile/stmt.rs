@@ -254,30 +254,7 @@ impl Compiler<'_> {
                 };
                 let update = self.block(b, update)?;
                 let body = self.block(b, body)?;
-                Box::new(move |p, c| {
-                    let f = init(p, c);
-                    if f != Flow::Next {
-                        return f;
-                    }
-                    loop {
-                        if let Some(cnd) = &cond {
-                            if cnd(p, c) == 0 {
-                                return Flow::Next;
-                            }
-                        }
-                        match body(p, c) {
-                            Flow::Next | Flow::Continue => {}
-                            Flow::Break => return Flow::Next,
-                            other => return other,
-                        }
-                        // sema lowers `for (x in a .. b)` with a `break` in the update.
-                        match update(p, c) {
-                            Flow::Next | Flow::Continue => {}
-                            Flow::Break => return Flow::Next,
-                            other => return other,
-                        }
-                    }
-                })
+                Box::new(move |p, c| run_loop(p, c, &init, |p, c| cond.as_ref().is_none_or(|cnd| cnd(p, c) != 0), &body, &update))
             }
             Stmt::Break(_) => Box::new(|_, _| Flow::Break),
             Stmt::Continue(_) => Box::new(|_, _| Flow::Continue),
@@ -677,6 +654,34 @@ pub(crate) fn target(t: p4_ir::StateTarget) -> Target {
 
 /// Maximum parser state transitions per packet (guards against loops that consume nothing).
 pub(crate) const MAX_PARSER_STEPS: usize = 4096;
+
+/// Most iterations one run of a loop may take: a loop bounded by packet data may never end
+/// (`for (bit<8> i = 0; i <= hdr.n; i = i + 1)` with `n` 255), and a packet must not stop the
+/// switch. Past it the packet is dropped, as a failed `assert` drops it, with the reason.
+pub(crate) const MAX_LOOP_ITERATIONS: u64 = 1 << 20;
+
+/// A `for` loop of either executor: `init`, then while `cond` holds `body` and `update` (sema puts
+/// the `break` of a for-in loop in its update), at most [`MAX_LOOP_ITERATIONS`] times.
+pub(crate) fn run_loop(p: &Prog, c: &mut Ctx, init: &Run, cond: impl Fn(&Prog, &mut Ctx) -> bool, body: &Run, update: &Run) -> Flow {
+    let f = init(p, c);
+    if f != Flow::Next {
+        return f;
+    }
+    for _ in 0..MAX_LOOP_ITERATIONS {
+        if !cond(p, c) {
+            return Flow::Next;
+        }
+        for part in [body, update] {
+            match part(p, c) {
+                Flow::Next | Flow::Continue => {}
+                Flow::Break => return Flow::Next,
+                other => return other,
+            }
+        }
+    }
+    c.fx.aborted = Some(Arc::from(format!("a loop ran {MAX_LOOP_ITERATIONS} times without ending")));
+    Flow::Abort
+}
 
 /// Runs parser `idx` from `start` to `accept` (Ok) or `reject` (Err with the error code).
 /// Runs parser `idx`; `TRACED`: a traced build's, recording each state.

@@ -465,31 +465,17 @@ impl FastCompiler<'_, '_> {
             Stmt::Empty => Box::new(|_, _| Flow::Next),
             Stmt::Return(Some(_), span) => return unsupported("a function (the wire-format executor runs none)").map_err(|e: crate::DataplaneError| e.at(*span)),
             // Loops the mid-end could not unroll (bounded by run-time values), as the closure
-            // executor runs them (sema puts the `break` of a for-in loop in its update).
+            // executor runs them.
             Stmt::For { init, cond, update, body, span } => {
                 let at = |e: crate::DataplaneError| e.at(*span);
                 let init = self.block(b, init).map_err(at)?;
                 let cond = cond.as_ref().map(|e| self.val(b, e)).transpose().map_err(at)?;
                 let update = self.block(b, update).map_err(at)?;
                 let body = self.block(b, body).map_err(at)?;
-                Box::new(move |p, c| {
-                    let f = init(p, c);
-                    if f != Flow::Next {
-                        return f;
-                    }
-                    loop {
-                        if cond.as_ref().is_some_and(|cnd| cnd.read(p, c) == 0) {
-                            return Flow::Next;
-                        }
-                        for part in [&body, &update] {
-                            match part(p, c) {
-                                Flow::Next | Flow::Continue => {}
-                                Flow::Break => return Flow::Next,
-                                other => return other,
-                            }
-                        }
-                    }
-                })
+                // A loop that runs too long drops the packet as a failed assert does, which only
+                // the closure executor's traffic manager carries out.
+                self.hands_over = true;
+                Box::new(move |p, c| crate::compile::run_loop(p, c, &init, |p, c| cond.as_ref().is_none_or(|cnd| cnd.read(p, c) != 0), &body, &update))
             }
             Stmt::Break(_) => Box::new(|_, _| Flow::Break),
             Stmt::Continue(_) => Box::new(|_, _| Flow::Continue),
