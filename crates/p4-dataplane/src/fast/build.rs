@@ -220,6 +220,11 @@ impl FastCompiler<'_, '_> {
             }
             ExprKind::Cast(inner) => self.cast(b, inner, &e.ty),
             ExprKind::Call(call) => match &call.callee {
+                Callee::Builtin { target, builtin: Builtin::IsValid } if !self.cx.is_header(&target.ty) => {
+                    // A header union is valid when one of its members is.
+                    let members = self.places.union(self.cx, b, target)?;
+                    Ok(Val::Valid(members.iter().fold(0, |m, r| m | 1u64 << r.index)))
+                }
                 Callee::Builtin { target, builtin: Builtin::IsValid } => Ok(Val::Valid(1u64 << self.header(b, target)?.index)),
                 Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead" && self.cx.width(&e.ty).0 <= 128 => {
                     // The closure executor's semantics: past the packet's end the value is 0 and
@@ -501,13 +506,46 @@ impl FastCompiler<'_, '_> {
             return Ok(invalidate(dst));
         }
         let src = self.header(b, rhs)?;
-        copy_header(src, dst)
+        let copy = copy_header(src, dst)?;
+        Ok(self.union_fixup(dst, copy))
+    }
+
+    /// `run`, which may make header `r` valid, then the other members of the header union `r`
+    /// belongs to invalid if it did (at most one member of a union is valid); `run` alone for a
+    /// header in no union.
+    fn union_fixup(&self, r: Region, run: Run) -> Run {
+        let siblings = self.places.union_siblings(r);
+        if siblings.is_empty() {
+            return run;
+        }
+        Box::new(move |p, c| {
+            let flow = run(p, c);
+            if c.wire_valid >> r.index & 1 != 0 {
+                for &other in &siblings {
+                    invalidate_in(c, other);
+                }
+            }
+            flow
+        })
+    }
+
+    /// The other members of the header union `r` belongs to (empty: none).
+    pub(super) fn union_siblings(&self, r: Region) -> Vec<Region> {
+        self.places.union_siblings(r)
     }
 
     /// `lhs = rhs` of a struct or a header stack: member by member from another place of its type,
     /// or from a list of scalar values all computed before any is written (the list may read
     /// what it replaces: `p = {p.y, p.x}`).
     fn assign_aggregate(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
+        if let Some(p4_ir::TypeDef::Union { .. }) = self.cx.type_def(&lhs.ty) {
+            let dst = self.places.union(self.cx, b, lhs)?;
+            if let ExprKind::InvalidHeader = rhs.kind {
+                return Ok(seq(dst.into_iter().map(invalidate).collect()));
+            }
+            let src = self.places.union(self.cx, b, rhs)?;
+            return Ok(seq(src.into_iter().zip(dst).map(|(s, d)| copy_header(s, d)).collect::<R<Vec<Run>>>()?));
+        }
         if let Type::Stack(..) = lhs.ty {
             let ((dst, dst_next), (src, src_next)) = (self.places.stack(self.cx, b, lhs)?, self.places.stack(self.cx, b, rhs)?);
             let mut runs: Vec<Run> = Vec::new();
@@ -582,6 +620,9 @@ impl FastCompiler<'_, '_> {
         if self.cx.is_header(&e.ty) {
             return Ok(invalidate(self.header(b, e)?));
         }
+        if let Some(p4_ir::TypeDef::Union { .. }) = self.cx.type_def(&e.ty) {
+            return Ok(seq(self.places.union(self.cx, b, e)?.into_iter().map(invalidate).collect()));
+        }
         if let Type::Stack(..) = e.ty {
             let (elements, next) = self.places.stack(self.cx, b, e)?;
             let mut runs: Vec<Run> = elements.into_iter().map(invalidate).collect();
@@ -622,10 +663,13 @@ impl FastCompiler<'_, '_> {
                 let r = self.header(b, target)?;
                 match builtin {
                     Builtin::IsValid => Ok(Box::new(|_, _| Flow::Next)),
-                    Builtin::SetValid => Ok(Box::new(move |_, c| {
-                        c.wire_valid |= 1 << r.index;
-                        Flow::Next
-                    })),
+                    Builtin::SetValid => Ok(self.union_fixup(
+                        r,
+                        Box::new(move |_, c| {
+                            c.wire_valid |= 1 << r.index;
+                            Flow::Next
+                        }),
+                    )),
                     Builtin::SetInvalid => Ok(invalidate(r)),
                     Builtin::PushFront(_) | Builtin::PopFront(_) => unreachable!("shifts are matched above"),
                 }
@@ -633,7 +677,8 @@ impl FastCompiler<'_, '_> {
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 2 => {
                 let r = self.header(b, &call.args[0].expr)?;
                 let size = self.val(b, &call.args[1].expr)?;
-                self.extract_varbit(r, size)
+                let run = self.extract_varbit(r, size)?;
+                Ok(self.union_fixup(r, run))
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
                 let r = self.header(b, &call.args[0].expr)?;
@@ -641,7 +686,7 @@ impl FastCompiler<'_, '_> {
                     return unsupported("extract of a header with a varbit field without its size");
                 }
                 let short = self.cx.errors.packet_too_short;
-                Ok(Box::new(move |_, c| {
+                let run: Run = Box::new(move |_, c| {
                     let from = c.cursor / 8;
                     match c.pkt.get(from..from + r.len) {
                         Some(bytes) => {
@@ -654,7 +699,8 @@ impl FastCompiler<'_, '_> {
                         }
                         None => Flow::Reject(short),
                     }
-                }))
+                });
+                Ok(self.union_fixup(r, run))
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "advance" && call.args.len() == 1 => {
                 // Whole bytes only: every header here starts on a byte.
@@ -763,6 +809,11 @@ impl FastCompiler<'_, '_> {
         }
         if let Type::Stack(..) = e.ty {
             out.extend(self.places.stack(self.cx, b, e)?.0);
+            return Ok(());
+        }
+        if let Some(p4_ir::TypeDef::Union { .. }) = self.cx.type_def(&e.ty) {
+            // At most one member is valid: emitting each valid one emits it.
+            out.extend(self.places.union(self.cx, b, e)?);
             return Ok(());
         }
         let Some(p4_ir::TypeDef::Struct { fields, .. }) = self.cx.type_def(&e.ty) else {
@@ -1167,15 +1218,20 @@ fn reject_on_pending_error(body: Run) -> Run {
 
 fn invalidate(r: Region) -> Run {
     Box::new(move |_, c| {
-        c.wire_valid &= !(1 << r.index);
-        if let Some(bytes) = c.wire.get_mut(r.at..r.at + r.len) {
-            bytes.fill(0);
-        }
-        if let Some(v) = r.varbit {
-            c.set(v.length_slot, 0);
-        }
+        invalidate_in(c, r);
         Flow::Next
     })
+}
+
+/// Header `r` made invalid: its bit cleared, its bytes (and a varbit's length) zeroed.
+fn invalidate_in(c: &mut crate::exec::Ctx, r: Region) {
+    c.wire_valid &= !(1 << r.index);
+    if let Some(bytes) = c.wire.get_mut(r.at..r.at + r.len) {
+        bytes.fill(0);
+    }
+    if let Some(v) = r.varbit {
+        c.set(v.length_slot, 0);
+    }
 }
 
 /// A binary operator on normalised scalars: `w`/`s` the operands' width and signedness, `m` the

@@ -98,6 +98,9 @@ pub(crate) struct Places {
     pub wire_len: usize,
     /// Every placed header with its frame slots, in placement order.
     frame_headers: Vec<FrameHeader>,
+    /// The members of each header union (by the union's first frame slot), placed as headers of
+    /// their own: at most one of them is valid.
+    unions: HashMap<usize, Vec<Region>>,
 }
 
 /// Most header instances a program may have (one validity bit each in a `u64`).
@@ -138,7 +141,22 @@ impl Places {
                 }
                 Ok(())
             }
-            Some(TypeDef::Union { .. }) => self.refuse(cx, slot, ty, "a header union"),
+            Some(TypeDef::Union { fields, .. }) => {
+                if self.unions.contains_key(&slot) {
+                    return Ok(()); // a shared parameter seen from another block
+                }
+                let mut members = Vec::with_capacity(fields.len());
+                for i in 0..fields.len() {
+                    let (off, fty) = cx.field_offset(ty, i as u32)?;
+                    self.visit(cx, slot + off, &fty)?;
+                    match self.headers.get(&(slot + off)) {
+                        Some(r) => members.push(*r),
+                        None => return self.refuse(cx, slot, ty, "a header union with a member it cannot place"),
+                    }
+                }
+                self.unions.insert(slot, members);
+                Ok(())
+            }
             _ => match ty {
                 // Elements of a header stack are header instances of their own, one after the
                 // other; `nextIndex` (the stack's first slot) stays in the frame.
@@ -258,6 +276,26 @@ impl Places {
             },
             _ => None,
         })
+    }
+
+    /// The other members of the header union `r` is a member of (empty: not a union member).
+    pub(crate) fn union_siblings(&self, r: Region) -> Vec<Region> {
+        let members = self.unions.values().find(|m| m.iter().any(|x| x.index == r.index));
+        members.map_or_else(Vec::new, |m| m.iter().filter(|x| x.index != r.index).copied().collect())
+    }
+
+    /// The members of the header union `e`, in order, or why this executor cannot place them.
+    pub(crate) fn union(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Vec<Region>> {
+        let Some(slot) = Self::static_slot(cx, b, e)? else {
+            return unsupported(format!("{} as a place", crate::compile::describe(e)));
+        };
+        if let Some((_, _, what)) = self.refused.iter().find(|(s, end, _)| (*s..*end).contains(&slot)) {
+            return unsupported(format!("{what} (the wire-format executor does not place it)"));
+        }
+        match self.unions.get(&slot) {
+            Some(members) => Ok(members.clone()),
+            None => unsupported("a header union that is not a declared instance"),
+        }
     }
 
     /// A header stack's elements in index order and the frame slot of its `nextIndex`, or why

@@ -666,6 +666,10 @@ impl Gen<'_, '_, '_> {
                     if r.varbit.is_some() {
                         return unsupported("extract of a header with a varbit field");
                     }
+                    // A union member: the closures also invalidate the other members.
+                    if !self.fc.union_siblings(r).is_empty() {
+                        return self.trampoline(f, b, s, scope);
+                    }
                     self.extract(f, r);
                     Ok(())
                 }
@@ -691,6 +695,9 @@ impl Gen<'_, '_, '_> {
                 Callee::Builtin { builtin: Builtin::IsValid, .. } => Ok(()),
                 Callee::Builtin { target, builtin: Builtin::SetValid } => {
                     let r = self.header(b, target)?;
+                    if !self.fc.union_siblings(r).is_empty() {
+                        return self.trampoline(f, b, s, scope);
+                    }
                     let (at, bits) = f.valid_bits();
                     let set = f.b.ins().bor_imm_s(bits, 1i64 << r.index);
                     f.b.ins().store(f.mem, set, at, 0);
@@ -1204,6 +1211,8 @@ impl Gen<'_, '_, '_> {
             }
             ExprKind::Cast(inner) => self.cast(f, b, e, inner),
             ExprKind::Call(call) => match &call.callee {
+                // A header union's validity is its members'.
+                Callee::Builtin { target, builtin: Builtin::IsValid } if !self.fc.cx.is_header(&target.ty) => self.fallback(f, b, e),
                 Callee::Builtin { target, builtin: Builtin::IsValid } => {
                     let r = self.header(b, target)?;
                     let (_, bits) = f.valid_bits();
