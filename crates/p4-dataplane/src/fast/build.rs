@@ -289,7 +289,12 @@ impl FastCompiler<'_, '_> {
 
     fn binary(&mut self, b: &BlockRef, op: BinOp, l: &Expr, r: &Expr, ty: &Type) -> R<Val> {
         if !self.cx.is_scalar(&l.ty) {
-            return unsupported("comparison of aggregates (the wire-format executor compares scalars)");
+            let eq = self.equal_aggregates(b, l, r)?;
+            return match op {
+                BinOp::Eq => Ok(Val::Eval(eq)),
+                BinOp::Ne => Ok(Val::Eval(Arc::new(move |p, c| eq(p, c) ^ 1))),
+                _ => unsupported("an operator other than == and != on aggregates"),
+            };
         }
         let (w, s) = self.cx.width(&l.ty);
         let (rw, _) = self.cx.width(ty);
@@ -558,10 +563,10 @@ impl FastCompiler<'_, '_> {
             }));
             return Ok(seq(runs));
         }
-        let Some(p4_ir::TypeDef::Struct { fields, .. }) = self.cx.type_def(&lhs.ty) else {
+        let Some(fields) = self.members(&lhs.ty) else {
             return unsupported(format!("{} assigned as a whole", crate::compile::describe(lhs)));
         };
-        let member = |e: &Expr, i: usize| Expr::new(fields[i].ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span);
+        let member = |e: &Expr, i: usize| member(e, i, &fields[i]);
         let items = match &rhs.kind {
             ExprKind::Aggregate(items) => Some(items),
             ExprKind::Cast(inner) => match &inner.kind {
@@ -571,7 +576,7 @@ impl FastCompiler<'_, '_> {
             _ => None,
         };
         match items {
-            Some(items) if items.len() == fields.len() && fields.iter().all(|f| self.cx.is_scalar(&f.ty)) => {
+            Some(items) if items.len() == fields.len() && fields.iter().all(|f| self.cx.is_scalar(f)) => {
                 let mut writes = Vec::new();
                 for (i, item) in items.iter().enumerate() {
                     writes.push((self.dest(b, &member(lhs, i))?, self.val(b, item)?));
@@ -594,7 +599,16 @@ impl FastCompiler<'_, '_> {
                     Flow::Next
                 }))
             }
-            Some(_) => unsupported(format!("{} assigned from a list holding headers", crate::compile::describe(lhs))),
+            // With headers in it, member by member: only when the list reads nothing of the
+            // variable it is assigned to, so no member written first changes what a later one reads.
+            Some(items) if items.len() == fields.len() && !reads_root_of(items, lhs) => {
+                let mut runs = Vec::with_capacity(items.len());
+                for (i, item) in items.iter().enumerate() {
+                    runs.push(self.assign(b, &member(lhs, i), item)?);
+                }
+                Ok(seq(runs))
+            }
+            Some(_) => unsupported(format!("{} assigned from a list that reads it", crate::compile::describe(lhs))),
             None => {
                 if Places::static_slot(self.cx, b, rhs)?.is_none() {
                     return unsupported(format!("{} assigned from a computed value", crate::compile::describe(lhs)));
@@ -632,14 +646,51 @@ impl FastCompiler<'_, '_> {
             }));
             return Ok(seq(runs));
         }
-        let Some(p4_ir::TypeDef::Struct { fields, .. }) = self.cx.type_def(&e.ty) else {
+        let Some(fields) = self.members(&e.ty) else {
             return unsupported(format!("{} (the wire-format executor does not place it)", crate::compile::describe(e)));
         };
         let mut runs = Vec::new();
         for (i, f) in fields.iter().enumerate() {
-            runs.push(self.clear(b, &Expr::new(f.ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span))?);
+            runs.push(self.clear(b, &member(e, i, f))?);
         }
         Ok(seq(runs))
+    }
+
+    /// The member types of a struct or a tuple (`None`: another type).
+    fn members(&self, ty: &Type) -> Option<Vec<Type>> {
+        match (ty, self.cx.type_def(ty)) {
+            (Type::Tuple(items), _) => Some(items.clone()),
+            (_, Some(p4_ir::TypeDef::Struct { fields, .. })) => Some(fields.iter().map(|f| f.ty.clone()).collect()),
+            _ => None,
+        }
+    }
+
+    /// `l == r` of two structs, tuples or headers (`Ne`: its negation), as the closure executor
+    /// compares them: member by member; headers equal when both are invalid or both valid with
+    /// the same bytes.
+    fn equal_aggregates(&mut self, b: &BlockRef, l: &Expr, r: &Expr) -> R<Ev> {
+        if self.cx.is_scalar(&l.ty) {
+            let (x, y) = (self.val(b, l)?, self.val(b, r)?);
+            return Ok(Arc::new(move |p, c| u128::from(x.read(p, c) == y.read(p, c))));
+        }
+        if self.cx.is_header(&l.ty) {
+            let (x, y) = (self.header(b, l)?, self.header(b, r)?);
+            if x.varbit.is_some() || y.varbit.is_some() || x.len != y.len {
+                return unsupported("comparison of headers with varbit fields or of other sizes");
+            }
+            return Ok(Arc::new(move |_, c| {
+                let (vx, vy) = (c.wire_valid >> x.index & 1, c.wire_valid >> y.index & 1);
+                u128::from(vx == vy && (vx == 0 || c.wire[x.at..x.at + x.len] == c.wire[y.at..y.at + y.len]))
+            }));
+        }
+        let Some(fields) = self.members(&l.ty) else {
+            return unsupported(format!("comparison of {}", crate::compile::describe(l)));
+        };
+        let mut all = Vec::with_capacity(fields.len());
+        for (i, f) in fields.iter().enumerate() {
+            all.push(self.equal_aggregates(b, &member(l, i, f), &member(r, i, f))?);
+        }
+        Ok(Arc::new(move |p, c| u128::from(all.iter().all(|eq| eq(p, c) != 0))))
     }
 
     fn call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
@@ -1186,6 +1237,21 @@ fn assignments(mut ops: Vec<(Dest, Val)>) -> Run {
 }
 
 /// `setInvalid`: the validity bit cleared and the bytes zeroed (fields of an invalid header read 0).
+/// Whether any of `items` reads the variable the place `e` is in.
+fn reads_root_of(items: &[Expr], e: &Expr) -> bool {
+    let mut root = e;
+    while let ExprKind::Field(inner, _) | ExprKind::Index(inner, _) = &root.kind {
+        root = inner;
+    }
+    let ExprKind::Var(var) = root.kind else { return true };
+    items.iter().any(|item| item.any(&mut |x| matches!(x.kind, ExprKind::Var(v) if v == var)))
+}
+
+/// Member `i` (of type `ty`) of the struct or tuple `e`.
+fn member(e: &Expr, i: usize, ty: &Type) -> Expr {
+    Expr::new(ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span)
+}
+
 /// `dst = src` of two header instances: bytes, validity and the length of a varbit.
 fn copy_header(src: Region, dst: Region) -> R<Run> {
     if src.len != dst.len {

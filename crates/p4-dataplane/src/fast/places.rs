@@ -168,7 +168,13 @@ impl Places {
                     Ok(())
                 }
                 Type::Stack(..) => self.refuse(cx, slot, ty, "a stack of header unions"),
-                Type::Tuple(_) => self.refuse(cx, slot, ty, "a tuple"),
+                Type::Tuple(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        let (off, _) = cx.field_offset(ty, i as u32)?;
+                        self.visit(cx, slot + off, item)?;
+                    }
+                    Ok(())
+                }
                 Type::Varbit(_) => self.refuse(cx, slot, ty, "a varbit"),
                 Type::Bits { width, .. } if *width > 128 => self.refuse(cx, slot, ty, "a value wider than 128 bits"),
                 _ => Ok(()),
