@@ -686,6 +686,14 @@ impl Switch {
         self.prog.fast.as_ref().is_some_and(|f| f.hands_over)
     }
 
+    /// Whether a program that [hands over](Switch::hands_over) does so only with the packets
+    /// whose ingress asks the traffic manager for something (a clone, a resubmission, a
+    /// recirculation, a truncation, a multicast group or a failed assert): the others stay on the
+    /// wire-format executor through egress and deparser.
+    pub fn hands_over_when_asked(&self) -> bool {
+        self.prog.fast.as_ref().is_some_and(|f| f.hands_over && f.hands_over_when_asked)
+    }
+
     /// Which blocks of the program the wire-format executor runs as generated machine code, and
     /// why any other did not become machine code (`None`: no machine code, e.g. the program
     /// is not run by the wire-format executor).

@@ -55,7 +55,8 @@ fn wire_format_programs() {
                             None if sw.hands_over() => {
                                 taken += 1;
                                 handing_over += 1;
-                                format!("{name}: wire-format{via}, the closure executor from the traffic manager on; machine code: {}", sw.machine_code().unwrap_or("none"))
+                                let which = if sw.hands_over_when_asked() { " for the packets that ask it" } else { "" };
+                                format!("{name}: wire-format{via}, the closure executor from the traffic manager on{which}; machine code: {}", sw.machine_code().unwrap_or("none"))
                             }
                             None => {
                                 taken += 1;

@@ -40,15 +40,17 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     if let Some(group) = prog.intrinsic.slot(MetaRole::MulticastGroup) {
         fc.hands_over |= fc.written.contains(&group);
     }
-    // Egress and deparser run here only for a program that does not hand over; one this executor
-    // cannot compile is left to the closure executor the same way.
-    if !fc.hands_over {
-        let after: R<Vec<(usize, Option<Run>)>> = prog.pipeline.egress.iter().chain(&prog.pipeline.deparse).map(|&i| Ok((i, fc.control(i)?))).collect();
-        match after {
-            Ok(bodies) => bodies.into_iter().for_each(|(i, body)| controls[i] = body),
-            Err(_) => fc.hands_over = true,
-        }
+    // Egress and deparser run here when this executor compiles them and they ask nothing of the
+    // traffic manager; else every packet is handed over after ingress. In a program whose
+    // ingress may ask for the traffic manager, a packet that did not ask stays here.
+    let ingress_hands_over = std::mem::replace(&mut fc.hands_over, false);
+    let after: R<Vec<(usize, Option<Run>)>> = prog.pipeline.egress.iter().chain(&prog.pipeline.deparse).map(|&i| Ok((i, fc.control(i)?))).collect();
+    let after_here = matches!(after, Ok(_)) && !fc.hands_over;
+    if let (Ok(bodies), true) = (after, after_here) {
+        bodies.into_iter().for_each(|(i, body)| controls[i] = body);
     }
+    fc.hands_over = ingress_hands_over || !after_here;
+    let hands_over_when_asked = ingress_hands_over && after_here;
     // The same blocks as machine code, where the machine takes it; for a program that does not
     // hand over, the whole packet as one function too.
     let compiled: Vec<usize> = controls.iter().enumerate().filter(|(_, c)| c.is_some()).map(|(i, _)| i).collect();
@@ -67,7 +69,7 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     // Code bridged to the closure executor may have taken frame slots for its temporaries.
     let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
     let frame_headers = fc.places.frame_headers(None);
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, frame_headers, jit })
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit })
 }
 
 /// The per-packet work around the blocks of `prog`, resolved once.
@@ -85,6 +87,7 @@ fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>], frame_len
         drop_marker: meta.slot(marker).map(|s| (s, meta.drop_value)),
         normal_instance: u128::from(prog.arch.instance_value(p4_arch::PacketInstance::Normal)),
         max_port: meta.max_port(),
+        group_field: meta.slot(MetaRole::MulticastGroup),
     }
 }
 

@@ -143,6 +143,11 @@ pub(crate) struct FastProg {
     /// parser and ingress here, then its headers are copied into the frame and the closure
     /// executor takes it from the traffic manager on.
     pub hands_over: bool,
+    /// A program that hands over whose egress and deparser this executor runs (they ask nothing
+    /// of the traffic manager): a packet its ingress asked nothing of the traffic manager for (no
+    /// clone, resubmission, recirculation, truncation, multicast group or failed assert) stays
+    /// here to the end, as in a program that does not hand over; only the others are handed over.
+    pub hands_over_when_asked: bool,
     /// Every placed header with its frame slots (what a hand-over copies).
     pub frame_headers: Vec<places::FrameHeader>,
     /// The parser and control bodies as machine code ([`jit`]), where they compiled; run when
@@ -170,6 +175,8 @@ pub(crate) struct PacketPlan {
     pub normal_instance: u128,
     /// The largest port number the port fields hold.
     pub max_port: u32,
+    /// The multicast group field (a packet with a group needs the traffic manager).
+    pub group_field: Option<usize>,
 }
 
 impl FastProg {

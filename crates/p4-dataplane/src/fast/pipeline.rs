@@ -38,9 +38,16 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
         c.set(s, u128::from(e));
     }
     if f.hands_over {
-        return Err(ingress_then_hand_over(f, p, c));
+        if !f.hands_over_when_asked {
+            return Err(ingress_then_hand_over(f, p, c));
+        }
+        let aborted = run_ingress(f, p, c);
+        if aborted || asks_traffic_manager(plan, c) {
+            return Err(hand_over(f, c, aborted));
+        }
+    } else {
+        run_stage(f, p, c, &plan.ingress);
     }
-    run_stage(f, p, c, &plan.ingress);
     if marked_to_drop(plan, c) {
         return Err(Stopped::Marked);
     }
@@ -157,6 +164,13 @@ fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) {
 #[inline(never)]
 #[cold]
 fn ingress_then_hand_over(f: &FastProg, p: &Prog, c: &mut Ctx) -> Stopped {
+    let aborted = run_ingress(f, p, c);
+    hand_over(f, c, aborted)
+}
+
+/// The ingress controls up to one an assert (or a loop that did not end) stops; returns whether
+/// one did (one that failed in the parser stops the packet before them).
+fn run_ingress(f: &FastProg, p: &Prog, c: &mut Ctx) -> bool {
     let mut aborted = c.fx.aborted.is_some();
     for &ctl in &f.plan.ingress {
         if aborted {
@@ -166,8 +180,22 @@ fn ingress_then_hand_over(f: &FastProg, p: &Prog, c: &mut Ctx) -> Stopped {
             aborted = body(p, c) == Flow::Abort;
         }
     }
+    aborted
+}
+
+/// Every header copied into the frame for the closure executor's traffic manager.
+#[cold]
+fn hand_over(f: &FastProg, c: &mut Ctx, aborted: bool) -> Stopped {
     super::bridge::to_frame(&f.frame_headers, c);
     Stopped::HandedOver { aborted }
+}
+
+/// Whether the ingress asked the traffic manager for more than one copy to one port or a drop:
+/// a clone, a resubmission, a recirculation, a truncation or a multicast group.
+#[inline]
+fn asks_traffic_manager(plan: &PacketPlan, c: &Ctx) -> bool {
+    let fx = &c.fx;
+    fx.clone.is_some() || fx.reparse_arrived.is_some() || fx.reparse_deparsed.is_some() || fx.truncate.is_some() || plan.group_field.is_some_and(|g| c.get(g) != 0)
 }
 
 #[inline]
