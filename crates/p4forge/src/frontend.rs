@@ -184,6 +184,24 @@ pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: 
     Ok(switches)
 }
 
+/// Which executor runs `switch`'s packets and why, in a line (`--verbose`): the wire-format
+/// executor with the blocks that are machine code and what it hands over, or the closure executor
+/// and what kept the program from the wire-format one.
+pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
+    match switch.wire_format_refusal() {
+        Some(why) => format!("executor: closures ({why})"),
+        None => {
+            let machine = switch.machine_code().map_or_else(|| "no machine code".to_string(), |m| format!("machine code: {m}"));
+            let hand_over = match (switch.hands_over(), switch.hands_over_when_asked()) {
+                (true, true) => "; packets whose ingress asks the traffic manager for copies continue on the closure executor",
+                (true, false) => "; every packet continues on the closure executor after ingress",
+                _ => "",
+            };
+            format!("executor: wire-format; {machine}{hand_over}")
+        }
+    }
+}
+
 /// The program as the mid-end lowers it and a switch running it on the wire-format executor, if
 /// the mid-end lowers it and the wire-format executor takes the result (`None`: keep the elaborated
 /// program on the closure executor; a mid-end that cannot lower a program is no reason to refuse

@@ -408,3 +408,32 @@ fn run_threads_runs_a_program_with_registers_on_one_worker_and_says_so() {
     assert!(!one_files.is_empty() && one_files == two_files);
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `run --verbose` says which executor runs the packets: l2l3 whole as machine code on the
+/// wire-format executor, a multicast program handing over the packets that ask, a traced run on
+/// the closure executor.
+#[test]
+fn run_verbose_names_the_executor() {
+    let dir = scratch("run-verbose");
+    let packets: Vec<TimedPacket> = l2l3_frames(4).into_iter().map(|d| TimedPacket { timestamp_ns: 1_000, data: d }).collect();
+    write_capture_file(&dir.join("in.pcap"), &packets).unwrap();
+    let input = format!("1={}", dir.join("in.pcap").display());
+    let executor_line = |program: &str, extra: &[&str], out: &str| {
+        let (run, _) = run_outputs(&[&[program, "--in", &input, "--verbose"], extra].concat(), &dir.join(out));
+        assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+        text(&run.stderr).lines().find(|l| l.starts_with("executor: ")).unwrap_or_default().to_string()
+    };
+    assert_eq!(
+        executor_line("../../../../examples/l2l3/l2l3.p4", &[], "l2l3"),
+        "executor: wire-format; machine code: parser, 4 of 4 controls, whole packet, self-contained"
+    );
+    assert_eq!(
+        executor_line("../../../../tests/stf/multicast.p4", &[], "multicast"),
+        "executor: wire-format; machine code: parser, 3 of 3 controls; packets whose ingress asks the traffic manager for copies continue on the closure executor"
+    );
+    assert_eq!(
+        executor_line("../../../../examples/l2l3/l2l3.p4", &["--trace"], "traced"),
+        "executor: closures (a traced switch runs the closure executor)"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

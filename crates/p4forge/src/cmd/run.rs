@@ -298,6 +298,9 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
                 );
                 switches.truncate(1);
             }
+            if let (true, Some(first)) = (options.verbose, switches.first()) {
+                p4_io::eprintln_safe!("{}", frontend::executor_line(first));
+            }
             for (index, switch) in switches.iter_mut().enumerate() {
                 check_ports(switch, &options.inputs)?;
                 // What the commands print is shown once, not once per worker.

@@ -444,6 +444,9 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
     let mut switch = frontend::software_switches(compiled, &options.program, 1, options.trace.enabled())?
         .pop()
         .ok_or_else(|| CliError::failed("no software switch was built".to_string()))?;
+    if options.verbose {
+        p4_io::eprintln_safe!("{}", frontend::executor_line(&switch));
+    }
     if let Some(entries) = &entries {
         entries.apply(&mut switch)?;
     }
