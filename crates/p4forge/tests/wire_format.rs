@@ -18,6 +18,12 @@ fn programs(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every control-plane object of `program`: kind, name, id.
+fn control_plane(program: &p4_ir::Program) -> Vec<(String, String, u32)> {
+    let layouts = p4_ir::layout::Layouts::of(program);
+    layouts.ids.objects.iter().map(|o| (o.kind.name().to_string(), o.name.clone(), o.id)).collect()
+}
+
 #[test]
 fn wire_format_programs() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -38,6 +44,7 @@ fn wire_format_programs() {
             Ok(compiled) => {
                 // What the wire-format executor says of the program as elaborated: a program it
                 // refuses runs as the mid-end lowers it when it takes that.
+                let program_as_elaborated = compiled.program.clone();
                 let elaborated = p4_dataplane::Switch::new(std::sync::Arc::new(compiled.program.clone()));
                 let as_elaborated = elaborated.ok().and_then(|sw| sw.wire_format_refusal().map(str::to_string));
                 match p4forge::frontend::software_switches(compiled, program, 1, false) {
@@ -47,6 +54,14 @@ fn wire_format_programs() {
                         let via = match (&as_elaborated, sw.wire_format_refusal()) {
                             (Some(why), None) => {
                                 lowered += 1;
+                                // The control plane sees the same objects under the same names and
+                                // ids as in the program the user wrote.
+                                let lowered_program = p4_midend::lower(program_as_elaborated.clone()).expect("it lowered once already");
+                                assert_eq!(
+                                    control_plane(&lowered_program),
+                                    control_plane(&program_as_elaborated),
+                                    "{name}: the lowered program's control-plane objects differ"
+                                );
                                 format!(" after the mid-end (as elaborated: {why})")
                             }
                             _ => String::new(),
