@@ -56,6 +56,8 @@ pub struct Switch {
     /// Packets go through the wire-format executor when the program has it (see
     /// [`Switch::use_wire_format`]).
     wire_format: bool,
+    /// The packet state a multicast keeps between its replicas on the wire-format executor.
+    saved: crate::fast::Saved,
 }
 
 fn enum_member_name(ir: &p4_ir::Program, v: &p4_ir::Value) -> Option<String> {
@@ -158,7 +160,7 @@ impl Switch {
             jit_frame: Default::default(),
             frame_tidy: false,
         };
-        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true, saved: Default::default() };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -688,8 +690,8 @@ impl Switch {
 
     /// Whether a program that [hands over](Switch::hands_over) does so only with the packets
     /// whose ingress asks the traffic manager for something (a clone, a resubmission, a
-    /// recirculation, a truncation, a multicast group or a failed assert): the others stay on the
-    /// wire-format executor through egress and deparser.
+    /// recirculation, a truncation or a failed assert): the others stay on the wire-format
+    /// executor through egress and deparser, and so do the replicas of a multicast group.
     pub fn hands_over_when_asked(&self) -> bool {
         self.prog.fast.as_ref().is_some_and(|f| f.hands_over && f.hands_over_when_asked)
     }
@@ -734,11 +736,32 @@ impl Switch {
                 res.push_drop(reason);
             }
             Err(Stopped::HandedOver { aborted }) => self.take_over(packet, aborted, res),
+            Err(Stopped::Multicast(group)) => self.multicast(group, res),
         }
         // Log lines and digests of bridged externs.
         if !self.ctx.log.is_empty() {
             let input = res.input;
             res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
+        }
+    }
+
+    /// The replicas of multicast group `group` on the wire-format executor, as the closure
+    /// executor's traffic manager makes them: one per `(rid, port)` of the group's nodes in order,
+    /// each from the packet as ingress left it, with the replica instance type; an empty group
+    /// drops the packet, and past [`MAX_JOBS`] copies the rest are dropped.
+    #[inline(never)]
+    fn multicast(&mut self, group: u32, res: &mut BatchOut) {
+        let instance = u128::from(self.instance(PacketInstance::Replica));
+        let handles = self.groups.get(&group).map(Vec::as_slice).unwrap_or(&[]);
+        let nodes = &self.nodes;
+        let members = handles.iter().filter_map(|h| nodes.get(*h as usize)?.as_ref()).flat_map(|(rid, ports)| ports.iter().map(move |p| (*rid, *p)));
+        if members.clone().next().is_none() {
+            res.push_drop(DropReason::EmptyGroup(group));
+            return;
+        }
+        let more = crate::fast::replicate(&self.prog, &mut self.ctx, members, instance, MAX_JOBS, &mut self.saved, res, |p, c, res| res.push_drop(p.drop_reason(c)));
+        if more {
+            res.push_drop(DropReason::TooManyCopies(MAX_JOBS));
         }
     }
 

@@ -31,6 +31,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         else if (hdr.h.op == 4) { truncate(3); }
         else if (hdr.h.op == 5) { assert(false); }
         else if (hdr.h.op == 6) { mark_to_drop(sm); }
+        else if (hdr.h.op == 7) { sm.mcast_grp = 8; }
+        else if (hdr.h.op == 8) { sm.mcast_grp = 9; }
     }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
@@ -38,6 +40,7 @@ control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         hdr.h.instance = (bit<8>)sm.instance_type | (meta.kept << 4);
         hdr.h.rid = sm.egress_rid;
         hdr.h.port = (bit<8>)sm.egress_port;
+        if (sm.egress_rid == 3 && sm.egress_port == 6 && meta.kept == 2) { mark_to_drop(sm); }
     }
 }
 control C(inout headers_t hdr, inout meta_t meta) { apply { } }
@@ -54,6 +57,14 @@ fn switch() -> Switch {
     sw.mc_mgrp_create(7).expect("group");
     let node = sw.mc_node_create(3, &[4, 6]).expect("node");
     sw.mc_node_associate(7, node).expect("associate");
+    // Group 8 has no node; group 9 more members than the traffic manager makes copies.
+    sw.mc_mgrp_create(8).expect("group");
+    sw.mc_mgrp_create(9).expect("group");
+    let ports: Vec<u32> = (0..512).collect();
+    for rid in 1..=9 {
+        let node = sw.mc_node_create(rid, &ports).expect("node");
+        sw.mc_node_associate(9, node).expect("associate");
+    }
     sw
 }
 
@@ -76,17 +87,27 @@ fn only_packets_that_ask_the_traffic_manager_are_handed_over() {
     assert!(sw.hands_over_when_asked());
     // Unicast: egress here writes instance 0, rid 0, port 2.
     assert_eq!(run(&mut sw, &[vec![0, 0, 0, 0, 0, 0xaa]]), vec![(0, 2, vec![0, 0, 0, 0, 2, 0xaa])]);
-    // Multicast group 7: two replicas (instance 5) to ports 4 and 6 with rid 3.
+    // Multicast group 7: replicas (instance 5) to ports 4 and 6 with rid 3; egress drops the one
+    // to port 6.
     assert_eq!(
         run(&mut sw, &[vec![2, 0, 0, 0, 0, 0xaa]]),
-        vec![(0, 4, vec![2, 0x25, 0, 3, 4, 0xaa]), (0, 6, vec![2, 0x25, 0, 3, 6, 0xaa])]
+        vec![(0, 4, vec![2, 0x25, 0, 3, 4, 0xaa]), (0, u32::MAX, b"mark_to_drop in E".to_vec())]
     );
+    // An empty group drops the packet.
+    assert_eq!(run(&mut sw, &[vec![7, 0, 0, 0, 0]]), vec![(0, u32::MAX, b"multicast group 8 has no members".to_vec())]);
+    // 9 x 512 members: 4,096 copies (the last rid 8 to port 511), then the packet is dropped for
+    // the rest.
+    let copies = run(&mut sw, &[vec![8, 0, 0, 0, 0]]);
+    assert_eq!(copies.len(), 4097);
+    assert!(copies.contains(&(0, 511, vec![8, 0x85, 0, 8, 0xff])));
+    assert!(!copies.iter().any(|c| c.2.get(3) == Some(&9)), "no copy of the ninth node");
+    assert_eq!(copies.last(), Some(&(0, u32::MAX, b"more than 4096 copies of one packet; the rest were dropped".to_vec())));
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
-    fn both_executors_agree(packets in proptest::collection::vec((0u8..8, 0usize..8), 1..32)) {
+    fn both_executors_agree(packets in proptest::collection::vec((0u8..9, 0usize..8), 1..32)) {
         let frames: Vec<Vec<u8>> = packets.iter().map(|&(op, len)| [op, 0, 0, 0, 0, 0xaa, 0xbb][..len.min(7)].to_vec()).collect();
         let (mut wire, mut closures) = (switch(), switch());
         prop_assert!(!closures.use_wire_format(false));

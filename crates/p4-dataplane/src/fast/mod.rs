@@ -32,7 +32,7 @@ use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 pub(crate) use build::build;
 pub use jit::JitFrame;
 pub(crate) use jit::point_into as point_jit_frame;
-pub(crate) use pipeline::{process, whole_batch, Stopped};
+pub(crate) use pipeline::{process, replicate, whole_batch, Saved, Stopped};
 
 /// Writes a scalar into a place the executor computes (a slice: read-modify-write).
 pub(crate) type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
@@ -146,7 +146,8 @@ pub(crate) struct FastProg {
     /// A program that hands over whose egress and deparser this executor runs (they ask nothing
     /// of the traffic manager): a packet its ingress asked nothing of the traffic manager for (no
     /// clone, resubmission, recirculation, truncation, multicast group or failed assert) stays
-    /// here to the end, as in a program that does not hand over; only the others are handed over.
+    /// here to the end, as in a program that does not hand over, and so do the replicas of one
+    /// that asked for a multicast group alone; only the others are handed over.
     pub hands_over_when_asked: bool,
     /// Every placed header with its frame slots (what a hand-over copies).
     pub frame_headers: Vec<places::FrameHeader>,

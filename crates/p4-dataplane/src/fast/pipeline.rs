@@ -18,6 +18,10 @@ pub(crate) enum Stopped {
     /// the packet went through parser and ingress here, and its headers are in the frame now
     /// (`aborted`: an assert stopped it).
     HandedOver { aborted: bool },
+    /// The ingress asked for this multicast group and nothing else of the traffic manager, in a
+    /// program whose egress and deparser run here: the caller makes the replicas
+    /// ([`replicate`]).
+    Multicast(u32),
 }
 
 /// Runs `packet` through the program of `p` (which has a wire-format build) and appends its copy,
@@ -43,6 +47,9 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
         }
         let aborted = run_ingress(f, p, c);
         if aborted || asks_traffic_manager(plan, c) {
+            if let (false, Some(group)) = (aborted, only_multicast(plan, c)) {
+                return Err(Stopped::Multicast(group));
+            }
             return Err(hand_over(f, c, aborted));
         }
     } else {
@@ -52,7 +59,17 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
         return Err(Stopped::Marked);
     }
     let port = plan.out_port_field.map_or(0, |s| c.get(s)) as u32;
-    p.pipeline_meta.depart(c, port, 0);
+    egress_and_deparse(f, p, c, port, 0, None, res)
+}
+
+/// One copy of the packet in `c` leaving for `port` with replication id `rid` (and instance type
+/// `instance`, else the arrival's): departure metadata, egress, deparser, appended to `res`.
+fn egress_and_deparse(f: &FastProg, p: &Prog, c: &mut Ctx, port: u32, rid: u32, instance: Option<u128>, res: &mut BatchOut) -> Result<(), Stopped> {
+    let plan = &f.plan;
+    p.pipeline_meta.depart(c, port, rid);
+    if let (Some(i), Some(s)) = (instance, p.pipeline_meta.instance_field()) {
+        c.set(s, i);
+    }
     c.fx = Effects::default();
     run_stage(f, p, c, &plan.egress);
     if marked_to_drop(plan, c) {
@@ -188,6 +205,52 @@ fn run_ingress(f: &FastProg, p: &Prog, c: &mut Ctx) -> bool {
 fn hand_over(f: &FastProg, c: &mut Ctx, aborted: bool) -> Stopped {
     super::bridge::to_frame(&f.frame_headers, c);
     Stopped::HandedOver { aborted }
+}
+
+/// The multicast group the ingress asked for when that is all it asked of the traffic manager.
+#[inline]
+fn only_multicast(plan: &PacketPlan, c: &Ctx) -> Option<u32> {
+    let fx = &c.fx;
+    if fx.clone.is_some() || fx.reparse_arrived.is_some() || fx.reparse_deparsed.is_some() || fx.truncate.is_some() {
+        return None;
+    }
+    let group = c.get(plan.group_field?);
+    u32::try_from(group).ok().filter(|&g| g != 0)
+}
+
+/// The replicas of a packet [`process`] stopped with [`Stopped::Multicast`]: for each `(rid,
+/// port)` of `members`, in order, the packet state as ingress left it (saved in `saved`, a buffer
+/// kept for reuse), then egress and deparser as for the replica of instance type `instance`.
+/// At most `limit` copies; returns whether there were more (the caller drops the packet for it).
+/// Copies egress marked to drop go to `dropped` with their index.
+pub(crate) fn replicate(p: &Prog, c: &mut Ctx, members: impl Iterator<Item = (u32, u32)>, instance: u128, limit: usize, saved: &mut Saved, res: &mut BatchOut, mut dropped: impl FnMut(&Prog, &Ctx, &mut BatchOut)) -> bool {
+    let f = FastProg::of(p);
+    saved.frame.clear();
+    saved.frame.extend_from_slice(&c.f);
+    saved.wire.clear();
+    saved.wire.extend_from_slice(&c.wire);
+    let (valid, cursor) = (c.wire_valid, c.cursor);
+    for (made, (rid, port)) in members.enumerate() {
+        if made == limit {
+            return true;
+        }
+        if made > 0 {
+            c.f.copy_from_slice(&saved.frame);
+            c.wire.copy_from_slice(&saved.wire);
+            (c.wire_valid, c.cursor) = (valid, cursor);
+        }
+        if let Err(Stopped::Marked) = egress_and_deparse(f, p, c, port, rid, Some(instance), res) {
+            dropped(p, c, res);
+        }
+    }
+    false
+}
+
+/// Where [`replicate`] keeps the packet state between replicas (reused from packet to packet).
+#[derive(Default)]
+pub(crate) struct Saved {
+    frame: Vec<u128>,
+    wire: Vec<u8>,
 }
 
 /// Whether the ingress asked the traffic manager for more than one copy to one port or a drop:
