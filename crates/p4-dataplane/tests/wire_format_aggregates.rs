@@ -7,11 +7,10 @@
 //! and back. One packet each has its exact output; random packets give the same outputs and drops
 //! as on the closure executor.
 
-use std::sync::Arc;
-
-use p4_dataplane::batch::{BatchOut, PacketIn};
 use p4_dataplane::Switch;
 use proptest::prelude::*;
+
+mod common;
 
 /// The program with `extra` at the end of ingress.
 fn program(extra: &str) -> String {
@@ -62,21 +61,11 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 const HANDING_OVER: &str = "hash(hdr.n.op, HashAlgorithm.crc16, 8w0, { hdr.v.data }, 16w256); truncate(1000);";
 
 fn switch(extra: &str) -> Switch {
-    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
-    let compiled = p4_sema::compile_str("aggregates.p4", &program(extra), &[include]);
-    let Some(program) = compiled.program else { panic!("aggregates.p4: {}", compiled.render_diagnostics()) };
-    Switch::new(Arc::new(program)).expect("switch")
+    common::switch(&program(extra))
 }
 
-/// Per input: its outputs (port, bytes) and drops (reason text), sorted.
 fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
-    let batch: Vec<PacketIn> = frames.iter().map(|f| PacketIn { port: 0, data: f, now_ns: 0 }).collect();
-    let mut out = BatchOut::default();
-    sw.process_batch(&batch, &mut out);
-    let mut seen: Vec<(u32, u32, Vec<u8>)> = out.packets.iter().map(|p| (p.input, p.port, out.data(p).to_vec())).collect();
-    seen.extend(out.drops.iter().map(|d| (d.input, u32::MAX, sw.drop_text(&d.reason).into_bytes())));
-    seen.sort();
-    seen
+    common::outcome(sw, frames, 0)
 }
 
 #[test]

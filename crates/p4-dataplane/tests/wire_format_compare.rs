@@ -3,11 +3,10 @@
 //! valid with the same bytes. Exact results for some packets; random packets give the same
 //! outputs as on the closure executor.
 
-use std::sync::Arc;
-
-use p4_dataplane::batch::{BatchOut, PacketIn};
 use p4_dataplane::Switch;
 use proptest::prelude::*;
+
+mod common;
 
 const PROGRAM: &str = r#"
 #include <core.p4>
@@ -46,20 +45,11 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
 
 fn switch() -> Switch {
-    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
-    let compiled = p4_sema::compile_str("compare.p4", PROGRAM, &[include]);
-    let Some(program) = compiled.program else { panic!("compare.p4: {}", compiled.render_diagnostics()) };
-    Switch::new(Arc::new(program)).expect("switch")
+    common::switch(PROGRAM)
 }
 
 fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
-    let batch: Vec<PacketIn> = frames.iter().map(|f| PacketIn { port: 0, data: f, now_ns: 0 }).collect();
-    let mut out = BatchOut::default();
-    sw.process_batch(&batch, &mut out);
-    let mut seen: Vec<(u32, u32, Vec<u8>)> = out.packets.iter().map(|p| (p.input, p.port, out.data(p).to_vec())).collect();
-    seen.extend(out.drops.iter().map(|d| (d.input, u32::MAX, sw.drop_text(&d.reason).into_bytes())));
-    seen.sort();
-    seen
+    common::outcome(sw, frames, 0)
 }
 
 #[test]

@@ -4,12 +4,11 @@
 //! deparser. Exact outputs for a unicast packet and a multicast one; random packets of every kind
 //! give the same outputs, drops and logs as on the closure executor.
 
-use std::sync::Arc;
-
-use p4_dataplane::batch::{BatchOut, PacketIn};
 use p4_dataplane::control::ControlPlane;
 use p4_dataplane::Switch;
 use proptest::prelude::*;
+
+mod common;
 
 const PROGRAM: &str = r#"
 #include <core.p4>
@@ -49,10 +48,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
 
 fn switch() -> Switch {
-    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
-    let compiled = p4_sema::compile_str("tm.p4", PROGRAM, &[include]);
-    let Some(program) = compiled.program else { panic!("tm.p4: {}", compiled.render_diagnostics()) };
-    let mut sw = Switch::new(Arc::new(program)).expect("switch");
+    let mut sw = common::switch(PROGRAM);
     sw.mirroring_add(5, 9).expect("mirror session");
     sw.mc_mgrp_create(7).expect("group");
     let node = sw.mc_node_create(3, &[4, 6]).expect("node");
@@ -68,16 +64,8 @@ fn switch() -> Switch {
     sw
 }
 
-/// Per input: its outputs (port, bytes), drops (reason text) and log lines, sorted.
 fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
-    let batch: Vec<PacketIn> = frames.iter().map(|f| PacketIn { port: 1, data: f, now_ns: 0 }).collect();
-    let mut out = BatchOut::default();
-    sw.process_batch(&batch, &mut out);
-    let mut seen: Vec<(u32, u32, Vec<u8>)> = out.packets.iter().map(|p| (p.input, p.port, out.data(p).to_vec())).collect();
-    seen.extend(out.drops.iter().map(|d| (d.input, u32::MAX, sw.drop_text(&d.reason).into_bytes())));
-    seen.extend(out.log.iter().map(|(input, line)| (*input, u32::MAX - 1, line.clone().into_bytes())));
-    seen.sort();
-    seen
+    common::outcome(sw, frames, 1)
 }
 
 #[test]

@@ -54,6 +54,21 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     )
 }
 
+/// Runs `frames`, arriving on `port`, through `sw` as one batch and returns per input its outputs
+/// `(input, port, bytes)`, its drops `(input, u32::MAX, reason text)` and its log lines `(input,
+/// u32::MAX - 1, line)`, sorted: what two executors must agree on.
+pub fn outcome(sw: &mut Switch, frames: &[Vec<u8>], port: u32) -> Vec<(u32, u32, Vec<u8>)> {
+    use p4_dataplane::batch::{BatchOut, PacketIn};
+    let batch: Vec<PacketIn> = frames.iter().map(|f| PacketIn { port, data: f, now_ns: 0 }).collect();
+    let mut out = BatchOut::default();
+    sw.process_batch(&batch, &mut out);
+    let mut seen: Vec<(u32, u32, Vec<u8>)> = out.packets.iter().map(|p| (p.input, p.port, out.data(p).to_vec())).collect();
+    seen.extend(out.drops.iter().map(|d| (d.input, u32::MAX, sw.drop_text(&d.reason).into_bytes())));
+    seen.extend(out.log.iter().map(|(input, line)| (*input, u32::MAX - 1, line.clone().into_bytes())));
+    seen.sort();
+    seen
+}
+
 pub fn v(x: u64) -> KeyValue {
     KeyValue::Value(x.into())
 }
