@@ -128,7 +128,7 @@ impl Compiler<'_> {
     fn stack_info(&mut self, ty: &Type) -> R<(usize, u128)> {
         match ty {
             Type::Stack(elem, n) => Ok((self.size(elem)?, u128::from(*n))),
-            _ => unsupported(format!("{} is not a header stack", super::type_name(ty))),
+            _ => unsupported(format!("{} is not a header stack", super::type_name(self.ir, ty))),
         }
     }
 
@@ -183,7 +183,7 @@ impl Compiler<'_> {
                     (i < n).then(|| s + 1 + i as usize * es)
                 }))
             }
-            _ => return unsupported(format!("{} is not an l-value", super::describe(e))),
+            _ => return unsupported(format!("{} is not an l-value", super::describe(self.ir, e))),
         })
     }
 
@@ -214,7 +214,7 @@ impl Compiler<'_> {
         if wide::is_wide(&e.ty) {
             return unsupported(format!(
                 "a {} value where at most 128 bits can be used (as a table key, index, condition or extern argument)",
-                super::type_name(&e.ty)
+                super::type_name(self.ir, &e.ty)
             ));
         }
         if wide::reads_wide(e) {
@@ -288,7 +288,7 @@ impl Compiler<'_> {
                     u128::from(out.hit == want_hit)
                 }))
             }
-            _ => return unsupported(format!("{} used as a scalar", super::describe(e))),
+            _ => return unsupported(format!("{} used as a scalar", super::describe(self.ir, e))),
         })
     }
 
@@ -503,7 +503,7 @@ impl Compiler<'_> {
                 Src::Build(Arc::new(move |p, c, dst| if cnd(p, c) != 0 { xs(p, c, dst) } else { ys(p, c, dst) }))
             }
             ExprKind::Call(call) => self.call_agg(b, call, &e.ty)?,
-            _ => return unsupported(format!("{} used as an aggregate value", super::describe(e))),
+            _ => return unsupported(format!("{} used as an aggregate value", super::describe(self.ir, e))),
         })
     }
 
@@ -565,7 +565,7 @@ impl Compiler<'_> {
             Src::Loc(l) => l,
             // Every leaf read rebuilds the value, so only side-effect-free values may be built here.
             Src::Build(_) if matches!(e.kind, ExprKind::Call(_)) => {
-                return unsupported(format!("computed aggregate in a data list: {}", super::describe(e)));
+                return unsupported(format!("computed aggregate in a data list: {}", super::describe(self.ir, e)));
             }
             Src::Build(build) => {
                 let tmp = self.alloc(&e.ty)?;
@@ -703,7 +703,7 @@ impl Compiler<'_> {
                     c.copy(ret, dst, len);
                 })))
             }
-            _ => unsupported(format!("{} returning {}", super::callee_name(&call.callee), super::type_name(ty))),
+            _ => unsupported(format!("{} returning {}", super::callee_name(&call.callee), super::type_name(self.ir, ty))),
         }
     }
 

@@ -235,7 +235,7 @@ impl<'a> Compiler<'a> {
             Type::Tuple(items) => items.clone(),
             _ => match self.type_def(ty) {
                 Some(d) => d.fields().iter().map(|f| f.ty.clone()).collect(),
-                None => return unsupported(format!("field access on {}", type_name(ty))),
+                None => return unsupported(format!("field access on {}", type_name(self.ir, ty))),
             },
         };
         let mut off = usize::from(self.is_header(ty));
@@ -245,7 +245,7 @@ impl<'a> Compiler<'a> {
             }
             off += self.size(f)?;
         }
-        unsupported(format!("field {index} of {} does not exist", type_name(ty)))
+        unsupported(format!("field {index} of {} does not exist", type_name(self.ir, ty)))
     }
 
     /// The fields of a header type with their slot offsets (relative to the header's base), in wire
@@ -254,7 +254,7 @@ impl<'a> Compiler<'a> {
     pub(crate) fn header_fields(&mut self, ty: &Type) -> R<Vec<(usize, FieldKind)>> {
         let layouts = self.layouts.clone();
         let Some(h) = layouts.header(ty) else {
-            return unsupported(format!("{} is not a header", type_name(ty)));
+            return unsupported(format!("{} is not a header", type_name(self.ir, ty)));
         };
         let mut out = Vec::new();
         for f in &h.fields {
@@ -323,7 +323,7 @@ impl<'a> Compiler<'a> {
                     out.push(u128::from(*valid));
                 }
                 if tys.len() != fields.len() {
-                    return unsupported(format!("a constant {} does not fit {}", value_name(v), type_name(ty)));
+                    return unsupported(format!("a constant {} does not fit {}", value_name(v), type_name(self.ir, ty)));
                 }
                 for (fv, ft) in fields.iter().zip(&tys) {
                     self.flatten_value(fv, ft, out)?;
@@ -334,7 +334,7 @@ impl<'a> Compiler<'a> {
                 wide::constant_slots(value, *width, out);
                 Ok(())
             }
-            _ => unsupported(format!("a constant {} of type {}", value_name(v), type_name(ty))),
+            _ => unsupported(format!("a constant {} of type {}", value_name(v), type_name(self.ir, ty))),
         }
     }
 
@@ -359,8 +359,8 @@ impl<'a> Compiler<'a> {
 }
 
 /// A short description of an expression for error messages: its kind, type and source offsets.
-pub(crate) fn describe(e: &p4_ir::Expr) -> String {
-    format!("{} of type {}", expr_kind_name(&e.kind), type_name(&e.ty))
+pub(crate) fn describe(ir: &p4_ir::Program, e: &p4_ir::Expr) -> String {
+    format!("{} of type {}", expr_kind_name(&e.kind), type_name(ir, &e.ty))
 }
 
 /// What kind of expression `kind` is, in words (the location travels separately as a span).
@@ -428,16 +428,16 @@ pub(crate) fn binop_name(op: p4_ir::BinOp) -> &'static str {
     }
 }
 
-/// A short name of a type for error messages.
-pub(crate) fn type_name(ty: &Type) -> String {
+/// A short name of a type for error messages (a named type by its name in `ir`).
+pub(crate) fn type_name(ir: &p4_ir::Program, ty: &Type) -> String {
     match ty {
         Type::Bool => "bool".into(),
         Type::Bits { width, signed: false } => format!("bit<{width}>"),
         Type::Bits { width, signed: true } => format!("int<{width}>"),
         Type::Varbit(m) => format!("varbit<{m}>"),
-        Type::Stack(e, n) => format!("{}[{n}]", type_name(e)),
-        Type::Tuple(items) => format!("tuple<{}>", items.iter().map(type_name).collect::<Vec<_>>().join(", ")),
-        Type::Named(id) => format!("type #{}", id.0),
+        Type::Stack(e, n) => format!("{}[{n}]", type_name(ir, e)),
+        Type::Tuple(items) => format!("tuple<{}>", items.iter().map(|t| type_name(ir, t)).collect::<Vec<_>>().join(", ")),
+        Type::Named(id) => ir.types.get(id.index()).map_or_else(|| format!("type #{}", id.0), |t| t.name().to_string()),
         Type::InfInt => "int".into(),
         Type::String => "string".into(),
         Type::Void => "void".into(),

@@ -200,7 +200,7 @@ impl Compiler<'_> {
                 let sub = op == BinOp::SubSat;
                 Arc::new(move |a, bb| saturate(a, bb, sub, w, s))
             }
-            _ => return unsupported(format!("operator {} on {}", super::binop_name(op), super::type_name(ty))),
+            _ => return unsupported(format!("operator {} on {}", super::binop_name(op), super::type_name(self.ir, ty))),
         };
         Ok(Arc::new(move |p, c| op_fn(x(p, c), y(p, c))))
     }
@@ -258,7 +258,7 @@ impl Compiler<'_> {
                 let m = mask(self.width(&e.ty).0);
                 Ok(Arc::new(move |p, c| to_scalar(x(p, c) & BigUint::from(m))))
             }
-            _ => unsupported(format!("{} with a wide operand", super::describe(e))),
+            _ => unsupported(format!("{} with a wide operand", super::describe(self.ir, e))),
         }
     }
 

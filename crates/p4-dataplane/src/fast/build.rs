@@ -175,7 +175,7 @@ impl FastCompiler<'_, '_> {
     fn header(&mut self, b: &BlockRef, e: &Expr) -> R<Region> {
         match self.place(b, e)? {
             Place::Header(r) => Ok(r),
-            _ => unsupported(format!("{} where a header is expected", crate::compile::describe(e))),
+            _ => unsupported(format!("{} where a header is expected", crate::compile::describe(self.cx.ir, e))),
         }
     }
 
@@ -191,7 +191,7 @@ impl FastCompiler<'_, '_> {
 
     fn val_at(&mut self, b: &BlockRef, e: &Expr) -> R<Val> {
         if !self.cx.is_scalar(&e.ty) {
-            return unsupported(format!("{} as a value", crate::compile::describe(e)));
+            return unsupported(format!("{} as a value", crate::compile::describe(self.cx.ir, e)));
         }
         let eval = |f: Ev| Ok(Val::Eval(f));
         match &e.kind {
@@ -265,7 +265,7 @@ impl FastCompiler<'_, '_> {
                     }
                 }
             }
-            _ => unsupported(format!("{} (the wire-format executor does not compute it)", crate::compile::describe(e))),
+            _ => unsupported(format!("{} (the wire-format executor does not compute it)", crate::compile::describe(self.cx.ir, e))),
         }
     }
 
@@ -567,7 +567,7 @@ impl FastCompiler<'_, '_> {
             return Ok(seq(runs));
         }
         let Some(fields) = self.members(&lhs.ty) else {
-            return unsupported(format!("{} assigned as a whole", crate::compile::describe(lhs)));
+            return unsupported(format!("{} assigned as a whole", crate::compile::describe(self.cx.ir, lhs)));
         };
         let member = |e: &Expr, i: usize| member(e, i, &fields[i]);
         let items = match &rhs.kind {
@@ -611,10 +611,10 @@ impl FastCompiler<'_, '_> {
                 }
                 Ok(seq(runs))
             }
-            Some(_) => unsupported(format!("{} assigned from a list that reads it", crate::compile::describe(lhs))),
+            Some(_) => unsupported(format!("{} assigned from a list that reads it", crate::compile::describe(self.cx.ir, lhs))),
             None => {
                 if Places::static_slot(self.cx, b, rhs)?.is_none() {
-                    return unsupported(format!("{} assigned from a computed value", crate::compile::describe(lhs)));
+                    return unsupported(format!("{} assigned from a computed value", crate::compile::describe(self.cx.ir, lhs)));
                 }
                 let mut runs = Vec::new();
                 for i in 0..fields.len() {
@@ -650,7 +650,7 @@ impl FastCompiler<'_, '_> {
             return Ok(seq(runs));
         }
         let Some(fields) = self.members(&e.ty) else {
-            return unsupported(format!("{} (the wire-format executor does not place it)", crate::compile::describe(e)));
+            return unsupported(format!("{} (the wire-format executor does not place it)", crate::compile::describe(self.cx.ir, e)));
         };
         let mut runs = Vec::new();
         for (i, f) in fields.iter().enumerate() {
@@ -687,7 +687,7 @@ impl FastCompiler<'_, '_> {
             }));
         }
         let Some(fields) = self.members(&l.ty) else {
-            return unsupported(format!("comparison of {}", crate::compile::describe(l)));
+            return unsupported(format!("comparison of {}", crate::compile::describe(self.cx.ir, l)));
         };
         let mut all = Vec::with_capacity(fields.len());
         for (i, f) in fields.iter().enumerate() {
@@ -871,7 +871,7 @@ impl FastCompiler<'_, '_> {
             return Ok(());
         }
         let Some(p4_ir::TypeDef::Struct { fields, .. }) = self.cx.type_def(&e.ty) else {
-            return unsupported(format!("emit of {}", crate::compile::describe(e)));
+            return unsupported(format!("emit of {}", crate::compile::describe(self.cx.ir, e)));
         };
         for (i, f) in fields.iter().enumerate() {
             let member = Expr::new(f.ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span);
@@ -989,7 +989,7 @@ impl FastCompiler<'_, '_> {
             return Ok(());
         }
         if !self.cx.is_scalar(&e.ty) {
-            return unsupported(format!("{} in a checksum list", crate::compile::describe(e)));
+            return unsupported(format!("{} in a checksum list", crate::compile::describe(self.cx.ir, e)));
         }
         if matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) {
             if let Place::Field { bit, width } = self.place(b, e)? {

@@ -293,7 +293,7 @@ impl Places {
     /// The members of the header union `e`, in order, or why this executor cannot place them.
     pub(crate) fn union(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Vec<Region>> {
         let Some(slot) = Self::static_slot(cx, b, e)? else {
-            return unsupported(format!("{} as a place", crate::compile::describe(e)));
+            return unsupported(format!("{} as a place", crate::compile::describe(cx.ir, e)));
         };
         if let Some((_, _, what)) = self.refused.iter().find(|(s, end, _)| (*s..*end).contains(&slot)) {
             return unsupported(format!("{what} (the wire-format executor does not place it)"));
@@ -307,9 +307,9 @@ impl Places {
     /// A header stack's elements in index order and the frame slot of its `nextIndex`, or why
     /// this executor cannot place them.
     pub(crate) fn stack(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<(Vec<Region>, usize)> {
-        let Type::Stack(elem, n) = &e.ty else { return unsupported(format!("{} is not a header stack", crate::compile::describe(e))) };
+        let Type::Stack(elem, n) = &e.ty else { return unsupported(format!("{} is not a header stack", crate::compile::describe(cx.ir, e))) };
         let Some(base) = Self::static_slot(cx, b, e)? else {
-            return unsupported(format!("{} as a place", crate::compile::describe(e)));
+            return unsupported(format!("{} as a place", crate::compile::describe(cx.ir, e)));
         };
         let es = cx.size(elem)?;
         let mut elements = Vec::with_capacity(*n as usize);
@@ -329,7 +329,7 @@ impl Places {
     /// Where `e` is, or why this executor cannot place it.
     pub(crate) fn place(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Place> {
         let Some(slot) = Self::static_slot(cx, b, e)? else {
-            return unsupported(format!("{} as a place", crate::compile::describe(e)));
+            return unsupported(format!("{} as a place", crate::compile::describe(cx.ir, e)));
         };
         if let Some((_, _, what)) = self.refused.iter().find(|(s, end, _)| (*s..*end).contains(&slot)) {
             return unsupported(format!("{what} (the wire-format executor does not place it)"));
@@ -346,6 +346,6 @@ impl Places {
         if cx.is_scalar(&e.ty) {
             return Ok(Place::Slot(slot));
         }
-        unsupported(format!("{} (an aggregate) as a place", crate::compile::describe(e)))
+        unsupported(format!("{} (an aggregate) as a place", crate::compile::describe(cx.ir, e)))
     }
 }

@@ -1157,14 +1157,14 @@ impl Gen<'_, '_, '_> {
     fn header(&mut self, b: &BlockRef, e: &Expr) -> R<Region> {
         match self.fc.place(b, e)? {
             Place::Header(r) => Ok(r),
-            _ => unsupported(format!("{} where a header is expected", crate::compile::describe(e))),
+            _ => unsupported(format!("{} where a header is expected", crate::compile::describe(self.fc.cx.ir, e))),
         }
     }
 
     /// The value of `e` (a scalar of at most 64 bits).
     fn expr(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr) -> R<Value> {
         if !self.narrow(&e.ty) {
-            return unsupported(format!("{} wider than 64 bits", crate::compile::describe(e)));
+            return unsupported(format!("{} wider than 64 bits", crate::compile::describe(self.fc.cx.ir, e)));
         }
         let (w, _) = self.fc.cx.width(&e.ty);
         match &e.kind {
