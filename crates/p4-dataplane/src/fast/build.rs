@@ -835,18 +835,8 @@ impl FastCompiler<'_, '_> {
                 let dst = elements[i];
                 let from = if push { i.checked_sub(k) } else { Some(i + k).filter(|&j| j < n) };
                 match from {
-                    Some(j) => {
-                        let src = elements[j];
-                        c.wire.copy_within(src.at..src.at + src.len, dst.at);
-                        let valid = c.wire_valid >> src.index & 1;
-                        c.wire_valid = (c.wire_valid & !(1 << dst.index)) | (valid << dst.index);
-                    }
-                    None => {
-                        c.wire_valid &= !(1 << dst.index);
-                        if let Some(bytes) = c.wire.get_mut(dst.at..dst.at + dst.len) {
-                            bytes.fill(0);
-                        }
-                    }
+                    Some(j) => copy_in(c, elements[j], dst),
+                    None => invalidate_in(c, dst),
                 }
             }
             let index = c.get(next) as usize;
@@ -1260,20 +1250,26 @@ fn copy_header(src: Region, dst: Region) -> R<Run> {
     if src.len != dst.len {
         return unsupported("a header assigned from a header of another size");
     }
-    let lengths = match (src.varbit, dst.varbit) {
-        (Some(s), Some(d)) if s.max_bits == d.max_bits => Some((s.length_slot, d.length_slot)),
-        (None, None) => None,
+    match (src.varbit, dst.varbit) {
+        (Some(s), Some(d)) if s.max_bits == d.max_bits => {}
+        (None, None) => {}
         _ => return unsupported("a header assigned from a header with another varbit"),
-    };
+    }
     Ok(Box::new(move |_, c| {
-        c.wire.copy_within(src.at..src.at + src.len, dst.at);
-        let valid = c.wire_valid >> src.index & 1;
-        c.wire_valid = (c.wire_valid & !(1 << dst.index)) | (valid << dst.index);
-        if let Some((from, to)) = lengths {
-            c.set(to, c.get(from));
-        }
+        copy_in(c, src, dst);
         Flow::Next
     }))
+}
+
+/// Header `dst` made a copy of header `src` (of the same layout): bytes, validity bit and the
+/// length of a varbit.
+fn copy_in(c: &mut crate::exec::Ctx, src: Region, dst: Region) {
+    c.wire.copy_within(src.at..src.at + src.len, dst.at);
+    let valid = c.wire_valid >> src.index & 1;
+    c.wire_valid = (c.wire_valid & !(1 << dst.index)) | (valid << dst.index);
+    if let (Some(from), Some(to)) = (src.varbit, dst.varbit) {
+        c.set(to.length_slot, c.get(from.length_slot));
+    }
 }
 
 /// `body`, then a rejection with the error an expression of it left pending (as the closure
