@@ -1,6 +1,9 @@
 //! The software switch: the package's blocks around the packet buffer, in the order the
 //! architecture's block roles give ([`crate::exec::Pipeline`]), with clones, re-parsing and multicast
-//! handled in the order of BMv2's after-ingress / after-egress pseudocode.
+//! handled in the order of BMv2's after-ingress / after-egress pseudocode. The traffic manager
+//! ([`Switch::traffic_manager`], [`Switch::egress`]) is written once: each block it runs is the
+//! wire-format executor's ([`crate::fast`]) on an untraced switch that has it, else the closure
+//! executor's.
 //!
 //! Invariants: `ctx.f.len() == prog.frame_len` always; one packet (and everything it causes) is
 //! processed to completion inside `inject`; a unicast packet runs ingress and egress in the same frame
@@ -36,7 +39,19 @@ pub enum Mirror {
 enum Job {
     Ingress { data: Vec<u8>, port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32 },
     CloneI2E { data: Vec<u8>, in_port: u32, out_port: u32, rid: u32, keep: (usize, Vec<u128>), depth: u32 },
-    Egress { frame: Vec<u128>, pkt: Vec<u8>, cursor: usize, port: u32, instance: u32, rid: u32, depth: u32 },
+    Egress { state: CopyState, port: u32, instance: u32, rid: u32, depth: u32 },
+}
+
+/// The state of a copy the traffic manager sends to egress later (a multicast replica or an
+/// egress-to-egress clone): the frame, the packet and where the parser left it, and, on the
+/// wire-format executor, the headers (empty on the closure executor, which keeps them in the
+/// frame).
+struct CopyState {
+    frame: Vec<u128>,
+    pkt: Vec<u8>,
+    cursor: usize,
+    wire: Vec<u8>,
+    wire_valid: u64,
 }
 
 /// A running software switch.
@@ -102,6 +117,8 @@ impl Switch {
                     prog.fast = Some(Box::new(fast));
                     // Calls bridged to the closure executor's code may have taken more slots.
                     prog.frame_len = prog.frame_len.max(cx.next_slot);
+                    // And field sets (each old-style `data` argument makes one).
+                    prog.field_sets.clone_from(&cx.field_sets);
                     fast_refusal = None;
                 }
                 Err(why) => fast_refusal = Some(why.message),
@@ -376,6 +393,10 @@ impl Switch {
 
     /// Resets the frame for a packet entering the parser and runs the parser.
     fn parse<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32) {
+        if !T && self.on_wire() {
+            crate::fast::parse(&self.prog, &mut self.ctx, data, port, u128::from(instance));
+            return;
+        }
         self.arrive(data, port, u128::from(instance));
         let p = &self.prog;
         let c = &mut self.ctx;
@@ -455,16 +476,15 @@ impl Switch {
             self.restore(*set, snap);
             self.trace_snapshot::<T>();
         }
+        let wire = !T && self.on_wire();
         let (p, c) = (&self.prog, &mut self.ctx);
-        // An assert that failed in the parser aborts the packet before the controls.
-        let mut flow = if c.fx.aborted.is_some() { Flow::Abort } else { Flow::Next };
-        for &ctl in &p.pipeline.ingress {
-            if flow == Flow::Abort {
-                break;
-            }
-            flow = run_control::<T>(p, c, ctl);
-        }
-        self.traffic_manager::<T>(data, port, flow == Flow::Abort, depth, res, jobs);
+        let aborted = if wire {
+            crate::fast::ingress(p, c)
+        } else {
+            // An assert that failed in the parser aborts the packet before the controls.
+            c.fx.aborted.is_some() || p.pipeline.ingress.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort)
+        };
+        self.traffic_manager::<T>(data, port, aborted, depth, res, jobs);
     }
 
     /// What follows the ingress controls (`aborted`: an assert stopped the packet): clones,
@@ -499,15 +519,8 @@ impl Switch {
                 self.dropped::<T>(res, DropReason::EmptyGroup(grp));
             }
             for (rid, out_port) in members {
-                jobs.push_back(Job::Egress {
-                    frame: self.ctx.f.clone(),
-                    pkt: self.ctx.pkt.clone(),
-                    cursor: self.ctx.cursor,
-                    port: out_port,
-                    instance: self.instance(PacketInstance::Replica),
-                    rid,
-                    depth,
-                });
+                let state = self.copy_state(self.ctx.f.clone());
+                jobs.push_back(Job::Egress { state, port: out_port, instance: self.instance(PacketInstance::Replica), rid, depth });
             }
             return;
         }
@@ -531,22 +544,17 @@ impl Switch {
             self.trace::<T>(|| Event::Egress { port, instance, rid });
             self.trace_snapshot::<T>();
         }
+        let wire = !T && self.on_wire();
         let (p, c) = (&self.prog, &mut self.ctx);
-        if p.pipeline.egress.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort) {
+        let aborted = if wire { crate::fast::egress(p, c) } else { p.pipeline.egress.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort) };
+        if aborted {
             self.abort::<T>(res);
             return;
         }
         if let Some((session, set)) = self.ctx.fx.clone {
             for (crid, out_port) in self.mirror_targets(session) {
-                jobs.push_back(Job::Egress {
-                    frame: self.e2e_frame(set),
-                    pkt: self.ctx.pkt.clone(),
-                    cursor: self.ctx.cursor,
-                    port: out_port,
-                    instance: self.instance(PacketInstance::EgressClone),
-                    rid: crid,
-                    depth,
-                });
+                let state = self.copy_state(self.e2e_frame(set));
+                jobs.push_back(Job::Egress { state, port: out_port, instance: self.instance(PacketInstance::EgressClone), rid: crid, depth });
             }
         }
         if self.marked_to_drop() {
@@ -555,13 +563,18 @@ impl Switch {
             return;
         }
         let (p, c) = (&self.prog, &mut self.ctx);
-        c.out.clear();
-        if p.pipeline.deparse.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort) {
+        let aborted = if wire {
+            crate::fast::deparse(p, c)
+        } else {
+            c.out.clear();
+            p.pipeline.deparse.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort)
+        };
+        if aborted {
             self.abort::<T>(res);
             return;
         }
         let start = c.cursor.div_ceil(8).min(c.pkt.len());
-        let headers = c.out.finish();
+        let headers: &[u8] = if wire { &c.wire_out } else { c.out.finish() };
         let tail = c.pkt.get(start..).unwrap_or(&[]);
         if let Some(set) = c.fx.reparse_deparsed {
             if depth >= MAX_LOOPS {
@@ -606,6 +619,31 @@ impl Switch {
         frame
     }
 
+    /// The state of the packet being processed, with `frame` for its frame, for a copy sent to
+    /// egress later.
+    fn copy_state(&self, frame: Vec<u128>) -> CopyState {
+        let c = &self.ctx;
+        let wire = if self.on_wire() { c.wire.clone() } else { Vec::new() };
+        CopyState { frame, pkt: c.pkt.clone(), cursor: c.cursor, wire, wire_valid: c.wire_valid }
+    }
+
+    /// Makes `state` the state of the packet being processed, with no effects asked for yet.
+    fn resume(&mut self, state: CopyState) {
+        let c = &mut self.ctx;
+        if state.frame.len() == c.f.len() {
+            c.f.copy_from_slice(&state.frame);
+        }
+        if state.wire.len() == c.wire.len() {
+            c.wire.copy_from_slice(&state.wire);
+            c.wire_valid = state.wire_valid;
+        }
+        c.pkt = state.pkt;
+        c.cursor = state.cursor;
+        c.fx = Effects::default();
+        // The generated code reaches the packet through pointers set for its buffer.
+        crate::fast::point_jit_frame(c);
+    }
+
     fn run_job<const T: bool>(&mut self, job: Job, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
         match job {
             Job::Ingress { data, port, instance, keep, depth } => self.ingress::<T>(&data, port, instance, keep, depth, res, jobs),
@@ -614,13 +652,8 @@ impl Switch {
                 self.restore(keep.0, &keep.1);
                 self.egress::<T>(out_port, Some(self.instance(PacketInstance::IngressClone)), rid, depth, res, jobs);
             }
-            Job::Egress { frame, pkt, cursor, port, instance, rid, depth } => {
-                if frame.len() == self.ctx.f.len() {
-                    self.ctx.f.copy_from_slice(&frame);
-                }
-                self.ctx.pkt = pkt;
-                self.ctx.cursor = cursor;
-                self.ctx.fx = Effects::default();
+            Job::Egress { state, port, instance, rid, depth } => {
+                self.resume(state);
                 self.egress::<T>(port, Some(instance), rid, depth, res, jobs);
             }
         }
@@ -674,16 +707,21 @@ impl Switch {
     /// Which executor runs this switch's packets: `"wire-format"` ([`crate::fast`]) or
     /// `"closures"`.
     pub fn executor(&self) -> &'static str {
-        if self.wire_format && self.prog.fast.is_some() && self.ctx.trace.is_none() {
+        if self.on_wire() {
             "wire-format"
         } else {
             "closures"
         }
     }
 
-    /// Whether the wire-format executor hands this program's packets over to the closure
-    /// executor after ingress (for clones, resubmission, recirculation, truncation, multicast or
-    /// asserts, which only the closure executor's traffic manager carries out).
+    /// Whether the wire-format executor runs this switch's packets.
+    fn on_wire(&self) -> bool {
+        self.wire_format && self.prog.fast.is_some() && self.ctx.trace.is_none()
+    }
+
+    /// Whether the wire-format executor hands this program's packets over to the switch's
+    /// traffic manager after ingress (for clones, resubmission, recirculation, truncation,
+    /// multicast or asserts), which sends each copy through the wire-format executor's blocks.
     pub fn hands_over(&self) -> bool {
         self.prog.fast.as_ref().is_some_and(|f| f.hands_over)
     }
@@ -724,8 +762,8 @@ impl Switch {
     }
 
     /// One packet of a batch through the wire-format executor: the pipeline of [`Switch::ingress`]
-    /// and [`Switch::egress`] for a program that makes one copy of a packet or none (no clone,
-    /// re-parse, multicast or truncation: the build refuses programs that ask for them).
+    /// and [`Switch::egress`] in [`crate::fast::process`] for a packet that makes one copy or
+    /// none, else through the traffic manager ([`Switch::take_over`]).
     fn process_wire_format(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
         use crate::fast::Stopped;
         match crate::fast::process(&self.prog, &mut self.ctx, packet, res) {
@@ -745,8 +783,8 @@ impl Switch {
         }
     }
 
-    /// The replicas of multicast group `group` on the wire-format executor, as the closure
-    /// executor's traffic manager makes them: one per `(rid, port)` of the group's nodes in order,
+    /// The replicas of multicast group `group` on the wire-format executor, as the traffic
+    /// manager ([`Switch::traffic_manager`]) makes them, with no allocation: one per `(rid, port)` of the group's nodes in order,
     /// each from the packet as ingress left it, with the replica instance type; an empty group
     /// drops the packet, and past [`MAX_JOBS`] copies the rest are dropped.
     #[inline(never)]
@@ -765,9 +803,10 @@ impl Switch {
         }
     }
 
-    /// The closure executor's traffic manager, egress and deparser take a packet the wire-format
-    /// executor handed over with its headers in the frame. Kept out of line, so the wire-format
-    /// path it branches from stays small.
+    /// The traffic manager takes a packet the wire-format executor handed over after ingress,
+    /// and sends its copies through the wire-format executor's egress and deparser (and its
+    /// parser and ingress again, for a re-parse). Kept out of line, so the wire-format path it
+    /// branches from stays small.
     #[inline(never)]
     #[cold]
     fn take_over(&mut self, packet: &PacketIn<'_>, aborted: bool, res: &mut BatchOut) {

@@ -193,8 +193,8 @@ pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
         None => {
             let machine = switch.machine_code().map_or_else(|| "no machine code".to_string(), |m| format!("machine code: {m}"));
             let hand_over = match (switch.hands_over(), switch.hands_over_when_asked()) {
-                (true, true) => "; packets whose ingress asks the traffic manager for more than a multicast group continue on the closure executor",
-                (true, false) => "; every packet continues on the closure executor after ingress",
+                (true, true) => "; packets whose ingress asks the traffic manager for more than one copy go through it",
+                (true, false) => "; every packet goes through the traffic manager after ingress",
                 _ => "",
             };
             format!("executor: wire-format; {machine}{hand_over}")

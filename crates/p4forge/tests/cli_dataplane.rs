@@ -429,7 +429,7 @@ fn run_verbose_names_the_executor() {
     );
     assert_eq!(
         executor_line("../../../../tests/stf/multicast.p4", &[], "multicast"),
-        "executor: wire-format; machine code: parser, 3 of 3 controls; packets whose ingress asks the traffic manager for more than a multicast group continue on the closure executor"
+        "executor: wire-format; machine code: parser, 3 of 3 controls; packets whose ingress asks the traffic manager for more than one copy go through it"
     );
     assert_eq!(
         executor_line("../../../../examples/l2l3/l2l3.p4", &["--trace"], "traced"),

@@ -70,8 +70,8 @@ fn wire_format_programs() {
                             None if sw.hands_over() => {
                                 taken += 1;
                                 handing_over += 1;
-                                let which = if sw.hands_over_when_asked() { " for the packets that ask it" } else { "" };
-                                format!("{name}: wire-format{via}, the closure executor from the traffic manager on{which}; machine code: {}", sw.machine_code().unwrap_or("none"))
+                                let which = if sw.hands_over_when_asked() { "the packets that ask it" } else { "every packet" };
+                                format!("{name}: wire-format{via}, {which} through the traffic manager; machine code: {}", sw.machine_code().unwrap_or("none"))
                             }
                             None => {
                                 taken += 1;
@@ -86,7 +86,7 @@ fn wire_format_programs() {
         lines.push(line);
     }
     lines.push(format!(
-        "{taken} of {} programs run on the wire-format executor ({lowered} of them as the mid-end lowers them; {handing_over} hand packets over after ingress)",
+        "{taken} of {} programs run on the wire-format executor ({lowered} of them as the mid-end lowers them; {handing_over} send packets through the traffic manager)",
         files.len()
     ));
     let text = lines.join("\n") + "\n";

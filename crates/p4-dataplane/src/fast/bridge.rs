@@ -4,9 +4,9 @@
 //! so around such a call the headers its arguments touch are copied from the wire buffer into
 //! their slots and back.
 //!
-//! What needs the closure executor's traffic manager (clone, resubmit, recirculate, truncate,
-//! assert, a write of the multicast group) is bridged too, and marks the program as one that hands
-//! its packets over to the closure executor after ingress ([`super::FastProg::hands_over`]).
+//! What needs the switch's traffic manager (clone, resubmit, recirculate, truncate, assert, a write
+//! of the multicast group) is bridged too, and marks the program as one that hands its packets
+//! over to it ([`super::FastProg::hands_over`]).
 
 use p4_arch::{Architecture, ExternOp, MetaRole};
 use p4_ir::{BlockRef, Call, Callee, Direction, Expr, ExprKind, Stmt};
@@ -16,7 +16,7 @@ use super::{read_field, write_field};
 use crate::compile::{Compiler, R};
 use crate::exec::{Ctx, Ev, Run};
 
-/// Whether a bridge may run `call` (`Some`), and whether what it does needs the closure executor's
+/// Whether a bridge may run `call` (`Some`), and whether what it does needs the switch's
 /// traffic manager (`Some(true)`: the program then hands its packets over after ingress).
 fn bridgeable(ir: &p4_ir::Program, arch: &Architecture, call: &Call) -> Option<bool> {
     let op = match &call.callee {
@@ -28,7 +28,7 @@ fn bridgeable(ir: &p4_ir::Program, arch: &Architecture, call: &Call) -> Option<b
     Some(is_traffic_manager_op(op))
 }
 
-/// Operations only the closure executor's traffic manager carries out: copies of the packet, a
+/// Operations only the switch's traffic manager carries out: copies of the packet, a
 /// cut, and `assert`, which stops the packet there.
 fn is_traffic_manager_op(op: ExternOp) -> bool {
     use ExternOp::*;
@@ -136,7 +136,7 @@ fn headers_of(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call)
 }
 
 /// Whether an `out`/`inout` argument of `call` may write the multicast group (which only the
-/// closure executor's traffic manager acts on).
+/// switch's traffic manager acts on).
 fn writes_group(cx: &mut Compiler<'_>, b: &BlockRef, call: &Call) -> R<bool> {
     let Some(group) = cx.intrinsic.slot(MetaRole::MulticastGroup) else { return Ok(false) };
     for a in call.args.iter().filter(|a| a.direction != Direction::In) {
@@ -149,14 +149,14 @@ fn writes_group(cx: &mut Compiler<'_>, b: &BlockRef, call: &Call) -> R<bool> {
     Ok(false)
 }
 
-/// What a bridge compiled, and whether it needs the closure executor's traffic manager.
+/// What a bridge compiled, and whether it needs the switch's traffic manager.
 pub(super) struct Bridged<T> {
     pub code: T,
     pub needs_traffic_manager: bool,
 }
 
-/// What bridging `call` needs: the headers to copy around it, and whether it needs the closure
-/// executor's traffic manager; `why` if it is not one a bridge may run.
+/// What bridging `call` needs: the headers to copy around it, and whether it needs the switch's
+/// traffic manager; `why` if it is not one a bridge may run.
 fn prepare(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, why: crate::DataplaneError) -> R<(Vec<FrameHeader>, bool)> {
     let Some(tm) = p4_arch::of(cx.ir).and_then(|arch| bridgeable(cx.ir, arch, call)) else { return Err(why) };
     let needs_traffic_manager = tm || writes_group(cx, b, call)?;
@@ -192,8 +192,7 @@ pub(super) fn value(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Ex
     Ok(Bridged { code, needs_traffic_manager })
 }
 
-/// Copies `headers` from the wire buffer into their frame slots (around a bridged call, and every
-/// header of a packet handed over to the closure executor).
+/// Copies `headers` from the wire buffer into their frame slots (around a bridged call).
 pub(super) fn to_frame(headers: &[FrameHeader], c: &mut Ctx) {
     for h in headers {
         c.set(h.valid, u128::from(c.wire_valid >> h.region.index & 1));

@@ -35,22 +35,20 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     for &i in &prog.pipeline.ingress {
         controls[i] = fc.control(i)?;
     }
-    // The traffic manager here sends one copy to one port or drops it: a program that can ask
-    // for more (a multicast group) hands its packets over after ingress.
+    // The pipeline here sends one copy to one port or drops it: a packet asking for more (a
+    // multicast group, a clone, a re-parse, a truncation) or stopped by an assert goes to the
+    // switch's traffic manager, which runs the blocks compiled here for each copy.
     if let Some(group) = prog.intrinsic.slot(MetaRole::MulticastGroup) {
         fc.hands_over |= fc.written.contains(&group);
     }
-    // Egress and deparser run here when this executor compiles them and they ask nothing of the
-    // traffic manager; else every packet is handed over after ingress. In a program whose
-    // ingress may ask for the traffic manager, a packet that did not ask stays here.
+    // When egress or deparser may ask the traffic manager for something, every packet goes to
+    // it after ingress; else only the packets whose ingress asked.
     let ingress_hands_over = std::mem::replace(&mut fc.hands_over, false);
-    let after: R<Vec<(usize, Option<Run>)>> = prog.pipeline.egress.iter().chain(&prog.pipeline.deparse).map(|&i| Ok((i, fc.control(i)?))).collect();
-    let after_here = matches!(after, Ok(_)) && !fc.hands_over;
-    if let (Ok(bodies), true) = (after, after_here) {
-        bodies.into_iter().for_each(|(i, body)| controls[i] = body);
+    for &i in prog.pipeline.egress.iter().chain(&prog.pipeline.deparse) {
+        controls[i] = fc.control(i)?;
     }
-    fc.hands_over = ingress_hands_over || !after_here;
-    let hands_over_when_asked = ingress_hands_over && after_here;
+    let hands_over_when_asked = ingress_hands_over && !fc.hands_over;
+    fc.hands_over |= ingress_hands_over;
     // The same blocks as machine code, where the machine takes it; for a program that does not
     // hand over, the whole packet as one function too.
     let compiled: Vec<usize> = controls.iter().enumerate().filter(|(_, c)| c.is_some()).map(|(i, _)| i).collect();
@@ -66,10 +64,15 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
             }
         }
     }
+    // The traffic manager restores preserved fields in the frame, where this executor keeps no
+    // header.
+    let preserved: Vec<(usize, usize)> = fc.cx.field_sets.iter().flatten().map(|&(s, len)| (s, s + len)).collect();
+    if !fc.places.frame_headers(Some(&preserved)).is_empty() {
+        return unsupported("a header field among the fields a clone, resubmission or recirculation preserves");
+    }
     // Code bridged to the closure executor may have taken frame slots for its temporaries.
     let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
-    let frame_headers = fc.places.frame_headers(None);
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit })
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, jit })
 }
 
 /// The per-packet work around the blocks of `prog`, resolved once.
@@ -113,7 +116,7 @@ pub(super) struct FastCompiler<'c, 'a> {
     pub(super) tables: Vec<Option<FastTable>>,
     /// Frame slots some compiled statement assigns.
     written: Vec<usize>,
-    /// Something compiled needs the closure executor's traffic manager ([`FastProg::hands_over`]).
+    /// Something compiled needs the switch's traffic manager ([`FastProg::hands_over`]).
     hands_over: bool,
     /// The parser state being compiled reads ahead (`lookahead`), which can fail where it is an
     /// expression: it leaves its error in `Ctx::pending_err` for the state to reject with.
@@ -486,7 +489,7 @@ impl FastCompiler<'_, '_> {
                 let update = self.block(b, update).map_err(at)?;
                 let body = self.block(b, body).map_err(at)?;
                 // A loop that runs too long drops the packet as a failed assert does, which only
-                // the closure executor's traffic manager carries out.
+                // the switch's traffic manager carries out.
                 self.hands_over = true;
                 Box::new(move |p, c| crate::compile::run_loop(p, c, &init, |p, c| cond.as_ref().is_none_or(|cnd| cnd.read(p, c) != 0), &body, &update))
             }

@@ -32,7 +32,7 @@ use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 pub(crate) use build::build;
 pub use jit::JitFrame;
 pub(crate) use jit::point_into as point_jit_frame;
-pub(crate) use pipeline::{process, replicate, whole_batch, Saved, Stopped};
+pub(crate) use pipeline::{deparse, egress, ingress, parse, process, replicate, whole_batch, Saved, Stopped};
 
 /// Writes a scalar into a place the executor computes (a slice: read-modify-write).
 pub(crate) type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
@@ -138,19 +138,17 @@ pub(crate) struct FastProg {
     pub wire_len: usize,
     /// What the pipeline does per packet, resolved when the program is built.
     pub plan: PacketPlan,
-    /// The program may ask for what only the closure executor's traffic manager does (clones,
-    /// resubmission, recirculation, truncation, multicast, asserts): every packet goes through
-    /// parser and ingress here, then its headers are copied into the frame and the closure
-    /// executor takes it from the traffic manager on.
+    /// The program may ask for what only the switch's traffic manager does (clones,
+    /// resubmission, recirculation, truncation, multicast, asserts): packets go through parser
+    /// and ingress in [`process`], then to the switch's traffic manager, which sends each copy
+    /// through the blocks compiled here ([`parse`], [`ingress`], [`egress`], [`deparse`]).
     pub hands_over: bool,
-    /// A program that hands over whose egress and deparser this executor runs (they ask nothing
-    /// of the traffic manager): a packet its ingress asked nothing of the traffic manager for (no
-    /// clone, resubmission, recirculation, truncation, multicast group or failed assert) stays
-    /// here to the end, as in a program that does not hand over, and so do the replicas of one
-    /// that asked for a multicast group alone; only the others are handed over.
+    /// A program that hands over whose egress and deparser ask nothing of the traffic manager: a
+    /// packet its ingress asked nothing of it (no clone, resubmission, recirculation, truncation,
+    /// multicast group or failed assert) stays in [`process`] to the end, as in a program that
+    /// does not hand over, and so do the replicas of one that asked for a multicast group alone
+    /// ([`replicate`]); only the others are handed over.
     pub hands_over_when_asked: bool,
-    /// Every placed header with its frame slots (what a hand-over copies).
-    pub frame_headers: Vec<places::FrameHeader>,
     /// The parser and control bodies as machine code ([`jit`]), where they compiled; run when
     /// `Ctx::jit` is on.
     pub jit: Option<jit::JitProg>,

@@ -14,9 +14,9 @@ pub(crate) enum Stopped {
     PortTooWide,
     /// The drop marker holds the drop value after ingress or egress.
     Marked,
-    /// The program needs the closure executor's traffic manager ([`super::FastProg::hands_over`]):
-    /// the packet went through parser and ingress here, and its headers are in the frame now
-    /// (`aborted`: an assert stopped it).
+    /// The packet needs the switch's traffic manager ([`super::FastProg::hands_over`]): it went
+    /// through parser and ingress here, and the traffic manager continues with its state as
+    /// ingress left it (`aborted`: an assert stopped it).
     HandedOver { aborted: bool },
     /// The ingress asked for this multicast group and nothing else of the traffic manager, in a
     /// program whose egress and deparser run here: the caller makes the replicas
@@ -37,20 +37,18 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
     if let (true, Some(code)) = (c.jit, f.jit.as_ref().and_then(|j| j.packet)) {
         return whole_packet(plan, p, c, packet, res, code);
     }
-    arrive(plan, &p.pipeline_meta, c, packet.data, packet.port);
-    if let (Err(e), Some(s)) = (run_parser(p, c), plan.error_field) {
-        c.set(s, u128::from(e));
-    }
+    arrive(plan, &p.pipeline_meta, c, packet.data, packet.port, plan.normal_instance);
+    parse_and_note_error(p, c, plan);
     if f.hands_over {
+        let aborted = ingress(p, c);
         if !f.hands_over_when_asked {
-            return Err(ingress_then_hand_over(f, p, c));
+            return Err(Stopped::HandedOver { aborted });
         }
-        let aborted = run_ingress(f, p, c);
         if aborted || asks_traffic_manager(plan, c) {
             if let (false, Some(group)) = (aborted, only_multicast(plan, c)) {
                 return Err(Stopped::Multicast(group));
             }
-            return Err(hand_over(f, c, aborted));
+            return Err(Stopped::HandedOver { aborted });
         }
     } else {
         run_stage(f, p, c, &plan.ingress);
@@ -155,17 +153,35 @@ fn zero_frame(plan: &PacketPlan, c: &mut Ctx) {
 }
 
 /// The state a packet enters the parser with: the frame's non-header slots and the headers
-/// zeroed, the packet copied in, no effects, and the arrival metadata.
+/// zeroed, the packet copied in, no effects, and the arrival metadata with instance type
+/// `instance`.
 #[inline]
-fn arrive(plan: &PacketPlan, meta: &PipelineMeta, c: &mut Ctx, data: &[u8], port: u32) {
+fn arrive(plan: &PacketPlan, meta: &PipelineMeta, c: &mut Ctx, data: &[u8], port: u32, instance: u128) {
     zero_frame(plan, c);
     c.enter(data);
-    meta.arrive(c, port, data.len(), plan.normal_instance);
+    meta.arrive(c, port, data.len(), instance);
+}
+
+/// Runs the parser; the error it ends with goes to the parser-error field.
+#[inline]
+fn parse_and_note_error(p: &Prog, c: &mut Ctx, plan: &PacketPlan) {
+    if let (Err(e), Some(s)) = (run_parser(p, c), plan.error_field) {
+        c.set(s, u128::from(e));
+    }
+}
+
+/// A packet the switch's traffic manager sends into the parser (resubmitted, recirculated, or
+/// an ingress-to-egress clone re-parsed): arrival state with instance type `instance`, then the
+/// parser.
+pub(crate) fn parse(p: &Prog, c: &mut Ctx, data: &[u8], port: u32, instance: u128) {
+    let plan = &FastProg::of(p).plan;
+    arrive(plan, &p.pipeline_meta, c, data, port, instance);
+    parse_and_note_error(p, c, plan);
 }
 
 /// Runs the control bodies of one stage in order (an `exit` ends only its own control, as in the
 /// closure executor's pipeline). Nothing here stops a packet: asserts are bridged only in
-/// programs that hand over ([`ingress_then_hand_over`]).
+/// programs that hand over to the switch's traffic manager.
 #[inline]
 fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) {
     for &ctl in stage {
@@ -175,36 +191,32 @@ fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) {
     }
 }
 
-/// The ingress of a program that hands over: the controls up to one an assert stops (one that
-/// failed in the parser stops the packet before them), then every header copied into the frame
-/// for the closure executor. Out of line, so the path of the other programs stays small.
-#[inline(never)]
-#[cold]
-fn ingress_then_hand_over(f: &FastProg, p: &Prog, c: &mut Ctx) -> Stopped {
-    let aborted = run_ingress(f, p, c);
-    hand_over(f, c, aborted)
-}
-
 /// The ingress controls up to one an assert (or a loop that did not end) stops; returns whether
 /// one did (one that failed in the parser stops the packet before them).
-fn run_ingress(f: &FastProg, p: &Prog, c: &mut Ctx) -> bool {
-    let mut aborted = c.fx.aborted.is_some();
-    for &ctl in &f.plan.ingress {
-        if aborted {
-            break;
-        }
-        if let Some(Some(body)) = f.controls.get(ctl) {
-            aborted = body(p, c) == Flow::Abort;
-        }
-    }
-    aborted
+pub(crate) fn ingress(p: &Prog, c: &mut Ctx) -> bool {
+    let f = FastProg::of(p);
+    c.fx.aborted.is_some() || stage_aborts(f, p, c, &f.plan.ingress)
 }
 
-/// Every header copied into the frame for the closure executor's traffic manager.
-#[cold]
-fn hand_over(f: &FastProg, c: &mut Ctx, aborted: bool) -> Stopped {
-    super::bridge::to_frame(&f.frame_headers, c);
-    Stopped::HandedOver { aborted }
+/// The egress controls of a packet the switch's traffic manager sends to egress; returns
+/// whether an assert stopped it.
+pub(crate) fn egress(p: &Prog, c: &mut Ctx) -> bool {
+    let f = FastProg::of(p);
+    stage_aborts(f, p, c, &f.plan.egress)
+}
+
+/// The deparser of a packet the switch's traffic manager sends to egress, emitting into
+/// `Ctx::wire_out` (cleared first); returns whether an assert stopped it.
+pub(crate) fn deparse(p: &Prog, c: &mut Ctx) -> bool {
+    let f = FastProg::of(p);
+    c.wire_out.clear();
+    stage_aborts(f, p, c, &f.plan.deparse)
+}
+
+/// Runs the control bodies of `stage` in order up to one an assert stops; returns whether one
+/// did.
+fn stage_aborts(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
+    stage.iter().any(|&ctl| matches!(f.controls.get(ctl), Some(Some(body)) if body(p, c) == Flow::Abort))
 }
 
 /// The multicast group the ingress asked for when that is all it asked of the traffic manager.

@@ -1,0 +1,122 @@
+//! A program whose egress asks the traffic manager for copies (an egress-to-egress clone, a
+//! recirculation, a truncation, a failed assert) and whose ingress asks for the others (an
+//! ingress-to-egress clone, a multicast group, a resubmission): every packet goes to the switch's
+//! traffic manager after ingress, which sends each copy through the wire-format executor's blocks.
+//! Exact outputs for each kind of copy; random packets give the same outputs, drops and logs as
+//! on the closure executor.
+
+use p4_dataplane::control::ControlPlane;
+use p4_dataplane::Switch;
+use proptest::prelude::*;
+
+mod common;
+
+const PROGRAM: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> op; bit<8> instance; bit<16> rid; bit<8> port; }
+header t_t { bit<8> tag; }
+struct headers_t { h_t h; t_t t; }
+struct meta_t { @field_list(1) bit<8> kept; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.h);
+        transition select(hdr.h.op) { 1: tagged; 2: tagged; 6: tagged; 9: tagged; default: accept; }
+    }
+    state tagged { pkt.extract(hdr.t); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 2;
+        if (sm.instance_type == 0) { meta.kept = hdr.h.op; }
+        if (hdr.h.op == 5) { clone_preserving_field_list(CloneType.I2E, 5, 1); }
+        else if (hdr.h.op == 6) { sm.mcast_grp = 7; }
+        else if (hdr.h.op == 7 && sm.instance_type == 0) { resubmit_preserving_field_list(1); }
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        hdr.h.instance = (bit<8>)sm.instance_type | (meta.kept << 4);
+        hdr.h.rid = sm.egress_rid;
+        hdr.h.port = (bit<8>)sm.egress_port;
+        if (hdr.t.isValid()) { hdr.t.tag = hdr.t.tag + 1; }
+        if (sm.instance_type == 0) {
+            if (hdr.h.op == 1) { clone_preserving_field_list(CloneType.E2E, 5, 1); }
+            else if (hdr.h.op == 2) { recirculate_preserving_field_list(1); }
+            else if (hdr.h.op == 3) { truncate(3); }
+            else if (hdr.h.op == 4) { assert(false); }
+        }
+    }
+}
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); pkt.emit(hdr.t); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+fn switch() -> Switch {
+    let mut sw = common::switch(PROGRAM);
+    sw.mirroring_add(5, 9).expect("mirror session");
+    sw.mc_mgrp_create(7).expect("group");
+    let node = sw.mc_node_create(3, &[4, 6]).expect("node");
+    sw.mc_node_associate(7, node).expect("associate");
+    sw
+}
+
+fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
+    common::outcome(sw, frames, 1)
+}
+
+#[test]
+fn every_kind_of_copy_on_the_wire_format_executor() {
+    let mut sw = switch();
+    assert_eq!(sw.executor(), "wire-format");
+    assert!(sw.hands_over() && !sw.hands_over_when_asked());
+    let out = |sw: &mut Switch, frame: &[u8]| run(sw, &[frame.to_vec()]);
+    // Unicast: instance 0, the op kept in the high nibble, rid 0, port 2.
+    assert_eq!(out(&mut sw, &[0, 0, 0, 0, 0, 0xaa]), vec![(0, 2, vec![0, 0, 0, 0, 2, 0xaa])]);
+    // Egress-to-egress clone (instance 2) to port 9, from the headers as the original's egress
+    // left them: the tag counted up once there and once in the clone's egress.
+    assert_eq!(
+        out(&mut sw, &[1, 0, 0, 0, 0, 0x40, 0xaa]),
+        vec![(0, 2, vec![1, 0x10, 0, 0, 2, 0x41, 0xaa]), (0, 9, vec![1, 0x12, 0, 0, 9, 0x42, 0xaa])]
+    );
+    // Recirculated (instance 4) with the field list kept: the deparsed packet parsed again, its
+    // tag counted up by both passes through egress.
+    assert_eq!(out(&mut sw, &[2, 0, 0, 0, 0, 0x40, 0xaa]), vec![(0, 2, vec![2, 0x24, 0, 0, 2, 0x42, 0xaa])]);
+    // Truncated to 3 bytes.
+    assert_eq!(out(&mut sw, &[3, 0, 0, 0, 0, 0xaa]), vec![(0, 2, vec![3, 0x30, 0])]);
+    // Ingress-to-egress clone (instance 1): the packet as it arrived, parsed again.
+    assert_eq!(
+        out(&mut sw, &[5, 0, 0, 0, 0, 0xaa]),
+        vec![(0, 2, vec![5, 0x50, 0, 0, 2, 0xaa]), (0, 9, vec![5, 0x51, 0, 0, 9, 0xaa])]
+    );
+    // Replicas (instance 5) of group 7: rid 3 to ports 4 and 6, each from the headers as
+    // ingress left them (the tag counted up once in each).
+    assert_eq!(
+        out(&mut sw, &[6, 0, 0, 0, 0, 0x40, 0xaa]),
+        vec![(0, 4, vec![6, 0x65, 0, 3, 4, 0x41, 0xaa]), (0, 6, vec![6, 0x65, 0, 3, 6, 0x41, 0xaa])]
+    );
+    // Resubmitted (instance 6) with the field list kept.
+    assert_eq!(out(&mut sw, &[7, 0, 0, 0, 0, 0xaa]), vec![(0, 2, vec![7, 0x76, 0, 0, 2, 0xaa])]);
+}
+
+#[test]
+fn an_assert_failing_in_egress_drops_the_packet() {
+    let mut sw = switch();
+    let outcome = run(&mut sw, &[vec![4, 0, 0, 0, 0, 0xaa]]);
+    // The reason is logged and given as the drop's.
+    let why = b"assert failed in E".to_vec();
+    assert_eq!(outcome, vec![(0, u32::MAX - 1, why.clone()), (0, u32::MAX, why)]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn both_executors_agree(packets in proptest::collection::vec((0u8..10, 0u8..4, 0usize..9), 1..32)) {
+        let frames: Vec<Vec<u8>> = packets.iter().map(|&(op, tag, len)| [op, 0, 0, 0, 0, tag, 0xaa, 0xbb][..len.min(8)].to_vec()).collect();
+        let (mut wire, mut closures) = (switch(), switch());
+        prop_assert!(!closures.use_wire_format(false));
+        prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
+    }
+}
