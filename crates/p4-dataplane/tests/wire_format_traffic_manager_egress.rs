@@ -120,3 +120,22 @@ proptest! {
         prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
     }
 }
+
+/// The old-style calls naming the preserved fields (`resubmit({..})`) keep them on the
+/// wire-format executor too.
+#[test]
+fn fields_named_in_an_old_style_call_are_preserved() {
+    let program = common::program(
+        "bit<8> op; bit<8> seen;",
+        "bit<8> kept;",
+        "",
+        "apply { sm.egress_spec = 2; if (sm.instance_type == 0) { meta.kept = hdr.h.op + 1; resubmit({ meta.kept }); } }",
+        "apply { hdr.h.seen = meta.kept; }",
+    );
+    let (mut wire, mut closures) = (common::switch(&program), common::switch(&program));
+    assert_eq!(wire.executor(), "wire-format");
+    assert!(!closures.use_wire_format(false));
+    let expect = vec![(0, 2, vec![4, 5, 0xaa])];
+    assert_eq!(run(&mut wire, &[vec![4, 0, 0xaa]]), expect);
+    assert_eq!(run(&mut closures, &[vec![4, 0, 0xaa]]), expect);
+}
