@@ -108,21 +108,17 @@ impl Switch {
 
     fn build(program: Arc<p4_ir::Program>, tracing: bool) -> Result<Switch, DataplaneError> {
         let (mut prog, mut cx) = build_prog(&program, tracing)?;
-        // The wire-format executor takes the programs it can run whole; a traced switch records
-        // what the closure executor does.
-        let mut fast_refusal = Some("a traced switch runs the closure executor".to_string());
-        if !tracing {
-            match crate::fast::build(&mut cx, &prog) {
-                Ok(fast) => {
-                    prog.fast = Some(Box::new(fast));
-                    // Calls bridged to the closure executor's code may have taken more slots.
-                    prog.frame_len = prog.frame_len.max(cx.next_slot);
-                    // And field sets (each old-style `data` argument makes one).
-                    prog.field_sets.clone_from(&cx.field_sets);
-                    fast_refusal = None;
-                }
-                Err(why) => fast_refusal = Some(why.message),
+        // The wire-format executor takes the programs it can run whole (traced or not).
+        let mut fast_refusal = None;
+        match crate::fast::build(&mut cx, &prog) {
+            Ok(fast) => {
+                prog.fast = Some(Box::new(fast));
+                // Calls bridged to the closure executor's code may have taken more slots.
+                prog.frame_len = prog.frame_len.max(cx.next_slot);
+                // And field sets (each old-style `data` argument makes one).
+                prog.field_sets.clone_from(&cx.field_sets);
             }
+            Err(why) => fast_refusal = Some(why.message),
         }
         let wire_len = prog.fast.as_ref().map_or(0, |f| f.wire_len);
         let mut externs = Vec::new();
@@ -322,8 +318,12 @@ impl Switch {
         }
     }
 
-    /// Takes the frame as it is now as the point later changes are reported from.
+    /// Takes the frame as it is now (on the wire-format executor, with the headers copied into
+    /// it) as the point later changes are reported from.
     fn trace_snapshot<const T: bool>(&mut self) {
+        if T && self.on_wire() {
+            crate::fast::headers_to_frame(&self.prog, &mut self.ctx);
+        }
         if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
             trace.snapshot_of(&self.ctx.f);
         }
@@ -393,31 +393,32 @@ impl Switch {
 
     /// Resets the frame for a packet entering the parser and runs the parser.
     fn parse<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32) {
-        if !T && self.on_wire() {
-            crate::fast::parse(&self.prog, &mut self.ctx, data, port, u128::from(instance));
-            return;
+        let wire = self.on_wire();
+        if wire {
+            crate::fast::arrive_at(&self.prog, &mut self.ctx, data, port, u128::from(instance));
+        } else {
+            self.arrive(data, port, u128::from(instance));
         }
-        self.arrive(data, port, u128::from(instance));
-        let p = &self.prog;
-        let c = &mut self.ctx;
-        let meta = &p.intrinsic;
+        let (p, c) = (&self.prog, &mut self.ctx);
         if let (true, Some(trace)) = (T, c.trace.as_mut()) {
             trace.snapshot_of(&c.f);
         }
-        let result = run_parser::<T>(p, c, p.pipeline.parser);
-        if let Err(e) = result {
-            if let Some(s) = meta.slot(MetaRole::ParserError) {
-                c.set(s, u128::from(e));
-            }
+        let result = if wire { crate::fast::run_parser(p, c) } else { run_parser::<T>(p, c, p.pipeline.parser) };
+        if let (Err(e), Some(s)) = (result, p.intrinsic.slot(MetaRole::ParserError)) {
+            c.set(s, u128::from(e));
         }
-        if let (true, Some(trace), Some(names)) = (T, c.trace.as_mut(), &p.slot_names) {
+        if let (true, Some(trace)) = (T, c.trace.as_mut()) {
             let result = match result {
                 Ok(()) => "accept".to_string(),
                 Err(e) => format!("error {}", p.error_names.get(e as usize).cloned().unwrap_or_else(|| e.to_string())),
             };
             trace.push(Event::ParserEnd { result });
             // Headers extracted are shown by their extract; metadata the parser set, here.
-            trace.diff(&c.f, names, false);
+            if wire {
+                crate::fast::note_changes(p, c, false);
+            } else if let (Some(trace), Some(names)) = (c.trace.as_mut(), &p.slot_names) {
+                trace.diff(&c.f, names, false);
+            }
         }
         c.pending_err = None;
         c.exit_pending = false;
@@ -476,10 +477,10 @@ impl Switch {
             self.restore(*set, snap);
             self.trace_snapshot::<T>();
         }
-        let wire = !T && self.on_wire();
+        let wire = self.on_wire();
         let (p, c) = (&self.prog, &mut self.ctx);
         let aborted = if wire {
-            crate::fast::ingress(p, c)
+            crate::fast::ingress::<T>(p, c)
         } else {
             // An assert that failed in the parser aborts the packet before the controls.
             c.fx.aborted.is_some() || p.pipeline.ingress.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort)
@@ -544,9 +545,9 @@ impl Switch {
             self.trace::<T>(|| Event::Egress { port, instance, rid });
             self.trace_snapshot::<T>();
         }
-        let wire = !T && self.on_wire();
+        let wire = self.on_wire();
         let (p, c) = (&self.prog, &mut self.ctx);
-        let aborted = if wire { crate::fast::egress(p, c) } else { p.pipeline.egress.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort) };
+        let aborted = if wire { crate::fast::egress::<T>(p, c) } else { p.pipeline.egress.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort) };
         if aborted {
             self.abort::<T>(res);
             return;
@@ -564,7 +565,7 @@ impl Switch {
         }
         let (p, c) = (&self.prog, &mut self.ctx);
         let aborted = if wire {
-            crate::fast::deparse(p, c)
+            crate::fast::deparse::<T>(p, c)
         } else {
             c.out.clear();
             p.pipeline.deparse.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort)
@@ -716,7 +717,7 @@ impl Switch {
 
     /// Whether the wire-format executor runs this switch's packets.
     fn on_wire(&self) -> bool {
-        self.wire_format && self.prog.fast.is_some() && self.ctx.trace.is_none()
+        self.wire_format && self.prog.fast.is_some()
     }
 
     /// Whether the wire-format executor hands this program's packets over to the switch's
@@ -734,9 +735,15 @@ impl Switch {
         self.prog.fast.as_ref().is_some_and(|f| f.hands_over && f.hands_over_when_asked)
     }
 
+    /// Whether this switch records a trace of every packet ([`Switch::new_traced`]).
+    pub fn traced(&self) -> bool {
+        self.ctx.trace.is_some()
+    }
+
     /// Which blocks of the program the wire-format executor runs as generated machine code, and
-    /// why any other did not become machine code (`None`: no machine code, e.g. the program
-    /// is not run by the wire-format executor).
+    /// why any other did not become machine code (`None`: no machine code: the program is not
+    /// run by the wire-format executor, or the switch is traced and records its steps from the
+    /// executor's closures).
     pub fn machine_code(&self) -> Option<&str> {
         Some(self.prog.fast.as_ref()?.jit.as_ref()?.summary.as_str())
     }

@@ -191,7 +191,11 @@ pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
     match switch.wire_format_refusal() {
         Some(why) => format!("executor: closures ({why})"),
         None => {
-            let machine = switch.machine_code().map_or_else(|| "no machine code".to_string(), |m| format!("machine code: {m}"));
+            let machine = match switch.machine_code() {
+                Some(m) => format!("machine code: {m}"),
+                None if switch.traced() => "no machine code (a traced switch records its steps from closures)".to_string(),
+                None => "no machine code".to_string(),
+            };
             let hand_over = match (switch.hands_over(), switch.hands_over_when_asked()) {
                 (true, true) => "; packets whose ingress asks the traffic manager for more than one copy go through it",
                 (true, false) => "; every packet goes through the traffic manager after ingress",

@@ -411,7 +411,7 @@ fn run_threads_runs_a_program_with_registers_on_one_worker_and_says_so() {
 
 /// `run --verbose` says which executor runs the packets: l2l3 whole as machine code on the
 /// wire-format executor, a multicast program handing over the packets that ask, a traced run on
-/// the closure executor.
+/// the wire-format executor's closures.
 #[test]
 fn run_verbose_names_the_executor() {
     let dir = scratch("run-verbose");
@@ -433,7 +433,7 @@ fn run_verbose_names_the_executor() {
     );
     assert_eq!(
         executor_line("../../../../examples/l2l3/l2l3.p4", &["--trace"], "traced"),
-        "executor: closures (a traced switch runs the closure executor)"
+        "executor: wire-format; no machine code (a traced switch records its steps from closures)"
     );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -134,7 +134,7 @@ impl Compiler<'_> {
     /// A traced build's extern call: the call as written goes into the trace before it runs; an
     /// `extract` also records the header's fields as they were on the wire. Packet I/O other than
     /// `extract` (`emit`, `advance`, `lookahead`) is not shown.
-    fn traced_call(&mut self, b: &BlockRef, call: &Call, run: Run) -> R<Run> {
+    pub(crate) fn traced_call(&mut self, b: &BlockRef, call: &Call, run: Run) -> R<Run> {
         use crate::trace::{value_text, Event};
         let vars = self.block_vars(b);
         // A list argument as written (`{a, b}`), without the type the front end gave it.

@@ -54,7 +54,8 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     let compiled: Vec<usize> = controls.iter().enumerate().filter(|(_, c)| c.is_some()).map(|(i, _)| i).collect();
     let stages = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
     let pipeline = (!fc.hands_over).then_some((&stages, &prog.pipeline_meta));
-    let jit = super::jit::compile(&mut fc, prog.pipeline.parser, &compiled, pipeline);
+    // A traced build records its steps from the closures.
+    let jit = if fc.cx.tracing { None } else { super::jit::compile(&mut fc, prog.pipeline.parser, &compiled, pipeline) };
     if let Some(j) = &jit {
         for (i, body) in controls.iter_mut().enumerate() {
             // A control that did not become machine code keeps its closures.
@@ -72,7 +73,8 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     }
     // Code bridged to the closure executor may have taken frame slots for its temporaries.
     let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, jit })
+    let frame_headers = fc.places.frame_headers(None);
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit })
 }
 
 /// The per-packet work around the blocks of `prog`, resolved once.
@@ -92,6 +94,18 @@ fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>], frame_len
         max_port: meta.max_port(),
         group_field: meta.slot(MetaRole::MulticastGroup),
     }
+}
+
+/// `body` of state `state` of parser `parser`, recording first that the parser entered it (a
+/// traced build).
+fn entering_state(parser: &str, state: &str, body: Run) -> Run {
+    let event = crate::trace::Event::State { parser: parser.to_string(), state: state.to_string() };
+    Box::new(move |p, c| {
+        if let Some(trace) = c.trace.as_mut() {
+            trace.push(event.clone());
+        }
+        body(p, c)
+    })
 }
 
 /// The control a drop call in block `b` marks the packet in (`None`: the parser).
@@ -257,14 +271,14 @@ impl FastCompiler<'_, '_> {
                 let t = t.index();
                 self.table(t)?;
                 match res {
-                    ApplyResult::ActionRun => eval(Arc::new(move |p, c| super::apply_table(p, c, t).action as u128)),
+                    ApplyResult::ActionRun => crate::compile::by_tracing!(self.cx.tracing, T => eval(Arc::new(move |p, c| super::apply_table::<T>(p, c, t).action as u128))),
                     ApplyResult::Hit | ApplyResult::Miss => {
                         let want_hit = *res == ApplyResult::Hit;
-                        eval(Arc::new(move |p, c| {
-                            let out = super::apply_table(p, c, t);
+                        crate::compile::by_tracing!(self.cx.tracing, T => eval(Arc::new(move |p, c| {
+                            let out = super::apply_table::<T>(p, c, t);
                             c.exit_pending |= out.flow == Flow::Exit;
                             u128::from(out.hit == want_hit)
-                        }))
+                        })))
                     }
                 }
             }
@@ -441,7 +455,7 @@ impl FastCompiler<'_, '_> {
             Stmt::ApplyTable { table, .. } => {
                 let t = table.index();
                 self.table(t)?;
-                Box::new(move |p, c| super::apply_table(p, c, t).flow)
+                crate::compile::by_tracing!(self.cx.tracing, T => Box::new(move |p, c| super::apply_table::<T>(p, c, t).flow))
             }
             Stmt::If { cond, then, otherwise, .. } => {
                 let cnd = self.val(b, cond)?;
@@ -453,13 +467,13 @@ impl FastCompiler<'_, '_> {
                 let t = table.index();
                 self.table(t)?;
                 let arms = SwitchArms::build(cases, |a, body| Ok::<_, crate::DataplaneError>((a.map(|a| a.index()), self.block(b, body)?)))?;
-                Box::new(move |p, c| {
-                    let out = super::apply_table(p, c, t);
+                crate::compile::by_tracing!(self.cx.tracing, T => Box::new(move |p, c| {
+                    let out = super::apply_table::<T>(p, c, t);
                     if out.flow != Flow::Next {
                         return out.flow;
                     }
                     arms.run(&out.action, p, c)
-                })
+                }))
             }
             Stmt::SwitchValue { expr, cases, .. } => {
                 let v = self.ev(b, expr)?;
@@ -701,6 +715,9 @@ impl FastCompiler<'_, '_> {
 
     fn call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
         match self.own_call(b, call) {
+            // A traced build records an extern call as the closure executor does (a bridged one
+            // is recorded by the closure executor's code).
+            Ok(run) if self.cx.tracing && matches!(call.callee, Callee::Method { .. } | Callee::ExternFunction { .. }) => self.cx.traced_call(b, call, run),
             Err(why) if matches!(call.callee, Callee::Method { .. } | Callee::ExternFunction { .. } | Callee::Function(_)) => {
                 let bridged = super::bridge::call(self.cx, &self.places, b, call, why)?;
                 self.hands_over |= bridged.needs_traffic_manager;
@@ -1126,6 +1143,7 @@ impl FastCompiler<'_, '_> {
         for st in &parser.states {
             self.reads_ahead = false;
             let body = self.block(&b, &st.body).map_err(|e| e.in_context(format!("parser state {}", st.name)))?;
+            let body = if self.cx.tracing { entering_state(&parser.block.name, &st.name, body) } else { body };
             let transition = match &st.transition {
                 p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::compile::target(*t)),
                 p4_ir::Transition::Select { keys, cases } => {

@@ -32,7 +32,7 @@ use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 pub(crate) use build::build;
 pub use jit::JitFrame;
 pub(crate) use jit::point_into as point_jit_frame;
-pub(crate) use pipeline::{deparse, egress, ingress, parse, process, replicate, whole_batch, Saved, Stopped};
+pub(crate) use pipeline::{arrive_at, deparse, egress, ingress, process, replicate, whole_batch, Saved, Stopped};
 
 /// Writes a scalar into a place the executor computes (a slice: read-modify-write).
 pub(crate) type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
@@ -149,6 +149,9 @@ pub(crate) struct FastProg {
     /// does not hand over, and so do the replicas of one that asked for a multicast group alone
     /// ([`replicate`]); only the others are handed over.
     pub hands_over_when_asked: bool,
+    /// Every placed header with its frame slots (what a traced switch copies into the frame to
+    /// find the fields that changed).
+    pub frame_headers: Vec<places::FrameHeader>,
     /// The parser and control bodies as machine code ([`jit`]), where they compiled; run when
     /// `Ctx::jit` is on.
     pub jit: Option<jit::JitProg>,
@@ -227,19 +230,81 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
     Err(p.errors.parser_timeout)
 }
 
-/// Applies table `t` with this executor's key and actions.
-pub(crate) fn apply_table(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
+/// Applies table `t` with this executor's key and actions; `TRACED`: a traced build's, recording
+/// the lookup and what the action changed.
+#[inline(always)]
+pub(crate) fn apply_table<const TRACED: bool>(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
+    if TRACED {
+        apply_table_traced(p, c, t)
+    } else {
+        apply_table_untraced(p, c, t)
+    }
+}
+
+/// [`apply_table`] recording, as the closure executor's traced build does, the key, the entry
+/// and the action with its data, then the fields the action changed.
+fn apply_table_traced(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
+    let none = crate::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
+    let f = FastProg::of(p);
+    let (Some(ft), Some(tp)) = (f.tables.get(t).and_then(Option::as_ref), p.tables.get(t)) else { return none };
+    let mut key = crate::exec::SmallValues::new();
+    for k in &ft.keys {
+        key.push(k.read(p, c));
+    }
+    let mut args = crate::exec::SmallValues::new();
+    let (found, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args);
+    let Some(ta) = ft.actions.get(act) else { return crate::exec::ApplyOutcome { hit, ..none } };
+    for (slot, v) in ta.data.iter().zip(args.as_slice()) {
+        c.set(*slot, *v);
+    }
+    c.keybuf.clear();
+    c.keybuf.extend_from_slice(key.as_slice());
+    crate::trace::table_applied(p, c, t, found, ta.action, args.as_slice());
+    let flow = run_table_action(f, p, c, ta);
+    note_changes(p, c, true);
+    crate::exec::ApplyOutcome { hit, action: ta.action, flow }
+}
+
+/// Runs the action of a table entry (its data already in its parameters' slots).
+#[inline(always)]
+fn run_table_action(f: &FastProg, p: &Prog, c: &mut Ctx, ta: &TableAction) -> Flow {
+    match (&ta.bound, f.actions.get(ta.action)) {
+        (Some(call), _) => call(p, c),
+        (None, Some(Some(body))) => body(p, c),
+        _ => Flow::Next,
+    }
+}
+
+/// A traced switch's record of the fields that changed since the last step: every header is
+/// copied into its frame slots first, so the frame shows the packet as the closure executor
+/// keeps it (`headers` false: header fields are left out, as after the parser, which shows them
+/// by its extractions).
+pub(crate) fn note_changes(p: &Prog, c: &mut Ctx, headers: bool) {
+    let (Some(names), Some(f)) = (p.slot_names.as_ref(), p.fast.as_ref()) else { return };
+    bridge::to_frame(&f.frame_headers, c);
+    if let Some(trace) = c.trace.as_mut() {
+        trace.diff(&c.f, names, headers);
+    }
+}
+
+/// Copies every header into its frame slots (a traced switch, before taking the frame as the
+/// point later changes are reported from).
+pub(crate) fn headers_to_frame(p: &Prog, c: &mut Ctx) {
+    if let Some(f) = p.fast.as_ref() {
+        bridge::to_frame(&f.frame_headers, c);
+    }
+}
+
+/// [`apply_table`] of an untraced build.
+#[inline]
+fn apply_table_untraced(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
     let none = crate::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
     let Some((hit, act)) = choose_entry(p, c, t) else { return none };
     let f = FastProg::of(p);
     let Some(ta) = f.tables.get(t).and_then(Option::as_ref).and_then(|ft| ft.actions.get(act)) else {
         return crate::exec::ApplyOutcome { hit, ..none };
     };
-    let flow = match (&ta.bound, f.actions.get(ta.action)) {
-        (Some(call), _) => call(p, c),
-        (None, Some(Some(body))) => body(p, c),
-        _ => Flow::Next,
-    };
+    let flow = run_table_action(f, p, c, ta);
     crate::exec::ApplyOutcome { hit, action: ta.action, flow }
 }
 

@@ -40,7 +40,7 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
     arrive(plan, &p.pipeline_meta, c, packet.data, packet.port, plan.normal_instance);
     parse_and_note_error(p, c, plan);
     if f.hands_over {
-        let aborted = ingress(p, c);
+        let aborted = ingress::<false>(p, c);
         if !f.hands_over_when_asked {
             return Err(Stopped::HandedOver { aborted });
         }
@@ -170,13 +170,11 @@ fn parse_and_note_error(p: &Prog, c: &mut Ctx, plan: &PacketPlan) {
     }
 }
 
-/// A packet the switch's traffic manager sends into the parser (resubmitted, recirculated, or
-/// an ingress-to-egress clone re-parsed): arrival state with instance type `instance`, then the
-/// parser.
-pub(crate) fn parse(p: &Prog, c: &mut Ctx, data: &[u8], port: u32, instance: u128) {
-    let plan = &FastProg::of(p).plan;
-    arrive(plan, &p.pipeline_meta, c, data, port, instance);
-    parse_and_note_error(p, c, plan);
+/// The state a packet the switch's traffic manager sends into the parser enters it with
+/// (arriving from a port, resubmitted, recirculated, or an ingress-to-egress clone re-parsed):
+/// [`arrive`] with instance type `instance`.
+pub(crate) fn arrive_at(p: &Prog, c: &mut Ctx, data: &[u8], port: u32, instance: u128) {
+    arrive(&FastProg::of(p).plan, &p.pipeline_meta, c, data, port, instance);
 }
 
 /// Runs the control bodies of one stage in order (an `exit` ends only its own control, as in the
@@ -192,24 +190,34 @@ fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) {
 }
 
 /// The ingress controls up to one an assert (or a loop that did not end) stops; returns whether
-/// one did (one that failed in the parser stops the packet before them).
-pub(crate) fn ingress(p: &Prog, c: &mut Ctx) -> bool {
+/// one did (one that failed in the parser stops the packet before them). `TRACED`: a traced
+/// switch's, recording each control and the fields it changed.
+pub(crate) fn ingress<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
     let f = FastProg::of(p);
+    if TRACED {
+        return c.fx.aborted.is_some() || stage_traced(f, p, c, &p.pipeline.ingress);
+    }
     c.fx.aborted.is_some() || stage_aborts(f, p, c, &f.plan.ingress)
 }
 
 /// The egress controls of a packet the switch's traffic manager sends to egress; returns
 /// whether an assert stopped it.
-pub(crate) fn egress(p: &Prog, c: &mut Ctx) -> bool {
+pub(crate) fn egress<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
     let f = FastProg::of(p);
+    if TRACED {
+        return stage_traced(f, p, c, &p.pipeline.egress);
+    }
     stage_aborts(f, p, c, &f.plan.egress)
 }
 
 /// The deparser of a packet the switch's traffic manager sends to egress, emitting into
 /// `Ctx::wire_out` (cleared first); returns whether an assert stopped it.
-pub(crate) fn deparse(p: &Prog, c: &mut Ctx) -> bool {
+pub(crate) fn deparse<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
     let f = FastProg::of(p);
     c.wire_out.clear();
+    if TRACED {
+        return stage_traced(f, p, c, &p.pipeline.deparse);
+    }
     stage_aborts(f, p, c, &f.plan.deparse)
 }
 
@@ -217,6 +225,26 @@ pub(crate) fn deparse(p: &Prog, c: &mut Ctx) -> bool {
 /// did.
 fn stage_aborts(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
     stage.iter().any(|&ctl| matches!(f.controls.get(ctl), Some(Some(body)) if body(p, c) == Flow::Abort))
+}
+
+/// [`stage_aborts`] of a traced switch over every control of the stage (`stage`: the
+/// pipeline's, empty controls included), as the closure executor's traced build records them:
+/// the control's name, its steps, then the fields it changed.
+fn stage_traced(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
+    for &ctl in stage {
+        if let (Some(trace), Some(prog)) = (c.trace.as_mut(), p.controls.get(ctl)) {
+            trace.push(crate::trace::Event::Control { name: prog.name.clone() });
+        }
+        let flow = match f.controls.get(ctl) {
+            Some(Some(body)) => body(p, c),
+            _ => Flow::Next,
+        };
+        super::note_changes(p, c, true);
+        if flow == Flow::Abort {
+            return true;
+        }
+    }
+    false
 }
 
 /// The multicast group the ingress asked for when that is all it asked of the traffic manager.
