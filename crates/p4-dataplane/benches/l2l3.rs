@@ -39,6 +39,8 @@ fn bench(c: &mut Criterion) {
         })
     });
     // The closure executor on the same switch and trace: the reference measured in this run.
+    // (The batch runs here once more: a filter may have skipped the bench above.)
+    sw.process_batch(&batch, &mut out);
     let wire_bytes = out.bytes.clone();
     sw.use_wire_format(false);
     sw.process_batch(&batch, &mut out);
