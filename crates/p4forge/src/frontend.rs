@@ -152,11 +152,13 @@ pub fn new_switch_traced(compiled: Compiled, path: &Path, traced: bool) -> CliRe
 /// `count` (at least one) software switches of one program, built from one compilation: the
 /// workers of `p4forge run --threads N`; traced ones for `--trace`.
 ///
-/// Untraced, a program the wire-format executor cannot take as elaborated (a sub-control or
-/// sub-parser applied, a header stack's `next` written, a local struct...) runs as the mid-end
-/// lowers it when the wire-format executor takes that ([`on_the_lowered_program`]): the same
-/// packets (the STF suite checks every program both ways), many times faster. A traced switch keeps
-/// the elaborated program, so that the trace names what the user wrote.
+/// A program the wire-format executor cannot take as elaborated (a sub-control or sub-parser
+/// applied, a header stack's `next` written, a local struct...) runs as the mid-end lowers it when
+/// the wire-format executor takes that ([`on_the_lowered_program`]): the same packets (the STF
+/// suite checks every program both ways), many times faster. Traced, it then names what the
+/// mid-end made of the program (a sub-parser's states as `message0.parse_entry`, a stack's
+/// `next` as the element it became); a program the wire-format executor takes as elaborated keeps
+/// the names the user wrote.
 pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: bool) -> CliResult<Vec<p4_dataplane::Switch>> {
     let Compiled { program, sources, .. } = compiled;
     if program.main.type_name.is_empty() {
@@ -171,8 +173,8 @@ pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: 
     };
     let mut program = Arc::new(program);
     let mut first = build(program.clone())?;
-    if !traced && first.wire_format_refusal().is_some() {
-        if let Some((lowered, switch)) = on_the_lowered_program(&program) {
+    if first.wire_format_refusal().is_some() {
+        if let Some((lowered, switch)) = on_the_lowered_program(&program, traced) {
             (program, first) = (lowered, switch);
         }
     }
@@ -210,8 +212,9 @@ pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
 /// the mid-end lowers it and the wire-format executor takes the result (`None`: keep the elaborated
 /// program on the closure executor; a mid-end that cannot lower a program is no reason to refuse
 /// to run it).
-fn on_the_lowered_program(program: &Program) -> Option<(Arc<Program>, p4_dataplane::Switch)> {
+fn on_the_lowered_program(program: &Program, traced: bool) -> Option<(Arc<Program>, p4_dataplane::Switch)> {
     let lowered = Arc::new(p4_midend::lower(program.clone()).ok()?);
-    let switch = p4_dataplane::Switch::new(lowered.clone()).ok()?;
+    let built = if traced { p4_dataplane::Switch::new_traced(lowered.clone()) } else { p4_dataplane::Switch::new(lowered.clone()) };
+    let switch = built.ok()?;
     switch.wire_format_refusal().is_none().then_some((lowered, switch))
 }

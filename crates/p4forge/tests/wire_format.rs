@@ -111,7 +111,7 @@ fn wire_format_programs() {
 
 /// A traced switch runs on the wire-format executor, and its traces are the closure executor's,
 /// step for step: every STF file's packets traced on both give the same events (and the same
-/// outputs and log).
+/// outputs and log). `--trace` runs every program on the wire-format executor.
 #[test]
 fn traces_agree_on_both_executors() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -121,9 +121,14 @@ fn traces_agree_on_both_executors() {
     }
     files.sort();
     files.dedup();
-    let (mut compared, mut events) = (0, 0);
+    let (mut compared, mut events, mut traced_on_wire) = (0, 0, 0);
     for program in &files {
         let name = program.strip_prefix(&root).unwrap_or(program).display().to_string();
+        // What `--trace` runs: the wire-format executor, on the lowered program where it does not
+        // take the elaborated one.
+        if let Ok(mut switches) = p4forge::frontend::compile(program, &[]).map(|c| p4forge::frontend::software_switches(c, program, 1, true)) {
+            traced_on_wire += usize::from(switches.as_mut().is_ok_and(|s| s[0].executor() == "wire-format"));
+        }
         let Ok(compiled) = p4forge::frontend::compile(program, &[]) else { continue };
         let text = std::fs::read_to_string(program.with_extension("stf")).unwrap();
         let commands = p4_stf::parse_stf(&text).unwrap();
@@ -152,4 +157,5 @@ fn traces_agree_on_both_executors() {
     }
     // The programs the wire-format executor takes as elaborated (the others run lowered, untraced).
     assert_eq!((compared, events > 4_000), (52, true), "{events} events");
+    assert_eq!((traced_on_wire, files.len()), (61, 61), "programs a traced run takes to the wire-format executor");
 }
