@@ -1,6 +1,6 @@
 //! Header stacks on the wire-format executor: elements at constant indices (what the mid-end's
-//! `unroll-parser-stacks` leaves of `.next`/`.last`), `push_front`/`pop_front` moving elements'
-//! bytes and validity, a whole stack emitted. The program runs on the wire-format executor; one
+//! `unroll-parser-stacks` leaves of `.next`/`.last`) and at run-time indices, `push_front`/
+//! `pop_front` moving elements' bytes and validity, a whole stack emitted. The program runs on the wire-format executor; one
 //! packet has its exact output, and random packets (every op, cut anywhere) give the same outputs
 //! and drops as on the closure executor.
 
@@ -42,6 +42,13 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             hdr.tags[1].setInvalid();
         } else if (hdr.op.op == 6) {
             hdr.tags.push_front(3);
+        } else if (hdr.op.op == 7) {
+            // Elements chosen by run-time indices: a read past the end gives 0.
+            hdr.tags[hdr.op.count].v = hdr.tags[(bit<2>)hdr.op.op].v + 1;
+        } else if (hdr.op.op == 8) {
+            // A write past the end does nothing.
+            hdr.tags[hdr.op.first].v = 1;
+            hdr.tags[0].v = hdr.tags[hdr.op.count - 1].v;
         }
         hdr.op.first = hdr.tags[0].isValid() ? (bit<8>)hdr.tags[0].v : 8w0xFF;
         hdr.op.count = hdr.tags[2].isValid() ? 8w3 : 8w0;
@@ -73,6 +80,10 @@ fn a_stack_at_constant_indices_runs_on_the_wire_format_executor() {
     assert_eq!(run(&mut sw, &[vec![2, 0, 1, 0x81, 0x83, 0x06]]), vec![(0, 1, vec![2, 0x41, 0, 0x83, 0x06])]);
     // op 6: push_front(3) empties the stack.
     assert_eq!(run(&mut sw, &[vec![6, 0, 1, 0x81, 0x83, 0x06]]), vec![(0, 1, vec![6, 0xff, 0])]);
+    // op 7, count 1: tags[1].v = tags[3].v (past the end: 0) + 1, its `more` bit kept (0x03).
+    assert_eq!(run(&mut sw, &[frame(7, 1, [0x81, 0x83, 0x06], 8)]), vec![(0, 1, vec![7, 0x40, 3, 0x81, 0x03, 0x06, 0xee, 0xdd])]);
+    // op 8, count 2: tags[0x77] is past the end (nothing written); tags[0].v = tags[1].v (0x41).
+    assert_eq!(run(&mut sw, &[frame(8, 2, [0x81, 0x83, 0x06], 8)]), vec![(0, 1, vec![8, 0x41, 3, 0x83, 0x83, 0x06, 0xee, 0xdd])]);
 }
 
 /// A frame of op `op`, count `count` and `tags`, cut to `len` bytes when shorter.
@@ -85,7 +96,7 @@ fn frame(op: u8, count: u8, tags: [u8; 3], len: usize) -> Vec<u8> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
-    fn both_executors_agree_on_every_op_and_cut(packets in proptest::collection::vec((0u8..8, 0u8..3, any::<[u8; 3]>(), 0usize..9), 1..64)) {
+    fn both_executors_agree_on_every_op_and_cut(packets in proptest::collection::vec((0u8..9, 0u8..4, any::<[u8; 3]>(), 0usize..9), 1..64)) {
         let frames: Vec<Vec<u8>> = packets.iter().map(|&(op, count, tags, len)| frame(op, count, tags, len)).collect();
         let (mut wire, mut closures) = (switch(), switch());
         prop_assert!(!closures.use_wire_format(false));

@@ -96,6 +96,31 @@ fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>], frame_len
     }
 }
 
+/// For a place reached through a header stack element chosen by a run-time index (`hs[i].f`): the
+/// index, and the place once per element with the index made that element's constant (`hs[0].f`,
+/// `hs[1].f`, ...); `None` for any other expression.
+fn per_element(e: &Expr) -> Option<(Expr, Vec<Expr>)> {
+    match &e.kind {
+        ExprKind::Field(inner, f) => {
+            let (index, inners) = per_element(inner)?;
+            Some((index, inners.into_iter().map(|i| Expr { kind: ExprKind::Field(Box::new(i), *f), ..e.clone() }).collect()))
+        }
+        ExprKind::Index(stack, index) if !matches!(index.kind, ExprKind::Const(_)) => {
+            let Type::Stack(_, n) = &stack.ty else { return None };
+            let constant = |k: u32| {
+                let value = match index.ty {
+                    Type::Bits { width, signed } => p4_ir::Value::Bits { width, signed, value: k.into() },
+                    _ => p4_ir::Value::InfInt(k.into()),
+                };
+                Expr { kind: ExprKind::Const(value), ..(**index).clone() }
+            };
+            let elements = (0..*n).map(|k| Expr { kind: ExprKind::Index(stack.clone(), Box::new(constant(k))), ..e.clone() }).collect();
+            Some(((**index).clone(), elements))
+        }
+        _ => None,
+    }
+}
+
 /// `body` of state `state` of parser `parser`, recording first that the parser entered it (a
 /// traced build).
 fn entering_state(parser: &str, state: &str, body: Run) -> Run {
@@ -213,10 +238,21 @@ impl FastCompiler<'_, '_> {
         let eval = |f: Ev| Ok(Val::Eval(f));
         match &e.kind {
             ExprKind::Const(v) => Ok(Val::Const(self.cx.scalar_value(v, &e.ty)?)),
-            ExprKind::Var(_) | ExprKind::Field(..) => match self.place(b, e)? {
-                Place::Slot(s) => Ok(Val::Slot(s)),
-                Place::Field { bit, width } => Ok(Val::Field { bit, width }),
-                Place::Header(_) => unsupported("a header as a value"),
+            ExprKind::Var(_) | ExprKind::Field(..) => match (self.place(b, e), per_element(e)) {
+                (Ok(Place::Slot(s)), _) => Ok(Val::Slot(s)),
+                (Ok(Place::Field { bit, width }), _) => Ok(Val::Field { bit, width }),
+                (Ok(Place::Header(_)), _) => unsupported("a header as a value"),
+                // A field of the stack element a run-time index chooses: each element's, chosen
+                // per packet; past the stack's end 0, as the closure executor reads.
+                (Err(_), Some((index, elements))) => {
+                    let index = self.val(b, &index)?;
+                    let each = elements.iter().map(|el| self.val(b, el)).collect::<R<Vec<Val>>>()?;
+                    eval(Arc::new(move |p, c| {
+                        let i = index.read(p, c);
+                        usize::try_from(i).ok().and_then(|i| each.get(i)).map_or(0, |v| v.read(p, c))
+                    }))
+                }
+                (Err(why), None) => Err(why),
             },
             ExprKind::Slice(inner, hi, lo) => {
                 let (hi, lo) = (*hi, *lo);
@@ -367,13 +403,26 @@ impl FastCompiler<'_, '_> {
                 write.write(p, c, bits::set_slice(old, hi, lo, v));
             })));
         }
-        match self.place(b, e)? {
-            Place::Slot(s) => {
+        match (self.place(b, e), per_element(e)) {
+            (Ok(Place::Slot(s)), _) => {
                 self.written.push(s);
                 Ok(Dest::Slot(s))
             }
-            Place::Field { bit, width } => Ok(Dest::Field { bit, width }),
-            Place::Header(_) => unsupported("a header written as a scalar"),
+            (Ok(Place::Field { bit, width }), _) => Ok(Dest::Field { bit, width }),
+            (Ok(Place::Header(_)), _) => unsupported("a header written as a scalar"),
+            // A field of the stack element a run-time index chooses (read after the value, as
+            // the closure executor does); past the stack's end nothing is written.
+            (Err(_), Some((index, elements))) => {
+                let index = self.val(b, &index)?;
+                let each = elements.iter().map(|el| self.dest(b, el)).collect::<R<Vec<Dest>>>()?;
+                Ok(Dest::Other(Arc::new(move |p, c, v| {
+                    let i = index.read(p, c);
+                    if let Some(d) = usize::try_from(i).ok().and_then(|i| each.get(i)) {
+                        d.write(p, c, v);
+                    }
+                })))
+            }
+            (Err(why), None) => Err(why),
         }
     }
 
