@@ -128,3 +128,19 @@ proptest! {
         prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
     }
 }
+
+/// A struct or tuple assigned a constant of its type (which the front end folds to one value)
+/// is assigned member by member.
+#[test]
+fn constant_structs_and_tuples_are_assigned_member_by_member() {
+    let program = common::program(
+        "bit<8> a; bit<8> b;",
+        "bit<8> m;",
+        "struct pair_t { bit<8> x; bit<8> y; }\nconst pair_t PAIR = { 8w3, 8w4 };",
+        "apply { sm.egress_spec = 1; pair_t p = PAIR; tuple<bit<8>, int> t = { 8w7, 5 }; hdr.h.a = p.x + p.y; hdr.h.b = t[0]; }",
+        "apply { }",
+    );
+    let mut sw = common::switch(&program);
+    assert_eq!(sw.executor(), "wire-format");
+    assert_eq!(common::outcome(&mut sw, &[vec![0, 0, 0xaa]], 0), vec![(0, 1, vec![7, 7, 0xaa])]);
+}

@@ -636,13 +636,20 @@ impl FastCompiler<'_, '_> {
             return unsupported(format!("{} assigned as a whole", crate::compile::describe(self.cx.ir, lhs)));
         };
         let member = |e: &Expr, i: usize| member(e, i, &fields[i]);
+        // A constant struct or tuple: a list of its members' constants.
+        let constants: Option<Vec<Expr>> = match &rhs.kind {
+            ExprKind::Const(p4_ir::Value::Aggregate { fields: values, .. }) if values.len() == fields.len() => {
+                Some(values.iter().zip(&fields).map(|(v, ty)| Expr { ty: ty.clone(), kind: ExprKind::Const(v.clone()), span: rhs.span }).collect())
+            }
+            _ => None,
+        };
         let items = match &rhs.kind {
             ExprKind::Aggregate(items) => Some(items),
             ExprKind::Cast(inner) => match &inner.kind {
                 ExprKind::Aggregate(items) => Some(items),
                 _ => None,
             },
-            _ => None,
+            _ => constants.as_ref(),
         };
         match items {
             Some(items) if items.len() == fields.len() && fields.iter().all(|f| self.cx.is_scalar(f)) => {
