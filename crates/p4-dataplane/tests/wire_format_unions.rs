@@ -85,3 +85,37 @@ proptest! {
         prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
     }
 }
+
+/// A stack of header unions (`tests/programs/valid/unions_and_varbits.p4`): an element's member
+/// extracted, its validity read, one element assigned another, the stack emitted with the rest.
+const UNION_STACK: &str = include_str!("../../../tests/programs/valid/unions_and_varbits.p4");
+
+#[test]
+fn a_stack_of_header_unions_runs_on_the_wire_format_executor() {
+    let mut sw = common::switch(UNION_STACK);
+    assert_eq!(sw.executor(), "wire-format");
+    // kind 4, no options: ips[0].v4 extracted and copied into ips[1]; w = 4 + 32.
+    assert_eq!(
+        common::outcome(&mut sw, &[vec![4, 0, 0, 0, 10, 0, 0, 1, 0xee]], 0),
+        vec![(0, 1, vec![4, 0, 0, 36, 10, 0, 0, 1, 10, 0, 0, 1, 0xee])]
+    );
+    // kind 6: the v6 members of both elements are emitted (the stack's emit takes every member
+    // of every element, not only the first).
+    let v6: Vec<u8> = (1..=16).collect();
+    assert_eq!(
+        common::outcome(&mut sw, &[[vec![6, 0, 0, 0], v6.clone()].concat()], 0),
+        vec![(0, 1, [vec![6, 0, 0, 36], v6.clone(), v6].concat())]
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn a_stack_of_header_unions_agrees_with_the_closure_executor(packets in proptest::collection::vec((prop_oneof![Just(4u8), Just(6u8), Just(9u8)], 0u8..48, proptest::collection::vec(any::<u8>(), 0..64)), 1..16)) {
+        let frames: Vec<Vec<u8>> = packets.iter().map(|(kind, len, rest)| [vec![*kind, *len, 0, 0], rest.clone()].concat()).collect();
+        let (mut wire, mut closures) = (common::switch(UNION_STACK), common::switch(UNION_STACK));
+        prop_assert!(!closures.use_wire_format(false));
+        prop_assert_eq!(common::outcome(&mut wire, &frames, 0), common::outcome(&mut closures, &frames, 0));
+    }
+}
+

@@ -927,7 +927,16 @@ impl FastCompiler<'_, '_> {
             out.push(self.header(b, e)?);
             return Ok(());
         }
-        if let Type::Stack(..) = e.ty {
+        if let Type::Stack(elem, n) = &e.ty {
+            if let Some(p4_ir::TypeDef::Union { .. }) = self.cx.type_def(elem) {
+                // A stack of unions: each element's members, element by element.
+                for k in 0..*n {
+                    let index = Expr::new(Type::Bits { width: 32, signed: false }, ExprKind::Const(p4_ir::Value::Bits { width: 32, signed: false, value: k.into() }), e.span);
+                    let element = Expr::new((**elem).clone(), ExprKind::Index(Box::new(e.clone()), Box::new(index)), e.span);
+                    self.emit_plan(b, &element, out)?;
+                }
+                return Ok(());
+            }
             out.extend(self.places.stack(self.cx, b, e)?.0);
             return Ok(());
         }

@@ -158,16 +158,16 @@ impl Places {
                 Ok(())
             }
             _ => match ty {
-                // Elements of a header stack are header instances of their own, one after the
-                // other; `nextIndex` (the stack's first slot) stays in the frame.
-                Type::Stack(elem, n) if cx.is_header(elem) => {
+                // Elements of a header stack are header instances (or unions) of their own, one
+                // after the other; `nextIndex` (the stack's first slot) stays in the frame.
+                Type::Stack(elem, n) if cx.is_header(elem) || matches!(cx.type_def(elem), Some(TypeDef::Union { .. })) => {
                     let es = cx.size(elem)?;
                     for k in 0..*n as usize {
                         self.visit(cx, slot + 1 + k * es, elem)?;
                     }
                     Ok(())
                 }
-                Type::Stack(..) => self.refuse(cx, slot, ty, "a stack of header unions"),
+                Type::Stack(..) => self.refuse(cx, slot, ty, "a stack of neither headers nor header unions"),
                 Type::Tuple(items) => {
                     for (i, item) in items.iter().enumerate() {
                         let (off, _) = cx.field_offset(ty, i as u32)?;
@@ -308,6 +308,9 @@ impl Places {
     /// this executor cannot place them.
     pub(crate) fn stack(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<(Vec<Region>, usize)> {
         let Type::Stack(elem, n) = &e.ty else { return unsupported(format!("{} is not a header stack", crate::compile::describe(cx.ir, e))) };
+        if !cx.is_header(elem) {
+            return unsupported(format!("{} as a whole (a stack of header unions)", crate::compile::describe(cx.ir, e)));
+        }
         let Some(base) = Self::static_slot(cx, b, e)? else {
             return unsupported(format!("{} as a place", crate::compile::describe(cx.ir, e)));
         };
