@@ -18,6 +18,19 @@ fn programs(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
+/// The repository's root and every program with an STF file beside it under `examples/` and
+/// `tests/stf/`, sorted.
+fn stf_programs() -> (PathBuf, Vec<PathBuf>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["examples", "tests/stf"] {
+        programs(&root.join(dir), &mut files);
+    }
+    files.sort();
+    files.dedup();
+    (root, files)
+}
+
 /// Every control-plane object of `program`: kind, name, id.
 fn control_plane(program: &p4_ir::Program) -> Vec<(String, String, u32)> {
     let layouts = p4_ir::layout::Layouts::of(program);
@@ -26,13 +39,7 @@ fn control_plane(program: &p4_ir::Program) -> Vec<(String, String, u32)> {
 
 #[test]
 fn wire_format_programs() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    for dir in ["examples", "tests/stf"] {
-        programs(&root.join(dir), &mut files);
-    }
-    files.sort();
-    files.dedup();
+    let (root, files) = stf_programs();
     let mut lines = Vec::new();
     let mut handing_over = 0;
     let mut taken = 0;
@@ -114,13 +121,7 @@ fn wire_format_programs() {
 /// outputs and log). `--trace` runs every program on the wire-format executor.
 #[test]
 fn traces_agree_on_both_executors() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    for dir in ["examples", "tests/stf"] {
-        programs(&root.join(dir), &mut files);
-    }
-    files.sort();
-    files.dedup();
+    let (root, files) = stf_programs();
     let (mut compared, mut events, mut traced_on_wire) = (0, 0, 0);
     for program in &files {
         let name = program.strip_prefix(&root).unwrap_or(program).display().to_string();
