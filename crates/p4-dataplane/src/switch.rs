@@ -835,7 +835,7 @@ impl Switch {
         self.run_jobs::<T>(jobs, res);
         let input = res.input;
         if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
-            res.trace.extend(trace.events.drain(..).map(|event| (input, event)));
+            res.trace.extend(trace.take_packet().map(|event| (input, event)));
         }
     }
 

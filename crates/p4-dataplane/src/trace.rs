@@ -44,7 +44,13 @@ pub enum Event {
     Output { port: u32, length: usize },
     /// A copy was dropped.
     Drop { reason: String },
+    /// The packet's trace reached [`MAX_EVENTS`]: `omitted` more steps were not recorded (a packet
+    /// that loops or is copied thousands of times would otherwise take memory without bound).
+    Truncated { omitted: u64 },
 }
+
+/// Most steps recorded for one packet (and every copy it causes).
+pub const MAX_EVENTS: usize = 4096;
 
 /// How a frame slot is shown in a trace.
 #[derive(Clone, Debug)]
@@ -72,11 +78,24 @@ pub struct TraceBuf {
     pub(crate) events: Vec<Event>,
     /// The frame as it was at the last step (to find what changed since).
     pub(crate) snapshot: Vec<u128>,
+    /// Steps not recorded since the packet's trace reached [`MAX_EVENTS`].
+    omitted: u64,
 }
 
 impl TraceBuf {
     pub(crate) fn push(&mut self, event: Event) {
-        self.events.push(event);
+        if self.events.len() < MAX_EVENTS {
+            self.events.push(event);
+        } else {
+            self.omitted += 1;
+        }
+    }
+
+    /// The packet's steps, in order, ending with [`Event::Truncated`] if some were not recorded;
+    /// the buffer is left empty for the next packet.
+    pub(crate) fn take_packet(&mut self) -> impl Iterator<Item = Event> + '_ {
+        let omitted = std::mem::take(&mut self.omitted);
+        self.events.drain(..).chain((omitted > 0).then_some(Event::Truncated { omitted }))
     }
 
     /// Reports every named slot that differs from the snapshot (skipping header slots when
@@ -85,7 +104,8 @@ impl TraceBuf {
         if self.snapshot.len() != frame.len() {
             self.snapshot = vec![0; frame.len()];
         }
-        for (slot, (new, old)) in frame.iter().zip(self.snapshot.iter()).enumerate() {
+        let snapshot = std::mem::take(&mut self.snapshot);
+        for (slot, (new, old)) in frame.iter().zip(snapshot.iter()).enumerate() {
             if new == old {
                 continue;
             }
@@ -93,8 +113,9 @@ impl TraceBuf {
             if name.in_header && !headers {
                 continue;
             }
-            self.events.push(Event::Set { field: name.name.to_string(), old: value_text(*old, name.width), new: value_text(*new, name.width) });
+            self.push(Event::Set { field: name.name.to_string(), old: value_text(*old, name.width), new: value_text(*new, name.width) });
         }
+        self.snapshot = snapshot;
         self.snapshot_of(frame);
     }
 
@@ -146,6 +167,7 @@ pub fn render_text(events: &[Event]) -> String {
             Event::Egress { port, instance, rid } => writeln!(out, "egress: port {port} ({instance}, rid {rid})"),
             Event::Output { port, length } => writeln!(out, "output: port {port}, {length} bytes"),
             Event::Drop { reason } => writeln!(out, "dropped: {reason}"),
+            Event::Truncated { omitted } => writeln!(out, "trace truncated: {omitted} more steps not recorded"),
         };
     }
     out

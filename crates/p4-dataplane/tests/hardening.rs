@@ -168,3 +168,29 @@ fn huge_registers_counters_and_meters_load_and_run_in_small_memory() {
     let colours: Vec<u8> = (0..2).map(|_| sw.inject(1, &packet(77, 0), 0).outputs[0].data[8]).collect();
     assert_eq!(colours, [0, 2], "a never-used cell has the configured rates: one green packet, then red");
 }
+
+/// A packet whose copies loop until the traffic manager's limits stop them (every copy
+/// recirculated and cloned in egress) keeps its trace bounded: `trace::MAX_EVENTS` steps, then one
+/// `Truncated` step counting the rest; the drop is still reported.
+#[test]
+fn the_trace_of_a_packet_copied_thousands_of_times_is_bounded() {
+    use p4_dataplane::trace::{Event, MAX_EVENTS};
+    let text = program(
+        "bit<8> n;",
+        "",
+        "",
+        "apply { sm.egress_spec = 1; hdr.h.n = hdr.h.n + 1; }",
+        "apply { recirculate_preserving_field_list(0); clone(CloneType.E2E, 1); }",
+    );
+    let compiled = p4_sema::compile_str("test.p4", &text, &[common::include_dir()]);
+    let mut sw = p4_dataplane::Switch::new_traced(std::sync::Arc::new(compiled.program.expect("compiles"))).expect("runs");
+    assert_eq!(sw.executor(), "wire-format");
+    sw.mirroring_add(1, 2).expect("session");
+    let out = sw.inject(0, &[0], 0);
+    // The copies double at every pass through egress: the limit of copies stops them first.
+    assert!(out.outputs.is_empty());
+    assert_eq!(out.drops, vec!["more than 4096 copies of one packet; the rest were dropped".to_string()]);
+    assert_eq!(out.trace.len(), MAX_EVENTS + 1);
+    let Some(Event::Truncated { omitted }) = out.trace.last() else { panic!("last step: {:?}", out.trace.last()) };
+    assert!(*omitted > 10_000, "{omitted}");
+}
