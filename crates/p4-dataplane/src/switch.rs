@@ -2,8 +2,8 @@
 //! architecture's block roles give ([`crate::exec::Pipeline`]), with clones, re-parsing and multicast
 //! handled in the order of BMv2's after-ingress / after-egress pseudocode. The traffic manager
 //! ([`Switch::traffic_manager`], [`Switch::egress`]) is written once: each block it runs is the
-//! wire-format executor's ([`crate::fast`]) on an untraced switch that has it, else the closure
-//! executor's.
+//! wire-format executor's ([`crate::fast`]) on a switch whose program it takes (traced or not),
+//! else the closure executor's.
 //!
 //! Invariants: `ctx.f.len() == prog.frame_len` always; one packet (and everything it causes) is
 //! processed to completion inside `inject`; a unicast packet runs ingress and egress in the same frame
