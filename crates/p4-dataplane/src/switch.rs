@@ -54,6 +54,48 @@ struct CopyState {
     wire_valid: u64,
 }
 
+/// Buffers of finished copies kept for the next ones: a packet the traffic manager copies
+/// allocates only while the pool grows (at most [`SPARE_KEPT`] buffers of each kind are kept).
+#[derive(Default)]
+struct Spare {
+    frames: Vec<Vec<u128>>,
+    bytes: Vec<Vec<u8>>,
+}
+
+const SPARE_KEPT: usize = 64;
+
+impl Spare {
+    /// A frame buffer holding `from`.
+    fn frame(&mut self, from: &[u128]) -> Vec<u128> {
+        let mut v = self.frames.pop().unwrap_or_default();
+        v.clear();
+        v.extend_from_slice(from);
+        v
+    }
+
+    /// A byte buffer holding the concatenation of `parts`.
+    fn bytes(&mut self, parts: &[&[u8]]) -> Vec<u8> {
+        let mut v = self.bytes.pop().unwrap_or_default();
+        v.clear();
+        for part in parts {
+            v.extend_from_slice(part);
+        }
+        v
+    }
+
+    fn give_frame(&mut self, v: Vec<u128>) {
+        if self.frames.len() < SPARE_KEPT {
+            self.frames.push(v);
+        }
+    }
+
+    fn give_bytes(&mut self, v: Vec<u8>) {
+        if self.bytes.len() < SPARE_KEPT {
+            self.bytes.push(v);
+        }
+    }
+}
+
 /// A running software switch.
 pub struct Switch {
     pub(crate) ir: Arc<p4_ir::Program>,
@@ -73,6 +115,8 @@ pub struct Switch {
     wire_format: bool,
     /// The packet state a multicast keeps between its replicas on the wire-format executor.
     saved: crate::fast::Saved,
+    /// Buffers of the traffic manager's finished copies.
+    spare: Spare,
 }
 
 fn enum_member_name(ir: &p4_ir::Program, v: &p4_ir::Value) -> Option<String> {
@@ -173,7 +217,7 @@ impl Switch {
             jit_frame: Default::default(),
             frame_tidy: false,
         };
-        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true, saved: Default::default() };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true, saved: Default::default(), spare: Spare::default() };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -455,19 +499,22 @@ impl Switch {
         out
     }
 
-    fn mirror_targets(&mut self, session: u32) -> Vec<(u32, u32)> {
-        match self.sessions.get(&session) {
-            Some(Mirror::Port(p)) => vec![(0, *p)],
-            Some(Mirror::Group(g)) => self.group_members(*g),
+    /// The `(rid, port)` copies clone session `session` makes: one for a port (no allocation), a
+    /// group's members, or none (logged) for a session not configured.
+    fn mirror_targets(&mut self, session: u32) -> std::iter::Chain<std::option::IntoIter<(u32, u32)>, std::vec::IntoIter<(u32, u32)>> {
+        let (one, many) = match self.sessions.get(&session) {
+            Some(Mirror::Port(p)) => (Some((0, *p)), Vec::new()),
+            Some(Mirror::Group(g)) => (None, self.group_members(*g)),
             None => {
                 self.ctx.log.push(format!("clone to session {session}, which is not configured: no copy made"));
-                Vec::new()
+                (None, Vec::new())
             }
-        }
+        };
+        one.into_iter().chain(many)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn ingress<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
+    fn ingress<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(usize, &[u128])>, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
         if T && self.ctx.trace.is_some() {
             let instance = self.instance_name(instance);
             self.trace::<T>(|| Event::Ingress { port, length: data.len(), instance });
@@ -499,7 +546,8 @@ impl Switch {
         if let Some((session, set)) = self.ctx.fx.clone {
             self.trace::<T>(|| Event::Decision { decision: format!("clone session {session}") });
             for (rid, out_port) in self.mirror_targets(session) {
-                jobs.push_back(Job::CloneI2E { data: data.to_vec(), in_port: port, out_port, rid, keep: (set, self.ctx.f.clone()), depth });
+                let (data, frame) = (self.spare.bytes(&[data]), self.spare.frame(&self.ctx.f));
+                jobs.push_back(Job::CloneI2E { data, in_port: port, out_port, rid, keep: (set, frame), depth });
             }
         }
         if let Some(set) = self.ctx.fx.reparse_arrived {
@@ -509,7 +557,8 @@ impl Switch {
             }
             let name = self.effect_name(SideEffect::Resubmit);
             self.trace::<T>(|| Event::Decision { decision: name.into() });
-            jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance: self.instance(PacketInstance::Resubmitted), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
+            let (data, frame) = (self.spare.bytes(&[data]), self.spare.frame(&self.ctx.f));
+            jobs.push_back(Job::Ingress { data, port, instance: self.instance(PacketInstance::Resubmitted), keep: Some((set, frame)), depth: depth + 1 });
             return;
         }
         let grp = self.meta_get(MetaRole::MulticastGroup).unwrap_or(0) as u32;
@@ -520,7 +569,8 @@ impl Switch {
                 self.dropped::<T>(res, DropReason::EmptyGroup(grp));
             }
             for (rid, out_port) in members {
-                let state = self.copy_state(self.ctx.f.clone());
+                let frame = self.spare.frame(&self.ctx.f);
+                let state = self.copy_state(frame);
                 jobs.push_back(Job::Egress { state, port: out_port, instance: self.instance(PacketInstance::Replica), rid, depth });
             }
             return;
@@ -554,7 +604,8 @@ impl Switch {
         }
         if let Some((session, set)) = self.ctx.fx.clone {
             for (crid, out_port) in self.mirror_targets(session) {
-                let state = self.copy_state(self.e2e_frame(set));
+                let frame = self.e2e_frame(set);
+                let state = self.copy_state(frame);
                 jobs.push_back(Job::Egress { state, port: out_port, instance: self.instance(PacketInstance::EgressClone), rid: crid, depth });
             }
         }
@@ -582,16 +633,15 @@ impl Switch {
                 self.dropped::<T>(res, DropReason::TooManyLoops(SideEffect::Recirculate));
                 return;
             }
-            let mut bytes = Vec::with_capacity(headers.len() + tail.len());
-            bytes.extend_from_slice(headers);
-            bytes.extend_from_slice(tail);
+            let mut bytes = self.spare.bytes(&[headers, tail]);
             if let Some(n) = c.fx.truncate {
                 bytes.truncate(n as usize);
             }
             let in_port = self.meta_get(MetaRole::IngressPort).unwrap_or(0) as u32;
             let name = self.effect_name(SideEffect::Recirculate);
             self.trace::<T>(|| Event::Decision { decision: name.into() });
-            jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: self.instance(PacketInstance::Recirculated), keep: Some((set, self.ctx.f.clone())), depth: depth + 1 });
+            let frame = self.spare.frame(&self.ctx.f);
+            jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance: self.instance(PacketInstance::Recirculated), keep: Some((set, frame)), depth: depth + 1 });
             return;
         }
         res.push_packet(port, [headers, tail], c.fx.truncate);
@@ -602,8 +652,8 @@ impl Switch {
 
     /// The frame an egress-to-egress clone starts from: headers as they are now, user and standard
     /// metadata reset except the preserved field set (and the port the packet came in on).
-    fn e2e_frame(&self, set: usize) -> Vec<u128> {
-        let mut frame = self.ctx.f.clone();
+    fn e2e_frame(&mut self, set: usize) -> Vec<u128> {
+        let mut frame = self.spare.frame(&self.ctx.f);
         for (base, len) in [self.prog.meta_range, self.prog.intrinsic_range] {
             if let Some(r) = frame.get_mut(base..base + len) {
                 r.fill(0);
@@ -622,10 +672,10 @@ impl Switch {
 
     /// The state of the packet being processed, with `frame` for its frame, for a copy sent to
     /// egress later.
-    fn copy_state(&self, frame: Vec<u128>) -> CopyState {
+    fn copy_state(&mut self, frame: Vec<u128>) -> CopyState {
+        let wire = if self.on_wire() { self.spare.bytes(&[&self.ctx.wire]) } else { Vec::new() };
         let c = &self.ctx;
-        let wire = if self.on_wire() { c.wire.clone() } else { Vec::new() };
-        CopyState { frame, pkt: c.pkt.clone(), cursor: c.cursor, wire, wire_valid: c.wire_valid }
+        CopyState { frame, pkt: self.spare.bytes(&[&c.pkt]), cursor: c.cursor, wire, wire_valid: c.wire_valid }
     }
 
     /// Makes `state` the state of the packet being processed, with no effects asked for yet.
@@ -638,19 +688,30 @@ impl Switch {
             c.wire.copy_from_slice(&state.wire);
             c.wire_valid = state.wire_valid;
         }
-        c.pkt = state.pkt;
+        let old = std::mem::replace(&mut c.pkt, state.pkt);
         c.cursor = state.cursor;
         c.fx = Effects::default();
         // The generated code reaches the packet through pointers set for its buffer.
         crate::fast::point_jit_frame(c);
+        self.spare.give_bytes(old);
+        self.spare.give_bytes(state.wire);
+        self.spare.give_frame(state.frame);
     }
 
     fn run_job<const T: bool>(&mut self, job: Job, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
         match job {
-            Job::Ingress { data, port, instance, keep, depth } => self.ingress::<T>(&data, port, instance, keep, depth, res, jobs),
+            Job::Ingress { data, port, instance, keep, depth } => {
+                self.ingress::<T>(&data, port, instance, keep.as_ref().map(|(set, frame)| (*set, &frame[..])), depth, res, jobs);
+                self.spare.give_bytes(data);
+                if let Some((_, frame)) = keep {
+                    self.spare.give_frame(frame);
+                }
+            }
             Job::CloneI2E { data, in_port, out_port, rid, keep, depth } => {
                 self.parse::<T>(&data, in_port, self.instance(PacketInstance::IngressClone));
                 self.restore(keep.0, &keep.1);
+                self.spare.give_bytes(data);
+                self.spare.give_frame(keep.1);
                 self.egress::<T>(out_port, Some(self.instance(PacketInstance::IngressClone)), rid, depth, res, jobs);
             }
             Job::Egress { state, port, instance, rid, depth } => {
