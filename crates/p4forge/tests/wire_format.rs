@@ -96,24 +96,7 @@ fn wire_format_programs() {
         "{taken} of {} programs run on the wire-format executor ({lowered} of them as the mid-end lowers them; {handing_over} send packets through the traffic manager)",
         files.len()
     ));
-    let text = lines.join("\n") + "\n";
-    let golden = root.join("crates/p4forge/tests/golden/wire_format.txt");
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(&golden, &text).unwrap();
-    }
-    let expected = std::fs::read_to_string(&golden).unwrap_or_default();
-    if text != expected {
-        // Only the lines that differ: the whole list is long.
-        let (now, was): (Vec<&str>, Vec<&str>) = (text.lines().collect(), expected.lines().collect());
-        let gone: Vec<&str> = was.iter().filter(|l| !now.contains(l)).copied().collect();
-        let new: Vec<&str> = now.iter().filter(|l| !was.contains(l)).copied().collect();
-        panic!(
-            "the wire-format executor's programs changed (BLESS=1 rewrites {}):\nexpected:\n  {}\nnow:\n  {}",
-            golden.display(),
-            gone.join("\n  "),
-            new.join("\n  ")
-        );
-    }
+    check_golden(&root, "wire_format.txt", &(lines.join("\n") + "\n"));
 }
 
 /// A traced switch runs on the wire-format executor, and its traces are the closure executor's,
@@ -159,4 +142,46 @@ fn traces_agree_on_both_executors() {
     // The programs the wire-format executor takes as elaborated (the others run lowered, untraced).
     assert_eq!((compared, events > 4_000), (52, true), "{events} events");
     assert_eq!((traced_on_wire, files.len()), (61, 61), "programs a traced run takes to the wire-format executor");
+}
+
+/// Compares `text` with `crates/p4forge/tests/golden/NAME` (`BLESS=1` rewrites it), printing only
+/// the lines that differ: the lists are long.
+fn check_golden(root: &Path, name: &str, text: &str) {
+    let golden = root.join("crates/p4forge/tests/golden").join(name);
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&golden, text).unwrap();
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+    if text != expected {
+        let (now, was): (Vec<&str>, Vec<&str>) = (text.lines().collect(), expected.lines().collect());
+        let gone: Vec<&str> = was.iter().filter(|l| !now.contains(l)).copied().collect();
+        let new: Vec<&str> = now.iter().filter(|l| !was.contains(l)).copied().collect();
+        panic!("the wire-format executor's programs changed (BLESS=1 rewrites {}):\nexpected:\n  {}\nnow:\n  {}", golden.display(), gone.join("\n  "), new.join("\n  "));
+    }
+}
+
+/// The valid programs written for the front end's tests (`tests/programs/valid/`, programs like
+/// those written elsewhere): which executor `p4forge run` gives each, or why the software
+/// dataplane refuses it, in `tests/golden/wire_format_valid.txt`.
+#[test]
+fn programs_written_elsewhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("tests/programs/valid")).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "p4")).collect();
+    files.sort();
+    let mut lines = Vec::new();
+    for file in &files {
+        let name = file.strip_prefix(&root).unwrap_or(file).display().to_string();
+        let line = match p4forge::frontend::compile(file, &[]) {
+            Err(_) => "not compiled".to_string(),
+            Ok(compiled) => match p4forge::frontend::software_switches(compiled, file, 1, false) {
+                Err(_) => "not run by the software dataplane".to_string(),
+                Ok(switches) => p4forge::frontend::executor_line(&switches[0]),
+            },
+        };
+        lines.push(format!("{name}: {line}"));
+    }
+    let on_wire = lines.iter().filter(|l| l.contains("executor: wire-format")).count();
+    let on_closures = lines.iter().filter(|l| l.contains("executor: closures")).count();
+    lines.push(format!("{on_wire} on the wire-format executor, {on_closures} on the closure executor, of {} programs", files.len()));
+    check_golden(&root, "wire_format_valid.txt", &(lines.join("\n") + "\n"));
 }
