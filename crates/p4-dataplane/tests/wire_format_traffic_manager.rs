@@ -49,10 +49,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 
 fn switch() -> Switch {
     let mut sw = common::switch(PROGRAM);
-    sw.mirroring_add(5, 9).expect("mirror session");
-    sw.mc_mgrp_create(7).expect("group");
-    let node = sw.mc_node_create(3, &[4, 6]).expect("node");
-    sw.mc_node_associate(7, node).expect("associate");
+    common::mirror_and_group(&mut sw);
     // Group 8 has no node; group 9 more members than the traffic manager makes copies.
     sw.mc_mgrp_create(8).expect("group");
     sw.mc_mgrp_create(9).expect("group");

@@ -5,7 +5,6 @@
 //! Exact outputs for each kind of copy; random packets give the same outputs, drops and logs as
 //! on the closure executor.
 
-use p4_dataplane::control::ControlPlane;
 use p4_dataplane::Switch;
 use proptest::prelude::*;
 
@@ -56,10 +55,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 
 fn switch() -> Switch {
     let mut sw = common::switch(PROGRAM);
-    sw.mirroring_add(5, 9).expect("mirror session");
-    sw.mc_mgrp_create(7).expect("group");
-    let node = sw.mc_node_create(3, &[4, 6]).expect("node");
-    sw.mc_node_associate(7, node).expect("associate");
+    common::mirror_and_group(&mut sw);
     sw
 }
 

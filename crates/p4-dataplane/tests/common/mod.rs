@@ -80,3 +80,13 @@ pub fn keys(k: Vec<KeyValue>) -> Keys {
 pub fn args(a: &[u64]) -> ActionArgs {
     ActionArgs::Positional(a.iter().map(|x| (*x).into()).collect())
 }
+
+/// The copies the traffic-manager tests configure: clone session 5 to port 9, and multicast
+/// group 7 with one node, replication id 3 on ports 4 and 6.
+pub fn mirror_and_group(sw: &mut Switch) {
+    use p4_dataplane::control::ControlPlane;
+    sw.mirroring_add(5, 9).expect("mirror session");
+    sw.mc_mgrp_create(7).expect("group");
+    let node = sw.mc_node_create(3, &[4, 6]).expect("node");
+    sw.mc_node_associate(7, node).expect("associate");
+}
