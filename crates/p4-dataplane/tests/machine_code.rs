@@ -316,7 +316,7 @@ header tag_t { bit<8> v; }
 struct headers_t { ethernet_t eth; ip_t ip; tag_t tag; }
 struct meta_t { bit<8> seen; bit<9> port; }
 parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.eth); transition select(hdr.eth.ether_type) { 0x0800: ip; 0x0801: tagged; default: accept; } }
+    state start { pkt.extract(hdr.eth); transition select(hdr.eth.ether_type) { 0x0800: ip; 0x0801: tagged; 0x0900 .. 0x09ff: ip; default: accept; } }
     state ip { pkt.extract(hdr.ip); transition accept; }
     state tagged { pkt.extract(hdr.tag); verify(hdr.tag.v != 0, error.ParserInvalidArgument); transition ip; }
 }
@@ -415,13 +415,14 @@ proptest! {
     /// the program writes), interleaved with packets through the closures on the same switch,
     /// give what the closure executor gives.
     #[test]
-    fn a_self_contained_program_agrees_with_the_closure_executor(packets in proptest::collection::vec((0u16..3, any::<[u8; 8]>(), 0u8..5, 0usize..24, any::<bool>()), 1..40)) {
+    fn a_self_contained_program_agrees_with_the_closure_executor(packets in proptest::collection::vec((0u16..7, any::<[u8; 8]>(), 0u8..5, 0usize..24, any::<bool>()), 1..40)) {
         let (mut native, mut reference) = (self_contained_switch(), self_contained_switch());
         prop_assert!(!reference.use_wire_format(false));
         for &(kind, body, addr, len, closures) in &packets {
             let mut body = body;
             body[5] = addr;
-            let mut f = typed([0x0800, 0x0801, 0x1234][kind as usize], &body);
+            // The range's ends and the values just outside it too.
+            let mut f = typed([0x0800, 0x0801, 0x1234, 0x0900, 0x09ff, 0x0a00, 0x08ff][kind as usize], &body);
             f.truncate(len);
             native.use_machine_code(!closures);
             let frames = [f];

@@ -563,15 +563,18 @@ impl Gen<'_, '_, '_> {
                 if keys.iter().any(|k| !self.narrow(&k.ty)) {
                     return unsupported("a select key wider than 64 bits");
                 }
-                // Each case: per key, the value and mask it matches (`default` and `_`: mask 0).
+                // Each case: per key, the value and mask it matches (`default` and `_`: mask 0),
+                // or the range it falls in.
                 let mut arms = Vec::new();
                 for case in cases {
                     let mut per_key = Vec::new();
                     for (ks, k) in case.keysets.iter().zip(keys) {
                         per_key.push(match self.fc.cx.keyset(ks, &k.ty)? {
-                            KeyMatch::Mask(x, m) => (x as u64, m as u64),
-                            KeyMatch::Any => (0, 0),
-                            _ => return unsupported("a select case other than values and masks"),
+                            KeyMatch::Mask(x, m) => KeyMatch::Mask(x, m),
+                            KeyMatch::Any => KeyMatch::Mask(0, 0),
+                            KeyMatch::Range(_, _) if matches!(k.ty, p4_ir::Type::Bits { signed: true, .. }) => return unsupported("a select range on a signed key"),
+                            KeyMatch::Range(lo, hi) => KeyMatch::Range(lo, hi),
+                            KeyMatch::ValueSet(_) => return unsupported("a select case of a value set"),
                         });
                     }
                     arms.push((per_key, crate::compile::target(case.target)));
@@ -583,14 +586,23 @@ impl Gen<'_, '_, '_> {
                 for (per_key, t) in arms {
                     let (yes, no) = (f.b.create_block(), f.b.create_block());
                     let mut all = f.konst(1);
-                    for (&v, (x, m)) in values.iter().zip(per_key) {
-                        if m == 0 {
-                            continue;
-                        }
-                        let masked = f.b.ins().band_imm_s(v, m as i64);
-                        let eq = f.b.ins().icmp_imm_s(IntCC::Equal, masked, x as i64);
-                        let eq = f.b.ins().uextend(I64, eq);
-                        all = f.b.ins().band(all, eq);
+                    for (&v, m) in values.iter().zip(per_key) {
+                        let hit = match m {
+                            KeyMatch::Mask(_, 0) => continue,
+                            KeyMatch::Mask(x, m) => {
+                                let masked = f.b.ins().band_imm_s(v, m as u64 as i64);
+                                f.b.ins().icmp_imm_s(IntCC::Equal, masked, x as u64 as i64)
+                            }
+                            // Keys are unsigned and at most 64 bits wide (checked above).
+                            KeyMatch::Range(lo, hi) => {
+                                let above = f.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, v, lo as u64 as i64);
+                                let below = f.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, v, hi as u64 as i64);
+                                f.b.ins().band(above, below)
+                            }
+                            KeyMatch::Any | KeyMatch::ValueSet(_) => continue,
+                        };
+                        let hit = f.b.ins().uextend(I64, hit);
+                        all = f.b.ins().band(all, hit);
                     }
                     f.b.ins().brif(all, yes, &[], no, &[]);
                     f.b.switch_to_block(yes);
