@@ -5,7 +5,7 @@
 //! What the generated code does itself: field reads and writes of at most 64 bits at constant
 //! places in `Ctx::wire`, frame slots, arithmetic and comparisons on values of at most 64 bits,
 //! `if`, `extract`, `emit`, validity bits, `verify`, `exit`/`return`, the Internet checksum of
-//! header fields, the parser's state machine (selects of values and masks), and table
+//! header fields, the parser's state machine (selects of values, masks and ranges), and table
 //! applications: the lookup is a call into Rust ([`jit_table`]), the chosen action's body is
 //! inlined. Everything else (wider values, other extern calls, direct action calls, ...) is the
 //! statement or value the closure compiler made for it, called from the generated code
