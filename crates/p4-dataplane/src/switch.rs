@@ -54,6 +54,9 @@ struct CopyState {
     wire_valid: u64,
 }
 
+/// The `(rid, port)` copies of a clone session: one for a port, a group's members for a group.
+type MirrorTargets = std::iter::Chain<std::option::IntoIter<(u32, u32)>, std::vec::IntoIter<(u32, u32)>>;
+
 /// Buffers of finished copies kept for the next ones: a packet the traffic manager copies
 /// allocates only while the pool grows (at most [`SPARE_KEPT`] buffers of each kind are kept).
 #[derive(Default)]
@@ -501,7 +504,7 @@ impl Switch {
 
     /// The `(rid, port)` copies clone session `session` makes: one for a port (no allocation), a
     /// group's members, or none (logged) for a session not configured.
-    fn mirror_targets(&mut self, session: u32) -> std::iter::Chain<std::option::IntoIter<(u32, u32)>, std::vec::IntoIter<(u32, u32)>> {
+    fn mirror_targets(&mut self, session: u32) -> MirrorTargets {
         let (one, many) = match self.sessions.get(&session) {
             Some(Mirror::Port(p)) => (Some((0, *p)), Vec::new()),
             Some(Mirror::Group(g)) => (None, self.group_members(*g)),
