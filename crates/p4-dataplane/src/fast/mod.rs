@@ -280,8 +280,8 @@ fn run_table_action(f: &FastProg, p: &Prog, c: &mut Ctx, ta: &TableAction) -> Fl
 /// keeps it (`headers` false: header fields are left out, as after the parser, which shows them
 /// by its extractions).
 pub(crate) fn note_changes(p: &Prog, c: &mut Ctx, headers: bool) {
-    let (Some(names), Some(f)) = (p.slot_names.as_ref(), p.fast.as_ref()) else { return };
-    bridge::to_frame(&f.frame_headers, c);
+    let Some(names) = p.slot_names.as_ref() else { return };
+    headers_to_frame(p, c);
     if let Some(trace) = c.trace.as_mut() {
         trace.diff(&c.f, names, headers);
     }

@@ -194,20 +194,14 @@ fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) {
 /// switch's, recording each control and the fields it changed.
 pub(crate) fn ingress<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
     let f = FastProg::of(p);
-    if TRACED {
-        return c.fx.aborted.is_some() || stage_traced(f, p, c, &p.pipeline.ingress);
-    }
-    c.fx.aborted.is_some() || stage_aborts(f, p, c, &f.plan.ingress)
+    c.fx.aborted.is_some() || stage::<TRACED>(f, p, c, &p.pipeline.ingress, &f.plan.ingress)
 }
 
 /// The egress controls of a packet the switch's traffic manager sends to egress; returns
 /// whether an assert stopped it.
 pub(crate) fn egress<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
     let f = FastProg::of(p);
-    if TRACED {
-        return stage_traced(f, p, c, &p.pipeline.egress);
-    }
-    stage_aborts(f, p, c, &f.plan.egress)
+    stage::<TRACED>(f, p, c, &p.pipeline.egress, &f.plan.egress)
 }
 
 /// The deparser of a packet the switch's traffic manager sends to egress, emitting into
@@ -215,10 +209,18 @@ pub(crate) fn egress<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
 pub(crate) fn deparse<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
     let f = FastProg::of(p);
     c.wire_out.clear();
+    stage::<TRACED>(f, p, c, &p.pipeline.deparse, &f.plan.deparse)
+}
+
+/// One stage: every control of the pipeline's `all` traced, else the ones with a body
+/// (`with_body`, the plan's) as they are; returns whether an assert stopped the packet.
+#[inline]
+fn stage<const TRACED: bool>(f: &FastProg, p: &Prog, c: &mut Ctx, all: &[usize], with_body: &[usize]) -> bool {
     if TRACED {
-        return stage_traced(f, p, c, &p.pipeline.deparse);
+        stage_traced(f, p, c, all)
+    } else {
+        stage_aborts(f, p, c, with_body)
     }
-    stage_aborts(f, p, c, &f.plan.deparse)
 }
 
 /// Runs the control bodies of `stage` in order up to one an assert stops; returns whether one
