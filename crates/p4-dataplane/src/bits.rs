@@ -261,6 +261,30 @@ fn or_bits_wide(buf: &mut [u8], bit_off: usize, width: u32, v: u128) {
     or_bits(buf, bit_off + (width - 64) as usize, 64, v & mask(64));
 }
 
+/// ORs `bits` bits of `src` from bit `from` into `dst` from bit `to`, 64 at a time (the bits
+/// written must be zero before; `dst` must have [`or_bits`]'s slack). Bits past the end of `src`
+/// read as 0.
+pub fn copy_bits(dst: &mut [u8], to: usize, src: &[u8], from: usize, bits: usize) {
+    let mut done = 0;
+    while done < bits {
+        let w = (bits - done).min(64) as u32;
+        or_bits(dst, to + done, w, read_bits(src, from + done, w));
+        done += w as usize;
+    }
+}
+
+/// Appends `bits` bits of `src` (from its first bit) to the bit string `out` whose last byte has
+/// `tail` bits written (0: whole bytes; the rest of that byte zero); returns the new `tail`.
+pub fn append_bits(out: &mut Vec<u8>, tail: u32, src: &[u8], bits: usize) -> u32 {
+    let at = out.len() * 8 - if tail == 0 { 0 } else { (8 - tail) as usize };
+    let len = (at + bits).div_ceil(8);
+    // Slack for `or_bits`' wide windows, cut off after.
+    out.resize(len + 16, 0);
+    copy_bits(out, at, src, 0, bits);
+    out.truncate(len);
+    ((at + bits) % 8) as u32
+}
+
 /// A growable bit string written most-significant-bit first (deparser output, hash input).
 ///
 /// Invariant: `pending < 64` between calls; the written bits are `bytes` followed by the low

@@ -130,6 +130,10 @@ pub struct Ctx {
     /// Where the wire-format executor's deparser appends: the batch's output buffer, lent for the
     /// deparser's run (empty otherwise).
     pub wire_out: Vec<u8>,
+    /// Bits of `wire_out`'s last byte the deparser has written when that is not all 8 (a header
+    /// that is not whole bytes was emitted); 0: the output is whole bytes. The rest of the byte is
+    /// zero, the padding the packet gets if nothing follows.
+    pub(crate) wire_out_tail: u32,
     /// The wire-format executor runs its generated machine code where the program has it
     /// ([`crate::fast`]'s `jit`); off: its closures (the reference in comparisons).
     pub jit: bool,
@@ -153,6 +157,7 @@ impl Ctx {
         self.pkt.clear();
         self.pkt.extend_from_slice(data);
         self.cursor = 0;
+        self.wire_out_tail = 0;
         self.pending_err = None;
         self.exit_pending = false;
         self.fx = Effects::default();

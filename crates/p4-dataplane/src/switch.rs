@@ -216,6 +216,7 @@ impl Switch {
             wire: vec![0; wire_len],
             wire_valid: 0,
             wire_out: Vec::new(),
+            wire_out_tail: 0,
             jit: true,
             jit_frame: Default::default(),
             frame_tidy: false,

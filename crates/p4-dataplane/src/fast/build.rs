@@ -150,7 +150,7 @@ impl FastCompiler<'_, '_> {
 
 pub(super) struct FastCompiler<'c, 'a> {
     pub(super) cx: &'c mut Compiler<'a>,
-    places: Places,
+    pub(super) places: Places,
     actions: Vec<Option<Run>>,
     pub(super) tables: Vec<Option<FastTable>>,
     /// Frame slots some compiled statement assigns.
@@ -816,31 +816,35 @@ impl FastCompiler<'_, '_> {
                     return unsupported("extract of a header with a varbit field without its size");
                 }
                 let short = self.cx.errors.packet_too_short;
-                let run: Run = Box::new(move |_, c| {
-                    let from = c.cursor / 8;
-                    match c.pkt.get(from..from + r.len) {
-                        Some(bytes) => {
-                            if let Some(to) = c.wire.get_mut(r.at..r.at + r.len) {
-                                to.copy_from_slice(bytes);
+                let run: Run = if r.bits.is_multiple_of(8) {
+                    Box::new(move |_, c| {
+                        let from = c.cursor / 8;
+                        match c.pkt.get(from..from + r.len) {
+                            Some(bytes) if c.cursor.is_multiple_of(8) => {
+                                if let Some(to) = c.wire.get_mut(r.at..r.at + r.len) {
+                                    to.copy_from_slice(bytes);
+                                }
+                                c.wire_valid |= 1 << r.index;
+                                c.cursor += r.len * 8;
+                                Flow::Next
                             }
-                            c.wire_valid |= 1 << r.index;
-                            c.cursor += r.len * 8;
-                            Flow::Next
+                            Some(_) => extract_bits(c, r, short),
+                            None => Flow::Reject(short),
                         }
-                        None => Flow::Reject(short),
-                    }
-                });
+                    })
+                } else {
+                    Box::new(move |_, c| extract_bits(c, r, short))
+                };
                 Ok(self.union_fixup(r, run))
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "advance" && call.args.len() == 1 => {
-                // Whole bytes only: every header here starts on a byte.
-                let Val::Const(n) = self.val(b, &call.args[0].expr)? else { return unsupported("advance by a run-time number of bits") };
-                if !n.is_multiple_of(8) {
-                    return unsupported("advance by bits that are not whole bytes");
+                let n = self.val(b, &call.args[0].expr)?;
+                if !matches!(n, Val::Const(k) if k.is_multiple_of(8)) && self.places.unaligned.is_none() {
+                    self.places.unaligned = Some("an `advance` by bits that may not be whole bytes".into());
                 }
                 let short = self.cx.errors.packet_too_short;
-                Ok(Box::new(move |_, c| {
-                    let end = u128::try_from(c.cursor).unwrap_or(u128::MAX).saturating_add(n);
+                Ok(Box::new(move |p, c| {
+                    let end = u128::try_from(c.cursor).unwrap_or(u128::MAX).saturating_add(n.read(p, c));
                     if end > (c.pkt.len() * 8) as u128 {
                         return Flow::Reject(short);
                     }
@@ -854,8 +858,11 @@ impl FastCompiler<'_, '_> {
                 Ok(Box::new(move |_, c| {
                     for r in &regions {
                         if c.wire_valid >> r.index & 1 != 0 {
-                            let len = r.wire_len(c);
-                            if let Some(bytes) = c.wire.get(r.at..r.at + len) {
+                            let bits = r.wire_bits(c);
+                            if c.wire_out_tail != 0 || !bits.is_multiple_of(8) {
+                                let from = c.wire.get(r.at..).unwrap_or(&[]);
+                                c.wire_out_tail = bits::append_bits(&mut c.wire_out, c.wire_out_tail, from, bits);
+                            } else if let Some(bytes) = c.wire.get(r.at..r.at + bits / 8) {
                                 c.wire_out.extend_from_slice(bytes);
                             }
                         }
@@ -885,12 +892,10 @@ impl FastCompiler<'_, '_> {
                 return Flow::Reject(too_short);
             }
             let len = fixed + bits as usize / 8;
-            let from = c.cursor / 8;
-            let Some(bytes) = c.pkt.get(from..from + len) else { return Flow::Reject(short) };
-            if let Some(to) = c.wire.get_mut(r.at..r.at + r.len) {
-                to[..len].copy_from_slice(bytes);
-                to[len..].fill(0);
+            if c.cursor + len * 8 > c.pkt.len() * 8 {
+                return Flow::Reject(short);
             }
+            take_bits(c, r, len * 8);
             c.set(varbit.length_slot, bits);
             c.wire_valid |= 1 << r.index;
             c.cursor += len * 8;
@@ -1060,7 +1065,7 @@ impl FastCompiler<'_, '_> {
             if r.varbit.is_some() {
                 return unsupported("a header with a varbit field in a checksum list");
             }
-            out.push(Leaf::Wire { bit: r.at * 8, width: r.len * 8 });
+            out.push(Leaf::Wire { bit: r.at * 8, width: r.bits });
             return Ok(());
         }
         if !self.cx.is_scalar(&e.ty) {
@@ -1333,7 +1338,7 @@ fn member(e: &Expr, i: usize, ty: &Type) -> Expr {
 
 /// `dst = src` of two header instances: bytes, validity and the length of a varbit.
 fn copy_header(src: Region, dst: Region) -> R<Run> {
-    if src.len != dst.len {
+    if (src.len, src.bits) != (dst.len, dst.bits) {
         return unsupported("a header assigned from a header of another size");
     }
     match (src.varbit, dst.varbit) {
@@ -1355,6 +1360,36 @@ fn copy_in(c: &mut crate::exec::Ctx, src: Region, dst: Region) {
     c.wire_valid = (c.wire_valid & !(1 << dst.index)) | (valid << dst.index);
     if let (Some(from), Some(to)) = (src.varbit, dst.varbit) {
         c.set(to.length_slot, c.get(from.length_slot));
+    }
+}
+
+/// `extract` of header `r` (no varbit) where the cursor or the header is not on whole bytes.
+#[cold]
+fn extract_bits(c: &mut crate::exec::Ctx, r: Region, short: u32) -> Flow {
+    if c.cursor + r.bits > c.pkt.len() * 8 {
+        return Flow::Reject(short);
+    }
+    take_bits(c, r, r.bits);
+    c.wire_valid |= 1 << r.index;
+    c.cursor += r.bits;
+    Flow::Next
+}
+
+/// The packet's next `bits` bits (there are that many) made the first bits of header `r`'s
+/// bytes, the rest of them zero; the cursor does not move.
+#[inline]
+fn take_bits(c: &mut crate::exec::Ctx, r: Region, bits: usize) {
+    let (from, len) = (c.cursor / 8, bits / 8);
+    match (c.pkt.get(from..from + len), c.wire.get_mut(r.at..r.at + r.len)) {
+        (Some(bytes), Some(to)) if c.cursor.is_multiple_of(8) && bits.is_multiple_of(8) => {
+            to[..len].copy_from_slice(bytes);
+            to[len..].fill(0);
+        }
+        (_, Some(to)) => {
+            to.fill(0);
+            bits::copy_bits(&mut c.wire, r.at * 8, &c.pkt, c.cursor, bits);
+        }
+        _ => {}
     }
 }
 

@@ -76,6 +76,7 @@ fn egress_and_deparse(f: &FastProg, p: &Prog, c: &mut Ctx, port: u32, rid: u32, 
     // The deparser appends straight to the batch's buffer (lent to the context meanwhile).
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
     let first = c.wire_out.len();
+    c.wire_out_tail = 0;
     run_stage(f, p, c, &plan.deparse);
     let payload = c.cursor.div_ceil(8).min(c.pkt.len());
     c.wire_out.extend_from_slice(c.pkt.get(payload..).unwrap_or(&[]));
@@ -209,6 +210,7 @@ pub(crate) fn egress<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
 pub(crate) fn deparse<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
     let f = FastProg::of(p);
     c.wire_out.clear();
+    c.wire_out_tail = 0;
     stage::<TRACED>(f, p, c, &p.pipeline.deparse, &f.plan.deparse)
 }
 

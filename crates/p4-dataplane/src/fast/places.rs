@@ -15,8 +15,12 @@ pub(crate) struct Region {
     pub index: usize,
     /// First byte.
     pub at: usize,
-    /// Length in bytes (with a varbit field, at its maximum).
+    /// Length in bytes (with a varbit field, at its maximum; a header that is not whole bytes
+    /// rounded up, its last byte's low bits zero).
     pub len: usize,
+    /// Bits of the fixed-width fields: what `extract` takes and `emit` gives of a header without
+    /// a varbit field.
+    pub bits: usize,
     /// Its last field when that is a varbit: the header's bytes on the wire are then its first
     /// `len - varbit.max_len` bytes and the varbit's current length.
     pub varbit: Option<Varbit>,
@@ -48,6 +52,15 @@ impl Region {
         match self.varbit {
             None => self.len,
             Some(v) => self.fixed_len() + (frame.get(v.length_slot) as usize).div_ceil(8).min(v.max_len),
+        }
+    }
+
+    /// Bits the header has on the wire now (see [`Region::wire_len`]).
+    #[inline]
+    pub(crate) fn wire_bits(&self, frame: &crate::exec::Ctx) -> usize {
+        match self.varbit {
+            None => self.bits,
+            Some(_) => self.wire_len(frame) * 8,
         }
     }
 }
@@ -96,6 +109,11 @@ pub(crate) struct Places {
     refused: Vec<(usize, usize, String)>,
     /// Bytes used by the regions.
     pub wire_len: usize,
+    /// Why the parser's cursor or the deparser's output may stop off a byte boundary (a header
+    /// that is not whole bytes, an `advance` by other bits); `None`: never. The closures check
+    /// the boundary per packet; the machine code assumes it, so it takes no block of such a
+    /// program.
+    pub unaligned: Option<String>,
     /// Every placed header with its frame slots, in placement order.
     frame_headers: Vec<FrameHeader>,
     /// The members of each header union (by the union's first frame slot), placed as headers of
@@ -206,6 +224,7 @@ impl Places {
                     bit += max_len * 8;
                     continue;
                 }
+                FieldKind::Varbit(_) if i == last => return self.refuse(cx, base, ty, "a header whose varbit field does not start on a byte"),
                 FieldKind::Varbit(_) => return self.refuse(cx, base, ty, "a header with a varbit field before its last field"),
             };
             // One 16-byte access must reach the whole field.
@@ -215,13 +234,14 @@ impl Places {
             placed.push((base + off, bit, w));
             bit += w as usize;
         }
-        if !bit.is_multiple_of(8) {
-            return self.refuse(cx, base, ty, "a header that is not whole bytes");
+        if !bit.is_multiple_of(8) && self.unaligned.is_none() {
+            let name = cx.type_def(ty).map_or_else(String::new, |d| format!(" `{}`", d.name()));
+            self.unaligned = Some(format!("header type{name} is not whole bytes"));
         }
         if self.headers.len() >= MAX_HEADERS {
             return self.refuse(cx, base, ty, "more than 64 header instances");
         }
-        let region = Region { index: self.headers.len(), at: self.wire_len, len: bit / 8, varbit };
+        let region = Region { index: self.headers.len(), at: self.wire_len, len: bit.div_ceil(8), bits: bit - varbit.map_or(0, |v| v.max_len * 8), varbit };
         self.wire_len += region.len;
         let mut frame = FrameHeader { region, valid: base, fields: Vec::new() };
         for (slot, b, w) in placed {

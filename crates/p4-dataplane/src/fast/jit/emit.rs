@@ -674,6 +674,7 @@ impl Gen<'_, '_, '_> {
             }
             Stmt::Call(call) => match &call.callee {
                 Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
+                    self.whole_bytes()?;
                     let r = self.header(b, &call.args[0].expr)?;
                     if r.varbit.is_some() {
                         return unsupported("extract of a header with a varbit field");
@@ -686,6 +687,7 @@ impl Gen<'_, '_, '_> {
                     Ok(())
                 }
                 Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit" && call.args.len() == 1 => {
+                    self.whole_bytes()?;
                     let mut regions = Vec::new();
                     self.fc.emit_plan(b, &call.args[0].expr, &mut regions)?;
                     // A varbit's length is known only when the packet runs, and the closures
@@ -1164,6 +1166,15 @@ impl Gen<'_, '_, '_> {
             p @ Place::Field { bit, width } if (bit % 8) as u32 + width <= 64 => Some(p),
             _ => None,
         })
+    }
+
+    /// Refuses an `extract` or `emit` in a program whose cursor or output may stop off a byte
+    /// boundary: the code here moves whole bytes.
+    fn whole_bytes(&self) -> R<()> {
+        match &self.fc.places.unaligned {
+            Some(why) => unsupported(format!("{why}, and machine code moves whole bytes")),
+            None => Ok(()),
+        }
     }
 
     fn header(&mut self, b: &BlockRef, e: &Expr) -> R<Region> {
