@@ -238,6 +238,25 @@ impl FastCompiler<'_, '_> {
         let eval = |f: Ev| Ok(Val::Eval(f));
         match &e.kind {
             ExprKind::Const(v) => Ok(Val::Const(self.cx.scalar_value(v, &e.ty)?)),
+            ExprKind::Field(inner, i) if lookahead_of(inner) => {
+                // Field `i` of `lookahead<T>()`: its bits at its offset in T, read ahead of the
+                // cursor; the whole of T must be in the packet, as the closure executor reads it.
+                let fields = self.wire_fields(&inner.ty)?;
+                let Some(&(off, w)) = fields.get(*i as usize) else { return unsupported("a field of a lookahead past its type's fields") };
+                if !self.cx.is_scalar(&e.ty) || w > 128 {
+                    return unsupported("a field of a lookahead that is not a scalar of at most 128 bits");
+                }
+                let total = p4_ir::layout::wire_width(self.cx.ir, &inner.ty) as usize;
+                let short = self.cx.errors.packet_too_short;
+                self.reads_ahead = true;
+                eval(Arc::new(move |_, c| {
+                    if c.cursor + total > c.pkt.len() * 8 {
+                        c.pending_err.get_or_insert(short);
+                        return 0;
+                    }
+                    bits::read_bits(&c.pkt, c.cursor + off, w)
+                }))
+            }
             ExprKind::Var(_) | ExprKind::Field(..) => match (self.place(b, e), per_element(e)) {
                 (Ok(Place::Slot(s)), _) => Ok(Val::Slot(s)),
                 (Ok(Place::Field { bit, width }), _) => Ok(Val::Field { bit, width }),
@@ -579,6 +598,23 @@ impl FastCompiler<'_, '_> {
         if let ExprKind::InvalidHeader = rhs.kind {
             return Ok(invalidate(dst));
         }
+        if lookahead_of(rhs) && dst.varbit.is_none() {
+            return Ok(self.lookahead_into(dst));
+        }
+        let fields: Vec<Type> = self.cx.type_def(&lhs.ty).map(|d| d.fields().iter().map(|f| f.ty.clone()).collect()).unwrap_or_default();
+        if let ExprKind::Const(p4_ir::Value::Aggregate { valid: false, .. }) = rhs.kind {
+            return Ok(invalidate(dst));
+        }
+        if let Some(items) = list_items(rhs, &fields) {
+            // A list (or a valid constant) makes the header valid with its values, all computed
+            // before any is written.
+            let write = self.assign_list(b, lhs, &fields, &items)?;
+            let set_valid: Run = Box::new(move |_, c| {
+                c.wire_valid |= 1 << dst.index;
+                Flow::Next
+            });
+            return Ok(self.union_fixup(dst, seq(vec![write, set_valid])));
+        }
         let src = self.header(b, rhs)?;
         let copy = copy_header(src, dst)?;
         Ok(self.union_fixup(dst, copy))
@@ -601,6 +637,70 @@ impl FastCompiler<'_, '_> {
             }
             flow
         })
+    }
+
+    /// `lhs = items` member by member (`fields`: the members' types, all scalars), every item
+    /// computed before any member is written: the list may read what it replaces (`p = {p.y, p.x}`).
+    fn assign_list(&mut self, b: &BlockRef, lhs: &Expr, fields: &[Type], items: &[Expr]) -> R<Run> {
+        if items.len() != fields.len() || !fields.iter().all(|f| self.cx.is_scalar(f)) {
+            return unsupported(format!("{} assigned from a list of other members", crate::compile::describe(self.cx.ir, lhs)));
+        }
+        let mut writes = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            writes.push((self.dest(b, &member(lhs, i, &fields[i]))?, self.val(b, item)?));
+        }
+        Ok(Box::new(move |p, c| {
+            let mut values = [0u128; 16];
+            let mut many = Vec::new();
+            let computed: &[u128] = if writes.len() <= values.len() {
+                for (v, (_, item)) in values.iter_mut().zip(&writes) {
+                    *v = item.read(p, c);
+                }
+                &values[..writes.len()]
+            } else {
+                many.extend(writes.iter().map(|(_, item)| item.read(p, c)));
+                &many
+            };
+            for ((dest, _), v) in writes.iter().zip(computed) {
+                dest.write(p, c, *v);
+            }
+            Flow::Next
+        }))
+    }
+
+    /// `dst = lookahead<T>()` of a header without a varbit: the packet's next bits copied in
+    /// without moving the cursor, `dst` valid; with too few bits left `dst` is invalid and the
+    /// state rejects with PacketTooShort, as on the closure executor.
+    fn lookahead_into(&mut self, dst: Region) -> Run {
+        let short = self.cx.errors.packet_too_short;
+        self.reads_ahead = true;
+        self.union_fixup(
+            dst,
+            Box::new(move |_, c| {
+                if c.cursor + dst.bits > c.pkt.len() * 8 {
+                    c.pending_err.get_or_insert(short);
+                    invalidate_in(c, dst);
+                } else {
+                    take_bits(c, dst, dst.bits);
+                    c.wire_valid |= 1 << dst.index;
+                }
+                Flow::Next
+            }),
+        )
+    }
+
+    /// Each field of a header or struct type of scalar fields: its bit offset and width on the
+    /// wire.
+    fn wire_fields(&self, ty: &Type) -> R<Vec<(usize, u32)>> {
+        let Some(def) = self.cx.type_def(ty) else { return unsupported("a lookahead of a type without fields") };
+        let mut at = 0;
+        let mut out = Vec::new();
+        for f in def.fields() {
+            let w = p4_ir::layout::wire_width(self.cx.ir, &f.ty);
+            out.push((at, w));
+            at += w as usize;
+        }
+        Ok(out)
     }
 
     /// The other members of the header union `r` belongs to (empty: none).
@@ -636,48 +736,11 @@ impl FastCompiler<'_, '_> {
             return unsupported(format!("{} assigned as a whole", crate::compile::describe(self.cx.ir, lhs)));
         };
         let member = |e: &Expr, i: usize| member(e, i, &fields[i]);
-        // A constant struct or tuple: a list of its members' constants.
-        let constants: Option<Vec<Expr>> = match &rhs.kind {
-            ExprKind::Const(p4_ir::Value::Aggregate { fields: values, .. }) if values.len() == fields.len() => {
-                Some(values.iter().zip(&fields).map(|(v, ty)| Expr { ty: ty.clone(), kind: ExprKind::Const(v.clone()), span: rhs.span }).collect())
-            }
-            _ => None,
-        };
-        let items = match &rhs.kind {
-            ExprKind::Aggregate(items) => Some(items),
-            ExprKind::Cast(inner) => match &inner.kind {
-                ExprKind::Aggregate(items) => Some(items),
-                _ => None,
-            },
-            _ => constants.as_ref(),
-        };
-        match items {
-            Some(items) if items.len() == fields.len() && fields.iter().all(|f| self.cx.is_scalar(f)) => {
-                let mut writes = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    writes.push((self.dest(b, &member(lhs, i))?, self.val(b, item)?));
-                }
-                Ok(Box::new(move |p, c| {
-                    let mut values = [0u128; 16];
-                    let mut many = Vec::new();
-                    let computed: &[u128] = if writes.len() <= values.len() {
-                        for (v, (_, item)) in values.iter_mut().zip(&writes) {
-                            *v = item.read(p, c);
-                        }
-                        &values[..writes.len()]
-                    } else {
-                        many.extend(writes.iter().map(|(_, item)| item.read(p, c)));
-                        &many
-                    };
-                    for ((dest, _), v) in writes.iter().zip(computed) {
-                        dest.write(p, c, *v);
-                    }
-                    Flow::Next
-                }))
-            }
+        match list_items(rhs, &fields) {
+            Some(items) if items.len() == fields.len() && fields.iter().all(|f| self.cx.is_scalar(f)) => self.assign_list(b, lhs, &fields, &items),
             // With headers in it, member by member: only when the list reads nothing of the
             // variable it is assigned to, so no member written first changes what a later one reads.
-            Some(items) if items.len() == fields.len() && !reads_root_of(items, lhs) => {
+            Some(items) if items.len() == fields.len() && !reads_root_of(&items, lhs) => {
                 let mut runs = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
                     runs.push(self.assign(b, &member(lhs, i), item)?);
@@ -751,13 +814,14 @@ impl FastCompiler<'_, '_> {
         }
         if self.cx.is_header(&l.ty) {
             let (x, y) = (self.header(b, l)?, self.header(b, r)?);
-            if x.varbit.is_some() || y.varbit.is_some() || x.len != y.len {
-                return unsupported("comparison of headers with varbit fields or of other sizes");
-            }
-            return Ok(Arc::new(move |_, c| {
-                let (vx, vy) = (c.wire_valid >> x.index & 1, c.wire_valid >> y.index & 1);
-                u128::from(vx == vy && (vx == 0 || c.wire[x.at..x.at + x.len] == c.wire[y.at..y.at + y.len]))
-            }));
+            let eq = equal_headers(x, y)?;
+            return Ok(Arc::new(move |_, c| u128::from(eq(c))));
+        }
+        if let Type::Stack(..) = l.ty {
+            // Element by element; the next indices do not count.
+            let ((xs, _), (ys, _)) = (self.places.stack(self.cx, b, l)?, self.places.stack(self.cx, b, r)?);
+            let all = xs.into_iter().zip(ys).map(|(x, y)| equal_headers(x, y)).collect::<R<Vec<_>>>()?;
+            return Ok(Arc::new(move |_, c| u128::from(all.iter().all(|eq| eq(c)))));
         }
         let Some(fields) = self.members(&l.ty) else {
             return unsupported(format!("comparison of {}", crate::compile::describe(self.cx.ir, l)));
@@ -809,6 +873,27 @@ impl FastCompiler<'_, '_> {
                 let size = self.val(b, &call.args[1].expr)?;
                 let run = self.extract_varbit(r, size)?;
                 Ok(self.union_fixup(r, run))
+            }
+            Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 && matches!(call.args[0].expr.kind, ExprKind::DontCare) => {
+                // `extract<T>(_)` skips a header's worth of bits.
+                let bits = p4_ir::layout::wire_width(self.cx.ir, &call.args[0].expr.ty) as usize;
+                if !bits.is_multiple_of(8) && self.places.unaligned.is_none() {
+                    self.places.unaligned = Some("an `extract` into `_` of bits that are not whole bytes".into());
+                }
+                let short = self.cx.errors.packet_too_short;
+                Ok(Box::new(move |_, c| {
+                    if c.cursor + bits > c.pkt.len() * 8 {
+                        return Flow::Reject(short);
+                    }
+                    c.cursor += bits;
+                    Flow::Next
+                }))
+            }
+            Callee::Method { extern_type, method, type_args, .. } if extern_type == "packet_in" && method == "lookahead" => {
+                // A discarded `lookahead<T>()` still fails on a packet shorter than T (BMv2).
+                let bits = type_args.first().map_or(0, |t| p4_ir::layout::wire_width(self.cx.ir, t) as usize);
+                let short = self.cx.errors.packet_too_short;
+                Ok(Box::new(move |_, c| if c.cursor + bits > c.pkt.len() * 8 { Flow::Reject(short) } else { Flow::Next }))
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
                 let r = self.header(b, &call.args[0].expr)?;
@@ -1334,6 +1419,39 @@ fn reads_root_of(items: &[Expr], e: &Expr) -> bool {
 /// Member `i` (of type `ty`) of the struct or tuple `e`.
 fn member(e: &Expr, i: usize, ty: &Type) -> Expr {
     Expr::new(ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span)
+}
+
+/// `x == y` of two headers, as the closure executor compares them: both invalid, or both valid
+/// with the same bytes.
+fn equal_headers(x: Region, y: Region) -> R<impl Fn(&crate::exec::Ctx) -> bool> {
+    if x.varbit.is_some() || y.varbit.is_some() || (x.len, x.bits) != (y.len, y.bits) {
+        return unsupported("comparison of headers with varbit fields or of other sizes");
+    }
+    Ok(move |c: &crate::exec::Ctx| {
+        let (vx, vy) = (c.wire_valid >> x.index & 1, c.wire_valid >> y.index & 1);
+        vx == vy && (vx == 0 || c.wire[x.at..x.at + x.len] == c.wire[y.at..y.at + y.len])
+    })
+}
+
+/// Whether `e` is `packet_in.lookahead<T>()`.
+fn lookahead_of(e: &Expr) -> bool {
+    matches!(&e.kind, ExprKind::Call(call) if matches!(&call.callee, Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead"))
+}
+
+/// The items of a list or structure expression (also under a cast to the type it initialises),
+/// or of a constant struct, header or tuple whose members have types `fields`.
+fn list_items(e: &Expr, fields: &[Type]) -> Option<Vec<Expr>> {
+    match &e.kind {
+        ExprKind::Aggregate(items) => Some(items.clone()),
+        ExprKind::Cast(inner) => match &inner.kind {
+            ExprKind::Aggregate(items) => Some(items.clone()),
+            _ => None,
+        },
+        ExprKind::Const(p4_ir::Value::Aggregate { fields: values, .. }) if values.len() == fields.len() => {
+            Some(values.iter().zip(fields).map(|(v, ty)| Expr { ty: ty.clone(), kind: ExprKind::Const(v.clone()), span: e.span }).collect())
+        }
+        _ => None,
+    }
 }
 
 /// `dst = src` of two header instances: bytes, validity and the length of a varbit.

@@ -228,8 +228,11 @@ impl Places {
                 FieldKind::Varbit(_) => return self.refuse(cx, base, ty, "a header with a varbit field before its last field"),
             };
             // One 16-byte access must reach the whole field.
+            if w > 128 {
+                return self.refuse(cx, base, ty, "a header field wider than 128 bits");
+            }
             if bit % 8 + w as usize > 128 {
-                return self.refuse(cx, base, ty, "a header field wider than 120 bits off a byte boundary");
+                return self.refuse(cx, base, ty, "a header field of more than 120 bits off a byte boundary");
             }
             placed.push((base + off, bit, w));
             bit += w as usize;
