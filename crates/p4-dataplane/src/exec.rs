@@ -93,6 +93,42 @@ impl Effects {
     }
 }
 
+/// The validity bits of the wire-format executor's header instances ([`crate::fast`]): bit `i % 64`
+/// of word `i / 64` for instance `i`. Generated machine code reads and writes the words in place.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Validity(pub [u64; VALIDITY_WORDS]);
+
+/// Words of [`Validity`]: at most `64 * VALIDITY_WORDS` header instances.
+pub const VALIDITY_WORDS: usize = 4;
+
+impl Validity {
+    /// Whether instance `i` is valid.
+    #[inline]
+    pub fn has(&self, i: usize) -> bool {
+        self.0[i / 64] >> (i % 64) & 1 != 0
+    }
+
+    #[inline]
+    pub fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    #[inline]
+    pub fn clear(&mut self, i: usize) {
+        self.0[i / 64] &= !(1 << (i % 64));
+    }
+
+    #[inline]
+    pub fn put(&mut self, i: usize, valid: bool) {
+        if valid {
+            self.set(i);
+        } else {
+            self.clear(i);
+        }
+    }
+}
+
 /// Mutable runtime state: the packet frame, the packet, tables and extern state.
 pub struct Ctx {
     /// The frame: every variable of every block, laid out flat.
@@ -125,8 +161,8 @@ pub struct Ctx {
     pub trace: Option<Box<crate::trace::TraceBuf>>,
     /// The wire-format executor's headers ([`crate::fast`]): each instance's bytes at its offset.
     pub wire: Vec<u8>,
-    /// Bit `i`: header instance `i` of `wire` is valid.
-    pub wire_valid: u64,
+    /// Which header instances of `wire` are valid.
+    pub wire_valid: Validity,
     /// Where the wire-format executor's deparser appends: the batch's output buffer, lent for the
     /// deparser's run (empty otherwise).
     pub wire_out: Vec<u8>,
@@ -153,7 +189,7 @@ impl Ctx {
     pub(crate) fn enter(&mut self, data: &[u8]) {
         self.frame_tidy = false;
         self.wire.fill(0);
-        self.wire_valid = 0;
+        self.wire_valid = Validity::default();
         self.pkt.clear();
         self.pkt.extend_from_slice(data);
         self.cursor = 0;

@@ -51,7 +51,7 @@ struct CopyState {
     pkt: Vec<u8>,
     cursor: usize,
     wire: Vec<u8>,
-    wire_valid: u64,
+    wire_valid: crate::exec::Validity,
 }
 
 /// The `(rid, port)` copies of a clone session: one for a port, a group's members for a group.
@@ -214,7 +214,7 @@ impl Switch {
             exit_pending: false,
             trace: tracing.then(Default::default),
             wire: vec![0; wire_len],
-            wire_valid: 0,
+            wire_valid: Default::default(),
             wire_out: Vec::new(),
             wire_out_tail: 0,
             jit: true,

@@ -103,3 +103,60 @@ proptest! {
         prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
     }
 }
+
+/// A stack of 70 headers and one after it: 71 instances, validity bits past the first 64-bit word.
+const DEEP: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; }
+header t_t { bit<8> x; }
+struct headers_t { h_t[70] s; t_t t; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.s[0]); transition select(hdr.s[0].a) { 1: deep; default: accept; } }
+    state deep { pkt.extract(hdr.s[65]); pkt.extract(hdr.t); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        if (hdr.s[65].isValid()) { hdr.s[66].setValid(); hdr.s[66].a = hdr.s[65].a + 1; }
+        if (hdr.t.isValid()) { hdr.t.x = hdr.t.x + 1; hdr.s[1].setValid(); }
+        if (hdr.s[69].isValid()) { sm.egress_spec = 2; } else { sm.egress_spec = 1; }
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.s); pkt.emit(hdr.t); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+#[test]
+fn more_than_64_header_instances_run_as_machine_code() {
+    let mut sw = common::switch(DEEP);
+    assert_eq!(sw.executor(), "wire-format");
+    assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet, self-contained"));
+    let mut closures = common::switch(DEEP);
+    assert!(!closures.use_wire_format(false));
+    // s[0] = 1: s[65] = 7 and t = 9 extracted; s[66] = 8 and s[1] (0) made valid, t + 1. Then
+    // s[0] = 2, nothing else: no header the first packet made valid is left valid.
+    let frames = vec![vec![1, 7, 9, 0xaa], vec![2, 5]];
+    let want = vec![(0, 1, vec![1, 0, 7, 8, 10, 0xaa]), (1, 1, vec![2, 5])];
+    assert_eq!(run(&mut closures, &frames), want);
+    assert_eq!(run(&mut sw, &frames), want);
+    assert!(!sw.use_machine_code(false));
+    assert_eq!(run(&mut sw, &frames), want);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    #[test]
+    fn more_than_64_header_instances_agree_with_the_closure_executor(packets in proptest::collection::vec((0u8..3, any::<[u8; 4]>(), 0usize..5), 1..32)) {
+        let frames: Vec<Vec<u8>> = packets.iter().map(|&(first, mut bytes, len)| {
+            bytes[0] = first;
+            bytes[..len].to_vec()
+        }).collect();
+        let (mut wire, mut closures) = (common::switch(DEEP), common::switch(DEEP));
+        prop_assert!(!closures.use_wire_format(false));
+        prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
+    }
+}

@@ -195,7 +195,7 @@ pub(super) fn value(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Ex
 /// Copies `headers` from the wire buffer into their frame slots (around a bridged call).
 pub(super) fn to_frame(headers: &[FrameHeader], c: &mut Ctx) {
     for h in headers {
-        c.set(h.valid, u128::from(c.wire_valid >> h.region.index & 1));
+        c.set(h.valid, u128::from(c.wire_valid.has(h.region.index)));
         for &(slot, bit, width) in &h.fields {
             let v = read_field(&c.wire, bit, width);
             c.set(slot, v);
@@ -222,9 +222,8 @@ fn varbit_pieces(length: usize, max_len: usize) -> impl Iterator<Item = (usize, 
 /// executor's invariant for invalid headers).
 fn from_frame(headers: &[FrameHeader], c: &mut Ctx) {
     for h in headers {
-        let bit = 1u64 << h.region.index;
         if c.get(h.valid) != 0 {
-            c.wire_valid |= bit;
+            c.wire_valid.set(h.region.index);
             for &(slot, at, width) in &h.fields {
                 let v = c.get(slot);
                 write_field(&mut c.wire, at, width, v);
@@ -240,7 +239,7 @@ fn from_frame(headers: &[FrameHeader], c: &mut Ctx) {
                 }
             }
         } else {
-            c.wire_valid &= !bit;
+            c.wire_valid.clear(h.region.index);
             if let Some(bytes) = c.wire.get_mut(h.region.at..h.region.at + h.region.len) {
                 bytes.fill(0);
             }

@@ -298,9 +298,15 @@ impl FastCompiler<'_, '_> {
                 Callee::Builtin { target, builtin: Builtin::IsValid } if !self.cx.is_header(&target.ty) => {
                     // A header union is valid when one of its members is.
                     let members = self.places.union(self.cx, b, target)?;
-                    Ok(Val::Valid(members.iter().fold(0, |m, r| m | 1u64 << r.index)))
+                    match members.first().map(|r| r.index / 64) {
+                        Some(word) if members.iter().all(|r| r.index / 64 == word) => Ok(Val::Valid { word, mask: members.iter().fold(0, |m, r| m | 1u64 << (r.index % 64)) }),
+                        _ => eval(Arc::new(move |_, c| u128::from(members.iter().any(|r| c.wire_valid.has(r.index))))),
+                    }
                 }
-                Callee::Builtin { target, builtin: Builtin::IsValid } => Ok(Val::Valid(1u64 << self.header(b, target)?.index)),
+                Callee::Builtin { target, builtin: Builtin::IsValid } => {
+                    let i = self.header(b, target)?.index;
+                    Ok(Val::Valid { word: i / 64, mask: 1 << (i % 64) })
+                }
                 Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead" && self.cx.width(&e.ty).0 <= 128 => {
                     // The closure executor's semantics: past the packet's end the value is 0 and
                     // the state rejects with PacketTooShort.
@@ -610,7 +616,7 @@ impl FastCompiler<'_, '_> {
             // before any is written.
             let write = self.assign_list(b, lhs, &fields, &items)?;
             let set_valid: Run = Box::new(move |_, c| {
-                c.wire_valid |= 1 << dst.index;
+                c.wire_valid.set(dst.index);
                 Flow::Next
             });
             return Ok(self.union_fixup(dst, seq(vec![write, set_valid])));
@@ -630,7 +636,7 @@ impl FastCompiler<'_, '_> {
         }
         Box::new(move |p, c| {
             let flow = run(p, c);
-            if c.wire_valid >> r.index & 1 != 0 {
+            if c.wire_valid.has(r.index) {
                 for &other in &siblings {
                     invalidate_in(c, other);
                 }
@@ -682,7 +688,7 @@ impl FastCompiler<'_, '_> {
                     invalidate_in(c, dst);
                 } else {
                     take_bits(c, dst, dst.bits);
-                    c.wire_valid |= 1 << dst.index;
+                    c.wire_valid.set(dst.index);
                 }
                 Flow::Next
             }),
@@ -860,7 +866,7 @@ impl FastCompiler<'_, '_> {
                     Builtin::SetValid => Ok(self.union_fixup(
                         r,
                         Box::new(move |_, c| {
-                            c.wire_valid |= 1 << r.index;
+                            c.wire_valid.set(r.index);
                             Flow::Next
                         }),
                     )),
@@ -909,7 +915,7 @@ impl FastCompiler<'_, '_> {
                                 if let Some(to) = c.wire.get_mut(r.at..r.at + r.len) {
                                     to.copy_from_slice(bytes);
                                 }
-                                c.wire_valid |= 1 << r.index;
+                                c.wire_valid.set(r.index);
                                 c.cursor += r.len * 8;
                                 Flow::Next
                             }
@@ -942,7 +948,7 @@ impl FastCompiler<'_, '_> {
                 self.emit_plan(b, &call.args[0].expr, &mut regions)?;
                 Ok(Box::new(move |_, c| {
                     for r in &regions {
-                        if c.wire_valid >> r.index & 1 != 0 {
+                        if c.wire_valid.has(r.index) {
                             let bits = r.wire_bits(c);
                             if c.wire_out_tail != 0 || !bits.is_multiple_of(8) {
                                 let from = c.wire.get(r.at..).unwrap_or(&[]);
@@ -982,7 +988,7 @@ impl FastCompiler<'_, '_> {
             }
             take_bits(c, r, len * 8);
             c.set(varbit.length_slot, bits);
-            c.wire_valid |= 1 << r.index;
+            c.wire_valid.set(r.index);
             c.cursor += len * 8;
             Flow::Next
         }))
@@ -1428,8 +1434,8 @@ fn equal_headers(x: Region, y: Region) -> R<impl Fn(&crate::exec::Ctx) -> bool> 
         return unsupported("comparison of headers with varbit fields or of other sizes");
     }
     Ok(move |c: &crate::exec::Ctx| {
-        let (vx, vy) = (c.wire_valid >> x.index & 1, c.wire_valid >> y.index & 1);
-        vx == vy && (vx == 0 || c.wire[x.at..x.at + x.len] == c.wire[y.at..y.at + y.len])
+        let (vx, vy) = (c.wire_valid.has(x.index), c.wire_valid.has(y.index));
+        vx == vy && (!vx || c.wire[x.at..x.at + x.len] == c.wire[y.at..y.at + y.len])
     })
 }
 
@@ -1474,8 +1480,8 @@ fn copy_header(src: Region, dst: Region) -> R<Run> {
 /// length of a varbit.
 fn copy_in(c: &mut crate::exec::Ctx, src: Region, dst: Region) {
     c.wire.copy_within(src.at..src.at + src.len, dst.at);
-    let valid = c.wire_valid >> src.index & 1;
-    c.wire_valid = (c.wire_valid & !(1 << dst.index)) | (valid << dst.index);
+    let valid = c.wire_valid.has(src.index);
+    c.wire_valid.put(dst.index, valid);
     if let (Some(from), Some(to)) = (src.varbit, dst.varbit) {
         c.set(to.length_slot, c.get(from.length_slot));
     }
@@ -1488,7 +1494,7 @@ fn extract_bits(c: &mut crate::exec::Ctx, r: Region, short: u32) -> Flow {
         return Flow::Reject(short);
     }
     take_bits(c, r, r.bits);
-    c.wire_valid |= 1 << r.index;
+    c.wire_valid.set(r.index);
     c.cursor += r.bits;
     Flow::Next
 }
@@ -1529,7 +1535,7 @@ fn invalidate(r: Region) -> Run {
 
 /// Header `r` made invalid: its bit cleared, its bytes (and a varbit's length) zeroed.
 fn invalidate_in(c: &mut crate::exec::Ctx, r: Region) {
-    c.wire_valid &= !(1 << r.index);
+    c.wire_valid.clear(r.index);
     if let Some(bytes) = c.wire.get_mut(r.at..r.at + r.len) {
         bytes.fill(0);
     }

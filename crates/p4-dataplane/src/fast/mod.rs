@@ -1,6 +1,7 @@
 //! The wire-format executor: headers kept as the bytes they are on the wire, at offsets fixed when
-//! the program is built, for the programs whose every construct it knows; the closure executor
-//! ([`crate::compile`]) runs every other program and every traced switch.
+//! the program is built, for the programs whose every construct it knows (traced or not); the
+//! closure executor ([`crate::compile`]) is the reference it is compared with, and runs a program
+//! this one refuses both as elaborated and as the mid-end lowers it.
 //!
 //! What it changes against the closure executor: `extract` is one copy of the header's bytes and a
 //! validity bit, `emit` one copy back, a field read one unaligned load and two shifts at a constant
@@ -14,6 +15,8 @@
 //! - header instance `i` occupies `Ctx::wire[region.at .. region.at + region.len]`, valid when bit
 //!   `i` of `Ctx::wire_valid` is set; an invalid header's bytes are zero (the buffer is cleared per
 //!   packet and by `setInvalid`), so reading a field of an invalid header gives 0 as in the frame;
+//!   a header that is not whole bytes fills its last byte from the top, the rest of it zero (the
+//!   parser's cursor and the deparser's output may then stop off a byte: `Places::unaligned`);
 //! - the buffer has [`SLACK`] bytes past the last header, so a field is read and written with one
 //!   8- or 16-byte access wherever it sits;
 //! - a program is built here only if nothing in it needs what this executor lacks (see
@@ -61,8 +64,9 @@ pub(crate) enum Val {
     Const(u128),
     Slot(usize),
     Field { bit: usize, width: u32 },
-    /// `isValid()`: the header's bit in `Ctx::wire_valid`.
-    Valid(u64),
+    /// `isValid()`: the header's bit (a header union's: its members') in word `word` of
+    /// `Ctx::wire_valid`.
+    Valid { word: usize, mask: u64 },
     Eval(Ev),
 }
 
@@ -73,7 +77,7 @@ impl Val {
             Val::Const(k) => *k,
             Val::Slot(s) => c.get(*s),
             Val::Field { bit, width } => read_field(&c.wire, *bit, *width),
-            Val::Valid(m) => u128::from(c.wire_valid & m != 0),
+            Val::Valid { word, mask } => u128::from(c.wire_valid.0[*word] & mask != 0),
             Val::Eval(e) => e(p, c),
         }
     }

@@ -121,10 +121,15 @@ pub(crate) struct Places {
     unions: HashMap<usize, Vec<Region>>,
 }
 
-/// Most header instances a program may have (one validity bit each in a `u64`).
-pub(crate) const MAX_HEADERS: usize = 64;
+/// Most header instances a program may have (one validity bit each in [`crate::exec::Validity`]).
+pub(crate) const MAX_HEADERS: usize = 64 * crate::exec::VALIDITY_WORDS;
 
 impl Places {
+    /// Words of [`crate::exec::Validity`] the program's header instances use.
+    pub(crate) fn validity_words(&self) -> usize {
+        self.headers.len().div_ceil(64).max(1)
+    }
+
     /// Lays out every header instance reachable from the variables of every parser and control.
     pub(crate) fn of(cx: &mut Compiler<'_>) -> R<Places> {
         let mut places = Places::default();
@@ -242,7 +247,7 @@ impl Places {
             self.unaligned = Some(format!("header type{name} is not whole bytes"));
         }
         if self.headers.len() >= MAX_HEADERS {
-            return self.refuse(cx, base, ty, "more than 64 header instances");
+            return self.refuse(cx, base, ty, &format!("more than {MAX_HEADERS} header instances"));
         }
         let region = Region { index: self.headers.len(), at: self.wire_len, len: bit.div_ceil(8), bits: bit - varbit.map_or(0, |v| v.max_len * 8), varbit };
         self.wire_len += region.len;

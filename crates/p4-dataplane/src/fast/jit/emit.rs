@@ -233,8 +233,8 @@ impl Fun<'_> {
 
     /// The state a packet of a self-contained program starts from ([`JitProg::packet`]): the
     /// frame slots `slots` and the first `header_bytes` of the wire buffer zeroed, no header
-    /// valid, the cursor at 0, no drop mark.
-    fn reset(&mut self, slots: &BTreeSet<usize>, header_bytes: usize) {
+    /// valid (the first `validity_words` words of `Ctx::wire_valid` zeroed), the cursor at 0, no drop mark.
+    fn reset(&mut self, slots: &BTreeSet<usize>, header_bytes: usize, validity_words: usize) {
         let zero = self.konst(0);
         let base = self.frame_ptr(offset_of!(JitFrame, slots));
         for &slot in slots {
@@ -247,7 +247,9 @@ impl Fun<'_> {
             self.b.ins().store(self.mem, zero, wire, at as i32);
         }
         let valid = self.frame_ptr(offset_of!(JitFrame, valid));
-        self.b.ins().store(self.mem, zero, valid, 0);
+        for word in 0..validity_words {
+            self.b.ins().store(self.mem, zero, valid, (word * 8) as i32);
+        }
         let cursor = self.frame_ptr(offset_of!(JitFrame, cursor));
         self.b.ins().store(self.mem, zero, cursor, 0);
         let c = self.frame_ptr(offset_of!(JitFrame, c));
@@ -277,9 +279,12 @@ impl Fun<'_> {
         self.b.switch_to_block(go);
     }
 
-    fn valid_bits(&mut self) -> (Value, Value) {
-        let at = self.frame_ptr(offset_of!(JitFrame, valid));
-        (at, self.b.ins().load(I64, self.mem, at, 0))
+    /// The address and value of the word of `Ctx::wire_valid` holding header `index`'s bit, and
+    /// that bit's mask in it.
+    fn valid_bits(&mut self, index: usize) -> (Value, Value, i64) {
+        let base = self.frame_ptr(offset_of!(JitFrame, valid));
+        let at = self.b.ins().iadd_imm_s(base, (index / 64 * 8) as i64);
+        (at, self.b.ins().load(I64, self.mem, at, 0), 1i64 << (index % 64))
     }
 
     fn bool_of(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
@@ -454,11 +459,11 @@ impl Gen<'_, '_, '_> {
         // Slots to reset: the written ones, less those the arrival sets first thing.
         let mut reset: BTreeSet<usize> = self.written.iter().copied().chain(departure.iter().map(|(s, _)| *s)).chain(plan.error_field).collect();
         reset.retain(|&s| needed(s) && !arrival.iter().any(|(a, _)| *a == s) && plan.zero.iter().any(|&(start, end)| (start..end).contains(&s)));
-        let header_bytes = self.fc.header_bytes();
+        let (header_bytes, validity_words) = (self.fc.header_bytes(), self.fc.places.validity_words());
         self.emits = 0;
         let id = self.function(|g, f| {
             if self_contained {
-                f.reset(&reset, header_bytes);
+                f.reset(&reset, header_bytes, validity_words);
             }
             let now = f.frame_ptr(offset_of!(JitFrame, now_us));
             let in_port = f.frame_ptr(offset_of!(JitFrame, in_port));
@@ -712,8 +717,8 @@ impl Gen<'_, '_, '_> {
                     if !self.fc.union_siblings(r).is_empty() {
                         return self.trampoline(f, b, s, scope);
                     }
-                    let (at, bits) = f.valid_bits();
-                    let set = f.b.ins().bor_imm_s(bits, 1i64 << r.index);
+                    let (at, bits, bit) = f.valid_bits(r.index);
+                    let set = f.b.ins().bor_imm_s(bits, bit);
                     f.b.ins().store(f.mem, set, at, 0);
                     Ok(())
                 }
@@ -933,8 +938,8 @@ impl Gen<'_, '_, '_> {
         let src = f.b.ins().iadd(pkt, from);
         let wire = f.frame_ptr(offset_of!(JitFrame, wire));
         f.copy(wire, r.at, src, r.len);
-        let (at, bits) = f.valid_bits();
-        let set = f.b.ins().bor_imm_s(bits, 1i64 << r.index);
+        let (at, bits, bit) = f.valid_bits(r.index);
+        let set = f.b.ins().bor_imm_s(bits, bit);
         f.b.ins().store(f.mem, set, at, 0);
         let moved = f.b.ins().iadd_imm_s(cursor, (r.len * 8) as i64);
         f.b.ins().store(f.mem, moved, cursor_at, 0);
@@ -943,8 +948,8 @@ impl Gen<'_, '_, '_> {
     /// `emit` of one header: its bytes appended to the output if it is valid.
     fn emit(&mut self, f: &mut Fun<'_>, r: Region) {
         self.emits += r.len;
-        let (_, bits) = f.valid_bits();
-        let bit = f.b.ins().band_imm_s(bits, 1i64 << r.index);
+        let (_, bits, bit) = f.valid_bits(r.index);
+        let bit = f.b.ins().band_imm_s(bits, bit);
         let (copy, skip) = (f.b.create_block(), f.b.create_block());
         f.b.ins().brif(bit, copy, &[], skip, &[]);
         f.b.switch_to_block(copy);
@@ -1099,7 +1104,7 @@ impl Gen<'_, '_, '_> {
                             self.read.insert(*s);
                         }
                         Val::Eval(_) => self.read_unknown = true,
-                        Val::Const(_) | Val::Field { .. } | Val::Valid(_) => {}
+                        Val::Const(_) | Val::Field { .. } | Val::Valid { .. } => {}
                     }
                 }
                 if p4_arch::per_entry_externs(&ir.tables[t]).next().is_some() {
@@ -1238,8 +1243,8 @@ impl Gen<'_, '_, '_> {
                 Callee::Builtin { target, builtin: Builtin::IsValid } if !self.fc.cx.is_header(&target.ty) => self.fallback(f, b, e),
                 Callee::Builtin { target, builtin: Builtin::IsValid } => {
                     let r = self.header(b, target)?;
-                    let (_, bits) = f.valid_bits();
-                    let shifted = f.b.ins().ushr_imm_s(bits, r.index as i64);
+                    let (_, bits, _) = f.valid_bits(r.index);
+                    let shifted = f.b.ins().ushr_imm_s(bits, (r.index % 64) as i64);
                     Ok(f.b.ins().band_imm_s(shifted, 1))
                 }
                 // Past the packet's end it leaves an error pending for its parser state, which

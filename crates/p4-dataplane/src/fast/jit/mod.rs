@@ -89,7 +89,7 @@ unsafe impl Sync for JitFrame {}
 #[inline]
 pub(crate) fn point_into(c: &mut Ctx) {
     let (wire, slots, pkt, pkt_len) = (c.wire.as_mut_ptr(), c.f.as_mut_ptr(), c.pkt.as_ptr(), c.pkt.len());
-    let valid: *mut u64 = &mut c.wire_valid;
+    let valid: *mut u64 = c.wire_valid.0.as_mut_ptr();
     let cursor: *mut usize = &mut c.cursor;
     let f = &mut c.jit_frame;
     (f.wire, f.slots, f.valid, f.pkt, f.pkt_len, f.cursor) = (wire, slots, valid, pkt, pkt_len, cursor);
