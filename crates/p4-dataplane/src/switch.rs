@@ -821,6 +821,13 @@ impl Switch {
         on && self.machine_code().is_some()
     }
 
+    /// Why the first statement the wire-format executor leaves to the closure executor's code
+    /// (with every header copied into the frame around it) was left (`None`: it compiles every
+    /// statement itself, or it does not run this program).
+    pub fn bridged_statement(&self) -> Option<&str> {
+        self.prog.fast.as_ref()?.bridged_statement.as_deref()
+    }
+
     /// Why the wire-format executor cannot run this program (`None`: it can).
     pub fn wire_format_refusal(&self) -> Option<&str> {
         self.fast_refusal.as_deref()

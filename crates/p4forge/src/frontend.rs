@@ -173,9 +173,13 @@ pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: 
     };
     let mut program = Arc::new(program);
     let mut first = build(program.clone())?;
-    if first.wire_format_refusal().is_some() {
+    // A statement left to the closure executor's code copies every header around it: the
+    // lowered program is preferred when it has none.
+    if first.wire_format_refusal().is_some() || first.bridged_statement().is_some() {
         if let Some((lowered, switch)) = on_the_lowered_program(&program, traced) {
-            (program, first) = (lowered, switch);
+            if first.wire_format_refusal().is_some() || switch.bridged_statement().is_none() {
+                (program, first) = (lowered, switch);
+            }
         }
     }
     let mut switches = Vec::with_capacity(count.max(1));
@@ -203,15 +207,18 @@ pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
                 (true, false) => "; every packet goes through the traffic manager after ingress",
                 _ => "",
             };
-            format!("executor: wire-format; {machine}{hand_over}")
+            let bridged = match switch.bridged_statement() {
+                Some(why) => format!("; statements left to the closure executor's code, the first because: {why}"),
+                None => String::new(),
+            };
+            format!("executor: wire-format; {machine}{hand_over}{bridged}")
         }
     }
 }
 
 /// The program as the mid-end lowers it and a switch running it on the wire-format executor, if
 /// the mid-end lowers it and the wire-format executor takes the result (`None`: keep the elaborated
-/// program on the closure executor; a mid-end that cannot lower a program is no reason to refuse
-/// to run it).
+/// program; a mid-end that cannot lower a program is no reason to refuse to run it).
 fn on_the_lowered_program(program: &Program, traced: bool) -> Option<(Arc<Program>, p4_dataplane::Switch)> {
     let lowered = Arc::new(p4_midend::lower(program.clone()).ok()?);
     let built = if traced { p4_dataplane::Switch::new_traced(lowered.clone()) } else { p4_dataplane::Switch::new(lowered.clone()) };

@@ -53,13 +53,23 @@ fn wire_format_programs() {
                 // refuses runs as the mid-end lowers it when it takes that.
                 let program_as_elaborated = compiled.program.clone();
                 let elaborated = p4_dataplane::Switch::new(std::sync::Arc::new(compiled.program.clone()));
-                let as_elaborated = elaborated.ok().and_then(|sw| sw.wire_format_refusal().map(str::to_string));
+                let (refused, bridged) = match &elaborated {
+                    Ok(sw) => (sw.wire_format_refusal().map(str::to_string), sw.bridged_statement().map(|w| format!("a statement left to the closure executor's code: {w}"))),
+                    Err(_) => (None, None),
+                };
                 match p4forge::frontend::software_switches(compiled, program, 1, false) {
                     Err(_) => format!("{name}: not run by the software target"),
                     Ok(mut switches) => {
                         let sw = switches.remove(0);
-                        let via = match (&as_elaborated, sw.wire_format_refusal()) {
-                            (Some(why), None) => {
+                        // The frontend runs the lowered program where the elaborated one is
+                        // refused, or has statements left to closures and the lowered one none.
+                        let as_elaborated = match (&refused, &bridged) {
+                            (Some(why), _) if sw.wire_format_refusal().is_none() => Some(why),
+                            (None, Some(why)) if sw.bridged_statement().is_none() => Some(why),
+                            _ => None,
+                        };
+                        let via = match as_elaborated {
+                            Some(why) => {
                                 lowered += 1;
                                 // The control plane sees the same objects under the same names and
                                 // ids as in the program the user wrote.
@@ -72,6 +82,10 @@ fn wire_format_programs() {
                                 format!(" after the mid-end (as elaborated: {why})")
                             }
                             _ => String::new(),
+                        };
+                        let via = match sw.bridged_statement() {
+                            Some(why) => format!("{via}; statements left to the closure executor's code, the first because: {why}"),
+                            None => via,
                         };
                         match sw.wire_format_refusal() {
                             None if sw.hands_over() => {
@@ -140,7 +154,7 @@ fn traces_agree_on_both_executors() {
         events += on_wire.traces.iter().map(|t| t.2.len()).sum::<usize>();
     }
     // The programs the wire-format executor takes as elaborated (the others run lowered, untraced).
-    assert_eq!((compared, events > 4_000), (53, true), "{events} events");
+    assert_eq!((compared, events > 4_000), (55, true), "{events} events");
     assert_eq!((traced_on_wire, files.len()), (61, 61), "programs a traced run takes to the wire-format executor");
 }
 

@@ -161,7 +161,7 @@ impl Compiler<'_> {
         })))
     }
 
-    fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
+    pub(crate) fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
         let run = self.stmt_body(b, s)?;
         Ok(super::pending_exit::after(s, run))
     }

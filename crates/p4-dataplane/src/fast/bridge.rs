@@ -177,6 +177,42 @@ pub(super) fn call(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &
     Ok(Bridged { code, needs_traffic_manager })
 }
 
+/// `s`, a statement this executor does not compile itself (a value wider than 128 bits, a place it
+/// does not know), run by the closure executor's code with every placed header copied into its
+/// frame slots before and back after; `why` if a bridge may not run it: a statement that emits
+/// (the closure executor's deparser writes an output of its own) or applies a sub-block (the
+/// mid-end inlines those: see `p4forge::frontend::software_switches`).
+pub(super) fn statement(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, s: &Stmt, why: crate::DataplaneError) -> R<Bridged<Run>> {
+    let Some(arch) = p4_arch::of(cx.ir) else { return Err(why) };
+    if matches!(s, Stmt::ApplyBlock { .. }) || any_call(std::slice::from_ref(s), &|call| matches!(&call.callee, Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit")) {
+        return Err(why);
+    }
+    let needs_traffic_manager = needs_traffic_manager(cx.ir, arch, std::slice::from_ref(s), 0);
+    let headers = places.frame_headers(None);
+    let run = cx.stmt(b, s)?;
+    let code: Run = Box::new(move |p, c| {
+        to_frame(&headers, c);
+        let flow = run(p, c);
+        from_frame(&headers, c);
+        flow
+    });
+    Ok(Bridged { code, needs_traffic_manager })
+}
+
+/// Whether a statement of `stmts` (not looking into actions or functions called) makes a call
+/// `pred` holds for.
+fn any_call(stmts: &[Stmt], pred: &dyn Fn(&Call) -> bool) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Call(call) => pred(call),
+        Stmt::If { then, otherwise, .. } => any_call(then, pred) || any_call(otherwise, pred),
+        Stmt::SwitchValue { cases, .. } => cases.iter().any(|(_, body)| any_call(body, pred)),
+        Stmt::SwitchAction { cases, .. } => cases.iter().any(|(_, body)| any_call(body, pred)),
+        Stmt::For { init, update, body, .. } => any_call(init, pred) || any_call(update, pred) || any_call(body, pred),
+        Stmt::Block(body) => any_call(body, pred),
+        _ => false,
+    })
+}
+
 /// `e`, a value-returning call, computed by the closure executor's code, or `why` if it is not one
 /// a bridge may run.
 pub(super) fn value(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Expr, why: crate::DataplaneError) -> R<Bridged<Ev>> {

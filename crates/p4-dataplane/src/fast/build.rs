@@ -26,6 +26,7 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
         written: Vec::new(),
         hands_over: false,
         reads_ahead: false,
+        bridged_statement: None,
     };
     fc.actions.resize_with(fc.cx.ir.actions.len(), || None);
     fc.tables.resize_with(fc.cx.ir.tables.len(), || None);
@@ -74,7 +75,7 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     // Code bridged to the closure executor may have taken frame slots for its temporaries.
     let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
     let frame_headers = fc.places.frame_headers(None);
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit })
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit, bridged_statement: fc.bridged_statement })
 }
 
 /// The per-packet work around the blocks of `prog`, resolved once.
@@ -160,6 +161,8 @@ pub(super) struct FastCompiler<'c, 'a> {
     /// The parser state being compiled reads ahead (`lookahead`), which can fail where it is an
     /// expression: it leaves its error in `Ctx::pending_err` for the state to reject with.
     reads_ahead: bool,
+    /// Why the first statement left to the closure executor's code (`bridge::statement`) was.
+    pub(super) bridged_statement: Option<String>,
 }
 
 /// A compiled statement: assignments are kept apart so runs of them become one closure.
@@ -480,19 +483,34 @@ impl FastCompiler<'_, '_> {
     fn step(&mut self, b: &BlockRef, s: &Stmt) -> R<Step> {
         if let Stmt::Assign { lhs, rhs, span } = s {
             // An assignment applying a table stays a statement of its own (its action may exit).
-            if self.cx.is_scalar(&lhs.ty) && !crate::compile::pending_exit::stmt_applies_table(s) {
+            if self.cx.is_scalar(&lhs.ty) && !crate::compile::pending_exit::stmt_applies_table(s) && !index_after_call(lhs, rhs) {
                 let at = |e: crate::DataplaneError| e.at(*span);
-                let d = self.dest(b, lhs).map_err(at)?;
-                let v = self.val(b, rhs).map_err(at)?;
-                return Ok(Step::Assign(d, v));
+                // Else compiled (or bridged) as a statement of its own.
+                if let (Ok(d), Ok(v)) = (self.dest(b, lhs).map_err(at), self.val(b, rhs).map_err(at)) {
+                    return Ok(Step::Assign(d, v));
+                }
             }
         }
         Ok(Step::Run(self.stmt(b, s)?))
     }
 
     pub(super) fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
-        let run = self.stmt_body(b, s)?;
-        Ok(crate::compile::pending_exit::after(s, run))
+        match self.stmt_body(b, s) {
+            Ok(run) => Ok(crate::compile::pending_exit::after(s, run)),
+            Err(why) => self.bridged(b, s, why),
+        }
+    }
+
+    /// `s`, which this executor does not compile itself, run by the closure executor's code
+    /// (`bridge::statement`), or `why` if it may not be.
+    fn bridged(&mut self, b: &BlockRef, s: &Stmt, why: crate::DataplaneError) -> R<Run> {
+        let reason = why.message.clone();
+        let bridged = super::bridge::statement(self.cx, &self.places, b, s, why)?;
+        self.hands_over |= bridged.needs_traffic_manager;
+        // The closure executor's `lookahead` leaves its error pending for the parser state.
+        self.reads_ahead = true;
+        self.bridged_statement.get_or_insert(reason);
+        Ok(bridged.code)
     }
 
     fn stmt_body(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
@@ -588,6 +606,9 @@ impl FastCompiler<'_, '_> {
     }
 
     fn assign(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
+        if index_after_call(lhs, rhs) {
+            return unsupported("an assignment to a stack element chosen per packet of a value a call computes (the index is evaluated first)");
+        }
         if self.cx.is_scalar(&lhs.ty) {
             let w = self.writer(b, lhs)?;
             let v = self.ev(b, rhs)?;
@@ -1420,6 +1441,12 @@ fn reads_root_of(items: &[Expr], e: &Expr) -> bool {
     }
     let ExprKind::Var(var) = root.kind else { return true };
     items.iter().any(|item| item.any(&mut |x| matches!(x.kind, ExprKind::Var(v) if v == var)))
+}
+
+/// Whether `lhs` is a place in a stack element chosen by a run-time index and `rhs` makes a call,
+/// which may change that index: P4 evaluates the place first, the code here last.
+fn index_after_call(lhs: &Expr, rhs: &Expr) -> bool {
+    per_element(lhs).is_some() && rhs.any(&mut |x| matches!(x.kind, ExprKind::Call(_) | ExprKind::ApplyTable(..)))
 }
 
 /// Member `i` (of type `ty`) of the struct or tuple `e`.

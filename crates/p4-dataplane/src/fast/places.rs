@@ -232,14 +232,22 @@ impl Places {
                 FieldKind::Varbit(_) if i == last => return self.refuse(cx, base, ty, "a header whose varbit field does not start on a byte"),
                 FieldKind::Varbit(_) => return self.refuse(cx, base, ty, "a header with a varbit field before its last field"),
             };
-            // One 16-byte access must reach the whole field.
             if w > 128 {
-                return self.refuse(cx, base, ty, "a header field wider than 128 bits");
+                // The closure executor's 128-bit slots, most significant first (the first holding
+                // the bits past the others): copied to and from the frame around the statements
+                // that use the field, which are left to the closure executor's code (it is no
+                // place here).
+                let n = (w as usize).div_ceil(128);
+                for k in 0..n {
+                    let chunk = if k == 0 { w as usize - 128 * (n - 1) } else { 128 };
+                    placed.push((base + off + k, bit, chunk as u32, false));
+                    bit += chunk;
+                }
+                continue;
             }
-            if bit % 8 + w as usize > 128 {
-                return self.refuse(cx, base, ty, "a header field of more than 120 bits off a byte boundary");
-            }
-            placed.push((base + off, bit, w));
+            // A place is read and written with one 16-byte access; a field that one access
+            // cannot reach is only copied to and from the frame, like a wider one.
+            placed.push((base + off, bit, w, bit % 8 + w as usize <= 128));
             bit += w as usize;
         }
         if !bit.is_multiple_of(8) && self.unaligned.is_none() {
@@ -252,8 +260,10 @@ impl Places {
         let region = Region { index: self.headers.len(), at: self.wire_len, len: bit.div_ceil(8), bits: bit - varbit.map_or(0, |v| v.max_len * 8), varbit };
         self.wire_len += region.len;
         let mut frame = FrameHeader { region, valid: base, fields: Vec::new() };
-        for (slot, b, w) in placed {
-            self.fields.insert(slot, (region.at * 8 + b, w));
+        for (slot, b, w, is_place) in placed {
+            if is_place {
+                self.fields.insert(slot, (region.at * 8 + b, w));
+            }
             frame.fields.push((slot, region.at * 8 + b, w));
         }
         self.headers.insert(base, region);
