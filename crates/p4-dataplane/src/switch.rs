@@ -111,8 +111,9 @@ pub struct Switch {
     one: BatchOut,
     /// The work queue of the packet being processed (kept to reuse its buffer).
     jobs: VecDeque<Job>,
-    /// Why the wire-format executor ([`crate::fast`]) does not run this program (`None`: it does).
-    fast_refusal: Option<String>,
+    /// Why the wire-format executor ([`crate::fast`]) does not run this program (`None`: it does;
+    /// only a [reference](Switch::reference) switch is built without it).
+    fast_refusal: Option<DataplaneError>,
     /// Packets go through the wire-format executor when the program has it (see
     /// [`Switch::use_wire_format`]).
     wire_format: bool,
@@ -139,18 +140,37 @@ fn ctor_u64(v: Option<&Option<p4_ir::Value>>) -> u64 {
 }
 
 impl Switch {
-    /// Prepare a program of an architecture [`p4_arch`] describes and this executor runs; errors say
-    /// what is unsupported.
+    /// Prepare a program of an architecture [`p4_arch`] describes for the wire-format executor
+    /// ([`crate::fast`]); errors say what is unsupported (a program it refuses as elaborated may
+    /// run as the mid-end lowers it).
     pub fn new(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
-        let arch = p4_arch::of(&program);
-        Switch::build(program, false).map_err(|e| e.in_architecture(arch))
+        Switch::on_wire_format(program, false)
     }
 
     /// The same switch, recording a trace of every packet ([`crate::trace`]): each batch output's
     /// [`BatchOut::trace`], each [`Injected::trace`].
     pub fn new_traced(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
+        Switch::on_wire_format(program, true)
+    }
+
+    /// A switch on the closure executor ([`crate::compile`]): the reference the wire-format
+    /// executor is compared with in tests, many times slower. It also runs the programs the
+    /// wire-format executor refuses; [`Switch::use_wire_format`] moves it to the wire-format
+    /// executor where that takes the program.
+    pub fn reference(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
         let arch = p4_arch::of(&program);
-        Switch::build(program, true).map_err(|e| e.in_architecture(arch))
+        let mut sw = Switch::build(program, false).map_err(|e| e.in_architecture(arch))?;
+        sw.wire_format = false;
+        Ok(sw)
+    }
+
+    fn on_wire_format(program: Arc<p4_ir::Program>, tracing: bool) -> Result<Switch, DataplaneError> {
+        let arch = p4_arch::of(&program);
+        let sw = Switch::build(program, tracing).map_err(|e| e.in_architecture(arch))?;
+        match sw.fast_refusal {
+            Some(why) => Err(why.in_architecture(arch)),
+            None => Ok(sw),
+        }
     }
 
     fn build(program: Arc<p4_ir::Program>, tracing: bool) -> Result<Switch, DataplaneError> {
@@ -165,7 +185,7 @@ impl Switch {
                 // And field sets (each old-style `data` argument makes one).
                 prog.field_sets.clone_from(&cx.field_sets);
             }
-            Err(why) => fast_refusal = Some(why.message),
+            Err(why) => fast_refusal = Some(why),
         }
         let wire_len = prog.fast.as_ref().map_or(0, |f| f.wire_len);
         let mut externs = Vec::new();
@@ -830,7 +850,7 @@ impl Switch {
 
     /// Why the wire-format executor cannot run this program (`None`: it can).
     pub fn wire_format_refusal(&self) -> Option<&str> {
-        self.fast_refusal.as_deref()
+        self.fast_refusal.as_ref().map(|why| why.message.as_str())
     }
 
     /// Chooses the wire-format executor where the program has it (the default) or the closure

@@ -158,41 +158,44 @@ pub fn new_switch_traced(compiled: Compiled, path: &Path, traced: bool) -> CliRe
 /// suite checks every program both ways), many times faster. Traced, it then names what the
 /// mid-end made of the program (a sub-parser's states as `message0.parse_entry`, a stack's
 /// `next` as the element it became); a program the wire-format executor takes as elaborated keeps
-/// the names the user wrote.
+/// the names the user wrote. A program it takes as elaborated only by leaving statements to the
+/// closure executor's code (`Switch::bridged_statement`) runs lowered when the lowered program
+/// needs none. A program it refuses both ways is an error naming the construct where it is: the
+/// closure executor is the reference of the tests, not a fallback.
 pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: bool) -> CliResult<Vec<p4_dataplane::Switch>> {
     let Compiled { program, sources, .. } = compiled;
     if program.main.type_name.is_empty() {
         return Err(CliError::failed(format!("{}: {}, so there is nothing to run", path.display(), p4_sema::NO_MAIN_MESSAGE)));
     }
-    let build = |program: Arc<Program>| {
-        let built = if traced { p4_dataplane::Switch::new_traced(program) } else { p4_dataplane::Switch::new(program) };
-        built.map_err(|error| {
-            CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
-                .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
-        })
+    let build = |program: Arc<Program>| wire_format_switch(program, traced);
+    let refused = |error: p4_dataplane::DataplaneError| {
+        CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
+            .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
     };
-    let mut program = Arc::new(program);
-    let mut first = build(program.clone())?;
-    // A statement left to the closure executor's code copies every header around it: the
-    // lowered program is preferred when it has none.
-    if first.wire_format_refusal().is_some() || first.bridged_statement().is_some() {
-        if let Some((lowered, switch)) = on_the_lowered_program(&program, traced) {
-            if first.wire_format_refusal().is_some() || switch.bridged_statement().is_none() {
-                (program, first) = (lowered, switch);
-            }
-        }
-    }
+    let elaborated = Arc::new(program);
+    let (program, first) = match build(elaborated.clone()) {
+        // A statement left to the closure executor's code copies every header around it: the
+        // lowered program is preferred when it has none.
+        Ok(switch) if switch.bridged_statement().is_some() => match on_the_lowered_program(&elaborated, traced) {
+            Some((lowered, other)) if other.bridged_statement().is_none() => (lowered, other),
+            _ => (elaborated, switch),
+        },
+        Ok(switch) => (elaborated, switch),
+        // What the elaborated program was refused for is what the user can act on.
+        Err(error) => on_the_lowered_program(&elaborated, traced).ok_or_else(|| refused(error))?,
+    };
     let mut switches = Vec::with_capacity(count.max(1));
     switches.push(first);
     for _ in 1..count.max(1) {
-        switches.push(build(program.clone())?);
+        switches.push(build(program.clone()).map_err(refused)?);
     }
     Ok(switches)
 }
 
 /// Which executor runs `switch`'s packets and why, in a line (`--verbose`): the wire-format
-/// executor with the blocks that are machine code and what it hands over, or the closure executor
-/// and what kept the program from the wire-format one.
+/// executor with the blocks that are machine code and what it hands over, or (a
+/// [reference](p4_dataplane::Switch::reference) switch) the closure executor and what kept the
+/// program from the wire-format one.
 pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
     match switch.wire_format_refusal() {
         Some(why) => format!("executor: closures ({why})"),
@@ -217,11 +220,17 @@ pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
 }
 
 /// The program as the mid-end lowers it and a switch running it on the wire-format executor, if
-/// the mid-end lowers it and the wire-format executor takes the result (`None`: keep the elaborated
-/// program; a mid-end that cannot lower a program is no reason to refuse to run it).
+/// the mid-end lowers it and the wire-format executor takes the result.
 fn on_the_lowered_program(program: &Program, traced: bool) -> Option<(Arc<Program>, p4_dataplane::Switch)> {
     let lowered = Arc::new(p4_midend::lower(program.clone()).ok()?);
-    let built = if traced { p4_dataplane::Switch::new_traced(lowered.clone()) } else { p4_dataplane::Switch::new(lowered.clone()) };
-    let switch = built.ok()?;
-    switch.wire_format_refusal().is_none().then_some((lowered, switch))
+    let switch = wire_format_switch(lowered.clone(), traced).ok()?;
+    Some((lowered, switch))
+}
+
+fn wire_format_switch(program: Arc<Program>, traced: bool) -> Result<p4_dataplane::Switch, p4_dataplane::DataplaneError> {
+    if traced {
+        p4_dataplane::Switch::new_traced(program)
+    } else {
+        p4_dataplane::Switch::new(program)
+    }
 }

@@ -54,8 +54,8 @@ fn wire_format_programs() {
                 let program_as_elaborated = compiled.program.clone();
                 let elaborated = p4_dataplane::Switch::new(std::sync::Arc::new(compiled.program.clone()));
                 let (refused, bridged) = match &elaborated {
-                    Ok(sw) => (sw.wire_format_refusal().map(str::to_string), sw.bridged_statement().map(|w| format!("a statement left to the closure executor's code: {w}"))),
-                    Err(_) => (None, None),
+                    Ok(sw) => (None, sw.bridged_statement().map(|w| format!("a statement left to the closure executor's code: {w}"))),
+                    Err(e) => (Some(e.message.clone()), None),
                 };
                 match p4forge::frontend::software_switches(compiled, program, 1, false) {
                     Err(_) => format!("{name}: not run by the software target"),

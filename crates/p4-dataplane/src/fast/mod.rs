@@ -1,7 +1,7 @@
 //! The wire-format executor: headers kept as the bytes they are on the wire, at offsets fixed when
 //! the program is built, for the programs whose every construct it knows (traced or not); the
-//! closure executor ([`crate::compile`]) is the reference it is compared with, and runs a program
-//! this one refuses both as elaborated and as the mid-end lowers it.
+//! closure executor ([`crate::compile`]) is the reference it is compared with
+//! ([`crate::Switch::reference`]), and runs the statements this one leaves to it ([`bridge`]).
 //!
 //! What it changes against the closure executor: `extract` is one copy of the header's bytes and a
 //! validity bit, `emit` one copy back, a field read one unaligned load and two shifts at a constant

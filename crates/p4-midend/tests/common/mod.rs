@@ -28,14 +28,17 @@ pub enum Outcome {
     Failed(String),
 }
 
-/// Runs `stf` on a fresh switch built from `program`.
+/// Runs `stf` on a fresh switch built from `program`: on the wire-format executor, or where that
+/// refuses the program (sema's output of a program only the mid-end makes it take), on the closure
+/// executor, the reference.
 pub fn run_stf(program: p4_ir::Program, stf: &Path) -> Outcome {
     let text = std::fs::read_to_string(stf).unwrap_or_default();
     let commands = match p4_stf::parse_stf(&text) {
         Ok(c) => c,
         Err(e) => return Outcome::Failed(e.render(&stf.display().to_string())),
     };
-    let mut switch = match p4_dataplane::Switch::new(Arc::new(program)) {
+    let program = Arc::new(program);
+    let mut switch = match p4_dataplane::Switch::new(program.clone()).or_else(|_| p4_dataplane::Switch::reference(program)) {
         Ok(s) => s,
         Err(e) => return Outcome::NotRunnable(e.message),
     };
