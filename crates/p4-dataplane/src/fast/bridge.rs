@@ -163,18 +163,23 @@ fn prepare(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, wh
     Ok((headers_of(cx, places, b, call)?, needs_traffic_manager))
 }
 
+/// `run` (closure executor code) with `headers` copied into their frame slots before it and back
+/// after.
+fn around(headers: Vec<FrameHeader>, run: Run) -> Run {
+    Box::new(move |p, c| {
+        to_frame(&headers, c);
+        let flow = run(p, c);
+        from_frame(&headers, c);
+        flow
+    })
+}
+
 /// `call` as a statement run by the closure executor's code, or `why` if it is not one a bridge
 /// may run.
 pub(super) fn call(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, why: crate::DataplaneError) -> R<Bridged<Run>> {
     let (headers, needs_traffic_manager) = prepare(cx, places, b, call, why)?;
     let run = cx.call_stmt(b, call)?;
-    let code: Run = Box::new(move |p, c| {
-        to_frame(&headers, c);
-        let flow = run(p, c);
-        from_frame(&headers, c);
-        flow
-    });
-    Ok(Bridged { code, needs_traffic_manager })
+    Ok(Bridged { code: around(headers, run), needs_traffic_manager })
 }
 
 /// `s`, a statement this executor does not compile itself (a value wider than 128 bits, a place it
@@ -188,15 +193,71 @@ pub(super) fn statement(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, s:
         return Err(why);
     }
     let needs_traffic_manager = needs_traffic_manager(cx.ir, arch, std::slice::from_ref(s), 0);
-    let headers = places.frame_headers(None);
+    let headers = statement_headers(cx, places, b, s)?;
     let run = cx.stmt(b, s)?;
-    let code: Run = Box::new(move |p, c| {
-        to_frame(&headers, c);
-        let flow = run(p, c);
-        from_frame(&headers, c);
-        flow
-    });
-    Ok(Bridged { code, needs_traffic_manager })
+    Ok(Bridged { code: around(headers, run), needs_traffic_manager })
+}
+
+/// The headers a bridged statement must see in the frame: those its expressions name, or every
+/// header when it reaches further (a call of an action or function, a table, a run-time index).
+fn statement_headers(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, s: &Stmt) -> R<Vec<FrameHeader>> {
+    let mut exprs = Vec::new();
+    let mut ranges = Vec::new();
+    if expressions(std::slice::from_ref(s), &mut exprs) {
+        let mut all_static = true;
+        for e in exprs {
+            all_static &= touched(cx, b, e, &mut ranges)?;
+        }
+        if all_static {
+            return Ok(places.frame_headers(Some(&ranges)));
+        }
+    }
+    Ok(places.frame_headers(None))
+}
+
+/// The expressions of `stmts` added to `out`; `false` where a statement reaches past them (it
+/// calls an action or function, or applies a table or block).
+fn expressions<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Expr>) -> bool {
+    stmts.iter().all(|s| match s {
+        Stmt::Call(call) => {
+            out.extend(call.args.iter().map(|a| &a.expr));
+            match &call.callee {
+                Callee::Builtin { target, .. } => {
+                    out.push(target);
+                    true
+                }
+                Callee::Method { .. } | Callee::ExternFunction { .. } => true,
+                _ => false,
+            }
+        }
+        Stmt::VarInit { init, .. } => {
+            out.extend(init);
+            true
+        }
+        Stmt::Assign { lhs, rhs, .. } => {
+            out.extend([lhs, rhs]);
+            true
+        }
+        Stmt::Return(e, _) => {
+            out.extend(e);
+            true
+        }
+        Stmt::If { cond, then, otherwise, .. } => {
+            out.push(cond);
+            expressions(then, out) && expressions(otherwise, out)
+        }
+        Stmt::SwitchValue { expr, cases, .. } => {
+            out.push(expr);
+            cases.iter().all(|(_, body)| expressions(body, out))
+        }
+        Stmt::For { init, cond, update, body, .. } => {
+            out.extend(cond);
+            expressions(init, out) && expressions(update, out) && expressions(body, out)
+        }
+        Stmt::Block(body) => expressions(body, out),
+        Stmt::Exit(_) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Empty => true,
+        Stmt::ApplyTable { .. } | Stmt::ApplyBlock { .. } | Stmt::SwitchAction { .. } => false,
+    })
 }
 
 /// Whether a statement of `stmts` (not looking into actions or functions called) makes a call
