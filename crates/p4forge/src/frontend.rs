@@ -174,7 +174,7 @@ pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: 
     };
     let elaborated = Arc::new(program);
     let (program, first) = match build(elaborated.clone()) {
-        // A statement left to the closure executor's code copies every header around it: the
+        // A statement left to the closure executor's code copies headers to the frame and back: the
         // lowered program is preferred when it has none.
         Ok(switch) if switch.bridged_statement().is_some() => match on_the_lowered_program(&elaborated, traced) {
             Some((lowered, other)) if other.bridged_statement().is_none() => (lowered, other),

@@ -183,8 +183,8 @@ pub(super) fn call(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &
 }
 
 /// `s`, a statement this executor does not compile itself (a value wider than 128 bits, a place it
-/// does not know), run by the closure executor's code with every placed header copied into its
-/// frame slots before and back after; `why` if a bridge may not run it: a statement that emits
+/// does not know), run by the closure executor's code with the headers it names copied into their
+/// frame slots before and back after ([`statement_headers`]); `why` if a bridge may not run it: a statement that emits
 /// (the closure executor's deparser writes an output of its own) or applies a sub-block (the
 /// mid-end inlines those: see `p4forge::frontend::software_switches`).
 pub(super) fn statement(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, s: &Stmt, why: crate::DataplaneError) -> R<Bridged<Run>> {
