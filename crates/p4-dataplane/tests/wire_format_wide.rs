@@ -1,8 +1,9 @@
 //! Header fields wider than 128 bits, and fields one 16-byte access cannot reach, on the
 //! wire-format executor: they are copied to the closure executor's frame slots around the
-//! statements that use them, which run as the closure executor's code (`Switch::bridged_statement`);
-//! extract, emit, header copies and every other statement stay the wire-format executor's. Exact
-//! outputs, and random packets compared with the closure executor.
+//! statements that use them, which run as the closure executor's code, and so is a select key on
+//! one (`Switch::bridged_statement`); extract, emit, header copies and every other statement stay
+//! the wire-format executor's. Exact outputs, and random packets compared with the closure
+//! executor.
 
 use p4_dataplane::Switch;
 use proptest::prelude::*;
@@ -17,7 +18,8 @@ header c_t { bit<8> n; }
 struct headers_t { w_t a; w_t b; c_t c; }
 struct meta_t { }
 parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.c); pkt.extract(hdr.a); transition accept; }
+    state start { pkt.extract(hdr.c); pkt.extract(hdr.a); transition select(hdr.a.big[3:0]) { 0xf: low_f; default: accept; } }
+    state low_f { hdr.c.n = 9; transition accept; }
 }
 control V(inout headers_t hdr, inout meta_t meta) { apply { } }
 control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
@@ -63,7 +65,7 @@ fn frame(n: u8, big_low: u8) -> Vec<u8> {
 fn wide_fields_run_on_the_wire_format_executor() {
     let mut sw = common::switch(PROGRAM);
     assert_eq!(sw.executor(), "wire-format");
-    assert_eq!(sw.bridged_statement(), Some("a field of type bit<200> assigned as a whole"));
+    assert_eq!(sw.bridged_statement(), Some("a field of type bit<200> as a value"));
     let mut closures = common::switch(PROGRAM);
     assert!(!closures.use_wire_format(false));
     // n = 1: b = a with big + 1 and odd ^ 0xf (the low half of a's byte 40); big is not 0: port 1.
@@ -83,6 +85,10 @@ fn wide_fields_run_on_the_wire_format_executor() {
     }
     // big = 0: port 2.
     assert_eq!(run(&mut sw, &[frame(3, 0)]), vec![(0, 2, frame(4, 0))]);
+    // big's low 4 bits 0xf: the parser sets n = 9 (a select on a slice of big).
+    for sw in [&mut closures, &mut sw] {
+        assert_eq!(run(sw, &[frame(0, 0x1f)]), vec![(0, 1, frame(10, 0x1f))]);
+    }
 }
 
 proptest! {

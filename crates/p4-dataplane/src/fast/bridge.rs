@@ -274,6 +274,24 @@ fn any_call(stmts: &[Stmt], pred: &dyn Fn(&Call) -> bool) -> bool {
     })
 }
 
+/// `e`, a scalar expression without calls this executor does not compute itself (a select key on
+/// a field wider than 128 bits...), computed by the closure executor's code from the headers it
+/// names copied into the frame; `why` if it makes a call or the closure executor's compiler
+/// refuses it.
+pub(super) fn expression(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Expr, why: crate::DataplaneError) -> R<Ev> {
+    if e.any(&mut |x| matches!(x.kind, ExprKind::Call(_) | ExprKind::ApplyTable(..))) {
+        return Err(why);
+    }
+    let mut ranges = Vec::new();
+    let headers = places.frame_headers(touched(cx, b, e, &mut ranges)?.then_some(&ranges[..]));
+    let ev = cx.scalar(b, e).map_err(|_| why)?;
+    // Without calls it writes nothing back.
+    Ok(std::sync::Arc::new(move |p, c| {
+        to_frame(&headers, c);
+        ev(p, c)
+    }))
+}
+
 /// `e`, a value-returning call, computed by the closure executor's code, or `why` if it is not one
 /// a bridge may run.
 pub(super) fn value(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Expr, why: crate::DataplaneError) -> R<Bridged<Ev>> {

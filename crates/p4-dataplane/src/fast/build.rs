@@ -1329,10 +1329,20 @@ impl FastCompiler<'_, '_> {
             let transition = match &st.transition {
                 p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::compile::target(*t)),
                 p4_ir::Transition::Select { keys, cases } => {
-                    let mut kev = Vec::new();
+                    let mut vals = Vec::new();
                     let mut widths = Vec::new();
                     for k in keys {
-                        kev.push(self.ev(&b, k)?);
+                        let val = match self.val(&b, k) {
+                            Ok(v) => v,
+                            // A key this executor does not compute (a slice of a wide field...).
+                            Err(why) => {
+                                let reason = why.message.clone();
+                                let ev = super::bridge::expression(self.cx, &self.places, &b, k, why)?;
+                                self.bridged_statement.get_or_insert(reason);
+                                Val::Eval(ev)
+                            }
+                        };
+                        vals.push(val);
                         widths.push(self.cx.width(&k.ty).0);
                     }
                     let mut cs = Vec::new();
@@ -1351,10 +1361,10 @@ impl FastCompiler<'_, '_> {
                             _ => None,
                         })
                         .collect();
-                    match (masks, keys.as_slice()) {
+                    match (masks, vals.as_slice()) {
                         // The general select rejects on a key read past the end (`lookahead`).
-                        (Some(cases), [k]) if !self.reads_ahead => FastTransition::Masks { key: self.val(&b, k)?, cases },
-                        _ => FastTransition::Select { keys: kev, widths, cases: cs },
+                        (Some(cases), [key]) if !self.reads_ahead => FastTransition::Masks { key: key.clone(), cases },
+                        _ => FastTransition::Select { keys: vals.into_iter().map(Val::into_ev).collect(), widths, cases: cs },
                     }
                 }
             };
