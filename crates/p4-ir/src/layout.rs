@@ -134,10 +134,17 @@ fn header_fields(
     }
 }
 
-fn header_layout(p: &Program, id: TypeId) -> HeaderLayout {
+/// The leaf fields of a header or struct type as they lie on the wire (a header's layout's
+/// fields; also for the struct a `lookahead` reads).
+pub fn wire_fields(p: &Program, ty: &Type) -> Vec<FieldLayout> {
     let mut fields = Vec::new();
-    let mut fixed_bits = 0;
-    header_fields(p, &Type::Named(id), "", &mut Vec::new(), &mut fixed_bits, &mut fields);
+    header_fields(p, ty, "", &mut Vec::new(), &mut 0, &mut fields);
+    fields
+}
+
+fn header_layout(p: &Program, id: TypeId) -> HeaderLayout {
+    let fields = wire_fields(p, &Type::Named(id));
+    let fixed_bits = fields.iter().filter(|f| !f.varbit).map(|f| f.width).sum();
     let varbit_max = fields.iter().filter(|f| f.varbit).map(|f| f.width).sum();
     HeaderLayout { ty: id, name: p.types[id.index()].name().to_string(), fields, fixed_bits, varbit_max }
 }

@@ -125,14 +125,20 @@ fn touched(cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr, out: &mut Vec<(usize, 
     })
 }
 
-/// The headers a bridged `call` must see in the frame.
-fn headers_of(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call) -> R<Vec<FrameHeader>> {
+/// The headers `exprs` name, which bridged code must see in the frame (every header when one
+/// may reach further than a static place says).
+fn headers_named<'a>(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, exprs: impl IntoIterator<Item = &'a Expr>) -> R<Vec<FrameHeader>> {
     let mut ranges = Vec::new();
     let mut all_static = true;
-    for a in &call.args {
-        all_static &= touched(cx, b, &a.expr, &mut ranges)?;
+    for e in exprs {
+        all_static &= touched(cx, b, e, &mut ranges)?;
     }
     Ok(places.frame_headers(all_static.then_some(&ranges[..])))
+}
+
+/// The headers a bridged `call` must see in the frame.
+fn headers_of(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call) -> R<Vec<FrameHeader>> {
+    headers_named(cx, places, b, call.args.iter().map(|a| &a.expr))
 }
 
 /// Whether an `out`/`inout` argument of `call` may write the multicast group (which only the
@@ -202,15 +208,8 @@ pub(super) fn statement(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, s:
 /// header when it reaches further (a call of an action or function, a table, a run-time index).
 fn statement_headers(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, s: &Stmt) -> R<Vec<FrameHeader>> {
     let mut exprs = Vec::new();
-    let mut ranges = Vec::new();
     if expressions(std::slice::from_ref(s), &mut exprs) {
-        let mut all_static = true;
-        for e in exprs {
-            all_static &= touched(cx, b, e, &mut ranges)?;
-        }
-        if all_static {
-            return Ok(places.frame_headers(Some(&ranges)));
-        }
+        return headers_named(cx, places, b, exprs);
     }
     Ok(places.frame_headers(None))
 }
@@ -282,8 +281,7 @@ pub(super) fn expression(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e
     if e.any(&mut |x| matches!(x.kind, ExprKind::Call(_) | ExprKind::ApplyTable(..))) {
         return Err(why);
     }
-    let mut ranges = Vec::new();
-    let headers = places.frame_headers(touched(cx, b, e, &mut ranges)?.then_some(&ranges[..]));
+    let headers = headers_named(cx, places, b, [e])?;
     let ev = cx.scalar(b, e).map_err(|_| why)?;
     // Without calls it writes nothing back.
     Ok(std::sync::Arc::new(move |p, c| {

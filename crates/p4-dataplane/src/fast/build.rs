@@ -244,21 +244,13 @@ impl FastCompiler<'_, '_> {
             ExprKind::Field(inner, i) if lookahead_of(inner) => {
                 // Field `i` of `lookahead<T>()`: its bits at its offset in T, read ahead of the
                 // cursor; the whole of T must be in the packet, as the closure executor reads it.
-                let fields = self.wire_fields(&inner.ty)?;
-                let Some(&(off, w)) = fields.get(*i as usize) else { return unsupported("a field of a lookahead past its type's fields") };
-                if !self.cx.is_scalar(&e.ty) || w > 128 {
+                let fields = p4_ir::layout::wire_fields(self.cx.ir, &inner.ty);
+                let Some(f) = fields.iter().find(|f| f.path == [*i]) else { return unsupported("a field of a lookahead that is not a scalar") };
+                if f.varbit || f.width > 128 {
                     return unsupported("a field of a lookahead that is not a scalar of at most 128 bits");
                 }
                 let total = p4_ir::layout::wire_width(self.cx.ir, &inner.ty) as usize;
-                let short = self.cx.errors.packet_too_short;
-                self.reads_ahead = true;
-                eval(Arc::new(move |_, c| {
-                    if c.cursor + total > c.pkt.len() * 8 {
-                        c.pending_err.get_or_insert(short);
-                        return 0;
-                    }
-                    bits::read_bits(&c.pkt, c.cursor + off, w)
-                }))
+                eval(self.read_ahead(total, f.bit_offset as usize, f.width))
             }
             ExprKind::Var(_) | ExprKind::Field(..) => match (self.place(b, e), per_element(e)) {
                 (Ok(Place::Slot(s)), _) => Ok(Val::Slot(s)),
@@ -311,18 +303,8 @@ impl FastCompiler<'_, '_> {
                     Ok(Val::Valid { word: i / 64, mask: 1 << (i % 64) })
                 }
                 Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead" && self.cx.width(&e.ty).0 <= 128 => {
-                    // The closure executor's semantics: past the packet's end the value is 0 and
-                    // the state rejects with PacketTooShort.
                     let (w, _) = self.cx.width(&e.ty);
-                    let short = self.cx.errors.packet_too_short;
-                    self.reads_ahead = true;
-                    eval(Arc::new(move |_, c| {
-                        if c.cursor + w as usize > c.pkt.len() * 8 {
-                            c.pending_err.get_or_insert(short);
-                            return 0;
-                        }
-                        bits::read_bits(&c.pkt, c.cursor, w)
-                    }))
+                    eval(self.read_ahead(w as usize, 0, w))
                 }
                 _ => {
                     let why = crate::DataplaneError::unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee)));
@@ -716,18 +698,36 @@ impl FastCompiler<'_, '_> {
         )
     }
 
-    /// Each field of a header or struct type of scalar fields: its bit offset and width on the
-    /// wire.
-    fn wire_fields(&self, ty: &Type) -> R<Vec<(usize, u32)>> {
-        let Some(def) = self.cx.type_def(ty) else { return unsupported("a lookahead of a type without fields") };
-        let mut at = 0;
-        let mut out = Vec::new();
-        for f in def.fields() {
-            let w = p4_ir::layout::wire_width(self.cx.ir, &f.ty);
-            out.push((at, w));
-            at += w as usize;
+    /// Moves the cursor `n` bits on, rejecting with PacketTooShort where the packet has fewer
+    /// left (`advance`, `extract<T>(_)`); `unaligned` says why, when `n` may not be whole bytes.
+    fn skip(&mut self, n: Val, unaligned: &str) -> Run {
+        if !matches!(n, Val::Const(k) if k.is_multiple_of(8)) && self.places.unaligned.is_none() {
+            self.places.unaligned = Some(unaligned.into());
         }
-        Ok(out)
+        let short = self.cx.errors.packet_too_short;
+        Box::new(move |p, c| {
+            let end = u128::try_from(c.cursor).unwrap_or(u128::MAX).saturating_add(n.read(p, c));
+            if end > (c.pkt.len() * 8) as u128 {
+                return Flow::Reject(short);
+            }
+            c.cursor = end as usize;
+            Flow::Next
+        })
+    }
+
+    /// `width` bits `off` bits ahead of the cursor, of a `lookahead` of `total` bits: past the
+    /// packet's end the value is 0 and the state rejects with PacketTooShort (the closure
+    /// executor's semantics).
+    fn read_ahead(&mut self, total: usize, off: usize, width: u32) -> Ev {
+        let short = self.cx.errors.packet_too_short;
+        self.reads_ahead = true;
+        Arc::new(move |_, c| {
+            if c.cursor + total > c.pkt.len() * 8 {
+                c.pending_err.get_or_insert(short);
+                return 0;
+            }
+            bits::read_bits(&c.pkt, c.cursor + off, width)
+        })
     }
 
     /// The other members of the header union `r` belongs to (empty: none).
@@ -903,18 +903,8 @@ impl FastCompiler<'_, '_> {
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 && matches!(call.args[0].expr.kind, ExprKind::DontCare) => {
                 // `extract<T>(_)` skips a header's worth of bits.
-                let bits = p4_ir::layout::wire_width(self.cx.ir, &call.args[0].expr.ty) as usize;
-                if !bits.is_multiple_of(8) && self.places.unaligned.is_none() {
-                    self.places.unaligned = Some("an `extract` into `_` of bits that are not whole bytes".into());
-                }
-                let short = self.cx.errors.packet_too_short;
-                Ok(Box::new(move |_, c| {
-                    if c.cursor + bits > c.pkt.len() * 8 {
-                        return Flow::Reject(short);
-                    }
-                    c.cursor += bits;
-                    Flow::Next
-                }))
+                let bits = p4_ir::layout::wire_width(self.cx.ir, &call.args[0].expr.ty);
+                Ok(self.skip(Val::Const(bits.into()), "an `extract` into `_` of bits that are not whole bytes"))
             }
             Callee::Method { extern_type, method, type_args, .. } if extern_type == "packet_in" && method == "lookahead" => {
                 // A discarded `lookahead<T>()` still fails on a packet shorter than T (BMv2).
@@ -951,18 +941,7 @@ impl FastCompiler<'_, '_> {
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "advance" && call.args.len() == 1 => {
                 let n = self.val(b, &call.args[0].expr)?;
-                if !matches!(n, Val::Const(k) if k.is_multiple_of(8)) && self.places.unaligned.is_none() {
-                    self.places.unaligned = Some("an `advance` by bits that may not be whole bytes".into());
-                }
-                let short = self.cx.errors.packet_too_short;
-                Ok(Box::new(move |p, c| {
-                    let end = u128::try_from(c.cursor).unwrap_or(u128::MAX).saturating_add(n.read(p, c));
-                    if end > (c.pkt.len() * 8) as u128 {
-                        return Flow::Reject(short);
-                    }
-                    c.cursor = end as usize;
-                    Flow::Next
-                }))
+                Ok(self.skip(n, "an `advance` by bits that may not be whole bytes"))
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit" && call.args.len() == 1 => {
                 let mut regions = Vec::new();
