@@ -91,6 +91,28 @@ fn wide_fields_run_on_the_wire_format_executor() {
     }
 }
 
+/// A 128-bit field two bits into a byte is no place (one 16-byte access does not reach it): a
+/// statement reading or writing it is bridged, never run on its stale frame slot (it was, and
+/// wrote nothing, until a random program caught it).
+#[test]
+fn a_128_bit_field_off_a_byte_is_bridged() {
+    let ingress = "apply { sm.egress_spec = 1; if (hdr.h.b == 128w0) { hdr.h.a = 1; } hdr.h.b = hdr.h.b + 1; }";
+    let text = common::program("bit<18> a; bit<128> b; bit<62> c;", "", "", ingress, "apply { }");
+    let mut sw = common::switch(&text);
+    assert_eq!(sw.bridged_statement(), Some("a field of type bit<128> (a header field no 16-byte access reaches)"));
+    // All ones: b wraps to 0; a and c (bits 146..208) and the payload stay.
+    let mut ones_out = vec![0xff, 0xff, 0xc0];
+    ones_out.extend([0u8; 15]);
+    ones_out.push(0x3f);
+    ones_out.extend([0xff; 7]);
+    ones_out.extend([0xff; 4]);
+    // All zeros: b was 0, so a = 1 (bit 17) and b = 1 (bit 145).
+    let mut zeros_out = vec![0u8; 30];
+    zeros_out[2] = 0x40;
+    zeros_out[18] = 0x40;
+    assert_eq!(run(&mut sw, &[vec![0xff; 30], vec![0; 30]]), vec![(0, 1, ones_out), (1, 1, zeros_out)]);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]

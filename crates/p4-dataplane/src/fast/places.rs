@@ -104,6 +104,9 @@ pub(crate) struct Places {
     headers: HashMap<usize, Region>,
     /// Header field by its frame slot.
     fields: HashMap<usize, (usize, u32)>,
+    /// Frame slots of header fields that are no place (wider than 128 bits, or out of one 16-byte
+    /// access's reach): only bridged code, with the header copied to the frame, reads them.
+    copied_only: std::collections::HashSet<usize>,
     /// Frame slot ranges `[start, end)` of values this executor does not place (header stacks and
     /// unions, headers with varbit or very wide fields): a place inside one is refused.
     refused: Vec<(usize, usize, String)>,
@@ -263,6 +266,8 @@ impl Places {
         for (slot, b, w, is_place) in placed {
             if is_place {
                 self.fields.insert(slot, (region.at * 8 + b, w));
+            } else {
+                self.copied_only.insert(slot);
             }
             frame.fields.push((slot, region.at * 8 + b, w));
         }
@@ -383,6 +388,10 @@ impl Places {
         }
         if let Some(&(bit, width)) = self.fields.get(&slot) {
             return Ok(Place::Field { bit, width });
+        }
+        if self.copied_only.contains(&slot) {
+            // Its frame slot is filled only around bridged code: elsewhere it would be stale.
+            return unsupported(format!("{} (a header field no 16-byte access reaches)", crate::compile::describe(cx.ir, e)));
         }
         if cx.is_scalar(&e.ty) {
             return Ok(Place::Slot(slot));

@@ -2,6 +2,7 @@
 //! binary uses some of them.
 #![allow(dead_code)]
 
+pub mod random_program;
 pub mod soak;
 
 use std::path::PathBuf;

@@ -1,0 +1,551 @@
+//! Random v1model programs for differential tests: the same program and packets run on two
+//! executors (or before and after the mid-end) must give the same packets out.
+//!
+//! A program is drawn from a seed (splitmix64), so a failure is reproduced by its seed alone. What
+//! is drawn: 1–4 header types of 1–5 fields (any width up to 64, sometimes up to 128, some signed;
+//! most headers whole bytes, some not), a parser extracting them in order with `select` on fields,
+//! slices and tuples (constants, masks, ranges, default), ingress and egress bodies of assignments,
+//! `if`, tables with const entries (exact, ternary, lpm, range keys), registers, `hash`,
+//! `setInvalid`, `mark_to_drop` and `exit`, a csum16 `update_checksum`, and a deparser emitting the
+//! headers in a random order.
+//!
+//! Only behaviour the P4 spec defines is drawn: every read of a header field is guarded by the
+//! header's validity, `setInvalid` is never followed by `setValid` (whose fields are unspecified),
+//! and shift amounts, slices and casts stay within their types.
+#![allow(dead_code)]
+
+use std::fmt::Write;
+
+/// splitmix64: small, fast, and the same sequence everywhere.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    /// True with probability `percent` / 100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len() as u64) as usize]
+    }
+
+    /// A value of `width` bits, often 0, 1, all ones or small: the values selects and keys test.
+    pub fn value(&mut self, width: u32) -> u128 {
+        let mask = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+        let v = match self.below(6) {
+            0 => 0,
+            1 => 1,
+            2 => u128::MAX,
+            3 => self.below(4) as u128,
+            _ => (self.next() as u128) << 64 | self.next() as u128,
+        };
+        v & mask
+    }
+
+    /// A packet byte, often 0, 1, 2 or 0xff so that small constants in selects and keys match.
+    pub fn byte(&mut self) -> u8 {
+        match self.below(8) {
+            0 | 1 => 0,
+            2 => 1,
+            3 => 2,
+            4 => 0xff,
+            _ => self.next() as u8,
+        }
+    }
+}
+
+struct Field {
+    name: String,
+    width: u32,
+    signed: bool,
+}
+
+struct Header {
+    /// The instance, `hdr.hN`.
+    name: String,
+    fields: Vec<Field>,
+}
+
+impl Header {
+    fn bits(&self) -> u32 {
+        self.fields.iter().map(|f| f.width).sum()
+    }
+}
+
+struct Table {
+    name: String,
+    /// The headers its keys and actions use: the table is applied only when they are valid.
+    headers: Vec<usize>,
+    text: String,
+}
+
+/// A program and packets to run through it (arriving on port 0).
+pub struct Generated {
+    pub seed: u64,
+    pub text: String,
+    pub packets: Vec<Vec<u8>>,
+}
+
+const META: [(&str, u32); 4] = [("m8", 8), ("m16", 16), ("m32", 32), ("m48", 48)];
+
+struct Gen {
+    rng: Rng,
+    headers: Vec<Header>,
+    tables: Vec<Table>,
+    registers: Vec<(String, u32)>,
+    /// Fresh names for actions.
+    counter: usize,
+}
+
+/// The program and packets of `seed`.
+pub fn generate(seed: u64) -> Generated {
+    let mut g = Gen { rng: Rng::new(seed), headers: Vec::new(), tables: Vec::new(), registers: Vec::new(), counter: 0 };
+    g.draw_headers();
+    let text = g.program();
+    let max_len = g.headers.iter().map(|h| h.bits().div_ceil(8)).sum::<u32>() as u64 + 8;
+    let packets = (0..16)
+        .map(|_| {
+            let len = g.rng.below(max_len + 1);
+            (0..len).map(|_| g.rng.byte()).collect()
+        })
+        .collect();
+    Generated { seed, text, packets }
+}
+
+impl Gen {
+    fn draw_headers(&mut self) {
+        let n = 1 + self.rng.below(4) as usize;
+        for h in 0..n {
+            let mut fields: Vec<Field> = (0..1 + self.rng.below(5))
+                .map(|i| {
+                    let width = match self.rng.below(10) {
+                        0 => 1 + self.rng.below(7) as u32,
+                        1 => 65 + self.rng.below(64) as u32,
+                        2..=5 => *self.rng.pick(&[8, 16, 32, 48]),
+                        _ => 1 + self.rng.below(64) as u32,
+                    };
+                    Field { name: format!("f{i}"), width, signed: self.rng.chance(15) }
+                })
+                .collect();
+            let bits: u32 = fields.iter().map(|f| f.width).sum();
+            // Most headers are whole bytes (the machine code's case); the rest are not.
+            if bits % 8 != 0 && self.rng.chance(75) {
+                fields.push(Field { name: "pad".into(), width: 8 - bits % 8, signed: false });
+            }
+            self.headers.push(Header { name: format!("h{h}"), fields });
+        }
+    }
+
+    fn program(&mut self) -> String {
+        let mut out = String::from("#include <core.p4>\n#include <v1model.p4>\n");
+        for h in &self.headers {
+            let fields: String = h.fields.iter().map(|f| format!(" {}<{}> {};", if f.signed { "int" } else { "bit" }, f.width, f.name)).collect();
+            writeln!(out, "header {}_t {{{fields} }}", h.name).unwrap();
+        }
+        let members: String = self.headers.iter().map(|h| format!(" {0}_t {0};", h.name)).collect();
+        writeln!(out, "struct headers_t {{{members} }}").unwrap();
+        let meta: String = META.iter().map(|(n, w)| format!(" bit<{w}> {n};")).collect();
+        writeln!(out, "struct meta_t {{{meta} }}").unwrap();
+        let parser = self.parser();
+        let ingress = self.control(true);
+        let egress = self.control(false);
+        let registers: String = self.registers.iter().map(|(n, w)| format!("register<bit<{w}>>(4) {n};\n")).collect();
+        out.push_str(&registers);
+        out.push_str(&parser);
+        out.push_str("control V(inout headers_t hdr, inout meta_t meta) { apply { } }\n");
+        out.push_str(&ingress);
+        out.push_str(&egress);
+        let checksum = self.checksum();
+        writeln!(out, "control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ {checksum} }} }}").unwrap();
+        let mut order: Vec<usize> = (0..self.headers.len()).collect();
+        for i in (1..order.len()).rev() {
+            let j = self.rng.below(i as u64 + 1) as usize;
+            order.swap(i, j);
+        }
+        let emits: String = order.iter().map(|&i| format!(" pkt.emit(hdr.{});", self.headers[i].name)).collect();
+        writeln!(out, "control D(packet_out pkt, in headers_t hdr) {{ apply {{{emits} }} }}").unwrap();
+        out.push_str("V1Switch(P(), V(), I(), E(), C(), D()) main;\n");
+        out
+    }
+
+    /// State `sI` extracts header I, then selects among later states, accept and reject.
+    fn parser(&mut self) -> String {
+        let mut out = String::from("parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {\n");
+        out.push_str("    state start { transition s0; }\n");
+        let n = self.headers.len();
+        for i in 0..n {
+            let name = self.headers[i].name.clone();
+            write!(out, "    state s{i} {{ pkt.extract(hdr.{name}); ").unwrap();
+            let later: Vec<String> = (i + 1..n).map(|j| format!("s{j}")).chain(["accept".to_string()]).collect();
+            if i + 1 == n || self.rng.chance(20) {
+                let next = if self.rng.chance(5) { "reject".to_string() } else { self.rng.pick(&later).clone() };
+                writeln!(out, "transition {next}; }}").unwrap();
+                continue;
+            }
+            // The key: one or two fields (or slices) of this header.
+            let mut keys = Vec::new();
+            for _ in 0..1 + self.rng.below(2) {
+                let f = self.rng.below(self.headers[i].fields.len() as u64) as usize;
+                let field = &self.headers[i].fields[f];
+                let (text, width) = if field.width > 8 && self.rng.chance(30) {
+                    let lo = self.rng.below(field.width as u64 - 4) as u32;
+                    let hi = lo + self.rng.below((field.width - lo).min(8) as u64) as u32;
+                    (format!("hdr.{name}.{}[{hi}:{lo}]", field.name), hi - lo + 1)
+                } else if field.signed {
+                    (format!("(bit<{0}>)hdr.{name}.{1}", field.width, field.name), field.width)
+                } else {
+                    (format!("hdr.{name}.{}", field.name), field.width)
+                };
+                keys.push((text, width));
+            }
+            let key_text: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
+            write!(out, "transition select({}) {{", key_text.join(", ")).unwrap();
+            for _ in 0..1 + self.rng.below(3) {
+                let sets: Vec<String> = keys.iter().map(|k| self.keyset(k.1)).collect();
+                let set = if sets.len() == 1 { sets[0].clone() } else { format!("({})", sets.join(", ")) };
+                let next = self.rng.pick(&later).clone();
+                write!(out, " {set}: {next};").unwrap();
+            }
+            let default = if self.rng.chance(10) { "reject".to_string() } else { self.rng.pick(&later).clone() };
+            writeln!(out, " default: {default}; }} }}").unwrap();
+        }
+        out.push_str("}\n");
+        out
+    }
+
+    /// A select case's set for a key of `width` bits.
+    fn keyset(&mut self, width: u32) -> String {
+        let v = self.rng.value(width);
+        match self.rng.below(10) {
+            0 => "_".into(),
+            1 | 2 => format!("{v:#x} &&& {:#x}", self.rng.value(width)),
+            3 => {
+                let hi = v.max(self.rng.value(width));
+                format!("{v:#x} .. {hi:#x}")
+            }
+            _ => format!("{v:#x}"),
+        }
+    }
+
+    fn control(&mut self, ingress: bool) -> String {
+        let name = if ingress { "I" } else { "E" };
+        let mut body = String::new();
+        if ingress {
+            writeln!(body, "        sm.egress_spec = {};", self.rng.below(4)).unwrap();
+        }
+        let first_table = self.tables.len();
+        for _ in 0..2 + self.rng.below(6) {
+            let stmt = self.top_statement(ingress);
+            body.push_str(&stmt);
+        }
+        let tables: String = self.tables[first_table..].iter().map(|t| t.text.clone()).collect();
+        format!(
+            "control {name}(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{\n{tables}    apply {{\n{body}    }}\n}}\n"
+        )
+    }
+
+    /// A statement at the top of a control body: a guarded block, or one that needs no guard.
+    fn top_statement(&mut self, ingress: bool) -> String {
+        match self.rng.below(20) {
+            0 => {
+                let h = self.rng.below(self.headers.len() as u64) as usize;
+                format!("        hdr.{}.setInvalid();\n", self.headers[h].name)
+            }
+            1 if self.rng.chance(30) => "        mark_to_drop(sm);\n".into(),
+            2 if self.rng.chance(20) => "        exit;\n".into(),
+            _ => {
+                // The headers this block may read and write, all valid inside it.
+                let mut scope: Vec<usize> = (0..self.headers.len()).filter(|_| self.rng.chance(40)).collect();
+                if scope.is_empty() {
+                    scope.push(self.rng.below(self.headers.len() as u64) as usize);
+                }
+                let guard: Vec<String> = scope.iter().map(|&h| format!("hdr.{}.isValid()", self.headers[h].name)).collect();
+                let mut block = String::new();
+                for _ in 0..1 + self.rng.below(3) {
+                    block.push_str(&self.statement(&scope, ingress, 3, 3));
+                }
+                format!("        if ({}) {{\n{block}        }}\n", guard.join(" && "))
+            }
+        }
+    }
+
+    /// A statement reading and writing the headers of `scope` (valid here) and metadata.
+    fn statement(&mut self, scope: &[usize], ingress: bool, depth: u32, indent: usize) -> String {
+        let pad = "    ".repeat(indent);
+        match self.rng.below(if depth == 0 { 6 } else { 12 }) {
+            0..=3 => {
+                let (target, width, signed) = self.target(scope);
+                let value = self.expr(scope, width, 3);
+                let value = if signed { format!("(int<{width}>)({value})") } else { value };
+                format!("{pad}{target} = {value};\n")
+            }
+            4 if ingress => format!("{pad}sm.egress_spec = (bit<9>)({});\n", self.expr(scope, 2, 2)),
+            5 => self.register_use(scope, &pad),
+            6 | 7 => {
+                let cond = self.cond(scope, 2);
+                let then = self.statement(scope, ingress, depth - 1, indent + 1);
+                if self.rng.chance(50) {
+                    let other = self.statement(scope, ingress, depth - 1, indent + 1);
+                    format!("{pad}if ({cond}) {{\n{then}{pad}}} else {{\n{other}{pad}}}\n")
+                } else {
+                    format!("{pad}if ({cond}) {{\n{then}{pad}}}\n")
+                }
+            }
+            8 | 9 => self.table_use(scope, ingress, &pad),
+            10 => {
+                let (target, width, signed) = self.target(scope);
+                if signed || width > 64 {
+                    return String::new();
+                }
+                let fields = self.field_list(scope);
+                let algo = self.rng.pick(&["crc16", "crc32", "csum16", "identity", "xor16"]);
+                format!("{pad}hash({target}, HashAlgorithm.{algo}, {width}w{}, {{ {fields} }}, 64w{});\n", self.rng.below(4), 1 + self.rng.below(1000))
+            }
+            _ if ingress && self.rng.chance(20) => format!("{pad}mark_to_drop(sm);\n"),
+            _ => String::new(),
+        }
+    }
+
+    /// Something assignable: a field of a header in scope or a metadata field.
+    fn target(&mut self, scope: &[usize]) -> (String, u32, bool) {
+        if self.rng.chance(25) {
+            let (n, w) = *self.rng.pick(&META);
+            return (format!("meta.{n}"), w, false);
+        }
+        let h = *self.rng.pick(scope);
+        let f = self.rng.below(self.headers[h].fields.len() as u64) as usize;
+        let field = &self.headers[h].fields[f];
+        (format!("hdr.{}.{}", self.headers[h].name, field.name), field.width, field.signed)
+    }
+
+    /// A value of `bit<width>` read from a field or metadata (cast or sliced to the width).
+    fn read(&mut self, scope: &[usize], width: u32) -> String {
+        let (text, w, signed) = self.target(scope);
+        let text = if signed { format!("((bit<{w}>){text})") } else { text };
+        if w == width {
+            text
+        } else if w > width && self.rng.chance(50) {
+            let lo = self.rng.below((w - width + 1) as u64) as u32;
+            format!("{text}[{}:{lo}]", lo + width - 1)
+        } else {
+            format!("((bit<{width}>){text})")
+        }
+    }
+
+    fn expr(&mut self, scope: &[usize], width: u32, depth: u32) -> String {
+        let choice = if depth == 0 { self.rng.below(3) } else { self.rng.below(14) };
+        match choice {
+            0 => format!("{width}w{:#x}", self.rng.value(width)),
+            1 | 2 => self.read(scope, width),
+            3..=5 => {
+                let op = self.rng.pick(&["+", "-", "*", "&", "|", "^", "|+|", "|-|"]);
+                let (a, b) = (self.expr(scope, width, depth - 1), self.expr(scope, width, depth - 1));
+                format!("({a} {op} {b})")
+            }
+            6 => {
+                let op = self.rng.pick(&["<<", ">>"]);
+                let a = self.expr(scope, width, depth - 1);
+                let amount = if self.rng.chance(50) { format!("{}", self.rng.below(width as u64 + 2)) } else { self.read(scope, 8) };
+                format!("({a} {op} {amount})")
+            }
+            7 => format!("(~{})", self.expr(scope, width, depth - 1)),
+            8 => format!("(-{})", self.expr(scope, width, depth - 1)),
+            9 if width >= 2 => {
+                let left = 1 + self.rng.below(width as u64 - 1) as u32;
+                let (a, b) = (self.expr(scope, left, depth - 1), self.expr(scope, width - left, depth - 1));
+                format!("({a} ++ {b})")
+            }
+            10 => {
+                let c = self.cond(scope, depth - 1);
+                let (a, b) = (self.expr(scope, width, depth - 1), self.expr(scope, width, depth - 1));
+                format!("({c} ? {a} : {b})")
+            }
+            11 => {
+                // Signed arithmetic: an arithmetic shift or a saturating signed operation.
+                let a = self.expr(scope, width, depth - 1);
+                if self.rng.chance(50) {
+                    format!("((bit<{width}>)((int<{width}>){a} >> {}))", self.rng.below(width as u64 + 1))
+                } else {
+                    let op = self.rng.pick(&["|+|", "|-|", "+", "-"]);
+                    let b = self.expr(scope, width, depth - 1);
+                    format!("((bit<{width}>)((int<{width}>){a} {op} (int<{width}>){b}))")
+                }
+            }
+            12 => {
+                // Widen then narrow: the carries of a wider sum, cut back.
+                let wide = (width + 1 + self.rng.below(16) as u32).min(128);
+                let (a, b) = (self.expr(scope, width, depth - 1), self.expr(scope, width, depth - 1));
+                format!("((bit<{width}>)(((bit<{wide}>){a} + (bit<{wide}>){b}) >> 1))")
+            }
+            _ => self.read(scope, width),
+        }
+    }
+
+    fn cond(&mut self, scope: &[usize], depth: u32) -> String {
+        let choice = if depth == 0 { self.rng.below(3) } else { self.rng.below(7) };
+        match choice {
+            0 | 1 => {
+                let width = *self.rng.pick(&[1, 3, 8, 16, 32, 48, 64, 100]);
+                let op = self.rng.pick(&["==", "!=", "<", "<=", ">", ">="]);
+                let (a, b) = (self.expr(scope, width, depth), self.expr(scope, width, depth));
+                format!("({a} {op} {b})")
+            }
+            2 => {
+                let h = self.rng.below(self.headers.len() as u64) as usize;
+                format!("hdr.{}.isValid()", self.headers[h].name)
+            }
+            3 => {
+                let width = *self.rng.pick(&[4, 8, 16, 32]);
+                let op = self.rng.pick(&["<", "<=", ">", ">="]);
+                let (a, b) = (self.expr(scope, width, depth - 1), self.expr(scope, width, depth - 1));
+                format!("((int<{width}>){a} {op} (int<{width}>){b})")
+            }
+            4 => format!("({} && {})", self.cond(scope, depth - 1), self.cond(scope, depth - 1)),
+            5 => format!("({} || {})", self.cond(scope, depth - 1), self.cond(scope, depth - 1)),
+            _ => format!("(!{})", self.cond(scope, depth - 1)),
+        }
+    }
+
+    fn field_list(&mut self, scope: &[usize]) -> String {
+        let n = 1 + self.rng.below(3);
+        (0..n)
+            .map(|_| {
+                let (t, w, signed) = self.target(scope);
+                if signed {
+                    format!("(bit<{w}>){t}")
+                } else {
+                    t
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// A register read into a target or a write of a value, at an index that may be out of range.
+    fn register_use(&mut self, scope: &[usize], pad: &str) -> String {
+        let (target, width, signed) = self.target(scope);
+        if signed {
+            return String::new();
+        }
+        let name = match self.registers.iter().find(|r| r.1 == width) {
+            Some(r) => r.0.clone(),
+            None => {
+                let name = format!("r{}", self.registers.len());
+                self.registers.push((name.clone(), width));
+                name
+            }
+        };
+        let index = format!("(bit<32>)({})", self.expr(scope, 3, 1));
+        if self.rng.chance(50) {
+            format!("{pad}{name}.read({target}, {index});\n")
+        } else {
+            format!("{pad}{name}.write({index}, {});\n", self.expr(scope, width, 2))
+        }
+    }
+
+    /// A new table keyed on fields of `scope`, with const entries, applied here.
+    fn table_use(&mut self, scope: &[usize], ingress: bool, pad: &str) -> String {
+        let name = format!("t{}", self.tables.len());
+        let mut keys = Vec::new();
+        let lpm = self.rng.chance(30);
+        for k in 0..1 + self.rng.below(2) {
+            let (text, width, signed) = self.target(scope);
+            let text = if signed { format!("(bit<{width}>){text}") } else { text };
+            let kind = if lpm && k == 0 { "lpm" } else { *self.rng.pick(&["exact", "exact", "ternary", "range"]) };
+            keys.push((text, width, kind));
+        }
+        let mut actions = String::new();
+        let mut names = Vec::new();
+        for _ in 0..1 + self.rng.below(2) {
+            self.counter += 1;
+            let action = format!("a{}", self.counter);
+            let (target, width, signed) = self.target(scope);
+            let value = if signed { format!("(int<{width}>)v") } else { "v".into() };
+            let extra = if ingress && self.rng.chance(30) { " sm.egress_spec = 2;".to_string() } else { String::new() };
+            writeln!(actions, "    action {action}(bit<{width}> v) {{ {target} = {value};{extra} }}").unwrap();
+            names.push((action, width));
+        }
+        let key_text: String = keys.iter().map(|k| format!(" {}: {};", k.0, k.2)).collect();
+        let action_list: String = names.iter().map(|a| format!(" {};", a.0)).collect();
+        let mut entries = String::new();
+        let mut prefixes_used = Vec::new();
+        let mut keys_used = Vec::new();
+        for _ in 0..self.rng.below(5) {
+            let mut sets = Vec::new();
+            for (i, &(_, width, kind)) in keys.iter().enumerate() {
+                let v = self.rng.value(width);
+                sets.push(match kind {
+                    "lpm" => {
+                        let len = self.rng.below(width as u64 + 1) as u32;
+                        // One entry per prefix length: equal lengths of overlapping prefixes
+                        // would leave the winner to the order of entries.
+                        if i == 0 && prefixes_used.contains(&len) {
+                            sets.clear();
+                            break;
+                        }
+                        prefixes_used.push(len);
+                        let mask = if len == 0 { 0 } else { (u128::MAX >> (128 - width)) & !((1u128 << (width - len)).wrapping_sub(1)) };
+                        let mask = if width - len >= 128 { 0 } else { mask };
+                        format!("{:#x} &&& {mask:#x}", v & mask)
+                    }
+                    "ternary" => format!("{v:#x} &&& {:#x}", self.rng.value(width)),
+                    "range" => format!("{v:#x} .. {:#x}", v.max(self.rng.value(width))),
+                    _ => format!("{v:#x}"),
+                });
+            }
+            let sets = sets.join(", ");
+            // Two entries with the same key are an error in a control plane (and const entries).
+            if sets.is_empty() || keys_used.contains(&sets) {
+                continue;
+            }
+            keys_used.push(sets.clone());
+            let (action, width) = self.rng.pick(&names).clone();
+            writeln!(entries, "            ({sets}) : {action}({:#x});", self.rng.value(width)).unwrap();
+        }
+        let (default, dwidth) = self.rng.pick(&names).clone();
+        let text = format!(
+            "    table {name} {{\n        key = {{{key_text} }}\n        actions = {{{action_list} NoAction; }}\n        const entries = {{\n{entries}        }}\n        default_action = {default}({:#x});\n    }}\n",
+            self.rng.value(dwidth)
+        );
+        self.tables.push(Table { name: name.clone(), headers: scope.to_vec(), text: format!("{actions}{text}") });
+        if self.rng.chance(40) {
+            format!("{pad}if ({name}.apply().hit) {{ meta.m8 = meta.m8 + 1; }} else {{ meta.m16 = meta.m16 |+| 16w1; }}\n")
+        } else {
+            format!("{pad}{name}.apply();\n")
+        }
+    }
+
+    /// A csum16 over the fields of a header with a 16-bit field, written into that field.
+    fn checksum(&mut self) -> String {
+        let candidates: Vec<(usize, usize)> = self
+            .headers
+            .iter()
+            .enumerate()
+            .flat_map(|(h, hd)| hd.fields.iter().enumerate().filter(|(_, f)| f.width == 16 && !f.signed).map(move |(f, _)| (h, f)))
+            .collect();
+        if candidates.is_empty() || self.rng.chance(40) {
+            return String::new();
+        }
+        let (h, f) = *self.rng.pick(&candidates);
+        let header = &self.headers[h];
+        let list: Vec<String> = header.fields.iter().filter(|x| x.width % 8 == 0).map(|x| format!("hdr.{}.{}", header.name, x.name)).collect();
+        format!("update_checksum(hdr.{0}.isValid(), {{ {1} }}, hdr.{0}.{2}, HashAlgorithm.csum16);", header.name, list.join(", "), header.fields[f].name)
+    }
+}

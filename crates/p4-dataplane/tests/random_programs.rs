@@ -1,0 +1,71 @@
+//! Random programs (`common::random_program`) on the wire-format executor (machine code where it
+//! takes the program) against the closure executor: the same packets, drops and log lines out.
+//! `P4F_RANDOM_PROGRAMS=N` runs N seeds instead of the default; `P4F_RANDOM_SEED=S` runs only S.
+
+use std::sync::Arc;
+
+use p4_dataplane::Switch;
+
+mod common;
+use common::random_program;
+
+fn seeds() -> Vec<u64> {
+    if let Some(s) = std::env::var("P4F_RANDOM_SEED").ok().and_then(|s| s.parse().ok()) {
+        return vec![s];
+    }
+    let n = std::env::var("P4F_RANDOM_PROGRAMS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    (0..n).collect()
+}
+
+#[test]
+fn random_programs_give_the_same_packets_on_both_executors() {
+    let mut failures = Vec::new();
+    let mut machine_code = 0;
+    let seeds = seeds();
+    for &seed in &seeds {
+        let g = random_program::generate(seed);
+        let compiled = p4_sema::compile_str("random.p4", &g.text, &[common::include_dir()]);
+        let Some(program) = compiled.program else {
+            failures.push(format!("seed {seed}: did not compile:\n{}\n{}", compiled.render_diagnostics(), g.text));
+            continue;
+        };
+        let program = Arc::new(program);
+        let mut reference = match Switch::reference(program.clone()) {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(format!("seed {seed}: the closure executor refused: {e}\n{}", g.text));
+                continue;
+            }
+        };
+        let mut fast = match Switch::new(program) {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(format!("seed {seed}: the wire-format executor refused: {e}\n{}", g.text));
+                continue;
+            }
+        };
+        if fast.machine_code().is_some_and(|m| m.contains("whole packet") && !m.contains("whole packet:")) {
+            machine_code += 1;
+        }
+        let want = common::outcome(&mut reference, &g.packets, 0);
+        let got = common::outcome(&mut fast, &g.packets, 0);
+        if want != got {
+            let first = want.iter().zip(&got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
+            failures.push(format!(
+                "seed {seed}: outputs differ at {first}:\n  closure:     {:?}\n  wire-format: {:?}\npackets: {:x?}\n{}",
+                want.get(first),
+                got.get(first),
+                g.packets,
+                g.text
+            ));
+        }
+    }
+    eprintln!("{} programs, {machine_code} whole-packet machine code, {} failures", seeds.len(), failures.len());
+    for f in &failures {
+        eprintln!("{}", f.lines().next().unwrap_or(""));
+    }
+    if let Some(f) = failures.first() {
+        eprintln!("\nthe first in full:\n{f}");
+    }
+    assert!(failures.is_empty(), "{} of {} random programs failed (first above)", failures.len(), seeds.len());
+}
