@@ -3,15 +3,20 @@
 //!
 //! A program is drawn from a seed (splitmix64), so a failure is reproduced by its seed alone. What
 //! is drawn: 1–4 header types of 1–5 fields (any width up to 64, sometimes up to 128, some signed;
-//! most headers whole bytes, some not), a parser extracting them in order with `select` on fields,
-//! slices and tuples (constants, masks, ranges, default), ingress and egress bodies of assignments,
-//! `if`, tables with const entries (exact, ternary, lpm, range keys), registers, `hash`,
-//! `setInvalid`, `mark_to_drop` and `exit`, a csum16 `update_checksum`, and a deparser emitting the
-//! headers in a random order.
+//! most types whole bytes, some not), instances of them (two of one type, a header stack), a parser
+//! extracting them in order (a stack in a loop) with `select` on fields, slices, tuples and
+//! `lookahead` (constants, masks, ranges, default), `advance` and `verify`; ingress and egress
+//! bodies of assignments (to slices too), `if`, header copies, `setValid` with every field then
+//! assigned, stack `push_front`/`pop_front`, tables with const entries (exact, ternary, lpm, range
+//! keys; `hit` and `switch` on the action run), actions called with `inout` arguments, registers,
+//! `hash`, `setInvalid`, `mark_to_drop`, `exit`, clones, resubmission, recirculation and multicast
+//! (session 5 and group 7: [`super::mirror_and_group`]); a csum16 `update_checksum`; and a
+//! deparser emitting the headers in a random order.
 //!
 //! Only behaviour the P4 spec defines is drawn: every read of a header field is guarded by the
-//! header's validity, `setInvalid` is never followed by `setValid` (whose fields are unspecified),
-//! and shift amounts, slices and casts stay within their types.
+//! header's validity (invalidating headers and copies happen outside the guarded blocks),
+//! `setValid` is followed by an assignment of every field before any read, and shift amounts,
+//! slices and casts stay within their types.
 #![allow(dead_code)]
 
 use std::fmt::Write;
@@ -77,23 +82,28 @@ struct Field {
     signed: bool,
 }
 
-struct Header {
-    /// The instance, `hdr.hN`.
-    name: String,
+/// Header type `tI_t`.
+struct HeaderType {
     fields: Vec<Field>,
 }
 
-impl Header {
+impl HeaderType {
     fn bits(&self) -> u32 {
         self.fields.iter().map(|f| f.width).sum()
     }
 }
 
-struct Table {
+/// A member of `headers_t`: a header, or a stack of `n` (`hdr.NAME`).
+struct Member {
     name: String,
-    /// The headers its keys and actions use: the table is applied only when they are valid.
-    headers: Vec<usize>,
-    text: String,
+    ty: usize,
+    stack: Option<usize>,
+}
+
+/// A header the controls name: `hdr.h0`, or a stack element at a constant index, `hdr.s1[0]`.
+struct Header {
+    path: String,
+    ty: usize,
 }
 
 /// A program and packets to run through it (arriving on port 0).
@@ -107,19 +117,22 @@ const META: [(&str, u32); 4] = [("m8", 8), ("m16", 16), ("m32", 32), ("m48", 48)
 
 struct Gen {
     rng: Rng,
+    types: Vec<HeaderType>,
+    members: Vec<Member>,
     headers: Vec<Header>,
-    tables: Vec<Table>,
+    /// Declarations of the control being drawn (tables and actions).
+    decls: String,
     registers: Vec<(String, u32)>,
-    /// Fresh names for actions.
+    /// Fresh names for tables and actions.
     counter: usize,
 }
 
 /// The program and packets of `seed`.
 pub fn generate(seed: u64) -> Generated {
-    let mut g = Gen { rng: Rng::new(seed), headers: Vec::new(), tables: Vec::new(), registers: Vec::new(), counter: 0 };
+    let mut g = Gen { rng: Rng::new(seed), types: Vec::new(), members: Vec::new(), headers: Vec::new(), decls: String::new(), registers: Vec::new(), counter: 0 };
     g.draw_headers();
     let text = g.program();
-    let max_len = g.headers.iter().map(|h| h.bits().div_ceil(8)).sum::<u32>() as u64 + 8;
+    let max_len = g.members.iter().map(|m| g.types[m.ty].bits().div_ceil(8) * m.stack.unwrap_or(1) as u32).sum::<u32>() as u64 + 8;
     let packets = (0..16)
         .map(|_| {
             let len = g.rng.below(max_len + 1);
@@ -131,8 +144,7 @@ pub fn generate(seed: u64) -> Generated {
 
 impl Gen {
     fn draw_headers(&mut self) {
-        let n = 1 + self.rng.below(4) as usize;
-        for h in 0..n {
+        for _ in 0..1 + self.rng.below(4) {
             let mut fields: Vec<Field> = (0..1 + self.rng.below(5))
                 .map(|i| {
                     let width = match self.rng.below(10) {
@@ -146,20 +158,35 @@ impl Gen {
                 .collect();
             let bits: u32 = fields.iter().map(|f| f.width).sum();
             // Most headers are whole bytes (the machine code's case); the rest are not.
-            if bits % 8 != 0 && self.rng.chance(75) {
+            if bits % 8 != 0 && self.rng.chance(90) {
                 fields.push(Field { name: "pad".into(), width: 8 - bits % 8, signed: false });
             }
-            self.headers.push(Header { name: format!("h{h}"), fields });
+            self.types.push(HeaderType { fields });
+        }
+        for t in 0..self.types.len() {
+            let stack = self.rng.chance(20).then(|| 2 + self.rng.below(3) as usize);
+            self.members.push(Member { name: format!("h{t}"), ty: t, stack });
+        }
+        // A second instance of one type: header copies between the two.
+        if self.rng.chance(40) {
+            let ty = self.rng.below(self.types.len() as u64) as usize;
+            self.members.push(Member { name: format!("h{}", self.members.len()), ty, stack: None });
+        }
+        for m in &self.members {
+            match m.stack {
+                Some(n) => self.headers.extend((0..n).map(|i| Header { path: format!("hdr.{}[{i}]", m.name), ty: m.ty })),
+                None => self.headers.push(Header { path: format!("hdr.{}", m.name), ty: m.ty }),
+            }
         }
     }
 
     fn program(&mut self) -> String {
         let mut out = String::from("#include <core.p4>\n#include <v1model.p4>\n");
-        for h in &self.headers {
-            let fields: String = h.fields.iter().map(|f| format!(" {}<{}> {};", if f.signed { "int" } else { "bit" }, f.width, f.name)).collect();
-            writeln!(out, "header {}_t {{{fields} }}", h.name).unwrap();
+        for (i, t) in self.types.iter().enumerate() {
+            let fields: String = t.fields.iter().map(|f| format!(" {}<{}> {};", if f.signed { "int" } else { "bit" }, f.width, f.name)).collect();
+            writeln!(out, "header t{i}_t {{{fields} }}").unwrap();
         }
-        let members: String = self.headers.iter().map(|h| format!(" {0}_t {0};", h.name)).collect();
+        let members: String = self.members.iter().map(|m| format!(" t{}_t{} {};", m.ty, m.stack.map_or(String::new(), |n| format!("[{n}]")), m.name)).collect();
         writeln!(out, "struct headers_t {{{members} }}").unwrap();
         let meta: String = META.iter().map(|(n, w)| format!(" bit<{w}> {n};")).collect();
         writeln!(out, "struct meta_t {{{meta} }}").unwrap();
@@ -174,46 +201,69 @@ impl Gen {
         out.push_str(&egress);
         let checksum = self.checksum();
         writeln!(out, "control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ {checksum} }} }}").unwrap();
-        let mut order: Vec<usize> = (0..self.headers.len()).collect();
+        let mut order: Vec<usize> = (0..self.members.len()).collect();
         for i in (1..order.len()).rev() {
             let j = self.rng.below(i as u64 + 1) as usize;
             order.swap(i, j);
         }
-        let emits: String = order.iter().map(|&i| format!(" pkt.emit(hdr.{});", self.headers[i].name)).collect();
+        let emits: String = order.iter().map(|&i| format!(" pkt.emit(hdr.{});", self.members[i].name)).collect();
         writeln!(out, "control D(packet_out pkt, in headers_t hdr) {{ apply {{{emits} }} }}").unwrap();
         out.push_str("V1Switch(P(), V(), I(), E(), C(), D()) main;\n");
         out
     }
 
-    /// State `sI` extracts header I, then selects among later states, accept and reject.
+    /// State `sI` extracts member I (a stack: one element, looping while a field of the last
+    /// one selects it), then selects among later states, accept and reject.
     fn parser(&mut self) -> String {
         let mut out = String::from("parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {\n");
         out.push_str("    state start { transition s0; }\n");
-        let n = self.headers.len();
+        let n = self.members.len();
         for i in 0..n {
-            let name = self.headers[i].name.clone();
-            write!(out, "    state s{i} {{ pkt.extract(hdr.{name}); ").unwrap();
-            let later: Vec<String> = (i + 1..n).map(|j| format!("s{j}")).chain(["accept".to_string()]).collect();
-            if i + 1 == n || self.rng.chance(20) {
-                let next = if self.rng.chance(5) { "reject".to_string() } else { self.rng.pick(&later).clone() };
+            let (name, ty, stack) = (self.members[i].name.clone(), self.members[i].ty, self.members[i].stack);
+            write!(out, "    state s{i} {{ ").unwrap();
+            if self.rng.chance(10) {
+                write!(out, "pkt.advance({}); ", 8 * (1 + self.rng.below(2))).unwrap();
+            }
+            let (extract, read) = match stack {
+                Some(_) => (format!("hdr.{name}.next"), format!("hdr.{name}.last")),
+                None => (format!("hdr.{name}"), format!("hdr.{name}")),
+            };
+            write!(out, "pkt.extract({extract}); ").unwrap();
+            if self.rng.chance(10) {
+                let f = &self.types[ty].fields[0];
+                let cast = if f.signed { format!("(bit<{}>)", f.width) } else { String::new() };
+                write!(out, "verify({cast}{read}.{} != {}, error.ParserInvalidArgument); ", f.name, self.rng.below(3)).unwrap();
+            }
+            // Forward only, but a stack's state may loop through select cases (never by default,
+            // so that every state reaches accept or reject).
+            let onward: Vec<String> = (i + 1..n).map(|j| format!("s{j}")).chain(["accept".to_string()]).collect();
+            let mut later = onward.clone();
+            if stack.is_some() {
+                later.push(format!("s{i}"));
+            }
+            if i + 1 == n && stack.is_none() || self.rng.chance(20) {
+                let next = if self.rng.chance(5) { "reject".to_string() } else { self.rng.pick(&onward).clone() };
                 writeln!(out, "transition {next}; }}").unwrap();
                 continue;
             }
-            // The key: one or two fields (or slices) of this header.
+            // The key: one or two fields (or slices) of this header, or the next byte.
             let mut keys = Vec::new();
             for _ in 0..1 + self.rng.below(2) {
-                let f = self.rng.below(self.headers[i].fields.len() as u64) as usize;
-                let field = &self.headers[i].fields[f];
-                let (text, width) = if field.width > 8 && self.rng.chance(30) {
+                if self.rng.chance(15) {
+                    keys.push(("pkt.lookahead<bit<8>>()".to_string(), 8));
+                    continue;
+                }
+                let f = self.rng.below(self.types[ty].fields.len() as u64) as usize;
+                let field = &self.types[ty].fields[f];
+                keys.push(if field.width > 8 && self.rng.chance(30) {
                     let lo = self.rng.below(field.width as u64 - 4) as u32;
                     let hi = lo + self.rng.below((field.width - lo).min(8) as u64) as u32;
-                    (format!("hdr.{name}.{}[{hi}:{lo}]", field.name), hi - lo + 1)
+                    (format!("{read}.{}[{hi}:{lo}]", field.name), hi - lo + 1)
                 } else if field.signed {
-                    (format!("(bit<{0}>)hdr.{name}.{1}", field.width, field.name), field.width)
+                    (format!("(bit<{0}>){read}.{1}", field.width, field.name), field.width)
                 } else {
-                    (format!("hdr.{name}.{}", field.name), field.width)
-                };
-                keys.push((text, width));
+                    (format!("{read}.{}", field.name), field.width)
+                });
             }
             let key_text: Vec<&str> = keys.iter().map(|k| k.0.as_str()).collect();
             write!(out, "transition select({}) {{", key_text.join(", ")).unwrap();
@@ -223,7 +273,7 @@ impl Gen {
                 let next = self.rng.pick(&later).clone();
                 write!(out, " {set}: {next};").unwrap();
             }
-            let default = if self.rng.chance(10) { "reject".to_string() } else { self.rng.pick(&later).clone() };
+            let default = if self.rng.chance(10) { "reject".to_string() } else { self.rng.pick(&onward).clone() };
             writeln!(out, " default: {default}; }} }}").unwrap();
         }
         out.push_str("}\n");
@@ -249,34 +299,42 @@ impl Gen {
         let mut body = String::new();
         if ingress {
             writeln!(body, "        sm.egress_spec = {};", self.rng.below(4)).unwrap();
+            if self.rng.chance(30) {
+                body.push_str("        if (sm.parser_error != error.NoError) { sm.egress_spec = 3; }\n");
+            }
         }
-        let first_table = self.tables.len();
+        self.decls.clear();
         for _ in 0..2 + self.rng.below(6) {
             let stmt = self.top_statement(ingress);
             body.push_str(&stmt);
         }
-        let tables: String = self.tables[first_table..].iter().map(|t| t.text.clone()).collect();
-        format!(
-            "control {name}(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{\n{tables}    apply {{\n{body}    }}\n}}\n"
-        )
+        let decls = std::mem::take(&mut self.decls);
+        format!("control {name}(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{\n{decls}    apply {{\n{body}    }}\n}}\n")
     }
 
     /// A statement at the top of a control body: a guarded block, or one that needs no guard.
     fn top_statement(&mut self, ingress: bool) -> String {
-        match self.rng.below(20) {
+        match self.rng.below(24) {
             0 => {
                 let h = self.rng.below(self.headers.len() as u64) as usize;
-                format!("        hdr.{}.setInvalid();\n", self.headers[h].name)
+                format!("        {}.setInvalid();\n", self.headers[h].path)
             }
             1 if self.rng.chance(30) => "        mark_to_drop(sm);\n".into(),
             2 if self.rng.chance(20) => "        exit;\n".into(),
+            3 => self.set_valid(),
+            4 => self.copy(),
+            5 => match self.members.iter().find(|m| m.stack.is_some()) {
+                Some(m) => format!("        hdr.{}.{}({});\n", m.name, self.rng.pick(&["push_front", "pop_front"]), 1 + self.rng.below(2)),
+                None => String::new(),
+            },
+            6 => self.copies_of_the_packet(ingress),
             _ => {
                 // The headers this block may read and write, all valid inside it.
                 let mut scope: Vec<usize> = (0..self.headers.len()).filter(|_| self.rng.chance(40)).collect();
                 if scope.is_empty() {
                     scope.push(self.rng.below(self.headers.len() as u64) as usize);
                 }
-                let guard: Vec<String> = scope.iter().map(|&h| format!("hdr.{}.isValid()", self.headers[h].name)).collect();
+                let guard: Vec<String> = scope.iter().map(|&h| format!("{}.isValid()", self.headers[h].path)).collect();
                 let mut block = String::new();
                 for _ in 0..1 + self.rng.below(3) {
                     block.push_str(&self.statement(&scope, ingress, 3, 3));
@@ -286,15 +344,58 @@ impl Gen {
         }
     }
 
+    /// `setValid` and every field assigned from metadata and constants.
+    fn set_valid(&mut self) -> String {
+        let h = self.rng.below(self.headers.len() as u64) as usize;
+        let mut out = format!("        {}.setValid();\n", self.headers[h].path);
+        let fields: Vec<(String, u32, bool)> = self.types[self.headers[h].ty].fields.iter().map(|f| (f.name.clone(), f.width, f.signed)).collect();
+        for (name, width, signed) in fields {
+            let value = self.expr(&[], width, 2);
+            let value = if signed { format!("(int<{width}>)({value})") } else { value };
+            writeln!(out, "        {}.{name} = {value};", self.headers[h].path).unwrap();
+        }
+        out
+    }
+
+    /// A header copied from another of its type when that one is valid.
+    fn copy(&mut self) -> String {
+        let (a, b) = (self.rng.below(self.headers.len() as u64) as usize, self.rng.below(self.headers.len() as u64) as usize);
+        if a == b || self.headers[a].ty != self.headers[b].ty {
+            return String::new();
+        }
+        let (a, b) = (&self.headers[a].path, &self.headers[b].path);
+        format!("        if ({b}.isValid()) {{ {a} = {b}; }}\n")
+    }
+
+    /// A clone, resubmission, recirculation or multicast, once per packet from the network.
+    fn copies_of_the_packet(&mut self, ingress: bool) -> String {
+        let what = if ingress {
+            *self.rng.pick(&["clone(CloneType.I2E, 32w5)", "resubmit_preserving_field_list(0)", "sm.mcast_grp = 7", "truncate(32w20)"])
+        } else {
+            *self.rng.pick(&["clone(CloneType.E2E, 32w5)", "recirculate_preserving_field_list(0)"])
+        };
+        format!("        if (sm.instance_type == 0) {{ {what}; }}\n")
+    }
+
     /// A statement reading and writing the headers of `scope` (valid here) and metadata.
     fn statement(&mut self, scope: &[usize], ingress: bool, depth: u32, indent: usize) -> String {
         let pad = "    ".repeat(indent);
-        match self.rng.below(if depth == 0 { 6 } else { 12 }) {
-            0..=3 => {
+        match self.rng.below(if depth == 0 { 6 } else { 15 }) {
+            0..=2 => {
                 let (target, width, signed) = self.target(scope);
                 let value = self.expr(scope, width, 3);
                 let value = if signed { format!("(int<{width}>)({value})") } else { value };
                 format!("{pad}{target} = {value};\n")
+            }
+            3 => {
+                // A slice written: the bits around it stay.
+                let (target, width, signed) = self.target(scope);
+                if signed || width < 2 {
+                    return String::new();
+                }
+                let lo = self.rng.below(width as u64) as u32;
+                let hi = lo + self.rng.below((width - lo) as u64) as u32;
+                format!("{pad}{target}[{hi}:{lo}] = {};\n", self.expr(scope, hi - lo + 1, 2))
             }
             4 if ingress => format!("{pad}sm.egress_spec = (bit<9>)({});\n", self.expr(scope, 2, 2)),
             5 => self.register_use(scope, &pad),
@@ -318,6 +419,7 @@ impl Gen {
                 let algo = self.rng.pick(&["crc16", "crc32", "csum16", "identity", "xor16"]);
                 format!("{pad}hash({target}, HashAlgorithm.{algo}, {width}w{}, {{ {fields} }}, 64w{});\n", self.rng.below(4), 1 + self.rng.below(1000))
             }
+            11 => self.action_call(scope, &pad),
             _ if ingress && self.rng.chance(20) => format!("{pad}mark_to_drop(sm);\n"),
             _ => String::new(),
         }
@@ -325,19 +427,20 @@ impl Gen {
 
     /// Something assignable: a field of a header in scope or a metadata field.
     fn target(&mut self, scope: &[usize]) -> (String, u32, bool) {
-        if self.rng.chance(25) {
+        if scope.is_empty() || self.rng.chance(25) {
             let (n, w) = *self.rng.pick(&META);
             return (format!("meta.{n}"), w, false);
         }
         let h = *self.rng.pick(scope);
-        let f = self.rng.below(self.headers[h].fields.len() as u64) as usize;
-        let field = &self.headers[h].fields[f];
-        (format!("hdr.{}.{}", self.headers[h].name, field.name), field.width, field.signed)
+        let fields = &self.types[self.headers[h].ty].fields;
+        let field = &fields[self.rng.below(fields.len() as u64) as usize];
+        (format!("{}.{}", self.headers[h].path, field.name), field.width, field.signed)
     }
 
-    /// A value of `bit<width>` read from a field or metadata (cast or sliced to the width).
+    /// A value of `bit<width>` read from a field, metadata or the input port (cast or sliced to
+    /// the width).
     fn read(&mut self, scope: &[usize], width: u32) -> String {
-        let (text, w, signed) = self.target(scope);
+        let (text, w, signed) = if self.rng.chance(5) { ("sm.ingress_port".to_string(), 9, false) } else { self.target(scope) };
         let text = if signed { format!("((bit<{w}>){text})") } else { text };
         if w == width {
             text
@@ -409,7 +512,7 @@ impl Gen {
             }
             2 => {
                 let h = self.rng.below(self.headers.len() as u64) as usize;
-                format!("hdr.{}.isValid()", self.headers[h].name)
+                format!("{}.isValid()", self.headers[h].path)
             }
             3 => {
                 let width = *self.rng.pick(&[4, 8, 16, 32]);
@@ -460,9 +563,23 @@ impl Gen {
         }
     }
 
+    /// A new action with an `inout` parameter, called on a place of `scope`.
+    fn action_call(&mut self, scope: &[usize], pad: &str) -> String {
+        let (target, width, signed) = self.target(scope);
+        if signed {
+            return String::new();
+        }
+        self.counter += 1;
+        let name = format!("c{}", self.counter);
+        let op = self.rng.pick(&["+", "^", "|-|", "&"]);
+        writeln!(self.decls, "    action {name}(inout bit<{width}> x, bit<{width}> y) {{ x = x {op} y; }}").unwrap();
+        format!("{pad}{name}({target}, {});\n", self.expr(scope, width, 2))
+    }
+
     /// A new table keyed on fields of `scope`, with const entries, applied here.
     fn table_use(&mut self, scope: &[usize], ingress: bool, pad: &str) -> String {
-        let name = format!("t{}", self.tables.len());
+        self.counter += 1;
+        let name = format!("t{}", self.counter);
         let mut keys = Vec::new();
         let lpm = self.rng.chance(30);
         for k in 0..1 + self.rng.below(2) {
@@ -471,7 +588,6 @@ impl Gen {
             let kind = if lpm && k == 0 { "lpm" } else { *self.rng.pick(&["exact", "exact", "ternary", "range"]) };
             keys.push((text, width, kind));
         }
-        let mut actions = String::new();
         let mut names = Vec::new();
         for _ in 0..1 + self.rng.below(2) {
             self.counter += 1;
@@ -479,7 +595,7 @@ impl Gen {
             let (target, width, signed) = self.target(scope);
             let value = if signed { format!("(int<{width}>)v") } else { "v".into() };
             let extra = if ingress && self.rng.chance(30) { " sm.egress_spec = 2;".to_string() } else { String::new() };
-            writeln!(actions, "    action {action}(bit<{width}> v) {{ {target} = {value};{extra} }}").unwrap();
+            writeln!(self.decls, "    action {action}(bit<{width}> v) {{ {target} = {value};{extra} }}").unwrap();
             names.push((action, width));
         }
         let key_text: String = keys.iter().map(|k| format!(" {}: {};", k.0, k.2)).collect();
@@ -520,32 +636,37 @@ impl Gen {
             writeln!(entries, "            ({sets}) : {action}({:#x});", self.rng.value(width)).unwrap();
         }
         let (default, dwidth) = self.rng.pick(&names).clone();
-        let text = format!(
-            "    table {name} {{\n        key = {{{key_text} }}\n        actions = {{{action_list} NoAction; }}\n        const entries = {{\n{entries}        }}\n        default_action = {default}({:#x});\n    }}\n",
+        writeln!(
+            self.decls,
+            "    table {name} {{\n        key = {{{key_text} }}\n        actions = {{{action_list} NoAction; }}\n        const entries = {{\n{entries}        }}\n        default_action = {default}({:#x});\n    }}",
             self.rng.value(dwidth)
-        );
-        self.tables.push(Table { name: name.clone(), headers: scope.to_vec(), text: format!("{actions}{text}") });
-        if self.rng.chance(40) {
-            format!("{pad}if ({name}.apply().hit) {{ meta.m8 = meta.m8 + 1; }} else {{ meta.m16 = meta.m16 |+| 16w1; }}\n")
-        } else {
-            format!("{pad}{name}.apply();\n")
+        )
+        .unwrap();
+        match self.rng.below(5) {
+            0 | 1 => format!("{pad}if ({name}.apply().hit) {{ meta.m8 = meta.m8 + 1; }} else {{ meta.m16 = meta.m16 |+| 16w1; }}\n"),
+            2 => {
+                let (first, _) = &names[0];
+                format!("{pad}switch ({name}.apply().action_run) {{ {first}: {{ meta.m32 = meta.m32 + 3; }} NoAction: {{ meta.m8 = 8w0x55; }} default: {{ meta.m48 = meta.m48 ^ 48w1; }} }}\n")
+            }
+            _ => format!("{pad}{name}.apply();\n"),
         }
     }
 
-    /// A csum16 over the fields of a header with a 16-bit field, written into that field.
+    /// A csum16 over the whole-byte fields of a header with a 16-bit field, written into that
+    /// field.
     fn checksum(&mut self) -> String {
         let candidates: Vec<(usize, usize)> = self
             .headers
             .iter()
             .enumerate()
-            .flat_map(|(h, hd)| hd.fields.iter().enumerate().filter(|(_, f)| f.width == 16 && !f.signed).map(move |(f, _)| (h, f)))
+            .flat_map(|(h, hd)| self.types[hd.ty].fields.iter().enumerate().filter(|(_, f)| f.width == 16 && !f.signed).map(move |(f, _)| (h, f)))
             .collect();
         if candidates.is_empty() || self.rng.chance(40) {
             return String::new();
         }
         let (h, f) = *self.rng.pick(&candidates);
-        let header = &self.headers[h];
-        let list: Vec<String> = header.fields.iter().filter(|x| x.width % 8 == 0).map(|x| format!("hdr.{}.{}", header.name, x.name)).collect();
-        format!("update_checksum(hdr.{0}.isValid(), {{ {1} }}, hdr.{0}.{2}, HashAlgorithm.csum16);", header.name, list.join(", "), header.fields[f].name)
+        let (path, fields) = (&self.headers[h].path, &self.types[self.headers[h].ty].fields);
+        let list: Vec<String> = fields.iter().filter(|x| x.width % 8 == 0).map(|x| format!("{path}.{}", x.name)).collect();
+        format!("update_checksum({path}.isValid(), {{ {} }}, {path}.{}, HashAlgorithm.csum16);", list.join(", "), fields[f].name)
     }
 }
