@@ -1,5 +1,6 @@
 //! Random programs (`common::random_program`) on the wire-format executor (machine code where it
-//! takes the program) against the closure executor: the same packets, drops and log lines out.
+//! takes the program), and traced, against the closure executor: the same packets, drops and log
+//! lines out.
 //! `P4F_RANDOM_PROGRAMS=N` runs N seeds instead of the default; `P4F_RANDOM_SEED=S` runs only S.
 
 use std::sync::Arc;
@@ -37,7 +38,7 @@ fn random_programs_give_the_same_packets_on_both_executors() {
                 continue;
             }
         };
-        let mut fast = match Switch::new(program) {
+        let mut fast = match Switch::new(program.clone()) {
             Ok(s) => s,
             Err(e) => {
                 failures.push(format!("seed {seed}: the wire-format executor refused: {e}\n{}", g.text));
@@ -53,6 +54,12 @@ fn random_programs_give_the_same_packets_on_both_executors() {
         common::mirror_and_group(&mut fast);
         let want = common::outcome(&mut reference, &g.packets, 0);
         let got = common::outcome(&mut fast, &g.packets, 0);
+        // Tracing changes nothing but the trace.
+        let mut traced = Switch::new_traced(program.clone()).expect("the same program, traced");
+        common::mirror_and_group(&mut traced);
+        if common::outcome(&mut traced, &g.packets, 0) != got {
+            failures.push(format!("seed {seed}: the traced switch gives other outputs\n{}", g.text));
+        }
         if want != got {
             let first = want.iter().zip(&got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
             failures.push(format!(
