@@ -97,10 +97,22 @@ fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>], frame_len
     }
 }
 
-/// For a place reached through a header stack element chosen by a run-time index (`hs[i].f`): the
-/// index, and the place once per element with the index made that element's constant (`hs[0].f`,
-/// `hs[1].f`, ...); `None` for any other expression.
-fn per_element(e: &Expr) -> Option<(Expr, Vec<Expr>)> {
+/// How a place reached through a header stack element picks the element per packet.
+enum ElementIndex {
+    /// `hs[i]`: the index expression's value.
+    Expr(Expr),
+    /// `hs.next`, or `hs.last` (`last`): the stack's next index, less one for `last`.
+    Next { stack: Expr, last: bool },
+}
+
+/// For a place reached through a header stack element chosen per packet (`hs[i].f`,
+/// `hs.last.f`, `hs.next`): how the element is chosen, and the place once per element with the
+/// element made a constant index (`hs[0].f`, `hs[1].f`, ...); `None` for any other expression.
+fn per_element(e: &Expr) -> Option<(ElementIndex, Vec<Expr>)> {
+    let element = |stack: &Expr, ty: Type, k: u32| {
+        let index = Expr { kind: ExprKind::Const(p4_ir::Value::Bits { width: 32, signed: false, value: k.into() }), ty: Type::Bits { width: 32, signed: false }, span: e.span };
+        Expr { kind: ExprKind::Index(Box::new(stack.clone()), Box::new(index)), ty, span: e.span }
+    };
     match &e.kind {
         ExprKind::Field(inner, f) => {
             let (index, inners) = per_element(inner)?;
@@ -116,7 +128,12 @@ fn per_element(e: &Expr) -> Option<(Expr, Vec<Expr>)> {
                 Expr { kind: ExprKind::Const(value), ..(**index).clone() }
             };
             let elements = (0..*n).map(|k| Expr { kind: ExprKind::Index(stack.clone(), Box::new(constant(k))), ..e.clone() }).collect();
-            Some(((**index).clone(), elements))
+            Some((ElementIndex::Expr((**index).clone()), elements))
+        }
+        ExprKind::StackNext(stack) | ExprKind::StackLast(stack) => {
+            let Type::Stack(_, n) = &stack.ty else { return None };
+            let elements = (0..*n).map(|k| element(stack, e.ty.clone(), k)).collect();
+            Some((ElementIndex::Next { stack: (**stack).clone(), last: matches!(e.kind, ExprKind::StackLast(_)) }, elements))
         }
         _ => None,
     }
@@ -259,7 +276,7 @@ impl FastCompiler<'_, '_> {
                 // A field of the stack element a run-time index chooses: each element's, chosen
                 // per packet; past the stack's end 0, as the closure executor reads.
                 (Err(_), Some((index, elements))) => {
-                    let index = self.val(b, &index)?;
+                    let index = self.element_index(b, &index)?;
                     let each = elements.iter().map(|el| self.val(b, el)).collect::<R<Vec<Val>>>()?;
                     eval(Arc::new(move |p, c| {
                         let i = index.read(p, c);
@@ -403,6 +420,18 @@ impl FastCompiler<'_, '_> {
         })
     }
 
+    /// The index of the element a place through a stack element is in, per packet (past the
+    /// stack's end: no element).
+    fn element_index(&mut self, b: &BlockRef, index: &ElementIndex) -> R<Val> {
+        match index {
+            ElementIndex::Expr(e) => self.val(b, e),
+            ElementIndex::Next { stack, last } => {
+                let (_, next) = self.places.stack(self.cx, b, stack)?;
+                Ok(if *last { Val::Eval(Arc::new(move |_, c| c.get(next).wrapping_sub(1))) } else { Val::Slot(next) })
+            }
+        }
+    }
+
     fn dest(&mut self, b: &BlockRef, e: &Expr) -> R<Dest> {
         if let ExprKind::Slice(inner, hi, lo) = &e.kind {
             let (hi, lo) = (*hi, *lo);
@@ -423,7 +452,7 @@ impl FastCompiler<'_, '_> {
             // A field of the stack element a run-time index chooses (read after the value, as
             // the closure executor does); past the stack's end nothing is written.
             (Err(_), Some((index, elements))) => {
-                let index = self.val(b, &index)?;
+                let index = self.element_index(b, &index)?;
                 let each = elements.iter().map(|el| self.dest(b, el)).collect::<R<Vec<Dest>>>()?;
                 Ok(Dest::Other(Arc::new(move |p, c, v| {
                     let i = index.read(p, c);
@@ -677,6 +706,51 @@ impl FastCompiler<'_, '_> {
         }))
     }
 
+    /// `extract` of a header without a varbit field: its bytes copied (bits, off a byte), its
+    /// validity set, the cursor moved; a packet too short rejects.
+    fn extract_fixed(&self, r: Region) -> R<Run> {
+        if r.varbit.is_some() {
+            return unsupported("extract of a header with a varbit field without its size");
+        }
+        let short = self.cx.errors.packet_too_short;
+        Ok(if r.bits.is_multiple_of(8) {
+            Box::new(move |_, c| {
+                let from = c.cursor / 8;
+                match c.pkt.get(from..from + r.len) {
+                    Some(bytes) if c.cursor.is_multiple_of(8) => {
+                        if let Some(to) = c.wire.get_mut(r.at..r.at + r.len) {
+                            to.copy_from_slice(bytes);
+                        }
+                        c.wire_valid.set(r.index);
+                        c.cursor += r.len * 8;
+                        Flow::Next
+                    }
+                    Some(_) => extract_bits(c, r, short),
+                    None => Flow::Reject(short),
+                }
+            })
+        } else {
+            Box::new(move |_, c| extract_bits(c, r, short))
+        })
+    }
+
+    /// `extract(hs.next)`: into the element the stack's next index names, which then moves on;
+    /// past the stack's end the parser rejects (`StackOutOfBounds`) before it reads anything.
+    fn extract_next(&mut self, b: &BlockRef, stack: &Expr) -> R<Run> {
+        let (elements, next) = self.places.stack(self.cx, b, stack)?;
+        let runs = elements.iter().map(|r| self.extract_fixed(*r)).collect::<R<Vec<Run>>>()?;
+        let oob = self.cx.errors.stack_out_of_bounds;
+        Ok(Box::new(move |p, c| {
+            let i = c.get(next);
+            let Some(run) = usize::try_from(i).ok().and_then(|k| runs.get(k)) else { return Flow::Reject(oob) };
+            let flow = run(p, c);
+            if flow == Flow::Next {
+                c.set(next, i + 1);
+            }
+            flow
+        }))
+    }
+
     /// `dst = lookahead<T>()` of a header without a varbit: the packet's next bits copied in
     /// without moving the cursor, `dst` valid; with too few bits left `dst` is invalid and the
     /// state rejects with PacketTooShort, as on the closure executor.
@@ -913,30 +987,11 @@ impl FastCompiler<'_, '_> {
                 Ok(Box::new(move |_, c| if c.cursor + bits > c.pkt.len() * 8 { Flow::Reject(short) } else { Flow::Next }))
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
-                let r = self.header(b, &call.args[0].expr)?;
-                if r.varbit.is_some() {
-                    return unsupported("extract of a header with a varbit field without its size");
+                if let ExprKind::StackNext(stack) = &call.args[0].expr.kind {
+                    return self.extract_next(b, stack);
                 }
-                let short = self.cx.errors.packet_too_short;
-                let run: Run = if r.bits.is_multiple_of(8) {
-                    Box::new(move |_, c| {
-                        let from = c.cursor / 8;
-                        match c.pkt.get(from..from + r.len) {
-                            Some(bytes) if c.cursor.is_multiple_of(8) => {
-                                if let Some(to) = c.wire.get_mut(r.at..r.at + r.len) {
-                                    to.copy_from_slice(bytes);
-                                }
-                                c.wire_valid.set(r.index);
-                                c.cursor += r.len * 8;
-                                Flow::Next
-                            }
-                            Some(_) => extract_bits(c, r, short),
-                            None => Flow::Reject(short),
-                        }
-                    })
-                } else {
-                    Box::new(move |_, c| extract_bits(c, r, short))
-                };
+                let r = self.header(b, &call.args[0].expr)?;
+                let run = self.extract_fixed(r)?;
                 Ok(self.union_fixup(r, run))
             }
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "advance" && call.args.len() == 1 => {

@@ -680,7 +680,8 @@ impl Gen<'_, '_, '_> {
             Stmt::Call(call) => match &call.callee {
                 Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
                     self.whole_bytes()?;
-                    let r = self.header(b, &call.args[0].expr)?;
+                    // `hdr.s.next` and the like: the closures' extract, called from here.
+                    let Ok(r) = self.header(b, &call.args[0].expr) else { return self.trampoline(f, b, s, scope) };
                     if r.varbit.is_some() {
                         return unsupported("extract of a header with a varbit field");
                     }
@@ -1166,7 +1167,9 @@ impl Gen<'_, '_, '_> {
         if !self.narrow(&e.ty) || !matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) {
             return Ok(None);
         }
-        Ok(match self.fc.place(b, e)? {
+        // Not a static place (a stack element at a run-time index, `last`): left to the closures.
+        let Ok(place) = self.fc.place(b, e) else { return Ok(None) };
+        Ok(match place {
             p @ Place::Slot(_) => Some(p),
             p @ Place::Field { bit, width } if (bit % 8) as u32 + width <= 64 => Some(p),
             _ => None,
@@ -1200,9 +1203,11 @@ impl Gen<'_, '_, '_> {
                 let k = self.fc.cx.scalar_value(v, &e.ty)?;
                 Ok(f.konst(k as u64))
             }
-            ExprKind::Var(_) | ExprKind::Field(..) => match self.fc.place(b, e)? {
-                Place::Slot(s) => Ok(f.slot_read(s)),
-                Place::Field { bit, width } if (bit % 8) as u32 + width <= 64 => Ok(f.field_read(bit, width)),
+            // A place only the closures find (a field of `hdr.s.last`, of an element at a
+            // run-time index): their value, called from here.
+            ExprKind::Var(_) | ExprKind::Field(..) => match self.fc.place(b, e) {
+                Ok(Place::Slot(s)) => Ok(f.slot_read(s)),
+                Ok(Place::Field { bit, width }) if (bit % 8) as u32 + width <= 64 => Ok(f.field_read(bit, width)),
                 _ => self.fallback(f, b, e),
             },
             ExprKind::Slice(inner, hi, lo) if self.narrow(&inner.ty) => {
@@ -1242,7 +1247,7 @@ impl Gen<'_, '_, '_> {
                 // A header union's validity is its members'.
                 Callee::Builtin { target, builtin: Builtin::IsValid } if !self.fc.cx.is_header(&target.ty) => self.fallback(f, b, e),
                 Callee::Builtin { target, builtin: Builtin::IsValid } => {
-                    let r = self.header(b, target)?;
+                    let Ok(r) = self.header(b, target) else { return self.fallback(f, b, e) };
                     let (_, bits, _) = f.valid_bits(r.index);
                     let shifted = f.b.ins().ushr_imm_s(bits, (r.index % 64) as i64);
                     Ok(f.b.ins().band_imm_s(shifted, 1))
