@@ -160,3 +160,54 @@ proptest! {
         prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
     }
 }
+
+/// A stack parsed as written, with `extract(hs.next)` in a loop and `hs.last` in the select and
+/// in a statement: the wire-format executor runs them itself (no bridged code), as machine code
+/// calling its closures. Past the stack's end the parser stops with `StackOutOfBounds` and the
+/// elements it took so far stay.
+const NEXT_LAST: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header t_t { bit<8> more; bit<8> v; }
+struct headers_t { t_t[3] s; }
+struct meta_t { bit<8> lastv; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.s.next); meta.lastv = hdr.s.last.v; transition select(hdr.s.last.more) { 1: start; default: accept; } }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+        if (sm.parser_error == error.StackOutOfBounds) { sm.egress_spec = 3; }
+        if (hdr.s[0].isValid()) { hdr.s[0].v = meta.lastv + 1; }
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.s); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+#[test]
+fn next_and_last_in_the_parser_run_on_the_wire_format_executor() {
+    let mut sw = common::switch(NEXT_LAST);
+    assert_eq!(sw.bridged_statement(), None);
+    assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet"));
+    let cases: Vec<(Vec<u8>, u32, Vec<u8>)> = vec![
+        // Three elements; the last has v 0x0c: s[0].v = 0x0d.
+        (vec![1, 0x0a, 1, 0x0b, 0, 0x0c, 0xff], 1, vec![1, 0x0d, 1, 0x0b, 0, 0x0c, 0xff]),
+        (vec![0, 5, 0x77], 1, vec![0, 6, 0x77]),
+        // A fourth element asked for: StackOutOfBounds; the three taken are emitted, the rest
+        // of the packet follows from where the parser stopped.
+        (vec![1, 1, 1, 2, 1, 3, 0, 4], 3, vec![1, 4, 1, 2, 1, 3, 0, 4]),
+        // Too short for one: nothing valid, the packet as it came.
+        (vec![1], 1, vec![1]),
+    ];
+    let mut closures = common::switch(NEXT_LAST);
+    assert!(!closures.use_machine_code(false));
+    for (input, port, output) in cases {
+        for sw in [&mut sw, &mut closures] {
+            assert_eq!(run(sw, std::slice::from_ref(&input)), vec![(0, port, output.clone())], "in: {input:x?}");
+        }
+    }
+}
