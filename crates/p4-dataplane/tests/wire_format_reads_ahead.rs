@@ -14,7 +14,7 @@ header h_t { bit<16> v; bit<16> peek; }
 struct headers_t { h_t h; }
 struct meta_t { bit<24> first; }
 parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    state start { transition select(pkt.lookahead<bit<8>>()) { 0xAA: skip; 0xBB: peek; default: parse_h; } }
+    state start { transition select(pkt.lookahead<bit<8>>()) { 0xAA: skip; 0xBB: peek; 0x00: accept; default: parse_h; } }
     state skip { pkt.advance(24); transition parse_h; }
     state peek { pkt.advance(8); meta.first = pkt.lookahead<bit<24>>(); transition accept; }
     state parse_h { meta.first = pkt.lookahead<bit<24>>(); pkt.extract(hdr.h); transition accept; }
@@ -45,19 +45,28 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 fn reading_ahead_and_skipping_run_on_the_wire_format_executor() {
     let mut sw = switch();
     assert_eq!(sw.executor(), "wire-format");
-    // A marker: three bytes skipped, h read after them, peek the 16 low bits of the 24 after the marker.
-    assert_eq!(run(&mut sw, &[vec![0xaa, 0x12, 0x34, 1, 2, 3, 4, 9]]), vec![(0, 1, vec![1, 2, 2, 3, 9])]);
-    // No marker: h read at the start.
-    assert_eq!(run(&mut sw, &[vec![0x01, 0x02, 0x03, 4, 9]]), vec![(0, 1, vec![1, 2, 2, 3, 9])]);
-    // Nothing to read ahead: the select's lookahead fails, ingress sends the packet to port 3.
-    assert_eq!(run(&mut sw, &[vec![]]), vec![(0, 3, vec![])]);
-    // 0xbb: one byte skipped, then 24 bits read ahead in the body of a state that accepts: with
-    // two bytes left that read fails and the state rejects (what was skipped is gone: the payload
-    // starts where the parser stopped); with three it accepts.
-    assert_eq!(run(&mut sw, &[vec![0xbb, 1, 2]]), vec![(0, 3, vec![1, 2])]);
-    assert_eq!(run(&mut sw, &[vec![0xbb, 1, 2, 3]]), vec![(0, 1, vec![1, 2, 3])]);
-    // A marker with too little after it: advance succeeds, the extract does not.
-    assert_eq!(run(&mut sw, &[vec![0xaa, 0x12, 0x34, 1]]), vec![(0, 3, vec![1])]);
+    // The parser is machine code too: it calls the closures' lookahead, then rejects with the
+    // error that left pending.
+    assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet"));
+    let mut closures = switch();
+    assert!(!closures.use_machine_code(false));
+    for sw in [&mut sw, &mut closures] {
+        // A marker: three bytes skipped, h read after them, peek the 16 low bits of the 24 after the marker.
+        assert_eq!(run(sw, &[vec![0xaa, 0x12, 0x34, 1, 2, 3, 4, 9]]), vec![(0, 1, vec![1, 2, 2, 3, 9])]);
+        // No marker: h read at the start.
+        assert_eq!(run(sw, &[vec![0x01, 0x02, 0x03, 4, 9]]), vec![(0, 1, vec![1, 2, 2, 3, 9])]);
+        // Nothing to read ahead: the select's lookahead fails (before its value 0 could pick
+        // `accept`), ingress sends the packet to port 3. A 0 there accepts: h stays invalid.
+        assert_eq!(run(sw, &[vec![]]), vec![(0, 3, vec![])]);
+        assert_eq!(run(sw, &[vec![0, 7]]), vec![(0, 1, vec![0, 7])]);
+        // 0xbb: one byte skipped, then 24 bits read ahead in the body of a state that accepts:
+        // with two bytes left that read fails and the state rejects (what was skipped is gone:
+        // the payload starts where the parser stopped); with three it accepts.
+        assert_eq!(run(sw, &[vec![0xbb, 1, 2]]), vec![(0, 3, vec![1, 2])]);
+        assert_eq!(run(sw, &[vec![0xbb, 1, 2, 3]]), vec![(0, 1, vec![1, 2, 3])]);
+        // A marker with too little after it: advance succeeds, the extract does not.
+        assert_eq!(run(sw, &[vec![0xaa, 0x12, 0x34, 1]]), vec![(0, 3, vec![1])]);
+    }
 }
 
 proptest! {

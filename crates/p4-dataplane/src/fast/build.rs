@@ -177,7 +177,7 @@ pub(super) struct FastCompiler<'c, 'a> {
     hands_over: bool,
     /// The parser state being compiled reads ahead (`lookahead`), which can fail where it is an
     /// expression: it leaves its error in `Ctx::pending_err` for the state to reject with.
-    reads_ahead: bool,
+    pub(super) reads_ahead: bool,
     /// Why the first statement left to the closure executor's code (`bridge::statement`) was.
     pub(super) bridged_statement: Option<String>,
 }

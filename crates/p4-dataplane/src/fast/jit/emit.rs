@@ -399,7 +399,11 @@ impl Gen<'_, '_, '_> {
         for (st, &blk) in parser.states.iter().zip(&blocks) {
             f.b.switch_to_block(blk);
             self.count_step(f, steps, timeout);
+            self.fc.reads_ahead = false;
             self.block(f, &b, &st.body, Scope::ParserState)?;
+            if self.fc.reads_ahead {
+                reject_if_pending(f);
+            }
             self.transition(f, &b, &st.transition, &blocks, no_match)?;
             f.fresh();
         }
@@ -587,6 +591,9 @@ impl Gen<'_, '_, '_> {
                 let mut values = Vec::new();
                 for k in keys {
                     values.push(self.expr(f, b, k)?);
+                }
+                if self.fc.reads_ahead {
+                    reject_if_pending(f);
                 }
                 for (per_key, t) in arms {
                     let (yes, no) = (f.b.create_block(), f.b.create_block());
@@ -1252,11 +1259,8 @@ impl Gen<'_, '_, '_> {
                     let shifted = f.b.ins().ushr_imm_s(bits, (r.index % 64) as i64);
                     Ok(f.b.ins().band_imm_s(shifted, 1))
                 }
-                // Past the packet's end it leaves an error pending for its parser state, which
-                // the wire-format closures check and generated code does not.
-                Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead" => {
-                    unsupported("`lookahead` (left to the wire-format closures)")
-                }
+                // The closures' value; past the packet's end it leaves an error pending for its
+                // parser state (`FastCompiler::reads_ahead`), which the state then rejects with.
                 _ => self.fallback(f, b, e),
             },
             ExprKind::ApplyTable(t, res) => {
@@ -1391,4 +1395,15 @@ impl Gen<'_, '_, '_> {
             _ => self.fallback(f, b, e),
         }
     }
+}
+
+/// A rejection with the error a `lookahead` past the packet's end left pending, if it did (what
+/// the closures do after a state's body and after its select keys).
+fn reject_if_pending(f: &mut Fun<'_>) {
+    let code = f.call(super::jit_pending, 0);
+    let (stop, go_on) = (f.b.create_block(), f.b.create_block());
+    f.b.ins().brif(code, stop, &[], go_on, &[]);
+    f.b.switch_to_block(stop);
+    f.ret_value(code);
+    f.b.switch_to_block(go_on);
 }

@@ -264,6 +264,15 @@ extern "C" fn jit_eval(frame: *mut JitFrame, idx: u64) -> u64 {
     v
 }
 
+/// Called by generated code after a parser state's body or select keys that read ahead: the
+/// rejection code ([`REJECT`] | error) of the error a `lookahead` past the packet's end left
+/// pending, taking it; 0 when none is.
+extern "C" fn jit_pending(frame: *mut JitFrame, _: u64) -> u64 {
+    // SAFETY: as in `jit_run`.
+    let c = unsafe { &mut *(*frame).c };
+    c.pending_err.take().map_or(NEXT, |e| REJECT | u64::from(e))
+}
+
 /// What [`jit_table`] returns when the table runs no action.
 pub(crate) const NO_ACTION: u64 = u64::MAX;
 
