@@ -59,7 +59,7 @@ mod switch;
 pub mod table;
 pub mod trace;
 
-pub use switch::{Mirror, Switch, MAX_LOOPS};
+pub use switch::{CodeClass, Mirror, Switch, MAX_LOOPS};
 
 /// Why a program cannot run on this dataplane: what, and where in the program when known.
 ///

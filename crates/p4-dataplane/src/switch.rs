@@ -139,6 +139,21 @@ fn ctor_u64(v: Option<&Option<p4_ir::Value>>) -> u64 {
     }
 }
 
+/// How much of a packet's path a switch runs as machine code, from least to most (so, roughly,
+/// from slowest to fastest): what the CLI weighs when the mid-end's lowered program could run
+/// instead of the elaborated one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CodeClass {
+    /// Some statements run as the closure executor's code, with headers copied around each.
+    Bridged,
+    /// Some blocks (a traced switch: all) run as closures.
+    Closures,
+    /// One machine-code function per packet, calling closures for some statements or values.
+    WholePacket,
+    /// One machine-code function per packet that calls no closure.
+    SelfContained,
+}
+
 impl Switch {
     /// Prepare a program of an architecture [`p4_arch`] describes for the wire-format executor
     /// ([`crate::fast`]); errors say what is unsupported (a program it refuses as elaborated may
@@ -831,6 +846,18 @@ impl Switch {
     /// executor's closures).
     pub fn machine_code(&self) -> Option<&str> {
         Some(self.prog.fast.as_ref()?.jit.as_ref()?.summary.as_str())
+    }
+
+    /// How much of a packet's path is machine code ([`CodeClass`]).
+    pub fn code_class(&self) -> CodeClass {
+        if self.bridged_statement().is_some() {
+            return CodeClass::Bridged;
+        }
+        match self.prog.fast.as_ref().and_then(|f| f.jit.as_ref()).and_then(|j| j.packet) {
+            Some(p) if p.self_contained => CodeClass::SelfContained,
+            Some(_) => CodeClass::WholePacket,
+            None => CodeClass::Closures,
+        }
     }
 
     /// Runs the wire-format executor's generated machine code where the program has it (the

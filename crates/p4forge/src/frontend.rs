@@ -4,6 +4,7 @@
 
 use crate::error::{CliError, CliResult};
 use p4_dataplane::control::{ControlPlane, PacketIo};
+use p4_dataplane::CodeClass;
 use p4_ir::Program;
 use p4_syntax::diag::Diagnostic;
 use p4_syntax::span::SourceMap;
@@ -173,11 +174,15 @@ pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: 
             .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
     };
     let elaborated = Arc::new(program);
+    // A traced switch records its steps from closures: only bridged statements can be avoided.
+    let best = if traced { CodeClass::Closures } else { CodeClass::SelfContained };
     let (program, first) = match build(elaborated.clone()) {
-        // A statement left to the closure executor's code copies headers to the frame and back: the
-        // lowered program is preferred when it has none.
-        Ok(switch) if switch.bridged_statement().is_some() => match on_the_lowered_program(&elaborated, traced) {
-            Some((lowered, other)) if other.bridged_statement().is_none() => (lowered, other),
+        // The lowered program runs instead where more of its packet path is machine code (no
+        // headers copied around bridged statements, one function per packet, no closure called
+        // from it: unrolled stack loops, inlined sub-blocks...). Names in traces and messages are
+        // the elaborated program's otherwise.
+        Ok(switch) if switch.code_class() < best => match on_the_lowered_program(&elaborated, traced) {
+            Some((lowered, other)) if other.code_class() > switch.code_class() => (lowered, other),
             _ => (elaborated, switch),
         },
         Ok(switch) => (elaborated, switch),

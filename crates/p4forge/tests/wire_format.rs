@@ -53,19 +53,18 @@ fn wire_format_programs() {
                 // refuses runs as the mid-end lowers it when it takes that.
                 let program_as_elaborated = compiled.program.clone();
                 let elaborated = p4_dataplane::Switch::new(std::sync::Arc::new(compiled.program.clone()));
-                let (refused, bridged) = match &elaborated {
-                    Ok(sw) => (None, sw.bridged_statement().map(|w| format!("a statement left to the closure executor's code: {w}"))),
-                    Err(e) => (Some(e.message.clone()), None),
-                };
                 match p4forge::frontend::software_switches(compiled, program, 1, false) {
                     Err(_) => format!("{name}: not run by the software target"),
                     Ok(mut switches) => {
                         let sw = switches.remove(0);
                         // The frontend runs the lowered program where the elaborated one is
-                        // refused, or has statements left to closures and the lowered one none.
-                        let as_elaborated = match (&refused, &bridged) {
-                            (Some(why), _) if sw.wire_format_refusal().is_none() => Some(why),
-                            (None, Some(why)) if sw.bridged_statement().is_none() => Some(why),
+                        // refused, or where more of the lowered one's packet path is machine code.
+                        let as_elaborated = match &elaborated {
+                            Err(e) if sw.wire_format_refusal().is_none() => Some(e.message.clone()),
+                            Ok(el) if sw.code_class() > el.code_class() => Some(match el.bridged_statement() {
+                                Some(why) => format!("a statement left to the closure executor's code: {why}"),
+                                None => format!("machine code: {}", el.machine_code().unwrap_or("none")),
+                            }),
                             _ => None,
                         };
                         let via = match as_elaborated {
