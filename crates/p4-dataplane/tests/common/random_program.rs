@@ -3,15 +3,17 @@
 //!
 //! A program is drawn from a seed (splitmix64), so a failure is reproduced by its seed alone. What
 //! is drawn: 1–4 header types of 1–5 fields (any width up to 64, sometimes up to 128, some signed;
-//! most types whole bytes, some not), instances of them (two of one type, a header stack), a parser
-//! extracting them in order (a stack in a loop) with `select` on fields, slices, tuples and
-//! `lookahead` (constants, masks, ranges, default), `advance` and `verify`; ingress and egress
-//! bodies of assignments (to slices too), `if`, header copies, `setValid` with every field then
-//! assigned, stack `push_front`/`pop_front`, tables with const entries (exact, ternary, lpm, range
-//! keys; `hit` and `switch` on the action run), actions called with `inout` arguments, registers,
-//! `hash`, `setInvalid`, `mark_to_drop`, `exit`, clones, resubmission, recirculation and multicast
-//! (session 5 and group 7: [`super::mirror_and_group`]); a csum16 `update_checksum`; and a
-//! deparser emitting the headers in a random order.
+//! most types whole bytes, some not), instances of them (two of one type, a header stack, a
+//! header union, a header with a varbit field), a parser extracting them in order (a stack in a
+//! loop, a union's member by the next bit, a varbit sized by a byte read ahead, sometimes wrongly)
+//! with `select` on fields, slices, tuples and `lookahead` (constants, masks, ranges, default),
+//! `advance` and `verify`; ingress and egress bodies of assignments (to slices too), `if`, header
+//! copies, `setValid` with every field then assigned, stack `push_front`/`pop_front`, tables with
+//! const entries (exact, ternary, lpm, range keys; `hit` and `switch` on the action run), actions
+//! called with `inout` arguments, registers, `hash`, `setInvalid`, `mark_to_drop`, `exit`, clones,
+//! resubmission, recirculation and multicast (session 5 and group 7:
+//! [`super::mirror_and_group`]); a csum16 `update_checksum`; and a deparser emitting the headers
+//! in a random order.
 //!
 //! Only behaviour the P4 spec defines is drawn: every read of a header field is guarded by the
 //! header's validity (invalidating headers and copies happen outside the guarded blocks),
@@ -85,19 +87,25 @@ struct Field {
 /// Header type `tI_t`.
 struct HeaderType {
     fields: Vec<Field>,
+    /// A last field `varbit<N>` (N, whole bytes) after the fixed fields, the first of which is a
+    /// `bit<8>` the parser sizes it by.
+    varbit: Option<u32>,
 }
 
 impl HeaderType {
+    /// The most bits it takes on the wire.
     fn bits(&self) -> u32 {
-        self.fields.iter().map(|f| f.width).sum()
+        self.fields.iter().map(|f| f.width).sum::<u32>() + self.varbit.unwrap_or(0)
     }
 }
 
-/// A member of `headers_t`: a header, or a stack of `n` (`hdr.NAME`).
+/// A member of `headers_t` (`hdr.NAME`): a header, a stack of `n`, or a union of headers of the
+/// given types (members `m0`, `m1`, ...).
 struct Member {
     name: String,
     ty: usize,
     stack: Option<usize>,
+    union: Option<Vec<usize>>,
 }
 
 /// A header the controls name: `hdr.h0`, or a stack element at a constant index, `hdr.s1[0]`.
@@ -161,21 +169,40 @@ impl Gen {
             if bits % 8 != 0 && self.rng.chance(90) {
                 fields.push(Field { name: "pad".into(), width: 8 - bits % 8, signed: false });
             }
-            self.types.push(HeaderType { fields });
+            self.types.push(HeaderType { fields, varbit: None });
         }
-        for t in 0..self.types.len() {
+        let plain = self.types.len();
+        for t in 0..plain {
             let stack = self.rng.chance(20).then(|| 2 + self.rng.below(3) as usize);
-            self.members.push(Member { name: format!("h{t}"), ty: t, stack });
+            self.members.push(Member { name: format!("h{t}"), ty: t, stack, union: None });
         }
         // A second instance of one type: header copies between the two.
         if self.rng.chance(40) {
-            let ty = self.rng.below(self.types.len() as u64) as usize;
-            self.members.push(Member { name: format!("h{}", self.members.len()), ty, stack: None });
+            let ty = self.rng.below(plain as u64) as usize;
+            self.members.push(Member { name: format!("h{}", self.members.len()), ty, stack: None, union: None });
+        }
+        // A header with a varbit field, somewhere among the others.
+        if self.rng.chance(25) {
+            let max = 8 * (1 + self.rng.below(8) as u32);
+            let mut fields = vec![Field { name: "len".into(), width: 8, signed: false }];
+            if self.rng.chance(50) {
+                fields.push(Field { name: "f1".into(), width: 16, signed: false });
+            }
+            self.types.push(HeaderType { fields, varbit: Some(max) });
+            let at = self.rng.below(self.members.len() as u64 + 1) as usize;
+            self.members.insert(at, Member { name: format!("h{}", self.members.len()), ty: self.types.len() - 1, stack: None, union: None });
+        }
+        // A union of two of the plain types, somewhere among the others.
+        if self.rng.chance(25) {
+            let types = vec![self.rng.below(plain as u64) as usize, self.rng.below(plain as u64) as usize];
+            let at = self.rng.below(self.members.len() as u64 + 1) as usize;
+            self.members.insert(at, Member { name: format!("h{}", self.members.len()), ty: types[0], stack: None, union: Some(types) });
         }
         for m in &self.members {
-            match m.stack {
-                Some(n) => self.headers.extend((0..n).map(|i| Header { path: format!("hdr.{}[{i}]", m.name), ty: m.ty })),
-                None => self.headers.push(Header { path: format!("hdr.{}", m.name), ty: m.ty }),
+            match (&m.union, m.stack) {
+                (Some(types), _) => self.headers.extend(types.iter().enumerate().map(|(i, &ty)| Header { path: format!("hdr.{}.m{i}", m.name), ty })),
+                (None, Some(n)) => self.headers.extend((0..n).map(|i| Header { path: format!("hdr.{}[{i}]", m.name), ty: m.ty })),
+                (None, None) => self.headers.push(Header { path: format!("hdr.{}", m.name), ty: m.ty }),
             }
         }
     }
@@ -184,9 +211,23 @@ impl Gen {
         let mut out = String::from("#include <core.p4>\n#include <v1model.p4>\n");
         for (i, t) in self.types.iter().enumerate() {
             let fields: String = t.fields.iter().map(|f| format!(" {}<{}> {};", if f.signed { "int" } else { "bit" }, f.width, f.name)).collect();
-            writeln!(out, "header t{i}_t {{{fields} }}").unwrap();
+            let varbit = t.varbit.map_or(String::new(), |n| format!(" varbit<{n}> data;"));
+            writeln!(out, "header t{i}_t {{{fields}{varbit} }}").unwrap();
         }
-        let members: String = self.members.iter().map(|m| format!(" t{}_t{} {};", m.ty, m.stack.map_or(String::new(), |n| format!("[{n}]")), m.name)).collect();
+        for m in &self.members {
+            if let Some(types) = &m.union {
+                let members: String = types.iter().enumerate().map(|(i, t)| format!(" t{t}_t m{i};")).collect();
+                writeln!(out, "header_union {}_u {{{members} }}", m.name).unwrap();
+            }
+        }
+        let members: String = self
+            .members
+            .iter()
+            .map(|m| match (&m.union, m.stack) {
+                (Some(_), _) => format!(" {0}_u {0};", m.name),
+                (None, stack) => format!(" t{}_t{} {};", m.ty, stack.map_or(String::new(), |n| format!("[{n}]")), m.name),
+            })
+            .collect();
         writeln!(out, "struct headers_t {{{members} }}").unwrap();
         let meta: String = META.iter().map(|(n, w)| format!(" bit<{w}> {n};")).collect();
         writeln!(out, "struct meta_t {{{meta} }}").unwrap();
@@ -220,6 +261,24 @@ impl Gen {
         let n = self.members.len();
         for i in 0..n {
             let (name, ty, stack) = (self.members[i].name.clone(), self.members[i].ty, self.members[i].stack);
+            let onward: Vec<String> = (i + 1..n).map(|j| format!("s{j}")).chain(["accept".to_string()]).collect();
+            if let Some(types) = self.members[i].union.clone() {
+                // The next byte's low bit picks the member.
+                writeln!(out, "    state s{i} {{ transition select(pkt.lookahead<bit<8>>()) {{ 0 &&& 1: s{i}_0; default: s{i}_1; }} }}").unwrap();
+                for k in 0..types.len() {
+                    let next = self.rng.pick(&onward).clone();
+                    writeln!(out, "    state s{i}_{k} {{ pkt.extract(hdr.{name}.m{k}); transition {next}; }}").unwrap();
+                }
+                continue;
+            }
+            if self.types[ty].varbit.is_some() {
+                // Sized by its first byte: sometimes more than it holds (HeaderTooShort), or not
+                // whole bytes (ParserInvalidArgument).
+                let mask = if self.rng.chance(20) { "0x7f" } else { "0x78" };
+                let next = self.rng.pick(&onward).clone();
+                writeln!(out, "    state s{i} {{ pkt.extract(hdr.{name}, (bit<32>)(pkt.lookahead<bit<8>>() & {mask})); transition {next}; }}").unwrap();
+                continue;
+            }
             write!(out, "    state s{i} {{ ").unwrap();
             if self.rng.chance(10) {
                 write!(out, "pkt.advance({}); ", 8 * (1 + self.rng.below(2))).unwrap();
@@ -236,7 +295,6 @@ impl Gen {
             }
             // Forward only, but a stack's state may loop through select cases (never by default,
             // so that every state reaches accept or reject).
-            let onward: Vec<String> = (i + 1..n).map(|j| format!("s{j}")).chain(["accept".to_string()]).collect();
             let mut later = onward.clone();
             if stack.is_some() {
                 later.push(format!("s{i}"));
@@ -347,6 +405,10 @@ impl Gen {
     /// `setValid` and every field assigned from metadata and constants.
     fn set_valid(&mut self) -> String {
         let h = self.rng.below(self.headers.len() as u64) as usize;
+        // A varbit field has no value to assign.
+        if self.types[self.headers[h].ty].varbit.is_some() {
+            return String::new();
+        }
         let mut out = format!("        {}.setValid();\n", self.headers[h].path);
         let fields: Vec<(String, u32, bool)> = self.types[self.headers[h].ty].fields.iter().map(|f| (f.name.clone(), f.width, f.signed)).collect();
         for (name, width, signed) in fields {
