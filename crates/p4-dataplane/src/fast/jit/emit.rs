@@ -703,11 +703,6 @@ impl Gen<'_, '_, '_> {
                     self.whole_bytes()?;
                     let mut regions = Vec::new();
                     self.fc.emit_plan(b, &call.args[0].expr, &mut regions)?;
-                    // A varbit's length is known only when the packet runs, and the closures
-                    // emit into the output at its length, not behind what this code emitted.
-                    if regions.iter().any(|r| r.varbit.is_some()) {
-                        return unsupported("emit of a header with a varbit field");
-                    }
                     for r in regions {
                         self.emit(f, r);
                     }
@@ -953,7 +948,9 @@ impl Gen<'_, '_, '_> {
         f.b.ins().store(f.mem, moved, cursor_at, 0);
     }
 
-    /// `emit` of one header: its bytes appended to the output if it is valid.
+    /// `emit` of one header: its bytes appended to the output if it is valid. A header with a
+    /// varbit field: all its bytes are copied (the output has room for them), but the output
+    /// grows by its fixed fields' and the varbit's current length only.
     fn emit(&mut self, f: &mut Fun<'_>, r: Region) {
         self.emits += r.len;
         let (_, bits, bit) = f.valid_bits(r.index);
@@ -967,7 +964,20 @@ impl Gen<'_, '_, '_> {
         let wire = f.frame_ptr(offset_of!(JitFrame, wire));
         let src = f.b.ins().iadd_imm_s(wire, r.at as i64);
         f.copy(dst, 0, src, r.len);
-        let n2 = f.b.ins().iadd_imm_s(n, r.len as i64);
+        let n2 = match r.varbit {
+            None => f.b.ins().iadd_imm_s(n, r.len as i64),
+            Some(v) => {
+                // As `Region::wire_len`: the length in bits, rounded up to bytes, at most the
+                // varbit's bytes.
+                let length = f.slot_read(v.length_slot);
+                let up = f.b.ins().iadd_imm_s(length, 7);
+                let bytes = f.b.ins().ushr_imm_s(up, 3);
+                let most = f.konst(v.max_len as u64);
+                let bytes = f.b.ins().umin(bytes, most);
+                let fixed = f.b.ins().iadd_imm_s(n, r.fixed_len() as i64);
+                f.b.ins().iadd(fixed, bytes)
+            }
+        };
         f.b.ins().store(f.frame_mem, n2, f.frame, offset_of!(JitFrame, out_len) as i32);
         f.b.ins().jump(skip, &[]);
         f.b.switch_to_block(skip);
