@@ -28,7 +28,7 @@ use crate::bits::mask;
 use crate::exec::{DynSlot, ErrorCodes, Intrinsic};
 use crate::DataplaneError;
 
-pub(crate) use stmt::{build_prog, run_control, run_loop, run_parser, select_next, target, MAX_PARSER_STEPS};
+pub(crate) use stmt::{build_prog, run_control, run_loop, run_parser, select_next, target, value_set_match, MAX_PARSER_STEPS};
 
 pub(crate) type R<T> = Result<T, DataplaneError>;
 

@@ -761,7 +761,7 @@ pub(crate) fn select_case(c: &Ctx, vals: &[u128], widths: &[u32], cases: &[(Vec<
     found.map(|(_, t)| *t)
 }
 
-fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
+pub(crate) fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
     c.value_sets.get(vs).is_some_and(|set| set.iter().any(|(x, m)| v & m == *x))
 }
 

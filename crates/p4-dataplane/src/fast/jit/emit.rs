@@ -573,20 +573,31 @@ impl Gen<'_, '_, '_> {
                     return unsupported("a select key wider than 64 bits");
                 }
                 // Each case: per key, the value and mask it matches (`default` and `_`: mask 0),
-                // or the range it falls in.
+                // the range it falls in, or the value set it is in (asked of Rust:
+                // `jit_value_set`); or one value set for all the keys, which matches their
+                // concatenation.
+                let widths: Vec<u32> = keys.iter().map(|k| self.fc.cx.width(&k.ty).0).collect();
                 let mut arms = Vec::new();
                 for case in cases {
+                    let target = crate::compile::target(case.target);
+                    if let ([ks], [_, _, ..]) = (case.keysets.as_slice(), keys.as_slice()) {
+                        if let KeyMatch::ValueSet(vs) = self.fc.cx.keyset(ks, &keys[0].ty)? {
+                            if widths.iter().sum::<u32>() > 64 {
+                                return unsupported("a value set matching keys wider than 64 bits together");
+                            }
+                            arms.push((Vec::new(), Some(vs), target));
+                            continue;
+                        }
+                    }
                     let mut per_key = Vec::new();
                     for (ks, k) in case.keysets.iter().zip(keys) {
                         per_key.push(match self.fc.cx.keyset(ks, &k.ty)? {
-                            KeyMatch::Mask(x, m) => KeyMatch::Mask(x, m),
                             KeyMatch::Any => KeyMatch::Mask(0, 0),
                             KeyMatch::Range(_, _) if matches!(k.ty, p4_ir::Type::Bits { signed: true, .. }) => return unsupported("a select range on a signed key"),
-                            KeyMatch::Range(lo, hi) => KeyMatch::Range(lo, hi),
-                            KeyMatch::ValueSet(_) => return unsupported("a select case of a value set"),
+                            m => m,
                         });
                     }
-                    arms.push((per_key, crate::compile::target(case.target)));
+                    arms.push((per_key, None, target));
                 }
                 let mut values = Vec::new();
                 for k in keys {
@@ -595,25 +606,35 @@ impl Gen<'_, '_, '_> {
                 if self.fc.reads_ahead {
                     reject_if_pending(f);
                 }
-                for (per_key, t) in arms {
+                for (per_key, concatenated, t) in arms {
                     let (yes, no) = (f.b.create_block(), f.b.create_block());
                     let mut all = f.konst(1);
+                    if let Some(vs) = concatenated {
+                        let mut cat = f.konst(0);
+                        for (&v, &w) in values.iter().zip(&widths) {
+                            let shifted = f.b.ins().ishl_imm_s(cat, i64::from(w));
+                            cat = f.b.ins().bor(shifted, v);
+                        }
+                        all = f.call2(super::jit_value_set, vs as u64, cat);
+                    }
                     for (&v, m) in values.iter().zip(per_key) {
                         let hit = match m {
                             KeyMatch::Mask(_, 0) => continue,
                             KeyMatch::Mask(x, m) => {
                                 let masked = f.b.ins().band_imm_s(v, m as u64 as i64);
-                                f.b.ins().icmp_imm_s(IntCC::Equal, masked, x as u64 as i64)
+                                let hit = f.b.ins().icmp_imm_s(IntCC::Equal, masked, x as u64 as i64);
+                                f.b.ins().uextend(I64, hit)
                             }
                             // Keys are unsigned and at most 64 bits wide (checked above).
                             KeyMatch::Range(lo, hi) => {
                                 let above = f.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, v, lo as u64 as i64);
                                 let below = f.b.ins().icmp_imm_s(IntCC::UnsignedLessThanOrEqual, v, hi as u64 as i64);
-                                f.b.ins().band(above, below)
+                                let hit = f.b.ins().band(above, below);
+                                f.b.ins().uextend(I64, hit)
                             }
-                            KeyMatch::Any | KeyMatch::ValueSet(_) => continue,
+                            KeyMatch::ValueSet(vs) => f.call2(super::jit_value_set, vs as u64, v),
+                            KeyMatch::Any => continue,
                         };
-                        let hit = f.b.ins().uextend(I64, hit);
                         all = f.b.ins().band(all, hit);
                     }
                     f.b.ins().brif(all, yes, &[], no, &[]);

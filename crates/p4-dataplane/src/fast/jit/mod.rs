@@ -4,8 +4,10 @@
 //!
 //! What the generated code does itself: field reads and writes of at most 64 bits at constant
 //! places in `Ctx::wire`, frame slots, arithmetic and comparisons on values of at most 64 bits,
-//! `if`, `extract`, `emit`, validity bits, `verify`, `exit`/`return`, the Internet checksum of
-//! header fields, the parser's state machine (selects of values, masks and ranges), and table
+//! `if`, `extract` of fixed-size headers, `emit` (a varbit at its current length), validity bits,
+//! `verify`, `exit`/`return`, the Internet checksum of header fields, the parser's state machine
+//! (selects of values, masks and ranges; a value set's membership is a call into Rust,
+//! [`jit_value_set`]; after a `lookahead` the error it left pending, [`jit_pending`]), and table
 //! applications: the lookup is a call into Rust ([`jit_table`]), the chosen action's body is
 //! inlined. Everything else (wider values, other extern calls, direct action calls, ...) is the
 //! statement or value the closure compiler made for it, called from the generated code
@@ -271,6 +273,13 @@ extern "C" fn jit_pending(frame: *mut JitFrame, _: u64) -> u64 {
     // SAFETY: as in `jit_run`.
     let c = unsafe { &mut *(*frame).c };
     c.pending_err.take().map_or(NEXT, |e| REJECT | u64::from(e))
+}
+
+/// Called by generated code: whether `v` is in the parser value set `vs` (1) or not (0).
+extern "C" fn jit_value_set(frame: *mut JitFrame, vs: u64, v: u64) -> u64 {
+    // SAFETY: as in `jit_run`.
+    let c = unsafe { &*(*frame).c };
+    u64::from(crate::compile::value_set_match(c, vs as usize, u128::from(v)))
 }
 
 /// What [`jit_table`] returns when the table runs no action.
