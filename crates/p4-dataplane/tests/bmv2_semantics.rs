@@ -127,6 +127,28 @@ fn varbit_size_that_is_not_whole_bytes_is_an_invalid_argument() {
     assert_eq!(run(&src, &[8, 0xaa, 0xbb])[0].data, vec![0, 8, 0xaa, 0xbb]);
 }
 
+/// `mark_to_drop(s)` writes the struct it is given: a function's or an action's `inout`
+/// parameter, whose copy-out then drops the packet, or a local copy, which leaves the packet be.
+/// (Every executor used to write the block's own metadata, which the copy-out then overwrote.)
+#[test]
+fn mark_to_drop_writes_the_metadata_it_is_given() {
+    let decls = "header h_t { bit<8> a; } struct headers_t { h_t h; }
+                 void fdrop(inout standard_metadata_t s) { mark_to_drop(s); }";
+    let ingress = |body: &str| {
+        format!(
+            "action adrop(inout standard_metadata_t s) {{ mark_to_drop(s); }}
+             table t {{ key = {{ hdr.h.a: exact; }} actions = {{ adrop(sm); }} default_action = adrop(sm); }}
+             apply {{ sm.egress_spec = 1; {body} }}"
+        )
+    };
+    let parser = "state start { pkt.extract(hdr.h); transition accept; }";
+    for body in ["fdrop(sm);", "adrop(sm);", "t.apply();"] {
+        assert_eq!(run(&prog(decls, parser, &ingress(body), "pkt.emit(hdr.h);"), &[7]), vec![], "{body}");
+    }
+    let local = ingress("standard_metadata_t copy = sm; mark_to_drop(copy);");
+    assert_eq!(run(&prog(decls, parser, &local, "pkt.emit(hdr.h);"), &[7]), vec![OutputPacket { port: 1, data: vec![7] }]);
+}
+
 #[test]
 fn dynamic_index_is_resolved_before_the_assigned_value() {
     let src = prog(

@@ -482,11 +482,25 @@ impl Compiler<'_> {
 
     /// What the architecture's drop function writes: the fields its description names, the drop
     /// marker its drop value and every other one 0 (v1model, as BMv2: the output port and the
-    /// multicast group). Every executor's drop call writes these.
-    pub(crate) fn drop_call_writes(&self, arch: &p4_arch::Architecture, f: &p4_arch::FunctionSig) -> Vec<(usize, u128)> {
+    /// multicast group), in the struct `call` passes it: a function's or an action's parameter
+    /// holding a copy of the intrinsic metadata is written there, and copied out when it returns.
+    /// Every executor's drop call writes these.
+    pub(crate) fn drop_call_writes(&mut self, b: &BlockRef, arch: &p4_arch::Architecture, f: &p4_arch::FunctionSig, call: &Call) -> R<Vec<(usize, u128)>> {
         let DropMarker::AllOnes(marker) = arch.drop;
-        let meta = &self.intrinsic;
-        f.writes.iter().filter_map(|r| Some((meta.slot(*r)?, if *r == marker { meta.drop_value } else { 0 }))).collect()
+        let drop_value = self.intrinsic.drop_value;
+        let value = |r: MetaRole| if r == marker { drop_value } else { 0 };
+        if let Some(arg) = call.args.first() {
+            if let (Loc::Static(base), Some(TypeDef::Struct { name, fields })) = (self.loc(b, &arg.expr)?, self.type_def(&arg.expr.ty)) {
+                let mut writes = Vec::new();
+                for (i, field) in fields.iter().enumerate() {
+                    if let Some(r) = arch.role_in(name, &field.name).filter(|r| f.writes.contains(r)) {
+                        writes.push((base + self.field_offset(&arg.expr.ty, i as u32)?.0, value(r)));
+                    }
+                }
+                return Ok(writes);
+            }
+        }
+        Ok(f.writes.iter().filter_map(|r| Some((self.intrinsic.slot(*r)?, value(*r)))).collect())
     }
 
     fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<Run> {
@@ -502,7 +516,7 @@ impl Compiler<'_> {
         match (name, op) {
             (_, Some(ExternOp::MarkToDrop)) => {
                 let Some((arch, f)) = sig else { return unsupported(format!("extern function `{name}`")) };
-                let writes = self.drop_call_writes(arch, f);
+                let writes = self.drop_call_writes(b, arch, f, call)?;
                 Ok(Box::new(move |_, c| {
                     for &(s, v) in &writes {
                         c.set(s, v);

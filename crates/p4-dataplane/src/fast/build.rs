@@ -1119,7 +1119,7 @@ impl FastCompiler<'_, '_> {
         let meta = self.cx.intrinsic.clone();
         match sig.op {
             ExternOp::MarkToDrop => {
-                let writes = self.cx.drop_call_writes(arch, sig);
+                let writes = self.cx.drop_call_writes(b, arch, sig, call)?;
                 let here = mark_site(b);
                 Ok(Box::new(move |_, c| {
                     for &(s, v) in &writes {

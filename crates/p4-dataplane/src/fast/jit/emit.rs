@@ -758,7 +758,7 @@ impl Gen<'_, '_, '_> {
                     Ok(())
                 }
                 Callee::ExternFunction { name, .. } => {
-                    if !self.drop_call(f, b, name)? && !self.checksum(f, b, call, name)? {
+                    if !self.drop_call(f, b, call, name)? && !self.checksum(f, b, call, name)? {
                         self.trampoline(f, b, s, scope)?;
                     }
                     Ok(())
@@ -795,12 +795,12 @@ impl Gen<'_, '_, '_> {
 
     /// The architecture's drop call: its field writes and the mark of the control it is in.
     /// `Ok(false)`: not that call, nothing generated.
-    fn drop_call(&mut self, f: &mut Fun<'_>, b: &BlockRef, name: &str) -> R<bool> {
+    fn drop_call(&mut self, f: &mut Fun<'_>, b: &BlockRef, call: &p4_ir::Call, name: &str) -> R<bool> {
         let Some((arch, sig)) = p4_arch::of(self.fc.cx.ir).and_then(|a| Some((a, a.function(name)?))) else { return Ok(false) };
         if !matches!(sig.op, ExternOp::MarkToDrop) {
             return Ok(false);
         }
-        let writes = self.fc.cx.drop_call_writes(arch, sig);
+        let writes = self.fc.cx.drop_call_writes(b, arch, sig, call)?;
         if writes.iter().any(|&(_, v)| u64::try_from(v).is_err()) {
             return Ok(false);
         }
