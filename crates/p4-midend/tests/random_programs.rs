@@ -20,6 +20,21 @@ fn seeds() -> Vec<u64> {
     (0..n).collect()
 }
 
+/// The outcome with the control a drop call was made in left out of drop reasons: once the
+/// mid-end inlines a sub-control, its drop calls are made in the control that applied it.
+fn drops_anywhere(outcome: Vec<(u32, u32, Vec<u8>)>) -> Vec<(u32, u32, Vec<u8>)> {
+    outcome
+        .into_iter()
+        .map(|(input, port, data)| {
+            let text = String::from_utf8_lossy(&data);
+            match (port, text.strip_prefix("mark_to_drop in ")) {
+                (u32::MAX, Some(rest)) => (input, port, format!("mark_to_drop in <control>{}", rest.find(' ').map_or("", |i| &rest[i..])).into_bytes()),
+                _ => (input, port, data),
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn random_programs_give_the_same_packets_lowered() {
     let include = common::repo_root().join("p4include");
@@ -56,7 +71,7 @@ fn random_programs_give_the_same_packets_lowered() {
         };
         dataplane::mirror_and_group(&mut reference);
         dataplane::mirror_and_group(&mut fast);
-        let (want, got) = (dataplane::outcome(&mut reference, &g.packets, 0), dataplane::outcome(&mut fast, &g.packets, 0));
+        let (want, got) = (drops_anywhere(dataplane::outcome(&mut reference, &g.packets, 0)), drops_anywhere(dataplane::outcome(&mut fast, &g.packets, 0)));
         if want != got {
             let first = want.iter().zip(&got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
             failures.push(format!(

@@ -131,13 +131,30 @@ struct Gen {
     /// Declarations of the control being drawn (tables and actions).
     decls: String,
     registers: Vec<(String, u32)>,
-    /// Fresh names for tables and actions.
+    /// Functions and sub-controls, declared before the parser.
+    globals: String,
+    /// Locals in scope where a statement is being drawn: (name, width).
+    locals: Vec<(String, u32)>,
+    /// How deep in sub-controls the control being drawn is.
+    nesting: u32,
+    /// Fresh names for tables, actions, locals, functions and sub-controls.
     counter: usize,
 }
 
 /// The program and packets of `seed`.
 pub fn generate(seed: u64) -> Generated {
-    let mut g = Gen { rng: Rng::new(seed), types: Vec::new(), members: Vec::new(), headers: Vec::new(), decls: String::new(), registers: Vec::new(), counter: 0 };
+    let mut g = Gen {
+        rng: Rng::new(seed),
+        types: Vec::new(),
+        members: Vec::new(),
+        headers: Vec::new(),
+        decls: String::new(),
+        registers: Vec::new(),
+        globals: String::new(),
+        locals: Vec::new(),
+        nesting: 0,
+        counter: 0,
+    };
     g.draw_headers();
     let text = g.program();
     let max_len = g.members.iter().map(|m| g.types[m.ty].bits().div_ceil(8) * m.stack.unwrap_or(1) as u32).sum::<u32>() as u64 + 8;
@@ -236,6 +253,7 @@ impl Gen {
         let egress = self.control(false);
         let registers: String = self.registers.iter().map(|(n, w)| format!("register<bit<{w}>>(4) {n};\n")).collect();
         out.push_str(&registers);
+        out.push_str(&self.globals);
         out.push_str(&parser);
         out.push_str("control V(inout headers_t hdr, inout meta_t meta) { apply { } }\n");
         out.push_str(&ingress);
@@ -386,6 +404,7 @@ impl Gen {
                 None => String::new(),
             },
             6 => self.copies_of_the_packet(ingress),
+            7 if self.nesting == 0 && self.rng.chance(40) => self.sub_control(ingress),
             _ => {
                 // The headers this block may read and write, all valid inside it.
                 let mut scope: Vec<usize> = (0..self.headers.len()).filter(|_| self.rng.chance(40)).collect();
@@ -394,9 +413,17 @@ impl Gen {
                 }
                 let guard: Vec<String> = scope.iter().map(|&h| format!("{}.isValid()", self.headers[h].path)).collect();
                 let mut block = String::new();
+                // A local, read and written by the statements after it in the block.
+                if self.rng.chance(30) {
+                    self.counter += 1;
+                    let (name, width) = (format!("v{}", self.counter), *self.rng.pick(&[1, 8, 16, 32, 64]));
+                    writeln!(block, "            bit<{width}> {name} = {};", self.expr(&scope, width, 2)).unwrap();
+                    self.locals.push((name, width));
+                }
                 for _ in 0..1 + self.rng.below(3) {
                     block.push_str(&self.statement(&scope, ingress, 3, 3));
                 }
+                self.locals.clear();
                 format!("        if ({}) {{\n{block}        }}\n", guard.join(" && "))
             }
         }
@@ -442,7 +469,7 @@ impl Gen {
     /// A statement reading and writing the headers of `scope` (valid here) and metadata.
     fn statement(&mut self, scope: &[usize], ingress: bool, depth: u32, indent: usize) -> String {
         let pad = "    ".repeat(indent);
-        match self.rng.below(if depth == 0 { 6 } else { 15 }) {
+        match self.rng.below(if depth == 0 { 6 } else { 17 }) {
             0..=2 => {
                 let (target, width, signed) = self.target(scope);
                 let value = self.expr(scope, width, 3);
@@ -482,6 +509,36 @@ impl Gen {
                 format!("{pad}hash({target}, HashAlgorithm.{algo}, {width}w{}, {{ {fields} }}, 64w{});\n", self.rng.below(4), 1 + self.rng.below(1000))
             }
             11 => self.action_call(scope, &pad),
+            12 => {
+                // A switch on a value: distinct labels, a default sometimes.
+                let subject = self.expr(scope, 3, 2);
+                let mut out = format!("{pad}switch ({subject}) {{\n");
+                let mut labels: Vec<u64> = (0..8).collect();
+                for _ in 0..1 + self.rng.below(3) {
+                    let l = labels.remove(self.rng.below(labels.len() as u64) as usize);
+                    let body = self.statement(scope, ingress, depth - 1, indent + 1);
+                    writeln!(out, "{pad}    3w{l}: {{\n{body}{pad}    }}").unwrap();
+                }
+                if self.rng.chance(50) {
+                    let body = self.statement(scope, ingress, depth - 1, indent + 1);
+                    writeln!(out, "{pad}    default: {{\n{body}{pad}    }}").unwrap();
+                }
+                out.push_str(&pad);
+                out.push_str("}\n");
+                out
+            }
+            13 => {
+                // A loop of at most 4 rounds; its counter is a local inside.
+                self.counter += 1;
+                let i = format!("i{}", self.counter);
+                let rounds = 1 + self.rng.below(4);
+                self.locals.push((i.clone(), 8));
+                let body = self.statement(scope, ingress, depth - 1, indent + 1);
+                let stop = if self.rng.chance(30) { format!("{pad}    if ({}) {{ break; }}\n", self.cond(scope, 1)) } else { String::new() };
+                self.locals.retain(|l| l.0 != i);
+                format!("{pad}for (bit<8> {i} = 0; {i} < {rounds}; {i} = {i} + 1) {{\n{stop}{body}{pad}}}\n")
+            }
+            14 => self.function_call(scope, &pad),
             _ if ingress && self.rng.chance(20) => format!("{pad}mark_to_drop(sm);\n"),
             _ => String::new(),
         }
@@ -489,6 +546,10 @@ impl Gen {
 
     /// Something assignable: a field of a header in scope or a metadata field.
     fn target(&mut self, scope: &[usize]) -> (String, u32, bool) {
+        if !self.locals.is_empty() && self.rng.chance(20) {
+            let (name, width) = self.rng.pick(&self.locals).clone();
+            return (name, width, false);
+        }
         if scope.is_empty() || self.rng.chance(25) {
             let (n, w) = *self.rng.pick(&META);
             return (format!("meta.{n}"), w, false);
@@ -553,6 +614,11 @@ impl Gen {
                     format!("((bit<{width}>)((int<{width}>){a} {op} (int<{width}>){b}))")
                 }
             }
+            13 if self.rng.chance(50) => {
+                let f = self.function(width);
+                let (a, b) = (self.expr(scope, width, depth - 1), self.expr(scope, width, depth - 1));
+                format!("{f}({a}, {b})")
+            }
             12 => {
                 // Widen then narrow: the carries of a wider sum, cut back.
                 let wide = (width + 1 + self.rng.below(16) as u32).min(128);
@@ -603,6 +669,51 @@ impl Gen {
             .join(", ")
     }
 
+    /// A new function of two `bit<width>` values returning one, with an early return.
+    fn function(&mut self, width: u32) -> String {
+        self.counter += 1;
+        let name = format!("fn{}", self.counter);
+        let op = self.rng.pick(&["+", "-", "^", "|-|", "|+|", "&"]);
+        writeln!(
+            self.globals,
+            "bit<{width}> {name}(in bit<{width}> x, in bit<{width}> y) {{ if (x > y) {{ return x {op} y; }} bit<{width}> z = y - x; return z ^ {width}w{:#x}; }}",
+            self.rng.value(width)
+        )
+        .unwrap();
+        name
+    }
+
+    /// A new function with an `inout` and an `out` parameter, called on places of `scope`.
+    fn function_call(&mut self, scope: &[usize], pad: &str) -> String {
+        let (a, width, signed) = self.target(scope);
+        let (b, width_b, signed_b) = self.target(scope);
+        if signed || signed_b || width_b != width || a == b {
+            return String::new();
+        }
+        self.counter += 1;
+        let name = format!("g{}", self.counter);
+        writeln!(self.globals, "void {name}(inout bit<{width}> x, out bit<{width}> y, in bit<{width}> z) {{ y = x; x = x + z; }}").unwrap();
+        format!("{pad}{name}({a}, {b}, {});\n", self.expr(scope, width, 2))
+    }
+
+    /// A new control of the same parameters with its own statements (and tables), applied here.
+    fn sub_control(&mut self, ingress: bool) -> String {
+        self.counter += 1;
+        let name = format!("sub{}", self.counter);
+        let outer = std::mem::take(&mut self.decls);
+        self.nesting += 1;
+        let mut body = String::new();
+        for _ in 0..1 + self.rng.below(3) {
+            let stmt = self.top_statement(ingress);
+            body.push_str(&stmt);
+        }
+        self.nesting -= 1;
+        let decls = std::mem::replace(&mut self.decls, outer);
+        writeln!(self.globals, "control {name}(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{\n{decls}    apply {{\n{body}    }}\n}}").unwrap();
+        writeln!(self.decls, "    {name}() {name}_i;").unwrap();
+        format!("        {name}_i.apply(hdr, meta, sm);\n")
+    }
+
     /// A register read into a target or a write of a value, at an index that may be out of range.
     fn register_use(&mut self, scope: &[usize], pad: &str) -> String {
         let (target, width, signed) = self.target(scope);
@@ -640,6 +751,14 @@ impl Gen {
 
     /// A new table keyed on fields of `scope`, with const entries, applied here.
     fn table_use(&mut self, scope: &[usize], ingress: bool, pad: &str) -> String {
+        // Keys and actions are declared at the control's top: the block's locals are not there.
+        let locals = std::mem::take(&mut self.locals);
+        let applied = self.table(scope, ingress, pad);
+        self.locals = locals;
+        applied
+    }
+
+    fn table(&mut self, scope: &[usize], ingress: bool, pad: &str) -> String {
         self.counter += 1;
         let name = format!("t{}", self.counter);
         let mut keys = Vec::new();
