@@ -1,7 +1,8 @@
 //! Random programs (`common::random_program`) on the wire-format executor (machine code where it
 //! takes the program), and traced, against the closure executor: the same packets, drops and log
 //! lines out.
-//! `P4F_RANDOM_PROGRAMS=N` runs N seeds instead of the default; `P4F_RANDOM_SEED=S` runs only S.
+//! `P4F_RANDOM_PROGRAMS=N` runs N seeds instead of the default; `P4F_RANDOM_SEED=S` runs only S;
+//! `P4F_WHY=1` prints why each program without a whole-packet machine-code function has none.
 
 use std::sync::Arc;
 
@@ -10,19 +11,11 @@ use p4_dataplane::Switch;
 mod common;
 use common::random_program;
 
-fn seeds() -> Vec<u64> {
-    if let Some(s) = std::env::var("P4F_RANDOM_SEED").ok().and_then(|s| s.parse().ok()) {
-        return vec![s];
-    }
-    let n = std::env::var("P4F_RANDOM_PROGRAMS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
-    (0..n).collect()
-}
-
 #[test]
 fn random_programs_give_the_same_packets_on_both_executors() {
     let mut failures = Vec::new();
     let (mut machine_code, mut for_the_mid_end) = (0, 0);
-    let seeds = seeds();
+    let seeds = random_program::seeds(300);
     for &seed in &seeds {
         let g = random_program::generate(seed);
         let compiled = p4_sema::compile_str("random.p4", &g.text, &[common::include_dir()]);
@@ -65,23 +58,8 @@ fn random_programs_give_the_same_packets_on_both_executors() {
         if common::outcome(&mut traced, &g.packets, 0) != got {
             failures.push(format!("seed {seed}: the traced switch gives other outputs\n{}", g.text));
         }
-        if want != got {
-            let first = want.iter().zip(&got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
-            failures.push(format!(
-                "seed {seed}: outputs differ at {first}:\n  closure:     {:?}\n  wire-format: {:?}\npackets: {:x?}\n{}",
-                want.get(first),
-                got.get(first),
-                g.packets,
-                g.text
-            ));
-        }
+        failures.extend(random_program::difference(&g, ["closure", "wire-format"], &want, &got));
     }
-    eprintln!("{} programs ({for_the_mid_end} with a sub-control, left to the mid-end), {machine_code} whole-packet machine code, {} failures", seeds.len(), failures.len());
-    for f in &failures {
-        eprintln!("{}", f.lines().next().unwrap_or(""));
-    }
-    if let Some(f) = failures.first() {
-        eprintln!("\nthe first in full:\n{f}");
-    }
-    assert!(failures.is_empty(), "{} of {} random programs failed (first above)", failures.len(), seeds.len());
+    let summary = format!("{} programs ({for_the_mid_end} with a sub-control, left to the mid-end), {machine_code} whole-packet machine code", seeds.len());
+    random_program::report(&summary, &failures, seeds.len());
 }

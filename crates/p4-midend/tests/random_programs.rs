@@ -12,14 +12,6 @@ use std::sync::Arc;
 
 use p4_dataplane::Switch;
 
-fn seeds() -> Vec<u64> {
-    if let Some(s) = std::env::var("P4F_RANDOM_SEED").ok().and_then(|s| s.parse().ok()) {
-        return vec![s];
-    }
-    let n = std::env::var("P4F_RANDOM_PROGRAMS").ok().and_then(|s| s.parse().ok()).unwrap_or(200);
-    (0..n).collect()
-}
-
 /// The outcome with the control a drop call was made in left out of drop reasons: once the
 /// mid-end inlines a sub-control, its drop calls are made in the control that applied it.
 fn drops_anywhere(outcome: Vec<(u32, u32, Vec<u8>)>) -> Vec<(u32, u32, Vec<u8>)> {
@@ -39,7 +31,7 @@ fn drops_anywhere(outcome: Vec<(u32, u32, Vec<u8>)>) -> Vec<(u32, u32, Vec<u8>)>
 fn random_programs_give_the_same_packets_lowered() {
     let include = common::repo_root().join("p4include");
     let mut failures = Vec::new();
-    let seeds = seeds();
+    let seeds = dataplane::random_program::seeds(200);
     for &seed in &seeds {
         let g = dataplane::random_program::generate(seed);
         let compiled = p4_sema::compile_str("random.p4", &g.text, &[include.clone()]);
@@ -72,23 +64,7 @@ fn random_programs_give_the_same_packets_lowered() {
         dataplane::mirror_and_group(&mut reference);
         dataplane::mirror_and_group(&mut fast);
         let (want, got) = (drops_anywhere(dataplane::outcome(&mut reference, &g.packets, 0)), drops_anywhere(dataplane::outcome(&mut fast, &g.packets, 0)));
-        if want != got {
-            let first = want.iter().zip(&got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
-            failures.push(format!(
-                "seed {seed}: outputs differ at {first}:\n  unlowered: {:?}\n  lowered:   {:?}\npackets: {:x?}\n{}",
-                want.get(first),
-                got.get(first),
-                g.packets,
-                g.text
-            ));
-        }
+        failures.extend(dataplane::random_program::difference(&g, ["unlowered", "lowered"], &want, &got));
     }
-    eprintln!("{} programs, {} failures", seeds.len(), failures.len());
-    for f in &failures {
-        eprintln!("{}", f.lines().next().unwrap_or(""));
-    }
-    if let Some(f) = failures.first() {
-        eprintln!("\nthe first in full:\n{f}");
-    }
-    assert!(failures.is_empty(), "{} of {} random programs failed (first above)", failures.len(), seeds.len());
+    dataplane::random_program::report(&format!("{} programs", seeds.len()), &failures, seeds.len());
 }

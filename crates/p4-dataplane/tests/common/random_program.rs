@@ -851,3 +851,45 @@ impl Gen {
         format!("update_checksum({path}.isValid(), {{ {} }}, {path}.{}, HashAlgorithm.csum16);", list.join(", "), fields[f].name)
     }
 }
+
+/// The seeds a test runs: `P4F_RANDOM_SEED` alone, else the first `P4F_RANDOM_PROGRAMS` (default
+/// `default`).
+pub fn seeds(default: u64) -> Vec<u64> {
+    if let Some(s) = std::env::var("P4F_RANDOM_SEED").ok().and_then(|s| s.parse().ok()) {
+        return vec![s];
+    }
+    let n = std::env::var("P4F_RANDOM_PROGRAMS").ok().and_then(|s| s.parse().ok()).unwrap_or(default);
+    (0..n).collect()
+}
+
+/// `None` when two runs of `g` (named by `names`) had the same outcome, else a report of the first
+/// difference, the packets and the program.
+pub fn difference(g: &Generated, names: [&str; 2], want: &[(u32, u32, Vec<u8>)], got: &[(u32, u32, Vec<u8>)]) -> Option<String> {
+    if want == got {
+        return None;
+    }
+    let first = want.iter().zip(got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
+    let width = names[0].len().max(names[1].len()) + 1;
+    Some(format!(
+        "seed {}: outputs differ at {first}:\n  {:width$} {:?}\n  {:width$} {:?}\npackets: {:x?}\n{}",
+        g.seed,
+        format!("{}:", names[0]),
+        want.get(first),
+        format!("{}:", names[1]),
+        got.get(first),
+        g.packets,
+        g.text
+    ))
+}
+
+/// Prints `summary`, the first line of each failure and the first in full; panics if there is any.
+pub fn report(summary: &str, failures: &[String], programs: usize) {
+    eprintln!("{summary}, {} failures", failures.len());
+    for f in failures {
+        eprintln!("{}", f.lines().next().unwrap_or(""));
+    }
+    if let Some(f) = failures.first() {
+        eprintln!("\nthe first in full:\n{f}");
+    }
+    assert!(failures.is_empty(), "{} of {programs} random programs failed (first above)", failures.len());
+}
