@@ -154,6 +154,14 @@ pub enum CodeClass {
     SelfContained,
 }
 
+/// Why a copy an `assert`/`assume` or a loop that did not end stopped is dropped, taken from the
+/// context's effects; the reason also goes to the log.
+fn aborted(c: &mut Ctx) -> DropReason {
+    let why = c.fx.aborted.take().unwrap_or_else(|| Arc::from("assert failed"));
+    c.log.push(why.to_string());
+    DropReason::Aborted(why)
+}
+
 impl Switch {
     /// Prepare a program of an architecture [`p4_arch`] describes for the wire-format executor
     /// ([`crate::fast`]); errors say what is unsupported (a program it refuses as elaborated may
@@ -427,11 +435,11 @@ impl Switch {
             .map_or_else(|| format!("instance {value}"), |k| format!("{k:?}").to_lowercase())
     }
 
-    /// Drops the current copy because an `assert`/`assume` failed (the reason also goes to the log).
+    /// Drops the current copy because an `assert`/`assume` failed or a loop did not end (the
+    /// reason also goes to the log).
     fn abort<const T: bool>(&mut self, res: &mut BatchOut) {
-        let why = self.ctx.fx.aborted.take().unwrap_or_else(|| Arc::from("assert failed"));
-        self.ctx.log.push(why.to_string());
-        self.dropped::<T>(res, DropReason::Aborted(why));
+        let reason = aborted(&mut self.ctx);
+        self.dropped::<T>(res, reason);
     }
 
     /// Whether the drop-marker field holds the drop value.
@@ -899,6 +907,7 @@ impl Switch {
                 let reason = self.drop_reason();
                 res.push_drop(reason);
             }
+            Err(Stopped::Aborted) => self.abort::<false>(res),
             Err(Stopped::HandedOver { aborted }) => self.take_over(packet, aborted, res),
             Err(Stopped::Multicast(group)) => self.multicast(group, res),
         }
@@ -923,7 +932,12 @@ impl Switch {
             res.push_drop(DropReason::EmptyGroup(group));
             return;
         }
-        let more = crate::fast::replicate(&self.prog, &mut self.ctx, members, instance, MAX_JOBS, &mut self.saved, res, |p, c, res| res.push_drop(p.drop_reason(c)));
+        let more = crate::fast::replicate(&self.prog, &mut self.ctx, members, instance, MAX_JOBS, &mut self.saved, res, |p, c, res, stopped| {
+            res.push_drop(match stopped {
+                crate::fast::Stopped::Aborted => aborted(c),
+                _ => p.drop_reason(c),
+            })
+        });
         if more {
             res.push_drop(DropReason::TooManyCopies(MAX_JOBS));
         }

@@ -68,9 +68,15 @@ fn run_time_loops_run_on_the_wire_format_executor() {
 #[test]
 fn a_loop_a_packet_makes_endless_drops_that_packet_on_both_executors() {
     let reason = b"a loop ran 1048576 times without ending".to_vec();
-    for wire_format in [true, false] {
+    // Loops need no traffic manager: one machine-code function per packet, calling the loops'
+    // closures, which stop a packet for it.
+    let mut sw = switch();
+    assert!(!sw.hands_over());
+    assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet"));
+    for (wire_format, machine_code) in [(true, true), (true, false), (false, false)] {
         let mut sw = switch();
         assert_eq!(sw.use_wire_format(wire_format), wire_format);
+        assert_eq!(sw.use_machine_code(machine_code), machine_code);
         // Stop 0xee runs `k <= n`: 11 times for n 10, for ever for n 255.
         let frames = [vec![10, 0xee, 0, 0, 0, 0], vec![255, 0xee, 0, 0, 0, 0], vec![2, 0xff, 0, 0, 0, 0]];
         let got = run(&mut sw, &frames);
@@ -78,8 +84,29 @@ fn a_loop_a_packet_makes_endless_drops_that_packet_on_both_executors() {
         assert_eq!(
             got,
             vec![(0, 1, vec![10, 11, 0, 25, 0, 55]), (1, u32::MAX - 1, reason.clone()), (1, u32::MAX, reason.clone()), (2, 1, vec![2, 0xff, 0, 1, 0, 3])],
-            "wire format: {wire_format}"
+            "wire format: {wire_format}, machine code: {machine_code}"
         );
+    }
+}
+
+/// The same in egress and in the deparser's control: the copy is dropped, nothing of it written.
+#[test]
+fn an_endless_loop_in_egress_or_the_deparser_drops_the_packet() {
+    let reason = b"a loop ran 1048576 times without ending".to_vec();
+    let endless = "bit<8> c = 0; for (bit<8> k = 0; k <= hdr.h.n; k = k + 1) { c = c + 1; }";
+    for (egress, deparser) in [(endless, ""), ("", endless)] {
+        let text = PROGRAM
+            .replace("control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }", &format!("control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ {egress} }} }}"))
+            .replace("control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }", &format!("control D(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr.h); {deparser} }} }}"));
+        for (wire_format, machine_code) in [(true, true), (true, false), (false, false)] {
+            let mut sw = common::switch(&text);
+            assert_eq!(sw.use_wire_format(wire_format), wire_format);
+            assert_eq!(sw.use_machine_code(machine_code), machine_code);
+            let got = run(&mut sw, &[vec![255, 0xff, 0, 0, 0, 0], vec![2, 0xff, 0, 0, 0, 0]]);
+            assert_eq!(got[..2], [(0, u32::MAX - 1, reason.clone()), (0, u32::MAX, reason.clone())], "egress {egress:?}, wire format {wire_format}, machine code {machine_code}");
+            assert_eq!(got.len(), 3);
+            assert_eq!(got[2].0, 1);
+        }
     }
 }
 

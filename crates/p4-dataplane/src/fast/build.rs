@@ -605,9 +605,8 @@ impl FastCompiler<'_, '_> {
                 let cond = cond.as_ref().map(|e| self.val(b, e)).transpose().map_err(at)?;
                 let update = self.block(b, update).map_err(at)?;
                 let body = self.block(b, body).map_err(at)?;
-                // A loop that runs too long drops the packet as a failed assert does, which only
-                // the switch's traffic manager carries out.
-                self.hands_over = true;
+                // A loop that runs too long stops the packet (`Flow::Abort`), which the pipeline
+                // drops as it does a failed assert (`Stopped::Aborted`).
                 Box::new(move |p, c| crate::compile::run_loop(p, c, &init, |p, c| cond.as_ref().is_none_or(|cnd| cnd.read(p, c) != 0), &body, &update))
             }
             Stmt::Break(_) => Box::new(|_, _| Flow::Break),

@@ -14,6 +14,10 @@ pub(crate) enum Stopped {
     PortTooWide,
     /// The drop marker holds the drop value after ingress or egress.
     Marked,
+    /// A loop that did not end (or an `assert` in code called from a block) stopped the packet
+    /// in egress or the deparser (`Ctx::fx.aborted` says why); in ingress the packet goes to the
+    /// traffic manager as [`Stopped::HandedOver`] with `aborted`.
+    Aborted,
     /// The packet needs the switch's traffic manager ([`super::FastProg::hands_over`]): it went
     /// through parser and ingress here, and the traffic manager continues with its state as
     /// ingress left it (`aborted`: an assert stopped it).
@@ -50,8 +54,8 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
             }
             return Err(Stopped::HandedOver { aborted });
         }
-    } else {
-        run_stage(f, p, c, &plan.ingress);
+    } else if c.fx.aborted.is_some() || stage_aborts(f, p, c, &plan.ingress) {
+        return Err(Stopped::HandedOver { aborted: true });
     }
     if marked_to_drop(plan, c) {
         return Err(Stopped::Marked);
@@ -69,7 +73,9 @@ fn egress_and_deparse(f: &FastProg, p: &Prog, c: &mut Ctx, port: u32, rid: u32, 
         c.set(s, i);
     }
     c.fx = Effects::default();
-    run_stage(f, p, c, &plan.egress);
+    if stage_aborts(f, p, c, &plan.egress) {
+        return Err(Stopped::Aborted);
+    }
     if marked_to_drop(plan, c) {
         return Err(Stopped::Marked);
     }
@@ -77,7 +83,11 @@ fn egress_and_deparse(f: &FastProg, p: &Prog, c: &mut Ctx, port: u32, rid: u32, 
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
     let first = c.wire_out.len();
     c.wire_out_tail = 0;
-    run_stage(f, p, c, &plan.deparse);
+    if stage_aborts(f, p, c, &plan.deparse) {
+        c.wire_out.truncate(first);
+        std::mem::swap(&mut c.wire_out, &mut res.bytes);
+        return Err(Stopped::Aborted);
+    }
     let payload = c.cursor.div_ceil(8).min(c.pkt.len());
     c.wire_out.extend_from_slice(c.pkt.get(payload..).unwrap_or(&[]));
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
@@ -98,9 +108,14 @@ fn whole_packet(plan: &PacketPlan, p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>,
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
     let first = c.wire_out.len();
     let r = jit::call(code.code, p, c, code.emits + packet.data.len());
+    if r == jit::ABORTED {
+        c.wire_out.truncate(first);
+    }
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
-    if r == jit::DROPPED {
-        return Err(Stopped::Marked);
+    match r {
+        jit::DROPPED => return Err(Stopped::Marked),
+        jit::ABORTED => return Err(Stopped::Aborted),
+        _ => {}
     }
     res.push_written(c.jit_frame.out_port as u32, first);
     Ok(())
@@ -178,18 +193,6 @@ pub(crate) fn arrive_at(p: &Prog, c: &mut Ctx, data: &[u8], port: u32, instance:
     arrive(&FastProg::of(p).plan, &p.pipeline_meta, c, data, port, instance);
 }
 
-/// Runs the control bodies of one stage in order (an `exit` ends only its own control, as in the
-/// closure executor's pipeline). Nothing here stops a packet: asserts are bridged only in
-/// programs that hand over to the switch's traffic manager.
-#[inline]
-fn run_stage(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) {
-    for &ctl in stage {
-        if let Some(Some(body)) = f.controls.get(ctl) {
-            body(p, c);
-        }
-    }
-}
-
 /// The ingress controls up to one an assert (or a loop that did not end) stops; returns whether
 /// one did (one that failed in the parser stops the packet before them). `TRACED`: a traced
 /// switch's, recording each control and the fields it changed.
@@ -225,8 +228,10 @@ fn stage<const TRACED: bool>(f: &FastProg, p: &Prog, c: &mut Ctx, all: &[usize],
     }
 }
 
-/// Runs the control bodies of `stage` in order up to one an assert stops; returns whether one
-/// did.
+/// Runs the control bodies of `stage` in order (an `exit` ends only its own control, as in the
+/// closure executor's pipeline) up to one an assert or a loop that did not end stops; returns
+/// whether one did.
+#[inline]
 fn stage_aborts(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
     stage.iter().any(|&ctl| matches!(f.controls.get(ctl), Some(Some(body)) if body(p, c) == Flow::Abort))
 }
@@ -266,8 +271,8 @@ fn only_multicast(plan: &PacketPlan, c: &Ctx) -> Option<u32> {
 /// port)` of `members`, in order, the packet state as ingress left it (saved in `saved`, a buffer
 /// kept for reuse), then egress and deparser as for the replica of instance type `instance`.
 /// At most `limit` copies; returns whether there were more (the caller drops the packet for it).
-/// Copies egress marked to drop go to `dropped` with their index.
-pub(crate) fn replicate(p: &Prog, c: &mut Ctx, members: impl Iterator<Item = (u32, u32)>, instance: u128, limit: usize, saved: &mut Saved, res: &mut BatchOut, mut dropped: impl FnMut(&Prog, &Ctx, &mut BatchOut)) -> bool {
+/// Copies egress marks to drop, or a loop or assert stops, go to `dropped` with why.
+pub(crate) fn replicate(p: &Prog, c: &mut Ctx, members: impl Iterator<Item = (u32, u32)>, instance: u128, limit: usize, saved: &mut Saved, res: &mut BatchOut, mut dropped: impl FnMut(&Prog, &mut Ctx, &mut BatchOut, Stopped)) -> bool {
     let f = FastProg::of(p);
     saved.frame.clear();
     saved.frame.extend_from_slice(&c.f);
@@ -283,8 +288,8 @@ pub(crate) fn replicate(p: &Prog, c: &mut Ctx, members: impl Iterator<Item = (u3
             c.wire.copy_from_slice(&saved.wire);
             (c.wire_valid, c.cursor) = (valid, cursor);
         }
-        if let Err(Stopped::Marked) = egress_and_deparse(f, p, c, port, rid, Some(instance), res) {
-            dropped(p, c, res);
+        if let Err(stopped) = egress_and_deparse(f, p, c, port, rid, Some(instance), res) {
+            dropped(p, c, res, stopped);
         }
     }
     false

@@ -476,6 +476,11 @@ impl Gen<'_, '_, '_> {
                 f.slot_write(slot, x);
             }
             let r = g.inline(f, |g, f| g.parser_code(f, parser))?;
+            if g.opaque {
+                // Code the parser called may have stopped the packet (a loop that did not end).
+                let stopped = f.call(super::jit_aborted, 0);
+                aborted_if(f, stopped);
+            }
             if let Some(slot) = plan.error_field {
                 // A parser error goes to its field (`Err(code)` of `fast::run_parser`).
                 let (set, go) = (f.b.create_block(), f.b.create_block());
@@ -487,7 +492,7 @@ impl Gen<'_, '_, '_> {
                 f.b.switch_to_block(go);
             }
             for &i in &plan.ingress {
-                g.inline(f, |g, f| g.control_code(f, i))?;
+                g.stage_control(f, i)?;
             }
             f.drop_check(marker);
             let port = match plan.out_port_field {
@@ -506,16 +511,29 @@ impl Gen<'_, '_, '_> {
                 f.slot_write(slot, x);
             }
             for &i in &plan.egress {
-                g.inline(f, |g, f| g.control_code(f, i))?;
+                g.stage_control(f, i)?;
             }
             f.drop_check(marker);
             for &i in &plan.deparse {
-                g.inline(f, |g, f| g.control_code(f, i))?;
+                g.stage_control(f, i)?;
             }
             g.payload(f);
             Ok(())
         })?;
         Ok((id, self.emits, self_contained))
+    }
+
+    /// Control `i` inlined into the whole-packet function; when it calls closures, which may stop
+    /// the packet (`ABORT`: a loop that did not end, an assert), the function then returns
+    /// [`super::ABORTED`].
+    fn stage_control(&mut self, f: &mut Fun<'_>, i: usize) -> R<()> {
+        let flow = self.inline(f, |g, f| g.control_code(f, i))?;
+        if self.opaque {
+            let stopped = f.b.ins().icmp_imm_s(IntCC::Equal, flow, ABORT as i64);
+            let stopped = f.b.ins().uextend(I64, stopped);
+            aborted_if(f, stopped);
+        }
+        Ok(())
     }
 
     /// The packet's bytes after the parser's cursor, appended after the deparsed headers.
@@ -1436,5 +1454,14 @@ fn reject_if_pending(f: &mut Fun<'_>) {
     f.b.ins().brif(code, stop, &[], go_on, &[]);
     f.b.switch_to_block(stop);
     f.ret_value(code);
+    f.b.switch_to_block(go_on);
+}
+
+/// Returns [`super::ABORTED`] from the whole-packet function when `stopped` is not 0.
+fn aborted_if(f: &mut Fun<'_>, stopped: Value) {
+    let (stop, go_on) = (f.b.create_block(), f.b.create_block());
+    f.b.ins().brif(stopped, stop, &[], go_on, &[]);
+    f.b.switch_to_block(stop);
+    f.ret(super::ABORTED);
     f.b.switch_to_block(go_on);
 }

@@ -156,6 +156,9 @@ pub(crate) fn run_parser(code: JitFn, p: &Prog, c: &mut Ctx) -> Result<(), u32> 
 pub(crate) const NEXT: u64 = 0;
 /// What the whole-packet function returns for a packet the drop marker stops.
 pub(crate) const DROPPED: u64 = 1;
+/// What the whole-packet function returns for a packet a loop that did not end (or an assert in
+/// code it called) stopped: `Ctx::fx.aborted` says why.
+pub(crate) const ABORTED: u64 = 2;
 pub(crate) const EXIT: u64 = 1;
 pub(crate) const RETURN: u64 = 2;
 const BREAK: u64 = 3;
@@ -273,6 +276,14 @@ extern "C" fn jit_pending(frame: *mut JitFrame, _: u64) -> u64 {
     // SAFETY: as in `jit_run`.
     let c = unsafe { &mut *(*frame).c };
     c.pending_err.take().map_or(NEXT, |e| REJECT | u64::from(e))
+}
+
+/// Called by generated code after a parser that calls closures: 1 when code it called stopped
+/// the packet (`Ctx::fx.aborted`), else 0.
+extern "C" fn jit_aborted(frame: *mut JitFrame, _: u64) -> u64 {
+    // SAFETY: as in `jit_run`.
+    let c = unsafe { &*(*frame).c };
+    u64::from(c.fx.aborted.is_some())
 }
 
 /// Called by generated code: whether `v` is in the parser value set `vs` (1) or not (0).
