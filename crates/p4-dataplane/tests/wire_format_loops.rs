@@ -120,3 +120,19 @@ proptest! {
         prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
     }
 }
+
+/// A loop in a function called as a statement (bridged: the closure executor's code) stops the
+/// packet too; the fast path used to forward it.
+#[test]
+fn an_endless_loop_in_a_called_function_drops_the_packet() {
+    let text = PROGRAM
+        .replace("struct meta_t { }", "struct meta_t { }\nvoid spin(in bit<8> n, inout bit<16> c) { for (bit<8> k = 0; k <= n; k = k + 1) { c = c + 1; } }")
+        .replace("hdr.h.odd_sum = s;", "hdr.h.odd_sum = s; spin(hdr.h.n, hdr.h.range_sum);");
+    let reason = b"a loop ran 1048576 times without ending".to_vec();
+    for machine_code in [true, false] {
+        let mut sw = common::switch(&text);
+        assert_eq!(sw.use_machine_code(machine_code), machine_code);
+        let got = run(&mut sw, &[vec![255, 0xff, 0, 0, 0, 0]]);
+        assert_eq!(got, vec![(0, u32::MAX - 1, reason.clone()), (0, u32::MAX, reason.clone())], "machine code: {machine_code}");
+    }
+}
