@@ -196,17 +196,35 @@ impl Fun<'_> {
         self.b.ins().store(self.mem, zero, base, (slot * 16 + 8) as i32);
     }
 
-    /// The 8 bytes of the wire buffer from byte `at`, as a big-endian number.
-    fn wire_word(&mut self, at: usize) -> (Value, Value) {
-        let base = self.frame_ptr(offset_of!(JitFrame, wire));
-        let raw = self.b.ins().load(I64, self.mem, base, at as i32);
-        (base, self.b.ins().bswap(raw))
+    /// The `size` bytes (1, 2, 4 or 8) at `base + at`, as a big-endian number.
+    fn load_be(&mut self, base: Value, at: usize, size: usize) -> Value {
+        let ty = int_type(size);
+        let raw = self.b.ins().load(ty, self.mem, base, at as i32);
+        if size == 1 {
+            return self.b.ins().uextend(I64, raw);
+        }
+        let v = self.b.ins().bswap(raw);
+        if size == 8 { v } else { self.b.ins().uextend(I64, v) }
     }
 
-    /// A field of `width` bits at bit `bit` (`bit % 8 + width <= 64`).
+    /// Stores the low `size` bytes (1, 2, 4 or 8) of `v` big-endian at `base + at`.
+    fn store_be(&mut self, base: Value, at: usize, size: usize, v: Value) {
+        let v = if size == 8 { v } else { self.b.ins().ireduce(int_type(size), v) };
+        let raw = if size == 1 { v } else { self.b.ins().bswap(v) };
+        self.b.ins().store(self.mem, raw, base, at as i32);
+    }
+
+    /// A field of `width` bits at bit `bit` of the wire buffer (`bit % 8 + width <= 64`), read
+    /// with the narrowest load that covers it: a load that fits inside the store that last wrote
+    /// those bytes (an `extract`'s copy, [`Fun::copy`]) is forwarded from it, one that straddles
+    /// two stores waits for both to reach the cache (a store-forwarding stall, 16 % of an L2
+    /// forwarder's time when the key was read with an 8-byte load across the copy's two moves).
     fn field_read(&mut self, bit: usize, width: u32) -> Value {
-        let (_, w) = self.wire_word(bit / 8);
-        let shifted = self.b.ins().ishl_imm_s(w, (bit % 8) as i64);
+        let span = bit % 8 + width as usize;
+        let size = span.div_ceil(8).next_power_of_two();
+        let base = self.frame_ptr(offset_of!(JitFrame, wire));
+        let w = self.load_be(base, bit / 8, size);
+        let shifted = self.b.ins().ishl_imm_s(w, (64 - size * 8 + bit % 8) as i64);
         self.b.ins().ushr_imm_s(shifted, i64::from(64 - width))
     }
 
@@ -219,16 +237,28 @@ impl Fun<'_> {
         }
     }
 
+    /// Writes the field of `width` bits at bit `bit` of the wire buffer (`bit % 8 + width <= 64`):
+    /// a field of whole bytes on a byte is stored alone, big-endian, in 4-, 2- and 1-byte pieces;
+    /// any other is merged into the narrowest word that covers it (see [`Fun::field_read`]).
     fn field_write(&mut self, bit: usize, width: u32, v: Value) {
-        let span = (bit % 8) as u32 + width;
-        let m = (u64::MAX >> (64 - width)) << (64 - span);
-        let (base, w) = self.wire_word(bit / 8);
-        let kept = self.b.ins().band_imm_s(w, !m as i64);
-        let moved = self.b.ins().ishl_imm_s(v, i64::from(64 - span));
+        let base = self.frame_ptr(offset_of!(JitFrame, wire));
+        let (at, span) = (bit / 8, bit % 8 + width as usize);
+        if bit % 8 == 0 && width % 8 == 0 {
+            for (off, size) in pieces(span / 8) {
+                let shifted = self.b.ins().ushr_imm_s(v, ((span / 8 - off - size) * 8) as i64);
+                self.store_be(base, at + off, size, shifted);
+            }
+            return;
+        }
+        let size = span.div_ceil(8).next_power_of_two();
+        let bits = (size * 8) as u32;
+        let m = mask(width) << (bits as usize - span);
+        let w = self.load_be(base, at, size);
+        let kept = self.b.ins().band_imm_s(w, !(m as u64) as i64);
+        let moved = self.b.ins().ishl_imm_s(v, (bits as usize - span) as i64);
         let x = self.b.ins().band_imm_s(moved, m as i64);
         let new = self.b.ins().bor(kept, x);
-        let raw = self.b.ins().bswap(new);
-        self.b.ins().store(self.mem, raw, base, (bit / 8) as i32);
+        self.store_be(base, at, size, new);
     }
 
     /// The state a packet of a self-contained program starts from ([`JitProg::packet`]): the
@@ -292,30 +322,62 @@ impl Fun<'_> {
         self.b.ins().uextend(I64, c)
     }
 
-    /// Copies `len` bytes from `src` to `dst` (not overlapping) with 8-, 4-, 2- and 1-byte moves.
+    /// Copies `len` bytes from `src` to `dst` (not overlapping) with 8-, 4-, 2- and 1-byte moves
+    /// that do not overlap either, so a later narrow read of a field ([`Fun::field_read`])
+    /// usually fits inside one of the stores.
     fn copy(&mut self, dst: Value, dst_off: usize, src: Value, len: usize) {
-        let mut moves: Vec<(usize, ClType)> = Vec::new();
         let mut at = 0;
         while at + 8 <= len {
-            moves.push((at, I64));
+            self.copy_piece(dst, dst_off, src, at, 8);
             at += 8;
         }
-        if at < len && len >= 8 {
-            // The tail as one 8-byte move overlapping the last one.
-            moves.push((len - 8, I64));
-        } else {
-            for (size, ty) in [(4, cranelift_codegen::ir::types::I32), (2, cranelift_codegen::ir::types::I16), (1, I8)] {
-                if at + size <= len {
-                    moves.push((at, ty));
-                    at += size;
-                }
-            }
-        }
-        for (off, ty) in moves {
-            let v = self.b.ins().load(ty, self.mem, src, off as i32);
-            self.b.ins().store(self.mem, v, dst, (dst_off + off) as i32);
+        for (off, size) in pieces(len - at) {
+            self.copy_piece(dst, dst_off, src, at + off, size);
         }
     }
+
+    fn copy_piece(&mut self, dst: Value, dst_off: usize, src: Value, off: usize, size: usize) {
+        let v = self.b.ins().load(int_type(size), self.mem, src, off as i32);
+        self.b.ins().store(self.mem, v, dst, (dst_off + off) as i32);
+    }
+}
+
+/// For `P4F_JIT_DUMP=DIR` (a developer's aid, ARCHITECTURE "Reading the machine code"): function
+/// a function's Cranelift IR (`jit-N.clif`), its machine code as Cranelift lists it (`jit-N.vcode`)
+/// and its bytes (`jit-N.bin`, for `objdump -D -b binary -mi386:x86-64`), in `dir`; `N` counts the
+/// functions the process generated, in order (a whole-packet function comes after its blocks').
+fn dump_function(dir: &std::path::Path, clif: &str, code: &cranelift_codegen::CompiledCode) {
+    static GENERATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let id = GENERATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let files = [("clif", clif.as_bytes()), ("vcode", code.vcode.as_deref().unwrap_or("").as_bytes()), ("bin", code.code_buffer())];
+    for (ext, bytes) in files {
+        let path = dir.join(format!("jit-{id}.{ext}"));
+        if let Err(e) = std::fs::write(&path, bytes) {
+            eprintln!("P4F_JIT_DUMP: cannot write {}: {e}", path.display());
+        }
+    }
+}
+
+/// The integer type of `size` bytes (1, 2, 4 or 8).
+fn int_type(size: usize) -> ClType {
+    use cranelift_codegen::ir::types::{I16, I32};
+    match size {
+        1 => I8,
+        2 => I16,
+        4 => I32,
+        _ => I64,
+    }
+}
+
+/// `n` bytes (at most 8) as pieces of 8, 4, 2 and 1 bytes, largest first: `(offset, size)`.
+fn pieces(n: usize) -> impl Iterator<Item = (usize, usize)> {
+    let mut at = 0;
+    [8, 4, 2, 1].into_iter().filter_map(move |size| {
+        (n - at >= size).then(|| {
+            at += size;
+            (at - size, size)
+        })
+    })
 }
 
 impl Gen<'_, '_, '_> {
@@ -360,7 +422,15 @@ impl Gen<'_, '_, '_> {
         result?;
         let sig = ctx.func.signature.clone();
         let id = self.module.declare_anonymous_function(&sig).map_err(jit_error)?;
+        let dump = std::env::var_os("P4F_JIT_DUMP");
+        if dump.is_some() {
+            ctx.set_disasm(true);
+        }
+        let clif = dump.as_ref().map(|_| ctx.func.display().to_string());
         self.module.define_function(id, &mut ctx).map_err(jit_error)?;
+        if let (Some(dir), Some(clif), Some(code)) = (dump, clif, ctx.compiled_code()) {
+            dump_function(std::path::Path::new(&dir), &clif, code);
+        }
         self.module.clear_context(&mut ctx);
         Ok(id)
     }
