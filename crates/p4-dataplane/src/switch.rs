@@ -20,7 +20,7 @@ use crate::control::{Injected, OutputPacket, PacketIo};
 use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
 use crate::meter::Meter;
 use p4_arch::{DropMarker, ExternOp, MetaRole, PacketInstance, SideEffect, StateKind};
-use crate::table::{IndexKind, TableState};
+use crate::table::TableState;
 use crate::DataplaneError;
 
 /// How many times one packet may enter the parser again before it is dropped.
@@ -237,7 +237,7 @@ impl Switch {
         }
         let mut tables = Vec::new();
         for k in &prog.layouts.keys {
-            tables.push(TableState::with_fields(index_kind(k), lpm_width(k), k.fields.len()));
+            tables.push(TableState::for_key(k));
         }
         let ctx = Ctx {
             f: vec![0; prog.frame_len],
@@ -771,20 +771,6 @@ impl Switch {
 
 /// The lookup structure for a table's key layout: ternary when entries carry priorities (or more than
 /// one lpm key), lpm on the one lpm key, else exact.
-fn index_kind(k: &p4_ir::layout::KeyLayout) -> IndexKind {
-    let mut lpms = k.fields.iter().enumerate().filter(|(_, f)| f.match_kind == p4_ir::MatchKind::Lpm);
-    match (k.priority_kind.is_some(), lpms.next(), lpms.next()) {
-        (false, Some((pos, _)), None) => IndexKind::Lpm(pos),
-        (false, None, _) => IndexKind::Exact,
-        _ => IndexKind::Ternary,
-    }
-}
-
-/// Width of the lpm key (0 without one).
-fn lpm_width(k: &p4_ir::layout::KeyLayout) -> u32 {
-    k.fields.iter().find(|f| f.match_kind == p4_ir::MatchKind::Lpm).map_or(0, |f| f.width)
-}
-
 impl Switch {
     /// Processes `batch` in order, each packet (and everything it causes) to completion, and writes
     /// what came of it into `out` (cleared first; reuse it across batches: see [`crate::batch`]).

@@ -255,6 +255,12 @@ pub(crate) struct FlatProbe {
     pub(crate) hits: *const Hit,
     /// The default's record, by value (so it moves with the table).
     pub(crate) default: Hit,
+    /// For a table of one lpm field of 1..=32 bits ([`trie_width`]): its trie's slots by level
+    /// (the strides are [`trie_strides`] of the width) and its leaves, which generated code walks
+    /// itself as [`LpmTrie::lookup`] does. `trie[0]` is null while the trie has no root (no entry
+    /// yet, or none since the trie ran out of leaf ids): the code then asks Rust.
+    pub(crate) trie: [*const u32; TRIE_LEVELS],
+    pub(crate) leaves: *const Leaf,
 }
 
 // SAFETY: the pointers are into the owning `TableState`'s own heap buffers, refreshed whenever
@@ -323,7 +329,7 @@ fn exact_key(matches: &[Match]) -> Box<[u128]> {
 /// A slot of an [`LpmTrie`] node: `EMPTY`, `CHILD | n` (node `n` of the next level), or leaf
 /// `id + 1`. One `u32` a slot keeps the 65,536-slot root of a 32-bit key at 256 KiB.
 const EMPTY: u32 = 0;
-const CHILD: u32 = 1 << 31;
+pub(crate) const CHILD: u32 = 1 << 31;
 /// Leaf ids stay below this, so that `id + 1` never reads as a child.
 const MAX_LEAVES: usize = (CHILD - 1) as usize;
 
@@ -352,9 +358,11 @@ impl Level {
 }
 
 /// A prefix in the trie: its entry and its length (a longer prefix overrides a shorter one).
+/// `#[repr(C)]`: generated code reads `handle` at its offset ([`FlatProbe::leaves`]).
 #[derive(Clone, Copy)]
-struct Leaf {
-    handle: u64,
+#[repr(C)]
+pub(crate) struct Leaf {
+    pub(crate) handle: u64,
     len: u32,
 }
 
@@ -391,19 +399,40 @@ impl std::fmt::Debug for LpmTrie {
     }
 }
 
+/// One level's stride in an [`LpmTrie`] of a given width: the key bits it consumes and the right
+/// shift bringing them to the bottom of the key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stride {
+    pub(crate) bits: u32,
+    pub(crate) shift: u32,
+}
+
+/// The most levels a trie has (a 32-bit key: 16, 8, 8).
+pub(crate) const TRIE_LEVELS: usize = 3;
+
+/// The strides of the trie of a key of `width` bits, root first (the first `min(width, 16)` bits,
+/// then 8 at a time, the last stride shorter); `None` unless `width` is 1..=32 (no trie then).
+pub(crate) fn trie_strides(width: u32) -> Option<Vec<Stride>> {
+    if !(1..=32).contains(&width) {
+        return None;
+    }
+    let mut strides = Vec::new();
+    let mut end = 0;
+    while end < width {
+        let bits = if end == 0 { width.min(16) } else { (width - end).min(8) };
+        end += bits;
+        strides.push(Stride { bits, shift: width - end });
+    }
+    Some(strides)
+}
+
 impl LpmTrie {
     /// An empty trie (no slots yet) for keys of `width` bits; `None` unless `width` is 1..=32.
     fn new(width: u32) -> Option<LpmTrie> {
-        if !(1..=32).contains(&width) {
-            return None;
-        }
-        let mut levels = Vec::new();
-        let mut end = 0;
-        while end < width {
-            let bits = if end == 0 { width.min(16) } else { (width - end).min(8) };
-            end += bits;
-            levels.push(Level { bits, shift: width - end, end, slots: Vec::new(), free: Vec::new() });
-        }
+        let levels = trie_strides(width)?
+            .into_iter()
+            .map(|Stride { bits, shift }| Level { bits, shift, end: width - shift, slots: Vec::new(), free: Vec::new() })
+            .collect();
         Some(LpmTrie { levels, leaves: Vec::new(), free_leaves: Vec::new(), leaf_of: HashMap::default() })
     }
 
@@ -564,7 +593,34 @@ impl LpmTrie {
     }
 }
 
+/// The index a table with key `k` uses.
+fn index_kind(k: &p4_ir::layout::KeyLayout) -> IndexKind {
+    let mut lpms = k.fields.iter().enumerate().filter(|(_, f)| f.match_kind == p4_ir::MatchKind::Lpm);
+    match (k.priority_kind.is_some(), lpms.next(), lpms.next()) {
+        (false, Some((pos, _)), None) => IndexKind::Lpm(pos),
+        (false, None, _) => IndexKind::Exact,
+        _ => IndexKind::Ternary,
+    }
+}
+
+/// Width of the lpm key (0 without one).
+fn lpm_width(k: &p4_ir::layout::KeyLayout) -> u32 {
+    k.fields.iter().find(|f| f.match_kind == p4_ir::MatchKind::Lpm).map_or(0, |f| f.width)
+}
+
+/// The width of the trie a table with key `k` keeps ([`LpmTrie`]: one lpm field of 1..=32 bits),
+/// if it keeps one.
+pub(crate) fn trie_width(k: &p4_ir::layout::KeyLayout) -> Option<u32> {
+    let width = lpm_width(k);
+    (index_kind(k) == IndexKind::Lpm(0) && k.fields.len() == 1 && (1..=32).contains(&width)).then_some(width)
+}
+
 impl TableState {
+    /// The empty table for key `k`.
+    pub(crate) fn for_key(k: &p4_ir::layout::KeyLayout) -> TableState {
+        TableState::with_fields(index_kind(k), lpm_width(k), k.fields.len())
+    }
+
     /// An empty table; `lpm_width` is the lpm key's width for [`IndexKind::Lpm`].
     pub fn new(kind: IndexKind, lpm_width: u32) -> TableState {
         TableState::with_fields(kind, lpm_width, 0)
@@ -581,7 +637,15 @@ impl TableState {
             (IndexKind::Ternary, _) => Index::Ternary(TupleSpace::default()),
         };
         let default_hit = Hit::new(0, &[]);
-        let flat_probe = FlatProbe { slots: std::ptr::null(), shift: 0, mask: 0, hits: std::ptr::null(), default: default_hit };
+        let flat_probe = FlatProbe {
+            slots: std::ptr::null(),
+            shift: 0,
+            mask: 0,
+            hits: std::ptr::null(),
+            default: default_hit,
+            trie: [std::ptr::null(); TRIE_LEVELS],
+            leaves: std::ptr::null(),
+        };
         let mut table =
             TableState { entries: Vec::new(), hits: Vec::new(), free: Default::default(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit, flat_probe };
         table.refresh_flat_probe();
@@ -601,7 +665,16 @@ impl TableState {
             Index::Exact1(map) => (map.narrow.slots_ptr(), u64::from(map.narrow.shift()), map.narrow.mask() as u64),
             _ => (std::ptr::null(), 0, 0),
         };
-        FlatProbe { slots, shift, mask, hits: self.hits.as_ptr(), default: self.default_hit }
+        let (mut trie, mut leaves) = ([std::ptr::null(); TRIE_LEVELS], std::ptr::null());
+        if let Index::Lpm1 { trie: Some(t), .. } = &self.index {
+            if t.levels.first().is_some_and(|root| !root.slots.is_empty()) {
+                for (at, level) in trie.iter_mut().zip(&t.levels) {
+                    *at = level.slots.as_ptr();
+                }
+                leaves = t.leaves.as_ptr();
+            }
+        }
+        FlatProbe { slots, shift, mask, hits: self.hits.as_ptr(), default: self.default_hit, trie, leaves }
     }
 
     /// Whether the [`FlatProbe`] is as a refresh would leave it.
@@ -949,8 +1022,22 @@ mod tests {
         assert_ne!(copy.flat_probe.slots, t.flat_probe.slots);
         t.clear();
         assert!(t.flat_probe_is_fresh(), "after clear");
-        let lpm = TableState::with_fields(IndexKind::Lpm(0), 32, 1);
+        let mut lpm = TableState::with_fields(IndexKind::Lpm(0), 32, 1);
         assert!(lpm.flat_probe.slots.is_null(), "other tables have none: generated code asks Rust");
+        assert!(lpm.flat_probe.trie[0].is_null(), "a trie without a root: generated code asks Rust");
+        let prefix = |v: u128, len: u32| vec![Match::Mask(v, prefix_mask(len, 32))];
+        for (i, len) in [8u32, 16, 20, 24, 32, 32, 12].into_iter().enumerate() {
+            let v = (0x0a00_0000 | (i as u128) << 8 | i as u128) & prefix_mask(len, 32);
+            lpm.insert(Entry { args: vec![i as u128], ..entry(prefix(v, len), 0, 1) }).expect("insert");
+            assert!(lpm.flat_probe_is_fresh(), "after route {i} (levels' arenas and the leaves grow)");
+        }
+        assert!(!lpm.flat_probe.trie.iter().any(|l| l.is_null()) && !lpm.flat_probe.leaves.is_null(), "a 32-bit key's three levels");
+        lpm.remove(4).expect("remove");
+        assert!(lpm.flat_probe_is_fresh(), "after remove");
+        let copy = lpm.clone();
+        assert!(copy.flat_probe_is_fresh() && copy.flat_probe.trie[0] != lpm.flat_probe.trie[0], "a clone walks its own trie");
+        lpm.clear();
+        assert!(lpm.flat_probe_is_fresh() && lpm.flat_probe.trie[0].is_null(), "after clear");
     }
 
     #[test]

@@ -499,3 +499,95 @@ fn the_flat_map_probed_by_generated_code_follows_the_control_plane() {
     let got: Vec<u32> = run(&mut sw, &frames).iter().map(|(_, port, _)| *port).collect();
     assert_eq!(got, want);
 }
+
+/// A router on one lpm field of `WIDTH` bits (a header of whole bytes: the field, then padding).
+fn routes_program(width: u32) -> String {
+    let pad = (8 - width % 8) % 8;
+    let padding = if pad > 0 { format!(" bit<{pad}> pad;") } else { String::new() };
+    format!(
+        r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t {{ bit<{width}> dst;{padding} }}
+struct headers_t {{ h_t h; }}
+struct meta_t {{ }}
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    state start {{ pkt.extract(hdr.h); transition accept; }}
+}}
+control V(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    action fwd(bit<9> port) {{ sm.egress_spec = port; }}
+    table routes {{ key = {{ hdr.h.dst: lpm; }} actions = {{ fwd; }} default_action = fwd(500); }}
+    apply {{ routes.apply(); }}
+}}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ }} }}
+control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control D(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr.h); }} }}
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#
+    )
+}
+
+/// For keys of 32 bits (a trie of three levels: 16, 8, 8), 20 (16, 4) and 12 (one level): routes
+/// of every length from 0 to the width, nested and overlapping, added, then some deleted, some
+/// given another port, and the default changed, and at each step every key near a route's
+/// boundaries leaves by the port of the longest prefix the control plane left covering it (a
+/// model in the test), as the trie walked by generated code finds it.
+#[test]
+fn the_trie_walked_by_generated_code_follows_the_control_plane() {
+    for width in [32u32, 20, 12] {
+        let mut sw = build("routes.p4", &routes_program(width));
+        assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet, self-contained"), "width {width}");
+        let mask = |len: u32| if len == 0 { 0 } else { (u64::MAX << (64 - len)) >> (64 - width) };
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        // (value, length, port) by handle; `None` once deleted.
+        let mut routes: Vec<Option<(u64, u32, u16)>> = Vec::new();
+        let mut handles = Vec::new();
+        let base = next() & mask(width);
+        for i in 0..300u32 {
+            let len = i % (width + 1);
+            // Half the routes inside one /8 (nested prefixes sharing trie nodes), half anywhere.
+            let value = if i % 2 == 0 { (base & mask(8.min(width))) | (next() & !mask(8.min(width))) } else { next() } & mask(len);
+            if routes.iter().flatten().any(|r| r.0 == value && r.1 == len) {
+                continue;
+            }
+            let port = (i % 400 + 1) as u16;
+            let key = Keys::Positional(vec![KeyValue::Prefix(value.into(), len)]);
+            handles.push(sw.table_add("routes", key, "fwd", ActionArgs::Positional(vec![port.into()]), None).expect("route"));
+            routes.push(Some((value, len, port)));
+        }
+        let check = |sw: &mut Switch, routes: &[Option<(u64, u32, u16)>], default: u32, step: &str| {
+            let keys: Vec<u64> = routes
+                .iter()
+                .flatten()
+                .flat_map(|&(v, len, _)| [v, v | (!mask(len) & mask(width)), v.wrapping_sub(1) & mask(width), (v | (!mask(len) & mask(width))).wrapping_add(1) & mask(width)])
+                .collect();
+            let bytes = width.div_ceil(8) as usize;
+            let frames: Vec<Vec<u8>> = keys.iter().map(|k| (k << (bytes as u32 * 8 - width)).to_be_bytes()[8 - bytes..].to_vec()).collect();
+            let want: Vec<u32> = keys
+                .iter()
+                .map(|&k| routes.iter().flatten().filter(|r| k & mask(r.1) == r.0).max_by_key(|r| r.1).map_or(default, |r| u32::from(r.2)))
+                .collect();
+            let got: Vec<u32> = run(sw, &frames).iter().map(|(_, port, _)| *port).collect();
+            assert_eq!(got, want, "width {width}, {step}");
+        };
+        check(&mut sw, &routes, 500, "after the adds");
+        for (i, h) in handles.iter().enumerate() {
+            if i % 3 == 0 {
+                sw.table_delete("routes", *h).expect("delete");
+                routes[i] = None;
+            } else if i % 5 == 0 {
+                sw.table_modify("routes", *h, "fwd", ActionArgs::Positional(vec![450u16.into()])).expect("modify");
+                routes[i] = routes[i].map(|(v, len, _)| (v, len, 450));
+            }
+        }
+        sw.table_set_default("routes", "fwd", ActionArgs::Positional(vec![499u16.into()])).expect("default");
+        check(&mut sw, &routes, 499, "after deletes, modifies and a new default");
+    }
+}

@@ -1093,58 +1093,31 @@ impl Gen<'_, '_, '_> {
     }
 
     /// The record a packet with the one-field `key` runs in table `t`, as [`super::jit_record`]
-    /// returns it (its address, bit 0 set on a hit; 0 when it does not hold its data): probed
-    /// here in the table's flat map ([`crate::table::FlatProbe`]) when it has one, else asked
+    /// returns it (its address, bit 0 set on a hit; 0 when it does not hold its data): found here
+    /// in the table's flat map or trie ([`crate::table::FlatProbe`]) when it has one, else asked
     /// of Rust.
     fn record(&mut self, f: &mut Fun<'_>, t: usize, key: Value) -> Value {
-        let table_mem = TRUSTED;
         let tables = f.frame_ptr(offset_of!(JitFrame, tables));
         let at = t * std::mem::size_of::<TableState>() + TableState::FLAT_PROBE_OFFSET;
         let probe = f.b.ins().iadd_imm_s(tables, at as i64);
-        let slots = f.b.ins().load(I64, table_mem, probe, offset_of!(FlatProbe, slots) as i32);
-        let (flat, ask, result) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
+        let (ask, result, hit, miss, chosen) = (f.b.create_block(), f.b.create_block(), f.b.create_block(), f.b.create_block(), f.b.create_block());
         f.b.append_block_param(result, I64);
-        f.b.ins().brif(slots, flat, &[], ask, &[]);
+        f.b.append_block_param(hit, I64);
+        f.b.append_block_param(chosen, I64);
+        f.b.append_block_param(chosen, I64);
+        let trie = crate::table::trie_width(self.fc.cx.layouts.key(p4_ir::TableId(t as u32))).and_then(crate::table::trie_strides);
+        match trie {
+            Some(strides) => Self::trie_walk(f, probe, key, &strides, ask, hit, miss),
+            None => Self::flat_probe(f, probe, key, ask, hit, miss),
+        }
 
         f.b.switch_to_block(ask);
         let rec = f.call2(super::jit_record, t as u64, key);
         f.b.ins().jump(result, &[BlockArg::Value(rec)]);
 
-        // Linear probing from the key's home slot (as `FlatMap::get`).
-        f.b.switch_to_block(flat);
-        let shift = f.b.ins().load(I64, table_mem, probe, offset_of!(FlatProbe, shift) as i32);
-        let mask = f.b.ins().load(I64, table_mem, probe, offset_of!(FlatProbe, mask) as i32);
-        let mixed = f.b.ins().imul_imm_s(key, FLAT_MIX as i64);
-        let home = f.b.ins().ushr(mixed, shift);
-        let (probe_slot, compare, next, hit, miss, chosen) =
-            (f.b.create_block(), f.b.create_block(), f.b.create_block(), f.b.create_block(), f.b.create_block(), f.b.create_block());
-        f.b.append_block_param(probe_slot, I64);
-        f.b.append_block_param(hit, I64);
-        f.b.append_block_param(chosen, I64);
-        f.b.append_block_param(chosen, I64);
-        f.b.ins().jump(probe_slot, &[BlockArg::Value(home)]);
-
-        f.b.switch_to_block(probe_slot);
-        let i = f.b.block_params(probe_slot)[0];
-        let offset = f.b.ins().ishl_imm_s(i, std::mem::size_of::<FlatSlot>().trailing_zeros() as i64);
-        let slot = f.b.ins().iadd(slots, offset);
-        let handle = f.b.ins().load(I64, table_mem, slot, offset_of!(FlatSlot, handle) as i32);
-        let empty = f.b.ins().icmp_imm_s(IntCC::Equal, handle, FLAT_EMPTY as i64);
-        f.b.ins().brif(empty, miss, &[], compare, &[]);
-
-        f.b.switch_to_block(compare);
-        let slot_key = f.b.ins().load(I64, table_mem, slot, offset_of!(FlatSlot, key) as i32);
-        let same = f.b.ins().icmp(IntCC::Equal, slot_key, key);
-        f.b.ins().brif(same, hit, &[BlockArg::Value(handle)], next, &[]);
-
-        f.b.switch_to_block(next);
-        let after = f.b.ins().iadd_imm_s(i, 1);
-        let wrapped = f.b.ins().band(after, mask);
-        f.b.ins().jump(probe_slot, &[BlockArg::Value(wrapped)]);
-
         f.b.switch_to_block(hit);
         let handle = f.b.block_params(hit)[0];
-        let hits = f.b.ins().load(I64, table_mem, probe, offset_of!(FlatProbe, hits) as i32);
+        let hits = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, hits) as i32);
         let offset = f.b.ins().imul_imm_s(handle, std::mem::size_of::<Hit>() as i64);
         let record = f.b.ins().iadd(hits, offset);
         let one = f.konst(1);
@@ -1158,7 +1131,7 @@ impl Gen<'_, '_, '_> {
         // A record without its data: 0, the full lookup.
         f.b.switch_to_block(chosen);
         let (record, found) = (f.b.block_params(chosen)[0], f.b.block_params(chosen)[1]);
-        let len = f.b.ins().uload32(table_mem, record, Hit::LEN_OFFSET as i32);
+        let len = f.b.ins().uload32(TRUSTED, record, Hit::LEN_OFFSET as i32);
         let in_entry = f.b.ins().icmp_imm_s(IntCC::Equal, len, i64::from(Hit::IN_ENTRY));
         let tagged = f.b.ins().bor(record, found);
         let zero = f.konst(0);
@@ -1167,6 +1140,90 @@ impl Gen<'_, '_, '_> {
 
         f.b.switch_to_block(result);
         f.b.block_params(result)[0]
+    }
+
+    /// Linear probing of the table's flat map from the key's home slot (as `FlatMap::get`): to
+    /// `hit(handle)` or `miss`; to `ask` when the table has no flat map.
+    fn flat_probe(f: &mut Fun<'_>, probe: Value, key: Value, ask: Block, hit: Block, miss: Block) {
+        let slots = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, slots) as i32);
+        let flat = f.b.create_block();
+        f.b.ins().brif(slots, flat, &[], ask, &[]);
+        f.b.switch_to_block(flat);
+        let shift = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, shift) as i32);
+        let mask = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, mask) as i32);
+        let mixed = f.b.ins().imul_imm_s(key, FLAT_MIX as i64);
+        let home = f.b.ins().ushr(mixed, shift);
+        let (probe_slot, compare, next) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
+        f.b.append_block_param(probe_slot, I64);
+        f.b.ins().jump(probe_slot, &[BlockArg::Value(home)]);
+
+        f.b.switch_to_block(probe_slot);
+        let i = f.b.block_params(probe_slot)[0];
+        let offset = f.b.ins().ishl_imm_s(i, std::mem::size_of::<FlatSlot>().trailing_zeros() as i64);
+        let slot = f.b.ins().iadd(slots, offset);
+        let handle = f.b.ins().load(I64, TRUSTED, slot, offset_of!(FlatSlot, handle) as i32);
+        let empty = f.b.ins().icmp_imm_s(IntCC::Equal, handle, FLAT_EMPTY as i64);
+        f.b.ins().brif(empty, miss, &[], compare, &[]);
+
+        f.b.switch_to_block(compare);
+        let slot_key = f.b.ins().load(I64, TRUSTED, slot, offset_of!(FlatSlot, key) as i32);
+        let same = f.b.ins().icmp(IntCC::Equal, slot_key, key);
+        f.b.ins().brif(same, hit, &[BlockArg::Value(handle)], next, &[]);
+
+        f.b.switch_to_block(next);
+        let after = f.b.ins().iadd_imm_s(i, 1);
+        let wrapped = f.b.ins().band(after, mask);
+        f.b.ins().jump(probe_slot, &[BlockArg::Value(wrapped)]);
+    }
+
+    /// The walk down the table's LPM trie (as `LpmTrie::lookup`, strides `strides`): one slot
+    /// per level while it holds a child, then the leaf's handle: to `hit(handle)`, or `miss` on
+    /// an empty slot; to `ask` when the trie has no root.
+    fn trie_walk(f: &mut Fun<'_>, probe: Value, key: Value, strides: &[crate::table::Stride], ask: Block, hit: Block, miss: Block) {
+        use cranelift_codegen::ir::types::I32;
+        let level_at = |l: usize| (offset_of!(FlatProbe, trie) + l * std::mem::size_of::<*const u32>()) as i32;
+        let root = f.b.ins().load(I64, TRUSTED, probe, level_at(0));
+        let (walk, leaf) = (f.b.create_block(), f.b.create_block());
+        f.b.append_block_param(leaf, I32);
+        f.b.ins().brif(root, walk, &[], ask, &[]);
+        f.b.switch_to_block(walk);
+        let mut node: Option<Value> = None;
+        for (l, stride) in strides.iter().enumerate() {
+            let bits = f.b.ins().ushr_imm_s(key, i64::from(stride.shift));
+            let mut index = f.b.ins().band_imm_s(bits, (1i64 << stride.bits) - 1);
+            if let Some(n) = node {
+                let first = f.b.ins().ishl_imm_s(n, i64::from(stride.bits));
+                index = f.b.ins().bor(first, index);
+            }
+            let base = if l == 0 { root } else { f.b.ins().load(I64, TRUSTED, probe, level_at(l)) };
+            let offset = f.b.ins().ishl_imm_s(index, 2);
+            let at = f.b.ins().iadd(base, offset);
+            let slot = f.b.ins().load(I32, TRUSTED, at, 0);
+            if l + 1 == strides.len() {
+                f.b.ins().jump(leaf, &[BlockArg::Value(slot)]);
+                break;
+            }
+            let child = f.b.ins().band_imm_s(slot, i64::from(crate::table::CHILD));
+            let down = f.b.create_block();
+            f.b.ins().brif(child, down, &[], leaf, &[BlockArg::Value(slot)]);
+            f.b.switch_to_block(down);
+            let n = f.b.ins().band_imm_s(slot, i64::from(!crate::table::CHILD));
+            node = Some(f.b.ins().uextend(I64, n));
+        }
+
+        // A leaf slot holds its leaf's id + 1; 0 is no prefix.
+        f.b.switch_to_block(leaf);
+        let slot = f.b.block_params(leaf)[0];
+        let found = f.b.create_block();
+        f.b.ins().brif(slot, found, &[], miss, &[]);
+        f.b.switch_to_block(found);
+        let id = f.b.ins().uextend(I64, slot);
+        let leaves = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, leaves) as i32);
+        let offset = f.b.ins().imul_imm_s(id, std::mem::size_of::<crate::table::Leaf>() as i64);
+        let at = f.b.ins().iadd(leaves, offset);
+        let before = -(std::mem::size_of::<crate::table::Leaf>() as i32) + offset_of!(crate::table::Leaf, handle) as i32;
+        let handle = f.b.ins().load(I64, TRUSTED, at, before);
+        f.b.ins().jump(hit, &[BlockArg::Value(handle)]);
     }
 
     /// Applies table `t`: the lookup in Rust, the chosen action's body inlined. Returns whether
