@@ -109,10 +109,6 @@ enum ElementIndex {
 /// `hs.last.f`, `hs.next`): how the element is chosen, and the place once per element with the
 /// element made a constant index (`hs[0].f`, `hs[1].f`, ...); `None` for any other expression.
 fn per_element(e: &Expr) -> Option<(ElementIndex, Vec<Expr>)> {
-    let element = |stack: &Expr, ty: Type, k: u32| {
-        let index = Expr { kind: ExprKind::Const(p4_ir::Value::Bits { width: 32, signed: false, value: k.into() }), ty: Type::Bits { width: 32, signed: false }, span: e.span };
-        Expr { kind: ExprKind::Index(Box::new(stack.clone()), Box::new(index)), ty, span: e.span }
-    };
     match &e.kind {
         ExprKind::Field(inner, f) => {
             let (index, inners) = per_element(inner)?;
@@ -120,23 +116,28 @@ fn per_element(e: &Expr) -> Option<(ElementIndex, Vec<Expr>)> {
         }
         ExprKind::Index(stack, index) if !matches!(index.kind, ExprKind::Const(_)) => {
             let Type::Stack(_, n) = &stack.ty else { return None };
-            let constant = |k: u32| {
-                let value = match index.ty {
-                    Type::Bits { width, signed } => p4_ir::Value::Bits { width, signed, value: k.into() },
-                    _ => p4_ir::Value::InfInt(k.into()),
-                };
-                Expr { kind: ExprKind::Const(value), ..(**index).clone() }
-            };
-            let elements = (0..*n).map(|k| Expr { kind: ExprKind::Index(stack.clone(), Box::new(constant(k))), ..e.clone() }).collect();
+            let elements = (0..*n).map(|k| element(e, stack, k, index)).collect();
             Some((ElementIndex::Expr((**index).clone()), elements))
         }
         ExprKind::StackNext(stack) | ExprKind::StackLast(stack) => {
             let Type::Stack(_, n) = &stack.ty else { return None };
-            let elements = (0..*n).map(|k| element(stack, e.ty.clone(), k)).collect();
+            let like = Expr { kind: ExprKind::Const(p4_ir::Value::InfInt(0.into())), ty: Type::Bits { width: 32, signed: false }, span: e.span };
+            let elements = (0..*n).map(|k| element(e, stack, k, &like)).collect();
             Some((ElementIndex::Next { stack: (**stack).clone(), last: matches!(e.kind, ExprKind::StackLast(_)) }, elements))
         }
         _ => None,
     }
+}
+
+/// `stack[k]` in place of `e` (an element of `stack` chosen at run time), the constant `k` of the
+/// type and span of `index` (a `bit<32>` stands for the `nextIndex` of `next` and `last`).
+fn element(e: &Expr, stack: &Expr, k: u32, index: &Expr) -> Expr {
+    let value = match index.ty {
+        Type::Bits { width, signed } => p4_ir::Value::Bits { width, signed, value: k.into() },
+        _ => p4_ir::Value::InfInt(k.into()),
+    };
+    let k = Expr { kind: ExprKind::Const(value), ..index.clone() };
+    Expr { kind: ExprKind::Index(Box::new(stack.clone()), Box::new(k)), ..e.clone() }
 }
 
 /// `body` of state `state` of parser `parser`, recording first that the parser entered it (a
