@@ -139,8 +139,9 @@ pub struct Entry {
 #[derive(Clone, Debug)]
 enum Index {
     Exact(HashMap<Box<[u128]>, u64>),
-    /// A key of one field: its value is the map key (no slice to hash and compare).
-    Exact1(OneFieldMap),
+    /// Exact fields of at most 128 bits in all: the map key is their values packed into one
+    /// number ([`pack`]; one field: its value), not a slice to hash and compare.
+    ExactPacked { widths: Box<[u32]>, map: OneFieldMap },
     /// `(prefix length, masked key tuple → handle)`, longest prefix first.
     Lpm { pos: usize, width: u32, by_len: Vec<(u32, KeyMap)> },
     /// The lpm field alone: `(prefix length, its mask, masked value → handle)`, longest first;
@@ -608,6 +609,26 @@ fn lpm_width(k: &p4_ir::layout::KeyLayout) -> u32 {
     k.fields.iter().find(|f| f.match_kind == p4_ir::MatchKind::Lpm).map_or(0, |f| f.width)
 }
 
+/// The widths of the fields of key `k` when a table keeps its entries by their packed values
+/// ([`pack`]): every field exact, at most 128 bits in all.
+pub(crate) fn packed_widths(k: &p4_ir::layout::KeyLayout) -> Option<Vec<u32>> {
+    let widths: Vec<u32> = k.fields.iter().map(|f| f.width).collect();
+    let bits: u32 = widths.iter().sum();
+    (index_kind(k) == IndexKind::Exact && !widths.is_empty() && bits <= 128).then_some(widths)
+}
+
+/// The values of an exact key's fields of widths `widths` as one number, the first field in the
+/// high bits (a field's bits above its width dropped); one field: its value as it is. `None` for
+/// a key of another number of fields.
+#[inline]
+pub(crate) fn pack(widths: &[u32], values: &[u128]) -> Option<u128> {
+    match (widths, values) {
+        ([_], [v]) => Some(*v),
+        _ if widths.len() == values.len() => Some(widths.iter().zip(values).fold(0u128, |acc, (w, v)| acc.checked_shl(*w).unwrap_or(0) | (v & mask(*w)))),
+        _ => None,
+    }
+}
+
 /// The width of the trie a table with key `k` keeps ([`LpmTrie`]: one lpm field of 1..=32 bits),
 /// if it keeps one.
 pub(crate) fn trie_width(k: &p4_ir::layout::KeyLayout) -> Option<u32> {
@@ -618,7 +639,12 @@ pub(crate) fn trie_width(k: &p4_ir::layout::KeyLayout) -> Option<u32> {
 impl TableState {
     /// The empty table for key `k`.
     pub(crate) fn for_key(k: &p4_ir::layout::KeyLayout) -> TableState {
-        TableState::with_fields(index_kind(k), lpm_width(k), k.fields.len())
+        let mut table = TableState::with_fields(index_kind(k), lpm_width(k), k.fields.len());
+        if let Some(widths) = packed_widths(k) {
+            table.index = Index::ExactPacked { widths: widths.into(), map: OneFieldMap::default() };
+            table.refresh_flat_probe();
+        }
+        table
     }
 
     /// An empty table; `lpm_width` is the lpm key's width for [`IndexKind::Lpm`].
@@ -630,7 +656,7 @@ impl TableState {
     /// index keyed by the value itself; 0: not known, the general index).
     pub fn with_fields(kind: IndexKind, lpm_width: u32, fields: usize) -> TableState {
         let index = match (kind, fields) {
-            (IndexKind::Exact, 1) => Index::Exact1(OneFieldMap::default()),
+            (IndexKind::Exact, 1) => Index::ExactPacked { widths: Box::new([0]), map: OneFieldMap::default() },
             (IndexKind::Exact, _) => Index::Exact(HashMap::default()),
             (IndexKind::Lpm(0), 1) => Index::Lpm1 { width: lpm_width, by_len: Vec::new(), trie: LpmTrie::new(lpm_width) },
             (IndexKind::Lpm(pos), _) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
@@ -662,7 +688,7 @@ impl TableState {
 
     fn current_flat_probe(&self) -> FlatProbe {
         let (slots, shift, mask) = match &self.index {
-            Index::Exact1(map) => (map.narrow.slots_ptr(), u64::from(map.narrow.shift()), map.narrow.mask() as u64),
+            Index::ExactPacked { map, .. } => (map.narrow.slots_ptr(), u64::from(map.narrow.shift()), map.narrow.mask() as u64),
             _ => (std::ptr::null(), 0, 0),
         };
         let (mut trie, mut leaves) = ([std::ptr::null(); TRIE_LEVELS], std::ptr::null());
@@ -704,8 +730,8 @@ impl TableState {
                 }
                 map.insert(key, handle);
             }
-            Index::Exact1(map) => {
-                let key = exact_key(&entry.matches).first().copied().ok_or("a key of one field has none")?;
+            Index::ExactPacked { widths, map } => {
+                let key = pack(widths, &exact_key(&entry.matches)).ok_or("the key has the wrong number of fields")?;
                 if let Some(existing) = map.get(key) {
                     return Err(duplicate(existing, "key"));
                 }
@@ -787,9 +813,9 @@ impl TableState {
             Index::Exact(map) => {
                 map.remove(&exact_key(&entry.matches));
             }
-            Index::Exact1(map) => {
-                if let Some(key) = exact_key(&entry.matches).first() {
-                    map.remove(*key);
+            Index::ExactPacked { widths, map } => {
+                if let Some(key) = pack(widths, &exact_key(&entry.matches)) {
+                    map.remove(key);
                 }
             }
             Index::Lpm1 { width, by_len, trie } => {
@@ -833,7 +859,7 @@ impl TableState {
         self.free.clear();
         match &mut self.index {
             Index::Exact(map) => map.clear(),
-            Index::Exact1(map) => map.clear(),
+            Index::ExactPacked { map, .. } => map.clear(),
             Index::Lpm { by_len, .. } => by_len.clear(),
             Index::Lpm1 { width, by_len, trie } => {
                 by_len.clear();
@@ -896,7 +922,7 @@ impl TableState {
     pub fn record_for(&mut self, key: u128) -> Option<(&Hit, bool)> {
         // The exact map of one field directly (most tables), else the general lookup.
         let handle = match &self.index {
-            Index::Exact1(map) => map.get(key),
+            Index::ExactPacked { map, .. } => map.get(key),
             _ => self.lookup(&[key]),
         };
         let (hit, found) = match handle {
@@ -911,7 +937,7 @@ impl TableState {
     /// length (longest first), exact in handle order (exact keys never overlap).
     pub fn precedence(&self) -> Vec<u64> {
         match &self.index {
-            Index::Exact(_) | Index::Exact1(_) => (0..self.entries.len() as u64).filter(|h| self.entries[*h as usize].is_some()).collect(),
+            Index::Exact(_) | Index::ExactPacked { .. } => (0..self.entries.len() as u64).filter(|h| self.entries[*h as usize].is_some()).collect(),
             Index::Lpm1 { by_len, .. } => {
                 let mut hs: Vec<u64> = Vec::new();
                 for (_, _, map) in by_len {
@@ -938,7 +964,7 @@ impl TableState {
     pub fn lookup(&mut self, key: &[u128]) -> Option<u64> {
         match &self.index {
             Index::Exact(map) => map.get(key).copied(),
-            Index::Exact1(map) => key.first().and_then(|k| map.get(*k)),
+            Index::ExactPacked { widths, map } => pack(widths, key).and_then(|k| map.get(k)),
             Index::Lpm1 { by_len, trie, .. } => {
                 let k = key.first().copied().unwrap_or(0);
                 match trie {

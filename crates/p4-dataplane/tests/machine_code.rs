@@ -591,3 +591,88 @@ fn the_trie_walked_by_generated_code_follows_the_control_plane() {
         check(&mut sw, &routes, 499, "after deletes, modifies and a new default");
     }
 }
+
+/// A table on three exact fields (`bit<8>`, `bit<16>`, `bit<4>`: 28 bits, which the table keeps
+/// packed in one number and generated code probes itself) and one on two (`bit<48>`, `bit<32>`:
+/// 80 bits, packed but looked up in Rust). `h.op` picks the table.
+const MULTI_EXACT: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> op; bit<8> a; bit<16> b; bit<4> c; bit<4> pad; bit<48> x; bit<32> y; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    table narrow { key = { hdr.h.a: exact; hdr.h.b: exact; hdr.h.c: exact; } actions = { fwd; } default_action = fwd(500); }
+    table wide { key = { hdr.h.x: exact; hdr.h.y: exact; } actions = { fwd; } default_action = fwd(501); }
+    apply { if (hdr.h.op == 0) { narrow.apply(); } else { wide.apply(); } }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+/// Keys that differ only in which field holds a bit (`a = 1, b = 0` against `a = 0, b = 256`, the
+/// same for `b` and `c`, `x` and `y`) are different entries; each packet leaves by the port of the
+/// entry with exactly its fields (a model in the test), through adds, deletes and modifies.
+#[test]
+fn tables_of_several_exact_fields_match_every_field_exactly() {
+    let mut sw = build("multi_exact.p4", MULTI_EXACT);
+    assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet, self-contained"));
+    let narrow: Vec<(u64, u64, u64)> = vec![(1, 0, 0), (0, 256, 0), (0, 1, 0), (0, 0, 1), (0, 16, 0), (255, 65535, 15), (2, 3, 4), (4, 3, 2), (3, 2, 4)];
+    let wide: Vec<(u64, u64)> = vec![(1, 0), (1 << 16, 5), (0, 1), (1 << 47, 0), (0, 1 << 31), (0xffff_ffff_ffff, 0xffff_ffff), (7, 9), (9, 7)];
+    let mut model: std::collections::HashMap<(u8, u64, u64, u64), u16> = std::collections::HashMap::new();
+    let mut handles = Vec::new();
+    for (i, &(a, b, c)) in narrow.iter().enumerate() {
+        let key = Keys::Positional(vec![KeyValue::Value(a.into()), KeyValue::Value(b.into()), KeyValue::Value(c.into())]);
+        let port = i as u16 + 1;
+        handles.push(("narrow", (0u8, a, b, c), sw.table_add("narrow", key, "fwd", ActionArgs::Positional(vec![port.into()]), None).expect("entry")));
+        model.insert((0, a, b, c), port);
+    }
+    for (i, &(x, y)) in wide.iter().enumerate() {
+        let key = Keys::Positional(vec![KeyValue::Value(x.into()), KeyValue::Value(y.into())]);
+        let port = i as u16 + 100;
+        handles.push(("wide", (1u8, x, y, 0), sw.table_add("wide", key, "fwd", ActionArgs::Positional(vec![port.into()]), None).expect("entry")));
+        model.insert((1, x, y, 0), port);
+    }
+    let frame = |op: u8, a: u64, b: u64, c: u64, x: u64, y: u64| {
+        let mut f = vec![op, a as u8];
+        f.extend_from_slice(&(b as u16).to_be_bytes());
+        f.push((c as u8) << 4);
+        f.extend_from_slice(&x.to_be_bytes()[2..]);
+        f.extend_from_slice(&(y as u32).to_be_bytes());
+        f
+    };
+    let check = |sw: &mut Switch, model: &std::collections::HashMap<(u8, u64, u64, u64), u16>, step: &str| {
+        let mut frames = Vec::new();
+        let mut want = Vec::new();
+        for &(a, b, c) in &narrow {
+            frames.push(frame(0, a, b, c, 0, 0));
+            want.push(model.get(&(0, a, b, c)).map_or(500, |p| u32::from(*p)));
+        }
+        for &(x, y) in &wide {
+            frames.push(frame(1, 0, 0, 0, x, y));
+            want.push(model.get(&(1, x, y, 0)).map_or(501, |p| u32::from(*p)));
+        }
+        let got: Vec<u32> = run(sw, &frames).iter().map(|(_, port, _)| *port).collect();
+        assert_eq!(got, want, "{step}");
+    };
+    check(&mut sw, &model, "after the adds");
+    for (i, (table, key, h)) in handles.iter().enumerate() {
+        if i % 3 == 0 {
+            sw.table_delete(table, *h).expect("delete");
+            model.remove(key);
+        } else if i % 4 == 1 {
+            sw.table_modify(table, *h, "fwd", ActionArgs::Positional(vec![450u16.into()])).expect("modify");
+            model.insert(*key, 450);
+        }
+    }
+    check(&mut sw, &model, "after deletes and modifies");
+    assert!(!sw.use_machine_code(false));
+    check(&mut sw, &model, "the same tables on the closures");
+}

@@ -1092,7 +1092,41 @@ impl Gen<'_, '_, '_> {
         f.b.switch_to_block(skip);
     }
 
-    /// The record a packet with the one-field `key` runs in table `t`, as [`super::jit_record`]
+    /// The key expressions of table `t` with their widths when the generated code computes its key
+    /// itself: one field of at most 64 bits, or exact fields of at most 64 bits in all, which the
+    /// table keeps packed (`table::packed_widths`).
+    fn computed_key(&self, t: usize) -> Option<Vec<(Expr, u32)>> {
+        let table = self.fc.cx.ir.tables.get(t)?;
+        let computed = self.fc.tables.get(t).and_then(Option::as_ref)?.keys.len();
+        if let [k] = table.keys.as_slice() {
+            return (self.narrow(&k.expr.ty) && computed == 1).then(|| vec![(k.expr.clone(), self.fc.cx.width(&k.expr.ty).0)]);
+        }
+        let layout = self.fc.cx.layouts.key(p4_ir::TableId(t as u32));
+        let widths = crate::table::packed_widths(layout)?;
+        if widths.iter().sum::<u32>() > 64 || computed != layout.fields.len() {
+            return None;
+        }
+        let fields: Vec<(Expr, u32)> = layout.fields.iter().map(|k| (table.keys[k.index].expr.clone(), k.width)).collect();
+        fields.iter().all(|(e, w)| self.narrow(&e.ty) && self.fc.cx.width(&e.ty).0 == *w).then_some(fields)
+    }
+
+    /// Notes what Rust reads when it computes table `t`'s key itself (`fast::choose_entry`).
+    fn keys_read_by_rust(&mut self, t: usize) {
+        for k in self.fc.tables.get(t).and_then(Option::as_ref).map_or(&[][..], |ft| &ft.keys[..]) {
+            match k {
+                Val::Slot(s) => {
+                    self.read.insert(*s);
+                }
+                Val::Eval(_) => self.read_unknown = true,
+                Val::Const(_) | Val::Field { .. } | Val::Valid { .. } => {}
+            }
+        }
+        if p4_arch::per_entry_externs(&self.fc.cx.ir.tables[t]).next().is_some() {
+            self.read_unknown = true;
+        }
+    }
+
+    /// The record a packet with `key` (one field's value, or the packed fields) runs in table `t`, as [`super::jit_record`]
     /// returns it (its address, bit 0 set on a hit; 0 when it does not hold its data): found here
     /// in the table's flat map or trie ([`crate::table::FlatProbe`]) when it has one, else asked
     /// of Rust.
@@ -1239,11 +1273,9 @@ impl Gen<'_, '_, '_> {
             Some(ft) => ft.actions.iter().map(|a| (a.action, a.data.clone())).collect(),
             None => return unsupported(format!("table id {t}")),
         };
-        // A key of one field of at most 64 bits is computed here and passed along.
-        let key_expr = match self.fc.cx.ir.tables.get(t).map(|tb| tb.keys.as_slice()) {
-            Some([k]) if self.narrow(&k.expr.ty) && self.fc.tables.get(t).and_then(Option::as_ref).is_some_and(|ft| ft.keys.len() == 1) => Some(k.expr.clone()),
-            _ => None,
-        };
+        // A key of one field of at most 64 bits, or of exact fields of at most 64 bits in all, is
+        // computed here (packed as `table::pack` does) and passed along.
+        let key_exprs = self.computed_key(t);
         // Rust writes the chosen action's data (on the full path).
         self.written.extend(actions.iter().flat_map(|(_, data)| data.iter().copied()));
         // `dispatch(hit, local action index, record)`: the record's address when the generated
@@ -1257,10 +1289,21 @@ impl Gen<'_, '_, '_> {
         f.b.append_block_param(done, I64);
         let zero = f.konst(0);
         let mut records = false;
-        let r = match key_expr {
-            Some(k) => {
+        let r = match key_exprs {
+            Some(fields) => {
                 let table = &ir.tables[t];
-                let key = self.expr(f, &BlockRef::Control(table.control), &k)?;
+                let mut key = None;
+                for (k, width) in &fields {
+                    let v = self.expr(f, &BlockRef::Control(table.control), k)?;
+                    key = Some(match key {
+                        None => v,
+                        Some(high) => {
+                            let moved = f.b.ins().ishl_imm_s(high, i64::from(*width));
+                            f.b.ins().bor(moved, v)
+                        }
+                    });
+                }
+                let Some(key) = key else { return unsupported("a computed key without fields") };
                 // A table with no direct counter or meter: the winning record's address from Rust
                 // (`jit_record`), its data copied here; the full path when the record does not
                 // hold them.
@@ -1278,22 +1321,15 @@ impl Gen<'_, '_, '_> {
                     f.b.ins().jump(dispatch, &[BlockArg::Value(hit), BlockArg::Value(local), BlockArg::Value(addr)]);
                     f.b.switch_to_block(slow);
                 }
-                f.call2(super::jit_table_by, t as u64, key)
+                if fields.len() == 1 {
+                    f.call2(super::jit_table_by, t as u64, key)
+                } else {
+                    self.keys_read_by_rust(t);
+                    f.call(super::jit_table, t as u64)
+                }
             }
             None => {
-                // Rust reads the key (`fast::choose_entry`).
-                for k in self.fc.tables.get(t).and_then(Option::as_ref).map_or(&[][..], |ft| &ft.keys[..]) {
-                    match k {
-                        Val::Slot(s) => {
-                            self.read.insert(*s);
-                        }
-                        Val::Eval(_) => self.read_unknown = true,
-                        Val::Const(_) | Val::Field { .. } | Val::Valid { .. } => {}
-                    }
-                }
-                if p4_arch::per_entry_externs(&ir.tables[t]).next().is_some() {
-                    self.read_unknown = true;
-                }
+                self.keys_read_by_rust(t);
                 f.call(super::jit_table, t as u64)
             }
         };
