@@ -110,7 +110,7 @@ pub fn size_text(bytes: u64) -> String {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
+    fn scratch(name: &str) -> crate::testing::Scratch {
         crate::testing::scratch_dir("p4-io-input", name)
     }
 

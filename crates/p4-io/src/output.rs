@@ -152,7 +152,7 @@ mod tests {
     use super::*;
     use crate::testing::file_names as names;
 
-    fn scratch(name: &str) -> PathBuf {
+    fn scratch(name: &str) -> crate::testing::Scratch {
         crate::testing::scratch_dir("p4-io-output", name)
     }
 

@@ -1,15 +1,51 @@
 //! Helpers for tests of code that reads and writes files: scratch directories, what a directory
 //! holds, and a writer that behaves like a standard output whose reader has gone.
 
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 
 /// A fresh, empty directory under the system's temporary directory, unique to this process,
-/// `tag` (the test file or crate) and `name` (the test).
-pub fn scratch_dir(tag: &str, name: &str) -> PathBuf {
+/// `tag` (the test file or crate) and `name` (the test). Keep the guard for the whole test.
+pub fn scratch_dir(tag: &str, name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("{tag}-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch directory can be created");
-    dir
+    Scratch { dir }
+}
+
+/// A scratch directory that is removed with its contents when dropped, so `make test` does not
+/// fill /tmp; a failing (panicking) test leaves it in place for inspection.
+#[derive(Debug)]
+pub struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
 }
 
 /// The names of the entries of `dir`, sorted (temporary files included, so a test sees leftovers).
@@ -32,5 +68,30 @@ impl std::io::Write for ClosedPipe {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scratch_directory_is_removed_when_its_test_passes_and_kept_when_it_fails() {
+        let scratch = scratch_dir("p4-io-testing", "passes");
+        let dir = scratch.to_path_buf();
+        std::fs::create_dir_all(scratch.join("sub")).unwrap();
+        std::fs::write(scratch.path().join("sub/f"), "x").unwrap();
+        drop(scratch);
+        assert!(!dir.exists());
+
+        let mut kept = PathBuf::new();
+        let failed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let scratch = scratch_dir("p4-io-testing", "fails");
+            kept = scratch.to_path_buf();
+            panic!("a failing test");
+        }));
+        assert!(failed.is_err());
+        assert!(kept.is_dir(), "left for inspection");
+        std::fs::remove_dir_all(&kept).unwrap();
     }
 }

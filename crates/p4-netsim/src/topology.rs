@@ -416,10 +416,8 @@ mod tests {
 mod file_tests {
     use super::*;
 
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("p4-netsim-topo-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    fn scratch(name: &str) -> p4_io::testing::Scratch {
+        p4_io::testing::scratch_dir("p4-netsim-topo", name)
     }
 
     #[test]
@@ -523,7 +521,8 @@ mod file_tests {
         );
         // Built-in names keep working, and a readable file is parsed with its path in errors.
         assert_eq!(Topology::load("two", 1.0).unwrap().nodes.len(), 2);
-        let file = scratch("file").join("t.toml");
+        let file_dir = scratch("file");
+        let file = file_dir.join("t.toml");
         std::fs::write(&file, "[[node]]\nname = \"x\"\nkind = \"router\"\n").unwrap();
         let e = Topology::load(file.to_str().unwrap(), 10.0).unwrap_err();
         assert!(

@@ -75,8 +75,7 @@ fn bad_arguments_are_errors_not_panics() {
 #[test]
 fn pcap_timing_replay_as_cross_traffic() {
     use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
-    let dir = std::env::temp_dir().join(format!("p4-netsim-pcap-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = p4_io::testing::scratch_dir("p4-netsim-pcap", "cross");
     let path = dir.join("cross.pcap");
     {
         let f = std::fs::File::create(&path).unwrap();
@@ -306,8 +305,7 @@ fn runs_that_would_keep_too_many_samples_are_refused_up_front() {
 fn paths_longer_than_routing_supports_are_refused() {
     // A chain of 300 switches between two hosts: hop counts past 254 used to read as
     // "unreachable", so every frame was dropped for want of a route without a word.
-    let dir = std::env::temp_dir().join(format!("p4-netsim-chain-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = p4_io::testing::scratch_dir("p4-netsim-chain", "300-switches");
     let path = dir.join("chain.toml");
     let mut text = String::from("[[node]]\nname = \"h0\"\nkind = \"host\"\n[[node]]\nname = \"h1\"\nkind = \"host\"\n");
     for i in 0..300 {

@@ -6,17 +6,12 @@ mod common;
 use common::{capture_args, gen_args};
 use p4_phy::cli::{run_capture, run_gen, run_phy, CaptureArgs, GenArgs, PhyArgs, PhyCommand};
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("p4phy-test-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
-
 #[test]
 fn gen_stream_then_capture() {
-    let stream = tmp("a.bits");
-    let txp = tmp("a-tx.pcapng");
-    let rxp = tmp("a-rx.pcapng");
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "gen-capture");
+    let stream = tmp.join("a.bits");
+    let txp = tmp.join("a-tx.pcapng");
+    let rxp = tmp.join("a-rx.pcapng");
     let mut out = Vec::new();
     let rep = run_gen(
         &GenArgs { idles: Some(36), stream: Some(stream.clone()), pcapng: Some(txp.clone()), ..gen_args() },
@@ -65,7 +60,7 @@ fn gen_stream_then_capture() {
     // Line bit errors show up in the counters, never as a panic.
     let mut out = Vec::new();
     let hit = run_capture(
-        &CaptureArgs { flip_bits: 200, seed: 5, json: true, ..capture_args(tmp("a.bits")) },
+        &CaptureArgs { flip_bits: 200, seed: 5, json: true, ..capture_args(tmp.join("a.bits")) },
         &mut out,
     )
     .unwrap();
@@ -84,8 +79,9 @@ fn gen_rejects_bad_arguments() {
     // 100000 frames 21 ms apart would need 3.3 million blocks each: 2^32 blocks in all is the limit.
     let e = run_gen(&GenArgs { count: 100_000, rate: Some(1e-4), ..gen_args() }, &mut out).unwrap_err();
     assert!(e.to_string().starts_with("the stream would take about "), "{e}");
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "bad-arguments");
     let e = run_capture(
-        &CaptureArgs { json: true, ..capture_args(tmp("missing.bits")) },
+        &CaptureArgs { json: true, ..capture_args(tmp.join("missing.bits")) },
         &mut out,
     )
     .unwrap_err();
@@ -118,7 +114,8 @@ fn tshark_reads_picosecond_pcapng_when_installed() {
         eprintln!("tshark not usable: skipping the pcapng interoperability check");
         return;
     }
-    let rxp = tmp("t-rx.pcapng");
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "tshark");
+    let rxp = tmp.join("t-rx.pcapng");
     let mut out = Vec::new();
     run_gen(&GenArgs { count: 3, idles: Some(36), capture: Some(rxp.clone()), ..gen_args() }, &mut out).unwrap();
     let o = std::process::Command::new("tshark")
@@ -143,7 +140,8 @@ fn a_closed_or_full_standard_output_is_an_error_not_a_panic() {
     assert_eq!(e.to_string(), closed);
     let encode = PhyArgs { command: PhyCommand::Encode { hex: "00".into(), gap: 16 } };
     assert_eq!(run_phy(&encode, &mut ClosedPipe).unwrap_err().to_string(), closed);
-    let stream = tmp("closed.bits");
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "closed-stdout");
+    let stream = tmp.join("closed.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
     let capture = capture_args(stream);
     assert_eq!(run_capture(&capture, &mut ClosedPipe).unwrap_err().to_string(), closed);
@@ -189,7 +187,8 @@ fn out_of_range_numbers_name_the_flag_and_the_range() {
         phy(PhyCommand::Encode { hex: "00".repeat(9019), gap: 12 }),
         "--hex 9019 is out of range: allowed 0..=9018 octets (the frame without FCS)"
     );
-    let stream = tmp("range.bits");
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "range");
+    let stream = tmp.join("range.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
     let capture = |flip_bits, bins| {
         let a = CaptureArgs { flip_bits, bins, ..capture_args(stream.clone()) };
@@ -208,12 +207,13 @@ fn output_paths_are_checked_before_the_work_and_written_whole() {
     )
     .unwrap_err();
     assert_eq!(e.to_string(), "cannot write /nonexistent/dir/s.bits: no such file or directory");
-    let same = tmp("same.pcapng");
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "outputs");
+    let same = tmp.join("same.pcapng");
     let e =
         run_gen(&GenArgs { pcapng: Some(same.clone()), capture: Some(same.clone()), ..gen_args() }, &mut Vec::new())
             .unwrap_err();
     assert_eq!(e.to_string(), format!("--pcapng and --capture name the same file {}", same.display()));
-    let stream = tmp("whole.bits");
+    let stream = tmp.join("whole.bits");
     run_gen(&GenArgs { count: 3, stream: Some(stream.clone()), ..gen_args() }, &mut Vec::new()).unwrap();
     let capture = |out: &str| CaptureArgs { out: Some(out.into()), ..capture_args(stream.clone()) };
     let dir = std::env::temp_dir();
@@ -243,9 +243,10 @@ fn endless_inputs_are_refused_or_streamed_within_their_stated_length() {
         e.to_string(),
         "cannot read capture file /dev/zero: it is larger than the limit of 256 MiB (an endless input such as /dev/zero?)"
     );
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "endless");
     // An endless FIFO behind a valid header is read up to the header's bit count, a chunk at a
     // time, and the writer is left behind.
-    let fifo = tmp("endless.fifo");
+    let fifo = tmp.join("endless.fifo");
     let _ = std::fs::remove_file(&fifo);
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let writer = {
@@ -269,10 +270,11 @@ fn endless_inputs_are_refused_or_streamed_within_their_stated_length() {
 
 #[test]
 fn streamed_gen_and_capture_agree_with_the_in_memory_path() {
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "agree");
     // gen --stream --capture streams blocks through the receiver; the result must be the same
     // as capturing the written stream file afterwards, and as the whole-stream functions.
-    let stream = tmp("agree.bits");
-    let rx = tmp("agree-rx.pcapng");
+    let stream = tmp.join("agree.bits");
+    let rx = tmp.join("agree-rx.pcapng");
     let a = GenArgs {
         count: 3000,
         poisson: Some(7.5),
@@ -341,8 +343,9 @@ fn negative_rates_get_the_range_error_not_a_parse_error() {
 
 #[test]
 fn a_fifo_or_device_named_as_an_output_is_written_in_place() {
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "fifo-output");
     // Outputs are renamed into place; a device or FIFO must not be replaced by a regular file.
-    let fifo = tmp("pcap.fifo");
+    let fifo = tmp.join("pcap.fifo");
     let _ = std::fs::remove_file(&fifo);
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let reader = {
@@ -368,8 +371,9 @@ fn rates_and_replayed_delays_too_slow_for_a_gap_are_refused() {
     );
     let e = run_gen(&GenArgs { count: 2, poisson: Some(1e-5), ..gen_args() }, &mut Vec::new()).unwrap_err();
     assert!(e.to_string().starts_with("--poisson 0.00001 is out of range: allowed 2.640e-5..=10 Gb/s"), "{e}");
+    let tmp = p4_io::testing::scratch_dir("p4phy-test", "slow-rates");
     // Two packets five seconds apart cannot be replayed (at most 0.08 s).
-    let path = tmp("far.pcapng");
+    let path = tmp.join("far.pcapng");
     {
         let f = std::fs::File::create(&path).unwrap();
         let mut w = p4_phy::capture::PcapngWriter::new(f, "x", 0).unwrap();

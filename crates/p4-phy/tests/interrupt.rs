@@ -8,23 +8,18 @@ mod common;
 use common::{capture_args, gen_args};
 use p4_phy::cli::{run_capture, run_gen, CaptureArgs, GenArgs};
 
-fn tmp(name: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("p4phy-interrupt-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
-
 #[test]
 fn ctrl_c_stops_gen_and_capture_with_complete_files_and_a_note() {
+    let tmp = p4_io::testing::scratch_dir("p4phy-interrupt", "ctrl-c");
     // Written before the interrupt, to capture afterwards.
-    let stream = tmp("before.bits");
+    let stream = tmp.join("before.bits");
     let gen = GenArgs { count: 5000, size: 64, json: false, ..gen_args() };
     run_gen(&GenArgs { stream: Some(stream.clone()), ..gen.clone() }, &mut Vec::new()).unwrap();
 
     p4_io::interrupt::simulate_ctrl_c();
     assert!(p4_io::interrupt::interrupted(), "SIGINT arrived");
-    let tx = tmp("tx.pcapng");
-    let partial_stream = tmp("partial.bits");
+    let tx = tmp.join("tx.pcapng");
+    let partial_stream = tmp.join("partial.bits");
     let mut out = Vec::new();
     let rep = run_gen(&GenArgs { pcapng: Some(tx.clone()), ..gen.clone() }, &mut out).unwrap();
     // Generation stops at the first check (every 1024 frames); the pcapng holds those frames.
@@ -42,7 +37,7 @@ fn ctrl_c_stops_gen_and_capture_with_complete_files_and_a_note() {
     assert_eq!(e.to_string(), "interrupted before any frame was generated; no files were written");
     assert!(!partial_stream.exists());
 
-    let rx = tmp("rx.pcapng");
+    let rx = tmp.join("rx.pcapng");
     let mut out = Vec::new();
     let cap = CaptureArgs { out: Some(rx.clone()), ..capture_args(stream) };
     let rep = run_capture(&cap, &mut out).unwrap();

@@ -938,7 +938,7 @@ mod tests {
         [block(0x0a0d_0d0a, &shb_body), block(1, &idb_body), block(6, &epb_body)].concat()
     }
 
-    fn scratch(name: &str) -> PathBuf {
+    fn scratch(name: &str) -> p4_io::testing::Scratch {
         p4_io::testing::scratch_dir("p4-stf-capture", name)
     }
 
@@ -1018,7 +1018,7 @@ mod tests {
             .arg("-c")
             .arg("trap '' XFSZ; ulimit -f 128; exec \"$0\" --ignored --exact capture::tests::child_writes_past_the_file_size_limit")
             .arg(&test_binary)
-            .env(CHILD_DIR, &dir)
+            .env(CHILD_DIR, dir.path())
             .stdout(std::process::Stdio::null())
             .status()
             .unwrap();

@@ -87,9 +87,7 @@ fn c_style_array_declarators_become_stack_types() {
 
 #[test]
 fn quoted_standard_includes_fall_back_to_the_built_in_files() {
-    let dir = std::env::temp_dir().join(format!("p4-syntax-{}-quoted-builtin", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
+    let dir = p4_io::testing::scratch_dir("p4-syntax", "quoted-builtin");
     let main = dir.join("main.p4");
     std::fs::write(&main, "#include \"core.p4\"\n#include \"v1model.p4\"\n").expect("write");
     let mut sm = p4_syntax::span::SourceMap::new();

@@ -11,12 +11,9 @@ fn printed(text: &str) -> String {
     print_program(&parse_ok(text))
 }
 
-/// A fresh temporary directory for one test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4-syntax-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
+/// A fresh temporary directory for one test, removed when the test passes.
+fn temp_dir(test: &str) -> p4_io::testing::Scratch {
+    p4_io::testing::scratch_dir("p4-syntax", test)
 }
 
 fn write(dir: &std::path::Path, name: &str, text: &str) -> PathBuf {
@@ -143,7 +140,7 @@ fn include_dir_file_overrides_builtin() {
     write(&dir, "core.p4", "const bit<8> MY_CORE = 1;\n");
     let main = write(&dir, "main.p4", "#include <core.p4>\n");
     let mut sm = SourceMap::new();
-    let out = parse_file(&main, std::slice::from_ref(&dir), &mut sm);
+    let out = parse_file(&main, &[dir.to_path_buf()], &mut sm);
     assert!(out.diagnostics.is_empty());
     assert_eq!(print_program(&out.program), "const bit<8> MY_CORE = 1;\n");
     let _ = std::fs::remove_dir_all(&dir);
@@ -214,7 +211,7 @@ fn parse_str_resolves_quoted_includes_through_include_dirs() {
     let dir = temp_dir("parse_str");
     write(&dir, "defs.p4", "const bit<8> D = 3;\n");
     let mut sm = SourceMap::new();
-    let out = p4_syntax::parse_str("virtual.p4", "#include \"defs.p4\"\nconst bit<8> E = D;\n", std::slice::from_ref(&dir), &mut sm);
+    let out = p4_syntax::parse_str("virtual.p4", "#include \"defs.p4\"\nconst bit<8> E = D;\n", &[dir.to_path_buf()], &mut sm);
     assert!(out.diagnostics.is_empty(), "{}", diag::render_all(&out.diagnostics, &sm));
     assert_eq!(print_program(&out.program), "const bit<8> D = 3;\nconst bit<8> E = D;\n");
     let _ = std::fs::remove_dir_all(&dir);

@@ -20,10 +20,8 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4forge-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+fn scratch(name: &str) -> p4_io::testing::Scratch {
+    p4_io::testing::scratch_dir("p4forge-cli", name)
 }
 
 #[test]

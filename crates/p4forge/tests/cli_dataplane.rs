@@ -2,7 +2,7 @@
 //! the exact PASS/FAIL report, and the exact pcaps `run` writes.
 
 use p4_stf::capture::{read_capture_file, write_capture_file, TimedPacket};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 fn p4forge(args: &[&str]) -> Output {
@@ -17,11 +17,8 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4forge-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+fn scratch(name: &str) -> p4_io::testing::Scratch {
+    p4_io::testing::scratch_dir("p4forge-cli", name)
 }
 
 fn frame(dst: u8, src: u8, payload: &[u8]) -> Vec<u8> {

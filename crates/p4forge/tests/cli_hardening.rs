@@ -29,11 +29,8 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4forge-hard-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+fn scratch(name: &str) -> p4_io::testing::Scratch {
+    p4_io::testing::scratch_dir("p4forge-hard", name)
 }
 
 fn dev_full() -> std::fs::File {

@@ -10,11 +10,8 @@ fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
-fn scratch() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4forge-hostile-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+fn scratch() -> p4_io::testing::Scratch {
+    p4_io::testing::scratch_dir("p4forge-hostile", "files")
 }
 
 /// Deterministic bytes of every value, NUL and invalid UTF-8 included.

@@ -2,7 +2,6 @@
 //! values are refused with the flag and the allowed range, bad topology files say what is wrong,
 //! outputs are checked before the work, and a full disk or closed pipe is an error (exit 3).
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 fn p4forge(args: &[&str]) -> Output {
@@ -13,11 +12,8 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4forge-tools-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+fn scratch(name: &str) -> p4_io::testing::Scratch {
+    p4_io::testing::scratch_dir("p4forge-tools", name)
 }
 
 fn refused(args: &[&str], message: &str) {

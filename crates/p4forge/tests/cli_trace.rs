@@ -49,8 +49,7 @@ fn trace_of_a_dropped_l2l3_packet_as_json() {
 #[test]
 fn run_traces_the_same_with_several_workers_and_filters_by_port() {
     let traffic = root().join("examples/l2l3/traffic");
-    let dir = std::env::temp_dir().join(format!("p4forge-cli-trace-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = p4_io::testing::scratch_dir("p4forge-cli-trace", "workers");
     let mut args: Vec<String> = ["run", L2L3[0], "--entries", "examples/l2l3/entries.txt", "--trace"].map(String::from).to_vec();
     for port in [1, 2, 4] {
         args.extend(["--in".to_string(), format!("{port}={}/in_port{port}.pcap", traffic.display())]);

@@ -44,10 +44,8 @@ fn p4forge(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_p4forge")).args(args).current_dir(root()).output().unwrap()
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("p4forge-wrapper-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+fn scratch(name: &str) -> p4_io::testing::Scratch {
+    p4_io::testing::scratch_dir("p4forge-wrapper", name)
 }
 
 #[test]

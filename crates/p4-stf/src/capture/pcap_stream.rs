@@ -448,7 +448,8 @@ mod tests {
     /// What the streaming reader makes of `image` (written to a file), the file name taken out of
     /// its messages so they can be compared with the in-memory reader's.
     fn streamed(image: &[u8], name: &str) -> Result<Vec<CapturedPacket>, String> {
-        let path = p4_io::testing::scratch_dir("p4-stf-pcap-stream", name).join("in.pcap");
+        let dir = p4_io::testing::scratch_dir("p4-stf-pcap-stream", name);
+        let path = dir.join("in.pcap");
         std::fs::write(&path, image).unwrap();
         let prefix = format!("{}: ", path.display());
         let strip = |e: super::super::CaptureError| e.to_string().trim_start_matches(&prefix).to_string();
@@ -577,7 +578,8 @@ mod tests {
         for big_endian in [false, true] {
             let image = image(MICRO, big_endian, &records);
             assert!(image.len() > 3 * BLOCK, "spans several blocks");
-            let path = p4_io::testing::scratch_dir("p4-stf-pcap-stream", "blocks").join("in.pcap");
+            let dir = p4_io::testing::scratch_dir("p4-stf-pcap-stream", "blocks");
+            let path = dir.join("in.pcap");
             std::fs::write(&path, &image).unwrap();
             let want = read_captured(&image).unwrap();
             assert_eq!(want.len(), 40_000);
