@@ -349,11 +349,17 @@ impl Fun<'_> {
 fn dump_function(dir: &std::path::Path, clif: &str, code: &cranelift_codegen::CompiledCode) {
     static GENERATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let id = GENERATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // Said once: a directory that cannot be written fails for every file alike.
+    static REPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     let files = [("clif", clif.as_bytes()), ("vcode", code.vcode.as_deref().unwrap_or("").as_bytes()), ("bin", code.code_buffer())];
     for (ext, bytes) in files {
         let path = dir.join(format!("jit-{id}.{ext}"));
-        if let Err(e) = std::fs::write(&path, bytes) {
-            eprintln!("P4F_JIT_DUMP: cannot write {}: {e}", path.display());
+        let written = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, bytes));
+        if let Err(e) = written {
+            if !REPORTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                eprintln!("P4F_JIT_DUMP: cannot write {}: {e} (no more generated code is written)", path.display());
+            }
+            return;
         }
     }
 }
