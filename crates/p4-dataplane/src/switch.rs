@@ -769,8 +769,6 @@ impl Switch {
     }
 }
 
-/// The lookup structure for a table's key layout: ternary when entries carry priorities (or more than
-/// one lpm key), lpm on the one lpm key, else exact.
 impl Switch {
     /// Processes `batch` in order, each packet (and everything it causes) to completion, and writes
     /// what came of it into `out` (cleared first; reuse it across batches: see [`crate::batch`]).

@@ -594,7 +594,8 @@ impl LpmTrie {
     }
 }
 
-/// The index a table with key `k` uses.
+/// The lookup structure for a table's key layout: ternary when entries carry priorities (or more than
+/// one lpm key), lpm on the one lpm key, else exact.
 fn index_kind(k: &p4_ir::layout::KeyLayout) -> IndexKind {
     let mut lpms = k.fields.iter().enumerate().filter(|(_, f)| f.match_kind == p4_ir::MatchKind::Lpm);
     match (k.priority_kind.is_some(), lpms.next(), lpms.next()) {
@@ -636,15 +637,28 @@ pub(crate) fn trie_width(k: &p4_ir::layout::KeyLayout) -> Option<u32> {
     (index_kind(k) == IndexKind::Lpm(0) && k.fields.len() == 1 && (1..=32).contains(&width)).then_some(width)
 }
 
+impl Index {
+    /// The empty index of a table of `kind` whose keys have `fields` fields (0: not known); a
+    /// one-field exact key is its own packed value, whatever its width.
+    fn of(kind: IndexKind, lpm_width: u32, fields: usize) -> Index {
+        match (kind, fields) {
+            (IndexKind::Exact, 1) => Index::ExactPacked { widths: Box::new([128]), map: OneFieldMap::default() },
+            (IndexKind::Exact, _) => Index::Exact(HashMap::default()),
+            (IndexKind::Lpm(0), 1) => Index::Lpm1 { width: lpm_width, by_len: Vec::new(), trie: LpmTrie::new(lpm_width) },
+            (IndexKind::Lpm(pos), _) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
+            (IndexKind::Ternary, _) => Index::Ternary(TupleSpace::default()),
+        }
+    }
+}
+
 impl TableState {
     /// The empty table for key `k`.
     pub(crate) fn for_key(k: &p4_ir::layout::KeyLayout) -> TableState {
-        let mut table = TableState::with_fields(index_kind(k), lpm_width(k), k.fields.len());
-        if let Some(widths) = packed_widths(k) {
-            table.index = Index::ExactPacked { widths: widths.into(), map: OneFieldMap::default() };
-            table.refresh_flat_probe();
-        }
-        table
+        let index = match packed_widths(k) {
+            Some(widths) => Index::ExactPacked { widths: widths.into(), map: OneFieldMap::default() },
+            None => Index::of(index_kind(k), lpm_width(k), k.fields.len()),
+        };
+        TableState::with_index(index)
     }
 
     /// An empty table; `lpm_width` is the lpm key's width for [`IndexKind::Lpm`].
@@ -655,13 +669,10 @@ impl TableState {
     /// An empty table whose keys have `fields` fields (a one-field exact or lpm table gets an
     /// index keyed by the value itself; 0: not known, the general index).
     pub fn with_fields(kind: IndexKind, lpm_width: u32, fields: usize) -> TableState {
-        let index = match (kind, fields) {
-            (IndexKind::Exact, 1) => Index::ExactPacked { widths: Box::new([0]), map: OneFieldMap::default() },
-            (IndexKind::Exact, _) => Index::Exact(HashMap::default()),
-            (IndexKind::Lpm(0), 1) => Index::Lpm1 { width: lpm_width, by_len: Vec::new(), trie: LpmTrie::new(lpm_width) },
-            (IndexKind::Lpm(pos), _) => Index::Lpm { pos, width: lpm_width, by_len: Vec::new() },
-            (IndexKind::Ternary, _) => Index::Ternary(TupleSpace::default()),
-        };
+        TableState::with_index(Index::of(kind, lpm_width, fields))
+    }
+
+    fn with_index(index: Index) -> TableState {
         let default_hit = Hit::new(0, &[]);
         let flat_probe = FlatProbe {
             slots: std::ptr::null(),

@@ -342,8 +342,8 @@ impl Fun<'_> {
     }
 }
 
-/// For `P4F_JIT_DUMP=DIR` (a developer's aid, ARCHITECTURE "Reading the machine code"): function
-/// a function's Cranelift IR (`jit-N.clif`), its machine code as Cranelift lists it (`jit-N.vcode`)
+/// For `P4F_JIT_DUMP=DIR` (a developer's aid, see ARCHITECTURE on the generated code): writes a
+/// function's Cranelift IR (`jit-N.clif`), its machine code as Cranelift lists it (`jit-N.vcode`)
 /// and its bytes (`jit-N.bin`, for `objdump -D -b binary -mi386:x86-64`), in `dir`; `N` counts the
 /// functions the process generated, in order (a whole-packet function comes after its blocks').
 fn dump_function(dir: &std::path::Path, clif: &str, code: &cranelift_codegen::CompiledCode) {
@@ -352,14 +352,15 @@ fn dump_function(dir: &std::path::Path, clif: &str, code: &cranelift_codegen::Co
     // Said once: a directory that cannot be written fails for every file alike.
     static REPORTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     let files = [("clif", clif.as_bytes()), ("vcode", code.vcode.as_deref().unwrap_or("").as_bytes()), ("bin", code.code_buffer())];
-    for (ext, bytes) in files {
-        let path = dir.join(format!("jit-{id}.{ext}"));
-        let written = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, bytes));
-        if let Err(e) = written {
-            if !REPORTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
-                eprintln!("P4F_JIT_DUMP: cannot write {}: {e} (no more generated code is written)", path.display());
-            }
-            return;
+    let written = std::fs::create_dir_all(dir).map_err(|e| (dir.to_path_buf(), e)).and_then(|()| {
+        files.into_iter().try_for_each(|(ext, bytes)| {
+            let path = dir.join(format!("jit-{id}.{ext}"));
+            std::fs::write(&path, bytes).map_err(|e| (path, e))
+        })
+    });
+    if let Err((path, e)) = written {
+        if !REPORTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("P4F_JIT_DUMP: cannot write {}: {e} (no more generated code is written)", path.display());
         }
     }
 }
