@@ -168,6 +168,8 @@ pub struct Hit {
 impl Hit {
     /// Data values kept in the record (most actions take no more).
     pub const INLINE: usize = 3;
+    /// A record of action 0 without data (a vacant slot's).
+    pub(crate) const NONE: Hit = Hit { action: 0, len: 0, inline: [0; Hit::INLINE] };
     /// The number of data values of a record that does not hold them (read by generated code too).
     pub(crate) const IN_ENTRY: u32 = u32::MAX;
 
@@ -216,13 +218,20 @@ impl OneFieldMap {
         }
     }
 
-    fn insert(&mut self, key: u128, handle: u64) {
+    fn insert(&mut self, key: u128, handle: u64, hit: Hit) {
         match u64::try_from(key) {
-            Ok(k) => self.narrow.insert(k, handle),
+            Ok(k) => self.narrow.insert(k, handle, hit),
             Err(_) => {
                 self.wide.insert(key, handle);
             }
         };
+    }
+
+    /// Replaces the record the flat map keeps with `key` (wider keys keep none).
+    fn set_hit(&mut self, key: u128, hit: Hit) {
+        if let Ok(k) = u64::try_from(key) {
+            self.narrow.set_hit(k, hit);
+        }
     }
 
     fn remove(&mut self, key: u128) {
@@ -733,6 +742,7 @@ impl TableState {
     /// key in exact/lpm tables, the same key and priority in ternary tables.
     pub fn insert(&mut self, entry: Entry) -> Result<u64, String> {
         let handle = self.free.peek().map_or(self.entries.len() as u64, |r| r.0);
+        let hit = Hit::of(&entry);
         match &mut self.index {
             Index::Exact(map) => {
                 let key = exact_key(&entry.matches);
@@ -746,7 +756,7 @@ impl TableState {
                 if let Some(existing) = map.get(key) {
                     return Err(duplicate(existing, "key"));
                 }
-                map.insert(key, handle);
+                map.insert(key, handle, hit);
             }
             Index::Lpm1 { width, by_len, trie } => {
                 let (value, len) = match entry.matches.first() {
@@ -796,7 +806,6 @@ impl TableState {
             // the first could ever match.
             Index::Ternary(space) => space.insert(&self.entries, &entry, handle)?,
         }
-        let hit = Hit::of(&entry);
         match self.entries.get_mut(handle as usize) {
             Some(slot) => {
                 *slot = Some(entry);
@@ -905,6 +914,11 @@ impl TableState {
         let hit = Hit::of(entry);
         if let Some(slot) = self.hits.get_mut(handle as usize) {
             *slot = hit;
+        }
+        if let Index::ExactPacked { widths, map } = &mut self.index {
+            if let Some(key) = pack(widths, &exact_key(&entry.matches)) {
+                map.set_hit(key, hit);
+            }
         }
         self.refresh_flat_probe();
         true

@@ -1,11 +1,16 @@
-//! An open-addressing map from one-field keys of at most 64 bits (MAC and IPv4 addresses, ports)
-//! to entry handles, laid out so that generated machine code probes it as Rust does
-//! ([`FlatProbe`]): a lookup is a multiply, a shift and, nearly always, one slot read, with no call
-//! into Rust.
+//! An open-addressing map from keys of at most 64 bits (MAC and IPv4 addresses, ports, exact
+//! fields packed) to entry handles and the entries' records, laid out so that generated machine
+//! code probes it as Rust does ([`FlatProbe`]): a lookup is a multiply, a shift and, nearly always,
+//! one slot read, with no call into Rust. The slot holds a copy of the entry's record ([`Hit`]) so
+//! that a hit reads the action and its data from the cache line it found the key in, instead of
+//! then loading the record by handle (a second dependent miss per packet on a table larger than
+//! the L1 cache).
 //!
 //! Linear probing over a power-of-two array kept at most half full; a slot whose handle is
 //! [`EMPTY`] ends a probe. Removal shifts the following slots of the run back (no tombstones), so
 //! a table whose entries change under traffic keeps its probe lengths.
+
+use super::Hit;
 
 /// A slot's handle when it holds no key.
 pub(crate) const EMPTY: u64 = u64::MAX;
@@ -14,17 +19,18 @@ pub(crate) const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 /// Slots of an empty map (never fewer: a probe needs an empty slot to end on).
 const MIN_SLOTS: usize = 8;
 
-/// One slot: a key and its entry's handle. `#[repr(C)]`: generated code reads the fields at
-/// their offsets.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C)]
+/// One slot: a key, its entry's handle and a copy of the entry's record. `#[repr(C)]`: generated
+/// code reads the fields at their offsets.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
 pub(crate) struct FlatSlot {
     pub(crate) key: u64,
     pub(crate) handle: u64,
+    pub(crate) hit: Hit,
 }
 
 impl FlatSlot {
-    const VACANT: FlatSlot = FlatSlot { key: 0, handle: EMPTY };
+    const VACANT: FlatSlot = FlatSlot { key: 0, handle: EMPTY, hit: Hit::NONE };
 }
 
 /// The map: `slots.len()` is a power of two, at least [`MIN_SLOTS`], more than twice `len`.
@@ -63,22 +69,28 @@ impl FlatMap {
 
     #[inline]
     pub(crate) fn get(&self, key: u64) -> Option<u64> {
+        self.find(key).map(|slot| slot.handle)
+    }
+
+    /// The slot holding `key`.
+    #[inline]
+    fn find(&self, key: u64) -> Option<&FlatSlot> {
         let mask = self.mask();
         let mut i = self.home(key);
         loop {
-            let slot = self.slots[i];
+            let slot = &self.slots[i];
             if slot.handle == EMPTY {
                 return None;
             }
             if slot.key == key {
-                return Some(slot.handle);
+                return Some(slot);
             }
             i = (i + 1) & mask;
         }
     }
 
-    /// Sets `key`'s handle (replacing any it had).
-    pub(crate) fn insert(&mut self, key: u64, handle: u64) {
+    /// Sets `key`'s handle and record (replacing any it had).
+    pub(crate) fn insert(&mut self, key: u64, handle: u64, hit: Hit) {
         debug_assert_ne!(handle, EMPTY, "the empty marker is not a handle");
         if (self.len + 1) * 2 > self.slots.len() {
             self.grow();
@@ -88,15 +100,22 @@ impl FlatMap {
         loop {
             let slot = &mut self.slots[i];
             if slot.handle == EMPTY {
-                *slot = FlatSlot { key, handle };
+                *slot = FlatSlot { key, handle, hit };
                 self.len += 1;
                 return;
             }
             if slot.key == key {
-                slot.handle = handle;
+                (slot.handle, slot.hit) = (handle, hit);
                 return;
             }
             i = (i + 1) & mask;
+        }
+    }
+
+    /// Replaces the record kept with `key` (nothing when it is absent).
+    pub(crate) fn set_hit(&mut self, key: u64, hit: Hit) {
+        if let Some(handle) = self.get(key) {
+            self.insert(key, handle, hit);
         }
     }
 
@@ -145,7 +164,7 @@ impl FlatMap {
         let old = std::mem::replace(&mut self.slots, bigger);
         self.len = 0;
         for slot in old.into_iter().filter(|s| s.handle != EMPTY) {
-            self.insert(slot.key, slot.handle);
+            self.insert(slot.key, slot.handle, slot.hit);
         }
     }
 }
@@ -161,11 +180,11 @@ mod tests {
         let mut map = FlatMap::default();
         assert_eq!((map.get(0), map.slots.len(), map.shift()), (None, 8, 61));
         for k in 0..100u64 {
-            map.insert(k << 40 | 0x1122, k);
+            map.insert(k << 40 | 0x1122, k, Hit::NONE);
         }
         assert_eq!((map.len, map.slots.len()), (100, 256));
         assert_eq!(map.get(7 << 40 | 0x1122), Some(7));
-        map.insert(7 << 40 | 0x1122, 1000);
+        map.insert(7 << 40 | 0x1122, 1000, Hit::NONE);
         assert_eq!((map.get(7 << 40 | 0x1122), map.len), (Some(1000), 100));
         for k in (0..100u64).step_by(2) {
             map.remove(k << 40 | 0x1122);
@@ -179,6 +198,11 @@ mod tests {
         assert_eq!((map.get(1 << 40 | 0x1122), map.slots.len()), (None, 8));
     }
 
+    /// A record telling which handle it was made for.
+    fn record(handle: u64) -> Hit {
+        Hit::new((handle % 7) as usize, &[u128::from(handle)])
+    }
+
     proptest! {
         /// Any sequence of inserts and removals leaves the map answering as a `HashMap` does,
         /// with room for a probe to end (keys drawn from a small set so that runs collide).
@@ -188,7 +212,7 @@ mod tests {
             for (insert, key, handle) in ops {
                 let key = key.wrapping_mul(0x0101_0101_0101) ^ (key << 56);
                 if insert {
-                    map.insert(key, handle);
+                    map.insert(key, handle, record(handle));
                     reference.insert(key, handle);
                 } else {
                     map.remove(key);
@@ -200,7 +224,16 @@ mod tests {
             for key in 0u64..64 {
                 let key = key.wrapping_mul(0x0101_0101_0101) ^ (key << 56);
                 prop_assert_eq!(map.get(key), reference.get(&key).copied());
+                let found = map.find(key).map(|slot| (slot.hit.action, slot.hit.data().map(<[u64]>::to_vec)));
+                prop_assert_eq!(found, reference.get(&key).map(|h| (record(*h).action, Some(vec![*h]))), "the record moves with its key");
             }
+            // A record replaced stays with its key; an absent key gets none.
+            if let Some((&key, &handle)) = reference.iter().next() {
+                map.set_hit(key, record(handle + 1));
+                prop_assert_eq!(map.find(key).map(|slot| slot.hit.data().map(<[u64]>::to_vec)), Some(Some(vec![handle + 1])));
+            }
+            map.set_hit(u64::MAX, record(0));
+            prop_assert_eq!(map.get(u64::MAX), None);
         }
     }
 }

@@ -1157,10 +1157,7 @@ impl Gen<'_, '_, '_> {
         f.b.ins().jump(result, &[BlockArg::Value(rec)]);
 
         f.b.switch_to_block(hit);
-        let handle = f.b.block_params(hit)[0];
-        let hits = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, hits) as i32);
-        let offset = f.b.ins().imul_imm_s(handle, std::mem::size_of::<Hit>() as i64);
-        let record = f.b.ins().iadd(hits, offset);
+        let record = f.b.block_params(hit)[0];
         let one = f.konst(1);
         f.b.ins().jump(chosen, &[BlockArg::Value(record), BlockArg::Value(one)]);
 
@@ -1184,7 +1181,7 @@ impl Gen<'_, '_, '_> {
     }
 
     /// Linear probing of the table's flat map from the key's home slot (as `FlatMap::get`): to
-    /// `hit(handle)` or `miss`; to `ask` when the table has no flat map.
+    /// `hit(record)` (the copy kept in the slot) or `miss`; to `ask` when the table has no flat map.
     fn flat_probe(f: &mut Fun<'_>, probe: Value, key: Value, ask: Block, hit: Block, miss: Block) {
         let slots = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, slots) as i32);
         let flat = f.b.create_block();
@@ -1200,7 +1197,7 @@ impl Gen<'_, '_, '_> {
 
         f.b.switch_to_block(probe_slot);
         let i = f.b.block_params(probe_slot)[0];
-        let offset = f.b.ins().ishl_imm_s(i, std::mem::size_of::<FlatSlot>().trailing_zeros() as i64);
+        let offset = f.b.ins().imul_imm_s(i, std::mem::size_of::<FlatSlot>() as i64);
         let slot = f.b.ins().iadd(slots, offset);
         let handle = f.b.ins().load(I64, TRUSTED, slot, offset_of!(FlatSlot, handle) as i32);
         let empty = f.b.ins().icmp_imm_s(IntCC::Equal, handle, FLAT_EMPTY as i64);
@@ -1209,7 +1206,8 @@ impl Gen<'_, '_, '_> {
         f.b.switch_to_block(compare);
         let slot_key = f.b.ins().load(I64, TRUSTED, slot, offset_of!(FlatSlot, key) as i32);
         let same = f.b.ins().icmp(IntCC::Equal, slot_key, key);
-        f.b.ins().brif(same, hit, &[BlockArg::Value(handle)], next, &[]);
+        let record = f.b.ins().iadd_imm_s(slot, offset_of!(FlatSlot, hit) as i64);
+        f.b.ins().brif(same, hit, &[BlockArg::Value(record)], next, &[]);
 
         f.b.switch_to_block(next);
         let after = f.b.ins().iadd_imm_s(i, 1);
@@ -1218,8 +1216,8 @@ impl Gen<'_, '_, '_> {
     }
 
     /// The walk down the table's LPM trie (as `LpmTrie::lookup`, strides `strides`): one slot
-    /// per level while it holds a child, then the leaf's handle: to `hit(handle)`, or `miss` on
-    /// an empty slot; to `ask` when the trie has no root.
+    /// per level while it holds a child, then the leaf's handle: to `hit(record)` (the handle's, in
+    /// `FlatProbe::hits`), or `miss` on an empty slot; to `ask` when the trie has no root.
     fn trie_walk(f: &mut Fun<'_>, probe: Value, key: Value, strides: &[crate::table::Stride], ask: Block, hit: Block, miss: Block) {
         use cranelift_codegen::ir::types::I32;
         let level_at = |l: usize| (offset_of!(FlatProbe, trie) + l * std::mem::size_of::<*const u32>()) as i32;
@@ -1264,7 +1262,10 @@ impl Gen<'_, '_, '_> {
         let at = f.b.ins().iadd(leaves, offset);
         let before = -(std::mem::size_of::<crate::table::Leaf>() as i32) + offset_of!(crate::table::Leaf, handle) as i32;
         let handle = f.b.ins().load(I64, TRUSTED, at, before);
-        f.b.ins().jump(hit, &[BlockArg::Value(handle)]);
+        let hits = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, hits) as i32);
+        let offset = f.b.ins().imul_imm_s(handle, std::mem::size_of::<Hit>() as i64);
+        let record = f.b.ins().iadd(hits, offset);
+        f.b.ins().jump(hit, &[BlockArg::Value(record)]);
     }
 
     /// Applies table `t`: the lookup in Rust, the chosen action's body inlined. Returns whether
