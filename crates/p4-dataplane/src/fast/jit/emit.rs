@@ -1216,8 +1216,8 @@ impl Gen<'_, '_, '_> {
     }
 
     /// The walk down the table's LPM trie (as `LpmTrie::lookup`, strides `strides`): one slot
-    /// per level while it holds a child, then the leaf's handle: to `hit(record)` (the handle's, in
-    /// `FlatProbe::hits`), or `miss` on an empty slot; to `ask` when the trie has no root.
+    /// per level while it holds a child, then the leaf: to `hit(record)` (the copy kept in the
+    /// leaf), or `miss` on an empty slot; to `ask` when the trie has no root.
     fn trie_walk(f: &mut Fun<'_>, probe: Value, key: Value, strides: &[crate::table::Stride], ask: Block, hit: Block, miss: Block) {
         use cranelift_codegen::ir::types::I32;
         let level_at = |l: usize| (offset_of!(FlatProbe, trie) + l * std::mem::size_of::<*const u32>()) as i32;
@@ -1260,11 +1260,8 @@ impl Gen<'_, '_, '_> {
         let leaves = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, leaves) as i32);
         let offset = f.b.ins().imul_imm_s(id, std::mem::size_of::<crate::table::Leaf>() as i64);
         let at = f.b.ins().iadd(leaves, offset);
-        let before = -(std::mem::size_of::<crate::table::Leaf>() as i32) + offset_of!(crate::table::Leaf, handle) as i32;
-        let handle = f.b.ins().load(I64, TRUSTED, at, before);
-        let hits = f.b.ins().load(I64, TRUSTED, probe, offset_of!(FlatProbe, hits) as i32);
-        let offset = f.b.ins().imul_imm_s(handle, std::mem::size_of::<Hit>() as i64);
-        let record = f.b.ins().iadd(hits, offset);
+        let before = -(std::mem::size_of::<crate::table::Leaf>() as i64) + offset_of!(crate::table::Leaf, hit) as i64;
+        let record = f.b.ins().iadd_imm_s(at, before);
         f.b.ins().jump(hit, &[BlockArg::Value(record)]);
     }
 
