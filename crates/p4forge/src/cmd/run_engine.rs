@@ -36,11 +36,14 @@ const RAW_CHUNK_BYTES: usize = 1 << 20;
 const RAW_WORKER_CHUNK_BYTES: usize = 384 << 10;
 /// Chunks a helper is given and whose results are not yet delivered: the one it works on plus
 /// enough queued that it never waits while the calling thread works on a chunk of its own. When
-/// every helper has this many, the calling thread takes the next chunk itself.
-const HELPER_QUEUE: usize = 3;
+/// every helper has this many, the calling thread takes the next chunk itself. Reading and writing
+/// a chunk costs the calling thread about as much as the dataplane's work on it (l2l3, 64-byte
+/// packets), so a helper needs several chunks in hand to outlast one round of that: with 3 it sat
+/// idle a quarter of the run (`docs/PERFORMANCE.md`, 2026-11-29 fourth session).
+const HELPER_QUEUE: usize = 8;
 /// Chunks not yet delivered, at most, per thread (calling thread included): bounds memory when a
 /// helper falls behind (the calling thread then waits for it).
-const PENDING_PER_THREAD: usize = 4;
+const PENDING_PER_THREAD: usize = 8;
 
 /// One input packet of a [`Chunk`].
 pub struct Input {
@@ -325,8 +328,10 @@ impl Engine {
                 delivered
             }
             Mode::Shared(shared) => {
-                shared.dispatch(chunk);
+                // Results already back first: a helper that finished its chunks then counts as
+                // having room, and gets this one instead of the calling thread running it.
                 shared.deliver_ready(&mut self.drops, sink, &mut self.spent)?;
+                shared.dispatch(chunk);
                 while shared.pending.len() >= PENDING_PER_THREAD * (shared.helpers.len() + 1) {
                     shared.deliver_oldest(&mut self.drops, sink, &mut self.spent)?;
                 }
