@@ -50,8 +50,6 @@ fn bench(c: &mut Criterion) {
             priority: 0,
             action: 0,
             args: vec![],
-            packets: 0,
-            bytes: 0,
             meter: Meter::default(),
         };
         let t0 = Instant::now();

@@ -86,7 +86,7 @@ fn field_match(i: usize, value: u128, len: u32, ranged: bool) -> Match {
 }
 
 fn entry(matches: Vec<Match>, priority: i64) -> Entry {
-    Entry { matches, priority, action: 0, args: vec![], packets: 0, bytes: 0, meter: Meter::default() }
+    Entry { matches, priority, action: 0, args: vec![], meter: Meter::default() }
 }
 
 /// A rule: its prefix length and value in each field.

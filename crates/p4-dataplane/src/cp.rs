@@ -345,7 +345,7 @@ impl ControlPlane for Switch {
         }
         let data = action_data(self, ti, ai, &args)?;
         let name = tp.name.clone();
-        let entry = Entry { matches, priority, action: ai, args: data, packets: 0, bytes: 0, meter: Default::default() };
+        let entry = Entry { matches, priority, action: ai, args: data, meter: Default::default() };
         self.ctx.tables[ti].insert(entry).map_err(|m| ControlError::Invalid(format!("table {name}: {m}")))
     }
 
@@ -513,8 +513,8 @@ impl ControlPlane for Switch {
     fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError> {
         let id = self.extern_index(&[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
         if let Some(ti) = self.direct_table(id) {
-            return match self.ctx.tables[ti].get_mut(index) {
-                Some(e) => Ok((e.packets, e.bytes)),
+            return match self.ctx.tables[ti].count(index) {
+                Some(c) => Ok((c.packets, c.bytes)),
                 None => invalid(format!("direct counter {counter}: no entry with handle {index}")),
             };
         }
@@ -529,13 +529,9 @@ impl ControlPlane for Switch {
     fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError> {
         let id = self.extern_index(&[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
         if let Some(ti) = self.direct_table(id) {
-            return match self.ctx.tables[ti].get_mut(index) {
-                Some(e) => {
-                    e.packets = packets;
-                    e.bytes = bytes;
-                    Ok(())
-                }
-                None => invalid(format!("direct counter {counter}: no entry with handle {index}")),
+            return match self.ctx.tables[ti].set_count(index, crate::table::Count { packets, bytes }) {
+                true => Ok(()),
+                false => invalid(format!("direct counter {counter}: no entry with handle {index}")),
             };
         }
         match self.ctx.externs.get_mut(id) {
@@ -553,10 +549,7 @@ impl ControlPlane for Switch {
     fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
         let id = self.extern_index(&[ObjectKind::Counter, ObjectKind::DirectCounter], counter)?;
         if let Some(ti) = self.direct_table(id) {
-            for e in self.ctx.tables[ti].entries.iter_mut().flatten() {
-                e.packets = 0;
-                e.bytes = 0;
-            }
+            self.ctx.tables[ti].reset_counts();
             return Ok(());
         }
         if let Some(ExternState::Counter { cells }) = self.ctx.externs.get_mut(id) {

@@ -315,7 +315,7 @@ impl Switch {
                     Some(p) => i64::try_from(p).unwrap_or(i64::MAX),
                     None => pos as i64 + 1,
                 };
-                let entry = crate::table::Entry { matches, priority, action: act, args: data, packets: 0, bytes: 0, meter: Meter::default() };
+                let entry = crate::table::Entry { matches, priority, action: act, args: data, meter: Meter::default() };
                 if let Some(ts) = self.ctx.tables.get_mut(ti) {
                     ts.insert(entry).map_err(|m| DataplaneError::invalid(format!("table {}: entry {}: {m}", t.name, pos + 1)))?;
                 }

@@ -131,9 +131,16 @@ pub struct Entry {
     /// Index into the table's action list.
     pub action: usize,
     pub args: Vec<u128>,
+    pub meter: Meter,
+}
+
+/// An entry's direct counts, kept by handle in [`TableState`] (not in the entry) so that generated
+/// code adds to them where it found the entry (`#[repr(C)]`: at their offsets).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Count {
     pub packets: u64,
     pub bytes: u64,
-    pub meter: Meter,
 }
 
 #[derive(Clone, Debug)]
@@ -269,7 +276,15 @@ pub(crate) struct FlatProbe {
     /// yet, or none since the trie ran out of leaf ids): the code then asks Rust.
     pub(crate) trie: [*const u32; TRIE_LEVELS],
     pub(crate) leaves: *const Leaf,
+    /// The entries' direct counts by handle (`TableState::counts`); a record found in a flat-map
+    /// slot or a trie leaf has its entry's handle just before it ([`HANDLE_BEFORE_HIT`]).
+    pub(crate) counts: *mut Count,
 }
+
+/// How far before a record kept in a [`FlatSlot`] or a [`Leaf`] its entry's handle is.
+pub(crate) const HANDLE_BEFORE_HIT: usize = 8;
+const _: () = assert!(std::mem::offset_of!(FlatSlot, hit) - std::mem::offset_of!(FlatSlot, handle) == HANDLE_BEFORE_HIT);
+const _: () = assert!(std::mem::offset_of!(Leaf, hit) - std::mem::offset_of!(Leaf, handle) == HANDLE_BEFORE_HIT);
 
 // SAFETY: the pointers are into the owning `TableState`'s own heap buffers, refreshed whenever
 // those change (clones refresh their own), and only read through that table.
@@ -283,6 +298,8 @@ pub struct TableState {
     /// By handle: the action and data of the entry there ([`Hit`]); kept in step with `entries`
     /// (so an entry's action and data change only through [`TableState::set_action`]).
     hits: Vec<Hit>,
+    /// By handle: the entry's direct counts (a removed entry's stay until the handle is reused).
+    counts: Vec<Count>,
     /// Handles of removed entries, smallest first: the next insert takes the smallest (as BMv2's
     /// handle manager does), so a table whose entries change under traffic keeps its size.
     free: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
@@ -301,6 +318,7 @@ impl Clone for TableState {
         let mut copy = TableState {
             entries: self.entries.clone(),
             hits: self.hits.clone(),
+            counts: self.counts.clone(),
             free: self.free.clone(),
             index: self.index.clone(),
             probe: self.probe.clone(),
@@ -372,8 +390,8 @@ impl Level {
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
 pub(crate) struct Leaf {
-    handle: u64,
     len: u32,
+    handle: u64,
     pub(crate) hit: Hit,
 }
 
@@ -698,9 +716,10 @@ impl TableState {
             default: default_hit,
             trie: [std::ptr::null(); TRIE_LEVELS],
             leaves: std::ptr::null(),
+            counts: std::ptr::null_mut(),
         };
         let mut table =
-            TableState { entries: Vec::new(), hits: Vec::new(), free: Default::default(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit, flat_probe };
+            TableState { entries: Vec::new(), hits: Vec::new(), counts: Vec::new(), free: Default::default(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit, flat_probe };
         table.refresh_flat_probe();
         table
     }
@@ -710,7 +729,7 @@ impl TableState {
 
     /// Points the [`FlatProbe`] at the table's current buffers and default: after every change.
     fn refresh_flat_probe(&mut self) {
-        self.flat_probe = self.current_flat_probe();
+        self.flat_probe = FlatProbe { counts: self.counts.as_mut_ptr(), ..self.current_flat_probe() };
     }
 
     fn current_flat_probe(&self) -> FlatProbe {
@@ -727,7 +746,10 @@ impl TableState {
                 leaves = t.leaves.as_ptr();
             }
         }
-        FlatProbe { slots, shift, mask, default: self.default_hit, trie, leaves }
+        // The same address `refresh_flat_probe` takes mutably (only generated code running on a
+        // switch held mutably writes through it).
+        let counts = self.counts.as_ptr().cast_mut();
+        FlatProbe { slots, shift, mask, default: self.default_hit, trie, leaves, counts }
     }
 
     /// Whether the [`FlatProbe`] is as a refresh would leave it.
@@ -824,6 +846,10 @@ impl TableState {
             Some(slot) => *slot = hit,
             None => self.hits.push(hit),
         }
+        match self.counts.get_mut(handle as usize) {
+            Some(count) => *count = Count::default(),
+            None => self.counts.push(Count::default()),
+        }
         self.refresh_flat_probe();
         Ok(handle)
     }
@@ -883,6 +909,7 @@ impl TableState {
     pub fn clear(&mut self) {
         self.entries.clear();
         self.hits.clear();
+        self.counts.clear();
         self.free.clear();
         match &mut self.index {
             Index::Exact(map) => map.clear(),
@@ -911,6 +938,36 @@ impl TableState {
     /// [`TableState::set_action`] (the hit records copy them).
     pub fn get_mut(&mut self, handle: u64) -> Option<&mut Entry> {
         self.entries.get_mut(handle as usize).and_then(Option::as_mut)
+    }
+
+    /// Entry `handle`'s direct counts (`None`: no such entry).
+    pub fn count(&self, handle: u64) -> Option<Count> {
+        self.entries.get(handle as usize).and_then(Option::as_ref).and(self.counts.get(handle as usize).copied())
+    }
+
+    /// Sets entry `handle`'s direct counts; `false`: there is no such entry.
+    pub fn set_count(&mut self, handle: u64, count: Count) -> bool {
+        match (self.entries.get(handle as usize).and_then(Option::as_ref), self.counts.get_mut(handle as usize)) {
+            (Some(_), Some(c)) => {
+                *c = count;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Counts a packet of `bytes` bytes for entry `handle`.
+    #[inline]
+    pub fn add_count(&mut self, handle: u64, bytes: u64) {
+        if let Some(c) = self.counts.get_mut(handle as usize) {
+            c.packets += 1;
+            c.bytes += bytes;
+        }
+    }
+
+    /// Sets every entry's direct counts to zero.
+    pub fn reset_counts(&mut self) {
+        self.counts.fill(Count::default());
     }
 
     /// Gives entry `handle` another action and data; `false`: there is no such entry.
@@ -1046,7 +1103,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn entry(matches: Vec<Match>, priority: i64, action: usize) -> Entry {
-        Entry { matches, priority, action, args: vec![], packets: 0, bytes: 0, meter: Meter::default() }
+        Entry { matches, priority, action, args: vec![], meter: Meter::default() }
     }
 
     #[test]

@@ -676,3 +676,136 @@ fn tables_of_several_exact_fields_match_every_field_exactly() {
     assert!(!sw.use_machine_code(false));
     check(&mut sw, &model, "the same tables on the closures");
 }
+
+/// An exact table, an lpm table and an exact table whose action data do not fit a record (a
+/// 128-bit value: the full lookup through Rust), each with a direct counter.
+const COUNTED: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<48> mac; bit<32> dst; bit<8> k; }
+struct headers_t { h_t h; }
+struct meta_t { bit<128> wide; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    direct_counter(CounterType.packets_and_bytes) mac_count;
+    direct_counter(CounterType.packets_and_bytes) route_count;
+    direct_counter(CounterType.packets_and_bytes) wide_count;
+    action fwd(bit<9> port) { sm.egress_spec = port; }
+    action big(bit<128> v) { meta.wide = v; sm.egress_spec = (bit<9>)v[8:0]; }
+    table mac { key = { hdr.h.mac: exact; } actions = { fwd; } default_action = fwd(500); counters = mac_count; }
+    table routes { key = { hdr.h.dst: lpm; } actions = { fwd; } default_action = fwd(501); counters = route_count; }
+    table wide { key = { hdr.h.k: exact; } actions = { big; fwd; } default_action = fwd(502); counters = wide_count; }
+    apply { mac.apply(); routes.apply(); wide.apply(); }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+/// Direct counters of tables looked up by generated code count every hit once, with the packet's
+/// length, and misses not at all (a model in the test), through deletes (a reused handle starts
+/// from zero), modifies (the counts stay) and counter writes; the same on the closures, and for
+/// a table whose data only the full lookup gives.
+#[test]
+fn direct_counters_of_tables_in_generated_code_count_every_hit_once() {
+    let mut sw = build("counted.p4", COUNTED);
+    // Not self-contained: the 128-bit data go through closures.
+    assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet"));
+    let one = |v: u128| Keys::Positional(vec![KeyValue::Value(v.into())]);
+    let route = |v: u32, len: u32| Keys::Positional(vec![KeyValue::Prefix(v.into(), len)]);
+    let port = |p: u16| ActionArgs::Positional(vec![p.into()]);
+    // (counter, handle) -> (packets, bytes) in the model.
+    let mut model: std::collections::HashMap<(&str, u64), (u64, u64)> = std::collections::HashMap::new();
+    let mut entries: Vec<(&str, &str, u64)> = Vec::new();
+    for m in 0..6u64 {
+        let h = sw.table_add("mac", one(u128::from(0x0a00_0000_0000 + m)), "fwd", port(m as u16 + 1), None).expect("mac");
+        entries.push(("mac", "mac_count", h));
+    }
+    for (i, (v, len)) in [(0x0a00_0000u32, 8u32), (0x0a01_0000, 16), (0x0a01_0200, 24), (0xc0a8_0001, 32)].into_iter().enumerate() {
+        let h = sw.table_add("routes", route(v, len), "fwd", port(i as u16 + 10), None).expect("route");
+        entries.push(("routes", "route_count", h));
+    }
+    for k in 0..3u8 {
+        let h = sw.table_add("wide", one(u128::from(k)), "big", ActionArgs::Positional(vec![((1u128 << 100) | u128::from(k + 20)).into()]), None).expect("wide");
+        entries.push(("wide", "wide_count", h));
+    }
+    for (_, counter, h) in &entries {
+        model.insert((counter, *h), (0, 0));
+    }
+    let frame = |m: u64, dst: u32, k: u8, len: usize| {
+        let mut f = (0x0a00_0000_0000 + m).to_be_bytes()[2..].to_vec();
+        f.extend_from_slice(&dst.to_be_bytes());
+        f.push(k);
+        f.resize(len, 0x5a);
+        f
+    };
+    // Which entry of each table a packet hits, as the model sees it (None: a miss).
+    let mac_of = |m: u64, model: &std::collections::HashMap<(&str, u64), (u64, u64)>, entries: &[(&str, &str, u64)]| {
+        (m < 6).then(|| entries[m as usize].2).filter(|h| model.contains_key(&("mac_count", *h)))
+    };
+    let route_of = |dst: u32, model: &std::collections::HashMap<(&str, u64), (u64, u64)>, entries: &[(&str, &str, u64)]| {
+        let longest = [(0xc0a8_0001u32, 32u32, 3usize), (0x0a01_0200, 24, 2), (0x0a01_0000, 16, 1), (0x0a00_0000, 8, 0)]
+            .into_iter()
+            .filter(|(v, len, i)| dst >> (32 - len) == v >> (32 - len) && model.contains_key(&("route_count", entries[6 + i].2)));
+        longest.map(|(_, _, i)| entries[6 + i].2).next()
+    };
+    let traffic = |round: u64| -> Vec<(u64, u32, u8, usize)> {
+        (0..200u64)
+            .map(|i| {
+                let x = i.wrapping_mul(0x9e37_79b9).wrapping_add(round) >> 3;
+                let dst = [0x0a00_0001u32, 0x0a01_0001, 0x0a01_0203, 0xc0a8_0001, 0xc0a8_0002, 0x0b00_0000][(x % 6) as usize];
+                (x % 8, dst, (x % 5) as u8, 11 + (x % 90) as usize)
+            })
+            .collect()
+    };
+    let send = |sw: &mut Switch, model: &mut std::collections::HashMap<(&str, u64), (u64, u64)>, entries: &[(&str, &str, u64)], round: u64| {
+        let packets = traffic(round);
+        let frames: Vec<Vec<u8>> = packets.iter().map(|&(m, dst, k, len)| frame(m, dst, k, len)).collect();
+        assert_eq!(run(sw, &frames).len(), frames.len());
+        for &(m, dst, k, len) in &packets {
+            let wide = (k < 3).then(|| entries[10 + k as usize].2).filter(|h| model.contains_key(&("wide_count", *h)));
+            for (counter, hit) in [("mac_count", mac_of(m, model, entries)), ("route_count", route_of(dst, model, entries)), ("wide_count", wide)] {
+                if let Some(h) = hit {
+                    let c = model.get_mut(&(counter, h)).expect("modelled");
+                    *c = (c.0 + 1, c.1 + len as u64);
+                }
+            }
+        }
+    };
+    let check = |sw: &mut Switch, model: &std::collections::HashMap<(&str, u64), (u64, u64)>, step: &str| {
+        let mut got: Vec<_> = model.keys().map(|&(counter, h)| ((counter, h), sw.counter_read(counter, h).expect("read"))).collect();
+        let mut want: Vec<_> = model.iter().map(|(k, v)| (*k, *v)).collect();
+        got.sort();
+        want.sort();
+        assert!(want.iter().all(|(_, (p, _))| *p > 0), "{step}: every entry hit");
+        assert_eq!(got, want, "{step}");
+    };
+    send(&mut sw, &mut model, &entries, 0);
+    check(&mut sw, &model, "first traffic");
+    // Delete and re-add (the handle is reused and starts from zero), modify (the counts stay),
+    // write a counter.
+    sw.table_delete("mac", entries[2].2).expect("delete");
+    model.remove(&("mac_count", entries[2].2));
+    send(&mut sw, &mut model, &entries, 1);
+    let h = sw.table_add("mac", one(0x0a00_0000_0002), "fwd", port(33), None).expect("re-add");
+    assert_eq!((h, sw.counter_read("mac_count", h).expect("read")), (entries[2].2, (0, 0)), "a reused handle starts from zero");
+    model.insert(("mac_count", h), (0, 0));
+    sw.table_delete("routes", entries[8].2).expect("delete /24");
+    model.remove(&("route_count", entries[8].2));
+    sw.table_modify("routes", entries[7].2, "fwd", port(44)).expect("modify");
+    sw.counter_write("route_count", entries[6].2, 1000, 5000).expect("write");
+    model.insert(("route_count", entries[6].2), (1000, 5000));
+    send(&mut sw, &mut model, &entries, 2);
+    let h8 = sw.table_add("routes", route(0x0a01_0200, 24), "fwd", port(12), None).expect("re-add /24");
+    model.insert(("route_count", h8), (0, 0));
+    entries[8].2 = h8;
+    send(&mut sw, &mut model, &entries, 3);
+    check(&mut sw, &model, "after deletes, modifies and a write");
+    assert!(!sw.use_machine_code(false));
+    send(&mut sw, &mut model, &entries, 4);
+    check(&mut sw, &model, "the same tables on the closures");
+}

@@ -70,7 +70,7 @@ fn a_loop_a_packet_makes_endless_drops_that_packet_on_both_executors() {
     let reason = b"a loop ran 1048576 times without ending".to_vec();
     // Loops need no traffic manager: one machine-code function per packet, calling the loops'
     // closures, which stop a packet for it.
-    let mut sw = switch();
+    let sw = switch();
     assert!(!sw.hands_over());
     assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet"));
     for (wire_format, machine_code) in [(true, true), (true, false), (false, false)] {

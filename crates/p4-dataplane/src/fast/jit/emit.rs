@@ -20,8 +20,8 @@ use crate::exec::{Ctx, Effects, Ev, KeyMatch, MetaValue, PipelineMeta, Run, Targ
 use crate::fast::{PacketPlan, Val};
 use crate::fast::build::{csum16_plan, mark_site, FastCompiler, Leaf};
 use crate::hashing::Algorithm;
-use crate::table::{FlatProbe, FlatSlot, Hit, TableState, FLAT_EMPTY, FLAT_MIX};
-use p4_arch::{ExternOp, MetaRole};
+use crate::table::{Count, FlatProbe, FlatSlot, Hit, TableState, FLAT_EMPTY, FLAT_MIX};
+use p4_arch::{ExternOp, MetaRole, StateKind};
 use crate::fast::places::{Place, Region};
 
 fn jit_error(e: impl std::fmt::Display) -> crate::DataplaneError {
@@ -127,6 +127,17 @@ struct Fun<'f> {
     /// Where the block being generated ends when it is inlined into the whole-packet function
     /// (a block with the flow code as its parameter); `None`: its end returns.
     exit_to: Option<Block>,
+}
+
+/// What a table keeps per entry, for generated code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PerEntry {
+    Nothing,
+    /// A direct counter alone, which reads the packet length (this slot).
+    Counter(usize),
+    /// A direct meter, or several per-entry externs, or a counter without a packet length: the
+    /// full lookup in Rust.
+    More,
 }
 
 /// Every access of generated code is to memory the frame's pointers make valid.
@@ -1128,15 +1139,64 @@ impl Gen<'_, '_, '_> {
                 Val::Const(_) | Val::Field { .. } | Val::Valid { .. } => {}
             }
         }
-        if p4_arch::per_entry_externs(&self.fc.cx.ir.tables[t]).next().is_some() {
-            self.read_unknown = true;
+        self.per_entry_reads(t);
+    }
+
+    /// Notes what Rust reads to count or meter a hit in table `t`: a direct counter reads the
+    /// packet length; a direct meter, more.
+    fn per_entry_reads(&mut self, t: usize) {
+        match self.per_entry(t) {
+            PerEntry::Nothing => {}
+            PerEntry::Counter(len) => {
+                self.read.insert(len);
+            }
+            PerEntry::More => self.read_unknown = true,
         }
+    }
+
+    /// What table `t` keeps per entry, as the architecture describes its per-entry externs.
+    fn per_entry(&self, t: usize) -> PerEntry {
+        let ir = self.fc.cx.ir;
+        let mut kinds = p4_arch::per_entry_externs(&ir.tables[t]).map(|e| {
+            let arch = p4_arch::of(ir)?;
+            Some(arch.extern_type(&ir.externs.get(e.index())?.type_name)?.state)
+        });
+        match (kinds.next(), kinds.next(), self.fc.cx.intrinsic.slot(MetaRole::PacketLength)) {
+            (None, _, _) => PerEntry::Nothing,
+            (Some(Some(StateKind::DirectCounter)), None, Some(len)) => PerEntry::Counter(len),
+            _ => PerEntry::More,
+        }
+    }
+
+    /// Whether a hit in table `t` is counted by generated code itself: a direct counter alone.
+    fn counts_itself(&self, t: usize) -> bool {
+        matches!(self.per_entry(t), PerEntry::Counter(_))
+    }
+
+    /// Adds a packet to the direct counts of the entry whose record (in a flat-map slot or a trie
+    /// leaf, where its handle is just before it) is at `record`, as `TableState::add_count`.
+    fn count_hit(&mut self, f: &mut Fun<'_>, t: usize, record: Value) {
+        let Some(len_slot) = self.fc.cx.intrinsic.slot(MetaRole::PacketLength) else { return };
+        let tables = f.frame_ptr(offset_of!(JitFrame, tables));
+        let at = t * std::mem::size_of::<TableState>() + TableState::FLAT_PROBE_OFFSET + offset_of!(FlatProbe, counts);
+        let counts = f.b.ins().load(I64, TRUSTED, tables, at as i32);
+        let handle = f.b.ins().load(I64, TRUSTED, record, -(crate::table::HANDLE_BEFORE_HIT as i32));
+        let offset = f.b.ins().imul_imm_s(handle, std::mem::size_of::<Count>() as i64);
+        let count = f.b.ins().iadd(counts, offset);
+        let packets = f.b.ins().load(I64, TRUSTED, count, offset_of!(Count, packets) as i32);
+        let packets = f.b.ins().iadd_imm_s(packets, 1);
+        f.b.ins().store(TRUSTED, packets, count, offset_of!(Count, packets) as i32);
+        let len = f.slot_read(len_slot);
+        let bytes = f.b.ins().load(I64, TRUSTED, count, offset_of!(Count, bytes) as i32);
+        let bytes = f.b.ins().iadd(bytes, len);
+        f.b.ins().store(TRUSTED, bytes, count, offset_of!(Count, bytes) as i32);
     }
 
     /// The record a packet with `key` (one field's value, or the packed fields) runs in table `t`, as [`super::jit_record`]
     /// returns it (its address, bit 0 set on a hit; 0 when it does not hold its data): found here
     /// in the table's flat map or trie ([`crate::table::FlatProbe`]) when it has one, else asked
     /// of Rust.
+    /// For a table that `counts_itself`, a record Rust would have to find is not asked for: 0.
     fn record(&mut self, f: &mut Fun<'_>, t: usize, key: Value) -> Value {
         let tables = f.frame_ptr(offset_of!(JitFrame, tables));
         let at = t * std::mem::size_of::<TableState>() + TableState::FLAT_PROBE_OFFSET;
@@ -1153,7 +1213,7 @@ impl Gen<'_, '_, '_> {
         }
 
         f.b.switch_to_block(ask);
-        let rec = f.call2(super::jit_record, t as u64, key);
+        let rec = if self.counts_itself(t) { f.konst(0) } else { f.call2(super::jit_record, t as u64, key) };
         f.b.ins().jump(result, &[BlockArg::Value(rec)]);
 
         f.b.switch_to_block(hit);
@@ -1309,12 +1369,12 @@ impl Gen<'_, '_, '_> {
                     });
                 }
                 let Some(key) = key else { return unsupported("a computed key without fields") };
-                // A table with no direct counter or meter: the winning record's address from Rust
-                // (`jit_record`), its data copied here; the full path when the record does not
-                // hold them.
-                if p4_arch::per_entry_externs(table).next().is_some() {
-                    self.read_unknown = true;
-                } else {
+                // A table with no direct meter: the winning record's address (found here, or
+                // from Rust: `jit_record`), its data copied here, a direct counter's counts added
+                // here; the full path when the record does not hold its data (or, for a counted
+                // table, is not in a flat map or trie).
+                self.per_entry_reads(t);
+                if self.per_entry(t) != PerEntry::More {
                     records = true;
                     let rec = self.record(f, t, key);
                     let (fast, slow) = (f.b.create_block(), f.b.create_block());
@@ -1322,6 +1382,14 @@ impl Gen<'_, '_, '_> {
                     f.b.switch_to_block(fast);
                     let hit = f.b.ins().band_imm_s(rec, 1);
                     let addr = f.b.ins().band_imm_s(rec, !1);
+                    if self.counts_itself(t) {
+                        let (counted, after) = (f.b.create_block(), f.b.create_block());
+                        f.b.ins().brif(hit, counted, &[], after, &[]);
+                        f.b.switch_to_block(counted);
+                        self.count_hit(f, t, addr);
+                        f.b.ins().jump(after, &[]);
+                        f.b.switch_to_block(after);
+                    }
                     let local = f.b.ins().uload32(f.mem, addr, 0);
                     f.b.ins().jump(dispatch, &[BlockArg::Value(hit), BlockArg::Value(local), BlockArg::Value(addr)]);
                     f.b.switch_to_block(slow);
