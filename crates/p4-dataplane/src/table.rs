@@ -933,9 +933,9 @@ impl TableState {
         }
     }
 
-    /// The entry `handle`, to update its counters or meter; its matches and priority must stay as
-    /// they are (the index is keyed by them), and its action and data change only through
-    /// [`TableState::set_action`] (the hit records copy them).
+    /// The entry `handle`, to update its meter (its counts are [`TableState::add_count`]'s); its
+    /// matches and priority must stay as they are (the index is keyed by them), and its action
+    /// and data change only through [`TableState::set_action`] (the hit records copy them).
     pub fn get_mut(&mut self, handle: u64) -> Option<&mut Entry> {
         self.entries.get_mut(handle as usize).and_then(Option::as_mut)
     }
