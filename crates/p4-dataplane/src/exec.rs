@@ -339,7 +339,8 @@ pub struct TableProg {
     pub keys: Vec<TableKeyProg>,
     pub actions: Vec<TableActionProg>,
     /// Extern instances kept per entry (the description's [`p4_arch::StateKind::DirectCounter`]
-    /// and [`p4_arch::StateKind::DirectMeter`]): counts live in the table by entry handle (`table::Count`), meters in the entries.
+    /// and [`p4_arch::StateKind::DirectMeter`]): counts live in the table by entry handle
+    /// (`table::Count`), meters in the entries.
     pub per_entry: Vec<usize>,
     /// The per-entry meter whose colour the table's hit computes, if any.
     pub entry_meter: Option<usize>,
