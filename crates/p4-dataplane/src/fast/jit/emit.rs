@@ -1195,8 +1195,7 @@ impl Gen<'_, '_, '_> {
     /// The record a packet with `key` (one field's value, or the packed fields) runs in table `t`, as [`super::jit_record`]
     /// returns it (its address, bit 0 set on a hit; 0 when it does not hold its data): found here
     /// in the table's flat map or trie ([`crate::table::FlatProbe`]) when it has one, else asked
-    /// of Rust.
-    /// For a table that `counts_itself`, a record Rust would have to find is not asked for: 0.
+    /// of Rust; for a table that `counts_itself`, not asked (0: the full lookup, which counts).
     fn record(&mut self, f: &mut Fun<'_>, t: usize, key: Value) -> Value {
         let tables = f.frame_ptr(offset_of!(JitFrame, tables));
         let at = t * std::mem::size_of::<TableState>() + TableState::FLAT_PROBE_OFFSET;
