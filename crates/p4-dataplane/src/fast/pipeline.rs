@@ -135,11 +135,7 @@ pub(crate) fn whole_batch(p: &Prog, c: &mut Ctx, batch: &[PacketIn<'_>], res: &m
     }
     // The context's buffers do not move while the batch runs.
     jit::point_into(c);
-    jit::enter_batch(p, c);
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
-    // Room for every packet's output at once (no reservation per packet).
-    let room: usize = batch.iter().map(|packet| code.emits + packet.data.len()).sum();
-    c.wire_out.reserve(room);
     for (index, packet) in batch.iter().enumerate() {
         res.input = index as u32;
         if packet.port > plan.max_port {
@@ -152,7 +148,7 @@ pub(crate) fn whole_batch(p: &Prog, c: &mut Ctx, batch: &[PacketIn<'_>], res: &m
         c.jit_frame.in_port = u64::from(packet.port);
         c.jit_frame.now_us = c.now_us;
         let first = c.wire_out.len();
-        if jit::call_in_batch(code.code, c, code.emits + packet.data.len()) == jit::DROPPED {
+        if jit::call(code.code, p, c, code.emits + packet.data.len()) == jit::DROPPED {
             res.push_drop(p.drop_reason(c));
         } else {
             res.push_range(c.jit_frame.out_port as u32, first, c.wire_out.len() - first);

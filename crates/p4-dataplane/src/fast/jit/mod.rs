@@ -105,40 +105,6 @@ pub(crate) fn point_at_packet(c: &mut Ctx, data: &[u8]) {
     c.jit_frame.pkt_len = data.len();
 }
 
-/// Runs self-contained generated function `f` on the packet `c.jit_frame` points at, inside the
-/// loop of [`crate::fast::pipeline::whole_batch`]: after [`point_into`] and [`enter_batch`], with
-/// room for `emits` more bytes already reserved in `Ctx::wire_out` (reserved for the whole batch
-/// at once).
-#[inline]
-pub(crate) fn call_in_batch(f: JitFn, c: &mut Ctx, emits: usize) -> u64 {
-    debug_assert!(c.wire_out.capacity() - c.wire_out.len() >= emits, "room reserved for the batch");
-    debug_assert!(std::ptr::eq(c.jit_frame.c, c) && std::ptr::eq(c.jit_frame.tables, c.tables.as_ptr()), "enter_batch first");
-    // In bounds: at most the vector's length (the spare capacity starts there).
-    c.jit_frame.out = c.wire_out.as_mut_ptr().wrapping_add(c.wire_out.len());
-    c.jit_frame.out_len = 0;
-    let frame = std::ptr::addr_of_mut!(c.jit_frame);
-    // SAFETY: as in `call`: `f` was generated for the program `enter_batch` recorded, which with
-    // the context and its tables stays put while the batch runs (nothing changes the tables or
-    // moves the context during `process_batch`); it writes at most `emits` bytes at `frame.out`,
-    // which the caller reserved.
-    let code = unsafe { f(frame) };
-    let len = c.wire_out.len() + c.jit_frame.out_len.min(emits);
-    // SAFETY: the generated code initialised `out_len` bytes of the spare capacity (at most
-    // `emits`, reserved).
-    unsafe { c.wire_out.set_len(len) };
-    code
-}
-
-/// Points `c.jit_frame` at program `p`, the context itself and its tables, for the calls of a
-/// batch ([`call_in_batch`]).
-#[inline]
-pub(crate) fn enter_batch(p: &Prog, c: &mut Ctx) {
-    let cp: *mut Ctx = c;
-    c.jit_frame.p = p;
-    c.jit_frame.c = cp;
-    c.jit_frame.tables = c.tables.as_ptr();
-}
-
 /// A generated function: `frame` in, a [`Flow`] encoded by [`flow_code`] out.
 pub(crate) type JitFn = unsafe extern "C" fn(frame: *mut JitFrame) -> u64;
 
