@@ -399,18 +399,18 @@ impl TableProg {
                 let mut act = 0;
                 let counted = !self.per_entry.is_empty() || self.entry_meter.is_some();
                 let pkt_len = if counted { p.intrinsic.slot(MetaRole::PacketLength).map_or(0, |s| c.get(s)) as u64 } else { 0 };
-                // Counts are kept only where a direct counter can read them.
-                if !self.per_entry.is_empty() {
-                    if let Some(ts) = c.tables.get_mut(t) {
+                if let Some(ts) = c.tables.get_mut(t) {
+                    // Counts are kept only where a direct counter can read them.
+                    if !self.per_entry.is_empty() {
                         ts.add_count(h, pkt_len);
                     }
-                }
-                if let Some(e) = c.tables.get_mut(t).and_then(|ts| ts.get_mut(h)) {
-                    args.extend_from_slice(&e.args);
-                    act = e.action;
-                    if let Some(m) = self.entry_meter {
-                        let bytes = matches!(c.externs.get(m), Some(ExternState::DirectMeter { bytes: true, .. }));
-                        colour = Some((m, e.meter.execute(if bytes { pkt_len as u32 } else { 1 }, c.now_us as f64)));
+                    if let Some(e) = ts.get_mut(h) {
+                        args.extend_from_slice(&e.args);
+                        act = e.action;
+                        if let Some(m) = self.entry_meter {
+                            let bytes = matches!(c.externs.get(m), Some(ExternState::DirectMeter { bytes: true, .. }));
+                            colour = Some((m, e.meter.execute(if bytes { pkt_len as u32 } else { 1 }, c.now_us as f64)));
+                        }
                     }
                 }
                 if let Some((m, col)) = colour {

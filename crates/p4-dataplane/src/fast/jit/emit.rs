@@ -1173,10 +1173,10 @@ impl Gen<'_, '_, '_> {
         matches!(self.per_entry(t), PerEntry::Counter(_))
     }
 
-    /// Adds a packet to the direct counts of the entry whose record (in a flat-map slot or a trie
-    /// leaf, where its handle is just before it) is at `record`, as `TableState::add_count`.
-    fn count_hit(&mut self, f: &mut Fun<'_>, t: usize, record: Value) {
-        let Some(len_slot) = self.fc.cx.intrinsic.slot(MetaRole::PacketLength) else { return };
+    /// Adds a packet, of the length in slot `len_slot`, to the direct counts of the entry whose
+    /// record (in a flat-map slot or a trie leaf, where its handle is just before it) is at
+    /// `record`, as `TableState::add_count`.
+    fn count_hit(f: &mut Fun<'_>, t: usize, record: Value, len_slot: usize) {
         let tables = f.frame_ptr(offset_of!(JitFrame, tables));
         let at = t * std::mem::size_of::<TableState>() + TableState::FLAT_PROBE_OFFSET + offset_of!(FlatProbe, counts);
         let counts = f.b.ins().load(I64, TRUSTED, tables, at as i32);
@@ -1381,11 +1381,11 @@ impl Gen<'_, '_, '_> {
                     f.b.switch_to_block(fast);
                     let hit = f.b.ins().band_imm_s(rec, 1);
                     let addr = f.b.ins().band_imm_s(rec, !1);
-                    if self.counts_itself(t) {
+                    if let PerEntry::Counter(len_slot) = self.per_entry(t) {
                         let (counted, after) = (f.b.create_block(), f.b.create_block());
                         f.b.ins().brif(hit, counted, &[], after, &[]);
                         f.b.switch_to_block(counted);
-                        self.count_hit(f, t, addr);
+                        Self::count_hit(f, t, addr, len_slot);
                         f.b.ins().jump(after, &[]);
                         f.b.switch_to_block(after);
                     }
