@@ -8,11 +8,18 @@
 //! A device or FIFO named as an output (`/dev/null`, `/dev/stdout`, a named pipe to another
 //! program) is written in place instead: renaming a file over it would replace the device node
 //! itself (as root, an output of `/dev/full` once turned `/dev/full` into a regular file).
+//!
+//! A regular file can also be written out of order: [`AtomicFile::reserve`] sets aside the next
+//! bytes for another thread to write ([`Reserved::write`]) while this one goes on after them, and
+//! [`AtomicFile::commit`] refuses to rename a file with room set aside that was never written.
 
 use crate::describe_io_error;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Why an output could not be written. Displays as `cannot write <path>: <why>`.
 #[derive(Debug)]
@@ -49,6 +56,40 @@ pub struct AtomicFile {
     temporary: Option<PathBuf>,
     /// `None` once committed.
     writer: Option<BufWriter<File>>,
+    /// The file as [`Reserved`] room writes it, once room was set aside.
+    positional: Option<Arc<Positional>>,
+}
+
+/// The file shared with the [`Reserved`] room set aside in it.
+struct Positional {
+    file: File,
+    path: PathBuf,
+    /// Bytes set aside and not yet written.
+    unwritten: AtomicU64,
+}
+
+/// Bytes of an [`AtomicFile`] set aside by [`AtomicFile::reserve`], to be written once, from any
+/// thread, before the file is committed.
+pub struct Reserved {
+    to: Arc<Positional>,
+    offset: u64,
+    len: u64,
+}
+
+impl Reserved {
+    /// Writes `bytes` (exactly as many as were set aside) in their place.
+    pub fn write(self, bytes: &[u8]) -> Result<(), OutputError> {
+        let to = &self.to;
+        if bytes.len() as u64 != self.len {
+            return Err(OutputError {
+                path: to.path.clone(),
+                why: format!("{} bytes were set aside at offset {} but {} came", self.len, self.offset, bytes.len()),
+            });
+        }
+        to.file.write_all_at(bytes, self.offset).map_err(|e| OutputError::new(&to.path, &e))?;
+        to.unwritten.fetch_sub(self.len, Ordering::Release);
+        Ok(())
+    }
 }
 
 /// Whether `path` exists and is neither a regular file nor a directory (a device, FIFO, socket).
@@ -75,7 +116,33 @@ impl AtomicFile {
             (File::create(&temporary), Some(temporary))
         };
         let file = file.map_err(|e| OutputError::new(path, &e))?;
-        Ok(AtomicFile { path: path.to_path_buf(), temporary, writer: Some(BufWriter::with_capacity(1 << 16, file)) })
+        let writer = Some(BufWriter::with_capacity(1 << 16, file));
+        Ok(AtomicFile { path: path.to_path_buf(), temporary, writer, positional: None })
+    }
+
+    /// Sets aside the next `len` bytes for a [`Reserved::write`] (on any thread); what is written
+    /// here afterwards goes after them. `None` for a device or FIFO, which is written in order only.
+    pub fn reserve(&mut self, len: u64) -> Result<Option<Reserved>, OutputError> {
+        if self.temporary.is_none() {
+            return Ok(None);
+        }
+        let path = &self.path;
+        let fail = |e: std::io::Error| OutputError::new(path, &e);
+        let writer = self.writer.as_mut().ok_or_else(|| fail(std::io::Error::other("the file was already committed")))?;
+        let to = match &self.positional {
+            Some(to) => Arc::clone(to),
+            None => {
+                let file = writer.get_ref().try_clone().map_err(fail)?;
+                let to = Arc::new(Positional { file, path: path.clone(), unwritten: AtomicU64::new(0) });
+                self.positional = Some(Arc::clone(&to));
+                to
+            }
+        };
+        let skip = i64::try_from(len).map_err(|_| fail(std::io::Error::other(format!("cannot set aside {len} bytes"))))?;
+        // Seeking writes out what is buffered first.
+        let end = writer.seek(SeekFrom::Current(skip)).map_err(fail)?;
+        to.unwritten.fetch_add(len, Ordering::Relaxed);
+        Ok(Some(Reserved { to, offset: end - len, len }))
     }
 
     /// The final path.
@@ -85,6 +152,14 @@ impl AtomicFile {
 
     /// Flushes and renames the file to its final name.
     pub fn commit(mut self) -> Result<(), OutputError> {
+        let unwritten = self.positional.as_ref().map_or(0, |to| to.unwritten.load(Ordering::Acquire));
+        if unwritten > 0 {
+            // Not renamed: dropping `self` removes the temporary file.
+            return Err(OutputError {
+                path: self.path.clone(),
+                why: format!("{unwritten} bytes set aside in it were never written"),
+            });
+        }
         let Some(writer) = self.writer.take() else { return Ok(()) };
         let file = writer.into_inner().map_err(|e| OutputError::new(&self.path, e.error()))?;
         drop(file);
@@ -189,6 +264,48 @@ mod tests {
         let error = full.write_all(b"x").unwrap_err();
         let error = OutputError::new(Path::new("out/port1.pcap"), &error);
         assert_eq!(error.to_string(), "cannot write out/port1.pcap: no space left on the device (disk full)");
+    }
+
+    #[test]
+    fn room_set_aside_is_written_in_its_place_from_another_thread() {
+        let dir = scratch("reserve");
+        let path = dir.join("out.pcap");
+        let mut file = AtomicFile::create(&path).unwrap();
+        file.write_all(b"head ").unwrap();
+        let first = file.reserve(6).unwrap().unwrap();
+        file.write_all(b"middle ").unwrap();
+        let second = file.reserve(4).unwrap().unwrap();
+        std::thread::spawn(move || {
+            second.write(b"tail").unwrap();
+            first.write(b"first ").unwrap();
+        })
+        .join()
+        .unwrap();
+        file.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "head first middle tail");
+    }
+
+    #[test]
+    fn room_never_written_keeps_the_file_from_being_committed() {
+        let dir = scratch("reserve-unwritten");
+        let path = dir.join("out.pcap");
+        std::fs::write(&path, "old").unwrap();
+        let mut file = AtomicFile::create(&path).unwrap();
+        let _written = file.reserve(3).unwrap().unwrap().write(b"abc");
+        let unwritten = file.reserve(5).unwrap().unwrap();
+        let error = file.commit().unwrap_err();
+        assert_eq!(error.why, "5 bytes set aside in it were never written");
+        assert_eq!(std::fs::read(&path).unwrap(), b"old");
+        assert_eq!(names(&dir), ["out.pcap"]);
+        let error = unwritten.write(b"toolong").unwrap_err();
+        assert_eq!(error.why, "5 bytes were set aside at offset 3 but 7 came");
+    }
+
+    #[test]
+    fn a_device_has_no_room_to_set_aside() {
+        let mut null = AtomicFile::create(Path::new("/dev/null")).unwrap();
+        assert!(null.reserve(10).unwrap().is_none());
+        null.commit().unwrap();
     }
 
     #[test]

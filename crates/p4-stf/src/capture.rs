@@ -31,7 +31,7 @@ mod pcap_stream;
 pub use framing::PcapRecords;
 pub use pcap_stream::RawRecords;
 
-use p4_io::output::{AtomicFile, OutputError};
+use p4_io::output::{AtomicFile, OutputError, Reserved};
 use pcap_file::pcap::{PcapHeader, PcapParser, PcapWriter, RawPcapPacket};
 use pcap_file::pcapng::blocks::enhanced_packet::EnhancedPacketBlock;
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
@@ -676,6 +676,27 @@ impl CaptureWriter {
         }
     }
 
+    /// Sets aside room for `records` after everything written so far, and returns it: whichever
+    /// thread holds `records` writes them there (`Reserved::write(records.as_bytes())`) before
+    /// [`CaptureWriter::finish`]. Where the file cannot be written out of order (pcapng, a device
+    /// or FIFO) writes them now instead and returns `None`.
+    pub fn reserve_records(&mut self, records: &PcapRecords) -> Result<Option<Reserved>, CaptureError> {
+        let WriterKind::Pcap { file, pending } = &mut self.inner else {
+            self.write_records(records)?;
+            return Ok(None);
+        };
+        // What is gathered goes before the room.
+        std::io::Write::write_all(file, pending).map_err(|e| write_error(&self.path, PcapError::IoError(e)))?;
+        pending.clear();
+        match file.reserve(records.as_bytes().len() as u64)? {
+            Some(room) => Ok(Some(room)),
+            None => {
+                self.write_records(records)?;
+                Ok(None)
+            }
+        }
+    }
+
     /// [`CaptureWriter::write_record`] for pcapng, for a packet too large or too late for pcap, and
     /// when what is gathered is due to be written.
     #[cold]
@@ -795,6 +816,17 @@ mod tests {
             let written = std::fs::read(&ahead).unwrap();
             assert!(written == std::fs::read(&one).unwrap(), "{name}: the files differ");
             assert_eq!(read_captured(&written).unwrap()[1].original_len, 1500, "{name}");
+            // Room set aside and filled last first (pcap), or written at once (pcapng).
+            let mut writer = CaptureWriter::create(&ahead).unwrap();
+            writer.write_record(packets[0].timestamp_ns, &packets[0].data, 1500).unwrap();
+            let first = writer.reserve_records(&framed).unwrap();
+            let second = writer.reserve_records(&framed).unwrap();
+            assert_eq!((first.is_some(), second.is_some()), (name.ends_with(".pcap"), name.ends_with(".pcap")));
+            for room in [second, first].into_iter().flatten() {
+                room.write(framed.as_bytes()).unwrap();
+            }
+            writer.finish().unwrap();
+            assert!(std::fs::read(&ahead).unwrap() == written, "{name}: set aside, the files differ");
             let _ = (std::fs::remove_file(one), std::fs::remove_file(ahead));
         }
     }

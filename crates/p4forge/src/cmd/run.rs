@@ -504,11 +504,11 @@ impl Outputs<'_> {
 }
 
 impl Sink for Outputs<'_> {
-    fn output_records(&mut self, port: u32, records: &PcapRecords) -> CliResult<()> {
+    fn place_records(&mut self, port: u32, records: &PcapRecords) -> CliResult<Option<p4_io::output::Reserved>> {
         let output = self.port_output(port)?;
         output.packets += records.packets();
         output.bytes += records.data_bytes();
-        output.writer.write_records(records).map_err(|e| CliError::output(e.to_string()))
+        output.writer.reserve_records(records).map_err(|e| CliError::output(e.to_string()))
     }
 
     fn output(&mut self, input: &Input, port: u32, data: &[u8]) -> CliResult<()> {

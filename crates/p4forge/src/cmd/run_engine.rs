@@ -14,14 +14,21 @@
 //! are not reordered (live ports), flows must stay on one worker: [`p4_dataplane::rss::flow_hash`].
 //!
 //! The calling thread works on chunks too (it was a third busy thread on two cores when it only
-//! read, merged and wrote): `--threads 2` is two threads doing all the work.
+//! read, merged and wrote): `--threads 2` is two threads doing all the work. The calling thread
+//! reads the input and decodes the records it read (while they are in its cache: on a helper each
+//! record header was a wait for the other core's cache); it does not write what a chunk produced
+//! but sets aside room for it in each output file, in chunk order, and a helper writes it there
+//! ([`Job::Write`]). Writing on the calling thread left it the busier of two (reads and writes are
+//! copies by the kernel that cost about as much as the dataplane's work on l2l3), and both threads
+//! writing the same file waited on its lock.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 use std::thread::JoinHandle;
 
 use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
 use p4_dataplane::Switch;
+use p4_io::output::Reserved;
 use p4_stf::capture::{PcapRecords, RawRecords};
 
 /// Input packets per chunk on the calling thread.
@@ -44,6 +51,10 @@ const HELPER_QUEUE: usize = 8;
 /// Chunks not yet delivered, at most, per thread (calling thread included): bounds memory when a
 /// helper falls behind (the calling thread then waits for it).
 const PENDING_PER_THREAD: usize = 8;
+/// Chunks a helper is given to write and has not written yet, at most: beyond it the calling
+/// thread writes them itself (bounds memory when writing is what a helper falls behind on; 8
+/// measured faster than 2).
+const HELPER_WRITES: usize = 8;
 
 /// One input packet of a [`Chunk`].
 pub struct Input {
@@ -76,10 +87,10 @@ impl Input {
 
 /// Input packets read together: their bytes back to back in one buffer (no allocation per packet).
 ///
-/// The calling thread reads and writes the files, so what it need not do is left to whichever
-/// thread runs the chunk: a chunk may come as whole pcap records read straight into `bytes`
-/// ([`Chunk::set_raw`]), decoded into `inputs` by that thread, and its outputs are framed as pcap
-/// records there ([`Chunk::frame`]), so that delivering them is a copy of whole blocks.
+/// A chunk may come as whole pcap records read straight into `bytes` ([`Chunk::set_raw`]), decoded
+/// into `inputs` later ([`Chunk::decode`]), and its outputs may be framed as pcap records by the
+/// thread that ran it ([`Chunk::frame`]), so that writing them is a copy of whole blocks, on any
+/// thread ([`Chunk::rooms`]).
 pub struct Chunk {
     /// The packets' bytes; may run past the last packet (see [`RawRecords`]).
     pub bytes: Vec<u8>,
@@ -89,6 +100,8 @@ pub struct Chunk {
     /// The outputs as pcap records by port, when the thread that ran the chunk framed them.
     framed: Vec<(u32, PcapRecords)>,
     is_framed: bool,
+    /// Room set aside in the output files for `framed` (by index), not yet written.
+    rooms: Vec<(usize, Reserved)>,
 }
 
 /// A chunk's packets as whole records of one input's capture, in `Chunk::bytes`.
@@ -111,6 +124,7 @@ impl Chunk {
             raw: None,
             framed: Vec::new(),
             is_framed: false,
+            rooms: Vec::new(),
         }
     }
 
@@ -186,6 +200,14 @@ impl Chunk {
         }
     }
 
+    /// Writes the framed records into the room set aside for them.
+    fn write_rooms(&mut self) -> Result<(), p4_io::output::OutputError> {
+        for (index, room) in self.rooms.drain(..) {
+            room.write(self.framed.get(index).map_or(&[], |(_, records)| records.as_bytes()))?;
+        }
+        Ok(())
+    }
+
     /// The bytes of one of the chunk's packets.
     pub fn data(&self, input: &Input) -> &[u8] {
         self.bytes.get(input.at..input.at + input.len).unwrap_or(&[])
@@ -204,8 +226,10 @@ impl Chunk {
 pub trait Sink {
     /// An output packet caused by `input`.
     fn output(&mut self, input: &Input, port: u32, data: &[u8]) -> crate::error::CliResult<()>;
-    /// Output packets of one port, framed as pcap records ([`Chunk::frame`]), in order.
-    fn output_records(&mut self, port: u32, records: &PcapRecords) -> crate::error::CliResult<()>;
+    /// Output packets of one port, framed as pcap records ([`Chunk::frame`]), in order: the room
+    /// set aside for them in the port's output, for the caller to write them into (on any
+    /// thread, before the outputs are finished), or `None` when they were written at once.
+    fn place_records(&mut self, port: u32, records: &PcapRecords) -> crate::error::CliResult<Option<Reserved>>;
     /// A line `input` printed (`log_msg`, digests).
     fn log(&mut self, input: &Input, line: &str);
     /// The trace of `input` (a traced switch only).
@@ -229,7 +253,7 @@ enum Mode {
 }
 
 /// The calling thread and its helpers sharing the chunks. The calling thread also reads the input
-/// and writes the outputs, so it cannot take a fixed share: it hands a chunk to a helper while
+/// (and writes what the helpers cannot take), so it cannot take a fixed share: it hands a chunk to a helper while
 /// that helper has fewer than [`HELPER_QUEUE`] undelivered, and otherwise runs the chunk itself.
 /// Busy helpers thus get as much as they can take and the calling thread the rest, whatever the
 /// cost of reading and writing beside the dataplane, and whatever else the machine is running.
@@ -248,13 +272,29 @@ struct Shared {
 
 /// A helper thread with its own switch.
 struct Helper {
-    /// Where its chunks go, each with an output buffer to fill.
-    to: SyncSender<(Chunk, BatchOut)>,
-    /// Where they come back, with their results, in the order they went.
-    from: Receiver<(Chunk, BatchOut)>,
+    /// Where its jobs go.
+    to: Sender<Job>,
+    /// Where they come back, in the order they went.
+    from: Receiver<Done>,
     handle: JoinHandle<Switch>,
-    /// Chunks given to it whose results are not delivered yet.
+    /// Chunks given to it to run whose results are not delivered yet.
     undelivered: usize,
+    /// Chunks given to it to write, not yet back.
+    writing: usize,
+}
+
+/// What a helper is asked to do.
+enum Job {
+    /// Run a chunk, filling the output buffer, and frame its outputs.
+    Run(Chunk, BatchOut),
+    /// Write a chunk it ran into the room set aside for it ([`Chunk::rooms`]).
+    Write(Chunk),
+}
+
+/// What a helper did.
+enum Done {
+    Ran(Chunk, BatchOut),
+    Wrote(Chunk, Result<(), p4_io::output::OutputError>),
 }
 
 /// A chunk not yet delivered.
@@ -319,7 +359,7 @@ impl Engine {
                 let delivered = loop {
                     chunk.decode(CHUNK);
                     run_chunk(switch, &mut chunk, batch, out, false);
-                    let delivered = deliver(&chunk, out, &mut self.drops, sink);
+                    let delivered = deliver(&mut chunk, out, &mut self.drops, sink);
                     if delivered.is_err() || chunk.raw.is_none() {
                         break delivered;
                     }
@@ -362,33 +402,34 @@ impl Shared {
         let helpers = switches
             .into_iter()
             .map(|switch| {
-                // Room for every chunk a helper can have, both ways: neither side ever blocks on a
-                // send (the calling thread waits only in `deliver_oldest`).
-                let (to, chunks) = sync_channel(HELPER_QUEUE);
-                let (results, from) = sync_channel(HELPER_QUEUE);
-                let handle = std::thread::spawn(move || help(switch, chunks, results));
-                Helper { to, from, handle, undelivered: 0 }
+                // Neither side ever waits to send (the calling thread waits only for results, in
+                // `deliver_oldest`); what is in the channels is bounded by `HELPER_QUEUE` and
+                // `HELPER_WRITES`.
+                let (to, jobs) = channel();
+                let (results, from) = channel();
+                let handle = std::thread::spawn(move || help(switch, jobs, results));
+                Helper { to, from, handle, undelivered: 0, writing: 0 }
             })
             .collect();
         Shared { own, helpers, pending: VecDeque::new(), spare: Vec::new(), batch: Vec::new() }
     }
 
     /// Gives `chunk` to the least loaded helper if it has room, or else runs it here.
-    fn dispatch(&mut self, chunk: Chunk) {
+    fn dispatch(&mut self, mut chunk: Chunk) {
+        chunk.decode(usize::MAX);
+        // Its outputs are framed wherever it runs, for a helper to write.
         let out = self.spare.pop().unwrap_or_default();
         let least_loaded = (0..self.helpers.len()).min_by_key(|&h| self.helpers[h].undelivered);
         if let Some(h) = least_loaded.filter(|&h| self.helpers[h].undelivered < HELPER_QUEUE) {
             let helper = &mut self.helpers[h];
             // A helper gone means it panicked; if so the chunk is lost, and `deliver_oldest`
             // reports it when its turn comes.
-            let _ = helper.to.send((chunk, out));
+            let _ = helper.to.send(Job::Run(chunk, out));
             helper.undelivered += 1;
             self.pending.push_back(Pending::Helper(h));
         } else {
-            // Run here, the outputs are written from the batch by this thread: no framing first.
             let (mut chunk, mut out) = (chunk, out);
-            chunk.decode(usize::MAX);
-            run_chunk(&mut self.own, &mut chunk, &mut self.batch, &mut out, false);
+            run_chunk(&mut self.own, &mut chunk, &mut self.batch, &mut out, true);
             self.pending.push_back(Pending::Done(chunk, out));
         }
     }
@@ -404,10 +445,9 @@ impl Shared {
             let ready = match self.pending.front() {
                 None => return Ok(()),
                 Some(Pending::Done(..)) => None,
-                Some(Pending::Helper(h)) => match self.helpers[*h].from.try_recv() {
-                    Ok(result) => Some(result),
-                    Err(TryRecvError::Empty) => return Ok(()),
-                    Err(TryRecvError::Disconnected) => return Err(helper_stopped()),
+                Some(&Pending::Helper(h)) => match self.helpers[h].result(false, spent)? {
+                    Some(result) => Some(result),
+                    None => return Ok(()),
                 },
             };
             self.deliver_front(ready, drops, sink, spent)?;
@@ -424,7 +464,7 @@ impl Shared {
         let ready = match self.pending.front() {
             None => return Ok(()),
             Some(Pending::Done(..)) => None,
-            Some(Pending::Helper(h)) => Some(self.helpers[*h].from.recv().map_err(|_| helper_stopped())?),
+            Some(&Pending::Helper(h)) => self.helpers[h].result(true, spent)?,
         };
         self.deliver_front(ready, drops, sink, spent)
     }
@@ -438,7 +478,7 @@ impl Shared {
         sink: &mut dyn Sink,
         spent: &mut Vec<Chunk>,
     ) -> crate::error::CliResult<()> {
-        let (chunk, mut out) = match (self.pending.pop_front(), from_helper) {
+        let (mut chunk, mut out) = match (self.pending.pop_front(), from_helper) {
             (Some(Pending::Done(chunk, out)), _) => (chunk, out),
             (Some(Pending::Helper(h)), Some(result)) => {
                 self.helpers[h].undelivered -= 1;
@@ -446,21 +486,85 @@ impl Shared {
             }
             _ => return Ok(()),
         };
-        let delivered = deliver(&chunk, &mut out, drops, sink);
-        spent.push(chunk);
+        let delivered = deliver(&mut chunk, &mut out, drops, sink);
         self.spare.push(out);
+        // The helper with least to write writes them, unless every one has enough already.
+        let least_writing = (0..self.helpers.len()).min_by_key(|&h| self.helpers[h].writing);
+        match least_writing.filter(|&h| !chunk.rooms.is_empty() && self.helpers[h].writing < HELPER_WRITES) {
+            Some(h) => {
+                let helper = &mut self.helpers[h];
+                helper.writing += 1;
+                // A helper gone fails the next wait for its results (and the unwritten room, the
+                // files' commit).
+                let _ = helper.to.send(Job::Write(chunk));
+            }
+            None => {
+                let written = chunk.write_rooms();
+                spent.push(chunk);
+                written.map_err(|e| crate::error::CliError::output(e.to_string()))?;
+            }
+        }
         delivered
     }
 
-    /// Closes the helpers' channels, joins them and returns the calling thread's switch.
+    /// Closes the helpers' channels, joins them (each first does the jobs it has) and returns the
+    /// calling thread's switch; fails if one of them failed to write.
     fn stop(self) -> crate::error::CliResult<Box<Switch>> {
-        for helper in self.helpers {
+        for mut helper in self.helpers {
+            // Every result was delivered: what is still to come is writes.
+            helper.finish_writing()?;
             drop(helper.to);
             if helper.handle.join().is_err() {
                 return Err(crate::error::CliError::failed("a dataplane worker thread panicked".to_string()));
             }
         }
         Ok(self.own)
+    }
+}
+
+impl Helper {
+    /// The result of the oldest chunk it was given to run, waiting for it if `wait` (else `None`
+    /// when it is not back yet). Chunks it wrote meanwhile go to `spent`; a failed write fails.
+    fn result(&mut self, wait: bool, spent: &mut Vec<Chunk>) -> crate::error::CliResult<Option<(Chunk, BatchOut)>> {
+        loop {
+            let done = if wait {
+                self.from.recv().map_err(|_| helper_stopped())?
+            } else {
+                match self.from.try_recv() {
+                    Ok(done) => done,
+                    Err(TryRecvError::Empty) => return Ok(None),
+                    Err(TryRecvError::Disconnected) => return Err(helper_stopped()),
+                }
+            };
+            if let Some(ran) = self.wrote(done, spent)? {
+                return Ok(Some(ran));
+            }
+        }
+    }
+
+    /// Waits for every chunk it was given to write (when no result of a run is still to come).
+    fn finish_writing(&mut self) -> crate::error::CliResult<()> {
+        let mut spent = Vec::new();
+        while self.writing > 0 {
+            let done = self.from.recv().map_err(|_| helper_stopped())?;
+            if self.wrote(done, &mut spent)?.is_some() {
+                return Err(helper_stopped());
+            }
+        }
+        Ok(())
+    }
+
+    /// Takes in a chunk it wrote (into `spent`; a failed write fails), or returns the result of a run.
+    fn wrote(&mut self, done: Done, spent: &mut Vec<Chunk>) -> crate::error::CliResult<Option<(Chunk, BatchOut)>> {
+        match done {
+            Done::Ran(chunk, out) => Ok(Some((chunk, out))),
+            Done::Wrote(chunk, written) => {
+                self.writing -= 1;
+                spent.push(chunk);
+                written.map_err(|e| crate::error::CliError::output(e.to_string()))?;
+                Ok(None)
+            }
+        }
     }
 }
 
@@ -499,13 +603,22 @@ impl DropCounts {
     }
 }
 
-/// A helper thread: runs each chunk it is given and sends it back with what it produced.
-fn help(mut switch: Switch, chunks: Receiver<(Chunk, BatchOut)>, results: SyncSender<(Chunk, BatchOut)>) -> Switch {
+/// A helper thread: does each job it is given and sends the chunk back, with what it produced.
+fn help(mut switch: Switch, jobs: Receiver<Job>, results: Sender<Done>) -> Switch {
     let mut spare_batch = Vec::new();
-    while let Ok((mut chunk, mut out)) = chunks.recv() {
-        chunk.decode(usize::MAX);
-        run_chunk(&mut switch, &mut chunk, &mut spare_batch, &mut out, true);
-        if results.send((chunk, out)).is_err() {
+    while let Ok(job) = jobs.recv() {
+        let done = match job {
+            Job::Run(mut chunk, mut out) => {
+                // Decoded by the calling thread already.
+                run_chunk(&mut switch, &mut chunk, &mut spare_batch, &mut out, true);
+                Done::Ran(chunk, out)
+            }
+            Job::Write(mut chunk) => {
+                let written = chunk.write_rooms();
+                Done::Wrote(chunk, written)
+            }
+        };
+        if results.send(done).is_err() {
             break;
         }
     }
@@ -542,7 +655,7 @@ fn forget_borrows(mut batch: Vec<PacketIn<'_>>) -> Vec<PacketIn<'static>> {
 /// Hands what one chunk produced to `sink`, input by input (the records are in input order), and
 /// counts the drops.
 fn deliver(
-    chunk: &Chunk,
+    chunk: &mut Chunk,
     result: &mut BatchOut,
     drops: &mut DropCounts,
     sink: &mut dyn Sink,
@@ -551,9 +664,12 @@ fn deliver(
         drops.add(drop.reason);
     }
     if chunk.is_framed {
-        // Only packets, framed by the thread that ran the chunk: each port's are one block.
-        for (port, records) in chunk.framed.iter().filter(|(_, records)| records.packets() > 0) {
-            sink.output_records(*port, records)?;
+        // Only packets, framed by the thread that ran the chunk: each port's are one block, for
+        // the room set aside for it (or written at once).
+        for (index, (port, records)) in chunk.framed.iter().enumerate().filter(|(_, (_, r))| r.packets() > 0) {
+            if let Some(room) = sink.place_records(*port, records)? {
+                chunk.rooms.push((index, room));
+            }
         }
         return Ok(());
     }
