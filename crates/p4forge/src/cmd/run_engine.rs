@@ -298,6 +298,8 @@ enum Done {
 }
 
 /// A chunk not yet delivered.
+// A few hundred bytes moved once per chunk of thousands of packets: not worth a box each.
+#[allow(clippy::large_enum_variant)]
 enum Pending {
     /// Given to a helper (by index); its result comes from that helper.
     Helper(usize),
