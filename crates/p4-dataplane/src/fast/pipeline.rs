@@ -133,25 +133,33 @@ pub(crate) fn whole_batch(p: &Prog, c: &mut Ctx, batch: &[PacketIn<'_>], res: &m
         zero_frame(plan, c);
         c.frame_tidy = true;
     }
-    // The context's buffers do not move while the batch runs.
-    jit::point_into(c);
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
+    // From here to the end of the batch the context is reached only through `cp`, the pointer
+    // the generated code is given, so that the frame's pointers, derived from it once (the
+    // context's buffers do not move while the batch runs), stay valid for every packet.
+    let cp: *mut Ctx = c;
+    // SAFETY: `cp` comes from the exclusive `c`, which is not used until the batch ends; `code`
+    // was generated for `p`.
+    unsafe { jit::start_batch(p, cp) };
     for (index, packet) in batch.iter().enumerate() {
         res.input = index as u32;
         if packet.port > plan.max_port {
             res.push_drop(crate::batch::DropReason::PortTooWide(packet.port));
             continue;
         }
-        c.now_us = packet.now_ns / 1000;
-        // The packet is read where it lies (nothing calls back into code reading `Ctx::pkt`).
-        jit::point_at_packet(c, packet.data);
-        c.jit_frame.in_port = u64::from(packet.port);
-        c.jit_frame.now_us = c.now_us;
-        let first = c.wire_out.len();
-        if jit::call(code.code, p, c, code.emits + packet.data.len()) == jit::DROPPED {
-            res.push_drop(p.drop_reason(c));
-        } else {
-            res.push_range(c.jit_frame.out_port as u32, first, c.wire_out.len() - first);
+        // SAFETY: as above. The packet is read where it lies (nothing calls back into code
+        // reading `Ctx::pkt`), and `packet.data` outlives the call.
+        unsafe {
+            let now_us = packet.now_ns / 1000;
+            (*cp).now_us = now_us;
+            let frame = std::ptr::addr_of_mut!((*cp).jit_frame);
+            (*frame).set_packet(packet.data, u64::from(packet.port), now_us);
+            let first = (*cp).wire_out.len();
+            if jit::call_in_batch(code.code, cp, code.emits + packet.data.len()) == jit::DROPPED {
+                res.push_drop(p.drop_reason(&*cp));
+            } else {
+                res.push_range((*frame).out_port as u32, first, (*cp).wire_out.len() - first);
+            }
         }
     }
     std::mem::swap(&mut c.wire_out, &mut res.bytes);

@@ -55,6 +55,18 @@ pub struct JitFrame {
     pub(crate) out_port: u64,
 }
 
+impl JitFrame {
+    /// Sets the packet a self-contained [`PacketFn`] reads where it lies (not from `Ctx::pkt`;
+    /// `data` must outlive the call) and its arrival port and time.
+    #[inline]
+    pub(crate) fn set_packet(&mut self, data: &[u8], in_port: u64, now_us: u64) {
+        self.pkt = data.as_ptr();
+        self.pkt_len = data.len();
+        self.in_port = in_port;
+        self.now_us = now_us;
+    }
+}
+
 impl Default for JitFrame {
     fn default() -> JitFrame {
         JitFrame {
@@ -90,20 +102,74 @@ unsafe impl Sync for JitFrame {}
 /// Points `c.jit_frame` at the packet state of `c` (its buffers do not move while a packet runs).
 #[inline]
 pub(crate) fn point_into(c: &mut Ctx) {
-    let (wire, slots, pkt, pkt_len) = (c.wire.as_mut_ptr(), c.f.as_mut_ptr(), c.pkt.as_ptr(), c.pkt.len());
-    let valid: *mut u64 = c.wire_valid.0.as_mut_ptr();
-    let cursor: *mut usize = &mut c.cursor;
-    let f = &mut c.jit_frame;
-    (f.wire, f.slots, f.valid, f.pkt, f.pkt_len, f.cursor) = (wire, slots, valid, pkt, pkt_len, cursor);
+    // SAFETY: `c` is a valid, exclusive context.
+    unsafe { point_into_raw(c) }
 }
 
-/// Points `c.jit_frame` at `data` as the packet (for a self-contained [`PacketFn`], which reads
-/// nothing from `Ctx::pkt`, after [`point_into`]; `data` must outlive the call).
+/// [`point_into`] with every pointer derived from `cp`, the pointer the generated code is
+/// given as `frame.c` (which a pointer into the context must be derived from for the code to use
+/// it after `cp` was taken: the aliasing rules).
+///
+/// # Safety
+/// `cp` points at a valid context that nothing else is using meanwhile.
 #[inline]
-pub(crate) fn point_at_packet(c: &mut Ctx, data: &[u8]) {
-    c.jit_frame.pkt = data.as_ptr();
-    c.jit_frame.pkt_len = data.len();
+pub(crate) unsafe fn point_into_raw(cp: *mut Ctx) {
+    // SAFETY: the caller's promise; the buffers' pointers come from their vectors, the others
+    // are places in `*cp`.
+    unsafe {
+        let (wire, slots, pkt, pkt_len) =
+            ((*cp).wire.as_mut_ptr(), (*cp).f.as_mut_ptr(), (*cp).pkt.as_ptr(), (*cp).pkt.len());
+        let valid: *mut u64 = std::ptr::addr_of_mut!((*cp).wire_valid.0).cast();
+        let cursor: *mut usize = std::ptr::addr_of_mut!((*cp).cursor);
+        let f = std::ptr::addr_of_mut!((*cp).jit_frame);
+        (*f).wire = wire;
+        (*f).slots = slots;
+        (*f).valid = valid;
+        (*f).pkt = pkt;
+        (*f).pkt_len = pkt_len;
+        (*f).cursor = cursor;
+    }
 }
+
+/// Everything a batch of whole-packet calls ([`call_in_batch`]) shares: the frame of `*cp`
+/// pointed at its program, its own state and its tables, all derived from `cp`.
+///
+/// # Safety
+/// As [`point_into_raw`]; until the batch ends, the context is reached only through `cp`.
+#[inline]
+pub(crate) unsafe fn start_batch(p: &Prog, cp: *mut Ctx) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        point_into_raw(cp);
+        (*cp).jit_frame.p = p;
+        (*cp).jit_frame.c = cp;
+        (*cp).jit_frame.tables = (*cp).tables.as_ptr();
+    }
+}
+
+/// [`call`] for one packet of a batch begun with [`start_batch`] on `cp` (the packet and its
+/// arrival metadata set in the frame).
+///
+/// # Safety
+/// As [`start_batch`], which was called on `cp` with the program `f` was generated for, and no
+/// context reached through anything but `cp` since.
+#[inline]
+pub(crate) unsafe fn call_in_batch(f: JitFn, cp: *mut Ctx, emits: usize) -> u64 {
+    // SAFETY: the caller's promise, and `f`'s as in `call`: it writes at most `emits` bytes at
+    // `frame.out`, reserved here.
+    unsafe {
+        let out = &mut (*cp).wire_out;
+        out.reserve(emits);
+        let first = out.len();
+        (*cp).jit_frame.out = out.as_mut_ptr().wrapping_add(first);
+        (*cp).jit_frame.out_len = 0;
+        let code = f(std::ptr::addr_of_mut!((*cp).jit_frame));
+        let len = first + (*cp).jit_frame.out_len.min(emits);
+        (*cp).wire_out.set_len(len);
+        code
+    }
+}
+
 
 /// A generated function: `frame` in, a [`Flow`] encoded by [`flow_code`] out.
 pub(crate) type JitFn = unsafe extern "C" fn(frame: *mut JitFrame) -> u64;
@@ -253,25 +319,28 @@ fn jit_of(p: &Prog) -> Option<&JitProg> {
 /// Called by generated code: runs statement `idx`, returns its flow code.
 extern "C" fn jit_run(frame: *mut JitFrame, idx: u64) -> u64 {
     // SAFETY: generated code passes the frame `call` gave it; its `p` and `c` are valid for the
-    // call, and the frame is reached only through `c` from here on.
-    let (p, c) = unsafe { (&*(*frame).p, &mut *(*frame).c) };
+    // call, and the context is reached only through `c` until it is pointed again.
+    let (p, cp) = unsafe { (&*(*frame).p, (*frame).c) };
     let code = match jit_of(p).and_then(|j| j.runs.get(idx as usize)) {
-        Some(run) => flow_code(run(p, c)),
+        Some(run) => flow_code(run(p, unsafe { &mut *cp })),
         None => NEXT,
     };
-    point_into(c);
+    // SAFETY: `cp` is the frame's context, no longer borrowed; the pointers are derived from
+    // it, as the generated code's other pointers are.
+    unsafe { point_into_raw(cp) };
     code
 }
 
 /// Called by generated code: evaluates value `idx` (of at most 64 bits).
 extern "C" fn jit_eval(frame: *mut JitFrame, idx: u64) -> u64 {
     // SAFETY: as in `jit_run`.
-    let (p, c) = unsafe { (&*(*frame).p, &mut *(*frame).c) };
+    let (p, cp) = unsafe { (&*(*frame).p, (*frame).c) };
     let v = match jit_of(p).and_then(|j| j.evals.get(idx as usize)) {
-        Some(ev) => ev(p, c) as u64,
+        Some(ev) => ev(p, unsafe { &mut *cp }) as u64,
         None => 0,
     };
-    point_into(c);
+    // SAFETY: as in `jit_run`.
+    unsafe { point_into_raw(cp) };
     v
 }
 
