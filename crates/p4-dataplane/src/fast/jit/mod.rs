@@ -16,7 +16,10 @@
 //!
 //! Contract between generated code and Rust: the code receives a [`JitFrame`] of raw pointers into
 //! the packet's [`Ctx`]; every call back into Rust may touch the context and refreshes the frame,
-//! and the generated code reloads a pointer from the frame at each use. Values are `u64`s with the
+//! and the generated code reloads a pointer from the frame at each use. A pointer into the context
+//! itself is derived from the raw context pointer the code is given (`frame.c`), never from a
+//! reference taken before it, which the aliasing rules would not let the code use after
+//! ([`call`] per call, [`start_batch`] per batch, [`point_into_raw`] after a call back). Values are `u64`s with the
 //! bits above their width zero, as the closure executor keeps them in `u128`s; a slot of at most
 //! 64 bits is written as both halves of its `u128`.
 
