@@ -138,8 +138,7 @@ pub(crate) fn whole_batch(p: &Prog, c: &mut Ctx, batch: &[PacketIn<'_>], res: &m
     // the generated code is given, so that the frame's pointers, derived from it once (the
     // context's buffers do not move while the batch runs), stay valid for every packet.
     let cp: *mut Ctx = c;
-    // SAFETY: `cp` comes from the exclusive `c`, which is not used until the batch ends; `code`
-    // was generated for `p`.
+    // SAFETY: `cp` comes from the exclusive `c`, which is not used until the batch ends.
     unsafe { jit::start_batch(p, cp) };
     for (index, packet) in batch.iter().enumerate() {
         res.input = index as u32;
@@ -147,15 +146,15 @@ pub(crate) fn whole_batch(p: &Prog, c: &mut Ctx, batch: &[PacketIn<'_>], res: &m
             res.push_drop(crate::batch::DropReason::PortTooWide(packet.port));
             continue;
         }
-        // SAFETY: as above. The packet is read where it lies (nothing calls back into code
-        // reading `Ctx::pkt`), and `packet.data` outlives the call.
+        // SAFETY: as above, and `code` was generated for `p`. The packet is read where it lies
+        // (nothing calls back into code reading `Ctx::pkt`), and `packet.data` outlives the call.
         unsafe {
             let now_us = packet.now_ns / 1000;
             (*cp).now_us = now_us;
             let frame = std::ptr::addr_of_mut!((*cp).jit_frame);
             (*frame).set_packet(packet.data, u64::from(packet.port), now_us);
             let first = (*cp).wire_out.len();
-            if jit::call_in_batch(code.code, cp, code.emits + packet.data.len()) == jit::DROPPED {
+            if jit::call_raw(code.code, cp, code.emits + packet.data.len()) == jit::DROPPED {
                 res.push_drop(p.drop_reason(&*cp));
             } else {
                 res.push_range((*frame).out_port as u32, first, (*cp).wire_out.len() - first);

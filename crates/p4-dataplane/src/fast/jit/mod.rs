@@ -19,9 +19,9 @@
 //! and the generated code reloads a pointer from the frame at each use. A pointer into the context
 //! itself is derived from the raw context pointer the code is given (`frame.c`), never from a
 //! reference taken before it, which the aliasing rules would not let the code use after
-//! ([`call`] per call, [`start_batch`] per batch, [`point_into_raw`] after a call back). Values are `u64`s with the
-//! bits above their width zero, as the closure executor keeps them in `u128`s; a slot of at most
-//! 64 bits is written as both halves of its `u128`.
+//! ([`point_at_context`], per call or per batch). Values are `u64`s with the bits above their
+//! width zero, as the closure executor keeps them in `u128`s; a slot of at most 64 bits is written
+//! as both halves of its `u128`.
 
 mod emit;
 
@@ -33,8 +33,8 @@ pub(crate) use emit::compile;
 
 /// What generated code receives: where the packet's state is. One per context (`Ctx::jit_frame`),
 /// pointed at the packet's buffers when a packet enters (`Ctx::enter`) and after every call back
-/// into Rust; `p` and `c` set at each call. `#[repr(C)]`: the generated code reads the fields at
-/// their offsets.
+/// into Rust; `p`, `c`, `tables`, `valid` and `cursor` set at each call or batch. `#[repr(C)]`:
+/// the generated code reads the fields at their offsets.
 #[repr(C)]
 pub struct JitFrame {
     wire: *mut u8,
@@ -102,7 +102,8 @@ impl std::fmt::Debug for JitFrame {
 unsafe impl Send for JitFrame {}
 unsafe impl Sync for JitFrame {}
 
-/// Points `c.jit_frame` at the packet state of `c` (its buffers do not move while a packet runs).
+/// Points `c.jit_frame` at the buffers of `c` (they do not move while a packet runs; the pointers
+/// into `c` itself are set at each call, [`point_at_context`]).
 #[inline]
 pub(crate) fn point_into(c: &mut Ctx) {
     // SAFETY: `c` is a valid, exclusive context.
@@ -110,32 +111,46 @@ pub(crate) fn point_into(c: &mut Ctx) {
 }
 
 /// [`point_into`] with every pointer derived from `cp`, the pointer the generated code is
-/// given as `frame.c` (which a pointer into the context must be derived from for the code to use
-/// it after `cp` was taken: the aliasing rules).
+/// given as `frame.c` (after a call back into Rust, whose code may have moved the buffers).
 ///
 /// # Safety
 /// `cp` points at a valid context that nothing else is using meanwhile.
 #[inline]
 pub(crate) unsafe fn point_into_raw(cp: *mut Ctx) {
-    // SAFETY: the caller's promise; the buffers' pointers come from their vectors, the others
-    // are places in `*cp`.
+    // SAFETY: the caller's promise; the pointers come from the buffers' vectors.
     unsafe {
         let (wire, slots, pkt, pkt_len) =
             ((*cp).wire.as_mut_ptr(), (*cp).f.as_mut_ptr(), (*cp).pkt.as_ptr(), (*cp).pkt.len());
-        let valid: *mut u64 = std::ptr::addr_of_mut!((*cp).wire_valid.0).cast();
-        let cursor: *mut usize = std::ptr::addr_of_mut!((*cp).cursor);
         let f = std::ptr::addr_of_mut!((*cp).jit_frame);
         (*f).wire = wire;
         (*f).slots = slots;
-        (*f).valid = valid;
         (*f).pkt = pkt;
         (*f).pkt_len = pkt_len;
-        (*f).cursor = cursor;
     }
 }
 
-/// Everything a batch of whole-packet calls ([`call_in_batch`]) shares: the frame of `*cp`
-/// pointed at its program, its own state and its tables, all derived from `cp`.
+/// Points the frame of `*cp` at program `p`, at `cp` itself, at its tables and at its validity
+/// words and cursor, all derived from `cp`: a pointer into the context taken from a reference
+/// before `cp` was is not one the aliasing rules let the generated code use after (taking `cp`
+/// reborrows the whole context).
+///
+/// # Safety
+/// As [`point_into_raw`].
+#[inline]
+unsafe fn point_at_context(p: &Prog, cp: *mut Ctx) {
+    // SAFETY: the caller's promise; the pointers are places in `*cp` and its tables' vector.
+    unsafe {
+        let f = std::ptr::addr_of_mut!((*cp).jit_frame);
+        (*f).p = p;
+        (*f).c = cp;
+        (*f).tables = (*cp).tables.as_ptr();
+        (*f).valid = std::ptr::addr_of_mut!((*cp).wire_valid.0).cast();
+        (*f).cursor = std::ptr::addr_of_mut!((*cp).cursor);
+    }
+}
+
+/// Everything a batch of whole-packet calls ([`call_raw`] each) shares: the frame of `*cp`
+/// pointed at its buffers and at [`point_at_context`], all derived from `cp`.
 ///
 /// # Safety
 /// As [`point_into_raw`]; until the batch ends, the context is reached only through `cp`.
@@ -144,35 +159,40 @@ pub(crate) unsafe fn start_batch(p: &Prog, cp: *mut Ctx) {
     // SAFETY: the caller's promise.
     unsafe {
         point_into_raw(cp);
-        (*cp).jit_frame.p = p;
-        (*cp).jit_frame.c = cp;
-        (*cp).jit_frame.tables = (*cp).tables.as_ptr();
+        point_at_context(p, cp);
     }
 }
 
-/// [`call`] for one packet of a batch begun with [`start_batch`] on `cp` (the packet and its
-/// arrival metadata set in the frame).
+/// Runs generated function `f` on the frame of `*cp`, with room for `emits` bytes reserved in
+/// `Ctx::wire_out` first: [`call`] for one packet of a batch begun with [`start_batch`] on `cp`
+/// (the packet and its arrival metadata set in the frame).
 ///
 /// # Safety
-/// As [`start_batch`], which was called on `cp` with the program `f` was generated for, and no
-/// context reached through anything but `cp` since.
+/// The frame's pointers were derived from `cp` (by [`start_batch`], or [`call`]) for the program
+/// `f` was generated for, and the context was reached through nothing but `cp` since.
 #[inline]
-pub(crate) unsafe fn call_in_batch(f: JitFn, cp: *mut Ctx, emits: usize) -> u64 {
-    // SAFETY: the caller's promise, and `f`'s as in `call`: it writes at most `emits` bytes at
-    // `frame.out`, reserved here.
+pub(crate) unsafe fn call_raw(f: JitFn, cp: *mut Ctx, emits: usize) -> u64 {
+    // SAFETY: the caller's promise; `f` was generated by `emit::compile` for this program (kept
+    // alive by the program's `JitCode`), reaches memory only through the frame (re-pointed after
+    // every call back into Rust, which reaches the context through `frame.c`, this same `cp`),
+    // and writes at most `emits` bytes at `frame.out`, reserved here.
     unsafe {
-        let out = &mut (*cp).wire_out;
-        out.reserve(emits);
-        let first = out.len();
-        (*cp).jit_frame.out = out.as_mut_ptr().wrapping_add(first);
-        (*cp).jit_frame.out_len = 0;
+        if emits > 0 {
+            let out = &mut (*cp).wire_out;
+            out.reserve(emits);
+            // In bounds: at most the vector's length (the spare capacity starts there).
+            (*cp).jit_frame.out = out.as_mut_ptr().wrapping_add(out.len());
+            (*cp).jit_frame.out_len = 0;
+        }
         let code = f(std::ptr::addr_of_mut!((*cp).jit_frame));
-        let len = first + (*cp).jit_frame.out_len.min(emits);
-        (*cp).wire_out.set_len(len);
+        if emits > 0 {
+            let out = &mut (*cp).wire_out;
+            // The generated code initialised `out_len` bytes of the spare capacity reserved above.
+            out.set_len(out.len() + (*cp).jit_frame.out_len.min(emits));
+        }
         code
     }
 }
-
 
 /// A generated function: `frame` in, a [`Flow`] encoded by [`flow_code`] out.
 pub(crate) type JitFn = unsafe extern "C" fn(frame: *mut JitFrame) -> u64;
@@ -181,37 +201,14 @@ pub(crate) type JitFn = unsafe extern "C" fn(frame: *mut JitFrame) -> u64;
 /// `emits`: the most bytes it can emit (reserved in `Ctx::wire_out` first).
 #[inline]
 pub(crate) fn call(f: JitFn, p: &Prog, c: &mut Ctx, emits: usize) -> u64 {
-    if emits > 0 {
-        c.wire_out.reserve(emits);
-        // In bounds: at most the vector's length (the spare capacity starts there).
-        c.jit_frame.out = c.wire_out.as_mut_ptr().wrapping_add(c.wire_out.len());
-        c.jit_frame.out_len = 0;
-    }
     let cp: *mut Ctx = c;
-    // SAFETY: `f` was generated by `emit::compile` for this program (kept alive by the program's
-    // `JitCode`) and reaches memory only through the frame, whose pointers are into `*cp`: into
-    // the context's buffers (set by `point_into`; the buffers do not move while packets run) and
-    // into the context itself, derived from `cp` just below (re-pointed after every call back
-    // into Rust, which reaches the context through `frame.c`, this same pointer). It writes at
-    // most `emits` bytes at `frame.out`.
-    let code = unsafe {
-        (*cp).jit_frame.p = p;
-        (*cp).jit_frame.c = cp;
-        (*cp).jit_frame.tables = (*cp).tables.as_ptr();
-        // Derived from `cp` on every call: a pointer into the context taken from `c` before `cp`
-        // was is not one the aliasing rules let the generated code use after it (taking `cp`
-        // reborrows the whole context).
-        (*cp).jit_frame.valid = std::ptr::addr_of_mut!((*cp).wire_valid.0).cast();
-        (*cp).jit_frame.cursor = std::ptr::addr_of_mut!((*cp).cursor);
-        f(std::ptr::addr_of_mut!((*cp).jit_frame))
-    };
-    if emits > 0 {
-        let len = c.wire_out.len() + c.jit_frame.out_len.min(emits);
-        // SAFETY: the generated code initialised `out_len` bytes of the spare capacity reserved
-        // above (it emits at most `emits`).
-        unsafe { c.wire_out.set_len(len) };
+    // SAFETY: `cp` comes from the exclusive `c`, not used again during the call; the buffers'
+    // pointers were set by `point_into` (the buffers do not move while packets run), the others
+    // are derived from `cp` here, for the program `f` was generated for.
+    unsafe {
+        point_at_context(p, cp);
+        call_raw(f, cp, emits)
     }
-    code
 }
 
 /// A control body that runs `code` when the context asks for machine code, else `closures`.
