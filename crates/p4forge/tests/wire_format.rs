@@ -154,7 +154,7 @@ fn traces_agree_on_both_executors() {
     }
     // The programs the wire-format executor takes as elaborated (the others run lowered, untraced).
     assert_eq!((compared, events > 4_000), (56, true), "{events} events");
-    assert_eq!((traced_on_wire, files.len()), (61, 61), "programs a traced run takes to the wire-format executor");
+    assert_eq!((traced_on_wire, files.len()), (62, 62), "programs a traced run takes to the wire-format executor");
 }
 
 /// Compares `text` with `crates/p4forge/tests/golden/NAME` (`BLESS=1` rewrites it), printing only

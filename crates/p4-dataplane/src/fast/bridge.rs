@@ -164,6 +164,14 @@ pub(super) struct Bridged<T> {
 /// What bridging `call` needs: the headers to copy around it, and whether it needs the switch's
 /// traffic manager; `why` if it is not one a bridge may run.
 fn prepare(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, why: crate::DataplaneError) -> R<(Vec<FrameHeader>, bool)> {
+    if emits(cx.ir, std::slice::from_ref(&Stmt::Call(call.clone())), 0) {
+        let name = match &call.callee {
+            Callee::Function(f) => cx.ir.functions.get(f.index()).map_or("a function", |f| f.name.as_str()),
+            Callee::Action(a) => cx.ir.actions.get(a.index()).map_or("an action", |a| a.name.as_str()),
+            _ => return Err(why),
+        };
+        return Err(crate::DataplaneError { message: format!("a call of `{name}`, which emits"), ..why });
+    }
     let Some(tm) = p4_arch::of(cx.ir).and_then(|arch| bridgeable(cx.ir, arch, call)) else { return Err(why) };
     let needs_traffic_manager = tm || writes_group(cx, b, call)?;
     Ok((headers_of(cx, places, b, call)?, needs_traffic_manager))
@@ -195,7 +203,7 @@ pub(super) fn call(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &
 /// mid-end inlines those: see `p4forge::frontend::software_switches`).
 pub(super) fn statement(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, s: &Stmt, why: crate::DataplaneError) -> R<Bridged<Run>> {
     let Some(arch) = p4_arch::of(cx.ir) else { return Err(why) };
-    if matches!(s, Stmt::ApplyBlock { .. }) || any_call(std::slice::from_ref(s), &|call| matches!(&call.callee, Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit")) {
+    if matches!(s, Stmt::ApplyBlock { .. }) || emits(cx.ir, std::slice::from_ref(s), 0) {
         return Err(why);
     }
     let needs_traffic_manager = needs_traffic_manager(cx.ir, arch, std::slice::from_ref(s), 0);
@@ -256,6 +264,19 @@ fn expressions<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Expr>) -> bool {
         Stmt::Block(body) => expressions(body, out),
         Stmt::Exit(_) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Empty => true,
         Stmt::ApplyTable { .. } | Stmt::ApplyBlock { .. } | Stmt::SwitchAction { .. } => false,
+    })
+}
+
+/// Whether `stmts`, directly or through the actions and functions they call, emit: the closure
+/// executor's code emits to an output of its own (`Ctx::out`), not this executor's, so a bridge
+/// may not run them. (Its extracts read the packet at the cursor both executors share.) Deeper
+/// calls than [`MAX_CALL_DEPTH`] are assumed to.
+fn emits(ir: &p4_ir::Program, stmts: &[Stmt], depth: usize) -> bool {
+    any_call(stmts, &|call| match &call.callee {
+        Callee::Method { extern_type, .. } => extern_type == "packet_out",
+        Callee::Function(f) => depth >= MAX_CALL_DEPTH || ir.functions.get(f.index()).is_none_or(|f| emits(ir, &f.body, depth + 1)),
+        Callee::Action(a) => depth >= MAX_CALL_DEPTH || ir.actions.get(a.index()).is_none_or(|a| emits(ir, &a.body, depth + 1)),
+        _ => false,
     })
 }
 

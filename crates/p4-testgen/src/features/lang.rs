@@ -5,7 +5,7 @@ use super::{Program, Stf, Suite};
 use crate::packet::h;
 
 pub(super) const ALL: &[fn(&mut Suite)] =
-    &[enums, typedefs, structs_tuples, sub_blocks, functions, exit_stmt, for_loops, for_in_collections];
+    &[enums, typedefs, structs_tuples, sub_blocks, functions, exit_stmt, for_loops, for_in_collections, deparser_control_flow];
 
 /// The `items` stack of `for_loops` and `for_in_collections`: `hdr.h`, then exactly three items.
 const ITEMS_PARSER: &str = r"
@@ -495,4 +495,114 @@ apply {
         t.expect(1, &[h(&[(odd, 8), (total, 8)]), items.to_vec()].concat());
     }
     s.stf("for_in_collections", t);
+}
+
+/// What the deparser of `deparser_control_flow` emits after `h` for kind `kind`, `n` more `b`s,
+/// with `a` invalid when `drop_a`: the headers as the program's `switch` chooses them.
+fn chosen_headers(kind: u8, n: u8, drop_a: bool) -> Vec<u8> {
+    let a = if drop_a { vec![] } else { vec![0x11; 4] };
+    let b = vec![0x22; 8];
+    let mut out = match kind {
+        1 => [a.clone(), b.clone()].concat(),
+        2 => [b.clone(), a.clone()].concat(),
+        3 if n > 2 => [b.clone(), if n > 4 { a.clone() } else { vec![] }].concat(),
+        4 => [a.clone(), a.clone()].concat(),
+        _ => a.clone(),
+    };
+    for _ in 0..n {
+        out.extend_from_slice(&b);
+    }
+    out
+}
+
+fn deparser_control_flow(s: &mut Suite) {
+    let decls = r"
+header h_t {
+    bit<8> kind;   // which headers the deparser's switch emits
+    bit<1> drop_s1;
+    bit<1> drop_a;
+    bit<2> unused;
+    bit<4> n;      // how many more copies of b a loop emits
+}
+header a_t { bit<32> a; }
+header b_t { bit<64> b; }
+struct headers_t {
+    h_t    h;
+    a_t    a;
+    b_t    b;
+    a_t[4] s;
+}
+struct meta_t { }
+
+void emit_twice(packet_out pkt, in a_t x) {
+    pkt.emit(x);
+    pkt.emit(x);
+}
+";
+    let parser = r"
+state start {
+    pkt.extract(hdr.h);
+    pkt.extract(hdr.a);
+    pkt.extract(hdr.b);
+    pkt.extract(hdr.s[0]);
+    pkt.extract(hdr.s[1]);
+    pkt.extract(hdr.s[2]);
+    pkt.extract(hdr.s[3]);
+    transition accept;
+}
+";
+    let ingress = r"
+apply {
+    sm.egress_spec = 1;
+    if (hdr.h.drop_s1 == 1) { hdr.s[1].setInvalid(); }
+    if (hdr.h.drop_a == 1) { hdr.a.setInvalid(); }
+}
+";
+    let deparser = r"pkt.emit(hdr.h);
+switch (hdr.h.kind) {
+    1: { pkt.emit(hdr.a); pkt.emit(hdr.b); }
+    2: { pkt.emit(hdr.b); pkt.emit(hdr.a); }
+    3: {
+        if (hdr.h.n > 2) {
+            pkt.emit(hdr.b);
+            if (hdr.h.n > 4) { pkt.emit(hdr.a); }
+        } else {
+            pkt.emit(hdr.a);
+        }
+    }
+    4: { emit_twice(pkt, hdr.a); }
+    default: { pkt.emit(hdr.a); }
+}
+for (bit<4> i = 0; i < hdr.h.n; i = i + 1) {
+    pkt.emit(hdr.b);
+}
+for (a_t x in hdr.s) {
+    pkt.emit(x);
+}
+pkt.emit(hdr.s);";
+    s.program(
+        Program::new("deparser_control_flow", "a deparser emits under switch, nested if, a 3-clause loop, for-in over a stack and a function call", decls, ingress)
+            .parser(parser)
+            .deparser(deparser),
+    );
+    let mut t = Stf::new("deparser_control_flow");
+    let stack: [[u8; 4]; 4] = [[0x33; 4], [0x44; 4], [0x55; 4], [0x66; 4]];
+    for (kind, n, drop_s1, drop_a) in [(1u8, 0u8, false, false), (2, 1, false, false), (3, 2, false, false), (3, 5, true, true), (4, 0, false, false), (4, 3, false, true), (7, 15, true, false)] {
+        let first = h(&[(u128::from(kind), 8), (u128::from(drop_s1), 1), (u128::from(drop_a), 1), (0, 2), (u128::from(n), 4)]);
+        let mut packet = first.clone();
+        packet.extend_from_slice(&[0x11; 4]);
+        packet.extend_from_slice(&[0x22; 8]);
+        stack.iter().for_each(|e| packet.extend_from_slice(e));
+        packet.extend_from_slice(&[0xee, 0xff]);
+        t.packet(0, &packet);
+        let valid: Vec<&[u8; 4]> = stack.iter().enumerate().filter(|&(i, _)| i != 1 || !drop_s1).map(|(_, e)| e).collect();
+        let mut out = first;
+        out.extend(chosen_headers(kind, n, drop_a));
+        for _ in 0..2 {
+            valid.iter().for_each(|e| out.extend_from_slice(*e));
+        }
+        out.extend_from_slice(&[0xee, 0xff]);
+        t.expect(1, &out);
+    }
+    s.stf("deparser_control_flow", t);
 }

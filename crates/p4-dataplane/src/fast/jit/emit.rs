@@ -84,7 +84,8 @@ struct Gen<'g, 'c, 'a> {
     runs: Vec<Run>,
     evals: Vec<Ev>,
     fbc: FunctionBuilderContext,
-    /// The most bytes the function being generated can emit (each `emit` runs at most once).
+    /// The bytes the function being generated emits when each of its `emit`s runs once: what is
+    /// reserved in the output before it runs, so that it rarely has to grow it (`Fun::room` checks).
     emits: usize,
     /// Every frame slot generated code, or Rust on its behalf (a table's action data), writes.
     written: BTreeSet<usize>,
@@ -168,6 +169,25 @@ impl Fun<'_> {
         let frame = self.frame;
         let call = self.b.ins().call_indirect(self.helper2, callee, &[frame, arg, value]);
         self.b.inst_results(call)[0]
+    }
+
+    /// Makes room for `n` more bytes in the output (`JitFrame::out`), growing it through
+    /// [`super::jit_out_room`] when they do not fit its capacity; returns where the output is and
+    /// its length. Every write to the output comes after this check: it keeps the frame's
+    /// invariant (`out_len <= out_cap`) whatever order or number of times emits run in.
+    fn room(&mut self, n: Value) -> (Value, Value) {
+        let len = self.frame_ptr(offset_of!(JitFrame, out_len));
+        let cap = self.frame_ptr(offset_of!(JitFrame, out_cap));
+        let end = self.b.ins().iadd(len, n);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, cap);
+        let (grow, go) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(fits, go, &[], grow, &[]);
+        self.b.set_cold_block(grow);
+        self.b.switch_to_block(grow);
+        self.call2(super::jit_out_room, 0, n);
+        self.b.ins().jump(go, &[]);
+        self.b.switch_to_block(go);
+        (self.frame_ptr(offset_of!(JitFrame, out)), self.frame_ptr(offset_of!(JitFrame, out_len)))
     }
 
     /// Ends the block being generated with flow code `code` ([`Fun::exit_to`]).
@@ -635,8 +655,7 @@ impl Gen<'_, '_, '_> {
         let n = f.b.ins().isub(len, from);
         let pkt = f.frame_ptr(offset_of!(JitFrame, pkt));
         let src = f.b.ins().iadd(pkt, from);
-        let out = f.frame_ptr(offset_of!(JitFrame, out));
-        let written = f.frame_ptr(offset_of!(JitFrame, out_len));
+        let (out, written) = f.room(n);
         let dst = f.b.ins().iadd(out, written);
         let config = self.module.target_config();
         f.b.call_memcpy(config, dst, src, n);
@@ -1085,8 +1104,8 @@ impl Gen<'_, '_, '_> {
         let (copy, skip) = (f.b.create_block(), f.b.create_block());
         f.b.ins().brif(bit, copy, &[], skip, &[]);
         f.b.switch_to_block(copy);
-        let out = f.frame_ptr(offset_of!(JitFrame, out));
-        let n = f.frame_ptr(offset_of!(JitFrame, out_len));
+        let len = f.konst(r.len as u64);
+        let (out, n) = f.room(len);
         let dst = f.b.ins().iadd(out, n);
         let wire = f.frame_ptr(offset_of!(JitFrame, wire));
         let src = f.b.ins().iadd_imm_s(wire, r.at as i64);
