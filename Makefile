@@ -18,11 +18,13 @@ STF_DIRS := examples tests/stf
 # Cases per fuzz target for `make fuzz` (override: make fuzz FUZZ_CASES=100000).
 FUZZ_CASES ?= 20000
 
-.PHONY: help tools tools-rust tools-rtl tools-test demo test test-stf test-live bench fuzz clean-demo
+.PHONY: help tools tools-rust tools-rtl tools-test demo test test-fast test-stf test-live test-valgrind bench fuzz clean-demo
 
 help:
 	@echo "make demo    build p4forge (release) and run the l2l3 example: pcap traffic + table entries -> $(DEMO_OUT)/port<N>.pcap, with a summary"
 	@echo "make test    everything CI runs: cargo test --workspace --profile ci (release optimisation, no LTO), then every STF file through the p4forge binary"
+	@echo "make test-fast  the edit-compile-test loop: cargo test without the hardware target's tests, then the STF suite"
+	@echo "make test-valgrind  (part of make test) the dataplane's machine-code tests under valgrind memcheck, errors fatal"
 	@echo "make test-rtl   (part of make test) lint, simulate and synthesize the SystemVerilog library in hw/ (Verilator, Yosys)"
 	@echo "make test-live  (part of make test, as root) tests/live/run.sh: p4forge switch between network namespaces, ping + iperf3"
 	@echo "make bench   cargo bench (criterion) for the crates that have benchmarks"
@@ -42,12 +44,15 @@ define need
 endef
 
 # $(call want,COMMAND,DEBIAN PACKAGES,WHAT): like need, but a non-root user without it only gets
-# the install command and a note of WHAT is skipped (the tests that use it skip themselves).
+# the install command and a note of WHAT is skipped (the tests that use it skip themselves);
+# under CI=true a missing tool is an error, so that CI never passes by skipping.
 define want
 	if ! command -v $(1) >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "tools: $(1) is missing; installing Debian packages: $(2)"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2) >/dev/null; \
+	  elif [ "$${CI:-}" = true ]; then \
+	    echo "error: $(1) is missing (CI=true: $(3) may not be skipped). Install it with:  sudo apt-get install -y $(2)"; exit 1; \
 	  else \
 	    echo "note: $(1) is missing, so $(3) is skipped. Install it with:  sudo apt-get install -y $(2)"; \
 	  fi; \
@@ -61,6 +66,7 @@ tools: tools-rust tools-rtl tools-test
 tools-test:
 	@$(call want,tshark,tshark,the pcapng interoperability test)
 	@$(call want,iperf3,iperf3 iproute2 iputils-ping ethtool,the live-port test (tests/live/run.sh))
+	@$(call need,valgrind,valgrind)
 
 tools-rust:
 	@$(call need,cargo,cargo rustc)
@@ -110,14 +116,31 @@ test: tools
 	@$(MAKE) --no-print-directory test-stf
 	@echo "+ tests/programs/check.sh $(P4FORGE_TEST)"
 	@tests/programs/check.sh $(P4FORGE_TEST)
+	@$(MAKE) --no-print-directory test-valgrind
 	@$(MAKE) --no-print-directory test-live
 	@$(MAKE) --no-print-directory test-rtl
+
+# The edit-compile-test loop: every cargo test except those of the hardware target (no Verilator
+# models, no Yosys), then the STF suite; no live ports, no valgrind, no hw/ testbenches.
+test-fast: tools-rust
+	@echo "+ P4F_SKIP_RTL=1 $(CARGO) test --workspace --profile $(TEST_PROFILE)"
+	@P4F_SKIP_RTL=1 $(CARGO) test --workspace --profile $(TEST_PROFILE)
+	@$(MAKE) --no-print-directory test-stf
+
+# The dataplane's machine-code, random-program and deparser tests under valgrind memcheck, every
+# error fatal (a bounded number of cases: see the script).
+test-valgrind: tools-rust
+	@$(call need,valgrind,valgrind)
+	@echo "+ tests/valgrind/run.sh $(TEST_PROFILE)"
+	@tests/valgrind/run.sh $(TEST_PROFILE)
 
 # p4forge switch on real (veth) interfaces between network namespaces: needs root.
 test-live:
 	@if [ "$$(id -u)" = 0 ]; then \
 	  echo "+ tests/live/run.sh $(P4FORGE_TEST)"; \
 	  tests/live/run.sh $(P4FORGE_TEST); \
+	elif [ "$${CI:-}" = true ]; then \
+	  echo "error: tests/live/run.sh needs root (network namespaces), and CI=true may not skip it"; exit 1; \
 	else \
 	  echo "note: tests/live/run.sh needs root (network namespaces); skipped. Run: sudo tests/live/run.sh $(P4FORGE_TEST)"; \
 	fi

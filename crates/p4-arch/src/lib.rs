@@ -9,6 +9,7 @@
 //! `p4_ir::arch` (re-exported here), because the IR crate's def-use analysis needs extern effects
 //! and is built from a bare program; this crate adds what needs a program and is the entry point
 //! back ends use. `p4-arch` depends on `p4-ir` only; nothing in `p4-ir` depends on it.
+#![forbid(unsafe_code)]
 
 pub use p4_ir::arch::*;
 use p4_ir::{BlockRef, ControlId, Package, PackageArg, ParserId, Program};

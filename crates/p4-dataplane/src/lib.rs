@@ -42,6 +42,7 @@
 //! - const entries: an explicit priority is used as is and the smaller number wins (BMv2), an entry
 //!   without one ranks by its 1-based position;
 //! - `random` and `HashAlgorithm.random` draw from a fixed-seed generator: runs are reproducible.
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod batch;
 pub mod bits;

@@ -12,6 +12,12 @@ use p4_dataplane::control::PacketIo;
 use p4_dataplane::Switch;
 use proptest::prelude::*;
 
+
+/// Cases per property test: `default`, or `P4F_PROPTEST_CASES` (fewer under valgrind,
+/// `tests/valgrind/run.sh`).
+fn cases(default: u32) -> u32 {
+    std::env::var("P4F_PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
 const PROGRAM: &str = r#"
 #include <core.p4>
 #include <v1model.p4>
@@ -211,7 +217,7 @@ fn the_deparser_as_written_mixes_generated_code_and_closures() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(cases(48)))]
     #[test]
     fn every_executor_emits_what_the_model_says(packets in proptest::collection::vec((0u8..7, any::<u8>(), proptest::collection::vec(any::<u8>(), 0..40)), 1..40)) {
         let inputs: Vec<Vec<u8>> = packets.iter().map(|(kind, n, payload)| packet(*kind, *n, payload)).collect();

@@ -12,6 +12,12 @@ use p4_dataplane::control::{ActionArgs, ControlPlane, KeyValue, Keys};
 use p4_dataplane::Switch;
 use proptest::prelude::*;
 
+
+/// Cases per property test: `default`, or `P4F_PROPTEST_CASES` (fewer under valgrind,
+/// `tests/valgrind/run.sh`).
+fn cases(default: u32) -> u32 {
+    std::env::var("P4F_PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
 const PROGRAM: &str = r#"
 #include <core.p4>
 #include <v1model.p4>
@@ -190,7 +196,7 @@ fn an_exit_in_a_table_applied_inside_a_condition_ends_the_control_on_every_execu
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
     #[test]
     fn machine_code_closures_and_closure_executor_agree(packets in proptest::collection::vec((any::<bool>(), any::<u8>(), any::<[u8; 21]>(), 0usize..60, 0u8..8), 1..60)) {
         let (mut native, mut closures, mut reference) = (switch(), switch(), switch());
@@ -410,7 +416,7 @@ fn a_self_contained_program_gives_the_values_it_computes() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(cases(64)))]
     /// Packets one after another through the self-contained function (each resetting only what
     /// the program writes), interleaved with packets through the closures on the same switch,
     /// give what the closure executor gives.

@@ -12,6 +12,7 @@
 //! - **progress** ([`progress`]): one `--progress`/`--no-progress` pair, automatic on a terminal;
 //! - **Ctrl-C** ([`interrupt`]): the first SIGINT sets a flag long-running loops poll, so they can stop
 //!   with complete outputs and a partial summary; a second one exits at once.
+#![forbid(unsafe_code)]
 
 pub mod input;
 pub mod interrupt;

@@ -95,3 +95,40 @@ mod tests {
         std::fs::remove_dir_all(&kept).unwrap();
     }
 }
+
+/// What a test does when a tool it needs (Verilator, Yosys, iperf3) is missing: under `CI=true`
+/// it fails, so that a CI run never passes by skipping; elsewhere it prints `SKIP: why` and the
+/// test returns early (`false`). `P4F_SKIP_RTL=1` (`make test-fast`) skips the tests of the
+/// hardware target on purpose, even in CI; [`rtl_skipped`] asks for it.
+pub fn tool_missing(why: &str) -> bool {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{why} (CI=true: a test whose tool is missing fails rather than skips)");
+    }
+    println!("SKIP: {why}");
+    false
+}
+
+/// Whether the tests of the hardware target are skipped on purpose (`P4F_SKIP_RTL=1`, as `make
+/// test-fast` sets it); prints `SKIP` when they are.
+pub fn rtl_skipped() -> bool {
+    let skipped = std::env::var("P4F_SKIP_RTL").is_ok_and(|v| v == "1");
+    if skipped {
+        println!("SKIP: P4F_SKIP_RTL=1");
+    }
+    skipped
+}
+
+/// Compares `text` with the golden file `golden` (`BLESS=1` rewrites the file first), and panics
+/// on a difference with the lines gone and the lines new, saying `what` changed.
+pub fn check_golden(golden: &Path, text: &str, what: &str) {
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(golden, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", golden.display()));
+    }
+    let expected = std::fs::read_to_string(golden).unwrap_or_default();
+    if text != expected {
+        let (now, was): (Vec<&str>, Vec<&str>) = (text.lines().collect(), expected.lines().collect());
+        let gone: Vec<&str> = was.iter().filter(|l| !now.contains(l)).copied().collect();
+        let new: Vec<&str> = now.iter().filter(|l| !was.contains(l)).copied().collect();
+        panic!("{what} changed (BLESS=1 rewrites {}):\nexpected:\n  {}\nnow:\n  {}", golden.display(), gone.join("\n  "), new.join("\n  "));
+    }
+}

@@ -17,6 +17,7 @@
 //! - **Headers have bit-exact layouts**: [`TypeDef::Header`] fields are in wire order, widths known.
 //!
 //! The text form ([`printer`]) is stable and used for snapshot tests (`p4forge compile --emit ir`).
+#![forbid(unsafe_code)]
 
 pub mod arch;
 pub mod cfg;

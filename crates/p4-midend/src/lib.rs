@@ -49,6 +49,7 @@
 //! [`check::check_program`] checks the structural invariants the passes rely on; the tests run it and
 //! `p4_ir::verify::verify` after every pass, and read the lowered text form back
 //! (`p4_ir::text::parse_program`) to the same text.
+#![forbid(unsafe_code)]
 
 pub mod check;
 pub mod error;

@@ -6,6 +6,7 @@
 //! ([`oscillator`]); only frames and protocol messages are events ([`sim`]), idle blocks never are.
 //! Topologies are built-ins or TOML files ([`topology`], format in docs/TOPOLOGY.md); [`plot`]
 //! draws the figures (written, and long runs shown on stderr, through `p4_io`).
+#![forbid(unsafe_code)]
 
 pub mod cli;
 pub mod dtp;

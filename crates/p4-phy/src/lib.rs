@@ -15,6 +15,7 @@
 //!   the frame count), as `gen` and `capture` run them.
 //! - [`cli`]: clap argument structs and entry points for `p4forge phy|gen|capture` (progress and
 //!   output files through `p4_io`, as every command does).
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod block;
 pub mod capture;

@@ -191,20 +191,30 @@ fn append_parts(dst: &mut Vec<u8>, head: &[u8], tail: u64, tail_len: usize) {
 /// `dst` must be valid for `src.len()` octets of writes and must not overlap `src`.
 #[inline]
 unsafe fn copy_short(src: &[u8], dst: *mut u8) {
-    /// The first and the last `N` octets of `src` (`N ≤ src.len() ≤ 2N`).
-    #[inline(always)]
-    unsafe fn ends<const N: usize>(src: &[u8], dst: *mut u8) {
-        let n = src.len();
-        let first = src.as_ptr().cast::<[u8; N]>().read_unaligned();
-        let last = src.as_ptr().add(n - N).cast::<[u8; N]>().read_unaligned();
-        dst.cast::<[u8; N]>().write_unaligned(first);
-        dst.add(n - N).cast::<[u8; N]>().write_unaligned(last);
-    }
-    match src.len() {
-        n if !(16..=128).contains(&n) => std::ptr::copy_nonoverlapping(src.as_ptr(), dst, n),
-        n if n > 64 => ends::<64>(src, dst),
-        n if n > 32 => ends::<32>(src, dst),
-        _ => ends::<16>(src, dst),
+    // SAFETY: the caller's promise: `dst` is valid for `src.len()` octets and does not overlap `src`;
+    // `ends` is called only with `N <= src.len() <= 2N`.
+    unsafe {
+        /// The first and the last `N` octets of `src` (`N ≤ src.len() ≤ 2N`).
+        ///
+        /// # Safety
+        /// `N <= src.len() <= 2 * N`, and `dst` is valid for `src.len()` octets of writes.
+        #[inline(always)]
+        unsafe fn ends<const N: usize>(src: &[u8], dst: *mut u8) {
+            // SAFETY: `N <= n`, so both reads are within `src`; the caller's promise covers the writes.
+            unsafe {
+                let n = src.len();
+                let first = src.as_ptr().cast::<[u8; N]>().read_unaligned();
+                let last = src.as_ptr().add(n - N).cast::<[u8; N]>().read_unaligned();
+                dst.cast::<[u8; N]>().write_unaligned(first);
+                dst.add(n - N).cast::<[u8; N]>().write_unaligned(last);
+            }
+        }
+        match src.len() {
+            n if !(16..=128).contains(&n) => std::ptr::copy_nonoverlapping(src.as_ptr(), dst, n),
+            n if n > 64 => ends::<64>(src, dst),
+            n if n > 32 => ends::<32>(src, dst),
+            _ => ends::<16>(src, dst),
+        }
     }
 }
 
@@ -676,20 +686,28 @@ mod vector {
     }
 
     /// `mask[w]` bit j = block `64w + j` of `line` (64 blocks per word) has a data header.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 BW and BMI2 ([`available`]).
     #[target_feature(enable = "avx512bw,bmi2")]
     pub unsafe fn data_mask(line: &[Block66], mask: &mut [u64]) {
-        // Byte 0 of each 16-byte block is its sync header; only those bytes are read.
-        const SYNC_BYTES: u64 = 0x0001_0001_0001_0001;
-        let data = _mm512_set1_epi8(crate::block::SyncHeader::DATA_BITS as i8);
-        for (w, chunk) in mask.iter_mut().zip(line.chunks_exact(64)) {
-            let p = chunk.as_ptr() as *const i8;
-            let mut m = 0u64;
-            for q in 0..16 {
-                let v = _mm512_maskz_loadu_epi8(SYNC_BYTES, p.add(64 * q));
-                let eq = _mm512_mask_cmpeq_epi8_mask(SYNC_BYTES, v, data);
-                m |= _pext_u64(eq, SYNC_BYTES) << (4 * q);
+        // SAFETY: the caller's promise for the CPU; each masked load reads only the sync-header bytes of a
+        // chunk of 64 blocks, which `chunks_exact(64)` guarantees are there.
+        unsafe {
+            // Byte 0 of each 16-byte block is its sync header; only those bytes are read.
+            const SYNC_BYTES: u64 = 0x0001_0001_0001_0001;
+            let data = _mm512_set1_epi8(crate::block::SyncHeader::DATA_BITS as i8);
+            for (w, chunk) in mask.iter_mut().zip(line.chunks_exact(64)) {
+                let p = chunk.as_ptr() as *const i8;
+                let mut m = 0u64;
+                for q in 0..16 {
+                    let v = _mm512_maskz_loadu_epi8(SYNC_BYTES, p.add(64 * q));
+                    let eq = _mm512_mask_cmpeq_epi8_mask(SYNC_BYTES, v, data);
+                    m |= _pext_u64(eq, SYNC_BYTES) << (4 * q);
+                }
+                *w = m;
             }
-            *w = m;
+
         }
     }
 }

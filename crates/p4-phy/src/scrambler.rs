@@ -266,44 +266,85 @@ mod vector {
 
     /// Lanes of `cur` moved `Q` words later, filled from `prev` (the vector before it):
     /// lane j holds word `k + j - Q`. `IMM` must be `8 - Q` (const generics cannot compute it).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]).
     #[inline(always)]
     unsafe fn back<const IMM: i32>(cur: __m512i, prev: __m512i) -> __m512i {
-        _mm512_alignr_epi64::<IMM>(cur, prev)
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features.
+        unsafe {
+            _mm512_alignr_epi64::<IMM>(cur, prev)
+
+        }
     }
 
     /// One term of a stream delayed by a lag of `64·q + R` bits, given the stream delayed by
     /// `q` words (`hi`) and by `q + 1` words (`lo`).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]).
     #[inline(always)]
     unsafe fn tap<const R: i32>(hi: __m512i, lo: __m512i) -> __m512i {
-        _mm512_shldi_epi64::<R>(hi, lo)
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features.
+        unsafe {
+            _mm512_shldi_epi64::<R>(hi, lo)
+
+        }
     }
 
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]).
     #[inline(always)]
     unsafe fn xor3(a: __m512i, b: __m512i, c: __m512i) -> __m512i {
-        _mm512_ternarylogic_epi64::<0x96>(a, b, c)
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features.
+        unsafe {
+            _mm512_ternarylogic_epi64::<0x96>(a, b, c)
+
+        }
     }
 
     /// Payloads of the eight blocks at `p` (only the payload quadwords are read).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]), and `p` is valid for reads of eight blocks.
     #[inline(always)]
     unsafe fn load(p: *const Block66) -> __m512i {
-        let q = p as *const i64;
-        let lo = _mm512_maskz_loadu_epi64(0xaa, q);
-        let hi = _mm512_maskz_loadu_epi64(0xaa, q.add(8));
-        _mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), hi)
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features, and every pointer offset stays within the blocks the caller vouched for.
+        unsafe {
+            let q = p as *const i64;
+            let lo = _mm512_maskz_loadu_epi64(0xaa, q);
+            let hi = _mm512_maskz_loadu_epi64(0xaa, q.add(8));
+            _mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), hi)
+
+        }
     }
 
     /// Write eight payloads back to the blocks at `p`, leaving the sync headers alone.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]), and `p` is valid for writes of eight blocks.
     #[inline(always)]
     unsafe fn store(p: *mut Block66, v: __m512i) {
-        let q = p as *mut i64;
-        let lo = _mm512_permutexvar_epi64(_mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), v);
-        let hi = _mm512_permutexvar_epi64(_mm512_set_epi64(7, 7, 6, 6, 5, 5, 4, 4), v);
-        _mm512_mask_storeu_epi64(q, 0xaa, lo);
-        _mm512_mask_storeu_epi64(q.add(8), 0xaa, hi);
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features, and every pointer offset stays within the blocks the caller vouched for.
+        unsafe {
+            let q = p as *mut i64;
+            let lo = _mm512_permutexvar_epi64(_mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0), v);
+            let hi = _mm512_permutexvar_epi64(_mm512_set_epi64(7, 7, 6, 6, 5, 5, 4, 4), v);
+            _mm512_mask_storeu_epi64(q, 0xaa, lo);
+            _mm512_mask_storeu_epi64(q.add(8), 0xaa, hi);
+        }
     }
 
     /// The four feed-forward stages, D·G, ·G², ·G⁴, ·G⁸, each given its input stream's
     /// current and previous vector. Returns (u1, u2, u3, u4).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]).
     #[inline(always)]
     unsafe fn stages(
         d: __m512i,
@@ -312,79 +353,116 @@ mod vector {
         u2p: __m512i,
         u3p: __m512i,
     ) -> (__m512i, __m512i, __m512i, __m512i) {
-        // G: lags 39 and 58 (within a word and the one before).
-        let d1 = back::<7>(d, dp);
-        let u1 = xor3(d, tap::<39>(d, d1), tap::<58>(d, d1));
-        // G²: lags 78 = 64 + 14 and 116 = 64 + 52.
-        let (a1, a2) = (back::<7>(u1, u1p), back::<6>(u1, u1p));
-        let u2 = xor3(u1, tap::<14>(a1, a2), tap::<52>(a1, a2));
-        // G⁴: lags 156 = 2·64 + 28 and 232 = 3·64 + 40.
-        let (b2, b3, b4) = (back::<6>(u2, u2p), back::<5>(u2, u2p), back::<4>(u2, u2p));
-        let u3 = xor3(u2, tap::<28>(b2, b3), tap::<40>(b3, b4));
-        // G⁸: lags 312 = 4·64 + 56 and 464 = 7·64 + 16.
-        let (c4, c5, c7) = (back::<4>(u3, u3p), back::<3>(u3, u3p), back::<1>(u3, u3p));
-        let u4 = xor3(u3, tap::<56>(c4, c5), tap::<16>(c7, u3p));
-        (u1, u2, u3, u4)
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features.
+        unsafe {
+            // G: lags 39 and 58 (within a word and the one before).
+            let d1 = back::<7>(d, dp);
+            let u1 = xor3(d, tap::<39>(d, d1), tap::<58>(d, d1));
+            // G²: lags 78 = 64 + 14 and 116 = 64 + 52.
+            let (a1, a2) = (back::<7>(u1, u1p), back::<6>(u1, u1p));
+            let u2 = xor3(u1, tap::<14>(a1, a2), tap::<52>(a1, a2));
+            // G⁴: lags 156 = 2·64 + 28 and 232 = 3·64 + 40.
+            let (b2, b3, b4) = (back::<6>(u2, u2p), back::<5>(u2, u2p), back::<4>(u2, u2p));
+            let u3 = xor3(u2, tap::<28>(b2, b3), tap::<40>(b3, b4));
+            // G⁸: lags 312 = 4·64 + 56 and 464 = 7·64 + 16.
+            let (c4, c5, c7) = (back::<4>(u3, u3p), back::<3>(u3, u3p), back::<1>(u3, u3p));
+            let u4 = xor3(u3, tap::<56>(c4, c5), tap::<16>(c7, u3p));
+            (u1, u2, u3, u4)
+
+        }
     }
 
     /// Scramble `blocks` (a multiple of 8) given the previous 16 output and data words.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]).
     #[target_feature(enable = "avx512f,avx512vbmi2")]
     pub unsafe fn scramble(blocks: &mut [Block66], out_hist: &[u64; 16], data_hist: &[u64; 16]) {
-        let ld = |h: &[u64; 16], at: usize| _mm512_loadu_si512(h[at..].as_ptr() as *const __m512i);
-        // Warm the feed-forward stages up on the data history so that every lane the next
-        // vector reads from them is exact.
-        let (dp2, dp1) = (ld(data_hist, 0), ld(data_hist, 8));
-        let zero = _mm512_setzero_si512();
-        let (u1a, u2a, u3a, _) = stages(dp2, zero, zero, zero, zero);
-        let (mut u1p, mut u2p, mut u3p, _) = stages(dp1, dp2, u1a, u2a, u3a);
-        let mut dp = dp1;
-        let (mut s2, mut s1) = (ld(out_hist, 0), ld(out_hist, 8));
-        let p = blocks.as_mut_ptr();
-        let mut i = 0;
-        while i < blocks.len() {
-            let d = load(p.add(i));
-            let (u1, u2, u3, u4) = stages(d, dp, u1p, u2p, u3p);
-            // S·G^16 = D·G^15: lags 624 = 9·64 + 48 and 928 = 14·64 + 32 reach into the two
-            // previous output vectors only. Lane j of `alignr(s1, s2, 16 - q)` is word k+j-q.
-            let (w9, w10) = (_mm512_alignr_epi64::<7>(s1, s2), _mm512_alignr_epi64::<6>(s1, s2));
-            let (w14, w15) = (_mm512_alignr_epi64::<2>(s1, s2), _mm512_alignr_epi64::<1>(s1, s2));
-            let s = xor3(u4, tap::<48>(w9, w10), tap::<32>(w14, w15));
-            store(p.add(i), s);
-            (dp, u1p, u2p, u3p, s2, s1) = (d, u1, u2, u3, s1, s);
-            i += 8;
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features, and every pointer offset stays within the blocks the caller vouched for.
+        unsafe {
+            let ld = |h: &[u64; 16], at: usize| _mm512_loadu_si512(h[at..].as_ptr() as *const __m512i);
+            // Warm the feed-forward stages up on the data history so that every lane the next
+            // vector reads from them is exact.
+            let (dp2, dp1) = (ld(data_hist, 0), ld(data_hist, 8));
+            let zero = _mm512_setzero_si512();
+            let (u1a, u2a, u3a, _) = stages(dp2, zero, zero, zero, zero);
+            let (mut u1p, mut u2p, mut u3p, _) = stages(dp1, dp2, u1a, u2a, u3a);
+            let mut dp = dp1;
+            let (mut s2, mut s1) = (ld(out_hist, 0), ld(out_hist, 8));
+            let p = blocks.as_mut_ptr();
+            let mut i = 0;
+            while i < blocks.len() {
+                let d = load(p.add(i));
+                let (u1, u2, u3, u4) = stages(d, dp, u1p, u2p, u3p);
+                // S·G^16 = D·G^15: lags 624 = 9·64 + 48 and 928 = 14·64 + 32 reach into the two
+                // previous output vectors only. Lane j of `alignr(s1, s2, 16 - q)` is word k+j-q.
+                let (w9, w10) = (_mm512_alignr_epi64::<7>(s1, s2), _mm512_alignr_epi64::<6>(s1, s2));
+                let (w14, w15) = (_mm512_alignr_epi64::<2>(s1, s2), _mm512_alignr_epi64::<1>(s1, s2));
+                let s = xor3(u4, tap::<48>(w9, w10), tap::<32>(w14, w15));
+                store(p.add(i), s);
+                (dp, u1p, u2p, u3p, s2, s1) = (d, u1, u2, u3, s1, s);
+                i += 8;
+            }
+
         }
     }
 
     /// The descrambler on eight words at a time: `put(i, v)` receives the descrambled payloads
     /// of blocks `i..i + 8` of the `n` (a multiple of 8) at `src`, whose previous line word is
     /// `prev`.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]), and `src` is valid for reads of `n` blocks, a multiple of 8.
     #[inline(always)]
     unsafe fn descramble_each(src: *const Block66, n: usize, prev: u64, mut put: impl FnMut(usize, __m512i)) {
-        let mut lp = _mm512_set1_epi64(prev as i64);
-        let mut i = 0;
-        while i < n {
-            let l = load(src.add(i));
-            let l1 = back::<7>(l, lp);
-            put(i, xor3(l, tap::<39>(l, l1), tap::<58>(l, l1)));
-            lp = l;
-            i += 8;
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features, and every pointer offset stays within the blocks the caller vouched for.
+        unsafe {
+            let mut lp = _mm512_set1_epi64(prev as i64);
+            let mut i = 0;
+            while i < n {
+                let l = load(src.add(i));
+                let l1 = back::<7>(l, lp);
+                put(i, xor3(l, tap::<39>(l, l1), tap::<58>(l, l1)));
+                lp = l;
+                i += 8;
+            }
+
         }
     }
 
     /// Descramble the payloads of `line` (a multiple of 8 blocks) after line word `prev` to
     /// the `8 * line.len()` octets at `q` (8 per block, all written); returns the last line word.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]), `line.len()` is a multiple of 8 and `q` is valid for `8 * line.len()` octets of writes.
     #[target_feature(enable = "avx512f,avx512vbmi2")]
     pub unsafe fn descramble_to(line: &[Block66], q: *mut u8, prev: u64) -> u64 {
-        descramble_each(line.as_ptr(), line.len(), prev, |i, v| _mm512_storeu_si512(q.add(8 * i) as *mut __m512i, v));
-        line.last().map_or(prev, |b| b.payload)
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features, and every pointer offset stays within the blocks the caller vouched for.
+        unsafe {
+            descramble_each(line.as_ptr(), line.len(), prev, |i, v| _mm512_storeu_si512(q.add(8 * i) as *mut __m512i, v));
+            line.last().map_or(prev, |b| b.payload)
+
+        }
     }
 
     /// Descramble `blocks` (a multiple of 8) after line word `prev`; returns the last line word.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and VBMI2 ([`available`]), and `blocks.len()` is a multiple of 8.
     #[target_feature(enable = "avx512f,avx512vbmi2")]
     pub unsafe fn descramble(blocks: &mut [Block66], prev: u64) -> u64 {
-        let last = blocks.last().map_or(prev, |b| b.payload);
-        let p = blocks.as_mut_ptr();
-        descramble_each(p, blocks.len(), prev, |i, v| store(p.add(i), v));
-        last
+        // SAFETY: the caller's promise (this function's `# Safety`); the intrinsics need only the CPU
+        // features, and every pointer offset stays within the blocks the caller vouched for.
+        unsafe {
+            let last = blocks.last().map_or(prev, |b| b.payload);
+            let p = blocks.as_mut_ptr();
+            descramble_each(p, blocks.len(), prev, |i, v| store(p.add(i), v));
+            last
+
+        }
     }
 }

@@ -148,6 +148,8 @@ impl TxEncoder {
         self.send_each::<false, _, _>(frames, out, sent)
     }
 
+    /// # Safety
+    /// The CPU has AVX2 and AVX-512 F.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,avx512f")]
     unsafe fn send_all_vector<'f, I, F>(&mut self, frames: I, out: &mut Vec<Block66>, sent: F)
@@ -218,42 +220,47 @@ const fn blocks_for(len: usize) -> usize {
 /// must have AVX2 and AVX-512 F.
 #[inline(always)]
 unsafe fn write_frame_at<const VEC: bool>(frame: &[u8], lane: u64, dst: *mut Block66) -> (usize, usize) {
-    let body = if lane == 0 {
-        dst.write(Block66::start0(PREAMBLE_D1_D7));
-        frame
-    } else {
-        // Lane 4: idles in lanes 0..3, /S/ and three preamble octets, then a block whose
-        // first four lanes finish the preamble and carry the first four frame octets.
-        dst.write(Block66::start4([ctrl::IDLE; 4], PREAMBLE_D1_D7));
-        let head = PREAMBLE_D1_D7 >> 24;
-        match frame.split_first_chunk::<4>() {
-            Some((four, body)) => {
-                dst.add(1).write(Block66::data(head | u64::from(u32::from_le_bytes(*four)) << 32));
-                body
+    // SAFETY: the caller's promise: `dst` is valid for `blocks_for(frame.len())` blocks, which bounds every
+    // block written here (start, one per eight octets, the lane-4 extra, terminate); `body` reads stay
+    // within `body`; with `VEC` the CPU has the features `data_blocks` needs.
+    unsafe {
+        let body = if lane == 0 {
+            dst.write(Block66::start0(PREAMBLE_D1_D7));
+            frame
+        } else {
+            // Lane 4: idles in lanes 0..3, /S/ and three preamble octets, then a block whose
+            // first four lanes finish the preamble and carry the first four frame octets.
+            dst.write(Block66::start4([ctrl::IDLE; 4], PREAMBLE_D1_D7));
+            let head = PREAMBLE_D1_D7 >> 24;
+            match frame.split_first_chunk::<4>() {
+                Some((four, body)) => {
+                    dst.add(1).write(Block66::data(head | u64::from(u32::from_le_bytes(*four)) << 32));
+                    body
+                }
+                None => {
+                    // Fewer than four octets: /T/ lands in the block after the start.
+                    let k = 4 + frame.len();
+                    dst.add(1).write(Block66::terminate_idle(k, head | le_tail(frame, frame.len()) << 32));
+                    return (k, 2);
+                }
             }
-            None => {
-                // Fewer than four octets: /T/ lands in the block after the start.
-                let k = 4 + frame.len();
-                dst.add(1).write(Block66::terminate_idle(k, head | le_tail(frame, frame.len()) << 32));
-                return (k, 2);
-            }
+        };
+        let data = dst.add(1 + (lane != 0) as usize);
+        let full = body.len() / 8;
+        let mut done = 0;
+        #[cfg(target_arch = "x86_64")]
+        if VEC {
+            done = full / 2 * 2;
+            vector::data_blocks(&body[..8 * done], data);
         }
-    };
-    let data = dst.add(1 + (lane != 0) as usize);
-    let full = body.len() / 8;
-    let mut done = 0;
-    #[cfg(target_arch = "x86_64")]
-    if VEC {
-        done = full / 2 * 2;
-        vector::data_blocks(&body[..8 * done], data);
+        for k in done..full {
+            let octets = body.as_ptr().add(8 * k).cast::<[u8; 8]>().read_unaligned();
+            data.add(k).write(Block66::data(u64::from_le_bytes(octets)));
+        }
+        let tail = body.len() % 8;
+        data.add(full).write(Block66::terminate_idle(tail, le_tail(frame, tail)));
+        (tail, full + 2 + (lane != 0) as usize)
     }
-    for k in done..full {
-        let octets = body.as_ptr().add(8 * k).cast::<[u8; 8]>().read_unaligned();
-        data.add(k).write(Block66::data(u64::from_le_bytes(octets)));
-    }
-    let tail = body.len() % 8;
-    data.add(full).write(Block66::terminate_idle(tail, le_tail(frame, tail)));
-    (tail, full + 2 + (lane != 0) as usize)
 }
 
 /// Data blocks four at a time with AVX-512 (two for a last pair).
@@ -277,19 +284,24 @@ mod vector {
     #[target_feature(enable = "avx2,avx512f")]
     #[inline]
     pub unsafe fn data_blocks(octets: &[u8], dst: *mut crate::Block66) {
-        use core::arch::x86_64::*;
-        let sync = _mm512_set1_epi64(i64::from(crate::block::SyncHeader::DATA_BITS));
-        let spread = _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0);
-        let (fours, rest) = octets.as_chunks::<32>();
-        for (k, four) in fours.iter().enumerate() {
-            let payloads = _mm512_castsi256_si512(_mm256_loadu_si256(four.as_ptr().cast()));
-            _mm512_storeu_si512(dst.add(4 * k).cast(), _mm512_mask_permutexvar_epi64(sync, 0xaa, spread, payloads));
-        }
-        if rest.len() == 16 {
-            let sync = _mm256_set1_epi64x(i64::from(crate::block::SyncHeader::DATA_BITS));
-            let payloads = _mm256_castsi128_si256(_mm_loadu_si128(rest.as_ptr().cast()));
-            let v = _mm256_blend_epi32::<0b1100_1100>(sync, _mm256_permute4x64_epi64::<0b01_01_00_00>(payloads));
-            _mm256_storeu_si256(dst.add(4 * fours.len()).cast(), v);
+        // SAFETY: the caller's promise for the CPU and `dst`; the loads read whole chunks of `octets`
+        // (`as_chunks`, and `rest` is 16 octets when read).
+        unsafe {
+            use core::arch::x86_64::*;
+            let sync = _mm512_set1_epi64(i64::from(crate::block::SyncHeader::DATA_BITS));
+            let spread = _mm512_set_epi64(3, 3, 2, 2, 1, 1, 0, 0);
+            let (fours, rest) = octets.as_chunks::<32>();
+            for (k, four) in fours.iter().enumerate() {
+                let payloads = _mm512_castsi256_si512(_mm256_loadu_si256(four.as_ptr().cast()));
+                _mm512_storeu_si512(dst.add(4 * k).cast(), _mm512_mask_permutexvar_epi64(sync, 0xaa, spread, payloads));
+            }
+            if rest.len() == 16 {
+                let sync = _mm256_set1_epi64x(i64::from(crate::block::SyncHeader::DATA_BITS));
+                let payloads = _mm256_castsi128_si256(_mm_loadu_si128(rest.as_ptr().cast()));
+                let v = _mm256_blend_epi32::<0b1100_1100>(sync, _mm256_permute4x64_epi64::<0b01_01_00_00>(payloads));
+                _mm256_storeu_si256(dst.add(4 * fours.len()).cast(), v);
+            }
+
         }
     }
 }

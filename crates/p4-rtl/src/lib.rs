@@ -11,6 +11,7 @@
 //! The pieces: [`types`] (P4 types as packed structs), [`block`] (expressions and straight-line
 //! statements), [`parser`], [`control`] (stages, predication, tables), [`deparser`], [`tables`]
 //! (table kinds, register map, the hash), [`top`] (package, modules, wiring).
+#![forbid(unsafe_code)]
 
 pub mod block;
 pub mod control;

@@ -4,6 +4,7 @@
 //! Entry points: [`compile_file`] and [`compile_str`]. The result's `program` is `Some` iff there
 //! are no error diagnostics *and* elaboration succeeded; constructs that are valid P4 but that
 //! p4forge cannot elaborate produce an `unsupported: ...` **warning** and `program: None`.
+#![forbid(unsafe_code)]
 
 mod blocks;
 pub mod consteval;

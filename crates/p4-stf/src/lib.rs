@@ -11,6 +11,7 @@
 //!
 //! [`ControlPlane`]: p4_dataplane::control::ControlPlane
 //! [`PacketIo`]: p4_dataplane::control::PacketIo
+#![forbid(unsafe_code)]
 
 pub mod capture;
 pub mod commands;

@@ -12,6 +12,7 @@
 //! the repository's `p4include/` embedded at build time ([`preprocess::BUILTIN_INCLUDES`]); a file
 //! of the same name in an include directory takes precedence. The quoted forms `#include "core.p4"`
 //! fall back to the same built-in files when no such file exists beside the including file.
+#![forbid(unsafe_code)]
 
 pub mod ast;
 pub mod ast_print;

@@ -4,6 +4,7 @@
 //!
 //! Generation is pure: each entry point fills a [`Files`] map (path relative to the workspace root ->
 //! text) that the binary writes and the drift test compares with the committed files.
+#![forbid(unsafe_code)]
 
 pub mod checksum;
 pub mod examples;

@@ -1,5 +1,6 @@
 //! `p4-testgen stf-features | examples [--root DIR]`: writes the generated test data under the
 //! workspace root (by default the one this crate sits in).
+#![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,4 +1,5 @@
 //! The `p4forge` binary: argument parsing and exit codes; the work is in the library (`p4forge::cmd`).
+#![deny(unsafe_op_in_unsafe_fn)]
 
 use clap::{Parser, Subcommand};
 use p4forge::cmd;

@@ -20,12 +20,12 @@ fn p4forge(args: &[&str]) -> Output {
 /// Whether there is a Yosys (found as the binary finds it: the test runs in crates/p4forge, below the
 /// checkout's `.venv`).
 fn yosys() -> bool {
+    if p4_io::testing::rtl_skipped() {
+        return false;
+    }
     match p4forge::cmd::synth::find_yosys() {
         Ok(_) => true,
-        Err(e) => {
-            println!("SKIP: {}", e.message);
-            false
-        }
+        Err(e) => p4_io::testing::tool_missing(&e.message),
     }
 }
 

@@ -31,10 +31,13 @@ fn root() -> PathBuf {
 /// Runs from the checkout and says whether Verilator is there.
 fn setup() -> Option<PathBuf> {
     std::env::set_current_dir(root()).unwrap();
+    if p4_io::testing::rtl_skipped() {
+        return None;
+    }
     match p4_rtl::sim::find_verilator() {
         Ok(v) => Some(v),
         Err(e) => {
-            println!("SKIP: {e}");
+            p4_io::testing::tool_missing(&e.to_string());
             None
         }
     }

@@ -160,17 +160,7 @@ fn traces_agree_on_both_executors() {
 /// Compares `text` with `crates/p4forge/tests/golden/NAME` (`BLESS=1` rewrites it), printing only
 /// the lines that differ: the lists are long.
 fn check_golden(root: &Path, name: &str, text: &str) {
-    let golden = root.join("crates/p4forge/tests/golden").join(name);
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(&golden, text).unwrap();
-    }
-    let expected = std::fs::read_to_string(&golden).unwrap_or_default();
-    if text != expected {
-        let (now, was): (Vec<&str>, Vec<&str>) = (text.lines().collect(), expected.lines().collect());
-        let gone: Vec<&str> = was.iter().filter(|l| !now.contains(l)).copied().collect();
-        let new: Vec<&str> = now.iter().filter(|l| !was.contains(l)).copied().collect();
-        panic!("the wire-format executor's programs changed (BLESS=1 rewrites {}):\nexpected:\n  {}\nnow:\n  {}", golden.display(), gone.join("\n  "), new.join("\n  "));
-    }
+    p4_io::testing::check_golden(&root.join("crates/p4forge/tests/golden").join(name), text, "the wire-format executor's programs");
 }
 
 /// The valid programs written for the front end's tests (`tests/programs/valid/`, programs like
