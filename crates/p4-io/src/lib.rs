@@ -9,14 +9,17 @@
 //!   previous one); a failed or interrupted write leaves nothing behind;
 //! - **standard streams** ([`stdio`]): a closed pipe or a full disk on stdout is an error naming
 //!   standard output, never a panic; stderr writes that fail are dropped (there is nowhere to report them);
-//! - **progress** ([`progress`]): one `--progress`/`--no-progress` pair, automatic on a terminal;
-//! - **Ctrl-C** ([`interrupt`]): the first SIGINT sets a flag long-running loops poll, so they can stop
-//!   with complete outputs and a partial summary; a second one exits at once.
+//! - **progress** (`progress`, feature `cli`): one `--progress`/`--no-progress` pair, automatic on a
+//!   terminal;
+//! - **Ctrl-C** (`interrupt`, feature `cli`): the first SIGINT sets a flag long-running loops poll, so
+//!   they can stop with complete outputs and a partial summary; a second one exits at once.
 #![forbid(unsafe_code)]
 
 pub mod input;
+#[cfg(feature = "cli")]
 pub mod interrupt;
 pub mod output;
+#[cfg(feature = "cli")]
 pub mod progress;
 pub mod stdio;
 pub mod testing;

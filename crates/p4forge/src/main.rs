@@ -1,5 +1,5 @@
 //! The `p4forge` binary: argument parsing and exit codes; the work is in the library (`p4forge::cmd`).
-#![deny(unsafe_op_in_unsafe_fn)]
+#![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
 use p4forge::cmd;
@@ -165,7 +165,7 @@ enum Command {
         /// because on veth pairs AF_XDP carried TCP through l2l3 faster in every measured round
         /// and cost the switch less CPU per small packet (docs/PERFORMANCE.md).
         #[arg(long, value_enum, default_value = "auto")]
-        io: p4forge::ports::IoMode,
+        io: p4_ports::IoMode,
         /// Also accept runtime-CLI commands on this Unix socket (one answer, then an empty line,
         /// per command line; e.g. `socat - UNIX-CONNECT:PATH`). Removed when the switch stops.
         #[arg(long, value_name = "PATH")]

@@ -19,7 +19,8 @@ use crate::cmd::entries::Entries;
 use crate::cmd::run::RunSummary;
 use crate::error::{CliError, CliResult};
 use crate::frontend::{self, Dataplane};
-use crate::ports::{wait_readable, IoMode, PcapInPort, PcapOutPort, Port, MAX_FRAME};
+use crate::pcap_ports::{PcapInPort, PcapOutPort};
+use p4_ports::{wait_readable, IoMode, Port, MAX_FRAME};
 use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
 use p4_dataplane::control::PacketIo;
 use p4_stf::commands::{apply_commands, parse_commands};
@@ -89,8 +90,8 @@ pub fn parse_port_arg(text: &str) -> Result<(u32, PortSpec), String> {
     if let Some(path) = target.strip_prefix("pcap-out:") {
         return file(path, PortSpec::PcapOut);
     }
-    if target.is_empty() || target.len() >= libc::IFNAMSIZ {
-        return Err(format!("`{target}` in `{text}` is not an interface name (1 to {} characters)", libc::IFNAMSIZ - 1));
+    if target.is_empty() || target.len() > p4_ports::MAX_INTERFACE_NAME {
+        return Err(format!("`{target}` in `{text}` is not an interface name (1 to {} characters)", p4_ports::MAX_INTERFACE_NAME));
     }
     Ok((port, PortSpec::Interface(target.to_string())))
 }
@@ -295,9 +296,14 @@ struct SwitchLoop<'a> {
     options: &'a SwitchOptions,
 }
 
+/// Nanoseconds since `start` (saturating).
+fn nanos_since(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
 impl SwitchLoop<'_> {
     fn now_ns(&self) -> u64 {
-        u64::try_from(self.start.elapsed().as_nanos()).unwrap_or(u64::MAX)
+        nanos_since(self.start)
     }
 
     /// Waits (up to [`WAIT_MS`], or not at all while a capture file has frames) for frames on the
@@ -312,11 +318,12 @@ impl SwitchLoop<'_> {
 
     /// One pass over the ports: what the ready interfaces and the capture files have, into `batch`.
     fn gather(&mut self, ready: &[bool], batch: &mut FrameBatch, scratch: &mut [u8]) -> CliResult<()> {
-        for (index, (number, interface)) in self.ports.interfaces.iter().enumerate() {
+        let start = self.start;
+        for (index, (number, interface)) in self.ports.interfaces.iter_mut().enumerate() {
             if !ready.get(index).copied().unwrap_or(false) {
                 continue;
             }
-            let now_ns = self.now_ns();
+            let now_ns = nanos_since(start);
             interface.receive_each(scratch, FRAMES_PER_PORT, |frame| batch.push(*number, frame, now_ns)).map_err(|e| CliError::input(e.to_string()))?;
         }
         let now_ns = self.now_ns();

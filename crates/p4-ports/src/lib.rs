@@ -1,7 +1,7 @@
 //! Linux network interfaces as switch ports, through one of two kinds of socket ([`Port`], chosen
 //! by [`IoMode`]): AF_XDP (`xdp/`) where the kernel offers it, or the `AF_PACKET` [`LinuxPort`]
-//! described here; and capture files as switch ports ([`PcapInPort`], [`PcapOutPort`]), which need
-//! no socket.
+//! described here. This crate holds the project's system-interface code for ports, so that the CLI
+//! needs no `unsafe`; every `unsafe` states the invariant it relies on.
 //!
 //! A [`LinuxPort`] is one `AF_PACKET` raw socket per interface, bound to it, in promiscuous mode, so
 //! every Ethernet frame the interface sees reaches the switch and every frame the switch sends leaves
@@ -12,18 +12,21 @@
 //! again (`PACKET_IGNORE_OUTGOING`, or skipped as `PACKET_OUTGOING`), or the switch would process its
 //! own output.
 
-mod pcap;
+#![deny(unsafe_op_in_unsafe_fn)]
+
 mod port;
 mod ring;
 mod xdp;
 
-pub use pcap::{PcapInPort, PcapOutPort};
 pub use port::{IoMode, Port};
 pub use xdp::XdpPort;
 
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+/// The longest interface name Linux accepts, in bytes (`IFNAMSIZ` less its NUL).
+pub const MAX_INTERFACE_NAME: usize = libc::IFNAMSIZ - 1;
 
 /// Largest frame read from an interface (a jumbo frame with room to spare).
 pub const MAX_FRAME: usize = 16 * 1024;
@@ -103,8 +106,8 @@ impl LinuxPort {
 
     /// Calls `each` with frames waiting on the interface (at most a ring block, or `limit` frames
     /// on the socket path); returns how many there were (0: none waiting).
-    pub fn receive_each(&self, buffer: &mut [u8], limit: usize, mut each: impl FnMut(&[u8])) -> io::Result<usize> {
-        if let Some(ring) = &self.ring {
+    pub fn receive_each(&mut self, buffer: &mut [u8], limit: usize, mut each: impl FnMut(&[u8])) -> io::Result<usize> {
+        if let Some(ring) = &mut self.ring {
             return Ok(ring.drain_block(each));
         }
         let mut count = 0;

@@ -3,7 +3,6 @@
 //! costs one `recvfrom` each). A block is handed over when full or after a 1 ms timeout, then read
 //! frame by frame in place and given back.
 
-use std::cell::Cell;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{fence, Ordering};
@@ -20,7 +19,7 @@ pub struct RxRing {
     base: *mut u8,
     length: usize,
     /// The block to read next.
-    current: Cell<u32>,
+    current: u32,
 }
 
 fn setsockopt<T>(fd: RawFd, level: libc::c_int, option: libc::c_int, value: &T) -> io::Result<()> {
@@ -53,7 +52,7 @@ impl RxRing {
         if base == libc::MAP_FAILED {
             return Err(io::Error::last_os_error());
         }
-        Ok(RxRing { base: base.cast(), length, current: Cell::new(0) })
+        Ok(RxRing { base: base.cast(), length, current: 0 })
     }
 
     fn block(&self, index: u32) -> *mut libc::tpacket_block_desc {
@@ -62,12 +61,15 @@ impl RxRing {
     }
 
     /// Calls `each` with every frame of the next filled block (if any) and gives the block back;
-    /// returns how many frames there were (0: nothing waiting).
-    pub fn drain_block(&self, mut each: impl FnMut(&[u8])) -> usize {
-        let index = self.current.get();
+    /// returns how many frames there were (0: nothing waiting). `&mut self`: `each` cannot drain
+    /// the ring again, which would hand it the frames of the same block a second time.
+    pub fn drain_block(&mut self, mut each: impl FnMut(&[u8])) -> usize {
+        let index = self.current;
         let block = self.block(index);
         // SAFETY: the block header lies in the mapping; the kernel owns the block until it sets
-        // TP_STATUS_USER, which is read with a volatile load followed by an acquire fence.
+        // TP_STATUS_USER, which is read with a volatile load followed by an acquire fence. Every
+        // frame read lies inside the block: the offsets the kernel wrote are checked against it
+        // (a frame outside it ends the block, counted as read up to there).
         unsafe {
             let header = std::ptr::addr_of_mut!((*block).hdr.bh1);
             let status = std::ptr::addr_of!((*header).block_status).read_volatile();
@@ -76,18 +78,26 @@ impl RxRing {
             }
             fence(Ordering::Acquire);
             let count = (*header).num_pkts as usize;
-            let mut frame = block.cast::<u8>().add((*header).offset_to_first_pkt as usize);
-            for _ in 0..count {
-                let hdr = frame.cast::<libc::tpacket3_hdr>();
-                let data = frame.add((*hdr).tp_mac as usize);
-                each(std::slice::from_raw_parts(data, (*hdr).tp_snaplen as usize));
-                frame = frame.add((*hdr).tp_next_offset as usize);
+            let mut at = (*header).offset_to_first_pkt as usize;
+            let mut read = 0;
+            while read < count && at + std::mem::size_of::<libc::tpacket3_hdr>() <= BLOCK_SIZE as usize {
+                let hdr = block.cast::<u8>().add(at).cast::<libc::tpacket3_hdr>();
+                let (start, len) = (at + (*hdr).tp_mac as usize, (*hdr).tp_snaplen as usize);
+                if start + len > BLOCK_SIZE as usize {
+                    break;
+                }
+                each(std::slice::from_raw_parts(block.cast::<u8>().add(start), len));
+                read += 1;
+                match (*hdr).tp_next_offset as usize {
+                    0 => break,
+                    next => at += next,
+                }
             }
             // Give the block back only after every frame of it has been read.
             fence(Ordering::Release);
             std::ptr::addr_of_mut!((*header).block_status).write_volatile(libc::TP_STATUS_KERNEL);
-            self.current.set((index + 1) % BLOCKS);
-            count
+            self.current = (index + 1) % BLOCKS;
+            read
         }
     }
 }

@@ -8,7 +8,8 @@ use std::net::{Ipv4Addr, Ipv6Addr};
 use std::os::fd::RawFd;
 
 /// How `p4forge switch` exchanges frames with its interfaces (`--io`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum IoMode {
     /// AF_XDP where the kernel and the interface allow it and the interface does not carry the
     /// host's own traffic, else AF_PACKET (saying why, per port).
@@ -75,7 +76,7 @@ impl Port {
 
     /// Calls `each` with a bounded batch of waiting frames (`buffer` is scratch space for the
     /// AF_PACKET path without a ring); returns how many there were.
-    pub fn receive_each(&self, buffer: &mut [u8], limit: usize, each: impl FnMut(&[u8])) -> io::Result<usize> {
+    pub fn receive_each(&mut self, buffer: &mut [u8], limit: usize, each: impl FnMut(&[u8])) -> io::Result<usize> {
         match self {
             Port::Packet(port) => port.receive_each(buffer, limit, each),
             Port::Xdp(port) => port.receive_each(limit, each),

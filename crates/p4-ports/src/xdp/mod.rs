@@ -351,7 +351,9 @@ impl XdpPort {
 
     /// Calls `each` with up to `limit` frames waiting on the interface, read in place in the UMEM;
     /// returns how many there were (0: none waiting). The frames go back to the fill ring after.
-    pub fn receive_each(&self, limit: usize, mut each: impl FnMut(&[u8])) -> io::Result<usize> {
+    /// `&mut self`: `each` cannot receive again, which would read the same descriptors a second
+    /// time (they are released below, after it).
+    pub fn receive_each(&mut self, limit: usize, mut each: impl FnMut(&[u8])) -> io::Result<usize> {
         let count = self.rx.available().min(u32::try_from(limit).unwrap_or(u32::MAX));
         for n in 0..count {
             let descriptor = self.rx.read(n);
