@@ -1,5 +1,5 @@
-//! Acceptance tests of issue 3 items 4-7 with short simulated durations (the long reproductions
-//! are the commands in RESULTS.md).
+//! The DTP, PTP, MinProbe and profiler experiments with short simulated durations (the long
+//! reproductions are the commands in RESULTS.md).
 
 use p4_netsim::dtp::DtpConfig;
 use p4_netsim::experiments::{

@@ -1,4 +1,4 @@
-//! The two invocations issue 3 fixes, parsed exactly as the `p4forge` binary will parse them.
+//! The `dtp` and `minprobe` invocations, parsed exactly as the `p4forge` binary parses them.
 
 use clap::{Parser, Subcommand};
 use p4_netsim::cli::{dtp_run, minprobe_run, DtpArgs, MinProbeArgs, ProfileArgs};

@@ -13,7 +13,7 @@
 //! called with `inout` arguments, registers, `hash`, `setInvalid`, `mark_to_drop`, `exit`, clones,
 //! resubmission, recirculation and multicast (session 5 and group 7:
 //! [`super::mirror_and_group`]); a csum16 `update_checksum`; and a deparser emitting the headers
-//! in a random order.
+//! in a random order, some under `if`, `switch`, loops, functions and `for`-in over a stack.
 //!
 //! Only behaviour the P4 spec defines is drawn: every read of a header field is guarded by the
 //! header's validity (invalidating headers and copies happen outside the guarded blocks),
@@ -251,6 +251,13 @@ impl Gen {
         let parser = self.parser();
         let ingress = self.control(true);
         let egress = self.control(false);
+        let checksum = self.checksum();
+        let mut order: Vec<usize> = (0..self.members.len()).collect();
+        for i in (1..order.len()).rev() {
+            let j = self.rng.below(i as u64 + 1) as usize;
+            order.swap(i, j);
+        }
+        let emits: String = order.iter().map(|&i| format!(" {}", self.deparse(i, 0))).collect();
         let registers: String = self.registers.iter().map(|(n, w)| format!("register<bit<{w}>>(4) {n};\n")).collect();
         out.push_str(&registers);
         out.push_str(&self.globals);
@@ -258,17 +265,67 @@ impl Gen {
         out.push_str("control V(inout headers_t hdr, inout meta_t meta) { apply { } }\n");
         out.push_str(&ingress);
         out.push_str(&egress);
-        let checksum = self.checksum();
         writeln!(out, "control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ {checksum} }} }}").unwrap();
-        let mut order: Vec<usize> = (0..self.members.len()).collect();
-        for i in (1..order.len()).rev() {
-            let j = self.rng.below(i as u64 + 1) as usize;
-            order.swap(i, j);
-        }
-        let emits: String = order.iter().map(|&i| format!(" pkt.emit(hdr.{});", self.members[i].name)).collect();
         writeln!(out, "control D(packet_out pkt, in headers_t hdr) {{ apply {{{emits} }} }}").unwrap();
         out.push_str("V1Switch(P(), V(), I(), E(), C(), D()) main;\n");
         out
+    }
+
+    /// The deparser's statements emitting member `m`: often just `pkt.emit(hdr.M);`, else that
+    /// emit under control flow the generated code leaves to closures or the mid-end rewrites: an
+    /// `if` on a guarded field bit (the emit in one or both branches), a `switch` on a guarded
+    /// field's low bits, a loop of a constant or a field's number of rounds, a function that emits,
+    /// or (a stack) a `for`-in over its elements. `depth`: how deep in such statements it is.
+    fn deparse(&mut self, m: usize, depth: u32) -> String {
+        let name = self.members[m].name.clone();
+        let emit = format!("pkt.emit(hdr.{name});");
+        if depth >= 2 || self.rng.chance(50) {
+            return emit;
+        }
+        let n = self.counter;
+        self.counter += 1;
+        match self.rng.below(6) {
+            0 => {
+                let Some((h, f)) = self.deparser_field(1) else { return emit };
+                let then = self.deparse(m, depth + 1);
+                let otherwise = if self.rng.chance(50) { self.deparse(m, depth + 1) } else { String::new() };
+                format!("if ({h}.isValid() && {h}.{f}[0:0] == 1) {{ {then} }} else {{ {otherwise} }}")
+            }
+            1 => {
+                let Some((h, f)) = self.deparser_field(2) else { return emit };
+                let (a, b) = (self.deparse(m, depth + 1), self.deparse(m, depth + 1));
+                let c = if self.rng.chance(50) { self.deparse(m, depth + 1) } else { String::new() };
+                format!("if ({h}.isValid()) {{ switch ({h}.{f}[1:0]) {{ 0: {{ {a} }} 2: {{ {b} }} default: {{ {c} }} }} }}")
+            }
+            2 => {
+                let rounds = self.rng.below(4);
+                let body = self.deparse(m, depth + 1);
+                format!("for (bit<8> i{n} = 0; i{n} < {rounds}; i{n} = i{n} + 1) {{ {body} }}")
+            }
+            3 => {
+                let Some((h, f)) = self.deparser_field(2) else { return emit };
+                let body = self.deparse(m, depth + 1);
+                format!("if ({h}.isValid()) {{ for (bit<8> i{n} = 0; i{n} < (bit<8>){h}.{f}[1:0]; i{n} = i{n} + 1) {{ {body} }} }}")
+            }
+            4 => {
+                let body = self.deparse(m, depth + 1);
+                writeln!(self.globals, "void emit{n}(packet_out pkt, in headers_t hdr) {{ {body} }}").unwrap();
+                format!("emit{n}(pkt, hdr);")
+            }
+            _ => match (self.members[m].stack, self.members[m].ty) {
+                (Some(_), ty) => format!("for (t{ty}_t x{n} in hdr.{name}) {{ pkt.emit(x{n}); }}"),
+                _ => emit,
+            },
+        }
+    }
+
+    /// A header the deparser may read a field of (`hdr.h0`, `hdr.s1[0]`, `hdr.u2.m0`) and one of
+    /// its fields of at least `width` bits, if there is one.
+    fn deparser_field(&mut self, width: u32) -> Option<(String, String)> {
+        let h = self.rng.below(self.headers.len() as u64) as usize;
+        let (path, ty) = (self.headers[h].path.clone(), self.headers[h].ty);
+        let fields: Vec<String> = self.types[ty].fields.iter().filter(|f| f.width >= width).map(|f| f.name.clone()).collect();
+        (!fields.is_empty()).then(|| (path, self.rng.pick(&fields).clone()))
     }
 
     /// State `sI` extracts member I (a stack: one element, looping while a field of the last
