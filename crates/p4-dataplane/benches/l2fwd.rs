@@ -1,10 +1,10 @@
 //! Packets per second through an L2 forwarder: one exact table on the destination MAC (1,000
 //! entries) setting the egress port, 64-byte frames in batches of 256, one core, in memory; beside
-//! it, in the same run, a hand-written Rust forwarder doing the same (a hash map from MAC to port and
-//! a copy of the frame into an output buffer) as the reference.
+//! it, in the same run, a hand-written Rust forwarder doing the same as the reference: written for
+//! speed as a person would (an open-addressing table from MAC to port with a multiplicative hash,
+//! at most half full, and a copy of the frame into an output buffer).
 //! `cargo bench -p p4-dataplane --bench l2fwd`.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -55,7 +55,7 @@ fn bench(c: &mut Criterion) {
     let compiled = p4_sema::compile_str("l2fwd.p4", PROGRAM, &[include]);
     let Some(program) = compiled.program else { panic!("l2fwd: {}", compiled.render_diagnostics()) };
     let mut sw = Switch::new(Arc::new(program)).expect("switch");
-    let mut reference: HashMap<u64, u16> = HashMap::new();
+    let mut reference = MacTable::with_slots(2048);
     for i in 0..MACS {
         let mac = 0x0200_0000_0000u64 + i;
         let port = (i % 8) as u16;
@@ -100,8 +100,8 @@ fn bench(c: &mut Criterion) {
             for f in &frames {
                 let mut mac = [0u8; 8];
                 mac[2..].copy_from_slice(&f[..6]);
-                if let Some(port) = reference.get(&u64::from_be_bytes(mac)) {
-                    ports.push((*port, f.len()));
+                if let Some(port) = reference.get(u64::from_be_bytes(mac)) {
+                    ports.push((port, f.len()));
                     bytes.extend_from_slice(f);
                 }
             }
@@ -109,6 +109,47 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.finish();
+}
+
+/// The reference forwarder's table: MAC to port by linear probing in a power-of-two array, the
+/// slot chosen by the high bits of the MAC times a 64-bit odd constant (Fibonacci hashing). A MAC
+/// of 0 marks an empty slot (no frame of the bench has it).
+struct MacTable {
+    slots: Vec<(u64, u16)>,
+    shift: u32,
+}
+
+impl MacTable {
+    fn with_slots(n: usize) -> MacTable {
+        assert!(n.is_power_of_two());
+        MacTable { slots: vec![(0, 0); n], shift: 64 - n.trailing_zeros() }
+    }
+
+    fn slot(&self, mac: u64) -> usize {
+        (mac.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> self.shift) as usize
+    }
+
+    fn insert(&mut self, mac: u64, port: u16) {
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(mac);
+        while self.slots[i].0 != 0 && self.slots[i].0 != mac {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = (mac, port);
+    }
+
+    #[inline]
+    fn get(&self, mac: u64) -> Option<u16> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.slot(mac);
+        loop {
+            match self.slots[i] {
+                (0, _) => return None,
+                (m, port) if m == mac => return Some(port),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
 }
 
 criterion_group!(benches, bench);
