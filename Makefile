@@ -156,21 +156,19 @@ KNOWN_FAILURES := crates/p4forge/tests/known_failures.txt
 test-stf: tools-rust
 	@echo "+ $(CARGO) build --profile $(TEST_PROFILE) -p p4forge"
 	@$(CARGO) build --profile $(TEST_PROFILE) -p p4forge
-	@echo "+ p4forge test [--lowered] <prog.p4> <prog.stf> for every *.stf under $(STF_DIRS)"
+	@echo "+ p4forge test <prog.p4> <prog.stf> for every *.stf under $(STF_DIRS)"
 	@pass=0; fail=0; known=0; failed=(); \
 	while IFS= read -r stf; do \
 	  p4="$${stf%.stf}.p4"; \
-	  for mode in "" --lowered; do \
-	    if [ -f "$$p4" ] && $(P4FORGE_TEST) test $$mode "$$p4" "$$stf" >/dev/null 2>&1; then \
-	      pass=$$((pass + 1)); \
-	    elif grep -q "^$$stf[[:space:]]" $(KNOWN_FAILURES); then \
-	      known=$$((known + 1)); echo "known failure: $$stf $$mode"; \
-	    else \
-	      fail=$$((fail + 1)); failed+=("$$mode $$stf"); \
-	    fi; \
-	  done; \
+	  if [ -f "$$p4" ] && $(P4FORGE_TEST) test "$$p4" "$$stf" >/dev/null 2>&1; then \
+	    pass=$$((pass + 1)); \
+	  elif grep -q "^$$stf[[:space:]]" $(KNOWN_FAILURES); then \
+	    known=$$((known + 1)); echo "known failure: $$stf"; \
+	  else \
+	    fail=$$((fail + 1)); failed+=("$$stf"); \
+	  fi; \
 	done < <(find $(STF_DIRS) -name '*.stf' | sort); \
-	for entry in "$${failed[@]}"; do stf=$${entry##* }; echo "FAIL $$entry  (details: $(P4FORGE_TEST) test $${entry% *} $${stf%.stf}.p4 $$stf)"; done; \
+	for stf in "$${failed[@]}"; do echo "FAIL $$stf  (details: $(P4FORGE_TEST) test $${stf%.stf}.p4 $$stf)"; done; \
 	echo "known failures (listed in $(KNOWN_FAILURES)): $$known"; \
 	echo "stf: $$pass passed, $$fail failed"; \
 	[ "$$fail" = 0 ]

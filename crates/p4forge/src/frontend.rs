@@ -4,7 +4,6 @@
 
 use crate::error::{CliError, CliResult};
 use p4_dataplane::control::{ControlPlane, PacketIo};
-use p4_dataplane::CodeClass;
 use p4_ir::Program;
 use p4_syntax::diag::Diagnostic;
 use p4_syntax::span::SourceMap;
@@ -153,48 +152,26 @@ pub fn new_switch_traced(compiled: Compiled, path: &Path, traced: bool) -> CliRe
 /// `count` (at least one) software switches of one program, built from one compilation: the
 /// workers of `p4forge run --threads N`; traced ones for `--trace`.
 ///
-/// A program the wire-format executor cannot take as elaborated (a sub-control or sub-parser
-/// applied, a header stack's `next` written, a local struct...) runs as the mid-end lowers it when
-/// the wire-format executor takes that ([`on_the_lowered_program`]): the same packets (the STF
-/// suite checks every program both ways), many times faster. Traced, it then names what the
-/// mid-end made of the program (a sub-parser's states as `message0.parse_entry`, a stack's
-/// `next` as the element it became); a program the wire-format executor takes as elaborated keeps
-/// the names the user wrote. A program it takes as elaborated only by leaving statements to the
-/// closure executor's code (`Switch::bridged_statement`) runs lowered when the lowered program
-/// needs none. A program it refuses both ways is an error naming the construct where it is: the
-/// closure executor is the reference of the tests, not a fallback.
+/// The software target runs the program as the mid-end lowers it, as the hardware target does:
+/// one path from the lowered IR to packets (`p4forge test` and `p4forge test --lowered` are the
+/// same). Table, action and extern names, which the control plane uses, are the program's own;
+/// a trace names what the mid-end made of the rest (a sub-parser's states as
+/// `message0.parse_entry`, a stack's `next` as the element it became). A program the mid-end
+/// cannot lower, or the lowered form of which the dataplane refuses, is an error naming the
+/// construct where it is: the closure executor is the reference of the tests, not a fallback.
 pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: bool) -> CliResult<Vec<p4_dataplane::Switch>> {
-    let Compiled { program, sources, .. } = compiled;
-    if program.main.type_name.is_empty() {
+    if compiled.program.main.type_name.is_empty() {
         return Err(CliError::failed(format!("{}: {}, so there is nothing to run", path.display(), p4_sema::NO_MAIN_MESSAGE)));
     }
-    let build = |program: Arc<Program>| wire_format_switch(program, traced);
-    let refused = |error: p4_dataplane::DataplaneError| {
-        CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
-            .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
+    let Compiled { program, sources, .. } = compiled.lowered(path)?;
+    let program = Arc::new(program);
+    let build = || {
+        wire_format_switch(program.clone(), traced).map_err(|error| {
+            CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
+                .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
+        })
     };
-    let elaborated = Arc::new(program);
-    // A traced switch records its steps from closures: only bridged statements can be avoided.
-    let best = if traced { CodeClass::Closures } else { CodeClass::SelfContained };
-    let (program, first) = match build(elaborated.clone()) {
-        // The lowered program runs instead where more of its packet path is machine code (no
-        // headers copied around bridged statements, one function per packet, no closure called
-        // from it: unrolled stack loops, inlined sub-blocks...). Names in traces and messages are
-        // the elaborated program's otherwise.
-        Ok(switch) if switch.code_class() < best => match on_the_lowered_program(&elaborated, traced) {
-            Some((lowered, other)) if other.code_class() > switch.code_class() => (lowered, other),
-            _ => (elaborated, switch),
-        },
-        Ok(switch) => (elaborated, switch),
-        // What the elaborated program was refused for is what the user can act on.
-        Err(error) => on_the_lowered_program(&elaborated, traced).ok_or_else(|| refused(error))?,
-    };
-    let mut switches = Vec::with_capacity(count.max(1));
-    switches.push(first);
-    for _ in 1..count.max(1) {
-        switches.push(build(program.clone()).map_err(refused)?);
-    }
-    Ok(switches)
+    (0..count.max(1)).map(|_| build()).collect()
 }
 
 /// Which executor runs `switch`'s packets and why, in a line (`--verbose`): the wire-format
@@ -226,12 +203,6 @@ pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
 
 /// The program as the mid-end lowers it and a switch running it on the wire-format executor, if
 /// the mid-end lowers it and the wire-format executor takes the result.
-fn on_the_lowered_program(program: &Program, traced: bool) -> Option<(Arc<Program>, p4_dataplane::Switch)> {
-    let lowered = Arc::new(p4_midend::lower(program.clone()).ok()?);
-    let switch = wire_format_switch(lowered.clone(), traced).ok()?;
-    Some((lowered, switch))
-}
-
 fn wire_format_switch(program: Arc<Program>, traced: bool) -> Result<p4_dataplane::Switch, p4_dataplane::DataplaneError> {
     if traced {
         p4_dataplane::Switch::new_traced(program)

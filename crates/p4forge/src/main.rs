@@ -93,7 +93,8 @@ enum Command {
         /// Also print command output, drop reasons and log_msg lines.
         #[arg(short, long)]
         verbose: bool,
-        /// Run the test on the program after the mid-end (`--emit lowered-ir`) instead of as elaborated.
+        /// Accepted for compatibility: the software target always runs the program as the mid-end
+        /// lowers it (`--emit lowered-ir`), as the hardware target does.
         #[arg(long)]
         lowered: bool,
         /// The target: the software dataplane (`sw`) or the generated SystemVerilog in Verilator
@@ -271,7 +272,7 @@ fn dispatch(command: Command) -> CliResult<()> {
     match command {
         Command::Check { program, include } => cmd::check::check(&program, &include),
         Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
-        Command::Test { program, stf, include, verbose, lowered, target, trace } => cmd::test::test(&program, &stf, &include, verbose, lowered, target, &trace),
+        Command::Test { program, stf, include, verbose, lowered: _, target, trace } => cmd::test::test(&program, &stf, &include, verbose, target, &trace),
         Command::Run { traffic: TrafficArgs { program, entries, inputs, out, include }, verbose, progress, target, threads, trace } => {
             let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress, target, threads: usize::from(threads), trace };
             let summary = cmd::run::run(&options)?;

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 /// Compiles `program`, runs `stf` on a fresh switch and returns the report. Errors: the program does
 /// not compile (exit 1), the STF file is unreadable or malformed (exit 2).
-pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bool) -> CliResult<StfReport> {
-    run_test_on(program, stf, includes, lowered, Target::Sw)
+pub fn run_test(program: &Path, stf: &Path, includes: &[PathBuf]) -> CliResult<StfReport> {
+    run_test_on(program, stf, includes, Target::Sw)
 }
 
 /// Which target runs the test.
@@ -21,12 +21,12 @@ pub enum Target {
 }
 
 /// [`run_test`] on a chosen target.
-pub fn run_test_on(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bool, target: Target) -> CliResult<StfReport> {
-    run_traced_test_on(program, stf, includes, lowered, target, false)
+pub fn run_test_on(program: &Path, stf: &Path, includes: &[PathBuf], target: Target) -> CliResult<StfReport> {
+    run_traced_test_on(program, stf, includes, target, false)
 }
 
 /// [`run_test_on`], with a trace of every packet in the report when `traced` (software target).
-pub fn run_traced_test_on(program: &Path, stf: &Path, includes: &[PathBuf], lowered: bool, target: Target, traced: bool) -> CliResult<StfReport> {
+pub fn run_traced_test_on(program: &Path, stf: &Path, includes: &[PathBuf], target: Target, traced: bool) -> CliResult<StfReport> {
     let text = read_text(stf, "STF file")?;
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
     if target == Target::Rtl {
@@ -36,18 +36,15 @@ pub fn run_traced_test_on(program: &Path, stf: &Path, includes: &[PathBuf], lowe
         let mut switch = crate::cmd::rtl::rtl_switch(program, includes, &p4_rtl::Options::default())?;
         return Ok(p4_stf::run_stf(&mut switch, &commands));
     }
-    let mut compiled = frontend::compile(program, includes)?;
-    if lowered {
-        compiled = compiled.lowered(program)?;
-    }
+    let compiled = frontend::compile(program, includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
     let mut switch = frontend::new_switch_traced(compiled, program, traced)?;
     Ok(p4_stf::run_stf(switch.as_mut(), &commands))
 }
 
 /// Runs the test and prints `PASS`/`FAIL` with the diff; `Err` (exit 1) if it failed.
-pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool, lowered: bool, target: Target, trace: &crate::cmd::trace::TraceArgs) -> CliResult<()> {
-    let report = run_traced_test_on(program, stf, includes, lowered, target, trace.enabled())?;
+pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool, target: Target, trace: &crate::cmd::trace::TraceArgs) -> CliResult<()> {
+    let report = run_traced_test_on(program, stf, includes, target, trace.enabled())?;
     // Packets are numbered in the order of the file's `packet` lines.
     for (number, (_, port, events)) in report.traces.iter().enumerate() {
         trace.print(number as u64 + 1, *port, events);
