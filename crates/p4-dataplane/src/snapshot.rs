@@ -2,26 +2,7 @@
 //! target's driver loads these into its table memories).
 
 use crate::switch::Switch;
-use crate::table::Match;
-
-/// One installed entry: how each key field matches (in key-layout order), the action (its position
-/// in the table's `actions` list) and the action's data (directionless parameters in order).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EntrySnapshot {
-    /// The entry's handle (what the control plane names it by, e.g. for its direct counter).
-    pub handle: u64,
-    pub matches: Vec<Match>,
-    pub action: usize,
-    pub args: Vec<u128>,
-}
-
-/// A table's contents in lookup precedence (the first match wins) and its default action.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TableSnapshot {
-    pub entries: Vec<EntrySnapshot>,
-    pub default_action: usize,
-    pub default_args: Vec<u128>,
-}
+pub use p4_control::snapshot::{EntrySnapshot, TableSnapshot};
 
 impl Switch {
     /// The contents of table `table` (by [`p4_ir::TableId`] index); `None` for no such table.

@@ -28,12 +28,7 @@ pub const MAX_LOOPS: u32 = 16;
 /// Upper bound on copies one injected packet may cause.
 const MAX_JOBS: usize = 4096;
 
-/// Where a clone session sends copies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mirror {
-    Port(u32),
-    Group(u32),
-}
+pub use p4_control::Mirror;
 
 /// Work caused by a packet, processed in FIFO order.
 enum Job {

@@ -94,24 +94,7 @@ type HashMap<K, V> = StdHashMap<K, V, BuildHasherDefault<KeyHasher>>;
 /// Key tuple → entry handle.
 type KeyMap = HashMap<Box<[u128]>, u64>;
 
-/// How one key component of an entry matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Match {
-    /// `key & mask == value` (exact: mask all ones; LPM: prefix mask).
-    Mask(u128, u128),
-    /// `lo <= key <= hi`
-    Range(u128, u128),
-}
-
-impl Match {
-    #[inline]
-    fn matches(&self, key: u128) -> bool {
-        match *self {
-            Match::Mask(v, m) => key & m == v,
-            Match::Range(lo, hi) => lo <= key && key <= hi,
-        }
-    }
-}
+pub use p4_control::Match;
 
 /// Which index a table uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,11 +15,11 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::Arc;
 
 use num_bigint::BigUint;
-use p4_dataplane::control::{
+use p4_control::{
     ActionArgs, ControlError, ControlPlane, Handle, Injected, KeyValue, Keys, MeterRate, OutputPacket, PacketIo,
 };
-use p4_dataplane::snapshot::TableSnapshot;
-use p4_dataplane::table::Match;
+use p4_control::TableSnapshot;
+use p4_control::Match;
 use p4_ir::layout::Layouts;
 
 use crate::block::RegisterKind;
@@ -428,7 +428,7 @@ pub struct RtlSwitch {
     /// The multicast groups last written into the traffic manager.
     groups: Vec<(u32, Vec<(u32, u32)>)>,
     /// The clone sessions last written into its mirror table.
-    mirrors: Vec<(u32, p4_dataplane::Mirror)>,
+    mirrors: Vec<(u32, p4_control::Mirror)>,
     sim: Sim,
     /// The last run's report (for measurements).
     pub last: RunReport,
@@ -512,9 +512,9 @@ impl RtlSwitch {
         if sessions == self.mirrors {
             return Ok(());
         }
-        let word = |m: Option<&p4_dataplane::Mirror>| match m {
-            Some(p4_dataplane::Mirror::Port(p)) => 1u32 << 31 | (p & 0xffff),
-            Some(p4_dataplane::Mirror::Group(g)) => 3u32 << 30 | (g & 0xffff),
+        let word = |m: Option<&p4_control::Mirror>| match m {
+            Some(p4_control::Mirror::Port(p)) => 1u32 << 31 | (p & 0xffff),
+            Some(p4_control::Mirror::Group(g)) => 3u32 << 30 | (g & 0xffff),
             None => 0,
         };
         let mut touched: Vec<u32> = sessions.iter().chain(&self.mirrors).map(|(s, _)| *s).collect();

@@ -5,7 +5,6 @@
 //!
 //! `cargo run --release -p p4-stf --example l2l3_traffic -- PACKETS OUT.pcap`
 
-use p4_dataplane::hashing::csum16;
 use p4_stf::capture::{CaptureWriter, TimedPacket};
 
 const ROUTER_MAC: [u8; 6] = [0, 0, 0, 0, 1, 0];
@@ -56,4 +55,14 @@ fn main() {
         eprintln!("l2l3_traffic: {e}");
         std::process::exit(1);
     }
+}
+
+/// The IPv4 header checksum (RFC 1071: the ones' complement of the ones' complement sum of the
+/// 16-bit words), over a header whose checksum field is zero.
+fn csum16(header: &[u8]) -> u16 {
+    let mut sum: u32 = header.chunks(2).map(|w| u32::from(u16::from_be_bytes([w[0], *w.get(1).unwrap_or(&0)]))).sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    !(sum as u16)
 }

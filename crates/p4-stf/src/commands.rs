@@ -10,7 +10,7 @@ use crate::error::{meaningful_lines, LineError, ParseErrors};
 use crate::numbers::{parse_cli_value, parse_int, parse_u64};
 use crate::runtime::{RuntimeCommand, SessionState};
 use num_bigint::BigUint;
-use p4_dataplane::control::{ActionArgs, ControlError, ControlPlane, KeyValue, Keys};
+use p4_control::{ActionArgs, ControlError, ControlPlane, KeyValue, Keys};
 
 /// One command and the line it came from.
 #[derive(Clone, Debug, PartialEq)]

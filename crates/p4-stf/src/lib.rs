@@ -9,8 +9,8 @@
 //!
 //! Nothing here panics on user input: malformed text becomes a [`LineError`] with its line number.
 //!
-//! [`ControlPlane`]: p4_dataplane::control::ControlPlane
-//! [`PacketIo`]: p4_dataplane::control::PacketIo
+//! [`ControlPlane`]: p4_control::ControlPlane
+//! [`PacketIo`]: p4_control::PacketIo
 #![forbid(unsafe_code)]
 
 pub mod capture;

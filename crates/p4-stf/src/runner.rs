@@ -13,7 +13,7 @@
 use crate::pattern::{hex_grouped, render_diff, Mismatch, PacketPattern};
 use crate::runtime::SessionState;
 use crate::stf::{EntryIndex, StfCommand, StfLine, TableAdd};
-use p4_dataplane::control::{ActionArgs, ControlError, ControlPlane, Handle, Keys, PacketIo};
+use p4_control::{ActionArgs, ControlError, ControlPlane, Handle, Keys, PacketIo};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Write};
 
@@ -80,7 +80,7 @@ pub struct StfReport {
     /// Set when a refused command stopped the run at this line.
     pub stopped_at: Option<usize>,
     /// A traced dataplane's trace of each `packet` line: `(line, port, steps)`.
-    pub traces: Vec<(usize, u32, Vec<p4_dataplane::trace::Event>)>,
+    pub traces: Vec<(usize, u32, Vec<p4_control::trace::Event>)>,
 }
 
 impl StfReport {

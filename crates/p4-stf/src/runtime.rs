@@ -7,7 +7,7 @@
 
 use crate::numbers::{parse_cli_value, parse_meter_rate, parse_u32, parse_u64};
 use num_bigint::BigUint;
-use p4_dataplane::control::{ControlError, ControlPlane, Handle, KeyValue, MeterRate};
+use p4_control::{ControlError, ControlPlane, Handle, KeyValue, MeterRate};
 use std::collections::BTreeMap;
 
 /// A control-plane command shared by both file formats.

@@ -10,7 +10,7 @@ use crate::numbers::{parse_int, parse_u32, split_radix};
 use crate::pattern::{parse_packet_hex, PacketPattern};
 use crate::runtime::RuntimeCommand;
 use num_bigint::BigUint;
-use p4_dataplane::control::KeyValue;
+use p4_control::KeyValue;
 
 /// One command and the line it came from.
 #[derive(Clone, Debug, PartialEq)]

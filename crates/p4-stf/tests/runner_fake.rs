@@ -4,7 +4,7 @@
 //! recorded, so the tests can check what the runner asked for.
 
 use num_bigint::BigUint;
-use p4_dataplane::control::*;
+use p4_control::*;
 use p4_stf::commands::{apply_commands, parse_commands};
 use p4_stf::{parse_stf, run_stf};
 use std::collections::BTreeMap;
