@@ -27,8 +27,8 @@ pub mod text;
 pub mod verify;
 
 use num_bigint::BigInt;
-pub use p4_syntax::ast::{BinOp, Direction, UnOp};
-pub use p4_syntax::span::Span;
+pub use p4_lang::ops::{BinOp, Direction, UnOp};
+pub use p4_lang::span::Span;
 
 macro_rules! id_type {
     ($($name:ident),*) => {$(

@@ -4,6 +4,7 @@
 //! Invariant: every node has a span; the parser never invents nodes without one (sugar such as
 //! `a += b` is kept as `Stmt::Assign` with `op: Some(BinOp::Add)`, spans pointing at the source).
 
+pub use p4_lang::ops::{BinOp, Direction, UnOp};
 use crate::span::Span;
 use num_bigint::BigInt;
 
@@ -86,14 +87,6 @@ pub enum TypeRefKind {
 }
 
 // ---------------------------------------------------------------- declarations
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    None,
-    In,
-    Out,
-    InOut,
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
@@ -468,77 +461,6 @@ pub struct Expr {
 pub struct IntLit {
     pub value: BigInt,
     pub width: Option<(u32, bool)>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum UnOp {
-    /// `!`
-    Not,
-    /// `~`
-    BitNot,
-    /// `-`
-    Neg,
-    /// `+`
-    Plus,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BinOp {
-    Mul,
-    Div,
-    Mod,
-    Add,
-    Sub,
-    /// `|+|`
-    AddSat,
-    /// `|-|`
-    SubSat,
-    Shl,
-    Shr,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    BitAnd,
-    BitXor,
-    BitOr,
-    /// `++`
-    Concat,
-    /// `&&`
-    And,
-    /// `||`
-    Or,
-}
-
-impl BinOp {
-    pub fn symbol(self) -> &'static str {
-        use BinOp::*;
-        match self {
-            Mul => "*",
-            Div => "/",
-            Mod => "%",
-            Add => "+",
-            Sub => "-",
-            AddSat => "|+|",
-            SubSat => "|-|",
-            Shl => "<<",
-            Shr => ">>",
-            Eq => "==",
-            Ne => "!=",
-            Lt => "<",
-            Le => "<=",
-            Gt => ">",
-            Ge => ">=",
-            BitAnd => "&",
-            BitXor => "^",
-            BitOr => "|",
-            Concat => "++",
-            And => "&&",
-            Or => "||",
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

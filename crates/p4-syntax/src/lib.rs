@@ -20,7 +20,7 @@ pub mod diag;
 pub mod lexer;
 pub mod parser;
 pub mod preprocess;
-pub mod span;
+pub use p4_lang::span;
 pub mod token;
 
 use std::path::{Path, PathBuf};
