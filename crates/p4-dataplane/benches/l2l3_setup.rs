@@ -10,21 +10,29 @@ use p4_dataplane::Switch;
 
 const ROUTER_MAC: u64 = 0x0000_0000_0100;
 
-/// l2l3 with its router MAC, 1,000 MAC entries and 10,000 routes.
+/// l2l3 with its router MAC, 1,000 MAC entries and 10,000 routes, as `p4forge` runs it: lowered
+/// by the mid-end.
 pub fn build() -> Switch {
-    build_with(Switch::new)
+    build_with(Switch::new, true)
 }
 
 /// [`build`], recording traces.
 #[allow(dead_code)]
 pub fn build_traced() -> Switch {
-    build_with(Switch::new_traced)
+    build_with(Switch::new_traced, true)
 }
 
-fn build_with(new: fn(Arc<p4_ir::Program>) -> Result<Switch, p4_dataplane::DataplaneError>) -> Switch {
+/// [`build`] on the program as elaborated, not lowered.
+#[allow(dead_code)]
+pub fn build_elaborated() -> Switch {
+    build_with(Switch::new, false)
+}
+
+fn build_with(new: fn(Arc<p4_ir::Program>) -> Result<Switch, p4_dataplane::DataplaneError>, lowered: bool) -> Switch {
     let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let compiled = p4_sema::compile_file(&root.join("examples/l2l3/l2l3.p4"), &[root.join("p4include")]);
     let Some(program) = compiled.program else { panic!("l2l3.p4: {}", compiled.render_diagnostics()) };
+    let program = if lowered { p4_midend::lower(program).expect("l2l3 lowers") } else { program };
     let mut sw = new(Arc::new(program)).expect("switch");
     let pos = |v: Vec<u64>| ActionArgs::Positional(v.into_iter().map(Into::into).collect());
     sw.table_add("router_mac", Keys::Positional(vec![KeyValue::Value(ROUTER_MAC.into())]), "routable", pos(vec![]), None)

@@ -171,23 +171,26 @@ impl Fun<'_> {
         self.b.inst_results(call)[0]
     }
 
-    /// Makes room for `n` more bytes in the output (`JitFrame::out`), growing it through
-    /// [`super::jit_out_room`] when they do not fit its capacity; returns where the output is and
-    /// its length. Every write to the output comes after this check: it keeps the frame's
-    /// invariant (`out_len <= out_cap`) whatever order or number of times emits run in.
-    fn room(&mut self, n: Value) -> (Value, Value) {
-        let len = self.frame_ptr(offset_of!(JitFrame, out_len));
-        let cap = self.frame_ptr(offset_of!(JitFrame, out_cap));
-        let end = self.b.ins().iadd(len, n);
-        let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, end, cap);
+    /// Makes room for `n` more bytes in the output (`JitFrame::out_at`), growing it through
+    /// [`super::jit_out_room`] when they do not fit its capacity; returns where they go. Every
+    /// write to the output comes after this check: it keeps the frame's invariant (`out_at <=
+    /// out_end`) whatever order or number of times emits run in. The caller moves `out_at` past
+    /// what it wrote.
+    fn room(&mut self, n: Value) -> Value {
+        let at = self.frame_ptr(offset_of!(JitFrame, out_at));
+        let end = self.frame_ptr(offset_of!(JitFrame, out_end));
+        let need = self.b.ins().iadd(at, n);
+        let fits = self.b.ins().icmp(IntCC::UnsignedLessThanOrEqual, need, end);
         let (grow, go) = (self.b.create_block(), self.b.create_block());
-        self.b.ins().brif(fits, go, &[], grow, &[]);
+        self.b.append_block_param(go, I64);
+        self.b.ins().brif(fits, go, &[BlockArg::Value(at)], grow, &[]);
         self.b.set_cold_block(grow);
         self.b.switch_to_block(grow);
         self.call2(super::jit_out_room, 0, n);
-        self.b.ins().jump(go, &[]);
+        let moved = self.frame_ptr(offset_of!(JitFrame, out_at));
+        self.b.ins().jump(go, &[BlockArg::Value(moved)]);
         self.b.switch_to_block(go);
-        (self.frame_ptr(offset_of!(JitFrame, out)), self.frame_ptr(offset_of!(JitFrame, out_len)))
+        self.b.block_params(go)[0]
     }
 
     /// Ends the block being generated with flow code `code` ([`Fun::exit_to`]).
@@ -219,12 +222,13 @@ impl Fun<'_> {
         self.b.ins().load(I64, self.mem, base, (slot * 16) as i32)
     }
 
+    /// Writes `v` into the low half of a slot of at most 64 bits. The high half is zero already:
+    /// every writer keeps the bits above a value's width zero (the module's contract), and the
+    /// frame starts zeroed.
     fn slot_write(&mut self, slot: usize, v: Value) {
         self.written.push(slot);
         let base = self.frame_ptr(offset_of!(JitFrame, slots));
-        let zero = self.konst(0);
         self.b.ins().store(self.mem, v, base, (slot * 16) as i32);
-        self.b.ins().store(self.mem, zero, base, (slot * 16 + 8) as i32);
     }
 
     /// The `size` bytes (1, 2, 4 or 8) at `base + at`, as a big-endian number.
@@ -655,12 +659,11 @@ impl Gen<'_, '_, '_> {
         let n = f.b.ins().isub(len, from);
         let pkt = f.frame_ptr(offset_of!(JitFrame, pkt));
         let src = f.b.ins().iadd(pkt, from);
-        let (out, written) = f.room(n);
-        let dst = f.b.ins().iadd(out, written);
+        let dst = f.room(n);
         let config = self.module.target_config();
         f.b.call_memcpy(config, dst, src, n);
-        let total = f.b.ins().iadd(written, n);
-        f.b.ins().store(f.frame_mem, total, f.frame, offset_of!(JitFrame, out_len) as i32);
+        let moved = f.b.ins().iadd(dst, n);
+        f.b.ins().store(f.frame_mem, moved, f.frame, offset_of!(JitFrame, out_at) as i32);
     }
 
     /// The parser's step bound: after as many states as the closure executor allows, a timeout.
@@ -1105,13 +1108,12 @@ impl Gen<'_, '_, '_> {
         f.b.ins().brif(bit, copy, &[], skip, &[]);
         f.b.switch_to_block(copy);
         let len = f.konst(r.len as u64);
-        let (out, n) = f.room(len);
-        let dst = f.b.ins().iadd(out, n);
+        let dst = f.room(len);
         let wire = f.frame_ptr(offset_of!(JitFrame, wire));
         let src = f.b.ins().iadd_imm_s(wire, r.at as i64);
         f.copy(dst, 0, src, r.len);
         let n2 = match r.varbit {
-            None => f.b.ins().iadd_imm_s(n, r.len as i64),
+            None => f.b.ins().iadd_imm_s(dst, r.len as i64),
             Some(v) => {
                 // As `Region::wire_len`: the length in bits, rounded up to bytes, at most the
                 // varbit's bytes.
@@ -1120,11 +1122,11 @@ impl Gen<'_, '_, '_> {
                 let bytes = f.b.ins().ushr_imm_s(up, 3);
                 let most = f.konst(v.max_len as u64);
                 let bytes = f.b.ins().umin(bytes, most);
-                let fixed = f.b.ins().iadd_imm_s(n, r.fixed_len() as i64);
+                let fixed = f.b.ins().iadd_imm_s(dst, r.fixed_len() as i64);
                 f.b.ins().iadd(fixed, bytes)
             }
         };
-        f.b.ins().store(f.frame_mem, n2, f.frame, offset_of!(JitFrame, out_len) as i32);
+        f.b.ins().store(f.frame_mem, n2, f.frame, offset_of!(JitFrame, out_at) as i32);
         f.b.ins().jump(skip, &[]);
         f.b.switch_to_block(skip);
     }

@@ -59,16 +59,15 @@ pub struct JitFrame {
     /// `Ctx::tables`, where generated code finds a table's [`crate::table::FlatProbe`].
     tables: *const crate::table::TableState,
     /// The output `emit` appends to, `Ctx::wire_out`, as the generated code sees it while it
-    /// runs: its buffer, its length counting what the code has appended since the vector's own
-    /// length was last set, and its capacity. Invariant (enforced by the room check before each
-    /// write, `Fun::room` in `emit.rs`, which calls [`jit_out_room`] to grow the vector):
-    /// `out_len <= out_cap`, and the bytes `out[..out_len]` are initialised. Set from the vector
-    /// by [`point_out`] before the code runs and after every call back into Rust; given back to
-    /// the vector by [`commit_out`] after the code returns and before every call back into Rust
-    /// that may append to it.
-    out: *mut u8,
-    out_len: usize,
-    out_cap: usize,
+    /// runs: where its next byte goes (its length counting what the code has appended since the
+    /// vector's own length was last set) and the end of its capacity. Invariant (enforced by the
+    /// room check before each write, `Fun::room` in `emit.rs`, which calls [`jit_out_room`] to
+    /// grow the vector): `out_at <= out_end`, both within the vector's buffer, and every byte
+    /// before `out_at` is initialised. Set from the vector by [`point_out`] before the code runs
+    /// and after every call back into Rust; given back to the vector by [`commit_out`] after the
+    /// code returns and before every call back into Rust that may append to it.
+    out_at: *mut u8,
+    out_end: *mut u8,
     /// For the whole-packet function ([`JitProg::packet`]): the arrival port and time, set
     /// before the call, and the port the packet leaves by, set by it.
     pub(crate) in_port: u64,
@@ -100,9 +99,8 @@ impl Default for JitFrame {
             p: std::ptr::null(),
             c: std::ptr::null_mut(),
             tables: std::ptr::null(),
-            out: std::ptr::null_mut(),
-            out_len: 0,
-            out_cap: 0,
+            out_at: std::ptr::null_mut(),
+            out_end: std::ptr::null_mut(),
             in_port: 0,
             now_us: 0,
             out_port: 0,
@@ -182,7 +180,7 @@ pub(crate) unsafe fn start_batch(p: &Prog, cp: *mut Ctx) {
     }
 }
 
-/// Points the frame's view of the output ([`JitFrame::out`]) at `Ctx::wire_out` as it is now.
+/// Points the frame's view of the output ([`JitFrame::out_at`]) at `Ctx::wire_out` as it is now.
 ///
 /// # Safety
 /// As [`point_into_raw`].
@@ -194,29 +192,30 @@ unsafe fn point_out(cp: *mut Ctx) {
         let out = &mut (*cp).wire_out;
         let (ptr, len, cap) = (out.as_mut_ptr(), out.len(), out.capacity());
         let f = std::ptr::addr_of_mut!((*cp).jit_frame);
-        (*f).out = ptr;
-        (*f).out_len = len;
-        (*f).out_cap = cap;
+        // In bounds (or one past the end): `len <= cap`.
+        (*f).out_at = ptr.add(len);
+        (*f).out_end = ptr.add(cap);
     }
 }
 
 /// Gives what the generated code appended back to `Ctx::wire_out`: its length becomes the
-/// frame's `out_len`.
+/// frame's `out_at` less its buffer.
 ///
 /// # Safety
 /// As [`point_into_raw`], and the frame's view of the output was set by [`point_out`] on this
 /// same vector, which nothing but generated code has touched since.
 #[inline]
 unsafe fn commit_out(cp: *mut Ctx) {
-    // SAFETY: the caller's promise; the frame's invariant (`out_len <= out_cap`, the bytes
-    // before `out_len` initialised) holds because the generated code checks for room before
-    // every write (`Fun::room`) and grows the vector through `jit_out_room`, which re-points the
-    // view. The assert makes a violation a panic rather than bytes of the heap on the wire.
+    // SAFETY: the caller's promise; the frame's invariant (`out_at <= out_end`, the bytes
+    // before `out_at` initialised) holds because the generated code checks for room before every
+    // write (`Fun::room`) and grows the vector through `jit_out_room`, which re-points the view.
+    // The assert makes a violation a panic rather than bytes of the heap on the wire.
     unsafe {
-        let len = (*cp).jit_frame.out_len;
+        let (at, end) = ((*cp).jit_frame.out_at as usize, (*cp).jit_frame.out_end as usize);
         let out = &mut (*cp).wire_out;
-        assert!(len <= out.capacity() && std::ptr::eq(out.as_ptr(), (*cp).jit_frame.out), "generated code wrote past its output");
-        out.set_len(len);
+        let base = out.as_ptr() as usize;
+        assert!(base <= at && at <= end && end == base + out.capacity(), "generated code wrote past its output");
+        out.set_len(at - base);
     }
 }
 
