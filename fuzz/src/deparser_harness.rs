@@ -1,6 +1,7 @@
 //! Shared by the `deparser` fuzz target and the `deparser_loop` binary: a deparser drawn from the
 //! input's bytes (emits under `if`, `switch`, loops of constant and run-time bounds, `for`-in over a
-//! stack and functions, nested), compiled with a fixed parser and headers, and run on every
+//! stack and functions, nested; every field read guarded by its header's validity, so that only
+//! behaviour the spec defines is compared), compiled with a fixed parser and headers, and run on every
 //! executor, as written and lowered by the mid-end, over packets cut from the rest of the input:
 //! every executor must send the same bytes. (Generated code and closures both emit in such a
 //! deparser; when they disagreed about where the output ends, process memory went on the wire.)
@@ -82,7 +83,7 @@ impl Draw<'_> {
             }
             1 => {
                 let (a, b, c) = (self.block(depth - 1), self.block(depth - 1), self.block(depth - 1));
-                format!("switch (hdr.h.kind) {{ 0: {{ {a} }} 2: {{ {b} }} default: {{ {c} }} }}")
+                format!("if (hdr.h.isValid()) {{ switch (hdr.h.kind) {{ 0: {{ {a} }} 2: {{ {b} }} default: {{ {c} }} }} }}")
             }
             2 => {
                 let rounds = self.byte() % 4;
@@ -91,7 +92,7 @@ impl Draw<'_> {
             }
             3 => {
                 let body = self.block(depth - 1);
-                format!("for (bit<4> i{n} = 0; i{n} < hdr.h.n[3:0]; i{n} = i{n} + 1) {{ {body} }}")
+                format!("if (hdr.h.isValid()) {{ for (bit<4> i{n} = 0; i{n} < hdr.h.n[3:0]; i{n} = i{n} + 1) {{ {body} }} }}")
             }
             4 => format!("for (a_t x{n} in hdr.s) {{ pkt.emit(x{n}); }}"),
             5 => {
@@ -156,7 +157,7 @@ pub fn run(data: &[u8]) {
         reference.use_wire_format(false);
         switches.extend([(name, native), (name, closures), (name, reference)]);
     }
-    let (first, mut rest) = switches.split_first_mut().expect("at least the reference");
+    let (first, rest) = switches.split_first_mut().expect("at least the reference");
     let want = outcome(&mut first.1, &packets);
     for (name, sw) in rest.iter_mut() {
         let got = outcome(sw, &packets);

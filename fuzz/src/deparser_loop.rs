@@ -20,8 +20,10 @@ fn main() {
             input.extend(rng.bytes(statements));
             for _ in 0..1 + rng.below(4) {
                 // A header h (kind, n), then a, b and three stack elements: 18 bytes, sometimes cut.
-                let mut packet = rng.bytes(18 + rng.below(8));
-                packet.truncate(2 + rng.below(packet.len()));
+                let len = 18 + rng.below(8);
+                let mut packet = rng.bytes(len);
+                let keep = 2 + rng.below(len - 1);
+                packet.truncate(keep);
                 packet.retain(|&b| b != 0xa5);
                 input.extend(packet);
                 input.push(0xa5);

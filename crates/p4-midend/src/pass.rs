@@ -95,16 +95,30 @@ impl Pipeline {
     }
 
     /// Runs every pass in order and calls `after(pass name, program)` after each one; an error from
-    /// `after` stops the pipeline (tests pass the IR verifier here).
+    /// `after` stops the pipeline (tests pass the IR verifier here). In debug builds the IR
+    /// verifier also runs after every pass: a violation the input did not have is an error
+    /// naming the pass that made it.
     pub fn run_with(
         &self,
         mut program: Program,
         mut after: impl FnMut(&str, &Program) -> Result<(), PassError>,
     ) -> Result<Program, PassError> {
+        let known = if cfg!(debug_assertions) { verify_errors(&program) } else { Vec::new() };
         for pass in &self.passes {
             pass.run(&mut program)?;
+            if cfg!(debug_assertions) {
+                let new: Vec<String> = verify_errors(&program).into_iter().filter(|e| !known.contains(e)).collect();
+                if !new.is_empty() {
+                    return Err(PassError::new("verify", format!("after `{}`: {}", pass.name(), new.join("; "))));
+                }
+            }
             after(pass.name(), &program)?;
         }
         Ok(program)
     }
+}
+
+/// What the IR verifier says of `program`, one line per violation.
+fn verify_errors(program: &Program) -> Vec<String> {
+    p4_ir::verify::verify(program).err().unwrap_or_default().iter().map(ToString::to_string).collect()
 }

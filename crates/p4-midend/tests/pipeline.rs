@@ -165,3 +165,34 @@ fn only_run_time_loops_are_left() {
     }
     assert_eq!(seen, expected.len());
 }
+
+/// A pass that breaks the IR: it lists an action that does not exist in the first table.
+struct Breaker;
+
+impl p4_midend::Pass for Breaker {
+    fn name(&self) -> &'static str {
+        "breaker"
+    }
+    fn run(&self, program: &mut p4_ir::Program) -> Result<(), p4_midend::PassError> {
+        if let Some(table) = program.tables.first_mut() {
+            table.actions.push(p4_ir::TableAction { action: p4_ir::ActionId(99_999), bound_args: Vec::new(), table_only: false, ..table.actions[0].clone() });
+        }
+        Ok(())
+    }
+}
+
+/// In debug builds the verifier runs after every pass and names the pass that broke the IR; in
+/// release builds (`--profile ci`) it does not run, and the broken program comes out.
+#[test]
+fn debug_builds_verify_after_every_pass() {
+    let root = common::repo_root();
+    let program = common::compile(&root.join("examples/l2l3/l2l3.p4")).expect("compiles");
+    let result = p4_midend::Pipeline::new(vec![Box::new(Breaker)]).run(program);
+    if cfg!(debug_assertions) {
+        let error = result.err().expect("the verifier refuses the broken program");
+        assert_eq!(error.pass, "verify");
+        assert!(error.message.starts_with("after `breaker`: "), "{}", error.message);
+    } else {
+        assert!(result.is_ok());
+    }
+}
