@@ -46,7 +46,7 @@ fn committed(dir: &str, exts: &[&str]) -> BTreeSet<String> {
 #[test]
 fn stf_features_match_the_committed_files() {
     let generated = regenerate_and_compare(&p4_testgen::stf_features(), "stf-features");
-    assert_eq!(generated.len(), 58 * 2 + 1, "58 programs, their STF files and the README index");
+    assert_eq!(generated.len(), 59 * 2 + 1, "59 programs, their STF files and the README index");
     assert_eq!(generated, committed("tests/stf", &[".p4", ".stf", "README.md"]));
 }
 
