@@ -135,8 +135,8 @@ fn ctor_u64(v: Option<&Option<p4_ir::Value>>) -> u64 {
 }
 
 /// How much of a packet's path a switch runs as machine code, from least to most (so, roughly,
-/// from slowest to fastest): what the CLI weighs when the mid-end's lowered program could run
-/// instead of the elaborated one.
+/// from slowest to fastest): how the tests compare what the lowered and the elaborated program
+/// get (`crates/p4forge/tests/golden/wire_format.txt`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CodeClass {
     /// Some statements run as the closure executor's code, with headers copied around each.

@@ -1,7 +1,7 @@
 //! `p4forge switch`: the program as a software switch between Linux network interfaces and
 //! capture files.
 //!
-//! Each `--port N=IFNAME` is an AF_XDP or `AF_PACKET` socket (`--io`, see [`crate::ports`]); frames
+//! Each `--port N=IFNAME` is an AF_XDP or `AF_PACKET` socket (`--io`, see the `p4-ports` crate); frames
 //! arriving on IFNAME enter the program on ingress port N, and what the program sends to port N
 //! leaves through IFNAME. A `--port N=pcap-in:FILE` is a capture whose frames enter on port N, in
 //! file order, as fast as the switch takes them; with `--port N=pcap-out:FILE`, what the program
