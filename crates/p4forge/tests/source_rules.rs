@@ -86,3 +86,52 @@ fn crates_without_unsafe_forbid_it_and_the_others_deny_unsafe_operations_in_unsa
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Every file of the project git would track: sources, docs, scripts (not build output, the
+/// virtual environment or fuzzing corpora).
+fn project_files() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().to_string();
+            if path.is_dir() {
+                if !name.starts_with('.') && !["target", "corpus", "artifacts", "out"].contains(&name.as_str()) {
+                    stack.push(path);
+                }
+            } else if ["rs", "md", "sh", "toml", "p4", "sv", "txt"].iter().any(|e| name.ends_with(&format!(".{e}"))) || name == "Makefile" {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether `line` speaks of the project's own history: a work session, or an issue by number.
+fn speaks_of_history(line: &str) -> bool {
+    let lower = line.to_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_alphanumeric() && c != '#').filter(|w| !w.is_empty()).collect();
+    words.windows(2).any(|w| {
+        let ordinal = ["first", "second", "third", "fourth", "fifth", "sixth", "this", "last", "earlier", "previous", "next", "same"];
+        (w[1] == "session" && ordinal.contains(&w[0])) || (w[0] == "issue" && w[1].trim_start_matches('#').chars().all(|c| c.is_ascii_digit()) && w[1].trim_start_matches('#').len() > 0)
+    })
+}
+
+/// Docs state the present; history lives in git: no file speaks of work sessions or issue numbers.
+#[test]
+fn no_file_speaks_of_sessions_or_issue_numbers() {
+    assert!(speaks_of_history("the fifth session of 2026-11-29") && speaks_of_history("(issue 11, section 1)"));
+    assert!(!speaks_of_history("clone session 5") && !speaks_of_history("an issue with the ring"));
+    let mut found = Vec::new();
+    for file in project_files() {
+        let Ok(text) = std::fs::read_to_string(&file) else { continue };
+        for (i, line) in text.lines().enumerate() {
+            if speaks_of_history(line) && !file.ends_with("tests/source_rules.rs") {
+                found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "files that speak of sessions or issue numbers (history belongs in git):\n{}", found.join("\n"));
+}
