@@ -201,8 +201,7 @@ pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
     }
 }
 
-/// The program as the mid-end lowers it and a switch running it on the wire-format executor, if
-/// the mid-end lowers it and the wire-format executor takes the result.
+/// A switch running `program` on the wire-format executor, recording traces when `traced`.
 fn wire_format_switch(program: Arc<Program>, traced: bool) -> Result<p4_dataplane::Switch, p4_dataplane::DataplaneError> {
     if traced {
         p4_dataplane::Switch::new_traced(program)

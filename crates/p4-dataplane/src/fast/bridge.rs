@@ -164,7 +164,7 @@ pub(super) struct Bridged<T> {
 /// What bridging `call` needs: the headers to copy around it, and whether it needs the switch's
 /// traffic manager; `why` if it is not one a bridge may run.
 fn prepare(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, why: crate::DataplaneError) -> R<(Vec<FrameHeader>, bool)> {
-    if emits(cx.ir, std::slice::from_ref(&Stmt::Call(call.clone())), 0) {
+    if call_emits(cx.ir, call, 0) {
         let name = match &call.callee {
             Callee::Function(f) => cx.ir.functions.get(f.index()).map_or("a function", |f| f.name.as_str()),
             Callee::Action(a) => cx.ir.actions.get(a.index()).map_or("an action", |a| a.name.as_str()),
@@ -272,12 +272,17 @@ fn expressions<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Expr>) -> bool {
 /// may not run them. (Its extracts read the packet at the cursor both executors share.) Deeper
 /// calls than [`MAX_CALL_DEPTH`] are assumed to.
 fn emits(ir: &p4_ir::Program, stmts: &[Stmt], depth: usize) -> bool {
-    any_call(stmts, &|call| match &call.callee {
+    any_call(stmts, &|call| call_emits(ir, call, depth))
+}
+
+/// Whether `call` emits, itself or through the action or function it calls ([`emits`]).
+fn call_emits(ir: &p4_ir::Program, call: &Call, depth: usize) -> bool {
+    match &call.callee {
         Callee::Method { extern_type, .. } => extern_type == "packet_out",
         Callee::Function(f) => depth >= MAX_CALL_DEPTH || ir.functions.get(f.index()).is_none_or(|f| emits(ir, &f.body, depth + 1)),
         Callee::Action(a) => depth >= MAX_CALL_DEPTH || ir.actions.get(a.index()).is_none_or(|a| emits(ir, &a.body, depth + 1)),
         _ => false,
-    })
+    }
 }
 
 /// Whether a statement of `stmts` (not looking into actions or functions called) makes a call

@@ -21,7 +21,7 @@
 //! reference taken before it, which the aliasing rules would not let the code use after
 //! ([`point_at_context`], per call or per batch). Values are `u64`s with the bits above their
 //! width zero, as the closure executor keeps them in `u128`s; a slot of at most 64 bits is written
-//! as both halves of its `u128`.
+//! as the low half of its `u128`, whose high half every writer keeps zero.
 
 #[cfg(feature = "machine-code")]
 mod emit;
