@@ -2,8 +2,11 @@
 //! one: the control-plane API ([`ControlPlane`]) and the packet interface ([`PacketIo`]) that STF
 //! files, BMv2 command files and the hardware target's driver speak, the trace of a packet
 //! ([`trace`]), and a table's contents as a target that mirrors tables loads them ([`snapshot`]).
-//! It holds no dataplane: the STF runner links this crate, not the software switch or its code
-//! generator.
+//! It also holds the control-plane model: what a program offers its controller ([`catalog`]), how
+//! calls are checked and converted ([`requests`], [`convert`]), and the state they build
+//! ([`state::ControlState`]: table entries, multicast and mirroring, register and counter cells,
+//! value sets). It holds no dataplane: the STF runner and the hardware target link this crate, not
+//! the software switch or its code generator.
 //!
 //! The control-plane API of a running dataplane. Front ends (STF files, BMv2 CLI command files,
 //! later P4Runtime) translate their syntax into these calls; the dataplane interprets key values
@@ -13,10 +16,18 @@
 
 use num_bigint::BigUint;
 
+pub mod catalog;
+pub mod convert;
+pub mod entries;
+pub mod replication;
+pub mod requests;
 pub mod snapshot;
+pub mod state;
 pub mod trace;
 
+pub use catalog::Catalog;
 pub use snapshot::{EntrySnapshot, Match, Mirror, TableSnapshot};
+pub use state::ControlState;
 
 /// One key component as written by a control-plane client, before the table's match kinds are known.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,9 +100,16 @@ pub type MeterRate = (f64, u32);
 /// (`ipv4_lpm`) too. Priorities follow BMv2's convention: **a smaller number wins**. (STF's "larger
 /// wins" is converted by the STF runner.)
 pub trait ControlPlane {
-    fn table_add(&mut self, table: &str, keys: Keys, action: &str, args: ActionArgs, priority: Option<i64>)
-        -> Result<Handle, ControlError>;
-    fn table_modify(&mut self, table: &str, handle: Handle, action: &str, args: ActionArgs) -> Result<(), ControlError>;
+    fn table_add(
+        &mut self,
+        table: &str,
+        keys: Keys,
+        action: &str,
+        args: ActionArgs,
+        priority: Option<i64>,
+    ) -> Result<Handle, ControlError>;
+    fn table_modify(&mut self, table: &str, handle: Handle, action: &str, args: ActionArgs)
+        -> Result<(), ControlError>;
     fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError>;
     fn table_clear(&mut self, table: &str) -> Result<(), ControlError>;
     fn table_set_default(&mut self, table: &str, action: &str, args: ActionArgs) -> Result<(), ControlError>;

@@ -3,7 +3,7 @@
 //! memories and mirror table).
 
 /// How one key component of an entry matches.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Match {
     /// `key & mask == value` (exact: mask all ones; LPM: prefix mask).
     Mask(u128, u128),

@@ -19,7 +19,14 @@ pub enum Event {
     /// A control block starts.
     Control { name: String },
     /// A table was applied.
-    Table { table: String, key: Vec<(String, String)>, hit: bool, entry: Option<u64>, action: String, data: Vec<(String, String)> },
+    Table {
+        table: String,
+        key: Vec<(String, String)>,
+        hit: bool,
+        entry: Option<u64>,
+        action: String,
+        data: Vec<(String, String)>,
+    },
     /// A field changed.
     Set { field: String, old: String, new: String },
     /// An extern method or function was called (as written in the program).
@@ -56,12 +63,17 @@ pub fn value_text(v: u128, width: u32) -> String {
 pub fn render_text(events: &[Event]) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let pairs = |items: &[(String, String)]| items.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
+    let pairs =
+        |items: &[(String, String)]| items.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ");
     for event in events {
         let _ = match event {
-            Event::Ingress { port, length, instance } => writeln!(out, "ingress: port {port}, {length} bytes ({instance})"),
+            Event::Ingress { port, length, instance } => {
+                writeln!(out, "ingress: port {port}, {length} bytes ({instance})")
+            }
             Event::State { parser, state } => writeln!(out, "  parser {parser}: state {state}"),
-            Event::Extract { header, offset, fields } => writeln!(out, "    extract {header} at bit {offset}: {}", pairs(fields)),
+            Event::Extract { header, offset, fields } => {
+                writeln!(out, "    extract {header} at bit {offset}: {}", pairs(fields))
+            }
             Event::ParserEnd { result } => writeln!(out, "  parser: {result}"),
             Event::Control { name } => writeln!(out, "  control {name}"),
             Event::Table { table, key, hit, entry, action, data } => {

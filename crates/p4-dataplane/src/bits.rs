@@ -5,14 +5,7 @@
 //! function here takes normalised operands and returns a normalised result.
 
 /// All-ones mask of `width` bits (`width` may be 0..=128).
-#[inline]
-pub fn mask(width: u32) -> u128 {
-    if width >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << width) - 1
-    }
-}
+pub use p4_control::convert::mask;
 
 /// Interprets the low `width` bits of `v` as a two's-complement number.
 #[inline]

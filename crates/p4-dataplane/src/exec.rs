@@ -319,10 +319,7 @@ pub struct ControlProg {
 /// An action as a table calls it.
 pub struct TableActionProg {
     pub action: usize,
-    pub name: String,
     pub invoke: Invoke,
-    pub table_only: bool,
-    pub default_only: bool,
 }
 
 /// One matched key component, in the order of the table's key layout (`Prog::layouts`), which
@@ -344,8 +341,6 @@ pub struct TableProg {
     pub per_entry: Vec<usize>,
     /// The per-entry meter whose colour the table's hit computes, if any.
     pub entry_meter: Option<usize>,
-    pub default_is_const: bool,
-    pub entries_const: bool,
 }
 
 /// The outcome of a table application.

@@ -43,9 +43,6 @@
 //!   without one ranks by its 1-based position;
 //! - `random` and `HashAlgorithm.random` draw from a fixed-seed generator: runs are reproducible.
 #![deny(unsafe_op_in_unsafe_fn)]
-// Without the `machine-code` feature, what the tables and places lay out for the code generator
-// (offsets, probes, sizes) has no reader.
-#![cfg_attr(not(feature = "machine-code"), allow(dead_code, unused_imports))]
 
 pub mod batch;
 pub mod bits;

@@ -9,7 +9,7 @@
 //! processed to completion inside `inject`; a unicast packet runs ingress and egress in the same frame
 //! with no allocation besides its output bytes.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::cells::Cells;
@@ -23,8 +23,7 @@ use p4_arch::{DropMarker, ExternOp, MetaRole, PacketInstance, SideEffect, StateK
 use crate::table::TableState;
 use crate::DataplaneError;
 
-/// How many times one packet may enter the parser again before it is dropped.
-pub const MAX_LOOPS: u32 = 16;
+pub use p4_arch::MAX_LOOPS;
 /// Upper bound on copies one injected packet may cause.
 const MAX_JOBS: usize = 4096;
 
@@ -99,9 +98,11 @@ pub struct Switch {
     pub(crate) ir: Arc<p4_ir::Program>,
     pub(crate) prog: Prog,
     pub(crate) ctx: Ctx,
-    pub(crate) groups: BTreeMap<u32, Vec<u64>>,
-    pub(crate) nodes: Vec<Option<(u32, Vec<u32>)>>,
-    pub(crate) sessions: HashMap<u32, Mirror>,
+    /// What the control plane knows of the program ([`p4_control::Catalog`]): what its calls are
+    /// checked against.
+    pub(crate) catalog: p4_control::Catalog,
+    /// Multicast groups and clone sessions.
+    pub(crate) replication: p4_control::replication::Replication,
     /// The reused buffers of [`PacketIo::inject`] (a batch of one).
     one: BatchOut,
     /// The work queue of the packet being processed (kept to reuse its buffer).
@@ -259,7 +260,8 @@ impl Switch {
             jit_frame: Default::default(),
             frame_tidy: false,
         };
-        let mut sw = Switch { ir: program.clone(), prog, ctx, groups: BTreeMap::new(), nodes: Vec::new(), sessions: HashMap::new(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true, saved: Default::default(), spare: Spare::default() };
+        let catalog = p4_control::Catalog::of(&program, &prog.layouts).map_err(DataplaneError::unsupported)?;
+        let mut sw = Switch { ir: program.clone(), prog, ctx, catalog, replication: Default::default(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true, saved: Default::default(), spare: Spare::default() };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -290,55 +292,16 @@ impl Switch {
         &self.prog.layouts
     }
 
-    /// Installs default actions and `entries` given in the program.
+    /// Installs the default actions and `entries` the program gives (as the catalog took them).
     fn install_program_entries(&mut self) -> Result<(), DataplaneError> {
-        let ir = self.ir.clone();
-        for (ti, t) in ir.tables.iter().enumerate() {
-            if let Some(d) = &t.default_action {
-                let (act, data) = self.program_action(ti, d)?;
-                if let Some(ts) = self.ctx.tables.get_mut(ti) {
-                    ts.set_default(act, data);
-                }
-            }
-            for (pos, e) in t.entries.iter().enumerate() {
-                let (act, data) = self.program_action(ti, &e.action)?;
-                let matches = crate::cp::program_keysets(self, ti, &e.keys)?;
-                // As the reference compiler hands const entries to BMv2: an explicit priority is
-                // passed through unchanged, an entry without one gets its 1-based position, and
-                // BMv2 prefers the smaller number (ties: earlier entry).
-                let priority = match e.priority {
-                    Some(p) => i64::try_from(p).unwrap_or(i64::MAX),
-                    None => pos as i64 + 1,
-                };
-                let entry = crate::table::Entry { matches, priority, action: act, args: data, meter: Meter::default() };
-                if let Some(ts) = self.ctx.tables.get_mut(ti) {
-                    ts.insert(entry).map_err(|m| DataplaneError::invalid(format!("table {}: entry {}: {m}", t.name, pos + 1)))?;
-                }
+        for (t, ts) in self.catalog.tables.iter().zip(&mut self.ctx.tables) {
+            ts.set_default(t.initial_default.0, t.initial_default.1.clone());
+            for (pos, e) in t.initial_entries.iter().enumerate() {
+                let entry = crate::table::Entry { matches: e.matches.clone(), priority: e.priority, action: e.action, args: e.args.clone(), meter: Meter::default() };
+                ts.insert(entry).map_err(|m| DataplaneError::invalid(format!("table {}: entry {}: {m}", t.name, pos + 1)))?;
             }
         }
         Ok(())
-    }
-
-    /// The table-local action index and data of an action call written in the program.
-    fn program_action(&mut self, ti: usize, call: &p4_ir::ActionCall) -> Result<(usize, Vec<u128>), DataplaneError> {
-        let tp = &self.prog.tables[ti];
-        let act = tp
-            .actions
-            .iter()
-            .position(|a| a.action == call.action.index())
-            .ok_or_else(|| DataplaneError::invalid(format!("table {}: action not in its action list", tp.name)))?;
-        let Some(action) = self.ir.actions.get(call.action.index()) else { return Ok((act, Vec::new())) };
-        // The action-data parameters are the action layout's (directionless ones, in order).
-        let mut data = Vec::new();
-        for d in &self.prog.layouts.actions[call.action.index()].params {
-            let Some(arg) = call.args.get(d.index) else { continue };
-            let prm = &action.params[d.index];
-            match &arg.kind {
-                p4_ir::ExprKind::Const(v) => data.push(crate::compile::const_scalar(&self.ir, v, &prm.ty)?),
-                _ => return Err(DataplaneError::unsupported(format!("table {}: non-constant action argument", tp.name))),
-            }
-        }
-        Ok((act, data))
     }
 
     /// The instance-type value of `kind`, as the architecture numbers them.
@@ -513,15 +476,13 @@ impl Switch {
     /// Every multicast group with its copies ((replication id, port), in replication order), by
     /// group id: what a hardware replication table has to hold.
     pub fn multicast_groups(&self) -> Vec<(u32, Vec<(u32, u32)>)> {
-        self.groups.keys().map(|&g| (g, self.group_members(g))).collect()
+        self.replication.multicast_groups()
     }
 
     /// Every clone session and where it sends copies, by session id: what a hardware mirror
     /// table has to hold.
     pub fn mirror_sessions(&self) -> Vec<(u32, Mirror)> {
-        let mut v: Vec<(u32, Mirror)> = self.sessions.iter().map(|(s, m)| (*s, *m)).collect();
-        v.sort_unstable_by_key(|(s, _)| *s);
-        v
+        self.replication.mirror_sessions()
     }
 
     /// The members of value set `index` (the program's value sets in order) as (value, mask),
@@ -532,19 +493,13 @@ impl Switch {
 
     /// Ports (with replication ids) a multicast group replicates to.
     fn group_members(&self, group: u32) -> Vec<(u32, u32)> {
-        let mut out = Vec::new();
-        for h in self.groups.get(&group).map(Vec::as_slice).unwrap_or(&[]) {
-            if let Some(Some((rid, ports))) = self.nodes.get(*h as usize) {
-                out.extend(ports.iter().map(|p| (*rid, *p)));
-            }
-        }
-        out
+        self.replication.members(group).collect()
     }
 
     /// The `(rid, port)` copies clone session `session` makes: one for a port (no allocation), a
     /// group's members, or none (logged) for a session not configured.
     fn mirror_targets(&mut self, session: u32) -> MirrorTargets {
-        let (one, many) = match self.sessions.get(&session) {
+        let (one, many) = match self.replication.sessions.get(&session) {
             Some(Mirror::Port(p)) => (Some((0, *p)), Vec::new()),
             Some(Mirror::Group(g)) => (None, self.group_members(*g)),
             None => {
@@ -904,9 +859,7 @@ impl Switch {
     #[inline(never)]
     fn multicast(&mut self, group: u32, res: &mut BatchOut) {
         let instance = u128::from(self.instance(PacketInstance::Replica));
-        let handles = self.groups.get(&group).map(Vec::as_slice).unwrap_or(&[]);
-        let nodes = &self.nodes;
-        let members = handles.iter().filter_map(|h| nodes.get(*h as usize)?.as_ref()).flat_map(|(rid, ports)| ports.iter().map(move |p| (*rid, *p)));
+        let members = self.replication.members(group);
         if members.clone().next().is_none() {
             res.push_drop(DropReason::EmptyGroup(group));
             return;

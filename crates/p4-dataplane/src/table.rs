@@ -315,21 +315,7 @@ impl Clone for TableState {
     }
 }
 
-/// Prefix length of a prefix mask of `width` bits, or `None` if `m` is not one.
-pub fn prefix_len(m: u128, width: u32) -> Option<u32> {
-    let ones = m.count_ones();
-    (prefix_mask(ones, width) == m).then_some(ones)
-}
-
-/// The mask of the `len` most significant bits of a `width`-bit field.
-pub fn prefix_mask(len: u32, width: u32) -> u128 {
-    mask(width) & !mask(width.saturating_sub(len))
-}
-
-/// The refusal of an entry that duplicates the entry with handle `existing`.
-fn duplicate(existing: u64, what: &str) -> String {
-    format!("duplicate entry: the entry with handle {existing} has the same {what}")
-}
+pub use p4_control::convert::{duplicate, prefix_len, prefix_mask};
 
 fn exact_key(matches: &[Match]) -> Box<[u128]> {
     matches.iter().map(|m| match *m { Match::Mask(v, _) | Match::Range(v, _) => v }).collect()

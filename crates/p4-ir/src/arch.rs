@@ -35,6 +35,11 @@ pub fn of_program(program: &Program) -> Option<&'static Architecture> {
     of_package(&program.main.type_name)
 }
 
+/// How many times one packet may enter the pipeline again (resubmitted or recirculated) before
+/// the traffic manager drops it: the same bound on every target, so that they drop the same
+/// packets.
+pub const MAX_LOOPS: u32 = 16;
+
 /// One architecture, described once.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Architecture {

@@ -55,6 +55,32 @@ pub fn scalar_width(p: &Program, ty: &Type) -> u32 {
     }
 }
 
+/// A compile-time constant of type `ty` as the control plane and the dataplanes hold it: its low
+/// [`scalar_width`] bits (a serializable enum member: its underlying value; `bool`: 0 or 1; an error
+/// or match kind: its code). `Err` names what is not a number (a string, a list or structure).
+pub fn scalar_value(p: &Program, v: &Value, ty: &Type) -> Result<u128, String> {
+    let low_bits = |x: &num_bigint::BigInt, width: u32| {
+        let mask = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+        (x & num_bigint::BigInt::from(mask)).to_u128().unwrap_or(0)
+    };
+    Ok(match v {
+        Value::Bool(b) => u128::from(*b),
+        Value::Bits { value, width, .. } => low_bits(value, *width),
+        Value::InfInt(value) => low_bits(value, scalar_width(p, ty)),
+        Value::Error(c) => u128::from(*c),
+        Value::MatchKind(k) => u128::from(*k),
+        Value::Enum(t, i) => match p.types.get(t.index()) {
+            Some(TypeDef::Enum { underlying: Some(u), members, .. }) => {
+                let width = scalar_width(p, u);
+                members.get(*i as usize).and_then(|m| m.1.as_ref()).map_or(0, |x| low_bits(x, width))
+            }
+            _ => u128::from(*i),
+        },
+        Value::String(_) => return Err("a string used as a number".into()),
+        Value::Aggregate { .. } => return Err("a list or structure used as a number".into()),
+    })
+}
+
 /// Wire width of a value that is serialised as its bits concatenated: bits, `bool`, serializable
 /// enums, and structs/headers/tuples of those. Anything without a wire form counts 0.
 pub fn wire_width(p: &Program, ty: &Type) -> u32 {

@@ -467,7 +467,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             &egress_spec,
             &egress_port,
             top::PiExtras { clones: clones || e2e_sets.is_some(), truncates, loops, aborts },
-            loops.then_some(p4_dataplane::MAX_LOOPS),
+            loops.then_some(p4_arch::MAX_LOOPS),
         ),
     ));
     stages.push(StageInfo { block: "deparser".into(), name: dep.block.name.clone(), cycles: 1 });
@@ -559,7 +559,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             egress_sets: egress_sets.clone(),
             resubmitted: arch.instance_value(p4_arch::PacketInstance::Resubmitted),
             recirculated: arch.instance_value(p4_arch::PacketInstance::Recirculated),
-            max_loops: p4_dataplane::MAX_LOOPS,
+            max_loops: p4_arch::MAX_LOOPS,
             ingress_port: phv_path(&meta, MetaRole::IngressPort),
             instance: phv_path(&meta, MetaRole::InstanceType),
         }),

@@ -4,10 +4,11 @@
 //! interfaces ([`ControlPlane`] + [`PacketIo`]) so STF tests, pcap runs and differential tests
 //! drive both targets through the same code.
 //!
-//! The control plane of an [`RtlSwitch`] is a software switch used as the oracle of what the
-//! tables hold: every table operation is applied to it first (so names, keys and refusals are
-//! exactly the software target's), then each table whose contents changed is written into the
-//! hardware through AXI4-Lite in the layout [`crate::tables`] documents.
+//! The control plane of an [`RtlSwitch`] is the control-plane model ([`p4_control::ControlState`]),
+//! the state of record of what the tables hold: every table operation is applied to it first (so
+//! names, keys and refusals are exactly the software target's, which checks calls in the same
+//! place), then each table whose contents changed is written into the hardware through AXI4-Lite
+//! in the layout [`crate::tables`] documents.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -18,8 +19,7 @@ use num_bigint::BigUint;
 use p4_control::{
     ActionArgs, ControlError, ControlPlane, Handle, Injected, KeyValue, Keys, MeterRate, OutputPacket, PacketIo,
 };
-use p4_control::TableSnapshot;
-use p4_control::Match;
+use p4_control::{Catalog, ControlState, Match, TableSnapshot};
 use p4_ir::layout::Layouts;
 
 use crate::block::RegisterKind;
@@ -417,7 +417,8 @@ pub fn table_writes(
 
 /// A generated design running in Verilator, behind the software dataplane's interfaces.
 pub struct RtlSwitch {
-    oracle: p4_dataplane::Switch,
+    /// The control-plane state the design's tables, replication and value sets are loaded from.
+    state: ControlState,
     program: Arc<p4_ir::Program>,
     layouts: Layouts,
     tables: Vec<TableHw>,
@@ -438,12 +439,13 @@ impl RtlSwitch {
     /// Starts `model` for `program` (the same lowered program the design was generated from) and
     /// loads its tables' initial contents.
     pub fn new(program: Arc<p4_ir::Program>, model: &Model) -> Result<RtlSwitch, String> {
-        let oracle = p4_dataplane::Switch::new(program.clone()).map_err(|e| e.message.clone())?;
+        let layouts = Layouts::of(&program);
+        let state = ControlState::new(Catalog::of(&program, &layouts)?)?;
         let sim = Sim::start(model).map_err(|e| e.0)?;
         let n = model.manifest.tables.len();
         let mut s = RtlSwitch {
-            oracle,
-            layouts: Layouts::of(&program),
+            state,
+            layouts,
             program,
             tables: model.manifest.tables.clone(),
             manifest: model.manifest.clone(),
@@ -462,7 +464,7 @@ impl RtlSwitch {
     fn sync(&mut self) -> Result<(), ControlError> {
         for i in 0..self.tables.len() {
             let t = &self.tables[i];
-            let snap = self.oracle.table_snapshot(t.id.index()).unwrap_or(TableSnapshot {
+            let snap = self.state.table_snapshot(t.id.index()).unwrap_or(TableSnapshot {
                 entries: vec![],
                 default_action: 0,
                 default_args: vec![],
@@ -492,7 +494,7 @@ impl RtlSwitch {
         self.manifest.multicast.as_ref().map_or(0, |m| m.mirror_sessions)
     }
 
-    /// A session the hardware's mirror table cannot hold is refused before the oracle takes it.
+    /// A session the hardware's mirror table cannot hold is refused before the state takes it.
     fn check_session(&self, session: u32) -> Result<(), ControlError> {
         let n = self.mirror_sessions();
         if n > 0 && session >= n {
@@ -504,11 +506,11 @@ impl RtlSwitch {
         Ok(())
     }
 
-    /// Writes the oracle's clone sessions into the mirror table (every session word, so deleted
+    /// Writes the state's clone sessions into the mirror table (every session word, so deleted
     /// ones are cleared).
     fn sync_mirror(&mut self) -> Result<(), ControlError> {
         let Some(hw) = self.manifest.multicast.clone() else { return Ok(()) };
-        let sessions = self.oracle.mirror_sessions();
+        let sessions = self.state.mirror_sessions();
         if sessions == self.mirrors {
             return Ok(());
         }
@@ -530,10 +532,10 @@ impl RtlSwitch {
         Ok(())
     }
 
-    /// Writes the oracle's multicast groups into the traffic manager's group table and copy list
+    /// Writes the state's multicast groups into the traffic manager's group table and copy list
     /// when they changed (every group's copies laid out one after another, in group order).
     fn sync_multicast(&mut self) -> Result<(), ControlError> {
-        let groups = self.oracle.multicast_groups();
+        let groups = self.state.multicast_groups();
         if groups == self.groups {
             return Ok(());
         }
@@ -663,10 +665,10 @@ impl RtlSwitch {
     }
 
     /// A counter the hardware has no array for: one the pipeline never counts in answers from the
-    /// oracle (its cells hold what the control plane wrote); a direct counter is refused.
+    /// control-plane state (its cells hold what the control plane wrote); a direct counter is
+    /// refused.
     fn unbuilt_counter<T>(&self, counter: &str, kept: T) -> Result<T, ControlError> {
-        let direct = self.program.externs.iter().filter(|x| x.type_name == "direct_counter").map(|x| x.name.as_str());
-        if p4_ir::layout::resolve(direct, counter).is_ok() {
+        if matches!(self.state.catalog().counter_cells(counter), Ok(p4_control::requests::Cells::PerEntry(_))) {
             return Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no direct counters yet")));
         }
         Ok(kept)
@@ -734,13 +736,13 @@ impl PacketIo for RtlSwitch {
     }
 
     fn max_port(&self) -> u32 {
-        self.oracle.max_port()
+        self.state.max_port()
     }
 }
 
-/// Control-plane calls go to the oracle; table changes are then written into the model. Calls
+/// Control-plane calls go to the state; table changes are then written into the model. Calls
 /// the hardware has no state for (multicast, mirroring, registers, counters, meters, value sets)
-/// change only the oracle, so a test relying on them fails visibly instead of passing by accident.
+/// change only the state, so a test relying on them fails visibly instead of passing by accident.
 impl ControlPlane for RtlSwitch {
     fn table_add(
         &mut self,
@@ -750,11 +752,11 @@ impl ControlPlane for RtlSwitch {
         args: ActionArgs,
         priority: Option<i64>,
     ) -> Result<Handle, ControlError> {
-        let h = self.oracle.table_add(table, keys, action, args, priority)?;
+        let h = self.state.table_add(table, keys, action, args, priority)?;
         if let Err(e) = self.sync() {
             // The hardware cannot hold the new set (a full hash bucket, a full TCAM): take the entry
-            // back out of the oracle so both keep the same entries.
-            let _ = self.oracle.table_delete(table, h);
+            // back out of the state so both keep the same entries.
+            let _ = self.state.table_delete(table, h);
             self.sync()?;
             return Err(e);
         }
@@ -767,19 +769,19 @@ impl ControlPlane for RtlSwitch {
         action: &str,
         args: ActionArgs,
     ) -> Result<(), ControlError> {
-        self.oracle.table_modify(table, handle, action, args)?;
+        self.state.table_modify(table, handle, action, args)?;
         self.sync()
     }
     fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError> {
-        self.oracle.table_delete(table, handle)?;
+        self.state.table_delete(table, handle)?;
         self.sync()
     }
     fn table_clear(&mut self, table: &str) -> Result<(), ControlError> {
-        self.oracle.table_clear(table)?;
+        self.state.table_clear(table)?;
         self.sync()
     }
     fn table_set_default(&mut self, table: &str, action: &str, args: ActionArgs) -> Result<(), ControlError> {
-        self.oracle.table_set_default(table, action, args)?;
+        self.state.table_set_default(table, action, args)?;
         self.sync()
     }
     fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError> {
@@ -791,65 +793,65 @@ impl ControlPlane for RtlSwitch {
                 )));
             }
         }
-        self.oracle.mc_mgrp_create(group)?;
+        self.state.mc_mgrp_create(group)?;
         self.sync_multicast()
     }
     fn mc_mgrp_destroy(&mut self, group: u32) -> Result<(), ControlError> {
-        self.oracle.mc_mgrp_destroy(group)?;
+        self.state.mc_mgrp_destroy(group)?;
         self.sync_multicast()
     }
     fn mc_node_create(&mut self, rid: u32, ports: &[u32]) -> Result<Handle, ControlError> {
-        self.oracle.mc_node_create(rid, ports)
+        self.state.mc_node_create(rid, ports)
     }
     fn mc_node_update(&mut self, node: Handle, ports: &[u32]) -> Result<(), ControlError> {
-        self.oracle.mc_node_update(node, ports)?;
+        self.state.mc_node_update(node, ports)?;
         self.sync_multicast()
     }
     fn mc_node_associate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
-        self.oracle.mc_node_associate(group, node)?;
+        self.state.mc_node_associate(group, node)?;
         if let Err(e) = self.sync_multicast() {
             // The copy list is full: take the node back out so both keep the same groups.
-            let _ = self.oracle.mc_node_dissociate(group, node);
+            let _ = self.state.mc_node_dissociate(group, node);
             return Err(e);
         }
         Ok(())
     }
     fn mc_node_dissociate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
-        self.oracle.mc_node_dissociate(group, node)?;
+        self.state.mc_node_dissociate(group, node)?;
         self.sync_multicast()
     }
     fn mc_node_destroy(&mut self, node: Handle) -> Result<(), ControlError> {
-        self.oracle.mc_node_destroy(node)?;
+        self.state.mc_node_destroy(node)?;
         self.sync_multicast()
     }
     fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError> {
         self.check_session(session)?;
-        self.oracle.mirroring_add(session, port)?;
+        self.state.mirroring_add(session, port)?;
         self.sync_mirror()
     }
     fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError> {
         self.check_session(session)?;
-        self.oracle.mirroring_add_mc(session, group)?;
+        self.state.mirroring_add_mc(session, group)?;
         self.sync_mirror()
     }
     fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {
-        self.oracle.mirroring_delete(session)?;
+        self.state.mirroring_delete(session)?;
         self.sync_mirror()
     }
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
-        // The oracle checks the name and the index (and answers for a register the pipeline never
+        // The state checks the name and the index (and answers for a register the pipeline never
         // touches, which the hardware does not build: its cells hold what the control plane wrote).
-        let kept = self.oracle.register_read(register, index)?;
+        let kept = self.state.register_read(register, index)?;
         let Some((reg, access)) = self.hw_register(register, RegisterKind::Register) else { return Ok(kept) };
         self.read_cell(&reg, &access, index)
     }
     fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError> {
-        self.oracle.register_write(register, index, value.clone())?;
+        self.state.register_write(register, index, value.clone())?;
         let Some((reg, access)) = self.hw_register(register, RegisterKind::Register) else { return Ok(()) };
         self.write_cell(&reg, &access, index, &value)
     }
     fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
-        self.oracle.register_reset(register)?;
+        self.state.register_reset(register)?;
         let Some((reg, access)) = self.hw_register(register, RegisterKind::Register) else { return Ok(()) };
         for index in 0..reg.size {
             self.write_cell(&reg, &access, index, &BigUint::from(0u32))?;
@@ -857,7 +859,7 @@ impl ControlPlane for RtlSwitch {
         Ok(())
     }
     fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError> {
-        let kept = self.oracle.counter_read(counter, index)?;
+        let kept = self.state.counter_read(counter, index)?;
         if let Some(t) = self.direct_table(counter) {
             let counts = self.direct_counts(t)?.unwrap_or_default();
             let cell = counts.into_iter().find(|(h, _)| *h == index).map(|(_, c)| c).unwrap_or_default();
@@ -872,7 +874,7 @@ impl ControlPlane for RtlSwitch {
         Ok((low(&cell >> 64u32), low(cell)))
     }
     fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError> {
-        self.oracle.counter_write(counter, index, packets, bytes)?;
+        self.state.counter_write(counter, index, packets, bytes)?;
         if let Some(t) = self.direct_table(counter) {
             let mut counts = self.direct_counts(t)?.unwrap_or_default();
             for (h, c) in counts.iter_mut() {
@@ -889,7 +891,7 @@ impl ControlPlane for RtlSwitch {
         self.write_cell(&reg, &access, index, &cell)
     }
     fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
-        self.oracle.counter_reset(counter)?;
+        self.state.counter_reset(counter)?;
         if let Some(t) = self.direct_table(counter) {
             return self.restore_direct_counts(t, &[]);
         }
@@ -905,13 +907,13 @@ impl ControlPlane for RtlSwitch {
         Err(ControlError::Invalid(format!("meter {meter}: the hardware target has no meters yet")))
     }
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError> {
-        self.oracle.value_set_add(value_set, value)?;
+        self.state.value_set_add(value_set, value)?;
         let sets = &self.manifest.value_sets;
         // A value set no select uses is not built: its members matter to nothing.
         let Ok(i) = p4_ir::layout::resolve(sets.iter().map(|v| v.name.as_str()), value_set) else { return Ok(()) };
         let hw = sets[i].clone();
         let index = self.program.value_sets.iter().position(|v| v.name == hw.name).unwrap_or(0);
-        let members = self.oracle.value_set_members(index);
+        let members = self.state.value_set_members(index);
         let mut writes = Vec::new();
         for (m, (v, mask)) in members.iter().enumerate() {
             let base = hw.base_word + m as u32 * hw.entry_words;

@@ -19,12 +19,9 @@ mod stmt;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use num_bigint::BigInt;
-use num_traits::ToPrimitive;
 use p4_ir::layout::{scalar_width, Layouts};
 use p4_ir::{BlockRef, ExprKind, Program, Type, TypeDef, Value, VarId};
 
-use crate::bits::mask;
 use crate::exec::{DynSlot, ErrorCodes, Intrinsic};
 use crate::DataplaneError;
 
@@ -456,31 +453,10 @@ pub(crate) fn callee_name(c: &p4_ir::Callee) -> String {
     }
 }
 
-/// Two's-complement truncation of a big integer to `width` bits.
-pub(crate) fn big_to_u128(v: &BigInt, width: u32) -> u128 {
-    let m = mask(width);
-    let masked = v & BigInt::from(m);
-    masked.to_u128().unwrap_or(0)
-}
-
-/// A compile-time scalar value of type `ty` (used for control-plane-visible constants).
+/// A compile-time scalar value of type `ty` (used for control-plane-visible constants): the IR's
+/// one conversion ([`p4_ir::layout::scalar_value`]).
 pub(crate) fn const_scalar(ir: &Program, v: &Value, ty: &Type) -> R<u128> {
-    let w = scalar_width(ir, ty);
-    Ok(match v {
-        Value::Bool(b) => u128::from(*b),
-        Value::Bits { value, width, .. } => big_to_u128(value, *width),
-        Value::InfInt(value) => big_to_u128(value, w),
-        Value::Error(c) => u128::from(*c),
-        Value::MatchKind(k) => u128::from(*k),
-        Value::Enum(t, i) => match ir.types.get(t.index()) {
-            Some(TypeDef::Enum { underlying: Some(u), members, .. }) => {
-                let uw = scalar_width(ir, u);
-                members.get(*i as usize).and_then(|m| m.1.as_ref()).map_or(0, |x| big_to_u128(x, uw))
-            }
-            _ => u128::from(*i),
-        },
-        Value::String(_) | Value::Aggregate { .. } => return unsupported(format!("{} used as a number", value_name(v))),
-    })
+    p4_ir::layout::scalar_value(ir, v, ty).map_err(crate::DataplaneError::unsupported)
 }
 
 impl Compiler<'_> {

@@ -527,7 +527,7 @@ impl Compiler<'_> {
         }
         let mut actions = Vec::new();
         for a in t.effective_actions() {
-            actions.push(self.table_action(&b, a.action.index(), &a.bound_args, a.table_only, a.default_only)?);
+            actions.push(self.table_action(&b, a.action.index(), &a.bound_args)?);
         }
         // What each per-entry extern is, the architecture says.
         let per_entry: Vec<usize> = p4_arch::per_entry_externs(t).map(|e| e.index()).collect();
@@ -542,15 +542,12 @@ impl Compiler<'_> {
             actions,
             per_entry,
             entry_meter,
-            default_is_const: t.default_is_const,
-            // `entries_const` only matters when the program lists entries.
-            entries_const: t.entries_const && !t.entries.is_empty(),
         })
     }
 
     /// An action as a table runs it: bound (directional) parameters from `bound`, the rest from the
     /// entry's data.
-    fn table_action(&mut self, b: &BlockRef, a: usize, bound: &[Expr], table_only: bool, default_only: bool) -> R<TableActionProg> {
+    fn table_action(&mut self, b: &BlockRef, a: usize, bound: &[Expr]) -> R<TableActionProg> {
         let Some(act) = self.ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
         let layouts = self.layouts.clone();
         let data = &layouts.actions[a].params;
@@ -567,15 +564,12 @@ impl Compiler<'_> {
         let body = Self::with_copies(copies, move |p, c| p.actions.get(a).map_or(Flow::Next, |body| body(p, c)));
         Ok(TableActionProg {
             action: a,
-            name: act.name.clone(),
             invoke: Box::new(move |p, c, data| {
                 for (slot, v) in data_slots.iter().zip(data) {
                     c.set(*slot, *v);
                 }
                 body(p, c)
             }),
-            table_only,
-            default_only,
         })
     }
 

@@ -23,24 +23,12 @@
 //! width zero, as the closure executor keeps them in `u128`s; a slot of at most 64 bits is written
 //! as the low half of its `u128`, whose high half every writer keeps zero.
 
-#[cfg(feature = "machine-code")]
 mod emit;
 
 use crate::exec::{Ctx, Ev, Flow, Prog, Run};
 
-#[cfg(feature = "machine-code")]
 pub(crate) use emit::compile;
 
-/// Without the `machine-code` feature: no machine code, the closures run everything.
-#[cfg(not(feature = "machine-code"))]
-pub(crate) fn compile(
-    _: &mut super::build::FastCompiler<'_, '_>,
-    _: usize,
-    _: &[usize],
-    _: Option<(&super::PacketPlan, &crate::exec::PipelineMeta)>,
-) -> Option<JitProg> {
-    None
-}
 
 /// What generated code receives: where the packet's state is. One per context (`Ctx::jit_frame`),
 /// pointed at the packet's buffers when a packet enters (`Ctx::enter`) and after every call back
@@ -344,20 +332,14 @@ pub(crate) struct PacketFn {
 }
 
 /// Owns the memory the generated functions live in.
-#[cfg(feature = "machine-code")]
 struct JitCode(Option<cranelift_jit::JITModule>);
-#[cfg(not(feature = "machine-code"))]
-struct JitCode;
 
 // SAFETY: the module is only kept to own the finalized code pages (executable, never written
 // again) and is touched only when dropped.
-#[cfg(feature = "machine-code")]
 unsafe impl Send for JitCode {}
 // SAFETY: as for `Send`.
-#[cfg(feature = "machine-code")]
 unsafe impl Sync for JitCode {}
 
-#[cfg(feature = "machine-code")]
 impl Drop for JitCode {
     fn drop(&mut self) {
         if let Some(m) = self.0.take() {
