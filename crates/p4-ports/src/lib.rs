@@ -8,22 +8,32 @@
 //! through it unchanged.
 //!
 //! Frames are received through a `TPACKET_V3` ring ([`ring`]) where the kernel offers one, else one
-//! `recvfrom` per frame; they are sent with `send`. Frames the socket itself sent are not received
-//! again (`PACKET_IGNORE_OUTGOING`, or skipped as `PACKET_OUTGOING`), or the switch would process its
-//! own output.
+//! `recv` per frame; they are sent with `send`. Frames the socket itself sent are not received
+//! again (`PACKET_IGNORE_OUTGOING`, Linux 4.20 or later), or the switch would process its own output.
+//!
+//! Every port is a [`Device`]: frames come and go through receive and transmit tokens that borrow
+//! the port, so a frame in memory shared with the kernel cannot be handed out twice.
+//!
+//! System calls go through `rustix` (sockets, socket options, `mmap`, `poll`). What it does not
+//! cover stays a raw `libc` call, each with the invariant it relies on: the `SOL_PACKET` options
+//! (promiscuous membership, ignoring outgoing frames, the `TPACKET_V3` ring), binding a packet
+//! socket (`sockaddr_ll`), the MTU `ioctl`, `getifaddrs`, and the `bpf()` system call.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod device;
 mod port;
 mod ring;
 mod xdp;
 
-pub use port::{IoMode, Port};
+pub use device::{receive_up_to, send_copy, Device, RxToken, TxToken};
+pub use port::{wait_readable, IoMode, Port, PortRx, PortTx};
 pub use xdp::XdpPort;
 
-use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+
+use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketFlags, SocketType};
 
 /// The longest interface name Linux accepts, in bytes (`IFNAMSIZ` less its NUL).
 pub const MAX_INTERFACE_NAME: usize = libc::IFNAMSIZ - 1;
@@ -31,149 +41,199 @@ pub const MAX_INTERFACE_NAME: usize = libc::IFNAMSIZ - 1;
 /// Largest frame read from an interface (a jumbo frame with room to spare).
 pub const MAX_FRAME: usize = 16 * 1024;
 /// Kernel socket buffer per port and direction.
-const SOCKET_BUFFER: libc::c_int = 8 << 20;
+const SOCKET_BUFFER: usize = 8 << 20;
 
 /// A Linux interface opened as a switch port.
 pub struct LinuxPort {
     name: String,
     socket: OwnedFd,
-    /// `None`: the kernel refused the ring; frames come one `recvfrom` at a time.
+    /// `None`: the kernel refused the ring; frames come one `recv` at a time into `buffer`.
     ring: Option<ring::RxRing>,
+    /// Where a frame is received (without a ring) or built to be sent.
+    buffer: Box<[u8]>,
 }
 
-fn last_error(what: &str, name: &str) -> io::Error {
-    let error = io::Error::last_os_error();
+fn with_context(what: &str, name: &str, error: impl Into<io::Error>) -> io::Error {
+    let error = error.into();
     io::Error::new(error.kind(), format!("{what} {name}: {error}"))
+}
+
+/// The index of interface `name`, asked through socket `fd` (`NotFound` when there is none).
+fn interface_index(fd: BorrowedFd<'_>, name: &str) -> io::Result<u32> {
+    if name.is_empty() || name.len() > MAX_INTERFACE_NAME || name.contains('\0') {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("`{name}` is not an interface name")));
+    }
+    rustix::net::netdevice::name_to_index(fd, name).map_err(|error| match error {
+        rustix::io::Errno::NODEV => {
+            io::Error::new(io::ErrorKind::NotFound, format!("no network interface named {name}"))
+        }
+        other => with_context("cannot look up interface", name, other),
+    })
+}
+
+/// A packet socket receiving frames of every protocol (`ETH_P_ALL`), or none (`listening` false:
+/// a socket that only holds a membership).
+fn packet_socket(listening: bool, flags: SocketFlags) -> io::Result<OwnedFd> {
+    let protocol = listening.then_some(rustix::net::eth::ALL);
+    Ok(rustix::net::socket_with(AddressFamily::PACKET, SocketType::RAW, flags | SocketFlags::CLOEXEC, protocol)?)
 }
 
 impl LinuxPort {
     /// Opens interface `name` (needs CAP_NET_RAW, i.e. root).
     pub fn open(name: &str) -> io::Result<LinuxPort> {
-        let c_name = CString::new(name).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "an interface name has no NUL byte"))?;
-        // SAFETY: if_nametoindex reads a NUL-terminated string and returns 0 when it is unknown.
-        let index = unsafe { libc::if_nametoindex(c_name.as_ptr()) };
-        if index == 0 {
-            return Err(io::Error::new(io::ErrorKind::NotFound, format!("no network interface named {name}")));
-        }
-        let protocol = (libc::ETH_P_ALL as u16).to_be();
-        // SAFETY: plain socket creation; the result is checked before use.
-        let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC, i32::from(protocol)) };
-        if fd < 0 {
-            return Err(last_error("cannot open a raw socket for", name));
-        }
-        // SAFETY: fd is a fresh socket this function owns from here on.
-        let socket = unsafe { OwnedFd::from_raw_fd(fd) };
-        // SAFETY: sockaddr_ll is plain data; all-zero is a valid starting value.
-        let mut address: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-        address.sll_family = libc::AF_PACKET as u16;
-        address.sll_protocol = protocol;
-        address.sll_ifindex = index as i32;
-        // SAFETY: address is a valid sockaddr_ll of the size given.
-        let bound = unsafe {
-            libc::bind(fd, (&address as *const libc::sockaddr_ll).cast(), std::mem::size_of::<libc::sockaddr_ll>() as u32)
-        };
-        if bound < 0 {
-            return Err(last_error("cannot bind a raw socket to", name));
-        }
-        if let Err(error) = add_promiscuous_membership(fd, index) {
-            return Err(io::Error::new(error.kind(), format!("cannot make promiscuous {name}: {error}")));
-        }
+        let socket = packet_socket(true, SocketFlags::NONBLOCK)
+            .map_err(|e| with_context("cannot open a raw socket for", name, e))?;
+        let index = interface_index(socket.as_fd(), name)?;
+        bind_packet_socket(socket.as_fd(), index).map_err(|e| with_context("cannot bind a raw socket to", name, e))?;
+        add_promiscuous_membership(socket.as_fd(), index)
+            .map_err(|e| with_context("cannot make promiscuous", name, e))?;
         // Bursts (a TCP window arriving at once) must wait in the kernel while the switch is busy
         // with another port: the default socket buffer (~200 KiB) overflows and the sender backs off.
-        for option in [libc::SO_RCVBUFFORCE, libc::SO_SNDBUFFORCE] {
-            let bytes: libc::c_int = SOCKET_BUFFER;
-            // SAFETY: the option value is a c_int of the size given. Without CAP_NET_ADMIN the call
-            // fails and the default size stays, which still works (more slowly).
-            unsafe {
-                libc::setsockopt(fd, libc::SOL_SOCKET, option, (&bytes as *const libc::c_int).cast(), std::mem::size_of::<libc::c_int>() as u32);
-            }
-        }
+        // Without CAP_NET_ADMIN these fail and the default size stays, which still works (more slowly).
+        let _ = rustix::net::sockopt::set_socket_recv_buffer_size_force(&socket, SOCKET_BUFFER);
+        let _ = rustix::net::sockopt::set_socket_send_buffer_size_force(&socket, SOCKET_BUFFER);
         let ignore_outgoing: libc::c_int = 1;
-        // SAFETY: an int option of the size given; on kernels before 4.20 it fails and receive()
-        // skips PACKET_OUTGOING frames itself.
-        unsafe {
-            libc::setsockopt(fd, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, (&ignore_outgoing as *const libc::c_int).cast(), 4);
+        // SAFETY: an int option of the size given, only read by the kernel.
+        let ignored = unsafe {
+            libc::setsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_IGNORE_OUTGOING,
+                (&ignore_outgoing as *const libc::c_int).cast(),
+                4,
+            )
+        };
+        if ignored < 0 {
+            let why = io::Error::last_os_error();
+            return Err(io::Error::new(why.kind(), format!("cannot keep {name}'s own output out of what it receives (PACKET_IGNORE_OUTGOING needs Linux 4.20): {why}")));
         }
-        let ring = match ring::RxRing::new(fd) {
+        let ring = match ring::RxRing::new(socket.as_fd()) {
             Ok(ring) => Some(ring),
             Err(error) => {
-                p4_io::eprintln_safe!("note: {name}: no TPACKET_V3 receive ring ({error}); receiving one frame per system call");
+                p4_io::eprintln_safe!(
+                    "note: {name}: no TPACKET_V3 receive ring ({error}); receiving one frame per system call"
+                );
                 None
             }
         };
-        Ok(LinuxPort { name: name.to_string(), socket, ring })
-    }
-
-    /// Calls `each` with frames waiting on the interface (at most a ring block, or `limit` frames
-    /// on the socket path); returns how many there were (0: none waiting).
-    pub fn receive_each(&mut self, buffer: &mut [u8], limit: usize, mut each: impl FnMut(&[u8])) -> io::Result<usize> {
-        if let Some(ring) = &mut self.ring {
-            return Ok(ring.drain_block(each));
-        }
-        let mut count = 0;
-        while count < limit {
-            let Some(length) = self.receive(buffer)? else { break };
-            each(&buffer[..length]);
-            count += 1;
-        }
-        Ok(count)
+        Ok(LinuxPort { name: name.to_string(), socket, ring, buffer: vec![0; MAX_FRAME].into_boxed_slice() })
     }
 
     pub fn name(&self) -> &str {
         &self.name
     }
+}
 
-    /// The next frame that arrived on the interface, `Ok(None)` when none is waiting.
-    pub fn receive(&self, buffer: &mut [u8]) -> io::Result<Option<usize>> {
+/// Binds packet socket `fd` to interface `index` for every protocol. rustix has no link-layer
+/// address type, so `sockaddr_ll` is built here.
+fn bind_packet_socket(fd: BorrowedFd<'_>, index: u32) -> io::Result<()> {
+    // SAFETY: sockaddr_ll is plain data; all-zero is a valid starting value.
+    let mut address: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    address.sll_family = libc::AF_PACKET as u16;
+    address.sll_protocol = (libc::ETH_P_ALL as u16).to_be();
+    address.sll_ifindex = index as i32;
+    // SAFETY: address is a valid sockaddr_ll of the size given, only read by the kernel.
+    let bound = unsafe {
+        libc::bind(
+            fd.as_raw_fd(),
+            (&address as *const libc::sockaddr_ll).cast(),
+            std::mem::size_of::<libc::sockaddr_ll>() as u32,
+        )
+    };
+    if bound < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Where the frame a [`LinuxRx`] stands for is.
+enum Received {
+    Ring(ring::Located),
+    /// The first this many bytes of the port's buffer.
+    Buffer(usize),
+}
+
+/// A frame received on a [`LinuxPort`].
+pub struct LinuxRx<'a> {
+    port: &'a mut LinuxPort,
+    frame: Received,
+}
+
+impl RxToken for LinuxRx<'_> {
+    fn consume<R>(self, f: impl FnOnce(&[u8]) -> R) -> R {
+        match self.frame {
+            Received::Ring(located) => {
+                let ring = self.port.ring.as_mut().expect("a ring frame comes from the ring");
+                let result = f(ring.bytes(located));
+                ring.done();
+                result
+            }
+            Received::Buffer(length) => f(&self.port.buffer[..length]),
+        }
+    }
+}
+
+/// Room to send one frame on a [`LinuxPort`] (its buffer).
+pub struct LinuxTx<'a> {
+    port: &'a mut LinuxPort,
+}
+
+impl TxToken for LinuxTx<'_> {
+    fn consume<R>(self, length: usize, f: impl FnOnce(&mut [u8]) -> R) -> io::Result<R> {
+        let port = self.port;
+        let Some(buffer) = port.buffer.get_mut(..length) else {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("cannot send on {}: a {length}-byte frame is longer than {MAX_FRAME} bytes", port.name),
+            ));
+        };
+        let result = f(buffer);
+        rustix::net::send(&port.socket, &port.buffer[..length], SendFlags::empty())
+            .map_err(|e| with_context("cannot send on", &port.name, e))?;
+        Ok(result)
+    }
+}
+
+impl Device for LinuxPort {
+    type RxToken<'a> = LinuxRx<'a>;
+    type TxToken<'a> = LinuxTx<'a>;
+
+    fn receive(&mut self) -> io::Result<Option<LinuxRx<'_>>> {
+        if let Some(ring) = &mut self.ring {
+            return Ok(ring.next().map(|located| LinuxRx { port: self, frame: Received::Ring(located) }));
+        }
         loop {
-            // SAFETY: see above; recvfrom writes at most buffer.len() bytes and the address size given.
-            let mut address: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-            let mut length = std::mem::size_of::<libc::sockaddr_ll>() as u32;
-            let read = unsafe {
-                libc::recvfrom(
-                    self.socket.as_raw_fd(),
-                    buffer.as_mut_ptr().cast(),
-                    buffer.len(),
-                    libc::MSG_TRUNC,
-                    (&mut address as *mut libc::sockaddr_ll).cast(),
-                    &mut length,
-                )
-            };
-            if read < 0 {
-                let error = io::Error::last_os_error();
-                return match error.kind() {
-                    io::ErrorKind::WouldBlock => Ok(None),
-                    io::ErrorKind::Interrupted => continue,
-                    _ => Err(io::Error::new(error.kind(), format!("cannot receive on {}: {error}", self.name))),
-                };
-            }
-            if address.sll_pkttype == libc::PACKET_OUTGOING {
-                continue;
-            }
             // MSG_TRUNC reports the frame's real length; a longer frame than the buffer is cut.
-            return Ok(Some((read as usize).min(buffer.len())));
+            return match rustix::net::recv(&self.socket, &mut self.buffer[..], RecvFlags::TRUNC) {
+                Ok((_, length)) => {
+                    let length = length.min(self.buffer.len());
+                    Ok(Some(LinuxRx { port: self, frame: Received::Buffer(length) }))
+                }
+                Err(rustix::io::Errno::AGAIN) => Ok(None),
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(error) => Err(with_context("cannot receive on", &self.name, error)),
+            };
         }
     }
 
-    /// Sends one frame out of the interface.
-    pub fn send(&self, frame: &[u8]) -> io::Result<()> {
-        // SAFETY: send reads frame.len() bytes from frame.
-        let sent = unsafe { libc::send(self.socket.as_raw_fd(), frame.as_ptr().cast(), frame.len(), 0) };
-        if sent < 0 {
-            return Err(last_error("cannot send on", &self.name));
-        }
+    fn transmit(&mut self) -> io::Result<Option<LinuxTx<'_>>> {
+        Ok(Some(LinuxTx { port: self }))
+    }
+
+    /// An `AF_PACKET` send leaves at once.
+    fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
 
-    pub fn raw_fd(&self) -> RawFd {
-        self.socket.as_raw_fd()
+    fn readiness(&self) -> BorrowedFd<'_> {
+        self.socket.as_fd()
     }
 }
 
 /// Puts interface `index` in promiscuous mode for as long as packet socket `fd` stays open (the
 /// kernel counts memberships and drops this one when the socket is closed, however the process
 /// ends), so frames addressed to any MAC address reach the switch.
-fn add_promiscuous_membership(fd: RawFd, index: u32) -> io::Result<()> {
+fn add_promiscuous_membership(fd: BorrowedFd<'_>, index: u32) -> io::Result<()> {
     // SAFETY: packet_mreq is plain data; all-zero is a valid starting value.
     let mut membership: libc::packet_mreq = unsafe { std::mem::zeroed() };
     membership.mr_ifindex = index as i32;
@@ -181,7 +241,7 @@ fn add_promiscuous_membership(fd: RawFd, index: u32) -> io::Result<()> {
     // SAFETY: the call reads membership for its given size.
     let added = unsafe {
         libc::setsockopt(
-            fd,
+            fd.as_raw_fd(),
             libc::SOL_PACKET,
             libc::PACKET_ADD_MEMBERSHIP,
             (&membership as *const libc::packet_mreq).cast(),
@@ -192,19 +252,4 @@ fn add_promiscuous_membership(fd: RawFd, index: u32) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
-}
-
-/// Waits up to `timeout_ms` until one of `fds` is readable; returns which are.
-pub fn wait_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<Vec<bool>> {
-    let mut polls: Vec<libc::pollfd> = fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
-    // SAFETY: polls is a valid array of pollfd of the length given.
-    let ready = unsafe { libc::poll(polls.as_mut_ptr(), polls.len() as libc::nfds_t, timeout_ms) };
-    if ready < 0 {
-        let error = io::Error::last_os_error();
-        if error.kind() == io::ErrorKind::Interrupted {
-            return Ok(vec![false; fds.len()]);
-        }
-        return Err(error);
-    }
-    Ok(polls.iter().map(|p| p.revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0).collect())
 }

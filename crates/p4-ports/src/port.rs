@@ -1,11 +1,12 @@
-//! One switch port whichever way frames reach it, so the packet loop in `cmd/switch.rs` has one
-//! type to open, poll, receive from and send on.
+//! One switch port whichever way frames reach it, so the packet loop of `p4forge switch` has one
+//! type to open, poll, receive from and send on (a [`Device`]).
 
-use super::{LinuxPort, XdpPort};
+use super::{Device, LinuxPort, RxToken, TxToken, XdpPort};
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use std::ffi::CStr;
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr};
-use std::os::fd::RawFd;
+use std::os::fd::BorrowedFd;
 
 /// How `p4forge switch` exchanges frames with its interfaces (`--io`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,39 +66,83 @@ impl Port {
             Port::Xdp(port) => port.name(),
         }
     }
+}
 
-    /// The descriptor to poll for frames waiting.
-    pub fn raw_fd(&self) -> RawFd {
+/// A frame received on a [`Port`].
+pub enum PortRx<'a> {
+    Packet(crate::LinuxRx<'a>),
+    Xdp(crate::xdp::XdpRx<'a>),
+}
+
+impl RxToken for PortRx<'_> {
+    fn consume<R>(self, f: impl FnOnce(&[u8]) -> R) -> R {
         match self {
-            Port::Packet(port) => port.raw_fd(),
-            Port::Xdp(port) => port.raw_fd(),
+            PortRx::Packet(token) => token.consume(f),
+            PortRx::Xdp(token) => token.consume(f),
         }
     }
+}
 
-    /// Calls `each` with a bounded batch of waiting frames (`buffer` is scratch space for the
-    /// AF_PACKET path without a ring); returns how many there were.
-    pub fn receive_each(&mut self, buffer: &mut [u8], limit: usize, each: impl FnMut(&[u8])) -> io::Result<usize> {
+/// Room to send one frame on a [`Port`].
+pub enum PortTx<'a> {
+    Packet(crate::LinuxTx<'a>),
+    Xdp(crate::xdp::XdpTx<'a>),
+}
+
+impl TxToken for PortTx<'_> {
+    fn consume<R>(self, length: usize, f: impl FnOnce(&mut [u8]) -> R) -> io::Result<R> {
         match self {
-            Port::Packet(port) => port.receive_each(buffer, limit, each),
-            Port::Xdp(port) => port.receive_each(limit, each),
+            PortTx::Packet(token) => token.consume(length, f),
+            PortTx::Xdp(token) => token.consume(length, f),
         }
     }
+}
 
-    /// Sends one frame out of the interface (or queues it until [`Port::flush`]).
-    pub fn send(&self, frame: &[u8]) -> io::Result<()> {
-        match self {
-            Port::Packet(port) => port.send(frame),
-            Port::Xdp(port) => port.send(frame),
-        }
+impl Device for Port {
+    type RxToken<'a> = PortRx<'a>;
+    type TxToken<'a> = PortTx<'a>;
+
+    fn receive(&mut self) -> io::Result<Option<PortRx<'_>>> {
+        Ok(match self {
+            Port::Packet(port) => port.receive()?.map(PortRx::Packet),
+            Port::Xdp(port) => port.receive()?.map(PortRx::Xdp),
+        })
     }
 
-    /// Sends what [`Port::send`] queued (AF_XDP asks the kernel once per batch of frames; an
-    /// AF_PACKET send leaves at once).
-    pub fn flush(&self) -> io::Result<()> {
+    fn transmit(&mut self) -> io::Result<Option<PortTx<'_>>> {
+        Ok(match self {
+            Port::Packet(port) => port.transmit()?.map(PortTx::Packet),
+            Port::Xdp(port) => port.transmit()?.map(PortTx::Xdp),
+        })
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
         match self {
-            Port::Packet(_) => Ok(()),
+            Port::Packet(port) => port.flush(),
             Port::Xdp(port) => port.flush(),
         }
+    }
+
+    fn readiness(&self) -> BorrowedFd<'_> {
+        match self {
+            Port::Packet(port) => port.readiness(),
+            Port::Xdp(port) => port.readiness(),
+        }
+    }
+}
+
+/// Waits up to `timeout_ms` until one of `ports` has frames waiting; returns which have (an
+/// interrupted wait: none).
+pub fn wait_readable(ports: &[&Port], timeout_ms: u32) -> io::Result<Vec<bool>> {
+    let mut polls: Vec<PollFd<'_>> =
+        ports.iter().map(|p| PollFd::from_borrowed_fd(p.readiness(), PollFlags::IN)).collect();
+    let timeout = Timespec { tv_sec: i64::from(timeout_ms / 1000), tv_nsec: i64::from(timeout_ms % 1000) * 1_000_000 };
+    match poll(&mut polls, Some(&timeout)) {
+        Ok(_) => {
+            Ok(polls.iter().map(|p| p.revents().intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)).collect())
+        }
+        Err(rustix::io::Errno::INTR) => Ok(vec![false; ports.len()]),
+        Err(error) => Err(error.into()),
     }
 }
 

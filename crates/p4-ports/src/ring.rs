@@ -1,11 +1,13 @@
 //! A `TPACKET_V3` receive ring: the kernel writes arriving frames into blocks of a memory area
 //! shared with the switch, so a burst of frames costs no system call per frame (the socket path
-//! costs one `recvfrom` each). A block is handed over when full or after a 1 ms timeout, then read
-//! frame by frame in place and given back.
+//! costs one `recv` each). A block is handed over when full or after a 1 ms timeout, then read
+//! frame by frame in place and given back once its last frame has been read.
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::sync::atomic::{fence, Ordering};
+
+use rustix::mm::{mmap, munmap, MapFlags, ProtFlags};
 
 /// Bytes per block and blocks per ring: 8 MiB per port, as the socket buffer it replaces.
 const BLOCK_SIZE: u32 = 1 << 20;
@@ -15,16 +17,43 @@ const FRAME_SIZE: u32 = 2048;
 /// Milliseconds after which the kernel hands over a block that is not full.
 const RETIRE_MS: u32 = 1;
 
+/// Where reading stands in the block the switch holds.
+#[derive(Clone, Copy)]
+struct InHand {
+    /// Frames of the block not yet read.
+    left: u32,
+    /// Offset in the block of the next frame's header.
+    at: usize,
+}
+
 pub struct RxRing {
     base: *mut u8,
     length: usize,
-    /// The block to read next.
+    /// The block to read next, or being read.
     current: u32,
+    /// `Some` while the switch holds block `current` (its status says TP_STATUS_USER).
+    in_hand: Option<InHand>,
 }
 
-fn setsockopt<T>(fd: RawFd, level: libc::c_int, option: libc::c_int, value: &T) -> io::Result<()> {
-    // SAFETY: value is a plain struct or integer of the size given.
-    let result = unsafe { libc::setsockopt(fd, level, option, (value as *const T).cast(), std::mem::size_of::<T>() as u32) };
+/// A frame located in the ring: its bytes' offset from the ring's start and their length.
+#[derive(Clone, Copy)]
+pub struct Located {
+    start: usize,
+    length: usize,
+}
+
+/// `setsockopt` for the `SOL_PACKET` options rustix does not cover.
+fn packet_option<T>(fd: BorrowedFd<'_>, option: libc::c_int, value: &T) -> io::Result<()> {
+    // SAFETY: value is a plain struct or integer of the size given, only read by the kernel.
+    let result = unsafe {
+        libc::setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            option,
+            (value as *const T).cast(),
+            std::mem::size_of::<T>() as u32,
+        )
+    };
     if result < 0 {
         return Err(io::Error::last_os_error());
     }
@@ -33,9 +62,9 @@ fn setsockopt<T>(fd: RawFd, level: libc::c_int, option: libc::c_int, value: &T) 
 
 impl RxRing {
     /// Sets up the ring on a bound `AF_PACKET` socket (before any frame is read).
-    pub fn new(fd: RawFd) -> io::Result<RxRing> {
+    pub fn new(fd: BorrowedFd<'_>) -> io::Result<RxRing> {
         let version = libc::tpacket_versions::TPACKET_V3 as libc::c_int;
-        setsockopt(fd, libc::SOL_PACKET, libc::PACKET_VERSION, &version)?;
+        packet_option(fd, libc::PACKET_VERSION, &version)?;
         let request = libc::tpacket_req3 {
             tp_block_size: BLOCK_SIZE,
             tp_block_nr: BLOCKS,
@@ -45,14 +74,13 @@ impl RxRing {
             tp_sizeof_priv: 0,
             tp_feature_req_word: 0,
         };
-        setsockopt(fd, libc::SOL_PACKET, libc::PACKET_RX_RING, &request)?;
+        packet_option(fd, libc::PACKET_RX_RING, &request)?;
         let length = (BLOCK_SIZE * BLOCKS) as usize;
-        // SAFETY: maps the ring the kernel just allocated for this socket; checked below.
-        let base = unsafe { libc::mmap(std::ptr::null_mut(), length, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0) };
-        if base == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(RxRing { base: base.cast(), length, current: 0 })
+        // SAFETY: maps the ring the kernel just allocated for this socket at an address the
+        // kernel chooses, which overlaps nothing Rust owns; unmapped only in `drop`.
+        let base =
+            unsafe { mmap(std::ptr::null_mut(), length, ProtFlags::READ | ProtFlags::WRITE, MapFlags::SHARED, fd, 0)? };
+        Ok(RxRing { base: base.cast(), length, current: 0, in_hand: None })
     }
 
     fn block(&self, index: u32) -> *mut libc::tpacket_block_desc {
@@ -60,53 +88,97 @@ impl RxRing {
         unsafe { self.base.add((index * BLOCK_SIZE) as usize).cast() }
     }
 
-    /// Calls `each` with every frame of the next filled block (if any) and gives the block back;
-    /// returns how many frames there were (0: nothing waiting). `&mut self`: `each` cannot drain
-    /// the ring again, which would hand it the frames of the same block a second time.
-    pub fn drain_block(&mut self, mut each: impl FnMut(&[u8])) -> usize {
-        let index = self.current;
-        let block = self.block(index);
+    /// The next frame to read, taking the next block from the kernel when the one in hand is read
+    /// (`None`: nothing waiting). Read it with [`RxRing::bytes`], then call [`RxRing::done`].
+    pub fn next(&mut self) -> Option<Located> {
+        loop {
+            let hand = match self.in_hand {
+                Some(hand) => hand,
+                None => self.take_block()?,
+            };
+            match self.locate(hand) {
+                Some(frame) => return Some(frame),
+                // An empty block, or one whose next offset lies outside it: counted as read.
+                None => self.give_back_block(),
+            }
+        }
+    }
+
+    /// The bytes of a frame [`RxRing::next`] located (valid until [`RxRing::done`]).
+    pub fn bytes(&self, frame: Located) -> &[u8] {
+        // SAFETY: `locate` checked that the frame lies inside block `current`, which the kernel
+        // does not write while the switch holds it (until `done` gives it back, which needs
+        // `&mut self` and so ends this borrow first).
+        unsafe { std::slice::from_raw_parts(self.base.add(frame.start), frame.length) }
+    }
+
+    /// The located frame has been read: move on, giving the block back after its last frame.
+    pub fn done(&mut self) {
+        let Some(hand) = self.in_hand else { return };
+        // SAFETY: the header of a frame `locate` accepted lies inside the block.
+        let next = unsafe {
+            let header = self.block(self.current).cast::<u8>().add(hand.at).cast::<libc::tpacket3_hdr>();
+            (*header).tp_next_offset as usize
+        };
+        if hand.left <= 1 || next == 0 {
+            self.give_back_block();
+        } else {
+            self.in_hand = Some(InHand { left: hand.left - 1, at: hand.at + next });
+        }
+    }
+
+    /// Takes block `current` if the kernel has handed it over.
+    fn take_block(&mut self) -> Option<InHand> {
+        let block = self.block(self.current);
         // SAFETY: the block header lies in the mapping; the kernel owns the block until it sets
-        // TP_STATUS_USER, which is read with a volatile load followed by an acquire fence. Every
-        // frame read lies inside the block: the offsets the kernel wrote are checked against it
-        // (a frame outside it ends the block, counted as read up to there).
-        unsafe {
+        // TP_STATUS_USER, read with a volatile load followed by an acquire fence (so the frames
+        // it wrote before are seen).
+        let hand = unsafe {
             let header = std::ptr::addr_of_mut!((*block).hdr.bh1);
             let status = std::ptr::addr_of!((*header).block_status).read_volatile();
             if status & libc::TP_STATUS_USER == 0 {
-                return 0;
+                return None;
             }
             fence(Ordering::Acquire);
-            let count = (*header).num_pkts as usize;
-            let mut at = (*header).offset_to_first_pkt as usize;
-            let mut read = 0;
-            while read < count && at + std::mem::size_of::<libc::tpacket3_hdr>() <= BLOCK_SIZE as usize {
-                let hdr = block.cast::<u8>().add(at).cast::<libc::tpacket3_hdr>();
-                let (start, len) = (at + (*hdr).tp_mac as usize, (*hdr).tp_snaplen as usize);
-                if start + len > BLOCK_SIZE as usize {
-                    break;
-                }
-                each(std::slice::from_raw_parts(block.cast::<u8>().add(start), len));
-                read += 1;
-                match (*hdr).tp_next_offset as usize {
-                    0 => break,
-                    next => at += next,
-                }
-            }
-            // Give the block back only after every frame of it has been read.
-            fence(Ordering::Release);
-            std::ptr::addr_of_mut!((*header).block_status).write_volatile(libc::TP_STATUS_KERNEL);
-            self.current = (index + 1) % BLOCKS;
-            read
+            InHand { left: (*header).num_pkts, at: (*header).offset_to_first_pkt as usize }
+        };
+        self.in_hand = Some(hand);
+        Some(hand)
+    }
+
+    /// The frame at `hand` if the offsets the kernel wrote keep it inside the block.
+    fn locate(&self, hand: InHand) -> Option<Located> {
+        if hand.left == 0 || hand.at + std::mem::size_of::<libc::tpacket3_hdr>() > BLOCK_SIZE as usize {
+            return None;
         }
+        // SAFETY: the header lies inside the block (checked just above), which the switch holds.
+        let (mac, length) = unsafe {
+            let header = self.block(self.current).cast::<u8>().add(hand.at).cast::<libc::tpacket3_hdr>();
+            ((*header).tp_mac as usize, (*header).tp_snaplen as usize)
+        };
+        let start = hand.at + mac;
+        (start + length <= BLOCK_SIZE as usize)
+            .then_some(Located { start: (self.current * BLOCK_SIZE) as usize + start, length })
+    }
+
+    /// Gives block `current` back to the kernel (after every frame read from it) and moves on.
+    fn give_back_block(&mut self) {
+        let block = self.block(self.current);
+        fence(Ordering::Release);
+        // SAFETY: the header lies in the mapping; the release fence orders every read of the
+        // block's frames before the kernel can see it is its own again.
+        unsafe {
+            let header = std::ptr::addr_of_mut!((*block).hdr.bh1);
+            std::ptr::addr_of_mut!((*header).block_status).write_volatile(libc::TP_STATUS_KERNEL);
+        }
+        self.in_hand = None;
+        self.current = (self.current + 1) % BLOCKS;
     }
 }
 
 impl Drop for RxRing {
     fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in new().
-        unsafe {
-            libc::munmap(self.base.cast(), self.length);
-        }
+        // SAFETY: unmaps exactly the mapping made in `new`; no slice of it outlives `self`.
+        let _ = unsafe { munmap(self.base.cast(), self.length) };
     }
 }

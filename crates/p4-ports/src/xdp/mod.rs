@@ -25,7 +25,7 @@
 //!
 //! Frames to send are posted on the transmit ring and the kernel is asked to send them (a system
 //! call, which copy mode needs) once per 32 frames and at the end of each receive round
-//! ([`XdpPort::flush`]), where `AF_PACKET` makes one `send` per frame.
+//! ([`Device::flush`]), where `AF_PACKET` makes one `send` per frame.
 //!
 //! On veth (generic XDP, copy mode) the kernel still builds a socket buffer per frame and copies
 //! each frame once each way, as for `AF_PACKET`; what AF_XDP saves is the frames' trip on to the
@@ -39,11 +39,15 @@ mod program;
 mod ring;
 mod umem;
 
+use crate::device::{Device, RxToken, TxToken};
 use ring::{Mapping, Ring, RingLayout};
-use std::cell::{Cell, RefCell};
+use rustix::io::Errno;
+use rustix::net::sockopt;
+use rustix::net::xdp::{SocketAddrXdp, SocketAddrXdpFlags, XdpRingOffset};
+use rustix::net::{AddressFamily, SendFlags, SocketFlags, SocketType};
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use umem::{TxFrames, Umem, FRAME_SIZE, RX_FRAMES, TX_FRAMES};
 
 /// Ring sizes: each ring holds every frame that can be in it at once, so a producer never finds
@@ -75,46 +79,32 @@ pub struct XdpPort {
     rx: Ring<libc::xdp_desc>,
     tx: Ring<libc::xdp_desc>,
     umem: Umem,
-    tx_frames: RefCell<TxFrames>,
+    tx_frames: TxFrames,
     /// Frames posted on the transmit ring since the kernel was last asked to send.
-    unsent: Cell<u32>,
+    unsent: u32,
 }
 
 /// An error with what failed: "STEP: os error".
-fn step_error(step: &str, error: io::Error) -> io::Error {
+fn step_error(step: &str, error: impl Into<io::Error>) -> io::Error {
+    let error = error.into();
     io::Error::new(error.kind(), format!("{step}: {error}"))
 }
 
-fn last_error(step: &str) -> io::Error {
-    step_error(step, io::Error::last_os_error())
-}
-
-fn set_option<T>(fd: RawFd, option: libc::c_int, value: &T, step: &str) -> io::Result<()> {
-    // SAFETY: value is a plain struct or integer of the size given, read by the kernel only.
-    let result = unsafe {
-        libc::setsockopt(fd, libc::SOL_XDP, option, (value as *const T).cast(), std::mem::size_of::<T>() as u32)
-    };
-    if result < 0 {
-        return Err(last_error(step));
-    }
-    Ok(())
-}
-
-fn layout(offsets: &libc::xdp_ring_offset) -> RingLayout {
+fn layout(offsets: &XdpRingOffset) -> RingLayout {
     RingLayout { producer: offsets.producer, consumer: offsets.consumer, descriptors: offsets.desc }
 }
 
 /// Maps ring `size` entries of `T` of socket `fd` at page offset `offset`.
 fn map_ring<T: Copy>(
-    fd: RawFd,
-    offsets: &libc::xdp_ring_offset,
+    fd: BorrowedFd<'_>,
+    offsets: &XdpRingOffset,
     size: u32,
     offset: u64,
     producing: bool,
     step: &str,
 ) -> io::Result<Ring<T>> {
     let length = offsets.desc as usize + size as usize * std::mem::size_of::<T>();
-    let mapping = Mapping::of_socket(fd, length, offset as libc::off_t).map_err(|e| step_error(step, e))?;
+    let mapping = Mapping::of_socket(fd, length, offset).map_err(|e| step_error(step, e))?;
     Ring::new(mapping, &layout(offsets), size, producing).map_err(|e| step_error(step, e))
 }
 
@@ -149,8 +139,8 @@ struct MtuRequest {
     _rest_of_union: [u8; 20],
 }
 
-/// The MTU of interface `name`.
-fn interface_mtu(name: &CString) -> io::Result<u32> {
+/// The MTU of interface `name`, asked through socket `probe` (rustix has no `SIOCGIFMTU`).
+fn interface_mtu(probe: BorrowedFd<'_>, name: &CString) -> io::Result<u32> {
     let bytes = name.as_bytes_with_nul();
     if bytes.len() > libc::IFNAMSIZ {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "interface name too long"));
@@ -159,16 +149,9 @@ fn interface_mtu(name: &CString) -> io::Result<u32> {
     for (slot, &byte) in request.name.iter_mut().zip(bytes) {
         *slot = byte as libc::c_char;
     }
-    // SAFETY: plain socket creation; closed below through OwnedFd.
-    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fd is a fresh socket owned from here on.
-    let socket = unsafe { OwnedFd::from_raw_fd(fd) };
     // SAFETY: request is a 40-byte ifreq with a NUL-terminated name; the kernel writes the MTU
     // into it and nothing beyond it.
-    if unsafe { libc::ioctl(socket.as_raw_fd(), libc::SIOCGIFMTU, &mut request as *mut MtuRequest) } < 0 {
+    if unsafe { libc::ioctl(probe.as_raw_fd(), libc::SIOCGIFMTU, &mut request as *mut MtuRequest) } < 0 {
         return Err(io::Error::last_os_error());
     }
     Ok(request.mtu.max(0) as u32)
@@ -177,14 +160,9 @@ fn interface_mtu(name: &CString) -> io::Result<u32> {
 /// A packet socket holding interface `index` in promiscuous mode. Protocol 0 means it receives
 /// nothing, so it costs nothing per frame.
 fn promiscuous_membership(index: u32) -> io::Result<OwnedFd> {
-    // SAFETY: plain socket creation; the result is checked before use.
-    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
-    if fd < 0 {
-        return Err(last_error("socket(AF_PACKET) for promiscuous mode"));
-    }
-    // SAFETY: fd is a fresh descriptor this function owns from here on.
-    let socket = unsafe { OwnedFd::from_raw_fd(fd) };
-    super::add_promiscuous_membership(fd, index).map_err(|e| step_error("PACKET_ADD_MEMBERSHIP", e))?;
+    let socket = super::packet_socket(false, SocketFlags::empty())
+        .map_err(|e| step_error("socket(AF_PACKET) for promiscuous mode", e))?;
+    super::add_promiscuous_membership(socket.as_fd(), index).map_err(|e| step_error("PACKET_ADD_MEMBERSHIP", e))?;
     Ok(socket)
 }
 
@@ -195,35 +173,22 @@ const BIND_ATTEMPTS: u32 = 20;
 const BIND_RETRY_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// Binds socket `fd` to queue [`QUEUE`] of interface `index` in copy mode.
-fn bind(fd: RawFd, index: u32) -> io::Result<()> {
-    let address = libc::sockaddr_xdp {
-        sxdp_family: libc::AF_XDP as u16,
-        sxdp_flags: libc::XDP_COPY,
-        sxdp_ifindex: index,
-        sxdp_queue_id: QUEUE,
-        sxdp_shared_umem_fd: 0,
-    };
-    for attempt in 1..=BIND_ATTEMPTS {
-        // SAFETY: address is a valid sockaddr_xdp of the size given.
-        let bound = unsafe {
-            libc::bind(
-                fd,
-                (&address as *const libc::sockaddr_xdp).cast(),
-                std::mem::size_of::<libc::sockaddr_xdp>() as u32,
-            )
-        };
-        if bound == 0 {
-            return Ok(());
+fn bind(fd: BorrowedFd<'_>, index: u32) -> io::Result<()> {
+    let address = SocketAddrXdp::new(SocketAddrXdpFlags::XDP_COPY, index, QUEUE);
+    let mut attempt = 1;
+    loop {
+        match rustix::net::bind(fd, &address) {
+            Ok(()) => return Ok(()),
+            Err(Errno::BUSY) if attempt < BIND_ATTEMPTS => {
+                attempt += 1;
+                std::thread::sleep(BIND_RETRY_WAIT);
+            }
+            Err(error) => {
+                let why = if error == Errno::BUSY { " (another AF_XDP socket holds the queue)" } else { "" };
+                return Err(step_error(&format!("bind to queue {QUEUE} in copy mode{why}"), error));
+            }
         }
-        let error = io::Error::last_os_error();
-        if error.raw_os_error() != Some(libc::EBUSY) || attempt == BIND_ATTEMPTS {
-            let why =
-                if error.raw_os_error() == Some(libc::EBUSY) { " (another AF_XDP socket holds the queue)" } else { "" };
-            return Err(step_error(&format!("bind to queue {QUEUE} in copy mode{why}"), error));
-        }
-        std::thread::sleep(BIND_RETRY_WAIT);
     }
-    unreachable!("the last attempt returns")
 }
 
 impl XdpPort {
@@ -240,11 +205,10 @@ impl XdpPort {
     pub fn open_steps(name: &str) -> io::Result<XdpPort> {
         let c_name = CString::new(name)
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "an interface name has no NUL byte"))?;
-        // SAFETY: if_nametoindex reads a NUL-terminated string and returns 0 when it is unknown.
-        let index = unsafe { libc::if_nametoindex(c_name.as_ptr()) };
-        if index == 0 {
-            return Err(io::Error::new(io::ErrorKind::NotFound, format!("no network interface named {name}")));
-        }
+        // A socket to ask about the interface through (any kind works).
+        let probe = rustix::net::socket(AddressFamily::INET, SocketType::DGRAM, None)
+            .map_err(|e| step_error("socket(AF_INET)", e))?;
+        let index = super::interface_index(probe.as_fd(), name)?;
         if let Some(queues) = receive_queues(name, index).filter(|&queues| queues > 1) {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -254,7 +218,7 @@ impl XdpPort {
             ));
         }
         let largest = largest_mtu();
-        let mtu = interface_mtu(&c_name).map_err(|e| step_error("SIOCGIFMTU", e))?;
+        let mtu = interface_mtu(probe.as_fd(), &c_name).map_err(|e| step_error("SIOCGIFMTU", e))?;
         if mtu > largest {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -264,55 +228,40 @@ impl XdpPort {
         let map = bpf::create_socket_map(QUEUE + 1)?;
         let program = bpf::load_xdp_program(&program::redirect_to_sockets(map.as_raw_fd()))?;
 
-        // SAFETY: plain socket creation; the result is checked before use.
-        let fd = unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
-        if fd < 0 {
-            return Err(last_error("socket(AF_XDP)"));
-        }
-        // SAFETY: fd is a fresh socket this function owns from here on.
-        let socket = unsafe { OwnedFd::from_raw_fd(fd) };
+        let socket = rustix::net::socket_with(AddressFamily::XDP, SocketType::RAW, SocketFlags::CLOEXEC, None)
+            .map_err(|e| step_error("socket(AF_XDP)", e))?;
+        let fd = socket.as_fd();
         let umem = Umem::new().map_err(|e| step_error("mmap of the UMEM", e))?;
-        set_option(fd, libc::XDP_UMEM_REG, &umem.registration(), "XDP_UMEM_REG")?;
-        set_option(fd, libc::XDP_UMEM_FILL_RING, &FILL_RING, "XDP_UMEM_FILL_RING")?;
-        set_option(fd, libc::XDP_UMEM_COMPLETION_RING, &COMPLETION_RING, "XDP_UMEM_COMPLETION_RING")?;
-        set_option(fd, libc::XDP_RX_RING, &RX_RING, "XDP_RX_RING")?;
-        set_option(fd, libc::XDP_TX_RING, &TX_RING, "XDP_TX_RING")?;
+        sockopt::set_xdp_umem_reg(fd, umem.registration()).map_err(|e| step_error("XDP_UMEM_REG", e))?;
+        sockopt::set_xdp_umem_fill_ring_size(fd, FILL_RING).map_err(|e| step_error("XDP_UMEM_FILL_RING", e))?;
+        sockopt::set_xdp_umem_completion_ring_size(fd, COMPLETION_RING)
+            .map_err(|e| step_error("XDP_UMEM_COMPLETION_RING", e))?;
+        sockopt::set_xdp_rx_ring_size(fd, RX_RING).map_err(|e| step_error("XDP_RX_RING", e))?;
+        sockopt::set_xdp_tx_ring_size(fd, TX_RING).map_err(|e| step_error("XDP_TX_RING", e))?;
 
-        // SAFETY: xdp_mmap_offsets is plain data; all-zero is a valid starting value.
-        let mut offsets: libc::xdp_mmap_offsets = unsafe { std::mem::zeroed() };
-        let mut length = std::mem::size_of::<libc::xdp_mmap_offsets>() as libc::socklen_t;
-        // SAFETY: the kernel writes at most `length` bytes into offsets and updates length.
-        let got = unsafe {
-            libc::getsockopt(
-                fd,
-                libc::SOL_XDP,
-                libc::XDP_MMAP_OFFSETS,
-                (&mut offsets as *mut libc::xdp_mmap_offsets).cast(),
-                &mut length,
-            )
-        };
-        if got < 0 {
-            return Err(last_error("XDP_MMAP_OFFSETS"));
-        }
-        if length as usize != std::mem::size_of::<libc::xdp_mmap_offsets>() {
+        let offsets = sockopt::xdp_mmap_offsets(fd).map_err(|e| step_error("XDP_MMAP_OFFSETS", e))?;
+        if offsets.rx.flags.is_none() {
             // Kernels before 5.4 give the layout without ring flags.
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
                 "XDP_MMAP_OFFSETS: the kernel's ring layout is too old (Linux 5.4 or later needed)",
             ));
         }
+        use rustix::net::xdp::{
+            XDP_PGOFF_RX_RING, XDP_PGOFF_TX_RING, XDP_UMEM_PGOFF_COMPLETION_RING, XDP_UMEM_PGOFF_FILL_RING,
+        };
         let fill: Ring<u64> =
-            map_ring(fd, &offsets.fr, FILL_RING, libc::XDP_UMEM_PGOFF_FILL_RING, true, "mmap of the fill ring")?;
+            map_ring(fd, &offsets.fr, FILL_RING, XDP_UMEM_PGOFF_FILL_RING, true, "mmap of the fill ring")?;
         let completion: Ring<u64> = map_ring(
             fd,
             &offsets.cr,
             COMPLETION_RING,
-            libc::XDP_UMEM_PGOFF_COMPLETION_RING,
+            XDP_UMEM_PGOFF_COMPLETION_RING,
             false,
             "mmap of the completion ring",
         )?;
-        let rx = map_ring(fd, &offsets.rx, RX_RING, libc::XDP_PGOFF_RX_RING as u64, false, "mmap of the receive ring")?;
-        let tx = map_ring(fd, &offsets.tx, TX_RING, libc::XDP_PGOFF_TX_RING as u64, true, "mmap of the transmit ring")?;
+        let rx = map_ring(fd, &offsets.rx, RX_RING, XDP_PGOFF_RX_RING, false, "mmap of the receive ring")?;
+        let tx = map_ring(fd, &offsets.tx, TX_RING, XDP_PGOFF_TX_RING, true, "mmap of the transmit ring")?;
 
         // Every receive frame starts in the fill ring (which holds them all).
         for (n, address) in umem::rx_frame_addresses().enumerate() {
@@ -322,7 +271,7 @@ impl XdpPort {
 
         bind(fd, index)?;
         let promiscuous = promiscuous_membership(index)?;
-        bpf::insert_socket(map.as_raw_fd(), QUEUE, fd)?;
+        bpf::insert_socket(map.as_raw_fd(), QUEUE, fd.as_raw_fd())?;
         let link = bpf::attach_xdp_generic(program.as_raw_fd(), index)?;
         Ok(XdpPort {
             name: name.to_string(),
@@ -336,8 +285,8 @@ impl XdpPort {
             rx,
             tx,
             umem,
-            tx_frames: RefCell::new(TxFrames::new()),
-            unsent: Cell::new(0),
+            tx_frames: TxFrames::new(),
+            unsent: 0,
         })
     }
 
@@ -345,115 +294,147 @@ impl XdpPort {
         &self.name
     }
 
-    pub fn raw_fd(&self) -> RawFd {
-        self.socket.as_raw_fd()
-    }
-
-    /// Calls `each` with up to `limit` frames waiting on the interface, read in place in the UMEM;
-    /// returns how many there were (0: none waiting). The frames go back to the fill ring after.
-    /// `&mut self`: `each` cannot receive again, which would read the same descriptors a second
-    /// time (they are released below, after it).
-    pub fn receive_each(&mut self, limit: usize, mut each: impl FnMut(&[u8])) -> io::Result<usize> {
-        let count = self.rx.available().min(u32::try_from(limit).unwrap_or(u32::MAX));
-        for n in 0..count {
-            let descriptor = self.rx.read(n);
-            // SAFETY: the kernel handed this frame over through the receive ring and gets it back
-            // only through the fill ring, below, after `each` has returned.
-            match unsafe { self.umem.bytes(descriptor.addr, descriptor.len) } {
-                Some(frame) => each(frame),
-                None => continue, // not inside one frame: never produced by a correct kernel
-            }
-        }
-        // The fill ring holds every receive frame, so it has a slot for each frame read here.
-        debug_assert!(self.fill.free_slots() >= count);
-        for n in 0..count {
-            self.fill.write(n, umem::frame_start(self.rx.read(n).addr));
-        }
-        self.fill.publish(count);
-        self.rx.release(count);
-        Ok(count as usize)
-    }
-
-    /// Sends one frame out of the interface: copied into a free transmit frame and posted on the
-    /// transmit ring. Copy mode sends only when asked (a system call), so the kernel is asked once
-    /// per `KICK_BATCH` frames, and by [`XdpPort::flush`] for the rest.
-    pub fn send(&self, frame: &[u8]) -> io::Result<()> {
-        if frame.len() > FRAME_SIZE as usize {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "cannot send on {}: a {}-byte frame is longer than an AF_XDP frame ({FRAME_SIZE} bytes)",
-                    self.name,
-                    frame.len()
-                ),
-            ));
-        }
-        let mut frames = self.tx_frames.borrow_mut();
-        self.reclaim_completed(&mut frames);
-        let address = match frames.take() {
-            Some(address) => address,
-            None => {
-                // Every transmit frame is in flight: ask the kernel to send, and look again.
-                self.kick()?;
-                self.reclaim_completed(&mut frames);
-                frames.take().ok_or_else(|| {
-                    io::Error::new(
-                        io::ErrorKind::WouldBlock,
-                        format!("cannot send on {}: all {TX_FRAMES} AF_XDP transmit frames are in flight", self.name),
-                    )
-                })?
-            }
-        };
-        // The transmit ring holds every transmit frame, so a free frame means a free slot.
-        debug_assert!(self.tx.free_slots() > 0);
-        // SAFETY: the frame was just taken from the free list: the kernel does not hold it.
-        unsafe { self.umem.write(address, frame) };
-        self.tx.write(0, libc::xdp_desc { addr: address, len: frame.len() as u32, options: 0 });
-        self.tx.publish(1);
-        self.unsent.set(self.unsent.get() + 1);
-        if self.unsent.get() >= KICK_BATCH {
-            return self.flush();
-        }
-        Ok(())
-    }
-
     /// Asks the kernel to send every frame posted so far. It sends at most `KICK_BATCH` per call
     /// (its budget per system call in copy mode), so this repeats, a bounded number of times.
-    pub fn flush(&self) -> io::Result<()> {
+    fn send_posted(&mut self) -> io::Result<()> {
         let mut calls = TX_RING / KICK_BATCH + 1;
-        while self.unsent.get() > 0 && calls > 0 {
+        while self.unsent > 0 && calls > 0 {
             self.kick()?;
             // Whatever the kernel has taken off the transmit ring is sent (or being sent).
-            self.unsent.set(self.tx.queued());
+            self.unsent = self.tx.queued();
             calls -= 1;
         }
         Ok(())
     }
 
     /// Frees the transmit frames the kernel has finished with.
-    fn reclaim_completed(&self, frames: &mut TxFrames) {
+    fn reclaim_completed(&mut self) {
         let count = self.completion.available();
         for n in 0..count {
-            frames.give_back(self.completion.read(n));
+            self.tx_frames.give_back(self.completion.read(n));
         }
         self.completion.release(count);
     }
 
-    /// Asks the kernel to send what the transmit ring holds. "Try again later" answers leave the
-    /// frames queued for the next call, so they are not errors.
+    /// Asks the kernel to send what the transmit ring holds (a zero-length send is only a
+    /// wake-up). "Try again later" answers leave the frames queued for the next call, so they are
+    /// not errors.
     fn kick(&self) -> io::Result<()> {
-        // SAFETY: a zero-length send with no buffer and no address: only a wake-up.
-        let result = unsafe {
-            libc::sendto(self.socket.as_raw_fd(), std::ptr::null(), 0, libc::MSG_DONTWAIT, std::ptr::null(), 0)
+        match rustix::net::send(&self.socket, &[], SendFlags::DONTWAIT) {
+            Ok(_) | Err(Errno::AGAIN | Errno::BUSY | Errno::NOBUFS | Errno::INTR) => Ok(()),
+            Err(error) => Err(step_error(&format!("cannot send on {}", self.name), error)),
+        }
+    }
+}
+
+/// A frame in the receive ring, read in place in the UMEM.
+pub struct XdpRx<'a> {
+    port: &'a mut XdpPort,
+    descriptor: libc::xdp_desc,
+}
+
+impl RxToken for XdpRx<'_> {
+    /// The frame goes back to the fill ring after `f` returns (the fill ring holds every receive
+    /// frame, so it has a slot for it).
+    fn consume<R>(self, f: impl FnOnce(&[u8]) -> R) -> R {
+        let port = self.port;
+        let descriptor = self.descriptor;
+        // SAFETY: the kernel handed this frame over through the receive ring and gets it back only
+        // through the fill ring, below, after `f` has returned; the token's `&mut XdpPort` keeps
+        // anything else from reading or releasing the ring meanwhile.
+        let frame = unsafe { port.umem.bytes(descriptor.addr, descriptor.len) };
+        // A descriptor not inside one frame is never produced by a correct kernel: it reads empty.
+        let result = f(frame.unwrap_or(&[]));
+        debug_assert!(port.fill.free_slots() >= 1);
+        port.fill.write(0, umem::frame_start(descriptor.addr));
+        port.fill.publish(1);
+        port.rx.release(1);
+        result
+    }
+}
+
+/// A free transmit frame, taken; given back if dropped unused.
+pub struct XdpTx<'a> {
+    port: &'a mut XdpPort,
+    address: Option<u64>,
+}
+
+impl TxToken for XdpTx<'_> {
+    /// Fills the frame and posts it on the transmit ring. Copy mode sends only when asked (a
+    /// system call), so the kernel is asked once per `KICK_BATCH` frames, and by
+    /// [`Device::flush`] for the rest.
+    fn consume<R>(mut self, length: usize, f: impl FnOnce(&mut [u8]) -> R) -> io::Result<R> {
+        if length > FRAME_SIZE as usize {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "cannot send on {}: a {length}-byte frame is longer than an AF_XDP frame ({FRAME_SIZE} bytes)",
+                    self.port.name
+                ),
+            ));
+        }
+        let Some(address) = self.address.take() else { return Err(io::ErrorKind::InvalidData.into()) };
+        let port = &mut *self.port;
+        // SAFETY: the frame was taken from the free list by `transmit`: the kernel does not hold
+        // it, and only this token refers to it.
+        let buffer = unsafe { port.umem.frame_mut(address, length) };
+        let result = f(buffer);
+        // The transmit ring holds every transmit frame, so a frame taken means a free slot.
+        debug_assert!(port.tx.free_slots() > 0);
+        port.tx.write(0, libc::xdp_desc { addr: address, len: length as u32, options: 0 });
+        port.tx.publish(1);
+        port.unsent += 1;
+        if port.unsent >= KICK_BATCH {
+            port.send_posted()?;
+        }
+        Ok(result)
+    }
+}
+
+impl Drop for XdpTx<'_> {
+    fn drop(&mut self) {
+        if let Some(address) = self.address.take() {
+            self.port.tx_frames.give_back(address);
+        }
+    }
+}
+
+impl Device for XdpPort {
+    type RxToken<'a> = XdpRx<'a>;
+    type TxToken<'a> = XdpTx<'a>;
+
+    fn receive(&mut self) -> io::Result<Option<XdpRx<'_>>> {
+        if self.rx.available() == 0 {
+            return Ok(None);
+        }
+        let descriptor = self.rx.read(0);
+        Ok(Some(XdpRx { port: self, descriptor }))
+    }
+
+    /// A free transmit frame; when every one is in flight, the kernel is asked to send and the
+    /// completed ones are looked for again (`Ok(None)`: still none).
+    fn transmit(&mut self) -> io::Result<Option<XdpTx<'_>>> {
+        self.reclaim_completed();
+        let address = match self.tx_frames.take() {
+            Some(address) => address,
+            None => {
+                self.kick()?;
+                self.reclaim_completed();
+                match self.tx_frames.take() {
+                    Some(address) => address,
+                    None => return Ok(None),
+                }
+            }
         };
-        if result >= 0 {
-            return Ok(());
-        }
-        let error = io::Error::last_os_error();
-        match error.raw_os_error() {
-            Some(libc::EAGAIN | libc::EBUSY | libc::ENOBUFS | libc::EINTR) => Ok(()),
-            _ => Err(io::Error::new(error.kind(), format!("cannot send on {}: {error}", self.name))),
-        }
+        Ok(Some(XdpTx { port: self, address: Some(address) }))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.send_posted()
+    }
+
+    fn readiness(&self) -> BorrowedFd<'_> {
+        self.socket.as_fd()
     }
 }
 
@@ -469,7 +450,8 @@ mod tests {
 
     #[test]
     fn the_mtu_of_loopback_is_read_without_privileges() {
-        assert!(interface_mtu(&CString::new("lo").unwrap()).is_ok_and(|mtu| mtu >= 1500));
-        assert!(interface_mtu(&CString::new("nosuch0").unwrap()).is_err());
+        let probe = rustix::net::socket(AddressFamily::INET, SocketType::DGRAM, None).unwrap();
+        assert!(interface_mtu(probe.as_fd(), &CString::new("lo").unwrap()).is_ok_and(|mtu| mtu >= 1500));
+        assert!(interface_mtu(probe.as_fd(), &CString::new("nosuch0").unwrap()).is_err());
     }
 }

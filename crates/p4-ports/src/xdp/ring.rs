@@ -8,9 +8,11 @@
 //! entries), reads them, and gives the slots back by storing the consumer index (release, so it
 //! has finished reading before the slots can be overwritten).
 
+use rustix::mm::{mmap, mmap_anonymous, munmap, MapFlags, ProtFlags};
 use std::cell::Cell;
 use std::io;
 use std::marker::PhantomData;
+use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Entries published but not yet consumed (the indexes wrap, so this is a wrapping difference).
@@ -36,42 +38,32 @@ pub struct Mapping {
 
 impl Mapping {
     /// Maps `length` bytes of `fd` at `offset` (a ring of an AF_XDP socket).
-    pub fn of_socket(fd: libc::c_int, length: usize, offset: libc::off_t) -> io::Result<Mapping> {
-        // SAFETY: a new mapping chosen by the kernel overlaps nothing Rust owns; the result is
-        // checked before use.
+    pub fn of_socket(fd: BorrowedFd<'_>, length: usize, offset: u64) -> io::Result<Mapping> {
+        // SAFETY: a new mapping at an address the kernel chooses overlaps nothing Rust owns.
         let base = unsafe {
-            libc::mmap(
+            mmap(
                 std::ptr::null_mut(),
                 length,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_POPULATE,
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::SHARED | MapFlags::POPULATE,
                 fd,
                 offset,
-            )
+            )?
         };
-        Mapping::checked(base, length)
+        Ok(Mapping { base: base.cast(), length })
     }
 
     /// `length` bytes of zeroed private memory (the UMEM the frames live in).
     pub fn anonymous(length: usize) -> io::Result<Mapping> {
         // SAFETY: as above, with no file behind it.
         let base = unsafe {
-            libc::mmap(
+            mmap_anonymous(
                 std::ptr::null_mut(),
                 length,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_POPULATE,
-                -1,
-                0,
-            )
+                ProtFlags::READ | ProtFlags::WRITE,
+                MapFlags::PRIVATE | MapFlags::POPULATE,
+            )?
         };
-        Mapping::checked(base, length)
-    }
-
-    fn checked(base: *mut libc::c_void, length: usize) -> io::Result<Mapping> {
-        if base == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
         Ok(Mapping { base: base.cast(), length })
     }
 
@@ -89,7 +81,7 @@ impl Drop for Mapping {
         // SAFETY: unmaps exactly the mapping made in of_socket/anonymous; no reference into it
         // outlives its owner (rings and UMEM slices borrow the owner).
         unsafe {
-            libc::munmap(self.base.cast(), self.length);
+            let _ = munmap(self.base.cast(), self.length);
         }
     }
 }

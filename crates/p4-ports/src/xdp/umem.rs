@@ -5,8 +5,8 @@
 //! ring, with the kernel, in the receive ring, or being read by the switch) and goes back to the
 //! fill ring once read, so no bookkeeping beyond the rings is needed. The second half is for
 //! sending, tracked by [`TxFrames`]: free, or in flight until the completion ring gives it back.
-//! Keeping the halves apart means receiving and sending share no state, so a frame can be sent
-//! out of the port it is being received on (the callback of a receive runs sends).
+//! Keeping the halves apart means receiving and sending share no state: a transmit frame is never
+//! a receive frame's memory, whatever order the tokens of a port are used in.
 
 use super::ring::Mapping;
 use std::io;
@@ -47,13 +47,13 @@ impl Umem {
     }
 
     /// What `XDP_UMEM_REG` takes to register this area.
-    pub fn registration(&self) -> libc::xdp_umem_reg {
-        libc::xdp_umem_reg {
+    pub fn registration(&self) -> rustix::net::xdp::XdpUmemReg {
+        rustix::net::xdp::XdpUmemReg {
             addr: self.mapping.base() as u64,
             len: self.mapping.len() as u64,
             chunk_size: FRAME_SIZE,
             headroom: 0,
-            flags: 0,
+            flags: rustix::net::xdp::XdpUmemRegFlags::empty(),
             tx_metadata_len: 0,
         }
     }
@@ -73,14 +73,16 @@ impl Umem {
         Some(unsafe { std::slice::from_raw_parts(self.mapping.base().add(address as usize), length as usize) })
     }
 
-    /// Copies `frame` to the start of the frame at `address` (a transmit frame's start).
+    /// The first `length` bytes of the frame at `address` (a transmit frame's start), to fill.
     ///
     /// # Safety
-    /// The frame must be a free transmit frame: not in the kernel's hands, not read elsewhere.
-    pub unsafe fn write(&self, address: u64, frame: &[u8]) {
-        assert!(frame.len() <= FRAME_SIZE as usize && in_one_frame(address, frame.len() as u32));
-        // SAFETY: inside the mapping (asserted); no other reference to the frame exists (caller).
-        unsafe { std::ptr::copy_nonoverlapping(frame.as_ptr(), self.mapping.base().add(address as usize), frame.len()) }
+    /// The frame must be a free transmit frame, not in the kernel's hands, and no other reference
+    /// to it may exist while the slice lives.
+    pub unsafe fn frame_mut(&mut self, address: u64, length: usize) -> &mut [u8] {
+        assert!(length <= FRAME_SIZE as usize && in_one_frame(address, length as u32));
+        // SAFETY: inside the mapping (asserted); no other reference to the frame exists (caller),
+        // and `&mut self` keeps this one the only slice of the UMEM handed out.
+        unsafe { std::slice::from_raw_parts_mut(self.mapping.base().add(address as usize), length) }
     }
 }
 

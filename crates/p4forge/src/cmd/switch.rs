@@ -20,7 +20,7 @@ use crate::cmd::run::RunSummary;
 use crate::error::{CliError, CliResult};
 use crate::frontend::{self, Dataplane};
 use crate::pcap_ports::{PcapInPort, PcapOutPort};
-use p4_ports::{wait_readable, IoMode, Port, MAX_FRAME};
+use p4_ports::{receive_up_to, send_copy, wait_readable, Device, IoMode, Port};
 use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
 use p4_dataplane::control::PacketIo;
 use p4_stf::commands::{apply_commands, parse_commands};
@@ -35,7 +35,7 @@ use std::time::{Instant, SystemTime};
 /// hands over one whole block instead, which the kernel bounds).
 const FRAMES_PER_PORT: usize = 64;
 /// How long a pass waits for frames on the interfaces when no capture file has any waiting.
-const WAIT_MS: i32 = 50;
+const WAIT_MS: u32 = 50;
 
 /// What `switch` needs.
 pub struct SwitchOptions {
@@ -308,23 +308,24 @@ impl SwitchLoop<'_> {
 
     /// Waits (up to [`WAIT_MS`], or not at all while a capture file has frames) for frames on the
     /// interfaces; returns which have some.
-    fn wait_for_interfaces(&self, fds: &[std::os::fd::RawFd]) -> CliResult<Vec<bool>> {
-        if fds.is_empty() {
+    fn wait_for_interfaces(&self) -> CliResult<Vec<bool>> {
+        if self.ports.interfaces.is_empty() {
             return Ok(Vec::new());
         }
         let timeout = if self.ports.inputs_consumed() { WAIT_MS } else { 0 };
-        wait_readable(fds, timeout).map_err(|e| CliError::input(format!("cannot wait for frames: {e}")))
+        let ports: Vec<&Port> = self.ports.interfaces.iter().map(|(_, p)| p).collect();
+        wait_readable(&ports, timeout).map_err(|e| CliError::input(format!("cannot wait for frames: {e}")))
     }
 
     /// One pass over the ports: what the ready interfaces and the capture files have, into `batch`.
-    fn gather(&mut self, ready: &[bool], batch: &mut FrameBatch, scratch: &mut [u8]) -> CliResult<()> {
+    fn gather(&mut self, ready: &[bool], batch: &mut FrameBatch) -> CliResult<()> {
         let start = self.start;
         for (index, (number, interface)) in self.ports.interfaces.iter_mut().enumerate() {
             if !ready.get(index).copied().unwrap_or(false) {
                 continue;
             }
             let now_ns = nanos_since(start);
-            interface.receive_each(scratch, FRAMES_PER_PORT, |frame| batch.push(*number, frame, now_ns)).map_err(|e| CliError::input(e.to_string()))?;
+            receive_up_to(interface, FRAMES_PER_PORT, |frame| batch.push(*number, frame, now_ns)).map_err(|e| CliError::input(e.to_string()))?;
         }
         let now_ns = self.now_ns();
         for (number, input) in &mut self.ports.pcap_in {
@@ -377,10 +378,12 @@ impl SwitchLoop<'_> {
     /// Sends one output frame to its port: an interface (a failure is counted as a drop, as the
     /// network would lose it) or a pcap-out file (a failure, e.g. a full disk, stops the switch).
     fn send(&mut self, port: u32, data: &[u8], missing: u32, sent_ns: u64) -> CliResult<()> {
-        if let Some((_, interface)) = self.ports.interfaces.iter().find(|(n, _)| *n == port) {
+        if let Some((_, interface)) = self.ports.interfaces.iter_mut().find(|(n, _)| *n == port) {
             self.summary.count_out(port, data.len());
-            if let Err(error) = interface.send(data) {
-                *self.summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
+            match send_copy(interface, data) {
+                Ok(true) => {}
+                Ok(false) => *self.summary.drops.entry("send failed: every transmit buffer in flight".to_string()).or_default() += 1,
+                Err(error) => *self.summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1,
             }
             return Ok(());
         }
@@ -395,7 +398,7 @@ impl SwitchLoop<'_> {
 
     /// Frames sent may wait in an interface's queue (AF_XDP kicks the kernel once per batch).
     fn flush(&mut self) {
-        for (_, port) in &self.ports.interfaces {
+        for (_, port) in &mut self.ports.interfaces {
             if let Err(error) = port.flush() {
                 *self.summary.drops.entry(format!("send failed: {}", error.kind())).or_default() += 1;
             }
@@ -488,18 +491,16 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
 
 /// The packet loop (see the module documentation).
 fn run_loop(state: &mut SwitchLoop<'_>, switch: &mut p4_dataplane::Switch, commands_in: &mpsc::Receiver<Request>) -> CliResult<()> {
-    let fds: Vec<_> = state.ports.interfaces.iter().map(|(_, p)| p.raw_fd()).collect();
     let mut batch = FrameBatch::default();
     let mut out = BatchOut::default();
-    let mut scratch = vec![0u8; MAX_FRAME];
     while !p4_io::interrupt::interrupted() {
         apply_requests(switch, commands_in);
         if state.ports.only_captures() && state.ports.inputs_consumed() {
             return Ok(());
         }
-        let ready = state.wait_for_interfaces(&fds)?;
+        let ready = state.wait_for_interfaces()?;
         batch.clear();
-        state.gather(&ready, &mut batch, &mut scratch)?;
+        state.gather(&ready, &mut batch)?;
         if !batch.frames.is_empty() {
             batch.process(switch, &mut out);
             state.deliver(&batch, &mut out)?;
