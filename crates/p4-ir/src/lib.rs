@@ -25,6 +25,7 @@ pub mod layout;
 pub mod printer;
 pub mod text;
 pub mod verify;
+pub mod visit;
 
 use num_bigint::BigInt;
 pub use p4_lang::ops::{BinOp, Direction, UnOp};
@@ -523,11 +524,9 @@ impl Call {
     /// Whether `pred` holds for an expression of the call: its target (a method's or builtin's) or
     /// an argument, or any below them ([`Expr::any`]).
     pub fn any_expr(&self, pred: &mut dyn FnMut(&Expr) -> bool) -> bool {
-        let target = match &self.callee {
-            Callee::Method { target, .. } | Callee::Builtin { target, .. } => target.any(pred),
-            _ => false,
-        };
-        target || self.args.iter().any(|a| a.expr.any(pred))
+        let mut finder = visit::FindExpr { pred, found: false };
+        visit::walk_call(&mut finder, self);
+        finder.found
     }
 }
 
@@ -622,29 +621,9 @@ impl Expr {
     /// Whether `pred` holds for this expression or any below it (a call's target and arguments
     /// included), looked at parent first.
     pub fn any(&self, pred: &mut dyn FnMut(&Expr) -> bool) -> bool {
-        if pred(self) {
-            return true;
-        }
-        match &self.kind {
-            ExprKind::Field(b, _)
-            | ExprKind::StackNext(b)
-            | ExprKind::StackLast(b)
-            | ExprKind::StackLastIndex(b)
-            | ExprKind::Slice(b, _, _)
-            | ExprKind::Unary(_, b)
-            | ExprKind::Cast(b) => b.any(pred),
-            ExprKind::Index(b, i) => b.any(pred) || i.any(pred),
-            ExprKind::Binary(_, l, r) => l.any(pred) || r.any(pred),
-            ExprKind::Mux(c, a, b) => c.any(pred) || a.any(pred) || b.any(pred),
-            ExprKind::Call(call) => call.any_expr(pred),
-            ExprKind::Aggregate(xs) => xs.iter().any(|x| x.any(pred)),
-            ExprKind::Const(_)
-            | ExprKind::Var(_)
-            | ExprKind::ApplyTable(..)
-            | ExprKind::InvalidHeader
-            | ExprKind::Extern(_)
-            | ExprKind::DontCare => false,
-        }
+        let mut finder = visit::FindExpr { pred, found: false };
+        visit::Visit::visit_expr(&mut finder, self);
+        finder.found
     }
 
     /// True for expressions that denote storage.

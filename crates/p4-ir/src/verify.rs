@@ -41,6 +41,7 @@
 //!   `continue` occur only inside a `for` body; a `for` condition is `bool`, and a `for` without
 //!   one has a way out (a `break` of that loop, a `return` or an `exit` in its body).
 
+use crate::visit::{walk_arg, walk_call, walk_expr, walk_keyset, walk_stmt, Visit};
 use crate::*;
 use std::collections::HashSet;
 
@@ -172,14 +173,14 @@ impl<'p> Verifier<'p> {
                     self.err(format!("value set #{} does not exist", vs.0));
                 }
             }
-            self.stmts(&p.init);
+            self.visit_stmts(&p.init);
             match p.states.first() {
                 Some(s) if s.name == "start" => {}
                 _ => self.err("the first state is not `start`"),
             }
             for s in &p.states {
                 self.location = format!("parser {}, state {}", p.block.name, s.name);
-                self.stmts(&s.body);
+                self.visit_stmts(&s.body);
                 let n = p.states.len();
                 let check_target = |v: &mut Self, t: &StateTarget| {
                     if let StateTarget::State(id) = t {
@@ -191,7 +192,7 @@ impl<'p> Verifier<'p> {
                 match &s.transition {
                     Transition::Goto(t) => check_target(self, t),
                     Transition::Select { keys, cases } => {
-                        keys.iter().for_each(|k| self.expr(k));
+                        keys.iter().for_each(|k| self.visit_expr(k));
                         for c in cases {
                             // A value set of tuples matches all the keys at once.
                             let one_value_set = matches!(c.keysets[..], [Keyset::ValueSet(_)]);
@@ -202,7 +203,7 @@ impl<'p> Verifier<'p> {
                                     keys.len()
                                 ));
                             }
-                            c.keysets.iter().for_each(|k| self.keyset(k));
+                            c.keysets.iter().for_each(|k| self.visit_keyset(k));
                             check_target(self, &c.target);
                         }
                     }
@@ -230,8 +231,8 @@ impl<'p> Verifier<'p> {
                     Some(_) => {}
                 }
             }
-            self.stmts(&c.init);
-            self.stmts(&c.body);
+            self.visit_stmts(&c.init);
+            self.visit_stmts(&c.body);
             self.callables(&BlockRef::Control(id));
         }
         for t in &prog.tables {
@@ -343,7 +344,7 @@ impl<'p> Verifier<'p> {
             self.location = format!("{label}, action {}", a.name);
             self.vars = self.frame_of(b).unwrap_or(&[]);
             self.params(&a.params);
-            self.stmts(&a.body);
+            self.visit_stmts(&a.body);
         }
         for f in prog.functions.iter().filter(|f| f.block == *b) {
             self.location = format!("{label}, function {}", f.name);
@@ -365,7 +366,7 @@ impl<'p> Verifier<'p> {
                     }
                 }
             }
-            self.stmts(&f.body);
+            self.visit_stmts(&f.body);
         }
     }
 
@@ -394,12 +395,12 @@ impl<'p> Verifier<'p> {
         self.location = format!("control {}, table {}", c.block.name, t.name);
         self.vars = &c.block.vars;
         for k in &t.keys {
-            self.expr(&k.expr);
+            self.visit_expr(&k.expr);
         }
         for a in &t.actions {
             match prog.actions.get(a.action.index()) {
                 None => self.err(format!("action #{} does not exist", a.action.0)),
-                Some(_) => a.bound_args.iter().for_each(|e| self.expr(e)),
+                Some(_) => a.bound_args.iter().for_each(|e| self.visit_expr(e)),
             }
         }
         let listed: Vec<ActionId> = t.actions.iter().map(|a| a.action).collect();
@@ -411,7 +412,7 @@ impl<'p> Verifier<'p> {
             if e.keys.len() != t.keys.len() {
                 self.err(format!("an entry has {} keysets for {} keys", e.keys.len(), t.keys.len()));
             }
-            e.keys.iter().for_each(|k| self.keyset(k));
+            e.keys.iter().for_each(|k| self.visit_keyset(k));
             self.action_call(&e.action, &listed, "entry action");
         }
         for x in [t.direct_counter, t.direct_meter, t.implementation].into_iter().flatten() {
@@ -422,7 +423,7 @@ impl<'p> Verifier<'p> {
         }
     }
 
-    fn action_call(&mut self, a: &ActionCall, listed: &[ActionId], what: &str) {
+    fn action_call(&mut self, a: &'p ActionCall, listed: &[ActionId], what: &str) {
         let Some(act) = self.prog.actions.get(a.action.index()) else {
             self.err(format!("{what} #{} does not exist", a.action.0));
             return;
@@ -435,7 +436,7 @@ impl<'p> Verifier<'p> {
         if a.args.len() != act.params.len() {
             self.err(format!("{what} {} has {} arguments for {} parameters", act.name, a.args.len(), act.params.len()));
         }
-        a.args.iter().for_each(|e| self.expr(e));
+        a.args.iter().for_each(|e| self.visit_expr(e));
     }
 
     /// An unlisted default action is the front end's implicit one (the documented exception): a
@@ -539,26 +540,6 @@ impl<'p> Verifier<'p> {
         }
     }
 
-    fn keyset(&mut self, k: &Keyset) {
-        match k {
-            Keyset::Value(e) | Keyset::Lpm(e, _) => self.expr(e),
-            Keyset::Mask(a, b) | Keyset::Range(a, b) => {
-                self.expr(a);
-                self.expr(b);
-            }
-            Keyset::Any => {}
-            Keyset::ValueSet(v) => {
-                if v.index() >= self.prog.value_sets.len() {
-                    self.err(format!("value set #{} does not exist", v.0));
-                }
-            }
-        }
-    }
-
-    fn stmts(&mut self, ss: &[Stmt]) {
-        ss.iter().for_each(|s| self.stmt(s));
-    }
-
     fn lvalue(&mut self, e: &Expr, what: &str) {
         if !e.is_lvalue() {
             let s = crate::printer::expr_to_string(self.prog, self.vars, e);
@@ -566,7 +547,101 @@ impl<'p> Verifier<'p> {
         }
     }
 
-    fn call(&mut self, c: &Call) {
+    fn table_id(&mut self, t: TableId) {
+        if t.index() >= self.prog.tables.len() {
+            self.err(format!("table #{} does not exist", t.0));
+        }
+    }
+
+    fn expect_bool(&mut self, e: &Expr, what: &str) {
+        if !is_bool(&e.ty) {
+            let t = self.ty_name(&e.ty);
+            self.err(format!("{what} has type {t}, not bool"));
+        }
+    }
+
+    fn mismatch(&mut self, e: &Expr, expected: &Type, what: &str) {
+        if e.ty != *expected {
+            let s = crate::printer::expr_to_string(self.prog, self.vars, e);
+            let (a, b) = (self.ty_name(&e.ty), self.ty_name(expected));
+            self.err(format!("`{s}` has type {a} but {what} is {b}"));
+        }
+    }
+}
+
+/// The checks of statements, calls and expressions; the walks reach every nested one.
+impl<'p> Visit<'p> for Verifier<'p> {
+    fn visit_stmt(&mut self, s: &'p Stmt) {
+        match s {
+            Stmt::VarInit { var, .. } => {
+                self.var(*var);
+            }
+            Stmt::ApplyTable { table, .. } => self.table_id(*table),
+            Stmt::ApplyBlock { block, args, .. } => {
+                let params = match block {
+                    BlockRef::Parser(p) => self.prog.parsers.get(p.index()).map(|p| p.block.params.len()),
+                    BlockRef::Control(c) => self.prog.controls.get(c.index()).map(|c| c.block.params.len()),
+                };
+                match params {
+                    None => self.err("applies a block that does not exist"),
+                    Some(n) if n != args.len() => {
+                        self.err(format!("applies a block of {n} parameters with {} arguments", args.len()))
+                    }
+                    Some(_) => {}
+                }
+            }
+            Stmt::SwitchAction { table, cases, .. } => {
+                self.table_id(*table);
+                for a in cases.iter().filter_map(|(a, _)| *a) {
+                    if a.index() >= self.prog.actions.len() {
+                        self.err(format!("switch case names action #{} which does not exist", a.0));
+                    } else if self
+                        .prog
+                        .tables
+                        .get(table.index())
+                        .is_some_and(|t| !t.actions.iter().any(|x| x.action == a))
+                    {
+                        let n = &self.prog.actions[a.index()].name;
+                        self.err(format!("switch case names action {n}, which is not among the table's actions"));
+                    }
+                }
+            }
+            Stmt::SwitchValue { cases, .. } => {
+                for v in cases.iter().filter_map(|(v, _)| v.as_ref()) {
+                    self.value(v);
+                }
+            }
+            // Walked here: `break` and `continue` belong to the loop only in its body.
+            Stmt::For { init, cond, update, body, .. } => {
+                self.visit_stmts(init);
+                match cond {
+                    Some(c) => {
+                        self.visit_expr(c);
+                        self.expect_bool(c, "a `for` condition");
+                    }
+                    None if !leaves_loop(body) => {
+                        self.err("a `for` loop without a condition has no `break`, `return` or `exit`: it never ends")
+                    }
+                    None => {}
+                }
+                self.loop_depth += 1;
+                self.visit_stmts(body);
+                self.loop_depth -= 1;
+                self.visit_stmts(update);
+                return;
+            }
+            Stmt::Break(_) | Stmt::Continue(_) if self.loop_depth == 0 => self.err("break/continue outside a for loop"),
+            _ => {}
+        }
+        walk_stmt(self, s);
+        match s {
+            Stmt::Assign { lhs, .. } => self.lvalue(lhs, "assignment target"),
+            Stmt::If { cond, .. } => self.expect_bool(cond, "if condition"),
+            _ => {}
+        }
+    }
+
+    fn visit_call(&mut self, c: &'p Call) {
         match &c.callee {
             Callee::Action(a) if a.index() >= self.prog.actions.len() => {
                 self.err(format!("action #{} does not exist", a.0))
@@ -596,136 +671,34 @@ impl<'p> Verifier<'p> {
                     ));
                 }
             }
-            Callee::Method { target, extern_type, method, .. } => {
-                self.expr(target);
-                self.method_signature(c, target, extern_type, method);
-            }
-            Callee::Builtin { target, .. } => self.expr(target),
             _ => {}
         }
-        for a in &c.args {
-            self.expr(&a.expr);
-            if matches!(a.direction, Direction::Out | Direction::InOut) {
-                self.lvalue(&a.expr, "out/inout argument");
-            }
+        walk_call(self, c);
+        if let Callee::Method { target, extern_type, method, .. } = &c.callee {
+            self.method_signature(c, target, extern_type, method);
         }
     }
 
-    fn stmt(&mut self, s: &Stmt) {
-        match s {
-            Stmt::VarInit { var, init, .. } => {
-                self.var(*var);
-                if let Some(e) = init {
-                    self.expr(e);
-                }
-            }
-            Stmt::Assign { lhs, rhs, .. } => {
-                self.expr(lhs);
-                self.expr(rhs);
-                self.lvalue(lhs, "assignment target");
-            }
-            Stmt::Call(c) => self.call(c),
-            Stmt::ApplyTable { table, .. } => self.table_id(*table),
-            Stmt::ApplyBlock { block, args, .. } => {
-                let params = match block {
-                    BlockRef::Parser(p) => self.prog.parsers.get(p.index()).map(|p| p.block.params.len()),
-                    BlockRef::Control(c) => self.prog.controls.get(c.index()).map(|c| c.block.params.len()),
-                };
-                match params {
-                    None => self.err("applies a block that does not exist"),
-                    Some(n) if n != args.len() => {
-                        self.err(format!("applies a block of {n} parameters with {} arguments", args.len()))
-                    }
-                    Some(_) => {}
-                }
-                for a in args {
-                    self.expr(&a.expr);
-                    if matches!(a.direction, Direction::Out | Direction::InOut) {
-                        self.lvalue(&a.expr, "out/inout argument");
-                    }
-                }
-            }
-            Stmt::If { cond, then, otherwise, .. } => {
-                self.expr(cond);
-                self.expect_bool(cond, "if condition");
-                self.stmts(then);
-                self.stmts(otherwise);
-            }
-            Stmt::SwitchAction { table, cases, .. } => {
-                self.table_id(*table);
-                for (a, body) in cases {
-                    if let Some(a) = a {
-                        if a.index() >= self.prog.actions.len() {
-                            self.err(format!("switch case names action #{} which does not exist", a.0));
-                        } else if self
-                            .prog
-                            .tables
-                            .get(table.index())
-                            .is_some_and(|t| !t.actions.iter().any(|x| x.action == *a))
-                        {
-                            let n = &self.prog.actions[a.index()].name;
-                            self.err(format!("switch case names action {n}, which is not among the table's actions"));
-                        }
-                    }
-                    self.stmts(body);
-                }
-            }
-            Stmt::SwitchValue { expr, cases, .. } => {
-                self.expr(expr);
-                for (v, body) in cases {
-                    if let Some(v) = v {
-                        self.value(v);
-                    }
-                    self.stmts(body);
-                }
-            }
-            Stmt::Block(b) => self.stmts(b),
-            Stmt::Return(Some(e), _) => self.expr(e),
-            Stmt::For { init, cond, update, body, .. } => {
-                self.stmts(init);
-                match cond {
-                    Some(c) => {
-                        self.expr(c);
-                        self.expect_bool(c, "a `for` condition");
-                    }
-                    None if !leaves_loop(body) => {
-                        self.err("a `for` loop without a condition has no `break`, `return` or `exit`: it never ends")
-                    }
-                    None => {}
-                }
-                self.loop_depth += 1;
-                self.stmts(body);
-                self.loop_depth -= 1;
-                self.stmts(update);
-            }
-            Stmt::Break(_) | Stmt::Continue(_) if self.loop_depth == 0 => self.err("break/continue outside a for loop"),
-            Stmt::Exit(_) | Stmt::Return(None, _) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Empty => {}
+    fn visit_arg(&mut self, a: &'p Arg) {
+        walk_arg(self, a);
+        if matches!(a.direction, Direction::Out | Direction::InOut) {
+            self.lvalue(&a.expr, "out/inout argument");
         }
     }
 
-    fn table_id(&mut self, t: TableId) {
-        if t.index() >= self.prog.tables.len() {
-            self.err(format!("table #{} does not exist", t.0));
+    fn visit_keyset(&mut self, k: &'p Keyset) {
+        if let Keyset::ValueSet(v) = k {
+            if v.index() >= self.prog.value_sets.len() {
+                self.err(format!("value set #{} does not exist", v.0));
+            }
         }
+        walk_keyset(self, k);
     }
 
-    fn expect_bool(&mut self, e: &Expr, what: &str) {
-        if !is_bool(&e.ty) {
-            let t = self.ty_name(&e.ty);
-            self.err(format!("{what} has type {t}, not bool"));
-        }
-    }
-
-    fn mismatch(&mut self, e: &Expr, expected: &Type, what: &str) {
-        if e.ty != *expected {
-            let s = crate::printer::expr_to_string(self.prog, self.vars, e);
-            let (a, b) = (self.ty_name(&e.ty), self.ty_name(expected));
-            self.err(format!("`{s}` has type {a} but {what} is {b}"));
-        }
-    }
-
-    fn expr(&mut self, e: &Expr) {
+    /// An expression's own checks run after its operands'.
+    fn visit_expr(&mut self, e: &'p Expr) {
         self.ty(&e.ty);
+        walk_expr(self, e);
         match &e.kind {
             ExprKind::Const(v) => {
                 self.value(v);
@@ -743,7 +716,6 @@ impl<'p> Verifier<'p> {
                 }
             }
             ExprKind::Field(b, i) => {
-                self.expr(b);
                 let field_ty = match &b.ty {
                     Type::Named(t) => {
                         self.prog.types.get(t.index()).map(|d| d.fields().get(*i as usize).map(|f| f.ty.clone()))
@@ -757,29 +729,22 @@ impl<'p> Verifier<'p> {
                     None => {}
                 }
             }
-            ExprKind::Index(b, i) => {
-                self.expr(b);
-                self.expr(i);
-                match &b.ty {
-                    Type::Stack(el, _) => {
-                        let el = (**el).clone();
-                        self.mismatch(e, &el, "the stack's element type");
-                    }
-                    t => {
-                        let t = self.ty_name(t);
-                        self.err(format!("indexing a value of type {t}, which is not a stack"));
-                    }
+            ExprKind::Index(b, _) => match &b.ty {
+                Type::Stack(el, _) => {
+                    let el = (**el).clone();
+                    self.mismatch(e, &el, "the stack's element type");
                 }
-            }
+                t => {
+                    let t = self.ty_name(t);
+                    self.err(format!("indexing a value of type {t}, which is not a stack"));
+                }
+            },
             ExprKind::StackNext(b) | ExprKind::StackLast(b) => {
-                self.expr(b);
                 if !matches!(b.ty, Type::Stack(..)) {
                     self.err("next/last of a value that is not a stack");
                 }
             }
-            ExprKind::StackLastIndex(b) => self.expr(b),
             ExprKind::Slice(b, hi, lo) => {
-                self.expr(b);
                 if hi < lo {
                     self.err(format!("slice [{hi}:{lo}] has hi < lo"));
                 } else {
@@ -791,15 +756,8 @@ impl<'p> Verifier<'p> {
                     self.mismatch(e, &Type::bit(hi - lo + 1), "a slice's type");
                 }
             }
-            ExprKind::Unary(op, x) => {
-                self.expr(x);
-                if *op == UnOp::Not {
-                    self.expect_bool(e, "`!`");
-                }
-            }
+            ExprKind::Unary(UnOp::Not, _) => self.expect_bool(e, "`!`"),
             ExprKind::Binary(op, l, r) => {
-                self.expr(l);
-                self.expr(r);
                 use BinOp::*;
                 match op {
                     Eq | Ne | Lt | Le | Gt | Ge => {
@@ -829,16 +787,11 @@ impl<'p> Verifier<'p> {
                 }
             }
             ExprKind::Mux(c, a, b) => {
-                self.expr(c);
-                self.expr(a);
-                self.expr(b);
                 self.expect_bool(c, "a `?:` condition");
                 let at = a.ty.clone();
                 self.mismatch(b, &at, "the other `?:` branch's type");
             }
-            ExprKind::Cast(x) => self.expr(x),
             ExprKind::Call(c) => {
-                self.call(c);
                 if let Callee::Builtin { builtin: Builtin::IsValid, .. } = c.callee {
                     self.expect_bool(e, "`isValid()`");
                 }
@@ -851,9 +804,13 @@ impl<'p> Verifier<'p> {
                 self.table_id(*t);
                 self.expect_bool(e, "`apply().hit/miss`");
             }
-            ExprKind::Aggregate(xs) => xs.iter().for_each(|x| self.expr(x)),
             ExprKind::Extern(x) => self.extern_id(*x),
-            ExprKind::InvalidHeader | ExprKind::DontCare => {}
+            ExprKind::StackLastIndex(_)
+            | ExprKind::Unary(..)
+            | ExprKind::Cast(_)
+            | ExprKind::Aggregate(_)
+            | ExprKind::InvalidHeader
+            | ExprKind::DontCare => {}
         }
     }
 }

@@ -9,9 +9,10 @@
 //! action's and function's block exist; every control lists its own tables; no `ApplyBlock` names a
 //! removed block.
 
-use crate::util::{bodies, body_mut, vars};
+use crate::util::{bodies, stmts_of, vars};
 use crate::PassError;
-use p4_ir::{BlockRef, Callee, Expr, ExprKind, Program, Stmt, Type, TypeDef};
+use p4_ir::visit::{walk_call, walk_expr, walk_stmt, Visit};
+use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Program, Stmt, Type, TypeDef};
 use std::collections::HashSet;
 
 /// `Err` names the first broken invariant (as a [`PassError`] of the pass `check`).
@@ -48,132 +49,88 @@ pub fn check_program(program: &Program) -> Result<(), PassError> {
             return Err(err(format!("table `{}` is not listed by its control `{}`", t.name, c.block.name)));
         }
     }
-    let mut copy = program.clone();
     for (block, body) in bodies(program) {
-        let frame = vars(program, &block).len();
-        let stmts = body_mut(&mut copy, body).map(std::mem::take).unwrap_or_default();
-        check_stmts(program, &stmts, frame, &block_ok).map_err(|m| err(format!("{body:?}: {m}")))?;
+        let stmts = stmts_of(program, body);
+        let mut refs = References { program, frame: vars(program, &block).len(), block_ok: &block_ok, error: None };
+        refs.visit_stmts(stmts);
+        if let Some(m) = refs.error {
+            return Err(err(format!("{body:?}: {m}")));
+        }
     }
     Ok(())
 }
 
-fn check_stmts(
-    program: &Program,
-    stmts: &[Stmt],
+/// Checks that the ids and variables code refers to exist; keeps the first problem found.
+struct References<'p> {
+    program: &'p Program,
+    /// The number of variables of the frame the code runs in.
     frame: usize,
-    block_ok: &dyn Fn(&BlockRef) -> bool,
-) -> Result<(), String> {
-    for s in stmts {
+    block_ok: &'p dyn Fn(&BlockRef) -> bool,
+    error: Option<String>,
+}
+
+impl References<'_> {
+    fn fail(&mut self, message: String) {
+        self.error.get_or_insert(message);
+    }
+}
+
+impl Visit<'_> for References<'_> {
+    fn visit_stmt(&mut self, s: &Stmt) {
+        if self.error.is_some() {
+            return;
+        }
         match s {
-            Stmt::VarInit { var, init, .. } => {
-                if var.index() >= frame {
-                    return Err(format!("init of variable #{} outside the frame ({frame} variables)", var.0));
-                }
-                if let Some(e) = init {
-                    check_expr(program, e, frame)?;
-                }
+            Stmt::VarInit { var, .. } if var.index() >= self.frame => {
+                self.fail(format!("init of variable #{} outside the frame ({} variables)", var.0, self.frame))
             }
-            Stmt::Assign { lhs, rhs, .. } => {
-                check_expr(program, lhs, frame)?;
-                check_expr(program, rhs, frame)?;
+            Stmt::ApplyTable { table, .. } if table.index() >= self.program.tables.len() => {
+                self.fail(format!("apply of table #{}", table.0))
             }
-            Stmt::Call(c) => check_call(program, c, frame)?,
-            Stmt::ApplyTable { table, .. } if table.index() >= program.tables.len() => {
-                return Err(format!("apply of table #{}", table.0));
+            Stmt::ApplyBlock { block, .. } if !(self.block_ok)(block) => {
+                self.fail("apply of a block that does not exist".into())
             }
-            Stmt::ApplyBlock { block, args, .. } => {
-                if !block_ok(block) {
-                    return Err("apply of a block that does not exist".into());
-                }
-                for a in args {
-                    check_expr(program, &a.expr, frame)?;
-                }
-            }
-            Stmt::If { cond, then, otherwise, .. } => {
-                check_expr(program, cond, frame)?;
-                check_stmts(program, then, frame, block_ok)?;
-                check_stmts(program, otherwise, frame, block_ok)?;
-            }
-            Stmt::SwitchAction { cases, .. } => {
-                for (_, l) in cases {
-                    check_stmts(program, l, frame, block_ok)?;
-                }
-            }
-            Stmt::SwitchValue { expr, cases, .. } => {
-                check_expr(program, expr, frame)?;
-                for (_, l) in cases {
-                    check_stmts(program, l, frame, block_ok)?;
-                }
-            }
-            Stmt::Block(l) => check_stmts(program, l, frame, block_ok)?,
-            Stmt::Return(Some(e), _) => check_expr(program, e, frame)?,
-            Stmt::For { init, cond, update, body, .. } => {
-                check_stmts(program, init, frame, block_ok)?;
-                if let Some(c) = cond {
-                    check_expr(program, c, frame)?;
-                }
-                check_stmts(program, update, frame, block_ok)?;
-                check_stmts(program, body, frame, block_ok)?;
-            }
-            _ => {}
+            _ => walk_stmt(self, s),
         }
     }
-    Ok(())
-}
 
-fn check_call(program: &Program, c: &p4_ir::Call, frame: usize) -> Result<(), String> {
-    match &c.callee {
-        Callee::Action(a) if a.index() >= program.actions.len() => return Err(format!("call of action #{}", a.0)),
-        Callee::Function(f) if f.index() >= program.functions.len() => {
-            return Err(format!("call of function #{}", f.0))
+    fn visit_call(&mut self, c: &Call) {
+        match &c.callee {
+            Callee::Action(a) if a.index() >= self.program.actions.len() => {
+                self.fail(format!("call of action #{}", a.0))
+            }
+            Callee::Function(f) if f.index() >= self.program.functions.len() => {
+                self.fail(format!("call of function #{}", f.0))
+            }
+            _ => walk_call(self, c),
         }
-        Callee::Method { target, .. } | Callee::Builtin { target, .. } => check_expr(program, target, frame)?,
-        _ => {}
     }
-    for a in &c.args {
-        check_expr(program, &a.expr, frame)?;
-    }
-    Ok(())
-}
 
-fn check_expr(program: &Program, e: &Expr, frame: usize) -> Result<(), String> {
-    match &e.kind {
-        ExprKind::Var(v) if v.index() >= frame => {
-            Err(format!("variable #{} outside the frame ({frame} variables)", v.0))
+    fn visit_expr(&mut self, e: &Expr) {
+        if self.error.is_some() {
+            return;
         }
-        ExprKind::Field(b, i) => {
-            if let Type::Named(t) = &b.ty {
-                let n = match program.types.get(t.index()) {
+        match &e.kind {
+            ExprKind::Var(v) if v.index() >= self.frame => {
+                self.fail(format!("variable #{} outside the frame ({} variables)", v.0, self.frame))
+            }
+            ExprKind::Field(b, i) => match &b.ty {
+                Type::Named(t) => match self.program.types.get(t.index()) {
                     Some(
                         TypeDef::Struct { fields, .. } | TypeDef::Header { fields, .. } | TypeDef::Union { fields, .. },
-                    ) => fields.len(),
-                    _ => return Err(format!("field of a value whose type #{} has no fields", t.0)),
-                };
-                if *i as usize >= n {
-                    return Err(format!("field #{i} of a type with {n} fields"));
-                }
+                    ) if *i as usize >= fields.len() => {
+                        self.fail(format!("field #{i} of a type with {} fields", fields.len()))
+                    }
+                    Some(TypeDef::Struct { .. } | TypeDef::Header { .. } | TypeDef::Union { .. }) => walk_expr(self, e),
+                    _ => self.fail(format!("field of a value whose type #{} has no fields", t.0)),
+                },
+                _ => walk_expr(self, e),
+            },
+            ExprKind::ApplyTable(t, _) if t.index() >= self.program.tables.len() => {
+                self.fail(format!("apply of table #{}", t.0))
             }
-            check_expr(program, b, frame)
+            ExprKind::Extern(x) if x.index() >= self.program.externs.len() => self.fail(format!("extern #{}", x.0)),
+            _ => walk_expr(self, e),
         }
-        ExprKind::StackNext(b)
-        | ExprKind::StackLast(b)
-        | ExprKind::StackLastIndex(b)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b) => check_expr(program, b, frame),
-        ExprKind::Index(b, i) | ExprKind::Binary(_, b, i) => {
-            check_expr(program, b, frame)?;
-            check_expr(program, i, frame)
-        }
-        ExprKind::Mux(c, a, b) => {
-            check_expr(program, c, frame)?;
-            check_expr(program, a, frame)?;
-            check_expr(program, b, frame)
-        }
-        ExprKind::Call(c) => check_call(program, c, frame),
-        ExprKind::ApplyTable(t, _) if t.index() >= program.tables.len() => Err(format!("apply of table #{}", t.0)),
-        ExprKind::Aggregate(xs) => xs.iter().try_for_each(|x| check_expr(program, x, frame)),
-        ExprKind::Extern(x) if x.index() >= program.externs.len() => Err(format!("extern #{}", x.0)),
-        _ => Ok(()),
     }
 }

@@ -282,8 +282,7 @@ impl Cx<'_> {
 
     /// Records the `lookahead`s in `e` (they read at the current offset and consume nothing).
     fn lookaheads(&self, e: &Expr, cur: &Offsets, ops: &mut Option<Vec<Op>>) {
-        let mut e = e.clone();
-        crate::util::walk_expr_mut(&mut e, &mut |x| {
+        p4_ir::visit::for_each_expr(e, |x| {
             if let ExprKind::Call(c) = &x.kind {
                 if let Callee::Method { extern_type, method, type_args, .. } = &c.callee {
                     if extern_type == "packet_in" && method == "lookahead" {

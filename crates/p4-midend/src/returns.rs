@@ -4,6 +4,7 @@
 //! `if (flag) break;` leaves the loop. A body whose only return is its last statement needs no flag.
 
 use crate::util::any_stmt;
+use p4_ir::visit::{walk_stmts_mut, VisitMut};
 use p4_ir::{Expr, ExprKind, Span, Stmt, Type, UnOp, Value, VarId};
 
 pub(crate) fn bool_const(b: bool, span: Span) -> Expr {
@@ -136,25 +137,17 @@ impl ReturnElim {
 }
 
 /// Removes the flag stores when no statement reads the flag.
-fn strip_flag(stmts: Vec<Stmt>) -> Vec<Stmt> {
+fn strip_flag(mut stmts: Vec<Stmt>) -> Vec<Stmt> {
+    struct StripFlag;
+    impl VisitMut for StripFlag {
+        fn visit_stmts(&mut self, stmts: &mut Vec<Stmt>) {
+            stmts.retain(
+                |s| !matches!(s, Stmt::Assign { lhs, .. } if matches!(lhs.kind, ExprKind::Var(v) if v == PLACEHOLDER)),
+            );
+            walk_stmts_mut(self, stmts);
+        }
+        fn visit_expr(&mut self, _: &mut Expr) {}
+    }
+    StripFlag.visit_stmts(&mut stmts);
     stmts
-        .into_iter()
-        .filter(|s| !matches!(s, Stmt::Assign { lhs, .. } if matches!(lhs.kind, ExprKind::Var(v) if v == PLACEHOLDER)))
-        .map(|s| match s {
-            Stmt::If { cond, then, otherwise, span } => {
-                Stmt::If { cond, then: strip_flag(then), otherwise: strip_flag(otherwise), span }
-            }
-            Stmt::SwitchAction { table, cases, span } => {
-                Stmt::SwitchAction { table, cases: cases.into_iter().map(|(a, l)| (a, strip_flag(l))).collect(), span }
-            }
-            Stmt::SwitchValue { expr, cases, span } => {
-                Stmt::SwitchValue { expr, cases: cases.into_iter().map(|(v, l)| (v, strip_flag(l))).collect(), span }
-            }
-            Stmt::Block(l) => Stmt::Block(strip_flag(l)),
-            Stmt::For { init, cond, update, body, span } => {
-                Stmt::For { init, cond, update, body: strip_flag(body), span }
-            }
-            other => other,
-        })
-        .collect()
 }

@@ -4,11 +4,18 @@
 //! expression rewrite and a few statements differ, so a pass implements [`OperandRewriter::expr`] and
 //! overrides [`OperandRewriter::stmt`] / [`OperandRewriter::top`] where it differs. `unroll-loops`
 //! uses only the statement walk (its `expr` does nothing).
+//!
+//! This walk is not [`p4_ir::visit`]'s: it takes each statement by value and returns the statements
+//! that replace it (what it hoists goes in front), it treats a statement's whole operand apart from
+//! the operands inside it, and it keeps a [`Guard`] of what was evaluated before each operand (the
+//! right operand of `&&`/`||` and the arms of `?:` may not run; a `for` condition has no place in
+//! front of it). A plain visit in evaluation order gives none of that.
 
 use p4_ir::{BinOp, Builtin, Call, Callee, Expr, ExprKind, Span, Stmt, Type, VarId};
 use std::collections::HashSet;
 
-use crate::util::{root_var, walk_expr_mut};
+use crate::util::root_var;
+use p4_ir::visit::for_each_expr;
 
 /// What has been evaluated so far in the statement being rewritten, in evaluation order.
 #[derive(Default)]
@@ -167,8 +174,7 @@ pub(crate) fn place_reads(lhs: &Expr, g: &mut Guard) {
     match &lhs.kind {
         ExprKind::Index(b, i) => {
             place_reads(b, g);
-            let mut i = (**i).clone();
-            walk_expr_mut(&mut i, &mut |x| match x.kind {
+            for_each_expr(i, |x| match x.kind {
                 ExprKind::Var(v) => {
                     g.reads.insert(v);
                 }

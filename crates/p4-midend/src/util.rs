@@ -1,7 +1,8 @@
 //! Helpers shared by the passes: finding every statement list of a program with the frame it runs
 //! in, walking expressions, and making fresh variables.
 
-use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Program, Stmt, Type, Var, VarId, VarKind};
+use p4_ir::visit::{self, VisitMut};
+use p4_ir::{BlockRef, Expr, ExprKind, Program, Stmt, Type, Var, VarId, VarKind};
 
 /// Which statement list of the program: the unit a pass rewrites.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,6 +37,19 @@ pub fn bodies(program: &Program) -> Vec<(BlockRef, Body)> {
         out.push((f.block.clone(), Body::Function(i)));
     }
     out
+}
+
+/// The statement list `body` names (empty if it does not exist).
+pub fn stmts_of(program: &Program, body: Body) -> &[Stmt] {
+    let list = match body {
+        Body::ParserInit(p) => program.parsers.get(p).map(|p| &p.init),
+        Body::ParserState(p, s) => program.parsers.get(p).and_then(|p| p.states.get(s)).map(|s| &s.body),
+        Body::ControlInit(c) => program.controls.get(c).map(|c| &c.init),
+        Body::ControlBody(c) => program.controls.get(c).map(|c| &c.body),
+        Body::Action(a) => program.actions.get(a).map(|a| &a.body),
+        Body::Function(f) => program.functions.get(f).map(|f| &f.body),
+    };
+    list.map_or(&[], |l| l.as_slice())
 }
 
 /// The statement list `body` names (an empty list if it does not exist).
@@ -94,202 +108,49 @@ pub fn fresh_var(vars: &mut Vec<Var>, base: &str, ty: Type, kind: VarKind) -> Va
 
 /// Calls `f` on every statement list nested in `stmts` (not on `stmts` itself), innermost first.
 pub fn for_each_nested_list(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Vec<Stmt>)) {
-    for s in stmts {
-        match s {
-            Stmt::If { then, otherwise, .. } => {
-                for l in [then, otherwise] {
-                    for_each_nested_list(l, f);
-                    f(l);
-                }
-            }
-            Stmt::SwitchAction { cases, .. } => {
-                for (_, l) in cases {
-                    for_each_nested_list(l, f);
-                    f(l);
-                }
-            }
-            Stmt::SwitchValue { cases, .. } => {
-                for (_, l) in cases {
-                    for_each_nested_list(l, f);
-                    f(l);
-                }
-            }
-            Stmt::Block(l) => {
-                for_each_nested_list(l, f);
-                f(l);
-            }
-            Stmt::For { init, update, body, .. } => {
-                for l in [init, update, body] {
-                    for_each_nested_list(l, f);
-                    f(l);
-                }
-            }
-            _ => {}
+    struct Lists<'f>(&'f mut dyn FnMut(&mut Vec<Stmt>));
+    impl VisitMut for Lists<'_> {
+        fn visit_stmts(&mut self, l: &mut Vec<Stmt>) {
+            visit::walk_stmts_mut(self, l);
+            (self.0)(l);
         }
+        fn visit_expr(&mut self, _: &mut Expr) {}
     }
+    let mut lists = Lists(f);
+    stmts.iter_mut().for_each(|s| lists.visit_stmt(s));
 }
 
 /// Calls `f` on every expression node below `e` and on `e`, children first.
 pub fn walk_expr_mut(e: &mut Expr, f: &mut dyn FnMut(&mut Expr)) {
-    match &mut e.kind {
-        ExprKind::Field(b, _)
-        | ExprKind::StackNext(b)
-        | ExprKind::StackLast(b)
-        | ExprKind::StackLastIndex(b)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b) => walk_expr_mut(b, f),
-        ExprKind::Index(b, i) => {
-            walk_expr_mut(b, f);
-            walk_expr_mut(i, f);
-        }
-        ExprKind::Binary(_, l, r) => {
-            walk_expr_mut(l, f);
-            walk_expr_mut(r, f);
-        }
-        ExprKind::Mux(c, a, b) => {
-            walk_expr_mut(c, f);
-            walk_expr_mut(a, f);
-            walk_expr_mut(b, f);
-        }
-        ExprKind::Call(call) => walk_call_mut(call, f),
-        ExprKind::Aggregate(xs) => xs.iter_mut().for_each(|x| walk_expr_mut(x, f)),
-        ExprKind::Const(_)
-        | ExprKind::Var(_)
-        | ExprKind::ApplyTable(..)
-        | ExprKind::InvalidHeader
-        | ExprKind::Extern(_)
-        | ExprKind::DontCare => {}
-    }
-    f(e);
+    PostOrder(f).visit_expr(e);
 }
 
-fn walk_call_mut(call: &mut p4_ir::Call, f: &mut dyn FnMut(&mut Expr)) {
-    match &mut call.callee {
-        p4_ir::Callee::Method { target, .. } | p4_ir::Callee::Builtin { target, .. } => walk_expr_mut(target, f),
-        _ => {}
-    }
-    for a in &mut call.args {
-        walk_expr_mut(&mut a.expr, f);
-    }
-}
-
-/// The operands of `e` (its direct sub-expressions), in evaluation order.
-pub fn children(e: &Expr) -> Vec<&Expr> {
-    match &e.kind {
-        ExprKind::Field(b, _)
-        | ExprKind::StackNext(b)
-        | ExprKind::StackLast(b)
-        | ExprKind::StackLastIndex(b)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b) => vec![b],
-        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
-        ExprKind::Mux(c, a, b) => vec![c, a, b],
-        ExprKind::Aggregate(xs) => xs.iter().collect(),
-        ExprKind::Call(c) => call_exprs(c),
-        _ => vec![],
-    }
-}
-
-/// The expressions of a call: the method target, then the arguments.
-pub fn call_exprs(c: &Call) -> Vec<&Expr> {
-    let mut v = Vec::new();
-    if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &c.callee {
-        v.push(&**target);
-    }
-    v.extend(c.args.iter().map(|a| &a.expr));
-    v
-}
-
-/// [`children`], mutably.
-pub fn children_mut(e: &mut Expr) -> Vec<&mut Expr> {
-    match &mut e.kind {
-        ExprKind::Field(b, _)
-        | ExprKind::StackNext(b)
-        | ExprKind::StackLast(b)
-        | ExprKind::StackLastIndex(b)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b) => vec![b],
-        ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => vec![a, b],
-        ExprKind::Mux(c, a, b) => vec![c, a, b],
-        ExprKind::Aggregate(xs) => xs.iter_mut().collect(),
-        ExprKind::Call(c) => call_exprs_mut(c),
-        _ => vec![],
-    }
-}
-
-/// [`call_exprs`], mutably.
-pub fn call_exprs_mut(c: &mut Call) -> Vec<&mut Expr> {
-    let mut v = Vec::new();
-    if let Callee::Method { target, .. } | Callee::Builtin { target, .. } = &mut c.callee {
-        v.push(&mut **target);
-    }
-    v.extend(c.args.iter_mut().map(|a| &mut a.expr));
-    v
-}
-
-/// Calls `f` on every expression node of `stmts`, nested statements included.
+/// Calls `f` on every expression node of `stmts`, nested statements included (each expression
+/// after those below it).
 pub fn walk_stmts_exprs_mut(stmts: &mut [Stmt], f: &mut dyn FnMut(&mut Expr)) {
-    for s in stmts {
-        match s {
-            Stmt::VarInit { init, .. } => {
-                if let Some(e) = init {
-                    walk_expr_mut(e, f)
-                }
-            }
-            Stmt::Assign { lhs, rhs, .. } => {
-                walk_expr_mut(lhs, f);
-                walk_expr_mut(rhs, f);
-            }
-            Stmt::Call(c) => walk_call_mut(c, f),
-            Stmt::ApplyBlock { args, .. } => args.iter_mut().for_each(|a| walk_expr_mut(&mut a.expr, f)),
-            Stmt::If { cond, then, otherwise, .. } => {
-                walk_expr_mut(cond, f);
-                walk_stmts_exprs_mut(then, f);
-                walk_stmts_exprs_mut(otherwise, f);
-            }
-            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| walk_stmts_exprs_mut(l, f)),
-            Stmt::SwitchValue { expr, cases, .. } => {
-                walk_expr_mut(expr, f);
-                cases.iter_mut().for_each(|(_, l)| walk_stmts_exprs_mut(l, f));
-            }
-            Stmt::Block(l) => walk_stmts_exprs_mut(l, f),
-            Stmt::Return(Some(e), _) => walk_expr_mut(e, f),
-            Stmt::For { init, cond, update, body, .. } => {
-                walk_stmts_exprs_mut(init, f);
-                if let Some(c) = cond {
-                    walk_expr_mut(c, f);
-                }
-                walk_stmts_exprs_mut(update, f);
-                walk_stmts_exprs_mut(body, f);
-            }
-            Stmt::ApplyTable { .. }
-            | Stmt::Exit(_)
-            | Stmt::Return(None, _)
-            | Stmt::Break(_)
-            | Stmt::Continue(_)
-            | Stmt::Empty => {}
-        }
+    let mut post = PostOrder(f);
+    stmts.iter_mut().for_each(|s| post.visit_stmt(s));
+}
+
+/// Calls `f` on every expression node of the program (statements, select keys and keysets, table
+/// keys, action arguments and entry keysets; [`visit::walk_program_mut`]), each after those below it.
+pub fn walk_program_exprs_mut(program: &mut Program, f: &mut dyn FnMut(&mut Expr)) {
+    visit::walk_program_mut(&mut PostOrder(f), program);
+}
+
+/// Hands every expression to its function after the expressions below it.
+struct PostOrder<'f>(&'f mut dyn FnMut(&mut Expr));
+
+impl VisitMut for PostOrder<'_> {
+    fn visit_expr(&mut self, e: &mut Expr) {
+        visit::walk_expr_mut(self, e);
+        (self.0)(e);
     }
 }
 
 /// True if some statement in `stmts` (nested ones included) satisfies `pred`.
 pub fn any_stmt(stmts: &[Stmt], pred: &dyn Fn(&Stmt) -> bool) -> bool {
-    stmts.iter().any(|s| {
-        pred(s)
-            || match s {
-                Stmt::If { then, otherwise, .. } => any_stmt(then, pred) || any_stmt(otherwise, pred),
-                Stmt::SwitchAction { cases, .. } => cases.iter().any(|(_, l)| any_stmt(l, pred)),
-                Stmt::SwitchValue { cases, .. } => cases.iter().any(|(_, l)| any_stmt(l, pred)),
-                Stmt::Block(l) => any_stmt(l, pred),
-                Stmt::For { init, update, body, .. } => {
-                    any_stmt(init, pred) || any_stmt(update, pred) || any_stmt(body, pred)
-                }
-                _ => false,
-            }
-    })
+    p4_ir::visit::any_stmt(stmts, pred)
 }
 
 /// True if evaluating `e` can have an effect or depends on one: a call (other than `isValid()`) or a
@@ -329,28 +190,20 @@ pub fn root_var(e: &Expr) -> Option<VarId> {
 /// Renames the variable of every `init` statement in `stmts` (nested ones included) through `map`
 /// (expressions are renamed with [`walk_stmts_exprs_mut`]; `init` names its variable directly).
 pub fn rename_var_inits(stmts: &mut [Stmt], map: &dyn Fn(VarId) -> Option<VarId>) {
-    for s in stmts {
-        match s {
-            Stmt::VarInit { var, .. } => {
-                if let Some(n) = map(*var) {
+    struct Inits<'m>(&'m dyn Fn(VarId) -> Option<VarId>);
+    impl VisitMut for Inits<'_> {
+        fn visit_stmt(&mut self, s: &mut Stmt) {
+            if let Stmt::VarInit { var, .. } = s {
+                if let Some(n) = (self.0)(*var) {
                     *var = n;
                 }
             }
-            Stmt::If { then, otherwise, .. } => {
-                rename_var_inits(then, map);
-                rename_var_inits(otherwise, map);
-            }
-            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| rename_var_inits(l, map)),
-            Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| rename_var_inits(l, map)),
-            Stmt::Block(l) => rename_var_inits(l, map),
-            Stmt::For { init, update, body, .. } => {
-                rename_var_inits(init, map);
-                rename_var_inits(update, map);
-                rename_var_inits(body, map);
-            }
-            _ => {}
+            visit::walk_stmt_mut(self, s);
         }
+        fn visit_expr(&mut self, _: &mut Expr) {}
     }
+    let mut inits = Inits(map);
+    stmts.iter_mut().for_each(|s| inits.visit_stmt(s));
 }
 
 /// One step of an access path.

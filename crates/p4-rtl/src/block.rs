@@ -838,7 +838,7 @@ impl<'a> BlockGen<'a> {
     /// copies `out`/`inout` parameters back.
     pub fn inline_action(&mut self, action: p4_ir::ActionId, args: &[Arg], span: Span) -> Result<()> {
         let a = self.p.actions.get(action.index()).ok_or_else(|| RtlError::new(span, "unknown action"))?;
-        if a.body.iter().any(contains_return) {
+        if p4_ir::visit::any_stmt(&a.body, |s| matches!(s, Stmt::Return(..))) {
             return unsupported(span, format!("`return` inside action `{}`", a.name));
         }
         for (param, arg) in a.params.iter().zip(args) {
@@ -1309,17 +1309,6 @@ impl<'a> BlockGen<'a> {
             "if ({cond}) begin {name}_we = 32'({i}) < 32'd{}; {name}_wa = 32'({i}); {name}_wd = {{{cur}[127:64] + 64'd1, {cur}[63:0] + {len}}}; end",
             entry.size
         ));
-    }
-}
-
-fn contains_return(st: &Stmt) -> bool {
-    match st {
-        Stmt::Return(..) => true,
-        Stmt::If { then, otherwise, .. } => then.iter().chain(otherwise).any(contains_return),
-        Stmt::SwitchValue { cases, .. } => cases.iter().flat_map(|c| &c.1).any(contains_return),
-        Stmt::SwitchAction { cases, .. } => cases.iter().flat_map(|c| &c.1).any(contains_return),
-        Stmt::Block(b) => b.iter().any(contains_return),
-        _ => false,
     }
 }
 

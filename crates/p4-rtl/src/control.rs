@@ -83,16 +83,13 @@ struct ApplyLocals {
     run: String,
 }
 
+/// Whether `st` (or a statement nested in it) applies a table.
 fn has_table(st: &Stmt) -> bool {
-    match st {
+    p4_ir::visit::any_stmt(std::slice::from_ref(st), |s| match s {
         Stmt::ApplyTable { .. } | Stmt::SwitchAction { .. } => true,
         Stmt::VarInit { init: Some(e), .. } | Stmt::Assign { rhs: e, .. } => matches!(e.kind, ExprKind::ApplyTable(..)),
-        Stmt::If { then, otherwise, .. } => then.iter().chain(otherwise).any(has_table),
-        Stmt::SwitchValue { cases, .. } => cases.iter().flat_map(|c| &c.1).any(has_table),
-        Stmt::Block(b) => b.iter().any(has_table),
-        Stmt::For { body, .. } => body.iter().any(has_table),
         _ => false,
-    }
+    })
 }
 
 impl<'a> CtlGen<'a> {

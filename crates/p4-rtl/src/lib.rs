@@ -111,15 +111,8 @@ pub struct ValueSetHw {
 /// Whether any control or action calls an extern function whose operation `pred` accepts.
 fn calls_op(program: &Program, arch: &p4_arch::Architecture, pred: impl Fn(&p4_arch::ExternOp) -> bool) -> bool {
     fn any(stmts: &[p4_ir::Stmt], f: &dyn Fn(&str) -> bool) -> bool {
-        use p4_ir::Stmt;
-        stmts.iter().any(|s| match s {
-            Stmt::Call(c) => matches!(&c.callee, p4_ir::Callee::ExternFunction { name, .. } if f(name)),
-            Stmt::If { then, otherwise, .. } => any(then, f) || any(otherwise, f),
-            Stmt::SwitchAction { cases, .. } => cases.iter().any(|(_, b)| any(b, f)),
-            Stmt::SwitchValue { cases, .. } => cases.iter().any(|(_, b)| any(b, f)),
-            Stmt::Block(b) => any(b, f),
-            Stmt::For { init, update, body, .. } => any(init, f) || any(update, f) || any(body, f),
-            _ => false,
+        p4_ir::visit::any_stmt(stmts, |s| {
+            matches!(s, p4_ir::Stmt::Call(c) if matches!(&c.callee, p4_ir::Callee::ExternFunction { name, .. } if f(name)))
         })
     }
     let f = |name: &str| arch.function(name).is_some_and(|sig| pred(&sig.op));

@@ -10,6 +10,7 @@
 use std::fmt::Write;
 
 use p4_ir::layout::scalar_width;
+use p4_ir::visit::{walk_stmt, Visit};
 use p4_ir::{Program, Type, TypeDef, TypeId};
 
 use crate::error::{Result, RtlError};
@@ -55,44 +56,35 @@ pub fn next_index_width(n: u32) -> u32 {
 /// set a varbit length in the hardware subset (assigning a varbit field is refused), and copies of
 /// a whole header keep it.
 fn varbit_alignment(p: &Program) -> Vec<u32> {
-    fn walk(body: &[p4_ir::Stmt], align: &mut [u32]) {
-        for st in body {
-            match st {
-                p4_ir::Stmt::Call(c) => {
-                    let is_extract = matches!(&c.callee, p4_ir::Callee::Method { extern_type, method, .. }
-                        if extern_type == "packet_in" && method == "extract");
-                    if let ([h, len], true) = (&c.args[..], is_extract) {
-                        let ty = match &h.expr.ty {
-                            Type::Stack(e, _) => e.as_ref(),
-                            t => t,
-                        };
-                        if let Type::Named(id) = ty {
-                            if let Some(a) = align.get_mut(id.index()) {
-                                *a = (*a).min(len.expr.known_low_zeros());
-                            }
+    /// Narrows the alignment of each header type a two-argument `extract` statement fills.
+    struct Extracts<'a>(&'a mut [u32]);
+    impl Visit<'_> for Extracts<'_> {
+        fn visit_stmt(&mut self, st: &p4_ir::Stmt) {
+            if let p4_ir::Stmt::Call(c) = st {
+                let is_extract = matches!(&c.callee, p4_ir::Callee::Method { extern_type, method, .. }
+                    if extern_type == "packet_in" && method == "extract");
+                if let ([h, len], true) = (&c.args[..], is_extract) {
+                    let ty = match &h.expr.ty {
+                        Type::Stack(e, _) => e.as_ref(),
+                        t => t,
+                    };
+                    if let Type::Named(id) = ty {
+                        if let Some(a) = self.0.get_mut(id.index()) {
+                            *a = (*a).min(len.expr.known_low_zeros());
                         }
                     }
                 }
-                p4_ir::Stmt::If { then, otherwise, .. } => {
-                    walk(then, align);
-                    walk(otherwise, align);
-                }
-                p4_ir::Stmt::Block(b) => walk(b, align),
-                p4_ir::Stmt::SwitchValue { cases, .. } => cases.iter().for_each(|(_, b)| walk(b, align)),
-                p4_ir::Stmt::For { init, update, body, .. } => {
-                    walk(init, align);
-                    walk(update, align);
-                    walk(body, align);
-                }
-                _ => {}
             }
+            walk_stmt(self, st);
         }
+        fn visit_expr(&mut self, _: &p4_ir::Expr) {}
     }
     let mut align = vec![64; p.types.len()];
+    let mut extracts = Extracts(&mut align);
     for parser in &p.parsers {
-        walk(&parser.init, &mut align);
+        extracts.visit_stmts(&parser.init);
         for s in &parser.states {
-            walk(&s.body, &mut align);
+            extracts.visit_stmts(&s.body);
         }
     }
     align

@@ -1258,29 +1258,12 @@ pub fn always_returns(ss: &[ir::Stmt]) -> bool {
 
 /// True if evaluating `e` applies a table (`t.apply().hit`).
 fn applies_table(e: &ir::Expr) -> bool {
-    use ir::ExprKind as K;
-    match &e.kind {
-        K::ApplyTable(..) => true,
-        K::Field(b, _) | K::StackNext(b) | K::StackLast(b) | K::StackLastIndex(b) | K::Slice(b, _, _) | K::Unary(_, b) | K::Cast(b) => applies_table(b),
-        K::Index(a, b) | K::Binary(_, a, b) => applies_table(a) || applies_table(b),
-        K::Mux(c, a, b) => applies_table(c) || applies_table(a) || applies_table(b),
-        K::Aggregate(xs) => xs.iter().any(applies_table),
-        K::Call(c) => c.args.iter().any(|a| applies_table(&a.expr)),
-        _ => false,
-    }
+    e.any(&mut |x| matches!(x.kind, ir::ExprKind::ApplyTable(..)))
 }
 
 /// True if evaluating `e` can change state (it calls something or applies a table).
 fn has_effects(e: &ir::Expr) -> bool {
-    use ir::ExprKind as K;
-    match &e.kind {
-        K::Call(_) | K::ApplyTable(..) => true,
-        K::Const(_) | K::Var(_) | K::InvalidHeader | K::Extern(_) | K::DontCare => false,
-        K::Field(a, _) | K::StackNext(a) | K::StackLast(a) | K::StackLastIndex(a) | K::Slice(a, _, _) | K::Unary(_, a) | K::Cast(a) => has_effects(a),
-        K::Index(a, b) | K::Binary(_, a, b) => has_effects(a) || has_effects(b),
-        K::Mux(a, b, c) => has_effects(a) || has_effects(b) || has_effects(c),
-        K::Aggregate(items) => items.iter().any(has_effects),
-    }
+    e.any(&mut |x| matches!(x.kind, ir::ExprKind::Call(_) | ir::ExprKind::ApplyTable(..)))
 }
 
 /// Extern arguments that are constant lists (data lists such as `{ 16w1 }`) stay lists of

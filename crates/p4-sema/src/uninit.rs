@@ -5,7 +5,8 @@
 //! without an initializer is "unset" until some statement writes it (anywhere earlier in the text,
 //! whatever the branch); a read of an unset variable warns once.
 
-use p4_ir::{Arg, Call, Callee, Direction, Expr, ExprKind, Parser, Stmt, Transition, Type, Var, VarId};
+use p4_ir::visit::{walk_expr, walk_stmt, Visit};
+use p4_ir::{Arg, Call, Direction, Expr, ExprKind, Parser, Stmt, Transition, Type, Var, VarId};
 use p4_syntax::diag::Diagnostic;
 use std::collections::HashSet;
 
@@ -20,7 +21,7 @@ struct Walk<'v> {
 pub fn check(vars: &[Var], stmts: &[&[Stmt]]) -> Vec<Diagnostic> {
     let mut w = Walk { vars, unset: HashSet::new(), warned: HashSet::new(), out: vec![] };
     for ss in stmts {
-        w.stmts(ss);
+        w.visit_stmts(ss);
     }
     w.out
 }
@@ -28,11 +29,11 @@ pub fn check(vars: &[Var], stmts: &[&[Stmt]]) -> Vec<Diagnostic> {
 /// Warnings for a parser: its initialisation, then its states in order (select keys are reads).
 pub fn check_parser(p: &Parser) -> Vec<Diagnostic> {
     let mut w = Walk { vars: &p.block.vars, unset: HashSet::new(), warned: HashSet::new(), out: vec![] };
-    w.stmts(&p.init);
+    w.visit_stmts(&p.init);
     for st in &p.states {
-        w.stmts(&st.body);
+        w.visit_stmts(&st.body);
         if let Transition::Select { keys, .. } = &st.transition {
-            keys.iter().for_each(|k| w.read(k));
+            keys.iter().for_each(|k| w.visit_expr(k));
         }
     }
     w.out
@@ -47,16 +48,10 @@ fn root(e: &Expr) -> Option<VarId> {
 }
 
 impl Walk<'_> {
-    fn stmts(&mut self, ss: &[Stmt]) {
-        for s in ss {
-            self.stmt(s);
-        }
-    }
-
     fn write(&mut self, lhs: &Expr) {
         // Index expressions inside an l-value are reads.
         if let ExprKind::Index(b, i) = &lhs.kind {
-            self.read(i);
+            self.visit_expr(i);
             self.write(b);
             return;
         }
@@ -64,97 +59,64 @@ impl Walk<'_> {
             self.unset.remove(&v);
         }
     }
+}
 
-    fn args(&mut self, args: &[Arg]) {
-        for a in args {
-            match a.direction {
-                Direction::Out => self.write(&a.expr),
-                Direction::InOut => {
-                    self.read(&a.expr);
-                    self.write(&a.expr);
+/// Statements in textual order; every expression the walk reaches is a read, except where a
+/// statement or argument says otherwise.
+impl Visit<'_> for Walk<'_> {
+    fn visit_stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::VarInit { var, init: None, .. } => {
+                let scalar = self.vars.get(var.index()).is_some_and(|v| matches!(v.ty, Type::Bits { .. } | Type::Bool));
+                if scalar {
+                    self.unset.insert(*var);
+                    self.warned.remove(var);
                 }
-                _ => self.read(&a.expr),
             }
+            Stmt::VarInit { var, init: Some(e), .. } => {
+                self.visit_expr(e);
+                self.unset.remove(var);
+            }
+            Stmt::Assign { lhs, rhs, .. } => {
+                self.visit_expr(rhs);
+                self.write(lhs);
+            }
+            Stmt::For { init, cond, update, body, .. } => {
+                self.visit_stmts(init);
+                // Loop-carried values: writes anywhere in the loop count before the condition.
+                self.visit_stmts(update);
+                self.visit_stmts(body);
+                if let Some(c) = cond {
+                    self.visit_expr(c);
+                }
+            }
+            _ => walk_stmt(self, s),
         }
     }
 
-    fn call(&mut self, c: &Call) {
-        match &c.callee {
-            Callee::Method { target, .. } => self.read_silently(target),
-            Callee::Builtin { target, .. } => self.read_silently(target),
-            _ => {}
-        }
-        self.args(&c.args);
-    }
-
-    /// Targets of method calls (`h.isValid()`, `reg.read(...)`) are not value reads.
-    fn read_silently(&mut self, _e: &Expr) {}
-
-    fn read(&mut self, e: &Expr) {
-        match &e.kind {
-            ExprKind::Var(v) if self.unset.contains(v) && self.warned.insert(*v) => {
+    fn visit_expr(&mut self, e: &Expr) {
+        if let ExprKind::Var(v) = e.kind {
+            if self.unset.contains(&v) && self.warned.insert(v) {
                 let name = self.vars.get(v.index()).map(|x| x.name.as_str()).unwrap_or("?");
                 self.out.push(Diagnostic::warning(e.span, format!("`{name}` may be used before it is initialized")));
             }
-            ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) | ExprKind::Slice(b, _, _) | ExprKind::Unary(_, b) | ExprKind::Cast(b) => self.read(b),
-            ExprKind::Index(b, i) | ExprKind::Binary(_, b, i) => {
-                self.read(b);
-                self.read(i);
-            }
-            ExprKind::Mux(c, a, b) => {
-                self.read(c);
-                self.read(a);
-                self.read(b);
-            }
-            ExprKind::Call(c) => self.call(c),
-            ExprKind::Aggregate(xs) => xs.iter().for_each(|x| self.read(x)),
-            _ => {}
         }
+        walk_expr(self, e);
     }
 
-    fn stmt(&mut self, s: &Stmt) {
-        match s {
-            Stmt::VarInit { var, init, .. } => match init {
-                Some(e) => {
-                    self.read(e);
-                    self.unset.remove(var);
-                }
-                None => {
-                    let scalar = self.vars.get(var.index()).is_some_and(|v| matches!(v.ty, Type::Bits { .. } | Type::Bool));
-                    if scalar {
-                        self.unset.insert(*var);
-                        self.warned.remove(var);
-                    }
-                }
-            },
-            Stmt::Assign { lhs, rhs, .. } => {
-                self.read(rhs);
-                self.write(lhs);
+    /// Targets of method calls (`h.isValid()`, `reg.read(...)`) are not value reads.
+    fn visit_call(&mut self, c: &Call) {
+        c.args.iter().for_each(|a| self.visit_arg(a));
+    }
+
+    fn visit_arg(&mut self, a: &Arg) {
+        match a.direction {
+            Direction::Out => self.write(&a.expr),
+            Direction::InOut => {
+                self.visit_expr(&a.expr);
+                self.write(&a.expr);
             }
-            Stmt::Call(c) => self.call(c),
-            Stmt::ApplyBlock { args, .. } => self.args(args),
-            Stmt::If { cond, then, otherwise, .. } => {
-                self.read(cond);
-                self.stmts(then);
-                self.stmts(otherwise);
-            }
-            Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, b)| self.stmts(b)),
-            Stmt::SwitchValue { expr, cases, .. } => {
-                self.read(expr);
-                cases.iter().for_each(|(_, b)| self.stmts(b));
-            }
-            Stmt::Block(b) => self.stmts(b),
-            Stmt::Return(Some(e), _) => self.read(e),
-            Stmt::For { init, cond, update, body, .. } => {
-                self.stmts(init);
-                // Loop-carried values: writes anywhere in the loop count before the condition.
-                self.stmts(update);
-                self.stmts(body);
-                if let Some(c) = cond {
-                    self.read(c);
-                }
-            }
-            _ => {}
+            _ => self.visit_expr(&a.expr),
         }
     }
 }

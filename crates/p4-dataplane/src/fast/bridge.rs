@@ -9,6 +9,7 @@
 //! over to it ([`super::FastProg::hands_over`]).
 
 use p4_arch::{Architecture, ExternOp, MetaRole};
+use p4_ir::visit::{walk_call, walk_expr, walk_stmt, Visit};
 use p4_ir::{BlockRef, Call, Callee, Direction, Expr, ExprKind, Stmt};
 
 use super::places::{FrameHeader, Places};
@@ -49,55 +50,39 @@ fn needs_traffic_manager(ir: &p4_ir::Program, arch: &Architecture, stmts: &[Stmt
         }
         _ => false,
     };
-    let mut exprs: Vec<&Expr> = Vec::new();
-    let mut todo: Vec<&Stmt> = stmts.iter().collect();
-    while let Some(s) = todo.pop() {
-        match s {
-            Stmt::Call(call) => {
-                if call_needs(call) {
-                    return true;
-                }
-                exprs.extend(call.args.iter().map(|a| &a.expr));
-            }
-            Stmt::VarInit { init, .. } => exprs.extend(init),
-            Stmt::Assign { lhs, rhs, .. } => exprs.extend([lhs, rhs]),
-            Stmt::Return(e, _) => exprs.extend(e),
-            Stmt::If { cond, then, otherwise, .. } => {
-                exprs.push(cond);
-                todo.extend(then.iter().chain(otherwise));
-            }
-            Stmt::SwitchValue { expr, cases, .. } => {
-                exprs.push(expr);
-                todo.extend(cases.iter().flat_map(|(_, b)| b));
-            }
-            Stmt::For { init, cond, update, body, .. } => {
-                exprs.extend(cond);
-                todo.extend(init.iter().chain(update).chain(body));
-            }
-            Stmt::Block(b) => todo.extend(b),
-            // A function applies no table or block; anything else here is refused elsewhere.
-            Stmt::ApplyTable { .. } | Stmt::ApplyBlock { .. } | Stmt::SwitchAction { .. } => return true,
-            Stmt::Exit(_) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Empty => {}
+    let mut found = NeedsTrafficManager { call_needs, found: false };
+    found.visit_stmts(stmts);
+    found.found
+}
+
+/// Looks for a call `call_needs` accepts, or a table or block apply (which a function does not
+/// make; anything else here is refused elsewhere).
+struct NeedsTrafficManager<F> {
+    call_needs: F,
+    found: bool,
+}
+
+impl<F: Fn(&Call) -> bool> Visit<'_> for NeedsTrafficManager<F> {
+    fn visit_stmt(&mut self, s: &Stmt) {
+        self.found |= matches!(s, Stmt::ApplyTable { .. } | Stmt::ApplyBlock { .. } | Stmt::SwitchAction { .. });
+        if !self.found {
+            walk_stmt(self, s);
         }
     }
-    while let Some(e) = exprs.pop() {
-        match &e.kind {
-            ExprKind::Call(call) => {
-                if call_needs(call) {
-                    return true;
-                }
-                exprs.extend(call.args.iter().map(|a| &a.expr));
-            }
-            ExprKind::Field(x, _) | ExprKind::StackNext(x) | ExprKind::StackLast(x) | ExprKind::StackLastIndex(x) => exprs.push(x),
-            ExprKind::Slice(x, ..) | ExprKind::Unary(_, x) | ExprKind::Cast(x) => exprs.push(x),
-            ExprKind::Index(x, y) | ExprKind::Binary(_, x, y) => exprs.extend([&**x, &**y]),
-            ExprKind::Mux(x, y, z) => exprs.extend([&**x, &**y, &**z]),
-            ExprKind::Aggregate(xs) => exprs.extend(xs),
-            ExprKind::ApplyTable(..) => return true,
-            ExprKind::Const(_) | ExprKind::Var(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {}
+
+    fn visit_call(&mut self, call: &Call) {
+        self.found |= (self.call_needs)(call);
+        if !self.found {
+            walk_call(self, call);
         }
     }
-    false
+
+    fn visit_expr(&mut self, e: &Expr) {
+        self.found |= matches!(e.kind, ExprKind::ApplyTable(..));
+        if !self.found {
+            walk_expr(self, e);
+        }
+    }
 }
 
 /// The frame slot ranges `e` reads or writes, added to `out`; `false`: it may touch more than a
@@ -288,15 +273,7 @@ fn call_emits(ir: &p4_ir::Program, call: &Call, depth: usize) -> bool {
 /// Whether a statement of `stmts` (not looking into actions or functions called) makes a call
 /// `pred` holds for.
 fn any_call(stmts: &[Stmt], pred: &dyn Fn(&Call) -> bool) -> bool {
-    stmts.iter().any(|s| match s {
-        Stmt::Call(call) => pred(call),
-        Stmt::If { then, otherwise, .. } => any_call(then, pred) || any_call(otherwise, pred),
-        Stmt::SwitchValue { cases, .. } => cases.iter().any(|(_, body)| any_call(body, pred)),
-        Stmt::SwitchAction { cases, .. } => cases.iter().any(|(_, body)| any_call(body, pred)),
-        Stmt::For { init, update, body, .. } => any_call(init, pred) || any_call(update, pred) || any_call(body, pred),
-        Stmt::Block(body) => any_call(body, pred),
-        _ => false,
-    })
+    p4_ir::visit::any_stmt(stmts, |s| matches!(s, Stmt::Call(call) if pred(call)))
 }
 
 /// `e`, a scalar expression without calls this executor does not compute itself (a select key on

@@ -203,15 +203,7 @@ fn ending_return(stmts: &[&[Stmt]], body: Run) -> Run {
 
 /// Whether a `return` is among `stmts` (nested in any block).
 fn returns(stmts: &[Stmt]) -> bool {
-    stmts.iter().any(|s| match s {
-        Stmt::Return(..) => true,
-        Stmt::Block(b) => returns(b),
-        Stmt::If { then, otherwise, .. } => returns(then) || returns(otherwise),
-        Stmt::SwitchAction { cases, .. } => cases.iter().any(|(_, b)| returns(b)),
-        Stmt::SwitchValue { cases, .. } => cases.iter().any(|(_, b)| returns(b)),
-        Stmt::For { init, update, body, .. } => returns(init) || returns(update) || returns(body),
-        _ => false,
-    })
+    p4_ir::visit::any_stmt(stmts, |s| matches!(s, Stmt::Return(..)))
 }
 
 fn seq(mut runs: Vec<Run>) -> Run {

@@ -15,6 +15,7 @@
 
 use crate::*;
 use crate::arch::StateAccess;
+use crate::visit::{operands, walk_expr, walk_stmt, Visit};
 use std::collections::BTreeSet;
 
 /// Path component standing for a header's validity bit (`$valid`).
@@ -279,23 +280,11 @@ impl<'p> Analyzer<'p> {
         }
     }
 
+    /// Effects of `e`'s operands: for a call, those of its callee's code too ([`Self::call`]).
     fn children(&self, e: &Expr, fx: &mut Effects, depth: u32) {
         match &e.kind {
-            ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) | ExprKind::Slice(b, _, _) | ExprKind::Unary(_, b) | ExprKind::Cast(b) => {
-                self.expr(b, fx, depth)
-            }
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-                self.expr(a, fx, depth);
-                self.expr(b, fx, depth);
-            }
-            ExprKind::Mux(a, b, c) => {
-                self.expr(a, fx, depth);
-                self.expr(b, fx, depth);
-                self.expr(c, fx, depth);
-            }
-            ExprKind::Aggregate(xs) => xs.iter().for_each(|x| self.expr(x, fx, depth)),
             ExprKind::Call(c) => self.call(c, fx, depth),
-            _ => {}
+            _ => operands(e).into_iter().for_each(|x| self.expr(x, fx, depth)),
         }
     }
 
@@ -682,79 +671,62 @@ fn leaves_function(s: &Stmt) -> bool {
     }
 }
 
+/// The variables `init` statements of `ss` declare (nested ones included).
 fn collect_var_inits(ss: &[Stmt], out: &mut BTreeSet<VarId>) {
-    for s in ss {
-        match s {
-            Stmt::VarInit { var, .. } => {
-                out.insert(*var);
+    struct Inits<'o>(&'o mut BTreeSet<VarId>);
+    impl Visit<'_> for Inits<'_> {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            if let Stmt::VarInit { var, .. } = s {
+                self.0.insert(*var);
             }
-            Stmt::If { then, otherwise, .. } => {
-                collect_var_inits(then, out);
-                collect_var_inits(otherwise, out);
-            }
-            Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, b)| collect_var_inits(b, out)),
-            Stmt::SwitchValue { cases, .. } => cases.iter().for_each(|(_, b)| collect_var_inits(b, out)),
-            Stmt::Block(b) => collect_var_inits(b, out),
-            Stmt::For { init, update, body, .. } => {
-                collect_var_inits(init, out);
-                collect_var_inits(update, out);
-                collect_var_inits(body, out);
-            }
-            _ => {}
+            walk_stmt(self, s);
         }
+        fn visit_expr(&mut self, _: &Expr) {}
     }
+    Inits(out).visit_stmts(ss);
 }
 
 /// Tables applied inside an expression (`t.apply().hit`), in evaluation order.
 pub fn tables_in(e: &Expr) -> Vec<TableId> {
-    fn go(e: &Expr, out: &mut Vec<TableId>) {
-        match &e.kind {
-            ExprKind::ApplyTable(t, _) => out.push(*t),
-            ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) | ExprKind::Slice(b, _, _) | ExprKind::Unary(_, b) | ExprKind::Cast(b) => go(b, out),
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-                go(a, out);
-                go(b, out);
-            }
-            ExprKind::Mux(a, b, c) => {
-                go(a, out);
-                go(b, out);
-                go(c, out);
-            }
-            ExprKind::Aggregate(xs) => xs.iter().for_each(|x| go(x, out)),
-            ExprKind::Call(c) => c.args.iter().for_each(|a| go(&a.expr, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    go(e, &mut out);
-    out
+    let mut tables = Tables { out: Vec::new(), conditional_only: false };
+    tables.visit_expr(e);
+    tables.out
 }
 
 /// Tables applied inside `e` only on some evaluations: in the right operand of `&&`/`||` or an arm
 /// of `?:` (their applies' writes are may-writes).
 pub fn conditional_tables_in(e: &Expr) -> Vec<TableId> {
-    fn go(e: &Expr, out: &mut Vec<TableId>) {
-        match &e.kind {
-            ExprKind::Binary(BinOp::And | BinOp::Or, l, r) => {
-                go(l, out);
-                out.extend(tables_in(r));
+    let mut tables = Tables { out: Vec::new(), conditional_only: true };
+    tables.visit_expr(e);
+    tables.out
+}
+
+/// Collects the tables applied in expressions (`conditional_only`: only those under a condition).
+struct Tables {
+    out: Vec<TableId>,
+    conditional_only: bool,
+}
+
+impl Visit<'_> for Tables {
+    fn visit_expr(&mut self, e: &Expr) {
+        if self.conditional_only {
+            match &e.kind {
+                ExprKind::Binary(BinOp::And | BinOp::Or, l, r) => {
+                    self.visit_expr(l);
+                    self.out.extend(tables_in(r));
+                    return;
+                }
+                ExprKind::Mux(c, a, b) => {
+                    self.visit_expr(c);
+                    self.out.extend(tables_in(a));
+                    self.out.extend(tables_in(b));
+                    return;
+                }
+                _ => {}
             }
-            ExprKind::Mux(c, a, b) => {
-                go(c, out);
-                out.extend(tables_in(a));
-                out.extend(tables_in(b));
-            }
-            ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) | ExprKind::Slice(b, _, _) | ExprKind::Unary(_, b) | ExprKind::Cast(b) => go(b, out),
-            ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-                go(a, out);
-                go(b, out);
-            }
-            ExprKind::Aggregate(xs) => xs.iter().for_each(|x| go(x, out)),
-            ExprKind::Call(c) => c.args.iter().for_each(|a| go(&a.expr, out)),
-            _ => {}
+        } else if let ExprKind::ApplyTable(t, _) = e.kind {
+            self.out.push(t);
         }
+        walk_expr(self, e);
     }
-    let mut out = Vec::new();
-    go(e, &mut out);
-    out
 }

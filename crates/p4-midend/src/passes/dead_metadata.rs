@@ -18,12 +18,10 @@
 //! `out` arguments naming it into `_`, drops it from struct literals and constants, and renumbers field
 //! indices. Deleting writes can make more fields dead, so the pass repeats until nothing changes.
 
-use crate::util::{bodies, body_mut, has_effects, walk_expr_mut};
+use crate::util::{bodies, body_mut, has_effects, walk_program_exprs_mut};
 use crate::{Pass, PassError};
-use p4_ir::{
-    Builtin, Callee, Direction, Expr, ExprKind, Keyset, Program, Stmt, Transition, Type, TypeDef, TypeId,
-    Value,
-};
+use p4_ir::visit::{walk_call, walk_expr, walk_program, walk_stmt, walk_stmt_mut, walk_stmts_mut, Visit, VisitMut};
+use p4_ir::{Builtin, Callee, Direction, Expr, ExprKind, Program, Stmt, Type, TypeDef, TypeId, Value};
 use std::collections::{HashMap, HashSet};
 
 pub const NAME: &str = "dead-metadata";
@@ -39,7 +37,7 @@ impl Pass for DeadMetadata {
         let Some(excluded) = excluded_types(program) else { return Ok(()) };
         for _ in 0..16 {
             let mut reads = Reads { program, read: HashSet::new() };
-            reads.program_reads();
+            walk_program(&mut reads, program);
             let read = reads.read;
             let mut dead: HashMap<TypeId, Vec<bool>> = HashMap::new();
             for (i, t) in program.types.iter().enumerate() {
@@ -115,43 +113,24 @@ fn excluded_types(program: &Program) -> Option<HashSet<TypeId>> {
         reachable(program, &v.elem, &mut ex);
     }
     // Type arguments of extern calls (`digest<T>`, `hash<O, T, D, M>`).
-    let mut copy = program.clone();
-    let mut targs = Vec::new();
-    for (_, body) in bodies(program) {
-        if let Some(stmts) = body_mut(&mut copy, body) {
-            collect_type_args(stmts, &mut targs);
-        }
-    }
-    for t in &targs {
+    let mut targs = TypeArgs(Vec::new());
+    walk_program(&mut targs, program);
+    for t in &targs.0 {
         reachable(program, t, &mut ex);
     }
     Some(ex)
 }
 
-fn collect_type_args(stmts: &mut [Stmt], out: &mut Vec<Type>) {
-    let grab = |c: &p4_ir::Call, out: &mut Vec<Type>| match &c.callee {
-        Callee::ExternFunction { type_args, .. } | Callee::Method { type_args, .. } => {
-            out.extend(type_args.iter().cloned())
+/// The type arguments of extern function and method calls.
+struct TypeArgs(Vec<Type>);
+
+impl Visit<'_> for TypeArgs {
+    fn visit_call(&mut self, c: &p4_ir::Call) {
+        if let Callee::ExternFunction { type_args, .. } | Callee::Method { type_args, .. } = &c.callee {
+            self.0.extend(type_args.iter().cloned());
         }
-        _ => {}
-    };
-    for s in stmts.iter() {
-        if let Stmt::Call(c) = s {
-            grab(c, out);
-        }
+        walk_call(self, c);
     }
-    crate::util::for_each_nested_list(stmts, &mut |l| {
-        for s in l.iter() {
-            if let Stmt::Call(c) = s {
-                grab(c, out);
-            }
-        }
-    });
-    crate::util::walk_stmts_exprs_mut(stmts, &mut |e| {
-        if let ExprKind::Call(c) = &e.kind {
-            grab(c, out);
-        }
-    });
 }
 
 /// The `(struct type, field)` pairs that are read.
@@ -168,51 +147,6 @@ fn is_path(e: &Expr) -> bool {
 }
 
 impl Reads<'_> {
-    fn program_reads(&mut self) {
-        let program = self.program;
-        for (_, body) in bodies(program) {
-            let stmts = match body {
-                crate::util::Body::ParserInit(p) => &program.parsers[p].init,
-                crate::util::Body::ParserState(p, s) => &program.parsers[p].states[s].body,
-                crate::util::Body::ControlInit(c) => &program.controls[c].init,
-                crate::util::Body::ControlBody(c) => &program.controls[c].body,
-                crate::util::Body::Action(a) => &program.actions[a].body,
-                crate::util::Body::Function(f) => &program.functions[f].body,
-            };
-            self.stmts(stmts);
-        }
-        for p in &program.parsers {
-            for s in &p.states {
-                if let Transition::Select { keys, cases } = &s.transition {
-                    keys.iter().for_each(|k| self.read(k));
-                    cases.iter().for_each(|c| c.keysets.iter().for_each(|k| self.keyset(k)));
-                }
-            }
-        }
-        for t in &program.tables {
-            t.keys.iter().for_each(|k| self.read(&k.expr));
-            t.actions.iter().for_each(|a| a.bound_args.iter().for_each(|x| self.read(x)));
-            if let Some(d) = &t.default_action {
-                d.args.iter().for_each(|x| self.read(x));
-            }
-            for e in &t.entries {
-                e.keys.iter().for_each(|k| self.keyset(k));
-                e.action.args.iter().for_each(|x| self.read(x));
-            }
-        }
-    }
-
-    fn keyset(&mut self, k: &Keyset) {
-        match k {
-            Keyset::Value(e) | Keyset::Lpm(e, _) => self.read(e),
-            Keyset::Mask(a, b) | Keyset::Range(a, b) => {
-                self.read(a);
-                self.read(b);
-            }
-            Keyset::Any | Keyset::ValueSet(_) => {}
-        }
-    }
-
     /// Every field of every struct reachable from `ty` is read.
     fn all(&mut self, ty: &Type) {
         let mut types = HashSet::new();
@@ -236,7 +170,7 @@ impl Reads<'_> {
                 self.path(b);
             }
             ExprKind::Index(b, i) => {
-                self.read(i);
+                self.visit_expr(i);
                 self.path(b);
             }
             ExprKind::StackNext(b)
@@ -244,7 +178,7 @@ impl Reads<'_> {
             | ExprKind::StackLastIndex(b)
             | ExprKind::Slice(b, _, _) => self.path(b),
             ExprKind::Var(_) => {}
-            _ => self.read(e),
+            _ => self.visit_expr(e),
         }
     }
 
@@ -252,7 +186,7 @@ impl Reads<'_> {
     fn place(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Index(b, i) => {
-                self.read(i);
+                self.visit_expr(i);
                 self.place(b);
             }
             ExprKind::Field(b, _) | ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::Slice(b, _, _) => {
@@ -267,11 +201,15 @@ impl Reads<'_> {
         if is_path(e) {
             self.path(e);
         } else {
-            self.read(e);
+            self.visit_expr(e);
         }
     }
+}
 
-    fn read(&mut self, e: &Expr) {
+/// Where the walk reaches an expression it is read; select keys, table keys and action arguments
+/// are reads too.
+impl Visit<'_> for Reads<'_> {
+    fn visit_expr(&mut self, e: &Expr) {
         match &e.kind {
             ExprKind::Var(_)
             | ExprKind::Field(..)
@@ -282,35 +220,20 @@ impl Reads<'_> {
                 self.all(&e.ty);
             }
             ExprKind::StackLastIndex(b) | ExprKind::Slice(b, _, _) => self.path(b),
-            ExprKind::Unary(_, x) | ExprKind::Cast(x) => self.read(x),
-            ExprKind::Binary(_, l, r) => {
-                self.read(l);
-                self.read(r);
-            }
-            ExprKind::Mux(c, a, b) => {
-                self.read(c);
-                self.read(a);
-                self.read(b);
-            }
             ExprKind::Aggregate(xs) => {
                 let t = named_struct(self.program, &e.ty);
                 for (i, x) in xs.iter().enumerate() {
-                    self.read(x);
+                    self.visit_expr(x);
                     if let (Some(t), true) = (t, has_effects(x)) {
                         self.read.insert((t, i as u32));
                     }
                 }
             }
-            ExprKind::Call(c) => self.call(c),
-            ExprKind::Const(_)
-            | ExprKind::ApplyTable(..)
-            | ExprKind::InvalidHeader
-            | ExprKind::Extern(_)
-            | ExprKind::DontCare => {}
+            _ => walk_expr(self, e),
         }
     }
 
-    fn call(&mut self, c: &p4_ir::Call) {
+    fn visit_call(&mut self, c: &p4_ir::Call) {
         match &c.callee {
             Callee::Builtin { target, builtin: Builtin::IsValid } => self.path(target),
             Callee::Builtin { target, .. } => self.place(target),
@@ -324,55 +247,32 @@ impl Reads<'_> {
             }
             Callee::Method { target, .. } => {
                 self.path(target);
-                c.args.iter().for_each(|a| self.read(&a.expr));
+                c.args.iter().for_each(|a| self.visit_expr(&a.expr));
             }
-            Callee::ExternFunction { .. } => c.args.iter().for_each(|a| self.read(&a.expr)),
+            Callee::ExternFunction { .. } => c.args.iter().for_each(|a| self.visit_expr(&a.expr)),
         }
     }
 
-    fn stmts(&mut self, stmts: &[Stmt]) {
-        for s in stmts {
-            match s {
-                Stmt::VarInit { init: Some(e), .. } => self.copy(e),
-                Stmt::Assign { lhs, rhs, .. } => {
-                    self.place(lhs);
-                    self.copy(rhs);
-                    if has_effects(rhs) {
-                        // The write stays (its value has effects), so what it writes stays.
-                        self.path(lhs);
-                    }
+    fn visit_stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::VarInit { init: Some(e), .. } | Stmt::Return(Some(e), _) => self.copy(e),
+            Stmt::Assign { lhs, rhs, .. } => {
+                self.place(lhs);
+                self.copy(rhs);
+                if has_effects(rhs) {
+                    // The write stays (its value has effects), so what it writes stays.
+                    self.path(lhs);
                 }
-                Stmt::Call(c) => self.call(c),
-                Stmt::ApplyBlock { args, .. } => {
-                    for a in args {
-                        match a.direction {
-                            Direction::Out => self.place(&a.expr),
-                            _ => self.copy(&a.expr),
-                        }
-                    }
-                }
-                Stmt::If { cond, then, otherwise, .. } => {
-                    self.read(cond);
-                    self.stmts(then);
-                    self.stmts(otherwise);
-                }
-                Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, l)| self.stmts(l)),
-                Stmt::SwitchValue { expr, cases, .. } => {
-                    self.read(expr);
-                    cases.iter().for_each(|(_, l)| self.stmts(l));
-                }
-                Stmt::Block(l) => self.stmts(l),
-                Stmt::Return(Some(e), _) => self.copy(e),
-                Stmt::For { init, cond, update, body, .. } => {
-                    self.stmts(init);
-                    if let Some(c) = cond {
-                        self.read(c);
-                    }
-                    self.stmts(update);
-                    self.stmts(body);
-                }
-                _ => {}
             }
+            Stmt::ApplyBlock { args, .. } => {
+                for a in args {
+                    match a.direction {
+                        Direction::Out => self.place(&a.expr),
+                        _ => self.copy(&a.expr),
+                    }
+                }
+            }
+            _ => walk_stmt(self, s),
         }
     }
 }
@@ -396,7 +296,7 @@ fn remove(program: &mut Program, dead: &HashMap<TypeId, Vec<bool>>) -> Result<()
     // 1. Writes to dead fields go.
     for (_, body) in bodies(&snapshot) {
         if let Some(stmts) = body_mut(program, body) {
-            drop_writes(&snapshot, stmts, dead);
+            DropWrites { program: &snapshot, dead }.visit_stmts(stmts);
         }
     }
     // 2. Field indices, literals and constants follow the new layout.
@@ -430,26 +330,7 @@ fn remove(program: &mut Program, dead: &HashMap<TypeId, Vec<bool>>) -> Result<()
         ExprKind::Const(v) => fix_value(&snapshot, v, &e.ty, dead),
         _ => {}
     };
-    for (_, body) in bodies(&snapshot) {
-        if let Some(stmts) = body_mut(program, body) {
-            crate::util::walk_stmts_exprs_mut(stmts, &mut fix);
-        }
-    }
-    for p in &mut program.parsers {
-        for s in &mut p.states {
-            if let Transition::Select { keys, .. } = &mut s.transition {
-                keys.iter_mut().for_each(|k| walk_expr_mut(k, &mut fix));
-            }
-        }
-    }
-    for t in &mut program.tables {
-        t.keys.iter_mut().for_each(|k| walk_expr_mut(&mut k.expr, &mut fix));
-        t.actions.iter_mut().for_each(|a| a.bound_args.iter_mut().for_each(|x| walk_expr_mut(x, &mut fix)));
-        if let Some(d) = &mut t.default_action {
-            d.args.iter_mut().for_each(|x| walk_expr_mut(x, &mut fix));
-        }
-        t.entries.iter_mut().for_each(|e| e.action.args.iter_mut().for_each(|x| walk_expr_mut(x, &mut fix)));
-    }
+    walk_program_exprs_mut(program, &mut fix);
     if let Some(span) = failure {
         return Err(PassError::new(NAME, "a removed field is still used (internal error)").at(span));
     }
@@ -494,43 +375,41 @@ fn fix_value(program: &Program, v: &mut Value, ty: &Type, dead: &HashMap<TypeId,
     }
 }
 
-fn drop_writes(program: &Program, stmts: &mut Vec<Stmt>, dead: &HashMap<TypeId, Vec<bool>>) {
-    stmts.retain(|s| match s {
-        Stmt::Assign { lhs, .. } => !through_dead(program, lhs, dead),
-        Stmt::Call(p4_ir::Call { callee: Callee::Builtin { target, builtin }, .. }) if *builtin != Builtin::IsValid => {
-            !through_dead(program, target, dead)
-        }
-        _ => true,
-    });
-    for s in stmts.iter_mut() {
-        match s {
-            Stmt::Call(c) if matches!(c.callee, Callee::Action(_) | Callee::Function(_)) => {
-                for a in &mut c.args {
-                    if a.direction == Direction::Out && through_dead(program, &a.expr, dead) {
-                        a.expr = Expr::new(a.expr.ty.clone(), ExprKind::DontCare, a.expr.span);
-                    }
-                }
+/// Deletes the writes of dead fields from every statement list it visits: assignments and
+/// `setValid`/`setInvalid` calls go, an `out` argument of an action, function or sub-block becomes `_`.
+struct DropWrites<'a> {
+    program: &'a Program,
+    dead: &'a HashMap<TypeId, Vec<bool>>,
+}
+
+impl VisitMut for DropWrites<'_> {
+    fn visit_stmts(&mut self, stmts: &mut Vec<Stmt>) {
+        stmts.retain(|s| match s {
+            Stmt::Assign { lhs, .. } => !through_dead(self.program, lhs, self.dead),
+            Stmt::Call(p4_ir::Call { callee: Callee::Builtin { target, builtin }, .. })
+                if *builtin != Builtin::IsValid =>
+            {
+                !through_dead(self.program, target, self.dead)
             }
-            Stmt::ApplyBlock { args, .. } => {
-                for a in args {
-                    if a.direction == Direction::Out && through_dead(program, &a.expr, dead) {
-                        a.expr = Expr::new(a.expr.ty.clone(), ExprKind::DontCare, a.expr.span);
-                    }
-                }
-            }
-            Stmt::If { then, otherwise, .. } => {
-                drop_writes(program, then, dead);
-                drop_writes(program, otherwise, dead);
-            }
-            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| drop_writes(program, l, dead)),
-            Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| drop_writes(program, l, dead)),
-            Stmt::Block(l) => drop_writes(program, l, dead),
-            Stmt::For { init, update, body, .. } => {
-                drop_writes(program, init, dead);
-                drop_writes(program, update, dead);
-                drop_writes(program, body, dead);
-            }
-            _ => {}
-        }
+            _ => true,
+        });
+        walk_stmts_mut(self, stmts);
     }
+
+    fn visit_stmt(&mut self, s: &mut Stmt) {
+        let args = match s {
+            Stmt::Call(c) if matches!(c.callee, Callee::Action(_) | Callee::Function(_)) => c.args.as_mut_slice(),
+            Stmt::ApplyBlock { args, .. } => args.as_mut_slice(),
+            _ => &mut [],
+        };
+        for a in args {
+            if a.direction == Direction::Out && through_dead(self.program, &a.expr, self.dead) {
+                a.expr = Expr::new(a.expr.ty.clone(), ExprKind::DontCare, a.expr.span);
+            }
+        }
+        walk_stmt_mut(self, s);
+    }
+
+    /// Only statement lists hold writes to delete.
+    fn visit_expr(&mut self, _: &mut Expr) {}
 }

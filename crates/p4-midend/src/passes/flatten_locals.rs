@@ -24,14 +24,15 @@
 //!   are split. A local used whole anywhere else (passed to an extern, `emit`, an action argument,
 //!   `==`, a `select` key, a sub-block apply) is left as it is, as are header stacks and unions.
 
-use crate::util::{
-    bodies, body_mut, call_exprs, call_exprs_mut, children, children_mut, fresh_var, has_effects, is_static_place,
-    may_overlap, vars_mut,
-};
+use crate::util::{bodies, body_mut, fresh_var, has_effects, is_static_place, may_overlap, vars_mut};
 use crate::{Pass, PassError};
+use p4_ir::visit::{
+    operands, walk_call, walk_expr, walk_expr_mut, walk_stmt, walk_stmt_mut, walk_table_mut, walk_transition_mut,
+    Outermost, Visit, VisitMut,
+};
 use p4_ir::{
-    BlockRef, Builtin, Call, Callee, Expr, ExprKind, FieldDef, Keyset, Program, Span, Stmt, Transition, Type,
-    TypeDef, Value, Var, VarId, VarKind,
+    BlockRef, Builtin, Call, Callee, Expr, ExprKind, FieldDef, Program, Span, Stmt, Type, TypeDef, Value, Var, VarId,
+    VarKind,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -150,8 +151,8 @@ fn validity_builtin(c: &Call) -> Option<(&Expr, Builtin)> {
 
 // ---------------------------------------------------------------- the block's code
 
-/// Calls `f` on every statement list and `g` on every expression outside statements (select keys,
-/// table keys and action arguments) of the code running in block `b`.
+/// Calls `f` on every statement list and `g` on every expression outside statements (select keys
+/// and keysets, table keys, action arguments and entry keysets) of the code running in block `b`.
 pub(crate) fn block_code(
     program: &mut Program,
     b: &BlockRef,
@@ -165,36 +166,16 @@ pub(crate) fn block_code(
             }
         }
     }
+    let mut outermost = Outermost(g);
     match b {
         BlockRef::Parser(p) => {
             for s in &mut program.parsers[p.index()].states {
-                if let Transition::Select { keys, cases } = &mut s.transition {
-                    keys.iter_mut().for_each(&mut *g);
-                    for c in cases {
-                        for k in &mut c.keysets {
-                            match k {
-                                Keyset::Value(e) | Keyset::Lpm(e, _) => g(e),
-                                Keyset::Mask(a, c) | Keyset::Range(a, c) => {
-                                    g(a);
-                                    g(c);
-                                }
-                                Keyset::Any | Keyset::ValueSet(_) => {}
-                            }
-                        }
-                    }
-                }
+                walk_transition_mut(&mut outermost, &mut s.transition);
             }
         }
         BlockRef::Control(c) => {
             for t in program.tables.iter_mut().filter(|t| t.control == *c) {
-                t.keys.iter_mut().for_each(|k| g(&mut k.expr));
-                t.actions.iter_mut().for_each(|a| a.bound_args.iter_mut().for_each(&mut *g));
-                if let Some(d) = &mut t.default_action {
-                    d.args.iter_mut().for_each(&mut *g);
-                }
-                for e in &mut t.entries {
-                    e.action.args.iter_mut().for_each(&mut *g);
-                }
+                walk_table_mut(&mut outermost, t);
             }
         }
     }
@@ -211,38 +192,10 @@ struct Scan<'a> {
 }
 
 impl Scan<'_> {
-    fn expr(&mut self, e: &Expr) {
-        if let Some(v) = chain_root(self.types, e) {
-            if self.cand.contains(&v) {
-                if flattenable(self.types, &e.ty) {
-                    self.bad.insert(v);
-                }
-                return;
-            }
-        }
-        if let ExprKind::Call(c) = &e.kind {
-            return self.call(c);
-        }
-        for c in children(e) {
-            self.expr(c);
-        }
-    }
-
-    fn call(&mut self, c: &Call) {
-        if let Some((t, _)) = validity_builtin(c) {
-            if chain_root(self.types, t).is_some() && shape(self.types, &t.ty).is_some_and(|(h, _)| h) {
-                return;
-            }
-        }
-        for x in call_exprs(c) {
-            self.expr(x);
-        }
-    }
-
     /// The right-hand side of a split copy.
     fn src(&mut self, e: &Expr) {
         if has_effects(e) {
-            return self.expr(e);
+            return self.visit_expr(e);
         }
         if is_place(e) {
             return;
@@ -253,61 +206,53 @@ impl Scan<'_> {
                     if flattenable(self.types, &x.ty) {
                         self.src(x)
                     } else {
-                        self.expr(x)
+                        self.visit_expr(x)
                     }
                 }
             }
             ExprKind::InvalidHeader => {}
-            _ => self.expr(e),
+            _ => self.visit_expr(e),
         }
     }
+}
 
-    fn stmts(&mut self, stmts: &[Stmt]) {
-        for s in stmts {
-            match s {
-                Stmt::VarInit { var, init: Some(e), .. } => {
-                    // The whole temporary such an `init` becomes would be this variable again.
-                    if opaque_src(e) {
-                        self.bad.insert(*var);
-                    }
-                    if self.vars.get(var.index()).is_some_and(|v| flattenable(self.types, &v.ty)) {
-                        self.src(e)
-                    } else {
-                        self.expr(e)
-                    }
+impl Visit<'_> for Scan<'_> {
+    fn visit_expr(&mut self, e: &Expr) {
+        if let Some(v) = chain_root(self.types, e) {
+            if self.cand.contains(&v) {
+                if flattenable(self.types, &e.ty) {
+                    self.bad.insert(v);
                 }
-                Stmt::Assign { lhs, rhs, .. } => {
-                    if splittable_lhs(self.types, lhs) {
-                        self.src(rhs);
-                    } else {
-                        self.expr(lhs);
-                        self.expr(rhs);
-                    }
-                }
-                Stmt::Call(c) => self.call(c),
-                Stmt::ApplyBlock { args, .. } => args.iter().for_each(|a| self.expr(&a.expr)),
-                Stmt::If { cond, then, otherwise, .. } => {
-                    self.expr(cond);
-                    self.stmts(then);
-                    self.stmts(otherwise);
-                }
-                Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, l)| self.stmts(l)),
-                Stmt::SwitchValue { expr, cases, .. } => {
-                    self.expr(expr);
-                    cases.iter().for_each(|(_, l)| self.stmts(l));
-                }
-                Stmt::Block(l) => self.stmts(l),
-                Stmt::Return(Some(e), _) => self.expr(e),
-                Stmt::For { init, cond, update, body, .. } => {
-                    self.stmts(init);
-                    if let Some(c) = cond {
-                        self.expr(c);
-                    }
-                    self.stmts(update);
-                    self.stmts(body);
-                }
-                _ => {}
+                return;
             }
+        }
+        walk_expr(self, e);
+    }
+
+    fn visit_call(&mut self, c: &Call) {
+        if let Some((t, _)) = validity_builtin(c) {
+            if chain_root(self.types, t).is_some() && shape(self.types, &t.ty).is_some_and(|(h, _)| h) {
+                return;
+            }
+        }
+        walk_call(self, c);
+    }
+
+    fn visit_stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::VarInit { var, init: Some(e), .. } => {
+                // The whole temporary such an `init` becomes would be this variable again.
+                if opaque_src(e) {
+                    self.bad.insert(*var);
+                }
+                if self.vars.get(var.index()).is_some_and(|v| flattenable(self.types, &v.ty)) {
+                    self.src(e)
+                } else {
+                    self.visit_expr(e)
+                }
+            }
+            Stmt::Assign { lhs, rhs, .. } if splittable_lhs(self.types, lhs) => self.src(rhs),
+            _ => walk_stmt(self, s),
         }
     }
 }
@@ -360,8 +305,8 @@ fn flatten_block(program: &mut Program, types: &[TypeDef], b: &BlockRef) {
     let mut lists = Vec::new();
     let mut exprs = Vec::new();
     block_code(program, b, &mut |l| lists.push(l.clone()), &mut |e| exprs.push(e.clone()));
-    lists.iter().for_each(|l| scan.stmts(l));
-    exprs.iter().for_each(|e| scan.expr(e));
+    lists.iter().for_each(|l| scan.visit_stmts(l));
+    exprs.iter().for_each(|e| scan.visit_expr(e));
     let bad = scan.bad;
     cand.retain(|v| !bad.contains(v));
 
@@ -378,10 +323,9 @@ fn flatten_block(program: &mut Program, types: &[TypeDef], b: &BlockRef) {
         program,
         b,
         &mut |l| {
-            let stmts = std::mem::take(l);
-            *l = rw.borrow_mut().stmts(stmts);
+            rw.borrow_mut().visit_stmts(l);
         },
-        &mut |e| rw.borrow_mut().expr(e),
+        &mut |e| rw.borrow_mut().visit_expr(e),
     );
     let new_vars = rw.into_inner().vars;
     if let Some(vars) = vars_mut(program, b) {
@@ -499,7 +443,7 @@ fn read_paths<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
             read_paths(b, out);
             read_paths(i, out);
         }
-        _ => children(e).into_iter().for_each(|c| read_paths(c, out)),
+        _ => operands(e).into_iter().for_each(|c| read_paths(c, out)),
     }
 }
 
@@ -522,37 +466,8 @@ impl Rewrite<'_> {
         }
     }
 
-    fn expr(&mut self, e: &mut Expr) {
-        match self.resolve(e) {
-            Some(Leaf::Var(v, ty)) => {
-                *e = var_expr(*v, ty.clone(), e.span);
-                return;
-            }
-            // A whole use the scan allowed is handled by the statement rewrite.
-            Some(Leaf::Nested(_)) => return,
-            None => {}
-        }
-        if let ExprKind::Call(c) = &e.kind {
-            if let Some((t, Builtin::IsValid)) = validity_builtin(c) {
-                if let Some(Flat { valid: Some(v), .. }) = self.flat_of(t) {
-                    *e = var_expr(v, Type::Bool, e.span);
-                    return;
-                }
-            }
-        }
-        for c in children_mut(e) {
-            self.expr(c);
-        }
-    }
-
-    fn stmts(&mut self, stmts: Vec<Stmt>) -> Vec<Stmt> {
-        let mut out = Vec::with_capacity(stmts.len());
-        for s in stmts {
-            self.stmt(s, &mut out);
-        }
-        out
-    }
-
+    /// Rewrites one statement onto `out`: writes of flattened variables become writes of their
+    /// fields; everything else keeps its shape, with its expressions rewritten.
     fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
         match s {
             Stmt::VarInit { var, init, span } if self.flats.contains_key(&var) => {
@@ -572,77 +487,30 @@ impl Rewrite<'_> {
                 out.push(Stmt::VarInit { var, init: None, span });
                 self.copy(Dst::Place(var_expr(var, ty.clone(), span)), e, &ty, false, span, out);
             }
-            Stmt::VarInit { var, init: Some(mut e), span } => {
-                self.expr(&mut e);
-                out.push(Stmt::VarInit { var, init: Some(e), span });
-            }
             Stmt::Assign { mut lhs, rhs, span } if splittable_lhs(self.types, &lhs) => {
                 let ty = lhs.ty.clone();
                 let dst = match self.flat_of(&lhs) {
                     Some(f) => Dst::Flat(f),
                     None => {
-                        self.expr(&mut lhs);
+                        self.visit_expr(&mut lhs);
                         Dst::Place(lhs)
                     }
                 };
                 self.copy(dst, rhs, &ty, false, span, out);
             }
-            Stmt::Assign { mut lhs, mut rhs, span } => {
-                self.expr(&mut lhs);
-                self.expr(&mut rhs);
-                out.push(Stmt::Assign { lhs, rhs, span });
-            }
-            Stmt::Call(mut c) => {
-                if let Some((t, b)) = validity_builtin(&c) {
-                    if let Some(f) = self.flat_of(t) {
-                        let span = c.span;
-                        match b {
-                            Builtin::SetValid => out.push(assign_var(f.valid, true, span)),
-                            Builtin::SetInvalid => zero_flat(&f, span, out),
-                            _ => {}
-                        }
-                        return;
-                    }
+            Stmt::Call(c) if validity_builtin(&c).is_some_and(|(t, _)| self.flat_of(t).is_some()) => {
+                let (Some((t, b)), span) = (validity_builtin(&c), c.span) else { return };
+                let Some(f) = self.flat_of(t) else { return };
+                match b {
+                    Builtin::SetValid => out.push(assign_var(f.valid, true, span)),
+                    Builtin::SetInvalid => zero_flat(&f, span, out),
+                    _ => {}
                 }
-                for x in call_exprs_mut(&mut c) {
-                    self.expr(x);
-                }
-                out.push(Stmt::Call(c));
             }
-            Stmt::ApplyBlock { block, mut args, span } => {
-                args.iter_mut().for_each(|a| self.expr(&mut a.expr));
-                out.push(Stmt::ApplyBlock { block, args, span });
+            mut other => {
+                walk_stmt_mut(self, &mut other);
+                out.push(other);
             }
-            Stmt::If { mut cond, then, otherwise, span } => {
-                self.expr(&mut cond);
-                let (then, otherwise) = (self.stmts(then), self.stmts(otherwise));
-                out.push(Stmt::If { cond, then, otherwise, span });
-            }
-            Stmt::SwitchAction { table, cases, span } => {
-                let cases = cases.into_iter().map(|(a, l)| (a, self.stmts(l))).collect();
-                out.push(Stmt::SwitchAction { table, cases, span });
-            }
-            Stmt::SwitchValue { mut expr, cases, span } => {
-                self.expr(&mut expr);
-                let cases = cases.into_iter().map(|(a, l)| (a, self.stmts(l))).collect();
-                out.push(Stmt::SwitchValue { expr, cases, span });
-            }
-            Stmt::Block(l) => {
-                let l = self.stmts(l);
-                out.push(Stmt::Block(l));
-            }
-            Stmt::Return(Some(mut e), span) => {
-                self.expr(&mut e);
-                out.push(Stmt::Return(Some(e), span));
-            }
-            Stmt::For { init, mut cond, update, body, span } => {
-                let (init, update, body) = (self.stmts(init), self.stmts(update), self.stmts(body));
-                if let Some(c) = &mut cond {
-                    self.expr(c);
-                }
-                out.push(Stmt::For { init, cond, update, body, span });
-            }
-            other => out.push(other),
         }
     }
 
@@ -664,7 +532,7 @@ impl Rewrite<'_> {
                 return Src::Flat(f);
             }
             if is_place(&e) {
-                self.expr(&mut e);
+                self.visit_expr(&mut e);
                 return Src::Place(e);
             }
             match e.kind {
@@ -678,7 +546,7 @@ impl Rewrite<'_> {
                                 if flattenable(self.types, &fty) {
                                     self.src(x, &fty, false, out)
                                 } else {
-                                    self.expr(&mut x);
+                                    self.visit_expr(&mut x);
                                     Src::Value(x)
                                 }
                             })
@@ -689,7 +557,7 @@ impl Rewrite<'_> {
                 kind => e.kind = kind,
             }
         }
-        self.expr(&mut e);
+        self.visit_expr(&mut e);
         let span = e.span;
         let tmp = fresh_var(&mut self.vars, "flat_copy", ty.clone(), VarKind::Temp);
         out.push(Stmt::VarInit { var: tmp, init: Some(e), span });
@@ -816,6 +684,37 @@ impl Rewrite<'_> {
                 }
             }
         }
+    }
+}
+
+/// Statement lists are rebuilt one statement at a time (a split copy becomes several); in an
+/// expression, a field of a flattened variable becomes its own variable.
+impl VisitMut for Rewrite<'_> {
+    fn visit_stmts(&mut self, stmts: &mut Vec<Stmt>) {
+        for s in std::mem::take(stmts) {
+            self.stmt(s, stmts);
+        }
+    }
+
+    fn visit_expr(&mut self, e: &mut Expr) {
+        match self.resolve(e) {
+            Some(Leaf::Var(v, ty)) => {
+                *e = var_expr(*v, ty.clone(), e.span);
+                return;
+            }
+            // A whole use the scan allowed is handled by the statement rewrite.
+            Some(Leaf::Nested(_)) => return,
+            None => {}
+        }
+        if let ExprKind::Call(c) = &e.kind {
+            if let Some((t, Builtin::IsValid)) = validity_builtin(c) {
+                if let Some(Flat { valid: Some(v), .. }) = self.flat_of(t) {
+                    *e = var_expr(v, Type::Bool, e.span);
+                    return;
+                }
+            }
+        }
+        walk_expr_mut(self, e);
     }
 }
 

@@ -24,6 +24,7 @@ use crate::frame::{copy_ins, copy_outs, move_frame, rehome_callables};
 use crate::returns::{bool_const, eliminate_returns};
 use crate::util::{any_stmt, fresh_var, is_static_place, may_overlap};
 use crate::{Pass, PassError};
+use p4_ir::visit::{walk_program_mut, walk_stmt, walk_stmt_mut, walk_table_mut, Outermost, Visit, VisitMut};
 use p4_ir::{BlockRef, ControlId, Direction, Expr, ExprKind, PackageArg, Program, Span, Stmt, Type, TypeDef, VarKind};
 use std::collections::HashMap;
 
@@ -49,25 +50,26 @@ impl Pass for InlineControls {
     }
 }
 
-fn apply_sites(stmts: &[Stmt], out: &mut Vec<ControlId>) {
-    for s in stmts {
-        match s {
-            Stmt::ApplyBlock { block: BlockRef::Control(c), .. } => out.push(*c),
-            Stmt::If { then, otherwise, .. } => {
-                apply_sites(then, out);
-                apply_sites(otherwise, out);
+/// The sub-controls `stmts` apply (nested statements included), in statement order, with the
+/// arguments of each apply.
+fn applies(stmts: &[Stmt]) -> Vec<(ControlId, &[p4_ir::Arg])> {
+    struct Applies<'a>(Vec<(ControlId, &'a [p4_ir::Arg])>);
+    impl<'a> Visit<'a> for Applies<'a> {
+        fn visit_stmt(&mut self, s: &'a Stmt) {
+            if let Stmt::ApplyBlock { block: BlockRef::Control(c), args, .. } = s {
+                self.0.push((*c, args));
             }
-            Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, l)| apply_sites(l, out)),
-            Stmt::SwitchValue { cases, .. } => cases.iter().for_each(|(_, l)| apply_sites(l, out)),
-            Stmt::Block(l) => apply_sites(l, out),
-            Stmt::For { init, update, body, .. } => {
-                apply_sites(init, out);
-                apply_sites(update, out);
-                apply_sites(body, out);
-            }
-            _ => {}
+            walk_stmt(self, s);
         }
+        fn visit_expr(&mut self, _: &'a Expr) {}
     }
+    let mut found = Applies(Vec::new());
+    found.visit_stmts(stmts);
+    found.0
+}
+
+fn apply_sites(stmts: &[Stmt], out: &mut Vec<ControlId>) {
+    out.extend(applies(stmts).into_iter().map(|(c, _)| c));
 }
 
 fn is_exit(s: &Stmt) -> bool {
@@ -221,20 +223,9 @@ fn may_exit_outside_body(program: &Program, c: ControlId, depth: u32) -> bool {
 
 /// The arguments of every apply of `callee` in `caller`, in statement order.
 fn all_args(program: &Program, caller: ControlId, callee: ControlId) -> Vec<Vec<p4_ir::Arg>> {
-    let mut out = Vec::new();
-    if let Some(c) = program.controls.get(caller.index()) {
-        let mut init = c.init.clone();
-        let mut body = c.body.clone();
-        replace_applies(&mut init, callee, &mut |a| {
-            out.push(a.to_vec());
-            None
-        });
-        replace_applies(&mut body, callee, &mut |a| {
-            out.push(a.to_vec());
-            None
-        });
-    }
-    out
+    let Some(c) = program.controls.get(caller.index()) else { return Vec::new() };
+    let sites = applies(&c.init).into_iter().chain(applies(&c.body));
+    sites.filter(|(c, _)| *c == callee).map(|(_, args)| args.to_vec()).collect()
 }
 
 fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
@@ -262,12 +253,7 @@ fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
     rehome_callables(program, &old, &new, &moved);
     for t in program.tables.iter_mut().filter(|t| t.control == callee) {
         t.control = caller;
-        t.keys.iter_mut().for_each(|k| moved.expr(&mut k.expr));
-        t.actions.iter_mut().for_each(|a| a.bound_args.iter_mut().for_each(|x| moved.expr(x)));
-        if let Some(d) = &mut t.default_action {
-            d.args.iter_mut().for_each(|x| moved.expr(x));
-        }
-        t.entries.iter_mut().for_each(|e| e.action.args.iter_mut().for_each(|x| moved.expr(x)));
+        walk_table_mut(&mut Outermost(|x: &mut Expr| moved.expr(x)), t);
     }
     let mut init = sub.init.clone();
     moved.stmts(&mut init);
@@ -322,69 +308,50 @@ fn inline_one(program: &mut Program, caller: ControlId, callee: ControlId) {
 }
 
 /// `exit` becomes `flag = true; return;` (the return is then eliminated like the body's own).
-fn exit_to_return(stmts: Vec<Stmt>, flag: p4_ir::VarId) -> Vec<Stmt> {
-    stmts
-        .into_iter()
-        .map(|s| match s {
-            Stmt::Exit(span) => Stmt::Block(vec![
-                Stmt::Assign {
-                    lhs: Expr::new(Type::Bool, ExprKind::Var(flag), span),
-                    rhs: bool_const(true, span),
-                    span,
-                },
-                Stmt::Return(None, span),
-            ]),
-            Stmt::If { cond, then, otherwise, span } => {
-                Stmt::If { cond, then: exit_to_return(then, flag), otherwise: exit_to_return(otherwise, flag), span }
+fn exit_to_return(mut stmts: Vec<Stmt>, flag: p4_ir::VarId) -> Vec<Stmt> {
+    struct ExitToReturn(p4_ir::VarId);
+    impl VisitMut for ExitToReturn {
+        fn visit_stmt(&mut self, s: &mut Stmt) {
+            if let Stmt::Exit(span) = *s {
+                *s = Stmt::Block(vec![
+                    Stmt::Assign {
+                        lhs: Expr::new(Type::Bool, ExprKind::Var(self.0), span),
+                        rhs: bool_const(true, span),
+                        span,
+                    },
+                    Stmt::Return(None, span),
+                ]);
+            } else {
+                walk_stmt_mut(self, s);
             }
-            Stmt::SwitchAction { table, cases, span } => Stmt::SwitchAction {
-                table,
-                cases: cases.into_iter().map(|(a, l)| (a, exit_to_return(l, flag))).collect(),
-                span,
-            },
-            Stmt::SwitchValue { expr, cases, span } => Stmt::SwitchValue {
-                expr,
-                cases: cases.into_iter().map(|(a, l)| (a, exit_to_return(l, flag))).collect(),
-                span,
-            },
-            Stmt::Block(l) => Stmt::Block(exit_to_return(l, flag)),
-            Stmt::For { init, cond, update, body, span } => Stmt::For {
-                init: exit_to_return(init, flag),
-                cond,
-                update: exit_to_return(update, flag),
-                body: exit_to_return(body, flag),
-                span,
-            },
-            other => other,
-        })
-        .collect()
+        }
+        fn visit_expr(&mut self, _: &mut Expr) {}
+    }
+    ExitToReturn(flag).visit_stmts(&mut stmts);
+    stmts
 }
 
 /// Replaces each apply of `callee` by the statements `f` makes from its arguments (as a block: its
 /// statements keep their order); `f` returning `None` leaves the apply.
-fn replace_applies(stmts: &mut [Stmt], callee: ControlId, f: &mut dyn FnMut(&[p4_ir::Arg]) -> Option<Vec<Stmt>>) {
-    for s in stmts.iter_mut() {
-        match s {
-            Stmt::ApplyBlock { block: BlockRef::Control(c), args, .. } if *c == callee => {
-                if let Some(site) = f(args) {
-                    *s = Stmt::Block(site);
-                }
-            }
-            Stmt::If { then, otherwise, .. } => {
-                replace_applies(then, callee, f);
-                replace_applies(otherwise, callee, f);
-            }
-            Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| replace_applies(l, callee, f)),
-            Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| replace_applies(l, callee, f)),
-            Stmt::Block(l) => replace_applies(l, callee, f),
-            Stmt::For { init, update, body, .. } => {
-                replace_applies(init, callee, f);
-                replace_applies(update, callee, f);
-                replace_applies(body, callee, f);
-            }
-            _ => {}
-        }
+fn replace_applies(stmts: &mut Vec<Stmt>, callee: ControlId, f: &mut dyn FnMut(&[p4_ir::Arg]) -> Option<Vec<Stmt>>) {
+    struct Replace<'f> {
+        callee: ControlId,
+        f: &'f mut dyn FnMut(&[p4_ir::Arg]) -> Option<Vec<Stmt>>,
     }
+    impl VisitMut for Replace<'_> {
+        fn visit_stmt(&mut self, s: &mut Stmt) {
+            match s {
+                Stmt::ApplyBlock { block: BlockRef::Control(c), args, .. } if *c == self.callee => {
+                    if let Some(site) = (self.f)(args) {
+                        *s = Stmt::Block(site);
+                    }
+                }
+                _ => walk_stmt_mut(self, s),
+            }
+        }
+        fn visit_expr(&mut self, _: &mut Expr) {}
+    }
+    Replace { callee, f }.visit_stmts(stmts);
 }
 
 /// Removes the controls in `gone` (no longer referenced) and renumbers every control id.
@@ -416,36 +383,18 @@ fn remove_controls(program: &mut Program, gone: &[ControlId]) {
     for t in &mut program.tables {
         t.control = map(t.control);
     }
-    fn stmts_ids(stmts: &mut [Stmt], map_ref: &dyn Fn(&mut BlockRef)) {
-        for s in stmts {
-            match s {
-                Stmt::ApplyBlock { block, .. } => map_ref(block),
-                Stmt::If { then, otherwise, .. } => {
-                    stmts_ids(then, map_ref);
-                    stmts_ids(otherwise, map_ref);
-                }
-                Stmt::SwitchAction { cases, .. } => cases.iter_mut().for_each(|(_, l)| stmts_ids(l, map_ref)),
-                Stmt::SwitchValue { cases, .. } => cases.iter_mut().for_each(|(_, l)| stmts_ids(l, map_ref)),
-                Stmt::Block(l) => stmts_ids(l, map_ref),
-                Stmt::For { init, update, body, .. } => {
-                    stmts_ids(init, map_ref);
-                    stmts_ids(update, map_ref);
-                    stmts_ids(body, map_ref);
-                }
-                _ => {}
+    // Sub-control applies name controls by id.
+    struct ApplyIds<'m>(&'m dyn Fn(&mut BlockRef));
+    impl VisitMut for ApplyIds<'_> {
+        fn visit_stmt(&mut self, s: &mut Stmt) {
+            if let Stmt::ApplyBlock { block, .. } = s {
+                (self.0)(block);
             }
+            walk_stmt_mut(self, s);
         }
+        fn visit_expr(&mut self, _: &mut Expr) {}
     }
-    for c in &mut program.controls {
-        stmts_ids(&mut c.init, &map_ref);
-        stmts_ids(&mut c.body, &map_ref);
-    }
-    for p in &mut program.parsers {
-        stmts_ids(&mut p.init, &map_ref);
-        for s in &mut p.states {
-            stmts_ids(&mut s.body, &map_ref);
-        }
-    }
+    walk_program_mut(&mut ApplyIds(&map_ref), program);
     fn package_ids(p: &mut p4_ir::Package, map: &dyn Fn(ControlId) -> ControlId) {
         for (_, a) in &mut p.args {
             match a {

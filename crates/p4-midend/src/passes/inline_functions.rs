@@ -28,11 +28,9 @@
 
 use crate::returns::{bool_const, eliminate_returns};
 use crate::rewrite::{var_expr, Guard, OperandRewriter};
-use crate::util::{
-    any_stmt, bodies, for_each_nested_list, fresh_var, put_body, root_var, take_body, vars_mut, walk_expr_mut,
-    walk_stmts_exprs_mut,
-};
+use crate::util::{any_stmt, bodies, fresh_var, put_body, root_var, take_body, vars_mut};
 use crate::{Pass, PassError};
+use p4_ir::visit::{walk_call, walk_call_mut, walk_program, walk_program_mut, Visit, VisitMut};
 use p4_ir::{
     BlockRef, Call, Callee, Direction, Expr, ExprKind, Function, FunctionId, Program, Stmt, Type, Var, VarId, VarKind,
 };
@@ -202,24 +200,9 @@ impl Inliner<'_> {
 
 /// Drops functions no call refers to any more and renumbers the calls that remain.
 fn remove_unused_functions(program: &mut Program) {
-    let mut used = vec![false; program.functions.len()];
-    let mut mark = |c: &mut Call| {
-        if let Callee::Function(f) = c.callee {
-            if let Some(u) = used.get_mut(f.index()) {
-                *u = true;
-            }
-        }
-    };
-    each_expr(program, &mut |e| {
-        if let ExprKind::Call(c) = &mut e.kind {
-            mark(c);
-        }
-    });
-    for (_, body) in bodies(program) {
-        if let Some(stmts) = crate::util::body_mut(program, body) {
-            each_stmt_call(stmts, &mut mark);
-        }
-    }
+    let mut used = UsedFunctions(vec![false; program.functions.len()]);
+    walk_program(&mut used, program);
+    let used = used.0;
     if used.iter().all(|u| *u) {
         return;
     }
@@ -229,24 +212,7 @@ fn remove_unused_functions(program: &mut Program) {
         new_id.push(if *u { Some(FunctionId(next)) } else { None });
         next += u32::from(*u);
     }
-    let renumber = |c: &mut Call| {
-        if let Callee::Function(f) = &mut c.callee {
-            if let Some(Some(n)) = new_id.get(f.index()) {
-                *f = *n;
-            }
-        }
-    };
-    let renumber = std::cell::RefCell::new(renumber);
-    each_expr(program, &mut |e| {
-        if let ExprKind::Call(c) = &mut e.kind {
-            (renumber.borrow_mut())(c);
-        }
-    });
-    for (_, body) in bodies(program) {
-        if let Some(stmts) = crate::util::body_mut(program, body) {
-            each_stmt_call(stmts, &mut |c| (renumber.borrow_mut())(c));
-        }
-    }
+    walk_program_mut(&mut RenumberFunctions(new_id), program);
     let mut i = 0;
     program.functions.retain(|_| {
         let keep = used[i];
@@ -255,44 +221,30 @@ fn remove_unused_functions(program: &mut Program) {
     });
 }
 
-/// Calls `f` on every call statement in `stmts`, nested ones included (statement calls are not
-/// expressions: [`each_expr`] does not see them).
-fn each_stmt_call(stmts: &mut Vec<Stmt>, f: &mut dyn FnMut(&mut Call)) {
-    let mut direct = |l: &mut Vec<Stmt>| {
-        for s in l {
-            if let Stmt::Call(c) = s {
-                f(c);
+/// Marks the functions that are called (statement and expression calls alike).
+struct UsedFunctions(Vec<bool>);
+
+impl Visit<'_> for UsedFunctions {
+    fn visit_call(&mut self, c: &Call) {
+        if let Callee::Function(f) = c.callee {
+            if let Some(u) = self.0.get_mut(f.index()) {
+                *u = true;
             }
         }
-    };
-    for_each_nested_list(stmts, &mut direct);
-    direct(stmts);
+        walk_call(self, c);
+    }
 }
 
-/// Every expression of the program: statement bodies, select keys, table keys and action arguments.
-fn each_expr(program: &mut Program, f: &mut dyn FnMut(&mut Expr)) {
-    for (_, body) in bodies(program) {
-        if let Some(stmts) = crate::util::body_mut(program, body) {
-            walk_stmts_exprs_mut(stmts, f);
-        }
-    }
-    for p in &mut program.parsers {
-        for s in &mut p.states {
-            if let p4_ir::Transition::Select { keys, .. } = &mut s.transition {
-                keys.iter_mut().for_each(|k| walk_expr_mut(k, f));
+/// Gives every call of a function the function's new id.
+struct RenumberFunctions(Vec<Option<FunctionId>>);
+
+impl VisitMut for RenumberFunctions {
+    fn visit_call(&mut self, c: &mut Call) {
+        if let Callee::Function(f) = &mut c.callee {
+            if let Some(Some(n)) = self.0.get(f.index()) {
+                *f = *n;
             }
         }
-    }
-    for t in &mut program.tables {
-        t.keys.iter_mut().for_each(|k| walk_expr_mut(&mut k.expr, f));
-        for a in &mut t.actions {
-            a.bound_args.iter_mut().for_each(|x| walk_expr_mut(x, f));
-        }
-        if let Some(d) = &mut t.default_action {
-            d.args.iter_mut().for_each(|x| walk_expr_mut(x, f));
-        }
-        for e in &mut t.entries {
-            e.action.args.iter_mut().for_each(|x| walk_expr_mut(x, f));
-        }
+        walk_call_mut(self, c);
     }
 }

@@ -14,9 +14,10 @@
 //! run-time index, writes a whole header or struct, or reads a whole value containing a location it
 //! writes, is left as it is. So is one whose parallel form would be more than four times larger.
 
-use crate::util::{fresh_var, has_effects, vars_mut, walk_expr_mut};
+use crate::util::{fresh_var, has_effects, root_var, vars_mut};
 use crate::{Pass, PassError};
 use num_bigint::BigInt;
+use p4_ir::visit::{walk_expr, walk_expr_mut, walk_stmt, Visit, VisitMut};
 use p4_ir::{Expr, ExprKind, Program, Span, Stmt, Type, Value, Var, VarId, VarKind};
 
 pub const NAME: &str = "parallel-actions";
@@ -71,10 +72,21 @@ fn scalar(ty: &Type) -> bool {
     matches!(ty, Type::Bits { .. } | Type::Bool)
 }
 
+/// Counts the expression nodes it visits.
+#[derive(Default)]
+struct Size(usize);
+
+impl Visit<'_> for Size {
+    fn visit_expr(&mut self, e: &Expr) {
+        self.0 += 1;
+        walk_expr(self, e);
+    }
+}
+
 fn size(e: &Expr) -> usize {
-    let mut n = 0;
-    walk_expr_mut(&mut e.clone(), &mut |_| n += 1);
-    n
+    let mut n = Size::default();
+    n.visit_expr(e);
+    n.0
 }
 
 /// The current value of each written location, in first-write order.
@@ -101,55 +113,52 @@ fn subst(e: &Expr, st: &State) -> Option<Expr> {
     if has_effects(e) {
         return None;
     }
-    if let Some(k) = key_of(e) {
-        if let Some(v) = st.get(&k) {
-            return Some(v.clone());
-        }
-        // A larger value holding a written location, or a run-time-indexed part of one.
-        if st.writes.iter().any(|(w, _, _)| is_prefix(&k, w) && *w != k) {
-            return None;
-        }
-        return Some(e.clone());
-    }
     let mut out = e.clone();
-    let ok = match &mut out.kind {
-        ExprKind::Var(_) | ExprKind::Const(_) | ExprKind::InvalidHeader | ExprKind::Extern(_) | ExprKind::DontCare => {
-            true
+    let mut s = Subst { st, ok: true };
+    s.visit_expr(&mut out);
+    s.ok.then_some(out)
+}
+
+/// Replaces reads of written locations by their values; `ok` turns false at a read it cannot
+/// replace.
+struct Subst<'s> {
+    st: &'s State,
+    ok: bool,
+}
+
+impl VisitMut for Subst<'_> {
+    fn visit_expr(&mut self, e: &mut Expr) {
+        if !self.ok {
+            return;
         }
-        ExprKind::Field(b, _)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b)
-        | ExprKind::StackLastIndex(b) => subst(b, st).map(|x| **b = x).is_some(),
-        ExprKind::Index(b, i) => {
+        let writes = &self.st.writes;
+        if let Some(k) = key_of(e) {
+            if let Some(v) = self.st.get(&k) {
+                *e = v.clone();
+            } else if writes.iter().any(|(w, _, _)| is_prefix(&k, w) && *w != k) {
+                // A larger value holding a written location, or a run-time-indexed part of one.
+                self.ok = false;
+            }
+            return;
+        }
+        match &e.kind {
             // A run-time index into storage the action writes: too dynamic.
-            if let Some(root) = crate::util::root_var(b) {
-                if st.writes.iter().any(|(w, _, _)| w.0 == root) {
-                    return None;
+            ExprKind::Index(b, _) if root_var(b).is_some_and(|root| writes.iter().any(|(w, _, _)| w.0 == root)) => {
+                self.ok = false;
+            }
+            // Only isValid() (has_effects allowed it): its header must not be written here.
+            ExprKind::Call(c) => {
+                self.ok = match &c.callee {
+                    p4_ir::Callee::Builtin { target, .. } => {
+                        key_of(target).is_some_and(|k| !writes.iter().any(|(w, _, _)| is_prefix(&k, w)))
+                    }
+                    _ => false,
                 }
             }
-            subst(b, st).map(|x| **b = x).is_some() && subst(i, st).map(|x| **i = x).is_some()
+            ExprKind::StackNext(_) | ExprKind::StackLast(_) | ExprKind::ApplyTable(..) => self.ok = false,
+            _ => walk_expr_mut(self, e),
         }
-        ExprKind::Binary(_, l, r) => subst(l, st).map(|x| **l = x).is_some() && subst(r, st).map(|x| **r = x).is_some(),
-        ExprKind::Mux(c, a, b) => {
-            subst(c, st).map(|x| **c = x).is_some()
-                && subst(a, st).map(|x| **a = x).is_some()
-                && subst(b, st).map(|x| **b = x).is_some()
-        }
-        ExprKind::Aggregate(xs) => xs.iter_mut().all(|x| subst(x, st).map(|y| *x = y).is_some()),
-        ExprKind::Call(c) => {
-            // Only isValid() (has_effects allowed it): its header must not be written here.
-            match &c.callee {
-                p4_ir::Callee::Builtin { target, .. } => match key_of(target) {
-                    Some(k) => !st.writes.iter().any(|(w, _, _)| is_prefix(&k, w)),
-                    None => false,
-                },
-                _ => false,
-            }
-        }
-        ExprKind::StackNext(_) | ExprKind::StackLast(_) | ExprKind::ApplyTable(..) => false,
-    };
-    ok.then_some(out)
+    }
 }
 
 fn zero(ty: &Type, span: Span) -> Option<Expr> {
@@ -223,58 +232,34 @@ fn exec(stmts: &[Stmt], st: &mut State, vars: &[Var]) -> Option<()> {
 
 /// The keys of the locations `e` reads.
 fn reads(e: &Expr, out: &mut Vec<Key>) {
-    if let Some(k) = key_of(e) {
-        out.push(k);
-        return;
-    }
-    match &e.kind {
-        ExprKind::Field(b, _)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b)
-        | ExprKind::StackLastIndex(b) => reads(b, out),
-        ExprKind::Index(b, i) | ExprKind::Binary(_, b, i) => {
-            reads(b, out);
-            reads(i, out);
-        }
-        ExprKind::Mux(c, a, b) => {
-            reads(c, out);
-            reads(a, out);
-            reads(b, out);
-        }
-        ExprKind::Aggregate(xs) => xs.iter().for_each(|x| reads(x, out)),
-        ExprKind::Call(c) => {
-            if let p4_ir::Callee::Builtin { target, .. } = &c.callee {
-                reads(target, out);
+    struct Reads<'o>(&'o mut Vec<Key>);
+    impl Visit<'_> for Reads<'_> {
+        fn visit_expr(&mut self, e: &Expr) {
+            match key_of(e) {
+                Some(k) => self.0.push(k),
+                None => walk_expr(self, e),
             }
         }
-        _ => {}
     }
+    Reads(out).visit_expr(e);
 }
 
+/// Replaces the reads of location `k` in `e` by `with`.
 fn replace_reads(e: &mut Expr, k: &Key, with: &Expr) {
-    if key_of(e).as_ref() == Some(k) {
-        *e = with.clone();
-        return;
+    struct Replace<'a> {
+        k: &'a Key,
+        with: &'a Expr,
     }
-    match &mut e.kind {
-        ExprKind::Field(b, _)
-        | ExprKind::Slice(b, _, _)
-        | ExprKind::Unary(_, b)
-        | ExprKind::Cast(b)
-        | ExprKind::StackLastIndex(b) => replace_reads(b, k, with),
-        ExprKind::Index(b, i) | ExprKind::Binary(_, b, i) => {
-            replace_reads(b, k, with);
-            replace_reads(i, k, with);
+    impl VisitMut for Replace<'_> {
+        fn visit_expr(&mut self, e: &mut Expr) {
+            if key_of(e).as_ref() == Some(self.k) {
+                *e = self.with.clone();
+            } else {
+                walk_expr_mut(self, e);
+            }
         }
-        ExprKind::Mux(c, a, b) => {
-            replace_reads(c, k, with);
-            replace_reads(a, k, with);
-            replace_reads(b, k, with);
-        }
-        ExprKind::Aggregate(xs) => xs.iter_mut().for_each(|x| replace_reads(x, k, with)),
-        _ => {}
     }
+    Replace { k, with }.visit_expr(e);
 }
 
 fn parallelize(body: &[Stmt], vars: &mut Vec<Var>) -> Option<Vec<Stmt>> {
@@ -339,23 +324,24 @@ fn parallelize(body: &[Stmt], vars: &mut Vec<Var>) -> Option<Vec<Stmt>> {
     Some(out)
 }
 
+/// The expression nodes of `stmts` (nested statements included) and the number of statements.
 fn body_size(stmts: &[Stmt]) -> usize {
-    let mut n = 0;
-    let mut copy = stmts.to_vec();
-    crate::util::walk_stmts_exprs_mut(&mut copy, &mut |_| n += 1);
-    n + stmts.len()
+    let mut n = Size::default();
+    n.visit_stmts(stmts);
+    n.0 + stmts.len()
 }
 
+/// The variables `init` statements of `stmts` declare (nested ones included).
 fn declared(stmts: &[Stmt], out: &mut Vec<VarId>) {
-    for s in stmts {
-        match s {
-            Stmt::VarInit { var, .. } => out.push(*var),
-            Stmt::If { then, otherwise, .. } => {
-                declared(then, out);
-                declared(otherwise, out);
+    struct Declared<'o>(&'o mut Vec<VarId>);
+    impl Visit<'_> for Declared<'_> {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            if let Stmt::VarInit { var, .. } = s {
+                self.0.push(*var);
             }
-            Stmt::Block(l) => declared(l, out),
-            _ => {}
+            walk_stmt(self, s);
         }
+        fn visit_expr(&mut self, _: &Expr) {}
     }
+    Declared(out).visit_stmts(stmts);
 }

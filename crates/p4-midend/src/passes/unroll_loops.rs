@@ -58,15 +58,15 @@ use crate::passes::flatten_locals::{block_code, remove_vars};
 use crate::returns::bool_const;
 use crate::rewrite::{Guard, OperandRewriter};
 use crate::util::{
-    any_stmt, bodies, call_exprs, children, fresh_var, put_body, rename_var_inits, root_var, take_body, vars_mut,
-    walk_stmts_exprs_mut,
+    any_stmt, bodies, fresh_var, put_body, rename_var_inits, root_var, take_body, vars_mut, walk_stmts_exprs_mut,
 };
 use crate::{Pass, PassError};
 use num_bigint::BigInt;
 use num_traits::{One, Signed, ToPrimitive, Zero};
+use p4_ir::visit::{walk_arg, walk_call, walk_expr, walk_stmt, Visit};
 use p4_ir::{
-    BinOp, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Program, Span, Stmt, Type, UnOp, Value, Var,
-    VarId, VarKind,
+    Arg, BinOp, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Program, Span, Stmt, Type, UnOp, Value,
+    Var, VarId, VarKind,
 };
 use std::collections::{HashMap, HashSet};
 
@@ -117,18 +117,10 @@ impl Pass for UnrollLoops {
                 continue;
             }
             let used = std::cell::RefCell::new(HashSet::new());
-            let note = |n: Node| match n {
-                Node::Stmt(Stmt::VarInit { var, .. }) => {
-                    used.borrow_mut().insert(*var);
-                }
-                Node::Expr(Expr { kind: ExprKind::Var(v), .. }) => {
-                    used.borrow_mut().insert(*v);
-                }
-                _ => {}
+            let note = |v| {
+                used.borrow_mut().insert(v);
             };
-            block_code(program, &block, &mut |l| visit_stmts(l, &mut |n| note(n)), &mut |e| {
-                visit_expr(e, &mut |n| note(n))
-            });
+            block_code(program, &block, &mut |l| Mentions(note).visit_stmts(l), &mut |e| Mentions(note).visit_expr(e));
             let used = used.into_inner();
             cand.retain(|v| !used.contains(v));
             remove_vars(program, &block, &cand);
@@ -340,14 +332,7 @@ impl Unroller<'_> {
     /// Gives a flag placeholder a variable of the frame if something reads it; otherwise removes its
     /// stores.
     fn bind_flag(&mut self, stmts: &mut Vec<Stmt>, placeholder: VarId, name: &str) {
-        let (mut uses, mut stores) = (0, 0);
-        visit_stmts(stmts, &mut |n| match n {
-            Node::Expr(e) => uses += usize::from(matches!(e.kind, ExprKind::Var(v) if v == placeholder)),
-            Node::Stmt(Stmt::Assign { lhs, .. }) => {
-                stores += usize::from(matches!(lhs.kind, ExprKind::Var(v) if v == placeholder))
-            }
-            Node::Stmt(_) => {}
-        });
+        let (uses, stores) = flag_uses_and_stores(stmts, placeholder);
         if uses > stores {
             let flag = fresh_var(self.vars, name, Type::Bool, VarKind::Temp);
             rename_var_inits(stmts, &|v| (v == placeholder).then_some(flag));
@@ -956,11 +941,7 @@ fn strip_flag(stmts: Vec<Stmt>, flag: VarId) -> Vec<Stmt> {
 /// Flags are only stored with constants, so a store reads nothing.
 fn dead_flag_stores(stmts: Vec<Stmt>, flag: VarId, mut live: bool) -> (Vec<Stmt>, bool) {
     let is_flag = |e: &Expr| matches!(e.kind, ExprKind::Var(v) if v == flag);
-    let reads = |e: &Expr| {
-        let mut found = false;
-        visit_expr(e, &mut |n| found |= matches!(n, Node::Expr(x) if is_flag(x)));
-        found
-    };
+    let reads = |e: &Expr| e.any(&mut |x| is_flag(x));
     let mut out = Vec::with_capacity(stmts.len());
     for s in stmts.into_iter().rev() {
         match s {
@@ -1034,139 +1015,126 @@ fn dead_flag_stores_cases<L>(cases: Cases<L>, flag: VarId, live: bool) -> (Cases
 
 /// Statements counted with the ones nested in them.
 fn count(stmts: &[Stmt]) -> usize {
-    stmts
-        .iter()
-        .map(|s| {
-            1 + match s {
-                Stmt::If { then, otherwise, .. } => count(then) + count(otherwise),
-                Stmt::SwitchAction { cases, .. } => cases.iter().map(|(_, b)| count(b)).sum(),
-                Stmt::SwitchValue { cases, .. } => cases.iter().map(|(_, b)| count(b)).sum(),
-                Stmt::Block(l) => count(l),
-                Stmt::For { init, update, body, .. } => count(init) + count(update) + count(body),
-                _ => 0,
-            }
-        })
-        .sum()
+    struct Count(usize);
+    impl Visit<'_> for Count {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            self.0 += 1;
+            walk_stmt(self, s);
+        }
+        fn visit_expr(&mut self, _: &Expr) {}
+    }
+    let mut n = Count(0);
+    n.visit_stmts(stmts);
+    n.0
 }
 
-enum Node<'a> {
-    Stmt(&'a Stmt),
-    Expr(&'a Expr),
+/// Hands its function every variable an `init` declares or an expression names.
+struct Mentions<F>(F);
+
+impl<F: FnMut(VarId)> Visit<'_> for Mentions<F> {
+    fn visit_stmt(&mut self, s: &Stmt) {
+        if let Stmt::VarInit { var, .. } = s {
+            (self.0)(*var);
+        }
+        walk_stmt(self, s);
+    }
+    fn visit_expr(&mut self, e: &Expr) {
+        if let ExprKind::Var(v) = e.kind {
+            (self.0)(v);
+        }
+        walk_expr(self, e);
+    }
 }
 
-/// Calls `f` on every statement and expression node of `stmts`, nested ones included.
-fn visit_stmts<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(Node<'a>)) {
-    for s in stmts {
-        f(Node::Stmt(s));
-        match s {
-            Stmt::VarInit { init, .. } => {
-                if let Some(e) = init {
-                    visit_expr(e, f);
-                }
+/// True if `stmts` mention variable `x` (read, write or `init`).
+fn mentions(stmts: &[Stmt], x: VarId) -> bool {
+    let mut found = false;
+    Mentions(|v| found |= v == x).visit_stmts(stmts);
+    found
+}
+
+/// How often `stmts` name `flag` in an expression, and how many of those are whole stores to it.
+fn flag_uses_and_stores(stmts: &[Stmt], flag: VarId) -> (usize, usize) {
+    struct Flag {
+        flag: VarId,
+        uses: usize,
+        stores: usize,
+    }
+    impl Visit<'_> for Flag {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            if let Stmt::Assign { lhs, .. } = s {
+                self.stores += usize::from(matches!(lhs.kind, ExprKind::Var(v) if v == self.flag));
             }
-            Stmt::Assign { lhs, rhs, .. } => {
-                visit_expr(lhs, f);
-                visit_expr(rhs, f);
-            }
-            Stmt::Call(c) => call_exprs(c).into_iter().for_each(|e| visit_expr(e, f)),
-            Stmt::ApplyBlock { args, .. } => args.iter().for_each(|a| visit_expr(&a.expr, f)),
-            Stmt::If { cond, then, otherwise, .. } => {
-                visit_expr(cond, f);
-                visit_stmts(then, f);
-                visit_stmts(otherwise, f);
-            }
-            Stmt::SwitchAction { cases, .. } => cases.iter().for_each(|(_, b)| visit_stmts(b, f)),
-            Stmt::SwitchValue { expr, cases, .. } => {
-                visit_expr(expr, f);
-                cases.iter().for_each(|(_, b)| visit_stmts(b, f));
-            }
-            Stmt::Block(l) => visit_stmts(l, f),
-            Stmt::Return(Some(e), _) => visit_expr(e, f),
-            Stmt::For { init, cond, update, body, .. } => {
-                visit_stmts(init, f);
-                if let Some(c) = cond {
-                    visit_expr(c, f);
-                }
-                visit_stmts(update, f);
-                visit_stmts(body, f);
-            }
-            Stmt::ApplyTable { .. }
-            | Stmt::Exit(_)
-            | Stmt::Return(None, _)
-            | Stmt::Break(_)
-            | Stmt::Continue(_)
-            | Stmt::Empty => {}
+            walk_stmt(self, s);
+        }
+        fn visit_expr(&mut self, e: &Expr) {
+            self.uses += usize::from(matches!(e.kind, ExprKind::Var(v) if v == self.flag));
+            walk_expr(self, e);
         }
     }
-}
-
-fn visit_expr<'a>(e: &'a Expr, f: &mut dyn FnMut(Node<'a>)) {
-    f(Node::Expr(e));
-    for c in children(e) {
-        visit_expr(c, f);
-    }
+    let mut f = Flag { flag, uses: 0, stores: 0 };
+    f.visit_stmts(stmts);
+    (f.uses, f.stores)
 }
 
 /// Calls `f` with the variable of every write in `stmts`: `init`, assignments, `out`/`inout`
 /// arguments (of calls anywhere, and of sub-block applies), and the targets of header and stack
 /// methods and extern methods.
 fn for_each_write(stmts: &[Stmt], f: &mut dyn FnMut(VarId)) {
-    let writable = |d: Direction| matches!(d, Direction::Out | Direction::InOut);
-    let call_writes = |c: &Call, f: &mut dyn FnMut(VarId)| {
-        for a in &c.args {
-            if writable(a.direction) {
-                root_var(&a.expr).into_iter().for_each(&mut *f);
-            }
+    struct Writes<'f>(&'f mut dyn FnMut(VarId));
+    impl Writes<'_> {
+        fn root_of(&mut self, e: &Expr) {
+            root_var(e).into_iter().for_each(&mut *self.0);
         }
-        match &c.callee {
-            Callee::Builtin { builtin: Builtin::IsValid, .. } => {}
-            Callee::Builtin { target, .. } | Callee::Method { target, .. } => {
-                root_var(target).into_iter().for_each(&mut *f)
+    }
+    impl Visit<'_> for Writes<'_> {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            match s {
+                Stmt::VarInit { var, .. } => (self.0)(*var),
+                Stmt::Assign { lhs, .. } => self.root_of(lhs),
+                _ => {}
             }
-            _ => {}
+            walk_stmt(self, s);
         }
-    };
-    visit_stmts(stmts, &mut |n| match n {
-        Node::Stmt(Stmt::VarInit { var, .. }) => f(*var),
-        Node::Stmt(Stmt::Assign { lhs, .. }) => root_var(lhs).into_iter().for_each(&mut *f),
-        Node::Stmt(Stmt::Call(c)) => call_writes(c, f),
-        Node::Stmt(Stmt::ApplyBlock { args, .. }) => {
-            for a in args {
-                if writable(a.direction) {
-                    root_var(&a.expr).into_iter().for_each(&mut *f);
-                }
+        fn visit_call(&mut self, c: &Call) {
+            match &c.callee {
+                Callee::Builtin { builtin: Builtin::IsValid, .. } => {}
+                Callee::Builtin { target, .. } | Callee::Method { target, .. } => self.root_of(target),
+                _ => {}
             }
+            walk_call(self, c);
         }
-        Node::Expr(Expr { kind: ExprKind::Call(c), .. }) => call_writes(c, f),
-        _ => {}
-    });
-}
-
-/// True if `stmts` mention variable `x` (read, write or `init`).
-fn mentions(stmts: &[Stmt], x: VarId) -> bool {
-    let mut found = false;
-    visit_stmts(stmts, &mut |n| match n {
-        Node::Stmt(Stmt::VarInit { var, .. }) => found |= *var == x,
-        Node::Expr(Expr { kind: ExprKind::Var(v), .. }) => found |= *v == x,
-        _ => {}
-    });
-    found
+        fn visit_arg(&mut self, a: &Arg) {
+            if matches!(a.direction, Direction::Out | Direction::InOut) {
+                self.root_of(&a.expr);
+            }
+            walk_arg(self, a);
+        }
+    }
+    Writes(f).visit_stmts(stmts);
 }
 
 /// True if `stmts` run code of their block that could see its variables: an action or function
 /// call, a table apply, a sub-block apply.
 fn runs_other_code(stmts: &[Stmt]) -> bool {
-    let mut found = false;
-    visit_stmts(stmts, &mut |n| match n {
-        Node::Stmt(Stmt::ApplyTable { .. } | Stmt::SwitchAction { .. } | Stmt::ApplyBlock { .. }) => found = true,
-        Node::Stmt(Stmt::Call(c)) => found |= matches!(c.callee, Callee::Action(_) | Callee::Function(_)),
-        Node::Expr(Expr { kind: ExprKind::Call(c), .. }) => {
-            found |= matches!(c.callee, Callee::Action(_) | Callee::Function(_))
+    struct OtherCode(bool);
+    impl Visit<'_> for OtherCode {
+        fn visit_stmt(&mut self, s: &Stmt) {
+            self.0 |= matches!(s, Stmt::ApplyTable { .. } | Stmt::SwitchAction { .. } | Stmt::ApplyBlock { .. });
+            walk_stmt(self, s);
         }
-        Node::Expr(Expr { kind: ExprKind::ApplyTable(..), .. }) => found = true,
-        _ => {}
-    });
-    found
+        fn visit_call(&mut self, c: &Call) {
+            self.0 |= matches!(c.callee, Callee::Action(_) | Callee::Function(_));
+            walk_call(self, c);
+        }
+        fn visit_expr(&mut self, e: &Expr) {
+            self.0 |= matches!(e.kind, ExprKind::ApplyTable(..));
+            walk_expr(self, e);
+        }
+    }
+    let mut found = OtherCode(false);
+    found.visit_stmts(stmts);
+    found.0
 }
 
 #[cfg(test)]

@@ -20,12 +20,13 @@
 //! `.next`/`.last`/`.lastIndex`. Copies of a state keep its name with the `nextIndex` values
 //! appended (`parse_tag_1`); states no longer reachable from `start` are dropped.
 
-use crate::util::{any_stmt, bodies, walk_expr_mut};
+use crate::util::{any_stmt, bodies, stmts_of, walk_expr_mut};
 use crate::{Pass, PassError};
 use num_bigint::BigInt;
+use p4_ir::visit::{for_each_expr_in, walk_call, walk_expr, walk_stmt, walk_stmts, EachExpr, Visit};
 use p4_ir::{
-    Arg, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Keyset, ParserState, Program, Span, StateId,
-    StateTarget, Stmt, Transition, Type, Value, VarId, VarKind,
+    Arg, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, ParserState, Program, Span, StateId, StateTarget,
+    Stmt, Transition, Type, Value, VarId, VarKind,
 };
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -42,10 +43,9 @@ impl Pass for UnrollParserStacks {
     }
 
     fn run(&self, program: &mut Program) -> Result<(), PassError> {
-        let mut copy = program.clone();
-        let controls_read_next_index = bodies(program).into_iter().any(|(b, body)| {
-            matches!(b, BlockRef::Control(_)) && crate::util::body_mut(&mut copy, body).is_some_and(|l| uses_next_index(l))
-        });
+        let controls_read_next_index = bodies(program)
+            .into_iter()
+            .any(|(b, body)| matches!(b, BlockRef::Control(_)) && uses_next_index(stmts_of(program, body)));
         if controls_read_next_index {
             return Ok(());
         }
@@ -58,12 +58,11 @@ impl Pass for UnrollParserStacks {
     }
 }
 
-fn uses_next_index(stmts: &mut [Stmt]) -> bool {
+/// True if an expression of `stmts` reads a stack's `nextIndex` (`.next`, `.last`, `.lastIndex`).
+fn uses_next_index(stmts: &[Stmt]) -> bool {
     let mut found = false;
-    crate::util::walk_stmts_exprs_mut(stmts, &mut |e| {
-        if matches!(e.kind, ExprKind::StackNext(_) | ExprKind::StackLast(_) | ExprKind::StackLastIndex(_)) {
-            found = true;
-        }
+    for_each_expr_in(stmts, |e| {
+        found |= matches!(e.kind, ExprKind::StackNext(_) | ExprKind::StackLast(_) | ExprKind::StackLastIndex(_))
     });
     found
 }
@@ -108,93 +107,77 @@ impl Stacks {
 /// Rejected: this parser is left as it is.
 struct Leave;
 
-fn collect_stacks(e: &Expr, out: &mut Vec<(Expr, u32)>, ok: &mut bool) {
-    let mut e = e.clone();
-    walk_expr_mut(&mut e, &mut |x| {
+/// The stacks whose `nextIndex` the code of a state reads, in order of use, with their sizes; `ok`
+/// turns false for one that is not a stack named by a path of fields.
+fn collect_stacks(state: &ParserState, out: &mut Vec<(Expr, u32)>, ok: &mut bool) {
+    let mut note = |x: &Expr| {
         if let ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) = &x.kind {
             match (&b.ty, key_of(b)) {
                 (Type::Stack(_, n), Some(_)) => out.push(((**b).clone(), *n)),
                 _ => *ok = false,
             }
         }
-    });
+    };
+    let mut each = EachExpr(&mut note);
+    each.visit_stmts(&state.body);
+    each.visit_transition(&state.transition);
 }
 
-fn all_stmt_exprs(stmts: &[Stmt], f: &mut dyn FnMut(&Expr)) {
-    let mut copy = stmts.to_vec();
-    crate::util::walk_stmts_exprs_mut(&mut copy, &mut |e| f(e));
+/// Checks that every use of a stack (or of what contains it) is one whose effect on `nextIndex`
+/// is known; `ok` turns false at the first that is not.
+struct KnownUses<'s> {
+    stacks: &'s Stacks,
+    /// The depth of statement lists: 1 for the state's own statements.
+    depth: usize,
+    ok: bool,
 }
 
-fn transition_exprs(t: &Transition) -> Vec<&Expr> {
-    let mut v = Vec::new();
-    if let Transition::Select { keys, cases } = t {
-        v.extend(keys.iter());
-        for c in cases {
-            for k in &c.keysets {
-                match k {
-                    Keyset::Value(e) | Keyset::Lpm(e, _) => v.push(e),
-                    Keyset::Mask(a, b) | Keyset::Range(a, b) => {
-                        v.push(a);
-                        v.push(b);
-                    }
-                    Keyset::Any | Keyset::ValueSet(_) => {}
-                }
-            }
+impl Visit<'_> for KnownUses<'_> {
+    fn visit_stmts(&mut self, stmts: &[Stmt]) {
+        self.depth += 1;
+        walk_stmts(self, stmts);
+        self.depth -= 1;
+    }
+
+    fn visit_stmt(&mut self, s: &Stmt) {
+        // Moves of `nextIndex` are tracked in the state's own statements only (not under an
+        // `if` or a loop); so is the whole write of a stack by an `init` with a value.
+        let untracked_move = self.depth > 1 && moves_next(s, self.stacks);
+        let stack_init = matches!(s, Stmt::VarInit { var, init: Some(_), .. } if !self.stacks.roots(*var).is_empty());
+        if untracked_move || stack_init || matches!(s, Stmt::ApplyBlock { .. }) {
+            self.ok = false;
+        }
+        if self.ok {
+            walk_stmt(self, s);
         }
     }
-    v
-}
 
-/// Every use of a stack (or of what contains it) is one whose effect on `nextIndex` is known.
-fn check_expr(e: &Expr, stacks: &Stacks) -> Result<(), Leave> {
-    match &e.kind {
-        ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b) if stacks.find(b).is_some() => {
-            Ok(())
+    fn visit_expr(&mut self, e: &Expr) {
+        if !self.ok {
+            return;
         }
-        ExprKind::Index(b, i) if stacks.find(b).is_some() => check_expr(i, stacks),
-        ExprKind::Call(c) => check_call(c, stacks),
-        _ => {
-            if let Some(k) = key_of(e) {
-                return if stacks.covers(&k) { Err(Leave) } else { Ok(()) };
-            }
-            let mut r = Ok(());
-            let mut e = e.clone();
-            // Children only (the node itself is not a path).
-            match &mut e.kind {
-                ExprKind::Field(b, _)
-                | ExprKind::StackNext(b)
-                | ExprKind::StackLast(b)
-                | ExprKind::StackLastIndex(b)
-                | ExprKind::Slice(b, _, _)
-                | ExprKind::Unary(_, b)
-                | ExprKind::Cast(b) => r = r.and(check_expr(b, stacks)),
-                ExprKind::Index(a, b) | ExprKind::Binary(_, a, b) => {
-                    r = r.and(check_expr(a, stacks)).and(check_expr(b, stacks));
-                }
-                ExprKind::Mux(c, a, b) => {
-                    r = r.and(check_expr(c, stacks)).and(check_expr(a, stacks)).and(check_expr(b, stacks));
-                }
-                ExprKind::Aggregate(xs) => {
-                    for x in xs.iter() {
-                        r = r.and(check_expr(x, stacks));
-                    }
-                }
-                _ => {}
-            }
-            r
+        match &e.kind {
+            ExprKind::StackNext(b) | ExprKind::StackLast(b) | ExprKind::StackLastIndex(b)
+                if self.stacks.find(b).is_some() => {}
+            ExprKind::Index(b, i) if self.stacks.find(b).is_some() => self.visit_expr(i),
+            _ => match key_of(e) {
+                Some(k) => self.ok = !self.stacks.covers(&k),
+                None => walk_expr(self, e),
+            },
         }
     }
-}
 
-fn check_call(c: &Call, stacks: &Stacks) -> Result<(), Leave> {
-    match &c.callee {
-        // push/pop move `nextIndex` by a known amount (top-level statements only, see `check_stmts`).
-        Callee::Builtin { target, builtin: Builtin::PushFront(_) | Builtin::PopFront(_) }
-            if stacks.find(target).is_some() => {}
-        Callee::Method { target, .. } | Callee::Builtin { target, .. } => check_expr(target, stacks)?,
-        _ => {}
+    fn visit_call(&mut self, c: &Call) {
+        match &c.callee {
+            // push/pop move `nextIndex` by a known amount (tracked in the state's own statements).
+            Callee::Builtin { target, builtin: Builtin::PushFront(_) | Builtin::PopFront(_) }
+                if self.stacks.find(target).is_some() =>
+            {
+                c.args.iter().for_each(|a| self.visit_arg(a))
+            }
+            _ => walk_call(self, c),
+        }
     }
-    c.args.iter().try_for_each(|a| check_expr(&a.expr, stacks))
 }
 
 /// True for a statement that changes a tracked `nextIndex`.
@@ -204,58 +187,6 @@ fn moves_next(s: &Stmt, stacks: &Stacks) -> bool {
         Stmt::Call(c) => extract_next(c, stacks).is_some() || push_pop(c, stacks).is_some(),
         _ => false,
     }
-}
-
-fn check_stmts(stmts: &[Stmt], stacks: &Stacks, top: bool) -> Result<(), Leave> {
-    for s in stmts {
-        if !top && moves_next(s, stacks) {
-            return Err(Leave);
-        }
-        match s {
-            Stmt::VarInit { var, init, .. } => {
-                if init.is_some() && !stacks.roots(*var).is_empty() {
-                    return Err(Leave);
-                }
-                if let Some(e) = init {
-                    check_expr(e, stacks)?;
-                }
-            }
-            Stmt::Assign { lhs, rhs, .. } => {
-                check_expr(lhs, stacks)?;
-                check_expr(rhs, stacks)?;
-            }
-            Stmt::Call(c) => check_call(c, stacks)?,
-            Stmt::ApplyBlock { .. } => return Err(Leave),
-            Stmt::If { cond, then, otherwise, .. } => {
-                check_expr(cond, stacks)?;
-                check_stmts(then, stacks, false)?;
-                check_stmts(otherwise, stacks, false)?;
-            }
-            Stmt::SwitchValue { expr, cases, .. } => {
-                check_expr(expr, stacks)?;
-                for (_, l) in cases {
-                    check_stmts(l, stacks, false)?;
-                }
-            }
-            Stmt::SwitchAction { cases, .. } => {
-                for (_, l) in cases {
-                    check_stmts(l, stacks, false)?;
-                }
-            }
-            Stmt::Block(l) => check_stmts(l, stacks, false)?,
-            Stmt::For { init, cond, update, body, .. } => {
-                check_stmts(init, stacks, false)?;
-                if let Some(c) = cond {
-                    check_expr(c, stacks)?;
-                }
-                check_stmts(update, stacks, false)?;
-                check_stmts(body, stacks, false)?;
-            }
-            Stmt::Return(Some(e), _) => check_expr(e, stacks)?,
-            _ => {}
-        }
-    }
-    Ok(())
 }
 
 /// The stack an `extract` writes through `.next` (`stack.next` or `stack.next.member`).
@@ -338,13 +269,9 @@ fn unroll(program: &Program, p: usize) -> Option<Vec<ParserState>> {
     let mut found = Vec::new();
     let mut ok = true;
     for s in &parser.states {
-        all_stmt_exprs(&s.body, &mut |e| collect_stacks(e, &mut found, &mut ok));
-        for e in transition_exprs(&s.transition) {
-            collect_stacks(e, &mut found, &mut ok);
-        }
+        collect_stacks(s, &mut found, &mut ok);
     }
-    all_stmt_exprs(&parser.init, &mut |e| collect_stacks(e, &mut found, &mut ok));
-    if found.is_empty() || !ok {
+    if found.is_empty() || !ok || uses_next_index(&parser.init) {
         return None;
     }
     let mut stacks = Stacks { keys: Vec::new(), sizes: Vec::new() };
@@ -357,14 +284,14 @@ fn unroll(program: &Program, p: usize) -> Option<Vec<ParserState>> {
     }
     // Nothing else may change or read `nextIndex`.
     for s in &parser.states {
-        check_stmts(&s.body, &stacks, true).ok()?;
-        for e in transition_exprs(&s.transition) {
-            check_expr(e, &stacks).ok()?;
+        let mut uses = KnownUses { stacks: &stacks, depth: 0, ok: true };
+        uses.visit_stmts(&s.body);
+        uses.visit_transition(&s.transition);
+        if !uses.ok {
+            return None;
         }
     }
-    if uses_next_index(&mut parser.init.clone())
-        || any_stmt(&parser.init, &|s| matches!(s, Stmt::VarInit { init: Some(_), .. }) && moves_next(s, &stacks))
-    {
+    if any_stmt(&parser.init, &|s| matches!(s, Stmt::VarInit { init: Some(_), .. }) && moves_next(s, &stacks)) {
         return None;
     }
     let oob = program.error_code("StackOutOfBounds")?;
@@ -489,11 +416,7 @@ fn live_stacks(states: &[ParserState], stacks: &Stacks) -> Vec<Vec<bool>> {
         .iter()
         .map(|st| {
             let mut found = Vec::new();
-            let mut ok = true;
-            all_stmt_exprs(&st.body, &mut |e| collect_stacks(e, &mut found, &mut ok));
-            for e in transition_exprs(&st.transition) {
-                collect_stacks(e, &mut found, &mut ok);
-            }
+            collect_stacks(st, &mut found, &mut true);
             let mut uses = vec![false; n];
             for (e, _) in &found {
                 if let Some(k) = stacks.find(e) {
