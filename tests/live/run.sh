@@ -45,7 +45,7 @@ if start_switch xdp; then
     if ip netns exec "$sw" "$p4forge" switch "$root/examples/l2l3/l2l3.p4" --port 1=p1 --io xdp < /dev/null 2> "$log/second.err"; then
         fail "a second --io xdp switch on p1 started"
     fi
-    grep -q "another AF_XDP socket holds the queue" "$log/second.err" || { cat "$log/second.err" >&2; fail "a second --io xdp switch on p1: unexpected error"; }
+    grep -q "p1 is already a port of another p4forge switch" "$log/second.err" || { cat "$log/second.err" >&2; fail "a second --io xdp switch on p1: unexpected error"; }
     traffic xdp
     # Killed outright, the switch leaves no XDP program behind either (its link descriptor closes).
     start_switch xdp || fail "--io xdp did not start again"

@@ -22,6 +22,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod device;
+mod lock;
 mod port;
 mod ring;
 mod xdp;
@@ -46,6 +47,8 @@ const SOCKET_BUFFER: usize = 8 << 20;
 /// A Linux interface opened as a switch port.
 pub struct LinuxPort {
     name: String,
+    /// Held for as long as the port is open: no other switch may use the interface.
+    _hold: lock::InterfaceHold,
     socket: OwnedFd,
     /// `None`: the kernel refused the ring; frames come one `recv` at a time into `buffer`.
     ring: Option<ring::RxRing>,
@@ -84,6 +87,7 @@ impl LinuxPort {
         let socket = packet_socket(true, SocketFlags::NONBLOCK)
             .map_err(|e| with_context("cannot open a raw socket for", name, e))?;
         let index = interface_index(socket.as_fd(), name)?;
+        let hold = lock::InterfaceHold::take(name, index)?;
         bind_packet_socket(socket.as_fd(), index).map_err(|e| with_context("cannot bind a raw socket to", name, e))?;
         add_promiscuous_membership(socket.as_fd(), index)
             .map_err(|e| with_context("cannot make promiscuous", name, e))?;
@@ -116,12 +120,64 @@ impl LinuxPort {
                 None
             }
         };
-        Ok(LinuxPort { name: name.to_string(), socket, ring, buffer: vec![0; MAX_FRAME].into_boxed_slice() })
+        Ok(LinuxPort {
+            name: name.to_string(),
+            _hold: hold,
+            socket,
+            ring,
+            buffer: vec![0; MAX_FRAME].into_boxed_slice(),
+        })
     }
 
     pub fn name(&self) -> &str {
         &self.name
     }
+}
+
+/// What an interface is doing, as its port sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Link {
+    /// Administratively up with its carrier: frames flow.
+    Up,
+    /// There, but down (or without carrier): no frame will come until it is up again.
+    Down,
+    /// No interface of that name any more (deleted, or moved to another namespace).
+    Gone,
+}
+
+/// `struct ifreq` as `SIOCGIFFLAGS` uses it: the name, then the flags in the union (40 bytes).
+#[repr(C)]
+struct FlagsRequest {
+    name: [libc::c_char; libc::IFNAMSIZ],
+    flags: libc::c_short,
+    _rest_of_union: [u8; 22],
+}
+
+/// The state of interface `name` now (asked through a datagram socket: rustix has no
+/// `SIOCGIFFLAGS`, and AF_XDP sockets answer no interface `ioctl`).
+pub fn link_state(name: &str) -> io::Result<Link> {
+    let probe = rustix::net::socket(AddressFamily::INET, SocketType::DGRAM, None)?;
+    match interface_index(probe.as_fd(), name) {
+        Ok(_) => {}
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Link::Gone),
+        Err(error) => return Err(error),
+    }
+    let mut request = FlagsRequest { name: [0; libc::IFNAMSIZ], flags: 0, _rest_of_union: [0; 22] };
+    // interface_index checked the name: shorter than IFNAMSIZ, no NUL.
+    for (slot, &byte) in request.name.iter_mut().zip(name.as_bytes()) {
+        *slot = byte as libc::c_char;
+    }
+    // SAFETY: request is a 40-byte ifreq with a NUL-terminated name; the kernel writes the flags
+    // into it and nothing beyond it.
+    if unsafe { libc::ioctl(probe.as_raw_fd(), libc::SIOCGIFFLAGS, &mut request as *mut FlagsRequest) } < 0 {
+        let error = io::Error::last_os_error();
+        return match error.raw_os_error() {
+            Some(libc::ENODEV) => Ok(Link::Gone),
+            _ => Err(error),
+        };
+    }
+    let up = (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
+    Ok(if request.flags & up == up { Link::Up } else { Link::Down })
 }
 
 /// Binds packet socket `fd` to interface `index` for every protocol. rustix has no link-layer
@@ -252,4 +308,17 @@ fn add_promiscuous_membership(fd: BorrowedFd<'_>, index: u32) -> io::Result<()> 
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_states_are_read_without_privileges() {
+        assert_eq!(std::mem::size_of::<FlagsRequest>(), 40);
+        assert_eq!(link_state("lo").map_err(|e| e.to_string()), Ok(Link::Up));
+        assert_eq!(link_state("nosuch0").map_err(|e| e.to_string()), Ok(Link::Gone));
+        assert!(link_state("a name far too long for linux").is_err());
+    }
 }

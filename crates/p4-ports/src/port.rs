@@ -41,8 +41,11 @@ impl Port {
                 }
                 match XdpPort::open_steps(name) {
                     Ok(port) => Ok(Port::Xdp(Box::new(port))),
-                    // A missing interface is not a reason to try another kind of socket.
-                    Err(error) if error.kind() == io::ErrorKind::NotFound => Err(error),
+                    // A missing interface, or one another switch holds, is not a reason to try
+                    // another kind of socket.
+                    Err(error) if matches!(error.kind(), io::ErrorKind::NotFound | io::ErrorKind::AddrInUse) => {
+                        Err(error)
+                    }
                     Err(error) => {
                         p4_io::eprintln_safe!("{name}: AF_XDP not available ({error}); using AF_PACKET");
                         LinuxPort::open(name).map(Port::Packet)
@@ -65,6 +68,15 @@ impl Port {
             Port::Packet(port) => port.name(),
             Port::Xdp(port) => port.name(),
         }
+    }
+}
+
+impl Port {
+    /// The state of the port's interface, after clearing any error the socket has pending (an
+    /// interface going down leaves one, which would keep `poll` reporting the socket ready).
+    pub fn link(&self) -> io::Result<crate::Link> {
+        let _ = rustix::net::sockopt::socket_error(self.readiness());
+        crate::link_state(self.name())
     }
 }
 

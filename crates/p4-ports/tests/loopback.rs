@@ -67,7 +67,12 @@ fn frames_sent_with_tokens_come_back_through_receive_tokens() {
     let settle = Instant::now() + Duration::from_millis(50);
     while Instant::now() < settle {
         if let Some(token) = port.receive().expect("receive") {
-            token.consume(|f| assert!(!(f.len() >= 18 && f[12..14] == ETHERTYPE && f[14..18] == nonce.to_be_bytes()), "an extra frame: {f:02x?}"));
+            token.consume(|f| {
+                assert!(
+                    !(f.len() >= 18 && f[12..14] == ETHERTYPE && f[14..18] == nonce.to_be_bytes()),
+                    "an extra frame: {f:02x?}"
+                )
+            });
         }
     }
 }

@@ -65,6 +65,8 @@ const KICK_BATCH: u32 = 32;
 /// A Linux interface opened as a switch port through an AF_XDP socket.
 pub struct XdpPort {
     name: String,
+    /// Held for as long as the port is open: no other switch may use the interface.
+    _hold: crate::lock::InterfaceHold,
     // Dropped in this order: the link first (the program is detached, so no more frames are
     // redirected), then the socket, then the memory the kernel shared with it.
     _link: OwnedFd,
@@ -196,7 +198,8 @@ impl XdpPort {
     /// AF_XDP and BPF links: Linux 5.9 or later). The error names the interface and what failed.
     pub fn open(name: &str) -> io::Result<XdpPort> {
         XdpPort::open_steps(name).map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => e, // "no network interface named ..." says it all
+            // "no network interface named ...", "... is already a port of another p4forge switch"
+            io::ErrorKind::NotFound | io::ErrorKind::AddrInUse => e,
             kind => io::Error::new(kind, format!("cannot use AF_XDP on {name}: {e}")),
         })
     }
@@ -209,6 +212,7 @@ impl XdpPort {
         let probe = rustix::net::socket(AddressFamily::INET, SocketType::DGRAM, None)
             .map_err(|e| step_error("socket(AF_INET)", e))?;
         let index = super::interface_index(probe.as_fd(), name)?;
+        let hold = crate::lock::InterfaceHold::take(name, index)?;
         if let Some(queues) = receive_queues(name, index).filter(|&queues| queues > 1) {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -275,6 +279,7 @@ impl XdpPort {
         let link = bpf::attach_xdp_generic(program.as_raw_fd(), index)?;
         Ok(XdpPort {
             name: name.to_string(),
+            _hold: hold,
             _link: link,
             _program: program,
             _map: map,

@@ -20,7 +20,7 @@ use crate::cmd::run::RunSummary;
 use crate::error::{CliError, CliResult};
 use crate::frontend::{self, Dataplane};
 use crate::pcap_ports::{PcapInPort, PcapOutPort};
-use p4_ports::{receive_up_to, send_copy, wait_readable, Device, IoMode, Port};
+use p4_ports::{receive_up_to, send_copy, wait_readable, Device, IoMode, Link, Port};
 use p4_dataplane::batch::{BatchOut, DropReason, PacketIn};
 use p4_dataplane::control::PacketIo;
 use p4_stf::commands::{apply_commands, parse_commands};
@@ -110,6 +110,13 @@ fn check_repeated_ports(ports: &[(u32, PortSpec)]) -> CliResult<()> {
                 _ => format!("--port {number}={earlier} and --port {number}={spec}: a port may have one pcap-in and one pcap-out"),
             };
             return Err(CliError::input(refusal));
+        }
+        // One interface on two ports would see every frame twice and send it back out once per port.
+        if let PortSpec::Interface(name) = spec {
+            let earlier = ports[..index].iter().find(|(_, e)| matches!(e, PortSpec::Interface(n) if n == name));
+            if let Some((first, _)) = earlier {
+                return Err(CliError::input(format!("interface {name} is given twice (--port {first}={name} and --port {number}={name})")));
+            }
         }
     }
     Ok(())
@@ -294,7 +301,17 @@ struct SwitchLoop<'a> {
     start: Instant,
     start_epoch_ns: u64,
     options: &'a SwitchOptions,
+    /// Per interface: `Some(when it was last looked at)` while it is down. A down interface is
+    /// not polled (its socket may stay readable with nothing to read) but looked at every
+    /// [`WAIT_MS`], and polled again once it is up.
+    down: Vec<Option<Instant>>,
+    /// When every interface was last looked at: an AF_XDP socket hears nothing when its interface
+    /// goes down, so while no frame comes, each is looked at every [`IDLE_LINK_LOOK_MS`].
+    links_looked_at: Instant,
 }
+
+/// How often interfaces that bring no frames are looked at, in milliseconds.
+const IDLE_LINK_LOOK_MS: u128 = 500;
 
 /// Nanoseconds since `start` (saturating).
 fn nanos_since(start: Instant) -> u64 {
@@ -313,19 +330,83 @@ impl SwitchLoop<'_> {
             return Ok(Vec::new());
         }
         let timeout = if self.ports.inputs_consumed() { WAIT_MS } else { 0 };
-        let ports: Vec<&Port> = self.ports.interfaces.iter().map(|(_, p)| p).collect();
-        wait_readable(&ports, timeout).map_err(|e| CliError::input(format!("cannot wait for frames: {e}")))
+        let up: Vec<usize> = (0..self.ports.interfaces.len()).filter(|i| self.down[*i].is_none()).collect();
+        let ports: Vec<&Port> = up.iter().map(|i| &self.ports.interfaces[*i].1).collect();
+        let readable = wait_readable(&ports, timeout).map_err(|e| CliError::input(format!("cannot wait for frames: {e}")))?;
+        let mut ready = vec![false; self.ports.interfaces.len()];
+        for (i, r) in up.into_iter().zip(readable) {
+            ready[i] = r;
+        }
+        Ok(ready)
+    }
+
+    /// Looks at interface `index` (polled ready with nothing to read, a receive that failed, or
+    /// down and due for a look): says when it goes down or comes back, and stops the switch when
+    /// it is gone (`error`: the receive error, if any, for when the interface looks fine).
+    fn look_at_link(&mut self, index: usize, error: Option<std::io::Error>) -> CliResult<()> {
+        let (number, port) = &self.ports.interfaces[index];
+        let name = port.name();
+        let link = port.link().map_err(|e| CliError::input(format!("cannot look at interface {name}: {e}")))?;
+        match (link, error) {
+            (Link::Gone, _) => return Err(CliError::input(format!("interface {name} (port {number}) is gone; stopping"))),
+            (Link::Down, _) => {
+                if self.down[index].is_none() {
+                    p4_io::eprintln_safe!("note: interface {name} (port {number}) went down; waiting for it to come back");
+                }
+                self.down[index] = Some(Instant::now());
+            }
+            (Link::Up, error) => {
+                if self.down[index].take().is_some() {
+                    p4_io::eprintln_safe!("note: interface {name} (port {number}) is up again");
+                }
+                if let Some(error) = error {
+                    return Err(CliError::input(error.to_string()));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// After a wait that brought no frame, every interface, at most every [`IDLE_LINK_LOOK_MS`].
+    fn watch_idle_links(&mut self, ready: &[bool]) -> CliResult<()> {
+        if ready.iter().any(|r| *r) || self.links_looked_at.elapsed().as_millis() < IDLE_LINK_LOOK_MS {
+            return Ok(());
+        }
+        self.links_looked_at = Instant::now();
+        for index in 0..self.down.len() {
+            if self.down[index].is_none() {
+                self.look_at_link(index, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Looks at the down interfaces that were last looked at [`WAIT_MS`] ago or more.
+    fn watch_down_links(&mut self) -> CliResult<()> {
+        let due = |at: &Option<Instant>| at.is_some_and(|t| t.elapsed().as_millis() >= u128::from(WAIT_MS));
+        for index in 0..self.down.len() {
+            if due(&self.down[index]) {
+                self.look_at_link(index, None)?;
+            }
+        }
+        Ok(())
     }
 
     /// One pass over the ports: what the ready interfaces and the capture files have, into `batch`.
     fn gather(&mut self, ready: &[bool], batch: &mut FrameBatch) -> CliResult<()> {
         let start = self.start;
-        for (index, (number, interface)) in self.ports.interfaces.iter_mut().enumerate() {
+        for index in 0..self.ports.interfaces.len() {
             if !ready.get(index).copied().unwrap_or(false) {
                 continue;
             }
             let now_ns = nanos_since(start);
-            receive_up_to(interface, FRAMES_PER_PORT, |frame| batch.push(*number, frame, now_ns)).map_err(|e| CliError::input(e.to_string()))?;
+            let (number, interface) = &mut self.ports.interfaces[index];
+            // Ready with nothing to read, or a failed receive: the interface may have gone down.
+            match receive_up_to(interface, FRAMES_PER_PORT, |frame| batch.push(*number, frame, now_ns)) {
+                Ok(0) => self.look_at_link(index, None)?,
+                Ok(_) => {}
+                Err(error) => self.look_at_link(index, Some(error))?,
+            }
         }
         let now_ns = self.now_ns();
         for (number, input) in &mut self.ports.pcap_in {
@@ -484,7 +565,10 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
         start: Instant::now(),
         start_epoch_ns,
         options,
+        down: Vec::new(),
+        links_looked_at: Instant::now(),
     };
+    state.down = vec![None; state.ports.interfaces.len()];
     run_loop(&mut state, &mut switch, &commands_in)?;
     finish(state, &switch)
 }
@@ -498,7 +582,9 @@ fn run_loop(state: &mut SwitchLoop<'_>, switch: &mut p4_dataplane::Switch, comma
         if state.ports.only_captures() && state.ports.inputs_consumed() {
             return Ok(());
         }
+        state.watch_down_links()?;
         let ready = state.wait_for_interfaces()?;
+        state.watch_idle_links(&ready)?;
         batch.clear();
         state.gather(&ready, &mut batch)?;
         if !batch.frames.is_empty() {
@@ -659,6 +745,7 @@ mod tests {
         assert_eq!(check(&["1=pcap-in:a", "1=pcap-out:b", "2=pcap-out:c"]), Ok(()));
         assert_eq!(check(&["1=pcap-out:b", "1=pcap-in:a"]), Ok(()));
         assert_eq!(check(&["1=eth0", "1=eth1"]), Err("--port 1 is given twice".to_string()));
+        assert_eq!(check(&["1=eth0", "2=eth0"]), Err("interface eth0 is given twice (--port 1=eth0 and --port 2=eth0)".to_string()));
         assert_eq!(
             check(&["1=pcap-in:a", "1=pcap-out:b", "1=pcap-out:c"]),
             Err("--port 1=pcap-out:b and --port 1=pcap-out:c: a port may have one pcap-in and one pcap-out".to_string())
