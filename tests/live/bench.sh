@@ -43,7 +43,8 @@ for round in $(seq 1 "$rounds"); do
         # The switch's own CPU time (user + system) per UDP packet delivered: what each packet costs
         # it, which other load on the machine changes less than the rates.
         ns_per_packet=$(awk -v t=$((cpu_after - cpu_before)) -v hz="$(getconf CLK_TCK)" -v p="$pps" -v s="$seconds" 'BEGIN { printf "%d\n", t / hz * 1e9 / (p * s) }')
-        kill -INT "$switch_pid"; wait "$switch_pid" || fail "p4forge switch --io $io did not stop cleanly"; switch_pid=""
+        kill -INT "$switch_pid"; status=0; wait "$switch_pid" || status=$?; switch_pid=""
+        [ "$status" = 130 ] || fail "p4forge switch --io $io exited $status on Ctrl-C (130 expected)"
         echo "round $round  --io $io  TCP $gbps Gb/s  UDP-64 $pps packets/s received, switch CPU $ns_per_packet ns per packet   [$udp]"
         echo "$gbps" >> "$log/tcp-$io"; echo "$pps" >> "$log/udp-$io"; echo "$ns_per_packet" >> "$log/cpu-$io"
     done

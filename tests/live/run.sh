@@ -24,7 +24,9 @@ traffic() {
     grep -E "sender|receiver" "$log/iperf.out"
 
     kill -INT "$switch_pid"
-    wait "$switch_pid" || fail "p4forge switch --io $io did not stop cleanly on Ctrl-C"
+    local status=0
+    wait "$switch_pid" || status=$?
+    [ "$status" = 130 ] || fail "p4forge switch --io $io exited $status on Ctrl-C (130 expected)"
     switch_pid=""
     echo "--- p4forge switch summary (--io $io) ---"
     cat "$log/switch.out"

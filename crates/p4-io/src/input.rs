@@ -1,9 +1,12 @@
 //! Reading input files: clear errors for paths that are not readable files, and a bound on every read.
 
 use crate::describe_io_error;
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
 use std::fs::{File, Metadata};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 /// Default bound for text inputs (programs, STF, entries, topology files): far above any real one,
 /// far below what would exhaust memory.
@@ -49,13 +52,60 @@ pub fn kind_of(meta: &Metadata) -> &'static str {
 
 /// Opens `path` for reading. A directory is refused (it cannot be read as a file); FIFOs and devices
 /// are allowed (`<(cmd)`, `/dev/stdin`) and every reader built on this one has a size bound.
-pub fn open(path: &Path, what: &str) -> Result<File, InputError> {
+pub fn open(path: &Path, what: &str) -> Result<Input, InputError> {
     let error = |why: String| InputError { what: what.to_string(), path: path.to_path_buf(), why };
     let meta = std::fs::metadata(path).map_err(|e| error(describe_io_error(&e)))?;
     if meta.is_dir() {
         return Err(error("it is a directory, not a file".to_string()));
     }
-    File::open(path).map_err(|e| error(describe_io_error(&e)))
+    let file = File::open(path).map_err(|e| error(describe_io_error(&e)))?;
+    Ok(Input { file, waits: !meta.is_file() })
+}
+
+/// An input [`open`] opened. A FIFO, pipe or device may wait forever for bytes that never come (a
+/// writer that stalls), and a stop signal does not interrupt such a read (the kernel restarts it).
+/// So such an input is waited on in slices of [`STOP_LOOK_MS`], and once a stop was asked for
+/// ([`stop_flag`], which Ctrl-C, SIGTERM and SIGHUP set once a command installs its handlers) it
+/// ends as its end would: the command then stops as it does when asked to, its outputs complete.
+pub struct Input {
+    file: File,
+    /// Not a regular file: a read may wait.
+    waits: bool,
+}
+
+/// How often an input that is waiting looks whether a stop was asked for, in milliseconds.
+pub const STOP_LOOK_MS: i64 = 100;
+
+static STOP: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+/// The flag that ends waiting inputs: set it (as the stop-signal handlers do) and every [`Input`]
+/// that waits reads as ended.
+pub fn stop_flag() -> Arc<AtomicBool> {
+    STOP.get_or_init(Default::default).clone()
+}
+
+fn stop_requested() -> bool {
+    STOP.get().is_some_and(|flag| flag.load(Ordering::Relaxed))
+}
+
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.waits {
+            let slice = Timespec { tv_sec: 0, tv_nsec: (STOP_LOOK_MS * 1_000_000) as _ };
+            loop {
+                if stop_requested() {
+                    return Ok(0);
+                }
+                let mut fds = [PollFd::new(&self.file, PollFlags::IN)];
+                match poll(&mut fds, Some(&slice)) {
+                    Ok(0) | Err(rustix::io::Errno::INTR) => continue,
+                    Ok(_) => break,
+                    Err(error) => return Err(error.into()),
+                }
+            }
+        }
+        self.file.read(buf)
+    }
 }
 
 /// Like [`open`], but only a regular file is accepted: for inputs that are read more than once or

@@ -38,7 +38,6 @@ use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock
 use pcap_file::pcapng::{Block, PcapNgParser, PcapNgReader, PcapNgWriter};
 use pcap_file::{DataLink, Endianness, PcapError, TsResolution};
 use std::borrow::Cow;
-use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -262,14 +261,14 @@ pub struct CaptureReader {
 
 enum ReaderKind {
     /// Classic pcap, parsed here (the hot path of `p4forge run`).
-    Pcap(pcap_stream::PcapStream<File>),
+    Pcap(pcap_stream::PcapStream<p4_io::input::Input>),
     PcapNg(PcapNgReader<Source>),
 }
 
 /// A pcapng file read once from the start: the magic number already read to tell the format, then
 /// the rest of the file. Reading it only once lets FIFOs and `<(command)` be inputs (the same goes
 /// for classic pcap, whose stream is handed the magic number likewise).
-type Source = std::io::Chain<std::io::Cursor<Vec<u8>>, File>;
+type Source = std::io::Chain<std::io::Cursor<Vec<u8>>, p4_io::input::Input>;
 
 impl CaptureReader {
     /// Opens `path`, detecting the format from its magic number. A pcap file whose link type is not
@@ -1008,7 +1007,7 @@ mod tests {
     fn a_full_disk_is_reported_with_the_file_name() {
         use std::io::Write;
         // /dev/full fails every write with ENOSPC, as a full disk does.
-        let mut full = File::options().write(true).open("/dev/full").unwrap();
+        let mut full = std::fs::File::options().write(true).open("/dev/full").unwrap();
         let error = full.write_all(b"x").unwrap_err();
         let error = write_error(Path::new("out/port1.pcap"), PcapError::IoError(error));
         assert_eq!(error.to_string(), "cannot write out/port1.pcap: no space left on the device (disk full)");

@@ -5,7 +5,8 @@
 //! - 1: the P4 program has errors, or a test's expectations did not hold;
 //! - 2: bad usage or a bad input file (unreadable file, malformed STF/entries/pcap, refused entry);
 //! - 3: an output could not be written (disk full, closed pipe, unwritable directory);
-//! - 130: interrupted by Ctrl-C (outputs hold what was done until then, and the summary says so).
+//! - 130, 143, 129: stopped by Ctrl-C, SIGTERM or SIGHUP (128 + the signal; outputs hold what was
+//!   done until then, and the summary says so).
 
 use std::fmt;
 use std::process::ExitCode;
@@ -16,8 +17,6 @@ pub const EXIT_FAILED: u8 = 1;
 pub const EXIT_BAD_INPUT: u8 = 2;
 /// An output (a file, standard output) could not be written.
 pub const EXIT_OUTPUT: u8 = 3;
-/// Stopped by Ctrl-C (the shell's convention: 128 + SIGINT).
-pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// An error to print as `error: ...` before exiting with `code`.
 #[derive(Debug)]
@@ -38,9 +37,10 @@ impl CliError {
     pub fn output(message: impl Into<String>) -> CliError {
         CliError { code: EXIT_OUTPUT, message: message.into(), detail: String::new() }
     }
-    /// A run stopped by Ctrl-C (exit code 130).
+    /// A run stopped by a stop signal (exit code 128 + the signal: 130 for Ctrl-C, 143 for
+    /// SIGTERM, 129 for SIGHUP).
     pub fn interrupted(message: impl Into<String>) -> CliError {
-        CliError { code: EXIT_INTERRUPTED, message: message.into(), detail: String::new() }
+        CliError { code: p4_io::interrupt::exit_status(), message: message.into(), detail: String::new() }
     }
     /// An invalid program or failed test (exit code 1).
     pub fn failed(message: impl Into<String>) -> CliError {

@@ -16,7 +16,8 @@ Exit codes:
   1  the P4 program has errors, or a test's expectations did not hold
   2  bad usage or a bad input file (unreadable, malformed STF/entries/pcap, refused table entry)
   3  an output could not be written (disk full, closed pipe, unwritable directory)
-  130  interrupted by Ctrl-C (run: outputs hold what was processed, the summary says so)";
+  130  stopped by Ctrl-C; 143 by SIGTERM, 129 by SIGHUP (run, switch: captures hold what was
+       processed, the summary says so)";
 
 /// p4forge: check, test and run P4_16 programs on a v1model software switch; model 10GBASE-R ports
 /// and simulate networks (DTP, MinProbe).
@@ -134,7 +135,7 @@ enum Command {
     ///
     /// Frames arriving on IFNAME enter on port PORT; what the program sends to PORT leaves through
     /// IFNAME. Lines on stdin are runtime-CLI commands (as in --entries), applied while traffic
-    /// flows. Ctrl-C stops and prints the per-port summary; a switch whose ports are all capture
+    /// flows. Ctrl-C (or SIGTERM, SIGHUP) stops and prints the per-port summary; a switch whose ports are all capture
     /// files stops by itself once every pcap-in file is consumed.
     ///
     /// Example: p4forge switch l2l3.p4 --entries entries.txt --port 1=veth1 --port 2=veth2

@@ -312,6 +312,43 @@ fn ctrl_c_stops_run_with_complete_outputs_and_a_partial_summary() {
     assert_eq!(names(&out_dir), ["port2.pcap"]);
 }
 
+/// SIGTERM during `run` whose input waits for bytes that do not come (a FIFO whose writer stalls):
+/// the run still stops, with complete outputs, a partial summary naming the signal, and exit 143.
+#[test]
+fn sigterm_stops_run_while_its_input_waits() {
+    let dir = scratch("sigterm");
+    let fifo = dir.join("in.pcap");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let out_dir = dir.join("out");
+    let arg = format!("1={}", fifo.display());
+    let mut child = binary().args(run_args(&arg, out_dir.to_str().unwrap())).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut feed = std::fs::File::options().write(true).open(&fifo).unwrap();
+    feed.write_all(&pcap_header(1)).unwrap();
+    for i in 0..20 {
+        feed.write_all(&pcap_record(i, &frame(2, 1, &[i as u8]))).unwrap();
+    }
+    feed.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    let stopped = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() && stopped.elapsed().as_secs() < 10 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let hung = child.try_wait().unwrap().is_none();
+    if hung {
+        let _ = child.kill();
+    }
+    let out = child.wait_with_output().unwrap();
+    drop(feed);
+    assert!(!hung, "still running 10 s after SIGTERM: {}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(143), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("\ninterrupted by SIGTERM after 20 input packets"), "{stdout}");
+    let written = p4_stf::capture::read_capture_file(&out_dir.join("port2.pcap")).expect("a complete capture");
+    assert_eq!(written.len(), 20);
+    assert_eq!(names(&out_dir), ["port2.pcap"], "no temporary file left");
+}
+
 #[test]
 fn run_and_test_say_when_a_program_has_no_main() {
     let dir = scratch("no-main");

@@ -495,7 +495,7 @@ fn with_an_interface_among_the_ports_the_switch_runs_until_ctrl_c() {
     assert!(!dir.join("o1.pcap").exists(), "the output is renamed into place only when the switch stops");
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
     let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.status.code(), Some(130), "Ctrl-C: 128 + SIGINT");
     let frames: Vec<Vec<u8>> = records(&dir.join("o1.pcap")).1.into_iter().map(|r| r.data).collect();
     assert_eq!(frames, [routed([10, 1, 7, 7], 1, 1), traffic()[3].clone()]);
     assert!(
@@ -503,4 +503,62 @@ fn with_an_interface_among_the_ports_the_switch_runs_until_ctrl_c() {
         "{}",
         text(&output.stdout)
     );
+}
+
+/// SIGTERM (what `timeout`, systemd, docker and CI send) and SIGHUP stop the switch as Ctrl-C does:
+/// the summary printed, every capture complete and in place, the control socket removed, no
+/// temporary file left, exit 128 + the signal. The input is a FIFO the test keeps open, so the
+/// switch is still running when the signal comes.
+#[test]
+fn sigterm_and_sighup_stop_the_switch_as_ctrl_c_does() {
+    use std::io::Write;
+    let (program, entries) = l2l3();
+    let dir = scratch("stop-signals");
+    std::fs::write(dir.join("in.pcap"), pcap(&traffic())).unwrap();
+    let reference = p4forge_in(&dir, &in_to_port_2(&program, &entries));
+    assert_eq!(reference.status.code(), Some(0), "{}", text(&reference.stderr));
+    let want: Vec<Vec<u8>> = records(&dir.join("o2.pcap")).1.into_iter().map(|r| r.data).collect();
+    assert_eq!(want.len(), 3, "the frames l2l3 sends to port 2");
+    for (signal, status) in [("TERM", 143), ("HUP", 129), ("INT", 130)] {
+        let run = dir.join(signal);
+        std::fs::create_dir(&run).unwrap();
+        assert!(Command::new("mkfifo").arg(run.join("in.pcap")).status().unwrap().success());
+        let child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+            .args(in_to_port_2(&program, &entries))
+            .args(["--control", "ctl.sock"])
+            .current_dir(&run)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut feed = std::fs::File::options().write(true).open(run.join("in.pcap")).unwrap();
+        feed.write_all(&pcap(&traffic())).unwrap();
+        feed.flush().unwrap();
+        // Until the switch has taken what was written (it then waits for more on the FIFO).
+        let waited = std::time::Instant::now();
+        while !run.join("ctl.sock").exists() && waited.elapsed().as_secs() < 20 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1000));
+        assert!(Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap().success());
+        let mut child = child;
+        let stopped = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() && stopped.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let hung = child.try_wait().unwrap().is_none();
+        if hung {
+            let _ = child.kill();
+        }
+        let output = child.wait_with_output().unwrap();
+        drop(feed);
+        assert!(!hung, "SIG{signal}: still running 10 s after the signal: {}", text(&output.stderr));
+        assert_eq!(output.status.code(), Some(status), "SIG{signal}: {}", text(&output.stderr));
+        let stdout = text(&output.stdout);
+        assert!(stdout.contains("     2           0           0            3 "), "SIG{signal}: the summary: {stdout}");
+        let got: Vec<Vec<u8>> = records(&run.join("o2.pcap")).1.into_iter().map(|r| r.data).collect();
+        assert_eq!(got, want, "SIG{signal}: the capture is complete");
+        assert_eq!(names(&run), ["in.pcap", "o2.pcap"], "SIG{signal}: the control socket and temporary files are gone");
+    }
 }

@@ -107,8 +107,9 @@ impl RunSummary {
         if let Some(packets) = self.interrupted_after {
             let _ = writeln!(
                 out,
-                "interrupted by Ctrl-C after {packets} input packets: the counts and outputs above are partial \
-                 (every output file is a complete capture of what was processed)"
+                "interrupted by {} after {packets} input packets: the counts and outputs above are partial \
+                 (every output file is a complete capture of what was processed)",
+                p4_io::interrupt::stopped_by()
             );
         }
         out
@@ -402,6 +403,8 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
         }
         progress.inc(chunk_bytes);
         if chunk.is_empty() {
+            // An input waiting for bytes ends when a stop signal comes.
+            interrupted |= p4_io::interrupt::interrupted();
             break;
         }
         match &mut target {

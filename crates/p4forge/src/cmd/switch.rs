@@ -496,8 +496,8 @@ pub struct SwitchOutcome {
 
 impl SwitchOutcome {
     /// The error to exit with once the summary is printed: a pcap-in file not read to its end is a
-    /// bad input (exit 2, as `p4forge run` exits for it); a capture-only switch stopped by Ctrl-C
-    /// before its inputs were consumed exits as an interrupted `run` does (130).
+    /// bad input (exit 2, as `p4forge run` exits for it); a switch stopped by Ctrl-C, SIGTERM or
+    /// SIGHUP exits as an interrupted `run` does (130, 143, 129).
     pub fn status(&self) -> CliResult<()> {
         if !self.unread_inputs.is_empty() {
             return Err(CliError::input(format!(
@@ -505,9 +505,9 @@ impl SwitchOutcome {
                 self.unread_inputs.join("; ")
             )));
         }
-        match self.summary.interrupted_after {
-            Some(_) => Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string())),
-            None => Ok(()),
+        match self.summary.interrupted_after.is_some() || p4_io::interrupt::interrupted() {
+            true => Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string())),
+            false => Ok(()),
         }
     }
 }
