@@ -14,7 +14,8 @@
 //! - a receiver samples a message at its own clock edge after arrival plus 0 or 1 extra cycle
 //!   (the synchronisation FIFO between the recovered RX clock and the local clock).
 
-use crate::sim::{Ev, Sim};
+use crate::sim::protocol::{Cx, Protocol};
+use crate::sim::Sim;
 use crate::time::{Time, NOMINAL_CYCLE};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -31,11 +32,6 @@ const TYPE_SHIFT: u32 = PAYLOAD_BITS + 1;
 const PAYLOAD_MASK: u64 = (1 << PAYLOAD_BITS) - 1;
 /// 10GBASE-R block type of a control block made only of control characters (/E/ or /I/ block).
 pub const CONTROL_BLOCK_TYPE: u8 = 0x1e;
-
-/// Event flag: the idle slot after a frame is reserved for this message.
-const FORCED: u8 = 0x80;
-/// Event flag: a beacon timer's message.
-const TIMER: u8 = 0x40;
 
 /// DTP message types (zero is reserved so an all-idle block never decodes as a message).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -246,8 +242,35 @@ pub struct DtpReport {
     pub daemon_max_smoothed_error_ticks: u64,
 }
 
-/// Simulation state of DTP across the network.
-pub struct DtpState {
+/// What DTP schedules for itself: PHY-level messages, which never become frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DtpEvent {
+    /// Put a message of type `kind` on `port`'s wire at the next transmit edge.
+    Send {
+        /// Transmitting port.
+        port: u32,
+        /// Message type.
+        kind: MsgType,
+        /// The idle slot after a frame is reserved for this message: it goes now, whatever the
+        /// port is doing (without it, a frame on the wire defers the message to its end).
+        forced: bool,
+        /// A beacon timer's message: its departure times the next beacon.
+        timer: bool,
+    },
+    /// `port`'s beacon timer expires.
+    Timer(u32),
+    /// A message arrives at `port` and is sampled by its receiver.
+    Rx {
+        /// Receiving port.
+        port: u32,
+        /// The control-character bits as received (bit errors included; 0 when the block
+        /// carried no message).
+        word: u64,
+    },
+}
+
+/// DTP on every port of the network: the protocol state and its results.
+pub struct Dtp {
     cfg: DtpConfig,
     ports: Vec<PortState>,
     gc: Vec<Counter>,
@@ -262,23 +285,13 @@ pub struct DtpState {
     pub series: Vec<(Time, u64)>,
 }
 
-impl DtpState {
-    /// The report with derived fields filled in.
-    pub fn finish(&self) -> DtpReport {
-        let mut r = self.report.clone();
-        r.mean_beacon_interval_cycles =
-            if self.interval_n == 0 { 0.0 } else { self.interval_sum as f64 / self.interval_n as f64 };
-        let ds = self.ports.iter().filter(|p| p.phase == Phase::Beacon).map(|p| p.d);
-        r.owd_cycles = (ds.clone().min().unwrap_or(0), ds.max().unwrap_or(0));
-        r
-    }
-}
-
-impl Sim {
-    /// Enables DTP on every port: links come up during the first microsecond and sampling starts.
-    pub fn enable_dtp(&mut self, cfg: DtpConfig) {
-        let mut rng = self.sub_rng(0xd7d7);
-        let n = self.topo.nodes.len();
+impl Dtp {
+    /// DTP for every port of `sim`'s network, devices powering up with random counters. Once
+    /// installed, links come up during the first `cfg.link_up_spread` and sampling starts after
+    /// `cfg.warmup`.
+    pub fn new(cfg: DtpConfig, sim: &Sim) -> Self {
+        let mut rng = sim.sub_rng(0xd7d7);
+        let n = sim.topo.nodes.len();
         let gc = (0..n)
             .map(|_| Counter { base: cfg.initial_base + rng.gen_range(0..cfg.initial_spread.max(1)) as u128, at: 0 })
             .collect();
@@ -293,25 +306,20 @@ impl Sim {
                 last_beacon_edge: None,
                 pending_join: None
             };
-            self.ports.len()
+            sim.ports.len()
         ];
-        let diameter = self.topo.diameter();
+        let diameter = sim.topo.diameter();
         let hops = (n <= 64).then(|| {
-            let adj = self.topo.adjacency();
-            (0..n).map(|s| self.topo.hops_from(s, &adj)).collect()
+            let adj = sim.topo.adjacency();
+            (0..n).map(|s| sim.topo.hops_from(s, &adj)).collect()
         });
-        for p in 0..self.ports.len() {
-            let t = rng.gen_range(0..cfg.link_up_spread.max(1));
-            self.q.push(t, Ev::DtpSend { port: p as u32, kind: MsgType::Init as u8 });
-        }
-        self.schedule_sampling(cfg.warmup, cfg.sample_interval);
         let report = DtpReport {
             bound_ticks: 4 * diameter as u64,
             max_hops: diameter,
             pair_bound_violations: hops.as_ref().map(|_| 0),
             ..Default::default()
         };
-        self.dtp = Some(DtpState {
+        Dtp {
             daemon_hist: vec![Default::default(); n],
             cfg,
             ports,
@@ -322,143 +330,125 @@ impl Sim {
             interval_n: 0,
             report,
             series: Vec::new(),
-        });
+        }
     }
 
-    /// The DTP report (None when DTP is off).
-    pub fn dtp_report(&self) -> Option<DtpReport> {
-        self.dtp.as_ref().map(|d| d.finish())
-    }
-
-    /// The (time, max offset) samples.
-    pub fn dtp_series(&self) -> &[(Time, u64)] {
-        self.dtp.as_ref().map(|d| d.series.as_slice()).unwrap_or(&[])
-    }
-
-    fn port_count(&self, port: usize, t: Time) -> u64 {
-        self.oscs[self.ports[port].osc].count_le(t)
+    /// The report with derived fields filled in.
+    pub fn finish(&self) -> DtpReport {
+        let mut r = self.report.clone();
+        r.mean_beacon_interval_cycles =
+            if self.interval_n == 0 { 0.0 } else { self.interval_sum as f64 / self.interval_n as f64 };
+        let ds = self.ports.iter().filter(|p| p.phase == Phase::Beacon).map(|p| p.d);
+        r.owd_cycles = (ds.clone().min().unwrap_or(0), ds.max().unwrap_or(0));
+        r
     }
 
     /// Global counter of `node` at `t` (Algorithm 4 evaluated lazily: the max of the device
     /// counter and every local counter).
-    pub fn dtp_global(&self, node: usize, t: Time) -> u128 {
-        let Some(d) = &self.dtp else { return 0 };
-        let mut v = d.gc[node].value(self.oscs[self.node_osc[node]].count_le(t));
-        for &p in &self.node_ports[node] {
-            if d.ports[p].phase != Phase::Down {
-                v = v.max(d.ports[p].lc.value(self.port_count(p, t)));
+    pub fn global(&self, sim: &Sim, node: usize, t: Time) -> u128 {
+        let mut v = self.gc[node].value(sim.node_clock(node).count_le(t));
+        for &p in &sim.node_ports[node] {
+            if self.ports[p].phase != Phase::Down {
+                v = v.max(self.ports[p].lc.value(port_count(sim, p, t)));
             }
         }
         v
     }
 
-    fn fold_global(&mut self, node: usize, t: Time) {
-        let v = self.dtp_global(node, t);
-        let c = self.oscs[self.node_osc[node]].count_le(t);
-        if let Some(d) = &mut self.dtp {
-            d.gc[node] = Counter { base: v, at: c };
-        }
+    fn fold_global(&mut self, sim: &Sim, node: usize, t: Time) {
+        let v = self.global(sim, node, t);
+        let c = sim.node_clock(node).count_le(t);
+        self.gc[node] = Counter { base: v, at: c };
     }
 
-    /// Puts a message on the wire at the next transmit edge and returns that edge. When a frame
-    /// is on the wire and the slot is not `FORCED` yet, the message waits for the idle blocks
-    /// after that frame (the slot is reserved: the next frame cannot take it) and `None` is
-    /// returned. A `TIMER` message schedules the next beacon timer from its departure.
-    fn dtp_emit(&mut self, port: usize, kind: MsgType, flags: u8) -> Option<u64> {
-        let now = self.now;
-        if flags & FORCED == 0 {
-            if let Some(end) = self.frame_end_after(port, now) {
-                self.dtp.as_mut()?.report.deferred += 1;
-                self.q.push(end, Ev::DtpSend { port: port as u32, kind: kind as u8 | flags | FORCED });
-                return None;
+    /// Puts a message on the wire at the next transmit edge. When a frame is on the wire and
+    /// the slot is not `forced` yet, the message waits for the idle blocks after that frame
+    /// (the slot is reserved: the next frame cannot take it). A `timer` message schedules the
+    /// next beacon timer from its departure.
+    fn emit(&mut self, port: usize, kind: MsgType, forced: bool, timer: bool, cx: &mut Cx<'_, DtpEvent>) {
+        let sim = cx.sim();
+        let now = cx.now();
+        if !forced {
+            if let Some(end) = sim.frame_end_after(port, now) {
+                self.report.deferred += 1;
+                cx.schedule(end, DtpEvent::Send { port: port as u32, kind, forced: true, timer });
+                return;
             }
         }
-        let osc = &self.oscs[self.ports[port].osc];
+        let osc = sim.port_clock(port);
         let k = osc.first_edge_at_or_after(now);
         let dep = osc.edge_time(k);
-        let node = self.ports[port].node;
-        let (peer, latency) = (self.ports[port].peer, self.ports[port].latency);
-        let payload = {
-            let d = self.dtp.as_ref()?;
-            match kind {
-                MsgType::Init => d.ports[port].lc.value(k + 1) as u64,
-                MsgType::InitAck => d.ports[port].echo,
-                MsgType::Beacon | MsgType::BeaconJoin => self.dtp_global(node, dep) as u64,
-                MsgType::BeaconMsb => (self.dtp_global(node, dep) >> PAYLOAD_BITS) as u64,
-            }
+        let node = sim.ports[port].node;
+        let (peer, latency) = (sim.ports[port].peer, sim.ports[port].latency);
+        let payload = match kind {
+            MsgType::Init => self.ports[port].lc.value(k + 1) as u64,
+            MsgType::InitAck => self.ports[port].echo,
+            MsgType::Beacon | MsgType::BeaconJoin => self.global(sim, node, dep) as u64,
+            MsgType::BeaconMsb => (self.global(sim, node, dep) >> PAYLOAD_BITS) as u64,
         };
         let mut word = encode(kind, payload);
-        let ber = self.cfg.ber;
-        let peer_osc = self.ports[peer].osc;
-        let d = self.dtp.as_mut()?;
-        d.report.messages += 1;
-        d.ports[port].sent += 1;
+        let ber = sim.cfg.ber;
+        self.report.messages += 1;
+        self.ports[port].sent += 1;
         if ber > 0.0 {
             for bit in 0..56 {
-                if d.rng.gen::<f64>() < ber * 66.0 / 56.0 {
+                if self.rng.gen::<f64>() < ber * 66.0 / 56.0 {
                     word ^= 1 << bit;
                 }
             }
         }
         let arrive = dep + latency;
-        let po = &self.oscs[peer_osc];
-        let kr = po.first_edge_at_or_after(arrive) + d.rng.gen_range(0..=1u64);
+        let po = sim.port_clock(peer);
+        let kr = po.first_edge_at_or_after(arrive) + self.rng.gen_range(0..=1u64);
         let at = po.edge_time(kr);
         // the wire sees an /E/ block; the receiver strips it back to idles
         let (msg, _idles) = strip_control_block(to_control_block(word));
         let word = msg.map(|(t, p)| encode(t, p)).unwrap_or(0);
-        self.q.push(at, Ev::DtpRx { port: peer as u32, word });
-        if flags & TIMER != 0 {
-            let interval = d.cfg.beacon_interval.max(1);
-            if let Some(prev) = d.ports[port].last_beacon_edge {
+        cx.schedule(at, DtpEvent::Rx { port: peer as u32, word });
+        if timer {
+            let interval = self.cfg.beacon_interval.max(1);
+            if let Some(prev) = self.ports[port].last_beacon_edge {
                 let gap = k.saturating_sub(prev);
-                d.interval_sum += gap as u128;
-                d.interval_n += 1;
-                d.report.max_beacon_interval_cycles = d.report.max_beacon_interval_cycles.max(gap);
+                self.interval_sum += gap as u128;
+                self.interval_n += 1;
+                self.report.max_beacon_interval_cycles = self.report.max_beacon_interval_cycles.max(gap);
             }
-            d.ports[port].last_beacon_edge = Some(k);
-            let next = self.oscs[self.ports[port].osc].edge_time(k + interval);
-            self.q.push(next, Ev::DtpTimer(port as u32));
+            self.ports[port].last_beacon_edge = Some(k);
+            let next = sim.port_clock(port).edge_time(k + interval);
+            cx.schedule(next, DtpEvent::Timer(port as u32));
         }
-        Some(k)
     }
 
-    pub(crate) fn dtp_send(&mut self, port: usize, raw: u8) {
-        let Some(kind) = MsgType::from_bits(raw & 7) else {
-            return;
-        };
-        let flags = raw & (FORCED | TIMER);
-        if kind == MsgType::Init && flags & FORCED == 0 {
-            let node = self.ports[port].node;
-            let now = self.now;
-            let g = self.dtp_global(node, now);
-            let c = self.port_count(port, now);
-            if let Some(d) = &mut self.dtp {
-                // T0: lc <- gc when the link comes up
-                d.ports[port].lc = Counter { base: g, at: c };
-                d.ports[port].phase = Phase::Init;
-            }
+    fn send(&mut self, port: usize, kind: MsgType, forced: bool, timer: bool, cx: &mut Cx<'_, DtpEvent>) {
+        if kind == MsgType::Init && !forced {
+            let sim = cx.sim();
+            let node = sim.ports[port].node;
+            let now = cx.now();
+            let g = self.global(sim, node, now);
+            let c = port_count(sim, port, now);
+            // T0: lc <- gc when the link comes up
+            self.ports[port].lc = Counter { base: g, at: c };
+            self.ports[port].phase = Phase::Init;
         }
-        self.dtp_emit(port, kind, flags);
+        self.emit(port, kind, forced, timer, cx);
     }
 
-    pub(crate) fn dtp_timer(&mut self, port: usize) {
-        let Some(d) = &self.dtp else { return };
-        let every = d.cfg.msb_every.max(1);
+    fn timer(&mut self, port: usize, cx: &mut Cx<'_, DtpEvent>) {
+        let every = self.cfg.msb_every.max(1);
         // T3, with the high bits sent now and then instead of a BEACON
-        let kind = if d.ports[port].sent % every == every - 1 { MsgType::BeaconMsb } else { MsgType::Beacon };
-        self.dtp_emit(port, kind, TIMER);
+        let kind = if self.ports[port].sent % every == every - 1 { MsgType::BeaconMsb } else { MsgType::Beacon };
+        self.emit(port, kind, false, true, cx);
     }
 
     /// Applies a BEACON-JOIN received `elapsed` cycles ago: the max rule without the jump guard,
     /// re-flooding to the other ports after a big jump.
-    fn dtp_join(&mut self, port: usize, payload: u64, elapsed: u64) {
-        let now = self.now;
-        let count = self.port_count(port, now);
-        let node = self.ports[port].node;
-        let Some(d) = &self.dtp else { return };
-        let limit = d.cfg.jump_limit as u128;
-        let st = &d.ports[port];
+    fn join(&mut self, port: usize, payload: u64, elapsed: u64, cx: &mut Cx<'_, DtpEvent>) {
+        let sim = cx.sim();
+        let now = cx.now();
+        let count = port_count(sim, port, now);
+        let node = sim.ports[port].node;
+        let limit = self.cfg.jump_limit as u128;
+        let st = &self.ports[port];
         let lc_now = st.lc.value(count);
         let full = match st.peer_msb {
             Some(h) => ((h as u128) << PAYLOAD_BITS) | payload as u128,
@@ -468,40 +458,37 @@ impl Sim {
         if cand <= lc_now {
             return;
         }
-        let before = self.dtp_global(node, now);
-        if let Some(d) = &mut self.dtp {
-            d.ports[port].lc = Counter { base: cand, at: count };
-        }
-        self.fold_global(node, now);
+        let before = self.global(sim, node, now);
+        self.ports[port].lc = Counter { base: cand, at: count };
+        self.fold_global(sim, node, now);
         if cand > before + limit {
-            for i in 0..self.node_ports[node].len() {
-                let p = self.node_ports[node][i];
-                if p != port && self.dtp.as_ref().is_some_and(|d| d.ports[p].phase == Phase::Beacon) {
-                    self.q.push(now, Ev::DtpSend { port: p as u32, kind: MsgType::BeaconJoin as u8 });
+            for &p in &sim.node_ports[node] {
+                if p != port && self.ports[p].phase == Phase::Beacon {
+                    let send =
+                        DtpEvent::Send { port: p as u32, kind: MsgType::BeaconJoin, forced: false, timer: false };
+                    cx.schedule(now, send);
                 }
             }
         }
     }
 
-    pub(crate) fn dtp_rx(&mut self, port: usize, word: u64) {
-        let now = self.now;
+    fn receive(&mut self, port: usize, word: u64, cx: &mut Cx<'_, DtpEvent>) {
         let Some((kind, payload)) = decode(word) else {
-            if let Some(d) = &mut self.dtp {
-                d.report.corrupted += 1;
-            }
+            self.report.corrupted += 1;
             return;
         };
-        let count = self.port_count(port, now);
-        let node = self.ports[port].node;
-        let Some(d) = &mut self.dtp else { return };
-        let (alpha, limit, interval) = (d.cfg.alpha, d.cfg.jump_limit as u128, d.cfg.beacon_interval);
-        let st = &mut d.ports[port];
+        let sim = cx.sim();
+        let now = cx.now();
+        let count = port_count(sim, port, now);
+        let node = sim.ports[port].node;
+        let (alpha, limit, interval) = (self.cfg.alpha, self.cfg.jump_limit as u128, self.cfg.beacon_interval);
+        let st = &mut self.ports[port];
         let lc_now = st.lc.value(count);
         match (kind, st.phase) {
             (MsgType::Init, _) => {
                 // T1: echo the counter
                 st.echo = payload;
-                self.dtp_emit(port, MsgType::InitAck, 0);
+                self.emit(port, MsgType::InitAck, false, false, cx);
             }
             (MsgType::InitAck, Phase::Init) => {
                 // T2: d = (lc - c - α) / 2
@@ -509,12 +496,13 @@ impl Sim {
                 st.d = rtt.saturating_sub(alpha) / 2;
                 st.phase = Phase::Beacon;
                 let pending = st.pending_join.take();
-                self.dtp_emit(port, MsgType::BeaconMsb, 0);
-                self.q.push(now, Ev::DtpSend { port: port as u32, kind: MsgType::BeaconJoin as u8 });
-                let first = self.oscs[self.ports[port].osc].edge_time(count + interval);
-                self.q.push(first, Ev::DtpTimer(port as u32));
+                self.emit(port, MsgType::BeaconMsb, false, false, cx);
+                let join = DtpEvent::Send { port: port as u32, kind: MsgType::BeaconJoin, forced: false, timer: false };
+                cx.schedule(now, join);
+                let first = sim.port_clock(port).edge_time(count + interval);
+                cx.schedule(first, DtpEvent::Timer(port as u32));
                 if let Some((payload, at)) = pending {
-                    self.dtp_join(port, payload, count - at);
+                    self.join(port, payload, count - at, cx);
                 }
             }
             (MsgType::BeaconMsb, _) => st.peer_msb = Some(payload),
@@ -524,39 +512,34 @@ impl Sim {
                 if cand <= lc_now {
                     return;
                 }
-                let global = self.dtp_global(node, now);
-                let Some(d) = &mut self.dtp else { return };
-                if cand > global + limit {
-                    d.report.rejected += 1;
+                if cand > self.global(sim, node, now) + limit {
+                    self.report.rejected += 1;
                 } else {
-                    d.ports[port].lc = Counter { base: cand, at: count };
-                    self.fold_global(node, now);
+                    self.ports[port].lc = Counter { base: cand, at: count };
+                    self.fold_global(sim, node, now);
                 }
             }
-            (MsgType::BeaconJoin, Phase::Beacon) => self.dtp_join(port, payload, 0),
+            (MsgType::BeaconJoin, Phase::Beacon) => self.join(port, payload, 0, cx),
             // our delay is not known yet: apply it once INIT-ACK arrives
             (MsgType::BeaconJoin, _) => st.pending_join = Some((payload, count)),
             _ => {}
         }
     }
 
-    pub(crate) fn dtp_sample(&mut self) {
-        let now = self.now;
-        let n = self.topo.nodes.len();
-        let vals: Vec<u128> = (0..n).map(|i| self.dtp_global(i, now)).collect();
-        let hosts = self.hosts.clone();
-        let Some(d) = &mut self.dtp else { return };
+    fn sample(&mut self, sim: &Sim) {
+        let now = sim.now;
+        let n = sim.topo.nodes.len();
+        let vals: Vec<u128> = (0..n).map(|i| self.global(sim, i, now)).collect();
         let (lo, hi) = (vals.iter().min().copied().unwrap_or(0), vals.iter().max().copied().unwrap_or(0));
         let off = (hi - lo).min(u64::MAX as u128) as u64;
-        d.report.max_offset_ticks = d.report.max_offset_ticks.max(off);
-        d.report.samples += 1;
-        d.series.push((now, off));
-        for (i, l) in self.topo.links.iter().enumerate() {
-            let _ = i;
+        self.report.max_offset_ticks = self.report.max_offset_ticks.max(off);
+        self.report.samples += 1;
+        self.series.push((now, off));
+        for l in &sim.topo.links {
             let o = vals[l.a].abs_diff(vals[l.b]).min(u64::MAX as u128) as u64;
-            d.report.max_adjacent_offset_ticks = d.report.max_adjacent_offset_ticks.max(o);
+            self.report.max_adjacent_offset_ticks = self.report.max_adjacent_offset_ticks.max(o);
         }
-        if let (Some(h), Some(v)) = (&d.hops, d.report.pair_bound_violations.as_mut()) {
+        if let (Some(h), Some(v)) = (&self.hops, self.report.pair_bound_violations.as_mut()) {
             for i in 0..n {
                 for j in i + 1..n {
                     if vals[i].abs_diff(vals[j]) > 4 * h[i][j] as u128 {
@@ -566,41 +549,71 @@ impl Sim {
             }
         }
         // daemon read path on every host: read issued now, value returns after the latency
-        let dm = d.cfg.daemon.clone();
+        let dm = self.cfg.daemon.clone();
         let mut reads = Vec::new();
-        for &hnode in &hosts {
+        for &hnode in &sim.hosts {
             let normal: f64 = {
                 // Box-Muller on the protocol's own generator keeps runs reproducible
-                let (u1, u2): (f64, f64) = (1.0 - d.rng.gen::<f64>(), d.rng.gen());
+                let (u1, u2): (f64, f64) = (1.0 - self.rng.gen::<f64>(), self.rng.gen());
                 (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
             };
-            let spike = if d.rng.gen::<f64>() < dm.spike_prob { d.rng.gen::<f64>() * dm.spike_ns } else { 0.0 };
+            let spike = if self.rng.gen::<f64>() < dm.spike_prob { self.rng.gen::<f64>() * dm.spike_ns } else { 0.0 };
             let lat = (dm.mean_ns + dm.jitter_ns * normal + spike).max(0.0);
             reads.push((hnode, lat));
         }
         let errs: Vec<(usize, f64)> = reads
             .into_iter()
             .map(|(h, lat)| {
-                let at_read = self.dtp_global(h, now);
-                let at_return = self.dtp_global(h, now + crate::time::from_ns(lat));
+                let at_read = self.global(sim, h, now);
+                let at_return = self.global(sim, h, now + crate::time::from_ns(lat));
                 let estimate = at_read as f64 + dm.mean_ns / crate::time::to_ns(NOMINAL_CYCLE);
                 (h, at_return as f64 - estimate)
             })
             .collect();
-        let Some(d) = &mut self.dtp else { return };
         for (h, e) in errs {
-            d.report.daemon_max_error_ticks = d.report.daemon_max_error_ticks.max(e.abs().round() as u64);
-            let w = &mut d.daemon_hist[h];
+            self.report.daemon_max_error_ticks = self.report.daemon_max_error_ticks.max(e.abs().round() as u64);
+            let w = &mut self.daemon_hist[h];
             w.push_back(e);
             if w.len() > dm.window.max(1) {
                 w.pop_front();
             }
             if w.len() == dm.window.max(1) {
                 let m = w.iter().sum::<f64>() / w.len() as f64;
-                d.report.daemon_max_smoothed_error_ticks =
-                    d.report.daemon_max_smoothed_error_ticks.max(m.abs().round() as u64);
+                self.report.daemon_max_smoothed_error_ticks =
+                    self.report.daemon_max_smoothed_error_ticks.max(m.abs().round() as u64);
             }
         }
+    }
+}
+
+/// Transmit-clock edges of `port` up to `t`.
+fn port_count(sim: &Sim, port: usize, t: Time) -> u64 {
+    sim.port_clock(port).count_le(t)
+}
+
+impl Protocol for Dtp {
+    type Event = DtpEvent;
+
+    fn start(&mut self, cx: &mut Cx<'_, DtpEvent>) {
+        for p in 0..self.ports.len() {
+            let t = self.rng.gen_range(0..self.cfg.link_up_spread.max(1));
+            cx.schedule(t, DtpEvent::Send { port: p as u32, kind: MsgType::Init, forced: false, timer: false });
+        }
+        cx.sample_every(self.cfg.warmup, self.cfg.sample_interval);
+    }
+
+    // Inlined into the simulator's dispatch: in a DTP run most events are DTP's.
+    #[inline]
+    fn on_event(&mut self, event: DtpEvent, cx: &mut Cx<'_, DtpEvent>) {
+        match event {
+            DtpEvent::Send { port, kind, forced, timer } => self.send(port as usize, kind, forced, timer, cx),
+            DtpEvent::Timer(port) => self.timer(port as usize, cx),
+            DtpEvent::Rx { port, word } => self.receive(port as usize, word, cx),
+        }
+    }
+
+    fn on_sample(&mut self, sim: &Sim) {
+        self.sample(sim);
     }
 }
 

@@ -1,17 +1,17 @@
 //! The experiments: network load, DTP (+PTP) runs, MinProbe runs and the switch profiler, each
 //! returning a serialisable summary and the series the plots need.
 
-use crate::dtp::{DtpConfig, DtpReport};
-use crate::minprobe::{estimate, ProbeConfig, RatePoint, PROBE_FLOW};
+use crate::dtp::{Dtp, DtpConfig, DtpReport};
+use crate::minprobe::{estimate, MinProbe, ProbeConfig, RatePoint, PROBE_FLOW};
 use crate::oscillator::{Oscillator, Wander};
-use p4_io::progress::Progress;
-use crate::ptp::{PtpConfig, PtpReport};
+use crate::ptp::{Ptp, PtpConfig, PtpReport};
 use crate::sim::{Capture, Forwarding, NetConfig, NetStats, Sim, SwitchModel};
 use crate::stats::{summarize, Summary};
 use crate::time::{from_ns, from_secs, interval_for_rate, to_ns, to_secs, wire_bytes, Time, BYTE_TIME};
 use crate::topology::{Link, Node, NodeKind, Topology};
 use crate::traffic::{replay_from_pcap, Dest, Pattern, Source};
 use anyhow::{bail, Context, Result};
+use p4_io::progress::Progress;
 use rand::Rng;
 use serde::Serialize;
 use std::str::FromStr;
@@ -233,27 +233,29 @@ pub fn run_dtp(o: &DtpOptions) -> Result<(DtpSummary, DtpSeries)> {
     let started = Timing::start();
     let (mut sim, end) = sc.build(o.dtp.warmup / 2)?;
     anyhow::ensure!(sim.topo.is_connected(), "topology `{}` is not connected", sc.topology);
-    sim.enable_dtp(o.dtp.clone());
-    if o.ptp && sim.hosts.len() >= 2 {
-        let master = sim.hosts[0];
-        sim.enable_ptp(PtpConfig {
-            master,
+    let dtp = sim.install(Dtp::new(o.dtp.clone(), &sim));
+    let ptp = (o.ptp && sim.hosts.len() >= 2).then(|| {
+        let cfg = PtpConfig {
+            master: sim.hosts[0],
             sync_interval: o.ptp_sync_interval,
             msg_len: 86,
             sample_interval: o.dtp.sample_interval,
             warmup: o.ptp_sync_interval * 3,
-        });
-    }
+        };
+        sim.install(Ptp::new(cfg, &sim))
+    });
     let ran = sc.run(&mut sim, end, Timing::setup_done(started));
-    let dtp = sim.dtp_report().context("DTP was not enabled")?;
+    let dtp = sim.protocol(dtp).context("DTP is not installed")?;
+    let ptp = ptp.and_then(|h| sim.protocol(h));
     let series = DtpSeries {
-        dtp: sim.dtp_series().iter().map(|&(t, v)| (to_secs(t) * 1e3, v as f64)).collect(),
-        ptp: sim.ptp_series().iter().map(|&(t, v)| (to_secs(t) * 1e3, v)).collect(),
+        dtp: dtp.series.iter().map(|&(t, v)| (to_secs(t) * 1e3, v as f64)).collect(),
+        ptp: ptp.map(|p| p.series.iter().map(|&(t, v)| (to_secs(t) * 1e3, v)).collect()).unwrap_or_default(),
     };
+    let dtp = dtp.finish();
     let summary = DtpSummary {
         within_bound: dtp.max_offset_ticks <= dtp.bound_ticks,
         dtp,
-        ptp: sim.ptp_report(),
+        ptp: ptp.map(Ptp::finish),
         topology: sc.topology.clone(),
         nodes: sim.topo.nodes.len(),
         hosts: sim.hosts.len(),
@@ -437,7 +439,7 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
         ));
     }
     let start = from_ns(200_000.0);
-    sim.enable_minprobe(mp0, mp1, o.probe.clone(), start);
+    let probe = sim.install(MinProbe::new(mp0, mp1, o.probe.clone(), start));
     let setup_seconds = wall.elapsed().as_secs_f64();
     let step = from_ns(1_000_000.0);
     let mut t = start;
@@ -450,7 +452,7 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
         t += step;
         sim.run_until(t, |_| {});
         bar.set_position((to_ns(t.min(expected)) / 1000.0) as u64);
-        if sim.probe_counts().2.is_some_and(|d| t > d + step) || t > limit {
+        if sim.protocol(probe).and_then(|p| p.done_at).is_some_and(|d| t > d + step) || t > limit {
             break;
         }
         if p4_io::interrupt::interrupted() {
@@ -460,9 +462,9 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
     }
     bar.finish();
     let wall_seconds = wall.elapsed().as_secs_f64();
-    let est = estimate(&o.probe, sim.probe_arrivals());
+    let probe = sim.protocol(probe).context("MinProbe is not installed")?;
+    let est = estimate(&o.probe, &probe.arrivals);
     let truth = 10.0 - cross_gbps;
-    let (app_probes, dummies, _) = sim.probe_counts();
     Ok(MinProbeSummary {
         estimate_gbps: est.estimate_gbps,
         truth_gbps: truth,
@@ -471,9 +473,9 @@ pub fn run_minprobe(o: &MinProbeOptions) -> Result<MinProbeSummary> {
         cross: format!("{:?}", o.cross),
         cross_gbps,
         seed: sim.cfg.seed,
-        probes_received: sim.probe_arrivals().len(),
-        app_probes,
-        dummy_probes: dummies,
+        probes_received: probe.arrivals.len(),
+        app_probes: probe.app_probes,
+        dummy_probes: probe.dummies,
         sim_seconds: to_secs(t),
         wall_seconds,
         setup_seconds,

@@ -4,6 +4,8 @@
 //!
 //! Time is an integer count of 1/33 fs ([`time`]); oscillators run at 156.25 MHz ± ppm
 //! ([`oscillator`]); only frames and protocol messages are events ([`sim`]), idle blocks never are.
+//! The simulator knows no protocol: [`dtp`], [`ptp`] and [`minprobe`] run on it through the
+//! [`Protocol`] interface ([`sim::protocol`]), and so can others.
 //! Topologies are built-ins or TOML files ([`topology`], format in docs/TOPOLOGY.md); [`plot`]
 //! draws the figures (written, and long runs shown on stderr, through `p4_io`).
 #![forbid(unsafe_code)]
@@ -22,5 +24,6 @@ pub mod time;
 pub mod topology;
 pub mod traffic;
 
-pub use sim::{Forwarding, NetConfig, Sim, SwitchModel};
+pub use sim::protocol::{Cx, Handle, Protocol, ProtocolId};
+pub use sim::{Forwarding, Frame, FrameKind, NetConfig, Sim, SwitchModel};
 pub use topology::Topology;

@@ -10,7 +10,8 @@
 //! start of frame, the length, and the sample/train/index numbers the probe carries) plus the
 //! shared probe configuration; never queue lengths or cross traffic.
 
-use crate::sim::{Ev, Frame, FrameKind, Sim};
+use crate::sim::protocol::{Cx, Protocol};
+use crate::sim::{Frame, FrameKind};
 use crate::time::{from_ns, to_ns, wire_bytes, Time};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -90,11 +91,25 @@ fn unpack(tag: u64) -> (u32, u32, u32) {
     ((tag >> 40) as u32, ((tag >> 20) & 0xfffff) as u32, (tag & 0xfffff) as u32)
 }
 
-/// Simulation state of one MinProbe sender/receiver pair.
-pub struct ProbeState {
+/// The `msg` of probe frames (MinProbe has one message type).
+const PROBE: u8 = 0;
+
+/// What MinProbe schedules for itself.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ProbeEvent {
+    /// A train is due. Only the latest generation counts: rescheduling a train (when packets
+    /// arrive or a timeout is set) makes earlier events of it stale.
+    Train(u64),
+    /// A probe leaves the sender at its scheduled gap.
+    Send(Frame),
+}
+
+/// One MinProbe sender/receiver pair: the modulator's state and the receiver's log.
+pub struct MinProbe {
     cfg: ProbeConfig,
     sender: usize,
     receiver: usize,
+    first_sample: Time,
     buffer: VecDeque<(Time, Frame)>,
     due: Option<Time>,
     generation: u64,
@@ -113,15 +128,15 @@ pub struct ProbeState {
 
 const MAX_BUFFERED: usize = 4096;
 
-impl Sim {
-    /// Installs a MinProbe modulator at `sender` and an extractor at `receiver`; the first
-    /// sample starts at `start`.
-    pub fn enable_minprobe(&mut self, sender: usize, receiver: usize, cfg: ProbeConfig, start: Time) {
-        self.q.push(start, Ev::ProbeTrain(0));
-        self.probe = Some(ProbeState {
+impl MinProbe {
+    /// A MinProbe modulator at host `sender` and an extractor at host `receiver`; once
+    /// installed, the first sample starts at `start`.
+    pub fn new(sender: usize, receiver: usize, cfg: ProbeConfig, start: Time) -> Self {
+        MinProbe {
             cfg,
             sender,
             receiver,
+            first_sample: start,
             buffer: VecDeque::new(),
             due: None,
             generation: 0,
@@ -132,73 +147,42 @@ impl Sim {
             app_probes: 0,
             dummies: 0,
             done_at: None,
-        });
-    }
-
-    /// The receiver's probe log.
-    pub fn probe_arrivals(&self) -> &[ProbeArrival] {
-        self.probe.as_ref().map(|p| p.arrivals.as_slice()).unwrap_or(&[])
-    }
-
-    /// (application packets used, dummies sent, time the last train was sent).
-    pub fn probe_counts(&self) -> (u64, u64, Option<Time>) {
-        self.probe.as_ref().map(|p| (p.app_probes, p.dummies, p.done_at)).unwrap_or((0, 0, None))
-    }
-
-    pub(crate) fn probe_intercept(&mut self, node: usize, frame: &Frame) -> bool {
-        let Some(p) = &mut self.probe else {
-            return false;
-        };
-        if node != p.sender || frame.kind != FrameKind::Data || !p.cfg.flow_table.contains(&frame.flow) {
-            return false;
         }
-        if p.buffer.len() < MAX_BUFFERED {
-            p.buffer.push_back((self.now, *frame));
-        }
-        if p.due.is_some() && p.buffer.len() >= p.cfg.n as usize {
-            // a waiting train has its packets now
-            p.generation += 1;
-            let g = p.generation;
-            self.q.push(self.now, Ev::ProbeTrain(g));
-        }
-        true
     }
 
-    pub(crate) fn probe_train(&mut self, generation: u64) {
-        let now = self.now;
-        let Some(p) = &mut self.probe else { return };
-        if generation != p.generation || p.next_sample >= p.cfg.samples || p.cfg.rates.is_empty() {
+    fn train(&mut self, generation: u64, cx: &mut Cx<'_, ProbeEvent>) {
+        let now = cx.now();
+        if generation != self.generation || self.next_sample >= self.cfg.samples || self.cfg.rates.is_empty() {
             return;
         }
-        if p.cfg.timeout > 0 && p.buffer.len() < p.cfg.n as usize {
-            let due = *p.due.get_or_insert(now);
-            let deadline = p.buffer.front().map(|(t, _)| *t).unwrap_or(due) + p.cfg.timeout;
+        if self.cfg.timeout > 0 && self.buffer.len() < self.cfg.n as usize {
+            let due = *self.due.get_or_insert(now);
+            let deadline = self.buffer.front().map(|(t, _)| *t).unwrap_or(due) + self.cfg.timeout;
             if now < deadline {
-                p.generation += 1;
-                let g = p.generation;
-                self.q.push(deadline, Ev::ProbeTrain(g));
+                self.generation += 1;
+                cx.schedule(deadline, ProbeEvent::Train(self.generation));
                 return;
             }
         }
-        p.due = None;
-        let (sample, train) = (p.next_sample, p.next_train);
-        let rate = p.cfg.rates[train as usize];
-        let dst = p.receiver as u32;
+        self.due = None;
+        let (sample, train) = (self.next_sample, self.next_train);
+        let rate = self.cfg.rates[train as usize];
+        let dst = self.receiver as u32;
         let mut t = now;
         let mut last_end = now;
-        let mut sends = Vec::with_capacity(p.cfg.n as usize);
-        for i in 0..p.cfg.n {
-            let mut f = match p.buffer.pop_front() {
+        let mut sends = Vec::with_capacity(self.cfg.n as usize);
+        for i in 0..self.cfg.n {
+            let mut f = match self.buffer.pop_front() {
                 Some((_, f)) => {
-                    p.app_probes += 1;
+                    self.app_probes += 1;
                     f
                 }
                 None => {
-                    p.dummies += 1;
+                    self.dummies += 1;
                     Frame {
-                        src: p.sender as u32,
+                        src: self.sender as u32,
                         dst,
-                        len: p.cfg.probe_len,
+                        len: self.cfg.probe_len,
                         kind: FrameKind::Data,
                         flow: u32::MAX,
                         tag: 0,
@@ -206,51 +190,78 @@ impl Sim {
                     }
                 }
             };
-            f.kind = FrameKind::Probe;
+            f.kind = cx.frame_kind(PROBE);
             f.dst = dst;
             f.tag = pack(sample, train, i);
             sends.push((t, f));
             last_end = t + wire_bytes(f.len as u64) * crate::time::BYTE_TIME;
             t += from_ns((wire_bytes(f.len as u64) * 8) as f64 / rate);
         }
-        let gap = p.cfg.gap;
-        p.next_train += 1;
-        let next = if p.next_train as usize >= p.cfg.rates.len() {
-            p.next_train = 0;
-            p.next_sample += 1;
+        let gap = self.cfg.gap;
+        self.next_train += 1;
+        let next = if self.next_train as usize >= self.cfg.rates.len() {
+            self.next_train = 0;
+            self.next_sample += 1;
             // D apart, and at least D after the last train so its queue has drained
-            p.sample_start = (p.sample_start + p.cfg.period).max(last_end + p.cfg.period);
-            p.sample_start
+            self.sample_start = (self.sample_start + self.cfg.period).max(last_end + self.cfg.period);
+            self.sample_start
         } else {
             last_end + gap
         };
-        if p.next_sample < p.cfg.samples {
-            p.generation += 1;
-            let g = p.generation;
-            self.q.push(next, Ev::ProbeTrain(g));
+        if self.next_sample < self.cfg.samples {
+            self.generation += 1;
+            cx.schedule(next, ProbeEvent::Train(self.generation));
         } else {
-            p.done_at = Some(last_end);
+            self.done_at = Some(last_end);
         }
         for (t, f) in sends {
-            self.q.push(t, Ev::ProbeSend { frame: f });
+            cx.schedule(t, ProbeEvent::Send(f));
+        }
+    }
+}
+
+impl Protocol for MinProbe {
+    type Event = ProbeEvent;
+
+    fn start(&mut self, cx: &mut Cx<'_, ProbeEvent>) {
+        cx.schedule(self.first_sample, ProbeEvent::Train(0));
+        cx.tap_host_sends();
+    }
+
+    fn on_event(&mut self, event: ProbeEvent, cx: &mut Cx<'_, ProbeEvent>) {
+        match event {
+            ProbeEvent::Train(generation) => self.train(generation, cx),
+            ProbeEvent::Send(frame) => {
+                if let Some(&port) = cx.sim().node_ports[self.sender].first() {
+                    cx.send_ahead(port, frame);
+                }
+            }
         }
     }
 
-    pub(crate) fn probe_send(&mut self, frame: Frame) {
-        let Some(p) = &self.probe else { return };
-        let node = p.sender;
-        if let Some(&port) = self.node_ports[node].first() {
-            self.enqueue_front(port, frame);
+    /// The flow table: the sender's packets of the probed flows wait in the buffer to become
+    /// probes.
+    fn on_host_send(&mut self, node: usize, frame: &Frame, cx: &mut Cx<'_, ProbeEvent>) -> bool {
+        if node != self.sender || !self.cfg.flow_table.contains(&frame.flow) {
+            return false;
         }
+        if self.buffer.len() < MAX_BUFFERED {
+            self.buffer.push_back((cx.now(), *frame));
+        }
+        if self.due.is_some() && self.buffer.len() >= self.cfg.n as usize {
+            // a waiting train has its packets now
+            self.generation += 1;
+            cx.schedule(cx.now(), ProbeEvent::Train(self.generation));
+        }
+        true
     }
 
-    pub(crate) fn probe_receive(&mut self, node: usize, frame: &Frame, sof: Time) {
-        let Some(p) = &mut self.probe else { return };
-        if node != p.receiver {
+    fn on_frame(&mut self, node: usize, frame: &Frame, sof: Time, _cx: &mut Cx<'_, ProbeEvent>) {
+        if node != self.receiver {
             return;
         }
         let (sample, train, index) = unpack(frame.tag);
-        p.arrivals.push(ProbeArrival { sample, train, index, len: frame.len, sof });
+        self.arrivals.push(ProbeArrival { sample, train, index, len: frame.len, sof });
     }
 }
 

@@ -7,7 +7,8 @@
 //! each host's PTP clock, which counts 6.4 ns per oscillator edge and is corrected by the servo;
 //! the master's clock is never corrected.
 
-use crate::sim::{Ev, Frame, FrameKind, Sim};
+use crate::sim::protocol::{Cx, Protocol};
+use crate::sim::{Frame, FrameKind, Sim};
 use crate::time::{to_ns, Time, NOMINAL_CYCLE};
 use serde::Serialize;
 
@@ -56,8 +57,38 @@ pub struct PtpReport {
     pub samples: u64,
 }
 
-/// Simulation state of PTP.
-pub struct PtpState {
+/// PTP's message types (the `msg` of its frames).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Msg {
+    /// Sync, one-step: carries the master's departure time.
+    Sync = 0,
+    /// Delay_Req: carries the slave's departure time.
+    DelayReq = 1,
+    /// Delay_Resp: carries the Delay_Req's departure time and the master's arrival time of it.
+    DelayResp = 2,
+}
+
+impl Msg {
+    fn of(frame: &Frame) -> Option<Msg> {
+        match frame.kind {
+            FrameKind::Protocol { msg: 0, .. } => Some(Msg::Sync),
+            FrameKind::Protocol { msg: 1, .. } => Some(Msg::DelayReq),
+            FrameKind::Protocol { msg: 2, .. } => Some(Msg::DelayResp),
+            _ => None,
+        }
+    }
+}
+
+/// What PTP schedules for itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PtpEvent {
+    /// The master sends Sync to every slave.
+    SyncRound,
+}
+
+/// PTP with one grandmaster and every other host a slave: the protocol state and its results.
+pub struct Ptp {
     cfg: PtpConfig,
     slaves: Vec<Option<Slave>>,
     sum_max: f64,
@@ -68,7 +99,7 @@ pub struct PtpState {
 }
 
 fn local_ns(sim: &Sim, node: usize, t: Time) -> f64 {
-    sim.oscs[sim.node_osc[node]].count_le(t) as f64 * to_ns(NOMINAL_CYCLE)
+    sim.node_clock(node).count_le(t) as f64 * to_ns(NOMINAL_CYCLE)
 }
 
 impl Clock {
@@ -77,105 +108,81 @@ impl Clock {
     }
 }
 
-impl Sim {
-    /// Enables PTP with `cfg.master` as grandmaster and every other host as a slave.
-    pub fn enable_ptp(&mut self, cfg: PtpConfig) {
-        let n = self.topo.nodes.len();
-        let mut slaves = vec![None; n];
-        for &h in &self.hosts {
+impl Ptp {
+    /// PTP on `sim`'s hosts with `cfg.master` as grandmaster and every other host as a slave.
+    pub fn new(cfg: PtpConfig, sim: &Sim) -> Self {
+        let mut slaves = vec![None; sim.topo.nodes.len()];
+        for &h in &sim.hosts {
             if h != cfg.master {
                 slaves[h] = Some(Slave { clock: Clock { rate: 1.0, ..Default::default() }, ..Default::default() });
             }
         }
-        self.q.push(cfg.sync_interval / 7, Ev::PtpSync);
-        self.schedule_sampling(cfg.warmup, cfg.sample_interval);
-        self.ptp = Some(PtpState { cfg, slaves, sum_max: 0.0, report: PtpReport::default(), series: Vec::new() });
+        Ptp { cfg, slaves, sum_max: 0.0, report: PtpReport::default(), series: Vec::new() }
     }
 
-    /// The PTP report (None when PTP is off).
-    pub fn ptp_report(&self) -> Option<PtpReport> {
-        self.ptp.as_ref().map(|p| {
-            let mut r = p.report.clone();
-            r.mean_max_error_ns = if r.samples == 0 { 0.0 } else { p.sum_max / r.samples as f64 };
-            r
-        })
-    }
-
-    /// The (time, largest error) samples.
-    pub fn ptp_series(&self) -> &[(Time, f64)] {
-        self.ptp.as_ref().map(|p| p.series.as_slice()).unwrap_or(&[])
+    /// The report with derived fields filled in.
+    pub fn finish(&self) -> PtpReport {
+        let mut r = self.report.clone();
+        r.mean_max_error_ns = if r.samples == 0 { 0.0 } else { self.sum_max / r.samples as f64 };
+        r
     }
 
     /// PTP time of host `node` at `t`.
-    fn ptp_time(&self, node: usize, t: Time) -> f64 {
-        let local = local_ns(self, node, t);
-        match self.ptp.as_ref().and_then(|p| p.slaves[node].as_ref()) {
+    fn time(&self, sim: &Sim, node: usize, t: Time) -> f64 {
+        let local = local_ns(sim, node, t);
+        match &self.slaves[node] {
             Some(s) => s.clock.read(local),
             None => local,
         }
     }
 
-    pub(crate) fn ptp_stamp_tx(&mut self, node: usize, frame: &mut Frame, sof: Time) {
-        frame.tag2 = self.ptp_time(node, sof).to_bits();
-    }
-
-    pub(crate) fn ptp_sync_round(&mut self) {
-        let Some(p) = &mut self.ptp else { return };
-        p.report.sync_rounds += 1;
-        let (master, len, iv) = (p.cfg.master, p.cfg.msg_len, p.cfg.sync_interval);
-        let slaves: Vec<usize> = (0..p.slaves.len()).filter(|&i| p.slaves[i].is_some()).collect();
-        for s in slaves {
-            let f = Frame {
-                src: master as u32,
-                dst: s as u32,
-                len,
-                kind: FrameKind::PtpSync,
-                flow: u32::MAX,
-                tag: 0,
-                tag2: 0,
-            };
-            self.host_send(master, f);
+    fn message(&self, kind: Msg, src: usize, dst: usize, cx: &Cx<'_, PtpEvent>) -> Frame {
+        Frame {
+            src: src as u32,
+            dst: dst as u32,
+            len: self.cfg.msg_len,
+            kind: cx.frame_kind(kind as u8),
+            flow: u32::MAX,
+            tag: 0,
+            tag2: 0,
         }
-        let now = self.now;
-        self.q.push(now + iv, Ev::PtpSync);
     }
 
-    pub(crate) fn ptp_receive(&mut self, node: usize, frame: &Frame, sof: Time) {
-        let arrival = self.ptp_time(node, sof);
-        let local = local_ns(self, node, sof);
-        let Some(p) = &mut self.ptp else { return };
-        let (master, len) = (p.cfg.master, p.cfg.msg_len);
-        match frame.kind {
-            FrameKind::PtpSync => {
-                let Some(s) = p.slaves[node].as_mut() else {
+    fn sync_round(&mut self, cx: &mut Cx<'_, PtpEvent>) {
+        self.report.sync_rounds += 1;
+        let master = self.cfg.master;
+        for s in (0..self.slaves.len()).filter(|&i| self.slaves[i].is_some()) {
+            let f = self.message(Msg::Sync, master, s, cx);
+            cx.send(master, f);
+        }
+        cx.schedule(cx.now() + self.cfg.sync_interval, PtpEvent::SyncRound);
+    }
+
+    fn receive(&mut self, node: usize, frame: &Frame, sof: Time, cx: &mut Cx<'_, PtpEvent>) {
+        let sim = cx.sim();
+        let arrival = self.time(sim, node, sof);
+        let local = local_ns(sim, node, sof);
+        let master = self.cfg.master;
+        match Msg::of(frame) {
+            Some(Msg::Sync) => {
+                let Some(s) = self.slaves[node].as_mut() else {
                     return;
                 };
                 s.sync = Some((f64::from_bits(frame.tag2), arrival, local));
-                let f = Frame {
-                    src: node as u32,
-                    dst: master as u32,
-                    len,
-                    kind: FrameKind::PtpDelayReq,
-                    flow: u32::MAX,
-                    tag: 0,
-                    tag2: 0,
-                };
-                self.host_send(node, f);
+                let f = self.message(Msg::DelayReq, node, master, cx);
+                cx.send(node, f);
             }
-            FrameKind::PtpDelayReq if node == master => {
+            Some(Msg::DelayReq) if node == master => {
                 let f = Frame {
-                    src: master as u32,
                     dst: frame.src,
-                    len,
-                    kind: FrameKind::PtpDelayResp,
-                    flow: u32::MAX,
                     tag: frame.tag2,
                     tag2: arrival.to_bits(),
+                    ..self.message(Msg::DelayResp, master, 0, cx)
                 };
-                self.host_send(master, f);
+                cx.send(master, f);
             }
-            FrameKind::PtpDelayResp => {
-                let Some(s) = p.slaves[node].as_mut() else {
+            Some(Msg::DelayResp) => {
+                let Some(s) = self.slaves[node].as_mut() else {
                     return;
                 };
                 let Some((t1, t2, local2)) = s.sync.take() else {
@@ -192,33 +199,51 @@ impl Sim {
                     _ => {}
                 }
                 // step: re-anchor so that the clock reads (t2 - offset) at the Sync arrival
-                let corrected_at_sync = t2 - offset;
-                let Some(p) = &mut self.ptp else { return };
-                let Some(s) = p.slaves[node].as_mut() else {
-                    return;
-                };
                 s.clock.anchor_local = local2;
-                s.clock.anchor_ptp = corrected_at_sync;
+                s.clock.anchor_ptp = t2 - offset;
                 s.exchanges += 1;
-                p.report.exchanges += 1;
+                self.report.exchanges += 1;
             }
             _ => {}
         }
     }
+}
 
-    pub(crate) fn ptp_sample(&mut self) {
-        let now = self.now;
-        let Some(p) = &self.ptp else { return };
-        let master = p.cfg.master;
-        let reference = self.ptp_time(master, now);
-        let worst = (0..p.slaves.len())
-            .filter(|&i| p.slaves[i].as_ref().is_some_and(|s| s.exchanges >= 2))
-            .map(|i| (self.ptp_time(i, now) - reference).abs())
+impl Protocol for Ptp {
+    type Event = PtpEvent;
+
+    fn start(&mut self, cx: &mut Cx<'_, PtpEvent>) {
+        cx.schedule(self.cfg.sync_interval / 7, PtpEvent::SyncRound);
+        cx.sample_every(self.cfg.warmup, self.cfg.sample_interval);
+    }
+
+    fn on_event(&mut self, event: PtpEvent, cx: &mut Cx<'_, PtpEvent>) {
+        match event {
+            PtpEvent::SyncRound => self.sync_round(cx),
+        }
+    }
+
+    fn on_frame(&mut self, node: usize, frame: &Frame, sof: Time, cx: &mut Cx<'_, PtpEvent>) {
+        self.receive(node, frame, sof, cx);
+    }
+
+    /// Sync and Delay_Req carry their hardware departure time, from the sender's PTP clock.
+    fn on_transmit(&mut self, node: usize, frame: &mut Frame, sof: Time, sim: &Sim) {
+        if matches!(Msg::of(frame), Some(Msg::Sync | Msg::DelayReq)) {
+            frame.tag2 = self.time(sim, node, sof).to_bits();
+        }
+    }
+
+    fn on_sample(&mut self, sim: &Sim) {
+        let now = sim.now;
+        let reference = self.time(sim, self.cfg.master, now);
+        let worst = (0..self.slaves.len())
+            .filter(|&i| self.slaves[i].as_ref().is_some_and(|s| s.exchanges >= 2))
+            .map(|i| (self.time(sim, i, now) - reference).abs())
             .fold(0.0f64, f64::max);
-        let Some(p) = &mut self.ptp else { return };
-        p.report.samples += 1;
-        p.report.max_abs_error_ns = p.report.max_abs_error_ns.max(worst);
-        p.sum_max += worst;
-        p.series.push((now, worst));
+        self.report.samples += 1;
+        self.report.max_abs_error_ns = self.report.max_abs_error_ns.max(worst);
+        self.sum_max += worst;
+        self.series.push((now, worst));
     }
 }

@@ -6,15 +6,21 @@
 //!   oscillator edge), separated from the previous frame by the IFG under the deficit idle count
 //!   rule, so wire times are exact for that port's oscillator;
 //! - a port is `busy` from the start of a frame until its `TxDone`; queued frames start at TxDone;
-//! - idle blocks are never simulated: only frame starts/ends and protocol messages are events.
+//! - idle blocks are never simulated: only frame starts/ends and protocol messages are events;
+//! - the core knows no protocol: protocols run on it through [`protocol`], and the frames and
+//!   events of a protocol are opaque here but for the protocol they belong to.
 
-use crate::events::EventQueue;
+pub mod protocol;
+
+use crate::events::{Due, EventQueue};
 use crate::oscillator::{Oscillator, Wander};
 use crate::time::{Time, BYTE_TIME, IFG, NOMINAL_CYCLE, PREAMBLE, PROPAGATION_PER_M};
 use crate::topology::{NodeKind, Topology};
 use crate::traffic::{Dest, Source};
+use protocol::{Action, Hosted, ProtocolId};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::cell::RefCell;
 use std::collections::VecDeque;
 
 /// How a switch forwards.
@@ -99,14 +105,14 @@ impl Default for NetConfig {
 pub enum FrameKind {
     /// Ordinary traffic.
     Data,
-    /// A MinProbe probe (application packet chosen by the flow table, or a dummy).
-    Probe,
-    /// PTP Sync (one-step: carries the master's departure time).
-    PtpSync,
-    /// PTP Delay_Req (carries the slave's departure time).
-    PtpDelayReq,
-    /// PTP Delay_Resp (carries the master's arrival time of the Delay_Req).
-    PtpDelayResp,
+    /// A message of protocol `id`, of the protocol's own message type `msg`: delivered to that
+    /// protocol, and shown to it as it leaves the host that made it.
+    Protocol {
+        /// The protocol.
+        id: ProtocolId,
+        /// Message type, in the protocol's own numbering.
+        msg: u8,
+    },
 }
 
 /// A frame in flight.
@@ -179,19 +185,15 @@ pub struct NetStats {
     pub events: u64,
 }
 
+/// The core's events. A protocol's events are not among them: the queue holds their keys and
+/// the protocol their payloads ([`EventQueue::push_away`]).
 #[derive(Clone, Debug)]
-pub(crate) enum Ev {
+enum Ev {
     TxDone(u32),
     Forward { out: u32, frame: Frame },
     Deliver { port: u32, frame: Frame, sof: Time },
     Gen(u32),
-    DtpTimer(u32),
-    DtpSend { port: u32, kind: u8 },
-    DtpRx { port: u32, word: u64 },
     Sample,
-    PtpSync,
-    ProbeTrain(u64),
-    ProbeSend { frame: Frame },
 }
 
 /// Longest path, in hops, that routing supports (hop counts are stored in a byte; 255 means
@@ -206,7 +208,10 @@ pub struct Sim {
     pub cfg: NetConfig,
     /// Current time.
     pub now: Time,
-    pub(crate) q: EventQueue<Ev>,
+    /// Pending events. In a cell because protocols schedule their events while the simulator
+    /// is shared with them, one push at a time; the core reaches it through `get_mut`, at no
+    /// cost.
+    q: RefCell<EventQueue<Ev>>,
     /// All oscillators.
     pub oscs: Vec<Oscillator>,
     /// Device (core) oscillator of each node.
@@ -221,16 +226,22 @@ pub struct Sim {
     host_index: Vec<u32>,
     /// Hosts (node indices).
     pub hosts: Vec<usize>,
-    pub(crate) rng: ChaCha8Rng,
+    rng: ChaCha8Rng,
     /// Traffic sources.
     pub sources: Vec<Source>,
     /// Counters.
     pub stats: NetStats,
     /// Optional capture.
     pub capture: Option<Capture>,
-    pub(crate) dtp: Option<crate::dtp::DtpState>,
-    pub(crate) ptp: Option<crate::ptp::PtpState>,
-    pub(crate) probe: Option<crate::minprobe::ProbeState>,
+    /// Installed protocols, in installation order (`None` only while one of them is called).
+    protocols: Vec<Option<Box<dyn Hosted>>>,
+    /// Protocols shown the data frames hosts send, in the order they asked.
+    host_taps: Vec<ProtocolId>,
+    /// Protocols sampled at each sampling tick, in the order they asked.
+    samplers: Vec<ProtocolId>,
+    /// Actions protocols asked for and the core has not carried out yet (a cell for the same
+    /// reason as `q`).
+    actions: RefCell<Vec<Action>>,
     sampling: Option<Time>,
 }
 
@@ -309,7 +320,7 @@ impl Sim {
             topo,
             cfg,
             now: 0,
-            q: EventQueue::default(),
+            q: RefCell::default(),
             oscs,
             node_osc,
             node_ports,
@@ -322,9 +333,10 @@ impl Sim {
             sources: Vec::new(),
             stats: NetStats::default(),
             capture: None,
-            dtp: None,
-            ptp: None,
-            probe: None,
+            protocols: Vec::new(),
+            host_taps: Vec::new(),
+            samplers: Vec::new(),
+            actions: RefCell::default(),
             sampling: None,
         }
     }
@@ -338,7 +350,7 @@ impl Sim {
     pub fn add_source(&mut self, s: Source) {
         let start = s.start;
         self.sources.push(s);
-        self.q.push(start, Ev::Gen((self.sources.len() - 1) as u32));
+        self.q.get_mut().push(start, Ev::Gen((self.sources.len() - 1) as u32));
     }
 
     /// The output port at `node` towards host `dst`, choosing among equal-cost ports by a hash of
@@ -360,7 +372,7 @@ impl Sim {
     }
 
     /// Hands a frame to `port`'s output queue (dropping it when full).
-    pub(crate) fn enqueue(&mut self, port: usize, frame: Frame) {
+    fn enqueue(&mut self, port: usize, frame: Frame) {
         let p = &mut self.ports[port];
         if !p.busy {
             let now = self.now;
@@ -374,8 +386,8 @@ impl Sim {
         }
     }
 
-    /// Puts a frame at the head of `port`'s queue (MinProbe's paced probes bypass queued traffic).
-    pub(crate) fn enqueue_front(&mut self, port: usize, frame: Frame) {
+    /// Puts a frame at the head of `port`'s queue (paced probes bypass queued traffic).
+    fn enqueue_front(&mut self, port: usize, frame: Frame) {
         let p = &mut self.ports[port];
         if !p.busy {
             let now = self.now;
@@ -414,14 +426,17 @@ impl Sim {
     }
 
     /// Starts sending `frame` on `port` at the first allowed position at or after `earliest`.
-    pub(crate) fn start_tx(&mut self, port: usize, mut frame: Frame, earliest: Time) {
+    fn start_tx(&mut self, port: usize, mut frame: Frame, earliest: Time) {
         let start = self.start_pos(port, earliest);
         let end = start + PREAMBLE + frame.len as u64;
         let osc = &self.oscs[self.ports[port].osc];
         let (ts, te) = (osc.byte_time(start), osc.byte_time(end));
         let node = self.ports[port].node;
-        if matches!(frame.kind, FrameKind::PtpSync | FrameKind::PtpDelayReq) && frame.src as usize == node {
-            self.ptp_stamp_tx(node, &mut frame, ts);
+        if let FrameKind::Protocol { id, .. } = frame.kind {
+            if frame.src as usize == node {
+                // the owner may timestamp its frame now, as a transmitting PHY would
+                self.with_protocol(id, |p, sim| p.transmit(node, &mut frame, ts, sim));
+            }
         }
         let p = &mut self.ports[port];
         p.busy = true;
@@ -429,7 +444,7 @@ impl Sim {
         p.cur_end = te;
         p.tx_frames += 1;
         let (peer, latency) = (p.peer, p.latency);
-        self.q.push(te, Ev::TxDone(port as u32));
+        self.q.get_mut().push(te, Ev::TxDone(port as u32));
         let (sof, eof) = (ts + latency, te + latency);
         if self.cfg.ber > 0.0 {
             let bits = (frame.len as f64 + PREAMBLE as f64) * 8.25;
@@ -441,7 +456,7 @@ impl Sim {
         }
         let m = self.ports[peer].node;
         if self.topo.nodes[m].kind == NodeKind::Host {
-            self.q.push(eof, Ev::Deliver { port: peer as u32, frame, sof });
+            self.q.get_mut().push(eof, Ev::Deliver { port: peer as u32, frame, sof });
             return;
         }
         let Some(out) = self.route(m, &frame) else {
@@ -462,7 +477,7 @@ impl Sim {
             k += (slot + round - k % round) % round;
         }
         let at = core.edge_time(k);
-        self.q.push(at, Ev::Forward { out: out as u32, frame });
+        self.q.get_mut().push(at, Ev::Forward { out: out as u32, frame });
     }
 
     fn tx_done(&mut self, port: usize) {
@@ -475,16 +490,33 @@ impl Sim {
         }
     }
 
-    /// Whether `port` is transmitting a frame at `t`, and when that frame ends.
+    /// Whether `port` is transmitting a frame at `t`, and when that frame ends: the next idle
+    /// slot, where a message carried in idle blocks goes without displacing a frame.
     pub fn frame_end_after(&self, port: usize, t: Time) -> Option<Time> {
         let p = &self.ports[port];
         (p.busy && p.cur_end > t).then_some(p.cur_end)
     }
 
-    /// Sends a frame from host `node` (through MinProbe's flow table when one is installed).
-    pub(crate) fn host_send(&mut self, node: usize, frame: Frame) {
-        if self.probe_intercept(node, &frame) {
-            return;
+    /// The device (core) clock of `node`.
+    pub fn node_clock(&self, node: usize) -> &Oscillator {
+        &self.oscs[self.node_osc[node]]
+    }
+
+    /// The clock of `port`'s transmitter (the device clock unless ports have their own).
+    pub fn port_clock(&self, port: usize) -> &Oscillator {
+        &self.oscs[self.ports[port].osc]
+    }
+
+    /// Sends a frame from host `node`; a data frame goes past the protocols tapping host sends
+    /// first, and one of them may take it.
+    fn host_send(&mut self, node: usize, frame: Frame) {
+        if frame.kind == FrameKind::Data {
+            for i in 0..self.host_taps.len() {
+                let id = self.host_taps[i];
+                if self.with_protocol(id, |p, sim| p.host_send(node, &frame, sim)) == Some(true) {
+                    return;
+                }
+            }
         }
         let port =
             if self.node_ports[node].len() == 1 { Some(self.node_ports[node][0]) } else { self.route(node, &frame) };
@@ -527,7 +559,7 @@ impl Sim {
             self.host_send(node, f);
         }
         if let Some(t) = next {
-            self.q.push(t, Ev::Gen(s as u32));
+            self.q.get_mut().push(t, Ev::Gen(s as u32));
         }
     }
 
@@ -540,9 +572,8 @@ impl Sim {
                     c.frames.push((sof, frame.len));
                 }
             }
-            FrameKind::Probe => self.probe_receive(node, &frame, sof),
-            FrameKind::PtpSync | FrameKind::PtpDelayReq | FrameKind::PtpDelayResp => {
-                self.ptp_receive(node, &frame, sof)
+            FrameKind::Protocol { id, .. } => {
+                self.with_protocol(id, |p, sim| p.frame(node, &frame, sof, sim));
             }
         }
     }
@@ -572,11 +603,11 @@ impl Sim {
     /// can stop the run early by returning false (Ctrl-C). Returns the time reached: `end`, or
     /// the time of the last event handled when stopped (events after it stay pending).
     pub fn run_until_while(&mut self, end: Time, mut keep_going: impl FnMut(Time) -> bool) -> Time {
-        while let Some(t) = self.q.peek_time() {
+        while let Some(t) = self.q.get_mut().peek_time() {
             if t > end {
                 break;
             }
-            let Some((t, ev)) = self.q.pop() else { break };
+            let Some((t, ev)) = self.q.get_mut().pop_due() else { break };
             self.now = t;
             self.stats.events += 1;
             if self.stats.events.is_multiple_of(65_536) && !keep_going(t) {
@@ -590,45 +621,40 @@ impl Sim {
     }
 
     #[inline]
-    fn dispatch(&mut self, ev: Ev) {
+    fn dispatch(&mut self, ev: Due<Ev>) {
         match ev {
-            Ev::TxDone(p) => self.tx_done(p as usize),
-            Ev::Forward { out, frame } => self.enqueue(out as usize, frame),
-            Ev::Deliver { port, frame, sof } => self.deliver(port as usize, frame, sof),
-            Ev::Gen(s) => self.gen(s as usize),
-            Ev::DtpTimer(p) => self.dtp_timer(p as usize),
-            Ev::DtpSend { port, kind } => self.dtp_send(port as usize, kind),
-            Ev::DtpRx { port, word } => self.dtp_rx(port as usize, word),
-            Ev::Sample => self.sample(),
-            Ev::PtpSync => self.ptp_sync_round(),
-            Ev::ProbeTrain(g) => self.probe_train(g),
-            Ev::ProbeSend { frame } => self.probe_send(frame),
+            Due::Held(Ev::TxDone(p)) => self.tx_done(p as usize),
+            Due::Held(Ev::Forward { out, frame }) => self.enqueue(out as usize, frame),
+            Due::Held(Ev::Deliver { port, frame, sof }) => self.deliver(port as usize, frame, sof),
+            Due::Held(Ev::Gen(s)) => self.gen(s as usize),
+            Due::Held(Ev::Sample) => self.sample(),
+            Due::Away { owner, slot } => {
+                self.with_protocol(ProtocolId::from_owner(owner), |p, sim| p.event(slot, sim));
+            }
         }
     }
 
-    /// Starts periodic sampling (DTP offsets, PTP errors) at `first`, keeping the shortest
-    /// interval asked for.
-    pub(crate) fn schedule_sampling(&mut self, first: Time, interval: Time) {
+    /// Starts the sampling tick at `first`, or, when it runs already, keeps its start and takes
+    /// the shorter interval: one event samples every protocol that asked.
+    fn schedule_sampling(&mut self, first: Time, interval: Time) {
         let interval = interval.max(1);
         match self.sampling {
             None => {
                 self.sampling = Some(interval);
-                self.q.push(first, Ev::Sample);
+                self.q.get_mut().push(first, Ev::Sample);
             }
             Some(iv) => self.sampling = Some(iv.min(interval)),
         }
     }
 
     fn sample(&mut self) {
-        if self.dtp.is_some() {
-            self.dtp_sample();
-        }
-        if self.ptp.is_some() {
-            self.ptp_sample();
+        for i in 0..self.samplers.len() {
+            let id = self.samplers[i];
+            self.with_protocol(id, |p, sim| p.sample(sim));
         }
         if let Some(iv) = self.sampling {
             let now = self.now;
-            self.q.push(now + iv, Ev::Sample);
+            self.q.get_mut().push(now + iv, Ev::Sample);
         }
     }
 
