@@ -74,7 +74,7 @@ fn the_control_socket_applies_commands_while_the_switch_runs() {
     );
     assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
     let output = child.wait_with_output().unwrap();
-    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(output.status.code(), Some(130), "Ctrl-C: 128 + SIGINT");
     // The default --io auto leaves loopback to AF_PACKET: AF_XDP would take the host's own
     // traffic on `lo` away from it while the test runs.
     let stderr = String::from_utf8_lossy(&output.stderr);
