@@ -5,7 +5,7 @@
 //! dataplane and the control-plane model ([`crate::state::ControlState`]) read these facts here
 //! rather than working them out again.
 
-use p4_ir::arch::{Architecture, StateKind};
+use p4_ir::arch::{Architecture, MetaRole, StateKind};
 use p4_ir::layout::{self, KeyLayout, Layouts, ObjectKind, ParamLayout};
 use p4_ir::{MatchKind, Program};
 
@@ -18,6 +18,8 @@ pub struct Catalog {
     pub arch: &'static str,
     /// The largest port number the program's port fields hold (`u32::MAX` without port fields).
     pub max_port: u32,
+    /// The largest multicast group id the program's group field holds (`u32::MAX` without one).
+    pub max_group: u32,
     /// By [`p4_ir::TableId`] index.
     pub tables: Vec<TableInfo>,
     /// By [`p4_ir::ExternId`] index.
@@ -116,11 +118,12 @@ impl Catalog {
                 size: v.size as usize,
             })
             .collect();
-        let max_port = match arch.and_then(|a| a.port_width(program)) {
+        let largest = |role| match arch.and_then(|a| a.role_width(program, role)) {
             Some(w) if w < 32 => (1u32 << w) - 1,
             _ => u32::MAX,
         };
-        Ok(Catalog { arch: arch.map_or("the dataplane", |a| a.name), max_port, tables, externs, value_sets })
+        let (max_port, max_group) = (largest(MetaRole::IngressPort), largest(MetaRole::MulticastGroup));
+        Ok(Catalog { arch: arch.map_or("the dataplane", |a| a.name), max_port, max_group, tables, externs, value_sets })
     }
 
     /// The table whose entries keep extern `id` (a direct counter or meter), if any.

@@ -190,6 +190,16 @@ impl Catalog {
         Ok((i, v, m))
     }
 
+    /// `Err` for a multicast group id the program's group field cannot hold (such a group could
+    /// never be chosen: the field would cut the id to its low bits, another group).
+    pub fn check_group(&self, group: u32) -> Result<(), ControlError> {
+        if group <= self.max_group {
+            return Ok(());
+        }
+        let bits = u32::BITS - self.max_group.leading_zeros();
+        invalid(format!("multicast group {group} does not fit {}'s {bits}-bit multicast group field (0..{})", self.arch, self.max_group))
+    }
+
     /// `Err` for a port the program's port fields cannot hold.
     pub fn check_port(&self, port: u32) -> Result<(), ControlError> {
         crate::check_port_fits(port, self.max_port, self.arch)

@@ -141,6 +141,7 @@ impl ControlPlane for ControlState {
     }
 
     fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError> {
+        self.catalog.check_group(group)?;
         self.replication.mc_mgrp_create(group)
     }
 
@@ -177,6 +178,7 @@ impl ControlPlane for ControlState {
     }
 
     fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError> {
+        self.catalog.check_group(group)?;
         self.replication.mirroring_add(session, Mirror::Group(group));
         Ok(())
     }

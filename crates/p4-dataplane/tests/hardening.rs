@@ -47,6 +47,16 @@ fn the_largest_port_comes_from_the_programs_ingress_port_width() {
 }
 
 #[test]
+fn multicast_group_ids_must_fit_the_group_field() {
+    let mut sw = switch(&tables_program());
+    let why = "multicast group 65536 does not fit v1model's 16-bit multicast group field (0..65535)".to_string();
+    assert_eq!(sw.mc_mgrp_create(65536).map_err(|e| e.to_string()), Err(why.clone()));
+    assert_eq!(sw.mirroring_add_mc(3, 65536).map_err(|e| e.to_string()), Err(why));
+    assert_eq!(sw.mc_mgrp_create(65535), Ok(()));
+    assert_eq!(sw.multicast_groups(), vec![(65535, vec![])]);
+}
+
+#[test]
 fn a_packet_on_a_port_above_511_is_not_processed_as_another_port() {
     let mut sw = switch(&tables_program());
     // Port 600 would be 88 in a 9-bit field.

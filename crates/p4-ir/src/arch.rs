@@ -466,8 +466,13 @@ impl Architecture {
     /// field of its intrinsic metadata struct (v1model's `standard_metadata_t` says 9). `None`
     /// when the program has no such field of `bit<W>` type.
     pub fn port_width(&self, program: &Program) -> Option<u32> {
-        let name = self.field(MetaRole::IngressPort)?;
-        let t = program.find_type(self.struct_of(MetaRole::IngressPort))?;
+        self.role_width(program, MetaRole::IngressPort)
+    }
+    /// Width of the field playing `role` as `program` declares it (`None`: no such field of
+    /// `bit<W>` type).
+    pub fn role_width(&self, program: &Program, role: MetaRole) -> Option<u32> {
+        let name = self.field(role)?;
+        let t = program.find_type(self.struct_of(role))?;
         match program.type_def(t) {
             TypeDef::Struct { fields, .. } => match fields.iter().find(|f| f.name == name)?.ty {
                 Type::Bits { width, .. } => Some(width),

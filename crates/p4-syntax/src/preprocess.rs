@@ -23,6 +23,20 @@ pub const BUILTIN_INCLUDES: &[(&str, &str)] = &[
     ("v1model.p4", include_str!("../../../p4include/v1model.p4")),
 ];
 
+/// The architecture whose include file `file` is, for the architectures p4forge does not ship an
+/// include file for: a program including one is written for a target p4forge cannot run yet.
+fn unsupported_architecture(file: &str) -> Option<&'static str> {
+    Some(match file {
+        "psa.p4" => "Portable Switch Architecture (PSA)",
+        "pna.p4" => "Portable NIC Architecture (PNA)",
+        "tna.p4" | "t2na.p4" => "Tofino Native Architecture",
+        "ebpf_model.p4" => "eBPF architecture",
+        "ubpf_model.p4" => "uBPF architecture",
+        "xdp_model.p4" => "XDP architecture of p4c-xdp",
+        _ => return None,
+    })
+}
+
 /// Name shown for built-in files in diagnostics (`<p4include>/core.p4`).
 pub const BUILTIN_DIR_NAME: &str = "<p4include>";
 
@@ -305,10 +319,14 @@ impl<'a> Preprocessor<'a> {
         };
         let Some((origin_new, path_shown, text)) = resolved else {
             let shown = if angled { format!("<{target}>") } else { format!("\"{target}\"") };
-            self.diags.push(
-                Diagnostic::error(span, format!("cannot find include file {shown}"))
-                    .with_note(self.search_note(angled, origin)),
-            );
+            let error = match unsupported_architecture(&target) {
+                Some(name) => Diagnostic::error(
+                    span,
+                    format!("{shown} is the {name}, which p4forge does not support yet (it runs v1model programs: #include <v1model.p4>)"),
+                ),
+                None => Diagnostic::error(span, format!("cannot find include file {shown}")),
+            };
+            self.diags.push(error.with_note(self.search_note(angled, origin)));
             return;
         };
         if self.once.contains(&origin_new) {

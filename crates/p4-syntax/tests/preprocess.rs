@@ -263,3 +263,18 @@ fn an_include_that_is_a_directory_is_an_error_at_the_include() {
         "error: cannot read included file DIR/defs.p4: it is a directory, not a regular file\n --> DIR/main.p4:1:1\n  |\n1 | #include \"defs.p4\"\n  | ^^^^^^^^^^^^^^^^^^\n"
     );
 }
+
+/// An architecture p4forge does not ship is named as such, not reported as a missing file.
+#[test]
+fn an_unsupported_architecture_s_include_says_so() {
+    let mut sm = SourceMap::new();
+    let out = p4_syntax::parse_str("prog.p4", "#include <core.p4>\n#include <psa.p4>\n", &[], &mut sm);
+    assert_eq!(
+        diag::render_all(&out.diagnostics, &sm),
+        "error: <psa.p4> is the Portable Switch Architecture (PSA), which p4forge does not support yet \
+         (it runs v1model programs: #include <v1model.p4>)\n --> prog.p4:2:1\n  |\n2 | #include <psa.p4>\n  | \
+         ^^^^^^^^^^^^^^^^^\n  = note: searched: <p4include> (built-in)\n"
+    );
+    let out = p4_syntax::parse_str("prog.p4", "#include <nosuch.p4>\n", &[], &mut sm);
+    assert_eq!(out.diagnostics[0].message, "cannot find include file <nosuch.p4>");
+}

@@ -36,16 +36,13 @@ pub struct Compiled {
 }
 
 /// Where `#include <...>` looks: the user's `-I` directories first, then each directory in the
-/// `P4FORGE_INCLUDE` environment variable (`:`-separated), then the `p4include/` shipped in this
-/// repository (`core.p4`, `v1model.p4`).
+/// `P4FORGE_INCLUDE` environment variable (`:`-separated), then the `p4include/` files built into
+/// the binary (`core.p4`, `v1model.p4`; the preprocessor's last resort), so that the binary behaves
+/// the same wherever it was built and names no build directory.
 pub fn include_dirs(user: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs = user.to_vec();
     if let Some(env) = std::env::var_os("P4FORGE_INCLUDE") {
         dirs.extend(std::env::split_paths(&env));
-    }
-    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../p4include");
-    if shipped.is_dir() {
-        dirs.push(shipped);
     }
     dirs
 }
