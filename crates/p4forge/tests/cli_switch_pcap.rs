@@ -562,3 +562,40 @@ fn sigterm_and_sighup_stop_the_switch_as_ctrl_c_does() {
         assert_eq!(names(&run), ["in.pcap", "o2.pcap"], "SIG{signal}: the control socket and temporary files are gone");
     }
 }
+
+/// Runtime-CLI lines on stdin are named by their line number when refused (blank lines and comments
+/// count, as in an editor).
+#[test]
+fn refused_stdin_commands_name_their_line() {
+    use std::io::Write;
+    let (program, entries) = l2l3();
+    let dir = scratch("stdin-lines");
+    assert!(Command::new("mkfifo").arg(dir.join("in.pcap")).status().unwrap().success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(in_to_port_2(&program, &entries))
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut feed = std::fs::File::options().write(true).open(dir.join("in.pcap")).unwrap();
+    // A packet now and then keeps the switch's loop going round (commands are applied between
+    // batches).
+    let packets = pcap(&traffic());
+    let (header, records) = packets.split_at(24);
+    feed.write_all(header).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"table_add nosuch a 1 =>\n\n# a comment\nno_such_command 1\n").unwrap();
+    drop(stdin);
+    for _ in 0..50 {
+        feed.write_all(records).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    let output = child.wait_with_output().unwrap();
+    drop(feed);
+    let stderr = text(&output.stderr);
+    assert!(stderr.contains("\nrefused: no table named `nosuch` (known: "), "{stderr}");
+    assert!(stderr.contains("\nstdin:4: unknown or unsupported command `no_such_command`\n"), "{stderr}");
+}

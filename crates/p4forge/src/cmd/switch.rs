@@ -173,11 +173,12 @@ fn resolved(path: &Path) -> Option<PathBuf> {
     Some(std::fs::canonicalize(directory).ok()?.join(path.file_name()?))
 }
 
-/// Applies one stdin line of runtime-CLI commands; returns what to print.
-fn apply_line(switch: &mut dyn Dataplane, line: &str) -> String {
+/// Applies one line of runtime-CLI commands, `at` where it came from (`stdin:3`); returns what to
+/// print.
+fn apply_line(switch: &mut dyn Dataplane, line: &str, at: &str) -> String {
     let commands = match parse_commands(line) {
         Ok(commands) => commands,
-        Err(errors) => return errors.render("stdin").trim_end().to_string(),
+        Err(errors) => return errors.0.iter().map(|e| format!("{at}: {}", e.message)).collect::<Vec<_>>().join("\n"),
     };
     match apply_commands(switch, &commands) {
         Ok(printed) if printed.is_empty() => "ok".to_string(),
@@ -615,8 +616,8 @@ fn finish(state: SwitchLoop<'_>, switch: &p4_dataplane::Switch) -> CliResult<Swi
 
 /// Applies the command lines waiting, answering each where it came from.
 fn apply_requests(switch: &mut dyn Dataplane, commands_in: &mpsc::Receiver<Request>) {
-    while let Ok(Request { line, reply }) = commands_in.try_recv() {
-        let text = answer(switch, &line);
+    while let Ok(Request { line, at, reply }) = commands_in.try_recv() {
+        let text = answer(switch, &line, &at);
         match (reply, text) {
             (Some(reply), text) => {
                 let _ = reply.send(text.unwrap_or_default());
@@ -633,15 +634,19 @@ const MAX_COMMAND_LINE: u64 = 64 * 1024;
 /// A command line for the packet loop, and where its answer goes (`None`: stderr).
 struct Request {
     line: String,
+    /// Where it came from, for messages: `stdin:3`, `control:2` (line 2 of its connection).
+    at: String,
     reply: Option<mpsc::Sender<String>>,
 }
 
-/// Calls `each` with every line of `reader` until it returns false or the input ends. A line
-/// longer than [`MAX_COMMAND_LINE`] is not read without bound: it becomes a `# refused: ...` line.
-fn command_lines(mut reader: impl std::io::BufRead, mut each: impl FnMut(String) -> bool) {
+/// Calls `each` with every line of `reader` and its number (from 1) until it returns false or the
+/// input ends. A line longer than [`MAX_COMMAND_LINE`] is not read without bound: it becomes a
+/// `# refused: ...` line.
+fn command_lines(mut reader: impl std::io::BufRead, mut each: impl FnMut(u64, String) -> bool) {
     use std::io::{BufRead, Read};
     let mut line = Vec::new();
     let mut skipping = false;
+    let mut number = 0;
     loop {
         line.clear();
         match (&mut reader).take(MAX_COMMAND_LINE).read_until(b'\n', &mut line) {
@@ -649,6 +654,9 @@ fn command_lines(mut reader: impl std::io::BufRead, mut each: impl FnMut(String)
             Ok(_) => {}
         }
         let complete = line.ends_with(b"\n");
+        if !skipping {
+            number += 1;
+        }
         let overlong = !complete && line.len() as u64 == MAX_COMMAND_LINE;
         // The rest of a line already refused: skip it, up to its end.
         if skipping {
@@ -661,7 +669,7 @@ fn command_lines(mut reader: impl std::io::BufRead, mut each: impl FnMut(String)
         } else {
             String::from_utf8_lossy(&line).trim_end().to_string()
         };
-        if !each(text) {
+        if !each(number, text) {
             break;
         }
     }
@@ -669,7 +677,7 @@ fn command_lines(mut reader: impl std::io::BufRead, mut each: impl FnMut(String)
 
 /// Lines typed on standard input, read on their own thread so the packet loop never blocks on them.
 fn stdin_requests(requests: mpsc::Sender<Request>) {
-    std::thread::spawn(move || command_lines(std::io::stdin().lock(), |line| requests.send(Request { line, reply: None }).is_ok()));
+    std::thread::spawn(move || command_lines(std::io::stdin().lock(), |n, line| requests.send(Request { line, at: format!("stdin:{n}"), reply: None }).is_ok()));
 }
 
 /// The control socket: each connection sends command lines and gets one answer line block per
@@ -693,9 +701,9 @@ fn control_socket(path: &Path, requests: mpsc::Sender<Request>) -> CliResult<()>
 fn serve_connection(stream: UnixStream, requests: mpsc::Sender<Request>) {
     use std::io::Write;
     let Ok(mut writer) = stream.try_clone() else { return };
-    command_lines(std::io::BufReader::new(stream), |line| {
+    command_lines(std::io::BufReader::new(stream), |n, line| {
         let (reply, answer) = mpsc::channel();
-        if requests.send(Request { line, reply: Some(reply) }).is_err() {
+        if requests.send(Request { line, at: format!("control:{n}"), reply: Some(reply) }).is_err() {
             return false;
         }
         let Ok(text) = answer.recv() else { return false };
@@ -704,11 +712,11 @@ fn serve_connection(stream: UnixStream, requests: mpsc::Sender<Request>) {
 }
 
 /// What to answer to one command line (empty lines and comments get nothing).
-fn answer(switch: &mut dyn Dataplane, line: &str) -> Option<String> {
+fn answer(switch: &mut dyn Dataplane, line: &str, at: &str) -> Option<String> {
     match line.strip_prefix("# refused: ") {
-        Some(why) => Some(format!("refused: {why}")),
+        Some(why) => Some(format!("refused: {at}: {why}")),
         None if line.trim().is_empty() || line.trim_start().starts_with('#') => None,
-        None => Some(apply_line(switch, line)),
+        None => Some(apply_line(switch, line, at)),
     }
 }
 
@@ -718,7 +726,7 @@ mod tests {
 
     fn lines_of(input: &[u8]) -> Vec<String> {
         let mut lines = Vec::new();
-        command_lines(input, |line| {
+        command_lines(input, |_, line| {
             lines.push(line);
             true
         });
