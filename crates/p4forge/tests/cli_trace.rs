@@ -77,6 +77,13 @@ fn run_traces_the_same_with_several_workers_and_filters_by_port() {
     let port4 = text(&port4.stderr);
     let shown: Vec<&str> = port4.lines().filter(|l| l.starts_with("ingress: ")).map(|l| l.split(',').next().unwrap_or("")).collect();
     assert!(!shown.is_empty() && shown.iter().all(|l| *l == "ingress: port 4"), "{shown:?}");
+    // A key given twice matches either value.
+    let ports = run(&["--trace-filter", "port=1,port=4"], "ports");
+    let ports = text(&ports.stderr);
+    let mut shown: Vec<&str> = ports.lines().filter(|l| l.starts_with("ingress: ")).map(|l| l.split(',').next().unwrap_or("")).collect();
+    shown.sort_unstable();
+    shown.dedup();
+    assert_eq!(shown, ["ingress: port 1", "ingress: port 4"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -15,8 +15,9 @@ pub struct TraceArgs {
     #[arg(long)]
     pub trace_json: bool,
     /// Trace only the packets matching FILTER (implies --trace): `port=N`, `packet=N` or
-    /// `packet=N..M` (packets counted from 1 in the order they enter), joined with commas, all of
-    /// which must hold. Example: --trace-filter port=1,packet=10..20
+    /// `packet=N..M` (packets counted from 1 in the order they enter), joined with commas; a key
+    /// given more than once matches any of its values, and every key given must match. Example:
+    /// --trace-filter port=1,port=2,packet=10..20
     #[arg(long, value_name = "FILTER", value_parser = parse_filter)]
     pub trace_filter: Option<TraceFilter>,
 }
@@ -24,9 +25,10 @@ pub struct TraceArgs {
 /// Which packets to trace.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TraceFilter {
-    pub port: Option<u32>,
-    /// Inclusive range of packet numbers (from 1).
-    pub packets: Option<(u64, u64)>,
+    /// The ports traced (empty: all).
+    pub ports: Vec<u32>,
+    /// Inclusive ranges of packet numbers (from 1) traced (empty: all).
+    pub packets: Vec<(u64, u64)>,
 }
 
 /// Parses `port=N,packet=N..M`.
@@ -36,7 +38,7 @@ pub fn parse_filter(text: &str) -> Result<TraceFilter, String> {
         let (key, value) = part.split_once('=').ok_or_else(|| format!("`{part}` must be written KEY=VALUE (port=N, packet=N or packet=N..M)"))?;
         let number = |v: &str| v.trim().parse::<u64>().map_err(|_| format!("`{v}` in `{part}` is not a number"));
         match key.trim() {
-            "port" => filter.port = Some(u32::try_from(number(value)?).map_err(|_| format!("port {value} is too large"))?),
+            "port" => filter.ports.push(u32::try_from(number(value)?).map_err(|_| format!("port {value} is too large"))?),
             "packet" => {
                 let (first, last) = match value.split_once("..") {
                     Some((a, b)) => (number(a)?, number(b)?),
@@ -45,7 +47,7 @@ pub fn parse_filter(text: &str) -> Result<TraceFilter, String> {
                 if first == 0 || last < first {
                     return Err(format!("`{part}`: packets are counted from 1 and the range must not be empty"));
                 }
-                filter.packets = Some((first, last));
+                filter.packets.push((first, last));
             }
             other => return Err(format!("unknown filter `{other}` (known: port, packet)")),
         }
@@ -62,7 +64,8 @@ impl TraceArgs {
     /// Whether packet number `packet` (from 1) arriving on `port` is to be shown.
     pub fn wants(&self, packet: u64, port: u32) -> bool {
         let Some(f) = &self.trace_filter else { return self.enabled() };
-        f.port.is_none_or(|p| p == port) && f.packets.is_none_or(|(a, b)| (a..=b).contains(&packet))
+        let port_wanted = f.ports.is_empty() || f.ports.contains(&port);
+        port_wanted && (f.packets.is_empty() || f.packets.iter().any(|(a, b)| (*a..=*b).contains(&packet)))
     }
 
     /// Prints the trace of packet number `packet`, if it is wanted.
@@ -84,9 +87,9 @@ mod tests {
 
     #[test]
     fn filters() {
-        assert_eq!(parse_filter("port=3"), Ok(TraceFilter { port: Some(3), packets: None }));
-        assert_eq!(parse_filter("packet=5"), Ok(TraceFilter { port: None, packets: Some((5, 5)) }));
-        assert_eq!(parse_filter("port=1, packet=2..4"), Ok(TraceFilter { port: Some(1), packets: Some((2, 4)) }));
+        assert_eq!(parse_filter("port=3"), Ok(TraceFilter { ports: vec![3], packets: vec![] }));
+        assert_eq!(parse_filter("packet=5"), Ok(TraceFilter { ports: vec![], packets: vec![(5, 5)] }));
+        assert_eq!(parse_filter("port=1, packet=2..4"), Ok(TraceFilter { ports: vec![1], packets: vec![(2, 4)] }));
         assert_eq!(parse_filter("packet=0"), Err("`packet=0`: packets are counted from 1 and the range must not be empty".into()));
         assert_eq!(parse_filter("vlan=3"), Err("unknown filter `vlan` (known: port, packet)".into()));
         assert_eq!(parse_filter("port"), Err("`port` must be written KEY=VALUE (port=N, packet=N or packet=N..M)".into()));
@@ -95,5 +98,9 @@ mod tests {
         assert!(args.wants(2, 1) && args.wants(3, 1));
         assert!(!args.wants(1, 1) && !args.wants(2, 2) && !args.wants(4, 1));
         assert!(!TraceArgs::default().wants(1, 1));
+        // A key given twice: either value; with another key: both keys must match.
+        let args = TraceArgs { trace_filter: parse_filter("port=1,port=2,packet=1,packet=5..6").ok(), ..TraceArgs::default() };
+        assert!(args.wants(1, 1) && args.wants(5, 2) && args.wants(6, 1));
+        assert!(!args.wants(1, 3) && !args.wants(2, 1) && !args.wants(7, 2));
     }
 }
