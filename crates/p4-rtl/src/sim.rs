@@ -86,12 +86,15 @@ pub struct Model {
     pub manifest: crate::Manifest,
 }
 
+/// The stream widths (bits) the simulation harness drives.
+pub const SIM_WIDTHS: std::ops::RangeInclusive<u32> = 128..=512;
+
 /// Writes the design and its harness into `dir` and builds the model there, unless a model of the
 /// same design is already built in it. `log` receives progress lines.
 pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model> {
     let top = design.manifest.top.clone();
     let dw = design.manifest.data_width;
-    if !(128..=512).contains(&dw) {
+    if !SIM_WIDTHS.contains(&dw) {
         return Err(SimError(format!("the simulation harness drives streams of 128 to 512 bits, not {dw}")));
     }
     let clear = design.manifest.tables.iter().map(|t| t.buckets).max().unwrap_or(0) + 16;

@@ -128,8 +128,10 @@ pub fn rtl(program: &Path, includes: &[PathBuf], out: &Path, opts: &RtlOptions) 
 }
 
 /// Where built models are kept between runs: `$P4FORGE_RTL_CACHE`, else
-/// `$XDG_CACHE_HOME/p4forge/rtl`, else `~/.cache/p4forge/rtl`; one directory per program path.
-pub fn model_dir(program: &Path) -> PathBuf {
+/// `$XDG_CACHE_HOME/p4forge/rtl`, else `~/.cache/p4forge/rtl`; one directory per program path and
+/// design options (stream width, table kind), so that runs alternating between options each find
+/// their own model instead of rebuilding one directory over and over.
+pub fn model_dir(program: &Path, opts: &p4_rtl::Options) -> PathBuf {
     let base = std::env::var_os("P4FORGE_RTL_CACHE")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("p4forge/rtl")))
@@ -138,7 +140,8 @@ pub fn model_dir(program: &Path) -> PathBuf {
     let abs = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
     let h = p4_rtl::sim::fnv64([abs.to_string_lossy().as_bytes()]);
     let stem = program.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-    base.join(format!("{stem}-{:08x}", h as u32))
+    let tables = if opts.tables.exact_bcam { "-bcam" } else { "" };
+    base.join(format!("{stem}-{:08x}-{}b{tables}", h as u32, opts.data_width))
 }
 
 /// Builds (or reuses) the Verilator model of `program` and starts it behind the dataplane
@@ -149,8 +152,27 @@ pub fn rtl_switch(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) 
         return Err(CliError::input(format!("--arch {}: simulation runs the pipeline alone (--arch top)", opts.arch.name())));
     }
     let (design, compiled) = design(program, includes, opts)?;
-    let dir = model_dir(program);
+    let dir = model_dir(program, opts);
     let model = p4_rtl::sim::build(&design, &dir, &mut |line| p4_io::eprintln_safe!("{line}"))
         .map_err(|e| CliError::failed(format!("{}: {e}", program.display())))?;
     p4_rtl::sim::RtlSwitch::new(std::sync::Arc::new(compiled.program), &model).map_err(|e| CliError::failed(format!("{}: {e}", program.display())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_of_other_widths_or_table_kinds_are_kept_apart() {
+        let program = Path::new("examples/l2l3/l2l3.p4");
+        let mut opts = p4_rtl::Options { data_width: 256, ..Default::default() };
+        let narrow = model_dir(program, &opts);
+        opts.data_width = 512;
+        let wide = model_dir(program, &opts);
+        opts.tables.exact_bcam = true;
+        let bcam = model_dir(program, &opts);
+        assert!(narrow.to_string_lossy().ends_with("-256b") && wide.to_string_lossy().ends_with("-512b"), "{narrow:?} {wide:?}");
+        assert!(bcam.to_string_lossy().ends_with("-512b-bcam"), "{bcam:?}");
+        assert_eq!(narrow.parent(), wide.parent());
+    }
 }

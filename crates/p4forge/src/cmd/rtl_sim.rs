@@ -151,6 +151,11 @@ fn stage_kinds(stages: &[Stage]) -> BTreeMap<String, u32> {
 
 /// Runs the traffic and the measurements.
 pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
+    let width = options.rtl.data_width;
+    if !p4_rtl::sim::SIM_WIDTHS.contains(&width) {
+        let (low, high) = (p4_rtl::sim::SIM_WIDTHS.start(), p4_rtl::sim::SIM_WIDTHS.end());
+        return Err(CliError::input(format!("--width {width}: the simulation harness drives streams of {low} to {high} bits")));
+    }
     if !(2..=MAX_COUNT).contains(&options.count) {
         return Err(CliError::input(format!(
             "--count {}: from 2 (packets per cycle needs two) to {MAX_COUNT} (the copies wait in the simulator's memory)",
