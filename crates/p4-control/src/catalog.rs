@@ -11,6 +11,9 @@ use p4_ir::{MatchKind, Program};
 
 use crate::Match;
 
+/// The entries a table without a `size` holds: what the reference compiler gives BMv2 for one.
+pub const DEFAULT_TABLE_SIZE: usize = 1024;
+
 /// A program as its control plane sees it.
 #[derive(Clone, Debug)]
 pub struct Catalog {
@@ -41,6 +44,10 @@ pub struct TableInfo {
     pub default_is_const: bool,
     /// Extern instances kept per entry (direct counters and meters), by [`p4_ir::ExternId`] index.
     pub per_entry: Vec<usize>,
+    /// The most entries it holds: its `size`, else [`DEFAULT_TABLE_SIZE`].
+    pub capacity: usize,
+    /// Whether the program gives the size.
+    pub sized: bool,
     /// The default action the program gives (position in `actions`, action data).
     pub initial_default: (usize, Vec<u128>),
     /// The entries the program lists, in order.
@@ -185,6 +192,8 @@ fn table_info(program: &Program, layouts: &Layouts, ti: usize, t: &p4_ir::Table)
         // `entries_const` only matters when the program lists entries.
         entries_const: t.entries_const && !t.entries.is_empty(),
         per_entry: t.direct_counter.into_iter().chain(t.direct_meter).map(|e| e.index()).collect(),
+        capacity: t.size.map_or(DEFAULT_TABLE_SIZE, |s| usize::try_from(s).unwrap_or(usize::MAX)),
+        sized: t.size.is_some(),
         initial_default: (0, Vec::new()),
         initial_entries: Vec::new(),
     };

@@ -136,6 +136,15 @@ impl EntryStore {
         }
     }
 
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len() - self.free.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Whether entry `handle` exists.
     pub fn contains(&self, handle: Handle) -> bool {
         matches!(self.entries.get(handle as usize), Some(Some(_)))

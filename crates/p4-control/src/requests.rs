@@ -71,6 +71,17 @@ impl Catalog {
         Ok((ti, NewEntry { matches, priority, action: ai, args }))
     }
 
+    /// `Err` when table `ti`, holding `live` entries, has no room for another (as BMv2 answers
+    /// TABLE_FULL).
+    pub fn check_room(&self, ti: usize, live: usize) -> Result<(), ControlError> {
+        let t = &self.tables[ti];
+        if live < t.capacity {
+            return Ok(());
+        }
+        let why = if t.sized { "its `size`" } else { "the default size of a table without `size`" };
+        invalid(format!("table {} is full: it holds {} entries ({why})", t.name, t.capacity))
+    }
+
     /// `table_modify`: the table, the action's position and its data.
     pub fn action_to_modify(
         &self,

@@ -28,6 +28,8 @@ pub struct ControlState {
     counters: Vec<BTreeMap<u64, (u64, u64)>>,
     /// By value set index: members as (value, mask), in the order they were added.
     value_sets: Vec<Vec<(u128, u128)>>,
+    /// Tables take no more entries than their size (see [`ControlState::ignore_table_sizes`]).
+    sizes_enforced: bool,
 }
 
 impl ControlState {
@@ -51,7 +53,12 @@ impl ControlState {
         let registers = vec![BTreeMap::new(); catalog.externs.len()];
         let counters = vec![BTreeMap::new(); catalog.externs.len()];
         let value_sets = vec![Vec::new(); catalog.value_sets.len()];
-        Ok(ControlState { catalog, tables, replication: Replication::default(), registers, counters, value_sets })
+        Ok(ControlState { catalog, tables, replication: Replication::default(), registers, counters, value_sets, sizes_enforced: true })
+    }
+
+    /// Lets tables take entries beyond their size (as the software switch allows on request).
+    pub fn ignore_table_sizes(&mut self) {
+        self.sizes_enforced = false;
     }
 
     pub fn catalog(&self) -> &Catalog {
@@ -106,6 +113,9 @@ impl ControlPlane for ControlState {
         priority: Option<i64>,
     ) -> Result<Handle, ControlError> {
         let (ti, entry) = self.catalog.entry_to_add(table, &keys, action, &args, priority)?;
+        if self.sizes_enforced {
+            self.catalog.check_room(ti, self.tables[ti].len())?;
+        }
         self.tables[ti].insert(entry).map_err(table_error(&self.catalog.tables[ti].name))
     }
 

@@ -34,6 +34,8 @@ fn build_with(new: fn(Arc<p4_ir::Program>) -> Result<Switch, p4_dataplane::Datap
     let Some(program) = compiled.program else { panic!("l2l3.p4: {}", compiled.render_diagnostics()) };
     let program = if lowered { p4_midend::lower(program).expect("l2l3 lowers") } else { program };
     let mut sw = new(Arc::new(program)).expect("switch");
+    // Ten times the routes its ipv4_lpm declares room for.
+    sw.ignore_table_sizes();
     let pos = |v: Vec<u64>| ActionArgs::Positional(v.into_iter().map(Into::into).collect());
     sw.table_add("router_mac", Keys::Positional(vec![KeyValue::Value(ROUTER_MAC.into())]), "routable", pos(vec![]), None)
         .expect("router_mac");

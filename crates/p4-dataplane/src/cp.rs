@@ -25,6 +25,9 @@ impl ControlPlane for Switch {
         priority: Option<i64>,
     ) -> Result<Handle, ControlError> {
         let (ti, e) = self.catalog.entry_to_add(table, &keys, action, &args, priority)?;
+        if self.sizes_enforced {
+            self.catalog.check_room(ti, self.ctx.tables[ti].live())?;
+        }
         let entry = Entry {
             matches: e.matches,
             priority: e.priority,

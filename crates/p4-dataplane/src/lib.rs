@@ -38,7 +38,8 @@
 //! - `Injected::log` lines: `log_msg` text with `{}` replaced by decimal values; `digest <receiver>:
 //!   0x.., 0x..`; `clone to session <s>, which is not configured: no copy made`;
 //! - tables with action profiles/selectors run as direct tables (no member/group API yet);
-//!   `size` is not enforced;
+//! - a table takes no more entries than its `size` (1,024 without one, as the reference compiler
+//!   gives BMv2; [`Switch::ignore_table_sizes`] lifts it);
 //! - const entries: an explicit priority is used as is and the smaller number wins (BMv2), an entry
 //!   without one ranks by its 1-based position;
 //! - `random` and `HashAlgorithm.random` draw from a fixed-seed generator: runs are reproducible.

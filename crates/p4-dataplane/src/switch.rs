@@ -103,6 +103,8 @@ pub struct Switch {
     pub(crate) catalog: p4_control::Catalog,
     /// Multicast groups and clone sessions.
     pub(crate) replication: p4_control::replication::Replication,
+    /// Tables take no more entries than their size (see [`Switch::ignore_table_sizes`]).
+    pub(crate) sizes_enforced: bool,
     /// The reused buffers of [`PacketIo::inject`] (a batch of one).
     one: BatchOut,
     /// The work queue of the packet being processed (kept to reuse its buffer).
@@ -261,7 +263,7 @@ impl Switch {
             frame_tidy: false,
         };
         let catalog = p4_control::Catalog::of(&program, &prog.layouts).map_err(DataplaneError::unsupported)?;
-        let mut sw = Switch { ir: program.clone(), prog, ctx, catalog, replication: Default::default(), one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true, saved: Default::default(), spare: Spare::default() };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, catalog, replication: Default::default(), sizes_enforced: true, one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true, saved: Default::default(), spare: Spare::default() };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -284,6 +286,12 @@ impl Switch {
             state.push("random generator".into());
         }
         state
+    }
+
+    /// Lets tables take entries beyond their `size` (benchmarks and soak tests load more routes
+    /// than the programs they run declare).
+    pub fn ignore_table_sizes(&mut self) {
+        self.sizes_enforced = false;
     }
 
     /// The program's layouts and control-plane ids, as computed once by [`p4_ir::layout::Layouts::of`]

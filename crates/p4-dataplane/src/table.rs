@@ -729,7 +729,12 @@ impl TableState {
 
     /// Number of live entries.
     pub fn len(&self) -> usize {
-        self.entries.iter().filter(|e| e.is_some()).count()
+        self.live()
+    }
+
+    /// Number of live entries, without looking at them (every free handle is a hole in `entries`).
+    pub fn live(&self) -> usize {
+        self.entries.len() - self.free.len()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -204,3 +204,34 @@ fn the_trace_of_a_packet_copied_thousands_of_times_is_bounded() {
     let Some(Event::Truncated { omitted }) = out.trace.last() else { panic!("last step: {:?}", out.trace.last()) };
     assert!(*omitted > 10_000, "{omitted}");
 }
+
+/// A table takes no more entries than its `size` (a table without one: 1,024, what the reference
+/// compiler gives BMv2), as BMv2 answers TABLE_FULL and the hardware has no more slots; freeing one
+/// makes room again; the limit can be lifted.
+#[test]
+fn tables_take_no_more_entries_than_their_size() {
+    let text = program(
+        "bit<16> k; bit<8> r;",
+        "",
+        "",
+        "action set(bit<8> x) { hdr.h.r = x; }
+         table small { key = { hdr.h.k: exact; } actions = { set; } size = 4; }
+         table plain { key = { hdr.h.k: exact; } actions = { set; } }
+         apply { small.apply(); plain.apply(); sm.egress_spec = 1; }",
+        "apply { }",
+    );
+    let mut sw = switch(&text);
+    let add = |sw: &mut p4_dataplane::Switch, table: &str, k: u64| sw.table_add(table, keys(vec![v(k)]), "set", args(&[1]), None);
+    for k in 0..4 {
+        assert_eq!(add(&mut sw, "small", k), Ok(k));
+    }
+    assert_eq!(refused(add(&mut sw, "small", 4)), "table I.small is full: it holds 4 entries (its `size`)");
+    sw.table_delete("small", 2).expect("delete");
+    assert_eq!(add(&mut sw, "small", 9), Ok(2), "a freed slot takes an entry again");
+    for k in 0..1024 {
+        add(&mut sw, "plain", k).expect("within the default size");
+    }
+    assert_eq!(refused(add(&mut sw, "plain", 5000)), "table I.plain is full: it holds 1024 entries (the default size of a table without `size`)");
+    sw.ignore_table_sizes();
+    assert_eq!(add(&mut sw, "small", 10), Ok(4));
+}

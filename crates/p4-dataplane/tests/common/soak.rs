@@ -134,6 +134,7 @@ pub fn run(include: &std::path::Path, packets: u64, mut progress: impl FnMut(u64
     let compiled = p4_sema::compile_str("soak.p4", PROGRAM, &[include.to_path_buf()]);
     let Some(program) = compiled.program.clone() else { return Err(compiled.render_diagnostics()) };
     let mut sw = Switch::new(Arc::new(program)).map_err(|e| e.to_string())?;
+    sw.ignore_table_sizes();
     let add = |sw: &mut Switch, prefix: u32, len: u32, port: u32| -> Result<Handle, String> {
         let keys = Keys::Positional(vec![KeyValue::Prefix(BigUint::from(prefix), len)]);
         sw.table_add("routes", keys, "route", ActionArgs::Positional(vec![BigUint::from(port)]), None).map_err(|e| e.to_string())
