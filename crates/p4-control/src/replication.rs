@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::catalog::Catalog;
 use crate::convert::invalid;
 use crate::{ControlError, Handle, Mirror};
 
@@ -101,6 +102,38 @@ impl Replication {
             .remove(&session)
             .map(|_| ())
             .ok_or_else(|| ControlError::Invalid(format!("no clone session {session}")))
+    }
+
+    /// `mc_mgrp_create`, the group id checked against the program's group field.
+    pub fn create_group(&mut self, catalog: &Catalog, group: u32) -> Result<(), ControlError> {
+        catalog.check_group(group)?;
+        self.mc_mgrp_create(group)
+    }
+
+    /// `mc_node_create`, the ports checked against the program's port fields.
+    pub fn create_node(&mut self, catalog: &Catalog, rid: u32, ports: &[u32]) -> Result<Handle, ControlError> {
+        ports.iter().try_for_each(|p| catalog.check_port(*p))?;
+        Ok(self.mc_node_create(rid, ports))
+    }
+
+    /// `mc_node_update`, the ports checked against the program's port fields.
+    pub fn update_node(&mut self, catalog: &Catalog, node: Handle, ports: &[u32]) -> Result<(), ControlError> {
+        ports.iter().try_for_each(|p| catalog.check_port(*p))?;
+        self.mc_node_update(node, ports)
+    }
+
+    /// `mirroring_add`, the port checked against the program's port fields.
+    pub fn mirror_to_port(&mut self, catalog: &Catalog, session: u32, port: u32) -> Result<(), ControlError> {
+        catalog.check_port(port)?;
+        self.mirroring_add(session, Mirror::Port(port));
+        Ok(())
+    }
+
+    /// `mirroring_add_mc`, the group id checked against the program's group field.
+    pub fn mirror_to_group(&mut self, catalog: &Catalog, session: u32, group: u32) -> Result<(), ControlError> {
+        catalog.check_group(group)?;
+        self.mirroring_add(session, Mirror::Group(group));
+        Ok(())
     }
 
     /// The copies group `group` makes, (replication id, port) in order: each node's ports in the

@@ -160,25 +160,24 @@ impl Catalog {
 
     /// The cells counter `name` (direct or not) keeps.
     pub fn counter_cells(&self, name: &str) -> Result<Cells, ControlError> {
-        let id = self.extern_index(&[ObjectKind::Counter, ObjectKind::DirectCounter], name)?;
-        if let Some(ti) = self.direct_table(id) {
-            return Ok(Cells::PerEntry(ti));
-        }
-        match self.externs[id].state {
-            StateKind::Counter => Ok(Cells::Indexed(id)),
-            _ => invalid(format!("{name} is not a counter")),
-        }
+        self.cells([ObjectKind::Counter, ObjectKind::DirectCounter], StateKind::Counter, name)
     }
 
     /// The cells meter `name` (direct or not) keeps.
     pub fn meter_cells(&self, name: &str) -> Result<Cells, ControlError> {
-        let id = self.extern_index(&[ObjectKind::Meter, ObjectKind::DirectMeter], name)?;
+        self.cells([ObjectKind::Meter, ObjectKind::DirectMeter], StateKind::Meter, name)
+    }
+
+    /// The cells of instance `name` of an indexed kind or its direct kind (`kinds`: the two, the
+    /// indexed one first); `indexed` is the state its own array has.
+    fn cells(&self, kinds: [ObjectKind; 2], indexed: StateKind, name: &str) -> Result<Cells, ControlError> {
+        let id = self.extern_index(&kinds, name)?;
         if let Some(ti) = self.direct_table(id) {
             return Ok(Cells::PerEntry(ti));
         }
         match self.externs[id].state {
-            StateKind::Meter => Ok(Cells::Indexed(id)),
-            _ => invalid(format!("{name} is not a meter")),
+            state if state == indexed => Ok(Cells::Indexed(id)),
+            _ => invalid(format!("{name} is not a {}", kinds[0].name())),
         }
     }
 
@@ -208,7 +207,10 @@ impl Catalog {
             return Ok(());
         }
         let bits = u32::BITS - self.max_group.leading_zeros();
-        invalid(format!("multicast group {group} does not fit {}'s {bits}-bit multicast group field (0..{})", self.arch, self.max_group))
+        invalid(format!(
+            "multicast group {group} does not fit {}'s {bits}-bit multicast group field (0..{})",
+            self.arch, self.max_group
+        ))
     }
 
     /// `Err` for a port the program's port fields cannot hold.

@@ -53,7 +53,15 @@ impl ControlState {
         let registers = vec![BTreeMap::new(); catalog.externs.len()];
         let counters = vec![BTreeMap::new(); catalog.externs.len()];
         let value_sets = vec![Vec::new(); catalog.value_sets.len()];
-        Ok(ControlState { catalog, tables, replication: Replication::default(), registers, counters, value_sets, sizes_enforced: true })
+        Ok(ControlState {
+            catalog,
+            tables,
+            replication: Replication::default(),
+            registers,
+            counters,
+            value_sets,
+            sizes_enforced: true,
+        })
     }
 
     /// Lets tables take entries beyond their size (as the software switch allows on request).
@@ -151,8 +159,7 @@ impl ControlPlane for ControlState {
     }
 
     fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError> {
-        self.catalog.check_group(group)?;
-        self.replication.mc_mgrp_create(group)
+        self.replication.create_group(&self.catalog, group)
     }
 
     fn mc_mgrp_destroy(&mut self, group: u32) -> Result<(), ControlError> {
@@ -160,13 +167,11 @@ impl ControlPlane for ControlState {
     }
 
     fn mc_node_create(&mut self, rid: u32, ports: &[u32]) -> Result<Handle, ControlError> {
-        ports.iter().try_for_each(|p| self.catalog.check_port(*p))?;
-        Ok(self.replication.mc_node_create(rid, ports))
+        self.replication.create_node(&self.catalog, rid, ports)
     }
 
     fn mc_node_update(&mut self, node: Handle, ports: &[u32]) -> Result<(), ControlError> {
-        ports.iter().try_for_each(|p| self.catalog.check_port(*p))?;
-        self.replication.mc_node_update(node, ports)
+        self.replication.update_node(&self.catalog, node, ports)
     }
 
     fn mc_node_associate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
@@ -182,15 +187,11 @@ impl ControlPlane for ControlState {
     }
 
     fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError> {
-        self.catalog.check_port(port)?;
-        self.replication.mirroring_add(session, Mirror::Port(port));
-        Ok(())
+        self.replication.mirror_to_port(&self.catalog, session, port)
     }
 
     fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError> {
-        self.catalog.check_group(group)?;
-        self.replication.mirroring_add(session, Mirror::Group(group));
-        Ok(())
+        self.replication.mirror_to_group(&self.catalog, session, group)
     }
 
     fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {

@@ -5,9 +5,9 @@
 
 use num_bigint::BigUint;
 
-use crate::control::{ActionArgs, ControlError, ControlPlane, Handle, KeyValue, Keys, MeterRate, PacketIo};
+use crate::control::{ActionArgs, ControlError, ControlPlane, Handle, KeyValue, Keys, MeterRate};
 use crate::exec::ExternState;
-use crate::switch::{Mirror, Switch};
+use crate::switch::Switch;
 use crate::table::Entry;
 use p4_control::requests::Cells;
 
@@ -72,8 +72,7 @@ impl ControlPlane for Switch {
     }
 
     fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError> {
-        self.catalog.check_group(group)?;
-        self.replication.mc_mgrp_create(group)
+        self.replication.create_group(&self.catalog, group)
     }
 
     fn mc_mgrp_destroy(&mut self, group: u32) -> Result<(), ControlError> {
@@ -81,13 +80,11 @@ impl ControlPlane for Switch {
     }
 
     fn mc_node_create(&mut self, rid: u32, ports: &[u32]) -> Result<Handle, ControlError> {
-        ports.iter().try_for_each(|p| self.check_port(*p))?;
-        Ok(self.replication.mc_node_create(rid, ports))
+        self.replication.create_node(&self.catalog, rid, ports)
     }
 
     fn mc_node_update(&mut self, node: Handle, ports: &[u32]) -> Result<(), ControlError> {
-        ports.iter().try_for_each(|p| self.check_port(*p))?;
-        self.replication.mc_node_update(node, ports)
+        self.replication.update_node(&self.catalog, node, ports)
     }
 
     fn mc_node_associate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
@@ -103,15 +100,11 @@ impl ControlPlane for Switch {
     }
 
     fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError> {
-        self.check_port(port)?;
-        self.replication.mirroring_add(session, Mirror::Port(port));
-        Ok(())
+        self.replication.mirror_to_port(&self.catalog, session, port)
     }
 
     fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError> {
-        self.catalog.check_group(group)?;
-        self.replication.mirroring_add(session, Mirror::Group(group));
-        Ok(())
+        self.replication.mirror_to_group(&self.catalog, session, group)
     }
 
     fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {
