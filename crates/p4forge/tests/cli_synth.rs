@@ -106,3 +106,50 @@ fn synth_refuses_programs_outside_the_hardware_subset_like_rtl() {
         );
     }
 }
+
+/// `timeout` (SIGTERM to p4forge alone) stops a synthesis: Yosys is stopped with it, the temporary
+/// working directory is removed, and p4forge exits 143.
+#[test]
+fn sigterm_stops_yosys_and_removes_the_working_directory() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    if !yosys() {
+        return;
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(["synth", "examples/l2l3/l2l3.p4"])
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("synth: ") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "synth stopped before running Yosys");
+    }
+    // "synth: TOP (N files) with YOSYS in DIR"
+    let dir = PathBuf::from(line.trim_end().rsplit(" in ").next().unwrap());
+    assert!(dir.is_dir(), "{line}");
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    let stopped = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() && stopped.elapsed().as_secs() < 15 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let status = child.try_wait().unwrap();
+    if status.is_none() {
+        let _ = child.kill();
+    }
+    assert_eq!(status.and_then(|s| s.code()), Some(143), "p4forge synth stopped on SIGTERM with 128 + 15");
+    assert!(!dir.exists(), "the working directory {} is removed", dir.display());
+    // No process is left working in it (Yosys runs with it as its directory).
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path().join("cwd")).ok())
+        .map(|cwd| cwd.display().to_string())
+        .filter(|cwd| cwd.starts_with(&dir.display().to_string()))
+        .collect();
+    assert!(left.is_empty(), "processes left in {}: {left:?}", dir.display());
+}

@@ -174,6 +174,8 @@ enum RunError {
     Failed(String, String),
     /// It was stopped after the time limit.
     TimedOut(Duration),
+    /// It was stopped because p4forge was asked to stop (Ctrl-C, SIGTERM, SIGHUP).
+    Interrupted,
 }
 
 /// Runs `yosys -q -l synth.log -s synth.ys` in `dir` (which holds the script and the files it
@@ -197,6 +199,13 @@ fn run_yosys(yosys: &Path, dir: &Path, label: &str, limit: Option<Duration>) -> 
             Ok(Some(status)) => break status,
             Ok(None) => {}
             Err(e) => return Err(RunError::Start(format!("waiting for {}: {e}", yosys.display()))),
+        }
+        // A stop signal reaches p4forge alone when it is not from the terminal (`timeout`,
+        // systemd): Yosys is stopped here, so it does not outlive the command.
+        if p4_io::interrupt::interrupted() {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(RunError::Interrupted);
         }
         let elapsed = start.elapsed();
         if limit.is_some_and(|l| elapsed > l) {
@@ -238,6 +247,7 @@ fn failed(e: RunError, dir_note: &str) -> CliError {
         RunError::Start(message) => CliError::failed(message),
         RunError::Failed(message, tail) => CliError::failed(format!("{message}{dir_note}")).with_detail(tail),
         RunError::TimedOut(t) => CliError::failed(format!("Yosys was stopped after {} s{dir_note}", t.as_secs())),
+        RunError::Interrupted => CliError::interrupted(format!("interrupted by {}: Yosys was stopped", p4_io::interrupt::stopped_by())),
     }
 }
 
@@ -736,6 +746,8 @@ pub fn synth_program(
     let note = format!(" (files in {})", dir.display());
     let elapsed = match run_yosys(&yosys, dir, &top, None) {
         Ok(t) => t,
+        // Stopped on request: nothing to look at, the working directory goes.
+        Err(RunError::Interrupted) => return Err(failed(RunError::Interrupted, "")),
         Err(e) => {
             work.remove = false; // kept for a look at the log
             return Err(failed(e, &note));
@@ -1160,6 +1172,8 @@ impl SweepReport {
 
 /// `p4forge synth`: checks the arguments, runs, prints.
 pub fn synth_main(args: &SynthArgs) -> CliResult<()> {
+    // Stop signals stop Yosys and remove the working directory (see `run_yosys`).
+    p4_io::interrupt::install();
     let text = if args.table_sweep {
         if let Some(p) = &args.program {
             return Err(CliError::input(format!(
