@@ -132,3 +132,19 @@ pub fn check_golden(golden: &Path, text: &str, what: &str) {
         panic!("{what} changed (BLESS=1 rewrites {}):\nexpected:\n  {}\nnow:\n  {}", golden.display(), gone.join("\n  "), new.join("\n  "));
     }
 }
+
+/// Waits up to `limit` for `child` to exit (a test of a command that must stop may not hang
+/// instead); kills it if it has not. Returns its output (stdout and stderr as far as piped) and
+/// whether it had to be killed.
+pub fn wait_or_kill(mut child: std::process::Child, limit: std::time::Duration) -> (std::process::Output, bool) {
+    let start = std::time::Instant::now();
+    while matches!(child.try_wait(), Ok(None)) && start.elapsed() < limit {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let hung = matches!(child.try_wait(), Ok(None));
+    if hung {
+        let _ = child.kill();
+    }
+    let output = child.wait_with_output().unwrap_or_else(|e| panic!("waiting for the child: {e}"));
+    (output, hung)
+}

@@ -321,7 +321,7 @@ fn sigterm_stops_run_while_its_input_waits() {
     assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
     let out_dir = dir.join("out");
     let arg = format!("1={}", fifo.display());
-    let mut child = binary().args(run_args(&arg, out_dir.to_str().unwrap())).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let child = binary().args(run_args(&arg, out_dir.to_str().unwrap())).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut feed = std::fs::File::options().write(true).open(&fifo).unwrap();
     feed.write_all(&pcap_header(1)).unwrap();
     for i in 0..20 {
@@ -330,15 +330,7 @@ fn sigterm_stops_run_while_its_input_waits() {
     feed.flush().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
     assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
-    let stopped = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() && stopped.elapsed().as_secs() < 10 {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let hung = child.try_wait().unwrap().is_none();
-    if hung {
-        let _ = child.kill();
-    }
-    let out = child.wait_with_output().unwrap();
+    let (out, hung) = p4_io::testing::wait_or_kill(child, std::time::Duration::from_secs(10));
     drop(feed);
     assert!(!hung, "still running 10 s after SIGTERM: {}", text(&out.stderr));
     assert_eq!(out.status.code(), Some(143), "{}", text(&out.stderr));

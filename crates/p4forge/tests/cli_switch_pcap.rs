@@ -542,16 +542,7 @@ fn sigterm_and_sighup_stop_the_switch_as_ctrl_c_does() {
         }
         std::thread::sleep(std::time::Duration::from_millis(1000));
         assert!(Command::new("kill").args([&format!("-{signal}"), &child.id().to_string()]).status().unwrap().success());
-        let mut child = child;
-        let stopped = std::time::Instant::now();
-        while child.try_wait().unwrap().is_none() && stopped.elapsed().as_secs() < 10 {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let hung = child.try_wait().unwrap().is_none();
-        if hung {
-            let _ = child.kill();
-        }
-        let output = child.wait_with_output().unwrap();
+        let (output, hung) = p4_io::testing::wait_or_kill(child, std::time::Duration::from_secs(10));
         drop(feed);
         assert!(!hung, "SIG{signal}: still running 10 s after the signal: {}", text(&output.stderr));
         assert_eq!(output.status.code(), Some(status), "SIG{signal}: {}", text(&output.stderr));

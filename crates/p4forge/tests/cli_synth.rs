@@ -134,15 +134,9 @@ fn sigterm_stops_yosys_and_removes_the_working_directory() {
     assert!(dir.is_dir(), "{line}");
     std::thread::sleep(std::time::Duration::from_secs(2));
     assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
-    let stopped = std::time::Instant::now();
-    while child.try_wait().unwrap().is_none() && stopped.elapsed().as_secs() < 15 {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let status = child.try_wait().unwrap();
-    if status.is_none() {
-        let _ = child.kill();
-    }
-    assert_eq!(status.and_then(|s| s.code()), Some(143), "p4forge synth stopped on SIGTERM with 128 + 15");
+    let (output, hung) = p4_io::testing::wait_or_kill(child, std::time::Duration::from_secs(15));
+    assert!(!hung, "p4forge synth still running 15 s after SIGTERM");
+    assert_eq!(output.status.code(), Some(143), "p4forge synth stopped on SIGTERM with 128 + 15");
     assert!(!dir.exists(), "the working directory {} is removed", dir.display());
     // No process is left working in it (Yosys runs with it as its directory).
     let left: Vec<String> = std::fs::read_dir("/proc")
