@@ -145,12 +145,35 @@ pub enum Link {
     Gone,
 }
 
-/// `struct ifreq` as `SIOCGIFFLAGS` uses it: the name, then the flags in the union (40 bytes).
+/// `struct ifreq`: the interface's name, then a union the request reads or writes (40 bytes).
 #[repr(C)]
-struct FlagsRequest {
+struct InterfaceRequest {
     name: [libc::c_char; libc::IFNAMSIZ],
-    flags: libc::c_short,
-    _rest_of_union: [u8; 22],
+    union: [u8; 24],
+}
+
+/// Asks interface `name` for `request` (`SIOCGIFMTU`, `SIOCGIFFLAGS`: the ioctls rustix does not
+/// have) through socket `probe`; returns the union as the kernel left it.
+fn interface_ioctl(probe: BorrowedFd<'_>, name: &str, request: libc::c_ulong) -> io::Result<[u8; 24]> {
+    if name.len() >= libc::IFNAMSIZ || name.contains('\0') {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("`{name}` is not an interface name")));
+    }
+    let mut ifreq = InterfaceRequest { name: [0; libc::IFNAMSIZ], union: [0; 24] };
+    for (slot, &byte) in ifreq.name.iter_mut().zip(name.as_bytes()) {
+        *slot = byte as libc::c_char;
+    }
+    // SAFETY: ifreq is a 40-byte `struct ifreq` with a NUL-terminated name (checked above: shorter
+    // than IFNAMSIZ, no NUL inside, the rest zero); the kernel writes only inside it.
+    if unsafe { libc::ioctl(probe.as_raw_fd(), request, &mut ifreq as *mut InterfaceRequest) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(ifreq.union)
+}
+
+/// The MTU of interface `name`, asked through socket `probe`.
+fn interface_mtu(probe: BorrowedFd<'_>, name: &str) -> io::Result<u32> {
+    let union = interface_ioctl(probe, name, libc::SIOCGIFMTU)?;
+    Ok(i32::from_ne_bytes([union[0], union[1], union[2], union[3]]).max(0) as u32)
 }
 
 /// The state of interface `name` now (asked through a datagram socket: rustix has no
@@ -162,22 +185,13 @@ pub fn link_state(name: &str) -> io::Result<Link> {
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(Link::Gone),
         Err(error) => return Err(error),
     }
-    let mut request = FlagsRequest { name: [0; libc::IFNAMSIZ], flags: 0, _rest_of_union: [0; 22] };
-    // interface_index checked the name: shorter than IFNAMSIZ, no NUL.
-    for (slot, &byte) in request.name.iter_mut().zip(name.as_bytes()) {
-        *slot = byte as libc::c_char;
-    }
-    // SAFETY: request is a 40-byte ifreq with a NUL-terminated name; the kernel writes the flags
-    // into it and nothing beyond it.
-    if unsafe { libc::ioctl(probe.as_raw_fd(), libc::SIOCGIFFLAGS, &mut request as *mut FlagsRequest) } < 0 {
-        let error = io::Error::last_os_error();
-        return match error.raw_os_error() {
-            Some(libc::ENODEV) => Ok(Link::Gone),
-            _ => Err(error),
-        };
-    }
+    let flags = match interface_ioctl(probe.as_fd(), name, libc::SIOCGIFFLAGS) {
+        Ok(union) => libc::c_short::from_ne_bytes([union[0], union[1]]),
+        Err(error) if error.raw_os_error() == Some(libc::ENODEV) => return Ok(Link::Gone),
+        Err(error) => return Err(error),
+    };
     let up = (libc::IFF_UP | libc::IFF_RUNNING) as libc::c_short;
-    Ok(if request.flags & up == up { Link::Up } else { Link::Down })
+    Ok(if flags & up == up { Link::Up } else { Link::Down })
 }
 
 /// Binds packet socket `fd` to interface `index` for every protocol. rustix has no link-layer
@@ -316,9 +330,12 @@ mod tests {
 
     #[test]
     fn link_states_are_read_without_privileges() {
-        assert_eq!(std::mem::size_of::<FlagsRequest>(), 40);
+        assert_eq!(std::mem::size_of::<InterfaceRequest>(), 40);
         assert_eq!(link_state("lo").map_err(|e| e.to_string()), Ok(Link::Up));
         assert_eq!(link_state("nosuch0").map_err(|e| e.to_string()), Ok(Link::Gone));
         assert!(link_state("a name far too long for linux").is_err());
+        let probe = rustix::net::socket(AddressFamily::INET, SocketType::DGRAM, None).unwrap();
+        assert!(interface_mtu(probe.as_fd(), "lo").is_ok_and(|mtu| mtu >= 1500));
+        assert!(interface_mtu(probe.as_fd(), "nosuch0").is_err());
     }
 }

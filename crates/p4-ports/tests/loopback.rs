@@ -37,7 +37,7 @@ fn frames_sent_with_tokens_come_back_through_receive_tokens() {
     let mut port = LinuxPort::open("lo").expect("lo opens as a port");
     let nonce = std::process::id();
     // A token dropped unused sends nothing.
-    drop(port.transmit().expect("transmit").expect("room"));
+    let _unused = port.transmit().expect("transmit").expect("room");
     for n in 1..=3 {
         let token = port.transmit().expect("transmit").expect("an AF_PACKET port always has room");
         let f = frame(nonce, n);

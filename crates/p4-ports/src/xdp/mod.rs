@@ -45,7 +45,6 @@ use rustix::io::Errno;
 use rustix::net::sockopt;
 use rustix::net::xdp::{SocketAddrXdp, SocketAddrXdpFlags, XdpRingOffset};
 use rustix::net::{AddressFamily, SendFlags, SocketFlags, SocketType};
-use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use umem::{TxFrames, Umem, FRAME_SIZE, RX_FRAMES, TX_FRAMES};
@@ -133,32 +132,6 @@ fn largest_mtu() -> u32 {
     FRAME_SIZE - KERNEL_HEADROOM - ETHERNET_OVERHEAD
 }
 
-/// `struct ifreq` as `SIOCGIFMTU` uses it: the name, then the MTU in the union (40 bytes in all).
-#[repr(C)]
-struct MtuRequest {
-    name: [libc::c_char; libc::IFNAMSIZ],
-    mtu: libc::c_int,
-    _rest_of_union: [u8; 20],
-}
-
-/// The MTU of interface `name`, asked through socket `probe` (rustix has no `SIOCGIFMTU`).
-fn interface_mtu(probe: BorrowedFd<'_>, name: &CString) -> io::Result<u32> {
-    let bytes = name.as_bytes_with_nul();
-    if bytes.len() > libc::IFNAMSIZ {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "interface name too long"));
-    }
-    let mut request = MtuRequest { name: [0; libc::IFNAMSIZ], mtu: 0, _rest_of_union: [0; 20] };
-    for (slot, &byte) in request.name.iter_mut().zip(bytes) {
-        *slot = byte as libc::c_char;
-    }
-    // SAFETY: request is a 40-byte ifreq with a NUL-terminated name; the kernel writes the MTU
-    // into it and nothing beyond it.
-    if unsafe { libc::ioctl(probe.as_raw_fd(), libc::SIOCGIFMTU, &mut request as *mut MtuRequest) } < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(request.mtu.max(0) as u32)
-}
-
 /// A packet socket holding interface `index` in promiscuous mode. Protocol 0 means it receives
 /// nothing, so it costs nothing per frame.
 fn promiscuous_membership(index: u32) -> io::Result<OwnedFd> {
@@ -206,8 +179,6 @@ impl XdpPort {
 
     /// [`XdpPort::open`], with errors that say only which step failed ("BPF_PROG_LOAD: ...").
     pub fn open_steps(name: &str) -> io::Result<XdpPort> {
-        let c_name = CString::new(name)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "an interface name has no NUL byte"))?;
         // A socket to ask about the interface through (any kind works).
         let probe = rustix::net::socket(AddressFamily::INET, SocketType::DGRAM, None)
             .map_err(|e| step_error("socket(AF_INET)", e))?;
@@ -222,7 +193,7 @@ impl XdpPort {
             ));
         }
         let largest = largest_mtu();
-        let mtu = interface_mtu(probe.as_fd(), &c_name).map_err(|e| step_error("SIOCGIFMTU", e))?;
+        let mtu = super::interface_mtu(probe.as_fd(), name).map_err(|e| step_error("SIOCGIFMTU", e))?;
         if mtu > largest {
             return Err(io::Error::new(
                 io::ErrorKind::Unsupported,
@@ -450,13 +421,5 @@ mod tests {
     #[test]
     fn the_largest_mtu_leaves_room_for_the_headroom_and_a_tagged_ethernet_header() {
         assert_eq!(largest_mtu(), 1774);
-        assert_eq!(std::mem::size_of::<MtuRequest>(), 40);
-    }
-
-    #[test]
-    fn the_mtu_of_loopback_is_read_without_privileges() {
-        let probe = rustix::net::socket(AddressFamily::INET, SocketType::DGRAM, None).unwrap();
-        assert!(interface_mtu(probe.as_fd(), &CString::new("lo").unwrap()).is_ok_and(|mtu| mtu >= 1500));
-        assert!(interface_mtu(probe.as_fd(), &CString::new("nosuch0").unwrap()).is_err());
     }
 }
