@@ -2,6 +2,11 @@
 //! [`Program`] (spans are [`Span::DUMMY`]) and runs [`crate::verify::verify`] on it, so printing the
 //! result gives the same text.
 //!
+//! The text is a user's input and is read with bounds: nesting of expressions, types and
+//! statements at most [`MAX_NESTING`] deep; `action #N`, `function #N` and `table #N` ids numbered
+//! from 0 without gaps or repeats (an id never sizes an allocation before it is checked); the file
+//! complete up to its `package` line. Every error names its line and column.
+//!
 //! Spans and one detail are not part of the text: a `for` loop without a condition reads back with
 //! the condition `true` (it prints the same).
 //!
@@ -62,14 +67,20 @@ fn parse_unnamed(text: &str) -> Result<Program, TextError> {
         states: Vec::new(),
         decl_at: HashMap::new(),
         fn_ret_at: HashMap::new(),
+        actions: Declared::new("action"),
+        functions: Declared::new("function"),
+        tables: Declared::new("table"),
+        depth: 0,
+        package_read: false,
     };
     p.prescan();
     p.program()?;
+    p.finish()?;
     if let Err(errs) = verify::verify(&p.prog) {
         let e = &errs[0];
-        // Point at the declaration of the object the first violation is in.
-        let subject = e.location.split(", ").next().unwrap_or("");
-        let at = p.decl_at.get(subject).copied().unwrap_or(0);
+        // Point at the declaration of the innermost object the first violation is in
+        // (`control C, action C.a`: the action).
+        let at = e.location.split(", ").collect::<Vec<_>>().into_iter().rev().find_map(|part| p.decl_at.get(part).copied()).unwrap_or(0);
         let (line, column) = line_col(text, at);
         let more = if errs.len() > 1 { format!(" (and {} more)", errs.len() - 1) } else { String::new() };
         return Err(TextError { file: String::new(), line, column, message: format!("invalid IR: {e}{more}") });
@@ -226,6 +237,69 @@ struct Reader<'t> {
     decl_at: HashMap<String, usize>,
     /// Token index of each function's return type (a call may come before the declaration).
     fn_ret_at: HashMap<u32, usize>,
+    /// The declarations that carry their id, placed by it as they are read.
+    actions: Declared<Action>,
+    functions: Declared<Function>,
+    tables: Declared<Table>,
+    /// How deeply the expression, type or statement being read is nested ([`MAX_NESTING`]).
+    depth: u32,
+    /// Whether the `package` line, which the printer writes last, has been read.
+    package_read: bool,
+}
+
+/// The deepest nesting of expressions, types and statements the reader takes (the P4 front end's
+/// own bound): every walk of the IR after it recurses, so a deeper file would overflow their
+/// stacks instead of getting an error.
+pub const MAX_NESTING: u32 = 250;
+
+/// Declarations of one kind that carry their id (`action #N`): the prescan counts them, so ids
+/// are dense, `#0` up to the count, each declared once. An id is never used to size anything
+/// before it is checked against that count.
+struct Declared<T> {
+    what: &'static str,
+    /// By id: the declaration and the byte offset of its id.
+    items: Vec<Option<(T, usize)>>,
+}
+
+impl<T> Declared<T> {
+    fn new(what: &'static str) -> Declared<T> {
+        Declared { what, items: Vec::new() }
+    }
+
+    /// Room for the `n` declarations the prescan found.
+    fn expect(&mut self, n: usize) {
+        self.items = (0..n).map(|_| None).collect();
+    }
+
+    /// Places `item` under `id` (written at byte `at` of `text`); why not when `id` is beyond the
+    /// declarations of the file or already taken.
+    fn put(&mut self, id: u32, at: usize, item: T, text: &str) -> Result<(), String> {
+        let (what, n) = (self.what, self.items.len());
+        match self.items.get_mut(id as usize) {
+            None => Err(format!("{what} #{id} is out of range: the file declares {n} {what}s, numbered from #0")),
+            Some(Some((_, first))) => {
+                let (line, column) = line_col(text, *first);
+                Err(format!("{what} #{id} is declared twice (first at {line}:{column})"))
+            }
+            Some(slot) => {
+                *slot = Some((item, at));
+                Ok(())
+            }
+        }
+    }
+
+    /// Every declaration in id order; the first id no declaration took, if one is missing.
+    fn finish(&mut self) -> Result<Vec<T>, u32> {
+        let items = std::mem::take(&mut self.items);
+        let mut out = Vec::with_capacity(items.len());
+        for (id, item) in items.into_iter().enumerate() {
+            match item {
+                Some((item, _)) => out.push(item),
+                None => return Err(id as u32),
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// What a name at the start of an expression denotes.
@@ -503,6 +577,8 @@ impl<'t> Reader<'t> {
     fn prescan(&mut self) {
         let mut depth = 0usize;
         let (mut types, mut parsers, mut controls) = (0u32, 0u32, 0u32);
+        // Declarations of actions, functions and tables.
+        let mut counts = [0usize; 3];
         let mut i = 0;
         let mut at_stmt_start = true;
         while i < self.toks.len() {
@@ -604,14 +680,19 @@ impl<'t> Reader<'t> {
                                 j -= 2;
                             }
                         }
+                        let kind = match k.as_str() {
+                            "action" => Kind::Action,
+                            "function" => Kind::Function,
+                            _ => Kind::Table,
+                        };
                         if let Some(n) = name_at(j) {
-                            let kind = match k.as_str() {
-                                "action" => Kind::Action,
-                                "function" => Kind::Function,
-                                _ => Kind::Table,
-                            };
                             self.declare(&n, kind, id);
                         }
+                        counts[match kind {
+                            Kind::Action => 0,
+                            Kind::Function => 1,
+                            _ => 2,
+                        }] += 1;
                     }
                 }
                 _ => {}
@@ -622,11 +703,48 @@ impl<'t> Reader<'t> {
                 break;
             }
         }
+        self.actions.expect(counts[0]);
+        self.functions.expect(counts[1]);
+        self.tables.expect(counts[2]);
+    }
+
+    /// After the last declaration: the id-carrying declarations in place, and the file complete
+    /// (the printer ends it with the `package` line).
+    fn finish(&mut self) -> R<()> {
+        if !self.package_read {
+            return self.err("the file ends before its `package` line (the last line the IR printer writes): is it truncated?");
+        }
+        let missing = |what: &str, id: u32| format!("{what} #{id} is never declared (ids are numbered from #0 without gaps)");
+        self.prog.actions = self.actions.finish().or_else(|id| self.err(missing("action", id)))?;
+        self.prog.functions = self.functions.finish().or_else(|id| self.err(missing("function", id)))?;
+        self.prog.tables = self.tables.finish().or_else(|id| self.err(missing("table", id)))?;
+        Ok(())
+    }
+
+    /// An error at token `tok` (not the current one).
+    fn error_at(&self, tok: usize, m: impl Into<String>) -> TextError {
+        let (line, column) = line_col(self.text, self.toks[tok].at);
+        TextError { file: String::new(), line, column, message: m.into() }
+    }
+
+    /// Runs `read` one level deeper, refusing a file nested beyond [`MAX_NESTING`] levels.
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        if self.depth >= MAX_NESTING {
+            return self.err(format!("nested too deeply (more than {MAX_NESTING} levels of expressions, types or statements)"));
+        }
+        self.depth += 1;
+        let r = read(self);
+        self.depth -= 1;
+        r
     }
 
     // ------------------------------------------------------------ types and values
 
     fn ty(&mut self) -> R<Type> {
+        self.nested(Self::read_ty)
+    }
+
+    fn read_ty(&mut self) -> R<Type> {
         let mut t = self.ty_base()?;
         while self.is_punct('[') && self.glued_at(0) {
             self.bump();
@@ -754,6 +872,10 @@ impl<'t> Reader<'t> {
     }
 
     fn value(&mut self) -> R<Value> {
+        self.nested(Self::read_value)
+    }
+
+    fn read_value(&mut self) -> R<Value> {
         match self.peek().clone() {
             Tok::Num(_) => self.number_value(false),
             Tok::Punct('-') if matches!(self.peek_at(1), Tok::Num(_)) && self.glued_at(1) => {
@@ -841,6 +963,7 @@ impl<'t> Reader<'t> {
                     "struct" | "header" | "header_union" => {
                         self.bump();
                         let name = self.name()?;
+                        self.decl_at.insert(format!("type {name}"), at);
                         self.expect('{')?;
                         let mut fields = Vec::new();
                         while !self.eat_punct('}') {
@@ -861,6 +984,7 @@ impl<'t> Reader<'t> {
                         let underlying =
                             if matches!(self.peek_at(1), Tok::Punct('{')) { None } else { Some(self.ty()?) };
                         let name = self.name()?;
+                        self.decl_at.insert(format!("type {name}"), at);
                         self.expect('{')?;
                         let members = self.list('}', |r| {
                             let m = r.name()?;
@@ -926,10 +1050,12 @@ impl<'t> Reader<'t> {
                     }
                     "parser" => self.parser(anns, at)?,
                     "control" => self.control(anns, at)?,
+                    "package" if self.package_read => return self.err("a second `package` line"),
                     "package" => {
                         self.bump();
                         self.prog.main = self.package()?;
                         self.expect(';')?;
+                        self.package_read = true;
                     }
                     _ => return self.err(format!("expected a declaration, found {}", self.describe())),
                 },
@@ -1186,15 +1312,6 @@ impl<'t> Reader<'t> {
         Ok(())
     }
 
-    /// Put `item` at index `id` of `v` (declarations carry their id; the printer groups them by block).
-    fn place<T: Clone>(v: &mut Vec<Option<T>>, id: u32, item: T) {
-        let i = id as usize;
-        if v.len() <= i {
-            v.resize(i + 1, None);
-        }
-        v[i] = Some(item);
-    }
-
     /// Actions and functions of a block; returns the ids of its actions in order.
     fn callables(&mut self, me: &BlockRef) -> R<Vec<u32>> {
         let mut ids = Vec::new();
@@ -1204,20 +1321,20 @@ impl<'t> Reader<'t> {
             let annotations = self.annotations()?;
             if self.eat_kw("action") {
                 self.expect('#')?;
+                let id_tok = self.pos;
                 let id = self.number32()?;
                 let name = self.name()?;
                 self.expect('(')?;
                 let params = self.list(')', |r| r.param())?;
                 let body = self.body()?;
                 self.decl_at.insert(format!("action {name}"), at);
-                let mut all: Vec<Option<Action>> =
-                    std::mem::take(&mut self.prog.actions).into_iter().map(Some).collect();
-                all.extend(std::mem::take(&mut self.pending_actions()));
-                Self::place(&mut all, id, Action { name, block: me.clone(), params, body, annotations });
-                self.store_actions(all);
+                let action = Action { name, block: me.clone(), params, body, annotations };
+                let id_at = self.toks[id_tok].at;
+                self.actions.put(id, id_at, action, self.text).map_err(|m| self.error_at(id_tok, m))?;
                 ids.push(id);
             } else if annotations.is_empty() && self.eat_kw("function") {
                 self.expect('#')?;
+                let id_tok = self.pos;
                 let id = self.number32()?;
                 let ret = self.ty()?;
                 let name = self.name()?;
@@ -1230,24 +1347,15 @@ impl<'t> Reader<'t> {
                     None
                 };
                 let body = self.body()?;
+                self.decl_at.insert(format!("function {name}"), at);
                 let f = Function { name, block: me.clone(), params, ret, ret_var, body };
-                let mut all: Vec<Option<Function>> =
-                    std::mem::take(&mut self.prog.functions).into_iter().map(Some).collect();
-                Self::place(&mut all, id, f);
-                self.prog.functions = all.into_iter().map(|f| f.unwrap_or_else(placeholder_function)).collect();
+                let id_at = self.toks[id_tok].at;
+                self.functions.put(id, id_at, f, self.text).map_err(|m| self.error_at(id_tok, m))?;
             } else {
                 self.pos = save;
                 return Ok(ids);
             }
         }
-    }
-
-    fn pending_actions(&mut self) -> Vec<Option<Action>> {
-        Vec::new()
-    }
-
-    fn store_actions(&mut self, all: Vec<Option<Action>>) {
-        self.prog.actions = all.into_iter().map(|a| a.unwrap_or_else(placeholder_action)).collect();
     }
 
     fn param(&mut self) -> R<Param> {
@@ -1266,6 +1374,7 @@ impl<'t> Reader<'t> {
         let annotations = self.annotations()?;
         self.expect_kw("table")?;
         self.expect('#')?;
+        let id_tok = self.pos;
         let id = self.number32()?;
         let name = self.name()?;
         self.decl_at.insert(format!("table {name}"), at);
@@ -1381,9 +1490,8 @@ impl<'t> Reader<'t> {
                 }
             }
         }
-        let mut all: Vec<Option<Table>> = std::mem::take(&mut self.prog.tables).into_iter().map(Some).collect();
-        Self::place(&mut all, id, t);
-        self.prog.tables = all.into_iter().map(|t| t.unwrap_or_else(|| placeholder_table(control))).collect();
+        let id_at = self.toks[id_tok].at;
+        self.tables.put(id, id_at, t, self.text).map_err(|m| self.error_at(id_tok, m))?;
         Ok(TableId(id))
     }
 
@@ -1406,6 +1514,10 @@ impl<'t> Reader<'t> {
     }
 
     fn stmt(&mut self) -> R<Stmt> {
+        self.nested(Self::read_stmt)
+    }
+
+    fn read_stmt(&mut self) -> R<Stmt> {
         let sp = Span::DUMMY;
         if self.is_punct('{') {
             return Ok(Stmt::Block(self.body()?));
@@ -1602,6 +1714,10 @@ impl<'t> Reader<'t> {
     }
 
     fn operand(&mut self) -> R<Expr> {
+        self.nested(Self::read_operand)
+    }
+
+    fn read_operand(&mut self) -> R<Expr> {
         let e = match self.peek().clone() {
             Tok::Punct(c @ ('!' | '~' | '+')) => {
                 self.bump();
@@ -1906,40 +2022,3 @@ impl<'t> Reader<'t> {
     }
 }
 
-fn placeholder_action() -> Action {
-    Action {
-        name: String::new(),
-        block: BlockRef::Parser(ParserId(u32::MAX)),
-        params: Vec::new(),
-        body: Vec::new(),
-        annotations: Vec::new(),
-    }
-}
-fn placeholder_function() -> Function {
-    Function {
-        name: String::new(),
-        block: BlockRef::Parser(ParserId(u32::MAX)),
-        params: Vec::new(),
-        ret: Type::Void,
-        ret_var: None,
-        body: Vec::new(),
-    }
-}
-fn placeholder_table(control: ControlId) -> Table {
-    Table {
-        name: String::new(),
-        control,
-        keys: Vec::new(),
-        actions: Vec::new(),
-        default_action: None,
-        default_is_const: false,
-        entries: Vec::new(),
-        entries_const: false,
-        size: None,
-        direct_counter: None,
-        direct_meter: None,
-        implementation: None,
-        properties: Vec::new(),
-        annotations: Vec::new(),
-    }
-}

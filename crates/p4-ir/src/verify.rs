@@ -7,6 +7,8 @@
 //!   [`TableId`], [`ExternId`], [`ValueSetId`] and [`StateId`] names an existing item; every
 //!   [`VarId`] names a slot of the frame of the block the code runs in (a parser's or control's
 //!   body, an action's or function's [`BlockRef`], a table's control).
+//! - **Types.** Member names of a struct, header, union or enum are unique; no type contains a
+//!   value of itself (through fields, stacks or tuples), so every walk over a type ends.
 //! - **Header layouts.** Every header field is `bit`/`int`, `bool`, a serializable enum, a
 //!   struct of such fields (which the crate docs' list omits, but P4 allows and the front end
 //!   keeps) or a `varbit`, and a header has at most one `varbit`.
@@ -30,14 +32,15 @@
 //!   `bit<hi-lo+1>`; comparisons, `&&`, `||`, `!`, `isValid()` and `t.apply().hit` are `bool`;
 //!   both operands of arithmetic, bitwise and comparison operators have the same type (shifts and
 //!   `++` excepted); a `++` of bit strings has the sum of the widths; a sized constant has the
-//!   type of its value.
+//!   type of its value, and its value lies in that type's range.
 //! - **Calls.** A call of an action or function, and a parser's or control's apply, has one
 //!   argument per parameter; a method call of an extern the program's architecture describes
 //!   ([`crate::arch`]) matches its signature: the instance is of the method's extern type, and
 //!   the arguments match the parameters in number, direction and type (`register<T>.read(out T,
-//!   in bit<32>)`); a `switch` on `action_run` names only actions of the table; both
+//!   in bit<32>)`); the core library's `extract<T>` and `emit<T>` take a header of type `T`; a `switch` on `action_run` names only actions of the table; both
 //!   branches of `?:` have the same type.
-//! - **Statements.** Assignment targets and `out`/`inout` arguments are l-values; `break` and
+//! - **Statements.** Assignment targets and `out`/`inout` arguments are l-values, and an
+//!   assignment's value has its target's type; `break` and
 //!   `continue` occur only inside a `for` body; a `for` condition is `bool`, and a `for` without
 //!   one has a way out (a `break` of that loop, a `return` or an `exit` in its body).
 
@@ -81,6 +84,31 @@ struct Verifier<'p> {
 
 fn is_bool(t: &Type) -> bool {
     *t == Type::Bool
+}
+
+/// The named types a value of type `t` holds directly (a stack's elements, a tuple's members).
+fn named_types(t: &Type, out: &mut Vec<TypeId>) {
+    match t {
+        Type::Named(id) => out.push(*id),
+        Type::Stack(e, _) => named_types(e, out),
+        Type::Tuple(ts) => ts.iter().for_each(|t| named_types(t, out)),
+        _ => {}
+    }
+}
+
+/// Whether `v` lies in the range of `bit<width>` (`int<width>` when `signed`), as a constant of
+/// that type must: the front end wraps every constant into it.
+fn fits(width: u32, signed: bool, v: &num_bigint::BigInt) -> bool {
+    use num_bigint::BigInt;
+    if width == 0 {
+        return *v == BigInt::from(0);
+    }
+    let (lo, hi) = if signed {
+        (-(BigInt::from(1) << (width - 1)), BigInt::from(1) << (width - 1))
+    } else {
+        (BigInt::from(0), BigInt::from(1) << width)
+    };
+    lo <= *v && *v < hi
 }
 
 fn direction_name(d: Direction) -> &'static str {
@@ -140,10 +168,14 @@ impl<'p> Verifier<'p> {
 
     fn program(&mut self) {
         let prog = self.prog;
-        for t in &prog.types {
+        for (i, t) in prog.types.iter().enumerate() {
             self.location = format!("type {}", t.name());
             for f in t.fields() {
                 self.ty(&f.ty);
+            }
+            self.unique_members(t);
+            if let Some(path) = self.contains_itself(TypeId(i as u32)) {
+                self.err(format!("contains itself (through {path}): a value of it would be infinite"));
             }
             if let TypeDef::Header { fields, .. } = t {
                 self.header_fields(fields);
@@ -253,6 +285,46 @@ impl<'p> Verifier<'p> {
         self.location = format!("package {}", prog.main.name);
         let main = prog.main.clone();
         self.package(&main);
+    }
+
+    /// Field names of a struct, header or union, and member names of an enum, are unique (the text
+    /// form and every back end name them).
+    fn unique_members(&mut self, t: &TypeDef) {
+        let names: Vec<&str> = match t {
+            TypeDef::Enum { members, .. } => members.iter().map(|(m, _)| m.as_str()).collect(),
+            _ => t.fields().iter().map(|f| f.name.as_str()).collect(),
+        };
+        let mut seen = HashSet::new();
+        for n in names {
+            if !seen.insert(n) {
+                self.err(format!("has two members named {n}"));
+            }
+        }
+    }
+
+    /// The field path by which type `start` contains a value of itself, if it does (directly, or
+    /// through other structs, headers, unions, stacks or tuples).
+    fn contains_itself(&self, start: TypeId) -> Option<String> {
+        // Depth-first over the types a value of `start` holds, each visited once.
+        let mut seen = HashSet::new();
+        let mut stack: Vec<(TypeId, String)> = vec![(start, String::new())];
+        while let Some((t, path)) = stack.pop() {
+            let Some(def) = self.prog.types.get(t.index()) else { continue };
+            for f in def.fields() {
+                let here = if path.is_empty() { f.name.clone() } else { format!("{path}.{}", f.name) };
+                let mut held = Vec::new();
+                named_types(&f.ty, &mut held);
+                for h in held {
+                    if h == start {
+                        return Some(here);
+                    }
+                    if seen.insert(h) {
+                        stack.push((h, here.clone()));
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Header fields have wire layouts: bits, bool, a serializable enum, or one varbit.
@@ -461,6 +533,7 @@ impl<'p> Verifier<'p> {
     /// type (the instance's type argument, or `bit<W>`). Methods of externs the program's
     /// architecture does not describe (`packet_in.extract`) are not checked.
     fn method_signature(&mut self, c: &Call, target: &Expr, extern_type: &str, method: &str) {
+        self.packet_method(c, extern_type, method);
         let Some(arch) = crate::arch::of_program(self.prog) else { return };
         let instance = match &target.kind {
             ExprKind::Extern(x) => self.prog.externs.get(x.index()),
@@ -495,6 +568,31 @@ impl<'p> Verifier<'p> {
             if let Some(w) = want {
                 self.mismatch(&a.expr, &w, &format!("parameter `{name}` of {extern_type}.{method}"));
             }
+        }
+    }
+
+    /// The core library's `packet_in.extract<T>(out T)` (and its varbit form with a size),
+    /// `packet_out.emit<T>(in T)`: the header argument has the call's type argument, so the
+    /// bytes taken or written are the layout of the header that receives or gives them.
+    fn packet_method(&mut self, c: &Call, extern_type: &str, method: &str) {
+        let Callee::Method { type_args, .. } = &c.callee else { return };
+        let (direction, most) = match (extern_type, method) {
+            ("packet_in", "extract") => (Direction::Out, 2),
+            ("packet_out", "emit") => (Direction::In, 1),
+            _ => return,
+        };
+        let Some(header) = c.args.first() else {
+            return self.err(format!("call of {extern_type}.{method} without its header argument"));
+        };
+        if c.args.len() > most {
+            self.err(format!("call of {extern_type}.{method} has {} arguments (at most {most})", c.args.len()));
+        }
+        if header.direction != direction {
+            let (got, want) = (direction_name(header.direction), direction_name(direction));
+            self.err(format!("the header of {extern_type}.{method} is passed {got}, the parameter is {want}"));
+        }
+        if let [t] = &type_args[..] {
+            self.mismatch(&header.expr, t, &format!("{extern_type}.{method}'s type argument"));
         }
     }
 
@@ -536,6 +634,10 @@ impl<'p> Verifier<'p> {
                 _ => self.err(format!("enum member {i} of type #{} does not exist", t.0)),
             },
             Value::Aggregate { fields, .. } => fields.iter().for_each(|f| self.value(f)),
+            Value::Bits { width, signed, value } if !fits(*width, *signed, value) => {
+                let t = if *signed { "int" } else { "bit" };
+                self.err(format!("constant {value} does not fit its type {t}<{width}>"))
+            }
             _ => {}
         }
     }
@@ -635,7 +737,11 @@ impl<'p> Visit<'p> for Verifier<'p> {
         }
         walk_stmt(self, s);
         match s {
-            Stmt::Assign { lhs, .. } => self.lvalue(lhs, "assignment target"),
+            Stmt::Assign { lhs, rhs, .. } => {
+                self.lvalue(lhs, "assignment target");
+                let t = lhs.ty.clone();
+                self.mismatch(rhs, &t, "the assignment target's type");
+            }
             Stmt::If { cond, .. } => self.expect_bool(cond, "if condition"),
             _ => {}
         }

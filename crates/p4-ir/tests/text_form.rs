@@ -73,10 +73,11 @@ fn verifier_rejects_a_non_bool_condition() {
     );
 }
 
+/// Pointed at the innermost declaration the violation is in: the table, not its control.
 #[test]
 fn verifier_rejects_a_default_action_with_extra_arguments() {
     assert_eq!(error_for("default_action = NoAction();", "default_action = NoAction(8w1);"),
-        "bad.p4ir:31:1: invalid IR: control I, table I.t: default action NoAction has 1 arguments for 0 parameters\n   |\n31 | control I : I(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) {\n   | ^\n"
+        "bad.p4ir:38:3: invalid IR: control I, table I.t: default action NoAction has 1 arguments for 0 parameters\n   |\n38 |   table #0 I.t {\n   |   ^\n"
     );
 }
 

@@ -138,7 +138,8 @@ fn verifier_names_each_violation() {
         ]
     );
 
-    // A header field without a wire layout (a struct holding a header), and two varbits.
+    // A header field without a wire layout (a struct holding a header, here the header itself:
+    // an infinite type), and two varbits.
     let mut p = small();
     let h = p.find_type("h_t").expect("h_t");
     let meta = p.find_type("headers").expect("headers");
@@ -148,12 +149,47 @@ fn verifier_names_each_violation() {
     fields.push(FieldDef { name: "v2".into(), ty: Type::Varbit(8), annotations: vec![] });
     let errs = violations(&p);
     assert_eq!(
-        errs[..2],
+        errs[..3],
         [
+            "type h_t: contains itself (through a.h): a value of it would be infinite",
             "type h_t: header field a has type headers, which has no wire layout",
             "type h_t: a header has more than one varbit field"
         ]
     );
+
+    // Two fields of one name.
+    let mut p = small();
+    let h = p.find_type("h_t").expect("h_t");
+    let TypeDef::Header { fields, .. } = &mut p.types[h.index()] else { panic!("h_t is a header") };
+    let twin = fields[0].clone();
+    fields.push(twin);
+    assert_eq!(violations(&p), ["type h_t: has two members named a"]);
+
+    // A constant that does not fit its type, and an assignment of a wider value (to the 8-bit
+    // slot of `set`'s parameter).
+    let mut p = small();
+    let i = ci(&p);
+    let slot = p.controls[i].block.vars.iter().position(|v| v.ty == Type::bit(8)).expect("an 8-bit slot in I");
+    let target = Expr::new(Type::bit(8), ExprKind::Var(VarId(slot as u32)), Span::DUMMY);
+    let v300 = Expr::constant(Value::Bits { width: 8, signed: false, value: 300.into() }, Type::bit(8), Span::DUMMY);
+    let w48 = Expr::constant(Value::Bits { width: 48, signed: false, value: 5.into() }, Type::bit(48), Span::DUMMY);
+    p.controls[i].body.push(Stmt::Assign { lhs: target.clone(), rhs: v300, span: Span::DUMMY });
+    p.controls[i].body.push(Stmt::Assign { lhs: target, rhs: w48, span: Span::DUMMY });
+    assert_eq!(
+        violations(&p),
+        [
+            "control I: constant 300 does not fit its type bit<8>",
+            "control I: `48w5` has type bit<48> but the assignment target's type is bit<8>",
+        ]
+    );
+
+    // `extract` into a header of another type than its type argument.
+    let mut p = small();
+    let meta = p.find_type("meta_t").expect("meta_t");
+    let Stmt::Call(call) = &mut p.parsers[0].states[0].body[0] else { panic!("start begins with extract") };
+    let Callee::Method { type_args, .. } = &mut call.callee else { panic!("extract is a method call") };
+    type_args[0] = Type::Named(meta);
+    assert_eq!(violations(&p), ["parser P, state start: `hdr.h` has type h_t but packet_in.extract's type argument is meta_t"]);
 
     // An action called without its argument.
     let mut p = small();

@@ -77,7 +77,7 @@ pub fn check(path: &Path, user_includes: &[PathBuf]) -> CliResult<Checked> {
 /// A file named `*.p4ir` is read as the IR text form instead (`p4forge compile --emit ir` writes it):
 /// parsed and verified by `p4_ir::text`, a malformed one being a located error (exit 1).
 pub fn compile(path: &Path, user_includes: &[PathBuf]) -> CliResult<Compiled> {
-    if path.extension().is_some_and(|e| e == "p4ir") {
+    if is_ir_file(path) {
         return read_ir(path);
     }
     let checked = check(path, user_includes)?;
@@ -86,6 +86,11 @@ pub fn compile(path: &Path, user_includes: &[PathBuf]) -> CliResult<Compiled> {
         Some(program) => Ok(Compiled { program, warnings: checked.diagnostics, sources: checked.sources }),
         None => Err(CliError::failed(format!("{} {why}", path.display())).with_detail(checked.diagnostics)),
     }
+}
+
+/// Whether `path` names a file of the IR text form (`*.p4ir`), which is read as IR, not P4.
+pub fn is_ir_file(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "p4ir")
 }
 
 /// Reads a `.p4ir` file (see [`compile`]).
@@ -143,7 +148,21 @@ pub fn new_switch(compiled: Compiled, path: &Path) -> CliResult<Box<dyn Dataplan
 
 /// [`new_switch`], recording a trace of every packet when `traced` (`--trace`).
 pub fn new_switch_traced(compiled: Compiled, path: &Path, traced: bool) -> CliResult<Box<dyn Dataplane>> {
-    Ok(Box::new(software_switches(compiled, path, 1, traced)?.remove(0)))
+    new_switch_built(compiled, path, SwitchBuild { traced, ..SwitchBuild::default() })
+}
+
+/// [`new_switch`], built as `build` says.
+pub fn new_switch_built(compiled: Compiled, path: &Path, build: SwitchBuild) -> CliResult<Box<dyn Dataplane>> {
+    Ok(Box::new(software_switches(compiled, path, 1, build)?.remove(0)))
+}
+
+/// How [`software_switches`] builds its switches.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SwitchBuild {
+    /// Record a trace of every packet (`--trace`).
+    pub traced: bool,
+    /// Let tables take entries beyond their `size` (`--ignore-table-sizes`).
+    pub ignore_table_sizes: bool,
 }
 
 /// `count` (at least one) software switches of one program, built from one compilation: the
@@ -156,19 +175,23 @@ pub fn new_switch_traced(compiled: Compiled, path: &Path, traced: bool) -> CliRe
 /// `message0.parse_entry`, a stack's `next` as the element it became). A program the mid-end
 /// cannot lower, or the lowered form of which the dataplane refuses, is an error naming the
 /// construct where it is: the closure executor is the reference of the tests, not a fallback.
-pub fn software_switches(compiled: Compiled, path: &Path, count: usize, traced: bool) -> CliResult<Vec<p4_dataplane::Switch>> {
+pub fn software_switches(compiled: Compiled, path: &Path, count: usize, build: SwitchBuild) -> CliResult<Vec<p4_dataplane::Switch>> {
     if compiled.program.main.type_name.is_empty() {
         return Err(CliError::failed(format!("{}: {}, so there is nothing to run", path.display(), p4_sema::NO_MAIN_MESSAGE)));
     }
     let Compiled { program, sources, .. } = compiled.lowered(path)?;
     let program = Arc::new(program);
-    let build = || {
-        wire_format_switch(program.clone(), traced).map_err(|error| {
+    let one = || {
+        let mut switch = wire_format_switch(program.clone(), build.traced).map_err(|error| {
             CliError::failed(format!("{} cannot run on the software dataplane", path.display()))
                 .with_detail(render_at(error.span, Diagnostic::error, cannot_run(&error), &sources))
-        })
+        })?;
+        if build.ignore_table_sizes {
+            switch.ignore_table_sizes();
+        }
+        Ok(switch)
     };
-    (0..count.max(1)).map(|_| build()).collect()
+    (0..count.max(1)).map(|_| one()).collect()
 }
 
 /// Which executor runs `switch`'s packets and why, in a line (`--verbose`): the wire-format

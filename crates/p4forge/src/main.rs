@@ -55,9 +55,12 @@ struct TrafficArgs {
 #[derive(Subcommand)]
 enum Command {
     /// Check a P4 program: print its errors and warnings (exit 0 if it has no errors).
+    ///
+    /// PROGRAM may also be a `.p4ir` file in the IR text form: it is checked as IR (read, verified
+    /// and tried on the software dataplane), not parsed as P4.
     #[command(after_help = EXIT_CODES)]
     Check {
-        /// The P4_16 source file.
+        /// The P4_16 source file (or a `.p4ir` file).
         program: PathBuf,
         /// Also search DIR for `#include` files (repeatable; core.p4 and v1model.p4 are built in).
         #[arg(short = 'I', long = "include", value_name = "DIR")]
@@ -104,6 +107,8 @@ enum Command {
         target: cmd::test::Target,
         #[command(flatten)]
         trace: cmd::trace::TraceArgs,
+        #[command(flatten)]
+        table_sizes: cmd::TableSizeArgs,
     },
     /// Push pcap/pcapng traffic through a program and write what comes out, one pcap per port.
     ///
@@ -129,6 +134,8 @@ enum Command {
         threads: u16,
         #[command(flatten)]
         trace: cmd::trace::TraceArgs,
+        #[command(flatten)]
+        table_sizes: cmd::TableSizeArgs,
     },
     /// Run the program as a switch between Linux network interfaces (AF_XDP or AF_PACKET; needs
     /// root) and capture files (no privileges needed).
@@ -180,6 +187,8 @@ enum Command {
         verbose: bool,
         #[command(flatten)]
         trace: cmd::trace::TraceArgs,
+        #[command(flatten)]
+        table_sizes: cmd::TableSizeArgs,
     },
     /// 10GBASE-R PCS/MAC in software: list a frame's 66-bit blocks, or run the threaded TX→RX pipeline.
     Phy(p4_phy::cli::PhyArgs),
@@ -273,9 +282,11 @@ fn dispatch(command: Command) -> CliResult<()> {
     match command {
         Command::Check { program, include } => cmd::check::check(&program, &include),
         Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
-        Command::Test { program, stf, include, verbose, lowered: _, target, trace } => cmd::test::test(&program, &stf, &include, verbose, target, &trace),
-        Command::Run { traffic: TrafficArgs { program, entries, inputs, out, include }, verbose, progress, target, threads, trace } => {
-            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress, target, threads: usize::from(threads), trace };
+        Command::Test { program, stf, include, verbose, lowered: _, target, trace, table_sizes } => {
+            cmd::test::test(&program, &stf, &include, verbose, target, &trace, table_sizes)
+        }
+        Command::Run { traffic: TrafficArgs { program, entries, inputs, out, include }, verbose, progress, target, threads, trace, table_sizes } => {
+            let options = cmd::run::RunOptions { program, includes: include, entries, inputs, out, verbose, progress, target, threads: usize::from(threads), trace, table_sizes };
             let summary = cmd::run::run(&options)?;
             p4_io::stdio::print(&summary.render())?;
             match summary.interrupted_after {
@@ -283,8 +294,8 @@ fn dispatch(command: Command) -> CliResult<()> {
                 None => Ok(()),
             }
         }
-        Command::Switch { program, entries, ports, io, control, include, verbose, trace } => {
-            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, io, control, verbose, trace };
+        Command::Switch { program, entries, ports, io, control, include, verbose, trace, table_sizes } => {
+            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, io, control, verbose, trace, table_sizes };
             let outcome = cmd::switch::switch(&options)?;
             p4_io::stdio::print(&outcome.summary.render())?;
             outcome.status()

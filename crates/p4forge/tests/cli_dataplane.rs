@@ -214,16 +214,44 @@ fn an_ir_file_reads_back_to_identical_text_and_runs() {
     assert_eq!(text(&again.stdout), text(&out.stdout), "print, read back, print: identical");
     let test = p4forge(&["test", ir.to_str().unwrap(), "fwd.stf"]);
     assert_eq!(test.status.code(), Some(0), "{}", text(&test.stderr));
+    // `check` reads it as IR, not as P4.
+    let check = p4forge(&["check", ir.to_str().unwrap()]);
+    assert_eq!((check.status.code(), text(&check.stderr)), (Some(0), format!("{}: ok\n", ir.display())));
 
     let bad = dir.join("bad.p4ir");
     std::fs::write(&bad, "garbage {\n").unwrap();
-    let out = p4forge(&["compile", bad.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
     let b = bad.display();
-    assert_eq!(
-        text(&out.stderr),
-        format!("{b}:1:1: expected a declaration, found `garbage`\n  |\n1 | garbage {{\n  | ^\nerror: {b} is not valid IR\n")
-    );
+    for command in ["compile", "check"] {
+        let out = p4forge(&[command, bad.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            text(&out.stderr),
+            format!("{b}:1:1: expected a declaration, found `garbage`\n  |\n1 | garbage {{\n  | ^\nerror: {b} is not valid IR\n")
+        );
+    }
+
+    // Nested 20,000 deep: an error, not a stack overflow, in every command that reads it.
+    let printed = text(&out.stdout);
+    let deep = dir.join("deep.p4ir");
+    let (at, _) = printed.match_indices(" = ").next().expect("an assignment in fwd.p4's IR");
+    std::fs::write(&deep, format!("{}{}{}", &printed[..at + 3], "~".repeat(20_000), &printed[at + 3..])).unwrap();
+    let (d, rtl_out) = (deep.to_str().unwrap(), dir.join("rtl"));
+    // A capture of no packets: the little-endian pcap header alone (Ethernet, snap length 65535).
+    let empty = dir.join("empty.pcap");
+    std::fs::write(&empty, [0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0]).unwrap();
+    let input = format!("1={}", empty.display());
+    let runs: [&[&str]; 5] = [
+        &["check", d],
+        &["compile", d],
+        &["test", d, "fwd.stf"],
+        &["run", d, "--in", &input, "--out", rtl_out.to_str().unwrap()],
+        &["rtl", d, "--out", rtl_out.to_str().unwrap()],
+    ];
+    for args in runs {
+        let out = p4forge(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("nested too deeply (more than 250 levels"), "{args:?}: {}", text(&out.stderr));
+    }
 }
 
 /// l2l3 frames of `flows` different UDP flows: three in four routed (one in four of those to an

@@ -445,3 +445,34 @@ fn a_refused_stf_command_is_a_bad_input_like_a_refused_entry() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(text(&out.stderr), format!("error: {}:1: no table named `FwdIngress.nosuch` (known: FwdIngress.fwd)\n", stf.display()));
 }
+
+/// A table declared with `size = 2` takes two entries; a third is refused with the reason (the
+/// software target is the golden model, and BMv2 and the hardware refuse it too), unless
+/// `--ignore-table-sizes` lifts the limit, which the hardware target cannot do.
+#[test]
+fn table_sizes_hold_and_a_flag_lifts_them_on_the_software_target_only() {
+    let dir = scratch("sizes");
+    let program = std::fs::read_to_string(fixtures().join("fwd.p4")).expect("fwd.p4");
+    assert!(program.contains("actions = {"), "fwd.p4 has a table");
+    let small = program.replacen("actions = {", "size = 2;\n        actions = {", 1);
+    std::fs::write(dir.join("small.p4"), small).unwrap();
+    let adds: String = (1..=3).map(|k| format!("add fwd std.ingress_port:{k} send(port:2, src:0x0a)\n")).collect();
+    std::fs::write(dir.join("three.stf"), adds).unwrap();
+    let (p, stf) = (dir.join("small.p4"), dir.join("three.stf"));
+    let (p, stf) = (p.to_str().unwrap(), stf.to_str().unwrap());
+
+    // The refused line is bad input, named by file and line (exit 2).
+    let out = p4forge(&["test", p, stf]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), format!("error: {stf}:3: table FwdIngress.fwd is full: it holds 2 entries (its `size`)\n"));
+
+    let out = p4forge(&["test", "--ignore-table-sizes", p, stf]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", text(&out.stdout), text(&out.stderr));
+
+    let out = p4forge(&["test", "--target", "rtl", "--ignore-table-sizes", p, stf]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        "error: --ignore-table-sizes is for the software target (`--target sw`); a hardware table holds the entries it was built for\n"
+    );
+}

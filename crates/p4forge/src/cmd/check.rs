@@ -4,9 +4,15 @@ use crate::error::{CliError, CliResult};
 use crate::frontend;
 use std::path::{Path, PathBuf};
 
-/// Prints diagnostics to stderr; `Ok` if the program is valid (warnings allowed).
+/// Prints diagnostics to stderr; `Ok` if the program is valid (warnings allowed). A `.p4ir` file
+/// is checked as IR: read, verified, and tried on the software dataplane.
 pub fn check(program: &Path, includes: &[PathBuf]) -> CliResult<()> {
-    let checked = frontend::check(program, includes)?;
+    let checked = if frontend::is_ir_file(program) {
+        let compiled = frontend::compile(program, includes)?;
+        frontend::Checked { valid: true, program: Some(compiled.program), diagnostics: String::new(), sources: compiled.sources }
+    } else {
+        frontend::check(program, includes)?
+    };
     p4_io::eprint_safe!("{}", checked.diagnostics);
     if !checked.diagnostics.is_empty() && !checked.diagnostics.ends_with('\n') {
         p4_io::eprintln_safe!();

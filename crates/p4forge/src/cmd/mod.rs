@@ -13,3 +13,25 @@ pub mod switch;
 pub mod synth;
 pub mod test;
 pub mod trace;
+
+/// `--ignore-table-sizes`, of the commands that run the software target.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct TableSizeArgs {
+    /// Let tables take entries beyond their `size` (1,024 for a table that declares none), e.g. to
+    /// load a full routing table into a program written with a small one. The software target only:
+    /// a hardware table holds what it was built with.
+    #[arg(long)]
+    pub ignore_table_sizes: bool,
+}
+
+impl TableSizeArgs {
+    /// The refusal of the flag for the hardware target.
+    pub fn check_rtl(self) -> crate::error::CliResult<()> {
+        if self.ignore_table_sizes {
+            return Err(crate::error::CliError::input(
+                "--ignore-table-sizes is for the software target (`--target sw`); a hardware table holds the entries it was built for".to_string(),
+            ));
+        }
+        Ok(())
+    }
+}

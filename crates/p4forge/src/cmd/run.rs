@@ -36,6 +36,14 @@ pub struct RunOptions {
     /// Threads running the software dataplane (`--threads`): the calling thread and N - 1 helpers.
     pub threads: usize,
     pub trace: crate::cmd::trace::TraceArgs,
+    pub table_sizes: crate::cmd::TableSizeArgs,
+}
+
+impl RunOptions {
+    /// How the software switches are built.
+    fn build(&self) -> frontend::SwitchBuild {
+        frontend::SwitchBuild { traced: self.trace.enabled(), ignore_table_sizes: self.table_sizes.ignore_table_sizes }
+    }
 }
 
 /// Packet and byte counts of one port.
@@ -288,7 +296,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
             let compiled = frontend::compile(&options.program, &options.includes)?;
             p4_io::eprint_safe!("{}", compiled.warnings);
             let mut switches =
-                frontend::software_switches(compiled, &options.program, options.threads, options.trace.enabled())?;
+                frontend::software_switches(compiled, &options.program, options.threads, options.build())?;
             let state = switches.first().map(p4_dataplane::Switch::cross_packet_state).unwrap_or_default();
             if switches.len() > 1 && !state.is_empty() {
                 p4_io::eprintln_safe!(
@@ -310,6 +318,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
             Target::Software(Box::new(Engine::new(switches)))
         }
         crate::cmd::test::Target::Rtl => {
+            options.table_sizes.check_rtl()?;
             if options.threads > 1 {
                 p4_io::eprintln_safe!(
                     "note: --threads is for the software target; the RTL simulation takes one packet at a time"

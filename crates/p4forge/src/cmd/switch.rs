@@ -50,6 +50,7 @@ pub struct SwitchOptions {
     pub control: Option<PathBuf>,
     pub verbose: bool,
     pub trace: crate::cmd::trace::TraceArgs,
+    pub table_sizes: crate::cmd::TableSizeArgs,
 }
 
 /// What one `--port` attaches to its port number.
@@ -533,7 +534,8 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
     let compiled = frontend::compile(&options.program, &options.includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
     // The software switch itself, not a `dyn Dataplane`: the loop uses its batch interface.
-    let mut switch = frontend::software_switches(compiled, &options.program, 1, options.trace.enabled())?
+    let build = frontend::SwitchBuild { traced: options.trace.enabled(), ignore_table_sizes: options.table_sizes.ignore_table_sizes };
+    let mut switch = frontend::software_switches(compiled, &options.program, 1, build)?
         .pop()
         .ok_or_else(|| CliError::failed("no software switch was built".to_string()))?;
     if options.verbose {

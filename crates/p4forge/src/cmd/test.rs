@@ -22,14 +22,16 @@ pub enum Target {
 
 /// [`run_test`] on a chosen target.
 pub fn run_test_on(program: &Path, stf: &Path, includes: &[PathBuf], target: Target) -> CliResult<StfReport> {
-    run_traced_test_on(program, stf, includes, target, false)
+    run_traced_test_on(program, stf, includes, target, false, crate::cmd::TableSizeArgs::default())
 }
 
-/// [`run_test_on`], with a trace of every packet in the report when `traced` (software target).
-pub fn run_traced_test_on(program: &Path, stf: &Path, includes: &[PathBuf], target: Target, traced: bool) -> CliResult<StfReport> {
+/// [`run_test_on`], with a trace of every packet in the report when `traced` (software target),
+/// and table sizes as `table_sizes` says.
+pub fn run_traced_test_on(program: &Path, stf: &Path, includes: &[PathBuf], target: Target, traced: bool, table_sizes: crate::cmd::TableSizeArgs) -> CliResult<StfReport> {
     let text = read_text(stf, "STF file")?;
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
     if target == Target::Rtl {
+        table_sizes.check_rtl()?;
         if traced {
             return Err(CliError::input("--trace is for the software target (`--target sw`); the RTL simulation records no trace".to_string()));
         }
@@ -38,13 +40,13 @@ pub fn run_traced_test_on(program: &Path, stf: &Path, includes: &[PathBuf], targ
     }
     let compiled = frontend::compile(program, includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
-    let mut switch = frontend::new_switch_traced(compiled, program, traced)?;
+    let mut switch = frontend::new_switch_built(compiled, program, frontend::SwitchBuild { traced, ignore_table_sizes: table_sizes.ignore_table_sizes })?;
     Ok(p4_stf::run_stf(switch.as_mut(), &commands))
 }
 
 /// Runs the test and prints `PASS`/`FAIL` with the diff; `Err` (exit 1) if it failed.
-pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool, target: Target, trace: &crate::cmd::trace::TraceArgs) -> CliResult<()> {
-    let report = run_traced_test_on(program, stf, includes, target, trace.enabled())?;
+pub fn test(program: &Path, stf: &Path, includes: &[PathBuf], verbose: bool, target: Target, trace: &crate::cmd::trace::TraceArgs, table_sizes: crate::cmd::TableSizeArgs) -> CliResult<()> {
+    let report = run_traced_test_on(program, stf, includes, target, trace.enabled(), table_sizes)?;
     // Packets are numbered in the order of the file's `packet` lines.
     for (number, (_, port, events)) in report.traces.iter().enumerate() {
         trace.print(number as u64 + 1, *port, events);
