@@ -143,6 +143,20 @@ pub trait ControlPlane {
 
     /// Add a member to a parser value set.
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError>;
+
+    /// What the program offers its control plane (tables, keys, actions), for commands that list
+    /// it (`show_tables`); `None`: this dataplane cannot say.
+    fn control_catalog(&self) -> Option<&Catalog> {
+        None
+    }
+
+    /// The contents of table `table` (by [`p4_ir::TableId`] index) in precedence order, for
+    /// commands that read it back (`table_dump`); `None`: no such table, or this dataplane cannot
+    /// say.
+    fn table_contents(&self, table: usize) -> Option<TableSnapshot> {
+        let _ = table;
+        None
+    }
 }
 
 /// A packet leaving the switch.

@@ -112,6 +112,14 @@ fn table_error(name: &str) -> impl Fn(String) -> ControlError + '_ {
 }
 
 impl ControlPlane for ControlState {
+    fn control_catalog(&self) -> Option<&Catalog> {
+        Some(&self.catalog)
+    }
+
+    fn table_contents(&self, table: usize) -> Option<TableSnapshot> {
+        self.table_snapshot(table)
+    }
+
     fn table_add(
         &mut self,
         table: &str,

@@ -16,6 +16,14 @@ fn invalid<T>(msg: impl Into<String>) -> Result<T, ControlError> {
 }
 
 impl ControlPlane for Switch {
+    fn control_catalog(&self) -> Option<&p4_control::Catalog> {
+        Some(&self.catalog)
+    }
+
+    fn table_contents(&self, table: usize) -> Option<p4_control::TableSnapshot> {
+        self.table_snapshot(table)
+    }
+
     fn table_add(
         &mut self,
         table: &str,

@@ -374,6 +374,21 @@ pub enum MatchKind {
     Other(String),
 }
 
+impl MatchKind {
+    /// The name a program and a control plane spell it with (`exact`, `lpm`, ...).
+    pub fn name(&self) -> &str {
+        match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Ternary => "ternary",
+            MatchKind::Lpm => "lpm",
+            MatchKind::Range => "range",
+            MatchKind::Optional => "optional",
+            MatchKind::Selector => "selector",
+            MatchKind::Other(s) => s,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TableKey {
     pub expr: Expr,

@@ -675,15 +675,7 @@ impl<'p> Printer<'p> {
         self.line(format!("{ann}table #{} {} {{", id.0, decl_name(&t.name)));
         self.indent += 1;
         for k in &t.keys {
-            let mk = match &k.match_kind {
-                MatchKind::Exact => "exact".to_string(),
-                MatchKind::Ternary => "ternary".into(),
-                MatchKind::Lpm => "lpm".into(),
-                MatchKind::Range => "range".into(),
-                MatchKind::Optional => "optional".into(),
-                MatchKind::Selector => "selector".into(),
-                MatchKind::Other(s) => s.clone(),
-            };
+            let mk = k.match_kind.name();
             let e = self.expr(&k.expr);
             self.line(format!("key {e}: {mk} as {:?};", k.name));
         }

@@ -747,6 +747,15 @@ impl PacketIo for RtlSwitch {
 /// the hardware has no state for (multicast, mirroring, registers, counters, meters, value sets)
 /// change only the state, so a test relying on them fails visibly instead of passing by accident.
 impl ControlPlane for RtlSwitch {
+    fn control_catalog(&self) -> Option<&Catalog> {
+        Some(self.state.catalog())
+    }
+
+    /// The entries as the control plane gave them, which the model's memories hold.
+    fn table_contents(&self, table: usize) -> Option<TableSnapshot> {
+        self.state.table_snapshot(table)
+    }
+
     fn table_add(
         &mut self,
         table: &str,

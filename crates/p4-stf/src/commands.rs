@@ -9,6 +9,7 @@
 use crate::error::{meaningful_lines, LineError, ParseErrors};
 use crate::numbers::{parse_cli_value, parse_int, parse_u64};
 use crate::runtime::{RuntimeCommand, SessionState};
+use crate::{inspect, usage};
 use num_bigint::BigUint;
 use p4_control::{ActionArgs, ControlError, ControlPlane, KeyValue, Keys};
 
@@ -34,6 +35,14 @@ pub enum CliCommand {
     TableClear { table: String },
     /// `table_set_default <table> <action> <arg>...`
     TableSetDefault { table: String, action: String, args: Vec<BigUint> },
+    /// `table_num_entries <table>`
+    TableNumEntries { table: String },
+    /// `table_dump <table>`
+    TableDump { table: String },
+    /// `show_tables`
+    ShowTables,
+    /// `help`: every command with its arguments.
+    Help,
     /// A command shared with STF files (multicast, mirroring, registers, counters, meters, value sets).
     Runtime(RuntimeCommand),
 }
@@ -74,21 +83,31 @@ pub fn parse_command(content: &str) -> Result<CliCommand, String> {
                 handle: parse_u64(handle, "entry handle")?,
                 args: values(rest)?,
             }),
-            _ => Err("expected `table_modify <table> <action> <entry handle> <arg>...`".to_string()),
+            _ => Err(format!("expected `{}`", usage::of("table_modify"))),
         },
         "table_delete" => match args {
             [table, handle] => Ok(CliCommand::TableDelete { table: table.to_string(), handle: parse_u64(handle, "entry handle")? }),
-            _ => Err("expected `table_delete <table> <entry handle>`".to_string()),
+            _ => Err(format!("expected `{}`", usage::of("table_delete"))),
         },
         "table_clear" => match args {
             [table] => Ok(CliCommand::TableClear { table: table.to_string() }),
-            _ => Err("expected `table_clear <table>`".to_string()),
+            _ => Err(format!("expected `{}`", usage::of("table_clear"))),
+        },
+        "table_num_entries" | "table_dump" => match args {
+            [table] if word == "table_dump" => Ok(CliCommand::TableDump { table: table.to_string() }),
+            [table] => Ok(CliCommand::TableNumEntries { table: table.to_string() }),
+            _ => Err(format!("expected `{}`", usage::of(&word))),
+        },
+        "show_tables" | "help" => match args {
+            [] if word == "help" => Ok(CliCommand::Help),
+            [] => Ok(CliCommand::ShowTables),
+            _ => Err(format!("expected `{}` (no arguments)", usage::of(&word))),
         },
         "table_set_default" => match args {
             [table, action, rest @ ..] => {
                 Ok(CliCommand::TableSetDefault { table: table.to_string(), action: action.to_string(), args: values(rest)? })
             }
-            _ => Err("expected `table_set_default <table> <action> <arg>...`".to_string()),
+            _ => Err(format!("expected `{}`", usage::of("table_set_default"))),
         },
         _ => match RuntimeCommand::parse(&word, args) {
             Some(parsed) => parsed.map(CliCommand::Runtime),
@@ -98,9 +117,9 @@ pub fn parse_command(content: &str) -> Result<CliCommand, String> {
 }
 
 fn parse_table_add(args: &[&str]) -> Result<CliCommand, String> {
-    const USAGE: &str = "expected `table_add <table> <action> <key>... => <arg>... [<priority>]`";
+    let usage = format!("expected `{}`", usage::of("table_add"));
     let [table, action, rest @ ..] = args else {
-        return Err(USAGE.to_string());
+        return Err(usage);
     };
     let (key_texts, arg_texts) = match rest.iter().position(|w| *w == "=>") {
         Some(arrow) => (&rest[..arrow], &rest[arrow + 1..]),
@@ -174,6 +193,10 @@ pub fn apply_commands<C: ControlPlane + ?Sized>(cp: &mut C, commands: &[CliLine]
             CliCommand::TableSetDefault { table, action, args } => cp
                 .table_set_default(table, action, ActionArgs::Positional(args.clone()))
                 .map_err(|e| fail(e.to_string()))?,
+            CliCommand::TableNumEntries { table } => output.push(format!("line {line}: {}", inspect::table_num_entries(cp, table).map_err(|e| fail(e.to_string()))?)),
+            CliCommand::TableDump { table } => output.push(format!("line {line}: {}", inspect::table_dump(cp, table).map_err(|e| fail(e.to_string()))?)),
+            CliCommand::ShowTables => output.push(format!("line {line}: {}", inspect::show_tables(cp).map_err(|e| fail(e.to_string()))?)),
+            CliCommand::Help => output.push(format!("line {line}: {}", usage::help())),
             CliCommand::Runtime(runtime) => {
                 let outcome = runtime.apply(cp, &mut session).map_err(|e| fail(e.to_string()))?;
                 if let Some(message) = outcome.check_failure {
@@ -248,14 +271,15 @@ mod tests {
 
     #[test]
     fn bad_lines_say_where_and_why() {
-        let text = "table_add t a 1 => 2\n// not a comment\ntable_add acl deny 1&&&1 =>\ntable_add t a 10.0.0.300 =>\nshow_tables\n";
+        let text = "table_add t a 1 => 2\n// not a comment\ntable_add acl deny 1&&&1 =>\ntable_add t a 10.0.0.300 =>\nswap_configs\nshow_tables now\n";
         let errors = parse_commands(text).unwrap_err();
         assert_eq!(
             errors.render("entries.txt"),
             "entries.txt:2: unknown or unsupported command `//`\n\
              entries.txt:3: a ternary/range/optional entry needs a priority as the last word after `=>` (smaller wins)\n\
              entries.txt:4: key 1: `10.0.0.300` is not a number or IPv4 address\n\
-             entries.txt:5: unknown or unsupported command `show_tables`\n"
+             entries.txt:5: unknown or unsupported command `swap_configs`\n\
+             entries.txt:6: expected `show_tables` (no arguments)\n"
         );
     }
 }

@@ -16,12 +16,14 @@
 pub mod capture;
 pub mod commands;
 pub mod error;
+pub mod inspect;
 pub mod numbers;
 pub mod pattern;
 pub mod runner;
 pub mod runtime;
 pub mod stf;
 pub mod traffic;
+pub mod usage;
 
 pub use error::{LineError, ParseErrors};
 pub use runner::{run_stf, StfFailure, StfReport};

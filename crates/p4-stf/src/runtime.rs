@@ -5,6 +5,7 @@
 //! [`SessionState`] maps them to whatever the dataplane returned, so a file stays correct even if a
 //! dataplane numbers nodes differently.
 
+use crate::usage;
 use crate::numbers::{parse_cli_value, parse_meter_rate, parse_u32, parse_u64};
 use num_bigint::BigUint;
 use p4_control::{ControlError, ControlPlane, Handle, KeyValue, MeterRate};
@@ -82,15 +83,15 @@ impl RuntimeCommand {
         let result = (|| -> Result<RuntimeCommand, String> {
             Ok(match word {
                 "mc_mgrp_create" => {
-                    expect_args(args, 1, 1, "mc_mgrp_create <group>")?;
+                    expect_args(args, 1, 1, usage::of("mc_mgrp_create"))?;
                     RuntimeCommand::McMgrpCreate { group: parse_u32(arg(0), "group")? }
                 }
                 "mc_mgrp_destroy" => {
-                    expect_args(args, 1, 1, "mc_mgrp_destroy <group>")?;
+                    expect_args(args, 1, 1, usage::of("mc_mgrp_destroy"))?;
                     RuntimeCommand::McMgrpDestroy { group: parse_u32(arg(0), "group")? }
                 }
                 "mc_node_create" => {
-                    expect_args(args, 1, usize::MAX, "mc_node_create <rid> <port>... [| <lag>...]")?;
+                    expect_args(args, 1, usize::MAX, usage::of("mc_node_create"))?;
                     let (port_args, lags) = match args.iter().position(|a| *a == "|") {
                         Some(bar) => args.split_at(bar),
                         None => (args, &[][..]),
@@ -101,12 +102,12 @@ impl RuntimeCommand {
                     RuntimeCommand::McNodeCreate { rid: parse_u32(arg(0), "rid")?, ports: ports(port_args.get(1..).unwrap_or(&[]))? }
                 }
                 "mc_node_update" => {
-                    expect_args(args, 1, usize::MAX, "mc_node_update <node handle> <port>...")?;
+                    expect_args(args, 1, usize::MAX, usage::of("mc_node_update"))?;
                     let port_args: Vec<&str> = args[1..].iter().copied().take_while(|a| *a != "|").collect();
                     RuntimeCommand::McNodeUpdate { node: parse_u64(arg(0), "node handle")?, ports: ports(&port_args)? }
                 }
                 "mc_node_associate" | "mc_node_dissociate" => {
-                    expect_args(args, 2, 2, &format!("{word} <group> <node handle>"))?;
+                    expect_args(args, 2, 2, usage::of(word))?;
                     let group = parse_u32(arg(0), "group")?;
                     let node = parse_u64(arg(1), "node handle")?;
                     if word == "mc_node_associate" {
@@ -116,36 +117,36 @@ impl RuntimeCommand {
                     }
                 }
                 "mc_node_destroy" => {
-                    expect_args(args, 1, 1, "mc_node_destroy <node handle>")?;
+                    expect_args(args, 1, 1, usage::of("mc_node_destroy"))?;
                     RuntimeCommand::McNodeDestroy { node: parse_u64(arg(0), "node handle")? }
                 }
                 "mirroring_add" => {
-                    expect_args(args, 2, 2, "mirroring_add <session> <port>")?;
+                    expect_args(args, 2, 2, usage::of("mirroring_add"))?;
                     RuntimeCommand::MirroringAdd { session: parse_u32(arg(0), "session")?, port: parse_u32(arg(1), "port")? }
                 }
                 "mirroring_add_mc" => {
-                    expect_args(args, 2, 2, "mirroring_add_mc <session> <group>")?;
+                    expect_args(args, 2, 2, usage::of("mirroring_add_mc"))?;
                     RuntimeCommand::MirroringAddMc { session: parse_u32(arg(0), "session")?, group: parse_u32(arg(1), "group")? }
                 }
                 "mirroring_delete" => {
-                    expect_args(args, 1, 1, "mirroring_delete <session>")?;
+                    expect_args(args, 1, 1, usage::of("mirroring_delete"))?;
                     RuntimeCommand::MirroringDelete { session: parse_u32(arg(0), "session")? }
                 }
                 "mirroring_get" => {
-                    expect_args(args, 1, 1, "mirroring_get <session>")?;
+                    expect_args(args, 1, 1, usage::of("mirroring_get"))?;
                     RuntimeCommand::MirroringGet { session: parse_u32(arg(0), "session")? }
                 }
                 "register_read" => {
-                    expect_args(args, 2, 4, "register_read <register> <index> [[==] <expected value>]")?;
+                    expect_args(args, 2, 4, usage::of("register_read"))?;
                     let expected = match &args[2..] {
                         [] => None,
                         [v] | ["==", v] => Some(parse_cli_value(v)?),
-                        _ => return Err("expected `register_read <register> <index> [[==] <expected value>]`".to_string()),
+                        _ => return Err(format!("expected `{}`", usage::of("register_read"))),
                     };
                     RuntimeCommand::RegisterRead { register: arg(0).to_string(), index: parse_u64(arg(1), "index")?, expected }
                 }
                 "register_write" => {
-                    expect_args(args, 3, 3, "register_write <register> <index> <value>")?;
+                    expect_args(args, 3, 3, usage::of("register_write"))?;
                     RuntimeCommand::RegisterWrite {
                         register: arg(0).to_string(),
                         index: parse_u64(arg(1), "index")?,
@@ -153,15 +154,15 @@ impl RuntimeCommand {
                     }
                 }
                 "register_reset" => {
-                    expect_args(args, 1, 1, "register_reset <register>")?;
+                    expect_args(args, 1, 1, usage::of("register_reset"))?;
                     RuntimeCommand::RegisterReset { register: arg(0).to_string() }
                 }
                 "counter_read" => {
-                    expect_args(args, 2, 2, "counter_read <counter> <index>")?;
+                    expect_args(args, 2, 2, usage::of("counter_read"))?;
                     RuntimeCommand::CounterRead { counter: arg(0).to_string(), index: parse_u64(arg(1), "index")? }
                 }
                 "counter_write" => {
-                    expect_args(args, 4, 4, "counter_write <counter> <index> <packets> <bytes>")?;
+                    expect_args(args, 4, 4, usage::of("counter_write"))?;
                     RuntimeCommand::CounterWrite {
                         counter: arg(0).to_string(),
                         index: parse_u64(arg(1), "index")?,
@@ -170,21 +171,21 @@ impl RuntimeCommand {
                     }
                 }
                 "counter_reset" => {
-                    expect_args(args, 1, 1, "counter_reset <counter>")?;
+                    expect_args(args, 1, 1, usage::of("counter_reset"))?;
                     RuntimeCommand::CounterReset { counter: arg(0).to_string() }
                 }
                 "meter_set_rates" => {
-                    expect_args(args, 3, usize::MAX, "meter_set_rates <meter> <index> <rate>:<burst> <rate>:<burst>")?;
+                    expect_args(args, 3, usize::MAX, usage::of("meter_set_rates"))?;
                     let rates = args[2..].iter().map(|r| parse_meter_rate(r)).collect::<Result<_, _>>()?;
                     RuntimeCommand::MeterSetRates { meter: arg(0).to_string(), index: Some(parse_u64(arg(1), "index")?), rates }
                 }
                 "meter_array_set_rates" => {
-                    expect_args(args, 2, usize::MAX, "meter_array_set_rates <meter> <rate>:<burst> <rate>:<burst>")?;
+                    expect_args(args, 2, usize::MAX, usage::of("meter_array_set_rates"))?;
                     let rates = args[1..].iter().map(|r| parse_meter_rate(r)).collect::<Result<_, _>>()?;
                     RuntimeCommand::MeterSetRates { meter: arg(0).to_string(), index: None, rates }
                 }
                 "pvs_add" => {
-                    expect_args(args, 2, 2, "pvs_add <value set> <value>")?;
+                    expect_args(args, 2, 2, usage::of("pvs_add"))?;
                     RuntimeCommand::PvsAdd { value_set: arg(0).to_string(), value: parse_cli_value(arg(1))? }
                 }
                 _ => return Err(String::new()),
