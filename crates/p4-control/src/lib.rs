@@ -26,7 +26,7 @@ pub mod state;
 pub mod trace;
 
 pub use catalog::Catalog;
-pub use snapshot::{EntrySnapshot, Match, Mirror, TableSnapshot};
+pub use snapshot::{EntrySnapshot, Match, Mirror, TableSnapshot, MAX_KEY_FIELD_BITS};
 pub use state::ControlState;
 
 /// One key component as written by a control-plane client, before the table's match kinds are known.

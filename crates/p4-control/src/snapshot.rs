@@ -2,6 +2,10 @@
 //! software switch's control-plane state (the hardware target's driver loads these into its table
 //! memories and mirror table).
 
+/// The widest key field an entry holds: [`Match`] keeps each field's value and mask in 128 bits,
+/// so a table keyed on a wider field cannot be given entries on any target.
+pub const MAX_KEY_FIELD_BITS: u32 = 128;
+
 /// How one key component of an entry matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Match {

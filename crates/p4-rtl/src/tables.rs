@@ -95,11 +95,18 @@ pub struct TableOptions {
     pub exact_bcam: bool,
     /// Largest TCAM built (entries beyond are refused).
     pub max_tcam_entries: u32,
+    /// Most memory one table may take, in bits (entries times key, mask, result and valid
+    /// bits): a table beyond it could not be placed in the block RAM of the devices the target
+    /// is sized for, nor simulated in reasonable memory.
+    pub max_table_bits: u64,
 }
+
+/// The most entries a table of the hardware target has (its `size` beyond is refused).
+pub const MAX_TABLE_ENTRIES: u32 = 1 << 20;
 
 impl Default for TableOptions {
     fn default() -> Self {
-        TableOptions { exact_bcam: false, max_tcam_entries: 4096 }
+        TableOptions { exact_bcam: false, max_tcam_entries: 4096, max_table_bits: 1 << 24 }
     }
 }
 
@@ -150,7 +157,20 @@ pub fn plan(
     } else {
         TableKind::ExactHash
     };
-    let size = t.size.unwrap_or(1024).clamp(1, 1 << 20) as u32;
+    if let Some(f) = key.fields.iter().find(|f| f.width > p4_control::MAX_KEY_FIELD_BITS) {
+        let most = p4_control::MAX_KEY_FIELD_BITS;
+        return unsupported(
+            span,
+            format!("table `{}`: key field `{}` is {} bits wide; entries hold at most {most} bits per key field (on every target)", t.name, f.name, f.width),
+        );
+    }
+    let size = match t.size.unwrap_or(1024) {
+        0 => 1,
+        n if n > u64::from(MAX_TABLE_ENTRIES) => {
+            return unsupported(span, format!("table `{}` declares {n} entries; the hardware target builds tables of at most {MAX_TABLE_ENTRIES}", t.name));
+        }
+        n => n as u32,
+    };
     let (entries, buckets, ways) = match kind {
         TableKind::ExactHash => {
             let ways = 4;
@@ -179,9 +199,24 @@ pub fn plan(
         actions.iter().map(|a| layouts.actions[a.action.index()].total_bits).max().unwrap_or(0).max(1) + slot_bits;
     let action_bits = bits_for(actions.len() as u32);
     let key_bits = key.total_bits.max(1);
+    let tcam = matches!(kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam);
+    // A TCAM slot holds a mask next to its key.
+    let entry_bits = u64::from(key_bits) * if tcam { 2 } else { 1 } + u64::from(action_bits + data_bits) + 1;
+    let memory = u64::from(entries) * entry_bits;
+    if memory > opts.max_table_bits {
+        let mbit = |b: u64| b as f64 / f64::from(1u32 << 20);
+        return unsupported(
+            span,
+            format!(
+                "table `{}` of {size} entries needs {entries} slots of {entry_bits} bits, {:.1} Mibit of memory: more than the {:.1} Mibit one table may take",
+                t.name,
+                mbit(memory),
+                mbit(opts.max_table_bits)
+            ),
+        );
+    }
     let key_words = key_bits.div_ceil(32);
     let data_words = (action_bits + data_bits).div_ceil(32);
-    let tcam = matches!(kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam);
     let mask = key_words;
     let data = mask + if tcam { key_words } else { 0 };
     let index = data + data_words;
@@ -247,6 +282,65 @@ pub fn range_prefixes(lo: u128, hi: u128, width: u32) -> Vec<(u128, u128)> {
 #[cfg(test)]
 mod tests {
     use super::range_prefixes;
+
+    /// A program with one table `fwd` keyed by `key` (over a header with a `bit<W> big` field)
+    /// with `size` entries, lowered as the hardware target takes it.
+    fn program(key: &str, width: u32, size: u64) -> p4_ir::Program {
+        let src = format!(
+            r#"
+#include <v1model.p4>
+header h_t {{ bit<8> k; bit<{width}> big; }}
+struct headers {{ h_t h; }}
+struct meta_t {{ }}
+parser P(packet_in pkt, out headers hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    state start {{ pkt.extract(hdr.h); transition accept; }}
+}}
+control VC(inout headers hdr, inout meta_t meta) {{ apply {{}} }}
+control I(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    action send(bit<9> port) {{ sm.egress_spec = port; }}
+    table fwd {{ key = {{ {key} }} actions = {{ send; NoAction; }} size = {size}; }}
+    apply {{ fwd.apply(); }}
+}}
+control E(inout headers hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{}} }}
+control CC(inout headers hdr, inout meta_t meta) {{ apply {{}} }}
+control D(packet_out pkt, in headers hdr) {{ apply {{ pkt.emit(hdr.h); }} }}
+V1Switch(P(), VC(), I(), E(), CC(), D()) main;
+"#
+        );
+        let include = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../p4include");
+        let c = p4_sema::compile_str("t.p4", &src, &[include]);
+        let d = c.render_diagnostics();
+        p4_midend::lower(c.program.unwrap_or_else(|| panic!("{d}"))).expect("lowers")
+    }
+
+    /// Why the hardware target refuses the program, or `None`.
+    fn refusal(key: &str, width: u32, size: u64) -> Option<String> {
+        crate::generate(&program(key, width, size), "t", &crate::Options::default()).err().map(|e| e.to_string())
+    }
+
+    /// Keys no entry can hold, sizes beyond the largest table and tables beyond the memory bound
+    /// are refused with the reason; what fits is built.
+    #[test]
+    fn tables_that_cannot_be_built_are_refused_with_the_reason() {
+        assert_eq!(refusal("hdr.h.k: exact;", 16, 1024), None);
+        assert_eq!(refusal("hdr.h.big: exact;", 128, 1024), None);
+        let too_wide = refusal("hdr.h.big: exact;", 4096, 16).expect("refused");
+        assert!(too_wide.contains("table `I.fwd`: key field `hdr.h.big` is 4096 bits wide; entries hold at most 128 bits per key field (on every target)"), "{too_wide}");
+        let lpm = refusal("hdr.h.big: lpm;", 129, 16).expect("refused");
+        assert!(lpm.contains("key field `hdr.h.big` is 129 bits wide"), "{lpm}");
+        let huge = refusal("hdr.h.k: exact;", 16, 2_000_000).expect("refused");
+        assert!(huge.contains("table `I.fwd` declares 2000000 entries; the hardware target builds tables of at most 1048576"), "{huge}");
+        // Each slot: 8 key bits + 1 action bit + 9 data bits + valid = 19 bits; 2^19 of them fit
+        // in 16 Mibit, 2^20 do not.
+        assert_eq!(refusal("hdr.h.k: exact;", 16, 1 << 19), None);
+        let million = refusal("hdr.h.k: exact;", 16, 1 << 20).expect("refused");
+        assert!(million.contains("needs 1048576 slots of 19 bits, 19.0 Mibit of memory"), "{million}");
+        let big_key = refusal("hdr.h.big: exact;", 96, 1 << 20).expect("refused");
+        assert!(
+            big_key.contains("table `I.fwd` of 1048576 entries needs 1048576 slots of 107 bits, 107.0 Mibit of memory: more than the 16.0 Mibit one table may take"),
+            "{big_key}"
+        );
+    }
 
     /// Every key of a small width is matched by exactly one prefix iff it lies in the range.
     #[test]
