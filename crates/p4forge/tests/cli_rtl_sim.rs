@@ -23,3 +23,47 @@ fn a_stream_width_the_harness_cannot_drive_is_a_usage_error_and_creates_nothing(
         assert!(!out.exists(), "nothing is created for a refused width");
     }
 }
+
+/// Packets the design cannot take (empty ones, ones longer than its payload FIFO) are inputs the
+/// summary counts, by reason, and each reason gets its note: in = out + dropped for a program
+/// that sends every packet it keeps to one port.
+#[test]
+fn packets_the_design_cannot_take_are_counted_by_reason_and_the_summary_adds_up() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if p4_io::testing::rtl_skipped() {
+        return;
+    }
+    if let Err(e) = p4_rtl::sim::find_verilator() {
+        p4_io::testing::tool_missing(&e.to_string());
+        return;
+    }
+    let dir = p4_io::testing::scratch_dir("p4forge-rtl-sim", "refused");
+    // Classic pcap: an empty packet, two 40,000-byte ones (the FIFO holds 32,768 at 512 bits), and one 64-byte frame to a known port.
+    let mut pcap = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 1, 0, 0, 0];
+    let frame = |len: usize| -> Vec<u8> { (0..len).map(|i| if i < 12 { 0x02 } else { 0x08 }).collect() };
+    for (i, data) in [frame(0), frame(40_000), frame(64), frame(40_000)].iter().enumerate() {
+        for word in [i as u32, 0, data.len() as u32, data.len() as u32] {
+            pcap.extend_from_slice(&word.to_le_bytes());
+        }
+        pcap.extend_from_slice(data);
+    }
+    let input = dir.join("in.pcap");
+    std::fs::write(&input, &pcap).unwrap();
+    let entries = dir.join("entries.txt");
+    std::fs::write(&entries, "table_add fwd send 1 => 2 0x0a\n").unwrap();
+    let out = dir.join("out");
+    let run = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .current_dir(&root)
+        .args(["rtl-sim", "crates/p4forge/tests/fixtures/fwd.p4", "--entries", entries.to_str().unwrap()])
+        .args(["--in", &format!("1={}", input.display()), "--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(0), "{}{stdout}", String::from_utf8_lossy(&run.stderr));
+    let traffic = stdout.lines().find(|l| l.starts_with("traffic:")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(traffic.starts_with("traffic: 4 packets in (3 not sent to the design), 1 out, 3 dropped,"), "{traffic}");
+    let notes: Vec<&str> = stdout.lines().filter(|l| l.starts_with("note:") && l.contains("not sent")).collect();
+    assert_eq!(notes.len(), 2, "{stdout}");
+    assert_eq!(notes[0], "note: 1 input packets were not sent (the first: an empty packet cannot be sent on AXI4-Stream)");
+    assert!(notes[1].starts_with("note: 2 input packets were not sent (the first: a 40000-byte packet is longer than the 32768 bytes"), "{}", notes[1]);
+}

@@ -52,11 +52,15 @@ pub struct Stage {
 /// What the traffic did.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Traffic {
+    /// Every input packet, those the design could not take included.
     pub packets_in: u64,
     pub packets_out: u64,
+    /// Packets the program dropped plus those never sent to the design (`refused`).
     pub drops: u64,
     /// Of the drops, packets the design cannot take at all (empty, or longer than its payload FIFO).
     pub refused: u64,
+    /// `refused` by reason: `empty`, `too_long`.
+    pub refused_by_reason: BTreeMap<String, u64>,
     pub cycles: u64,
     pub stall_cycles: u64,
     /// Output packets per egress port.
@@ -115,7 +119,12 @@ impl SimReport {
         }
         let _ = writeln!(o, "pipeline stall cycles: {}", self.pipeline_stall_cycles);
         let t = &self.traffic;
-        let _ = writeln!(o, "traffic: {} packets in, {} out, {} dropped, {} cycles ({} stalled)", t.packets_in, t.packets_out, t.drops, t.cycles, t.stall_cycles);
+        let not_sent = if t.refused > 0 { format!(" ({} not sent to the design)", t.refused) } else { String::new() };
+        let _ = writeln!(
+            o,
+            "traffic: {} packets in{not_sent}, {} out, {} dropped, {} cycles ({} stalled)",
+            t.packets_in, t.packets_out, t.drops, t.cycles, t.stall_cycles
+        );
         for f in &self.outputs {
             let _ = writeln!(o, "wrote {}", f.display());
         }
@@ -183,7 +192,8 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
     let mut templates: BTreeMap<u32, Vec<u8>> = BTreeMap::new();
     let mut start_ns = None;
     let mut cycle_base = 0u64;
-    let mut refusal = None;
+    // Per reason of refusal, the first packet's message.
+    let mut refusals: BTreeMap<&str, String> = BTreeMap::new();
     p4_io::interrupt::install();
     loop {
         let mut n = 0;
@@ -191,14 +201,15 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
             let Some((port, packet)) = inputs.next()? else { break };
             start_ns.get_or_insert(packet.timestamp_ns);
             templates.entry(port).or_insert_with(|| packet.data.clone());
-            // A packet the design cannot take at all (empty, longer than its payload FIFO) is
-            // counted as dropped, and the first reason noted.
+            // A packet the design cannot take at all (empty, longer than its payload FIFO) is an
+            // input counted as dropped, by reason, with the first packet's message of each.
             if let Err(why) = switch.queue(port, &packet.data) {
+                let reason = if packet.data.is_empty() { "empty" } else { "too_long" };
+                traffic.packets_in += 1;
                 traffic.drops += 1;
                 traffic.refused += 1;
-                if traffic.refused == 1 {
-                    refusal = Some(why);
-                }
+                *traffic.refused_by_reason.entry(reason.to_string()).or_insert(0) += 1;
+                refusals.entry(reason).or_insert(why);
                 continue;
             }
             n += 1;
@@ -236,8 +247,9 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
 
     // The measurements.
     let mut notes = Vec::new();
-    if let Some(why) = refusal {
-        notes.push(format!("{} input packets were not sent: {why}", traffic.refused));
+    for (reason, first) in &refusals {
+        let n = traffic.refused_by_reason.get(*reason).copied().unwrap_or(0);
+        notes.push(format!("{n} input packets were not sent (the first: {first})"));
     }
     let mut latency_cycles = BTreeMap::new();
     let mut latency_ns = BTreeMap::new();
