@@ -176,7 +176,18 @@ fn cli_message(error: ControlError) -> String {
 pub fn apply_commands<C: ControlPlane + ?Sized>(cp: &mut C, commands: &[CliLine]) -> Result<Vec<String>, LineError> {
     let mut session = SessionState::default();
     let mut output = Vec::new();
-    for CliLine { line, command } in commands {
+    for command in commands {
+        apply_command(cp, command, &mut session, &mut output)?;
+    }
+    Ok(output)
+}
+
+/// Applies one command of a file whose earlier commands built `session` (multicast node handles,
+/// mirroring sessions), adding what it prints to `output`; a refusal or failed check names its
+/// line. What [`apply_commands`] does per command, for a file read as a stream.
+pub fn apply_command<C: ControlPlane + ?Sized>(cp: &mut C, command: &CliLine, session: &mut SessionState, output: &mut Vec<String>) -> Result<(), LineError> {
+    let CliLine { line, command } = command;
+    {
         let fail = |message: String| LineError::new(*line, message);
         match command {
             CliCommand::TableAdd { table, action, keys, args, priority } => {
@@ -198,7 +209,7 @@ pub fn apply_commands<C: ControlPlane + ?Sized>(cp: &mut C, commands: &[CliLine]
             CliCommand::ShowTables => output.push(format!("line {line}: {}", inspect::show_tables(cp).map_err(|e| fail(e.to_string()))?)),
             CliCommand::Help => output.push(format!("line {line}: {}", usage::help())),
             CliCommand::Runtime(runtime) => {
-                let outcome = runtime.apply(cp, &mut session).map_err(|e| fail(e.to_string()))?;
+                let outcome = runtime.apply(cp, session).map_err(|e| fail(e.to_string()))?;
                 if let Some(message) = outcome.check_failure {
                     return Err(fail(format!("check failed: {message}")));
                 }
@@ -208,7 +219,7 @@ pub fn apply_commands<C: ControlPlane + ?Sized>(cp: &mut C, commands: &[CliLine]
             }
         }
     }
-    Ok(output)
+    Ok(())
 }
 
 #[cfg(test)]

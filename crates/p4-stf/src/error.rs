@@ -49,8 +49,11 @@ impl std::error::Error for ParseErrors {}
 
 /// Splits a file into `(line number, content without comment)` for every non-blank line.
 pub(crate) fn meaningful_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.lines().enumerate().filter_map(|(i, raw)| {
-        let content = raw.split_once('#').map_or(raw, |(before, _)| before).trim();
-        (!content.is_empty()).then_some((i + 1, content))
-    })
+    text.lines().enumerate().filter_map(|(i, raw)| meaningful(raw).map(|content| (i + 1, content)))
+}
+
+/// A line's content without its comment and surrounding blanks; `None` if nothing is left.
+pub fn meaningful(raw: &str) -> Option<&str> {
+    let content = raw.split_once('#').map_or(raw, |(before, _)| before).trim();
+    (!content.is_empty()).then_some(content)
 }

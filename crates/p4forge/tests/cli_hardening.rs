@@ -476,3 +476,47 @@ fn table_sizes_hold_and_a_flag_lifts_them_on_the_software_target_only() {
         "error: --ignore-table-sizes is for the software target (`--target sw`); a hardware table holds the entries it was built for\n"
     );
 }
+
+/// An entries file is read as a stream: one larger than the text bound (here 65 MiB, most of it
+/// comments, as a full routing table's file is tens of megabytes) is applied; malformed lines are
+/// all counted, the first hundred named; a line longer than its bound is refused by number.
+#[test]
+fn entries_files_are_streamed_with_bounded_lines() {
+    let dir = scratch("entries-stream");
+    let mut big = String::from("table_add fwd send 1 => 2 0x0a\n");
+    let comment = format!("# {}\n", "x".repeat(1022));
+    while big.len() <= 65 << 20 {
+        big.push_str(&comment);
+    }
+    big.push_str("table_add fwd send 3 => 2 0x0b\n");
+    let entries = dir.join("big.txt");
+    std::fs::write(&entries, &big).unwrap();
+    // A frame on port 1 (the first entry's) and, a second later, one on port 3 (the last's).
+    let (in1, in3) = (dir.join("in1.pcap"), dir.join("in3.pcap"));
+    std::fs::write(&in1, [pcap_header(1), pcap_record(0, &frame(2, 1, &[1]))].concat()).unwrap();
+    std::fs::write(&in3, [pcap_header(1), pcap_record(1, &frame(2, 3, &[3]))].concat()).unwrap();
+    let (e, out) = (entries.to_str().unwrap(), dir.join("out"));
+    let (i1, i3) = (format!("1={}", in1.display()), format!("3={}", in3.display()));
+    let run = |e: &str| p4forge(&["run", "fwd.p4", "--entries", e, "--in", &i1, "--in", &i3, "--out", out.to_str().unwrap(), "--no-progress"]);
+    let done = run(e);
+    assert_eq!(done.status.code(), Some(0), "{}", text(&done.stderr));
+    // Both entries were applied (the second after 65 MiB): each frame left by port 2, stamped.
+    let port2 = std::fs::read(out.join("port2.pcap")).expect("port 2's capture");
+    assert_eq!(port2.len(), 24 + 2 * (16 + 15), "two 15-byte frames");
+    assert_eq!((port2[24 + 16 + 11], port2[24 + 2 * 16 + 15 + 11]), (0x0a, 0x0b), "source MACs of the two entries");
+
+    let bad: String = (0..150).map(|i| format!("bogus{i} 1\n")).collect();
+    std::fs::write(&entries, format!("table_add fwd send 1 => 2 0x0a\n{bad}")).unwrap();
+    let refused = run(e);
+    assert_eq!(refused.status.code(), Some(2));
+    let lines: Vec<String> = text(&refused.stderr).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 101, "{lines:?}");
+    assert_eq!(lines[0], format!("error: {e}:2: unknown or unsupported command `bogus0`"));
+    assert_eq!(lines[99], format!("{e}:101: unknown or unsupported command `bogus99`"));
+    assert_eq!(lines[100], format!("{e}: and 50 more malformed lines"));
+
+    std::fs::write(&entries, format!("table_add fwd send 1 => 2 0x0a\n{}\n", "1".repeat(2 << 20))).unwrap();
+    let long = run(e);
+    assert_eq!(long.status.code(), Some(2));
+    assert_eq!(text(&long.stderr), format!("error: {e}:2: the line is longer than 1048576 bytes\n"));
+}
