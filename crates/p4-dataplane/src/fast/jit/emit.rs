@@ -24,6 +24,20 @@ use crate::table::{Count, FlatProbe, FlatSlot, Hit, TableState, FLAT_EMPTY, FLAT
 use p4_arch::{ExternOp, MetaRole, StateKind};
 use crate::fast::places::{Place, Region};
 
+/// The largest function handed to Cranelift, in its instructions: its register allocator and
+/// optimiser take time and memory that grow faster than the function (a control of 10,000 table
+/// applications took 19 s and 800 MB), so a larger block runs on closures instead. The largest
+/// function of `examples/l2l3` has about a thousand.
+const MAX_FUNCTION_INSTRUCTIONS: usize = 1 << 16;
+
+/// Refuses a function of `size` instructions beyond [`MAX_FUNCTION_INSTRUCTIONS`].
+fn too_large(size: usize) -> R<()> {
+    if size > MAX_FUNCTION_INSTRUCTIONS {
+        return unsupported(format!("more than the {MAX_FUNCTION_INSTRUCTIONS} instructions given to the code generator in one function"));
+    }
+    Ok(())
+}
+
 fn jit_error(e: impl std::fmt::Display) -> crate::DataplaneError {
     crate::DataplaneError::unsupported(format!("native code generation: {e}"))
 }
@@ -462,6 +476,7 @@ impl Gen<'_, '_, '_> {
         // A function given up leaves the builder context mid-way: start the next from a new one.
         self.fbc = if result.is_ok() { fbc } else { FunctionBuilderContext::new() };
         result?;
+        too_large(ctx.func.dfg.num_insts())?;
         let sig = ctx.func.signature.clone();
         let id = self.module.declare_anonymous_function(&sig).map_err(jit_error)?;
         let dump = std::env::var_os("P4F_JIT_DUMP");
@@ -781,6 +796,8 @@ impl Gen<'_, '_, '_> {
     fn block(&mut self, f: &mut Fun<'_>, b: &BlockRef, stmts: &[Stmt], scope: Scope) -> R<()> {
         for s in stmts {
             self.stmt(f, b, s, scope)?;
+            // Given up as soon as it is too large, before its instructions take the memory.
+            too_large(f.b.func.dfg.num_insts())?;
         }
         Ok(())
     }
