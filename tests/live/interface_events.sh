@@ -6,6 +6,7 @@
 #   it is up again the first frame through is forwarded;
 # - an interface deleted stops the switch with an error naming it;
 # - a second switch on an interface the first holds is refused with the reason, whichever kinds.
+# - (AF_XDP) frames too long for its frames after the MTU is raised are counted as kernel drops.
 # And `--port 1=p1 --port 2=p1` is refused before anything opens. Needs root, ip and ping.
 # Usage: tests/live/interface_events.sh [path/to/p4forge]
 set -euo pipefail
@@ -60,6 +61,26 @@ events() {
     host "$h1" 10.1.1.10/24 00:00:00:00:00:01 p1 10.1.1.1
 }
 
+# mtu_drops: an AF_XDP port's frames are 2048 bytes; after its interface's MTU is raised, longer
+# frames are dropped by the kernel before the switch sees them. The summary counts them with the
+# reason (the switch is stopped by this, with Ctrl-C).
+mtu_drops() {
+    ip -n "$sw" link set p1 mtu 3000
+    ip -n "$h1" link set h0 mtu 3000
+    if ip netns exec "$h1" ping -c 3 -i 0.2 -W 1 -s 2500 10.1.2.10 > /dev/null; then
+        fail "a 2542-byte frame crossed an AF_XDP port of 2048-byte frames"
+    fi
+    kill -INT "$switch_pid"
+    wait "$switch_pid" || true
+    switch_pid=""
+    local line
+    line=$(grep "port 1 (p1), in the kernel: longer than an AF_XDP frame" "$log/switch.out") \
+        || fail "the frames the kernel dropped after the MTU change are not in the summary"
+    echo "--- --io xdp: MTU raised to 3000: the summary says $(echo "$line" | tr -s ' ') ---"
+    ip -n "$sw" link set p1 mtu 1500
+    ip -n "$h1" link set h0 mtu 1500
+}
+
 if ip netns exec "$sw" timeout 3 "$p4forge" switch "$root/examples/l2l3/l2l3.p4" --port 1=p1 --port 2=p1 < /dev/null 2> "$log/twice.err"; then
     fail "--port 1=p1 --port 2=p1 was accepted"
 fi
@@ -68,6 +89,8 @@ grep -q "p1 is given twice" "$log/twice.err" || { cat "$log/twice.err" >&2; fail
 start_switch packet || fail "p4forge switch --io packet did not start"
 events packet
 if start_switch xdp; then
+    mtu_drops
+    start_switch xdp || fail "p4forge switch --io xdp did not start again"
     events xdp
 else
     why=$(grep -v "^warning" "$log/switch.err" | tail -n 1)

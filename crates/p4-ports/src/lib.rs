@@ -54,6 +54,9 @@ pub struct LinuxPort {
     ring: Option<ring::RxRing>,
     /// Where a frame is received (without a ring) or built to be sent.
     buffer: Box<[u8]>,
+    /// Frames the kernel dropped for want of room in the socket's ring or buffer, read so far
+    /// (reading the kernel's count resets it).
+    dropped: u64,
 }
 
 fn with_context(what: &str, name: &str, error: impl Into<io::Error>) -> io::Error {
@@ -126,7 +129,33 @@ impl LinuxPort {
             socket,
             ring,
             buffer: vec![0; MAX_FRAME].into_boxed_slice(),
+            dropped: 0,
         })
+    }
+
+    /// Frames that reached the interface but not the switch since the port opened, by reason:
+    /// the kernel's count of frames it dropped because the receive ring or buffer was full
+    /// (`PACKET_STATISTICS`).
+    pub fn kernel_drops(&mut self) -> io::Result<Vec<(&'static str, u64)>> {
+        let mut stats = libc::tpacket_stats_v3 { tp_packets: 0, tp_drops: 0, tp_freeze_q_cnt: 0 };
+        let mut length = std::mem::size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
+        // SAFETY: the kernel writes at most `length` bytes into `stats`, a plain C struct of the
+        // layout PACKET_STATISTICS fills for a TPACKET_V3 socket (the v1/v2 layout is its prefix),
+        // and `length` is the struct's size.
+        let r = unsafe {
+            libc::getsockopt(
+                self.socket.as_raw_fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut stats as *mut libc::tpacket_stats_v3).cast(),
+                &mut length,
+            )
+        };
+        if r < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        self.dropped += u64::from(stats.tp_drops);
+        Ok(vec![("the socket's receive ring was full (the switch fell behind)", self.dropped)])
     }
 
     pub fn name(&self) -> &str {

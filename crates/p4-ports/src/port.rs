@@ -72,6 +72,16 @@ impl Port {
 }
 
 impl Port {
+    /// Frames that reached the interface but not the switch since the port opened, by reason, as
+    /// the kernel counts them (reasons with no frame left out).
+    pub fn kernel_drops(&mut self) -> io::Result<Vec<(&'static str, u64)>> {
+        let all = match self {
+            Port::Packet(port) => port.kernel_drops()?,
+            Port::Xdp(port) => port.kernel_drops()?,
+        };
+        Ok(all.into_iter().filter(|(_, n)| *n > 0).collect())
+    }
+
     /// The state of the port's interface, after clearing any error the socket has pending (an
     /// interface going down leaves one, which would keep `poll` reporting the socket ready).
     pub fn link(&self) -> io::Result<crate::Link> {

@@ -295,6 +295,18 @@ impl XdpPort {
     /// Asks the kernel to send what the transmit ring holds (a zero-length send is only a
     /// wake-up). "Try again later" answers leave the frames queued for the next call, so they are
     /// not errors.
+    /// Frames that reached the interface but not the switch since the port opened, by reason, as
+    /// the kernel counts them for the socket (`XDP_STATISTICS`).
+    pub fn kernel_drops(&self) -> io::Result<Vec<(&'static str, u64)>> {
+        let stats = rustix::net::sockopt::xdp_statistics(&self.socket)?;
+        Ok(vec![
+            ("longer than an AF_XDP frame (an MTU raised after the port opened?) or no free frame to receive into", stats.rx_dropped),
+            ("the socket's receive ring was full (the switch fell behind)", stats.rx_ring_full.unwrap_or(0)),
+            ("invalid receive descriptors", stats.rx_invalid_descs),
+            ("invalid transmit descriptors (not sent)", stats.tx_invalid_descs),
+        ])
+    }
+
     fn kick(&self) -> io::Result<()> {
         match rustix::net::send(&self.socket, &[], SendFlags::DONTWAIT) {
             Ok(_) | Err(Errno::AGAIN | Errno::BUSY | Errno::NOBUFS | Errno::INTR) => Ok(()),

@@ -604,9 +604,20 @@ fn run_loop(state: &mut SwitchLoop<'_>, switch: &mut p4_dataplane::Switch, comma
 
 /// Names the drop reasons, renames the pcap-out files into place and collects the unread inputs.
 fn finish(state: SwitchLoop<'_>, switch: &p4_dataplane::Switch) -> CliResult<SwitchOutcome> {
-    let SwitchLoop { ports, mut summary, dropped, .. } = state;
+    let SwitchLoop { mut ports, mut summary, dropped, .. } = state;
     for (reason, count) in dropped {
         *summary.drops.entry(switch.drop_text(&reason)).or_default() += count;
+    }
+    // Frames that reached an interface but never the switch are drops too, with the kernel's reason.
+    for (number, port) in &mut ports.interfaces {
+        match port.kernel_drops() {
+            Ok(drops) => {
+                for (why, count) in drops {
+                    *summary.drops.entry(format!("port {number} ({}), in the kernel: {why}", port.name())).or_default() += count;
+                }
+            }
+            Err(error) => p4_io::eprintln_safe!("note: cannot read the kernel's drop counts of {}: {error}", port.name()),
+        }
     }
     for (_, output) in ports.pcap_out {
         summary.files.push(output.path().to_path_buf());
