@@ -12,9 +12,11 @@
 //! - **progress** (`progress`, feature `cli`): one `--progress`/`--no-progress` pair, automatic on a
 //!   terminal;
 //! - **Ctrl-C** (`interrupt`, feature `cli`): the first SIGINT sets a flag long-running loops poll, so
-//!   they can stop with complete outputs and a partial summary; a second one exits at once.
-#![forbid(unsafe_code)]
+//!   they can stop with complete outputs and a partial summary; a second one exits at once;
+//! - **child processes** ([`child`]): a tool the command runs dies with it, even when it is killed.
+#![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod child;
 pub mod input;
 #[cfg(feature = "cli")]
 pub mod interrupt;

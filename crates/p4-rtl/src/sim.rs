@@ -122,7 +122,7 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
     let verilator = find_verilator()?;
     log(&format!("building the Verilator model of {top} in {} (once per design)", obj.display()));
     let jobs = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
-    let out = Command::new(&verilator)
+    let out = p4_io::child::dies_with_parent(&mut Command::new(&verilator))
         .current_dir(dir)
         .args([
             "--cc",
@@ -189,7 +189,7 @@ pub struct Sim {
 
 impl Sim {
     pub fn start(model: &Model) -> R<Sim> {
-        let mut child = Command::new(&model.binary)
+        let mut child = p4_io::child::dies_with_parent(&mut Command::new(&model.binary))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

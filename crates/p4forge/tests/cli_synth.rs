@@ -147,3 +147,50 @@ fn sigterm_stops_yosys_and_removes_the_working_directory() {
         .collect();
     assert!(left.is_empty(), "processes left in {}: {left:?}", dir.display());
 }
+
+/// SIGKILL reaches no handler, so the working directory stays; but Yosys dies with p4forge
+/// (the kernel's parent-death signal) instead of running on alone.
+#[test]
+fn sigkill_takes_yosys_with_it() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    if !yosys() {
+        return;
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(["synth", "examples/l2l3/l2l3.p4"])
+        .current_dir(root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.starts_with("synth: ") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "synth stopped before running Yosys");
+    }
+    let dir = PathBuf::from(line.trim_end().rsplit(" in ").next().unwrap());
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let in_dir = || -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read_link(e.ok()?.path().join("cwd")).ok())
+            .map(|cwd| cwd.display().to_string())
+            .filter(|cwd| cwd.starts_with(&dir.display().to_string()))
+            .collect()
+    };
+    assert!(!in_dir().is_empty(), "Yosys runs in {}", dir.display());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let mut left = in_dir();
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = in_dir();
+    }
+    assert!(left.is_empty(), "processes left in {} after SIGKILL: {left:?}", dir.display());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -185,7 +185,7 @@ fn run_yosys(yosys: &Path, dir: &Path, label: &str, limit: Option<Duration>) -> 
         .map_err(|e| RunError::Start(format!("{}: {e}", dir.join("yosys.out").display())))?;
     let err = out.try_clone().map_err(|e| RunError::Start(e.to_string()))?;
     let start = Instant::now();
-    let mut child = Command::new(yosys)
+    let mut child = p4_io::child::dies_with_parent(&mut Command::new(yosys))
         .args(["-q", "-l", "synth.log", "-s", "synth.ys"])
         .current_dir(dir)
         .stdin(Stdio::null())
