@@ -53,7 +53,7 @@ fn wire_format_programs() {
                 // refuses runs as the mid-end lowers it when it takes that.
                 let program_as_elaborated = compiled.program.clone();
                 let elaborated = p4_dataplane::Switch::new(std::sync::Arc::new(compiled.program.clone()));
-                match p4forge::frontend::software_switches(compiled, program, 1, false) {
+                match p4forge::frontend::software_switches(compiled, program, 1, p4forge::frontend::SwitchBuild::default()) {
                     Err(_) => format!("{name}: not run by the software target"),
                     Ok(mut switches) => {
                         let sw = switches.remove(0);
@@ -123,7 +123,7 @@ fn traces_agree_on_both_executors() {
         let name = program.strip_prefix(&root).unwrap_or(program).display().to_string();
         // What `--trace` runs: the wire-format executor, on the lowered program where it does not
         // take the elaborated one.
-        if let Ok(mut switches) = p4forge::frontend::compile(program, &[]).map(|c| p4forge::frontend::software_switches(c, program, 1, true)) {
+        if let Ok(mut switches) = p4forge::frontend::compile(program, &[]).map(|c| p4forge::frontend::software_switches(c, program, 1, p4forge::frontend::SwitchBuild { traced: true, ..Default::default() })) {
             traced_on_wire += usize::from(switches.as_mut().is_ok_and(|s| s[0].executor() == "wire-format"));
         }
         let Ok(compiled) = p4forge::frontend::compile(program, &[]) else { continue };
@@ -176,7 +176,7 @@ fn programs_written_elsewhere() {
         let name = file.strip_prefix(&root).unwrap_or(file).display().to_string();
         let line = match p4forge::frontend::compile(file, &[]) {
             Err(_) => "not compiled".to_string(),
-            Ok(compiled) => match p4forge::frontend::software_switches(compiled, file, 1, false) {
+            Ok(compiled) => match p4forge::frontend::software_switches(compiled, file, 1, p4forge::frontend::SwitchBuild::default()) {
                 Err(_) => "not run by the software dataplane".to_string(),
                 Ok(switches) => p4forge::frontend::executor_line(&switches[0]),
             },
