@@ -141,8 +141,8 @@ impl Catalog {
 
 impl TableInfo {
     /// The match kind that makes the table take priorities (ternary, range or optional), by name.
-    pub fn priority_kind(&self) -> Option<&'static str> {
-        self.key.priority_kind.as_ref().map(crate::convert::kind_name)
+    pub fn priority_kind(&self) -> Option<&str> {
+        self.key.priority_kind.as_ref().map(MatchKind::name)
     }
 
     /// How entries win over each other: see [`Precedence`].

@@ -120,7 +120,7 @@ pub fn key_match(kind: &MatchKind, width: u32, kv: &KeyValue, name: &str) -> Res
         }
         (_, KeyValue::Wildcard) => Match::Mask(0, 0),
         (k, other) => {
-            return invalid(format!("{what}: {} is not valid for a {} key", notation_name(other), kind_name(k)))
+            return invalid(format!("{what}: {} is not valid for a {} key", notation_name(other), k.name()))
         }
     })
 }
@@ -201,17 +201,6 @@ fn notation_name(kv: &KeyValue) -> &'static str {
     }
 }
 
-/// The name BMv2 and P4 give a match kind.
-pub fn kind_name(kind: &MatchKind) -> &'static str {
-    match kind {
-        MatchKind::Exact => "exact",
-        MatchKind::Lpm => "lpm",
-        MatchKind::Ternary => "ternary",
-        MatchKind::Range => "range",
-        MatchKind::Optional => "optional",
-        _ => "selector",
-    }
-}
 
 /// BMv2's runtime CLI (positional keys) demands each key in its match kind's notation. A plain value
 /// on a ternary key is usually a forgotten mask, and the priority then shifts into the action
@@ -224,7 +213,7 @@ fn check_cli_notation(kind: &MatchKind, kv: &KeyValue, name: &str) -> Result<(),
         _ => return Ok(()),
     };
     if matches!(kv, KeyValue::Value(_)) {
-        return invalid(format!("key field {name} is {}: write {notation}", kind_name(kind)));
+        return invalid(format!("key field {name} is {}: write {notation}", kind.name()));
     }
     Ok(())
 }

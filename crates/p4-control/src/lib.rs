@@ -77,7 +77,7 @@ pub enum ControlError {
     /// match kind) got an entry without one. Front ends say where their syntax puts the priority;
     /// this displays as `ternary table <table> needs a priority`.
     #[error("{kind} table {table} needs a priority")]
-    MissingPriority { table: String, kind: &'static str },
+    MissingPriority { table: String, kind: String },
 }
 
 /// `Err` when `port` is above `max_port`, the largest number the port fields of architecture

@@ -60,7 +60,7 @@ impl Catalog {
         }
         let matches = key_matches(tp, keys)?;
         let priority = match (priority, tp.priority_kind()) {
-            (None, Some(kind)) => return Err(ControlError::MissingPriority { table: tp.name.clone(), kind }),
+            (None, Some(kind)) => return Err(ControlError::MissingPriority { table: tp.name.clone(), kind: kind.to_string() }),
             (priority, _) => priority.unwrap_or(0),
         };
         let ai = self.table_action(ti, action)?;

@@ -121,7 +121,7 @@ fn positional_keys_must_use_their_match_kinds_notation() {
 fn a_missing_priority_is_reported_as_such() {
     let mut sw = switch(&tables_program());
     let error = sw.table_add("t", keys(vec![masked(1, 1)]), "nop", args(&[]), None).unwrap_err();
-    assert_eq!(error, ControlError::MissingPriority { table: "I.t".to_string(), kind: "ternary" });
+    assert_eq!(error, ControlError::MissingPriority { table: "I.t".to_string(), kind: "ternary".into() });
     assert_eq!(error.to_string(), "ternary table I.t needs a priority");
     // `table_add t set 1&&&1 => 5`: 5 was read as the priority, so the argument is missing.
     assert_eq!(

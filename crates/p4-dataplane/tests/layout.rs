@@ -250,7 +250,7 @@ fn control_plane_follows_the_key_layout() {
     let prefix = |v: u32, len: u32| KeyValue::Prefix(v.into(), len);
     let missing =
         sw.table_add("I.t2", common::keys(vec![masked(1, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), None);
-    assert_eq!(missing, Err(ControlError::MissingPriority { table: "I.t2".into(), kind: "ternary" }));
+    assert_eq!(missing, Err(ControlError::MissingPriority { table: "I.t2".into(), kind: "ternary".into() }));
     let wide =
         sw.table_add("t2", common::keys(vec![masked(0x100, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), Some(1));
     assert!(matches!(wide, Err(ControlError::Invalid(m)) if m.contains("does not fit in 8 bits")));

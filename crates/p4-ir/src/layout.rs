@@ -556,19 +556,6 @@ pub fn resolve<'n>(names: impl Iterator<Item = &'n str> + Clone, query: &str) ->
 
 // ---------------------------------------------------------------- text form
 
-/// The name P4 gives a match kind.
-pub fn match_kind_name(k: &MatchKind) -> &str {
-    match k {
-        MatchKind::Exact => "exact",
-        MatchKind::Ternary => "ternary",
-        MatchKind::Lpm => "lpm",
-        MatchKind::Range => "range",
-        MatchKind::Optional => "optional",
-        MatchKind::Selector => "selector",
-        MatchKind::Other(s) => s,
-    }
-}
-
 /// A stable, line-oriented listing of every layout and id (for `--emit layout` and snapshots).
 pub fn print(l: &Layouts, p: &Program) -> String {
     let mut s = String::new();
@@ -593,7 +580,7 @@ pub fn print(l: &Layouts, p: &Program) -> String {
                 "  {:>5} {:>4} {:<8} {}{}",
                 f.bit_offset,
                 f.width,
-                match_kind_name(&f.match_kind),
+                f.match_kind.name(),
                 f.name,
                 if f.is_valid { " (valid)" } else { "" }
             );

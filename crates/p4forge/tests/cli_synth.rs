@@ -107,15 +107,11 @@ fn synth_refuses_programs_outside_the_hardware_subset_like_rtl() {
     }
 }
 
-/// `timeout` (SIGTERM to p4forge alone) stops a synthesis: Yosys is stopped with it, the temporary
-/// working directory is removed, and p4forge exits 143.
-#[test]
-fn sigterm_stops_yosys_and_removes_the_working_directory() {
+/// `p4forge synth` of l2l3 started, once it has said where Yosys works: the process and that
+/// directory.
+fn synth_running() -> (std::process::Child, PathBuf) {
     use std::io::BufRead;
     use std::process::Stdio;
-    if !yosys() {
-        return;
-    }
     let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
         .args(["synth", "examples/l2l3/l2l3.p4"])
         .current_dir(root())
@@ -133,18 +129,33 @@ fn sigterm_stops_yosys_and_removes_the_working_directory() {
     let dir = PathBuf::from(line.trim_end().rsplit(" in ").next().unwrap());
     assert!(dir.is_dir(), "{line}");
     std::thread::sleep(std::time::Duration::from_secs(2));
+    (child, dir)
+}
+
+/// The processes whose working directory is in `dir` (Yosys runs there).
+fn processes_in(dir: &Path) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read_link(e.ok()?.path().join("cwd")).ok())
+        .map(|cwd| cwd.display().to_string())
+        .filter(|cwd| cwd.starts_with(&dir.display().to_string()))
+        .collect()
+}
+
+/// `timeout` (SIGTERM to p4forge alone) stops a synthesis: Yosys is stopped with it, the temporary
+/// working directory is removed, and p4forge exits 143.
+#[test]
+fn sigterm_stops_yosys_and_removes_the_working_directory() {
+    if !yosys() {
+        return;
+    }
+    let (child, dir) = synth_running();
     assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
     let (output, hung) = p4_io::testing::wait_or_kill(child, std::time::Duration::from_secs(15));
     assert!(!hung, "p4forge synth still running 15 s after SIGTERM");
     assert_eq!(output.status.code(), Some(143), "p4forge synth stopped on SIGTERM with 128 + 15");
     assert!(!dir.exists(), "the working directory {} is removed", dir.display());
-    // No process is left working in it (Yosys runs with it as its directory).
-    let left: Vec<String> = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| std::fs::read_link(e.ok()?.path().join("cwd")).ok())
-        .map(|cwd| cwd.display().to_string())
-        .filter(|cwd| cwd.starts_with(&dir.display().to_string()))
-        .collect();
+    let left = processes_in(&dir);
     assert!(left.is_empty(), "processes left in {}: {left:?}", dir.display());
 }
 
@@ -152,44 +163,20 @@ fn sigterm_stops_yosys_and_removes_the_working_directory() {
 /// (the kernel's parent-death signal) instead of running on alone.
 #[test]
 fn sigkill_takes_yosys_with_it() {
-    use std::io::BufRead;
-    use std::process::Stdio;
     if !yosys() {
         return;
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .args(["synth", "examples/l2l3/l2l3.p4"])
-        .current_dir(root())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.starts_with("synth: ") {
-        line.clear();
-        assert!(stderr.read_line(&mut line).unwrap() > 0, "synth stopped before running Yosys");
-    }
-    let dir = PathBuf::from(line.trim_end().rsplit(" in ").next().unwrap());
-    std::thread::sleep(std::time::Duration::from_secs(2));
-    let in_dir = || -> Vec<String> {
-        std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(|e| std::fs::read_link(e.ok()?.path().join("cwd")).ok())
-            .map(|cwd| cwd.display().to_string())
-            .filter(|cwd| cwd.starts_with(&dir.display().to_string()))
-            .collect()
-    };
-    assert!(!in_dir().is_empty(), "Yosys runs in {}", dir.display());
+    let (mut child, dir) = synth_running();
+    assert!(!processes_in(&dir).is_empty(), "Yosys runs in {}", dir.display());
     child.kill().unwrap();
     child.wait().unwrap();
-    let mut left = in_dir();
+    let mut left = processes_in(&dir);
     for _ in 0..50 {
         if left.is_empty() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
-        left = in_dir();
+        left = processes_in(&dir);
     }
     assert!(left.is_empty(), "processes left in {} after SIGKILL: {left:?}", dir.display());
     let _ = std::fs::remove_dir_all(&dir);
