@@ -14,6 +14,7 @@ mod expr;
 mod wide;
 mod externs;
 pub(crate) mod pending_exit;
+mod shared;
 mod stmt;
 
 use std::collections::HashMap;

@@ -1,7 +1,17 @@
 //! The wire-format executor: headers kept as the bytes they are on the wire, at offsets fixed when
 //! the program is built, for the programs whose every construct it knows (traced or not); the
 //! closure executor ([`crate::compile`]) is the reference it is compared with
-//! ([`crate::Switch::reference`]), and runs the statements this one leaves to it ([`bridge`]).
+//! ([`crate::Switch::reference`]).
+//!
+//! Extern calls and the requests to the traffic manager (registers, counters, meters, hashes,
+//! checksums of any algorithm with or without the payload, random numbers, digests, log
+//! messages, drops, asserts, truncation, clones, resubmission, recirculation) run here: their
+//! arguments are read through [`Val`] and their results written through [`Dest`] by the code
+//! [`build`] compiles, and what they do is [`runtime`], one function each. What it still leaves to
+//! the closure executor's code ([`bridge`]) is a statement or select key on a value wider than 128
+//! bits or in a place it does not know (a header chosen by a run-time stack index, a varbit or
+//! wide value outside a header), and a call of a function (the software target runs the program
+//! as the mid-end lowers it, with functions inlined, where that leaves less to it).
 //!
 //! What it changes against the closure executor: `extract` is one copy of the header's bytes and a
 //! validity bit, `emit` one copy back, a field read one unaligned load and two shifts at a constant
@@ -27,6 +37,7 @@ mod build;
 mod jit;
 mod pipeline;
 mod places;
+pub(crate) mod runtime;
 
 use std::sync::Arc;
 
@@ -393,14 +404,14 @@ fn choose_with_key(p: &Prog, c: &mut Ctx, t: usize, ft: &FastTable, key: &[u128]
     }
 }
 
-/// Reads the `width`-bit field starting `bit` bits into `wire` (`width` ≤ 128; the field ends at
-/// most 128 bits after the byte it starts in, which the build checks).
+/// Reads the `width`-bit field starting `bit` bits into `wire` (`width` ≤ 128): one 8- or 16-byte
+/// access, two when the field ends more than 128 bits after the byte it starts in.
 #[inline(always)]
 pub(crate) fn read_field(wire: &[u8], bit: usize, width: u32) -> u128 {
     let start = bit / 8;
     let shift = (bit % 8) as u32;
     if shift + width > 128 {
-        // More than one 16-byte access reaches (a field only copied to the frame).
+        // More than one 16-byte access reaches (a 128-bit field off a byte).
         return read_field(wire, bit, 64) << (width - 64) | read_field(wire, bit + 64, width - 64);
     }
     if shift + width <= 64 {

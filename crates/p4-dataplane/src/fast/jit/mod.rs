@@ -10,9 +10,12 @@
 //! [`jit_value_set`]; after a `lookahead` the error it left pending, [`jit_pending`]), and table
 //! applications: the lookup is a call into Rust ([`jit_table`]), the chosen action's body is
 //! inlined. Everything else (wider values, other extern calls, direct action calls, ...) is the
-//! statement or value the closure compiler made for it, called from the generated code
-//! ([`jit_run`], [`jit_eval`]): every program the wire-format executor takes runs here, with the
-//! rare constructs left to closures.
+//! statement or value the wire-format executor's closure compiler ([`super::build`]) made for it,
+//! called from the generated code ([`jit_run`], [`jit_eval`]): every program the wire-format
+//! executor takes runs here, with the rare constructs left to closures. An extern call or a
+//! request to the traffic manager (a register, a counter, a hash, a clone, ...) is such a
+//! closure, which calls its function in [`super::runtime`]: the generated code reaches each
+//! operation through the one implementation the closures use, not an entry of its own.
 //!
 //! Contract between generated code and Rust: the code receives a [`JitFrame`] of raw pointers into
 //! the packet's [`Ctx`]; every call back into Rust may touch the context and refreshes the frame,
