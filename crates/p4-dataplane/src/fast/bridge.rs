@@ -1,11 +1,10 @@
 //! What this executor leaves to the closure executor's compiler: a statement or select key on a
-//! value wider than 128 bits or in a place it does not know (a header chosen by a run-time stack
-//! index, a varbit or wide value outside a header), and a call of a function. The closure
-//! executor's code reads and writes headers in frame slots, so around such code the headers it
-//! touches are copied from the wire buffer into their slots and back. Extern calls and the
-//! requests to the traffic manager are not bridged: this executor runs them itself
-//! ([`super::runtime`]), also where a bridged function or statement makes them (through the
-//! closure executor's code then).
+//! value wider than 128 bits or in a place it does not know (a varbit or wide value outside a
+//! header), and a call of a function. The closure executor's code reads and writes headers in
+//! frame slots, so around such code the headers it touches are copied from the wire buffer into
+//! their slots and back. Extern calls and the requests to the traffic manager are not bridged on
+//! their own: this executor runs them itself ([`super::runtime`]); only one inside a bridged
+//! statement or function runs as the closure executor's code with the rest of it.
 //!
 //! A bridged statement or function that may ask for the traffic manager (clone, resubmit,
 //! recirculate, truncate, assert, a write of the multicast group) marks the program as one that

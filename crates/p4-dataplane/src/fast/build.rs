@@ -309,6 +309,20 @@ impl FastCompiler<'_, '_> {
                         _ => eval(Arc::new(move |_, c| u128::from(members.iter().any(|r| c.wire_valid.has(r.index))))),
                     }
                 }
+                Callee::Builtin { target, builtin: Builtin::IsValid } if self.headers_per_element(b, target).is_some() => {
+                    // The element a run-time index chooses; past the stack's end not valid.
+                    let Some((index, elements)) = self.headers_per_element(b, target) else { unreachable!("matched above") };
+                    let index = self.element_index(b, &index)?;
+                    let mut each = Vec::with_capacity(elements.len());
+                    for el in &elements {
+                        let i = self.header(b, el)?.index;
+                        each.push(Val::Valid { word: i / 64, mask: 1 << (i % 64) });
+                    }
+                    eval(Arc::new(move |p, c| {
+                        let i = index.read(p, c);
+                        usize::try_from(i).ok().and_then(|i| each.get(i)).map_or(0, |v| v.read(p, c))
+                    }))
+                }
                 Callee::Builtin { target, builtin: Builtin::IsValid } => {
                     let i = self.header(b, target)?.index;
                     Ok(Val::Valid { word: i / 64, mask: 1 << (i % 64) })
@@ -433,6 +447,21 @@ impl FastCompiler<'_, '_> {
                 let (_, next) = self.places.stack(self.cx, b, stack)?;
                 Ok(if *last { Val::Eval(Arc::new(move |_, c| c.get(next).wrapping_sub(1))) } else { Val::Slot(next) })
             }
+        }
+    }
+
+    /// For a header that is a stack element a run-time index chooses (`hs[i]`, `hs.next`,
+    /// `hs.last`, whose index reads no call): how the element is chosen and the header once per
+    /// element; `None` for any other expression, or one this executor places as it is.
+    fn headers_per_element(&mut self, b: &BlockRef, e: &Expr) -> Option<(ElementIndex, Vec<Expr>)> {
+        if !self.cx.is_header(&e.ty) || self.header(b, e).is_ok() {
+            return None;
+        }
+        let (index, elements) = per_element(e)?;
+        let calls = |x: &Expr| x.any(&mut |y| matches!(y.kind, ExprKind::Call(_) | ExprKind::ApplyTable(..)));
+        match &index {
+            ElementIndex::Expr(i) if calls(i) => None,
+            _ => Some((index, elements)),
         }
     }
 
@@ -635,6 +664,20 @@ impl FastCompiler<'_, '_> {
         if !self.cx.is_header(&lhs.ty) {
             return self.assign_aggregate(b, lhs, rhs);
         }
+        if let Some((index, elements)) = self.headers_per_element(b, lhs) {
+            // Into the element a run-time index chooses; past the stack's end nothing is written.
+            let index = self.element_index(b, &index)?;
+            let each = elements.iter().map(|el| self.assign(b, el, rhs)).collect::<R<Vec<Run>>>()?;
+            return Ok(by_element(index, each, None));
+        }
+        if let Some((index, elements)) = self.headers_per_element(b, rhs) {
+            // From the element a run-time index chooses; past the stack's end an invalid header,
+            // as the closure executor reads it.
+            let dst = self.header(b, lhs)?;
+            let index = self.element_index(b, &index)?;
+            let each = elements.iter().map(|el| self.assign(b, lhs, el)).collect::<R<Vec<Run>>>()?;
+            return Ok(by_element(index, each, Some(invalidate(dst))));
+        }
         let dst = self.header(b, lhs)?;
         if let ExprKind::InvalidHeader = rhs.kind {
             return Ok(invalidate(dst));
@@ -816,6 +859,11 @@ impl FastCompiler<'_, '_> {
     /// or from a list of scalar values all computed before any is written (the list may read
     /// what it replaces: `p = {p.y, p.x}`).
     fn assign_aggregate(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
+        if let Some(p4_ir::TypeDef::Extern { .. }) = self.cx.type_def(&lhs.ty) {
+            // An extern instance (the `packet_out` a function the mid-end inlined took) holds
+            // nothing a copy carries: it takes no frame slot.
+            return Ok(Box::new(|_, _| Flow::Next));
+        }
         if let Some(p4_ir::TypeDef::Union { .. }) = self.cx.type_def(&lhs.ty) {
             let dst = self.places.union(self.cx, b, lhs)?;
             if let ExprKind::InvalidHeader = rhs.kind {
@@ -867,6 +915,9 @@ impl FastCompiler<'_, '_> {
 
     /// `init x;` of a struct or header stack: every header in it invalid, every scalar 0.
     fn clear(&mut self, b: &BlockRef, e: &Expr) -> R<Run> {
+        if let Some(p4_ir::TypeDef::Extern { .. }) = self.cx.type_def(&e.ty) {
+            return Ok(Box::new(|_, _| Flow::Next));
+        }
         if self.cx.is_scalar(&e.ty) {
             let d = self.dest(b, e)?;
             return Ok(Box::new(move |p, c| {
@@ -956,6 +1007,18 @@ impl FastCompiler<'_, '_> {
             Callee::Action(a) => self.action_call(b, a.index(), call),
             Callee::Builtin { target, builtin: Builtin::PushFront(k) } => self.shift_stack(b, target, *k as usize, true),
             Callee::Builtin { target, builtin: Builtin::PopFront(k) } => self.shift_stack(b, target, *k as usize, false),
+            Callee::Builtin { target, .. } if self.headers_per_element(b, target).is_some() => {
+                // On the element a run-time index chooses; past the stack's end nothing happens.
+                let Some((index, elements)) = self.headers_per_element(b, target) else { unreachable!("matched above") };
+                let index = self.element_index(b, &index)?;
+                let mut each = Vec::with_capacity(elements.len());
+                for el in elements {
+                    let Callee::Builtin { builtin, .. } = &call.callee else { unreachable!("matched above") };
+                    let one = Call { callee: Callee::Builtin { target: Box::new(el), builtin: *builtin }, ..call.clone() };
+                    each.push(self.own_call(b, &one)?);
+                }
+                Ok(by_element(index, each, None))
+            }
             Callee::Builtin { target, builtin } => {
                 let r = self.header(b, target)?;
                 match builtin {
@@ -1771,6 +1834,18 @@ pub(super) fn csum16_plan<V>(leaves: Vec<Leaf<V>>) -> Vec<(Leaf<V>, u32)> {
     }
     let widths: Vec<u32> = pieces.iter().map(|p| p.width() as u32).collect();
     pieces.into_iter().zip(csum16_shifts(&widths)).collect()
+}
+
+/// The one of `each` (one per stack element) that `index` chooses per packet; past the stack's end
+/// `otherwise`, or nothing.
+fn by_element(index: Val, each: Vec<Run>, otherwise: Option<Run>) -> Run {
+    Box::new(move |p, c| {
+        let i = index.read(p, c);
+        match usize::try_from(i).ok().and_then(|i| each.get(i)).or(otherwise.as_ref()) {
+            Some(run) => run(p, c),
+            None => Flow::Next,
+        }
+    })
 }
 
 /// Whether `callee` is `core.p4`'s packet I/O (`packet_in`, `packet_out`), which the parser and

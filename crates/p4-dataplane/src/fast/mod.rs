@@ -7,11 +7,12 @@
 //! checksums of any algorithm with or without the payload, random numbers, digests, log
 //! messages, drops, asserts, truncation, clones, resubmission, recirculation) run here: their
 //! arguments are read through [`Val`] and their results written through [`Dest`] by the code
-//! [`build`] compiles, and what they do is [`runtime`], one function each. What it still leaves to
-//! the closure executor's code ([`bridge`]) is a statement or select key on a value wider than 128
-//! bits or in a place it does not know (a header chosen by a run-time stack index, a varbit or
-//! wide value outside a header), and a call of a function (the software target runs the program
-//! as the mid-end lowers it, with functions inlined, where that leaves less to it).
+//! [`build`] compiles, and what they do is [`runtime`], one function each. A header a run-time
+//! stack index chooses is handled element by element. What it still leaves to the closure
+//! executor's code ([`bridge`]) is a statement or select key on a value wider than 128 bits or in
+//! a place it does not know (a varbit or wide value outside a header), and a call of a function
+//! (the software target runs the program as the mid-end lowers it, with functions inlined, where
+//! that leaves less to it).
 //!
 //! What it changes against the closure executor: `extract` is one copy of the header's bytes and a
 //! validity bit, `emit` one copy back, a field read one unaligned load and two shifts at a constant
