@@ -6,12 +6,39 @@
 use p4_arch::{DropMarker, MetaRole, Preserve};
 use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Type, TypeDef, Value};
 
+use crate::exec::KeyMatch;
+
 use super::{unsupported, Compiler, R};
 use crate::bits;
 use crate::exec::{Flow, Run};
 use crate::hashing::Algorithm;
 
 impl Compiler<'_> {
+    /// A select case's keyset for a key of type `ty`, as both executors match it.
+    pub(crate) fn keyset(&mut self, ks: &p4_ir::Keyset, ty: &Type) -> R<KeyMatch> {
+        let (w, _) = self.width(ty);
+        let cv = |this: &Self, e: &Expr| -> R<u128> {
+            match &e.kind {
+                ExprKind::Const(v) => Ok(this.scalar_value(v, ty)? & crate::bits::mask(w)),
+                _ => unsupported("a non-constant select keyset"),
+            }
+        };
+        Ok(match ks {
+            p4_ir::Keyset::Value(e) => KeyMatch::Mask(cv(self, e)?, crate::bits::mask(w)),
+            p4_ir::Keyset::Mask(v, m) => {
+                let m = cv(self, m)?;
+                KeyMatch::Mask(cv(self, v)? & m, m)
+            }
+            p4_ir::Keyset::Range(lo, hi) => KeyMatch::Range(cv(self, lo)?, cv(self, hi)?),
+            p4_ir::Keyset::Any => KeyMatch::Any,
+            p4_ir::Keyset::ValueSet(id) => KeyMatch::ValueSet(id.index()),
+            p4_ir::Keyset::Lpm(v, len) => {
+                let m = crate::table::prefix_mask(*len, w);
+                KeyMatch::Mask(cv(self, v)? & m, m)
+            }
+        })
+    }
+
     /// The frame slot of a place written as variables, field accesses and header stack elements
     /// at constant indices within the stack (`None`: anything else).
     pub(crate) fn static_slot(&mut self, b: &BlockRef, e: &Expr) -> R<Option<usize>> {

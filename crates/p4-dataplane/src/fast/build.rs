@@ -640,7 +640,7 @@ impl FastCompiler<'_, '_> {
                 let body = self.block(b, body).map_err(at)?;
                 // A loop that runs too long stops the packet (`Flow::Abort`), which the pipeline
                 // drops as it does a failed assert (`Stopped::Aborted`).
-                Box::new(move |p, c| crate::compile::run_loop(p, c, &init, |p, c| cond.as_ref().is_none_or(|cnd| cnd.read(p, c) != 0), &body, &update))
+                Box::new(move |p, c| crate::fast::runtime::run_loop(p, c, &init, |p, c| cond.as_ref().is_none_or(|cnd| cnd.read(p, c) != 0), &body, &update))
             }
             Stmt::Break(_) => Box::new(|_, _| Flow::Break),
             Stmt::Continue(_) => Box::new(|_, _| Flow::Continue),
@@ -1741,7 +1741,7 @@ impl FastCompiler<'_, '_> {
             let body = self.block(&b, &st.body).map_err(|e| e.in_context(format!("parser state {}", st.name)))?;
             let body = if self.cx.tracing { entering_state(&parser.block.name, &st.name, body) } else { body };
             let transition = match &st.transition {
-                p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::compile::target(*t)),
+                p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::fast::runtime::target(*t)),
                 p4_ir::Transition::Select { keys, cases } => {
                     let mut vals = Vec::new();
                     let mut widths = Vec::new();
@@ -1765,7 +1765,7 @@ impl FastCompiler<'_, '_> {
                         for (ks, k) in case.keysets.iter().zip(keys) {
                             ms.push(self.cx.keyset(ks, &k.ty).map_err(|e| e.at(st.span))?);
                         }
-                        cs.push((ms, crate::compile::target(case.target)));
+                        cs.push((ms, crate::fast::runtime::target(case.target)));
                     }
                     let masks: Option<Vec<(u128, u128, crate::exec::Target)>> = cs
                         .iter()

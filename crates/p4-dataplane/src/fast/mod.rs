@@ -222,7 +222,7 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
         return Err(e);
     }
     let mut state = 0usize;
-    for _ in 0..crate::compile::MAX_PARSER_STEPS {
+    for _ in 0..crate::fast::runtime::MAX_PARSER_STEPS {
         let Some(st) = f.states.get(state) else { return Ok(()) };
         match (st.body)(p, c) {
             Flow::Reject(e) => return Err(e),
@@ -238,7 +238,7 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
                     None => return Err(p.errors.no_match),
                 }
             }
-            FastTransition::Select { keys, widths, cases } => crate::compile::select_next(p, c, keys, widths, cases)?,
+            FastTransition::Select { keys, widths, cases } => crate::fast::runtime::select_next(p, c, keys, widths, cases)?,
         };
         match next {
             Target::Accept => return Ok(()),

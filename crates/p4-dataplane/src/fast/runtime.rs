@@ -23,13 +23,16 @@
 //! compile itself (`jit_run`, `jit_eval`), so each operation has this one implementation.
 //!
 //! The closure executor's compiler uses the same functions for what both executors compute
-//! alike (cell indices, ranges, the text of a log line or digest, the hash of serialised bytes).
+//! alike (cell indices, ranges, the text of a log line or digest, the hash of serialised bytes),
+//! and both run a parser's transitions ([`target`], [`select_next`], [`value_set_match`], at most
+//! [`MAX_PARSER_STEPS`]) and a loop bounded by run-time values ([`run_loop`]) with the functions
+//! at the end of this module.
 
 use std::sync::Arc;
 
 use super::{read_field, Val};
 use crate::bits::{mask, BitWriter};
-use crate::exec::{Ctx, ExternState, Flow, Prog};
+use crate::exec::{Ctx, ExternState, Flow, KeyMatch, Prog, Run, Target};
 use crate::hashing::{Algorithm, Compute};
 
 /// A run-time extern index as a cell index: one beyond every array when it does not fit 64 bits
@@ -300,3 +303,95 @@ pub(crate) fn reparse_arrived(c: &mut Ctx, preserved: usize) {
 pub(crate) fn reparse_deparsed(c: &mut Ctx, preserved: usize) {
     c.fx.reparse_deparsed = Some(preserved);
 }
+
+// ---------------------------------------------------------------------- parser and loops (both executors)
+
+/// Where a parser transition goes, as both executors number states.
+pub(crate) fn target(t: p4_ir::StateTarget) -> Target {
+    match t {
+        p4_ir::StateTarget::State(s) => Target::State(s.index()),
+        p4_ir::StateTarget::Accept => Target::Accept,
+        p4_ir::StateTarget::Reject => Target::Reject,
+    }
+}
+
+/// Maximum parser state transitions per packet (guards against loops that consume nothing).
+pub(crate) const MAX_PARSER_STEPS: usize = 4096;
+
+/// Most iterations one run of a loop may take: a loop bounded by packet data may never end
+/// (`for (bit<8> i = 0; i <= hdr.n; i = i + 1)` with `n` 255), and a packet must not stop the
+/// switch. Past it the packet is dropped, as a failed `assert` drops it, with the reason.
+pub(crate) const MAX_LOOP_ITERATIONS: u64 = 1 << 20;
+
+/// A `for` loop of either executor: `init`, then while `cond` holds `body` and `update` (sema puts
+/// the `break` of a for-in loop in its update), at most [`MAX_LOOP_ITERATIONS`] times.
+pub(crate) fn run_loop(p: &Prog, c: &mut Ctx, init: &Run, cond: impl Fn(&Prog, &mut Ctx) -> bool, body: &Run, update: &Run) -> Flow {
+    let f = init(p, c);
+    if f != Flow::Next {
+        return f;
+    }
+    for _ in 0..MAX_LOOP_ITERATIONS {
+        if !cond(p, c) {
+            return Flow::Next;
+        }
+        for part in [body, update] {
+            match part(p, c) {
+                Flow::Next | Flow::Continue => {}
+                Flow::Break => return Flow::Next,
+                other => return other,
+            }
+        }
+    }
+    c.fx.aborted = Some(Arc::from(format!("a loop ran {MAX_LOOP_ITERATIONS} times without ending")));
+    Flow::Abort
+}
+
+/// Evaluates a select's keys (on the stack for up to eight) and gives the target of the first case
+/// they match; `Err`: the parser error (a key read past the packet's end, or no case matching).
+pub(crate) fn select_next(p: &Prog, c: &mut Ctx, keys: &[crate::exec::Ev], widths: &[u32], cases: &[(Vec<KeyMatch>, Target)]) -> Result<Target, u32> {
+    let mut values = [0u128; 8];
+    let mut many = Vec::new();
+    let vals: &[u128] = if keys.len() <= values.len() {
+        for (slot, k) in values.iter_mut().zip(keys) {
+            *slot = k(p, c);
+        }
+        &values[..keys.len()]
+    } else {
+        many.extend(keys.iter().map(|k| k(p, c)));
+        &many
+    };
+    if let Some(e) = c.pending_err.take() {
+        return Err(e);
+    }
+    select_case(c, vals, widths, cases).ok_or(p.errors.no_match)
+}
+
+/// The target of the first select case whose keysets match `vals` (the keys' values, of `widths`
+/// bits); `None`: no case matches.
+pub(crate) fn select_case(c: &Ctx, vals: &[u128], widths: &[u32], cases: &[(Vec<KeyMatch>, Target)]) -> Option<Target> {
+    let found = cases.iter().find(|(ms, _)| {
+        // One value set for several keys matches their concatenation.
+        if ms.len() == 1 && vals.len() > 1 {
+            if let KeyMatch::ValueSet(vs) = ms[0] {
+                let mut all = 0u128;
+                for (v, w) in vals.iter().zip(widths) {
+                    all = (all << w) | v;
+                }
+                return value_set_match(c, vs, all);
+            }
+        }
+        ms.iter().zip(vals.iter()).all(|(m, v)| match *m {
+            KeyMatch::Any => true,
+            KeyMatch::Mask(x, mk) => v & mk == x,
+            KeyMatch::Range(lo, hi) => lo <= *v && *v <= hi,
+            KeyMatch::ValueSet(vs) => value_set_match(c, vs, *v),
+        })
+    });
+    found.map(|(_, t)| *t)
+}
+
+/// Whether `v` is in parser value set `vs` (one of its `(value, mask)` members matches).
+pub(crate) fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
+    c.value_sets.get(vs).is_some_and(|set| set.iter().any(|(x, m)| v & m == *x))
+}
+

@@ -432,7 +432,7 @@ extern "C" fn jit_value_set(frame: *mut JitFrame, vs: u64, v: u64) -> u64 {
     // SAFETY: as in `in_rust`; this helper neither appends to the output nor moves a buffer the
     // frame points into, so the frame stays right without being pointed again.
     let c = unsafe { &*(*frame).c };
-    u64::from(crate::compile::value_set_match(c, vs as usize, u128::from(v)))
+    u64::from(crate::fast::runtime::value_set_match(c, vs as usize, u128::from(v)))
 }
 
 /// What [`jit_table`] returns when the table runs no action.
