@@ -4,9 +4,10 @@
 //! - [`Switch::new`] lays out every block's variables as flat frame slots and compiles statements and
 //!   expressions into closures with all names resolved (modules `compile`, `exec`: the closure
 //!   executor), then the pipeline again for the wire-format executor (module `fast`: headers as
-//!   their wire bytes, machine code where it can), which runs the packets; a program the
-//!   wire-format executor refuses is an error. [`Switch::reference`] runs packets on the closure
-//!   executor instead: the reference the tests compare the wire-format executor with;
+//!   their wire bytes, machine code where it can, extern calls and traffic-manager requests through
+//!   its run-time interface `fast::runtime`), which runs the packets; a program the wire-format
+//!   executor refuses is an error. [`Switch::reference`] runs packets on the closure executor
+//!   instead: the reference the tests compare the wire-format executor with;
 //! - [`control::ControlPlane`] programs tables, multicast, clone sessions, registers, counters, meters;
 //! - [`control::PacketIo::inject`] runs one packet, and everything it causes, to completion.
 //!

@@ -201,7 +201,7 @@ impl Switch {
         match crate::fast::build(&mut cx, &prog) {
             Ok(fast) => {
                 prog.fast = Some(Box::new(fast));
-                // Calls bridged to the closure executor's code may have taken more slots.
+                // Its temporaries (extern results, bridged code) may have taken more slots.
                 prog.frame_len = prog.frame_len.max(cx.next_slot);
                 // And field sets (each old-style `data` argument makes one).
                 prog.field_sets.clone_from(&cx.field_sets);
@@ -853,7 +853,7 @@ impl Switch {
             Err(Stopped::HandedOver { aborted }) => self.take_over(packet, aborted, res),
             Err(Stopped::Multicast(group)) => self.multicast(group, res),
         }
-        // Log lines and digests of bridged externs.
+        // Log lines and digests of extern calls.
         if !self.ctx.log.is_empty() {
             let input = res.input;
             res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));

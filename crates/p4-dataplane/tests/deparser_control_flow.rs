@@ -213,7 +213,8 @@ fn the_deparser_as_written_mixes_generated_code_and_closures() {
     let sw = Switch::new(Arc::new(program(false))).expect("switch");
     assert_eq!(sw.executor(), "wire-format");
     assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet"));
-    assert_eq!(sw.bridged_statement(), Some("a header stack element of type a_t as a place"));
+    // The loop over the stack copies the element its index chooses into `x` in place.
+    assert_eq!(sw.bridged_statement(), None);
 }
 
 proptest! {

@@ -3,9 +3,9 @@
 //! ParserInvalidArgument, HeaderTooShort, PacketTooShort), copied, invalidated and emitted at its
 //! length; a local struct of headers and scalars initialised empty, assigned member by member from
 //! places and from a list that reads what it replaces. A second program hands its packets over
-//! after ingress and hashes the varbit through a bridged call, so the varbit goes to the frame
-//! and back. One packet each has its exact output; random packets give the same outputs and drops
-//! as on the closure executor.
+//! after ingress and hashes the varbit at its length where it lies in the wire buffer (the
+//! executor's `hash`). One packet each has its exact output; random packets give the same outputs
+//! and drops as on the closure executor.
 
 use p4_dataplane::Switch;
 use proptest::prelude::*;
@@ -57,7 +57,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     )
 }
 
-/// Hands over after ingress (`truncate`) and hashes the varbit into `n.op` through a bridge.
+/// Hands over after ingress (`truncate`) and hashes the varbit into `n.op`.
 const HANDING_OVER: &str = "hash(hdr.n.op, HashAlgorithm.crc16, 8w0, { hdr.v.data }, 16w256); truncate(1000);";
 
 fn switch(extra: &str) -> Switch {
@@ -93,7 +93,7 @@ fn varbits_and_structs_run_on_the_wire_format_executor() {
 }
 
 #[test]
-fn a_varbit_goes_to_the_frame_and_back_around_a_bridged_call_and_a_hand_over() {
+fn a_varbit_is_hashed_in_place_and_handed_over() {
     let (mut wire, mut closures) = (switch(HANDING_OVER), switch(HANDING_OVER));
     assert_eq!(wire.executor(), "wire-format");
     assert!(wire.hands_over());

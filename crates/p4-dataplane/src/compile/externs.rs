@@ -2,15 +2,16 @@
 //! description gives them ([`p4_arch::ExternOp`]).
 
 
-use p4_arch::{DropMarker, ExternOp, MetaRole, Preserve};
-use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Type, TypeDef, Value};
+use p4_arch::{ExternOp, MetaRole};
+use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Type, Value};
 
-use super::expr::{read_loc, Leaf, Write};
+use super::expr::{Leaf, Write};
 use super::stmt::{push_varbit, serialize};
 use super::{unsupported, Compiler, FieldKind, Loc, R};
 use crate::bits::{self, mask};
-use crate::exec::{Ctx, ExternState, Flow, Prog, Run};
-use crate::hashing::{Algorithm, Compute};
+use crate::exec::{Ctx, Flow, Prog, Run};
+use crate::fast::runtime;
+use crate::hashing::Algorithm;
 
 /// One header to emit: its valid slot and its fields.
 struct EmitHeader {
@@ -41,74 +42,11 @@ fn fixed_layout(fields: &[(usize, FieldKind)]) -> Option<FixedLayout> {
     at.is_multiple_of(8).then_some(FixedLayout { len: at / 8, fields: placed })
 }
 
-/// A run-time extern index as a cell index: one beyond every array when it does not fit 64 bits
-/// (so it stays out of range instead of wrapping onto a real cell).
-fn cell_index(index: u128) -> u64 {
-    u64::try_from(index).unwrap_or(u64::MAX)
-}
-
 impl Compiler<'_> {
-    fn enum_member(&self, e: &Expr) -> Option<&str> {
-        let ExprKind::Const(Value::Enum(t, i)) = &e.kind else { return None };
-        match self.ir.types.get(t.index()) {
-            Some(TypeDef::Enum { members, .. }) => members.get(*i as usize).map(|m| m.0.as_str()),
-            _ => None,
-        }
-    }
-
-    fn const_u64(&self, e: &Expr) -> Option<u64> {
-        match &e.kind {
-            ExprKind::Const(v) => self.scalar_value(v, &e.ty).ok().map(|x| x as u64),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn algorithm(&self, e: &Expr) -> R<Algorithm> {
-        let arch = p4_arch::of(self.ir);
-        match self.enum_member(e).and_then(|n| arch?.hash_algorithm(n)) {
-            Some(a) => {
-                if a == Algorithm::Random {
-                    self.draws_random.set(true);
-                }
-                Ok(a)
-            }
-            None => unsupported("a hash algorithm that is not a constant HashAlgorithm member"),
-        }
-    }
-
-    fn arg<'e>(&self, call: &'e Call, i: usize) -> R<&'e Expr> {
-        match call.args.get(i) {
-            Some(a) => Ok(&a.expr),
-            None => unsupported(format!("{}: missing argument {i}", super::callee_name(&call.callee))),
-        }
-    }
-
     fn data_leaves(&mut self, b: &BlockRef, e: &Expr) -> R<Vec<Leaf>> {
         let mut out = Vec::new();
         self.leaves(b, e, &mut out)?;
         Ok(out)
-    }
-
-    /// Field-set index for the l-values listed in an old-style `data` argument ([`Preserve::Data`]).
-    fn data_field_set(&mut self, b: &BlockRef, e: &Expr) -> R<usize> {
-        let items: Vec<&Expr> = match &e.kind {
-            ExprKind::Aggregate(items) => items.iter().collect(),
-            ExprKind::Cast(inner) => match &inner.kind {
-                ExprKind::Aggregate(items) => items.iter().collect(),
-                _ => vec![e],
-            },
-            _ => vec![e],
-        };
-        let mut ranges = Vec::new();
-        for it in items {
-            if it.is_lvalue() {
-                if let Ok(Loc::Static(s)) = self.loc(b, it) {
-                    ranges.push((s, self.size(&it.ty)?));
-                }
-            }
-        }
-        self.field_sets.push(ranges);
-        Ok(self.field_sets.len() - 1)
     }
 
     fn control_index(b: &BlockRef) -> Option<usize> {
@@ -129,60 +67,6 @@ impl Compiler<'_> {
             return Ok(run);
         }
         self.traced_call(b, call, run)
-    }
-
-    /// A traced build's extern call: the call as written goes into the trace before it runs; an
-    /// `extract` also records the header's fields as they were on the wire. Packet I/O other than
-    /// `extract` (`emit`, `advance`, `lookahead`) is not shown.
-    pub(crate) fn traced_call(&mut self, b: &BlockRef, call: &Call, run: Run) -> R<Run> {
-        use crate::trace::{value_text, Event};
-        let vars = self.block_vars(b);
-        // A list argument as written (`{a, b}`), without the type the front end gave it.
-        let print = |e: &Expr| match &e.kind {
-            ExprKind::Aggregate(items) => {
-                let items: Vec<String> = items.iter().map(|i| p4_ir::printer::expr_to_string(self.ir, vars, i)).collect();
-                format!("{{{}}}", items.join(", "))
-            }
-            _ => p4_ir::printer::expr_to_string(self.ir, vars, e),
-        };
-        let args: Vec<String> = call.args.iter().map(|a| print(&a.expr)).collect();
-        match &call.callee {
-            Callee::Method { target, extern_type, method, .. } if extern_type == "packet_in" && method == "extract" => {
-                let Some(header) = call.args.first() else { return Ok(run) };
-                let name = print(&header.expr);
-                let layouts = self.layouts.clone();
-                let fields: Vec<(String, u32, bool)> = layouts
-                    .header(&header.expr.ty)
-                    .map(|h| h.fields.iter().map(|f| (f.name.clone(), f.width, f.varbit)).collect())
-                    .unwrap_or_default();
-                Ok(Box::new(move |p, c| {
-                    let from = c.cursor;
-                    let flow = run(p, c);
-                    if flow == Flow::Next && c.trace.is_some() {
-                        let fixed: usize = fields.iter().filter(|f| !f.2).map(|f| f.1 as usize).sum();
-                        let mut pos = from;
-                        let mut values = Vec::with_capacity(fields.len());
-                        for (fname, width, varbit) in &fields {
-                            let w = if *varbit { (c.cursor - from).saturating_sub(fixed) as u32 } else { *width };
-                            let text = if *varbit { format!("{w} bits") } else { value_text(bits::read_bits(&c.pkt, pos, w), w) };
-                            values.push((fname.clone(), text));
-                            pos += w as usize;
-                        }
-                        if let Some(trace) = c.trace.as_mut() {
-                            trace.push(Event::Extract { header: name.clone(), offset: from, fields: values });
-                        }
-                    }
-                    flow
-                }))
-            }
-            Callee::Method { extern_type, .. } if extern_type == "packet_in" || extern_type == "packet_out" => Ok(run),
-            Callee::Method { target, method, .. } => {
-                let text = format!("{}.{method}({})", print(target), args.join(", "));
-                Ok(traced(text, run))
-            }
-            Callee::ExternFunction { name, .. } => Ok(traced(format!("{name}({})", args.join(", ")), run)),
-            _ => Ok(run),
-        }
     }
 
     fn method(&mut self, b: &BlockRef, call: &Call, target: &Expr, ty: &str, method: &str, ret: Option<usize>) -> R<Run> {
@@ -234,11 +118,8 @@ impl Compiler<'_> {
                     (super::expr::write_loc(&Loc::Static(slot)), self.scalar(b, self.arg(call, 0)?)?)
                 };
                 Ok(Box::new(move |p, c| {
-                    let i = cell_index(idx(p, c));
-                    let v = match c.externs.get(id) {
-                        Some(ExternState::Register { cells, .. }) => cells.get(i).copied().unwrap_or(0),
-                        _ => 0,
-                    };
+                    let i = idx(p, c);
+                    let v = runtime::register_read(c, id, i);
                     out(p, c, v);
                     Flow::Next
                 }))
@@ -248,13 +129,9 @@ impl Compiler<'_> {
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 let v = self.scalar(b, self.arg(call, 1)?)?;
                 Ok(Box::new(move |p, c| {
-                    let i = cell_index(idx(p, c));
+                    let i = idx(p, c);
                     let x = v(p, c);
-                    if let Some(ExternState::Register { cells, width }) = c.externs.get_mut(id) {
-                        if let Some(cell) = cells.get_mut(i) {
-                            *cell = x & mask(*width);
-                        }
-                    }
+                    runtime::register_write(c, id, i, x);
                     Flow::Next
                 }))
             }
@@ -262,14 +139,9 @@ impl Compiler<'_> {
                 let id = id.ok_or_else(|| crate::DataplaneError::unsupported("counter through a variable"))?;
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
-                    let i = cell_index(idx(p, c));
+                    let i = idx(p, c);
                     let len = sm_len.map_or(0, |s| c.get(s)) as u64;
-                    if let Some(ExternState::Counter { cells }) = c.externs.get_mut(id) {
-                        if let Some(cell) = cells.get_mut(i) {
-                            cell.0 += 1;
-                            cell.1 += len;
-                        }
-                    }
+                    runtime::counter_count(c, id, i, len);
                     Flow::Next
                 }))
             }
@@ -288,16 +160,9 @@ impl Compiler<'_> {
                 let idx = self.scalar(b, self.arg(call, 0)?)?;
                 let out = self.writer(b, self.arg(call, 1)?)?;
                 Ok(Box::new(move |p, c| {
-                    let i = cell_index(idx(p, c));
+                    let i = idx(p, c);
                     let len = sm_len.map_or(0, |s| c.get(s)) as u32;
-                    let now = c.now_us as f64;
-                    let colour = match c.externs.get_mut(id) {
-                        Some(ExternState::Meter { bytes, cells }) => {
-                            let units = if *bytes { len } else { 1 };
-                            cells.get_mut(i).map_or(crate::meter::GREEN, |m| m.execute(units, now))
-                        }
-                        _ => crate::meter::GREEN,
-                    };
+                    let colour = runtime::meter_execute(c, id, i, len);
                     out(p, c, colour);
                     Flow::Next
                 }))
@@ -306,10 +171,7 @@ impl Compiler<'_> {
                 let id = id.ok_or_else(|| crate::DataplaneError::unsupported(format!("{ty}.{method} through a variable")))?;
                 let out = self.writer(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
-                    let colour = match c.externs.get(id) {
-                        Some(ExternState::DirectMeter { colour, .. }) => *colour,
-                        _ => crate::meter::GREEN,
-                    };
+                    let colour = runtime::table_meter_colour(c, id);
                     out(p, c, colour);
                     Flow::Next
                 }))
@@ -480,29 +342,6 @@ impl Compiler<'_> {
         }))
     }
 
-    /// What the architecture's drop function writes: the fields its description names, the drop
-    /// marker its drop value and every other one 0 (v1model, as BMv2: the output port and the
-    /// multicast group), in the struct `call` passes it: a function's or an action's parameter
-    /// holding a copy of the intrinsic metadata is written there, and copied out when it returns.
-    /// Every executor's drop call writes these.
-    pub(crate) fn drop_call_writes(&mut self, b: &BlockRef, arch: &p4_arch::Architecture, f: &p4_arch::FunctionSig, call: &Call) -> R<Vec<(usize, u128)>> {
-        let DropMarker::AllOnes(marker) = arch.drop;
-        let drop_value = self.intrinsic.drop_value;
-        let value = |r: MetaRole| if r == marker { drop_value } else { 0 };
-        if let Some(arg) = call.args.first() {
-            if let (Loc::Static(base), Some(TypeDef::Struct { name, fields })) = (self.loc(b, &arg.expr)?, self.type_def(&arg.expr.ty)) {
-                let mut writes = Vec::new();
-                for (i, field) in fields.iter().enumerate() {
-                    if let Some(r) = arch.role_in(name, &field.name).filter(|r| f.writes.contains(r)) {
-                        writes.push((base + self.field_offset(&arg.expr.ty, i as u32)?.0, value(r)));
-                    }
-                }
-                return Ok(writes);
-            }
-        }
-        Ok(f.writes.iter().filter_map(|r| Some((self.intrinsic.slot(*r)?, value(*r)))).collect())
-    }
-
     fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<Run> {
         let meta = self.intrinsic.clone();
         let here = Self::control_index(b);
@@ -518,10 +357,7 @@ impl Compiler<'_> {
                 let Some((arch, f)) = sig else { return unsupported(format!("extern function `{name}`")) };
                 let writes = self.drop_call_writes(b, arch, f, call)?;
                 Ok(Box::new(move |_, c| {
-                    for &(s, v) in &writes {
-                        c.set(s, v);
-                    }
-                    c.fx.mark(here);
+                    runtime::mark_dropped(c, &writes, here);
                     Flow::Next
                 }))
             }
@@ -574,8 +410,7 @@ impl Compiler<'_> {
                 Ok(Box::new(move |p, c| {
                     let h = hash(p, c);
                     let (bv, mv) = (base(p, c), max(p, c));
-                    let r = if mv >= 1 { bv.wrapping_add(h % mv) } else { bv };
-                    out(p, c, r & mask(w));
+                    out(p, c, runtime::hash_in_range(h, bv, mv, w));
                     Flow::Next
                 }))
             }
@@ -588,13 +423,8 @@ impl Compiler<'_> {
                 let hi = self.scalar(b, self.arg(call, 2)?)?;
                 Ok(Box::new(move |p, c| {
                     let (l, h) = (lo(p, c), hi(p, c));
-                    let r = u128::from(c.random());
-                    let v = match (h > l, (h.wrapping_sub(l)).checked_add(1)) {
-                        (false, _) => l,
-                        (true, Some(span)) => l + r % span,
-                        (true, None) => r,
-                    };
-                    out(p, c, v & mask(w));
+                    let v = runtime::random(c, l, h, w);
+                    out(p, c, v);
                     Flow::Next
                 }))
             }
@@ -603,8 +433,8 @@ impl Compiler<'_> {
                 let leaves = self.data_leaves(b, self.arg(call, 1)?)?;
                 Ok(Box::new(move |p, c| {
                     let r = receiver(p, c);
-                    let vals = leaf_values(p, c, &leaves);
-                    c.log.push(format!("digest {r}: {vals}"));
+                    let line = runtime::digest_line(r, &leaf_values(p, c, &leaves));
+                    c.log.push(line);
                     Flow::Next
                 }))
             }
@@ -618,18 +448,8 @@ impl Compiler<'_> {
                     None => Vec::new(),
                 };
                 Ok(Box::new(move |p, c| {
-                    let mut line = String::new();
-                    let mut parts = msg.split("{}");
-                    line.push_str(parts.next().unwrap_or(""));
                     let mut vals = leaves.iter();
-                    for part in parts {
-                        match vals.next().map(|leaf| leaf.scalar(p, c)) {
-                            Some(Some((v, _))) => line.push_str(&v.to_string()),
-                            Some(None) => line.push_str("<varbit>"),
-                            None => line.push_str("{}"),
-                        }
-                        line.push_str(part);
-                    }
+                    let line = runtime::log_line(&msg, || vals.next().map(|leaf| leaf.scalar(p, c).map(|(v, _)| v)));
                     c.log.push(line);
                     Flow::Next
                 }))
@@ -638,18 +458,15 @@ impl Compiler<'_> {
                 let cond = self.scalar(b, self.arg(call, 0)?)?;
                 let what: std::sync::Arc<str> = format!("{name} failed in {block_name}").into();
                 Ok(Box::new(move |p, c| {
-                    if cond(p, c) == 0 {
-                        c.fx.aborted = Some(what.clone());
-                        return Flow::Abort;
-                    }
-                    Flow::Next
+                    let holds = cond(p, c) != 0;
+                    runtime::assert(c, holds, &what)
                 }))
             }
             (_, Some(ExternOp::Truncate)) => {
                 let len = self.scalar(b, self.arg(call, 0)?)?;
                 Ok(Box::new(move |p, c| {
-                    let l = len(p, c) as u32;
-                    c.fx.truncate = Some(l);
+                    let l = len(p, c);
+                    runtime::truncate(c, l);
                     Flow::Next
                 }))
             }
@@ -657,8 +474,8 @@ impl Compiler<'_> {
                 let session = self.scalar(b, self.arg(call, 1)?)?;
                 let set = self.preserved(b, call, name, keep)?;
                 Ok(Box::new(move |p, c| {
-                    let s = session(p, c) as u32;
-                    c.fx.clone = Some((s, set));
+                    let s = session(p, c);
+                    runtime::clone(c, s, set);
                     Flow::Next
                 }))
             }
@@ -666,12 +483,12 @@ impl Compiler<'_> {
                 let set = self.preserved(b, call, name, keep)?;
                 if matches!(op, Some(ExternOp::Resubmit(_))) {
                     Ok(Box::new(move |_, c| {
-                        c.fx.reparse_arrived = Some(set);
+                        runtime::reparse_arrived(c, set);
                         Flow::Next
                     }))
                 } else {
                     Ok(Box::new(move |_, c| {
-                        c.fx.reparse_deparsed = Some(set);
+                        runtime::reparse_deparsed(c, set);
                         Flow::Next
                     }))
                 }
@@ -680,22 +497,6 @@ impl Compiler<'_> {
         }
     }
 
-    /// The field set a clone or re-parse keeps (0: none).
-    fn preserved(&mut self, b: &BlockRef, call: &Call, name: &str, keep: Preserve) -> R<usize> {
-        Ok(match keep {
-            Preserve::Nothing => 0,
-            Preserve::Data(i) => match call.args.get(i) {
-                Some(a) => self.data_field_set(b, &a.expr)?,
-                None => 0,
-            },
-            Preserve::FieldList(i) => {
-                let idx = self
-                    .const_u64(self.arg(call, i)?)
-                    .ok_or_else(|| crate::DataplaneError::unsupported(format!("{name} index must be constant")))?;
-                self.field_list(idx)?
-            }
-        })
-    }
 }
 
 /// Computes `algo` over the serialised leaves (and payload).
@@ -762,37 +563,21 @@ fn csum16_of(p: &Prog, c: &mut Ctx, plan: &Csum16Plan) -> u128 {
 
 fn checksum(p: &Prog, c: &mut Ctx, leaves: &[Leaf], payload: bool, algo: Algorithm) -> u128 {
     serialize(p, c, leaves, payload);
-    let mut data = std::mem::take(&mut c.scratch);
-    let mut rng = c.rng;
-    let v = algo.compute(data.finish(), &mut || crate::exec::splitmix(&mut rng));
-    c.rng = rng;
-    c.scratch = data;
-    v
+    runtime::hash_scratch(c, algo)
 }
 
-fn leaf_values(p: &Prog, c: &mut Ctx, leaves: &[Leaf]) -> String {
+fn leaf_values(p: &Prog, c: &mut Ctx, leaves: &[Leaf]) -> Vec<String> {
     let mut parts = Vec::new();
     for leaf in leaves {
         match (leaf.scalar(p, c), leaf) {
-            (Some((v, _)), _) => parts.push(format!("0x{v:x}")),
+            (Some((v, _)), _) => parts.push(runtime::scalar_hex(v)),
             (None, Leaf::Varbit(loc)) => {
                 let mut w = bits::BitWriter::default();
                 push_varbit(p, c, loc, &mut w);
-                parts.push(w.finish().iter().map(|b| format!("{b:02x}")).collect());
+                parts.push(runtime::varbit_hex(w.finish()));
             }
             (None, _) => {}
         }
     }
-    let _ = read_loc;
-    parts.join(", ")
-}
-
-/// `run`, recording `call` in the trace first.
-fn traced(call: String, run: Run) -> Run {
-    Box::new(move |p, c| {
-        if let Some(trace) = c.trace.as_mut() {
-            trace.push(crate::trace::Event::Call { call: call.clone() });
-        }
-        run(p, c)
-    })
+    parts
 }

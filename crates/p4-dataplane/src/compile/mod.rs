@@ -14,6 +14,7 @@ mod expr;
 mod wide;
 mod externs;
 pub(crate) mod pending_exit;
+mod shared;
 mod stmt;
 
 use std::collections::HashMap;
@@ -25,7 +26,7 @@ use p4_ir::{BlockRef, ExprKind, Program, Type, TypeDef, Value, VarId};
 use crate::exec::{DynSlot, ErrorCodes, Intrinsic};
 use crate::DataplaneError;
 
-pub(crate) use stmt::{build_prog, run_control, run_loop, run_parser, select_next, target, value_set_match, MAX_PARSER_STEPS};
+pub(crate) use stmt::{build_prog, run_control, run_parser};
 
 pub(crate) type R<T> = Result<T, DataplaneError>;
 

@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use super::expr::{copy_src, Leaf, Src, Write};
 use super::{unsupported, Compiler, Loc, R};
+use crate::fast::runtime::{run_loop, select_next, target, MAX_PARSER_STEPS};
 use crate::bits;
 use crate::exec::{
     Build,
-    ControlProg, Ctx, Flow, KeyMatch, ParserProg, Pipeline, Prog, Run, StateProg, TableActionProg, TableKeyProg, TableProg,
+    ControlProg, Ctx, Flow, ParserProg, Pipeline, Prog, Run, StateProg, TableActionProg, TableKeyProg, TableProg,
     SwitchArms, Target, TransitionProg,
 };
 
@@ -613,68 +614,6 @@ impl Compiler<'_> {
         Ok(StateProg { name: st.name.clone(), body, transition })
     }
 
-    pub(crate) fn keyset(&mut self, ks: &p4_ir::Keyset, ty: &Type) -> R<KeyMatch> {
-        let (w, _) = self.width(ty);
-        let cv = |this: &Self, e: &Expr| -> R<u128> {
-            match &e.kind {
-                ExprKind::Const(v) => Ok(this.scalar_value(v, ty)? & bits::mask(w)),
-                _ => unsupported("a non-constant select keyset"),
-            }
-        };
-        Ok(match ks {
-            p4_ir::Keyset::Value(e) => KeyMatch::Mask(cv(self, e)?, bits::mask(w)),
-            p4_ir::Keyset::Mask(v, m) => {
-                let m = cv(self, m)?;
-                KeyMatch::Mask(cv(self, v)? & m, m)
-            }
-            p4_ir::Keyset::Range(lo, hi) => KeyMatch::Range(cv(self, lo)?, cv(self, hi)?),
-            p4_ir::Keyset::Any => KeyMatch::Any,
-            p4_ir::Keyset::ValueSet(id) => KeyMatch::ValueSet(id.index()),
-            p4_ir::Keyset::Lpm(v, len) => {
-                let m = crate::table::prefix_mask(*len, w);
-                KeyMatch::Mask(cv(self, v)? & m, m)
-            }
-        })
-    }
-}
-
-pub(crate) fn target(t: p4_ir::StateTarget) -> Target {
-    match t {
-        p4_ir::StateTarget::State(s) => Target::State(s.index()),
-        p4_ir::StateTarget::Accept => Target::Accept,
-        p4_ir::StateTarget::Reject => Target::Reject,
-    }
-}
-
-/// Maximum parser state transitions per packet (guards against loops that consume nothing).
-pub(crate) const MAX_PARSER_STEPS: usize = 4096;
-
-/// Most iterations one run of a loop may take: a loop bounded by packet data may never end
-/// (`for (bit<8> i = 0; i <= hdr.n; i = i + 1)` with `n` 255), and a packet must not stop the
-/// switch. Past it the packet is dropped, as a failed `assert` drops it, with the reason.
-pub(crate) const MAX_LOOP_ITERATIONS: u64 = 1 << 20;
-
-/// A `for` loop of either executor: `init`, then while `cond` holds `body` and `update` (sema puts
-/// the `break` of a for-in loop in its update), at most [`MAX_LOOP_ITERATIONS`] times.
-pub(crate) fn run_loop(p: &Prog, c: &mut Ctx, init: &Run, cond: impl Fn(&Prog, &mut Ctx) -> bool, body: &Run, update: &Run) -> Flow {
-    let f = init(p, c);
-    if f != Flow::Next {
-        return f;
-    }
-    for _ in 0..MAX_LOOP_ITERATIONS {
-        if !cond(p, c) {
-            return Flow::Next;
-        }
-        for part in [body, update] {
-            match part(p, c) {
-                Flow::Next | Flow::Continue => {}
-                Flow::Break => return Flow::Next,
-                other => return other,
-            }
-        }
-    }
-    c.fx.aborted = Some(Arc::from(format!("a loop ran {MAX_LOOP_ITERATIONS} times without ending")));
-    Flow::Abort
 }
 
 /// Runs parser `idx` from `start` to `accept` (Ok) or `reject` (Err with the error code).
@@ -709,54 +648,6 @@ pub(crate) fn run_parser<const TRACED: bool>(p: &Prog, c: &mut Ctx, idx: usize) 
         }
     }
     Err(p.errors.parser_timeout)
-}
-
-/// Evaluates a select's keys (on the stack for up to eight) and gives the target of the first case
-/// they match; `Err`: the parser error (a key read past the packet's end, or no case matching).
-pub(crate) fn select_next(p: &Prog, c: &mut Ctx, keys: &[crate::exec::Ev], widths: &[u32], cases: &[(Vec<KeyMatch>, Target)]) -> Result<Target, u32> {
-    let mut values = [0u128; 8];
-    let mut many = Vec::new();
-    let vals: &[u128] = if keys.len() <= values.len() {
-        for (slot, k) in values.iter_mut().zip(keys) {
-            *slot = k(p, c);
-        }
-        &values[..keys.len()]
-    } else {
-        many.extend(keys.iter().map(|k| k(p, c)));
-        &many
-    };
-    if let Some(e) = c.pending_err.take() {
-        return Err(e);
-    }
-    select_case(c, vals, widths, cases).ok_or(p.errors.no_match)
-}
-
-/// The target of the first select case whose keysets match `vals` (the keys' values, of `widths`
-/// bits); `None`: no case matches.
-pub(crate) fn select_case(c: &Ctx, vals: &[u128], widths: &[u32], cases: &[(Vec<KeyMatch>, Target)]) -> Option<Target> {
-    let found = cases.iter().find(|(ms, _)| {
-        // One value set for several keys matches their concatenation.
-        if ms.len() == 1 && vals.len() > 1 {
-            if let KeyMatch::ValueSet(vs) = ms[0] {
-                let mut all = 0u128;
-                for (v, w) in vals.iter().zip(widths) {
-                    all = (all << w) | v;
-                }
-                return value_set_match(c, vs, all);
-            }
-        }
-        ms.iter().zip(vals.iter()).all(|(m, v)| match *m {
-            KeyMatch::Any => true,
-            KeyMatch::Mask(x, mk) => v & mk == x,
-            KeyMatch::Range(lo, hi) => lo <= *v && *v <= hi,
-            KeyMatch::ValueSet(vs) => value_set_match(c, vs, *v),
-        })
-    });
-    found.map(|(_, t)| *t)
-}
-
-pub(crate) fn value_set_match(c: &Ctx, vs: usize, v: u128) -> bool {
-    c.value_sets.get(vs).is_some_and(|set| set.iter().any(|(x, m)| v & m == *x))
 }
 
 /// Runs control `idx` (init, then body); returns `Exit`/`Abort` to propagate, else `Next`.

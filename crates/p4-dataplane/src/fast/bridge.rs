@@ -1,14 +1,16 @@
-//! Calls this executor leaves to the closure executor's compiler: the stateful and hashing externs
-//! (registers, counters, meters, hashes, random numbers, digests, log messages), checksums it does
-//! not compute itself, and functions. The closure executor's code reads and writes headers in frame slots,
-//! so around such a call the headers its arguments touch are copied from the wire buffer into
-//! their slots and back.
+//! What this executor leaves to the closure executor's compiler: a statement or select key on a
+//! value wider than 128 bits or in a place it does not know (a varbit or wide value outside a
+//! header), and a call of a function. The closure executor's code reads and writes headers in
+//! frame slots, so around such code the headers it touches are copied from the wire buffer into
+//! their slots and back. Extern calls and the requests to the traffic manager are not bridged on
+//! their own: this executor runs them itself ([`super::runtime`]); only one inside a bridged
+//! statement or function runs as the closure executor's code with the rest of it.
 //!
-//! What needs the switch's traffic manager (clone, resubmit, recirculate, truncate, assert, a write
-//! of the multicast group) is bridged too, and marks the program as one that hands its packets
-//! over to it ([`super::FastProg::hands_over`]).
+//! A bridged statement or function that may ask for the traffic manager (clone, resubmit,
+//! recirculate, truncate, assert, a write of the multicast group) marks the program as one that
+//! hands its packets over to it ([`super::FastProg::hands_over`]).
 
-use p4_arch::{Architecture, ExternOp, MetaRole};
+use p4_arch::{Architecture, MetaRole};
 use p4_ir::visit::{walk_call, walk_expr, walk_stmt, Visit};
 use p4_ir::{BlockRef, Call, Callee, Direction, Expr, ExprKind, Stmt};
 
@@ -17,23 +19,13 @@ use super::{read_field, write_field};
 use crate::compile::{Compiler, R};
 use crate::exec::{Ctx, Ev, Run};
 
-/// Whether a bridge may run `call` (`Some`), and whether what it does needs the switch's
-/// traffic manager (`Some(true)`: the program then hands its packets over after ingress).
+/// Whether a bridge may run `call` (`Some`: a function), and whether what it does needs the
+/// switch's traffic manager (`Some(true)`: the program then hands its packets over after ingress).
 fn bridgeable(ir: &p4_ir::Program, arch: &Architecture, call: &Call) -> Option<bool> {
-    let op = match &call.callee {
-        Callee::Method { extern_type, method, .. } => arch.extern_type(extern_type)?.methods.iter().find(|m| m.name == method)?.op,
-        Callee::ExternFunction { name, .. } => arch.function(name)?.op,
-        Callee::Function(f) => return Some(needs_traffic_manager(ir, arch, &ir.functions.get(f.index())?.body, 0)),
-        _ => return None,
-    };
-    Some(is_traffic_manager_op(op))
-}
-
-/// Operations only the switch's traffic manager carries out: copies of the packet, a
-/// cut, and `assert`, which stops the packet there.
-fn is_traffic_manager_op(op: ExternOp) -> bool {
-    use ExternOp::*;
-    matches!(op, IsPath(_) | Assert | Truncate | Clone(_) | Resubmit(_) | Recirculate(_))
+    match &call.callee {
+        Callee::Function(f) => Some(needs_traffic_manager(ir, arch, &ir.functions.get(f.index())?.body, 0)),
+        _ => None,
+    }
 }
 
 /// Deepest nesting of function calls looked through (deeper: assumed to need the traffic manager).
@@ -42,6 +34,7 @@ const MAX_CALL_DEPTH: usize = 16;
 /// Whether `stmts` (a function body) call, directly or through functions, an operation that needs
 /// the traffic manager.
 fn needs_traffic_manager(ir: &p4_ir::Program, arch: &Architecture, stmts: &[Stmt], depth: usize) -> bool {
+    use super::build::is_traffic_manager_op;
     let call_needs = |call: &Call| match &call.callee {
         Callee::ExternFunction { name, .. } => arch.function(name).is_none_or(|f| is_traffic_manager_op(f.op)),
         Callee::Function(f) => depth >= MAX_CALL_DEPTH || ir.functions.get(f.index()).is_none_or(|f| needs_traffic_manager(ir, arch, &f.body, depth + 1)),
@@ -173,8 +166,8 @@ fn around(headers: Vec<FrameHeader>, run: Run) -> Run {
     })
 }
 
-/// `call` as a statement run by the closure executor's code, or `why` if it is not one a bridge
-/// may run.
+/// `call`, a call of a function, as a statement run by the closure executor's code, or `why` if it
+/// is not one a bridge may run.
 pub(super) fn call(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, call: &Call, why: crate::DataplaneError) -> R<Bridged<Run>> {
     let (headers, needs_traffic_manager) = prepare(cx, places, b, call, why)?;
     let run = cx.call_stmt(b, call)?;
@@ -293,8 +286,8 @@ pub(super) fn expression(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e
     }))
 }
 
-/// `e`, a value-returning call, computed by the closure executor's code, or `why` if it is not one
-/// a bridge may run.
+/// `e`, a call of a function returning a value, computed by the closure executor's code, or `why`
+/// if it is not one a bridge may run.
 pub(super) fn value(cx: &mut Compiler<'_>, places: &Places, b: &BlockRef, e: &Expr, why: crate::DataplaneError) -> R<Bridged<Ev>> {
     let ExprKind::Call(call) = &e.kind else { return Err(why) };
     let (headers, needs_traffic_manager) = prepare(cx, places, b, call, why)?;

@@ -7,7 +7,7 @@ use p4_arch::{DropMarker, ExternOp, MetaRole};
 use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Stmt, Type, UnOp};
 
 use super::places::{Place, Places, Region};
-use super::{read_field, Dest, Write, FastProg, PacketPlan, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
+use super::{read_field, runtime, Dest, Write, FastProg, PacketPlan, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
 use crate::bits::{self, mask};
 use crate::compile::{unsupported, Compiler, R};
 use crate::exec::{Ev, Flow, KeyMatch, Prog, Run, SwitchArms};
@@ -72,7 +72,8 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     if !fc.places.frame_headers(Some(&preserved)).is_empty() {
         return unsupported("a header field among the fields a clone, resubmission or recirculation preserves");
     }
-    // Code bridged to the closure executor may have taken frame slots for its temporaries.
+    // Extern results and code bridged to the closure executor may have taken frame slots for
+    // temporaries.
     let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
     let frame_headers = fc.places.frame_headers(None);
     Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit, bridged_statement: fc.bridged_statement })
@@ -308,6 +309,20 @@ impl FastCompiler<'_, '_> {
                         _ => eval(Arc::new(move |_, c| u128::from(members.iter().any(|r| c.wire_valid.has(r.index))))),
                     }
                 }
+                Callee::Builtin { target, builtin: Builtin::IsValid } if self.headers_per_element(b, target).is_some() => {
+                    // The element a run-time index chooses; past the stack's end not valid.
+                    let Some((index, elements)) = self.headers_per_element(b, target) else { unreachable!("matched above") };
+                    let index = self.element_index(b, &index)?;
+                    let mut each = Vec::with_capacity(elements.len());
+                    for el in &elements {
+                        let i = self.header(b, el)?.index;
+                        each.push(Val::Valid { word: i / 64, mask: 1 << (i % 64) });
+                    }
+                    eval(Arc::new(move |p, c| {
+                        let i = index.read(p, c);
+                        usize::try_from(i).ok().and_then(|i| each.get(i)).map_or(0, |v| v.read(p, c))
+                    }))
+                }
                 Callee::Builtin { target, builtin: Builtin::IsValid } => {
                     let i = self.header(b, target)?.index;
                     Ok(Val::Valid { word: i / 64, mask: 1 << (i % 64) })
@@ -315,6 +330,16 @@ impl FastCompiler<'_, '_> {
                 Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead" && self.cx.width(&e.ty).0 <= 128 => {
                     let (w, _) = self.cx.width(&e.ty);
                     eval(self.read_ahead(w as usize, 0, w))
+                }
+                Callee::Method { .. } | Callee::ExternFunction { .. } => {
+                    // The call leaves its result in a temporary slot, read after it.
+                    let slot = self.cx.alloc(&e.ty)?;
+                    let run = self.extern_call(b, call, Some(slot))?;
+                    let run = if self.cx.tracing { self.cx.traced_call(b, call, run)? } else { run };
+                    eval(Arc::new(move |p, c| {
+                        run(p, c);
+                        c.get(slot)
+                    }))
                 }
                 _ => {
                     let why = crate::DataplaneError::unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee)));
@@ -422,6 +447,21 @@ impl FastCompiler<'_, '_> {
                 let (_, next) = self.places.stack(self.cx, b, stack)?;
                 Ok(if *last { Val::Eval(Arc::new(move |_, c| c.get(next).wrapping_sub(1))) } else { Val::Slot(next) })
             }
+        }
+    }
+
+    /// For a header that is a stack element a run-time index chooses (`hs[i]`, `hs.next`,
+    /// `hs.last`, whose index reads no call): how the element is chosen and the header once per
+    /// element; `None` for any other expression, or one this executor places as it is.
+    fn headers_per_element(&mut self, b: &BlockRef, e: &Expr) -> Option<(ElementIndex, Vec<Expr>)> {
+        if !self.cx.is_header(&e.ty) || self.header(b, e).is_ok() {
+            return None;
+        }
+        let (index, elements) = per_element(e)?;
+        let calls = |x: &Expr| x.any(&mut |y| matches!(y.kind, ExprKind::Call(_) | ExprKind::ApplyTable(..)));
+        match &index {
+            ElementIndex::Expr(i) if calls(i) => None,
+            _ => Some((index, elements)),
         }
     }
 
@@ -600,7 +640,7 @@ impl FastCompiler<'_, '_> {
                 let body = self.block(b, body).map_err(at)?;
                 // A loop that runs too long stops the packet (`Flow::Abort`), which the pipeline
                 // drops as it does a failed assert (`Stopped::Aborted`).
-                Box::new(move |p, c| crate::compile::run_loop(p, c, &init, |p, c| cond.as_ref().is_none_or(|cnd| cnd.read(p, c) != 0), &body, &update))
+                Box::new(move |p, c| crate::fast::runtime::run_loop(p, c, &init, |p, c| cond.as_ref().is_none_or(|cnd| cnd.read(p, c) != 0), &body, &update))
             }
             Stmt::Break(_) => Box::new(|_, _| Flow::Break),
             Stmt::Continue(_) => Box::new(|_, _| Flow::Continue),
@@ -623,6 +663,20 @@ impl FastCompiler<'_, '_> {
         }
         if !self.cx.is_header(&lhs.ty) {
             return self.assign_aggregate(b, lhs, rhs);
+        }
+        if let Some((index, elements)) = self.headers_per_element(b, lhs) {
+            // Into the element a run-time index chooses; past the stack's end nothing is written.
+            let index = self.element_index(b, &index)?;
+            let each = elements.iter().map(|el| self.assign(b, el, rhs)).collect::<R<Vec<Run>>>()?;
+            return Ok(by_element(index, each, None));
+        }
+        if let Some((index, elements)) = self.headers_per_element(b, rhs) {
+            // From the element a run-time index chooses; past the stack's end an invalid header,
+            // as the closure executor reads it.
+            let dst = self.header(b, lhs)?;
+            let index = self.element_index(b, &index)?;
+            let each = elements.iter().map(|el| self.assign(b, lhs, el)).collect::<R<Vec<Run>>>()?;
+            return Ok(by_element(index, each, Some(invalidate(dst))));
         }
         let dst = self.header(b, lhs)?;
         if let ExprKind::InvalidHeader = rhs.kind {
@@ -805,6 +859,11 @@ impl FastCompiler<'_, '_> {
     /// or from a list of scalar values all computed before any is written (the list may read
     /// what it replaces: `p = {p.y, p.x}`).
     fn assign_aggregate(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
+        if let Some(p4_ir::TypeDef::Extern { .. }) = self.cx.type_def(&lhs.ty) {
+            // An extern instance (the `packet_out` a function the mid-end inlined took) holds
+            // nothing a copy carries: it takes no frame slot.
+            return Ok(Box::new(|_, _| Flow::Next));
+        }
         if let Some(p4_ir::TypeDef::Union { .. }) = self.cx.type_def(&lhs.ty) {
             let dst = self.places.union(self.cx, b, lhs)?;
             if let ExprKind::InvalidHeader = rhs.kind {
@@ -856,6 +915,9 @@ impl FastCompiler<'_, '_> {
 
     /// `init x;` of a struct or header stack: every header in it invalid, every scalar 0.
     fn clear(&mut self, b: &BlockRef, e: &Expr) -> R<Run> {
+        if let Some(p4_ir::TypeDef::Extern { .. }) = self.cx.type_def(&e.ty) {
+            return Ok(Box::new(|_, _| Flow::Next));
+        }
         if self.cx.is_scalar(&e.ty) {
             let d = self.dest(b, e)?;
             return Ok(Box::new(move |p, c| {
@@ -928,10 +990,9 @@ impl FastCompiler<'_, '_> {
 
     fn call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
         match self.own_call(b, call) {
-            // A traced build records an extern call as the closure executor does (a bridged one
-            // is recorded by the closure executor's code).
+            // A traced build records an extern call as the closure executor does.
             Ok(run) if self.cx.tracing && matches!(call.callee, Callee::Method { .. } | Callee::ExternFunction { .. }) => self.cx.traced_call(b, call, run),
-            Err(why) if matches!(call.callee, Callee::Method { .. } | Callee::ExternFunction { .. } | Callee::Function(_)) => {
+            Err(why) if matches!(call.callee, Callee::Function(_)) => {
                 let bridged = super::bridge::call(self.cx, &self.places, b, call, why)?;
                 self.hands_over |= bridged.needs_traffic_manager;
                 Ok(bridged.code)
@@ -946,6 +1007,18 @@ impl FastCompiler<'_, '_> {
             Callee::Action(a) => self.action_call(b, a.index(), call),
             Callee::Builtin { target, builtin: Builtin::PushFront(k) } => self.shift_stack(b, target, *k as usize, true),
             Callee::Builtin { target, builtin: Builtin::PopFront(k) } => self.shift_stack(b, target, *k as usize, false),
+            Callee::Builtin { target, .. } if self.headers_per_element(b, target).is_some() => {
+                // On the element a run-time index chooses; past the stack's end nothing happens.
+                let Some((index, elements)) = self.headers_per_element(b, target) else { unreachable!("matched above") };
+                let index = self.element_index(b, &index)?;
+                let mut each = Vec::with_capacity(elements.len());
+                for el in elements {
+                    let Callee::Builtin { builtin, .. } = &call.callee else { unreachable!("matched above") };
+                    let one = Call { callee: Callee::Builtin { target: Box::new(el), builtin: *builtin }, ..call.clone() };
+                    each.push(self.own_call(b, &one)?);
+                }
+                Ok(by_element(index, each, None))
+            }
             Callee::Builtin { target, builtin } => {
                 let r = self.header(b, target)?;
                 match builtin {
@@ -1008,7 +1081,7 @@ impl FastCompiler<'_, '_> {
                     Flow::Next
                 }))
             }
-            Callee::ExternFunction { name, .. } => self.extern_function(b, call, name),
+            Callee::ExternFunction { .. } | Callee::Method { .. } if !is_packet_io(&call.callee) => self.extern_call(b, call, None),
             _ => unsupported(format!("{} (the wire-format executor has no such call)", crate::compile::callee_name(&call.callee))),
         }
     }
@@ -1098,60 +1171,375 @@ impl FastCompiler<'_, '_> {
         Ok(())
     }
 
-    fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<Run> {
+    /// An extern call (a method of an extern instance or an extern function) as this executor
+    /// runs it: its arguments read and its results written here, what it does in
+    /// [`super::runtime`]; `ret`: the frame slot a value call leaves its result in. A call that
+    /// asks for the traffic manager, or may write the multicast group, makes the program hand
+    /// over ([`FastProg::hands_over`]).
+    fn extern_call(&mut self, b: &BlockRef, call: &Call, ret: Option<usize>) -> R<Run> {
+        let written = self.written.len();
+        let (run, op) = match &call.callee {
+            Callee::Method { target, extern_type, method, .. } => self.extern_method(b, call, target, extern_type, method, ret)?,
+            Callee::ExternFunction { name, .. } => self.extern_function(b, call, name)?,
+            _ => return unsupported(format!("{} as an extern call", crate::compile::callee_name(&call.callee))),
+        };
+        let group = self.cx.intrinsic.slot(MetaRole::MulticastGroup);
+        self.hands_over |= op.is_some_and(is_traffic_manager_op) || group.is_some_and(|g| self.written[written..].contains(&g));
+        Ok(run)
+    }
+
+    /// A method of an extern instance, with the operation the architecture gives it.
+    fn extern_method(&mut self, b: &BlockRef, call: &Call, target: &Expr, ty: &str, method: &str, ret: Option<usize>) -> R<(Run, Option<ExternOp>)> {
+        let Some(op) = p4_arch::of(self.cx.ir).and_then(|a| a.method(ty, method)).map(|m| m.op) else {
+            return unsupported(format!("{} (the wire-format executor has no such call)", crate::compile::callee_name(&call.callee)));
+        };
+        let id = match &target.kind {
+            ExprKind::Extern(id) => Some(id.index()),
+            _ => None,
+        };
+        let id = |what: &str| id.ok_or_else(|| crate::DataplaneError::unsupported(format!("{what} through a variable")));
+        let length_slot = self.cx.intrinsic.slot(MetaRole::PacketLength);
+        let length = move |c: &crate::exec::Ctx| length_slot.map_or(0, |s| c.get(s));
+        let run: Run = match op {
+            ExternOp::RegisterRead => {
+                let id = id("register")?;
+                let (out, index) = if call.args.len() >= 2 {
+                    (self.dest(b, self.cx.arg(call, 0)?)?, self.val(b, self.cx.arg(call, 1)?)?)
+                } else {
+                    let slot = ret.ok_or_else(|| crate::DataplaneError::unsupported("register.read result"))?;
+                    (Dest::Slot(slot), self.val(b, self.cx.arg(call, 0)?)?)
+                };
+                Box::new(move |p, c| {
+                    let i = index.read(p, c);
+                    let v = runtime::register_read(c, id, i);
+                    out.write(p, c, v);
+                    Flow::Next
+                })
+            }
+            ExternOp::RegisterWrite => {
+                let id = id("register")?;
+                let index = self.val(b, self.cx.arg(call, 0)?)?;
+                let value = self.val(b, self.cx.arg(call, 1)?)?;
+                Box::new(move |p, c| {
+                    let i = index.read(p, c);
+                    let v = value.read(p, c);
+                    runtime::register_write(c, id, i, v);
+                    Flow::Next
+                })
+            }
+            ExternOp::CounterCount => {
+                let id = id("counter")?;
+                let index = self.val(b, self.cx.arg(call, 0)?)?;
+                Box::new(move |p, c| {
+                    let i = index.read(p, c);
+                    let bytes = length(c) as u64;
+                    runtime::counter_count(c, id, i, bytes);
+                    Flow::Next
+                })
+            }
+            // The table counts when it hits.
+            ExternOp::DirectCounterCount => Box::new(|_, _| Flow::Next),
+            ExternOp::OnesComplementSum16 => {
+                let slot = ret.ok_or_else(|| crate::DataplaneError::unsupported(format!("{ty}.{method} result unused")))?;
+                let sum = self.checksum(b, self.cx.arg(call, 0)?, false, Algorithm::Csum16)?;
+                Box::new(move |p, c| {
+                    let v = sum(p, c);
+                    c.set(slot, v);
+                    Flow::Next
+                })
+            }
+            ExternOp::MeterExecute => {
+                let id = id("meter")?;
+                let index = self.val(b, self.cx.arg(call, 0)?)?;
+                let out = self.dest(b, self.cx.arg(call, 1)?)?;
+                Box::new(move |p, c| {
+                    let i = index.read(p, c);
+                    let bytes = length(c) as u32;
+                    let colour = runtime::meter_execute(c, id, i, bytes);
+                    out.write(p, c, colour);
+                    Flow::Next
+                })
+            }
+            ExternOp::DirectMeterRead => {
+                let id = id(&format!("{ty}.{method}"))?;
+                let out = self.dest(b, self.cx.arg(call, 0)?)?;
+                Box::new(move |p, c| {
+                    let colour = runtime::table_meter_colour(c, id);
+                    out.write(p, c, colour);
+                    Flow::Next
+                })
+            }
+            _ => return unsupported(format!("extern method {ty}.{method}")),
+        };
+        Ok((run, Some(op)))
+    }
+
+    fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<(Run, Option<ExternOp>)> {
         let arg = |i: usize| call.args.get(i).map(|a| &a.expr).ok_or_else(|| crate::DataplaneError::unsupported(format!("{name}: missing argument {i}")));
         if name == "verify" {
             let cond = self.ev(b, arg(0)?)?;
             let err = self.ev(b, arg(1)?)?;
-            return Ok(Box::new(move |p, c| if cond(p, c) == 0 { Flow::Reject(err(p, c) as u32) } else { Flow::Next }));
+            return Ok((Box::new(move |p, c| if cond(p, c) == 0 { Flow::Reject(err(p, c) as u32) } else { Flow::Next }), None));
         }
         let Some((arch, sig)) = p4_arch::of(self.cx.ir).and_then(|a| Some((a, a.function(name)?))) else {
             return unsupported(format!("extern function `{name}`"));
         };
         let meta = self.cx.intrinsic.clone();
-        match sig.op {
+        let run: Run = match sig.op {
             ExternOp::MarkToDrop => {
                 let writes = self.cx.drop_call_writes(b, arch, sig, call)?;
                 let here = mark_site(b);
-                Ok(Box::new(move |_, c| {
-                    for &(s, v) in &writes {
-                        c.set(s, v);
-                    }
-                    c.fx.mark(here);
+                Box::new(move |_, c| {
+                    runtime::mark_dropped(c, &writes, here);
                     Flow::Next
-                }))
+                })
             }
-            ExternOp::VerifyChecksum { payload: false } | ExternOp::UpdateChecksum { payload: false } => {
-                if self.cx.algorithm(arg(3)?)? != Algorithm::Csum16 {
-                    return unsupported(format!("{name} with an algorithm other than csum16"));
-                }
+            ExternOp::VerifyChecksum { payload } | ExternOp::UpdateChecksum { payload } => {
+                let algo = self.cx.algorithm(arg(3)?)?;
                 let cond = self.ev(b, arg(0)?)?;
-                let sum = self.csum16(b, arg(1)?)?;
+                let sum = self.checksum(b, arg(1)?, payload, algo)?;
                 let target = arg(2)?;
                 let (w, _) = self.cx.width(&target.ty);
                 if matches!(sig.op, ExternOp::VerifyChecksum { .. }) {
                     let expected = self.ev(b, target)?;
                     let flag = meta.slot(MetaRole::ChecksumError);
-                    Ok(Box::new(move |p, c| {
-                        if cond(p, c) != 0 && sum(p, c) & mask(w) != expected(p, c) {
+                    Box::new(move |p, c| {
+                        if cond(p, c) != 0 && runtime::checksum_mismatch(sum(p, c), expected(p, c), w) {
                             if let Some(s) = flag {
                                 c.set(s, 1);
                             }
                         }
                         Flow::Next
-                    }))
+                    })
                 } else {
                     let out = self.writer(b, target)?;
-                    Ok(Box::new(move |p, c| {
+                    Box::new(move |p, c| {
                         if cond(p, c) != 0 {
                             let v = sum(p, c) & mask(w);
                             out(p, c, v);
                         }
                         Flow::Next
-                    }))
+                    })
                 }
             }
-            _ => unsupported(format!("extern function `{name}` (the wire-format executor does not run it)")),
+            ExternOp::Hash => {
+                let result = arg(0)?;
+                let (w, _) = self.cx.width(&result.ty);
+                let out = self.dest(b, result)?;
+                let algo = self.cx.algorithm(arg(1)?)?;
+                let base = self.val(b, arg(2)?)?;
+                let hash = self.checksum(b, arg(3)?, false, algo)?;
+                let max = self.val(b, arg(4)?)?;
+                Box::new(move |p, c| {
+                    let h = hash(p, c);
+                    let (lo, n) = (base.read(p, c), max.read(p, c));
+                    out.write(p, c, runtime::hash_in_range(h, lo, n, w));
+                    Flow::Next
+                })
+            }
+            ExternOp::Random => {
+                self.cx.draws_random.set(true);
+                let result = arg(0)?;
+                let (w, _) = self.cx.width(&result.ty);
+                let out = self.dest(b, result)?;
+                let (lo, hi) = (self.val(b, arg(1)?)?, self.val(b, arg(2)?)?);
+                Box::new(move |p, c| {
+                    let (l, h) = (lo.read(p, c), hi.read(p, c));
+                    let v = runtime::random(c, l, h, w);
+                    out.write(p, c, v);
+                    Flow::Next
+                })
+            }
+            ExternOp::Digest => {
+                let receiver = self.val(b, arg(0)?)?;
+                let mut pieces = Vec::new();
+                self.pieces(b, arg(1)?, &mut pieces)?;
+                Box::new(move |p, c| {
+                    let r = receiver.read(p, c);
+                    runtime::digest(p, c, r, &pieces);
+                    Flow::Next
+                })
+            }
+            ExternOp::LogMsg => {
+                let msg = match &arg(0)?.kind {
+                    ExprKind::Const(p4_ir::Value::String(s)) => s.clone(),
+                    _ => return unsupported(format!("{name} with a non-constant message")),
+                };
+                let mut pieces = Vec::new();
+                if let Some(a) = call.args.get(1) {
+                    self.pieces(b, &a.expr, &mut pieces)?;
+                }
+                Box::new(move |p, c| {
+                    runtime::log_message(p, c, &msg, &pieces);
+                    Flow::Next
+                })
+            }
+            ExternOp::Assert => {
+                let cond = self.val(b, arg(0)?)?;
+                let block = match b {
+                    BlockRef::Parser(p) => self.cx.ir.parsers.get(p.index()).map(|x| x.block.name.clone()),
+                    BlockRef::Control(c) => self.cx.ir.controls.get(c.index()).map(|x| x.block.name.clone()),
+                };
+                let what: Arc<str> = format!("{name} failed in {}", block.unwrap_or_default()).into();
+                Box::new(move |p, c| {
+                    let holds = cond.read(p, c) != 0;
+                    runtime::assert(c, holds, &what)
+                })
+            }
+            ExternOp::Truncate => {
+                let len = self.val(b, arg(0)?)?;
+                Box::new(move |p, c| {
+                    let l = len.read(p, c);
+                    runtime::truncate(c, l);
+                    Flow::Next
+                })
+            }
+            ExternOp::Clone(keep) => {
+                let session = self.val(b, arg(1)?)?;
+                let set = self.cx.preserved(b, call, name, keep)?;
+                Box::new(move |p, c| {
+                    let s = session.read(p, c);
+                    runtime::clone(c, s, set);
+                    Flow::Next
+                })
+            }
+            ExternOp::Resubmit(keep) => {
+                let set = self.cx.preserved(b, call, name, keep)?;
+                Box::new(move |_, c| {
+                    runtime::reparse_arrived(c, set);
+                    Flow::Next
+                })
+            }
+            ExternOp::Recirculate(keep) => {
+                let set = self.cx.preserved(b, call, name, keep)?;
+                Box::new(move |_, c| {
+                    runtime::reparse_deparsed(c, set);
+                    Flow::Next
+                })
+            }
+            _ => return unsupported(format!("extern function `{name}`")),
+        };
+        Ok((run, Some(sig.op)))
+    }
+
+    /// The checksum or hash `algo` of data list `list` (and the payload when `payload`): the
+    /// Internet checksum of fixed-width values without the payload summed in place
+    /// ([`FastCompiler::csum16`]), any other serialised and hashed ([`runtime::hash`]).
+    fn checksum(&mut self, b: &BlockRef, list: &Expr, payload: bool, algo: Algorithm) -> R<Ev> {
+        if algo == Algorithm::Csum16 && !payload && !self.has_varbit(list) {
+            return self.csum16(b, list);
+        }
+        let mut pieces = Vec::new();
+        self.pieces(b, list, &mut pieces)?;
+        Ok(Arc::new(move |p, c| runtime::hash(p, c, &pieces, payload, algo)))
+    }
+
+    /// Whether data list `e` holds a varbit (its length varies per packet).
+    fn has_varbit(&mut self, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Aggregate(items) => return items.iter().any(|i| self.has_varbit(i)),
+            ExprKind::Cast(inner) if matches!(inner.kind, ExprKind::Aggregate(_)) => return self.has_varbit(inner),
+            _ => {}
+        }
+        self.type_has_varbit(&e.ty, 0)
+    }
+
+    fn type_has_varbit(&self, ty: &Type, depth: usize) -> bool {
+        if depth > 32 {
+            return true;
+        }
+        match ty {
+            Type::Varbit(_) => true,
+            Type::Stack(elem, _) => self.type_has_varbit(elem, depth + 1),
+            Type::Tuple(items) => items.iter().any(|t| self.type_has_varbit(t, depth + 1)),
+            _ => self.cx.type_def(ty).is_some_and(|d| match d {
+                p4_ir::TypeDef::Struct { fields, .. } | p4_ir::TypeDef::Header { fields, .. } | p4_ir::TypeDef::Union { fields, .. } => {
+                    fields.iter().any(|f| self.type_has_varbit(&f.ty, depth + 1))
+                }
+                _ => false,
+            }),
+        }
+    }
+
+    /// The pieces of data list `e` in order, as the closure executor serialises it: a scalar
+    /// value, header fields one by one (a field wider than 128 bits as its 128-bit pieces; a
+    /// header's validity is not data), a varbit at its length, and the members of structs,
+    /// tuples, stacks and unions in order.
+    pub(super) fn pieces(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<runtime::Piece>) -> R<()> {
+        use runtime::Piece;
+        match &e.kind {
+            ExprKind::Aggregate(items) => {
+                for i in items {
+                    self.pieces(b, i, out)?;
+                }
+                return Ok(());
+            }
+            ExprKind::Cast(inner) if matches!(inner.kind, ExprKind::Aggregate(_)) => return self.pieces(b, inner, out),
+            _ => {}
+        }
+        if self.cx.is_scalar(&e.ty) {
+            let (w, _) = self.cx.width(&e.ty);
+            if matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) {
+                if let Ok(Place::Field { bit, width }) = self.place(b, e) {
+                    out.push(Piece::Wire { bit, width });
+                    return Ok(());
+                }
+            }
+            out.push(Piece::Value(self.val(b, e)?, w));
+            return Ok(());
+        }
+        if self.cx.is_header(&e.ty) {
+            let r = self.header(b, e)?;
+            self.header_pieces(r, out);
+            return Ok(());
+        }
+        if let Some(p4_ir::TypeDef::Union { .. }) = self.cx.type_def(&e.ty) {
+            for r in self.places.union(self.cx, b, e)? {
+                self.header_pieces(r, out);
+            }
+            return Ok(());
+        }
+        match &e.ty {
+            Type::Stack(elem, n) => {
+                for k in 0..*n {
+                    let index = Expr::new(Type::Bits { width: 32, signed: false }, ExprKind::Const(p4_ir::Value::Bits { width: 32, signed: false, value: k.into() }), e.span);
+                    let element = Expr::new((**elem).clone(), ExprKind::Index(Box::new(e.clone()), Box::new(index)), e.span);
+                    self.pieces(b, &element, out)?;
+                }
+                Ok(())
+            }
+            Type::Varbit(_) | Type::Bits { .. } => {
+                // A header's varbit, or a header field wider than 128 bits.
+                let why = || crate::DataplaneError::unsupported(format!("{} in a data list (the wire-format executor does not place it)", crate::compile::describe(self.cx.ir, e)));
+                let slot = self.cx.static_slot(b, e)?.ok_or_else(why)?;
+                if let Type::Varbit(_) = e.ty {
+                    let r = self.places.varbit_header(slot).ok_or_else(why)?;
+                    let v = r.varbit.ok_or_else(why)?;
+                    out.push(Piece::Varbit { bit: (r.at + r.fixed_len()) * 8, length_slot: v.length_slot, max_bits: v.max_bits });
+                    return Ok(());
+                }
+                let len = self.cx.size(&e.ty)?;
+                let pieces = self.places.field_pieces(slot, len).ok_or_else(why)?;
+                out.extend(pieces.into_iter().map(|(bit, width)| Piece::Wire { bit, width }));
+                Ok(())
+            }
+            _ => {
+                let Some(fields) = self.members(&e.ty) else {
+                    return unsupported(format!("{} in a data list", crate::compile::describe(self.cx.ir, e)));
+                };
+                for (i, f) in fields.iter().enumerate() {
+                    self.pieces(b, &member(e, i, f), out)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The pieces of header `r`: its fields, then its varbit.
+    fn header_pieces(&self, r: Region, out: &mut Vec<runtime::Piece>) {
+        out.extend(self.places.header_fields(r).into_iter().map(|(bit, width)| runtime::Piece::Wire { bit, width }));
+        if let Some(v) = r.varbit {
+            out.push(runtime::Piece::Varbit { bit: (r.at + r.fixed_len()) * 8, length_slot: v.length_slot, max_bits: v.max_bits });
         }
     }
 
@@ -1353,7 +1741,7 @@ impl FastCompiler<'_, '_> {
             let body = self.block(&b, &st.body).map_err(|e| e.in_context(format!("parser state {}", st.name)))?;
             let body = if self.cx.tracing { entering_state(&parser.block.name, &st.name, body) } else { body };
             let transition = match &st.transition {
-                p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::compile::target(*t)),
+                p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::fast::runtime::target(*t)),
                 p4_ir::Transition::Select { keys, cases } => {
                     let mut vals = Vec::new();
                     let mut widths = Vec::new();
@@ -1377,7 +1765,7 @@ impl FastCompiler<'_, '_> {
                         for (ks, k) in case.keysets.iter().zip(keys) {
                             ms.push(self.cx.keyset(ks, &k.ty).map_err(|e| e.at(st.span))?);
                         }
-                        cs.push((ms, crate::compile::target(case.target)));
+                        cs.push((ms, crate::fast::runtime::target(case.target)));
                     }
                     let masks: Option<Vec<(u128, u128, crate::exec::Target)>> = cs
                         .iter()
@@ -1446,6 +1834,31 @@ pub(super) fn csum16_plan<V>(leaves: Vec<Leaf<V>>) -> Vec<(Leaf<V>, u32)> {
     }
     let widths: Vec<u32> = pieces.iter().map(|p| p.width() as u32).collect();
     pieces.into_iter().zip(csum16_shifts(&widths)).collect()
+}
+
+/// The one of `each` (one per stack element) that `index` chooses per packet; past the stack's end
+/// `otherwise`, or nothing.
+fn by_element(index: Val, each: Vec<Run>, otherwise: Option<Run>) -> Run {
+    Box::new(move |p, c| {
+        let i = index.read(p, c);
+        match usize::try_from(i).ok().and_then(|i| each.get(i)).or(otherwise.as_ref()) {
+            Some(run) => run(p, c),
+            None => Flow::Next,
+        }
+    })
+}
+
+/// Whether `callee` is `core.p4`'s packet I/O (`packet_in`, `packet_out`), which the parser and
+/// deparser code compiles itself.
+fn is_packet_io(callee: &Callee) -> bool {
+    matches!(callee, Callee::Method { extern_type, .. } if extern_type == "packet_in" || extern_type == "packet_out")
+}
+
+/// Operations only the switch's traffic manager carries out: copies of the packet, a cut, and
+/// `assert`, which stops the packet there.
+pub(super) fn is_traffic_manager_op(op: ExternOp) -> bool {
+    use ExternOp::*;
+    matches!(op, IsPath(_) | Assert | Truncate | Clone(_) | Resubmit(_) | Recirculate(_))
 }
 
 /// Assignments run in order by one closure.

@@ -1,7 +1,18 @@
 //! The wire-format executor: headers kept as the bytes they are on the wire, at offsets fixed when
 //! the program is built, for the programs whose every construct it knows (traced or not); the
 //! closure executor ([`crate::compile`]) is the reference it is compared with
-//! ([`crate::Switch::reference`]), and runs the statements this one leaves to it ([`bridge`]).
+//! ([`crate::Switch::reference`]).
+//!
+//! Extern calls and the requests to the traffic manager (registers, counters, meters, hashes,
+//! checksums of any algorithm with or without the payload, random numbers, digests, log
+//! messages, drops, asserts, truncation, clones, resubmission, recirculation) run here: their
+//! arguments are read through [`Val`] and their results written through [`Dest`] by the code
+//! [`build`] compiles, and what they do is [`runtime`], one function each. A header a run-time
+//! stack index chooses is handled element by element. What it still leaves to the closure
+//! executor's code ([`bridge`]) is a statement or select key on a value wider than 128 bits or in
+//! a place it does not know (a varbit or wide value outside a header), and a call of a function
+//! (the software target runs the program as the mid-end lowers it, with functions inlined, where
+//! that leaves less to it).
 //!
 //! What it changes against the closure executor: `extract` is one copy of the header's bytes and a
 //! validity bit, `emit` one copy back, a field read one unaligned load and two shifts at a constant
@@ -27,6 +38,7 @@ mod build;
 mod jit;
 mod pipeline;
 mod places;
+pub(crate) mod runtime;
 
 use std::sync::Arc;
 
@@ -210,7 +222,7 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
         return Err(e);
     }
     let mut state = 0usize;
-    for _ in 0..crate::compile::MAX_PARSER_STEPS {
+    for _ in 0..crate::fast::runtime::MAX_PARSER_STEPS {
         let Some(st) = f.states.get(state) else { return Ok(()) };
         match (st.body)(p, c) {
             Flow::Reject(e) => return Err(e),
@@ -226,7 +238,7 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
                     None => return Err(p.errors.no_match),
                 }
             }
-            FastTransition::Select { keys, widths, cases } => crate::compile::select_next(p, c, keys, widths, cases)?,
+            FastTransition::Select { keys, widths, cases } => crate::fast::runtime::select_next(p, c, keys, widths, cases)?,
         };
         match next {
             Target::Accept => return Ok(()),
@@ -393,14 +405,14 @@ fn choose_with_key(p: &Prog, c: &mut Ctx, t: usize, ft: &FastTable, key: &[u128]
     }
 }
 
-/// Reads the `width`-bit field starting `bit` bits into `wire` (`width` ≤ 128; the field ends at
-/// most 128 bits after the byte it starts in, which the build checks).
+/// Reads the `width`-bit field starting `bit` bits into `wire` (`width` ≤ 128): one 8- or 16-byte
+/// access, two when the field ends more than 128 bits after the byte it starts in.
 #[inline(always)]
 pub(crate) fn read_field(wire: &[u8], bit: usize, width: u32) -> u128 {
     let start = bit / 8;
     let shift = (bit % 8) as u32;
     if shift + width > 128 {
-        // More than one 16-byte access reaches (a field only copied to the frame).
+        // More than one 16-byte access reaches (a 128-bit field off a byte).
         return read_field(wire, bit, 64) << (width - 64) | read_field(wire, bit + 64, width - 64);
     }
     if shift + width <= 64 {

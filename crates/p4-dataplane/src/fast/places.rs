@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use p4_ir::{BlockRef, Expr, ExprKind, Type, TypeDef};
+use p4_ir::{BlockRef, Expr, Type, TypeDef};
 
 use crate::compile::{unsupported, Compiler, FieldKind, R};
 
@@ -104,8 +104,8 @@ pub(crate) struct Places {
     headers: HashMap<usize, Region>,
     /// Header field by its frame slot.
     fields: HashMap<usize, (usize, u32)>,
-    /// Frame slots of header fields that are no place (wider than 128 bits, or out of one 16-byte
-    /// access's reach): only bridged code, with the header copied to the frame, reads them.
+    /// Frame slots of the 128-bit pieces of header fields wider than 128 bits, which are no place:
+    /// only bridged code, with the header copied to the frame, reads them.
     copied_only: std::collections::HashSet<usize>,
     /// Frame slot ranges `[start, end)` of values this executor does not place (header stacks and
     /// unions, headers with varbit or very wide fields): a place inside one is refused.
@@ -248,9 +248,9 @@ impl Places {
                 }
                 continue;
             }
-            // A place is read and written with one 16-byte access; a field that one access
-            // cannot reach is only copied to and from the frame, like a wider one.
-            placed.push((base + off, bit, w, bit % 8 + w as usize <= 128));
+            // A place of at most 128 bits: read and written with one 16-byte access, or two
+            // where one does not reach from the byte it starts in (`read_field`, `write_field`).
+            placed.push((base + off, bit, w, true));
             bit += w as usize;
         }
         if !bit.is_multiple_of(8) && self.unaligned.is_none() {
@@ -307,24 +307,29 @@ impl Places {
     /// The frame slot of a place written as variables, field accesses and header stack elements
     /// at constant indices within the stack (`None`: anything else).
     pub(crate) fn static_slot(cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Option<usize>> {
-        Ok(match &e.kind {
-            ExprKind::Var(v) => Some(cx.var_slot(b, *v)?),
-            ExprKind::Field(inner, i) => match Self::static_slot(cx, b, inner)? {
-                Some(base) => Some(base + cx.field_offset(&inner.ty, *i)?.0),
-                None => None,
-            },
-            ExprKind::Index(stack, index) => match (&stack.ty, &index.kind) {
-                (Type::Stack(elem, n), ExprKind::Const(k)) => {
-                    let k = cx.scalar_value(k, &index.ty)?;
-                    match Self::static_slot(cx, b, stack)? {
-                        Some(base) if k < u128::from(*n) => Some(base + 1 + k as usize * cx.size(elem)?),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            },
-            _ => None,
-        })
+        cx.static_slot(b, e)
+    }
+
+    /// `(bit offset in the wire buffer, width)` of each fixed-width field of header `r` in wire
+    /// order (a field wider than 128 bits as its 128-bit pieces, most significant first).
+    pub(crate) fn header_fields(&self, r: Region) -> Vec<(usize, u32)> {
+        let h = self.frame_headers.iter().find(|h| h.region.index == r.index);
+        h.map_or_else(Vec::new, |h| h.fields.iter().map(|&(_, bit, width)| (bit, width)).collect())
+    }
+
+    /// The pieces `(bit offset, width)` of the header field whose frame slots start at `slot`
+    /// and take `len` slots (a field wider than 128 bits, or one a 16-byte access does not
+    /// reach); `None`: no header field starts there.
+    pub(crate) fn field_pieces(&self, slot: usize, len: usize) -> Option<Vec<(usize, u32)>> {
+        let h = self.frame_headers.iter().find(|h| h.fields.iter().any(|f| f.0 == slot))?;
+        let pieces: Vec<(usize, u32)> = h.fields.iter().filter(|f| (slot..slot + len).contains(&f.0)).map(|&(_, bit, width)| (bit, width)).collect();
+        (pieces.len() == len).then_some(pieces)
+    }
+
+    /// The header whose trailing varbit's length is in frame slot `slot` (the varbit field's own
+    /// slot), if any.
+    pub(crate) fn varbit_header(&self, slot: usize) -> Option<Region> {
+        self.headers.values().find(|r| r.varbit.is_some_and(|v| v.length_slot == slot)).copied()
     }
 
     /// The other members of the header union `r` is a member of (empty: not a union member).
@@ -391,7 +396,7 @@ impl Places {
         }
         if self.copied_only.contains(&slot) {
             // Its frame slot is filled only around bridged code: elsewhere it would be stale.
-            return unsupported(format!("{} (a header field no 16-byte access reaches)", crate::compile::describe(cx.ir, e)));
+            return unsupported(format!("{} (a piece of a header field wider than 128 bits)", crate::compile::describe(cx.ir, e)));
         }
         if cx.is_scalar(&e.ty) {
             return Ok(Place::Slot(slot));

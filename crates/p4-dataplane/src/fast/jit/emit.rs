@@ -684,7 +684,7 @@ impl Gen<'_, '_, '_> {
     /// The parser's step bound: after as many states as the closure executor allows, a timeout.
     fn count_step(&mut self, f: &mut Fun<'_>, steps: Variable, timeout: u32) {
         let n = f.b.use_var(steps);
-        let over = f.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, crate::compile::MAX_PARSER_STEPS as i64);
+        let over = f.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, crate::fast::runtime::MAX_PARSER_STEPS as i64);
         let (stop, go) = (f.b.create_block(), f.b.create_block());
         f.b.ins().brif(over, stop, &[], go, &[]);
         f.b.switch_to_block(stop);
@@ -710,7 +710,7 @@ impl Gen<'_, '_, '_> {
 
     fn transition(&mut self, f: &mut Fun<'_>, b: &BlockRef, t: &Transition, blocks: &[Block], no_match: u32) -> R<()> {
         match t {
-            Transition::Goto(t) => self.goto(f, crate::compile::target(*t), blocks),
+            Transition::Goto(t) => self.goto(f, crate::fast::runtime::target(*t), blocks),
             Transition::Select { keys, cases } => {
                 if keys.iter().any(|k| !self.narrow(&k.ty)) {
                     return unsupported("a select key wider than 64 bits");
@@ -722,7 +722,7 @@ impl Gen<'_, '_, '_> {
                 let widths: Vec<u32> = keys.iter().map(|k| self.fc.cx.width(&k.ty).0).collect();
                 let mut arms = Vec::new();
                 for case in cases {
-                    let target = crate::compile::target(case.target);
+                    let target = crate::fast::runtime::target(case.target);
                     if let ([ks], [_, _, ..]) = (case.keysets.as_slice(), keys.as_slice()) {
                         if let KeyMatch::ValueSet(vs) = self.fc.cx.keyset(ks, &keys[0].ty)? {
                             if widths.iter().sum::<u32>() > 64 {

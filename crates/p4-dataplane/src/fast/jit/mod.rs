@@ -10,9 +10,12 @@
 //! [`jit_value_set`]; after a `lookahead` the error it left pending, [`jit_pending`]), and table
 //! applications: the lookup is a call into Rust ([`jit_table`]), the chosen action's body is
 //! inlined. Everything else (wider values, other extern calls, direct action calls, ...) is the
-//! statement or value the closure compiler made for it, called from the generated code
-//! ([`jit_run`], [`jit_eval`]): every program the wire-format executor takes runs here, with the
-//! rare constructs left to closures.
+//! statement or value the wire-format executor's closure compiler ([`super::build`]) made for it,
+//! called from the generated code ([`jit_run`], [`jit_eval`]): every program the wire-format
+//! executor takes runs here, with the rare constructs left to closures. An extern call or a
+//! request to the traffic manager (a register, a counter, a hash, a clone, ...) is such a
+//! closure, which calls its function in [`super::runtime`]: the generated code reaches each
+//! operation through the one implementation the closures use, not an entry of its own.
 //!
 //! Contract between generated code and Rust: the code receives a [`JitFrame`] of raw pointers into
 //! the packet's [`Ctx`]; every call back into Rust may touch the context and refreshes the frame,
@@ -429,7 +432,7 @@ extern "C" fn jit_value_set(frame: *mut JitFrame, vs: u64, v: u64) -> u64 {
     // SAFETY: as in `in_rust`; this helper neither appends to the output nor moves a buffer the
     // frame points into, so the frame stays right without being pointed again.
     let c = unsafe { &*(*frame).c };
-    u64::from(crate::compile::value_set_match(c, vs as usize, u128::from(v)))
+    u64::from(crate::fast::runtime::value_set_match(c, vs as usize, u128::from(v)))
 }
 
 /// What [`jit_table`] returns when the table runs no action.
