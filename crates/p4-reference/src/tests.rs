@@ -1,0 +1,161 @@
+//! Small programs with outputs worked out by hand.
+
+use std::sync::Arc;
+
+use p4_control::{ControlPlane, Injected, OutputPacket, PacketIo};
+
+use crate::Interpreter;
+
+/// Compiles `text` with the project's include files, lowers it, and builds an interpreter.
+fn interpreter(text: &str) -> Interpreter {
+    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
+    let compiled = p4_sema::compile_str("test.p4", text, &[include]);
+    let Some(program) = compiled.program else { panic!("does not compile:\n{}", compiled.render_diagnostics()) };
+    let lowered = p4_midend::lower(program).expect("lowers");
+    Interpreter::new(Arc::new(lowered)).expect("the interpreter takes it")
+}
+
+/// A v1model program with `h_t { bit<8> a; bit<8> b; }`, the given parser body for state start,
+/// ingress and egress bodies and deparser body.
+fn program(ingress: &str, egress: &str, deparser: &str) -> String {
+    format!(
+        r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t {{ bit<8> a; bit<8> b; }}
+struct headers_t {{ h_t h; h_t g; }}
+struct meta_t {{ @field_list(1) bit<8> kept; bit<8> lost; }}
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{
+    state start {{ pkt.extract(hdr.h); transition accept; }}
+}}
+control V(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ {ingress} }} }}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {{ apply {{ {egress} }} }}
+control C(inout headers_t hdr, inout meta_t meta) {{ apply {{ }} }}
+control D(packet_out pkt, in headers_t hdr) {{ apply {{ {deparser} }} }}
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#
+    )
+}
+
+fn out(port: u32, data: &[u8]) -> OutputPacket {
+    OutputPacket { port, data: data.to_vec() }
+}
+
+#[test]
+fn the_deparser_emits_under_switch_and_for() {
+    // `a` chooses: 1 emits h twice (a loop), 2 emits g (made valid in ingress) then h, anything
+    // else nothing (the header bytes are consumed, so only the payload goes out).
+    let mut it = interpreter(&program(
+        "sm.egress_spec = 1; hdr.g.setValid(); hdr.g.a = 0xee; hdr.g.b = hdr.h.b + 1;",
+        "",
+        "switch (hdr.h.a) {
+            1: { for (bit<8> i = 0; i < 2; i = i + 1) { pkt.emit(hdr.h); } }
+            2: { pkt.emit(hdr.g); pkt.emit(hdr.h); }
+            default: { }
+        }",
+    ));
+    let run = |it: &mut Interpreter, data: &[u8]| it.inject(0, data, 0).outputs;
+    assert_eq!(run(&mut it, &[1, 0x10, 0xaa]), vec![out(1, &[1, 0x10, 1, 0x10, 0xaa])]);
+    assert_eq!(run(&mut it, &[2, 0x10, 0xaa]), vec![out(1, &[0xee, 0x11, 2, 0x10, 0xaa])]);
+    assert_eq!(run(&mut it, &[3, 0x10, 0xaa]), vec![out(1, &[0xaa])]);
+}
+
+#[test]
+fn a_multicast_group_makes_one_copy_per_replica_in_order() {
+    let mut it = interpreter(&program(
+        "sm.mcast_grp = 7;",
+        "hdr.h.a = (bit<8>)sm.egress_rid; hdr.h.b = (bit<8>)sm.egress_port;",
+        "pkt.emit(hdr.h);",
+    ));
+    it.mc_mgrp_create(7).expect("group");
+    let first = it.mc_node_create(3, &[4, 6]).expect("node");
+    let second = it.mc_node_create(9, &[2]).expect("node");
+    it.mc_node_associate(7, first).expect("associate");
+    it.mc_node_associate(7, second).expect("associate");
+    let got = it.inject(0, &[0, 0, 0x55], 0);
+    assert_eq!(got.outputs, vec![out(4, &[3, 4, 0x55]), out(6, &[3, 6, 0x55]), out(2, &[9, 2, 0x55])]);
+    assert!(got.drops.is_empty());
+    // A group without members drops the packet, saying so.
+    it.mc_mgrp_create(8).expect("group");
+    let mut empty = interpreter(&program("sm.mcast_grp = 8;", "", "pkt.emit(hdr.h);"));
+    empty.mc_mgrp_create(8).expect("group");
+    assert_eq!(empty.inject(0, &[0, 0], 0).drops, vec!["multicast group 8 has no members".to_string()]);
+}
+
+#[test]
+fn an_ingress_clone_is_the_packet_as_it_arrived_with_the_preserved_fields() {
+    // Ingress changes the header and both metadata fields; the clone (instance type 1) is parsed
+    // again from the arriving bytes and keeps only the field of field list 1.
+    let mut it = interpreter(&program(
+        "sm.egress_spec = 1; hdr.h.a = 0x77; meta.kept = 0x42; meta.lost = 0x43;
+         clone_preserving_field_list(CloneType.I2E, 5, 1);",
+        "hdr.h.b = ((bit<4>)sm.instance_type ++ meta.kept[3:0]) ^ meta.lost;",
+        "pkt.emit(hdr.h);",
+    ));
+    it.mirroring_add(5, 9).expect("session");
+    let Injected { outputs, drops, log, .. } = it.inject(0, &[0x01, 0x02, 0x03], 0);
+    // The original: a = 0x77, b = instance 0 (4 bits) ++ 2 ^ 0x43 = 0x02 ^ 0x43 = 0x41.
+    // The clone: a as it arrived (0x01), b = instance 1 ++ 2 ^ 0 (lost not kept) = 0x12.
+    assert_eq!(outputs, vec![out(1, &[0x77, 0x41, 0x03]), out(9, &[0x01, 0x12, 0x03])]);
+    assert!(drops.is_empty() && log.is_empty());
+    // A session that is not configured makes no copy, and says so.
+    it.mirroring_delete(5).expect("delete");
+    let got = it.inject(0, &[0x01, 0x02, 0x03], 0);
+    assert_eq!(got.outputs, vec![out(1, &[0x77, 0x41, 0x03])]);
+    assert_eq!(got.log, vec!["clone to session 5, which is not configured: no copy made".to_string()]);
+}
+
+#[test]
+fn a_parser_error_does_not_drop_and_invalid_headers_read_zero() {
+    // One byte is too short for h: the parser fails with PacketTooShort, h stays invalid and
+    // reads as 0, and the packet goes on through ingress with the error set.
+    let mut it = interpreter(&program(
+        "if (sm.parser_error == error.PacketTooShort) { sm.egress_spec = 2; }
+         hdr.g.setValid(); hdr.g.a = hdr.h.a + 5; hdr.g.b = 8w1;",
+        "",
+        "pkt.emit(hdr.g); pkt.emit(hdr.h);",
+    ));
+    assert_eq!(it.inject(0, &[0x99], 0).outputs, vec![out(2, &[5, 1, 0x99])]);
+    // mark_to_drop names its control, and the parser error.
+    let mut dropper = interpreter(&program("mark_to_drop(sm);", "", "pkt.emit(hdr.h);"));
+    assert_eq!(dropper.inject(0, &[0x99], 0).drops, vec!["mark_to_drop in I (parser error PacketTooShort)".to_string()]);
+    assert_eq!(dropper.inject(0, &[1, 2], 0).drops, vec!["mark_to_drop in I".to_string()]);
+}
+
+#[test]
+fn lpm_prefers_the_longest_prefix_and_checksums_are_computed() {
+    let text = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<16> addr; bit<16> sum; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action to(bit<9> port) { sm.egress_spec = port; }
+    table routes { key = { hdr.h.addr: lpm; } actions = { to; } default_action = to(0); }
+    apply { routes.apply(); }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) {
+    apply { update_checksum(true, { hdr.h.addr }, hdr.h.sum, HashAlgorithm.csum16); }
+}
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let mut it = interpreter(text);
+    let prefix = |v: u64, len| p4_control::Keys::Positional(vec![p4_control::KeyValue::Prefix(v.into(), len)]);
+    let port = |p: u64| p4_control::ActionArgs::Positional(vec![p.into()]);
+    it.table_add("routes", prefix(0x1200, 8), "to", port(1), None).expect("/8");
+    it.table_add("routes", prefix(0x1234, 16), "to", port(2), None).expect("/16");
+    it.table_add("routes", prefix(0x1230, 12), "to", port(3), None).expect("/12");
+    // The checksum of the one word 0x1234 is its complement, 0xedcb.
+    assert_eq!(it.inject(0, &[0x12, 0x34, 0, 0], 0).outputs, vec![out(2, &[0x12, 0x34, 0xed, 0xcb])]);
+    assert_eq!(it.inject(0, &[0x12, 0x35, 0, 0], 0).outputs, vec![out(3, &[0x12, 0x35, 0xed, 0xca])]);
+    assert_eq!(it.inject(0, &[0x12, 0x45, 0, 0], 0).outputs, vec![out(1, &[0x12, 0x45, 0xed, 0xba])]);
+    assert_eq!(it.inject(0, &[0x13, 0x45, 0, 0], 0).outputs, vec![out(0, &[0x13, 0x45, 0xec, 0xba])]);
+}
