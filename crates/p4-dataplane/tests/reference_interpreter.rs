@@ -22,17 +22,16 @@ fn mirror_and_group(dp: &mut dyn ControlPlane) {
 }
 
 /// Per packet (by its position), its outputs `(i, port, bytes)`, drops `(i, u32::MAX, reason)`
-/// and log lines `(i, u32::MAX - 1, line)`, sorted within the packet.
+/// and log lines `(i, u32::MAX - 1, line)`, each kind in the order it came (both run the
+/// traffic manager's copies in the same order, so the order is compared too).
 fn outcome(dp: &mut dyn PacketIo, packets: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
     let mut seen = Vec::new();
     for (i, data) in packets.iter().enumerate() {
         let Injected { outputs, drops, log, .. } = dp.inject(0, data, 0);
         let i = i as u32;
-        let mut one: Vec<(u32, u32, Vec<u8>)> = outputs.into_iter().map(|o| (i, o.port, o.data)).collect();
-        one.extend(drops.into_iter().map(|d| (i, u32::MAX, d.into_bytes())));
-        one.extend(log.into_iter().map(|l| (i, u32::MAX - 1, l.into_bytes())));
-        one.sort();
-        seen.extend(one);
+        seen.extend(outputs.into_iter().map(|o| (i, o.port, o.data)));
+        seen.extend(drops.into_iter().map(|d| (i, u32::MAX, d.into_bytes())));
+        seen.extend(log.into_iter().map(|l| (i, u32::MAX - 1, l.into_bytes())));
     }
     seen
 }

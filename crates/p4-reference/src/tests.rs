@@ -159,3 +159,82 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert_eq!(it.inject(0, &[0x12, 0x45, 0, 0], 0).outputs, vec![out(1, &[0x12, 0x45, 0xed, 0xba])]);
     assert_eq!(it.inject(0, &[0x13, 0x45, 0, 0], 0).outputs, vec![out(0, &[0x13, 0x45, 0xec, 0xba])]);
 }
+
+#[test]
+fn invalid_headers_read_zero_even_after_writes_and_set_invalid_clears_them() {
+    // g is invalid: the write to it is kept but reads give 0. h is made invalid and valid again:
+    // its fields were cleared.
+    let mut it = interpreter(&program(
+        "sm.egress_spec = 1; hdr.g.a = 7; meta.lost = hdr.g.a;
+         hdr.h.setInvalid(); hdr.h.setValid(); hdr.h.a = hdr.h.b + meta.lost;",
+        "",
+        "pkt.emit(hdr.h);",
+    ));
+    assert_eq!(it.inject(0, &[0x11, 0x22, 0x33], 0).outputs, vec![out(1, &[0, 0, 0x33])]);
+}
+
+#[test]
+fn an_egress_clone_keeps_the_headers_and_starts_with_fresh_metadata() {
+    // The original leaves with instance type 0 and the metadata ingress set; its egress clone
+    // (instance type 2) has the header as egress left it and the metadata reset.
+    let mut it = interpreter(&program(
+        "sm.egress_spec = 1; meta.lost = 0x43;",
+        "if (sm.instance_type == 0) { hdr.h.a = 0x5a; clone(CloneType.E2E, 5); }
+         hdr.h.b = meta.lost + (bit<8>)sm.instance_type;",
+        "pkt.emit(hdr.h);",
+    ));
+    it.mirroring_add(5, 9).expect("session");
+    let got = it.inject(0, &[0x11, 0x22], 0).outputs;
+    assert_eq!(got, vec![out(1, &[0x5a, 0x43]), out(9, &[0x5a, 0x02])]);
+}
+
+#[test]
+fn random_numbers_come_from_the_fixed_seed_generator() {
+    // splitmix64 from 0x5eed: the first two draws are 0x09f1fd9d03f0a9b4 and 0x553274161bbf8475;
+    // `random(x, lo, hi)` gives lo + draw % (hi - lo + 1).
+    let mut it = interpreter(&program(
+        "sm.egress_spec = 1; random(hdr.h.a, 8w0, 8w255); random(hdr.h.b, 8w0, 8w9);",
+        "",
+        "pkt.emit(hdr.h);",
+    ));
+    assert_eq!(it.inject(0, &[0, 0], 0).outputs, vec![out(1, &[0xb4, 5])]);
+}
+
+#[test]
+fn stacks_and_slices_run_the_same_lowered_or_not() {
+    // The mid-end unrolls `next` and turns slice writes into whole writes; the interpreter runs
+    // both forms, and both give these bytes.
+    let text = r#"
+#include <core.p4>
+#include <v1model.p4>
+header s_t { bit<8> v; }
+struct headers_t { s_t[3] s; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.s.next); transition select(hdr.s.last.v) { 0: accept; default: start; } }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+        if (sm.parser_error == error.StackOutOfBounds) { sm.egress_spec = 2; }
+        hdr.s[0].v[3:0] = 4w0xf;
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.s); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
+    let compiled = p4_sema::compile_str("test.p4", text, &[include]);
+    let program = compiled.program.expect("compiles");
+    let lowered = p4_midend::lower(program.clone()).expect("lowers");
+    for p in [program, lowered] {
+        let mut it = Interpreter::new(Arc::new(p)).expect("runs");
+        assert_eq!(it.inject(0, &[0x21, 0x32, 0x00, 0xaa], 0).outputs, vec![out(1, &[0x2f, 0x32, 0x00, 0xaa])]);
+        // A fourth element does not fit: StackOutOfBounds, the three extracted stay valid.
+        assert_eq!(it.inject(0, &[0x21, 0x32, 0x43, 0x54], 0).outputs, vec![out(2, &[0x2f, 0x32, 0x43, 0x54])]);
+        assert_eq!(it.inject(0, &[0x00, 0x99], 0).outputs, vec![out(1, &[0x0f, 0x99])]);
+    }
+}
