@@ -156,51 +156,85 @@ fn binary(op: BinOp, x: Value, y: Value) -> Value {
         (Value::Bool(_), _) => (1, false),
         _ => return int_binary(op, x.to_bigint(), y.to_bigint()),
     };
-    // Signed operands compare and shift as numbers; arithmetic works on the bit patterns.
-    let (a, b) = (x.to_bigint(), y.to_bigint());
-    let (ua, ub) = (x.to_biguint(), y.to_biguint());
-    let bits = |v: BigInt| Value::Bits { width, signed, v: wrap(&v, width) };
+    if signed {
+        signed_binary(op, width, x.to_bigint(), y.to_bigint(), y.to_biguint())
+    } else {
+        unsigned_binary(op, width, x.to_biguint(), y.to_biguint())
+    }
+}
+
+/// `bit<width>` arithmetic: modulo `2^width` on the values.
+fn unsigned_binary(op: BinOp, width: u32, a: BigUint, b: BigUint) -> Value {
+    use BinOp::*;
+    let bits = |v: BigUint| Value::Bits { width, signed: false, v: value::truncate(v, width) };
     match op {
         Add => bits(a + b),
-        Sub => bits(a - b),
+        // `b < 2^width`, so adding the modulus first keeps the difference non-negative.
+        Sub => bits((a + (BigUint::from(1u8) << width)) - value::truncate(b, width)),
         Mul => bits(a * b),
         // Division by zero gives 0 (the switch's choice; P4 leaves it unspecified).
-        Div => bits(if ub.is_zero() { BigInt::zero() } else { BigInt::from(ua / ub) }),
-        Mod => bits(if ub.is_zero() { BigInt::zero() } else { BigInt::from(ua % ub) }),
-        AddSat | SubSat => {
-            let r = if op == AddSat { a + b } else { a - b };
-            let (lo, hi) = if signed {
-                (-(BigInt::from(1) << (width - 1)), (BigInt::from(1) << (width - 1)) - 1)
-            } else {
-                (BigInt::zero(), (BigInt::from(1) << width) - 1)
-            };
-            bits(r.clamp(lo, hi))
-        }
-        Shl => {
-            let s = ub.to_u64().unwrap_or(u64::MAX);
-            if s >= u64::from(width) {
-                bits(BigInt::zero())
-            } else {
-                bits(BigInt::from(ua << s))
-            }
-        }
-        Shr => {
-            let s = ub.to_u64().unwrap_or(u64::MAX).min(u64::from(width));
-            // Signed: arithmetic shift (the sign fills); unsigned: logical.
-            if signed {
-                bits(a >> s)
-            } else {
-                bits(BigInt::from(ua >> s))
-            }
-        }
+        Div => bits(if b.is_zero() { BigUint::zero() } else { a / b }),
+        Mod => bits(if b.is_zero() { BigUint::zero() } else { a % b }),
+        AddSat => bits((a + b).min(value::mask(width))),
+        SubSat => bits(if a > b { a - b } else { BigUint::zero() }),
+        Shl => match b.to_u64() {
+            Some(s) if s < u64::from(width) => bits(a << s),
+            _ => bits(BigUint::zero()),
+        },
+        Shr => match b.to_u64() {
+            Some(s) if s < u64::from(width) => bits(a >> s),
+            _ => bits(BigUint::zero()),
+        },
         Lt => Value::Bool(a < b),
         Le => Value::Bool(a <= b),
         Gt => Value::Bool(a > b),
         Ge => Value::Bool(a >= b),
-        BitAnd => bits(BigInt::from(ua & ub)),
-        BitOr => bits(BigInt::from(ua | ub)),
-        BitXor => bits(BigInt::from(ua ^ ub)),
-        Eq | Ne | Concat | And | Or => unreachable!("handled above"),
+        BitAnd => bits(a & b),
+        BitOr => bits(a | b),
+        BitXor => bits(a ^ b),
+        Eq | Ne | Concat | And | Or => unreachable!("handled by the caller"),
+    }
+}
+
+/// `int<width>` arithmetic: on the numbers, wrapped to two's complement; `shift` is the
+/// right operand's bit pattern (a shift amount is unsigned).
+fn signed_binary(op: BinOp, width: u32, a: BigInt, b: BigInt, shift: BigUint) -> Value {
+    use BinOp::*;
+    let bits = |v: BigInt| Value::Bits { width, signed: true, v: wrap(&v, width) };
+    let pattern = |v: &BigInt| wrap(v, width);
+    match op {
+        Add => bits(a + b),
+        Sub => bits(a - b),
+        Mul => bits(a * b),
+        // As on the switch: division of the bit patterns (P4 allows no run-time signed division).
+        Div | Mod => {
+            let (ua, ub) = (pattern(&a), pattern(&b));
+            let r = match (ub.is_zero(), op) {
+                (true, _) => BigUint::zero(),
+                (false, Div) => ua / ub,
+                (false, _) => ua % ub,
+            };
+            bits(BigInt::from(r))
+        }
+        AddSat | SubSat => {
+            let r = if op == AddSat { a + b } else { a - b };
+            let (lo, hi) = (-(BigInt::from(1) << (width - 1)), (BigInt::from(1) << (width - 1)) - 1);
+            bits(r.clamp(lo, hi))
+        }
+        Shl => match shift.to_u64() {
+            Some(s) if s < u64::from(width) => bits(a << s),
+            _ => bits(BigInt::zero()),
+        },
+        // Arithmetic shift: the sign fills.
+        Shr => bits(a >> shift.to_u64().unwrap_or(u64::MAX).min(u64::from(width))),
+        Lt => Value::Bool(a < b),
+        Le => Value::Bool(a <= b),
+        Gt => Value::Bool(a > b),
+        Ge => Value::Bool(a >= b),
+        BitAnd => bits(BigInt::from(pattern(&a) & pattern(&b))),
+        BitOr => bits(BigInt::from(pattern(&a) | pattern(&b))),
+        BitXor => bits(BigInt::from(pattern(&a) ^ pattern(&b))),
+        Eq | Ne | Concat | And | Or => unreachable!("handled by the caller"),
     }
 }
 

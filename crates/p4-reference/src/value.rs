@@ -39,15 +39,29 @@ pub fn mask(width: u32) -> BigUint {
 
 /// The low `width` bits of a signed number (two's complement).
 pub fn wrap(x: &BigInt, width: u32) -> BigUint {
-    let modulus = BigInt::one() << width;
-    let r = ((x % &modulus) + &modulus) % &modulus;
-    r.to_biguint().unwrap_or_default()
+    match x.sign() {
+        Sign::Minus => {
+            let modulus = BigInt::one() << width;
+            let r = ((x % &modulus) + &modulus) % &modulus;
+            r.to_biguint().unwrap_or_default()
+        }
+        _ => truncate(x.magnitude().clone(), width),
+    }
+}
+
+/// The low `width` bits of `v`.
+pub fn truncate(v: BigUint, width: u32) -> BigUint {
+    if v.bits() <= u64::from(width) {
+        v
+    } else {
+        v & mask(width)
+    }
 }
 
 impl Value {
     /// `bit<width>` / `int<width>` holding the low `width` bits of `v`.
     pub fn bits(width: u32, signed: bool, v: BigUint) -> Value {
-        Value::Bits { width, signed, v: v & mask(width) }
+        Value::Bits { width, signed, v: truncate(v, width) }
     }
 
     pub fn bit(width: u32, v: u128) -> Value {
