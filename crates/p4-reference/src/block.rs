@@ -60,7 +60,9 @@ impl Interpreter {
                 let p = self.program.clone();
                 let chosen = cases
                     .iter()
-                    .find(|(label, _)| label.as_ref().is_some_and(|l| crate::expr::equal(&value::constant(&p, l, &expr.ty), &v)))
+                    .find(|(label, _)| {
+                        label.as_ref().is_some_and(|l| crate::expr::equal(&value::constant(&p, l, &expr.ty), &v))
+                    })
                     .or_else(|| cases.iter().find(|(label, _)| label.is_none()));
                 if let Some((_, body)) = chosen {
                     self.exec_all(b, body)?;
@@ -87,7 +89,14 @@ impl Interpreter {
 
     /// A `for` loop: `init`, then while `cond` holds, `body` and `update` (a `break` in either
     /// ends the loop: sema puts a for-in loop's `break` in its update).
-    fn run_loop(&mut self, b: &BlockRef, init: &[Stmt], cond: Option<&Expr>, update: &[Stmt], body: &[Stmt]) -> Run<()> {
+    fn run_loop(
+        &mut self,
+        b: &BlockRef,
+        init: &[Stmt],
+        cond: Option<&Expr>,
+        update: &[Stmt],
+        body: &[Stmt],
+    ) -> Run<()> {
         self.exec_all(b, init)?;
         for _ in 0..MAX_LOOP_ITERATIONS {
             if let Some(c) = cond {
@@ -113,20 +122,25 @@ impl Interpreter {
         match &call.callee {
             Callee::Action(a) => {
                 let action = &p.actions[a.index()];
-                self.call_with(b, &action.block, &action.params, &call.args, |it| it.exec_all(&action.block, &action.body))?;
+                self.call_with(b, &action.block, &action.params, &call.args, |it| {
+                    it.exec_all(&action.block, &action.body)
+                })?;
                 Ok(None)
             }
             Callee::Function(f) => {
                 let func = &p.functions[f.index()];
                 self.returns.push(func.ret_var.map(|v| (func.block.clone(), v)));
-                let r = self.call_with(b, &func.block, &func.params, &call.args, |it| it.exec_all(&func.block, &func.body));
+                let r =
+                    self.call_with(b, &func.block, &func.params, &call.args, |it| it.exec_all(&func.block, &func.body));
                 self.returns.pop();
                 r?;
                 Ok(func.ret_var.map(|v| self.var_ref(&func.block, v).clone()))
             }
             Callee::Builtin { target, builtin } => self.builtin(b, target, *builtin),
             Callee::ExternFunction { name, .. } => self.extern_function(b, call, name),
-            Callee::Method { target, extern_type, method, .. } => self.extern_method(b, call, target, extern_type, method),
+            Callee::Method { target, extern_type, method, .. } => {
+                self.extern_method(b, call, target, extern_type, method)
+            }
         }
     }
 

@@ -59,9 +59,7 @@ impl Interpreter {
                 let x = self.eval(b, x)?;
                 unary(*op, x)
             }
-            ExprKind::Binary(BinOp::And, x, y) => {
-                Value::Bool(self.eval(b, x)?.is_true() && self.eval(b, y)?.is_true())
-            }
+            ExprKind::Binary(BinOp::And, x, y) => Value::Bool(self.eval(b, x)?.is_true() && self.eval(b, y)?.is_true()),
             ExprKind::Binary(BinOp::Or, x, y) => Value::Bool(self.eval(b, x)?.is_true() || self.eval(b, y)?.is_true()),
             ExprKind::Binary(op, x, y) => {
                 let (x, y) = (self.eval(b, x)?, self.eval(b, y)?);

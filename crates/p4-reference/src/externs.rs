@@ -192,10 +192,8 @@ impl Interpreter {
                 }
                 self.log.push(line);
             }
-            ExternOp::Assert => {
-                if !self.arg_value(b, call, 0)?.is_true() {
-                    return Err(Flow::Abort(format!("{name} failed in {}", self.block_name(b))));
-                }
+            ExternOp::Assert if !self.arg_value(b, call, 0)?.is_true() => {
+                return Err(Flow::Abort(format!("{name} failed in {}", self.block_name(b))));
             }
             ExternOp::Truncate => {
                 let len = self.arg_value(b, call, 0)?.to_u128() as u32;
@@ -279,7 +277,14 @@ impl Interpreter {
         Ok(out)
     }
 
-    pub(crate) fn extern_method(&mut self, b: &BlockRef, call: &Call, target: &Expr, ty: &str, method: &str) -> Run<Option<Value>> {
+    pub(crate) fn extern_method(
+        &mut self,
+        b: &BlockRef,
+        call: &Call,
+        target: &Expr,
+        ty: &str,
+        method: &str,
+    ) -> Run<Option<Value>> {
         match (ty, method) {
             ("packet_in", "extract") => {
                 let Some(t) = self.arg(call, 0) else { return Ok(None) };
@@ -368,7 +373,10 @@ impl Interpreter {
 /// The scalars of a value in order (headers, structs, unions and stacks by their parts).
 fn flatten(v: Value, out: &mut Vec<Value>) {
     match v {
-        Value::Header { fields: items, .. } | Value::Struct(items) | Value::Union(items) | Value::Stack { elems: items, .. } => {
+        Value::Header { fields: items, .. }
+        | Value::Struct(items)
+        | Value::Union(items)
+        | Value::Stack { elems: items, .. } => {
             for item in items {
                 flatten(item, out);
             }

@@ -55,7 +55,8 @@ use std::sync::Arc;
 use num_bigint::BigUint;
 use p4_arch::{Architecture, Binding, MetaRole, SharedKind};
 use p4_control::{
-    ActionArgs, Catalog, ControlError, ControlPlane, ControlState, Handle, Injected, KeyValue, Keys, MeterRate, PacketIo,
+    ActionArgs, Catalog, ControlError, ControlPlane, ControlState, Handle, Injected, KeyValue, Keys, MeterRate,
+    PacketIo,
 };
 use p4_ir::{BlockRef, Program, Type, TypeDef, VarId};
 
@@ -333,10 +334,23 @@ impl Interpreter {
 }
 
 impl ControlPlane for Interpreter {
-    fn table_add(&mut self, table: &str, keys: Keys, action: &str, args: ActionArgs, priority: Option<i64>) -> Result<Handle, ControlError> {
+    fn table_add(
+        &mut self,
+        table: &str,
+        keys: Keys,
+        action: &str,
+        args: ActionArgs,
+        priority: Option<i64>,
+    ) -> Result<Handle, ControlError> {
         self.control.table_add(table, keys, action, args, priority)
     }
-    fn table_modify(&mut self, table: &str, handle: Handle, action: &str, args: ActionArgs) -> Result<(), ControlError> {
+    fn table_modify(
+        &mut self,
+        table: &str,
+        handle: Handle,
+        action: &str,
+        args: ActionArgs,
+    ) -> Result<(), ControlError> {
         self.control.table_modify(table, handle, action, args)
     }
     fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError> {

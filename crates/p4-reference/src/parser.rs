@@ -77,11 +77,13 @@ impl Interpreter {
                 Keyset::Any => true,
                 Keyset::Value(e) => crate::expr::equal(&self.eval(b, e)?, v),
                 Keyset::Mask(x, m) => {
-                    let (x, m) = (crate::expr::to_bits(&self.eval(b, x)?, w), crate::expr::to_bits(&self.eval(b, m)?, w));
+                    let (x, m) =
+                        (crate::expr::to_bits(&self.eval(b, x)?, w), crate::expr::to_bits(&self.eval(b, m)?, w));
                     key & &m == x & m
                 }
                 Keyset::Range(lo, hi) => {
-                    let (lo, hi) = (crate::expr::to_bits(&self.eval(b, lo)?, w), crate::expr::to_bits(&self.eval(b, hi)?, w));
+                    let (lo, hi) =
+                        (crate::expr::to_bits(&self.eval(b, lo)?, w), crate::expr::to_bits(&self.eval(b, hi)?, w));
                     lo <= key && key <= hi
                 }
                 Keyset::ValueSet(vs) => self.in_value_set(vs.index(), &key),
@@ -101,10 +103,7 @@ impl Interpreter {
     fn in_value_set(&self, vs: usize, key: &BigUint) -> bool {
         // Members are held in 128 bits; so are the keys they are compared with.
         let key = key & value::mask(128);
-        self.control
-            .value_set_members(vs)
-            .iter()
-            .any(|(v, m)| key.clone() & BigUint::from(*m) == BigUint::from(*v))
+        self.control.value_set_members(vs).iter().any(|(v, m)| key.clone() & BigUint::from(*m) == BigUint::from(*v))
     }
 
     /// The wire layout of header type `ty`.
@@ -214,7 +213,8 @@ impl Interpreter {
         }
         if let ExprKind::StackNext(stack) = &inner.kind {
             if let Some(sp) = self.place(b, stack)? {
-                if let Some(Value::Stack { next, .. }) = crate::place::at_mut(self.var_mut(&sp.block, sp.var), &sp.path) {
+                if let Some(Value::Stack { next, .. }) = crate::place::at_mut(self.var_mut(&sp.block, sp.var), &sp.path)
+                {
                     *next += 1;
                 }
             }
@@ -230,9 +230,13 @@ impl Interpreter {
         }
         let at = self.state.cursor;
         Ok(match ty {
-            Type::Named(id) if matches!(self.program.type_def(*id), TypeDef::Header { .. }) => self.read_header(ty, at, 0).0,
+            Type::Named(id) if matches!(self.program.type_def(*id), TypeDef::Header { .. }) => {
+                self.read_header(ty, at, 0).0
+            }
             Type::Bool => Value::Bool(self.packet_bits(at, 1) == BigUint::from(1u8)),
-            Type::Bits { width, signed } => Value::Bits { width: *width, signed: *signed, v: self.packet_bits(at, *width) },
+            Type::Bits { width, signed } => {
+                Value::Bits { width: *width, signed: *signed, v: self.packet_bits(at, *width) }
+            }
             _ => {
                 // A struct or tuple: its fields' bits in order.
                 let mut pos = at;

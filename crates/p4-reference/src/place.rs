@@ -30,7 +30,7 @@ pub struct Place {
 impl Place {
     /// Whether the place is out of range of a stack (writes to it are ignored).
     pub fn out_of_range(&self) -> bool {
-        self.path.iter().any(|s| *s == Step::Elem(None))
+        self.path.contains(&Step::Elem(None))
     }
 }
 

@@ -45,7 +45,8 @@ impl Interpreter {
                         StateKind::DirectCounter => {
                             use p4_control::ControlPlane;
                             if let Ok((packets, bytes)) = self.control.counter_read(&ext.name, entry.handle) {
-                                let _ = self.control.counter_write(&ext.name, entry.handle, packets + 1, bytes + length);
+                                let _ =
+                                    self.control.counter_write(&ext.name, entry.handle, packets + 1, bytes + length);
                             }
                         }
                         StateKind::DirectMeter => {
@@ -96,6 +97,8 @@ impl Interpreter {
             action.params.iter().filter(|x| x.direction != p4_ir::Direction::None).cloned().collect();
         let args: Vec<Arg> =
             bound.iter().zip(&directional).map(|(e, prm)| Arg { direction: prm.direction, expr: e.clone() }).collect();
-        self.call_with(b, &action.block, &directional[..args.len()], &args, |it| it.exec_all(&action.block, &action.body))
+        self.call_with(b, &action.block, &directional[..args.len()], &args, |it| {
+            it.exec_all(&action.block, &action.body)
+        })
     }
 }

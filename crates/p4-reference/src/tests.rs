@@ -119,7 +119,10 @@ fn a_parser_error_does_not_drop_and_invalid_headers_read_zero() {
     assert_eq!(it.inject(0, &[0x99], 0).outputs, vec![out(2, &[5, 1, 0x99])]);
     // mark_to_drop names its control, and the parser error.
     let mut dropper = interpreter(&program("mark_to_drop(sm);", "", "pkt.emit(hdr.h);"));
-    assert_eq!(dropper.inject(0, &[0x99], 0).drops, vec!["mark_to_drop in I (parser error PacketTooShort)".to_string()]);
+    assert_eq!(
+        dropper.inject(0, &[0x99], 0).drops,
+        vec!["mark_to_drop in I (parser error PacketTooShort)".to_string()]
+    );
     assert_eq!(dropper.inject(0, &[1, 2], 0).drops, vec!["mark_to_drop in I".to_string()]);
 }
 

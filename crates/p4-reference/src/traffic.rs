@@ -11,7 +11,6 @@ use p4_arch::{MetaRole, PacketInstance, Role, SharedKind, MAX_LOOPS};
 use p4_control::{Injected, Mirror, OutputPacket, PacketIo};
 use p4_ir::BlockRef;
 
-use crate::value::Value;
 use crate::{Effects, Flow, Interpreter, PacketState, Preserve, MAX_COPIES};
 
 /// A copy waiting for its turn.
@@ -88,17 +87,19 @@ impl Interpreter {
     fn blocks_between(&self, after: Option<Role>, upto: Option<Role>) -> Vec<BlockRef> {
         let start = after.and_then(|r| self.arch.block_index(r)).map_or(0, |i| i + 1);
         let end = upto.and_then(|r| self.arch.block_index(r)).map_or(self.arch.blocks.len(), |i| i + 1);
-        (start..end).filter_map(|i| self.binding.blocks.get(i).cloned()).filter(|b| matches!(b, BlockRef::Control(_))).collect()
+        (start..end)
+            .filter_map(|i| self.binding.blocks.get(i).cloned())
+            .filter(|b| matches!(b, BlockRef::Control(_)))
+            .collect()
     }
 
     /// Runs top-level controls in order; `Err`: a copy-ending abort, with its reason.
     fn run_controls(&mut self, controls: &[BlockRef]) -> Result<(), String> {
         for c in controls {
             let BlockRef::Control(id) = c else { continue };
-            match self.run_control_body(*id) {
-                Err(Flow::Abort(why)) => return Err(why),
-                // `exit` ends the block; the architecture goes on with the next one.
-                _ => {}
+            // `exit` ends the block; the architecture goes on with the next one.
+            if let Err(Flow::Abort(why)) = self.run_control_body(*id) {
+                return Err(why);
             }
         }
         Ok(())
@@ -116,7 +117,7 @@ impl Interpreter {
         let Some(pid) = self.binding.parser(Role::Parser) else { return Ok(()) };
         let program = self.program.clone();
         let parser = &program.parsers[pid.index()];
-        let result = match self.run_parser_states(parser) {
+        match self.run_parser_states(parser) {
             Ok(()) => Ok(()),
             Err(Flow::Reject(e)) => {
                 self.meta_set(MetaRole::ParserError, u128::from(e));
@@ -127,8 +128,7 @@ impl Interpreter {
                 Err(why)
             }
             Err(_) => Ok(()),
-        };
-        result
+        }
     }
 
     /// Copies the preserved fields from `from` into the current packet state.
@@ -142,7 +142,16 @@ impl Interpreter {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn ingress(&mut self, data: &[u8], port: u32, instance: u32, keep: Option<(Preserve, PacketState)>, depth: u32, out: &mut Outcome, jobs: &mut VecDeque<Job>) {
+    fn ingress(
+        &mut self,
+        data: &[u8],
+        port: u32,
+        instance: u32,
+        keep: Option<(Preserve, PacketState)>,
+        depth: u32,
+        out: &mut Outcome,
+        jobs: &mut VecDeque<Job>,
+    ) {
         let parsed = self.parse(data, port, instance);
         if let Some((fields, from)) = &keep {
             self.restore(fields, from);
@@ -161,11 +170,18 @@ impl Interpreter {
         }
         if let Some(fields) = self.fx.resubmit.clone() {
             if depth >= MAX_LOOPS {
-                out.drops.push(format!("{}: more than {MAX_LOOPS} loops", self.effect_name(p4_arch::SideEffect::Resubmit)));
+                out.drops
+                    .push(format!("{}: more than {MAX_LOOPS} loops", self.effect_name(p4_arch::SideEffect::Resubmit)));
                 return;
             }
             let instance = self.arch.instance_value(PacketInstance::Resubmitted);
-            jobs.push_back(Job::Ingress { data: data.to_vec(), port, instance, keep: (fields, self.state.clone()), depth: depth + 1 });
+            jobs.push_back(Job::Ingress {
+                data: data.to_vec(),
+                port,
+                instance,
+                keep: (fields, self.state.clone()),
+                depth: depth + 1,
+            });
             return;
         }
         let group = self.meta_get(MetaRole::MulticastGroup).unwrap_or(0) as u32;
@@ -190,7 +206,15 @@ impl Interpreter {
     }
 
     /// Egress, the after-egress steps, the deparser, and the packet out (or back to the parser).
-    fn egress(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, out: &mut Outcome, jobs: &mut VecDeque<Job>) {
+    fn egress(
+        &mut self,
+        port: u32,
+        instance: Option<u32>,
+        rid: u32,
+        depth: u32,
+        out: &mut Outcome,
+        jobs: &mut VecDeque<Job>,
+    ) {
         // What the traffic manager sets for a departing copy (no queueing delay is modelled).
         self.meta_set(MetaRole::EgressPort, u128::from(port));
         self.meta_set(MetaRole::EgressSpec, 0);
@@ -234,12 +258,21 @@ impl Interpreter {
         }
         if let Some(fields) = self.fx.recirculate.clone() {
             if depth >= MAX_LOOPS {
-                out.drops.push(format!("{}: more than {MAX_LOOPS} loops", self.effect_name(p4_arch::SideEffect::Recirculate)));
+                out.drops.push(format!(
+                    "{}: more than {MAX_LOOPS} loops",
+                    self.effect_name(p4_arch::SideEffect::Recirculate)
+                ));
                 return;
             }
             let in_port = self.meta_get(MetaRole::IngressPort).unwrap_or(0) as u32;
             let instance = self.arch.instance_value(PacketInstance::Recirculated);
-            jobs.push_back(Job::Ingress { data: bytes, port: in_port, instance, keep: (fields, self.state.clone()), depth: depth + 1 });
+            jobs.push_back(Job::Ingress {
+                data: bytes,
+                port: in_port,
+                instance,
+                keep: (fields, self.state.clone()),
+                depth: depth + 1,
+            });
             return;
         }
         out.outputs.push(OutputPacket { port, data: bytes });
@@ -323,6 +356,3 @@ impl Interpreter {
         }
     }
 }
-
-#[allow(dead_code)]
-fn _unused(_: Value) {}

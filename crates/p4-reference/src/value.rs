@@ -14,20 +14,34 @@ use p4_ir::{Program, Type, TypeDef};
 pub enum Value {
     Bool(bool),
     /// `bit<W>` or `int<W>`: `v` is the two's complement bit pattern, always below `2^width`.
-    Bits { width: u32, signed: bool, v: BigUint },
+    Bits {
+        width: u32,
+        signed: bool,
+        v: BigUint,
+    },
     /// A compile-time `int`.
     Int(BigInt),
     /// `varbit<max>` holding `len` bits.
-    Varbit { max: u32, len: u32, v: BigUint },
+    Varbit {
+        max: u32,
+        len: u32,
+        v: BigUint,
+    },
     Str(String),
     /// A header: fields in wire order. Fields keep what was written even while invalid.
-    Header { valid: bool, fields: Vec<Value> },
+    Header {
+        valid: bool,
+        fields: Vec<Value>,
+    },
     /// A struct or a tuple.
     Struct(Vec<Value>),
     /// A header union: one header per member.
     Union(Vec<Value>),
     /// A header stack (or array): elements and `nextIndex`.
-    Stack { elems: Vec<Value>, next: u32 },
+    Stack {
+        elems: Vec<Value>,
+        next: u32,
+    },
     /// Something without a value the program can look at (extern objects, `packet_in`).
     Opaque,
 }
@@ -178,11 +192,8 @@ pub fn constant(p: &Program, c: &p4_ir::Value, ty: &Type) -> Value {
         },
         C::Aggregate { valid, fields } => {
             let types = field_types(p, ty);
-            let items: Vec<Value> = fields
-                .iter()
-                .enumerate()
-                .map(|(i, f)| constant(p, f, types.get(i).unwrap_or(&Type::InfInt)))
-                .collect();
+            let items: Vec<Value> =
+                fields.iter().enumerate().map(|(i, f)| constant(p, f, types.get(i).unwrap_or(&Type::InfInt))).collect();
             match ty {
                 Type::Named(id) => match p.type_def(*id) {
                     TypeDef::Header { .. } => Value::Header { valid: *valid, fields: items },
@@ -240,8 +251,7 @@ pub fn convert(p: &Program, v: Value, to: &Type) -> Value {
         }
         (_, Value::Struct(items)) | (_, Value::Header { fields: items, .. }) => {
             let types = field_types(p, to);
-            let items: Vec<Value> =
-                items.into_iter().zip(&types).map(|(item, t)| convert(p, item, t)).collect();
+            let items: Vec<Value> = items.into_iter().zip(&types).map(|(item, t)| convert(p, item, t)).collect();
             match to {
                 Type::Named(id) => match p.type_def(*id) {
                     TypeDef::Header { .. } => Value::Header { valid: true, fields: items },
