@@ -312,6 +312,17 @@ impl Interpreter {
             .unwrap_or(Type::bit(32))
     }
 
+    /// The direct meters (extern indexes) table `ti` keeps per entry.
+    fn direct_meters(&self, ti: usize) -> Vec<usize> {
+        let catalog = self.control.catalog();
+        catalog.tables[ti]
+            .per_entry
+            .iter()
+            .copied()
+            .filter(|e| catalog.externs[*e].state == p4_arch::StateKind::DirectMeter)
+            .collect()
+    }
+
     /// The drop marker's value: all ones in the marker field's width.
     pub(crate) fn drop_value(&self) -> u128 {
         let p4_arch::DropMarker::AllOnes(role) = self.arch.drop;
@@ -354,10 +365,21 @@ impl ControlPlane for Interpreter {
         self.control.table_modify(table, handle, action, args)
     }
     fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError> {
-        self.control.table_delete(table, handle)
+        self.control.table_delete(table, handle)?;
+        // A direct meter lives and dies with its entry (a later entry may get the handle again).
+        let ti = self.control.catalog().table_index(table)?;
+        for id in self.direct_meters(ti) {
+            self.meters.forget(id, Some(handle));
+        }
+        Ok(())
     }
     fn table_clear(&mut self, table: &str) -> Result<(), ControlError> {
-        self.control.table_clear(table)
+        self.control.table_clear(table)?;
+        let ti = self.control.catalog().table_index(table)?;
+        for id in self.direct_meters(ti) {
+            self.meters.forget(id, None);
+        }
+        Ok(())
     }
     fn table_set_default(&mut self, table: &str, action: &str, args: ActionArgs) -> Result<(), ControlError> {
         self.control.table_set_default(table, action, args)
@@ -414,18 +436,26 @@ impl ControlPlane for Interpreter {
     /// configured here.
     fn meter_set_rates(&mut self, meter: &str, index: Option<u64>, rates: &[MeterRate]) -> Result<(), ControlError> {
         self.control.meter_set_rates(meter, index, rates)?;
-        let catalog = self.control.catalog();
-        let id = match catalog.meter_cells(meter)? {
-            p4_control::requests::Cells::Indexed(id) => id,
+        let now = self.now_us as f64;
+        match self.control.catalog().meter_cells(meter)? {
+            p4_control::requests::Cells::Indexed(id) => self.meters.set_rates(id, index, rates[0], rates[1], now),
+            // A table's direct meter: one cell per entry; without an index, every entry there is now.
             p4_control::requests::Cells::PerEntry(ti) => {
-                let per_entry = &catalog.tables[ti].per_entry;
-                match per_entry.iter().find(|e| catalog.externs[**e].state == p4_arch::StateKind::DirectMeter) {
-                    Some(id) => *id,
-                    None => return Ok(()),
+                let handles: Vec<u64> = match index {
+                    Some(h) => vec![h],
+                    None => self
+                        .control
+                        .table_snapshot(ti)
+                        .map(|t| t.entries.iter().map(|e| e.handle).collect())
+                        .unwrap_or_default(),
+                };
+                for id in self.direct_meters(ti) {
+                    for h in &handles {
+                        self.meters.set_rates(id, Some(*h), rates[0], rates[1], now);
+                    }
                 }
             }
-        };
-        self.meters.set_rates(id, index, rates[0], rates[1], self.now_us as f64);
+        }
         Ok(())
     }
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError> {

@@ -65,6 +65,16 @@ impl Meters {
         }
     }
 
+    /// Forgets cell `index` of meter `id` (every cell without an index).
+    pub fn forget(&mut self, id: usize, index: Option<u64>) {
+        match index {
+            Some(i) => {
+                self.cells.remove(&(id, i));
+            }
+            None => self.cells.retain(|(m, _), _| *m != id),
+        }
+    }
+
     /// Meters `units` on cell `index` of meter `id` at `now_us`: the colour.
     pub fn execute(&mut self, id: usize, index: u64, units: u64, now_us: f64) -> u128 {
         if !self.cells.contains_key(&(id, index)) {
