@@ -241,3 +241,31 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
         assert_eq!(it.inject(0, &[0x00, 0x99], 0).outputs, vec![out(1, &[0x0f, 0x99])]);
     }
 }
+
+#[test]
+fn a_lookahead_past_the_end_rejects_at_once() {
+    // The specification's `lookahead` is `ParserModel.verify(..., error.PacketTooShort)`, which
+    // goes to `reject` at once: the rest of the state does not run, so `meta.m` stays 0 and h is
+    // not extracted (ingress makes it valid with zero fields; the whole packet is payload).
+    let text = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers_t { h_t h; }
+struct meta_t { bit<8> m; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { bit<32> x = pkt.lookahead<bit<32>>(); meta.m = 0x55; pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { sm.egress_spec = 1; hdr.h.setValid(); hdr.h.b = meta.m; }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let mut it = interpreter(text);
+    assert_eq!(it.inject(0, &[1, 2], 0).outputs, vec![out(1, &[0, 0, 1, 2])]);
+    assert_eq!(it.inject(0, &[1, 2, 3, 4], 0).outputs, vec![out(1, &[1, 0x55, 3, 4])]);
+}
