@@ -26,7 +26,10 @@
 //! - a parser error does not drop: the packet enters ingress with `parser_error` set; an explicit
 //!   `transition reject` leaves error code 0; more than [`MAX_PARSER_STEPS`] states end in
 //!   `ParserTimeout`; a varbit size that is not whole bytes rejects with
-//!   `ParserInvalidArgument` before the `HeaderTooShort` check;
+//!   `ParserInvalidArgument` before the `HeaderTooShort` check; a `lookahead` past the end of
+//!   the packet rejects with `PacketTooShort` at once, as the specification's
+//!   `ParserModel.verify` does (the software switch finishes the state first: where the two
+//!   differ, this is the specification's behaviour);
 //! - instance types, drop-line and log-line texts as [`p4_control::Injected`] documents them on
 //!   the switch (`mark_to_drop in <control>`, `egress_spec 511`, ` (parser error <name>)`,
 //!   `assert failed in <block>`, `multicast group <g> has no members`, `digest <r>: 0x..`);
