@@ -212,7 +212,7 @@ impl Interpreter {
                 if let Value::Stack { elems, next } = v {
                     let (k, n) = (k as usize, elems.len());
                     let blank = value::default_of(&p, elem);
-                    if builtin == Builtin::PushFront(k as u32) {
+                    if matches!(builtin, Builtin::PushFront(_)) {
                         for i in (0..n).rev() {
                             elems[i] = if i >= k { elems[i - k].clone() } else { blank.clone() };
                         }

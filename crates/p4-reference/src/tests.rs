@@ -269,3 +269,36 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert_eq!(it.inject(0, &[1, 2], 0).outputs, vec![out(1, &[0, 0, 1, 2])]);
     assert_eq!(it.inject(0, &[1, 2, 3, 4], 0).outputs, vec![out(1, &[1, 0x55, 3, 4])]);
 }
+
+#[test]
+fn push_front_and_pop_front_shift_the_stack() {
+    // Two elements parsed into a stack of three. `a` = 1: push_front(1) makes room at the front
+    // for a new element 0x99: 99 e0 e1. `a` = 2: pop_front(1) leaves e1 alone.
+    let text = r#"
+#include <core.p4>
+#include <v1model.p4>
+header s_t { bit<8> v; }
+header h_t { bit<8> a; }
+struct headers_t { h_t h; s_t[3] s; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); pkt.extract(hdr.s[0]); pkt.extract(hdr.s[1]); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+        if (hdr.h.a == 1) { hdr.s.push_front(1); hdr.s[0].setValid(); hdr.s[0].v = 0x99; }
+        if (hdr.h.a == 2) { hdr.s.pop_front(1); }
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.s); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let mut it = interpreter(text);
+    assert_eq!(it.inject(0, &[1, 0xe0, 0xe1, 0x55], 0).outputs, vec![out(1, &[0x99, 0xe0, 0xe1, 0x55])]);
+    assert_eq!(it.inject(0, &[2, 0xe0, 0xe1, 0x55], 0).outputs, vec![out(1, &[0xe1, 0x55])]);
+    assert_eq!(it.inject(0, &[3, 0xe0, 0xe1, 0x55], 0).outputs, vec![out(1, &[0xe0, 0xe1, 0x55])]);
+}
