@@ -236,10 +236,17 @@ pub fn field_types(p: &Program, ty: &Type) -> Vec<Type> {
 /// header field by field.
 pub fn convert(p: &Program, v: Value, to: &Type) -> Value {
     if let Some(u) = underlying(p, to) {
-        return match u {
-            Type::Bool => Value::Bool(v.is_true()),
-            Type::Bits { width, signed } => Value::Bits { width, signed, v: wrap(&v.to_bigint(), width) },
-            _ => v,
+        return match (u, v) {
+            (Type::Bool, v) => Value::Bool(v.is_true()),
+            // Cutting, or widening an unsigned value: the low bits of the pattern.
+            (Type::Bits { width, signed }, Value::Bits { width: from, signed: from_signed, v })
+                if !from_signed || width <= from =>
+            {
+                Value::Bits { width, signed, v: truncate(v, width) }
+            }
+            // Widening a signed value extends its sign.
+            (Type::Bits { width, signed }, v) => Value::Bits { width, signed, v: wrap(&v.to_bigint(), width) },
+            (_, v) => v,
         };
     }
     match (to, v) {
