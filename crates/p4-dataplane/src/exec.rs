@@ -702,3 +702,29 @@ pub struct Prog {
     /// The program compiled for the wire-format executor, when it can run it ([`crate::fast`]).
     pub(crate) fast: Option<Box<crate::fast::FastProg>>,
 }
+
+/// `runs` one after the other, stopping at the first that does not go on.
+pub(crate) fn seq(mut runs: Vec<Run>) -> Run {
+    match runs.len() {
+        0 => Box::new(|_, _| Flow::Next),
+        1 => runs.pop().unwrap_or_else(|| Box::new(|_, _| Flow::Next)),
+        _ => Box::new(move |p, c| {
+            for r in &runs {
+                let f = r(p, c);
+                if f != Flow::Next {
+                    return f;
+                }
+            }
+            Flow::Next
+        }),
+    }
+}
+
+/// `body`, then a rejection with the error a `lookahead` in it left pending: a parser statement
+/// that reads past the packet's end rejects right after it (the specification's `verify`).
+pub(crate) fn reject_on_pending_error(body: Run) -> Run {
+    Box::new(move |p, c| match body(p, c) {
+        flow @ (Flow::Reject(_) | Flow::Abort) => flow,
+        flow => c.pending_err.take().map_or(flow, Flow::Reject),
+    })
+}

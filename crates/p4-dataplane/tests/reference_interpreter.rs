@@ -5,36 +5,11 @@
 
 use std::sync::Arc;
 
-use p4_dataplane::control::{ControlPlane, Injected, PacketIo};
 use p4_dataplane::Switch;
 use p4_reference::Interpreter;
 
 mod common;
-use common::random_program;
-
-/// The multicast group and clone session the random programs use (as `common::mirror_and_group`
-/// sets them on a switch).
-fn mirror_and_group(dp: &mut dyn ControlPlane) {
-    dp.mirroring_add(5, 9).expect("mirror session");
-    dp.mc_mgrp_create(7).expect("group");
-    let node = dp.mc_node_create(3, &[4, 6]).expect("node");
-    dp.mc_node_associate(7, node).expect("associate");
-}
-
-/// Per packet (by its position), its outputs `(i, port, bytes)`, drops `(i, u32::MAX, reason)`
-/// and log lines `(i, u32::MAX - 1, line)`, each kind in the order it came (both run the
-/// traffic manager's copies in the same order, so the order is compared too).
-fn outcome(dp: &mut dyn PacketIo, packets: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
-    let mut seen = Vec::new();
-    for (i, data) in packets.iter().enumerate() {
-        let Injected { outputs, drops, log, .. } = dp.inject(0, data, 0);
-        let i = i as u32;
-        seen.extend(outputs.into_iter().map(|o| (i, o.port, o.data)));
-        seen.extend(drops.into_iter().map(|d| (i, u32::MAX, d.into_bytes())));
-        seen.extend(log.into_iter().map(|l| (i, u32::MAX - 1, l.into_bytes())));
-    }
-    seen
-}
+use common::{injected as outcome, mirror_and_group, random_program};
 
 #[test]
 fn random_programs_give_the_same_packets_on_the_switch_and_the_reference_interpreter() {

@@ -85,3 +85,38 @@ proptest! {
         prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
     }
 }
+
+/// A `lookahead` past the packet's end rejects at once (the specification's
+/// `verify(..., error.PacketTooShort)`): the rest of the state does not run, so `meta.m` stays 0
+/// and `h` is not extracted. The reference interpreter (`p4-reference`) gives the same bytes.
+#[test]
+fn a_lookahead_past_the_end_rejects_before_the_rest_of_the_state() {
+    let text = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers_t { h_t h; }
+struct meta_t { bit<8> m; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { bit<32> x = pkt.lookahead<bit<32>>(); meta.m = 0x55; pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    apply { sm.egress_spec = 1; hdr.h.setValid(); hdr.h.b = meta.m; }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    let program = std::sync::Arc::new(p4_sema::compile_str("t.p4", text, &[common::include_dir()]).program.expect("compiles"));
+    let mut machine = Switch::new(program.clone()).expect("switch");
+    let mut closures = Switch::new(program.clone()).expect("switch");
+    assert!(!closures.use_machine_code(false));
+    let mut reference = Switch::reference(program.clone()).expect("reference");
+    let mut interpreter = p4_reference::Interpreter::new(program).expect("interpreter");
+    for sw in [&mut machine as &mut dyn p4_dataplane::control::PacketIo, &mut closures, &mut reference, &mut interpreter] {
+        assert_eq!(sw.inject(0, &[1, 2], 0).outputs[0].data, [0, 0, 1, 2], "short: rejected before the assignment");
+        assert_eq!(sw.inject(0, &[1, 2, 3, 4], 0).outputs[0].data, [1, 0x55, 3, 4], "long enough: the whole state ran");
+    }
+}

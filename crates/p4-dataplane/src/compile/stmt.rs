@@ -16,21 +16,7 @@ use crate::exec::{
     SwitchArms, Target, TransitionProg,
 };
 
-pub(crate) fn seq(runs: Vec<Run>) -> Run {
-    match runs.len() {
-        0 => Box::new(|_, _| Flow::Next),
-        1 => runs.into_iter().next().unwrap_or_else(|| Box::new(|_, _| Flow::Next)),
-        _ => Box::new(move |p, c| {
-            for r in &runs {
-                let f = r(p, c);
-                if f != Flow::Next {
-                    return f;
-                }
-            }
-            Flow::Next
-        }),
-    }
-}
+pub(crate) use crate::exec::seq;
 
 /// Stores a value into the frame.
 type Store = Box<dyn Fn(&Prog, &mut Ctx) + Send + Sync>;
@@ -590,7 +576,12 @@ impl Compiler<'_> {
     }
 
     fn parser_state(&mut self, b: &BlockRef, st: &p4_ir::ParserState) -> R<StateProg> {
-        let body = self.block(b, &st.body)?;
+        // A statement that reads past the packet's end (`lookahead`) rejects right after it.
+        let mut runs = Vec::with_capacity(st.body.len());
+        for s in &st.body {
+            runs.push(crate::exec::reject_on_pending_error(self.block(b, std::slice::from_ref(s))?));
+        }
+        let body = seq(runs);
         let transition = match &st.transition {
             p4_ir::Transition::Goto(t) => TransitionProg::Goto(target(*t)),
             p4_ir::Transition::Select { keys, cases } => {

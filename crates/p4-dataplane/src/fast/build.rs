@@ -10,7 +10,7 @@ use super::places::{Place, Places, Region};
 use super::{read_field, runtime, Dest, Write, FastProg, PacketPlan, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
 use crate::bits::{self, mask};
 use crate::compile::{unsupported, Compiler, R};
-use crate::exec::{Ev, Flow, KeyMatch, Prog, Run, SwitchArms};
+use crate::exec::{Ev, Flow, KeyMatch, Prog, Run, SwitchArms, reject_on_pending_error, seq};
 use crate::hashing::{csum16_shifts, Algorithm, Csum16Sum};
 
 /// Compiles the pipeline of `prog` (built by `cx`) for the wire-format executor; an error names the
@@ -207,21 +207,6 @@ fn returns(stmts: &[Stmt]) -> bool {
     p4_ir::visit::any_stmt(stmts, |s| matches!(s, Stmt::Return(..)))
 }
 
-fn seq(mut runs: Vec<Run>) -> Run {
-    match runs.len() {
-        0 => Box::new(|_, _| Flow::Next),
-        1 => runs.pop().unwrap_or_else(|| Box::new(|_, _| Flow::Next)),
-        _ => Box::new(move |p, c| {
-            for r in &runs {
-                let f = r(p, c);
-                if f != Flow::Next {
-                    return f;
-                }
-            }
-            Flow::Next
-        }),
-    }
-}
 
 impl FastCompiler<'_, '_> {
     pub(super) fn place(&mut self, b: &BlockRef, e: &Expr) -> R<Place> {
@@ -520,6 +505,22 @@ impl FastCompiler<'_, '_> {
         if !assigns.is_empty() {
             runs.push(assignments(assigns));
         }
+        Ok(seq(runs))
+    }
+
+    /// A parser state's statements: one that reads past the packet's end (`lookahead`) rejects
+    /// the packet right after it, as the specification's `verify` does, so the statements after
+    /// it do not run. `reads_ahead` is left set if any statement reads ahead.
+    fn state_body(&mut self, b: &BlockRef, stmts: &[Stmt]) -> R<Run> {
+        let mut runs = Vec::with_capacity(stmts.len());
+        let mut any = false;
+        for s in stmts {
+            self.reads_ahead = false;
+            let run = self.block(b, std::slice::from_ref(s))?;
+            runs.push(if self.reads_ahead { reject_on_pending_error(run) } else { run });
+            any |= self.reads_ahead;
+        }
+        self.reads_ahead = any;
         Ok(seq(runs))
     }
 
@@ -1737,8 +1738,7 @@ impl FastCompiler<'_, '_> {
         let init = self.block(&b, &parser.init)?;
         let mut states = Vec::new();
         for st in &parser.states {
-            self.reads_ahead = false;
-            let body = self.block(&b, &st.body).map_err(|e| e.in_context(format!("parser state {}", st.name)))?;
+            let body = self.state_body(&b, &st.body).map_err(|e| e.in_context(format!("parser state {}", st.name)))?;
             let body = if self.cx.tracing { entering_state(&parser.block.name, &st.name, body) } else { body };
             let transition = match &st.transition {
                 p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::fast::runtime::target(*t)),
@@ -1993,14 +1993,6 @@ fn take_bits(c: &mut crate::exec::Ctx, r: Region, bits: usize) {
     }
 }
 
-/// `body`, then a rejection with the error an expression of it left pending (as the closure
-/// executor's parser does after each state's body).
-fn reject_on_pending_error(body: Run) -> Run {
-    Box::new(move |p, c| match body(p, c) {
-        flow @ (Flow::Reject(_) | Flow::Abort) => flow,
-        flow => c.pending_err.take().map_or(flow, Flow::Reject),
-    })
-}
 
 fn invalidate(r: Region) -> Run {
     Box::new(move |_, c| {

@@ -84,10 +84,24 @@ pub fn args(a: &[u64]) -> ActionArgs {
 
 /// The copies the traffic-manager tests configure: clone session 5 to port 9, and multicast
 /// group 7 with one node, replication id 3 on ports 4 and 6.
-pub fn mirror_and_group(sw: &mut Switch) {
-    use p4_dataplane::control::ControlPlane;
-    sw.mirroring_add(5, 9).expect("mirror session");
-    sw.mc_mgrp_create(7).expect("group");
-    let node = sw.mc_node_create(3, &[4, 6]).expect("node");
-    sw.mc_node_associate(7, node).expect("associate");
+pub fn mirror_and_group(dp: &mut dyn p4_dataplane::control::ControlPlane) {
+    dp.mirroring_add(5, 9).expect("mirror session");
+    dp.mc_mgrp_create(7).expect("group");
+    let node = dp.mc_node_create(3, &[4, 6]).expect("node");
+    dp.mc_node_associate(7, node).expect("associate");
+}
+
+/// Per packet (by its position), injected one at a time on port 0, its outputs `(i, port,
+/// bytes)`, drops `(i, u32::MAX, reason)` and log lines `(i, u32::MAX - 1, line)`, each kind in
+/// the order it came: what any dataplane (the reference interpreter too) gives.
+pub fn injected(dp: &mut dyn p4_dataplane::control::PacketIo, packets: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
+    let mut seen = Vec::new();
+    for (i, data) in packets.iter().enumerate() {
+        let p4_dataplane::control::Injected { outputs, drops, log, .. } = dp.inject(0, data, 0);
+        let i = i as u32;
+        seen.extend(outputs.into_iter().map(|o| (i, o.port, o.data)));
+        seen.extend(drops.into_iter().map(|d| (i, u32::MAX, d.into_bytes())));
+        seen.extend(log.into_iter().map(|l| (i, u32::MAX - 1, l.into_bytes())));
+    }
+    seen
 }

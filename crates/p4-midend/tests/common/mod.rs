@@ -28,9 +28,13 @@ pub enum Outcome {
     Failed(String),
 }
 
+/// A dataplane an STF file runs on.
+trait Dataplane: p4_dataplane::control::ControlPlane + p4_dataplane::control::PacketIo {}
+impl<T: p4_dataplane::control::ControlPlane + p4_dataplane::control::PacketIo> Dataplane for T {}
+
 /// Runs `stf` on a fresh switch built from `program`: on the wire-format executor, or where that
-/// refuses the program (sema's output of a program only the mid-end makes it take), on the closure
-/// executor, the reference.
+/// refuses the program (sema's output of a program only the mid-end makes it take), on the
+/// reference interpreter.
 pub fn run_stf(program: p4_ir::Program, stf: &Path) -> Outcome {
     let text = std::fs::read_to_string(stf).unwrap_or_default();
     let commands = match p4_stf::parse_stf(&text) {
@@ -38,11 +42,14 @@ pub fn run_stf(program: p4_ir::Program, stf: &Path) -> Outcome {
         Err(e) => return Outcome::Failed(e.render(&stf.display().to_string())),
     };
     let program = Arc::new(program);
-    let mut switch = match p4_dataplane::Switch::new(program.clone()).or_else(|_| p4_dataplane::Switch::reference(program)) {
-        Ok(s) => s,
-        Err(e) => return Outcome::NotRunnable(e.message),
+    let mut dataplane: Box<dyn Dataplane> = match p4_dataplane::Switch::new(program.clone()) {
+        Ok(s) => Box::new(s),
+        Err(_) => match p4_reference::Interpreter::new(program) {
+            Ok(i) => Box::new(i),
+            Err(e) => return Outcome::NotRunnable(e),
+        },
     };
-    let report = p4_stf::run_stf(&mut switch, &commands);
+    let report = p4_stf::run_stf(dataplane.as_mut(), &commands);
     if report.passed() {
         Outcome::Passed
     } else {

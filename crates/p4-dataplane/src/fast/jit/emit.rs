@@ -526,11 +526,18 @@ impl Gen<'_, '_, '_> {
         for (st, &blk) in parser.states.iter().zip(&blocks) {
             f.b.switch_to_block(blk);
             self.count_step(f, steps, timeout);
-            self.fc.reads_ahead = false;
-            self.block(f, &b, &st.body, Scope::ParserState)?;
-            if self.fc.reads_ahead {
-                reject_if_pending(f);
+            // A statement that reads past the packet's end rejects right after it (the
+            // specification's `verify`): the rest of the state does not run.
+            let mut any = false;
+            for s in &st.body {
+                self.fc.reads_ahead = false;
+                self.block(f, &b, std::slice::from_ref(s), Scope::ParserState)?;
+                if self.fc.reads_ahead {
+                    reject_if_pending(f);
+                }
+                any |= self.fc.reads_ahead;
             }
+            self.fc.reads_ahead = any;
             self.transition(f, &b, &st.transition, &blocks, no_match)?;
             f.fresh();
         }
