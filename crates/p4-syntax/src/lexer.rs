@@ -145,7 +145,7 @@ impl<'a> Lexer<'a> {
             }
             return match Keyword::lookup(word) {
                 Some(kw) => TokenKind::Keyword(kw),
-                None => TokenKind::Ident(word.to_string()),
+                None => TokenKind::Ident(word.into()),
             };
         }
         if b.is_ascii_digit() {
@@ -171,7 +171,7 @@ impl<'a> Lexer<'a> {
         let lo = self.pos;
         self.pos = (self.pos + len).min(self.src.len());
         let shown = String::from_utf8_lossy(self.src.get(lo..self.pos).unwrap_or(&[])).into_owned();
-        TokenKind::Error(format!("unexpected character `{}`", shown.escape_debug()))
+        TokenKind::Error(format!("unexpected character `{}`", shown.escape_debug()).into())
     }
 
     fn string(&mut self) -> TokenKind {
@@ -181,7 +181,7 @@ impl<'a> Lexer<'a> {
             match self.src[self.pos] {
                 b'"' => {
                     self.pos += 1;
-                    return TokenKind::Str(String::from_utf8_lossy(&self.src[lo + 1..self.pos - 1]).into_owned());
+                    return TokenKind::Str(String::from_utf8_lossy(&self.src[lo + 1..self.pos - 1]).into());
                 }
                 b'\\' => self.pos += 2,
                 _ => self.pos += 1,
@@ -213,7 +213,7 @@ impl<'a> Lexer<'a> {
                     Ok(w) => width = Some((w, ws == b's')),
                     Err(_) => {
                         self.skip_word();
-                        return TokenKind::Error(format!("integer literal width `{w}` is too large"));
+                        return TokenKind::Error(format!("integer literal width `{w}` is too large").into());
                     }
                 }
                 self.pos = p + 1;
@@ -233,11 +233,11 @@ impl<'a> Lexer<'a> {
         let digits: String = self.text(digits_lo, self.pos).chars().filter(|&c| c != '_').collect();
         let whole = self.text(lo, self.pos);
         if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-            return TokenKind::Error(format!("malformed integer literal `{whole}`"));
+            return TokenKind::Error(format!("malformed integer literal `{whole}`").into());
         }
         match BigInt::parse_bytes(digits.as_bytes(), radix) {
-            Some(value) => TokenKind::Int(IntLit { value, width }),
-            None => TokenKind::Error(format!("malformed integer literal `{whole}`")),
+            Some(value) => TokenKind::Int(Box::new(IntLit { value, width })),
+            None => TokenKind::Error(format!("malformed integer literal `{whole}`").into()),
         }
     }
 

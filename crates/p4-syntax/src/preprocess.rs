@@ -137,7 +137,10 @@ impl<'a> Preprocessor<'a> {
             None => return,
         };
         self.stack.push(origin.clone());
-        let mut toks = lex(file, &text).into_iter().peekable();
+        let toks = lex(file, &text);
+        // Room for this file's tokens at once, rather than doubling up to twice what is needed.
+        self.out.reserve(toks.len());
+        let mut toks = toks.into_iter().peekable();
         let mut conds: Vec<Cond> = Vec::new();
         let mut pending: Vec<Token> = Vec::new();
         // Tokens are moved, never cloned: this loop sees every token of every file.
@@ -285,7 +288,7 @@ impl<'a> Preprocessor<'a> {
 
     fn include(&mut self, rest: Vec<Token>, span: Span, origin: &Origin, file: FileId) {
         let (target, angled) = match rest.first().map(|t| &t.kind) {
-            Some(TokenKind::Str(s)) => (s.clone(), false),
+            Some(TokenKind::Str(s)) => (s.to_string(), false),
             Some(TokenKind::Punct(Punct::Lt)) => {
                 let Some(close) = rest.iter().position(|t| t.is_punct(Punct::Gt)) else {
                     self.diags.push(Diagnostic::error(span, "`#include <...>` is missing `>`"));
@@ -516,7 +519,7 @@ impl<'a> Preprocessor<'a> {
     /// Is the token the name of a defined macro? (No allocation: this runs on every token.)
     fn is_macro_name(&self, t: &Token) -> bool {
         match &t.kind {
-            TokenKind::Ident(s) => self.macros.contains_key(s.as_str()),
+            TokenKind::Ident(s) => self.macros.contains_key(&**s),
             TokenKind::Keyword(k) => self.macros.contains_key(k.as_str()),
             _ => false,
         }
@@ -690,7 +693,7 @@ impl<'a> Preprocessor<'a> {
 
 fn int_token(v: i128, like: &Token) -> Token {
     Token {
-        kind: TokenKind::Int(crate::ast::IntLit { value: v.into(), width: None }),
+        kind: TokenKind::Int(Box::new(crate::ast::IntLit { value: v.into(), width: None })),
         span: like.span,
         line_start: like.line_start,
         glued: like.glued,
@@ -700,7 +703,7 @@ fn int_token(v: i128, like: &Token) -> Token {
 /// The identifier or keyword spelling of a token (directive and macro names may be keywords).
 fn word(t: &Token) -> Option<String> {
     match &t.kind {
-        TokenKind::Ident(s) => Some(s.clone()),
+        TokenKind::Ident(s) => Some(s.to_string()),
         TokenKind::Keyword(k) => Some(k.as_str().to_string()),
         _ => None,
     }

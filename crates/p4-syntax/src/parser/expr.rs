@@ -228,11 +228,11 @@ impl Parser<'_> {
         match &tok.kind {
             TokenKind::Int(lit) => {
                 self.bump();
-                simple(ExprKind::Int(lit.clone()))
+                simple(ExprKind::Int((**lit).clone()))
             }
             TokenKind::Str(s) => {
                 self.bump();
-                simple(ExprKind::String(s.clone()))
+                simple(ExprKind::String(s.to_string()))
             }
             TokenKind::Keyword(Keyword::True) => {
                 self.bump();

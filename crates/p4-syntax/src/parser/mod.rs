@@ -332,7 +332,7 @@ impl<'s> Parser<'s> {
     pub(crate) fn member_name(&mut self) -> PResult<Ident> {
         let tok = self.peek();
         let name = match &tok.kind {
-            TokenKind::Ident(s) => s.clone(),
+            TokenKind::Ident(s) => s.to_string(),
             TokenKind::Keyword(k) => k.as_str().to_string(),
             _ => return Err(self.error_expected("a member name")),
         };
@@ -389,7 +389,7 @@ impl<'s> Parser<'s> {
 /// The name a token stands for where a `name` is expected.
 pub(crate) fn name_of(tok: &Token) -> Option<String> {
     match &tok.kind {
-        TokenKind::Ident(s) => Some(s.clone()),
+        TokenKind::Ident(s) => Some(s.to_string()),
         TokenKind::Keyword(k) if k.usable_as_name() => Some(k.as_str().to_string()),
         _ => None,
     }
