@@ -1,6 +1,6 @@
 //! `lookahead` and `advance` on the wire-format executor: a value read ahead in a state's body and
 //! in its select, a state skipping bits, and packets too short for each (PacketTooShort, as on the
-//! closure executor: the value read past the end leaves its error pending for the state).
+//! closure executor: a read past the end rejects right after its statement).
 
 use p4_dataplane::Switch;
 use proptest::prelude::*;
