@@ -61,6 +61,7 @@ pub mod snapshot;
 mod switch;
 pub mod table;
 pub mod trace;
+mod wide;
 
 pub use switch::{CodeClass, Mirror, Switch, MAX_LOOPS};
 

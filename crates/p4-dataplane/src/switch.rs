@@ -142,8 +142,6 @@ fn ctor_u64(v: Option<&Option<p4_ir::Value>>) -> u64 {
 /// get (`crates/p4forge/tests/golden/wire_format.txt`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CodeClass {
-    /// Some statements run as the closure executor's code, with headers copied around each.
-    Bridged,
     /// Some blocks (a traced switch: all) run as closures.
     Closures,
     /// One machine-code function per packet, calling closures for some statements or values.
@@ -201,7 +199,7 @@ impl Switch {
         match crate::fast::build(&mut cx, &prog) {
             Ok(fast) => {
                 prog.fast = Some(Box::new(fast));
-                // Its temporaries (extern results, bridged code) may have taken more slots.
+                // Its temporaries (extern results) may have taken more slots.
                 prog.frame_len = prog.frame_len.max(cx.next_slot);
                 // And field sets (each old-style `data` argument makes one).
                 prog.field_sets.clone_from(&cx.field_sets);
@@ -800,9 +798,6 @@ impl Switch {
 
     /// How much of a packet's path is machine code ([`CodeClass`]).
     pub fn code_class(&self) -> CodeClass {
-        if self.bridged_statement().is_some() {
-            return CodeClass::Bridged;
-        }
         match self.prog.fast.as_ref().and_then(|f| f.jit.as_ref()).and_then(|j| j.packet) {
             Some(p) if p.self_contained => CodeClass::SelfContained,
             Some(_) => CodeClass::WholePacket,
@@ -816,13 +811,6 @@ impl Switch {
     pub fn use_machine_code(&mut self, on: bool) -> bool {
         self.ctx.jit = on;
         on && self.machine_code().is_some()
-    }
-
-    /// Why the first statement the wire-format executor leaves to the closure executor's code
-    /// (with every header copied into the frame around it) was left (`None`: it compiles every
-    /// statement itself, or it does not run this program).
-    pub fn bridged_statement(&self) -> Option<&str> {
-        self.prog.fast.as_ref()?.bridged_statement.as_deref()
     }
 
     /// Why the wire-format executor cannot run this program (`None`: it can).

@@ -212,11 +212,7 @@ pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
                 (true, false) => "; every packet goes through the traffic manager after ingress",
                 _ => "",
             };
-            let bridged = match switch.bridged_statement() {
-                Some(why) => format!("; statements left to the closure executor's code, the first because: {why}"),
-                None => String::new(),
-            };
-            format!("executor: wire-format; {machine}{hand_over}{bridged}")
+            format!("executor: wire-format; {machine}{hand_over}")
         }
     }
 }

@@ -329,7 +329,7 @@ impl<'a> Compiler<'a> {
                 Ok(())
             }
             (Value::Bits { value, .. } | Value::InfInt(value), Type::Bits { width, .. }) => {
-                wide::constant_slots(value, *width, out);
+                crate::wide::constant_pieces(value, *width, out);
                 Ok(())
             }
             _ => unsupported(format!("a constant {} of type {}", value_name(v), type_name(self.ir, ty))),

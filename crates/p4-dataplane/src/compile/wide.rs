@@ -10,97 +10,35 @@
 use std::sync::Arc;
 
 use num_bigint::{BigInt, BigUint};
-use num_traits::{One, ToPrimitive, Zero};
-use p4_ir::{BinOp, BlockRef, Expr, ExprKind, Type, UnOp, Value};
+use num_traits::{ToPrimitive, Zero};
+use p4_ir::{BinOp, BlockRef, Expr, ExprKind, Type, UnOp};
 
 use super::expr::{Src, Write};
 use super::{unsupported, Compiler, Loc, R};
 use crate::bits::mask;
+pub(crate) use crate::wide::{is_wide, reads_wide};
+use crate::wide::{constant, ones, piece, pieces, saturate, shift_amount, signed, wrap};
 use crate::exec::{Build, Ctx, Ev, Prog};
 
 /// Evaluates a value of any bit width as an unsigned number of that width.
 pub(crate) type WideEv = Arc<dyn Fn(&Prog, &mut Ctx) -> BigUint + Send + Sync>;
-
-/// True for `bit<W>`/`int<W>` with `W > 128`.
-pub(crate) fn is_wide(ty: &Type) -> bool {
-    matches!(ty, Type::Bits { width, .. } if *width > 128)
-}
 
 /// True when `e` computes a wide value (rather than naming or copying one).
 pub(crate) fn computes_wide(e: &Expr) -> bool {
     is_wide(&e.ty) && matches!(e.kind, ExprKind::Unary(..) | ExprKind::Binary(..) | ExprKind::Cast(_) | ExprKind::Slice(..))
 }
 
-/// True when a narrow `e` needs a wide operand evaluated (a comparison, slice or cast of one).
-pub(crate) fn reads_wide(e: &Expr) -> bool {
-    match &e.kind {
-        ExprKind::Binary(op, l, r) => {
-            matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne) && (is_wide(&l.ty) || is_wide(&r.ty))
-        }
-        ExprKind::Slice(inner, ..) | ExprKind::Cast(inner) => is_wide(&inner.ty),
-        _ => false,
-    }
-}
-
-fn ones(width: u32) -> BigUint {
-    (BigUint::one() << width) - 1u32
-}
-
-fn slots(width: u32) -> usize {
-    (width as usize).div_ceil(128).max(1)
-}
-
-/// The two's-complement reading of a `width`-bit pattern.
-fn signed(v: &BigUint, width: u32) -> BigInt {
-    let x = BigInt::from(v.clone());
-    if width > 0 && v.bit(u64::from(width - 1)) {
-        x - (BigInt::one() << width)
-    } else {
-        x
-    }
-}
-
-/// `v` modulo `2^width`, as a bit pattern.
-fn wrap(v: BigInt, width: u32) -> BigUint {
-    let modulus = BigInt::one() << width;
-    let r = ((v % &modulus) + &modulus) % &modulus;
-    r.to_biguint().unwrap_or_default()
-}
-
 /// Reads a wide value from its slots.
 pub(crate) fn read_wide(c: &Ctx, base: usize, width: u32) -> BigUint {
-    (0..slots(width)).fold(BigUint::zero(), |acc, k| (acc << 128u32) | BigUint::from(c.get(base + k)))
+    (0..pieces(width)).fold(BigUint::zero(), |acc, k| (acc << 128u32) | BigUint::from(c.get(base + k)))
 }
 
 /// Writes a wide value (already `width` bits) into its slots.
 pub(crate) fn write_wide(c: &mut Ctx, base: usize, width: u32, v: &BigUint) {
-    let n = slots(width);
-    let chunk_mask = BigUint::from(u128::MAX);
+    let n = pieces(width);
     for k in 0..n {
-        let chunk = (v >> (128 * (n - 1 - k))) & &chunk_mask;
-        c.set(base + k, chunk.to_u128().unwrap_or(0));
+        c.set(base + k, piece(v, n, k));
     }
-}
-
-/// A compile-time value as a `width`-bit pattern.
-fn constant(v: &Value, width: u32) -> Option<BigUint> {
-    match v {
-        Value::Bits { value, .. } | Value::InfInt(value) => Some(wrap(value.clone(), width)),
-        Value::Bool(b) => Some(BigUint::from(u8::from(*b))),
-        _ => None,
-    }
-}
-
-/// A constant of `width` bits as its slots (most significant first).
-pub(crate) fn constant_slots(value: &BigInt, width: u32, out: &mut Vec<u128>) {
-    let v = wrap(value.clone(), width);
-    let n = slots(width);
-    let chunk_mask = BigUint::from(u128::MAX);
-    out.extend((0..n).map(|k| ((&v >> (128 * (n - 1 - k))) & &chunk_mask).to_u128().unwrap_or(0)));
-}
-
-fn shift_amount(v: &BigUint) -> u64 {
-    v.to_u64().unwrap_or(u64::MAX)
 }
 
 impl Compiler<'_> {
@@ -289,36 +227,5 @@ impl Compiler<'_> {
             let new = (old & &keep) | ((BigUint::from(v) << lo) & &field);
             write_wide(c, s, w, &new);
         }))
-    }
-}
-
-/// Saturating `a + b` / `a - b` at `width` bits, signed or unsigned.
-fn saturate(a: BigUint, b: BigUint, sub: bool, width: u32, is_signed: bool) -> BigUint {
-    let (x, y) = if is_signed { (signed(&a, width), signed(&b, width)) } else { (BigInt::from(a), BigInt::from(b)) };
-    let exact = if sub { x - y } else { x + y };
-    let (lo, hi) = if is_signed {
-        (-(BigInt::one() << (width - 1)), (BigInt::one() << (width - 1)) - 1)
-    } else {
-        (BigInt::zero(), (BigInt::one() << width) - 1)
-    };
-    let clamped = if exact < lo { lo } else if exact > hi { hi } else { exact };
-    wrap(clamped, width)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn twos_complement_helpers() {
-        let minus_one = ones(200);
-        assert_eq!(signed(&minus_one, 200), BigInt::from(-1));
-        assert_eq!(wrap(BigInt::from(-1), 200), minus_one);
-        assert_eq!(wrap(signed(&BigUint::from(8u8), 200) * -1, 200) >> 199u32, BigUint::one(), "negative has the top bit");
-        // Arithmetic shift rounds towards minus infinity: -7 >> 1 == -4.
-        assert_eq!(BigInt::from(-7) >> 1u32, BigInt::from(-4));
-        assert_eq!(saturate(ones(200), BigUint::one(), false, 200, false), ones(200));
-        assert_eq!(saturate(BigUint::one(), BigUint::from(2u8), true, 200, false), BigUint::zero());
-        assert_eq!(saturate(ones(199), BigUint::one(), false, 200, true), ones(199), "int<200> max stays max");
     }
 }

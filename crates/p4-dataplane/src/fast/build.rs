@@ -26,10 +26,12 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
         written: Vec::new(),
         hands_over: false,
         reads_ahead: false,
-        bridged_statement: None,
+        functions: Vec::new(),
+        current_ret: None,
     };
     fc.actions.resize_with(fc.cx.ir.actions.len(), || None);
     fc.tables.resize_with(fc.cx.ir.tables.len(), || None);
+    fc.functions.resize_with(fc.cx.ir.functions.len(), || None);
     let (parser_init, states) = fc.parser(prog.pipeline.parser)?;
     let mut controls: Vec<Option<Run>> = Vec::new();
     controls.resize_with(fc.cx.ir.controls.len(), || None);
@@ -72,11 +74,10 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     if !fc.places.frame_headers(Some(&preserved)).is_empty() {
         return unsupported("a header field among the fields a clone, resubmission or recirculation preserves");
     }
-    // Extern results and code bridged to the closure executor may have taken frame slots for
-    // temporaries.
+    // Extern results may have taken frame slots for temporaries.
     let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
     let frame_headers = fc.places.frame_headers(None);
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit, bridged_statement: fc.bridged_statement })
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, functions: fc.functions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit })
 }
 
 /// The per-packet work around the blocks of `prog`, resolved once.
@@ -180,8 +181,11 @@ pub(super) struct FastCompiler<'c, 'a> {
     /// The parser state being compiled reads ahead (`lookahead`), which can fail where it is an
     /// expression: it leaves its error in `Ctx::pending_err` for the state to reject with.
     pub(super) reads_ahead: bool,
-    /// Why the first statement left to the closure executor's code (`bridge::statement`) was.
-    pub(super) bridged_statement: Option<String>,
+    /// By IR function id; `None` for a function nothing compiled here calls.
+    functions: Vec<Option<Run>>,
+    /// The return variable's slot of the function being compiled (`None`: not in a function, or
+    /// one returning nothing).
+    current_ret: Option<usize>,
 }
 
 /// A compiled statement: assignments are kept apart so runs of them become one closure.
@@ -231,6 +235,9 @@ impl FastCompiler<'_, '_> {
     }
 
     fn val_at(&mut self, b: &BlockRef, e: &Expr) -> R<Val> {
+        if crate::wide::reads_wide(e) {
+            return self.narrow_of_wide(b, e);
+        }
         if !self.cx.is_scalar(&e.ty) {
             return unsupported(format!("{} as a value", crate::compile::describe(self.cx.ir, e)));
         }
@@ -326,12 +333,15 @@ impl FastCompiler<'_, '_> {
                         c.get(slot)
                     }))
                 }
-                _ => {
-                    let why = crate::DataplaneError::unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee)));
-                    let bridged = super::bridge::value(self.cx, &self.places, b, e, why)?;
-                    self.hands_over |= bridged.needs_traffic_manager;
-                    Ok(Val::Eval(bridged.code))
+                Callee::Function(f) => {
+                    let (run, ret) = self.function_call(b, f.index(), call)?;
+                    let Some(ret) = ret else { return unsupported("the value of a function returning none") };
+                    eval(Arc::new(move |p, c| {
+                        run(p, c);
+                        c.get(ret)
+                    }))
                 }
+                _ => unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee))),
             },
             ExprKind::ApplyTable(t, res) => {
                 let t = t.index();
@@ -453,6 +463,9 @@ impl FastCompiler<'_, '_> {
     fn dest(&mut self, b: &BlockRef, e: &Expr) -> R<Dest> {
         if let ExprKind::Slice(inner, hi, lo) = &e.kind {
             let (hi, lo) = (*hi, *lo);
+            if crate::wide::is_wide(&inner.ty) {
+                return self.wide_slice_dest(b, inner, hi, lo);
+            }
             let read = self.val(b, inner)?;
             let write = self.dest(b, inner)?;
             return Ok(Dest::Other(Arc::new(move |p, c, v| {
@@ -530,7 +543,7 @@ impl FastCompiler<'_, '_> {
             // An assignment applying a table stays a statement of its own (its action may exit).
             if self.cx.is_scalar(&lhs.ty) && !crate::compile::pending_exit::stmt_applies_table(s) && !index_after_call(lhs, rhs) {
                 let at = |e: crate::DataplaneError| e.at(*span);
-                // Else compiled (or bridged) as a statement of its own.
+                // Else compiled as a statement of its own.
                 if let (Ok(d), Ok(v)) = (self.dest(b, lhs).map_err(at), self.val(b, rhs).map_err(at)) {
                     return Ok(Step::Assign(d, v));
                 }
@@ -540,22 +553,7 @@ impl FastCompiler<'_, '_> {
     }
 
     pub(super) fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
-        match self.stmt_body(b, s) {
-            Ok(run) => Ok(crate::compile::pending_exit::after(s, run)),
-            Err(why) => self.bridged(b, s, why),
-        }
-    }
-
-    /// `s`, which this executor does not compile itself, run by the closure executor's code
-    /// (`bridge::statement`), or `why` if it may not be.
-    fn bridged(&mut self, b: &BlockRef, s: &Stmt, why: crate::DataplaneError) -> R<Run> {
-        let reason = why.message.clone();
-        let bridged = super::bridge::statement(self.cx, &self.places, b, s, why)?;
-        self.hands_over |= bridged.needs_traffic_manager;
-        // The closure executor's `lookahead` leaves its error pending for the parser state.
-        self.reads_ahead = true;
-        self.bridged_statement.get_or_insert(reason);
-        Ok(bridged.code)
+        Ok(crate::compile::pending_exit::after(s, self.stmt_body(b, s)?))
     }
 
     fn stmt_body(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
@@ -630,7 +628,15 @@ impl FastCompiler<'_, '_> {
             Stmt::Exit(_) => Box::new(|_, _| Flow::Exit),
             Stmt::Return(None, _) => Box::new(|_, _| Flow::Return),
             Stmt::Empty => Box::new(|_, _| Flow::Next),
-            Stmt::Return(Some(_), span) => return unsupported("a function (the wire-format executor runs none)").map_err(|e: crate::DataplaneError| e.at(*span)),
+            Stmt::Return(Some(e), span) => {
+                let Some(ret) = self.current_ret else { return unsupported("`return` with a value outside a function").map_err(|x: crate::DataplaneError| x.at(*span)) };
+                let v = self.val(b, e)?;
+                Box::new(move |p, c| {
+                    let x = v.read(p, c);
+                    c.set(ret, x);
+                    Flow::Return
+                })
+            }
             // Loops the mid-end could not unroll (bounded by run-time values), as the closure
             // executor runs them.
             Stmt::For { init, cond, update, body, span } => {
@@ -652,6 +658,9 @@ impl FastCompiler<'_, '_> {
     fn assign(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
         if index_after_call(lhs, rhs) {
             return unsupported("an assignment to a stack element chosen per packet of a value a call computes (the index is evaluated first)");
+        }
+        if crate::wide::is_wide(&lhs.ty) {
+            return self.assign_wide(b, lhs, Some(rhs));
         }
         if self.cx.is_scalar(&lhs.ty) {
             let w = self.writer(b, lhs)?;
@@ -919,6 +928,9 @@ impl FastCompiler<'_, '_> {
         if let Some(p4_ir::TypeDef::Extern { .. }) = self.cx.type_def(&e.ty) {
             return Ok(Box::new(|_, _| Flow::Next));
         }
+        if crate::wide::is_wide(&e.ty) {
+            return self.assign_wide(b, e, None);
+        }
         if self.cx.is_scalar(&e.ty) {
             let d = self.dest(b, e)?;
             return Ok(Box::new(move |p, c| {
@@ -964,6 +976,10 @@ impl FastCompiler<'_, '_> {
     /// compares them: member by member; headers equal when both are invalid or both valid with
     /// the same bytes.
     fn equal_aggregates(&mut self, b: &BlockRef, l: &Expr, r: &Expr) -> R<Ev> {
+        if crate::wide::is_wide(&l.ty) {
+            let (x, y) = (self.wide(b, l)?, self.wide(b, r)?);
+            return Ok(Arc::new(move |p, c| u128::from(x(p, c) == y(p, c))));
+        }
         if self.cx.is_scalar(&l.ty) {
             let (x, y) = (self.val(b, l)?, self.val(b, r)?);
             return Ok(Arc::new(move |p, c| u128::from(x.read(p, c) == y.read(p, c))));
@@ -993,11 +1009,6 @@ impl FastCompiler<'_, '_> {
         match self.own_call(b, call) {
             // A traced build records an extern call as the closure executor does.
             Ok(run) if self.cx.tracing && matches!(call.callee, Callee::Method { .. } | Callee::ExternFunction { .. }) => self.cx.traced_call(b, call, run),
-            Err(why) if matches!(call.callee, Callee::Function(_)) => {
-                let bridged = super::bridge::call(self.cx, &self.places, b, call, why)?;
-                self.hands_over |= bridged.needs_traffic_manager;
-                Ok(bridged.code)
-            }
             compiled => compiled,
         }
     }
@@ -1006,6 +1017,7 @@ impl FastCompiler<'_, '_> {
     fn own_call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
         match &call.callee {
             Callee::Action(a) => self.action_call(b, a.index(), call),
+            Callee::Function(f) => Ok(self.function_call(b, f.index(), call)?.0),
             Callee::Builtin { target, builtin: Builtin::PushFront(k) } => self.shift_stack(b, target, *k as usize, true),
             Callee::Builtin { target, builtin: Builtin::PopFront(k) } => self.shift_stack(b, target, *k as usize, false),
             Callee::Builtin { target, .. } if self.headers_per_element(b, target).is_some() => {
@@ -1640,13 +1652,64 @@ impl FastCompiler<'_, '_> {
         self.action(a)?;
         let ir = self.cx.ir;
         let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
+        self.with_arguments(b, &act.block, args, "an action argument of an aggregate type", move |p, c| match super::FastProg::of(p).actions.get(a) {
+            Some(Some(body)) => body(p, c),
+            _ => Flow::Next,
+        })
+    }
+
+    /// Compiles function `f` once: its body, a `return` storing its value in the function's
+    /// return variable.
+    fn function(&mut self, f: usize) -> R<()> {
+        if self.functions.get(f).is_some_and(Option::is_some) {
+            return Ok(());
+        }
+        let ir = self.cx.ir;
+        let Some(func) = ir.functions.get(f) else { return unsupported(format!("function id {f}")) };
+        // A placeholder first: P4 functions cannot recurse, but this keeps a bad IR finite.
+        self.functions[f] = Some(Box::new(|_, _| Flow::Next));
+        let ret = match func.ret_var {
+            Some(v) => Some(self.cx.var_slot(&func.block, v)?),
+            None => None,
+        };
+        let outer = std::mem::replace(&mut self.current_ret, ret);
+        let body = self.block(&func.block, &func.body).map_err(|e| e.in_context(format!("function {}", func.name)));
+        self.current_ret = outer;
+        self.functions[f] = Some(ending_return(&[&func.body], body?));
+        Ok(())
+    }
+
+    /// A call of function `f` (a P4 function, not an action): arguments copied in, the body,
+    /// `out`/`inout` ones copied back; with the slot its value is left in, if it returns one.
+    fn function_call(&mut self, b: &BlockRef, f: usize, call: &Call) -> R<(Run, Option<usize>)> {
+        self.function(f)?;
+        let ir = self.cx.ir;
+        let Some(func) = ir.functions.get(f) else { return unsupported(format!("function id {f}")) };
+        let ret = match func.ret_var {
+            Some(v) if self.cx.is_scalar(&func.ret) => Some(self.cx.var_slot(&func.block, v)?),
+            Some(_) => return unsupported(format!("function {}: a return value of an aggregate type", func.name)),
+            None => None,
+        };
+        let args: Vec<_> = func.params.iter().zip(call.args.iter().map(|arg| &arg.expr)).collect();
+        let run = self.with_arguments(b, &func.block, &args, "a function argument of an aggregate type", move |p, c| match super::FastProg::of(p).functions.get(f) {
+            Some(Some(body)) => body(p, c),
+            _ => Flow::Next,
+        })?;
+        Ok((run, ret))
+    }
+
+    /// `body` (of an action or function whose variables are `callee`'s) run with `args` for the
+    /// parameters they pair with (the others already hold their values: a table entry's data):
+    /// `in`/`inout`/directionless ones copied in, `out` ones zeroed, the body, `out`/`inout` ones
+    /// copied back (after any flow, as the closure executor copies).
+    fn with_arguments(&mut self, b: &BlockRef, callee: &BlockRef, args: &[(&p4_ir::Param, &Expr)], aggregate: &str, body: impl Fn(&Prog, &mut crate::exec::Ctx) -> Flow + Send + Sync + 'static) -> R<Run> {
         let mut ins: Vec<(usize, Ev)> = Vec::new();
         let mut zeroed: Vec<usize> = Vec::new();
         let mut outs: Vec<(usize, Write)> = Vec::new();
         for &(prm, arg) in args {
-            let slot = self.cx.var_slot(&act.block, prm.var)?;
+            let slot = self.cx.var_slot(callee, prm.var)?;
             if !self.cx.is_scalar(&prm.ty) {
-                return unsupported("an action argument of an aggregate type");
+                return unsupported(aggregate.to_string());
             }
             let discard = matches!(arg.kind, ExprKind::DontCare);
             match prm.direction {
@@ -1666,10 +1729,7 @@ impl FastCompiler<'_, '_> {
                 let x = v(p, c);
                 c.set(*s, x);
             }
-            let f = match super::FastProg::of(p).actions.get(a) {
-                Some(Some(body)) => body(p, c),
-                _ => Flow::Next,
-            };
+            let f = body(p, c);
             for (s, w) in &outs {
                 let x = c.get(*s);
                 w(p, c, x);
@@ -1746,17 +1806,7 @@ impl FastCompiler<'_, '_> {
                     let mut vals = Vec::new();
                     let mut widths = Vec::new();
                     for k in keys {
-                        let val = match self.val(&b, k) {
-                            Ok(v) => v,
-                            // A key this executor does not compute (a slice of a wide field...).
-                            Err(why) => {
-                                let reason = why.message.clone();
-                                let ev = super::bridge::expression(self.cx, &self.places, &b, k, why)?;
-                                self.bridged_statement.get_or_insert(reason);
-                                Val::Eval(ev)
-                            }
-                        };
-                        vals.push(val);
+                        vals.push(self.val(&b, k)?);
                         widths.push(self.cx.width(&k.ty).0);
                     }
                     let mut cs = Vec::new();

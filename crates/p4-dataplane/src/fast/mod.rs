@@ -33,12 +33,12 @@
 //! - a program is built here only if nothing in it needs what this executor lacks (see
 //!   [`FastProg::build`]): no packet can reach a construct it cannot run.
 
-mod bridge;
 mod build;
 mod jit;
 mod pipeline;
 mod places;
 pub(crate) mod runtime;
+mod wide;
 
 use std::sync::Arc;
 
@@ -150,6 +150,9 @@ pub(crate) struct FastProg {
     pub tables: Vec<Option<FastTable>>,
     /// By IR action id; `None` for an action nothing compiled here calls.
     pub actions: Vec<Option<Run>>,
+    /// By IR function id (functions the mid-end left as calls); `None` for a function nothing
+    /// compiled here calls.
+    pub functions: Vec<Option<Run>>,
     /// Length of `Ctx::wire`: every header, then [`SLACK`].
     pub wire_len: usize,
     /// What the pipeline does per packet, resolved when the program is built.
@@ -171,9 +174,6 @@ pub(crate) struct FastProg {
     /// The parser and control bodies as machine code ([`jit`]), where they compiled; run when
     /// `Ctx::jit` is on.
     pub jit: Option<jit::JitProg>,
-    /// Why the first statement left to the closure executor's code was (`None`: none was;
-    /// [`bridge::statement`]).
-    pub bridged_statement: Option<String>,
 }
 
 /// The per-packet work around the program's blocks, resolved once: which frame slots a packet
@@ -310,7 +310,7 @@ pub(crate) fn note_changes(p: &Prog, c: &mut Ctx, headers: bool) {
 /// point later changes are reported from).
 pub(crate) fn headers_to_frame(p: &Prog, c: &mut Ctx) {
     if let Some(f) = p.fast.as_ref() {
-        bridge::to_frame(&f.frame_headers, c);
+        places::to_frame(&f.frame_headers, c);
     }
 }
 

@@ -30,7 +30,7 @@ pub(crate) struct Region {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Varbit {
     /// The frame slot of its current length in bits (the closure executor's slot for it; its
-    /// 128-bit pieces follow it there, filled only around bridged calls).
+    /// 128-bit pieces follow it there, filled only when a traced switch shows the packet).
     pub length_slot: usize,
     /// Bytes it can take (its maximum width, rounded up to whole bytes); they end the region, and
     /// those past its current length are zero.
@@ -65,8 +65,8 @@ impl Region {
     }
 }
 
-/// A header instance both as its wire region and as the frame slots the closure executor's code
-/// reads it from: what a bridged call ([`super::bridge`]) copies across.
+/// A header instance both as its wire region and as its frame slots: what a traced switch copies
+/// into the frame to show the packet ([`to_frame`]).
 #[derive(Clone, Debug)]
 pub(crate) struct FrameHeader {
     pub region: Region,
@@ -97,6 +97,57 @@ pub(crate) enum Place {
     Header(Region),
 }
 
+/// Where a value wider than 128 bits is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum WidePlace {
+    /// A header field: its bits in the wire buffer from absolute bit `bit`.
+    Wire { bit: usize, width: u32 },
+    /// A local, metadata or action data: 128-bit frame slots from `base`, most significant
+    /// first, the first holding the `width % 128` top bits.
+    Slots { base: usize, width: u32 },
+}
+
+impl WidePlace {
+    /// Its value, as an unsigned number of its width.
+    pub(crate) fn read(&self, c: &crate::exec::Ctx) -> num_bigint::BigUint {
+        let mut v = num_bigint::BigUint::default();
+        for (k, (w, at)) in pieces_of(self.width()).enumerate() {
+            let x = match *self {
+                WidePlace::Wire { bit, .. } => super::read_field(&c.wire, bit + at, w),
+                WidePlace::Slots { base, .. } => c.get(base + k),
+            };
+            v = (v << w) | num_bigint::BigUint::from(x);
+        }
+        v
+    }
+
+    /// Writes `v` (already of its width).
+    pub(crate) fn write(&self, c: &mut crate::exec::Ctx, v: &num_bigint::BigUint) {
+        let n = crate::wide::pieces(self.width());
+        for (k, (w, at)) in pieces_of(self.width()).enumerate() {
+            let x = crate::wide::piece(v, n, k);
+            match *self {
+                WidePlace::Wire { bit, .. } => super::write_field(&mut c.wire, bit + at, w, x),
+                WidePlace::Slots { base, .. } => c.set(base + k, x),
+            }
+        }
+    }
+
+    pub(crate) fn width(&self) -> u32 {
+        match *self {
+            WidePlace::Wire { width, .. } | WidePlace::Slots { width, .. } => width,
+        }
+    }
+}
+
+/// The 128-bit pieces of a `width`-bit value, most significant first: `(width, bit offset)`, the
+/// first taking the bits past the others.
+fn pieces_of(width: u32) -> impl Iterator<Item = (u32, usize)> {
+    let n = crate::wide::pieces(width);
+    let first = width - 128 * (n as u32 - 1);
+    (0..n).map(move |k| if k == 0 { (first, 0) } else { (128, first as usize + 128 * (k - 1)) })
+}
+
 /// The header instances of a program and the frame slots they stand for.
 #[derive(Default)]
 pub(crate) struct Places {
@@ -104,9 +155,12 @@ pub(crate) struct Places {
     headers: HashMap<usize, Region>,
     /// Header field by its frame slot.
     fields: HashMap<usize, (usize, u32)>,
-    /// Frame slots of the 128-bit pieces of header fields wider than 128 bits, which are no place:
-    /// only bridged code, with the header copied to the frame, reads them.
+    /// Frame slots of the 128-bit pieces of header fields wider than 128 bits, which are no
+    /// scalar place (a traced switch copies them to the frame to show them).
     copied_only: std::collections::HashSet<usize>,
+    /// Header fields wider than 128 bits by their first frame slot: `(bit offset in the wire
+    /// buffer, width)`, read and written whole as [`WidePlace::Wire`].
+    wide_fields: HashMap<usize, (usize, u32)>,
     /// Frame slot ranges `[start, end)` of values this executor does not place (header stacks and
     /// unions, headers with varbit or very wide fields): a place inside one is refused.
     refused: Vec<(usize, usize, String)>,
@@ -202,7 +256,6 @@ impl Places {
                     Ok(())
                 }
                 Type::Varbit(_) => self.refuse(cx, slot, ty, "a varbit"),
-                Type::Bits { width, .. } if *width > 128 => self.refuse(cx, slot, ty, "a value wider than 128 bits"),
                 _ => Ok(()),
             },
         }
@@ -220,6 +273,7 @@ impl Places {
         let fields = cx.header_fields(ty)?;
         let mut bit = 0usize;
         let mut placed = Vec::new();
+        let mut wide = Vec::new();
         let mut varbit = None;
         let last = fields.len().saturating_sub(1);
         for (i, (off, kind)) in fields.into_iter().enumerate() {
@@ -236,10 +290,10 @@ impl Places {
                 FieldKind::Varbit(_) => return self.refuse(cx, base, ty, "a header with a varbit field before its last field"),
             };
             if w > 128 {
-                // The closure executor's 128-bit slots, most significant first (the first holding
-                // the bits past the others): copied to and from the frame around the statements
-                // that use the field, which are left to the closure executor's code (it is no
-                // place here).
+                // Its frame slots are 128-bit pieces, most significant first (the first holding
+                // the bits past the others), which a traced switch fills to show them; the field
+                // itself is read and written whole in the wire buffer ([`WidePlace::Wire`]).
+                wide.push((base + off, bit, w));
                 let n = (w as usize).div_ceil(128);
                 for k in 0..n {
                     let chunk = if k == 0 { w as usize - 128 * (n - 1) } else { 128 };
@@ -270,6 +324,9 @@ impl Places {
                 self.copied_only.insert(slot);
             }
             frame.fields.push((slot, region.at * 8 + b, w));
+        }
+        for (slot, b, w) in wide {
+            self.wide_fields.insert(slot, (region.at * 8 + b, w));
         }
         self.headers.insert(base, region);
         self.frame_headers.push(frame);
@@ -377,6 +434,22 @@ impl Places {
         Ok((elements, base))
     }
 
+    /// Where `e`, a value wider than 128 bits, is, or why this executor cannot place it.
+    pub(crate) fn wide(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<WidePlace> {
+        let Some(slot) = Self::static_slot(cx, b, e)? else {
+            return unsupported(format!("{} as a place", crate::compile::describe(cx.ir, e)));
+        };
+        if let Some((_, _, what)) = self.refused.iter().find(|(s, end, _)| (*s..*end).contains(&slot)) {
+            return unsupported(format!("{what} (the wire-format executor does not place it)"));
+        }
+        let width = cx.width(&e.ty).0;
+        Ok(match self.wide_fields.get(&slot) {
+            Some(&(bit, w)) if w == width => WidePlace::Wire { bit, width },
+            Some(_) => return unsupported(format!("{} of another width than its field", crate::compile::describe(cx.ir, e))),
+            None => WidePlace::Slots { base: slot, width },
+        })
+    }
+
     /// Where `e` is, or why this executor cannot place it.
     pub(crate) fn place(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Place> {
         let Some(slot) = Self::static_slot(cx, b, e)? else {
@@ -395,7 +468,7 @@ impl Places {
             return Ok(Place::Field { bit, width });
         }
         if self.copied_only.contains(&slot) {
-            // Its frame slot is filled only around bridged code: elsewhere it would be stale.
+            // Its frame slot is filled only when a traced switch shows the packet: stale elsewhere.
             return unsupported(format!("{} (a piece of a header field wider than 128 bits)", crate::compile::describe(cx.ir, e)));
         }
         if cx.is_scalar(&e.ty) {
@@ -403,4 +476,31 @@ impl Places {
         }
         unsupported(format!("{} (an aggregate) as a place", crate::compile::describe(cx.ir, e)))
     }
+}
+
+/// Copies `headers` from the wire buffer into their frame slots (a traced switch, to show the
+/// packet field by field).
+pub(super) fn to_frame(headers: &[FrameHeader], c: &mut crate::exec::Ctx) {
+    for h in headers {
+        c.set(h.valid, u128::from(c.wire_valid.has(h.region.index)));
+        for &(slot, bit, width) in &h.fields {
+            let v = super::read_field(&c.wire, bit, width);
+            c.set(slot, v);
+        }
+        if let Some(v) = h.region.varbit {
+            // Its length is in the frame already; its bits go in 128-bit pieces after it.
+            let at = (h.region.at + h.region.fixed_len()) * 8;
+            for (k, (bit, width)) in varbit_pieces(c.get(v.length_slot) as usize, v.max_len).enumerate() {
+                let piece = super::read_field(&c.wire, at + bit, width);
+                c.set(v.length_slot + 1 + k, piece);
+            }
+        }
+    }
+}
+
+/// The pieces a frame keeps a varbit of `length` bits in (at most `max_len` bytes):
+/// `(bit offset, width)` of each, 128 bits but the last.
+fn varbit_pieces(length: usize, max_len: usize) -> impl Iterator<Item = (usize, u32)> {
+    let length = length.min(max_len * 8);
+    (0..length).step_by(128).map(move |bit| (bit, (length - bit).min(128) as u32))
 }
