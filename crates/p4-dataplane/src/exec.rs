@@ -34,12 +34,6 @@ pub enum Flow {
 pub type Ev = Arc<dyn Fn(&Prog, &mut Ctx) -> u128 + Send + Sync>;
 /// Runs a statement.
 pub type Run = Box<dyn Fn(&Prog, &mut Ctx) -> Flow + Send + Sync>;
-/// Computes a frame slot at run time (`None`: out-of-range stack index).
-pub type DynSlot = Arc<dyn Fn(&Prog, &mut Ctx) -> Option<usize> + Send + Sync>;
-/// Writes an aggregate value into the frame at the given base slot.
-pub type Build = Arc<dyn Fn(&Prog, &mut Ctx, usize) + Send + Sync>;
-/// Runs an action with its control-plane data (directionless arguments).
-pub type Invoke = Box<dyn Fn(&Prog, &mut Ctx, &[u128]) -> Flow + Send + Sync>;
 
 /// State of one extern instance.
 #[derive(Clone, Debug, Default)]
@@ -137,8 +131,6 @@ pub struct Ctx {
     pub pkt: Vec<u8>,
     /// Parser position in bits.
     pub cursor: usize,
-    /// Deparser output.
-    pub out: BitWriter,
     /// Hash/checksum input.
     pub scratch: BitWriter,
     /// The key of the table applied last (a traced switch only, for the trace).
@@ -218,20 +210,6 @@ impl Ctx {
         }
     }
 
-    /// Copies `len` slots from `src` to `dst` (ranges may overlap).
-    #[inline]
-    pub fn copy(&mut self, src: usize, dst: usize, len: usize) {
-        if src != dst && src + len <= self.f.len() && dst + len <= self.f.len() {
-            self.f.copy_within(src..src + len, dst);
-        }
-    }
-
-    #[inline]
-    pub fn zero(&mut self, base: usize, len: usize) {
-        if let Some(r) = self.f.get_mut(base..base + len) {
-            r.fill(0);
-        }
-    }
 }
 
 /// The splitmix64 step: advances `state` and returns the next pseudo-random value.
@@ -273,13 +251,6 @@ impl<K: PartialEq> SwitchArms<K> {
     }
 }
 
-/// One parser state.
-pub struct StateProg {
-    pub name: String,
-    pub body: Run,
-    pub transition: TransitionProg,
-}
-
 /// Where a transition goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -297,44 +268,9 @@ pub enum KeyMatch {
     ValueSet(usize),
 }
 
-pub enum TransitionProg {
-    Goto(Target),
-    Select { keys: Vec<Ev>, widths: Vec<u32>, cases: Vec<(Vec<KeyMatch>, Target)> },
-}
-
-pub struct ParserProg {
-    pub name: String,
-    pub init: Run,
-    pub states: Vec<StateProg>,
-}
-
-pub struct ControlProg {
-    pub name: String,
-    pub init: Run,
-    pub body: Run,
-    /// No statement in `init` or `body`.
-    pub empty: bool,
-}
-
-/// An action as a table calls it.
-pub struct TableActionProg {
-    pub action: usize,
-    pub invoke: Invoke,
-}
-
-/// One matched key component, in the order of the table's key layout (`Prog::layouts`), which
-/// gives its name, width and match kind.
-pub struct TableKeyProg {
-    pub eval: Ev,
-    /// The frame slot the key is read from when it is a field at a fixed place (`eval` reads the
-    /// same slot).
-    pub slot: Option<usize>,
-}
-
+/// A table as the run time looks it up (its key and actions are compiled by the executor).
 pub struct TableProg {
     pub name: String,
-    pub keys: Vec<TableKeyProg>,
-    pub actions: Vec<TableActionProg>,
     /// Extern instances kept per entry (the description's [`p4_arch::StateKind::DirectCounter`]
     /// and [`p4_arch::StateKind::DirectMeter`]): counts live in the table by entry handle
     /// (`table::Count`), meters in the entries.
@@ -353,37 +289,6 @@ pub struct ApplyOutcome {
 }
 
 impl TableProg {
-    /// Applies table `t`: evaluates the key, looks it up, updates direct counters/meters, runs the
-    /// chosen action.
-    /// `TRACED`: a traced build's, recording the lookup and what the action changed.
-    pub fn apply<const TRACED: bool>(p: &Prog, c: &mut Ctx, t: usize) -> ApplyOutcome {
-        let Some(tp) = p.tables.get(t) else { return ApplyOutcome { hit: false, action: 0, flow: Flow::Next } };
-        // Keys and action data of usual sizes live on the stack: no buffer to take and give back.
-        let mut key = SmallValues::new();
-        for k in &tp.keys {
-            let v = match k.slot {
-                Some(s) => c.get(s),
-                None => (k.eval)(p, c),
-            };
-            key.push(v);
-        }
-        let mut args = SmallValues::new();
-        let (found, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args);
-        let Some(ta) = tp.actions.get(act) else {
-            return ApplyOutcome { hit, action: 0, flow: Flow::Next };
-        };
-        if TRACED {
-            c.keybuf.clear();
-            c.keybuf.extend_from_slice(key.as_slice());
-            crate::trace::table_applied(p, c, t, found, ta.action, args.as_slice());
-        }
-        let flow = (ta.invoke)(p, c, args.as_slice());
-        if let (true, Some(trace), Some(names)) = (TRACED, c.trace.as_mut(), &p.slot_names) {
-            trace.diff(&c.f, names, true);
-        }
-        ApplyOutcome { hit, action: ta.action, flow }
-    }
-
     /// Looks `key` up in table `t` (this one), counts the hit where a direct counter or meter reads
     /// it, and chooses the action: `(entry hit, hit, index into `actions`)`, its data in `args`.
     pub(crate) fn choose(&self, p: &Prog, c: &mut Ctx, t: usize, key: &[u128], args: &mut SmallValues) -> (Option<u64>, bool, usize) {
@@ -671,12 +576,8 @@ pub struct Pipeline {
 /// The compiled program.
 pub struct Prog {
     pub frame_len: usize,
-    pub parsers: Vec<ParserProg>,
-    pub controls: Vec<ControlProg>,
-    /// Action bodies by IR action id (parameters are copied in by the caller).
-    pub actions: Vec<Run>,
-    /// Function bodies by IR function id.
-    pub functions: Vec<Run>,
+    /// The controls' names by control index (what a trace calls them).
+    pub control_names: Vec<String>,
     pub tables: Vec<TableProg>,
     /// Slot ranges `(base, len)` preserved by each field list / data argument.
     pub field_sets: Vec<Vec<(usize, usize)>>,

@@ -13,11 +13,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::cells::Cells;
-use crate::compile::{build_prog, run_control, run_parser};
+use crate::compile::lay_out;
 use crate::batch::{BatchOut, DropReason, PacketIn};
 use crate::trace::Event;
 use crate::control::{Injected, OutputPacket, PacketIo};
-use crate::exec::{Ctx, Effects, ExternState, Flow, Prog};
+use crate::exec::{Ctx, Effects, ExternState, Prog};
 use crate::meter::Meter;
 use p4_arch::{DropMarker, ExternOp, MetaRole, PacketInstance, SideEffect, StateKind};
 use crate::table::TableState;
@@ -109,12 +109,6 @@ pub struct Switch {
     one: BatchOut,
     /// The work queue of the packet being processed (kept to reuse its buffer).
     jobs: VecDeque<Job>,
-    /// Why the wire-format executor ([`crate::fast`]) does not run this program (`None`: it does;
-    /// only a [reference](Switch::reference) switch is built without it).
-    fast_refusal: Option<DataplaneError>,
-    /// Packets go through the wire-format executor when the program has it (see
-    /// [`Switch::use_wire_format`]).
-    wire_format: bool,
     /// The packet state a multicast keeps between its replicas on the wire-format executor.
     saved: crate::fast::Saved,
     /// Buffers of the traffic manager's finished copies.
@@ -172,40 +166,20 @@ impl Switch {
         Switch::on_wire_format(program, true)
     }
 
-    /// A switch on the closure executor ([`crate::compile`]): the reference the wire-format
-    /// executor is compared with in tests, many times slower. It also runs the programs the
-    /// wire-format executor refuses; [`Switch::use_wire_format`] moves it to the wire-format
-    /// executor where that takes the program.
-    pub fn reference(program: Arc<p4_ir::Program>) -> Result<Switch, DataplaneError> {
-        let arch = p4_arch::of(&program);
-        let mut sw = Switch::build(program, false).map_err(|e| e.in_architecture(arch))?;
-        sw.wire_format = false;
-        Ok(sw)
-    }
-
     fn on_wire_format(program: Arc<p4_ir::Program>, tracing: bool) -> Result<Switch, DataplaneError> {
         let arch = p4_arch::of(&program);
-        let sw = Switch::build(program, tracing).map_err(|e| e.in_architecture(arch))?;
-        match sw.fast_refusal {
-            Some(why) => Err(why.in_architecture(arch)),
-            None => Ok(sw),
-        }
+        Switch::build(program, tracing).map_err(|e| e.in_architecture(arch))
     }
 
     fn build(program: Arc<p4_ir::Program>, tracing: bool) -> Result<Switch, DataplaneError> {
-        let (mut prog, mut cx) = build_prog(&program, tracing)?;
-        // The wire-format executor takes the programs it can run whole (traced or not).
-        let mut fast_refusal = None;
-        match crate::fast::build(&mut cx, &prog) {
-            Ok(fast) => {
-                prog.fast = Some(Box::new(fast));
-                // Its temporaries (extern results) may have taken more slots.
-                prog.frame_len = prog.frame_len.max(cx.next_slot);
-                // And field sets (each old-style `data` argument makes one).
-                prog.field_sets.clone_from(&cx.field_sets);
-            }
-            Err(why) => fast_refusal = Some(why),
-        }
+        let (mut prog, mut cx) = lay_out(&program, tracing)?;
+        let fast = crate::fast::build(&mut cx, &prog)?;
+        prog.fast = Some(Box::new(fast));
+        // Its temporaries (extern results) may have taken more slots.
+        prog.frame_len = prog.frame_len.max(cx.next_slot);
+        // And field sets (each old-style `data` argument makes one).
+        prog.field_sets.clone_from(&cx.field_sets);
+        prog.draws_random = cx.draws_random.get();
         let wire_len = prog.fast.as_ref().map_or(0, |f| f.wire_len);
         let mut externs = Vec::new();
         for (i, e) in program.externs.iter().enumerate() {
@@ -239,7 +213,6 @@ impl Switch {
             f: vec![0; prog.frame_len],
             pkt: Vec::new(),
             cursor: 0,
-            out: Default::default(),
             scratch: Default::default(),
             keybuf: Vec::new(),
             tables,
@@ -261,7 +234,7 @@ impl Switch {
             frame_tidy: false,
         };
         let catalog = p4_control::Catalog::of(&program, &prog.layouts).map_err(DataplaneError::unsupported)?;
-        let mut sw = Switch { ir: program.clone(), prog, ctx, catalog, replication: Default::default(), sizes_enforced: true, one: BatchOut::default(), jobs: VecDeque::new(), fast_refusal, wire_format: true, saved: Default::default(), spare: Spare::default() };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, catalog, replication: Default::default(), sizes_enforced: true, one: BatchOut::default(), jobs: VecDeque::new(), saved: Default::default(), spare: Spare::default() };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -337,7 +310,7 @@ impl Switch {
             }
             DropReason::Marked { control, error } => {
                 let f = arch.function_for(ExternOp::MarkToDrop).map_or("drop", |f| f.name);
-                let ctl = self.prog.controls.get(*control as usize).map_or("?", |c| c.name.as_str());
+                let ctl = self.prog.control_names.get(*control as usize).map_or("?", String::as_str);
                 // One allocation of the right size when there is no parser error.
                 let mut line = String::with_capacity(f.len() + 4 + ctl.len());
                 line.push_str(f);
@@ -376,7 +349,7 @@ impl Switch {
     /// Takes the frame as it is now (on the wire-format executor, with the headers copied into
     /// it) as the point later changes are reported from.
     fn trace_snapshot<const T: bool>(&mut self) {
-        if T && self.on_wire() {
+        if T {
             crate::fast::headers_to_frame(&self.prog, &mut self.ctx);
         }
         if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
@@ -428,15 +401,6 @@ impl Switch {
         }
     }
 
-    /// The state a packet enters the parser with: frame (and wire-format headers) zeroed, the
-    /// packet copied in, no effects, and the intrinsic metadata the architecture sets on arrival.
-    fn arrive(&mut self, data: &[u8], port: u32, instance: u128) {
-        let (p, c) = (&self.prog, &mut self.ctx);
-        c.f.fill(0);
-        c.enter(data);
-        p.pipeline_meta.arrive(c, port, data.len(), instance);
-    }
-
     /// The intrinsic metadata the traffic manager sets for a copy leaving for `port` (`instance`:
     /// a copy's own instance type, `None` to keep the packet's).
     fn depart(&mut self, port: u32, rid: u32, instance: Option<u32>) {
@@ -448,17 +412,12 @@ impl Switch {
 
     /// Resets the frame for a packet entering the parser and runs the parser.
     fn parse<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32) {
-        let wire = self.on_wire();
-        if wire {
-            crate::fast::arrive_at(&self.prog, &mut self.ctx, data, port, u128::from(instance));
-        } else {
-            self.arrive(data, port, u128::from(instance));
-        }
+        crate::fast::arrive_at(&self.prog, &mut self.ctx, data, port, u128::from(instance));
         let (p, c) = (&self.prog, &mut self.ctx);
         if let (true, Some(trace)) = (T, c.trace.as_mut()) {
             trace.snapshot_of(&c.f);
         }
-        let result = if wire { crate::fast::run_parser(p, c) } else { run_parser::<T>(p, c, p.pipeline.parser) };
+        let result = crate::fast::run_parser(p, c);
         if let (Err(e), Some(s)) = (result, p.intrinsic.slot(MetaRole::ParserError)) {
             c.set(s, u128::from(e));
         }
@@ -469,11 +428,7 @@ impl Switch {
             };
             trace.push(Event::ParserEnd { result });
             // Headers extracted are shown by their extract; metadata the parser set, here.
-            if wire {
-                crate::fast::note_changes(p, c, false);
-            } else if let (Some(trace), Some(names)) = (c.trace.as_mut(), &p.slot_names) {
-                trace.diff(&c.f, names, false);
-            }
+            crate::fast::note_changes(p, c, false);
         }
         c.pending_err = None;
         c.exit_pending = false;
@@ -527,14 +482,7 @@ impl Switch {
             self.restore(*set, snap);
             self.trace_snapshot::<T>();
         }
-        let wire = self.on_wire();
-        let (p, c) = (&self.prog, &mut self.ctx);
-        let aborted = if wire {
-            crate::fast::ingress::<T>(p, c)
-        } else {
-            // An assert that failed in the parser aborts the packet before the controls.
-            c.fx.aborted.is_some() || p.pipeline.ingress.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort)
-        };
+        let aborted = crate::fast::ingress::<T>(&self.prog, &mut self.ctx);
         self.traffic_manager::<T>(data, port, aborted, depth, res, jobs);
     }
 
@@ -598,9 +546,7 @@ impl Switch {
             self.trace::<T>(|| Event::Egress { port, instance, rid });
             self.trace_snapshot::<T>();
         }
-        let wire = self.on_wire();
-        let (p, c) = (&self.prog, &mut self.ctx);
-        let aborted = if wire { crate::fast::egress::<T>(p, c) } else { p.pipeline.egress.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort) };
+        let aborted = crate::fast::egress::<T>(&self.prog, &mut self.ctx);
         if aborted {
             self.abort::<T>(res);
             return;
@@ -618,18 +564,13 @@ impl Switch {
             return;
         }
         let (p, c) = (&self.prog, &mut self.ctx);
-        let aborted = if wire {
-            crate::fast::deparse::<T>(p, c)
-        } else {
-            c.out.clear();
-            p.pipeline.deparse.iter().any(|&ctl| run_control::<T>(p, c, ctl) == Flow::Abort)
-        };
+        let aborted = crate::fast::deparse::<T>(p, c);
         if aborted {
             self.abort::<T>(res);
             return;
         }
         let start = c.cursor.div_ceil(8).min(c.pkt.len());
-        let headers: &[u8] = if wire { &c.wire_out } else { c.out.finish() };
+        let headers: &[u8] = &c.wire_out;
         let tail = c.pkt.get(start..).unwrap_or(&[]);
         if let Some(set) = c.fx.reparse_deparsed {
             if depth >= MAX_LOOPS {
@@ -676,7 +617,7 @@ impl Switch {
     /// The state of the packet being processed, with `frame` for its frame, for a copy sent to
     /// egress later.
     fn copy_state(&mut self, frame: Vec<u128>) -> CopyState {
-        let wire = if self.on_wire() { self.spare.bytes(&[&self.ctx.wire]) } else { Vec::new() };
+        let wire = self.spare.bytes(&[&self.ctx.wire]);
         let c = &self.ctx;
         CopyState { frame, pkt: self.spare.bytes(&[&c.pkt]), cursor: c.cursor, wire, wire_valid: c.wire_valid }
     }
@@ -733,7 +674,7 @@ impl Switch {
         // Traced or not is decided once per batch: an untraced switch runs code with no test of the
         // trace in it.
         let traced = self.ctx.trace.is_some();
-        if !traced && self.wire_format && self.prog.fast.is_some() {
+        if !traced {
             if crate::fast::whole_batch(&self.prog, &mut self.ctx, batch, out) {
                 return;
             }
@@ -751,21 +692,6 @@ impl Switch {
                 self.process::<false>(packet, out);
             }
         }
-    }
-
-    /// Which executor runs this switch's packets: `"wire-format"` ([`crate::fast`]) or
-    /// `"closures"`.
-    pub fn executor(&self) -> &'static str {
-        if self.on_wire() {
-            "wire-format"
-        } else {
-            "closures"
-        }
-    }
-
-    /// Whether the wire-format executor runs this switch's packets.
-    fn on_wire(&self) -> bool {
-        self.wire_format && self.prog.fast.is_some()
     }
 
     /// Whether the wire-format executor hands this program's packets over to the switch's
@@ -811,18 +737,6 @@ impl Switch {
     pub fn use_machine_code(&mut self, on: bool) -> bool {
         self.ctx.jit = on;
         on && self.machine_code().is_some()
-    }
-
-    /// Why the wire-format executor cannot run this program (`None`: it can).
-    pub fn wire_format_refusal(&self) -> Option<&str> {
-        self.fast_refusal.as_ref().map(|why| why.message.as_str())
-    }
-
-    /// Chooses the wire-format executor where the program has it (the default) or the closure
-    /// executor (the reference, for comparisons); returns whether the wire-format one now runs.
-    pub fn use_wire_format(&mut self, on: bool) -> bool {
-        self.wire_format = on;
-        self.executor() == "wire-format"
     }
 
     /// One packet of a batch through the wire-format executor: the pipeline of [`Switch::ingress`]

@@ -61,13 +61,6 @@ pub(crate) fn constant(v: &Value, width: u32) -> Option<BigUint> {
     }
 }
 
-/// A constant of `width` bits as its 128-bit pieces, most significant first.
-pub(crate) fn constant_pieces(value: &BigInt, width: u32, out: &mut Vec<u128>) {
-    let v = wrap(value.clone(), width);
-    let n = pieces(width);
-    out.extend((0..n).map(|k| piece(&v, n, k)));
-}
-
 /// Piece `k` (of `n`, most significant first) of `v`.
 pub(crate) fn piece(v: &BigUint, n: usize, k: usize) -> u128 {
     ((v >> (128 * (n - 1 - k))) & BigUint::from(u128::MAX)).to_u128().unwrap_or(0)

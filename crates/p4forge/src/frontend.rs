@@ -174,7 +174,7 @@ pub struct SwitchBuild {
 /// a trace names what the mid-end made of the rest (a sub-parser's states as
 /// `message0.parse_entry`, a stack's `next` as the element it became). A program the mid-end
 /// cannot lower, or the lowered form of which the dataplane refuses, is an error naming the
-/// construct where it is: the closure executor is the reference of the tests, not a fallback.
+/// construct where it is.
 pub fn software_switches(compiled: Compiled, path: &Path, count: usize, build: SwitchBuild) -> CliResult<Vec<p4_dataplane::Switch>> {
     if compiled.program.main.type_name.is_empty() {
         return Err(CliError::failed(format!("{}: {}, so there is nothing to run", path.display(), p4_sema::NO_MAIN_MESSAGE)));
@@ -194,27 +194,21 @@ pub fn software_switches(compiled: Compiled, path: &Path, count: usize, build: S
     (0..count.max(1)).map(|_| one()).collect()
 }
 
-/// Which executor runs `switch`'s packets and why, in a line (`--verbose`): the wire-format
-/// executor with the blocks that are machine code and what it hands over, or (a
-/// [reference](p4_dataplane::Switch::reference) switch) the closure executor and what kept the
-/// program from the wire-format one.
+/// How the software switch runs `switch`'s packets, in a line (`--verbose`): the blocks that are
+/// machine code, and which packets the traffic manager takes after ingress. (The line keeps its
+/// `executor: wire-format` prefix, which scripts read.)
 pub fn executor_line(switch: &p4_dataplane::Switch) -> String {
-    match switch.wire_format_refusal() {
-        Some(why) => format!("executor: closures ({why})"),
-        None => {
-            let machine = match switch.machine_code() {
-                Some(m) => format!("machine code: {m}"),
-                None if switch.traced() => "no machine code (a traced switch records its steps from closures)".to_string(),
-                None => "no machine code".to_string(),
-            };
-            let hand_over = match (switch.hands_over(), switch.hands_over_when_asked()) {
-                (true, true) => "; packets whose ingress asks the traffic manager for more than one copy go through it",
-                (true, false) => "; every packet goes through the traffic manager after ingress",
-                _ => "",
-            };
-            format!("executor: wire-format; {machine}{hand_over}")
-        }
-    }
+    let machine = match switch.machine_code() {
+        Some(m) => format!("machine code: {m}"),
+        None if switch.traced() => "no machine code (a traced switch records its steps from closures)".to_string(),
+        None => "no machine code".to_string(),
+    };
+    let hand_over = match (switch.hands_over(), switch.hands_over_when_asked()) {
+        (true, true) => "; packets whose ingress asks the traffic manager for more than one copy go through it",
+        (true, false) => "; every packet goes through the traffic manager after ingress",
+        _ => "",
+    };
+    format!("executor: wire-format; {machine}{hand_over}")
 }
 
 /// A switch running `program` on the wire-format executor, recording traces when `traced`.

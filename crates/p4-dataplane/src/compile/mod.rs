@@ -1,6 +1,8 @@
-//! Compiles the IR into closures over flat frame slots ([`crate::exec`]).
+//! What the executor ([`crate::fast`]) compiles a program with: the frame layout of every block's
+//! variables ([`lay_out`]), and the compile-time context ([`Compiler`]) that answers where a
+//! variable is, how many slots a type takes and what a constant is.
 //!
-//! Layout invariants (relied on by every closure built here):
+//! Layout invariants (relied on by every closure the executor builds):
 //! - every variable of every block gets a contiguous slot range, laid out depth-first: a header is
 //!   `[valid, fields...]`, a struct `[fields...]`, a union `[member headers...]`, a stack
 //!   `[nextIndex, elements...]`, a varbit `[length in bits, 128-bit chunks...]`, a scalar one slot;
@@ -10,12 +12,9 @@
 //!   architecture passes them from block to block, so aliasing equals copy-in/copy-out);
 //! - headers are invalidated by zeroing their range, so reading a field of an invalid header gives 0.
 
-mod expr;
-mod wide;
-mod externs;
 pub(crate) mod pending_exit;
+mod program;
 mod shared;
-mod stmt;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,49 +22,15 @@ use std::sync::Arc;
 use p4_ir::layout::{scalar_width, Layouts};
 use p4_ir::{BlockRef, ExprKind, Program, Type, TypeDef, Value, VarId};
 
-use crate::exec::{DynSlot, ErrorCodes, Intrinsic};
+use crate::exec::{ErrorCodes, Intrinsic};
 use crate::DataplaneError;
 
-pub(crate) use stmt::{build_prog, run_control, run_parser};
+pub(crate) use program::lay_out;
 
 pub(crate) type R<T> = Result<T, DataplaneError>;
 
 pub(crate) fn unsupported<T>(what: impl Into<String>) -> R<T> {
     Err(DataplaneError::unsupported(what.into()))
-}
-
-/// Where a value lives.
-#[derive(Clone)]
-pub(crate) enum Loc {
-    Static(usize),
-    /// Computed per packet (dynamic stack index); `None` when out of range.
-    Dyn(DynSlot),
-    /// `_` as an out argument.
-    Discard,
-}
-
-impl Loc {
-    pub(crate) fn offset(&self, off: usize) -> Loc {
-        match self {
-            Loc::Static(s) => Loc::Static(s + off),
-            Loc::Dyn(d) => {
-                let d = d.clone();
-                Loc::Dyn(Arc::new(move |p, c| d(p, c).map(|s| s + off)))
-            }
-            Loc::Discard => Loc::Discard,
-        }
-    }
-
-    pub(crate) fn resolver(&self) -> DynSlot {
-        match self {
-            Loc::Static(s) => {
-                let s = *s;
-                Arc::new(move |_, _| Some(s))
-            }
-            Loc::Dyn(d) => d.clone(),
-            Loc::Discard => Arc::new(|_, _| None),
-        }
-    }
 }
 
 /// One field of a header as laid out in the frame.
@@ -107,8 +72,6 @@ pub(crate) struct Compiler<'a> {
     /// Intrinsic metadata slots by role.
     pub intrinsic: Intrinsic,
     pub errors: ErrorCodes,
-    /// Return slot of the function being compiled.
-    pub current_ret: Option<usize>,
     /// Set when compiled code draws from the switch's random generator (`random`, a `random` hash).
     pub draws_random: std::cell::Cell<bool>,
     /// Compile the recording of a traced switch ([`crate::trace`]) into the program.
@@ -137,7 +100,6 @@ impl<'a> Compiler<'a> {
                 parser_timeout: code("ParserTimeout", 5),
                 parser_invalid_argument: code("ParserInvalidArgument", 6),
             },
-            current_ret: None,
             draws_random: std::cell::Cell::new(false),
             tracing: false,
         }
@@ -305,37 +267,6 @@ impl<'a> Compiler<'a> {
         const_scalar(self.ir, v, ty)
     }
 
-    /// Flattens a compile-time value of type `ty` into slots.
-    pub(crate) fn flatten_value(&mut self, v: &Value, ty: &Type, out: &mut Vec<u128>) -> R<()> {
-        if self.is_scalar(ty) {
-            out.push(self.scalar_value(v, ty)?);
-            return Ok(());
-        }
-        match (v, ty) {
-            (Value::Aggregate { valid, fields }, _) => {
-                let tys: Vec<Type> = match ty {
-                    Type::Tuple(t) => t.clone(),
-                    _ => self.type_def(ty).map(|d| d.fields().iter().map(|f| f.ty.clone()).collect()).unwrap_or_default(),
-                };
-                if self.is_header(ty) {
-                    out.push(u128::from(*valid));
-                }
-                if tys.len() != fields.len() {
-                    return unsupported(format!("a constant {} does not fit {}", value_name(v), type_name(self.ir, ty)));
-                }
-                for (fv, ft) in fields.iter().zip(&tys) {
-                    self.flatten_value(fv, ft, out)?;
-                }
-                Ok(())
-            }
-            (Value::Bits { value, .. } | Value::InfInt(value), Type::Bits { width, .. }) => {
-                crate::wide::constant_pieces(value, *width, out);
-                Ok(())
-            }
-            _ => unsupported(format!("a constant {} of type {}", value_name(v), type_name(self.ir, ty))),
-        }
-    }
-
     /// Slot ranges of the user-metadata fields annotated `@field_list(index)`.
     pub(crate) fn field_list(&mut self, index: u64) -> R<usize> {
         if let Some(i) = self.field_lists.get(&index) {
@@ -382,19 +313,6 @@ fn expr_kind_name(kind: &ExprKind) -> &'static str {
         ExprKind::InvalidHeader => "an invalid header",
         ExprKind::DontCare => "`_`",
         _ => "an expression",
-    }
-}
-
-/// What kind of compile-time value `v` is, in words.
-fn value_name(v: &Value) -> &'static str {
-    match v {
-        Value::Bool(_) => "boolean",
-        Value::Bits { .. } | Value::InfInt(_) => "number",
-        Value::String(_) => "string",
-        Value::Error(_) => "error",
-        Value::Enum(..) => "enum member",
-        Value::MatchKind(_) => "match kind",
-        Value::Aggregate { .. } => "list or structure",
     }
 }
 

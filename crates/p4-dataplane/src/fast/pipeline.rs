@@ -248,8 +248,8 @@ fn stage_aborts(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
 /// the control's name, its steps, then the fields it changed.
 fn stage_traced(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
     for &ctl in stage {
-        if let (Some(trace), Some(prog)) = (c.trace.as_mut(), p.controls.get(ctl)) {
-            trace.push(crate::trace::Event::Control { name: prog.name.clone() });
+        if let (Some(trace), Some(name)) = (c.trace.as_mut(), p.control_names.get(ctl)) {
+            trace.push(crate::trace::Event::Control { name: name.clone() });
         }
         let flow = match f.controls.get(ctl) {
             Some(Some(body)) => body(p, c),
