@@ -1,13 +1,12 @@
 //! The software dataplane: compiles a p4forge IR program into a slot-based executable form
 //! and runs packets through it with BMv2 simple_switch semantics.
 //!
-//! - [`Switch::new`] lays out every block's variables as flat frame slots and compiles statements and
-//!   expressions into closures with all names resolved (modules `compile`, `exec`: the closure
-//!   executor), then the pipeline again for the wire-format executor (module `fast`: headers as
-//!   their wire bytes, machine code where it can, extern calls and traffic-manager requests through
-//!   its run-time interface `fast::runtime`), which runs the packets; a program the wire-format
-//!   executor refuses is an error. [`Switch::reference`] runs packets on the closure executor
-//!   instead: the reference the tests compare the wire-format executor with;
+//! - [`Switch::new`] lays out every block's variables as flat frame slots (module `compile`), then
+//!   compiles the pipeline for the wire-format executor (module `fast`: headers as their wire
+//!   bytes, statements as closures with all names resolved, machine code where it can, extern
+//!   calls and traffic-manager requests through its run-time interface `fast::runtime`), which
+//!   runs the packets; a program it refuses is an error. The oracle the tests compare it with is
+//!   the reference interpreter (crate `p4-reference`);
 //! - [`control::ControlPlane`] programs tables, multicast, clone sessions, registers, counters, meters;
 //! - [`control::PacketIo::inject`] runs one packet, and everything it causes, to completion.
 //!

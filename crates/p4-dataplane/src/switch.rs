@@ -2,8 +2,7 @@
 //! architecture's block roles give ([`crate::exec::Pipeline`]), with clones, re-parsing and multicast
 //! handled in the order of BMv2's after-ingress / after-egress pseudocode. The traffic manager
 //! ([`Switch::traffic_manager`], [`Switch::egress`]) is written once: each block it runs is the
-//! wire-format executor's ([`crate::fast`]) on a switch whose program it takes (traced or not),
-//! else the closure executor's.
+//! wire-format executor's ([`crate::fast`]), traced or not.
 //!
 //! Invariants: `ctx.f.len() == prog.frame_len` always; one packet (and everything it causes) is
 //! processed to completion inside `inject`; a unicast packet runs ingress and egress in the same frame
@@ -37,9 +36,8 @@ enum Job {
 }
 
 /// The state of a copy the traffic manager sends to egress later (a multicast replica or an
-/// egress-to-egress clone): the frame, the packet and where the parser left it, and, on the
-/// wire-format executor, the headers (empty on the closure executor, which keeps them in the
-/// frame).
+/// egress-to-egress clone): the frame, the packet and where the parser left it, and the headers
+/// (the wire buffer).
 struct CopyState {
     frame: Vec<u128>,
     pkt: Vec<u8>,

@@ -2,8 +2,8 @@
 //! `init t_hit = t.apply().hit;` after `hoist-effects`). The expression's closure can only return
 //! a value, so it flags the exit in the context (`Ctx::exit_pending`) and the statement around it
 //! ends with `exit` once the expression is evaluated: an `if` before either branch runs, any other
-//! statement after it (for the temporaries `hoist-effects` makes, before anything reads them). Both
-//! closure compilers use this; the machine code unwinds itself.
+//! statement after it (for the temporaries `hoist-effects` makes, before anything reads them). The
+//! executor's closures use this; the machine code unwinds itself.
 
 use p4_ir::{Call, Expr, ExprKind, Stmt};
 

@@ -1,5 +1,4 @@
-//! Compiles a program for the wire-format executor, or says which construct keeps it on the
-//! closure executor.
+//! Compiles a program for the wire-format executor, or says which construct it cannot run.
 
 use std::sync::Arc;
 
@@ -246,7 +245,7 @@ impl FastCompiler<'_, '_> {
             ExprKind::Const(v) => Ok(Val::Const(self.cx.scalar_value(v, &e.ty)?)),
             ExprKind::Field(inner, i) if lookahead_of(inner) => {
                 // Field `i` of `lookahead<T>()`: its bits at its offset in T, read ahead of the
-                // cursor; the whole of T must be in the packet, as the closure executor reads it.
+                // cursor; the whole of T must be in the packet.
                 let fields = p4_ir::layout::wire_fields(self.cx.ir, &inner.ty);
                 let Some(f) = fields.iter().find(|f| f.path == [*i]) else { return unsupported("a field of a lookahead that is not a scalar") };
                 if f.varbit || f.width > 128 {
@@ -260,7 +259,7 @@ impl FastCompiler<'_, '_> {
                 (Ok(Place::Field { bit, width }), _) => Ok(Val::Field { bit, width }),
                 (Ok(Place::Header(_)), _) => unsupported("a header as a value"),
                 // A field of the stack element a run-time index chooses: each element's, chosen
-                // per packet; past the stack's end 0, as the closure executor reads.
+                // per packet; past the stack's end 0.
                 (Err(_), Some((index, elements))) => {
                     let index = self.element_index(b, &index)?;
                     let each = elements.iter().map(|el| self.val(b, el)).collect::<R<Vec<Val>>>()?;
@@ -362,7 +361,7 @@ impl FastCompiler<'_, '_> {
         }
     }
 
-    /// A conversion, as the closure executor converts.
+    /// A conversion: to `bool`, nonzero; a signed value widened by its sign; else cut to the width.
     fn cast(&mut self, b: &BlockRef, inner: &Expr, to: &Type) -> R<Val> {
         let x = self.val(b, inner)?;
         let (fw, fs) = self.cx.width(&inner.ty);
@@ -481,7 +480,7 @@ impl FastCompiler<'_, '_> {
             (Ok(Place::Field { bit, width }), _) => Ok(Dest::Field { bit, width }),
             (Ok(Place::Header(_)), _) => unsupported("a header written as a scalar"),
             // A field of the stack element a run-time index chooses (read after the value, as
-            // the closure executor does); past the stack's end nothing is written.
+            // P4 evaluates l-values first); past the stack's end nothing is written.
             (Err(_), Some((index, elements))) => {
                 let index = self.element_index(b, &index)?;
                 let each = elements.iter().map(|el| self.dest(b, el)).collect::<R<Vec<Dest>>>()?;
@@ -682,7 +681,7 @@ impl FastCompiler<'_, '_> {
         }
         if let Some((index, elements)) = self.headers_per_element(b, rhs) {
             // From the element a run-time index chooses; past the stack's end an invalid header,
-            // as the closure executor reads it.
+            // as P4 reads one.
             let dst = self.header(b, lhs)?;
             let index = self.element_index(b, &index)?;
             let each = elements.iter().map(|el| self.assign(b, lhs, el)).collect::<R<Vec<Run>>>()?;
@@ -809,7 +808,7 @@ impl FastCompiler<'_, '_> {
 
     /// `dst = lookahead<T>()` of a header without a varbit: the packet's next bits copied in
     /// without moving the cursor, `dst` valid; with too few bits left `dst` is invalid and the
-    /// state rejects with PacketTooShort, as on the closure executor.
+    /// state rejects with PacketTooShort.
     fn lookahead_into(&mut self, dst: Region) -> Run {
         let short = self.cx.errors.packet_too_short;
         self.reads_ahead = true;
@@ -972,7 +971,7 @@ impl FastCompiler<'_, '_> {
         }
     }
 
-    /// `l == r` of two structs, tuples or headers (`Ne`: its negation), as the closure executor
+    /// `l == r` of two structs, tuples or headers (`Ne`: its negation), as P4 compares them
     /// compares them: member by member; headers equal when both are invalid or both valid with
     /// the same bytes.
     fn equal_aggregates(&mut self, b: &BlockRef, l: &Expr, r: &Expr) -> R<Ev> {
@@ -1007,7 +1006,7 @@ impl FastCompiler<'_, '_> {
 
     fn call(&mut self, b: &BlockRef, call: &Call) -> R<Run> {
         match self.own_call(b, call) {
-            // A traced build records an extern call as the closure executor does.
+            // A traced build records an extern call.
             Ok(run) if self.cx.tracing && matches!(call.callee, Callee::Method { .. } | Callee::ExternFunction { .. }) => self.cx.traced_call(b, call, run),
             compiled => compiled,
         }
@@ -1099,8 +1098,8 @@ impl FastCompiler<'_, '_> {
         }
     }
 
-    /// `extract(hdr, size)` of a header whose last field is a varbit, as the closure executor
-    /// checks it: `size` bits not whole bytes is ParserInvalidArgument, more than the varbit's
+    /// `extract(hdr, size)` of a header whose last field is a varbit, checked in BMv2's order:
+    /// `size` bits not whole bytes is ParserInvalidArgument, more than the varbit's
     /// maximum HeaderTooShort, more than the packet has PacketTooShort.
     fn extract_varbit(&mut self, r: Region, size: Val) -> R<Run> {
         let Some(varbit) = r.varbit else { return unsupported("extract with a size of a header without a varbit field") };
@@ -1129,7 +1128,7 @@ impl FastCompiler<'_, '_> {
 
     /// `push_front(k)` (`push`) or `pop_front(k)` of a header stack: its elements' bytes and
     /// validity moved `k` places towards the back (front), the `k` emptied ones invalid (so zero,
-    /// as every invalid header here), and `nextIndex` moved as the closure executor moves it.
+    /// as every invalid header here), and `nextIndex` moved by `k` (the specification's `push_front`/`pop_front`).
     fn shift_stack(&mut self, b: &BlockRef, target: &Expr, k: usize, push: bool) -> R<Run> {
         let (elements, next) = self.places.stack(self.cx, b, target)?;
         let n = elements.len();
@@ -1474,7 +1473,7 @@ impl FastCompiler<'_, '_> {
         }
     }
 
-    /// The pieces of data list `e` in order, as the closure executor serialises it: a scalar
+    /// The pieces of data list `e` in order, as BMv2 serialises a field list: a scalar
     /// value, header fields one by one (a field wider than 128 bits as its 128-bit pieces; a
     /// header's validity is not data), a varbit at its length, and the members of structs,
     /// tuples, stacks and unions in order.
@@ -1701,7 +1700,7 @@ impl FastCompiler<'_, '_> {
     /// `body` (of an action or function whose variables are `callee`'s) run with `args` for the
     /// parameters they pair with (the others already hold their values: a table entry's data):
     /// `in`/`inout`/directionless ones copied in, `out` ones zeroed, the body, `out`/`inout` ones
-    /// copied back (after any flow, as the closure executor copies).
+    /// copied back (after any flow, `exit` included).
     fn with_arguments(&mut self, b: &BlockRef, callee: &BlockRef, args: &[(&p4_ir::Param, &Expr)], aggregate: &str, body: impl Fn(&Prog, &mut crate::exec::Ctx) -> Flow + Send + Sync + 'static) -> R<Run> {
         let mut ins: Vec<(usize, Ev)> = Vec::new();
         let mut zeroed: Vec<usize> = Vec::new();
@@ -1953,7 +1952,7 @@ fn member(e: &Expr, i: usize, ty: &Type) -> Expr {
     Expr::new(ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span)
 }
 
-/// `x == y` of two headers, as the closure executor compares them: both invalid, or both valid
+/// `x == y` of two headers, as P4 compares them: both invalid, or both valid
 /// with the same bytes.
 fn equal_headers(x: Region, y: Region) -> R<impl Fn(&crate::exec::Ctx) -> bool> {
     if x.varbit.is_some() || y.varbit.is_some() || (x.len, x.bits) != (y.len, y.bits) {

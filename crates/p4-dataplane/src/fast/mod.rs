@@ -1,26 +1,24 @@
 //! The wire-format executor: headers kept as the bytes they are on the wire, at offsets fixed when
 //! the program is built, for the programs whose every construct it knows (traced or not); the
-//! closure executor ([`crate::compile`]) is the reference it is compared with
-//! ([`crate::Switch::reference`]).
+//! reference interpreter (crate `p4-reference`) is the oracle the tests compare it with.
 //!
 //! Extern calls and the requests to the traffic manager (registers, counters, meters, hashes,
 //! checksums of any algorithm with or without the payload, random numbers, digests, log
 //! messages, drops, asserts, truncation, clones, resubmission, recirculation) run here: their
 //! arguments are read through [`Val`] and their results written through [`Dest`] by the code
 //! [`build`] compiles, and what they do is [`runtime`], one function each. A header a run-time
-//! stack index chooses is handled element by element. What it still leaves to the closure
-//! executor's code ([`bridge`]) is a statement or select key on a value wider than 128 bits or in
-//! a place it does not know (a varbit or wide value outside a header), and a call of a function
-//! (the software target runs the program as the mid-end lowers it, with functions inlined, where
-//! that leaves less to it).
+//! stack index chooses is handled element by element. A value wider than 128 bits is a big
+//! integer read and written whole ([`wide`]: the slow path, the one implementation). A call of a
+//! P4 function the mid-end left (under `&&` or `?:`, in a select key, with an `exit`) runs its
+//! body compiled once, as an action's is.
 //!
-//! What it changes against the closure executor: `extract` is one copy of the header's bytes and a
+//! How it runs a program: `extract` is one copy of the header's bytes and a
 //! validity bit, `emit` one copy back, a field read one unaligned load and two shifts at a constant
 //! place, a checksum over header fields a sum of 64-bit pieces of those bytes; statements are
 //! compiled per construct with no copy-in/copy-out wrappers. Everything that is not a header (user
-//! and intrinsic metadata, locals, action data) stays in the closure executor's frame slots, laid
-//! out by its compiler, so tables, the control plane, counters and the architecture's metadata
-//! roles are shared unchanged.
+//! and intrinsic metadata, locals, action data) stays in frame slots, laid out by
+//! [`crate::compile::lay_out`], which tables, the control plane, counters and the architecture's
+//! metadata roles address.
 //!
 //! Invariants:
 //! - header instance `i` occupies `Ctx::wire[region.at .. region.at + region.len]`, valid when bit
@@ -121,11 +119,11 @@ impl Dest {
     }
 }
 
-/// A table as this executor applies it: key and actions compiled here, lookup and entries shared
-/// with the closure executor's [`crate::exec::TableProg`] of the same index.
+/// A table as this executor applies it: key and actions compiled here; lookup, entries and
+/// per-entry externs are the run time's [`crate::exec::TableProg`] of the same index.
 pub(crate) struct FastTable {
     pub keys: Vec<Val>,
-    /// Parallel to `TableProg::actions`.
+    /// By position in the table's action list (`Table::effective_actions`), the index an entry names.
     pub actions: Vec<TableAction>,
 }
 
@@ -260,7 +258,7 @@ pub(crate) fn apply_table<const TRACED: bool>(p: &Prog, c: &mut Ctx, t: usize) -
     }
 }
 
-/// [`apply_table`] recording, as the closure executor's traced build does, the key, the entry
+/// [`apply_table`] recording the key, the entry
 /// and the action with its data, then the fields the action changed.
 fn apply_table_traced(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
     let none = crate::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
@@ -295,8 +293,8 @@ fn run_table_action(f: &FastProg, p: &Prog, c: &mut Ctx, ta: &TableAction) -> Fl
 }
 
 /// A traced switch's record of the fields that changed since the last step: every header is
-/// copied into its frame slots first, so the frame shows the packet as the closure executor
-/// keeps it (`headers` false: header fields are left out, as after the parser, which shows them
+/// copied into its frame slots first, so the frame shows the packet field by field (`headers`
+/// false: header fields are left out, as after the parser, which shows them
 /// by its extractions).
 pub(crate) fn note_changes(p: &Prog, c: &mut Ctx, headers: bool) {
     let Some(names) = p.slot_names.as_ref() else { return };
@@ -476,7 +474,7 @@ mod tests {
             prop_assert_eq!(wire, expect);
         }
 
-        /// Reads agree with the bit reader the closure executor uses.
+        /// Reads agree with the plain bit reader (`bits::read_bits`).
         #[test]
         fn field_read_matches_bit_reader(bytes in proptest::collection::vec(any::<u8>(), 40), bit in 0usize..64, width in 1u32..=128) {
             prop_assert_eq!(read_field(&bytes, bit, width), crate::bits::read_bits(&bytes, bit, width));

@@ -235,8 +235,8 @@ fn stage<const TRACED: bool>(f: &FastProg, p: &Prog, c: &mut Ctx, all: &[usize],
     }
 }
 
-/// Runs the control bodies of `stage` in order (an `exit` ends only its own control, as in the
-/// closure executor's pipeline) up to one an assert or a loop that did not end stops; returns
+/// Runs the control bodies of `stage` in order (an `exit` ends only its own control) up to one an
+/// assert or a loop that did not end stops; returns
 /// whether one did.
 #[inline]
 fn stage_aborts(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
@@ -244,8 +244,8 @@ fn stage_aborts(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
 }
 
 /// [`stage_aborts`] of a traced switch over every control of the stage (`stage`: the
-/// pipeline's, empty controls included), as the closure executor's traced build records them:
-/// the control's name, its steps, then the fields it changed.
+/// pipeline's, empty controls included), recording each: the control's name, its steps, then
+/// the fields it changed.
 fn stage_traced(f: &FastProg, p: &Prog, c: &mut Ctx, stage: &[usize]) -> bool {
     for &ctl in stage {
         if let (Some(trace), Some(name)) = (c.trace.as_mut(), p.control_names.get(ctl)) {

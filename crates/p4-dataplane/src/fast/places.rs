@@ -1,6 +1,6 @@
 //! Where values live for the wire-format executor: every header instance the program declares gets
-//! a region of the wire buffer; everything else keeps the frame slot the closure executor's
-//! compiler gave it.
+//! a region of the wire buffer; everything else keeps the frame slot the layout
+//! ([`crate::compile::lay_out`]) gave it.
 
 use std::collections::HashMap;
 
@@ -29,7 +29,7 @@ pub(crate) struct Region {
 /// A header's trailing varbit field in the wire buffer.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Varbit {
-    /// The frame slot of its current length in bits (the closure executor's slot for it; its
+    /// The frame slot of its current length in bits (the layout's slot for the field; its
     /// 128-bit pieces follow it there, filled only when a traced switch shows the packet).
     pub length_slot: usize,
     /// Bytes it can take (its maximum width, rounded up to whole bytes); they end the region, and
@@ -80,7 +80,7 @@ impl FrameHeader {
     /// Frame slots `[start, end)` the header occupies.
     fn slots(&self) -> (usize, usize) {
         let fields = self.fields.iter().map(|f| f.0 + 1).max().unwrap_or(self.valid + 1);
-        // A varbit's length and its 128-bit pieces (the closure executor's layout).
+        // A varbit's length and its 128-bit pieces (the frame layout).
         let varbit = self.region.varbit.map_or(0, |v| v.length_slot + 1 + v.max_bits.div_ceil(128).max(1));
         (self.valid, fields.max(varbit))
     }

@@ -22,11 +22,9 @@
 //! call them: the generated code calls such a statement or value as it calls any it does not
 //! compile itself (`jit_run`, `jit_eval`), so each operation has this one implementation.
 //!
-//! The closure executor's compiler uses the same functions for what both executors compute
-//! alike (cell indices, ranges, the text of a log line or digest, the hash of serialised bytes),
-//! and both run a parser's transitions ([`target`], [`select_next`], [`value_set_match`], at most
-//! [`MAX_PARSER_STEPS`]) and a loop bounded by run-time values ([`run_loop`]) with the functions
-//! at the end of this module.
+//! A parser's transitions ([`target`], [`select_next`], [`value_set_match`], at most
+//! [`MAX_PARSER_STEPS`]) and a loop bounded by run-time values ([`run_loop`]) run with the
+//! functions at the end of this module.
 
 use std::sync::Arc;
 

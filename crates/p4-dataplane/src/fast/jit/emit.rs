@@ -688,7 +688,7 @@ impl Gen<'_, '_, '_> {
         f.b.ins().store(f.frame_mem, moved, f.frame, offset_of!(JitFrame, out_at) as i32);
     }
 
-    /// The parser's step bound: after as many states as the closure executor allows, a timeout.
+    /// The parser's step bound: after as many states as the closures allow, a timeout.
     fn count_step(&mut self, f: &mut Fun<'_>, steps: Variable, timeout: u32) {
         let n = f.b.use_var(steps);
         let over = f.b.ins().icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, crate::fast::runtime::MAX_PARSER_STEPS as i64);
@@ -709,7 +709,7 @@ impl Gen<'_, '_, '_> {
                 Some(&b) => {
                     f.b.ins().jump(b, &[]);
                 }
-                // The closure executor accepts when it runs out of states.
+                // The closures accept when they run out of states.
                 None => f.ret(NEXT),
             },
         }
@@ -1043,7 +1043,7 @@ impl Gen<'_, '_, '_> {
         Ok(true)
     }
 
-    /// A statement the closure compiler compiles, called from here.
+    /// A statement the wire-format closures run, called from here.
     fn trampoline(&mut self, f: &mut Fun<'_>, b: &BlockRef, s: &Stmt, scope: Scope) -> R<()> {
         self.opaque = true;
         let run = self.fc.stmt(b, s)?;
@@ -1604,7 +1604,7 @@ impl Gen<'_, '_, '_> {
         }
     }
 
-    /// A value the closure compiler computes, called from here.
+    /// A value the wire-format closures compute, called from here.
     fn fallback(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr) -> R<Value> {
         self.opaque = true;
         let ev = self.fc.val(b, e)?.into_ev();
@@ -1616,7 +1616,7 @@ impl Gen<'_, '_, '_> {
     fn cast(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr, inner: &Expr) -> R<Value> {
         let (tw, _) = self.fc.cx.width(&e.ty);
         if let ExprKind::Const(v) = &inner.kind {
-            // As the closure compiler: the constant's value in the wider of the two types, cut.
+            // As the closures: the constant's value in the wider of the two types, cut.
             let k = if matches!(inner.ty, Type::InfInt) { self.fc.cx.scalar_value(v, &e.ty)? } else { self.fc.cx.scalar_value(v, &inner.ty)? };
             if matches!(e.ty, Type::Bool) && inner.ty != Type::Bool {
                 return Ok(f.konst(u64::from(k != 0)));

@@ -10,7 +10,7 @@
 //! [`jit_value_set`]; after a `lookahead` the error it left pending, [`jit_pending`]), and table
 //! applications: the lookup is a call into Rust ([`jit_table`]), the chosen action's body is
 //! inlined. Everything else (wider values, other extern calls, direct action calls, ...) is the
-//! statement or value the wire-format executor's closure compiler ([`super::build`]) made for it,
+//! statement or value the wire-format executor's compiler ([`super::build`]) made for it,
 //! called from the generated code ([`jit_run`], [`jit_eval`]): every program the wire-format
 //! executor takes runs here, with the rare constructs left to closures. An extern call or a
 //! request to the traffic manager (a register, a counter, a hash, a clone, ...) is such a
@@ -23,7 +23,7 @@
 //! itself is derived from the raw context pointer the code is given (`frame.c`), never from a
 //! reference taken before it, which the aliasing rules would not let the code use after
 //! ([`point_at_context`], per call or per batch). Values are `u64`s with the bits above their
-//! width zero, as the closure executor keeps them in `u128`s; a slot of at most 64 bits is written
+//! width zero, as the closures keep them in `u128`s; a slot of at most 64 bits is written
 //! as the low half of its `u128`, whose high half every writer keeps zero.
 
 mod emit;
