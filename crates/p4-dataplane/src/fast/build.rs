@@ -1831,7 +1831,8 @@ impl FastCompiler<'_, '_> {
                     }
                 }
             };
-            let body = if self.reads_ahead { reject_on_pending_error(body) } else { body };
+            // Each statement that reads ahead rejects after itself (`state_body`), and the
+            // general select after its keys: nothing is left pending for the state as a whole.
             states.push(FastState { body, transition });
         }
         Ok((init, states))
