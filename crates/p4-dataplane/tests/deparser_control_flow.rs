@@ -218,7 +218,7 @@ fn references() -> Vec<(String, Interpreter)> {
 
 #[test]
 fn emits_through_calls_keep_the_program_as_written_off_the_wire_format_executor() {
-    // A bridge runs the closure executor's code, which emits to an output of its own.
+    // The switch takes these only as the mid-end inlines them (`switches`).
     let refusal = |kind2: &str, kind4: &str| Switch::new(Arc::new(program_with(kind2, kind4))).err().expect("refused").message;
     assert_eq!(refusal(INLINE.0, CALLS.1), "control D: a call of `emit_twice`, which emits");
     assert_eq!(refusal(CALLS.0, INLINE.1), "control D: a sub-block application");
