@@ -28,20 +28,31 @@ pub fn build_elaborated() -> Switch {
     build_with(Switch::new, false)
 }
 
-fn build_with(new: fn(Arc<p4_ir::Program>) -> Result<Switch, p4_dataplane::DataplaneError>, lowered: bool) -> Switch {
+/// l2l3 as elaborated or, when `lowered`, as the mid-end lowers it.
+pub fn program(lowered: bool) -> Arc<p4_ir::Program> {
     let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
     let compiled = p4_sema::compile_file(&root.join("examples/l2l3/l2l3.p4"), &[root.join("p4include")]);
     let Some(program) = compiled.program else { panic!("l2l3.p4: {}", compiled.render_diagnostics()) };
-    let program = if lowered { p4_midend::lower(program).expect("l2l3 lowers") } else { program };
-    let mut sw = new(Arc::new(program)).expect("switch");
+    Arc::new(if lowered { p4_midend::lower(program).expect("l2l3 lowers") } else { program })
+}
+
+fn build_with(new: fn(Arc<p4_ir::Program>) -> Result<Switch, p4_dataplane::DataplaneError>, lowered: bool) -> Switch {
+    let mut sw = new(program(lowered)).expect("switch");
     // Ten times the routes its ipv4_lpm declares room for.
     sw.ignore_table_sizes();
+    add_entries(&mut sw);
+    sw
+}
+
+/// The router MAC, 1,000 MAC entries and 10,000 routes (the dataplane must take more entries than
+/// ipv4_lpm's size).
+pub fn add_entries(dp: &mut dyn ControlPlane) {
     let pos = |v: Vec<u64>| ActionArgs::Positional(v.into_iter().map(Into::into).collect());
-    sw.table_add("router_mac", Keys::Positional(vec![KeyValue::Value(ROUTER_MAC.into())]), "routable", pos(vec![]), None)
+    dp.table_add("router_mac", Keys::Positional(vec![KeyValue::Value(ROUTER_MAC.into())]), "routable", pos(vec![]), None)
         .expect("router_mac");
     for i in 0..1000u64 {
         let mac = 0x0200_0000_0000 + i;
-        sw.table_add("mac_table", Keys::Positional(vec![KeyValue::Value(mac.into())]), "forward", pos(vec![i % 8]), None)
+        dp.table_add("mac_table", Keys::Positional(vec![KeyValue::Value(mac.into())]), "forward", pos(vec![i % 8]), None)
             .expect("mac_table");
     }
     // 10,000 routes: 2,500 each of /16, /20, /24 and /32 under 10.0.0.0/8.
@@ -52,7 +63,7 @@ fn build_with(new: fn(Arc<p4_ir::Program>) -> Result<Switch, p4_dataplane::Datap
             2 => (0x0a00_0000 | (i << 8) & 0x00ff_ff00, 24),
             _ => (0x0a00_0000 | i, 32),
         };
-        let r = sw.table_add(
+        let r = dp.table_add(
             "ipv4_lpm",
             Keys::Positional(vec![KeyValue::Prefix(addr.into(), len)]),
             "set_nexthop",
@@ -62,7 +73,6 @@ fn build_with(new: fn(Arc<p4_ir::Program>) -> Result<Switch, p4_dataplane::Datap
         // Different i can produce the same prefix; duplicates are refused, which is fine here.
         let _ = r;
     }
-    sw
 }
 
 /// 256 packets of 64 bytes: even ones routed (to a random address under 10/8), odd ones switched.

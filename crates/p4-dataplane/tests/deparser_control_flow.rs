@@ -1,7 +1,8 @@
 //! Deparsers that choose what to emit with control flow the generated code leaves to closures
 //! (`switch`, loops bounded by a header field, `for`-in over a stack, a sub-control applied, a
-//! function called) between emits it writes itself: every executor, on the elaborated and the
-//! lowered program, one packet at a time and in batches, gives the bytes a model of the program
+//! function called) between emits it writes itself: the switch (machine code and its closures
+//! alone), on the elaborated and the lowered program, one packet at a time and in batches, and the
+//! reference interpreter (`p4-reference`) on both forms, give the bytes a model of the program
 //! computes. Closures and generated code append to the same output; a closure that grew it while
 //! generated code held a pointer into it once put the process's heap on the wire.
 
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use p4_dataplane::batch::{BatchOut, PacketIn};
 use p4_dataplane::control::PacketIo;
 use p4_dataplane::Switch;
+use p4_reference::Interpreter;
 use proptest::prelude::*;
 
 
@@ -143,12 +145,18 @@ fn exact_bytes_for_a_few_packets() {
     let b4 = "22".repeat(32);
     assert_eq!(expected(3, 0xc3, &[]), hex(&format!("03c3{b4}333333335555555566666666333333335555555566666666")));
     assert_eq!(expected(4, 0, &[]), hex(&format!("04001111111111111111{s}{s}")));
-    for sw in &mut switches() {
+    let mut switches = switches();
+    let mut references = references();
+    let all = switches
+        .iter_mut()
+        .map(|sw| (format!("{}, {:?}", sw.executor(), sw.machine_code()), sw as &mut dyn PacketIo))
+        .chain(references.iter_mut().map(|(name, r)| (name.clone(), r as &mut dyn PacketIo)));
+    for (name, dp) in all {
         for (kind, n) in [(1, 0), (2, 1), (3, 0xc3), (4, 0), (9, 15)] {
-            let got = sw.inject(0, &packet(kind, n, &[0xee, 0xff]), 0);
+            let got = dp.inject(0, &packet(kind, n, &[0xee, 0xff]), 0);
             assert_eq!(got.drops, Vec::<String>::new());
-            assert_eq!(got.outputs.len(), 1, "{}", sw.executor());
-            assert_eq!(got.outputs[0].data, expected(kind, n, &[0xee, 0xff]), "kind {kind}, n {n:#x} on {}, {:?}", sw.executor(), sw.machine_code());
+            assert_eq!(got.outputs.len(), 1, "{name}");
+            assert_eq!(got.outputs[0].data, expected(kind, n, &[0xee, 0xff]), "kind {kind}, n {n:#x} on {name}");
         }
     }
 }
@@ -170,37 +178,47 @@ fn program(calls: bool) -> p4_ir::Program {
     program_with(kind2, kind4)
 }
 
-/// Every executor (machine code, the wire-format executor's closures, the closure executor) on
-/// the program as written and as the mid-end lowers it. Emits through a sub-control or a function
-/// run on the closure executor as written and on every executor once lowered (the mid-end inlines
-/// them; the wire-format executor refuses them, and `p4forge` then lowers the program).
+/// The switch with machine code and with its closures alone, on the program as written and as
+/// the mid-end lowers it. Emits through a sub-control and a function run on the lowered program
+/// only (the mid-end inlines them; the switch refuses them as written, and `p4forge` then lowers
+/// the program).
 fn switches() -> Vec<Switch> {
     let mut all = Vec::new();
     for calls in [false, true] {
         let written = Arc::new(program(calls));
         let mut programs = vec![Arc::new(p4_midend::lower((*written).clone()).expect("lowered"))];
-        if calls {
-            all.push(Switch::reference(written).expect("reference switch"));
-        } else {
+        if !calls {
             programs.push(written);
         }
         for program in programs {
             let native = Switch::new(program.clone()).expect("switch");
             assert!(native.machine_code().is_some_and(|m| m.contains("whole packet")), "{:?}", native.machine_code());
-            let mut closures = Switch::new(program.clone()).expect("switch");
+            let mut closures = Switch::new(program).expect("switch");
             assert!(!closures.use_machine_code(false));
-            let mut reference = Switch::new(program).expect("switch");
-            assert!(!reference.use_wire_format(false));
-            all.extend([native, closures, reference]);
+            all.extend([native, closures]);
         }
     }
-    assert_eq!(all.len(), 10);
+    assert_eq!(all.len(), 6);
+    all
+}
+
+/// The reference interpreter on every program, as written and as lowered, with what it runs.
+fn references() -> Vec<(String, Interpreter)> {
+    let mut all = Vec::new();
+    for calls in [false, true] {
+        let written = program(calls);
+        let lowered = p4_midend::lower(written.clone()).expect("lowered");
+        for (form, program) in [("as written", written), ("lowered", lowered)] {
+            let reference = Interpreter::new(Arc::new(program)).expect("the reference interpreter");
+            all.push((format!("the reference, {form}, calls {calls}"), reference));
+        }
+    }
     all
 }
 
 #[test]
 fn emits_through_calls_keep_the_program_as_written_off_the_wire_format_executor() {
-    // A bridge runs the closure executor's code, which emits to an output of its own.
+    // The switch takes these only as the mid-end inlines them (`switches`).
     let refusal = |kind2: &str, kind4: &str| Switch::new(Arc::new(program_with(kind2, kind4))).err().expect("refused").message;
     assert_eq!(refusal(INLINE.0, CALLS.1), "control D: a call of `emit_twice`, which emits");
     assert_eq!(refusal(CALLS.0, INLINE.1), "control D: a sub-block application");
@@ -213,26 +231,30 @@ fn the_deparser_as_written_mixes_generated_code_and_closures() {
     let sw = Switch::new(Arc::new(program(false))).expect("switch");
     assert_eq!(sw.executor(), "wire-format");
     assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet"));
-    // The loop over the stack copies the element its index chooses into `x` in place.
-    assert_eq!(sw.bridged_statement(), None);
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(48)))]
     #[test]
-    fn every_executor_emits_what_the_model_says(packets in proptest::collection::vec((0u8..7, any::<u8>(), proptest::collection::vec(any::<u8>(), 0..40)), 1..40)) {
+    fn the_switch_and_the_reference_emit_what_the_model_says(packets in proptest::collection::vec((0u8..7, any::<u8>(), proptest::collection::vec(any::<u8>(), 0..40)), 1..40)) {
         let inputs: Vec<Vec<u8>> = packets.iter().map(|(kind, n, payload)| packet(*kind, *n, payload)).collect();
         let want: Vec<Vec<u8>> = packets.iter().map(|(kind, n, payload)| expected(*kind, *n, payload)).collect();
-        // Built once for every case: compiling ten switches per case is most of the time under
+        // Built once for every case: compiling six switches per case is most of the time under
         // valgrind (`tests/valgrind.sh`).
         static SWITCHES: std::sync::OnceLock<std::sync::Mutex<Vec<Switch>>> = std::sync::OnceLock::new();
+        static REFERENCES: std::sync::OnceLock<std::sync::Mutex<Vec<(String, Interpreter)>>> = std::sync::OnceLock::new();
         let mut switches = SWITCHES.get_or_init(|| std::sync::Mutex::new(switches())).lock().unwrap_or_else(|e| e.into_inner());
+        let mut references = REFERENCES.get_or_init(|| std::sync::Mutex::new(references())).lock().unwrap_or_else(|e| e.into_inner());
         for sw in switches.iter_mut() {
             let batch: Vec<PacketIn> = inputs.iter().map(|data| PacketIn { port: 0, data, now_ns: 0 }).collect();
             let mut out = BatchOut::default();
             sw.process_batch(&batch, &mut out);
             let got: Vec<Vec<u8>> = out.packets.iter().map(|p| out.data(p).to_vec()).collect();
             prop_assert_eq!(&got, &want, "{} {:?}", sw.executor(), sw.machine_code());
+        }
+        for (name, reference) in references.iter_mut() {
+            let got: Vec<Vec<u8>> = inputs.iter().flat_map(|data| reference.inject(0, data, 0).outputs).map(|o| o.data).collect();
+            prop_assert_eq!(&got, &want, "{}", name);
         }
     }
 }

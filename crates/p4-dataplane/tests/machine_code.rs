@@ -1,16 +1,20 @@
 //! The wire-format executor's generated machine code against its own closures and against the
-//! closure executor, on a program built to reach what the code generator compiles itself: fields at
-//! odd bit offsets read and written, arithmetic, shifts, slices, concatenation, casts, comparisons,
-//! `?:`, `&&`/`||` around a table application, `exit`, `return` inside an inlined action, a select
-//! on two keys with masks, `verify`, `setValid`, the Internet checksum verified and updated; and
-//! what it leaves to closures (signed comparisons and shifts, 128-bit values).
+//! reference interpreter (`p4-reference`), on a program built to reach what the code generator
+//! compiles itself: fields at odd bit offsets read and written, arithmetic, shifts, slices,
+//! concatenation, casts, comparisons, `?:`, `&&`/`||` around a table application, `exit`, `return`
+//! inside an inlined action, a select on two keys with masks, `verify`, `setValid`, the Internet
+//! checksum verified and updated; and what it leaves to closures (signed comparisons and shifts,
+//! 128-bit values).
 
 use std::sync::Arc;
 
 use p4_dataplane::batch::{BatchOut, PacketIn};
-use p4_dataplane::control::{ActionArgs, ControlPlane, KeyValue, Keys};
+use p4_dataplane::control::{ActionArgs, ControlPlane, KeyValue, Keys, PacketIo};
 use p4_dataplane::Switch;
+use p4_reference::Interpreter;
 use proptest::prelude::*;
+
+mod common;
 
 
 /// Cases per property test: `default`, or `P4F_PROPTEST_CASES` (fewer under valgrind,
@@ -92,23 +96,40 @@ control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.eth); pkt.emi
 V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
 
-/// A switch running program `source` (`name` in diagnostics).
-fn build(name: &str, source: &str) -> Switch {
+/// Program `source` as elaborated (`name` in diagnostics).
+fn compile(name: &str, source: &str) -> Arc<p4_ir::Program> {
     let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
     let compiled = p4_sema::compile_str(name, source, &[include]);
     let Some(program) = compiled.program else { panic!("{name}: {}", compiled.render_diagnostics()) };
-    Switch::new(Arc::new(program)).expect("switch")
+    Arc::new(program)
+}
+
+/// A switch running program `source` (`name` in diagnostics).
+fn build(name: &str, source: &str) -> Switch {
+    Switch::new(compile(name, source)).expect("switch")
+}
+
+/// The entries of [`PROGRAM`]'s tables, on the switch or the reference.
+fn entries(dp: &mut dyn ControlPlane) {
+    for (k, port, m) in [(1u8, 4u16, 0u8), (2, 5, 9), (3, 6, 200)] {
+        dp.table_add("t", Keys::Positional(vec![KeyValue::Value(k.into())]), "set", ActionArgs::Positional(vec![port.into(), m.into()]), None).expect("entry");
+    }
+    // An `exit` from the action of a table applied inside an expression (`u`): neither branch of
+    // the `if` runs, nor anything after it.
+    dp.table_add("u", Keys::Positional(vec![KeyValue::Value(4u8.into())]), "stop", ActionArgs::Positional(vec![]), None).expect("entry");
 }
 
 fn switch() -> Switch {
     let mut sw = build("machine_code.p4", PROGRAM);
-    for (k, port, m) in [(1u8, 4u16, 0u8), (2, 5, 9), (3, 6, 200)] {
-        sw.table_add("t", Keys::Positional(vec![KeyValue::Value(k.into())]), "set", ActionArgs::Positional(vec![port.into(), m.into()]), None).expect("entry");
-    }
-    // An `exit` from the action of a table applied inside an expression (`u`): neither branch of
-    // the `if` runs, nor anything after it.
-    sw.table_add("u", Keys::Positional(vec![KeyValue::Value(4u8.into())]), "stop", ActionArgs::Positional(vec![]), None).expect("entry");
+    entries(&mut sw);
     sw
+}
+
+/// The reference interpreter on [`PROGRAM`] with the same entries.
+fn reference() -> Interpreter {
+    let mut r = Interpreter::new(compile("machine_code.p4", PROGRAM)).expect("the reference interpreter");
+    entries(&mut r);
+    r
 }
 
 /// An Ethernet frame with the test header (`with_h`: its EtherType), the low byte of the source
@@ -176,21 +197,21 @@ fn a_routed_packet_gets_the_values_the_program_computes() {
 }
 
 /// f3 = 3 becomes 4: u's entry runs `stop`, whose `exit` ends the control inside the `if`'s
-/// condition (`u.apply().miss`), on every executor: neither branch runs, nor the statement after.
+/// condition (`u.apply().miss`), with machine code, without, and on the reference interpreter:
+/// neither branch runs, nor the statement after.
 #[test]
-fn an_exit_in_a_table_applied_inside_a_condition_ends_the_control_on_every_executor() {
-    let (mut native, mut closures, mut reference) = (switch(), switch(), switch());
+fn an_exit_in_a_table_applied_inside_a_condition_ends_the_control_everywhere() {
+    let (mut native, mut closures, mut reference) = (switch(), switch(), reference());
     assert!(!closures.use_machine_code(false));
-    assert!(!reference.use_wire_format(false));
     let mut h = [0u8; 21];
     h[0] = 3 << 5;
     h[2] = 9;
-    for sw in [&mut native, &mut closures, &mut reference] {
-        let out = run(sw, &[frame(true, 0, &h)]);
+    for (name, dp) in [("machine code", &mut native as &mut dyn PacketIo), ("closures", &mut closures), ("the reference", &mut reference)] {
+        let out = common::injected(dp, &[frame(true, 0, &h)]);
         assert_eq!(out.len(), 1);
         let (_, port, bytes) = &out[0];
-        assert_eq!(*port, 1, "{}", sw.executor());
-        assert_eq!(bytes[..6], [0, 0, 0, 0, 0, 1], "{}: the destination as it came", sw.executor());
+        assert_eq!(*port, 1, "{name}");
+        assert_eq!(bytes[..6], [0, 0, 0, 0, 0, 1], "{name}: the destination as it came");
         assert_eq!(bytes[14] >> 5, 4, "f3 incremented before the exit");
     }
 }
@@ -198,10 +219,9 @@ fn an_exit_in_a_table_applied_inside_a_condition_ends_the_control_on_every_execu
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(64)))]
     #[test]
-    fn machine_code_closures_and_closure_executor_agree(packets in proptest::collection::vec((any::<bool>(), any::<u8>(), any::<[u8; 21]>(), 0usize..60, 0u8..8), 1..60)) {
-        let (mut native, mut closures, mut reference) = (switch(), switch(), switch());
+    fn machine_code_closures_and_the_reference_agree(packets in proptest::collection::vec((any::<bool>(), any::<u8>(), any::<[u8; 21]>(), 0usize..60, 0u8..8), 1..60)) {
+        let (mut native, mut closures, mut reference) = (switch(), switch(), reference());
         prop_assert!(!closures.use_machine_code(false));
-        prop_assert!(!reference.use_wire_format(false));
         let frames: Vec<Vec<u8>> = packets
             .iter()
             .map(|&(with_h, src, h, len, k)| {
@@ -215,7 +235,7 @@ proptest! {
             .collect();
         let got = run(&mut native, &frames);
         prop_assert_eq!(&got, &run(&mut closures, &frames));
-        prop_assert_eq!(&got, &run(&mut reference, &frames));
+        prop_assert_eq!(common::injected(&mut native, &frames), common::injected(&mut reference, &frames));
     }
 }
 
@@ -356,12 +376,24 @@ control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.eth); pkt.emi
 V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
 
+/// The routes of [`SELF_CONTAINED`], on the switch or the reference.
+fn routes(dp: &mut dyn ControlPlane) {
+    for (addr, port) in [(1u32, 4u16), (2, 5), (3, 7)] {
+        dp.table_add("route", Keys::Positional(vec![KeyValue::Value(addr.into())]), "to", ActionArgs::Positional(vec![port.into()]), None).expect("entry");
+    }
+}
+
 fn self_contained_switch() -> Switch {
     let mut sw = build("self_contained.p4", SELF_CONTAINED);
-    for (addr, port) in [(1u32, 4u16), (2, 5), (3, 7)] {
-        sw.table_add("route", Keys::Positional(vec![KeyValue::Value(addr.into())]), "to", ActionArgs::Positional(vec![port.into()]), None).expect("entry");
-    }
+    routes(&mut sw);
     sw
+}
+
+/// The reference interpreter on [`SELF_CONTAINED`] with the same routes.
+fn self_contained_reference() -> Interpreter {
+    let mut r = Interpreter::new(compile("self_contained.p4", SELF_CONTAINED)).expect("the reference interpreter");
+    routes(&mut r);
+    r
 }
 
 /// An Ethernet frame of EtherType `ether_type`, then `rest`.
@@ -410,20 +442,17 @@ fn a_self_contained_program_gives_the_values_it_computes() {
         (5, u32::MAX, b"mark_to_drop in E".to_vec()),
     ];
     assert_eq!(out, expected);
-    let mut reference = self_contained_switch();
-    assert!(!reference.use_wire_format(false));
-    assert_eq!(out, run(&mut reference, &frames));
+    assert_eq!(common::injected(&mut sw, &frames), common::injected(&mut self_contained_reference(), &frames));
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(cases(64)))]
     /// Packets one after another through the self-contained function (each resetting only what
     /// the program writes), interleaved with packets through the closures on the same switch,
-    /// give what the closure executor gives.
+    /// give what the reference interpreter gives.
     #[test]
-    fn a_self_contained_program_agrees_with_the_closure_executor(packets in proptest::collection::vec((0u16..7, any::<[u8; 8]>(), 0u8..5, 0usize..24, any::<bool>()), 1..40)) {
-        let (mut native, mut reference) = (self_contained_switch(), self_contained_switch());
-        prop_assert!(!reference.use_wire_format(false));
+    fn a_self_contained_program_agrees_with_the_reference(packets in proptest::collection::vec((0u16..7, any::<[u8; 8]>(), 0u8..5, 0usize..24, any::<bool>()), 1..40)) {
+        let (mut native, mut reference) = (self_contained_switch(), self_contained_reference());
         for &(kind, body, addr, len, closures) in &packets {
             let mut body = body;
             body[5] = addr;
@@ -432,7 +461,7 @@ proptest! {
             f.truncate(len);
             native.use_machine_code(!closures);
             let frames = [f];
-            prop_assert_eq!(run(&mut native, &frames), run(&mut reference, &frames));
+            prop_assert_eq!(common::injected(&mut native, &frames), common::injected(&mut reference, &frames));
         }
     }
 }

@@ -5,7 +5,7 @@
 //! places and from a list that reads what it replaces. A second program hands its packets over
 //! after ingress and hashes the varbit at its length where it lies in the wire buffer (the
 //! executor's `hash`). One packet each has its exact output; random packets give the same outputs
-//! and drops as on the closure executor.
+//! and drops on the switch as on the reference interpreter (`p4-reference`).
 
 use p4_dataplane::Switch;
 use proptest::prelude::*;
@@ -94,13 +94,13 @@ fn varbits_and_structs_run_on_the_wire_format_executor() {
 
 #[test]
 fn a_varbit_is_hashed_in_place_and_handed_over() {
-    let (mut wire, mut closures) = (switch(HANDING_OVER), switch(HANDING_OVER));
-    assert_eq!(wire.executor(), "wire-format");
-    assert!(wire.hands_over());
-    assert!(!closures.use_wire_format(false));
+    let mut sw = switch(HANDING_OVER);
+    assert_eq!(sw.executor(), "wire-format");
+    assert!(sw.hands_over());
+    let mut reference = common::reference(&program(HANDING_OVER));
     let frames = vec![vec![16, 2, 0x0c, 0xd1, 0xd2, 1, 2, 0x99], vec![32, 2, 0x0c, 1, 2, 3, 4, 5, 6], vec![8, 2, 0x0c, 0x77, 5, 6]];
-    let got = run(&mut wire, &frames);
-    assert_eq!(got, run(&mut closures, &frames));
+    let got = common::injected(&mut sw, &frames);
+    assert_eq!(got, common::injected(&mut reference, &frames));
     // The copy of v made before the hash still carries its varbit; the hash (of the varbit's
     // bits) replaced op.
     assert_eq!(got[0].2[2..], [0x0c, 0xd1, 0xd2, 1, 2, 0x0c, 0xd1, 0xd2, 0x99]);
@@ -117,15 +117,14 @@ fn frame(bits: u8, op: u8, body: [u8; 8], len: usize) -> Vec<u8> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
-    fn both_executors_agree_on_every_size_op_and_cut(
+    fn the_switch_and_the_reference_agree_on_every_size_op_and_cut(
         packets in proptest::collection::vec((prop_oneof![Just(0u8), Just(8), Just(16), Just(24), Just(32), 0u8..48], 0u8..6, any::<[u8; 8]>(), 0usize..11), 1..48),
         handing_over in any::<bool>(),
     ) {
         let extra = if handing_over { HANDING_OVER } else { "" };
         let frames: Vec<Vec<u8>> = packets.iter().map(|&(bits, op, body, len)| frame(bits, op, body, len)).collect();
-        let (mut wire, mut closures) = (switch(extra), switch(extra));
-        prop_assert!(!closures.use_wire_format(false));
-        prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
+        let (mut sw, mut reference) = (switch(extra), common::reference(&program(extra)));
+        prop_assert_eq!(common::injected(&mut sw, &frames), common::injected(&mut reference, &frames));
     }
 }
 

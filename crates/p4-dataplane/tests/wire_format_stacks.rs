@@ -1,8 +1,9 @@
 //! Header stacks on the wire-format executor: elements at constant indices (what the mid-end's
 //! `unroll-parser-stacks` leaves of `.next`/`.last`) and at run-time indices, `push_front`/
-//! `pop_front` moving elements' bytes and validity, a whole stack emitted. The program runs on the wire-format executor; one
-//! packet has its exact output, and random packets (every op, cut anywhere) give the same outputs
-//! and drops as on the closure executor.
+//! `pop_front` moving elements' bytes and validity, a whole stack emitted. The program runs on the
+//! wire-format executor; one packet has its exact output, and random packets (every op, cut
+//! anywhere) give the same outputs and drops on the switch as on the reference interpreter
+//! (`p4-reference`).
 
 use p4_dataplane::Switch;
 use proptest::prelude::*;
@@ -71,7 +72,6 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 #[test]
 fn a_stack_at_constant_indices_runs_on_the_wire_format_executor() {
     let mut sw = switch();
-    assert_eq!(sw.wire_format_refusal(), None);
     assert_eq!(sw.executor(), "wire-format");
     // op 1 with two tags (0x81: v 0x40 and more; 0x02: v 1, last): push_front(1) moves them to
     // [1] and [2], and [0] becomes v 0x55 with more set (0xab). Then first = 0x55, count = 3.
@@ -96,11 +96,10 @@ fn frame(op: u8, count: u8, tags: [u8; 3], len: usize) -> Vec<u8> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
-    fn both_executors_agree_on_every_op_and_cut(packets in proptest::collection::vec((0u8..9, 0u8..4, any::<[u8; 3]>(), 0usize..9), 1..64)) {
+    fn the_switch_and_the_reference_agree_on_every_op_and_cut(packets in proptest::collection::vec((0u8..9, 0u8..4, any::<[u8; 3]>(), 0usize..9), 1..64)) {
         let frames: Vec<Vec<u8>> = packets.iter().map(|&(op, count, tags, len)| frame(op, count, tags, len)).collect();
-        let (mut wire, mut closures) = (switch(), switch());
-        prop_assert!(!closures.use_wire_format(false));
-        prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
+        let (mut sw, mut reference) = (switch(), common::reference(PROGRAM));
+        prop_assert_eq!(common::injected(&mut sw, &frames), common::injected(&mut reference, &frames));
     }
 }
 
@@ -135,13 +134,11 @@ fn more_than_64_header_instances_run_as_machine_code() {
     let mut sw = common::switch(DEEP);
     assert_eq!(sw.executor(), "wire-format");
     assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet, self-contained"));
-    let mut closures = common::switch(DEEP);
-    assert!(!closures.use_wire_format(false));
     // s[0] = 1: s[65] = 7 and t = 9 extracted; s[66] = 8 and s[1] (0) made valid, t + 1. Then
     // s[0] = 2, nothing else: no header the first packet made valid is left valid.
     let frames = vec![vec![1, 7, 9, 0xaa], vec![2, 5]];
     let want = vec![(0, 1, vec![1, 0, 7, 8, 10, 0xaa]), (1, 1, vec![2, 5])];
-    assert_eq!(run(&mut closures, &frames), want);
+    assert_eq!(common::injected(&mut common::reference(DEEP), &frames), want);
     assert_eq!(run(&mut sw, &frames), want);
     assert!(!sw.use_machine_code(false));
     assert_eq!(run(&mut sw, &frames), want);
@@ -150,21 +147,20 @@ fn more_than_64_header_instances_run_as_machine_code() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
     #[test]
-    fn more_than_64_header_instances_agree_with_the_closure_executor(packets in proptest::collection::vec((0u8..3, any::<[u8; 4]>(), 0usize..5), 1..32)) {
+    fn more_than_64_header_instances_agree_with_the_reference(packets in proptest::collection::vec((0u8..3, any::<[u8; 4]>(), 0usize..5), 1..32)) {
         let frames: Vec<Vec<u8>> = packets.iter().map(|&(first, mut bytes, len)| {
             bytes[0] = first;
             bytes[..len].to_vec()
         }).collect();
-        let (mut wire, mut closures) = (common::switch(DEEP), common::switch(DEEP));
-        prop_assert!(!closures.use_wire_format(false));
-        prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
+        let (mut sw, mut reference) = (common::switch(DEEP), common::reference(DEEP));
+        prop_assert_eq!(common::injected(&mut sw, &frames), common::injected(&mut reference, &frames));
     }
 }
 
 /// A stack parsed as written, with `extract(hs.next)` in a loop and `hs.last` in the select and
-/// in a statement: the wire-format executor runs them itself (no bridged code), as machine code
-/// calling its closures. Past the stack's end the parser stops with `StackOutOfBounds` and the
-/// elements it took so far stay.
+/// in a statement: the wire-format executor runs them itself, as machine code calling its closures.
+/// Past the stack's end the parser stops with `StackOutOfBounds` and the elements it took so far
+/// stay. The reference interpreter gives the same bytes.
 const NEXT_LAST: &str = r#"
 #include <core.p4>
 #include <v1model.p4>
@@ -191,7 +187,6 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 #[test]
 fn next_and_last_in_the_parser_run_on_the_wire_format_executor() {
     let mut sw = common::switch(NEXT_LAST);
-    assert_eq!(sw.bridged_statement(), None);
     assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet"));
     let cases: Vec<(Vec<u8>, u32, Vec<u8>)> = vec![
         // Three elements; the last has v 0x0c: s[0].v = 0x0d.
@@ -205,9 +200,11 @@ fn next_and_last_in_the_parser_run_on_the_wire_format_executor() {
     ];
     let mut closures = common::switch(NEXT_LAST);
     assert!(!closures.use_machine_code(false));
+    let mut reference = common::reference(NEXT_LAST);
     for (input, port, output) in cases {
         for sw in [&mut sw, &mut closures] {
             assert_eq!(run(sw, std::slice::from_ref(&input)), vec![(0, port, output.clone())], "in: {input:x?}");
         }
+        assert_eq!(common::injected(&mut reference, std::slice::from_ref(&input)), vec![(0, port, output)], "in: {input:x?} on the reference");
     }
 }

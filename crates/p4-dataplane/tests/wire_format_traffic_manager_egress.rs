@@ -2,8 +2,8 @@
 //! recirculation, a truncation, a failed assert) and whose ingress asks for the others (an
 //! ingress-to-egress clone, a multicast group, a resubmission): every packet goes to the switch's
 //! traffic manager after ingress, which sends each copy through the wire-format executor's blocks.
-//! Exact outputs for each kind of copy; random packets give the same outputs, drops and logs as
-//! on the closure executor.
+//! Exact outputs for each kind of copy; random packets give the same outputs, drops and logs on
+//! the switch as on the reference interpreter (`p4-reference`) with the same session and group.
 
 use p4_dataplane::Switch;
 use proptest::prelude::*;
@@ -59,6 +59,12 @@ fn switch() -> Switch {
     sw
 }
 
+fn reference() -> p4_reference::Interpreter {
+    let mut r = common::reference(PROGRAM);
+    common::mirror_and_group(&mut r);
+    r
+}
+
 fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
     common::outcome(sw, frames, 1)
 }
@@ -109,16 +115,15 @@ fn an_assert_failing_in_egress_drops_the_packet() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
     #[test]
-    fn both_executors_agree(packets in proptest::collection::vec((0u8..10, 0u8..4, 0usize..9), 1..32)) {
+    fn the_switch_and_the_reference_agree(packets in proptest::collection::vec((0u8..10, 0u8..4, 0usize..9), 1..32)) {
         let frames: Vec<Vec<u8>> = packets.iter().map(|&(op, tag, len)| [op, 0, 0, 0, 0, tag, 0xaa, 0xbb][..len.min(8)].to_vec()).collect();
-        let (mut wire, mut closures) = (switch(), switch());
-        prop_assert!(!closures.use_wire_format(false));
-        prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
+        let (mut sw, mut reference) = (switch(), reference());
+        prop_assert_eq!(common::injected_on(&mut sw, 1, &frames), common::injected_on(&mut reference, 1, &frames));
     }
 }
 
 /// The old-style calls naming the preserved fields (`resubmit({..})`) keep them on the
-/// wire-format executor too.
+/// wire-format executor too, as on the reference interpreter.
 #[test]
 fn fields_named_in_an_old_style_call_are_preserved() {
     let program = common::program(
@@ -128,10 +133,9 @@ fn fields_named_in_an_old_style_call_are_preserved() {
         "apply { sm.egress_spec = 2; if (sm.instance_type == 0) { meta.kept = hdr.h.op + 1; resubmit({ meta.kept }); } }",
         "apply { hdr.h.seen = meta.kept; }",
     );
-    let (mut wire, mut closures) = (common::switch(&program), common::switch(&program));
-    assert_eq!(wire.executor(), "wire-format");
-    assert!(!closures.use_wire_format(false));
+    let mut sw = common::switch(&program);
+    assert_eq!(sw.executor(), "wire-format");
     let expect = vec![(0, 2, vec![4, 5, 0xaa])];
-    assert_eq!(run(&mut wire, &[vec![4, 0, 0xaa]]), expect);
-    assert_eq!(run(&mut closures, &[vec![4, 0, 0xaa]]), expect);
+    assert_eq!(run(&mut sw, &[vec![4, 0, 0xaa]]), expect);
+    assert_eq!(common::injected_on(&mut common::reference(&program), 1, &[vec![4, 0, 0xaa]]), expect);
 }

@@ -1,5 +1,6 @@
-//! Helpers for the end-to-end tests: compile P4 text with `p4-sema` and build a switch. Each test
-//! binary uses some of them.
+//! Helpers for the end-to-end tests: compile P4 text with `p4-sema`, build a switch or the
+//! reference interpreter (`p4-reference`) on it, and run packets through either. Each test binary
+//! uses some of them.
 #![allow(dead_code)]
 
 pub mod random_program;
@@ -15,16 +16,42 @@ pub fn include_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"))
 }
 
-/// Compiles `text` (which must include v1model.p4) and builds a switch; panics with diagnostics.
-pub fn switch(text: &str) -> Switch {
+/// Compiles `text` (which must include v1model.p4) as elaborated; panics with diagnostics.
+pub fn compile(text: &str) -> Arc<p4_ir::Program> {
     let compiled = p4_sema::compile_str("test.p4", text, &[include_dir()]);
     let Some(program) = compiled.program else {
         panic!("program did not compile:\n{}", compiled.render_diagnostics());
     };
-    match Switch::new(Arc::new(program)) {
+    Arc::new(program)
+}
+
+/// Compiles `text` and lowers it with the mid-end (which inlines function calls).
+pub fn compile_lowered(text: &str) -> Arc<p4_ir::Program> {
+    match p4_midend::lower((*compile(text)).clone()) {
+        Ok(p) => Arc::new(p),
+        Err(e) => panic!("lowering failed: {e}"),
+    }
+}
+
+/// Compiles `text` (which must include v1model.p4) and builds a switch; panics with diagnostics.
+pub fn switch(text: &str) -> Switch {
+    match Switch::new(compile(text)) {
         Ok(s) => s,
         Err(e) => panic!("Switch::new failed: {e}"),
     }
+}
+
+/// The reference interpreter running `program`; panics when it refuses it.
+pub fn interpreter(program: Arc<p4_ir::Program>) -> p4_reference::Interpreter {
+    match p4_reference::Interpreter::new(program) {
+        Ok(r) => r,
+        Err(e) => panic!("the reference interpreter refused the program: {e}"),
+    }
+}
+
+/// Compiles `text` and gives the reference interpreter running it as elaborated.
+pub fn reference(text: &str) -> p4_reference::Interpreter {
+    interpreter(compile(text))
 }
 
 /// A v1model program with one header type `h_t { fields }`, a parser extracting it, the given
@@ -95,13 +122,26 @@ pub fn mirror_and_group(dp: &mut dyn p4_dataplane::control::ControlPlane) {
 /// bytes)`, drops `(i, u32::MAX, reason)` and log lines `(i, u32::MAX - 1, line)`, each kind in
 /// the order it came: what any dataplane (the reference interpreter too) gives.
 pub fn injected(dp: &mut dyn p4_dataplane::control::PacketIo, packets: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
+    injected_on(dp, 0, packets)
+}
+
+/// [`injected`], the packets arriving on `port`.
+pub fn injected_on(dp: &mut dyn p4_dataplane::control::PacketIo, port: u32, packets: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
     let mut seen = Vec::new();
     for (i, data) in packets.iter().enumerate() {
-        let p4_dataplane::control::Injected { outputs, drops, log, .. } = dp.inject(0, data, 0);
+        let p4_dataplane::control::Injected { outputs, drops, log, .. } = dp.inject(port, data, 0);
         let i = i as u32;
         seen.extend(outputs.into_iter().map(|o| (i, o.port, o.data)));
         seen.extend(drops.into_iter().map(|d| (i, u32::MAX, d.into_bytes())));
         seen.extend(log.into_iter().map(|l| (i, u32::MAX - 1, l.into_bytes())));
     }
+    seen
+}
+
+/// [`injected_on`], sorted as [`outcome`] sorts what a batch gives: to compare with the exact
+/// results written for it.
+pub fn injected_sorted(dp: &mut dyn p4_dataplane::control::PacketIo, port: u32, packets: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
+    let mut seen = injected_on(dp, port, packets);
+    seen.sort();
     seen
 }

@@ -1,16 +1,14 @@
-//! Externs that once went from the wire-format executor to the closure executor's code through a
-//! bridge (registers, counters, hashes), which it now runs itself (`fast::runtime`), reading and
-//! writing header fields in the wire buffer. The program below reads header fields into a register
-//! index and value, writes an old register value and a hash back into header fields, and counts;
-//! both executors must give the same packets and leave the same register and counter contents,
-//! with no statement left to the closure executor's code.
+//! Externs the wire-format executor runs itself (`fast::runtime`: registers, counters, hashes),
+//! reading and writing header fields in the wire buffer. The program below reads header fields into
+//! a register index and value, writes an old register value and a hash back into header fields, and
+//! counts; the switch and the reference interpreter (`p4-reference`) must give the same packets and
+//! leave the same register and counter contents.
 
-use std::sync::Arc;
-
-use p4_dataplane::batch::{BatchOut, PacketIn};
-use p4_dataplane::control::ControlPlane;
+use p4_dataplane::control::{ControlPlane, PacketIo};
 use p4_dataplane::Switch;
 use proptest::prelude::*;
+
+mod common;
 
 const PROGRAM: &str = r#"
 #include <core.p4>
@@ -47,10 +45,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 "#;
 
 fn switch() -> Switch {
-    let include = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../p4include"));
-    let compiled = p4_sema::compile_str("bridge.p4", PROGRAM, &[include]);
-    let Some(program) = compiled.program else { panic!("bridge.p4: {}", compiled.render_diagnostics()) };
-    Switch::new(Arc::new(program)).expect("switch")
+    common::switch(PROGRAM)
 }
 
 /// An Ethernet frame carrying `h` (`a`, `b`, `c`) when `with_h`.
@@ -64,20 +59,16 @@ fn frame(with_h: bool, a: u32, c: u16) -> Vec<u8> {
     f
 }
 
-fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
-    let batch: Vec<PacketIn> = frames.iter().map(|f| PacketIn { port: 1, data: f, now_ns: 0 }).collect();
-    let mut out = BatchOut::default();
-    sw.process_batch(&batch, &mut out);
-    let mut seen: Vec<(u32, u32, Vec<u8>)> = out.packets.iter().map(|p| (p.input, p.port, out.data(p).to_vec())).collect();
-    seen.extend(out.drops.iter().map(|d| (d.input, u32::MAX, sw.drop_text(&d.reason).into_bytes())));
-    seen
+/// Per packet, arriving on port 1: its outputs `(i, port, bytes)`, drops and log lines.
+fn run(dp: &mut dyn PacketIo, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
+    common::injected_on(dp, 1, frames)
 }
 
-fn state(sw: &mut Switch) -> Vec<(String, u64, u64)> {
+fn state(dp: &mut dyn ControlPlane) -> Vec<(String, u64, u64)> {
     (0..16)
         .map(|i| {
-            let sum = sw.register_read("I.sums", i).expect("register").to_string();
-            (sum, sw.counter_read("I.seen", i).expect("counter").0, i)
+            let sum = dp.register_read("I.sums", i).expect("register").to_string();
+            (sum, dp.counter_read("I.seen", i).expect("counter").0, i)
         })
         .collect()
 }
@@ -85,16 +76,20 @@ fn state(sw: &mut Switch) -> Vec<(String, u64, u64)> {
 #[test]
 fn externs_read_and_write_headers_in_place() {
     let mut sw = switch();
-    assert_eq!(sw.executor(), "wire-format", "{:?}", sw.wire_format_refusal());
-    assert_eq!(sw.bridged_statement(), None);
-    let out = run(&mut sw, &[frame(true, 5, 3), frame(true, 7, 3), frame(false, 9, 3)]);
+    assert_eq!(sw.executor(), "wire-format");
+    let mut reference = common::reference(PROGRAM);
+    let frames = [frame(true, 5, 3), frame(true, 7, 3), frame(false, 9, 3)];
+    let out = run(&mut sw, &frames);
+    assert_eq!(out, run(&mut reference, &frames));
     // Second packet: index 3 held 5 (old value into h.b), now 12; h.a is register 0, still 0.
     let second = &out[1].2;
     assert_eq!(&second[14..18], &[0, 0, 0, 0], "h.a = sums[0]");
     assert_eq!(&second[18..22], &[0, 0, 0, 5], "h.b = the old sums[3]");
     assert_ne!(&second[22..24], &[0, 3], "h.c is the hash");
-    assert_eq!(sw.register_read("I.sums", 3).expect("register").to_string(), "12");
-    assert_eq!(sw.counter_read("I.seen", 3).expect("counter").0, 2);
+    for dp in [&mut sw as &mut dyn ControlPlane, &mut reference] {
+        assert_eq!(dp.register_read("I.sums", 3).expect("register").to_string(), "12");
+        assert_eq!(dp.counter_read("I.seen", 3).expect("counter").0, 2);
+    }
     // A frame without h passes unchanged.
     assert_eq!(out[2].2, frame(false, 9, 3));
 }
@@ -102,9 +97,8 @@ fn externs_read_and_write_headers_in_place() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(32))]
     #[test]
-    fn both_executors_agree_on_packets_registers_and_counters(packets in proptest::collection::vec((any::<bool>(), any::<u32>(), any::<u16>(), 0usize..80), 1..80)) {
-        let (mut wire, mut closures) = (switch(), switch());
-        closures.use_wire_format(false);
+    fn the_switch_and_the_reference_agree_on_packets_registers_and_counters(packets in proptest::collection::vec((any::<bool>(), any::<u32>(), any::<u16>(), 0usize..80), 1..80)) {
+        let (mut sw, mut reference) = (switch(), common::reference(PROGRAM));
         // Frames cut anywhere too: h cut short is a parser error, and ingress then sees it invalid.
         let frames: Vec<Vec<u8>> = packets
             .iter()
@@ -114,7 +108,7 @@ proptest! {
                 f
             })
             .collect();
-        prop_assert_eq!(run(&mut wire, &frames), run(&mut closures, &frames));
-        prop_assert_eq!(state(&mut wire), state(&mut closures));
+        prop_assert_eq!(run(&mut sw, &frames), run(&mut reference, &frames));
+        prop_assert_eq!(state(&mut sw), state(&mut reference));
     }
 }
