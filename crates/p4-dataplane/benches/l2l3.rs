@@ -31,7 +31,6 @@ fn bench(c: &mut Criterion) {
     // The same trace as one batch into reused buffers (no allocation per packet).
     let batch: Vec<PacketIn> = trace.iter().map(|p| PacketIn { port: 1, data: p, now_ns: 0 }).collect();
     let mut out = BatchOut::default();
-    assert_eq!(sw.executor(), "wire-format");
     g.bench_function("64B trace, 1k MACs, 10k routes, batch of 256", |b| {
         b.iter(|| {
             sw.process_batch(&batch, &mut out);

@@ -163,7 +163,6 @@ fn zero_alloc_traffic_manager_copies() {
     );
     let mut sw = switch(&src);
     sw.mirroring_add(5, 3).expect("session");
-    assert_eq!(sw.executor(), "wire-format");
     let packets: Vec<[u8; 3]> = (0..64u8).map(|i| [i % 5, 0, 0xaa]).collect();
     let batch: Vec<PacketIn> = packets.iter().map(|p| PacketIn { port: 0, data: p, now_ns: 0 }).collect();
     let mut out = BatchOut::default();

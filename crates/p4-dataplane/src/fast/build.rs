@@ -654,9 +654,29 @@ impl FastCompiler<'_, '_> {
         })
     }
 
+    /// `lhs = rhs` where `lhs` is a scalar in the stack element a run-time index chooses and
+    /// `rhs` makes a call, which may change the index: the index is read first, as P4 evaluates
+    /// an l-value before the value assigned; past the stack's end nothing is written.
+    fn assign_indexed_first(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
+        let (Some((index, elements)), true) = (per_element(lhs), self.cx.is_scalar(&lhs.ty)) else {
+            return unsupported("an assignment of a value a call computes to an aggregate in a stack element chosen per packet");
+        };
+        let index = self.element_index(b, &index)?;
+        let each = elements.iter().map(|el| self.dest(b, el)).collect::<R<Vec<Dest>>>()?;
+        let v = self.val(b, rhs)?;
+        Ok(Box::new(move |p, c| {
+            let i = index.read(p, c);
+            let x = v.read(p, c);
+            if let Some(d) = usize::try_from(i).ok().and_then(|i| each.get(i)) {
+                d.write(p, c, x);
+            }
+            Flow::Next
+        }))
+    }
+
     fn assign(&mut self, b: &BlockRef, lhs: &Expr, rhs: &Expr) -> R<Run> {
         if index_after_call(lhs, rhs) {
-            return unsupported("an assignment to a stack element chosen per packet of a value a call computes (the index is evaluated first)");
+            return self.assign_indexed_first(b, lhs, rhs);
         }
         if crate::wide::is_wide(&lhs.ty) {
             return self.assign_wide(b, lhs, Some(rhs));
@@ -794,8 +814,36 @@ impl FastCompiler<'_, '_> {
     fn extract_next(&mut self, b: &BlockRef, stack: &Expr) -> R<Run> {
         let (elements, next) = self.places.stack(self.cx, b, stack)?;
         let runs = elements.iter().map(|r| self.extract_fixed(*r)).collect::<R<Vec<Run>>>()?;
+        Ok(self.into_next(next, runs))
+    }
+
+    /// `extract(us.next.m)`: into member `m` of the element of the header-union stack `us` its
+    /// next index names (the union's other members invalid), which then moves on; past the
+    /// stack's end the parser rejects (`StackOutOfBounds`).
+    fn extract_next_member(&mut self, b: &BlockRef, target: &Expr) -> R<Run> {
+        let (ExprKind::Field(inner, _), Some((ElementIndex::Next { stack, .. }, members))) = (&target.kind, per_element(target)) else {
+            return unsupported(format!("extract into {}", crate::compile::describe(self.cx.ir, target)));
+        };
+        if !matches!(inner.kind, ExprKind::StackNext(_)) {
+            return unsupported(format!("extract into {}", crate::compile::describe(self.cx.ir, target)));
+        }
+        let Some(next) = Places::static_slot(self.cx, b, &stack)? else {
+            return unsupported(format!("{} as a place", crate::compile::describe(self.cx.ir, &stack)));
+        };
+        let mut runs = Vec::with_capacity(members.len());
+        for m in &members {
+            let r = self.header(b, m)?;
+            let run = self.extract_fixed(r)?;
+            runs.push(self.union_fixup(r, run));
+        }
+        Ok(self.into_next(next, runs))
+    }
+
+    /// `runs[nextIndex]` (one per element of a stack whose next index is in slot `next`), then
+    /// the next index moved on; past the stack's end a rejection with `StackOutOfBounds`.
+    fn into_next(&self, next: usize, runs: Vec<Run>) -> Run {
         let oob = self.cx.errors.stack_out_of_bounds;
-        Ok(Box::new(move |p, c| {
+        Box::new(move |p, c| {
             let i = c.get(next);
             let Some(run) = usize::try_from(i).ok().and_then(|k| runs.get(k)) else { return Flow::Reject(oob) };
             let flow = run(p, c);
@@ -803,7 +851,7 @@ impl FastCompiler<'_, '_> {
                 c.set(next, i + 1);
             }
             flow
-        }))
+        })
     }
 
     /// `dst = lookahead<T>()` of a header without a varbit: the packet's next bits copied in
@@ -1066,6 +1114,9 @@ impl FastCompiler<'_, '_> {
             Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
                 if let ExprKind::StackNext(stack) = &call.args[0].expr.kind {
                     return self.extract_next(b, stack);
+                }
+                if matches!(&call.args[0].expr.kind, ExprKind::Field(inner, _) if matches!(inner.kind, ExprKind::StackNext(_))) {
+                    return self.extract_next_member(b, &call.args[0].expr);
                 }
                 let r = self.header(b, &call.args[0].expr)?;
                 let run = self.extract_fixed(r)?;
@@ -1705,12 +1756,27 @@ impl FastCompiler<'_, '_> {
         let mut ins: Vec<(usize, Ev)> = Vec::new();
         let mut zeroed: Vec<usize> = Vec::new();
         let mut outs: Vec<(usize, Write)> = Vec::new();
+        // Aggregates (a struct, a header) copied as assignments are: only where the callee's
+        // variables are in the caller's block, as sema places an action's and a function's.
+        let (mut aggregates_in, mut aggregates_out): (Vec<Run>, Vec<Run>) = (Vec::new(), Vec::new());
         for &(prm, arg) in args {
             let slot = self.cx.var_slot(callee, prm.var)?;
-            if !self.cx.is_scalar(&prm.ty) {
-                return unsupported(aggregate.to_string());
-            }
             let discard = matches!(arg.kind, ExprKind::DontCare);
+            if !self.cx.is_scalar(&prm.ty) {
+                if callee != b {
+                    return unsupported(aggregate.to_string());
+                }
+                let param = Expr::new(prm.ty.clone(), ExprKind::Var(prm.var), arg.span);
+                match prm.direction {
+                    Direction::Out => aggregates_in.push(self.clear(b, &param)?),
+                    _ if discard => {}
+                    _ => aggregates_in.push(self.assign(b, &param, arg)?),
+                }
+                if matches!(prm.direction, Direction::Out | Direction::InOut) && !discard {
+                    aggregates_out.push(self.assign(b, arg, &param)?);
+                }
+                continue;
+            }
             match prm.direction {
                 Direction::Out => zeroed.push(slot),
                 _ if discard => {}
@@ -1728,10 +1794,16 @@ impl FastCompiler<'_, '_> {
                 let x = v(p, c);
                 c.set(*s, x);
             }
+            for copy in &aggregates_in {
+                copy(p, c);
+            }
             let f = body(p, c);
             for (s, w) in &outs {
                 let x = c.get(*s);
                 w(p, c, x);
+            }
+            for copy in &aggregates_out {
+                copy(p, c);
             }
             f
         }))

@@ -155,12 +155,6 @@ pub(crate) struct Places {
     headers: HashMap<usize, Region>,
     /// Header field by its frame slot.
     fields: HashMap<usize, (usize, u32)>,
-    /// Frame slots of the 128-bit pieces of header fields wider than 128 bits, which are no
-    /// scalar place (a traced switch copies them to the frame to show them).
-    copied_only: std::collections::HashSet<usize>,
-    /// Header fields wider than 128 bits by their first frame slot: `(bit offset in the wire
-    /// buffer, width)`, read and written whole as [`WidePlace::Wire`].
-    wide_fields: HashMap<usize, (usize, u32)>,
     /// Frame slot ranges `[start, end)` of values this executor does not place (header stacks and
     /// unions, headers with varbit or very wide fields): a place inside one is refused.
     refused: Vec<(usize, usize, String)>,
@@ -273,7 +267,6 @@ impl Places {
         let fields = cx.header_fields(ty)?;
         let mut bit = 0usize;
         let mut placed = Vec::new();
-        let mut wide = Vec::new();
         let mut varbit = None;
         let last = fields.len().saturating_sub(1);
         for (i, (off, kind)) in fields.into_iter().enumerate() {
@@ -289,22 +282,9 @@ impl Places {
                 FieldKind::Varbit(_) if i == last => return self.refuse(cx, base, ty, "a header whose varbit field does not start on a byte"),
                 FieldKind::Varbit(_) => return self.refuse(cx, base, ty, "a header with a varbit field before its last field"),
             };
-            if w > 128 {
-                // Its frame slots are 128-bit pieces, most significant first (the first holding
-                // the bits past the others), which a traced switch fills to show them; the field
-                // itself is read and written whole in the wire buffer ([`WidePlace::Wire`]).
-                wide.push((base + off, bit, w));
-                let n = (w as usize).div_ceil(128);
-                for k in 0..n {
-                    let chunk = if k == 0 { w as usize - 128 * (n - 1) } else { 128 };
-                    placed.push((base + off + k, bit, chunk as u32, false));
-                    bit += chunk;
-                }
-                continue;
-            }
             // A place of at most 128 bits: read and written with one 16-byte access, or two
             // where one does not reach from the byte it starts in (`read_field`, `write_field`).
-            placed.push((base + off, bit, w, true));
+            placed.push((base + off, bit, w));
             bit += w as usize;
         }
         if !bit.is_multiple_of(8) && self.unaligned.is_none() {
@@ -317,16 +297,9 @@ impl Places {
         let region = Region { index: self.headers.len(), at: self.wire_len, len: bit.div_ceil(8), bits: bit - varbit.map_or(0, |v| v.max_len * 8), varbit };
         self.wire_len += region.len;
         let mut frame = FrameHeader { region, valid: base, fields: Vec::new() };
-        for (slot, b, w, is_place) in placed {
-            if is_place {
-                self.fields.insert(slot, (region.at * 8 + b, w));
-            } else {
-                self.copied_only.insert(slot);
-            }
+        for (slot, b, w) in placed {
+            self.fields.insert(slot, (region.at * 8 + b, w));
             frame.fields.push((slot, region.at * 8 + b, w));
-        }
-        for (slot, b, w) in wide {
-            self.wide_fields.insert(slot, (region.at * 8 + b, w));
         }
         self.headers.insert(base, region);
         self.frame_headers.push(frame);
@@ -443,9 +416,10 @@ impl Places {
             return unsupported(format!("{what} (the wire-format executor does not place it)"));
         }
         let width = cx.width(&e.ty).0;
-        Ok(match self.wide_fields.get(&slot) {
-            Some(&(bit, w)) if w == width => WidePlace::Wire { bit, width },
-            Some(_) => return unsupported(format!("{} of another width than its field", crate::compile::describe(cx.ir, e))),
+        // A header field wider than 128 bits is placed as its 128-bit pieces, one after the
+        // other in the wire buffer: the first piece's place is where the field starts.
+        Ok(match self.fields.get(&slot) {
+            Some(&(bit, _)) => WidePlace::Wire { bit, width },
             None => WidePlace::Slots { base: slot, width },
         })
     }
@@ -466,10 +440,6 @@ impl Places {
         }
         if let Some(&(bit, width)) = self.fields.get(&slot) {
             return Ok(Place::Field { bit, width });
-        }
-        if self.copied_only.contains(&slot) {
-            // Its frame slot is filled only when a traced switch shows the packet: stale elsewhere.
-            return unsupported(format!("{} (a piece of a header field wider than 128 bits)", crate::compile::describe(cx.ir, e)));
         }
         if cx.is_scalar(&e.ty) {
             return Ok(Place::Slot(slot));
