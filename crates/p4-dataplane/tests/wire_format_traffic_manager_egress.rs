@@ -3,7 +3,8 @@
 //! ingress-to-egress clone, a multicast group, a resubmission): every packet goes to the switch's
 //! traffic manager after ingress, which sends each copy through the wire-format executor's blocks.
 //! Exact outputs for each kind of copy; random packets give the same outputs, drops and logs on
-//! the switch as on the reference interpreter (`p4-reference`) with the same session and group.
+//! the switch as on the reference interpreter (`p4-reference`) with one clone session and multicast group
+//! configured alike on both.
 
 use p4_dataplane::Switch;
 use proptest::prelude::*;

@@ -125,7 +125,7 @@ fn what_remains_unsupported_is_located_in_the_program() {
     let error = switch(UNSUPPORTED).err().expect("a 256-bit switch selector is refused");
     assert_eq!(
         error.to_string(),
-        "unsupported by the v1model dataplane: a bit<256> value where at most 128 bits can be used (as a table key, index, condition or extern argument)"
+        "unsupported by the v1model dataplane: control I: a bit<256> value where at most 128 bits can be used (as a table key, index, condition or extern argument)"
     );
     let span = error.span.expect("the error carries where it is");
     assert_eq!(&UNSUPPORTED[span.lo as usize..span.hi as usize], "hdr.i.a + hdr.i.b");

@@ -237,6 +237,10 @@ impl FastCompiler<'_, '_> {
         if crate::wide::reads_wide(e) {
             return self.narrow_of_wide(b, e);
         }
+        if crate::wide::is_wide(&e.ty) {
+            let ty = crate::compile::type_name(self.cx.ir, &e.ty);
+            return unsupported(format!("a {ty} value where at most 128 bits can be used (as a table key, index, condition or extern argument)"));
+        }
         if !self.cx.is_scalar(&e.ty) {
             return unsupported(format!("{} as a value", crate::compile::describe(self.cx.ir, e)));
         }
