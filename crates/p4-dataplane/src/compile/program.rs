@@ -83,26 +83,24 @@ pub(crate) fn lay_out(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)> {
         let pos = params.iter().position(|p| p.index() == v)?;
         slots.get(pos).copied().flatten()
     };
-    for (i, p) in ir.parsers.iter().enumerate() {
-        let b = BlockRef::Parser(p4_ir::ParserId(i as u32));
-        let mut slots = Vec::new();
-        for (v, var) in p.block.vars.iter().enumerate() {
-            slots.push(match alias(&b, &p.block.params, v) {
+    // Every variable of a block its own slots, but a shared parameter's, which is the range
+    // allocated above.
+    let var_slots = |cx: &mut Compiler<'_>, b: &BlockRef, block: &p4_ir::Block| -> R<Vec<usize>> {
+        let mut slots = Vec::with_capacity(block.vars.len());
+        for (v, var) in block.vars.iter().enumerate() {
+            slots.push(match alias(b, &block.params, v) {
                 Some(s) => s,
                 None => cx.alloc(&var.ty)?,
             });
         }
+        Ok(slots)
+    };
+    for (i, p) in ir.parsers.iter().enumerate() {
+        let slots = var_slots(&mut cx, &BlockRef::Parser(p4_ir::ParserId(i as u32)), &p.block)?;
         cx.parser_vars.push(slots);
     }
     for (i, ctl) in ir.controls.iter().enumerate() {
-        let b = BlockRef::Control(p4_ir::ControlId(i as u32));
-        let mut slots = Vec::new();
-        for (v, var) in ctl.block.vars.iter().enumerate() {
-            slots.push(match alias(&b, &ctl.block.params, v) {
-                Some(s) => s,
-                None => cx.alloc(&var.ty)?,
-            });
-        }
+        let slots = var_slots(&mut cx, &BlockRef::Control(p4_ir::ControlId(i as u32)), &ctl.block)?;
         cx.control_vars.push(slots);
     }
     // Intrinsic metadata fields by the role the architecture gives their names.
