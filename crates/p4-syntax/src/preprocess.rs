@@ -143,6 +143,10 @@ impl<'a> Preprocessor<'a> {
         let mut toks = toks.into_iter().peekable();
         let mut conds: Vec<Cond> = Vec::new();
         let mut pending: Vec<Token> = Vec::new();
+        // Parentheses open in `pending`: at none, after a `;` or `}`, no macro invocation can be
+        // cut in two, so what is pending is expanded and handed on there, and a file's tokens are
+        // not held twice over.
+        let mut open_parens = 0usize;
         // Tokens are moved, never cloned: this loop sees every token of every file.
         while let Some(tok) = toks.next() {
             if tok.kind == TokenKind::Eof {
@@ -168,7 +172,24 @@ impl<'a> Preprocessor<'a> {
                 if let TokenKind::Error(msg) = &tok.kind {
                     self.diags.push(Diagnostic::error(tok.span, msg.clone()));
                 }
+                let ends_statement = match &tok.kind {
+                    TokenKind::Punct(Punct::LParen) => {
+                        open_parens += 1;
+                        false
+                    }
+                    TokenKind::Punct(Punct::RParen) => {
+                        open_parens = open_parens.saturating_sub(1);
+                        false
+                    }
+                    TokenKind::Punct(Punct::Semi | Punct::RBrace) => open_parens == 0,
+                    _ => false,
+                };
                 pending.push(tok);
+                if ends_statement {
+                    let chunk = std::mem::take(&mut pending);
+                    let expanded = self.expand(chunk, 0);
+                    self.out.extend(expanded);
+                }
             }
         }
         let expanded = self.expand(pending, 0);
