@@ -418,6 +418,7 @@ impl Shared {
 
     /// Gives `chunk` to the least loaded helper if it has room, or else runs it here.
     fn dispatch(&mut self, mut chunk: Chunk) {
+        chunk.decode(usize::MAX);
         // Its outputs are framed wherever it runs, for a helper to write.
         let out = self.spare.pop().unwrap_or_default();
         let least_loaded = (0..self.helpers.len()).min_by_key(|&h| self.helpers[h].undelivered);
@@ -429,8 +430,7 @@ impl Shared {
             helper.undelivered += 1;
             self.pending.push_back(Pending::Helper(h));
         } else {
-            let mut out = out;
-            chunk.decode(usize::MAX);
+            let (mut chunk, mut out) = (chunk, out);
             run_chunk(&mut self.own, &mut chunk, &mut self.batch, &mut out, true);
             self.pending.push_back(Pending::Done(chunk, out));
         }
@@ -611,10 +611,7 @@ fn help(mut switch: Switch, jobs: Receiver<Job>, results: Sender<Done>) -> Switc
     while let Ok(job) = jobs.recv() {
         let done = match job {
             Job::Run(mut chunk, mut out) => {
-                // Decoded here, by the thread that runs it: the inputs it writes are read next
-                // in this core's cache (decoded by the calling thread, they cost six times as
-                // much, in lines moved between the cores, as the decode does alone).
-                chunk.decode(usize::MAX);
+                // Decoded by the calling thread already.
                 run_chunk(&mut switch, &mut chunk, &mut spare_batch, &mut out, true);
                 Done::Ran(chunk, out)
             }
