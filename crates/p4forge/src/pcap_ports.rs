@@ -10,20 +10,49 @@
 
 use p4_stf::capture::{CaptureError, CaptureFormat, CaptureReader, CaptureWriter, Record};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, TryRecvError};
+use std::time::Duration;
 
 /// A capture file whose frames enter the switch.
 pub struct PcapInPort {
     path: PathBuf,
-    /// `None` once the file is consumed (read to its end, or to a record that cannot be read).
-    reader: Option<CaptureReader>,
+    source: Source,
     /// Why the file was not read to its end (`FILE: packet #5 is truncated`), if it was not.
     failure: Option<String>,
 }
 
+/// Where a pcap-in port's frames come from.
+enum Source {
+    /// A regular file, read when the switch's loop asks; `None` once it is consumed (read to its
+    /// end, or to a record that cannot be read).
+    File(Option<CaptureReader>),
+    /// A FIFO, pipe or device, read by a thread of its own, a frame at a time (one sent and then a
+    /// stall reaches the switch at once): a writer that stalls, or never comes (opening a FIFO
+    /// waits for one), holds up neither the switch's loop nor its runtime commands. The thread
+    /// reads ahead at most [`FIFO_FRAMES_AHEAD`] frames.
+    Waiting { chunks: Receiver<FifoChunk>, next: Option<FifoChunk>, ended: bool },
+}
+
+/// Frames a FIFO's reading thread may read ahead of the switch.
+const FIFO_FRAMES_AHEAD: usize = 256;
+
+/// What a FIFO's reading thread read: a frame's bytes and record (none at the input's end), and
+/// whether the input ended after it (`Some(None)`: at its end, `Some(Some(why))`: at a record
+/// that cannot be read).
+struct FifoChunk {
+    bytes: Vec<u8>,
+    record: Option<Record>,
+    end: Option<Option<String>>,
+}
+
 impl PcapInPort {
-    /// Opens `path` (pcap or pcapng, Ethernet); an error says what is wrong with the file.
+    /// Opens `path` (pcap or pcapng, Ethernet); an error says what is wrong with the file. A FIFO,
+    /// pipe or device is opened and read by a thread of its own: what is wrong with it is then
+    /// said as the reason it was not read to its end.
     pub fn open(path: &Path) -> Result<PcapInPort, CaptureError> {
-        Ok(PcapInPort { path: path.to_path_buf(), reader: Some(CaptureReader::open(path)?), failure: None })
+        let waits = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        let source = if waits { Source::Waiting { chunks: read_ahead(path), next: None, ended: false } } else { Source::File(Some(CaptureReader::open(path)?)) };
+        Ok(PcapInPort { path: path.to_path_buf(), source, failure: None })
     }
 
     pub fn path(&self) -> &Path {
@@ -32,7 +61,46 @@ impl PcapInPort {
 
     /// Whether every frame the file holds has been read.
     pub fn is_consumed(&self) -> bool {
-        self.reader.is_none()
+        match &self.source {
+            Source::File(reader) => reader.is_none(),
+            Source::Waiting { ended, .. } => *ended,
+        }
+    }
+
+    /// Whether frames may be read now without waiting: a regular file's always may.
+    pub fn is_ready(&mut self) -> bool {
+        match &mut self.source {
+            Source::File(reader) => reader.is_some(),
+            Source::Waiting { chunks, next, ended } => {
+                if next.is_none() && !*ended {
+                    match chunks.try_recv() {
+                        Ok(chunk) => *next = Some(chunk),
+                        Err(TryRecvError::Empty) => {}
+                        Err(TryRecvError::Disconnected) => *ended = true,
+                    }
+                }
+                next.is_some()
+            }
+        }
+    }
+
+    /// Whether this is a FIFO, pipe or device that is not consumed yet (its frames come when its
+    /// writer sends them).
+    pub fn is_waiting(&self) -> bool {
+        matches!(self.source, Source::Waiting { ended: false, .. })
+    }
+
+    /// Waits up to `timeout` for a FIFO's next frames (at once for a regular file); returns whether
+    /// there are some to read.
+    pub fn wait(&mut self, timeout: Duration) -> bool {
+        if let Source::Waiting { chunks, next: next @ None, ended: ended @ false } = &mut self.source {
+            match chunks.recv_timeout(timeout) {
+                Ok(chunk) => *next = Some(chunk),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => *ended = true,
+            }
+        }
+        self.is_ready()
     }
 
     /// Why the file was not read to its end, if it was not.
@@ -45,7 +113,11 @@ impl PcapInPort {
     /// file as its end would (the complete records before it have been handed over) and is kept as
     /// [`PcapInPort::failure`].
     pub fn read(&mut self, bytes: &mut Vec<u8>, limit: usize, mut each: impl FnMut(Record, usize)) -> usize {
-        let Some(reader) = &mut self.reader else { return 0 };
+        let reader = match &mut self.source {
+            Source::File(Some(reader)) => reader,
+            Source::File(None) => return 0,
+            Source::Waiting { .. } => return self.read_waiting(bytes, limit, each),
+        };
         let mut read = 0;
         let result = reader.read_many(bytes, limit, |record, at| {
             read += 1;
@@ -54,14 +126,78 @@ impl PcapInPort {
         });
         match result {
             // Fewer than asked for: the end of the file.
-            Ok(count) if count < limit => self.reader = None,
+            Ok(count) if count < limit => self.source = Source::File(None),
             Ok(_) => {}
             Err(error) => {
                 self.failure = Some(error.to_string());
-                self.reader = None;
+                self.source = Source::File(None);
             }
         }
         read
+    }
+
+    /// [`PcapInPort::read`] of a FIFO: the frames its thread has read (up to `limit`), without
+    /// waiting for more.
+    fn read_waiting(&mut self, bytes: &mut Vec<u8>, limit: usize, mut each: impl FnMut(Record, usize)) -> usize {
+        let mut read = 0;
+        while read < limit && self.is_ready() {
+            let Source::Waiting { next, ended, .. } = &mut self.source else { break };
+            let Some(chunk) = next.take() else { break };
+            if let Some(record) = chunk.record {
+                let base = bytes.len();
+                bytes.extend_from_slice(&chunk.bytes);
+                each(record, base);
+                read += 1;
+            }
+            if let Some(why) = chunk.end {
+                *ended = true;
+                self.failure = why;
+            }
+        }
+        read
+    }
+}
+
+/// Starts the thread that opens and reads the FIFO, pipe or device `path`, a frame at a time; it
+/// stops at the input's end, at a record that cannot be read (saying why), when the switch drops
+/// the port, or when a stop signal ends the input's waits.
+fn read_ahead(path: &Path) -> Receiver<FifoChunk> {
+    let (send, chunks) = sync_channel(FIFO_FRAMES_AHEAD);
+    let owned = path.to_path_buf();
+    let ended = |why: Option<String>| FifoChunk { bytes: Vec::new(), record: None, end: Some(why) };
+    let spawned = std::thread::Builder::new().name("pcap-in".into()).spawn(move || {
+        let mut reader = match CaptureReader::open(&owned) {
+            Ok(reader) => reader,
+            Err(error) => {
+                let _ = send.send(ended(Some(error.to_string())));
+                return;
+            }
+        };
+        loop {
+            let mut chunk = FifoChunk { bytes: Vec::new(), record: None, end: None };
+            let record = &mut chunk.record;
+            match reader.read_many(&mut chunk.bytes, 1, |r, _| {
+                *record = Some(r);
+                true
+            }) {
+                Ok(0) => chunk.end = Some(None),
+                Ok(_) => {}
+                Err(error) => chunk.end = Some(Some(error.to_string())),
+            }
+            let last = chunk.end.is_some();
+            if send.send(chunk).is_err() || last {
+                return;
+            }
+        }
+    });
+    match spawned {
+        Ok(_) => chunks,
+        Err(error) => {
+            // No thread: the port ends at once, saying why.
+            let (send, chunks) = sync_channel(1);
+            let _ = send.send(ended(Some(format!("{}: cannot start a thread to read it: {error}", path.display()))));
+            chunks
+        }
     }
 }
 

@@ -590,3 +590,88 @@ fn refused_stdin_commands_name_their_line() {
     assert!(stderr.contains("\nrefused: no table named `nosuch` (known: "), "{stderr}");
     assert!(stderr.contains("\nstdin:4: unknown or unsupported command `no_such_command`\n"), "{stderr}");
 }
+
+/// A pcap-in FIFO that never gets a writer (opening it waits for one) holds nothing up: the
+/// switch waits without spinning, and SIGTERM stops it as it stops any switch: the summary, the
+/// pcap-out capture complete (empty) and in place, exit 143.
+#[test]
+fn a_fifo_that_never_gets_a_writer_stops_on_sigterm_with_its_summary() {
+    let (program, entries) = l2l3();
+    let dir = scratch("fifo-no-writer");
+    assert!(Command::new("mkfifo").arg(dir.join("in.pcap")).status().unwrap().success());
+    let child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(in_to_port_2(&program, &entries))
+        .args(["--control", "ctl.sock"])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The control socket is made once the ports are open, just before the loop starts.
+    let waited = std::time::Instant::now();
+    while !dir.join("ctl.sock").exists() && waited.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    let (output, hung) = p4_io::testing::wait_or_kill(child, std::time::Duration::from_secs(10));
+    assert!(!hung, "still running 10 s after SIGTERM: {}", text(&output.stderr));
+    assert_eq!(output.status.code(), Some(143), "{}", text(&output.stderr));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains(" total           0           0            0           0\n"), "the summary: {stdout}");
+    assert_eq!(records(&dir.join("o2.pcap")).1.len(), 0, "an empty, complete capture");
+    assert_eq!(names(&dir), ["in.pcap", "o2.pcap"]);
+}
+
+/// Runtime-CLI commands are answered while a pcap-in FIFO's writer stalls: the switch's loop does
+/// not wait on the FIFO (its frames come from a thread of their own), and the frame written
+/// before the stall is switched at once.
+#[test]
+fn a_stalled_fifo_holds_up_neither_commands_nor_the_frames_before_the_stall() {
+    use std::io::{BufRead, Write};
+    let (program, entries) = l2l3();
+    let dir = scratch("fifo-stalled");
+    assert!(Command::new("mkfifo").arg(dir.join("in.pcap")).status().unwrap().success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(l2l3_switch(&program, &entries))
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (lines, stderr_lines) = std::sync::mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut feed = std::fs::File::options().write(true).open(dir.join("in.pcap")).unwrap();
+    // One frame, then the writer stalls (the FIFO stays open).
+    let frames = traffic();
+    feed.write_all(&pcap(&frames[..1])).unwrap();
+    feed.flush().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"no_such_command 1\n").unwrap();
+    stdin.flush().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut answer = None;
+    while let Ok(line) = stderr_lines.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())) {
+        if line.starts_with("stdin:1:") {
+            answer = Some(line);
+            break;
+        }
+    }
+    assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+    assert_eq!(answer.as_deref(), Some("stdin:1: unknown or unsupported command `no_such_command`"), "answered while the FIFO stalls");
+    let (output, hung) = p4_io::testing::wait_or_kill(child, std::time::Duration::from_secs(10));
+    drop((feed, stdin));
+    assert!(!hung, "still running 10 s after Ctrl-C");
+    assert_eq!(output.status.code(), Some(130));
+    let stdout = text(&output.stdout);
+    assert!(stdout.contains("     1           1 "), "the frame before the stall went in: {stdout}");
+}

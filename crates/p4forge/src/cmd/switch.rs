@@ -29,13 +29,19 @@ use std::fmt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Frames taken from one port per pass, so that no port starves the others (an `AF_PACKET` ring
 /// hands over one whole block instead, which the kernel bounds).
 const FRAMES_PER_PORT: usize = 64;
 /// How long a pass waits for frames on the interfaces when no capture file has any waiting.
 const WAIT_MS: u32 = 50;
+/// How long the loop waits for interfaces while a pcap-in FIFO waits for its writer, in
+/// milliseconds: how late the FIFO's frames may come in when the interfaces are idle.
+const FIFO_LOOK_MS: u32 = 5;
+/// How long a stopped switch still takes the frames its pcap-in FIFO readers had read, at most,
+/// in milliseconds (a stop ends their waits within `p4_io::input::STOP_LOOK_MS`).
+const STOP_DRAIN_MS: u64 = 1000;
 
 /// What `switch` needs.
 pub struct SwitchOptions {
@@ -236,6 +242,22 @@ impl Ports {
     fn inputs_consumed(&self) -> bool {
         self.pcap_in.iter().all(|(_, input)| input.is_consumed())
     }
+
+    /// Whether some pcap-in port has frames to read now.
+    fn input_ready(&mut self) -> bool {
+        self.pcap_in.iter_mut().any(|(_, input)| input.is_ready())
+    }
+
+    /// Waits up to `timeout` for frames from a pcap-in FIFO when none has frames now (a switch with
+    /// capture ports alone has no interface to wait on).
+    fn wait_for_captures(&mut self, timeout: Duration) {
+        if self.input_ready() {
+            return;
+        }
+        if let Some((_, input)) = self.pcap_in.iter_mut().find(|(_, input)| input.is_waiting()) {
+            input.wait(timeout);
+        }
+    }
 }
 
 /// Frames received in one pass over the ports, their bytes copied back to back into one buffer,
@@ -327,11 +349,19 @@ impl SwitchLoop<'_> {
 
     /// Waits (up to [`WAIT_MS`], or not at all while a capture file has frames) for frames on the
     /// interfaces; returns which have some.
-    fn wait_for_interfaces(&self) -> CliResult<Vec<bool>> {
+    fn wait_for_interfaces(&mut self) -> CliResult<Vec<bool>> {
         if self.ports.interfaces.is_empty() {
+            self.ports.wait_for_captures(Duration::from_millis(WAIT_MS.into()));
             return Ok(Vec::new());
         }
-        let timeout = if self.ports.inputs_consumed() { WAIT_MS } else { 0 };
+        // Not at all while a pcap-in port has frames; briefly while one waits for its writer.
+        let timeout = if self.ports.input_ready() {
+            0
+        } else if self.ports.pcap_in.iter().any(|(_, input)| input.is_waiting()) {
+            FIFO_LOOK_MS
+        } else {
+            WAIT_MS
+        };
         let up: Vec<usize> = (0..self.ports.interfaces.len()).filter(|i| self.down[*i].is_none()).collect();
         let ports: Vec<&Port> = up.iter().map(|i| &self.ports.interfaces[*i].1).collect();
         let readable = wait_readable(&ports, timeout).map_err(|e| CliError::input(format!("cannot wait for frames: {e}")))?;
@@ -396,6 +426,12 @@ impl SwitchLoop<'_> {
 
     /// One pass over the ports: what the ready interfaces and the capture files have, into `batch`.
     fn gather(&mut self, ready: &[bool], batch: &mut FrameBatch) -> CliResult<()> {
+        self.gather_from(ready, batch, false)
+    }
+
+    /// [`SwitchLoop::gather`] from the interfaces `ready` marks and the pcap-in ports (only those
+    /// that are FIFOs when `fifos_only`).
+    fn gather_from(&mut self, ready: &[bool], batch: &mut FrameBatch, fifos_only: bool) -> CliResult<()> {
         let start = self.start;
         for index in 0..self.ports.interfaces.len() {
             if !ready.get(index).copied().unwrap_or(false) {
@@ -412,7 +448,7 @@ impl SwitchLoop<'_> {
         }
         let now_ns = self.now_ns();
         for (number, input) in &mut self.ports.pcap_in {
-            if input.is_consumed() {
+            if input.is_consumed() || (fifos_only && !input.is_waiting()) {
                 continue;
             }
             let frames = &mut batch.frames;
@@ -596,6 +632,19 @@ fn run_loop(state: &mut SwitchLoop<'_>, switch: &mut p4_dataplane::Switch, comma
         }
         state.flush();
     }
+    // What the readers of pcap-in FIFOs had read when the stop came is still switched: a stop
+    // ends their inputs' waits, and they then end.
+    let deadline = Instant::now() + Duration::from_millis(STOP_DRAIN_MS);
+    while state.ports.pcap_in.iter().any(|(_, input)| input.is_waiting()) && Instant::now() < deadline {
+        state.ports.wait_for_captures(Duration::from_millis(WAIT_MS.into()));
+        batch.clear();
+        state.gather_from(&[], &mut batch, true)?;
+        if !batch.frames.is_empty() {
+            batch.process(switch, &mut out);
+            state.deliver(&batch, &mut out)?;
+        }
+    }
+    state.flush();
     if state.ports.only_captures() && !state.ports.inputs_consumed() {
         state.summary.interrupted_after = Some(state.frames_in);
     }
