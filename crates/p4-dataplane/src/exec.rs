@@ -133,8 +133,6 @@ pub struct Ctx {
     pub cursor: usize,
     /// Hash/checksum input.
     pub scratch: BitWriter,
-    /// The key of the table applied last (a traced switch only, for the trace).
-    pub keybuf: Vec<u128>,
     pub tables: Vec<TableState>,
     /// Indexed by `ExternId`.
     pub externs: Vec<ExternState>,

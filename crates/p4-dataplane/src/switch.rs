@@ -212,7 +212,6 @@ impl Switch {
             pkt: Vec::new(),
             cursor: 0,
             scratch: Default::default(),
-            keybuf: Vec::new(),
             tables,
             externs,
             value_sets: vec![Vec::new(); program.value_sets.len()],

@@ -76,20 +76,20 @@ impl TraceBuf {
         self.snapshot.clear();
         self.snapshot.extend_from_slice(frame);
     }
-}
 
-/// Records the application of table `t` (its key is in `c.keybuf`): hit entry `entry` or miss,
-/// running IR action `action` with `data`.
-pub(crate) fn table_applied(p: &crate::exec::Prog, c: &mut crate::exec::Ctx, t: usize, entry: Option<u64>, action: usize, data: &[u128]) {
-    let Some(trace) = c.trace.as_mut() else { return };
-    let (Some(table), Some(layout)) = (p.tables.get(t), p.layouts.keys.get(t)) else { return };
-    let key = layout.fields.iter().zip(&c.keybuf).map(|(f, v)| (f.name.clone(), value_text(*v, f.width))).collect();
-    let action_layout = p.layouts.actions.get(action);
-    let data = action_layout
-        .map(|a| a.params.iter().zip(data).map(|(d, v)| (d.name.clone(), value_text(*v, d.width))).collect())
-        .unwrap_or_default();
-    let action = action_layout.map_or_else(|| format!("action {action}"), |a| a.name.clone());
-    trace.push(Event::Table { table: table.name.clone(), key, hit: entry.is_some(), entry, action, data });
+    /// Records the application of table `t`, named `table`, with `key` (laid out as `layouts`
+    /// says): hit entry `entry` or miss, running IR action `action` with `data`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn table_applied(&mut self, layouts: &p4_ir::layout::Layouts, t: usize, table: &str, key: &[u128], entry: Option<u64>, action: usize, data: &[u128]) {
+        let Some(layout) = layouts.keys.get(t) else { return };
+        let key = layout.fields.iter().zip(key).map(|(f, v)| (f.name.clone(), value_text(*v, f.width))).collect();
+        let action_layout = layouts.actions.get(action);
+        let data = action_layout
+            .map(|a| a.params.iter().zip(data).map(|(d, v)| (d.name.clone(), value_text(*v, d.width))).collect())
+            .unwrap_or_default();
+        let action = action_layout.map_or_else(|| format!("action {action}"), |a| a.name.clone());
+        self.push(Event::Table { table: table.to_string(), key, hit: entry.is_some(), entry, action, data });
+    }
 }
 
 #[cfg(test)]

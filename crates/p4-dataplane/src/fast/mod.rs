@@ -274,9 +274,9 @@ fn apply_table_traced(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutc
     for (slot, v) in ta.data.iter().zip(args.as_slice()) {
         c.set(*slot, *v);
     }
-    c.keybuf.clear();
-    c.keybuf.extend_from_slice(key.as_slice());
-    crate::trace::table_applied(p, c, t, found, ta.action, args.as_slice());
+    if let (Some(trace), Some(table)) = (c.trace.as_mut(), p.tables.get(t)) {
+        trace.table_applied(&p.layouts, t, &table.name, key.as_slice(), found, ta.action, args.as_slice());
+    }
     let flow = run_table_action(f, p, c, ta);
     note_changes(p, c, true);
     crate::exec::ApplyOutcome { hit, action: ta.action, flow }
