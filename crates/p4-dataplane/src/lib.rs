@@ -21,7 +21,7 @@
 //! - scalars of up to 128 bits live in `u128` slots (`varbit` of any maximum in 128-bit chunks);
 //!   wider `bit<W>`/`int<W>` occupies 128-bit chunks (most significant first); arithmetic, bitwise
 //!   operations, shifts, concatenation, slices, casts and comparisons on it run on a slow path through
-//!   big integers (module `compile::wide`); using it where at most 128 bits fit (a table key, an index,
+//!   big integers (module `fast::wide`); using it where at most 128 bits fit (a table key, an index,
 //!   a `switch` selector) is refused at `Switch::new` with the expression's span;
 //! - equality of headers: two invalid headers are equal; of stacks: elements only (not nextIndex);
 //! - a varbit size that is not whole bytes rejects with `ParserInvalidArgument` (before the
