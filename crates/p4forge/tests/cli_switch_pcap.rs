@@ -23,6 +23,23 @@ fn p4forge_in(dir: &Path, args: &[&str]) -> Output {
         .expect("the p4forge binary runs")
 }
 
+/// `p4forge ARGS` started in `dir`, its stdout and stderr piped, its stdin `stdin`.
+fn spawn_in(dir: &Path, args: &[&str], stdin: Stdio) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the p4forge binary starts")
+}
+
+/// Makes a FIFO at `path`.
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
+}
+
 /// `p4forge switch` on l2l3 with `in.pcap` into port 1 and only port 2 written, to `o2.pcap`.
 fn in_to_port_2<'a>(program: &'a str, entries: &'a str) -> [&'a str; 8] {
     ["switch", program, "--entries", entries, "--port", "1=pcap-in:in.pcap", "--port", "2=pcap-out:o2.pcap"]
@@ -522,16 +539,8 @@ fn sigterm_and_sighup_stop_the_switch_as_ctrl_c_does() {
     for (signal, status) in [("TERM", 143), ("HUP", 129), ("INT", 130)] {
         let run = dir.join(signal);
         std::fs::create_dir(&run).unwrap();
-        assert!(Command::new("mkfifo").arg(run.join("in.pcap")).status().unwrap().success());
-        let child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-            .args(in_to_port_2(&program, &entries))
-            .args(["--control", "ctl.sock"])
-            .current_dir(&run)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        mkfifo(&run.join("in.pcap"));
+        let child = spawn_in(&run, &[&in_to_port_2(&program, &entries)[..], &["--control", "ctl.sock"]].concat(), Stdio::null());
         let mut feed = std::fs::File::options().write(true).open(run.join("in.pcap")).unwrap();
         feed.write_all(&pcap(&traffic())).unwrap();
         feed.flush().unwrap();
@@ -561,15 +570,8 @@ fn refused_stdin_commands_name_their_line() {
     use std::io::Write;
     let (program, entries) = l2l3();
     let dir = scratch("stdin-lines");
-    assert!(Command::new("mkfifo").arg(dir.join("in.pcap")).status().unwrap().success());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .args(in_to_port_2(&program, &entries))
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    mkfifo(&dir.join("in.pcap"));
+    let mut child = spawn_in(&dir, &in_to_port_2(&program, &entries), Stdio::piped());
     let mut feed = std::fs::File::options().write(true).open(dir.join("in.pcap")).unwrap();
     // A packet now and then keeps the switch's loop going round (commands are applied between
     // batches).
@@ -598,16 +600,8 @@ fn refused_stdin_commands_name_their_line() {
 fn a_fifo_that_never_gets_a_writer_stops_on_sigterm_with_its_summary() {
     let (program, entries) = l2l3();
     let dir = scratch("fifo-no-writer");
-    assert!(Command::new("mkfifo").arg(dir.join("in.pcap")).status().unwrap().success());
-    let child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .args(in_to_port_2(&program, &entries))
-        .args(["--control", "ctl.sock"])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    mkfifo(&dir.join("in.pcap"));
+    let child = spawn_in(&dir, &[&in_to_port_2(&program, &entries)[..], &["--control", "ctl.sock"]].concat(), Stdio::null());
     // The control socket is made once the ports are open, just before the loop starts.
     let waited = std::time::Instant::now();
     while !dir.join("ctl.sock").exists() && waited.elapsed().as_secs() < 20 {
@@ -632,15 +626,8 @@ fn a_stalled_fifo_holds_up_neither_commands_nor_the_frames_before_the_stall() {
     use std::io::{BufRead, Write};
     let (program, entries) = l2l3();
     let dir = scratch("fifo-stalled");
-    assert!(Command::new("mkfifo").arg(dir.join("in.pcap")).status().unwrap().success());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .args(l2l3_switch(&program, &entries))
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    mkfifo(&dir.join("in.pcap"));
+    let mut child = spawn_in(&dir, &l2l3_switch(&program, &entries), Stdio::piped());
     let (lines, stderr_lines) = std::sync::mpsc::channel();
     let stderr = child.stderr.take().unwrap();
     std::thread::spawn(move || {
