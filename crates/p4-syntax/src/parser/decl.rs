@@ -641,6 +641,7 @@ impl Parser<'_> {
             }
         }
         self.expect(Punct::RBrace)?;
+        properties.shrink_to_fit();
         Ok((params, properties))
     }
 

@@ -196,6 +196,9 @@ impl<'s> Parser<'s> {
                 self.bump();
             }
         }
+        // Kept for the whole front end: no room left over from growing it (a program of many
+        // tables holds thousands of these short lists).
+        items.shrink_to_fit();
         items
     }
 
