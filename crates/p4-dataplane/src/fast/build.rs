@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use p4_arch::{DropMarker, ExternOp, MetaRole};
-use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Stmt, Type, UnOp};
+use p4_ir::{BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Stmt, Type};
 
 use super::places::{Place, Places, Region};
 use super::{read_field, runtime, Dest, Write, FastProg, PacketPlan, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
@@ -229,202 +229,60 @@ impl FastCompiler<'_, '_> {
         Ok(self.val(b, e)?.into_ev())
     }
 
+    /// `e` as the closures read it (its one translation, [`FastCompiler::scalar`], made closures).
     pub(super) fn val(&mut self, b: &BlockRef, e: &Expr) -> R<Val> {
-        self.val_at(b, e).map_err(|error| error.at(e.span))
+        Ok(self.scalar(b, e)?.closure(self.cx.tracing))
     }
 
-    fn val_at(&mut self, b: &BlockRef, e: &Expr) -> R<Val> {
-        if crate::wide::reads_wide(e) {
-            return self.narrow_of_wide(b, e);
+    /// Field `i` of `lookahead<T>()` (the expression `e`): its bits at its offset in T, read ahead
+    /// of the cursor; the whole of T must be in the packet.
+    pub(super) fn lookahead_field(&mut self, e: &Expr) -> R<Ev> {
+        let ExprKind::Field(inner, i) = &e.kind else { return unsupported("a field of a lookahead") };
+        let fields = p4_ir::layout::wire_fields(self.cx.ir, &inner.ty);
+        let Some(f) = fields.iter().find(|f| f.path == [*i]) else { return unsupported("a field of a lookahead that is not a scalar") };
+        if f.varbit || f.width > 128 {
+            return unsupported("a field of a lookahead that is not a scalar of at most 128 bits");
         }
-        if crate::wide::is_wide(&e.ty) {
-            let ty = crate::compile::type_name(self.cx.ir, &e.ty);
-            return unsupported(format!("a {ty} value where at most 128 bits can be used (as a table key, index, condition or extern argument)"));
-        }
-        if !self.cx.is_scalar(&e.ty) {
-            return unsupported(format!("{} as a value", crate::compile::describe(self.cx.ir, e)));
-        }
-        let eval = |f: Ev| Ok(Val::Eval(f));
-        match &e.kind {
-            ExprKind::Const(v) => Ok(Val::Const(self.cx.scalar_value(v, &e.ty)?)),
-            ExprKind::Field(inner, i) if lookahead_of(inner) => {
-                // Field `i` of `lookahead<T>()`: its bits at its offset in T, read ahead of the
-                // cursor; the whole of T must be in the packet.
-                let fields = p4_ir::layout::wire_fields(self.cx.ir, &inner.ty);
-                let Some(f) = fields.iter().find(|f| f.path == [*i]) else { return unsupported("a field of a lookahead that is not a scalar") };
-                if f.varbit || f.width > 128 {
-                    return unsupported("a field of a lookahead that is not a scalar of at most 128 bits");
-                }
-                let total = p4_ir::layout::wire_width(self.cx.ir, &inner.ty) as usize;
-                eval(self.read_ahead(total, f.bit_offset as usize, f.width))
-            }
-            ExprKind::Var(_) | ExprKind::Field(..) => match (self.place(b, e), per_element(e)) {
-                (Ok(Place::Slot(s)), _) => Ok(Val::Slot(s)),
-                (Ok(Place::Field { bit, width }), _) => Ok(Val::Field { bit, width }),
-                (Ok(Place::Header(_)), _) => unsupported("a header as a value"),
-                // A field of the stack element a run-time index chooses: each element's, chosen
-                // per packet; past the stack's end 0.
-                (Err(_), Some((index, elements))) => {
-                    let index = self.element_index(b, &index)?;
-                    let each = elements.iter().map(|el| self.val(b, el)).collect::<R<Vec<Val>>>()?;
-                    eval(Arc::new(move |p, c| {
-                        let i = index.read(p, c);
-                        usize::try_from(i).ok().and_then(|i| each.get(i)).map_or(0, |v| v.read(p, c))
-                    }))
-                }
-                (Err(why), None) => Err(why),
-            },
-            ExprKind::Slice(inner, hi, lo) => {
-                let (hi, lo) = (*hi, *lo);
-                let x = self.val(b, inner)?;
-                eval(Arc::new(move |p, c| bits::slice(x.read(p, c), hi, lo)))
-            }
-            ExprKind::Unary(op, inner) => {
-                let x = self.val(b, inner)?;
-                let (w, _) = self.cx.width(&e.ty);
-                match op {
-                    UnOp::Not => eval(Arc::new(move |p, c| x.read(p, c) ^ 1)),
-                    UnOp::BitNot => eval(Arc::new(move |p, c| !x.read(p, c) & mask(w))),
-                    UnOp::Neg => eval(Arc::new(move |p, c| x.read(p, c).wrapping_neg() & mask(w))),
-                    UnOp::Plus => Ok(x),
-                }
-            }
-            ExprKind::Binary(op, l, r) => self.binary(b, *op, l, r, &e.ty),
-            ExprKind::Mux(cond, a, bb) => {
-                let (cnd, x, y) = (self.val(b, cond)?, self.val(b, a)?, self.val(b, bb)?);
-                eval(Arc::new(move |p, c| if cnd.read(p, c) != 0 { x.read(p, c) } else { y.read(p, c) }))
-            }
-            ExprKind::Cast(inner) => self.cast(b, inner, &e.ty),
-            ExprKind::Call(call) => match &call.callee {
-                Callee::Builtin { target, builtin: Builtin::IsValid } if !self.cx.is_header(&target.ty) => {
-                    // A header union is valid when one of its members is.
-                    let members = self.places.union(self.cx, b, target)?;
-                    match members.first().map(|r| r.index / 64) {
-                        Some(word) if members.iter().all(|r| r.index / 64 == word) => Ok(Val::Valid { word, mask: members.iter().fold(0, |m, r| m | 1u64 << (r.index % 64)) }),
-                        _ => eval(Arc::new(move |_, c| u128::from(members.iter().any(|r| c.wire_valid.has(r.index))))),
-                    }
-                }
-                Callee::Builtin { target, builtin: Builtin::IsValid } if self.headers_per_element(b, target).is_some() => {
-                    // The element a run-time index chooses; past the stack's end not valid.
-                    let Some((index, elements)) = self.headers_per_element(b, target) else { unreachable!("matched above") };
-                    let index = self.element_index(b, &index)?;
-                    let mut each = Vec::with_capacity(elements.len());
-                    for el in &elements {
-                        let i = self.header(b, el)?.index;
-                        each.push(Val::Valid { word: i / 64, mask: 1 << (i % 64) });
-                    }
-                    eval(Arc::new(move |p, c| {
-                        let i = index.read(p, c);
-                        usize::try_from(i).ok().and_then(|i| each.get(i)).map_or(0, |v| v.read(p, c))
-                    }))
-                }
-                Callee::Builtin { target, builtin: Builtin::IsValid } => {
-                    let i = self.header(b, target)?.index;
-                    Ok(Val::Valid { word: i / 64, mask: 1 << (i % 64) })
-                }
-                Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead" && self.cx.width(&e.ty).0 <= 128 => {
-                    let (w, _) = self.cx.width(&e.ty);
-                    eval(self.read_ahead(w as usize, 0, w))
-                }
-                Callee::Method { .. } | Callee::ExternFunction { .. } => {
-                    // The call leaves its result in a temporary slot, read after it.
-                    let slot = self.cx.alloc(&e.ty)?;
-                    let run = self.extern_call(b, call, Some(slot))?;
-                    let run = if self.cx.tracing { self.cx.traced_call(b, call, run)? } else { run };
-                    eval(Arc::new(move |p, c| {
-                        run(p, c);
-                        c.get(slot)
-                    }))
-                }
-                Callee::Function(f) => {
-                    let (run, ret) = self.function_call(b, f.index(), call)?;
-                    let Some(ret) = ret else { return unsupported("the value of a function returning none") };
-                    eval(Arc::new(move |p, c| {
-                        run(p, c);
-                        c.get(ret)
-                    }))
-                }
-                _ => unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee))),
-            },
-            ExprKind::ApplyTable(t, res) => {
-                let t = t.index();
-                self.table(t)?;
-                match res {
-                    ApplyResult::ActionRun => crate::compile::by_tracing!(self.cx.tracing, T => eval(Arc::new(move |p, c| super::apply_table::<T>(p, c, t).action as u128))),
-                    ApplyResult::Hit | ApplyResult::Miss => {
-                        let want_hit = *res == ApplyResult::Hit;
-                        crate::compile::by_tracing!(self.cx.tracing, T => eval(Arc::new(move |p, c| {
-                            let out = super::apply_table::<T>(p, c, t);
-                            c.exit_pending |= out.flow == Flow::Exit;
-                            u128::from(out.hit == want_hit)
-                        })))
-                    }
-                }
-            }
-            _ => unsupported(format!("{} (the wire-format executor does not compute it)", crate::compile::describe(self.cx.ir, e))),
-        }
+        let total = p4_ir::layout::wire_width(self.cx.ir, &inner.ty) as usize;
+        Ok(self.read_ahead(total, f.bit_offset as usize, f.width))
     }
 
-    /// A conversion: to `bool`, nonzero; a signed value widened by its sign; else cut to the width.
-    fn cast(&mut self, b: &BlockRef, inner: &Expr, to: &Type) -> R<Val> {
-        let x = self.val(b, inner)?;
-        let (fw, fs) = self.cx.width(&inner.ty);
-        if matches!(to, Type::Bool) && inner.ty != Type::Bool {
-            return Ok(Val::Eval(Arc::new(move |p, c| u128::from(x.read(p, c) != 0))));
-        }
-        let (tw, _) = self.cx.width(to);
-        Ok(if fs && tw > fw {
-            Val::Eval(Arc::new(move |p, c| bits::cast(x.read(p, c), fw, true, tw)))
-        } else if tw >= fw && !matches!(inner.ty, Type::InfInt) {
-            x
-        } else {
-            let m = mask(tw);
-            match x {
-                Val::Const(k) => Val::Const(k & m),
-                x => Val::Eval(Arc::new(move |p, c| x.read(p, c) & m)),
-            }
-        })
+    /// A field of the stack element a run-time index chooses: each element's, chosen per packet;
+    /// past the stack's end 0. `None`: `e` is not such a field.
+    pub(super) fn element_field(&mut self, b: &BlockRef, e: &Expr) -> Option<R<Ev>> {
+        let (index, elements) = per_element(e)?;
+        Some((|| {
+            let index = self.element_index(b, &index)?;
+            let each = elements.iter().map(|el| self.val(b, el)).collect::<R<Vec<Val>>>()?;
+            let f: Ev = Arc::new(move |p, c| {
+                let i = index.read(p, c);
+                usize::try_from(i).ok().and_then(|i| each.get(i)).map_or(0, |v| v.read(p, c))
+            });
+            Ok(f)
+        })())
     }
 
-    fn binary(&mut self, b: &BlockRef, op: BinOp, l: &Expr, r: &Expr, ty: &Type) -> R<Val> {
-        if !self.cx.is_scalar(&l.ty) {
-            let eq = self.equal_aggregates(b, l, r)?;
-            return match op {
-                BinOp::Eq => Ok(Val::Eval(eq)),
-                BinOp::Ne => Ok(Val::Eval(Arc::new(move |p, c| eq(p, c) ^ 1))),
-                _ => unsupported("an operator other than == and != on aggregates"),
-            };
-        }
-        let (w, s) = self.cx.width(&l.ty);
-        let (rw, _) = self.cx.width(ty);
-        let m = mask(rw);
-        let (rwid, _) = self.cx.width(&r.ty);
-        let x = self.val(b, l)?;
-        let y = self.val(b, r)?;
-        // The operators packets meet most, against a constant, without the operator dispatch.
-        if let Val::Const(k) = y {
-            let x = x.clone();
-            let f: Option<Ev> = match op {
-                BinOp::Eq => Some(Arc::new(move |p, c| u128::from(x.read(p, c) == k))),
-                BinOp::Ne => Some(Arc::new(move |p, c| u128::from(x.read(p, c) != k))),
-                BinOp::Add => Some(Arc::new(move |p, c| x.read(p, c).wrapping_add(k) & m)),
-                BinOp::Sub => Some(Arc::new(move |p, c| x.read(p, c).wrapping_sub(k) & m)),
-                BinOp::BitAnd => Some(Arc::new(move |p, c| x.read(p, c) & k)),
-                _ => None,
-            };
-            if let Some(f) = f {
-                return Ok(Val::Eval(f));
+    /// Whether the stack element a run-time index chooses is valid (past the stack's end not).
+    /// `None`: `target` is not such an element.
+    pub(super) fn element_valid(&mut self, b: &BlockRef, target: &Expr) -> Option<R<Ev>> {
+        let (index, elements) = self.headers_per_element(b, target)?;
+        Some((|| {
+            let index = self.element_index(b, &index)?;
+            let mut each = Vec::with_capacity(elements.len());
+            for el in &elements {
+                let i = self.header(b, el)?.index;
+                each.push(Val::Valid { word: i / 64, mask: 1 << (i % 64) });
             }
-        }
-        Ok(Val::Eval(match op {
-            BinOp::And => Arc::new(move |p, c| u128::from(x.read(p, c) != 0 && y.read(p, c) != 0)),
-            BinOp::Or => Arc::new(move |p, c| u128::from(x.read(p, c) != 0 || y.read(p, c) != 0)),
-            _ => Arc::new(move |p, c| {
-                let a = x.read(p, c);
-                let bb = y.read(p, c);
-                binop(op, a, bb, w, s, m, rwid)
-            }),
-        }))
+            let f: Ev = Arc::new(move |p, c| {
+                let i = index.read(p, c);
+                usize::try_from(i).ok().and_then(|i| each.get(i)).map_or(0, |v| v.read(p, c))
+            });
+            Ok(f)
+        })())
+    }
+
+    pub(super) fn header_index(&mut self, b: &BlockRef, e: &Expr) -> R<usize> {
+        Ok(self.header(b, e)?.index)
     }
 
     // ------------------------------------------------------------------ places written
@@ -899,7 +757,7 @@ impl FastCompiler<'_, '_> {
     /// `width` bits `off` bits ahead of the cursor, of a `lookahead` of `total` bits: past the
     /// packet's end the value is 0 and the state rejects with PacketTooShort (the closure
     /// executor's semantics).
-    fn read_ahead(&mut self, total: usize, off: usize, width: u32) -> Ev {
+    pub(super) fn read_ahead(&mut self, total: usize, off: usize, width: u32) -> Ev {
         let short = self.cx.errors.packet_too_short;
         self.reads_ahead = true;
         Arc::new(move |_, c| {
@@ -1026,7 +884,7 @@ impl FastCompiler<'_, '_> {
     /// `l == r` of two structs, tuples or headers (`Ne`: its negation), as P4 compares them
     /// compares them: member by member; headers equal when both are invalid or both valid with
     /// the same bytes.
-    fn equal_aggregates(&mut self, b: &BlockRef, l: &Expr, r: &Expr) -> R<Ev> {
+    pub(super) fn equal_aggregates(&mut self, b: &BlockRef, l: &Expr, r: &Expr) -> R<Ev> {
         if crate::wide::is_wide(&l.ty) {
             let (x, y) = (self.wide(b, l)?, self.wide(b, r)?);
             return Ok(Arc::new(move |p, c| u128::from(x(p, c) == y(p, c))));
@@ -1243,7 +1101,7 @@ impl FastCompiler<'_, '_> {
     /// [`super::runtime`]; `ret`: the frame slot a value call leaves its result in. A call that
     /// asks for the traffic manager, or may write the multicast group, makes the program hand
     /// over ([`FastProg::hands_over`]).
-    fn extern_call(&mut self, b: &BlockRef, call: &Call, ret: Option<usize>) -> R<Run> {
+    pub(super) fn extern_call(&mut self, b: &BlockRef, call: &Call, ret: Option<usize>) -> R<Run> {
         let written = self.written.len();
         let (run, op) = match &call.callee {
             Callee::Method { target, extern_type, method, .. } => self.extern_method(b, call, target, extern_type, method, ret)?,
@@ -1735,7 +1593,7 @@ impl FastCompiler<'_, '_> {
 
     /// A call of function `f` (a P4 function, not an action): arguments copied in, the body,
     /// `out`/`inout` ones copied back; with the slot its value is left in, if it returns one.
-    fn function_call(&mut self, b: &BlockRef, f: usize, call: &Call) -> R<(Run, Option<usize>)> {
+    pub(super) fn function_call(&mut self, b: &BlockRef, f: usize, call: &Call) -> R<(Run, Option<usize>)> {
         self.function(f)?;
         let ir = self.cx.ir;
         let Some(func) = ir.functions.get(f) else { return unsupported(format!("function id {f}")) };
@@ -2042,7 +1900,7 @@ fn equal_headers(x: Region, y: Region) -> R<impl Fn(&crate::exec::Ctx) -> bool> 
 }
 
 /// Whether `e` is `packet_in.lookahead<T>()`.
-fn lookahead_of(e: &Expr) -> bool {
+pub(super) fn lookahead_of(e: &Expr) -> bool {
     matches!(&e.kind, ExprKind::Call(call) if matches!(&call.callee, Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "lookahead"))
 }
 
@@ -2135,34 +1993,5 @@ fn invalidate_in(c: &mut crate::exec::Ctx, r: Region) {
     }
     if let Some(v) = r.varbit {
         c.set(v.length_slot, 0);
-    }
-}
-
-/// A binary operator on normalised scalars: `w`/`s` the operands' width and signedness, `m` the
-/// result's mask, `rwid` the right operand's width (for `++`).
-#[inline]
-fn binop(op: BinOp, a: u128, b: u128, w: u32, s: bool, m: u128, rwid: u32) -> u128 {
-    match op {
-        BinOp::Add => a.wrapping_add(b) & m,
-        BinOp::Sub => a.wrapping_sub(b) & m,
-        BinOp::Mul => a.wrapping_mul(b) & m,
-        BinOp::Div => a.checked_div(b).unwrap_or(0) & m,
-        BinOp::Mod => a.checked_rem(b).unwrap_or(0) & m,
-        BinOp::AddSat => bits::add_sat(a, b, w, s),
-        BinOp::SubSat => bits::sub_sat(a, b, w, s),
-        BinOp::Shl => bits::shl(a, b, w),
-        BinOp::Shr => bits::shr(a, b, w, s),
-        BinOp::Eq => u128::from(a == b),
-        BinOp::Ne => u128::from(a != b),
-        BinOp::Lt => u128::from(bits::lt(a, b, w, s)),
-        BinOp::Le => u128::from(!bits::lt(b, a, w, s)),
-        BinOp::Gt => u128::from(bits::lt(b, a, w, s)),
-        BinOp::Ge => u128::from(!bits::lt(a, b, w, s)),
-        BinOp::BitAnd => a & b,
-        BinOp::BitOr => a | b,
-        BinOp::BitXor => a ^ b,
-        BinOp::Concat => (a.checked_shl(rwid).unwrap_or(0) | b) & m,
-        BinOp::And => u128::from(a != 0 && b != 0),
-        BinOp::Or => u128::from(a != 0 || b != 0),
     }
 }

@@ -35,6 +35,7 @@ mod build;
 mod jit;
 mod pipeline;
 mod places;
+mod scalar;
 pub(crate) mod runtime;
 mod wide;
 

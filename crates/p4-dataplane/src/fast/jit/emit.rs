@@ -23,6 +23,7 @@ use crate::hashing::Algorithm;
 use crate::table::{Count, FlatProbe, FlatSlot, Hit, TableState, FLAT_EMPTY, FLAT_MIX};
 use p4_arch::{ExternOp, MetaRole, StateKind};
 use crate::fast::places::{Place, Region};
+use crate::fast::scalar::{Cast, Scalar, ScalarKind};
 
 /// The largest function handed to Cranelift, in its instructions: its register allocator and
 /// optimiser take time and memory that grow faster than the function (a control of 10,000 table
@@ -1528,31 +1529,44 @@ impl Gen<'_, '_, '_> {
         }
     }
 
-    /// The value of `e` (a scalar of at most 64 bits).
+    /// The value of `e` (a scalar of at most 64 bits), from its one translation.
     fn expr(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr) -> R<Value> {
         if !self.narrow(&e.ty) {
             return unsupported(format!("{} wider than 64 bits", crate::compile::describe(self.fc.cx.ir, e)));
         }
-        let (w, _) = self.fc.cx.width(&e.ty);
-        match &e.kind {
-            ExprKind::Const(v) => {
-                let k = self.fc.cx.scalar_value(v, &e.ty)?;
-                Ok(f.konst(k as u64))
+        let v = self.fc.scalar(b, e)?;
+        self.scalar(f, &v)
+    }
+
+    /// The code of a value of at most 64 bits; a node it does not generate is its closure,
+    /// called from here.
+    fn scalar(&mut self, f: &mut Fun<'_>, v: &Scalar) -> R<Value> {
+        let w = v.width;
+        if w > 64 {
+            return unsupported("a value wider than 64 bits");
+        }
+        match &v.kind {
+            ScalarKind::Const(k) => Ok(f.konst(*k as u64)),
+            ScalarKind::Slot(s) => Ok(f.slot_read(*s)),
+            ScalarKind::Field { bit } if (bit % 8) as u32 + w <= 64 => Ok(f.field_read(*bit, w)),
+            ScalarKind::Valid { word, mask } => {
+                let (_, bits, _) = f.valid_bits(word * 64);
+                if mask.count_ones() == 1 {
+                    let shifted = f.b.ins().ushr_imm_s(bits, i64::from(mask.trailing_zeros()));
+                    return Ok(f.b.ins().band_imm_s(shifted, 1));
+                }
+                // A header union: valid when one of its members is.
+                let members = f.b.ins().band_imm_s(bits, *mask as i64);
+                let zero = f.konst(0);
+                Ok(f.bool_of(IntCC::NotEqual, members, zero))
             }
-            // A place only the closures find (a field of `hdr.s.last`, of an element at a
-            // run-time index): their value, called from here.
-            ExprKind::Var(_) | ExprKind::Field(..) => match self.fc.place(b, e) {
-                Ok(Place::Slot(s)) => Ok(f.slot_read(s)),
-                Ok(Place::Field { bit, width }) if (bit % 8) as u32 + width <= 64 => Ok(f.field_read(bit, width)),
-                _ => self.fallback(f, b, e),
-            },
-            ExprKind::Slice(inner, hi, lo) if self.narrow(&inner.ty) => {
-                let x = self.expr(f, b, inner)?;
+            ScalarKind::Slice { of, lo } if of.width <= 64 => {
+                let x = self.scalar(f, of)?;
                 let shifted = f.b.ins().ushr_imm_s(x, i64::from(*lo));
-                Ok(f.b.ins().band_imm_s(shifted, mask(hi - lo + 1) as i64))
+                Ok(f.b.ins().band_imm_s(shifted, mask(w) as i64))
             }
-            ExprKind::Unary(op, inner) => {
-                let x = self.expr(f, b, inner)?;
+            ScalarKind::Unary { op, of } => {
+                let x = self.scalar(f, of)?;
                 Ok(match op {
                     UnOp::Not => f.b.ins().bxor_imm_s(x, 1),
                     UnOp::BitNot => f.b.ins().bxor_imm_s(x, mask(w) as i64),
@@ -1563,84 +1577,55 @@ impl Gen<'_, '_, '_> {
                     UnOp::Plus => x,
                 })
             }
-            ExprKind::Binary(op, l, r) if self.narrow(&l.ty) && self.narrow(&r.ty) => self.binary(f, b, e, *op, l, r),
-            ExprKind::Mux(cond, x, y) => {
-                let c = self.expr(f, b, cond)?;
-                let (yes, no, join) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
+            ScalarKind::Binary { op, signed, l, r } if l.width <= 64 && r.width <= 64 => self.binary(f, v, *op, *signed, l, r),
+            ScalarKind::Mux { cond, yes, no } => {
+                let c = self.scalar(f, cond)?;
+                let (y, n, join) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
                 f.b.append_block_param(join, I64);
-                f.b.ins().brif(c, yes, &[], no, &[]);
-                f.b.switch_to_block(yes);
-                let a = self.expr(f, b, x)?;
+                f.b.ins().brif(c, y, &[], n, &[]);
+                f.b.switch_to_block(y);
+                let a = self.scalar(f, yes)?;
                 f.b.ins().jump(join, &[BlockArg::Value(a)]);
-                f.b.switch_to_block(no);
-                let bb = self.expr(f, b, y)?;
+                f.b.switch_to_block(n);
+                let bb = self.scalar(f, no)?;
                 f.b.ins().jump(join, &[BlockArg::Value(bb)]);
                 f.b.switch_to_block(join);
                 Ok(f.b.block_params(join)[0])
             }
-            ExprKind::Cast(inner) => self.cast(f, b, e, inner),
-            ExprKind::Call(call) => match &call.callee {
-                // A header union's validity is its members'.
-                Callee::Builtin { target, builtin: Builtin::IsValid } if !self.fc.cx.is_header(&target.ty) => self.fallback(f, b, e),
-                Callee::Builtin { target, builtin: Builtin::IsValid } => {
-                    let Ok(r) = self.header(b, target) else { return self.fallback(f, b, e) };
-                    let (_, bits, _) = f.valid_bits(r.index);
-                    let shifted = f.b.ins().ushr_imm_s(bits, (r.index % 64) as i64);
-                    Ok(f.b.ins().band_imm_s(shifted, 1))
-                }
-                // The closures' value; past the packet's end it leaves an error pending for its
-                // parser state (`FastCompiler::reads_ahead`), which the state then rejects with.
-                _ => self.fallback(f, b, e),
-            },
-            ExprKind::ApplyTable(t, res) => {
-                let (hit, action) = self.apply(f, t.index())?;
-                Ok(match res {
+            ScalarKind::Cast { of, how } if of.width <= 64 && *how != Cast::SignExtend => {
+                let x = self.scalar(f, of)?;
+                Ok(match how {
+                    Cast::NonZero => {
+                        let zero = f.konst(0);
+                        f.bool_of(IntCC::NotEqual, x, zero)
+                    }
+                    Cast::Cut => f.b.ins().band_imm_s(x, mask(w) as i64),
+                    Cast::Same | Cast::SignExtend => x,
+                })
+            }
+            ScalarKind::Applied { table, result } => {
+                let (hit, action) = self.apply(f, *table)?;
+                Ok(match result {
                     ApplyResult::Hit => hit,
                     ApplyResult::Miss => f.b.ins().bxor_imm_s(hit, 1),
                     ApplyResult::ActionRun => action,
                 })
             }
-            _ => self.fallback(f, b, e),
+            _ => Ok(self.fallback(f, v)),
         }
     }
 
     /// A value the wire-format closures compute, called from here.
-    fn fallback(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr) -> R<Value> {
+    fn fallback(&mut self, f: &mut Fun<'_>, v: &Scalar) -> Value {
         self.opaque = true;
-        let ev = self.fc.val(b, e)?.into_ev();
+        let ev = v.clone().closure(self.fc.cx.tracing).into_ev();
         let idx = self.evals.len() as u64;
         self.evals.push(ev);
-        Ok(f.call(super::jit_eval, idx))
+        f.call(super::jit_eval, idx)
     }
 
-    fn cast(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr, inner: &Expr) -> R<Value> {
-        let (tw, _) = self.fc.cx.width(&e.ty);
-        if let ExprKind::Const(v) = &inner.kind {
-            // As the closures: the constant's value in the wider of the two types, cut.
-            let k = if matches!(inner.ty, Type::InfInt) { self.fc.cx.scalar_value(v, &e.ty)? } else { self.fc.cx.scalar_value(v, &inner.ty)? };
-            if matches!(e.ty, Type::Bool) && inner.ty != Type::Bool {
-                return Ok(f.konst(u64::from(k != 0)));
-            }
-            return Ok(f.konst((k & mask(tw)) as u64));
-        }
-        if !self.narrow(&inner.ty) {
-            return self.fallback(f, b, e);
-        }
-        let (fw, fs) = self.fc.cx.width(&inner.ty);
-        if fs && tw > fw {
-            return self.fallback(f, b, e);
-        }
-        let x = self.expr(f, b, inner)?;
-        if matches!(e.ty, Type::Bool) && inner.ty != Type::Bool {
-            let zero = f.konst(0);
-            return Ok(f.bool_of(IntCC::NotEqual, x, zero));
-        }
-        Ok(if tw >= fw { x } else { f.b.ins().band_imm_s(x, mask(tw) as i64) })
-    }
-
-    fn binary(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr, op: BinOp, l: &Expr, r: &Expr) -> R<Value> {
-        let (w, signed) = self.fc.cx.width(&l.ty);
-        let (rw, _) = self.fc.cx.width(&e.ty);
+    fn binary(&mut self, f: &mut Fun<'_>, v: &Scalar, op: BinOp, signed: bool, l: &Scalar, r: &Scalar) -> R<Value> {
+        let (w, rw) = (l.width, v.width);
         let m = mask(rw) as i64;
         let unsigned_cc = |op: BinOp| match op {
             BinOp::Lt => Some(IntCC::UnsignedLessThan),
@@ -1652,7 +1637,7 @@ impl Gen<'_, '_, '_> {
         match op {
             BinOp::And | BinOp::Or => {
                 // Short-circuit: the right side (which may apply a table) only when it decides.
-                let x = self.expr(f, b, l)?;
+                let x = self.scalar(f, l)?;
                 let (right, join) = (f.b.create_block(), f.b.create_block());
                 f.b.append_block_param(join, I64);
                 if op == BinOp::And {
@@ -1661,7 +1646,7 @@ impl Gen<'_, '_, '_> {
                     f.b.ins().brif(x, join, &[BlockArg::Value(x)], right, &[]);
                 }
                 f.b.switch_to_block(right);
-                let y = self.expr(f, b, r)?;
+                let y = self.scalar(f, r)?;
                 let zero = f.konst(0);
                 let y = f.bool_of(IntCC::NotEqual, y, zero);
                 f.b.ins().jump(join, &[BlockArg::Value(y)]);
@@ -1671,8 +1656,8 @@ impl Gen<'_, '_, '_> {
                 Ok(f.bool_of(IntCC::NotEqual, v, zero))
             }
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::Eq | BinOp::Ne => {
-                let x = self.expr(f, b, l)?;
-                let y = self.expr(f, b, r)?;
+                let x = self.scalar(f, l)?;
+                let y = self.scalar(f, r)?;
                 Ok(match op {
                     BinOp::Add => {
                         let s = f.b.ins().iadd(x, y);
@@ -1694,18 +1679,17 @@ impl Gen<'_, '_, '_> {
                 })
             }
             _ if !signed && unsigned_cc(op).is_some() => {
-                let x = self.expr(f, b, l)?;
-                let y = self.expr(f, b, r)?;
+                let x = self.scalar(f, l)?;
+                let y = self.scalar(f, r)?;
                 let cc = unsigned_cc(op).unwrap_or(IntCC::Equal);
                 Ok(f.bool_of(cc, x, y))
             }
             BinOp::Shl | BinOp::Shr if !(signed && op == BinOp::Shr) => {
-                let ExprKind::Const(k) = &r.kind else { return self.fallback(f, b, e) };
-                let k = self.fc.cx.scalar_value(k, &r.ty)?;
+                let Some(k) = r.constant() else { return Ok(self.fallback(f, v)) };
                 if k >= u128::from(w) {
                     return Ok(f.konst(0));
                 }
-                let x = self.expr(f, b, l)?;
+                let x = self.scalar(f, l)?;
                 Ok(if op == BinOp::Shl {
                     let s = f.b.ins().ishl_imm_s(x, k as i64);
                     f.b.ins().band_imm_s(s, mask(w) as i64)
@@ -1713,15 +1697,14 @@ impl Gen<'_, '_, '_> {
                     f.b.ins().ushr_imm_s(x, k as i64)
                 })
             }
-            BinOp::Concat if rw <= 64 => {
-                let (yw, _) = self.fc.cx.width(&r.ty);
-                let x = self.expr(f, b, l)?;
-                let y = self.expr(f, b, r)?;
-                let hi = if yw >= 64 { f.konst(0) } else { f.b.ins().ishl_imm_s(x, i64::from(yw)) };
+            BinOp::Concat => {
+                let x = self.scalar(f, l)?;
+                let y = self.scalar(f, r)?;
+                let hi = if r.width >= 64 { f.konst(0) } else { f.b.ins().ishl_imm_s(x, i64::from(r.width)) };
                 let v = f.b.ins().bor(hi, y);
                 Ok(f.b.ins().band_imm_s(v, m))
             }
-            _ => self.fallback(f, b, e),
+            _ => Ok(self.fallback(f, v)),
         }
     }
 }
