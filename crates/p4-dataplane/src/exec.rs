@@ -258,6 +258,7 @@ pub enum Target {
 }
 
 /// One select keyset component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KeyMatch {
     Mask(u128, u128),
     Range(u128, u128),

@@ -5,12 +5,14 @@ use std::sync::Arc;
 use p4_arch::{DropMarker, ExternOp, MetaRole};
 use p4_ir::{BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Stmt, Type};
 
+use super::code::{ChecksumTarget, Code, ParserCode, StateCode, TransitionCode};
 use super::places::{Place, Places, Region};
-use super::{read_field, runtime, Dest, Write, FastProg, PacketPlan, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
-use crate::bits::{self, mask};
+use super::scalar::Scalar;
+use super::{runtime, Dest, Write, FastProg, PacketPlan, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
+use crate::bits;
 use crate::compile::{unsupported, Compiler, R};
-use crate::exec::{Ev, Flow, KeyMatch, Prog, Run, SwitchArms, reject_on_pending_error, seq};
-use crate::hashing::{csum16_shifts, Algorithm, Csum16Sum};
+use crate::exec::{Ev, Flow, KeyMatch, Prog, Run, SwitchArms, seq};
+use crate::hashing::{csum16_shifts, Algorithm};
 
 /// Compiles the pipeline of `prog` (built by `cx`) for the wire-format executor; an error names the
 /// first construct it cannot run.
@@ -20,22 +22,26 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     let mut fc = FastCompiler {
         cx,
         places,
-        actions: Vec::new(),
+        action_code: Vec::new(),
         tables: Vec::new(),
+        key_code: Vec::new(),
         written: Vec::new(),
         hands_over: false,
         reads_ahead: false,
         functions: Vec::new(),
         current_ret: None,
     };
-    fc.actions.resize_with(fc.cx.ir.actions.len(), || None);
+    fc.action_code.resize_with(fc.cx.ir.actions.len(), || None);
     fc.tables.resize_with(fc.cx.ir.tables.len(), || None);
+    fc.key_code.resize_with(fc.cx.ir.tables.len(), Vec::new);
     fc.functions.resize_with(fc.cx.ir.functions.len(), || None);
-    let (parser_init, states) = fc.parser(prog.pipeline.parser)?;
-    let mut controls: Vec<Option<Run>> = Vec::new();
+    // The one translation of the pipeline's blocks (and, on demand, of the actions and tables
+    // they apply), which both back ends below consume.
+    let parser = fc.parser_code(prog.pipeline.parser)?;
+    let mut controls: Vec<Option<Vec<Code>>> = Vec::new();
     controls.resize_with(fc.cx.ir.controls.len(), || None);
     for &i in &prog.pipeline.ingress {
-        controls[i] = fc.control(i)?;
+        controls[i] = fc.control_code(i)?;
     }
     // The pipeline here sends one copy to one port or drops it: a packet asking for more (a
     // multicast group, a clone, a re-parse, a truncation) or stopped by an assert goes to the
@@ -47,17 +53,20 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     // it after ingress; else only the packets whose ingress asked.
     let ingress_hands_over = std::mem::replace(&mut fc.hands_over, false);
     for &i in prog.pipeline.egress.iter().chain(&prog.pipeline.deparse) {
-        controls[i] = fc.control(i)?;
+        controls[i] = fc.control_code(i)?;
     }
     let hands_over_when_asked = ingress_hands_over && !fc.hands_over;
     fc.hands_over |= ingress_hands_over;
-    // The same blocks as machine code, where the machine takes it; for a program that does not
-    // hand over, the whole packet as one function too.
-    let compiled: Vec<usize> = controls.iter().enumerate().filter(|(_, c)| c.is_some()).map(|(i, _)| i).collect();
-    let stages = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
-    let pipeline = (!fc.hands_over).then_some((&stages, &prog.pipeline_meta));
-    // A traced build records its steps from the closures.
-    let jit = if fc.cx.tracing { None } else { super::jit::compile(&mut fc, prog.pipeline.parser, &compiled, pipeline) };
+    let with_body: Vec<bool> = controls.iter().map(Option::is_some).collect();
+    let plan = packet_plan(prog, &fc.places, &with_body, fc.cx.next_slot);
+    // Machine code, where the machine takes it; for a program that does not hand over, the whole
+    // packet as one function too. A traced build records its steps from the closures.
+    let compiled: Vec<usize> = (0..controls.len()).filter(|&i| with_body[i]).collect();
+    let pipeline = (!fc.hands_over).then_some((&plan, &prog.pipeline_meta));
+    let jit = if fc.cx.tracing { None } else { super::jit::compile(&mut fc, &parser, &controls, prog.pipeline.parser, &compiled, pipeline) };
+    // The closures.
+    let (parser_init, states) = fc.parser_closures(prog.pipeline.parser, parser);
+    let mut controls: Vec<Option<Run>> = controls.into_iter().enumerate().map(|(i, code)| code.map(|code| fc.control_closures(i, code))).collect();
     if let Some(j) = &jit {
         for (i, body) in controls.iter_mut().enumerate() {
             // A control that did not become machine code keeps its closures.
@@ -67,22 +76,20 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
             }
         }
     }
+    let actions = fc.action_closures();
     // The traffic manager restores preserved fields in the frame, where this executor keeps no
     // header.
     let preserved: Vec<(usize, usize)> = fc.cx.field_sets.iter().flatten().map(|&(s, len)| (s, s + len)).collect();
     if !fc.places.frame_headers(Some(&preserved)).is_empty() {
         return unsupported("a header field among the fields a clone, resubmission or recirculation preserves");
     }
-    // Extern results may have taken frame slots for temporaries.
-    let plan = packet_plan(prog, &fc.places, &controls, fc.cx.next_slot);
     let frame_headers = fc.places.frame_headers(None);
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions: fc.actions, functions: fc.functions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit })
+    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions, functions: fc.functions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit })
 }
 
-/// The per-packet work around the blocks of `prog`, resolved once.
-fn packet_plan(prog: &Prog, places: &Places, controls: &[Option<Run>], frame_len: usize) -> PacketPlan {
+fn packet_plan(prog: &Prog, places: &Places, controls: &[bool], frame_len: usize) -> PacketPlan {
     let meta = &prog.intrinsic;
-    let with_body = |stage: &[usize]| stage.iter().copied().filter(|i| matches!(controls.get(*i), Some(Some(_)))).collect();
+    let with_body = |stage: &[usize]| stage.iter().copied().filter(|i| controls.get(*i) == Some(&true)).collect();
     let DropMarker::AllOnes(marker) = prog.arch.drop;
     PacketPlan {
         zero: places.frame_ranges(frame_len),
@@ -171,12 +178,15 @@ impl FastCompiler<'_, '_> {
 pub(super) struct FastCompiler<'c, 'a> {
     pub(super) cx: &'c mut Compiler<'a>,
     pub(super) places: Places,
-    actions: Vec<Option<Run>>,
+    /// By IR action id: the action's body, translated once (`None`: not yet, or never needed).
+    pub(super) action_code: Vec<Option<Arc<Vec<Code>>>>,
     pub(super) tables: Vec<Option<FastTable>>,
+    /// By IR table id: its key fields, in the layout's order, translated once.
+    pub(super) key_code: Vec<Vec<Scalar>>,
     /// Frame slots some compiled statement assigns.
-    written: Vec<usize>,
+    pub(super) written: Vec<usize>,
     /// Something compiled needs the switch's traffic manager ([`FastProg::hands_over`]).
-    hands_over: bool,
+    pub(super) hands_over: bool,
     /// The parser state being compiled reads ahead (`lookahead`), which can fail where it is an
     /// expression: it leaves its error in `Ctx::pending_err` for the state to reject with.
     pub(super) reads_ahead: bool,
@@ -187,11 +197,6 @@ pub(super) struct FastCompiler<'c, 'a> {
     current_ret: Option<usize>,
 }
 
-/// A compiled statement: assignments are kept apart so runs of them become one closure.
-enum Step {
-    Assign(Dest, Val),
-    Run(Run),
-}
 
 /// `Return` ends only the action or control it is in (`stmts`: its statements; without a
 /// `return` among them, `body` is used as it is).
@@ -321,7 +326,7 @@ impl FastCompiler<'_, '_> {
         }
     }
 
-    fn dest(&mut self, b: &BlockRef, e: &Expr) -> R<Dest> {
+    pub(super) fn dest(&mut self, b: &BlockRef, e: &Expr) -> R<Dest> {
         if let ExprKind::Slice(inner, hi, lo) = &e.kind {
             let (hi, lo) = (*hi, *lo);
             if crate::wide::is_wide(&inner.ty) {
@@ -359,60 +364,13 @@ impl FastCompiler<'_, '_> {
 
     // ------------------------------------------------------------------ statements
 
+    /// `stmts` as closures, from their one translation.
     fn block(&mut self, b: &BlockRef, stmts: &[Stmt]) -> R<Run> {
-        let mut runs = Vec::with_capacity(stmts.len());
-        let mut assigns: Vec<(Dest, Val)> = Vec::new();
-        for s in stmts {
-            if matches!(s, Stmt::Empty) {
-                continue;
-            }
-            match self.step(b, s)? {
-                Step::Assign(d, v) => assigns.push((d, v)),
-                Step::Run(r) => {
-                    if !assigns.is_empty() {
-                        runs.push(assignments(std::mem::take(&mut assigns)));
-                    }
-                    runs.push(r);
-                }
-            }
-        }
-        if !assigns.is_empty() {
-            runs.push(assignments(assigns));
-        }
-        Ok(seq(runs))
+        let code = self.code_block(b, stmts)?;
+        Ok(self.closures(code))
     }
 
-    /// A parser state's statements: one that reads past the packet's end (`lookahead`) rejects
-    /// the packet right after it, as the specification's `verify` does, so the statements after
-    /// it do not run. `reads_ahead` is left set if any statement reads ahead.
-    fn state_body(&mut self, b: &BlockRef, stmts: &[Stmt]) -> R<Run> {
-        let mut runs = Vec::with_capacity(stmts.len());
-        let mut any = false;
-        for s in stmts {
-            self.reads_ahead = false;
-            let run = self.block(b, std::slice::from_ref(s))?;
-            runs.push(if self.reads_ahead { reject_on_pending_error(run) } else { run });
-            any |= self.reads_ahead;
-        }
-        self.reads_ahead = any;
-        Ok(seq(runs))
-    }
-
-    /// A scalar assignment as a step, anything else compiled.
-    fn step(&mut self, b: &BlockRef, s: &Stmt) -> R<Step> {
-        if let Stmt::Assign { lhs, rhs, span } = s {
-            // An assignment applying a table stays a statement of its own (its action may exit).
-            if self.cx.is_scalar(&lhs.ty) && !crate::compile::pending_exit::stmt_applies_table(s) && !index_after_call(lhs, rhs) {
-                let at = |e: crate::DataplaneError| e.at(*span);
-                // Else compiled as a statement of its own.
-                if let (Ok(d), Ok(v)) = (self.dest(b, lhs).map_err(at), self.val(b, rhs).map_err(at)) {
-                    return Ok(Step::Assign(d, v));
-                }
-            }
-        }
-        Ok(Step::Run(self.stmt(b, s)?))
-    }
-
+    /// Statement `s` compiled as a closure of its own ([`Code::Run`](super::code::Code::Run)).
     pub(super) fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
         Ok(crate::compile::pending_exit::after(s, self.stmt_body(b, s)?))
     }
@@ -448,17 +406,6 @@ impl FastCompiler<'_, '_> {
             }
             Stmt::Assign { lhs, rhs, span } => self.assign(b, lhs, rhs).map_err(|e| e.at(*span))?,
             Stmt::Call(call) => self.call(b, call).map_err(|e| e.at(call.span))?,
-            Stmt::ApplyTable { table, .. } => {
-                let t = table.index();
-                self.table(t)?;
-                crate::compile::by_tracing!(self.cx.tracing, T => Box::new(move |p, c| super::apply_table::<T>(p, c, t).flow))
-            }
-            Stmt::If { cond, then, otherwise, .. } => {
-                let cnd = self.val(b, cond)?;
-                let t = self.block(b, then)?;
-                let e = self.block(b, otherwise)?;
-                crate::compile::pending_exit::branch(crate::compile::pending_exit::applies_table(cond), move |p, c| cnd.read(p, c) != 0, t, e)
-            }
             Stmt::SwitchAction { table, cases, .. } => {
                 let t = table.index();
                 self.table(t)?;
@@ -485,10 +432,8 @@ impl FastCompiler<'_, '_> {
                     arms.run(&x, p, c)
                 })
             }
-            Stmt::Block(stmts) => self.block(b, stmts)?,
-            Stmt::Exit(_) => Box::new(|_, _| Flow::Exit),
-            Stmt::Return(None, _) => Box::new(|_, _| Flow::Return),
-            Stmt::Empty => Box::new(|_, _| Flow::Next),
+            // Translated as nodes of their own.
+            Stmt::Block(_) | Stmt::If { .. } | Stmt::ApplyTable { .. } | Stmt::Exit(_) | Stmt::Return(None, _) | Stmt::Empty => self.block(b, std::slice::from_ref(s))?,
             Stmt::Return(Some(e), span) => {
                 let Some(ret) = self.current_ret else { return unsupported("`return` with a value outside a function").map_err(|x: crate::DataplaneError| x.at(*span)) };
                 let v = self.val(b, e)?;
@@ -645,7 +590,7 @@ impl FastCompiler<'_, '_> {
 
     /// `extract` of a header without a varbit field: its bytes copied (bits, off a byte), its
     /// validity set, the cursor moved; a packet too short rejects.
-    fn extract_fixed(&self, r: Region) -> R<Run> {
+    pub(super) fn extract_fixed(&self, r: Region) -> R<Run> {
         if r.varbit.is_some() {
             return unsupported("extract of a header with a varbit field without its size");
         }
@@ -1202,9 +1147,8 @@ impl FastCompiler<'_, '_> {
     fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<(Run, Option<ExternOp>)> {
         let arg = |i: usize| call.args.get(i).map(|a| &a.expr).ok_or_else(|| crate::DataplaneError::unsupported(format!("{name}: missing argument {i}")));
         if name == "verify" {
-            let cond = self.ev(b, arg(0)?)?;
-            let err = self.ev(b, arg(1)?)?;
-            return Ok((Box::new(move |p, c| if cond(p, c) == 0 { Flow::Reject(err(p, c) as u32) } else { Flow::Next }), None));
+            let (ok, error) = (self.scalar(b, arg(0)?)?, self.scalar(b, arg(1)?)?);
+            return Ok((self.closure(Code::Verify { ok, error }), None));
         }
         let Some((arch, sig)) = p4_arch::of(self.cx.ir).and_then(|a| Some((a, a.function(name)?))) else {
             return unsupported(format!("extern function `{name}`"));
@@ -1213,39 +1157,20 @@ impl FastCompiler<'_, '_> {
         let run: Run = match sig.op {
             ExternOp::MarkToDrop => {
                 let writes = self.cx.drop_call_writes(b, arch, sig, call)?;
-                let here = mark_site(b);
-                Box::new(move |_, c| {
-                    runtime::mark_dropped(c, &writes, here);
-                    Flow::Next
-                })
+                self.closure(Code::MarkToDrop { writes, site: mark_site(b) })
             }
             ExternOp::VerifyChecksum { payload } | ExternOp::UpdateChecksum { payload } => {
                 let algo = self.cx.algorithm(arg(3)?)?;
-                let cond = self.ev(b, arg(0)?)?;
+                let cond = self.scalar(b, arg(0)?)?;
                 let sum = self.checksum(b, arg(1)?, payload, algo)?;
                 let target = arg(2)?;
                 let (w, _) = self.cx.width(&target.ty);
-                if matches!(sig.op, ExternOp::VerifyChecksum { .. }) {
-                    let expected = self.ev(b, target)?;
-                    let flag = meta.slot(MetaRole::ChecksumError);
-                    Box::new(move |p, c| {
-                        if cond(p, c) != 0 && runtime::checksum_mismatch(sum(p, c), expected(p, c), w) {
-                            if let Some(s) = flag {
-                                c.set(s, 1);
-                            }
-                        }
-                        Flow::Next
-                    })
+                let target = if matches!(sig.op, ExternOp::VerifyChecksum { .. }) {
+                    ChecksumTarget::Verify { expected: self.scalar(b, target)?, error_flag: meta.slot(MetaRole::ChecksumError) }
                 } else {
-                    let out = self.writer(b, target)?;
-                    Box::new(move |p, c| {
-                        if cond(p, c) != 0 {
-                            let v = sum(p, c) & mask(w);
-                            out(p, c, v);
-                        }
-                        Flow::Next
-                    })
-                }
+                    ChecksumTarget::Update(self.dest(b, target)?)
+                };
+                super::code::checksum_run(cond, sum, w, target, self.cx.tracing)
             }
             ExternOp::Hash => {
                 let result = arg(0)?;
@@ -1360,7 +1285,7 @@ impl FastCompiler<'_, '_> {
     }
 
     /// Whether data list `e` holds a varbit (its length varies per packet).
-    fn has_varbit(&mut self, e: &Expr) -> bool {
+    pub(super) fn has_varbit(&mut self, e: &Expr) -> bool {
         match &e.kind {
             ExprKind::Aggregate(items) => return items.iter().any(|i| self.has_varbit(i)),
             ExprKind::Cast(inner) if matches!(inner.kind, ExprKind::Aggregate(_)) => return self.has_varbit(inner),
@@ -1472,29 +1397,8 @@ impl FastCompiler<'_, '_> {
     /// on the wire are summed as 64-bit pieces of the wire buffer.
     fn csum16(&mut self, b: &BlockRef, list: &Expr) -> R<Ev> {
         let mut leaves = Vec::new();
-        self.leaves(b, list, &mut leaves)?;
-        let plan = csum16_plan(leaves);
-        Ok(Arc::new(move |p, c| {
-            // Wire pieces (at most 64 bits) add in a u64: 2^32 is 1 modulo 2^16 - 1, so a piece's
-            // high half adds as if it were a low one, and each shifted half stays below 2^47.
-            let mut wire_sum = 0u64;
-            let mut sum = Csum16Sum::default();
-            for (leaf, shift) in &plan {
-                match leaf {
-                    Leaf::Wire { bit, width } => {
-                        let v = read_field(&c.wire, *bit, *width as u32) as u64;
-                        wire_sum += ((v & 0xffff_ffff) << shift) + ((v >> 32) << shift);
-                    }
-                    Leaf::Value(ev, w) => sum.add(ev(p, c) & mask(*w), *shift),
-                }
-            }
-            sum.add(u128::from(wire_sum), 0);
-            u128::from(sum.finish())
-        }))
-    }
-
-    fn leaves(&mut self, b: &BlockRef, e: &Expr, out: &mut Vec<Leaf>) -> R<()> {
-        self.leaves_with(b, e, out, &mut |fc, e, _| fc.ev(b, e))
+        self.leaves_with(b, list, &mut leaves, &mut |fc, e, _| fc.scalar(b, e))?;
+        Ok(super::code::csum16_sum(csum16_plan(leaves), self.cx.tracing))
     }
 
     /// What a checksum list `e` sums, in order: header bytes and fields as bits of the wire
@@ -1536,17 +1440,30 @@ impl FastCompiler<'_, '_> {
     // ------------------------------------------------------------------ actions and tables
 
     /// Compiles action `a` once.
-    fn action(&mut self, a: usize) -> R<()> {
-        if self.actions.get(a).is_some_and(Option::is_some) {
+    pub(super) fn action(&mut self, a: usize) -> R<()> {
+        if self.action_code.get(a).is_some_and(Option::is_some) {
             return Ok(());
         }
         let ir = self.cx.ir;
         let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
         // A placeholder first: actions cannot call themselves, but this keeps a bad IR finite.
-        self.actions[a] = Some(Box::new(|_, _| Flow::Next));
-        let body = self.block(&act.block, &act.body).map_err(|e| e.in_context(format!("action {}", act.name)))?;
-        self.actions[a] = Some(ending_return(&[&act.body], body));
+        self.action_code[a] = Some(Arc::new(Vec::new()));
+        let body = self.code_block(&act.block, &act.body).map_err(|e| e.in_context(format!("action {}", act.name)))?;
+        self.action_code[a] = Some(Arc::new(body));
         Ok(())
+    }
+
+    /// The closures of every action translated, by IR action id.
+    fn action_closures(&mut self) -> Vec<Option<Run>> {
+        let ir = self.cx.ir;
+        let code = std::mem::take(&mut self.action_code);
+        code.into_iter()
+            .enumerate()
+            .map(|(a, code)| {
+                let code = Arc::try_unwrap(code?).unwrap_or_else(|shared| (*shared).clone());
+                Some(ending_return(&[&ir.actions.get(a)?.body], self.closures(code)))
+            })
+            .collect()
     }
 
     /// A direct call of action `a`: arguments copied in, the body, `out`/`inout` copied back.
@@ -1683,7 +1600,9 @@ impl FastCompiler<'_, '_> {
         let mut keys = Vec::new();
         for f in &layouts.key(p4_ir::TableId(t as u32)).fields {
             let Some(k) = table.keys.get(f.index) else { return unsupported(format!("table {}: key {}", table.name, f.index)) };
-            keys.push(self.val(&b, &k.expr)?);
+            let key = self.scalar(&b, &k.expr)?;
+            keys.push(key.clone().closure(self.cx.tracing));
+            self.key_code[t].push(key);
         }
         let mut actions = Vec::new();
         for ta in table.effective_actions() {
@@ -1711,7 +1630,8 @@ impl FastCompiler<'_, '_> {
 
     // ------------------------------------------------------------------ blocks
 
-    fn control(&mut self, i: usize) -> R<Option<Run>> {
+    /// Control `i`'s declarations and body, translated once; `None` when it has none.
+    fn control_code(&mut self, i: usize) -> R<Option<Vec<Code>>> {
         let ir = self.cx.ir;
         let Some(ctl) = ir.controls.get(i) else { return unsupported(format!("control id {i}")) };
         if ctl.init.is_empty() && ctl.body.is_empty() {
@@ -1719,38 +1639,63 @@ impl FastCompiler<'_, '_> {
         }
         let b = BlockRef::Control(p4_ir::ControlId(i as u32));
         let context = |e: crate::DataplaneError| e.in_context(format!("control {}", ctl.block.name));
-        let body = self.block(&b, &ctl.body).map_err(context)?;
-        let whole = if ctl.init.is_empty() { body } else { seq(vec![self.block(&b, &ctl.init).map_err(context)?, body]) };
-        Ok(Some(ending_return(&[&ctl.init, &ctl.body], whole)))
+        let mut code = self.code_block(&b, &ctl.init).map_err(context)?;
+        code.extend(self.code_block(&b, &ctl.body).map_err(context)?);
+        Ok(Some(code))
     }
 
-    fn parser(&mut self, i: usize) -> R<(Run, Vec<FastState>)> {
+    fn control_closures(&self, i: usize, code: Vec<Code>) -> Run {
+        let ctl = &self.cx.ir.controls[i];
+        ending_return(&[&ctl.init, &ctl.body], self.closures(code))
+    }
+
+    /// Parser `i`, translated once.
+    fn parser_code(&mut self, i: usize) -> R<ParserCode> {
         let ir = self.cx.ir;
         let Some(parser) = ir.parsers.get(i) else { return unsupported(format!("parser id {i}")) };
         let b = BlockRef::Parser(p4_ir::ParserId(i as u32));
-        let init = self.block(&b, &parser.init)?;
+        let init = self.code_block(&b, &parser.init)?;
         let mut states = Vec::new();
         for st in &parser.states {
-            let body = self.state_body(&b, &st.body).map_err(|e| e.in_context(format!("parser state {}", st.name)))?;
-            let body = if self.cx.tracing { entering_state(&parser.block.name, &st.name, body) } else { body };
+            let body = self.state_code(&b, &st.body).map_err(|e| e.in_context(format!("parser state {}", st.name)))?;
             let transition = match &st.transition {
-                p4_ir::Transition::Goto(t) => FastTransition::Goto(crate::fast::runtime::target(*t)),
+                p4_ir::Transition::Goto(t) => TransitionCode::Goto(crate::fast::runtime::target(*t)),
                 p4_ir::Transition::Select { keys, cases } => {
-                    let mut vals = Vec::new();
-                    let mut widths = Vec::new();
+                    let mut ks = Vec::new();
                     for k in keys {
-                        vals.push(self.val(&b, k)?);
-                        widths.push(self.cx.width(&k.ty).0);
+                        ks.push((self.scalar(&b, k)?, self.cx.width(&k.ty).1));
                     }
                     let mut cs = Vec::new();
                     for case in cases {
                         let mut ms = Vec::new();
-                        for (ks, k) in case.keysets.iter().zip(keys) {
-                            ms.push(self.cx.keyset(ks, &k.ty).map_err(|e| e.at(st.span))?);
+                        for (set, k) in case.keysets.iter().zip(keys) {
+                            ms.push(self.cx.keyset(set, &k.ty).map_err(|e| e.at(st.span))?);
                         }
                         cs.push((ms, crate::fast::runtime::target(case.target)));
                     }
-                    let masks: Option<Vec<(u128, u128, crate::exec::Target)>> = cs
+                    TransitionCode::Select { keys: ks, cases: cs }
+                }
+            };
+            // Each statement that reads ahead rejects after itself (`state_code`), and the
+            // general select after its keys: nothing is left pending for the state as a whole.
+            states.push(StateCode { body, transition, reads_ahead: self.reads_ahead });
+        }
+        Ok(ParserCode { init, states })
+    }
+
+    fn parser_closures(&self, i: usize, code: ParserCode) -> (Run, Vec<FastState>) {
+        let parser = &self.cx.ir.parsers[i];
+        let init = self.closures(code.init);
+        let mut states = Vec::new();
+        for (st, sc) in parser.states.iter().zip(code.states) {
+            let body = self.closures(sc.body);
+            let body = if self.cx.tracing { entering_state(&parser.block.name, &st.name, body) } else { body };
+            let transition = match sc.transition {
+                TransitionCode::Goto(t) => FastTransition::Goto(t),
+                TransitionCode::Select { keys, cases } => {
+                    let widths: Vec<u32> = keys.iter().map(|(k, _)| k.width).collect();
+                    let vals: Vec<Val> = keys.into_iter().map(|(k, _)| k.closure(self.cx.tracing)).collect();
+                    let masks: Option<Vec<(u128, u128, crate::exec::Target)>> = cases
                         .iter()
                         .map(|(ms, t)| match ms.as_slice() {
                             [KeyMatch::Mask(x, m)] => Some((*x, *m, *t)),
@@ -1760,21 +1705,20 @@ impl FastCompiler<'_, '_> {
                         .collect();
                     match (masks, vals.as_slice()) {
                         // The general select rejects on a key read past the end (`lookahead`).
-                        (Some(cases), [key]) if !self.reads_ahead => FastTransition::Masks { key: key.clone(), cases },
-                        _ => FastTransition::Select { keys: vals.into_iter().map(Val::into_ev).collect(), widths, cases: cs },
+                        (Some(masks), [key]) if !sc.reads_ahead => FastTransition::Masks { key: key.clone(), cases: masks },
+                        _ => FastTransition::Select { keys: vals.into_iter().map(Val::into_ev).collect(), widths, cases },
                     }
                 }
             };
-            // Each statement that reads ahead rejects after itself (`state_body`), and the
-            // general select after its keys: nothing is left pending for the state as a whole.
             states.push(FastState { body, transition });
         }
-        Ok((init, states))
+        (init, states)
     }
 }
 
 /// A value a checksum sums: bits of the wire buffer, or a computed value (`V`: how it is
 /// computed) of a width.
+#[derive(Clone)]
 pub(super) enum Leaf<V = Ev> {
     Wire { bit: usize, width: usize },
     Value(V, u32),
@@ -1846,7 +1790,7 @@ pub(super) fn is_traffic_manager_op(op: ExternOp) -> bool {
 }
 
 /// Assignments run in order by one closure.
-fn assignments(mut ops: Vec<(Dest, Val)>) -> Run {
+pub(super) fn assignments(mut ops: Vec<(Dest, Val)>) -> Run {
     if ops.len() == 1 {
         if let Some((d, v)) = ops.pop() {
             return Box::new(move |p, c| {
@@ -1878,7 +1822,7 @@ fn reads_root_of(items: &[Expr], e: &Expr) -> bool {
 
 /// Whether `lhs` is a place in a stack element chosen by a run-time index and `rhs` makes a call,
 /// which may change that index: P4 evaluates the place first, the code here last.
-fn index_after_call(lhs: &Expr, rhs: &Expr) -> bool {
+pub(super) fn index_after_call(lhs: &Expr, rhs: &Expr) -> bool {
     per_element(lhs).is_some() && rhs.any(&mut |x| matches!(x.kind, ExprKind::Call(_) | ExprKind::ApplyTable(..)))
 }
 

@@ -32,6 +32,7 @@
 //!   [`FastProg::build`]): no packet can reach a construct it cannot run.
 
 mod build;
+mod code;
 mod jit;
 mod pipeline;
 mod places;
@@ -102,6 +103,7 @@ impl Val {
 }
 
 /// Where an assignment writes.
+#[derive(Clone)]
 pub(crate) enum Dest {
     Slot(usize),
     Field { bit: usize, width: u32 },

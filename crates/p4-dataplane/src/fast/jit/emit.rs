@@ -11,19 +11,21 @@ use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Module};
-use p4_ir::{ApplyResult, BinOp, BlockRef, Builtin, Callee, Direction, Expr, ExprKind, Stmt, Transition, Type, UnOp};
+use p4_ir::{ApplyResult, BinOp, UnOp};
 
 use super::{JitCode, JitFn, JitFrame, JitProg, PacketFn, ABORT, DROPPED, EXIT, NEXT, NO_ACTION, REJECT, RETURN};
 use crate::bits::mask;
 use crate::compile::{unsupported, R};
 use crate::exec::{Ctx, Effects, Ev, KeyMatch, MetaValue, PipelineMeta, Run, Target};
 use crate::fast::{PacketPlan, Val};
-use crate::fast::build::{csum16_plan, mark_site, FastCompiler, Leaf};
-use crate::hashing::Algorithm;
+use crate::fast::build::{FastCompiler, Leaf};
 use crate::table::{Count, FlatProbe, FlatSlot, Hit, TableState, FLAT_EMPTY, FLAT_MIX};
-use p4_arch::{ExternOp, MetaRole, StateKind};
-use crate::fast::places::{Place, Region};
+use p4_arch::{MetaRole, StateKind};
+use crate::fast::places::Region;
 use crate::fast::scalar::{Cast, Scalar, ScalarKind};
+use crate::fast::code::{Checksum, ChecksumTarget, Code, ParserCode, TransitionCode};
+use crate::fast::Dest;
+use std::sync::Arc;
 
 /// The largest function handed to Cranelift, in its instructions: its register allocator and
 /// optimiser take time and memory that grow faster than the function (a control of 10,000 table
@@ -43,17 +45,18 @@ fn jit_error(e: impl std::fmt::Display) -> crate::DataplaneError {
     crate::DataplaneError::unsupported(format!("native code generation: {e}"))
 }
 
-/// Compiles the parser and the controls `controls` of the program `fc` built; `None` when the
+/// Compiles the parser and the controls `controls` of the program `fc` translated (`parser_code`,
+/// `control_code`); `None` when the
 /// machine cannot take generated code (the closures run then). A block the generator cannot take
 /// stays on closures alone.
 /// `pipeline`: the per-packet plan and metadata of a program that does not hand over, for the
 /// whole-packet function ([`JitProg::packet`]).
-pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[usize], pipeline: Option<(&PacketPlan, &PipelineMeta)>) -> Option<JitProg> {
+pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser_code: &ParserCode, control_code: &[Option<Vec<Code>>], parser: usize, controls: &[usize], pipeline: Option<(&PacketPlan, &PipelineMeta)>) -> Option<JitProg> {
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").ok()?;
     let isa = cranelift_native::builder().ok()?.finish(settings::Flags::new(flags)).ok()?;
     let module = JITModule::new(JITBuilder::with_isa(isa, cranelift_module::default_libcall_names()));
-    let mut g = Gen { fc, module, runs: Vec::new(), evals: Vec::new(), fbc: FunctionBuilderContext::new(), emits: 0, written: BTreeSet::new(), opaque: false, read: BTreeSet::new(), read_unknown: false };
+    let mut g = Gen { fc, parser_code, control_code, module, runs: Vec::new(), evals: Vec::new(), fbc: FunctionBuilderContext::new(), emits: 0, written: BTreeSet::new(), opaque: false, read: BTreeSet::new(), read_unknown: false };
     let mut skipped = Vec::new();
     let parser_id = g.parser(parser).map_err(|e| skipped.push(format!("parser: {}", e.message))).ok();
     let mut ids: Vec<(usize, Option<(FuncId, usize)>)> = Vec::new();
@@ -95,6 +98,9 @@ pub(crate) fn compile(fc: &mut FastCompiler<'_, '_>, parser: usize, controls: &[
 
 struct Gen<'g, 'c, 'a> {
     fc: &'g mut FastCompiler<'c, 'a>,
+    /// The program's one translation, which the code is generated from.
+    parser_code: &'g ParserCode,
+    control_code: &'g [Option<Vec<Code>>],
     module: JITModule,
     runs: Vec<Run>,
     evals: Vec<Ev>,
@@ -278,15 +284,6 @@ impl Fun<'_> {
         self.b.ins().ushr_imm_s(shifted, i64::from(64 - width))
     }
 
-    /// Writes `v` to a place [`Gen::scalar_place`] gave (a slot or a field).
-    fn place_write(&mut self, place: Place, v: Value) {
-        match place {
-            Place::Slot(s) => self.slot_write(s, v),
-            Place::Field { bit, width } => self.field_write(bit, width, v),
-            Place::Header(_) => {}
-        }
-    }
-
     /// Writes the field of `width` bits at bit `bit` of the wire buffer (`bit % 8 + width <= 64`):
     /// a field of whole bytes on a byte is stored alone, big-endian, in 4-, 2- and 1-byte pieces;
     /// any other is merged into the narrowest word that covers it (see [`Fun::field_read`]).
@@ -437,7 +434,7 @@ fn pieces(n: usize) -> impl Iterator<Item = (usize, usize)> {
     })
 }
 
-impl Gen<'_, '_, '_> {
+impl<'g> Gen<'g, '_, '_> {
     /// Generates one function: `body` fills it from its entry block; falling off the end returns
     /// `Next`.
     fn function(&mut self, body: impl FnOnce(&mut Self, &mut Fun<'_>) -> R<()>) -> R<FuncId> {
@@ -498,24 +495,18 @@ impl Gen<'_, '_, '_> {
     }
 
     fn control_code(&mut self, f: &mut Fun<'_>, i: usize) -> R<()> {
-        let ir = self.fc.cx.ir;
-        let Some(ctl) = ir.controls.get(i) else { return unsupported(format!("control id {i}")) };
-        let b = BlockRef::Control(p4_ir::ControlId(i as u32));
-        let scope = Scope::Control { ret: None };
-        self.block(f, &b, &ctl.init, scope)?;
-        self.block(f, &b, &ctl.body, scope)
+        let code: &'g [Code] = self.control_code.get(i).and_then(Option::as_deref).unwrap_or(&[]);
+        self.block(f, code, Scope::Control { ret: None })
     }
 
     fn parser(&mut self, i: usize) -> R<FuncId> {
         self.function(|g, f| g.parser_code(f, i))
     }
 
-    fn parser_code(&mut self, f: &mut Fun<'_>, i: usize) -> R<()> {
-        let ir = self.fc.cx.ir;
-        let Some(parser) = ir.parsers.get(i) else { return unsupported(format!("parser id {i}")) };
-        let b = BlockRef::Parser(p4_ir::ParserId(i as u32));
+    fn parser_code(&mut self, f: &mut Fun<'_>, _: usize) -> R<()> {
+        let parser: &'g ParserCode = self.parser_code;
         let (timeout, no_match) = (self.fc.cx.errors.parser_timeout, self.fc.cx.errors.no_match);
-        self.block(f, &b, &parser.init, Scope::ParserInit)?;
+        self.block(f, &parser.init, Scope::ParserInit)?;
         if parser.states.is_empty() {
             return Ok(());
         }
@@ -527,19 +518,8 @@ impl Gen<'_, '_, '_> {
         for (st, &blk) in parser.states.iter().zip(&blocks) {
             f.b.switch_to_block(blk);
             self.count_step(f, steps, timeout);
-            // A statement that reads past the packet's end rejects right after it (the
-            // specification's `verify`): the rest of the state does not run.
-            let mut any = false;
-            for s in &st.body {
-                self.fc.reads_ahead = false;
-                self.block(f, &b, std::slice::from_ref(s), Scope::ParserState)?;
-                if self.fc.reads_ahead {
-                    reject_if_pending(f);
-                }
-                any |= self.fc.reads_ahead;
-            }
-            self.fc.reads_ahead = any;
-            self.transition(f, &b, &st.transition, &blocks, no_match)?;
+            self.block(f, &st.body, Scope::ParserState)?;
+            self.transition(f, &st.transition, st.reads_ahead, &blocks, no_match)?;
             f.fresh();
         }
         // Every state ends in a transition: nothing reaches the block left open (the caller's
@@ -716,45 +696,42 @@ impl Gen<'_, '_, '_> {
         }
     }
 
-    fn transition(&mut self, f: &mut Fun<'_>, b: &BlockRef, t: &Transition, blocks: &[Block], no_match: u32) -> R<()> {
+    fn transition(&mut self, f: &mut Fun<'_>, t: &TransitionCode, reads_ahead: bool, blocks: &[Block], no_match: u32) -> R<()> {
         match t {
-            Transition::Goto(t) => self.goto(f, crate::fast::runtime::target(*t), blocks),
-            Transition::Select { keys, cases } => {
-                if keys.iter().any(|k| !self.narrow(&k.ty)) {
+            TransitionCode::Goto(t) => self.goto(f, *t, blocks),
+            TransitionCode::Select { keys, cases } => {
+                if keys.iter().any(|(k, _)| k.width > 64) {
                     return unsupported("a select key wider than 64 bits");
                 }
                 // Each case: per key, the value and mask it matches (`default` and `_`: mask 0),
                 // the range it falls in, or the value set it is in (asked of Rust:
                 // `jit_value_set`); or one value set for all the keys, which matches their
                 // concatenation.
-                let widths: Vec<u32> = keys.iter().map(|k| self.fc.cx.width(&k.ty).0).collect();
+                let widths: Vec<u32> = keys.iter().map(|(k, _)| k.width).collect();
                 let mut arms = Vec::new();
-                for case in cases {
-                    let target = crate::fast::runtime::target(case.target);
-                    if let ([ks], [_, _, ..]) = (case.keysets.as_slice(), keys.as_slice()) {
-                        if let KeyMatch::ValueSet(vs) = self.fc.cx.keyset(ks, &keys[0].ty)? {
-                            if widths.iter().sum::<u32>() > 64 {
-                                return unsupported("a value set matching keys wider than 64 bits together");
-                            }
-                            arms.push((Vec::new(), Some(vs), target));
-                            continue;
+                for (ms, target) in cases {
+                    if let ([KeyMatch::ValueSet(vs)], [_, _, ..]) = (ms.as_slice(), keys.as_slice()) {
+                        if widths.iter().sum::<u32>() > 64 {
+                            return unsupported("a value set matching keys wider than 64 bits together");
                         }
+                        arms.push((Vec::new(), Some(*vs), *target));
+                        continue;
                     }
                     let mut per_key = Vec::new();
-                    for (ks, k) in case.keysets.iter().zip(keys) {
-                        per_key.push(match self.fc.cx.keyset(ks, &k.ty)? {
+                    for (m, (_, signed)) in ms.iter().zip(keys) {
+                        per_key.push(match m {
                             KeyMatch::Any => KeyMatch::Mask(0, 0),
-                            KeyMatch::Range(_, _) if matches!(k.ty, p4_ir::Type::Bits { signed: true, .. }) => return unsupported("a select range on a signed key"),
-                            m => m,
+                            KeyMatch::Range(_, _) if *signed => return unsupported("a select range on a signed key"),
+                            m => *m,
                         });
                     }
-                    arms.push((per_key, None, target));
+                    arms.push((per_key, None, *target));
                 }
                 let mut values = Vec::new();
-                for k in keys {
-                    values.push(self.expr(f, b, k)?);
+                for (k, _) in keys {
+                    values.push(self.scalar(f, k)?);
                 }
-                if self.fc.reads_ahead {
+                if reads_ahead {
                     reject_if_pending(f);
                 }
                 for (per_key, concatenated, t) in arms {
@@ -801,218 +778,168 @@ impl Gen<'_, '_, '_> {
 
     // ------------------------------------------------------------------ statements
 
-    fn block(&mut self, f: &mut Fun<'_>, b: &BlockRef, stmts: &[Stmt], scope: Scope) -> R<()> {
-        for s in stmts {
-            self.stmt(f, b, s, scope)?;
+    fn block(&mut self, f: &mut Fun<'_>, code: &[Code], scope: Scope) -> R<()> {
+        for c in code {
+            self.stmt(f, c, scope)?;
             // Given up as soon as it is too large, before its instructions take the memory.
             too_large(f.b.func.dfg.num_insts())?;
         }
         Ok(())
     }
 
-    fn stmt(&mut self, f: &mut Fun<'_>, b: &BlockRef, s: &Stmt, scope: Scope) -> R<()> {
-        match s {
-            Stmt::Empty => Ok(()),
-            Stmt::Block(stmts) => self.block(f, b, stmts, scope),
-            Stmt::Assign { lhs, rhs, .. } => match self.scalar_place(b, lhs)? {
-                Some(place) => {
-                    let v = self.expr(f, b, rhs)?;
-                    f.place_write(place, v);
+    fn stmt(&mut self, f: &mut Fun<'_>, c: &Code, scope: Scope) -> R<()> {
+        match c {
+            Code::Assign { dest, value, .. } if value.width <= 64 => match dest {
+                Dest::Slot(s) => {
+                    let v = self.scalar(f, value)?;
+                    f.slot_write(*s, v);
                     Ok(())
                 }
-                None => self.trampoline(f, b, s, scope),
+                Dest::Field { bit, width } if (bit % 8) as u32 + width <= 64 => {
+                    let v = self.scalar(f, value)?;
+                    f.field_write(*bit, *width, v);
+                    Ok(())
+                }
+                _ => self.trampoline(f, c, scope),
             },
-            Stmt::VarInit { var, init, .. } if self.narrow(&self.fc.cx.var_type(b, *var).cloned().unwrap_or(Type::Void)) => {
-                let slot = self.fc.cx.var_slot(b, *var)?;
-                let v = match init {
-                    Some(e) => self.expr(f, b, e)?,
-                    None => f.konst(0),
-                };
-                f.slot_write(slot, v);
-                Ok(())
-            }
-            Stmt::If { cond, then, otherwise, .. } => {
-                let c = self.expr(f, b, cond)?;
+            Code::If { cond, then, otherwise, .. } => {
+                let cnd = self.scalar(f, cond)?;
                 let (t, e, join) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
-                f.b.ins().brif(c, t, &[], e, &[]);
+                f.b.ins().brif(cnd, t, &[], e, &[]);
                 f.b.switch_to_block(t);
-                self.block(f, b, then, scope)?;
+                self.block(f, then, scope)?;
                 f.b.ins().jump(join, &[]);
                 f.b.switch_to_block(e);
-                self.block(f, b, otherwise, scope)?;
+                self.block(f, otherwise, scope)?;
                 f.b.ins().jump(join, &[]);
                 f.b.switch_to_block(join);
                 Ok(())
             }
-            Stmt::Exit(_) => {
+            Code::Exit => {
                 f.ret(EXIT);
                 f.fresh();
                 Ok(())
             }
-            Stmt::Return(None, _) if matches!(scope, Scope::Control { .. }) => {
+            Code::Return if matches!(scope, Scope::Control { .. }) => {
                 self.on_return(f, scope);
                 f.fresh();
                 Ok(())
             }
-            Stmt::ApplyTable { table, .. } => {
-                self.apply(f, table.index())?;
+            Code::Apply(t) => {
+                self.apply(f, *t)?;
                 Ok(())
             }
-            Stmt::Call(call) => match &call.callee {
-                Callee::Method { extern_type, method, .. } if extern_type == "packet_in" && method == "extract" && call.args.len() == 1 => {
-                    self.whole_bytes()?;
-                    // `hdr.s.next` and the like: the closures' extract, called from here.
-                    let Ok(r) = self.header(b, &call.args[0].expr) else { return self.trampoline(f, b, s, scope) };
-                    if r.varbit.is_some() {
-                        return unsupported("extract of a header with a varbit field");
-                    }
-                    // A union member: the closures also invalidate the other members.
-                    if !self.fc.union_siblings(r).is_empty() {
-                        return self.trampoline(f, b, s, scope);
-                    }
-                    self.extract(f, r);
-                    Ok(())
+            Code::Extract(r) => {
+                self.whole_bytes()?;
+                self.extract(f, *r);
+                Ok(())
+            }
+            Code::Emit(regions) => {
+                self.whole_bytes()?;
+                for r in regions {
+                    self.emit(f, *r);
                 }
-                Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit" && call.args.len() == 1 => {
-                    self.whole_bytes()?;
-                    let mut regions = Vec::new();
-                    self.fc.emit_plan(b, &call.args[0].expr, &mut regions)?;
-                    for r in regions {
-                        self.emit(f, r);
-                    }
-                    Ok(())
+                Ok(())
+            }
+            Code::SetValid(r) => {
+                let (at, bits, bit) = f.valid_bits(r.index);
+                let set = f.b.ins().bor_imm_s(bits, bit);
+                f.b.ins().store(f.mem, set, at, 0);
+                Ok(())
+            }
+            Code::Verify { ok, error } if !matches!(scope, Scope::Control { .. }) && ok.width <= 64 && error.width <= 64 => {
+                let ok = self.scalar(f, ok)?;
+                let (fail, go) = (f.b.create_block(), f.b.create_block());
+                f.b.ins().brif(ok, go, &[], fail, &[]);
+                f.b.switch_to_block(fail);
+                let e = self.scalar(f, error)?;
+                let code = f.b.ins().bor_imm_s(e, REJECT as i64);
+                f.ret_value(code);
+                f.b.switch_to_block(go);
+                Ok(())
+            }
+            Code::MarkToDrop { writes, site } if writes.iter().all(|&(_, v)| u64::try_from(v).is_ok()) => {
+                for &(slot, v) in writes {
+                    let k = f.konst(v as u64);
+                    f.slot_write(slot, k);
                 }
-                Callee::Action(a) if matches!(scope, Scope::Control { .. }) => {
-                    if !self.direct_action(f, b, a.index(), call)? {
-                        self.trampoline(f, b, s, scope)?;
-                    }
-                    Ok(())
-                }
-                Callee::Builtin { builtin: Builtin::IsValid, .. } => Ok(()),
-                Callee::Builtin { target, builtin: Builtin::SetValid } => {
-                    let r = self.header(b, target)?;
-                    if !self.fc.union_siblings(r).is_empty() {
-                        return self.trampoline(f, b, s, scope);
-                    }
-                    let (at, bits, bit) = f.valid_bits(r.index);
-                    let set = f.b.ins().bor_imm_s(bits, bit);
-                    f.b.ins().store(f.mem, set, at, 0);
-                    Ok(())
-                }
-                Callee::ExternFunction { name, .. } if name == "verify" && call.args.len() == 2 && !matches!(scope, Scope::Control { .. }) => {
-                    let ok = self.expr(f, b, &call.args[0].expr)?;
-                    let (fail, go) = (f.b.create_block(), f.b.create_block());
-                    f.b.ins().brif(ok, go, &[], fail, &[]);
-                    f.b.switch_to_block(fail);
-                    let e = self.expr(f, b, &call.args[1].expr)?;
-                    let code = f.b.ins().bor_imm_s(e, REJECT as i64);
-                    f.ret_value(code);
-                    f.b.switch_to_block(go);
-                    Ok(())
-                }
-                Callee::ExternFunction { name, .. } => {
-                    if !self.drop_call(f, b, call, name)? && !self.checksum(f, b, call, name)? {
-                        self.trampoline(f, b, s, scope)?;
-                    }
-                    Ok(())
-                }
-                _ => self.trampoline(f, b, s, scope),
-            },
-            _ => self.trampoline(f, b, s, scope),
+                let ctx = f.frame_ptr(offset_of!(JitFrame, c));
+                let code = f.konst(Effects::mark_code(*site));
+                f.b.ins().store(f.mem, code, ctx, offset_of!(Ctx, fx.marked) as i32);
+                Ok(())
+            }
+            Code::Checksum(sum) if Self::generates(sum) => self.checksum(f, sum),
+            Code::Action { action, args } if matches!(scope, Scope::Control { .. }) && args.iter().all(|(_, v)| v.as_ref().is_none_or(|v| v.width <= 64)) => {
+                self.direct_action(f, *action, args)
+            }
+            Code::ReadsAhead(code) => {
+                self.block(f, code, scope)?;
+                reject_if_pending(f);
+                Ok(())
+            }
+            _ => self.trampoline(f, c, scope),
         }
     }
 
-    /// A direct call of action `a` whose parameters are all scalars of at most 64 bits without
-    /// `out` or `inout`: the arguments written into the parameters' slots (in order, as the
-    /// closures do), then the body inlined. `Ok(false)`: another call, nothing generated.
-    fn direct_action(&mut self, f: &mut Fun<'_>, b: &BlockRef, a: usize, call: &p4_ir::Call) -> R<bool> {
-        let ir = self.fc.cx.ir;
-        let Some(act) = ir.actions.get(a) else { return Ok(false) };
-        if act.params.len() != call.args.len() || act.params.iter().any(|p| !matches!(p.direction, Direction::None | Direction::In) || !self.narrow(&p.ty)) {
-            return Ok(false);
-        }
-        for (prm, arg) in act.params.iter().zip(&call.args) {
-            if matches!(arg.expr.kind, ExprKind::DontCare) {
-                continue;
+    /// A direct call of action `a` (see [`Code::Action`]): the arguments written into the
+    /// parameters' slots (in order, as the closures do), then the body inlined.
+    fn direct_action(&mut self, f: &mut Fun<'_>, a: usize, args: &[(usize, Option<Scalar>)]) -> R<()> {
+        for (slot, value) in args {
+            if let Some(value) = value {
+                let v = self.scalar(f, value)?;
+                f.slot_write(*slot, v);
             }
-            let slot = self.fc.cx.var_slot(&act.block, prm.var)?;
-            let v = self.expr(f, b, &arg.expr)?;
-            f.slot_write(slot, v);
         }
+        let body = self.action_body(a)?;
         let end = f.b.create_block();
-        self.block(f, &act.block, &act.body, Scope::Control { ret: Some(end) })?;
+        self.block(f, &body, Scope::Control { ret: Some(end) })?;
         f.b.ins().jump(end, &[]);
         f.b.switch_to_block(end);
-        Ok(true)
+        Ok(())
     }
 
-    /// The architecture's drop call: its field writes and the mark of the control it is in.
-    /// `Ok(false)`: not that call, nothing generated.
-    fn drop_call(&mut self, f: &mut Fun<'_>, b: &BlockRef, call: &p4_ir::Call, name: &str) -> R<bool> {
-        let Some((arch, sig)) = p4_arch::of(self.fc.cx.ir).and_then(|a| Some((a, a.function(name)?))) else { return Ok(false) };
-        if !matches!(sig.op, ExternOp::MarkToDrop) {
-            return Ok(false);
+    /// Action `a`'s translation.
+    fn action_body(&self, a: usize) -> R<Arc<Vec<Code>>> {
+        match self.fc.action_code.get(a) {
+            Some(Some(code)) => Ok(code.clone()),
+            _ => unsupported(format!("action id {a} (not translated)")),
         }
-        let writes = self.fc.cx.drop_call_writes(b, arch, sig, call)?;
-        if writes.iter().any(|&(_, v)| u64::try_from(v).is_err()) {
-            return Ok(false);
-        }
-        for (slot, v) in writes {
-            let k = f.konst(v as u64);
-            f.slot_write(slot, k);
-        }
-        let c = f.frame_ptr(offset_of!(JitFrame, c));
-        let code = f.konst(Effects::mark_code(mark_site(b)));
-        f.b.ins().store(f.mem, code, c, offset_of!(Ctx, fx.marked) as i32);
-        Ok(true)
     }
 
-    /// `verify_checksum`/`update_checksum` with csum16 over header fields and values of at most
-    /// 64 bits (the IPv4 header checksum): summed here. `Ok(false)`: not one of those, nothing
-    /// generated.
-    fn checksum(&mut self, f: &mut Fun<'_>, b: &BlockRef, call: &p4_ir::Call, name: &str) -> R<bool> {
-        let Some(sig) = p4_arch::of(self.fc.cx.ir).and_then(|a| a.function(name)) else { return Ok(false) };
-        let verify = match sig.op {
-            ExternOp::VerifyChecksum { payload: false } => true,
-            ExternOp::UpdateChecksum { payload: false } => false,
-            _ => return Ok(false),
+    /// Whether the checksum is generated here: a target, values and wire pieces of at most 64
+    /// bits (the IPv4 header checksum).
+    fn generates(sum: &Checksum) -> bool {
+        let target = match &sum.target {
+            ChecksumTarget::Verify { expected, .. } => expected.width <= 64,
+            ChecksumTarget::Update(Dest::Slot(_)) => true,
+            ChecksumTarget::Update(Dest::Field { bit, width }) => (bit % 8) as u32 + width <= 64,
+            ChecksumTarget::Update(Dest::Other(_)) => false,
         };
-        let [cond, list, target, algorithm] = call.args.as_slice() else { return Ok(false) };
-        if self.fc.cx.algorithm(&algorithm.expr)? != Algorithm::Csum16 || !self.narrow(&target.expr.ty) {
-            return Ok(false);
-        }
-        let mut leaves = Vec::new();
-        // Values as expressions the generated code computes (of at most 64 bits).
-        let mut value = |_: &mut FastCompiler<'_, '_>, e: &Expr, w: u32| if w <= 64 { Ok(e.clone()) } else { unsupported("a checksum of a value wider than 64 bits") };
-        if self.fc.leaves_with(b, &list.expr, &mut leaves, &mut value).is_err() {
-            return Ok(false);
-        }
-        let plan = csum16_plan(leaves);
-        if plan.iter().any(|(l, _)| matches!(l, Leaf::Wire { bit, width } if bit % 8 + width > 64)) {
-            return Ok(false);
-        }
-        let flag = self.fc.cx.intrinsic.slot(MetaRole::ChecksumError);
-        let place = if verify { None } else { self.scalar_place(b, &target.expr)? };
-        if !verify && place.is_none() {
-            return Ok(false);
-        }
-        let (w, _) = self.fc.cx.width(&target.expr.ty);
-        let c = self.expr(f, b, &cond.expr)?;
+        let pieces = sum.plan.iter().all(|(l, _)| match l {
+            Leaf::Wire { bit, width } => bit % 8 + width <= 64,
+            Leaf::Value(v, _) => v.width <= 64,
+        });
+        target && pieces && sum.width <= 64 && sum.cond.width <= 64
+    }
+
+    /// `verify_checksum`/`update_checksum` with csum16 ([`Code::Checksum`]): summed here.
+    fn checksum(&mut self, f: &mut Fun<'_>, sum: &Checksum) -> R<()> {
+        let c = self.scalar(f, &sum.cond)?;
         let (go, done) = (f.b.create_block(), f.b.create_block());
         f.b.ins().brif(c, go, &[], done, &[]);
         f.b.switch_to_block(go);
-        // As the closures sum (`FastCompiler::csum16`): each piece's 32-bit halves shifted into
-        // place, in one u64 (2^32 is 1 modulo 2^16 - 1), then folded.
+        // As the closures sum (`code::checksum_closure`): each piece's 32-bit halves shifted
+        // into place, in one u64 (2^32 is 1 modulo 2^16 - 1), then folded.
         let mut acc = f.konst(0);
-        for (leaf, shift) in plan {
+        for (leaf, shift) in &sum.plan {
             let v = match leaf {
-                Leaf::Wire { bit, width } => f.field_read(bit, width as u32),
-                Leaf::Value(e, _) => self.expr(f, b, &e)?,
+                Leaf::Wire { bit, width } => f.field_read(*bit, *width as u32),
+                Leaf::Value(v, _) => self.scalar(f, v)?,
             };
             let lo = f.b.ins().band_imm_s(v, 0xffff_ffff);
             let hi = f.b.ins().ushr_imm_s(v, 32);
-            let lo = f.b.ins().ishl_imm_s(lo, i64::from(shift));
-            let hi = f.b.ins().ishl_imm_s(hi, i64::from(shift));
+            let lo = f.b.ins().ishl_imm_s(lo, i64::from(*shift));
+            let hi = f.b.ins().ishl_imm_s(hi, i64::from(*shift));
             let piece = f.b.ins().iadd(lo, hi);
             acc = f.b.ins().iadd(acc, piece);
         }
@@ -1022,32 +949,33 @@ impl Gen<'_, '_, '_> {
             let high = f.b.ins().ushr_imm_s(acc, 16);
             acc = f.b.ins().iadd(low, high);
         }
-        let sum = f.b.ins().bxor_imm_s(acc, 0xffff);
-        let sum = f.b.ins().band_imm_s(sum, (0xffff & mask(w)) as i64);
-        if verify {
-            let expected = self.expr(f, b, &target.expr)?;
-            let bad = f.b.ins().icmp(IntCC::NotEqual, sum, expected);
-            let set = f.b.create_block();
-            f.b.ins().brif(bad, set, &[], done, &[]);
-            f.b.switch_to_block(set);
-            if let Some(slot) = flag {
-                let one = f.konst(1);
-                f.slot_write(slot, one);
+        let total = f.b.ins().bxor_imm_s(acc, 0xffff);
+        let total = f.b.ins().band_imm_s(total, (0xffff & mask(sum.width)) as i64);
+        match &sum.target {
+            ChecksumTarget::Verify { expected, error_flag } => {
+                let expected = self.scalar(f, expected)?;
+                let bad = f.b.ins().icmp(IntCC::NotEqual, total, expected);
+                let set = f.b.create_block();
+                f.b.ins().brif(bad, set, &[], done, &[]);
+                f.b.switch_to_block(set);
+                if let Some(slot) = error_flag {
+                    let one = f.konst(1);
+                    f.slot_write(*slot, one);
+                }
             }
-        } else {
-            if let Some(place) = place {
-                f.place_write(place, sum);
-            }
+            ChecksumTarget::Update(Dest::Slot(s)) => f.slot_write(*s, total),
+            ChecksumTarget::Update(Dest::Field { bit, width }) => f.field_write(*bit, *width, total),
+            ChecksumTarget::Update(Dest::Other(_)) => return unsupported("a checksum written through a computed place"),
         }
         f.b.ins().jump(done, &[]);
         f.b.switch_to_block(done);
-        Ok(true)
+        Ok(())
     }
 
-    /// A statement the wire-format closures run, called from here.
-    fn trampoline(&mut self, f: &mut Fun<'_>, b: &BlockRef, s: &Stmt, scope: Scope) -> R<()> {
+    /// A node the closures run, called from here.
+    fn trampoline(&mut self, f: &mut Fun<'_>, c: &Code, scope: Scope) -> R<()> {
         self.opaque = true;
-        let run = self.fc.stmt(b, s)?;
+        let run = self.fc.closure(c.clone());
         let idx = self.runs.len() as u64;
         self.runs.push(run);
         let code = f.call(super::jit_run, idx);
@@ -1159,19 +1087,19 @@ impl Gen<'_, '_, '_> {
     /// The key expressions of table `t` with their widths when the generated code computes its key
     /// itself: one field of at most 64 bits, or exact fields of at most 64 bits in all, which the
     /// table keeps packed (`table::packed_widths`).
-    fn computed_key(&self, t: usize) -> Option<Vec<(Expr, u32)>> {
+    fn computed_key(&self, t: usize) -> Option<Vec<(Scalar, u32)>> {
         let table = self.fc.cx.ir.tables.get(t)?;
-        let computed = self.fc.tables.get(t).and_then(Option::as_ref)?.keys.len();
-        if let [k] = table.keys.as_slice() {
-            return (self.narrow(&k.expr.ty) && computed == 1).then(|| vec![(k.expr.clone(), self.fc.cx.width(&k.expr.ty).0)]);
+        let keys = self.fc.key_code.get(t)?;
+        if let ([k], [_]) = (keys.as_slice(), table.keys.as_slice()) {
+            return (k.width <= 64).then(|| vec![(k.clone(), k.width)]);
         }
         let layout = self.fc.cx.layouts.key(p4_ir::TableId(t as u32));
         let widths = crate::table::packed_widths(layout)?;
-        if widths.iter().sum::<u32>() > 64 || computed != layout.fields.len() {
+        if widths.iter().sum::<u32>() > 64 || keys.len() != layout.fields.len() {
             return None;
         }
-        let fields: Vec<(Expr, u32)> = layout.fields.iter().map(|k| (table.keys[k.index].expr.clone(), k.width)).collect();
-        fields.iter().all(|(e, w)| self.narrow(&e.ty) && self.fc.cx.width(&e.ty).0 == *w).then_some(fields)
+        let fields: Vec<(Scalar, u32)> = keys.iter().zip(&layout.fields).map(|(k, f)| (k.clone(), f.width)).collect();
+        fields.iter().all(|(k, w)| k.width <= 64 && k.width == *w).then_some(fields)
     }
 
     /// Notes what Rust reads when it computes table `t`'s key itself (`fast::choose_entry`).
@@ -1401,10 +1329,9 @@ impl Gen<'_, '_, '_> {
         let mut records = false;
         let r = match key_exprs {
             Some(fields) => {
-                let table = &ir.tables[t];
                 let mut key = None;
                 for (k, width) in &fields {
-                    let v = self.expr(f, &BlockRef::Control(table.control), k)?;
+                    let v = self.scalar(f, k)?;
                     key = Some(match key {
                         None => v,
                         Some(high) => {
@@ -1462,7 +1389,7 @@ impl Gen<'_, '_, '_> {
         let (hit, local, addr) = (f.b.block_params(dispatch)[0], f.b.block_params(dispatch)[1], f.b.block_params(dispatch)[2]);
         for (k, (a, data)) in actions.iter().enumerate() {
             let a = *a;
-            let Some(act) = ir.actions.get(a) else { return unsupported(format!("action id {a}")) };
+            let body = self.action_body(a)?;
             let is_k = f.b.ins().icmp_imm_s(IntCC::Equal, local, k as i64);
             let (arm, next, end) = (f.b.create_block(), f.b.create_block(), f.b.create_block());
             f.b.ins().brif(is_k, arm, &[], next, &[]);
@@ -1478,7 +1405,7 @@ impl Gen<'_, '_, '_> {
                 f.b.ins().jump(body, &[]);
                 f.b.switch_to_block(body);
             }
-            self.block(f, &act.block, &act.body, Scope::Control { ret: Some(end) })?;
+            self.block(f, &body, Scope::Control { ret: Some(end) })?;
             f.b.ins().jump(end, &[]);
             f.b.switch_to_block(end);
             let id = f.konst(a as u64);
@@ -1494,25 +1421,6 @@ impl Gen<'_, '_, '_> {
 
     // ------------------------------------------------------------------ values
 
-    fn narrow(&self, ty: &Type) -> bool {
-        self.fc.cx.is_scalar(ty) && self.fc.cx.width(ty).0 <= 64
-    }
-
-    /// The place of a scalar of at most 64 bits the generated code writes itself: a slot, or a
-    /// field within 8 bytes of its first byte.
-    fn scalar_place(&mut self, b: &BlockRef, e: &Expr) -> R<Option<Place>> {
-        if !self.narrow(&e.ty) || !matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) {
-            return Ok(None);
-        }
-        // Not a static place (a stack element at a run-time index, `last`): left to the closures.
-        let Ok(place) = self.fc.place(b, e) else { return Ok(None) };
-        Ok(match place {
-            p @ Place::Slot(_) => Some(p),
-            p @ Place::Field { bit, width } if (bit % 8) as u32 + width <= 64 => Some(p),
-            _ => None,
-        })
-    }
-
     /// Refuses an `extract` or `emit` in a program whose cursor or output may stop off a byte
     /// boundary: the code here moves whole bytes.
     fn whole_bytes(&self) -> R<()> {
@@ -1520,22 +1428,6 @@ impl Gen<'_, '_, '_> {
             Some(why) => unsupported(format!("{why}, and machine code moves whole bytes")),
             None => Ok(()),
         }
-    }
-
-    fn header(&mut self, b: &BlockRef, e: &Expr) -> R<Region> {
-        match self.fc.place(b, e)? {
-            Place::Header(r) => Ok(r),
-            _ => unsupported(format!("{} where a header is expected", crate::compile::describe(self.fc.cx.ir, e))),
-        }
-    }
-
-    /// The value of `e` (a scalar of at most 64 bits), from its one translation.
-    fn expr(&mut self, f: &mut Fun<'_>, b: &BlockRef, e: &Expr) -> R<Value> {
-        if !self.narrow(&e.ty) {
-            return unsupported(format!("{} wider than 64 bits", crate::compile::describe(self.fc.cx.ir, e)));
-        }
-        let v = self.fc.scalar(b, e)?;
-        self.scalar(f, &v)
     }
 
     /// The code of a value of at most 64 bits; a node it does not generate is its closure,
