@@ -76,7 +76,10 @@ impl PcapInPort {
                     match chunks.try_recv() {
                         Ok(chunk) => *next = Some(chunk),
                         Err(TryRecvError::Empty) => {}
-                        Err(TryRecvError::Disconnected) => *ended = true,
+                        Err(TryRecvError::Disconnected) => {
+                            *ended = true;
+                            self.failure = Some(reader_lost(&self.path));
+                        }
                     }
                 }
                 next.is_some()
@@ -97,7 +100,10 @@ impl PcapInPort {
             match chunks.recv_timeout(timeout) {
                 Ok(chunk) => *next = Some(chunk),
                 Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => *ended = true,
+                Err(RecvTimeoutError::Disconnected) => {
+                    *ended = true;
+                    self.failure = Some(reader_lost(&self.path));
+                }
             }
         }
         self.is_ready()
@@ -156,6 +162,12 @@ impl PcapInPort {
         }
         read
     }
+}
+
+/// Why a FIFO's frames stopped when its reading thread ended without saying that the input did
+/// (it sends an end before it stops, so only a panic ends it so).
+fn reader_lost(path: &Path) -> String {
+    format!("{}: the thread reading it stopped before the input's end", path.display())
 }
 
 /// Starts the thread that opens and reads the FIFO, pipe or device `path`, a frame at a time; it
@@ -228,5 +240,40 @@ impl PcapOutPort {
     /// Writes what is buffered and renames the file to its name.
     pub fn finish(self) -> Result<(), CaptureError> {
         self.writer.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A FIFO port whose reading thread is gone without an end (as after a panic in it).
+    fn orphaned() -> PcapInPort {
+        let (send, chunks) = sync_channel(1);
+        drop(send);
+        PcapInPort { path: PathBuf::from("/tmp/in.fifo"), source: Source::Waiting { chunks, next: None, ended: false }, failure: None }
+    }
+
+    #[test]
+    fn a_fifo_whose_reader_is_lost_ends_saying_why() {
+        let mut port = orphaned();
+        assert!(!port.is_ready());
+        assert!(port.is_consumed());
+        assert_eq!(port.failure(), Some("/tmp/in.fifo: the thread reading it stopped before the input's end"));
+        let mut port = orphaned();
+        assert!(!port.wait(Duration::from_millis(1)));
+        assert_eq!(port.failure(), Some("/tmp/in.fifo: the thread reading it stopped before the input's end"));
+    }
+
+    #[test]
+    fn a_fifo_that_ends_normally_has_no_failure() {
+        let (send, chunks) = sync_channel(1);
+        send.send(FifoChunk { bytes: Vec::new(), record: None, end: Some(None) }).unwrap();
+        drop(send);
+        let mut port = PcapInPort { path: PathBuf::from("/tmp/in.fifo"), source: Source::Waiting { chunks, next: None, ended: false }, failure: None };
+        let mut bytes = Vec::new();
+        assert_eq!(port.read(&mut bytes, 8, |_, _| {}), 0);
+        assert!(port.is_consumed());
+        assert_eq!(port.failure(), None);
     }
 }
