@@ -2,8 +2,10 @@
 //! the program is built, for the programs whose every construct it knows (traced or not); the
 //! reference interpreter (crate `p4-reference`) is the oracle the tests compare it with.
 //!
-//! Extern calls and the requests to the traffic manager (registers, counters, meters, hashes,
-//! checksums of any algorithm with or without the payload, random numbers, digests, log
+//! The program is translated once ([`code`], [`scalar`]) and run by two back ends of that
+//! translation: closures, and machine code ([`jit`]) that calls the closure of a node it does not
+//! generate. Extern calls and the requests to the traffic manager (registers, counters, meters,
+//! hashes, checksums of any algorithm with or without the payload, random numbers, digests, log
 //! messages, drops, asserts, truncation, clones, resubmission, recirculation) run here: their
 //! arguments are read through [`Val`] and their results written through [`Dest`] by the code
 //! [`build`] compiles, and what they do is [`runtime`], one function each. A header a run-time
@@ -29,7 +31,7 @@
 //! - the buffer has [`SLACK`] bytes past the last header, so a field is read and written with one
 //!   8- or 16-byte access wherever it sits;
 //! - a program is built here only if nothing in it needs what this executor lacks (see
-//!   [`FastProg::build`]): no packet can reach a construct it cannot run.
+//!   [`build`]): no packet can reach a construct it cannot run.
 
 mod build;
 mod code;
@@ -161,7 +163,7 @@ pub(crate) struct FastProg {
     /// The program may ask for what only the switch's traffic manager does (clones,
     /// resubmission, recirculation, truncation, multicast, asserts): packets go through parser
     /// and ingress in [`process`], then to the switch's traffic manager, which sends each copy
-    /// through the blocks compiled here ([`parse`], [`ingress`], [`egress`], [`deparse`]).
+    /// through the blocks compiled here ([`run_parser`], [`ingress`], [`egress`], [`deparse`]).
     pub hands_over: bool,
     /// A program that hands over whose egress and deparser ask nothing of the traffic manager: a
     /// packet its ingress asked nothing of it (no clone, resubmission, recirculation, truncation,

@@ -1,5 +1,5 @@
-//! Generates the machine code of [`super`]: Cranelift IR from the program's IR, with the places
-//! and slots the wire-format build resolved.
+//! Generates the machine code of [`super`]: Cranelift IR from the program's one translation
+//! ([`Code`], [`Scalar`]), whose places, slots and constants the wire-format build resolved.
 
 use std::collections::BTreeSet;
 use std::mem::offset_of;

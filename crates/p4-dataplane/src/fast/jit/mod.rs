@@ -1,6 +1,7 @@
-//! Native code for the wire-format executor: the parser and the control bodies compiled with
-//! Cranelift into machine code when the program is built, so a packet runs straight-line code
-//! instead of a tree of closures.
+//! Native code for the wire-format executor: the parser and the control bodies, from the
+//! program's one translation ([`super::code`], [`super::scalar`]), compiled with Cranelift into
+//! machine code when the program is built, so a packet runs straight-line code instead of a tree
+//! of closures.
 //!
 //! What the generated code does itself: field reads and writes of at most 64 bits at constant
 //! places in `Ctx::wire`, frame slots, arithmetic and comparisons on values of at most 64 bits,
@@ -9,10 +10,10 @@
 //! (selects of values, masks and ranges; a value set's membership is a call into Rust,
 //! [`jit_value_set`]; after a `lookahead` the error it left pending, [`jit_pending`]), and table
 //! applications: the lookup is a call into Rust ([`jit_table`]), the chosen action's body is
-//! inlined. Everything else (wider values, other extern calls, direct action calls, ...) is the
-//! statement or value the wire-format executor's compiler ([`super::build`]) made for it,
+//! inlined. Any other node of the translation (wider values, other extern calls, a `switch`, a
+//! loop, ...) is that node's closure, which the closures' back end builds from the same node,
 //! called from the generated code ([`jit_run`], [`jit_eval`]): every program the wire-format
-//! executor takes runs here, with the rare constructs left to closures. An extern call or a
+//! executor takes runs here, and nothing is compiled twice from the IR. An extern call or a
 //! request to the traffic manager (a register, a counter, a hash, a clone, ...) is such a
 //! closure, which calls its function in [`super::runtime`]: the generated code reaches each
 //! operation through the one implementation the closures use, not an entry of its own.
