@@ -6,7 +6,7 @@
 use num_bigint::BigUint;
 
 use crate::control::{ActionArgs, ControlError, ControlPlane, Handle, KeyValue, Keys, MeterRate};
-use crate::exec::ExternState;
+use crate::fast::exec::ExternState;
 use crate::switch::Switch;
 use crate::table::Entry;
 use p4_control::requests::Cells;

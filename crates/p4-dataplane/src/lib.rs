@@ -1,9 +1,10 @@
 //! The software dataplane: compiles a p4forge IR program into a slot-based executable form
 //! and runs packets through it with BMv2 simple_switch semantics.
 //!
-//! - [`Switch::new`] lays out every block's variables as flat frame slots (module `compile`), then
+//! - [`Switch::new`] lays out every block's variables as flat frame slots (module `fast::compile`), then
 //!   compiles the pipeline for the wire-format executor (module `fast`: headers as their wire
-//!   bytes, statements as closures with all names resolved, machine code where it can, extern
+//!   bytes, statements translated once with all names resolved and run as machine code where it
+//!   can and as closures otherwise, extern
 //!   calls and traffic-manager requests through its run-time interface `fast::runtime`), which
 //!   runs the packets; a program it refuses is an error. The oracle the tests compare it with is
 //!   the reference interpreter (crate `p4-reference`);
@@ -48,10 +49,8 @@
 pub mod batch;
 pub mod bits;
 pub mod cells;
-mod compile;
 pub mod control;
 mod cp;
-mod exec;
 mod fast;
 pub mod hashing;
 pub mod meter;

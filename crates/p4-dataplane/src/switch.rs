@@ -1,5 +1,5 @@
 //! The software switch: the package's blocks around the packet buffer, in the order the
-//! architecture's block roles give ([`crate::exec::Pipeline`]), with clones, re-parsing and multicast
+//! architecture's block roles give ([`crate::fast::exec::Pipeline`]), with clones, re-parsing and multicast
 //! handled in the order of BMv2's after-ingress / after-egress pseudocode. The traffic manager
 //! ([`Switch::traffic_manager`], [`Switch::egress`]) is written once: each block it runs is the
 //! wire-format executor's ([`crate::fast`]), traced or not.
@@ -12,11 +12,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::cells::Cells;
-use crate::compile::lay_out;
+use crate::fast::compile::lay_out;
 use crate::batch::{BatchOut, DropReason, PacketIn};
 use crate::trace::Event;
 use crate::control::{Injected, OutputPacket, PacketIo};
-use crate::exec::{Ctx, Effects, ExternState, Prog};
+use crate::fast::exec::{Ctx, Effects, ExternState, Prog};
 use crate::meter::Meter;
 use p4_arch::{DropMarker, ExternOp, MetaRole, PacketInstance, SideEffect, StateKind};
 use crate::table::TableState;
@@ -43,7 +43,7 @@ struct CopyState {
     pkt: Vec<u8>,
     cursor: usize,
     wire: Vec<u8>,
-    wire_valid: crate::exec::Validity,
+    wire_valid: crate::fast::exec::Validity,
 }
 
 /// The `(rid, port)` copies of a clone session: one for a port, a group's members for a group.

@@ -10,8 +10,8 @@ use super::places::{Place, Places, Region};
 use super::scalar::Scalar;
 use super::{runtime, Dest, Write, FastProg, PacketPlan, FastState, FastTable, FastTransition, TableAction, Val, SLACK};
 use crate::bits;
-use crate::compile::{unsupported, Compiler, R};
-use crate::exec::{Ev, Flow, KeyMatch, Prog, Run, SwitchArms, seq};
+use crate::fast::compile::{unsupported, Compiler, R};
+use crate::fast::exec::{Ev, Flow, KeyMatch, Prog, Run, SwitchArms, seq};
 use crate::hashing::{csum16_shifts, Algorithm};
 
 /// Compiles the pipeline of `prog` (built by `cx`) for the wire-format executor; an error names the
@@ -224,7 +224,7 @@ impl FastCompiler<'_, '_> {
     fn header(&mut self, b: &BlockRef, e: &Expr) -> R<Region> {
         match self.place(b, e)? {
             Place::Header(r) => Ok(r),
-            _ => unsupported(format!("{} where a header is expected", crate::compile::describe(self.cx.ir, e))),
+            _ => unsupported(format!("{} where a header is expected", crate::fast::compile::describe(self.cx.ir, e))),
         }
     }
 
@@ -372,7 +372,7 @@ impl FastCompiler<'_, '_> {
 
     /// Statement `s` compiled as a closure of its own ([`Code::Run`](super::code::Code::Run)).
     pub(super) fn stmt(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
-        Ok(crate::compile::pending_exit::after(s, self.stmt_body(b, s)?))
+        Ok(crate::fast::compile::pending_exit::after(s, self.stmt_body(b, s)?))
     }
 
     fn stmt_body(&mut self, b: &BlockRef, s: &Stmt) -> R<Run> {
@@ -410,7 +410,7 @@ impl FastCompiler<'_, '_> {
                 let t = table.index();
                 self.table(t)?;
                 let arms = SwitchArms::build(cases, |a, body| Ok::<_, crate::DataplaneError>((a.map(|a| a.index()), self.block(b, body)?)))?;
-                crate::compile::by_tracing!(self.cx.tracing, T => Box::new(move |p, c| {
+                crate::fast::compile::by_tracing!(self.cx.tracing, T => Box::new(move |p, c| {
                     let out = super::apply_table::<T>(p, c, t);
                     if out.flow != Flow::Next {
                         return out.flow;
@@ -563,7 +563,7 @@ impl FastCompiler<'_, '_> {
     /// computed before any member is written: the list may read what it replaces (`p = {p.y, p.x}`).
     fn assign_list(&mut self, b: &BlockRef, lhs: &Expr, fields: &[Type], items: &[Expr]) -> R<Run> {
         if items.len() != fields.len() || !fields.iter().all(|f| self.cx.is_scalar(f)) {
-            return unsupported(format!("{} assigned from a list of other members", crate::compile::describe(self.cx.ir, lhs)));
+            return unsupported(format!("{} assigned from a list of other members", crate::fast::compile::describe(self.cx.ir, lhs)));
         }
         let mut writes = Vec::new();
         for (i, item) in items.iter().enumerate() {
@@ -629,13 +629,13 @@ impl FastCompiler<'_, '_> {
     /// stack's end the parser rejects (`StackOutOfBounds`).
     fn extract_next_member(&mut self, b: &BlockRef, target: &Expr) -> R<Run> {
         let (ExprKind::Field(inner, _), Some((ElementIndex::Next { stack, .. }, members))) = (&target.kind, per_element(target)) else {
-            return unsupported(format!("extract into {}", crate::compile::describe(self.cx.ir, target)));
+            return unsupported(format!("extract into {}", crate::fast::compile::describe(self.cx.ir, target)));
         };
         if !matches!(inner.kind, ExprKind::StackNext(_)) {
-            return unsupported(format!("extract into {}", crate::compile::describe(self.cx.ir, target)));
+            return unsupported(format!("extract into {}", crate::fast::compile::describe(self.cx.ir, target)));
         }
         let Some(next) = Places::static_slot(self.cx, b, &stack)? else {
-            return unsupported(format!("{} as a place", crate::compile::describe(self.cx.ir, &stack)));
+            return unsupported(format!("{} as a place", crate::fast::compile::describe(self.cx.ir, &stack)));
         };
         let mut runs = Vec::with_capacity(members.len());
         for m in &members {
@@ -749,7 +749,7 @@ impl FastCompiler<'_, '_> {
             return Ok(seq(runs));
         }
         let Some(fields) = self.members(&lhs.ty) else {
-            return unsupported(format!("{} assigned as a whole", crate::compile::describe(self.cx.ir, lhs)));
+            return unsupported(format!("{} assigned as a whole", crate::fast::compile::describe(self.cx.ir, lhs)));
         };
         let member = |e: &Expr, i: usize| member(e, i, &fields[i]);
         match list_items(rhs, &fields) {
@@ -763,10 +763,10 @@ impl FastCompiler<'_, '_> {
                 }
                 Ok(seq(runs))
             }
-            Some(_) => unsupported(format!("{} assigned from a list that reads it", crate::compile::describe(self.cx.ir, lhs))),
+            Some(_) => unsupported(format!("{} assigned from a list that reads it", crate::fast::compile::describe(self.cx.ir, lhs))),
             None => {
                 if Places::static_slot(self.cx, b, rhs)?.is_none() {
-                    return unsupported(format!("{} assigned from a computed value", crate::compile::describe(self.cx.ir, lhs)));
+                    return unsupported(format!("{} assigned from a computed value", crate::fast::compile::describe(self.cx.ir, lhs)));
                 }
                 let mut runs = Vec::new();
                 for i in 0..fields.len() {
@@ -808,7 +808,7 @@ impl FastCompiler<'_, '_> {
             return Ok(seq(runs));
         }
         let Some(fields) = self.members(&e.ty) else {
-            return unsupported(format!("{} (the wire-format executor does not place it)", crate::compile::describe(self.cx.ir, e)));
+            return unsupported(format!("{} (the wire-format executor does not place it)", crate::fast::compile::describe(self.cx.ir, e)));
         };
         let mut runs = Vec::new();
         for (i, f) in fields.iter().enumerate() {
@@ -850,7 +850,7 @@ impl FastCompiler<'_, '_> {
             return Ok(Arc::new(move |_, c| u128::from(all.iter().all(|eq| eq(c)))));
         }
         let Some(fields) = self.members(&l.ty) else {
-            return unsupported(format!("comparison of {}", crate::compile::describe(self.cx.ir, l)));
+            return unsupported(format!("comparison of {}", crate::fast::compile::describe(self.cx.ir, l)));
         };
         let mut all = Vec::with_capacity(fields.len());
         for (i, f) in fields.iter().enumerate() {
@@ -952,7 +952,7 @@ impl FastCompiler<'_, '_> {
                 }))
             }
             Callee::ExternFunction { .. } | Callee::Method { .. } if !is_packet_io(&call.callee) => self.extern_call(b, call, None),
-            _ => unsupported(format!("{} (the wire-format executor has no such call)", crate::compile::callee_name(&call.callee))),
+            _ => unsupported(format!("{} (the wire-format executor has no such call)", crate::fast::compile::callee_name(&call.callee))),
         }
     }
 
@@ -1032,7 +1032,7 @@ impl FastCompiler<'_, '_> {
             return Ok(());
         }
         let Some(p4_ir::TypeDef::Struct { fields, .. }) = self.cx.type_def(&e.ty) else {
-            return unsupported(format!("emit of {}", crate::compile::describe(self.cx.ir, e)));
+            return unsupported(format!("emit of {}", crate::fast::compile::describe(self.cx.ir, e)));
         };
         for (i, f) in fields.iter().enumerate() {
             let member = Expr::new(f.ty.clone(), ExprKind::Field(Box::new(e.clone()), i as u32), e.span);
@@ -1051,7 +1051,7 @@ impl FastCompiler<'_, '_> {
         let (run, op) = match &call.callee {
             Callee::Method { target, extern_type, method, .. } => self.extern_method(b, call, target, extern_type, method, ret)?,
             Callee::ExternFunction { name, .. } => self.extern_function(b, call, name)?,
-            _ => return unsupported(format!("{} as an extern call", crate::compile::callee_name(&call.callee))),
+            _ => return unsupported(format!("{} as an extern call", crate::fast::compile::callee_name(&call.callee))),
         };
         let group = self.cx.intrinsic.slot(MetaRole::MulticastGroup);
         self.hands_over |= op.is_some_and(is_traffic_manager_op) || group.is_some_and(|g| self.written[written..].contains(&g));
@@ -1061,7 +1061,7 @@ impl FastCompiler<'_, '_> {
     /// A method of an extern instance, with the operation the architecture gives it.
     fn extern_method(&mut self, b: &BlockRef, call: &Call, target: &Expr, ty: &str, method: &str, ret: Option<usize>) -> R<(Run, Option<ExternOp>)> {
         let Some(op) = p4_arch::of(self.cx.ir).and_then(|a| a.method(ty, method)).map(|m| m.op) else {
-            return unsupported(format!("{} (the wire-format executor has no such call)", crate::compile::callee_name(&call.callee)));
+            return unsupported(format!("{} (the wire-format executor has no such call)", crate::fast::compile::callee_name(&call.callee)));
         };
         let id = match &target.kind {
             ExprKind::Extern(id) => Some(id.index()),
@@ -1069,7 +1069,7 @@ impl FastCompiler<'_, '_> {
         };
         let id = |what: &str| id.ok_or_else(|| crate::DataplaneError::unsupported(format!("{what} through a variable")));
         let length_slot = self.cx.intrinsic.slot(MetaRole::PacketLength);
-        let length = move |c: &crate::exec::Ctx| length_slot.map_or(0, |s| c.get(s));
+        let length = move |c: &crate::fast::exec::Ctx| length_slot.map_or(0, |s| c.get(s));
         let run: Run = match op {
             ExternOp::RegisterRead => {
                 let id = id("register")?;
@@ -1360,7 +1360,7 @@ impl FastCompiler<'_, '_> {
             }
             Type::Varbit(_) | Type::Bits { .. } => {
                 // A header's varbit, or a header field wider than 128 bits.
-                let why = || crate::DataplaneError::unsupported(format!("{} in a data list (the wire-format executor does not place it)", crate::compile::describe(self.cx.ir, e)));
+                let why = || crate::DataplaneError::unsupported(format!("{} in a data list (the wire-format executor does not place it)", crate::fast::compile::describe(self.cx.ir, e)));
                 let slot = self.cx.static_slot(b, e)?.ok_or_else(why)?;
                 if let Type::Varbit(_) = e.ty {
                     let r = self.places.varbit_header(slot).ok_or_else(why)?;
@@ -1375,7 +1375,7 @@ impl FastCompiler<'_, '_> {
             }
             _ => {
                 let Some(fields) = self.members(&e.ty) else {
-                    return unsupported(format!("{} in a data list", crate::compile::describe(self.cx.ir, e)));
+                    return unsupported(format!("{} in a data list", crate::fast::compile::describe(self.cx.ir, e)));
                 };
                 for (i, f) in fields.iter().enumerate() {
                     self.pieces(b, &member(e, i, f), out)?;
@@ -1424,7 +1424,7 @@ impl FastCompiler<'_, '_> {
             return Ok(());
         }
         if !self.cx.is_scalar(&e.ty) {
-            return unsupported(format!("{} in a checksum list", crate::compile::describe(self.cx.ir, e)));
+            return unsupported(format!("{} in a checksum list", crate::fast::compile::describe(self.cx.ir, e)));
         }
         if matches!(e.kind, ExprKind::Var(_) | ExprKind::Field(..)) {
             if let Place::Field { bit, width } = self.place(b, e)? {
@@ -1531,7 +1531,7 @@ impl FastCompiler<'_, '_> {
     /// parameters they pair with (the others already hold their values: a table entry's data):
     /// `in`/`inout`/directionless ones copied in, `out` ones zeroed, the body, `out`/`inout` ones
     /// copied back (after any flow, `exit` included).
-    fn with_arguments(&mut self, b: &BlockRef, callee: &BlockRef, args: &[(&p4_ir::Param, &Expr)], aggregate: &str, body: impl Fn(&Prog, &mut crate::exec::Ctx) -> Flow + Send + Sync + 'static) -> R<Run> {
+    fn with_arguments(&mut self, b: &BlockRef, callee: &BlockRef, args: &[(&p4_ir::Param, &Expr)], aggregate: &str, body: impl Fn(&Prog, &mut crate::fast::exec::Ctx) -> Flow + Send + Sync + 'static) -> R<Run> {
         let mut ins: Vec<(usize, Ev)> = Vec::new();
         let mut zeroed: Vec<usize> = Vec::new();
         let mut outs: Vec<(usize, Write)> = Vec::new();
@@ -1695,7 +1695,7 @@ impl FastCompiler<'_, '_> {
                 TransitionCode::Select { keys, cases } => {
                     let widths: Vec<u32> = keys.iter().map(|(k, _)| k.width).collect();
                     let vals: Vec<Val> = keys.into_iter().map(|(k, _)| k.closure(self.cx.tracing)).collect();
-                    let masks: Option<Vec<(u128, u128, crate::exec::Target)>> = cases
+                    let masks: Option<Vec<(u128, u128, crate::fast::exec::Target)>> = cases
                         .iter()
                         .map(|(ms, t)| match ms.as_slice() {
                             [KeyMatch::Mask(x, m)] => Some((*x, *m, *t)),
@@ -1833,11 +1833,11 @@ fn member(e: &Expr, i: usize, ty: &Type) -> Expr {
 
 /// `x == y` of two headers, as P4 compares them: both invalid, or both valid
 /// with the same bytes.
-fn equal_headers(x: Region, y: Region) -> R<impl Fn(&crate::exec::Ctx) -> bool> {
+fn equal_headers(x: Region, y: Region) -> R<impl Fn(&crate::fast::exec::Ctx) -> bool> {
     if x.varbit.is_some() || y.varbit.is_some() || (x.len, x.bits) != (y.len, y.bits) {
         return unsupported("comparison of headers with varbit fields or of other sizes");
     }
-    Ok(move |c: &crate::exec::Ctx| {
+    Ok(move |c: &crate::fast::exec::Ctx| {
         let (vx, vy) = (c.wire_valid.has(x.index), c.wire_valid.has(y.index));
         vx == vy && (!vx || c.wire[x.at..x.at + x.len] == c.wire[y.at..y.at + y.len])
     })
@@ -1882,7 +1882,7 @@ fn copy_header(src: Region, dst: Region) -> R<Run> {
 
 /// Header `dst` made a copy of header `src` (of the same layout): bytes, validity bit and the
 /// length of a varbit.
-fn copy_in(c: &mut crate::exec::Ctx, src: Region, dst: Region) {
+fn copy_in(c: &mut crate::fast::exec::Ctx, src: Region, dst: Region) {
     c.wire.copy_within(src.at..src.at + src.len, dst.at);
     let valid = c.wire_valid.has(src.index);
     c.wire_valid.put(dst.index, valid);
@@ -1893,7 +1893,7 @@ fn copy_in(c: &mut crate::exec::Ctx, src: Region, dst: Region) {
 
 /// `extract` of header `r` (no varbit) where the cursor or the header is not on whole bytes.
 #[cold]
-fn extract_bits(c: &mut crate::exec::Ctx, r: Region, short: u32) -> Flow {
+fn extract_bits(c: &mut crate::fast::exec::Ctx, r: Region, short: u32) -> Flow {
     if c.cursor + r.bits > c.pkt.len() * 8 {
         return Flow::Reject(short);
     }
@@ -1906,7 +1906,7 @@ fn extract_bits(c: &mut crate::exec::Ctx, r: Region, short: u32) -> Flow {
 /// The packet's next `bits` bits (there are that many) made the first bits of header `r`'s
 /// bytes, the rest of them zero; the cursor does not move.
 #[inline]
-fn take_bits(c: &mut crate::exec::Ctx, r: Region, bits: usize) {
+fn take_bits(c: &mut crate::fast::exec::Ctx, r: Region, bits: usize) {
     let (from, len) = (c.cursor / 8, bits / 8);
     match (c.pkt.get(from..from + len), c.wire.get_mut(r.at..r.at + r.len)) {
         (Some(bytes), Some(to)) if c.cursor.is_multiple_of(8) && bits.is_multiple_of(8) => {
@@ -1930,7 +1930,7 @@ fn invalidate(r: Region) -> Run {
 }
 
 /// Header `r` made invalid: its bit cleared, its bytes (and a varbit's length) zeroed.
-fn invalidate_in(c: &mut crate::exec::Ctx, r: Region) {
+fn invalidate_in(c: &mut crate::fast::exec::Ctx, r: Region) {
     c.wire_valid.clear(r.index);
     if let Some(bytes) = c.wire.get_mut(r.at..r.at + r.len) {
         bytes.fill(0);

@@ -18,9 +18,9 @@ use super::places::{Place, Region};
 use super::scalar::{Scalar, ScalarKind};
 use super::{read_field, Dest, Val};
 use crate::bits::{self, mask};
-use crate::compile::pending_exit::{applies_table, branch, stmt_applies_table};
-use crate::compile::R;
-use crate::exec::{reject_on_pending_error, seq, Ev, Flow, Run};
+use crate::fast::compile::pending_exit::{applies_table, branch, stmt_applies_table};
+use crate::fast::compile::R;
+use crate::fast::exec::{reject_on_pending_error, seq, Ev, Flow, Run};
 use crate::hashing::{Algorithm, Csum16Sum};
 
 /// A statement's closure shared between the translation and both back ends.
@@ -89,10 +89,10 @@ pub(crate) struct StateCode {
 }
 
 pub(crate) enum TransitionCode {
-    Goto(crate::exec::Target),
+    Goto(crate::fast::exec::Target),
     /// Keys with their signedness, and cases of one match per key (one value set may match all
     /// the keys together).
-    Select { keys: Vec<(Scalar, bool)>, cases: Vec<(Vec<crate::exec::KeyMatch>, crate::exec::Target)> },
+    Select { keys: Vec<(Scalar, bool)>, cases: Vec<(Vec<crate::fast::exec::KeyMatch>, crate::fast::exec::Target)> },
 }
 
 impl FastCompiler<'_, '_> {
@@ -314,7 +314,7 @@ impl FastCompiler<'_, '_> {
                 let cnd = cond.closure(tracing);
                 branch(cond_applies_table, move |p, c| cnd.read(p, c) != 0, self.closures(then), self.closures(otherwise))
             }
-            Code::Apply(t) => crate::compile::by_tracing!(tracing, T => Box::new(move |p, c| super::apply_table::<T>(p, c, t).flow)),
+            Code::Apply(t) => crate::fast::compile::by_tracing!(tracing, T => Box::new(move |p, c| super::apply_table::<T>(p, c, t).flow)),
             Code::Exit => Box::new(|_, _| Flow::Exit),
             Code::Return => Box::new(|_, _| Flow::Return),
             Code::Extract(r) => self.extract_fixed(r).unwrap_or_else(|e| {
@@ -372,7 +372,7 @@ impl FastCompiler<'_, '_> {
     fn header_region(&mut self, b: &BlockRef, e: &p4_ir::Expr) -> R<Region> {
         match self.place(b, e)? {
             Place::Header(r) => Ok(r),
-            _ => crate::compile::unsupported("not a header"),
+            _ => crate::fast::compile::unsupported("not a header"),
         }
     }
 }

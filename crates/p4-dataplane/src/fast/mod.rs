@@ -2,6 +2,12 @@
 //! the program is built, for the programs whose every construct it knows (traced or not); the
 //! reference interpreter (crate `p4-reference`) is the oracle the tests compare it with.
 //!
+//! Its parts: the run-time state ([`exec`]: the packet's context, the program as the run time
+//! sees it, flows), what it compiles with ([`compile`]: the frame layout, the compile-time
+//! context), the places of headers and values ([`places`]), the translation and the closures
+//! ([`build`], [`code`], [`scalar`], [`wide`]), the machine code ([`jit`]), the per-packet
+//! pipeline ([`pipeline`]) and the run-time functions ([`runtime`]).
+//!
 //! The program is translated once ([`code`], [`scalar`]) and run by two back ends of that
 //! translation: closures, and machine code ([`jit`]) that calls the closure of a node it does not
 //! generate. Extern calls and the requests to the traffic manager (registers, counters, meters,
@@ -19,7 +25,7 @@
 //! place, a checksum over header fields a sum of 64-bit pieces of those bytes; statements are
 //! compiled per construct with no copy-in/copy-out wrappers. Everything that is not a header (user
 //! and intrinsic metadata, locals, action data) stays in frame slots, laid out by
-//! [`crate::compile::lay_out`], which tables, the control plane, counters and the architecture's
+//! [`crate::fast::compile::lay_out`], which tables, the control plane, counters and the architecture's
 //! metadata roles address.
 //!
 //! Invariants:
@@ -35,6 +41,8 @@
 
 mod build;
 mod code;
+pub(crate) mod compile;
+pub(crate) mod exec;
 mod jit;
 mod pipeline;
 mod places;
@@ -44,7 +52,7 @@ mod wide;
 
 use std::sync::Arc;
 
-use crate::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
+use crate::fast::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 
 pub(crate) use build::build;
 pub use jit::JitFrame;
@@ -125,7 +133,7 @@ impl Dest {
 }
 
 /// A table as this executor applies it: key and actions compiled here; lookup, entries and
-/// per-entry externs are the run time's [`crate::exec::TableProg`] of the same index.
+/// per-entry externs are the run time's [`crate::fast::exec::TableProg`] of the same index.
 pub(crate) struct FastTable {
     pub keys: Vec<Val>,
     /// By position in the table's action list (`Table::effective_actions`), the index an entry names.
@@ -255,7 +263,7 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
 /// Applies table `t` with this executor's key and actions; `TRACED`: a traced build's, recording
 /// the lookup and what the action changed.
 #[inline(always)]
-pub(crate) fn apply_table<const TRACED: bool>(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
+pub(crate) fn apply_table<const TRACED: bool>(p: &Prog, c: &mut Ctx, t: usize) -> crate::fast::exec::ApplyOutcome {
     if TRACED {
         apply_table_traced(p, c, t)
     } else {
@@ -265,17 +273,17 @@ pub(crate) fn apply_table<const TRACED: bool>(p: &Prog, c: &mut Ctx, t: usize) -
 
 /// [`apply_table`] recording the key, the entry
 /// and the action with its data, then the fields the action changed.
-fn apply_table_traced(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
-    let none = crate::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
+fn apply_table_traced(p: &Prog, c: &mut Ctx, t: usize) -> crate::fast::exec::ApplyOutcome {
+    let none = crate::fast::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
     let f = FastProg::of(p);
     let (Some(ft), Some(tp)) = (f.tables.get(t).and_then(Option::as_ref), p.tables.get(t)) else { return none };
-    let mut key = crate::exec::SmallValues::new();
+    let mut key = crate::fast::exec::SmallValues::new();
     for k in &ft.keys {
         key.push(k.read(p, c));
     }
-    let mut args = crate::exec::SmallValues::new();
+    let mut args = crate::fast::exec::SmallValues::new();
     let (found, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args);
-    let Some(ta) = ft.actions.get(act) else { return crate::exec::ApplyOutcome { hit, ..none } };
+    let Some(ta) = ft.actions.get(act) else { return crate::fast::exec::ApplyOutcome { hit, ..none } };
     for (slot, v) in ta.data.iter().zip(args.as_slice()) {
         c.set(*slot, *v);
     }
@@ -284,7 +292,7 @@ fn apply_table_traced(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutc
     }
     let flow = run_table_action(f, p, c, ta);
     note_changes(p, c, true);
-    crate::exec::ApplyOutcome { hit, action: ta.action, flow }
+    crate::fast::exec::ApplyOutcome { hit, action: ta.action, flow }
 }
 
 /// Runs the action of a table entry (its data already in its parameters' slots).
@@ -319,15 +327,15 @@ pub(crate) fn headers_to_frame(p: &Prog, c: &mut Ctx) {
 
 /// [`apply_table`] of an untraced build.
 #[inline]
-fn apply_table_untraced(p: &Prog, c: &mut Ctx, t: usize) -> crate::exec::ApplyOutcome {
-    let none = crate::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
+fn apply_table_untraced(p: &Prog, c: &mut Ctx, t: usize) -> crate::fast::exec::ApplyOutcome {
+    let none = crate::fast::exec::ApplyOutcome { hit: false, action: 0, flow: Flow::Next };
     let Some((hit, act)) = choose_entry(p, c, t) else { return none };
     let f = FastProg::of(p);
     let Some(ta) = f.tables.get(t).and_then(Option::as_ref).and_then(|ft| ft.actions.get(act)) else {
-        return crate::exec::ApplyOutcome { hit, ..none };
+        return crate::fast::exec::ApplyOutcome { hit, ..none };
     };
     let flow = run_table_action(f, p, c, ta);
-    crate::exec::ApplyOutcome { hit, action: ta.action, flow }
+    crate::fast::exec::ApplyOutcome { hit, action: ta.action, flow }
 }
 
 /// Looks table `t` up with this executor's key, puts the chosen entry's (or the default's) data
@@ -344,7 +352,7 @@ pub(crate) fn choose_entry(p: &Prog, c: &mut Ctx, t: usize) -> Option<(bool, usi
             choose_with_key(p, c, t, ft, &[key])
         }
         keys => {
-            let mut many = crate::exec::SmallValues::new();
+            let mut many = crate::fast::exec::SmallValues::new();
             for k in keys {
                 many.push(k.read(p, c));
             }
@@ -397,7 +405,7 @@ fn choose_with_key(p: &Prog, c: &mut Ctx, t: usize, ft: &FastTable, key: &[u128]
         }
         Some((hit, act))
     } else {
-        let mut args = crate::exec::SmallValues::new();
+        let mut args = crate::fast::exec::SmallValues::new();
         let (_, hit, act) = tp.choose(p, c, t, key, &mut args);
         if let Some(ta) = ft.actions.get(act) {
             for (slot, v) in ta.data.iter().zip(args.as_slice()) {

@@ -5,7 +5,7 @@
 use super::jit::{self, PacketFn};
 use super::{run_parser, FastProg, PacketPlan};
 use crate::batch::{BatchOut, PacketIn};
-use crate::exec::{Ctx, Effects, Flow, PipelineMeta, Prog};
+use crate::fast::exec::{Ctx, Effects, Flow, PipelineMeta, Prog};
 
 /// Why this executor made no copy of a packet (the caller words a drop's reason: it needs the
 /// switch's names).

@@ -1,12 +1,12 @@
 //! Where values live for the wire-format executor: every header instance the program declares gets
 //! a region of the wire buffer; everything else keeps the frame slot the layout
-//! ([`crate::compile::lay_out`]) gave it.
+//! ([`crate::fast::compile::lay_out`]) gave it.
 
 use std::collections::HashMap;
 
 use p4_ir::{BlockRef, Expr, Type, TypeDef};
 
-use crate::compile::{unsupported, Compiler, FieldKind, R};
+use crate::fast::compile::{unsupported, Compiler, FieldKind, R};
 
 /// A header instance's bytes in the wire buffer.
 #[derive(Clone, Copy, Debug)]
@@ -48,7 +48,7 @@ impl Region {
     /// Bytes the header has on the wire now: the fixed fields' and the varbit's current length
     /// (whole bytes: the executors extract no other).
     #[inline]
-    pub(crate) fn wire_len(&self, frame: &crate::exec::Ctx) -> usize {
+    pub(crate) fn wire_len(&self, frame: &crate::fast::exec::Ctx) -> usize {
         match self.varbit {
             None => self.len,
             Some(v) => self.fixed_len() + (frame.get(v.length_slot) as usize).div_ceil(8).min(v.max_len),
@@ -57,7 +57,7 @@ impl Region {
 
     /// Bits the header has on the wire now (see [`Region::wire_len`]).
     #[inline]
-    pub(crate) fn wire_bits(&self, frame: &crate::exec::Ctx) -> usize {
+    pub(crate) fn wire_bits(&self, frame: &crate::fast::exec::Ctx) -> usize {
         match self.varbit {
             None => self.bits,
             Some(_) => self.wire_len(frame) * 8,
@@ -109,7 +109,7 @@ pub(crate) enum WidePlace {
 
 impl WidePlace {
     /// Its value, as an unsigned number of its width.
-    pub(crate) fn read(&self, c: &crate::exec::Ctx) -> num_bigint::BigUint {
+    pub(crate) fn read(&self, c: &crate::fast::exec::Ctx) -> num_bigint::BigUint {
         let mut v = num_bigint::BigUint::default();
         for (k, (w, at)) in pieces_of(self.width()).enumerate() {
             let x = match *self {
@@ -122,7 +122,7 @@ impl WidePlace {
     }
 
     /// Writes `v` (already of its width).
-    pub(crate) fn write(&self, c: &mut crate::exec::Ctx, v: &num_bigint::BigUint) {
+    pub(crate) fn write(&self, c: &mut crate::fast::exec::Ctx, v: &num_bigint::BigUint) {
         let n = crate::wide::pieces(self.width());
         for (k, (w, at)) in pieces_of(self.width()).enumerate() {
             let x = crate::wide::piece(v, n, k);
@@ -172,11 +172,11 @@ pub(crate) struct Places {
     unions: HashMap<usize, Vec<Region>>,
 }
 
-/// Most header instances a program may have (one validity bit each in [`crate::exec::Validity`]).
-pub(crate) const MAX_HEADERS: usize = 64 * crate::exec::VALIDITY_WORDS;
+/// Most header instances a program may have (one validity bit each in [`crate::fast::exec::Validity`]).
+pub(crate) const MAX_HEADERS: usize = 64 * crate::fast::exec::VALIDITY_WORDS;
 
 impl Places {
-    /// Words of [`crate::exec::Validity`] the program's header instances use.
+    /// Words of [`crate::fast::exec::Validity`] the program's header instances use.
     pub(crate) fn validity_words(&self) -> usize {
         self.headers.len().div_ceil(64).max(1)
     }
@@ -371,7 +371,7 @@ impl Places {
     /// The members of the header union `e`, in order, or why this executor cannot place them.
     pub(crate) fn union(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Vec<Region>> {
         let Some(slot) = Self::static_slot(cx, b, e)? else {
-            return unsupported(format!("{} as a place", crate::compile::describe(cx.ir, e)));
+            return unsupported(format!("{} as a place", crate::fast::compile::describe(cx.ir, e)));
         };
         if let Some((_, _, what)) = self.refused.iter().find(|(s, end, _)| (*s..*end).contains(&slot)) {
             return unsupported(format!("{what} (the wire-format executor does not place it)"));
@@ -385,12 +385,12 @@ impl Places {
     /// A header stack's elements in index order and the frame slot of its `nextIndex`, or why
     /// this executor cannot place them.
     pub(crate) fn stack(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<(Vec<Region>, usize)> {
-        let Type::Stack(elem, n) = &e.ty else { return unsupported(format!("{} is not a header stack", crate::compile::describe(cx.ir, e))) };
+        let Type::Stack(elem, n) = &e.ty else { return unsupported(format!("{} is not a header stack", crate::fast::compile::describe(cx.ir, e))) };
         if !cx.is_header(elem) {
-            return unsupported(format!("{} as a whole (a stack of header unions)", crate::compile::describe(cx.ir, e)));
+            return unsupported(format!("{} as a whole (a stack of header unions)", crate::fast::compile::describe(cx.ir, e)));
         }
         let Some(base) = Self::static_slot(cx, b, e)? else {
-            return unsupported(format!("{} as a place", crate::compile::describe(cx.ir, e)));
+            return unsupported(format!("{} as a place", crate::fast::compile::describe(cx.ir, e)));
         };
         let es = cx.size(elem)?;
         let mut elements = Vec::with_capacity(*n as usize);
@@ -410,7 +410,7 @@ impl Places {
     /// Where `e`, a value wider than 128 bits, is, or why this executor cannot place it.
     pub(crate) fn wide(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<WidePlace> {
         let Some(slot) = Self::static_slot(cx, b, e)? else {
-            return unsupported(format!("{} as a place", crate::compile::describe(cx.ir, e)));
+            return unsupported(format!("{} as a place", crate::fast::compile::describe(cx.ir, e)));
         };
         if let Some((_, _, what)) = self.refused.iter().find(|(s, end, _)| (*s..*end).contains(&slot)) {
             return unsupported(format!("{what} (the wire-format executor does not place it)"));
@@ -427,7 +427,7 @@ impl Places {
     /// Where `e` is, or why this executor cannot place it.
     pub(crate) fn place(&self, cx: &mut Compiler<'_>, b: &BlockRef, e: &Expr) -> R<Place> {
         let Some(slot) = Self::static_slot(cx, b, e)? else {
-            return unsupported(format!("{} as a place", crate::compile::describe(cx.ir, e)));
+            return unsupported(format!("{} as a place", crate::fast::compile::describe(cx.ir, e)));
         };
         if let Some((_, _, what)) = self.refused.iter().find(|(s, end, _)| (*s..*end).contains(&slot)) {
             return unsupported(format!("{what} (the wire-format executor does not place it)"));
@@ -444,13 +444,13 @@ impl Places {
         if cx.is_scalar(&e.ty) {
             return Ok(Place::Slot(slot));
         }
-        unsupported(format!("{} (an aggregate) as a place", crate::compile::describe(cx.ir, e)))
+        unsupported(format!("{} (an aggregate) as a place", crate::fast::compile::describe(cx.ir, e)))
     }
 }
 
 /// Copies `headers` from the wire buffer into their frame slots (a traced switch, to show the
 /// packet field by field).
-pub(super) fn to_frame(headers: &[FrameHeader], c: &mut crate::exec::Ctx) {
+pub(super) fn to_frame(headers: &[FrameHeader], c: &mut crate::fast::exec::Ctx) {
     for h in headers {
         c.set(h.valid, u128::from(c.wire_valid.has(h.region.index)));
         for &(slot, bit, width) in &h.fields {

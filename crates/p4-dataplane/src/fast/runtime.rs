@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use super::{read_field, Val};
 use crate::bits::{mask, BitWriter};
-use crate::exec::{Ctx, ExternState, Flow, KeyMatch, Prog, Run, Target};
+use crate::fast::exec::{Ctx, ExternState, Flow, KeyMatch, Prog, Run, Target};
 use crate::hashing::{Algorithm, Compute};
 
 /// A run-time extern index as a cell index: one beyond every array when it does not fit 64 bits
@@ -158,7 +158,7 @@ pub(crate) fn push_payload(c: &Ctx, w: &mut BitWriter) {
 pub(crate) fn hash_scratch(c: &mut Ctx, algo: Algorithm) -> u128 {
     let mut data = std::mem::take(&mut c.scratch);
     let mut rng = c.rng;
-    let v = algo.compute(data.finish(), &mut || crate::exec::splitmix(&mut rng));
+    let v = algo.compute(data.finish(), &mut || crate::fast::exec::splitmix(&mut rng));
     c.rng = rng;
     c.scratch = data;
     v
@@ -346,7 +346,7 @@ pub(crate) fn run_loop(p: &Prog, c: &mut Ctx, init: &Run, cond: impl Fn(&Prog, &
 
 /// Evaluates a select's keys (on the stack for up to eight) and gives the target of the first case
 /// they match; `Err`: the parser error (a key read past the packet's end, or no case matching).
-pub(crate) fn select_next(p: &Prog, c: &mut Ctx, keys: &[crate::exec::Ev], widths: &[u32], cases: &[(Vec<KeyMatch>, Target)]) -> Result<Target, u32> {
+pub(crate) fn select_next(p: &Prog, c: &mut Ctx, keys: &[crate::fast::exec::Ev], widths: &[u32], cases: &[(Vec<KeyMatch>, Target)]) -> Result<Target, u32> {
     let mut values = [0u128; 8];
     let mut many = Vec::new();
     let vals: &[u128] = if keys.len() <= values.len() {

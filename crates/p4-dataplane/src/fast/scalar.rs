@@ -15,8 +15,8 @@ use super::build::FastCompiler;
 use super::places::Place;
 use super::Val;
 use crate::bits::{self, mask};
-use crate::compile::{unsupported, R};
-use crate::exec::{Ev, Flow};
+use crate::fast::compile::{unsupported, R};
+use crate::fast::exec::{Ev, Flow};
 
 /// A scalar of `width` bits (bits above it zero) and how it is computed.
 #[derive(Clone)]
@@ -120,10 +120,10 @@ impl Scalar {
                 }
             }
             ScalarKind::Applied { table: t, result } => match result {
-                ApplyResult::ActionRun => crate::compile::by_tracing!(tracing, T => eval(Arc::new(move |p, c| super::apply_table::<T>(p, c, t).action as u128))),
+                ApplyResult::ActionRun => crate::fast::compile::by_tracing!(tracing, T => eval(Arc::new(move |p, c| super::apply_table::<T>(p, c, t).action as u128))),
                 ApplyResult::Hit | ApplyResult::Miss => {
                     let want_hit = result == ApplyResult::Hit;
-                    crate::compile::by_tracing!(tracing, T => eval(Arc::new(move |p, c| {
+                    crate::fast::compile::by_tracing!(tracing, T => eval(Arc::new(move |p, c| {
                         let out = super::apply_table::<T>(p, c, t);
                         c.exit_pending |= out.flow == Flow::Exit;
                         u128::from(out.hit == want_hit)
@@ -207,11 +207,11 @@ impl FastCompiler<'_, '_> {
             return Ok(Scalar::new(self.cx.width(&e.ty).0, ScalarKind::Computed(f)));
         }
         if crate::wide::is_wide(&e.ty) {
-            let ty = crate::compile::type_name(self.cx.ir, &e.ty);
+            let ty = crate::fast::compile::type_name(self.cx.ir, &e.ty);
             return unsupported(format!("a {ty} value where at most 128 bits can be used (as a table key, index, condition or extern argument)"));
         }
         if !self.cx.is_scalar(&e.ty) {
-            return unsupported(format!("{} as a value", crate::compile::describe(self.cx.ir, e)));
+            return unsupported(format!("{} as a value", crate::fast::compile::describe(self.cx.ir, e)));
         }
         let (w, _) = self.cx.width(&e.ty);
         let of = |kind| Ok(Scalar::new(w, kind));
@@ -267,13 +267,13 @@ impl FastCompiler<'_, '_> {
                         c.get(ret)
                     }))
                 }
-                _ => unsupported(format!("{} (the wire-format executor has no such value call)", crate::compile::callee_name(&call.callee))),
+                _ => unsupported(format!("{} (the wire-format executor has no such value call)", crate::fast::compile::callee_name(&call.callee))),
             },
             ExprKind::ApplyTable(t, result) => {
                 self.table(t.index())?;
                 of(ScalarKind::Applied { table: t.index(), result: *result })
             }
-            _ => unsupported(format!("{} (the wire-format executor does not compute it)", crate::compile::describe(self.cx.ir, e))),
+            _ => unsupported(format!("{} (the wire-format executor does not compute it)", crate::fast::compile::describe(self.cx.ir, e))),
         }
     }
 

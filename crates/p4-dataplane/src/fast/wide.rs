@@ -13,8 +13,8 @@ use super::build::FastCompiler;
 use super::places::WidePlace;
 use super::{Dest, Val};
 use crate::bits::mask;
-use crate::compile::{unsupported, R};
-use crate::exec::{Ctx, Flow, Prog, Run};
+use crate::fast::compile::{unsupported, R};
+use crate::fast::exec::{Ctx, Flow, Prog, Run};
 use crate::wide::{constant, is_wide, ones, shift};
 
 /// Evaluates a value of any bit width as an unsigned number of that width.
@@ -72,7 +72,7 @@ impl FastCompiler<'_, '_> {
             }
             _ => unsupported(format!(
                 "{} (the wire-format executor does not compute it)",
-                crate::compile::describe(self.cx.ir, e)
+                crate::fast::compile::describe(self.cx.ir, e)
             )),
         }
     }
@@ -107,8 +107,8 @@ impl FastCompiler<'_, '_> {
         let Some(f) = crate::wide::binary(op, w, s) else {
             return unsupported(format!(
                 "operator {} on {}",
-                crate::compile::binop_name(op),
-                crate::compile::type_name(self.cx.ir, ty)
+                crate::fast::compile::binop_name(op),
+                crate::fast::compile::type_name(self.cx.ir, ty)
             ));
         };
         Ok(Arc::new(move |p, c| {
@@ -127,7 +127,7 @@ impl FastCompiler<'_, '_> {
                 let (x, y) = (self.wide_operand(b, l, w)?, self.wide_operand(b, r, w)?);
                 let op = *op;
                 if crate::wide::compare(op, &BigUint::zero(), &BigUint::zero(), w, s).is_none() {
-                    return unsupported(format!("{} with a wide operand", crate::compile::describe(self.cx.ir, e)));
+                    return unsupported(format!("{} with a wide operand", crate::fast::compile::describe(self.cx.ir, e)));
                 }
                 Arc::new(move |p, c| {
                     let (a, bb) = (x(p, c), y(p, c));
@@ -149,7 +149,7 @@ impl FastCompiler<'_, '_> {
                 let m = BigUint::from(mask(self.cx.width(&e.ty).0));
                 Arc::new(move |p, c| to_scalar(x(p, c) & &m))
             }
-            _ => return unsupported(format!("{} with a wide operand", crate::compile::describe(self.cx.ir, e))),
+            _ => return unsupported(format!("{} with a wide operand", crate::fast::compile::describe(self.cx.ir, e))),
         }))
     }
 

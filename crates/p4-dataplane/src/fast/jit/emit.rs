@@ -15,8 +15,8 @@ use p4_ir::{ApplyResult, BinOp, UnOp};
 
 use super::{JitCode, JitFn, JitFrame, JitProg, PacketFn, ABORT, DROPPED, EXIT, NEXT, NO_ACTION, REJECT, RETURN};
 use crate::bits::mask;
-use crate::compile::{unsupported, R};
-use crate::exec::{Ctx, Effects, Ev, KeyMatch, MetaValue, PipelineMeta, Run, Target};
+use crate::fast::compile::{unsupported, R};
+use crate::fast::exec::{Ctx, Effects, Ev, KeyMatch, MetaValue, PipelineMeta, Run, Target};
 use crate::fast::{PacketPlan, Val};
 use crate::fast::build::{FastCompiler, Leaf};
 use crate::table::{Count, FlatProbe, FlatSlot, Hit, TableState, FLAT_EMPTY, FLAT_MIX};

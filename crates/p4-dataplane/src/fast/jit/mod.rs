@@ -29,7 +29,7 @@
 
 mod emit;
 
-use crate::exec::{Ctx, Ev, Flow, Prog, Run};
+use crate::fast::exec::{Ctx, Ev, Flow, Prog, Run};
 
 pub(crate) use emit::compile;
 

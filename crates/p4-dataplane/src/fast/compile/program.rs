@@ -5,7 +5,7 @@ use p4_arch::{DropMarker, Role, SharedKind, StateKind};
 use p4_ir::{BlockRef, MatchKind, Program, Type, TypeDef};
 
 use super::{unsupported, Compiler, R};
-use crate::exec::{Pipeline, Prog, TableProg};
+use crate::fast::exec::{Pipeline, Prog, TableProg};
 
 /// Lays out the frame (every variable of every block, the shared parameters once), finds the
 /// pipeline's blocks and intrinsic metadata, and the tables' per-entry externs: what the
@@ -131,7 +131,7 @@ pub(crate) fn lay_out(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)> {
         tables,
         field_sets: cx.field_sets.clone(),
         intrinsic: cx.intrinsic.clone(),
-        pipeline_meta: crate::exec::PipelineMeta::of(&cx.intrinsic),
+        pipeline_meta: crate::fast::exec::PipelineMeta::of(&cx.intrinsic),
         meta_range: (mbase, cx.size(&mty)?),
         intrinsic_range: (sbase, cx.size(&sty)?),
         errors: cx.errors,

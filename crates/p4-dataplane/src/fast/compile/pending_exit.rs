@@ -7,7 +7,7 @@
 
 use p4_ir::{Call, Expr, ExprKind, Stmt};
 
-use crate::exec::{Ctx, Flow, Prog, Run};
+use crate::fast::exec::{Ctx, Flow, Prog, Run};
 
 /// Whether evaluating `e` applies a table.
 pub(crate) fn applies_table(e: &Expr) -> bool {

@@ -145,7 +145,7 @@ pub struct Ctx {
     /// A parser error raised inside an expression (`lookahead` past the end).
     pub pending_err: Option<u32>,
     /// The action of a table applied inside an expression exited: the statement around it ends
-    /// with `exit` ([`crate::compile::pending_exit`]).
+    /// with `exit` ([`crate::fast::compile::pending_exit`]).
     pub(crate) exit_pending: bool,
     /// The trace of the packet being processed (a traced switch only).
     pub trace: Option<Box<crate::trace::TraceBuf>>,

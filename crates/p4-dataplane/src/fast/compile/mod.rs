@@ -22,7 +22,7 @@ use std::sync::Arc;
 use p4_ir::layout::{scalar_width, Layouts};
 use p4_ir::{BlockRef, ExprKind, Program, Type, TypeDef, Value, VarId};
 
-use crate::exec::{ErrorCodes, Intrinsic};
+use crate::fast::exec::{ErrorCodes, Intrinsic};
 use crate::DataplaneError;
 
 pub(crate) use program::lay_out;

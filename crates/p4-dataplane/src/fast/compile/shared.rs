@@ -6,11 +6,11 @@
 use p4_arch::{DropMarker, MetaRole, Preserve};
 use p4_ir::{BlockRef, Call, Callee, Expr, ExprKind, Type, TypeDef, Value};
 
-use crate::exec::KeyMatch;
+use crate::fast::exec::KeyMatch;
 
 use super::{unsupported, Compiler, R};
 use crate::bits;
-use crate::exec::{Flow, Run};
+use crate::fast::exec::{Flow, Run};
 use crate::hashing::Algorithm;
 
 impl Compiler<'_> {
