@@ -843,3 +843,88 @@ fn direct_counters_of_tables_in_generated_code_count_every_hit_once() {
     send(&mut sw, &mut model, &entries, 4);
     check(&mut sw, &model, "the same tables on the closures");
 }
+
+/// `switch` statements generated as machine code: one on a field's value with a fall-through
+/// label and a default, one on the action a table ran (lowered by the mid-end into a switch on a
+/// temporary), and one in the deparser choosing what to emit.
+const SWITCHES: &str = r#"
+#include <core.p4>
+#include <v1model.p4>
+header ethernet_t { bit<48> dst; bit<48> src; bit<16> ether_type; }
+header tag_t { bit<8> v; }
+struct headers_t { ethernet_t eth; tag_t tag; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.eth); pkt.extract(hdr.tag); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action a() { hdr.tag.v = hdr.tag.v + 1; }
+    action b() { hdr.tag.v = 0xb0; }
+    table t { key = { hdr.eth.dst[7:0]: exact; } actions = { a; b; NoAction; } default_action = NoAction(); }
+    apply {
+        switch (hdr.eth.ether_type[7:0]) {
+            1: { sm.egress_spec = 1; }
+            2:
+            3: { sm.egress_spec = 2; }
+            default: { sm.egress_spec = 3; }
+        }
+        switch (t.apply().action_run) {
+            a: { hdr.eth.src[7:0] = 0xaa; }
+            b: { hdr.eth.src[7:0] = 0xbb; }
+            default: { hdr.eth.src[7:0] = 0xdd; }
+        }
+    }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) {
+    apply {
+        switch (hdr.tag.v) {
+            0xb0: { pkt.emit(hdr.tag); pkt.emit(hdr.eth); }
+            2: { }
+            default: { pkt.emit(hdr.eth); pkt.emit(hdr.tag); }
+        }
+    }
+}
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+
+/// The entries of [`SWITCHES`]' table, on the switch or the reference.
+fn switch_entries(dp: &mut dyn ControlPlane) {
+    dp.table_add("t", Keys::Positional(vec![KeyValue::Value(1u8.into())]), "a", ActionArgs::Positional(vec![]), None).expect("entry");
+    dp.table_add("t", Keys::Positional(vec![KeyValue::Value(2u8.into())]), "b", ActionArgs::Positional(vec![]), None).expect("entry");
+}
+
+#[test]
+fn switch_statements_run_as_machine_code_of_their_own() {
+    let program = common::compile_lowered(SWITCHES);
+    let mut sw = Switch::new(program.clone()).expect("switch");
+    switch_entries(&mut sw);
+    assert_eq!(sw.machine_code(), Some("parser, 2 of 2 controls, whole packet, self-contained"));
+    // dst's low byte picks t's action, the EtherType's low byte the port, the tag what is emitted.
+    let frame = |dst: u8, ether_type: u8, tag: u8| vec![0, 0, 0, 0, 0, dst, 0, 0, 0, 0, 0, 0x11, 0x88, ether_type, tag];
+    let frames = [frame(1, 1, 7), frame(2, 2, 7), frame(3, 3, 1), frame(9, 9, 1)];
+    let expected: Vec<(u32, u32, Vec<u8>)> = vec![
+        // a: the tag 7 + 1, the source's low byte 0xaa; port 1; Ethernet then the tag.
+        (0, 1, vec![0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0xaa, 0x88, 1, 8]),
+        // b: the tag 0xb0, which the deparser emits first; port 2.
+        (1, 2, vec![0xb0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0xbb, 0x88, 2]),
+        // No entry: NoAction, 0xdd; the tag 1 + 0 (no action), port 2 (label 3 of the pair).
+        (2, 2, vec![0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0xdd, 0x88, 3, 1]),
+        // The default port 3.
+        (3, 3, vec![0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0xdd, 0x88, 9, 1]),
+    ];
+    assert_eq!(run(&mut sw, &frames), expected);
+    assert_eq!(common::injected(&mut sw, &frames), common::injected(&mut reference_with(program.clone(), switch_entries), &frames));
+    // The same through the closures.
+    sw.use_machine_code(false);
+    assert_eq!(run(&mut sw, &frames), expected);
+}
+
+/// The reference interpreter on `program` with the entries `entries` adds.
+fn reference_with(program: Arc<p4_ir::Program>, entries: fn(&mut dyn ControlPlane)) -> Interpreter {
+    let mut r = Interpreter::new(program).expect("the reference interpreter");
+    entries(&mut r);
+    r
+}

@@ -418,22 +418,8 @@ impl FastCompiler<'_, '_> {
                     arms.run(&out.action, p, c)
                 }))
             }
-            Stmt::SwitchValue { expr, cases, .. } => {
-                let v = self.ev(b, expr)?;
-                let arms = SwitchArms::build(cases, |label, body| {
-                    let label = match label {
-                        Some(l) => Some(self.cx.scalar_value(l, &expr.ty)?),
-                        None => None,
-                    };
-                    Ok::<_, crate::DataplaneError>((label, self.block(b, body)?))
-                })?;
-                Box::new(move |p, c| {
-                    let x = v(p, c);
-                    arms.run(&x, p, c)
-                })
-            }
             // Translated as nodes of their own.
-            Stmt::Block(_) | Stmt::If { .. } | Stmt::ApplyTable { .. } | Stmt::Exit(_) | Stmt::Return(None, _) | Stmt::Empty => self.block(b, std::slice::from_ref(s))?,
+            Stmt::Block(_) | Stmt::If { .. } | Stmt::ApplyTable { .. } | Stmt::SwitchValue { .. } | Stmt::Exit(_) | Stmt::Return(None, _) | Stmt::Empty => self.block(b, std::slice::from_ref(s))?,
             Stmt::Return(Some(e), span) => {
                 let Some(ret) = self.current_ret else { return unsupported("`return` with a value outside a function").map_err(|x: crate::DataplaneError| x.at(*span)) };
                 let v = self.val(b, e)?;

@@ -33,6 +33,9 @@ pub(crate) enum Code {
     /// `cond_applies_table`: as `Assign`'s, for the condition.
     If { cond: Scalar, cond_applies_table: bool, then: Vec<Code>, otherwise: Vec<Code> },
     Apply(usize),
+    /// `switch (value)`: the body of the first arm whose label equals the value, else `default`.
+    /// `applies_table`: as `Assign`'s; an `exit` of that table's action ends it before any arm.
+    Switch { value: Scalar, applies_table: bool, arms: Vec<(u128, Vec<Code>)>, default: Option<Vec<Code>> },
     Exit,
     Return,
     /// `extract` of a header of fixed size in no union.
@@ -165,6 +168,18 @@ impl FastCompiler<'_, '_> {
             Stmt::ApplyTable { table, .. } => {
                 self.table(table.index())?;
                 out.push(Code::Apply(table.index()));
+            }
+            Stmt::SwitchValue { expr, cases, .. } => {
+                let value = self.scalar(b, expr)?;
+                let (mut arms, mut default) = (Vec::new(), None);
+                for (label, body) in cases {
+                    let body = self.code_block(b, body)?;
+                    match label {
+                        Some(l) => arms.push((self.cx.scalar_value(l, &expr.ty)?, body)),
+                        None => default = Some(body),
+                    }
+                }
+                out.push(Code::Switch { value, applies_table: applies_table(expr), arms, default });
             }
             Stmt::Exit(_) => out.push(Code::Exit),
             Stmt::Return(None, _) => out.push(Code::Return),
@@ -315,6 +330,17 @@ impl FastCompiler<'_, '_> {
                 branch(cond_applies_table, move |p, c| cnd.read(p, c) != 0, self.closures(then), self.closures(otherwise))
             }
             Code::Apply(t) => crate::fast::compile::by_tracing!(tracing, T => Box::new(move |p, c| super::apply_table::<T>(p, c, t).flow)),
+            Code::Switch { value, applies_table, arms, default } => {
+                let v = value.closure(tracing);
+                let arms = crate::fast::exec::SwitchArms { arms: arms.into_iter().map(|(k, body)| (k, self.closures(body))).collect(), default: default.map(|d| self.closures(d)) };
+                Box::new(move |p, c| {
+                    let x = v.read(p, c);
+                    if applies_table && std::mem::take(&mut c.exit_pending) {
+                        return Flow::Exit;
+                    }
+                    arms.run(&x, p, c)
+                })
+            }
             Code::Exit => Box::new(|_, _| Flow::Exit),
             Code::Return => Box::new(|_, _| Flow::Return),
             Code::Extract(r) => self.extract_fixed(r).unwrap_or_else(|e| {

@@ -815,6 +815,25 @@ impl<'g> Gen<'g, '_, '_> {
                 f.b.switch_to_block(join);
                 Ok(())
             }
+            Code::Switch { value, arms, default, .. } if value.width <= 64 => {
+                let v = self.scalar(f, value)?;
+                let join = f.b.create_block();
+                for (label, body) in arms {
+                    let (arm, next) = (f.b.create_block(), f.b.create_block());
+                    let hit = f.b.ins().icmp_imm_s(IntCC::Equal, v, *label as u64 as i64);
+                    f.b.ins().brif(hit, arm, &[], next, &[]);
+                    f.b.switch_to_block(arm);
+                    self.block(f, body, scope)?;
+                    f.b.ins().jump(join, &[]);
+                    f.b.switch_to_block(next);
+                }
+                if let Some(body) = default {
+                    self.block(f, body, scope)?;
+                }
+                f.b.ins().jump(join, &[]);
+                f.b.switch_to_block(join);
+                Ok(())
+            }
             Code::Exit => {
                 f.ret(EXIT);
                 f.fresh();
