@@ -7,24 +7,25 @@
 
 use crate::ast::IntLit;
 use crate::span::{FileId, Span};
-use crate::token::{Keyword, Punct, Token, TokenKind, PUNCTS};
+use crate::token::{Interner, Keyword, Punct, Token, TokenKind, PUNCTS};
 use num_bigint::BigInt;
 
-/// Lex a whole file.
-pub fn lex(file: FileId, text: &str) -> Vec<Token> {
+/// Lex a whole file; identifier, string and error texts and integer literals go to `names`.
+pub fn lex(file: FileId, text: &str, names: &mut Interner) -> Vec<Token> {
     // A UTF-8 byte-order mark is not part of the program.
     let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
     // Real programs average well over 3 bytes per token; reserving avoids repeated regrowth.
-    let mut lx = Lexer { file, src: text.as_bytes(), pos: start, tokens: Vec::with_capacity(text.len() / 3 + 1) };
+    let mut lx = Lexer { file, src: text.as_bytes(), pos: start, tokens: Vec::with_capacity(text.len() / 3 + 1), names };
     lx.run();
     lx.tokens
 }
 
-struct Lexer<'a> {
+struct Lexer<'a, 'n> {
     file: FileId,
     src: &'a [u8],
     pos: usize,
     tokens: Vec<Token>,
+    names: &'n mut Interner,
 }
 
 /// The entries of [`PUNCTS`] whose spelling starts with byte `b`, longest first (the table's
@@ -51,7 +52,7 @@ fn is_ident_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-impl<'a> Lexer<'a> {
+impl<'a> Lexer<'a, '_> {
     fn peek(&self, k: usize) -> u8 {
         self.src.get(self.pos + k).copied().unwrap_or(0)
     }
@@ -94,7 +95,8 @@ impl<'a> Lexer<'a> {
                         loop {
                             if self.pos >= self.src.len() {
                                 let span = self.span(lo, lo + 2);
-                                self.push(TokenKind::Error("unterminated block comment".into()), span, line_start, false);
+                                let msg = self.names.intern("unterminated block comment");
+                                self.push(TokenKind::Error(msg), span, line_start, false);
                                 break;
                             }
                             if self.src[self.pos] == b'*' && self.peek(1) == b'/' {
@@ -145,7 +147,7 @@ impl<'a> Lexer<'a> {
             }
             return match Keyword::lookup(word) {
                 Some(kw) => TokenKind::Keyword(kw),
-                None => TokenKind::Ident(word.into()),
+                None => TokenKind::Ident(self.names.intern(word)),
             };
         }
         if b.is_ascii_digit() {
@@ -171,7 +173,7 @@ impl<'a> Lexer<'a> {
         let lo = self.pos;
         self.pos = (self.pos + len).min(self.src.len());
         let shown = String::from_utf8_lossy(self.src.get(lo..self.pos).unwrap_or(&[])).into_owned();
-        TokenKind::Error(format!("unexpected character `{}`", shown.escape_debug()).into())
+        self.error(&format!("unexpected character `{}`", shown.escape_debug()))
     }
 
     fn string(&mut self) -> TokenKind {
@@ -181,7 +183,8 @@ impl<'a> Lexer<'a> {
             match self.src[self.pos] {
                 b'"' => {
                     self.pos += 1;
-                    return TokenKind::Str(String::from_utf8_lossy(&self.src[lo + 1..self.pos - 1]).into());
+                    let text = String::from_utf8_lossy(&self.src[lo + 1..self.pos - 1]);
+                    return TokenKind::Str(self.names.intern(&text));
                 }
                 b'\\' => self.pos += 2,
                 _ => self.pos += 1,
@@ -193,7 +196,11 @@ impl<'a> Lexer<'a> {
         while self.pos < self.src.len() && self.src[self.pos] != b'\n' {
             self.pos += 1;
         }
-        TokenKind::Error("unterminated string literal".into())
+        self.error("unterminated string literal")
+    }
+
+    fn error(&mut self, msg: &str) -> TokenKind {
+        TokenKind::Error(self.names.intern(msg))
     }
 
     /// `[0-9][0-9_]*` optionally followed by `w`/`s` and a based literal; or a based literal
@@ -213,7 +220,7 @@ impl<'a> Lexer<'a> {
                     Ok(w) => width = Some((w, ws == b's')),
                     Err(_) => {
                         self.skip_word();
-                        return TokenKind::Error(format!("integer literal width `{w}` is too large").into());
+                        return self.error(&format!("integer literal width `{w}` is too large"));
                     }
                 }
                 self.pos = p + 1;
@@ -233,11 +240,11 @@ impl<'a> Lexer<'a> {
         let digits: String = self.text(digits_lo, self.pos).chars().filter(|&c| c != '_').collect();
         let whole = self.text(lo, self.pos);
         if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-            return TokenKind::Error(format!("malformed integer literal `{whole}`").into());
+            return self.error(&format!("malformed integer literal `{whole}`"));
         }
         match BigInt::parse_bytes(digits.as_bytes(), radix) {
-            Some(value) => TokenKind::Int(Box::new(IntLit { value, width })),
-            None => TokenKind::Error(format!("malformed integer literal `{whole}`").into()),
+            Some(value) => TokenKind::Int(self.names.add_int(IntLit { value, width })),
+            None => self.error(&format!("malformed integer literal `{whole}`")),
         }
     }
 

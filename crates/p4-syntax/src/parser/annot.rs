@@ -28,7 +28,7 @@ impl Parser<'_> {
             let mut depth = 0u32;
             let mut toks = Vec::new();
             loop {
-                let t = self.peek().clone();
+                let t = *self.peek();
                 match &t.kind {
                     TokenKind::Eof => return Err(self.error_expected("`)` closing the annotation")),
                     TokenKind::Punct(Punct::LParen) => depth += 1,

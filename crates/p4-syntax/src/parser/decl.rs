@@ -18,7 +18,7 @@ impl Parser<'_> {
 
     pub(crate) fn declaration_with(&mut self, annotations: Vec<Annotation>) -> PResult<Decl> {
         let start = annotations.first().map(|a| a.span).unwrap_or(self.span());
-        let tok = self.peek().clone();
+        let tok = *self.peek();
         match &tok.kind {
             TokenKind::Keyword(Keyword::Const) => Ok(Decl::Const(self.const_decl(annotations)?)),
             TokenKind::Keyword(Keyword::Extern) => self.extern_decl(annotations, start),
@@ -573,7 +573,7 @@ impl Parser<'_> {
                 let mstart = anns.first().map(|a| a.span).unwrap_or(self.span());
                 let is_abstract = self.eat_kw(Keyword::Abstract);
                 let is_ctor = !is_abstract
-                    && self.peek().ident() == Some(name.name.as_str())
+                    && self.peek().ident().map(|s| self.text(s)) == Some(name.name.as_str())
                     && self.peek_at(1).is_punct(Punct::LParen);
                 let proto = if is_ctor {
                     let cname = self.name()?;

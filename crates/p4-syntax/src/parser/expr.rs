@@ -5,7 +5,7 @@
 //! prefix operators and casts, then postfix `[] () . <T>()`. `&&&` and `..` are not general
 //! operators: they exist only at the top of keysets and `for`-`in` collections.
 
-use super::{name_of, Fail, PResult, Parser};
+use super::{Fail, PResult, Parser};
 use crate::ast::{Arg, BinOp, Expr, ExprKind, Path, TypeRef, TypeRefKind, UnOp};
 use crate::token::{Keyword, Punct, TokenKind};
 
@@ -222,17 +222,17 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> PResult<Expr> {
-        let tok = self.peek().clone();
+        let tok = *self.peek();
         let span = tok.span;
         let simple = |kind| Ok(Expr { kind, span });
-        match &tok.kind {
+        match tok.kind {
             TokenKind::Int(lit) => {
                 self.bump();
-                simple(ExprKind::Int((**lit).clone()))
+                simple(ExprKind::Int(self.names.int(lit).into_owned()))
             }
             TokenKind::Str(s) => {
                 self.bump();
-                simple(ExprKind::String(s.to_string()))
+                simple(ExprKind::String(self.text(s).to_string()))
             }
             TokenKind::Keyword(Keyword::True) => {
                 self.bump();
@@ -298,7 +298,7 @@ impl Parser<'_> {
                 let ty = self.type_ref()?;
                 Ok(Expr { span: ty.span, kind: ExprKind::Type(ty) })
             }
-            _ => match name_of(&tok) {
+            _ => match self.name_of(&tok).map(str::to_string) {
                 Some(name) => {
                     self.bump();
                     let ident = crate::ast::Ident { name, span };

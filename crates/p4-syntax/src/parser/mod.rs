@@ -25,7 +25,7 @@ mod types;
 use crate::ast::{Ident, Path, Program};
 use crate::diag::Diagnostic;
 use crate::span::{SourceMap, Span};
-use crate::token::{describe, Keyword, Punct, Token, TokenKind};
+use crate::token::{describe, Interner, Keyword, Punct, Symbol, Token, TokenKind};
 use std::collections::HashMap;
 
 /// Deepest nesting of expressions, statements, types and declarations accepted. Bounded so that
@@ -44,6 +44,8 @@ pub(crate) type PResult<T> = Result<T, Fail>;
 
 pub(crate) struct Parser<'s> {
     toks: Vec<Token>,
+    /// Texts and literals the tokens refer to.
+    names: Interner,
     pos: usize,
     pub(crate) diags: Vec<Diagnostic>,
     /// Innermost last; `true` marks a type name, `false` a value that shadows one.
@@ -62,20 +64,21 @@ pub(crate) struct Parser<'s> {
     sources: &'s SourceMap,
 }
 
-/// Parse a preprocessed token stream (must end with `Eof`) into a program.
-pub fn parse_tokens(mut toks: Vec<Token>, sources: &SourceMap) -> (Program, Vec<Diagnostic>) {
+/// Parse a preprocessed token stream (must end with `Eof`), its texts and literals in `names`,
+/// into a program.
+pub fn parse_tokens(mut toks: Vec<Token>, names: Interner, sources: &SourceMap) -> (Program, Vec<Diagnostic>) {
     if !matches!(toks.last(), Some(t) if t.kind == TokenKind::Eof) {
         let span = toks.last().map(|t| Span { lo: t.span.hi, ..t.span }).unwrap_or(Span::DUMMY);
         toks.push(Token { kind: TokenKind::Eof, span, line_start: true, glued: false });
     }
-    let mut p = Parser::new(toks, sources);
+    let mut p = Parser::new(toks, names, sources);
     let program = p.program();
     (program, p.diags)
 }
 
 impl<'s> Parser<'s> {
-    fn new(toks: Vec<Token>, sources: &'s SourceMap) -> Parser<'s> {
-        Parser { toks, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, in_width: false, failed_casts: std::collections::HashSet::new(), sources }
+    fn new(toks: Vec<Token>, names: Interner, sources: &'s SourceMap) -> Parser<'s> {
+        Parser { toks, names, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, in_width: false, failed_casts: std::collections::HashSet::new(), sources }
     }
 
     // ------------------------------------------------------------ cursor
@@ -102,7 +105,7 @@ impl<'s> Parser<'s> {
     }
 
     pub(crate) fn bump(&mut self) -> Token {
-        let t = self.peek().clone();
+        let t = *self.peek();
         if t.kind != TokenKind::Eof {
             self.pos += 1;
         }
@@ -163,13 +166,13 @@ impl<'s> Parser<'s> {
     // ------------------------------------------------------------ diagnostics
 
     pub(crate) fn error_expected(&mut self, what: &str) -> Fail {
-        let tok = self.peek().clone();
+        let tok = *self.peek();
         if let TokenKind::Error(_) = tok.kind {
             // Already reported by the preprocessor when it passed the bad token on.
             self.last_error_pos = Some(self.pos);
             return Fail;
         }
-        let msg = format!("expected {what}, found {}", describe(&tok.kind));
+        let msg = format!("expected {what}, found {}", describe(&tok.kind, &self.names));
         self.error_at(tok.span, msg);
         Fail
     }
@@ -317,15 +320,29 @@ impl<'s> Parser<'s> {
     // ------------------------------------------------------------ names
 
     pub(crate) fn at_name(&self) -> bool {
-        name_of(self.peek()).is_some()
+        self.name_of(self.peek()).is_some()
+    }
+
+    /// The text of a symbol of this parse's tokens.
+    pub(crate) fn text(&self, sym: Symbol) -> &str {
+        self.names.text(sym)
+    }
+
+    /// The name a token stands for where a `name` is expected.
+    pub(crate) fn name_of(&self, tok: &Token) -> Option<&str> {
+        match tok.kind {
+            TokenKind::Ident(s) => Some(self.names.text(s)),
+            TokenKind::Keyword(k) if k.usable_as_name() => Some(k.as_str()),
+            _ => None,
+        }
     }
 
     /// `name`: an identifier or a keyword the grammar allows as a name.
     pub(crate) fn name(&mut self) -> PResult<Ident> {
-        match name_of(self.peek()) {
-            Some(n) => {
+        match self.name_of(self.peek()).map(str::to_string) {
+            Some(name) => {
                 let span = self.bump().span;
-                Ok(Ident { name: n, span })
+                Ok(Ident { name, span })
             }
             None => Err(self.error_expected("a name")),
         }
@@ -334,8 +351,8 @@ impl<'s> Parser<'s> {
     /// A member name after `.`: any identifier or keyword.
     pub(crate) fn member_name(&mut self) -> PResult<Ident> {
         let tok = self.peek();
-        let name = match &tok.kind {
-            TokenKind::Ident(s) => s.to_string(),
+        let name = match tok.kind {
+            TokenKind::Ident(s) => self.text(s).to_string(),
             TokenKind::Keyword(k) => k.as_str().to_string(),
             _ => return Err(self.error_expected("a member name")),
         };
@@ -360,7 +377,7 @@ impl<'s> Parser<'s> {
         match (&tok.kind, from_source) {
             (TokenKind::Eof, _) => String::new(),
             (_, Some(s)) if !s.is_empty() => s,
-            (k, _) => crate::token::spell(k),
+            (k, _) => crate::token::spell(k, &self.names),
         }
     }
 
@@ -386,14 +403,5 @@ impl<'s> Parser<'s> {
             }
         }
         Program { decls }
-    }
-}
-
-/// The name a token stands for where a `name` is expected.
-pub(crate) fn name_of(tok: &Token) -> Option<String> {
-    match &tok.kind {
-        TokenKind::Ident(s) => Some(s.to_string()),
-        TokenKind::Keyword(k) if k.usable_as_name() => Some(k.as_str().to_string()),
-        _ => None,
     }
 }

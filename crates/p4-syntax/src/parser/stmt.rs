@@ -65,7 +65,7 @@ impl Parser<'_> {
         let annotations = self.annotations()?;
         let start = self.span();
         let save_pos = self.pos;
-        let tok = self.peek().clone();
+        let tok = *self.peek();
         match &tok.kind {
             TokenKind::Punct(Punct::LBrace) => return Ok(Stmt::Block(self.block(annotations)?)),
             TokenKind::Punct(Punct::Semi) => {
@@ -319,7 +319,7 @@ impl Parser<'_> {
             | Keyword::Table
             | Keyword::MatchKind => true,
             Keyword::Apply => self.peek_at(1).is_punct(Punct::LBrace),
-            Keyword::State => self.peek_at(2).is_punct(Punct::LBrace) && super::name_of(self.peek_at(1)).is_some(),
+            Keyword::State => self.peek_at(2).is_punct(Punct::LBrace) && self.name_of(self.peek_at(1)).is_some(),
             _ => false,
         }
     }
