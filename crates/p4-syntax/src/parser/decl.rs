@@ -234,7 +234,11 @@ impl Parser<'_> {
                 Ok(None)
             })();
             match r {
-                Ok(Some(found)) => return Some(found),
+                Ok(Some(found)) => {
+                    // Kept for the whole front end: no room left over from growing it.
+                    locals.shrink_to_fit();
+                    return Some(found);
+                }
                 Ok(None) => {}
                 Err(Fail) => self.recover(),
             }
@@ -242,6 +246,7 @@ impl Parser<'_> {
                 self.bump();
             }
         }
+        locals.shrink_to_fit();
         None
     }
 

@@ -138,7 +138,7 @@ impl Parser<'_> {
             if let Some(ty) = cast_ty {
                 let e = self.unary()?;
                 let span = start.to(e.span);
-                return Ok(Expr { kind: ExprKind::Cast(ty, Box::new(e)), span });
+                return Ok(Expr { kind: ExprKind::Cast(Box::new(ty), Box::new(e)), span });
             }
             self.failed_casts.insert(at);
         }
@@ -196,7 +196,7 @@ impl Parser<'_> {
                     if self.at(Punct::Dot) {
                         if let ExprKind::Name(path) = e.kind {
                             let ty = TypeRef { kind: TypeRefKind::Specialized(path, type_args), span: start.to(self.prev_span()) };
-                            e = Expr { span: ty.span, kind: ExprKind::Type(ty) };
+                            e = Expr { span: ty.span, kind: ExprKind::Type(Box::new(ty)) };
                             continue;
                         }
                         break;
@@ -207,7 +207,7 @@ impl Parser<'_> {
                         ExprKind::Name(path) if self.is_type_name(&path.name.name) => {
                             let ty_span = path.name.span;
                             let ty = TypeRef { kind: TypeRefKind::Specialized(path, type_args), span: ty_span };
-                            Expr { kind: ExprKind::Construct { ty, args }, span }
+                            Expr { kind: ExprKind::Construct { ty: Box::new(ty), args }, span }
                         }
                         kind => {
                             let callee = Expr { kind, span: start };
@@ -292,11 +292,11 @@ impl Parser<'_> {
                 | Keyword::Error,
             ) => {
                 let ty = self.type_ref()?;
-                Ok(Expr { span: ty.span, kind: ExprKind::Type(ty) })
+                Ok(Expr { span: ty.span, kind: ExprKind::Type(Box::new(ty)) })
             }
             TokenKind::Keyword(Keyword::List) if self.peek_at(1).is_punct(Punct::Lt) => {
                 let ty = self.type_ref()?;
-                Ok(Expr { span: ty.span, kind: ExprKind::Type(ty) })
+                Ok(Expr { span: ty.span, kind: ExprKind::Type(Box::new(ty)) })
             }
             _ => match self.name_of(&tok).map(str::to_string) {
                 Some(name) => {

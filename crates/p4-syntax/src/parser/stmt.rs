@@ -272,7 +272,7 @@ impl Parser<'_> {
             let body = Box::new(self.stmt()?);
             let mut all = annotations;
             all.extend(var_annotations);
-            return Ok(Stmt::ForIn { annotations: all, ty, var, collection, body, span: start.to(self.prev_span()) });
+            return Ok(Stmt::ForIn { annotations: all, ty: Box::new(ty), var, collection, body, span: start.to(self.prev_span()) });
         }
         let mut init = Vec::new();
         while !self.at(Punct::Semi) {
