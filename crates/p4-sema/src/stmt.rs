@@ -266,7 +266,7 @@ impl<'a> Sema<'a> {
         let type_args = mtargs.iter().map(|t| self.ir_type(t)).collect();
         let t = self.lower_te(target);
         let call = ir::Call {
-            callee: ir::Callee::Method { target: Box::new(t), extern_type: ext.name.name.clone(), method: m.name.clone(), type_args },
+            callee: ir::Callee::Method { target: Box::new(t), extern_type: ext.name.name.to_string(), method: m.name.to_string(), type_args },
             args,
             span,
         };

@@ -283,8 +283,8 @@ pub struct IntId(pub u32);
 /// so a token holds a 4-byte index and an identifier costs no allocation of its own.
 #[derive(Debug, Default)]
 pub struct Interner {
-    texts: Vec<std::rc::Rc<str>>,
-    index: std::collections::HashMap<std::rc::Rc<str>, Symbol, std::hash::BuildHasherDefault<TextHasher>>,
+    texts: Vec<std::sync::Arc<str>>,
+    index: std::collections::HashMap<std::sync::Arc<str>, Symbol, std::hash::BuildHasherDefault<TextHasher>>,
     ints: Vec<IntLit>,
 }
 
@@ -299,10 +299,18 @@ impl Interner {
             return sym;
         }
         let sym = Symbol(u32::try_from(self.texts.len()).unwrap_or(u32::MAX));
-        let text: std::rc::Rc<str> = text.into();
+        let text: std::sync::Arc<str> = text.into();
         self.texts.push(text.clone());
         self.index.insert(text, sym);
         sym
+    }
+
+    /// The text of a symbol as a name for the syntax tree, sharing this interner's copy.
+    pub fn name(&self, sym: Symbol) -> crate::ast::Name {
+        match self.texts.get(sym.0 as usize) {
+            Some(t) => t.clone().into(),
+            None => "".into(),
+        }
     }
 
     /// The text of a symbol of this interner ("" for a symbol it did not make).

@@ -578,7 +578,7 @@ impl Parser<'_> {
                 let mstart = anns.first().map(|a| a.span).unwrap_or(self.span());
                 let is_abstract = self.eat_kw(Keyword::Abstract);
                 let is_ctor = !is_abstract
-                    && self.peek().ident().map(|s| self.text(s)) == Some(name.name.as_str())
+                    && self.peek().ident().map(|s| self.text(s)) == Some(&*name.name)
                     && self.peek_at(1).is_punct(Punct::LParen);
                 let proto = if is_ctor {
                     let cname = self.name()?;

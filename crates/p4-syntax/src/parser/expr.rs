@@ -298,7 +298,7 @@ impl Parser<'_> {
                 let ty = self.type_ref()?;
                 Ok(Expr { span: ty.span, kind: ExprKind::Type(Box::new(ty)) })
             }
-            _ => match self.name_of(&tok).map(str::to_string) {
+            _ => match self.tree_name_of(&tok) {
                 Some(name) => {
                     self.bump();
                     let ident = crate::ast::Ident { name, span };

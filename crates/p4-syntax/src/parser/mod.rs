@@ -22,7 +22,7 @@ mod expr;
 mod stmt;
 mod types;
 
-use crate::ast::{Ident, Path, Program};
+use crate::ast::{Ident, Name, Path, Program};
 use crate::diag::Diagnostic;
 use crate::span::{SourceMap, Span};
 use crate::token::{describe, Interner, Keyword, Punct, Symbol, Token, TokenKind};
@@ -328,6 +328,21 @@ impl<'s> Parser<'s> {
         self.names.text(sym)
     }
 
+    /// The name a token stands for where a `name` is expected, for the syntax tree.
+    pub(crate) fn tree_name_of(&mut self, tok: &Token) -> Option<Name> {
+        match tok.kind {
+            TokenKind::Ident(s) => Some(self.names.name(s)),
+            TokenKind::Keyword(k) if k.usable_as_name() => Some(self.keyword_name(k)),
+            _ => None,
+        }
+    }
+
+    /// A keyword's spelling as a name for the syntax tree (interned like identifiers).
+    fn keyword_name(&mut self, k: Keyword) -> Name {
+        let sym = self.names.intern(k.as_str());
+        self.names.name(sym)
+    }
+
     /// The name a token stands for where a `name` is expected.
     pub(crate) fn name_of(&self, tok: &Token) -> Option<&str> {
         match tok.kind {
@@ -339,7 +354,8 @@ impl<'s> Parser<'s> {
 
     /// `name`: an identifier or a keyword the grammar allows as a name.
     pub(crate) fn name(&mut self) -> PResult<Ident> {
-        match self.name_of(self.peek()).map(str::to_string) {
+        let tok = *self.peek();
+        match self.tree_name_of(&tok) {
             Some(name) => {
                 let span = self.bump().span;
                 Ok(Ident { name, span })
@@ -352,8 +368,8 @@ impl<'s> Parser<'s> {
     pub(crate) fn member_name(&mut self) -> PResult<Ident> {
         let tok = self.peek();
         let name = match tok.kind {
-            TokenKind::Ident(s) => self.text(s).to_string(),
-            TokenKind::Keyword(k) => k.as_str().to_string(),
+            TokenKind::Ident(s) => self.names.name(s),
+            TokenKind::Keyword(k) => self.keyword_name(k),
             _ => return Err(self.error_expected("a member name")),
         };
         let span = self.bump().span;
