@@ -9,9 +9,9 @@
 //! added to the `SourceMap`, so their spans are real.
 
 use crate::diag::Diagnostic;
-use crate::lexer::lex;
+use crate::lexer::{lex, Lexer};
 use crate::span::{FileId, SourceMap, Span};
-use crate::token::{Interner, Keyword, Punct, Token, TokenKind};
+use crate::token::{Interner, Keyword, Punct, Token, TokenBuf, TokenKind};
 use num_traits::ToPrimitive;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -78,7 +78,7 @@ pub struct Preprocessor<'a> {
     macros: HashMap<String, Rc<Macro>>,
     once: HashSet<Origin>,
     stack: Vec<Origin>,
-    out: Vec<Token>,
+    out: TokenBuf,
     /// Texts and literals of every token made (the parser reads them from here).
     names: Interner,
     pub diags: Vec<Diagnostic>,
@@ -97,7 +97,7 @@ impl<'a> Preprocessor<'a> {
             macros: HashMap::new(),
             once: HashSet::new(),
             stack: Vec::new(),
-            out: Vec::new(),
+            out: TokenBuf::new(),
             names: Interner::new(),
             diags: Vec::new(),
             steps: 0,
@@ -117,14 +117,14 @@ impl<'a> Preprocessor<'a> {
     /// from disk (`"..."` includes look next to it); `None` means an in-memory file (they look in
     /// the current directory). Returns the tokens, ending with one `Eof`, the texts and literals
     /// they refer to, and the diagnostics.
-    pub fn run(self, file: FileId, on_disk: Option<&Path>) -> (Vec<Token>, Interner, Vec<Diagnostic>) {
+    pub fn run(self, file: FileId, on_disk: Option<&Path>) -> (TokenBuf, Interner, Vec<Diagnostic>) {
         let (toks, names, diags, _) = self.run_with_includes(file, on_disk);
         (toks, names, diags)
     }
 
     /// Like [`Self::run`], and also return, for each included file, the span of the `#include`
     /// that read it (for "included from" notes).
-    pub fn run_with_includes(mut self, file: FileId, on_disk: Option<&Path>) -> (Vec<Token>, Interner, Vec<Diagnostic>, HashMap<FileId, Span>) {
+    pub fn run_with_includes(mut self, file: FileId, on_disk: Option<&Path>) -> (TokenBuf, Interner, Vec<Diagnostic>, HashMap<FileId, Span>) {
         let origin = match on_disk {
             Some(p) => Origin::Disk(canonical(p)),
             None => Origin::Virtual,
@@ -141,10 +141,9 @@ impl<'a> Preprocessor<'a> {
             None => return,
         };
         self.stack.push(origin.clone());
-        let toks = lex(file, &text, &mut self.names);
-        // Room for this file's tokens at once, rather than doubling up to twice what is needed.
-        self.out.reserve(toks.len());
-        let mut toks = toks.into_iter().peekable();
+        // Tokens are lexed as they are needed: a file's tokens are not held twice over.
+        let mut lexer = Lexer::new(file, &text);
+        let mut next = lexer.next_token(&mut self.names);
         let mut conds: Vec<Cond> = Vec::new();
         let mut pending: Vec<Token> = Vec::new();
         // Parentheses open in `pending`: at none, after a `;` or `}`, no macro invocation can be
@@ -152,15 +151,18 @@ impl<'a> Preprocessor<'a> {
         // not held twice over.
         let mut open_parens = 0usize;
         // Tokens are moved, never cloned: this loop sees every token of every file.
-        while let Some(tok) = toks.next() {
+        loop {
+            let tok = next;
             if tok.kind == TokenKind::Eof {
                 break;
             }
+            next = lexer.next_token(&mut self.names);
             let active = conds.last().is_none_or(|c| c.active);
             if tok.line_start && tok.is_punct(Punct::Hash) {
                 let mut line = Vec::new();
-                while let Some(t) = toks.next_if(|t| !t.line_start && t.kind != TokenKind::Eof) {
-                    line.push(t);
+                while !next.line_start && next.kind != TokenKind::Eof {
+                    line.push(next);
+                    next = lexer.next_token(&mut self.names);
                 }
                 if active {
                     let chunk = std::mem::take(&mut pending);

@@ -396,6 +396,88 @@ pub struct Token {
 // a token must stay small: 8 bytes of kind, 12 of span, 2 of flags.
 const _: () = assert!(std::mem::size_of::<Token>() <= 24);
 
+/// A token list kept in chunks, which the parser frees as it goes past them.
+///
+/// A chunk is 96 KiB, under the C allocator's threshold for giving a block its own mapping
+/// (128 KiB with glibc): freed chunks are reused by the syntax tree built from them instead of
+/// being unmapped, and no large mapping is freed, which with glibc would raise that threshold so
+/// that every later large vector of the compiler were kept in the heap for good.
+#[derive(Clone, Debug, Default)]
+pub struct TokenBuf {
+    chunks: Vec<Vec<Token>>,
+    len: usize,
+    /// Chunks before this one have been freed.
+    released: usize,
+}
+
+impl TokenBuf {
+    /// Tokens per chunk.
+    pub const CHUNK: usize = 4096;
+
+    pub fn new() -> TokenBuf {
+        TokenBuf::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn push(&mut self, t: Token) {
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < Self::CHUNK => c.push(t),
+            _ => {
+                let mut c = Vec::with_capacity(Self::CHUNK);
+                c.push(t);
+                self.chunks.push(c);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Token `i`; `None` past the end or in a freed chunk.
+    pub fn get(&self, i: usize) -> Option<&Token> {
+        self.chunks.get(i / Self::CHUNK)?.get(i % Self::CHUNK)
+    }
+
+    pub fn last(&self) -> Option<&Token> {
+        self.len.checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// Free every chunk that lies wholly before token `i`.
+    pub fn release_before(&mut self, i: usize) {
+        let upto = (i / Self::CHUNK).min(self.chunks.len());
+        for c in self.chunks.iter_mut().take(upto).skip(self.released) {
+            *c = Vec::new();
+        }
+        self.released = self.released.max(upto);
+    }
+
+    /// The tokens not freed, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Token> {
+        self.chunks.iter().flatten()
+    }
+}
+
+impl Extend<Token> for TokenBuf {
+    fn extend<I: IntoIterator<Item = Token>>(&mut self, iter: I) {
+        for t in iter {
+            self.push(t);
+        }
+    }
+}
+
+impl From<Vec<Token>> for TokenBuf {
+    fn from(toks: Vec<Token>) -> TokenBuf {
+        let mut buf = TokenBuf::new();
+        buf.extend(toks);
+        buf
+    }
+}
+
 impl Token {
     pub fn is_punct(&self, p: Punct) -> bool {
         self.kind == TokenKind::Punct(p)

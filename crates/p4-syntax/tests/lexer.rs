@@ -201,3 +201,21 @@ fn interner_gives_one_symbol_per_text_and_returns_the_text() {
     assert_eq!(names.text(syms[2]), "dst");
     assert_eq!(names.len(), 6);
 }
+
+#[test]
+fn token_buffer_frees_whole_chunks_only() {
+    use p4_syntax::token::TokenBuf;
+    let toks = lex(FileId(0), &"x ".repeat(10_000));
+    let mut buf = TokenBuf::from(toks.clone());
+    assert_eq!(buf.len(), 10_001);
+    assert_eq!(buf.get(10_000).map(|t| t.kind), Some(TokenKind::Eof));
+    buf.release_before(5_000);
+    // The first chunk (tokens 0..4096) is gone; the one holding token 4999 is not.
+    assert_eq!(buf.get(0), None);
+    assert_eq!(buf.get(4_095), None);
+    assert_eq!(buf.get(4_096), Some(&toks[4_096]));
+    assert_eq!(buf.get(4_999), Some(&toks[4_999]));
+    assert_eq!(buf.len(), 10_001);
+    assert_eq!(buf.iter().count(), 10_001 - 4_096);
+    assert_eq!(buf.last(), toks.last());
+}

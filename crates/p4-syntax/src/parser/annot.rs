@@ -103,7 +103,7 @@ impl Parser<'_> {
         }
         let eof_span = toks.last().map(|t| crate::span::Span { lo: t.span.hi, ..t.span }).unwrap_or(self.span());
         toks.push(Token { kind: TokenKind::Eof, span: eof_span, line_start: true, glued: false });
-        let saved_toks = std::mem::replace(&mut self.toks, toks);
+        let saved_toks = std::mem::replace(&mut self.toks, toks.into());
         let saved_pos = std::mem::replace(&mut self.pos, 0);
         let result = self.speculate(|p| {
             let list = p.expr_list_until(Punct::RParen)?;

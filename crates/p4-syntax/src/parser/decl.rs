@@ -220,6 +220,7 @@ impl Parser<'_> {
         mut end: impl FnMut(&mut Self, &mut Vec<Annotation>) -> PResult<Option<T>>,
     ) -> Option<T> {
         while !self.at(Punct::RBrace) && !self.at_eof() {
+            self.release_consumed();
             // Leniency: stray `;` (as in `action a() {};`) between declarations.
             if self.eat(Punct::Semi) {
                 continue;

@@ -25,7 +25,7 @@ mod types;
 use crate::ast::{Ident, Name, Path, Program};
 use crate::diag::Diagnostic;
 use crate::span::{SourceMap, Span};
-use crate::token::{describe, Interner, Keyword, Punct, Symbol, Token, TokenKind};
+use crate::token::{describe, Interner, Keyword, Punct, Symbol, Token, TokenBuf, TokenKind};
 use std::collections::HashMap;
 
 /// Deepest nesting of expressions, statements, types and declarations accepted. Bounded so that
@@ -36,6 +36,10 @@ pub const MAX_DEPTH: u32 = 250;
 /// consumers of the tree, which recurse, cannot overflow the stack either.
 pub const MAX_AST_DEPTH: u32 = 400;
 
+/// What a freed or missing token reads as: the end of the input. Never seen by a correct parser
+/// (see [`Parser::release_consumed`]); if it were, parsing would stop rather than panic.
+static GONE: Token = Token { kind: TokenKind::Eof, span: Span::DUMMY, line_start: true, glued: false };
+
 /// Marker that a diagnostic has already been reported; callers recover.
 #[derive(Debug)]
 pub(crate) struct Fail;
@@ -43,7 +47,12 @@ pub(crate) struct Fail;
 pub(crate) type PResult<T> = Result<T, Fail>;
 
 pub(crate) struct Parser<'s> {
-    toks: Vec<Token>,
+    /// The tokens; those before the current one are freed as declarations and statements are
+    /// finished (see [`Parser::release_consumed`]).
+    toks: TokenBuf,
+    /// Open speculations: while one is, a position before the current one may be returned to, so
+    /// no token is freed.
+    hold: u32,
     /// Texts and literals the tokens refer to.
     names: Interner,
     pos: usize,
@@ -66,7 +75,8 @@ pub(crate) struct Parser<'s> {
 
 /// Parse a preprocessed token stream (must end with `Eof`), its texts and literals in `names`,
 /// into a program.
-pub fn parse_tokens(mut toks: Vec<Token>, names: Interner, sources: &SourceMap) -> (Program, Vec<Diagnostic>) {
+pub fn parse_tokens(toks: impl Into<TokenBuf>, names: Interner, sources: &SourceMap) -> (Program, Vec<Diagnostic>) {
+    let mut toks = toks.into();
     if !matches!(toks.last(), Some(t) if t.kind == TokenKind::Eof) {
         let span = toks.last().map(|t| Span { lo: t.span.hi, ..t.span }).unwrap_or(Span::DUMMY);
         toks.push(Token { kind: TokenKind::Eof, span, line_start: true, glued: false });
@@ -77,8 +87,8 @@ pub fn parse_tokens(mut toks: Vec<Token>, names: Interner, sources: &SourceMap) 
 }
 
 impl<'s> Parser<'s> {
-    fn new(toks: Vec<Token>, names: Interner, sources: &'s SourceMap) -> Parser<'s> {
-        Parser { toks, names, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, in_width: false, failed_casts: std::collections::HashSet::new(), sources }
+    fn new(toks: TokenBuf, names: Interner, sources: &'s SourceMap) -> Parser<'s> {
+        Parser { toks, hold: 0, names, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, in_width: false, failed_casts: std::collections::HashSet::new(), sources }
     }
 
     // ------------------------------------------------------------ cursor
@@ -88,8 +98,17 @@ impl<'s> Parser<'s> {
     }
 
     pub(crate) fn peek_at(&self, k: usize) -> &Token {
-        let last = self.toks.len() - 1;
-        &self.toks[(self.pos + k).min(last)]
+        let last = self.toks.len().saturating_sub(1);
+        self.toks.get((self.pos + k).min(last)).unwrap_or(&GONE)
+    }
+
+    /// Free the chunks of tokens wholly before the previous token, unless a speculation is open.
+    /// Called between the items of declaration and statement lists: parsing never returns to
+    /// an earlier position except to undo a speculation.
+    pub(crate) fn release_consumed(&mut self) {
+        if self.hold == 0 {
+            self.toks.release_before(self.pos.saturating_sub(1));
+        }
     }
 
     pub(crate) fn span(&self) -> Span {
@@ -101,7 +120,8 @@ impl<'s> Parser<'s> {
         if self.pos == 0 {
             return self.span();
         }
-        self.toks[(self.pos - 1).min(self.toks.len() - 1)].span
+        let i = (self.pos - 1).min(self.toks.len().saturating_sub(1));
+        self.toks.get(i).unwrap_or(&GONE).span
     }
 
     pub(crate) fn bump(&mut self) -> Token {
@@ -282,7 +302,10 @@ impl<'s> Parser<'s> {
     /// Run `f`; if it fails, rewind position and drop its diagnostics.
     pub(crate) fn speculate<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> Option<T> {
         let (pos, ndiags, last, depth, nest) = (self.pos, self.diags.len(), self.last_error_pos, self.depth, self.nest);
-        match f(self) {
+        self.hold += 1;
+        let r = f(self);
+        self.hold -= 1;
+        match r {
             Ok(v) => Some(v),
             Err(Fail) => {
                 self.pos = pos;
@@ -402,6 +425,7 @@ impl<'s> Parser<'s> {
     fn program(&mut self) -> Program {
         let mut decls = Vec::new();
         while !self.at_eof() {
+            self.release_consumed();
             if self.diags.len() > crate::MAX_DIAGNOSTICS {
                 // Give up: the rest would only produce noise (the caller truncates the list).
                 break;

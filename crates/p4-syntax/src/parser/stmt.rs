@@ -28,6 +28,7 @@ impl Parser<'_> {
     pub(crate) fn stmts_until_close(&mut self, in_state: bool) -> Vec<Stmt> {
         let mut stmts = Vec::new();
         while !self.at(Punct::RBrace) && !self.at_eof() {
+            self.release_consumed();
             if self.at_declaration_keyword() {
                 // A declaration keyword cannot start a statement: most likely this block's `}`
                 // is missing. Stop here so the enclosing declaration list can resynchronize.
