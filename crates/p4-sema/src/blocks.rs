@@ -223,6 +223,10 @@ impl<'a> Sema<'a> {
         // The local declarations are in a scope inside the parameters' (as in p4c): a local with a
         // parameter's name shadows it, with a warning, instead of being a duplicate.
         self.scopes.push(HashMap::new());
+        // The IR keeps a table per table declaration, for good: room for this block's at once,
+        // rather than up to twice what is needed from doubling.
+        let tables = locals.iter().filter(|l| matches!(l, Decl::Table(_))).count();
+        self.out.prog.tables.reserve_exact(tables);
         let mut init = vec![];
         for l in locals {
             self.block_local(l, kind, &name, &mut init);
@@ -1211,6 +1215,8 @@ impl<'a> Sema<'a> {
             seen.push(pname.clone());
             match p {
                 ast::TableProperty::Key { elements, .. } => {
+                    // Kept with the table for good: no room left over from growing.
+                    table.keys.reserve_exact(elements.len());
                     for k in elements {
                         let Ok(te) = self.expr(&k.expr, None) else { continue };
                         let kt = self.subst.resolve(&te.ty);
@@ -1255,6 +1261,7 @@ impl<'a> Sema<'a> {
                     }
                 }
                 ast::TableProperty::Actions { actions, .. } => {
+                    table.actions.reserve_exact(actions.len());
                     has_actions = true;
                     for a in actions {
                         let Ok((aid, decl)) = self.resolve_action_ref(&a.name) else { continue };

@@ -690,7 +690,8 @@ impl<'a> Sema<'a> {
 
     pub fn block_stmts(&mut self, ss: &'a [ast::Stmt]) -> Vec<ir::Stmt> {
         self.scopes.push(HashMap::new());
-        let mut out = vec![];
+        // Most statements lower to one: no room left over from growing (the IR is kept).
+        let mut out = Vec::with_capacity(ss.len());
         for s in ss {
             self.stmt(s, &mut out);
         }
