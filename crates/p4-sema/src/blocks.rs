@@ -79,15 +79,15 @@ impl<'a> Sema<'a> {
 
     pub fn check_block_decl(&mut self, idx: usize) {
         let tps = self.type_params_of(idx);
-        let binds: HashMap<String, Ty> = tps.iter().map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
-        let name = self.decls.get(idx).and_then(|d| d.name()).map(|n| n.name.clone()).unwrap_or_default();
+        let binds: HashMap<String, Ty> = tps.iter().map(|p| (p.name.to_string(), Ty::Param(p.name.to_string()))).collect();
+        let name = self.decls.get(idx).and_then(|d| d.name()).map(|n| n.name.to_string()).unwrap_or_default();
         self.in_scratch(|me| {
-            let _ = me.lower_block(idx, name, binds, None);
+            let _ = me.lower_block(idx, name.to_string(), binds, None);
         });
     }
 
     pub fn check_function(&mut self, idx: usize, f: &'a ast::FunctionDecl) {
-        let targs: Vec<Ty> = f.proto.type_params.iter().map(|p| Ty::Param(p.name.clone())).collect();
+        let targs: Vec<Ty> = f.proto.type_params.iter().map(|p| Ty::Param(p.name.to_string())).collect();
         self.in_scratch(|me| {
             let cx = me.new_cx(BlockKind::Control, String::new());
             me.cx = Some(cx);
@@ -109,7 +109,7 @@ impl<'a> Sema<'a> {
         match &ty {
             Ty::Extern(..) => {
                 self.in_scratch(|me| {
-                    let _ = me.instantiate_extern(&ty, &i.args, i.name.name.clone(), &i.annotations, i.initializer.as_deref(), i.span);
+                    let _ = me.instantiate_extern(&ty, &i.args, i.name.name.to_string(), &i.annotations, i.initializer.as_deref(), i.span);
                 });
             }
             Ty::Block(d, _) => match self.decls.get(*d) {
@@ -223,6 +223,10 @@ impl<'a> Sema<'a> {
         // The local declarations are in a scope inside the parameters' (as in p4c): a local with a
         // parameter's name shadows it, with a warning, instead of being a duplicate.
         self.scopes.push(HashMap::new());
+        // The IR keeps a table per table declaration, for good: room for this block's at once,
+        // rather than up to twice what is needed from doubling.
+        let tables = locals.iter().filter(|l| matches!(l, Decl::Table(_))).count();
+        self.out.prog.tables.reserve_exact(tables);
         let mut init = vec![];
         for l in locals {
             self.block_local(l, kind, &name, &mut init);
@@ -239,7 +243,7 @@ impl<'a> Sema<'a> {
             Decl::Parser(p) => {
                 let states = self.parser_states(p);
                 let cx = self.cx.take().ok_or(())?;
-                let block = ir::Block { name: name.clone(), type_name: ty.name.name.clone(), vars: cx.vars, params, annotations };
+                let block = ir::Block { name: name.clone(), type_name: ty.name.name.to_string(), vars: cx.vars, params, annotations };
                 let parser = ir::Parser { block, init, states, externs: cx.externs, value_sets: cx.value_sets };
                 self.diags.extend(crate::uninit::check_parser(&parser));
                 if let ir::BlockRef::Parser(id) = &block_ref {
@@ -253,7 +257,7 @@ impl<'a> Sema<'a> {
                 let body = self.block_stmts(&c.apply.stmts);
                 let cx = self.cx.take().ok_or(())?;
                 self.diags.extend(crate::uninit::check(&cx.vars, &[&init, &body]));
-                let block = ir::Block { name: name.clone(), type_name: ty.name.name.clone(), vars: cx.vars, params, annotations };
+                let block = ir::Block { name: name.clone(), type_name: ty.name.name.to_string(), vars: cx.vars, params, annotations };
                 if let ir::BlockRef::Control(id) = &block_ref {
                     if let Some(slot) = self.out.prog.controls.get_mut(id.index()) {
                         *slot = ir::Control { block, init, body, actions: cx.actions, tables: cx.tables, externs: cx.externs };
@@ -593,12 +597,12 @@ impl<'a> Sema<'a> {
         }
         let mut seen = vec!["start".to_string()];
         for s in &p.states {
-            if !seen.contains(&s.name.name) && s.name.name != "accept" && s.name.name != "reject" {
-                seen.push(s.name.name.clone());
+            if !seen.iter().any(|x| *x == s.name.name) && s.name.name != "accept" && s.name.name != "reject" {
+                seen.push(s.name.name.to_string());
                 order.push(s);
             }
         }
-        let ids: HashMap<String, ir::StateId> = order.iter().enumerate().map(|(i, s)| (s.name.name.clone(), ir::StateId(i as u32))).collect();
+        let ids: HashMap<String, ir::StateId> = order.iter().enumerate().map(|(i, s)| (s.name.name.to_string(), ir::StateId(i as u32))).collect();
         let mut out = vec![];
         for s in order {
             self.callable = Callable::ParserState;
@@ -612,7 +616,7 @@ impl<'a> Sema<'a> {
                 Some(t) => self.transition(t, &ids).unwrap_or(ir::Transition::Goto(ir::StateTarget::Reject)),
             };
             self.scopes.pop();
-            out.push(ir::ParserState { name: s.name.name.clone(), body, transition, span: s.span });
+            out.push(ir::ParserState { name: s.name.name.to_string(), body, transition, span: s.span });
         }
         if !out.is_empty() && !can_finish(&out) {
             self.error(p.ty.name.span, format!("parser `{}` can never reach `accept` or `reject`", p.ty.name.name));
@@ -861,7 +865,7 @@ impl<'a> Sema<'a> {
             let writable = matches!(p.direction, Direction::Out | Direction::InOut);
             self.bind_local(&p.name, Local::Var { id: var, ty: t.clone(), writable });
             let ty = self.ir_type(&t);
-            params.push(ir::Param { name: p.name.name.clone(), ty, direction: p.direction, var });
+            params.push(ir::Param { name: p.name.name.to_string(), ty, direction: p.direction, var });
         }
         if let Some(d) = global {
             self.active.push(d);
@@ -912,7 +916,7 @@ impl<'a> Sema<'a> {
         let block = self.cx.as_ref().map(|c| c.block_ref.clone()).ok_or(())?;
         let id = ir::FunctionId(self.out.prog.functions.len() as u32);
         let name = f.proto.name.name.clone();
-        self.out.prog.functions.push(ir::Function { name: name.clone(), block: block.clone(), params: vec![], ret: ir::Type::Void, ret_var: None, body: vec![] });
+        self.out.prog.functions.push(ir::Function { name: name.to_string(), block: block.clone(), params: vec![], ret: ir::Type::Void, ret_var: None, body: vec![] });
         if let Some(cx) = self.cx.as_mut() {
             cx.functions.insert(key, id);
         }
@@ -947,7 +951,7 @@ impl<'a> Sema<'a> {
             let writable = matches!(p.direction, Direction::Out | Direction::InOut);
             self.bind_local(&p.name, Local::Var { id: var, ty: t.clone(), writable });
             let ty = self.ir_type(&t);
-            params.push(ir::Param { name: p.name.name.clone(), ty, direction: p.direction, var });
+            params.push(ir::Param { name: p.name.name.to_string(), ty, direction: p.direction, var });
         }
         let ret_var = (ret != Ty::Void).then(|| self.alloc_var(&format!("{name}.return"), &ret, ir::VarKind::Return));
         self.active.push(d);
@@ -960,7 +964,7 @@ impl<'a> Sema<'a> {
         self.restore(saved);
         let ret_ir = self.ir_type(&ret);
         if let Some(slot) = self.out.prog.functions.get_mut(id.index()) {
-            *slot = ir::Function { name, block, params, ret: ret_ir, ret_var, body };
+            *slot = ir::Function { name: name.to_string(), block, params, ret: ret_ir, ret_var, body };
         }
         Ok(id)
     }
@@ -1072,7 +1076,7 @@ impl<'a> Sema<'a> {
         let annotations = self.annotations(anns);
         self.claim_cp_name("extern instance", &name, span);
         let id = ir::ExternId(self.out.prog.externs.len() as u32);
-        self.out.prog.externs.push(ir::ExternInstance { name, type_name: ext.name.name.clone(), type_args, ctor_args, annotations });
+        self.out.prog.externs.push(ir::ExternInstance { name, type_name: ext.name.name.to_string(), type_args, ctor_args, annotations });
         if let Some(cx) = self.cx.as_mut() {
             cx.externs.push(id);
         }
@@ -1201,7 +1205,7 @@ impl<'a> Sema<'a> {
                 ast::TableProperty::Key { span, .. } => ("key".to_string(), *span),
                 ast::TableProperty::Actions { span, .. } => ("actions".to_string(), *span),
                 ast::TableProperty::Entries { span, .. } => ("entries".to_string(), *span),
-                ast::TableProperty::Other { name, span, .. } => (name.name.clone(), *span),
+                ast::TableProperty::Other { name, span, .. } => (name.name.to_string(), *span),
             };
             if seen.contains(&pname) {
                 self.error(pspan, format!("duplicate table property `{pname}`"));
@@ -1211,6 +1215,8 @@ impl<'a> Sema<'a> {
             seen.push(pname.clone());
             match p {
                 ast::TableProperty::Key { elements, .. } => {
+                    // Kept with the table for good: no room left over from growing.
+                    table.keys.reserve_exact(elements.len());
                     for k in elements {
                         let Ok(te) = self.expr(&k.expr, None) else { continue };
                         let kt = self.subst.resolve(&te.ty);
@@ -1255,6 +1261,7 @@ impl<'a> Sema<'a> {
                     }
                 }
                 ast::TableProperty::Actions { actions, .. } => {
+                    table.actions.reserve_exact(actions.len());
                     has_actions = true;
                     for a in actions {
                         let Ok((aid, decl)) = self.resolve_action_ref(&a.name) else { continue };
@@ -1354,7 +1361,7 @@ impl<'a> Sema<'a> {
                         let v = self.expr(value, None).ok().and_then(|t| t.val);
                         self.diags.truncate(n);
                         let v = v.unwrap_or_else(|| Value::String(self.text(value.span)));
-                        table.properties.push((pn.name.clone(), v));
+                        table.properties.push((pn.name.to_string(), v));
                     }
                 },
             }

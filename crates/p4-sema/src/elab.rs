@@ -69,7 +69,7 @@ impl<'a> Sema<'a> {
             kinds.push(Some(k));
         }
         let type_name = pkg.name.name.clone();
-        let mut out = ir::Package { type_name, name, args: vec![] };
+        let mut out = ir::Package { type_name: type_name.to_string(), name, args: vec![] };
         for ((s, e), k) in sigs.iter().zip(slots).zip(kinds) {
             let (Some(e), Some(k)) = (e, k) else { continue };
             let arg = match k {
@@ -79,7 +79,7 @@ impl<'a> Sema<'a> {
                         self.error(e.span, "cannot infer the type arguments of this instance");
                         return Err(());
                     }
-                    let base = self.decls.get(decl).and_then(|d| d.name()).map(|n| n.name.clone()).unwrap_or_default();
+                    let base = self.decls.get(decl).and_then(|d| d.name()).map(|n| n.name.to_string()).unwrap_or_default();
                     let name = self.unique_block_name(&base);
                     match self.instantiate_block(decl, targs, args, name, e.span)? {
                         ir::BlockRef::Parser(p) => ir::PackageArg::Parser(p),
@@ -183,7 +183,7 @@ impl<'a> Sema<'a> {
             _ => "?",
         };
         let (pk, ak) = (kind_of(self, *pd), kind_of(self, *ad));
-        let aname = self.decls.get(*ad).and_then(|d| d.name()).map(|n| n.name.clone()).unwrap_or_default();
+        let aname = self.decls.get(*ad).and_then(|d| d.name()).map(|n| n.name.to_string()).unwrap_or_default();
         let pname = self.show(&param);
         if pk != ak {
             self.error(span, format!("`{aname}` is a {ak}, but a {pk} of type `{pname}` is expected here"));

@@ -304,7 +304,7 @@ impl<'a> Sema<'a> {
                 Err(())
             }
             // A `match_kind` member used as a value (`const tuple<match_kind> k = { exact };`).
-            None if self.match_kinds.contains(&p.name.name) => {
+            None if self.match_kinds.iter().any(|k| *k == p.name.name) => {
                 let i = self.match_kinds.iter().position(|m| *m == p.name.name).unwrap_or(0);
                 Ok(self.konst(Value::MatchKind(i as u32), Ty::MatchKind, span))
             }
@@ -322,7 +322,7 @@ impl<'a> Sema<'a> {
             A::Name(p) if !p.global && self.lookup_local(&p.name.name).is_some() => None,
             A::Name(p) => {
                 if !p.global {
-                    if let Some(t) = self.tparams.get(&p.name.name) {
+                    if let Some(t) = self.tparams.get(p.name.name.as_str()) {
                         return Some(t.clone());
                     }
                 }

@@ -192,7 +192,7 @@ impl<'a> Sema<'a> {
     }
     pub fn show(&self, t: &Ty) -> String {
         let decls = &self.decls;
-        let name = move |d: usize| decls.get(d).and_then(|d| d.name()).map(|n| n.name.clone()).unwrap_or_default();
+        let name = move |d: usize| decls.get(d).and_then(|d| d.name()).map(|n| n.name.to_string()).unwrap_or_default();
         TyNames { named: &self.named, newtypes: &self.newtypes, decl_name: &name }.show(&self.subst.resolve(t))
     }
     /// The source text of a span (for table key names).
@@ -223,21 +223,21 @@ impl<'a> Sema<'a> {
 
     pub fn bind_local(&mut self, name: &ast::Ident, local: Local<'a>) {
         let n = self.scopes.len();
-        if n > 1 && self.scopes[..n - 1].iter().any(|s| s.contains_key(&name.name)) {
+        if n > 1 && self.scopes[..n - 1].iter().any(|s| s.contains_key(name.name.as_str())) {
             self.diags.push(Diagnostic::warning(name.span, format!("declaration of `{}` shadows an earlier declaration", name.name)));
         }
         if let Some(scope) = self.scopes.last_mut() {
-            if scope.contains_key(&name.name) {
+            if scope.contains_key(name.name.as_str()) {
                 self.diags.push(Diagnostic::error(name.span, format!("duplicate declaration of `{}`", name.name)));
                 return;
             }
-            scope.insert(name.name.clone(), local);
+            scope.insert(name.name.to_string(), local);
         }
     }
 
     fn declare_global(&mut self, name: &ast::Ident, g: Global) {
         let overloadable = matches!(g, Global::Function(_) | Global::ExternFunction(_));
-        if let Some(prev) = self.globals.get(&name.name) {
+        if let Some(prev) = self.globals.get(name.name.as_str()) {
             let ok = overloadable
                 && prev.iter().all(|p| matches!(p, Global::Function(_) | Global::ExternFunction(_)))
                 && prev.iter().all(|p| self.callable_arity(p) != self.callable_arity(&g) || self.callable_param_names(p) != self.callable_param_names(&g));
@@ -246,7 +246,7 @@ impl<'a> Sema<'a> {
                 return;
             }
         }
-        self.globals.entry(name.name.clone()).or_default().push(g);
+        self.globals.entry(name.name.to_string()).or_default().push(g);
     }
 
     /// The parameter names of a function or extern function, sorted: two overloads with the same
@@ -260,7 +260,7 @@ impl<'a> Sema<'a> {
             },
             _ => &[][..],
         };
-        let mut names: Vec<String> = params.iter().map(|p| p.name.name.clone()).collect();
+        let mut names: Vec<String> = params.iter().map(|p| p.name.name.to_string()).collect();
         names.sort();
         names
     }
@@ -428,7 +428,7 @@ impl<'a> Sema<'a> {
 
     fn named_type(&mut self, p: &'a ast::Path, args: &[Ty], span: Span) -> R<Ty> {
         if !p.global {
-            if let Some(t) = self.tparams.get(&p.name.name) {
+            if let Some(t) = self.tparams.get(p.name.name.as_str()) {
                 return Ok(t.clone());
             }
         }
@@ -499,7 +499,7 @@ impl<'a> Sema<'a> {
     }
 
     pub fn bind_params(names: &[ast::Ident], args: &[Ty]) -> HashMap<String, Ty> {
-        names.iter().zip(args).map(|(n, t)| (n.name.clone(), t.clone())).collect()
+        names.iter().zip(args).map(|(n, t)| (n.name.to_string(), t.clone())).collect()
     }
 
     /// True if `t` is or contains (through type arguments, arrays and tuples) a specialization of
@@ -559,7 +559,7 @@ impl<'a> Sema<'a> {
                 self.unsupported = true;
             }
             anns.push(self.annotations(&f.annotations));
-            fields.push((f.name.name.clone(), ty));
+            fields.push((f.name.name.to_string(), ty));
         }
         let id = self.named.len();
         self.named.push(NamedDef { kind, name, fields, field_annotations: anns, underlying: None, members: vec![] });
@@ -680,7 +680,7 @@ impl<'a> Sema<'a> {
                 }
             }
             Ty::Extern(d, args) => {
-                let name = self.decls.get(*d).and_then(|x| x.name()).map(|n| n.name.clone()).unwrap_or_default();
+                let name = self.decls.get(*d).and_then(|x| x.name()).map(|n| n.name.to_string()).unwrap_or_default();
                 let type_args = args.iter().map(|a| self.ir_type(a)).collect();
                 ir::TypeDef::Extern { name, type_args }
             }
@@ -733,7 +733,7 @@ impl<'a> Sema<'a> {
                     ast::AnnotationBody::ExprList(es) => es.iter().map(|e| self.annotation_value(e)).collect(),
                     ast::AnnotationBody::KeyValue(kvs) => kvs.iter().map(|(_, e)| self.annotation_value(e)).collect(),
                 };
-                ir::Annotation { name: a.name.name.clone(), args }
+                ir::Annotation { name: a.name.name.to_string(), args }
             })
             .collect()
     }
@@ -836,7 +836,7 @@ impl<'a> Sema<'a> {
                         let s = self.show(&ty);
                         self.error(t.span, format!("`type` cannot be defined over `{s}`; only bit<W>, int<W>, bool and other `type`s are allowed"));
                     }
-                    self.newtypes.push(NewTypeDef { name: t.name.name.clone(), underlying: ty });
+                    self.newtypes.push(NewTypeDef { name: t.name.name.to_string(), underlying: ty });
                     Ty::NewType(self.newtypes.len() - 1)
                 } else {
                     ty
@@ -847,14 +847,14 @@ impl<'a> Sema<'a> {
                 if !s.type_params.is_empty() {
                     self.declare_global(&s.name, Global::GenericStruct(idx));
                     // Check the body once with opaque parameters.
-                    let binds = s.type_params.iter().map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
+                    let binds = s.type_params.iter().map(|p| (p.name.to_string(), Ty::Param(p.name.to_string()))).collect();
                     let n = self.named.len();
-                    self.with_tparams(binds, |me| me.define_struct(s, s.name.name.clone()));
+                    self.with_tparams(binds, |me| me.define_struct(s, s.name.name.to_string()));
                     self.named.truncate(n);
                     return;
                 }
                 // Declare first so self-reference reports "recursive" rather than "unknown".
-                let id = self.define_struct(s, s.name.name.clone());
+                let id = self.define_struct(s, s.name.name.to_string());
                 if self.named[id].fields.iter().any(|(_, t)| *t == Ty::Named(id)) {
                     self.error(s.name.span, format!("type `{}` contains itself", s.name.name));
                 }
@@ -863,19 +863,19 @@ impl<'a> Sema<'a> {
             Decl::Enum(e) => self.enum_decl(e),
             Decl::Error(members, _) => {
                 for m in members {
-                    if self.errors.contains(&m.name) {
+                    if self.errors.iter().any(|e| *e == m.name) {
                         self.error(m.span, format!("duplicate error member `{}`", m.name));
                     } else {
-                        self.errors.push(m.name.clone());
+                        self.errors.push(m.name.to_string());
                     }
                 }
             }
             Decl::MatchKind(members, _) => {
                 for m in members {
-                    if self.match_kinds.contains(&m.name) {
+                    if self.match_kinds.iter().any(|k| *k == m.name) {
                         self.error(m.span, format!("duplicate match_kind member `{}`", m.name));
                     } else {
-                        self.match_kinds.push(m.name.clone());
+                        self.match_kinds.push(m.name.to_string());
                     }
                 }
             }
@@ -945,10 +945,10 @@ impl<'a> Sema<'a> {
                 }
                 (None, None) => None,
             };
-            members.push((m.name.clone(), value));
+            members.push((m.name.to_string(), value));
         }
         let id = self.named.len();
-        self.named.push(NamedDef { kind: NamedKind::Enum, name: e.name.name.clone(), fields: vec![], field_annotations: vec![], underlying, members });
+        self.named.push(NamedDef { kind: NamedKind::Enum, name: e.name.name.to_string(), fields: vec![], field_annotations: vec![], underlying, members });
         let _ = self.ir_type(&Ty::Named(id));
         self.declare_global(&e.name, Global::Type(Ty::Named(id)));
     }
@@ -967,7 +967,7 @@ impl<'a> Sema<'a> {
     }
 
     fn check_proto_params(&mut self, tps: &'a [ast::Ident], params: &'a [ast::Param]) {
-        let binds = tps.iter().map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
+        let binds = tps.iter().map(|p| (p.name.to_string(), Ty::Param(p.name.to_string()))).collect();
         self.check_param_lists(tps, &[params]);
         self.with_tparams(binds, |me| {
             for p in params {
@@ -980,7 +980,7 @@ impl<'a> Sema<'a> {
     }
 
     fn check_proto(&mut self, f: &'a ast::FunctionProto, outer: &'a [ast::Ident]) {
-        let binds = outer.iter().chain(&f.type_params).map(|p| (p.name.clone(), Ty::Param(p.name.clone()))).collect();
+        let binds = outer.iter().chain(&f.type_params).map(|p| (p.name.to_string(), Ty::Param(p.name.to_string()))).collect();
         self.with_tparams(binds, |me| {
             me.check_proto_params(&f.type_params, &f.params);
             if let Some(r) = &f.ret {
@@ -1049,7 +1049,7 @@ impl<'a> Sema<'a> {
         params
             .iter()
             .map(|p| ParamSig {
-                name: p.name.name.clone(),
+                name: p.name.name.to_string(),
                 dir: p.direction,
                 ty: self.resolve_type(&p.ty),
                 default: p.default.as_ref(),

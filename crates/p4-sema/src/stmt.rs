@@ -266,7 +266,7 @@ impl<'a> Sema<'a> {
         let type_args = mtargs.iter().map(|t| self.ir_type(t)).collect();
         let t = self.lower_te(target);
         let call = ir::Call {
-            callee: ir::Callee::Method { target: Box::new(t), extern_type: ext.name.name.clone(), method: m.name.clone(), type_args },
+            callee: ir::Callee::Method { target: Box::new(t), extern_type: ext.name.name.to_string(), method: m.name.to_string(), type_args },
             args,
             span,
         };
@@ -690,7 +690,8 @@ impl<'a> Sema<'a> {
 
     pub fn block_stmts(&mut self, ss: &'a [ast::Stmt]) -> Vec<ir::Stmt> {
         self.scopes.push(HashMap::new());
-        let mut out = vec![];
+        // Most statements lower to one: no room left over from growing (the IR is kept).
+        let mut out = Vec::with_capacity(ss.len());
         for s in ss {
             self.stmt(s, &mut out);
         }

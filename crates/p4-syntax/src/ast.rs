@@ -11,8 +11,111 @@ use num_bigint::BigInt;
 /// An identifier as written, with its span.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ident {
-    pub name: String,
+    pub name: Name,
     pub span: Span,
+}
+
+/// The text of an identifier, shared by every identifier of a parse that spells it (the parser
+/// hands out one per distinct text), so a program's names cost no allocation each: a program of
+/// 10,000 tables has some 200,000 of them. Reads as a `&str`.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name(std::sync::Arc<str>);
+
+impl Name {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<&str> for Name {
+    fn from(s: &str) -> Name {
+        Name(s.into())
+    }
+}
+
+impl From<String> for Name {
+    fn from(s: String) -> Name {
+        Name(s.into())
+    }
+}
+
+impl From<std::sync::Arc<str>> for Name {
+    fn from(s: std::sync::Arc<str>) -> Name {
+        Name(s)
+    }
+}
+
+impl From<Name> for String {
+    fn from(n: Name) -> String {
+        n.0.to_string()
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        *self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<String> for Name {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl PartialEq<Name> for str {
+    fn eq(&self, other: &Name) -> bool {
+        *self == *other.0
+    }
+}
+
+impl PartialEq<Name> for &str {
+    fn eq(&self, other: &Name) -> bool {
+        **self == *other.0
+    }
+}
+
+impl PartialEq<Name> for String {
+    fn eq(&self, other: &Name) -> bool {
+        **self == *other.0
+    }
 }
 
 /// A possibly dot-prefixed name: `.foo` refers to the top-level scope.
@@ -413,7 +516,7 @@ pub enum Stmt {
     /// `for (init; cond; update) body`
     For { annotations: Vec<Annotation>, init: Vec<Stmt>, cond: Option<Expr>, update: Vec<Stmt>, body: Box<Stmt>, span: Span },
     /// `for (T x in collection) body`; `collection` may be an `ExprKind::Range`.
-    ForIn { annotations: Vec<Annotation>, ty: TypeRef, var: Ident, collection: Expr, body: Box<Stmt>, span: Span },
+    ForIn { annotations: Vec<Annotation>, ty: Box<TypeRef>, var: Ident, collection: Expr, body: Box<Stmt>, span: Span },
     /// Local declarations inside blocks (`Var`, `Const`; `Instantiation` only where the spec allows).
     Decl(Box<Decl>),
 }
@@ -456,6 +559,13 @@ pub struct Expr {
     pub span: Span,
 }
 
+// A program's syntax tree is held whole while sema builds the IR from it, and expressions are most
+// of its nodes: the rare variants holding a type box it, so that an `Expr` stays at 80 bytes.
+const _: () = assert!(std::mem::size_of::<Expr>() <= 80);
+
+// Likewise statements (the loop variable's type of `for (T x in c)` is boxed): 176 bytes.
+const _: () = assert!(std::mem::size_of::<Stmt>() <= 176);
+
 /// An integer literal. `8w5` has `width: Some((8, false))`, `8s5` has `Some((8, true))`, `5` has `None`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IntLit {
@@ -496,13 +606,13 @@ pub enum ExprKind {
     /// A constructor call used as an expression: `MyCtrl()` passed to a package, `Register<..>(8)`.
     /// The parser produces this when the callee is syntactically a type (`T<..>(..)`); a plain
     /// `Name(args)` stays a `Call` and sema decides.
-    Construct { ty: TypeRef, args: Vec<Arg> },
+    Construct { ty: Box<TypeRef>, args: Vec<Arg> },
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     /// `c ? a : b`
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
     /// `(T) e`
-    Cast(TypeRef, Box<Expr>),
+    Cast(Box<TypeRef>, Box<Expr>),
     /// `{ a, b }` (list / tuple / struct-by-position initializer); `(a, b)` keysets use `Tuple`.
     List(Vec<Expr>),
     /// `{ f = a, g = b }`, with `has_dots` for a trailing `...`.
@@ -524,7 +634,7 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// A type used where an expression is expected: `bit<8>.minSizeInBits()` style calls, or type
     /// arguments given positionally. The parser emits it only where the syntax is unambiguously a type.
-    Type(TypeRef),
+    Type(Box<TypeRef>),
     /// A placeholder for an expression that failed to parse (an error was already reported).
     Error,
 }

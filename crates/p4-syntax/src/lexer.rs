@@ -7,24 +7,32 @@
 
 use crate::ast::IntLit;
 use crate::span::{FileId, Span};
-use crate::token::{Keyword, Punct, Token, TokenKind, PUNCTS};
+use crate::token::{Interner, Keyword, Punct, Token, TokenKind, PUNCTS};
 use num_bigint::BigInt;
 
-/// Lex a whole file.
-pub fn lex(file: FileId, text: &str) -> Vec<Token> {
-    // A UTF-8 byte-order mark is not part of the program.
-    let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
-    // Real programs average well over 3 bytes per token; reserving avoids repeated regrowth.
-    let mut lx = Lexer { file, src: text.as_bytes(), pos: start, tokens: Vec::with_capacity(text.len() / 3 + 1) };
-    lx.run();
-    lx.tokens
+/// Lex a whole file; identifier, string and error texts and integer literals go to `names`.
+pub fn lex(file: FileId, text: &str, names: &mut Interner) -> Vec<Token> {
+    let mut lx = Lexer::new(file, text);
+    let mut tokens = Vec::new();
+    loop {
+        let t = lx.next_token(names);
+        tokens.push(t);
+        if t.kind == TokenKind::Eof {
+            return tokens;
+        }
+    }
 }
 
-struct Lexer<'a> {
+/// A lexer that hands out one token at a time ([`Lexer::next_token`]), so a file's tokens need not
+/// be held all at once: the preprocessor takes them as it goes.
+pub struct Lexer<'a> {
     file: FileId,
     src: &'a [u8],
     pos: usize,
-    tokens: Vec<Token>,
+    /// The next token starts a logical line.
+    line_start: bool,
+    /// No whitespace or comment since the previous token.
+    glued: bool,
 }
 
 /// The entries of [`PUNCTS`] whose spelling starts with byte `b`, longest first (the table's
@@ -52,6 +60,12 @@ fn is_ident_char(b: u8) -> bool {
 }
 
 impl<'a> Lexer<'a> {
+    pub fn new(file: FileId, text: &'a str) -> Lexer<'a> {
+        // A UTF-8 byte-order mark is not part of the program.
+        let start = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        Lexer { file, src: text.as_bytes(), pos: start, line_start: true, glued: false }
+    }
+
     fn peek(&self, k: usize) -> u8 {
         self.src.get(self.pos + k).copied().unwrap_or(0)
     }
@@ -64,75 +78,68 @@ impl<'a> Lexer<'a> {
         std::str::from_utf8(self.src.get(lo..hi).unwrap_or(&[])).unwrap_or("")
     }
 
-    fn run(&mut self) {
-        let mut line_start = true;
-        let mut glued = false;
+    /// The next token; `Eof` at the end of the text, and again on every later call.
+    pub fn next_token(&mut self, names: &mut Interner) -> Token {
+        // Skip whitespace and comments, tracking layout.
+        let before = self.pos;
         loop {
-            // Skip whitespace and comments, tracking layout.
-            let before = self.pos;
-            loop {
-                match self.peek(0) {
-                    b'\n' => {
-                        line_start = true;
+            match self.peek(0) {
+                b'\n' => {
+                    self.line_start = true;
+                    self.pos += 1;
+                }
+                b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
+                b'\\' if self.peek(1) == b'\n' => self.pos += 2,
+                b'\\' if self.peek(1) == b'\r' && self.peek(2) == b'\n' => self.pos += 3,
+                b'/' if self.peek(1) == b'/' => {
+                    // As in C, a `\` at the end of a `//` comment line continues the comment.
+                    while self.pos < self.src.len() && self.src[self.pos] != b'\n' {
+                        if self.src[self.pos] == b'\\' && self.peek(1) == b'\n' {
+                            self.pos += 1;
+                        }
                         self.pos += 1;
                     }
-                    b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.pos += 1,
-                    b'\\' if self.peek(1) == b'\n' => self.pos += 2,
-                    b'\\' if self.peek(1) == b'\r' && self.peek(2) == b'\n' => self.pos += 3,
-                    b'/' if self.peek(1) == b'/' => {
-                        // As in C, a `\` at the end of a `//` comment line continues the comment.
-                        while self.pos < self.src.len() && self.src[self.pos] != b'\n' {
-                            if self.src[self.pos] == b'\\' && self.peek(1) == b'\n' {
-                                self.pos += 1;
-                            }
-                            self.pos += 1;
-                        }
-                    }
-                    b'/' if self.peek(1) == b'*' => {
-                        let lo = self.pos;
-                        self.pos += 2;
-                        loop {
-                            if self.pos >= self.src.len() {
-                                let span = self.span(lo, lo + 2);
-                                self.push(TokenKind::Error("unterminated block comment".into()), span, line_start, false);
-                                break;
-                            }
-                            if self.src[self.pos] == b'*' && self.peek(1) == b'/' {
-                                self.pos += 2;
-                                break;
-                            }
-                            self.pos += 1;
-                        }
-                    }
-                    _ => break,
                 }
+                b'/' if self.peek(1) == b'*' => {
+                    let lo = self.pos;
+                    self.pos += 2;
+                    loop {
+                        if self.pos >= self.src.len() {
+                            // The comment ran to the end of the text: the `Eof` comes next.
+                            self.glued = false;
+                            let kind = TokenKind::Error(names.intern("unterminated block comment"));
+                            return Token { kind, span: self.span(lo, lo + 2), line_start: self.line_start, glued: false };
+                        }
+                        if self.src[self.pos] == b'*' && self.peek(1) == b'/' {
+                            self.pos += 2;
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+                _ => break,
             }
-            if self.pos != before {
-                glued = false;
-            }
-            if self.pos >= self.src.len() {
-                let span = self.span(self.src.len(), self.src.len());
-                self.push(TokenKind::Eof, span, line_start, glued);
-                return;
-            }
-            let lo = self.pos;
-            let kind = self.token();
-            // Every branch of `token` consumes at least one byte; guard anyway against a stall.
-            if self.pos == lo {
-                self.pos += 1;
-            }
-            let span = self.span(lo, self.pos);
-            self.push(kind, span, line_start, glued);
-            line_start = false;
-            glued = true;
         }
+        if self.pos != before {
+            self.glued = false;
+        }
+        if self.pos >= self.src.len() {
+            let span = self.span(self.src.len(), self.src.len());
+            return Token { kind: TokenKind::Eof, span, line_start: self.line_start, glued: self.glued };
+        }
+        let lo = self.pos;
+        let kind = self.token(names);
+        // Every branch of `token` consumes at least one byte; guard anyway against a stall.
+        if self.pos == lo {
+            self.pos += 1;
+        }
+        let tok = Token { kind, span: self.span(lo, self.pos), line_start: self.line_start, glued: self.glued };
+        self.line_start = false;
+        self.glued = true;
+        tok
     }
 
-    fn push(&mut self, kind: TokenKind, span: Span, line_start: bool, glued: bool) {
-        self.tokens.push(Token { kind, span, line_start, glued });
-    }
-
-    fn token(&mut self) -> TokenKind {
+    fn token(&mut self, names: &mut Interner) -> TokenKind {
         let b = self.peek(0);
         if is_ident_start(b) {
             let lo = self.pos;
@@ -145,14 +152,14 @@ impl<'a> Lexer<'a> {
             }
             return match Keyword::lookup(word) {
                 Some(kw) => TokenKind::Keyword(kw),
-                None => TokenKind::Ident(word.into()),
+                None => TokenKind::Ident(names.intern(word)),
             };
         }
         if b.is_ascii_digit() {
-            return self.number();
+            return self.number(names);
         }
         if b == b'"' {
-            return self.string();
+            return self.string(names);
         }
         let rest = self.src.get(self.pos..).unwrap_or(&[]);
         for (spelling, p) in puncts_starting_with(b) {
@@ -171,17 +178,18 @@ impl<'a> Lexer<'a> {
         let lo = self.pos;
         self.pos = (self.pos + len).min(self.src.len());
         let shown = String::from_utf8_lossy(self.src.get(lo..self.pos).unwrap_or(&[])).into_owned();
-        TokenKind::Error(format!("unexpected character `{}`", shown.escape_debug()).into())
+        error(names, &format!("unexpected character `{}`", shown.escape_debug()))
     }
 
-    fn string(&mut self) -> TokenKind {
+    fn string(&mut self, names: &mut Interner) -> TokenKind {
         let lo = self.pos;
         self.pos += 1;
         while self.pos < self.src.len() {
             match self.src[self.pos] {
                 b'"' => {
                     self.pos += 1;
-                    return TokenKind::Str(String::from_utf8_lossy(&self.src[lo + 1..self.pos - 1]).into());
+                    let text = String::from_utf8_lossy(&self.src[lo + 1..self.pos - 1]);
+                    return TokenKind::Str(names.intern(&text));
                 }
                 b'\\' => self.pos += 2,
                 _ => self.pos += 1,
@@ -193,12 +201,12 @@ impl<'a> Lexer<'a> {
         while self.pos < self.src.len() && self.src[self.pos] != b'\n' {
             self.pos += 1;
         }
-        TokenKind::Error("unterminated string literal".into())
+        error(names, "unterminated string literal")
     }
 
     /// `[0-9][0-9_]*` optionally followed by `w`/`s` and a based literal; or a based literal
     /// `0[xXoObBdD][digits_]+`.
-    fn number(&mut self) -> TokenKind {
+    fn number(&mut self, names: &mut Interner) -> TokenKind {
         let lo = self.pos;
         let mut width = None;
         // A width prefix is a plain decimal number immediately followed by `w` or `s` and a digit.
@@ -213,7 +221,7 @@ impl<'a> Lexer<'a> {
                     Ok(w) => width = Some((w, ws == b's')),
                     Err(_) => {
                         self.skip_word();
-                        return TokenKind::Error(format!("integer literal width `{w}` is too large").into());
+                        return error(names, &format!("integer literal width `{w}` is too large"));
                     }
                 }
                 self.pos = p + 1;
@@ -233,11 +241,11 @@ impl<'a> Lexer<'a> {
         let digits: String = self.text(digits_lo, self.pos).chars().filter(|&c| c != '_').collect();
         let whole = self.text(lo, self.pos);
         if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-            return TokenKind::Error(format!("malformed integer literal `{whole}`").into());
+            return error(names, &format!("malformed integer literal `{whole}`"));
         }
         match BigInt::parse_bytes(digits.as_bytes(), radix) {
-            Some(value) => TokenKind::Int(Box::new(IntLit { value, width })),
-            None => TokenKind::Error(format!("malformed integer literal `{whole}`").into()),
+            Some(value) => TokenKind::Int(names.add_int(IntLit { value, width })),
+            None => error(names, &format!("malformed integer literal `{whole}`")),
         }
     }
 
@@ -246,4 +254,8 @@ impl<'a> Lexer<'a> {
             self.pos += 1;
         }
     }
+}
+
+fn error(names: &mut Interner, msg: &str) -> TokenKind {
+    TokenKind::Error(names.intern(msg))
 }

@@ -167,8 +167,8 @@ fn parse_source_here(
     for (name, value) in defines {
         pp.define(name, value);
     }
-    let (tokens, mut diagnostics, included_from) = pp.run_with_includes(file, on_disk);
-    let (program, parse_diags) = parser::parse_tokens(tokens, sources);
+    let (tokens, names, mut diagnostics, included_from) = pp.run_with_includes(file, on_disk);
+    let (program, parse_diags) = parser::parse_tokens(tokens, names, sources);
     diagnostics.extend(parse_diags);
     // Source order (files in the order they were read); stable, so ties keep discovery order.
     diagnostics.sort_by_key(|d| (d.span.file, d.span.lo));

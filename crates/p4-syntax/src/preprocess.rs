@@ -9,9 +9,9 @@
 //! added to the `SourceMap`, so their spans are real.
 
 use crate::diag::Diagnostic;
-use crate::lexer::lex;
+use crate::lexer::{lex, Lexer};
 use crate::span::{FileId, SourceMap, Span};
-use crate::token::{Keyword, Punct, Token, TokenKind};
+use crate::token::{Interner, Keyword, Punct, Token, TokenBuf, TokenKind};
 use num_traits::ToPrimitive;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -78,7 +78,9 @@ pub struct Preprocessor<'a> {
     macros: HashMap<String, Rc<Macro>>,
     once: HashSet<Origin>,
     stack: Vec<Origin>,
-    out: Vec<Token>,
+    out: TokenBuf,
+    /// Texts and literals of every token made (the parser reads them from here).
+    names: Interner,
     pub diags: Vec<Diagnostic>,
     steps: usize,
     /// For each included file, the span of the `#include` that read it.
@@ -95,7 +97,8 @@ impl<'a> Preprocessor<'a> {
             macros: HashMap::new(),
             once: HashSet::new(),
             stack: Vec::new(),
-            out: Vec::new(),
+            out: TokenBuf::new(),
+            names: Interner::new(),
             diags: Vec::new(),
             steps: 0,
             included_from: HashMap::new(),
@@ -105,22 +108,23 @@ impl<'a> Preprocessor<'a> {
     /// Define an object-like macro from outside (like `-DNAME=VALUE`).
     pub fn define(&mut self, name: &str, value: &str) {
         let file = self.sources.add(PathBuf::from(format!("<command line {name}>")), value.to_string());
-        let mut body = lex(file, value);
+        let mut body = lex(file, value, &mut self.names);
         body.retain(|t| t.kind != TokenKind::Eof);
         self.macros.insert(name.to_string(), Rc::new(Macro { params: None, body }));
     }
 
     /// Preprocess a file that is already in the source map. `on_disk` is its path when it was read
     /// from disk (`"..."` includes look next to it); `None` means an in-memory file (they look in
-    /// the current directory). Returns the tokens, ending with one `Eof`, and the diagnostics.
-    pub fn run(self, file: FileId, on_disk: Option<&Path>) -> (Vec<Token>, Vec<Diagnostic>) {
-        let (toks, diags, _) = self.run_with_includes(file, on_disk);
-        (toks, diags)
+    /// the current directory). Returns the tokens, ending with one `Eof`, the texts and literals
+    /// they refer to, and the diagnostics.
+    pub fn run(self, file: FileId, on_disk: Option<&Path>) -> (TokenBuf, Interner, Vec<Diagnostic>) {
+        let (toks, names, diags, _) = self.run_with_includes(file, on_disk);
+        (toks, names, diags)
     }
 
     /// Like [`Self::run`], and also return, for each included file, the span of the `#include`
     /// that read it (for "included from" notes).
-    pub fn run_with_includes(mut self, file: FileId, on_disk: Option<&Path>) -> (Vec<Token>, Vec<Diagnostic>, HashMap<FileId, Span>) {
+    pub fn run_with_includes(mut self, file: FileId, on_disk: Option<&Path>) -> (TokenBuf, Interner, Vec<Diagnostic>, HashMap<FileId, Span>) {
         let origin = match on_disk {
             Some(p) => Origin::Disk(canonical(p)),
             None => Origin::Virtual,
@@ -128,7 +132,7 @@ impl<'a> Preprocessor<'a> {
         self.process(file, origin);
         let eof_span = self.out.last().map(|t| Span { lo: t.span.hi, ..t.span }).unwrap_or(Span::new(file, 0, 0));
         self.out.push(Token { kind: TokenKind::Eof, span: eof_span, line_start: true, glued: false });
-        (self.out, self.diags, self.included_from)
+        (self.out, self.names, self.diags, self.included_from)
     }
 
     fn process(&mut self, file: FileId, origin: Origin) {
@@ -137,10 +141,9 @@ impl<'a> Preprocessor<'a> {
             None => return,
         };
         self.stack.push(origin.clone());
-        let toks = lex(file, &text);
-        // Room for this file's tokens at once, rather than doubling up to twice what is needed.
-        self.out.reserve(toks.len());
-        let mut toks = toks.into_iter().peekable();
+        // Tokens are lexed as they are needed: a file's tokens are not held twice over.
+        let mut lexer = Lexer::new(file, &text);
+        let mut next = lexer.next_token(&mut self.names);
         let mut conds: Vec<Cond> = Vec::new();
         let mut pending: Vec<Token> = Vec::new();
         // Parentheses open in `pending`: at none, after a `;` or `}`, no macro invocation can be
@@ -148,15 +151,18 @@ impl<'a> Preprocessor<'a> {
         // not held twice over.
         let mut open_parens = 0usize;
         // Tokens are moved, never cloned: this loop sees every token of every file.
-        while let Some(tok) = toks.next() {
+        loop {
+            let tok = next;
             if tok.kind == TokenKind::Eof {
                 break;
             }
+            next = lexer.next_token(&mut self.names);
             let active = conds.last().is_none_or(|c| c.active);
             if tok.line_start && tok.is_punct(Punct::Hash) {
                 let mut line = Vec::new();
-                while let Some(t) = toks.next_if(|t| !t.line_start && t.kind != TokenKind::Eof) {
-                    line.push(t);
+                while !next.line_start && next.kind != TokenKind::Eof {
+                    line.push(next);
+                    next = lexer.next_token(&mut self.names);
                 }
                 if active {
                     let chunk = std::mem::take(&mut pending);
@@ -169,8 +175,8 @@ impl<'a> Preprocessor<'a> {
             if active {
                 // Lexing errors are reported here, once; the token still flows to the parser,
                 // which fails silently on it and recovers (so no cascade of follow-up errors).
-                if let TokenKind::Error(msg) = &tok.kind {
-                    self.diags.push(Diagnostic::error(tok.span, msg.clone()));
+                if let TokenKind::Error(msg) = tok.kind {
+                    self.diags.push(Diagnostic::error(tok.span, self.names.text(msg)));
                 }
                 let ends_statement = match &tok.kind {
                     TokenKind::Punct(Punct::LParen) => {
@@ -202,7 +208,7 @@ impl<'a> Preprocessor<'a> {
 
     fn directive(&mut self, hash: &Token, line: Vec<Token>, conds: &mut Vec<Cond>, active: bool, origin: &Origin, file: FileId) {
         let Some(first) = line.first() else { return };
-        let name = word(first).unwrap_or_default();
+        let name = self.word(first).unwrap_or_default();
         let span = line.iter().fold(hash.span, |s, t| s.to(t.span));
         let rest: Vec<Token> = line[1..].to_vec();
         match name.as_str() {
@@ -212,7 +218,7 @@ impl<'a> Preprocessor<'a> {
                 } else if name == "if" {
                     self.eval_condition(rest, span)
                 } else {
-                    match rest.first().and_then(word) {
+                    match rest.first().and_then(|t| self.word(t)) {
                         Some(m) => self.macros.contains_key(&m) == (name == "ifdef"),
                         None => {
                             self.diags.push(Diagnostic::error(span, format!("`#{name}` needs a macro name")));
@@ -257,7 +263,7 @@ impl<'a> Preprocessor<'a> {
             "include" => self.include(rest, span, origin, file),
             "define" => self.define_directive(rest, span),
             "undef" => {
-                if let Some(m) = rest.first().and_then(word) {
+                if let Some(m) = rest.first().and_then(|t| self.word(t)) {
                     self.macros.remove(&m);
                 }
             }
@@ -270,7 +276,7 @@ impl<'a> Preprocessor<'a> {
                 self.diags.push(Diagnostic::warning(span, format!("#warning {text}").trim_end().to_string()));
             }
             "pragma" => {
-                if rest.first().and_then(word).as_deref() == Some("once") {
+                if rest.first().and_then(|t| self.word(t)).as_deref() == Some("once") {
                     self.once.insert(origin.clone());
                 }
             }
@@ -302,14 +308,14 @@ impl<'a> Preprocessor<'a> {
             .get(t.span.file)
             .and_then(|f| f.text.get(t.span.lo as usize..t.span.hi as usize))
             .map(str::to_string)
-            .unwrap_or_else(|| crate::token::spell(&t.kind))
+            .unwrap_or_else(|| crate::token::spell(&t.kind, &self.names))
     }
 
     // ------------------------------------------------------------ #include
 
     fn include(&mut self, rest: Vec<Token>, span: Span, origin: &Origin, file: FileId) {
-        let (target, angled) = match rest.first().map(|t| &t.kind) {
-            Some(TokenKind::Str(s)) => (s.to_string(), false),
+        let (target, angled) = match rest.first().map(|t| t.kind) {
+            Some(TokenKind::Str(s)) => (self.names.text(s).to_string(), false),
             Some(TokenKind::Punct(Punct::Lt)) => {
                 let Some(close) = rest.iter().position(|t| t.is_punct(Punct::Gt)) else {
                     self.diags.push(Diagnostic::error(span, "`#include <...>` is missing `>`"));
@@ -420,7 +426,7 @@ impl<'a> Preprocessor<'a> {
             self.diags.push(Diagnostic::error(span, "`#define` needs a macro name"));
             return;
         };
-        let Some(name) = word(name_tok) else {
+        let Some(name) = self.word(name_tok) else {
             self.diags.push(Diagnostic::error(name_tok.span, "macro name must be an identifier"));
             return;
         };
@@ -437,7 +443,7 @@ impl<'a> Preprocessor<'a> {
                         }
                         Some(t) if t.is_punct(Punct::Dots) => ps.push("__VA_ARGS__".to_string()),
                         Some(t) if t.is_punct(Punct::Comma) => {}
-                        Some(t) => match word(t) {
+                        Some(t) => match self.word(t) {
                             Some(w) => ps.push(w),
                             None => {
                                 self.diags.push(Diagnostic::error(t.span, "bad macro parameter list"));
@@ -457,8 +463,8 @@ impl<'a> Preprocessor<'a> {
         };
         let body = rest.get(i..).unwrap_or(&[]).to_vec();
         for t in &body {
-            if let TokenKind::Error(msg) = &t.kind {
-                self.diags.push(Diagnostic::error(t.span, msg.clone()));
+            if let TokenKind::Error(msg) = t.kind {
+                self.diags.push(Diagnostic::error(t.span, self.names.text(msg)));
             }
         }
         self.macros.insert(name, Rc::new(Macro { params, body }));
@@ -489,7 +495,7 @@ impl<'a> Preprocessor<'a> {
                 out.push(tok);
                 continue;
             }
-            let Some(name) = word(&tok) else {
+            let Some(name) = self.word(&tok) else {
                 out.push(tok);
                 continue;
             };
@@ -539,8 +545,8 @@ impl<'a> Preprocessor<'a> {
 
     /// Is the token the name of a defined macro? (No allocation: this runs on every token.)
     fn is_macro_name(&self, t: &Token) -> bool {
-        match &t.kind {
-            TokenKind::Ident(s) => self.macros.contains_key(&**s),
+        match t.kind {
+            TokenKind::Ident(s) => self.macros.contains_key(self.names.text(s)),
             TokenKind::Keyword(k) => self.macros.contains_key(k.as_str()),
             _ => false,
         }
@@ -554,14 +560,14 @@ impl<'a> Preprocessor<'a> {
             Empty,
         }
         let params: &[String] = mac.params.as_deref().unwrap_or(&[]);
-        let param_index = |t: &Token| word(t).and_then(|w| params.iter().position(|p| *p == w));
+        let param_index = |names: &Interner, t: &Token| word_in(names, t).and_then(|w| params.iter().position(|p| p == w));
         let body = &mac.body;
         let mut pieces: Vec<Piece> = Vec::new();
         let mut i = 0;
         while i < body.len() {
             let t = &body[i];
             if mac.params.is_some() && t.is_punct(Punct::Hash) {
-                if let Some(p) = body.get(i + 1).and_then(param_index) {
+                if let Some(p) = body.get(i + 1).and_then(|n| param_index(&self.names, n)) {
                     let text = self.join(args.get(p).map(Vec::as_slice).unwrap_or(&[]));
                     let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
                     let tok = self.synthesize(&format!("\"{escaped}\""), t);
@@ -575,7 +581,7 @@ impl<'a> Preprocessor<'a> {
                 i += 1;
                 continue;
             }
-            if let Some(p) = param_index(t) {
+            if let Some(p) = param_index(&self.names, t) {
                 let arg = args.get(p).cloned().unwrap_or_default();
                 let next_is_paste = body.get(i + 1).is_some_and(|n| n.is_punct(Punct::HashHash));
                 let prev_is_paste = matches!(pieces.last(), Some(Piece::Paste));
@@ -592,7 +598,7 @@ impl<'a> Preprocessor<'a> {
                 i += 1;
                 continue;
             }
-            pieces.push(Piece::Tok(t.clone()));
+            pieces.push(Piece::Tok(*t));
             i += 1;
         }
         // Pasting: `a ## b` joins the spellings and re-lexes them.
@@ -640,7 +646,7 @@ impl<'a> Preprocessor<'a> {
     /// Lex `text` as a new virtual file; tokens take `like`'s layout flags.
     fn synthesize(&mut self, text: &str, like: &Token) -> Vec<Token> {
         let file = self.sources.add(PathBuf::from("<macro expansion>"), text.to_string());
-        let mut toks = lex(file, text);
+        let mut toks = lex(file, text, &mut self.names);
         toks.retain(|t| t.kind != TokenKind::Eof);
         for t in toks.iter_mut() {
             t.glued = like.glued;
@@ -657,10 +663,10 @@ impl<'a> Preprocessor<'a> {
         let mut i = 0;
         while i < toks.len() {
             let t = &toks[i];
-            if word(t).as_deref() == Some("defined") {
+            if self.word(t).as_deref() == Some("defined") {
                 let (name, used) = match toks.get(i + 1) {
                     Some(p) if p.is_punct(Punct::LParen) => {
-                        let n = toks.get(i + 2).and_then(word);
+                        let n = toks.get(i + 2).and_then(|t| self.word(t));
                         let closed = toks.get(i + 3).is_some_and(|c| c.is_punct(Punct::RParen));
                         if !closed {
                             self.diags.push(Diagnostic::error(t.span, "expected `defined(NAME)`"));
@@ -668,7 +674,7 @@ impl<'a> Preprocessor<'a> {
                         }
                         (n, 4)
                     }
-                    Some(n) => (word(n), 2),
+                    Some(n) => (self.word(n), 2),
                     None => (None, 1),
                 };
                 let Some(name) = name else {
@@ -676,19 +682,19 @@ impl<'a> Preprocessor<'a> {
                     return false;
                 };
                 let v = u32::from(self.macros.contains_key(&name));
-                resolved.push(int_token(v.into(), t));
+                resolved.push(self.int_token(v.into(), t));
                 i += used;
                 continue;
             }
-            resolved.push(t.clone());
+            resolved.push(*t);
             i += 1;
         }
         let expanded = self.expand(resolved, 0);
         let toks: Vec<Token> = expanded
             .into_iter()
-            .map(|t| match &t.kind {
-                TokenKind::Keyword(Keyword::True) => int_token(1, &t),
-                TokenKind::Ident(_) | TokenKind::Keyword(_) => int_token(0, &t),
+            .map(|t| match t.kind {
+                TokenKind::Keyword(Keyword::True) => self.int_token(1, &t),
+                TokenKind::Ident(_) | TokenKind::Keyword(_) => self.int_token(0, &t),
                 _ => t,
             })
             .collect();
@@ -696,12 +702,13 @@ impl<'a> Preprocessor<'a> {
             self.diags.push(Diagnostic::error(span, "`#if` with no expression"));
             return false;
         }
-        let mut ev = CondEval { toks: &toks, pos: 0, depth: 0 };
+        let mut ev = CondEval { toks: &toks, pos: 0, depth: 0, names: &self.names };
         match ev.ternary() {
             Ok(v) if ev.pos == toks.len() => v != 0,
             Ok(_) => {
                 let t = &toks[ev.pos];
-                self.diags.push(Diagnostic::error(t.span, format!("unexpected {} in `#if` expression", crate::token::describe(&t.kind))));
+                let found = crate::token::describe(&t.kind, &self.names);
+                self.diags.push(Diagnostic::error(t.span, format!("unexpected {found} in `#if` expression")));
                 false
             }
             Err((sp, msg)) => {
@@ -712,20 +719,23 @@ impl<'a> Preprocessor<'a> {
     }
 }
 
-fn int_token(v: i128, like: &Token) -> Token {
-    Token {
-        kind: TokenKind::Int(Box::new(crate::ast::IntLit { value: v.into(), width: None })),
-        span: like.span,
-        line_start: like.line_start,
-        glued: like.glued,
+impl Preprocessor<'_> {
+    fn int_token(&mut self, v: i128, like: &Token) -> Token {
+        let lit = self.names.add_int(crate::ast::IntLit { value: v.into(), width: None });
+        Token { kind: TokenKind::Int(lit), ..*like }
+    }
+
+    /// The identifier or keyword spelling of a token (directive and macro names may be keywords).
+    fn word(&self, t: &Token) -> Option<String> {
+        word_in(&self.names, t).map(str::to_string)
     }
 }
 
-/// The identifier or keyword spelling of a token (directive and macro names may be keywords).
-fn word(t: &Token) -> Option<String> {
-    match &t.kind {
-        TokenKind::Ident(s) => Some(s.to_string()),
-        TokenKind::Keyword(k) => Some(k.as_str().to_string()),
+/// The identifier or keyword spelling of a token, its texts in `names`.
+fn word_in<'n>(names: &'n Interner, t: &Token) -> Option<&'n str> {
+    match t.kind {
+        TokenKind::Ident(s) => Some(names.text(s)),
+        TokenKind::Keyword(k) => Some(k.as_str()),
         _ => None,
     }
 }
@@ -784,6 +794,7 @@ struct CondEval<'t> {
     toks: &'t [Token],
     pos: usize,
     depth: u32,
+    names: &'t Interner,
 }
 
 type EvalResult = Result<i128, (Option<Span>, String)>;
@@ -798,7 +809,7 @@ impl CondEval<'_> {
     }
 
     fn err<T>(&self, msg: &str) -> Result<T, (Option<Span>, String)> {
-        let found = self.peek().map(|t| crate::token::describe(&t.kind)).unwrap_or_else(|| "end of line".into());
+        let found = self.peek().map(|t| crate::token::describe(&t.kind, self.names)).unwrap_or_else(|| "end of line".into());
         Err((self.peek().map(|t| t.span), format!("invalid `#if` expression: {msg}, found {found}")))
     }
 
@@ -936,7 +947,7 @@ impl CondEval<'_> {
                 v
             }
             TokenKind::Int(lit) => {
-                let v = lit.value.to_i128().unwrap_or(i128::MAX);
+                let v = self.names.int(*lit).value.to_i128().unwrap_or(i128::MAX);
                 self.pos += 1;
                 v
             }

@@ -270,24 +270,119 @@ impl Punct {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-/// Text is kept as `Box<str>` and a literal boxed, so a token is 40 bytes: a program's tokens
-/// are held whole while it is parsed (a program of 10,000 tables has over half a million).
+/// An interned identifier, string-literal or error text: an index into the [`Interner`] of the
+/// preprocessing run that made the token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Symbol(pub u32);
+
+/// An integer literal kept by the [`Interner`] of the preprocessing run that made the token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntId(pub u32);
+
+/// Text and literals of tokens: each distinct text is stored once, however many tokens spell it,
+/// so a token holds a 4-byte index and an identifier costs no allocation of its own.
+#[derive(Debug, Default)]
+pub struct Interner {
+    texts: Vec<std::sync::Arc<str>>,
+    index: std::collections::HashMap<std::sync::Arc<str>, Symbol, std::hash::BuildHasherDefault<TextHasher>>,
+    ints: Vec<IntLit>,
+}
+
+impl Interner {
+    pub fn new() -> Interner {
+        Interner::default()
+    }
+
+    /// The symbol of `text`, added if new.
+    pub fn intern(&mut self, text: &str) -> Symbol {
+        if let Some(&sym) = self.index.get(text) {
+            return sym;
+        }
+        let sym = Symbol(u32::try_from(self.texts.len()).unwrap_or(u32::MAX));
+        let text: std::sync::Arc<str> = text.into();
+        self.texts.push(text.clone());
+        self.index.insert(text, sym);
+        sym
+    }
+
+    /// The text of a symbol as a name for the syntax tree, sharing this interner's copy.
+    pub fn name(&self, sym: Symbol) -> crate::ast::Name {
+        match self.texts.get(sym.0 as usize) {
+            Some(t) => t.clone().into(),
+            None => "".into(),
+        }
+    }
+
+    /// The text of a symbol of this interner ("" for a symbol it did not make).
+    pub fn text(&self, sym: Symbol) -> &str {
+        self.texts.get(sym.0 as usize).map(|t| &**t).unwrap_or("")
+    }
+
+    /// Keep an integer literal; literals are not shared (equal ones are rare apart from small
+    /// values, and a literal's value is read once, by the parser).
+    pub fn add_int(&mut self, lit: IntLit) -> IntId {
+        let id = IntId(u32::try_from(self.ints.len()).unwrap_or(u32::MAX));
+        self.ints.push(lit);
+        id
+    }
+
+    /// The literal of an id of this interner (0 for an id it did not make).
+    pub fn int(&self, id: IntId) -> std::borrow::Cow<'_, IntLit> {
+        match self.ints.get(id.0 as usize) {
+            Some(lit) => std::borrow::Cow::Borrowed(lit),
+            None => std::borrow::Cow::Owned(IntLit { value: 0.into(), width: None }),
+        }
+    }
+
+    /// Number of distinct texts.
+    pub fn len(&self) -> usize {
+        self.texts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.texts.is_empty()
+    }
+}
+
+/// FNV-1a over the bytes: identifiers are short, and the default SipHash costs more per token
+/// than the lookup itself.
+#[derive(Default)]
+pub struct TextHasher(u64);
+
+impl std::hash::Hasher for TextHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Text and literals are indices into the run's [`Interner`], so a token is small and copied
+/// freely: a program's tokens are held whole while it is parsed (a program of 10,000 tables has
+/// a million of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TokenKind {
-    Ident(Box<str>),
+    Ident(Symbol),
     Keyword(Keyword),
-    Int(Box<IntLit>),
+    Int(IntId),
     /// A string literal's raw contents between the quotes (escapes are kept verbatim, as the spec
     /// says strings pass unchanged to back ends).
-    Str(Box<str>),
+    Str(Symbol),
     Punct(Punct),
-    /// A lexing error; reported by the preprocessor only if the token is in an active region
-    /// (so `#if 0` blocks may hold arbitrary text).
-    Error(Box<str>),
+    /// A lexing error (its message); reported by the preprocessor only if the token is in an
+    /// active region (so `#if 0` blocks may hold arbitrary text).
+    Error(Symbol),
     Eof,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Token {
     pub kind: TokenKind,
     pub span: Span,
@@ -297,6 +392,92 @@ pub struct Token {
     pub glued: bool,
 }
 
+// Every token of a program is held at once while it is parsed (a million for 10,000 tables), so
+// a token must stay small: 8 bytes of kind, 12 of span, 2 of flags.
+const _: () = assert!(std::mem::size_of::<Token>() <= 24);
+
+/// A token list kept in chunks, which the parser frees as it goes past them.
+///
+/// A chunk is 96 KiB, under the C allocator's threshold for giving a block its own mapping
+/// (128 KiB with glibc): freed chunks are reused by the syntax tree built from them instead of
+/// being unmapped, and no large mapping is freed, which with glibc would raise that threshold so
+/// that every later large vector of the compiler were kept in the heap for good.
+#[derive(Clone, Debug, Default)]
+pub struct TokenBuf {
+    chunks: Vec<Vec<Token>>,
+    len: usize,
+    /// Chunks before this one have been freed.
+    released: usize,
+}
+
+impl TokenBuf {
+    /// Tokens per chunk.
+    pub const CHUNK: usize = 4096;
+
+    pub fn new() -> TokenBuf {
+        TokenBuf::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn push(&mut self, t: Token) {
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < Self::CHUNK => c.push(t),
+            _ => {
+                let mut c = Vec::with_capacity(Self::CHUNK);
+                c.push(t);
+                self.chunks.push(c);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// Token `i`; `None` past the end or in a freed chunk.
+    pub fn get(&self, i: usize) -> Option<&Token> {
+        self.chunks.get(i / Self::CHUNK)?.get(i % Self::CHUNK)
+    }
+
+    pub fn last(&self) -> Option<&Token> {
+        self.len.checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// Free every chunk that lies wholly before token `i`.
+    pub fn release_before(&mut self, i: usize) {
+        let upto = (i / Self::CHUNK).min(self.chunks.len());
+        for c in self.chunks.iter_mut().take(upto).skip(self.released) {
+            *c = Vec::new();
+        }
+        self.released = self.released.max(upto);
+    }
+
+    /// The tokens not freed, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Token> {
+        self.chunks.iter().flatten()
+    }
+}
+
+impl Extend<Token> for TokenBuf {
+    fn extend<I: IntoIterator<Item = Token>>(&mut self, iter: I) {
+        for t in iter {
+            self.push(t);
+        }
+    }
+}
+
+impl From<Vec<Token>> for TokenBuf {
+    fn from(toks: Vec<Token>) -> TokenBuf {
+        let mut buf = TokenBuf::new();
+        buf.extend(toks);
+        buf
+    }
+}
+
 impl Token {
     pub fn is_punct(&self, p: Punct) -> bool {
         self.kind == TokenKind::Punct(p)
@@ -304,8 +485,8 @@ impl Token {
     pub fn is_kw(&self, k: Keyword) -> bool {
         self.kind == TokenKind::Keyword(k)
     }
-    pub fn ident(&self) -> Option<&str> {
-        match &self.kind {
+    pub fn ident(&self) -> Option<Symbol> {
+        match self.kind {
             TokenKind::Ident(s) => Some(s),
             _ => None,
         }
@@ -313,9 +494,9 @@ impl Token {
 }
 
 /// A short human description of a token for `expected X, found Y` messages.
-pub fn describe(kind: &TokenKind) -> String {
+pub fn describe(kind: &TokenKind, names: &Interner) -> String {
     match kind {
-        TokenKind::Ident(s) => format!("identifier `{s}`"),
+        TokenKind::Ident(s) => format!("identifier `{}`", names.text(*s)),
         TokenKind::Keyword(k) => format!("keyword `{}`", k.as_str()),
         TokenKind::Int(_) => "integer literal".to_string(),
         TokenKind::Str(_) => "string literal".to_string(),
@@ -326,12 +507,12 @@ pub fn describe(kind: &TokenKind) -> String {
 }
 
 /// The source spelling of a token kind, for printing and stringification when no text is at hand.
-pub fn spell(kind: &TokenKind) -> String {
+pub fn spell(kind: &TokenKind, names: &Interner) -> String {
     match kind {
-        TokenKind::Ident(s) => s.to_string(),
+        TokenKind::Ident(s) => names.text(*s).to_string(),
         TokenKind::Keyword(k) => k.as_str().to_string(),
-        TokenKind::Int(lit) => crate::ast_print::int_lit(lit),
-        TokenKind::Str(s) => format!("\"{s}\""),
+        TokenKind::Int(lit) => crate::ast_print::int_lit(&names.int(*lit)),
+        TokenKind::Str(s) => format!("\"{}\"", names.text(*s)),
         TokenKind::Punct(p) => p.as_str().to_string(),
         TokenKind::Error(_) | TokenKind::Eof => String::new(),
     }

@@ -2,16 +2,43 @@
 
 use num_bigint::BigInt;
 use p4_syntax::ast::IntLit;
-use p4_syntax::lexer::lex;
+use p4_syntax::lexer;
 use p4_syntax::span::FileId;
-use p4_syntax::token::{Keyword, Punct, TokenKind};
+use p4_syntax::token::{Interner, Keyword, Punct, Token, TokenKind};
 
-fn kinds(text: &str) -> Vec<TokenKind> {
-    lex(FileId(0), text).into_iter().map(|t| t.kind).filter(|k| *k != TokenKind::Eof).collect()
+/// A token kind with its text or literal looked up, to compare with expected values.
+#[derive(Debug, PartialEq)]
+enum Kind {
+    Ident(String),
+    Keyword(Keyword),
+    Int(IntLit),
+    Str(String),
+    Punct(Punct),
+    Error(String),
 }
 
-fn int(value: i64, width: Option<(u32, bool)>) -> TokenKind {
-    TokenKind::Int(Box::new(IntLit { value: BigInt::from(value), width }))
+fn lex(file: FileId, text: &str) -> Vec<Token> {
+    lexer::lex(file, text, &mut Interner::new())
+}
+
+fn kinds(text: &str) -> Vec<Kind> {
+    let mut names = Interner::new();
+    let toks = lexer::lex(FileId(0), text, &mut names);
+    toks.into_iter()
+        .filter_map(|t| match t.kind {
+            TokenKind::Ident(s) => Some(Kind::Ident(names.text(s).to_string())),
+            TokenKind::Keyword(k) => Some(Kind::Keyword(k)),
+            TokenKind::Int(i) => Some(Kind::Int(names.int(i).into_owned())),
+            TokenKind::Str(s) => Some(Kind::Str(names.text(s).to_string())),
+            TokenKind::Punct(p) => Some(Kind::Punct(p)),
+            TokenKind::Error(s) => Some(Kind::Error(names.text(s).to_string())),
+            TokenKind::Eof => None,
+        })
+        .collect()
+}
+
+fn int(value: i64, width: Option<(u32, bool)>) -> Kind {
+    Kind::Int(IntLit { value: BigInt::from(value), width })
 }
 
 #[test]
@@ -25,7 +52,7 @@ fn operators_use_maximal_munch_except_shift_right() {
         StarAssign, Star, SlashAssign, Slash, Question, Colon, Semi, Comma, LParen, RParen, LBracket, RBracket,
     ];
     let got = kinds(text);
-    assert_eq!(got, expected.iter().map(|p| TokenKind::Punct(*p)).collect::<Vec<_>>());
+    assert_eq!(got, expected.iter().map(|p| Kind::Punct(*p)).collect::<Vec<_>>());
 }
 
 #[test]
@@ -66,7 +93,7 @@ fn integer_literals() {
 #[test]
 fn arbitrary_precision_literal() {
     let expected: BigInt = "340282366920938463463374607431768211456".parse().unwrap_or_default();
-    assert_eq!(kinds("0x1_0000_0000_0000_0000_0000_0000_0000_0000"), [TokenKind::Int(Box::new(IntLit { value: expected, width: None }))]);
+    assert_eq!(kinds("0x1_0000_0000_0000_0000_0000_0000_0000_0000"), [Kind::Int(IntLit { value: expected, width: None })]);
 }
 
 #[test]
@@ -75,7 +102,7 @@ fn malformed_literals_are_error_tokens() {
     let msgs: Vec<String> = got
         .iter()
         .map(|k| match k {
-            TokenKind::Error(m) => m.to_string(),
+            Kind::Error(m) => m.to_string(),
             other => format!("{other:?}"),
         })
         .collect();
@@ -96,7 +123,7 @@ fn strings_keep_escapes_verbatim_and_may_span_lines() {
     assert_eq!(
         kinds(r#""a\"b\\" "x
 y" """#),
-        [TokenKind::Str(r#"a\"b\\"#.into()), TokenKind::Str("x\ny".into()), TokenKind::Str("".into())]
+        [Kind::Str(r#"a\"b\\"#.into()), Kind::Str("x\ny".into()), Kind::Str("".into())]
     );
 }
 
@@ -105,21 +132,22 @@ fn keywords_identifiers_and_dont_care() {
     assert_eq!(
         kinds("header_union value_set _x _ apply Apply"),
         [
-            TokenKind::Keyword(Keyword::HeaderUnion),
-            TokenKind::Keyword(Keyword::ValueSet),
-            TokenKind::Ident("_x".into()),
-            TokenKind::Punct(Punct::Underscore),
-            TokenKind::Keyword(Keyword::Apply),
-            TokenKind::Ident("Apply".into()),
+            Kind::Keyword(Keyword::HeaderUnion),
+            Kind::Keyword(Keyword::ValueSet),
+            Kind::Ident("_x".into()),
+            Kind::Punct(Punct::Underscore),
+            Kind::Keyword(Keyword::Apply),
+            Kind::Ident("Apply".into()),
         ]
     );
 }
 
 #[test]
 fn comments_continuations_and_line_starts() {
-    let toks = lex(FileId(0), "\u{feff}a // c \\\n still comment\n/* x\n y */ b \\\n c\nd");
+    let mut names = Interner::new();
+    let toks = lexer::lex(FileId(0), "\u{feff}a // c \\\n still comment\n/* x\n y */ b \\\n c\nd", &mut names);
     let summary: Vec<(String, bool)> =
-        toks.iter().filter_map(|t| t.ident().map(|n| (n.to_string(), t.line_start))).collect();
+        toks.iter().filter_map(|t| t.ident().map(|n| (names.text(n).to_string(), t.line_start))).collect();
     assert_eq!(summary, [("a".into(), true), ("b".into(), true), ("c".into(), false), ("d".into(), true)]);
 }
 
@@ -136,10 +164,58 @@ fn unexpected_characters_and_unterminated_comment() {
     assert_eq!(
         got,
         [
-            TokenKind::Ident("a".into()),
-            TokenKind::Error("unexpected character `$`".into()),
-            TokenKind::Error("unexpected character `\u{e9}`".into()),
-            TokenKind::Error("unterminated block comment".into()),
+            Kind::Ident("a".into()),
+            Kind::Error("unexpected character `$`".into()),
+            Kind::Error("unexpected character `\u{e9}`".into()),
+            Kind::Error("unterminated block comment".into()),
         ]
     );
+}
+
+#[test]
+fn a_token_is_at_most_24_bytes() {
+    // A program's tokens are held at once while it is parsed: a million for 10,000 tables.
+    assert!(std::mem::size_of::<Token>() <= 24, "Token is {} bytes", std::mem::size_of::<Token>());
+}
+
+#[test]
+fn interner_gives_one_symbol_per_text_and_returns_the_text() {
+    let mut names = Interner::new();
+    let ingress = names.intern("ingress");
+    let t0 = names.intern("t0");
+    let empty = names.intern("");
+    assert_eq!(names.intern("ingress"), ingress);
+    assert_ne!(ingress, t0);
+    assert_eq!(names.len(), 3);
+    assert_eq!(names.text(ingress), "ingress");
+    assert_eq!(names.text(t0), "t0");
+    assert_eq!(names.text(empty), "");
+    let lit = names.add_int(IntLit { value: BigInt::from(65535), width: Some((16, false)) });
+    assert_eq!(*names.int(lit), IntLit { value: BigInt::from(65535), width: Some((16, false)) });
+    // The same identifier lexed twice is one symbol, and it spells what the source said.
+    let toks = lexer::lex(FileId(0), "hdr.ethernet.dst hdr", &mut names);
+    let syms: Vec<_> = toks.iter().filter_map(|t| t.ident()).collect();
+    assert_eq!(syms.len(), 4);
+    assert_eq!(syms[0], syms[3]);
+    assert_eq!(names.text(syms[1]), "ethernet");
+    assert_eq!(names.text(syms[2]), "dst");
+    assert_eq!(names.len(), 6);
+}
+
+#[test]
+fn token_buffer_frees_whole_chunks_only() {
+    use p4_syntax::token::TokenBuf;
+    let toks = lex(FileId(0), &"x ".repeat(10_000));
+    let mut buf = TokenBuf::from(toks.clone());
+    assert_eq!(buf.len(), 10_001);
+    assert_eq!(buf.get(10_000).map(|t| t.kind), Some(TokenKind::Eof));
+    buf.release_before(5_000);
+    // The first chunk (tokens 0..4096) is gone; the one holding token 4999 is not.
+    assert_eq!(buf.get(0), None);
+    assert_eq!(buf.get(4_095), None);
+    assert_eq!(buf.get(4_096), Some(&toks[4_096]));
+    assert_eq!(buf.get(4_999), Some(&toks[4_999]));
+    assert_eq!(buf.len(), 10_001);
+    assert_eq!(buf.iter().count(), 10_001 - 4_096);
+    assert_eq!(buf.last(), toks.last());
 }

@@ -93,7 +93,7 @@ fn quoted_standard_includes_fall_back_to_the_built_in_files() {
     let mut sm = p4_syntax::span::SourceMap::new();
     let out = p4_syntax::parse_file(&main, &[], &mut sm);
     assert!(out.diagnostics.is_empty(), "{}", p4_syntax::diag::render_all(&out.diagnostics, &sm));
-    let names: Vec<String> = out.program.decls.iter().filter_map(|d| d.name()).map(|n| n.name.clone()).collect();
+    let names: Vec<String> = out.program.decls.iter().filter_map(|d| d.name()).map(|n| n.name.to_string()).collect();
     for expected in ["packet_in", "V1Switch"] {
         assert!(names.iter().any(|n| n == expected), "missing {expected} in {names:?}");
     }

@@ -150,7 +150,7 @@ fn include_dir_file_overrides_builtin() {
 fn builtin_core_and_v1model_resolve_without_flags() {
     let (out, sm) = common::parse("#include <core.p4>\n#include <v1model.p4>\n#include <core.p4>\n");
     assert!(out.diagnostics.is_empty(), "{}", diag::render_all(&out.diagnostics, &sm));
-    let names: Vec<String> = out.program.decls.iter().filter_map(|d| d.name()).map(|n| n.name.clone()).collect();
+    let names: Vec<String> = out.program.decls.iter().filter_map(|d| d.name()).map(|n| n.name.to_string()).collect();
     for expected in ["packet_in", "packet_out", "NoAction", "V1Switch", "standard_metadata_t"] {
         assert!(names.iter().any(|n| n == expected), "missing {expected} in {names:?}");
     }

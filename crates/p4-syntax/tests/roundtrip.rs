@@ -67,3 +67,42 @@ fn repository_programs_round_trip() {
     // At least our own three programs and the two built-in include files.
     assert!(checked >= 5, "only {checked} files checked");
 }
+
+/// The parser frees tokens as it finishes declarations and statements: a program many token chunks
+/// long, full of constructs parsed by speculation (casts, keyset tuples, instantiations among
+/// statements, type arguments), parses without error, whole, and round-trips.
+#[test]
+fn program_longer_than_many_token_chunks_round_trips() {
+    let n = 300;
+    let mut text = String::from(
+        "header h_t { bit<8> a; bit<8> b; }\nstruct s_t { h_t h; }\nextern E { E(); void f(); }\nextern R<T> { R(bit<32> n); T read(in bit<32> i); }\n\
+         parser P(inout s_t s) {\n    state start {\n        transition select(s.h.a, s.h.b) {\n",
+    );
+    for i in 0..n {
+        text.push_str(&format!("            ({i}, {i} &&& 0xF): s{i};\n"));
+    }
+    text.push_str("            default: accept;\n        }\n    }\n");
+    for i in 0..n {
+        text.push_str(&format!("    state s{i} {{ s.h.a = (bit<8>) s.h.b; transition accept; }}\n"));
+    }
+    text.push_str("}\ncontrol C(inout s_t s) {\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "    action a{i}(bit<8> v) {{ s.h.a = (bit<8>) (v + {i}); }}\n    R<bit<8>>(4) r{i};\n    table t{i} {{ key = {{ s.h.a: exact; s.h.b: ternary; }} actions = {{ a{i}; }} default_action = a{i}(1); }}\n"
+        ));
+    }
+    text.push_str("    apply {\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "        E() e{i};\n        bit<8> x{i} = (bit<8>) r{i}.read(0);\n        if (s.h.a == (bit<8>) {i}) {{ t{i}.apply(); }}\n"
+        ));
+    }
+    text.push_str("    }\n}\n");
+    let program = common::parse_ok(&text);
+    let locals = program.decls.iter().find_map(|d| match d {
+        p4_syntax::ast::Decl::Control(c) => Some((c.locals.len(), c.apply.stmts.len())),
+        _ => None,
+    });
+    assert_eq!(locals, Some((3 * n, 3 * n)));
+    common::assert_round_trip(&program, "many chunks");
+}

@@ -28,7 +28,7 @@ impl Parser<'_> {
             let mut depth = 0u32;
             let mut toks = Vec::new();
             loop {
-                let t = self.peek().clone();
+                let t = *self.peek();
                 match &t.kind {
                     TokenKind::Eof => return Err(self.error_expected("`)` closing the annotation")),
                     TokenKind::Punct(Punct::LParen) => depth += 1,
@@ -103,7 +103,7 @@ impl Parser<'_> {
         }
         let eof_span = toks.last().map(|t| crate::span::Span { lo: t.span.hi, ..t.span }).unwrap_or(self.span());
         toks.push(Token { kind: TokenKind::Eof, span: eof_span, line_start: true, glued: false });
-        let saved_toks = std::mem::replace(&mut self.toks, toks);
+        let saved_toks = std::mem::replace(&mut self.toks, toks.into());
         let saved_pos = std::mem::replace(&mut self.pos, 0);
         let result = self.speculate(|p| {
             let list = p.expr_list_until(Punct::RParen)?;

@@ -18,7 +18,7 @@ impl Parser<'_> {
 
     pub(crate) fn declaration_with(&mut self, annotations: Vec<Annotation>) -> PResult<Decl> {
         let start = annotations.first().map(|a| a.span).unwrap_or(self.span());
-        let tok = self.peek().clone();
+        let tok = *self.peek();
         match &tok.kind {
             TokenKind::Keyword(Keyword::Const) => Ok(Decl::Const(self.const_decl(annotations)?)),
             TokenKind::Keyword(Keyword::Extern) => self.extern_decl(annotations, start),
@@ -220,6 +220,7 @@ impl Parser<'_> {
         mut end: impl FnMut(&mut Self, &mut Vec<Annotation>) -> PResult<Option<T>>,
     ) -> Option<T> {
         while !self.at(Punct::RBrace) && !self.at_eof() {
+            self.release_consumed();
             // Leniency: stray `;` (as in `action a() {};`) between declarations.
             if self.eat(Punct::Semi) {
                 continue;
@@ -234,7 +235,11 @@ impl Parser<'_> {
                 Ok(None)
             })();
             match r {
-                Ok(Some(found)) => return Some(found),
+                Ok(Some(found)) => {
+                    // Kept for the whole front end: no room left over from growing it.
+                    locals.shrink_to_fit();
+                    return Some(found);
+                }
                 Ok(None) => {}
                 Err(Fail) => self.recover(),
             }
@@ -242,6 +247,7 @@ impl Parser<'_> {
                 self.bump();
             }
         }
+        locals.shrink_to_fit();
         None
     }
 
@@ -573,7 +579,7 @@ impl Parser<'_> {
                 let mstart = anns.first().map(|a| a.span).unwrap_or(self.span());
                 let is_abstract = self.eat_kw(Keyword::Abstract);
                 let is_ctor = !is_abstract
-                    && self.peek().ident() == Some(name.name.as_str())
+                    && self.peek().ident().map(|s| self.text(s)) == Some(&*name.name)
                     && self.peek_at(1).is_punct(Punct::LParen);
                 let proto = if is_ctor {
                     let cname = self.name()?;

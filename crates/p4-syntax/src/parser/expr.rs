@@ -5,7 +5,7 @@
 //! prefix operators and casts, then postfix `[] () . <T>()`. `&&&` and `..` are not general
 //! operators: they exist only at the top of keysets and `for`-`in` collections.
 
-use super::{name_of, Fail, PResult, Parser};
+use super::{Fail, PResult, Parser};
 use crate::ast::{Arg, BinOp, Expr, ExprKind, Path, TypeRef, TypeRefKind, UnOp};
 use crate::token::{Keyword, Punct, TokenKind};
 
@@ -138,7 +138,7 @@ impl Parser<'_> {
             if let Some(ty) = cast_ty {
                 let e = self.unary()?;
                 let span = start.to(e.span);
-                return Ok(Expr { kind: ExprKind::Cast(ty, Box::new(e)), span });
+                return Ok(Expr { kind: ExprKind::Cast(Box::new(ty), Box::new(e)), span });
             }
             self.failed_casts.insert(at);
         }
@@ -196,7 +196,7 @@ impl Parser<'_> {
                     if self.at(Punct::Dot) {
                         if let ExprKind::Name(path) = e.kind {
                             let ty = TypeRef { kind: TypeRefKind::Specialized(path, type_args), span: start.to(self.prev_span()) };
-                            e = Expr { span: ty.span, kind: ExprKind::Type(ty) };
+                            e = Expr { span: ty.span, kind: ExprKind::Type(Box::new(ty)) };
                             continue;
                         }
                         break;
@@ -207,7 +207,7 @@ impl Parser<'_> {
                         ExprKind::Name(path) if self.is_type_name(&path.name.name) => {
                             let ty_span = path.name.span;
                             let ty = TypeRef { kind: TypeRefKind::Specialized(path, type_args), span: ty_span };
-                            Expr { kind: ExprKind::Construct { ty, args }, span }
+                            Expr { kind: ExprKind::Construct { ty: Box::new(ty), args }, span }
                         }
                         kind => {
                             let callee = Expr { kind, span: start };
@@ -222,17 +222,17 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> PResult<Expr> {
-        let tok = self.peek().clone();
+        let tok = *self.peek();
         let span = tok.span;
         let simple = |kind| Ok(Expr { kind, span });
-        match &tok.kind {
+        match tok.kind {
             TokenKind::Int(lit) => {
                 self.bump();
-                simple(ExprKind::Int((**lit).clone()))
+                simple(ExprKind::Int(self.names.int(lit).into_owned()))
             }
             TokenKind::Str(s) => {
                 self.bump();
-                simple(ExprKind::String(s.to_string()))
+                simple(ExprKind::String(self.text(s).to_string()))
             }
             TokenKind::Keyword(Keyword::True) => {
                 self.bump();
@@ -292,13 +292,13 @@ impl Parser<'_> {
                 | Keyword::Error,
             ) => {
                 let ty = self.type_ref()?;
-                Ok(Expr { span: ty.span, kind: ExprKind::Type(ty) })
+                Ok(Expr { span: ty.span, kind: ExprKind::Type(Box::new(ty)) })
             }
             TokenKind::Keyword(Keyword::List) if self.peek_at(1).is_punct(Punct::Lt) => {
                 let ty = self.type_ref()?;
-                Ok(Expr { span: ty.span, kind: ExprKind::Type(ty) })
+                Ok(Expr { span: ty.span, kind: ExprKind::Type(Box::new(ty)) })
             }
-            _ => match name_of(&tok) {
+            _ => match self.tree_name_of(&tok) {
                 Some(name) => {
                     self.bump();
                     let ident = crate::ast::Ident { name, span };

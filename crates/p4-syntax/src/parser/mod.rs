@@ -22,10 +22,10 @@ mod expr;
 mod stmt;
 mod types;
 
-use crate::ast::{Ident, Path, Program};
+use crate::ast::{Ident, Name, Path, Program};
 use crate::diag::Diagnostic;
 use crate::span::{SourceMap, Span};
-use crate::token::{describe, Keyword, Punct, Token, TokenKind};
+use crate::token::{describe, Interner, Keyword, Punct, Symbol, Token, TokenBuf, TokenKind};
 use std::collections::HashMap;
 
 /// Deepest nesting of expressions, statements, types and declarations accepted. Bounded so that
@@ -36,6 +36,10 @@ pub const MAX_DEPTH: u32 = 250;
 /// consumers of the tree, which recurse, cannot overflow the stack either.
 pub const MAX_AST_DEPTH: u32 = 400;
 
+/// What a freed or missing token reads as: the end of the input. Never seen by a correct parser
+/// (see [`Parser::release_consumed`]); if it were, parsing would stop rather than panic.
+static GONE: Token = Token { kind: TokenKind::Eof, span: Span::DUMMY, line_start: true, glued: false };
+
 /// Marker that a diagnostic has already been reported; callers recover.
 #[derive(Debug)]
 pub(crate) struct Fail;
@@ -43,7 +47,14 @@ pub(crate) struct Fail;
 pub(crate) type PResult<T> = Result<T, Fail>;
 
 pub(crate) struct Parser<'s> {
-    toks: Vec<Token>,
+    /// The tokens; those before the current one are freed as declarations and statements are
+    /// finished (see [`Parser::release_consumed`]).
+    toks: TokenBuf,
+    /// Open speculations: while one is, a position before the current one may be returned to, so
+    /// no token is freed.
+    hold: u32,
+    /// Texts and literals the tokens refer to.
+    names: Interner,
     pos: usize,
     pub(crate) diags: Vec<Diagnostic>,
     /// Innermost last; `true` marks a type name, `false` a value that shadows one.
@@ -62,20 +73,22 @@ pub(crate) struct Parser<'s> {
     sources: &'s SourceMap,
 }
 
-/// Parse a preprocessed token stream (must end with `Eof`) into a program.
-pub fn parse_tokens(mut toks: Vec<Token>, sources: &SourceMap) -> (Program, Vec<Diagnostic>) {
+/// Parse a preprocessed token stream (must end with `Eof`), its texts and literals in `names`,
+/// into a program.
+pub fn parse_tokens(toks: impl Into<TokenBuf>, names: Interner, sources: &SourceMap) -> (Program, Vec<Diagnostic>) {
+    let mut toks = toks.into();
     if !matches!(toks.last(), Some(t) if t.kind == TokenKind::Eof) {
         let span = toks.last().map(|t| Span { lo: t.span.hi, ..t.span }).unwrap_or(Span::DUMMY);
         toks.push(Token { kind: TokenKind::Eof, span, line_start: true, glued: false });
     }
-    let mut p = Parser::new(toks, sources);
+    let mut p = Parser::new(toks, names, sources);
     let program = p.program();
     (program, p.diags)
 }
 
 impl<'s> Parser<'s> {
-    fn new(toks: Vec<Token>, sources: &'s SourceMap) -> Parser<'s> {
-        Parser { toks, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, in_width: false, failed_casts: std::collections::HashSet::new(), sources }
+    fn new(toks: TokenBuf, names: Interner, sources: &'s SourceMap) -> Parser<'s> {
+        Parser { toks, hold: 0, names, pos: 0, diags: Vec::new(), scopes: vec![HashMap::new()], depth: 0, nest: 0, last_error_pos: None, in_width: false, failed_casts: std::collections::HashSet::new(), sources }
     }
 
     // ------------------------------------------------------------ cursor
@@ -85,8 +98,17 @@ impl<'s> Parser<'s> {
     }
 
     pub(crate) fn peek_at(&self, k: usize) -> &Token {
-        let last = self.toks.len() - 1;
-        &self.toks[(self.pos + k).min(last)]
+        let last = self.toks.len().saturating_sub(1);
+        self.toks.get((self.pos + k).min(last)).unwrap_or(&GONE)
+    }
+
+    /// Free the chunks of tokens wholly before the previous token, unless a speculation is open.
+    /// Called between the items of declaration and statement lists: parsing never returns to
+    /// an earlier position except to undo a speculation.
+    pub(crate) fn release_consumed(&mut self) {
+        if self.hold == 0 {
+            self.toks.release_before(self.pos.saturating_sub(1));
+        }
     }
 
     pub(crate) fn span(&self) -> Span {
@@ -98,11 +120,12 @@ impl<'s> Parser<'s> {
         if self.pos == 0 {
             return self.span();
         }
-        self.toks[(self.pos - 1).min(self.toks.len() - 1)].span
+        let i = (self.pos - 1).min(self.toks.len().saturating_sub(1));
+        self.toks.get(i).unwrap_or(&GONE).span
     }
 
     pub(crate) fn bump(&mut self) -> Token {
-        let t = self.peek().clone();
+        let t = *self.peek();
         if t.kind != TokenKind::Eof {
             self.pos += 1;
         }
@@ -163,13 +186,13 @@ impl<'s> Parser<'s> {
     // ------------------------------------------------------------ diagnostics
 
     pub(crate) fn error_expected(&mut self, what: &str) -> Fail {
-        let tok = self.peek().clone();
+        let tok = *self.peek();
         if let TokenKind::Error(_) = tok.kind {
             // Already reported by the preprocessor when it passed the bad token on.
             self.last_error_pos = Some(self.pos);
             return Fail;
         }
-        let msg = format!("expected {what}, found {}", describe(&tok.kind));
+        let msg = format!("expected {what}, found {}", describe(&tok.kind, &self.names));
         self.error_at(tok.span, msg);
         Fail
     }
@@ -279,7 +302,10 @@ impl<'s> Parser<'s> {
     /// Run `f`; if it fails, rewind position and drop its diagnostics.
     pub(crate) fn speculate<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> Option<T> {
         let (pos, ndiags, last, depth, nest) = (self.pos, self.diags.len(), self.last_error_pos, self.depth, self.nest);
-        match f(self) {
+        self.hold += 1;
+        let r = f(self);
+        self.hold -= 1;
+        match r {
             Ok(v) => Some(v),
             Err(Fail) => {
                 self.pos = pos;
@@ -317,15 +343,45 @@ impl<'s> Parser<'s> {
     // ------------------------------------------------------------ names
 
     pub(crate) fn at_name(&self) -> bool {
-        name_of(self.peek()).is_some()
+        self.name_of(self.peek()).is_some()
+    }
+
+    /// The text of a symbol of this parse's tokens.
+    pub(crate) fn text(&self, sym: Symbol) -> &str {
+        self.names.text(sym)
+    }
+
+    /// The name a token stands for where a `name` is expected, for the syntax tree.
+    pub(crate) fn tree_name_of(&mut self, tok: &Token) -> Option<Name> {
+        match tok.kind {
+            TokenKind::Ident(s) => Some(self.names.name(s)),
+            TokenKind::Keyword(k) if k.usable_as_name() => Some(self.keyword_name(k)),
+            _ => None,
+        }
+    }
+
+    /// A keyword's spelling as a name for the syntax tree (interned like identifiers).
+    fn keyword_name(&mut self, k: Keyword) -> Name {
+        let sym = self.names.intern(k.as_str());
+        self.names.name(sym)
+    }
+
+    /// The name a token stands for where a `name` is expected.
+    pub(crate) fn name_of(&self, tok: &Token) -> Option<&str> {
+        match tok.kind {
+            TokenKind::Ident(s) => Some(self.names.text(s)),
+            TokenKind::Keyword(k) if k.usable_as_name() => Some(k.as_str()),
+            _ => None,
+        }
     }
 
     /// `name`: an identifier or a keyword the grammar allows as a name.
     pub(crate) fn name(&mut self) -> PResult<Ident> {
-        match name_of(self.peek()) {
-            Some(n) => {
+        let tok = *self.peek();
+        match self.tree_name_of(&tok) {
+            Some(name) => {
                 let span = self.bump().span;
-                Ok(Ident { name: n, span })
+                Ok(Ident { name, span })
             }
             None => Err(self.error_expected("a name")),
         }
@@ -334,9 +390,9 @@ impl<'s> Parser<'s> {
     /// A member name after `.`: any identifier or keyword.
     pub(crate) fn member_name(&mut self) -> PResult<Ident> {
         let tok = self.peek();
-        let name = match &tok.kind {
-            TokenKind::Ident(s) => s.to_string(),
-            TokenKind::Keyword(k) => k.as_str().to_string(),
+        let name = match tok.kind {
+            TokenKind::Ident(s) => self.names.name(s),
+            TokenKind::Keyword(k) => self.keyword_name(k),
             _ => return Err(self.error_expected("a member name")),
         };
         let span = self.bump().span;
@@ -360,7 +416,7 @@ impl<'s> Parser<'s> {
         match (&tok.kind, from_source) {
             (TokenKind::Eof, _) => String::new(),
             (_, Some(s)) if !s.is_empty() => s,
-            (k, _) => crate::token::spell(k),
+            (k, _) => crate::token::spell(k, &self.names),
         }
     }
 
@@ -369,6 +425,7 @@ impl<'s> Parser<'s> {
     fn program(&mut self) -> Program {
         let mut decls = Vec::new();
         while !self.at_eof() {
+            self.release_consumed();
             if self.diags.len() > crate::MAX_DIAGNOSTICS {
                 // Give up: the rest would only produce noise (the caller truncates the list).
                 break;
@@ -386,14 +443,5 @@ impl<'s> Parser<'s> {
             }
         }
         Program { decls }
-    }
-}
-
-/// The name a token stands for where a `name` is expected.
-pub(crate) fn name_of(tok: &Token) -> Option<String> {
-    match &tok.kind {
-        TokenKind::Ident(s) => Some(s.to_string()),
-        TokenKind::Keyword(k) if k.usable_as_name() => Some(k.as_str().to_string()),
-        _ => None,
     }
 }

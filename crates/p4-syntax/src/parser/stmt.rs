@@ -28,6 +28,7 @@ impl Parser<'_> {
     pub(crate) fn stmts_until_close(&mut self, in_state: bool) -> Vec<Stmt> {
         let mut stmts = Vec::new();
         while !self.at(Punct::RBrace) && !self.at_eof() {
+            self.release_consumed();
             if self.at_declaration_keyword() {
                 // A declaration keyword cannot start a statement: most likely this block's `}`
                 // is missing. Stop here so the enclosing declaration list can resynchronize.
@@ -65,7 +66,7 @@ impl Parser<'_> {
         let annotations = self.annotations()?;
         let start = self.span();
         let save_pos = self.pos;
-        let tok = self.peek().clone();
+        let tok = *self.peek();
         match &tok.kind {
             TokenKind::Punct(Punct::LBrace) => return Ok(Stmt::Block(self.block(annotations)?)),
             TokenKind::Punct(Punct::Semi) => {
@@ -272,7 +273,7 @@ impl Parser<'_> {
             let body = Box::new(self.stmt()?);
             let mut all = annotations;
             all.extend(var_annotations);
-            return Ok(Stmt::ForIn { annotations: all, ty, var, collection, body, span: start.to(self.prev_span()) });
+            return Ok(Stmt::ForIn { annotations: all, ty: Box::new(ty), var, collection, body, span: start.to(self.prev_span()) });
         }
         let mut init = Vec::new();
         while !self.at(Punct::Semi) {
@@ -319,7 +320,7 @@ impl Parser<'_> {
             | Keyword::Table
             | Keyword::MatchKind => true,
             Keyword::Apply => self.peek_at(1).is_punct(Punct::LBrace),
-            Keyword::State => self.peek_at(2).is_punct(Punct::LBrace) && super::name_of(self.peek_at(1)).is_some(),
+            Keyword::State => self.peek_at(2).is_punct(Punct::LBrace) && self.name_of(self.peek_at(1)).is_some(),
             _ => false,
         }
     }

@@ -1,6 +1,6 @@
 //! Type references: base types, named and specialized types, stacks, tuples and lists.
 
-use super::{name_of, PResult, Parser};
+use super::{PResult, Parser};
 use crate::ast::{Expr, ExprKind, Ident, IntLit, TypeRef, TypeRefKind};
 use crate::token::{Keyword, Punct, TokenKind};
 use num_bigint::BigInt;
@@ -10,7 +10,7 @@ impl Parser<'_> {
     /// name, possibly dot-prefixed)? Used where an expression is equally possible.
     pub(crate) fn token_starts_certain_type(&self, k: usize) -> bool {
         let tok = self.peek_at(k);
-        match &tok.kind {
+        match tok.kind {
             TokenKind::Keyword(kw) => match kw {
                 Keyword::Bit
                 | Keyword::Int
@@ -26,9 +26,9 @@ impl Parser<'_> {
             },
             TokenKind::Punct(Punct::Underscore) => true,
             TokenKind::Punct(Punct::Dot) => {
-                name_of(self.peek_at(k + 1)).is_some_and(|n| self.is_type_name(&n))
+                self.name_of(self.peek_at(k + 1)).is_some_and(|n| self.is_type_name(n))
             }
-            TokenKind::Ident(n) => self.is_type_name(n),
+            TokenKind::Ident(n) => self.is_type_name(self.text(n)),
             _ => false,
         }
     }
@@ -40,7 +40,7 @@ impl Parser<'_> {
 
     fn type_ref_inner(&mut self) -> PResult<TypeRef> {
         let start = self.span();
-        let tok = self.peek().clone();
+        let tok = *self.peek();
         let kind = match &tok.kind {
             TokenKind::Keyword(Keyword::Bool) => {
                 self.bump();
