@@ -846,7 +846,7 @@ fn direct_counters_of_tables_in_generated_code_count_every_hit_once() {
 
 /// `switch` statements generated as machine code: one on a field's value with a fall-through
 /// label and a default, one on the action a table ran (lowered by the mid-end into a switch on a
-/// temporary), and one in the deparser choosing what to emit.
+/// temporary), and one in the deparser choosing what to emit; and `setInvalid`.
 const SWITCHES: &str = r#"
 #include <core.p4>
 #include <v1model.p4>
@@ -874,6 +874,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             b: { hdr.eth.src[7:0] = 0xbb; }
             default: { hdr.eth.src[7:0] = 0xdd; }
         }
+        if (hdr.eth.ether_type[7:0] == 9) { hdr.tag.setInvalid(); }
     }
 }
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
@@ -897,7 +898,7 @@ fn switch_entries(dp: &mut dyn ControlPlane) {
 }
 
 #[test]
-fn switch_statements_run_as_machine_code_of_their_own() {
+fn switch_statements_and_set_invalid_run_as_machine_code_of_their_own() {
     let program = common::compile_lowered(SWITCHES);
     let mut sw = Switch::new(program.clone()).expect("switch");
     switch_entries(&mut sw);
@@ -912,8 +913,8 @@ fn switch_statements_run_as_machine_code_of_their_own() {
         (1, 2, vec![0xb0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0xbb, 0x88, 2]),
         // No entry: NoAction, 0xdd; the tag 1 + 0 (no action), port 2 (label 3 of the pair).
         (2, 2, vec![0, 0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0xdd, 0x88, 3, 1]),
-        // The default port 3.
-        (3, 3, vec![0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0xdd, 0x88, 9, 1]),
+        // The default port 3; the tag made invalid, so not emitted (and read as 0: the default).
+        (3, 3, vec![0, 0, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0xdd, 0x88, 9]),
     ];
     assert_eq!(run(&mut sw, &frames), expected);
     assert_eq!(common::injected(&mut sw, &frames), common::injected(&mut reference_with(program.clone(), switch_entries), &frames));

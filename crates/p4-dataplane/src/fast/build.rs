@@ -1908,7 +1908,7 @@ fn take_bits(c: &mut crate::fast::exec::Ctx, r: Region, bits: usize) {
 }
 
 
-fn invalidate(r: Region) -> Run {
+pub(super) fn invalidate(r: Region) -> Run {
     Box::new(move |_, c| {
         invalidate_in(c, r);
         Flow::Next

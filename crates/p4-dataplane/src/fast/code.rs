@@ -44,6 +44,8 @@ pub(crate) enum Code {
     Emit(Vec<Region>),
     /// `setValid` of a header in no union.
     SetValid(Region),
+    /// `setInvalid`: the header's bit cleared, its bytes (and a varbit's length) zeroed.
+    SetInvalid(Region),
     /// `verify(ok, error)`.
     Verify { ok: Scalar, error: Scalar },
     /// The architecture's drop call: these frame slots written, the packet marked as dropped
@@ -218,6 +220,7 @@ impl FastCompiler<'_, '_> {
                 Ok(r) if self.union_siblings(r).is_empty() => Some(Code::SetValid(r)),
                 _ => None,
             },
+            Callee::Builtin { target, builtin: Builtin::SetInvalid } => self.header_region(b, target).ok().map(Code::SetInvalid),
             Callee::Action(a) => self.action_code_call(b, a.index(), call)?,
             Callee::ExternFunction { name, .. } if name == "verify" && call.args.len() == 2 => {
                 Some(Code::Verify { ok: self.scalar(b, &call.args[0].expr)?, error: self.scalar(b, &call.args[1].expr)? })
@@ -365,6 +368,7 @@ impl FastCompiler<'_, '_> {
                 c.wire_valid.set(r.index);
                 Flow::Next
             }),
+            Code::SetInvalid(r) => super::build::invalidate(r),
             Code::Verify { ok, error } => {
                 let (ok, err) = (ok.closure(tracing), error.closure(tracing));
                 Box::new(move |p, c| if ok.read(p, c) == 0 { Flow::Reject(err.read(p, c) as u32) } else { Flow::Next })

@@ -264,6 +264,20 @@ impl Fun<'_> {
     }
 
     /// Stores the low `size` bytes (1, 2, 4 or 8) of `v` big-endian at `base + at`.
+    /// Zeroes `len` bytes of the wire buffer from byte `at` (8-byte stores, then the rest in 4-,
+    /// 2- and 1-byte ones: nothing past them is touched).
+    fn zero_wire(&mut self, at: usize, len: usize) {
+        let base = self.frame_ptr(offset_of!(JitFrame, wire));
+        let zero = self.konst(0);
+        let whole = len / 8 * 8;
+        for off in (0..whole).step_by(8) {
+            self.b.ins().store(self.mem, zero, base, (at + off) as i32);
+        }
+        for (off, size) in pieces(len - whole) {
+            self.store_be(base, at + whole + off, size, zero);
+        }
+    }
+
     fn store_be(&mut self, base: Value, at: usize, size: usize, v: Value) {
         let v = if size == 8 { v } else { self.b.ins().ireduce(int_type(size), v) };
         let raw = if size == 1 { v } else { self.b.ins().bswap(v) };
@@ -864,6 +878,17 @@ impl<'g> Gen<'g, '_, '_> {
                 let (at, bits, bit) = f.valid_bits(r.index);
                 let set = f.b.ins().bor_imm_s(bits, bit);
                 f.b.ins().store(f.mem, set, at, 0);
+                Ok(())
+            }
+            Code::SetInvalid(r) => {
+                let (at, bits, bit) = f.valid_bits(r.index);
+                let cleared = f.b.ins().band_imm_s(bits, !bit);
+                f.b.ins().store(f.mem, cleared, at, 0);
+                f.zero_wire(r.at, r.len);
+                if let Some(v) = r.varbit {
+                    let zero = f.konst(0);
+                    f.slot_write(v.length_slot, zero);
+                }
                 Ok(())
             }
             Code::Verify { ok, error } if !matches!(scope, Scope::Control { .. }) && ok.width <= 64 && error.width <= 64 => {
