@@ -4,8 +4,9 @@
 //! they run traced builds, and any program when machine code is off or refused) and the machine
 //! code (`jit`), which generates the nodes it knows and calls the closure of any other node.
 //!
-//! A construct with no node here (a `switch`, a loop, an extern call other than the ones below, a
-//! copy of a header or a struct, a stack operation, a varbit extract, ...) is [`Code::Run`]: its
+//! A construct with no node here (a `switch` on a table's action as written, a loop, an extern call
+//! other than the ones below, a copy of a header or a struct, a stack operation, a varbit extract,
+//! ...) is [`Code::Run`]: its
 //! one implementation, a closure the executor's compiler builds, which calls [`super::runtime`] for
 //! what an extern or the traffic manager does.
 

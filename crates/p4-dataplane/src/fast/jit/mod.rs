@@ -5,18 +5,18 @@
 //!
 //! What the generated code does itself: field reads and writes of at most 64 bits at constant
 //! places in `Ctx::wire`, frame slots, arithmetic and comparisons on values of at most 64 bits,
-//! `if`, `extract` of fixed-size headers, `emit` (a varbit at its current length), validity bits,
-//! `verify`, `exit`/`return`, the Internet checksum of header fields, the parser's state machine
-//! (selects of values, masks and ranges; a value set's membership is a call into Rust,
-//! [`jit_value_set`]; after a `lookahead` the error it left pending, [`jit_pending`]), and table
-//! applications: the lookup is a call into Rust ([`jit_table`]), the chosen action's body is
-//! inlined. Any other node of the translation (wider values, other extern calls, a `switch`, a
-//! loop, ...) is that node's closure, which the closures' back end builds from the same node,
-//! called from the generated code ([`jit_run`], [`jit_eval`]): every program the wire-format
-//! executor takes runs here, and nothing is compiled twice from the IR. An extern call or a
-//! request to the traffic manager (a register, a counter, a hash, a clone, ...) is such a
-//! closure, which calls its function in [`super::runtime`]: the generated code reaches each
-//! operation through the one implementation the closures use, not an entry of its own.
+//! `if`, `switch` on a value, `extract` of fixed-size headers, `emit` (a varbit at its current
+//! length), validity bits, `verify`, `exit`/`return`, the Internet checksum of header fields, the
+//! parser's state machine (selects of values, masks and ranges; a value set's membership is a call
+//! into Rust, [`jit_value_set`]; after a `lookahead` the error it left pending, [`jit_pending`]),
+//! and table applications: the lookup is a call into Rust ([`jit_table`]), the chosen action's
+//! body is inlined. Any other node of the translation (wider values, other extern calls, a loop,
+//! ...) is that node's closure, which the closures' back end builds from the same node, called
+//! from the generated code ([`jit_run`], [`jit_eval`]): every program the wire-format executor
+//! takes runs here, and nothing is compiled twice from the IR. An extern call or a request to the
+//! traffic manager (a register, a counter, a hash, a clone, ...) is such a closure, which calls
+//! its function in [`super::runtime`]: the generated code reaches each operation through the one
+//! implementation the closures use, not an entry of its own.
 //!
 //! Contract between generated code and Rust: the code receives a [`JitFrame`] of raw pointers into
 //! the packet's [`Ctx`]; every call back into Rust may touch the context and refreshes the frame,
