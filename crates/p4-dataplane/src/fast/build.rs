@@ -922,20 +922,7 @@ impl FastCompiler<'_, '_> {
             Callee::Method { extern_type, method, .. } if extern_type == "packet_out" && method == "emit" && call.args.len() == 1 => {
                 let mut regions = Vec::new();
                 self.emit_plan(b, &call.args[0].expr, &mut regions)?;
-                Ok(Box::new(move |_, c| {
-                    for r in &regions {
-                        if c.wire_valid.has(r.index) {
-                            let bits = r.wire_bits(c);
-                            if c.wire_out_tail != 0 || !bits.is_multiple_of(8) {
-                                let from = c.wire.get(r.at..).unwrap_or(&[]);
-                                c.wire_out_tail = bits::append_bits(&mut c.wire_out, c.wire_out_tail, from, bits);
-                            } else if let Some(bytes) = c.wire.get(r.at..r.at + bits / 8) {
-                                c.wire_out.extend_from_slice(bytes);
-                            }
-                        }
-                    }
-                    Flow::Next
-                }))
+                Ok(self.closure(Code::Emit(regions)))
             }
             Callee::ExternFunction { .. } | Callee::Method { .. } if !is_packet_io(&call.callee) => self.extern_call(b, call, None),
             _ => unsupported(format!("{} (the wire-format executor has no such call)", crate::fast::compile::callee_name(&call.callee))),

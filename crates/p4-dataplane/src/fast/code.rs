@@ -19,7 +19,7 @@ use super::places::{Place, Region};
 use super::scalar::{Scalar, ScalarKind};
 use super::{read_field, Dest, Val};
 use crate::bits::{self, mask};
-use crate::fast::compile::pending_exit::{applies_table, branch, stmt_applies_table};
+use crate::fast::compile::pending_exit::{after_if, applies_table, branch, stmt_applies_table};
 use crate::fast::compile::R;
 use crate::fast::exec::{reject_on_pending_error, seq, Ev, Flow, Run};
 use crate::hashing::{Algorithm, Csum16Sum};
@@ -315,20 +315,7 @@ impl FastCompiler<'_, '_> {
     pub(crate) fn closure(&self, code: Code) -> Run {
         let tracing = self.cx.tracing;
         match code {
-            Code::Assign { dest, value, applies_table } => {
-                let run = super::build::assignments(vec![(dest, value.closure(tracing))]);
-                if !applies_table {
-                    return run;
-                }
-                Box::new(move |p, c| {
-                    let flow = run(p, c);
-                    if std::mem::take(&mut c.exit_pending) {
-                        Flow::Exit
-                    } else {
-                        flow
-                    }
-                })
-            }
+            Code::Assign { dest, value, applies_table } => after_if(applies_table, super::build::assignments(vec![(dest, value.closure(tracing))])),
             Code::If { cond, cond_applies_table, then, otherwise } => {
                 let cnd = cond.closure(tracing);
                 branch(cond_applies_table, move |p, c| cnd.read(p, c) != 0, self.closures(then), self.closures(otherwise))

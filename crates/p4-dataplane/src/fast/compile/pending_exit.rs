@@ -33,7 +33,13 @@ pub(crate) fn stmt_applies_table(s: &Stmt) -> bool {
 /// `run` (statement `s`) ending with `exit` when the action of a table its expressions applied
 /// exited; `run` itself for a statement that applies none.
 pub(crate) fn after(s: &Stmt, run: Run) -> Run {
-    if !stmt_applies_table(s) {
+    after_if(stmt_applies_table(s), run)
+}
+
+/// `run` ending with `exit` when the action of a table it applied inside an expression exited,
+/// if it `applies` one; `run` itself if not.
+pub(crate) fn after_if(applies: bool, run: Run) -> Run {
+    if !applies {
         return run;
     }
     Box::new(move |p, c| {
