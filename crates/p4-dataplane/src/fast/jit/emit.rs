@@ -858,7 +858,7 @@ impl<'g> Gen<'g, '_, '_> {
                 f.fresh();
                 Ok(())
             }
-            Code::Apply(t) => {
+            Code::Apply(t) if self.inlines(*t) => {
                 self.apply(f, *t)?;
                 Ok(())
             }
@@ -1344,6 +1344,13 @@ impl<'g> Gen<'g, '_, '_> {
 
     /// Applies table `t`: the lookup in Rust, the chosen action's body inlined. Returns whether
     /// it hit and the IR id of the action run (0 when none), as `u64` values.
+    /// Whether an application of table `t` is generated here, its actions' bodies inlined: not
+    /// when an action has directional parameters, which the table binds and copies around the
+    /// body (the closures' application does that, called from here).
+    fn inlines(&self, t: usize) -> bool {
+        self.fc.tables.get(t).and_then(Option::as_ref).is_some_and(|ft| ft.actions.iter().all(|a| a.bound.is_none()))
+    }
+
     fn apply(&mut self, f: &mut Fun<'_>, t: usize) -> R<(Value, Value)> {
         self.fc.table(t)?;
         let ir = self.fc.cx.ir;
@@ -1539,7 +1546,7 @@ impl<'g> Gen<'g, '_, '_> {
                     Cast::Same | Cast::SignExtend => x,
                 })
             }
-            ScalarKind::Applied { table, result } => {
+            ScalarKind::Applied { table, result } if self.inlines(*table) => {
                 let (hit, action) = self.apply(f, *table)?;
                 Ok(match result {
                     ApplyResult::Hit => hit,
