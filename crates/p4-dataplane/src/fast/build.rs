@@ -574,14 +574,19 @@ impl FastCompiler<'_, '_> {
         }))
     }
 
-    /// `extract` of a header without a varbit field: its bytes copied (bits, off a byte), its
-    /// validity set, the cursor moved; a packet too short rejects.
+    /// [`FastCompiler::fixed_extract`], or an error for a header with a varbit field.
     pub(super) fn extract_fixed(&self, r: Region) -> R<Run> {
         if r.varbit.is_some() {
             return unsupported("extract of a header with a varbit field without its size");
         }
+        Ok(self.fixed_extract(r))
+    }
+
+    /// `extract` of header `r`, which has no varbit field: its bytes copied (or its bits, off a
+    /// byte), its validity bit set, the cursor moved; a packet too short rejects.
+    pub(super) fn fixed_extract(&self, r: Region) -> Run {
         let short = self.cx.errors.packet_too_short;
-        Ok(if r.bits.is_multiple_of(8) {
+        if r.bits.is_multiple_of(8) {
             Box::new(move |_, c| {
                 let from = c.cursor / 8;
                 match c.pkt.get(from..from + r.len) {
@@ -599,7 +604,7 @@ impl FastCompiler<'_, '_> {
             })
         } else {
             Box::new(move |_, c| extract_bits(c, r, short))
-        })
+        }
     }
 
     /// `extract(hs.next)`: into the element the stack's next index names, which then moves on;

@@ -39,7 +39,7 @@ pub(crate) enum Code {
     Switch { value: Scalar, applies_table: bool, arms: Vec<(u128, Vec<Code>)>, default: Option<Vec<Code>> },
     Exit,
     Return,
-    /// `extract` of a header of fixed size in no union.
+    /// `extract` of a header of fixed size (no varbit field) in no union.
     Extract(Region),
     /// `emit` of these headers in order (those valid).
     Emit(Vec<Region>),
@@ -334,10 +334,7 @@ impl FastCompiler<'_, '_> {
             }
             Code::Exit => Box::new(|_, _| Flow::Exit),
             Code::Return => Box::new(|_, _| Flow::Return),
-            Code::Extract(r) => self.extract_fixed(r).unwrap_or_else(|e| {
-                let why = e.to_string();
-                Box::new(move |_, _| unreachable!("an extract translated as fixed: {why}"))
-            }),
+            Code::Extract(r) => self.fixed_extract(r),
             Code::Emit(regions) => Box::new(move |_, c| {
                 for r in &regions {
                     if c.wire_valid.has(r.index) {
