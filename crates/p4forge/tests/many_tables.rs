@@ -47,36 +47,10 @@ static ALLOCATOR: Peak = Peak;
 /// A v1model program applying `n` tables in one ingress control (every other under an `if`), as
 /// `tests/programs/gen_many_tables.sh` prints it.
 fn many_tables(n: usize) -> String {
-    let mut p = String::from(
-        r#"#include <core.p4>
-#include <v1model.p4>
-header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
-struct headers_t { ethernet_t ethernet; }
-struct meta_t { bit<16> count; bit<8> class; }
-parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
-    state start { pkt.extract(hdr.ethernet); transition accept; }
-}
-control NoCk(inout headers_t hdr, inout meta_t meta) { apply { } }
-control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) { apply { } }
-control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.ethernet); } }
-control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t std) {
-    action fwd(bit<9> port) { std.egress_spec = port; meta.count = meta.count + 1; }
-    action classify(bit<8> c) { meta.class = c; }
-"#,
-    );
-    for i in 0..n {
-        p += &format!("    table t{i} {{ key = {{ hdr.ethernet.dst: exact; meta.class: ternary; }} actions = {{ fwd; classify; NoAction; }} default_action = NoAction(); }}\n");
-    }
-    p += "    apply {\n";
-    for i in 0..n {
-        if i % 2 == 1 {
-            p += &format!("        if (hdr.ethernet.etherType == {}) {{ t{i}.apply(); }}\n", i % 65536);
-        } else {
-            p += &format!("        t{i}.apply();\n");
-        }
-    }
-    p += "    }\n}\nV1Switch(P(), NoCk(), I(), E(), NoCk(), D()) main;\n";
-    p
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/programs/gen_many_tables.sh");
+    let out = std::process::Command::new("bash").arg(script).arg(n.to_string()).output().expect("bash runs the generator");
+    assert!(out.status.success(), "{script} {n}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).expect("the generator prints text")
 }
 
 /// The peak of live heap bytes while `text` is compiled, lowered, built into a switch and given
