@@ -6,34 +6,39 @@
 // BCAM. ce stalls every lookup register; one lookup per enabled cycle, back to back.
 //
 // Structure. The key (zero-padded to NSLICES * SLICE_W bits) is cut into NSLICES slices of
-// SLICE_W bits. Slice s has a RAM of 2^SLICE_W rows; bit j of row v says whether entry j's key and
-// mask accept the value v in slice s. A lookup reads one row per slice (addressed by its key's
-// slices), ANDs the rows and a valid vector (flops), and a priority encoder picks the lowest set
-// bit; the data comes from a RAM by index. A row is ENTRIES bits in lanes of 9 (a 7-series block
-// RAM's byte with its parity bit) plus one spare lane, whose bit 0 is the spare column (below).
-// A key/mask RAM (ENTRIES x 2*KEY_W) keeps every entry's key and mask for the update engine.
+// SLICE_W bits. Slice s has a RAM of 2^SLICE_W rows; bit j of row v is 1 when entry j is valid and
+// its key and mask accept the value v in slice s (so the valid bit is in the bitmaps: an invalid
+// entry's bits are 0). A lookup reads one row per slice (addressed by its key's slices), ANDs them,
+// and a priority encoder picks the lowest set bit; the data comes from a RAM by index. A row is
+// ENTRIES bits in lanes of 9 (a 7-series block RAM's byte with its parity bit; the unit of a write)
+// plus one spare lane, whose bit 0 is the spare column (below). A key/mask RAM of ENTRIES x
+// {valid, mask, key} keeps every entry for the update engine.
 //
 // Latency 4 enabled (ce) cycles, result_valid being lookup_valid delayed the same way:
 //   enabled edge 1: every slice RAM is read at the key's slice (block RAM output register);
-//   enabled edge 2: the rows are ANDed with each other and the valid vector into a match vector;
+//   enabled edge 2: the rows are ANDed into a match vector (the entry being moved taken out);
 //   enabled edge 3: a priority encoder picks the lowest set bit (or the spare entry, below);
 //   enabled edge 4: the data RAM is read at that index (its output register, reset on a miss):
 //                   result_* show after this edge and stay until the next enabled edge.
 //
+// After reset the RAMs are cleared, one row per cycle for max(2^SLICE_W, ENTRIES) cycles whatever
+// ce is: wr_ready is 0 meanwhile and a lookup whose first enabled edge falls in them misses. After
+// that every entry is invalid. A reset during an update abandons it.
+//
 // Writes. wr_ready is 1 when a write may be presented. A write is taken at an edge with wr_en and
-// wr_ready (whatever ce is); wr_index >= ENTRIES is ignored. A delete (wr_valid 0) clears the
-// entry's valid bit at that edge and wr_ready stays 1. An insert or rewrite of entry i takes
-// UPDATE_CYCLES = 2 * 2^SLICE_W + 2 enabled cycles after the edge it is taken at (wr_ready is 0
-// meanwhile; 1026 with SLICE_W 9); the engine advances only in enabled cycles, as lookups do:
+// wr_ready (whatever ce is); wr_index >= ENTRIES is ignored. A write of entry i (wr_valid 0
+// deletes it) takes UPDATE_CYCLES = 2 * 2^SLICE_W + 2 enabled cycles after the edge it is taken at
+// (1026 with SLICE_W 9); wr_ready is 0 meanwhile. The engine advances only in enabled cycles, as
+// lookups do:
 //   phase 1 (2^SLICE_W enabled edges): every row of the spare column gets the new entry's bits,
 //     one row per edge in all slices at once; meanwhile the key/mask RAM gives the keys and masks
 //     of the 9 entries of i's lane (i's own is the new one, written when the write was taken);
-//   flip (1 enabled edge): entry i's valid bit is cleared and the spare column stands for entry i
-//     (its index and data are registers, set at this edge);
+//   flip (1 enabled edge): entry i's column is hidden and the spare column stands for entry i (its
+//     index and data are registers, set at this edge);
 //   phase 2 (2^SLICE_W enabled edges): every row of i's lane is rewritten from the 9 keys and
 //     masks: entry i's bits become the new ones, the other 8 are written as they already were;
-//   unflip (1 enabled edge): entry i's valid bit is set, the data RAM gets the new data, and the
-//     spare column is released.
+//   unflip (1 enabled edge): entry i's column is shown again, the data RAM gets the new data, and
+//     the spare column is released.
 // Consistency: a lookup is interpreted with the state after its first enabled edge and the rows it
 // read at that edge: before the flip it sees the old entry i in full (its column is untouched and
 // its data is read at most 2 enabled edges after the flip, before the unflip writes the data RAM);
@@ -41,8 +46,7 @@
 // flip; its data is carried along the pipeline); after the unflip it sees the new entry in column
 // i (rewritten in full before the unflip). So a lookup sees every entry either as it was or as
 // rewritten, never a mix of old and new slice bits, and once a lookup has seen the new entry no
-// later one sees the old. After reset every entry is invalid (the RAMs are not cleared, nor need
-// to be); a reset during an update abandons it.
+// later one sees the old.
 `default_nettype none
 
 module p4f_table_tcam_bram #(
@@ -79,8 +83,15 @@ module p4f_table_tcam_bram #(
     localparam int NLANES  = (ENTRIES + LANE - 1) / LANE;
     localparam int ROW_W   = (NLANES + 1) * LANE;      // the entries' lanes, then the spare lane
     localparam int SPARE   = NLANES * LANE;            // the spare column
-    localparam int LANE_W  = NLANES > 1 ? $clog2(NLANES + 1) : 1;
+    localparam int LANE_W  = $clog2(NLANES + 1);
+    localparam int CHUNK   = 8;                        // lanes per slice RAM
+    localparam int NCHUNKS = (NLANES + CHUNK) / CHUNK;
     localparam int RD_W    = 4;                        // counts the 10 steps of the lane read
+    localparam int INIT_N  = ROWS > ENTRIES ? ROWS : ENTRIES;  // cycles of the clearing after reset
+    localparam int INIT_W  = $clog2(INIT_N);
+    localparam int LO_W    = IDX_W / 2;                // the hidden entry's index, predecoded in two
+    localparam int HI_W    = IDX_W - LO_W;
+    localparam int KM_W    = 2 * KEY_W + 1;            // {valid, mask, key}
 
     if (ENTRIES < 1) begin : g_bad_entries
         $error("p4f_table_tcam_bram: ENTRIES must be at least 1");
@@ -95,60 +106,61 @@ module p4f_table_tcam_bram #(
     endfunction
 
     // ---- The update engine: its state, and the write being made.
-    typedef enum logic [1:0] {IDLE, P1, P2, UNFLIP} state_t;
+    typedef enum logic [2:0] {INIT, IDLE, P1, FLIP, P2, UNFLIP} state_t;
     state_t             state;
+    logic [INIT_W-1:0]  init_row;
     logic [SLICE_W-1:0] row;
     logic [RD_W-1:0]    rd_step;
     logic [IDX_W-1:0]   n_index;
+    logic               n_valid;
     logic [KEY_P-1:0]   n_key, n_mask;
     logic [DATA_W-1:0]  n_data;
     logic [IDX_W-1:0]   lane_base;                     // first entry of n_index's lane
     logic [LANE_W-1:0]  n_lane;
-    logic [KEY_P-1:0]   l_key  [LANE];                 // the lane's keys and masks
+    logic [LANE-1:0]    l_valid;                       // the lane's entries
+    logic [KEY_P-1:0]   l_key  [LANE];
     logic [KEY_P-1:0]   l_mask [LANE];
-    logic               flip_done;                     // the spare column stands for n_index
-    wire logic          step = ce && state != IDLE;
+    wire logic          step = ce && state != IDLE && state != INIT;
 
     assign wr_ready = state == IDLE;
-    wire logic take   = wr_en && wr_ready && 32'(wr_index) < ENTRIES;
-    wire logic insert = take && wr_valid;
+    wire logic take = wr_en && wr_ready && 32'(wr_index) < ENTRIES;
 
-    // ---- Valid bits, the spare entry's registers.
-    logic [ENTRIES-1:0] ent_valid;
-    logic               remap;                         // the spare column is entry sp_index
-    logic [IDX_W-1:0]   sp_index;
-    logic [DATA_W-1:0]  sp_data;
+    // ---- The spare column: while remap is 1 it stands for entry sp_index, whose own column is
+    // hidden (hide_hi/hide_lo: its index predecoded, one bit set in each while remapped).
+    logic                 remap;
+    logic [IDX_W-1:0]     sp_index;
+    logic [DATA_W-1:0]    sp_data;
+    logic [(1<<HI_W)-1:0] hide_hi;
+    logic [(1<<LO_W)-1:0] hide_lo;
 
     always_ff @(posedge clk) begin
         if (rst) begin
-            state     <= IDLE;
-            ent_valid <= '0;
-            remap     <= 1'b0;
-            flip_done <= 1'b0;
+            state    <= INIT;
+            init_row <= '0;
+            remap    <= 1'b0;
+            hide_hi  <= '0;
+            hide_lo  <= '0;
         end else begin
-            if (take && !wr_valid) ent_valid[wr_index] <= 1'b0;
-            if (insert) begin
-                state     <= P1;
-                flip_done <= 1'b0;
+            if (state == INIT) begin
+                init_row <= init_row + 1'b1;
+                if (32'(init_row) == INIT_N - 1) state <= IDLE;
             end
+            if (take) state <= P1;
             if (step) begin
                 case (state)
-                    P1: if (&row) begin               // the last spare row: the flip is next
-                        state <= P2;
+                    P1: if (&row) state <= FLIP;      // the last spare row
+                    FLIP: begin
+                        state   <= P2;
+                        remap   <= 1'b1;
+                        hide_hi <= (1 << HI_W)'(1) << (32'(n_index) >> LO_W);
+                        hide_lo <= (1 << LO_W)'(1) << (32'(n_index) % (1 << LO_W));
                     end
-                    P2: begin
-                        if (!flip_done) begin         // the flip (no RAM write in this step)
-                            flip_done            <= 1'b1;
-                            ent_valid[n_index]   <= 1'b0;
-                            remap                <= 1'b1;
-                        end else if (&row) begin
-                            state <= UNFLIP;
-                        end
-                    end
+                    P2: if (&row) state <= UNFLIP;    // the last row of the lane
                     UNFLIP: begin
-                        ent_valid[n_index] <= 1'b1;
-                        remap              <= 1'b0;
-                        state              <= IDLE;
+                        state   <= IDLE;
+                        remap   <= 1'b0;
+                        hide_hi <= '0;
+                        hide_lo <= '0;
                     end
                     default: ;
                 endcase
@@ -157,8 +169,9 @@ module p4f_table_tcam_bram #(
     end
 
     always_ff @(posedge clk) begin
-        if (insert) begin
+        if (take) begin
             n_index   <= wr_index;
+            n_valid   <= wr_valid;
             n_key     <= KEY_P'(wr_key);
             n_mask    <= KEY_P'(wr_mask);
             n_data    <= wr_data;
@@ -167,22 +180,25 @@ module p4f_table_tcam_bram #(
             row       <= '0;
             rd_step   <= '0;
         end else if (step) begin
-            if (state == P1 || (state == P2 && flip_done)) row <= row + 1'b1;
+            if (state == P1 || state == P2) row <= row + 1'b1;
             if (state == P1 && rd_step != RD_W'(LANE + 1)) rd_step <= rd_step + 1'b1;
         end
-        if (step && state == P2 && !flip_done) begin
+        if (step && state == FLIP) begin
             sp_index <= n_index;
             sp_data  <= n_data;
         end
     end
 
-    // ---- The key/mask RAM: written when a write is taken, read by the engine (one enabled step
-    // per lane entry, in phase 1: the address at step c, the word into l_*[c-1] at step c+1).
-    logic [2*KEY_W-1:0] km_mem [ENTRIES];
-    logic [2*KEY_W-1:0] km_q;
+    // ---- The key/mask RAM: cleared after reset, written when a write is taken, read by the engine
+    // in phase 1 (one enabled step per lane entry: the address at step c, the word into l_*[c-1] at
+    // step c+1).
+    logic [KM_W-1:0]       km_mem [ENTRIES];
+    logic [KM_W-1:0]       km_q;
     wire logic [IDX_W-1:0] km_ra = lane_base + IDX_W'(rd_step);
+    wire logic             km_init = state == INIT && 32'(init_row) < ENTRIES;
     always_ff @(posedge clk) begin
-        if (insert) km_mem[wr_index] <= {wr_mask, wr_key};
+        if (take)         km_mem[wr_index] <= {wr_valid, wr_mask, wr_key};
+        else if (km_init) km_mem[IDX_W'(init_row)] <= '0;
     end
     always_ff @(posedge clk) begin
         if (step) km_q <= km_mem[km_ra];
@@ -191,63 +207,72 @@ module p4f_table_tcam_bram #(
         if (step && state == P1) begin
             for (int k = 0; k < LANE; k++) begin
                 if (rd_step == RD_W'(k + 1)) begin
-                    l_key[k]  <= KEY_P'(km_q[KEY_W-1:0]);
-                    l_mask[k] <= KEY_P'(km_q[2*KEY_W-1:KEY_W]);
+                    l_valid[k] <= km_q[KM_W-1] && 32'(lane_base) + k < ENTRIES;
+                    l_key[k]   <= KEY_P'(km_q[KEY_W-1:0]);
+                    l_mask[k]  <= KEY_P'(km_q[2*KEY_W-1:KEY_W]);
                 end
             end
         end
     end
 
-    // ---- The slice RAMs. One write port: phase 1 writes the spare lane of row `row`, phase 2 the
-    // entry's lane; the 9-bit lane value is repeated across the row and one lane enabled.
-    wire logic           row_we  = step && (state == P1 || (state == P2 && flip_done));
-    wire logic [LANE_W-1:0] we_lane = state == P1 ? LANE_W'(NLANES) : n_lane;
-    logic [NLANES:0]     lane_we;
+    // ---- The slice RAMs. One write port: the clearing writes zeros in every lane of a row, phase 1
+    // the spare lane of row `row`, phase 2 the entry's lane; the 9-bit lane value is repeated across
+    // the row and the lanes enabled.
+    wire logic              ram_init = state == INIT && 32'(init_row) < ROWS;
+    wire logic              row_we   = step && (state == P1 || state == P2);
+    wire logic [LANE_W-1:0] we_lane  = state == P1 ? LANE_W'(NLANES) : n_lane;
+    wire logic [SLICE_W-1:0] w_row   = state == INIT ? SLICE_W'(init_row) : row;
+    logic [NLANES:0]        lane_we;
     always_comb begin
-        for (int l = 0; l <= NLANES; l++) lane_we[l] = row_we && we_lane == LANE_W'(l);
+        for (int l = 0; l <= NLANES; l++) lane_we[l] = ram_init || (row_we && we_lane == LANE_W'(l));
     end
 
-    logic [ROW_W-1:0] s1_row [NSLICES];
+    logic [NSLICES*ROW_W-1:0] s1_rows;                 // slice s in bits [s*ROW_W +: ROW_W]
     wire logic [KEY_P-1:0] key_p = KEY_P'(lookup_key);
     for (genvar s = 0; s < NSLICES; s++) begin : g_slice
         logic [LANE-1:0] lane_val;
         always_comb begin
+            lane_val = '0;
             if (state == P1) begin
-                lane_val    = '0;
-                lane_val[0] = slice_match(row, n_key[s*SLICE_W +: SLICE_W], n_mask[s*SLICE_W +: SLICE_W]);
-            end else begin
+                lane_val[0] = n_valid && slice_match(row, n_key[s*SLICE_W +: SLICE_W], n_mask[s*SLICE_W +: SLICE_W]);
+            end else if (state == P2) begin
                 for (int k = 0; k < LANE; k++)
-                    lane_val[k] = 32'(lane_base) + k < ENTRIES
-                               && slice_match(row, l_key[k][s*SLICE_W +: SLICE_W], l_mask[k][s*SLICE_W +: SLICE_W]);
+                    lane_val[k] = l_valid[k] && slice_match(row, l_key[k][s*SLICE_W +: SLICE_W], l_mask[k][s*SLICE_W +: SLICE_W]);
             end
         end
 
-        logic [ROW_W-1:0] mem [ROWS];
-        always_ff @(posedge clk) begin
-            for (int l = 0; l <= NLANES; l++)
-                if (lane_we[l]) mem[row][l*LANE +: LANE] <= lane_val;
-        end
-        always_ff @(posedge clk) begin
-            if (ce) s1_row[s] <= mem[key_p[s*SLICE_W +: SLICE_W]];
+        // One RAM per CHUNK lanes (a 512 x 72 block RAM with SLICE_W 9), each written by lane.
+        for (genvar c = 0; c < NCHUNKS; c++) begin : g_chunk
+            localparam int L0 = c * CHUNK;
+            localparam int NL = NLANES + 1 - L0 < CHUNK ? NLANES + 1 - L0 : CHUNK;
+            logic [NL*LANE-1:0] mem [ROWS];
+            always_ff @(posedge clk) begin
+                for (int l = 0; l < NL; l++)
+                    if (lane_we[L0 + l]) mem[w_row][l*LANE +: LANE] <= lane_val;
+            end
+            always_ff @(posedge clk) begin
+                if (ce) s1_rows[s*ROW_W + L0*LANE +: NL*LANE] <= mem[key_p[s*SLICE_W +: SLICE_W]];
+            end
         end
     end
 
-    // ---- Stage 2: AND of the rows and the valid vector; the spare entry's match, index and data
-    // as they are after the lookup's first edge.
-    logic [ROW_W-1:0]   all_row;
+    // ---- Stage 2: the AND of the rows, the hidden entry taken out; the spare entry's match, index
+    // and data as they are after the lookup's first edge.
+    logic [ROW_W-1:0] all_row;
     always_comb begin
         all_row = '1;
-        for (int s = 0; s < NSLICES; s++) all_row &= s1_row[s];
+        for (int s = 0; s < NSLICES; s++) all_row &= s1_rows[s*ROW_W +: ROW_W];
     end
 
-    logic               s1_valid, s2_valid, s3_valid;
+    logic               s1_valid, s1_ok, s2_valid, s2_ok, s3_valid;
     logic [ENTRIES-1:0] s2_match;
     logic               s2_sp_hit;
     logic [IDX_W-1:0]   s2_sp_index;
     logic [DATA_W-1:0]  s2_sp_data;
     always_ff @(posedge clk) begin
         if (ce) begin
-            s2_match    <= all_row[ENTRIES-1:0] & ent_valid;
+            for (int j = 0; j < ENTRIES; j++)
+                s2_match[j] <= all_row[j] && !(hide_hi[j >> LO_W] && hide_lo[j % (1 << LO_W)]);
             s2_sp_hit   <= remap && all_row[SPARE];
             s2_sp_index <= sp_index;
             s2_sp_data  <= sp_data;
@@ -278,7 +303,7 @@ module p4f_table_tcam_bram #(
     logic [DATA_W-1:0]  s3_sp_data;
     always_ff @(posedge clk) begin
         if (ce) begin
-            s3_hit     <= s2_valid && (t_hit[0] || s2_sp_hit);
+            s3_hit     <= s2_valid && s2_ok && (t_hit[0] || s2_sp_hit);
             s3_sp      <= use_sp;
             s3_index   <= use_sp ? s2_sp_index : t_index[0];
             s3_sp_data <= s2_sp_data;
@@ -307,6 +332,7 @@ module p4f_table_tcam_bram #(
     end
     assign result_data = d_q | r_sp_data;
 
+    // s1_ok: the clearing was over before the lookup's first edge (else the rows it read may be stale).
     always_ff @(posedge clk) begin
         if (rst) begin
             s1_valid     <= 1'b0;
@@ -318,6 +344,12 @@ module p4f_table_tcam_bram #(
             s2_valid     <= s1_valid;
             s3_valid     <= s2_valid;
             result_valid <= s3_valid;
+        end
+    end
+    always_ff @(posedge clk) begin
+        if (ce) begin
+            s1_ok <= state != INIT;
+            s2_ok <= s1_ok;
         end
     end
 
