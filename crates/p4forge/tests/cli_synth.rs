@@ -78,6 +78,40 @@ fn synth_reports_blocks_that_add_up_and_table_modules() {
     assert!(row["bram36"].as_f64().unwrap() > 0.0, "the hash table's ways should be block RAM: {row}");
 }
 
+/// Four slices of 9 lanes (64 entries and the spare column): per slice a 512 x 72 and a half
+/// (512 x 9) block RAM.
+const BCAM_64_BRAM36: f64 = 6.0;
+
+/// The block-RAM TCAM in the sweep: a small exact-bcam row (64 entries of 36 bits: four 9-bit slice
+/// RAMs of 9 lanes each, a 512 x 72 block RAM and a 512 x 9 half one per slice), and the same with
+/// --tcam-flops (the flip-flop TCAM: no block RAM at all).
+#[test]
+fn synth_table_sweep_bcam_on_block_ram_or_flops() {
+    if !yosys() {
+        return;
+    }
+    let args = ["synth", "--table-sweep", "--kinds", "exact-bcam", "--key-bits", "36", "--entries", "64", "--json"];
+    let bram = json(&p4forge(&args), "synth --table-sweep exact-bcam");
+    assert_eq!(bram["tcam"], "p4f_table_tcam_bram");
+    let rows = bram["tables"].as_array().expect("tables");
+    assert_eq!(rows.len(), 1, "{bram}");
+    let row = &rows[0];
+    assert_eq!(row["kind"], "exact-bcam");
+    assert_eq!(int(row, "entries"), 64);
+    assert_eq!(int(row, "key_bits"), 36);
+    assert_eq!(row["bram36"].as_f64().unwrap(), BCAM_64_BRAM36, "{row}");
+    for key in ["luts", "ffs", "dsp"] {
+        assert!(row[key].is_u64(), "no {key} in {row}");
+    }
+    assert!(row.get("skipped").is_none(), "{row}");
+
+    let flops = json(&p4forge(&[&args[..], &["--tcam-flops"]].concat()), "synth --table-sweep --tcam-flops");
+    assert_eq!(flops["tcam"], "p4f_table_tcam");
+    let row = &flops["tables"][0];
+    assert_eq!(row["bram36"].as_f64().unwrap(), 0.0, "{row}");
+    assert!(int(row, "ffs") > 64 * 36, "every key bit in a flip-flop: {row}");
+}
+
 #[test]
 fn synth_refuses_programs_outside_the_hardware_subset_like_rtl() {
     // No Yosys needed: the design is refused before Yosys would run.
@@ -95,6 +129,7 @@ fn synth_refuses_programs_outside_the_hardware_subset_like_rtl() {
         &["synth"][..],
         &["synth", "--table-sweep", "tests/stf/meter_bytes.p4"],
         &["synth", "--table-sweep", "--entries", "100", "--kinds", "exact-hash"],
+        &["synth", "tests/stf/arith_wrap.p4", "--tcam-flops"],
     ] {
         let usage = p4forge(args);
         assert_eq!(

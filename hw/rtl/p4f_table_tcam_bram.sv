@@ -1,0 +1,358 @@
+// p4f_table_tcam_bram: ternary match table on block RAM, lowest index wins.
+//
+// The lookup interface and its meaning are those of p4f_table_tcam: entry i matches a key k when
+// it is valid and ((k ^ key) & mask) == 0; the lowest matching index wins; result_index its index,
+// result_data its data, a miss gives result_hit 0, result_data 0; an all-ones mask makes it a
+// BCAM. ce stalls every lookup register; one lookup per enabled cycle, back to back.
+//
+// Structure. The key (zero-padded to NSLICES * SLICE_W bits) is cut into NSLICES slices of
+// SLICE_W bits. Slice s has a RAM of 2^SLICE_W rows; bit j of row v is 1 when entry j is valid and
+// its key and mask accept the value v in slice s (so the valid bit is in the bitmaps: an invalid
+// entry's bits are 0). A lookup reads one row per slice (addressed by its key's slices), ANDs them,
+// and a priority encoder picks the lowest set bit; the data comes from a RAM by index. A row is
+// ENTRIES bits in lanes of 9 (a 7-series block RAM's byte with its parity bit; the unit of a write)
+// plus one spare lane, whose bit 0 is the spare column (below). A key/mask RAM of ENTRIES x
+// {valid, mask, key} keeps every entry for the update engine.
+//
+// Latency 4 enabled (ce) cycles, result_valid being lookup_valid delayed the same way:
+//   enabled edge 1: every slice RAM is read at the key's slice (block RAM output register);
+//   enabled edge 2: the rows are ANDed into a match vector (the entry being moved taken out);
+//   enabled edge 3: a priority encoder picks the lowest set bit (or the spare entry, below);
+//   enabled edge 4: the data RAM is read at that index (its output register, reset on a miss):
+//                   result_* show after this edge and stay until the next enabled edge.
+//
+// After reset the RAMs are cleared, one row per cycle for max(2^SLICE_W, ENTRIES) cycles whatever
+// ce is: wr_ready is 0 meanwhile and a lookup whose first enabled edge falls in them misses. After
+// that every entry is invalid. A reset during an update abandons it.
+//
+// Writes. wr_ready is 1 when a write may be presented. A write is taken at an edge with wr_en and
+// wr_ready (whatever ce is); wr_index >= ENTRIES is ignored. A write of entry i (wr_valid 0
+// deletes it) takes UPDATE_CYCLES = 2 * 2^SLICE_W + 2 enabled cycles after the edge it is taken at
+// (1026 with SLICE_W 9); wr_ready is 0 meanwhile. The engine advances only in enabled cycles, as
+// lookups do:
+//   phase 1 (2^SLICE_W enabled edges): every row of the spare column gets the new entry's bits,
+//     one row per edge in all slices at once; meanwhile the key/mask RAM gives the keys and masks
+//     of the 9 entries of i's lane (i's own is the new one, written when the write was taken);
+//   flip (1 enabled edge): entry i's column is hidden and the spare column stands for entry i (its
+//     index and data are registers, set at this edge);
+//   phase 2 (2^SLICE_W enabled edges): every row of i's lane is rewritten from the 9 keys and
+//     masks: entry i's bits become the new ones, the other 8 are written as they already were;
+//   unflip (1 enabled edge): entry i's column is shown again, the data RAM gets the new data, and
+//     the spare column is released.
+// Consistency: a lookup is interpreted with the state after its first enabled edge and the rows it
+// read at that edge: before the flip it sees the old entry i in full (its column is untouched and
+// its data is read at most 2 enabled edges after the flip, before the unflip writes the data RAM);
+// from the flip to the unflip it sees the new entry in the spare column (written in full before the
+// flip; its data is carried along the pipeline); after the unflip it sees the new entry in column
+// i (rewritten in full before the unflip). So a lookup sees every entry either as it was or as
+// rewritten, never a mix of old and new slice bits, and once a lookup has seen the new entry no
+// later one sees the old.
+`default_nettype none
+
+module p4f_table_tcam_bram #(
+    parameter int KEY_W   = 32,                                // key width in bits
+    parameter int DATA_W  = 16,                                // result data width in bits
+    parameter int ENTRIES = 16,                                // entries, at least 1
+    parameter int SLICE_W = 9,                                 // key bits per slice RAM (4 .. 12)
+    parameter int IDX_W   = ENTRIES > 1 ? $clog2(ENTRIES) : 1  // wr_index width (derived)
+) (
+    input  wire logic              clk,
+    input  wire logic              rst,
+    input  wire logic              ce,
+
+    input  wire logic              lookup_valid,
+    input  wire logic [KEY_W-1:0]  lookup_key,
+
+    output logic                   result_valid,
+    output logic                   result_hit,
+    output logic      [IDX_W-1:0]  result_index,  // the winning entry
+    output logic      [DATA_W-1:0] result_data,   // 0 on a miss
+
+    output logic                   wr_ready,      // a write may be taken
+    input  wire logic              wr_en,
+    input  wire logic [IDX_W-1:0]  wr_index,
+    input  wire logic              wr_valid,
+    input  wire logic [KEY_W-1:0]  wr_key,
+    input  wire logic [KEY_W-1:0]  wr_mask,
+    input  wire logic [DATA_W-1:0] wr_data
+);
+    localparam int NSLICES = (KEY_W + SLICE_W - 1) / SLICE_W;
+    localparam int KEY_P   = NSLICES * SLICE_W;        // padded key width
+    localparam int ROWS    = 1 << SLICE_W;
+    localparam int LANE    = 9;                        // entries per write lane
+    localparam int NLANES  = (ENTRIES + LANE - 1) / LANE;
+    localparam int ROW_W   = (NLANES + 1) * LANE;      // the entries' lanes, then the spare lane
+    localparam int SPARE   = NLANES * LANE;            // the spare column
+    localparam int LANE_W  = $clog2(NLANES + 1);
+    localparam int CHUNK   = 8;                        // lanes per slice RAM
+    localparam int NCHUNKS = (NLANES + CHUNK) / CHUNK;
+    localparam int RD_W    = 4;                        // counts the 10 steps of the lane read
+    localparam int INIT_N  = ROWS > ENTRIES ? ROWS : ENTRIES;  // cycles of the clearing after reset
+    localparam int INIT_W  = $clog2(INIT_N);
+    localparam int LO_W    = IDX_W / 2;                // the hidden entry's index, predecoded in two
+    localparam int HI_W    = IDX_W - LO_W;
+    localparam int KM_W    = 2 * KEY_W + 1;            // {valid, mask, key}
+
+    if (ENTRIES < 1) begin : g_bad_entries
+        $error("p4f_table_tcam_bram: ENTRIES must be at least 1");
+    end
+    if (SLICE_W < 4 || SLICE_W > 12) begin : g_bad_slice
+        $error("p4f_table_tcam_bram: SLICE_W must be from 4 to 12");
+    end
+
+    function automatic logic slice_match(input logic [SLICE_W-1:0] v, input logic [SLICE_W-1:0] key,
+                                         input logic [SLICE_W-1:0] mask);
+        slice_match = ((v ^ key) & mask) == '0;
+    endfunction
+
+    // ---- The update engine: its state, and the write being made.
+    typedef enum logic [2:0] {INIT, IDLE, P1, FLIP, P2, UNFLIP} state_t;
+    state_t             state;
+    logic [INIT_W-1:0]  init_row;
+    logic [SLICE_W-1:0] row;
+    logic [RD_W-1:0]    rd_step;
+    logic [IDX_W-1:0]   n_index;
+    logic               n_valid;
+    logic [KEY_P-1:0]   n_key, n_mask;
+    logic [DATA_W-1:0]  n_data;
+    logic [IDX_W-1:0]   lane_base;                     // first entry of n_index's lane
+    logic [LANE_W-1:0]  n_lane;
+    logic [LANE-1:0]    l_valid;                       // the lane's entries
+    logic [KEY_P-1:0]   l_key  [LANE];
+    logic [KEY_P-1:0]   l_mask [LANE];
+    wire logic          step = ce && state != IDLE && state != INIT;
+
+    assign wr_ready = state == IDLE;
+    wire logic take = wr_en && wr_ready && 32'(wr_index) < ENTRIES;
+
+    // ---- The spare column: while remap is 1 it stands for entry sp_index, whose own column is
+    // hidden (hide_hi/hide_lo: its index predecoded, one bit set in each while remapped).
+    logic                 remap;
+    logic [IDX_W-1:0]     sp_index;
+    logic [DATA_W-1:0]    sp_data;
+    logic [(1<<HI_W)-1:0] hide_hi;
+    logic [(1<<LO_W)-1:0] hide_lo;
+
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            state    <= INIT;
+            init_row <= '0;
+            remap    <= 1'b0;
+            hide_hi  <= '0;
+            hide_lo  <= '0;
+        end else begin
+            if (state == INIT) begin
+                init_row <= init_row + 1'b1;
+                if (32'(init_row) == INIT_N - 1) state <= IDLE;
+            end
+            if (take) state <= P1;
+            if (step) begin
+                case (state)
+                    P1: if (&row) state <= FLIP;      // the last spare row
+                    FLIP: begin
+                        state   <= P2;
+                        remap   <= 1'b1;
+                        hide_hi <= (1 << HI_W)'(1) << (32'(n_index) >> LO_W);
+                        hide_lo <= (1 << LO_W)'(1) << (32'(n_index) % (1 << LO_W));
+                    end
+                    P2: if (&row) state <= UNFLIP;    // the last row of the lane
+                    UNFLIP: begin
+                        state   <= IDLE;
+                        remap   <= 1'b0;
+                        hide_hi <= '0;
+                        hide_lo <= '0;
+                    end
+                    default: ;
+                endcase
+            end
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (take) begin
+            n_index   <= wr_index;
+            n_valid   <= wr_valid;
+            n_key     <= KEY_P'(wr_key);
+            n_mask    <= KEY_P'(wr_mask);
+            n_data    <= wr_data;
+            lane_base <= IDX_W'((32'(wr_index) / LANE) * LANE);
+            n_lane    <= LANE_W'(32'(wr_index) / LANE);
+            row       <= '0;
+            rd_step   <= '0;
+        end else if (step) begin
+            if (state == P1 || state == P2) row <= row + 1'b1;
+            if (state == P1 && rd_step != RD_W'(LANE + 1)) rd_step <= rd_step + 1'b1;
+        end
+        if (step && state == FLIP) begin
+            sp_index <= n_index;
+            sp_data  <= n_data;
+        end
+    end
+
+    // ---- The key/mask RAM: cleared after reset, written when a write is taken, read by the engine
+    // in phase 1 (one enabled step per lane entry: the address at step c, the word into l_*[c-1] at
+    // step c+1).
+    logic [KM_W-1:0]       km_mem [ENTRIES];
+    logic [KM_W-1:0]       km_q;
+    wire logic [IDX_W-1:0] km_ra = lane_base + IDX_W'(rd_step);
+    wire logic             km_init = state == INIT && 32'(init_row) < ENTRIES;
+    always_ff @(posedge clk) begin
+        if (take)         km_mem[wr_index] <= {wr_valid, wr_mask, wr_key};
+        else if (km_init) km_mem[IDX_W'(init_row)] <= '0;
+    end
+    always_ff @(posedge clk) begin
+        if (step) km_q <= km_mem[km_ra];
+    end
+    always_ff @(posedge clk) begin
+        if (step && state == P1) begin
+            for (int k = 0; k < LANE; k++) begin
+                if (rd_step == RD_W'(k + 1)) begin
+                    l_valid[k] <= km_q[KM_W-1] && 32'(lane_base) + k < ENTRIES;
+                    l_key[k]   <= KEY_P'(km_q[KEY_W-1:0]);
+                    l_mask[k]  <= KEY_P'(km_q[2*KEY_W-1:KEY_W]);
+                end
+            end
+        end
+    end
+
+    // ---- The slice RAMs. One write port: the clearing writes zeros in every lane of a row, phase 1
+    // the spare lane of row `row`, phase 2 the entry's lane; the 9-bit lane value is repeated across
+    // the row and the lanes enabled.
+    wire logic              ram_init = state == INIT && 32'(init_row) < ROWS;
+    wire logic              row_we   = step && (state == P1 || state == P2);
+    wire logic [LANE_W-1:0] we_lane  = state == P1 ? LANE_W'(NLANES) : n_lane;
+    wire logic [SLICE_W-1:0] w_row   = state == INIT ? SLICE_W'(init_row) : row;
+    logic [NLANES:0]        lane_we;
+    always_comb begin
+        for (int l = 0; l <= NLANES; l++) lane_we[l] = ram_init || (row_we && we_lane == LANE_W'(l));
+    end
+
+    logic [NSLICES*ROW_W-1:0] s1_rows;                 // slice s in bits [s*ROW_W +: ROW_W]
+    wire logic [KEY_P-1:0] key_p = KEY_P'(lookup_key);
+    for (genvar s = 0; s < NSLICES; s++) begin : g_slice
+        logic [LANE-1:0] lane_val;
+        always_comb begin
+            lane_val = '0;
+            if (state == P1) begin
+                lane_val[0] = n_valid && slice_match(row, n_key[s*SLICE_W +: SLICE_W], n_mask[s*SLICE_W +: SLICE_W]);
+            end else if (state == P2) begin
+                for (int k = 0; k < LANE; k++)
+                    lane_val[k] = l_valid[k] && slice_match(row, l_key[k][s*SLICE_W +: SLICE_W], l_mask[k][s*SLICE_W +: SLICE_W]);
+            end
+        end
+
+        // One RAM per CHUNK lanes (a 512 x 72 block RAM with SLICE_W 9), each written by lane.
+        for (genvar c = 0; c < NCHUNKS; c++) begin : g_chunk
+            localparam int L0 = c * CHUNK;
+            localparam int NL = NLANES + 1 - L0 < CHUNK ? NLANES + 1 - L0 : CHUNK;
+            logic [NL*LANE-1:0] mem [ROWS];
+            always_ff @(posedge clk) begin
+                for (int l = 0; l < NL; l++)
+                    if (lane_we[L0 + l]) mem[w_row][l*LANE +: LANE] <= lane_val;
+            end
+            always_ff @(posedge clk) begin
+                if (ce) s1_rows[s*ROW_W + L0*LANE +: NL*LANE] <= mem[key_p[s*SLICE_W +: SLICE_W]];
+            end
+        end
+    end
+
+    // ---- Stage 2: the AND of the rows, the hidden entry taken out; the spare entry's match, index
+    // and data as they are after the lookup's first edge.
+    logic [ROW_W-1:0] all_row;
+    always_comb begin
+        all_row = '1;
+        for (int s = 0; s < NSLICES; s++) all_row &= s1_rows[s*ROW_W +: ROW_W];
+    end
+
+    logic               s1_valid, s1_ok, s2_valid, s2_ok, s3_valid;
+    logic [ENTRIES-1:0] s2_match;
+    logic               s2_sp_hit;
+    logic [IDX_W-1:0]   s2_sp_index;
+    logic [DATA_W-1:0]  s2_sp_data;
+    always_ff @(posedge clk) begin
+        if (ce) begin
+            for (int j = 0; j < ENTRIES; j++)
+                s2_match[j] <= all_row[j] && !(hide_hi[j >> LO_W] && hide_lo[j % (1 << LO_W)]);
+            s2_sp_hit   <= remap && all_row[SPARE];
+            s2_sp_index <= sp_index;
+            s2_sp_data  <= sp_data;
+        end
+    end
+
+    // ---- Stage 3: the lowest set bit of the match vector by a binary tree (the lower half
+    // winning), then the spare entry if it comes first.
+    localparam int LEAVES = 1 << IDX_W;
+    logic [LEAVES-1:0]            t_hit;
+    logic [LEAVES-1:0][IDX_W-1:0] t_index;
+    always_comb begin
+        for (int i = 0; i < LEAVES; i++) begin
+            t_hit[i]   = i < ENTRIES ? s2_match[i % ENTRIES] : 1'b0;
+            t_index[i] = IDX_W'(i);
+        end
+        for (int n = LEAVES / 2; n >= 1; n = n / 2) begin
+            for (int i = 0; i < n; i++) begin
+                t_index[i] = t_hit[2 * i] ? t_index[2 * i] : t_index[2 * i + 1];
+                t_hit[i]   = t_hit[2 * i] || t_hit[2 * i + 1];
+            end
+        end
+    end
+    wire logic use_sp = s2_sp_hit && (!t_hit[0] || s2_sp_index < t_index[0]);
+
+    logic               s3_hit, s3_sp;
+    logic [IDX_W-1:0]   s3_index;
+    logic [DATA_W-1:0]  s3_sp_data;
+    always_ff @(posedge clk) begin
+        if (ce) begin
+            s3_hit     <= s2_valid && s2_ok && (t_hit[0] || s2_sp_hit);
+            s3_sp      <= use_sp;
+            s3_index   <= use_sp ? s2_sp_index : t_index[0];
+            s3_sp_data <= s2_sp_data;
+        end
+    end
+
+    // ---- Stage 4: the data RAM (written at the unflip), its output register reset unless the hit
+    // is in the data RAM; the spare entry's data beside it.
+    logic [DATA_W-1:0] d_mem [ENTRIES];
+    logic [DATA_W-1:0] d_q, r_sp_data;
+    always_ff @(posedge clk) begin
+        if (step && state == UNFLIP) d_mem[n_index] <= n_data;
+    end
+    always_ff @(posedge clk) begin
+        if (ce) begin
+            if (!s3_hit || s3_sp) d_q <= '0;
+            else                  d_q <= d_mem[s3_index];
+        end
+    end
+    always_ff @(posedge clk) begin
+        if (ce) begin
+            result_hit   <= s3_hit;
+            result_index <= s3_index;
+            r_sp_data    <= s3_hit && s3_sp ? s3_sp_data : '0;
+        end
+    end
+    assign result_data = d_q | r_sp_data;
+
+    // s1_ok: the clearing was over before the lookup's first edge (else the rows it read may be stale).
+    always_ff @(posedge clk) begin
+        if (rst) begin
+            s1_valid     <= 1'b0;
+            s2_valid     <= 1'b0;
+            s3_valid     <= 1'b0;
+            result_valid <= 1'b0;
+        end else if (ce) begin
+            s1_valid     <= lookup_valid;
+            s2_valid     <= s1_valid;
+            s3_valid     <= s2_valid;
+            result_valid <= s3_valid;
+        end
+    end
+    always_ff @(posedge clk) begin
+        if (ce) begin
+            s1_ok <= state != INIT;
+            s2_ok <= s1_ok;
+        end
+    end
+
+endmodule
+
+`default_nettype wire
