@@ -53,6 +53,24 @@ package p4f_tb_pkg;
         endfunction
     endclass
 
+    // A table mask of one of the kinds a P4 table produces, or a random one: exact (all ones, a
+    // BCAM), a prefix (LPM), dense, sparse, or everything / exact.
+    class random_mask #(int W = 1);
+        static function logic [W-1:0] from(prng rng);
+            logic [W-1:0] m;
+            int n = int'(rng.below(W + 1));
+            case (rng.below(8))
+                0, 1: m = '1;
+                2, 3: m = ~(W'({W{1'b1}}) >> n);
+                4: m = random_bits#(W)::from(rng);
+                5: m = random_bits#(W)::from(rng) & random_bits#(W)::from(rng) & random_bits#(W)::from(rng);
+                6: m = random_bits#(W)::from(rng) & random_bits#(W)::from(rng);
+                default: m = rng.below(4) == 0 ? '0 : '1;
+            endcase
+            return m;
+        endfunction
+    endclass
+
     // The stream of beats of one source: random packet lengths (1..MAX_BEATS, one in four
     // packets a single beat, to stress packet boundaries), random data and tuser, a random
     // number of valid bytes on the last beat (tkeep contiguous from bit 0, as from a MAC).

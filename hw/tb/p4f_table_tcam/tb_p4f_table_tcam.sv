@@ -107,17 +107,7 @@ module tcam_bench #(
     endfunction
     // A mask of one of the kinds a P4 table produces, or a random one.
     function automatic logic [KEY_W-1:0] rand_mask();
-        logic [KEY_W-1:0] m;
-        int n = int'(rng.below(KEY_W + 1));
-        case (rng.below(8))
-            0, 1: m = '1;                                          // exact (BCAM)
-            2, 3: m = ~(KEY_W'({KEY_W{1'b1}}) >> n);               // prefix of n bits (LPM)
-            4: m = rand_bits();                                    // dense
-            5: m = rand_bits() & rand_bits() & rand_bits();        // sparse
-            6: m = rand_bits() & rand_bits();
-            default: m = rng.below(4) == 0 ? '0 : '1;              // everything / exact
-        endcase
-        return m;
+        return random_mask#(KEY_W)::from(rng);
     endfunction
     // A key near the base patterns: a base with a few bits flipped now and then.
     function automatic logic [KEY_W-1:0] near_key();

@@ -116,18 +116,9 @@ module tcam_bram_bench #(
     function automatic logic [DATA_W-1:0] rand_data();
         return random_bits#(DATA_W)::from(rng);
     endfunction
+    // A mask of one of the kinds a P4 table produces, or a random one.
     function automatic logic [KEY_W-1:0] rand_mask();
-        logic [KEY_W-1:0] m;
-        int n = int'(rng.below(KEY_W + 1));
-        case (rng.below(8))
-            0, 1: m = '1;
-            2, 3: m = ~(KEY_W'({KEY_W{1'b1}}) >> n);
-            4: m = rand_bits();
-            5: m = rand_bits() & rand_bits() & rand_bits();
-            6: m = rand_bits() & rand_bits();
-            default: m = rng.below(4) == 0 ? '0 : '1;
-        endcase
-        return m;
+        return random_mask#(KEY_W)::from(rng);
     endfunction
     function automatic logic [KEY_W-1:0] near_key();
         logic [KEY_W-1:0] k = bases[rng.below(BASES)];
