@@ -5,8 +5,14 @@
 // Word addresses REG_COUNT .. REG_COUNT+STATUS_COUNT-1 read the status inputs (counters, state);
 // writing them answers SLVERR. Anything beyond answers DECERR and reads 0.
 //
+// write_hold: while it is 1 no write happens; a held request waits (bvalid stays low) and happens
+// at the first edge without it. A unit that reads its control registers over many cycles (a
+// block-RAM table updating an entry) holds writes so that they never change under it, and a
+// command word written meanwhile is never lost: the writer just sees a slower bvalid.
+//
 // Timing: the write address and data channels are taken independently (each holds one
-// request); the write happens the cycle after both are held, and bvalid rises with it. A read
+// request); the write happens the cycle after both are held (and write_hold is 0), and bvalid
+// rises with it. A read
 // is answered one cycle after it is taken. One request of each kind in flight; every output is
 // a flop.
 `default_nettype none
@@ -43,6 +49,7 @@ module p4f_axil_regs #(
 
     output logic      [REG_COUNT*DATA_W-1:0]    ctrl_regs,
     output logic      [REG_COUNT-1:0]           ctrl_write,
+    input  wire logic                           write_hold,
     input  wire logic [STATUS_COUNT*DATA_W-1:0] status
 );
     localparam int BYTE_BITS = $clog2(STRB_W);     // address bits inside one word
@@ -69,7 +76,7 @@ module p4f_axil_regs #(
     assign s_axil_awready = !aw_held_reg;
     assign s_axil_wready  = !w_held_reg;
 
-    wire logic do_write = aw_held_reg && w_held_reg && (!s_axil_bvalid || s_axil_bready);
+    wire logic do_write = aw_held_reg && w_held_reg && (!s_axil_bvalid || s_axil_bready) && !write_hold;
 
     always_ff @(posedge clk) begin
         if (s_axil_awvalid && s_axil_awready) aw_word_reg <= s_axil_awaddr[ADDR_W-1:BYTE_BITS];

@@ -17,7 +17,7 @@ use p4_ir::{ApplyResult, ExprKind, Span, Stmt, TableId, Value};
 
 use crate::block::{BlockGen, HashFn};
 use crate::error::{unsupported, Result, RtlError};
-use crate::tables::{self, TableHw, TableKind, TableOptions};
+use crate::tables::{self, TableHw, TableKind, TableModule, TableOptions};
 
 /// One generated control module.
 pub struct ControlModule {
@@ -425,8 +425,9 @@ fn prefetchable(p: &p4_ir::Program, cid: p4_ir::ControlId) -> Vec<TableId> {
     out
 }
 
-/// A table's signals, default-action register and lookup memory.
-fn table_decls(out: &mut String, g: &BlockGen, layouts: &Layouts, t: &TableHw) -> Result<()> {
+/// A table's signals, default-action register and lookup memory; its result reaches
+/// `<name>_res_hit`/`<name>_res_data` `delay` enabled cycles after the memory gives it.
+fn table_decls(out: &mut String, g: &BlockGen, layouts: &Layouts, t: &TableHw, delay: u32) -> Result<()> {
     let name = &t.sv_name;
     let _ = writeln!(out, "    // table {} ({:?}, {} entries)", t.name, t.kind, t.entries);
     let def = default_word(g, t, layouts, t.id)?;
@@ -446,10 +447,22 @@ fn table_decls(out: &mut String, g: &BlockGen, layouts: &Layouts, t: &TableHw) -
     );
     let _ = writeln!(out, "        end\n    end");
     let _ = writeln!(out, "    assign {name}_default = {name}_default_set ? {name}_default_reg : {def};");
+    // What the memory's result ports connect to.
+    let mut res = format!("{name}_res");
     if t.kind != TableKind::Keyless {
         let kw = t.key_bits;
         let _ = writeln!(out, "    logic [{}:0] {name}_key;\n    logic {name}_lookup;", kw - 1);
         let _ = writeln!(out, "    logic {name}_res_valid, {name}_res_hit;\n    logic [{}:0] {name}_res_data;", rb - 1);
+        if delay > 0 {
+            // Each stage of the delay takes the result at the enabled edge that ends its showing.
+            let w = rb + 1;
+            res = format!("{name}_mem");
+            let _ = writeln!(out, "    logic {res}_hit;\n    logic [{}:0] {res}_data;", rb - 1);
+            let _ = writeln!(out, "    logic [{}:0] {name}_res_pipe;", delay * w - 1);
+            let shift = if delay > 1 { format!("{name}_res_pipe[{}:0], ", (delay - 1) * w - 1) } else { String::new() };
+            let _ = writeln!(out, "    always_ff @(posedge clk) if (ce) {name}_res_pipe <= {{{shift}{res}_hit, {res}_data}};");
+            let _ = writeln!(out, "    assign {{{name}_res_hit, {name}_res_data}} = {name}_res_pipe[{} +: {w}];", (delay - 1) * w);
+        }
     }
     let wr = format!("{name}_cmd && !{name}_regs[{}]", cmd_lo + 1);
     let key = format!("{name}_regs[{} +: {}]", t.regs.key * 32, t.key_bits);
@@ -466,7 +479,7 @@ fn table_decls(out: &mut String, g: &BlockGen, layouts: &Layouts, t: &TableHw) -
             let _ = writeln!(out, "    /* verilator lint_off PINCONNECTEMPTY */");
             let _ = writeln!(
                     out,
-                    "    p4f_table_exact_hash #(.KEY_W({}), .DATA_W({rb}), .BUCKETS({}), .WAYS({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce), .init_done(),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({name}_res_hit), .result_index(), .result_data({name}_res_data),\n        .wr_en({wr}), .wr_bucket({name}_slot[{}:{}]), .wr_way({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_data({data})\n    );",
+                    "    p4f_table_exact_hash #(.KEY_W({}), .DATA_W({rb}), .BUCKETS({}), .WAYS({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce), .init_done(),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({res}_hit), .result_index(), .result_data({res}_data),\n        .wr_en({wr}), .wr_bucket({name}_slot[{}:{}]), .wr_way({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_data({data})\n    );",
                     t.key_bits, t.buckets, t.ways, bkt + way - 1, way, way - 1
                 );
             let _ = writeln!(out, "    /* verilator lint_on PINCONNECTEMPTY */");
@@ -475,9 +488,18 @@ fn table_decls(out: &mut String, g: &BlockGen, layouts: &Layouts, t: &TableHw) -
             let iw = bits_for_index(t.entries);
             let _ = writeln!(out, "    logic [31:0] {name}_slot;\n    assign {name}_slot = {index};");
             let _ = writeln!(out, "    /* verilator lint_off PINCONNECTEMPTY */");
+            // The block-RAM table takes a write only when ready (an update takes it over a thousand
+            // cycles); the register file holds every control write while it is busy, so the
+            // command pulse always finds it ready.
+            let (module, ready) = if t.module == TableModule::TcamBram {
+                let _ = writeln!(out, "    logic {name}_wr_ready;\n    assign {name}_busy = !{name}_wr_ready;");
+                ("p4f_table_tcam_bram", format!(".wr_ready({name}_wr_ready), "))
+            } else {
+                ("p4f_table_tcam", String::new())
+            };
             let _ = writeln!(
                     out,
-                    "    p4f_table_tcam #(.KEY_W({}), .DATA_W({rb}), .ENTRIES({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({name}_res_hit), .result_index(), .result_data({name}_res_data),\n        .wr_en({wr}), .wr_index({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_mask({mask}), .wr_data({data})\n    );",
+                    "    {module} #(.KEY_W({}), .DATA_W({rb}), .ENTRIES({})) u_{name} (\n        .clk(clk), .rst(rst), .ce(ce),\n        .lookup_valid({name}_lookup), .lookup_key({name}_key),\n        .result_valid({name}_res_valid), .result_hit({res}_hit), .result_index(), .result_data({res}_data),\n        {ready}.wr_en({wr}), .wr_index({name}_slot[{}:0]), .wr_valid({valid}), .wr_key({key}), .wr_mask({mask}), .wr_data({data})\n    );",
                     t.key_bits, t.entries, iw - 1
                 );
             let _ = writeln!(out, "    /* verilator lint_on PINCONNECTEMPTY */");
@@ -587,6 +609,9 @@ pub fn generate(
     for t in &c.tables {
         let _ = writeln!(out, "    input  wire logic [{}:0] {}_regs,", t.regs.words * 32 - 1, t.sv_name);
         let _ = writeln!(out, "    input  wire logic {}_cmd,", t.sv_name);
+        if t.module == TableModule::TcamBram {
+            let _ = writeln!(out, "    output logic {}_busy,  // an entry update is under way", t.sv_name);
+        }
     }
     // Registers, as the control plane sees them: ids in the design's register map.
     let mut registers = Vec::new();
@@ -634,8 +659,18 @@ pub fn generate(
         );
         let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {}[i] = '0;\n", r.size, r.name);
     }
-    for t in &c.tables {
-        table_decls(&mut out, &c.g, layouts, t)?;
+    // Tables looked up together wait for the slowest: a faster one's result is delayed to meet it.
+    let mut delay = vec![0u32; c.tables.len()];
+    for seg in &c.segs {
+        if let Seg::Table { tables: group, .. } = seg {
+            let lat = group.iter().map(|&t| c.tables[t].latency).max().unwrap_or(0);
+            for &t in group {
+                delay[t] = lat - c.tables[t].latency;
+            }
+        }
+    }
+    for (t, &delay) in c.tables.iter().zip(&delay) {
+        table_decls(&mut out, &c.g, layouts, t, delay)?;
     }
     // Stage registers.
     let mut n = 0u32; // next stage register index

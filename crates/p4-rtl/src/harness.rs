@@ -6,7 +6,8 @@
 //! - `A <addr>` (hex): one AXI4-Lite read; answers `V <data>` (hex), or `E <resp>`.
 //! - `P <port> <hex bytes>`: queue a packet for ingress port `port`.
 //! - `B <percent>`: from now on, hold `m_axis_tready` low that often (random, seeded).
-//! - `R`: send every queued packet back to back at one beat per cycle, run until each has left or
+//! - `R`: wait until no table is updating an entry (`tables_busy`), then send every queued packet
+//!   back to back at one beat per cycle, run until each has left or
 //!   been dropped, and answer `I <index> <cycle>` (first beat in) per packet, `O <port> <first
 //!   cycle> <last cycle> <hex>` per output packet, then `D <cycles> <stall cycles> <drops>`, or
 //!   `T <cycles>` if the pipeline did not drain.
@@ -30,6 +31,8 @@ pub fn source(top: &str, data_w: u32, clear_cycles: u32) -> String {
 #include <vector>
 
 static const unsigned DATA_BYTES = {bytes};
+// Cycles an AXI4-Lite write or a wait for the tables may take before it counts as hung.
+static const int WRITE_WAIT = 100000;
 struct Packet {{ unsigned port; std::vector<uint8_t> bytes; }};
 
 static V{top}* dut;
@@ -77,13 +80,15 @@ static void axil_write(uint32_t addr, uint32_t data) {{
         if (w) dut->s_axil_wvalid = 0;
         if (guard > 1000) {{ printf("E timeout\n"); return; }}
     }}
+    // The write waits while a table updates an entry (tables_busy holds it): a thousand cycles
+    // or so per block-RAM table update.
     for (int guard = 0;; ++guard) {{
         half(0);
         bool b = dut->s_axil_bvalid;
         unsigned resp = dut->s_axil_bresp;
         rise();
         if (b) {{ if (resp) printf("E %u\n", resp); break; }}
-        if (guard > 1000) {{ printf("E timeout\n"); break; }}
+        if (guard > WRITE_WAIT) {{ printf("E timeout\n"); break; }}
     }}
     dut->s_axil_bready = 0;
 }}
@@ -110,7 +115,16 @@ static void axil_read(uint32_t addr) {{
     dut->s_axil_rready = 0;
 }}
 
+// Waits until no table is updating an entry, so that packets see every entry written before them.
+static void settle() {{
+    for (int guard = 0; dut->tables_busy; ++guard) {{
+        half(0); rise();
+        if (guard > WRITE_WAIT) {{ printf("E timeout\n"); return; }}
+    }}
+}}
+
 static void run(std::deque<Packet>& q) {{
+    settle();
     size_t total = q.size(), index = 0, off = 0, outs = 0;
     unsigned long long start = cycles, stall0 = dut->stat_stall_cycles, drop0 = dut->stat_drops;
     unsigned long long desc0 = dut->stat_descs, pkt0 = dut->stat_packets, loop0 = dut->stat_loops;

@@ -36,7 +36,7 @@ use serde::Serialize;
 
 use error::Result;
 pub use error::RtlError;
-pub use tables::{TableHw, TableKind, TableOptions};
+pub use tables::{TableHw, TableKind, TableModule, TableOptions};
 
 /// Beats the payload FIFO holds (one packet waits in it whole while its headers are processed).
 pub const PAYLOAD_FIFO_BEATS: u32 = 512;
@@ -193,7 +193,7 @@ pub struct Manifest {
     pub registers: Vec<RegisterHw>,
     /// Present when the program has registers.
     pub register_access: Option<RegisterAccess>,
-    /// Control words (32-bit) in the AXI4-Lite map; the two status words follow them.
+    /// Control words (32-bit) in the AXI4-Lite map; the status words follow them.
     pub control_words: u32,
     pub status: serde_json::Value,
     /// Generated and copied files in compile order (as in `files.f`).
@@ -430,7 +430,17 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         }
         latency += m.latency;
         hashes.extend(m.hashes.iter().copied());
-        let tables = m.tables.iter().map(|t| (t.sv_name.clone(), t.regs.base / 4, t.regs.words, t.regs.cmd)).collect();
+        let tables = m
+            .tables
+            .iter()
+            .map(|t| top::TablePorts {
+                sv_name: t.sv_name.clone(),
+                base: t.regs.base / 4,
+                words: t.regs.words,
+                cmd: t.regs.cmd,
+                busy: t.module == TableModule::TcamBram,
+            })
+            .collect();
         controls.push((role_name, m.module.clone(), tables, m.reg_data_bits));
         registers.extend(m.registers.iter().cloned());
         all_tables.extend(m.tables.iter().cloned());
@@ -584,11 +594,12 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     if loops {
         hw_modules.push("p4f_axis_rr_arbiter".into());
     }
-    if all_tables.iter().any(|t| t.kind == TableKind::ExactHash) {
-        hw_modules.push("p4f_table_exact_hash".into());
-    }
-    if all_tables.iter().any(|t| matches!(t.kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam)) {
-        hw_modules.push("p4f_table_tcam".into());
+    for t in &all_tables {
+        if let Some(m) = t.module.name() {
+            if !hw_modules.iter().any(|h| h == m) {
+                hw_modules.push(m.into());
+            }
+        }
     }
     let hw_modules = hw::closure(&hw_modules);
     let mut files: Vec<String> = hw_modules.iter().map(|m| format!("hw/{m}.sv")).collect();
@@ -623,7 +634,8 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             "drops": next_word.max(1) * 4 + 4,
             "descriptors": next_word.max(1) * 4 + 8,
             "packets": next_word.max(1) * 4 + 12,
-            "loops": next_word.max(1) * 4 + 16
+            "loops": next_word.max(1) * 4 + 16,
+            "tables_busy": next_word.max(1) * 4 + 20
         }),
         files,
         notes,

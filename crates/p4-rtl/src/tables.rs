@@ -23,6 +23,46 @@ use crate::names::ident;
 
 /// Latency of `p4f_table_tcam` and `p4f_table_exact_hash` in enabled cycles (their `LATENCY`).
 pub const LOOKUP_LATENCY: u32 = 2;
+/// Latency of `p4f_table_tcam_bram` in enabled cycles (its `LATENCY`).
+pub const TCAM_BRAM_LATENCY: u32 = 4;
+/// A ternary, LPM or BCAM table of at least this many entries is built on block RAM
+/// (`p4f_table_tcam_bram`); a smaller one in flip-flops (`p4f_table_tcam`), where a few dozen
+/// entries cost fewer LUTs than the block-RAM table's update engine.
+pub const TCAM_BRAM_MIN_ENTRIES: u32 = 64;
+
+/// The `hw/` module that implements a table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TableModule {
+    #[serde(rename = "p4f_table_exact_hash")]
+    ExactHash,
+    #[serde(rename = "p4f_table_tcam")]
+    TcamFlops,
+    #[serde(rename = "p4f_table_tcam_bram")]
+    TcamBram,
+    /// A keyless table has no lookup memory.
+    #[serde(rename = "none")]
+    None,
+}
+
+impl TableModule {
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            TableModule::ExactHash => Some("p4f_table_exact_hash"),
+            TableModule::TcamFlops => Some("p4f_table_tcam"),
+            TableModule::TcamBram => Some("p4f_table_tcam_bram"),
+            TableModule::None => None,
+        }
+    }
+
+    /// Lookup latency in enabled cycles.
+    pub fn latency(self) -> u32 {
+        match self {
+            TableModule::ExactHash | TableModule::TcamFlops => LOOKUP_LATENCY,
+            TableModule::TcamBram => TCAM_BRAM_LATENCY,
+            TableModule::None => 0,
+        }
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -64,6 +104,8 @@ pub struct TableHw {
     /// Signal prefix in the generated code.
     pub sv_name: String,
     pub kind: TableKind,
+    /// The `hw/` module that holds its entries.
+    pub module: TableModule,
     /// Capacity in entries.
     pub entries: u32,
     /// Hash tables: buckets and ways (`entries = buckets * ways`).
@@ -95,6 +137,9 @@ pub struct TableOptions {
     pub exact_bcam: bool,
     /// Largest TCAM built (entries beyond are refused).
     pub max_tcam_entries: u32,
+    /// Ternary, LPM and BCAM tables in flip-flops whatever their size (by default those of
+    /// [`TCAM_BRAM_MIN_ENTRIES`] or more go on block RAM).
+    pub tcam_flops: bool,
     /// Most memory one table may take, in bits (entries times key, mask, result and valid
     /// bits): a table beyond it could not be placed in the block RAM of the devices the target
     /// is sized for, nor simulated in reasonable memory.
@@ -106,7 +151,7 @@ pub const MAX_TABLE_ENTRIES: u32 = 1 << 20;
 
 impl Default for TableOptions {
     fn default() -> Self {
-        TableOptions { exact_bcam: false, max_tcam_entries: 4096, max_table_bits: 1 << 24 }
+        TableOptions { exact_bcam: false, max_tcam_entries: 4096, tcam_flops: false, max_table_bits: 1 << 24 }
     }
 }
 
@@ -200,6 +245,12 @@ pub fn plan(
     let action_bits = bits_for(actions.len() as u32);
     let key_bits = key.total_bits.max(1);
     let tcam = matches!(kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam);
+    let module = match kind {
+        TableKind::Keyless => TableModule::None,
+        TableKind::ExactHash => TableModule::ExactHash,
+        _ if opts.tcam_flops || entries < TCAM_BRAM_MIN_ENTRIES => TableModule::TcamFlops,
+        _ => TableModule::TcamBram,
+    };
     // A TCAM slot holds a mask next to its key.
     let entry_bits = u64::from(key_bits) * if tcam { 2 } else { 1 } + u64::from(action_bits + data_bits) + 1;
     let memory = u64::from(entries) * entry_bits;
@@ -229,6 +280,7 @@ pub fn plan(
         id,
         sv_name: ident(&t.name),
         kind,
+        module,
         entries,
         buckets,
         ways,
@@ -236,7 +288,7 @@ pub fn plan(
         action_bits,
         data_bits,
         slot_bits,
-        latency: if kind == TableKind::Keyless { 0 } else { LOOKUP_LATENCY },
+        latency: module.latency(),
         regs,
         actions: actions.iter().map(|a| p.actions[a.action.index()].name.clone()).collect(),
     })

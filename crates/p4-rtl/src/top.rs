@@ -17,8 +17,8 @@ use crate::block::{AlgoKey, HashFn};
 use crate::names::ident;
 
 /// Read-only status words after the control words: stall cycles, drops, descriptors, packets done,
-/// packets sent back to the parser.
-pub const STATUS_WORDS: u32 = 5;
+/// packets sent back to the parser, tables busy (bit 0: an entry update is under way).
+pub const STATUS_WORDS: u32 = 6;
 
 /// Cycles from the deparser's output to the merge's descriptor input (`p4f_axis_fifo`'s latency).
 pub const DESC_QUEUE_LATENCY: u32 = 2;
@@ -122,6 +122,19 @@ fn hash_function(h: &HashFn) -> String {
     out
 }
 
+/// A table's control ports on its control instance.
+pub struct TablePorts {
+    pub sv_name: String,
+    /// First control word of its registers, and how many.
+    pub base: u32,
+    pub words: u32,
+    /// Its command word, from `base`.
+    pub cmd: u32,
+    /// It has a `<name>_busy` output (an entry update under way; the register file holds
+    /// control writes meanwhile).
+    pub busy: bool,
+}
+
 /// Parameters of the top module.
 pub struct TopSpec<'a> {
     pub prefix: &'a str,
@@ -131,9 +144,9 @@ pub struct TopSpec<'a> {
     pub ctrl_words: u32,
     /// Parser ports fed from control words: (port, first word, words) (value sets).
     pub parser_ports: Vec<(String, u32, u32)>,
-    /// Control modules in pipeline order: (instance role, module, tables (sv name, base word, cmd word)).
-    /// and the width of its register-access data ports (0: none).
-    pub controls: Vec<(String, String, Vec<(String, u32, u32, u32)>, u32)>,
+    /// Control modules in pipeline order: (instance role, module, tables, and the width of its
+    /// register-access data ports (0: none)).
+    pub controls: Vec<(String, String, Vec<TablePorts>, u32)>,
     /// Index in `controls` after which the traffic manager runs (after ingress).
     pub tm_after: usize,
     pub egress_spec: String,
@@ -227,7 +240,7 @@ pub fn top(t: &TopSpec) -> String {
     let _ = writeln!(o, "    input  wire logic [DATA_W-1:0] s_axis_tdata,\n    input  wire logic [KEEP_W-1:0] s_axis_tkeep,\n    input  wire logic              s_axis_tvalid,\n    output logic                   s_axis_tready,\n    input  wire logic              s_axis_tlast,\n    input  wire logic [{}:0]        s_axis_tuser,\n", t.port_w - 1);
     let _ = writeln!(o, "    output logic      [DATA_W-1:0] m_axis_tdata,\n    output logic      [KEEP_W-1:0] m_axis_tkeep,\n    output logic                   m_axis_tvalid,\n    input  wire logic              m_axis_tready,\n    output logic                   m_axis_tlast,\n    output logic      [{}:0]        m_axis_tdest,\n", t.port_w - 1);
     let _ = writeln!(o, "    input  wire logic [{aw}:0]        s_axil_awaddr,\n    input  wire logic [2:0]        s_axil_awprot,\n    input  wire logic              s_axil_awvalid,\n    output logic                   s_axil_awready,\n    input  wire logic [31:0]       s_axil_wdata,\n    input  wire logic [3:0]        s_axil_wstrb,\n    input  wire logic              s_axil_wvalid,\n    output logic                   s_axil_wready,\n    output logic      [1:0]        s_axil_bresp,\n    output logic                   s_axil_bvalid,\n    input  wire logic              s_axil_bready,\n    input  wire logic [{aw}:0]        s_axil_araddr,\n    input  wire logic [2:0]        s_axil_arprot,\n    input  wire logic              s_axil_arvalid,\n    output logic                   s_axil_arready,\n    output logic      [31:0]       s_axil_rdata,\n    output logic      [1:0]        s_axil_rresp,\n    output logic                   s_axil_rvalid,\n    input  wire logic              s_axil_rready,\n", aw = addr_w - 1);
-    let _ = writeln!(o, "    output logic      [31:0]       stat_stall_cycles,  // cycles the header pipeline was held\n    output logic      [31:0]       stat_drops,         // packets (copies) dropped\n    output logic      [31:0]       stat_descs,         // packets (copies) out of the deparser\n    output logic      [31:0]       stat_packets,       // input packets whose last copy left the deparser\n    output logic      [31:0]       stat_loops          // copies sent back to the parser (resubmit, recirculate)\n);");
+    let _ = writeln!(o, "    output logic      [31:0]       stat_stall_cycles,  // cycles the header pipeline was held\n    output logic      [31:0]       stat_drops,         // packets (copies) dropped\n    output logic      [31:0]       stat_descs,         // packets (copies) out of the deparser\n    output logic      [31:0]       stat_packets,       // input packets whose last copy left the deparser\n    output logic      [31:0]       stat_loops,         // copies sent back to the parser (resubmit, recirculate)\n    output logic                   tables_busy         // a table is updating an entry: control writes wait\n);");
     let win = t.window_bytes;
     let hb = t.hdr_bytes;
     let _ = writeln!(o, "    localparam int WIN_BYTES = {win};  // the most bytes the parser reads\n    localparam int HDR_BYTES = {hb};  // the most bytes the deparser emits\n");
@@ -268,7 +281,7 @@ pub fn top(t: &TopSpec) -> String {
     // Control registers.
     let words = t.ctrl_words.max(1);
     let _ = writeln!(o, "    logic [{}:0] ctrl_regs;\n    logic [{}:0] ctrl_write;", words * 32 - 1, words - 1);
-    let _ = writeln!(o, "    p4f_axil_regs #(.DATA_W(32), .ADDR_W({addr_w}), .REG_COUNT({words}), .STATUS_COUNT({status_words})) u_regs (\n        .clk(clk), .rst(rst),\n        .s_axil_awaddr(s_axil_awaddr), .s_axil_awprot(s_axil_awprot), .s_axil_awvalid(s_axil_awvalid), .s_axil_awready(s_axil_awready),\n        .s_axil_wdata(s_axil_wdata), .s_axil_wstrb(s_axil_wstrb), .s_axil_wvalid(s_axil_wvalid), .s_axil_wready(s_axil_wready),\n        .s_axil_bresp(s_axil_bresp), .s_axil_bvalid(s_axil_bvalid), .s_axil_bready(s_axil_bready),\n        .s_axil_araddr(s_axil_araddr), .s_axil_arprot(s_axil_arprot), .s_axil_arvalid(s_axil_arvalid), .s_axil_arready(s_axil_arready),\n        .s_axil_rdata(s_axil_rdata), .s_axil_rresp(s_axil_rresp), .s_axil_rvalid(s_axil_rvalid), .s_axil_rready(s_axil_rready),\n        .ctrl_regs(ctrl_regs), .ctrl_write(ctrl_write), .status({{{reg_status}stat_loops, stat_packets, stat_descs, stat_drops, stat_stall_cycles}})\n    );\n");
+    let _ = writeln!(o, "    p4f_axil_regs #(.DATA_W(32), .ADDR_W({addr_w}), .REG_COUNT({words}), .STATUS_COUNT({status_words})) u_regs (\n        .clk(clk), .rst(rst),\n        .s_axil_awaddr(s_axil_awaddr), .s_axil_awprot(s_axil_awprot), .s_axil_awvalid(s_axil_awvalid), .s_axil_awready(s_axil_awready),\n        .s_axil_wdata(s_axil_wdata), .s_axil_wstrb(s_axil_wstrb), .s_axil_wvalid(s_axil_wvalid), .s_axil_wready(s_axil_wready),\n        .s_axil_bresp(s_axil_bresp), .s_axil_bvalid(s_axil_bvalid), .s_axil_bready(s_axil_bready),\n        .s_axil_araddr(s_axil_araddr), .s_axil_arprot(s_axil_arprot), .s_axil_arvalid(s_axil_arvalid), .s_axil_arready(s_axil_arready),\n        .s_axil_rdata(s_axil_rdata), .s_axil_rresp(s_axil_rresp), .s_axil_rvalid(s_axil_rvalid), .s_axil_rready(s_axil_rready),\n        .ctrl_regs(ctrl_regs), .ctrl_write(ctrl_write), .write_hold(tables_busy), .status({{{reg_status}31'd0, tables_busy, stat_loops, stat_packets, stat_descs, stat_drops, stat_stall_cycles}})\n    );\n");
     // Pipeline.
     let _ = writeln!(o, "    logic ce;  // the header pipeline moves");
     let _ =
@@ -285,6 +298,7 @@ pub fn top(t: &TopSpec) -> String {
         loop_restore(&mut o, l, t.port_w);
         prev = "parsed".into();
     }
+    let mut busy = Vec::new();
     for (i, (role, module, tables, reg_bits)) in t.controls.iter().enumerate() {
         let r = ident(role);
         let _ = writeln!(o, "    logic {r}_valid;\n    phv_t {r}_phv;");
@@ -296,9 +310,13 @@ pub fn top(t: &TopSpec) -> String {
         } else {
             "ce"
         };
+        let first_busy = busy.len();
+        let ports = table_ports(tables, &r, &mut busy);
+        for b in &busy[first_busy..] {
+            let _ = writeln!(o, "    logic {b};");
+        }
         let _ = writeln!(o, "    {module} u_{r} (\n        .clk(clk), .rst(rst), .ce({ce}),\n        .in_valid({prev}_valid), .in_phv({prev}_phv),");
-        let table_ports = table_ports(tables);
-        o.push_str(&table_ports);
+        o.push_str(&ports);
         if let (Some(a), true) = (&t.registers, *reg_bits > 0) {
             let _ = writeln!(
                 o,
@@ -312,7 +330,12 @@ pub fn top(t: &TopSpec) -> String {
         let _ = writeln!(o, "        .out_valid({r}_valid), .out_phv({r}_phv)\n    );\n");
         prev = r.clone();
         if let (Some(e2e), true) = (&t.e2e, is_e2e_egress) {
-            e2e_unit(&mut o, t, e2e, module, &table_ports, &r);
+            let first_busy = busy.len();
+            let clone_ports = table_ports(tables, &format!("{r}_clone"), &mut busy);
+            for b in &busy[first_busy..] {
+                let _ = writeln!(o, "    logic {b};");
+            }
+            e2e_unit(&mut o, t, e2e, module, &clone_ports, &r);
             prev = "e2e".into();
         }
         if i == t.tm_after {
@@ -372,6 +395,8 @@ pub fn top(t: &TopSpec) -> String {
     let no_loops = if t.loops.is_none() { ", dep_kind, dep_phv, dq_loop" } else { "" };
     let pad = if desc_w > desc_bits { format!(", dq_out[{}:{desc_bits}]", desc_w - 1) } else { String::new() };
     let _ = writeln!(o, "    // Of the control words only the tables' are used (none without tables), of the write pulses only\n    // the command words', and the descriptor's padding bits not at all.\n    wire logic unused_ = &{{1'b0, pl_tuser, pf_tuser, ctrl_write, ctrl_regs{pad}{no_loops}}};");
+    let busy = if busy.is_empty() { "1'b0".to_string() } else { busy.join(" || ") };
+    let _ = writeln!(o, "    assign tables_busy = {busy};");
     let _ = writeln!(o, "endmodule\n`default_nettype wire");
     o
 }
@@ -428,11 +453,18 @@ fn loop_restore(o: &mut String, l: &LoopSpec, port_w: u32) {
     let _ = writeln!(o, "        end\n    end\n");
 }
 
-/// The table-register ports of a control instance.
-fn table_ports(tables: &[(String, u32, u32, u32)]) -> String {
+/// The table-register ports of control instance `inst`; the busy signals it connects (declared
+/// here, before the instance) are added to `busy`.
+fn table_ports(tables: &[TablePorts], inst: &str, busy: &mut Vec<String>) -> String {
     let mut o = String::new();
-    for (name, base, words, cmd) in tables {
-        let _ = writeln!(o, "        .{name}_regs(ctrl_regs[{} +: {}]), .{name}_cmd(ctrl_write[{}]),", base * 32, words * 32, base + cmd);
+    for t in tables {
+        let (name, base) = (&t.sv_name, t.base);
+        let _ = write!(o, "        .{name}_regs(ctrl_regs[{} +: {}]), .{name}_cmd(ctrl_write[{}]),", base * 32, t.words * 32, base + t.cmd);
+        if t.busy {
+            let _ = write!(o, " .{name}_busy({inst}_{name}_busy),");
+            busy.push(format!("{inst}_{name}_busy"));
+        }
+        o.push('\n');
     }
     o
 }

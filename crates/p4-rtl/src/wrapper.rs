@@ -126,7 +126,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
         "queue_beats": w.queue_depth,
         "control": {"axi4_lite": "s_axil", "data_width": 32, "clock": "clk"},
         "status": {
-            "pipeline": "stat_stall_cycles, stat_drops, stat_descs, stat_packets, stat_loops: the pipeline's, also in its register map (clk)",
+            "pipeline": "stat_stall_cycles, stat_drops, stat_descs, stat_packets, stat_loops, tables_busy: the pipeline's, also in its register map (clk)",
             "stat_rx_drops": "per port, 32 bits each: packets the RX queue dropped whole (clk)",
             "stat_tx_drops": "per port, 32 bits each: packets longer than the TX queue (mac_clk[i])",
             "stat_out_drops": "packets whose tdest named no port (clk)"
@@ -234,6 +234,7 @@ module {p}_{arch} #(
     output logic      [31:0]               stat_descs,
     output logic      [31:0]               stat_packets,
     output logic      [31:0]               stat_loops,
+    output logic                           tables_busy,     // a table is updating an entry (clk)
     output logic      [PORTS*32-1:0]       stat_rx_drops,   // port i: RX queue full (clk)
     output logic      [PORTS*32-1:0]       stat_tx_drops,   // port i: longer than the TX queue (mac_clk[i])
     output logic      [31:0]               stat_out_drops   // tdest named no port (clk)
@@ -308,7 +309,7 @@ module {p}_{arch} #(
         .s_axil_wvalid, .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr,
         .s_axil_arprot, .s_axil_arvalid, .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid,
         .s_axil_rready,
-        .stat_stall_cycles, .stat_drops, .stat_descs, .stat_packets, .stat_loops
+        .stat_stall_cycles, .stat_drops, .stat_descs, .stat_packets, .stat_loops, .tables_busy
     );
 
     // Towards the TX queues (clk).

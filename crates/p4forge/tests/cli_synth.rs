@@ -129,7 +129,7 @@ fn synth_refuses_programs_outside_the_hardware_subset_like_rtl() {
         &["synth"][..],
         &["synth", "--table-sweep", "tests/stf/meter_bytes.p4"],
         &["synth", "--table-sweep", "--entries", "100", "--kinds", "exact-hash"],
-        &["synth", "tests/stf/arith_wrap.p4", "--tcam-flops"],
+        &["synth", "tests/stf/arith_wrap.p4", "--entries", "64"],
     ] {
         let usage = p4forge(args);
         assert_eq!(

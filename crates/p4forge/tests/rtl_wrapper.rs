@@ -242,7 +242,7 @@ fn testbench(
     let _ = writeln!(o, "    int unsigned cycle = 0;\n    always @(posedge clk) cycle <= cycle + 1;\n    wire logic rst = cycle < 40;\n    wire logic [PORTS-1:0] mac_rst = {{PORTS{{rst}}}};");
     let _ = writeln!(o, "    logic [PORTS*DATA_W-1:0] rx_tdata, tx_tdata;\n    logic [PORTS*KEEP_W-1:0] rx_tkeep, tx_tkeep;\n    logic [PORTS-1:0] rx_tvalid, rx_tready, rx_tlast, tx_tvalid, tx_tready, tx_tlast;");
     let _ = writeln!(o, "    // AXI4-Lite addresses are 32 bits here; the DUT takes the bits its register map has.\n    logic [31:0] awaddr, wdata;\n    logic awvalid, wvalid, awready, wready, bvalid, arready, rvalid;\n    logic [1:0] bresp, rresp;\n    logic [31:0] rdata;");
-    let _ = writeln!(o, "    logic [31:0] stall, drops, descs, packets, loops, out_drops;\n    logic [PORTS*32-1:0] rx_drops, tx_drops;");
+    let _ = writeln!(o, "    logic [31:0] stall, drops, descs, packets, loops, out_drops;\n    logic busy;\n    logic [PORTS*32-1:0] rx_drops, tx_drops;");
     let _ = writeln!(
         o,
         "    {top} dut (
@@ -254,7 +254,7 @@ fn testbench(
         .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(1'b1),
         .s_axil_araddr('0), .s_axil_arprot(3'd0), .s_axil_arvalid(1'b0), .s_axil_arready(arready),
         .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(1'b1),
-        .stat_stall_cycles(stall), .stat_drops(drops), .stat_descs(descs), .stat_packets(packets), .stat_loops(loops),
+        .stat_stall_cycles(stall), .stat_drops(drops), .stat_descs(descs), .stat_packets(packets), .stat_loops(loops), .tables_busy(busy),
         .stat_rx_drops(rx_drops), .stat_tx_drops(tx_drops), .stat_out_drops(out_drops)
     );",
         top = m.top
@@ -280,7 +280,8 @@ fn testbench(
         "    int unsigned wi = 0, failures = 0, received = 0;
     bit aw_done = 1'b0, w_done = 1'b0;
     wire logic writing = cycle >= 40 + {clear} && wi < NW;
-    wire logic configured = cycle >= 40 + {clear} && wi >= NW;
+    // Traffic starts once every entry is written and no table is still updating one.
+    wire logic configured = cycle >= 40 + {clear} && wi >= NW && !busy;
     assign awaddr  = wa[wi < NW ? wi : 0];
     assign wdata   = wd[wi < NW ? wi : 0];
     assign awvalid = writing && !aw_done;

