@@ -10,10 +10,10 @@
 //   win_data     the first WIN_BYTES bytes of the packet; zero beyond the packet's end
 //   win_len      valid bytes in win_data: min(packet length, WIN_BYTES)
 //   win_user     tuser of the packet's first beat
-//   win_pkt_len  with WAIT_FOR_LAST = 1: the packet's length. With WAIT_FOR_LAST = 0 it is the
-//                packet's length only when win_len < WIN_BYTES (the packet ended inside the
-//                window); otherwise the bytes seen up to the beat that filled the window.
-//                Lengths above 65535 read 65535.
+//   win_pkt_len  the packet's length when the completing beat (below) is its last, which it
+//                always is with WAIT_FOR_LAST = 1; otherwise (the window filled before the
+//                packet's end) 65535, "not known yet": cut-through users must not need it.
+//                Lengths above 65535 read 65535 too.
 // It is offered one cycle after the beat that completes it: the beat that brings the
 // WIN_BYTES-th byte or the packet's last beat, whichever comes first (WAIT_FOR_LAST = 0), or
 // always the last beat (WAIT_FOR_LAST = 1).
@@ -103,7 +103,7 @@ module p4f_pkt_split #(
         end
         if (WAIT_FOR_LAST) completes = s_axis_tlast;
         else               completes = !sent_reg && (s_axis_tlast || total >= WIN_BYTES);
-        desc = {16'(total),
+        desc = {s_axis_tlast ? 16'(total) : 16'hFFFF,
                 beat_idx_reg == '0 ? s_axis_tuser : user_reg,
                 16'(total < WIN_BYTES ? total : WIN_BYTES),
                 merged};

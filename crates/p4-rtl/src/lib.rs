@@ -179,6 +179,9 @@ pub struct Manifest {
     pub port_width: u32,
     pub ports: serde_json::Value,
     pub parser_window_bytes: u32,
+    /// The parser starts on a packet's first `parser_window_bytes` bytes instead of its end (the
+    /// program does not read the packet's length).
+    pub cut_through: bool,
     /// The longest packet the design takes: it waits whole in the payload FIFO while its headers go
     /// through the pipeline, so a longer one could never be accepted.
     pub max_packet_bytes: u32,
@@ -540,7 +543,20 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let hashes: Vec<_> = hashes.into_iter().collect();
     let typedefs = tm.typedefs()?;
     generated.insert(0, (format!("{prefix}_pkg.sv"), top::package(&prefix, &typedefs, &phv_members, &hashes, top::PiExtras { clones: any_clones, truncates, loops, aborts })));
+    // Cut-through: the parser starts on a packet's first bytes, as soon as its window is in, unless
+    // the program reads the packet's length (`packet_length` in any block, counters and meters of
+    // bytes), which is known only at the last beat. The parser's own initialisation names the
+    // field twice; any other mention is a use. (The text of the generated blocks is the one place
+    // that sees every use, counters' included.)
+    let cut_through = match meta(MetaRole::PacketLength) {
+        Ok(path) => {
+            let field = path.trim_start_matches("s.");
+            generated.iter().map(|(_, text)| text.matches(field).count()).sum::<usize>() <= 2
+        }
+        Err(_) => true,
+    };
     let spec = top::TopSpec {
+        cut_through,
         prefix: &prefix,
         port_w,
         window_bytes: plan.window_bytes,
@@ -619,6 +635,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             "control": {"axi4_lite": "s_axil", "data_width": 32}
         }),
         parser_window_bytes: plan.window_bytes,
+        cut_through,
         max_packet_bytes: PAYLOAD_FIFO_BEATS * opts.data_width / 8,
         deparser_header_bytes: hdr_bytes,
         pipeline_latency_cycles: latency,

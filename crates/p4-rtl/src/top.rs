@@ -137,6 +137,8 @@ pub struct TablePorts {
 
 /// Parameters of the top module.
 pub struct TopSpec<'a> {
+    /// The window goes to the parser once its bytes are in, not at the packet's end.
+    pub cut_through: bool,
     pub prefix: &'a str,
     pub port_w: u32,
     pub window_bytes: u32,
@@ -256,7 +258,8 @@ pub fn top(t: &TopSpec) -> String {
         "s"
     };
     let i = split_in;
-    let _ = writeln!(o, "    p4f_pkt_split #(.DATA_W(DATA_W), .USER_W({uw}), .WIN_BYTES(WIN_BYTES), .WAIT_FOR_LAST(1)) u_split (\n        .clk(clk), .rst(rst),\n        .s_axis_tdata({i}_axis_tdata), .s_axis_tkeep({i}_axis_tkeep), .s_axis_tvalid({i}_axis_tvalid), .s_axis_tready({i}_axis_tready), .s_axis_tlast({i}_axis_tlast), .s_axis_tuser({i}_axis_tuser),\n        .m_axis_tdata(pl_tdata), .m_axis_tkeep(pl_tkeep), .m_axis_tvalid(pl_tvalid), .m_axis_tready(pl_tready), .m_axis_tlast(pl_tlast), .m_axis_tuser(pl_tuser),\n        .win_valid(win_valid), .win_ready(win_ready), .win_data(win_data), .win_len(win_len), .win_user(win_user), .win_pkt_len(win_pkt_len)\n    );");
+    let wait = if t.cut_through { "1'b0" } else { "1'b1" };
+    let _ = writeln!(o, "    p4f_pkt_split #(.DATA_W(DATA_W), .USER_W({uw}), .WIN_BYTES(WIN_BYTES), .WAIT_FOR_LAST({wait})) u_split (\n        .clk(clk), .rst(rst),\n        .s_axis_tdata({i}_axis_tdata), .s_axis_tkeep({i}_axis_tkeep), .s_axis_tvalid({i}_axis_tvalid), .s_axis_tready({i}_axis_tready), .s_axis_tlast({i}_axis_tlast), .s_axis_tuser({i}_axis_tuser),\n        .m_axis_tdata(pl_tdata), .m_axis_tkeep(pl_tkeep), .m_axis_tvalid(pl_tvalid), .m_axis_tready(pl_tready), .m_axis_tlast(pl_tlast), .m_axis_tuser(pl_tuser),\n        .win_valid(win_valid), .win_ready(win_ready), .win_data(win_data), .win_len(win_len), .win_user(win_user), .win_pkt_len(win_pkt_len)\n    );");
     let _ = writeln!(
         o,
         "    // The packet waits here while its headers go through the pipeline; a multicast packet is read"

@@ -12,6 +12,9 @@
 //! - `deparser_shifts_only_after_varbit_fields`: `tests/stf/varbit.p4` rewrites its headers, so its
 //!   deparser builds them: constant shifts, and one run-time shift after the varbit field, over
 //!   just the bits that can follow it, by whole bytes.
+//! - `cut_through_unless_the_length_is_read`: the window split offers the parser a packet's first
+//!   bytes (`WAIT_FOR_LAST(1'b0)`) unless the program reads `packet_length` (mdp) or counts bytes
+//!   (`tests/stf/counters.p4`).
 
 use std::path::{Path, PathBuf};
 
@@ -147,4 +150,18 @@ fn no_tail_where_the_packets_bytes_would_differ() {
     // Emitted only on a condition.
     let (parser, _) = three_headers(IN_ORDER, "", "pkt.emit(hdr.a); pkt.emit(hdr.b); if (hdr.a.x == 1) { pkt.emit(hdr.c); }");
     assert!(!parser.contains("keep_"), "{parser}");
+}
+
+#[test]
+fn cut_through_unless_the_length_is_read() {
+    for (p4, name, cut) in [
+        ("examples/l2l3/l2l3.p4", "l2l3", true),
+        ("examples/paxos/paxos.p4", "paxos", true),
+        ("examples/mdp/mdp.p4", "mdp", false),
+        ("tests/stf/counters.p4", "counters", false),
+    ] {
+        let top = generated(p4, name, &format!("{name}_top.sv"));
+        let wait = if cut { "1'b0" } else { "1'b1" };
+        assert!(top.contains(&format!(".WIN_BYTES(WIN_BYTES), .WAIT_FOR_LAST({wait})) u_split (")), "{p4}");
+    }
 }

