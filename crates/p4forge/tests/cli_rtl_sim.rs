@@ -3,6 +3,17 @@
 use std::path::Path;
 use std::process::Command;
 
+/// Whether a model can be built here (the tests that need one print why not and pass).
+fn verilator() -> bool {
+    if p4_io::testing::rtl_skipped() {
+        return false;
+    }
+    match p4_rtl::sim::find_verilator() {
+        Ok(_) => true,
+        Err(e) => p4_io::testing::tool_missing(&e.to_string()),
+    }
+}
+
 #[test]
 fn a_stream_width_the_harness_cannot_drive_is_a_usage_error_and_creates_nothing() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -30,11 +41,7 @@ fn a_stream_width_the_harness_cannot_drive_is_a_usage_error_and_creates_nothing(
 #[test]
 fn packets_the_design_cannot_take_are_counted_by_reason_and_the_summary_adds_up() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    if p4_io::testing::rtl_skipped() {
-        return;
-    }
-    if let Err(e) = p4_rtl::sim::find_verilator() {
-        p4_io::testing::tool_missing(&e.to_string());
+    if !verilator() {
         return;
     }
     let dir = p4_io::testing::scratch_dir("p4forge-rtl-sim", "refused");
@@ -75,11 +82,7 @@ fn packets_the_design_cannot_take_are_counted_by_reason_and_the_summary_adds_up(
 #[test]
 fn l2l3_latency_does_not_grow_with_packet_size() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    if p4_io::testing::rtl_skipped() {
-        return;
-    }
-    if let Err(e) = p4_rtl::sim::find_verilator() {
-        p4_io::testing::tool_missing(&e.to_string());
+    if !verilator() {
         return;
     }
     let dir = p4_io::testing::scratch_dir("p4forge-rtl-sim", "latency");

@@ -36,6 +36,10 @@ pub struct PnrReport {
     pub ffs: u64,
     pub bram18: u64,
     pub dsp: u64,
+    /// The slowest clock's critical path: the blocks (instances of the top) it runs through, in
+    /// order, and its logic cells (LUT4s, carry cells, RAM outputs).
+    pub critical_path: Vec<String>,
+    pub critical_path_cells: u64,
     /// Yosys and nextpnr wall time in seconds.
     pub seconds: f64,
 }
@@ -99,6 +103,27 @@ pub fn parse_report(text: &str, target_mhz: f64) -> Result<PnrReport, String> {
         .and_then(|clocks| clocks.values().filter_map(|c| c["achieved"].as_f64()).reduce(f64::min))
         .ok_or("nextpnr-ecp5's report has no clock (the design has no register on `clk`?)")?;
     let used = |cell: &str| v["utilization"][cell]["used"].as_u64().unwrap_or(0);
+    // The longest of the critical paths nextpnr lists (one per clock pair).
+    let steps = v["critical_paths"]
+        .as_array()
+        .and_then(|paths| {
+            paths.iter().filter_map(|p| p["path"].as_array()).max_by(|a, b| {
+                let delay = |p: &Vec<serde_json::Value>| p.iter().filter_map(|s| s["delay"].as_f64()).sum::<f64>();
+                delay(a).total_cmp(&delay(b))
+            })
+        })
+        .cloned()
+        .unwrap_or_default();
+    let mut critical_path: Vec<String> = Vec::new();
+    for step in &steps {
+        let cell = step["from"]["cell"].as_str().unwrap_or("");
+        // A cell of block `u_x` is named `u_x.<inside>`; the top's own cells have no dot.
+        let block = if cell.contains('.') { cell.split('.').next().unwrap_or("") } else { "(top)" };
+        if !cell.is_empty() && critical_path.last().map(String::as_str) != Some(block) {
+            critical_path.push(block.to_string());
+        }
+    }
+    let critical_path_cells = steps.iter().filter(|s| s["type"] == "logic").count() as u64;
     Ok(PnrReport {
         tool: "nextpnr-ecp5".into(),
         device: ECP5_DEVICE.into(),
@@ -108,6 +133,8 @@ pub fn parse_report(text: &str, target_mhz: f64) -> Result<PnrReport, String> {
         ffs: used("TRELLIS_FF"),
         bram18: used("DP16KD"),
         dsp: used("MULT18X18D"),
+        critical_path,
+        critical_path_cells,
         seconds: 0.0,
     })
 }
@@ -118,13 +145,20 @@ mod tests {
 
     #[test]
     fn the_report_gives_the_slowest_clock_and_the_cells_used() {
-        let text = r#"{"critical_paths": [], "fmax": {"clk": {"achieved": 181.2345, "constraint": 250},
+        let text = r#"{"critical_paths": [{"from": "posedge clk", "to": "posedge clk", "path": [
+              {"delay": 0.5, "type": "clk-to-q", "from": {"cell": "u_payload.mem.0.1"}, "to": {"cell": "x"}},
+              {"delay": 1.0, "type": "routing", "from": {"cell": "u_payload.mem.0.1"}, "to": {"cell": "u_merge.a"}},
+              {"delay": 0.2, "type": "logic", "from": {"cell": "u_merge.a"}, "to": {"cell": "u_merge.b"}},
+              {"delay": 0.2, "type": "logic", "from": {"cell": "u_merge.b"}, "to": {"cell": "valid_q"}},
+              {"delay": 0.1, "type": "setup", "from": {"cell": "valid_q"}, "to": {"cell": "valid_q"}}]}],
+            "fmax": {"clk": {"achieved": 181.2345, "constraint": 250},
             "clk2": {"achieved": 301.0, "constraint": 250}},
             "utilization": {"TRELLIS_COMB": {"available": 83640, "used": 5120}, "TRELLIS_FF": {"available": 83640, "used": 4000},
             "DP16KD": {"available": 208, "used": 12}, "MULT18X18D": {"available": 156, "used": 0}}}"#;
         let r = parse_report(text, 250.0).unwrap();
         assert_eq!((r.fmax_mhz, r.luts, r.ffs, r.bram18, r.dsp), (181.2, 5120, 4000, 12, 0));
         assert_eq!(r.device, "LFE5U-85F-CABGA381");
+        assert_eq!((r.critical_path, r.critical_path_cells), (vec!["u_payload".to_string(), "u_merge".into(), "(top)".into()], 2));
         assert!(parse_report(r#"{"fmax": {}, "utilization": {}}"#, 250.0).unwrap_err().contains("no clock"));
         assert!(parse_report("not json", 250.0).unwrap_err().contains("not JSON"));
     }

@@ -928,8 +928,18 @@ impl SynthReport {
         if let Some(p) = &self.pnr {
             let _ = writeln!(
                 out,
-                "placed and routed ({}, {}, out of context, {:.0} s): {:.1} MHz (asked for {:.1}); {} LUT4, {} FF, {} DP16KD, {} MULT18X18D",
-                p.tool, p.device, p.seconds, p.fmax_mhz, p.target_mhz, p.luts, p.ffs, p.bram18, p.dsp
+                "placed and routed ({}, {}, out of context, {:.0} s): {:.1} MHz (asked for {:.1}); {} LUT4, {} FF, {} DP16KD, {} MULT18X18D; critical path {} logic cells through {}",
+                p.tool,
+                p.device,
+                p.seconds,
+                p.fmax_mhz,
+                p.target_mhz,
+                p.luts,
+                p.ffs,
+                p.bram18,
+                p.dsp,
+                p.critical_path_cells,
+                p.critical_path.join(" -> ")
             );
         }
         let _ = writeln!(out, "(indented: instances inside the block above, already in its numbers; LUT counts LUT1..LUT6, LUTRAM the LUTs used as memory)");
