@@ -22,8 +22,8 @@ pub struct RtlOptions {
     pub exact_bcam: bool,
     /// What to build around the pipeline: `top`, the pipeline alone (`<prog>_top`: one stream in,
     /// tuser = ingress port; one out, tdest = egress port); `switch`, `<prog>_switch`: --ports
-    /// ports, each with RX/TX queues in its own MAC clock, a round-robin arbiter in and a crossbar
-    /// out; `bump`, `<prog>_bump`: bump-in-the-wire, 2 ports and a direct path out.
+    /// ports, each with RX/TX queues in its own MAC clock, a round-robin arbiter in and a shared
+    /// packet buffer out (a queue per port, no head-of-line blocking); `bump`, `<prog>_bump`: bump-in-the-wire, 2 ports and a direct path out.
     #[arg(long, value_enum, default_value_t = Arch::Top)]
     pub arch: Arch,
     /// Ports of the wrapper: 2 to 64 for --arch switch (default 4); exactly 2 for --arch bump.
