@@ -491,3 +491,31 @@ int main(int argc, char** argv) {{
         },
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gbps_out_counts_each_frame_with_its_preamble_and_gap() {
+        // 11 frames of 64 bytes, one every 67.2 ns (84 bytes at 10 Gb/s): 10 frames in the
+        // 672 ns from the first start to the last.
+        let r = PortRun { packets_out: 11, bytes_out: 11 * 64, first_start_ps: 1000, last_start_ps: 1000 + 672_000, ..Default::default() };
+        assert_eq!(r.gbps_out(64), Some(10.0));
+        // The same frames twice as far apart: 5 Gb/s.
+        let r = PortRun { last_start_ps: 1000 + 1_344_000, ..r };
+        assert_eq!(r.gbps_out(64), Some(5.0));
+        // One frame has no span.
+        assert_eq!(PortRun { packets_out: 1, bytes_out: 64, ..Default::default() }.gbps_out(64), None);
+    }
+
+    #[test]
+    fn the_harness_counts_buffer_drops_only_where_there_is_a_buffer() {
+        let switch = source("p_switch", 512, 6, true, 250.0, 16);
+        let bump = source("p_bump", 512, 2, false, 250.0, 16);
+        assert!(switch.contains("#define BUF_DROPS(p) stat32(dut->stat_buf_drops, p)"));
+        assert!(!bump.contains("stat_buf_drops"));
+        // 250 MHz and 156.25 MHz periods in picoseconds.
+        assert!(switch.contains("CLK_PS = 4000;") && switch.contains("MAC_PS = 6400;"));
+    }
+}

@@ -504,3 +504,18 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
         gbps_out_total: Some((total * 100.0).round() / 100.0),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gen_specs_parse_as_port_size_and_rate() {
+        assert_eq!(parse_gen("3=1518@10"), Ok(GenSpec { port: 3, size: 1518, rate_gbps: 10.0 }));
+        assert_eq!(parse_gen("0=64@2.5"), Ok(GenSpec { port: 0, size: 64, rate_gbps: 2.5 }));
+        assert!(parse_gen("0=64").unwrap_err().contains("PORT=SIZE@RATE"));
+        assert!(parse_gen("0=64@10.01").unwrap_err().contains("at most 10"));
+        assert!(parse_gen("0=64@-1").unwrap_err().contains("above 0"));
+        assert!(parse_gen("0=18@1").unwrap_err().contains("at least 19 bytes"));
+    }
+}
