@@ -18,9 +18,16 @@
 // one page), so a descriptor never waits for its queue: one port's backlog never stops the
 // descriptors of the others.
 //
-// Drops, counted, never a hang: a packet that meets a full buffer is dropped whole by
-// p4f_pkt_buffer and counted on drop_count[port] (the output port it was for); a packet whose
-// first beat's tdest is PORTS or more is taken and thrown away and counted on bad_dest_count.
+// One port cannot take the whole buffer: a packet whose port's waiting packets already hold
+// PORT_PAGES pages or more is dropped on arrival (its first beat decides), so a congested output
+// leaves the other pages to the other ports. A port's pages are counted from its descriptor (its
+// length) until the scheduler sends the packet; a packet is not counted while it is written nor for
+// the 3 cycles its descriptor takes, so a port can go over by those packets.
+//
+// Drops, counted, never a hang: a packet over its port's share, or one that meets a full buffer
+// (dropped whole by p4f_pkt_buffer), is counted on drop_count[port] (the output port it was for),
+// two edges after its last beat is taken; a packet whose first beat's tdest is PORTS or more is
+// taken and thrown away and counted on bad_dest_count.
 // tdest is taken from the first beat and holds for the packet. tkeep as p4f_pkt_buffer wants it:
 // all ones except on the last beat, contiguous from bit 0 there.
 `default_nettype none
@@ -32,7 +39,8 @@ module p4f_switch_buffer #(
     parameter int DEST_W     = 8,                   // s_axis_tdest width
     parameter int BUF_BYTES  = 65536,               // shared buffer in bytes (a power of two)
     parameter int PAGE_BYTES = 256,                 // buffer page in bytes (at least 2 beats)
-    parameter int OUT_DEPTH  = 64                   // beats of each output FIFO (power of two): the longest packet
+    parameter int OUT_DEPTH  = 64,                  // beats of each output FIFO (power of two): the longest packet
+    parameter int PORT_PAGES = 3 * BUF_BYTES / PAGE_BYTES / 4 // pages one port's waiting packets may hold
 ) (
     input  wire logic                    clk,
     input  wire logic                    rst,
@@ -68,14 +76,21 @@ module p4f_switch_buffer #(
         $error("p4f_switch_buffer: PORTS >= 2, OUT_DEPTH and KEEP_W powers of two, DEST_W >= $clog2(PORTS)");
     end
 
-    // ---- input: a tdest that names no port drops the packet here; the rest go to the buffer
-    // with their port as tuser (the buffer hands it back with the descriptor).
+    // ---- input: a tdest that names no port, or a port over its share of pages, drops the packet
+    // here; the rest go to the buffer with their port as tuser (the buffer hands it back with the
+    // descriptor).
+    localparam int HELD_W = ID_W + 1;
+    logic [PORTS*HELD_W-1:0] held_reg;  // pages of each port's packets waiting in the buffer
     logic              in_pkt_reg;      // inside a packet (its first beat was taken)
     logic              in_bad_reg;      // ... and it is being thrown away
+    logic              in_over_reg;     // ... because its port is over its share
     logic [PORT_W-1:0] in_port_reg;
-    wire logic              first_bad = 32'(s_axis_tdest) >= PORTS;
-    wire logic              in_bad    = in_pkt_reg ? in_bad_reg : first_bad;
-    wire logic [PORT_W-1:0] in_port   = in_pkt_reg ? in_port_reg : s_axis_tdest[PORT_W-1:0];
+    wire logic              first_bad  = 32'(s_axis_tdest) >= PORTS;
+    wire logic              first_over = !first_bad
+        && 32'(held_reg[32'(s_axis_tdest[PORT_W-1:0])*HELD_W +: HELD_W]) >= PORT_PAGES;
+    wire logic              in_bad     = in_pkt_reg ? in_bad_reg : first_bad || first_over;
+    wire logic              in_over    = in_pkt_reg ? in_over_reg : first_over;
+    wire logic [PORT_W-1:0] in_port    = in_pkt_reg ? in_port_reg : s_axis_tdest[PORT_W-1:0];
 
     logic buf_tready;
     assign s_axis_tready = in_bad || buf_tready;
@@ -92,7 +107,8 @@ module p4f_switch_buffer #(
     end
     always_ff @(posedge clk) begin
         if (s_fire && !in_pkt_reg) begin
-            in_bad_reg  <= first_bad;
+            in_bad_reg  <= first_bad || first_over;
+            in_over_reg <= first_over;
             in_port_reg <= s_axis_tdest[PORT_W-1:0];
         end
     end
@@ -125,19 +141,24 @@ module p4f_switch_buffer #(
     );
 
     // Drops by port: the buffer counts a drop at the edge that takes the packet's last beat, so
-    // when the count moves, the packet that ended at that edge (last_end_port_reg) was dropped.
+    // when the count moves, the packet that ended at that edge (last_end_port_reg) was dropped. A
+    // packet over its share is counted at the same time (over_end_reg: its last beat was taken at
+    // the edge before); the two cannot fall on one edge, as two packets cannot end on one edge.
     logic [PORT_W-1:0] last_end_port_reg;
+    logic              over_end_reg;
     logic [31:0]       buf_drops_seen_reg;
     always_ff @(posedge clk) begin
-        if (s_fire && !in_bad && s_axis_tlast) last_end_port_reg <= in_port;
+        if (s_fire && s_axis_tlast && (!in_bad || in_over)) last_end_port_reg <= in_port;
     end
     always_ff @(posedge clk) begin
         if (rst) begin
             buf_drops_seen_reg <= '0;
+            over_end_reg       <= 1'b0;
             drop_count         <= '0;
         end else begin
             buf_drops_seen_reg <= buf_drops;
-            if (buf_drops != buf_drops_seen_reg)
+            over_end_reg       <= s_fire && s_axis_tlast && in_over;
+            if (buf_drops != buf_drops_seen_reg || over_end_reg)
                 drop_count[32*last_end_port_reg +: 32] <= drop_count[32*last_end_port_reg +: 32] + 32'd1;
         end
     end
@@ -195,15 +216,24 @@ module p4f_switch_buffer #(
         assign dq_pop[i] = grant && pick == PORT_W'(i);
     end
 
+    // Pages a packet of `len` bytes holds.
+    function automatic logic [HELD_W-1:0] pages_of(input logic [LEN_W-1:0] len);
+        return HELD_W'(({1'b0, len} + (LEN_W + 1)'(PAGE_BYTES - 1)) / (LEN_W + 1)'(PAGE_BYTES));
+    endfunction
+
     always_ff @(posedge clk) begin
         if (rst) begin
             rr_last_reg <= PORT_W'(PORTS - 1);
             for (int i = 0; i < PORTS; i++) credit_reg[i*CRED_W +: CRED_W] <= CRED_W'(OUT_DEPTH);
+            held_reg <= '0;
         end else begin
             if (grant) rr_last_reg <= pick;
             for (int i = 0; i < PORTS; i++) begin
                 credit_reg[i*CRED_W +: CRED_W] <= credit_reg[i*CRED_W +: CRED_W]
                     - (dq_pop[i] ? head_beats[i*CRED_W +: CRED_W] : '0) + CRED_W'(out_fire[i]);
+                held_reg[i*HELD_W +: HELD_W] <= held_reg[i*HELD_W +: HELD_W]
+                    + (d_valid && d_ready && d_port == PORT_W'(i) ? pages_of(d_len) : '0)
+                    - (dq_pop[i] ? pages_of(dq_tdata[i*DESC_W +: LEN_W]) : '0);
             end
         end
     end

@@ -10,6 +10,9 @@
 // - head of line: output 0 held not ready while 12 packets wait for it, then 60 packets for
 //   outputs 1 and 2 must all come out (port 0 still blocked, its packets neither lost nor out);
 //   then output 0 is released and its packets arrive in order;
+// - share: output 0 blocked while 40 packets come for it: they may hold at most PORT_PAGES pages
+//   (plus the packets not counted yet), the rest are dropped and counted on its drop_count, so 60 packets
+//   for outputs 1 and 2 still all come out without a drop;
 // - throughput: no idle, no backpressure: the input is never refused;
 // - at the end: every page back (free_pages), drop_count per port and bad_dest_count equal to
 //   the model's counts. +seed=N.
@@ -25,6 +28,7 @@ module tb_p4f_switch_buffer;
     localparam int PAGE_BYTES = 32;
     localparam int PAGES      = BUF_BYTES / PAGE_BYTES;
     localparam int OUT_DEPTH  = 16;
+    localparam int PORT_PAGES = 40;   // of 64: a blocked port leaves 24 pages to the others
     localparam int MAX_BEATS  = 12;
     localparam int WORD_W     = DATA_W + KEEP_W + 1;
 
@@ -56,7 +60,7 @@ module tb_p4f_switch_buffer;
         .m_axis_tready(s_tready), .m_axis_tlast(s_tlast), .m_axis_tuser(s_tuser_unused));
 
     p4f_switch_buffer #(.DATA_W(DATA_W), .PORTS(PORTS), .DEST_W(DEST_W), .BUF_BYTES(BUF_BYTES),
-                        .PAGE_BYTES(PAGE_BYTES), .OUT_DEPTH(OUT_DEPTH)) dut (
+                        .PAGE_BYTES(PAGE_BYTES), .OUT_DEPTH(OUT_DEPTH), .PORT_PAGES(PORT_PAGES)) dut (
         .clk, .rst,
         .s_axis_tdata(s_tdata), .s_axis_tkeep(s_tkeep), .s_axis_tvalid(s_tvalid), .s_axis_tready(s_tready),
         .s_axis_tlast(s_tlast), .s_axis_tdest(s_tdest),
@@ -210,6 +214,11 @@ module tb_p4f_switch_buffer;
                                 .refused(in_refused), .beats(), .first(), .last());
     /* verilator lint_on PINCONNECTEMPTY */
 
+    // The fewest free pages seen while `watch_free` is set.
+    bit          watch_free = 1'b0;
+    int unsigned min_free = PAGES;
+    always @(posedge clk) if (watch_free && int'(free_pages) < min_free) min_free <= int'(free_pages);
+
     function automatic longint unsigned all_drops();
         longint unsigned n = 0;
         for (int p = 0; p < PORTS; p++) n += model_drops[p];
@@ -268,6 +277,37 @@ module tb_p4f_switch_buffer;
         settled("head of line");
         $display("head of line: 60 packets for outputs 1 and 2 passed 12 waiting for a blocked output 0");
 
+        // Share: a blocked output 0 gets 40 packets (up to 120 pages); it may keep PORT_PAGES of
+        // them plus the packets not counted yet (the one being written, 3 pages at most, and those
+        // that ended in the 3 cycles their descriptor takes to be counted: 1-beat packets, a page
+        // each), and outputs 1 and 2 still get every one of theirs.
+        for (int p = 0; p < PORTS; p++) out_before[p] = out_pkts[p];
+        hold_ready[0] = 1'b1;
+        mode = 1;
+        drops_allowed = 1'b1;
+        min_free = PAGES;
+        watch_free = 1'b1;
+        packet_limit += 40;
+        repeat (40 * MAX_BEATS + 50) @(posedge clk);
+        check(min_free + 6 >= PAGES - PORT_PAGES,
+              $sformatf("share: a blocked port left %0d free pages, want at least %0d", min_free, PAGES - PORT_PAGES - 6));
+        check(model_drops[0] > 0, "share: the blocked port's packets were never over its share");
+        drops_allowed = 1'b0;
+        mode = 2;
+        packet_limit += 60;
+        begin
+            automatic longint unsigned t0 = cycle;
+            while (out_pkts[1] + out_pkts[2] - out_before[1] - out_before[2] < 60 && cycle - t0 < 20000) @(posedge clk);
+        end
+        check(out_pkts[1] + out_pkts[2] - out_before[1] - out_before[2] == 60,
+              $sformatf("share: %0d of 60 packets for outputs 1 and 2 came out beside a full blocked output 0",
+                        out_pkts[1] + out_pkts[2] - out_before[1] - out_before[2]));
+        watch_free = 1'b0;
+        hold_ready[0] = 1'b0;
+        phase("share released", 0, 0, 0);
+        settled("share");
+        $display("share: a blocked output kept at most %0d of %0d pages; the others lost nothing", PAGES - min_free, PAGES);
+
         // Throughput: nothing idle, nothing stalled: the buffer takes a beat every cycle.
         mode = 0;
         @(negedge clk) measure = 1'b1;
@@ -280,7 +320,7 @@ module tb_p4f_switch_buffer;
         settled("end");
         for (int p = 0; p < PORTS; p++) check(out_pkts[p] > 0, $sformatf("port %0d never used", p));
         check(model_bad > 0, "no packet with a tdest naming no port was tried");
-        end_run("tb_p4f_switch_buffer", $sformatf("(seed %0d): %0d packets, %0d beats checked; out %0d/%0d/%0d, dropped %0d (buffer full), %0d (no such port)",
+        end_run("tb_p4f_switch_buffer", $sformatf("(seed %0d): %0d packets, %0d beats checked; out %0d/%0d/%0d, dropped %0d (buffer full or over its share), %0d (no such port)",
                 p4f_tb_pkg::run_seed(), packets_received, beats_received, out_pkts[0], out_pkts[1], out_pkts[2], all_drops(), model_bad));
     end
 
