@@ -8,6 +8,10 @@
 //!   - the seed's Fig. 3.6 experiment, short: 6 ports, 64-byte frames at 10 Gb/s into each, xor-1
 //!     forwarding: no drops and every port at 10.0 Gb/s;
 //!   - only ports 0 and 3 send, at 5 and 2.5 Gb/s: only ports 1 and 2 transmit, at those rates.
+//! - `a_congested_output_does_not_hold_back_the_others`: no head-of-line blocking. Ports 0 and 2
+//!   send 1518-byte frames at line rate to port 1 (twice what it carries), port 3 to port 2: port 1
+//!   sends at 10.0 Gb/s and drops the excess in the buffer (counted on port 1), while port 2 carries
+//!   every frame of port 3 at 10.0 Gb/s with no drop.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -68,9 +72,13 @@ fn bad_gen_values_are_usage_errors() {
     assert_eq!(run.status.code(), Some(2));
 }
 
-/// Runs `rtl-sim --json` and returns the report.
+/// Runs `rtl-sim --json` on xor1.p4 and returns the report.
 fn gen_run(ports: &str, gens: &[&str], packets: &str) -> serde_json::Value {
-    let mut args = vec!["rtl-sim", XOR1, "--arch", "switch", "--ports", ports, "--packets", packets, "--json"];
+    gen_run_of(XOR1, ports, gens, packets)
+}
+
+fn gen_run_of(program: &str, ports: &str, gens: &[&str], packets: &str) -> serde_json::Value {
+    let mut args = vec!["rtl-sim", program, "--arch", "switch", "--ports", ports, "--packets", packets, "--json"];
     for g in gens {
         args.extend_from_slice(&["--gen", g]);
     }
@@ -119,4 +127,31 @@ fn frames_leave_on_ingress_xor_1() {
     assert!((gbps(1) - 5.0).abs() <= 0.02, "port 1 at {}", gbps(1));
     assert!((gbps(2) - 2.5).abs() <= 0.02, "port 2 at {}", gbps(2));
     assert!(ports["0"]["gbps_out"].is_null(), "{report}");
+}
+
+#[test]
+fn a_congested_output_does_not_hold_back_the_others() {
+    if !rtl_available() {
+        return;
+    }
+    let report = gen_run_of(
+        "crates/p4forge/tests/fixtures/incast.p4",
+        "4",
+        &["0=1518@10", "2=1518@10", "3=1518@10"],
+        "300",
+    );
+    let ports = report["ports"].as_object().unwrap_or_else(|| panic!("no ports: {report}"));
+    let field = |p: &str, k: &str| ports[p][k].as_u64().unwrap_or_else(|| panic!("port {p} {k}: {report}"));
+    // Port 2: every frame of port 3, at line rate, none lost.
+    assert_eq!(field("2", "packets_out"), 300, "{report}");
+    assert_eq!(field("2", "drops"), 0, "{report}");
+    assert_eq!(ports["2"]["gbps_out"].as_f64(), Some(10.0), "{report}");
+    // Port 1: busy at line rate the whole time; what it cannot carry is dropped in the buffer and
+    // counted on port 1; nothing is lost at the RX side.
+    assert_eq!(ports["1"]["gbps_out"].as_f64(), Some(10.0), "{report}");
+    assert!(field("1", "buffer_drops") > 0, "{report}");
+    assert_eq!(field("1", "packets_out") + field("1", "buffer_drops"), 600, "{report}");
+    for p in ["0", "2", "3"] {
+        assert_eq!(field(p, "rx_drops"), 0, "port {p}: {report}");
+    }
 }
