@@ -216,10 +216,18 @@ module p4f_switch_buffer #(
         assign dq_pop[i] = grant && pick == PORT_W'(i);
     end
 
-    // Pages a packet of `len` bytes holds.
-    function automatic logic [HELD_W-1:0] pages_of(input logic [LEN_W-1:0] len);
-        return HELD_W'(({1'b0, len} + (LEN_W + 1)'(PAGE_BYTES - 1)) / (LEN_W + 1)'(PAGE_BYTES));
-    endfunction
+    // Pages a packet holds: of the descriptor coming in, and of each port's next packet. (A length
+    // is at most BUF_BYTES, so the page count fits HELD_W bits and the sums' high bits are unused.)
+    localparam int PAGE_SH = $clog2(PAGE_BYTES);
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire logic [LEN_W:0] d_pages_wide = ({1'b0, d_len} + (LEN_W + 1)'(PAGE_BYTES - 1)) >> PAGE_SH;
+    wire logic [HELD_W-1:0] d_pages = d_pages_wide[HELD_W-1:0];
+    logic [PORTS*HELD_W-1:0] head_pages;
+    for (genvar i = 0; i < PORTS; i++) begin : g_head_pages
+        wire logic [LEN_W:0] wide = ({1'b0, dq_tdata[i*DESC_W +: LEN_W]} + (LEN_W + 1)'(PAGE_BYTES - 1)) >> PAGE_SH;
+        assign head_pages[i*HELD_W +: HELD_W] = wide[HELD_W-1:0];
+    end
+    /* verilator lint_on UNUSEDSIGNAL */
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -232,8 +240,8 @@ module p4f_switch_buffer #(
                 credit_reg[i*CRED_W +: CRED_W] <= credit_reg[i*CRED_W +: CRED_W]
                     - (dq_pop[i] ? head_beats[i*CRED_W +: CRED_W] : '0) + CRED_W'(out_fire[i]);
                 held_reg[i*HELD_W +: HELD_W] <= held_reg[i*HELD_W +: HELD_W]
-                    + (d_valid && d_ready && d_port == PORT_W'(i) ? pages_of(d_len) : '0)
-                    - (dq_pop[i] ? pages_of(dq_tdata[i*DESC_W +: LEN_W]) : '0);
+                    + (d_valid && d_ready && d_port == PORT_W'(i) ? d_pages : '0)
+                    - (dq_pop[i] ? head_pages[i*HELD_W +: HELD_W] : '0);
             end
         end
     end
