@@ -6,7 +6,8 @@
 //
 // Write side (malloc): s_axis packets are stored as they arrive. The first beat of a packet, and
 // every beat that starts a new page, takes a free page and links it after the previous one. On
-// the tlast beat the descriptor {d_id, d_len} (d_len in bytes) is queued for d_valid/d_ready
+// the tlast beat the descriptor {d_id, d_len, d_user} (d_len in bytes, d_user the tlast beat's
+// tuser: e.g. the output port, so the descriptor can be queued without reading the packet) is queued for d_valid/d_ready
 // (DESC_DEPTH deep; s_axis_tready goes low only while that queue is full). If a beat needs a page
 // and none is free, the packet is dropped whole: its pages go back to the free pages, the rest of
 // its beats are taken and discarded, no descriptor is made, and drop_count increments (on the
@@ -52,6 +53,7 @@ module p4f_pkt_buffer #(
     input  wire logic              d_ready,
     output logic      [ID_W-1:0]   d_id,
     output logic      [LEN_W-1:0]  d_len,
+    output logic      [USER_W-1:0] d_user,
 
     // Read requests.
     input  wire logic              r_valid,
@@ -73,7 +75,7 @@ module p4f_pkt_buffer #(
     localparam int BPP    = PAGE_BYTES / KEEP_W; // beats per page
     localparam int BEAT_W = $clog2(BPP);
     localparam int WORD_W = DATA_W + USER_W;
-    localparam int DESC_W = 8 * ((ID_W + LEN_W + 7) / 8);
+    localparam int DESC_W = 8 * ((USER_W + ID_W + LEN_W + 7) / 8);
 
     if ((1 << $clog2(KEEP_W)) != KEEP_W || (1 << ID_W) != PAGES || PAGES < 2 || BPP < 2
             || (1 << BEAT_W) != BPP || (1 << LEN_W) <= BUF_BYTES) begin : g_bad_params
@@ -197,7 +199,7 @@ module p4f_pkt_buffer #(
     /* verilator lint_on UNUSEDSIGNAL */
     p4f_axis_fifo #(.DATA_W(DESC_W), .KEEP_W(1), .USER_W(1), .DEPTH(DESC_DEPTH)) u_desc (
         .clk, .rst,
-        .s_axis_tdata (DESC_W'({wr_head, wr_len_next})),
+        .s_axis_tdata (DESC_W'({s_axis_tuser, wr_head, wr_len_next})),
         .s_axis_tkeep (1'b1),
         .s_axis_tvalid(store && s_axis_tlast),
         .s_axis_tready(desc_ready),
@@ -210,7 +212,7 @@ module p4f_pkt_buffer #(
         .m_axis_tlast (desc_last_unused),
         .m_axis_tuser (desc_user_unused)
     );
-    assign {d_id, d_len} = desc_out[ID_W + LEN_W - 1:0];
+    assign {d_user, d_id, d_len} = desc_out[USER_W + ID_W + LEN_W - 1:0];
 
     // ---- read side
     logic              rd_active_reg, rd_free_reg;

@@ -31,8 +31,6 @@ pub fn source(top: &str, data_w: u32, clear_cycles: u32) -> String {
 #include <vector>
 
 static const unsigned DATA_BYTES = {bytes};
-// Cycles an AXI4-Lite write or a wait for the tables may take before it counts as hung.
-static const int WRITE_WAIT = 100000;
 struct Packet {{ unsigned port; std::vector<uint8_t> bytes; }};
 
 static V{top}* dut;
@@ -50,6 +48,9 @@ static unsigned long long next_rand() {{
 
 static void half(int clk) {{ dut->clk = clk; dut->eval(); }}
 static void rise() {{ half(1); ++cycles; }}
+// The clock edges the control-register driver steps with.
+static void clk_low() {{ half(0); }}
+static void clk_high() {{ rise(); }}
 
 static void set_beat(const Packet& p, size_t off) {{
     size_t n = p.bytes.size() - off < DATA_BYTES ? p.bytes.size() - off : DATA_BYTES;
@@ -67,62 +68,7 @@ static void set_beat(const Packet& p, size_t off) {{
     dut->s_axis_tvalid = 1;
 }}
 
-static void axil_write(uint32_t addr, uint32_t data) {{
-    dut->s_axil_awaddr = addr; dut->s_axil_awvalid = 1; dut->s_axil_awprot = 0;
-    dut->s_axil_wdata = data; dut->s_axil_wstrb = 0xF; dut->s_axil_wvalid = 1;
-    dut->s_axil_bready = 1;
-    for (int guard = 0; dut->s_axil_awvalid || dut->s_axil_wvalid; ++guard) {{
-        half(0);
-        bool aw = dut->s_axil_awvalid && dut->s_axil_awready;
-        bool w = dut->s_axil_wvalid && dut->s_axil_wready;
-        rise();
-        if (aw) dut->s_axil_awvalid = 0;
-        if (w) dut->s_axil_wvalid = 0;
-        if (guard > 1000) {{ printf("E timeout\n"); return; }}
-    }}
-    // The write waits while a table updates an entry (tables_busy holds it): a thousand cycles
-    // or so per block-RAM table update.
-    for (int guard = 0;; ++guard) {{
-        half(0);
-        bool b = dut->s_axil_bvalid;
-        unsigned resp = dut->s_axil_bresp;
-        rise();
-        if (b) {{ if (resp) printf("E %u\n", resp); break; }}
-        if (guard > WRITE_WAIT) {{ printf("E timeout\n"); break; }}
-    }}
-    dut->s_axil_bready = 0;
-}}
-
-static void axil_read(uint32_t addr) {{
-    dut->s_axil_araddr = addr; dut->s_axil_arvalid = 1; dut->s_axil_arprot = 0;
-    dut->s_axil_rready = 1;
-    for (int guard = 0; dut->s_axil_arvalid; ++guard) {{
-        half(0);
-        bool ar = dut->s_axil_arready;
-        rise();
-        if (ar) dut->s_axil_arvalid = 0;
-        if (guard > 1000) {{ printf("E timeout\n"); dut->s_axil_arvalid = 0; dut->s_axil_rready = 0; return; }}
-    }}
-    for (int guard = 0;; ++guard) {{
-        half(0);
-        bool r = dut->s_axil_rvalid;
-        unsigned resp = dut->s_axil_rresp;
-        uint32_t data = dut->s_axil_rdata;
-        rise();
-        if (r) {{ if (resp) printf("E %u\n", resp); else printf("V %x\n", data); break; }}
-        if (guard > 1000) {{ printf("E timeout\n"); break; }}
-    }}
-    dut->s_axil_rready = 0;
-}}
-
-// Waits until no table is updating an entry, so that packets see every entry written before them.
-static void settle() {{
-    for (int guard = 0; dut->tables_busy; ++guard) {{
-        half(0); rise();
-        if (guard > WRITE_WAIT) {{ printf("E timeout\n"); return; }}
-    }}
-}}
-
+{axil}
 static void run(std::deque<Packet>& q) {{
     settle();
     size_t total = q.size(), index = 0, off = 0, outs = 0;
@@ -227,6 +173,72 @@ int main(int argc, char** argv) {{
     delete dut;
     return 0;
 }}
-"#
+"#,
+        axil = AXIL_DRIVER
     )
 }
+
+/// The C++ control-register driver both harnesses use (`W` and `A` commands, and `settle()` before
+/// traffic): AXI4-Lite writes and reads on `dut->s_axil_*`, stepping the pipeline clock with the
+/// harness's own `clk_low()`/`clk_high()`. A write waits while a block-RAM table updates an entry
+/// (the register file holds it: about a thousand cycles per update), so it may take up to
+/// `WRITE_WAIT` cycles before it counts as hung.
+pub const AXIL_DRIVER: &str = r#"// Cycles an AXI4-Lite write or a wait for the tables may take before it counts as hung.
+static const int WRITE_WAIT = 100000;
+
+static void axil_write(uint32_t addr, uint32_t data) {
+    dut->s_axil_awaddr = addr; dut->s_axil_awvalid = 1; dut->s_axil_awprot = 0;
+    dut->s_axil_wdata = data; dut->s_axil_wstrb = 0xF; dut->s_axil_wvalid = 1;
+    dut->s_axil_bready = 1;
+    for (int guard = 0; dut->s_axil_awvalid || dut->s_axil_wvalid; ++guard) {
+        clk_low();
+        bool aw = dut->s_axil_awvalid && dut->s_axil_awready;
+        bool w = dut->s_axil_wvalid && dut->s_axil_wready;
+        clk_high();
+        if (aw) dut->s_axil_awvalid = 0;
+        if (w) dut->s_axil_wvalid = 0;
+        if (guard > 1000) { printf("E timeout\n"); return; }
+    }
+    // The write waits while a table updates an entry (tables_busy holds it): a thousand cycles
+    // or so per block-RAM table update.
+    for (int guard = 0;; ++guard) {
+        clk_low();
+        bool b = dut->s_axil_bvalid;
+        unsigned resp = dut->s_axil_bresp;
+        clk_high();
+        if (b) { if (resp) printf("E %u\n", resp); break; }
+        if (guard > WRITE_WAIT) { printf("E timeout\n"); break; }
+    }
+    dut->s_axil_bready = 0;
+}
+
+static void axil_read(uint32_t addr) {
+    dut->s_axil_araddr = addr; dut->s_axil_arvalid = 1; dut->s_axil_arprot = 0;
+    dut->s_axil_rready = 1;
+    for (int guard = 0; dut->s_axil_arvalid; ++guard) {
+        clk_low();
+        bool ar = dut->s_axil_arready;
+        clk_high();
+        if (ar) dut->s_axil_arvalid = 0;
+        if (guard > 1000) { printf("E timeout\n"); dut->s_axil_arvalid = 0; dut->s_axil_rready = 0; return; }
+    }
+    for (int guard = 0;; ++guard) {
+        clk_low();
+        bool r = dut->s_axil_rvalid;
+        unsigned resp = dut->s_axil_rresp;
+        uint32_t data = dut->s_axil_rdata;
+        clk_high();
+        if (r) { if (resp) printf("E %u\n", resp); else printf("V %x\n", data); break; }
+        if (guard > 1000) { printf("E timeout\n"); break; }
+    }
+    dut->s_axil_rready = 0;
+}
+
+// Waits until no table is updating an entry, so that packets see every entry written before them.
+static void settle() {
+    for (int guard = 0; dut->tables_busy; ++guard) {
+        clk_low(); clk_high();
+        if (guard > WRITE_WAIT) { printf("E timeout\n"); return; }
+    }
+}
+"#;

@@ -21,6 +21,7 @@ pub mod harness;
 pub mod names;
 pub mod parser;
 pub mod sim;
+pub mod switch_sim;
 pub mod tables;
 pub mod top;
 pub mod types;

@@ -98,7 +98,13 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
         return Err(SimError(format!("the simulation harness drives streams of 128 to 512 bits, not {dw}")));
     }
     let clear = design.manifest.tables.iter().map(|t| t.buckets).max().unwrap_or(0) + 16;
-    let harness = crate::harness::source(&top, dw, clear);
+    // A wrapped design (`--arch switch|bump`) gets the harness with a MAC per port.
+    let harness = match (design.manifest.arch.as_deref(), design.manifest.port_count) {
+        (Some(arch @ ("switch" | "bump")), Some(ports)) => {
+            crate::switch_sim::source(&top, dw, ports, arch == "switch", design.manifest.clock_mhz, clear)
+        }
+        _ => crate::harness::source(&top, dw, clear),
+    };
     let mut files: Vec<(String, String)> = Vec::new();
     for m in &design.hw_modules {
         let text =
@@ -202,6 +208,22 @@ impl Sim {
 
     fn send(&mut self, line: &str) -> R<()> {
         writeln!(self.stdin, "{line}").map_err(|e| SimError(format!("the simulator stopped: {e}")))
+    }
+
+    /// One command line (for the switch harness's commands, [`crate::switch_sim`]).
+    pub(crate) fn send_line(&mut self, line: &str) -> R<()> {
+        self.send(line)
+    }
+
+    /// Flushes the commands sent and reads one answer line (without its newline).
+    pub(crate) fn read_answer(&mut self) -> R<String> {
+        self.stdin.flush().map_err(|e| SimError(e.to_string()))?;
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).map_err(|e| SimError(e.to_string()))?;
+        if n == 0 {
+            return Err(SimError("the simulator exited during a run".into()));
+        }
+        Ok(line.trim_end().to_string())
     }
 
     pub fn write_reg(&mut self, addr: u32, data: u32) -> R<()> {
@@ -703,6 +725,11 @@ impl RtlSwitch {
 
     pub fn backpressure(&mut self, percent: u32) -> Result<(), String> {
         self.sim.backpressure(percent).map_err(|e| e.0)
+    }
+
+    /// Runs per-port generated traffic through a switch model ([`crate::switch_sim`]).
+    pub fn run_generated(&mut self, gens: &[crate::switch_sim::PortGen], check_xor1: bool) -> Result<crate::switch_sim::SwitchRun, String> {
+        self.sim.run_switch(gens, check_xor1).map_err(|e| e.0)
     }
 
     /// Runs everything queued.

@@ -8,9 +8,12 @@
 //!  rx[N-1]            ─► p4f_port_rx ─┘   (tuser = rx port)      (clk)  (tdest)        └─► p4f_port_tx ─► tx[N-1]
 //! ```
 //!
-//! `out` is `p4f_axis_crossbar` for `switch` (N ports) and a two-way direct path for `bump`
-//! (exactly 2 ports: a packet leaves on the port its `tdest` names, 0 or 1). Either way a `tdest`
-//! that names no port drops the packet whole and counts it on `stat_out_drops`. The pipeline, its
+//! `out` is `p4f_switch_buffer` for `switch` (N ports: the shared packet buffer with per-port
+//! descriptor queues and a read scheduler that serves only the ports whose output has room for the
+//! packet, so a busy port never holds back packets for the others; a full buffer drops the packet,
+//! counted per output port on `stat_buf_drops`), and a two-way direct path for `bump` (exactly 2
+//! ports: a packet leaves on the port its `tdest` names, 0 or 1). Either way a `tdest` that names
+//! no port drops the packet whole and counts it on `stat_out_drops`. The pipeline, its
 //! AXI4-Lite register map and its status outputs are unchanged; only the streams are wrapped.
 //!
 //! Ports are flat vectors in the `hw/` convention: port i of `rx_axis_tdata` is bits
@@ -29,7 +32,7 @@ pub enum Arch {
     /// The pipeline alone, `<prefix>_top` (one stream in, one out).
     #[default]
     Top,
-    /// A multi-port switch, `<prefix>_switch`: N ports, an output crossbar.
+    /// A multi-port switch, `<prefix>_switch`: N ports, a shared output buffer.
     Switch,
     /// Bump-in-the-wire, `<prefix>_bump`: 2 ports, a direct path out.
     Bump,
@@ -45,9 +48,12 @@ impl Arch {
     }
 }
 
-/// Ports a switch may have (the arbiter and crossbar need two; 64 keeps the port index in 6 bits
-/// and the crossbar's output mux reasonable).
+/// Ports a switch may have (the arbiter and the buffer's scheduler need two; 64 keeps the port
+/// index in 6 bits and the per-port muxes reasonable).
 pub const SWITCH_PORTS: std::ops::RangeInclusive<u32> = 2..=64;
+/// Bytes of the switch's shared packet buffer (`p4f_switch_buffer`'s `BUF_BYTES`: 256 pages of
+/// 256 bytes, as the seed design's).
+pub const SWITCH_BUFFER_BYTES: u32 = 65536;
 /// Ports of a bump-in-the-wire.
 pub const BUMP_PORTS: u32 = 2;
 
@@ -102,7 +108,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     let mut hw: Vec<String> = design.hw_modules.clone();
     hw.extend(["p4f_port_rx", "p4f_port_tx", "p4f_axis_rr_arbiter"].map(String::from));
     if opts.arch == Arch::Switch {
-        hw.push("p4f_axis_crossbar".into());
+        hw.push("p4f_switch_buffer".into());
     }
     design.hw_modules = crate::hw::closure(&hw);
     let mut files: Vec<String> = design.hw_modules.iter().map(|m| format!("hw/{m}.sv")).collect();
@@ -122,14 +128,16 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
             "mac": {"clock": "mac_clk[i]", "reset": "mac_rst[i]", "note": "one per port, unrelated to clk (156.25 MHz in the seed design); assert every reset together with rst"}
         },
         "pipeline": {"module": format!("{prefix}_top"), "instance": "u_top", "tuser": "rx port index", "tdest": "tx port index; any other value is dropped"},
-        "out": if opts.arch == Arch::Switch { "p4f_axis_crossbar" } else { "direct path (no crossbar)" },
+        "out": if opts.arch == Arch::Switch { "p4f_switch_buffer (shared packet buffer, per-port descriptor queues, no head-of-line blocking)" } else { "direct path (no buffer)" },
+        "buffer_bytes": if opts.arch == Arch::Switch { serde_json::json!(SWITCH_BUFFER_BYTES) } else { serde_json::Value::Null },
         "queue_beats": w.queue_depth,
         "control": {"axi4_lite": "s_axil", "data_width": 32, "clock": "clk"},
         "status": {
             "pipeline": "stat_stall_cycles, stat_drops, stat_descs, stat_packets, stat_loops, tables_busy: the pipeline's, also in its register map (clk)",
             "stat_rx_drops": "per port, 32 bits each: packets the RX queue dropped whole (clk)",
             "stat_tx_drops": "per port, 32 bits each: packets longer than the TX queue (mac_clk[i])",
-            "stat_out_drops": "packets whose tdest named no port (clk)"
+            "stat_out_drops": "packets whose tdest named no port (clk)",
+            "stat_buf_drops": "switch only; per output port, 32 bits each: packets the full buffer dropped (clk)"
         }
     });
     Ok(())
@@ -153,7 +161,7 @@ impl Wrapper<'_> {
         self.rx_queues(&mut o);
         self.arbiter_and_pipeline(&mut o);
         match self.arch {
-            Arch::Switch => self.crossbar(&mut o),
+            Arch::Switch => self.switch_buffer(&mut o),
             _ => self.direct_path(&mut o),
         }
         self.tx_queues(&mut o);
@@ -164,7 +172,7 @@ impl Wrapper<'_> {
     fn header(&self, o: &mut String) {
         let (p, n, aw) = (self.prefix, self.ports, self.addr_w - 1);
         let (what, out) = match self.arch {
-            Arch::Switch => (format!("{n}-port switch"), "p4f_axis_crossbar by tdest"),
+            Arch::Switch => (format!("{n}-port switch"), "p4f_switch_buffer (shared buffer, a queue per port) by tdest"),
             _ => ("bump-in-the-wire (2 ports)".to_string(), "a direct path by tdest (0 or 1)"),
         };
         let _ = writeln!(
@@ -178,7 +186,7 @@ impl Wrapper<'_> {
 // RX and TX run in mac_clk[i]; the pipeline, AXI4-Lite and the status outputs in clk. Assert every
 // mac_rst[i] together with rst (overlapping for a few cycles of the slowest clock). A packet whose
 // tdest names no port is dropped whole (stat_out_drops). The register map is the pipeline's
-// (manifest.json).
+// (manifest.json).{buf_note}
 `default_nettype none
 
 module {p}_{arch} #(
@@ -237,9 +245,19 @@ module {p}_{arch} #(
     output logic                           tables_busy,     // a table is updating an entry (clk)
     output logic      [PORTS*32-1:0]       stat_rx_drops,   // port i: RX queue full (clk)
     output logic      [PORTS*32-1:0]       stat_tx_drops,   // port i: longer than the TX queue (mac_clk[i])
-    output logic      [31:0]               stat_out_drops   // tdest named no port (clk)
+    output logic      [31:0]               stat_out_drops{buf_extra}
 );",
             arch = self.arch.name(),
+            buf_note = if self.arch == Arch::Switch {
+                "\n// A packet that finds the shared buffer full is dropped whole (stat_buf_drops, by output port)."
+            } else {
+                ""
+            },
+            buf_extra = if self.arch == Arch::Switch {
+                ",  // tdest named no port (clk)\n    output logic      [PORTS*32-1:0]       stat_buf_drops   // port i: the buffer was full (clk)"
+            } else {
+                "   // tdest named no port (clk)"
+            },
             dw = self.data_w,
             qd = self.queue_depth,
         );
@@ -247,8 +265,7 @@ module {p}_{arch} #(
         let _ = writeln!(o, "    /* verilator lint_off UNUSEDSIGNAL */");
         let _ = writeln!(o, "    logic [PORTS-1:0] rx_unused_tuser, tx_unused_tuser;\n    logic arb_unused_tuser;");
         if self.arch == Arch::Switch {
-            let _ =
-                writeln!(o, "    logic [PORTS-1:0] xbar_unused_tid, xbar_unused_tuser;\n    logic xbar_idle_tready;");
+            let _ = writeln!(o, "    logic [$clog2({}):0] buf_unused_free_pages;", SWITCH_BUFFER_BYTES / 256);
         }
         let _ = writeln!(o, "    /* verilator lint_on UNUSEDSIGNAL */\n");
     }
@@ -321,28 +338,31 @@ module {p}_{arch} #(
         );
     }
 
-    /// The switch: the crossbar's first input is the pipeline. It takes at least two inputs, so
-    /// the second is tied idle (a constant: synthesis removes what it would have used).
-    fn crossbar(&self, o: &mut String) {
+    /// The switch: the pipeline's output into the shared buffer, out by tdest to the TX queues.
+    fn switch_buffer(&self, o: &mut String) {
         let pw = self.port_w;
         let _ = writeln!(
             o,
-            "    // Out by tdest through the crossbar (whole packets; tdest >= PORTS dropped and counted).
-    // Input 1 is idle: the crossbar needs two inputs, and this switch has one pipeline.
-    p4f_axis_crossbar #(.S_COUNT(2), .M_COUNT(PORTS), .DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .DEST_W({pw}), .ID_W(1)) u_xbar (
+            "    // Out by tdest through the shared buffer: each packet stored once, a descriptor queue per
+    // port, and a read scheduler that serves only ports whose output FIFO has room for the whole
+    // packet, so a busy port (its TX queue full) never holds back packets for the others. A full
+    // buffer drops the packet whole (stat_buf_drops, by output port); tdest >= PORTS is dropped
+    // and counted on stat_out_drops.
+    p4f_switch_buffer #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .PORTS(PORTS), .DEST_W({pw}), .BUF_BYTES({buf}),
+                        .PAGE_BYTES(256), .OUT_DEPTH(QUEUE_DEPTH)) u_buf (
         .clk(clk), .rst(rst),
-        .s_axis_tdata({{{{DATA_W{{1'b0}}}}, p_tdata}}), .s_axis_tkeep({{{{KEEP_W{{1'b0}}}}, p_tkeep}}),
-        .s_axis_tvalid({{1'b0, p_tvalid}}), .s_axis_tready({{xbar_idle_tready, p_tready}}), .s_axis_tlast({{1'b0, p_tlast}}),
-        .s_axis_tdest({{{pw}'d0, p_tdest}}), .s_axis_tuser(2'b00),
+        .s_axis_tdata(p_tdata), .s_axis_tkeep(p_tkeep), .s_axis_tvalid(p_tvalid), .s_axis_tready(p_tready),
+        .s_axis_tlast(p_tlast), .s_axis_tdest(p_tdest),
         .m_axis_tdata(out_tdata), .m_axis_tkeep(out_tkeep), .m_axis_tvalid(out_tvalid), .m_axis_tready(out_tready),
-        .m_axis_tlast(out_tlast), .m_axis_tid(xbar_unused_tid), .m_axis_tuser(xbar_unused_tuser),
-        .drop_count(stat_out_drops)
+        .m_axis_tlast(out_tlast),
+        .drop_count(stat_buf_drops), .bad_dest_count(stat_out_drops), .free_pages(buf_unused_free_pages)
     );
-"
+",
+            buf = SWITCH_BUFFER_BYTES,
         );
     }
 
-    /// Bump-in-the-wire: no crossbar. A packet's first beat picks the TX queue (tdest 0 or 1) and
+    /// Bump-in-the-wire: no buffer. A packet's first beat picks the TX queue (tdest 0 or 1) and
     /// the rest of the packet follows it; any other tdest is taken and thrown away.
     fn direct_path(&self, o: &mut String) {
         let pw = self.port_w;

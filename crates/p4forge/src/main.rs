@@ -219,10 +219,35 @@ enum Command {
     /// 1024 and 1518 bytes and the cycles of each pipeline stage.
     ///
     /// Example: p4forge rtl-sim l2l3.p4 --entries entries.txt --in 1=h1.pcap --out build/sim --json
+    /// With --arch switch|bump and --gen, the whole switch instead: per-port traffic generated at a
+    /// rate (no pcap), and per port frames in and out, drops and Gb/s out.
+    ///
+    /// Example: p4forge rtl-sim fwd.p4 --arch switch --ports 6 --gen 0=64@10 --gen 1=64@10 --json
     #[command(name = "rtl-sim", after_help = EXIT_CODES)]
     RtlSim {
-        #[command(flatten)]
-        traffic: TrafficArgs,
+        /// The P4_16 source file.
+        program: PathBuf,
+        /// Table entries etc. in BMv2 runtime-CLI syntax (`table_add T A KEYS => ARGS`).
+        #[arg(long, value_name = "FILE")]
+        entries: Option<PathBuf>,
+        /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp.
+        #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::run::parse_input_arg, required_unless_present = "gen", conflicts_with = "gen")]
+        inputs: Vec<(u32, PathBuf)>,
+        /// Directory for the outputs of --in traffic: DIR/port<N>.pcap for every port that sent
+        /// packets, each written under a temporary name and renamed when complete.
+        #[arg(long, value_name = "DIR", required_unless_present = "gen", conflicts_with = "gen")]
+        out: Option<PathBuf>,
+        /// Also search DIR for `#include` files (repeatable).
+        #[arg(short = 'I', long = "include", value_name = "DIR")]
+        include: Vec<PathBuf>,
+        /// Generated traffic into port PORT of a switch (--arch switch|bump; repeatable, one per
+        /// port): frames of SIZE bytes at RATE Gb/s on the wire, each frame counted with its 20
+        /// bytes of preamble and gap (10 is a 10 Gb/s port's line rate).
+        #[arg(long = "gen", value_name = "PORT=SIZE@RATE", value_parser = cmd::rtl_sim::parse_gen)]
+        gen: Vec<cmd::rtl_sim::GenSpec>,
+        /// Frames each --gen port sends (1 to 1000000; the run's length).
+        #[arg(long, value_name = "N", default_value_t = cmd::rtl_sim::DEFAULT_GEN_PACKETS, requires = "gen")]
+        packets: u64,
         /// Packets per size in the packets-per-cycle runs (2 to 100000).
         #[arg(long, default_value_t = 256)]
         count: usize,
@@ -310,9 +335,15 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
         Command::Synth(args) => cmd::synth::synth_main(&args),
         Command::Rtl { program, out, options, include } => Ok(p4_io::stdio::print(&cmd::rtl::rtl(&program, &include, &out, &options)?)?),
-        Command::RtlSim { traffic: TrafficArgs { program, entries, inputs, out, include }, count, json, options } => {
-            let options = cmd::rtl_sim::SimOptions { program, includes: include, entries, inputs, out, count, rtl: options.options()? };
-            let report = cmd::rtl_sim::rtl_sim(&options)?;
+        Command::RtlSim { program, entries, inputs, out, include, gen, packets, count, json, options } => {
+            let report = if gen.is_empty() {
+                let out = out.ok_or_else(|| CliError::input("rtl-sim needs --out DIR with --in"))?;
+                let options = cmd::rtl_sim::SimOptions { program, includes: include, entries, inputs, out, count, rtl: options.options()? };
+                cmd::rtl_sim::rtl_sim(&options)?
+            } else {
+                let options = cmd::rtl_sim::GenOptions { program, includes: include, entries, gens: gen, packets, rtl: options.options()? };
+                cmd::rtl_sim::rtl_sim_generated(&options)?
+            };
             let text = if json { serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n" } else { report.render() };
             Ok(p4_io::stdio::print(&text)?)
         }

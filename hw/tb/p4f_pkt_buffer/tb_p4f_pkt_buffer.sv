@@ -42,6 +42,7 @@ module tb_p4f_pkt_buffer;
     logic d_valid, d_ready;
     logic [ID_W-1:0] d_id;
     logic [LEN_W-1:0] d_len;
+    logic [USER_W-1:0] d_user;
     logic r_valid, r_ready, r_free;
     logic [ID_W-1:0] r_id;
     logic [ID_W:0] free_pages;
@@ -57,7 +58,7 @@ module tb_p4f_pkt_buffer;
         .clk, .rst,
         .s_axis_tdata(s_tdata), .s_axis_tkeep(s_tkeep), .s_axis_tvalid(s_tvalid),
         .s_axis_tready(s_tready), .s_axis_tlast(s_tlast), .s_axis_tuser(s_tuser),
-        .d_valid, .d_ready, .d_id, .d_len,
+        .d_valid, .d_ready, .d_id, .d_len, .d_user,
         .r_valid, .r_ready, .r_id, .r_free,
         .m_axis_tdata(m_tdata), .m_axis_tkeep(m_tkeep), .m_axis_tvalid(m_tvalid),
         .m_axis_tready(m_tready), .m_axis_tlast(m_tlast), .m_axis_tuser(m_tuser),
@@ -146,6 +147,8 @@ module tb_p4f_pkt_buffer;
                 end else begin
                     p = expect_desc.pop_front();
                     if (int'(d_len) != int'(p.len)) fail($sformatf("descriptor id %0d: len %0d, want %0d", d_id, d_len, p.len));
+                    if (d_user != p.beats[p.beats.size() - 1][DATA_W + KEEP_W +: USER_W])
+                        fail($sformatf("descriptor id %0d: d_user %0d, want the last beat's tuser", d_id, d_user));
                     if (stored[d_id] != null) fail($sformatf("descriptor id %0d still holds a packet", d_id));
                     stored[d_id] = p;
                     live.push_back(int'(d_id));

@@ -27,8 +27,8 @@ pub struct RtlOptions {
     pub tcam_flops: bool,
     /// What to build around the pipeline: `top`, the pipeline alone (`<prog>_top`: one stream in,
     /// tuser = ingress port; one out, tdest = egress port); `switch`, `<prog>_switch`: --ports
-    /// ports, each with RX/TX queues in its own MAC clock, a round-robin arbiter in and a crossbar
-    /// out; `bump`, `<prog>_bump`: bump-in-the-wire, 2 ports and a direct path out.
+    /// ports, each with RX/TX queues in its own MAC clock, a round-robin arbiter in and a shared
+    /// packet buffer out (a queue per port, no head-of-line blocking); `bump`, `<prog>_bump`: bump-in-the-wire, 2 ports and a direct path out.
     #[arg(long, value_enum, default_value_t = Arch::Top)]
     pub arch: Arch,
     /// Ports of the wrapper: 2 to 64 for --arch switch (default 4); exactly 2 for --arch bump.
@@ -148,16 +148,38 @@ pub fn model_dir(program: &Path, opts: &p4_rtl::Options) -> PathBuf {
     let stem = program.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
     let bcam = if opts.tables.exact_bcam { "-bcam" } else { "" };
     let flops = if opts.tables.tcam_flops { "-flops" } else { "" };
-    base.join(format!("{stem}-{:08x}-{}b{bcam}{flops}", h as u32, opts.data_width))
+    // A wrapped design is another model (its own harness too).
+    let arch = match opts.arch {
+        p4_rtl::wrapper::Arch::Top => String::new(),
+        a => format!("-{}{}", a.name(), opts.ports),
+    };
+    base.join(format!("{stem}-{:08x}-{}b{bcam}{flops}{arch}", h as u32, opts.data_width))
 }
 
 /// Builds (or reuses) the Verilator model of `program` and starts it behind the dataplane
 /// interfaces.
 pub fn rtl_switch(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) -> CliResult<p4_rtl::sim::RtlSwitch> {
     if opts.arch != p4_rtl::wrapper::Arch::Top {
-        // The harness drives the pipeline's single stream; the wrappers are built by `p4forge rtl`.
-        return Err(CliError::input(format!("--arch {}: simulation runs the pipeline alone (--arch top)", opts.arch.name())));
+        // This harness drives the pipeline's single stream; a wrapped design runs on generated
+        // traffic (`rtl-sim --gen`, [`wrapped_switch`]).
+        return Err(CliError::input(format!(
+            "--arch {}: pcap traffic drives the pipeline alone (--arch top); a whole switch runs on generated traffic (rtl-sim --gen PORT=SIZE@RATE)",
+            opts.arch.name()
+        )));
     }
+    model_switch(program, includes, opts)
+}
+
+/// Builds (or reuses) the Verilator model of the wrapped design `opts.arch` asks for (`switch` or
+/// `bump`), with the harness that models a MAC per port ([`p4_rtl::switch_sim`]).
+pub fn wrapped_switch(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) -> CliResult<p4_rtl::sim::RtlSwitch> {
+    if opts.arch == p4_rtl::wrapper::Arch::Top {
+        return Err(CliError::input("generated traffic (--gen) drives the ports of a switch: add --arch switch --ports N (or --arch bump)"));
+    }
+    model_switch(program, includes, opts)
+}
+
+fn model_switch(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) -> CliResult<p4_rtl::sim::RtlSwitch> {
     let (design, compiled) = design(program, includes, opts)?;
     let dir = model_dir(program, opts);
     let model = p4_rtl::sim::build(&design, &dir, &mut |line| p4_io::eprintln_safe!("{line}"))

@@ -11,6 +11,10 @@
 //!   port given takes part) cut or zero-padded to that size: alone for latency (first beat in to
 //!   first beat out), then `--count` copies back to back for packets per cycle (from the cycles their
 //!   first beats were taken) and the stall cycles of the pipeline.
+//!
+//! With `--gen PORT=SIZE@RATE` (and `--arch switch|bump`) the whole switch runs instead, on traffic
+//! its harness generates per port at RATE Gb/s on the wire ([`p4_rtl::switch_sim`]), `--packets`
+//! frames per port; the report's `ports` gives each port's frames in and out, drops and Gb/s out.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -29,6 +33,39 @@ const CHUNK: usize = 1024;
 /// The most copies per size in the packets-per-cycle runs (all are queued in the simulator at once).
 const MAX_COUNT: usize = 100_000;
 
+/// Frames per `--gen` port when `--packets` is not given.
+pub const DEFAULT_GEN_PACKETS: u64 = 1000;
+/// The most frames per `--gen` port (a run's length is bounded).
+pub const MAX_GEN_PACKETS: u64 = 1_000_000;
+
+/// One `--gen PORT=SIZE@RATE`: a port's generated traffic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GenSpec {
+    pub port: u32,
+    pub size: usize,
+    pub rate_gbps: f64,
+}
+
+/// Parses `PORT=SIZE@RATE` (RATE in Gb/s on the wire, each frame with its 20 bytes of preamble and
+/// gap, so 10 is a 10 Gb/s port's line rate).
+pub fn parse_gen(text: &str) -> Result<GenSpec, String> {
+    let form = || format!("`{text}` must be written PORT=SIZE@RATE (frame bytes, Gb/s on the wire), e.g. 0=64@10");
+    let (port, rest) = text.split_once('=').ok_or_else(form)?;
+    let (size, rate) = rest.split_once('@').ok_or_else(form)?;
+    let port: u32 = port.trim().parse().map_err(|_| format!("`{port}` in `{text}` is not a port number"))?;
+    let size: usize = size.trim().parse().map_err(|_| format!("`{size}` in `{text}` is not a frame size in bytes"))?;
+    let min = p4_rtl::switch_sim::MIN_GEN_SIZE;
+    if size < min {
+        return Err(format!("`{text}`: a generated frame has at least {min} bytes (an Ethernet header, its port and number)"));
+    }
+    let rate_gbps: f64 = rate.trim().parse().map_err(|_| format!("`{rate}` in `{text}` is not a rate in Gb/s"))?;
+    let line = p4_rtl::switch_sim::LINE_RATE_GBPS;
+    if !(rate_gbps > 0.0 && rate_gbps <= line) {
+        return Err(format!("`{text}`: RATE is Gb/s on the wire, above 0 and at most {line} (the ports' line rate)"));
+    }
+    Ok(GenSpec { port, size, rate_gbps })
+}
+
 /// What `rtl-sim` needs.
 pub struct SimOptions {
     pub program: PathBuf,
@@ -39,6 +76,36 @@ pub struct SimOptions {
     /// Copies per size in the throughput runs.
     pub count: usize,
     pub rtl: p4_rtl::Options,
+}
+
+/// What `rtl-sim --gen` needs.
+pub struct GenOptions {
+    pub program: PathBuf,
+    pub includes: Vec<PathBuf>,
+    pub entries: Option<PathBuf>,
+    pub gens: Vec<GenSpec>,
+    /// Frames per port.
+    pub packets: u64,
+    pub rtl: p4_rtl::Options,
+}
+
+/// One port of a `--gen` run.
+#[derive(Clone, Debug, Serialize)]
+pub struct PortReport {
+    /// Frames its generator sent.
+    pub packets_in: u64,
+    /// Frames it transmitted.
+    pub packets_out: u64,
+    /// Frames lost at this port: its RX queue was full when they arrived, the shared buffer was
+    /// full when they were for this port, or they were longer than its TX queue.
+    pub drops: u64,
+    /// Gb/s on the wire out of this port, each frame with its 20 bytes of preamble and gap,
+    /// from its first frame's start to its last's, to 0.01 (`null`: fewer than two frames out).
+    pub gbps_out: Option<f64>,
+    /// `drops` by place.
+    pub rx_drops: u64,
+    pub buffer_drops: u64,
+    pub tx_drops: u64,
 }
 
 /// A stage as the report lists it.
@@ -94,6 +161,12 @@ pub struct SimReport {
     pub traffic: Traffic,
     pub outputs: Vec<PathBuf>,
     pub notes: Vec<String>,
+    /// `--gen` runs: per port (keyed by port number) what it sent, transmitted and lost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ports: Option<BTreeMap<u32, PortReport>>,
+    /// `--gen` runs: the sum of the ports' `gbps_out`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gbps_out_total: Option<f64>,
 }
 
 impl SimReport {
@@ -108,8 +181,12 @@ impl SimReport {
         }
         let by: Vec<String> = self.stage_cycles.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = writeln!(o, "  by kind: {}; header pipeline {} cycles", by.join(", "), self.pipeline_latency_cycles);
-        let _ = writeln!(o, "{:>6} {:>15} {:>12} {:>17} {:>12}", "bytes", "latency cycles", "latency ns", "packets/cycle", "line rate");
-        for size in SIZES {
+        // A --gen run measures ports, not the pipeline alone.
+        let sizes: &[usize] = if self.ports.is_some() { &[] } else { &SIZES };
+        if !sizes.is_empty() {
+            let _ = writeln!(o, "{:>6} {:>15} {:>12} {:>17} {:>12}", "bytes", "latency cycles", "latency ns", "packets/cycle", "line rate");
+        }
+        for &size in sizes {
             let k = size.to_string();
             let cyc = self.latency_cycles.get(&k).copied().flatten().map_or("-".to_string(), |c| c.to_string());
             let ns = self.latency_ns.get(&k).copied().flatten().map_or("-".to_string(), |n| format!("{n:.1}"));
@@ -117,7 +194,9 @@ impl SimReport {
             let line = self.line_rate_packets_per_cycle.get(&k).copied().unwrap_or(0.0);
             let _ = writeln!(o, "{size:>6} {cyc:>15} {ns:>12} {ppc:>17.4} {line:>12.4}");
         }
-        let _ = writeln!(o, "pipeline stall cycles: {}", self.pipeline_stall_cycles);
+        if self.ports.is_none() {
+            let _ = writeln!(o, "pipeline stall cycles: {}", self.pipeline_stall_cycles);
+        }
         let t = &self.traffic;
         let not_sent = if t.refused > 0 { format!(" ({} not sent to the design)", t.refused) } else { String::new() };
         let _ = writeln!(
@@ -125,6 +204,16 @@ impl SimReport {
             "traffic: {} packets in{not_sent}, {} out, {} dropped, {} cycles ({} stalled)",
             t.packets_in, t.packets_out, t.drops, t.cycles, t.stall_cycles
         );
+        if let Some(ports) = &self.ports {
+            let _ = writeln!(o, "{:>5} {:>10} {:>11} {:>6} {:>9}", "port", "frames in", "frames out", "drops", "Gb/s out");
+            for (p, r) in ports {
+                let g = r.gbps_out.map_or("-".to_string(), |g| format!("{g:.2}"));
+                let _ = writeln!(o, "{p:>5} {:>10} {:>11} {:>6} {g:>9}", r.packets_in, r.packets_out, r.drops);
+            }
+            if let Some(total) = self.gbps_out_total {
+                let _ = writeln!(o, "total {total:.2} Gb/s out");
+            }
+        }
         for f in &self.outputs {
             let _ = writeln!(o, "wrote {}", f.display());
         }
@@ -310,5 +399,123 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
         traffic,
         outputs,
         notes,
+        ports: None,
+        gbps_out_total: None,
     })
+}
+
+/// `rtl-sim --gen`: the whole switch on generated traffic.
+pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
+    let width = options.rtl.data_width;
+    if !p4_rtl::sim::SIM_WIDTHS.contains(&width) {
+        let (low, high) = (p4_rtl::sim::SIM_WIDTHS.start(), p4_rtl::sim::SIM_WIDTHS.end());
+        return Err(CliError::input(format!("--width {width}: the simulation harness drives streams of {low} to {high} bits")));
+    }
+    if options.rtl.arch == p4_rtl::wrapper::Arch::Top {
+        return Err(CliError::input("--gen drives the ports of a switch: add --arch switch --ports N (or --arch bump)"));
+    }
+    if !(1..=MAX_GEN_PACKETS).contains(&options.packets) {
+        return Err(CliError::input(format!("--packets {}: from 1 to {MAX_GEN_PACKETS} frames per port", options.packets)));
+    }
+    let ports = options.rtl.ports;
+    let max_bytes = p4_rtl::PAYLOAD_FIFO_BEATS as usize * width as usize / 8;
+    let mut seen = std::collections::BTreeSet::new();
+    for g in &options.gens {
+        let spec = format!("{}={}@{}", g.port, g.size, g.rate_gbps);
+        if g.port >= ports {
+            return Err(CliError::input(format!("--gen {spec}: the {} has ports 0 to {}", options.rtl.arch.name(), ports - 1)));
+        }
+        if !seen.insert(g.port) {
+            return Err(CliError::input(format!("--gen {spec}: port {} already has a generator", g.port)));
+        }
+        if g.size > max_bytes {
+            return Err(CliError::input(format!("--gen {spec}: a frame of {} bytes is longer than the {max_bytes} bytes the design's queues hold", g.size)));
+        }
+    }
+    let entries = options.entries.as_deref().map(Entries::read).transpose()?;
+    let mut switch = crate::cmd::rtl::wrapped_switch(&options.program, &options.includes, &options.rtl)?;
+    if let Some(entries) = &entries {
+        entries.apply(&mut switch)?;
+    }
+    let manifest = switch.manifest().clone();
+    let gens: Vec<p4_rtl::switch_sim::PortGen> = options
+        .gens
+        .iter()
+        .map(|g| p4_rtl::switch_sim::PortGen { port: g.port, size: g.size, rate_gbps: g.rate_gbps, count: options.packets })
+        .collect();
+    let run = switch.run_generated(&gens, false).map_err(CliError::failed)?;
+    let mut ports_report = BTreeMap::new();
+    let mut traffic = Traffic::default();
+    let mut total = 0.0;
+    for (p, r) in &run.ports {
+        let last = run.last_frame_bytes.get(p).copied().unwrap_or(0);
+        let gbps = r.gbps_out(last).map(|g| (g * 100.0).round() / 100.0);
+        total += gbps.unwrap_or(0.0);
+        let drops = r.rx_drops + r.buffer_drops + r.tx_drops;
+        traffic.packets_in += r.packets_in;
+        traffic.packets_out += r.packets_out;
+        traffic.drops += drops;
+        if r.packets_out > 0 {
+            traffic.ports_out.insert(*p, r.packets_out);
+        }
+        ports_report.insert(
+            *p,
+            PortReport {
+                packets_in: r.packets_in,
+                packets_out: r.packets_out,
+                drops,
+                gbps_out: gbps,
+                rx_drops: r.rx_drops,
+                buffer_drops: r.buffer_drops,
+                tx_drops: r.tx_drops,
+            },
+        );
+    }
+    traffic.drops += run.pipeline_drops + run.no_port_drops;
+    traffic.cycles = (run.duration_ps as f64 * manifest.clock_mhz / 1e6) as u64;
+    let mut notes = vec![format!(
+        "{} frames per generating port; {:.1} us simulated; ports at {} Gb/s, MACs at {} MHz",
+        options.packets,
+        run.duration_ps as f64 / 1e6,
+        p4_rtl::switch_sim::LINE_RATE_GBPS,
+        p4_rtl::switch_sim::MAC_MHZ
+    )];
+    if run.pipeline_drops + run.no_port_drops > 0 {
+        notes.push(format!("{} frames dropped by the program, {} sent to no port", run.pipeline_drops, run.no_port_drops));
+    }
+    let stages: Vec<Stage> = manifest.stages.iter().map(|s| Stage { block: s.block.clone(), name: s.name.clone(), cycles: s.cycles }).collect();
+    Ok(SimReport {
+        program: options.program.display().to_string(),
+        top: manifest.top.clone(),
+        data_width: manifest.data_width,
+        clock_mhz: manifest.clock_mhz,
+        stage_cycles: stage_kinds(&stages),
+        stages,
+        pipeline_latency_cycles: manifest.pipeline_latency_cycles,
+        latency_cycles: BTreeMap::new(),
+        latency_ns: BTreeMap::new(),
+        packets_per_cycle: BTreeMap::new(),
+        line_rate_packets_per_cycle: BTreeMap::new(),
+        pipeline_stall_cycles: 0,
+        traffic,
+        outputs: Vec::new(),
+        notes,
+        ports: Some(ports_report),
+        gbps_out_total: Some((total * 100.0).round() / 100.0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gen_specs_parse_as_port_size_and_rate() {
+        assert_eq!(parse_gen("3=1518@10"), Ok(GenSpec { port: 3, size: 1518, rate_gbps: 10.0 }));
+        assert_eq!(parse_gen("0=64@2.5"), Ok(GenSpec { port: 0, size: 64, rate_gbps: 2.5 }));
+        assert!(parse_gen("0=64").unwrap_err().contains("PORT=SIZE@RATE"));
+        assert!(parse_gen("0=64@10.01").unwrap_err().contains("at most 10"));
+        assert!(parse_gen("0=64@-1").unwrap_err().contains("above 0"));
+        assert!(parse_gen("0=18@1").unwrap_err().contains("at least 19 bytes"));
+    }
 }

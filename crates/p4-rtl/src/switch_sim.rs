@@ -1,0 +1,479 @@
+//! Simulating a whole switch (`--arch switch|bump`, `<prefix>_switch` / `<prefix>_bump`): the C++
+//! harness models a MAC per port, in the ports' own 156.25 MHz clock beside the pipeline's, and
+//! generates the traffic itself, so a line-rate run needs no pcap.
+//!
+//! Each port's RX MAC sends `count` frames of `size` bytes at `rate` Gb/s on the wire: a frame
+//! starts every `(size + 20) * 8 / rate` ns (the 20 bytes are the preamble, start delimiter and
+//! inter-frame gap a 10GBASE-R port puts between frames), staggered by port. A MAC cannot wait, so
+//! a frame whose RX queue is full is the switch's drop (its RX queue counts it). Each port's TX
+//! MAC sends at [`LINE_RATE_GBPS`]: it takes a frame whole, then refuses the next one until that
+//! frame's wire time (frame + 20 bytes) has passed, so a port can never read above line rate.
+//!
+//! Commands on standard input (answers on standard output), beside the register commands of
+//! [`crate::harness`] (`W`, `A`, `Q`):
+//! - `G <port> <size> <rate Gb/s> <count>`: set the port's generator (replaces an earlier one);
+//! - `S`: run every generator to its count, then until the switch has drained (every frame out or
+//!   counted as dropped), and answer per port `X <port> <in> <out> <rx drops> <buffer drops>
+//!   <tx drops> <bytes out> <first frame start ps> <last frame start ps> <last frame bytes>`, then
+//!   `D <ps> <pipeline drops> <no-such-port drops> <misrouted>`, or `T <ps>` if it did not drain.
+//!   Generators are cleared after a run.
+//!
+//! A frame carries its ingress port (byte 14) and its number on that port (bytes 15..18), behind
+//! an Ethernet header with EtherType 0x88B5 (local experimental), so a test can tell where it
+//! came from; the TX side counts frames whose ingress port is not the one the forwarding rule
+//! `egress = ingress xor 1` would give as `misrouted` only when asked to (`M 1`).
+
+use std::collections::BTreeMap;
+
+use crate::sim::{Sim, SimError};
+
+/// The ports' line rate: a 10GBASE-R port, the seed design's.
+pub const LINE_RATE_GBPS: f64 = 10.0;
+/// The MACs' clock: 10GBASE-R's 156.25 MHz.
+pub const MAC_MHZ: f64 = 156.25;
+/// Bytes on the wire besides the frame: preamble and start delimiter (8) and the inter-frame gap (12).
+pub const WIRE_OVERHEAD_BYTES: u64 = 20;
+/// The smallest frame a generator sends: an Ethernet header and the frame's port and number.
+pub const MIN_GEN_SIZE: usize = 19;
+
+/// One port's traffic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PortGen {
+    pub port: u32,
+    /// Frame size in bytes.
+    pub size: usize,
+    /// Gb/s on the wire (frame + 20 bytes per frame).
+    pub rate_gbps: f64,
+    /// Frames to send.
+    pub count: u64,
+}
+
+/// What one port did in a run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PortRun {
+    pub packets_in: u64,
+    pub packets_out: u64,
+    /// Frames its RX queue dropped (it was full when they arrived).
+    pub rx_drops: u64,
+    /// Frames for this output the shared buffer dropped (it was full).
+    pub buffer_drops: u64,
+    /// Frames longer than its TX queue.
+    pub tx_drops: u64,
+    pub bytes_out: u64,
+    /// Start of its first and last frame out, picoseconds from the run's start.
+    pub first_start_ps: u64,
+    pub last_start_ps: u64,
+}
+
+impl PortRun {
+    /// Gb/s on the wire from the first frame's start to the last's, each frame counted with its
+    /// 20 bytes of preamble and gap (the last frame, which starts the span's end, is not counted):
+    /// a port sending back to back at line rate reads [`LINE_RATE_GBPS`]. `None` with fewer than
+    /// two frames out.
+    pub fn gbps_out(&self, last_frame_bytes: u64) -> Option<f64> {
+        if self.packets_out < 2 || self.last_start_ps <= self.first_start_ps {
+            return None;
+        }
+        let bits = (self.bytes_out - last_frame_bytes + (self.packets_out - 1) * WIRE_OVERHEAD_BYTES) * 8;
+        Some(bits as f64 * 1000.0 / (self.last_start_ps - self.first_start_ps) as f64)
+    }
+}
+
+/// What a whole run did.
+#[derive(Clone, Debug, Default)]
+pub struct SwitchRun {
+    /// By port.
+    pub ports: BTreeMap<u32, PortRun>,
+    /// By port: the last frame's bytes (for [`PortRun::gbps_out`]).
+    pub last_frame_bytes: BTreeMap<u32, u64>,
+    pub duration_ps: u64,
+    /// Frames the program dropped.
+    pub pipeline_drops: u64,
+    /// Frames whose egress port named no port.
+    pub no_port_drops: u64,
+    /// Frames that left on a port other than ingress xor 1 (counted only with `check_xor1`).
+    pub misrouted: u64,
+}
+
+impl Sim {
+    /// Runs the generators on a switch model (built with [`source`]) until every frame is out or
+    /// dropped; `check_xor1` counts frames not forwarded to ingress port xor 1 as misrouted.
+    pub fn run_switch(&mut self, gens: &[PortGen], check_xor1: bool) -> Result<SwitchRun, SimError> {
+        self.send_line(&format!("M {}", u32::from(check_xor1)))?;
+        for g in gens {
+            self.send_line(&format!("G {} {} {} {}", g.port, g.size, g.rate_gbps, g.count))?;
+        }
+        self.send_line("S")?;
+        let mut run = SwitchRun::default();
+        loop {
+            let line = self.read_answer()?;
+            let mut it = line.split_whitespace();
+            let tag = it.next();
+            let v: Vec<u64> = it.filter_map(|t| t.parse().ok()).collect();
+            match tag {
+                Some("X") if v.len() == 10 => {
+                    let port = v[0] as u32;
+                    run.ports.insert(
+                        port,
+                        PortRun {
+                            packets_in: v[1],
+                            packets_out: v[2],
+                            rx_drops: v[3],
+                            buffer_drops: v[4],
+                            tx_drops: v[5],
+                            bytes_out: v[6],
+                            first_start_ps: v[7],
+                            last_start_ps: v[8],
+                        },
+                    );
+                    run.last_frame_bytes.insert(port, v[9]);
+                }
+                Some("D") if v.len() == 4 => {
+                    run.duration_ps = v[0];
+                    run.pipeline_drops = v[1];
+                    run.no_port_drops = v[2];
+                    run.misrouted = v[3];
+                    return Ok(run);
+                }
+                Some("T") => {
+                    return Err(SimError(format!(
+                        "the switch did not drain (stopped after {} ns of simulated time)",
+                        v.first().copied().unwrap_or(0) / 1000
+                    )))
+                }
+                _ => return Err(SimError(format!("unexpected answer from the switch harness: `{line}`"))),
+            }
+        }
+    }
+}
+
+/// The harness source for the switch `top` (`ports` ports, streams of `data_w` bits, the pipeline
+/// clock at `clock_mhz`; `has_buffer`: it has `stat_buf_drops`, as a switch does); `clear_cycles` as for
+/// [`crate::harness::source`].
+pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, clock_mhz: f64, clear_cycles: u32) -> String {
+    let bytes = data_w / 8;
+    let clk_ps = (1e6 / clock_mhz).round() as u64;
+    let mac_ps = (1e6 / MAC_MHZ).round() as u64;
+    format!(
+        r#"// Verilator harness for the switch {top}, generated by p4forge (see crates/p4-rtl/src/switch_sim.rs).
+#include "V{top}.h"
+#include "verilated.h"
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+static const unsigned DATA_BYTES = {bytes};
+static const unsigned DATA_W = {data_w};
+static const unsigned PORTS = {ports};
+static const uint64_t CLK_PS = {clk_ps};     // pipeline clock period
+static const uint64_t MAC_PS = {mac_ps};     // MAC clock period
+static const double LINE_GBPS = {line};
+static const uint64_t OVERHEAD = {overhead}; // preamble + start delimiter + inter-frame gap
+
+static V{top}* dut;
+static uint64_t now_ps = 0;
+
+// Bits of a port vector, whatever C++ type Verilator gave it (integers up to 64 bits, VlWide above).
+template <typename T> static void put_bits(T& s, unsigned lo, unsigned n, uint64_t v) {{
+    for (unsigned i = 0; i < n; ++i) {{
+        T b = T(1) << (lo + i);
+        if ((v >> i) & 1) s |= b; else s &= ~b;
+    }}
+}}
+template <std::size_t N> static void put_bits(VlWide<N>& s, unsigned lo, unsigned n, uint64_t v) {{
+    for (unsigned i = 0; i < n; ++i) {{
+        unsigned bit = lo + i;
+        uint32_t m = 1u << (bit % 32);
+        if ((v >> i) & 1) s[bit / 32] |= m; else s[bit / 32] &= ~m;
+    }}
+}}
+template <typename T> static uint64_t get_bits(const T& s, unsigned lo, unsigned n) {{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; ++i) v |= uint64_t((s >> (lo + i)) & 1) << i;
+    return v;
+}}
+template <std::size_t N> static uint64_t get_bits(const VlWide<N>& s, unsigned lo, unsigned n) {{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; ++i) {{ unsigned bit = lo + i; v |= uint64_t((s[bit / 32] >> (bit % 32)) & 1) << i; }}
+    return v;
+}}
+
+// ---- the pipeline clock alone (register access; the MACs idle)
+static void clk_low() {{ dut->clk = 0; dut->eval(); now_ps += CLK_PS / 2; }}
+static void clk_high() {{ dut->clk = 1; dut->eval(); now_ps += CLK_PS - CLK_PS / 2; }}
+static void clk_cycle() {{ clk_low(); clk_high(); }}
+
+// The control-register driver steps the pipeline clock alone (the MACs idle).
+{axil}
+
+// ---- MACs
+struct Gen {{ bool on = false; unsigned size = 0; double rate = 0; uint64_t count = 0; }};
+struct Rx {{
+    uint64_t sent = 0;          // frames started
+    double next_ps = 0;         // when the next frame may start
+    bool busy = false;          // a frame is on the stream
+    size_t off = 0;             // its next byte
+    std::vector<uint8_t> frame;
+}};
+struct Tx {{
+    bool in_frame = false;
+    bool waiting = false;       // a frame was offered at the last MAC edge and not taken
+    uint64_t start_ps = 0, free_ps = 0, bytes = 0, out = 0, total_bytes = 0;
+    uint64_t first_start = 0, last_start = 0, last_bytes = 0;
+    std::vector<uint8_t> head;  // the frame's first bytes (its ingress port)
+}};
+static Gen gens[PORTS];
+static bool check_xor1 = false;
+
+static void make_frame(unsigned port, uint64_t seq, unsigned size, std::vector<uint8_t>& f) {{
+    f.assign(size, 0);
+    const uint8_t hdr[14] = {{0x02, 0, 0, 0, 0, uint8_t(port ^ 1), 0x02, 0, 0, 0, 0, uint8_t(port), 0x88, 0xb5}};
+    for (unsigned i = 0; i < 14 && i < size; ++i) f[i] = hdr[i];
+    if (size > 14) f[14] = uint8_t(port);
+    for (unsigned i = 0; i < 4 && 15 + i < size; ++i) f[15 + i] = uint8_t(seq >> (24 - 8 * i));
+    for (unsigned i = 19; i < size; ++i) f[i] = uint8_t(i ^ seq);
+}}
+
+static void drive_rx(unsigned p, const Rx& r) {{
+    if (!r.busy) {{ put_bits(dut->rx_axis_tvalid, p, 1, 0); return; }}
+    size_t n = r.frame.size() - r.off < DATA_BYTES ? r.frame.size() - r.off : DATA_BYTES;
+    for (unsigned w = 0; w < DATA_BYTES / 4; ++w) {{
+        uint32_t word = 0;
+        for (unsigned b = 0; b < 4; ++b) {{
+            size_t i = w * 4 + b;
+            if (i < n) word |= uint32_t(r.frame[r.off + i]) << (8 * b);
+        }}
+        dut->rx_axis_tdata[(p * DATA_W) / 32 + w] = word;
+    }}
+    for (unsigned k = 0; k < DATA_BYTES; k += 32) {{
+        unsigned bits = DATA_BYTES - k < 32 ? DATA_BYTES - k : 32;
+        uint64_t keep = 0;
+        for (unsigned i = 0; i < bits; ++i) if (k + i < n) keep |= 1ULL << i;
+        put_bits(dut->rx_axis_tkeep, p * DATA_BYTES + k, bits, keep);
+    }}
+    put_bits(dut->rx_axis_tlast, p, 1, r.off + n >= r.frame.size());
+    put_bits(dut->rx_axis_tvalid, p, 1, 1);
+}}
+
+// Port p's 32-bit counter in a vector of per-port counters.
+template <typename T> static uint64_t stat32(const T& s, unsigned p) {{ return get_bits(s, 32 * p, 32); }}
+{buf_macro}
+
+static void run_switch() {{
+    settle();
+    Rx rx[PORTS];
+    Tx tx[PORTS];
+    uint64_t start = now_ps, total = 0, last_gen_end = 0;
+    uint64_t rx0[PORTS], buf0[PORTS], tx0[PORTS], drops0 = dut->stat_drops, out0 = dut->stat_out_drops, misrouted = 0;
+    for (unsigned p = 0; p < PORTS; ++p) {{
+        rx0[p] = stat32(dut->stat_rx_drops, p);
+        buf0[p] = {buf_drops0};
+        tx0[p] = stat32(dut->stat_tx_drops, p);
+        if (gens[p].on) {{
+            total += gens[p].count;
+            // Ports start staggered over one frame time, as unsynchronised senders would.
+            double gap = (gens[p].size + OVERHEAD) * 8.0 * 1000.0 / gens[p].rate;
+            rx[p].next_ps = double(start) + gap * p / PORTS;
+        }}
+        put_bits(dut->rx_axis_tvalid, p, 1, 0);
+        put_bits(dut->tx_axis_tready, p, 1, 1);
+    }}
+    uint64_t next_clk = now_ps + CLK_PS / 2, next_mac = now_ps + MAC_PS / 2;
+    bool clk_hi = false, mac_hi = false;
+    dut->clk = 0; put_bits(dut->mac_clk, 0, PORTS, 0); dut->eval();
+    const uint64_t drain_ps = 2000000000ULL; // 2 ms of simulated time to drain after the last frame
+    for (;;) {{
+        uint64_t t = next_clk < next_mac ? next_clk : next_mac;
+        now_ps = t;
+        bool mac_edge = t == next_mac, clk_edge = t == next_clk;
+        bool mac_rise = mac_edge && !mac_hi;
+        // Handshakes as they stand before the MAC clock rises.
+        static bool rx_fire[PORTS], tx_fire[PORTS], tx_last[PORTS], tx_offered[PORTS];
+        static std::vector<uint8_t> tx_bytes[PORTS];
+        if (mac_rise) {{
+            for (unsigned p = 0; p < PORTS; ++p) {{
+                tx_bytes[p].clear();
+                rx_fire[p] = get_bits(dut->rx_axis_tvalid, p, 1) && get_bits(dut->rx_axis_tready, p, 1);
+                tx_fire[p] = get_bits(dut->tx_axis_tvalid, p, 1) && get_bits(dut->tx_axis_tready, p, 1);
+                tx_last[p] = get_bits(dut->tx_axis_tlast, p, 1);
+                tx_offered[p] = get_bits(dut->tx_axis_tvalid, p, 1);
+                if (tx_fire[p]) {{
+                    for (unsigned k = 0; k < DATA_BYTES; k += 32) {{
+                        unsigned bits = DATA_BYTES - k < 32 ? DATA_BYTES - k : 32;
+                        uint64_t keep = get_bits(dut->tx_axis_tkeep, p * DATA_BYTES + k, bits);
+                        for (unsigned i = 0; i < bits; ++i) if ((keep >> i) & 1) {{
+                            unsigned byte = k + i;
+                            tx_bytes[p].push_back(uint8_t(dut->tx_axis_tdata[(p * DATA_W) / 32 + byte / 4] >> (8 * (byte % 4))));
+                        }}
+                    }}
+                }}
+            }}
+        }}
+        if (clk_edge) {{ clk_hi = !clk_hi; dut->clk = clk_hi; next_clk += CLK_PS / 2; }}
+        if (mac_edge) {{ mac_hi = !mac_hi; put_bits(dut->mac_clk, 0, PORTS, mac_hi ? ~0ULL : 0); next_mac += MAC_PS / 2; }}
+        dut->eval();
+        if (!mac_rise) continue;
+        // After the MAC edge: advance the MACs and drive their next beats.
+        bool gen_done = true;
+        for (unsigned p = 0; p < PORTS; ++p) {{
+            Rx& r = rx[p];
+            if (rx_fire[p]) {{
+                r.off += DATA_BYTES;
+                if (r.off >= r.frame.size()) r.busy = false;
+            }}
+            if (gens[p].on && !r.busy && r.sent < gens[p].count && double(t) >= r.next_ps) {{
+                make_frame(p, r.sent, gens[p].size, r.frame);
+                r.busy = true;
+                r.off = 0;
+                ++r.sent;
+                r.next_ps += (gens[p].size + OVERHEAD) * 8.0 * 1000.0 / gens[p].rate;
+                if (r.sent == gens[p].count) last_gen_end = t;
+            }}
+            if (gens[p].on && (r.busy || r.sent < gens[p].count)) gen_done = false;
+            drive_rx(p, r);
+            Tx& x = tx[p];
+            if (tx_fire[p]) {{
+                if (!x.in_frame) {{
+                    // A frame that waited for the wire starts the moment the wire is free (a MAC
+                    // keeps the line rate across its clock's edges); one that just arrived, at this edge.
+                    x.in_frame = true;
+                    x.start_ps = !x.waiting ? t : x.free_ps > t - MAC_PS ? x.free_ps : t - MAC_PS;
+                    x.bytes = 0;
+                    x.head.clear();
+                }}
+                x.bytes += tx_bytes[p].size();
+                for (uint8_t b : tx_bytes[p]) if (x.head.size() < 15) x.head.push_back(b);
+                if (tx_last[p]) {{
+                    x.in_frame = false;
+                    // The wire is busy for the frame and its overhead, at line rate.
+                    x.free_ps = x.start_ps + uint64_t((x.bytes + OVERHEAD) * 8.0 * 1000.0 / LINE_GBPS + 0.5);
+                    if (x.out == 0) x.first_start = x.start_ps - start;
+                    x.last_start = x.start_ps - start;
+                    x.last_bytes = x.bytes;
+                    ++x.out;
+                    x.total_bytes += x.bytes;
+                    if (check_xor1 && (x.head.size() < 15 || (x.head[14] ^ 1u) != p)) ++misrouted;
+                }}
+            }}
+            x.waiting = tx_offered[p] && !tx_fire[p];
+            // A MAC takes the next frame only once the wire is free again.
+            put_bits(dut->tx_axis_tready, p, 1, x.in_frame || t + MAC_PS >= x.free_ps);
+        }}
+        dut->eval();
+        if (gen_done) {{
+            uint64_t accounted = uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_out_drops - out0);
+            bool idle = true;
+            for (unsigned p = 0; p < PORTS; ++p) {{
+                accounted += tx[p].out + uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]) + uint32_t({buf_drops} - buf0[p])
+                           + uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]);
+                if (tx[p].in_frame) idle = false;
+            }}
+            if (accounted >= total && idle) break;
+            if (t - last_gen_end > drain_ps) {{ printf("T %llu\n", (unsigned long long)(t - start)); fflush(stdout); return; }}
+        }}
+    }}
+    for (unsigned p = 0; p < PORTS; ++p) {{
+        const Tx& x = tx[p];
+        printf("X %u %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", p, (unsigned long long)(gens[p].on ? gens[p].count : 0),
+               (unsigned long long)x.out, (unsigned long long)uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]),
+               (unsigned long long)uint32_t({buf_drops} - buf0[p]), (unsigned long long)uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]),
+               (unsigned long long)x.total_bytes, (unsigned long long)x.first_start, (unsigned long long)x.last_start,
+               (unsigned long long)x.last_bytes);
+        gens[p].on = false;
+    }}
+    printf("D %llu %llu %llu %llu\n", (unsigned long long)(now_ps - start), (unsigned long long)uint32_t(dut->stat_drops - drops0),
+           (unsigned long long)uint32_t(dut->stat_out_drops - out0), (unsigned long long)misrouted);
+    fflush(stdout);
+}}
+
+int main(int argc, char** argv) {{
+    Verilated::commandArgs(argc, argv);
+    dut = new V{top};
+    dut->rst = 1;
+    put_bits(dut->mac_rst, 0, PORTS, ~0ULL);
+    for (unsigned p = 0; p < PORTS; ++p) {{ put_bits(dut->rx_axis_tvalid, p, 1, 0); put_bits(dut->tx_axis_tready, p, 1, 1); }}
+    dut->s_axil_awvalid = 0; dut->s_axil_wvalid = 0; dut->s_axil_bready = 0; dut->s_axil_arvalid = 0; dut->s_axil_rready = 0;
+    // Reset both clock domains together, for a few cycles of the slower clock.
+    for (int i = 0; i < 16; ++i) {{
+        put_bits(dut->mac_clk, 0, PORTS, 0); dut->clk = 0; dut->eval();
+        put_bits(dut->mac_clk, 0, PORTS, ~0ULL); dut->clk = 1; dut->eval();
+    }}
+    dut->rst = 0;
+    put_bits(dut->mac_rst, 0, PORTS, 0);
+    put_bits(dut->mac_clk, 0, PORTS, 0);
+    // Let table memories finish clearing after reset.
+    for (unsigned i = 0; i < {clear_cycles}u; ++i) clk_cycle();
+    std::string line;
+    while (std::getline(std::cin, line)) {{
+        while (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.empty()) continue;
+        char cmd = line[0];
+        if (cmd == 'Q') break;
+        if (cmd == 'W') {{
+            unsigned addr = 0, data = 0;
+            if (sscanf(line.c_str() + 1, "%x %x", &addr, &data) == 2) axil_write(addr, data); else printf("E parse\n");
+            fflush(stdout);
+        }} else if (cmd == 'A') {{
+            unsigned addr = 0;
+            if (sscanf(line.c_str() + 1, "%x", &addr) == 1) axil_read(addr); else printf("E parse\n");
+            fflush(stdout);
+        }} else if (cmd == 'M') {{
+            check_xor1 = atoi(line.c_str() + 1) != 0;
+        }} else if (cmd == 'G') {{
+            unsigned port = 0, size = 0; double rate = 0; unsigned long long count = 0;
+            if (sscanf(line.c_str() + 1, "%u %u %lf %llu", &port, &size, &rate, &count) == 4 && port < PORTS && size > 0 && rate > 0) {{
+                gens[port].on = true; gens[port].size = size; gens[port].rate = rate; gens[port].count = count;
+            }} else {{ printf("E parse\n"); fflush(stdout); }}
+        }} else if (cmd == 'S') {{
+            run_switch();
+        }}
+    }}
+    dut->final();
+    delete dut;
+    return 0;
+}}
+"#,
+        axil = crate::harness::AXIL_DRIVER,
+        line = LINE_RATE_GBPS,
+        overhead = WIRE_OVERHEAD_BYTES,
+        buf_drops0 = "BUF_DROPS(p)",
+        buf_drops = "BUF_DROPS(p)",
+        buf_macro = if has_buffer {
+            "#define BUF_DROPS(p) stat32(dut->stat_buf_drops, p)"
+        } else {
+            "#define BUF_DROPS(p) 0ULL // a bump has no buffer"
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gbps_out_counts_each_frame_with_its_preamble_and_gap() {
+        // 11 frames of 64 bytes, one every 67.2 ns (84 bytes at 10 Gb/s): 10 frames in the
+        // 672 ns from the first start to the last.
+        let r = PortRun { packets_out: 11, bytes_out: 11 * 64, first_start_ps: 1000, last_start_ps: 1000 + 672_000, ..Default::default() };
+        assert_eq!(r.gbps_out(64), Some(10.0));
+        // The same frames twice as far apart: 5 Gb/s.
+        let r = PortRun { last_start_ps: 1000 + 1_344_000, ..r };
+        assert_eq!(r.gbps_out(64), Some(5.0));
+        // One frame has no span.
+        assert_eq!(PortRun { packets_out: 1, bytes_out: 64, ..Default::default() }.gbps_out(64), None);
+    }
+
+    #[test]
+    fn the_harness_counts_buffer_drops_only_where_there_is_a_buffer() {
+        let switch = source("p_switch", 512, 6, true, 250.0, 16);
+        let bump = source("p_bump", 512, 2, false, 250.0, 16);
+        assert!(switch.contains("#define BUF_DROPS(p) stat32(dut->stat_buf_drops, p)"));
+        assert!(!bump.contains("stat_buf_drops"));
+        // 250 MHz and 156.25 MHz periods in picoseconds.
+        assert!(switch.contains("CLK_PS = 4000;") && switch.contains("MAC_PS = 6400;"));
+    }
+}

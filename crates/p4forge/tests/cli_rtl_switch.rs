@@ -1,0 +1,157 @@
+//! `p4forge rtl-sim --arch switch --gen`: the whole switch (RX queues, arbiter, pipeline, shared
+//! buffer, TX queues) in Verilator on traffic generated per port.
+//!
+//! - `bad_gen_values_are_usage_errors`: every malformed or impossible `--gen` is exit 2 with a
+//!   message naming it, before any model is built.
+//! - `six_port_switch_runs`, one test because both runs share one model (two tests building it at
+//!   once would race in its directory):
+//!   - the seed's Fig. 3.6 experiment, short: 6 ports, 64-byte frames at 10 Gb/s into each, xor-1
+//!     forwarding: no drops and every port at 10.0 Gb/s;
+//!   - only ports 0 and 3 send, at 5 and 2.5 Gb/s: only ports 1 and 2 transmit, at those rates.
+//! - `a_congested_output_does_not_hold_back_the_others`: no head-of-line blocking. Ports 0 and 2
+//!   send 1518-byte frames at line rate to port 1 (twice what it carries), port 3 to port 2: port 1
+//!   sends at 10.0 Gb/s and drops the excess in the buffer (counted on port 1), while port 2 carries
+//!   every frame of port 3 at 10.0 Gb/s with no drop.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn p4forge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_p4forge")).current_dir(root()).args(args).output().unwrap()
+}
+
+const XOR1: &str = "examples/switch/xor1.p4";
+
+/// Whether the RTL tests can run here (Verilator present and not skipped on purpose).
+fn rtl_available() -> bool {
+    if p4_io::testing::rtl_skipped() {
+        return false;
+    }
+    if let Err(e) = p4_rtl::sim::find_verilator() {
+        return p4_io::testing::tool_missing(&e.to_string());
+    }
+    true
+}
+
+#[test]
+fn bad_gen_values_are_usage_errors() {
+    let switch = ["--arch", "switch", "--ports", "6"];
+    for (gen, arch, message) in [
+        ("0=64", &switch[..], "must be written PORT=SIZE@RATE"),
+        ("0:64@10", &switch[..], "must be written PORT=SIZE@RATE"),
+        ("x=64@10", &switch[..], "`x` in `x=64@10` is not a port number"),
+        ("0=big@10", &switch[..], "`big` in `0=big@10` is not a frame size in bytes"),
+        ("0=10@10", &switch[..], "a generated frame has at least 19 bytes"),
+        ("0=64@fast", &switch[..], "`fast` in `0=64@fast` is not a rate in Gb/s"),
+        ("0=64@0", &switch[..], "RATE is Gb/s on the wire, above 0 and at most 10"),
+        ("0=64@12.5", &switch[..], "RATE is Gb/s on the wire, above 0 and at most 10"),
+        ("6=64@10", &switch[..], "--gen 6=64@10: the switch has ports 0 to 5"),
+        ("0=40000@10", &switch[..], "--gen 0=40000@10: a frame of 40000 bytes is longer than the 32768 bytes"),
+        ("0=64@10", &[][..], "--gen drives the ports of a switch: add --arch switch --ports N"),
+    ] {
+        let mut args = vec!["rtl-sim", XOR1, "--gen", gen];
+        args.extend_from_slice(arch);
+        let run = p4forge(&args);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "--gen {gen}: {stderr}");
+        assert!(stderr.contains(message), "--gen {gen}: want `{message}` in:\n{stderr}");
+    }
+    // One generator per port, and a bounded run.
+    let run = p4forge(&["rtl-sim", XOR1, "--arch", "switch", "--gen", "1=64@10", "--gen", "1=128@5"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--gen 1=128@5: port 1 already has a generator"));
+    let run = p4forge(&["rtl-sim", XOR1, "--arch", "switch", "--gen", "1=64@10", "--packets", "0"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--packets 0: from 1 to 1000000 frames per port"));
+    // --gen and pcap inputs do not mix.
+    let run = p4forge(&["rtl-sim", XOR1, "--arch", "switch", "--gen", "1=64@10", "--in", "1=x.pcap"]);
+    assert_eq!(run.status.code(), Some(2));
+}
+
+/// Runs `rtl-sim --json` on xor1.p4 and returns the report.
+fn gen_run(ports: &str, gens: &[&str], packets: &str) -> serde_json::Value {
+    gen_run_of(XOR1, ports, gens, packets)
+}
+
+fn gen_run_of(program: &str, ports: &str, gens: &[&str], packets: &str) -> serde_json::Value {
+    let mut args = vec!["rtl-sim", program, "--arch", "switch", "--ports", ports, "--packets", packets, "--json"];
+    for g in gens {
+        args.extend_from_slice(&["--gen", g]);
+    }
+    let run = p4forge(&args);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    serde_json::from_slice(&run.stdout).unwrap()
+}
+
+#[test]
+fn six_port_switch_runs() {
+    if !rtl_available() {
+        return;
+    }
+    six_ports_at_line_rate_forward_everything();
+    frames_leave_on_ingress_xor_1();
+}
+
+fn six_ports_at_line_rate_forward_everything() {
+    let gens: Vec<String> = (0..6).map(|p| format!("{p}=64@10")).collect();
+    let gens: Vec<&str> = gens.iter().map(String::as_str).collect();
+    let report = gen_run("6", &gens, "300");
+    assert_eq!(report["top"], "xor1_switch");
+    let ports = report["ports"].as_object().unwrap_or_else(|| panic!("no ports: {report}"));
+    assert_eq!(ports.len(), 6, "{report}");
+    for p in 0..6 {
+        let r = &ports[&p.to_string()];
+        assert_eq!(r["packets_in"], 300, "port {p}: {r}");
+        assert_eq!(r["packets_out"], 300, "port {p}: {r}");
+        assert_eq!(r["drops"], 0, "port {p}: {r}");
+        // 300 frames of 64 bytes (84 on the wire) back to back at 10 Gb/s: 10.0 to 0.01.
+        assert_eq!(r["gbps_out"].as_f64(), Some(10.0), "port {p}: {r}");
+    }
+    assert_eq!(report["gbps_out_total"].as_f64(), Some(60.0), "{report}");
+    assert_eq!(report["traffic"]["drops"], 0, "{report}");
+}
+
+fn frames_leave_on_ingress_xor_1() {
+    // Half the line rate into port 0 and a quarter into port 3: out of 1 and 2 at those rates.
+    let report = gen_run("6", &["0=256@5", "3=1024@2.5"], "50");
+    let ports = report["ports"].as_object().unwrap_or_else(|| panic!("no ports: {report}"));
+    let out: Vec<u64> = (0..6).map(|p| ports[&p.to_string()]["packets_out"].as_u64().unwrap()).collect();
+    let ins: Vec<u64> = (0..6).map(|p| ports[&p.to_string()]["packets_in"].as_u64().unwrap()).collect();
+    assert_eq!(ins, [50, 0, 0, 50, 0, 0], "{report}");
+    assert_eq!(out, [0, 50, 50, 0, 0, 0], "{report}");
+    let gbps = |p: u32| ports[&p.to_string()]["gbps_out"].as_f64().unwrap();
+    assert!((gbps(1) - 5.0).abs() <= 0.02, "port 1 at {}", gbps(1));
+    assert!((gbps(2) - 2.5).abs() <= 0.02, "port 2 at {}", gbps(2));
+    assert!(ports["0"]["gbps_out"].is_null(), "{report}");
+}
+
+#[test]
+fn a_congested_output_does_not_hold_back_the_others() {
+    if !rtl_available() {
+        return;
+    }
+    let report = gen_run_of(
+        "crates/p4forge/tests/fixtures/incast.p4",
+        "4",
+        &["0=1518@10", "2=1518@10", "3=1518@10"],
+        "300",
+    );
+    let ports = report["ports"].as_object().unwrap_or_else(|| panic!("no ports: {report}"));
+    let field = |p: &str, k: &str| ports[p][k].as_u64().unwrap_or_else(|| panic!("port {p} {k}: {report}"));
+    // Port 2: every frame of port 3, at line rate, none lost.
+    assert_eq!(field("2", "packets_out"), 300, "{report}");
+    assert_eq!(field("2", "drops"), 0, "{report}");
+    assert_eq!(ports["2"]["gbps_out"].as_f64(), Some(10.0), "{report}");
+    // Port 1: busy at line rate the whole time; what it cannot carry is dropped in the buffer and
+    // counted on port 1; nothing is lost at the RX side.
+    assert_eq!(ports["1"]["gbps_out"].as_f64(), Some(10.0), "{report}");
+    assert!(field("1", "buffer_drops") > 0, "{report}");
+    assert_eq!(field("1", "packets_out") + field("1", "buffer_drops"), 600, "{report}");
+    for p in ["0", "2", "3"] {
+        assert_eq!(field(p, "rx_drops"), 0, "port {p}: {report}");
+    }
+}
