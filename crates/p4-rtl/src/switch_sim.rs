@@ -17,6 +17,12 @@
 //!   <tx drops> <bytes out> <first frame start ps> <last frame start ps> <last frame bytes>`, then
 //!   `D <ps> <pipeline drops> <no-such-port drops> <misrouted>`, or `T <ps>` if it did not drain.
 //!   Generators are cleared after a run.
+//! - `P <port> <hex bytes>` and `R`: as for the pipeline's harness ([`crate::harness`]), so that
+//!   [`crate::sim::RtlSwitch`] (STF tests, `run --target rtl`) drives a whole switch as it drives a
+//!   pipeline: `R` sends the queued packets, each port's back to back at line rate, and answers
+//!   `I <index> <cycle>` as a packet starts on its RX MAC, `O <port> <first cycle> <last cycle>
+//!   <hex>` per frame a TX MAC sent, then `D <cycles> <stall cycles> <drops>` once every packet and
+//!   copy is accounted for (cycles of the pipeline clock, from the run's start).
 //!
 //! A frame carries its ingress port (byte 14) and its number on that port (bytes 15..18), behind
 //! an Ethernet header with EtherType 0x88B5 (local experimental), so a test can tell where it
@@ -162,6 +168,7 @@ pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, clock_mhz: f
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -225,9 +232,14 @@ struct Tx {{
     uint64_t start_ps = 0, free_ps = 0, bytes = 0, out = 0, total_bytes = 0;
     uint64_t first_start = 0, last_start = 0, last_bytes = 0;
     std::vector<uint8_t> head;  // the frame's first bytes (its ingress port)
+    std::vector<uint8_t> frame; // the whole frame (runs of queued packets)
 }};
 static Gen gens[PORTS];
 static bool check_xor1 = false;
+// `P` packets waiting for their port's RX MAC, with their numbers in the order they were queued.
+static std::deque<std::vector<uint8_t>> queued[PORTS];
+static std::deque<size_t> queued_index[PORTS];
+static size_t queued_count = 0;
 
 static void make_frame(unsigned port, uint64_t seq, unsigned size, std::vector<uint8_t>& f) {{
     f.assign(size, 0);
@@ -267,8 +279,14 @@ static void run_switch() {{
     settle();
     Rx rx[PORTS];
     Tx tx[PORTS];
-    uint64_t start = now_ps, total = 0, last_gen_end = 0;
+    // Queued packets (`R`) instead of generators (`S`): each output frame is reported whole, and
+    // the run ends when the pipeline has accounted for every packet and copy, as the pipeline
+    // harness's runs do (a multicast packet makes several copies).
+    const bool from_queue = queued_count > 0;
+    uint64_t start = now_ps, total = 0, last_gen_end = now_ps;
     uint64_t rx0[PORTS], buf0[PORTS], tx0[PORTS], drops0 = dut->stat_drops, out0 = dut->stat_out_drops, misrouted = 0;
+    uint64_t stall0 = dut->stat_stall_cycles, descs0 = dut->stat_descs, pkts0 = dut->stat_packets, loops0 = dut->stat_loops;
+    if (from_queue) total = queued_count;
     for (unsigned p = 0; p < PORTS; ++p) {{
         rx0[p] = stat32(dut->stat_rx_drops, p);
         buf0[p] = {buf_drops0};
@@ -333,7 +351,19 @@ static void run_switch() {{
                 r.next_ps += (gens[p].size + OVERHEAD) * 8.0 * 1000.0 / gens[p].rate;
                 if (r.sent == gens[p].count) last_gen_end = t;
             }}
+            if (from_queue && !r.busy && !queued[p].empty() && double(t) >= r.next_ps) {{
+                r.frame = std::move(queued[p].front());
+                queued[p].pop_front();
+                printf("I %zu %llu\n", queued_index[p].front(), (unsigned long long)((t - start) / CLK_PS));
+                queued_index[p].pop_front();
+                r.busy = true;
+                r.off = 0;
+                ++r.sent;
+                r.next_ps = double(t) + (r.frame.size() + OVERHEAD) * 8.0 * 1000.0 / LINE_GBPS;
+                last_gen_end = t;
+            }}
             if (gens[p].on && (r.busy || r.sent < gens[p].count)) gen_done = false;
+            if (from_queue && (r.busy || !queued[p].empty())) gen_done = false;
             drive_rx(p, r);
             Tx& x = tx[p];
             if (tx_fire[p]) {{
@@ -347,6 +377,10 @@ static void run_switch() {{
                 }}
                 x.bytes += tx_bytes[p].size();
                 for (uint8_t b : tx_bytes[p]) if (x.head.size() < 15) x.head.push_back(b);
+                if (from_queue) {{
+                    if (x.bytes == tx_bytes[p].size()) x.frame.clear();
+                    x.frame.insert(x.frame.end(), tx_bytes[p].begin(), tx_bytes[p].end());
+                }}
                 if (tx_last[p]) {{
                     x.in_frame = false;
                     // The wire is busy for the frame and its overhead, at line rate.
@@ -357,6 +391,11 @@ static void run_switch() {{
                     ++x.out;
                     x.total_bytes += x.bytes;
                     if (check_xor1 && (x.head.size() < 15 || (x.head[14] ^ 1u) != p)) ++misrouted;
+                    if (from_queue) {{
+                        printf("O %u %llu %llu ", p, (unsigned long long)((x.start_ps - start) / CLK_PS), (unsigned long long)((t - start) / CLK_PS));
+                        for (uint8_t b : x.frame) printf("%02x", b);
+                        printf("\n");
+                    }}
                 }}
             }}
             x.waiting = tx_offered[p] && !tx_fire[p];
@@ -372,9 +411,31 @@ static void run_switch() {{
                            + uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]);
                 if (tx[p].in_frame) idle = false;
             }}
-            if (accounted >= total && idle) break;
+            if (from_queue) {{
+                // Every packet through the pipeline (or dropped before it), and every copy out of
+                // the deparser dropped, sent back to the parser, or out of a port (or dropped after).
+                uint64_t before = 0, after = uint32_t(dut->stat_out_drops - out0);
+                for (unsigned p = 0; p < PORTS; ++p) {{
+                    before += uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]);
+                    after += tx[p].out + uint32_t({buf_drops} - buf0[p]) + uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]);
+                }}
+                uint64_t done = uint32_t(dut->stat_packets - pkts0) + before;
+                uint64_t copies = uint32_t(dut->stat_descs - descs0);
+                after += uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_loops - loops0);
+                if (done >= total && after >= copies && idle) break;
+            }} else if (accounted >= total && idle) break;
             if (t - last_gen_end > drain_ps) {{ printf("T %llu\n", (unsigned long long)(t - start)); fflush(stdout); return; }}
         }}
+    }}
+    if (from_queue) {{
+        uint64_t drops = uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_out_drops - out0);
+        for (unsigned p = 0; p < PORTS; ++p)
+            drops += uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]) + uint32_t({buf_drops} - buf0[p]) + uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]);
+        printf("D %llu %llu %llu\n", (unsigned long long)((now_ps - start) / CLK_PS),
+               (unsigned long long)uint32_t(dut->stat_stall_cycles - stall0), (unsigned long long)drops);
+        queued_count = 0;
+        fflush(stdout);
+        return;
     }}
     for (unsigned p = 0; p < PORTS; ++p) {{
         const Tx& x = tx[p];
@@ -428,8 +489,22 @@ int main(int argc, char** argv) {{
             if (sscanf(line.c_str() + 1, "%u %u %lf %llu", &port, &size, &rate, &count) == 4 && port < PORTS && size > 0 && rate > 0) {{
                 gens[port].on = true; gens[port].size = size; gens[port].rate = rate; gens[port].count = count;
             }} else {{ printf("E parse\n"); fflush(stdout); }}
-        }} else if (cmd == 'S') {{
+        }} else if (cmd == 'S' || cmd == 'R') {{
             run_switch();
+        }} else if (cmd == 'P') {{
+            // P <port> <hex bytes>: a packet for the port's RX MAC, sent by the next R.
+            char* rest = nullptr;
+            unsigned long port = strtoul(line.c_str() + 1, &rest, 10);
+            std::vector<uint8_t> bytes;
+            while (rest && *rest == ' ') ++rest;
+            for (const char* c = rest; c && c[0] && c[1]; c += 2) {{
+                auto hex = [](char x) {{ return x >= 'a' ? x - 'a' + 10 : x >= 'A' ? x - 'A' + 10 : x - '0'; }};
+                bytes.push_back(uint8_t(hex(c[0]) * 16 + hex(c[1])));
+            }}
+            if (port < PORTS && !bytes.empty()) {{
+                queued[port].push_back(std::move(bytes));
+                queued_index[port].push_back(queued_count++);
+            }}
         }}
     }}
     dut->final();
