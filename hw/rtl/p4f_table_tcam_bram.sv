@@ -89,8 +89,17 @@ module p4f_table_tcam_bram #(
     localparam int RD_W    = 4;                        // counts the 10 steps of the lane read
     localparam int INIT_N  = ROWS > ENTRIES ? ROWS : ENTRIES;  // cycles of the clearing after reset
     localparam int INIT_W  = $clog2(INIT_N);
-    localparam int LO_W    = IDX_W / 2;                // the hidden entry's index, predecoded in two
-    localparam int HI_W    = IDX_W - LO_W;
+    // The priority encoder works on NG groups of GS entries (the index padded to PAD_W bits): the
+    // first group with a match in stage 3, the lowest entry of that group in stage 4.
+    localparam int PAD_W   = IDX_W > 2 ? IDX_W : 2;
+    localparam int GS_W    = PAD_W > 6 ? 5 : PAD_W - 1;
+    localparam int NG_W    = PAD_W - GS_W;
+    localparam int GS      = 1 << GS_W;
+    localparam int NG      = 1 << NG_W;
+    // The hidden entry (below) is taken out of the match vector where it costs no LUT: in the AND
+    // of the rows when its two extra inputs (hide_hi, hide_lo) fit in the LUTs the AND needs anyway
+    // (a k-input AND takes ceil((k-1)/5) LUT6s), else in the OR of each group only.
+    localparam bit HIDE_IN_AND = (NSLICES + 1 + 4) / 5 == (NSLICES - 1 + 4) / 5;
     localparam int KM_W    = 2 * KEY_W + 1;            // {valid, mask, key}
 
     if (ENTRIES < 1) begin : g_bad_entries
@@ -130,8 +139,8 @@ module p4f_table_tcam_bram #(
     logic                 remap;
     logic [IDX_W-1:0]     sp_index;
     logic [DATA_W-1:0]    sp_data;
-    logic [(1<<HI_W)-1:0] hide_hi;
-    logic [(1<<LO_W)-1:0] hide_lo;
+    logic [NG-1:0]        hide_hi;
+    logic [GS-1:0]        hide_lo;
 
     always_ff @(posedge clk) begin
         if (rst) begin
@@ -152,8 +161,8 @@ module p4f_table_tcam_bram #(
                     FLIP: begin
                         state   <= P2;
                         remap   <= 1'b1;
-                        hide_hi <= (1 << HI_W)'(1) << (32'(n_index) >> LO_W);
-                        hide_lo <= (1 << LO_W)'(1) << (32'(n_index) % (1 << LO_W));
+                        hide_hi <= NG'(1) << (32'(n_index) >> GS_W);
+                        hide_lo <= GS'(1) << (32'(n_index) % GS);
                     end
                     P2: if (&row) state <= UNFLIP;    // the last row of the lane
                     UNFLIP: begin
@@ -256,62 +265,116 @@ module p4f_table_tcam_bram #(
         end
     end
 
-    // ---- Stage 2: the AND of the rows, the hidden entry taken out; the spare entry's match, index
-    // and data as they are after the lookup's first edge.
+    // ---- Stage 2: the AND of the rows into the match vector, and per group of GS entries whether
+    // any matches, the hidden entry taken out of both (where, see HIDE_IN_AND); the spare entry's
+    // match, index and data as they are after the lookup's first edge.
     logic [ROW_W-1:0] all_row;
     always_comb begin
         all_row = '1;
         for (int s = 0; s < NSLICES; s++) all_row &= s1_rows[s*ROW_W +: ROW_W];
     end
+    // The match vector padded to NG * GS entries (the padding never matches).
+    logic [NG*GS-1:0] m_and, m_vis;
+    always_comb begin
+        for (int j = 0; j < NG * GS; j++) begin
+            m_and[j] = j < ENTRIES ? all_row[j % ROW_W] : 1'b0;
+            m_vis[j] = m_and[j] && !(hide_hi[j / GS] && hide_lo[j % GS]);
+        end
+    end
 
     logic               s1_valid, s1_ok, s2_valid, s2_ok, s3_valid;
-    logic [ENTRIES-1:0] s2_match;
-    logic               s2_sp_hit;
+    logic [NG*GS-1:0]   s2_match;
+    logic [NG-1:0]      s2_any;
+    logic               s2_sp_hit, s2_remap;
     logic [IDX_W-1:0]   s2_sp_index;
     logic [DATA_W-1:0]  s2_sp_data;
     always_ff @(posedge clk) begin
         if (ce) begin
-            for (int j = 0; j < ENTRIES; j++)
-                s2_match[j] <= all_row[j] && !(hide_hi[j >> LO_W] && hide_lo[j % (1 << LO_W)]);
+            s2_match    <= HIDE_IN_AND ? m_vis : m_and;
+            for (int g = 0; g < NG; g++) s2_any[g] <= |m_vis[g*GS +: GS];
             s2_sp_hit   <= remap && all_row[SPARE];
+            s2_remap    <= remap;
             s2_sp_index <= sp_index;
             s2_sp_data  <= sp_data;
         end
     end
 
-    // ---- Stage 3: the lowest set bit of the match vector by a binary tree (the lower half
-    // winning), then the spare entry if it comes first.
-    localparam int LEAVES = 1 << IDX_W;
-    logic [LEAVES-1:0]            t_hit;
-    logic [LEAVES-1:0][IDX_W-1:0] t_index;
+    // ---- Stage 3: the first group with a match, the spare entry counting in its entry's group;
+    // the match vector carried along.
+    wire logic [PAD_W-1:0] sp_pad = PAD_W'(s2_sp_index);
+    wire logic [NG_W-1:0]  sp_group = sp_pad[PAD_W-1 -: NG_W];
+    logic [NG-1:0] any_eff;
     always_comb begin
-        for (int i = 0; i < LEAVES; i++) begin
-            t_hit[i]   = i < ENTRIES ? s2_match[i % ENTRIES] : 1'b0;
-            t_index[i] = IDX_W'(i);
-        end
-        for (int n = LEAVES / 2; n >= 1; n = n / 2) begin
-            for (int i = 0; i < n; i++) begin
-                t_index[i] = t_hit[2 * i] ? t_index[2 * i] : t_index[2 * i + 1];
-                t_hit[i]   = t_hit[2 * i] || t_hit[2 * i + 1];
-            end
-        end
+        for (int g = 0; g < NG; g++) any_eff[g] = s2_any[g] || (s2_sp_hit && sp_group == NG_W'(g));
     end
-    wire logic use_sp = s2_sp_hit && (!t_hit[0] || s2_sp_index < t_index[0]);
+    logic [NG_W-1:0] first_g;
+    logic            any_g;
+    always_comb begin
+        logic [2*NG-1:0]           t_hit;
+        logic [2*NG-1:0][NG_W-1:0] t_idx;
+        for (int i = 0; i < NG; i++) begin
+            t_hit[NG + i] = any_eff[i];
+            t_idx[NG + i] = NG_W'(i);
+        end
+        // Node i covers nodes 2i and 2i+1; the root is node 1.
+        for (int i = NG - 1; i >= 1; i--) begin
+            t_hit[i] = t_hit[2 * i] || t_hit[2 * i + 1];
+            t_idx[i] = t_hit[2 * i] ? t_idx[2 * i] : t_idx[2 * i + 1];
+        end
+        t_hit[0] = 1'b0;
+        t_idx[0] = '0;
+        first_g = t_idx[1];
+        any_g   = t_hit[1];
+    end
 
-    logic               s3_hit, s3_sp;
-    logic [IDX_W-1:0]   s3_index;
-    logic [DATA_W-1:0]  s3_sp_data;
+    logic [NG*GS-1:0]  s3_match;
+    logic [NG_W-1:0]   s3_group;
+    logic              s3_hit, s3_in_sp, s3_sp_hit;
+    logic [GS-1:0]     s3_sp_bit, s3_sp_below;
+    logic [DATA_W-1:0] s3_sp_data;
     always_ff @(posedge clk) begin
         if (ce) begin
-            s3_hit     <= s2_valid && s2_ok && (t_hit[0] || s2_sp_hit);
-            s3_sp      <= use_sp;
-            s3_index   <= use_sp ? s2_sp_index : t_index[0];
+            s3_match   <= s2_match;
+            s3_group   <= first_g;
+            s3_hit     <= s2_valid && s2_ok && any_g;
+            s3_in_sp   <= s2_remap && first_g == sp_group;
+            s3_sp_hit  <= s2_sp_hit;
+            for (int b = 0; b < GS; b++) begin
+                s3_sp_bit[b]   <= sp_pad[GS_W-1:0] == GS_W'(b);
+                s3_sp_below[b] <= sp_pad[GS_W-1:0] > GS_W'(b);
+            end
             s3_sp_data <= s2_sp_data;
         end
     end
 
-    // ---- Stage 4: the data RAM (written at the unflip), its output register reset unless the hit
-    // is in the data RAM; the spare entry's data beside it.
+    // ---- Stage 4: the winning group's entries, the spare standing for its entry; the lowest set
+    // bit; the data RAM read at that index (written at the unflip), its output register reset
+    // unless the hit is in the data RAM; the spare entry's data beside it.
+    logic [GS-1:0] grp_raw, grp;
+    always_comb begin
+        grp_raw = s3_match[s3_group*GS +: GS];
+        for (int b = 0; b < GS; b++) grp[b] = s3_in_sp && s3_sp_bit[b] ? s3_sp_hit : grp_raw[b];
+    end
+    logic [GS_W-1:0] first_b;
+    always_comb begin
+        logic [2*GS-1:0]           t_hit;
+        logic [2*GS-1:0][GS_W-1:0] t_idx;
+        for (int i = 0; i < GS; i++) begin
+            t_hit[GS + i] = grp[i];
+            t_idx[GS + i] = GS_W'(i);
+        end
+        for (int i = GS - 1; i >= 1; i--) begin
+            t_hit[i] = t_hit[2 * i] || t_hit[2 * i + 1];
+            t_idx[i] = t_hit[2 * i] ? t_idx[2 * i] : t_idx[2 * i + 1];
+        end
+        t_hit[0] = 1'b0;
+        t_idx[0] = '0;
+        first_b = t_idx[1];
+    end
+    wire logic [IDX_W-1:0] win  = IDX_W'({s3_group, first_b});
+    // The spare entry wins when it stands in the winning group and no entry below it matches.
+    wire logic use_sp = s3_in_sp && s3_sp_hit && (grp_raw & s3_sp_below) == '0;
+
     logic [DATA_W-1:0] d_mem [ENTRIES];
     logic [DATA_W-1:0] d_q, r_sp_data;
     always_ff @(posedge clk) begin
@@ -319,15 +382,15 @@ module p4f_table_tcam_bram #(
     end
     always_ff @(posedge clk) begin
         if (ce) begin
-            if (!s3_hit || s3_sp) d_q <= '0;
-            else                  d_q <= d_mem[s3_index];
+            if (!s3_hit || use_sp) d_q <= '0;
+            else                   d_q <= d_mem[win];
         end
     end
     always_ff @(posedge clk) begin
         if (ce) begin
             result_hit   <= s3_hit;
-            result_index <= s3_index;
-            r_sp_data    <= s3_hit && s3_sp ? s3_sp_data : '0;
+            result_index <= win;
+            r_sp_data    <= s3_hit && use_sp ? s3_sp_data : '0;
         end
     end
     assign result_data = d_q | r_sp_data;
