@@ -83,6 +83,10 @@ module p4f_table_tcam_bram #(
     localparam int NLANES  = (ENTRIES + LANE - 1) / LANE;
     localparam int ROW_W   = (NLANES + 1) * LANE;      // the entries' lanes, then the spare lane
     localparam int SPARE   = NLANES * LANE;            // the spare column
+    // Entry j's column: entries 8L .. 8L+7 fill the first 8 bits of lane L, the rest (from N8 on)
+    // bit 8 of lanes 0, 1, ...: finding an entry's lane then takes a shift or a subtraction, not a
+    // division by 9 (the lookup does not care: the match vector is the columns in entry order).
+    localparam int N8      = 8 * NLANES;
     localparam int LANE_W  = $clog2(NLANES + 1);
     localparam int CHUNK   = 8;                        // lanes per slice RAM
     localparam int NCHUNKS = (NLANES + CHUNK) / CHUNK;
@@ -114,6 +118,15 @@ module p4f_table_tcam_bram #(
         slice_match = ((v ^ key) & mask) == '0;
     endfunction
 
+    // Entry j's column in a row (j constant).
+    function automatic int col_of(input int j);
+        col_of = j < N8 ? (j / 8) * LANE + j % 8 : (j - N8) * LANE + 8;
+    endfunction
+    // The k-th entry of lane l (k from 0 to 8; it may be past the last entry).
+    function automatic int member(input logic [LANE_W-1:0] l, input logic [RD_W-1:0] k);
+        member = k < 8 ? 8 * int'(l) + int'(k) : N8 + int'(l);
+    endfunction
+
     // ---- The update engine: its state, and the write being made.
     typedef enum logic [2:0] {INIT, IDLE, P1, FLIP, P2, UNFLIP} state_t;
     state_t             state;
@@ -124,7 +137,6 @@ module p4f_table_tcam_bram #(
     logic               n_valid;
     logic [KEY_P-1:0]   n_key, n_mask;
     logic [DATA_W-1:0]  n_data;
-    logic [IDX_W-1:0]   lane_base;                     // first entry of n_index's lane
     logic [LANE_W-1:0]  n_lane;
     logic [LANE-1:0]    l_valid;                       // the lane's entries
     logic [KEY_P-1:0]   l_key  [LANE];
@@ -184,8 +196,7 @@ module p4f_table_tcam_bram #(
             n_key     <= KEY_P'(wr_key);
             n_mask    <= KEY_P'(wr_mask);
             n_data    <= wr_data;
-            lane_base <= IDX_W'((32'(wr_index) / LANE) * LANE);
-            n_lane    <= LANE_W'(32'(wr_index) / LANE);
+            n_lane    <= 32'(wr_index) < N8 ? LANE_W'(wr_index >> 3) : LANE_W'(32'(wr_index) - N8);
             row       <= '0;
             rd_step   <= '0;
         end else if (step) begin
@@ -203,7 +214,7 @@ module p4f_table_tcam_bram #(
     // step c+1).
     logic [KM_W-1:0]       km_mem [ENTRIES];
     logic [KM_W-1:0]       km_q;
-    wire logic [IDX_W-1:0] km_ra = lane_base + IDX_W'(rd_step);
+    wire logic [IDX_W-1:0] km_ra = IDX_W'(member(n_lane, rd_step));
     wire logic             km_init = state == INIT && 32'(init_row) < ENTRIES;
     always_ff @(posedge clk) begin
         if (take)         km_mem[wr_index] <= {wr_valid, wr_mask, wr_key};
@@ -216,7 +227,7 @@ module p4f_table_tcam_bram #(
         if (step && state == P1) begin
             for (int k = 0; k < LANE; k++) begin
                 if (rd_step == RD_W'(k + 1)) begin
-                    l_valid[k] <= km_q[KM_W-1] && 32'(lane_base) + k < ENTRIES;
+                    l_valid[k] <= km_q[KM_W-1] && member(n_lane, RD_W'(k)) < ENTRIES;
                     l_key[k]   <= KEY_P'(km_q[KEY_W-1:0]);
                     l_mask[k]  <= KEY_P'(km_q[2*KEY_W-1:KEY_W]);
                 end
@@ -277,7 +288,7 @@ module p4f_table_tcam_bram #(
     logic [NG*GS-1:0] m_and, m_vis;
     always_comb begin
         for (int j = 0; j < NG * GS; j++) begin
-            m_and[j] = j < ENTRIES ? all_row[j % ROW_W] : 1'b0;
+            m_and[j] = j < ENTRIES ? all_row[col_of(j) % ROW_W] : 1'b0;
             m_vis[j] = m_and[j] && !(hide_hi[j / GS] && hide_lo[j % GS]);
         end
     end
@@ -307,11 +318,11 @@ module p4f_table_tcam_bram #(
     always_comb begin
         for (int g = 0; g < NG; g++) any_eff[g] = s2_any[g] || (s2_sp_hit && sp_group == NG_W'(g));
     end
-    logic [NG_W-1:0] first_g;
-    logic            any_g;
+    logic [NG_W-1:0]           first_g;
+    logic                      any_g;
+    logic [2*NG-1:0]           t_hit;          // a tree: node i covers nodes 2i and 2i+1
+    logic [2*NG-1:0][NG_W-1:0] t_idx;
     always_comb begin
-        logic [2*NG-1:0]           t_hit;
-        logic [2*NG-1:0][NG_W-1:0] t_idx;
         for (int i = 0; i < NG; i++) begin
             t_hit[NG + i] = any_eff[i];
             t_idx[NG + i] = NG_W'(i);
@@ -355,21 +366,21 @@ module p4f_table_tcam_bram #(
         grp_raw = s3_match[s3_group*GS +: GS];
         for (int b = 0; b < GS; b++) grp[b] = s3_in_sp && s3_sp_bit[b] ? s3_sp_hit : grp_raw[b];
     end
-    logic [GS_W-1:0] first_b;
+    logic [GS_W-1:0]           first_b;
+    logic [2*GS-1:0]           b_hit;
+    logic [2*GS-1:0][GS_W-1:0] b_idx;
     always_comb begin
-        logic [2*GS-1:0]           t_hit;
-        logic [2*GS-1:0][GS_W-1:0] t_idx;
         for (int i = 0; i < GS; i++) begin
-            t_hit[GS + i] = grp[i];
-            t_idx[GS + i] = GS_W'(i);
+            b_hit[GS + i] = grp[i];
+            b_idx[GS + i] = GS_W'(i);
         end
         for (int i = GS - 1; i >= 1; i--) begin
-            t_hit[i] = t_hit[2 * i] || t_hit[2 * i + 1];
-            t_idx[i] = t_hit[2 * i] ? t_idx[2 * i] : t_idx[2 * i + 1];
+            b_hit[i] = b_hit[2 * i] || b_hit[2 * i + 1];
+            b_idx[i] = b_hit[2 * i] ? b_idx[2 * i] : b_idx[2 * i + 1];
         end
-        t_hit[0] = 1'b0;
-        t_idx[0] = '0;
-        first_b = t_idx[1];
+        b_hit[0] = 1'b0;
+        b_idx[0] = '0;
+        first_b = b_idx[1];
     end
     wire logic [IDX_W-1:0] win  = IDX_W'({s3_group, first_b});
     // The spare entry wins when it stands in the winning group and no entry below it matches.
