@@ -146,10 +146,11 @@ module p4f_table_tcam_bram #(
     assign wr_ready = state == IDLE;
     wire logic take = wr_en && wr_ready && 32'(wr_index) < ENTRIES;
 
-    // ---- The spare column: while remap is 1 it stands for entry sp_index, whose own column is
-    // hidden (hide_hi/hide_lo: its index predecoded, one bit set in each while remapped).
+    // ---- The spare column: while remap is 1 it stands for entry n_index, whose own column is
+    // hidden (hide_hi/hide_lo: its group and its place in the group, one-hot while remapped;
+    // sp_lo: its place in the group).
     logic                 remap;
-    logic [IDX_W-1:0]     sp_index;
+    logic [GS_W-1:0]      sp_lo;
     logic [DATA_W-1:0]    sp_data;
     logic [NG-1:0]        hide_hi;
     logic [GS-1:0]        hide_lo;
@@ -204,7 +205,7 @@ module p4f_table_tcam_bram #(
             if (state == P1 && rd_step != RD_W'(LANE + 1)) rd_step <= rd_step + 1'b1;
         end
         if (step && state == FLIP) begin
-            sp_index <= n_index;
+            sp_lo    <= GS_W'(n_index);
             sp_data  <= n_data;
         end
     end
@@ -276,98 +277,95 @@ module p4f_table_tcam_bram #(
         end
     end
 
-    // ---- Stage 2: the AND of the rows into the match vector, and per group of GS entries whether
-    // any matches, the hidden entry taken out of both (where, see HIDE_IN_AND); the spare entry's
-    // match, index and data as they are after the lookup's first edge.
+    // ---- Stage 2: the AND of the rows into the match vector (the hidden entry taken out here or
+    // in stage 3, see HIDE_IN_AND); the spare entry's match, and the state the lookup is
+    // interpreted with (that after its first edge): remap, the hidden entry, the spare's data.
     logic [ROW_W-1:0] all_row;
     always_comb begin
         all_row = '1;
         for (int s = 0; s < NSLICES; s++) all_row &= s1_rows[s*ROW_W +: ROW_W];
     end
     // The match vector padded to NG * GS entries (the padding never matches).
-    logic [NG*GS-1:0] m_and, m_vis;
+    logic [NG*GS-1:0] m_and;
     always_comb begin
         for (int j = 0; j < NG * GS; j++) begin
             m_and[j] = j < ENTRIES ? all_row[col_of(j) % ROW_W] : 1'b0;
-            m_vis[j] = m_and[j] && !(hide_hi[j / GS] && hide_lo[j % GS]);
+            if (HIDE_IN_AND) m_and[j] = m_and[j] && !(hide_hi[j / GS] && hide_lo[j % GS]);
         end
     end
 
     logic               s1_valid, s1_ok, s2_valid, s2_ok, s3_valid;
     logic [NG*GS-1:0]   s2_match;
-    logic [NG-1:0]      s2_any;
-    logic               s2_sp_hit, s2_remap;
-    logic [IDX_W-1:0]   s2_sp_index;
+    logic               s2_sp_hit;
+    logic [NG-1:0]      s2_hide_hi;
+    logic [GS-1:0]      s2_hide_lo;
+    logic [GS_W-1:0]    s2_sp_lo;
     logic [DATA_W-1:0]  s2_sp_data;
     always_ff @(posedge clk) begin
         if (ce) begin
-            s2_match    <= HIDE_IN_AND ? m_vis : m_and;
-            for (int g = 0; g < NG; g++) s2_any[g] <= |m_vis[g*GS +: GS];
-            s2_sp_hit   <= remap && all_row[SPARE];
-            s2_remap    <= remap;
-            s2_sp_index <= sp_index;
-            s2_sp_data  <= sp_data;
+            s2_match   <= m_and;
+            s2_sp_hit  <= remap && all_row[SPARE];
+            s2_hide_hi <= hide_hi;
+            s2_hide_lo <= hide_lo;
+            s2_sp_lo   <= sp_lo;
+            s2_sp_data <= sp_data;
         end
     end
 
-    // ---- Stage 3: the first group with a match, the spare entry counting in its entry's group;
-    // the match vector carried along.
-    wire logic [PAD_W-1:0] sp_pad = PAD_W'(s2_sp_index);
-    wire logic [NG_W-1:0]  sp_group = sp_pad[PAD_W-1 -: NG_W];
-    logic [NG-1:0] any_eff;
+    // ---- Stage 3: per group of GS entries whether one matches (the hidden one not counting, the
+    // spare counting in its group), and the first such group, one-hot; the match vector carried
+    // along with every other group zeroed, so that stage 4 gets the winning group by an OR instead
+    // of a multiplexer (the zeroing is the flip-flops' own synchronous reset: one signal per group,
+    // no LUT per entry).
+    logic [NG-1:0] any_eff, first_1h;
     always_comb begin
-        for (int g = 0; g < NG; g++) any_eff[g] = s2_any[g] || (s2_sp_hit && sp_group == NG_W'(g));
-    end
-    logic [NG_W-1:0]           first_g;
-    logic                      any_g;
-    logic [2*NG-1:0]           t_hit;          // a tree: node i covers nodes 2i and 2i+1
-    logic [2*NG-1:0][NG_W-1:0] t_idx;
-    always_comb begin
-        for (int i = 0; i < NG; i++) begin
-            t_hit[NG + i] = any_eff[i];
-            t_idx[NG + i] = NG_W'(i);
+        logic below;                               // a group before g has a match
+        below = 1'b0;
+        for (int g = 0; g < NG; g++) begin
+            if (HIDE_IN_AND) any_eff[g] = |s2_match[g*GS +: GS];
+            else any_eff[g] = |(s2_match[g*GS +: GS] & ~(s2_hide_hi[g] ? s2_hide_lo : '0));
+            any_eff[g]  = any_eff[g] || (s2_sp_hit && s2_hide_hi[g]);
+            first_1h[g] = any_eff[g] && !below;
+            below       = below || any_eff[g];
         end
-        // Node i covers nodes 2i and 2i+1; the root is node 1.
-        for (int i = NG - 1; i >= 1; i--) begin
-            t_hit[i] = t_hit[2 * i] || t_hit[2 * i + 1];
-            t_idx[i] = t_hit[2 * i] ? t_idx[2 * i] : t_idx[2 * i + 1];
-        end
-        t_hit[0] = 1'b0;
-        t_idx[0] = '0;
-        first_g = t_idx[1];
-        any_g   = t_hit[1];
     end
 
     logic [NG*GS-1:0]  s3_match;
-    logic [NG_W-1:0]   s3_group;
+    logic [NG-1:0]     s3_first;
     logic              s3_hit, s3_in_sp, s3_sp_hit;
-    logic [GS-1:0]     s3_sp_bit, s3_sp_below;
+    logic [GS-1:0]     s3_sp_bit;
+    logic [GS_W-1:0]   s3_sp_lo;
     logic [DATA_W-1:0] s3_sp_data;
     always_ff @(posedge clk) begin
         if (ce) begin
-            s3_match   <= s2_match;
-            s3_group   <= first_g;
-            s3_hit     <= s2_valid && s2_ok && any_g;
-            s3_in_sp   <= s2_remap && first_g == sp_group;
+            for (int g = 0; g < NG; g++)
+                s3_match[g*GS +: GS] <= first_1h[g] ? s2_match[g*GS +: GS] : '0;
+            s3_first   <= first_1h;
+            s3_hit     <= s2_valid && s2_ok && |any_eff;
+            s3_in_sp   <= |(first_1h & s2_hide_hi);
             s3_sp_hit  <= s2_sp_hit;
-            for (int b = 0; b < GS; b++) begin
-                s3_sp_bit[b]   <= sp_pad[GS_W-1:0] == GS_W'(b);
-                s3_sp_below[b] <= sp_pad[GS_W-1:0] > GS_W'(b);
-            end
+            s3_sp_bit  <= s2_hide_lo;
+            s3_sp_lo   <= s2_sp_lo;
             s3_sp_data <= s2_sp_data;
         end
     end
 
-    // ---- Stage 4: the winning group's entries, the spare standing for its entry; the lowest set
-    // bit; the data RAM read at that index (written at the unflip), its output register reset
-    // unless the hit is in the data RAM; the spare entry's data beside it.
-    logic [GS-1:0] grp_raw, grp;
+    // ---- Stage 4: the winning group's entries (the OR of the groups), the spare standing for its
+    // entry; the lowest set bit; the data RAM read at that index (written at the unflip), its
+    // output register reset unless the hit is in the data RAM; the spare entry's data beside it.
+    logic [GS-1:0]   grp_raw, grp;
+    logic [NG_W-1:0] win_g;
     always_comb begin
-        grp_raw = s3_match[s3_group*GS +: GS];
+        grp_raw = '0;
+        win_g   = '0;
+        for (int g = 0; g < NG; g++) begin
+            grp_raw |= s3_match[g*GS +: GS];
+            if (s3_first[g]) win_g |= NG_W'(g);
+        end
         for (int b = 0; b < GS; b++) grp[b] = s3_in_sp && s3_sp_bit[b] ? s3_sp_hit : grp_raw[b];
     end
     logic [GS_W-1:0]           first_b;
-    logic [2*GS-1:0]           b_hit;
+    logic [2*GS-1:0]           b_hit;          // a tree: node i covers nodes 2i and 2i+1
     logic [2*GS-1:0][GS_W-1:0] b_idx;
     always_comb begin
         for (int i = 0; i < GS; i++) begin
@@ -382,9 +380,9 @@ module p4f_table_tcam_bram #(
         b_idx[0] = '0;
         first_b = b_idx[1];
     end
-    wire logic [IDX_W-1:0] win  = IDX_W'({s3_group, first_b});
-    // The spare entry wins when it stands in the winning group and no entry below it matches.
-    wire logic use_sp = s3_in_sp && s3_sp_hit && (grp_raw & s3_sp_below) == '0;
+    wire logic [IDX_W-1:0] win  = IDX_W'({win_g, first_b});
+    // The spare entry wins when it stands in the winning group and is that group's first match.
+    wire logic use_sp = s3_in_sp && s3_sp_hit && first_b == s3_sp_lo;
 
     logic [DATA_W-1:0] d_mem [ENTRIES];
     logic [DATA_W-1:0] d_q, r_sp_data;
