@@ -100,10 +100,19 @@ module p4f_table_tcam_bram #(
     localparam int NG_W    = PAD_W - GS_W;
     localparam int GS      = 1 << GS_W;
     localparam int NG      = 1 << NG_W;
+    // The AND of an entry's NSLICES rows takes AND_L LUT6s (a k-input AND needs ceil((k-1)/5)):
+    // AND_P of them, each the AND of 6 inputs, registered in stage 2, and the root, the AND of
+    // those and the remaining inputs (at most 6), in stage 3. Registered, each piece is one LUT
+    // whatever the mapper prefers (it builds a 16-input AND from 4 LUTs to save a level).
     // The hidden entry (below) is taken out of the match vector where it costs no LUT: in the AND
-    // of the rows when its two extra inputs (hide_hi, hide_lo) fit in the LUTs the AND needs anyway
-    // (a k-input AND takes ceil((k-1)/5) LUT6s), else in the OR of each group only.
-    localparam bit HIDE_IN_AND = (NSLICES + 1 + 4) / 5 == (NSLICES - 1 + 4) / 5;
+    // when its two extra inputs (hide_hi, hide_lo) fit in those LUTs, else in the OR of each group
+    // in stage 3 only.
+    localparam int AND_L   = NSLICES > 1 ? (NSLICES + 3) / 5 : 1;
+    localparam int AND_P   = AND_L - 1;
+    localparam bit HIDE_IN_AND = 5 * AND_L + 1 >= NSLICES + 2;
+    localparam int AND_IN  = NSLICES + (HIDE_IN_AND ? 2 : 0);   // inputs of an entry's AND
+    localparam int AND_R   = AND_IN > 6 * AND_P ? AND_IN - 6 * AND_P : 0;  // inputs not in a part
+    localparam int ROOT_W  = AND_P + AND_R;                     // inputs of the root (at most 6)
     localparam int KM_W    = 2 * KEY_W + 1;            // {valid, mask, key}
 
     if (ENTRIES < 1) begin : g_bad_entries
@@ -277,34 +286,47 @@ module p4f_table_tcam_bram #(
         end
     end
 
-    // ---- Stage 2: the AND of the rows into the match vector (the hidden entry taken out here or
-    // in stage 3, see HIDE_IN_AND); the spare entry's match, and the state the lookup is
-    // interpreted with (that after its first edge): remap, the hidden entry, the spare's data.
-    logic [ROW_W-1:0] all_row;
-    always_comb begin
-        all_row = '1;
-        for (int s = 0; s < NSLICES; s++) all_row &= s1_rows[s*ROW_W +: ROW_W];
-    end
-    // The match vector padded to NG * GS entries (the padding never matches).
-    logic [NG*GS-1:0] m_and;
+    // ---- Stage 2: the first level of the AND of the rows (see AND_L), the hidden entry taken out
+    // here or in stage 3 (see HIDE_IN_AND); the spare entry's match, and the state the lookup is
+    // interpreted with (that after its first edge): the hidden entry, the spare's data.
+    // Input i of entry j's AND: with HIDE_IN_AND inputs 0 and 1 are the hidden entry's two one-hot
+    // bits, as one term (!(hide_hi && hide_lo): they always fall in the same piece), then the rows.
+    localparam int HIDE_N = HIDE_IN_AND ? 2 : 0;
+    function automatic logic and_in(input int j, input int i);
+        if (i >= AND_IN || i == 1 && HIDE_N == 2) and_in = 1'b1;   // (the last part may be short)
+        else if (i == 0 && HIDE_N == 2) and_in = !(hide_hi[j / GS] && hide_lo[j % GS]);
+        else and_in = s1_rows[(i - HIDE_N)*ROW_W + col_of(j) % ROW_W];
+    endfunction
+    logic [NG*GS-1:0][ROOT_W-1:0] s2_in_d;    // the root's inputs, padding entries never matching
     always_comb begin
         for (int j = 0; j < NG * GS; j++) begin
-            m_and[j] = j < ENTRIES ? all_row[col_of(j) % ROW_W] : 1'b0;
-            if (HIDE_IN_AND) m_and[j] = m_and[j] && !(hide_hi[j / GS] && hide_lo[j % GS]);
+            for (int i = 0; i < ROOT_W; i++) begin
+                if (j >= ENTRIES) s2_in_d[j][i] = 1'b0;
+                else if (i < AND_P) s2_in_d[j][i] = &{and_in(j, 6*i), and_in(j, 6*i + 1), and_in(j, 6*i + 2),
+                                                       and_in(j, 6*i + 3), and_in(j, 6*i + 4), and_in(j, 6*i + 5)};
+                // Without parts the hidden entry is taken out in stage 3 (from s2_hide_*).
+                else if (6*AND_P + i - AND_P < HIDE_N) s2_in_d[j][i] = 1'b1;
+                else s2_in_d[j][i] = and_in(j, 6*AND_P + i - AND_P);
+            end
         end
     end
+    logic s2_sp_and;
+    always_comb begin
+        s2_sp_and = remap;
+        for (int s = 0; s < NSLICES; s++) s2_sp_and &= s1_rows[s*ROW_W + SPARE];
+    end
 
-    logic               s1_valid, s1_ok, s2_valid, s2_ok, s3_valid;
-    logic [NG*GS-1:0]   s2_match;
-    logic               s2_sp_hit;
-    logic [NG-1:0]      s2_hide_hi;
-    logic [GS-1:0]      s2_hide_lo;
-    logic [GS_W-1:0]    s2_sp_lo;
-    logic [DATA_W-1:0]  s2_sp_data;
+    logic                         s1_valid, s1_ok, s2_valid, s2_ok, s3_valid;
+    logic [NG*GS-1:0][ROOT_W-1:0] s2_in;
+    logic                         s2_sp_hit;
+    logic [NG-1:0]                s2_hide_hi;
+    logic [GS-1:0]                s2_hide_lo;
+    logic [GS_W-1:0]              s2_sp_lo;
+    logic [DATA_W-1:0]            s2_sp_data;
     always_ff @(posedge clk) begin
         if (ce) begin
-            s2_match   <= m_and;
-            s2_sp_hit  <= remap && all_row[SPARE];
+            s2_in      <= s2_in_d;
+            s2_sp_hit  <= s2_sp_and;
             s2_hide_hi <= hide_hi;
             s2_hide_lo <= hide_lo;
             s2_sp_lo   <= sp_lo;
@@ -312,21 +334,33 @@ module p4f_table_tcam_bram #(
         end
     end
 
-    // ---- Stage 3: per group of GS entries whether one matches (the hidden one not counting, the
-    // spare counting in its group), and the first such group, one-hot; the match vector carried
-    // along with every other group zeroed, so that stage 4 gets the winning group by an OR instead
-    // of a multiplexer (the zeroing is the flip-flops' own synchronous reset: one signal per group,
-    // no LUT per entry).
-    logic [NG-1:0] any_eff, first_1h;
+    // ---- Stage 3: the root of the AND (the match vector); per group of GS entries whether one
+    // matches (the hidden one not counting, the spare counting in its group), and the first such
+    // group, one-hot, by blocks of FB groups; the match vector carried along with every other
+    // group zeroed, so that stage 4 gets the winning group by an OR instead of a multiplexer (the
+    // zeroing is the flip-flops' own synchronous reset: one signal per group, no LUT per entry).
+    logic [NG*GS-1:0] match;
     always_comb begin
-        logic below;                               // a group before g has a match
-        below = 1'b0;
+        for (int j = 0; j < NG * GS; j++)
+            match[j] = &s2_in[j] && !(HIDE_N == 2 && AND_P == 0 && s2_hide_hi[j / GS] && s2_hide_lo[j % GS]);
+    end
+    localparam int FB   = NG < 8 ? NG : 8;
+    localparam int NFB  = NG / FB;
+    logic [NG-1:0]  any_eff, first_1h;
+    logic [NFB-1:0] blk_any;
+    always_comb begin
         for (int g = 0; g < NG; g++) begin
-            if (HIDE_IN_AND) any_eff[g] = |s2_match[g*GS +: GS];
-            else any_eff[g] = |(s2_match[g*GS +: GS] & ~(s2_hide_hi[g] ? s2_hide_lo : '0));
-            any_eff[g]  = any_eff[g] || (s2_sp_hit && s2_hide_hi[g]);
-            first_1h[g] = any_eff[g] && !below;
-            below       = below || any_eff[g];
+            if (HIDE_IN_AND) any_eff[g] = |match[g*GS +: GS];
+            else any_eff[g] = |(match[g*GS +: GS] & ~(s2_hide_hi[g] ? s2_hide_lo : '0));
+            any_eff[g] = any_eff[g] || (s2_sp_hit && s2_hide_hi[g]);
+        end
+        for (int f = 0; f < NFB; f++) blk_any[f] = |any_eff[f*FB +: FB];
+        for (int f = 0; f < NFB; f++) begin
+            for (int k = 0; k < FB; k++) begin
+                first_1h[f*FB + k] = any_eff[f*FB + k];
+                for (int e = 0; e < f; e++) first_1h[f*FB + k] &= !blk_any[e];
+                for (int e = 0; e < k; e++) first_1h[f*FB + k] &= !any_eff[f*FB + e];
+            end
         end
     end
 
@@ -339,9 +373,9 @@ module p4f_table_tcam_bram #(
     always_ff @(posedge clk) begin
         if (ce) begin
             for (int g = 0; g < NG; g++)
-                s3_match[g*GS +: GS] <= first_1h[g] ? s2_match[g*GS +: GS] : '0;
+                s3_match[g*GS +: GS] <= first_1h[g] ? match[g*GS +: GS] : '0;
             s3_first   <= first_1h;
-            s3_hit     <= s2_valid && s2_ok && |any_eff;
+            s3_hit     <= s2_valid && s2_ok && |blk_any;
             s3_in_sp   <= |(first_1h & s2_hide_hi);
             s3_sp_hit  <= s2_sp_hit;
             s3_sp_bit  <= s2_hide_lo;
