@@ -127,10 +127,6 @@ module p4f_table_tcam_bram #(
         slice_match = ((v ^ key) & mask) == '0;
     endfunction
 
-    // Entry j's column in a row (j constant).
-    function automatic int col_of(input int j);
-        col_of = j < N8 ? (j / 8) * LANE + j % 8 : (j - N8) * LANE + 8;
-    endfunction
     // The k-th entry of lane l (k from 0 to 8; it may be past the last entry).
     function automatic int member(input logic [LANE_W-1:0] l, input logic [RD_W-1:0] k);
         member = k < 8 ? 8 * int'(l) + int'(k) : N8 + int'(l);
@@ -289,26 +285,48 @@ module p4f_table_tcam_bram #(
     // ---- Stage 2: the first level of the AND of the rows (see AND_L), the hidden entry taken out
     // here or in stage 3 (see HIDE_IN_AND); the spare entry's match, and the state the lookup is
     // interpreted with (that after its first edge): the hidden entry, the spare's data.
-    // Input i of entry j's AND: with HIDE_IN_AND inputs 0 and 1 are the hidden entry's two one-hot
-    // bits, as one term (!(hide_hi && hide_lo): they always fall in the same piece), then the rows.
+    // The AND works on whole rows (columns, not entries: vector operations, which Yosys elaborates
+    // quickly); its input i is, with HIDE_IN_AND, for i = 0 and 1 the hidden entry taken out as one
+    // term (hide_c, and ones: they always fall in the same piece), then the rows.
     localparam int HIDE_N = HIDE_IN_AND ? 2 : 0;
-    function automatic logic and_in(input int j, input int i);
-        if (i >= AND_IN || i == 1 && HIDE_N == 2) and_in = 1'b1;   // (the last part may be short)
-        else if (i == 0 && HIDE_N == 2) and_in = !(hide_hi[j / GS] && hide_lo[j % GS]);
-        else and_in = s1_rows[(i - HIDE_N)*ROW_W + col_of(j) % ROW_W];
-    endfunction
-    logic [NG*GS-1:0][ROOT_W-1:0] s2_in_d;    // the root's inputs, padding entries never matching
-    always_comb begin
-        for (int j = 0; j < NG * GS; j++) begin
-            for (int i = 0; i < ROOT_W; i++) begin
-                if (j >= ENTRIES) s2_in_d[j][i] = 1'b0;
-                else if (i < AND_P) s2_in_d[j][i] = &{and_in(j, 6*i), and_in(j, 6*i + 1), and_in(j, 6*i + 2),
-                                                       and_in(j, 6*i + 3), and_in(j, 6*i + 4), and_in(j, 6*i + 5)};
-                // Without parts the hidden entry is taken out in stage 3 (from s2_hide_*).
-                else if (6*AND_P + i - AND_P < HIDE_N) s2_in_d[j][i] = 1'b1;
-                else s2_in_d[j][i] = and_in(j, 6*AND_P + i - AND_P);
-            end
+    localparam int EXT_W  = 9 * NLANES > NG * GS ? 9 * NLANES : NG * GS;
+    // Columns to entries: entry j of the result is column col_of(j) (zeros past ENTRIES).
+    function automatic logic [NG*GS-1:0] to_entries(input logic [ROW_W-1:0] c);
+        to_entries = '0;
+        for (int l = 0; l < NLANES; l++) begin
+            for (int k = 0; k < 8; k++) if (8*l + k < ENTRIES) to_entries[8*l + k] = c[LANE*l + k];
+            if (N8 + l < ENTRIES) to_entries[N8 + l] = c[LANE*l + 8];
         end
+    endfunction
+    // Entries to columns (the spare lane's columns 1).
+    function automatic logic [ROW_W-1:0] to_columns(input logic [NG*GS-1:0] e);
+        logic [EXT_W-1:0] x;
+        x = '1;
+        x[NG*GS-1:0] = e;
+        to_columns = '1;
+        for (int l = 0; l < NLANES; l++) begin
+            to_columns[LANE*l +: 8]  = x[8*l +: 8];
+            to_columns[LANE*l + 8]   = x[N8 + l];
+        end
+    endfunction
+    function automatic logic [ROW_W-1:0] hidden_cols(input logic [NG-1:0] hi, input logic [GS-1:0] lo);
+        logic [NG*GS-1:0] e;
+        for (int g = 0; g < NG; g++) e[g*GS +: GS] = hi[g] ? ~lo : '1;
+        hidden_cols = to_columns(e);
+    endfunction
+    wire logic [ROW_W-1:0] hide_c = hidden_cols(hide_hi, hide_lo);
+    function automatic logic [ROW_W-1:0] and_in(input int i);
+        if (i >= AND_IN || i == 1 && HIDE_N == 2) and_in = '1;      // (the last piece may be short)
+        else if (i == 0 && HIDE_N == 2) and_in = hide_c;
+        else and_in = s1_rows[(i - HIDE_N)*ROW_W +: ROW_W];
+    endfunction
+    logic [ROOT_W-1:0][ROW_W-1:0] s2_in_d;    // the root's inputs
+    always_comb begin
+        for (int i = 0; i < AND_P; i++)
+            s2_in_d[i] = and_in(6*i) & and_in(6*i + 1) & and_in(6*i + 2) & and_in(6*i + 3) & and_in(6*i + 4) & and_in(6*i + 5);
+        // Without pieces the hidden entry is taken out in stage 3 (from s2_hide_*).
+        for (int i = 0; i < AND_R; i++)
+            s2_in_d[AND_P + i] = 6*AND_P + i < HIDE_N ? '1 : and_in(6*AND_P + i);
     end
     logic s2_sp_and;
     always_comb begin
@@ -317,7 +335,7 @@ module p4f_table_tcam_bram #(
     end
 
     logic                         s1_valid, s1_ok, s2_valid, s2_ok, s3_valid;
-    logic [NG*GS-1:0][ROOT_W-1:0] s2_in;
+    logic [ROOT_W-1:0][ROW_W-1:0] s2_in;
     logic                         s2_sp_hit;
     logic [NG-1:0]                s2_hide_hi;
     logic [GS-1:0]                s2_hide_lo;
@@ -339,11 +357,12 @@ module p4f_table_tcam_bram #(
     // group, one-hot, by blocks of FB groups; the match vector carried along with every other
     // group zeroed, so that stage 4 gets the winning group by an OR instead of a multiplexer (the
     // zeroing is the flip-flops' own synchronous reset: one signal per group, no LUT per entry).
-    logic [NG*GS-1:0] match;
+    logic [ROW_W-1:0] root;
     always_comb begin
-        for (int j = 0; j < NG * GS; j++)
-            match[j] = &s2_in[j] && !(HIDE_N == 2 && AND_P == 0 && s2_hide_hi[j / GS] && s2_hide_lo[j % GS]);
+        root = HIDE_N == 2 && AND_P == 0 ? hidden_cols(s2_hide_hi, s2_hide_lo) : '1;
+        for (int i = 0; i < ROOT_W; i++) root &= s2_in[i];
     end
+    wire logic [NG*GS-1:0] match = to_entries(root);
     localparam int FB   = NG < 8 ? NG : 8;
     localparam int NFB  = NG / FB;
     logic [NG-1:0]  any_eff, first_1h;
