@@ -136,7 +136,7 @@ module p4f_table_tcam_bram #(
     typedef enum logic [2:0] {INIT, IDLE, P1, FLIP, P2, UNFLIP} state_t;
     state_t             state;
     logic [INIT_W-1:0]  init_row;
-    logic [SLICE_W-1:0] row;
+    logic [SLICE_W-1:0] row, row_nx;                   // row_nx: row + 1
     logic [RD_W-1:0]    rd_step;
     logic [IDX_W-1:0]   n_index;
     logic               n_valid;
@@ -195,18 +195,26 @@ module p4f_table_tcam_bram #(
         end
     end
 
+    // n_valid and l_valid are reset so that the clearing after reset writes zeros (below).
+    always_ff @(posedge clk) begin
+        if (rst)       n_valid <= 1'b0;
+        else if (take) n_valid <= wr_valid;
+    end
     always_ff @(posedge clk) begin
         if (take) begin
             n_index   <= wr_index;
-            n_valid   <= wr_valid;
             n_key     <= KEY_P'(wr_key);
             n_mask    <= KEY_P'(wr_mask);
             n_data    <= wr_data;
             n_lane    <= 32'(wr_index) < N8 ? LANE_W'(wr_index >> 3) : LANE_W'(32'(wr_index) - N8);
             row       <= '0;
+            row_nx    <= SLICE_W'(1);
             rd_step   <= '0;
         end else if (step) begin
-            if (state == P1 || state == P2) row <= row + 1'b1;
+            if (advance) begin
+                row    <= row_nx;
+                row_nx <= row_nx + 1'b1;
+            end
             if (state == P1 && rd_step != RD_W'(LANE + 1)) rd_step <= rd_step + 1'b1;
         end
         if (step && state == FLIP) begin
@@ -230,10 +238,16 @@ module p4f_table_tcam_bram #(
         if (step) km_q <= km_mem[km_ra];
     end
     always_ff @(posedge clk) begin
+        if (rst) l_valid <= '0;
+        else if (step && state == P1) begin
+            for (int k = 0; k < LANE; k++)
+                if (rd_step == RD_W'(k + 1)) l_valid[k] <= km_q[KM_W-1] && member(n_lane, RD_W'(k)) < ENTRIES;
+        end
+    end
+    always_ff @(posedge clk) begin
         if (step && state == P1) begin
             for (int k = 0; k < LANE; k++) begin
                 if (rd_step == RD_W'(k + 1)) begin
-                    l_valid[k] <= km_q[KM_W-1] && member(n_lane, RD_W'(k)) < ENTRIES;
                     l_key[k]   <= KEY_P'(km_q[KEY_W-1:0]);
                     l_mask[k]  <= KEY_P'(km_q[2*KEY_W-1:KEY_W]);
                 end
@@ -241,16 +255,55 @@ module p4f_table_tcam_bram #(
         end
     end
 
-    // ---- The slice RAMs. One write port: the clearing writes zeros in every lane of a row, phase 1
-    // the spare lane of row `row`, phase 2 the entry's lane; the 9-bit lane value is repeated across
-    // the row and the lanes enabled.
-    wire logic              ram_init = state == INIT && 32'(init_row) < ROWS;
-    wire logic              row_we   = step && (state == P1 || state == P2);
-    wire logic [LANE_W-1:0] we_lane  = state == P1 ? LANE_W'(NLANES) : n_lane;
-    wire logic [SLICE_W-1:0] w_row   = state == INIT ? SLICE_W'(init_row) : row;
-    logic [NLANES:0]        lane_we;
+    // ---- The slice RAMs. One write port, which writes the current row in every cycle of a phase,
+    // enabled or not (the row and the value change only in enabled cycles, so a row written again
+    // gets the same bits; a row is written at the latest at the enabled edge that leaves it): the
+    // clearing after reset writes zeros in every lane (the match inputs are reset), phase 1 the
+    // spare lane, phase 2 the entry's lane. The 9-bit lane value is repeated across the row and the
+    // lanes enabled. The lane enables are flip-flops (lane_sel, set and cleared through their
+    // shared reset and enable, one pair of signals per 8 lanes), so they cost no LUT per lane.
+    wire logic advance = step && (state == P1 || state == P2);   // the row moves on
+    wire logic [SLICE_W-1:0] w_row = state == INIT ? SLICE_W'(init_row) : row;
+    localparam int NSEL = (NLANES + 7) / 8;
+    logic [NLANES-1:0] lane_sel;                       // the entries' lanes: the clearing, phase 2
+    logic              spare_sel;                      // the spare lane: the clearing, phase 1
+    wire logic         sel_clr = !rst && (state == INIT && 32'(init_row) == INIT_N - 1 || step && state == UNFLIP);
+    logic [NSEL-1:0]   sel_ce;
+    logic [7:0]        sel_d;
     always_comb begin
-        for (int l = 0; l <= NLANES; l++) lane_we[l] = ram_init || (row_we && we_lane == LANE_W'(l));
+        for (int c = 0; c < NSEL; c++) sel_ce[c] = rst || step && state == FLIP && 32'(n_lane) / 8 == c;
+        for (int k = 0; k < 8; k++) sel_d[k] = rst || 32'(n_lane) % 8 == k;
+    end
+    always_ff @(posedge clk) begin
+        for (int l = 0; l < NLANES; l++) begin
+            if (sel_clr)            lane_sel[l] <= 1'b0;
+            else if (sel_ce[l / 8]) lane_sel[l] <= sel_d[l % 8];
+        end
+        if (rst) spare_sel <= 1'b1;
+        else if (take) spare_sel <= 1'b1;
+        else if (state == INIT && 32'(init_row) == INIT_N - 1 || step && state == FLIP) spare_sel <= 1'b0;
+    end
+    wire logic [NLANES:0] lane_we = {spare_sel, lane_sel};
+
+    // Phase 2's match bits come from registered pieces, each one LUT: per lane entry and slice the
+    // match of 2 key bits (and of the odd last bit with the valid bit), for the row the engine is
+    // at: computed from row_nx when the row moves on (and reset, for the clearing). The spare's bit
+    // in phase 1 is computed directly from row (one per slice).
+    localparam int NPC = (SLICE_W + 1) / 2;
+    logic [NSLICES-1:0][LANE-1:0][NPC-1:0] pc, pc_d;
+    always_comb begin
+        for (int s = 0; s < NSLICES; s++)
+            for (int k = 0; k < LANE; k++)
+                for (int p = 0; p < NPC; p++) begin
+                    pc_d[s][k][p] = 1'b1;
+                    for (int b = 2 * p; b < 2 * p + 2 && b < SLICE_W; b++)
+                        pc_d[s][k][p] &= !l_mask[k][s*SLICE_W + b] || row_nx[b] == l_key[k][s*SLICE_W + b];
+                    if (SLICE_W % 2 == 1 && p == NPC - 1) pc_d[s][k][p] &= l_valid[k];
+                end
+    end
+    always_ff @(posedge clk) begin
+        if (rst)          pc <= '0;
+        else if (advance) pc <= pc_d;
     end
 
     logic [NSLICES*ROW_W-1:0] s1_rows;                 // slice s in bits [s*ROW_W +: ROW_W]
@@ -258,13 +311,8 @@ module p4f_table_tcam_bram #(
     for (genvar s = 0; s < NSLICES; s++) begin : g_slice
         logic [LANE-1:0] lane_val;
         always_comb begin
-            lane_val = '0;
-            if (state == P1) begin
-                lane_val[0] = n_valid && slice_match(row, n_key[s*SLICE_W +: SLICE_W], n_mask[s*SLICE_W +: SLICE_W]);
-            end else if (state == P2) begin
-                for (int k = 0; k < LANE; k++)
-                    lane_val[k] = l_valid[k] && slice_match(row, l_key[k][s*SLICE_W +: SLICE_W], l_mask[k][s*SLICE_W +: SLICE_W]);
-            end
+            for (int k = 0; k < LANE; k++) lane_val[k] = &pc[s][k] && (SLICE_W % 2 == 1 || l_valid[k]);
+            if (spare_sel) lane_val[0] = n_valid && slice_match(row, n_key[s*SLICE_W +: SLICE_W], n_mask[s*SLICE_W +: SLICE_W]);
         end
 
         // One RAM per CHUNK lanes (a 512 x 72 block RAM with SLICE_W 9), each written by lane.
