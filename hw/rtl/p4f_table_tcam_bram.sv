@@ -9,17 +9,25 @@
 // SLICE_W bits. Slice s has a RAM of 2^SLICE_W rows; bit j of row v is 1 when entry j is valid and
 // its key and mask accept the value v in slice s (so the valid bit is in the bitmaps: an invalid
 // entry's bits are 0). A lookup reads one row per slice (addressed by its key's slices), ANDs them,
-// and a priority encoder picks the lowest set bit; the data comes from a RAM by index. A row is
-// ENTRIES bits in lanes of 9 (a 7-series block RAM's byte with its parity bit; the unit of a write)
-// plus one spare lane, whose bit 0 is the spare column (below). A key/mask RAM of ENTRIES x
+// and a two-level priority encoder picks the lowest set bit (the first group of GS = 32 entries with
+// a match, then its first entry); the data comes from a RAM by index. A row is 9 * NLANES columns
+// in lanes of 9 (a 7-series block RAM's byte with its parity bit; the unit of a write): entries
+// 8L .. 8L+7 and 8 * NLANES + L in lane L (so an entry's lane is a shift or a subtraction away);
+// then one spare lane, whose bit 0 is the spare column (below). A key/mask RAM of ENTRIES x
 // {valid, mask, key} keeps every entry for the update engine.
 //
-// Latency 4 enabled (ce) cycles, result_valid being lookup_valid delayed the same way:
+// Latency 4 enabled (ce) cycles, result_valid being lookup_valid delayed the same way.
+// Every stage is at most a few LUTs deep (the AND is cut by a register, the encoder in two):
 //   enabled edge 1: every slice RAM is read at the key's slice (block RAM output register);
-//   enabled edge 2: the rows are ANDed into a match vector (the entry being moved taken out);
-//   enabled edge 3: a priority encoder picks the lowest set bit (or the spare entry, below);
-//   enabled edge 4: the data RAM is read at that index (its output register, reset on a miss):
-//                   result_* show after this edge and stay until the next enabled edge.
+//   enabled edge 2: the AND's first level: pieces of 6 rows (AND_P per entry), registered;
+//   enabled edge 3: the AND's root gives the match vector (the entry being moved taken out, in a
+//                   piece or per group); per group whether an entry matches (the spare entry
+//                   counting in its entry's group); the first such group, one-hot; the match
+//                   vector kept for that group only (the others zeroed);
+//   enabled edge 4: the OR of the groups is the winning group's entries (the spare standing in for
+//                   its entry), its lowest set bit the index; the data RAM is read at that index
+//                   (its output register, reset on a miss or when the spare wins): result_* show
+//                   after this edge and stay until the next enabled edge.
 //
 // After reset the RAMs are cleared, one row per cycle for max(2^SLICE_W, ENTRIES) cycles whatever
 // ce is: wr_ready is 0 meanwhile and a lookup whose first enabled edge falls in them misses. After
@@ -29,7 +37,8 @@
 // wr_ready (whatever ce is); wr_index >= ENTRIES is ignored. A write of entry i (wr_valid 0
 // deletes it) takes UPDATE_CYCLES = 2 * 2^SLICE_W + 2 enabled cycles after the edge it is taken at
 // (1026 with SLICE_W 9); wr_ready is 0 meanwhile. The engine advances only in enabled cycles, as
-// lookups do:
+// lookups do (the RAMs' write port writes the engine's current row in every cycle of a phase,
+// enabled or not: a row written again gets the same bits):
 //   phase 1 (2^SLICE_W enabled edges): every row of the spare column gets the new entry's bits,
 //     one row per edge in all slices at once; meanwhile the key/mask RAM gives the keys and masks
 //     of the 9 entries of i's lane (i's own is the new one, written when the write was taken);
@@ -39,9 +48,11 @@
 //     masks: entry i's bits become the new ones, the other 8 are written as they already were;
 //   unflip (1 enabled edge): entry i's column is shown again, the data RAM gets the new data, and
 //     the spare column is released.
-// Consistency: a lookup is interpreted with the state after its first enabled edge and the rows it
-// read at that edge: before the flip it sees the old entry i in full (its column is untouched and
-// its data is read at most 2 enabled edges after the flip, before the unflip writes the data RAM);
+// Consistency: a lookup is interpreted with the state after its first enabled edge (carried along
+// the pipeline: the hidden entry, the spare's data) and the rows it read at that edge: before the
+// flip it sees the old entry i in full (its column is untouched until after the flip, and its data
+// is read at its 4th enabled edge, at most 2 enabled edges after the flip, well before the unflip
+// writes the data RAM);
 // from the flip to the unflip it sees the new entry in the spare column (written in full before the
 // flip; its data is carried along the pipeline); after the unflip it sees the new entry in column
 // i (rewritten in full before the unflip). So a lookup sees every entry either as it was or as
