@@ -476,25 +476,31 @@ module p4f_table_tcam_bram #(
         end
         for (int b = 0; b < GS; b++) grp[b] = s3_in_sp && s3_sp_bit[b] ? s3_sp_hit : grp_raw[b];
     end
-    logic [GS_W-1:0]           first_b;
-    logic [2*GS-1:0]           b_hit;          // a tree: node i covers nodes 2i and 2i+1
-    logic [2*GS-1:0][GS_W-1:0] b_idx;
+    // The lowest set bit of grp, shallow: per sub-block of SB entries whether one is set and the
+    // lowest (each output a function of SB inputs), then the first sub-block's.
+    localparam int SB_W = GS_W > 3 ? 3 : GS_W;
+    localparam int SB   = 1 << SB_W;
+    localparam int NSB  = GS / SB;
+    logic [NSB-1:0]           sb_any;
+    logic [NSB-1:0][SB_W-1:0] sb_low;
+    logic [GS_W-1:0]          first_b;
     always_comb begin
-        for (int i = 0; i < GS; i++) begin
-            b_hit[GS + i] = grp[i];
-            b_idx[GS + i] = GS_W'(i);
+        for (int q = 0; q < NSB; q++) begin
+            sb_any[q] = |grp[q*SB +: SB];
+            sb_low[q] = '0;
+            for (int i = SB - 1; i >= 0; i--) if (grp[q*SB + i]) sb_low[q] = SB_W'(i);
         end
-        for (int i = GS - 1; i >= 1; i--) begin
-            b_hit[i] = b_hit[2 * i] || b_hit[2 * i + 1];
-            b_idx[i] = b_hit[2 * i] ? b_idx[2 * i] : b_idx[2 * i + 1];
-        end
-        b_hit[0] = 1'b0;
-        b_idx[0] = '0;
-        first_b = b_idx[1];
+        first_b = '0;
+        for (int q = NSB - 1; q >= 0; q--) if (sb_any[q]) first_b = GS_W'(q * SB) | GS_W'(sb_low[q]);
     end
     wire logic [IDX_W-1:0] win  = IDX_W'({win_g, first_b});
-    // The spare entry wins when it stands in the winning group and is that group's first match.
-    wire logic use_sp = s3_in_sp && s3_sp_hit && first_b == s3_sp_lo;
+    // The spare entry wins when it stands in the winning group and no entry of the group before it
+    // matches (a mask, beside the encoder rather than after it).
+    logic [GS-1:0] sp_before;
+    always_comb begin
+        for (int i = 0; i < GS; i++) sp_before[i] = GS_W'(i) < s3_sp_lo;
+    end
+    wire logic use_sp = s3_in_sp && s3_sp_hit && (grp_raw & sp_before) == '0;
 
     logic [DATA_W-1:0] d_mem [ENTRIES];
     logic [DATA_W-1:0] d_q, r_sp_data;
