@@ -444,7 +444,8 @@ module p4f_table_tcam_bram #(
 
     logic [NG*GS-1:0]  s3_match;
     logic [NG-1:0]     s3_first;
-    logic              s3_hit, s3_in_sp, s3_sp_hit;
+    logic              s3_hit, s3_sp_hit;
+    logic [NG-1:0]     s3_hide_hi;
     logic [GS-1:0]     s3_sp_bit;
     logic [GS_W-1:0]   s3_sp_lo;
     logic [DATA_W-1:0] s3_sp_data;
@@ -454,7 +455,7 @@ module p4f_table_tcam_bram #(
                 s3_match[g*GS +: GS] <= first_1h[g] ? match[g*GS +: GS] : '0;
             s3_first   <= first_1h;
             s3_hit     <= s2_valid && s2_ok && |blk_any;
-            s3_in_sp   <= |(first_1h & s2_hide_hi);
+            s3_hide_hi <= s2_hide_hi;
             s3_sp_hit  <= s2_sp_hit;
             s3_sp_bit  <= s2_hide_lo;
             s3_sp_lo   <= s2_sp_lo;
@@ -465,6 +466,8 @@ module p4f_table_tcam_bram #(
     // ---- Stage 4: the winning group's entries (the OR of the groups), the spare standing for its
     // entry; the lowest set bit; the data RAM read at that index (written at the unflip), its
     // output register reset unless the hit is in the data RAM; the spare entry's data beside it.
+    // Whether the spare's group won (here rather than in stage 3, beside the OR of the groups).
+    wire logic s3_in_sp = |(s3_first & s3_hide_hi);
     logic [GS-1:0]   grp_raw, grp;
     logic [NG_W-1:0] win_g;
     always_comb begin
