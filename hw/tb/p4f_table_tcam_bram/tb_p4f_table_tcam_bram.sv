@@ -1,8 +1,9 @@
-// Testbench for p4f_table_tcam_bram: four configurations side by side (40-bit keys in 24 entries
-// with 4-bit slices: ten slice RAMs, three lanes, the last one part padding, and wr_index able to
-// name an entry that does not exist; 6-bit keys in 5 entries with 4-bit slices, so nearly every
-// lookup matches several entries and the last slice is padded; 32-bit keys in a single entry; 12
-// entries of 32-bit keys with the default 9-bit slices, whose updates take 1026 enabled cycles).
+// Testbench for p4f_table_tcam_bram: four configurations side by side (40-bit keys in 26 entries
+// with 4-bit slices: ten slice RAMs, three lanes, entries 24 and 25 in the ninth bit of lanes 0 and
+// 1, lane 2's ninth bit padding, and wr_index able to name an entry that does not exist; 6-bit
+// keys in 5 entries with 4-bit slices, so nearly every lookup matches several entries and the last
+// slice is padded; 32-bit keys in a single entry; 12 entries of 32-bit keys with the default 9-bit
+// slices, whose updates take 1026 enabled cycles).
 // Entries get keys from a few base patterns and masks of every kind (all ones as in a BCAM,
 // prefixes as in LPM, dense and sparse random masks, the empty mask), so several entries match one
 // key and the priority decides. Writes (inserts, rewrites, deletes, indices beyond the table) are
@@ -362,7 +363,7 @@ module tb_p4f_table_tcam_bram;
     int         fails;
     longint unsigned cycle = 0;
 
-    tcam_bram_bench #(.KEY_W(40), .DATA_W(12), .ENTRIES(24), .SLICE_W(4), .BASES(6), .SALT(1), .SCALE(2), .NAME("k40 e24 s4")) b0 (.clk, .done(done[0]));
+    tcam_bram_bench #(.KEY_W(40), .DATA_W(12), .ENTRIES(26), .SLICE_W(4), .BASES(6), .SALT(1), .SCALE(2), .NAME("k40 e26 s4")) b0 (.clk, .done(done[0]));
     tcam_bram_bench #(.KEY_W(6),  .DATA_W(3),  .ENTRIES(5),  .SLICE_W(4), .BASES(3), .SALT(2), .NAME("k6 e5 s4"))   b1 (.clk, .done(done[1]));
     tcam_bram_bench #(.KEY_W(32), .DATA_W(16), .ENTRIES(1),  .SLICE_W(5), .BASES(2), .SALT(3), .NAME("k32 e1 s5"))  b2 (.clk, .done(done[2]));
     tcam_bram_bench #(.KEY_W(32), .DATA_W(16), .ENTRIES(12), .SLICE_W(9), .BASES(4), .SALT(4), .SCALE(8), .NAME("k32 e12 s9")) b3 (.clk, .done(done[3]));

