@@ -144,14 +144,7 @@ int main(int argc, char** argv) {{
         if (line.empty()) continue;
         char cmd = line[0];
         if (cmd == 'Q') break;
-        if (cmd == 'W') {{
-            unsigned addr = 0, data = 0;
-            if (sscanf(line.c_str() + 1, "%x %x", &addr, &data) == 2) axil_write(addr, data); else printf("E parse\n");
-            fflush(stdout);
-        }} else if (cmd == 'A') {{
-            unsigned addr = 0;
-            if (sscanf(line.c_str() + 1, "%x", &addr) == 1) axil_read(addr); else printf("E parse\n");
-            fflush(stdout);
+        if (register_command(line)) {{
         }} else if (cmd == 'B') {{
             backpressure = (unsigned)atoi(line.c_str() + 1);
         }} else if (cmd == 'P') {{
@@ -232,6 +225,20 @@ static void axil_read(uint32_t addr) {
         if (guard > 1000) { printf("E timeout\n"); break; }
     }
     dut->s_axil_rready = 0;
+}
+
+// `W <addr> <data>` and `A <addr>` (hex): true when `line` was one of them (and is done).
+static bool register_command(const std::string& line) {
+    unsigned addr = 0, data = 0;
+    if (line[0] == 'W') {
+        if (sscanf(line.c_str() + 1, "%x %x", &addr, &data) == 2) axil_write(addr, data); else printf("E parse\n");
+    } else if (line[0] == 'A') {
+        if (sscanf(line.c_str() + 1, "%x", &addr) == 1) axil_read(addr); else printf("E parse\n");
+    } else {
+        return false;
+    }
+    fflush(stdout);
+    return true;
 }
 
 // Waits until no table is updating an entry, so that packets see every entry written before them.

@@ -474,14 +474,7 @@ int main(int argc, char** argv) {{
         if (line.empty()) continue;
         char cmd = line[0];
         if (cmd == 'Q') break;
-        if (cmd == 'W') {{
-            unsigned addr = 0, data = 0;
-            if (sscanf(line.c_str() + 1, "%x %x", &addr, &data) == 2) axil_write(addr, data); else printf("E parse\n");
-            fflush(stdout);
-        }} else if (cmd == 'A') {{
-            unsigned addr = 0;
-            if (sscanf(line.c_str() + 1, "%x", &addr) == 1) axil_read(addr); else printf("E parse\n");
-            fflush(stdout);
+        if (register_command(line)) {{
         }} else if (cmd == 'M') {{
             check_xor1 = atoi(line.c_str() + 1) != 0;
         }} else if (cmd == 'G') {{

@@ -170,6 +170,31 @@ pub struct SimReport {
 }
 
 impl SimReport {
+    /// The report of a run of `program`'s design: what the manifest says, `traffic` and `notes`,
+    /// and nothing measured yet.
+    fn of_design(program: &std::path::Path, manifest: &p4_rtl::Manifest, traffic: Traffic, notes: Vec<String>) -> SimReport {
+        let stages: Vec<Stage> = manifest.stages.iter().map(|s| Stage { block: s.block.clone(), name: s.name.clone(), cycles: s.cycles }).collect();
+        SimReport {
+            program: program.display().to_string(),
+            top: manifest.top.clone(),
+            data_width: manifest.data_width,
+            clock_mhz: manifest.clock_mhz,
+            stage_cycles: stage_kinds(&stages),
+            stages,
+            pipeline_latency_cycles: manifest.pipeline_latency_cycles,
+            latency_cycles: BTreeMap::new(),
+            latency_ns: BTreeMap::new(),
+            packets_per_cycle: BTreeMap::new(),
+            line_rate_packets_per_cycle: BTreeMap::new(),
+            pipeline_stall_cycles: 0,
+            traffic,
+            outputs: Vec::new(),
+            notes,
+            ports: None,
+            gbps_out_total: None,
+        }
+    }
+
     /// The human-readable report.
     pub fn render(&self) -> String {
         use std::fmt::Write;
@@ -382,25 +407,14 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
         packets_per_cycle.insert(key.clone(), ppc);
         line_rate.insert(key, 1.0 / size.div_ceil(bytes_per_beat) as f64);
     }
-    let stages: Vec<Stage> = manifest.stages.iter().map(|s| Stage { block: s.block.clone(), name: s.name.clone(), cycles: s.cycles }).collect();
     Ok(SimReport {
-        program: options.program.display().to_string(),
-        top: manifest.top.clone(),
-        data_width: manifest.data_width,
-        clock_mhz: manifest.clock_mhz,
-        stage_cycles: stage_kinds(&stages),
-        stages,
-        pipeline_latency_cycles: manifest.pipeline_latency_cycles,
         latency_cycles,
         latency_ns,
         packets_per_cycle,
         line_rate_packets_per_cycle: line_rate,
         pipeline_stall_cycles: stalls,
-        traffic,
         outputs,
-        notes,
-        ports: None,
-        gbps_out_total: None,
+        ..SimReport::of_design(&options.program, &manifest, traffic, notes)
     })
 }
 
@@ -483,25 +497,10 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
     if run.pipeline_drops + run.no_port_drops > 0 {
         notes.push(format!("{} frames dropped by the program, {} sent to no port", run.pipeline_drops, run.no_port_drops));
     }
-    let stages: Vec<Stage> = manifest.stages.iter().map(|s| Stage { block: s.block.clone(), name: s.name.clone(), cycles: s.cycles }).collect();
     Ok(SimReport {
-        program: options.program.display().to_string(),
-        top: manifest.top.clone(),
-        data_width: manifest.data_width,
-        clock_mhz: manifest.clock_mhz,
-        stage_cycles: stage_kinds(&stages),
-        stages,
-        pipeline_latency_cycles: manifest.pipeline_latency_cycles,
-        latency_cycles: BTreeMap::new(),
-        latency_ns: BTreeMap::new(),
-        packets_per_cycle: BTreeMap::new(),
-        line_rate_packets_per_cycle: BTreeMap::new(),
-        pipeline_stall_cycles: 0,
-        traffic,
-        outputs: Vec::new(),
-        notes,
         ports: Some(ports_report),
         gbps_out_total: Some((total * 100.0).round() / 100.0),
+        ..SimReport::of_design(&options.program, &manifest, traffic, notes)
     })
 }
 
