@@ -119,13 +119,6 @@ static void run(std::deque<Packet>& q) {{
     fflush(stdout);
 }}
 
-static int hexval(char c) {{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}}
-
 int main(int argc, char** argv) {{
     Verilated::commandArgs(argc, argv);
     dut = new V{top};
@@ -149,15 +142,7 @@ int main(int argc, char** argv) {{
             backpressure = (unsigned)atoi(line.c_str() + 1);
         }} else if (cmd == 'P') {{
             Packet p;
-            char* rest = nullptr;
-            p.port = (unsigned)strtoul(line.c_str() + 1, &rest, 10);
-            while (rest && *rest == ' ') ++rest;
-            for (const char* c = rest; c && c[0] && c[1]; c += 2) {{
-                int hi = hexval(c[0]), lo = hexval(c[1]);
-                if (hi < 0 || lo < 0) break;
-                p.bytes.push_back((uint8_t)(hi * 16 + lo));
-            }}
-            if (!p.bytes.empty()) queue.push_back(p);
+            if (packet_command(line, p.port, p.bytes)) queue.push_back(p);
         }} else if (cmd == 'R') {{
             run(queue);
         }}
@@ -167,16 +152,16 @@ int main(int argc, char** argv) {{
     return 0;
 }}
 "#,
-        axil = AXIL_DRIVER
+        axil = SHARED_CPP
     )
 }
 
-/// The C++ control-register driver both harnesses use (`W` and `A` commands, and `settle()` before
-/// traffic): AXI4-Lite writes and reads on `dut->s_axil_*`, stepping the pipeline clock with the
+/// The C++ both harnesses share: the control-register driver (`W` and `A` commands, and
+/// `settle()` before traffic), and the `P` command's parser. AXI4-Lite writes and reads on `dut->s_axil_*`, stepping the pipeline clock with the
 /// harness's own `clk_low()`/`clk_high()`. A write waits while a block-RAM table updates an entry
 /// (the register file holds it: about a thousand cycles per update), so it may take up to
 /// `WRITE_WAIT` cycles before it counts as hung.
-pub const AXIL_DRIVER: &str = r#"// Cycles an AXI4-Lite write or a wait for the tables may take before it counts as hung.
+pub const SHARED_CPP: &str = r#"// Cycles an AXI4-Lite write or a wait for the tables may take before it counts as hung.
 static const int WRITE_WAIT = 100000;
 
 static void axil_write(uint32_t addr, uint32_t data) {
@@ -239,6 +224,27 @@ static bool register_command(const std::string& line) {
     }
     fflush(stdout);
     return true;
+}
+
+static int hexval(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// `P <port> <hex bytes>`: the port and the packet's bytes (up to the first character that is not
+// hex); false for an empty packet.
+static bool packet_command(const std::string& line, unsigned& port, std::vector<uint8_t>& bytes) {
+    char* rest = nullptr;
+    port = (unsigned)strtoul(line.c_str() + 1, &rest, 10);
+    while (rest && *rest == ' ') ++rest;
+    for (const char* c = rest; c && c[0] && c[1]; c += 2) {
+        int hi = hexval(c[0]), lo = hexval(c[1]);
+        if (hi < 0 || lo < 0) break;
+        bytes.push_back((uint8_t)(hi * 16 + lo));
+    }
+    return !bytes.empty();
 }
 
 // Waits until no table is updating an entry, so that packets see every entry written before them.

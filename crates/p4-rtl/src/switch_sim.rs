@@ -486,15 +486,9 @@ int main(int argc, char** argv) {{
             run_switch();
         }} else if (cmd == 'P') {{
             // P <port> <hex bytes>: a packet for the port's RX MAC, sent by the next R.
-            char* rest = nullptr;
-            unsigned long port = strtoul(line.c_str() + 1, &rest, 10);
+            unsigned port = 0;
             std::vector<uint8_t> bytes;
-            while (rest && *rest == ' ') ++rest;
-            for (const char* c = rest; c && c[0] && c[1]; c += 2) {{
-                auto hex = [](char x) {{ return x >= 'a' ? x - 'a' + 10 : x >= 'A' ? x - 'A' + 10 : x - '0'; }};
-                bytes.push_back(uint8_t(hex(c[0]) * 16 + hex(c[1])));
-            }}
-            if (port < PORTS && !bytes.empty()) {{
+            if (packet_command(line, port, bytes) && port < PORTS) {{
                 queued[port].push_back(std::move(bytes));
                 queued_index[port].push_back(queued_count++);
             }}
@@ -505,7 +499,7 @@ int main(int argc, char** argv) {{
     return 0;
 }}
 "#,
-        axil = crate::harness::AXIL_DRIVER,
+        axil = crate::harness::SHARED_CPP,
         line = LINE_RATE_GBPS,
         overhead = WIRE_OVERHEAD_BYTES,
         buf_drops0 = "BUF_DROPS(p)",
