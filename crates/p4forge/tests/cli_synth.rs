@@ -158,6 +158,8 @@ fn synth_refuses_programs_outside_the_hardware_subset_like_rtl() {
         &["synth", "--table-sweep", "tests/stf/meter_bytes.p4"],
         &["synth", "--table-sweep", "--entries", "100", "--kinds", "exact-hash"],
         &["synth", "tests/stf/arith_wrap.p4", "--entries", "64"],
+        &["synth", "--table-sweep", "--pnr", "ecp5"],
+        &["synth", "tests/stf/arith_wrap.p4", "--pnr", "ice40"],
     ] {
         let usage = p4forge(args);
         assert_eq!(

@@ -1290,6 +1290,9 @@ pub fn synth_main(args: &SynthArgs) -> CliResult<()> {
                 p.display()
             )));
         }
+        if args.pnr.is_some() {
+            return Err(CliError::input("--pnr places and routes a program's design: give PROG.p4 instead of --table-sweep"));
+        }
         let (report, failures) = table_sweep(args)?;
         let text = if args.json { to_json(&report)? } else { report.render() };
         if failures > 0 {
