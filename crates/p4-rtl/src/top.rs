@@ -366,7 +366,6 @@ pub fn top(t: &TopSpec) -> String {
         "    assign {{dq_loop, dq_dest, dq_replay, dq_drop, dq_max_len, dq_skip, dq_len, dq_hdr}} = dq_out[{}:0];",
         desc_bits - 1
     );
-    let _ = writeln!(o, "    assign pf_replay = dq_replay;");
     let _ = writeln!(o, "    /* verilator lint_off PINCONNECTEMPTY */");
     let _ = writeln!(o, "    p4f_axis_fifo #(.DATA_W(DESC_W), .USER_W(1), .DEPTH(16)) u_descq (\n        .clk(clk), .rst(rst),\n        .s_axis_tdata(dq_in), .s_axis_tkeep('1), .s_axis_tvalid(dep_valid), .s_axis_tready(dq_ready), .s_axis_tlast(1'b1), .s_axis_tuser(1'b0),\n        .m_axis_tdata(dq_out), .m_axis_tkeep(), .m_axis_tvalid(dq_valid), .m_axis_tready(d_ready), .m_axis_tlast(), .m_axis_tuser()\n    );");
     let _ = writeln!(o, "    /* verilator lint_on PINCONNECTEMPTY */");
@@ -376,7 +375,7 @@ pub fn top(t: &TopSpec) -> String {
     if t.loops.is_some() {
         let _ = writeln!(o, "    logic [DATA_W-1:0] mg_axis_tdata;\n    logic [KEEP_W-1:0] mg_axis_tkeep;\n    logic mg_axis_tvalid, mg_axis_tready, mg_axis_tlast;\n    logic [{}:0] mg_axis_tdest;", dw - 1);
     }
-    let _ = writeln!(o, "    p4f_deparse_merge #(.DATA_W(DATA_W), .HDR_BYTES(HDR_BYTES), .DEST_W({dw})) u_merge (\n        .clk(clk), .rst(rst),\n        .d_valid(dq_valid), .d_ready(d_ready), .d_hdr_data(dq_hdr), .d_hdr_len(dq_len), .d_skip_len(dq_skip), .d_max_len(dq_max_len), .d_drop(dq_drop), .d_dest({dest}),\n        .s_axis_tdata(pf_tdata), .s_axis_tkeep(pf_tkeep), .s_axis_tvalid(pf_tvalid), .s_axis_tready(pf_tready), .s_axis_tlast(pf_tlast),\n        .m_axis_tdata({mg}_axis_tdata), .m_axis_tkeep({mg}_axis_tkeep), .m_axis_tvalid({mg}_axis_tvalid), .m_axis_tready({mg}_axis_tready), .m_axis_tlast({mg}_axis_tlast), .m_axis_tdest({mg}_axis_tdest)\n    );\n");
+    let _ = writeln!(o, "    p4f_deparse_merge #(.DATA_W(DATA_W), .HDR_BYTES(HDR_BYTES), .DEST_W({dw})) u_merge (\n        .clk(clk), .rst(rst),\n        .d_valid(dq_valid), .d_ready(d_ready), .d_hdr_data(dq_hdr), .d_hdr_len(dq_len), .d_skip_len(dq_skip), .d_max_len(dq_max_len), .d_drop(dq_drop), .d_replay(dq_replay), .d_dest({dest}),\n        .s_axis_tdata(pf_tdata), .s_axis_tkeep(pf_tkeep), .s_axis_tvalid(pf_tvalid), .s_axis_tready(pf_tready), .s_axis_tlast(pf_tlast), .s_axis_replay(pf_replay),\n        .m_axis_tdata({mg}_axis_tdata), .m_axis_tkeep({mg}_axis_tkeep), .m_axis_tvalid({mg}_axis_tvalid), .m_axis_tready({mg}_axis_tready), .m_axis_tlast({mg}_axis_tlast), .m_axis_tdest({mg}_axis_tdest)\n    );\n");
     if t.loops.is_some() {
         let pw = t.port_w;
         let _ = writeln!(o, "    // Packets going back to the parser leave the merge towards the loop FIFO.");

@@ -76,9 +76,10 @@ fn packets_the_design_cannot_take_are_counted_by_reason_and_the_summary_adds_up(
 }
 
 /// Cut-through: l2l3 does not read the packet's length, so its parser starts on the first beat
-/// and a 1,518-byte packet takes as long to start leaving as a 64-byte one (15 cycles: parser 1,
-/// the three lookups 4 on the block-RAM TCAM, statements 4, deparser 1, descriptor queue 2, and the
-/// window split, payload and merge around them); the outputs are the software target's.
+/// and a 1,518-byte packet takes as long to start leaving as a 64-byte one (18 cycles: parser 1,
+/// the three lookups 4 on the block-RAM TCAM, statements 4, deparser 1, descriptor queue 2, the
+/// merge's two descriptor stages 2, and the window split and the merge's input beat, packer and
+/// output register around them); the outputs are the software target's.
 #[test]
 fn l2l3_latency_does_not_grow_with_packet_size() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -98,7 +99,7 @@ fn l2l3_latency_does_not_grow_with_packet_size() {
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     let latency = &report["latency_cycles"];
     for size in ["64", "256", "512", "1024", "1518"] {
-        assert_eq!(latency[size], 15, "latency at {size} bytes: {latency}");
+        assert_eq!(latency[size], 18, "latency at {size} bytes: {latency}");
     }
     assert_eq!(report["pipeline_latency_cycles"], 12);
     let _ = std::fs::remove_dir_all(&dir);

@@ -12,7 +12,7 @@
 // packets whose output is one beat go at one packet per cycle (in and out); packets whose output
 // is at least their input go at one output beat per cycle; cut packets (header = skip, at most a
 // beat) take an input beat every cycle and their last output beat leaves within the module's
-// latency (2 cycles, 1 without OUT_REG) of the input beat holding the cut, not at the input's
+// latency (3 cycles, 2 without OUT_REG) of the input beat holding the cut, not at the input's
 // end. In every phase, the input beats after a cut in the payload are never refused. +seed=N.
 `timescale 1ns / 1ps
 `default_nettype none
@@ -33,10 +33,13 @@ module merge_bench #(
     import p4f_tb_pkg::*;
     localparam int W       = DATA_W / 8;
     localparam int DEST_W  = 9;
-    localparam int LATENCY = OUT_REG ? 2 : 1; // input beat taken to output beat taken, no stalls
+    localparam int LATENCY = OUT_REG ? 3 : 2; // input beat taken to output beat taken, no stalls
+    // Cycles a throughput phase's first input beats wait for the first descriptor to cross the
+    // module's two descriptor stages: the only refusals such a phase allows.
+    localparam int DESC_FILL = 2;
     localparam int NO_LIMIT = 'hFFFF;         // d_max_len that cuts nothing
 
-    logic                   d_valid, d_ready, d_drop;
+    logic                   d_valid, d_ready, d_drop, d_replay, s_replay;
     logic [HDR_BYTES*8-1:0] d_hdr_data;
     logic [15:0]            d_hdr_len, d_skip_len, d_max_len;
     logic [DEST_W-1:0]      d_dest;
@@ -47,9 +50,9 @@ module merge_bench #(
 
     p4f_deparse_merge #(.DATA_W(DATA_W), .HDR_BYTES(HDR_BYTES), .DEST_W(DEST_W), .OUT_REG(OUT_REG)) dut (
         .clk, .rst,
-        .d_valid, .d_ready, .d_hdr_data, .d_hdr_len, .d_skip_len, .d_max_len, .d_drop, .d_dest,
+        .d_valid, .d_ready, .d_hdr_data, .d_hdr_len, .d_skip_len, .d_max_len, .d_drop, .d_replay, .d_dest,
         .s_axis_tdata(s_tdata), .s_axis_tkeep(s_tkeep), .s_axis_tvalid(s_tvalid),
-        .s_axis_tready(s_tready), .s_axis_tlast(s_tlast),
+        .s_axis_tready(s_tready), .s_axis_tlast(s_tlast), .s_axis_replay(s_replay),
         .m_axis_tdata(m_tdata), .m_axis_tkeep(m_tkeep), .m_axis_tvalid(m_tvalid),
         .m_axis_tready(m_tready), .m_axis_tlast(m_tlast), .m_axis_tdest(m_tdest));
 
@@ -68,6 +71,7 @@ module merge_bench #(
     int                     dq_hlen [$], dq_skip [$], dq_max [$];
     bit                     dq_drop [$];
     logic [DEST_W-1:0]      dq_dest [$];
+    bit                     dq_replay [$], in_replay_q [$]; // per descriptor; per input packet
     int                     in_len_q [$];
     byte unsigned           in_bytes_q [$];
     int                     exp_len_q [$];
@@ -180,6 +184,10 @@ module merge_bench #(
         in_len_q.push_back(len);
         dq_hdr.push_back(hdr); dq_hlen.push_back(hlen); dq_skip.push_back(skip);
         dq_drop.push_back(drop); dq_dest.push_back(dest);
+        begin
+            bit replay = gen_rng.below(2) != 0;
+            dq_replay.push_back(replay); in_replay_q.push_back(replay);
+        end
         if (hlen > HDR_BYTES) hlen = HDR_BYTES;
         out_len = hlen + (len > skip ? len - skip : 0);
         // The limit: any in mode 0; in mode 1 never 0 (one beat out per packet); in mode 2 none
@@ -223,6 +231,7 @@ module merge_bench #(
             if (d_valid && d_ready) begin
                 void'(dq_hdr.pop_front()); void'(dq_hlen.pop_front()); void'(dq_skip.pop_front());
                 void'(dq_max.pop_front()); void'(dq_drop.pop_front()); void'(dq_dest.pop_front());
+                void'(dq_replay.pop_front());
             end
             if (!d_valid || d_ready) begin
                 // The head of the queue is the descriptor on offer (popped above once taken).
@@ -234,6 +243,7 @@ module merge_bench #(
                     d_max_len  <= 16'(dq_max[0]);
                     d_drop     <= dq_drop[0];
                     d_dest     <= dq_dest[0];
+                    d_replay   <= dq_replay[0];
                 end else begin
                     d_valid <= 1'b0;
                 end
@@ -251,11 +261,14 @@ module merge_bench #(
             if (s_tvalid && !s_tready && in_tail_q[0] >= 0 && in_beat > in_tail_q[0])
                 fail($sformatf("input packet %0d: beat %0d, after the cut, refused", packets_in, in_beat));
             if (s_tvalid && s_tready) begin
+                if (s_replay != in_replay_q[0])
+                    fail($sformatf("input packet %0d: s_axis_replay %0b, its descriptor's d_replay %0b", packets_in, s_replay, in_replay_q[0]));
                 if (in_beat == in_cut_beat_q[0]) cut_cycle_q.push_back(cycle);
                 in_beat++;
                 if (s_tlast) begin
                     void'(in_cut_beat_q.pop_front());
                     void'(in_tail_q.pop_front());
+                    void'(in_replay_q.pop_front());
                     in_beat = 0;
                     packets_in++;
                 end
@@ -386,7 +399,7 @@ module merge_bench #(
         // One-beat outputs: one packet per cycle, in and out.
         @(negedge clk) measure = 1'b1;
         phase("one-beat outputs (throughput)", 0, 0, 0, 300, 1);
-        check(s_refused == 0 && d_refused == 0,
+        check(s_refused <= longint'(DESC_FILL) && d_refused == 0,
               $sformatf("one-beat throughput: input refused %0d times, descriptor %0d times", s_refused, d_refused));
         check(m_beats == 300 && m_last - m_first + 1 == m_beats,
               $sformatf("one-beat throughput: %0d beats over %0d cycles", m_beats, m_last - m_first + 1));
@@ -408,7 +421,7 @@ module merge_bench #(
         // that rate), and the latency check of every packet's last output beat.
         @(negedge clk) measure = 1'b1;
         phase("cut outputs (throughput)", 0, 0, 0, 300, 3);
-        check(s_refused == 0, $sformatf("cut outputs: input refused %0d times", s_refused));
+        check(s_refused <= longint'(DESC_FILL), $sformatf("cut outputs: input refused %0d times", s_refused));
         @(negedge clk) measure = 1'b0;
 
         phase("idle and backpressure again", 40, 40, 40, 800, 0);
