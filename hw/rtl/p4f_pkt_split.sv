@@ -23,8 +23,10 @@
 // does not take stalls the input at the next packet's completing beat, not before: the rest of
 // the packet (WAIT_FOR_LAST = 0) and the next packet's beats up to its completing beat still go
 // to the payload path. s_axis_tready depends on registers and, through "does this beat complete
-// the window", on s_axis_tkeep and s_axis_tlast; never on win_ready, and on m_axis_tready only
-// when PAYLOAD_REG = 0.
+// the window", on s_axis_tlast (a whole beat completes it from the beat count alone); never on
+// win_ready, and on m_axis_tready only when PAYLOAD_REG = 0. The lengths need no adder either:
+// the bytes before a beat are a multiple of the beat, so the total is a register (+ W) or that
+// register with the beat's byte count in its low bits.
 //
 // Throughput: one beat per cycle on both outputs; back-to-back single-beat packets give one
 // descriptor per cycle. Latency: descriptor 1 cycle after its completing beat; payload 1 cycle
@@ -69,10 +71,27 @@ module p4f_pkt_split #(
     localparam int WIN_BEATS = (WIN_BYTES + W - 1) / W;     // beats that touch the window
     localparam int IDX_W     = $clog2(WIN_BEATS + 1);       // 0..WIN_BEATS
     localparam int DESC_W    = WIN_BYTES * 8 + 16 + USER_W + 16;
+    localparam int SH_W      = $clog2(W);                   // a byte position within a beat
+    localparam int CNT_W     = 17;                          // bytes taken, saturating at 2^16
+
+    // The count of a contiguous tkeep, one balanced OR per count bit (no priority chain).
+    function automatic logic [SH_W:0] keep_count(input logic [W-1:0] k);
+        logic [W:1] top; // top[j]: exactly bits 0 .. j-1 set
+        for (int j = 1; j < W; j++) top[j] = k[j-1] & ~k[j];
+        top[W] = k[W-1];
+        for (int b = 0; b <= SH_W; b++) begin
+            keep_count[b] = 1'b0;
+            for (int j = 1; j <= W; j++) if (((j >> b) & 1) != 0) keep_count[b] = keep_count[b] | top[j];
+        end
+    endfunction
 
     // ---- where the current packet has got to
     logic [IDX_W-1:0]       beat_idx_reg;  // beats taken, saturating at WIN_BEATS
-    logic [15:0]            off_reg;       // bytes taken, saturating at 65535
+    /* verilator lint_off UNUSEDSIGNAL */ // its low SH_W bits are zero: whole beats
+    logic [CNT_W-1:0]       off_reg;       // bytes taken (whole beats), saturating at 2^16
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic [CNT_W-1:0]       off_w_reg;     // off_reg + W, saturating likewise
+    logic                   win_in_reg;    // beat_idx_reg >= WIN_BEATS - 1: a whole beat now fills the window
     logic                   sent_reg;      // this packet's descriptor is made (WAIT_FOR_LAST = 0)
     logic [USER_W-1:0]      user_reg;      // tuser of the first beat
     logic [WIN_BYTES*8-1:0] acc_reg;       // window bytes of the beats taken so far
@@ -84,13 +103,16 @@ module p4f_pkt_split #(
     logic              pay_ready, completes, take;
     logic [DESC_W-1:0] desc;
     logic [WIN_BYTES*8-1:0] merged;
-    int                nbytes, total;
+    logic [SH_W:0]     nbytes;
+    logic [CNT_W-1:0]  total;
+    logic [15:0]       total16;
 
     always_comb begin
-        nbytes = 0;
-        for (int i = 0; i < W; i++) if (s_axis_tkeep[i]) nbytes = i + 1;
-        total = int'(off_reg) + nbytes;
-        if (total > 65535) total = 65535;
+        // Every beat but a packet's last is whole, so the bytes before this beat are a multiple of
+        // W and the total needs no adder: off + W, or off with this beat's count in its low bits.
+        nbytes  = keep_count(s_axis_tkeep);
+        total   = nbytes[SH_W] ? off_w_reg : {off_reg[CNT_W-1:SH_W], nbytes[SH_W-1:0]};
+        total16 = total[CNT_W-1] ? 16'hFFFF : total[15:0];
         // Window byte i comes from beat i / W: this beat's byte, an earlier beat's (kept in
         // acc_reg) or nothing yet (zero).
         for (int i = 0; i < WIN_BYTES; i++) begin
@@ -102,10 +124,10 @@ module p4f_pkt_split #(
                 merged[i*8 +: 8] = 8'h00;
         end
         if (WAIT_FOR_LAST) completes = s_axis_tlast;
-        else               completes = !sent_reg && (s_axis_tlast || total >= WIN_BYTES);
-        desc = {s_axis_tlast ? 16'(total) : 16'hFFFF,
+        else               completes = !sent_reg && (s_axis_tlast || win_in_reg);
+        desc = {s_axis_tlast ? total16 : 16'hFFFF,
                 beat_idx_reg == '0 ? s_axis_tuser : user_reg,
-                16'(total < WIN_BYTES ? total : WIN_BYTES),
+                total < CNT_W'(WIN_BYTES) ? total16 : 16'(WIN_BYTES),
                 merged};
         s_axis_tready = pay_ready && (!completes || !dskid_valid_reg);
         take = s_axis_tvalid && s_axis_tready;
@@ -122,15 +144,21 @@ module p4f_pkt_split #(
         if (rst) begin
             beat_idx_reg <= '0;
             off_reg      <= '0;
+            off_w_reg    <= CNT_W'(W);
+            win_in_reg   <= WIN_BEATS <= 1;
             sent_reg     <= 1'b0;
         end else if (take) begin
             if (s_axis_tlast) begin
                 beat_idx_reg <= '0;
                 off_reg      <= '0;
+                off_w_reg    <= CNT_W'(W);
+                win_in_reg   <= WIN_BEATS <= 1;
                 sent_reg     <= 1'b0;
             end else begin
                 if (int'(beat_idx_reg) < WIN_BEATS) beat_idx_reg <= beat_idx_reg + 1'b1;
-                off_reg <= 16'(total);
+                win_in_reg <= int'(beat_idx_reg) + 2 >= WIN_BEATS;
+                off_reg    <= off_w_reg;
+                off_w_reg  <= off_w_reg[CNT_W-1] ? off_w_reg : off_w_reg + CNT_W'(W);
                 if (completes) sent_reg <= 1'b1;
             end
         end
