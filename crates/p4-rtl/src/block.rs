@@ -196,19 +196,34 @@ pub struct KeepCtx {
 }
 
 impl ParserCtx {
-    /// The condition that `bits` more bits at the current offset are past the valid bits.
+    /// The condition that `bits` more bits at the current offset are past the valid bits. Where
+    /// the offset is a constant distance from the packet's start or from a moved window's anchor,
+    /// a comparison of a constant with the valid bits from there.
     pub fn short(&self, bits: u32) -> String {
         match (&self.base, self.static_offset) {
             (Some(b), Some(c)) if c + bits < 1 << ROOM_BITS => format!("({ROOM_BITS}'d{} > {})", c + bits, b.room),
+            (None, Some(c)) => format!("(32'd{} > {})", c + bits, self.valid_bits),
             _ => format!("({} + 32'd{bits} > {})", self.offset, self.valid_bits),
         }
     }
 
-    /// The offset `bits` past the current one.
+    /// The offset `bits` past the current one: a constant, or the anchor's offset plus one, where
+    /// the current one is.
     pub fn advanced(&self, bits: u32) -> String {
         match (&self.base, self.static_offset) {
             (Some(b), Some(c)) => format!("{} + 32'd{}", b.at, c + bits),
+            (None, Some(c)) => format!("32'd{}", c + bits),
             _ => format!("{} + 32'd{bits}", self.offset),
+        }
+    }
+
+    /// The constant distance of the current offset from the start of the packet (`at` is `None`)
+    /// or of a moved window's anchor, and the valid bits from there on (`ROOM_BITS` wide).
+    pub fn known(&self) -> Option<(Option<String>, String, u32)> {
+        match (&self.base, self.static_offset) {
+            (Some(b), Some(c)) => Some((Some(b.at.clone()), b.room.clone(), c)),
+            (None, Some(c)) => Some((None, format!("{ROOM_BITS}'({})", self.valid_bits), c)),
+            _ => None,
         }
     }
 

@@ -267,9 +267,27 @@ pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) 
     let err_w = g.width(&Type::Error, Span::DUMMY)?;
     let mut windows: BTreeMap<usize, (String, u32, crate::block::AnchorBase)> = BTreeMap::new();
     let mut cuts = 0;
+    // States on the longest path into each state within the current stage (a state's checks and
+    // select wait for its predecessor's): with anchors, a stage holds at most
+    // STATES_PER_STAGE of them.
+    let anchored = plan.anchor_reach.values().any(|&r| r > 0);
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); parser.states.len()];
+    for (i, st) in parser.states.iter().enumerate() {
+        for t in successors(&st.transition) {
+            preds[t].push(i);
+        }
+    }
+    let mut stage_of: Vec<Option<u32>> = vec![None; parser.states.len()];
+    let mut path: Vec<usize> = vec![0; parser.states.len()];
     for &s in &plan.order {
         let state = &parser.states[s];
         let at = plan.entry[s];
+        let moves = matches!((at.anchor, plan.anchor_reach.get(&s)), (Some(a), Some(&r)) if a == s && r > 0);
+        let depth = |cuts: u32, path: &[usize]| 1 + preds[s].iter().filter(|&&p| stage_of[p] == Some(cuts)).map(|&p| path[p]).max().unwrap_or(0);
+        if anchored && !moves && depth(cuts, &path) > STATES_PER_STAGE {
+            cuts += 1;
+            cut(g, cuts, &state.name, &format!("{STATES_PER_STAGE} states on a path before it"));
+        }
         if let (Some(a), Some(&reach)) = (at.anchor, plan.anchor_reach.get(&s)) {
             if a == s && reach > 0 {
                 // Reached at offsets known only at run time: the window moved once to start here,
@@ -292,6 +310,8 @@ pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) 
                 windows.insert(s, (name, reach, base));
             }
         }
+        path[s] = depth(cuts, &path);
+        stage_of[s] = Some(cuts);
         g.open(format!("if ({st_var} == ST_{}) begin  // state {}", ident(&state.name).to_uppercase(), state.name));
         if let Some(ctx) = g.parser.as_mut() {
             (ctx.static_window, ctx.static_bits, ctx.static_offset, ctx.base) = match at.anchor {
@@ -322,6 +342,9 @@ pub struct ParserBody {
     pub text: String,
     pub stages: u32,
 }
+
+/// In a parser with anchors, the most states on one path through a stage.
+pub const STATES_PER_STAGE: usize = 4;
 
 /// Names of stage register `k`'s values: (combinational input, register) per body variable.
 pub const STAGE_VARS: [&str; 5] = ["s", "st", "off", "wbits", "wbe"];
@@ -563,10 +586,15 @@ fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) 
     // Below a moved window at a known distance from its anchor: the bound and the new offset from
     // the anchor's registers (`n` is at most the field's maximum here).
     let rb = crate::block::ROOM_BITS;
-    let (short, next) = match (&ctx.base, ctx.static_offset) {
-        (Some(b), Some(c)) if c + l.pre + l.post + l.max < 1 << rb => {
+    let (short, next) = match ctx.known() {
+        Some((at, room, c)) if c + l.pre + l.post + l.max < 1 << rb => {
+            // `n > room - k`, with `room - k` ready as soon as the registers are.
             let k = c + l.pre + l.post;
-            (format!("{rb}'d{k} + {rb}'({n}) > {}", b.room), format!("{} + 32'd{k} + {n}", b.at))
+            let next = match at {
+                Some(at) => format!("{at} + 32'd{k} + {n}"),
+                None => format!("32'd{k} + {n}"),
+            };
+            (format!("{rb}'d{k} > {room} || {rb}'({n}) > {room} - {rb}'d{k}"), next)
         }
         _ => (format!("{off} + 32'd{} + {n} > {}", l.pre + l.post, ctx.valid_bits), format!("{off} + 32'd{} + {n}", l.pre + l.post)),
     };
