@@ -167,6 +167,22 @@ pub struct ParserCtx {
     pub static_bits: u32,
     /// Where the deparser's unchanged tail starts in the packet, when it has one.
     pub keep: Option<KeepCtx>,
+    /// Below an anchor whose window is moved: registers holding the offset at the anchor's start
+    /// and the valid bits from there on ([`ROOM_BITS`] wide), so that where `static_offset` is
+    /// known a read's bound check and the new offset are each one operation on registers instead
+    /// of a chain through every state before.
+    pub base: Option<AnchorBase>,
+}
+
+/// Width of an anchor's room (valid bits past its start): the window's valid bits are a 16-bit
+/// byte count.
+pub const ROOM_BITS: u32 = 19;
+
+#[derive(Clone, Debug)]
+pub struct AnchorBase {
+    /// The offset at the anchor's start (32 bits) and the valid bits past it.
+    pub at: String,
+    pub room: String,
 }
 
 /// The parser's record of where the first header of the deparser's unchanged tail was extracted
@@ -180,6 +196,37 @@ pub struct KeepCtx {
 }
 
 impl ParserCtx {
+    /// The condition that `bits` more bits at the current offset are past the valid bits. Where
+    /// the offset is a constant distance from the packet's start or from a moved window's anchor,
+    /// a comparison of a constant with the valid bits from there.
+    pub fn short(&self, bits: u32) -> String {
+        match (&self.base, self.static_offset) {
+            (Some(b), Some(c)) if c + bits < 1 << ROOM_BITS => format!("({ROOM_BITS}'d{} > {})", c + bits, b.room),
+            (None, Some(c)) => format!("(32'd{} > {})", c + bits, self.valid_bits),
+            _ => format!("({} + 32'd{bits} > {})", self.offset, self.valid_bits),
+        }
+    }
+
+    /// The offset `bits` past the current one: a constant, or the anchor's offset plus one, where
+    /// the current one is.
+    pub fn advanced(&self, bits: u32) -> String {
+        match (&self.base, self.static_offset) {
+            (Some(b), Some(c)) => format!("{} + 32'd{}", b.at, c + bits),
+            (None, Some(c)) => format!("32'd{}", c + bits),
+            _ => format!("{} + 32'd{bits}", self.offset),
+        }
+    }
+
+    /// The constant distance of the current offset from the start of the packet (`at` is `None`)
+    /// or of a moved window's anchor, and the valid bits from there on (`ROOM_BITS` wide).
+    pub fn known(&self) -> Option<(Option<String>, String, u32)> {
+        match (&self.base, self.static_offset) {
+            (Some(b), Some(c)) => Some((Some(b.at.clone()), b.room.clone(), c)),
+            (None, Some(c)) => Some((None, format!("{ROOM_BITS}'({})", self.valid_bits), c)),
+            _ => None,
+        }
+    }
+
     /// The `bits` bits at the current offset: wiring out of the static window where the offset is
     /// constant there, else a part-select of the packet's window at the run-time offset.
     pub fn read(&self, bits: u32) -> String {

@@ -303,6 +303,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         static_window: "wbe".into(),
         static_bits: plan.window_bytes * 8,
         keep,
+        base: None,
     });
     pg.set_indent(2);
     let mut init = String::new();
@@ -342,8 +343,9 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         format!("{prefix}_parser.sv"),
         top::parser_module(&prefix, plan.window_bytes, port_w, &sp, st_w, &start, &body, &pg.locals, &init, &parser_ports, &skip),
     ));
-    stages.push(StageInfo { block: "parser".into(), name: parser.block.name.clone(), cycles: 1 });
-    latency += 1;
+    let parser_latency = body.stages;
+    stages.push(StageInfo { block: "parser".into(), name: parser.block.name.clone(), cycles: parser_latency });
+    latency += parser_latency;
 
     // Controls in package order, the deparser last.
     let mut controls = Vec::new();
@@ -561,6 +563,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         prefix: &prefix,
         port_w,
         window_bytes: plan.window_bytes,
+        parser_latency,
         hdr_bytes,
         ctrl_words: next_word,
         parser_ports: value_sets.iter().map(|v| (v.port.clone(), v.base_word, v.size * v.entry_words)).collect(),

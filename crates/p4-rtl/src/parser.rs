@@ -260,32 +260,65 @@ pub fn error_code(g: &BlockGen, name: &str) -> u32 {
     g.p.errors.iter().position(|e| e == name).unwrap_or(0) as u32
 }
 
-/// The parser's `always_comb` body: every state in order.
-pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) -> Result<String> {
+/// The parser's `always_comb` body: every state in order, cut by stage registers around each
+/// anchor's window move (see [`ParserBody`]).
+pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) -> Result<ParserBody> {
     g.stmts(&parser.init)?;
     let err_w = g.width(&Type::Error, Span::DUMMY)?;
-    let mut windows: BTreeMap<usize, (String, u32)> = BTreeMap::new();
+    let mut windows: BTreeMap<usize, (String, u32, crate::block::AnchorBase)> = BTreeMap::new();
+    let mut cuts = 0;
+    // States on the longest path into each state within the current stage (a state's checks and
+    // select wait for its predecessor's): with anchors, a stage holds at most
+    // STATES_PER_STAGE of them.
+    let anchored = plan.anchor_reach.values().any(|&r| r > 0);
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); parser.states.len()];
+    for (i, st) in parser.states.iter().enumerate() {
+        for t in successors(&st.transition) {
+            preds[t].push(i);
+        }
+    }
+    let mut stage_of: Vec<Option<u32>> = vec![None; parser.states.len()];
+    let mut path: Vec<usize> = vec![0; parser.states.len()];
     for &s in &plan.order {
         let state = &parser.states[s];
         let at = plan.entry[s];
-        g.open(format!("if ({st_var} == ST_{}) begin  // state {}", ident(&state.name).to_uppercase(), state.name));
+        let moves = matches!((at.anchor, plan.anchor_reach.get(&s)), (Some(a), Some(&r)) if a == s && r > 0);
+        let depth = |cuts: u32, path: &[usize]| 1 + preds[s].iter().filter(|&&p| stage_of[p] == Some(cuts)).map(|&p| path[p]).max().unwrap_or(0);
+        if anchored && !moves && depth(cuts, &path) > STATES_PER_STAGE {
+            cuts += 1;
+            cut(g, cuts, &state.name, &format!("{STATES_PER_STAGE} states on a path before it"));
+        }
         if let (Some(a), Some(&reach)) = (at.anchor, plan.anchor_reach.get(&s)) {
             if a == s && reach > 0 {
                 // Reached at offsets known only at run time: the window moved once to start here,
-                // so this state and the ones below it read constant slices of it.
+                // so this state and the ones below it read constant slices of it. The offset is
+                // registered before the move and the moved window after it, so that neither the
+                // offset's arithmetic nor the states below share a cycle with the shifter.
                 let ctx = g.parser.clone().ok_or_else(|| RtlError::global("parser context"))?;
                 let name = g.local(&format!("win_{}", ident(&state.name)), format!("logic [{}:0]", reach - 1));
                 let amount = shift_amount(&ctx.offset, ctx.window_bits, plan.align);
-                g.line(format!("{name} = {reach}'(({} << {amount}) >> {});", ctx.window, ctx.window_bits - reach));
-                windows.insert(s, (name, reach));
+                cuts += 1;
+                cut(g, cuts, &state.name, "before the window moves");
+                g.line(format!("{name} = {reach}'(({} << {amount}) >> {});  // the window moved to state {}", ctx.window, ctx.window_bits - reach, state.name));
+                let base = crate::block::AnchorBase {
+                    at: g.local(&format!("at_{}", ident(&state.name)), "logic [31:0]".into()),
+                    room: g.local(&format!("room_{}", ident(&state.name)), format!("logic [{}:0]", crate::block::ROOM_BITS - 1)),
+                };
+                g.line(format!("{} = {}; {} = {}'({} - {});", base.at, ctx.offset, base.room, crate::block::ROOM_BITS, ctx.valid_bits, ctx.offset));
+                cuts += 1;
+                cut(g, cuts, &state.name, "the moved window");
+                windows.insert(s, (name, reach, base));
             }
         }
+        path[s] = depth(cuts, &path);
+        stage_of[s] = Some(cuts);
+        g.open(format!("if ({st_var} == ST_{}) begin  // state {}", ident(&state.name).to_uppercase(), state.name));
         if let Some(ctx) = g.parser.as_mut() {
-            (ctx.static_window, ctx.static_bits, ctx.static_offset) = match at.anchor {
-                None => (ctx.window.clone(), ctx.window_bits, Some(at.bits)),
+            (ctx.static_window, ctx.static_bits, ctx.static_offset, ctx.base) = match at.anchor {
+                None => (ctx.window.clone(), ctx.window_bits, Some(at.bits), None),
                 Some(a) => match windows.get(&a) {
-                    Some((w, bits)) => (w.clone(), *bits, Some(at.bits)),
-                    None => (ctx.window.clone(), ctx.window_bits, None),
+                    Some((w, bits, base)) => (w.clone(), *bits, Some(at.bits), Some(base.clone())),
+                    None => (ctx.window.clone(), ctx.window_bits, None, None),
                 },
             };
         }
@@ -298,7 +331,31 @@ pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) 
         g.close("end");
         g.close("end");
     }
-    Ok(g.take_out())
+    Ok(ParserBody { text: g.take_out(), stages: cuts + 1 })
+}
+
+/// The parser's `always_comb` body and its stages: one (the body is the whole parser, registered
+/// once) unless the parser has anchors. Stage register `k` (`1..stages`) holds what the body has
+/// computed up to a cut: `s_d<k>` etc. take `s`, `st`, `off`, `wbits` and `wbe` there, and the body
+/// goes on from `s_q<k>` etc., the same values one enabled cycle earlier (one packet per cycle).
+pub struct ParserBody {
+    pub text: String,
+    pub stages: u32,
+}
+
+/// In a parser with anchors, the most states on one path through a stage.
+pub const STATES_PER_STAGE: usize = 4;
+
+/// Names of stage register `k`'s values: (combinational input, register) per body variable.
+pub const STAGE_VARS: [&str; 5] = ["s", "st", "off", "wbits", "wbe"];
+
+/// Stage register `k`, before state `state`.
+fn cut(g: &mut BlockGen, k: u32, state: &str, what: &str) {
+    g.line(format!("// Stage register {k} (state {state}: {what})."));
+    let d: Vec<String> = STAGE_VARS.iter().map(|v| format!("{v}_d{k} = {v};")).collect();
+    g.line(d.join(" "));
+    let q: Vec<String> = STAGE_VARS.iter().map(|v| format!("{v} = {v}_q{k};")).collect();
+    g.line(q.join(" "));
 }
 
 fn target(t: &StateTarget, parser_states: &[p4_ir::ParserState]) -> String {
@@ -336,7 +393,7 @@ fn transition(g: &mut BlockGen, t: &Transition, st_var: &str, err_w: u32) -> Res
                 let ctx = g.parser.clone().ok_or_else(|| RtlError::global("a select outside the parser"))?;
                 let set_err =
                     ctx.error_field.as_ref().map(|e| format!(" {e} = {err_w}'d{};", ctx.too_short)).unwrap_or_default();
-                g.open(format!("if ({} + 32'd{reach} > {}) begin", ctx.offset, ctx.valid_bits));
+                g.open(format!("if {} begin", ctx.short(reach)));
                 g.line(format!("{st_var} = ST_REJECT;{set_err}"));
                 g.reopen("end else begin");
             }
@@ -462,7 +519,8 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
             let [arg] = &call.args[..] else { return unsupported(call.span, "extract arguments") };
             let bits = g.width(&arg.expr.ty, call.span)? - 1;
             let slice = ctx.read(bits);
-            let short = format!("({off} + 32'd{bits} > {})", ctx.valid_bits);
+            let short = ctx.short(bits);
+            let next = ctx.advanced(bits);
             if let ExprKind::StackNext(stack) = &arg.expr.kind {
                 let base = g.lval(stack)?;
                 let Type::Stack(_, n) = &stack.ty else {
@@ -471,12 +529,12 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
                 g.line(format!("if ({base}{NEXT_INDEX} >= {n}) begin {}{done} = 1'b1; end", set_err(ctx.stack_oob)));
                 g.line(format!("else if {short} begin {}{done} = 1'b1; end", set_err(ctx.too_short)));
                 g.line(format!(
-                    "else begin {base}[{base}{NEXT_INDEX}] = {{{slice}, 1'b1}}; {base}{NEXT_INDEX} = {base}{NEXT_INDEX} + 1'b1; {off} = {off} + 32'd{bits}; end"
+                    "else begin {base}[{base}{NEXT_INDEX}] = {{{slice}, 1'b1}}; {base}{NEXT_INDEX} = {base}{NEXT_INDEX} + 1'b1; {off} = {next}; end"
                 ));
             } else {
                 let path = g.lval(&arg.expr)?;
                 g.line(format!("if {short} begin {}{done} = 1'b1; end", set_err(ctx.too_short)));
-                g.line(format!("else begin {path} = {{{slice}, 1'b1}}; {off} = {off} + 32'd{bits}; end"));
+                g.line(format!("else begin {path} = {{{slice}, 1'b1}}; {off} = {next}; end"));
                 g.invalidate_union_siblings(&arg.expr, Some(&format!("{path}.valid_")))?;
             }
             if let Some(c) = g.parser.as_mut().and_then(|p| p.static_offset.as_mut()) {
@@ -486,9 +544,10 @@ pub fn packet_call(g: &mut BlockGen, extern_type: &str, method: &str, call: &Cal
         "advance" => {
             let bits = consumed(g, call)?.map_or(0, |(_, most)| most);
             g.line(format!(
-                "if ({off} + 32'd{bits} > {}) begin {}{done} = 1'b1; end else {off} = {off} + 32'd{bits};",
-                ctx.valid_bits,
-                set_err(ctx.too_short)
+                "if {} begin {}{done} = 1'b1; end else {off} = {};",
+                ctx.short(bits),
+                set_err(ctx.too_short),
+                ctx.advanced(bits)
             ));
             if let Some(c) = g.parser.as_mut().and_then(|p| p.static_offset.as_mut()) {
                 *c += bits;
@@ -524,12 +583,22 @@ fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) 
     let slice = |at: String, bits: u32| format!("{window}[{} - ({at}) -: {bits}]", win - 1);
     let (pre_bits, data_bits) = (ctx.read(l.pre), ctx.read_at(l.pre, l.max));
     g.line(format!("if ({n} > 32'd{}) begin {}{done} = 1'b1; end", l.max, set_err(too_long)));
-    g.line(format!(
-        "else if ({off} + 32'd{} + {n} > {}) begin {}{done} = 1'b1; end",
-        l.pre + l.post,
-        ctx.valid_bits,
-        set_err(ctx.too_short)
-    ));
+    // Below a moved window at a known distance from its anchor: the bound and the new offset from
+    // the anchor's registers (`n` is at most the field's maximum here).
+    let rb = crate::block::ROOM_BITS;
+    let (short, next) = match ctx.known() {
+        Some((at, room, c)) if c + l.pre + l.post + l.max < 1 << rb => {
+            // `n > room - k`, with `room - k` ready as soon as the registers are.
+            let k = c + l.pre + l.post;
+            let next = match at {
+                Some(at) => format!("{at} + 32'd{k} + {n}"),
+                None => format!("32'd{k} + {n}"),
+            };
+            (format!("{rb}'d{k} > {room} || {rb}'({n}) > {room} - {rb}'d{k}"), next)
+        }
+        _ => (format!("{off} + 32'd{} + {n} > {}", l.pre + l.post, ctx.valid_bits), format!("{off} + 32'd{} + {n}", l.pre + l.post)),
+    };
+    g.line(format!("else if ({short}) begin {}{done} = 1'b1; end", set_err(ctx.too_short)));
     g.open("else begin");
     let (vb, vb_max) = (format!("{path}.{}", l.field), l.max);
     if l.pre > 0 {
@@ -546,7 +615,7 @@ fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) 
     }
     g.line(format!("{vb}{VARBIT_LEN} = {len_w}'({n});"));
     g.line(format!("{path}.valid_ = 1'b1;"));
-    g.line(format!("{off} = {off} + 32'd{} + {n};", l.pre + l.post));
+    g.line(format!("{off} = {next};"));
     g.close("end");
     g.invalidate_union_siblings(&arg.expr, Some(&format!("{path}.valid_")))?;
     if let Some(p) = g.parser.as_mut() {
@@ -563,7 +632,7 @@ pub fn lookahead(g: &mut BlockGen, target: &str, ty: &Type, call: &Call) -> Resu
     let done = g.done.clone();
     let err_w = g.width(&Type::Error, call.span)?;
     let set_err = ctx.error_field.as_ref().map(|e| format!("{e} = {err_w}'d{}; ", ctx.too_short)).unwrap_or_default();
-    g.line(format!("if ({} + 32'd{bits} > {}) begin {set_err}{done} = 1'b1; end", ctx.offset, ctx.valid_bits));
+    g.line(format!("if {} begin {set_err}{done} = 1'b1; end", ctx.short(bits)));
     g.line(format!("else {target} = {};", if header { format!("{{{slice}, 1'b1}}") } else { slice }));
     Ok(())
 }

@@ -142,6 +142,8 @@ pub struct TopSpec<'a> {
     pub prefix: &'a str,
     pub port_w: u32,
     pub window_bytes: u32,
+    /// Cycles from the parser's input to its output register (1 but with anchors).
+    pub parser_latency: u32,
     pub hdr_bytes: u32,
     pub ctrl_words: u32,
     /// Parser ports fed from control words: (port, first word, words) (value sets).
@@ -298,7 +300,7 @@ pub fn top(t: &TopSpec) -> String {
     let _ = writeln!(o, "    {p}_parser u_parser (\n        .clk(clk), .rst(rst), .ce(ce_front),\n        {vs_ports}.in_valid(win_valid), .in_win(win_data), .in_win_len(win_len), .in_pkt_len(win_pkt_len), .in_port(win_user[{}:0]),\n        .out_valid(parser_valid), .out_phv(parser_phv)\n    );\n", t.port_w - 1);
     let mut prev = "parser".to_string();
     if let Some(l) = &t.loops {
-        loop_restore(&mut o, l, t.port_w);
+        loop_restore(&mut o, l, t.port_w, t.parser_latency);
         prev = "parsed".into();
     }
     let mut busy = Vec::new();
@@ -425,10 +427,17 @@ fn loop_input(o: &mut String, port_w: u32) {
 /// After the parser: a packet from the loop FIFO gets back what the side FIFO kept for it (its
 /// instance type, ingress port and loop count, then the fields its set keeps, as the software
 /// target restores them after parsing). `parsed_*` feeds the next block.
-fn loop_restore(o: &mut String, l: &LoopSpec, port_w: u32) {
+fn loop_restore(o: &mut String, l: &LoopSpec, port_w: u32, parser_latency: u32) {
     let _ = writeln!(o, "    // Packets parsed again get back what the side FIFO kept for them.");
     let _ = writeln!(o, "    logic parser_loop;  // the packet in the parser's output register came from the loop FIFO");
-    let _ = writeln!(o, "    always_ff @(posedge clk)\n        if (rst) parser_loop <= 1'b0;\n        else if (ce_front) parser_loop <= win_user[{port_w}];");
+    if parser_latency <= 1 {
+        let _ = writeln!(o, "    always_ff @(posedge clk)\n        if (rst) parser_loop <= 1'b0;\n        else if (ce_front) parser_loop <= win_user[{port_w}];");
+    } else {
+        // Beside the parser's stages.
+        let n = parser_latency;
+        let _ = writeln!(o, "    logic [{}:0] parser_loop_q;\n    assign parser_loop = parser_loop_q[{}];", n - 1, n - 1);
+        let _ = writeln!(o, "    always_ff @(posedge clk)\n        if (rst) parser_loop_q <= '0;\n        else if (ce_front) parser_loop_q <= {{parser_loop_q[{}:0], win_user[{port_w}]}};", n - 2);
+    }
     let _ = writeln!(o, "    logic side_valid, side_ready, side_kind;  // kind 1: resubmitted, 0: recirculated\n    phv_t side_phv;");
     let _ = writeln!(o, "    logic parsed_valid;\n    phv_t parsed_phv;\n    assign parsed_valid = parser_valid;");
     let _ = writeln!(o, "    assign side_ready = ce_front && parser_valid && parser_loop;");
@@ -781,7 +790,7 @@ pub fn parser_module(
     state_params: &str,
     st_w: u32,
     start: &str,
-    body: &str,
+    body: &crate::parser::ParserBody,
     locals: &[(String, String)],
     init: &str,
     extra_ports: &[(String, u32)],
@@ -803,13 +812,38 @@ pub fn parser_module(
     }
     let _ = writeln!(o, "    }} locals_t;\n    typedef struct packed {{\n        logic valid;\n        phv_t phv;\n        locals_t l;\n    }} stage_t;\n");
     let _ = writeln!(o, "    logic [{}:0] wbe;  // the window, most significant bit = first bit on the wire\n    logic [31:0] off;\n    logic [31:0] wbits;\n    logic [{}:0] st;\n    stage_t s;", wb - 1, st_w - 1);
+    let decl = |v: &str| match v {
+        "s" => "stage_t".to_string(),
+        "st" => format!("logic [{}:0]", st_w - 1),
+        "wbe" => format!("logic [{}:0]", wb - 1),
+        _ => "logic [31:0]".to_string(),
+    };
+    for k in 1..body.stages {
+        for v in crate::parser::STAGE_VARS {
+            let _ = writeln!(o, "    {} {v}_d{k}, {v}_q{k};", decl(v));
+        }
+    }
     let _ = writeln!(o, "    always_comb begin\n        for (int i = 0; i < {window_bytes}; i++) wbe[{} - 8*i -: 8] = in_win[i*8 +: 8];", wb - 1);
     let _ = writeln!(o, "        wbits = {{13'd0, in_win_len, 3'd0}};\n        off = 32'd0;\n        s = {{in_valid, phv_t'(0), locals_t'(0)}};\n        s.phv.pi.len = in_pkt_len;");
     o.push_str(init);
     let _ = writeln!(o, "        st = {start};");
-    o.push_str(body);
+    o.push_str(&body.text);
     let _ = writeln!(o, "        s.phv.pi.skip = {skip};\n    end");
-    let _ = writeln!(o, "    always_ff @(posedge clk) begin\n        if (rst) out_valid <= 1'b0;\n        else if (ce) begin\n            out_valid <= in_valid;\n            out_phv <= s.phv;\n        end\n    end");
+    if body.stages == 1 {
+        let _ = writeln!(o, "    always_ff @(posedge clk) begin\n        if (rst) out_valid <= 1'b0;\n        else if (ce) begin\n            out_valid <= in_valid;\n            out_phv <= s.phv;\n        end\n    end");
+    } else {
+        // The stage registers (see crate::parser::ParserBody), then the output register.
+        let _ = writeln!(o, "    always_ff @(posedge clk) begin\n        if (rst) begin");
+        for k in 1..body.stages {
+            let _ = writeln!(o, "            s_q{k}.valid <= 1'b0;");
+        }
+        let _ = writeln!(o, "            out_valid <= 1'b0;\n        end else if (ce) begin");
+        for k in 1..body.stages {
+            let regs: Vec<String> = crate::parser::STAGE_VARS.iter().map(|v| format!("{v}_q{k} <= {v}_d{k};")).collect();
+            let _ = writeln!(o, "            {}", regs.join(" "));
+        }
+        let _ = writeln!(o, "            out_valid <= s.valid;\n            out_phv <= s.phv;\n        end\n    end");
+    }
     let _ = writeln!(o, "    wire logic unused_ = &{{1'b0, in_port}};");
     let _ = writeln!(o, "endmodule\n/* verilator lint_on UNUSEDSIGNAL */\n`default_nettype wire");
     o

@@ -104,3 +104,22 @@ fn l2l3_latency_does_not_grow_with_packet_size() {
     assert_eq!(report["pipeline_latency_cycles"], 12);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A parser with anchors is pipelined (`crates/p4forge/tests/fixtures/anchors.p4`: two anchors, a
+/// stage register before and after each window move, 5 cycles): its STF passes on the RTL target,
+/// including the resubmitted pass, whose loop flag waits beside the parser's stages.
+#[test]
+fn anchored_parser_stages_pass_the_stf_on_rtl() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    if !verilator() {
+        return;
+    }
+    let run = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .current_dir(&root)
+        .args(["test", "crates/p4forge/tests/fixtures/anchors.p4", "crates/p4forge/tests/fixtures/anchors.stf", "--target", "rtl"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{out}{}", String::from_utf8_lossy(&run.stderr));
+    assert!(out.contains("PASS: 3 packets sent, 3 received, 3 expected"), "{out}");
+}

@@ -6,6 +6,11 @@
 //! - `parser_moves_the_window_once_per_anchor`: the parser moves its window once at each state
 //!   reached at offsets that differ (the three joins after messages 0..2), by whole bytes (mdp's
 //!   lengths are `<< 3`), and reads every header out of those windows as constant slices.
+//!   Each move has a stage register before it and after it, and below a moved window the bound
+//!   checks and offsets read the anchor's registers (`at_`, `room_`).
+//! - `parser_stages_only_around_anchors`: `crates/p4forge/tests/fixtures/anchors.p4` (two anchors
+//!   in a row) takes 5 parser cycles; parsers without anchors (l2l3, paxos) take 1. Its logic depth
+//!   (12) is measured by synthesizing the parser module alone: see `docs/HARDWARE.md`.
 //! - `mdp_deparser_sends_the_packets_own_bytes`: mdp changes none of its headers and parses them in
 //!   emit order, so its deparser emits nothing and the merge sends the packet's bytes from where
 //!   the parser extracted the first header (`crates/p4-rtl/src/unchanged.rs`).
@@ -22,11 +27,20 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
-fn generated(p4: &str, name: &str, file: &str) -> String {
+fn design(p4: &str, name: &str) -> p4_rtl::Design {
     let p4 = root().join(p4);
     let program = p4forge::frontend::compile(&p4, &[]).unwrap().lowered(&p4).unwrap().program;
-    let design = p4_rtl::generate(&program, name, &p4_rtl::Options::default()).unwrap();
-    design.generated.into_iter().find(|(n, _)| n == file).unwrap().1
+    p4_rtl::generate(&program, name, &p4_rtl::Options::default()).unwrap()
+}
+
+fn generated(p4: &str, name: &str, file: &str) -> String {
+    design(p4, name).generated.into_iter().find(|(n, _)| n == file).unwrap().1
+}
+
+/// The parser's cycles in the manifest, and the pipeline's.
+fn latencies(d: &p4_rtl::Design) -> (u32, u32) {
+    let parser = d.manifest.stages.iter().filter(|s| s.block == "parser").map(|s| s.cycles).sum();
+    (parser, d.manifest.pipeline_latency_cycles)
 }
 
 fn mdp_file(file: &str) -> String {
@@ -40,11 +54,40 @@ fn parser_moves_the_window_once_per_anchor() {
     assert_eq!(
         moves,
         [
-            "s.l.win_parse_msg0_after_message0_ = 1216'((wbe << {off[12:3], 3'd0}) >> 4080);",
-            "s.l.win_parse_msg1_after_message1_ = 1216'((wbe << {off[12:3], 3'd0}) >> 4080);",
-            "s.l.win_parse_msg2_after_message2_ = 1216'((wbe << {off[12:3], 3'd0}) >> 4080);",
+            "s.l.win_parse_msg0_after_message0_ = 1216'((wbe << {off[12:3], 3'd0}) >> 4080);  // the window moved to state parse_msg0.after_message0",
+            "s.l.win_parse_msg1_after_message1_ = 1216'((wbe << {off[12:3], 3'd0}) >> 4080);  // the window moved to state parse_msg1.after_message1",
+            "s.l.win_parse_msg2_after_message2_ = 1216'((wbe << {off[12:3], 3'd0}) >> 4080);  // the window moved to state parse_msg2.after_message2",
         ]
     );
+    // Each move has a stage register before it (the offset) and after it (the moved window), and
+    // no path runs through more than 4 states in one stage: the parser takes 15 cycles.
+    let cuts: Vec<&str> = parser.lines().filter(|l| l.contains("// Stage register")).map(str::trim).collect();
+    assert_eq!(
+        cuts,
+        [
+            "// Stage register 1 (state parse_msg0: 4 states on a path before it).",
+            "// Stage register 2 (state message0.parse_entry_1_0_0_0: 4 states on a path before it).",
+            "// Stage register 3 (state parse_msg0.after_message0: before the window moves).",
+            "// Stage register 4 (state parse_msg0.after_message0: the moved window).",
+            "// Stage register 5 (state message1.parse_entry: 4 states on a path before it).",
+            "// Stage register 6 (state message1.parse_entry_x_4_0_0: 4 states on a path before it).",
+            "// Stage register 7 (state parse_msg1.after_message1: before the window moves).",
+            "// Stage register 8 (state parse_msg1.after_message1: the moved window).",
+            "// Stage register 9 (state message2.parse_entry: 4 states on a path before it).",
+            "// Stage register 10 (state message2.parse_entry_x_x_4_0: 4 states on a path before it).",
+            "// Stage register 11 (state parse_msg2.after_message2: before the window moves).",
+            "// Stage register 12 (state parse_msg2.after_message2: the moved window).",
+            "// Stage register 13 (state message3.parse_entry: 4 states on a path before it).",
+            "// Stage register 14 (state message3.parse_entry_x_x_x_4: 4 states on a path before it).",
+        ]
+    );
+    assert_eq!(latencies(&design("examples/mdp/mdp.p4", "mdp")).0, 15);
+    // Below a moved window, bounds and offsets are one operation on the anchor's registers.
+    assert!(parser.contains("s.l.at_parse_msg0_after_message0_ = off; s.l.room_parse_msg0_after_message0_ = 19'(wbits - off);"));
+    assert!(parser.contains(
+        "if (19'd80 > s.l.room_parse_msg0_after_message0_) begin s.phv.std.parser_error = 32'd1; s.l.done_ = 1'b1; end"
+    ));
+    assert!(parser.contains("off = s.l.at_parse_msg2_after_message2_ + 32'd1216; end"), "{parser}");
     // No part-select of the packet's window at a run-time offset is left.
     assert!(!parser.contains("wbe[5295 - off") && !parser.contains("wbe[5295 - (off"), "{parser}");
     // Message 3's last entry: a constant slice of the window moved after message 2.
@@ -52,6 +95,40 @@ fn parser_moves_the_window_once_per_anchor() {
     assert!(parser.contains(
         "s.phv.hdr.msg1.other.data = s.l.win_parse_msg0_after_message0_[1135:112] & ~({1024{1'b1}} >> {s.l.varbit_len_2_[10:3], 3'd0});"
     ));
+}
+
+#[test]
+fn parser_stages_only_around_anchors() {
+    let d = design("crates/p4forge/tests/fixtures/anchors.p4", "anchors");
+    assert_eq!(latencies(&d), (5, 12));
+    let parser = d.generated.iter().find(|(n, _)| n == "anchors_parser.sv").unwrap().1.clone();
+    let cuts: Vec<&str> = parser.lines().filter(|l| l.contains("// Stage register")).map(str::trim).collect();
+    assert_eq!(
+        cuts,
+        [
+            "// Stage register 1 (state next: before the window moves).",
+            "// Stage register 2 (state next: the moved window).",
+            "// Stage register 3 (state last: before the window moves).",
+            "// Stage register 4 (state last: the moved window).",
+        ]
+    );
+    assert!(parser.contains("s_q4 <= s_d4; st_q4 <= st_d4; off_q4 <= off_d4; wbits_q4 <= wbits_d4; wbe_q4 <= wbe_d4;"));
+    assert!(parser.contains("out_valid <= s.valid;"));
+    // The varbit body below `next`: its bound from the anchor's room.
+    assert!(
+        parser.contains("else if (19'd16 > s.l.room_next_ || 19'(s.l.varbit_len_2_) > s.l.room_next_ - 19'd16) begin"),
+        "{parser}"
+    );
+    // Above the first anchor, offsets are constants.
+    assert!(parser.contains("if (32'd16 > wbits) begin s.phv.std.parser_error = 32'd1; s.l.done_ = 1'b1; end"), "{parser}");
+    assert!(parser.contains("else begin s.phv.hdr.f0 = {wbe[2079:2064], 1'b1}; off = 32'd32; end"), "{parser}");
+    assert!(parser.contains("off = s.l.at_next_ + 32'd16 + s.l.varbit_len_2_;"), "{parser}");
+    for (p4, name) in [("examples/l2l3/l2l3.p4", "l2l3"), ("examples/paxos/paxos.p4", "paxos")] {
+        let d = design(p4, name);
+        assert_eq!(latencies(&d).0, 1, "{p4}");
+        let parser = d.generated.iter().find(|(n, _)| n == &format!("{name}_parser.sv")).unwrap().1.clone();
+        assert!(!parser.contains("Stage register") && parser.contains("out_valid <= in_valid;"), "{p4}");
+    }
 }
 
 #[test]
