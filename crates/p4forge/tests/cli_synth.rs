@@ -80,8 +80,8 @@ fn synth_reports_blocks_that_add_up_and_table_modules() {
 
 /// `--pnr ecp5`: the design also placed and routed on an ECP5 by nextpnr, out of context; the
 /// report gives the clock it reaches beside the logic depth, and the cells it used. (fwd at 64 bits
-/// reaches about 37 MHz: its critical path runs from the payload FIFO's RAM through the deparse
-/// merge's byte rotation, the same path the logic depth names.)
+/// reaches 67.4 MHz with `--seed 1`; with the single-cycle merge of before, whose byte rotation was
+/// its critical path, 37.0. Its logic depth, 9, is within the bound of 12.)
 #[test]
 fn synth_pnr_ecp5_reports_the_routed_clock() {
     if !yosys() {
@@ -98,11 +98,11 @@ fn synth_pnr_ecp5_reports_the_routed_clock() {
     assert_eq!(pnr["device"], "LFE5U-85F-CABGA381");
     assert_eq!(pnr["target_mhz"], 250.0);
     let fmax = pnr["fmax_mhz"].as_f64().unwrap();
-    assert!(fmax > 10.0 && fmax < 250.0, "{pnr}");
+    assert!(fmax > 50.0 && fmax < 250.0, "{pnr}");
     assert!(int(pnr, "luts") > int(&report["total"], "luts"), "LUT4s outnumber LUT6s: {report}");
-    assert!(int(pnr, "bram18") > 0 && int(pnr, "critical_path_cells") > 10, "{pnr}");
-    let path: Vec<&str> = pnr["critical_path"].as_array().unwrap().iter().map(|b| b.as_str().unwrap()).collect();
-    assert!(path.contains(&"u_merge"), "{pnr}");
+    assert!(int(pnr, "bram18") > 0 && int(pnr, "critical_path_cells") > 0, "{pnr}");
+    assert!(!pnr["critical_path"].as_array().unwrap().is_empty(), "{pnr}");
+    assert!(int(&report, "logic_depth") <= 12, "{report}");
     assert!(report["logic_depth_path"].as_array().unwrap().iter().any(|b| b == "u_merge"), "{report}");
 }
 
