@@ -1,9 +1,10 @@
-//! The examples' STF files: demo traffic for each application in `examples/` and what it must
-//! produce. One submodule per example; they share the Ethernet/IPv4/UDP builders of
+//! The examples' STF files: demo traffic for each application and microbenchmark in `examples/` and
+//! what it must produce. One submodule per example; they share the Ethernet/IPv4/UDP builders of
 //! [`crate::packet`] and the case layout below.
 
 mod l2l3;
 mod mdp;
+mod microbench;
 mod paxos;
 
 use crate::output::{Files, StfLines};
@@ -12,6 +13,10 @@ use crate::output::{Files, StfLines};
 pub fn generate(files: &mut Files) {
     for (name, make) in [("l2l3", l2l3::stf as fn() -> StfLines), ("mdp", mdp::stf), ("paxos", paxos::stf)] {
         files.add(format!("examples/{name}/{name}.stf"), make().text());
+    }
+    files.add("examples/microbench/parse16.stf", microbench::parse16().text());
+    for n in [8, 16, 32, 64] {
+        files.add(format!("examples/microbench/writes{n}.stf"), microbench::writes(n).text());
     }
 }
 
