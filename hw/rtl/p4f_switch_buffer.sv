@@ -28,8 +28,10 @@
 // (dropped whole by p4f_pkt_buffer), is counted on drop_count[port] (the output port it was for),
 // two edges after its last beat is taken; a packet whose first beat's tdest is PORTS or more is
 // taken and thrown away and counted on bad_dest_count.
-// tdest is taken from the first beat and holds for the packet. tkeep as p4f_pkt_buffer wants it:
-// all ones except on the last beat, contiguous from bit 0 there.
+// tdest and tuser are taken from the first beat and hold for the packet: tuser is a per-packet
+// sideband (e.g. what the port's TX should do with the packet) that leaves with every beat of the
+// packet on its port's m_axis_tuser. tkeep as p4f_pkt_buffer wants it: all ones except on the last
+// beat, contiguous from bit 0 there.
 `default_nettype none
 
 module p4f_switch_buffer #(
@@ -37,6 +39,7 @@ module p4f_switch_buffer #(
     parameter int KEEP_W     = (DATA_W + 7) / 8,    // tkeep width: one bit per byte
     parameter int PORTS      = 4,                   // output ports (2 or more)
     parameter int DEST_W     = 8,                   // s_axis_tdest width
+    parameter int USER_W     = 1,                   // tuser width: a per-packet sideband (at least 1)
     parameter int BUF_BYTES  = 65536,               // shared buffer in bytes (a power of two)
     parameter int PAGE_BYTES = 256,                 // buffer page in bytes (at least 2 beats)
     parameter int OUT_DEPTH  = 64,                  // beats of each output FIFO (power of two): the longest packet
@@ -51,6 +54,7 @@ module p4f_switch_buffer #(
     output logic                         s_axis_tready,
     input  wire logic                    s_axis_tlast,
     input  wire logic [DEST_W-1:0]       s_axis_tdest,
+    input  wire logic [USER_W-1:0]       s_axis_tuser,     // read with the first beat
 
     // Port i is bits [i*W +: W].
     output logic      [PORTS*DATA_W-1:0] m_axis_tdata,
@@ -58,6 +62,7 @@ module p4f_switch_buffer #(
     output logic      [PORTS-1:0]        m_axis_tvalid,
     input  wire logic [PORTS-1:0]        m_axis_tready,
     output logic      [PORTS-1:0]        m_axis_tlast,
+    output logic      [PORTS*USER_W-1:0] m_axis_tuser,     // the packet's first-beat tuser, on every beat
 
     output logic      [PORTS*32-1:0]     drop_count,     // per output port: packets the full buffer dropped
     output logic      [31:0]             bad_dest_count, // packets whose tdest named no port
@@ -85,12 +90,14 @@ module p4f_switch_buffer #(
     logic              in_bad_reg;      // ... and it is being thrown away
     logic              in_over_reg;     // ... because its port is over its share
     logic [PORT_W-1:0] in_port_reg;
+    logic [USER_W-1:0] in_user_reg;
     wire logic              first_bad  = 32'(s_axis_tdest) >= PORTS;
     wire logic              first_over = !first_bad
         && 32'(held_reg[32'(s_axis_tdest[PORT_W-1:0])*HELD_W +: HELD_W]) >= PORT_PAGES;
     wire logic              in_bad     = in_pkt_reg ? in_bad_reg : first_bad || first_over;
     wire logic              in_over    = in_pkt_reg ? in_over_reg : first_over;
     wire logic [PORT_W-1:0] in_port    = in_pkt_reg ? in_port_reg : s_axis_tdest[PORT_W-1:0];
+    wire logic [USER_W-1:0] in_user    = in_pkt_reg ? in_user_reg : s_axis_tuser;
 
     logic buf_tready;
     assign s_axis_tready = in_bad || buf_tready;
@@ -110,10 +117,12 @@ module p4f_switch_buffer #(
             in_bad_reg  <= first_bad || first_over;
             in_over_reg <= first_over;
             in_port_reg <= s_axis_tdest[PORT_W-1:0];
+            in_user_reg <= s_axis_tuser;
         end
     end
 
-    // ---- the buffer
+    // ---- the buffer: tuser {the packet's sideband, its port} on every beat (the descriptor takes
+    // the port from the last beat's; the sideband comes out with the beats)
     logic              d_valid, d_ready;
     logic [ID_W-1:0]   d_id;
     logic [LEN_W-1:0]  d_len;
@@ -123,20 +132,22 @@ module p4f_switch_buffer #(
     logic [DATA_W-1:0] b_tdata;
     logic [KEEP_W-1:0] b_tkeep;
     logic              b_tvalid, b_tready, b_tlast;
+    logic [USER_W-1:0] b_user;
     /* verilator lint_off UNUSEDSIGNAL */
-    logic [PORT_W-1:0] b_tuser_unused; // the port again; the route queue already knows it
+    logic [USER_W-1:0] d_user_unused;  // the descriptor needs only the port
+    logic [PORT_W-1:0] b_port_unused;  // the port again; the route queue already knows it
     /* verilator lint_on UNUSEDSIGNAL */
     logic [31:0]       buf_drops;
 
-    p4f_pkt_buffer #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(PORT_W), .BUF_BYTES(BUF_BYTES),
+    p4f_pkt_buffer #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(USER_W + PORT_W), .BUF_BYTES(BUF_BYTES),
                      .PAGE_BYTES(PAGE_BYTES), .DESC_DEPTH(4)) u_buf (
         .clk, .rst,
         .s_axis_tdata, .s_axis_tkeep, .s_axis_tvalid(s_axis_tvalid && !in_bad), .s_axis_tready(buf_tready),
-        .s_axis_tlast, .s_axis_tuser(in_port),
-        .d_valid, .d_ready, .d_id, .d_len, .d_user(d_port),
+        .s_axis_tlast, .s_axis_tuser({in_user, in_port}),
+        .d_valid, .d_ready, .d_id, .d_len, .d_user({d_user_unused, d_port}),
         .r_valid, .r_ready, .r_id, .r_free(1'b1),
         .m_axis_tdata(b_tdata), .m_axis_tkeep(b_tkeep), .m_axis_tvalid(b_tvalid), .m_axis_tready(b_tready),
-        .m_axis_tlast(b_tlast), .m_axis_tuser(b_tuser_unused),
+        .m_axis_tlast(b_tlast), .m_axis_tuser({b_user, b_port_unused}),
         .free_pages, .drop_count(buf_drops)
     );
 
@@ -270,16 +281,13 @@ module p4f_switch_buffer #(
     logic [PORTS-1:0] of_tready;
     assign b_tready = of_tready[route_port];
     for (genvar i = 0; i < PORTS; i++) begin : g_out
-        /* verilator lint_off UNUSEDSIGNAL */
-        logic user_unused;
-        /* verilator lint_on UNUSEDSIGNAL */
-        p4f_axis_fifo #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .DEPTH(OUT_DEPTH)) u_of (
+        p4f_axis_fifo #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(USER_W), .DEPTH(OUT_DEPTH)) u_of (
             .clk, .rst,
             .s_axis_tdata(b_tdata), .s_axis_tkeep(b_tkeep), .s_axis_tvalid(b_tvalid && route_port == PORT_W'(i)),
-            .s_axis_tready(of_tready[i]), .s_axis_tlast(b_tlast), .s_axis_tuser(1'b0),
+            .s_axis_tready(of_tready[i]), .s_axis_tlast(b_tlast), .s_axis_tuser(b_user),
             .m_axis_tdata(m_axis_tdata[i*DATA_W +: DATA_W]), .m_axis_tkeep(m_axis_tkeep[i*KEEP_W +: KEEP_W]),
             .m_axis_tvalid(m_axis_tvalid[i]), .m_axis_tready(m_axis_tready[i]),
-            .m_axis_tlast(m_axis_tlast[i]), .m_axis_tuser(user_unused)
+            .m_axis_tlast(m_axis_tlast[i]), .m_axis_tuser(m_axis_tuser[i*USER_W +: USER_W])
         );
         assign out_fire[i] = m_axis_tvalid[i] && m_axis_tready[i];
     end

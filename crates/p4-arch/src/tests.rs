@@ -61,6 +61,8 @@ fn v1model_intrinsic_metadata_by_role() {
     assert_eq!(a.role_of("parser_error"), Some(MetaRole::ParserError));
     assert_eq!(a.role_of("no_such_field"), None);
     assert_eq!(a.drop, DropMarker::AllOnes(MetaRole::EgressSpec));
+    // v1model has no way to ask for a packet's transmit time to be written into it.
+    assert_eq!(a.tx_stamp(), None);
     // Each role named once.
     for (r, _) in a.intrinsic {
         assert_eq!(a.intrinsic.iter().filter(|(x, _)| x == r).count(), 1, "{r:?}");
@@ -326,8 +328,10 @@ fn meta_roles_index_their_array() {
     for (r, _) in v1model().intrinsic {
         assert!(MetaRole::ALL.contains(r), "{r:?}");
     }
-    // ... and every role is played by some described architecture.
-    for r in MetaRole::ALL {
+    // ... and every role is played by some described architecture, but the transmit-timestamp
+    // request, which the seed's OP4T architecture (`tx_ts`, `ts_pos`) has and no description yet.
+    let undescribed = [MetaRole::TxTimestamp, MetaRole::TxTimestampOffset];
+    for r in MetaRole::ALL.into_iter().filter(|r| !undescribed.contains(r)) {
         assert!([v1model(), psa::PSA.clone()].iter().any(|a| a.field(r).is_some()), "{r:?}");
     }
 }

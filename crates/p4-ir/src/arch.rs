@@ -193,11 +193,17 @@ pub enum MetaRole {
     /// A flag asking for the packet to be resubmitted (PSA's `resubmit`).
     Resubmit,
     ClassOfService,
+    /// A flag asking for the packet's transmit time to be written into it as it leaves its port
+    /// (the seed's OP4T NIC architecture: `tx_ts`); with [`MetaRole::TxTimestampOffset`], see
+    /// [`Architecture::tx_stamp`].
+    TxTimestamp,
+    /// The byte offset in the packet as it leaves where those 8 bytes go (OP4T: `ts_pos`).
+    TxTimestampOffset,
 }
 
 impl MetaRole {
     /// Every role, in declaration order (`role as usize` indexes it).
-    pub const ALL: [MetaRole; 21] = [
+    pub const ALL: [MetaRole; 23] = [
         MetaRole::IngressPort,
         MetaRole::EgressSpec,
         MetaRole::EgressPort,
@@ -219,6 +225,8 @@ impl MetaRole {
         MetaRole::CloneSession,
         MetaRole::Resubmit,
         MetaRole::ClassOfService,
+        MetaRole::TxTimestamp,
+        MetaRole::TxTimestampOffset,
     ];
     /// How many roles there are (a back end keeps one slot per role in an array of this length).
     pub const COUNT: usize = MetaRole::ALL.len();
@@ -444,6 +452,12 @@ impl Architecture {
     /// The field of intrinsic struct `type_name` playing `role`, if that struct holds it.
     pub fn field_in(&self, role: MetaRole, type_name: &str) -> Option<&'static str> {
         self.field(role).filter(|_| self.struct_of(role) == type_name)
+    }
+    /// The fields (insert flag, byte offset) through which a packet asks for its transmit time to
+    /// be written into it as it leaves ([`MetaRole::TxTimestamp`], [`MetaRole::TxTimestampOffset`]):
+    /// `None` when the architecture has no such request (v1model), both or neither.
+    pub fn tx_stamp(&self) -> Option<(&'static str, &'static str)> {
+        Some((self.field(MetaRole::TxTimestamp)?, self.field(MetaRole::TxTimestampOffset)?))
     }
     /// The intrinsic field name of `role`.
     pub fn field(&self, role: MetaRole) -> Option<&'static str> {

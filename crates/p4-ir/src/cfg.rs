@@ -183,6 +183,13 @@ pub fn stmts_effects(program: &Program, stmts: &[Stmt]) -> Effects {
     fx
 }
 
+/// The locations evaluating `e` reads in a block of `program` (in that block's frame).
+pub fn expr_reads(program: &Program, e: &Expr) -> BTreeSet<Location> {
+    let mut fx = Effects::default();
+    Analyzer { prog: program }.expr(e, &mut fx, 0);
+    fx.reads
+}
+
 /// Effects of each action table `table` may run (its action list, then its default action if not
 /// listed), including the arguments the table binds to directional parameters.
 pub fn table_action_effects(program: &Program, table: TableId) -> Vec<(ActionId, Effects)> {

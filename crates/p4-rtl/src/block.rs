@@ -60,6 +60,11 @@ impl HashFn {
         };
         format!("{a}_w{}", self.width)
     }
+    /// Bits of a ones'-complement checksum's plain sum of its 16-bit words (enough that the sum
+    /// cannot wrap), the value a split checksum carries across its register.
+    pub fn sum_bits(&self) -> u32 {
+        16 + crate::control::bits_for_index(self.width.div_ceil(16))
+    }
     pub fn out_width(&self) -> u32 {
         match self.algo {
             AlgoKey::Crc32 => 32,
@@ -86,12 +91,48 @@ pub struct RegisterUse {
     pub span: Span,
 }
 
+/// A register read made a cycle ahead (see [`BlockGen::read_ahead`]).
+#[derive(Clone, Debug)]
+pub struct ReadAhead {
+    /// The register holding the cell.
+    pub reg: String,
+    pub array: String,
+    /// The index as the stage computes it (paths from `s.`).
+    pub index: String,
+    /// The statement stage that reads it.
+    pub stage: usize,
+}
+
+/// `text` with every path from the stage variable `s.` taken from `base.` instead.
+pub fn from_stage(text: &str, base: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let b = text.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        let starts = k == 0 || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_' || b[k - 1] == b'$' || b[k - 1] == b'.');
+        if starts && b[k] == b's' && b.get(k + 1) == Some(&b'.') {
+            out.push_str(base);
+            out.push('.');
+            k += 2;
+        } else {
+            out.push(b[k] as char);
+            k += 1;
+        }
+    }
+    out
+}
+
 /// What a hardware array holds for the control plane (`manifest.json`'s `"kind"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RegisterKind {
     Register,
     Counter,
+}
+
+/// A call's identity for [`BlockGen::presums`].
+pub fn call_address(call: &Call) -> usize {
+    call as *const Call as usize
 }
 
 /// Bits of a counter cell: packets then bytes, 64 each (the software target's counts are 64-bit).
@@ -142,6 +183,18 @@ pub struct BlockGen<'a> {
     pub value_sets: BTreeMap<usize, (String, u32, u32)>,
     pub out: String,
     indent: usize,
+    /// Checksum calls whose word sum an earlier stage computed (see `control::CtlGen::presum`):
+    /// the call (by address: the IR is borrowed for the whole generation) and the register
+    /// holding its sum.
+    pub presums: Vec<(usize, String)>,
+    /// What the statements emitted so far in the current stage may write (see
+    /// [`BlockGen::read_ahead`]); the control generator clears it at each stage.
+    pub stage_writes: Vec<p4_ir::cfg::Location>,
+    /// Whether the current stage's input is a stage register of this block (not the block's input
+    /// port), so that a read can be made a cycle ahead.
+    pub stage_input_registered: bool,
+    /// Register reads made a cycle ahead.
+    pub aheads: Vec<ReadAhead>,
     /// Parser mode: how packet_in calls translate (set by the parser generator).
     pub parser: Option<ParserCtx>,
     /// Deparser mode: where packet_out.emit writes (set by the deparser generator).
@@ -331,6 +384,10 @@ impl<'a> BlockGen<'a> {
             stage: 0,
             out: String::new(),
             indent: 2,
+            presums: Vec::new(),
+            stage_writes: Vec::new(),
+            stage_input_registered: false,
+            aheads: Vec::new(),
             parser: None,
             deparser: None,
         })
@@ -722,6 +779,13 @@ impl<'a> BlockGen<'a> {
     }
 
     pub fn stmt(&mut self, st: &Stmt) -> Result<()> {
+        self.stmt_code(st)?;
+        let fx = p4_ir::cfg::stmts_effects(self.p, std::slice::from_ref(st));
+        self.stage_writes.extend(fx.may_writes);
+        Ok(())
+    }
+
+    fn stmt_code(&mut self, st: &Stmt) -> Result<()> {
         match st {
             Stmt::VarInit { var, init, span } => {
                 let path = self.var(*var, *span)?;
@@ -993,9 +1057,11 @@ impl<'a> BlockGen<'a> {
                 let f = self.hash_fn(&data.expr, &algo.expr)?;
                 let c = self.expr(&cond.expr)?;
                 let d = self.concat(&data.expr)?;
-                let fname = f.name();
                 let sw = self.width(&sum.expr.ty, call.span)?;
-                let computed = format!("{sw}'({fname}({d}))");
+                let computed = match self.presums.iter().find(|(at, _)| *at == call_address(call)) {
+                    Some((_, reg)) => format!("{sw}'({}_fin({reg}))", f.name()),
+                    None => format!("{sw}'({}({d}))", f.name()),
+                };
                 if matches!(sig.op, ExternOp::VerifyChecksum { .. }) {
                     let v = self.expr(&sum.expr)?;
                     let err = self
@@ -1178,7 +1244,7 @@ impl<'a> BlockGen<'a> {
     }
 
     /// The function computing `algo` over the bits of `data`.
-    fn hash_fn(&mut self, data: &Expr, algo: &Expr) -> Result<HashFn> {
+    pub fn hash_fn(&mut self, data: &Expr, algo: &Expr) -> Result<HashFn> {
         let ExprKind::Const(Value::Enum(t, i)) = &algo.kind else {
             return unsupported(algo.span, "a hash algorithm that is not a constant");
         };
@@ -1212,7 +1278,7 @@ impl<'a> BlockGen<'a> {
     }
 
     /// The bits of a list or header, most significant first (as the software target serialises them).
-    fn concat(&mut self, e: &Expr) -> Result<String> {
+    pub fn concat(&mut self, e: &Expr) -> Result<String> {
         match &e.kind {
             ExprKind::Aggregate(items) => {
                 let mut parts = Vec::new();
@@ -1297,13 +1363,40 @@ impl<'a> BlockGen<'a> {
     /// The cell at index `i` as this packet sees it: its own earlier write in the stage wins over
     /// the array; an index past the end reads 0.
     fn cell_value(&self, r: &RegisterUse, i: &str) -> String {
-        let name = &r.name;
-        format!(
-            "(({name}_we && {name}_wa == 32'({i})) ? {name}_wd : ((32'({i}) < 32'd{}) ? {name}[{}'({i})] : {}'d0))",
-            r.size,
+        let array = format!(
+            "({} ? {}[{}'({i})] : {}'d0)",
+            in_range(i, r.size),
+            r.name,
             crate::control::bits_for_index(r.size as u32),
             r.width
-        )
+        );
+        own_write_or(r, i, &array)
+    }
+
+    /// A register read whose index is known as the packet enters the stage (it reads only the
+    /// block's parameters and block-level locals, none of them written earlier in the stage) is
+    /// made a cycle ahead: a register takes the cell as the packet enters the stage, forwarded
+    /// from the write the packet before it makes at that edge. The array's read multiplexer then
+    /// lies before the stage instead of in front of its compares, and the read is synchronous, as
+    /// block RAM reads are. Returns that register's name.
+    fn read_ahead(&mut self, r: &RegisterUse, idx: &Expr, i: &str) -> Option<String> {
+        if !self.stage_input_registered || !i.contains("s.") {
+            return None;
+        }
+        let reads = p4_ir::cfg::expr_reads(self.p, idx);
+        let invariant = reads.iter().all(|l| {
+            let held = self.block.vars.get(l.var.index()).is_some_and(|v| matches!(v.kind, VarKind::Param(_) | VarKind::Local));
+            held && !self.stage_writes.iter().any(|w| w.overlaps(l))
+        });
+        if !invariant {
+            return None;
+        }
+        if let Some(a) = self.aheads.iter().find(|a| a.array == r.name && a.index == i && a.stage == self.stage) {
+            return Some(a.reg.clone());
+        }
+        let reg = format!("{}_ahead{}_", r.name, self.aheads.len());
+        self.aheads.push(ReadAhead { reg: reg.clone(), array: r.name.clone(), index: i.to_string(), stage: self.stage });
+        Some(reg)
     }
 
     fn register_access(&mut self, id: ExternId, op: ExternOp, call: &Call) -> Result<()> {
@@ -1314,13 +1407,17 @@ impl<'a> BlockGen<'a> {
                 let [out, idx] = &call.args[..] else { return unsupported(call.span, "register read arguments") };
                 let i = self.expr(&idx.expr)?;
                 let target = self.lval(&out.expr)?;
-                self.line(format!("{target} = {};", self.cell_value(&entry, &i)));
+                let value = match self.read_ahead(&entry, &idx.expr, &i) {
+                    Some(reg) => own_write_or(&entry, &i, &reg),
+                    None => self.cell_value(&entry, &i),
+                };
+                self.line(format!("{target} = {value};"));
             }
             _ => {
                 let [idx, value] = &call.args[..] else { return unsupported(call.span, "register write arguments") };
                 let i = self.expr(&idx.expr)?;
                 let v = self.expr(&value.expr)?;
-                self.line(format!("{name}_we = 32'({i}) < 32'd{}; {name}_wa = 32'({i}); {name}_wd = {v};", entry.size));
+                self.line(format!("{name}_we = {}; {name}_wa = 32'({i}); {name}_wd = {v};", in_range(&i, entry.size)));
             }
         }
         Ok(())
@@ -1353,9 +1450,29 @@ impl<'a> BlockGen<'a> {
         let name = &entry.name;
         self.line(format!("{cur} = {};", self.cell_value(entry, i)));
         self.line(format!(
-            "if ({cond}) begin {name}_we = 32'({i}) < 32'd{}; {name}_wa = 32'({i}); {name}_wd = {{{cur}[127:64] + 64'd1, {cur}[63:0] + {len}}}; end",
-            entry.size
+            "if ({cond}) begin {name}_we = {}; {name}_wa = 32'({i}); {name}_wd = {{{cur}[127:64] + 64'd1, {cur}[63:0] + {len}}}; end",
+            in_range(i, entry.size)
         ));
+    }
+}
+
+/// Cell `i` of `r` as the packet sees it when `other` is what the cell holds otherwise: the
+/// packet's own earlier write in the stage wins.
+fn own_write_or(r: &RegisterUse, i: &str, other: &str) -> String {
+    let name = &r.name;
+    format!("(({name}_we && {name}_wa == 32'({i})) ? {name}_wd : {other})")
+}
+
+/// Whether index `i` is within an array of `size` cells. For a power of two that is the index's
+/// high bits all zero, a few LUTs (or none, when they are known zeros) where a compare would be a
+/// carry chain on the path to the array.
+pub fn in_range(i: &str, size: u64) -> String {
+    if size >= 1 << 32 {
+        "1'b1".to_string()
+    } else if size.is_power_of_two() {
+        format!("((32'({i}) >> {}) == 32'd0)", size.trailing_zeros())
+    } else {
+        format!("(32'({i}) < 32'd{size})")
     }
 }
 

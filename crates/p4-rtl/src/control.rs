@@ -13,7 +13,9 @@ use std::fmt::Write;
 
 use p4_arch::SharedKind;
 use p4_ir::layout::Layouts;
-use p4_ir::{ApplyResult, ExprKind, Span, Stmt, TableId, Value};
+use std::collections::BTreeSet;
+
+use p4_ir::{ApplyResult, ExprKind, ExternId, Span, Stmt, TableId, Value};
 
 use crate::block::{BlockGen, HashFn};
 use crate::error::{unsupported, Result, RtlError};
@@ -56,6 +58,12 @@ enum Seg {
         tables: Vec<usize>,
         code: String,
     },
+    /// Checksum word sums computed from the stage register before the checksum statements that
+    /// use them (see [`CtlGen::presum`]): each unit's register and width; one cycle.
+    Presum {
+        units: Vec<(String, u32)>,
+        code: String,
+    },
 }
 
 struct CtlGen<'a> {
@@ -73,6 +81,10 @@ struct CtlGen<'a> {
     /// Tables looked up as the packet enters the control (see [`prefetchable`]): table id, its
     /// index in `tables`, and the locals that keep its result until the apply.
     prefetched: Vec<(TableId, usize, String, String)>,
+    /// Checksum sum registers handed out so far.
+    presum_units: usize,
+    /// Register arrays (and counters) the current statement stage may access.
+    stage_regs: BTreeSet<ExternId>,
 }
 
 /// The locals of one table apply.
@@ -104,17 +116,58 @@ impl<'a> CtlGen<'a> {
         (!parts.is_empty()).then(|| parts.join(" && "))
     }
 
+    /// Ends a stage: the next one starts from a stage register, with nothing written yet.
+    fn push_seg(&mut self, seg: Seg) {
+        self.segs.push(seg);
+        self.g.stage_writes.clear();
+        self.g.stage_input_registered = true;
+    }
+
     fn flush_comb(&mut self) {
         let code = self.g.take_out();
         let stage = self.g.stage;
         let regs = self.g.registers.values().filter(|r| r.stage == Some(stage)).cloned().collect();
-        self.segs.push(Seg::Comb { code, regs });
+        self.push_seg(Seg::Comb { code, regs });
         self.g.stage += 1;
+        self.stage_regs.clear();
+    }
+
+    /// The control's body, one top-level statement after another, with a stage cut before a
+    /// statement that starts on register arrays the stage has not touched: each read-modify-write
+    /// then has a stage to itself rather than chaining after another one's compare (paxos: the
+    /// promise check, then the learners' vote count), and its index, computed in an earlier stage,
+    /// is known as the packet enters, so its reads can be made a cycle ahead
+    /// ([`BlockGen::read_ahead`]). The cut is made only where no array is accessed on both sides
+    /// of it, since every access to an array must be in one stage.
+    fn lower_body(&mut self, body: &[Stmt]) -> Result<()> {
+        let regs: Vec<BTreeSet<ExternId>> = body.iter().map(|st| registers_of(self.g.p, st)).collect();
+        let mut k = 0;
+        while k < body.len() {
+            let later: BTreeSet<ExternId> = regs[k..].iter().flatten().copied().collect();
+            let fresh = !regs[k].is_empty() && !regs[k].is_subset(&self.stage_regs);
+            if fresh && later.is_disjoint(&self.stage_regs) && !self.g.out.is_empty() {
+                self.flush_comb();
+            }
+            // Checksum statements in a row (they touch no register) go down together, so that
+            // `presum` can give them one stage for their sums.
+            let run = body[k..].iter().take_while(|st| self.split_checksum(st).is_some()).count().max(1);
+            self.lower(&body[k..k + run], None)?;
+            for r in &regs[k..k + run] {
+                self.stage_regs.extend(r.iter().copied());
+            }
+            k += run;
+        }
+        Ok(())
     }
 
     fn lower(&mut self, list: &[Stmt], pred: Option<String>) -> Result<()> {
-        for st in list {
+        // Statements of `list` before this index have their checksum sums issued.
+        let mut summed = 0;
+        for (k, st) in list.iter().enumerate() {
             if !has_table(st) {
+                if k >= summed {
+                    summed = k + self.presum(&list[k..])?;
+                }
                 match self.guard(&pred) {
                     Some(c) => {
                         self.g.open(format!("if ({c}) begin"));
@@ -217,8 +270,73 @@ impl<'a> CtlGen<'a> {
                 Stmt::For { span, .. } => return unsupported(*span, "a table apply inside a `for` loop"),
                 _ => return unsupported(Span::DUMMY, "a table apply in this statement"),
             }
+            // Some of its writes bypass `BlockGen::stmt` (an apply's result assigned to a
+            // variable): all of them count as made in the stage it ends in.
+            let fx = p4_ir::cfg::stmts_effects(self.g.p, std::slice::from_ref(st));
+            self.g.stage_writes.extend(fx.may_writes);
         }
         Ok(())
+    }
+
+    /// A v1model-style checksum statement (`verify_checksum`/`update_checksum` with `csum16`) at
+    /// the top of a statement list: its call, and whether it verifies.
+    fn split_checksum<'s>(&self, st: &'s Stmt) -> Option<(&'s p4_ir::Call, bool)> {
+        let Stmt::Call(call) = st else { return None };
+        let p4_ir::Callee::ExternFunction { name, .. } = &call.callee else { return None };
+        let verify = match self.g.arch.function(name)?.op {
+            p4_arch::ExternOp::VerifyChecksum { payload: false } => true,
+            p4_arch::ExternOp::UpdateChecksum { payload: false } => false,
+            _ => return None,
+        };
+        let [_, _, _, algo] = &call.args[..] else { return None };
+        let ExprKind::Const(Value::Enum(t, i)) = &algo.expr.kind else { return None };
+        let Some(p4_ir::TypeDef::Enum { members, .. }) = self.g.p.types.get(t.index()) else { return None };
+        let member = &members.get(*i as usize)?.0;
+        (self.g.arch.hash_algorithm(member) == Some(p4_arch::HashAlgorithm::Csum16)).then_some((call, verify))
+    }
+
+    /// The checksum statements that start `rest`: their word sums (a tree of adders as deep as the
+    /// rest of a stage) are computed in a stage of their own, from the stage register before
+    /// them, so the statements themselves only fold and compare or store. Consecutive checksum
+    /// statements share that stage while none reads what an earlier one writes. Returns how many
+    /// statements of `rest` are covered (0: `rest` does not start with one).
+    fn presum(&mut self, rest: &[Stmt]) -> Result<usize> {
+        let mut group = Vec::new();
+        let mut written: Vec<p4_ir::cfg::Location> = Vec::new();
+        for st in rest {
+            let Some((call, verify)) = self.split_checksum(st) else { break };
+            let fx = p4_ir::cfg::stmts_effects(self.g.p, std::slice::from_ref(st));
+            if fx.reads.iter().any(|r| written.iter().any(|w| w.overlaps(r))) {
+                break;
+            }
+            written.extend(fx.may_writes);
+            group.push(call);
+            // The checksum error it sets is not among the effects: a block that can read it ends
+            // the group here.
+            if verify && self.g.meta(p4_arch::MetaRole::ChecksumError).is_some() {
+                break;
+            }
+        }
+        if group.is_empty() {
+            return Ok(0);
+        }
+        if !self.g.out.is_empty() {
+            self.flush_comb();
+        }
+        let mut units = Vec::new();
+        for call in &group {
+            let [_, data, _, algo] = &call.args[..] else { unreachable!("split_checksum") };
+            let f = self.g.hash_fn(&data.expr, &algo.expr)?;
+            let d = self.g.concat(&data.expr)?;
+            let reg = format!("csum{}_", self.presum_units);
+            self.presum_units += 1;
+            self.g.line(format!("{reg}in_ = {}_sum({d});", f.name()));
+            units.push((reg.clone(), f.sum_bits()));
+            self.g.presums.push((crate::block::call_address(call), reg));
+        }
+        let code = self.g.take_out();
+        self.push_seg(Seg::Presum { units, code });
+        Ok(group.len())
     }
 
     fn assign_result(&mut self, path: &str, hit: &str, r: ApplyResult, pred: &Option<String>) {
@@ -293,7 +411,7 @@ impl<'a> CtlGen<'a> {
             indices.push(index);
         }
         let code = self.g.take_out();
-        self.segs.push(Seg::Table { tables: indices.clone(), code });
+        self.push_seg(Seg::Table { tables: indices.clone(), code });
         // Results are kept in locals until the apply, which may lie several stages later.
         for (&(table, _), index) in early.iter().zip(indices) {
             let hw = &self.tables[index];
@@ -332,7 +450,7 @@ impl<'a> CtlGen<'a> {
         self.g.line(format!("{} = s.valid && ({guard});", l.active));
         self.issue(index, &l.active)?;
         let code = self.g.take_out();
-        self.segs.push(Seg::Table { tables: vec![index], code });
+        self.push_seg(Seg::Table { tables: vec![index], code });
         // The next stage starts with the action: the result word (entry's or default), then the
         // action it names.
         self.dispatch(index, &l, &format!("{name}_res_hit"), &result_word(&name), span)?;
@@ -347,6 +465,8 @@ impl<'a> CtlGen<'a> {
         let name = &hw.sv_name;
         let data = format!("{name}_data");
         let (rb, db) = (hw.result_bits(), hw.data_bits);
+        // Whatever the table's actions may write counts as written before their statements run.
+        self.g.stage_writes.extend(p4_ir::cfg::table_effects(self.g.p, hw.id).may_writes);
         self.g.line(format!("{name}_word = {word};"));
         self.g.line(format!("{data} = {name}_word[{}:0];", db - 1));
         self.g.open(format!("if ({}) begin  // {}", l.active, t.name));
@@ -399,6 +519,13 @@ impl<'a> CtlGen<'a> {
         self.g.close("end");
         Ok(())
     }
+}
+
+/// The extern instances with state (register arrays, counters, meters) that `st` may access,
+/// through the actions it calls and the tables it applies too.
+fn registers_of(p: &p4_ir::Program, st: &Stmt) -> BTreeSet<ExternId> {
+    let fx = p4_ir::cfg::stmts_effects(p, std::slice::from_ref(st));
+    fx.reads.iter().chain(&fx.may_writes).filter_map(|l| l.as_extern()).collect()
 }
 
 /// A lookup's result word {action index, action data}: the entry's on a hit, else the default.
@@ -582,6 +709,8 @@ pub fn generate(
         ended: false,
         skip_dropped: skip_dropped.iter().map(|f| f.to_string()).collect(),
         prefetched: Vec::new(),
+        presum_units: 0,
+        stage_regs: BTreeSet::new(),
     };
     let early: Vec<(TableId, Span)> = prefetchable(p, cid)
         .into_iter()
@@ -589,7 +718,8 @@ pub fn generate(
         .collect();
     c.prefetch(&early)?;
     c.lower(&control.init, None)?;
-    c.lower(&control.body, None)?;
+    c.stage_regs.extend(control.init.iter().flat_map(|st| registers_of(p, st)));
+    c.lower_body(&control.body)?;
     c.flush_comb();
     let module = format!("{prefix}_{role}");
     let mut out = String::new();
@@ -658,6 +788,9 @@ pub fn generate(
             r.name
         );
         let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {}[i] = '0;\n", r.size, r.name);
+        for a in c.g.aheads.iter().filter(|a| a.array == r.name) {
+            let _ = writeln!(out, "    logic [{}:0] {};  // a cell read a cycle ahead", r.width - 1, a.reg);
+        }
     }
     // Tables looked up together wait for the slowest: a faster one's result is delayed to meet it.
     let mut delay = vec![0u32; c.tables.len()];
@@ -677,6 +810,9 @@ pub fn generate(
     let _ = writeln!(out, "    stage_t st_0;");
     let _ = writeln!(out, "    assign st_0 = {{in_valid, in_phv, locals_t'(0)}};\n");
     let mut stages = Vec::new();
+    // What the last stage register takes at each edge (the next stage's input one cycle early).
+    let mut feed = String::new();
+    let mut comb = 0usize; // statement stages so far
     for seg in &c.segs {
         match seg {
             Seg::Comb { code, regs } => {
@@ -703,57 +839,72 @@ pub fn generate(
                         Some((_, hw)) if reg_data_bits > 0 => (true, hw.id),
                         _ => (false, 0),
                     };
+                    let cp_hit = format!("cp_reg_we && cp_reg_sel == 16'd{sel}");
+                    let write = format!("st_{i}.valid{gate} && {}_we", r.name);
                     let _ = writeln!(out, "    always_ff @(posedge clk)");
                     if cp {
                         // A control-plane write goes first (the control plane writes between packets).
                         let _ = writeln!(
                             out,
-                            "        if (cp_reg_we && cp_reg_sel == 16'd{sel}) {0}[cp_reg_index[{ib}:0]] <= cp_reg_wdata[{1}:0];\n        else",
+                            "        if ({cp_hit}) {0}[cp_reg_index[{ib}:0]] <= cp_reg_wdata[{1}:0];\n        else",
                             r.name,
                             r.width - 1
                         );
                     }
-                    let _ = writeln!(
-                        out,
-                        "        if (ce && st_{i}.valid{gate} && {0}_we) {0}[{0}_wa[{ib}:0]] <= {0}_wd;",
-                        r.name,
-                    );
+                    let _ = writeln!(out, "        if (ce && {write}) {0}[{0}_wa[{ib}:0]] <= {0}_wd;", r.name);
+                    for a in c.g.aheads.iter().filter(|a| a.stage == comb && a.array == r.name) {
+                        let idx = crate::block::from_stage(&a.index, &feed);
+                        let inr = crate::block::in_range(&idx, r.size);
+                        let (name, w) = (&r.name, r.width);
+                        let _ = writeln!(out, "    // {name}[{}] read as the packet enters stage {o}", a.index);
+                        let _ = writeln!(out, "    always_ff @(posedge clk)");
+                        let mut taken = String::new();
+                        if cp {
+                            let _ = writeln!(
+                                out,
+                                "        if ({cp_hit} && cp_reg_index[{ib}:0] == {}'({idx})) {} <= {inr} ? cp_reg_wdata[{}:0] : '0;\n        else",
+                                ib + 1,
+                                a.reg,
+                                w - 1
+                            );
+                            taken = format!("!({cp_hit}) && ");
+                        }
+                        let _ = writeln!(
+                            out,
+                            "        if (ce) {} <= ({taken}{write} && {name}_wa == 32'({idx})) ? {name}_wd : ({inr} ? {name}[{}'({idx})] : {w}'d0);",
+                            a.reg,
+                            ib + 1
+                        );
+                    }
                 }
                 let _ = writeln!(out);
                 stages.push((format!("{role} stage {o}"), 1));
                 n = o;
+                feed = format!("nx_{o}");
+                comb += 1;
             }
             Seg::Table { tables: group, code } => {
-                let i = n;
                 let first = &c.tables[group[0]].sv_name;
                 let names: Vec<&str> = group.iter().map(|&t| c.tables[t].name.as_str()).collect();
                 let lat = group.iter().map(|&t| c.tables[t].latency).max().unwrap_or(0);
-                let _ = writeln!(out, "    // lookup of {} in stages {}..{}", names.join(", "), i + 1, i + lat.max(1));
-                // Declared before the block that drives it (SystemVerilog wants declaration before use).
-                let _ = writeln!(out, "    stage_t nx_{first}_issue;");
-                let _ = writeln!(out, "    always_comb begin : {first}_issue");
-                let _ = writeln!(out, "        stage_t s;\n        s = st_{i};");
-                for &t in group {
-                    if c.tables[t].kind != TableKind::Keyless {
-                        let _ = writeln!(out, "        {0}_lookup = 1'b0; {0}_key = '0;", c.tables[t].sv_name);
-                    }
+                let resets: Vec<String> = group
+                    .iter()
+                    .filter(|&&t| c.tables[t].kind != TableKind::Keyless)
+                    .map(|&t| format!("{0}_lookup = 1'b0; {0}_key = '0;", c.tables[t].sv_name))
+                    .collect();
+                let what = format!("lookup of {}", names.join(", "));
+                (n, feed) = wait_stage(&mut out, n, &format!("{first}_issue"), &what, lat.max(1), &resets, code);
+                stages.push((format!("{role} table {}", names.join(", ")), lat.max(1)));
+            }
+            Seg::Presum { units, code } => {
+                for (u, w) in units {
+                    let _ = writeln!(out, "    logic [{}:0] {u}in_, {u};", w - 1);
+                    let _ = writeln!(out, "    always_ff @(posedge clk) if (ce) {u} <= {u}in_;");
                 }
-                out.push_str(code);
-                let _ = writeln!(out, "        nx_{first}_issue = s;");
-                let _ = writeln!(out, "    end");
-                let name = first;
-                // The packet waits beside the lookup.
-                let mut prev = format!("nx_{name}_issue");
-                let regs = lat.max(1);
-                for k in 0..regs {
-                    let o = n + 1;
-                    let _ = writeln!(out, "    stage_t st_{o};  // {} lookup cycle {}", names.join(", "), k + 1);
-                    let _ = writeln!(out, "    always_ff @(posedge clk) begin\n        if (rst) st_{o}.valid <= 1'b0;\n        else if (ce) st_{o} <= {prev};\n    end");
-                    prev = format!("st_{o}");
-                    n = o;
-                }
-                let _ = writeln!(out);
-                stages.push((format!("{role} table {}", names.join(", ")), regs));
+                let resets: Vec<String> = units.iter().map(|(u, _)| format!("{u}in_ = '0;")).collect();
+                let issue = format!("{}sums", units[0].0);
+                (n, feed) = wait_stage(&mut out, n, &issue, "checksum word sums", 1, &resets, code);
+                stages.push((format!("{role} checksum sums"), 1));
             }
         }
     }
@@ -790,6 +941,36 @@ pub fn generate(
         registers,
         reg_data_bits,
     })
+}
+
+/// A stage whose combinational part (`code`, run on `s`, a copy of stage register `st_<n>`, after
+/// the `resets` lines) starts work that takes `cycles`, and the stage registers the packet waits in
+/// meanwhile. Returns the index of the last of them, and what that one takes at each edge.
+fn wait_stage(out: &mut String, mut n: u32, issue: &str, what: &str, cycles: u32, resets: &[String], code: &str) -> (u32, String) {
+    let i = n;
+    let _ = writeln!(out, "    // {what} in stages {}..{}", i + 1, i + cycles);
+    // Declared before the block that drives it (SystemVerilog wants declaration before use).
+    let _ = writeln!(out, "    stage_t nx_{issue};");
+    let _ = writeln!(out, "    always_comb begin : {issue}");
+    let _ = writeln!(out, "        stage_t s;\n        s = st_{i};");
+    for r in resets {
+        let _ = writeln!(out, "        {r}");
+    }
+    out.push_str(code);
+    let _ = writeln!(out, "        nx_{issue} = s;");
+    let _ = writeln!(out, "    end");
+    let mut prev = format!("nx_{issue}");
+    let mut feed = prev.clone();
+    for k in 0..cycles {
+        let o = n + 1;
+        feed = prev.clone();
+        let _ = writeln!(out, "    stage_t st_{o};  // {what}, cycle {}", k + 1);
+        let _ = writeln!(out, "    always_ff @(posedge clk) begin\n        if (rst) st_{o}.valid <= 1'b0;\n        else if (ce) st_{o} <= {prev};\n    end");
+        prev = format!("st_{o}");
+        n = o;
+    }
+    let _ = writeln!(out);
+    (n, feed)
 }
 
 /// Bits to index `n` things.

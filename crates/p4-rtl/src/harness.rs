@@ -4,7 +4,8 @@
 //!
 //! - `W <addr> <data>` (hex): one AXI4-Lite write; answers nothing, or `E <resp>` on an error response.
 //! - `A <addr>` (hex): one AXI4-Lite read; answers `V <data>` (hex), or `E <resp>`.
-//! - `P <port> <hex bytes>`: queue a packet for ingress port `port`.
+//! - `P <port> <time> <hex bytes>`: queue a packet for ingress port `port`, arriving at `time`
+//!   (hex, the hardware's time format, [`crate::TIME_NS_BITS`]; the pipeline's `s_axis_ts`).
 //! - `B <percent>`: from now on, hold `m_axis_tready` low that often (random, seeded).
 //! - `R`: wait until no table is updating an entry (`tables_busy`), then send every queued packet
 //!   back to back at one beat per cycle, run until each has left or
@@ -31,7 +32,7 @@ pub fn source(top: &str, data_w: u32, clear_cycles: u32) -> String {
 #include <vector>
 
 static const unsigned DATA_BYTES = {bytes};
-struct Packet {{ unsigned port; std::vector<uint8_t> bytes; }};
+struct Packet {{ unsigned port; uint64_t time; std::vector<uint8_t> bytes; }};
 
 static V{top}* dut;
 static unsigned long long cycles = 0;
@@ -65,6 +66,7 @@ static void set_beat(const Packet& p, size_t off) {{
     dut->s_axis_tkeep = n >= 64 ? ~0ULL : ((1ULL << n) - 1);
     dut->s_axis_tlast = off + n >= p.bytes.size();
     dut->s_axis_tuser = p.port;
+    dut->s_axis_ts = p.time;
     dut->s_axis_tvalid = 1;
 }}
 
@@ -142,7 +144,7 @@ int main(int argc, char** argv) {{
             backpressure = (unsigned)atoi(line.c_str() + 1);
         }} else if (cmd == 'P') {{
             Packet p;
-            if (packet_command(line, p.port, p.bytes)) queue.push_back(p);
+            if (packet_command(line, p.port, p.time, p.bytes)) queue.push_back(p);
         }} else if (cmd == 'R') {{
             run(queue);
         }}
@@ -233,11 +235,12 @@ static int hexval(char c) {
     return -1;
 }
 
-// `P <port> <hex bytes>`: the port and the packet's bytes (up to the first character that is not
-// hex); false for an empty packet.
-static bool packet_command(const std::string& line, unsigned& port, std::vector<uint8_t>& bytes) {
+// `P <port> <time> <hex bytes>`: the port, the arrival time (hex) and the packet's bytes (up to
+// the first character that is not hex); false for an empty packet.
+static bool packet_command(const std::string& line, unsigned& port, uint64_t& time, std::vector<uint8_t>& bytes) {
     char* rest = nullptr;
     port = (unsigned)strtoul(line.c_str() + 1, &rest, 10);
+    time = rest ? (uint64_t)strtoull(rest, &rest, 16) : 0;
     while (rest && *rest == ' ') ++rest;
     for (const char* c = rest; c && c[0] && c[1]; c += 2) {
         int hi = hexval(c[0]), lo = hexval(c[1]);

@@ -42,6 +42,28 @@ pub use tables::{TableHw, TableKind, TableModule, TableOptions};
 /// Beats the payload FIFO holds (one packet waits in it whole while its headers are processed).
 pub const PAYLOAD_FIFO_BEATS: u32 = 512;
 
+/// The hardware's time format: 64 bits, whole microseconds above bit `TIME_NS_BITS` and the
+/// nanoseconds within the microsecond (0 to 999) below it. A time-of-day counter in that format
+/// is a nanosecond counter that carries into the microseconds at 1000, and a P4 timestamp in
+/// microseconds (v1model's, as BMv2 and the software target keep it) is a slice of it, with no
+/// divider in the pipeline.
+pub const TIME_NS_BITS: u32 = 10;
+
+/// Width of a packet's transmit-timestamp request beside its stream (the top's `m_axis_ts_req`, the
+/// switch buffer's and TX queues' tuser): {byte offset (16 bits, `p4f_timestamp`'s `OFF_W`), insert}.
+pub const TX_STAMP_REQ_W: u32 = 17;
+
+/// `ns` nanoseconds in the hardware's time format ([`TIME_NS_BITS`]).
+pub fn hw_time(ns: u64) -> u64 {
+    ((ns / 1000) << TIME_NS_BITS) | (ns % 1000)
+}
+
+/// SystemVerilog for the whole microseconds of `time`, a 64-bit value in the hardware's time
+/// format, assigned to `field` (cut to its width, as the software target cuts its time).
+pub(crate) fn us_assign(field: &str, time: &str) -> String {
+    format!("{field} = $bits({field})'({time}[63:{TIME_NS_BITS}]);")
+}
+
 /// Generator options.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -252,6 +274,16 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             .ok_or_else(|| RtlError::global(format!("the architecture has no {role:?} metadata")))?;
         Ok(format!("s.phv.std.{}", names::ident(f)))
     };
+    // A packet asking for its transmit time to be written into it needs the request carried from
+    // the deparser to its port's timestamp unit (`p4f_timestamp`'s s_tx_ts_insert/offset); the
+    // descriptors and the switch's buffer do not carry it yet, so such an architecture is refused
+    // rather than built without it.
+    if let Some((insert, offset)) = arch.tx_stamp() {
+        return Err(RtlError::global(format!(
+            "{}: transmit timestamps (`{insert}`, `{offset}`) are not carried to the ports' timestamp units yet",
+            arch.name
+        )));
+    }
     let egress_spec = meta(MetaRole::EgressSpec)?;
     let egress_port = meta(MetaRole::EgressPort)?;
 
@@ -311,6 +343,9 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         if let Ok(path) = meta(role) {
             init.push_str(&format!("        {path} = $bits({path})'({value});\n"));
         }
+    }
+    if let Ok(path) = meta(MetaRole::IngressTimestamp) {
+        init.push_str(&format!("        {}\n", us_assign(&path, "in_ts")));
     }
     let body = parser::body(&mut pg, parser, &plan, "st")?;
     let mut sp = String::new();
@@ -571,6 +606,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         tm_after,
         egress_spec: egress_spec.clone(),
         egress_port: egress_port.clone(),
+        egress_ts: meta(MetaRole::EgressTimestamp).ok().map(|p| p.trim_start_matches("s.phv.").to_string()),
         data_w: opts.data_width,
         fifo_depth: PAYLOAD_FIFO_BEATS,
         multicast: mcast,
@@ -585,6 +621,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             max_loops: p4_arch::MAX_LOOPS,
             ingress_port: phv_path(&meta, MetaRole::IngressPort),
             instance: phv_path(&meta, MetaRole::InstanceType),
+            timestamp: phv_path(&meta, MetaRole::IngressTimestamp),
         }),
         e2e: match e2e_sets {
             Some(sets) => Some(top::E2eSpec {
@@ -634,8 +671,8 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         clock_mhz: opts.clock_mhz,
         port_width: port_w,
         ports: serde_json::json!({
-            "in": {"stream": "s_axis", "tuser": "ingress port"},
-            "out": {"stream": "m_axis", "tdest": "egress port"},
+            "in": {"stream": "s_axis", "tuser": "ingress port", "ts": format!("arrival time, with the first beat: whole microseconds in bits 63:{TIME_NS_BITS}, nanoseconds within the microsecond below")},
+            "out": {"stream": "m_axis", "tdest": "egress port", "ts_req": "{byte offset [16:1], insert [0]}: write the TX time into the packet there (held for the packet, like tdest); 0: the architecture has no such request"},
             "control": {"axi4_lite": "s_axil", "data_width": 32}
         }),
         parser_window_bytes: plan.window_bytes,
@@ -727,5 +764,22 @@ pub mod hw {
             visit(n, &mut out);
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod time_tests {
+    use super::*;
+
+    /// The time format: microseconds above bit 10, the nanoseconds within the microsecond below,
+    /// so the microseconds are the value shifted down, with no division in the hardware.
+    #[test]
+    fn nanoseconds_split_at_the_microsecond() {
+        assert_eq!(hw_time(0), 0);
+        assert_eq!(hw_time(999), 999);
+        assert_eq!(hw_time(1000), 1 << TIME_NS_BITS);
+        assert_eq!(hw_time(1_499_995_123), (1_499_995 << TIME_NS_BITS) | 123);
+        assert_eq!(hw_time(1_700_000_000_123_456_789) >> TIME_NS_BITS, 1_700_000_000_123_456);
+        assert_eq!(us_assign("s.phv.std.t", "in_ts"), "s.phv.std.t = $bits(s.phv.std.t)'(in_ts[63:10]);");
     }
 }

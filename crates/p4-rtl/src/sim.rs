@@ -184,6 +184,9 @@ pub struct RunReport {
     pub cycles: u64,
     pub stall_cycles: u64,
     pub drops: u64,
+    /// A switch's arrival time of input packets (by index), as its RX timestamp units stamped
+    /// them (the hardware's time format, [`crate::TIME_NS_BITS`]); empty for a pipeline alone.
+    pub arrivals: Vec<(usize, u64)>,
 }
 
 /// A running model.
@@ -251,9 +254,11 @@ impl Sim {
         self.send(&format!("B {}", percent.min(99)))
     }
 
-    pub fn queue(&mut self, port: u32, data: &[u8]) -> R<()> {
-        let mut line = String::with_capacity(data.len() * 2 + 16);
-        line.push_str(&format!("P {port} "));
+    /// Queues a packet arriving on `port` at `now_ns` (the pipeline gets that time with it; a
+    /// switch stamps its own).
+    pub fn queue(&mut self, port: u32, now_ns: u64, data: &[u8]) -> R<()> {
+        let mut line = String::with_capacity(data.len() * 2 + 40);
+        line.push_str(&format!("P {port} {:x} ", crate::hw_time(now_ns)));
         for b in data {
             line.push_str(&format!("{b:02x}"));
         }
@@ -277,6 +282,11 @@ impl Sim {
                 Some("I") => {
                     let _ = it.next();
                     report.inputs.push(it.next().and_then(|t| t.parse().ok()).unwrap_or(0));
+                }
+                Some("J") => {
+                    let index = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+                    let time = it.next().and_then(|t| u64::from_str_radix(t, 16).ok()).unwrap_or(0);
+                    report.arrivals.push((index, time));
                 }
                 Some("O") => {
                     let port = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
@@ -705,11 +715,11 @@ impl RtlSwitch {
     }
 
     /// Queues packets without running (for line-rate runs: queue many, then [`RtlSwitch::run`]).
-    pub fn queue(&mut self, port: u32, data: &[u8]) -> Result<(), String> {
+    pub fn queue(&mut self, port: u32, now_ns: u64, data: &[u8]) -> Result<(), String> {
         if let Some(why) = self.refusal(data) {
             return Err(why);
         }
-        self.sim.queue(port, data).map_err(|e| e.0)
+        self.sim.queue(port, now_ns, data).map_err(|e| e.0)
     }
 
     /// Why the design cannot take `data` at all, if it cannot.
@@ -740,7 +750,7 @@ impl RtlSwitch {
 }
 
 impl PacketIo for RtlSwitch {
-    fn inject(&mut self, port: u32, data: &[u8], _now_ns: u64) -> Injected {
+    fn inject(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected {
         let mut result = Injected::default();
         if let Err(e) = self.check_port(port) {
             result.drops.push(e.to_string());
@@ -750,7 +760,7 @@ impl PacketIo for RtlSwitch {
             result.drops.push(why);
             return result;
         }
-        let run = self.sim.queue(port, data).and_then(|_| self.sim.run());
+        let run = self.sim.queue(port, now_ns, data).and_then(|_| self.sim.run());
         match run {
             Ok(r) => {
                 for _ in 0..r.drops {

@@ -22,7 +22,12 @@
 //!   pipeline: `R` sends the queued packets, each port's back to back at line rate, and answers
 //!   `I <index> <cycle>` as a packet starts on its RX MAC, `O <port> <first cycle> <last cycle>
 //!   <hex>` per frame a TX MAC sent, then `D <cycles> <stall cycles> <drops>` once every packet and
-//!   copy is accounted for (cycles of the pipeline clock, from the run's start).
+//!   copy is accounted for (cycles of the pipeline clock, from the run's start). Before its `O`
+//!   lines, `J <index> <time>` gives the time (hex, [`crate::TIME_NS_BITS`] format) at which a
+//!   packet's first beat entered the switch: the time its port's `p4f_timestamp` stamped on it.
+//!
+//! Every port's `mac_now` is the simulated time since the run's start (the MACs share one clock
+//! source here), set at each MAC clock edge.
 //!
 //! A frame carries its ingress port (byte 14) and its number on that port (bytes 15..18), behind
 //! an Ethernet header with EtherType 0x88B5 (local experimental), so a test can tell where it
@@ -221,6 +226,7 @@ static void clk_cycle() {{ clk_low(); clk_high(); }}
 struct Gen {{ bool on = false; unsigned size = 0; double rate = 0; uint64_t count = 0; }};
 struct Rx {{
     uint64_t sent = 0;          // frames started
+    size_t index = 0;           // the queued packet's number (`R` runs)
     double next_ps = 0;         // when the next frame may start
     bool busy = false;          // a frame is on the stream
     size_t off = 0;             // its next byte
@@ -248,6 +254,14 @@ static void make_frame(unsigned port, uint64_t seq, unsigned size, std::vector<u
     if (size > 14) f[14] = uint8_t(port);
     for (unsigned i = 0; i < 4 && 15 + i < size; ++i) f[15 + i] = uint8_t(seq >> (24 - 8 * i));
     for (unsigned i = 19; i < size; ++i) f[i] = uint8_t(i ^ seq);
+}}
+
+// The hardware's time format (crate::TIME_NS_BITS) of `ps` picoseconds.
+static uint64_t hw_time(uint64_t ps) {{ uint64_t ns = ps / 1000; return ((ns / 1000) << {ns_bits}) | (ns % 1000); }}
+
+// Every port's MAC time (`mac_now`; the MACs share one time here).
+static void set_mac_now(uint64_t time) {{
+    for (unsigned p = 0; p < PORTS; ++p) {{ dut->mac_now[2 * p] = uint32_t(time); dut->mac_now[2 * p + 1] = uint32_t(time >> 32); }}
 }}
 
 static void drive_rx(unsigned p, const Rx& r) {{
@@ -332,6 +346,7 @@ static void run_switch() {{
             }}
         }}
         if (clk_edge) {{ clk_hi = !clk_hi; dut->clk = clk_hi; next_clk += CLK_PS / 2; }}
+        if (mac_rise) set_mac_now(hw_time(t - start));
         if (mac_edge) {{ mac_hi = !mac_hi; put_bits(dut->mac_clk, 0, PORTS, mac_hi ? ~0ULL : 0); next_mac += MAC_PS / 2; }}
         dut->eval();
         if (!mac_rise) continue;
@@ -339,6 +354,7 @@ static void run_switch() {{
         bool gen_done = true;
         for (unsigned p = 0; p < PORTS; ++p) {{
             Rx& r = rx[p];
+            if (rx_fire[p] && r.off == 0 && from_queue) printf("J %zu %llx\n", r.index, (unsigned long long)hw_time(t - start));
             if (rx_fire[p]) {{
                 r.off += DATA_BYTES;
                 if (r.off >= r.frame.size()) r.busy = false;
@@ -355,6 +371,7 @@ static void run_switch() {{
                 r.frame = std::move(queued[p].front());
                 queued[p].pop_front();
                 printf("I %zu %llu\n", queued_index[p].front(), (unsigned long long)((t - start) / CLK_PS));
+                r.index = queued_index[p].front();
                 queued_index[p].pop_front();
                 r.busy = true;
                 r.off = 0;
@@ -485,10 +502,12 @@ int main(int argc, char** argv) {{
         }} else if (cmd == 'S' || cmd == 'R') {{
             run_switch();
         }} else if (cmd == 'P') {{
-            // P <port> <hex bytes>: a packet for the port's RX MAC, sent by the next R.
+            // P <port> <time> <hex bytes>: a packet for the port's RX MAC, sent by the next R (the
+            // time is the MAC's: the switch stamps the packet as it arrives).
             unsigned port = 0;
+            uint64_t time = 0;
             std::vector<uint8_t> bytes;
-            if (packet_command(line, port, bytes) && port < PORTS) {{
+            if (packet_command(line, port, time, bytes) && port < PORTS) {{
                 queued[port].push_back(std::move(bytes));
                 queued_index[port].push_back(queued_count++);
             }}
@@ -502,6 +521,7 @@ int main(int argc, char** argv) {{
         axil = crate::harness::SHARED_CPP,
         line = LINE_RATE_GBPS,
         overhead = WIRE_OVERHEAD_BYTES,
+        ns_bits = crate::TIME_NS_BITS,
         buf_drops0 = "BUF_DROPS(p)",
         buf_drops = "BUF_DROPS(p)",
         buf_macro = if has_buffer {

@@ -43,7 +43,7 @@ pub fn package(prefix: &str, typedefs: &str, phv_members: &[(String, String)], h
     let _ = writeln!(out, "package {prefix}_pkg;\n");
     out.push_str(typedefs);
     let _ = writeln!(out, "    // Facts about the packet the runtime needs beside the program's state.");
-    let _ = writeln!(out, "    typedef struct packed {{\n        logic [15:0] skip;  // bytes the parser consumed\n        logic [15:0] len;   // packet length in bytes\n        logic drop;\n        logic replay;       // the traffic manager sends this packet again (a copy but the last)");
+    let _ = writeln!(out, "    typedef struct packed {{\n        logic [15:0] skip;  // bytes the parser consumed\n        logic [15:0] len;   // packet length in bytes\n        logic drop;\n        logic replay;       // the traffic manager sends this packet again (a copy but the last)\n        logic [63:0] ts;    // arrival time (crate::TIME_NS_BITS)");
     if extras.truncates {
         let _ = writeln!(out, "        logic truncate;     // cut the packet to max_len bytes\n        logic [15:0] max_len;");
     }
@@ -82,23 +82,36 @@ fn hash_function(h: &HashFn) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "    function automatic logic [{}:0] {name}(input logic [{}:0] d);", ow - 1, w - 1);
     match h.algo {
-        AlgoKey::Csum16 | AlgoKey::Xor16 => {
+        AlgoKey::Csum16 => {
+            // The plain sum of the words and the end-around fold of it are two functions, so the
+            // control generator can put a register between them (its `_sum` and `_fin`); the
+            // whole checksum is the one after the other.
+            let words = bytes.div_ceil(2);
+            let p16 = words * 16;
+            let sb = h.sum_bits();
+            let mut pre = String::new();
+            let _ = writeln!(pre, "    function automatic logic [{}:0] {name}_sum(input logic [{}:0] d);", sb - 1, w - 1);
+            let _ = writeln!(pre, "        logic [{}:0] x;\n        logic [{}:0] acc;", p16 - 1, sb - 1);
+            let _ = writeln!(pre, "        x = {};\n        acc = '0;", pad(p16));
+            let _ = writeln!(pre, "        for (int i = 0; i < {words}; i++)");
+            let _ = writeln!(pre, "            acc = acc + {sb}'(x[{} - 16*i -: 16]);", p16 - 1);
+            let _ = writeln!(pre, "        return acc;\n    endfunction\n");
+            // The sum's high bits are fewer than 16, so two folds always end in 16 bits.
+            let _ = writeln!(pre, "    function automatic logic [15:0] {name}_fin(input logic [{}:0] a);", sb - 1);
+            let _ = writeln!(pre, "        logic [16:0] t;\n        logic [15:0] r;");
+            let _ = writeln!(pre, "        t = 17'(a[15:0]) + 17'(a[{}:16]);", sb - 1);
+            let _ = writeln!(pre, "        r = t[15:0] + 16'(t[16]);\n        return ~r;\n    endfunction\n");
+            out.insert_str(0, &pre);
+            let _ = writeln!(out, "        return {name}_fin({name}_sum(d));");
+        }
+        AlgoKey::Xor16 => {
             let words = bytes.div_ceil(2);
             let p16 = words * 16;
             let _ = writeln!(out, "        logic [{}:0] x;\n        logic [31:0] acc;", p16 - 1);
             let _ = writeln!(out, "        x = {};\n        acc = 32'd0;", pad(p16));
             let _ = writeln!(out, "        for (int i = 0; i < {words}; i++)");
-            if h.algo == AlgoKey::Csum16 {
-                let _ = writeln!(out, "            acc = acc + 32'(x[{} - 16*i -: 16]);", p16 - 1);
-                let _ = writeln!(
-                    out,
-                    "        acc = (acc & 32'hffff) + (acc >> 16);\n        acc = (acc & 32'hffff) + (acc >> 16);"
-                );
-                let _ = writeln!(out, "        return ~acc[15:0];");
-            } else {
-                let _ = writeln!(out, "            acc = acc ^ 32'(x[{} - 16*i -: 16]);", p16 - 1);
-                let _ = writeln!(out, "        return acc[15:0];");
-            }
+            let _ = writeln!(out, "            acc = acc ^ 32'(x[{} - 16*i -: 16]);", p16 - 1);
+            let _ = writeln!(out, "        return acc[15:0];");
         }
         AlgoKey::Crc16 | AlgoKey::Crc32 => {
             let (cw, poly, init, fin) = if h.algo == AlgoKey::Crc32 {
@@ -155,6 +168,9 @@ pub struct TopSpec<'a> {
     pub tm_after: usize,
     pub egress_spec: String,
     pub egress_port: String,
+    /// PHV path (from `phv.`) of the egress timestamp, when the architecture has one: every copy
+    /// gets its packet's arrival time at the traffic manager.
+    pub egress_ts: Option<String>,
     pub data_w: u32,
     pub fifo_depth: u32,
     /// The multicast replication engine, when the program writes the multicast group.
@@ -187,6 +203,10 @@ pub struct LoopSpec {
     /// PHV paths of the ingress port and the instance type.
     pub ingress_port: String,
     pub instance: String,
+    /// PHV path of the ingress timestamp (empty: the architecture has none): a packet parsed
+    /// again keeps its arrival time (`pi.ts`), as the software target gives it the same time
+    /// again.
+    pub timestamp: String,
 }
 
 /// Egress-to-egress clones: after egress, a packet whose egress asked for a clone is followed by
@@ -241,27 +261,29 @@ pub fn top(t: &TopSpec) -> String {
     let _ = writeln!(o, "`default_nettype none\n");
     let _ = writeln!(o, "module {p}_top\n    import {p}_pkg::*;\n#(\n    parameter int DATA_W = {},  // stream width in bits\n    parameter int KEEP_W = DATA_W / 8\n) (", t.data_w);
     let _ = writeln!(o, "    input  wire logic              clk,\n    input  wire logic              rst,\n");
-    let _ = writeln!(o, "    input  wire logic [DATA_W-1:0] s_axis_tdata,\n    input  wire logic [KEEP_W-1:0] s_axis_tkeep,\n    input  wire logic              s_axis_tvalid,\n    output logic                   s_axis_tready,\n    input  wire logic              s_axis_tlast,\n    input  wire logic [{}:0]        s_axis_tuser,\n", t.port_w - 1);
-    let _ = writeln!(o, "    output logic      [DATA_W-1:0] m_axis_tdata,\n    output logic      [KEEP_W-1:0] m_axis_tkeep,\n    output logic                   m_axis_tvalid,\n    input  wire logic              m_axis_tready,\n    output logic                   m_axis_tlast,\n    output logic      [{}:0]        m_axis_tdest,\n", t.port_w - 1);
+    let _ = writeln!(o, "    input  wire logic [DATA_W-1:0] s_axis_tdata,\n    input  wire logic [KEEP_W-1:0] s_axis_tkeep,\n    input  wire logic              s_axis_tvalid,\n    output logic                   s_axis_tready,\n    input  wire logic              s_axis_tlast,\n    input  wire logic [{}:0]        s_axis_tuser,\n    input  wire logic [63:0]       s_axis_ts,    // arrival time (docs/HARDWARE.md), read with the first beat\n", t.port_w - 1);
+    let _ = writeln!(o, "    output logic      [DATA_W-1:0] m_axis_tdata,\n    output logic      [KEEP_W-1:0] m_axis_tkeep,\n    output logic                   m_axis_tvalid,\n    input  wire logic              m_axis_tready,\n    output logic                   m_axis_tlast,\n    output logic      [{}:0]        m_axis_tdest,\n    output logic      [{}:0]       m_axis_ts_req,  // {{byte offset, insert}}: write the TX time into the packet (like tdest)\n", t.port_w - 1, crate::TX_STAMP_REQ_W - 1);
     let _ = writeln!(o, "    input  wire logic [{aw}:0]        s_axil_awaddr,\n    input  wire logic [2:0]        s_axil_awprot,\n    input  wire logic              s_axil_awvalid,\n    output logic                   s_axil_awready,\n    input  wire logic [31:0]       s_axil_wdata,\n    input  wire logic [3:0]        s_axil_wstrb,\n    input  wire logic              s_axil_wvalid,\n    output logic                   s_axil_wready,\n    output logic      [1:0]        s_axil_bresp,\n    output logic                   s_axil_bvalid,\n    input  wire logic              s_axil_bready,\n    input  wire logic [{aw}:0]        s_axil_araddr,\n    input  wire logic [2:0]        s_axil_arprot,\n    input  wire logic              s_axil_arvalid,\n    output logic                   s_axil_arready,\n    output logic      [31:0]       s_axil_rdata,\n    output logic      [1:0]        s_axil_rresp,\n    output logic                   s_axil_rvalid,\n    input  wire logic              s_axil_rready,\n", aw = addr_w - 1);
     let _ = writeln!(o, "    output logic      [31:0]       stat_stall_cycles,  // cycles the header pipeline was held\n    output logic      [31:0]       stat_drops,         // packets (copies) dropped\n    output logic      [31:0]       stat_descs,         // packets (copies) out of the deparser\n    output logic      [31:0]       stat_packets,       // input packets whose last copy left the deparser\n    output logic      [31:0]       stat_loops,         // copies sent back to the parser (resubmit, recirculate)\n    output logic                   tables_busy         // a table is updating an entry: control writes wait\n);");
     let win = t.window_bytes;
     let hb = t.hdr_bytes;
     let _ = writeln!(o, "    localparam int WIN_BYTES = {win};  // the most bytes the parser reads\n    localparam int HDR_BYTES = {hb};  // the most bytes the deparser emits\n");
     // Split.
-    // With loops the split's user bits carry {from the loop FIFO, port}.
-    let uw = t.port_w + u32::from(t.loops.is_some());
+    // The split's user bits carry {arrival time, port}, with loops {arrival time, from the loop
+    // FIFO, port}.
+    let uw = t.port_w + u32::from(t.loops.is_some()) + 64;
     let _ = writeln!(o, "    logic win_valid, win_ready;\n    logic [WIN_BYTES*8-1:0] win_data;\n    logic [15:0] win_len, win_pkt_len;\n    logic [{}:0] win_user;", uw - 1);
     let _ = writeln!(o, "    logic [DATA_W-1:0] pl_tdata, pf_tdata;\n    logic [KEEP_W-1:0] pl_tkeep, pf_tkeep;\n    logic pl_tvalid, pl_tready, pl_tlast, pf_tvalid, pf_tready, pf_tlast;\n    logic [{}:0] pl_tuser;\n    logic pf_tuser;", uw - 1);
     let split_in = if t.loops.is_some() {
         loop_input(&mut o, t.port_w);
         "in"
     } else {
+        let _ = writeln!(o, "    logic [{}:0] s_axis_user;\n    assign s_axis_user = {{s_axis_ts, s_axis_tuser}};", uw - 1);
         "s"
     };
     let i = split_in;
     let wait = if t.cut_through { "1'b0" } else { "1'b1" };
-    let _ = writeln!(o, "    p4f_pkt_split #(.DATA_W(DATA_W), .USER_W({uw}), .WIN_BYTES(WIN_BYTES), .WAIT_FOR_LAST({wait})) u_split (\n        .clk(clk), .rst(rst),\n        .s_axis_tdata({i}_axis_tdata), .s_axis_tkeep({i}_axis_tkeep), .s_axis_tvalid({i}_axis_tvalid), .s_axis_tready({i}_axis_tready), .s_axis_tlast({i}_axis_tlast), .s_axis_tuser({i}_axis_tuser),\n        .m_axis_tdata(pl_tdata), .m_axis_tkeep(pl_tkeep), .m_axis_tvalid(pl_tvalid), .m_axis_tready(pl_tready), .m_axis_tlast(pl_tlast), .m_axis_tuser(pl_tuser),\n        .win_valid(win_valid), .win_ready(win_ready), .win_data(win_data), .win_len(win_len), .win_user(win_user), .win_pkt_len(win_pkt_len)\n    );");
+    let _ = writeln!(o, "    p4f_pkt_split #(.DATA_W(DATA_W), .USER_W({uw}), .WIN_BYTES(WIN_BYTES), .WAIT_FOR_LAST({wait})) u_split (\n        .clk(clk), .rst(rst),\n        .s_axis_tdata({i}_axis_tdata), .s_axis_tkeep({i}_axis_tkeep), .s_axis_tvalid({i}_axis_tvalid), .s_axis_tready({i}_axis_tready), .s_axis_tlast({i}_axis_tlast), .s_axis_tuser({i}_axis_user),\n        .m_axis_tdata(pl_tdata), .m_axis_tkeep(pl_tkeep), .m_axis_tvalid(pl_tvalid), .m_axis_tready(pl_tready), .m_axis_tlast(pl_tlast), .m_axis_tuser(pl_tuser),\n        .win_valid(win_valid), .win_ready(win_ready), .win_data(win_data), .win_len(win_len), .win_user(win_user), .win_pkt_len(win_pkt_len)\n    );");
     let _ = writeln!(
         o,
         "    // The packet waits here while its headers go through the pipeline; a multicast packet is read"
@@ -297,7 +319,7 @@ pub fn top(t: &TopSpec) -> String {
     let _ = writeln!(o, "    assign win_ready = ce_front;\n");
     let _ = writeln!(o, "    logic parser_valid;\n    phv_t parser_phv;");
     let vs_ports: String = t.parser_ports.iter().map(|(n, base, words)| format!(".{n}(ctrl_regs[{} +: {}]), ", base * 32, words * 32)).collect();
-    let _ = writeln!(o, "    {p}_parser u_parser (\n        .clk(clk), .rst(rst), .ce(ce_front),\n        {vs_ports}.in_valid(win_valid), .in_win(win_data), .in_win_len(win_len), .in_pkt_len(win_pkt_len), .in_port(win_user[{}:0]),\n        .out_valid(parser_valid), .out_phv(parser_phv)\n    );\n", t.port_w - 1);
+    let _ = writeln!(o, "    {p}_parser u_parser (\n        .clk(clk), .rst(rst), .ce(ce_front),\n        {vs_ports}.in_valid(win_valid), .in_win(win_data), .in_win_len(win_len), .in_pkt_len(win_pkt_len), .in_port(win_user[{}:0]), .in_ts(win_user[{}:{}]),\n        .out_valid(parser_valid), .out_phv(parser_phv)\n    );\n", t.port_w - 1, uw - 1, uw - 64);
     let mut prev = "parser".to_string();
     if let Some(l) = &t.loops {
         loop_restore(&mut o, l, t.port_w, t.parser_latency);
@@ -401,6 +423,10 @@ pub fn top(t: &TopSpec) -> String {
     let _ = writeln!(o, "    // Of the control words only the tables' are used (none without tables), of the write pulses only\n    // the command words', and the descriptor's padding bits not at all.\n    wire logic unused_ = &{{1'b0, pl_tuser, pf_tuser, ctrl_write, ctrl_regs{pad}{no_loops}}};");
     let busy = if busy.is_empty() { "1'b0".to_string() } else { busy.join(" || ") };
     let _ = writeln!(o, "    assign tables_busy = {busy};");
+    // The request comes from the architecture's transmit-timestamp fields
+    // (p4_arch::Architecture::tx_stamp); the generator refuses an architecture that has them
+    // (lib.rs), so no packet asks.
+    let _ = writeln!(o, "    assign m_axis_ts_req = '0;  // no packet asks for its TX time (the architecture has no such field)");
     let _ = writeln!(o, "endmodule\n`default_nettype wire");
     o
 }
@@ -414,11 +440,14 @@ fn loop_input(o: &mut String, port_w: u32) {
     let _ = writeln!(o, "    // Packets parsed again come back through the loop FIFO, beside s_axis.");
     let _ = writeln!(o, "    logic [DATA_W-1:0] in_axis_tdata, lp_tdata, lb_tdata;\n    logic [KEEP_W-1:0] in_axis_tkeep, lp_tkeep, lb_tkeep;");
     let _ = writeln!(o, "    logic in_axis_tvalid, in_axis_tready, in_axis_tlast, in_tid, lp_tvalid, lp_tready, lp_tlast, lp_tuser, lb_tvalid, lb_tready, lb_tlast;");
-    let _ = writeln!(o, "    logic [{}:0] in_axis_tuser;\n    logic [{}:0] in_port_user;\n    logic [1:0] arb_tready;", port_w, port_w - 1);
-    let _ = writeln!(o, "    p4f_axis_rr_arbiter #(.S_COUNT(2), .DATA_W(DATA_W), .USER_W({port_w})) u_in_arb (\n        .clk(clk), .rst(rst),");
-    let _ = writeln!(o, "        .s_axis_tdata({{lp_tdata, s_axis_tdata}}), .s_axis_tkeep({{lp_tkeep, s_axis_tkeep}}), .s_axis_tvalid({{lp_tvalid, s_axis_tvalid}}),\n        .s_axis_tready(arb_tready), .s_axis_tlast({{lp_tlast, s_axis_tlast}}), .s_axis_tuser({{{port_w}'d0, s_axis_tuser}}),");
+    // User bits {arrival time, port}; a packet from the loop FIFO has neither (restored after the
+    // parser from the side FIFO).
+    let uw = port_w + 64;
+    let _ = writeln!(o, "    logic [{}:0] in_axis_user;\n    logic [{}:0] in_port_user;\n    logic [1:0] arb_tready;", uw, uw - 1);
+    let _ = writeln!(o, "    p4f_axis_rr_arbiter #(.S_COUNT(2), .DATA_W(DATA_W), .USER_W({uw})) u_in_arb (\n        .clk(clk), .rst(rst),");
+    let _ = writeln!(o, "        .s_axis_tdata({{lp_tdata, s_axis_tdata}}), .s_axis_tkeep({{lp_tkeep, s_axis_tkeep}}), .s_axis_tvalid({{lp_tvalid, s_axis_tvalid}}),\n        .s_axis_tready(arb_tready), .s_axis_tlast({{lp_tlast, s_axis_tlast}}), .s_axis_tuser({{{uw}'d0, s_axis_ts, s_axis_tuser}}),");
     let _ = writeln!(o, "        .m_axis_tdata(in_axis_tdata), .m_axis_tkeep(in_axis_tkeep), .m_axis_tvalid(in_axis_tvalid), .m_axis_tready(in_axis_tready), .m_axis_tlast(in_axis_tlast),\n        .m_axis_tid(in_tid), .m_axis_tuser(in_port_user)\n    );");
-    let _ = writeln!(o, "    assign s_axis_tready = arb_tready[0];\n    assign lp_tready = arb_tready[1];\n    assign in_axis_tuser = {{in_tid, in_port_user}};");
+    let _ = writeln!(o, "    assign s_axis_tready = arb_tready[0];\n    assign lp_tready = arb_tready[1];\n    assign in_axis_user = {{in_port_user[{}:{port_w}], in_tid, in_port_user[{}:0]}};", uw - 1, port_w - 1);
     let _ = writeln!(o, "    p4f_axis_fifo #(.DATA_W(DATA_W), .USER_W(1), .DEPTH({LOOP_FIFO_BEATS})) u_loop (\n        .clk(clk), .rst(rst),");
     let _ = writeln!(o, "        .s_axis_tdata(lb_tdata), .s_axis_tkeep(lb_tkeep), .s_axis_tvalid(lb_tvalid), .s_axis_tready(lb_tready), .s_axis_tlast(lb_tlast), .s_axis_tuser(1'b0),");
     let _ = writeln!(o, "        .m_axis_tdata(lp_tdata), .m_axis_tkeep(lp_tkeep), .m_axis_tvalid(lp_tvalid), .m_axis_tready(lp_tready), .m_axis_tlast(lp_tlast), .m_axis_tuser(lp_tuser)\n    );");
@@ -448,6 +477,10 @@ fn loop_restore(o: &mut String, l: &LoopSpec, port_w: u32, parser_latency: u32) 
     }
     if !port.is_empty() {
         let _ = writeln!(o, "            parsed_phv.{port} = side_phv.{port};");
+    }
+    let _ = writeln!(o, "            parsed_phv.pi.ts = side_phv.pi.ts;");
+    if !l.timestamp.is_empty() {
+        let _ = writeln!(o, "            {}", crate::us_assign(&format!("parsed_phv.{}", l.timestamp), "side_phv.pi.ts"));
     }
     let _ = writeln!(o, "            parsed_phv.pi.depth = side_phv.pi.depth + 8'd1;");
     for (kind, field, sets) in [("side_kind", "resub_set", &l.ingress_sets), ("!side_kind", "recirc_set", &l.egress_sets)] {
@@ -534,6 +567,7 @@ fn e2e_unit(o: &mut String, t: &TopSpec, e: &E2eSpec, module: &str, table_ports:
     let _ = writeln!(o, "        e2e_in.{inst} = $bits(e2e_in.{inst})'({});", e.instance);
     let _ = writeln!(o, "        e2e_in.{ep} = $bits(e2e_in.{ep})'(e2e_group ? e2e_copy[15:0] : e2e_port);");
     let _ = writeln!(o, "        e2e_in.{rid} = $bits(e2e_in.{rid})'(e2e_group ? e2e_copy[31:16] : 16'd0);");
+    egress_time(o, t, "e2e_in");
     let _ = writeln!(o, "        e2e_in.pi.drop = 1'b0;
         e2e_in.pi.clone = 1'b0;
         e2e_in.pi.replay = 1'b0;");
@@ -587,6 +621,15 @@ fn e2e_unit(o: &mut String, t: &TopSpec, e: &E2eSpec, module: &str, table_ports:
 ");
 }
 
+/// The egress timestamp of a copy leaving the traffic manager as `phv`: its packet's arrival
+/// time. No queue lies between arrival and egress inside the pipeline (a switch's buffer comes
+/// after it), and the software target gives a copy the time its packet arrived too.
+fn egress_time(o: &mut String, t: &TopSpec, phv: &str) {
+    if let Some(f) = &t.egress_ts {
+        let _ = writeln!(o, "        {}", crate::us_assign(&format!("{phv}.{f}"), &format!("{phv}.pi.ts")));
+    }
+}
+
 /// The traffic manager between ingress (`<r>_valid`, `<r>_phv`) and egress (`tm_valid`,
 /// `tm_phv`). Unicast: the egress port is the one ingress chose, all ones drops. With multicast,
 /// a packet whose group is not 0 becomes one copy per member of the group, one per cycle: the first
@@ -603,6 +646,7 @@ fn traffic_manager(o: &mut String, t: &TopSpec, r: &str) {
         let _ = writeln!(o, "    assign ce_front = {up};");
         let _ = writeln!(o, "    always_comb begin\n        tm_valid = {r}_valid;\n        tm_phv = {r}_phv;");
         let _ = writeln!(o, "        tm_phv.pi.drop = ({r}_phv.{es} == '1);\n        tm_phv.{ep} = {r}_phv.{es};\n        tm_phv.{es} = '0;");
+        egress_time(o, t, "tm_phv");
         if let Some(l) = &t.loops {
             let _ = writeln!(o, "        // Resubmitted: back to the parser through egress, which leaves it alone (drop or not).");
             let _ = writeln!(o, "        if ({r}_phv.pi.resubmit) begin tm_phv.pi.bypass = 1'b1; tm_phv.pi.drop = {r}_phv.pi.depth >= 8'd{}; end", l.max_loops);
@@ -712,6 +756,7 @@ fn traffic_manager(o: &mut String, t: &TopSpec, r: &str) {
     }
     let _ = writeln!(o, "        end");
     let _ = writeln!(o, "        tm_phv.pi.replay = tm_more;\n        tm_phv.{es} = '0;");
+    egress_time(o, t, "tm_phv");
     if t.pi.clones {
         // Egress's own clone requests start afresh.
         let _ = writeln!(o, "        tm_phv.pi.clone = 1'b0;");
@@ -804,7 +849,7 @@ pub fn parser_module(
     for (name, bits) in extra_ports {
         let _ = writeln!(o, "    input  wire logic [{}:0] {name},  // value set members (control words)", bits - 1);
     }
-    let _ = writeln!(o, "    input  wire logic clk,\n    input  wire logic rst,\n    input  wire logic ce,\n    input  wire logic in_valid,\n    input  wire logic [{}:0] in_win,  // byte i in bits [8i +: 8]\n    input  wire logic [15:0] in_win_len,\n    input  wire logic [15:0] in_pkt_len,\n    input  wire logic [{}:0] in_port,\n    output logic out_valid,\n    output phv_t out_phv\n);", wb - 1, port_w - 1);
+    let _ = writeln!(o, "    input  wire logic clk,\n    input  wire logic rst,\n    input  wire logic ce,\n    input  wire logic in_valid,\n    input  wire logic [{}:0] in_win,  // byte i in bits [8i +: 8]\n    input  wire logic [15:0] in_win_len,\n    input  wire logic [15:0] in_pkt_len,\n    input  wire logic [{}:0] in_port,\n    input  wire logic [63:0] in_ts,  // arrival time (crate::TIME_NS_BITS)\n    output logic out_valid,\n    output phv_t out_phv\n);", wb - 1, port_w - 1);
     o.push_str(state_params);
     let _ = writeln!(o, "    typedef struct packed {{");
     for (n, d) in locals {
@@ -824,7 +869,7 @@ pub fn parser_module(
         }
     }
     let _ = writeln!(o, "    always_comb begin\n        for (int i = 0; i < {window_bytes}; i++) wbe[{} - 8*i -: 8] = in_win[i*8 +: 8];", wb - 1);
-    let _ = writeln!(o, "        wbits = {{13'd0, in_win_len, 3'd0}};\n        off = 32'd0;\n        s = {{in_valid, phv_t'(0), locals_t'(0)}};\n        s.phv.pi.len = in_pkt_len;");
+    let _ = writeln!(o, "        wbits = {{13'd0, in_win_len, 3'd0}};\n        off = 32'd0;\n        s = {{in_valid, phv_t'(0), locals_t'(0)}};\n        s.phv.pi.len = in_pkt_len;\n        s.phv.pi.ts = in_ts;");
     o.push_str(init);
     let _ = writeln!(o, "        st = {start};");
     o.push_str(&body.text);

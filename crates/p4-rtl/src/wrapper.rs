@@ -20,6 +20,12 @@
 //! `[i*DATA_W +: DATA_W]`, of `rx_axis_tvalid` bit i, and so on. Port i's RX and TX are both in
 //! `mac_clk[i]` (reset `mac_rst[i]`, asserted together with `rst`, as the clock-crossing FIFOs
 //! require); the pipeline, the arbiter, the output stage and AXI4-Lite are in `clk`.
+//!
+//! Each port's MAC side goes through a `p4f_timestamp` in `mac_clk[i]`, whose `now` is the port's
+//! slice of `mac_now` (the time in that clock domain, in the hardware's time format,
+//! [`crate::TIME_NS_BITS`]): RX stamps each packet with the time its first beat arrived, which
+//! travels in tuser through the RX queue and the arbiter to the pipeline's `s_axis_ts`; TX can
+//! write the time a packet leaves into it (see [`Wrapper::timestamps`]).
 
 use std::fmt::Write;
 
@@ -106,7 +112,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     design.generated.push((format!("{module}.sv"), w.text()));
 
     let mut hw: Vec<String> = design.hw_modules.clone();
-    hw.extend(["p4f_port_rx", "p4f_port_tx", "p4f_axis_rr_arbiter"].map(String::from));
+    hw.extend(["p4f_port_rx", "p4f_port_tx", "p4f_axis_rr_arbiter", "p4f_timestamp"].map(String::from));
     if opts.arch == Arch::Switch {
         hw.push("p4f_switch_buffer".into());
     }
@@ -122,12 +128,13 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     m.ports = serde_json::json!({
         "layout": "flat vectors: port i is bits [i*W +: W] of each rx_axis_*/tx_axis_* signal (W its width for one port: DATA_W, DATA_W/8 or 1)",
         "rx": {"stream": "rx_axis", "signals": "tdata, tkeep, tvalid, tready, tlast", "clock": "mac_clk[i]", "reset": "mac_rst[i]"},
+        "time": {"signal": "mac_now", "width_per_port": 64, "clock": "mac_clk[i]", "format": format!("whole microseconds in bits 63:{}, nanoseconds within the microsecond (0-999) below", crate::TIME_NS_BITS), "use": "each packet's arrival time (p4f_timestamp), the pipeline's ingress timestamp"},
         "tx": {"stream": "tx_axis", "signals": "tdata, tkeep, tvalid, tready, tlast", "clock": "mac_clk[i]", "reset": "mac_rst[i]"},
         "clocks": {
             "pipeline": {"clock": "clk", "reset": "rst", "mhz": opts.clock_mhz},
             "mac": {"clock": "mac_clk[i]", "reset": "mac_rst[i]", "note": "one per port, unrelated to clk (156.25 MHz in the seed design); assert every reset together with rst"}
         },
-        "pipeline": {"module": format!("{prefix}_top"), "instance": "u_top", "tuser": "rx port index", "tdest": "tx port index; any other value is dropped"},
+        "pipeline": {"module": format!("{prefix}_top"), "instance": "u_top", "tuser": "rx port index", "ts": "arrival time from the port's mac_now", "tdest": "tx port index; any other value is dropped"},
         "out": if opts.arch == Arch::Switch { "p4f_switch_buffer (shared packet buffer, per-port descriptor queues, no head-of-line blocking)" } else { "direct path (no buffer)" },
         "buffer_bytes": if opts.arch == Arch::Switch { serde_json::json!(SWITCH_BUFFER_BYTES) } else { serde_json::Value::Null },
         "queue_beats": w.queue_depth,
@@ -158,6 +165,7 @@ impl Wrapper<'_> {
     fn text(&self) -> String {
         let mut o = String::new();
         self.header(&mut o);
+        self.timestamps(&mut o);
         self.rx_queues(&mut o);
         self.arbiter_and_pipeline(&mut o);
         match self.arch {
@@ -200,6 +208,7 @@ module {p}_{arch} #(
     input  wire logic                      rst,
     input  wire logic [PORTS-1:0]          mac_clk,  // port i's MAC clock
     input  wire logic [PORTS-1:0]          mac_rst,
+    input  wire logic [PORTS*64-1:0]       mac_now,  // port i's time in mac_clk[i] (bits [i*64 +: 64]; docs/HARDWARE.md)
 
     // From the MACs (port i in mac_clk[i]).
     input  wire logic [PORTS*DATA_W-1:0]   rx_axis_tdata,
@@ -263,7 +272,7 @@ module {p}_{arch} #(
         );
         // The hw modules' tuser/tid outputs the wrapper has no use for land in these.
         let _ = writeln!(o, "    /* verilator lint_off UNUSEDSIGNAL */");
-        let _ = writeln!(o, "    logic [PORTS-1:0] rx_unused_tuser, tx_unused_tuser;\n    logic arb_unused_tuser;");
+        let _ = writeln!(o, "    logic [PORTS-1:0] ts_unused_tx_tuser, ts_unused_rx_tuser;\n    logic [PORTS*64-1:0] ts_unused_tx_ts;\n    logic [PORTS-1:0] ts_unused_tx_ts_valid;");
         if self.arch == Arch::Switch {
             let _ = writeln!(o, "    logic [$clog2({}):0] buf_unused_free_pages;", SWITCH_BUFFER_BYTES / 256);
         }
@@ -275,17 +284,19 @@ module {p}_{arch} #(
             o,
             "    // RX: each port's MAC clock into clk; whole packets only (a packet that finds its queue
     // full is dropped whole, since a MAC cannot wait).
+    // The arrival time (tuser) rides with every beat: the queues keep no per-packet side state.
     logic [PORTS*DATA_W-1:0] in_tdata;
     logic [PORTS*KEEP_W-1:0] in_tkeep;
     logic [PORTS-1:0]        in_tvalid, in_tready, in_tlast;
+    logic [PORTS*64-1:0]     in_tuser;
     for (genvar i = 0; i < PORTS; i++) begin : g_rx
-        p4f_port_rx #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .ASYNC_DEPTH(ASYNC_DEPTH), .DEPTH(QUEUE_DEPTH)) u_rx (
+        p4f_port_rx #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(64), .ASYNC_DEPTH(ASYNC_DEPTH), .DEPTH(QUEUE_DEPTH)) u_rx (
             .s_clk(mac_clk[i]), .s_rst(mac_rst[i]),
-            .s_axis_tdata(rx_axis_tdata[i*DATA_W +: DATA_W]), .s_axis_tkeep(rx_axis_tkeep[i*KEEP_W +: KEEP_W]),
-            .s_axis_tvalid(rx_axis_tvalid[i]), .s_axis_tready(rx_axis_tready[i]), .s_axis_tlast(rx_axis_tlast[i]), .s_axis_tuser(1'b0),
+            .s_axis_tdata(ts_rx_tdata[i*DATA_W +: DATA_W]), .s_axis_tkeep(ts_rx_tkeep[i*KEEP_W +: KEEP_W]),
+            .s_axis_tvalid(ts_rx_tvalid[i]), .s_axis_tready(ts_rx_tready[i]), .s_axis_tlast(ts_rx_tlast[i]), .s_axis_tuser(ts_rx_time[i*64 +: 64]),
             .m_clk(clk), .m_rst(rst),
             .m_axis_tdata(in_tdata[i*DATA_W +: DATA_W]), .m_axis_tkeep(in_tkeep[i*KEEP_W +: KEEP_W]),
-            .m_axis_tvalid(in_tvalid[i]), .m_axis_tready(in_tready[i]), .m_axis_tlast(in_tlast[i]), .m_axis_tuser(rx_unused_tuser[i]),
+            .m_axis_tvalid(in_tvalid[i]), .m_axis_tready(in_tready[i]), .m_axis_tlast(in_tlast[i]), .m_axis_tuser(in_tuser[i*64 +: 64]),
             .drop_count(stat_rx_drops[i*32 +: 32])
         );
     end
@@ -298,30 +309,32 @@ module {p}_{arch} #(
         let _ = writeln!(
             o,
             "    // One packet at a time into the pipeline, round robin over the ports; the port a packet
-    // came from (the arbiter's tid) is its ingress port.
+    // came from (the arbiter's tid) is its ingress port, its tuser its arrival time.
     localparam int ID_W = $clog2(PORTS);
     logic [DATA_W-1:0] a_tdata;
     logic [KEEP_W-1:0] a_tkeep;
     logic              a_tvalid, a_tready, a_tlast;
     logic [ID_W-1:0]   a_tid;
-    p4f_axis_rr_arbiter #(.S_COUNT(PORTS), .DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .ID_W(ID_W)) u_arb (
+    logic [63:0]       a_time;
+    p4f_axis_rr_arbiter #(.S_COUNT(PORTS), .DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(64), .ID_W(ID_W)) u_arb (
         .clk(clk), .rst(rst),
         .s_axis_tdata(in_tdata), .s_axis_tkeep(in_tkeep), .s_axis_tvalid(in_tvalid), .s_axis_tready(in_tready),
-        .s_axis_tlast(in_tlast), .s_axis_tuser({{PORTS{{1'b0}}}}),
+        .s_axis_tlast(in_tlast), .s_axis_tuser(in_tuser),
         .m_axis_tdata(a_tdata), .m_axis_tkeep(a_tkeep), .m_axis_tvalid(a_tvalid), .m_axis_tready(a_tready),
-        .m_axis_tlast(a_tlast), .m_axis_tid(a_tid), .m_axis_tuser(arb_unused_tuser)
+        .m_axis_tlast(a_tlast), .m_axis_tid(a_tid), .m_axis_tuser(a_time)
     );
 
     logic [DATA_W-1:0] p_tdata;
     logic [KEEP_W-1:0] p_tkeep;
     logic              p_tvalid, p_tready, p_tlast;
     logic [{pw1}:0]        p_tdest;
+    logic [{rw1}:0]       p_ts_req;  // {{byte offset, insert}}: the packet's TX timestamp request
     {p}_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_top (
         .clk(clk), .rst(rst),
         .s_axis_tdata(a_tdata), .s_axis_tkeep(a_tkeep), .s_axis_tvalid(a_tvalid), .s_axis_tready(a_tready),
-        .s_axis_tlast(a_tlast), .s_axis_tuser({pw}'(a_tid)),
+        .s_axis_tlast(a_tlast), .s_axis_tuser({pw}'(a_tid)), .s_axis_ts(a_time),
         .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid), .m_axis_tready(p_tready),
-        .m_axis_tlast(p_tlast), .m_axis_tdest(p_tdest),
+        .m_axis_tlast(p_tlast), .m_axis_tdest(p_tdest), .m_axis_ts_req(p_ts_req),
         .s_axil_awaddr, .s_axil_awprot, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb,
         .s_axil_wvalid, .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr,
         .s_axil_arprot, .s_axil_arvalid, .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid,
@@ -333,8 +346,11 @@ module {p}_{arch} #(
     logic [PORTS*DATA_W-1:0] out_tdata;
     logic [PORTS*KEEP_W-1:0] out_tkeep;
     logic [PORTS-1:0]        out_tvalid, out_tready, out_tlast;
+    logic [PORTS*{rw}-1:0]     out_tuser;  // the TX timestamp request, with every beat
 ",
             pw1 = pw - 1,
+            rw = crate::TX_STAMP_REQ_W,
+            rw1 = crate::TX_STAMP_REQ_W - 1,
         );
     }
 
@@ -348,17 +364,18 @@ module {p}_{arch} #(
     // packet, so a busy port (its TX queue full) never holds back packets for the others. A full
     // buffer drops the packet whole (stat_buf_drops, by output port); tdest >= PORTS is dropped
     // and counted on stat_out_drops.
-    p4f_switch_buffer #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .PORTS(PORTS), .DEST_W({pw}), .BUF_BYTES({buf}),
+    p4f_switch_buffer #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .PORTS(PORTS), .DEST_W({pw}), .USER_W({rw}), .BUF_BYTES({buf}),
                         .PAGE_BYTES(256), .OUT_DEPTH(QUEUE_DEPTH)) u_buf (
         .clk(clk), .rst(rst),
         .s_axis_tdata(p_tdata), .s_axis_tkeep(p_tkeep), .s_axis_tvalid(p_tvalid), .s_axis_tready(p_tready),
-        .s_axis_tlast(p_tlast), .s_axis_tdest(p_tdest),
+        .s_axis_tlast(p_tlast), .s_axis_tdest(p_tdest), .s_axis_tuser(p_ts_req),
         .m_axis_tdata(out_tdata), .m_axis_tkeep(out_tkeep), .m_axis_tvalid(out_tvalid), .m_axis_tready(out_tready),
-        .m_axis_tlast(out_tlast),
+        .m_axis_tlast(out_tlast), .m_axis_tuser(out_tuser),
         .drop_count(stat_buf_drops), .bad_dest_count(stat_out_drops), .free_pages(buf_unused_free_pages)
     );
 ",
             buf = SWITCH_BUFFER_BYTES,
+            rw = crate::TX_STAMP_REQ_W,
         );
     }
 
@@ -376,6 +393,7 @@ module {p}_{arch} #(
     assign out_tdata  = {{p_tdata, p_tdata}};
     assign out_tkeep  = {{p_tkeep, p_tkeep}};
     assign out_tlast  = {{p_tlast, p_tlast}};
+    assign out_tuser  = {{p_ts_req, p_ts_req}};
     assign out_tvalid = {{p_tvalid && !drop && to_1, p_tvalid && !drop && !to_1}};
     assign p_tready   = drop || out_tready[to_1];
     always_ff @(posedge clk) begin
@@ -397,23 +415,66 @@ module {p}_{arch} #(
         );
     }
 
+    /// Each port's `p4f_timestamp`, in its MAC clock, between the MAC and the port's queues: RX
+    /// stamps a packet with `mac_now` as its first beat arrives (`ts_rx_time`, towards the RX
+    /// queue); TX passes the TX queue's packets to the MAC (one register stage), writing a
+    /// packet's TX time into it where its request says: the pipeline's `m_axis_ts_req` ({byte
+    /// offset, insert}, [`crate::TX_STAMP_REQ_W`]) rides as tuser through the switch buffer (or
+    /// the bump's direct path) and the TX queue to `s_tx_ts_insert`/`s_tx_ts_offset`. The
+    /// architecture layer names the fields a packet would ask with
+    /// (`p4_arch::Architecture::tx_stamp`; v1model has none); the pipeline does not fill the
+    /// request from them yet, and the generator refuses an architecture that has them.
+    fn timestamps(&self, o: &mut String) {
+        let _ = writeln!(
+            o,
+            "    // Timestamps at the MACs (mac_clk[i], now = mac_now[i*64 +: 64]): RX arrival times into
+    // tuser; TX writes a packet's TX time where its request (tuser of the TX queue) asks.
+    logic [PORTS*DATA_W-1:0] ts_rx_tdata, ts_tx_tdata;
+    logic [PORTS*KEEP_W-1:0] ts_rx_tkeep, ts_tx_tkeep;
+    logic [PORTS-1:0]        ts_rx_tvalid, ts_rx_tready, ts_rx_tlast, ts_tx_tvalid, ts_tx_tready, ts_tx_tlast;
+    logic [PORTS*64-1:0]     ts_rx_time;
+    logic [PORTS*{rw}-1:0]     ts_tx_req;  // {{byte offset, insert}} from the TX queue, read with the first beat
+    for (genvar i = 0; i < PORTS; i++) begin : g_ts
+        p4f_timestamp #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .OFF_W(16)) u_ts (
+            .clk(mac_clk[i]), .rst(mac_rst[i]), .now(mac_now[i*64 +: 64]),
+            .s_rx_axis_tdata(rx_axis_tdata[i*DATA_W +: DATA_W]), .s_rx_axis_tkeep(rx_axis_tkeep[i*KEEP_W +: KEEP_W]),
+            .s_rx_axis_tvalid(rx_axis_tvalid[i]), .s_rx_axis_tready(rx_axis_tready[i]), .s_rx_axis_tlast(rx_axis_tlast[i]), .s_rx_axis_tuser(1'b0),
+            .m_rx_axis_tdata(ts_rx_tdata[i*DATA_W +: DATA_W]), .m_rx_axis_tkeep(ts_rx_tkeep[i*KEEP_W +: KEEP_W]),
+            .m_rx_axis_tvalid(ts_rx_tvalid[i]), .m_rx_axis_tready(ts_rx_tready[i]), .m_rx_axis_tlast(ts_rx_tlast[i]),
+            .m_rx_axis_tuser({{ts_rx_time[i*64 +: 64], ts_unused_rx_tuser[i]}}),
+            .s_tx_axis_tdata(ts_tx_tdata[i*DATA_W +: DATA_W]), .s_tx_axis_tkeep(ts_tx_tkeep[i*KEEP_W +: KEEP_W]),
+            .s_tx_axis_tvalid(ts_tx_tvalid[i]), .s_tx_axis_tready(ts_tx_tready[i]), .s_tx_axis_tlast(ts_tx_tlast[i]), .s_tx_axis_tuser(1'b0),
+            .s_tx_ts_insert(ts_tx_req[i*{rw}]), .s_tx_ts_offset(ts_tx_req[i*{rw} + 1 +: {ow}]),
+            .m_tx_axis_tdata(tx_axis_tdata[i*DATA_W +: DATA_W]), .m_tx_axis_tkeep(tx_axis_tkeep[i*KEEP_W +: KEEP_W]),
+            .m_tx_axis_tvalid(tx_axis_tvalid[i]), .m_tx_axis_tready(tx_axis_tready[i]), .m_tx_axis_tlast(tx_axis_tlast[i]),
+            .m_tx_axis_tuser(ts_unused_tx_tuser[i]),
+            .tx_ts(ts_unused_tx_ts[i*64 +: 64]), .tx_ts_valid(ts_unused_tx_ts_valid[i])
+        );
+    end
+",
+            rw = crate::TX_STAMP_REQ_W,
+            ow = crate::TX_STAMP_REQ_W - 1,
+        );
+    }
+
     fn tx_queues(&self, o: &mut String) {
         let _ = writeln!(
             o,
             "    // TX: clk into each port's MAC clock; a packet starts only once it is stored whole, so the
     // MAC never waits inside one. A full queue holds the output back (the pipeline waits).
     for (genvar i = 0; i < PORTS; i++) begin : g_tx
-        p4f_port_tx #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .ASYNC_DEPTH(ASYNC_DEPTH), .DEPTH(QUEUE_DEPTH)) u_tx (
+        p4f_port_tx #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W({rw}), .ASYNC_DEPTH(ASYNC_DEPTH), .DEPTH(QUEUE_DEPTH)) u_tx (
             .s_clk(clk), .s_rst(rst),
             .s_axis_tdata(out_tdata[i*DATA_W +: DATA_W]), .s_axis_tkeep(out_tkeep[i*KEEP_W +: KEEP_W]),
-            .s_axis_tvalid(out_tvalid[i]), .s_axis_tready(out_tready[i]), .s_axis_tlast(out_tlast[i]), .s_axis_tuser(1'b0),
+            .s_axis_tvalid(out_tvalid[i]), .s_axis_tready(out_tready[i]), .s_axis_tlast(out_tlast[i]), .s_axis_tuser(out_tuser[i*{rw} +: {rw}]),
             .m_clk(mac_clk[i]), .m_rst(mac_rst[i]),
-            .m_axis_tdata(tx_axis_tdata[i*DATA_W +: DATA_W]), .m_axis_tkeep(tx_axis_tkeep[i*KEEP_W +: KEEP_W]),
-            .m_axis_tvalid(tx_axis_tvalid[i]), .m_axis_tready(tx_axis_tready[i]), .m_axis_tlast(tx_axis_tlast[i]), .m_axis_tuser(tx_unused_tuser[i]),
+            .m_axis_tdata(ts_tx_tdata[i*DATA_W +: DATA_W]), .m_axis_tkeep(ts_tx_tkeep[i*KEEP_W +: KEEP_W]),
+            .m_axis_tvalid(ts_tx_tvalid[i]), .m_axis_tready(ts_tx_tready[i]), .m_axis_tlast(ts_tx_tlast[i]), .m_axis_tuser(ts_tx_req[i*{rw} +: {rw}]),
             .drop_count(stat_tx_drops[i*32 +: 32])
         );
     end
-"
+",
+            rw = crate::TX_STAMP_REQ_W,
         );
     }
 }

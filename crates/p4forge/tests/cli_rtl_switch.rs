@@ -12,6 +12,9 @@
 //!   send 1518-byte frames at line rate to port 1 (twice what it carries), port 3 to port 2: port 1
 //!   sends at 10.0 Gb/s and drops the excess in the buffer (counted on port 1), while port 2 carries
 //!   every frame of port 3 at 10.0 Gb/s with no drop.
+//! - `the_macs_arrival_times_reach_the_ingress_timestamp`: inside a 2-port switch, each frame's
+//!   `ingress_global_timestamp` and `egress_global_timestamp` are the whole microseconds of the
+//!   time its port's `p4f_timestamp` stamped at its first beat.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -153,5 +156,45 @@ fn a_congested_output_does_not_hold_back_the_others() {
     assert_eq!(field("1", "packets_out") + field("1", "buffer_drops"), 600, "{report}");
     for p in ["0", "2", "3"] {
         assert_eq!(field(p, "rx_drops"), 0, "port {p}: {report}");
+    }
+}
+
+/// The switch's RX timestamp units give the pipeline each packet's arrival time: four 1,230-byte
+/// frames back to back on port 0 (1 us apart on a 10 Gb/s wire: 1,250 bytes with preamble and
+/// gap) leave port 1 with both timestamps (`crates/p4forge/tests/fixtures/timestamps.p4`) equal
+/// to the microseconds of the time the harness reports for their first beat (`J` lines), and
+/// those are 0, 1, 2 and 3 us into the run, the frames' starts 1,000 ns apart to the MAC clock's
+/// 6.4 ns.
+#[test]
+fn the_macs_arrival_times_reach_the_ingress_timestamp() {
+    if !rtl_available() {
+        return;
+    }
+    let opts = p4_rtl::Options { arch: p4_rtl::wrapper::Arch::Switch, ports: 2, ..Default::default() };
+    let program = root().join("crates/p4forge/tests/fixtures/timestamps.p4");
+    let mut switch = p4forge::cmd::rtl::wrapped_switch(&program, &[], &opts).unwrap();
+    for i in 0..4u8 {
+        let mut frame = vec![0x02; 6];
+        frame.extend([0x04; 6]);
+        frame.extend([0x88, 0xb5]);
+        frame.extend([0; 12]);
+        frame.resize(1230, i);
+        switch.queue(0, 0, &frame).unwrap();
+    }
+    let report = switch.run().unwrap().clone();
+    assert_eq!(report.outputs.len(), 4, "{report:?}");
+    let mut arrivals = report.arrivals.clone();
+    arrivals.sort();
+    let ns = |t: u64| (t >> p4_rtl::TIME_NS_BITS) * 1000 + (t & 1023);
+    let us: Vec<u64> = arrivals.iter().map(|(_, t)| t >> p4_rtl::TIME_NS_BITS).collect();
+    assert_eq!(us, [0, 1, 2, 3], "arrival times {arrivals:x?}");
+    for pair in arrivals.windows(2) {
+        let gap = ns(pair[1].1) - ns(pair[0].1);
+        assert!((1000..=1007).contains(&gap), "frames start {gap} ns apart");
+    }
+    for (o, (i, _)) in report.outputs.iter().zip(&arrivals) {
+        assert_eq!((o.port, o.data[26]), (1, *i as u8), "outputs in order");
+        let field = |at: usize| o.data[at..at + 6].iter().fold(0u64, |v, b| v << 8 | u64::from(*b));
+        assert_eq!((field(14), field(20)), (us[*i], us[*i]), "frame {i}: ingress and egress timestamps");
     }
 }

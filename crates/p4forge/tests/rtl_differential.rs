@@ -351,7 +351,7 @@ fn random_traffic_matches_on_rtl() {
             for o in sw.inject(port, &data, 0).outputs {
                 want.entry(o.port).or_default().push(o.data);
             }
-            rtl.queue(port, &data).unwrap();
+            rtl.queue(port, 0, &data).unwrap();
             sent.push((port, data));
             if sent.len() % 1024 == 0 {
                 for o in &rtl.run().unwrap().outputs {

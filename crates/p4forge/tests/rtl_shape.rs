@@ -17,6 +17,12 @@
 //! - `deparser_shifts_only_after_varbit_fields`: `tests/stf/varbit.p4` rewrites its headers, so its
 //!   deparser builds them: constant shifts, and one run-time shift after the varbit field, over
 //!   just the bits that can follow it, by whole bytes.
+//! - `checksum_sums_a_stage_ahead`: l2l3's checksums add their words in a stage of their own, from
+//!   the stage register, and the statement only folds and compares (verify) or stores (update).
+//! - `one_read_modify_write_per_stage`: paxos's ingress computes the instance's slot, checks the
+//!   promise (`rnds`) and counts the learners' votes (`learner_*`) in three stages; every array is
+//!   read as the packet enters its stage, forwarded from the write of the packet before it;
+//!   register bounds on power-of-two arrays test the index's high bits, not a compare.
 //! - `cut_through_unless_the_length_is_read`: the window split offers the parser a packet's first
 //!   bytes (`WAIT_FOR_LAST(1'b0)`) unless the program reads `packet_length` (mdp) or counts bytes
 //!   (`tests/stf/counters.p4`).
@@ -241,4 +247,67 @@ fn cut_through_unless_the_length_is_read() {
         let wait = if cut { "1'b0" } else { "1'b1" };
         assert!(top.contains(&format!(".WIN_BYTES(WIN_BYTES), .WAIT_FOR_LAST({wait})) u_split (")), "{p4}");
     }
+}
+
+/// The stage-type lines and comments of a generated control: what each stage is.
+fn stage_comments(sv: &str) -> Vec<String> {
+    sv.lines().map(str::trim).filter(|l| l.starts_with("// stage") || l.starts_with("// checksum") || l.starts_with("// lookup")).map(String::from).collect()
+}
+
+#[test]
+fn checksum_sums_a_stage_ahead() {
+    let d = design("examples/l2l3/l2l3.p4", "l2l3");
+    let file = |f: &str| d.generated.iter().find(|(n, _)| n == f).unwrap().1.clone();
+    let verify = file("l2l3_verifychecksum.sv");
+    assert_eq!(stage_comments(&verify), ["// checksum word sums in stages 1..1", "// stage 2: statements"]);
+    let fields = "{s.phv.hdr.ipv4.version, s.phv.hdr.ipv4.ihl, s.phv.hdr.ipv4.diffserv, s.phv.hdr.ipv4.total_len, s.phv.hdr.ipv4.identification, s.phv.hdr.ipv4.flags, s.phv.hdr.ipv4.frag_offset, s.phv.hdr.ipv4.ttl, s.phv.hdr.ipv4.protocol, s.phv.hdr.ipv4.src_addr, s.phv.hdr.ipv4.dst_addr}";
+    assert!(verify.contains(&format!("csum0_in_ = csum16_w144_sum({fields});")), "{verify}");
+    assert!(verify.contains("if (s.phv.hdr.ipv4.valid_ && (16'(csum16_w144_fin(csum0_)) != s.phv.hdr.ipv4.hdr_checksum)) s.phv.std.checksum_error = 1'b1;"), "{verify}");
+    let compute = file("l2l3_computechecksum.sv");
+    assert_eq!(stage_comments(&compute), ["// checksum word sums in stages 1..1", "// stage 2: statements"]);
+    assert!(compute.contains("s.phv.hdr.ipv4.hdr_checksum = 16'(csum16_w144_fin(csum0_));"), "{compute}");
+    // Nine 16-bit words: the sum needs 20 bits.
+    assert!(file("l2l3_pkg.sv").contains("function automatic logic [19:0] csum16_w144_sum(input logic [143:0] d);"));
+    assert_eq!(latencies(&d), (1, 14));
+}
+
+#[test]
+fn one_read_modify_write_per_stage() {
+    let ingress = generated("examples/paxos/paxos.p4", "paxos", "paxos_ingress.sv");
+    assert_eq!(
+        stage_comments(&ingress),
+        [
+            "// lookup of PaxosIngress.paxos_role, PaxosIngress.wire in stages 1..2",
+            "// stage 3: statements",
+            "// stage 4: statements",
+            "// stage 5: statements"
+        ]
+    );
+    let stage = |k: u32| {
+        let start = ingress.find(&format!("// stage {k}: statements")).unwrap();
+        // To the next stage, or to the outputs (the control plane's reads of every array follow).
+        let rest = &ingress[start + 1..];
+        let end = start + 1 + rest.find("// stage ").or_else(|| rest.find("assign out_valid")).unwrap();
+        ingress[start..end].to_string()
+    };
+    let arrays = |sv: &str| -> Vec<&str> {
+        ["_rnds[", "_vrnds[", "_values[", "_learner_rnd[", "_learner_votes[", "_learner_done["].into_iter().filter(|a| sv.contains(a)).collect()
+    };
+    // The instance's slot is computed before the promise's stage, so the promise is read as the
+    // packet enters it.
+    assert_eq!(arrays(&stage(3)), Vec::<&str>::new());
+    assert!(stage(3).contains("s.phv.meta.slot = 32'(s.phv.hdr.paxos.inst & 32'h3ff);"));
+    assert_eq!(arrays(&stage(4)), ["_rnds[", "_vrnds[", "_values["]);
+    assert_eq!(arrays(&stage(5)), ["_learner_rnd[", "_learner_votes[", "_learner_done["]);
+    for line in [
+        "s.phv.meta.promised = ((reg_PaxosIngress_rnds_we && reg_PaxosIngress_rnds_wa == 32'(s.phv.meta.slot)) ? reg_PaxosIngress_rnds_wd : reg_PaxosIngress_rnds_ahead0_);",
+        // Taken from the packet entering the stage (nx_3), forwarded from the write of the one
+        // leaving it (st_3 is the stage's input) and from a control-plane write of that cell.
+        "if (cp_reg_we && cp_reg_sel == 16'd2 && cp_reg_index[9:0] == 10'(nx_3.phv.meta.slot)) reg_PaxosIngress_rnds_ahead0_ <= ((32'(nx_3.phv.meta.slot) >> 10) == 32'd0) ? cp_reg_wdata[7:0] : '0;",
+        "if (ce) reg_PaxosIngress_rnds_ahead0_ <= (!(cp_reg_we && cp_reg_sel == 16'd2) && st_3.valid && reg_PaxosIngress_rnds_we && reg_PaxosIngress_rnds_wa == 32'(nx_3.phv.meta.slot)) ? reg_PaxosIngress_rnds_wd : (((32'(nx_3.phv.meta.slot) >> 10) == 32'd0) ? reg_PaxosIngress_rnds[10'(nx_3.phv.meta.slot)] : 8'd0);",
+        "reg_PaxosIngress_rnds_we = ((32'(s.phv.meta.slot) >> 10) == 32'd0); reg_PaxosIngress_rnds_wa = 32'(s.phv.meta.slot); reg_PaxosIngress_rnds_wd = s.phv.hdr.paxos.rnd;",
+    ] {
+        assert!(ingress.contains(line), "{line}\n{ingress}");
+    }
+    assert_eq!(ingress.matches(";  // a cell read a cycle ahead").count(), 6);
 }

@@ -12,6 +12,14 @@
 //!   (`p4_dataplane::Switch` through `PacketIo`): each output on the port the software chose, with
 //!   its bytes, in order per RX/TX pair, nothing else; a packet for port 4 (no such TX port) is
 //!   dropped by the crossbar and counted; no gap inside a TX packet; no RX or TX queue drops.
+//!   The pipeline's transmit-timestamp request is driven here (the generated top's
+//!   `m_axis_ts_req`, which no v1model packet sets, patched to {offset 6, insert}): every TX packet
+//!   leaves with its TX time in bytes 6..13, through the shared buffer, the TX queue and its port's
+//!   `p4f_timestamp`; each port's `mac_now` counts its MAC cycles, and the time written must lie
+//!   between the cycle the port's previous packet ended and the cycle before its first beat left
+//!   (the unit loads the beat one cycle before it shows); the other bytes are the software target's.
+//! - `bump_forwards_by_direct_path`: the same through a bump, with no request: the timestamp
+//!   units leave every packet as the software target sent it.
 //!
 //! The testbench model is built once per design into `target/rtl-models/wrapper-*` (a hash of
 //! every file decides). Without Verilator the tests print why and pass.
@@ -60,6 +68,7 @@ fn wrappers_are_lint_clean() {
             "4",
             "l2l3_switch",
             &[
+                "p4f_timestamp",
                 "p4f_port_rx",
                 "p4f_port_tx",
                 "p4f_axis_rr_arbiter",
@@ -73,7 +82,7 @@ fn wrappers_are_lint_clean() {
             "bump",
             "2",
             "l2l3_bump",
-            &["p4f_port_rx", "p4f_port_tx", "p4f_axis_rr_arbiter", "p4f_axis_async_fifo", "p4f_axis_pkt_fifo"][..],
+            &["p4f_timestamp", "p4f_port_rx", "p4f_port_tx", "p4f_axis_rr_arbiter", "p4f_axis_async_fifo", "p4f_axis_pkt_fifo"][..],
         ),
     ] {
         let out = scratch(arch);
@@ -241,13 +250,19 @@ fn testbench(
     let _ = writeln!(o, "    wire logic [PORTS-1:0] mac_clk = {{{}}};", clocks.join(", "));
     // Reset for 40 pipeline cycles (longer than 10 of the slowest MAC clock), then the table clear.
     let _ = writeln!(o, "    int unsigned cycle = 0;\n    always @(posedge clk) cycle <= cycle + 1;\n    wire logic rst = cycle < 40;\n    wire logic [PORTS-1:0] mac_rst = {{PORTS{{rst}}}};");
+    // Each port's time: a count of its MAC cycles.
+    for i in 0..ports {
+        let _ = writeln!(o, "    logic [63:0] mt{i} = '0;\n    always @(posedge mclk{i}) mt{i} <= mt{i} + 64'd1;");
+    }
+    let times: Vec<String> = (0..ports).rev().map(|i| format!("mt{i}")).collect();
+    let _ = writeln!(o, "    wire logic [PORTS*64-1:0] mac_now = {{{}}};", times.join(", "));
     let _ = writeln!(o, "    logic [PORTS*DATA_W-1:0] rx_tdata, tx_tdata;\n    logic [PORTS*KEEP_W-1:0] rx_tkeep, tx_tkeep;\n    logic [PORTS-1:0] rx_tvalid, rx_tready, rx_tlast, tx_tvalid, tx_tready, tx_tlast;");
     let _ = writeln!(o, "    // AXI4-Lite addresses are 32 bits here; the DUT takes the bits its register map has.\n    logic [31:0] awaddr, wdata;\n    logic awvalid, wvalid, awready, wready, bvalid, arready, rvalid;\n    logic [1:0] bresp, rresp;\n    logic [31:0] rdata;");
     let _ = writeln!(o, "    logic [31:0] stall, drops, descs, packets, loops, out_drops;\n    logic busy;\n    logic [PORTS*32-1:0] rx_drops, tx_drops;");
     let _ = writeln!(
         o,
         "    {top} dut (
-        .clk, .rst, .mac_clk, .mac_rst,
+        .clk, .rst, .mac_clk, .mac_rst, .mac_now,
         .rx_axis_tdata(rx_tdata), .rx_axis_tkeep(rx_tkeep), .rx_axis_tvalid(rx_tvalid), .rx_axis_tready(rx_tready), .rx_axis_tlast(rx_tlast),
         .tx_axis_tdata(tx_tdata), .tx_axis_tkeep(tx_tkeep), .tx_axis_tvalid(tx_tvalid), .tx_axis_tready(tx_tready), .tx_axis_tlast(tx_tlast),
         .s_axil_awaddr(awaddr), .s_axil_awprot(3'd0), .s_axil_awvalid(awvalid), .s_axil_awready(awready),
@@ -348,14 +363,16 @@ fn testbench(
     end
     string s{i} = \"\";
     bit in_pkt{i} = 1'b0, txr{i} = 1'b0;
+    longint unsigned first{i} = 0;  // mac_now as the packet's first beat left
     assign tx_tready[{i}] = txr{i};
     always @(posedge mclk{i}) begin
         if (tx_tvalid[{i}] && txr{i}) begin
             for (int k = 0; k < KEEP_W; k++)
                 if (tx_tkeep[{i}*KEEP_W + k]) s{i} = {{s{i}, $sformatf(\"%02x\", tx_tdata[{i}*DATA_W + 8*k +: 8])}};
+            if (!in_pkt{i}) first{i} = mac_now[{i}*64 +: 64];
             in_pkt{i} <= !tx_tlast[{i}];
             if (tx_tlast[{i}]) begin
-                $display(\"OUT {i} %s\", s{i});
+                $display(\"OUT {i} %s %0d %0d\", s{i}, first{i}, mac_now[{i}*64 +: 64]);
                 s{i} = \"\";
                 received++;
             end
@@ -451,6 +468,15 @@ fn simulate(verilator: &Path, design: &p4_rtl::Design, tb: &str, dir: &Path) -> 
     text
 }
 
+/// Drives the generated top's transmit-timestamp request for every packet: {`offset`, insert}.
+/// (No v1model packet asks, so the generator ties it to 0; the wrapper's path from there to each
+/// port's `p4f_timestamp` is what this exercises.)
+fn drive_ts_request(design: &mut p4_rtl::Design, offset: u16) {
+    let tied = "assign m_axis_ts_req = '0;";
+    let top = design.generated.iter_mut().find(|(n, t)| n.ends_with("_top.sv") && t.contains(tied)).expect("the top ties its request");
+    top.1 = top.1.replace(tied, &format!("assign m_axis_ts_req = {{16'd{offset}, 1'b1}};"));
+}
+
 fn hex(s: &str) -> Vec<u8> {
     (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
 }
@@ -464,6 +490,8 @@ struct Run<'a> {
     program: std::sync::Arc<p4_ir::Program>,
     /// (rx port, packet) in the order the software target sees them.
     traffic: Vec<(u32, Vec<u8>)>,
+    /// Every packet asks for its TX time at this byte offset (the top's request driven here).
+    stamp: Option<u16>,
 }
 
 /// Only one simulation of this binary builds at a time (two cores).
@@ -472,7 +500,10 @@ static MODELS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 /// Builds and runs the testbench of `run`, and checks what every TX port gave against the
 /// software target. Returns a summary line.
 fn simulate_and_compare(verilator: &Path, run: Run) -> String {
-    let Run { name, design, mut sw, program, traffic } = run;
+    let Run { name, mut design, mut sw, program, traffic, stamp } = run;
+    if let Some(off) = stamp {
+        drive_ts_request(&mut design, off);
+    }
     let ports = design.manifest.port_count.unwrap();
     // The tables as AXI4-Lite writes, as p4_rtl::sim::RtlSwitch writes them.
     let layouts = p4_ir::layout::Layouts::of(&program);
@@ -511,14 +542,32 @@ fn simulate_and_compare(verilator: &Path, run: Run) -> String {
     };
 
     // Every packet on the port the software chose, with its bytes, in order per RX/TX pair.
+    let mut failures: Vec<String> = text.lines().filter(|l| l.starts_with("FAIL")).map(String::from).collect();
     let mut got: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
+    let mut ended: BTreeMap<u32, u64> = BTreeMap::new(); // tx port -> mac_now as its last packet ended
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("OUT ") {
-            let (port, bytes) = rest.split_once(' ').unwrap();
-            got.entry(port.parse().unwrap()).or_default().push(hex(bytes));
+            let f: Vec<&str> = rest.split(' ').collect();
+            let (port, mut data, first, last): (u32, _, u64, u64) = (f[0].parse().unwrap(), hex(f[1]), f[2].parse().unwrap(), f[3].parse().unwrap());
+            if let Some(at) = stamp.map(usize::from) {
+                let time = u64::from_be_bytes(data[at..at + 8].try_into().unwrap());
+                let since = ended.get(&port).copied().unwrap_or(0);
+                if !(since..first).contains(&time) {
+                    failures.push(format!("tx {port}: TX time {time} outside {since}..{first}"));
+                }
+                data[at..at + 8].fill(0);
+            }
+            ended.insert(port, last);
+            got.entry(port).or_default().push(data);
         }
     }
-    let mut failures: Vec<String> = text.lines().filter(|l| l.starts_with("FAIL")).map(String::from).collect();
+    if let Some(at) = stamp.map(usize::from) {
+        for packets in want.values_mut() {
+            for (_, _, data) in packets.iter_mut() {
+                data[at..at + 8].fill(0);
+            }
+        }
+    }
     for port in 0..ports {
         let mut left = want.get(&port).cloned().unwrap_or_default();
         let mut last_seq: BTreeMap<u32, usize> = BTreeMap::new();
@@ -579,7 +628,7 @@ fn switch_forwards_across_clocks() {
 
     // 48 packets over the 4 ports.
     let traffic = (0..48).map(|seq| (((seq * 7 + seq / 12) % 4) as u32, packet(seq))).collect();
-    println!("{}", simulate_and_compare(&verilator, Run { name: "l2l3-switch", design, sw, program, traffic }));
+    println!("{}", simulate_and_compare(&verilator, Run { name: "l2l3-switch", design, sw, program, traffic, stamp: Some(6) }));
 }
 
 /// A program that sends a packet out of the port its first byte names and writes the port it came
@@ -630,5 +679,5 @@ fn bump_forwards_by_direct_path() {
             (((seq / 3) % 2) as u32, p)
         })
         .collect();
-    println!("{}", simulate_and_compare(&verilator, Run { name: "reflect-bump", design, sw, program, traffic }));
+    println!("{}", simulate_and_compare(&verilator, Run { name: "reflect-bump", design, sw, program, traffic, stamp: None }));
 }

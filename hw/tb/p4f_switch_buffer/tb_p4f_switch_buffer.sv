@@ -4,6 +4,8 @@
 // that the buffer did not drop (the DUT's drop_count of that port moved two edges after the
 // packet's last beat), and every output beat must be the next one of its port, so a lost,
 // duplicated, reordered, misrouted or corrupted beat, or two packets interleaved, is an error.
+// Each packet's tuser (from its first beat's data; later beats carry junk) must come out with
+// every one of its beats.
 // Phases:
 // - random idle and backpressure; drops are allowed only under heavy backpressure (the buffer
 //   fills), none with light traffic;
@@ -30,7 +32,8 @@ module tb_p4f_switch_buffer;
     localparam int OUT_DEPTH  = 16;
     localparam int PORT_PAGES = 40;   // of 64: a blocked port leaves 24 pages to the others
     localparam int MAX_BEATS  = 12;
-    localparam int WORD_W     = DATA_W + KEEP_W + 1;
+    localparam int USER_W     = 5;
+    localparam int WORD_W     = USER_W + DATA_W + KEEP_W + 1;
 
     logic clk;
     initial clk = 1'b0;
@@ -47,6 +50,8 @@ module tb_p4f_switch_buffer;
     logic                    s_tvalid, s_tready, s_tlast;
     logic                    s_tuser_unused;
     logic [DEST_W-1:0]       s_tdest;
+    logic [USER_W-1:0]       s_tuser;
+    logic [PORTS*USER_W-1:0] m_tuser;
     logic [PORTS*DATA_W-1:0] m_tdata;
     logic [PORTS*KEEP_W-1:0] m_tkeep;
     logic [PORTS-1:0]        m_tvalid, m_tready, m_tlast;
@@ -59,13 +64,13 @@ module tb_p4f_switch_buffer;
         .m_axis_tdata(s_tdata), .m_axis_tkeep(s_tkeep), .m_axis_tvalid(s_tvalid),
         .m_axis_tready(s_tready), .m_axis_tlast(s_tlast), .m_axis_tuser(s_tuser_unused));
 
-    p4f_switch_buffer #(.DATA_W(DATA_W), .PORTS(PORTS), .DEST_W(DEST_W), .BUF_BYTES(BUF_BYTES),
+    p4f_switch_buffer #(.DATA_W(DATA_W), .PORTS(PORTS), .DEST_W(DEST_W), .USER_W(USER_W), .BUF_BYTES(BUF_BYTES),
                         .PAGE_BYTES(PAGE_BYTES), .OUT_DEPTH(OUT_DEPTH), .PORT_PAGES(PORT_PAGES)) dut (
         .clk, .rst,
         .s_axis_tdata(s_tdata), .s_axis_tkeep(s_tkeep), .s_axis_tvalid(s_tvalid), .s_axis_tready(s_tready),
-        .s_axis_tlast(s_tlast), .s_axis_tdest(s_tdest),
+        .s_axis_tlast(s_tlast), .s_axis_tdest(s_tdest), .s_axis_tuser(s_tuser),
         .m_axis_tdata(m_tdata), .m_axis_tkeep(m_tkeep), .m_axis_tvalid(m_tvalid), .m_axis_tready(m_tready),
-        .m_axis_tlast(m_tlast),
+        .m_axis_tlast(m_tlast), .m_axis_tuser(m_tuser),
         .drop_count, .bad_dest_count, .free_pages);
 
     // tdest of a first beat: mode 0: from the data (1/8 naming no port); 1: port 0; 2: ports 1
@@ -80,6 +85,9 @@ module tb_p4f_switch_buffer;
         return DEST_W'(int'(d[7:3]) % PORTS);
     endfunction
     always_comb s_tdest = src_in_pkt ? s_tdata[13 +: DEST_W] : pick_dest(s_tdata);
+    // tuser: the first beat's bits 20.. (junk on the others); the model keeps the first beat's.
+    logic [USER_W-1:0] src_user;
+    always_comb s_tuser = s_tdata[20 +: USER_W];
 
     // The model: the packet being taken, then per port a ring of expected beats.
     localparam int QDEPTH = 1024;
@@ -154,10 +162,12 @@ module tb_p4f_switch_buffer;
             // 2. Input beats.
             if (s_tvalid && s_tready) begin
                 logic [DEST_W-1:0] d;
+                logic [USER_W-1:0] u;
                 d = src_in_pkt ? src_dest : s_tdest;
-                if (!src_in_pkt) src_dest <= s_tdest;
+                u = src_in_pkt ? src_user : s_tuser;
+                if (!src_in_pkt) begin src_dest <= s_tdest; src_user <= s_tuser; end
                 src_in_pkt <= !s_tlast;
-                cur[cur_len] = {s_tlast, s_tkeep, s_tdata};
+                cur[cur_len] = {u, s_tlast, s_tkeep, s_tdata};
                 cur_len++;
                 if (s_tlast) begin
                     if (int'(d) >= PORTS) begin
@@ -177,7 +187,7 @@ module tb_p4f_switch_buffer;
             // 3. Output beats, each the next one expected on its port.
             for (int p = 0; p < PORTS; p++) begin
                 logic [WORD_W-1:0] w;
-                w = {m_tlast[p], m_tkeep[p*KEEP_W +: KEEP_W], m_tdata[p*DATA_W +: DATA_W]};
+                w = {m_tuser[p*USER_W +: USER_W], m_tlast[p], m_tkeep[p*KEEP_W +: KEEP_W], m_tdata[p*DATA_W +: DATA_W]};
                 if (m_stalled[p] && (!m_tvalid[p] || w != m_prev[p])) fail($sformatf("port %0d: beat changed while stalled", p));
                 m_stalled[p] = m_tvalid[p] && !m_tready[p];
                 m_prev[p] = w;

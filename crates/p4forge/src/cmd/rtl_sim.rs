@@ -313,11 +313,13 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
         let mut n = 0;
         while n < CHUNK {
             let Some((port, packet)) = inputs.next()? else { break };
-            start_ns.get_or_insert(packet.timestamp_ns);
+            // The run's clock starts at its first packet's capture time, as `run`'s does on the
+            // software target: the time the design gets with each packet counts from there.
+            let start = *start_ns.get_or_insert(packet.timestamp_ns);
             templates.entry(port).or_insert_with(|| packet.data.clone());
             // A packet the design cannot take at all (empty, longer than its payload FIFO) is an
             // input counted as dropped, by reason, with the first packet's message of each.
-            if let Err(why) = switch.queue(port, &packet.data) {
+            if let Err(why) = switch.queue(port, packet.timestamp_ns.saturating_sub(start), &packet.data) {
                 let reason = if packet.data.is_empty() { "empty" } else { "too_long" };
                 traffic.packets_in += 1;
                 traffic.drops += 1;
@@ -380,7 +382,7 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
         }
         let key = size.to_string();
         let (port, first) = templates.iter().next().map(|(p, d)| (*p, resized(d, size))).unwrap_or_default();
-        switch.queue(port, &first).map_err(CliError::failed)?;
+        switch.queue(port, 0, &first).map_err(CliError::failed)?;
         let r = switch.run().map_err(CliError::failed)?.clone();
         stalls += r.stall_cycles;
         let lat = match (r.inputs.first(), r.outputs.first()) {
@@ -395,7 +397,7 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
         let ports: Vec<(u32, Vec<u8>)> = templates.iter().map(|(p, d)| (*p, resized(d, size))).collect();
         for k in 0..options.count {
             let (p, d) = &ports[k % ports.len()];
-            switch.queue(*p, d).map_err(CliError::failed)?;
+            switch.queue(*p, 0, d).map_err(CliError::failed)?;
         }
         let r = switch.run().map_err(CliError::failed)?.clone();
         stalls += r.stall_cycles;
