@@ -187,6 +187,9 @@ pub struct BlockGen<'a> {
     /// the call (by address: the IR is borrowed for the whole generation) and the register
     /// holding its sum.
     pub presums: Vec<(usize, String)>,
+    /// Varbit extracts whose length and bound an earlier parser stage computed (see
+    /// `parser::varbit_ahead`): the call (by address) and the registers.
+    pub varbit_ahead: Vec<(usize, crate::parser::VarbitAhead)>,
     /// What the statements emitted so far in the current stage may write (see
     /// [`BlockGen::read_ahead`]); the control generator clears it at each stage.
     pub stage_writes: Vec<p4_ir::cfg::Location>,
@@ -385,6 +388,7 @@ impl<'a> BlockGen<'a> {
             out: String::new(),
             indent: 2,
             presums: Vec::new(),
+            varbit_ahead: Vec::new(),
             stage_writes: Vec::new(),
             stage_input_registered: false,
             aheads: Vec::new(),

@@ -267,9 +267,9 @@ pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) 
     let err_w = g.width(&Type::Error, Span::DUMMY)?;
     let mut windows: BTreeMap<usize, (String, u32, crate::block::AnchorBase)> = BTreeMap::new();
     let mut cuts = 0;
-    // States on the longest path into each state within the current stage (a state's checks and
-    // select wait for its predecessor's): with anchors, a stage holds at most
-    // STATES_PER_STAGE of them.
+    // The cost (see `state_cost`) of the longest path into each state within the current stage
+    // (a state's checks and select wait for its predecessor's): with anchors, a stage holds at
+    // most STAGE_COST of it.
     let anchored = plan.anchor_reach.values().any(|&r| r > 0);
     let mut preds: Vec<Vec<usize>> = vec![Vec::new(); parser.states.len()];
     for (i, st) in parser.states.iter().enumerate() {
@@ -283,10 +283,11 @@ pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) 
         let state = &parser.states[s];
         let at = plan.entry[s];
         let moves = matches!((at.anchor, plan.anchor_reach.get(&s)), (Some(a), Some(&r)) if a == s && r > 0);
-        let depth = |cuts: u32, path: &[usize]| 1 + preds[s].iter().filter(|&&p| stage_of[p] == Some(cuts)).map(|&p| path[p]).max().unwrap_or(0);
-        if anchored && !moves && depth(cuts, &path) > STATES_PER_STAGE {
+        let cost = state_cost(state);
+        let depth = |cuts: u32, path: &[usize]| cost + preds[s].iter().filter(|&&p| stage_of[p] == Some(cuts)).map(|&p| path[p]).max().unwrap_or(0);
+        if anchored && !moves && depth(cuts, &path) > STAGE_COST {
             cuts += 1;
-            cut(g, cuts, &state.name, &format!("{STATES_PER_STAGE} states on a path before it"));
+            cut(g, cuts, &state.name, &format!("a path through it would cost over {STAGE_COST}"));
         }
         if let (Some(a), Some(&reach)) = (at.anchor, plan.anchor_reach.get(&s)) {
             if a == s && reach > 0 {
@@ -310,9 +311,6 @@ pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) 
                 windows.insert(s, (name, reach, base));
             }
         }
-        path[s] = depth(cuts, &path);
-        stage_of[s] = Some(cuts);
-        g.open(format!("if ({st_var} == ST_{}) begin  // state {}", ident(&state.name).to_uppercase(), state.name));
         if let Some(ctx) = g.parser.as_mut() {
             (ctx.static_window, ctx.static_bits, ctx.static_offset, ctx.base) = match at.anchor {
                 None => (ctx.window.clone(), ctx.window_bits, Some(at.bits), None),
@@ -322,6 +320,15 @@ pub fn body(g: &mut BlockGen, parser: &Parser, plan: &ParserPlan, st_var: &str) 
                 },
             };
         }
+        if let Some(call) = leading_varbit(&state.body) {
+            if varbit_ahead(g, call)? {
+                cuts += 1;
+                cut(g, cuts, &state.name, "its varbit length and bound room");
+            }
+        }
+        path[s] = depth(cuts, &path);
+        stage_of[s] = Some(cuts);
+        g.open(format!("if ({st_var} == ST_{}) begin  // state {}", ident(&state.name).to_uppercase(), state.name));
         g.stmts(&state.body)?;
         let done = g.done.clone();
         g.open(format!("if ({done}) begin"));
@@ -343,8 +350,28 @@ pub struct ParserBody {
     pub stages: u32,
 }
 
-/// In a parser with anchors, the most states on one path through a stage.
-pub const STATES_PER_STAGE: usize = 4;
+/// In a parser with anchors, the most [`state_cost`] on one path through a stage.
+pub const STAGE_COST: usize = 4;
+
+/// A state's share of a stage's logic depth, in units of about three cells: 1 for its checks,
+/// select and state update (a few LUT levels), and 2 more for each addition or subtraction it
+/// computes, whose carry chain (4 cells for 16 bits) and the LUTs around it the select that
+/// follows waits for. So a stage holds one state that adds (mdp's unrolled entry loop decrements
+/// its count in every state: two such states in a stage are 13 cells deep) or four that do not.
+fn state_cost(state: &p4_ir::ParserState) -> usize {
+    use p4_ir::BinOp;
+    let mut cost = 1;
+    let mut count = |e: &p4_ir::Expr| {
+        if let ExprKind::Binary(BinOp::Add | BinOp::Sub | BinOp::AddSat | BinOp::SubSat, ..) = e.kind {
+            cost += 2;
+        }
+    };
+    p4_ir::visit::for_each_expr_in(&state.body, &mut count);
+    if let Transition::Select { keys, .. } = &state.transition {
+        keys.iter().for_each(|k| p4_ir::visit::for_each_expr(k, &mut count));
+    }
+    cost
+}
 
 /// Names of stage register `k`'s values: (combinational input, register) per body variable.
 pub const STAGE_VARS: [&str; 5] = ["s", "st", "off", "wbits", "wbe"];
@@ -575,14 +602,23 @@ fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) 
     let set_err = |code: u32| ctx.error_field.as_ref().map(|e| format!("{e} = {err_w}'d{code}; ")).unwrap_or_default();
     let (off, win, window) = (&ctx.offset, ctx.window_bits, &ctx.window);
     let len_w = crate::types::next_index_width(l.max);
-    let n = g.local("varbit_len", "logic [31:0]".into());
-    let lenx = g.expr(&len.expr)?;
-    g.line(format!("{n} = 32'({lenx});"));
+    let ahead = g.varbit_ahead.iter().position(|(at, _)| *at == crate::block::call_address(call));
+    let ahead = ahead.map(|i| g.varbit_ahead.remove(i).1);
+    let n = match &ahead {
+        Some(a) => a.len.clone(),
+        None => {
+            let n = g.local("varbit_len", "logic [31:0]".into());
+            let lenx = g.expr(&len.expr)?;
+            g.line(format!("{n} = 32'({lenx});"));
+            n
+        }
+    };
     let path = g.lval(&arg.expr)?;
     let too_long = error_code(g, "HeaderTooShort");
     let slice = |at: String, bits: u32| format!("{window}[{} - ({at}) -: {bits}]", win - 1);
     let (pre_bits, data_bits) = (ctx.read(l.pre), ctx.read_at(l.pre, l.max));
-    g.line(format!("if ({n} > 32'd{}) begin {}{done} = 1'b1; end", l.max, set_err(too_long)));
+    let long = ahead.as_ref().map_or_else(|| format!("{n} > 32'd{}", l.max), |a| a.long.clone());
+    g.line(format!("if ({long}) begin {}{done} = 1'b1; end", set_err(too_long)));
     // Below a moved window at a known distance from its anchor: the bound and the new offset from
     // the anchor's registers (`n` is at most the field's maximum here).
     let rb = crate::block::ROOM_BITS;
@@ -594,7 +630,11 @@ fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) 
                 Some(at) => format!("{at} + 32'd{k} + {n}"),
                 None => format!("32'd{k} + {n}"),
             };
-            (format!("{rb}'d{k} > {room} || {rb}'({n}) > {room} - {rb}'d{k}"), next)
+            let short = match &ahead {
+                Some(a) => format!("{} || {rb}'({n}) > {}", a.past, a.room),
+                None => format!("{rb}'d{k} > {room} || {rb}'({n}) > {room} - {rb}'d{k}"),
+            };
+            (short, next)
         }
         _ => (format!("{off} + 32'd{} + {n} > {}", l.pre + l.post, ctx.valid_bits), format!("{off} + 32'd{} + {n}", l.pre + l.post)),
     };
@@ -622,6 +662,68 @@ fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) 
         p.static_offset = None;
     }
     Ok(())
+}
+
+/// A varbit extract's length and bound, computed in the stage before its state's (see
+/// [`varbit_ahead`]): the length, the valid bits left past the header's fixed part, and whether
+/// that fixed part is already past them.
+#[derive(Clone, Debug)]
+pub struct VarbitAhead {
+    len: String,
+    long: String,
+    room: String,
+    past: String,
+}
+
+/// The two-argument extract a state starts with, after nothing but `verify` calls (which write
+/// only the parser error): its length reads nothing the state writes before it.
+fn leading_varbit(body: &[Stmt]) -> Option<&Call> {
+    for st in body {
+        let Stmt::Call(c) = st else { return None };
+        match &c.callee {
+            p4_ir::Callee::ExternFunction { name, .. } if name == "verify" => continue,
+            p4_ir::Callee::Method { extern_type, method, .. }
+                if extern_type == "packet_in" && method == "extract" && c.args.len() == 2 =>
+            {
+                return Some(c)
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Computes varbit extract `call`'s run-time length and the room it is checked against into
+/// registers ahead of its state, so that its state's cycle holds one comparison (the length is
+/// typically a header field minus a constant, and the room the valid bits minus the fixed part:
+/// two carry chains that would otherwise run one after the other into the comparison and the
+/// state logic). Only where the state's offset is a constant distance from registers (see
+/// [`crate::block::ParserCtx::known`]) and the length is not a constant; returns whether it did.
+fn varbit_ahead(g: &mut BlockGen, call: &Call) -> Result<bool> {
+    let Some(ctx) = g.parser.clone() else { return Ok(false) };
+    let [arg, len] = &call.args[..] else { return Ok(false) };
+    if matches!(len.expr.kind, ExprKind::Const(_)) {
+        return Ok(false);
+    }
+    let Some(l) = g.tm.varbit_layout(&arg.expr.ty).map_err(|e| RtlError::new(call.span, e.message))? else {
+        return Ok(false);
+    };
+    let rb = crate::block::ROOM_BITS;
+    let Some((_, room, c)) = ctx.known() else { return Ok(false) };
+    let k = c + l.pre + l.post;
+    if k + l.max >= 1 << rb {
+        return Ok(false);
+    }
+    let n = g.local("varbit_len", "logic [31:0]".into());
+    let lenx = g.expr(&len.expr)?;
+    let room_k = g.local("varbit_room", format!("logic [{}:0]", rb - 1));
+    let past = g.local("varbit_past", "logic".into());
+    let long = g.local("varbit_long", "logic".into());
+    g.line("// Ahead of the varbit extract in the next stage: its length and room.");
+    g.line(format!("{n} = 32'({lenx}); {long} = {n} > 32'd{};", l.max));
+    g.line(format!("{room_k} = {room} - {rb}'d{k}; {past} = {rb}'d{k} > {room};"));
+    g.varbit_ahead.push((crate::block::call_address(call), VarbitAhead { len: n, long, room: room_k, past }));
+    Ok(true)
 }
 
 /// `target = packet.lookahead<T>()`.

@@ -107,8 +107,9 @@ fn l2l3_latency_does_not_grow_with_packet_size() {
 }
 
 /// A parser with anchors is pipelined (`crates/p4forge/tests/fixtures/anchors.p4`: two anchors, a
-/// stage register before and after each window move, 5 cycles): its STF passes on the RTL target,
-/// including the resubmitted pass, whose loop flag waits beside the parser's stages.
+/// stage register before and after each window move and before each varbit body, 7 cycles): its
+/// STF passes on the RTL target, including the resubmitted pass, whose loop flag waits beside the
+/// parser's stages.
 #[test]
 fn anchored_parser_stages_pass_the_stf_on_rtl() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");

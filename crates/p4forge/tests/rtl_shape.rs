@@ -7,10 +7,12 @@
 //!   reached at offsets that differ (the three joins after messages 0..2), by whole bytes (mdp's
 //!   lengths are `<< 3`), and reads every header out of those windows as constant slices.
 //!   Each move has a stage register before it and after it, and below a moved window the bound
-//!   checks and offsets read the anchor's registers (`at_`, `room_`).
+//!   checks and offsets read the anchor's registers (`at_`, `room_`). A varbit body's length and
+//!   room are computed a stage before the extract.
 //! - `parser_stages_only_around_anchors`: `crates/p4forge/tests/fixtures/anchors.p4` (two anchors
-//!   in a row) takes 5 parser cycles; parsers without anchors (l2l3, paxos) take 1. Its logic depth
-//!   (12) is measured by synthesizing the parser module alone: see `docs/HARDWARE.md`.
+//!   in a row, each after a varbit body) takes 7 parser cycles; parsers without anchors (l2l3,
+//!   paxos) take 1. Its logic depth is measured by synthesizing the parser module alone: see
+//!   `docs/PERFORMANCE.md`.
 //! - `mdp_deparser_sends_the_packets_own_bytes`: mdp changes none of its headers and parses them in
 //!   emit order, so its deparser emits nothing and the merge sends the packet's bytes from where
 //!   the parser extracted the first header (`crates/p4-rtl/src/unchanged.rs`).
@@ -65,29 +67,48 @@ fn parser_moves_the_window_once_per_anchor() {
             "s.l.win_parse_msg2_after_message2_ = 1216'((wbe << {off[12:3], 3'd0}) >> 4080);  // the window moved to state parse_msg2.after_message2",
         ]
     );
-    // Each move has a stage register before it (the offset) and after it (the moved window), and
-    // no path runs through more than 4 states in one stage: the parser takes 15 cycles.
+    // Each move has a stage register before it (the offset) and after it (the moved window); a
+    // varbit body has its length and room computed in the stage before its own; and no path
+    // through a stage costs more than 4 (a state 1, each addition or subtraction 2 more: one state
+    // of the unrolled entry loop, which decrements its count): the parser takes 32 cycles.
     let cuts: Vec<&str> = parser.lines().filter(|l| l.contains("// Stage register")).map(str::trim).collect();
     assert_eq!(
         cuts,
         [
-            "// Stage register 1 (state parse_msg0: 4 states on a path before it).",
-            "// Stage register 2 (state message0.parse_entry_1_0_0_0: 4 states on a path before it).",
-            "// Stage register 3 (state parse_msg0.after_message0: before the window moves).",
-            "// Stage register 4 (state parse_msg0.after_message0: the moved window).",
-            "// Stage register 5 (state message1.parse_entry: 4 states on a path before it).",
-            "// Stage register 6 (state message1.parse_entry_x_4_0_0: 4 states on a path before it).",
-            "// Stage register 7 (state parse_msg1.after_message1: before the window moves).",
-            "// Stage register 8 (state parse_msg1.after_message1: the moved window).",
-            "// Stage register 9 (state message2.parse_entry: 4 states on a path before it).",
-            "// Stage register 10 (state message2.parse_entry_x_x_4_0: 4 states on a path before it).",
-            "// Stage register 11 (state parse_msg2.after_message2: before the window moves).",
-            "// Stage register 12 (state parse_msg2.after_message2: the moved window).",
-            "// Stage register 13 (state message3.parse_entry: 4 states on a path before it).",
-            "// Stage register 14 (state message3.parse_entry_x_x_x_4: 4 states on a path before it).",
+            "// Stage register 1 (state parse_mdp: a path through it would cost over 4).",
+            "// Stage register 2 (state message0.start: a path through it would cost over 4).",
+            "// Stage register 3 (state message0.parse_other: its varbit length and bound room).",
+            "// Stage register 4 (state message0.parse_entry: a path through it would cost over 4).",
+            "// Stage register 5 (state message0.parse_entry_1_0_0_0: a path through it would cost over 4).",
+            "// Stage register 6 (state message0.parse_entry_2_0_0_0: a path through it would cost over 4).",
+            "// Stage register 7 (state message0.parse_entry_3_0_0_0: a path through it would cost over 4).",
+            "// Stage register 8 (state parse_msg0.after_message0: before the window moves).",
+            "// Stage register 9 (state parse_msg0.after_message0: the moved window).",
+            "// Stage register 10 (state message1.start: a path through it would cost over 4).",
+            "// Stage register 11 (state message1.parse_other: its varbit length and bound room).",
+            "// Stage register 12 (state message1.parse_entry: a path through it would cost over 4).",
+            "// Stage register 13 (state message1.parse_entry_x_1_0_0: a path through it would cost over 4).",
+            "// Stage register 14 (state message1.parse_entry_x_2_0_0: a path through it would cost over 4).",
+            "// Stage register 15 (state message1.parse_entry_x_3_0_0: a path through it would cost over 4).",
+            "// Stage register 16 (state parse_msg1.after_message1: before the window moves).",
+            "// Stage register 17 (state parse_msg1.after_message1: the moved window).",
+            "// Stage register 18 (state message2.start: a path through it would cost over 4).",
+            "// Stage register 19 (state message2.parse_other: its varbit length and bound room).",
+            "// Stage register 20 (state message2.parse_entry: a path through it would cost over 4).",
+            "// Stage register 21 (state message2.parse_entry_x_x_1_0: a path through it would cost over 4).",
+            "// Stage register 22 (state message2.parse_entry_x_x_2_0: a path through it would cost over 4).",
+            "// Stage register 23 (state message2.parse_entry_x_x_3_0: a path through it would cost over 4).",
+            "// Stage register 24 (state parse_msg2.after_message2: before the window moves).",
+            "// Stage register 25 (state parse_msg2.after_message2: the moved window).",
+            "// Stage register 26 (state message3.start: a path through it would cost over 4).",
+            "// Stage register 27 (state message3.parse_other: its varbit length and bound room).",
+            "// Stage register 28 (state message3.parse_entry: a path through it would cost over 4).",
+            "// Stage register 29 (state message3.parse_entry_x_x_x_1: a path through it would cost over 4).",
+            "// Stage register 30 (state message3.parse_entry_x_x_x_2: a path through it would cost over 4).",
+            "// Stage register 31 (state message3.parse_entry_x_x_x_3: a path through it would cost over 4).",
         ]
     );
-    assert_eq!(latencies(&design("examples/mdp/mdp.p4", "mdp")).0, 15);
+    assert_eq!(latencies(&design("examples/mdp/mdp.p4", "mdp")).0, 32);
     // Below a moved window, bounds and offsets are one operation on the anchor's registers.
     assert!(parser.contains("s.l.at_parse_msg0_after_message0_ = off; s.l.room_parse_msg0_after_message0_ = 19'(wbits - off);"));
     assert!(parser.contains(
@@ -101,30 +122,44 @@ fn parser_moves_the_window_once_per_anchor() {
     assert!(parser.contains(
         "s.phv.hdr.msg1.other.data = s.l.win_parse_msg0_after_message0_[1135:112] & ~({1024{1'b1}} >> {s.l.varbit_len_2_[10:3], 3'd0});"
     ));
+    // Message 1's opaque body: its length, its maximum and its room a stage ahead, so the
+    // extract's stage compares two registers.
+    assert!(parser.contains(
+        "s.l.varbit_len_2_ = 32'(32'(32'(16'(s.phv.hdr.msg1.hdr.msgSize - 16'ha)) << 8'h3)); s.l.varbit_long_2_ = s.l.varbit_len_2_ > 32'd1024;"
+    ), "{parser}");
+    assert!(parser.contains(
+        "s.l.varbit_room_2_ = s.l.room_parse_msg0_after_message0_ - 19'd80; s.l.varbit_past_2_ = 19'd80 > s.l.room_parse_msg0_after_message0_;"
+    ));
+    assert!(parser.contains(
+        "else if (s.l.varbit_past_2_ || 19'(s.l.varbit_len_2_) > s.l.varbit_room_2_) begin s.phv.std.parser_error = 32'd1; s.l.done_ = 1'b1; end"
+    ));
 }
 
 #[test]
 fn parser_stages_only_around_anchors() {
     let d = design("crates/p4forge/tests/fixtures/anchors.p4", "anchors");
-    assert_eq!(latencies(&d), (5, 12));
+    assert_eq!(latencies(&d), (7, 14));
     let parser = d.generated.iter().find(|(n, _)| n == "anchors_parser.sv").unwrap().1.clone();
     let cuts: Vec<&str> = parser.lines().filter(|l| l.contains("// Stage register")).map(str::trim).collect();
     assert_eq!(
         cuts,
         [
-            "// Stage register 1 (state next: before the window moves).",
-            "// Stage register 2 (state next: the moved window).",
-            "// Stage register 3 (state last: before the window moves).",
-            "// Stage register 4 (state last: the moved window).",
+            "// Stage register 1 (state body0: its varbit length and bound room).",
+            "// Stage register 2 (state next: before the window moves).",
+            "// Stage register 3 (state next: the moved window).",
+            "// Stage register 4 (state body1: its varbit length and bound room).",
+            "// Stage register 5 (state last: before the window moves).",
+            "// Stage register 6 (state last: the moved window).",
         ]
     );
-    assert!(parser.contains("s_q4 <= s_d4; st_q4 <= st_d4; off_q4 <= off_d4; wbits_q4 <= wbits_d4; wbe_q4 <= wbe_d4;"));
+    assert!(parser.contains("s_q6 <= s_d6; st_q6 <= st_d6; off_q6 <= off_d6; wbits_q6 <= wbits_d6; wbe_q6 <= wbe_d6;"));
     assert!(parser.contains("out_valid <= s.valid;"));
-    // The varbit body below `next`: its bound from the anchor's room.
+    // The varbit body below `next`: its bound from the anchor's room, a stage ahead.
     assert!(
-        parser.contains("else if (19'd16 > s.l.room_next_ || 19'(s.l.varbit_len_2_) > s.l.room_next_ - 19'd16) begin"),
+        parser.contains("s.l.varbit_room_2_ = s.l.room_next_ - 19'd16; s.l.varbit_past_2_ = 19'd16 > s.l.room_next_;"),
         "{parser}"
     );
+    assert!(parser.contains("else if (s.l.varbit_past_2_ || 19'(s.l.varbit_len_2_) > s.l.varbit_room_2_) begin"), "{parser}");
     // Above the first anchor, offsets are constants.
     assert!(parser.contains("if (32'd16 > wbits) begin s.phv.std.parser_error = 32'd1; s.l.done_ = 1'b1; end"), "{parser}");
     assert!(parser.contains("else begin s.phv.hdr.f0 = {wbe[2079:2064], 1'b1}; off = 32'd32; end"), "{parser}");
