@@ -117,10 +117,27 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
     let obj = dir.join("obj");
     let binary = obj.join("sim");
     let stamp = obj.join("p4forge.key");
+    std::fs::create_dir_all(dir.join("hw")).map_err(|e| SimError(format!("{}: {e}", dir.display())))?;
+    // Processes building the same design (tests run in parallel, two `rtl-sim` runs) take turns:
+    // one builds, the others wait here and then find the model built. The lock is released when
+    // `_lock` is dropped, also on an error return.
+    let lock_path = dir.join("build.lock");
+    let _lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .and_then(|f| f.lock().map(|()| f))
+        .map_err(|e| SimError(format!("{}: {e}", lock_path.display())))?;
     if binary.is_file() && std::fs::read_to_string(&stamp).is_ok_and(|k| k.trim() == key) {
         return Ok(Model { dir: dir.to_path_buf(), binary, manifest: design.manifest.clone() });
     }
-    std::fs::create_dir_all(dir.join("hw")).map_err(|e| SimError(format!("{}: {e}", dir.display())))?;
+    // A build from nothing: what an earlier build of another design, or a failed one, left in
+    // `obj` could look up to date to make.
+    match std::fs::remove_dir_all(&obj) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(SimError(format!("{}: {e}", obj.display()))),
+        _ => {}
+    }
     for (n, t) in &files {
         std::fs::write(dir.join(n), t).map_err(|e| SimError(format!("{}: {e}", dir.join(n).display())))?;
     }

@@ -112,18 +112,57 @@ fn l2l3_latency_does_not_grow_with_packet_size() {
 /// parser's stages.
 #[test]
 fn anchored_parser_stages_pass_the_stf_on_rtl() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     if !verilator() {
         return;
     }
-    let run = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .current_dir(&root)
-        .args(["test", "crates/p4forge/tests/fixtures/anchors.p4", "crates/p4forge/tests/fixtures/anchors.stf", "--target", "rtl"])
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&run.stdout);
-    assert!(run.status.success(), "{out}{}", String::from_utf8_lossy(&run.stderr));
+    let out = stf_test("crates/p4forge/tests/fixtures/anchors", "rtl");
     assert!(out.contains("PASS: 3 packets sent, 3 received, 3 expected"), "{out}");
+}
+
+/// Two runs that build the same model at once, in one fresh model cache: one builds while the
+/// other waits for it, and both pass (two builds into one directory used to break each other's
+/// link, and the half-built objects failed every build after).
+#[test]
+fn concurrent_runs_build_one_model_in_turn() {
+    if !verilator() {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let cache = std::env::temp_dir().join(format!("p4forge-model-race-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let fwd = "crates/p4forge/tests/fixtures/fwd";
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_p4forge"))
+                .current_dir(&root)
+                .env("P4FORGE_RTL_CACHE", &cache)
+                .args(["test", &format!("{fwd}.p4"), &format!("{fwd}.stf"), "--target", "rtl"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outs: Vec<_> = runs.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+    for out in &outs {
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && text.contains("PASS"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // One of them built the model; the other found it built.
+    let built = outs.iter().filter(|o| String::from_utf8_lossy(&o.stderr).contains("building the Verilator model")).count();
+    assert_eq!(built, 1);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+/// `p4forge test NAME.p4 NAME.stf --target TARGET` from the repository's root; its standard
+/// output, which must say the run passed.
+fn stf_test(name: &str, target: &str) -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let (p4, stf) = (format!("{name}.p4"), format!("{name}.stf"));
+    let run = Command::new(env!("CARGO_BIN_EXE_p4forge")).current_dir(&root).args(["test", &p4, &stf, "--target", target]).output().unwrap();
+    let out = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(run.status.success(), "{name} on {target}: {out}{}", String::from_utf8_lossy(&run.stderr));
+    out
 }
 
 /// A classic pcap (microsecond timestamps) of `frames`, each `(seconds, microseconds, bytes)`.
@@ -210,17 +249,12 @@ fn arrival_times_reach_the_timestamps_in_microseconds() {
 /// 1,001 us, an egress-to-egress clone at 1,002 us whose ingress timestamp is 0).
 #[test]
 fn timestamps_stf_pass_on_both_targets() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     if !verilator() {
         return;
     }
     for (name, expected) in [("timestamps", "PASS: 3 packets sent, 3 received, 3 expected"), ("timestamps_copies", "PASS: 3 packets sent, 6 received, 6 expected")] {
         for target in ["sw", "rtl"] {
-            let p4 = format!("crates/p4forge/tests/fixtures/{name}.p4");
-            let stf = format!("crates/p4forge/tests/fixtures/{name}.stf");
-            let run = Command::new(env!("CARGO_BIN_EXE_p4forge")).current_dir(&root).args(["test", &p4, &stf, "--target", target]).output().unwrap();
-            let out = String::from_utf8_lossy(&run.stdout);
-            assert!(run.status.success(), "{name} on {target}: {out}{}", String::from_utf8_lossy(&run.stderr));
+            let out = stf_test(&format!("crates/p4forge/tests/fixtures/{name}"), target);
             assert!(out.contains(expected), "{name} on {target}: {out}");
         }
     }
