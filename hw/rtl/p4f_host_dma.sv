@@ -116,24 +116,20 @@ module p4f_host_dma #(
     end
 
     function automatic logic [RING_W-1:0] ring_mask(input logic [4:0] log2);
-        logic [RING_W-1:0] m;
-        for (int i = 0; i < RING_W; i++) m[i] = i < int'(log2);
-        return m;
+        for (int i = 0; i < RING_W; i++) ring_mask[i] = 5'(i) < log2;
     endfunction
 
     function automatic logic [63:0] desc_addr(input logic [63:0] base, input logic [RING_W-1:0] index);
-        return (base & ~64'hf) + {{(60 - RING_W){1'b0}}, index, 4'b0};
+        desc_addr = (base & ~64'hf) + {{(60 - RING_W){1'b0}}, index, 4'b0};
     endfunction
 
     function automatic logic [63:0] beat_align(input logic [63:0] a);
-        return a & ~64'(KEEP_W - 1);
+        beat_align = a & ~64'(KEEP_W - 1);
     endfunction
 
     // tkeep / wstrb of n bytes from byte 0 (n >= KEEP_W: all).
     function automatic logic [KEEP_W-1:0] low_bytes(input logic [RXLEN_W-1:0] n);
-        logic [KEEP_W-1:0] k;
-        for (int i = 0; i < KEEP_W; i++) k[i] = RXLEN_W'(i) < n;
-        return k;
+        for (int i = 0; i < KEEP_W; i++) low_bytes[i] = RXLEN_W'(i) < n;
     endfunction
 
     // ---- memory request arbiter and read credits

@@ -31,10 +31,11 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-module tb_p4f_host_dma;
+module tb_p4f_host_dma #(
+    parameter int DATA_W = 64                // 64 in `make sim`; 128 and 256 also pass (-GDATA_W=...)
+);
     import p4f_tb_pkg::*;
 
-    localparam int DATA_W  = 64;
     localparam int KEEP_W  = DATA_W / 8;
     localparam int RING_W  = 4;
     localparam int RSP_DEPTH = 8;            // the module's default
@@ -92,7 +93,8 @@ module tb_p4f_host_dma;
     end
 
     // Knobs, per phase.
-    int unsigned mem_stall_pct = 0, mem_lat_max = 1, m_stall_pct = 0, s_idle_pct = 0, post_pct = 50;
+    int unsigned mem_stall_pct = 0, mem_lat_min = 0, mem_lat_max = 1, m_stall_pct = 0, s_idle_pct = 0, post_pct = 50;
+    bit          line_check = 1'b0;      // no gap inside a TX packet, no refused beat inside an RX packet
 
     class pkt;
         byte unsigned b[$];
@@ -169,7 +171,7 @@ module tb_p4f_host_dma;
                     longint unsigned due;
                     reads++;
                     for (int i = 0; i < KEEP_W; i++) d[8*i +: 8] = rd8(mem_req_addr + longint'(i));
-                    due = cycle + 1 + longint'(mem_rng.below(mem_lat_max + 1));
+                    due = cycle + 1 + longint'(mem_lat_min) + longint'(mem_rng.below(mem_lat_max + 1));
                     if (due <= last_due) due = last_due + 1;
                     last_due = due;
                     rsp_due.push_back(due);
@@ -193,7 +195,7 @@ module tb_p4f_host_dma;
     pkt              tx_exp[$];          // good TX packets posted, in order
     pkt              tx_cur = new;
     longint unsigned tx_rcv = 0;
-    bit              m_stalled = 1'b0;
+    bit              m_stalled = 1'b0, m_in_pkt = 1'b0;
     logic [DATA_W+KEEP_W:0] m_prev;
 
     always @(posedge clk) begin
@@ -207,6 +209,8 @@ module tb_p4f_host_dma;
             if (m_stalled && (!m_tvalid || w != m_prev)) fail("m_axis beat changed or withdrawn while stalled");
             m_stalled = m_tvalid && !m_tready;
             m_prev = w;
+            if (line_check && m_in_pkt && !m_tvalid) fail("line rate: a gap inside a TX packet on m_axis");
+            if (m_tvalid && m_tready) m_in_pkt = !m_tlast;
             if (m_tvalid && m_tready) begin
                 automatic int n = $countones(m_tkeep);
                 if (m_tkeep != KEEP_W'((1 << n) - 1) || n == 0 || (!m_tlast && n != KEEP_W))
@@ -239,6 +243,7 @@ module tb_p4f_host_dma;
             s_tvalid <= 1'b0;
             src_pkt = null;
         end else begin
+            if (line_check && s_tvalid && !s_tready && src_pos != 0) fail("line rate: s_axis refused a beat inside a packet");
             if (s_tvalid && s_tready) begin
                 if (s_tlast) begin
                     rx_sent.push_back(src_pkt);
@@ -414,8 +419,9 @@ module tb_p4f_host_dma;
 
     // ---- phases
     task automatic phase(input string name, input int unsigned tx_log2, input int unsigned rx_log2,
-                         input int unsigned packets, input int unsigned mem_stall, input int unsigned lat,
-                         input int unsigned m_stall, input int unsigned s_idle, input bit hold_enable);
+                         input int unsigned tx_n, input int unsigned rx_n, input int unsigned mem_stall,
+                         input int unsigned lat, input int unsigned m_stall, input int unsigned s_idle,
+                         input bit hold_enable, input bit line_rate);
         longint unsigned t0;
         // Reset: the queues restart from index 0.
         @(negedge clk);
@@ -433,9 +439,9 @@ module tb_p4f_host_dma;
         rx_ring_base = 64'h0000_0000_2000_0000 + 64'h10 * 64'(sw_rng.below(4096));
         tx_tail = '0; rx_tail = '0;
         sw_tx_head = 0; sw_rx_head = 0; tx_posted = 0; rx_posted = 0;
-        tx_limit = tx_posted_total + longint'(packets);
+        tx_limit = tx_posted_total + longint'(tx_n);
         rx_good_posted = 0; rx_good_done = 0;
-        rx_limit = longint'(packets);
+        rx_limit = longint'(rx_n);
         rx_started = 0;
         exp_tx_pkts = 0; exp_rx_pkts = 0; exp_trunc = 0; exp_errors = 0;
         mem_stall_pct = mem_stall; mem_lat_max = lat; m_stall_pct = m_stall; s_idle_pct = s_idle;
@@ -451,7 +457,11 @@ module tb_p4f_host_dma;
                     fail("activity while enable is low");
             end
         end
-        post_pct = 30 + sw_rng.below(70);
+        post_pct = line_rate ? 100 : 30 + sw_rng.below(70);
+        line_check = line_rate;
+        // At line rate the memory answers every read after the same latency (a random one would
+        // leave gaps in the responses), long enough that the read credits must cover it.
+        mem_lat_min = line_rate ? 3 : 0;
         enable = 1'b1;
         while (tx_posted_total < tx_limit || tx_posted != 0 || rx_good_done < rx_limit || rx_posted != 0) begin
             @(negedge clk);
@@ -462,24 +472,27 @@ module tb_p4f_host_dma;
             end
         end
         repeat (5) @(negedge clk);
+        line_check = 1'b0;
         if (tx_exp.size() != 0) fail($sformatf("%s: %0d TX packets never left", name, tx_exp.size()));
         if (64'(tx_packets) != exp_tx_pkts || 64'(rx_packets) != exp_rx_pkts || 64'(rx_truncated) != exp_trunc
                 || 64'(desc_errors) != exp_errors)
             fail($sformatf("%s: counters tx %0d rx %0d truncated %0d errors %0d, want %0d %0d %0d %0d", name,
                            tx_packets, rx_packets, rx_truncated, desc_errors, exp_tx_pkts, exp_rx_pkts, exp_trunc, exp_errors));
         tot_tx += exp_tx_pkts; tot_rx += exp_rx_pkts; tot_trunc += exp_trunc; tot_err += exp_errors;
-        $display("phase %-22s rings %2d/%2d  mem stall %2d%% lat <=%2d  m stall %2d%% s idle %2d%%: tx %0d rx %0d (%0d truncated) bad %0d, %0d cycles",
-                 name, tx_entries, rx_entries, mem_stall, lat, m_stall, s_idle, exp_tx_pkts, exp_rx_pkts, exp_trunc,
+        $display("phase %-22s rings %2d/%2d  mem stall %2d%% lat %0d..%2d  m stall %2d%% s idle %2d%%: tx %0d rx %0d (%0d truncated) bad %0d, %0d cycles",
+                 name, tx_entries, rx_entries, mem_stall, mem_lat_min, mem_lat_min + lat, m_stall, s_idle, exp_tx_pkts, exp_rx_pkts, exp_trunc,
                  exp_errors, cycle - t0);
     endtask
 
     initial begin
         $display("tb_p4f_host_dma: seed %0d, DATA_W %0d, RING_W %0d", run_seed(), DATA_W, RING_W);
-        phase("enable held, mixed",  4, 2, 120, 30, 8, 30, 30, 1'b1);
-        phase("fast memory",         1, 3, 100,  0, 1,  0,  0, 1'b0);
-        phase("slow memory",         3, 4, 100, 60, 20, 10, 10, 1'b0);
-        phase("heavy backpressure",  2, 1,  80, 20, 4, 85, 85, 1'b0);
-        phase("log2 over RING_W",    6, 4, 100, 10, 3,  5,  5, 1'b0);
+        phase("enable held, mixed",  4, 2, 120, 120, 30,  8, 30, 30, 1'b1, 1'b0);
+        phase("fast memory",         1, 3, 100, 100,  0,  1,  0,  0, 1'b0, 1'b0);
+        phase("slow memory",         3, 4, 100, 100, 60, 20, 10, 10, 1'b0, 1'b0);
+        phase("heavy backpressure",  2, 1,  80,  80, 20,  4, 85, 85, 1'b0, 1'b0);
+        phase("log2 over RING_W",    6, 4, 100, 100, 10,  3,  5,  5, 1'b0, 1'b0);
+        phase("TX alone, line rate", 3, 2,  60,   0,  0,  0,  0,  0, 1'b0, 1'b1);
+        phase("RX alone, line rate", 2, 3,   0,  60,  0,  0,  0,  0, 1'b0, 1'b1);
         if (tx_wraps == 0 || rx_wraps == 0 || tot_trunc == 0 || tot_err == 0)
             fail($sformatf("not exercised: %0d TX wraps, %0d RX wraps, %0d truncated, %0d bad descriptors",
                            tx_wraps, rx_wraps, tot_trunc, tot_err));
