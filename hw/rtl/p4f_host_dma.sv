@@ -36,8 +36,8 @@
 // only against credits: RSP_DEPTH response slots (a FIFO of LUT RAM) minus the reads issued and
 // not yet consumed, so a response always has room. The TX and RX engines each hold one request
 // register; a round-robin arbiter picks between them (a read needs a credit), and a request
-// offered and not taken stays offered unchanged. m_mem_req_* come from registers through that
-// two-way mux only.
+// offered and not taken stays offered unchanged (m_mem_req_wdata means nothing on a read and may
+// change while a read waits). m_mem_req_* come from registers through that two-way mux only.
 //
 // Timing. TX: descriptor read (1 beat for DATA_W >= 128, else 2), then buffer reads back to back
 // while credits last; one beat per cycle on m_axis when the memory answers within RSP_DEPTH

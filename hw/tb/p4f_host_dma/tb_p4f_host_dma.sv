@@ -26,8 +26,11 @@
 // Phases, each after a reset, with different ring sizes for TX and RX (2 to 16 entries, and a
 // log2 above RING_W, which counts as RING_W), ring bases, memory stall and latency, m_axis stall
 // and s_axis idle odds. The first phase starts with `enable` low for 300 cycles with descriptors
-// posted and a packet offered: nothing may move. After each phase the four counters must equal
-// the model's. +seed=N.
+// posted and a packet offered: nothing may move. The last two run one direction alone at line
+// rate (memory always ready, every read answered 5 cycles after it was taken, no stalls): no gap
+// inside a TX packet on m_axis, no beat refused inside an RX packet on s_axis. After each phase the
+// four counters must equal the model's; over the run both rings must have wrapped and truncated
+// packets and bad descriptors must have occurred. At most RSP_DEPTH reads may be in flight. +seed=N.
 `timescale 1ns / 1ps
 `default_nettype none
 
