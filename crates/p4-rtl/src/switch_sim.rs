@@ -733,4 +733,14 @@ mod tests {
         // 250 MHz and 156.25 MHz periods in picoseconds.
         assert!(switch.contains("CLK_PS = 4000;") && switch.contains("MAC_PS = 6400;"));
     }
+
+    #[test]
+    fn the_host_driver_is_compiled_only_for_a_host_port() {
+        let host = source("p_switch", 512, 2, true, true, 250.0, 16);
+        let plain = source("p_switch", 512, 2, true, false, 250.0, 16);
+        assert!(host.contains("#define HOST 1") && plain.contains("#define HOST 0"));
+        assert!(host.contains("#define HOST_RX_BUF 2048") && host.contains("#define HOST_MEM_LATENCY_CYCLES 4"));
+        // Queued packets for port PORTS (the host) are taken only with a host port.
+        assert!(host.contains("port < PORTS + HOST"));
+    }
 }

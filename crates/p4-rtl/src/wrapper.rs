@@ -26,6 +26,12 @@
 //! [`crate::TIME_NS_BITS`]): RX stamps each packet with the time its first beat arrived, which
 //! travels in tuser through the RX queue and the arbiter to the pipeline's `s_axis_ts`; TX can
 //! write the time a packet leaves into it (see [`Wrapper::timestamps`]).
+//!
+//! With [`crate::Options::host_port`] a switch has one more port, number N after the N MAC ports:
+//! `p4f_host_dma`, the host's DMA queue pair, in `clk` ([`Wrapper::host_dma`]). Its TX stream is
+//! the arbiter's input N (ingress port N, arrival time 0: no timestamp unit), the buffer's queue
+//! for port N its RX stream; its control and host-memory ports are the wrapper's `host_*` ports
+//! (the AXI4-Lite map does not reach them yet), and the manifest's `host_port` is N.
 
 use std::fmt::Write;
 
@@ -252,7 +258,7 @@ impl Wrapper<'_> {
 // RX and TX run in mac_clk[i]; the pipeline, AXI4-Lite and the status outputs in clk. Assert every
 // mac_rst[i] together with rst (overlapping for a few cycles of the slowest clock). A packet whose
 // tdest names no port is dropped whole (stat_out_drops). The register map is the pipeline's
-// (manifest.json).{buf_note}
+// (manifest.json).{buf_note}{host_note}
 `default_nettype none
 
 module {p}_{arch} #(
@@ -315,6 +321,13 @@ module {p}_{arch} #(
     output logic      [31:0]               stat_out_drops{buf_extra}
 );",
             arch = self.arch.name(),
+            host_note = if self.host {
+                "\n// The host port, number PORTS: p4f_host_dma (clk) is one more input of the arbiter and takes
+// the buffer's queue for port PORTS; its control and host-memory ports are the host_* ports
+// (not in the AXI4-Lite map). It has no timestamp unit: its packets arrive with time 0."
+            } else {
+                ""
+            },
             buf_note = if self.arch == Arch::Switch {
                 "\n// A packet that finds the shared buffer full is dropped whole (stat_buf_drops, by output port)."
             } else {

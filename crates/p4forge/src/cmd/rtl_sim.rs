@@ -15,6 +15,12 @@
 //! With `--gen PORT=SIZE@RATE` (and `--arch switch|bump`) the whole switch runs instead, on traffic
 //! its harness generates per port at RATE Gb/s on the wire ([`p4_rtl::switch_sim`]), `--packets`
 //! frames per port; the report's `ports` gives each port's frames in and out, drops and Gb/s out.
+//!
+//! With `--arch switch|bump` and `--in`, the whole switch runs on the pcaps (through its MACs; no
+//! measurements), and the report's `ports` gives each port's packets in and out and drops. With
+//! `--host-port`, `--in host=FILE` is sent from the host port (number N, [`HOST_INPUT`] until the
+//! design gives it) and what reaches the host is written to `OUT/porthost.pcap` ([`HOST_OUTPUT`]),
+//! `ports.host` in the report.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
