@@ -185,7 +185,7 @@ static std::deque<HostRsp> host_rsp;     // reads taken, in order
 static bool host_rsp_driven = false;     // the front response is on host_mem_rsp_* this cycle
 static uint64_t host_cycle = 0;
 static unsigned host_tx_tail = 0, host_rx_tail = 0, host_rx_next = 0;
-static uint64_t host_out = 0;
+static uint64_t host_out = 0, host_bytes = 0;
 #define HOST_BUF_DROPS() BUF_DROPS(PORTS)
 
 static void hmem_put(uint64_t a, uint64_t v, unsigned n) { for (unsigned i = 0; i < n; ++i) hmem[(a + i) % HMEM_BYTES] = uint8_t(v >> (8 * i)); }
@@ -271,6 +271,7 @@ static bool host_driver(uint64_t t, uint64_t start, bool report) {
         uint64_t buf = hmem_get(d, 8), len = hmem_get(d + 12, 2), flags = hmem_get(d + 14, 1);
         if (flags & 1) {
             ++host_out;
+            host_bytes += len;
             if (report) {
                 unsigned long long c = (t - start) / CLK_PS;
                 printf("O %u %llu %llu ", PORTS, c, c);
@@ -286,7 +287,7 @@ static bool host_driver(uint64_t t, uint64_t start, bool report) {
     return posted;
 }
 #else
-static const uint64_t host_out = 0;
+static const uint64_t host_out = 0, host_bytes = 0;
 #define HOST_BUF_DROPS() 0ULL
 static void host_init() {}
 static void host_run_start() {}
@@ -451,7 +452,7 @@ static void run_switch() {{
     uint64_t start = now_ps, total = 0, last_gen_end = now_ps;
     uint64_t rx0[PORTS], buf0[PORTS], tx0[PORTS], drops0 = dut->stat_drops, out0 = dut->stat_out_drops, misrouted = 0;
     uint64_t stall0 = dut->stat_stall_cycles, descs0 = dut->stat_descs, pkts0 = dut->stat_packets, loops0 = dut->stat_loops;
-    const uint64_t host_out0 = host_out, host_buf0 = HOST_BUF_DROPS();
+    const uint64_t host_out0 = host_out, host_bytes0 = host_bytes, host_buf0 = HOST_BUF_DROPS();
     host_run_start();
     if (from_queue) total = queued_count;
     for (unsigned p = 0; p < PORTS; ++p) {{
@@ -633,6 +634,10 @@ static void run_switch() {{
                (unsigned long long)x.last_bytes);
         gens[p].on = false;
     }}
+    // The host port: what reached it (no generator, no RX or TX queue, no wire rate).
+    if (HOST)
+        printf("X %u 0 %llu 0 %llu 0 %llu 0 0 0\n", PORTS, (unsigned long long)(host_out - host_out0),
+               (unsigned long long)uint32_t(HOST_BUF_DROPS() - host_buf0), (unsigned long long)(host_bytes - host_bytes0));
     printf("D %llu %llu %llu %llu\n", (unsigned long long)(now_ps - start), (unsigned long long)uint32_t(dut->stat_drops - drops0),
            (unsigned long long)uint32_t(dut->stat_out_drops - out0), (unsigned long long)misrouted);
     fflush(stdout);

@@ -17,7 +17,8 @@
 //!   time its port's `p4f_timestamp` stamped at its first beat.
 //! - `the_host_port_sends_and_receives_through_its_rings`: a 2-port switch with `--host-port` (the
 //!   host is port 2): three packets from the host leave port 1 byte for byte, three into port 0
-//!   reach the host (`porthost.pcap`), and the report's `ports.host` counts them.
+//!   reach the host (`porthost.pcap`), and the report's `ports.host` counts them; with `--gen`,
+//!   200 64-byte frames at line rate into port 0 all reach the host.
 //! - `host_port_usage_errors`: `--in host=` without `--host-port`, `--host-port` without
 //!   `--arch switch`, and a port the switch does not have are exit 2.
 
@@ -297,6 +298,29 @@ fn the_host_port_sends_and_receives_through_its_rings() {
     assert_eq!(report["traffic"]["packets_out"], 6, "{report}");
     assert_eq!(report["traffic"]["drops"], 0, "{report}");
     let _ = std::fs::remove_dir_all(&dir);
+    // Generated traffic into port 0 at line rate (the same model): 64-byte frames, every one
+    // reaches the host, none dropped anywhere.
+    let run = p4forge(&[
+        "rtl-sim",
+        "crates/p4forge/tests/fixtures/host_port.p4",
+        "--arch",
+        "switch",
+        "--ports",
+        "2",
+        "--host-port",
+        "--gen",
+        "0=64@10",
+        "--packets",
+        "200",
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let ports = report["ports"].as_object().unwrap_or_else(|| panic!("no ports: {report}"));
+    let counts = |p: &str| ["packets_in", "packets_out", "drops"].map(|k| ports[p][k].as_u64().unwrap_or_else(|| panic!("{p} {k}: {report}")));
+    assert_eq!(counts("0"), [200, 0, 0], "{report}");
+    assert_eq!(counts("host"), [0, 200, 0], "{report}");
+    assert_eq!(report["traffic"]["drops"], 0, "{report}");
 }
 
 #[test]
