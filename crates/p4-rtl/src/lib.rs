@@ -76,6 +76,9 @@ pub struct Options {
     pub arch: wrapper::Arch,
     /// Ports of the wrapper (`--ports`; not used by [`wrapper::Arch::Top`]).
     pub ports: u32,
+    /// `--host-port`: a switch gets one more port, number `ports`, the host's DMA queue pair
+    /// (`p4f_host_dma`), its memory and control ports at the wrapper's top (`host_*`).
+    pub host_port: bool,
 }
 
 impl Default for Options {
@@ -86,6 +89,7 @@ impl Default for Options {
             tables: TableOptions::default(),
             arch: wrapper::Arch::Top,
             ports: 4,
+            host_port: false,
         }
     }
 }
@@ -197,6 +201,10 @@ pub struct Manifest {
     /// The wrapper's ports; absent for the pipeline alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub port_count: Option<u32>,
+    /// The host port's number (`--host-port`: the port after the front-panel ports); absent
+    /// without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_port: Option<u32>,
     pub data_width: u32,
     pub clock_mhz: f64,
     pub port_width: u32,
@@ -667,6 +675,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         architecture: arch.name.to_string(),
         arch: None,
         port_count: None,
+        host_port: None,
         data_width: opts.data_width,
         clock_mhz: opts.clock_mhz,
         port_width: port_w,

@@ -101,7 +101,7 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
     // A wrapped design (`--arch switch|bump`) gets the harness with a MAC per port.
     let harness = match (design.manifest.arch.as_deref(), design.manifest.port_count) {
         (Some(arch @ ("switch" | "bump")), Some(ports)) => {
-            crate::switch_sim::source(&top, dw, ports, arch == "switch", design.manifest.clock_mhz, clear)
+            crate::switch_sim::source(&top, dw, ports, arch == "switch", design.manifest.host_port.is_some(), design.manifest.clock_mhz, clear)
         }
         _ => crate::harness::source(&top, dw, clear),
     };
@@ -204,6 +204,9 @@ pub struct RunReport {
     /// A switch's arrival time of input packets (by index), as its RX timestamp units stamped
     /// them (the hardware's time format, [`crate::TIME_NS_BITS`]); empty for a pipeline alone.
     pub arrivals: Vec<(usize, u64)>,
+    /// A switch's drops per port (the host port too): `(port, RX queue, buffer, TX queue)`;
+    /// empty for a pipeline alone.
+    pub port_drops: Vec<(u32, u64, u64, u64)>,
 }
 
 /// A running model.
@@ -314,6 +317,12 @@ impl Sim {
                         .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
                         .collect();
                     report.outputs.push(SimOutput { port, data, first, last });
+                }
+                Some("Y") => {
+                    let v: Vec<u64> = it.filter_map(|t| t.parse().ok()).collect();
+                    if let [port, rx, buf, tx] = v[..] {
+                        report.port_drops.push((port as u32, rx, buf, tx));
+                    }
                 }
                 Some("D") => {
                     let v: Vec<u64> = it.filter_map(|t| t.parse().ok()).collect();

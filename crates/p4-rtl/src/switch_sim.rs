@@ -22,9 +22,15 @@
 //!   pipeline: `R` sends the queued packets, each port's back to back at line rate, and answers
 //!   `I <index> <cycle>` as a packet starts on its RX MAC, `O <port> <first cycle> <last cycle>
 //!   <hex>` per frame a TX MAC sent, then `D <cycles> <stall cycles> <drops>` once every packet and
-//!   copy is accounted for (cycles of the pipeline clock, from the run's start). Before its `O`
+//!   copy is accounted for (cycles of the pipeline clock, from the run's start), after a line
+//!   `Y <port> <rx drops> <buffer drops> <tx drops>` per port. Before its `O`
 //!   lines, `J <index> <time>` gives the time (hex, [`crate::TIME_NS_BITS`] format) at which a
 //!   packet's first beat entered the switch: the time its port's `p4f_timestamp` stamped on it.
+//!
+//! With a host port (number N after the N front-panel ports, [`crate::Options::host_port`]), `P N
+//! ...` queues a packet for the host to send: the harness's driver ([`HOST_CPP`]) writes it into
+//! host memory and a TX descriptor; packets the switch sends to the host come back as `O N ...`
+//! (first and last cycle: the cycle the driver saw the RX descriptor finished).
 //!
 //! Every port's `mac_now` is the simulated time since the run's start (the MACs share one clock
 //! source here), set at each MAC clock edge.
@@ -158,10 +164,151 @@ impl Sim {
     }
 }
 
+/// The host side of a switch with a host port (`#if HOST`): a host-memory model (a byte array
+/// answering the DMA's requests in order, a read [`HOST_MEM_LATENCY`] cycles after it was taken)
+/// and a driver owning the two rings: each host packet (`P <ports> ...`) goes into a TX buffer
+/// and descriptor and `host_tx_tail` moves past it (a free descriptor permitting); RX
+/// descriptors stay posted with [`HOST_RX_BUFFER_BYTES`]-byte buffers, and each one the DMA
+/// finishes (`host_rx_head` moves past it) is a packet out of port `ports` (its written-back
+/// length; a longer packet arrives truncated), its descriptor posted again.
+pub const HOST_CPP: &str = r#"
+#if HOST
+static const uint64_t HMEM_BYTES = 1u << 20;   // host memory
+static const uint64_t HMEM_LATENCY = HOST_MEM_LATENCY_CYCLES;
+static const uint64_t TX_RING = 0x0, RX_RING = 0x1000;                  // 16-byte descriptors
+static const unsigned TX_LOG2 = 4, RX_LOG2 = 5;                         // 16 and 32 entries
+static const uint64_t RX_BUFS = 0x10000, RX_BUF_BYTES = HOST_RX_BUF;    // one per RX descriptor
+static const uint64_t TX_BUFS = 0x80000, TX_BUF_BYTES = 32768;          // one per TX descriptor
+static std::vector<uint8_t> hmem(HMEM_BYTES, 0);
+struct HostRsp { uint64_t due; std::vector<uint8_t> data; };
+static std::deque<HostRsp> host_rsp;     // reads taken, in order
+static bool host_rsp_driven = false;     // the front response is on host_mem_rsp_* this cycle
+static uint64_t host_cycle = 0;
+static unsigned host_tx_tail = 0, host_rx_tail = 0, host_rx_next = 0;
+static uint64_t host_out = 0, host_bytes = 0;
+#define HOST_BUF_DROPS() BUF_DROPS(PORTS)
+
+static void hmem_put(uint64_t a, uint64_t v, unsigned n) { for (unsigned i = 0; i < n; ++i) hmem[(a + i) % HMEM_BYTES] = uint8_t(v >> (8 * i)); }
+static uint64_t hmem_get(uint64_t a, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; ++i) v |= uint64_t(hmem[(a + i) % HMEM_BYTES]) << (8 * i);
+    return v;
+}
+// RX descriptor i: its buffer and size, the write-back cleared.
+static void post_rx(unsigned i) {
+    uint64_t d = RX_RING + 16 * i;
+    hmem_put(d, RX_BUFS + RX_BUF_BYTES * i, 8);
+    hmem_put(d + 8, RX_BUF_BYTES, 2);
+    hmem_put(d + 12, 0, 4);
+}
+static void host_init() {
+    dut->host_tx_ring_base = TX_RING; dut->host_tx_ring_log2 = TX_LOG2; dut->host_tx_tail = 0;
+    dut->host_rx_ring_base = RX_RING; dut->host_rx_ring_log2 = RX_LOG2;
+    unsigned n = (1u << RX_LOG2) - 1;   // a ring of N entries holds N-1
+    for (unsigned i = 0; i < n; ++i) post_rx(i);
+    host_rx_tail = n;
+    dut->host_rx_tail = n;
+    dut->host_enable = 1;
+    dut->host_mem_req_ready = 0;        // the memory answers only inside runs
+    dut->host_mem_rsp_valid = 0;
+}
+static void host_run_start() { dut->host_mem_req_ready = 1; dut->eval(); }
+static void host_run_end() {
+    dut->host_mem_req_ready = 0;
+    dut->host_mem_rsp_valid = 0;
+    host_rsp_driven = false;            // the front response waits for the next run
+    dut->eval();
+}
+// Before a rising edge of clk: the response on the bus is taken, a request offered is taken.
+static void host_mem_edge() {
+    if (host_rsp_driven) host_rsp.pop_front();
+    host_rsp_driven = false;
+    if (dut->host_mem_req_valid && dut->host_mem_req_ready) {
+        uint64_t a = dut->host_mem_req_addr & ~uint64_t(DATA_BYTES - 1);
+        if (dut->host_mem_req_write) {
+            for (unsigned b = 0; b < DATA_BYTES; ++b)
+                if (get_bits(dut->host_mem_req_wstrb, b, 1)) hmem[(a + b) % HMEM_BYTES] = uint8_t(dut->host_mem_req_wdata[b / 4] >> (8 * (b % 4)));
+        } else {
+            HostRsp r;
+            r.due = host_cycle + HMEM_LATENCY;
+            r.data.assign(DATA_BYTES, 0);
+            for (unsigned b = 0; b < DATA_BYTES; ++b) r.data[b] = hmem[(a + b) % HMEM_BYTES];
+            host_rsp.push_back(std::move(r));
+        }
+    }
+    ++host_cycle;
+}
+// After the edge: this cycle's response, if one is due.
+static void host_drive_rsp() {
+    host_rsp_driven = !host_rsp.empty() && host_rsp.front().due <= host_cycle;
+    dut->host_mem_rsp_valid = host_rsp_driven;
+    if (!host_rsp_driven) return;
+    const std::vector<uint8_t>& d = host_rsp.front().data;
+    for (unsigned w = 0; w < DATA_BYTES / 4; ++w)
+        dut->host_mem_rsp_rdata[w] = uint32_t(d[4 * w]) | uint32_t(d[4 * w + 1]) << 8 | uint32_t(d[4 * w + 2]) << 16 | uint32_t(d[4 * w + 3]) << 24;
+}
+// The driver: queued host packets into free TX descriptors (true if it posted one); finished RX
+// descriptors' packets out (`O <PORTS> ...` in runs of queued packets), each descriptor posted again.
+static bool host_driver(uint64_t t, uint64_t start, bool report) {
+    const unsigned tx_n = 1u << TX_LOG2, rx_n = 1u << RX_LOG2;
+    bool posted = false;
+    while (!queued[PORTS].empty() && (host_tx_tail + 1) % tx_n != unsigned(dut->host_tx_head) % tx_n) {
+        const std::vector<uint8_t>& f = queued[PORTS].front();
+        uint64_t buf = TX_BUFS + TX_BUF_BYTES * host_tx_tail;
+        for (size_t i = 0; i < f.size() && i < TX_BUF_BYTES; ++i) hmem[(buf + i) % HMEM_BYTES] = f[i];
+        uint64_t d = TX_RING + 16 * host_tx_tail;
+        hmem_put(d, buf, 8);
+        hmem_put(d + 8, f.size(), 2);
+        printf("I %zu %llu\n", queued_index[PORTS].front(), (unsigned long long)((t - start) / CLK_PS));
+        queued[PORTS].pop_front();
+        queued_index[PORTS].pop_front();
+        host_tx_tail = (host_tx_tail + 1) % tx_n;
+        dut->host_tx_tail = host_tx_tail;
+        posted = true;
+    }
+    while (host_rx_next != unsigned(dut->host_rx_head) % rx_n) {
+        uint64_t d = RX_RING + 16 * host_rx_next;
+        uint64_t buf = hmem_get(d, 8), len = hmem_get(d + 12, 2), flags = hmem_get(d + 14, 1);
+        if (flags & 1) {
+            ++host_out;
+            host_bytes += len;
+            if (report) {
+                unsigned long long c = (t - start) / CLK_PS;
+                printf("O %u %llu %llu ", PORTS, c, c);
+                for (uint64_t i = 0; i < len; ++i) printf("%02x", hmem[(buf + i) % HMEM_BYTES]);
+                printf("\n");
+            }
+        }
+        host_rx_next = (host_rx_next + 1) % rx_n;
+        post_rx(host_rx_tail);
+        host_rx_tail = (host_rx_tail + 1) % rx_n;
+        dut->host_rx_tail = host_rx_tail;
+    }
+    return posted;
+}
+#else
+static const uint64_t host_out = 0, host_bytes = 0;
+#define HOST_BUF_DROPS() 0ULL
+static void host_init() {}
+static void host_run_start() {}
+static void host_run_end() {}
+static void host_mem_edge() {}
+static void host_drive_rsp() {}
+static bool host_driver(uint64_t, uint64_t, bool) { return false; }
+#endif
+"#;
+
+/// Cycles from the host memory taking a read to its response (the harness's host-memory model).
+pub const HOST_MEM_LATENCY: u32 = 4;
+/// Bytes of each RX buffer the harness's host driver posts.
+pub const HOST_RX_BUFFER_BYTES: u32 = 2048;
+
 /// The harness source for the switch `top` (`ports` ports, streams of `data_w` bits, the pipeline
 /// clock at `clock_mhz`; `has_buffer`: it has `stat_buf_drops`, as a switch does); `clear_cycles` as for
 /// [`crate::harness::source`].
-pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, clock_mhz: f64, clear_cycles: u32) -> String {
+/// `host`: the switch has a host port (number `ports`, [`crate::Options::host_port`]), which the
+/// harness drives from its host-memory model ([`HOST_CPP`]).
+pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, host: bool, clock_mhz: f64, clear_cycles: u32) -> String {
     let bytes = data_w / 8;
     let clk_ps = (1e6 / clock_mhz).round() as u64;
     let mac_ps = (1e6 / MAC_MHZ).round() as u64;
@@ -243,8 +390,9 @@ struct Tx {{
 static Gen gens[PORTS];
 static bool check_xor1 = false;
 // `P` packets waiting for their port's RX MAC, with their numbers in the order they were queued.
-static std::deque<std::vector<uint8_t>> queued[PORTS];
-static std::deque<size_t> queued_index[PORTS];
+// Index PORTS: the host's packets (a switch with a host port).
+static std::deque<std::vector<uint8_t>> queued[PORTS + 1];
+static std::deque<size_t> queued_index[PORTS + 1];
 static size_t queued_count = 0;
 
 static void make_frame(unsigned port, uint64_t seq, unsigned size, std::vector<uint8_t>& f) {{
@@ -288,6 +436,10 @@ static void drive_rx(unsigned p, const Rx& r) {{
 // Port p's 32-bit counter in a vector of per-port counters.
 template <typename T> static uint64_t stat32(const T& s, unsigned p) {{ return get_bits(s, 32 * p, 32); }}
 {buf_macro}
+#define HOST {host}
+#define HOST_MEM_LATENCY_CYCLES {host_lat}
+#define HOST_RX_BUF {host_rx}
+{host_cpp}
 
 static void run_switch() {{
     settle();
@@ -300,6 +452,8 @@ static void run_switch() {{
     uint64_t start = now_ps, total = 0, last_gen_end = now_ps;
     uint64_t rx0[PORTS], buf0[PORTS], tx0[PORTS], drops0 = dut->stat_drops, out0 = dut->stat_out_drops, misrouted = 0;
     uint64_t stall0 = dut->stat_stall_cycles, descs0 = dut->stat_descs, pkts0 = dut->stat_packets, loops0 = dut->stat_loops;
+    const uint64_t host_out0 = host_out, host_bytes0 = host_bytes, host_buf0 = HOST_BUF_DROPS();
+    host_run_start();
     if (from_queue) total = queued_count;
     for (unsigned p = 0; p < PORTS; ++p) {{
         rx0[p] = stat32(dut->stat_rx_drops, p);
@@ -323,6 +477,8 @@ static void run_switch() {{
         now_ps = t;
         bool mac_edge = t == next_mac, clk_edge = t == next_clk;
         bool mac_rise = mac_edge && !mac_hi;
+        bool clk_rise = clk_edge && !clk_hi;
+        if (clk_rise) host_mem_edge();
         // Handshakes as they stand before the MAC clock rises.
         static bool rx_fire[PORTS], tx_fire[PORTS], tx_last[PORTS], tx_offered[PORTS];
         static std::vector<uint8_t> tx_bytes[PORTS];
@@ -349,6 +505,11 @@ static void run_switch() {{
         if (mac_rise) set_mac_now(hw_time(t - start));
         if (mac_edge) {{ mac_hi = !mac_hi; put_bits(dut->mac_clk, 0, PORTS, mac_hi ? ~0ULL : 0); next_mac += MAC_PS / 2; }}
         dut->eval();
+        if (clk_rise && HOST) {{
+            host_drive_rsp();
+            if (host_driver(t, start, from_queue)) last_gen_end = t;
+            dut->eval();
+        }}
         if (!mac_rise) continue;
         // After the MAC edge: advance the MACs and drive their next beats.
         bool gen_done = true;
@@ -420,8 +581,10 @@ static void run_switch() {{
             put_bits(dut->tx_axis_tready, p, 1, x.in_frame || t + MAC_PS >= x.free_ps);
         }}
         dut->eval();
+        if (from_queue && !queued[PORTS].empty()) gen_done = false;
         if (gen_done) {{
-            uint64_t accounted = uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_out_drops - out0);
+            uint64_t accounted = uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_out_drops - out0)
+                               + (host_out - host_out0) + uint32_t(HOST_BUF_DROPS() - host_buf0);
             bool idle = true;
             for (unsigned p = 0; p < PORTS; ++p) {{
                 accounted += tx[p].out + uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]) + uint32_t({buf_drops} - buf0[p])
@@ -431,7 +594,7 @@ static void run_switch() {{
             if (from_queue) {{
                 // Every packet through the pipeline (or dropped before it), and every copy out of
                 // the deparser dropped, sent back to the parser, or out of a port (or dropped after).
-                uint64_t before = 0, after = uint32_t(dut->stat_out_drops - out0);
+                uint64_t before = 0, after = uint32_t(dut->stat_out_drops - out0) + (host_out - host_out0) + uint32_t(HOST_BUF_DROPS() - host_buf0);
                 for (unsigned p = 0; p < PORTS; ++p) {{
                     before += uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]);
                     after += tx[p].out + uint32_t({buf_drops} - buf0[p]) + uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]);
@@ -441,13 +604,21 @@ static void run_switch() {{
                 after += uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_loops - loops0);
                 if (done >= total && after >= copies && idle) break;
             }} else if (accounted >= total && idle) break;
-            if (t - last_gen_end > drain_ps) {{ printf("T %llu\n", (unsigned long long)(t - start)); fflush(stdout); return; }}
+            if (t - last_gen_end > drain_ps) {{ host_run_end(); printf("T %llu\n", (unsigned long long)(t - start)); fflush(stdout); return; }}
         }}
     }}
+    host_run_end();
     if (from_queue) {{
-        uint64_t drops = uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_out_drops - out0);
+        uint64_t drops = uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_out_drops - out0) + uint32_t(HOST_BUF_DROPS() - host_buf0);
         for (unsigned p = 0; p < PORTS; ++p)
             drops += uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]) + uint32_t({buf_drops} - buf0[p]) + uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]);
+        // Per port (the host port too): drops at its RX queue, in the buffer, at its TX queue.
+        for (unsigned p = 0; p < PORTS + HOST; ++p) {{
+            bool mac = p < PORTS;
+            printf("Y %u %llu %llu %llu\n", p, (unsigned long long)(mac ? uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]) : 0),
+                   (unsigned long long)(mac ? uint32_t({buf_drops} - buf0[p]) : uint32_t(HOST_BUF_DROPS() - host_buf0)),
+                   (unsigned long long)(mac ? uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]) : 0));
+        }}
         printf("D %llu %llu %llu\n", (unsigned long long)((now_ps - start) / CLK_PS),
                (unsigned long long)uint32_t(dut->stat_stall_cycles - stall0), (unsigned long long)drops);
         queued_count = 0;
@@ -463,6 +634,10 @@ static void run_switch() {{
                (unsigned long long)x.last_bytes);
         gens[p].on = false;
     }}
+    // The host port: what reached it (no generator, no RX or TX queue, no wire rate).
+    if (HOST)
+        printf("X %u 0 %llu 0 %llu 0 %llu 0 0 0\n", PORTS, (unsigned long long)(host_out - host_out0),
+               (unsigned long long)uint32_t(HOST_BUF_DROPS() - host_buf0), (unsigned long long)(host_bytes - host_bytes0));
     printf("D %llu %llu %llu %llu\n", (unsigned long long)(now_ps - start), (unsigned long long)uint32_t(dut->stat_drops - drops0),
            (unsigned long long)uint32_t(dut->stat_out_drops - out0), (unsigned long long)misrouted);
     fflush(stdout);
@@ -475,6 +650,7 @@ int main(int argc, char** argv) {{
     put_bits(dut->mac_rst, 0, PORTS, ~0ULL);
     for (unsigned p = 0; p < PORTS; ++p) {{ put_bits(dut->rx_axis_tvalid, p, 1, 0); put_bits(dut->tx_axis_tready, p, 1, 1); }}
     dut->s_axil_awvalid = 0; dut->s_axil_wvalid = 0; dut->s_axil_bready = 0; dut->s_axil_arvalid = 0; dut->s_axil_rready = 0;
+    host_init();
     // Reset both clock domains together, for a few cycles of the slower clock.
     for (int i = 0; i < 16; ++i) {{
         put_bits(dut->mac_clk, 0, PORTS, 0); dut->clk = 0; dut->eval();
@@ -507,7 +683,7 @@ int main(int argc, char** argv) {{
             unsigned port = 0;
             uint64_t time = 0;
             std::vector<uint8_t> bytes;
-            if (packet_command(line, port, time, bytes) && port < PORTS) {{
+            if (packet_command(line, port, time, bytes) && port < PORTS + HOST) {{
                 queued[port].push_back(std::move(bytes));
                 queued_index[port].push_back(queued_count++);
             }}
@@ -522,6 +698,10 @@ int main(int argc, char** argv) {{
         line = LINE_RATE_GBPS,
         overhead = WIRE_OVERHEAD_BYTES,
         ns_bits = crate::TIME_NS_BITS,
+        host = u32::from(host),
+        host_lat = HOST_MEM_LATENCY,
+        host_rx = HOST_RX_BUFFER_BYTES,
+        host_cpp = HOST_CPP,
         buf_drops0 = "BUF_DROPS(p)",
         buf_drops = "BUF_DROPS(p)",
         buf_macro = if has_buffer {
@@ -551,11 +731,21 @@ mod tests {
 
     #[test]
     fn the_harness_counts_buffer_drops_only_where_there_is_a_buffer() {
-        let switch = source("p_switch", 512, 6, true, 250.0, 16);
-        let bump = source("p_bump", 512, 2, false, 250.0, 16);
+        let switch = source("p_switch", 512, 6, true, false, 250.0, 16);
+        let bump = source("p_bump", 512, 2, false, false, 250.0, 16);
         assert!(switch.contains("#define BUF_DROPS(p) stat32(dut->stat_buf_drops, p)"));
         assert!(!bump.contains("stat_buf_drops"));
         // 250 MHz and 156.25 MHz periods in picoseconds.
         assert!(switch.contains("CLK_PS = 4000;") && switch.contains("MAC_PS = 6400;"));
+    }
+
+    #[test]
+    fn the_host_driver_is_compiled_only_for_a_host_port() {
+        let host = source("p_switch", 512, 2, true, true, 250.0, 16);
+        let plain = source("p_switch", 512, 2, true, false, 250.0, 16);
+        assert!(host.contains("#define HOST 1") && plain.contains("#define HOST 0"));
+        assert!(host.contains("#define HOST_RX_BUF 2048") && host.contains("#define HOST_MEM_LATENCY_CYCLES 4"));
+        // Queued packets for port PORTS (the host) are taken only with a host port.
+        assert!(host.contains("port < PORTS + HOST"));
     }
 }

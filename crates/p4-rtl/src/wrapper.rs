@@ -26,6 +26,12 @@
 //! [`crate::TIME_NS_BITS`]): RX stamps each packet with the time its first beat arrived, which
 //! travels in tuser through the RX queue and the arbiter to the pipeline's `s_axis_ts`; TX can
 //! write the time a packet leaves into it (see [`Wrapper::timestamps`]).
+//!
+//! With [`crate::Options::host_port`] a switch has one more port, number N after the N MAC ports:
+//! `p4f_host_dma`, the host's DMA queue pair, in `clk` ([`Wrapper::host_dma`]). Its TX stream is
+//! the arbiter's input N (ingress port N, arrival time 0: no timestamp unit), the buffer's queue
+//! for port N its RX stream; its control and host-memory ports are the wrapper's `host_*` ports
+//! (the AXI4-Lite map does not reach them yet), and the manifest's `host_port` is N.
 
 use std::fmt::Write;
 
@@ -84,12 +90,16 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
         return Ok(());
     }
     check_ports(opts.arch, opts.ports).map_err(RtlError::global)?;
+    if opts.host_port && opts.arch != Arch::Switch {
+        return Err(RtlError::global("--host-port goes with --arch switch"));
+    }
+    let host = opts.host_port;
     let m = &design.manifest;
     let port_w = m.port_width;
-    if port_w < 32 && (1u64 << port_w) < u64::from(opts.ports) {
+    let all_ports = opts.ports + u32::from(host);
+    if port_w < 32 && (1u64 << port_w) < u64::from(all_ports) {
         return Err(RtlError::global(format!(
-            "{} ports do not fit the architecture's {port_w}-bit port numbers",
-            opts.ports
+            "{all_ports} ports do not fit the architecture's {port_w}-bit port numbers"
         )));
     }
     // The register file's address width, as the top declares it: its map holds the control words
@@ -102,6 +112,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
         prefix,
         arch: opts.arch,
         ports: opts.ports,
+        host,
         port_w,
         addr_w,
         data_w: m.data_width,
@@ -116,6 +127,9 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     if opts.arch == Arch::Switch {
         hw.push("p4f_switch_buffer".into());
     }
+    if host {
+        hw.push("p4f_host_dma".into());
+    }
     design.hw_modules = crate::hw::closure(&hw);
     let mut files: Vec<String> = design.hw_modules.iter().map(|m| format!("hw/{m}.sv")).collect();
     files.extend(design.generated.iter().map(|(n, _)| n.clone()));
@@ -125,6 +139,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     m.top = module;
     m.arch = Some(opts.arch.name().to_string());
     m.port_count = Some(opts.ports);
+    m.host_port = host.then_some(opts.ports);
     m.ports = serde_json::json!({
         "layout": "flat vectors: port i is bits [i*W +: W] of each rx_axis_*/tx_axis_* signal (W its width for one port: DATA_W, DATA_W/8 or 1)",
         "rx": {"stream": "rx_axis", "signals": "tdata, tkeep, tvalid, tready, tlast", "clock": "mac_clk[i]", "reset": "mac_rst[i]"},
@@ -144,17 +159,63 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
             "stat_rx_drops": "per port, 32 bits each: packets the RX queue dropped whole (clk)",
             "stat_tx_drops": "per port, 32 bits each: packets longer than the TX queue (mac_clk[i])",
             "stat_out_drops": "packets whose tdest named no port (clk)",
-            "stat_buf_drops": "switch only; per output port, 32 bits each: packets the full buffer dropped (clk)"
+            "stat_buf_drops": "switch only; per output port, 32 bits each: packets the full buffer dropped (clk); with a host port one more, the host port's"
         }
     });
+    if host {
+        m.ports["host"] = serde_json::json!({
+            "port": opts.ports,
+            "module": "p4f_host_dma",
+            "instance": "u_host",
+            "clock": "clk",
+            "reset": "rst",
+            "use": "the host's DMA queue pair over descriptor rings in host memory: its TX stream is one more input of the arbiter (ingress port = this number), the buffer's queue for this port feeds its RX stream",
+            "control": "top-level ports host_enable, host_tx_ring_base, host_tx_ring_log2, host_tx_tail, host_tx_head, host_rx_ring_base, host_rx_ring_log2, host_rx_tail, host_rx_head, host_tx_packets, host_rx_packets, host_rx_truncated, host_desc_errors (not mapped into AXI4-Lite yet)",
+            "memory": "host_mem_req_valid/ready/write/addr/wdata/wstrb (one aligned DATA_W beat per request), host_mem_rsp_valid/rdata (read responses in request order, no ready)",
+            "ring_index_bits": 8,
+            "timestamp": "none: its packets reach the pipeline with arrival time 0"
+        });
+    }
     Ok(())
 }
+
+/// The wrapper's ports for the host port (after `stat_out_drops`, with `stat_buf_drops` one
+/// counter longer: the host port's).
+const HOST_PORTS: &str = ",  // tdest named no port (clk)
+    output logic      [SW_PORTS*32-1:0]    stat_buf_drops,  // port i: the buffer was full (clk); port PORTS: the host's
+
+    // The host port's DMA queue pair (clk; p4f_host_dma): its control (not in the AXI4-Lite map
+    // yet), then its host-memory interface (one aligned DATA_W beat per request; read responses in
+    // request order, without ready).
+    input  wire logic                      host_enable,
+    input  wire logic [63:0]               host_tx_ring_base,
+    input  wire logic [4:0]                host_tx_ring_log2,
+    input  wire logic [7:0]                host_tx_tail,
+    output logic      [7:0]                host_tx_head,
+    input  wire logic [63:0]               host_rx_ring_base,
+    input  wire logic [4:0]                host_rx_ring_log2,
+    input  wire logic [7:0]                host_rx_tail,
+    output logic      [7:0]                host_rx_head,
+    output logic      [31:0]               host_tx_packets,
+    output logic      [31:0]               host_rx_packets,
+    output logic      [31:0]               host_rx_truncated,
+    output logic      [31:0]               host_desc_errors,
+    output logic                           host_mem_req_valid,
+    input  wire logic                      host_mem_req_ready,
+    output logic                           host_mem_req_write,
+    output logic      [63:0]               host_mem_req_addr,
+    output logic      [DATA_W-1:0]         host_mem_req_wdata,
+    output logic      [KEEP_W-1:0]         host_mem_req_wstrb,
+    input  wire logic                      host_mem_rsp_valid,
+    input  wire logic [DATA_W-1:0]         host_mem_rsp_rdata";
 
 /// The parameters of one wrapper's text.
 struct Wrapper<'a> {
     prefix: &'a str,
     arch: Arch,
     ports: u32,
+    /// A host port (`p4f_host_dma`) as port number `ports`.
+    host: bool,
     port_w: u32,
     addr_w: u32,
     data_w: u32,
@@ -171,6 +232,9 @@ impl Wrapper<'_> {
         match self.arch {
             Arch::Switch => self.switch_buffer(&mut o),
             _ => self.direct_path(&mut o),
+        }
+        if self.host {
+            self.host_dma(&mut o);
         }
         self.tx_queues(&mut o);
         let _ = writeln!(o, "endmodule\n\n`default_nettype wire");
@@ -194,7 +258,7 @@ impl Wrapper<'_> {
 // RX and TX run in mac_clk[i]; the pipeline, AXI4-Lite and the status outputs in clk. Assert every
 // mac_rst[i] together with rst (overlapping for a few cycles of the slowest clock). A packet whose
 // tdest names no port is dropped whole (stat_out_drops). The register map is the pipeline's
-// (manifest.json).{buf_note}
+// (manifest.json).{buf_note}{host_note}
 `default_nettype none
 
 module {p}_{arch} #(
@@ -202,7 +266,7 @@ module {p}_{arch} #(
     parameter int KEEP_W      = DATA_W / 8,
     parameter int QUEUE_DEPTH = {qd},          // beats of each RX and TX packet queue (the longest packet)
     parameter int ASYNC_DEPTH = 16,           // entries of each clock-crossing FIFO
-    localparam int PORTS      = {n}
+    localparam int PORTS      = {n}{host_param}
 ) (
     input  wire logic                      clk,      // the pipeline's clock
     input  wire logic                      rst,
@@ -257,12 +321,22 @@ module {p}_{arch} #(
     output logic      [31:0]               stat_out_drops{buf_extra}
 );",
             arch = self.arch.name(),
+            host_note = if self.host {
+                "\n// The host port, number PORTS: p4f_host_dma (clk) is one more input of the arbiter and takes
+// the buffer's queue for port PORTS; its control and host-memory ports are the host_* ports
+// (not in the AXI4-Lite map). It has no timestamp unit: its packets arrive with time 0."
+            } else {
+                ""
+            },
             buf_note = if self.arch == Arch::Switch {
                 "\n// A packet that finds the shared buffer full is dropped whole (stat_buf_drops, by output port)."
             } else {
                 ""
             },
-            buf_extra = if self.arch == Arch::Switch {
+            host_param = if self.host { ",\n    localparam int SW_PORTS   = PORTS + 1   // the front-panel ports and the host port (number PORTS)" } else { ",\n    localparam int SW_PORTS   = PORTS" },
+            buf_extra = if self.arch == Arch::Switch && self.host {
+                HOST_PORTS
+            } else if self.arch == Arch::Switch {
                 ",  // tdest named no port (clk)\n    output logic      [PORTS*32-1:0]       stat_buf_drops   // port i: the buffer was full (clk)"
             } else {
                 "   // tdest named no port (clk)"
@@ -285,10 +359,10 @@ module {p}_{arch} #(
             "    // RX: each port's MAC clock into clk; whole packets only (a packet that finds its queue
     // full is dropped whole, since a MAC cannot wait).
     // The arrival time (tuser) rides with every beat: the queues keep no per-packet side state.
-    logic [PORTS*DATA_W-1:0] in_tdata;
-    logic [PORTS*KEEP_W-1:0] in_tkeep;
-    logic [PORTS-1:0]        in_tvalid, in_tready, in_tlast;
-    logic [PORTS*64-1:0]     in_tuser;
+    logic [SW_PORTS*DATA_W-1:0] in_tdata;
+    logic [SW_PORTS*KEEP_W-1:0] in_tkeep;
+    logic [SW_PORTS-1:0]        in_tvalid, in_tready, in_tlast;
+    logic [SW_PORTS*64-1:0]     in_tuser;
     for (genvar i = 0; i < PORTS; i++) begin : g_rx
         p4f_port_rx #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(64), .ASYNC_DEPTH(ASYNC_DEPTH), .DEPTH(QUEUE_DEPTH)) u_rx (
             .s_clk(mac_clk[i]), .s_rst(mac_rst[i]),
@@ -310,13 +384,13 @@ module {p}_{arch} #(
             o,
             "    // One packet at a time into the pipeline, round robin over the ports; the port a packet
     // came from (the arbiter's tid) is its ingress port, its tuser its arrival time.
-    localparam int ID_W = $clog2(PORTS);
+    localparam int ID_W = $clog2(SW_PORTS);
     logic [DATA_W-1:0] a_tdata;
     logic [KEEP_W-1:0] a_tkeep;
     logic              a_tvalid, a_tready, a_tlast;
     logic [ID_W-1:0]   a_tid;
     logic [63:0]       a_time;
-    p4f_axis_rr_arbiter #(.S_COUNT(PORTS), .DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(64), .ID_W(ID_W)) u_arb (
+    p4f_axis_rr_arbiter #(.S_COUNT(SW_PORTS), .DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(64), .ID_W(ID_W)) u_arb (
         .clk(clk), .rst(rst),
         .s_axis_tdata(in_tdata), .s_axis_tkeep(in_tkeep), .s_axis_tvalid(in_tvalid), .s_axis_tready(in_tready),
         .s_axis_tlast(in_tlast), .s_axis_tuser(in_tuser),
@@ -343,10 +417,10 @@ module {p}_{arch} #(
     );
 
     // Towards the TX queues (clk).
-    logic [PORTS*DATA_W-1:0] out_tdata;
-    logic [PORTS*KEEP_W-1:0] out_tkeep;
-    logic [PORTS-1:0]        out_tvalid, out_tready, out_tlast;
-    logic [PORTS*{rw}-1:0]     out_tuser;  // the TX timestamp request, with every beat
+    logic [SW_PORTS*DATA_W-1:0] out_tdata;
+    logic [SW_PORTS*KEEP_W-1:0] out_tkeep;
+    logic [SW_PORTS-1:0]        out_tvalid, out_tready, out_tlast;
+    logic [SW_PORTS*{rw}-1:0]     out_tuser;  // the TX timestamp request, with every beat
 ",
             pw1 = pw - 1,
             rw = crate::TX_STAMP_REQ_W,
@@ -364,7 +438,7 @@ module {p}_{arch} #(
     // packet, so a busy port (its TX queue full) never holds back packets for the others. A full
     // buffer drops the packet whole (stat_buf_drops, by output port); tdest >= PORTS is dropped
     // and counted on stat_out_drops.
-    p4f_switch_buffer #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .PORTS(PORTS), .DEST_W({pw}), .USER_W({rw}), .BUF_BYTES({buf}),
+    p4f_switch_buffer #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .PORTS(SW_PORTS), .DEST_W({pw}), .USER_W({rw}), .BUF_BYTES({buf}),
                         .PAGE_BYTES(256), .OUT_DEPTH(QUEUE_DEPTH)) u_buf (
         .clk(clk), .rst(rst),
         .s_axis_tdata(p_tdata), .s_axis_tkeep(p_tkeep), .s_axis_tvalid(p_tvalid), .s_axis_tready(p_tready),
@@ -454,6 +528,37 @@ module {p}_{arch} #(
 ",
             rw = crate::TX_STAMP_REQ_W,
             ow = crate::TX_STAMP_REQ_W - 1,
+        );
+    }
+
+    /// The host port, number `PORTS`: `p4f_host_dma` in clk, its TX stream one more input of the
+    /// arbiter and the buffer's queue for its number its RX stream; its control and memory ports
+    /// are the wrapper's `host_*` ports.
+    fn host_dma(&self, o: &mut String) {
+        let _ = writeln!(
+            o,
+            "    // The host port (number PORTS, in clk): a DMA queue pair over descriptor rings in host
+    // memory. Its TX stream is the arbiter's input PORTS (arrival time 0: no timestamp unit), the
+    // buffer's queue for port PORTS feeds its RX stream. The TX timestamp request is not used.
+    assign in_tuser[PORTS*64 +: 64] = 64'd0;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire logic [{rw}-1:0] host_unused_ts_req = out_tuser[PORTS*{rw} +: {rw}];
+    /* verilator lint_on UNUSEDSIGNAL */
+    p4f_host_dma #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .RING_W(8), .LEN_W(16), .RSP_DEPTH(8)) u_host (
+        .clk(clk), .rst(rst), .enable(host_enable),
+        .tx_ring_base(host_tx_ring_base), .tx_ring_log2(host_tx_ring_log2), .tx_tail(host_tx_tail), .tx_head(host_tx_head),
+        .rx_ring_base(host_rx_ring_base), .rx_ring_log2(host_rx_ring_log2), .rx_tail(host_rx_tail), .rx_head(host_rx_head),
+        .tx_packets(host_tx_packets), .rx_packets(host_rx_packets), .rx_truncated(host_rx_truncated), .desc_errors(host_desc_errors),
+        .m_mem_req_valid(host_mem_req_valid), .m_mem_req_ready(host_mem_req_ready), .m_mem_req_write(host_mem_req_write),
+        .m_mem_req_addr(host_mem_req_addr), .m_mem_req_wdata(host_mem_req_wdata), .m_mem_req_wstrb(host_mem_req_wstrb),
+        .m_mem_rsp_valid(host_mem_rsp_valid), .m_mem_rsp_rdata(host_mem_rsp_rdata),
+        .m_axis_tdata(in_tdata[PORTS*DATA_W +: DATA_W]), .m_axis_tkeep(in_tkeep[PORTS*KEEP_W +: KEEP_W]),
+        .m_axis_tvalid(in_tvalid[PORTS]), .m_axis_tready(in_tready[PORTS]), .m_axis_tlast(in_tlast[PORTS]),
+        .s_axis_tdata(out_tdata[PORTS*DATA_W +: DATA_W]), .s_axis_tkeep(out_tkeep[PORTS*KEEP_W +: KEEP_W]),
+        .s_axis_tvalid(out_tvalid[PORTS]), .s_axis_tready(out_tready[PORTS]), .s_axis_tlast(out_tlast[PORTS])
+    );
+",
+            rw = crate::TX_STAMP_REQ_W,
         );
     }
 

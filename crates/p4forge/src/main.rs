@@ -223,6 +223,13 @@ enum Command {
     /// rate (no pcap), and per port frames in and out, drops and Gb/s out.
     ///
     /// Example: p4forge rtl-sim fwd.p4 --arch switch --ports 6 --gen 0=64@10 --gen 1=64@10 --json
+    ///
+    /// With --arch switch and --in, the whole switch on the pcaps (the traffic only, no
+    /// measurements); with --host-port, --in host=FILE is sent from the host port (number N, after
+    /// ports 0 to N-1, through its DMA rings in the harness's host memory) and what reaches it is
+    /// written to DIR/porthost.pcap; the report's ports has an entry `host`.
+    ///
+    /// Example: p4forge rtl-sim cpu.p4 --arch switch --ports 2 --host-port --in host=h.pcap --in 0=a.pcap --out build/sim --json
     #[command(name = "rtl-sim", after_help = EXIT_CODES)]
     RtlSim {
         /// The P4_16 source file.
@@ -230,11 +237,13 @@ enum Command {
         /// Table entries etc. in BMv2 runtime-CLI syntax (`table_add T A KEYS => ARGS`).
         #[arg(long, value_name = "FILE")]
         entries: Option<PathBuf>,
-        /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp.
-        #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::run::parse_input_arg, required_unless_present = "gen", conflicts_with = "gen")]
+        /// Traffic arriving on ingress port PORT (repeatable); inputs are merged by timestamp. With
+        /// --arch switch --host-port, host=FILE: packets the host sends through its DMA rings.
+        #[arg(long = "in", value_name = "PORT=FILE", value_parser = cmd::rtl_sim::parse_sim_input, required_unless_present = "gen", conflicts_with = "gen")]
         inputs: Vec<(u32, PathBuf)>,
         /// Directory for the outputs of --in traffic: DIR/port<N>.pcap for every port that sent
-        /// packets, each written under a temporary name and renamed when complete.
+        /// packets (DIR/porthost.pcap: what the host port received, --host-port), each written
+        /// under a temporary name and renamed when complete.
         #[arg(long, value_name = "DIR", required_unless_present = "gen", conflicts_with = "gen")]
         out: Option<PathBuf>,
         /// Also search DIR for `#include` files (repeatable).

@@ -15,6 +15,12 @@
 //! - `the_macs_arrival_times_reach_the_ingress_timestamp`: inside a 2-port switch, each frame's
 //!   `ingress_global_timestamp` and `egress_global_timestamp` are the whole microseconds of the
 //!   time its port's `p4f_timestamp` stamped at its first beat.
+//! - `the_host_port_sends_and_receives_through_its_rings`: a 2-port switch with `--host-port` (the
+//!   host is port 2): three packets from the host leave port 1 byte for byte, three into port 0
+//!   reach the host (`porthost.pcap`), and the report's `ports.host` counts them; with `--gen`,
+//!   200 64-byte frames at line rate into port 0 all reach the host.
+//! - `host_port_usage_errors`: `--in host=` without `--host-port`, `--host-port` without
+//!   `--arch switch`, and a port the switch does not have are exit 2.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -196,5 +202,141 @@ fn the_macs_arrival_times_reach_the_ingress_timestamp() {
         assert_eq!((o.port, o.data[26]), (1, *i as u8), "outputs in order");
         let field = |at: usize| o.data[at..at + 6].iter().fold(0u64, |v, b| v << 8 | u64::from(*b));
         assert_eq!((field(14), field(20)), (us[*i], us[*i]), "frame {i}: ingress and egress timestamps");
+    }
+}
+
+/// A pcap (microsecond timestamps, Ethernet) of `packets`, 1 ms apart.
+fn write_pcap(path: &Path, packets: &[Vec<u8>]) {
+    let mut b = Vec::new();
+    for v in [0xa1b2_c3d4u32] {
+        b.extend(v.to_le_bytes());
+    }
+    b.extend(2u16.to_le_bytes());
+    b.extend(4u16.to_le_bytes());
+    for v in [0u32, 0, 65535, 1] {
+        b.extend(v.to_le_bytes());
+    }
+    for (i, p) in packets.iter().enumerate() {
+        for v in [1u32, 1000 * i as u32, p.len() as u32, p.len() as u32] {
+            b.extend(v.to_le_bytes());
+        }
+        b.extend(p);
+    }
+    std::fs::write(path, b).unwrap();
+}
+
+/// The packets of a pcap `write_pcap` or `rtl-sim` wrote.
+fn read_pcap(path: &Path) -> Vec<Vec<u8>> {
+    let d = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let word = |at: usize| u32::from_le_bytes(d[at..at + 4].try_into().unwrap()) as usize;
+    let mut at = 24;
+    let mut packets = Vec::new();
+    while at + 16 <= d.len() {
+        let len = word(at + 8);
+        packets.push(d[at + 16..at + 16 + len].to_vec());
+        at += 16 + len;
+    }
+    packets
+}
+
+/// A frame of `size` bytes: an Ethernet header naming `tag` and `n`, then a pattern of both.
+fn tagged_frame(tag: u8, n: u8, size: usize) -> Vec<u8> {
+    let mut f = vec![0x02, 0, 0, 0, 0, tag, 0x02, 0, 0, 0, 0, n, 0x88, 0xb5];
+    f.extend((0..size - 14).map(|i| (i as u8).wrapping_mul(7) ^ tag ^ n));
+    f
+}
+
+#[test]
+fn the_host_port_sends_and_receives_through_its_rings() {
+    if !rtl_available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("p4forge-host-port-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // Shorter and longer than a beat (64 bytes), and over several of the buffer's 256-byte pages.
+    let from_host: Vec<Vec<u8>> = [64, 300, 1500].iter().enumerate().map(|(i, &n)| tagged_frame(0xaa, i as u8, n)).collect();
+    let from_port0: Vec<Vec<u8>> = [60, 129, 777].iter().enumerate().map(|(i, &n)| tagged_frame(0xbb, i as u8, n)).collect();
+    write_pcap(&dir.join("host.pcap"), &from_host);
+    write_pcap(&dir.join("p0.pcap"), &from_port0);
+    let out = dir.join("out");
+    let host_in = format!("host={}", dir.join("host.pcap").display());
+    let port0_in = format!("0={}", dir.join("p0.pcap").display());
+    let run = p4forge(&[
+        "rtl-sim",
+        "crates/p4forge/tests/fixtures/host_port.p4",
+        "--arch",
+        "switch",
+        "--ports",
+        "2",
+        "--host-port",
+        "--in",
+        &host_in,
+        "--in",
+        &port0_in,
+        "--out",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(report["top"], "host_port_switch", "{report}");
+    assert_eq!(report["host_port"], 2, "{report}");
+    // Byte for byte: the host's packets out of port 1, port 0's into the host.
+    assert_eq!(read_pcap(&out.join("port1.pcap")), from_host);
+    assert_eq!(read_pcap(&out.join("porthost.pcap")), from_port0);
+    assert!(!out.join("port0.pcap").exists() && !out.join("port2.pcap").exists());
+    let ports = report["ports"].as_object().unwrap_or_else(|| panic!("no ports: {report}"));
+    let keys: Vec<&str> = ports.keys().map(String::as_str).collect();
+    assert_eq!(keys, ["0", "1", "host"], "{report}");
+    let counts = |p: &str| ["packets_in", "packets_out", "drops"].map(|k| ports[p][k].as_u64().unwrap_or_else(|| panic!("{p} {k}: {report}")));
+    assert_eq!(counts("host"), [3, 3, 0], "{report}");
+    assert_eq!(counts("0"), [3, 0, 0], "{report}");
+    assert_eq!(counts("1"), [0, 3, 0], "{report}");
+    assert!(ports["host"]["gbps_out"].is_null(), "{report}");
+    assert_eq!(report["traffic"]["packets_in"], 6, "{report}");
+    assert_eq!(report["traffic"]["packets_out"], 6, "{report}");
+    assert_eq!(report["traffic"]["drops"], 0, "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+    // Generated traffic into port 0 at line rate (the same model): 64-byte frames, every one
+    // reaches the host, none dropped anywhere.
+    let run = p4forge(&[
+        "rtl-sim",
+        "crates/p4forge/tests/fixtures/host_port.p4",
+        "--arch",
+        "switch",
+        "--ports",
+        "2",
+        "--host-port",
+        "--gen",
+        "0=64@10",
+        "--packets",
+        "200",
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let ports = report["ports"].as_object().unwrap_or_else(|| panic!("no ports: {report}"));
+    let counts = |p: &str| ["packets_in", "packets_out", "drops"].map(|k| ports[p][k].as_u64().unwrap_or_else(|| panic!("{p} {k}: {report}")));
+    assert_eq!(counts("0"), [200, 0, 0], "{report}");
+    assert_eq!(counts("host"), [0, 200, 0], "{report}");
+    assert_eq!(report["traffic"]["drops"], 0, "{report}");
+}
+
+#[test]
+fn host_port_usage_errors() {
+    let program = "crates/p4forge/tests/fixtures/host_port.p4";
+    for (args, message) in [
+        (&["--arch", "switch", "--ports", "2", "--in", "host=h.pcap"][..], "--in host=h.pcap: the host port needs --arch switch --host-port"),
+        (&["--arch", "bump", "--host-port", "--in", "0=h.pcap"][..], "--host-port goes with --arch switch"),
+        (&["--host-port", "--in", "0=h.pcap"][..], "--host-port goes with --arch switch"),
+        (&["--arch", "switch", "--ports", "2", "--host-port", "--in", "2=h.pcap"][..], "--in 2=h.pcap: the switch has ports 0 to 1 and host"),
+    ] {
+        let mut all = vec!["rtl-sim", program, "--out", "target/host-port-usage"];
+        all.extend_from_slice(args);
+        let run = p4forge(&all);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: want `{message}` in:\n{stderr}");
     }
 }

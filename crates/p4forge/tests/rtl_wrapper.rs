@@ -3,6 +3,8 @@
 //! - `wrappers_are_lint_clean`: l2l3 as a 4-port switch and as a bump-in-the-wire passes
 //!   `verilator --lint-only -Wall`, the manifest names the wrapper as its top with its architecture
 //!   and ports, and `files.f` lists every hw module it instantiates; `--arch top` stays as it was.
+//! - `a_switch_with_a_host_port_is_lint_clean`: `--host-port` adds `p4f_host_dma` as port N, its
+//!   `host_*` ports and the manifest's `host_port`, still lint clean.
 //! - `bad_port_counts_are_usage_errors`: exit 2 for a port count the architecture cannot have.
 //! - `switch_forwards_across_clocks`: l2l3 as a 4-port switch, its tables written through
 //!   AXI4-Lite from `examples/l2l3/entries.txt` (plus an entry for port 0), gets packets on all four
@@ -129,6 +131,43 @@ fn wrappers_are_lint_clean() {
     let _ = std::fs::remove_dir_all(&out);
     assert_eq!(manifest["top"], "l2l3_top");
     assert!(manifest.get("arch").is_none() && manifest.get("port_count").is_none(), "{manifest}");
+}
+
+/// `--host-port`: l2l3 as a 4-port switch with the host as port 4 passes `verilator --lint-only
+/// -Wall`; the manifest gives the host port's number and its interface, `files.f` has
+/// `p4f_host_dma`, and the wrapper has its `host_*` ports.
+#[test]
+fn a_switch_with_a_host_port_is_lint_clean() {
+    let Some(verilator) = setup() else { return };
+    let out = scratch("host");
+    let gen = p4forge(&["rtl", "examples/l2l3/l2l3.p4", "--arch", "switch", "--ports", "4", "--host-port", "--out", out.to_str().unwrap()]);
+    assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["host_port"], 4, "{manifest}");
+    assert_eq!(manifest["port_count"], 4, "{manifest}");
+    assert_eq!(manifest["ports"]["host"]["port"], 4, "{manifest}");
+    assert_eq!(manifest["ports"]["host"]["module"], "p4f_host_dma", "{manifest}");
+    let files = std::fs::read_to_string(out.join("files.f")).unwrap();
+    assert!(files.lines().any(|l| l == "hw/p4f_host_dma.sv"), "{files}");
+    let wrapper = std::fs::read_to_string(out.join("l2l3_switch.sv")).unwrap();
+    for port in ["host_enable", "host_tx_tail", "host_rx_head", "host_mem_req_addr", "host_mem_rsp_rdata"] {
+        assert!(wrapper.contains(port), "no {port} in the wrapper");
+    }
+    let lint = Command::new(&verilator)
+        .args(["--lint-only", "-Wall", "-f", "files.f", "--top-module", "l2l3_switch"])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(lint.status.success(), "verilator -Wall:\n{}", String::from_utf8_lossy(&lint.stderr));
+    // Without --host-port, no host port.
+    let out = scratch("no-host");
+    let gen = p4forge(&["rtl", "examples/l2l3/l2l3.p4", "--arch", "switch", "--ports", "4", "--out", out.to_str().unwrap()]);
+    assert!(gen.status.success());
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert!(manifest.get("host_port").is_none() && manifest["ports"].get("host").is_none(), "{manifest}");
+    assert!(!std::fs::read_to_string(out.join("files.f")).unwrap().contains("p4f_host_dma"));
 }
 
 #[test]

@@ -34,6 +34,12 @@ pub struct RtlOptions {
     /// Ports of the wrapper: 2 to 64 for --arch switch (default 4); exactly 2 for --arch bump.
     #[arg(long, value_name = "N")]
     pub ports: Option<u32>,
+    /// With --arch switch: one more port, number N (after the front-panel ports 0 to N-1), the
+    /// host's DMA queue pair (p4f_host_dma) over descriptor rings in host memory; its memory and
+    /// control ports are the wrapper's host_* ports (not in the AXI4-Lite map yet). rtl-sim sends
+    /// --in host=FILE from the host and writes what reaches it to DIR/porthost.pcap.
+    #[arg(long)]
+    pub host_port: bool,
 }
 
 /// `--arch`.
@@ -67,6 +73,10 @@ impl RtlOptions {
             (_, Some(n)) => n,
         };
         p4_rtl::wrapper::check_ports(o.arch, o.ports).map_err(CliError::input)?;
+        if self.host_port && self.arch != Arch::Switch {
+            return Err(CliError::input("--host-port goes with --arch switch"));
+        }
+        o.host_port = self.host_port;
         Ok(o)
     }
 }
@@ -151,7 +161,7 @@ pub fn model_dir(program: &Path, opts: &p4_rtl::Options) -> PathBuf {
     // A wrapped design is another model (its own harness too).
     let arch = match opts.arch {
         p4_rtl::wrapper::Arch::Top => String::new(),
-        a => format!("-{}{}", a.name(), opts.ports),
+        a => format!("-{}{}{}", a.name(), opts.ports, if opts.host_port { "h" } else { "" }),
     };
     base.join(format!("{stem}-{:08x}-{}b{bcam}{flops}{arch}", h as u32, opts.data_width))
 }

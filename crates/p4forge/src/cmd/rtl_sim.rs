@@ -15,6 +15,12 @@
 //! With `--gen PORT=SIZE@RATE` (and `--arch switch|bump`) the whole switch runs instead, on traffic
 //! its harness generates per port at RATE Gb/s on the wire ([`p4_rtl::switch_sim`]), `--packets`
 //! frames per port; the report's `ports` gives each port's frames in and out, drops and Gb/s out.
+//!
+//! With `--arch switch|bump` and `--in`, the whole switch runs on the pcaps (through its MACs; no
+//! measurements), and the report's `ports` gives each port's packets in and out and drops. With
+//! `--host-port`, `--in host=FILE` is sent from the host port (number N, [`HOST_INPUT`] until the
+//! design gives it) and what reaches the host is written to `OUT/porthost.pcap` ([`HOST_OUTPUT`]),
+//! `ports.host` in the report.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -37,6 +43,41 @@ const MAX_COUNT: usize = 100_000;
 pub const DEFAULT_GEN_PACKETS: u64 = 1000;
 /// The most frames per `--gen` port (a run's length is bounded).
 pub const MAX_GEN_PACKETS: u64 = 1_000_000;
+
+/// The port number `--in host=FILE` stands for until the design gives the host port its number.
+pub const HOST_INPUT: u32 = u32::MAX;
+/// The output capture of the host port (`--host-port`), beside `port<N>.pcap`.
+pub const HOST_OUTPUT: &str = "porthost.pcap";
+
+/// Parses `rtl-sim --in`: `PORT=FILE`, or `host=FILE` for the host port ([`HOST_INPUT`]).
+pub fn parse_sim_input(text: &str) -> Result<(u32, PathBuf), String> {
+    match text.split_once('=') {
+        Some(("host", file)) if !file.is_empty() => Ok((HOST_INPUT, PathBuf::from(file))),
+        _ => crate::cmd::run::parse_input_arg(text),
+    }
+}
+
+/// A port in the report: a front-panel port by number, or the host port (`"host"`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PortKey {
+    Port(u32),
+    Host,
+}
+
+impl std::fmt::Display for PortKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PortKey::Port(p) => f.pad(&p.to_string()),
+            PortKey::Host => f.pad("host"),
+        }
+    }
+}
+
+impl Serialize for PortKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
 
 /// One `--gen PORT=SIZE@RATE`: a port's generated traffic.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,7 +133,7 @@ pub struct GenOptions {
 /// One port of a `--gen` run.
 #[derive(Clone, Debug, Serialize)]
 pub struct PortReport {
-    /// Frames its generator sent.
+    /// Frames its generator sent (`--in` runs: packets of its input).
     pub packets_in: u64,
     /// Frames it transmitted.
     pub packets_out: u64,
@@ -161,12 +202,16 @@ pub struct SimReport {
     pub traffic: Traffic,
     pub outputs: Vec<PathBuf>,
     pub notes: Vec<String>,
-    /// `--gen` runs: per port (keyed by port number) what it sent, transmitted and lost.
+    /// `--gen` runs, and `--in` runs of a switch: per port (keyed by port number, and `host` for
+    /// the host port) what it sent, transmitted and lost.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ports: Option<BTreeMap<u32, PortReport>>,
+    pub ports: Option<BTreeMap<PortKey, PortReport>>,
     /// `--gen` runs: the sum of the ports' `gbps_out`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gbps_out_total: Option<f64>,
+    /// `--host-port`: the host port's number (its entry in `ports` is `host`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_port: Option<u32>,
 }
 
 impl SimReport {
@@ -192,6 +237,7 @@ impl SimReport {
             notes,
             ports: None,
             gbps_out_total: None,
+            host_port: None,
         }
     }
 
@@ -285,14 +331,62 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
             options.count
         )));
     }
+    let wrapped = options.rtl.arch != p4_rtl::wrapper::Arch::Top;
+    // The host port's number, and the inputs with `host` given it.
+    let host = options.rtl.host_port.then_some(options.rtl.ports);
+    let mut given = Vec::with_capacity(options.inputs.len());
+    for (port, path) in &options.inputs {
+        let port = match (*port, host) {
+            (HOST_INPUT, Some(h)) => h,
+            (HOST_INPUT, None) => {
+                return Err(CliError::input(format!("--in host={}: the host port needs --arch switch --host-port", path.display())))
+            }
+            (p, _) if wrapped && p >= options.rtl.ports => {
+                return Err(CliError::input(format!(
+                    "--in {p}={}: the {} has ports 0 to {}{}",
+                    path.display(),
+                    options.rtl.arch.name(),
+                    options.rtl.ports - 1,
+                    if host.is_some() { " and host" } else { "" }
+                )))
+            }
+            (p, _) => p,
+        };
+        given.push((port, path.clone()));
+    }
+    let out_path = |port: u32| if Some(port) == host { options.out.join(HOST_OUTPUT) } else { output_path(&options.out, port) };
     let entries = options.entries.as_deref().map(Entries::read).transpose()?;
     p4_io::output::create_dir(&options.out)?;
     p4_io::output::check_writable(&output_path(&options.out, 0))?;
-    crate::cmd::run::refuse_overwriting_inputs(&options.out, &options.inputs)?;
-    let mut inputs = MergedInputs::open(&options.inputs)?;
-    let mut switch = crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &options.rtl)?;
-    for (port, path) in &options.inputs {
+    crate::cmd::run::refuse_overwriting_inputs(&options.out, &given)?;
+    if host.is_some() {
+        let same = |a: &std::path::Path, b: &std::path::Path| matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y);
+        if let Some((_, input)) = given.iter().find(|(_, input)| same(input, &options.out.join(HOST_OUTPUT))) {
+            return Err(CliError::input(format!("--in {} is the file this run would write the host port's output to; choose another --out directory or move the input", input.display())));
+        }
+    }
+    let mut inputs = MergedInputs::open(&given)?;
+    let mut switch = if wrapped {
+        crate::cmd::rtl::wrapped_switch(&options.program, &options.includes, &options.rtl)?
+    } else {
+        crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &options.rtl)?
+    };
+    for (port, path) in &given {
+        if wrapped {
+            continue;
+        }
         p4_dataplane::control::PacketIo::check_port(&switch, *port).map_err(|e| CliError::input(format!("--in {port}={}: {e}", path.display())))?;
+    }
+    // A switch's ports: what each sent, transmitted and lost.
+    let mut ports_report: BTreeMap<PortKey, PortReport> = BTreeMap::new();
+    let key = |port: u32| if Some(port) == host { PortKey::Host } else { PortKey::Port(port) };
+    if wrapped {
+        for p in 0..options.rtl.ports {
+            ports_report.insert(PortKey::Port(p), PortReport { packets_in: 0, packets_out: 0, drops: 0, gbps_out: None, rx_drops: 0, buffer_drops: 0, tx_drops: 0 });
+        }
+        if host.is_some() {
+            ports_report.insert(PortKey::Host, PortReport { packets_in: 0, packets_out: 0, drops: 0, gbps_out: None, rx_drops: 0, buffer_drops: 0, tx_drops: 0 });
+        }
     }
     if let Some(entries) = &entries {
         entries.apply(&mut switch)?;
@@ -328,22 +422,36 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
                 refusals.entry(reason).or_insert(why);
                 continue;
             }
+            if let Some(r) = ports_report.get_mut(&key(port)) {
+                r.packets_in += 1;
+            }
             n += 1;
         }
         if n == 0 {
             break;
         }
         let r = switch.run().map_err(CliError::failed)?.clone();
+        for &(port, rx, buf, tx) in &r.port_drops {
+            if let Some(p) = ports_report.get_mut(&key(port)) {
+                p.rx_drops += rx;
+                p.buffer_drops += buf;
+                p.tx_drops += tx;
+                p.drops += rx + buf + tx;
+            }
+        }
         traffic.packets_in += n as u64;
         traffic.drops += r.drops;
         traffic.stall_cycles += r.stall_cycles;
         for o in &r.outputs {
             traffic.packets_out += 1;
             *traffic.ports_out.entry(o.port).or_insert(0) += 1;
+            if let Some(p) = ports_report.get_mut(&key(o.port)) {
+                p.packets_out += 1;
+            }
             let writer = match writers.entry(o.port) {
                 std::collections::btree_map::Entry::Occupied(slot) => slot.into_mut(),
                 std::collections::btree_map::Entry::Vacant(slot) => {
-                    slot.insert(CaptureWriter::create(&output_path(&options.out, o.port)).map_err(|e| CliError::output(e.to_string()))?)
+                    slot.insert(CaptureWriter::create(&out_path(o.port)).map_err(|e| CliError::output(e.to_string()))?)
                 }
             };
             let t = start_ns.unwrap_or(0) + ((cycle_base + o.first) as f64 * ns_per_cycle) as u64;
@@ -358,7 +466,7 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
     let mut outputs = Vec::new();
     for (port, w) in writers {
         w.finish().map_err(|e| CliError::output(e.to_string()))?;
-        outputs.push(output_path(&options.out, port));
+        outputs.push(out_path(port));
     }
 
     // The measurements.
@@ -373,7 +481,15 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
     let mut line_rate = BTreeMap::new();
     let mut stalls = 0;
     let bytes_per_beat = (manifest.data_width / 8) as usize;
-    if templates.is_empty() {
+    if wrapped {
+        // The measurements are the pipeline's: they run on --arch top (a switch's ports add their
+        // MACs' queues and clock crossings).
+        templates.clear();
+        notes.push(format!("--arch {}: the traffic only; latency and packets per cycle are measured on --arch top", options.rtl.arch.name()));
+        if let Some(h) = host {
+            notes.push(format!("the host port is port {h} (\"host\" in ports, {HOST_OUTPUT})"));
+        }
+    } else if templates.is_empty() {
         notes.push("no input packets: nothing measured".into());
     }
     for size in SIZES {
@@ -416,6 +532,8 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
         line_rate_packets_per_cycle: line_rate,
         pipeline_stall_cycles: stalls,
         outputs,
+        ports: wrapped.then_some(ports_report),
+        host_port: host,
         ..SimReport::of_design(&options.program, &manifest, traffic, notes)
     })
 }
@@ -460,6 +578,7 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
         .map(|g| p4_rtl::switch_sim::PortGen { port: g.port, size: g.size, rate_gbps: g.rate_gbps, count: options.packets })
         .collect();
     let run = switch.run_generated(&gens, false).map_err(CliError::failed)?;
+    let host = options.rtl.host_port.then_some(ports);
     let mut ports_report = BTreeMap::new();
     let mut traffic = Traffic::default();
     let mut total = 0.0;
@@ -475,7 +594,7 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
             traffic.ports_out.insert(*p, r.packets_out);
         }
         ports_report.insert(
-            *p,
+            if Some(*p) == host { PortKey::Host } else { PortKey::Port(*p) },
             PortReport {
                 packets_in: r.packets_in,
                 packets_out: r.packets_out,
@@ -502,6 +621,7 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
     Ok(SimReport {
         ports: Some(ports_report),
         gbps_out_total: Some((total * 100.0).round() / 100.0),
+        host_port: host,
         ..SimReport::of_design(&options.program, &manifest, traffic, notes)
     })
 }
