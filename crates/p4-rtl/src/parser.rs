@@ -665,8 +665,8 @@ fn varbit_extract(g: &mut BlockGen, call: &Call, ctx: &crate::block::ParserCtx) 
 }
 
 /// A varbit extract's length and bound, computed in the stage before its state's (see
-/// [`varbit_ahead`]): the length, the valid bits left past the header's fixed part, and whether
-/// that fixed part is already past them.
+/// [`varbit_ahead`]): the length, whether it is over the field's maximum, the valid bits left past
+/// the header's fixed part, and whether that fixed part is already past them.
 #[derive(Clone, Debug)]
 pub struct VarbitAhead {
     len: String,
