@@ -138,6 +138,22 @@ pub fn call_address(call: &Call) -> usize {
 /// Bits of a counter cell: packets then bytes, 64 each (the software target's counts are 64-bit).
 pub const COUNTER_CELL_BITS: u32 = 128;
 
+/// A counter's cells are kept in two arrays, so that no packet waits on a 64-bit carry chain: the
+/// packet's stage adds to the low halves (`<name>`: {packets[31:0], bytes[31:0]}) and the carries
+/// out of them reach the high halves (`<name>_hi`: {packets[63:32], bytes[63:32]}) a cycle later.
+/// The data plane never reads a counter, so only the control plane sees both, as one cell.
+pub const COUNTER_HALF_BITS: u32 = 64;
+
+impl RegisterUse {
+    /// Bits of one element of the array the stages read and write (for a counter, the low halves).
+    pub fn storage_bits(&self) -> u32 {
+        match self.kind {
+            RegisterKind::Counter => COUNTER_HALF_BITS,
+            RegisterKind::Register => self.width,
+        }
+    }
+}
+
 /// Per-block translation state.
 pub struct BlockGen<'a> {
     pub p: &'a Program,
@@ -1372,7 +1388,7 @@ impl<'a> BlockGen<'a> {
             in_range(i, r.size),
             r.name,
             crate::control::bits_for_index(r.size as u32),
-            r.width
+            r.storage_bits()
         );
         own_write_or(r, i, &array)
     }
@@ -1447,14 +1463,21 @@ impl<'a> BlockGen<'a> {
     }
 
     /// One more packet and `packet_length` more bytes in cell `i` when `cond` (an index past the
-    /// end counts nothing, as in the software target).
+    /// end counts nothing, as in the software target). The stage adds to the low halves only and
+    /// hands their carries to the array's high halves (see [`COUNTER_HALF_BITS`]); a second count
+    /// of the same cell in the stage adds to the first's carries (two counts cannot both carry).
     fn count_cell(&mut self, entry: &RegisterUse, i: &str, cond: &str) {
-        let len = self.meta(MetaRole::PacketLength).map_or("64'd0".to_string(), |l| format!("64'({l})"));
-        let cur = self.local("cell", logic(COUNTER_CELL_BITS));
+        let len = self.meta(MetaRole::PacketLength).map_or("32'd0".to_string(), |l| format!("32'({l})"));
+        let cur = self.local("cell", logic(COUNTER_HALF_BITS));
+        let packets = self.local("packets", logic(33));
+        let bytes = self.local("bytes", logic(33));
         let name = &entry.name;
         self.line(format!("{cur} = {};", self.cell_value(entry, i)));
+        self.line(format!("{packets} = {{1'b0, {cur}[63:32]}} + 33'd1;"));
+        self.line(format!("{bytes} = {{1'b0, {cur}[31:0]}} + {{1'b0, {len}}};"));
         self.line(format!(
-            "if ({cond}) begin {name}_we = {}; {name}_wa = 32'({i}); {name}_wd = {{{cur}[127:64] + 64'd1, {cur}[63:0] + {len}}}; end",
+            "if ({cond}) begin {name}_wc = (({name}_we && {name}_wa == 32'({i})) ? {name}_wc : 2'b00) | {{{packets}[32], {bytes}[32]}}; \
+             {name}_we = {}; {name}_wa = 32'({i}); {name}_wd = {{{packets}[31:0], {bytes}[31:0]}}; end",
             in_range(i, entry.size)
         ));
     }

@@ -17,7 +17,7 @@ use std::collections::BTreeSet;
 
 use p4_ir::{ApplyResult, ExprKind, ExternId, Span, Stmt, TableId, Value};
 
-use crate::block::{BlockGen, HashFn};
+use crate::block::{BlockGen, HashFn, RegisterKind, COUNTER_HALF_BITS};
 use crate::error::{unsupported, Result, RtlError};
 use crate::tables::{self, TableHw, TableKind, TableModule, TableOptions};
 
@@ -778,18 +778,27 @@ pub fn generate(
     // Registers (extern arrays).
     for r in c.g.registers.values() {
         let _ = writeln!(out, "    // register {}", r.name);
-        let _ = writeln!(out, "    logic [{}:0] {} [0:{}];", r.width - 1, r.name, r.size - 1);
+        let bits = r.storage_bits();
+        let _ = writeln!(out, "    logic [{}:0] {} [0:{}];", bits - 1, r.name, r.size - 1);
         let _ = writeln!(
             out,
             "    logic {}_we;\n    logic [31:0] {}_wa;\n    logic [{}:0] {}_wd;",
             r.name,
             r.name,
-            r.width - 1,
+            bits - 1,
             r.name
         );
-        let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {}[i] = '0;\n", r.size, r.name);
+        let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {}[i] = '0;", r.size, r.name);
+        if r.kind == RegisterKind::Counter {
+            let (name, ib) = (&r.name, bits_for_index(r.size as u32) - 1);
+            let _ = writeln!(out, "    // the counter's high halves, and the carries out of the low halves the stage wrote");
+            let _ = writeln!(out, "    logic [{}:0] {name}_hi [0:{}];", COUNTER_HALF_BITS - 1, r.size - 1);
+            let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {name}_hi[i] = '0;", r.size);
+            let _ = writeln!(out, "    logic [1:0] {name}_wc, {name}_cc;\n    logic [{ib}:0] {name}_ci;");
+        }
+        let _ = writeln!(out);
         for a in c.g.aheads.iter().filter(|a| a.array == r.name) {
-            let _ = writeln!(out, "    logic [{}:0] {};  // a cell read a cycle ahead", r.width - 1, a.reg);
+            let _ = writeln!(out, "    logic [{}:0] {};  // a cell read a cycle ahead", r.storage_bits() - 1, a.reg);
         }
     }
     // Tables looked up together wait for the slowest: a faster one's result is delayed to meet it.
@@ -824,6 +833,9 @@ pub fn generate(
                 let _ = writeln!(out, "        s = st_{i};");
                 for r in regs {
                     let _ = writeln!(out, "        {0}_we = 1'b0; {0}_wa = '0; {0}_wd = '0;", r.name);
+                    if r.kind == RegisterKind::Counter {
+                        let _ = writeln!(out, "        {0}_wc = 2'b00;", r.name);
+                    }
                 }
                 out.push_str(code);
                 let _ = writeln!(out, "        nx_{o} = s;");
@@ -842,20 +854,20 @@ pub fn generate(
                     let cp_hit = format!("cp_reg_we && cp_reg_sel == 16'd{sel}");
                     let write = format!("st_{i}.valid{gate} && {}_we", r.name);
                     let _ = writeln!(out, "    always_ff @(posedge clk)");
+                    let counter = r.kind == RegisterKind::Counter;
                     if cp {
                         // A control-plane write goes first (the control plane writes between packets).
-                        let _ = writeln!(
-                            out,
-                            "        if ({cp_hit}) {0}[cp_reg_index[{ib}:0]] <= cp_reg_wdata[{1}:0];\n        else",
-                            r.name,
-                            r.width - 1
-                        );
+                        let low = if counter { "{cp_reg_wdata[95:64], cp_reg_wdata[31:0]}".to_string() } else { format!("cp_reg_wdata[{}:0]", r.width - 1) };
+                        let _ = writeln!(out, "        if ({cp_hit}) {0}[cp_reg_index[{ib}:0]] <= {low};\n        else", r.name);
                     }
                     let _ = writeln!(out, "        if (ce && {write}) {0}[{0}_wa[{ib}:0]] <= {0}_wd;", r.name);
+                    if counter {
+                        counter_carries(&mut out, &r.name, ib, &write, cp.then_some(cp_hit.as_str()));
+                    }
                     for a in c.g.aheads.iter().filter(|a| a.stage == comb && a.array == r.name) {
                         let idx = crate::block::from_stage(&a.index, &feed);
                         let inr = crate::block::in_range(&idx, r.size);
-                        let (name, w) = (&r.name, r.width);
+                        let (name, w) = (&r.name, r.storage_bits());
                         let _ = writeln!(out, "    // {name}[{}] read as the packet enters stage {o}", a.index);
                         let _ = writeln!(out, "    always_ff @(posedge clk)");
                         let mut taken = String::new();
@@ -913,11 +925,15 @@ pub fn generate(
         let _ = writeln!(out, "    always_comb begin\n        cp_reg_rdata = '0;");
         for (sv, hw) in &registers {
             let ib = bits_for_index(hw.size as u32) - 1;
-            let _ = writeln!(
-                out,
-                "        if (cp_reg_sel == 16'd{}) cp_reg_rdata = {reg_data_bits}'({sv}[cp_reg_index[{ib}:0]]);",
-                hw.id
-            );
+            let at = format!("[cp_reg_index[{ib}:0]]");
+            // A counter's cell joins its halves (see COUNTER_HALF_BITS). For the cycle in which a
+            // carry is on its way the cell reads 2^32 short; a cell read in 32-bit words is not
+            // atomic under traffic in any case.
+            let cell = match hw.kind {
+                RegisterKind::Counter => format!("{{{sv}_hi{at}[63:32], {sv}{at}[63:32], {sv}_hi{at}[31:0], {sv}{at}[31:0]}}"),
+                RegisterKind::Register => format!("{sv}{at}"),
+            };
+            let _ = writeln!(out, "        if (cp_reg_sel == 16'd{}) cp_reg_rdata = {reg_data_bits}'({cell});", hw.id);
         }
         let _ = writeln!(out, "    end");
     }
@@ -980,4 +996,26 @@ pub fn bits_for_index(n: u32) -> u32 {
     } else {
         32 - (n - 1).leading_zeros()
     }
+}
+
+/// The process that takes the carries out of counter `name`'s low halves (written by the stage
+/// whose write condition is `write`) into its high halves a cycle later. A control-plane write
+/// (`cp_hit`) writes both halves; it cancels a carry on its way to the same cell and delays one to
+/// another cell (the stage's own write is refused in that cycle, so no new carry comes).
+fn counter_carries(out: &mut String, name: &str, ib: u32, write: &str, cp_hit: Option<&str>) {
+    let _ = writeln!(out, "    always_ff @(posedge clk) begin");
+    let _ = writeln!(out, "        if (rst) {name}_cc <= 2'b00;");
+    if let Some(cp_hit) = cp_hit {
+        let _ = writeln!(out, "        else if ({cp_hit}) begin if ({name}_ci == cp_reg_index[{ib}:0]) {name}_cc <= 2'b00; end");
+    }
+    let _ = writeln!(out, "        else begin {name}_cc <= (ce && {write}) ? {name}_wc : 2'b00; {name}_ci <= {name}_wa[{ib}:0]; end");
+    let _ = writeln!(out, "    end");
+    let _ = writeln!(out, "    always_ff @(posedge clk)");
+    if let Some(cp_hit) = cp_hit {
+        let _ = writeln!(out, "        if ({cp_hit}) {name}_hi[cp_reg_index[{ib}:0]] <= {{cp_reg_wdata[127:96], cp_reg_wdata[63:32]}};\n        else");
+    }
+    let _ = writeln!(
+        out,
+        "        if ({name}_cc != 2'b00) {name}_hi[{name}_ci] <= {{{name}_hi[{name}_ci][63:32] + 32'({name}_cc[1]), {name}_hi[{name}_ci][31:0] + 32'({name}_cc[0])}};"
+    );
 }
