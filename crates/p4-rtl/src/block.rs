@@ -1394,7 +1394,8 @@ impl<'a> BlockGen<'a> {
     }
 
     /// A register read whose index is known as the packet enters the stage (it reads only the
-    /// block's parameters and block-level locals, none of them written earlier in the stage) is
+    /// block's parameters, block-level locals and the apply body's temporaries, all of them held in
+    /// the stage registers, none of them written earlier in the stage) is
     /// made a cycle ahead: a register takes the cell as the packet enters the stage, forwarded
     /// from the write the packet before it makes at that edge. The array's read multiplexer then
     /// lies before the stage instead of in front of its compares, and the read is synchronous, as
@@ -1405,7 +1406,7 @@ impl<'a> BlockGen<'a> {
         }
         let reads = p4_ir::cfg::expr_reads(self.p, idx);
         let invariant = reads.iter().all(|l| {
-            let held = self.block.vars.get(l.var.index()).is_some_and(|v| matches!(v.kind, VarKind::Param(_) | VarKind::Local));
+            let held = self.block.vars.get(l.var.index()).is_some_and(|v| matches!(v.kind, VarKind::Param(_) | VarKind::Local | VarKind::Temp));
             held && !self.stage_writes.iter().any(|w| w.overlaps(l))
         });
         if !invariant {

@@ -13,10 +13,11 @@ use std::fmt::Write;
 
 use p4_arch::SharedKind;
 use p4_ir::layout::Layouts;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use p4_ir::{ApplyResult, ExprKind, ExternId, Span, Stmt, TableId, Value};
+use p4_ir::{ApplyResult, Expr, ExprKind, ExternId, Span, Stmt, TableId, Value};
 
+use crate::ahead::Ahead;
 use crate::block::{BlockGen, HashFn, RegisterKind, COUNTER_HALF_BITS};
 use crate::error::{unsupported, Result, RtlError};
 use crate::tables::{self, TableHw, TableKind, TableModule, TableOptions};
@@ -139,14 +140,44 @@ impl<'a> CtlGen<'a> {
     /// is known as the packet enters, so its reads can be made a cycle ahead
     /// ([`BlockGen::read_ahead`]). The cut is made only where no array is accessed on both sides
     /// of it, since every access to an array must be in one stage.
+    ///
+    /// Before a cut, what follows and does not need the read-modify-write moves ahead of it
+    /// ([`crate::ahead`]).
     fn lower_body(&mut self, body: &[Stmt]) -> Result<()> {
         let regs: Vec<BTreeSet<ExternId>> = body.iter().map(|st| registers_of(self.g.p, st)).collect();
+        let mut moved = vec![false; body.len()];
+        // Assignments of sums whose early terms were added ahead of a cut: the presum and the
+        // late terms.
+        let mut presums: BTreeMap<usize, (String, Vec<&Expr>)> = BTreeMap::new();
         let mut k = 0;
         while k < body.len() {
+            if moved[k] {
+                k += 1;
+                continue;
+            }
             let later: BTreeSet<ExternId> = regs[k..].iter().flatten().copied().collect();
             let fresh = !regs[k].is_empty() && !regs[k].is_subset(&self.stage_regs);
             if fresh && later.is_disjoint(&self.stage_regs) && !self.g.out.is_empty() {
+                let summed: BTreeSet<usize> = presums.keys().copied().collect();
+                for a in crate::ahead::plan(self.g.p, self.g.block, body, k, &moved, &summed) {
+                    match a {
+                        Ahead::Stmt(i) => {
+                            self.lower(&body[i..=i], None)?;
+                            moved[i] = true;
+                        }
+                        Ahead::Presum { stmt, early, late } => {
+                            let sum = self.sum_ahead(&early)?;
+                            presums.insert(stmt, (sum, late));
+                        }
+                    }
+                }
                 self.flush_comb();
+            }
+            if let Some((sum, late)) = presums.remove(&k) {
+                self.assign_presum(&body[k], &sum, &late)?;
+                self.stage_regs.extend(regs[k].iter().copied());
+                k += 1;
+                continue;
             }
             // Checksum statements in a row (they touch no register) go down together, so that
             // `presum` can give them one stage for their sums.
@@ -158,6 +189,39 @@ impl<'a> CtlGen<'a> {
             k += run;
         }
         Ok(())
+    }
+
+    /// The sum of `terms` into a new local, ahead of a cut ([`crate::ahead`]); returns its name.
+    fn sum_ahead(&mut self, terms: &[&Expr]) -> Result<String> {
+        let w = self.g.width(&terms[0].ty, terms[0].span)?;
+        let parts = terms.iter().map(|t| self.g.expr(t)).collect::<Result<Vec<_>>>()?;
+        let sum = self.g.local("sum_ahead", crate::types::logic(w));
+        self.guarded(&format!("{sum} = {w}'({});", parts.join(" + ")));
+        Ok(sum)
+    }
+
+    /// Assignment `st` of a sum whose other terms were added ahead of the cut into `sum`.
+    fn assign_presum(&mut self, st: &Stmt, sum: &str, late: &[&Expr]) -> Result<()> {
+        let (path, ty, span) = match st {
+            Stmt::Assign { lhs, rhs, span } => (self.g.lval(lhs)?, &rhs.ty, *span),
+            Stmt::VarInit { var, init: Some(rhs), span } => (self.g.var(*var, *span)?, &rhs.ty, *span),
+            _ => return unsupported(Span::DUMMY, "a presum of a statement that assigns no sum"),
+        };
+        let w = self.g.width(ty, span)?;
+        let mut parts = late.iter().map(|t| self.g.expr(t)).collect::<Result<Vec<_>>>()?;
+        parts.push(sum.to_string());
+        self.guarded(&format!("{path} = {w}'({});", parts.join(" + ")));
+        let fx = p4_ir::cfg::stmts_effects(self.g.p, std::slice::from_ref(st));
+        self.g.stage_writes.extend(fx.may_writes);
+        Ok(())
+    }
+
+    /// `line`, under the guard of a top-level statement.
+    fn guarded(&mut self, line: &str) {
+        match self.guard(&None) {
+            Some(c) => self.g.line(format!("if ({c}) {line}")),
+            None => self.g.line(line),
+        }
     }
 
     fn lower(&mut self, list: &[Stmt], pred: Option<String>) -> Result<()> {

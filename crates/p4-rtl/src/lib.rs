@@ -13,6 +13,7 @@
 //! (table kinds, register map, the hash), [`top`] (package, modules, wiring).
 #![forbid(unsafe_code)]
 
+pub mod ahead;
 pub mod block;
 pub mod control;
 pub mod deparser;

@@ -346,3 +346,31 @@ fn one_read_modify_write_per_stage() {
     }
     assert_eq!(ingress.matches(";  // a cell read a cycle ahead").count(), 6);
 }
+
+/// What follows a read-modify-write's stage cut without needing the read moves ahead of it: mdp's
+/// book-entry terms (inlined `book_entries_in` calls, temporaries) are summed in the stage before,
+/// so the read-modify-write's stage adds two operands: the cell, read a cycle ahead (its index is
+/// a temporary set stages earlier), and the presum. A counter adds to 32-bit halves.
+#[test]
+fn sums_move_ahead_of_a_read_modify_write() {
+    let ingress = generated("examples/mdp/mdp.p4", "mdp", "mdp_ingress.sv");
+    let stage = |k: u32| {
+        let start = ingress.find(&format!("// stage {k}: statements")).unwrap();
+        let rest = &ingress[start + 1..];
+        let end = start + 1 + rest.find("// stage ").or_else(|| rest.find("assign out_valid")).unwrap();
+        ingress[start..end].to_string()
+    };
+    let sum = "if (!s.l.done_) s.l.sum_ahead_ = 32'(s.l.call_value + s.l.call_value_1 + s.l.call_value_2 + s.l.call_value_3);";
+    assert!(stage(3).contains(sum), "{}", stage(3));
+    assert_eq!(ingress.matches("s.l.sum_ahead").count(), 2, "{ingress}");
+    let rmw = stage(5);
+    for line in [
+        "s.l.entries = ((reg_MdpIngress_book_entries_we && reg_MdpIngress_book_entries_wa == 32'(s.l.index)) ? reg_MdpIngress_book_entries_wd : reg_MdpIngress_book_entries_ahead1_);",
+        "if (!s.l.done_) s.l.entries = 32'(s.l.entries + s.l.sum_ahead_);",
+    ] {
+        assert!(rmw.contains(line), "{line}\n{rmw}");
+    }
+    assert!(!rmw.contains("call_value"), "{rmw}");
+    let count = "cnt_MdpIngress_duplicates_wd = {s.l.packets_[31:0], s.l.bytes_[31:0]};";
+    assert!(ingress.contains(count), "{ingress}");
+}
