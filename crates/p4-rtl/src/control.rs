@@ -159,7 +159,11 @@ impl<'a> CtlGen<'a> {
             let fresh = !regs[k].is_empty() && !regs[k].is_subset(&self.stage_regs);
             if fresh && later.is_disjoint(&self.stage_regs) && !self.g.out.is_empty() {
                 let summed: BTreeSet<usize> = presums.keys().copied().collect();
-                for a in crate::ahead::plan(self.g.p, self.g.block, body, k, &moved, &summed) {
+                let plan = crate::ahead::plan(self.g.p, self.g.block, body, k, &moved, &summed);
+                if !plan.is_empty() {
+                    self.g.line("// moved ahead of the next stage's read-modify-write (crates/p4-rtl/src/ahead.rs)");
+                }
+                for a in plan {
                     match a {
                         Ahead::Stmt(i) => {
                             self.lower(&body[i..=i], None)?;
