@@ -16,7 +16,13 @@
 // It is written, and pkts_captured, bytes_captured and beats_used count the packet, at the edge
 // its last beat is taken.
 //
-// clear (a pulse) empties the capture: descriptors, RAM pointer and the three counters go back to
+// Link monitor, whatever is stored: seen_pkts and seen_bytes count every whole packet on s_axis,
+// and first_ts / last_ts are the times (`now` as its first beat was taken) of the first and the
+// last of them, last_len the last one's length; all move at the edge a packet's last beat is
+// taken. So a capturer with a small RAM still measures a link's packets, bytes and rate (bytes
+// over the time from the first packet to the last), as a switch's traffic units do.
+//
+// clear (a pulse) empties the capture: descriptors, RAM pointer and the counters go back to
 // 0 (the RAM keeps its contents, it is only overwritten). A beat taken in the cycle of a clear is
 // ignored, and so is the rest of a packet it cuts: capture restarts at the next packet's first
 // beat. Reset does the same as clear.
@@ -70,7 +76,14 @@ module p4f_pkt_cap #(
     output logic      [31:0]            pkts_captured,
     output logic      [31:0]            pkts_dropped,
     output logic      [31:0]            bytes_captured,
-    output logic      [ADDR_W:0]        beats_used
+    output logic      [ADDR_W:0]        beats_used,
+
+    // The link monitor (every packet, stored or not).
+    output logic      [31:0]            seen_pkts,
+    output logic      [63:0]            seen_bytes,
+    output logic      [TS_W-1:0]        first_ts,
+    output logic      [TS_W-1:0]        last_ts,
+    output logic      [31:0]            last_len
 );
     localparam int DESC_W = USER_W + TS_W + ADDR_W + LEN_W;
 
@@ -155,6 +168,42 @@ module p4f_pkt_cap #(
     end
 
     assign pkts_captured = 32'(desc_cnt_reg);
+
+    // ---- the link monitor: the packet in progress counts if its first beat came after the
+    // last clear.
+    logic            mon_in_reg;   // inside a packet that counts
+    logic [31:0]     mon_len_reg;
+    logic [TS_W-1:0] mon_ts_reg;
+    wire logic            mon_take    = take && (first || mon_in_reg);
+    wire logic [31:0]     mon_len_now = (first ? 32'd0 : mon_len_reg) + 32'($countones(s_axis_tkeep));
+    wire logic [TS_W-1:0] mon_ts_now  = first ? now : mon_ts_reg;
+
+    always_ff @(posedge clk) begin
+        if (mon_take) begin
+            mon_len_reg <= mon_len_now;
+            mon_ts_reg  <= mon_ts_now;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst || clear) begin
+            mon_in_reg <= 1'b0;
+            seen_pkts  <= '0;
+            seen_bytes <= '0;
+            first_ts   <= '0;
+            last_ts    <= '0;
+            last_len   <= '0;
+        end else if (mon_take) begin
+            mon_in_reg <= !s_axis_tlast;
+            if (s_axis_tlast) begin
+                seen_pkts  <= seen_pkts + 1'b1;
+                seen_bytes <= seen_bytes + 64'(mon_len_now);
+                last_ts    <= mon_ts_now;
+                last_len   <= mon_len_now;
+                if (seen_pkts == '0) first_ts <= mon_ts_now;
+            end
+        end
+    end
 
 endmodule
 
