@@ -1,11 +1,15 @@
 //! Simulating a whole switch (`--arch switch|bump`, `<prefix>_switch` / `<prefix>_bump`): the C++
 //! harness models a MAC per port, in the ports' own 156.25 MHz clock beside the pipeline's, and
-//! generates the traffic itself, so a line-rate run needs no pcap.
+//! drives generated traffic, so a line-rate run needs no pcap.
 //!
-//! Each port's RX MAC sends `count` frames of `size` bytes at `rate` Gb/s on the wire: a frame
+//! Each generating port sends `count` frames of `size` bytes at `rate` Gb/s on the wire: a frame
 //! starts every `(size + 20) * 8 / rate` ns (the 20 bytes are the preamble, start delimiter and
-//! inter-frame gap a 10GBASE-R port puts between frames), staggered by port. A MAC cannot wait, so
-//! a frame whose RX queue is full is the switch's drop (its RX queue counts it). Each port's TX
+//! inter-frame gap a 10GBASE-R port puts between frames), staggered by port. In a model with
+//! on-chip traffic units ([`crate::Options::traffic`], what `rtl-sim --gen` builds) the port's
+//! `p4f_pkt_gen` sends them, paced by its fixed-point period, and the counts of the report are
+//! the generators' and the capturers' ([`TRAFFIC_CPP`]); in a model without, the RX MAC model
+//! sends them and the TX MAC models count. A MAC cannot wait, so a frame whose RX queue is full
+//! is the switch's drop (its RX queue counts it). Each port's TX
 //! MAC sends at [`LINE_RATE_GBPS`]: it takes a frame whole, then refuses the next one until that
 //! frame's wire time (frame + 20 bytes) has passed, so a port can never read above line rate.
 //!

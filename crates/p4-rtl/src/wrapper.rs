@@ -332,7 +332,7 @@ module {p}_{arch} #(
     parameter int KEEP_W      = DATA_W / 8,
     parameter int QUEUE_DEPTH = {qd},          // beats of each RX and TX packet queue (the longest packet)
     parameter int ASYNC_DEPTH = 16,           // entries of each clock-crossing FIFO
-    localparam int PORTS      = {n}{host_param}{traffic_param}
+    localparam int PORTS      = {n}{traffic_param}{host_param}
 ) (
     input  wire logic                      clk,      // the pipeline's clock
     input  wire logic                      rst,
@@ -400,7 +400,8 @@ module {p}_{arch} #(
                 ""
             },
             traffic_ports = if self.traffic { TRAFFIC_PORTS } else { "" },
-            traffic_param = if self.traffic { ",\n    localparam int TPL_W      = $clog2(QUEUE_DEPTH)  // template beat addresses" } else { "" },
+            // No trailing comment: the next parameter follows on this line's end.
+            traffic_param = if self.traffic { ",\n    localparam int TPL_W      = $clog2(QUEUE_DEPTH)" } else { "" },
             host_param = if self.host { ",\n    localparam int SW_PORTS   = PORTS + 1   // the front-panel ports and the host port (number PORTS)" } else { ",\n    localparam int SW_PORTS   = PORTS" },
             buf_extra = if self.arch == Arch::Switch && self.host {
                 HOST_PORTS
