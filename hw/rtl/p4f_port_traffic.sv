@@ -10,8 +10,9 @@
 //
 // Mux: while enabled the generator's stream goes on, and the MAC's rx tready is low (its stream
 // is held: a real MAC cannot wait, so enable the generator only while the link is quiet). The
-// source changes only between packets, in a cycle where neither offers a beat, so no packet is
-// cut or interleaved.
+// source changes only between packets, in a cycle where the current source offers no beat (a
+// MAC's inter-frame gap, a generator's pacing), so no packet is cut or interleaved and no valid
+// beat is withdrawn.
 //
 // Clock-domain crossing (ctl_clk -> mac_clk and back); no multi-bit value crosses unsynchronized:
 //   - templates: each beat {data, keep, last} with its address as tuser through a
@@ -191,7 +192,8 @@ module p4f_port_traffic #(
         .busy(gen_busy), .pkts_sent(gen_pkts), .beats_sent(gen_unused_beats)
     );
 
-    // The RX mux: the source changes between packets, when neither side offers a beat.
+    // The RX mux: the source changes between packets, when the current one offers no beat (the
+    // other may: its valid simply shows from the next cycle on).
     logic sel_gen_reg, rx_in_pkt_reg;
     assign m_rx_axis_tdata  = sel_gen_reg ? g_tdata : s_rx_axis_tdata;
     assign m_rx_axis_tkeep  = sel_gen_reg ? g_tkeep : s_rx_axis_tkeep;
@@ -205,7 +207,7 @@ module p4f_port_traffic #(
             rx_in_pkt_reg <= 1'b0;
         end else begin
             if (m_rx_axis_tvalid && m_rx_axis_tready) rx_in_pkt_reg <= !m_rx_axis_tlast;
-            if (!rx_in_pkt_reg && !g_tvalid && !s_rx_axis_tvalid) sel_gen_reg <= enable_sync[1];
+            if (!rx_in_pkt_reg && !m_rx_axis_tvalid) sel_gen_reg <= enable_sync[1];
         end
     end
 

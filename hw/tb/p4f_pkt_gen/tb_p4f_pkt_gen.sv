@@ -22,7 +22,7 @@
 // longest packet, random fraction). Without backpressure packet k's first beat must show exactly
 // ceil(k * period) cycles after the first packet's (so the average rate is exact); with random
 // backpressure no start may come before that time. Every beat is still checked against the
-// model. hw/tb/p4f_pkt_gen/mutants.sh shows a generator that drops the fraction failing this.
+// model. `hw/tb/mutants.sh p4f_pkt_gen` shows generators that drop or do not carry the fraction failing this.
 // +seed=N.
 `timescale 1ns / 1ps
 `default_nettype none
