@@ -173,10 +173,15 @@ module p4f_pkt_cap #(
     // last clear.
     logic            mon_in_reg;   // inside a packet that counts
     logic [31:0]     mon_len_reg;
+    // Bytes of the counted packets, the one in progress included: seen_bytes takes it at a last
+    // beat, so the 64-bit sum adds one beat's bytes, not the packet's length (no 32-bit carry
+    // chain in front of the 64-bit one).
+    logic [63:0]     mon_bytes_reg;
     logic [TS_W-1:0] mon_ts_reg;
     wire logic            mon_take    = take && (first || mon_in_reg);
     wire logic [31:0]     mon_len_now = (first ? 32'd0 : mon_len_reg) + 32'($countones(s_axis_tkeep));
     wire logic [TS_W-1:0] mon_ts_now  = first ? now : mon_ts_reg;
+    wire logic [63:0]     mon_bytes_now = mon_bytes_reg + 64'($countones(s_axis_tkeep));
 
     always_ff @(posedge clk) begin
         if (mon_take) begin
@@ -188,16 +193,18 @@ module p4f_pkt_cap #(
     always_ff @(posedge clk) begin
         if (rst || clear) begin
             mon_in_reg <= 1'b0;
+            mon_bytes_reg <= '0;
             seen_pkts  <= '0;
             seen_bytes <= '0;
             first_ts   <= '0;
             last_ts    <= '0;
             last_len   <= '0;
         end else if (mon_take) begin
-            mon_in_reg <= !s_axis_tlast;
+            mon_in_reg    <= !s_axis_tlast;
+            mon_bytes_reg <= mon_bytes_now;
             if (s_axis_tlast) begin
                 seen_pkts  <= seen_pkts + 1'b1;
-                seen_bytes <= seen_bytes + 64'(mon_len_now);
+                seen_bytes <= mon_bytes_now;
                 last_ts    <= mon_ts_now;
                 last_len   <= mon_len_now;
                 if (seen_pkts == '0) first_ts <= mon_ts_now;

@@ -144,6 +144,10 @@ module p4f_pkt_gen #(
     localparam int DUE_W = PER_W + 2;
     logic signed [DUE_W-1:0] due_reg;
     logic                    paced_reg;  // a packet of this run has started
+    // The run's constants for the update, so that each candidate is one carry chain from
+    // registers: period - 1.0 (added at a start), -period (the floor) and 1.0 - period (the
+    // floor plus 1.0, compared with due_reg instead of due_reg - 1.0 with the floor).
+    logic signed [DUE_W-1:0] per_m1_reg, neg_per_reg, floor_p1_reg;
 
     wire logic s1_last = s1_word_reg[WORD_W-1] || s1_wrap_reg;
 
@@ -157,8 +161,10 @@ module p4f_pkt_gen #(
     wire logic pace_hold = period_reg != '0 && s1_first && due_reg > 0;
     wire logic load_out = s1_valid_reg && out_free && !gap_hold && !pace_hold;
     localparam logic signed [DUE_W-1:0] ONE = DUE_W'(1) <<< PER_FRAC;
-    wire logic signed [DUE_W-1:0] due_floor = paced_reg ? -$signed({2'b00, period_reg}) : '0;
+    wire logic signed [DUE_W-1:0] due_floor = paced_reg ? neg_per_reg : '0;
     wire logic signed [DUE_W-1:0] due_less  = due_reg - ONE;
+    wire logic signed [DUE_W-1:0] due_start = due_reg + per_m1_reg;
+    wire logic                    due_above = due_reg >= (paced_reg ? floor_p1_reg : ONE);  // due_less >= due_floor
 
     // Read side. Stage 1 always holds the last beat read, so whether that beat closed a packet
     // (the next read starts one) is known from its register, not from a copy of the RAM.
@@ -242,6 +248,9 @@ module p4f_pkt_gen #(
             seq_reg       <= '0;
             due_reg       <= '0;
             paced_reg     <= 1'b0;
+            per_m1_reg    <= '0;
+            neg_per_reg   <= '0;
+            floor_p1_reg  <= '0;
             pkts_sent     <= '0;
             beats_sent    <= '0;
         end else begin
@@ -255,6 +264,9 @@ module p4f_pkt_gen #(
                 seq_reg    <= '0;
                 due_reg    <= '0;  // the run's first packet starts as soon as it is read
                 paced_reg  <= 1'b0;
+                per_m1_reg   <= $signed({2'b00, period}) - ONE;
+                neg_per_reg  <= -$signed({2'b00, period});
+                floor_p1_reg <= ONE - $signed({2'b00, period});
                 pkts_sent  <= '0;
                 beats_sent <= '0;
             end else begin
@@ -267,9 +279,9 @@ module p4f_pkt_gen #(
                     end
                 end
                 if (load_out && s1_first)   paced_reg <= 1'b1;
-                if (load_out && s1_first)   due_reg <= due_less + $signed({2'b00, period_reg});
-                else if (due_less >= due_floor) due_reg <= due_less;
-                else                        due_reg <= due_floor;
+                if (load_out && s1_first) due_reg <= due_start;
+                else if (due_above)       due_reg <= due_less;
+                else                      due_reg <= due_floor;
                 if (out_take) begin
                     beats_sent <= beats_sent + 1'b1;
                     if (out_word_reg[WORD_W-1]) pkts_sent <= pkts_sent + 1'b1;

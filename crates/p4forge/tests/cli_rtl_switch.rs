@@ -417,8 +417,8 @@ fn the_on_chip_generator_sends_and_the_capturer_counts() {
         assert_eq!(text.matches(from).count(), 1, "{file}: `{from}`");
         std::fs::write(&path, text.replace(from, to)).unwrap();
     };
-    alter("p4f_pkt_gen.sv", "period_reg   <= period;", "period_reg   <= period << 1;");
-    alter("p4f_pkt_cap.sv", "seen_bytes + 64'(mon_len_now);", "seen_bytes + 64'(mon_len_now) + 64'd20;");
+    alter("p4f_pkt_gen.sv", "per_m1_reg   <= $signed({2'b00, period}) - ONE;", "per_m1_reg   <= ($signed({2'b00, period}) <<< 1) - ONE;");
+    alter("p4f_pkt_cap.sv", "seen_bytes <= mon_bytes_now;", "seen_bytes <= mon_bytes_now + 64'(seen_pkts + 32'd1) * 64'd20;");
     let run = Command::new(env!("CARGO_BIN_EXE_p4forge"))
         .current_dir(root())
         .env("P4FORGE_HW_DIR", &hw)
