@@ -480,6 +480,7 @@ pub const HOST_RX_BUFFER_BYTES: u32 = 2048;
 /// harness drives from its host-memory model ([`HOST_CPP`]). `traffic`: the switch has on-chip
 /// traffic units ([`crate::Options::traffic`]), and `S` runs the generators on them
 /// ([`TRAFFIC_CPP`]) instead of in the RX MAC models.
+#[allow(clippy::too_many_arguments)] // each is a fact about the model the harness drives
 pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, host: bool, traffic: bool, clock_mhz: f64, clear_cycles: u32) -> String {
     let bytes = data_w / 8;
     let clk_ps = (1e6 / clock_mhz).round() as u64;
@@ -941,6 +942,15 @@ mod tests {
         assert!(!bump.contains("stat_buf_drops"));
         // 250 MHz and 156.25 MHz periods in picoseconds.
         assert!(switch.contains("CLK_PS = 4000;") && switch.contains("MAC_PS = 6400;"));
+    }
+
+    #[test]
+    fn the_traffic_controller_is_compiled_only_for_traffic_units() {
+        let traffic = source("p_switch", 512, 2, true, false, true, 250.0, 16);
+        let plain = source("p_switch", 512, 2, true, false, false, 250.0, 16);
+        assert!(traffic.contains("#define TRAFFIC 1") && plain.contains("#define TRAFFIC 0"));
+        // Generated runs use the on-chip units only where the model has them.
+        assert!(traffic.contains("const bool hw_gen = TRAFFIC && !from_queue;"));
     }
 
     #[test]

@@ -227,5 +227,10 @@ mod tests {
         let flops = model_dir(program, &opts);
         assert!(flops.to_string_lossy().ends_with("-512b-bcam-flops"), "{flops:?}");
         assert_eq!(narrow.parent(), wide.parent());
+        // A switch with traffic units is another model than one without.
+        let switch = p4_rtl::Options { arch: p4_rtl::wrapper::Arch::Switch, ports: 2, ..Default::default() };
+        let plain = model_dir(program, &switch);
+        let traffic = model_dir(program, &p4_rtl::Options { traffic: true, ..switch.clone() });
+        assert!(plain.to_string_lossy().ends_with("-switch2") && traffic.to_string_lossy().ends_with("-switch2t"), "{plain:?} {traffic:?}");
     }
 }
