@@ -47,7 +47,8 @@ module p4f_pkt_cap #(
     parameter int DESC_DEPTH  = 64,                           // descriptors; a power of two >= 2
     parameter int DESC_ADDR_W = $clog2(DESC_DEPTH),           // descriptor address width
     parameter int TS_W        = 64,                           // width of `now` and the timestamps
-    parameter int LEN_W       = $clog2(DEPTH * KEEP_W + 1)    // packet length width (bytes)
+    parameter int LEN_W       = $clog2(DEPTH * KEEP_W + 1),   // packet length width (bytes)
+    parameter int LO_W        = 32                            // seen_bytes' low part (its carry chain); 8 to 56
 ) (
     input  wire logic                   clk,
     input  wire logic                   rst,
@@ -89,6 +90,9 @@ module p4f_pkt_cap #(
 
     if (DEPTH < 2 || (1 << ADDR_W) != DEPTH || DESC_DEPTH < 2 || (1 << DESC_ADDR_W) != DESC_DEPTH) begin : g_bad_depth
         $error("p4f_pkt_cap: DEPTH and DESC_DEPTH must be powers of two >= 2");
+    end
+    if (LO_W < 8 || LO_W > 56) begin : g_bad_lo
+        $error("p4f_pkt_cap: LO_W must be 8 to 56");
     end
 
     logic [DATA_W+KEEP_W-1:0] mem [DEPTH];
@@ -173,15 +177,21 @@ module p4f_pkt_cap #(
     // last clear.
     logic            mon_in_reg;   // inside a packet that counts
     logic [31:0]     mon_len_reg;
-    // Bytes of the counted packets, the one in progress included: seen_bytes takes it at a last
-    // beat, so the 64-bit sum adds one beat's bytes, not the packet's length (no 32-bit carry
-    // chain in front of the 64-bit one).
-    logic [63:0]     mon_bytes_reg;
+    // Bytes of the counted packets, the one in progress included, as {hi + c, lo}: a beat adds
+    // its bytes to lo (the carry out into c) while hi takes the previous carry, two carry chains
+    // side by side (LO_W and 64 - LO_W bits) instead of one of 64. seen_bytes takes the three at a
+    // last beat and is {seen_hi + seen_c, seen_lo}, an addition of registers on the output.
+    localparam int HI_W = 64 - LO_W;
+    logic [LO_W-1:0] mon_lo_reg, seen_lo_reg;
+    logic [HI_W-1:0] mon_hi_reg, seen_hi_reg;
+    logic            mon_c_reg, seen_c_reg;
     logic [TS_W-1:0] mon_ts_reg;
     wire logic            mon_take    = take && (first || mon_in_reg);
     wire logic [31:0]     mon_len_now = (first ? 32'd0 : mon_len_reg) + 32'($countones(s_axis_tkeep));
     wire logic [TS_W-1:0] mon_ts_now  = first ? now : mon_ts_reg;
-    wire logic [63:0]     mon_bytes_now = mon_bytes_reg + 64'($countones(s_axis_tkeep));
+    wire logic [LO_W:0]   mon_lo_now  = {1'b0, mon_lo_reg} + (LO_W + 1)'($countones(s_axis_tkeep));
+    wire logic [HI_W-1:0] mon_hi_now  = mon_hi_reg + HI_W'(mon_c_reg);
+    assign seen_bytes = {seen_hi_reg + HI_W'(seen_c_reg), seen_lo_reg};
 
     always_ff @(posedge clk) begin
         if (mon_take) begin
@@ -193,18 +203,24 @@ module p4f_pkt_cap #(
     always_ff @(posedge clk) begin
         if (rst || clear) begin
             mon_in_reg <= 1'b0;
-            mon_bytes_reg <= '0;
+            mon_lo_reg  <= '0;
+            mon_hi_reg  <= '0;
+            mon_c_reg   <= 1'b0;
+            seen_lo_reg <= '0;
+            seen_hi_reg <= '0;
+            seen_c_reg  <= 1'b0;
             seen_pkts  <= '0;
-            seen_bytes <= '0;
             first_ts   <= '0;
             last_ts    <= '0;
             last_len   <= '0;
         end else if (mon_take) begin
             mon_in_reg    <= !s_axis_tlast;
-            mon_bytes_reg <= mon_bytes_now;
+            {mon_c_reg, mon_lo_reg} <= mon_lo_now;
+            mon_hi_reg    <= mon_hi_now;
             if (s_axis_tlast) begin
                 seen_pkts  <= seen_pkts + 1'b1;
-                seen_bytes <= mon_bytes_now;
+                {seen_c_reg, seen_lo_reg} <= mon_lo_now;
+                seen_hi_reg <= mon_hi_now;
                 last_ts    <= mon_ts_now;
                 last_len   <= mon_len_now;
                 if (seen_pkts == '0) first_ts <= mon_ts_now;

@@ -418,7 +418,11 @@ fn the_on_chip_generator_sends_and_the_capturer_counts() {
         std::fs::write(&path, text.replace(from, to)).unwrap();
     };
     alter("p4f_pkt_gen.sv", "per_m1_reg   <= $signed({2'b00, period}) - ONE;", "per_m1_reg   <= ($signed({2'b00, period}) <<< 1) - ONE;");
-    alter("p4f_pkt_cap.sv", "seen_bytes <= mon_bytes_now;", "seen_bytes <= mon_bytes_now + 64'(seen_pkts + 32'd1) * 64'd20;");
+    alter(
+        "p4f_pkt_cap.sv",
+        "assign seen_bytes = {seen_hi_reg + HI_W'(seen_c_reg), seen_lo_reg};",
+        "assign seen_bytes = {seen_hi_reg + HI_W'(seen_c_reg), seen_lo_reg} + 64'(seen_pkts) * 64'd20;",
+    );
     let run = Command::new(env!("CARGO_BIN_EXE_p4forge"))
         .current_dir(root())
         .env("P4FORGE_HW_DIR", &hw)

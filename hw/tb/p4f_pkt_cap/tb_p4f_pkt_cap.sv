@@ -13,7 +13,8 @@
 // timestamp, tuser). After each phase every descriptor and every captured beat is read back and
 // compared, then a clear must zero the counters. The link monitor (seen_pkts, seen_bytes,
 // first_ts, last_ts, last_len) must count every whole packet whose first beat came after the
-// last clear, stored or dropped. Over the run each kind of drop and a packet cut
+// last clear, stored or dropped (seen_bytes' low part is 8 bits here, so its carries into the
+// high part are exercised). Over the run each kind of drop and a packet cut
 // by a clear must have happened. +seed=N.
 `timescale 1ns / 1ps
 `default_nettype none
@@ -62,7 +63,8 @@ module tb_p4f_pkt_cap;
         .m_axis_tdata(s_tdata), .m_axis_tkeep(s_tkeep), .m_axis_tvalid(s_tvalid),
         .m_axis_tready(s_tready), .m_axis_tlast(s_tlast), .m_axis_tuser(s_tuser));
 
-    p4f_pkt_cap #(.DATA_W(DATA_W), .USER_W(USER_W), .DEPTH(DEPTH), .DESC_DEPTH(DESC_DEPTH), .TS_W(TS_W)) dut (
+    // LO_W 8: seen_bytes' low part carries into the high part every 256 bytes or so.
+    p4f_pkt_cap #(.DATA_W(DATA_W), .USER_W(USER_W), .DEPTH(DEPTH), .DESC_DEPTH(DESC_DEPTH), .TS_W(TS_W), .LO_W(8)) dut (
         .clk, .rst, .now, .clear,
         .s_axis_tdata(s_tdata), .s_axis_tkeep(s_tkeep), .s_axis_tvalid(s_tvalid),
         .s_axis_tready(s_tready), .s_axis_tlast(s_tlast), .s_axis_tuser(s_tuser),
