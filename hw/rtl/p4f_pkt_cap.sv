@@ -16,7 +16,13 @@
 // It is written, and pkts_captured, bytes_captured and beats_used count the packet, at the edge
 // its last beat is taken.
 //
-// clear (a pulse) empties the capture: descriptors, RAM pointer and the three counters go back to
+// Link monitor, whatever is stored: seen_pkts and seen_bytes count every whole packet on s_axis,
+// and first_ts / last_ts are the times (`now` as its first beat was taken) of the first and the
+// last of them, last_len the last one's length; all move at the edge a packet's last beat is
+// taken. So a capturer with a small RAM still measures a link's packets, bytes and rate (bytes
+// over the time from the first packet to the last), as a switch's traffic units do.
+//
+// clear (a pulse) empties the capture: descriptors, RAM pointer and the counters go back to
 // 0 (the RAM keeps its contents, it is only overwritten). A beat taken in the cycle of a clear is
 // ignored, and so is the rest of a packet it cuts: capture restarts at the next packet's first
 // beat. Reset does the same as clear.
@@ -41,7 +47,8 @@ module p4f_pkt_cap #(
     parameter int DESC_DEPTH  = 64,                           // descriptors; a power of two >= 2
     parameter int DESC_ADDR_W = $clog2(DESC_DEPTH),           // descriptor address width
     parameter int TS_W        = 64,                           // width of `now` and the timestamps
-    parameter int LEN_W       = $clog2(DEPTH * KEEP_W + 1)    // packet length width (bytes)
+    parameter int LEN_W       = $clog2(DEPTH * KEEP_W + 1),   // packet length width (bytes)
+    parameter int LO_W        = 32                            // seen_bytes' low part (its carry chain); 8 to 56
 ) (
     input  wire logic                   clk,
     input  wire logic                   rst,
@@ -70,12 +77,22 @@ module p4f_pkt_cap #(
     output logic      [31:0]            pkts_captured,
     output logic      [31:0]            pkts_dropped,
     output logic      [31:0]            bytes_captured,
-    output logic      [ADDR_W:0]        beats_used
+    output logic      [ADDR_W:0]        beats_used,
+
+    // The link monitor (every packet, stored or not).
+    output logic      [31:0]            seen_pkts,
+    output logic      [63:0]            seen_bytes,
+    output logic      [TS_W-1:0]        first_ts,
+    output logic      [TS_W-1:0]        last_ts,
+    output logic      [31:0]            last_len
 );
     localparam int DESC_W = USER_W + TS_W + ADDR_W + LEN_W;
 
     if (DEPTH < 2 || (1 << ADDR_W) != DEPTH || DESC_DEPTH < 2 || (1 << DESC_ADDR_W) != DESC_DEPTH) begin : g_bad_depth
         $error("p4f_pkt_cap: DEPTH and DESC_DEPTH must be powers of two >= 2");
+    end
+    if (LO_W < 8 || LO_W > 56) begin : g_bad_lo
+        $error("p4f_pkt_cap: LO_W must be 8 to 56");
     end
 
     logic [DATA_W+KEEP_W-1:0] mem [DEPTH];
@@ -155,6 +172,61 @@ module p4f_pkt_cap #(
     end
 
     assign pkts_captured = 32'(desc_cnt_reg);
+
+    // ---- the link monitor: the packet in progress counts if its first beat came after the
+    // last clear.
+    logic            mon_in_reg;   // inside a packet that counts
+    logic [31:0]     mon_len_reg;
+    // Bytes of the counted packets, the one in progress included, as {hi + c, lo}: a beat adds
+    // its bytes to lo (the carry out into c) while hi takes the previous carry, two carry chains
+    // side by side (LO_W and 64 - LO_W bits) instead of one of 64. seen_bytes takes the three at a
+    // last beat and is {seen_hi + seen_c, seen_lo}, an addition of registers on the output.
+    localparam int HI_W = 64 - LO_W;
+    logic [LO_W-1:0] mon_lo_reg, seen_lo_reg;
+    logic [HI_W-1:0] mon_hi_reg, seen_hi_reg;
+    logic            mon_c_reg, seen_c_reg;
+    logic [TS_W-1:0] mon_ts_reg;
+    wire logic            mon_take    = take && (first || mon_in_reg);
+    wire logic [31:0]     mon_len_now = (first ? 32'd0 : mon_len_reg) + 32'($countones(s_axis_tkeep));
+    wire logic [TS_W-1:0] mon_ts_now  = first ? now : mon_ts_reg;
+    wire logic [LO_W:0]   mon_lo_now  = {1'b0, mon_lo_reg} + (LO_W + 1)'($countones(s_axis_tkeep));
+    wire logic [HI_W-1:0] mon_hi_now  = mon_hi_reg + HI_W'(mon_c_reg);
+    assign seen_bytes = {seen_hi_reg + HI_W'(seen_c_reg), seen_lo_reg};
+
+    always_ff @(posedge clk) begin
+        if (mon_take) begin
+            mon_len_reg <= mon_len_now;
+            mon_ts_reg  <= mon_ts_now;
+        end
+    end
+
+    always_ff @(posedge clk) begin
+        if (rst || clear) begin
+            mon_in_reg <= 1'b0;
+            mon_lo_reg  <= '0;
+            mon_hi_reg  <= '0;
+            mon_c_reg   <= 1'b0;
+            seen_lo_reg <= '0;
+            seen_hi_reg <= '0;
+            seen_c_reg  <= 1'b0;
+            seen_pkts  <= '0;
+            first_ts   <= '0;
+            last_ts    <= '0;
+            last_len   <= '0;
+        end else if (mon_take) begin
+            mon_in_reg    <= !s_axis_tlast;
+            {mon_c_reg, mon_lo_reg} <= mon_lo_now;
+            mon_hi_reg    <= mon_hi_now;
+            if (s_axis_tlast) begin
+                seen_pkts  <= seen_pkts + 1'b1;
+                {seen_c_reg, seen_lo_reg} <= mon_lo_now;
+                seen_hi_reg <= mon_hi_now;
+                last_ts    <= mon_ts_now;
+                last_len   <= mon_len_now;
+                if (seen_pkts == '0) first_ts <= mon_ts_now;
+            end
+        end
+    end
 
 endmodule
 

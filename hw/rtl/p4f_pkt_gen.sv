@@ -11,8 +11,8 @@
 // Rewriting beats that a run is playing is allowed, but a beat read at the same time may leave
 // old or new; write templates while busy is low.
 //
-// Control: a start pulse while busy is low samples count, gap, tpl_end, seq_en and seq_offset
-// for the whole run (start while busy is ignored) and clears pkts_sent and beats_sent.
+// Control: a start pulse while busy is low samples count, gap, period, tpl_end, seq_en and
+// seq_offset for the whole run (start while busy is ignored) and clears pkts_sent and beats_sent.
 //   count  packets to send, 0 = until stopped.
 //   stop   a pulse: no packet starts from this cycle on; the packets already started finish
 //          (never a truncated packet), then busy falls. Ignored in the cycle of a start.
@@ -20,6 +20,14 @@
 //          next packet's first beat shows: exactly gap while packets follow, whatever tready
 //          does, as the next beat already waits in the pipeline. 0 = back to back, full line
 //          rate. The gap after a run's last packet also delays the first packet of the next run.
+//   period cycles from one packet's start (its first beat shown on m_axis) to the next one's, in
+//          fixed point with PER_FRAC fractional bits; 0 = no pacing (gap alone). A link whose
+//          wire time is not a whole number of cycles per packet (a 64-byte frame and its 20
+//          bytes of preamble and gap at 10 Gb/s: 10.5 cycles of 156.25 MHz) is paced exactly:
+//          packet k of the run starts in cycle ceil(k * period) after the first one's, so the
+//          average rate is exact and no start is more than a cycle off its ideal time. A start
+//          delayed by backpressure (or by gap, which still applies) is made up by the following
+//          starts, at most one period's worth, so a late generator catches up but does not burst.
 //   seq_en, seq_offset  stamp each packet's sequence number (0 for the run's first packet, +1 per
 //          packet, SEQ_W bits wrapping) big-endian at byte offset seq_offset of the packet (byte 0 =
 //          tdata[7:0] of its first beat; the number may straddle beats). Bytes past the packet's last
@@ -46,7 +54,9 @@ module p4f_pkt_gen #(
     parameter int CNT_W  = 32,               // width of count, pkts_sent and beats_sent
     parameter int GAP_W  = 16,               // width of gap (idle cycles between packets)
     parameter int SEQ_W  = 32,               // sequence number width, a multiple of 8
-    parameter int OFF_W  = 16                // seq_offset width: byte offsets up to 2^OFF_W-1
+    parameter int OFF_W  = 16,               // seq_offset width: byte offsets up to 2^OFF_W-1
+    parameter int PER_W  = 24,               // width of period
+    parameter int PER_FRAC = 8               // fractional bits of period
 ) (
     input  wire logic              clk,
     input  wire logic              rst,
@@ -64,6 +74,7 @@ module p4f_pkt_gen #(
     input  wire logic              stop,
     input  wire logic [CNT_W-1:0]  count,      // packets; 0 = until stopped
     input  wire logic [GAP_W-1:0]  gap,        // idle cycles between packets
+    input  wire logic [PER_W-1:0]  period,     // cycles between packet starts (fixed point); 0 = off
     input  wire logic [ADDR_W-1:0] tpl_end,    // the templates' last beat
     input  wire logic              seq_en,
     input  wire logic [OFF_W-1:0]  seq_offset, // byte offset of the sequence number
@@ -105,6 +116,7 @@ module p4f_pkt_gen #(
     logic [GAP_W-1:0]  gap_reg;
     logic              seq_en_reg;
     logic [OFF_W-1:0]  off_reg;
+    logic [PER_W-1:0]  period_reg;
 
     // ---- read side: which beat to read next
     logic              running_reg;  // the run may still read beats
@@ -125,6 +137,17 @@ module p4f_pkt_gen #(
     logic [GAP_W-1:0]  gap_cnt_reg;  // idle cycles still owed, this one included
     logic [POS_W-1:0]  pos_reg;      // byte position of stage 1's beat in its packet
     logic [SEQ_W-1:0]  seq_reg;      // sequence number of stage 1's beat's packet
+    // Pacing: the next packet's ideal start time less the current cycle, in fixed point. A packet
+    // may start (its first beat load the output register) when it is not above 0; it grows by
+    // period at each start and falls by 1.0 every cycle, down to -period (the backlog made up);
+    // before the run's first start it stays at 0 (the first packet is on time by definition).
+    localparam int DUE_W = PER_W + 2;
+    logic signed [DUE_W-1:0] due_reg;
+    logic                    paced_reg;  // a packet of this run has started
+    // The run's constants for the update, so that each candidate is one carry chain from
+    // registers: period - 1.0 (added at a start), -period (the floor) and 1.0 - period (the
+    // floor plus 1.0, compared with due_reg instead of due_reg - 1.0 with the floor).
+    logic signed [DUE_W-1:0] per_m1_reg, neg_per_reg, floor_p1_reg;
 
     wire logic s1_last = s1_word_reg[WORD_W-1] || s1_wrap_reg;
 
@@ -134,7 +157,14 @@ module p4f_pkt_gen #(
     // The gap starts at the last beat's handshake: at that edge nothing may load unless gap is 0;
     // then one idle cycle per count, the load happening at the end of the last one.
     wire logic gap_hold = (out_take && out_word_reg[WORD_W-1]) ? gap_reg != '0 : gap_cnt_reg > GAP_W'(1);
-    wire logic load_out = s1_valid_reg && out_free && !gap_hold;
+    wire logic s1_first = pos_reg == '0;  // stage 1's beat starts a packet
+    wire logic pace_hold = period_reg != '0 && s1_first && due_reg > 0;
+    wire logic load_out = s1_valid_reg && out_free && !gap_hold && !pace_hold;
+    localparam logic signed [DUE_W-1:0] ONE = DUE_W'(1) <<< PER_FRAC;
+    wire logic signed [DUE_W-1:0] due_floor = paced_reg ? neg_per_reg : '0;
+    wire logic signed [DUE_W-1:0] due_less  = due_reg - ONE;
+    wire logic signed [DUE_W-1:0] due_start = due_reg + per_m1_reg;
+    wire logic                    due_above = due_reg >= (paced_reg ? floor_p1_reg : ONE);  // due_less >= due_floor
 
     // Read side. Stage 1 always holds the last beat read, so whether that beat closed a packet
     // (the next read starts one) is known from its register, not from a copy of the RAM.
@@ -162,6 +192,7 @@ module p4f_pkt_gen #(
             gap_reg      <= '0;
             seq_en_reg   <= 1'b0;
             off_reg      <= '0;
+            period_reg   <= '0;
             s1_valid_reg <= 1'b0;
         end else begin
             if (do_start) begin
@@ -175,6 +206,7 @@ module p4f_pkt_gen #(
                 gap_reg      <= gap;
                 seq_en_reg   <= seq_en;
                 off_reg      <= seq_offset;
+                period_reg   <= period;
             end else begin
                 if (stop) stop_reg <= 1'b1;
                 // At a packet boundary with nothing more to start, the run is over.
@@ -214,6 +246,11 @@ module p4f_pkt_gen #(
             gap_cnt_reg   <= '0;
             pos_reg       <= '0;
             seq_reg       <= '0;
+            due_reg       <= '0;
+            paced_reg     <= 1'b0;
+            per_m1_reg    <= '0;
+            neg_per_reg   <= '0;
+            floor_p1_reg  <= '0;
             pkts_sent     <= '0;
             beats_sent    <= '0;
         end else begin
@@ -225,6 +262,11 @@ module p4f_pkt_gen #(
                 // Stage 1 and the output register are empty here (busy was low).
                 pos_reg    <= '0;
                 seq_reg    <= '0;
+                due_reg    <= '0;  // the run's first packet starts as soon as it is read
+                paced_reg  <= 1'b0;
+                per_m1_reg   <= $signed({2'b00, period}) - ONE;
+                neg_per_reg  <= -$signed({2'b00, period});
+                floor_p1_reg <= ONE - $signed({2'b00, period});
                 pkts_sent  <= '0;
                 beats_sent <= '0;
             end else begin
@@ -236,6 +278,10 @@ module p4f_pkt_gen #(
                         pos_reg <= pos_reg + POS_W'(KEEP_W);
                     end
                 end
+                if (load_out && s1_first)   paced_reg <= 1'b1;
+                if (load_out && s1_first) due_reg <= due_start;
+                else if (due_above)       due_reg <= due_less;
+                else                      due_reg <= due_floor;
                 if (out_take) begin
                     beats_sent <= beats_sent + 1'b1;
                     if (out_word_reg[WORD_W-1]) pkts_sent <= pkts_sent + 1'b1;

@@ -80,6 +80,11 @@ pub struct Options {
     /// `--host-port`: a switch gets one more port, number `ports`, the host's DMA queue pair
     /// (`p4f_host_dma`), its memory and control ports at the wrapper's top (`host_*`).
     pub host_port: bool,
+    /// `--traffic` (with a wrapper): each front-panel port gets `p4f_port_traffic` in its MAC
+    /// clock, a packet generator muxed into its RX stream and a capturer watching its TX stream,
+    /// controlled from `clk` through the wrapper's `gen_*`/`traffic_*` ports and read through
+    /// `gen_*`/`cap_*` ([`wrapper`]).
+    pub traffic: bool,
 }
 
 impl Default for Options {
@@ -91,6 +96,7 @@ impl Default for Options {
             arch: wrapper::Arch::Top,
             ports: 4,
             host_port: false,
+            traffic: false,
         }
     }
 }

@@ -101,7 +101,16 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
     // A wrapped design (`--arch switch|bump`) gets the harness with a MAC per port.
     let harness = match (design.manifest.arch.as_deref(), design.manifest.port_count) {
         (Some(arch @ ("switch" | "bump")), Some(ports)) => {
-            crate::switch_sim::source(&top, dw, ports, arch == "switch", design.manifest.host_port.is_some(), design.manifest.clock_mhz, clear)
+            crate::switch_sim::source(
+                &top,
+                dw,
+                ports,
+                arch == "switch",
+                design.manifest.host_port.is_some(),
+                design.manifest.ports.get("traffic").is_some(),
+                design.manifest.clock_mhz,
+                clear,
+            )
         }
         _ => crate::harness::source(&top, dw, clear),
     };

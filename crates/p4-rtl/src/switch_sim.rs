@@ -1,11 +1,15 @@
 //! Simulating a whole switch (`--arch switch|bump`, `<prefix>_switch` / `<prefix>_bump`): the C++
 //! harness models a MAC per port, in the ports' own 156.25 MHz clock beside the pipeline's, and
-//! generates the traffic itself, so a line-rate run needs no pcap.
+//! drives generated traffic, so a line-rate run needs no pcap.
 //!
-//! Each port's RX MAC sends `count` frames of `size` bytes at `rate` Gb/s on the wire: a frame
+//! Each generating port sends `count` frames of `size` bytes at `rate` Gb/s on the wire: a frame
 //! starts every `(size + 20) * 8 / rate` ns (the 20 bytes are the preamble, start delimiter and
-//! inter-frame gap a 10GBASE-R port puts between frames), staggered by port. A MAC cannot wait, so
-//! a frame whose RX queue is full is the switch's drop (its RX queue counts it). Each port's TX
+//! inter-frame gap a 10GBASE-R port puts between frames), staggered by port. In a model with
+//! on-chip traffic units ([`crate::Options::traffic`], what `rtl-sim --gen` builds) the port's
+//! `p4f_pkt_gen` sends them, paced by its fixed-point period, and the counts of the report are
+//! the generators' and the capturers' ([`TRAFFIC_CPP`]); in a model without, the RX MAC model
+//! sends them and the TX MAC models count. A MAC cannot wait, so a frame whose RX queue is full
+//! is the switch's drop (its RX queue counts it). Each port's TX
 //! MAC sends at [`LINE_RATE_GBPS`]: it takes a frame whole, then refuses the next one until that
 //! frame's wire time (frame + 20 bytes) has passed, so a port can never read above line rate.
 //!
@@ -298,6 +302,172 @@ static bool host_driver(uint64_t, uint64_t, bool) { return false; }
 #endif
 "#;
 
+/// The controller of the on-chip traffic units (`#if TRAFFIC`, a model built with
+/// [`crate::Options::traffic`]), stepped at each rising edge of `clk` through the wrapper's
+/// `gen_*`/`traffic_*` ports: it writes each generating port's template (the frame
+/// `make_frame` builds, sequence number 0: the generator stamps each frame's number at byte 15),
+/// clears the capturers through a snapshot, enables the generators, starts them staggered over one
+/// frame time with their period, then polls status snapshots until every generator has sent its
+/// count; the run ends when the capturers' counts and the drop counters account for every frame.
+pub const TRAFFIC_CPP: &str = r#"
+#if TRAFFIC
+struct HwTraffic {
+    int phase = 0;              // 0 off, 1 templates, 2 clear, 3 enable, 4 run
+    unsigned port = 0;          // the port whose template is being written, and its beat
+    size_t beat = 0;
+    std::vector<uint8_t> frame;
+    uint64_t wait = 0;          // clk cycles left in phase 3
+    bool snapping = false;      // a snapshot was asked for: done bits are waited on
+    uint64_t poll = 0;          // clk cycles to the next status snapshot
+    bool started[PORTS];
+    double start_at[PORTS];
+    uint8_t runs0[PORTS];
+    bool gens_done = false;     // the last snapshot saw every generator idle with its count sent
+    uint64_t snaps = 0;         // snapshots completed in this run
+    uint64_t gen_start_ps = 0;  // when the generators were enabled (the run's time origin)
+    // The last snapshot, per port.
+    uint64_t gen_pkts[PORTS], cap_pkts[PORTS], cap_bytes[PORTS], cap_first[PORTS], cap_last[PORTS], cap_len[PORTS];
+};
+static HwTraffic hw;
+static const uint64_t ALL_PORTS = PORTS >= 64 ? ~0ULL : (1ULL << PORTS) - 1;
+
+static void traffic_init() {
+    put_bits(dut->gen_tpl_valid, 0, PORTS, 0); put_bits(dut->gen_enable, 0, PORTS, 0);
+    put_bits(dut->gen_start, 0, PORTS, 0); put_bits(dut->traffic_snap, 0, PORTS, 0);
+    dut->traffic_snap_clear = 0; dut->gen_count = 0; dut->gen_period = 0; dut->gen_tpl_end = 0;
+    dut->gen_seq_offset = 0; dut->gen_seq_en = 0; dut->gen_tpl_last = 0; dut->gen_tpl_addr = 0;
+}
+// MAC cycles between frame starts, 8 fractional bits: (size + 20) * 8 / rate ns.
+static uint64_t traffic_period(const Gen& g) { return uint64_t((g.size + OVERHEAD) * 8.0 * 1000.0 / g.rate / MAC_PS * 256.0 + 0.5); }
+static unsigned next_gen_port(unsigned from) { while (from < PORTS && !gens[from].on) ++from; return from; }
+static void traffic_load_beat() {
+    unsigned p = hw.port;
+    size_t off = hw.beat * DATA_BYTES, n = hw.frame.size() - off < DATA_BYTES ? hw.frame.size() - off : DATA_BYTES;
+    for (unsigned w = 0; w < DATA_BYTES / 4; ++w) {
+        uint32_t word = 0;
+        for (unsigned b = 0; b < 4; ++b) if (w * 4 + b < n) word |= uint32_t(hw.frame[off + w * 4 + b]) << (8 * b);
+        dut->gen_tpl_data[w] = word;
+    }
+    for (unsigned k = 0; k < DATA_BYTES; k += 32) {
+        unsigned bits = DATA_BYTES - k < 32 ? DATA_BYTES - k : 32;
+        uint64_t keep = 0;
+        for (unsigned i = 0; i < bits; ++i) if (k + i < n) keep |= 1ULL << i;
+        put_bits(dut->gen_tpl_keep, k, bits, keep);
+    }
+    dut->gen_tpl_addr = hw.beat;
+    dut->gen_tpl_last = off + n >= hw.frame.size();
+    put_bits(dut->gen_tpl_valid, 0, PORTS, 0);
+    put_bits(dut->gen_tpl_valid, p, 1, 1);
+}
+static void traffic_begin() {
+    hw = HwTraffic();
+    for (unsigned p = 0; p < PORTS; ++p) { hw.started[p] = false; hw.gen_pkts[p] = hw.cap_pkts[p] = hw.cap_bytes[p] = hw.cap_first[p] = hw.cap_last[p] = hw.cap_len[p] = 0; }
+    hw.port = next_gen_port(0);
+    hw.phase = 1;
+    if (hw.port < PORTS) { make_frame(hw.port, 0, gens[hw.port].size, hw.frame); hw.beat = 0; traffic_load_beat(); }
+}
+// Before a rising edge of clk: the template beat on the bus is taken.
+static bool traffic_tpl_fire() { return hw.phase == 1 && hw.port < PORTS && get_bits(dut->gen_tpl_valid, hw.port, 1) && get_bits(dut->gen_tpl_ready, hw.port, 1); }
+// Ask every port for a status snapshot (with `clear`: clear the capturers after it).
+static void traffic_snap(bool clear) { put_bits(dut->traffic_snap, 0, PORTS, ALL_PORTS); dut->traffic_snap_clear = clear; hw.snapping = true; }
+// After the snapshot pulse's edge: true once every port's snapshot is in.
+static bool traffic_snap_in() { return get_bits(dut->traffic_snap_done, 0, PORTS) == ALL_PORTS; }
+static void traffic_read_snap() {
+    bool done = true;
+    for (unsigned p = 0; p < PORTS; ++p) {
+        hw.gen_pkts[p] = get_bits(dut->gen_packets, 32 * p, 32);
+        hw.cap_pkts[p] = get_bits(dut->cap_packets, 32 * p, 32);
+        hw.cap_bytes[p] = get_bits(dut->cap_bytes, 64 * p, 64);
+        hw.cap_first[p] = get_bits(dut->cap_first_ts, 64 * p, 64);
+        hw.cap_last[p] = get_bits(dut->cap_last_ts, 64 * p, 64);
+        hw.cap_len[p] = get_bits(dut->cap_last_len, 32 * p, 32);
+        if (gens[p].on && (uint8_t(get_bits(dut->gen_runs, 8 * p, 8) - hw.runs0[p]) != 1 || get_bits(dut->gen_busy, p, 1) || hw.gen_pkts[p] != gens[p].count)) done = false;
+    }
+    hw.gens_done = done;
+    ++hw.snaps;
+}
+// After a rising edge of clk (`fire`: the template beat was taken at it); `t` the edge's time.
+static void traffic_step(uint64_t t, bool fire) {
+    put_bits(dut->gen_start, 0, PORTS, 0);
+    if (hw.snapping && get_bits(dut->traffic_snap, 0, PORTS)) { put_bits(dut->traffic_snap, 0, PORTS, 0); return; }
+    switch (hw.phase) {
+    case 1:
+        if (fire) {
+            ++hw.beat;
+            if (hw.beat * DATA_BYTES >= hw.frame.size()) {
+                hw.port = next_gen_port(hw.port + 1);
+                hw.beat = 0;
+                if (hw.port < PORTS) make_frame(hw.port, 0, gens[hw.port].size, hw.frame);
+            }
+            if (hw.port < PORTS) traffic_load_beat();
+        }
+        if (hw.port >= PORTS) { put_bits(dut->gen_tpl_valid, 0, PORTS, 0); hw.phase = 2; traffic_snap(true); }
+        break;
+    case 2:
+        if (traffic_snap_in()) {
+            hw.snapping = false;
+            for (unsigned p = 0; p < PORTS; ++p) hw.runs0[p] = uint8_t(get_bits(dut->gen_runs, 8 * p, 8));
+            uint64_t en = 0;
+            for (unsigned p = 0; p < PORTS; ++p) if (gens[p].on) en |= 1ULL << p;
+            put_bits(dut->gen_enable, 0, PORTS, en);
+            hw.wait = 32;   // the enable's synchronizers and the mux (a few MAC cycles)
+            hw.phase = 3;
+        }
+        break;
+    case 3:
+        if (--hw.wait == 0) {
+            hw.gen_start_ps = t;
+            for (unsigned p = 0; p < PORTS; ++p) {
+                // Ports start staggered over one frame time, as unsynchronised senders would.
+                double gap = gens[p].on ? (gens[p].size + OVERHEAD) * 8.0 * 1000.0 / gens[p].rate : 0;
+                hw.start_at[p] = double(t) + gap * p / PORTS;
+            }
+            hw.phase = 4;
+            hw.poll = 64;
+        }
+        break;
+    case 4: {
+        // One start per cycle: the run settings are shared by the ports.
+        bool all = true;
+        for (unsigned p = 0; p < PORTS; ++p) {
+            if (!gens[p].on || hw.started[p]) continue;
+            all = false;
+            if (double(t) < hw.start_at[p] || get_bits(dut->gen_start_pending, p, 1)) continue;
+            dut->gen_count = uint32_t(gens[p].count);
+            dut->gen_period = uint32_t(traffic_period(gens[p]));
+            dut->gen_tpl_end = uint32_t((gens[p].size + DATA_BYTES - 1) / DATA_BYTES - 1);
+            dut->gen_seq_offset = 15;
+            dut->gen_seq_en = 1;
+            put_bits(dut->gen_start, p, 1, 1);
+            hw.started[p] = true;
+            break;
+        }
+        if (hw.snapping) {
+            if (traffic_snap_in()) { hw.snapping = false; traffic_read_snap(); hw.poll = 64; }
+        } else if (all && --hw.poll == 0) {
+            traffic_snap(false);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+static void traffic_end() { put_bits(dut->gen_enable, 0, PORTS, 0); put_bits(dut->gen_start, 0, PORTS, 0); put_bits(dut->traffic_snap, 0, PORTS, 0); hw.phase = 0; dut->eval(); }
+// The hardware time format in picoseconds.
+static uint64_t hw_time_ps(uint64_t v) { return ((v >> TIME_NS_BITS) * 1000 + (v & ((1u << TIME_NS_BITS) - 1))) * 1000; }
+#else
+struct HwTraffic { bool gens_done = true; uint64_t snaps = 0, gen_start_ps = 0; uint64_t gen_pkts[PORTS], cap_pkts[PORTS], cap_bytes[PORTS], cap_first[PORTS], cap_last[PORTS], cap_len[PORTS]; };
+static HwTraffic hw;
+static void traffic_init() {}
+static void traffic_begin() {}
+static bool traffic_tpl_fire() { return false; }
+static void traffic_step(uint64_t, bool) {}
+static void traffic_end() {}
+static uint64_t hw_time_ps(uint64_t v) { return v; }
+#endif
+"#;
+
 /// Cycles from the host memory taking a read to its response (the harness's host-memory model).
 pub const HOST_MEM_LATENCY: u32 = 4;
 /// Bytes of each RX buffer the harness's host driver posts.
@@ -307,8 +477,11 @@ pub const HOST_RX_BUFFER_BYTES: u32 = 2048;
 /// clock at `clock_mhz`; `has_buffer`: it has `stat_buf_drops`, as a switch does); `clear_cycles` as for
 /// [`crate::harness::source`].
 /// `host`: the switch has a host port (number `ports`, [`crate::Options::host_port`]), which the
-/// harness drives from its host-memory model ([`HOST_CPP`]).
-pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, host: bool, clock_mhz: f64, clear_cycles: u32) -> String {
+/// harness drives from its host-memory model ([`HOST_CPP`]). `traffic`: the switch has on-chip
+/// traffic units ([`crate::Options::traffic`]), and `S` runs the generators on them
+/// ([`TRAFFIC_CPP`]) instead of in the RX MAC models.
+#[allow(clippy::too_many_arguments)] // each is a fact about the model the harness drives
+pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, host: bool, traffic: bool, clock_mhz: f64, clear_cycles: u32) -> String {
     let bytes = data_w / 8;
     let clk_ps = (1e6 / clock_mhz).round() as u64;
     let mac_ps = (1e6 / MAC_MHZ).round() as u64;
@@ -440,6 +613,9 @@ template <typename T> static uint64_t stat32(const T& s, unsigned p) {{ return g
 #define HOST_MEM_LATENCY_CYCLES {host_lat}
 #define HOST_RX_BUF {host_rx}
 {host_cpp}
+#define TRAFFIC {traffic}
+#define TIME_NS_BITS {ns_bits}
+{traffic_cpp}
 
 static void run_switch() {{
     settle();
@@ -449,11 +625,15 @@ static void run_switch() {{
     // the run ends when the pipeline has accounted for every packet and copy, as the pipeline
     // harness's runs do (a multicast packet makes several copies).
     const bool from_queue = queued_count > 0;
+    // Generated traffic comes from the on-chip generators where the switch has them; the RX MAC
+    // models then stay idle, and the counts come from the capturers.
+    const bool hw_gen = TRAFFIC && !from_queue;
     uint64_t start = now_ps, total = 0, last_gen_end = now_ps;
     uint64_t rx0[PORTS], buf0[PORTS], tx0[PORTS], drops0 = dut->stat_drops, out0 = dut->stat_out_drops, misrouted = 0;
     uint64_t stall0 = dut->stat_stall_cycles, descs0 = dut->stat_descs, pkts0 = dut->stat_packets, loops0 = dut->stat_loops;
     const uint64_t host_out0 = host_out, host_bytes0 = host_bytes, host_buf0 = HOST_BUF_DROPS();
     host_run_start();
+    if (hw_gen) traffic_begin();
     if (from_queue) total = queued_count;
     for (unsigned p = 0; p < PORTS; ++p) {{
         rx0[p] = stat32(dut->stat_rx_drops, p);
@@ -479,6 +659,7 @@ static void run_switch() {{
         bool mac_rise = mac_edge && !mac_hi;
         bool clk_rise = clk_edge && !clk_hi;
         if (clk_rise) host_mem_edge();
+        bool tpl_fire = clk_rise && hw_gen && traffic_tpl_fire();
         // Handshakes as they stand before the MAC clock rises.
         static bool rx_fire[PORTS], tx_fire[PORTS], tx_last[PORTS], tx_offered[PORTS];
         static std::vector<uint8_t> tx_bytes[PORTS];
@@ -510,6 +691,11 @@ static void run_switch() {{
             if (host_driver(t, start, from_queue)) last_gen_end = t;
             dut->eval();
         }}
+        if (clk_rise && hw_gen) {{
+            traffic_step(t, tpl_fire);
+            if (!hw.gens_done) last_gen_end = t;
+            dut->eval();
+        }}
         if (!mac_rise) continue;
         // After the MAC edge: advance the MACs and drive their next beats.
         bool gen_done = true;
@@ -520,7 +706,7 @@ static void run_switch() {{
                 r.off += DATA_BYTES;
                 if (r.off >= r.frame.size()) r.busy = false;
             }}
-            if (gens[p].on && !r.busy && r.sent < gens[p].count && double(t) >= r.next_ps) {{
+            if (!hw_gen && gens[p].on && !r.busy && r.sent < gens[p].count && double(t) >= r.next_ps) {{
                 make_frame(p, r.sent, gens[p].size, r.frame);
                 r.busy = true;
                 r.off = 0;
@@ -540,7 +726,7 @@ static void run_switch() {{
                 r.next_ps = double(t) + (r.frame.size() + OVERHEAD) * 8.0 * 1000.0 / LINE_GBPS;
                 last_gen_end = t;
             }}
-            if (gens[p].on && (r.busy || r.sent < gens[p].count)) gen_done = false;
+            if (!hw_gen && gens[p].on && (r.busy || r.sent < gens[p].count)) gen_done = false;
             if (from_queue && (r.busy || !queued[p].empty())) gen_done = false;
             drive_rx(p, r);
             Tx& x = tx[p];
@@ -582,12 +768,13 @@ static void run_switch() {{
         }}
         dut->eval();
         if (from_queue && !queued[PORTS].empty()) gen_done = false;
+        if (hw_gen && !hw.gens_done) gen_done = false;
         if (gen_done) {{
             uint64_t accounted = uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_out_drops - out0)
                                + (host_out - host_out0) + uint32_t(HOST_BUF_DROPS() - host_buf0);
             bool idle = true;
             for (unsigned p = 0; p < PORTS; ++p) {{
-                accounted += tx[p].out + uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]) + uint32_t({buf_drops} - buf0[p])
+                accounted += (hw_gen ? hw.cap_pkts[p] : tx[p].out) + uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]) + uint32_t({buf_drops} - buf0[p])
                            + uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]);
                 if (tx[p].in_frame) idle = false;
             }}
@@ -604,10 +791,11 @@ static void run_switch() {{
                 after += uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_loops - loops0);
                 if (done >= total && after >= copies && idle) break;
             }} else if (accounted >= total && idle) break;
-            if (t - last_gen_end > drain_ps) {{ host_run_end(); printf("T %llu\n", (unsigned long long)(t - start)); fflush(stdout); return; }}
+            if (t - last_gen_end > drain_ps) {{ host_run_end(); traffic_end(); printf("T %llu\n", (unsigned long long)(t - start)); fflush(stdout); return; }}
         }}
     }}
     host_run_end();
+    if (hw_gen) traffic_end();
     if (from_queue) {{
         uint64_t drops = uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_out_drops - out0) + uint32_t(HOST_BUF_DROPS() - host_buf0);
         for (unsigned p = 0; p < PORTS; ++p)
@@ -625,7 +813,21 @@ static void run_switch() {{
         fflush(stdout);
         return;
     }}
-    for (unsigned p = 0; p < PORTS; ++p) {{
+    if (hw_gen) {{
+        // From the hardware: frames the generator sent, and the capturer's frames out, bytes and
+        // first and last frame times (its link monitor on the port's TX stream).
+        for (unsigned p = 0; p < PORTS; ++p) {{
+            bool any = hw.cap_pkts[p] > 0;
+            printf("X %u %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", p, (unsigned long long)(gens[p].on ? hw.gen_pkts[p] : 0),
+                   (unsigned long long)hw.cap_pkts[p], (unsigned long long)uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]),
+                   (unsigned long long)uint32_t({buf_drops} - buf0[p]), (unsigned long long)uint32_t(stat32(dut->stat_tx_drops, p) - tx0[p]),
+                   (unsigned long long)hw.cap_bytes[p], (unsigned long long)(any ? hw_time_ps(hw.cap_first[p]) : 0),
+                   (unsigned long long)(any ? hw_time_ps(hw.cap_last[p]) : 0), (unsigned long long)hw.cap_len[p]);
+            gens[p].on = false;
+        }}
+        start = hw.gen_start_ps;
+    }}
+    for (unsigned p = 0; p < PORTS && !hw_gen; ++p) {{
         const Tx& x = tx[p];
         printf("X %u %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", p, (unsigned long long)(gens[p].on ? gens[p].count : 0),
                (unsigned long long)x.out, (unsigned long long)uint32_t(stat32(dut->stat_rx_drops, p) - rx0[p]),
@@ -651,6 +853,7 @@ int main(int argc, char** argv) {{
     for (unsigned p = 0; p < PORTS; ++p) {{ put_bits(dut->rx_axis_tvalid, p, 1, 0); put_bits(dut->tx_axis_tready, p, 1, 1); }}
     dut->s_axil_awvalid = 0; dut->s_axil_wvalid = 0; dut->s_axil_bready = 0; dut->s_axil_arvalid = 0; dut->s_axil_rready = 0;
     host_init();
+    traffic_init();
     // Reset both clock domains together, for a few cycles of the slower clock.
     for (int i = 0; i < 16; ++i) {{
         put_bits(dut->mac_clk, 0, PORTS, 0); dut->clk = 0; dut->eval();
@@ -702,6 +905,8 @@ int main(int argc, char** argv) {{
         host_lat = HOST_MEM_LATENCY,
         host_rx = HOST_RX_BUFFER_BYTES,
         host_cpp = HOST_CPP,
+        traffic = u32::from(traffic),
+        traffic_cpp = TRAFFIC_CPP,
         buf_drops0 = "BUF_DROPS(p)",
         buf_drops = "BUF_DROPS(p)",
         buf_macro = if has_buffer {
@@ -731,8 +936,8 @@ mod tests {
 
     #[test]
     fn the_harness_counts_buffer_drops_only_where_there_is_a_buffer() {
-        let switch = source("p_switch", 512, 6, true, false, 250.0, 16);
-        let bump = source("p_bump", 512, 2, false, false, 250.0, 16);
+        let switch = source("p_switch", 512, 6, true, false, false, 250.0, 16);
+        let bump = source("p_bump", 512, 2, false, false, false, 250.0, 16);
         assert!(switch.contains("#define BUF_DROPS(p) stat32(dut->stat_buf_drops, p)"));
         assert!(!bump.contains("stat_buf_drops"));
         // 250 MHz and 156.25 MHz periods in picoseconds.
@@ -740,9 +945,18 @@ mod tests {
     }
 
     #[test]
+    fn the_traffic_controller_is_compiled_only_for_traffic_units() {
+        let traffic = source("p_switch", 512, 2, true, false, true, 250.0, 16);
+        let plain = source("p_switch", 512, 2, true, false, false, 250.0, 16);
+        assert!(traffic.contains("#define TRAFFIC 1") && plain.contains("#define TRAFFIC 0"));
+        // Generated runs use the on-chip units only where the model has them.
+        assert!(traffic.contains("const bool hw_gen = TRAFFIC && !from_queue;"));
+    }
+
+    #[test]
     fn the_host_driver_is_compiled_only_for_a_host_port() {
-        let host = source("p_switch", 512, 2, true, true, 250.0, 16);
-        let plain = source("p_switch", 512, 2, true, false, 250.0, 16);
+        let host = source("p_switch", 512, 2, true, true, false, 250.0, 16);
+        let plain = source("p_switch", 512, 2, true, false, false, 250.0, 16);
         assert!(host.contains("#define HOST 1") && plain.contains("#define HOST 0"));
         assert!(host.contains("#define HOST_RX_BUF 2048") && host.contains("#define HOST_MEM_LATENCY_CYCLES 4"));
         // Queued packets for port PORTS (the host) are taken only with a host port.

@@ -32,6 +32,14 @@
 //! the arbiter's input N (ingress port N, arrival time 0: no timestamp unit), the buffer's queue
 //! for port N its RX stream; its control and host-memory ports are the wrapper's `host_*` ports
 //! (the AXI4-Lite map does not reach them yet), and the manifest's `host_port` is N.
+//!
+//! With [`crate::Options::traffic`] each front-panel port gets a `p4f_port_traffic` in
+//! `mac_clk[i]` ([`Wrapper::traffic`]): a `p4f_pkt_gen` muxed into the port's RX stream in front
+//! of its `p4f_timestamp` (so generated packets are stamped as they arrive, like a MAC's), and a
+//! `p4f_pkt_cap` link monitor on the TX stream after it (what the MAC takes). Their control and
+//! status are the wrapper's `gen_*`, `traffic_*` and `cap_*` ports in `clk`, crossing into each
+//! MAC clock inside the unit (an async FIFO for templates, toggle handshakes for start and for
+//! a status snapshot; `hw/rtl/p4f_port_traffic.sv`).
 
 use std::fmt::Write;
 
@@ -93,6 +101,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     if opts.host_port && opts.arch != Arch::Switch {
         return Err(RtlError::global("--host-port goes with --arch switch"));
     }
+    let traffic = opts.traffic;
     let host = opts.host_port;
     let m = &design.manifest;
     let port_w = m.port_width;
@@ -113,6 +122,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
         arch: opts.arch,
         ports: opts.ports,
         host,
+        traffic,
         port_w,
         addr_w,
         data_w: m.data_width,
@@ -129,6 +139,9 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     }
     if host {
         hw.push("p4f_host_dma".into());
+    }
+    if traffic {
+        hw.push("p4f_port_traffic".into());
     }
     design.hw_modules = crate::hw::closure(&hw);
     let mut files: Vec<String> = design.hw_modules.iter().map(|m| format!("hw/{m}.sv")).collect();
@@ -162,6 +175,19 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
             "stat_buf_drops": "switch only; per output port, 32 bits each: packets the full buffer dropped (clk); with a host port one more, the host port's"
         }
     });
+    if traffic {
+        m.ports["traffic"] = serde_json::json!({
+            "module": "p4f_port_traffic",
+            "instance": "g_traffic[i].u_traffic",
+            "clock": "mac_clk[i] (control and status ports in clk)",
+            "generator": "p4f_pkt_gen, muxed into port i's RX stream in front of its p4f_timestamp while gen_enable[i] is high (the MAC's rx_axis_tready is then low); the source changes between packets",
+            "capturer": "p4f_pkt_cap's link monitor on port i's TX stream after its p4f_timestamp (tx_axis valid && ready): packets, bytes, the first and last packet's times, the last one's length",
+            "templates": "gen_tpl_valid[i]/gen_tpl_ready[i] with the shared gen_tpl_addr, gen_tpl_data, gen_tpl_keep, gen_tpl_last: one beat per handshake into port i's template RAM (QUEUE_DEPTH beats), through an async FIFO",
+            "start": "a gen_start[i] pulse (ignored while gen_start_pending[i]) takes the shared gen_count (packets), gen_period (MAC cycles between packet starts, 8 fractional bits; 0 = back to back), gen_tpl_end, gen_seq_offset and gen_seq_en (a 32-bit big-endian sequence number per packet); a toggle handshake into mac_clk[i]",
+            "status": "a traffic_snap[i] pulse (traffic_snap_clear sampled with it: clear the capturer after the copy) copies the counters in mac_clk[i]; when traffic_snap_done[i] is high again, gen_busy, gen_runs (8 bits), gen_packets, cap_packets, cap_bytes (64), cap_first_ts, cap_last_ts (64, the hardware time format) and cap_last_len hold port i's snapshot",
+            "time_format": format!("whole microseconds in bits 63:{}, nanoseconds within the microsecond below", crate::TIME_NS_BITS)
+        });
+    }
     if host {
         m.ports["host"] = serde_json::json!({
             "port": opts.ports,
@@ -209,6 +235,41 @@ const HOST_PORTS: &str = ",  // tdest named no port (clk)
     input  wire logic                      host_mem_rsp_valid,
     input  wire logic [DATA_W-1:0]         host_mem_rsp_rdata";
 
+/// The wrapper's ports for the traffic units (`--traffic`, after the drop counters): per port i
+/// bit i of each `[PORTS-1:0]` vector and bits `[i*W +: W]` of the wider ones; the template beat
+/// and the run settings are shared, taken by the port whose valid or start is high.
+const TRAFFIC_PORTS: &str = "
+    // On-chip traffic (clk; p4f_port_traffic per port, docs/HARDWARE.md). Templates: a beat per
+    // gen_tpl_valid[i] && gen_tpl_ready[i]. Start: a gen_start[i] pulse takes the shared run
+    // settings. Status: a traffic_snap[i] pulse; the gen_busy .. cap_last_len values of port i
+    // hold still while traffic_snap_done[i] is high after it.
+    input  wire logic [PORTS-1:0]          gen_tpl_valid,
+    output logic      [PORTS-1:0]          gen_tpl_ready,
+    input  wire logic [TPL_W-1:0]          gen_tpl_addr,
+    input  wire logic [DATA_W-1:0]         gen_tpl_data,
+    input  wire logic [KEEP_W-1:0]         gen_tpl_keep,
+    input  wire logic                      gen_tpl_last,
+    input  wire logic [PORTS-1:0]          gen_enable,         // the generator's stream replaces the MAC's
+    input  wire logic [PORTS-1:0]          gen_start,
+    input  wire logic [31:0]               gen_count,          // packets; 0: without end (the unit has no stop)
+    input  wire logic [23:0]               gen_period,         // MAC cycles between starts, 8 fractional bits
+    input  wire logic [TPL_W-1:0]          gen_tpl_end,        // the template's last beat
+    input  wire logic [15:0]               gen_seq_offset,     // byte offset of the 32-bit sequence number
+    input  wire logic                      gen_seq_en,
+    output logic      [PORTS-1:0]          gen_start_pending,  // a start has not reached mac_clk[i] yet
+    input  wire logic [PORTS-1:0]          traffic_snap,
+    input  wire logic                      traffic_snap_clear, // with traffic_snap: clear the capturer after the copy
+    output logic      [PORTS-1:0]          traffic_snap_done,
+    output logic      [PORTS-1:0]          gen_busy,
+    output logic      [PORTS*8-1:0]        gen_runs,           // generator runs started (wrapping)
+    output logic      [PORTS*32-1:0]       gen_packets,        // packets the last run sent
+    output logic      [PORTS*32-1:0]       cap_packets,        // TX packets since the last clear
+    output logic      [PORTS*64-1:0]       cap_bytes,
+    output logic      [PORTS*64-1:0]       cap_first_ts,       // first beat times of the first and last of them
+    output logic      [PORTS*64-1:0]       cap_last_ts,
+    output logic      [PORTS*32-1:0]       cap_last_len,       // the last one's bytes
+";
+
 /// The parameters of one wrapper's text.
 struct Wrapper<'a> {
     prefix: &'a str,
@@ -216,6 +277,8 @@ struct Wrapper<'a> {
     ports: u32,
     /// A host port (`p4f_host_dma`) as port number `ports`.
     host: bool,
+    /// A `p4f_port_traffic` per front-panel port ([`crate::Options::traffic`]).
+    traffic: bool,
     port_w: u32,
     addr_w: u32,
     data_w: u32,
@@ -226,6 +289,9 @@ impl Wrapper<'_> {
     fn text(&self) -> String {
         let mut o = String::new();
         self.header(&mut o);
+        if self.traffic {
+            self.traffic(&mut o);
+        }
         self.timestamps(&mut o);
         self.rx_queues(&mut o);
         self.arbiter_and_pipeline(&mut o);
@@ -266,7 +332,7 @@ module {p}_{arch} #(
     parameter int KEEP_W      = DATA_W / 8,
     parameter int QUEUE_DEPTH = {qd},          // beats of each RX and TX packet queue (the longest packet)
     parameter int ASYNC_DEPTH = 16,           // entries of each clock-crossing FIFO
-    localparam int PORTS      = {n}{host_param}
+    localparam int PORTS      = {n}{traffic_param}{host_param}
 ) (
     input  wire logic                      clk,      // the pipeline's clock
     input  wire logic                      rst,
@@ -308,7 +374,7 @@ module {p}_{arch} #(
     output logic      [1:0]                s_axil_rresp,
     output logic                           s_axil_rvalid,
     input  wire logic                      s_axil_rready,
-
+{traffic_ports}
     // The pipeline's status (clk), then the wrapper's drop counters.
     output logic      [31:0]               stat_stall_cycles,
     output logic      [31:0]               stat_drops,
@@ -333,6 +399,9 @@ module {p}_{arch} #(
             } else {
                 ""
             },
+            traffic_ports = if self.traffic { TRAFFIC_PORTS } else { "" },
+            // No trailing comment: the next parameter follows on this line's end.
+            traffic_param = if self.traffic { ",\n    localparam int TPL_W      = $clog2(QUEUE_DEPTH)" } else { "" },
             host_param = if self.host { ",\n    localparam int SW_PORTS   = PORTS + 1   // the front-panel ports and the host port (number PORTS)" } else { ",\n    localparam int SW_PORTS   = PORTS" },
             buf_extra = if self.arch == Arch::Switch && self.host {
                 HOST_PORTS
@@ -511,8 +580,8 @@ module {p}_{arch} #(
     for (genvar i = 0; i < PORTS; i++) begin : g_ts
         p4f_timestamp #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(1), .OFF_W(16)) u_ts (
             .clk(mac_clk[i]), .rst(mac_rst[i]), .now(mac_now[i*64 +: 64]),
-            .s_rx_axis_tdata(rx_axis_tdata[i*DATA_W +: DATA_W]), .s_rx_axis_tkeep(rx_axis_tkeep[i*KEEP_W +: KEEP_W]),
-            .s_rx_axis_tvalid(rx_axis_tvalid[i]), .s_rx_axis_tready(rx_axis_tready[i]), .s_rx_axis_tlast(rx_axis_tlast[i]), .s_rx_axis_tuser(1'b0),
+            .s_rx_axis_tdata({rx}_tdata[i*DATA_W +: DATA_W]), .s_rx_axis_tkeep({rx}_tkeep[i*KEEP_W +: KEEP_W]),
+            .s_rx_axis_tvalid({rx}_tvalid[i]), .s_rx_axis_tready({rx}_tready[i]), .s_rx_axis_tlast({rx}_tlast[i]), .s_rx_axis_tuser(1'b0),
             .m_rx_axis_tdata(ts_rx_tdata[i*DATA_W +: DATA_W]), .m_rx_axis_tkeep(ts_rx_tkeep[i*KEEP_W +: KEEP_W]),
             .m_rx_axis_tvalid(ts_rx_tvalid[i]), .m_rx_axis_tready(ts_rx_tready[i]), .m_rx_axis_tlast(ts_rx_tlast[i]),
             .m_rx_axis_tuser({{ts_rx_time[i*64 +: 64], ts_unused_rx_tuser[i]}}),
@@ -528,6 +597,45 @@ module {p}_{arch} #(
 ",
             rw = crate::TX_STAMP_REQ_W,
             ow = crate::TX_STAMP_REQ_W - 1,
+            // With traffic units the RX stream comes through the port's generator mux.
+            rx = if self.traffic { "tr_rx" } else { "rx_axis" },
+        );
+    }
+
+    /// Each front-panel port's `p4f_port_traffic` in `mac_clk[i]`: the MAC's RX stream and the
+    /// generator's into a mux (`tr_rx_*`, towards the port's timestamp unit), the TX stream the
+    /// MAC takes into the capturer; control and status are the wrapper's `gen_*`, `traffic_*` and
+    /// `cap_*` ports in clk, crossed inside the unit.
+    fn traffic(&self, o: &mut String) {
+        let _ = writeln!(
+            o,
+            "    // On-chip traffic (mac_clk[i]): generator muxed into RX before the timestamp unit, link
+    // monitor on TX after it; control and status in clk (p4f_port_traffic does the crossings).
+    logic [PORTS*DATA_W-1:0] tr_rx_tdata;
+    logic [PORTS*KEEP_W-1:0] tr_rx_tkeep;
+    logic [PORTS-1:0]        tr_rx_tvalid, tr_rx_tready, tr_rx_tlast;
+    for (genvar i = 0; i < PORTS; i++) begin : g_traffic
+        p4f_port_traffic #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .TPL_DEPTH(QUEUE_DEPTH), .TPL_W(TPL_W), .PER_W(24),
+                           .ASYNC_DEPTH(ASYNC_DEPTH)) u_traffic (
+            .ctl_clk(clk), .ctl_rst(rst), .mac_clk(mac_clk[i]), .mac_rst(mac_rst[i]), .now(mac_now[i*64 +: 64]),
+            .tpl_valid(gen_tpl_valid[i]), .tpl_ready(gen_tpl_ready[i]), .tpl_addr(gen_tpl_addr), .tpl_data(gen_tpl_data),
+            .tpl_keep(gen_tpl_keep), .tpl_last(gen_tpl_last),
+            .gen_enable(gen_enable[i]), .start(gen_start[i]), .count(gen_count), .period(gen_period), .tpl_end(gen_tpl_end),
+            .seq_offset(gen_seq_offset), .seq_en(gen_seq_en), .start_pending(gen_start_pending[i]),
+            .snap(traffic_snap[i]), .snap_clear(traffic_snap_clear), .snap_done(traffic_snap_done[i]),
+            .snap_gen_busy(gen_busy[i]), .snap_gen_runs(gen_runs[i*8 +: 8]), .snap_gen_pkts(gen_packets[i*32 +: 32]),
+            .snap_cap_pkts(cap_packets[i*32 +: 32]), .snap_cap_bytes(cap_bytes[i*64 +: 64]),
+            .snap_cap_first_ts(cap_first_ts[i*64 +: 64]), .snap_cap_last_ts(cap_last_ts[i*64 +: 64]),
+            .snap_cap_last_len(cap_last_len[i*32 +: 32]),
+            .s_rx_axis_tdata(rx_axis_tdata[i*DATA_W +: DATA_W]), .s_rx_axis_tkeep(rx_axis_tkeep[i*KEEP_W +: KEEP_W]),
+            .s_rx_axis_tvalid(rx_axis_tvalid[i]), .s_rx_axis_tready(rx_axis_tready[i]), .s_rx_axis_tlast(rx_axis_tlast[i]),
+            .m_rx_axis_tdata(tr_rx_tdata[i*DATA_W +: DATA_W]), .m_rx_axis_tkeep(tr_rx_tkeep[i*KEEP_W +: KEEP_W]),
+            .m_rx_axis_tvalid(tr_rx_tvalid[i]), .m_rx_axis_tready(tr_rx_tready[i]), .m_rx_axis_tlast(tr_rx_tlast[i]),
+            .tx_axis_tkeep(tx_axis_tkeep[i*KEEP_W +: KEEP_W]), .tx_axis_tvalid(tx_axis_tvalid[i]),
+            .tx_axis_tready(tx_axis_tready[i]), .tx_axis_tlast(tx_axis_tlast[i])
+        );
+    end
+"
         );
     }
 

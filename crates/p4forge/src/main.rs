@@ -220,7 +220,8 @@ enum Command {
     ///
     /// Example: p4forge rtl-sim l2l3.p4 --entries entries.txt --in 1=h1.pcap --out build/sim --json
     /// With --arch switch|bump and --gen, the whole switch instead: per-port traffic generated at a
-    /// rate (no pcap), and per port frames in and out, drops and Gb/s out.
+    /// rate (no pcap) by the switch's own generators (the model is built with --traffic), and per
+    /// port frames in and out, drops and Gb/s out as its capturers count them.
     ///
     /// Example: p4forge rtl-sim fwd.p4 --arch switch --ports 6 --gen 0=64@10 --gen 1=64@10 --json
     ///
@@ -251,7 +252,8 @@ enum Command {
         include: Vec<PathBuf>,
         /// Generated traffic into port PORT of a switch (--arch switch|bump; repeatable, one per
         /// port): frames of SIZE bytes at RATE Gb/s on the wire, each frame counted with its 20
-        /// bytes of preamble and gap (10 is a 10 Gb/s port's line rate).
+        /// bytes of preamble and gap (10 is a 10 Gb/s port's line rate), sent by the port's
+        /// on-chip generator (p4f_pkt_gen, paced by wire time) and counted by its capturer.
         #[arg(long = "gen", value_name = "PORT=SIZE@RATE", value_parser = cmd::rtl_sim::parse_gen)]
         gen: Vec<cmd::rtl_sim::GenSpec>,
         /// Frames each --gen port sends (1 to 1000000; the run's length).

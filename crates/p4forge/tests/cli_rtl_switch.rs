@@ -21,6 +21,15 @@
 //!   200 64-byte frames at line rate into port 0 all reach the host.
 //! - `host_port_usage_errors`: `--in host=` without `--host-port`, `--host-port` without
 //!   `--arch switch`, and a port the switch does not have are exit 2.
+//! - `traffic_units_are_part_of_the_switch`: `rtl --traffic` puts a `p4f_port_traffic` into each
+//!   port (manifest, files, the generator's stream into the timestamp unit); `--traffic` without a
+//!   wrapper is exit 2.
+//! - `the_on_chip_generator_sends_and_the_capturer_counts`: with altered copies of `p4f_pkt_gen`
+//!   (twice the period) and `p4f_pkt_cap` (20 more bytes per frame), `--gen`'s rate and bytes
+//!   change accordingly: the traffic and its counts are the hardware's, not the harness's.
+//!
+//! Every `--gen` run sends from the on-chip generators (`rtl-sim` builds the model with
+//! `--traffic`) and reads the counts from the capturers.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -339,4 +348,95 @@ fn host_port_usage_errors() {
         assert_eq!(run.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(message), "{args:?}: want `{message}` in:\n{stderr}");
     }
+}
+
+/// `--traffic` puts a `p4f_port_traffic` (generator and capturer) into every port of the wrapper,
+/// its generator's stream in front of the port's timestamp unit, and describes it in the
+/// manifest; without it the wrapper has none, and without a wrapper it is a usage error.
+#[test]
+fn traffic_units_are_part_of_the_switch() {
+    let dir = std::env::temp_dir().join(format!("p4forge-traffic-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for (traffic, sub) in [(true, "with"), (false, "without")] {
+        let out = dir.join(sub);
+        let out_s = out.display().to_string();
+        let mut args = vec!["rtl", XOR1, "--arch", "switch", "--ports", "2", "--out", &out_s];
+        if traffic {
+            args.push("--traffic");
+        }
+        let run = p4forge(&args);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+        let wrapper = std::fs::read_to_string(out.join("xor1_switch.sv")).unwrap();
+        let files: Vec<&str> = manifest["files"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+        let units = ["hw/p4f_pkt_gen.sv", "hw/p4f_pkt_cap.sv", "hw/p4f_port_traffic.sv"];
+        if traffic {
+            assert_eq!(manifest["ports"]["traffic"]["module"], "p4f_port_traffic", "{manifest}");
+            for f in units {
+                assert!(files.contains(&f), "{f} not in {files:?}");
+            }
+            assert!(wrapper.contains("p4f_port_traffic #("), "no traffic unit in the wrapper");
+            // The timestamp unit's RX input is the traffic mux's output.
+            assert!(wrapper.contains(".s_rx_axis_tdata(tr_rx_tdata[i*DATA_W +: DATA_W])"), "the generator does not feed the timestamp unit");
+            assert!(wrapper.contains("input  wire logic [PORTS-1:0]          gen_start,"), "no gen_start port");
+        } else {
+            assert!(manifest["ports"].get("traffic").is_none(), "{manifest}");
+            assert!(!files.iter().any(|f| units.contains(f)), "{files:?}");
+            assert!(!wrapper.contains("p4f_port_traffic"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = p4forge(&["rtl", XOR1, "--traffic", "--out", "target/traffic-usage"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&run.stderr).contains("--traffic goes with --arch switch or --arch bump"));
+}
+
+/// `rtl-sim --gen` sends from the on-chip generators and counts with the capturers: on a model
+/// built from altered copies of the hardware modules (`P4FORGE_HW_DIR`) — a generator that waits
+/// twice its period between frames, a capturer that counts 20 bytes more per frame — port 0's
+/// 64-byte frames at 10 Gb/s leave port 1 at half the rate with 84 counted bytes each:
+/// (84 + 20) * 8 bits per 134.4 ns, 6.19 Gb/s, where the MAC models would have read 10.0.
+#[test]
+fn the_on_chip_generator_sends_and_the_capturer_counts() {
+    if !rtl_available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("p4forge-traffic-hw-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let hw = dir.join("hw");
+    std::fs::create_dir_all(&hw).unwrap();
+    for e in std::fs::read_dir(root().join("hw/rtl")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "sv") {
+            std::fs::copy(&p, hw.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let alter = |file: &str, from: &str, to: &str| {
+        let path = hw.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.matches(from).count(), 1, "{file}: `{from}`");
+        std::fs::write(&path, text.replace(from, to)).unwrap();
+    };
+    alter("p4f_pkt_gen.sv", "per_m1_reg   <= $signed({2'b00, period}) - ONE;", "per_m1_reg   <= ($signed({2'b00, period}) <<< 1) - ONE;");
+    alter(
+        "p4f_pkt_cap.sv",
+        "assign seen_bytes = {seen_hi_reg + HI_W'(seen_c_reg), seen_lo_reg};",
+        "assign seen_bytes = {seen_hi_reg + HI_W'(seen_c_reg), seen_lo_reg} + 64'(seen_pkts) * 64'd20;",
+    );
+    let run = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .current_dir(root())
+        .env("P4FORGE_HW_DIR", &hw)
+        .env("P4FORGE_RTL_CACHE", dir.join("cache"))
+        .args(["rtl-sim", XOR1, "--arch", "switch", "--ports", "2", "--gen", "0=64@10", "--packets", "100", "--json"])
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let ports = &report["ports"];
+    assert_eq!(ports["0"]["packets_in"], 100, "{report}");
+    assert_eq!(ports["1"]["packets_out"], 100, "{report}");
+    assert_eq!(report["traffic"]["drops"], 0, "{report}");
+    let gbps = ports["1"]["gbps_out"].as_f64().unwrap_or_else(|| panic!("{report}"));
+    assert!((gbps - 6.19).abs() <= 0.02, "port 1 at {gbps} Gb/s, want 6.19: {report}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

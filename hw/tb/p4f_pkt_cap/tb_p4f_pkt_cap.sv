@@ -11,7 +11,10 @@
 // the model's; the read ports, at random addresses of captured beats and descriptors while capture
 // goes on, return one cycle later what the model stored (data, tkeep; length, first beat address,
 // timestamp, tuser). After each phase every descriptor and every captured beat is read back and
-// compared, then a clear must zero the counters. Over the run each kind of drop and a packet cut
+// compared, then a clear must zero the counters. The link monitor (seen_pkts, seen_bytes,
+// first_ts, last_ts, last_len) must count every whole packet whose first beat came after the
+// last clear, stored or dropped (seen_bytes' low part is 8 bits here, so its carries into the
+// high part are exercised). Over the run each kind of drop and a packet cut
 // by a clear must have happened. +seed=N.
 `timescale 1ns / 1ps
 `default_nettype none
@@ -49,6 +52,9 @@ module tb_p4f_pkt_cap;
     logic [TS_W-1:0]        desc_ts, now;
     logic [31:0]            pkts_captured, pkts_dropped, bytes_captured;
     logic [ADDR_W:0]        beats_used;
+    logic [31:0]            seen_pkts, last_len;
+    logic [63:0]            seen_bytes;
+    logic [TS_W-1:0]        first_ts, last_ts;
 
     assign clear = clear_rand || clear_cmd;
 
@@ -57,13 +63,15 @@ module tb_p4f_pkt_cap;
         .m_axis_tdata(s_tdata), .m_axis_tkeep(s_tkeep), .m_axis_tvalid(s_tvalid),
         .m_axis_tready(s_tready), .m_axis_tlast(s_tlast), .m_axis_tuser(s_tuser));
 
-    p4f_pkt_cap #(.DATA_W(DATA_W), .USER_W(USER_W), .DEPTH(DEPTH), .DESC_DEPTH(DESC_DEPTH), .TS_W(TS_W)) dut (
+    // LO_W 8: seen_bytes' low part carries into the high part every 256 bytes or so.
+    p4f_pkt_cap #(.DATA_W(DATA_W), .USER_W(USER_W), .DEPTH(DEPTH), .DESC_DEPTH(DESC_DEPTH), .TS_W(TS_W), .LO_W(8)) dut (
         .clk, .rst, .now, .clear,
         .s_axis_tdata(s_tdata), .s_axis_tkeep(s_tkeep), .s_axis_tvalid(s_tvalid),
         .s_axis_tready(s_tready), .s_axis_tlast(s_tlast), .s_axis_tuser(s_tuser),
         .rd_addr, .rd_data, .rd_keep,
         .desc_rd_addr, .desc_len, .desc_addr, .desc_ts, .desc_user,
-        .pkts_captured, .pkts_dropped, .bytes_captured, .beats_used);
+        .pkts_captured, .pkts_dropped, .bytes_captured, .beats_used,
+        .seen_pkts, .seen_bytes, .first_ts, .last_ts, .last_len);
 
     prng rng, clear_rng, rd_rng;
     initial begin
@@ -98,12 +106,34 @@ module tb_p4f_pkt_cap;
     logic [USER_W-1:0] cur_user;
     int unsigned       cur_addr = 0;
     bit              m_in_pkt = 1'b0, m_discard = 1'b1;
+    // The link monitor's model.
+    bit              mon_in = 1'b0;
+    longint unsigned mon_len = 0, mon_pkts = 0, mon_bytes = 0, mon_last_len = 0, mon_counted = 0;
+    logic [TS_W-1:0] mon_ts, mon_first = '0, mon_last = '0;
     longint unsigned pkts_seen = 0, captured_total = 0, mem_drops = 0, desc_drops = 0, cuts = 0, reads_checked = 0;
 
     /* verilator lint_off BLKSEQ */
     always @(posedge clk) begin
         if (!rst) begin
             if (!s_tready) fail("s_axis_tready low");
+            if (clear) begin
+                mon_in = 1'b0; mon_pkts = 0; mon_bytes = 0; mon_first = '0; mon_last = '0; mon_last_len = 0;
+            end else if (s_tvalid && (!m_in_pkt || mon_in)) begin
+                if (!m_in_pkt) begin
+                    mon_len = 0;
+                    mon_ts = now;
+                end
+                mon_len += $countones(s_tkeep);
+                mon_in = !s_tlast;
+                if (s_tlast) begin
+                    if (mon_pkts == 0) mon_first = mon_ts;
+                    mon_pkts++;
+                    mon_counted++;
+                    mon_bytes += mon_len;
+                    mon_last = mon_ts;
+                    mon_last_len = mon_len;
+                end
+            end
             if (clear) begin
                 if (s_tvalid ? !s_tlast : m_in_pkt) cuts++;
                 m_used = 0; m_wr = 0; m_ndesc = 0; m_dropped = 0; m_bytes = 0; m_discard = 1'b1;
@@ -158,6 +188,10 @@ module tb_p4f_pkt_cap;
                     || beats_used != (ADDR_W + 1)'(m_used))
                 fail($sformatf("counters: captured %0d dropped %0d bytes %0d beats %0d, want %0d %0d %0d %0d",
                                pkts_captured, pkts_dropped, bytes_captured, beats_used, m_ndesc, m_dropped, m_bytes, m_used));
+            if (seen_pkts != 32'(mon_pkts) || seen_bytes != mon_bytes || first_ts != mon_first || last_ts != mon_last
+                    || last_len != 32'(mon_last_len))
+                fail($sformatf("monitor: %0d packets %0d bytes first %h last %h len %0d, want %0d %0d %h %h %0d",
+                               seen_pkts, seen_bytes, first_ts, last_ts, last_len, mon_pkts, mon_bytes, mon_first, mon_last, mon_last_len));
             if (rd_check && {rd_keep, rd_data} != rd_want)
                 fail($sformatf("beat read: got keep=%h data=%h, want %h", rd_keep, rd_data, rd_want));
             if (desc_check && {desc_len, desc_addr, desc_ts, desc_user} != desc_want)
@@ -254,12 +288,15 @@ module tb_p4f_pkt_cap;
         phase("heavy idle", 90, 0, 40);
         phase("clears", 10, 10, 300);
         phase("clears, idle", 50, 5, 200);
+        // Every captured packet is seen too, and some dropped ones (a drop cut by a clear is not).
+        if (mon_counted <= captured_total)
+            fail($sformatf("monitor counted %0d packets, not more than the %0d captured", mon_counted, captured_total));
         if (mem_drops == 0 || desc_drops == 0 || cuts == 0)
             fail($sformatf("not exercised: %0d drops for RAM, %0d for descriptors, %0d packets cut by clear",
                            mem_drops, desc_drops, cuts));
         if (errors == 0) begin
-            $display("PASS tb_p4f_pkt_cap (seed %0d): %0d packets sent, %0d captured, %0d dropped (%0d RAM, %0d descriptors), %0d cut by clear, %0d reads checked",
-                     run_seed(), pkts_seen, captured_total, mem_drops + desc_drops, mem_drops, desc_drops, cuts, reads_checked);
+            $display("PASS tb_p4f_pkt_cap (seed %0d): %0d packets sent, %0d captured, %0d dropped (%0d RAM, %0d descriptors), %0d cut by clear, %0d reads checked, %0d monitored",
+                     run_seed(), pkts_seen, captured_total, mem_drops + desc_drops, mem_drops, desc_drops, cuts, reads_checked, mon_counted);
             $finish;
         end else begin
             $fatal(1, "FAIL tb_p4f_pkt_cap (seed %0d): %0d failed checks", run_seed(), errors);

@@ -17,7 +17,13 @@
 // the last packet's last beat is taken (a counted run sends exactly count packets), low after,
 // and nothing leaves while it is low. After a stop the run ends at a packet boundary with the
 // packets already started (on m_axis, or the one beat read ahead) and no other. A stall-free run
-// with gap 0 must send one beat per cycle from first beat to last (p4f_tb_axis_rate). +seed=N.
+// with gap 0 must send one beat per cycle from first beat to last (p4f_tb_axis_rate).
+// Pacing (period): 8 runs of 30 packets with a random fixed-point period (whole cycles above the
+// longest packet, random fraction). Without backpressure packet k's first beat must show exactly
+// ceil(k * period) cycles after the first packet's (so the average rate is exact); with random
+// backpressure no start may come before that time. Every beat is still checked against the
+// model. `hw/tb/mutants.sh p4f_pkt_gen` shows generators that drop or do not carry the fraction failing this.
+// +seed=N.
 `timescale 1ns / 1ps
 `default_nettype none
 
@@ -36,6 +42,8 @@ module tb_p4f_pkt_gen;
     localparam int WORD_W    = DATA_W + KEEP_W + USER_W + 1;
     localparam int SEQ_BYTES = SEQ_W / 8;
     localparam int RUNS      = 40;
+    localparam int PER_W     = 16;
+    localparam int PER_FRAC  = 8;
 
     logic clk;
     initial clk = 1'b0;
@@ -50,6 +58,7 @@ module tb_p4f_pkt_gen;
     logic              start = 1'b0, stop = 1'b0, seq_en = 1'b0;
     logic [CNT_W-1:0]  count = '0;
     logic [GAP_W-1:0]  gap = '0;
+    logic [PER_W-1:0]  period = '0;
     logic [OFF_W-1:0]  seq_offset = '0;
     logic [DATA_W-1:0] m_tdata;
     logic [KEEP_W-1:0] m_tkeep;
@@ -58,10 +67,10 @@ module tb_p4f_pkt_gen;
     logic [CNT_W-1:0]  pkts_sent, beats_sent;
 
     p4f_pkt_gen #(.DATA_W(DATA_W), .USER_W(USER_W), .DEPTH(DEPTH), .CNT_W(CNT_W), .GAP_W(GAP_W),
-                  .SEQ_W(SEQ_W), .OFF_W(OFF_W)) dut (
+                  .SEQ_W(SEQ_W), .OFF_W(OFF_W), .PER_W(PER_W), .PER_FRAC(PER_FRAC)) dut (
         .clk, .rst,
         .tpl_we, .tpl_addr, .tpl_data, .tpl_keep, .tpl_last, .tpl_user,
-        .start, .stop, .count, .gap, .tpl_end, .seq_en, .seq_offset,
+        .start, .stop, .count, .gap, .period, .tpl_end, .seq_en, .seq_offset,
         .m_axis_tdata(m_tdata), .m_axis_tkeep(m_tkeep), .m_axis_tvalid(m_tvalid),
         .m_axis_tready(m_tready), .m_axis_tlast(m_tlast), .m_axis_tuser(m_tuser),
         .busy, .pkts_sent, .beats_sent);
@@ -87,7 +96,9 @@ module tb_p4f_pkt_gen;
     bit              run_on = 1'b0;      // the model's busy: started and not finished
     bit              run_stopped = 1'b0; // a stop was taken during the run
     longint unsigned stop_min = 0, stop_max = 0;  // packets a stopped run may end with
-    longint unsigned run_count = 0, run_gap = 0, run_off = 0, run_end = 0;
+    longint unsigned run_count = 0, run_gap = 0, run_off = 0, run_end = 0, run_period = 0;
+    longint unsigned cycle;
+    longint unsigned starts [$];         // cycle of each packet's first beat on m_axis (this run)
     bit              run_seq = 1'b0;
     longint unsigned pkts_out = 0, beats_out = 0, runs_done = 0, stopped_runs = 0, gaps_checked = 0;
     int unsigned     idx = 0, pos = 0;   // next template beat, its byte position in its packet
@@ -116,6 +127,7 @@ module tb_p4f_pkt_gen;
             m_tready <= 1'b0;
         end else begin
             // Values seen here are those of the cycle now ending.
+            if (m_tvalid && !out_in_pkt && !stalled) starts.push_back(cycle);
             if (stalled && (!m_tvalid || m_word != stalled_word)) fail("m_axis beat changed or dropped while stalled");
             stalled = m_tvalid && !m_tready;
             stalled_word = m_word;
@@ -142,7 +154,7 @@ module tb_p4f_pkt_gen;
             end
 
             // Idle cycles after a last beat, then the first beat after start.
-            if (gap_counting) begin
+            if (gap_counting && run_period == 0) begin
                 if (m_tvalid) begin
                     if (longint'(idle) != run_gap) fail($sformatf("%0d idle cycles after packet %0d, gap is %0d", idle, pkts_out, run_gap));
                     gaps_checked++;
@@ -196,6 +208,8 @@ module tb_p4f_pkt_gen;
                 run_stopped = 1'b0;
                 run_count = longint'(count);
                 run_gap = longint'(gap);
+                run_period = longint'(period);
+                starts.delete();
                 run_seq = seq_en;
                 run_off = longint'(seq_offset);
                 run_end = longint'(tpl_end);
@@ -214,7 +228,7 @@ module tb_p4f_pkt_gen;
     /* verilator lint_on BLKSEQ */
 
     logic            measure = 1'b0;
-    longint unsigned cycle, rate_beats, rate_first, rate_last;
+    longint unsigned rate_beats, rate_first, rate_last;
     always @(posedge clk) cycle <= rst ? 0 : cycle + 1;
     /* verilator lint_off PINCONNECTEMPTY */
     p4f_tb_axis_rate u_rate (.clk, .measure, .cycle, .tvalid(m_tvalid), .tready(m_tready),
@@ -255,13 +269,14 @@ module tb_p4f_pkt_gen;
     // One run: start with the given settings, noise on start (ignored while busy) and maybe a
     // stop after stop_after cycles, then wait for busy to fall.
     task automatic run(input int unsigned cnt, input int unsigned g, input int unsigned stall,
-                       input int stop_after);
+                       input int stop_after, input int unsigned per = 0);
         int unsigned t = 0;
         @(negedge clk);
         stall_pct = stall;
         start = 1'b1;
         count = CNT_W'(cnt);
         gap = GAP_W'(g);
+        period = PER_W'(per);
         tpl_end = ADDR_W'(tpl_beats - 1);
         seq_en = rng.below(2) == 0;
         seq_offset = OFF_W'(rng.below(32));
@@ -271,6 +286,7 @@ module tb_p4f_pkt_gen;
             // Settings and start pulses while busy mean nothing.
             count = CNT_W'(rng.below(5));
             gap = GAP_W'(rng.below(16));
+            period = PER_W'(rng.below(1 << PER_W));
             tpl_end = ADDR_W'(rng.below(DEPTH));
             seq_en = rng.below(2) == 0;
             seq_offset = OFF_W'(rng.below(32));
@@ -285,6 +301,7 @@ module tb_p4f_pkt_gen;
         end
         start = 1'b0;
         stop = 1'b0;
+        period = '0;
         // Mostly long enough for the trailing gap to run out; sometimes a start right away.
         repeat (rng.below(4) == 0 ? 0 : 20) @(negedge clk);
     endtask
@@ -292,6 +309,7 @@ module tb_p4f_pkt_gen;
     int unsigned stalls [5] = '{0, 5, 30, 50, 90};
     initial begin
         automatic longint unsigned pkts_total = 0;
+        automatic int unsigned paced_runs = 0;
         repeat (5) @(posedge clk);
         @(negedge clk) rst = 1'b0;
         $display("tb_p4f_pkt_gen: seed %0d, DATA_W %0d, DEPTH %0d", run_seed(), DATA_W, DEPTH);
@@ -320,11 +338,33 @@ module tb_p4f_pkt_gen;
             fail($sformatf("line rate: %0d beats over %0d cycles", rate_beats, rate_last - rate_first + 1));
         @(negedge clk) measure = 1'b0;
         pkts_total += pkts_out;
-        if (runs_done != longint'(RUNS) + 1) fail($sformatf("%0d runs ended, %0d started", runs_done, RUNS + 1));
+        // Pacing: starts at the fixed-point times, exactly without backpressure, never early with it.
+        for (int r = 0; r < 8; r++) begin
+            automatic int unsigned per, st = r % 2 == 0 ? 0 : 30;
+            load_templates();
+            per = (41 + rng.below(20)) * (1 << PER_FRAC) + rng.below(1 << PER_FRAC);
+            if (r == 0) per = 10 * (1 << PER_FRAC) + (1 << (PER_FRAC - 1));  // 10.5: 64-byte frames at 10 Gb/s, 156.25 MHz
+            if (r == 0) begin
+                tpl_beats = 1;  // beat 0 alone, tlast added by the generator
+                tpl[0][WORD_W-1] = 1'b1;
+            end
+            run(30, 0, st, -1, per);
+            if (starts.size() != 30) fail($sformatf("paced run: %0d starts seen, want 30", starts.size()));
+            else for (int k = 1; k < 30; k++) begin
+                automatic longint unsigned ideal = (longint'(k) * per + (1 << PER_FRAC) - 1) >> PER_FRAC;
+                automatic longint unsigned got = starts[k] - starts[0];
+                if (st == 0 ? got != ideal : got < ideal)
+                    fail($sformatf("period %0d/256, stall %0d%%: packet %0d starts %0d cycles after the first, want %s%0d",
+                                   per, st, k, got, st == 0 ? "" : ">= ", ideal));
+            end
+            paced_runs++;
+            pkts_total += pkts_out;
+        end
+        if (runs_done != longint'(RUNS) + 9) fail($sformatf("%0d runs ended, %0d started", runs_done, RUNS + 9));
         if (stopped_runs < 5 || gaps_checked < 100) fail($sformatf("too few stops (%0d) or gaps (%0d) exercised", stopped_runs, gaps_checked));
         if (errors == 0) begin
-            $display("PASS tb_p4f_pkt_gen (seed %0d): %0d runs (%0d stopped), %0d packets checked, %0d gaps",
-                     run_seed(), runs_done, stopped_runs, pkts_total, gaps_checked);
+            $display("PASS tb_p4f_pkt_gen (seed %0d): %0d runs (%0d stopped, %0d paced), %0d packets checked, %0d gaps",
+                     run_seed(), runs_done, stopped_runs, paced_runs, pkts_total, gaps_checked);
             $finish;
         end else begin
             $fatal(1, "FAIL tb_p4f_pkt_gen (seed %0d): %0d failed checks", run_seed(), errors);

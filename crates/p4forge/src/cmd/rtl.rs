@@ -40,6 +40,13 @@ pub struct RtlOptions {
     /// --in host=FILE from the host and writes what reaches it to DIR/porthost.pcap.
     #[arg(long)]
     pub host_port: bool,
+    /// With --arch switch or bump: on-chip traffic units per port (p4f_port_traffic in the port's
+    /// MAC clock): a packet generator muxed into the port's RX stream before its timestamp unit,
+    /// paced at a fixed-point period, and a capturer counting what the port sends (packets,
+    /// bytes, first and last time); controlled and read through the wrapper's gen_*, traffic_*
+    /// and cap_* ports (clk). rtl-sim --gen builds the model with it and runs on them.
+    #[arg(long)]
+    pub traffic: bool,
 }
 
 /// `--arch`.
@@ -77,6 +84,10 @@ impl RtlOptions {
             return Err(CliError::input("--host-port goes with --arch switch"));
         }
         o.host_port = self.host_port;
+        if self.traffic && self.arch == Arch::Top {
+            return Err(CliError::input("--traffic goes with --arch switch or --arch bump"));
+        }
+        o.traffic = self.traffic;
         Ok(o)
     }
 }
@@ -161,7 +172,7 @@ pub fn model_dir(program: &Path, opts: &p4_rtl::Options) -> PathBuf {
     // A wrapped design is another model (its own harness too).
     let arch = match opts.arch {
         p4_rtl::wrapper::Arch::Top => String::new(),
-        a => format!("-{}{}{}", a.name(), opts.ports, if opts.host_port { "h" } else { "" }),
+        a => format!("-{}{}{}{}", a.name(), opts.ports, if opts.host_port { "h" } else { "" }, if opts.traffic { "t" } else { "" }),
     };
     base.join(format!("{stem}-{:08x}-{}b{bcam}{flops}{arch}", h as u32, opts.data_width))
 }
@@ -216,5 +227,10 @@ mod tests {
         let flops = model_dir(program, &opts);
         assert!(flops.to_string_lossy().ends_with("-512b-bcam-flops"), "{flops:?}");
         assert_eq!(narrow.parent(), wide.parent());
+        // A switch with traffic units is another model than one without.
+        let switch = p4_rtl::Options { arch: p4_rtl::wrapper::Arch::Switch, ports: 2, ..Default::default() };
+        let plain = model_dir(program, &switch);
+        let traffic = model_dir(program, &p4_rtl::Options { traffic: true, ..switch.clone() });
+        assert!(plain.to_string_lossy().ends_with("-switch2") && traffic.to_string_lossy().ends_with("-switch2t"), "{plain:?} {traffic:?}");
     }
 }

@@ -565,9 +565,18 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
         if g.size > max_bytes {
             return Err(CliError::input(format!("--gen {spec}: a frame of {} bytes is longer than the {max_bytes} bytes the design's queues hold", g.size)));
         }
+        // The on-chip generator's period: MAC cycles between frame starts, 16 integer bits.
+        let period_cycles = (g.size as f64 + 20.0) * 8.0 / g.rate_gbps * p4_rtl::switch_sim::MAC_MHZ / 1000.0;
+        if period_cycles >= 65536.0 {
+            return Err(CliError::input(format!(
+                "--gen {spec}: one frame every {period_cycles:.0} MAC cycles is slower than the generator paces (at most 65,535 cycles between frames)"
+            )));
+        }
     }
     let entries = options.entries.as_deref().map(Entries::read).transpose()?;
-    let mut switch = crate::cmd::rtl::wrapped_switch(&options.program, &options.includes, &options.rtl)?;
+    // The traffic comes from the switch's own generators and is counted by its capturers.
+    let rtl = p4_rtl::Options { traffic: true, ..options.rtl.clone() };
+    let mut switch = crate::cmd::rtl::wrapped_switch(&options.program, &options.includes, &rtl)?;
     if let Some(entries) = &entries {
         entries.apply(&mut switch)?;
     }
@@ -609,7 +618,7 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
     traffic.drops += run.pipeline_drops + run.no_port_drops;
     traffic.cycles = (run.duration_ps as f64 * manifest.clock_mhz / 1e6) as u64;
     let mut notes = vec![format!(
-        "{} frames per generating port; {:.1} us simulated; ports at {} Gb/s, MACs at {} MHz",
+        "{} frames per generating port from the on-chip generators (p4f_pkt_gen), counted by the capturers (p4f_pkt_cap); {:.1} us simulated; ports at {} Gb/s, MACs at {} MHz",
         options.packets,
         run.duration_ps as f64 / 1e6,
         p4_rtl::switch_sim::LINE_RATE_GBPS,
