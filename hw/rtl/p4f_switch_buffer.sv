@@ -74,7 +74,6 @@ module p4f_switch_buffer #(
     localparam int PORT_W  = $clog2(PORTS);
     localparam int CRED_W  = $clog2(OUT_DEPTH + 1);
     localparam int BEAT_SH = $clog2(KEEP_W);
-    localparam int DESC_W  = 8 * ((ID_W + LEN_W + 7) / 8); // a descriptor queue entry, whole bytes
 
     if (PORTS < 2 || (1 << $clog2(OUT_DEPTH)) != OUT_DEPTH || (1 << BEAT_SH) != KEEP_W
             || DEST_W < PORT_W) begin : g_bad_params
@@ -85,6 +84,8 @@ module p4f_switch_buffer #(
     // here; the rest go to the buffer with their port as tuser (the buffer hands it back with the
     // descriptor).
     localparam int HELD_W = ID_W + 1;
+    // A descriptor queue entry, whole bytes: {pages, beats (capped at OUT_DEPTH + 1), id}.
+    localparam int DESC_W = 8 * ((ID_W + CRED_W + HELD_W + 7) / 8);
     logic [PORTS*HELD_W-1:0] held_reg;  // pages of each port's packets waiting in the buffer
     logic              in_pkt_reg;      // inside a packet (its first beat was taken)
     logic              in_bad_reg;      // ... and it is being thrown away
@@ -174,6 +175,18 @@ module p4f_switch_buffer #(
         end
     end
 
+    // A packet's beats (capped: more than OUT_DEPTH never fits) and pages are computed as its
+    // descriptor is queued, so the scheduler's path from a queue head to its grant and the
+    // credit update holds no adder of a length. (A length is at most BUF_BYTES, so the page count
+    // fits HELD_W bits and the sum's high bits are unused.)
+    localparam int PAGE_SH = $clog2(PAGE_BYTES);
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire logic [LEN_W:0] d_pages_wide = ({1'b0, d_len} + (LEN_W + 1)'(PAGE_BYTES - 1)) >> PAGE_SH;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire logic [HELD_W-1:0] d_pages = d_pages_wide[HELD_W-1:0];
+    wire logic [LEN_W:0]    d_beats_wide = ({1'b0, d_len} + (LEN_W + 1)'(KEEP_W - 1)) >> BEAT_SH;
+    wire logic [CRED_W-1:0] d_beats = d_beats_wide > (LEN_W + 1)'(OUT_DEPTH) ? {CRED_W{1'b1}} : CRED_W'(d_beats_wide);
+
     // ---- per-port descriptor queues (PAGES entries: never full, see the header)
     logic [PORTS-1:0]        dq_tready, dq_tvalid, dq_pop;
     logic [PORTS*DESC_W-1:0] dq_tdata;
@@ -184,7 +197,7 @@ module p4f_switch_buffer #(
         /* verilator lint_on UNUSEDSIGNAL */
         p4f_axis_fifo #(.DATA_W(DESC_W), .KEEP_W(1), .USER_W(1), .DEPTH(PAGES)) u_dq (
             .clk, .rst,
-            .s_axis_tdata(DESC_W'({d_id, d_len})), .s_axis_tkeep(1'b1),
+            .s_axis_tdata(DESC_W'({d_pages, d_beats, d_id})), .s_axis_tkeep(1'b1),
             .s_axis_tvalid(d_valid && d_port == PORT_W'(i)), .s_axis_tready(dq_tready[i]),
             .s_axis_tlast(1'b1), .s_axis_tuser(1'b0),
             .m_axis_tdata(dq_tdata[i*DESC_W +: DESC_W]), .m_axis_tkeep(keep_unused),
@@ -198,10 +211,10 @@ module p4f_switch_buffer #(
     logic [PORTS*CRED_W-1:0] credit_reg;
     logic [PORTS-1:0]        eligible, out_fire;
     logic [PORTS*CRED_W-1:0] head_beats;
+    logic [PORTS*HELD_W-1:0] head_pages;
     for (genvar i = 0; i < PORTS; i++) begin : g_elig
-        wire logic [LEN_W-1:0] len = dq_tdata[i*DESC_W +: LEN_W];
-        wire logic [LEN_W:0]   beats = ({1'b0, len} + (LEN_W + 1)'(KEEP_W - 1)) >> BEAT_SH;
-        assign head_beats[i*CRED_W +: CRED_W] = beats > (LEN_W + 1)'(OUT_DEPTH) ? {CRED_W{1'b1}} : CRED_W'(beats);
+        assign head_beats[i*CRED_W +: CRED_W] = dq_tdata[i*DESC_W + ID_W +: CRED_W];
+        assign head_pages[i*HELD_W +: HELD_W] = dq_tdata[i*DESC_W + ID_W + CRED_W +: HELD_W];
         assign eligible[i] = dq_tvalid[i] && head_beats[i*CRED_W +: CRED_W] <= credit_reg[i*CRED_W +: CRED_W];
     end
 
@@ -221,24 +234,11 @@ module p4f_switch_buffer #(
         end
     end
     assign r_valid = any;
-    assign r_id    = dq_tdata[32'(pick)*DESC_W + LEN_W +: ID_W];
+    assign r_id    = dq_tdata[32'(pick)*DESC_W +: ID_W];
     wire logic grant = r_valid && r_ready;
     for (genvar i = 0; i < PORTS; i++) begin : g_pop
         assign dq_pop[i] = grant && pick == PORT_W'(i);
     end
-
-    // Pages a packet holds: of the descriptor coming in, and of each port's next packet. (A length
-    // is at most BUF_BYTES, so the page count fits HELD_W bits and the sums' high bits are unused.)
-    localparam int PAGE_SH = $clog2(PAGE_BYTES);
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire logic [LEN_W:0] d_pages_wide = ({1'b0, d_len} + (LEN_W + 1)'(PAGE_BYTES - 1)) >> PAGE_SH;
-    wire logic [HELD_W-1:0] d_pages = d_pages_wide[HELD_W-1:0];
-    logic [PORTS*HELD_W-1:0] head_pages;
-    for (genvar i = 0; i < PORTS; i++) begin : g_head_pages
-        wire logic [LEN_W:0] wide = ({1'b0, dq_tdata[i*DESC_W +: LEN_W]} + (LEN_W + 1)'(PAGE_BYTES - 1)) >> PAGE_SH;
-        assign head_pages[i*HELD_W +: HELD_W] = wide[HELD_W-1:0];
-    end
-    /* verilator lint_on UNUSEDSIGNAL */
 
     always_ff @(posedge clk) begin
         if (rst) begin
