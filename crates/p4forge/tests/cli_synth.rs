@@ -54,6 +54,10 @@ fn synth_reports_blocks_that_add_up_and_table_modules() {
     assert_eq!(report["top"], "arith_wrap_top");
     let total = &report["total"];
     assert!(int(total, "luts") > 0, "{report}");
+    // The totals are also at the top level, beside logic_depth.
+    for key in ["luts", "ffs", "bram36", "dsp", "lutram"] {
+        assert_eq!(report[key], total[key], "{key} at the top level: {report}");
+    }
     let blocks = report["blocks"].as_array().expect("blocks");
     assert!(!blocks.is_empty());
     for name in ["u_parser", "u_ingress", "u_deparser", "u_split", "u_payload", "u_regs", "u_merge", "(top)"] {

@@ -659,6 +659,10 @@ pub struct SynthReport {
     pub top: String,
     /// Hierarchical synthesis: the sum of `blocks`.
     pub total: Resources,
+    /// The same totals at the report's top level (`luts`, `ffs`, `bram36`, `dsp`, `lutram`), where
+    /// scripts read them beside `logic_depth`.
+    #[serde(flatten)]
+    pub totals: Resources,
     /// The instances of the top, then `(top)`: the top module's own cells.
     pub blocks: Vec<Block>,
     /// Cells (LUT, MUXF7/MUXF8, CARRY4) on the longest path between registers, RAMs and ports of
@@ -841,6 +845,7 @@ pub fn synth_program(
     Ok(SynthReport {
         top,
         total: total_r,
+        totals: total_r,
         blocks,
         logic_depth,
         logic_depth_path,
