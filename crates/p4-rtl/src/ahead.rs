@@ -18,7 +18,7 @@
 
 use std::collections::BTreeSet;
 
-use p4_ir::cfg::Location;
+use p4_ir::cfg::{Effects, Location};
 use p4_ir::visit::Visit;
 use p4_ir::{BinOp, Block, Callee, Expr, ExprKind, Program, Stmt, VarKind};
 
@@ -31,20 +31,27 @@ pub enum Ahead<'e> {
     Presum { stmt: usize, early: Vec<&'e Expr>, late: Vec<&'e Expr> },
 }
 
-/// What of `body[cut + 1..]` can move ahead of a cut made before `body[cut]`. Statements marked in
-/// `moved` have moved ahead of an earlier cut already and are left alone; those in `summed` have
-/// their presum from an earlier cut and stay where they are.
-pub fn plan<'e>(p: &Program, block: &Block, body: &'e [Stmt], cut: usize, moved: &[bool], summed: &BTreeSet<usize>) -> Vec<Ahead<'e>> {
-    let fx = |st: &Stmt| p4_ir::cfg::stmts_effects(p, std::slice::from_ref(st));
+/// What of `body[cut + 1..]` can move ahead of a cut made before `body[cut]`; `effects[i]` are
+/// `body[i]`'s ([`p4_ir::cfg::stmts_effects`]). Statements marked in `moved` have moved ahead of an
+/// earlier cut already and are left alone; those in `summed` have their presum from an earlier cut
+/// and stay where they are.
+pub fn plan<'e>(
+    p: &Program,
+    block: &Block,
+    body: &'e [Stmt],
+    effects: &[Effects],
+    cut: usize,
+    moved: &[bool],
+    summed: &BTreeSet<usize>,
+) -> Vec<Ahead<'e>> {
     // What the statements that stay after the cut read and write.
-    let first = fx(&body[cut]);
-    let (mut reads, mut writes) = (first.reads, first.may_writes);
+    let (mut reads, mut writes) = (effects[cut].reads.clone(), effects[cut].may_writes.clone());
     let mut out = Vec::new();
     for (i, st) in body.iter().enumerate().skip(cut + 1) {
         if moved[i] {
             continue;
         }
-        let e = fx(st);
+        let e = &effects[i];
         let temporaries = e.may_writes.iter().all(|l| is_temporary(block, l));
         let touches_extern = e.reads.iter().chain(&e.may_writes).any(|l| l.as_extern().is_some());
         let commutes = disjoint(&e.reads, &writes) && disjoint(&e.may_writes, &writes) && disjoint(&e.may_writes, &reads);
@@ -57,8 +64,8 @@ pub fn plan<'e>(p: &Program, block: &Block, body: &'e [Stmt], cut: usize, moved:
                 out.push(Ahead::Presum { stmt: i, early, late });
             }
         }
-        reads.extend(e.reads);
-        writes.extend(e.may_writes);
+        reads.extend(e.reads.iter().cloned());
+        writes.extend(e.may_writes.iter().cloned());
     }
     out
 }

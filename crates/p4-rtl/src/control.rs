@@ -144,7 +144,9 @@ impl<'a> CtlGen<'a> {
     /// Before a cut, what follows and does not need the read-modify-write moves ahead of it
     /// ([`crate::ahead`]).
     fn lower_body(&mut self, body: &[Stmt]) -> Result<()> {
-        let regs: Vec<BTreeSet<ExternId>> = body.iter().map(|st| registers_of(self.g.p, st)).collect();
+        let effects: Vec<p4_ir::cfg::Effects> =
+            body.iter().map(|st| p4_ir::cfg::stmts_effects(self.g.p, std::slice::from_ref(st))).collect();
+        let regs: Vec<BTreeSet<ExternId>> = effects.iter().map(externs_of).collect();
         let mut moved = vec![false; body.len()];
         // Assignments of sums whose early terms were added ahead of a cut: the presum and the
         // late terms.
@@ -159,7 +161,7 @@ impl<'a> CtlGen<'a> {
             let fresh = !regs[k].is_empty() && !regs[k].is_subset(&self.stage_regs);
             if fresh && later.is_disjoint(&self.stage_regs) && !self.g.out.is_empty() {
                 let summed: BTreeSet<usize> = presums.keys().copied().collect();
-                let plan = crate::ahead::plan(self.g.p, self.g.block, body, k, &moved, &summed);
+                let plan = crate::ahead::plan(self.g.p, self.g.block, body, &effects, k, &moved, &summed);
                 if !plan.is_empty() {
                     self.g.line("// moved ahead of the next stage's read-modify-write (crates/p4-rtl/src/ahead.rs)");
                 }
@@ -215,8 +217,7 @@ impl<'a> CtlGen<'a> {
         let mut parts = late.iter().map(|t| self.g.expr(t)).collect::<Result<Vec<_>>>()?;
         parts.push(sum.to_string());
         self.guarded(&format!("{path} = {w}'({});", parts.join(" + ")));
-        let fx = p4_ir::cfg::stmts_effects(self.g.p, std::slice::from_ref(st));
-        self.g.stage_writes.extend(fx.may_writes);
+        self.g.stage_writes.extend(p4_ir::cfg::stmts_effects(self.g.p, std::slice::from_ref(st)).may_writes);
         Ok(())
     }
 
@@ -592,7 +593,11 @@ impl<'a> CtlGen<'a> {
 /// The extern instances with state (register arrays, counters, meters) that `st` may access,
 /// through the actions it calls and the tables it applies too.
 fn registers_of(p: &p4_ir::Program, st: &Stmt) -> BTreeSet<ExternId> {
-    let fx = p4_ir::cfg::stmts_effects(p, std::slice::from_ref(st));
+    externs_of(&p4_ir::cfg::stmts_effects(p, std::slice::from_ref(st)))
+}
+
+/// The extern instances (register arrays, counters) whose state `fx` reads or writes.
+fn externs_of(fx: &p4_ir::cfg::Effects) -> BTreeSet<ExternId> {
     fx.reads.iter().chain(&fx.may_writes).filter_map(|l| l.as_extern()).collect()
 }
 
