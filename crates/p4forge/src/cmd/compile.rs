@@ -1,6 +1,7 @@
 //! `p4forge compile --emit ir|ast|cfg`: print the elaborated IR in its stable text form, the program as
 //! the parser understood it (printed back as P4 source), or the graph view of every control and the
-//! def-use of every parser state (`p4_ir::cfg`).
+//! def-use of every parser state (`p4_ir::cfg`). `--p4runtime-files` writes the program's p4info
+//! (`p4_runtime::p4info`) as the reference compiler's flag of that name does.
 
 use crate::error::{CliError, CliResult};
 use crate::frontend;
@@ -68,4 +69,38 @@ fn print_graphs(ir: &p4_ir::Program) -> String {
         out.push('\n');
     }
     out
+}
+
+/// `--p4runtime-files A[,B...]`: the program's p4info written to each file, in the form `format`
+/// names or, without it, the one the file's extension asks for (`p4_runtime::format::Format::of_path`).
+/// Every file name is checked before any is written; each file is written whole or not at all.
+pub fn write_p4info(program: &Path, includes: &[PathBuf], files: &[PathBuf], format: Option<&str>) -> CliResult<()> {
+    use p4_runtime::format::Format;
+    let forced = match format {
+        None => None,
+        Some(name) => Some(Format::parse(name).ok_or_else(|| {
+            CliError::input(format!("--p4runtime-format {name}: expected text, binary or json"))
+        })?),
+    };
+    let mut outputs = Vec::new();
+    for file in files {
+        let format = forced.or_else(|| Format::of_path(file)).ok_or_else(|| {
+            CliError::input(format!(
+                "--p4runtime-files {}: the extension names no format (.txt/.txtpb text, .bin/.pb binary, .json JSON); or give --p4runtime-format",
+                file.display()
+            ))
+        })?;
+        p4_io::output::check_writable(file)?;
+        outputs.push((file, format));
+    }
+    let compiled = frontend::compile(program, includes)?;
+    p4_io::eprint_safe!("{}", compiled.warnings);
+    let layouts = p4_ir::layout::Layouts::of(&compiled.program);
+    let catalog = p4_control::catalog::Catalog::of(&compiled.program, &layouts)
+        .map_err(|why| CliError::failed(format!("{}: no p4info: {why}", program.display())))?;
+    let info = p4_runtime::p4info::of(&compiled.program, &layouts, &catalog);
+    for (file, format) in outputs {
+        p4_io::output::write(file, &p4_runtime::format::encode(&info, format))?;
+    }
+    Ok(())
 }

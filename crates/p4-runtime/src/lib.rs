@@ -1,0 +1,9 @@
+//! P4Runtime for p4forge: the protocol's messages and services ([`proto`]), the p4info of a
+//! program ([`p4info`]) and the forms messages are written in ([`format`]).
+
+#![forbid(unsafe_code)]
+
+pub mod format;
+pub mod p4info;
+pub mod proto;
+pub mod text;

@@ -1,0 +1,270 @@
+//! `p4forge compile --p4runtime-files`: the p4info the P4 reference compiler writes for a program,
+//! with its ids, names and aliases.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use p4_runtime::format::{decode, encode, Format};
+use p4_runtime::proto::p4::config::v1::{P4Info, Preamble};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn p4forge(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_p4forge")).args(args).current_dir(dir).output().expect("the p4forge binary runs")
+}
+
+fn p4info_of(program: &Path) -> Option<P4Info> {
+    let compiled = p4forge::frontend::compile(program, &[]).ok()?;
+    let layouts = p4_ir::layout::Layouts::of(&compiled.program);
+    let catalog = p4_control::catalog::Catalog::of(&compiled.program, &layouts).ok()?;
+    Some(p4_runtime::p4info::of(&compiled.program, &layouts, &catalog))
+}
+
+/// Bob Jenkins's one-at-a-time hash, written apart from the compiler's (64-bit arithmetic, masked).
+fn jenkins(name: &str) -> u32 {
+    let m = 0xffff_ffffu64;
+    let mut h = 0u64;
+    for b in name.bytes() {
+        h = (h + u64::from(b)) & m;
+        h = (h + (h << 10)) & m;
+        h ^= h >> 6;
+    }
+    h = (h + (h << 3)) & m;
+    h ^= h >> 11;
+    h = (h + (h << 15)) & m;
+    h as u32
+}
+
+/// What the reference compiler's rule gives each name of one kind: `@id`s first, then names in
+/// sorted order take their hash, probing upwards (wrapping within the 24 bits) past taken ids.
+fn reference_ids(prefix: u32, names: &BTreeMap<String, Option<u32>>) -> BTreeMap<String, u32> {
+    let mut taken = BTreeSet::new();
+    let mut out = BTreeMap::new();
+    for (name, given) in names {
+        if let Some(v) = given {
+            let id = prefix << 24 | (v & 0xff_ffff);
+            taken.insert(id);
+            out.insert(name.clone(), id);
+        }
+    }
+    for (name, given) in names {
+        if given.is_some() {
+            continue;
+        }
+        let mut low = jenkins(name) & 0xff_ffff;
+        while taken.contains(&(prefix << 24 | low)) {
+            low = (low + 1) % (1 << 24);
+        }
+        taken.insert(prefix << 24 | low);
+        out.insert(name.clone(), prefix << 24 | low);
+    }
+    out
+}
+
+/// Every preamble of `info` with the id prefix its section gives.
+fn preambles(info: &P4Info) -> Vec<(u32, &Preamble)> {
+    let sections: [(u32, Vec<Option<&Preamble>>); 9] = [
+        (0x02, info.tables.iter().map(|x| x.preamble.as_ref()).collect()),
+        (0x01, info.actions.iter().map(|x| x.preamble.as_ref()).collect()),
+        (0x03, info.value_sets.iter().map(|x| x.preamble.as_ref()).collect()),
+        (0x11, info.action_profiles.iter().map(|x| x.preamble.as_ref()).collect()),
+        (0x12, info.counters.iter().map(|x| x.preamble.as_ref()).collect()),
+        (0x13, info.direct_counters.iter().map(|x| x.preamble.as_ref()).collect()),
+        (0x14, info.meters.iter().map(|x| x.preamble.as_ref()).collect()),
+        (0x15, info.direct_meters.iter().map(|x| x.preamble.as_ref()).collect()),
+        (0x16, info.registers.iter().map(|x| x.preamble.as_ref()).collect()),
+    ];
+    sections.into_iter().flat_map(|(prefix, ps)| ps.into_iter().flatten().map(move |p| (prefix, p))).collect()
+}
+
+/// `@id(N)` of the IR object named `name`, if any.
+fn given_id(program: &p4_ir::Program, name: &str) -> Option<u32> {
+    let annotations = program
+        .tables
+        .iter()
+        .filter(|t| t.name == name)
+        .map(|t| &t.annotations)
+        .chain(program.actions.iter().filter(|a| a.name == name).map(|a| &a.annotations))
+        .chain(program.externs.iter().filter(|e| e.name == name).map(|e| &e.annotations));
+    annotations.flatten().find(|a| a.name == "id").and_then(|a| match a.args.first() {
+        Some(p4_ir::Value::Bits { value, .. } | p4_ir::Value::InfInt(value)) => u32::try_from(value.clone()).ok(),
+        _ => None,
+    })
+}
+
+fn programs(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("directory readable").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            programs(&path, out);
+        } else if path.extension().is_some_and(|e| e == "stf") && path.with_extension("p4").is_file() {
+            out.push(path.with_extension("p4"));
+        }
+    }
+}
+
+#[test]
+fn basic_forwarding_gets_the_reference_compilers_p4info() {
+    let info = p4info_of(&fixtures().join("basic_forward.p4")).expect("compiles");
+    // The ids are the ones the reference compiler publishes for these names (the P4 tutorials'
+    // basic exercise); fields in number order, one block per element, as its text printer writes.
+    let expected = r#"pkg_info {
+  arch: "v1model"
+}
+tables {
+  preamble {
+    id: 37375156
+    name: "MyIngress.ipv4_lpm"
+    alias: "ipv4_lpm"
+  }
+  match_fields {
+    id: 1
+    name: "hdr.ipv4.dstAddr"
+    bitwidth: 32
+    match_type: LPM
+  }
+  action_refs {
+    id: 28792405
+  }
+  action_refs {
+    id: 25652968
+  }
+  action_refs {
+    id: 21257015
+  }
+  initial_default_action {
+    action_id: 25652968
+  }
+  size: 1024
+}
+actions {
+  preamble {
+    id: 21257015
+    name: "NoAction"
+    alias: "NoAction"
+  }
+}
+actions {
+  preamble {
+    id: 25652968
+    name: "MyIngress.drop"
+    alias: "drop"
+  }
+}
+actions {
+  preamble {
+    id: 28792405
+    name: "MyIngress.ipv4_forward"
+    alias: "ipv4_forward"
+  }
+  params {
+    id: 1
+    name: "dstAddr"
+    bitwidth: 48
+  }
+  params {
+    id: 2
+    name: "port"
+    bitwidth: 9
+  }
+}
+type_info {
+}
+"#;
+    assert_eq!(String::from_utf8(encode(&info, Format::Text)).expect("UTF-8"), expected);
+    // Every form reads back to the same message.
+    for format in [Format::Text, Format::Binary, Format::Json] {
+        assert_eq!(decode::<P4Info>(&encode(&info, format), format).as_ref(), Ok(&info), "{format:?}");
+    }
+    let json = String::from_utf8(encode(&info, Format::Json)).expect("UTF-8");
+    assert!(json.contains("\"matchFields\": [") && json.contains("\"size\": \"1024\""), "{json}");
+}
+
+#[test]
+fn every_example_and_stf_program_gets_the_reference_ids_and_aliases() {
+    let mut files = Vec::new();
+    for dir in ["examples", "tests/stf"] {
+        programs(&root().join(dir), &mut files);
+    }
+    files.sort();
+    let (mut checked, mut objects) = (0, 0);
+    for file in &files {
+        let Some(info) = p4info_of(file) else { continue };
+        let compiled = p4forge::frontend::compile(file, &[]).expect("compiled above");
+        let mut by_prefix: BTreeMap<u32, BTreeMap<String, Option<u32>>> = BTreeMap::new();
+        for (prefix, p) in preambles(&info) {
+            by_prefix.entry(prefix).or_default().insert(p.name.clone(), given_id(&compiled.program, &p.name));
+        }
+        let names: Vec<&str> = preambles(&info).iter().map(|(_, p)| p.name.as_str()).collect();
+        for (prefix, p) in preambles(&info) {
+            let expected = reference_ids(prefix, &by_prefix[&prefix])[&p.name];
+            assert_eq!(p.id, expected, "{}: {} id {:#x}, the rule gives {expected:#x}", file.display(), p.name, p.id);
+            // The alias: the shortest dot-separated suffix that no other name ends with.
+            let ends_with = |n: &str, s: &str| n == s || n.ends_with(&format!(".{s}"));
+            assert!(ends_with(&p.name, &p.alias), "{}: alias {} of {}", file.display(), p.alias, p.name);
+            let others = names.iter().filter(|n| **n != p.name && ends_with(n, &p.alias)).count();
+            assert_eq!(others, 0, "{}: alias {} of {} is not unique", file.display(), p.alias, p.name);
+            let shorter = p.alias.find('.').map(|i| &p.alias[i + 1..]);
+            if let Some(shorter) = shorter {
+                assert!(
+                    names.iter().any(|n| *n != p.name && ends_with(n, shorter)),
+                    "{}: alias {} of {} could be {shorter}",
+                    file.display(),
+                    p.alias,
+                    p.name
+                );
+            }
+            objects += 1;
+        }
+        // Match fields and parameters are numbered from 1.
+        for t in &info.tables {
+            assert!(t.match_fields.iter().enumerate().all(|(i, f)| f.id == i as u32 + 1), "{}", file.display());
+        }
+        for a in &info.actions {
+            assert!(a.params.iter().enumerate().all(|(i, f)| f.id == i as u32 + 1), "{}", file.display());
+        }
+        checked += 1;
+    }
+    // Most of the suite compiles (the rest is checked by the STF suite itself).
+    assert!(checked >= 60 && objects >= 100, "{checked} programs, {objects} objects");
+}
+
+#[test]
+fn p4runtime_files_are_written_in_the_form_their_names_ask_for() {
+    let dir = p4_io::testing::scratch_dir("p4forge-p4info", "forms");
+    let program = fixtures().join("basic_forward.p4");
+    let program = program.to_str().expect("UTF-8 path");
+    let out = p4forge(&["compile", program, "--p4runtime-files", "p.txt,p.bin,p.json"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, b"", "only the files, as the reference compiler does");
+    let read = |name: &str, format| decode::<P4Info>(&std::fs::read(dir.path().join(name)).expect("written"), format);
+    let text = read("p.txt", Format::Text).expect("text");
+    assert_eq!(read("p.bin", Format::Binary).as_ref(), Ok(&text));
+    assert_eq!(read("p.json", Format::Json).as_ref(), Ok(&text));
+    assert_eq!(text.tables[0].preamble.as_ref().map(|p| p.id), Some(37_375_156));
+
+    // --p4runtime-format wins over the extension; --emit still prints.
+    let out = p4forge(&["compile", program, "--p4runtime-files", "q.txt", "--p4runtime-format", "json", "--emit", "ir"], dir.path());
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(read("q.txt", Format::Json).as_ref(), Ok(&text));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("MyIngress.ipv4_lpm"));
+
+    // A name whose form is unknown is refused before anything is written.
+    let out = p4forge(&["compile", program, "--p4runtime-files", "r.txt,r.proto"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --p4runtime-files r.proto: the extension names no format (.txt/.txtpb text, .bin/.pb binary, .json JSON); or give --p4runtime-format\n"
+    );
+    assert!(!dir.path().join("r.txt").exists());
+    let out = p4forge(&["compile", program, "--p4runtime-files", "s.txt", "--p4runtime-format", "yaml"], dir.path());
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "error: --p4runtime-format yaml: expected text, binary or json\n");
+}
