@@ -6,4 +6,5 @@
 pub mod format;
 pub mod p4info;
 pub mod proto;
+pub mod server;
 pub mod text;

@@ -158,8 +158,8 @@ enum Command {
     /// --port 1=pcap-out:out1.pcap --port 2=pcap-out:out2.pcap
     #[command(after_help = EXIT_CODES)]
     Switch {
-        /// The P4_16 source file.
-        program: PathBuf,
+        /// The P4_16 source file (optional with --p4runtime: a controller then pushes the program).
+        program: Option<PathBuf>,
         /// Table entries etc. in BMv2 runtime-CLI syntax, applied before the first frame.
         #[arg(long, value_name = "FILE")]
         entries: Option<PathBuf>,
@@ -170,7 +170,7 @@ enum Command {
         /// clock; under a temporary name until the switch stops, then renamed, so FILE is always a
         /// complete capture; never one of the files the switch reads). A port may have one
         /// pcap-in and one pcap-out; it cannot have both an interface and a capture file.
-        #[arg(long = "port", value_name = "PORT=IFNAME|PORT=pcap-in:FILE|PORT=pcap-out:FILE", value_parser = cmd::switch::parse_port_arg, required = true)]
+        #[arg(long = "port", value_name = "PORT=IFNAME|PORT=pcap-in:FILE|PORT=pcap-out:FILE", value_parser = cmd::switch::parse_port_arg, required_unless_present = "p4runtime")]
         ports: Vec<(u32, cmd::switch::PortSpec)>,
         /// How frames reach the interfaces: `xdp` (AF_XDP sockets with a tiny XDP program
         /// attached in generic mode while the switch runs; an error where a port cannot use it),
@@ -196,6 +196,13 @@ enum Command {
         trace: cmd::trace::TraceArgs,
         #[command(flatten)]
         table_sizes: cmd::TableSizeArgs,
+        /// Serve P4Runtime (gRPC) on ADDR:PORT (default 0.0.0.0:9559): controllers arbitrate,
+        /// push the program (P4 source or p4forge IR text as the device config) and write entries.
+        #[arg(long, value_name = "ADDR:PORT", num_args = 0..=1, default_missing_value = "0.0.0.0:9559")]
+        p4runtime: Option<std::net::SocketAddr>,
+        /// The P4Runtime device id (default 0).
+        #[arg(long = "device-id", value_name = "N", default_value_t = 0, requires = "p4runtime")]
+        device_id: u64,
     },
     /// 10GBASE-R PCS/MAC in software: list a frame's 66-bit blocks, or run the threaded TX→RX pipeline.
     Phy(p4_phy::cli::PhyArgs),
@@ -346,8 +353,9 @@ fn dispatch(command: Command) -> CliResult<()> {
                 None => Ok(()),
             }
         }
-        Command::Switch { program, entries, ports, io, control, include, verbose, trace, table_sizes } => {
-            let options = cmd::switch::SwitchOptions { program, includes: include, entries, ports, io, control, verbose, trace, table_sizes };
+        Command::Switch { program, entries, ports, io, control, include, verbose, trace, table_sizes, p4runtime, device_id } => {
+            let options =
+                cmd::switch::SwitchOptions { program, includes: include, entries, ports, io, control, verbose, trace, table_sizes, p4runtime, device_id };
             let outcome = cmd::switch::switch(&options)?;
             p4_io::stdio::print(&outcome.summary.render())?;
             outcome.status()

@@ -6,6 +6,7 @@ pub mod entries;
 pub mod rtl;
 pub mod rtl_sim;
 pub mod pnr;
+pub mod p4runtime;
 pub mod port_map;
 pub mod run;
 pub mod run_engine;

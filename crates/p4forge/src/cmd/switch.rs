@@ -45,7 +45,8 @@ const STOP_DRAIN_MS: u64 = 1000;
 
 /// What `switch` needs.
 pub struct SwitchOptions {
-    pub program: PathBuf,
+    /// The program; `None` only with `p4runtime`, whose controller pushes one.
+    pub program: Option<PathBuf>,
     pub includes: Vec<PathBuf>,
     pub entries: Option<PathBuf>,
     /// `(port number, what it is attached to)`, in the order given.
@@ -57,6 +58,9 @@ pub struct SwitchOptions {
     pub verbose: bool,
     pub trace: crate::cmd::trace::TraceArgs,
     pub table_sizes: crate::cmd::TableSizeArgs,
+    /// Serve P4Runtime on this address (`--p4runtime`), as device `device_id`.
+    pub p4runtime: Option<std::net::SocketAddr>,
+    pub device_id: u64,
 }
 
 /// What one `--port` attaches to its port number.
@@ -133,7 +137,8 @@ fn check_repeated_ports(ports: &[(u32, PortSpec)]) -> CliResult<()> {
 /// the entries file or a pcap-in FILE, or another pcap-out's FILE: writing it would replace what
 /// is read, or one output would replace another.
 fn refuse_overwriting(options: &SwitchOptions) -> CliResult<()> {
-    let mut read: Vec<(String, &Path)> = vec![(format!("the P4 program {}", options.program.display()), &options.program)];
+    let mut read: Vec<(String, &Path)> =
+        options.program.iter().map(|p| (format!("the P4 program {}", p.display()), p.as_path())).collect();
     if let Some(entries) = &options.entries {
         read.push((format!("the entries file {}", entries.display()), entries));
     }
@@ -320,6 +325,8 @@ struct SwitchLoop<'a> {
     dropped: HashMap<DropReason, u64>,
     /// Frames received so far (the number `--trace-filter packet=N` counts, from 1).
     frames_in: u64,
+    /// Frames that came while the device had no pipeline (P4Runtime, before a config is pushed).
+    no_pipeline: u64,
     /// The switch's clock: `now_ns` counts from `start`; capture timestamps add it to the time of
     /// day at `start`.
     start: Instant,
@@ -345,6 +352,20 @@ fn nanos_since(start: Instant) -> u64 {
 impl SwitchLoop<'_> {
     fn now_ns(&self) -> u64 {
         nanos_since(self.start)
+    }
+
+    /// Runs `batch` through the switch and sends what comes out; without a pipeline its frames
+    /// are counted as dropped.
+    fn switch_batch(&mut self, holder: &mut Holder, batch: &mut FrameBatch, out: &mut BatchOut) -> CliResult<()> {
+        if batch.frames.is_empty() {
+            return Ok(());
+        }
+        if holder.with(|switch| batch.process(switch, out)).is_none() {
+            self.no_pipeline += batch.frames.len() as u64;
+            self.frames_in += batch.frames.len() as u64;
+            return Ok(());
+        }
+        self.deliver(batch, out)
     }
 
     /// Waits (up to [`WAIT_MS`], or not at all while a capture file has frames) for frames on the
@@ -567,22 +588,40 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
     check_repeated_ports(&options.ports)?;
     refuse_overwriting(options)?;
     let entries = options.entries.as_deref().map(Entries::read).transpose()?;
-    let compiled = frontend::compile(&options.program, &options.includes)?;
-    p4_io::eprint_safe!("{}", compiled.warnings);
     // The software switch itself, not a `dyn Dataplane`: the loop uses its batch interface.
     let build = frontend::SwitchBuild { traced: options.trace.enabled(), ignore_table_sizes: options.table_sizes.ignore_table_sizes };
-    let mut switch = frontend::software_switches(compiled, &options.program, 1, build)?
-        .pop()
-        .ok_or_else(|| CliError::failed("no software switch was built".to_string()))?;
-    if options.verbose {
-        p4_io::eprintln_safe!("{}", frontend::executor_line(&switch));
-    }
-    if let Some(entries) = &entries {
-        entries.apply(&mut switch)?;
-    }
-    for (number, spec) in &options.ports {
-        switch.check_port(*number).map_err(|e| CliError::input(format!("--port {number}={spec}: {e}")))?;
-    }
+    let mut holder = match (&options.program, options.p4runtime) {
+        (Some(program), p4runtime) => {
+            let compiled = frontend::compile(program, &options.includes)?;
+            p4_io::eprint_safe!("{}", compiled.warnings);
+            let source = std::fs::read(program).unwrap_or_default();
+            let mut loaded = crate::cmd::p4runtime::loaded(compiled, program, build)?;
+            if options.verbose {
+                p4_io::eprintln_safe!("{}", frontend::executor_line(&loaded.target));
+            }
+            if let Some(entries) = &entries {
+                entries.apply(&mut loaded.target)?;
+            }
+            for (number, spec) in &options.ports {
+                loaded.target.check_port(*number).map_err(|e| CliError::input(format!("--port {number}={spec}: {e}")))?;
+            }
+            match p4runtime {
+                None => Holder::Own(loaded.target),
+                Some(addr) => {
+                    let mut device = p4_runtime::server::Device::new(options.device_id, crate::cmd::p4runtime::loader(build));
+                    device.install(loaded, source);
+                    Holder::serve(addr, device)?
+                }
+            }
+        }
+        (None, Some(addr)) => {
+            if entries.is_some() {
+                return Err(CliError::input("--entries needs a program; with --p4runtime alone, the controller pushes one"));
+            }
+            Holder::serve(addr, p4_runtime::server::Device::new(options.device_id, crate::cmd::p4runtime::loader(build)))?
+        }
+        (None, None) => return Err(CliError::input("switch needs a program, or --p4runtime for a controller to push one")),
+    };
     let ports = Ports::open(&options.ports, options.io)?;
     let (requests, commands_in) = mpsc::channel();
     if let Some(path) = &options.control {
@@ -590,8 +629,14 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
     }
     let _socket_file = ControlSocketFile(options.control.as_deref());
     let control = options.control.as_ref().map(|p| format!(" or {}", p.display())).unwrap_or_default();
-    let stops = if ports.only_captures() { "stops when every pcap-in file is consumed, or on Ctrl-C" } else { "Ctrl-C stops" };
-    p4_io::eprintln_safe!("switching {} ({stops}; runtime-CLI commands on stdin{control})", ports.describe());
+    let stops = if ports.only_captures() && options.p4runtime.is_none() {
+        "stops when every pcap-in file is consumed, or on Ctrl-C"
+    } else {
+        "Ctrl-C stops"
+    };
+    let described = ports.describe();
+    let described = if described.is_empty() { "no ports".to_string() } else { described };
+    p4_io::eprintln_safe!("switching {described} ({stops}; runtime-CLI commands on stdin{control})");
 
     stdin_requests(requests);
     p4_io::interrupt::install();
@@ -601,6 +646,7 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
         summary: RunSummary::default(),
         dropped: HashMap::new(),
         frames_in: 0,
+        no_pipeline: 0,
         start: Instant::now(),
         start_epoch_ns,
         options,
@@ -608,17 +654,44 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
         links_looked_at: Instant::now(),
     };
     state.down = vec![None; state.ports.interfaces.len()];
-    run_loop(&mut state, &mut switch, &commands_in)?;
-    finish(state, &switch)
+    run_loop(&mut state, &mut holder, &commands_in)?;
+    finish(state, &mut holder)
+}
+
+/// The switch the packet loop runs: its own, or a P4Runtime device's current pipeline (none until
+/// a controller pushes one, when the switch starts without a program).
+enum Holder {
+    Own(p4_dataplane::Switch),
+    Served { device: p4_runtime::server::Shared<p4_dataplane::Switch>, _server: p4_runtime::server::Running },
+}
+
+impl Holder {
+    fn serve(addr: std::net::SocketAddr, device: p4_runtime::server::Device<p4_dataplane::Switch>) -> CliResult<Holder> {
+        let device = std::sync::Arc::new(std::sync::Mutex::new(device));
+        let server = p4_runtime::server::spawn(addr, device.clone()).map_err(CliError::input)?;
+        p4_io::eprintln_safe!("P4Runtime {} on {}", p4_runtime::server::API_VERSION, server.addr);
+        Ok(Holder::Served { device, _server: server })
+    }
+
+    /// Runs `f` on the switch; `None` when there is no pipeline yet.
+    fn with<R>(&mut self, f: impl FnOnce(&mut p4_dataplane::Switch) -> R) -> Option<R> {
+        match self {
+            Holder::Own(switch) => Some(f(switch)),
+            Holder::Served { device, .. } => p4_runtime::server::lock(device).target().map(f),
+        }
+    }
 }
 
 /// The packet loop (see the module documentation).
-fn run_loop(state: &mut SwitchLoop<'_>, switch: &mut p4_dataplane::Switch, commands_in: &mpsc::Receiver<Request>) -> CliResult<()> {
+fn run_loop(state: &mut SwitchLoop<'_>, holder: &mut Holder, commands_in: &mpsc::Receiver<Request>) -> CliResult<()> {
     let mut batch = FrameBatch::default();
     let mut out = BatchOut::default();
     while !p4_io::interrupt::interrupted() {
-        apply_requests(switch, commands_in);
-        if state.ports.only_captures() && state.ports.inputs_consumed() {
+        if holder.with(|switch| apply_requests(switch, commands_in)).is_none() {
+            refuse_requests(commands_in);
+        }
+        // A P4Runtime server runs until stopped: its controller may push packets at any time.
+        if state.ports.only_captures() && state.ports.inputs_consumed() && state.options.p4runtime.is_none() {
             return Ok(());
         }
         state.watch_down_links()?;
@@ -626,10 +699,7 @@ fn run_loop(state: &mut SwitchLoop<'_>, switch: &mut p4_dataplane::Switch, comma
         state.watch_idle_links(&ready)?;
         batch.clear();
         state.gather(&ready, &mut batch)?;
-        if !batch.frames.is_empty() {
-            batch.process(switch, &mut out);
-            state.deliver(&batch, &mut out)?;
-        }
+        state.switch_batch(holder, &mut batch, &mut out)?;
         state.flush();
     }
     // What the readers of pcap-in FIFOs had read when the stop came is still switched: a stop
@@ -639,10 +709,7 @@ fn run_loop(state: &mut SwitchLoop<'_>, switch: &mut p4_dataplane::Switch, comma
         state.ports.wait_for_captures(Duration::from_millis(WAIT_MS.into()));
         batch.clear();
         state.gather_from(&[], &mut batch, true)?;
-        if !batch.frames.is_empty() {
-            batch.process(switch, &mut out);
-            state.deliver(&batch, &mut out)?;
-        }
+        state.switch_batch(holder, &mut batch, &mut out)?;
     }
     state.flush();
     if state.ports.only_captures() && !state.ports.inputs_consumed() {
@@ -652,10 +719,14 @@ fn run_loop(state: &mut SwitchLoop<'_>, switch: &mut p4_dataplane::Switch, comma
 }
 
 /// Names the drop reasons, renames the pcap-out files into place and collects the unread inputs.
-fn finish(state: SwitchLoop<'_>, switch: &p4_dataplane::Switch) -> CliResult<SwitchOutcome> {
-    let SwitchLoop { mut ports, mut summary, dropped, .. } = state;
+fn finish(state: SwitchLoop<'_>, holder: &mut Holder) -> CliResult<SwitchOutcome> {
+    let SwitchLoop { mut ports, mut summary, dropped, no_pipeline, .. } = state;
     for (reason, count) in dropped {
-        *summary.drops.entry(switch.drop_text(&reason)).or_default() += count;
+        let text = holder.with(|switch| switch.drop_text(&reason)).unwrap_or_else(|| format!("{reason:?}"));
+        *summary.drops.entry(text).or_default() += count;
+    }
+    if no_pipeline > 0 {
+        *summary.drops.entry("no forwarding pipeline yet (P4Runtime)".to_string()).or_default() += no_pipeline;
     }
     // Frames that reached an interface but never the switch are drops too, with the kernel's reason.
     for (number, port) in &mut ports.interfaces {
@@ -674,6 +745,19 @@ fn finish(state: SwitchLoop<'_>, switch: &p4_dataplane::Switch) -> CliResult<Swi
     }
     let unread_inputs = ports.pcap_in.iter().filter_map(|(_, input)| input.failure().map(str::to_string)).collect();
     Ok(SwitchOutcome { summary, unread_inputs })
+}
+
+/// Answers the command lines waiting while there is no pipeline to apply them to.
+fn refuse_requests(commands_in: &mpsc::Receiver<Request>) {
+    while let Ok(Request { line, at, reply }) = commands_in.try_recv() {
+        let text = format!("{at}: {line}: no forwarding pipeline yet (a P4Runtime controller pushes one)");
+        match reply {
+            Some(reply) => {
+                let _ = reply.send(text);
+            }
+            None => p4_io::eprintln_safe!("{text}"),
+        }
+    }
 }
 
 /// Applies the command lines waiting, answering each where it came from.

@@ -1,0 +1,391 @@
+//! The P4Runtime server: one device, whose pipeline is a [`Target`] (the software switch, or the
+//! hardware target's driver) that the server shares with whatever moves its packets.
+//!
+//! A [`Device`] sits behind a mutex: gRPC handlers lock it for each request, the packet loop for
+//! each batch. A pipeline comes from `SetForwardingPipelineConfig` through the [`Loader`] the
+//! embedding program gives (p4forge compiles the device config as P4 source or IR text), or is
+//! installed at start ([`Device::install`]).
+
+mod arbitration;
+mod tables;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use p4_control::catalog::Catalog;
+use p4_control::{ControlPlane, PacketIo};
+use p4_ir::layout::ControlPlaneIds;
+use prost::Message;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::StreamExt;
+use tonic::{Code, Request, Response, Status, Streaming};
+
+use crate::proto::google::rpc;
+use crate::proto::p4::config::v1::P4Info;
+use crate::proto::p4::v1 as p4v1;
+use p4v1::p4_runtime_server::{P4Runtime, P4RuntimeServer};
+
+pub use arbitration::Arbitration;
+
+/// The P4Runtime version this server implements.
+pub const API_VERSION: &str = "1.5.0";
+
+/// What a pipeline runs on.
+pub trait Target: ControlPlane + PacketIo + Send + 'static {}
+impl<T: ControlPlane + PacketIo + Send + 'static> Target for T {}
+
+/// A pipeline ready to run: the target and what the control plane knows of its program.
+pub struct Loaded<T> {
+    pub target: T,
+    pub catalog: Catalog,
+    pub ids: ControlPlaneIds,
+    /// The p4info the program gives, which a pushed p4info must agree with.
+    pub p4info: P4Info,
+}
+
+/// Builds a pipeline from a `p4_device_config`; `Err` says why it cannot.
+pub type Loader<T> = Arc<dyn Fn(&[u8]) -> Result<Loaded<T>, String> + Send + Sync>;
+
+/// The running pipeline.
+pub struct Pipeline<T> {
+    pub target: T,
+    catalog: Catalog,
+    ids: ControlPlaneIds,
+    config: p4v1::ForwardingPipelineConfig,
+    entries: tables::Entries,
+}
+
+/// One P4Runtime device.
+pub struct Device<T> {
+    device_id: u64,
+    pipeline: Option<Pipeline<T>>,
+    /// A config verified and saved (`VERIFY_AND_SAVE`), waiting for `COMMIT`.
+    saved: Option<Pipeline<T>>,
+    arbitration: Arbitration,
+    loader: Loader<T>,
+}
+
+impl<T: Target> Device<T> {
+    pub fn new(device_id: u64, loader: Loader<T>) -> Device<T> {
+        Device { device_id, pipeline: None, saved: None, arbitration: Arbitration::default(), loader }
+    }
+
+    /// Installs a pipeline at start, as if a controller had pushed `device_config` with the
+    /// program's own p4info.
+    pub fn install(&mut self, loaded: Loaded<T>, device_config: Vec<u8>) {
+        let p4info = loaded.p4info.clone();
+        self.pipeline = Some(pipeline(loaded, p4v1::ForwardingPipelineConfig { p4info: Some(p4info), p4_device_config: device_config, cookie: None }));
+    }
+
+    /// The running pipeline's target, if there is one.
+    pub fn target(&mut self) -> Option<&mut T> {
+        self.pipeline.as_mut().map(|p| &mut p.target)
+    }
+
+    fn check_device(&self, device_id: u64) -> Result<(), Status> {
+        if device_id == self.device_id {
+            Ok(())
+        } else {
+            Err(Status::not_found(format!("no device {device_id} here (this is device {})", self.device_id)))
+        }
+    }
+
+    fn running(&mut self) -> Result<&mut Pipeline<T>, Status> {
+        self.pipeline.as_mut().ok_or_else(|| Status::failed_precondition("no forwarding pipeline: set one with SetForwardingPipelineConfig"))
+    }
+}
+
+fn pipeline<T>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig) -> Pipeline<T> {
+    let entries = tables::Entries::new(&loaded.catalog);
+    Pipeline { target: loaded.target, catalog: loaded.catalog, ids: loaded.ids, config, entries }
+}
+
+/// A device shared by the gRPC handlers and the packet loop.
+pub type Shared<T> = Arc<Mutex<Device<T>>>;
+
+/// Locks `device`; a handler that panicked while holding it left it as it was, which is still a
+/// consistent device (every change is made whole before the lock is released).
+pub fn lock<T>(device: &Shared<T>) -> MutexGuard<'_, Device<T>> {
+    device.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The gRPC service in front of one device.
+pub struct Service<T> {
+    device: Shared<T>,
+    streams: AtomicU64,
+}
+
+impl<T: Target> Service<T> {
+    pub fn new(device: Shared<T>) -> Service<T> {
+        Service { device, streams: AtomicU64::new(0) }
+    }
+}
+
+/// Checks that `pushed`, a controller's p4info, describes the program `ours` does: every table,
+/// action, and extern instance it names with the same id and name.
+fn check_p4info(pushed: &P4Info, ours: &P4Info) -> Result<(), String> {
+    let names = |info: &P4Info| -> Vec<(u32, String)> {
+        let mut v: Vec<(u32, String)> = info
+            .tables
+            .iter()
+            .filter_map(|t| t.preamble.as_ref())
+            .chain(info.actions.iter().filter_map(|a| a.preamble.as_ref()))
+            .chain(info.counters.iter().filter_map(|a| a.preamble.as_ref()))
+            .chain(info.direct_counters.iter().filter_map(|a| a.preamble.as_ref()))
+            .chain(info.meters.iter().filter_map(|a| a.preamble.as_ref()))
+            .chain(info.registers.iter().filter_map(|a| a.preamble.as_ref()))
+            .map(|p| (p.id, p.name.clone()))
+            .collect();
+        v.sort();
+        v
+    };
+    let (pushed, ours) = (names(pushed), names(ours));
+    if let Some((id, name)) = pushed.iter().find(|x| !ours.contains(x)) {
+        return Err(format!("the p4info names {name} with id {id:#x}, which the program does not have"));
+    }
+    if let Some((id, name)) = ours.iter().find(|x| !pushed.contains(x)) {
+        return Err(format!("the p4info lacks {name} (id {id:#x}) of the program"));
+    }
+    Ok(())
+}
+
+/// A Write's outcome: OK, or UNKNOWN with one `p4.v1.Error` per update in the details.
+fn write_status(results: &[Result<(), tables::Refusal>]) -> Result<(), Status> {
+    if results.iter().all(Result::is_ok) {
+        return Ok(());
+    }
+    let details = results
+        .iter()
+        .map(|r| {
+            let error = match r {
+                Ok(()) => p4v1::Error { canonical_code: Code::Ok as i32, ..Default::default() },
+                Err((code, message)) => p4v1::Error { canonical_code: *code as i32, message: message.clone(), ..Default::default() },
+            };
+            prost_types::Any { type_url: "type.googleapis.com/p4.v1.Error".to_string(), value: error.encode_to_vec() }
+        })
+        .collect();
+    let summary = results.iter().filter_map(|r| r.as_ref().err()).map(|(_, m)| m.as_str()).next().unwrap_or_default().to_string();
+    let status = rpc::Status { code: Code::Unknown as i32, message: summary.clone(), details };
+    Err(Status::with_details(Code::Unknown, summary, status.encode_to_vec().into()))
+}
+
+#[tonic::async_trait]
+impl<T: Target> P4Runtime for Service<T> {
+    async fn write(&self, request: Request<p4v1::WriteRequest>) -> Result<Response<p4v1::WriteResponse>, Status> {
+        let request = request.into_inner();
+        let mut device = lock(&self.device);
+        device.check_device(request.device_id)?;
+        device.arbitration.check_primary(&request.role, request.election_id.as_ref())?;
+        if request.atomicity != p4v1::write_request::Atomicity::ContinueOnError as i32 {
+            return Err(Status::unimplemented("only CONTINUE_ON_ERROR atomicity is supported so far"));
+        }
+        let pipeline = device.running()?;
+        let mut results = Vec::with_capacity(request.updates.len());
+        for update in &request.updates {
+            let kind = p4v1::update::Type::try_from(update.r#type).unwrap_or(p4v1::update::Type::Unspecified);
+            let result = match update.entity.as_ref().and_then(|e| e.entity.as_ref()) {
+                Some(p4v1::entity::Entity::TableEntry(entry)) => {
+                    pipeline.entries.write(&mut pipeline.target, &pipeline.catalog, &pipeline.ids, kind, entry)
+                }
+                Some(_) => Err((Code::Unimplemented, "only table entries can be written so far".to_string())),
+                None => Err((Code::InvalidArgument, "an update without an entity".to_string())),
+            };
+            results.push(result);
+        }
+        write_status(&results)?;
+        Ok(Response::new(p4v1::WriteResponse {}))
+    }
+
+    type ReadStream = tokio_stream::Iter<std::vec::IntoIter<Result<p4v1::ReadResponse, Status>>>;
+
+    async fn read(&self, request: Request<p4v1::ReadRequest>) -> Result<Response<Self::ReadStream>, Status> {
+        let request = request.into_inner();
+        let mut device = lock(&self.device);
+        device.check_device(request.device_id)?;
+        let pipeline = device.running()?;
+        let mut entities = Vec::new();
+        for entity in &request.entities {
+            match entity.entity.as_ref() {
+                Some(p4v1::entity::Entity::TableEntry(entry)) => {
+                    let found = pipeline.entries.read(&pipeline.catalog, &pipeline.ids, entry).map_err(|(code, m)| Status::new(code, m))?;
+                    entities.extend(found.into_iter().map(|e| p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(e)) }));
+                }
+                Some(_) => return Err(Status::unimplemented("only table entries can be read so far")),
+                None => return Err(Status::invalid_argument("a read of an empty entity")),
+            }
+        }
+        Ok(Response::new(tokio_stream::iter(vec![Ok(p4v1::ReadResponse { entities })])))
+    }
+
+    async fn set_forwarding_pipeline_config(
+        &self,
+        request: Request<p4v1::SetForwardingPipelineConfigRequest>,
+    ) -> Result<Response<p4v1::SetForwardingPipelineConfigResponse>, Status> {
+        use p4v1::set_forwarding_pipeline_config_request::Action;
+        let request = request.into_inner();
+        {
+            let device = lock(&self.device);
+            device.check_device(request.device_id)?;
+            device.arbitration.check_primary(&request.role, request.election_id.as_ref())?;
+        }
+        let action = Action::try_from(request.action).unwrap_or(Action::Unspecified);
+        if action == Action::Commit {
+            let mut device = lock(&self.device);
+            let saved = device.saved.take().ok_or_else(|| Status::failed_precondition("COMMIT: no config was saved (VERIFY_AND_SAVE first)"))?;
+            device.pipeline = Some(saved);
+            return Ok(Response::new(p4v1::SetForwardingPipelineConfigResponse {}));
+        }
+        if action == Action::Unspecified {
+            return Err(Status::invalid_argument("SetForwardingPipelineConfig: action unspecified"));
+        }
+        let config = request.config.ok_or_else(|| Status::invalid_argument("SetForwardingPipelineConfig: no config"))?;
+        let pushed = config.p4info.as_ref().ok_or_else(|| Status::invalid_argument("the config has no p4info"))?;
+        if action == Action::ReconcileAndCommit {
+            let mut device = lock(&self.device);
+            let same = device.pipeline.as_ref().is_some_and(|p| p.config.p4info.as_ref() == Some(pushed) && p.config.p4_device_config == config.p4_device_config);
+            if !same {
+                return Err(Status::unimplemented("RECONCILE_AND_COMMIT of a different program is not supported; use VERIFY_AND_COMMIT"));
+            }
+            if let Some(p) = device.pipeline.as_mut() {
+                p.config.cookie = config.cookie;
+            }
+            return Ok(Response::new(p4v1::SetForwardingPipelineConfigResponse {}));
+        }
+        // Compiling can take a while: not under the device's lock, so packets keep flowing.
+        let loader = Arc::clone(&lock(&self.device).loader);
+        let loaded = loader(&config.p4_device_config).map_err(Status::invalid_argument)?;
+        check_p4info(pushed, &loaded.p4info).map_err(Status::invalid_argument)?;
+        let mut device = lock(&self.device);
+        match action {
+            Action::Verify => {}
+            Action::VerifyAndSave => device.saved = Some(pipeline(loaded, config)),
+            _ => {
+                device.saved = None;
+                device.pipeline = Some(pipeline(loaded, config));
+            }
+        }
+        Ok(Response::new(p4v1::SetForwardingPipelineConfigResponse {}))
+    }
+
+    async fn get_forwarding_pipeline_config(
+        &self,
+        request: Request<p4v1::GetForwardingPipelineConfigRequest>,
+    ) -> Result<Response<p4v1::GetForwardingPipelineConfigResponse>, Status> {
+        use p4v1::get_forwarding_pipeline_config_request::ResponseType;
+        let request = request.into_inner();
+        let device = lock(&self.device);
+        device.check_device(request.device_id)?;
+        let Some(p) = device.pipeline.as_ref() else {
+            return Ok(Response::new(p4v1::GetForwardingPipelineConfigResponse { config: Some(Default::default()) }));
+        };
+        let mut config = p.config.clone();
+        match ResponseType::try_from(request.response_type).unwrap_or(ResponseType::All) {
+            ResponseType::All => {}
+            ResponseType::CookieOnly => {
+                config.p4info = None;
+                config.p4_device_config.clear();
+            }
+            ResponseType::P4infoAndCookie => config.p4_device_config.clear(),
+            ResponseType::DeviceConfigAndCookie => config.p4info = None,
+        }
+        Ok(Response::new(p4v1::GetForwardingPipelineConfigResponse { config: Some(config) }))
+    }
+
+    type StreamChannelStream = ReceiverStream<Result<p4v1::StreamMessageResponse, Status>>;
+
+    async fn stream_channel(
+        &self,
+        request: Request<Streaming<p4v1::StreamMessageRequest>>,
+    ) -> Result<Response<Self::StreamChannelStream>, Status> {
+        let mut incoming = request.into_inner();
+        let (tx, rx) = mpsc::channel(STREAM_DEPTH);
+        let stream = self.streams.fetch_add(1, Ordering::Relaxed);
+        let device = Arc::clone(&self.device);
+        tokio::spawn(async move {
+            while let Some(message) = incoming.next().await {
+                let Ok(message) = message else { break };
+                let outcome = match message.update {
+                    Some(p4v1::stream_message_request::Update::Arbitration(update)) => {
+                        let mut d = lock(&device);
+                        let id = d.device_id;
+                        d.arbitration.update(id, stream, &update, &tx)
+                    }
+                    Some(_) => Err(Status::unimplemented("only arbitration updates are handled on the stream so far")),
+                    None => Err(Status::invalid_argument("an empty stream message")),
+                };
+                if let Err(status) = outcome {
+                    let _ = tx.send(Err(status)).await;
+                    break;
+                }
+            }
+            let mut d = lock(&device);
+            let id = d.device_id;
+            d.arbitration.remove(id, stream);
+        });
+        Ok(Response::new(ReceiverStream::new(rx)))
+    }
+
+    async fn capabilities(&self, _request: Request<p4v1::CapabilitiesRequest>) -> Result<Response<p4v1::CapabilitiesResponse>, Status> {
+        Ok(Response::new(p4v1::CapabilitiesResponse { p4runtime_api_version: API_VERSION.to_string(), experimental: None }))
+    }
+}
+
+/// Messages a stream holds for a controller that reads slowly; beyond that, updates to it are lost
+/// rather than stalling the device.
+const STREAM_DEPTH: usize = 1024;
+
+/// A server running on its own thread.
+pub struct Running {
+    /// Where it listens (the port chosen when 0 was asked for).
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Starts serving `device` on `addr` on a thread of its own; `Err` says why it cannot listen there.
+/// The server stops when the returned [`Running`] is dropped.
+pub fn spawn<T: Target>(addr: SocketAddr, device: Shared<T>) -> Result<Running, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("p4runtime")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the P4Runtime server: {e}"))?;
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind(addr))
+        .map_err(|e| format!("cannot listen on {addr} for P4Runtime: {e}"))?;
+    let bound = listener.local_addr().map_err(|e| format!("cannot listen on {addr} for P4Runtime: {e}"))?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let service = P4RuntimeServer::new(Service::new(device)).max_decoding_message_size(MAX_MESSAGE_BYTES);
+    let thread = std::thread::Builder::new()
+        .name("p4runtime".to_string())
+        .spawn(move || {
+            let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+            let served = runtime.block_on(
+                tonic::transport::Server::builder().add_service(service).serve_with_incoming_shutdown(incoming, async {
+                    let _ = stopped.await;
+                }),
+            );
+            if let Err(e) = served {
+                p4_io::eprintln_safe!("error: the P4Runtime server stopped: {e}");
+            }
+        })
+        .map_err(|e| format!("cannot start the P4Runtime server thread: {e}"))?;
+    Ok(Running { addr: bound, stop: Some(stop), thread: Some(thread) })
+}
+
+/// The largest message the server takes (a pipeline config with its program, a large write).
+const MAX_MESSAGE_BYTES: usize = 64 << 20;

@@ -1,0 +1,339 @@
+//! The P4Runtime server in front of the software switch, driven by a gRPC client as a controller
+//! drives it: arbitration, pipeline configs, table entries written and read back, and the packets
+//! that follow from them.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use p4_runtime::proto::google::rpc;
+use p4_runtime::proto::p4::config::v1::P4Info;
+use p4_runtime::proto::p4::v1 as p4v1;
+use p4_runtime::server::{Device, Running, Shared};
+use p4v1::p4_runtime_client::P4RuntimeClient;
+use prost::Message;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::transport::Channel;
+use tonic::Code;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+struct Harness {
+    rt: tokio::runtime::Runtime,
+    device: Shared<p4_dataplane::Switch>,
+    server: Running,
+}
+
+fn start() -> Harness {
+    let loader = p4forge::cmd::p4runtime::loader(p4forge::frontend::SwitchBuild::default());
+    let device = Arc::new(Mutex::new(Device::new(0, loader)));
+    let server = p4_runtime::server::spawn("127.0.0.1:0".parse().expect("address"), device.clone()).expect("listens");
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    Harness { rt, device, server }
+}
+
+impl Harness {
+    fn client(&self) -> P4RuntimeClient<Channel> {
+        let url = format!("http://{}", self.server.addr);
+        self.rt.block_on(P4RuntimeClient::connect(url)).expect("connects")
+    }
+}
+
+/// A controller's open stream: what it sends, and what it receives.
+struct Stream {
+    tx: mpsc::Sender<p4v1::StreamMessageRequest>,
+    rx: tonic::Streaming<p4v1::StreamMessageResponse>,
+}
+
+fn election(low: u64) -> p4v1::Uint128 {
+    p4v1::Uint128 { high: 0, low }
+}
+
+fn arbitrate(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64) -> Stream {
+    let (tx, rx) = mpsc::channel(16);
+    let update = p4v1::MasterArbitrationUpdate { device_id: 0, election_id: Some(election(low)), ..Default::default() };
+    h.rt.block_on(tx.send(p4v1::StreamMessageRequest { update: Some(p4v1::stream_message_request::Update::Arbitration(update)) }))
+        .expect("queued");
+    let rx = h.rt.block_on(client.stream_channel(ReceiverStream::new(rx))).expect("stream opens").into_inner();
+    Stream { tx, rx }
+}
+
+/// The next arbitration update on `stream`: (primary's election id, status code).
+fn next_arbitration(h: &Harness, stream: &mut Stream) -> (u64, i32) {
+    let message = h.rt.block_on(stream.rx.message()).expect("stream healthy").expect("a message");
+    match message.update {
+        Some(p4v1::stream_message_response::Update::Arbitration(a)) => {
+            (a.election_id.map_or(0, |e| e.low), a.status.map_or(-1, |s| s.code))
+        }
+        other => panic!("expected an arbitration update, got {other:?}"),
+    }
+}
+
+fn p4info_of(program: &Path) -> P4Info {
+    let compiled = p4forge::frontend::compile(program, &[]).expect("compiles");
+    let layouts = p4_ir::layout::Layouts::of(&compiled.program);
+    let catalog = p4_control::catalog::Catalog::of(&compiled.program, &layouts).expect("catalog");
+    p4_runtime::p4info::of(&compiled.program, &layouts, &catalog)
+}
+
+fn push(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64, config: Vec<u8>, p4info: &P4Info) -> Result<(), tonic::Status> {
+    use p4v1::set_forwarding_pipeline_config_request::Action;
+    let request = p4v1::SetForwardingPipelineConfigRequest {
+        device_id: 0,
+        election_id: Some(election(low)),
+        action: Action::VerifyAndCommit as i32,
+        config: Some(p4v1::ForwardingPipelineConfig {
+            p4info: Some(p4info.clone()),
+            p4_device_config: config,
+            cookie: Some(p4v1::forwarding_pipeline_config::Cookie { cookie: 42 }),
+        }),
+        ..Default::default()
+    };
+    h.rt.block_on(client.set_forwarding_pipeline_config(request)).map(|_| ())
+}
+
+fn id(info: &P4Info, name: &str) -> u32 {
+    let preambles = info.tables.iter().filter_map(|t| t.preamble.as_ref()).chain(info.actions.iter().filter_map(|a| a.preamble.as_ref()));
+    preambles.into_iter().find(|p| p.name == name).map(|p| p.id).unwrap_or_else(|| panic!("no {name} in the p4info"))
+}
+
+fn exact_entry(info: &P4Info, mac: u64, port: u16) -> p4v1::TableEntry {
+    p4v1::TableEntry {
+        table_id: id(info, "I.mac"),
+        r#match: vec![p4v1::FieldMatch {
+            field_id: 1,
+            field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact {
+                value: mac.to_be_bytes()[2..].to_vec(),
+            })),
+        }],
+        action: Some(set_port(info, port)),
+        ..Default::default()
+    }
+}
+
+fn set_port(info: &P4Info, port: u16) -> p4v1::TableAction {
+    p4v1::TableAction {
+        r#type: Some(p4v1::table_action::Type::Action(p4v1::Action {
+            action_id: id(info, "I.set_port"),
+            params: vec![p4v1::action::Param { param_id: 1, value: port.to_be_bytes().to_vec() }],
+        })),
+    }
+}
+
+fn ternary_entry(info: &P4Info, dst: u32, mask: u32, priority: i32, port: u16) -> p4v1::TableEntry {
+    p4v1::TableEntry {
+        table_id: id(info, "I.acl"),
+        r#match: vec![p4v1::FieldMatch {
+            field_id: 1,
+            field_match_type: Some(p4v1::field_match::FieldMatchType::Ternary(p4v1::field_match::Ternary {
+                value: dst.to_be_bytes().to_vec(),
+                mask: mask.to_be_bytes().to_vec(),
+            })),
+        }],
+        priority,
+        action: Some(set_port(info, port)),
+        ..Default::default()
+    }
+}
+
+fn write(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, p4v1::TableEntry)>) -> Result<(), tonic::Status> {
+    let updates = updates
+        .into_iter()
+        .map(|(kind, entry)| p4v1::Update {
+            r#type: kind as i32,
+            entity: Some(p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(entry)) }),
+        })
+        .collect();
+    let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(low)), updates, ..Default::default() };
+    h.rt.block_on(client.write(request)).map(|_| ())
+}
+
+fn read_table(h: &Harness, client: &mut P4RuntimeClient<Channel>, table_id: u32) -> Vec<p4v1::TableEntry> {
+    let entity = p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(p4v1::TableEntry { table_id, ..Default::default() })) };
+    let mut stream = h.rt.block_on(client.read(p4v1::ReadRequest { device_id: 0, entities: vec![entity], ..Default::default() })).expect("read").into_inner();
+    let mut out = Vec::new();
+    while let Some(response) = h.rt.block_on(stream.message()).expect("read stream") {
+        for e in response.entities {
+            if let Some(p4v1::entity::Entity::TableEntry(t)) = e.entity {
+                out.push(t);
+            }
+        }
+    }
+    out
+}
+
+/// The per-update errors of a failed write.
+fn update_errors(status: &tonic::Status) -> Vec<(i32, String)> {
+    let details = rpc::Status::decode(status.details()).expect("google.rpc.Status details");
+    details.details.iter().map(|any| p4v1::Error::decode(any.value.as_slice()).expect("p4.v1.Error")).map(|e| (e.canonical_code, e.message)).collect()
+}
+
+/// The port `frame` leaves on (None: dropped).
+fn forward(h: &Harness, frame: &[u8]) -> Option<u32> {
+    use p4_control::PacketIo;
+    let mut device = p4_runtime::server::lock(&h.device);
+    let out = device.target().expect("a pipeline").inject(0, frame, 0);
+    out.outputs.first().map(|o| o.port)
+}
+
+fn frame(mac: u64, ipv4_dst: u32) -> Vec<u8> {
+    let mut f = mac.to_be_bytes()[2..].to_vec();
+    f.extend([0x02, 0, 0, 0, 0, 1, 0x08, 0x00]);
+    f.extend([0x45, 0, 0, 20, 0, 0, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1]);
+    f.extend(ipv4_dst.to_be_bytes());
+    f
+}
+
+/// Asserts two entry lists are equal, showing the first difference only.
+fn same(got: Vec<p4v1::TableEntry>, expected: Vec<p4v1::TableEntry>) {
+    assert_eq!(got.len(), expected.len(), "entries read back");
+    if let Some((g, e)) = got.iter().zip(&expected).find(|(g, e)| g != e) {
+        panic!("read back {g:?}\nwritten   {e:?}");
+    }
+}
+
+#[test]
+fn a_controller_pushes_the_program_and_writes_reads_modifies_and_deletes_entries() {
+    use p4v1::update::Type::{Delete, Insert, Modify};
+    let h = start();
+    let mut client = h.client();
+    let version = h.rt.block_on(client.capabilities(p4v1::CapabilitiesRequest::default())).expect("capabilities").into_inner();
+    assert_eq!(version.p4runtime_api_version, "1.5.0");
+
+    let program = fixture("p4runtime_tables.p4");
+    let info = p4info_of(&program);
+    // No controller has arbitrated: nobody may write.
+    let denied = push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect_err("no primary");
+    assert_eq!(denied.code(), Code::PermissionDenied);
+
+    let mut primary = arbitrate(&h, &mut client, 1);
+    assert_eq!(next_arbitration(&h, &mut primary), (1, Code::Ok as i32));
+    // A BMv2 JSON config is refused with the reason; the P4 source is taken.
+    let json = push(&h, &mut client, 1, b"{\"program\": \"x.p4\"}".to_vec(), &info).expect_err("JSON");
+    assert_eq!(json.code(), Code::InvalidArgument);
+    assert!(json.message().contains("JSON"), "{}", json.message());
+    push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect("pipeline set");
+    let got = h.rt.block_on(client.get_forwarding_pipeline_config(p4v1::GetForwardingPipelineConfigRequest {
+        device_id: 0,
+        response_type: p4v1::get_forwarding_pipeline_config_request::ResponseType::CookieOnly as i32,
+    }));
+    let config = got.expect("config").into_inner().config.expect("a config");
+    assert_eq!((config.cookie.map(|c| c.cookie), config.p4info.is_none(), config.p4_device_config.is_empty()), (Some(42), true, true));
+
+    // 1,000 exact and 1,000 ternary entries, in writes of 100.
+    let exact: Vec<p4v1::TableEntry> = (0..1000u64).map(|i| exact_entry(&info, 0x0000_5e00_0000 + i, (i % 8) as u16 + 1)).collect();
+    let ternary: Vec<p4v1::TableEntry> =
+        (0..1000u32).map(|i| ternary_entry(&info, 0x0a00_0000 + (i << 8), 0xffff_ff00, i as i32 + 1, (i % 4) as u16 + 10)).collect();
+    for chunk in exact.chunks(100).chain(ternary.chunks(100)) {
+        write(&h, &mut client, 1, chunk.iter().map(|e| (Insert, e.clone())).collect()).expect("inserted");
+    }
+    // Read back exactly what was written, in canonical form: values without leading zero bytes.
+    let canonical = |mut e: p4v1::TableEntry| {
+        let trim = |v: &mut Vec<u8>| {
+            while v.len() > 1 && v[0] == 0 {
+                v.remove(0);
+            }
+        };
+        for m in &mut e.r#match {
+            match &mut m.field_match_type {
+                Some(p4v1::field_match::FieldMatchType::Exact(x)) => trim(&mut x.value),
+                Some(p4v1::field_match::FieldMatchType::Ternary(x)) => {
+                    trim(&mut x.value);
+                    trim(&mut x.mask);
+                }
+                _ => {}
+            }
+        }
+        if let Some(p4v1::TableAction { r#type: Some(p4v1::table_action::Type::Action(a)) }) = &mut e.action {
+            for p in &mut a.params {
+                trim(&mut p.value);
+            }
+        }
+        e
+    };
+    let sorted = |mut v: Vec<p4v1::TableEntry>| {
+        v.sort_by_key(|e| e.encode_to_vec());
+        v
+    };
+    same(sorted(read_table(&h, &mut client, id(&info, "I.mac"))), sorted(exact.iter().cloned().map(canonical).collect()));
+    same(sorted(read_table(&h, &mut client, id(&info, "I.acl"))), sorted(ternary.iter().cloned().map(canonical).collect()));
+    assert_eq!(read_table(&h, &mut client, 0).len(), 2000, "a wildcard read returns every table's entries");
+    assert_eq!(forward(&h, &frame(0x0000_5e00_0003, 0x0b00_0001)), Some(4), "exact entry 3: port 3 % 8 + 1");
+    assert_eq!(forward(&h, &frame(0x0000_5e00_0003, 0x0a00_0501)), Some(11), "ternary entry 5 overrides: 5 % 4 + 10");
+
+    // A duplicate insert fails alone, with ALREADY_EXISTS in its p4.v1.Error; the others apply.
+    let fresh = exact_entry(&info, 0x0000_5e00_9999, 7);
+    let failed = write(&h, &mut client, 1, vec![(Insert, exact[0].clone()), (Insert, fresh.clone())]).expect_err("duplicate");
+    assert_eq!(failed.code(), Code::Unknown);
+    let errors = update_errors(&failed);
+    assert_eq!(errors.len(), 2);
+    assert_eq!(errors[0].0, Code::AlreadyExists as i32, "{errors:?}");
+    assert_eq!(errors[1].0, Code::Ok as i32, "{errors:?}");
+    assert_eq!(forward(&h, &frame(0x0000_5e00_9999, 0x0b00_0001)), Some(7));
+
+    // Modify 500 and delete 500.
+    let modified: Vec<_> = exact[..500].iter().map(|e| p4v1::TableEntry { action: Some(set_port(&info, 99)), ..e.clone() }).collect();
+    write(&h, &mut client, 1, modified.iter().map(|e| (Modify, e.clone())).collect()).expect("modified");
+    write(&h, &mut client, 1, exact[500..].iter().map(|e| (Delete, e.clone())).collect()).expect("deleted");
+    same(sorted(read_table(&h, &mut client, id(&info, "I.mac"))), sorted(modified.into_iter().map(canonical).chain([canonical(fresh)]).collect()));
+    assert_eq!(forward(&h, &frame(0x0000_5e00_0003, 0x0b00_0001)), Some(99));
+    assert_eq!(forward(&h, &frame(0x0000_5e00_0600, 0x0b00_0001)), None, "deleted: the default drops");
+    let gone = write(&h, &mut client, 1, vec![(Delete, exact[600].clone())]).expect_err("not there");
+    assert_eq!(update_errors(&gone)[0].0, Code::NotFound as i32);
+
+    // The default entry: set to set_port(5), read back, reset to the program's (drop).
+    let default = p4v1::TableEntry { table_id: id(&info, "I.mac"), is_default_action: true, action: Some(set_port(&info, 5)), ..Default::default() };
+    write(&h, &mut client, 1, vec![(Modify, default.clone())]).expect("default set");
+    assert_eq!(forward(&h, &frame(0x0000_5e00_0600, 0x0b00_0001)), Some(5));
+    write(&h, &mut client, 1, vec![(Modify, p4v1::TableEntry { action: None, ..default })]).expect("default reset");
+    assert_eq!(forward(&h, &frame(0x0000_5e00_0600, 0x0b00_0001)), None);
+
+    // Bad entries are refused with the reason: a value too wide, a ternary without priority.
+    let wide = p4v1::TableEntry { action: Some(set_port(&info, 600)), ..exact_entry(&info, 1, 0) };
+    let e = write(&h, &mut client, 1, vec![(Insert, wide)]).expect_err("600 > 511");
+    assert_eq!(update_errors(&e)[0].0, Code::OutOfRange as i32, "{:?}", update_errors(&e));
+    let no_priority = ternary_entry(&info, 0x0c00_0000, 0xff00_0000, 0, 1);
+    let e = write(&h, &mut client, 1, vec![(Insert, no_priority)]).expect_err("priority 0");
+    assert_eq!(update_errors(&e)[0].0, Code::InvalidArgument as i32);
+
+    // A controller with a lower election id is a backup and may not write; a higher one takes over
+    // and the old primary hears it.
+    let mut backup_client = h.client();
+    let mut backup = arbitrate(&h, &mut backup_client, 0);
+    let _ = &backup.tx;
+    assert_eq!(next_arbitration(&h, &mut backup), (1, Code::AlreadyExists as i32));
+    let denied = write(&h, &mut backup_client, 0, vec![(Insert, exact[700].clone())]).expect_err("backup");
+    assert_eq!(denied.code(), Code::PermissionDenied);
+    let mut new_client = h.client();
+    let mut new_primary = arbitrate(&h, &mut new_client, 2);
+    assert_eq!(next_arbitration(&h, &mut new_primary), (2, Code::Ok as i32));
+    assert_eq!(next_arbitration(&h, &mut primary), (2, Code::AlreadyExists as i32));
+    assert_eq!(write(&h, &mut client, 1, vec![(Insert, exact[700].clone())]).expect_err("no longer primary").code(), Code::PermissionDenied);
+    write(&h, &mut new_client, 2, vec![(Insert, exact[700].clone())]).expect("the new primary writes");
+    let _ = &primary.tx;
+}
+
+#[test]
+fn a_config_that_does_not_match_its_p4info_or_does_not_compile_is_refused() {
+    let h = start();
+    let mut client = h.client();
+    let mut stream = arbitrate(&h, &mut client, 1);
+    assert_eq!(next_arbitration(&h, &mut stream).1, Code::Ok as i32);
+    let program = std::fs::read(fixture("p4runtime_tables.p4")).expect("program");
+    let other = p4info_of(&fixture("basic_forward.p4"));
+    let e = push(&h, &mut client, 1, program, &other).expect_err("p4info of another program");
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("which the program does not have"), "{}", e.message());
+    let e = push(&h, &mut client, 1, b"control C() { apply { x = 1; } }".to_vec(), &other).expect_err("no such variable");
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("does not compile"), "{}", e.message());
+    // Still no pipeline: reads say so.
+    let entity = p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(Default::default())) };
+    let e = h.rt.block_on(client.read(p4v1::ReadRequest { device_id: 0, entities: vec![entity], ..Default::default() })).expect_err("no pipeline");
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    // A request for another device is NOT_FOUND.
+    let e = h.rt.block_on(client.read(p4v1::ReadRequest { device_id: 7, ..Default::default() })).expect_err("device 7");
+    assert_eq!(e.code(), Code::NotFound);
+}
