@@ -18,7 +18,7 @@ STF_DIRS := examples tests/stf
 # Cases per fuzz target for `make fuzz` (override: make fuzz FUZZ_CASES=100000).
 FUZZ_CASES ?= 20000
 
-.PHONY: help tools tools-rust tools-proto tools-rtl tools-test demo test test-fast test-stf test-live test-valgrind bench fuzz clean-demo
+.PHONY: help tools tools-rust tools-proto tools-p4rt tools-rtl tools-test demo test test-fast test-stf test-live test-valgrind bench fuzz clean-demo
 
 help:
 	@echo "make demo    build p4forge (release) and run the l2l3 example: pcap traffic + table entries -> $(DEMO_OUT)/port<N>.pcap, with a summary"
@@ -59,7 +59,7 @@ define want
 	fi
 endef
 
-tools: tools-rust tools-rtl tools-test
+tools: tools-rust tools-rtl tools-test tools-p4rt
 
 # Wireshark's reader checks that captures written by `p4forge capture` (pcapng, picosecond
 # if_tsresol) open in the tool people will use on them.
@@ -70,6 +70,23 @@ tools-test:
 
 tools-rust: tools-proto
 	@$(call need,cargo,cargo rustc)
+
+# P4Runtime clients that the P4Runtime tests drive p4forge with (crates/p4forge/tests/
+# p4runtime_clients.rs): p4runtime-shell pins an old protobuf, so it gets a venv of its own.
+P4RT_SHELL_VENV := .venv-p4rt-shell
+P4RT_SHELL_REQ := tests/p4runtime/requirements-shell.txt
+tools-p4rt:
+	@if [ -x $(P4RT_SHELL_VENV)/bin/python ] && cmp -s $(P4RT_SHELL_REQ) $(P4RT_SHELL_VENV)/.stamp 2>/dev/null; then exit 0; fi; \
+	echo "tools: installing $(P4RT_SHELL_REQ) (p4runtime-shell) into $(P4RT_SHELL_VENV)/"; \
+	if { [ -x $(P4RT_SHELL_VENV)/bin/pip ] || python3 -m venv $(P4RT_SHELL_VENV); } \
+	    && $(P4RT_SHELL_VENV)/bin/pip install -q --disable-pip-version-check -r $(P4RT_SHELL_REQ); then \
+	  cp $(P4RT_SHELL_REQ) $(P4RT_SHELL_VENV)/.stamp; \
+	elif [ "$${CI:-}" = true ]; then \
+	  echo "error: cannot install p4runtime-shell (CI=true: its tests may not be skipped)"; exit 1; \
+	else \
+	  echo "note: cannot install p4runtime-shell, so its tests are skipped. Install it with:"; \
+	  echo "  python3 -m venv $(P4RT_SHELL_VENV) && $(P4RT_SHELL_VENV)/bin/pip install -r $(P4RT_SHELL_REQ)"; \
+	fi
 
 # P4Runtime's .proto files, which crates/p4-runtime compiles, are not kept in the repository: they
 # come from a pinned, hash-checked PyPI wheel (crates/p4-runtime/proto-wheel.txt) into .venv/proto/.

@@ -373,7 +373,8 @@ pub fn spawn<T: Target>(addr: SocketAddr, device: Shared<T>) -> Result<Running, 
     let thread = std::thread::Builder::new()
         .name("p4runtime".to_string())
         .spawn(move || {
-            let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+            // Without TCP_NODELAY, each small reply waits for the client's delayed ACK (tens of ms).
+            let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
             let served = runtime.block_on(
                 tonic::transport::Server::builder().add_service(service).serve_with_incoming_shutdown(incoming, async {
                     let _ = stopped.await;
