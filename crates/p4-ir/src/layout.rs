@@ -286,6 +286,8 @@ pub enum ObjectKind {
     Action,
     Table,
     ValueSet,
+    /// A header type annotated `@controller_header` (packet-in/packet-out metadata).
+    ControllerHeader,
     ActionProfile,
     Counter,
     DirectCounter,
@@ -301,6 +303,7 @@ impl ObjectKind {
             ObjectKind::Action => 0x01,
             ObjectKind::Table => 0x02,
             ObjectKind::ValueSet => 0x03,
+            ObjectKind::ControllerHeader => 0x04,
             ObjectKind::ActionProfile => 0x11,
             ObjectKind::Counter => 0x12,
             ObjectKind::DirectCounter => 0x13,
@@ -315,6 +318,7 @@ impl ObjectKind {
             ObjectKind::Action => "action",
             ObjectKind::Table => "table",
             ObjectKind::ValueSet => "value_set",
+            ObjectKind::ControllerHeader => "controller_header",
             ObjectKind::ActionProfile => "action_profile",
             ObjectKind::Counter => "counter",
             ObjectKind::DirectCounter => "direct_counter",
@@ -340,6 +344,8 @@ pub enum Target {
     Action(ActionId),
     Extern(ExternId),
     ValueSet(ValueSetId),
+    /// A header type annotated `@controller_header`; its id is hashed from the type's name.
+    ControllerHeader(TypeId),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -420,6 +426,13 @@ pub fn assign_ids(p: &Program) -> ControlPlaneIds {
     }
     for (i, v) in p.value_sets.iter().enumerate() {
         add(ObjectKind::ValueSet, &v.name, Target::ValueSet(ValueSetId(i as u32)), None);
+    }
+    for (i, t) in p.types.iter().enumerate() {
+        if let TypeDef::Header { name, annotations, .. } = t {
+            if annotations.iter().any(|a| a.name == "controller_header") {
+                add(ObjectKind::ControllerHeader, name, Target::ControllerHeader(TypeId(i as u32)), id_annotation(annotations));
+            }
+        }
     }
     let mut errors = Vec::new();
     let mut taken: BTreeMap<u32, String> = BTreeMap::new();

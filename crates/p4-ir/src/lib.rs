@@ -156,7 +156,8 @@ pub enum TypeDef {
     Struct { name: String, fields: Vec<FieldDef> },
     /// Fields in wire order; each field is `Bits`, `Varbit` (at most one), `Bool` (1 bit) or a
     /// serializable enum (`Named` enum with an underlying type).
-    Header { name: String, fields: Vec<FieldDef> },
+    /// `annotations`: the declaration's own (`@controller_header("packet_in")`).
+    Header { name: String, fields: Vec<FieldDef>, annotations: Vec<Annotation> },
     Union { name: String, fields: Vec<FieldDef> },
     /// A plain enum (`underlying == None`) or a serializable enum (members carry values).
     Enum { name: String, underlying: Option<Type>, members: Vec<(String, Option<BigInt>)> },

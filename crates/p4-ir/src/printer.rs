@@ -438,7 +438,7 @@ impl<'p> Printer<'p> {
         for t in &prog.types {
             match t {
                 TypeDef::Struct { name, fields }
-                | TypeDef::Header { name, fields }
+                | TypeDef::Header { name, fields, .. }
                 | TypeDef::Union { name, fields } => {
                     let kw = match t {
                         TypeDef::Struct { .. } => "struct",
@@ -449,7 +449,11 @@ impl<'p> Printer<'p> {
                         .iter()
                         .map(|f| format!("{}{} {};", self.annotations(&f.annotations), self.ty(&f.ty), f.name))
                         .collect();
-                    self.line(format!("{kw} {} {{ {} }}", decl_name(name), f.join(" ")));
+                    let own = match t {
+                        TypeDef::Header { annotations, .. } => self.annotations(annotations),
+                        _ => String::new(),
+                    };
+                    self.line(format!("{own}{kw} {} {{ {} }}", decl_name(name), f.join(" ")));
                 }
                 TypeDef::Enum { name, underlying, members } => {
                     let u = underlying.as_ref().map(|u| format!("{} ", self.ty(u))).unwrap_or_default();

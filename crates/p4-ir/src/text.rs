@@ -582,6 +582,27 @@ impl<'t> Reader<'t> {
         let mut i = 0;
         let mut at_stmt_start = true;
         while i < self.toks.len() {
+            // Annotations before a declaration (`@controller_header("packet_in") header ...`)
+            // leave it at the start of a statement.
+            if at_stmt_start && depth == 0 && self.toks[i].tok == Tok::Punct('@') {
+                i += 2;
+                if self.toks.get(i).is_some_and(|t| t.tok == Tok::Punct('(') && t.glued) {
+                    let mut open = 0usize;
+                    while let Some(t) = self.toks.get(i) {
+                        match t.tok {
+                            Tok::Punct('(') => open += 1,
+                            Tok::Punct(')') => open -= 1,
+                            Tok::Eof => break,
+                            _ => {}
+                        }
+                        i += 1;
+                        if open == 0 {
+                            break;
+                        }
+                    }
+                }
+                continue;
+            }
             let t = self.toks[i].tok.clone();
             let name_at = |j: usize| -> Option<String> {
                 match &self.toks.get(j)?.tok {
@@ -975,7 +996,7 @@ impl<'t> Reader<'t> {
                         }
                         self.prog.types.push(match k.as_str() {
                             "struct" => TypeDef::Struct { name, fields },
-                            "header" => TypeDef::Header { name, fields },
+                            "header" => TypeDef::Header { name, fields, annotations: anns },
                             _ => TypeDef::Union { name, fields },
                         });
                     }

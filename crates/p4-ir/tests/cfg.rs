@@ -42,7 +42,7 @@ fn program() -> Program {
     ];
     Program {
         types: vec![
-            TypeDef::Header { name: "h_t".into(), fields: vec![fd("a", Type::bit(8)), fd("b", Type::bit(8))] },
+            TypeDef::Header { name: "h_t".into(), fields: vec![fd("a", Type::bit(8)), fd("b", Type::bit(8))], annotations: vec![] },
             TypeDef::Struct { name: "s_t".into(), fields: vec![fd("st", stack.clone()), fd("x", Type::bit(8))] },
         ],
         controls: vec![Control {

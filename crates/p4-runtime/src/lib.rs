@@ -3,6 +3,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod controller;
 pub mod format;
 pub mod p4info;
 pub mod proto;

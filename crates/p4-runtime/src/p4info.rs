@@ -99,7 +99,7 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
                     ..Default::default()
                 })
             }
-            ObjectKind::Action | ObjectKind::Table | ObjectKind::ValueSet => {}
+            ObjectKind::Action | ObjectKind::Table | ObjectKind::ValueSet | ObjectKind::ControllerHeader => {}
         }
     }
     for (vi, v) in catalog.value_sets.iter().enumerate() {
@@ -113,6 +113,28 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
                 ..Default::default()
             }],
             size: v.size as i32,
+        });
+    }
+    for h in crate::controller::of(program, layouts) {
+        let annotation = format!("@controller_header(\"{}\")", h.name);
+        info.controller_packet_metadata.push(p4info::ControllerPacketMetadata {
+            preamble: Some(p4info::Preamble {
+                id: h.id,
+                name: h.name.clone(),
+                alias: h.name.clone(),
+                annotations: vec![annotation],
+                ..Default::default()
+            }),
+            metadata: h
+                .fields
+                .iter()
+                .map(|f| p4info::controller_packet_metadata::Metadata {
+                    id: f.id,
+                    name: f.name.clone(),
+                    bitwidth: f.width as i32,
+                    ..Default::default()
+                })
+                .collect(),
         });
     }
     sort_by_id(&mut info);
@@ -133,6 +155,7 @@ fn sort_by_id(info: &mut p4info::P4Info) {
     info.direct_meters.sort_by_key(|x| id(&x.preamble));
     info.registers.sort_by_key(|x| id(&x.preamble));
     info.value_sets.sort_by_key(|x| id(&x.preamble));
+    info.controller_packet_metadata.sort_by_key(|x| id(&x.preamble));
 }
 
 fn table(

@@ -562,7 +562,8 @@ impl<'a> Sema<'a> {
             fields.push((f.name.name.to_string(), ty));
         }
         let id = self.named.len();
-        self.named.push(NamedDef { kind, name, fields, field_annotations: anns, underlying: None, members: vec![] });
+        let annotations = self.annotations(&s.annotations);
+        self.named.push(NamedDef { kind, name, fields, field_annotations: anns, annotations, underlying: None, members: vec![] });
         if !self.named[id].fields.iter().any(|(_, t)| t.has_vars()) {
             let _ = self.ir_type(&Ty::Named(id));
         }
@@ -671,7 +672,7 @@ impl<'a> Sema<'a> {
                     .collect();
                 match d.kind {
                     NamedKind::Struct => ir::TypeDef::Struct { name: d.name, fields },
-                    NamedKind::Header => ir::TypeDef::Header { name: d.name, fields },
+                    NamedKind::Header => ir::TypeDef::Header { name: d.name, fields, annotations: d.annotations },
                     NamedKind::Union => ir::TypeDef::Union { name: d.name, fields },
                     NamedKind::Enum => {
                         let underlying = d.underlying.as_ref().map(|u| self.ir_type(u));
@@ -948,7 +949,15 @@ impl<'a> Sema<'a> {
             members.push((m.name.to_string(), value));
         }
         let id = self.named.len();
-        self.named.push(NamedDef { kind: NamedKind::Enum, name: e.name.name.to_string(), fields: vec![], field_annotations: vec![], underlying, members });
+        self.named.push(NamedDef {
+            kind: NamedKind::Enum,
+            name: e.name.name.to_string(),
+            fields: vec![],
+            field_annotations: vec![],
+            annotations: vec![],
+            underlying,
+            members,
+        });
         let _ = self.ir_type(&Ty::Named(id));
         self.declare_global(&e.name, Global::Type(Ty::Named(id)));
     }

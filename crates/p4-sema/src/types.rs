@@ -80,6 +80,8 @@ pub struct NamedDef {
     pub name: String,
     pub fields: Vec<(String, Ty)>,
     pub field_annotations: Vec<Vec<p4_ir::Annotation>>,
+    /// The declaration's own annotations (headers keep them in the IR).
+    pub annotations: Vec<p4_ir::Annotation>,
     /// Enums only.
     pub underlying: Option<Ty>,
     pub members: Vec<(String, Option<BigInt>)>,

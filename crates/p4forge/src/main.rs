@@ -203,6 +203,11 @@ enum Command {
         /// The P4Runtime device id (default 0).
         #[arg(long = "device-id", value_name = "N", default_value_t = 0, requires = "p4runtime")]
         device_id: u64,
+        /// P4Runtime packet I/O through port N: a PacketOut enters the program on N with its
+        /// `@controller_header("packet_out")` header in front, and what the program sends to N
+        /// goes to the primary controller as a PacketIn (its `packet_in` header as metadata).
+        #[arg(long = "cpu-port", value_name = "N", requires = "p4runtime")]
+        cpu_port: Option<u32>,
     },
     /// 10GBASE-R PCS/MAC in software: list a frame's 66-bit blocks, or run the threaded TX→RX pipeline.
     Phy(p4_phy::cli::PhyArgs),
@@ -353,9 +358,21 @@ fn dispatch(command: Command) -> CliResult<()> {
                 None => Ok(()),
             }
         }
-        Command::Switch { program, entries, ports, io, control, include, verbose, trace, table_sizes, p4runtime, device_id } => {
-            let options =
-                cmd::switch::SwitchOptions { program, includes: include, entries, ports, io, control, verbose, trace, table_sizes, p4runtime, device_id };
+        Command::Switch { program, entries, ports, io, control, include, verbose, trace, table_sizes, p4runtime, device_id, cpu_port } => {
+            let options = cmd::switch::SwitchOptions {
+                program,
+                includes: include,
+                entries,
+                ports,
+                io,
+                control,
+                verbose,
+                trace,
+                table_sizes,
+                p4runtime,
+                device_id,
+                cpu_port,
+            };
             let outcome = cmd::switch::switch(&options)?;
             p4_io::stdio::print(&outcome.summary.render())?;
             outcome.status()

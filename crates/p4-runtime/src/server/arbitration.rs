@@ -88,6 +88,11 @@ impl Arbitration {
         }
     }
 
+    /// Whether stream `stream` is its role's primary.
+    pub fn is_primary(&self, stream: u64) -> bool {
+        self.controllers.get(&stream).is_some_and(|c| self.primary(&c.role) == Some(c.election_id))
+    }
+
     /// The primary's stream of the default role (where packet-ins go).
     pub fn primary_tx(&self) -> Option<&StreamTx> {
         let p = self.primary("")?;

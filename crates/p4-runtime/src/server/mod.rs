@@ -22,6 +22,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 use tonic::{Code, Request, Response, Status, Streaming};
 
+use crate::controller::ControllerHeader;
 use crate::proto::google::rpc;
 use crate::proto::p4::config::v1::P4Info;
 use crate::proto::p4::v1 as p4v1;
@@ -43,6 +44,8 @@ pub struct Loaded<T> {
     pub ids: ControlPlaneIds,
     /// The p4info the program gives, which a pushed p4info must agree with.
     pub p4info: P4Info,
+    /// Its controller headers (`packet_in`, `packet_out`), for packet I/O.
+    pub controller_headers: Vec<ControllerHeader>,
 }
 
 /// Builds a pipeline from a `p4_device_config`; `Err` says why it cannot.
@@ -51,6 +54,7 @@ pub type Loader<T> = Arc<dyn Fn(&[u8]) -> Result<Loaded<T>, String> + Send + Syn
 /// The running pipeline.
 pub struct Pipeline<T> {
     pub target: T,
+    controller_headers: Vec<ControllerHeader>,
     catalog: Catalog,
     ids: ControlPlaneIds,
     config: p4v1::ForwardingPipelineConfig,
@@ -65,11 +69,64 @@ pub struct Device<T> {
     saved: Option<Pipeline<T>>,
     arbitration: Arbitration,
     loader: Loader<T>,
+    /// Where packet-outs go: frames for the packet loop to take in on the CPU port.
+    cpu: Option<CpuPort>,
+}
+
+/// The CPU port: packet-outs enter the pipeline there, and what the pipeline sends there goes to
+/// the primary controller as packet-ins.
+pub struct CpuPort {
+    pub port: u32,
+    /// Frames (packet_out header and payload) for the packet loop.
+    pub frames: std::sync::mpsc::Sender<Vec<u8>>,
 }
 
 impl<T: Target> Device<T> {
     pub fn new(device_id: u64, loader: Loader<T>) -> Device<T> {
-        Device { device_id, pipeline: None, saved: None, arbitration: Arbitration::default(), loader }
+        Device { device_id, pipeline: None, saved: None, arbitration: Arbitration::default(), loader, cpu: None }
+    }
+
+    /// Packet I/O through `cpu`.
+    pub fn set_cpu_port(&mut self, cpu: CpuPort) {
+        self.cpu = Some(cpu);
+    }
+
+    /// The CPU port's number, if packet I/O is set up.
+    pub fn cpu_port(&self) -> Option<u32> {
+        self.cpu.as_ref().map(|c| c.port)
+    }
+
+    /// A frame the pipeline sent to the CPU port: to the primary controller as a PacketIn, its
+    /// packet_in header as metadata. `Err` says why it cannot go (no primary, no packet_in
+    /// header, a frame shorter than the header).
+    pub fn packet_in(&self, frame: &[u8]) -> Result<(), String> {
+        let pipeline = self.pipeline.as_ref().ok_or("no pipeline")?;
+        let packet = match pipeline.controller_headers.iter().find(|h| h.name == "packet_in") {
+            Some(h) => {
+                let (metadata, payload) = h.decode(frame).ok_or_else(|| format!("a {}-byte frame to the CPU port is shorter than its packet_in header", frame.len()))?;
+                p4v1::PacketIn { payload: payload.to_vec(), metadata }
+            }
+            None => p4v1::PacketIn { payload: frame.to_vec(), metadata: Vec::new() },
+        };
+        let tx = self.arbitration.primary_tx().ok_or("no primary controller to send a packet-in to")?;
+        let message = p4v1::StreamMessageResponse { update: Some(p4v1::stream_message_response::Update::Packet(packet)) };
+        tx.try_send(Ok(message)).map_err(|_| "the primary controller's stream is full or closed".to_string())
+    }
+
+    /// A PacketOut from stream `stream`: into the packet loop on the CPU port.
+    fn packet_out(&self, stream: u64, packet: &p4v1::PacketOut) -> Result<(), String> {
+        if !self.arbitration.is_primary(stream) {
+            return Err("only the primary controller may send packet-outs".to_string());
+        }
+        let cpu = self.cpu.as_ref().ok_or("this switch has no CPU port (p4forge switch --cpu-port N)")?;
+        let pipeline = self.pipeline.as_ref().ok_or("no forwarding pipeline")?;
+        let mut frame = match pipeline.controller_headers.iter().find(|h| h.name == "packet_out") {
+            Some(h) => h.encode(&packet.metadata)?,
+            None if packet.metadata.is_empty() => Vec::new(),
+            None => return Err("the program has no packet_out header for the metadata".to_string()),
+        };
+        frame.extend_from_slice(&packet.payload);
+        cpu.frames.send(frame).map_err(|_| "the switch is stopping".to_string())
     }
 
     /// Installs a pipeline at start, as if a controller had pushed `device_config` with the
@@ -99,7 +156,14 @@ impl<T: Target> Device<T> {
 
 fn pipeline<T>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig) -> Pipeline<T> {
     let entries = tables::Entries::new(&loaded.catalog);
-    Pipeline { target: loaded.target, catalog: loaded.catalog, ids: loaded.ids, config, entries }
+    Pipeline {
+        target: loaded.target,
+        controller_headers: loaded.controller_headers,
+        catalog: loaded.catalog,
+        ids: loaded.ids,
+        config,
+        entries,
+    }
 }
 
 /// A device shared by the gRPC handlers and the packet loop.
@@ -312,7 +376,15 @@ impl<T: Target> P4Runtime for Service<T> {
                         let id = d.device_id;
                         d.arbitration.update(id, stream, &update, &tx)
                     }
-                    Some(_) => Err(Status::unimplemented("only arbitration updates are handled on the stream so far")),
+                    Some(p4v1::stream_message_request::Update::Packet(packet)) => {
+                        if let Err(why) = lock(&device).packet_out(stream, &packet) {
+                            let error = p4v1::StreamError { canonical_code: Code::InvalidArgument as i32, message: why, ..Default::default() };
+                            let message = p4v1::StreamMessageResponse { update: Some(p4v1::stream_message_response::Update::Error(error)) };
+                            let _ = tx.try_send(Ok(message));
+                        }
+                        Ok(())
+                    }
+                    Some(_) => Err(Status::unimplemented("digest acknowledgements and other stream messages are not handled yet")),
                     None => Err(Status::invalid_argument("an empty stream message")),
                 };
                 if let Err(status) = outcome {
@@ -375,11 +447,14 @@ pub fn spawn<T: Target>(addr: SocketAddr, device: Shared<T>) -> Result<Running, 
         .spawn(move || {
             // Without TCP_NODELAY, each small reply waits for the client's delayed ACK (tens of ms).
             let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
-            let served = runtime.block_on(
-                tonic::transport::Server::builder().add_service(service).serve_with_incoming_shutdown(incoming, async {
-                    let _ = stopped.await;
-                }),
-            );
+            // A stop ends the server at once: a graceful shutdown would wait for every
+            // controller to hang up, and a controller may keep its stream open forever.
+            let served = runtime.block_on(async {
+                tokio::select! {
+                    served = tonic::transport::Server::builder().add_service(service).serve_with_incoming(incoming) => served,
+                    _ = stopped => Ok(()),
+                }
+            });
             if let Err(e) = served {
                 p4_io::eprintln_safe!("error: the P4Runtime server stopped: {e}");
             }

@@ -16,11 +16,12 @@ pub fn loaded(compiled: Compiled, name: &Path, build: SwitchBuild) -> CliResult<
     let catalog = p4_control::catalog::Catalog::of(&compiled.program, &layouts)
         .map_err(|why| crate::error::CliError::failed(format!("{}: {why}", name.display())))?;
     let p4info = p4_runtime::p4info::of(&compiled.program, &layouts, &catalog);
+    let controller_headers = p4_runtime::controller::of(&compiled.program, &layouts);
     let ids = layouts.ids.clone();
     let target = frontend::software_switches(compiled, name, 1, build)?
         .pop()
         .ok_or_else(|| crate::error::CliError::failed("no software switch was built".to_string()))?;
-    Ok(Loaded { target, catalog, ids, p4info })
+    Ok(Loaded { target, catalog, ids, p4info, controller_headers })
 }
 
 /// Builds switches from pushed device configs: P4 source, or p4forge's IR text (`compile --emit

@@ -61,6 +61,8 @@ pub struct SwitchOptions {
     /// Serve P4Runtime on this address (`--p4runtime`), as device `device_id`.
     pub p4runtime: Option<std::net::SocketAddr>,
     pub device_id: u64,
+    /// The port packet-outs enter on and packet-ins leave through (`--cpu-port`, with P4Runtime).
+    pub cpu_port: Option<u32>,
 }
 
 /// What one `--port` attaches to its port number.
@@ -327,6 +329,8 @@ struct SwitchLoop<'a> {
     frames_in: u64,
     /// Frames that came while the device had no pipeline (P4Runtime, before a config is pushed).
     no_pipeline: u64,
+    /// The CPU port, with P4Runtime packet I/O.
+    cpu: Option<CpuPort>,
     /// The switch's clock: `now_ns` counts from `start`; capture timestamps add it to the time of
     /// day at `start`.
     start: Instant,
@@ -468,6 +472,11 @@ impl SwitchLoop<'_> {
             }
         }
         let now_ns = self.now_ns();
+        if let Some(cpu) = &self.cpu {
+            while let Ok(frame) = cpu.frames.try_recv() {
+                batch.push(cpu.port, &frame, now_ns);
+            }
+        }
         for (number, input) in &mut self.ports.pcap_in {
             if input.is_consumed() || (fifos_only && !input.is_waiting()) {
                 continue;
@@ -518,6 +527,13 @@ impl SwitchLoop<'_> {
     /// Sends one output frame to its port: an interface (a failure is counted as a drop, as the
     /// network would lose it) or a pcap-out file (a failure, e.g. a full disk, stops the switch).
     fn send(&mut self, port: u32, data: &[u8], missing: u32, sent_ns: u64) -> CliResult<()> {
+        if let Some(cpu) = self.cpu.as_ref().filter(|c| c.port == port) {
+            self.summary.count_out(port, data.len());
+            if let Err(why) = p4_runtime::server::lock(&cpu.device).packet_in(data) {
+                *self.summary.drops.entry(format!("packet-in not sent: {why}")).or_default() += 1;
+            }
+            return Ok(());
+        }
         if let Some((_, interface)) = self.ports.interfaces.iter_mut().find(|(n, _)| *n == port) {
             self.summary.count_out(port, data.len());
             match send_copy(interface, data) {
@@ -622,6 +638,11 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
         }
         (None, None) => return Err(CliError::input("switch needs a program, or --p4runtime for a controller to push one")),
     };
+    if let Some(cpu) = options.cpu_port {
+        if let Some((_, spec)) = options.ports.iter().find(|(n, _)| *n == cpu) {
+            return Err(CliError::input(format!("--port {cpu}={spec}: port {cpu} is the CPU port (--cpu-port), which the controller's packet I/O uses")));
+        }
+    }
     let ports = Ports::open(&options.ports, options.io)?;
     let (requests, commands_in) = mpsc::channel();
     if let Some(path) = &options.control {
@@ -647,6 +668,7 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
         dropped: HashMap::new(),
         frames_in: 0,
         no_pipeline: 0,
+        cpu: CpuPort::open(&holder, options.cpu_port),
         start: Instant::now(),
         start_epoch_ns,
         options,
@@ -656,6 +678,23 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
     state.down = vec![None; state.ports.interfaces.len()];
     run_loop(&mut state, &mut holder, &commands_in)?;
     finish(state, &mut holder)
+}
+
+/// The CPU port of a P4Runtime switch: packet-outs come in as frames on it, and frames sent to it
+/// go to the controller as packet-ins.
+struct CpuPort {
+    port: u32,
+    frames: mpsc::Receiver<Vec<u8>>,
+    device: p4_runtime::server::Shared<p4_dataplane::Switch>,
+}
+
+impl CpuPort {
+    fn open(holder: &Holder, port: Option<u32>) -> Option<CpuPort> {
+        let (Holder::Served { device, .. }, Some(port)) = (holder, port) else { return None };
+        let (frames_tx, frames) = mpsc::channel();
+        p4_runtime::server::lock(device).set_cpu_port(p4_runtime::server::CpuPort { port, frames: frames_tx });
+        Some(CpuPort { port, frames, device: device.clone() })
+    }
 }
 
 /// The switch the packet loop runs: its own, or a P4Runtime device's current pipeline (none until
