@@ -337,3 +337,76 @@ fn a_config_that_does_not_match_its_p4info_or_does_not_compile_is_refused() {
     let e = h.rt.block_on(client.read(p4v1::ReadRequest { device_id: 7, ..Default::default() })).expect_err("device 7");
     assert_eq!(e.code(), Code::NotFound);
 }
+
+#[test]
+fn counters_direct_counters_and_registers_are_read_and_written() {
+    use p4v1::entity::Entity as E;
+    let h = start();
+    let mut client = h.client();
+    let _stream = arbitrate(&h, &mut client, 1);
+    let program = fixture("p4runtime_tables.p4");
+    let info = p4info_of(&program);
+    push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect("pipeline set");
+    let entry = exact_entry(&info, 0x0000_5e00_0001, 4);
+    write(&h, &mut client, 1, vec![(p4v1::update::Type::Insert, entry.clone())]).expect("inserted");
+    let f = frame(0x0000_5e00_0001, 0x0b00_0001);
+    for _ in 0..3 {
+        assert_eq!(forward(&h, &f), Some(4));
+    }
+    let read = |client: &mut P4RuntimeClient<Channel>, entity: E| -> Result<Vec<E>, tonic::Status> {
+        let request = p4v1::ReadRequest { device_id: 0, entities: vec![p4v1::Entity { entity: Some(entity) }], ..Default::default() };
+        let mut stream = h.rt.block_on(client.read(request))?.into_inner();
+        let mut out = Vec::new();
+        while let Some(r) = h.rt.block_on(stream.message())? {
+            out.extend(r.entities.into_iter().filter_map(|e| e.entity));
+        }
+        Ok(out)
+    };
+    let counter_id = info.counters[0].preamble.as_ref().expect("preamble").id;
+    let register_id = info.registers[0].preamble.as_ref().expect("preamble").id;
+
+    // The entry's direct counter saw the three frames; a wildcard read lists every entry's.
+    let direct = read(&mut client, E::DirectCounterEntry(p4v1::DirectCounterEntry { table_entry: Some(entry.clone()), data: None })).expect("read");
+    let bytes = 3 * f.len() as i64;
+    match &direct[..] {
+        [E::DirectCounterEntry(d)] => assert_eq!(d.data, Some(p4v1::CounterData { packet_count: 3, byte_count: bytes })),
+        other => panic!("{other:?}"),
+    }
+    let all = read(&mut client, E::DirectCounterEntry(p4v1::DirectCounterEntry::default())).expect("wildcard");
+    assert_eq!(all.len(), 1);
+    // The indexed counter (packets only) counted them at port 4; its other cells are 0.
+    let cells = read(&mut client, E::CounterEntry(p4v1::CounterEntry { counter_id, ..Default::default() })).expect("all cells");
+    let counts: Vec<i64> = cells.iter().map(|c| match c { E::CounterEntry(c) => c.data.as_ref().map_or(-1, |d| d.packet_count), _ => -1 }).collect();
+    assert_eq!(counts.len(), 16);
+    assert_eq!((counts[4], counts.iter().sum::<i64>()), (3, 3));
+    // Writes: a counter cell, a direct counter, a register cell; each reads back.
+    let modify = |entity: E| vec![p4v1::Update { r#type: p4v1::update::Type::Modify as i32, entity: Some(p4v1::Entity { entity: Some(entity) }) }];
+    let write_entities = |client: &mut P4RuntimeClient<Channel>, updates| {
+        let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(1)), updates, ..Default::default() };
+        h.rt.block_on(client.write(request)).map(|_| ())
+    };
+    let cell = |index| Some(p4v1::Index { index });
+    let data = |packets, bytes| Some(p4v1::CounterData { packet_count: packets, byte_count: bytes });
+    write_entities(&mut client, modify(E::CounterEntry(p4v1::CounterEntry { counter_id, index: cell(7), data: data(100, 0) }))).expect("counter written");
+    let seven = read(&mut client, E::CounterEntry(p4v1::CounterEntry { counter_id, index: cell(7), data: None })).expect("cell 7");
+    assert!(matches!(&seven[..], [E::CounterEntry(c)] if c.data == data(100, 0)), "{seven:?}");
+    write_entities(&mut client, modify(E::DirectCounterEntry(p4v1::DirectCounterEntry { table_entry: Some(entry.clone()), data: data(0, 0) }))).expect("reset");
+    let direct = read(&mut client, E::DirectCounterEntry(p4v1::DirectCounterEntry { table_entry: Some(entry), data: None })).expect("read");
+    assert!(matches!(&direct[..], [E::DirectCounterEntry(d)] if d.data == data(0, 0)), "{direct:?}");
+    // The data plane wrote the last destination for port 4; the controller writes cell 2.
+    let bits = |v: &[u8]| Some(p4v1::P4Data { data: Some(p4v1::p4_data::Data::Bitstring(v.to_vec())) });
+    let four = read(&mut client, E::RegisterEntry(p4v1::RegisterEntry { register_id, index: cell(4), data: None })).expect("register");
+    assert!(matches!(&four[..], [E::RegisterEntry(r)] if r.data == bits(&[0x0b, 0, 0, 1])), "{four:?}");
+    write_entities(&mut client, modify(E::RegisterEntry(p4v1::RegisterEntry { register_id, index: cell(2), data: bits(&[0xde, 0xad]) }))).expect("register written");
+    let two = read(&mut client, E::RegisterEntry(p4v1::RegisterEntry { register_id, index: cell(2), data: None })).expect("register");
+    assert!(matches!(&two[..], [E::RegisterEntry(r)] if r.data == bits(&[0xde, 0xad])), "{two:?}");
+    // Out of range, and INSERT of a counter, are refused with the reason.
+    let e = read(&mut client, E::CounterEntry(p4v1::CounterEntry { counter_id, index: cell(16), data: None })).expect_err("16 cells");
+    assert_eq!((e.code(), e.message()), (Code::OutOfRange, "I.port_packets has cells 0..16, not 16"));
+    let insert = vec![p4v1::Update {
+        r#type: p4v1::update::Type::Insert as i32,
+        entity: Some(p4v1::Entity { entity: Some(E::CounterEntry(p4v1::CounterEntry { counter_id, index: cell(1), data: data(1, 1) })) }),
+    }];
+    let e = write_entities(&mut client, insert).expect_err("INSERT");
+    assert_eq!(update_errors(&e), [(Code::InvalidArgument as i32, "a counter can only be modified (INSERT and DELETE do not apply)".to_string())]);
+}

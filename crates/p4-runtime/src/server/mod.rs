@@ -7,6 +7,7 @@
 //! installed at start ([`Device::install`]).
 
 mod arbitration;
+mod cells;
 mod tables;
 
 use std::net::SocketAddr;
@@ -249,11 +250,22 @@ impl<T: Target> P4Runtime for Service<T> {
         let mut results = Vec::with_capacity(request.updates.len());
         for update in &request.updates {
             let kind = p4v1::update::Type::try_from(update.r#type).unwrap_or(p4v1::update::Type::Unspecified);
-            let result = match update.entity.as_ref().and_then(|e| e.entity.as_ref()) {
-                Some(p4v1::entity::Entity::TableEntry(entry)) => {
-                    pipeline.entries.write(&mut pipeline.target, &pipeline.catalog, &pipeline.ids, kind, entry)
+            use p4v1::entity::Entity as E;
+            let (target, catalog, ids) = (&mut pipeline.target, &pipeline.catalog, &pipeline.ids);
+            let modify_only = |what: &str| -> Result<(), tables::Refusal> {
+                match kind {
+                    p4v1::update::Type::Modify => Ok(()),
+                    _ => Err((Code::InvalidArgument, format!("{what} can only be modified (INSERT and DELETE do not apply)"))),
                 }
-                Some(_) => Err((Code::Unimplemented, "only table entries can be written so far".to_string())),
+            };
+            let result = match update.entity.as_ref().and_then(|e| e.entity.as_ref()) {
+                Some(E::TableEntry(entry)) => pipeline.entries.write(target, catalog, ids, kind, entry),
+                Some(E::CounterEntry(entry)) => modify_only("a counter").and_then(|()| cells::write_counter(target, catalog, ids, entry)),
+                Some(E::DirectCounterEntry(entry)) => {
+                    modify_only("a direct counter").and_then(|()| cells::write_direct(target, catalog, ids, &pipeline.entries, entry))
+                }
+                Some(E::RegisterEntry(entry)) => modify_only("a register").and_then(|()| cells::write_register(target, catalog, ids, entry)),
+                Some(_) => Err((Code::Unimplemented, "this entity cannot be written yet".to_string())),
                 None => Err((Code::InvalidArgument, "an update without an entity".to_string())),
             };
             results.push(result);
@@ -271,12 +283,24 @@ impl<T: Target> P4Runtime for Service<T> {
         let pipeline = device.running()?;
         let mut entities = Vec::new();
         for entity in &request.entities {
+            use p4v1::entity::Entity as E;
+            let (target, catalog, ids) = (&mut pipeline.target, &pipeline.catalog, &pipeline.ids);
+            let status = |(code, m): tables::Refusal| Status::new(code, m);
+            let wrap = |e: E| p4v1::Entity { entity: Some(e) };
             match entity.entity.as_ref() {
-                Some(p4v1::entity::Entity::TableEntry(entry)) => {
-                    let found = pipeline.entries.read(&pipeline.catalog, &pipeline.ids, entry).map_err(|(code, m)| Status::new(code, m))?;
-                    entities.extend(found.into_iter().map(|e| p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(e)) }));
+                Some(E::TableEntry(entry)) => {
+                    entities.extend(pipeline.entries.read(catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::TableEntry(e))));
                 }
-                Some(_) => return Err(Status::unimplemented("only table entries can be read so far")),
+                Some(E::CounterEntry(entry)) => {
+                    entities.extend(cells::read_counters(target, catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::CounterEntry(e))));
+                }
+                Some(E::DirectCounterEntry(entry)) => entities.extend(
+                    cells::read_direct(target, catalog, ids, &pipeline.entries, entry).map_err(status)?.into_iter().map(|e| wrap(E::DirectCounterEntry(e))),
+                ),
+                Some(E::RegisterEntry(entry)) => {
+                    entities.extend(cells::read_registers(target, catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::RegisterEntry(e))));
+                }
+                Some(_) => return Err(Status::unimplemented("this entity cannot be read yet")),
                 None => return Err(Status::invalid_argument("a read of an empty entity")),
             }
         }

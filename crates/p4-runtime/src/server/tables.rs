@@ -147,22 +147,31 @@ impl Entries {
     /// The entries a read of `entry` asks for: one table's or every table's (`table_id` 0), one
     /// entry (a match given), or the default entry.
     pub fn read(&self, catalog: &Catalog, ids: &ControlPlaneIds, entry: &TableEntry) -> Result<Vec<TableEntry>, Refusal> {
-        let tables: Vec<usize> = match entry.table_id {
+        if entry.is_default_action {
+            let tables: Vec<usize> = match entry.table_id {
+                0 => (0..self.tables.len()).collect(),
+                id => vec![table_index(ids, id)?],
+            };
+            return Ok(tables.into_iter().map(|t| self.default_entry(catalog, ids, t)).collect());
+        }
+        Ok(self.matching(catalog, ids, entry)?.into_iter().map(|(_, _, e)| e).collect())
+    }
+
+    /// The installed entries `pattern` names (every table's for `table_id` 0, a table's without a
+    /// match, else the one with that match), each with its table and handle.
+    pub fn matching(&self, catalog: &Catalog, ids: &ControlPlaneIds, pattern: &TableEntry) -> Result<Vec<(usize, Handle, TableEntry)>, Refusal> {
+        let tables: Vec<usize> = match pattern.table_id {
             0 => (0..self.tables.len()).collect(),
             id => vec![table_index(ids, id)?],
         };
         let mut out = Vec::new();
         for t in tables {
-            if entry.is_default_action {
-                out.push(self.default_entry(catalog, ids, t));
+            if pattern.table_id != 0 && !pattern.r#match.is_empty() {
+                let checked = check_entry(catalog, ids, t, pattern)?;
+                out.extend(self.tables[t].by_key.get(&checked.key).map(|(h, e)| (t, *h, e.clone())));
                 continue;
             }
-            if entry.table_id != 0 && !entry.r#match.is_empty() {
-                let checked = check_entry(catalog, ids, t, entry)?;
-                out.extend(self.tables[t].by_key.get(&checked.key).map(|(_, e)| e.clone()));
-                continue;
-            }
-            out.extend(self.tables[t].by_key.values().map(|(_, e)| e.clone()));
+            out.extend(self.tables[t].by_key.values().map(|(h, e)| (t, *h, e.clone())));
         }
         Ok(out)
     }
