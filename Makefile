@@ -72,21 +72,24 @@ tools-rust: tools-proto
 	@$(call need,cargo,cargo rustc)
 
 # P4Runtime clients that the P4Runtime tests drive p4forge with (crates/p4forge/tests/
-# p4runtime_clients.rs): p4runtime-shell pins an old protobuf, so it gets a venv of its own.
-P4RT_SHELL_VENV := .venv-p4rt-shell
-P4RT_SHELL_REQ := tests/p4runtime/requirements-shell.txt
+# p4runtime_clients.rs), each in a venv of its own (p4runtime-shell pins an old protobuf, finsy a new
+# one), from the pinned requirements under tests/p4runtime/.
+P4RT_CLIENTS := shell finsy
 tools-p4rt:
-	@if [ -x $(P4RT_SHELL_VENV)/bin/python ] && cmp -s $(P4RT_SHELL_REQ) $(P4RT_SHELL_VENV)/.stamp 2>/dev/null; then exit 0; fi; \
-	echo "tools: installing $(P4RT_SHELL_REQ) (p4runtime-shell) into $(P4RT_SHELL_VENV)/"; \
-	if { [ -x $(P4RT_SHELL_VENV)/bin/pip ] || python3 -m venv $(P4RT_SHELL_VENV); } \
-	    && $(P4RT_SHELL_VENV)/bin/pip install -q --disable-pip-version-check -r $(P4RT_SHELL_REQ); then \
-	  cp $(P4RT_SHELL_REQ) $(P4RT_SHELL_VENV)/.stamp; \
-	elif [ "$${CI:-}" = true ]; then \
-	  echo "error: cannot install p4runtime-shell (CI=true: its tests may not be skipped)"; exit 1; \
-	else \
-	  echo "note: cannot install p4runtime-shell, so its tests are skipped. Install it with:"; \
-	  echo "  python3 -m venv $(P4RT_SHELL_VENV) && $(P4RT_SHELL_VENV)/bin/pip install -r $(P4RT_SHELL_REQ)"; \
-	fi
+	@for client in $(P4RT_CLIENTS); do \
+	  venv=.venv-p4rt-$$client; req=tests/p4runtime/requirements-$$client.txt; \
+	  if [ -x $$venv/bin/python ] && cmp -s $$req $$venv/.stamp 2>/dev/null; then continue; fi; \
+	  echo "tools: installing $$req into $$venv/"; \
+	  if { [ -x $$venv/bin/pip ] || python3 -m venv $$venv; } \
+	      && $$venv/bin/pip install -q --disable-pip-version-check -r $$req; then \
+	    cp $$req $$venv/.stamp; \
+	  elif [ "$${CI:-}" = true ]; then \
+	    echo "error: cannot install $$req (CI=true: its tests may not be skipped)"; exit 1; \
+	  else \
+	    echo "note: cannot install $$req, so its tests are skipped. Install it with:"; \
+	    echo "  python3 -m venv $$venv && $$venv/bin/pip install -r $$req"; \
+	  fi; \
+	done
 
 # P4Runtime's .proto files, which crates/p4-runtime compiles, are not kept in the repository: they
 # come from a pinned, hash-checked PyPI wheel (crates/p4-runtime/proto-wheel.txt) into .venv/proto/.

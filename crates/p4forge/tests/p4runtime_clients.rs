@@ -1,5 +1,6 @@
 //! `p4forge switch --p4runtime` driven by the P4Runtime clients people use, unchanged: the scripts
-//! under `tests/p4runtime/` run in the client venvs `make tools-p4rt` installs. Without a venv the
+//! under `tests/p4runtime/` run in the client venvs `make tools-p4rt` installs (`.venv-p4rt-shell`,
+//! `.venv-p4rt-finsy`). Without a venv the
 //! test says so and passes, except under `CI=true`, where a skipped client is a failure.
 
 use std::io::{BufRead, BufReader};
@@ -80,4 +81,26 @@ fn p4runtime_shell_pushes_the_program_and_manages_two_thousand_entries() {
         Some(r#"{"inserted": 2000, "modified": 500, "deleted": 500, "entries_after": 1501}"#),
         "{stdout}"
     );
+}
+
+#[test]
+fn finsy_sees_the_version_installs_the_pipeline_and_keeps_it_by_its_cookie() {
+    let Some(python) = client_python(".venv-p4rt-finsy") else { return };
+    let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", "finsy");
+    let program = root().join("crates/p4forge/tests/fixtures/p4runtime_tables.p4");
+    let p4info = dir.path().join("p4info.txtpb");
+    let compiled = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(["compile", program.to_str().expect("UTF-8"), "--p4runtime-files", p4info.to_str().expect("UTF-8")])
+        .output()
+        .expect("p4forge runs");
+    assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
+    let switch = Switch::start(&[]);
+    let out = Command::new(python)
+        .arg(root().join("tests/p4runtime/finsy_session.py"))
+        .args([&switch.addr, p4info.to_str().expect("UTF-8"), program.to_str().expect("UTF-8")])
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(stdout.lines().last(), Some(r#"{"version": "1.5.0", "entries": 1, "kept": 1}"#), "{stdout}");
 }
