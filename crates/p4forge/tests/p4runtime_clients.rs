@@ -22,17 +22,17 @@ fn client_python(venv: &str) -> Option<PathBuf> {
     None
 }
 
-/// A `p4forge switch` serving P4Runtime on a free port of 127.0.0.1, stopped (SIGINT) on drop.
+/// A `p4forge switch` with no program and no ports, serving P4Runtime on a free port of 127.0.0.1,
+/// stopped (SIGINT) on drop.
 struct Switch {
     child: Child,
     addr: String,
 }
 
 impl Switch {
-    fn start(args: &[&str]) -> Switch {
+    fn start() -> Switch {
         let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
             .args(["switch", "--p4runtime", "127.0.0.1:0"])
-            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -55,52 +55,40 @@ impl Drop for Switch {
     }
 }
 
-#[test]
-fn p4runtime_shell_pushes_the_program_and_manages_two_thousand_entries() {
-    let Some(python) = client_python(".venv-p4rt-shell") else { return };
-    let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", "shell");
+/// Runs client script `script` (under `tests/p4runtime/`) in venv `venv` against a switch started
+/// empty, with the p4info of the tables fixture in a file named `p4info_name`; returns the last line
+/// it printed (`None`: the venv is missing, see [`client_python`]).
+fn run_client(venv: &str, script: &str, p4info_name: &str) -> Option<String> {
+    let python = client_python(venv)?;
+    let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", venv);
     let program = root().join("crates/p4forge/tests/fixtures/p4runtime_tables.p4");
-    let p4info = dir.path().join("p4info.txt");
+    let p4info = dir.path().join(p4info_name);
     let compiled = Command::new(env!("CARGO_BIN_EXE_p4forge"))
         .args(["compile", program.to_str().expect("UTF-8"), "--p4runtime-files", p4info.to_str().expect("UTF-8")])
         .output()
         .expect("p4forge runs");
     assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
-    // Started empty: the shell pushes the program (its P4 source as the device config).
-    let switch = Switch::start(&[]);
+    // Started empty: the client pushes the program (its P4 source as the device config).
+    let switch = Switch::start();
     let out = Command::new(python)
-        .arg(root().join("tests/p4runtime/shell_tables.py"))
+        .arg(root().join("tests/p4runtime").join(script))
         .args([&switch.addr, p4info.to_str().expect("UTF-8"), program.to_str().expect("UTF-8")])
         .output()
         .expect("python runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    Some(stdout.lines().last().unwrap_or_default().to_string())
+}
+
+#[test]
+fn p4runtime_shell_pushes_the_program_and_manages_two_thousand_entries() {
+    let Some(last) = run_client(".venv-p4rt-shell", "shell_tables.py", "p4info.txt") else { return };
     // 500 modified + the one the new primary inserted; the 1,000 ternary entries stay.
-    assert_eq!(
-        stdout.lines().last(),
-        Some(r#"{"inserted": 2000, "modified": 500, "deleted": 500, "entries_after": 1501}"#),
-        "{stdout}"
-    );
+    assert_eq!(last, r#"{"inserted": 2000, "modified": 500, "deleted": 500, "entries_after": 1501}"#);
 }
 
 #[test]
 fn finsy_sees_the_version_installs_the_pipeline_and_keeps_it_by_its_cookie() {
-    let Some(python) = client_python(".venv-p4rt-finsy") else { return };
-    let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", "finsy");
-    let program = root().join("crates/p4forge/tests/fixtures/p4runtime_tables.p4");
-    let p4info = dir.path().join("p4info.txtpb");
-    let compiled = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .args(["compile", program.to_str().expect("UTF-8"), "--p4runtime-files", p4info.to_str().expect("UTF-8")])
-        .output()
-        .expect("p4forge runs");
-    assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
-    let switch = Switch::start(&[]);
-    let out = Command::new(python)
-        .arg(root().join("tests/p4runtime/finsy_session.py"))
-        .args([&switch.addr, p4info.to_str().expect("UTF-8"), program.to_str().expect("UTF-8")])
-        .output()
-        .expect("python runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(stdout.lines().last(), Some(r#"{"version": "1.5.0", "entries": 1, "kept": 1}"#), "{stdout}");
+    let Some(last) = run_client(".venv-p4rt-finsy", "finsy_session.py", "p4info.txtpb") else { return };
+    assert_eq!(last, r#"{"version": "1.5.0", "entries": 1, "kept": 1}"#);
 }
