@@ -410,3 +410,77 @@ fn counters_direct_counters_and_registers_are_read_and_written() {
     let e = write_entities(&mut client, insert).expect_err("INSERT");
     assert_eq!(update_errors(&e), [(Code::InvalidArgument as i32, "a counter can only be modified (INSERT and DELETE do not apply)".to_string())]);
 }
+
+#[test]
+fn multicast_groups_and_clone_sessions_replicate_packets() {
+    use p4v1::entity::Entity as E;
+    use p4v1::packet_replication_engine_entry::Type as Pre;
+    use p4v1::update::Type::{Delete, Insert, Modify};
+    let h = start();
+    let mut client = h.client();
+    let _stream = arbitrate(&h, &mut client, 1);
+    let program = fixture("p4runtime_tables.p4");
+    let info = p4info_of(&program);
+    push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect("pipeline set");
+    let replica = |port: u32, instance| p4v1::Replica {
+        instance,
+        port_kind: Some(p4v1::replica::PortKind::Port(port.to_be_bytes().to_vec())),
+        ..Default::default()
+    };
+    let pre = |kind: p4v1::update::Type, t: Pre| p4v1::Update {
+        r#type: kind as i32,
+        entity: Some(p4v1::Entity { entity: Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(t) })) }),
+    };
+    let pre_write = |client: &mut P4RuntimeClient<Channel>, updates| {
+        let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(1)), updates, ..Default::default() };
+        h.rt.block_on(client.write(request)).map(|_| ())
+    };
+    let group = |replicas| Pre::MulticastGroupEntry(p4v1::MulticastGroupEntry { multicast_group_id: 5, replicas, metadata: vec![] });
+    pre_write(&mut client, vec![pre(Insert, group(vec![replica(1, 0), replica(2, 0), replica(3, 7)]))]).expect("group 5");
+    let action = |name: &str, params: Vec<Vec<u8>>| p4v1::TableAction {
+        r#type: Some(p4v1::table_action::Type::Action(p4v1::Action {
+            action_id: id(&info, name),
+            params: params.into_iter().enumerate().map(|(i, value)| p4v1::action::Param { param_id: i as u32 + 1, value }).collect(),
+        })),
+    };
+    let flood = p4v1::TableEntry { action: Some(action("I.flood", vec![vec![5]])), ..exact_entry(&info, 0x0000_5e00_0005, 0) };
+    let mirror = p4v1::TableEntry { action: Some(action("I.mirror", vec![vec![1], vec![9]])), ..exact_entry(&info, 0x0000_5e00_0009, 0) };
+    write(&h, &mut client, 1, vec![(Insert, flood), (Insert, mirror)]).expect("entries");
+    let outputs = |mac| {
+        use p4_control::PacketIo;
+        let mut device = p4_runtime::server::lock(&h.device);
+        let mut ports: Vec<u32> = device.target().expect("pipeline").inject(0, &frame(mac, 0x0b00_0001), 0).outputs.iter().map(|o| o.port).collect();
+        ports.sort();
+        ports
+    };
+    assert_eq!(outputs(0x0000_5e00_0005), [1, 2, 3]);
+    // Modified: ports 4 and 5 only.
+    pre_write(&mut client, vec![pre(Modify, group(vec![replica(4, 0), replica(5, 1)]))]).expect("modified");
+    assert_eq!(outputs(0x0000_5e00_0005), [4, 5]);
+    // A clone session to one port, then to two (a group the server keeps for it).
+    let session = |replicas| Pre::CloneSessionEntry(p4v1::CloneSessionEntry { session_id: 9, replicas, ..Default::default() });
+    pre_write(&mut client, vec![pre(Insert, session(vec![replica(6, 0)]))]).expect("session 9");
+    assert_eq!(outputs(0x0000_5e00_0009), [1, 6]);
+    pre_write(&mut client, vec![pre(Modify, session(vec![replica(6, 0), replica(7, 0)]))]).expect("two copies");
+    assert_eq!(outputs(0x0000_5e00_0009), [1, 6, 7]);
+    // Reads return what was written; a duplicate group is ALREADY_EXISTS; deletes stop the copies.
+    let read_all = |client: &mut P4RuntimeClient<Channel>, t: Pre| {
+        let entity = p4v1::Entity { entity: Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(t) })) };
+        let mut s = h.rt.block_on(client.read(p4v1::ReadRequest { device_id: 0, entities: vec![entity], ..Default::default() })).expect("read").into_inner();
+        let mut n = Vec::new();
+        while let Some(r) = h.rt.block_on(s.message()).expect("read stream") {
+            n.extend(r.entities);
+        }
+        n
+    };
+    let groups = read_all(&mut client, Pre::MulticastGroupEntry(Default::default()));
+    let expected = |t: Pre| p4v1::Entity { entity: Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(t) })) };
+    let canonical = |port: u8, instance| p4v1::Replica { instance, port_kind: Some(p4v1::replica::PortKind::Port(vec![port])), ..Default::default() };
+    assert_eq!(groups, [expected(group(vec![canonical(4, 0), canonical(5, 1)]))]);
+    assert_eq!(read_all(&mut client, Pre::CloneSessionEntry(Default::default())).len(), 1);
+    let e = pre_write(&mut client, vec![pre(Insert, group(vec![replica(1, 0)]))]).expect_err("exists");
+    assert_eq!(update_errors(&e)[0].0, Code::AlreadyExists as i32);
+    pre_write(&mut client, vec![pre(Delete, group(vec![])), pre(Delete, session(vec![]))]).expect("deleted");
+    assert_eq!(outputs(0x0000_5e00_0005), Vec::<u32>::new());
+    assert_eq!(outputs(0x0000_5e00_0009), [1]);
+}

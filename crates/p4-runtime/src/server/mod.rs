@@ -8,6 +8,7 @@
 
 mod arbitration;
 mod cells;
+mod replication;
 mod tables;
 
 use std::net::SocketAddr;
@@ -60,6 +61,7 @@ pub struct Pipeline<T> {
     ids: ControlPlaneIds,
     config: p4v1::ForwardingPipelineConfig,
     entries: tables::Entries,
+    replication: replication::Replication,
 }
 
 /// One P4Runtime device.
@@ -164,6 +166,7 @@ fn pipeline<T>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig) -> Pip
         ids: loaded.ids,
         config,
         entries,
+        replication: replication::Replication::default(),
     }
 }
 
@@ -265,6 +268,9 @@ impl<T: Target> P4Runtime for Service<T> {
                     modify_only("a direct counter").and_then(|()| cells::write_direct(target, catalog, ids, &pipeline.entries, entry))
                 }
                 Some(E::RegisterEntry(entry)) => modify_only("a register").and_then(|()| cells::write_register(target, catalog, ids, entry)),
+                Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(entry) })) => {
+                    pipeline.replication.write(target, catalog, kind, entry)
+                }
                 Some(_) => Err((Code::Unimplemented, "this entity cannot be written yet".to_string())),
                 None => Err((Code::InvalidArgument, "an update without an entity".to_string())),
             };
@@ -299,6 +305,11 @@ impl<T: Target> P4Runtime for Service<T> {
                 ),
                 Some(E::RegisterEntry(entry)) => {
                     entities.extend(cells::read_registers(target, catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::RegisterEntry(e))));
+                }
+                Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(entry) })) => {
+                    entities.extend(pipeline.replication.read(entry).into_iter().map(|e| {
+                        wrap(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(e) }))
+                    }));
                 }
                 Some(_) => return Err(Status::unimplemented("this entity cannot be read yet")),
                 None => return Err(Status::invalid_argument("a read of an empty entity")),
