@@ -484,3 +484,42 @@ fn multicast_groups_and_clone_sessions_replicate_packets() {
     assert_eq!(outputs(0x0000_5e00_0005), Vec::<u32>::new());
     assert_eq!(outputs(0x0000_5e00_0009), [1]);
 }
+
+#[test]
+fn a_meter_configured_through_p4runtime_marks_packets_red() {
+    use p4v1::entity::Entity as E;
+    let h = start();
+    let mut client = h.client();
+    let _stream = arbitrate(&h, &mut client, 1);
+    let program = fixture("p4runtime_tables.p4");
+    let info = p4info_of(&program);
+    push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect("pipeline set");
+    write(&h, &mut client, 1, vec![(p4v1::update::Type::Insert, exact_entry(&info, 0x0000_5e00_0001, 4))]).expect("inserted");
+    let f = frame(0x0000_5e00_0001, 0x0b00_0001);
+    let meter_id = info.meters[0].preamble.as_ref().expect("preamble").id;
+    let meter = |config| p4v1::Update {
+        r#type: p4v1::update::Type::Modify as i32,
+        entity: Some(p4v1::Entity { entity: Some(E::MeterEntry(p4v1::MeterEntry { meter_id, index: Some(p4v1::Index { index: 4 }), config, counter_data: None })) }),
+    };
+    let set = |client: &mut P4RuntimeClient<Channel>, config| {
+        let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(1)), updates: vec![meter(config)], ..Default::default() };
+        h.rt.block_on(client.write(request)).expect("meter written");
+    };
+    // Unconfigured: every packet green.
+    assert_eq!((forward(&h, &f), forward(&h, &f)), (Some(4), Some(4)));
+    // One packet of burst and no time passing: the first is within it, the next red (dropped).
+    let config = p4v1::MeterConfig { cir: 1, cburst: 1, pir: 1, pburst: 1, eburst: 0 };
+    set(&mut client, Some(config));
+    assert_eq!((forward(&h, &f), forward(&h, &f)), (Some(4), None));
+    let request = p4v1::ReadRequest {
+        device_id: 0,
+        entities: vec![p4v1::Entity { entity: Some(E::MeterEntry(p4v1::MeterEntry { meter_id, index: Some(p4v1::Index { index: 4 }), ..Default::default() })) }],
+        ..Default::default()
+    };
+    let mut stream = h.rt.block_on(client.read(request)).expect("read").into_inner();
+    let read = h.rt.block_on(stream.message()).expect("stream").expect("a response");
+    assert!(matches!(&read.entities[..], [p4v1::Entity { entity: Some(E::MeterEntry(m)) }] if m.config == Some(config)), "{read:?}");
+    // Reset: green again.
+    set(&mut client, None);
+    assert_eq!(forward(&h, &f), Some(4));
+}

@@ -1,17 +1,21 @@
-//! Counter, direct-counter and register entries between P4Runtime and the control-plane API:
-//! reads (one cell, every cell of one object, or every object of the kind with id 0) and writes
-//! (MODIFY: a counter's or a register's cell set; a cell index omitted sets every cell).
+//! Counter, direct-counter, meter, direct-meter and register entries between P4Runtime and the
+//! control-plane API: reads (one cell, every cell of one object, or every object of the kind with
+//! id 0) and writes (MODIFY: a cell set; a cell index omitted sets every cell).
+
+use std::collections::BTreeMap;
 
 use num_bigint::BigUint;
 use num_traits::ToPrimitive;
 use p4_control::catalog::{Catalog, ExternInfo};
-use p4_control::ControlPlane;
+use p4_control::{ControlPlane, Handle, MeterRate};
 use p4_ir::layout::{ControlPlaneIds, ObjectKind, Target};
 use tonic::Code;
 
 use super::tables::{Entries, Refusal};
 use crate::p4info::canonical_bytes;
-use crate::proto::p4::v1::{p4_data, CounterData, CounterEntry, DirectCounterEntry, Index, P4Data, RegisterEntry};
+use crate::proto::p4::v1::{
+    p4_data, CounterData, CounterEntry, DirectCounterEntry, DirectMeterEntry, Index, MeterConfig, MeterEntry, P4Data, RegisterEntry,
+};
 
 fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
     Err((code, why.into()))
@@ -99,13 +103,12 @@ pub fn read_direct(
     let pattern = entry.table_entry.clone().unwrap_or_default();
     let mut out = Vec::new();
     for (table, handle, written) in entries.matching(catalog, ids, &pattern)? {
-        let Some(counter) = catalog.tables[table].per_entry.iter().find(|e| catalog.externs[**e].kind == Some(ObjectKind::DirectCounter)) else {
-            if pattern.table_id != 0 {
-                return refuse(Code::InvalidArgument, format!("table {} has no direct counter", catalog.tables[table].name));
-            }
-            continue;
+        let counter = match direct_of(catalog, table, ObjectKind::DirectCounter) {
+            Ok(c) => c,
+            Err(refusal) if pattern.table_id != 0 => return Err(refusal),
+            Err(_) => continue,
         };
-        let e = &catalog.externs[*counter];
+        let e = &catalog.externs[counter];
         let c = target.counter_read(&e.name, handle).map_err(control_refusal)?;
         out.push(DirectCounterEntry { table_entry: Some(written), data: Some(counter_data(e, c)) });
     }
@@ -119,10 +122,8 @@ pub fn write_direct(target: &mut dyn ControlPlane, catalog: &Catalog, ids: &Cont
     let [(table, handle, _)] = &found[..] else {
         return refuse(Code::NotFound, "the table entry named is not installed");
     };
-    let Some(counter) = catalog.tables[*table].per_entry.iter().find(|e| catalog.externs[**e].kind == Some(ObjectKind::DirectCounter)) else {
-        return refuse(Code::InvalidArgument, format!("table {} has no direct counter", catalog.tables[*table].name));
-    };
-    target.counter_write(&catalog.externs[*counter].name, *handle, packets, bytes).map_err(control_refusal)
+    let counter = direct_of(catalog, *table, ObjectKind::DirectCounter)?;
+    target.counter_write(&catalog.externs[counter].name, *handle, packets, bytes).map_err(control_refusal)
 }
 
 pub fn read_registers(target: &mut dyn ControlPlane, catalog: &Catalog, ids: &ControlPlaneIds, entry: &RegisterEntry) -> Result<Vec<RegisterEntry>, Refusal> {
@@ -158,3 +159,105 @@ pub fn write_register(target: &mut dyn ControlPlane, catalog: &Catalog, ids: &Co
     Ok(())
 }
 
+
+/// Meter configurations as written (the control-plane API sets rates but does not read them back).
+#[derive(Default)]
+pub struct Meters {
+    /// (extern index, cell) → config.
+    indexed: BTreeMap<(usize, u64), MeterConfig>,
+    /// (table index, entry handle) → config of the entry's direct meter.
+    direct: BTreeMap<(usize, Handle), MeterConfig>,
+}
+
+/// A config as the control-plane API's rates: (units per microsecond, burst) committed, then peak;
+/// no config is a meter that marks every packet green (rates no traffic reaches).
+fn rates(config: Option<&MeterConfig>) -> Result<[MeterRate; 2], Refusal> {
+    let Some(c) = config else { return Ok([(1e12, u32::MAX); 2]) };
+    if c.cir < 0 || c.pir < 0 || c.cburst < 0 || c.pburst < 0 {
+        return refuse(Code::InvalidArgument, "meter rates and bursts cannot be negative");
+    }
+    if c.pir < c.cir {
+        return refuse(Code::InvalidArgument, format!("peak rate {} is below the committed rate {}", c.pir, c.cir));
+    }
+    let burst = |b: i64| u32::try_from(b).map_err(|_| (Code::OutOfRange, format!("burst {b} does not fit 32 bits")));
+    Ok([(c.cir as f64 / 1e6, burst(c.cburst)?), (c.pir as f64 / 1e6, burst(c.pburst)?)])
+}
+
+impl Meters {
+    pub fn write(&mut self, target: &mut dyn ControlPlane, catalog: &Catalog, ids: &ControlPlaneIds, entry: &MeterEntry) -> Result<(), Refusal> {
+        let [(i, e)] = instances(catalog, ids, ObjectKind::Meter, entry.meter_id)?[..] else {
+            return refuse(Code::InvalidArgument, "a meter write names one meter");
+        };
+        let r = rates(entry.config.as_ref())?;
+        let range = cells(e, entry.index.as_ref())?;
+        target.meter_set_rates(&e.name, entry.index.as_ref().map(|x| x.index as u64), &r).map_err(control_refusal)?;
+        for cell in range {
+            match &entry.config {
+                Some(c) => self.indexed.insert((i, cell), *c),
+                None => self.indexed.remove(&(i, cell)),
+            };
+        }
+        Ok(())
+    }
+
+    pub fn read(&self, catalog: &Catalog, ids: &ControlPlaneIds, entry: &MeterEntry) -> Result<Vec<MeterEntry>, Refusal> {
+        let mut out = Vec::new();
+        for (i, e) in instances(catalog, ids, ObjectKind::Meter, entry.meter_id)? {
+            for cell in cells(e, entry.index.as_ref())? {
+                out.push(MeterEntry {
+                    meter_id: extern_id(ids, i),
+                    index: Some(Index { index: cell as i64 }),
+                    config: self.indexed.get(&(i, cell)).copied(),
+                    counter_data: None,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn write_direct(
+        &mut self,
+        target: &mut dyn ControlPlane,
+        catalog: &Catalog,
+        ids: &ControlPlaneIds,
+        entries: &Entries,
+        entry: &DirectMeterEntry,
+    ) -> Result<(), Refusal> {
+        let pattern = entry.table_entry.clone().ok_or((Code::InvalidArgument, "a direct meter write names its table entry".to_string()))?;
+        let found = entries.matching(catalog, ids, &pattern)?;
+        let [(table, handle, _)] = &found[..] else {
+            return refuse(Code::NotFound, "the table entry named is not installed");
+        };
+        let meter = direct_of(catalog, *table, ObjectKind::DirectMeter)?;
+        target.meter_set_rates(&catalog.externs[meter].name, Some(*handle), &rates(entry.config.as_ref())?).map_err(control_refusal)?;
+        match &entry.config {
+            Some(c) => self.direct.insert((*table, *handle), *c),
+            None => self.direct.remove(&(*table, *handle)),
+        };
+        Ok(())
+    }
+
+    pub fn read_direct(&self, catalog: &Catalog, ids: &ControlPlaneIds, entries: &Entries, entry: &DirectMeterEntry) -> Result<Vec<DirectMeterEntry>, Refusal> {
+        let pattern = entry.table_entry.clone().unwrap_or_default();
+        let mut out = Vec::new();
+        for (table, handle, written) in entries.matching(catalog, ids, &pattern)? {
+            match direct_of(catalog, table, ObjectKind::DirectMeter) {
+                Ok(_) => {}
+                Err(refusal) if pattern.table_id != 0 => return Err(refusal),
+                Err(_) => continue,
+            }
+            out.push(DirectMeterEntry { table_entry: Some(written), config: self.direct.get(&(table, handle)).copied(), counter_data: None });
+        }
+        Ok(out)
+    }
+}
+
+/// The extern index of table `table`'s direct resource of `kind`.
+fn direct_of(catalog: &Catalog, table: usize, kind: ObjectKind) -> Result<usize, Refusal> {
+    catalog.tables[table]
+        .per_entry
+        .iter()
+        .copied()
+        .find(|e| catalog.externs[*e].kind == Some(kind))
+        .ok_or((Code::InvalidArgument, format!("table {} has no {}", catalog.tables[table].name, kind.name().replace('_', " "))))
+}

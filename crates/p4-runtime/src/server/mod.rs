@@ -62,6 +62,7 @@ pub struct Pipeline<T> {
     config: p4v1::ForwardingPipelineConfig,
     entries: tables::Entries,
     replication: replication::Replication,
+    meters: cells::Meters,
 }
 
 /// One P4Runtime device.
@@ -167,6 +168,7 @@ fn pipeline<T>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig) -> Pip
         config,
         entries,
         replication: replication::Replication::default(),
+        meters: cells::Meters::default(),
     }
 }
 
@@ -271,6 +273,10 @@ impl<T: Target> P4Runtime for Service<T> {
                 Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(entry) })) => {
                     pipeline.replication.write(target, catalog, kind, entry)
                 }
+                Some(E::MeterEntry(entry)) => modify_only("a meter").and_then(|()| pipeline.meters.write(target, catalog, ids, entry)),
+                Some(E::DirectMeterEntry(entry)) => {
+                    modify_only("a direct meter").and_then(|()| pipeline.meters.write_direct(target, catalog, ids, &pipeline.entries, entry))
+                }
                 Some(_) => Err((Code::Unimplemented, "this entity cannot be written yet".to_string())),
                 None => Err((Code::InvalidArgument, "an update without an entity".to_string())),
             };
@@ -306,6 +312,12 @@ impl<T: Target> P4Runtime for Service<T> {
                 Some(E::RegisterEntry(entry)) => {
                     entities.extend(cells::read_registers(target, catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::RegisterEntry(e))));
                 }
+                Some(E::MeterEntry(entry)) => {
+                    entities.extend(pipeline.meters.read(catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::MeterEntry(e))));
+                }
+                Some(E::DirectMeterEntry(entry)) => entities.extend(
+                    pipeline.meters.read_direct(catalog, ids, &pipeline.entries, entry).map_err(status)?.into_iter().map(|e| wrap(E::DirectMeterEntry(e))),
+                ),
                 Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(entry) })) => {
                     entities.extend(pipeline.replication.read(entry).into_iter().map(|e| {
                         wrap(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(e) }))
