@@ -174,7 +174,11 @@ fn table(
         .enumerate()
         .map(|(i, f)| p4info::MatchField {
             id: i as u32 + 1,
-            name: f.name.clone(),
+            // An `h.isValid()` key is named `h.$valid$`, as the reference compiler names it.
+            name: match f.name.strip_suffix(".isValid()") {
+                Some(header) if f.is_valid => format!("{header}.$valid$"),
+                _ => f.name.clone(),
+            },
             bitwidth: f.width as i32,
             r#match: Some(match_type(&f.match_kind)),
             ..Default::default()

@@ -268,3 +268,15 @@ fn p4runtime_files_are_written_in_the_form_their_names_ask_for() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "error: --p4runtime-format yaml: expected text, binary or json\n");
 }
+
+#[test]
+fn validity_keys_and_renamed_tables_are_named_as_the_reference_compiler_names_them() {
+    let info = p4info_of(&root().join("tests/stf/control_plane_names.p4")).expect("compiles");
+    let table = |name: &str| info.tables.iter().find(|t| t.preamble.as_ref().is_some_and(|p| p.name == name));
+    let by_validity = table("TestIngress.by_validity").expect("by_validity");
+    assert_eq!(by_validity.match_fields[0].name, "hdr.opt.$valid$");
+    assert_eq!(by_validity.match_fields[0].bitwidth, 1);
+    // `@name("renamed_table")` on a table of TestIngress: its control-plane name is TestIngress.renamed_table.
+    let renamed = table("TestIngress.renamed_table").expect("the @name");
+    assert_eq!(renamed.preamble.as_ref().map(|p| p.alias.as_str()), Some("renamed_table"));
+}
