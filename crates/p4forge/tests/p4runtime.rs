@@ -374,6 +374,12 @@ fn counters_direct_counters_and_registers_are_read_and_written() {
     }
     let all = read(&mut client, E::DirectCounterEntry(p4v1::DirectCounterEntry::default())).expect("wildcard");
     assert_eq!(all.len(), 1);
+    // A table read asking for counter data gets each entry with its counts.
+    let asked = p4v1::TableEntry { table_id: entry.table_id, counter_data: Some(Default::default()), ..Default::default() };
+    match &read(&mut client, E::TableEntry(asked)).expect("table read")[..] {
+        [E::TableEntry(t)] => assert_eq!(t.counter_data, Some(p4v1::CounterData { packet_count: 3, byte_count: bytes })),
+        other => panic!("{other:?}"),
+    }
     // The indexed counter (packets only) counted them at port 4; its other cells are 0.
     let cells = read(&mut client, E::CounterEntry(p4v1::CounterEntry { counter_id, ..Default::default() })).expect("all cells");
     let counts: Vec<i64> = cells.iter().map(|c| match c { E::CounterEntry(c) => c.data.as_ref().map_or(-1, |d| d.packet_count), _ => -1 }).collect();

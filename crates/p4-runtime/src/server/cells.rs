@@ -15,6 +15,7 @@ use super::tables::{Entries, Refusal};
 use crate::p4info::canonical_bytes;
 use crate::proto::p4::v1::{
     p4_data, CounterData, CounterEntry, DirectCounterEntry, DirectMeterEntry, Index, MeterConfig, MeterEntry, P4Data, RegisterEntry,
+    TableEntry,
 };
 
 fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
@@ -111,6 +112,27 @@ pub fn read_direct(
         let e = &catalog.externs[counter];
         let c = target.counter_read(&e.name, handle).map_err(control_refusal)?;
         out.push(DirectCounterEntry { table_entry: Some(written), data: Some(counter_data(e, c)) });
+    }
+    Ok(out)
+}
+
+/// The table entries a read names, each with its direct counter's counts: what a read that asks for
+/// them (by setting `counter_data` in its pattern) gets. Entries of tables without a direct counter
+/// come without.
+pub fn entries_with_counts(
+    target: &mut dyn ControlPlane,
+    catalog: &Catalog,
+    ids: &ControlPlaneIds,
+    entries: &Entries,
+    pattern: &TableEntry,
+) -> Result<Vec<TableEntry>, Refusal> {
+    let mut out = Vec::new();
+    for (table, handle, mut written) in entries.matching(catalog, ids, pattern)? {
+        if let Ok(counter) = direct_of(catalog, table, ObjectKind::DirectCounter) {
+            let e = &catalog.externs[counter];
+            written.counter_data = Some(counter_data(e, target.counter_read(&e.name, handle).map_err(control_refusal)?));
+        }
+        out.push(written);
     }
     Ok(out)
 }
