@@ -529,3 +529,30 @@ fn a_meter_configured_through_p4runtime_marks_packets_red() {
     set(&mut client, None);
     assert_eq!(forward(&h, &f), Some(4));
 }
+
+#[test]
+fn the_programs_own_entries_read_back_and_const_ones_stay() {
+    let h = start();
+    let mut client = h.client();
+    let _stream = arbitrate(&h, &mut client, 1);
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/stf/const_entries.p4");
+    let info = p4info_of(&program);
+    push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect("pipeline set");
+    let exact = read_table(&h, &mut client, id(&info, "TestIngress.t_exact"));
+    let keys: Vec<(Vec<u8>, bool)> = exact
+        .iter()
+        .map(|e| match &e.r#match[0].field_match_type {
+            Some(p4v1::field_match::FieldMatchType::Exact(x)) => (x.value.clone(), e.is_const),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(keys, [(vec![1], true), (vec![2], true)]);
+    // The ternary entries in precedence order: the first listed gets the highest priority, and
+    // don't-care fields are omitted.
+    let mut ternary = read_table(&h, &mut client, id(&info, "TestIngress.t_ternary"));
+    ternary.sort_by_key(|e| -e.priority);
+    let shape: Vec<(i32, Vec<u32>)> = ternary.iter().map(|e| (e.priority, e.r#match.iter().map(|m| m.field_id).collect())).collect();
+    assert_eq!(shape, [(4, vec![1, 2]), (3, vec![1]), (2, vec![2]), (1, vec![])]);
+    let e = write(&h, &mut client, 1, vec![(p4v1::update::Type::Delete, exact[0].clone())]).expect_err("const");
+    assert_eq!(update_errors(&e)[0].0, Code::PermissionDenied as i32);
+}

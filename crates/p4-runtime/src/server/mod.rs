@@ -158,8 +158,9 @@ impl<T: Target> Device<T> {
     }
 }
 
-fn pipeline<T>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig) -> Pipeline<T> {
-    let entries = tables::Entries::new(&loaded.catalog);
+fn pipeline<T: Target>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig) -> Pipeline<T> {
+    let mut entries = tables::Entries::new(&loaded.catalog);
+    entries.adopt(&loaded.target, &loaded.catalog, &loaded.ids);
     Pipeline {
         target: loaded.target,
         controller_headers: loaded.controller_headers,

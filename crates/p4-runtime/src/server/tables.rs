@@ -402,3 +402,66 @@ fn canonical_action(action: Option<&TableAction>) -> Result<TableAction, Refusal
     }
     Ok(TableAction { r#type: Some(table_action::Type::Action(Action { action_id: call.action_id, params })) })
 }
+
+impl Entries {
+    /// Takes the entries `target` already holds (the program's own `entries`, or entries a file
+    /// loaded before the server started) into the store, so that reads return them: each in
+    /// canonical form, with priorities that keep the target's precedence (the first entry gets
+    /// the highest), `is_const` for a table whose entries the program fixes.
+    pub fn adopt(&mut self, target: &dyn ControlPlane, catalog: &Catalog, ids: &ControlPlaneIds) {
+        for (t, info) in catalog.tables.iter().enumerate() {
+            let Some(snapshot) = target.table_contents(t) else { continue };
+            let count = snapshot.entries.len();
+            let table_id = ids.id(Target::Table(p4_ir::TableId(t as u32))).unwrap_or(0);
+            for (position, e) in snapshot.entries.iter().enumerate() {
+                let Some(offered) = info.actions.get(e.action) else { continue };
+                let r#match = info
+                    .key
+                    .fields
+                    .iter()
+                    .zip(&e.matches)
+                    .enumerate()
+                    .filter_map(|(i, (f, m))| {
+                        snapshot_match(f, m).map(|t| FieldMatch { field_id: i as u32 + 1, field_match_type: Some(t) })
+                    })
+                    .collect();
+                let action = Action {
+                    action_id: ids.id(Target::Action(p4_ir::ActionId(offered.action as u32))).unwrap_or(0),
+                    params: offered
+                        .params
+                        .iter()
+                        .zip(&e.args)
+                        .enumerate()
+                        .map(|(i, (p, v))| crate::proto::p4::v1::action::Param { param_id: i as u32 + 1, value: canonical_bytes(*v, p.width) })
+                        .collect(),
+                };
+                let entry = TableEntry {
+                    table_id,
+                    r#match,
+                    action: Some(TableAction { r#type: Some(table_action::Type::Action(action)) }),
+                    priority: if info.key.priority_kind.is_some() { (count - position) as i32 } else { 0 },
+                    is_const: info.entries_const,
+                    ..Default::default()
+                };
+                let identity = TableEntry { r#match: entry.r#match.clone(), priority: entry.priority, ..Default::default() };
+                self.tables[t].by_key.insert(identity.encode_to_vec(), (e.handle, entry));
+            }
+        }
+    }
+}
+
+/// One key field of an installed entry as P4Runtime writes it; `None` for a don't-care.
+fn snapshot_match(f: &KeyField, m: &p4_control::Match) -> Option<field_match::FieldMatchType> {
+    use field_match::FieldMatchType as T;
+    let bytes = |v: u128| canonical_bytes(v, f.width);
+    let full = if f.width >= 128 { u128::MAX } else { (1u128 << f.width) - 1 };
+    match (&f.match_kind, *m) {
+        (MatchKind::Exact, p4_control::Match::Mask(v, _)) => Some(T::Exact(field_match::Exact { value: bytes(v) })),
+        (_, p4_control::Match::Mask(_, 0)) => None,
+        (MatchKind::Lpm, p4_control::Match::Mask(v, mask)) => Some(T::Lpm(field_match::Lpm { value: bytes(v), prefix_len: mask.count_ones() as i32 })),
+        (MatchKind::Optional, p4_control::Match::Mask(v, _)) => Some(T::Optional(field_match::Optional { value: bytes(v) })),
+        (MatchKind::Range, p4_control::Match::Range(0, hi)) if hi == full => None,
+        (_, p4_control::Match::Range(lo, hi)) => Some(T::Range(field_match::Range { low: bytes(lo), high: bytes(hi) })),
+        (_, p4_control::Match::Mask(v, mask)) => Some(T::Ternary(field_match::Ternary { value: bytes(v), mask: bytes(mask) })),
+    }
+}
