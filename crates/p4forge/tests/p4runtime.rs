@@ -329,6 +329,12 @@ fn a_config_that_does_not_match_its_p4info_or_does_not_compile_is_refused() {
     let e = push(&h, &mut client, 1, b"control C() { apply { x = 1; } }".to_vec(), &other).expect_err("no such variable");
     assert_eq!(e.code(), Code::InvalidArgument);
     assert!(e.message().contains("does not compile"), "{}", e.message());
+    // A program nested 100,000 parentheses deep is refused; the server stays up.
+    let deep = format!("control C() {{ apply {{ bit<8> x = {}1{}; }} }}", "(".repeat(100_000), ")".repeat(100_000));
+    let e = push(&h, &mut client, 1, deep.into_bytes(), &other).expect_err("too deep");
+    assert!(e.message().starts_with("the device config does not compile:\nerror: nesting too deep"), "{}", &e.message()[..200]);
+    assert!(e.message().len() < 4200 && e.message().ends_with("more bytes)"), "the message is bounded");
+    assert_eq!(e.code(), Code::InvalidArgument);
     // Still no pipeline: reads say so.
     let entity = p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(Default::default())) };
     let e = h.rt.block_on(client.read(p4v1::ReadRequest { device_id: 0, entities: vec![entity], ..Default::default() })).expect_err("no pipeline");

@@ -370,7 +370,11 @@ impl<T: Target> P4Runtime for Service<T> {
         }
         // Compiling can take a while: not under the device's lock, so packets keep flowing.
         let loader = Arc::clone(&lock(&self.device).loader);
-        let loaded = loader(&config.p4_device_config).map_err(Status::invalid_argument)?;
+        let bytes = config.p4_device_config.clone();
+        let loaded = tokio::task::spawn_blocking(move || loader(&bytes))
+            .await
+            .map_err(|e| Status::internal(format!("compiling the device config failed: {e}")))?
+            .map_err(|why| Status::invalid_argument(bounded(why)))?;
         check_p4info(pushed, &loaded.p4info).map_err(Status::invalid_argument)?;
         let mut device = lock(&self.device);
         match action {
@@ -452,6 +456,18 @@ impl<T: Target> P4Runtime for Service<T> {
 
     async fn capabilities(&self, _request: Request<p4v1::CapabilitiesRequest>) -> Result<Response<p4v1::CapabilitiesResponse>, Status> {
         Ok(Response::new(p4v1::CapabilitiesResponse { p4runtime_api_version: API_VERSION.to_string(), experimental: None }))
+    }
+}
+
+/// The longest error message sent back: a status message travels in an HTTP/2 header, which
+/// clients and proxies limit (16 KiB by default), and a compiler's diagnostics quote source lines.
+const MAX_MESSAGE_CHARS: usize = 4096;
+
+/// `message` cut to [`MAX_MESSAGE_CHARS`], saying how much was left out.
+fn bounded(message: String) -> String {
+    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => message,
+        Some((cut, _)) => format!("{}... ({} more bytes)", &message[..cut], message.len() - cut),
     }
 }
 

@@ -27,7 +27,13 @@ pub fn loaded(compiled: Compiled, name: &Path, build: SwitchBuild) -> CliResult<
 /// Builds switches from pushed device configs: P4 source, or p4forge's IR text (`compile --emit
 /// ir`). A BMv2 JSON config is refused with the reason.
 pub fn loader(build: SwitchBuild) -> Loader<p4_dataplane::Switch> {
-    Arc::new(move |config: &[u8]| {
+    // On a thread with the parser's stack, as every command compiles: a pushed program nested
+    // deeply is an error, not a stack overflow that takes the switch down.
+    Arc::new(move |config: &[u8]| p4_syntax::with_parser_stack(|| load(config, build)))
+}
+
+fn load(config: &[u8], build: SwitchBuild) -> Result<Loaded<p4_dataplane::Switch>, String> {
+    {
         let name = Path::new("p4_device_config");
         let text = std::str::from_utf8(config).map_err(|_| "the device config is not text: p4forge takes P4 source or its IR text".to_string())?;
         if text.trim_start().starts_with('{') {
@@ -48,5 +54,5 @@ pub fn loader(build: SwitchBuild) -> Loader<p4_dataplane::Switch> {
             }
         };
         loaded(compiled, name, build).map_err(|e| e.to_string())
-    })
+    }
 }
