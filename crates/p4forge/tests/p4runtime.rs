@@ -9,6 +9,7 @@ use p4_runtime::proto::google::rpc;
 use p4_runtime::proto::p4::config::v1::P4Info;
 use p4_runtime::proto::p4::v1 as p4v1;
 use p4_runtime::server::{Device, Running, Shared};
+use p4v1::entity::Entity as E;
 use p4v1::p4_runtime_client::P4RuntimeClient;
 use prost::Message;
 use tokio::sync::mpsc;
@@ -138,30 +139,43 @@ fn ternary_entry(info: &P4Info, dst: u32, mask: u32, priority: i32, port: u16) -
     }
 }
 
-fn write(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, p4v1::TableEntry)>) -> Result<(), tonic::Status> {
+/// Writes `updates` (of any entity) as the controller with election id `low`.
+fn write_entities(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, E)>) -> Result<(), tonic::Status> {
     let updates = updates
         .into_iter()
-        .map(|(kind, entry)| p4v1::Update {
-            r#type: kind as i32,
-            entity: Some(p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(entry)) }),
-        })
+        .map(|(kind, entity)| p4v1::Update { r#type: kind as i32, entity: Some(p4v1::Entity { entity: Some(entity) }) })
         .collect();
     let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(low)), updates, ..Default::default() };
     h.rt.block_on(client.write(request)).map(|_| ())
 }
 
-fn read_table(h: &Harness, client: &mut P4RuntimeClient<Channel>, table_id: u32) -> Vec<p4v1::TableEntry> {
-    let entity = p4v1::Entity { entity: Some(p4v1::entity::Entity::TableEntry(p4v1::TableEntry { table_id, ..Default::default() })) };
-    let mut stream = h.rt.block_on(client.read(p4v1::ReadRequest { device_id: 0, entities: vec![entity], ..Default::default() })).expect("read").into_inner();
+/// Writes table entries.
+fn write(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, p4v1::TableEntry)>) -> Result<(), tonic::Status> {
+    write_entities(h, client, low, updates.into_iter().map(|(kind, entry)| (kind, E::TableEntry(entry))).collect())
+}
+
+/// Everything a read of `entity` returns.
+fn read_entities(h: &Harness, client: &mut P4RuntimeClient<Channel>, entity: E) -> Result<Vec<E>, tonic::Status> {
+    let request = p4v1::ReadRequest { device_id: 0, entities: vec![p4v1::Entity { entity: Some(entity) }], ..Default::default() };
+    let mut stream = h.rt.block_on(client.read(request))?.into_inner();
     let mut out = Vec::new();
-    while let Some(response) = h.rt.block_on(stream.message()).expect("read stream") {
-        for e in response.entities {
-            if let Some(p4v1::entity::Entity::TableEntry(t)) = e.entity {
-                out.push(t);
-            }
-        }
+    while let Some(r) = h.rt.block_on(stream.message())? {
+        out.extend(r.entities.into_iter().filter_map(|e| e.entity));
     }
-    out
+    Ok(out)
+}
+
+fn read_table(h: &Harness, client: &mut P4RuntimeClient<Channel>, table_id: u32) -> Vec<p4v1::TableEntry> {
+    let found = read_entities(h, client, E::TableEntry(p4v1::TableEntry { table_id, ..Default::default() })).expect("read");
+    found.into_iter().filter_map(|e| if let E::TableEntry(t) = e { Some(t) } else { None }).collect()
+}
+
+/// A primary controller (election id 1) that has pushed `program`: its stream and the p4info.
+fn with_program(h: &Harness, client: &mut P4RuntimeClient<Channel>, program: &Path) -> (Stream, P4Info) {
+    let stream = arbitrate(h, client, 1);
+    let info = p4info_of(program);
+    push(h, client, 1, std::fs::read(program).expect("program"), &info).expect("pipeline set");
+    (stream, info)
 }
 
 /// The per-update errors of a failed write.
@@ -346,28 +360,16 @@ fn a_config_that_does_not_match_its_p4info_or_does_not_compile_is_refused() {
 
 #[test]
 fn counters_direct_counters_and_registers_are_read_and_written() {
-    use p4v1::entity::Entity as E;
     let h = start();
     let mut client = h.client();
-    let _stream = arbitrate(&h, &mut client, 1);
-    let program = fixture("p4runtime_tables.p4");
-    let info = p4info_of(&program);
-    push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect("pipeline set");
+    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_tables.p4"));
     let entry = exact_entry(&info, 0x0000_5e00_0001, 4);
     write(&h, &mut client, 1, vec![(p4v1::update::Type::Insert, entry.clone())]).expect("inserted");
     let f = frame(0x0000_5e00_0001, 0x0b00_0001);
     for _ in 0..3 {
         assert_eq!(forward(&h, &f), Some(4));
     }
-    let read = |client: &mut P4RuntimeClient<Channel>, entity: E| -> Result<Vec<E>, tonic::Status> {
-        let request = p4v1::ReadRequest { device_id: 0, entities: vec![p4v1::Entity { entity: Some(entity) }], ..Default::default() };
-        let mut stream = h.rt.block_on(client.read(request))?.into_inner();
-        let mut out = Vec::new();
-        while let Some(r) = h.rt.block_on(stream.message())? {
-            out.extend(r.entities.into_iter().filter_map(|e| e.entity));
-        }
-        Ok(out)
-    };
+    let read = |client: &mut P4RuntimeClient<Channel>, entity: E| read_entities(&h, client, entity);
     let counter_id = info.counters[0].preamble.as_ref().expect("preamble").id;
     let register_id = info.registers[0].preamble.as_ref().expect("preamble").id;
 
@@ -392,11 +394,8 @@ fn counters_direct_counters_and_registers_are_read_and_written() {
     assert_eq!(counts.len(), 16);
     assert_eq!((counts[4], counts.iter().sum::<i64>()), (3, 3));
     // Writes: a counter cell, a direct counter, a register cell; each reads back.
-    let modify = |entity: E| vec![p4v1::Update { r#type: p4v1::update::Type::Modify as i32, entity: Some(p4v1::Entity { entity: Some(entity) }) }];
-    let write_entities = |client: &mut P4RuntimeClient<Channel>, updates| {
-        let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(1)), updates, ..Default::default() };
-        h.rt.block_on(client.write(request)).map(|_| ())
-    };
+    let modify = |entity: E| vec![(p4v1::update::Type::Modify, entity)];
+    let write_entities = |client: &mut P4RuntimeClient<Channel>, updates| write_entities(&h, client, 1, updates);
     let cell = |index| Some(p4v1::Index { index });
     let data = |packets, bytes| Some(p4v1::CounterData { packet_count: packets, byte_count: bytes });
     write_entities(&mut client, modify(E::CounterEntry(p4v1::CounterEntry { counter_id, index: cell(7), data: data(100, 0) }))).expect("counter written");
@@ -415,38 +414,26 @@ fn counters_direct_counters_and_registers_are_read_and_written() {
     // Out of range, and INSERT of a counter, are refused with the reason.
     let e = read(&mut client, E::CounterEntry(p4v1::CounterEntry { counter_id, index: cell(16), data: None })).expect_err("16 cells");
     assert_eq!((e.code(), e.message()), (Code::OutOfRange, "I.port_packets has cells 0..16, not 16"));
-    let insert = vec![p4v1::Update {
-        r#type: p4v1::update::Type::Insert as i32,
-        entity: Some(p4v1::Entity { entity: Some(E::CounterEntry(p4v1::CounterEntry { counter_id, index: cell(1), data: data(1, 1) })) }),
-    }];
+    let insert = vec![(p4v1::update::Type::Insert, E::CounterEntry(p4v1::CounterEntry { counter_id, index: cell(1), data: data(1, 1) }))];
     let e = write_entities(&mut client, insert).expect_err("INSERT");
     assert_eq!(update_errors(&e), [(Code::InvalidArgument as i32, "a counter can only be modified (INSERT and DELETE do not apply)".to_string())]);
 }
 
 #[test]
 fn multicast_groups_and_clone_sessions_replicate_packets() {
-    use p4v1::entity::Entity as E;
     use p4v1::packet_replication_engine_entry::Type as Pre;
     use p4v1::update::Type::{Delete, Insert, Modify};
     let h = start();
     let mut client = h.client();
-    let _stream = arbitrate(&h, &mut client, 1);
-    let program = fixture("p4runtime_tables.p4");
-    let info = p4info_of(&program);
-    push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect("pipeline set");
+    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_tables.p4"));
     let replica = |port: u32, instance| p4v1::Replica {
         instance,
         port_kind: Some(p4v1::replica::PortKind::Port(port.to_be_bytes().to_vec())),
         ..Default::default()
     };
-    let pre = |kind: p4v1::update::Type, t: Pre| p4v1::Update {
-        r#type: kind as i32,
-        entity: Some(p4v1::Entity { entity: Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(t) })) }),
-    };
-    let pre_write = |client: &mut P4RuntimeClient<Channel>, updates| {
-        let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(1)), updates, ..Default::default() };
-        h.rt.block_on(client.write(request)).map(|_| ())
-    };
+    let entity = |t: Pre| E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(t) });
+    let pre = |kind: p4v1::update::Type, t: Pre| (kind, entity(t));
+    let pre_write = |client: &mut P4RuntimeClient<Channel>, updates| write_entities(&h, client, 1, updates);
     let group = |replicas| Pre::MulticastGroupEntry(p4v1::MulticastGroupEntry { multicast_group_id: 5, replicas, metadata: vec![] });
     pre_write(&mut client, vec![pre(Insert, group(vec![replica(1, 0), replica(2, 0), replica(3, 7)]))]).expect("group 5");
     let action = |name: &str, params: Vec<Vec<u8>>| p4v1::TableAction {
@@ -476,19 +463,10 @@ fn multicast_groups_and_clone_sessions_replicate_packets() {
     pre_write(&mut client, vec![pre(Modify, session(vec![replica(6, 0), replica(7, 0)]))]).expect("two copies");
     assert_eq!(outputs(0x0000_5e00_0009), [1, 6, 7]);
     // Reads return what was written; a duplicate group is ALREADY_EXISTS; deletes stop the copies.
-    let read_all = |client: &mut P4RuntimeClient<Channel>, t: Pre| {
-        let entity = p4v1::Entity { entity: Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(t) })) };
-        let mut s = h.rt.block_on(client.read(p4v1::ReadRequest { device_id: 0, entities: vec![entity], ..Default::default() })).expect("read").into_inner();
-        let mut n = Vec::new();
-        while let Some(r) = h.rt.block_on(s.message()).expect("read stream") {
-            n.extend(r.entities);
-        }
-        n
-    };
+    let read_all = |client: &mut P4RuntimeClient<Channel>, t: Pre| read_entities(&h, client, entity(t)).expect("read");
     let groups = read_all(&mut client, Pre::MulticastGroupEntry(Default::default()));
-    let expected = |t: Pre| p4v1::Entity { entity: Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(t) })) };
     let canonical = |port: u8, instance| p4v1::Replica { instance, port_kind: Some(p4v1::replica::PortKind::Port(vec![port])), ..Default::default() };
-    assert_eq!(groups, [expected(group(vec![canonical(4, 0), canonical(5, 1)]))]);
+    assert_eq!(groups, [entity(group(vec![canonical(4, 0), canonical(5, 1)]))]);
     assert_eq!(read_all(&mut client, Pre::CloneSessionEntry(Default::default())).len(), 1);
     let e = pre_write(&mut client, vec![pre(Insert, group(vec![replica(1, 0)]))]).expect_err("exists");
     assert_eq!(update_errors(&e)[0].0, Code::AlreadyExists as i32);
@@ -499,23 +477,15 @@ fn multicast_groups_and_clone_sessions_replicate_packets() {
 
 #[test]
 fn a_meter_configured_through_p4runtime_marks_packets_red() {
-    use p4v1::entity::Entity as E;
     let h = start();
     let mut client = h.client();
-    let _stream = arbitrate(&h, &mut client, 1);
-    let program = fixture("p4runtime_tables.p4");
-    let info = p4info_of(&program);
-    push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect("pipeline set");
+    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_tables.p4"));
     write(&h, &mut client, 1, vec![(p4v1::update::Type::Insert, exact_entry(&info, 0x0000_5e00_0001, 4))]).expect("inserted");
     let f = frame(0x0000_5e00_0001, 0x0b00_0001);
     let meter_id = info.meters[0].preamble.as_ref().expect("preamble").id;
-    let meter = |config| p4v1::Update {
-        r#type: p4v1::update::Type::Modify as i32,
-        entity: Some(p4v1::Entity { entity: Some(E::MeterEntry(p4v1::MeterEntry { meter_id, index: Some(p4v1::Index { index: 4 }), config, counter_data: None })) }),
-    };
+    let meter = |config| E::MeterEntry(p4v1::MeterEntry { meter_id, index: Some(p4v1::Index { index: 4 }), config, counter_data: None });
     let set = |client: &mut P4RuntimeClient<Channel>, config| {
-        let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(1)), updates: vec![meter(config)], ..Default::default() };
-        h.rt.block_on(client.write(request)).expect("meter written");
+        write_entities(&h, client, 1, vec![(p4v1::update::Type::Modify, meter(config))]).expect("meter written");
     };
     // Unconfigured: every packet green.
     assert_eq!((forward(&h, &f), forward(&h, &f)), (Some(4), Some(4)));
@@ -523,14 +493,8 @@ fn a_meter_configured_through_p4runtime_marks_packets_red() {
     let config = p4v1::MeterConfig { cir: 1, cburst: 1, pir: 1, pburst: 1, eburst: 0 };
     set(&mut client, Some(config));
     assert_eq!((forward(&h, &f), forward(&h, &f)), (Some(4), None));
-    let request = p4v1::ReadRequest {
-        device_id: 0,
-        entities: vec![p4v1::Entity { entity: Some(E::MeterEntry(p4v1::MeterEntry { meter_id, index: Some(p4v1::Index { index: 4 }), ..Default::default() })) }],
-        ..Default::default()
-    };
-    let mut stream = h.rt.block_on(client.read(request)).expect("read").into_inner();
-    let read = h.rt.block_on(stream.message()).expect("stream").expect("a response");
-    assert!(matches!(&read.entities[..], [p4v1::Entity { entity: Some(E::MeterEntry(m)) }] if m.config == Some(config)), "{read:?}");
+    let read = read_entities(&h, &mut client, meter(None)).expect("read");
+    assert!(matches!(&read[..], [E::MeterEntry(m)] if m.config == Some(config)), "{read:?}");
     // Reset: green again.
     set(&mut client, None);
     assert_eq!(forward(&h, &f), Some(4));
@@ -540,10 +504,7 @@ fn a_meter_configured_through_p4runtime_marks_packets_red() {
 fn the_programs_own_entries_read_back_and_const_ones_stay() {
     let h = start();
     let mut client = h.client();
-    let _stream = arbitrate(&h, &mut client, 1);
-    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/stf/const_entries.p4");
-    let info = p4info_of(&program);
-    push(&h, &mut client, 1, std::fs::read(&program).expect("program"), &info).expect("pipeline set");
+    let (_stream, info) = with_program(&h, &mut client, &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/stf/const_entries.p4"));
     let exact = read_table(&h, &mut client, id(&info, "TestIngress.t_exact"));
     let keys: Vec<(Vec<u8>, bool)> = exact
         .iter()
