@@ -72,16 +72,16 @@ tools-rust: tools-proto
 	@$(call need,cargo,cargo rustc)
 
 # P4Runtime clients that the P4Runtime tests drive p4forge with (crates/p4forge/tests/
-# p4runtime_clients.rs), each in a venv of its own (p4runtime-shell pins an old protobuf, finsy a new
-# one), from the pinned requirements under tests/p4runtime/.
-P4RT_CLIENTS := shell finsy
+# p4runtime_clients.rs), each in a venv of its own (p4runtime-shell and PTF's P4Runtime client pin an
+# old protobuf, finsy a new one), from the pinned requirements under tests/p4runtime/.
+P4RT_CLIENTS := shell finsy ptf
 tools-p4rt:
 	@for client in $(P4RT_CLIENTS); do \
 	  venv=.venv-p4rt-$$client; req=tests/p4runtime/requirements-$$client.txt; \
 	  if [ -x $$venv/bin/python ] && cmp -s $$req $$venv/.stamp 2>/dev/null; then continue; fi; \
 	  echo "tools: installing $$req into $$venv/"; \
 	  if { [ -x $$venv/bin/pip ] || python3 -m venv $$venv; } \
-	      && $$venv/bin/pip install -q --disable-pip-version-check -r $$req; then \
+	      && $$venv/bin/pip install -q --disable-pip-version-check --no-deps -r $$req; then \
 	    cp $$req $$venv/.stamp; \
 	  elif [ "$${CI:-}" = true ]; then \
 	    echo "error: cannot install $$req (CI=true: its tests may not be skipped)"; exit 1; \

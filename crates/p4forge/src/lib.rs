@@ -5,4 +5,5 @@
 pub mod cmd;
 pub mod error;
 pub mod frontend;
+pub mod nn_socket;
 pub mod pcap_ports;

@@ -170,7 +170,7 @@ enum Command {
         /// clock; under a temporary name until the switch stops, then renamed, so FILE is always a
         /// complete capture; never one of the files the switch reads). A port may have one
         /// pcap-in and one pcap-out; it cannot have both an interface and a capture file.
-        #[arg(long = "port", value_name = "PORT=IFNAME|PORT=pcap-in:FILE|PORT=pcap-out:FILE", value_parser = cmd::switch::parse_port_arg, required_unless_present = "p4runtime")]
+        #[arg(long = "port", value_name = "PORT=IFNAME|PORT=pcap-in:FILE|PORT=pcap-out:FILE", value_parser = cmd::switch::parse_port_arg, required_unless_present_any = ["p4runtime", "packet_in"])]
         ports: Vec<(u32, cmd::switch::PortSpec)>,
         /// How frames reach the interfaces: `xdp` (AF_XDP sockets with a tiny XDP program
         /// attached in generic mode while the switch runs; an error where a port cannot use it),
@@ -208,6 +208,10 @@ enum Command {
         /// goes to the primary controller as a PacketIn (its `packet_in` header as metadata).
         #[arg(long = "cpu-port", value_name = "N", requires = "p4runtime")]
         cpu_port: Option<u32>,
+        /// A packet socket for PTF's nn platform (as BMv2's --packet-in): tcp://HOST:PORT or
+        /// ipc://PATH; PTF dials it and every port without an interface or capture file is on it.
+        #[arg(long = "packet-in", value_name = "ADDR", value_parser = |s: &str| p4forge::nn_socket::NnAddr::parse(s))]
+        packet_in: Option<p4forge::nn_socket::NnAddr>,
     },
     /// 10GBASE-R PCS/MAC in software: list a frame's 66-bit blocks, or run the threaded TX→RX pipeline.
     Phy(p4_phy::cli::PhyArgs),
@@ -358,7 +362,7 @@ fn dispatch(command: Command) -> CliResult<()> {
                 None => Ok(()),
             }
         }
-        Command::Switch { program, entries, ports, io, control, include, verbose, trace, table_sizes, p4runtime, device_id, cpu_port } => {
+        Command::Switch { program, entries, ports, io, control, include, verbose, trace, table_sizes, p4runtime, device_id, cpu_port, packet_in } => {
             let options = cmd::switch::SwitchOptions {
                 program,
                 includes: include,
@@ -372,6 +376,7 @@ fn dispatch(command: Command) -> CliResult<()> {
                 p4runtime,
                 device_id,
                 cpu_port,
+                packet_in,
             };
             let outcome = cmd::switch::switch(&options)?;
             p4_io::stdio::print(&outcome.summary.render())?;

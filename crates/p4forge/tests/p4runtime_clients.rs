@@ -22,17 +22,20 @@ fn client_python(venv: &str) -> Option<PathBuf> {
     None
 }
 
-/// A `p4forge switch` with no program and no ports, serving P4Runtime on a free port of 127.0.0.1,
-/// stopped (SIGINT) on drop.
+/// A `p4forge switch` with no program and no ports, serving P4Runtime on a free port of 127.0.0.1
+/// (and, when asked, a packet socket for PTF on another), stopped (SIGINT) on drop.
 struct Switch {
     child: Child,
     addr: String,
+    /// `tcp://127.0.0.1:PORT` of the packet socket, if one was asked for.
+    packet_socket: Option<String>,
 }
 
 impl Switch {
-    fn start() -> Switch {
+    fn start(packet_socket: bool) -> Switch {
         let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
             .args(["switch", "--p4runtime", "127.0.0.1:0"])
+            .args(if packet_socket { &["--packet-in", "tcp://127.0.0.1:0"][..] } else { &[] })
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -42,9 +45,14 @@ impl Switch {
         let mut lines = BufReader::new(stderr).lines();
         let first = lines.next().and_then(Result::ok).unwrap_or_default();
         let addr = first.strip_prefix("P4Runtime 1.5.0 on ").unwrap_or_else(|| panic!("first line: {first}")).to_string();
+        let packet_socket = packet_socket.then(|| {
+            let second = lines.next().and_then(Result::ok).unwrap_or_default();
+            let rest = second.strip_prefix("packet socket on ").unwrap_or_else(|| panic!("second line: {second}"));
+            rest.split_whitespace().next().unwrap_or_default().to_string()
+        });
         // Keep reading stderr so the switch never blocks on a full pipe.
         std::thread::spawn(move || lines.for_each(drop));
-        Switch { child, addr }
+        Switch { child, addr, packet_socket }
     }
 }
 
@@ -69,7 +77,7 @@ fn run_client(venv: &str, script: &str, p4info_name: &str) -> Option<String> {
         .expect("p4forge runs");
     assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
     // Started empty: the client pushes the program (its P4 source as the device config).
-    let switch = Switch::start();
+    let switch = Switch::start(false);
     let out = Command::new(python)
         .arg(root().join("tests/p4runtime").join(script))
         .args([&switch.addr, p4info.to_str().expect("UTF-8"), program.to_str().expect("UTF-8")])
@@ -91,4 +99,31 @@ fn p4runtime_shell_pushes_the_program_and_manages_two_thousand_entries() {
 fn finsy_sees_the_version_installs_the_pipeline_and_keeps_it_by_its_cookie() {
     let Some(last) = run_client(".venv-p4rt-finsy", "finsy_session.py", "p4info.txtpb") else { return };
     assert_eq!(last, r#"{"version": "1.5.0", "entries": 1, "kept": 1}"#);
+}
+
+#[test]
+fn ptf_in_nanomsg_mode_sends_and_verifies_packets_through_the_switch() {
+    let Some(python) = client_python(".venv-p4rt-ptf") else { return };
+    let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", "ptf");
+    let program = root().join("crates/p4forge/tests/fixtures/p4runtime_tables.p4");
+    let p4info = dir.path().join("p4info.txt");
+    let compiled = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(["compile", program.to_str().expect("UTF-8"), "--p4runtime-files", p4info.to_str().expect("UTF-8")])
+        .output()
+        .expect("p4forge runs");
+    assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
+    let switch = Switch::start(true);
+    let socket = switch.packet_socket.clone().expect("a packet socket");
+    let ptf = python.with_file_name("ptf");
+    let params = format!("grpc_addr='{}';p4info='{}';config='{}'", switch.addr, p4info.display(), program.display());
+    let out = Command::new(python)
+        .arg(ptf)
+        .args(["--test-dir", root().join("tests/p4runtime/ptf").to_str().expect("UTF-8"), "--platform", "nn"])
+        .args(["--device-socket", &format!("0-{{0-8}}@{socket}"), "--test-params", &params])
+        .current_dir(dir.path())
+        .output()
+        .expect("ptf runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}{stderr}", String::from_utf8_lossy(&out.stdout));
+    assert!(stderr.contains("forwarding.ExactEntryForwards ... ok") && stderr.contains("Ran 2 tests"), "{stderr}");
 }

@@ -63,6 +63,9 @@ pub struct SwitchOptions {
     pub device_id: u64,
     /// The port packet-outs enter on and packet-ins leave through (`--cpu-port`, with P4Runtime).
     pub cpu_port: Option<u32>,
+    /// The packet socket PTF's `nn` platform dials (`--packet-in`): it carries every port that has
+    /// no interface or capture file.
+    pub packet_in: Option<crate::nn_socket::NnAddr>,
 }
 
 /// What one `--port` attaches to its port number.
@@ -331,6 +334,8 @@ struct SwitchLoop<'a> {
     no_pipeline: u64,
     /// The CPU port, with P4Runtime packet I/O.
     cpu: Option<CpuPort>,
+    /// The packet socket (`--packet-in`).
+    nn: Option<crate::nn_socket::NnSocket>,
     /// The switch's clock: `now_ns` counts from `start`; capture timestamps add it to the time of
     /// day at `start`.
     start: Instant,
@@ -477,6 +482,11 @@ impl SwitchLoop<'_> {
                 batch.push(cpu.port, &frame, now_ns);
             }
         }
+        if let Some(nn) = &self.nn {
+            while let Ok((port, frame)) = nn.frames.try_recv() {
+                batch.push(port, &frame, now_ns);
+            }
+        }
         for (number, input) in &mut self.ports.pcap_in {
             if input.is_consumed() || (fifos_only && !input.is_waiting()) {
                 continue;
@@ -547,6 +557,14 @@ impl SwitchLoop<'_> {
             self.summary.count_out(port, data.len());
             let original_len = u32::try_from(data.len()).unwrap_or(u32::MAX).saturating_add(missing);
             return file.send(self.start_epoch_ns.saturating_add(sent_ns), data, original_len).map_err(|e| CliError::output(e.to_string()));
+        }
+        if let Some(nn) = &self.nn {
+            match nn.send(port, data) {
+                Ok(true) => self.summary.count_out(port, data.len()),
+                Ok(false) => *self.summary.drops.entry("no peer on the packet socket".to_string()).or_default() += 1,
+                Err(error) => *self.summary.drops.entry(format!("packet socket send failed: {}", error.kind())).or_default() += 1,
+            }
+            return Ok(());
         }
         *self.summary.drops.entry(format!("egress port {port} has no interface or pcap-out file")).or_default() += 1;
         Ok(())
@@ -644,13 +662,21 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
         }
     }
     let ports = Ports::open(&options.ports, options.io)?;
+    let nn = match &options.packet_in {
+        Some(addr) => {
+            let socket = crate::nn_socket::NnSocket::bind(addr).map_err(CliError::input)?;
+            p4_io::eprintln_safe!("packet socket on {} (PTF: --platform nn --device-socket 0-{{PORTS}}@{})", socket.local, socket.local);
+            Some(socket)
+        }
+        None => None,
+    };
     let (requests, commands_in) = mpsc::channel();
     if let Some(path) = &options.control {
         control_socket(path, requests.clone())?;
     }
     let _socket_file = ControlSocketFile(options.control.as_deref());
     let control = options.control.as_ref().map(|p| format!(" or {}", p.display())).unwrap_or_default();
-    let stops = if ports.only_captures() && options.p4runtime.is_none() {
+    let stops = if ports.only_captures() && options.p4runtime.is_none() && options.packet_in.is_none() {
         "stops when every pcap-in file is consumed, or on Ctrl-C"
     } else {
         "Ctrl-C stops"
@@ -669,6 +695,7 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
         frames_in: 0,
         no_pipeline: 0,
         cpu: CpuPort::open(&holder, options.cpu_port),
+        nn,
         start: Instant::now(),
         start_epoch_ns,
         options,
@@ -730,7 +757,7 @@ fn run_loop(state: &mut SwitchLoop<'_>, holder: &mut Holder, commands_in: &mpsc:
             refuse_requests(commands_in);
         }
         // A P4Runtime server runs until stopped: its controller may push packets at any time.
-        if state.ports.only_captures() && state.ports.inputs_consumed() && state.options.p4runtime.is_none() {
+        if state.ports.only_captures() && state.ports.inputs_consumed() && state.options.p4runtime.is_none() && state.options.packet_in.is_none() {
             return Ok(());
         }
         state.watch_down_links()?;
