@@ -28,6 +28,9 @@ const INFO_REP: i32 = 6;
 const INFO_NOT_SUPPORTED: i32 = 1;
 /// The largest message taken: a jumbo frame and its header. A peer sending more is disconnected.
 const MAX_MESSAGE: u64 = 16 * 1024 + 12;
+/// Frames that may wait for the packet loop; beyond that the socket's reader waits, so a peer
+/// sending faster than the switch switches is slowed down rather than held in memory.
+const QUEUE: usize = 4096;
 
 /// Where the socket listens.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,7 +82,7 @@ impl Drop for NnSocket {
 impl NnSocket {
     /// Listens on `addr`; one peer at a time is served (a new one replaces the old).
     pub fn bind(addr: &NnAddr) -> Result<NnSocket, String> {
-        let (tx, frames) = mpsc::channel();
+        let (tx, frames) = mpsc::sync_channel(QUEUE);
         let writer: Arc<Mutex<Option<Box<dyn Stream>>>> = Arc::new(Mutex::new(None));
         let ports = Arc::new(Mutex::new(BTreeSet::new()));
         let (w, p) = (writer.clone(), ports.clone());
@@ -178,7 +181,7 @@ fn serve(
     mut reader: Box<dyn Stream>,
     mut writer: Box<dyn Stream>,
     ipc: bool,
-    frames: &mpsc::Sender<(u32, Vec<u8>)>,
+    frames: &mpsc::SyncSender<(u32, Vec<u8>)>,
     shared: &Arc<Mutex<Option<Box<dyn Stream>>>>,
     ports: &Arc<Mutex<BTreeSet<u32>>>,
 ) {

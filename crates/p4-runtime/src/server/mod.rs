@@ -81,9 +81,13 @@ pub struct Device<T> {
 /// the primary controller as packet-ins.
 pub struct CpuPort {
     pub port: u32,
-    /// Frames (packet_out header and payload) for the packet loop.
-    pub frames: std::sync::mpsc::Sender<Vec<u8>>,
+    /// Frames (packet_out header and payload) for the packet loop, at most [`CPU_QUEUE`] waiting.
+    pub frames: std::sync::mpsc::SyncSender<Vec<u8>>,
 }
+
+/// Packet-outs that may wait for the packet loop; beyond that a packet-out is refused (on the
+/// controller's stream), so a controller flooding the switch cannot exhaust its memory.
+pub const CPU_QUEUE: usize = 4096;
 
 impl<T: Target> Device<T> {
     pub fn new(device_id: u64, loader: Loader<T>) -> Device<T> {
@@ -93,11 +97,6 @@ impl<T: Target> Device<T> {
     /// Packet I/O through `cpu`.
     pub fn set_cpu_port(&mut self, cpu: CpuPort) {
         self.cpu = Some(cpu);
-    }
-
-    /// The CPU port's number, if packet I/O is set up.
-    pub fn cpu_port(&self) -> Option<u32> {
-        self.cpu.as_ref().map(|c| c.port)
     }
 
     /// A frame the pipeline sent to the CPU port: to the primary controller as a PacketIn, its
@@ -130,7 +129,10 @@ impl<T: Target> Device<T> {
             None => return Err("the program has no packet_out header for the metadata".to_string()),
         };
         frame.extend_from_slice(&packet.payload);
-        cpu.frames.send(frame).map_err(|_| "the switch is stopping".to_string())
+        cpu.frames.try_send(frame).map_err(|e| match e {
+            std::sync::mpsc::TrySendError::Full(_) => format!("{CPU_QUEUE} packet-outs are waiting for the switch: this one is dropped"),
+            std::sync::mpsc::TrySendError::Disconnected(_) => "the switch is stopping".to_string(),
+        })
     }
 
     /// Installs a pipeline at start, as if a controller had pushed `device_config` with the

@@ -718,7 +718,7 @@ struct CpuPort {
 impl CpuPort {
     fn open(holder: &Holder, port: Option<u32>) -> Option<CpuPort> {
         let (Holder::Served { device, .. }, Some(port)) = (holder, port) else { return None };
-        let (frames_tx, frames) = mpsc::channel();
+        let (frames_tx, frames) = mpsc::sync_channel(p4_runtime::server::CPU_QUEUE);
         p4_runtime::server::lock(device).set_cpu_port(p4_runtime::server::CpuPort { port, frames: frames_tx });
         Some(CpuPort { port, frames, device: device.clone() })
     }
