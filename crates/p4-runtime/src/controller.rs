@@ -7,7 +7,6 @@
 use p4_ir::layout::{Layouts, Target};
 use p4_ir::{Program, TypeDef, TypeId, Value};
 
-use crate::p4info::canonical_bytes;
 use crate::proto::p4::v1::PacketMetadata;
 
 /// One metadata field of a controller header.
@@ -116,8 +115,8 @@ impl ControllerHeader {
                         value |= num_bigint::BigUint::from(1u8);
                     }
                 }
-                let bytes = value.to_bytes_be();
-                PacketMetadata { metadata_id: f.id, value: if bytes.is_empty() { canonical_bytes(0, 1) } else { bytes } }
+                // Big-endian without leading zeros; zero is one zero byte: P4Runtime's canonical form.
+                PacketMetadata { metadata_id: f.id, value: value.to_bytes_be() }
             })
             .collect();
         Some((metadata, &frame[self.bytes..]))

@@ -63,19 +63,25 @@ impl Drop for Switch {
     }
 }
 
+/// The tables fixture and its p4info, written by `p4forge compile` into `dir` as `p4info_name`.
+fn tables_fixture(dir: &Path, p4info_name: &str) -> (PathBuf, PathBuf) {
+    let program = root().join("crates/p4forge/tests/fixtures/p4runtime_tables.p4");
+    let p4info = dir.join(p4info_name);
+    let compiled = Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .args(["compile", program.to_str().expect("UTF-8"), "--p4runtime-files", p4info.to_str().expect("UTF-8")])
+        .output()
+        .expect("p4forge runs");
+    assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
+    (program, p4info)
+}
+
 /// Runs client script `script` (under `tests/p4runtime/`) in venv `venv` against a switch started
 /// empty, with the p4info of the tables fixture in a file named `p4info_name`; returns the last line
 /// it printed (`None`: the venv is missing, see [`client_python`]).
 fn run_client(venv: &str, script: &str, p4info_name: &str) -> Option<String> {
     let python = client_python(venv)?;
     let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", venv);
-    let program = root().join("crates/p4forge/tests/fixtures/p4runtime_tables.p4");
-    let p4info = dir.path().join(p4info_name);
-    let compiled = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .args(["compile", program.to_str().expect("UTF-8"), "--p4runtime-files", p4info.to_str().expect("UTF-8")])
-        .output()
-        .expect("p4forge runs");
-    assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
+    let (program, p4info) = tables_fixture(dir.path(), p4info_name);
     // Started empty: the client pushes the program (its P4 source as the device config).
     let switch = Switch::start(false);
     let out = Command::new(python)
@@ -105,13 +111,7 @@ fn finsy_sees_the_version_installs_the_pipeline_and_keeps_it_by_its_cookie() {
 fn ptf_in_nanomsg_mode_sends_and_verifies_packets_through_the_switch() {
     let Some(python) = client_python(".venv-p4rt-ptf") else { return };
     let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", "ptf");
-    let program = root().join("crates/p4forge/tests/fixtures/p4runtime_tables.p4");
-    let p4info = dir.path().join("p4info.txt");
-    let compiled = Command::new(env!("CARGO_BIN_EXE_p4forge"))
-        .args(["compile", program.to_str().expect("UTF-8"), "--p4runtime-files", p4info.to_str().expect("UTF-8")])
-        .output()
-        .expect("p4forge runs");
-    assert!(compiled.status.success(), "{}", String::from_utf8_lossy(&compiled.stderr));
+    let (program, p4info) = tables_fixture(dir.path(), "p4info.txt");
     let switch = Switch::start(true);
     let socket = switch.packet_socket.clone().expect("a packet socket");
     let ptf = python.with_file_name("ptf");
