@@ -178,6 +178,25 @@ pub struct Injected {
     pub log: Vec<String>,
     /// What happened, step by step (a traced dataplane only).
     pub trace: Vec<crate::trace::Event>,
+    /// The digests sent, in order, for a control plane to deliver (P4Runtime's `DigestList`).
+    pub digests: Vec<Digest>,
+}
+
+/// A digest a packet sent (v1model's `digest<T>(receiver, data)`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Digest {
+    /// The control-plane id of its data type `T` ([`p4_ir::layout::Target::Digest`]); 0 for data
+    /// of a type without one (a tuple).
+    pub id: u32,
+    pub receiver: u128,
+    /// The data's values back to back as `T` declares them (a header's fields without its
+    /// validity), most significant bit first; the last byte is padded with zero bits.
+    pub data: Vec<u8>,
+    /// How many bits of `data` are values.
+    pub bits: usize,
+    /// The current length in bits of each varbit value in `data`, in order (a reader needs them to
+    /// find the values after one).
+    pub varbit_lengths: Vec<u32>,
 }
 
 /// Pushing packets through a running dataplane.

@@ -69,6 +69,8 @@ pub struct BatchOut {
     pub drops: Vec<BatchDrop>,
     /// `log_msg` lines and digests, with the input packet that printed them.
     pub log: Vec<(u32, String)>,
+    /// Digests, with the input packet that sent them.
+    pub digests: Vec<(u32, p4_control::Digest)>,
     /// A traced switch's trace ([`crate::Switch::new_traced`]), with the input packet of each step.
     pub trace: Vec<(u32, crate::trace::Event)>,
     /// The input packet being processed (set by the switch).
@@ -82,6 +84,7 @@ impl BatchOut {
         self.packets.clear();
         self.drops.clear();
         self.log.clear();
+        self.digests.clear();
         self.trace.clear();
         self.input = 0;
     }

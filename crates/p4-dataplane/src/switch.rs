@@ -219,6 +219,7 @@ impl Switch {
             rng: 0x5eed,
             fx: Effects::default(),
             log: Vec::new(),
+            digests: Vec::new(),
             pending_err: None,
             exit_pending: false,
             trace: tracing.then(Default::default),
@@ -752,10 +753,17 @@ impl Switch {
             Err(Stopped::HandedOver { aborted }) => self.take_over(packet, aborted, res),
             Err(Stopped::Multicast(group)) => self.multicast(group, res),
         }
-        // Log lines and digests of extern calls.
+        self.hand_out_log(res);
+    }
+
+    /// The log lines and digests of extern calls, to `res`.
+    fn hand_out_log(&mut self, res: &mut BatchOut) {
+        let input = res.input;
         if !self.ctx.log.is_empty() {
-            let input = res.input;
             res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
+        }
+        if !self.ctx.digests.is_empty() {
+            res.digests.extend(self.ctx.digests.drain(..).map(|d| (input, d)));
         }
     }
 
@@ -825,10 +833,7 @@ impl Switch {
         }
         jobs.clear();
         self.jobs = jobs;
-        let input = res.input;
-        if !self.ctx.log.is_empty() {
-            res.log.extend(self.ctx.log.drain(..).map(|line| (input, line)));
-        }
+        self.hand_out_log(res);
     }
 }
 
@@ -841,6 +846,7 @@ impl PacketIo for Switch {
             drops: out.drops.iter().map(|d| self.drop_text(&d.reason)).collect(),
             log: out.log.drain(..).map(|(_, line)| line).collect(),
             trace: out.trace.drain(..).map(|(_, event)| event).collect(),
+            digests: out.digests.drain(..).map(|(_, digest)| digest).collect(),
         };
         self.one = out;
         res

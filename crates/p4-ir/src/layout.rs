@@ -294,6 +294,9 @@ pub enum ObjectKind {
     Meter,
     DirectMeter,
     Register,
+    /// The data type of a v1model `digest<T>` call (a struct or header type); its id is hashed
+    /// from the type's name.
+    Digest,
 }
 
 impl ObjectKind {
@@ -310,6 +313,7 @@ impl ObjectKind {
             ObjectKind::Meter => 0x14,
             ObjectKind::DirectMeter => 0x15,
             ObjectKind::Register => 0x16,
+            ObjectKind::Digest => 0x17,
         }
     }
 
@@ -325,6 +329,7 @@ impl ObjectKind {
             ObjectKind::Meter => "meter",
             ObjectKind::DirectMeter => "direct_meter",
             ObjectKind::Register => "register",
+            ObjectKind::Digest => "digest",
         }
     }
 
@@ -346,6 +351,8 @@ pub enum Target {
     ValueSet(ValueSetId),
     /// A header type annotated `@controller_header`; its id is hashed from the type's name.
     ControllerHeader(TypeId),
+    /// The struct or header type a `digest<T>` call sends; its id is hashed from the type's name.
+    Digest(TypeId),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -404,6 +411,37 @@ fn id_annotation(annotations: &[crate::Annotation]) -> Option<u128> {
     }
 }
 
+/// The data types of the program's digests: the struct or header type `T` of every call of the
+/// architecture's digest function (v1model's `digest<T>(receiver, data)`), each once, in order of
+/// type id. Digests of other data (a tuple, a list) have no control-plane object.
+pub fn digest_types(p: &Program) -> Vec<TypeId> {
+    struct Finder {
+        arch: &'static crate::arch::Architecture,
+        found: std::collections::BTreeSet<TypeId>,
+    }
+    impl<'a> crate::visit::Visit<'a> for Finder {
+        fn visit_call(&mut self, call: &'a crate::Call) {
+            if let Callee::ExternFunction { name, .. } = &call.callee {
+                let is_digest = self.arch.function(name).is_some_and(|f| f.op == crate::arch::ExternOp::Digest);
+                if let (true, Some(data)) = (is_digest, call.args.get(1)) {
+                    if let Type::Named(ty) = &data.expr.ty {
+                        self.found.insert(*ty);
+                    }
+                }
+            }
+            crate::visit::walk_call(self, call);
+        }
+    }
+    let Some(arch) = crate::arch::of_program(p) else { return Vec::new() };
+    let mut finder = Finder { arch, found: Default::default() };
+    crate::visit::walk_program(&mut finder, p);
+    finder
+        .found
+        .into_iter()
+        .filter(|ty| matches!(p.types.get(ty.index()), Some(TypeDef::Struct { .. } | TypeDef::Header { .. })))
+        .collect()
+}
+
 /// The control-plane ids of every object of `p` (see the module documentation).
 pub fn assign_ids(p: &Program) -> ControlPlaneIds {
     // (kind, name) → (targets, @id); BTreeMap iterates in sorted order, making ids order-independent.
@@ -432,6 +470,11 @@ pub fn assign_ids(p: &Program) -> ControlPlaneIds {
             if annotations.iter().any(|a| a.name == "controller_header") {
                 add(ObjectKind::ControllerHeader, name, Target::ControllerHeader(TypeId(i as u32)), id_annotation(annotations));
             }
+        }
+    }
+    for ty in digest_types(p) {
+        if let Some(def) = p.types.get(ty.index()) {
+            add(ObjectKind::Digest, def.name(), Target::Digest(ty), None);
         }
     }
     let mut errors = Vec::new();

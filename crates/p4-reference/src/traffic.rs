@@ -44,7 +44,7 @@ impl Interpreter {
         self.log.clear();
         if let Err(e) = self.check_port(port) {
             out.drops.push(e.to_string());
-            return Injected { outputs: out.outputs, drops: out.drops, log: Vec::new(), trace: Vec::new() };
+            return Injected { outputs: out.outputs, drops: out.drops, ..Injected::default() };
         }
         self.now_us = now_ns / 1000;
         let mut jobs = VecDeque::new();
@@ -59,7 +59,7 @@ impl Interpreter {
             }
             self.run_job(job, &mut out, &mut jobs);
         }
-        Injected { outputs: out.outputs, drops: out.drops, log: std::mem::take(&mut self.log), trace: Vec::new() }
+        Injected { outputs: out.outputs, drops: out.drops, log: std::mem::take(&mut self.log), ..Injected::default() }
     }
 
     fn run_job(&mut self, job: Job, out: &mut Outcome, jobs: &mut VecDeque<Job>) {

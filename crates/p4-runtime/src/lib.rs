@@ -9,3 +9,4 @@ pub mod p4info;
 pub mod proto;
 pub mod server;
 pub mod text;
+pub mod types;

@@ -25,8 +25,6 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
     let id_of = |t: Target| layouts.ids.id(t).unwrap_or(0);
     let mut info = p4info::P4Info {
         pkg_info: Some(p4info::PkgInfo { arch: catalog.arch.to_string(), ..Default::default() }),
-        // Present even when empty, as the reference compiler writes it.
-        type_info: Some(p4info::P4TypeInfo::default()),
         ..Default::default()
     };
     let mut actions_used = BTreeSet::new();
@@ -99,7 +97,7 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
                     ..Default::default()
                 })
             }
-            ObjectKind::Action | ObjectKind::Table | ObjectKind::ValueSet | ObjectKind::ControllerHeader => {}
+            ObjectKind::Action | ObjectKind::Table | ObjectKind::ValueSet | ObjectKind::ControllerHeader | ObjectKind::Digest => {}
         }
     }
     for (vi, v) in catalog.value_sets.iter().enumerate() {
@@ -137,6 +135,21 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
                 .collect(),
         });
     }
+    let mut type_info = p4info::P4TypeInfo::default();
+    for ty in p4_ir::layout::digest_types(program) {
+        let Some(id) = layouts.ids.id(Target::Digest(ty)) else { continue };
+        let def = program.type_def(ty);
+        let annotations = match def {
+            p4_ir::TypeDef::Header { annotations, .. } => &annotations[..],
+            _ => &[],
+        };
+        info.digests.push(p4info::Digest {
+            preamble: Some(preamble(id, def.name(), annotations)),
+            type_spec: Some(crate::types::spec(program, &p4_ir::Type::Named(ty), &mut type_info)),
+        });
+    }
+    // Present even when empty, as the reference compiler writes it.
+    info.type_info = Some(type_info);
     sort_by_id(&mut info);
     info
 }
@@ -156,6 +169,7 @@ fn sort_by_id(info: &mut p4info::P4Info) {
     info.registers.sort_by_key(|x| id(&x.preamble));
     info.value_sets.sort_by_key(|x| id(&x.preamble));
     info.controller_packet_metadata.sort_by_key(|x| id(&x.preamble));
+    info.digests.sort_by_key(|x| id(&x.preamble));
 }
 
 fn table(

@@ -523,3 +523,99 @@ fn the_programs_own_entries_read_back_and_const_ones_stay() {
     let e = write(&h, &mut client, 1, vec![(p4v1::update::Type::Delete, exact[0].clone())]).expect_err("const");
     assert_eq!(update_errors(&e)[0].0, Code::PermissionDenied as i32);
 }
+
+/// The next digest list on `stream`.
+fn next_digest_list(h: &Harness, stream: &mut Stream) -> p4v1::DigestList {
+    let message = h.rt.block_on(stream.rx.message()).expect("stream healthy").expect("a message");
+    match message.update {
+        Some(p4v1::stream_message_response::Update::Digest(list)) => list,
+        other => panic!("expected a digest list, got {other:?}"),
+    }
+}
+
+/// A packet-out frame of the CPU fixture: its packet_out header (egress port), then Ethernet.
+fn cpu_frame(src: u64, egress_port: u16) -> Vec<u8> {
+    let mut f = (egress_port << 7).to_be_bytes().to_vec();
+    f.extend([0x00, 0x00, 0x5e, 0x00, 0x00, 0x09]);
+    f.extend(&src.to_be_bytes()[2..]);
+    f.extend([0x08, 0x00]);
+    f
+}
+
+/// Runs `frames` through the switch on the CPU port and hands their digests to the device.
+fn digest_frames(h: &Harness, frames: &[Vec<u8>]) {
+    use p4_control::PacketIo;
+    let mut device = p4_runtime::server::lock(&h.device);
+    let mut digests = Vec::new();
+    for f in frames {
+        digests.extend(device.target().expect("a pipeline").inject(64, f, 0).digests);
+    }
+    device.digests(&digests);
+}
+
+#[test]
+fn digests_arrive_in_lists_once_configured_and_equal_data_waits_for_the_ack() {
+    let h = start();
+    let mut client = h.client();
+    let (mut stream, info) = with_program(&h, &mut client, &fixture("p4runtime_cpu.p4"));
+    assert_eq!(next_arbitration(&h, &mut stream), (1, Code::Ok as i32));
+    // The p4info names the digest by its type, with the struct in type_info.
+    let digest = &info.digests[0];
+    let preamble = digest.preamble.as_ref().expect("preamble");
+    assert_eq!((preamble.name.as_str(), preamble.id >> 24), ("learn_t", 0x17));
+    assert_eq!(preamble.id, 0x1700_0000 | (p4_ir::layout::one_at_a_time("learn_t") & 0xff_ffff));
+    let learn = &info.type_info.as_ref().expect("type_info").structs["learn_t"];
+    let widths: Vec<(String, String)> = learn.members.iter().map(|m| (m.name.clone(), format!("{:?}", m.type_spec))).collect();
+    assert_eq!(widths.len(), 2);
+    assert!(widths[0].0 == "src" && widths[0].1.contains("bitwidth: 48") && widths[1].0 == "port" && widths[1].1.contains("bitwidth: 9"), "{widths:?}");
+
+    // Not configured: nothing is sent.
+    digest_frames(&h, &[cpu_frame(0x0000_5e00_0101, 3)]);
+    let config = |max_list_size| p4v1::DigestEntry {
+        digest_id: preamble.id,
+        config: Some(p4v1::digest_entry::Config { max_timeout_ns: 10_000_000_000, max_list_size, ack_timeout_ns: 60_000_000_000 }),
+    };
+    write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Insert, E::DigestEntry(config(2)))]).expect("configured");
+    let read = read_entities(&h, &mut client, E::DigestEntry(p4v1::DigestEntry::default())).expect("read");
+    assert_eq!(read, vec![E::DigestEntry(config(2))]);
+
+    // Two different sources fill a list of two; the same source again is already in it.
+    digest_frames(&h, &[cpu_frame(0x0000_5e00_0101, 3), cpu_frame(0x0000_5e00_0101, 3), cpu_frame(0x0000_5e00_0202, 0x1ff)]);
+    let list = next_digest_list(&h, &mut stream);
+    let member = |bytes: &[u8]| p4v1::P4Data { data: Some(p4v1::p4_data::Data::Bitstring(bytes.to_vec())) };
+    let learned = |src: &[u8], port: &[u8]| p4v1::P4Data {
+        data: Some(p4v1::p4_data::Data::Struct(p4v1::P4StructLike { members: vec![member(src), member(port)] })),
+    };
+    assert_eq!((list.digest_id, list.list_id), (preamble.id, 1));
+    assert_eq!(list.data, vec![learned(&[0x5e, 0, 0x01, 0x01], &[3]), learned(&[0x5e, 0, 0x02, 0x02], &[0x01, 0xff])]);
+    assert!(list.timestamp > 0);
+
+    // Not acknowledged: the same data is not sent again; a new source waits for its list to fill.
+    digest_frames(&h, &[cpu_frame(0x0000_5e00_0101, 3), cpu_frame(0x0000_5e00_0303, 1)]);
+    let ack = |list_id| p4v1::StreamMessageRequest {
+        update: Some(p4v1::stream_message_request::Update::DigestAck(p4v1::DigestListAck { digest_id: preamble.id, list_id })),
+    };
+    h.rt.block_on(stream.tx.send(ack(1))).expect("ack sent");
+    // An ack of no list gets a stream error naming it.
+    h.rt.block_on(stream.tx.send(ack(99))).expect("ack sent");
+    let message = h.rt.block_on(stream.rx.message()).expect("stream healthy").expect("a message");
+    match message.update {
+        Some(p4v1::stream_message_response::Update::Error(e)) => {
+            assert_eq!(e.message, format!("no list 99 of digest {:#x} waits for an acknowledgement", preamble.id));
+            assert!(matches!(e.details, Some(p4v1::stream_error::Details::DigestListAck(_))));
+        }
+        other => panic!("expected a stream error, got {other:?}"),
+    }
+    // Acknowledged: the first source is sent again, with the one waiting.
+    digest_frames(&h, &[cpu_frame(0x0000_5e00_0101, 3)]);
+    let list = next_digest_list(&h, &mut stream);
+    assert_eq!(list.list_id, 2);
+    assert_eq!(list.data, vec![learned(&[0x5e, 0, 0x03, 0x03], &[1]), learned(&[0x5e, 0, 0x01, 0x01], &[3])]);
+
+    // A list of one with no waiting leaves at once; deleting the config stops the digests.
+    write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Modify, E::DigestEntry(config(1)))]).expect("modified");
+    digest_frames(&h, &[cpu_frame(0x0000_5e00_0404, 2)]);
+    assert_eq!(next_digest_list(&h, &mut stream).data, vec![learned(&[0x5e, 0, 0x04, 0x04], &[2])]);
+    write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Delete, E::DigestEntry(config(1)))]).expect("deleted");
+    assert_eq!(read_entities(&h, &mut client, E::DigestEntry(p4v1::DigestEntry::default())).expect("read"), vec![]);
+}

@@ -32,10 +32,12 @@ struct Switch {
 }
 
 impl Switch {
-    fn start(packet_socket: bool) -> Switch {
+    /// Started with `extra` arguments.
+    fn start(packet_socket: bool, extra: &[&str]) -> Switch {
         let mut child = Command::new(env!("CARGO_BIN_EXE_p4forge"))
             .args(["switch", "--p4runtime", "127.0.0.1:0"])
             .args(if packet_socket { &["--packet-in", "tcp://127.0.0.1:0"][..] } else { &[] })
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -63,9 +65,9 @@ impl Drop for Switch {
     }
 }
 
-/// The tables fixture and its p4info, written by `p4forge compile` into `dir` as `p4info_name`.
-fn tables_fixture(dir: &Path, p4info_name: &str) -> (PathBuf, PathBuf) {
-    let program = root().join("crates/p4forge/tests/fixtures/p4runtime_tables.p4");
+/// Fixture `name` and its p4info, written by `p4forge compile` into `dir` as `p4info_name`.
+fn fixture_with_p4info(name: &str, dir: &Path, p4info_name: &str) -> (PathBuf, PathBuf) {
+    let program = root().join("crates/p4forge/tests/fixtures").join(name);
     let p4info = dir.join(p4info_name);
     let compiled = Command::new(env!("CARGO_BIN_EXE_p4forge"))
         .args(["compile", program.to_str().expect("UTF-8"), "--p4runtime-files", p4info.to_str().expect("UTF-8")])
@@ -75,15 +77,20 @@ fn tables_fixture(dir: &Path, p4info_name: &str) -> (PathBuf, PathBuf) {
     (program, p4info)
 }
 
+/// The tables fixture and its p4info.
+fn tables_fixture(dir: &Path, p4info_name: &str) -> (PathBuf, PathBuf) {
+    fixture_with_p4info("p4runtime_tables.p4", dir, p4info_name)
+}
+
 /// Runs client script `script` (under `tests/p4runtime/`) in venv `venv` against a switch started
-/// empty, with the p4info of the tables fixture in a file named `p4info_name`; returns the last line
-/// it printed (`None`: the venv is missing, see [`client_python`]).
-fn run_client(venv: &str, script: &str, p4info_name: &str) -> Option<String> {
+/// empty (with `switch_args`), with fixture `fixture` and its p4info in a file named `p4info_name`;
+/// returns the last line it printed (`None`: the venv is missing, see [`client_python`]).
+fn run_client(venv: &str, script: &str, fixture: &str, p4info_name: &str, switch_args: &[&str]) -> Option<String> {
     let python = client_python(venv)?;
-    let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", venv);
-    let (program, p4info) = tables_fixture(dir.path(), p4info_name);
+    let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", script);
+    let (program, p4info) = fixture_with_p4info(fixture, dir.path(), p4info_name);
     // Started empty: the client pushes the program (its P4 source as the device config).
-    let switch = Switch::start(false);
+    let switch = Switch::start(false, switch_args);
     let out = Command::new(python)
         .arg(root().join("tests/p4runtime").join(script))
         .args([&switch.addr, p4info.to_str().expect("UTF-8"), program.to_str().expect("UTF-8")])
@@ -96,15 +103,21 @@ fn run_client(venv: &str, script: &str, p4info_name: &str) -> Option<String> {
 
 #[test]
 fn p4runtime_shell_pushes_the_program_and_manages_two_thousand_entries() {
-    let Some(last) = run_client(".venv-p4rt-shell", "shell_tables.py", "p4info.txt") else { return };
+    let Some(last) = run_client(".venv-p4rt-shell", "shell_tables.py", "p4runtime_tables.p4", "p4info.txt", &[]) else { return };
     // 500 modified + the one the new primary inserted; the 1,000 ternary entries stay.
     assert_eq!(last, r#"{"inserted": 2000, "modified": 500, "deleted": 500, "entries_after": 1501}"#);
 }
 
 #[test]
 fn finsy_sees_the_version_installs_the_pipeline_and_keeps_it_by_its_cookie() {
-    let Some(last) = run_client(".venv-p4rt-finsy", "finsy_session.py", "p4info.txtpb") else { return };
+    let Some(last) = run_client(".venv-p4rt-finsy", "finsy_session.py", "p4runtime_tables.p4", "p4info.txtpb", &[]) else { return };
     assert_eq!(last, r#"{"version": "1.5.0", "entries": 1, "kept": 1}"#);
+}
+
+#[test]
+fn finsy_receives_a_digest_and_acknowledges_it() {
+    let Some(last) = run_client(".venv-p4rt-finsy", "finsy_digest.py", "p4runtime_cpu.p4", "p4info.txtpb", &["--cpu-port", "64"]) else { return };
+    assert_eq!(last, r#"{"digest": "learn_t", "data": [{"src": 1577058561, "port": 3}], "lists": [1, 2]}"#);
 }
 
 #[test]
@@ -112,7 +125,7 @@ fn ptf_in_nanomsg_mode_sends_and_verifies_packets_through_the_switch() {
     let Some(python) = client_python(".venv-p4rt-ptf") else { return };
     let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", "ptf");
     let (program, p4info) = tables_fixture(dir.path(), "p4info.txt");
-    let switch = Switch::start(true);
+    let switch = Switch::start(true, &[]);
     let socket = switch.packet_socket.clone().expect("a packet socket");
     let ptf = python.with_file_name("ptf");
     let params = format!("grpc_addr='{}';p4info='{}';config='{}'", switch.addr, p4info.display(), program.display());

@@ -1180,11 +1180,16 @@ impl FastCompiler<'_, '_> {
             }
             ExternOp::Digest => {
                 let receiver = self.val(b, arg(0)?)?;
+                let data = arg(1)?;
+                let id = match &data.ty {
+                    Type::Named(ty) => self.cx.layouts.ids.id(p4_ir::layout::Target::Digest(*ty)).unwrap_or(0),
+                    _ => 0,
+                };
                 let mut pieces = Vec::new();
-                self.pieces(b, arg(1)?, &mut pieces)?;
+                self.pieces(b, data, &mut pieces)?;
                 Box::new(move |p, c| {
                     let r = receiver.read(p, c);
-                    runtime::digest(p, c, r, &pieces);
+                    runtime::digest(p, c, r, id, &pieces);
                     Flow::Next
                 })
             }

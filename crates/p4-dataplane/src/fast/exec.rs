@@ -142,6 +142,8 @@ pub struct Ctx {
     pub rng: u64,
     pub fx: Effects,
     pub log: Vec<String>,
+    /// Digests sent by the packet being processed, for the control plane.
+    pub digests: Vec<p4_control::Digest>,
     /// A parser error raised inside an expression (`lookahead` past the end).
     pub pending_err: Option<u32>,
     /// The action of a table applied inside an expression exited: the statement around it ends

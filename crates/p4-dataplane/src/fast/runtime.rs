@@ -195,14 +195,17 @@ pub(crate) fn random(c: &mut Ctx, lo: u128, hi: u128, width: u32) -> u128 {
     v & mask(width)
 }
 
-/// A digest to `receiver` of the pieces: the log line `digest <receiver>: 0x.., 0x..` (a varbit
-/// as its bytes in hex).
-pub(crate) fn digest(p: &Prog, c: &mut Ctx, receiver: u128, pieces: &[Piece]) {
+/// A digest to `receiver` of the pieces, whose data type has control-plane id `id` (0: none): the
+/// log line `digest <receiver>: 0x.., 0x..` (a varbit as its bytes in hex), and the digest for the
+/// control plane.
+pub(crate) fn digest(p: &Prog, c: &mut Ctx, receiver: u128, id: u32, pieces: &[Piece]) {
     let mut parts = Vec::with_capacity(pieces.len());
+    let mut varbit_lengths = Vec::new();
     for piece in pieces {
         parts.push(match datum(p, c, piece) {
             Datum::Scalar(v, _) => scalar_hex(v),
             Datum::Varbit { bit, len } => {
+                varbit_lengths.push(len as u32);
                 let mut w = BitWriter::default();
                 push_bits(&c.wire, bit, len, &mut w);
                 varbit_hex(w.finish())
@@ -210,6 +213,10 @@ pub(crate) fn digest(p: &Prog, c: &mut Ctx, receiver: u128, pieces: &[Piece]) {
         });
     }
     c.log.push(digest_line(receiver, &parts));
+    serialize(p, c, pieces, false);
+    let bits = c.scratch.bit_len();
+    let data = c.scratch.finish().to_vec();
+    c.digests.push(p4_control::Digest { id, receiver, data, bits, varbit_lengths });
 }
 
 /// How a digest shows a scalar.

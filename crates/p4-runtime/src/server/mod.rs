@@ -8,6 +8,7 @@
 
 mod arbitration;
 mod cells;
+mod digests;
 mod replication;
 mod tables;
 
@@ -63,6 +64,7 @@ pub struct Pipeline<T> {
     entries: tables::Entries,
     replication: replication::Replication,
     meters: cells::Meters,
+    digests: digests::Digests,
 }
 
 /// One P4Runtime device.
@@ -116,6 +118,30 @@ impl<T: Target> Device<T> {
         tx.try_send(Ok(message)).map_err(|_| "the primary controller's stream is full or closed".to_string())
     }
 
+    /// Digests the pipeline sent: to the primary controller in `DigestList`s, once it configured
+    /// them. Without a primary they are not kept.
+    pub fn digests<'a>(&mut self, digests: impl IntoIterator<Item = &'a p4_control::Digest>) {
+        let (Some(pipeline), Some(tx)) = (self.pipeline.as_mut(), self.arbitration.primary_tx()) else { return };
+        let now = std::time::Instant::now();
+        for digest in digests {
+            pipeline.digests.offer(digest, now, &mut |list| send_digest_list(tx, list));
+        }
+    }
+
+    /// Sends the digest lists that waited long enough (called every [`DIGEST_TICK`]).
+    fn digest_tick(&mut self) {
+        let (Some(pipeline), Some(tx)) = (self.pipeline.as_mut(), self.arbitration.primary_tx()) else { return };
+        pipeline.digests.tick(std::time::Instant::now(), &mut |list| send_digest_list(tx, list));
+    }
+
+    /// A `DigestListAck` from stream `stream`.
+    fn digest_ack(&mut self, stream: u64, ack: &p4v1::DigestListAck) -> Result<(), String> {
+        if !self.arbitration.is_primary(stream) {
+            return Err("only the primary controller acknowledges digest lists".to_string());
+        }
+        self.pipeline.as_mut().ok_or("no forwarding pipeline")?.digests.ack(ack.digest_id, ack.list_id)
+    }
+
     /// A PacketOut from stream `stream`: into the packet loop on the CPU port.
     fn packet_out(&self, stream: u64, packet: &p4v1::PacketOut) -> Result<(), String> {
         if !self.arbitration.is_primary(stream) {
@@ -163,6 +189,7 @@ impl<T: Target> Device<T> {
 fn pipeline<T: Target>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig) -> Pipeline<T> {
     let mut entries = tables::Entries::new(&loaded.catalog);
     entries.adopt(&loaded.target, &loaded.catalog, &loaded.ids);
+    let digests = digests::Digests::new(&loaded.p4info);
     Pipeline {
         target: loaded.target,
         controller_headers: loaded.controller_headers,
@@ -172,7 +199,18 @@ fn pipeline<T: Target>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig
         entries,
         replication: replication::Replication::default(),
         meters: cells::Meters::default(),
+        digests,
     }
+}
+
+/// How often digest lists waiting for their `max_timeout_ns` are looked at.
+pub const DIGEST_TICK: std::time::Duration = std::time::Duration::from_millis(1);
+
+fn send_digest_list(tx: &arbitration::StreamTx, list: p4v1::DigestList) {
+    let message = p4v1::StreamMessageResponse { update: Some(p4v1::stream_message_response::Update::Digest(list)) };
+    // A controller that does not read its stream loses lists (their data is sent again after
+    // the ack timeout) rather than stalling the switch.
+    let _ = tx.try_send(Ok(message));
 }
 
 /// A device shared by the gRPC handlers and the packet loop.
@@ -280,6 +318,7 @@ impl<T: Target> P4Runtime for Service<T> {
                 Some(E::DirectMeterEntry(entry)) => {
                     modify_only("a direct meter").and_then(|()| pipeline.meters.write_direct(target, catalog, ids, &pipeline.entries, entry))
                 }
+                Some(E::DigestEntry(entry)) => pipeline.digests.write(kind, entry),
                 Some(_) => Err((Code::Unimplemented, "this entity cannot be written yet".to_string())),
                 None => Err((Code::InvalidArgument, "an update without an entity".to_string())),
             };
@@ -329,6 +368,7 @@ impl<T: Target> P4Runtime for Service<T> {
                         wrap(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(e) }))
                     }));
                 }
+                Some(E::DigestEntry(entry)) => entities.extend(pipeline.digests.read(entry).into_iter().map(|e| wrap(E::DigestEntry(e)))),
                 Some(_) => return Err(Status::unimplemented("this entity cannot be read yet")),
                 None => return Err(Status::invalid_argument("a read of an empty entity")),
             }
@@ -435,13 +475,19 @@ impl<T: Target> P4Runtime for Service<T> {
                     }
                     Some(p4v1::stream_message_request::Update::Packet(packet)) => {
                         if let Err(why) = lock(&device).packet_out(stream, &packet) {
-                            let error = p4v1::StreamError { canonical_code: Code::InvalidArgument as i32, message: why, ..Default::default() };
-                            let message = p4v1::StreamMessageResponse { update: Some(p4v1::stream_message_response::Update::Error(error)) };
-                            let _ = tx.try_send(Ok(message));
+                            use p4v1::stream_error::Details;
+                            stream_error(&tx, why, Some(Details::PacketOut(p4v1::PacketOutError { packet_out: Some(packet) })));
                         }
                         Ok(())
                     }
-                    Some(_) => Err(Status::unimplemented("digest acknowledgements and other stream messages are not handled yet")),
+                    Some(p4v1::stream_message_request::Update::DigestAck(ack)) => {
+                        if let Err(why) = lock(&device).digest_ack(stream, &ack) {
+                            use p4v1::stream_error::Details;
+                            stream_error(&tx, why, Some(Details::DigestListAck(p4v1::DigestListAckError { digest_list_ack: Some(ack) })));
+                        }
+                        Ok(())
+                    }
+                    Some(p4v1::stream_message_request::Update::Other(_)) => Err(Status::unimplemented("architecture-specific stream messages are not supported")),
                     None => Err(Status::invalid_argument("an empty stream message")),
                 };
                 if let Err(status) = outcome {
@@ -459,6 +505,13 @@ impl<T: Target> P4Runtime for Service<T> {
     async fn capabilities(&self, _request: Request<p4v1::CapabilitiesRequest>) -> Result<Response<p4v1::CapabilitiesResponse>, Status> {
         Ok(Response::new(p4v1::CapabilitiesResponse { p4runtime_api_version: API_VERSION.to_string(), experimental: None }))
     }
+}
+
+/// Tells a controller on its stream why a message it sent was refused.
+fn stream_error(tx: &arbitration::StreamTx, message: String, details: Option<p4v1::stream_error::Details>) {
+    let error = p4v1::StreamError { canonical_code: Code::InvalidArgument as i32, message: bounded(message), details, ..Default::default() };
+    let message = p4v1::StreamMessageResponse { update: Some(p4v1::stream_message_response::Update::Error(error)) };
+    let _ = tx.try_send(Ok(message));
 }
 
 /// The longest error message sent back: a status message travels in an HTTP/2 header, which
@@ -510,6 +563,7 @@ pub fn spawn<T: Target>(addr: SocketAddr, device: Shared<T>) -> Result<Running, 
         .map_err(|e| format!("cannot listen on {addr} for P4Runtime: {e}"))?;
     let bound = listener.local_addr().map_err(|e| format!("cannot listen on {addr} for P4Runtime: {e}"))?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let ticking = Arc::clone(&device);
     let service = P4RuntimeServer::new(Service::new(device)).max_decoding_message_size(MAX_MESSAGE_BYTES);
     let thread = std::thread::Builder::new()
         .name("p4runtime".to_string())
@@ -519,6 +573,14 @@ pub fn spawn<T: Target>(addr: SocketAddr, device: Shared<T>) -> Result<Running, 
             // A stop ends the server at once: a graceful shutdown would wait for every
             // controller to hang up, and a controller may keep its stream open forever.
             let served = runtime.block_on(async {
+                tokio::spawn(async move {
+                    let mut tick = tokio::time::interval(DIGEST_TICK);
+                    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                    loop {
+                        tick.tick().await;
+                        lock(&ticking).digest_tick();
+                    }
+                });
                 tokio::select! {
                     served = tonic::transport::Server::builder().add_service(service).serve_with_incoming(incoming) => served,
                     _ = stopped => Ok(()),

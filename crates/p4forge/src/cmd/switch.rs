@@ -374,6 +374,7 @@ impl SwitchLoop<'_> {
             self.frames_in += batch.frames.len() as u64;
             return Ok(());
         }
+        holder.send_digests(out);
         self.deliver(batch, out)
     }
 
@@ -737,6 +738,14 @@ impl Holder {
         let server = p4_runtime::server::spawn(addr, device.clone()).map_err(CliError::input)?;
         p4_io::eprintln_safe!("P4Runtime {} on {}", p4_runtime::server::API_VERSION, server.addr);
         Ok(Holder::Served { device, _server: server })
+    }
+
+    /// The digests of a batch, to a P4Runtime controller (a switch of its own has no one to send
+    /// them to: `--verbose` shows them as log lines).
+    fn send_digests(&self, out: &BatchOut) {
+        if let (Holder::Served { device, .. }, false) = (self, out.digests.is_empty()) {
+            p4_runtime::server::lock(device).digests(out.digests.iter().map(|(_, d)| d));
+        }
     }
 
     /// Runs `f` on the switch; `None` when there is no pipeline yet.
