@@ -1,13 +1,14 @@
 """p4runtime-shell against a p4forge P4Runtime server, as a user scripts it.
 
-Pushes the program and its p4info, inserts 1,000 exact and 1,000 ternary entries, reads them back
-(they must be the messages written, byte for byte, once the values the shell pads to their field's
-width are in P4Runtime's canonical form, which is how a server returns them), modifies and deletes 500, sets and resets the
+Pushes the program and its p4info, inserts COUNT (default 1,000) exact and COUNT ternary entries,
+reads them back (they must be the messages written, byte for byte, once the values the shell pads
+to their field's width are in P4Runtime's canonical form, which is how a server returns them),
+modifies and deletes half of the exact ones each, sets and resets the
 default action, checks that a duplicate insert gets ALREADY_EXISTS, that a controller with a lower
 election id may not write and that a higher one takes over. Prints one JSON line of counts; any
 failed check exits 1 with the reason.
 
-Usage: python shell_tables.py ADDR P4INFO PROGRAM
+Usage: python shell_tables.py ADDR P4INFO PROGRAM [COUNT]
 """
 
 import json
@@ -74,10 +75,12 @@ def read_all(table):
 
 def main():
     addr, p4info, program = sys.argv[1:4]
+    count = int(sys.argv[4]) if len(sys.argv) > 4 else 1000
+    half = count // 2
     sh.setup(device_id=0, grpc_addr=addr, election_id=(0, 1), config=sh.FwdPipeConfig(p4info, program), verbose=False)
 
-    exact = [exact_entry(i) for i in range(1000)]
-    ternary = [ternary_entry(i) for i in range(1000)]
+    exact = [exact_entry(i) for i in range(count)]
+    ternary = [ternary_entry(i) for i in range(count)]
     for te in exact + ternary:
         te.insert()
     check(read_all("I.mac") == sorted(written(te) for te in exact), "exact entries read back as written")
@@ -89,12 +92,12 @@ def main():
     except P4RuntimeWriteException as e:
         check([err.canonical_code for _, err in e.errors] == [ALREADY_EXISTS], "duplicate insert: ALREADY_EXISTS, got %s" % e)
 
-    for te in exact[:500]:
+    for te in exact[:half]:
         te.action["port"] = "99"
         te.modify()
-    for te in exact[500:]:
+    for te in exact[half:]:
         te.delete()
-    check(read_all("I.mac") == sorted(written(te) for te in exact[:500]), "modified entries read back, deleted ones gone")
+    check(read_all("I.mac") == sorted(written(te) for te in exact[:half]), "modified entries read back, deleted ones gone")
 
     default = sh.TableEntry("I.mac")(action="I.set_port")
     default.is_default = True
@@ -111,7 +114,7 @@ def main():
     # A backup controller (lower election id) may not write; a higher one becomes primary.
     backup = P4RuntimeClient(0, addr, (0, 0))
     update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT)
-    update.entity.table_entry.CopyFrom(exact[700].msg())
+    update.entity.table_entry.CopyFrom(exact[half + half // 2].msg())
     try:
         backup.write_update(update)
         check(False, "a backup controller wrote")
@@ -120,7 +123,7 @@ def main():
     primary = P4RuntimeClient(0, addr, (0, 2))
     primary.write_update(update)
     try:
-        exact[701].insert()
+        exact[half + half // 2 + 1].insert()
         check(False, "the old primary still wrote")
     except grpc.RpcError as e:
         check(e.code() == grpc.StatusCode.PERMISSION_DENIED, "old primary write: PERMISSION_DENIED, got %s" % e.code())
@@ -128,7 +131,7 @@ def main():
     for c in (backup, primary):
         c.tear_down()
     sh.teardown()
-    print(json.dumps({"inserted": 2000, "modified": 500, "deleted": 500, "entries_after": entries}))
+    print(json.dumps({"inserted": 2 * count, "modified": half, "deleted": count - half, "entries_after": entries}))
 
 
 if __name__ == "__main__":

@@ -39,6 +39,9 @@ pub enum DropReason {
     TooManyLoops(p4_arch::SideEffect),
     /// One packet caused more copies than the switch makes; the rest were dropped.
     TooManyCopies(usize),
+    /// A drop another dataplane behind the same batch interface reported, with its reason (the
+    /// hardware target's simulation).
+    Reported(Arc<str>),
 }
 
 /// A packet the switch sent: `bytes[start..start + len]` of the [`BatchOut`] it is in.
@@ -92,6 +95,14 @@ impl BatchOut {
     /// The bytes of an output packet of this batch.
     pub fn data(&self, packet: &BatchPacket) -> &[u8] {
         self.bytes.get(packet.start..packet.start + packet.len).unwrap_or(&[])
+    }
+
+    /// Appends output packet `data`, leaving on `port`, of input packet `input` (a dataplane
+    /// filling a batch's results from its own).
+    pub fn push_output(&mut self, input: u32, port: u32, data: &[u8]) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(data);
+        self.packets.push(BatchPacket { input, port, start, len: data.len() });
     }
 
     /// Records as an output packet of the current input the bytes appended to `bytes` since

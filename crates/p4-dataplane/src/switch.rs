@@ -320,7 +320,7 @@ impl Switch {
                 let DropMarker::AllOnes(role) = arch.drop;
                 with_error(format!("{} {}", arch.field(role).unwrap_or("drop marker"), self.prog.intrinsic.drop_value), *error)
             }
-            DropReason::Aborted(why) => why.to_string(),
+            DropReason::Aborted(why) | DropReason::Reported(why) => why.to_string(),
             DropReason::EmptyGroup(group) => format!("multicast group {group} has no members"),
             DropReason::TooManyLoops(effect) => format!("{}: more than {MAX_LOOPS} loops", self.effect_name(*effect)),
             DropReason::TooManyCopies(n) => format!("more than {n} copies of one packet; the rest were dropped"),

@@ -26,3 +26,50 @@ pub fn dies_with_parent(command: &mut Command) -> &mut Command {
     // parent's other threads could have left locked.
     unsafe { command.pre_exec(hook) }
 }
+
+/// Spawns `command` with [`dies_with_parent`] from a thread that lives as long as the process, so
+/// that the child lives until the process ends whichever thread asks for it (a worker thread that
+/// ends right after, such as one compiling a program a controller pushed).
+pub fn spawn_for_process(mut command: Command) -> std::io::Result<std::process::Child> {
+    use std::sync::mpsc;
+    type Job = (Command, mpsc::Sender<std::io::Result<std::process::Child>>);
+    static SPAWNER: std::sync::OnceLock<std::sync::Mutex<mpsc::Sender<Job>>> = std::sync::OnceLock::new();
+    let spawner = SPAWNER.get_or_init(|| {
+        let (jobs, waiting) = mpsc::channel::<Job>();
+        // Never joined: it ends with the process (its channel's sender is in a static).
+        let _ = std::thread::Builder::new().name("child-spawner".to_string()).spawn(move || {
+            for (mut command, answer) in waiting {
+                let _ = answer.send(dies_with_parent(&mut command).spawn());
+            }
+        });
+        std::sync::Mutex::new(jobs)
+    });
+    let (answer, result) = mpsc::channel();
+    let sent = spawner.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).send((command, answer));
+    if sent.is_err() {
+        return Err(std::io::Error::other("the thread that starts child processes is gone"));
+    }
+    result.recv().map_err(|_| std::io::Error::other("the thread that starts child processes is gone"))?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_child_spawned_for_the_process_outlives_the_thread_that_asked() {
+        let child = std::thread::spawn(|| {
+            let mut command = Command::new("sleep");
+            command.arg("5");
+            spawn_for_process(command).expect("sleep starts")
+        })
+        .join()
+        .expect("thread ends");
+        let mut child = child;
+        // The asking thread is gone; with the death signal tied to it the child would be dead now.
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(child.try_wait().expect("waitable").is_none(), "the child still runs");
+        child.kill().expect("killed");
+        let _ = child.wait();
+    }
+}

@@ -23,6 +23,7 @@ pub mod names;
 pub mod parser;
 pub mod sim;
 pub mod switch_sim;
+pub mod table_image;
 pub mod tables;
 pub mod top;
 pub mod types;

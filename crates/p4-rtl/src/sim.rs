@@ -19,11 +19,12 @@ use num_bigint::BigUint;
 use p4_control::{
     ActionArgs, ControlError, ControlPlane, Handle, Injected, KeyValue, Keys, MeterRate, OutputPacket, PacketIo,
 };
-use p4_control::{Catalog, ControlState, Match, TableSnapshot};
+use p4_control::{Catalog, ControlState, TableSnapshot};
 use p4_ir::layout::Layouts;
 
 use crate::block::RegisterKind;
-use crate::tables::{hash_bucket, TableHw, TableKind};
+use crate::table_image::words;
+use crate::tables::TableHw;
 use crate::Design;
 
 /// Errors of building or running a model.
@@ -227,11 +228,11 @@ pub struct Sim {
 
 impl Sim {
     pub fn start(model: &Model) -> R<Sim> {
-        let mut child = p4_io::child::dies_with_parent(&mut Command::new(&model.binary))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
+        let mut command = Command::new(&model.binary);
+        command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit());
+        // The model serves a switch whose pipeline may have been loaded on a worker thread that
+        // ends right after (a program a P4Runtime controller pushed).
+        let mut child = p4_io::child::spawn_for_process(command)
             .map_err(|e| SimError(format!("cannot start {}: {e}", model.binary.display())))?;
         let stdin = child.stdin.take().ok_or_else(|| SimError("no stdin".into()))?;
         let stdout = BufReader::new(child.stdout.take().ok_or_else(|| SimError("no stdout".into()))?);
@@ -363,126 +364,6 @@ impl Drop for Sim {
 
 // ---------------------------------------------------------------- entries into registers
 
-/// `value` as 32-bit words, least significant first.
-fn words(value: &BigUint, n: u32) -> Vec<u32> {
-    let digits = value.to_u32_digits();
-    (0..n as usize).map(|i| digits.get(i).copied().unwrap_or(0)).collect()
-}
-
-/// The register writes that put `snap` into table `t` (replacing `previous`, whose slots beyond
-/// the new ones are invalidated), and the slots each entry took (in `snap`'s order; a range entry
-/// takes one per prefix).
-pub fn table_writes(
-    t: &TableHw,
-    layouts: &Layouts,
-    program: &p4_ir::Program,
-    snap: &TableSnapshot,
-    previous: &[u32],
-) -> Result<(Vec<(u32, u32)>, Vec<Vec<u32>>), String> {
-    let key_layout = &layouts.keys[t.id.index()];
-    let table = &program.tables[t.id.index()];
-    let base = t.regs.base;
-    let word = |off: u32| base + off * 4;
-    let mut out = Vec::new();
-    let data_of = |action: usize, args: &[u128]| -> BigUint {
-        let mut v = BigUint::from(action as u64) << t.data_bits;
-        if let Some(ta) = table.effective_actions().get(action) {
-            let layout = &layouts.actions[ta.action.index()];
-            for (pl, a) in layout.params.iter().zip(args) {
-                let mask = (BigUint::from(1u8) << pl.width) - 1u8;
-                let shift = t.data_bits - pl.bit_offset - pl.width;
-                v |= (BigUint::from(*a) & mask) << shift;
-            }
-        }
-        v
-    };
-    let push_value = |out: &mut Vec<(u32, u32)>, off: u32, n: u32, v: &BigUint| {
-        for (i, w) in words(v, n).into_iter().enumerate() {
-            out.push((word(off + i as u32), w));
-        }
-    };
-    // Default action.
-    let d = data_of(snap.default_action, &snap.default_args);
-    push_value(&mut out, t.regs.data, t.regs.data_words, &d);
-    out.push((word(t.regs.cmd), 2));
-    if t.kind == TableKind::Keyless {
-        return Ok((out, Vec::new()));
-    }
-    let mut used: Vec<Vec<u32>> = Vec::new();
-    let mut per_bucket = vec![0u32; t.buckets.max(1) as usize];
-    let mut next_slot = 0u32;
-    for e in &snap.entries {
-        used.push(Vec::new());
-        // A range field becomes the prefixes covering it: one slot per combination, consecutive, so
-        // the entry keeps its place in the precedence order.
-        let mut combos: Vec<Vec<(u128, u128)>> = vec![Vec::new()];
-        for (f, m) in key_layout.fields.iter().zip(&e.matches) {
-            let alts = match m {
-                Match::Mask(v, mk) => vec![(*v, *mk)],
-                Match::Range(lo, hi) => crate::tables::range_prefixes(*lo, *hi, f.width),
-            };
-            combos = combos.iter().flat_map(|c| alts.iter().map(move |a| [c.clone(), vec![*a]].concat())).collect();
-        }
-        for combo in combos {
-            let mut key = BigUint::from(0u8);
-            let mut mask = BigUint::from(0u8);
-            for (f, (v, mk)) in key_layout.fields.iter().zip(combo) {
-                let shift = t.key_bits - f.bit_offset - f.width;
-                let full = (BigUint::from(1u8) << f.width) - 1u8;
-                key |= (BigUint::from(v) & &full) << shift;
-                mask |= (BigUint::from(mk) & &full) << shift;
-            }
-            let i = next_slot;
-            next_slot += 1;
-            let slot = match t.kind {
-                TableKind::ExactHash => {
-                    let bytes = key.to_bytes_be();
-                    let kb = t.key_bits.div_ceil(8) as usize;
-                    let mut padded = vec![0u8; kb.saturating_sub(bytes.len())];
-                    padded.extend_from_slice(&bytes);
-                    let b = hash_bucket(&padded, t.key_bits, t.buckets);
-                    let way = per_bucket[b as usize];
-                    if way >= t.ways {
-                        return Err(format!("table {}: more than {} entries hash to bucket {b}; the hardware table cannot hold this set", t.name, t.ways));
-                    }
-                    per_bucket[b as usize] += 1;
-                    b * t.ways + way
-                }
-                _ => {
-                    if i >= t.entries {
-                        return Err(format!(
-                            "table {}: {} entries (ranges counted as their prefixes) do not fit its {} slots",
-                            t.name,
-                            snap.entries.len(),
-                            t.entries
-                        ));
-                    }
-                    i
-                }
-            };
-            push_value(&mut out, t.regs.key, t.regs.key_words, &key);
-            if matches!(t.kind, TableKind::Ternary | TableKind::Lpm | TableKind::ExactBcam) {
-                push_value(&mut out, t.regs.mask, t.regs.key_words, &mask);
-            }
-            // The slot rides in the data's low bits when the table counts per entry.
-            let data = data_of(e.action, &e.args) | BigUint::from(if t.slot_bits > 0 { slot } else { 0 });
-            push_value(&mut out, t.regs.data, t.regs.data_words, &data);
-            out.push((word(t.regs.index), slot));
-            out.push((word(t.regs.cmd), 1));
-            if let Some(v) = used.last_mut() {
-                v.push(slot);
-            }
-        }
-    }
-    for slot in previous {
-        if !used.iter().flatten().any(|s| s == slot) {
-            out.push((word(t.regs.index), *slot));
-            out.push((word(t.regs.cmd), 0));
-        }
-    }
-    Ok((out, used))
-}
-
 // ---------------------------------------------------------------- the switch
 
 /// A generated design running in Verilator, behind the software dataplane's interfaces.
@@ -494,6 +375,8 @@ pub struct RtlSwitch {
     tables: Vec<TableHw>,
     manifest: crate::Manifest,
     written: Vec<Option<TableSnapshot>>,
+    /// Per table, what its memories hold ([`crate::table_image`]).
+    images: Vec<crate::table_image::Image>,
     /// Per table, the slots of each entry of the last snapshot written (in its order).
     slots: Vec<Vec<Vec<u32>>>,
     /// The multicast groups last written into the traffic manager.
@@ -520,6 +403,7 @@ impl RtlSwitch {
             tables: model.manifest.tables.clone(),
             manifest: model.manifest.clone(),
             written: vec![None; n],
+            images: vec![Default::default(); n],
             slots: vec![Vec::new(); n],
             groups: Vec::new(),
             mirrors: Vec::new(),
@@ -530,7 +414,7 @@ impl RtlSwitch {
         Ok(s)
     }
 
-    /// Writes every table whose contents changed since the last write.
+    /// Writes every table whose contents changed since the last write: the slots that change.
     fn sync(&mut self) -> Result<(), ControlError> {
         for i in 0..self.tables.len() {
             let t = &self.tables[i];
@@ -542,18 +426,26 @@ impl RtlSwitch {
             if self.written[i].as_ref() == Some(&snap) {
                 continue;
             }
-            let previous: Vec<u32> = self.slots[i].iter().flatten().copied().collect();
-            // Entries move between slots when a table is written again: their direct counts move too.
-            let counts = self.direct_counts(i)?;
-            let (writes, used) = table_writes(&self.tables[i], &self.layouts, &self.program, &snap, &previous)
+            let (writes, image) = crate::table_image::plan(&self.tables[i], &self.layouts, &self.program, &snap, &self.images[i])
                 .map_err(ControlError::Invalid)?;
+            // An entry that moves takes its direct counts along; a new one starts from zero.
+            let slots: Vec<Vec<u32>> = snap.entries.iter().map(|e| image.slots_of(e.handle)).collect();
+            let mut moved = Vec::new();
+            for (e, new) in snap.entries.iter().zip(&slots) {
+                let old = self.images[i].slots_of(e.handle);
+                if &old != new {
+                    let count = self.count_in(i, &old)?;
+                    moved.push((new.clone(), count));
+                }
+            }
             for (a, d) in writes {
                 self.sim.write_reg(a, d).map_err(|e| ControlError::Invalid(e.0))?;
             }
-            self.slots[i] = used;
+            self.images[i] = image;
+            self.slots[i] = slots;
             self.written[i] = Some(snap);
-            if let Some(counts) = counts {
-                self.restore_direct_counts(i, &counts)?;
+            for (slots, count) in moved {
+                self.put_count(i, &slots, count)?;
             }
         }
         Ok(())
@@ -712,16 +604,23 @@ impl RtlSwitch {
         Ok(Some(out))
     }
 
-    /// Writes direct counts back, each entry's into its first slot (its other slots zeroed).
-    fn restore_direct_counts(&mut self, i: usize, counts: &[(u64, BigUint)]) -> Result<(), ControlError> {
+    /// The direct count of an entry in `slots` of table `i` (their sum; zero without slots or
+    /// without a direct counter).
+    fn count_in(&mut self, i: usize, slots: &[u32]) -> Result<BigUint, ControlError> {
+        let mut count = BigUint::from(0u8);
+        let Some((reg, access)) = self.direct_array(i) else { return Ok(count) };
+        for slot in slots {
+            count += self.read_cell(&reg, &access, u64::from(*slot))?;
+        }
+        Ok(count)
+    }
+
+    /// Writes an entry's direct count into the first of its `slots` (its other slots zeroed).
+    fn put_count(&mut self, i: usize, slots: &[u32], count: BigUint) -> Result<(), ControlError> {
         let Some((reg, access)) = self.direct_array(i) else { return Ok(()) };
-        let Some(snap) = self.written[i].clone() else { return Ok(()) };
-        for (e, slots) in snap.entries.iter().zip(self.slots[i].clone()) {
-            let count = counts.iter().find(|(h, _)| *h == e.handle).map(|(_, c)| c.clone()).unwrap_or_default();
-            for (k, slot) in slots.into_iter().enumerate() {
-                let v = if k == 0 { count.clone() } else { BigUint::from(0u8) };
-                self.write_cell(&reg, &access, u64::from(slot), &v)?;
-            }
+        for (k, slot) in slots.iter().enumerate() {
+            let v = if k == 0 { count.clone() } else { BigUint::from(0u8) };
+            self.write_cell(&reg, &access, u64::from(*slot), &v)?;
         }
         Ok(())
     }
@@ -960,13 +859,8 @@ impl ControlPlane for RtlSwitch {
     fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError> {
         self.state.counter_write(counter, index, packets, bytes)?;
         if let Some(t) = self.direct_table(counter) {
-            let mut counts = self.direct_counts(t)?.unwrap_or_default();
-            for (h, c) in counts.iter_mut() {
-                if *h == index {
-                    *c = (BigUint::from(packets) << 64u32) | BigUint::from(bytes);
-                }
-            }
-            return self.restore_direct_counts(t, &counts);
+            let slots = self.images[t].slots_of(index);
+            return self.put_count(t, &slots, (BigUint::from(packets) << 64u32) | BigUint::from(bytes));
         }
         let Some((reg, access)) = self.hw_register(counter, RegisterKind::Counter) else {
             return self.unbuilt_counter(counter, ()).map(|_| ());
@@ -977,7 +871,10 @@ impl ControlPlane for RtlSwitch {
     fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
         self.state.counter_reset(counter)?;
         if let Some(t) = self.direct_table(counter) {
-            return self.restore_direct_counts(t, &[]);
+            for slots in self.slots[t].clone() {
+                self.put_count(t, &slots, BigUint::from(0u8))?;
+            }
+            return Ok(());
         }
         let Some((reg, access)) = self.hw_register(counter, RegisterKind::Counter) else {
             return self.unbuilt_counter(counter, ());

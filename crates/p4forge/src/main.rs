@@ -212,6 +212,11 @@ enum Command {
         /// ipc://PATH; PTF dials it and every port without an interface or capture file is on it.
         #[arg(long = "packet-in", value_name = "ADDR", value_parser = |s: &str| p4forge::nn_socket::NnAddr::parse(s))]
         packet_in: Option<p4forge::nn_socket::NnAddr>,
+        /// What runs the program: the software dataplane (`sw`) or the generated SystemVerilog in
+        /// Verilator (`rtl`; one packet at a time, the model built once per program, also for
+        /// programs a P4Runtime controller pushes).
+        #[arg(long, value_enum, default_value = "sw")]
+        target: cmd::test::Target,
     },
     /// 10GBASE-R PCS/MAC in software: list a frame's 66-bit blocks, or run the threaded TX→RX pipeline.
     Phy(p4_phy::cli::PhyArgs),
@@ -362,7 +367,7 @@ fn dispatch(command: Command) -> CliResult<()> {
                 None => Ok(()),
             }
         }
-        Command::Switch { program, entries, ports, io, control, include, verbose, trace, table_sizes, p4runtime, device_id, cpu_port, packet_in } => {
+        Command::Switch { program, entries, ports, io, control, include, verbose, trace, table_sizes, p4runtime, device_id, cpu_port, packet_in, target } => {
             let options = cmd::switch::SwitchOptions {
                 program,
                 includes: include,
@@ -377,6 +382,7 @@ fn dispatch(command: Command) -> CliResult<()> {
                 device_id,
                 cpu_port,
                 packet_in,
+                target,
             };
             let outcome = cmd::switch::switch(&options)?;
             p4_io::stdio::print(&outcome.summary.render())?;

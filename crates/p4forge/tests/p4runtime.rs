@@ -479,8 +479,7 @@ fn multicast_groups_and_clone_sessions_replicate_packets() {
 fn a_meter_configured_through_p4runtime_marks_packets_red() {
     let h = start();
     let mut client = h.client();
-    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_tables.p4"));
-    write(&h, &mut client, 1, vec![(p4v1::update::Type::Insert, exact_entry(&info, 0x0000_5e00_0001, 4))]).expect("inserted");
+    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_meter.p4"));
     let f = frame(0x0000_5e00_0001, 0x0b00_0001);
     let meter_id = info.meters[0].preamble.as_ref().expect("preamble").id;
     let meter = |config| E::MeterEntry(p4v1::MeterEntry { meter_id, index: Some(p4v1::Index { index: 4 }), config, counter_data: None });

@@ -38,6 +38,8 @@ impl Switch {
             .args(["switch", "--p4runtime", "127.0.0.1:0"])
             .args(if packet_socket { &["--packet-in", "tcp://127.0.0.1:0"][..] } else { &[] })
             .args(extra)
+            // Models of the hardware target are kept with the build's other outputs.
+            .env("P4FORGE_RTL_CACHE", std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target")).join("rtl-models"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -85,7 +87,7 @@ fn tables_fixture(dir: &Path, p4info_name: &str) -> (PathBuf, PathBuf) {
 /// Runs client script `script` (under `tests/p4runtime/`) in venv `venv` against a switch started
 /// empty (with `switch_args`), with fixture `fixture` and its p4info in a file named `p4info_name`;
 /// returns the last line it printed (`None`: the venv is missing, see [`client_python`]).
-fn run_client(venv: &str, script: &str, fixture: &str, p4info_name: &str, switch_args: &[&str]) -> Option<String> {
+fn run_client(venv: &str, script: &str, fixture: &str, p4info_name: &str, switch_args: &[&str], script_args: &[&str]) -> Option<String> {
     let python = client_python(venv)?;
     let dir = p4_io::testing::scratch_dir("p4forge-p4rt-clients", script);
     let (program, p4info) = fixture_with_p4info(fixture, dir.path(), p4info_name);
@@ -94,6 +96,7 @@ fn run_client(venv: &str, script: &str, fixture: &str, p4info_name: &str, switch
     let out = Command::new(python)
         .arg(root().join("tests/p4runtime").join(script))
         .args([&switch.addr, p4info.to_str().expect("UTF-8"), program.to_str().expect("UTF-8")])
+        .args(script_args)
         .output()
         .expect("python runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -103,20 +106,37 @@ fn run_client(venv: &str, script: &str, fixture: &str, p4info_name: &str, switch
 
 #[test]
 fn p4runtime_shell_pushes_the_program_and_manages_two_thousand_entries() {
-    let Some(last) = run_client(".venv-p4rt-shell", "shell_tables.py", "p4runtime_tables.p4", "p4info.txt", &[]) else { return };
+    let Some(last) = run_client(".venv-p4rt-shell", "shell_tables.py", "p4runtime_tables.p4", "p4info.txt", &[], &[]) else { return };
     // 500 modified + the one the new primary inserted; the 1,000 ternary entries stay.
     assert_eq!(last, r#"{"inserted": 2000, "modified": 500, "deleted": 500, "entries_after": 1501}"#);
 }
 
+/// The same script against the hardware target: `p4forge switch --target rtl`, the pushed program
+/// built into a Verilator model and its tables written through the design's register map. 200
+/// entries each (every entry update is about a thousand simulated cycles; the 1,000-entry run is a
+/// documented command).
+#[test]
+fn p4runtime_shell_manages_entries_on_the_hardware_target_as_on_the_software_one() {
+    if p4_io::testing::rtl_skipped() {
+        return;
+    }
+    if let Err(e) = p4_rtl::sim::find_verilator() {
+        p4_io::testing::tool_missing(&e.to_string());
+        return;
+    }
+    let Some(last) = run_client(".venv-p4rt-shell", "shell_tables.py", "p4runtime_tables.p4", "p4info.txt", &["--target", "rtl"], &["200"]) else { return };
+    assert_eq!(last, r#"{"inserted": 400, "modified": 100, "deleted": 100, "entries_after": 301}"#);
+}
+
 #[test]
 fn finsy_sees_the_version_installs_the_pipeline_and_keeps_it_by_its_cookie() {
-    let Some(last) = run_client(".venv-p4rt-finsy", "finsy_session.py", "p4runtime_tables.p4", "p4info.txtpb", &[]) else { return };
+    let Some(last) = run_client(".venv-p4rt-finsy", "finsy_session.py", "p4runtime_tables.p4", "p4info.txtpb", &[], &[]) else { return };
     assert_eq!(last, r#"{"version": "1.5.0", "entries": 1, "kept": 1}"#);
 }
 
 #[test]
 fn finsy_receives_a_digest_and_acknowledges_it() {
-    let Some(last) = run_client(".venv-p4rt-finsy", "finsy_digest.py", "p4runtime_cpu.p4", "p4info.txtpb", &["--cpu-port", "64"]) else { return };
+    let Some(last) = run_client(".venv-p4rt-finsy", "finsy_digest.py", "p4runtime_cpu.p4", "p4info.txtpb", &["--cpu-port", "64"], &[]) else { return };
     assert_eq!(last, r#"{"digest": "learn_t", "data": [{"src": 1577058561, "port": 3}], "lists": [1, 2]}"#);
 }
 

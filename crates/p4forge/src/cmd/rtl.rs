@@ -95,8 +95,14 @@ impl RtlOptions {
 /// Compiles `program` to a design (the located refusal of anything outside the hardware subset is
 /// an exit-1 error).
 pub fn design(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) -> CliResult<(p4_rtl::Design, frontend::Compiled)> {
-    let compiled = frontend::compile(program, includes)?.lowered(program)?;
+    let compiled = frontend::compile(program, includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
+    design_of(compiled, program, opts)
+}
+
+/// The design of a compiled program (named `program` in messages), and the program lowered.
+fn design_of(compiled: frontend::Compiled, program: &Path, opts: &p4_rtl::Options) -> CliResult<(p4_rtl::Design, frontend::Compiled)> {
+    let compiled = compiled.lowered(program)?;
     if compiled.program.main.type_name.is_empty() {
         return Err(CliError::failed(format!("{}: {}, so there is nothing to build", program.display(), p4_sema::NO_MAIN_MESSAGE)));
     }
@@ -201,7 +207,15 @@ pub fn wrapped_switch(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Optio
 }
 
 fn model_switch(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) -> CliResult<p4_rtl::sim::RtlSwitch> {
-    let (design, compiled) = design(program, includes, opts)?;
+    let compiled = frontend::compile(program, includes)?;
+    p4_io::eprint_safe!("{}", compiled.warnings);
+    switch_of(compiled, program, opts)
+}
+
+/// Builds (or reuses) the Verilator model of a compiled program (named `program` in messages and
+/// in the model's directory) and starts it behind the dataplane interfaces.
+pub fn switch_of(compiled: frontend::Compiled, program: &Path, opts: &p4_rtl::Options) -> CliResult<p4_rtl::sim::RtlSwitch> {
+    let (design, compiled) = design_of(compiled, program, opts)?;
     let dir = model_dir(program, opts);
     let model = p4_rtl::sim::build(&design, &dir, &mut |line| p4_io::eprintln_safe!("{line}"))
         .map_err(|e| CliError::failed(format!("{}: {e}", program.display())))?;

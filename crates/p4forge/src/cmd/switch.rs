@@ -66,6 +66,8 @@ pub struct SwitchOptions {
     /// The packet socket PTF's `nn` platform dials (`--packet-in`): it carries every port that has
     /// no interface or capture file.
     pub packet_in: Option<crate::nn_socket::NnAddr>,
+    /// What runs the program: the software switch, or the hardware design simulated by Verilator.
+    pub target: crate::cmd::test::Target,
 }
 
 /// What one `--port` attaches to its port number.
@@ -310,12 +312,12 @@ impl FrameBatch {
     }
 
     /// Runs the batch through the switch: one call for all its frames, results in `out`.
-    fn process(&mut self, switch: &mut p4_dataplane::Switch, out: &mut BatchOut) {
+    fn process<T: LoopTarget>(&mut self, switch: &mut T, out: &mut BatchOut) {
         // An empty Vec<PacketIn<'static>> collected into a Vec<PacketIn<'_>> (and back) keeps its
         // allocation: the standard library collects a vector's own iterator in place.
         let mut packets: Vec<PacketIn<'_>> = std::mem::take(&mut self.spare).into_iter().collect();
         packets.extend(self.frames.iter().map(|f| PacketIn { port: f.port, data: self.data(f), now_ns: f.now_ns }));
-        switch.process_batch(&packets, out);
+        switch.process_frames(&packets, out);
         packets.clear();
         // Empty, so the closure never runs: it only names the type the allocation goes back as.
         self.spare = packets.into_iter().map(|_| PacketIn { port: 0, data: &[], now_ns: 0 }).collect();
@@ -323,7 +325,7 @@ impl FrameBatch {
 }
 
 /// The running switch: its ports, the counts, and what `--verbose` and `--trace` ask for.
-struct SwitchLoop<'a> {
+struct SwitchLoop<'a, T> {
     ports: Ports,
     summary: RunSummary,
     /// Copies the program dropped, by reason (made text once, at the end).
@@ -333,7 +335,7 @@ struct SwitchLoop<'a> {
     /// Frames that came while the device had no pipeline (P4Runtime, before a config is pushed).
     no_pipeline: u64,
     /// The CPU port, with P4Runtime packet I/O.
-    cpu: Option<CpuPort>,
+    cpu: Option<CpuPort<T>>,
     /// The packet socket (`--packet-in`).
     nn: Option<crate::nn_socket::NnSocket>,
     /// The switch's clock: `now_ns` counts from `start`; capture timestamps add it to the time of
@@ -358,14 +360,14 @@ fn nanos_since(start: Instant) -> u64 {
     u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
-impl SwitchLoop<'_> {
+impl<T: LoopTarget> SwitchLoop<'_, T> {
     fn now_ns(&self) -> u64 {
         nanos_since(self.start)
     }
 
     /// Runs `batch` through the switch and sends what comes out; without a pipeline its frames
     /// are counted as dropped.
-    fn switch_batch(&mut self, holder: &mut Holder, batch: &mut FrameBatch, out: &mut BatchOut) -> CliResult<()> {
+    fn switch_batch(&mut self, holder: &mut Holder<T>, batch: &mut FrameBatch, out: &mut BatchOut) -> CliResult<()> {
         if batch.frames.is_empty() {
             return Ok(());
         }
@@ -623,29 +625,55 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
     check_repeated_ports(&options.ports)?;
     refuse_overwriting(options)?;
     let entries = options.entries.as_deref().map(Entries::read).transpose()?;
-    // The software switch itself, not a `dyn Dataplane`: the loop uses its batch interface.
-    let build = frontend::SwitchBuild { traced: options.trace.enabled(), ignore_table_sizes: options.table_sizes.ignore_table_sizes };
-    let mut holder = match (&options.program, options.p4runtime) {
+    match options.target {
+        crate::cmd::test::Target::Sw => {
+            // The software switch itself, not a `dyn Dataplane`: the loop uses its batch interface.
+            let build = frontend::SwitchBuild { traced: options.trace.enabled(), ignore_table_sizes: options.table_sizes.ignore_table_sizes };
+            let load = |compiled, program: &Path| crate::cmd::p4runtime::loaded(compiled, program, build);
+            let holder = hold(options, entries.as_ref(), load, || crate::cmd::p4runtime::loader(build))?;
+            run_switch(options, holder)
+        }
+        crate::cmd::test::Target::Rtl => {
+            options.table_sizes.check_rtl()?;
+            if options.trace.enabled() {
+                return Err(CliError::input("--trace is for the software target (`--target sw`); the RTL simulation records no trace"));
+            }
+            let holder = hold(options, entries.as_ref(), crate::cmd::p4runtime::loaded_rtl, crate::cmd::p4runtime::rtl_loader)?;
+            run_switch(options, holder)
+        }
+    }
+}
+
+/// The switch the packet loop runs: the program `options` names, loaded by `load` (its own, or a
+/// P4Runtime device's first pipeline), or an empty device whose controller pushes programs, which
+/// `loader` makes.
+fn hold<T: LoopTarget>(
+    options: &SwitchOptions,
+    entries: Option<&Entries>,
+    load: impl FnOnce(frontend::Compiled, &Path) -> CliResult<p4_runtime::server::Loaded<T>>,
+    loader: impl FnOnce() -> p4_runtime::server::Loader<T>,
+) -> CliResult<Holder<T>> {
+    match (&options.program, options.p4runtime) {
         (Some(program), p4runtime) => {
             let compiled = frontend::compile(program, &options.includes)?;
             p4_io::eprint_safe!("{}", compiled.warnings);
             let source = std::fs::read(program).unwrap_or_default();
-            let mut loaded = crate::cmd::p4runtime::loaded(compiled, program, build)?;
+            let mut loaded = load(compiled, program)?;
             if options.verbose {
-                p4_io::eprintln_safe!("{}", frontend::executor_line(&loaded.target));
+                p4_io::eprintln_safe!("{}", loaded.target.describe());
             }
-            if let Some(entries) = &entries {
+            if let Some(entries) = entries {
                 entries.apply(&mut loaded.target)?;
             }
             for (number, spec) in &options.ports {
                 loaded.target.check_port(*number).map_err(|e| CliError::input(format!("--port {number}={spec}: {e}")))?;
             }
             match p4runtime {
-                None => Holder::Own(loaded.target),
+                None => Ok(Holder::Own(loaded.target)),
                 Some(addr) => {
-                    let mut device = p4_runtime::server::Device::new(options.device_id, crate::cmd::p4runtime::loader(build));
+                    let mut device = p4_runtime::server::Device::new(options.device_id, loader());
                     device.install(loaded, source);
-                    Holder::serve(addr, device)?
+                    Holder::serve(addr, device)
                 }
             }
         }
@@ -653,10 +681,14 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
             if entries.is_some() {
                 return Err(CliError::input("--entries needs a program; with --p4runtime alone, the controller pushes one"));
             }
-            Holder::serve(addr, p4_runtime::server::Device::new(options.device_id, crate::cmd::p4runtime::loader(build)))?
+            Holder::serve(addr, p4_runtime::server::Device::new(options.device_id, loader()))
         }
-        (None, None) => return Err(CliError::input("switch needs a program, or --p4runtime for a controller to push one")),
-    };
+        (None, None) => Err(CliError::input("switch needs a program, or --p4runtime for a controller to push one")),
+    }
+}
+
+/// Runs the packet loop on `holder`'s switch until it stops.
+fn run_switch<T: LoopTarget>(options: &SwitchOptions, mut holder: Holder<T>) -> CliResult<SwitchOutcome> {
     if let Some(cpu) = options.cpu_port {
         if let Some((_, spec)) = options.ports.iter().find(|(n, _)| *n == cpu) {
             return Err(CliError::input(format!("--port {cpu}={spec}: port {cpu} is the CPU port (--cpu-port), which the controller's packet I/O uses")));
@@ -708,16 +740,64 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
     finish(state, &mut holder)
 }
 
-/// The CPU port of a P4Runtime switch: packet-outs come in as frames on it, and frames sent to it
-/// go to the controller as packet-ins.
-struct CpuPort {
-    port: u32,
-    frames: mpsc::Receiver<Vec<u8>>,
-    device: p4_runtime::server::Shared<p4_dataplane::Switch>,
+/// What the packet loop runs: the software switch, or the hardware design in simulation.
+pub trait LoopTarget: p4_runtime::server::Target + Dataplane {
+    /// Processes `packets` in order; everything they produce goes into `out` (cleared first).
+    fn process_frames(&mut self, packets: &[PacketIn<'_>], out: &mut BatchOut);
+    /// A drop reason `process_frames` gave, as text.
+    fn drop_text(&self, reason: &DropReason) -> String;
+    /// How it runs packets, in a line (`--verbose`).
+    fn describe(&self) -> String;
 }
 
-impl CpuPort {
-    fn open(holder: &Holder, port: Option<u32>) -> Option<CpuPort> {
+impl LoopTarget for p4_dataplane::Switch {
+    fn process_frames(&mut self, packets: &[PacketIn<'_>], out: &mut BatchOut) {
+        self.process_batch(packets, out);
+    }
+    fn drop_text(&self, reason: &DropReason) -> String {
+        p4_dataplane::Switch::drop_text(self, reason)
+    }
+    fn describe(&self) -> String {
+        frontend::executor_line(self)
+    }
+}
+
+/// The simulated design takes one packet at a time: each runs to completion before the next.
+impl LoopTarget for p4_rtl::sim::RtlSwitch {
+    fn process_frames(&mut self, packets: &[PacketIn<'_>], out: &mut BatchOut) {
+        out.clear();
+        for (input, packet) in packets.iter().enumerate() {
+            let input = input as u32;
+            let injected = self.inject(packet.port, packet.data, packet.now_ns);
+            for o in &injected.outputs {
+                out.push_output(input, o.port, &o.data);
+            }
+            out.drops.extend(injected.drops.into_iter().map(|why| p4_dataplane::batch::BatchDrop { input, reason: DropReason::Reported(why.into()) }));
+            out.log.extend(injected.log.into_iter().map(|line| (input, line)));
+        }
+    }
+    fn drop_text(&self, reason: &DropReason) -> String {
+        match reason {
+            DropReason::Reported(why) => why.to_string(),
+            other => format!("{other:?}"),
+        }
+    }
+    fn describe(&self) -> String {
+        let m = self.manifest();
+        format!("executor: Verilator model of {} ({} tables, pipeline {} cycles)", m.top, m.tables.len(), m.pipeline_latency_cycles)
+    }
+}
+
+/// The CPU port of a P4Runtime switch: packet-outs come in as frames on it, and frames sent to it
+/// go to the controller as packet-ins.
+struct CpuPort<T> {
+    port: u32,
+    frames: mpsc::Receiver<Vec<u8>>,
+    device: p4_runtime::server::Shared<T>,
+}
+
+impl<T: LoopTarget> CpuPort<T> {
+    fn open(holder: &Holder<T>, port: Option<u32>) -> Option<CpuPort<T>> {
         let (Holder::Served { device, .. }, Some(port)) = (holder, port) else { return None };
         let (frames_tx, frames) = mpsc::sync_channel(p4_runtime::server::CPU_QUEUE);
         p4_runtime::server::lock(device).set_cpu_port(p4_runtime::server::CpuPort { port, frames: frames_tx });
@@ -727,13 +807,13 @@ impl CpuPort {
 
 /// The switch the packet loop runs: its own, or a P4Runtime device's current pipeline (none until
 /// a controller pushes one, when the switch starts without a program).
-enum Holder {
-    Own(p4_dataplane::Switch),
-    Served { device: p4_runtime::server::Shared<p4_dataplane::Switch>, _server: p4_runtime::server::Running },
+enum Holder<T> {
+    Own(T),
+    Served { device: p4_runtime::server::Shared<T>, _server: p4_runtime::server::Running },
 }
 
-impl Holder {
-    fn serve(addr: std::net::SocketAddr, device: p4_runtime::server::Device<p4_dataplane::Switch>) -> CliResult<Holder> {
+impl<T: LoopTarget> Holder<T> {
+    fn serve(addr: std::net::SocketAddr, device: p4_runtime::server::Device<T>) -> CliResult<Holder<T>> {
         let device = std::sync::Arc::new(std::sync::Mutex::new(device));
         let server = p4_runtime::server::spawn(addr, device.clone()).map_err(CliError::input)?;
         p4_io::eprintln_safe!("P4Runtime {} on {}", p4_runtime::server::API_VERSION, server.addr);
@@ -749,7 +829,7 @@ impl Holder {
     }
 
     /// Runs `f` on the switch; `None` when there is no pipeline yet.
-    fn with<R>(&mut self, f: impl FnOnce(&mut p4_dataplane::Switch) -> R) -> Option<R> {
+    fn with<R>(&mut self, f: impl FnOnce(&mut T) -> R) -> Option<R> {
         match self {
             Holder::Own(switch) => Some(f(switch)),
             Holder::Served { device, .. } => p4_runtime::server::lock(device).target().map(f),
@@ -758,7 +838,7 @@ impl Holder {
 }
 
 /// The packet loop (see the module documentation).
-fn run_loop(state: &mut SwitchLoop<'_>, holder: &mut Holder, commands_in: &mpsc::Receiver<Request>) -> CliResult<()> {
+fn run_loop<T: LoopTarget>(state: &mut SwitchLoop<'_, T>, holder: &mut Holder<T>, commands_in: &mpsc::Receiver<Request>) -> CliResult<()> {
     let mut batch = FrameBatch::default();
     let mut out = BatchOut::default();
     while !p4_io::interrupt::interrupted() {
@@ -794,7 +874,7 @@ fn run_loop(state: &mut SwitchLoop<'_>, holder: &mut Holder, commands_in: &mpsc:
 }
 
 /// Names the drop reasons, renames the pcap-out files into place and collects the unread inputs.
-fn finish(state: SwitchLoop<'_>, holder: &mut Holder) -> CliResult<SwitchOutcome> {
+fn finish<T: LoopTarget>(state: SwitchLoop<'_, T>, holder: &mut Holder<T>) -> CliResult<SwitchOutcome> {
     let SwitchLoop { mut ports, mut summary, dropped, no_pipeline, .. } = state;
     for (reason, count) in dropped {
         let text = holder.with(|switch| switch.drop_text(&reason)).unwrap_or_else(|| format!("{reason:?}"));
