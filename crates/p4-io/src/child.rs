@@ -30,7 +30,7 @@ pub fn dies_with_parent(command: &mut Command) -> &mut Command {
 /// Spawns `command` with [`dies_with_parent`] from a thread that lives as long as the process, so
 /// that the child lives until the process ends whichever thread asks for it (a worker thread that
 /// ends right after, such as one compiling a program a controller pushed).
-pub fn spawn_for_process(mut command: Command) -> std::io::Result<std::process::Child> {
+pub fn spawn_for_process(command: Command) -> std::io::Result<std::process::Child> {
     use std::sync::mpsc;
     type Job = (Command, mpsc::Sender<std::io::Result<std::process::Child>>);
     static SPAWNER: std::sync::OnceLock<std::sync::Mutex<mpsc::Sender<Job>>> = std::sync::OnceLock::new();

@@ -39,6 +39,9 @@ const WAIT_MS: u32 = 50;
 /// How long the loop waits for interfaces while a pcap-in FIFO waits for its writer, in
 /// milliseconds: how late the FIFO's frames may come in when the interfaces are idle.
 const FIFO_LOOK_MS: u32 = 5;
+/// How long a switch without interfaces or waiting captures sleeps after a pass that brought no
+/// frame, in microseconds: how late a packet-out or a packet-socket frame may be when it is idle.
+const IDLE_LOOK_US: u64 = 500;
 /// How long a stopped switch still takes the frames its pcap-in FIFO readers had read, at most,
 /// in milliseconds (a stop ends their waits within `p4_io::input::STOP_LOOK_MS`).
 const STOP_DRAIN_MS: u64 = 1000;
@@ -382,9 +385,16 @@ impl<T: LoopTarget> SwitchLoop<'_, T> {
 
     /// Waits (up to [`WAIT_MS`], or not at all while a capture file has frames) for frames on the
     /// interfaces; returns which have some.
-    fn wait_for_interfaces(&mut self) -> CliResult<Vec<bool>> {
+    fn wait_for_interfaces(&mut self, idle: bool) -> CliResult<Vec<bool>> {
         if self.ports.interfaces.is_empty() {
-            self.ports.wait_for_captures(Duration::from_millis(WAIT_MS.into()));
+            let captures = self.ports.input_ready() || self.ports.pcap_in.iter().any(|(_, input)| input.is_waiting());
+            if captures {
+                self.ports.wait_for_captures(Duration::from_millis(WAIT_MS.into()));
+            } else if idle {
+                // Frames can only come from a controller's packet-outs or the packet socket, which
+                // give nothing to wait on: look again shortly instead of spinning.
+                std::thread::sleep(Duration::from_micros(IDLE_LOOK_US));
+            }
             return Ok(Vec::new());
         }
         // Not at all while a pcap-in port has frames; briefly while one waits for its writer.
@@ -850,7 +860,7 @@ fn run_loop<T: LoopTarget>(state: &mut SwitchLoop<'_, T>, holder: &mut Holder<T>
             return Ok(());
         }
         state.watch_down_links()?;
-        let ready = state.wait_for_interfaces()?;
+        let ready = state.wait_for_interfaces(batch.frames.is_empty())?;
         state.watch_idle_links(&ready)?;
         batch.clear();
         state.gather(&ready, &mut batch)?;
