@@ -144,6 +144,11 @@ pub trait ControlPlane {
     /// Add a member to a parser value set.
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError>;
 
+    /// Remove every member of a parser value set. The default: this dataplane cannot.
+    fn value_set_clear(&mut self, value_set: &str) -> Result<(), ControlError> {
+        Err(ControlError::Invalid(format!("value set {value_set}: this dataplane cannot remove members")))
+    }
+
     /// What the program offers its control plane (tables, keys, actions), for commands that list
     /// it (`show_tables`); `None`: this dataplane cannot say.
     fn control_catalog(&self) -> Option<&Catalog> {

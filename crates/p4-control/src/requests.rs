@@ -183,6 +183,11 @@ impl Catalog {
 
     /// `value_set_add`: the value set and the member as (value, mask), checked against the set's
     /// width; `members` is how many it holds now.
+    /// The index of value set `name` (exact, or a unique suffix).
+    pub fn value_set_index(&self, name: &str) -> Result<usize, ControlError> {
+        resolve("value set", self.value_sets.iter().map(|v| v.name.as_str()), name)
+    }
+
     pub fn value_set_member(
         &self,
         name: &str,

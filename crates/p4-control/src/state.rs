@@ -283,4 +283,10 @@ impl ControlPlane for ControlState {
         self.value_sets[i].push((v, m));
         Ok(())
     }
+
+    fn value_set_clear(&mut self, value_set: &str) -> Result<(), ControlError> {
+        let i = self.catalog.value_set_index(value_set)?;
+        self.value_sets[i].clear();
+        Ok(())
+    }
 }

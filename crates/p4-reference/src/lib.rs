@@ -464,6 +464,9 @@ impl ControlPlane for Interpreter {
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError> {
         self.control.value_set_add(value_set, value)
     }
+    fn value_set_clear(&mut self, value_set: &str) -> Result<(), ControlError> {
+        self.control.value_set_clear(value_set)
+    }
 }
 
 impl PacketIo for Interpreter {

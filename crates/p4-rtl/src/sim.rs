@@ -451,6 +451,40 @@ impl RtlSwitch {
         Ok(())
     }
 
+    /// The members value set `name` holds now (0 for a name the program lacks).
+    fn value_set_len(&self, name: &str) -> usize {
+        self.state.catalog().value_set_index(name).map_or(0, |i| self.state.value_set_members(i).len())
+    }
+
+    /// Writes value set `name`'s members into its control words, and invalidates the words of
+    /// members beyond them (it held `before`).
+    fn write_value_set(&mut self, name: &str, before: usize) -> Result<(), ControlError> {
+        let sets = &self.manifest.value_sets;
+        // A value set no select uses is not built: its members matter to nothing.
+        let Ok(i) = p4_ir::layout::resolve(sets.iter().map(|v| v.name.as_str()), name) else { return Ok(()) };
+        let hw = sets[i].clone();
+        let index = self.program.value_sets.iter().position(|v| v.name == hw.name).unwrap_or(0);
+        let members = self.state.value_set_members(index);
+        let mut writes = Vec::new();
+        for (m, (v, mask)) in members.iter().enumerate() {
+            let base = hw.base_word + m as u32 * hw.entry_words;
+            for (w, d) in words(&BigUint::from(v & mask), hw.value_words).into_iter().enumerate() {
+                writes.push((base + w as u32, d));
+            }
+            for (w, d) in words(&BigUint::from(*mask), hw.value_words).into_iter().enumerate() {
+                writes.push((base + hw.value_words + w as u32, d));
+            }
+            writes.push((base + 2 * hw.value_words, 1));
+        }
+        for m in members.len()..before {
+            writes.push((hw.base_word + m as u32 * hw.entry_words + 2 * hw.value_words, 0));
+        }
+        for (word, value) in writes {
+            self.sim.write_reg(word * 4, value).map_err(|e| ControlError::Invalid(e.0))?;
+        }
+        Ok(())
+    }
+
     /// The mirror table's size when the design clones (0: it does not).
     fn mirror_sessions(&self) -> u32 {
         self.manifest.multicast.as_ref().map_or(0, |m| m.mirror_sessions)
@@ -888,27 +922,13 @@ impl ControlPlane for RtlSwitch {
         Err(ControlError::Invalid(format!("meter {meter}: the hardware target has no meters yet")))
     }
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError> {
+        let before = self.value_set_len(value_set);
         self.state.value_set_add(value_set, value)?;
-        let sets = &self.manifest.value_sets;
-        // A value set no select uses is not built: its members matter to nothing.
-        let Ok(i) = p4_ir::layout::resolve(sets.iter().map(|v| v.name.as_str()), value_set) else { return Ok(()) };
-        let hw = sets[i].clone();
-        let index = self.program.value_sets.iter().position(|v| v.name == hw.name).unwrap_or(0);
-        let members = self.state.value_set_members(index);
-        let mut writes = Vec::new();
-        for (m, (v, mask)) in members.iter().enumerate() {
-            let base = hw.base_word + m as u32 * hw.entry_words;
-            for (w, d) in words(&BigUint::from(v & mask), hw.value_words).into_iter().enumerate() {
-                writes.push((base + w as u32, d));
-            }
-            for (w, d) in words(&BigUint::from(*mask), hw.value_words).into_iter().enumerate() {
-                writes.push((base + hw.value_words + w as u32, d));
-            }
-            writes.push((base + 2 * hw.value_words, 1));
-        }
-        for (word, value) in writes {
-            self.sim.write_reg(word * 4, value).map_err(|e| ControlError::Invalid(e.0))?;
-        }
-        Ok(())
+        self.write_value_set(value_set, before)
+    }
+    fn value_set_clear(&mut self, value_set: &str) -> Result<(), ControlError> {
+        let before = self.value_set_len(value_set);
+        self.state.value_set_clear(value_set)?;
+        self.write_value_set(value_set, before)
     }
 }

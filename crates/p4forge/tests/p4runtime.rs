@@ -618,3 +618,38 @@ fn digests_arrive_in_lists_once_configured_and_equal_data_waits_for_the_ack() {
     write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Delete, E::DigestEntry(config(1)))]).expect("deleted");
     assert_eq!(read_entities(&h, &mut client, E::DigestEntry(p4v1::DigestEntry::default())).expect("read"), vec![]);
 }
+
+#[test]
+fn value_sets_are_replaced_whole_and_read_back() {
+    let h = start();
+    let mut client = h.client();
+    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_value_set.p4"));
+    let set = info.value_sets[0].preamble.as_ref().expect("preamble");
+    assert_eq!((set.name.as_str(), set.id >> 24, info.value_sets[0].size), ("P.special_types", 0x03, 4));
+    let exact = |v: &[u8]| p4v1::ValueSetMember {
+        r#match: vec![p4v1::FieldMatch { field_id: 1, field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact { value: v.to_vec() })) }],
+    };
+    let entry = |members: Vec<p4v1::ValueSetMember>| E::ValueSetEntry(p4v1::ValueSetEntry { value_set_id: set.id, members });
+    let typed = |t: u16| {
+        let mut f = vec![0u8; 12];
+        f.extend(t.to_be_bytes());
+        f
+    };
+    assert_eq!(forward(&h, &typed(0x1234)), Some(3));
+    // Members written with a leading zero byte read back canonical.
+    write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Modify, entry(vec![exact(&[0x12, 0x34]), exact(&[0x00, 0x56])]))]).expect("modified");
+    assert_eq!((forward(&h, &typed(0x1234)), forward(&h, &typed(0x0056)), forward(&h, &typed(0x9999))), (Some(2), Some(2), Some(3)));
+    let read = read_entities(&h, &mut client, entry(vec![])).expect("read");
+    assert_eq!(read, vec![entry(vec![exact(&[0x12, 0x34]), exact(&[0x56])])]);
+    // Five members do not fit four: refused, and the set keeps what it had.
+    let five = (1..=5u8).map(|b| exact(&[b])).collect();
+    let refused = write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Modify, entry(five))]).expect_err("refused");
+    assert_eq!(update_errors(&refused), vec![(Code::ResourceExhausted as i32, "value set P.special_types holds 4 members, not 5".to_string())]);
+    assert_eq!(forward(&h, &typed(0x1234)), Some(2));
+    let inserted = write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Insert, entry(vec![]))]).expect_err("refused");
+    assert_eq!(update_errors(&inserted)[0].0, Code::InvalidArgument as i32);
+    // Replaced by no members: nothing is special any more.
+    write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Modify, entry(vec![]))]).expect("emptied");
+    assert_eq!(forward(&h, &typed(0x1234)), Some(3));
+    assert_eq!(read_entities(&h, &mut client, entry(vec![])).expect("read"), vec![entry(vec![])]);
+}

@@ -549,7 +549,7 @@ fn simulate_and_compare(verilator: &Path, run: Run) -> String {
     let mut writes = Vec::new();
     for t in &design.manifest.tables {
         let snap = sw.table_snapshot(t.id.index()).unwrap();
-        writes.extend(p4_rtl::sim::table_writes(t, &layouts, &program, &snap, &[]).unwrap().0);
+        writes.extend(p4_rtl::table_image::plan(t, &layouts, &program, &snap, &Default::default()).unwrap().0);
     }
     let clear = design.manifest.tables.iter().map(|t| t.buckets).max().unwrap_or(0) + 32;
 

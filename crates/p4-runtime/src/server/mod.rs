@@ -11,6 +11,7 @@ mod cells;
 mod digests;
 mod replication;
 mod tables;
+mod value_sets;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -65,6 +66,7 @@ pub struct Pipeline<T> {
     replication: replication::Replication,
     meters: cells::Meters,
     digests: digests::Digests,
+    value_sets: value_sets::ValueSets,
 }
 
 /// One P4Runtime device.
@@ -200,6 +202,7 @@ fn pipeline<T: Target>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig
         replication: replication::Replication::default(),
         meters: cells::Meters::default(),
         digests,
+        value_sets: value_sets::ValueSets::default(),
     }
 }
 
@@ -319,6 +322,7 @@ impl<T: Target> P4Runtime for Service<T> {
                     modify_only("a direct meter").and_then(|()| pipeline.meters.write_direct(target, catalog, ids, &pipeline.entries, entry))
                 }
                 Some(E::DigestEntry(entry)) => pipeline.digests.write(kind, entry),
+                Some(E::ValueSetEntry(entry)) => pipeline.value_sets.write(target, catalog, ids, kind, entry),
                 Some(_) => Err((Code::Unimplemented, "this entity cannot be written yet".to_string())),
                 None => Err((Code::InvalidArgument, "an update without an entity".to_string())),
             };
@@ -369,6 +373,9 @@ impl<T: Target> P4Runtime for Service<T> {
                     }));
                 }
                 Some(E::DigestEntry(entry)) => entities.extend(pipeline.digests.read(entry).into_iter().map(|e| wrap(E::DigestEntry(e)))),
+                Some(E::ValueSetEntry(entry)) => {
+                    entities.extend(pipeline.value_sets.read(catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::ValueSetEntry(e))));
+                }
                 Some(_) => return Err(Status::unimplemented("this entity cannot be read yet")),
                 None => return Err(Status::invalid_argument("a read of an empty entity")),
             }

@@ -288,7 +288,7 @@ fn check_entry(catalog: &Catalog, ids: &ControlPlaneIds, table: usize, entry: &T
 }
 
 /// One match field: its key value and canonical form (`None`: a don't-care, which P4Runtime omits).
-fn field(f: &KeyField, m: &FieldMatch) -> Result<(KeyValue, Option<field_match::FieldMatchType>), Refusal> {
+pub(super) fn field(f: &KeyField, m: &FieldMatch) -> Result<(KeyValue, Option<field_match::FieldMatchType>), Refusal> {
     use field_match::FieldMatchType as T;
     let w = f.width;
     let name = &f.name;
