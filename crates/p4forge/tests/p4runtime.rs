@@ -21,21 +21,25 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
-struct Harness {
+struct Harness<T = p4_dataplane::Switch> {
     rt: tokio::runtime::Runtime,
-    device: Shared<p4_dataplane::Switch>,
+    device: Shared<T>,
     server: Running,
 }
 
 fn start() -> Harness {
-    let loader = p4forge::cmd::p4runtime::loader(p4forge::frontend::SwitchBuild::default());
+    start_with(p4forge::cmd::p4runtime::loader(p4forge::frontend::SwitchBuild::default()))
+}
+
+/// A server whose device loads pushed programs with `loader`.
+fn start_with<T: p4_runtime::server::Target>(loader: p4_runtime::server::Loader<T>) -> Harness<T> {
     let device = Arc::new(Mutex::new(Device::new(0, loader)));
     let server = p4_runtime::server::spawn("127.0.0.1:0".parse().expect("address"), device.clone()).expect("listens");
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     Harness { rt, device, server }
 }
 
-impl Harness {
+impl<T> Harness<T> {
     fn client(&self) -> P4RuntimeClient<Channel> {
         let url = format!("http://{}", self.server.addr);
         self.rt.block_on(P4RuntimeClient::connect(url)).expect("connects")
@@ -52,7 +56,7 @@ fn election(low: u64) -> p4v1::Uint128 {
     p4v1::Uint128 { high: 0, low }
 }
 
-fn arbitrate(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64) -> Stream {
+fn arbitrate<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, low: u64) -> Stream {
     let (tx, rx) = mpsc::channel(16);
     let update = p4v1::MasterArbitrationUpdate { device_id: 0, election_id: Some(election(low)), ..Default::default() };
     h.rt.block_on(tx.send(p4v1::StreamMessageRequest { update: Some(p4v1::stream_message_request::Update::Arbitration(update)) }))
@@ -79,7 +83,7 @@ fn p4info_of(program: &Path) -> P4Info {
     p4_runtime::p4info::of(&compiled.program, &layouts, &catalog)
 }
 
-fn push(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64, config: Vec<u8>, p4info: &P4Info) -> Result<(), tonic::Status> {
+fn push<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, low: u64, config: Vec<u8>, p4info: &P4Info) -> Result<(), tonic::Status> {
     use p4v1::set_forwarding_pipeline_config_request::Action;
     let request = p4v1::SetForwardingPipelineConfigRequest {
         device_id: 0,
@@ -140,7 +144,7 @@ fn ternary_entry(info: &P4Info, dst: u32, mask: u32, priority: i32, port: u16) -
 }
 
 /// Writes `updates` (of any entity) as the controller with election id `low`.
-fn write_entities(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, E)>) -> Result<(), tonic::Status> {
+fn write_entities<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, E)>) -> Result<(), tonic::Status> {
     let updates = updates
         .into_iter()
         .map(|(kind, entity)| p4v1::Update { r#type: kind as i32, entity: Some(p4v1::Entity { entity: Some(entity) }) })
@@ -150,12 +154,12 @@ fn write_entities(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64, 
 }
 
 /// Writes table entries.
-fn write(h: &Harness, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, p4v1::TableEntry)>) -> Result<(), tonic::Status> {
+fn write<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, p4v1::TableEntry)>) -> Result<(), tonic::Status> {
     write_entities(h, client, low, updates.into_iter().map(|(kind, entry)| (kind, E::TableEntry(entry))).collect())
 }
 
 /// Everything a read of `entity` returns.
-fn read_entities(h: &Harness, client: &mut P4RuntimeClient<Channel>, entity: E) -> Result<Vec<E>, tonic::Status> {
+fn read_entities<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, entity: E) -> Result<Vec<E>, tonic::Status> {
     let request = p4v1::ReadRequest { device_id: 0, entities: vec![p4v1::Entity { entity: Some(entity) }], ..Default::default() };
     let mut stream = h.rt.block_on(client.read(request))?.into_inner();
     let mut out = Vec::new();
@@ -165,13 +169,13 @@ fn read_entities(h: &Harness, client: &mut P4RuntimeClient<Channel>, entity: E) 
     Ok(out)
 }
 
-fn read_table(h: &Harness, client: &mut P4RuntimeClient<Channel>, table_id: u32) -> Vec<p4v1::TableEntry> {
+fn read_table<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, table_id: u32) -> Vec<p4v1::TableEntry> {
     let found = read_entities(h, client, E::TableEntry(p4v1::TableEntry { table_id, ..Default::default() })).expect("read");
     found.into_iter().filter_map(|e| if let E::TableEntry(t) = e { Some(t) } else { None }).collect()
 }
 
 /// A primary controller (election id 1) that has pushed `program`: its stream and the p4info.
-fn with_program(h: &Harness, client: &mut P4RuntimeClient<Channel>, program: &Path) -> (Stream, P4Info) {
+fn with_program<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, program: &Path) -> (Stream, P4Info) {
     let stream = arbitrate(h, client, 1);
     let info = p4info_of(program);
     push(h, client, 1, std::fs::read(program).expect("program"), &info).expect("pipeline set");
@@ -652,4 +656,67 @@ fn value_sets_are_replaced_whole_and_read_back() {
     write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Modify, entry(vec![]))]).expect("emptied");
     assert_eq!(forward(&h, &typed(0x1234)), Some(3));
     assert_eq!(read_entities(&h, &mut client, entry(vec![])).expect("read"), vec![entry(vec![])]);
+}
+
+/// Every packet `frame` (entering on port 0) makes, with its port.
+fn outputs<T: p4_runtime::server::Target>(h: &Harness<T>, frame: &[u8]) -> Vec<(u32, Vec<u8>)> {
+    let mut device = p4_runtime::server::lock(&h.device);
+    let out = device.target().expect("a pipeline").inject(0, frame, 0);
+    out.outputs.into_iter().map(|o| (o.port, o.data)).collect()
+}
+
+/// The same P4Runtime writes on the software target and on the hardware target (the pushed program
+/// built into a Verilator model, its tables written through the register map) read back the same
+/// and forward the same packets.
+#[test]
+fn the_hardware_target_reads_back_and_forwards_as_the_software_one_after_the_same_writes() {
+    if p4_io::testing::rtl_skipped() {
+        return;
+    }
+    if let Err(e) = p4_rtl::sim::find_verilator() {
+        p4_io::testing::tool_missing(&e.to_string());
+        return;
+    }
+    let cache = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target")).join("rtl-models");
+    // SAFETY: no other test of this binary reads or writes the environment.
+    unsafe { std::env::set_var("P4FORGE_RTL_CACHE", cache) };
+    let sw = start();
+    let hw = start_with(p4forge::cmd::p4runtime::rtl_loader());
+    let program = fixture("p4runtime_tables.p4");
+    let mac = |i: u64| 0x0000_5e00_0000 + i;
+    let dst = |i: u32| 0x0a00_0000 + (i << 8);
+    let mut reads = Vec::new();
+    let mut forwarded = Vec::new();
+    // One pass per target (a macro: the harnesses are of two types).
+    macro_rules! exercise {
+        ($h:expr) => {{
+            let h = $h;
+            let mut client = h.client();
+            let (_stream, info) = with_program(h, &mut client, &program);
+            let mut updates = Vec::new();
+            for i in 0..40u32 {
+                updates.push((p4v1::update::Type::Insert, E::TableEntry(exact_entry(&info, mac(u64::from(i)), (i % 8 + 1) as u16))));
+                updates.push((p4v1::update::Type::Insert, E::TableEntry(ternary_entry(&info, dst(i), 0xffff_ff00, i as i32 + 1, (i % 4 + 10) as u16))));
+            }
+            for i in 0..10u32 {
+                updates.push((p4v1::update::Type::Modify, E::TableEntry(exact_entry(&info, mac(u64::from(i)), 7))));
+                updates.push((p4v1::update::Type::Delete, E::TableEntry(exact_entry(&info, mac(u64::from(i + 30)), 1))));
+            }
+            write_entities(h, &mut client, 1, updates).expect("written");
+            reads.push((read_table(h, &mut client, id(&info, "I.mac")), read_table(h, &mut client, id(&info, "I.acl"))));
+            let out: Vec<Vec<(u32, Vec<u8>)>> = (0..50u32).map(|i| outputs(h, &frame(mac(u64::from(i)), dst(i * 7 % 45) | 5))).collect();
+            forwarded.push(out);
+        }};
+    }
+    exercise!(&sw);
+    exercise!(&hw);
+    assert_eq!(reads[0].0.len(), 30);
+    assert_eq!(reads[0].1.len(), 40);
+    assert!(reads[0] == reads[1], "the targets read back different entries");
+    for (i, (s, h)) in forwarded[0].iter().zip(&forwarded[1]).enumerate() {
+        assert_eq!(s, h, "packet {i}: software {s:?}, hardware {h:?}");
+    }
+    // Not all the same port: the entries decided.
+    let ports: std::collections::BTreeSet<u32> = forwarded[0].iter().flatten().map(|(p, _)| *p).collect();
+    assert!(ports.len() > 4, "{ports:?}");
 }

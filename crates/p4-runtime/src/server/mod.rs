@@ -480,9 +480,12 @@ impl<T: Target> P4Runtime for Service<T> {
                         let id = d.device_id;
                         d.arbitration.update(id, stream, &update, &tx)
                     }
-                    Some(p4v1::stream_message_request::Update::Packet(packet)) => {
+                    Some(p4v1::stream_message_request::Update::Packet(mut packet)) => {
                         if let Err(why) = lock(&device).packet_out(stream, &packet) {
                             use p4v1::stream_error::Details;
+                            // Echoed with at most an MTU of payload: a client's default limit on
+                            // the messages it takes (4 MiB) is below what a packet-out may carry.
+                            packet.payload.truncate(ECHOED_PAYLOAD);
                             stream_error(&tx, why, Some(Details::PacketOut(p4v1::PacketOutError { packet_out: Some(packet) })));
                         }
                         Ok(())
@@ -513,6 +516,9 @@ impl<T: Target> P4Runtime for Service<T> {
         Ok(Response::new(p4v1::CapabilitiesResponse { p4runtime_api_version: API_VERSION.to_string(), experimental: None }))
     }
 }
+
+/// The most payload bytes of a refused packet-out its stream error echoes.
+const ECHOED_PAYLOAD: usize = 1500;
 
 /// Tells a controller on its stream why a message it sent was refused.
 fn stream_error(tx: &arbitration::StreamTx, message: String, details: Option<p4v1::stream_error::Details>) {
