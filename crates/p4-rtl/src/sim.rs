@@ -79,6 +79,19 @@ pub fn find_verilator() -> R<PathBuf> {
     })
 }
 
+/// For tests: whether models can be built here. `false` when the hardware target's tests are
+/// skipped on purpose (`P4F_SKIP_RTL=1`) or Verilator is missing (said on stdout; under `CI=true`
+/// a missing Verilator panics instead, see [`p4_io::testing::tool_missing`]).
+pub fn models_for_tests() -> bool {
+    if p4_io::testing::rtl_skipped() {
+        return false;
+    }
+    match find_verilator() {
+        Ok(_) => true,
+        Err(e) => p4_io::testing::tool_missing(&e.to_string()),
+    }
+}
+
 /// A built model: the directory holding the design and the simulator binary.
 #[derive(Clone, Debug)]
 pub struct Model {

@@ -5,13 +5,7 @@ use std::process::Command;
 
 /// Whether a model can be built here (the tests that need one print why not and pass).
 fn verilator() -> bool {
-    if p4_io::testing::rtl_skipped() {
-        return false;
-    }
-    match p4_rtl::sim::find_verilator() {
-        Ok(_) => true,
-        Err(e) => p4_io::testing::tool_missing(&e.to_string()),
-    }
+    p4_rtl::sim::models_for_tests()
 }
 
 #[test]

@@ -670,11 +670,7 @@ fn outputs<T: p4_runtime::server::Target>(h: &Harness<T>, frame: &[u8]) -> Vec<(
 /// and forward the same packets.
 #[test]
 fn the_hardware_target_reads_back_and_forwards_as_the_software_one_after_the_same_writes() {
-    if p4_io::testing::rtl_skipped() {
-        return;
-    }
-    if let Err(e) = p4_rtl::sim::find_verilator() {
-        p4_io::testing::tool_missing(&e.to_string());
+    if !p4_rtl::sim::models_for_tests() {
         return;
     }
     let cache = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target")).join("rtl-models");

@@ -117,11 +117,7 @@ fn p4runtime_shell_pushes_the_program_and_manages_two_thousand_entries() {
 /// documented command).
 #[test]
 fn p4runtime_shell_manages_entries_on_the_hardware_target_as_on_the_software_one() {
-    if p4_io::testing::rtl_skipped() {
-        return;
-    }
-    if let Err(e) = p4_rtl::sim::find_verilator() {
-        p4_io::testing::tool_missing(&e.to_string());
+    if !p4_rtl::sim::models_for_tests() {
         return;
     }
     let Some(last) = run_client(".venv-p4rt-shell", "shell_tables.py", "p4runtime_tables.p4", "p4info.txt", &["--target", "rtl"], &["200"]) else { return };
