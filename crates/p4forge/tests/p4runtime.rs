@@ -716,3 +716,38 @@ fn the_hardware_target_reads_back_and_forwards_as_the_software_one_after_the_sam
     let ports: std::collections::BTreeSet<u32> = forwarded[0].iter().flatten().map(|(p, _)| *p).collect();
     assert!(ports.len() > 4, "{ports:?}");
 }
+
+#[test]
+fn a_table_read_asking_for_meter_configs_gets_each_entrys_direct_meter_config() {
+    let h = start();
+    let mut client = h.client();
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/stf/meters.p4");
+    let (_stream, info) = with_program(&h, &mut client, &program);
+    let table_id = id(&info, "TestIngress.t");
+    let entry = |k: u8| p4v1::TableEntry {
+        table_id,
+        r#match: vec![p4v1::FieldMatch { field_id: 1, field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact { value: vec![k] })) }],
+        action: Some(p4v1::TableAction {
+            r#type: Some(p4v1::table_action::Type::Action(p4v1::Action { action_id: id(&info, "TestIngress.read_color"), params: vec![] })),
+        }),
+        ..Default::default()
+    };
+    write(&h, &mut client, 1, vec![(p4v1::update::Type::Insert, entry(1)), (p4v1::update::Type::Insert, entry(2))]).expect("inserted");
+    let config = p4v1::MeterConfig { cir: 10, cburst: 2, pir: 20, pburst: 4, eburst: 0 };
+    let direct = E::DirectMeterEntry(p4v1::DirectMeterEntry { table_entry: Some(entry(2)), config: Some(config), counter_data: None });
+    write_entities(&h, &mut client, 1, vec![(p4v1::update::Type::Modify, direct)]).expect("configured");
+    let pattern = p4v1::TableEntry { table_id, meter_config: Some(p4v1::MeterConfig::default()), ..Default::default() };
+    let read = read_entities(&h, &mut client, E::TableEntry(pattern)).expect("read");
+    let configs: Vec<(Vec<u8>, Option<p4v1::MeterConfig>)> = read
+        .into_iter()
+        .filter_map(|e| if let E::TableEntry(t) = e { Some(t) } else { None })
+        .map(|t| match &t.r#match[0].field_match_type {
+            Some(p4v1::field_match::FieldMatchType::Exact(e)) => (e.value.clone(), t.meter_config),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    // The entry never configured comes without one; the other with what was written.
+    assert_eq!(configs, vec![(vec![1], None), (vec![2], Some(config))]);
+    // Without asking, no entry carries a config.
+    assert!(read_table(&h, &mut client, table_id).iter().all(|t| t.meter_config.is_none()));
+}

@@ -116,21 +116,25 @@ pub fn read_direct(
     Ok(out)
 }
 
-/// The table entries a read names, each with its direct counter's counts: what a read that asks for
-/// them (by setting `counter_data` in its pattern) gets. Entries of tables without a direct counter
-/// come without.
-pub fn entries_with_counts(
+/// The table entries a read names, each with its direct counter's counts and its direct meter's
+/// config when the read's pattern asks for them (by setting `counter_data`, `meter_config`).
+/// Entries of tables without such a resource come without; a meter never configured has none.
+pub fn entries_with_resources(
     target: &mut dyn ControlPlane,
     catalog: &Catalog,
     ids: &ControlPlaneIds,
     entries: &Entries,
+    meters: &Meters,
     pattern: &TableEntry,
 ) -> Result<Vec<TableEntry>, Refusal> {
     let mut out = Vec::new();
     for (table, handle, mut written) in entries.matching(catalog, ids, pattern)? {
-        if let Ok(counter) = direct_of(catalog, table, ObjectKind::DirectCounter) {
+        if let (true, Ok(counter)) = (pattern.counter_data.is_some(), direct_of(catalog, table, ObjectKind::DirectCounter)) {
             let e = &catalog.externs[counter];
             written.counter_data = Some(counter_data(e, target.counter_read(&e.name, handle).map_err(control_refusal)?));
+        }
+        if pattern.meter_config.is_some() {
+            written.meter_config = meters.direct.get(&(table, handle)).copied();
         }
         out.push(written);
     }

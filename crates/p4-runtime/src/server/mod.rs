@@ -346,9 +346,10 @@ impl<T: Target> P4Runtime for Service<T> {
             let status = |(code, m): tables::Refusal| Status::new(code, m);
             let wrap = |e: E| p4v1::Entity { entity: Some(e) };
             match entity.entity.as_ref() {
-                Some(E::TableEntry(entry)) if entry.counter_data.is_some() && !entry.is_default_action => entities.extend(
-                    cells::entries_with_counts(target, catalog, ids, &pipeline.entries, entry).map_err(status)?.into_iter().map(|e| wrap(E::TableEntry(e))),
-                ),
+                Some(E::TableEntry(entry)) if (entry.counter_data.is_some() || entry.meter_config.is_some()) && !entry.is_default_action => {
+                    let found = cells::entries_with_resources(target, catalog, ids, &pipeline.entries, &pipeline.meters, entry).map_err(status)?;
+                    entities.extend(found.into_iter().map(|e| wrap(E::TableEntry(e))));
+                }
                 Some(E::TableEntry(entry)) => {
                     entities.extend(pipeline.entries.read(catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::TableEntry(e))));
                 }
