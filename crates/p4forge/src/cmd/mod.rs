@@ -26,6 +26,14 @@ pub struct TableSizeArgs {
     pub ignore_table_sizes: bool,
 }
 
+/// The refusal of `--trace` (and its kin) for the hardware target, when `traced`.
+pub fn check_rtl_trace(traced: bool) -> crate::error::CliResult<()> {
+    if traced {
+        return Err(crate::error::CliError::input("--trace is for the software target (`--target sw`); the RTL simulation records no trace"));
+    }
+    Ok(())
+}
+
 impl TableSizeArgs {
     /// The refusal of the flag for the hardware target.
     pub fn check_rtl(self) -> crate::error::CliResult<()> {

@@ -324,12 +324,7 @@ pub fn run(options: &RunOptions) -> CliResult<RunSummary> {
                     "note: --threads is for the software target; the RTL simulation takes one packet at a time"
                 );
             }
-            if options.trace.enabled() {
-                return Err(CliError::input(
-                    "--trace is for the software target (`--target sw`); the RTL simulation records no trace"
-                        .to_string(),
-                ));
-            }
+            crate::cmd::check_rtl_trace(options.trace.enabled())?;
             let mut switch =
                 crate::cmd::rtl::rtl_switch(&options.program, &options.includes, &p4_rtl::Options::default())?;
             check_ports(&switch, &options.inputs)?;

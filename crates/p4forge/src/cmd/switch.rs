@@ -645,9 +645,7 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
         }
         crate::cmd::test::Target::Rtl => {
             options.table_sizes.check_rtl()?;
-            if options.trace.enabled() {
-                return Err(CliError::input("--trace is for the software target (`--target sw`); the RTL simulation records no trace"));
-            }
+            crate::cmd::check_rtl_trace(options.trace.enabled())?;
             let holder = hold(options, entries.as_ref(), crate::cmd::p4runtime::loaded_rtl, crate::cmd::p4runtime::rtl_loader)?;
             run_switch(options, holder)
         }

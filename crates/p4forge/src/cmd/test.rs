@@ -32,9 +32,7 @@ pub fn run_traced_test_on(program: &Path, stf: &Path, includes: &[PathBuf], targ
     let commands = p4_stf::parse_stf(&text).map_err(|e| CliError::input(e.render(&stf.display().to_string()).trim_end().to_string()))?;
     if target == Target::Rtl {
         table_sizes.check_rtl()?;
-        if traced {
-            return Err(CliError::input("--trace is for the software target (`--target sw`); the RTL simulation records no trace".to_string()));
-        }
+        crate::cmd::check_rtl_trace(traced)?;
         let mut switch = crate::cmd::rtl::rtl_switch(program, includes, &p4_rtl::Options::default())?;
         return Ok(p4_stf::run_stf(&mut switch, &commands));
     }
