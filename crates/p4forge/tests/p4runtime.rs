@@ -153,6 +153,16 @@ fn write_entities<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, low:
     h.rt.block_on(client.write(request)).map(|_| ())
 }
 
+/// Writes `updates` as one batch in the given atomicity mode (as the primary, election id 1).
+fn write_atomic<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, atomicity: i32, updates: Vec<(p4v1::update::Type, E)>) -> Result<(), tonic::Status> {
+    let updates = updates
+        .into_iter()
+        .map(|(kind, entity)| p4v1::Update { r#type: kind as i32, entity: Some(p4v1::Entity { entity: Some(entity) }) })
+        .collect();
+    let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(1)), updates, atomicity, ..Default::default() };
+    h.rt.block_on(client.write(request)).map(|_| ())
+}
+
 /// Writes table entries.
 fn write<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, p4v1::TableEntry)>) -> Result<(), tonic::Status> {
     write_entities(h, client, low, updates.into_iter().map(|(kind, entry)| (kind, E::TableEntry(entry))).collect())
@@ -750,4 +760,91 @@ fn a_table_read_asking_for_meter_configs_gets_each_entrys_direct_meter_config() 
     assert_eq!(configs, vec![(vec![1], None), (vec![2], Some(config))]);
     // Without asking, no entry carries a config.
     assert!(read_table(&h, &mut client, table_id).iter().all(|t| t.meter_config.is_none()));
+}
+
+#[test]
+fn a_failing_update_rolls_back_the_whole_batch_under_rollback_on_error_and_dataplane_atomic() {
+    use p4v1::packet_replication_engine_entry::Type as Pre;
+    use p4v1::update::Type::{Delete, Insert, Modify};
+    use p4v1::write_request::Atomicity;
+    let h = start();
+    let mut client = h.client();
+    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_tables.p4"));
+    let (mac_a, mac_b, mac_c) = (0x0000_5e00_0001, 0x0000_5e00_0002, 0x0000_5e00_0003);
+    let a = exact_entry(&info, mac_a, 4);
+    write(&h, &mut client, 1, vec![(Insert, a.clone())]).expect("A");
+    for _ in 0..3 {
+        assert_eq!(forward(&h, &frame(mac_a, 0x0b00_0001)), Some(4));
+    }
+    let register_id = info.registers[0].preamble.as_ref().expect("preamble").id;
+    let cell = |index| Some(p4v1::Index { index });
+    let bits = |v: &[u8]| Some(p4v1::P4Data { data: Some(p4v1::p4_data::Data::Bitstring(v.to_vec())) });
+    let register = |v: &[u8]| E::RegisterEntry(p4v1::RegisterEntry { register_id, index: cell(2), data: bits(v) });
+    let group = E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry {
+        r#type: Some(Pre::MulticastGroupEntry(p4v1::MulticastGroupEntry {
+            multicast_group_id: 5,
+            replicas: vec![p4v1::Replica { port_kind: Some(p4v1::replica::PortKind::Port(vec![1])), ..Default::default() }],
+            metadata: vec![],
+        })),
+    });
+    let b = exact_entry(&info, mac_b, 6);
+    let batch = |last: Vec<(p4v1::update::Type, E)>| {
+        let mut updates = vec![
+            (Insert, E::TableEntry(b.clone())),
+            (Modify, E::TableEntry(exact_entry(&info, mac_a, 5))),
+            (Modify, register(&[0xde, 0xad])),
+            (Insert, group.clone()),
+            (Modify, E::TableEntry(p4v1::TableEntry { table_id: a.table_id, is_default_action: true, action: Some(set_port(&info, 9)), ..Default::default() })),
+            (Delete, E::TableEntry(a.clone())),
+        ];
+        updates.extend(last);
+        updates
+    };
+    // What a read shows before the batch, to compare with after each rolled-back one.
+    let state = |client: &mut P4RuntimeClient<Channel>| {
+        let with_counts = p4v1::TableEntry { table_id: a.table_id, counter_data: Some(Default::default()), ..Default::default() };
+        let default = p4v1::TableEntry { table_id: a.table_id, is_default_action: true, ..Default::default() };
+        let reads = [
+            E::TableEntry(with_counts),
+            E::TableEntry(default),
+            register(&[]),
+            E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(Pre::MulticastGroupEntry(Default::default())) }),
+        ];
+        reads.into_iter().map(|r| read_entities(&h, client, r).expect("read")).collect::<Vec<_>>()
+    };
+    let duplicate = vec![(Insert, E::TableEntry(b.clone())), (Insert, E::TableEntry(exact_entry(&info, mac_c, 7)))];
+    for atomicity in [Atomicity::RollbackOnError, Atomicity::DataplaneAtomic] {
+        let before = state(&mut client);
+        let e = write_atomic(&h, &mut client, atomicity as i32, batch(duplicate.clone())).expect_err("B twice");
+        let aborted = |why: &str| (Code::Aborted as i32, format!("{why}: update 6 of the batch failed"));
+        let mut expected = vec![aborted("rolled back"); 6];
+        expected.push((Code::AlreadyExists as i32, "table I.mac already has this entry".to_string()));
+        expected.push(aborted("not attempted"));
+        assert_eq!(update_errors(&e), expected, "{atomicity:?}");
+        assert_eq!(e.message(), "table I.mac already has this entry");
+        // Everything is as before: A to port 4 with its three packets counted, the program's
+        // default, register cell 2, no group; frames forward as before.
+        assert_eq!(state(&mut client), before, "{atomicity:?}");
+        assert_eq!(forward(&h, &frame(mac_a, 0x0b00_0001)), Some(4));
+        assert_eq!(forward(&h, &frame(mac_b, 0x0b00_0001)), None);
+    }
+    // Without the failure the batch applies whole.
+    write_atomic(&h, &mut client, Atomicity::DataplaneAtomic as i32, batch(vec![])).expect("applied");
+    // B, read back in canonical form (values without leading zero bytes).
+    let mut canonical_b = exact_entry(&info, mac_b, 6);
+    if let Some(p4v1::field_match::FieldMatchType::Exact(x)) = &mut canonical_b.r#match[0].field_match_type {
+        x.value = vec![0x5e, 0, 0, 2];
+    }
+    if let Some(p4v1::table_action::Type::Action(x)) = canonical_b.action.as_mut().and_then(|a| a.r#type.as_mut()) {
+        x.params[0].value = vec![6];
+    }
+    assert_eq!(read_table(&h, &mut client, a.table_id), [canonical_b]);
+    assert_eq!(forward(&h, &frame(mac_b, 0x0b00_0001)), Some(6));
+    // CONTINUE_ON_ERROR keeps what succeeded; an unknown mode is refused before anything applies.
+    let e = write_atomic(&h, &mut client, Atomicity::ContinueOnError as i32, duplicate).expect_err("B twice");
+    assert_eq!(update_errors(&e).iter().map(|(c, _)| *c).collect::<Vec<_>>(), [Code::AlreadyExists as i32, Code::Ok as i32]);
+    assert_eq!(forward(&h, &frame(mac_c, 0x0b00_0001)), Some(7));
+    let e = write_atomic(&h, &mut client, 7, vec![(Delete, E::TableEntry(b))]).expect_err("mode 7");
+    assert_eq!((e.code(), e.message()), (Code::InvalidArgument, "unknown atomicity 7"));
+    assert_eq!(forward(&h, &frame(mac_b, 0x0b00_0001)), Some(6));
 }

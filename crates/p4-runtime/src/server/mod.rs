@@ -7,6 +7,7 @@
 //! installed at start ([`Device::install`]).
 
 mod arbitration;
+mod batch;
 mod cells;
 mod digests;
 mod replication;
@@ -280,7 +281,9 @@ fn write_status(results: &[Result<(), tables::Refusal>]) -> Result<(), Status> {
             prost_types::Any { type_url: "type.googleapis.com/p4.v1.Error".to_string(), value: error.encode_to_vec() }
         })
         .collect();
-    let summary = results.iter().filter_map(|r| r.as_ref().err()).map(|(_, m)| m.as_str()).next().unwrap_or_default().to_string();
+    // The summary is the first update's own failure, not an ABORTED one it caused.
+    let errors = || results.iter().filter_map(|r| r.as_ref().err());
+    let summary = errors().find(|(code, _)| *code != Code::Aborted).or_else(|| errors().next()).map(|(_, m)| m.clone()).unwrap_or_default();
     let status = rpc::Status { code: Code::Unknown as i32, message: summary.clone(), details };
     Err(Status::with_details(Code::Unknown, summary, status.encode_to_vec().into()))
 }
@@ -292,42 +295,10 @@ impl<T: Target> P4Runtime for Service<T> {
         let mut device = lock(&self.device);
         device.check_device(request.device_id)?;
         device.arbitration.check_primary(&request.role, request.election_id.as_ref())?;
-        if request.atomicity != p4v1::write_request::Atomicity::ContinueOnError as i32 {
-            return Err(Status::unimplemented("only CONTINUE_ON_ERROR atomicity is supported so far"));
-        }
+        let atomicity = p4v1::write_request::Atomicity::try_from(request.atomicity)
+            .map_err(|_| Status::invalid_argument(format!("unknown atomicity {}", request.atomicity)))?;
         let pipeline = device.running()?;
-        let mut results = Vec::with_capacity(request.updates.len());
-        for update in &request.updates {
-            let kind = p4v1::update::Type::try_from(update.r#type).unwrap_or(p4v1::update::Type::Unspecified);
-            use p4v1::entity::Entity as E;
-            let (target, catalog, ids) = (&mut pipeline.target, &pipeline.catalog, &pipeline.ids);
-            let modify_only = |what: &str| -> Result<(), tables::Refusal> {
-                match kind {
-                    p4v1::update::Type::Modify => Ok(()),
-                    _ => Err((Code::InvalidArgument, format!("{what} can only be modified (INSERT and DELETE do not apply)"))),
-                }
-            };
-            let result = match update.entity.as_ref().and_then(|e| e.entity.as_ref()) {
-                Some(E::TableEntry(entry)) => pipeline.entries.write(target, catalog, ids, kind, entry),
-                Some(E::CounterEntry(entry)) => modify_only("a counter").and_then(|()| cells::write_counter(target, catalog, ids, entry)),
-                Some(E::DirectCounterEntry(entry)) => {
-                    modify_only("a direct counter").and_then(|()| cells::write_direct(target, catalog, ids, &pipeline.entries, entry))
-                }
-                Some(E::RegisterEntry(entry)) => modify_only("a register").and_then(|()| cells::write_register(target, catalog, ids, entry)),
-                Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(entry) })) => {
-                    pipeline.replication.write(target, catalog, kind, entry)
-                }
-                Some(E::MeterEntry(entry)) => modify_only("a meter").and_then(|()| pipeline.meters.write(target, catalog, ids, entry)),
-                Some(E::DirectMeterEntry(entry)) => {
-                    modify_only("a direct meter").and_then(|()| pipeline.meters.write_direct(target, catalog, ids, &pipeline.entries, entry))
-                }
-                Some(E::DigestEntry(entry)) => pipeline.digests.write(kind, entry),
-                Some(E::ValueSetEntry(entry)) => pipeline.value_sets.write(target, catalog, ids, kind, entry),
-                Some(_) => Err((Code::Unimplemented, "this entity cannot be written yet".to_string())),
-                None => Err((Code::InvalidArgument, "an update without an entity".to_string())),
-            };
-            results.push(result);
-        }
+        let results = pipeline.write_batch(&request.updates, atomicity);
         write_status(&results)?;
         Ok(Response::new(p4v1::WriteResponse {}))
     }
@@ -341,45 +312,8 @@ impl<T: Target> P4Runtime for Service<T> {
         let pipeline = device.running()?;
         let mut entities = Vec::new();
         for entity in &request.entities {
-            use p4v1::entity::Entity as E;
-            let (target, catalog, ids) = (&mut pipeline.target, &pipeline.catalog, &pipeline.ids);
-            let status = |(code, m): tables::Refusal| Status::new(code, m);
-            let wrap = |e: E| p4v1::Entity { entity: Some(e) };
-            match entity.entity.as_ref() {
-                Some(E::TableEntry(entry)) if (entry.counter_data.is_some() || entry.meter_config.is_some()) && !entry.is_default_action => {
-                    let found = cells::entries_with_resources(target, catalog, ids, &pipeline.entries, &pipeline.meters, entry).map_err(status)?;
-                    entities.extend(found.into_iter().map(|e| wrap(E::TableEntry(e))));
-                }
-                Some(E::TableEntry(entry)) => {
-                    entities.extend(pipeline.entries.read(catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::TableEntry(e))));
-                }
-                Some(E::CounterEntry(entry)) => {
-                    entities.extend(cells::read_counters(target, catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::CounterEntry(e))));
-                }
-                Some(E::DirectCounterEntry(entry)) => entities.extend(
-                    cells::read_direct(target, catalog, ids, &pipeline.entries, entry).map_err(status)?.into_iter().map(|e| wrap(E::DirectCounterEntry(e))),
-                ),
-                Some(E::RegisterEntry(entry)) => {
-                    entities.extend(cells::read_registers(target, catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::RegisterEntry(e))));
-                }
-                Some(E::MeterEntry(entry)) => {
-                    entities.extend(pipeline.meters.read(catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::MeterEntry(e))));
-                }
-                Some(E::DirectMeterEntry(entry)) => entities.extend(
-                    pipeline.meters.read_direct(catalog, ids, &pipeline.entries, entry).map_err(status)?.into_iter().map(|e| wrap(E::DirectMeterEntry(e))),
-                ),
-                Some(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(entry) })) => {
-                    entities.extend(pipeline.replication.read(entry).into_iter().map(|e| {
-                        wrap(E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry { r#type: Some(e) }))
-                    }));
-                }
-                Some(E::DigestEntry(entry)) => entities.extend(pipeline.digests.read(entry).into_iter().map(|e| wrap(E::DigestEntry(e)))),
-                Some(E::ValueSetEntry(entry)) => {
-                    entities.extend(pipeline.value_sets.read(catalog, ids, entry).map_err(status)?.into_iter().map(|e| wrap(E::ValueSetEntry(e))));
-                }
-                Some(_) => return Err(Status::unimplemented("this entity cannot be read yet")),
-                None => return Err(Status::invalid_argument("a read of an empty entity")),
-            }
+            let found = pipeline.read_entity(entity.entity.as_ref()).map_err(|(code, m)| Status::new(code, m))?;
+            entities.extend(found.into_iter().map(|e| p4v1::Entity { entity: Some(e) }));
         }
         Ok(Response::new(tokio_stream::iter(vec![Ok(p4v1::ReadResponse { entities })])))
     }
