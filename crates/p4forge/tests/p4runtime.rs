@@ -57,8 +57,13 @@ fn election(low: u64) -> p4v1::Uint128 {
 }
 
 fn arbitrate<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, low: u64) -> Stream {
+    arbitrate_as(h, client, low, None)
+}
+
+/// A controller of `role` (`None`: the default role) with election id `low`.
+fn arbitrate_as<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, low: u64, role: Option<p4v1::Role>) -> Stream {
     let (tx, rx) = mpsc::channel(16);
-    let update = p4v1::MasterArbitrationUpdate { device_id: 0, election_id: Some(election(low)), ..Default::default() };
+    let update = p4v1::MasterArbitrationUpdate { device_id: 0, election_id: Some(election(low)), role, ..Default::default() };
     h.rt.block_on(tx.send(p4v1::StreamMessageRequest { update: Some(p4v1::stream_message_request::Update::Arbitration(update)) }))
         .expect("queued");
     let rx = h.rt.block_on(client.stream_channel(ReceiverStream::new(rx))).expect("stream opens").into_inner();
@@ -145,21 +150,24 @@ fn ternary_entry(info: &P4Info, dst: u32, mask: u32, priority: i32, port: u16) -
 
 /// Writes `updates` (of any entity) as the controller with election id `low`.
 fn write_entities<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, low: u64, updates: Vec<(p4v1::update::Type, E)>) -> Result<(), tonic::Status> {
-    let updates = updates
-        .into_iter()
-        .map(|(kind, entity)| p4v1::Update { r#type: kind as i32, entity: Some(p4v1::Entity { entity: Some(entity) }) })
-        .collect();
-    let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(low)), updates, ..Default::default() };
-    h.rt.block_on(client.write(request)).map(|_| ())
+    write_request(h, client, write_of(low, updates))
 }
 
 /// Writes `updates` as one batch in the given atomicity mode (as the primary, election id 1).
 fn write_atomic<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, atomicity: i32, updates: Vec<(p4v1::update::Type, E)>) -> Result<(), tonic::Status> {
+    write_request(h, client, p4v1::WriteRequest { atomicity, ..write_of(1, updates) })
+}
+
+/// A write of `updates` by the controller with election id `low` (of the default role).
+fn write_of(low: u64, updates: Vec<(p4v1::update::Type, E)>) -> p4v1::WriteRequest {
     let updates = updates
         .into_iter()
         .map(|(kind, entity)| p4v1::Update { r#type: kind as i32, entity: Some(p4v1::Entity { entity: Some(entity) }) })
         .collect();
-    let request = p4v1::WriteRequest { device_id: 0, election_id: Some(election(1)), updates, atomicity, ..Default::default() };
+    p4v1::WriteRequest { device_id: 0, election_id: Some(election(low)), updates, ..Default::default() }
+}
+
+fn write_request<T>(h: &Harness<T>, client: &mut P4RuntimeClient<Channel>, request: p4v1::WriteRequest) -> Result<(), tonic::Status> {
     h.rt.block_on(client.write(request)).map(|_| ())
 }
 
@@ -847,4 +855,130 @@ fn a_failing_update_rolls_back_the_whole_batch_under_rollback_on_error_and_datap
     let e = write_atomic(&h, &mut client, 7, vec![(Delete, E::TableEntry(b))]).expect_err("mode 7");
     assert_eq!((e.code(), e.message()), (Code::InvalidArgument, "unknown atomicity 7"));
     assert_eq!(forward(&h, &frame(mac_b, 0x0b00_0001)), Some(6));
+}
+
+/// A role config in Stratum's `P4RoleConfig` wire form, encoded here field by field: exclusive
+/// ids (field 1), shared ids (2), whether the role receives packet-ins (4) and may push a
+/// pipeline (5).
+fn role_config(exclusive: &[u32], shared: &[u32], packet_ins: bool, push: bool) -> prost_types::Any {
+    fn varint(mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push(v as u8 | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+    let mut value = Vec::new();
+    for (tag, ids) in [(1u8, exclusive), (2, shared)] {
+        let mut packed = Vec::new();
+        ids.iter().for_each(|id| varint(u64::from(*id), &mut packed));
+        if !packed.is_empty() {
+            value.push(tag << 3 | 2);
+            varint(packed.len() as u64, &mut value);
+            value.extend(packed);
+        }
+    }
+    for (tag, on) in [(4u8, packet_ins), (5, push)] {
+        if on {
+            value.extend([tag << 3, 1]);
+        }
+    }
+    prost_types::Any { type_url: "type.googleapis.com/stratum.P4RoleConfig".into(), value }
+}
+
+#[test]
+fn roles_write_read_and_push_only_what_their_role_config_grants() {
+    use p4v1::update::Type::Insert;
+    let h = start();
+    let mut client = h.client();
+    let (mut default_role, info) = with_program(&h, &mut client, &fixture("p4runtime_tables.p4"));
+    let (mac, acl) = (id(&info, "I.mac"), id(&info, "I.acl"));
+    let role = |name: &str, config| Some(p4v1::Role { name: name.into(), config, ..Default::default() });
+    let mut acl_role = arbitrate_as(&h, &mut client, 1, role("acl", Some(role_config(&[acl], &[], false, false))));
+    let mut mac_role = arbitrate_as(&h, &mut client, 1, role("mac", Some(role_config(&[], &[mac], true, true))));
+    let as_role = |name: &str, updates| p4v1::WriteRequest { role: name.into(), ..write_of(1, updates) };
+    let denied = |r: Result<(), tonic::Status>| update_errors(&r.expect_err("refused"));
+    let acl_entry = E::TableEntry(ternary_entry(&info, 0x0a00_0000, 0xff00_0000, 10, 2));
+    let mac_entry = |m| E::TableEntry(exact_entry(&info, m, 3));
+    // Each role writes what its config covers; an id exclusive to "acl" is closed to the others,
+    // the default role included.
+    write_request(&h, &mut client, as_role("acl", vec![(Insert, acl_entry.clone())])).expect("acl writes acl");
+    write_request(&h, &mut client, as_role("mac", vec![(Insert, mac_entry(0x0000_5e00_0001))])).expect("mac writes mac");
+    write_request(&h, &mut client, as_role("", vec![(Insert, mac_entry(0x0000_5e00_0002))])).expect("the default role writes mac");
+    let e = denied(write_request(&h, &mut client, as_role("acl", vec![(Insert, mac_entry(0x0000_5e00_0003))])));
+    assert_eq!(e, [(Code::PermissionDenied as i32, format!("P4 id {mac:#x} is not in role \"acl\"'s scope"))]);
+    let e = denied(write_request(&h, &mut client, as_role("", vec![(Insert, acl_entry.clone())])));
+    assert_eq!(e, [(Code::PermissionDenied as i32, format!("P4 id {acl:#x} is exclusive to role \"acl\""))]);
+    let group = E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry {
+        r#type: Some(p4v1::packet_replication_engine_entry::Type::MulticastGroupEntry(p4v1::MulticastGroupEntry { multicast_group_id: 1, ..Default::default() })),
+    });
+    let e = denied(write_request(&h, &mut client, as_role("mac", vec![(Insert, group)])));
+    assert_eq!(e, [(Code::PermissionDenied as i32, "role \"mac\" has a role config: entities without a P4 id are out of its scope".to_string())]);
+    // Reads return the role's entities only; the default role sees all.
+    let read_as = |client: &mut P4RuntimeClient<Channel>, role: &str| {
+        let everything = p4v1::Entity { entity: Some(E::TableEntry(Default::default())) };
+        let request = p4v1::ReadRequest { device_id: 0, entities: vec![everything], role: role.into() };
+        let mut stream = h.rt.block_on(client.read(request)).expect("read").into_inner();
+        let mut tables = Vec::new();
+        while let Some(r) = h.rt.block_on(stream.message()).expect("read") {
+            tables.extend(r.entities.into_iter().filter_map(|e| match e.entity {
+                Some(E::TableEntry(t)) => Some(t.table_id),
+                _ => None,
+            }));
+        }
+        tables.sort();
+        tables
+    };
+    assert_eq!(read_as(&mut client, "acl"), [acl]);
+    assert_eq!(read_as(&mut client, "mac"), [mac, mac]);
+    let mut all = vec![acl, mac, mac];
+    all.sort();
+    assert_eq!(read_as(&mut client, ""), all);
+    // "acl" may not push a pipeline; "mac" may.
+    let program = std::fs::read(fixture("p4runtime_tables.p4")).expect("program");
+    let pushed = |client: &mut P4RuntimeClient<Channel>, role: &str| {
+        use p4v1::set_forwarding_pipeline_config_request::Action;
+        let config = p4v1::ForwardingPipelineConfig { p4info: Some(info.clone()), p4_device_config: program.clone(), cookie: None };
+        let request = p4v1::SetForwardingPipelineConfigRequest {
+            device_id: 0,
+            role: role.into(),
+            election_id: Some(election(1)),
+            action: Action::Verify as i32,
+            config: Some(config),
+            ..Default::default()
+        };
+        h.rt.block_on(client.set_forwarding_pipeline_config(request)).map(|_| ())
+    };
+    let e = pushed(&mut client, "acl").expect_err("acl may not push");
+    assert_eq!((e.code(), e.message()), (Code::PermissionDenied, "role \"acl\" may not push a pipeline (its role config says so)"));
+    pushed(&mut client, "mac").expect("mac may push");
+    // A packet-in goes to the primaries of the roles that receive packet-ins: the default role
+    // and "mac", not "acl".
+    p4_runtime::server::lock(&h.device).packet_in(b"to the controllers").expect("sent");
+    let packet_ins = |stream: &mut Stream| {
+        let mut payloads = Vec::new();
+        let wait = std::time::Duration::from_millis(200);
+        while let Ok(Ok(Some(m))) = h.rt.block_on(async { tokio::time::timeout(wait, stream.rx.message()).await }) {
+            if let Some(p4v1::stream_message_response::Update::Packet(p)) = m.update {
+                payloads.push(p.payload);
+            }
+        }
+        payloads
+    };
+    assert_eq!(packet_ins(&mut default_role), [b"to the controllers".to_vec()]);
+    assert_eq!(packet_ins(&mut mac_role), [b"to the controllers".to_vec()]);
+    assert_eq!(packet_ins(&mut acl_role), Vec::<Vec<u8>>::new());
+    // Configs that cannot hold end the controller's stream with the reason.
+    let refused = |client: &mut P4RuntimeClient<Channel>, role| {
+        let mut stream = arbitrate_as(&h, client, 9, role);
+        let e = h.rt.block_on(stream.rx.message()).expect_err("refused");
+        (e.code(), e.message().to_string())
+    };
+    let clash = refused(&mut client, role("other", Some(role_config(&[mac], &[], false, false))));
+    assert_eq!(clash, (Code::InvalidArgument, format!("P4 id {mac:#x} is exclusive to one role and in role \"mac\"'s scope too")));
+    let default = refused(&mut client, role("", Some(role_config(&[], &[], false, false))));
+    assert_eq!(default, (Code::InvalidArgument, "the default role has the whole pipeline: it takes no role config".to_string()));
+    let other_type = refused(&mut client, role("x", Some(prost_types::Any { type_url: "type.googleapis.com/x.Y".into(), value: vec![] })));
+    assert_eq!(other_type.0, Code::InvalidArgument);
+    assert!(other_type.1.starts_with("role config of type \"type.googleapis.com/x.Y\""), "{}", other_type.1);
 }

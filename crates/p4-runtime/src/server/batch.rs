@@ -28,15 +28,22 @@ fn entity_of(update: &p4v1::Update) -> Option<&E> {
 
 impl<T: Target> Pipeline<T> {
     /// Applies the updates of one Write; one outcome per update.
-    pub(super) fn write_batch(&mut self, updates: &[p4v1::Update], atomicity: Atomicity) -> Vec<Result<(), Refusal>> {
+    /// `allowed` refuses the entities the writer may not write (its role's scope).
+    pub(super) fn write_batch(
+        &mut self,
+        updates: &[p4v1::Update],
+        atomicity: Atomicity,
+        allowed: &dyn Fn(&E) -> Result<(), Refusal>,
+    ) -> Vec<Result<(), Refusal>> {
         let kind_of = |u: &p4v1::Update| Type::try_from(u.r#type).unwrap_or(Type::Unspecified);
+        let permitted = |u: &p4v1::Update| entity_of(u).map_or(Ok(()), allowed);
         if atomicity == Atomicity::ContinueOnError {
-            return updates.iter().map(|u| self.apply(kind_of(u), entity_of(u))).collect();
+            return updates.iter().map(|u| permitted(u).and_then(|()| self.apply(kind_of(u), entity_of(u)))).collect();
         }
         let mut undo: Vec<Inverse> = Vec::with_capacity(updates.len());
         for (i, u) in updates.iter().enumerate() {
             let (kind, entity) = (kind_of(u), entity_of(u));
-            let applied = self.inverse(kind, entity).and_then(|inverse| self.apply(kind, entity).map(|()| inverse));
+            let applied = permitted(u).and_then(|()| self.inverse(kind, entity)).and_then(|inverse| self.apply(kind, entity).map(|()| inverse));
             match applied {
                 Ok(inverse) => undo.push(inverse),
                 Err(refusal) => return self.roll_back(undo, i, refusal, updates.len()),
@@ -76,7 +83,7 @@ impl<T: Target> Pipeline<T> {
             (E::TableEntry(e), Type::Delete) if !e.is_default_action => self.deleted_entry(e),
             (E::TableEntry(e), Type::Insert) => Ok(vec![(Type::Delete, E::TableEntry(e.clone()))]),
             (E::PacketReplicationEngineEntry(e), Type::Insert) => Ok(vec![(Type::Delete, E::PacketReplicationEngineEntry(e.clone()))]),
-            (E::DigestEntry(e), Type::Insert) => Ok(vec![(Type::Delete, E::DigestEntry(e.clone()))]),
+            (E::DigestEntry(e), Type::Insert) => Ok(vec![(Type::Delete, E::DigestEntry(*e))]),
             (E::TableEntry(_) | E::PacketReplicationEngineEntry(_) | E::DigestEntry(_), Type::Delete) => prior(self, Type::Insert),
             (_, Type::Modify) => prior(self, Type::Modify),
             _ => Ok(Vec::new()),

@@ -11,6 +11,7 @@ mod batch;
 mod cells;
 mod digests;
 mod replication;
+pub mod roles;
 mod tables;
 mod value_sets;
 
@@ -116,9 +117,16 @@ impl<T: Target> Device<T> {
             }
             None => p4v1::PacketIn { payload: frame.to_vec(), metadata: Vec::new() },
         };
-        let tx = self.arbitration.primary_tx().ok_or("no primary controller to send a packet-in to")?;
+        let txs = self.arbitration.packet_in_txs(&packet.metadata);
+        if txs.is_empty() {
+            return Err("no primary controller takes this packet-in".to_string());
+        }
         let message = p4v1::StreamMessageResponse { update: Some(p4v1::stream_message_response::Update::Packet(packet)) };
-        tx.try_send(Ok(message)).map_err(|_| "the primary controller's stream is full or closed".to_string())
+        let full = txs.iter().filter(|tx| tx.try_send(Ok(message.clone())).is_err()).count();
+        match full {
+            0 => Ok(()),
+            n => Err(format!("{n} of the {} controllers it goes to have a full or closed stream", txs.len())),
+        }
     }
 
     /// Digests the pipeline sent: to the primary controller in `DigestList`s, once it configured
@@ -183,10 +191,10 @@ impl<T: Target> Device<T> {
             Err(Status::not_found(format!("no device {device_id} here (this is device {})", self.device_id)))
         }
     }
+}
 
-    fn running(&mut self) -> Result<&mut Pipeline<T>, Status> {
-        self.pipeline.as_mut().ok_or_else(|| Status::failed_precondition("no forwarding pipeline: set one with SetForwardingPipelineConfig"))
-    }
+fn no_pipeline() -> Status {
+    Status::failed_precondition("no forwarding pipeline: set one with SetForwardingPipelineConfig")
 }
 
 fn pipeline<T: Target>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig) -> Pipeline<T> {
@@ -297,8 +305,10 @@ impl<T: Target> P4Runtime for Service<T> {
         device.arbitration.check_primary(&request.role, request.election_id.as_ref())?;
         let atomicity = p4v1::write_request::Atomicity::try_from(request.atomicity)
             .map_err(|_| Status::invalid_argument(format!("unknown atomicity {}", request.atomicity)))?;
-        let pipeline = device.running()?;
-        let results = pipeline.write_batch(&request.updates, atomicity);
+        let Device { pipeline, arbitration, .. } = &mut *device;
+        let pipeline = pipeline.as_mut().ok_or_else(no_pipeline)?;
+        let allowed = |e: &p4v1::entity::Entity| arbitration.may_write(&request.role, e).map_err(|why| (Code::PermissionDenied, why));
+        let results = pipeline.write_batch(&request.updates, atomicity, &allowed);
         write_status(&results)?;
         Ok(Response::new(p4v1::WriteResponse {}))
     }
@@ -309,11 +319,13 @@ impl<T: Target> P4Runtime for Service<T> {
         let request = request.into_inner();
         let mut device = lock(&self.device);
         device.check_device(request.device_id)?;
-        let pipeline = device.running()?;
+        let Device { pipeline, arbitration, .. } = &mut *device;
+        let pipeline = pipeline.as_mut().ok_or_else(no_pipeline)?;
         let mut entities = Vec::new();
         for entity in &request.entities {
             let found = pipeline.read_entity(entity.entity.as_ref()).map_err(|(code, m)| Status::new(code, m))?;
-            entities.extend(found.into_iter().map(|e| p4v1::Entity { entity: Some(e) }));
+            let visible = found.into_iter().filter(|e| arbitration.may_read(&request.role, e));
+            entities.extend(visible.map(|e| p4v1::Entity { entity: Some(e) }));
         }
         Ok(Response::new(tokio_stream::iter(vec![Ok(p4v1::ReadResponse { entities })])))
     }
@@ -328,6 +340,9 @@ impl<T: Target> P4Runtime for Service<T> {
             let device = lock(&self.device);
             device.check_device(request.device_id)?;
             device.arbitration.check_primary(&request.role, request.election_id.as_ref())?;
+            if !device.arbitration.may_push(&request.role) {
+                return Err(Status::permission_denied(format!("role {:?} may not push a pipeline (its role config says so)", request.role)));
+            }
         }
         let action = Action::try_from(request.action).unwrap_or(Action::Unspecified);
         if action == Action::Commit {
