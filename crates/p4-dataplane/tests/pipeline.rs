@@ -480,3 +480,24 @@ fn digest_logs_receiver_and_field_values() {
     assert_eq!(out.log, vec!["digest 1: 0x12, 0xabcd".to_string()]);
     assert_eq!(out.outputs, vec![OutputPacket { port: 1, data: vec![0x12, 0xab, 0xcd] }]);
 }
+
+#[test]
+fn a_digest_of_a_struct_reaches_the_control_plane_alike_from_the_switch_and_the_reference_interpreter() {
+    let src = program(
+        "bit<8> a; bit<16> b;",
+        "",
+        "struct learn_t { bit<8> a; bit<16> b; bit<3> c; }",
+        "apply { digest<learn_t>(32w7, { hdr.h.a, hdr.h.b, 3w5 }); sm.egress_spec = 1; }",
+        "apply { }",
+    );
+    let ids = p4_ir::layout::Layouts::of(&common::compile(&src)).ids;
+    let learn_t = ids.objects.iter().find(|o| o.name == "learn_t").expect("learn_t has a control-plane object");
+    let id = learn_t.id;
+    assert_eq!(id >> 24, 0x17, "a digest's id prefix");
+    // a, b, then c = 101 padded with zero bits: 27 bits.
+    let expected = p4_control::Digest { id, receiver: 7, data: vec![0x12, 0xab, 0xcd, 0xa0], bits: 27, varbit_lengths: vec![] };
+    let mut sw = switch(&src);
+    assert_eq!(sw.inject(0, &[0x12, 0xab, 0xcd], 0).digests, [expected.clone()]);
+    let mut reference = common::reference(&src);
+    assert_eq!(reference.inject(0, &[0x12, 0xab, 0xcd], 0).digests, [expected]);
+}

@@ -169,6 +169,16 @@ impl Interpreter {
                     })
                     .collect();
                 self.log.push(format!("digest {receiver}: {}", parts.join(", ")));
+                // The control-plane object is the data's named type's (a tuple has none: id 0).
+                let id = match self.arg(call, 1).map(|e| &e.ty) {
+                    Some(p4_ir::Type::Named(ty)) => self.layouts.ids.id(p4_ir::layout::Target::Digest(*ty)).unwrap_or(0),
+                    _ => 0,
+                };
+                let bits: u32 = leaves.iter().map(|l| if let Value::Varbit { len, .. } = l { *len } else { l.width() }).sum();
+                let varbit_lengths = leaves.iter().filter_map(|l| if let Value::Varbit { len, .. } = l { Some(*len) } else { None }).collect();
+                let data = self.serialize(&leaves, false);
+                let receiver = u128::try_from(receiver).unwrap_or(u128::MAX);
+                self.digests.push(p4_control::Digest { id, receiver, data, bits: bits as usize, varbit_lengths });
             }
             ExternOp::LogMsg => {
                 let message = match self.arg(call, 0).map(|e| &e.kind) {

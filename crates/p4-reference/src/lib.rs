@@ -15,7 +15,7 @@
 //! egress, checksum update, deparser), header stacks, unions, varbits, `for` loops, sub-parser and
 //! sub-control applications, tables with every match kind, direct counters and meters, registers,
 //! counters, meters, hashes, checksums, random numbers, clones (ingress and egress), resubmit,
-//! recirculate, multicast, truncate, digests, `log_msg`, `assert`/`assume`. Not covered: PSA (no
+//! recirculate, multicast, truncate, digests (the log line and the `p4_control::Digest`), `log_msg`, `assert`/`assume`. Not covered: PSA (no
 //! back end runs it), action profile members and groups (tables with an implementation run as
 //! direct tables, as on the software switch).
 //!
@@ -146,6 +146,8 @@ pub struct Interpreter {
     /// Bits the deparser emitted.
     pub(crate) emitted: Vec<bool>,
     pub(crate) log: Vec<String>,
+    /// The digests the packet sent, in order.
+    pub(crate) digests: Vec<p4_control::Digest>,
     /// The return-value slots of the functions running, innermost last.
     pub(crate) returns: Vec<Option<(BlockRef, VarId)>>,
 }
@@ -195,6 +197,7 @@ impl Interpreter {
             fx: Effects::default(),
             emitted: Vec::new(),
             log: Vec::new(),
+            digests: Vec::new(),
             returns: Vec::new(),
         };
         it.state = it.fresh_state(&[]);

@@ -42,6 +42,7 @@ impl Interpreter {
     pub(crate) fn process(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected {
         let mut out = Outcome::default();
         self.log.clear();
+        self.digests.clear();
         if let Err(e) = self.check_port(port) {
             out.drops.push(e.to_string());
             return Injected { outputs: out.outputs, drops: out.drops, ..Injected::default() };
@@ -59,7 +60,8 @@ impl Interpreter {
             }
             self.run_job(job, &mut out, &mut jobs);
         }
-        Injected { outputs: out.outputs, drops: out.drops, log: std::mem::take(&mut self.log), ..Injected::default() }
+        let (log, digests) = (std::mem::take(&mut self.log), std::mem::take(&mut self.digests));
+        Injected { outputs: out.outputs, drops: out.drops, log, digests, ..Injected::default() }
     }
 
     fn run_job(&mut self, job: Job, out: &mut Outcome, jobs: &mut VecDeque<Job>) {
