@@ -128,6 +128,14 @@ pub trait ControlPlane {
     /// Clone session to a multicast group.
     fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError>;
     fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError>;
+    /// Cut clone session `session`'s copies to `bytes` (`None`: whole), as P4Runtime's
+    /// `packet_length_bytes` asks. The default: this dataplane cannot.
+    fn mirroring_truncate(&mut self, session: u32, bytes: Option<u32>) -> Result<(), ControlError> {
+        match bytes {
+            None => Ok(()),
+            Some(_) => Err(ControlError::Invalid(format!("clone session {session}: this dataplane cannot truncate copies"))),
+        }
+    }
 
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError>;
     fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError>;

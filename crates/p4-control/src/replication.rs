@@ -17,6 +17,8 @@ pub struct Replication {
     /// By handle: (replication id, ports sorted and without repeats); `None` once destroyed.
     pub nodes: Vec<Option<(u32, Vec<u32>)>>,
     pub sessions: HashMap<u32, Mirror>,
+    /// Session id → the bytes its copies are cut to (sessions that truncate only).
+    pub truncation: HashMap<u32, u32>,
 }
 
 fn port_set(ports: &[u32]) -> Vec<u32> {
@@ -93,11 +95,32 @@ impl Replication {
     }
 
     /// A clone session to `mirror` (the caller has checked a port).
+    /// A clone session to `mirror` (the caller has checked a port); a session added again is a
+    /// new one (its copies no longer cut).
     pub fn mirroring_add(&mut self, session: u32, mirror: Mirror) {
         self.sessions.insert(session, mirror);
+        self.truncation.remove(&session);
+    }
+
+    /// Cuts the copies of clone session `session` to `bytes` (`None`: whole).
+    pub fn mirroring_truncate(&mut self, session: u32, bytes: Option<u32>) -> Result<(), ControlError> {
+        if !self.sessions.contains_key(&session) {
+            return invalid(format!("no clone session {session}"));
+        }
+        match bytes {
+            Some(n) => self.truncation.insert(session, n),
+            None => self.truncation.remove(&session),
+        };
+        Ok(())
+    }
+
+    /// The bytes clone session `session`'s copies are cut to, if it truncates.
+    pub fn truncation(&self, session: u32) -> Option<u32> {
+        self.truncation.get(&session).copied()
     }
 
     pub fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {
+        self.truncation.remove(&session);
         self.sessions
             .remove(&session)
             .map(|_| ())

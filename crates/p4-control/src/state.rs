@@ -88,6 +88,11 @@ impl ControlState {
         self.replication.mirror_sessions()
     }
 
+    /// The bytes clone session `session`'s copies are cut to, if it truncates.
+    pub fn mirror_truncation(&self, session: u32) -> Option<u32> {
+        self.replication.truncation(session)
+    }
+
     /// The members of value set `index` as (value, mask), in the order they were added.
     pub fn value_set_members(&self, index: usize) -> Vec<(u128, u128)> {
         self.value_sets.get(index).cloned().unwrap_or_default()
@@ -204,6 +209,10 @@ impl ControlPlane for ControlState {
 
     fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {
         self.replication.mirroring_delete(session)
+    }
+
+    fn mirroring_truncate(&mut self, session: u32, bytes: Option<u32>) -> Result<(), ControlError> {
+        self.replication.mirroring_truncate(session, bytes)
     }
 
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {

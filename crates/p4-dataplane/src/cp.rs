@@ -119,6 +119,10 @@ impl ControlPlane for Switch {
         self.replication.mirroring_delete(session)
     }
 
+    fn mirroring_truncate(&mut self, session: u32, bytes: Option<u32>) -> Result<(), ControlError> {
+        self.replication.mirroring_truncate(session, bytes)
+    }
+
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
         let id = self.catalog.register_index(register)?;
         self.catalog.register_cell(id, register, index)?;

@@ -31,8 +31,9 @@ pub use p4_control::Mirror;
 /// Work caused by a packet, processed in FIFO order.
 enum Job {
     Ingress { data: Vec<u8>, port: u32, instance: u32, keep: Option<(usize, Vec<u128>)>, depth: u32 },
-    CloneI2E { data: Vec<u8>, in_port: u32, out_port: u32, rid: u32, keep: (usize, Vec<u128>), depth: u32 },
-    Egress { state: CopyState, port: u32, instance: u32, rid: u32, depth: u32 },
+    /// `cut`: the bytes a truncating clone session cuts the copy to.
+    CloneI2E { data: Vec<u8>, in_port: u32, out_port: u32, rid: u32, keep: (usize, Vec<u128>), depth: u32, cut: Option<u32> },
+    Egress { state: CopyState, port: u32, instance: u32, rid: u32, depth: u32, cut: Option<u32> },
 }
 
 /// The state of a copy the traffic manager sends to egress later (a multicast replica or an
@@ -494,9 +495,10 @@ impl Switch {
         }
         if let Some((session, set)) = self.ctx.fx.clone {
             self.trace::<T>(|| Event::Decision { decision: format!("clone session {session}") });
+            let cut = self.replication.truncation(session);
             for (rid, out_port) in self.mirror_targets(session) {
                 let (data, frame) = (self.spare.bytes(&[data]), self.spare.frame(&self.ctx.f));
-                jobs.push_back(Job::CloneI2E { data, in_port: port, out_port, rid, keep: (set, frame), depth });
+                jobs.push_back(Job::CloneI2E { data, in_port: port, out_port, rid, keep: (set, frame), depth, cut });
             }
         }
         if let Some(set) = self.ctx.fx.reparse_arrived {
@@ -520,7 +522,7 @@ impl Switch {
             for (rid, out_port) in members {
                 let frame = self.spare.frame(&self.ctx.f);
                 let state = self.copy_state(frame);
-                jobs.push_back(Job::Egress { state, port: out_port, instance: self.instance(PacketInstance::Replica), rid, depth });
+                jobs.push_back(Job::Egress { state, port: out_port, instance: self.instance(PacketInstance::Replica), rid, depth, cut: None });
             }
             return;
         }
@@ -532,12 +534,18 @@ impl Switch {
         }
         let out_port = self.meta_get(MetaRole::EgressSpec).unwrap_or(0);
         self.trace::<T>(|| Event::Decision { decision: format!("unicast to port {out_port}") });
-        self.egress::<T>(out_port as u32, None, 0, depth, res, jobs);
+        self.egress::<T>(out_port as u32, None, 0, depth, None, res, jobs);
     }
 
-    fn egress<const T: bool>(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
+    /// Egress of the packet in the context to `port`; `cut`: the bytes a truncating clone
+    /// session cuts this copy to.
+    #[allow(clippy::too_many_arguments)]
+    fn egress<const T: bool>(&mut self, port: u32, instance: Option<u32>, rid: u32, depth: u32, cut: Option<u32>, res: &mut BatchOut, jobs: &mut VecDeque<Job>) {
         self.depart(port, rid, instance);
-        let truncate = self.ctx.fx.truncate;
+        let truncate = match (self.ctx.fx.truncate, cut) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         self.ctx.fx = Effects { truncate, ..Effects::default() };
         if T && self.ctx.trace.is_some() {
             let instance = self.meta_get(MetaRole::InstanceType).map_or_else(|| "normal".into(), |i| self.instance_name(i as u32));
@@ -550,10 +558,11 @@ impl Switch {
             return;
         }
         if let Some((session, set)) = self.ctx.fx.clone {
+            let cut = self.replication.truncation(session);
             for (crid, out_port) in self.mirror_targets(session) {
                 let frame = self.e2e_frame(set);
                 let state = self.copy_state(frame);
-                jobs.push_back(Job::Egress { state, port: out_port, instance: self.instance(PacketInstance::EgressClone), rid: crid, depth });
+                jobs.push_back(Job::Egress { state, port: out_port, instance: self.instance(PacketInstance::EgressClone), rid: crid, depth, cut });
             }
         }
         if self.marked_to_drop() {
@@ -649,16 +658,16 @@ impl Switch {
                     self.spare.give_frame(frame);
                 }
             }
-            Job::CloneI2E { data, in_port, out_port, rid, keep, depth } => {
+            Job::CloneI2E { data, in_port, out_port, rid, keep, depth, cut } => {
                 self.parse::<T>(&data, in_port, self.instance(PacketInstance::IngressClone));
                 self.restore(keep.0, &keep.1);
                 self.spare.give_bytes(data);
                 self.spare.give_frame(keep.1);
-                self.egress::<T>(out_port, Some(self.instance(PacketInstance::IngressClone)), rid, depth, res, jobs);
+                self.egress::<T>(out_port, Some(self.instance(PacketInstance::IngressClone)), rid, depth, cut, res, jobs);
             }
-            Job::Egress { state, port, instance, rid, depth } => {
+            Job::Egress { state, port, instance, rid, depth, cut } => {
                 self.resume(state);
-                self.egress::<T>(port, Some(instance), rid, depth, res, jobs);
+                self.egress::<T>(port, Some(instance), rid, depth, cut, res, jobs);
             }
         }
     }

@@ -289,6 +289,36 @@ fn unconfigured_clone_session_is_logged_and_the_original_still_goes_out() {
 }
 
 #[test]
+fn truncating_clone_sessions_cut_their_copies_alike_on_the_switch_and_the_reference_interpreter() {
+    use p4_dataplane::control::{ControlPlane, PacketIo};
+    let src = program(
+        "bit<8> a;",
+        "",
+        "",
+        "apply { clone(CloneType.I2E, 32w5); sm.egress_spec = 1; }",
+        "apply { if (sm.instance_type == 0) { clone(CloneType.E2E, 32w6); } }",
+    );
+    let run = |dp: &mut dyn ControlPlaneAndIo| {
+        dp.mirroring_add(5, 2).expect("session 5");
+        dp.mirroring_add(6, 3).expect("session 6");
+        dp.mirroring_truncate(5, Some(2)).expect("cut to 2");
+        dp.mirroring_truncate(6, Some(1)).expect("cut to 1");
+        let mut out: Vec<(u32, Vec<u8>)> = dp.inject(0, &[1, 2, 3, 4], 0).outputs.into_iter().map(|o| (o.port, o.data)).collect();
+        out.sort();
+        // Added again, a session no longer cuts.
+        dp.mirroring_add(5, 2).expect("session 5 again");
+        let whole = dp.inject(0, &[1, 2, 3, 4], 0).outputs.into_iter().find(|o| o.port == 2).map(|o| o.data);
+        (out, whole)
+    };
+    trait ControlPlaneAndIo: ControlPlane + PacketIo {}
+    impl<T: ControlPlane + PacketIo> ControlPlaneAndIo for T {}
+    let expected = (vec![(1, vec![1, 2, 3, 4]), (2, vec![1, 2]), (3, vec![1])], Some(vec![1, 2, 3, 4]));
+    assert_eq!(run(&mut switch(&src)), expected);
+    assert_eq!(run(&mut common::reference(&src)), expected);
+    assert!(switch(&src).mirroring_truncate(9, Some(1)).is_err(), "no session 9");
+}
+
+#[test]
 fn value_sets_match_control_plane_members() {
     let src = r#"
 #include <core.p4>

@@ -420,6 +420,9 @@ impl ControlPlane for Interpreter {
     fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {
         self.control.mirroring_delete(session)
     }
+    fn mirroring_truncate(&mut self, session: u32, bytes: Option<u32>) -> Result<(), ControlError> {
+        self.control.mirroring_truncate(session, bytes)
+    }
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
         self.control.register_read(register, index)
     }

@@ -18,10 +18,11 @@ enum Job {
     /// A packet entering the parser again (resubmitted or recirculated), with the fields it keeps
     /// and the state they are taken from.
     Ingress { data: Vec<u8>, port: u32, instance: u32, keep: (Preserve, PacketState), depth: u32 },
-    /// An ingress-to-egress clone: the packet as it arrived, parsed again.
-    CloneI2E { data: Vec<u8>, in_port: u32, out_port: u32, rid: u32, keep: (Preserve, PacketState), depth: u32 },
+    /// An ingress-to-egress clone: the packet as it arrived, parsed again; `cut`: the bytes a
+    /// truncating clone session cuts it to.
+    CloneI2E { data: Vec<u8>, in_port: u32, out_port: u32, rid: u32, keep: (Preserve, PacketState), depth: u32, cut: Option<u32> },
     /// A copy entering egress with the state it was made with.
-    Egress { state: PacketState, port: u32, instance: u32, rid: u32, depth: u32 },
+    Egress { state: PacketState, port: u32, instance: u32, rid: u32, depth: u32, cut: Option<u32> },
 }
 
 /// What came of one injected packet so far.
@@ -69,17 +70,17 @@ impl Interpreter {
             Job::Ingress { data, port, instance, keep, depth } => {
                 self.ingress(&data, port, instance, Some(keep), depth, out, jobs)
             }
-            Job::CloneI2E { data, in_port, out_port, rid, keep, depth } => {
+            Job::CloneI2E { data, in_port, out_port, rid, keep, depth, cut } => {
                 let instance = self.arch.instance_value(PacketInstance::IngressClone);
                 // A failed assert in the clone's parser stops nothing: the copy goes to egress.
                 let _ = self.parse(&data, in_port, instance);
                 self.restore(&keep.0, &keep.1);
-                self.egress(out_port, Some(instance), rid, depth, out, jobs);
+                self.egress(out_port, Some(instance), rid, depth, cut, out, jobs);
             }
-            Job::Egress { state, port, instance, rid, depth } => {
+            Job::Egress { state, port, instance, rid, depth, cut } => {
                 self.state = state;
                 self.fx = Effects::default();
-                self.egress(port, Some(instance), rid, depth, out, jobs);
+                self.egress(port, Some(instance), rid, depth, cut, out, jobs);
             }
         }
     }
@@ -165,9 +166,10 @@ impl Interpreter {
             return;
         }
         if let Some((session, fields)) = self.fx.clone.clone() {
+            let cut = self.control.mirror_truncation(session);
             for (rid, out_port) in self.mirror_targets(session) {
                 let keep = (fields.clone(), self.state.clone());
-                jobs.push_back(Job::CloneI2E { data: data.to_vec(), in_port: port, out_port, rid, keep, depth });
+                jobs.push_back(Job::CloneI2E { data: data.to_vec(), in_port: port, out_port, rid, keep, depth, cut });
             }
         }
         if let Some(fields) = self.fx.resubmit.clone() {
@@ -194,7 +196,7 @@ impl Interpreter {
             }
             let instance = self.arch.instance_value(PacketInstance::Replica);
             for (rid, out_port) in members {
-                jobs.push_back(Job::Egress { state: self.state.clone(), port: out_port, instance, rid, depth });
+                jobs.push_back(Job::Egress { state: self.state.clone(), port: out_port, instance, rid, depth, cut: None });
             }
             return;
         }
@@ -204,16 +206,19 @@ impl Interpreter {
             return;
         }
         let out_port = self.meta_get(MetaRole::EgressSpec).unwrap_or(0) as u32;
-        self.egress(out_port, None, 0, depth, out, jobs);
+        self.egress(out_port, None, 0, depth, None, out, jobs);
     }
 
-    /// Egress, the after-egress steps, the deparser, and the packet out (or back to the parser).
+    /// Egress, the after-egress steps, the deparser, and the packet out (or back to the parser);
+    /// `cut`: the bytes a truncating clone session cuts this copy to.
+    #[allow(clippy::too_many_arguments)]
     fn egress(
         &mut self,
         port: u32,
         instance: Option<u32>,
         rid: u32,
         depth: u32,
+        cut: Option<u32>,
         out: &mut Outcome,
         jobs: &mut VecDeque<Job>,
     ) {
@@ -227,8 +232,13 @@ impl Interpreter {
         if let Some(i) = instance {
             self.meta_set(MetaRole::InstanceType, u128::from(i));
         }
-        // A truncation asked for in ingress holds for the unicast copy.
-        self.fx = Effects { truncate: self.fx.truncate, ..Effects::default() };
+        // A truncation asked for in ingress holds for the unicast copy; a clone session's cut
+        // holds for its copies (the shorter of the two wins).
+        let truncate = match (self.fx.truncate, cut) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.fx = Effects { truncate, ..Effects::default() };
         let egress = self.blocks_between(Some(Role::Ingress), Some(Role::Egress));
         if let Err(why) = self.run_controls(&egress) {
             self.abort(why, out);
@@ -236,9 +246,10 @@ impl Interpreter {
         }
         if let Some((session, fields)) = self.fx.clone.clone() {
             let instance = self.arch.instance_value(PacketInstance::EgressClone);
+            let cut = self.control.mirror_truncation(session);
             for (crid, out_port) in self.mirror_targets(session) {
                 let state = self.egress_clone_state(&fields);
-                jobs.push_back(Job::Egress { state, port: out_port, instance, rid: crid, depth });
+                jobs.push_back(Job::Egress { state, port: out_port, instance, rid: crid, depth, cut });
             }
         }
         if self.marked_to_drop() {

@@ -484,6 +484,21 @@ fn multicast_groups_and_clone_sessions_replicate_packets() {
     assert_eq!(outputs(0x0000_5e00_0009), [1, 6]);
     pre_write(&mut client, vec![pre(Modify, session(vec![replica(6, 0), replica(7, 0)]))]).expect("two copies");
     assert_eq!(outputs(0x0000_5e00_0009), [1, 6, 7]);
+    // A truncating session cuts its copies (20 of the frame's 34 bytes), not the original.
+    let cut = |replicas, bytes| Pre::CloneSessionEntry(p4v1::CloneSessionEntry { session_id: 9, replicas, packet_length_bytes: bytes, ..Default::default() });
+    pre_write(&mut client, vec![pre(Modify, cut(vec![replica(6, 0), replica(7, 0)], 20))]).expect("truncating");
+    let lengths = |mac| {
+        use p4_control::PacketIo;
+        let mut device = p4_runtime::server::lock(&h.device);
+        let mut out: Vec<(u32, usize)> = device.target().expect("pipeline").inject(0, &frame(mac, 0x0b00_0001), 0).outputs.iter().map(|o| (o.port, o.data.len())).collect();
+        out.sort();
+        out
+    };
+    assert_eq!(lengths(0x0000_5e00_0009), [(1, 34), (6, 20), (7, 20)]);
+    let e = pre_write(&mut client, vec![pre(Modify, cut(vec![replica(6, 0)], -1))]).expect_err("negative");
+    assert_eq!(update_errors(&e), [(Code::InvalidArgument as i32, "packet_length_bytes -1 is negative".to_string())]);
+    pre_write(&mut client, vec![pre(Modify, session(vec![replica(6, 0), replica(7, 0)]))]).expect("whole copies again");
+    assert_eq!(lengths(0x0000_5e00_0009), [(1, 34), (6, 34), (7, 34)]);
     // Reads return what was written; a duplicate group is ALREADY_EXISTS; deletes stop the copies.
     let read_all = |client: &mut P4RuntimeClient<Channel>, t: Pre| read_entities(&h, client, entity(t)).expect("read");
     let groups = read_all(&mut client, Pre::MulticastGroupEntry(Default::default()));

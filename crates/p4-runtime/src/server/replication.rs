@@ -137,9 +137,10 @@ impl Replication {
         if id == 0 {
             return refuse(Code::InvalidArgument, "clone session id 0 is not a session");
         }
-        if s.packet_length_bytes != 0 {
-            return refuse(Code::Unimplemented, "truncating clone sessions (packet_length_bytes) are not supported yet");
-        }
+        let cut = match s.packet_length_bytes {
+            0 => None,
+            n => Some(u32::try_from(n).map_err(|_| (Code::InvalidArgument, format!("packet_length_bytes {n} is negative")))?),
+        };
         let (ports, canonical) = replicas(catalog, &s.replicas)?;
         let written = CloneSessionEntry { replicas: canonical, ..s.clone() };
         match (kind, self.sessions.contains_key(&id)) {
@@ -148,10 +149,11 @@ impl Replication {
             (update::Type::Unspecified, _) => return refuse(Code::InvalidArgument, "update type unspecified"),
             _ => {}
         }
-        if let Some((_, kept)) = self.sessions.remove(&id) {
+        let old = self.sessions.remove(&id);
+        if let Some((_, kept)) = &old {
             target.mirroring_delete(id).map_err(control)?;
             if let Some((group, nodes)) = kept {
-                destroy_group(target, group, &nodes)?;
+                destroy_group(target, *group, nodes)?;
             }
         }
         if kind == update::Type::Delete {
@@ -173,6 +175,18 @@ impl Replication {
             }
         };
         self.sessions.insert(id, (written, kept));
+        if let Err(e) = target.mirroring_truncate(id, cut) {
+            // Not applied: the session as it was before.
+            let (_, kept) = self.sessions.remove(&id).expect("just inserted");
+            target.mirroring_delete(id).map_err(control)?;
+            if let Some((group, nodes)) = kept {
+                destroy_group(target, group, &nodes)?;
+            }
+            if let Some((entry, _)) = old {
+                self.write_session(target, catalog, update::Type::Insert, &entry)?;
+            }
+            return refuse(Code::Unimplemented, e.to_string());
+        }
         Ok(())
     }
 
