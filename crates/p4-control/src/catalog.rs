@@ -52,6 +52,10 @@ pub struct TableInfo {
     pub initial_default: (usize, Vec<u128>),
     /// The entries the program lists, in order.
     pub initial_entries: Vec<InitialEntry>,
+    /// Its action profile or selector (`implementation`), by [`p4_ir::ExternId`] index.
+    pub implementation: Option<usize>,
+    /// The hash algorithm its action selector picks a group's member with (`None`: no selector).
+    pub selector: Option<p4_ir::arch::HashAlgorithm>,
 }
 
 /// An action as a table offers it.
@@ -113,7 +117,11 @@ impl Catalog {
             .tables
             .iter()
             .enumerate()
-            .map(|(ti, t)| table_info(program, layouts, ti, t))
+            .map(|(ti, t)| {
+                let mut info = table_info(program, layouts, ti, t)?;
+                info.selector = arch.and_then(|a| a.selector_algorithm(program, t));
+                Ok(info)
+            })
             .collect::<Result<Vec<_>, String>>()?;
         let externs =
             program.externs.iter().enumerate().map(|(i, e)| extern_info(program, layouts, arch, i, e)).collect();
@@ -198,6 +206,8 @@ fn table_info(program: &Program, layouts: &Layouts, ti: usize, t: &p4_ir::Table)
         sized: t.size.is_some(),
         initial_default: (0, Vec::new()),
         initial_entries: Vec::new(),
+        implementation: t.implementation.map(|e| e.index()),
+        selector: None,
     };
     if let Some(d) = &t.default_action {
         info.initial_default = program_action(program, &info, d)?;

@@ -18,6 +18,8 @@ struct Stored {
     seq: u64,
     /// Direct counts (packets, bytes).
     counts: (u64, u64),
+    /// The members an action selector's entry chooses among (`None`: a plain entry).
+    members: Option<Vec<(usize, Vec<u128>)>>,
 }
 
 /// The entries of one table and its default action.
@@ -74,7 +76,7 @@ impl EntryStore {
             }
         };
         self.by_identity.insert(id, handle);
-        self.entries[handle as usize] = Some(Stored { entry, seq: self.next_seq, counts: (0, 0) });
+        self.entries[handle as usize] = Some(Stored { entry, seq: self.next_seq, counts: (0, 0), members: None });
         self.next_seq += 1;
         Ok(handle)
     }
@@ -104,10 +106,28 @@ impl EntryStore {
             Some(s) => {
                 s.entry.action = action;
                 s.entry.args = args;
+                s.members = None;
                 true
             }
             None => false,
         }
+    }
+
+    /// Makes entry `handle` choose among `members` (see `ControlPlane::table_select`); `false`:
+    /// there is no such entry.
+    pub fn set_members(&mut self, handle: Handle, members: Vec<(usize, Vec<u128>)>) -> bool {
+        match self.entries.get_mut(handle as usize).and_then(Option::as_mut) {
+            Some(s) => {
+                s.members = Some(members);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The members entry `handle` chooses among, if it is an action selector's group entry.
+    pub fn members(&self, handle: Handle) -> Option<&[(usize, Vec<u128>)]> {
+        self.entries.get(handle as usize)?.as_ref()?.members.as_deref()
     }
 
     pub fn set_default(&mut self, action: usize, args: Vec<u128>) {

@@ -113,6 +113,14 @@ pub trait ControlPlane {
     fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError>;
     fn table_clear(&mut self, table: &str) -> Result<(), ControlError>;
     fn table_set_default(&mut self, table: &str, action: &str, args: ActionArgs) -> Result<(), ControlError>;
+    /// Makes entry `handle` of `table` (a table with an action selector) choose, per packet, among
+    /// `members` (each an action and its arguments; at least one): member `h mod n` of `n`, `h`
+    /// the selector's hash of the selector keys' values back to back. `table_modify` makes it a
+    /// plain entry again. The default: this dataplane cannot.
+    fn table_select(&mut self, table: &str, handle: Handle, members: Vec<(String, ActionArgs)>) -> Result<(), ControlError> {
+        let _ = (handle, members);
+        Err(ControlError::Invalid(format!("table {table}: this dataplane cannot select among an action selector's members")))
+    }
 
     fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError>;
     fn mc_mgrp_destroy(&mut self, group: u32) -> Result<(), ControlError>;

@@ -94,6 +94,27 @@ impl Catalog {
         Ok((ti, ai, action_data(&self.tables[ti], ai, args)?))
     }
 
+    /// `table_select`: the table (one with an action selector) and each member's action position
+    /// and data; at least one member.
+    pub fn members_to_select(&self, table: &str, members: &[(String, ActionArgs)]) -> Result<(usize, Vec<(usize, Vec<u128>)>), ControlError> {
+        let ti = self.table_index(table)?;
+        let tp = &self.tables[ti];
+        if tp.selector.is_none() {
+            return invalid(format!("table {} has no action selector", tp.name));
+        }
+        if members.is_empty() {
+            return invalid(format!("table {}: an entry selects among at least one member", tp.name));
+        }
+        let chosen = members
+            .iter()
+            .map(|(action, args)| {
+                let ai = self.table_action(ti, action)?;
+                Ok((ai, action_data(tp, ai, args)?))
+            })
+            .collect::<Result<Vec<_>, ControlError>>()?;
+        Ok((ti, chosen))
+    }
+
     /// `table_set_default`: the table, the action's position and its data.
     pub fn default_to_set(
         &self,

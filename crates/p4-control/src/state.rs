@@ -88,6 +88,12 @@ impl ControlState {
         self.replication.mirror_sessions()
     }
 
+    /// The members entry `handle` of table `table` (by index) chooses among, if it is an action
+    /// selector's group entry.
+    pub fn members(&self, table: usize, handle: Handle) -> Option<&[(usize, Vec<u128>)]> {
+        self.tables.get(table)?.members(handle)
+    }
+
     /// The bytes clone session `session`'s copies are cut to, if it truncates.
     pub fn mirror_truncation(&self, session: u32) -> Option<u32> {
         self.replication.truncation(session)
@@ -149,6 +155,14 @@ impl ControlPlane for ControlState {
     ) -> Result<(), ControlError> {
         let (ti, ai, data) = self.catalog.action_to_modify(table, action, &args)?;
         if !self.tables[ti].set_action(handle, ai, data) {
+            return invalid(format!("table {}: no entry with handle {handle}", self.catalog.tables[ti].name));
+        }
+        Ok(())
+    }
+
+    fn table_select(&mut self, table: &str, handle: Handle, members: Vec<(String, ActionArgs)>) -> Result<(), ControlError> {
+        let (ti, chosen) = self.catalog.members_to_select(table, &members)?;
+        if !self.tables[ti].set_members(handle, chosen) {
             return invalid(format!("table {}: no entry with handle {handle}", self.catalog.tables[ti].name));
         }
         Ok(())

@@ -47,6 +47,14 @@ impl ControlPlane for Switch {
         self.ctx.tables[ti].insert(entry).map_err(|m| ControlError::Invalid(format!("table {name}: {m}")))
     }
 
+    fn table_select(&mut self, table: &str, handle: Handle, members: Vec<(String, ActionArgs)>) -> Result<(), ControlError> {
+        let (ti, chosen) = self.catalog.members_to_select(table, &members)?;
+        match self.ctx.tables.get_mut(ti).is_some_and(|t| t.set_members(handle, chosen)) {
+            true => Ok(()),
+            false => Err(ControlError::Invalid(format!("table {}: no entry with handle {handle}", self.catalog.tables[ti].name))),
+        }
+    }
+
     fn table_modify(
         &mut self,
         table: &str,

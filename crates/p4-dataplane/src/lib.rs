@@ -38,7 +38,10 @@
 //!   ` (parser error <name>)`; `assert failed in <block>`; `multicast group <g> has no members`;
 //! - `Injected::log` lines: `log_msg` text with `{}` replaced by decimal values; `digest <receiver>:
 //!   0x.., 0x..`; `clone to session <s>, which is not configured: no copy made`;
-//! - tables with action profiles/selectors run as direct tables (no member/group API yet);
+//! - an action profile's members are plain entries (the control plane writes each entry with its
+//!   member's action); an action selector's group entry (`ControlPlane::table_select`) runs member
+//!   `h mod n` of its `n`, `h` the selector's hash over the selector keys back to back (BMv2
+//!   also takes the hash modulo the group size; its member order is its own);
 //! - a table takes no more entries than its `size` (1,024 without one, as the reference compiler
 //!   gives BMv2; [`Switch::ignore_table_sizes`] lifts it);
 //! - const entries: an explicit priority is used as is and the smaller number wins (BMv2), an entry

@@ -286,6 +286,10 @@ pub struct TableState {
     /// Handles of removed entries, smallest first: the next insert takes the smallest (as BMv2's
     /// handle manager does), so a table whose entries change under traffic keeps its size.
     free: std::collections::BinaryHeap<std::cmp::Reverse<u64>>,
+    /// By handle: the members an action selector's group entry chooses among (action index and
+    /// data each); a plain entry has none. Only the full lookup reads them (generated code takes
+    /// it for every table with a selector).
+    members: HashMap<u64, Vec<(usize, Vec<u128>)>>,
     index: Index,
     /// Scratch for LPM probes (reused; never shrinks).
     probe: Vec<u128>,
@@ -303,6 +307,7 @@ impl Clone for TableState {
             hits: self.hits.clone(),
             counts: self.counts.clone(),
             free: self.free.clone(),
+            members: self.members.clone(),
             index: self.index.clone(),
             probe: self.probe.clone(),
             default: self.default.clone(),
@@ -688,7 +693,7 @@ impl TableState {
             counts: std::ptr::null_mut(),
         };
         let mut table =
-            TableState { entries: Vec::new(), hits: Vec::new(), counts: Vec::new(), free: Default::default(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit, flat_probe };
+            TableState { entries: Vec::new(), hits: Vec::new(), counts: Vec::new(), free: Default::default(), members: HashMap::default(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit, flat_probe };
         table.refresh_flat_probe();
         table
     }
@@ -836,6 +841,7 @@ impl TableState {
             .and_then(Option::take)
             .ok_or_else(|| format!("no entry with handle {handle}"))?;
         self.free.push(std::cmp::Reverse(handle));
+        self.members.remove(&handle);
         match &mut self.index {
             Index::Exact(map) => {
                 map.remove(&exact_key(&entry.matches));
@@ -882,6 +888,7 @@ impl TableState {
     /// Removes every entry; handles start again from 0.
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.members.clear();
         self.hits.clear();
         self.counts.clear();
         self.free.clear();
@@ -910,6 +917,21 @@ impl TableState {
     /// The entry `handle`, to update its meter (its counts are [`TableState::add_count`]'s); its
     /// matches and priority must stay as they are (the index is keyed by them), and its action
     /// and data change only through [`TableState::set_action`] (the hit records copy them).
+    /// Makes entry `handle` choose among `members` (`ControlPlane::table_select`); `false`: no
+    /// such entry.
+    pub fn set_members(&mut self, handle: u64, members: Vec<(usize, Vec<u128>)>) -> bool {
+        if self.entries.get(handle as usize).and_then(Option::as_ref).is_none() {
+            return false;
+        }
+        self.members.insert(handle, members);
+        true
+    }
+
+    /// The members entry `handle` chooses among, if it is an action selector's group entry.
+    pub fn members(&self, handle: u64) -> Option<&[(usize, Vec<u128>)]> {
+        self.members.get(&handle).map(Vec::as_slice)
+    }
+
     pub fn get_mut(&mut self, handle: u64) -> Option<&mut Entry> {
         self.entries.get_mut(handle as usize).and_then(Option::as_mut)
     }
@@ -949,6 +971,7 @@ impl TableState {
         let Some(entry) = self.entries.get_mut(handle as usize).and_then(Option::as_mut) else { return false };
         entry.action = action;
         entry.args = args;
+        self.members.remove(&handle);
         let hit = Hit::of(entry);
         if let Some(slot) = self.hits.get_mut(handle as usize) {
             *slot = hit;

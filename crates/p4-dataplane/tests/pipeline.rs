@@ -531,3 +531,65 @@ fn a_digest_of_a_struct_reaches_the_control_plane_alike_from_the_switch_and_the_
     let mut reference = common::reference(&src);
     assert_eq!(reference.inject(0, &[0x12, 0xab, 0xcd], 0).digests, [expected]);
 }
+
+#[test]
+fn an_action_selector_group_entry_runs_the_member_its_hash_picks_alike_on_the_switch_and_the_reference_interpreter() {
+    use p4_dataplane::control::{ActionArgs, ControlPlane, KeyValue, Keys, PacketIo};
+    use num_bigint::BigUint;
+    let src = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> dst; bit<16> flow; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action set_port(bit<9> port) { sm.egress_spec = port; }
+    action_selector(HashAlgorithm.crc16, 32w64, 32w14) sel;
+    table ecmp {
+        key = { hdr.h.dst: exact; hdr.h.flow: selector; }
+        actions = { set_port; NoAction; }
+        implementation = sel;
+        default_action = NoAction();
+    }
+    apply { sm.egress_spec = 0; ecmp.apply(); }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    trait Target: ControlPlane + PacketIo {}
+    impl<T: ControlPlane + PacketIo> Target for T {}
+    let port = |p: u32| ("set_port".to_string(), ActionArgs::Positional(vec![BigUint::from(p)]));
+    let run = |dp: &mut dyn Target| {
+        let h = dp.table_add("ecmp", Keys::Positional(vec![KeyValue::Value(BigUint::from(7u8))]), "set_port", ActionArgs::Positional(vec![BigUint::from(1u8)]), None).expect("entry");
+        dp.table_select("ecmp", h, vec![port(2), port(3), port(4)]).expect("three members");
+        let ports: Vec<u32> = (0u16..8).map(|flow| {
+            let [hi, lo] = flow.to_be_bytes();
+            dp.inject(0, &[7, hi, lo], 0).outputs.first().map_or(u32::MAX, |o| o.port)
+        }).collect();
+        // A modify makes it a plain entry again.
+        dp.table_modify("ecmp", h, "set_port", ActionArgs::Positional(vec![BigUint::from(9u8)])).expect("modify");
+        let plain = dp.inject(0, &[7, 0, 5], 0).outputs.first().map(|o| o.port);
+        (ports, plain)
+    };
+    // Member crc16(flow) mod 3 of ports 2, 3, 4 (crc16/ARC of the two flow bytes, worked out
+    // independently of both dataplanes: 0x0000 0xc0c1 0xc181 0x0140 0xc301 0x03c0 0x0280 0xc241).
+    let crc: [u16; 8] = [0x0000, 0xc0c1, 0xc181, 0x0140, 0xc301, 0x03c0, 0x0280, 0xc241];
+    let expected_ports: Vec<u32> = crc.iter().map(|c| 2 + u32::from(*c) % 3).collect();
+    let expected = (expected_ports, Some(9));
+    let mut machine_code = common::switch(src);
+    assert_eq!(machine_code.code_class(), p4_dataplane::CodeClass::SelfContained, "{:?}", machine_code.machine_code());
+    assert_eq!(run(&mut machine_code), expected, "switch, machine code");
+    let mut closures = common::switch(src);
+    closures.use_machine_code(false);
+    assert_eq!(run(&mut closures), expected, "switch, closures");
+    assert_eq!(run(&mut common::reference(src)), expected, "reference interpreter");
+    let mut sw = common::switch(src);
+    let e = sw.table_select("ecmp", 0, vec![port(2)]).expect_err("no entry 0");
+    assert_eq!(e.to_string(), "table I.ecmp: no entry with handle 0");
+}

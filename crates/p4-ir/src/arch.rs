@@ -278,6 +278,9 @@ pub struct ExternSig {
     pub size_arg: Option<usize>,
     /// The constructor argument choosing packets or bytes (an enum member name), if any.
     pub unit_arg: Option<usize>,
+    /// For an action selector: the constructor argument naming the hash algorithm (a member of
+    /// the algorithm enum) that picks a group's member from the selector keys.
+    pub selector_arg: Option<usize>,
     pub methods: &'static [MethodSig],
 }
 
@@ -425,6 +428,16 @@ impl Architecture {
     /// The hash algorithm of the algorithm enum's member `name`.
     pub fn hash_algorithm(&self, name: &str) -> Option<HashAlgorithm> {
         self.hash_algorithms.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
+    }
+    /// The hash algorithm table `table`'s action selector picks group members with; `None`: the
+    /// table has no action selector (or its algorithm argument is not a member of the algorithm
+    /// enum).
+    pub fn selector_algorithm(&self, program: &crate::Program, table: &crate::Table) -> Option<HashAlgorithm> {
+        let instance = program.externs.get(table.implementation?.index())?;
+        let arg = self.extern_type(&instance.type_name)?.selector_arg?;
+        let Some(Some(crate::Value::Enum(ty, member))) = instance.ctor_args.get(arg) else { return None };
+        let Some(crate::TypeDef::Enum { members, .. }) = program.types.get(ty.index()) else { return None };
+        self.hash_algorithm(&members.get(*member as usize)?.0)
     }
     /// The first extern function implemented by `op` (for messages naming it).
     pub fn function_for(&self, op: ExternOp) -> Option<&'static FunctionSig> {

@@ -67,7 +67,7 @@ impl Interpreter {
         bytes
     }
 
-    fn compute(&mut self, algo: HashAlgorithm, data: &[u8]) -> u128 {
+    pub(crate) fn compute(&mut self, algo: HashAlgorithm, data: &[u8]) -> u128 {
         use crate::hash::*;
         match algo {
             // BMv2's custom CRCs default to the parameters of the standard ones.

@@ -16,8 +16,8 @@
 //! sub-control applications, tables with every match kind, direct counters and meters, registers,
 //! counters, meters, hashes, checksums, random numbers, clones (ingress and egress), resubmit,
 //! recirculate, multicast, truncate, digests (the log line and the `p4_control::Digest`), `log_msg`, `assert`/`assume`. Not covered: PSA (no
-//! back end runs it), action profile members and groups (tables with an implementation run as
-//! direct tables, as on the software switch).
+//! back end runs it). Action profile members are plain entries; an action selector's group entry
+//! (`table_select`) runs the member its selector keys' hash picks.
 //!
 //! Behaviour choices, the ones the software switch documents (crate `p4-dataplane`), so that
 //! outputs compare:
@@ -369,6 +369,9 @@ impl ControlPlane for Interpreter {
         args: ActionArgs,
     ) -> Result<(), ControlError> {
         self.control.table_modify(table, handle, action, args)
+    }
+    fn table_select(&mut self, table: &str, handle: Handle, members: Vec<(String, ActionArgs)>) -> Result<(), ControlError> {
+        self.control.table_select(table, handle, members)
     }
     fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError> {
         self.control.table_delete(table, handle)?;

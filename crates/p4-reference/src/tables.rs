@@ -57,7 +57,15 @@ impl Interpreter {
                         _ => {}
                     }
                 }
-                (entry.action, entry.args.clone())
+                match self.control.members(t.index(), entry.handle).map(<[_]>::to_vec) {
+                    // An action selector's group entry: the member the selector keys' hash picks.
+                    Some(members) if !members.is_empty() => {
+                        let h = self.selector_hash(&b, t)?;
+                        let (action, args) = &members[(h % members.len() as u128) as usize];
+                        (*action, args.clone())
+                    }
+                    _ => (entry.action, entry.args.clone()),
+                }
             }
             None => {
                 for &e in &per_entry {
@@ -73,6 +81,22 @@ impl Interpreter {
         let bound = table.effective_actions().get(position).map(|a| a.bound_args.clone()).unwrap_or_default();
         self.run_table_action(&b, action_id, &chosen.params, &data, &bound)?;
         Ok((hit.is_some(), action_id))
+    }
+
+    /// The hash table `t`'s action selector computes over its selector keys' values, back to back
+    /// at their types' widths.
+    fn selector_hash(&mut self, b: &BlockRef, t: TableId) -> Run<u128> {
+        let p = self.program.clone();
+        let table = &p.tables[t.index()];
+        let Some(algo) = self.control.catalog().tables[t.index()].selector else { return Ok(0) };
+        let mut bits = Vec::new();
+        for &k in &self.layouts.key(t).selector_keys.clone() {
+            let v = self.eval(b, &table.keys[k].expr)?;
+            let width = v.width();
+            let x = crate::expr::to_bits(&v, width);
+            bits.extend((0..width).rev().map(|i| x.bit(u64::from(i))));
+        }
+        Ok(self.compute(algo, &crate::hash::pack(&bits)))
     }
 
     /// Runs action `a` as a table runs it: its directionless parameters from the entry's `data`,

@@ -1587,6 +1587,22 @@ impl FastCompiler<'_, '_> {
             keys.push(key.clone().closure(self.cx.tracing));
             self.key_code[t].push(key);
         }
+        let algorithm = p4_arch::of(ir).and_then(|a| a.selector_algorithm(ir, table));
+        let selector = match algorithm {
+            Some(algorithm) => {
+                let mut keys = Vec::new();
+                for &i in &layouts.key(p4_ir::TableId(t as u32)).selector_keys {
+                    let Some(k) = table.keys.get(i) else { return unsupported(format!("table {}: selector key {i}", table.name)) };
+                    let (width, _) = self.cx.width(&k.expr.ty);
+                    if width > 128 {
+                        return unsupported(format!("table {}: a selector key wider than 128 bits", table.name));
+                    }
+                    keys.push((self.scalar(&b, &k.expr)?.closure(self.cx.tracing), width));
+                }
+                Some((algorithm, keys))
+            }
+            None => None,
+        };
         let mut actions = Vec::new();
         for ta in table.effective_actions() {
             let a = ta.action.index();
@@ -1607,7 +1623,7 @@ impl FastCompiler<'_, '_> {
             };
             actions.push(TableAction { action: a, data, bound });
         }
-        self.tables[t] = Some(FastTable { keys, actions });
+        self.tables[t] = Some(FastTable { keys, selector, actions });
         Ok(())
     }
 

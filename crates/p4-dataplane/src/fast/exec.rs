@@ -292,7 +292,8 @@ pub struct ApplyOutcome {
 impl TableProg {
     /// Looks `key` up in table `t` (this one), counts the hit where a direct counter or meter reads
     /// it, and chooses the action: `(entry hit, hit, index into `actions`)`, its data in `args`.
-    pub(crate) fn choose(&self, p: &Prog, c: &mut Ctx, t: usize, key: &[u128], args: &mut SmallValues) -> (Option<u64>, bool, usize) {
+    /// `pick`: the action selector's hash, which picks a group entry's member.
+    pub(crate) fn choose(&self, p: &Prog, c: &mut Ctx, t: usize, key: &[u128], args: &mut SmallValues, pick: Option<u128>) -> (Option<u64>, bool, usize) {
         let found = c.tables.get_mut(t).and_then(|ts| ts.lookup(key));
         match found {
             Some(h) => {
@@ -305,9 +306,20 @@ impl TableProg {
                     if !self.per_entry.is_empty() {
                         ts.add_count(h, pkt_len);
                     }
+                    // A group entry runs the member the selector's hash picks.
+                    let mut picked = false;
+                    if let (Some(members), Some(hash)) = (ts.members(h).filter(|m| !m.is_empty()), pick) {
+                        // In bounds: the remainder is below the (non-zero) length.
+                        let (action, data) = &members[(hash % members.len() as u128) as usize];
+                        args.extend_from_slice(data);
+                        act = *action;
+                        picked = true;
+                    }
                     if let Some(e) = ts.get_mut(h) {
-                        args.extend_from_slice(&e.args);
-                        act = e.action;
+                        if !picked {
+                            args.extend_from_slice(&e.args);
+                            act = e.action;
+                        }
                         if let Some(m) = self.entry_meter {
                             let bytes = matches!(c.externs.get(m), Some(ExternState::DirectMeter { bytes: true, .. }));
                             colour = Some((m, e.meter.execute(if bytes { pkt_len as u32 } else { 1 }, c.now_us as f64)));

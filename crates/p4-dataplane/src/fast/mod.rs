@@ -136,6 +136,9 @@ impl Dest {
 /// per-entry externs are the run time's [`crate::fast::exec::TableProg`] of the same index.
 pub(crate) struct FastTable {
     pub keys: Vec<Val>,
+    /// An action selector's hash algorithm and its selector keys with their widths: what picks a
+    /// group entry's member.
+    pub selector: Option<(crate::hashing::Algorithm, Vec<(Val, u32)>)>,
     /// By position in the table's action list (`Table::effective_actions`), the index an entry names.
     pub actions: Vec<TableAction>,
 }
@@ -282,7 +285,8 @@ fn apply_table_traced(p: &Prog, c: &mut Ctx, t: usize) -> crate::fast::exec::App
         key.push(k.read(p, c));
     }
     let mut args = crate::fast::exec::SmallValues::new();
-    let (found, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args);
+    let pick = selector_hash(p, c, ft);
+    let (found, hit, act) = tp.choose(p, c, t, key.as_slice(), &mut args, pick);
     let Some(ta) = ft.actions.get(act) else { return crate::fast::exec::ApplyOutcome { hit, ..none } };
     for (slot, v) in ta.data.iter().zip(args.as_slice()) {
         c.set(*slot, *v);
@@ -369,10 +373,23 @@ pub(crate) fn choose_entry_by(p: &Prog, c: &mut Ctx, t: usize, key: u128) -> Opt
     choose_with_key(p, c, t, ft, &[key])
 }
 
+/// The hash table `ft`'s action selector computes over its selector keys' values, back to back at
+/// their widths (`None`: the table has no selector).
+fn selector_hash(p: &Prog, c: &mut Ctx, ft: &FastTable) -> Option<u128> {
+    let (algorithm, keys) = ft.selector.as_ref()?;
+    let mut w = std::mem::take(&mut c.scratch);
+    w.clear();
+    for (k, width) in keys {
+        w.push(k.read(p, c), *width);
+    }
+    c.scratch = w;
+    Some(runtime::hash_scratch(c, *algorithm))
+}
+
 #[inline(always)]
 fn choose_with_key(p: &Prog, c: &mut Ctx, t: usize, ft: &FastTable, key: &[u128]) -> Option<(bool, usize)> {
     let tp = p.tables.get(t)?;
-    if tp.per_entry.is_empty() && tp.entry_meter.is_none() {
+    if tp.per_entry.is_empty() && tp.entry_meter.is_none() && ft.selector.is_none() {
         // No direct counter or meter reads the hit: the entry's data go straight from the table
         // to the action's parameters.
         let Ctx { tables, f: frame, .. } = c;
@@ -406,7 +423,8 @@ fn choose_with_key(p: &Prog, c: &mut Ctx, t: usize, ft: &FastTable, key: &[u128]
         Some((hit, act))
     } else {
         let mut args = crate::fast::exec::SmallValues::new();
-        let (_, hit, act) = tp.choose(p, c, t, key, &mut args);
+        let pick = selector_hash(p, c, ft);
+        let (_, hit, act) = tp.choose(p, c, t, key, &mut args, pick);
         if let Some(ta) = ft.actions.get(act) {
             for (slot, v) in ta.data.iter().zip(args.as_slice()) {
                 c.set(*slot, *v);

@@ -84,8 +84,8 @@ pub static PSA: Architecture = Architecture {
     drop: DropMarker::AllOnes(MetaRole::Drop),
     externs: &[
         // Package-level externs: the traffic manager's parts, no per-instance state.
-        ExternSig { type_name: "PacketReplicationEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, methods: &[] },
-        ExternSig { type_name: "BufferingQueueingEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, methods: &[] },
+        ExternSig { type_name: "PacketReplicationEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, selector_arg: None, methods: &[] },
+        ExternSig { type_name: "BufferingQueueingEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, selector_arg: None, methods: &[] },
         // Register<T, S>(bit<32> size): T read(in S index); write(in S index, in T value).
         ExternSig {
             type_name: "Register",
@@ -93,6 +93,7 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::Register),
             size_arg: Some(0),
             unit_arg: None,
+            selector_arg: None,
             methods: &[
                 MethodSig { name: "read", params: &[("index", In, ParamType::TypeArg(1))], state: StateAccess::Read, op: ExternOp::RegisterRead },
                 MethodSig { name: "write", params: &[("index", In, ParamType::TypeArg(1)), ("value", In, ParamType::TypeArg(0))], state: StateAccess::Write, op: ExternOp::RegisterWrite },
@@ -105,6 +106,7 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::Counter),
             size_arg: Some(0),
             unit_arg: Some(1),
+            selector_arg: None,
             methods: &[MethodSig { name: "count", params: &[("index", In, ParamType::TypeArg(1))], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
         },
         ExternSig {
@@ -113,6 +115,7 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::DirectCounter),
             size_arg: None,
             unit_arg: Some(0),
+            selector_arg: None,
             methods: &[MethodSig { name: "count", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectCounterCount }],
         },
         // Meter<S>(bit<32> n_meters, PSA_MeterType_t type): PSA_MeterColor_t execute(in S index).
@@ -122,6 +125,7 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::Meter),
             size_arg: Some(0),
             unit_arg: Some(1),
+            selector_arg: None,
             methods: &[MethodSig { name: "execute", params: &[("index", In, ParamType::TypeArg(0))], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
         },
         ExternSig {
@@ -130,6 +134,7 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::DirectMeter),
             size_arg: None,
             unit_arg: Some(0),
+            selector_arg: None,
             methods: &[MethodSig { name: "execute", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectMeterExecute }],
         },
         // Hash<O>(PSA_HashAlgorithm_t algo): O get_hash<D>(in D data).
@@ -139,6 +144,7 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
+            selector_arg: None,
             methods: &[MethodSig { name: "get_hash", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Hash }],
         },
         // Checksum<W>(PSA_HashAlgorithm_t hash): clear(); update<T>(in T data); W get(). The
@@ -149,6 +155,7 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
+            selector_arg: None,
             methods: &[
                 MethodSig { name: "clear", params: &[], state: StateAccess::Write, op: ExternOp::ChecksumClear },
                 MethodSig { name: "update", params: &[("data", In, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::ChecksumAdd },
@@ -161,6 +168,7 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
+            selector_arg: None,
             methods: &[
                 MethodSig { name: "clear", params: &[], state: StateAccess::Write, op: ExternOp::ChecksumClear },
                 MethodSig { name: "add", params: &[("data", In, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::ChecksumAdd },
@@ -177,10 +185,11 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
+            selector_arg: None,
             methods: &[MethodSig { name: "read", params: &[], state: StateAccess::ReadWrite, op: ExternOp::Random }],
         },
-        ExternSig { type_name: "ActionProfile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, methods: &[] },
-        ExternSig { type_name: "ActionSelector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, methods: &[] },
+        ExternSig { type_name: "ActionProfile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, selector_arg: None, methods: &[] },
+        ExternSig { type_name: "ActionSelector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, selector_arg: Some(0), methods: &[] },
         // Digest<T>(): pack(in T data).
         ExternSig {
             type_name: "Digest",
@@ -188,6 +197,7 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
+            selector_arg: None,
             methods: &[MethodSig { name: "pack", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Digest }],
         },
     ],

@@ -152,9 +152,8 @@ fn table(ir: &Program, t: &p4_ir::Table) -> R<TableProg> {
     for k in &t.keys {
         match k.match_kind {
             MatchKind::Exact | MatchKind::Ternary | MatchKind::Lpm | MatchKind::Range | MatchKind::Optional => {}
-            // Action profiles/selectors run as direct tables (no member/group API yet): the
-            // selector keys only feed the member choice, so they take no part in matching (the
-            // key layout lists them apart).
+            // The selector keys only feed an action selector's member choice, so they take no
+            // part in matching (the key layout lists them apart).
             MatchKind::Selector if t.implementation.is_some() => {}
             _ => return unsupported(format!("table {}: match kind `selector` outside an action selector, or an unknown match kind", t.name)),
         }

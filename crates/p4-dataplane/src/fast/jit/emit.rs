@@ -1172,9 +1172,14 @@ impl<'g> Gen<'g, '_, '_> {
         }
     }
 
-    /// What table `t` keeps per entry, as the architecture describes its per-entry externs.
+    /// What table `t` keeps per entry, as the architecture describes its per-entry externs. A
+    /// table with an action selector counts as `More`: its group entries are chosen by the full
+    /// lookup, which also reads the selector keys.
     fn per_entry(&self, t: usize) -> PerEntry {
         let ir = self.fc.cx.ir;
+        if self.fc.tables.get(t).and_then(Option::as_ref).is_some_and(|ft| ft.selector.is_some()) {
+            return PerEntry::More;
+        }
         let mut kinds = p4_arch::per_entry_externs(&ir.tables[t]).map(|e| {
             let arch = p4_arch::of(ir)?;
             Some(arch.extern_type(&ir.externs.get(e.index())?.type_name)?.state)
