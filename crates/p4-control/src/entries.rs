@@ -19,7 +19,7 @@ struct Stored {
     /// Direct counts (packets, bytes).
     counts: (u64, u64),
     /// The members an action selector's entry chooses among (`None`: a plain entry).
-    members: Option<Vec<(usize, Vec<u128>)>>,
+    members: Option<crate::Members>,
 }
 
 /// The entries of one table and its default action.
@@ -115,7 +115,7 @@ impl EntryStore {
 
     /// Makes entry `handle` choose among `members` (see `ControlPlane::table_select`); `false`:
     /// there is no such entry.
-    pub fn set_members(&mut self, handle: Handle, members: Vec<(usize, Vec<u128>)>) -> bool {
+    pub fn set_members(&mut self, handle: Handle, members: crate::Members) -> bool {
         match self.entries.get_mut(handle as usize).and_then(Option::as_mut) {
             Some(s) => {
                 s.members = Some(members);

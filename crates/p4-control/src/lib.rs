@@ -64,6 +64,10 @@ pub enum ActionArgs {
 /// Opaque handle of a table entry or multicast node, as the dataplane numbers them (0, 1, 2, ...).
 pub type Handle = u64;
 
+/// The members an action selector's group entry chooses among: each an action (its position in
+/// the table's action list) and its data.
+pub type Members = Vec<(usize, Vec<u128>)>;
+
 /// Why a control-plane call was refused. The message says what was wrong in the user's terms.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ControlError {

@@ -96,7 +96,7 @@ impl Catalog {
 
     /// `table_select`: the table (one with an action selector) and each member's action position
     /// and data; at least one member.
-    pub fn members_to_select(&self, table: &str, members: &[(String, ActionArgs)]) -> Result<(usize, Vec<(usize, Vec<u128>)>), ControlError> {
+    pub fn members_to_select(&self, table: &str, members: &[(String, ActionArgs)]) -> Result<(usize, crate::Members), ControlError> {
         let ti = self.table_index(table)?;
         let tp = &self.tables[ti];
         if tp.selector.is_none() {

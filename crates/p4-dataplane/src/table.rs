@@ -289,7 +289,7 @@ pub struct TableState {
     /// By handle: the members an action selector's group entry chooses among (action index and
     /// data each); a plain entry has none. Only the full lookup reads them (generated code takes
     /// it for every table with a selector).
-    members: HashMap<u64, Vec<(usize, Vec<u128>)>>,
+    members: HashMap<u64, p4_control::Members>,
     index: Index,
     /// Scratch for LPM probes (reused; never shrinks).
     probe: Vec<u128>,
@@ -919,7 +919,7 @@ impl TableState {
     /// and data change only through [`TableState::set_action`] (the hit records copy them).
     /// Makes entry `handle` choose among `members` (`ControlPlane::table_select`); `false`: no
     /// such entry.
-    pub fn set_members(&mut self, handle: u64, members: Vec<(usize, Vec<u128>)>) -> bool {
+    pub fn set_members(&mut self, handle: u64, members: p4_control::Members) -> bool {
         if self.entries.get(handle as usize).and_then(Option::as_ref).is_none() {
             return false;
         }

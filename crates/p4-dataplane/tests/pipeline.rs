@@ -527,7 +527,7 @@ fn a_digest_of_a_struct_reaches_the_control_plane_alike_from_the_switch_and_the_
     // a, b, then c = 101 padded with zero bits: 27 bits.
     let expected = p4_control::Digest { id, receiver: 7, data: vec![0x12, 0xab, 0xcd, 0xa0], bits: 27, varbit_lengths: vec![] };
     let mut sw = switch(&src);
-    assert_eq!(sw.inject(0, &[0x12, 0xab, 0xcd], 0).digests, [expected.clone()]);
+    assert_eq!(sw.inject(0, &[0x12, 0xab, 0xcd], 0).digests, std::slice::from_ref(&expected));
     let mut reference = common::reference(&src);
     assert_eq!(reference.inject(0, &[0x12, 0xab, 0xcd], 0).digests, [expected]);
 }

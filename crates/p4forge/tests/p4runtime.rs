@@ -997,3 +997,73 @@ fn roles_write_read_and_push_only_what_their_role_config_grants() {
     assert_eq!(other_type.0, Code::InvalidArgument);
     assert!(other_type.1.starts_with("role config of type \"type.googleapis.com/x.Y\""), "{}", other_type.1);
 }
+
+#[test]
+fn action_profile_members_groups_and_action_sets_forward_as_the_selector_picks() {
+    use p4v1::update::Type::{Delete, Insert, Modify};
+    let h = start();
+    let mut client = h.client();
+    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_selector.p4"));
+    let profile = |name: &str| info.action_profiles.iter().filter_map(|p| p.preamble.as_ref()).find(|p| p.name == name).expect("profile").id;
+    let (selector, plain) = (profile("I.ecmp_selector"), profile("I.acl_profile"));
+    let (ecmp, acl) = (id(&info, "I.ecmp"), id(&info, "I.acl"));
+    let set_port = |port: u8| p4v1::Action { action_id: id(&info, "I.set_port"), params: vec![p4v1::action::Param { param_id: 1, value: vec![port] }] };
+    let member = |profile, member_id, port| E::ActionProfileMember(p4v1::ActionProfileMember { action_profile_id: profile, member_id, action: Some(set_port(port)) });
+    let group = |group_id, members: &[u32]| {
+        let members = members.iter().map(|m| p4v1::action_profile_group::Member { member_id: *m, weight: 1, ..Default::default() }).collect();
+        E::ActionProfileGroup(p4v1::ActionProfileGroup { action_profile_id: selector, group_id, members, max_size: 0 })
+    };
+    let exact = |v: Vec<u8>| p4v1::FieldMatch { field_id: 1, field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact { value: v })) };
+    let entry = |table_id, key: u8, action: p4v1::table_action::Type| {
+        let value = if table_id == acl { vec![0, key] } else { vec![key] };
+        E::TableEntry(p4v1::TableEntry { table_id, r#match: vec![exact(value)], action: Some(p4v1::TableAction { r#type: Some(action) }), ..Default::default() })
+    };
+    use p4v1::table_action::Type::{ActionProfileActionSet, ActionProfileGroupId, ActionProfileMemberId};
+    let write = |client: &mut P4RuntimeClient<Channel>, updates| write_entities(&h, client, 1, updates);
+    write(&mut client, vec![(Insert, member(selector, 1, 2)), (Insert, member(selector, 2, 3)), (Insert, member(selector, 3, 4)), (Insert, group(10, &[1, 2, 3]))])
+        .expect("members and group");
+    write(&mut client, vec![(Insert, entry(ecmp, 7, ActionProfileGroupId(10)))]).expect("entry to the group");
+    let ports = |dst: u8| -> Vec<u32> {
+        (0u16..8).map(|flow| {
+            let [hi, lo] = flow.to_be_bytes();
+            forward(&h, &[dst, hi, lo]).unwrap_or(u32::MAX)
+        }).collect()
+    };
+    // CRC-16/ARC of the flow field's two bytes, worked out apart from the dataplane.
+    let crc: [u16; 8] = [0x0000, 0xc0c1, 0xc181, 0x0140, 0xc301, 0x03c0, 0x0280, 0xc241];
+    let of = |choices: &[u32]| -> Vec<u32> { crc.iter().map(|c| choices[*c as usize % choices.len()]).collect() };
+    assert_eq!(ports(7), of(&[2, 3, 4]));
+    // Reads return what was written.
+    let read = |client: &mut P4RuntimeClient<Channel>, e| read_entities(&h, client, e).expect("read");
+    let entries = read(&mut client, E::TableEntry(p4v1::TableEntry { table_id: ecmp, ..Default::default() }));
+    assert!(matches!(&entries[..], [E::TableEntry(t)] if t.action.as_ref().and_then(|a| a.r#type.clone()) == Some(ActionProfileGroupId(10))), "{entries:?}");
+    assert_eq!(read(&mut client, E::ActionProfileGroup(p4v1::ActionProfileGroup::default())), [group(10, &[1, 2, 3])]);
+    assert_eq!(read(&mut client, E::ActionProfileMember(p4v1::ActionProfileMember { action_profile_id: selector, member_id: 2, action: None })), [member(selector, 2, 3)]);
+    // A member changed moves its flows; a group changed moves them all.
+    write(&mut client, vec![(Modify, member(selector, 2, 9))]).expect("member 2 to port 9");
+    assert_eq!(ports(7), of(&[2, 9, 4]));
+    write(&mut client, vec![(Modify, group(10, &[3, 1]))]).expect("group of 3 and 1");
+    assert_eq!(ports(7), of(&[4, 2]));
+    // What is in use cannot go; what is not there cannot be named.
+    let errors = |r: Result<(), tonic::Status>| update_errors(&r.expect_err("refused")).into_iter().map(|(c, _)| c).collect::<Vec<_>>();
+    assert_eq!(errors(write(&mut client, vec![(Delete, member(selector, 1, 0))])), [Code::FailedPrecondition as i32]);
+    assert_eq!(errors(write(&mut client, vec![(Delete, group(10, &[]))])), [Code::FailedPrecondition as i32]);
+    assert_eq!(errors(write(&mut client, vec![(Insert, entry(ecmp, 8, ActionProfileGroupId(11)))])), [Code::NotFound as i32]);
+    let direct = entry(ecmp, 8, p4v1::table_action::Type::Action(set_port(1)));
+    assert_eq!(errors(write(&mut client, vec![(Insert, direct)])), [Code::InvalidArgument as i32]);
+    // A one-shot action set: the entry chooses among its actions.
+    let action = |port| p4v1::ActionProfileAction { action: Some(set_port(port)), weight: 1, ..Default::default() };
+    let set = p4v1::ActionProfileActionSet { action_profile_actions: vec![action(5), action(6)], ..Default::default() };
+    write(&mut client, vec![(Insert, entry(ecmp, 8, ActionProfileActionSet(set)))]).expect("action set");
+    assert_eq!(ports(8), of(&[5, 6]));
+    // A plain action profile: entries name members; it has no groups.
+    write(&mut client, vec![(Insert, member(plain, 1, 7)), (Insert, entry(acl, 1, ActionProfileMemberId(1)))]).expect("acl member and entry");
+    assert_eq!(forward(&h, &[0xff, 0, 1]), Some(7));
+    write(&mut client, vec![(Modify, member(plain, 1, 8))]).expect("acl member to port 8");
+    assert_eq!(forward(&h, &[0xff, 0, 1]), Some(8));
+    let plain_group = E::ActionProfileGroup(p4v1::ActionProfileGroup { action_profile_id: plain, group_id: 1, ..Default::default() });
+    assert_eq!(errors(write(&mut client, vec![(Insert, plain_group)])), [Code::InvalidArgument as i32]);
+    // Deleting the entries frees the group and its members.
+    write(&mut client, vec![(Delete, entry(ecmp, 7, ActionProfileGroupId(10))), (Delete, group(10, &[])), (Delete, member(selector, 1, 0))]).expect("freed");
+    assert_eq!(forward(&h, &[7, 0, 1]), None);
+}

@@ -12,6 +12,7 @@
 use tonic::Code;
 
 use super::tables::Refusal;
+use super::profiles::Named;
 use super::{cells, Pipeline, Target};
 use crate::proto::p4::v1 as p4v1;
 use p4v1::entity::Entity as E;
@@ -84,7 +85,11 @@ impl<T: Target> Pipeline<T> {
             (E::TableEntry(e), Type::Insert) => Ok(vec![(Type::Delete, E::TableEntry(e.clone()))]),
             (E::PacketReplicationEngineEntry(e), Type::Insert) => Ok(vec![(Type::Delete, E::PacketReplicationEngineEntry(e.clone()))]),
             (E::DigestEntry(e), Type::Insert) => Ok(vec![(Type::Delete, E::DigestEntry(*e))]),
-            (E::TableEntry(_) | E::PacketReplicationEngineEntry(_) | E::DigestEntry(_), Type::Delete) => prior(self, Type::Insert),
+            (E::ActionProfileMember(e), Type::Insert) => Ok(vec![(Type::Delete, E::ActionProfileMember(e.clone()))]),
+            (E::ActionProfileGroup(e), Type::Insert) => Ok(vec![(Type::Delete, E::ActionProfileGroup(e.clone()))]),
+            (E::TableEntry(_) | E::PacketReplicationEngineEntry(_) | E::DigestEntry(_) | E::ActionProfileMember(_) | E::ActionProfileGroup(_), Type::Delete) => {
+                prior(self, Type::Insert)
+            }
             (_, Type::Modify) => prior(self, Type::Modify),
             _ => Ok(Vec::new()),
         }
@@ -116,7 +121,19 @@ impl<T: Target> Pipeline<T> {
             }
         };
         match entity {
-            Some(E::TableEntry(entry)) => self.entries.write(target, catalog, ids, kind, entry),
+            Some(E::TableEntry(entry)) => self.entries.write(target, catalog, ids, kind, entry, &self.profiles),
+            Some(E::ActionProfileMember(m)) => {
+                let named = Named { profile: m.action_profile_id, member: Some(m.member_id), group: None };
+                let in_use = self.entries.in_use(catalog, ids, &self.profiles, &named);
+                self.profiles.write_member(catalog, ids, kind, m, in_use)?;
+                self.entries.refresh(target, catalog, ids, &self.profiles, &named)
+            }
+            Some(E::ActionProfileGroup(g)) => {
+                let named = Named { profile: g.action_profile_id, member: None, group: Some(g.group_id) };
+                let in_use = self.entries.in_use(catalog, ids, &self.profiles, &named);
+                self.profiles.write_group(catalog, ids, kind, g, in_use)?;
+                self.entries.refresh(target, catalog, ids, &self.profiles, &named)
+            }
             Some(E::CounterEntry(entry)) => modify_only("a counter").and_then(|()| cells::write_counter(target, catalog, ids, entry)),
             Some(E::DirectCounterEntry(entry)) => modify_only("a direct counter").and_then(|()| cells::write_direct(target, catalog, ids, &self.entries, entry)),
             Some(E::RegisterEntry(entry)) => modify_only("a register").and_then(|()| cells::write_register(target, catalog, ids, entry)),
@@ -152,6 +169,8 @@ impl<T: Target> Pipeline<T> {
                 .map(|e| E::PacketReplicationEngineEntry(PacketReplicationEngineEntry { r#type: Some(e) }))
                 .collect(),
             Some(E::DigestEntry(entry)) => self.digests.read(entry).into_iter().map(E::DigestEntry).collect(),
+            Some(E::ActionProfileMember(m)) => self.profiles.read_members(m).into_iter().map(E::ActionProfileMember).collect(),
+            Some(E::ActionProfileGroup(g)) => self.profiles.read_groups(g).into_iter().map(E::ActionProfileGroup).collect(),
             Some(E::ValueSetEntry(entry)) => self.value_sets.read(catalog, ids, entry)?.into_iter().map(E::ValueSetEntry).collect(),
             Some(_) => return Err((Code::Unimplemented, "this entity cannot be read yet".to_string())),
             None => return Err((Code::InvalidArgument, "a read of an empty entity".to_string())),

@@ -10,6 +10,7 @@ mod arbitration;
 mod batch;
 mod cells;
 mod digests;
+mod profiles;
 mod replication;
 pub mod roles;
 mod tables;
@@ -69,6 +70,7 @@ pub struct Pipeline<T> {
     meters: cells::Meters,
     digests: digests::Digests,
     value_sets: value_sets::ValueSets,
+    profiles: profiles::Profiles,
 }
 
 /// One P4Runtime device.
@@ -212,6 +214,7 @@ fn pipeline<T: Target>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig
         meters: cells::Meters::default(),
         digests,
         value_sets: value_sets::ValueSets::default(),
+        profiles: profiles::Profiles::default(),
     }
 }
 

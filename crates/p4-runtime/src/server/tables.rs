@@ -13,6 +13,7 @@ use p4_ir::MatchKind;
 use prost::Message;
 use tonic::Code;
 
+use super::profiles::{Named, Profiles, Resolved};
 use crate::p4info::canonical_bytes;
 use crate::proto::p4::v1::{field_match, table_action, Action, FieldMatch, TableAction, TableEntry};
 
@@ -61,6 +62,7 @@ impl Entries {
         ids: &ControlPlaneIds,
         kind: crate::proto::p4::v1::update::Type,
         entry: &TableEntry,
+        profiles: &Profiles,
     ) -> Result<(), Refusal> {
         use crate::proto::p4::v1::update::Type;
         let table = table_index(ids, entry.table_id)?;
@@ -78,18 +80,26 @@ impl Entries {
                 if store.by_key.contains_key(&key) {
                     return refuse(Code::AlreadyExists, format!("table {} already has this entry", info.name));
                 }
-                let (action, args) = action_call(catalog, ids, table, entry.action.as_ref(), false)?;
+                let resolved = profiles.resolve(catalog, ids, table, entry.action.as_ref())?;
                 let written = with_action(canonical, entry)?;
+                let (action, args) = resolved.first();
                 let handle = target.table_add(&info.name, Keys::Positional(keys), &action, args, priority).map_err(|e| refusal(&e))?;
+                if let Resolved::Select(members) = resolved {
+                    if let Err(e) = target.table_select(&info.name, handle, members) {
+                        // Not applied: the entry goes again.
+                        let _ = target.table_delete(&info.name, handle);
+                        return Err(refusal(&e));
+                    }
+                }
                 store.by_key.insert(key, (handle, written));
             }
             Type::Modify => {
                 let Some((handle, stored)) = store.by_key.get_mut(&key) else {
                     return refuse(Code::NotFound, format!("table {} has no such entry", info.name));
                 };
-                let (action, args) = action_call(catalog, ids, table, entry.action.as_ref(), false)?;
+                let resolved = profiles.resolve(catalog, ids, table, entry.action.as_ref())?;
                 let written = with_action(canonical, entry)?;
-                target.table_modify(&info.name, *handle, &action, args).map_err(|e| refusal(&e))?;
+                apply_action(target, &info.name, *handle, resolved)?;
                 *stored = written;
             }
             Type::Delete => {
@@ -203,6 +213,44 @@ impl Entries {
             }),
             ..Default::default()
         }
+    }
+}
+
+/// Makes installed entry `handle` run `resolved`. A selection replaces the members at once (the
+/// entry's own action stays, unused); one action makes it a plain entry.
+fn apply_action(target: &mut dyn ControlPlane, table: &str, handle: Handle, resolved: Resolved) -> Result<(), Refusal> {
+    match resolved {
+        Resolved::One(action, args) => target.table_modify(table, handle, &action, args),
+        Resolved::Select(members) => target.table_select(table, handle, members),
+    }
+    .map_err(|e| refusal(&e))
+}
+
+impl Entries {
+    /// Whether an entry points to what `what` names.
+    pub fn in_use(&self, catalog: &Catalog, ids: &ControlPlaneIds, profiles: &Profiles, what: &Named) -> bool {
+        self.using(catalog, ids, profiles, what).next().is_some()
+    }
+
+    /// The (table, canonical key) of every entry pointing to what `what` names.
+    fn using<'a>(&'a self, catalog: &'a Catalog, ids: &'a ControlPlaneIds, profiles: &'a Profiles, what: &'a Named) -> impl Iterator<Item = (usize, &'a Vec<u8>)> + 'a {
+        let of_profile = move |t: usize| catalog.tables[t].implementation.and_then(|e| ids.id(Target::Extern(p4_ir::ExternId(e as u32)))) == Some(what.profile);
+        self.tables.iter().enumerate().filter(move |(t, _)| of_profile(*t)).flat_map(move |(t, store)| {
+            store.by_key.iter().filter(move |(_, (_, e))| profiles.uses(e.action.as_ref(), what)).map(move |(k, _)| (t, k))
+        })
+    }
+
+    /// Writes again every entry pointing to what `what` names (which changed).
+    pub fn refresh(&self, target: &mut dyn ControlPlane, catalog: &Catalog, ids: &ControlPlaneIds, profiles: &Profiles, what: &Named) -> Result<(), Refusal> {
+        let stale: Vec<(usize, Handle, Option<TableAction>)> = self
+            .using(catalog, ids, profiles, what)
+            .filter_map(|(t, k)| self.tables[t].by_key.get(k).map(|(h, e)| (t, *h, e.action.clone())))
+            .collect();
+        for (t, handle, action) in stale {
+            let resolved = profiles.resolve(catalog, ids, t, action.as_ref())?;
+            apply_action(target, &catalog.tables[t].name, handle, resolved)?;
+        }
+        Ok(())
     }
 }
 
@@ -346,7 +394,7 @@ pub(super) fn field(f: &KeyField, m: &FieldMatch) -> Result<(KeyValue, Option<fi
 }
 
 /// The action of an entry (or a default entry) as a control-plane call: its name and arguments.
-fn action_call(
+pub(super) fn action_call(
     catalog: &Catalog,
     ids: &ControlPlaneIds,
     table: usize,
@@ -356,7 +404,7 @@ fn action_call(
     let info = &catalog.tables[table];
     let call = match action.and_then(|a| a.r#type.as_ref()) {
         Some(table_action::Type::Action(a)) => a,
-        Some(_) => return refuse(Code::Unimplemented, "action profile members, groups and action sets are not supported yet"),
+        Some(_) => return refuse(Code::InvalidArgument, format!("table {} has no action profile: its entries name an action", info.name)),
         None => return refuse(Code::InvalidArgument, "the entry has no action"),
     };
     let Some(offered) = info.actions.iter().find(|a| ids.id(Target::Action(p4_ir::ActionId(a.action as u32))) == Some(call.action_id))
@@ -390,17 +438,32 @@ fn action_call(
     Ok((offered.name.clone(), ActionArgs::Positional(args)))
 }
 
-/// The action as a read returns it: parameters in id order, values canonical.
+/// The action as a read returns it: parameters in id order, values canonical (members and groups
+/// as given).
 fn canonical_action(action: Option<&TableAction>) -> Result<TableAction, Refusal> {
-    let Some(table_action::Type::Action(call)) = action.and_then(|a| a.r#type.as_ref()) else {
-        return refuse(Code::InvalidArgument, "the entry has no action");
+    let canonical = match action.and_then(|a| a.r#type.as_ref()) {
+        Some(table_action::Type::Action(call)) => table_action::Type::Action(canonical_call(call)),
+        Some(table_action::Type::ActionProfileActionSet(set)) => {
+            let mut set = set.clone();
+            for a in &mut set.action_profile_actions {
+                a.action = a.action.as_ref().map(canonical_call);
+            }
+            table_action::Type::ActionProfileActionSet(set)
+        }
+        Some(other) => other.clone(),
+        None => return refuse(Code::InvalidArgument, "the entry has no action"),
     };
+    Ok(TableAction { r#type: Some(canonical) })
+}
+
+/// An action call as a read returns it: parameters in id order, values canonical.
+pub(super) fn canonical_call(call: &Action) -> Action {
     let mut params = call.params.clone();
     params.sort_by_key(|p| p.param_id);
     for p in &mut params {
         p.value = bytes_of(&BigUint::from_bytes_be(&p.value));
     }
-    Ok(TableAction { r#type: Some(table_action::Type::Action(Action { action_id: call.action_id, params })) })
+    Action { action_id: call.action_id, params }
 }
 
 impl Entries {
