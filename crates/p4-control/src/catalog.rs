@@ -56,6 +56,8 @@ pub struct TableInfo {
     pub implementation: Option<usize>,
     /// The hash algorithm its action selector picks a group's member with (`None`: no selector).
     pub selector: Option<p4_ir::arch::HashAlgorithm>,
+    /// `support_timeout = true`: the dataplane records which entries packets hit.
+    pub records_hits: bool,
 }
 
 /// An action as a table offers it.
@@ -208,6 +210,7 @@ fn table_info(program: &Program, layouts: &Layouts, ti: usize, t: &p4_ir::Table)
         initial_entries: Vec::new(),
         implementation: t.implementation.map(|e| e.index()),
         selector: None,
+        records_hits: t.supports_timeout(),
     };
     if let Some(d) = &t.default_action {
         info.initial_default = program_action(program, &info, d)?;

@@ -20,6 +20,8 @@ struct Stored {
     counts: (u64, u64),
     /// The members an action selector's entry chooses among (`None`: a plain entry).
     members: Option<crate::Members>,
+    /// A packet hit it since the hits were last taken.
+    hit: bool,
 }
 
 /// The entries of one table and its default action.
@@ -76,7 +78,7 @@ impl EntryStore {
             }
         };
         self.by_identity.insert(id, handle);
-        self.entries[handle as usize] = Some(Stored { entry, seq: self.next_seq, counts: (0, 0), members: None });
+        self.entries[handle as usize] = Some(Stored { entry, seq: self.next_seq, counts: (0, 0), members: None, hit: false });
         self.next_seq += 1;
         Ok(handle)
     }
@@ -123,6 +125,23 @@ impl EntryStore {
             }
             None => false,
         }
+    }
+
+    /// Notes that a packet hit entry `handle`.
+    pub fn mark_hit(&mut self, handle: Handle) {
+        if let Some(s) = self.entries.get_mut(handle as usize).and_then(Option::as_mut) {
+            s.hit = true;
+        }
+    }
+
+    /// The entries hit since the last call, in handle order; forgets them.
+    pub fn take_hits(&mut self) -> Vec<Handle> {
+        let hit = self.entries.iter_mut().enumerate().filter_map(|(h, s)| s.as_mut().filter(|s| s.hit).map(|s| (h, s)));
+        hit.map(|(h, s)| {
+            s.hit = false;
+            h as Handle
+        })
+        .collect()
     }
 
     /// The members entry `handle` chooses among, if it is an action selector's group entry.

@@ -117,6 +117,12 @@ pub trait ControlPlane {
     fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError>;
     fn table_clear(&mut self, table: &str) -> Result<(), ControlError>;
     fn table_set_default(&mut self, table: &str, action: &str, args: ActionArgs) -> Result<(), ControlError>;
+    /// The entries of `table` (one with `support_timeout = true`) that packets hit since the last
+    /// call, which forgets them: hit bits, as a switch ASIC keeps them for idle timeouts. The
+    /// default: this dataplane records no hits.
+    fn take_hits(&mut self, table: &str) -> Result<Vec<Handle>, ControlError> {
+        Err(ControlError::Invalid(format!("table {table}: this dataplane does not record which entries are hit")))
+    }
     /// Makes entry `handle` of `table` (a table with an action selector) choose, per packet, among
     /// `members` (each an action and its arguments; at least one): member `h mod n` of `n`, `h`
     /// the selector's hash of the selector keys' values back to back. `table_modify` makes it a

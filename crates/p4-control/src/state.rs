@@ -88,6 +88,14 @@ impl ControlState {
         self.replication.mirror_sessions()
     }
 
+    /// Notes that a packet hit entry `handle` of table `table` (by index), for a table that
+    /// records hits.
+    pub fn mark_hit(&mut self, table: usize, handle: Handle) {
+        if self.catalog.tables.get(table).is_some_and(|t| t.records_hits) {
+            self.tables[table].mark_hit(handle);
+        }
+    }
+
     /// The members entry `handle` of table `table` (by index) chooses among, if it is an action
     /// selector's group entry.
     pub fn members(&self, table: usize, handle: Handle) -> Option<&[(usize, Vec<u128>)]> {
@@ -158,6 +166,14 @@ impl ControlPlane for ControlState {
             return invalid(format!("table {}: no entry with handle {handle}", self.catalog.tables[ti].name));
         }
         Ok(())
+    }
+
+    fn take_hits(&mut self, table: &str) -> Result<Vec<Handle>, ControlError> {
+        let ti = self.catalog.table_index(table)?;
+        if !self.catalog.tables[ti].records_hits {
+            return invalid(format!("table {}: hits are recorded only for a table with support_timeout = true", self.catalog.tables[ti].name));
+        }
+        Ok(self.tables[ti].take_hits())
     }
 
     fn table_select(&mut self, table: &str, handle: Handle, members: Vec<(String, ActionArgs)>) -> Result<(), ControlError> {

@@ -47,6 +47,14 @@ impl ControlPlane for Switch {
         self.ctx.tables[ti].insert(entry).map_err(|m| ControlError::Invalid(format!("table {name}: {m}")))
     }
 
+    fn take_hits(&mut self, table: &str) -> Result<Vec<Handle>, ControlError> {
+        let ti = self.catalog.table_index(table)?;
+        if !self.catalog.tables[ti].records_hits {
+            return Err(ControlError::Invalid(format!("table {}: hits are recorded only for a table with support_timeout = true", self.catalog.tables[ti].name)));
+        }
+        Ok(self.ctx.tables.get_mut(ti).map_or_else(Vec::new, |t| t.take_hits()))
+    }
+
     fn table_select(&mut self, table: &str, handle: Handle, members: Vec<(String, ActionArgs)>) -> Result<(), ControlError> {
         let (ti, chosen) = self.catalog.members_to_select(table, &members)?;
         match self.ctx.tables.get_mut(ti).is_some_and(|t| t.set_members(handle, chosen)) {

@@ -290,6 +290,9 @@ pub struct TableState {
     /// data each); a plain entry has none. Only the full lookup reads them (generated code takes
     /// it for every table with a selector).
     members: HashMap<u64, p4_control::Members>,
+    /// By handle: a packet hit the entry since the hits were last taken (tables that record hits;
+    /// grown on the first hit).
+    hit_bits: Vec<bool>,
     index: Index,
     /// Scratch for LPM probes (reused; never shrinks).
     probe: Vec<u128>,
@@ -308,6 +311,7 @@ impl Clone for TableState {
             counts: self.counts.clone(),
             free: self.free.clone(),
             members: self.members.clone(),
+            hit_bits: self.hit_bits.clone(),
             index: self.index.clone(),
             probe: self.probe.clone(),
             default: self.default.clone(),
@@ -693,7 +697,7 @@ impl TableState {
             counts: std::ptr::null_mut(),
         };
         let mut table =
-            TableState { entries: Vec::new(), hits: Vec::new(), counts: Vec::new(), free: Default::default(), members: HashMap::default(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit, flat_probe };
+            TableState { entries: Vec::new(), hits: Vec::new(), counts: Vec::new(), free: Default::default(), members: HashMap::default(), hit_bits: Vec::new(), index, probe: Vec::new(), default: (0, Vec::new()), default_hit, flat_probe };
         table.refresh_flat_probe();
         table
     }
@@ -842,6 +846,9 @@ impl TableState {
             .ok_or_else(|| format!("no entry with handle {handle}"))?;
         self.free.push(std::cmp::Reverse(handle));
         self.members.remove(&handle);
+        if let Some(bit) = self.hit_bits.get_mut(handle as usize) {
+            *bit = false;
+        }
         match &mut self.index {
             Index::Exact(map) => {
                 map.remove(&exact_key(&entry.matches));
@@ -889,6 +896,7 @@ impl TableState {
     pub fn clear(&mut self) {
         self.entries.clear();
         self.members.clear();
+        self.hit_bits.clear();
         self.hits.clear();
         self.counts.clear();
         self.free.clear();
@@ -925,6 +933,25 @@ impl TableState {
         }
         self.members.insert(handle, members);
         true
+    }
+
+    /// Sets entry `handle`'s hit bit.
+    pub fn mark_hit(&mut self, handle: u64) {
+        let at = handle as usize;
+        if at >= self.hit_bits.len() {
+            self.hit_bits.resize(self.entries.len().max(at + 1), false);
+        }
+        self.hit_bits[at] = true;
+    }
+
+    /// The entries hit since the last call, in handle order; clears their bits.
+    pub fn take_hits(&mut self) -> Vec<u64> {
+        let hit = self.hit_bits.iter_mut().enumerate().filter(|(_, b)| **b);
+        hit.map(|(h, b)| {
+            *b = false;
+            h as u64
+        })
+        .collect()
     }
 
     /// The members entry `handle` chooses among, if it is an action selector's group entry.

@@ -593,3 +593,41 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     let e = sw.table_select("ecmp", 0, vec![port(2)]).expect_err("no entry 0");
     assert_eq!(e.to_string(), "table I.ecmp: no entry with handle 0");
 }
+
+#[test]
+fn a_table_with_support_timeout_records_which_entries_packets_hit_alike_on_the_switch_and_the_reference_interpreter() {
+    use num_bigint::BigUint;
+    use p4_dataplane::control::{ActionArgs, ControlPlane, KeyValue, Keys, PacketIo};
+    let src = program(
+        "bit<8> a;",
+        "",
+        "",
+        "action fwd(bit<9> p) { sm.egress_spec = p; }
+         table t { key = { hdr.h.a: exact; } actions = { fwd; NoAction; } support_timeout = true; default_action = NoAction(); }
+         table u { key = { hdr.h.a: exact; } actions = { fwd; NoAction; } default_action = NoAction(); }
+         apply { t.apply(); u.apply(); }",
+        "apply { }",
+    );
+    trait Target: ControlPlane + PacketIo {}
+    impl<T: ControlPlane + PacketIo> Target for T {}
+    let run = |dp: &mut dyn Target| {
+        for a in [10u8, 11, 12] {
+            dp.table_add("t", Keys::Positional(vec![KeyValue::Value(BigUint::from(a))]), "fwd", ActionArgs::Positional(vec![BigUint::from(1u8)]), None).expect("entry");
+        }
+        let mut seen = Vec::new();
+        for packets in [&[10u8, 12, 12, 99][..], &[][..], &[11]] {
+            for a in packets {
+                dp.inject(0, &[*a], 0);
+            }
+            seen.push(dp.take_hits("t").expect("hits"));
+        }
+        let untracked = dp.take_hits("u").map_err(|e| e.to_string());
+        (seen, untracked)
+    };
+    let expected = (vec![vec![0, 2], vec![], vec![1]], Err("table I.u: hits are recorded only for a table with support_timeout = true".to_string()));
+    let mut closures = switch(&src);
+    closures.use_machine_code(false);
+    assert_eq!(run(&mut switch(&src)), expected, "switch, machine code");
+    assert_eq!(run(&mut closures), expected, "switch, closures");
+    assert_eq!(run(&mut common::reference(&src)), expected, "reference interpreter");
+}

@@ -452,6 +452,12 @@ pub struct Table {
 }
 
 impl Table {
+    /// `support_timeout = true`: the control plane learns which entries go unhit (idle timeouts),
+    /// so the dataplane records hits.
+    pub fn supports_timeout(&self) -> bool {
+        self.properties.iter().any(|(n, v)| n == "support_timeout" && matches!(v, Value::Bool(true)))
+    }
+
     /// The actions entries and the default can name, numbered by position (how targets and the
     /// control plane number a table's actions): the `actions` list, then the default action when
     /// the list does not have it (a table may default to an action it does not list, e.g. an

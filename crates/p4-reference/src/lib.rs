@@ -373,6 +373,9 @@ impl ControlPlane for Interpreter {
     fn table_select(&mut self, table: &str, handle: Handle, members: Vec<(String, ActionArgs)>) -> Result<(), ControlError> {
         self.control.table_select(table, handle, members)
     }
+    fn take_hits(&mut self, table: &str) -> Result<Vec<Handle>, ControlError> {
+        self.control.take_hits(table)
+    }
     fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError> {
         self.control.table_delete(table, handle)?;
         // A direct meter lives and dies with its entry (a later entry may get the handle again).

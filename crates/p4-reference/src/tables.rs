@@ -38,6 +38,7 @@ impl Interpreter {
         let per_entry = info.per_entry.clone();
         let (position, data) = match hit {
             Some(entry) => {
+                self.control.mark_hit(t.index(), entry.handle);
                 let length = self.meta_get(p4_arch::MetaRole::PacketLength).unwrap_or(0) as u64;
                 for &e in &per_entry {
                     let ext = self.control.catalog().externs[e].clone();

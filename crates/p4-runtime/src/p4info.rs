@@ -234,7 +234,7 @@ fn table(
         .flatten()
         .map(|e| id_of(Target::Extern(e)))
         .collect();
-    let idle = ir.properties.iter().any(|(n, v)| n == "support_timeout" && matches!(v, p4_ir::Value::Bool(true)));
+    let idle = ir.supports_timeout();
     p4info::Table {
         preamble: Some(preamble),
         match_fields,

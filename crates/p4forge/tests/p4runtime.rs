@@ -1067,3 +1067,66 @@ fn action_profile_members_groups_and_action_sets_forward_as_the_selector_picks()
     write(&mut client, vec![(Delete, entry(ecmp, 7, ActionProfileGroupId(10))), (Delete, group(10, &[])), (Delete, member(selector, 1, 0))]).expect("freed");
     assert_eq!(forward(&h, &[7, 0, 1]), None);
 }
+
+/// The next idle-timeout notification on `stream` (other messages skipped), waiting at most
+/// `wait`.
+fn next_idle(h: &Harness, stream: &mut Stream, wait: std::time::Duration) -> Option<p4v1::IdleTimeoutNotification> {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        let left = deadline.checked_duration_since(std::time::Instant::now())?;
+        let message = h.rt.block_on(async { tokio::time::timeout(left, stream.rx.message()).await }).ok()?.expect("stream healthy")?;
+        if let Some(p4v1::stream_message_response::Update::IdleTimeoutNotification(n)) = message.update {
+            return Some(n);
+        }
+    }
+}
+
+#[test]
+fn an_entry_left_unhit_past_its_idle_timeout_is_reported_once_until_hit_again() {
+    use p4v1::update::Type::Insert;
+    use std::time::Duration;
+    let h = start();
+    let mut client = h.client();
+    let (mut stream, info) = with_program(&h, &mut client, &fixture("p4runtime_idle.p4"));
+    let (flows, plain) = (id(&info, "I.flows"), id(&info, "I.plain"));
+    let entry = |table_id, dst: u8, idle: Duration| p4v1::TableEntry {
+        table_id,
+        r#match: vec![p4v1::FieldMatch { field_id: 1, field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact { value: vec![dst] })) }],
+        // In canonical form, as the server sends it back.
+        action: Some(p4v1::TableAction {
+            r#type: Some(p4v1::table_action::Type::Action(p4v1::Action {
+                action_id: id(&info, "I.set_port"),
+                params: vec![p4v1::action::Param { param_id: 1, value: vec![1] }],
+            })),
+        }),
+        idle_timeout_ns: idle.as_nanos() as i64,
+        ..Default::default()
+    };
+    // `soon` expires in the test; `later` not (an hour); `never` has no timeout.
+    let (soon, later, never) = (entry(flows, 1, Duration::from_millis(200)), entry(flows, 2, Duration::from_secs(3600)), entry(flows, 3, Duration::ZERO));
+    write(&h, &mut client, 1, vec![(Insert, soon.clone()), (Insert, later.clone()), (Insert, never.clone())]).expect("entries");
+    let e = write(&h, &mut client, 1, vec![(Insert, entry(plain, 1, Duration::from_secs(1)))]).expect_err("no support_timeout");
+    assert_eq!(update_errors(&e), [(Code::InvalidArgument as i32, "table I.plain has no support_timeout: its entries take no idle timeout".to_string())]);
+    // Reported once, with the entry as written; not again while nothing hits it.
+    let reported = next_idle(&h, &mut stream, Duration::from_secs(10)).expect("a notification");
+    assert_eq!(reported.table_entry, std::slice::from_ref(&soon));
+    assert!(reported.timestamp > 0);
+    assert!(next_idle(&h, &mut stream, Duration::from_millis(500)).is_none(), "reported twice");
+    // A hit starts its timer again: reported again later.
+    assert_eq!(forward(&h, &[1]), Some(1));
+    let again = next_idle(&h, &mut stream, Duration::from_secs(10)).expect("a second notification");
+    assert_eq!(again.table_entry, std::slice::from_ref(&soon));
+    // A read asking for it gets the time since the last hit: `later` was never hit (its time
+    // counts from its insertion, over half a second ago); after a hit, less.
+    let since = |client: &mut P4RuntimeClient<Channel>, e: &p4v1::TableEntry| {
+        let pattern = p4v1::TableEntry { time_since_last_hit: Some(Default::default()), ..e.clone() };
+        match &read_entities(&h, client, E::TableEntry(pattern)).expect("read")[..] {
+            [E::TableEntry(t)] => Duration::from_nanos(t.time_since_last_hit.expect("asked for").elapsed_ns as u64),
+            other => panic!("{other:?}"),
+        }
+    };
+    let unhit = since(&mut client, &later);
+    assert!(unhit >= Duration::from_millis(500), "{unhit:?}");
+    assert_eq!(forward(&h, &[2]), Some(1));
+    assert!(since(&mut client, &later) < unhit, "a hit restarts the time");
+}

@@ -278,6 +278,8 @@ pub struct TableProg {
     pub per_entry: Vec<usize>,
     /// The per-entry meter whose colour the table's hit computes, if any.
     pub entry_meter: Option<usize>,
+    /// `support_timeout = true`: a hit sets the entry's hit bit (`TableState::take_hits`).
+    pub records_hits: bool,
 }
 
 /// The outcome of a table application.
@@ -305,6 +307,9 @@ impl TableProg {
                     // Counts are kept only where a direct counter can read them.
                     if !self.per_entry.is_empty() {
                         ts.add_count(h, pkt_len);
+                    }
+                    if self.records_hits {
+                        ts.mark_hit(h);
                     }
                     // A group entry runs the member the selector's hash picks.
                     let mut picked = false;

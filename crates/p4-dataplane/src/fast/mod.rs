@@ -389,7 +389,7 @@ fn selector_hash(p: &Prog, c: &mut Ctx, ft: &FastTable) -> Option<u128> {
 #[inline(always)]
 fn choose_with_key(p: &Prog, c: &mut Ctx, t: usize, ft: &FastTable, key: &[u128]) -> Option<(bool, usize)> {
     let tp = p.tables.get(t)?;
-    if tp.per_entry.is_empty() && tp.entry_meter.is_none() && ft.selector.is_none() {
+    if tp.per_entry.is_empty() && tp.entry_meter.is_none() && ft.selector.is_none() && !tp.records_hits {
         // No direct counter or meter reads the hit: the entry's data go straight from the table
         // to the action's parameters.
         let Ctx { tables, f: frame, .. } = c;

@@ -121,7 +121,21 @@ impl<T: Target> Pipeline<T> {
             }
         };
         match entity {
-            Some(E::TableEntry(entry)) => self.entries.write(target, catalog, ids, kind, entry, &self.profiles),
+            Some(E::TableEntry(entry)) => {
+                let now = std::time::Instant::now();
+                let before = self.entries.handle_of(catalog, ids, entry);
+                if entry.idle_timeout_ns > 0 && kind != Type::Delete {
+                    // The target must record hits (what it recorded so far counts); a table
+                    // without support_timeout is refused with the entry's other checks.
+                    let table = self.entries.table_of(ids, entry)?;
+                    if catalog.tables[table].records_hits {
+                        self.idle.take(target, catalog, table, now)?;
+                    }
+                }
+                self.entries.write(target, catalog, ids, kind, entry, &self.profiles)?;
+                self.idle.written(before, self.entries.handle_of(catalog, ids, entry), now);
+                Ok(())
+            }
             Some(E::ActionProfileMember(m)) => {
                 let named = Named { profile: m.action_profile_id, member: Some(m.member_id), group: None };
                 let in_use = self.entries.in_use(catalog, ids, &self.profiles, &named);
@@ -153,8 +167,22 @@ impl<T: Target> Pipeline<T> {
     pub(super) fn read_entity(&mut self, entity: Option<&E>) -> Result<Vec<E>, Refusal> {
         let (target, catalog, ids) = (&mut self.target, &self.catalog, &self.ids);
         Ok(match entity {
-            Some(E::TableEntry(entry)) if (entry.counter_data.is_some() || entry.meter_config.is_some()) && !entry.is_default_action => {
-                cells::entries_with_resources(target, catalog, ids, &self.entries, &self.meters, entry)?.into_iter().map(E::TableEntry).collect()
+            Some(E::TableEntry(entry)) if !entry.is_default_action => {
+                let mut found = match entry.counter_data.is_some() || entry.meter_config.is_some() {
+                    true => cells::entries_with_resources(target, catalog, ids, &self.entries, &self.meters, entry)?,
+                    false => self.entries.read(catalog, ids, entry)?,
+                };
+                if entry.time_since_last_hit.is_some() {
+                    // Hits up to now count.
+                    let now = std::time::Instant::now();
+                    self.idle.poll(target, catalog, now);
+                    let handles = self.entries.matching(catalog, ids, entry)?;
+                    for (e, (table, handle, _)) in found.iter_mut().zip(handles) {
+                        let elapsed = self.idle.since_last_hit(table, handle, now).filter(|_| catalog.tables[table].records_hits);
+                        e.time_since_last_hit = elapsed.map(|d| p4v1::table_entry::IdleTimeout { elapsed_ns: d.as_nanos() as i64 });
+                    }
+                }
+                found.into_iter().map(E::TableEntry).collect()
             }
             Some(E::TableEntry(entry)) => self.entries.read(catalog, ids, entry)?.into_iter().map(E::TableEntry).collect(),
             Some(E::CounterEntry(entry)) => cells::read_counters(target, catalog, ids, entry)?.into_iter().map(E::CounterEntry).collect(),

@@ -10,6 +10,7 @@ mod arbitration;
 mod batch;
 mod cells;
 mod digests;
+mod idle;
 mod profiles;
 mod replication;
 pub mod roles;
@@ -71,6 +72,7 @@ pub struct Pipeline<T> {
     digests: digests::Digests,
     value_sets: value_sets::ValueSets,
     profiles: profiles::Profiles,
+    idle: idle::Idle,
 }
 
 /// One P4Runtime device.
@@ -141,10 +143,24 @@ impl<T: Target> Device<T> {
         }
     }
 
-    /// Sends the digest lists that waited long enough (called every [`DIGEST_TICK`]).
-    fn digest_tick(&mut self) {
+    /// Sends the digest lists that waited long enough, and (every [`idle::POLL`]) takes the hit
+    /// bits and reports the entries gone idle; called every [`DIGEST_TICK`].
+    fn tick(&mut self) {
         let (Some(pipeline), Some(tx)) = (self.pipeline.as_mut(), self.arbitration.primary_tx()) else { return };
-        pipeline.digests.tick(std::time::Instant::now(), &mut |list| send_digest_list(tx, list));
+        let now = std::time::Instant::now();
+        pipeline.digests.tick(now, &mut |list| send_digest_list(tx, list));
+        if pipeline.idle.due(now) {
+            pipeline.idle.poll(&mut pipeline.target, &pipeline.catalog, now);
+            let idle = pipeline.idle.expired(&pipeline.entries, now);
+            if !idle.is_empty() {
+                let timestamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i64);
+                let notification = p4v1::IdleTimeoutNotification { table_entry: idle, timestamp };
+                let message = p4v1::StreamMessageResponse { update: Some(p4v1::stream_message_response::Update::IdleTimeoutNotification(notification)) };
+                // A controller that does not read its stream loses notifications rather than
+                // stalling the switch.
+                let _ = tx.try_send(Ok(message));
+            }
+        }
     }
 
     /// A `DigestListAck` from stream `stream`.
@@ -215,6 +231,7 @@ fn pipeline<T: Target>(loaded: Loaded<T>, config: p4v1::ForwardingPipelineConfig
         digests,
         value_sets: value_sets::ValueSets::default(),
         profiles: profiles::Profiles::default(),
+        idle: idle::Idle::default(),
     }
 }
 
@@ -544,7 +561,7 @@ pub fn spawn<T: Target>(addr: SocketAddr, device: Shared<T>) -> Result<Running, 
                     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
                     loop {
                         tick.tick().await;
-                        lock(&ticking).digest_tick();
+                        lock(&ticking).tick();
                     }
                 });
                 tokio::select! {

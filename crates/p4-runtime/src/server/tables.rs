@@ -88,7 +88,7 @@ impl Entries {
                     if let Err(e) = target.table_select(&info.name, handle, members) {
                         // Not applied: the entry goes again.
                         let _ = target.table_delete(&info.name, handle);
-                        return Err(refusal(&e));
+                        return Err(cannot_select(&e));
                     }
                 }
                 store.by_key.insert(key, (handle, written));
@@ -220,13 +220,40 @@ impl Entries {
 /// entry's own action stays, unused); one action makes it a plain entry.
 fn apply_action(target: &mut dyn ControlPlane, table: &str, handle: Handle, resolved: Resolved) -> Result<(), Refusal> {
     match resolved {
-        Resolved::One(action, args) => target.table_modify(table, handle, &action, args),
-        Resolved::Select(members) => target.table_select(table, handle, members),
+        Resolved::One(action, args) => target.table_modify(table, handle, &action, args).map_err(|e| refusal(&e)),
+        Resolved::Select(members) => target.table_select(table, handle, members).map_err(|e| cannot_select(&e)),
     }
-    .map_err(|e| refusal(&e))
+}
+
+/// A target's refusal of a selection the server has checked: it cannot select (the hardware
+/// target has no action selectors).
+fn cannot_select(e: &p4_control::ControlError) -> Refusal {
+    (Code::Unimplemented, e.to_string())
 }
 
 impl Entries {
+    /// The table and handle of the installed entry with `entry`'s match (and priority), if any.
+    pub fn handle_of(&self, catalog: &Catalog, ids: &ControlPlaneIds, entry: &TableEntry) -> Option<(usize, Handle)> {
+        if entry.is_default_action {
+            return None;
+        }
+        let table = table_index(ids, entry.table_id).ok()?;
+        let key = check_entry(catalog, ids, table, entry).ok()?.key;
+        self.tables[table].by_key.get(&key).map(|(h, _)| (table, *h))
+    }
+
+    /// The table `entry` names.
+    pub fn table_of(&self, ids: &ControlPlaneIds, entry: &TableEntry) -> Result<usize, Refusal> {
+        table_index(ids, entry.table_id)
+    }
+
+    /// Every installed entry with an idle timeout: table, handle, the entry as written.
+    pub fn with_idle_timeouts(&self) -> impl Iterator<Item = (usize, Handle, &TableEntry)> {
+        self.tables.iter().enumerate().flat_map(|(t, store)| {
+            store.by_key.values().filter(|(_, e)| e.idle_timeout_ns > 0).map(move |(h, e)| (t, *h, e))
+        })
+    }
+
     /// Whether an entry points to what `what` names.
     pub fn in_use(&self, catalog: &Catalog, ids: &ControlPlaneIds, profiles: &Profiles, what: &Named) -> bool {
         self.using(catalog, ids, profiles, what).next().is_some()
@@ -291,6 +318,8 @@ fn bytes_of(v: &BigUint) -> Vec<u8> {
 }
 
 /// Checks `entry`'s match and priority against table `table`.
+// Clients before P4Runtime 1.4 set the deprecated `controller_metadata`: it reads back as written.
+#[allow(deprecated)]
 fn check_entry(catalog: &Catalog, ids: &ControlPlaneIds, table: usize, entry: &TableEntry) -> Result<Checked, Refusal> {
     let info: &TableInfo = &catalog.tables[table];
     let fields = &info.key.fields;
@@ -317,6 +346,12 @@ fn check_entry(catalog: &Catalog, ids: &ControlPlaneIds, table: usize, entry: &T
         keys.push(key);
         canonical.extend(m.map(|t| FieldMatch { field_id: id, field_match_type: Some(t) }));
     }
+    match entry.idle_timeout_ns {
+        0 => {}
+        n if n < 0 => return refuse(Code::InvalidArgument, format!("idle_timeout_ns {n} is negative")),
+        _ if !info.records_hits => return refuse(Code::InvalidArgument, format!("table {} has no support_timeout: its entries take no idle timeout", info.name)),
+        _ => {}
+    }
     let priority = match (info.key.priority_kind.is_some(), entry.priority) {
         (true, p) if p <= 0 => return refuse(Code::InvalidArgument, format!("table {} needs a priority above 0", info.name)),
         (true, p) => Some(i64::from(i32::MAX) - i64::from(p)),
@@ -327,6 +362,7 @@ fn check_entry(catalog: &Catalog, ids: &ControlPlaneIds, table: usize, entry: &T
         table_id: ids.id(Target::Table(p4_ir::TableId(table as u32))).unwrap_or(entry.table_id),
         r#match: canonical,
         priority: entry.priority,
+        controller_metadata: entry.controller_metadata,
         metadata: entry.metadata.clone(),
         idle_timeout_ns: entry.idle_timeout_ns,
         ..Default::default()

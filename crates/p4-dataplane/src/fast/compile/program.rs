@@ -165,5 +165,5 @@ fn table(ir: &Program, t: &p4_ir::Table) -> R<TableProg> {
         Some(a.extern_type(&ir.externs.get(e)?.type_name)?.state)
     };
     let entry_meter = per_entry.iter().copied().find(|e| state(*e) == Some(StateKind::DirectMeter));
-    Ok(TableProg { name: t.name.clone(), per_entry, entry_meter })
+    Ok(TableProg { name: t.name.clone(), per_entry, entry_meter, records_hits: t.supports_timeout() })
 }

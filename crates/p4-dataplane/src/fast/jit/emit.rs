@@ -1173,11 +1173,13 @@ impl<'g> Gen<'g, '_, '_> {
     }
 
     /// What table `t` keeps per entry, as the architecture describes its per-entry externs. A
-    /// table with an action selector counts as `More`: its group entries are chosen by the full
-    /// lookup, which also reads the selector keys.
+    /// table with an action selector counts as `More` (its group entries are chosen by the full
+    /// lookup, which also reads the selector keys), and so does one recording hits (the full
+    /// lookup sets the hit bit).
     fn per_entry(&self, t: usize) -> PerEntry {
         let ir = self.fc.cx.ir;
-        if self.fc.tables.get(t).and_then(Option::as_ref).is_some_and(|ft| ft.selector.is_some()) {
+        let selector = self.fc.tables.get(t).and_then(Option::as_ref).is_some_and(|ft| ft.selector.is_some());
+        if selector || ir.tables[t].supports_timeout() {
             return PerEntry::More;
         }
         let mut kinds = p4_arch::per_entry_externs(&ir.tables[t]).map(|e| {
