@@ -8,6 +8,7 @@
 
 use crate::error::{meaningful_lines, LineError, ParseErrors};
 use crate::numbers::{parse_cli_value, parse_int, parse_u64};
+use crate::profiles::{ProfileCommand, Ref};
 use crate::runtime::{RuntimeCommand, SessionState};
 use crate::{inspect, usage};
 use num_bigint::BigUint;
@@ -45,6 +46,8 @@ pub enum CliCommand {
     Help,
     /// A command shared with STF files (multicast, mirroring, registers, counters, meters, value sets).
     Runtime(RuntimeCommand),
+    /// An action profile command (`act_prof_*`, `table_indirect_*`).
+    Profile(ProfileCommand),
 }
 
 /// Parses a whole command file; every bad line is reported.
@@ -109,11 +112,60 @@ pub fn parse_command(content: &str) -> Result<CliCommand, String> {
             }
             _ => Err(format!("expected `{}`", usage::of("table_set_default"))),
         },
+        w if w.starts_with("act_prof_") || w.starts_with("table_indirect_") => parse_profile_command(w, args).map(CliCommand::Profile),
         _ => match RuntimeCommand::parse(&word, args) {
             Some(parsed) => parsed.map(CliCommand::Runtime),
             None => Err(format!("unknown or unsupported command `{word}`")),
         },
     }
+}
+
+fn parse_profile_command(word: &str, args: &[&str]) -> Result<ProfileCommand, String> {
+    let usage = || format!("expected `{}`", usage::of(word));
+    let handle = |text: &str, what: &str| parse_u64(text, what);
+    let values = |texts: &[&str]| -> Result<Vec<BigUint>, String> {
+        texts.iter().map(|t| parse_cli_value(t).map_err(|e| format!("action argument: {e}"))).collect()
+    };
+    let s = |x: &&str| x.to_string();
+    Ok(match (word, args) {
+        ("act_prof_create_member", [profile, action, rest @ ..]) => ProfileCommand::CreateMember { profile: s(profile), action: s(action), args: values(rest)? },
+        ("act_prof_modify_member", [profile, action, member, rest @ ..]) => {
+            // BMv2 takes a `=>` before the arguments too.
+            let rest = rest.strip_prefix(&["=>"]).unwrap_or(rest);
+            ProfileCommand::ModifyMember { profile: s(profile), action: s(action), member: handle(member, "member handle")?, args: values(rest)? }
+        }
+        ("act_prof_delete_member", [profile, member]) => ProfileCommand::DeleteMember { profile: s(profile), member: handle(member, "member handle")? },
+        ("act_prof_create_group", [profile]) => ProfileCommand::CreateGroup { profile: s(profile) },
+        ("act_prof_delete_group", [profile, group]) => ProfileCommand::DeleteGroup { profile: s(profile), group: handle(group, "group handle")? },
+        ("act_prof_add_member_to_group", [profile, member, group]) => {
+            ProfileCommand::AddMemberToGroup { profile: s(profile), member: handle(member, "member handle")?, group: handle(group, "group handle")? }
+        }
+        ("act_prof_remove_member_from_group", [profile, member, group]) => {
+            ProfileCommand::RemoveMemberFromGroup { profile: s(profile), member: handle(member, "member handle")?, group: handle(group, "group handle")? }
+        }
+        ("table_indirect_add" | "table_indirect_add_with_group", [table, rest @ ..]) => {
+            let arrow = rest.iter().position(|w| *w == "=>").ok_or_else(usage)?;
+            let keys = rest[..arrow]
+                .iter()
+                .enumerate()
+                .map(|(i, k)| parse_cli_key(k).map_err(|e| format!("key {}: {e}", i + 1)))
+                .collect::<Result<Vec<_>, _>>()?;
+            let needs_priority = keys.iter().any(|k| matches!(k, KeyValue::Masked(..) | KeyValue::Range(..)));
+            let (to, priority) = match (&rest[arrow + 1..], needs_priority) {
+                ([h], false) => (handle(h, "handle")?, None),
+                ([h, p], true) => (handle(h, "handle")?, Some(i64::try_from(&parse_int(p).map_err(|e| format!("priority: {e}"))?).map_err(|_| format!("priority `{p}` is too large"))?)),
+                (_, true) => return Err("a ternary/range/optional entry needs `=> <handle> <priority>` (smaller wins)".to_string()),
+                _ => return Err(usage()),
+            };
+            let to = if word == "table_indirect_add" { Ref::Member(to) } else { Ref::Group(to) };
+            ProfileCommand::IndirectAdd { table: s(table), keys, to, priority }
+        }
+        ("table_indirect_delete", [table, entry]) => ProfileCommand::IndirectDelete { table: s(table), entry: handle(entry, "entry handle")? },
+        ("table_indirect_set_default", [table, member]) => ProfileCommand::IndirectSetDefault { table: s(table), member: handle(member, "member handle")? },
+        ("table_indirect_set_default_with_group", _) => return Err("`table_indirect_set_default_with_group` is not supported: a default names a member".to_string()),
+        _ if usage::of(word).is_empty() => return Err(format!("unknown or unsupported command `{word}`")),
+        _ => return Err(usage()),
+    })
 }
 
 fn parse_table_add(args: &[&str]) -> Result<CliCommand, String> {
@@ -199,8 +251,23 @@ pub fn apply_command<C: ControlPlane + ?Sized>(cp: &mut C, command: &CliLine, se
             CliCommand::TableModify { table, action, handle, args } => cp
                 .table_modify(table, *handle, action, ActionArgs::Positional(args.clone()))
                 .map_err(|e| fail(e.to_string()))?,
-            CliCommand::TableDelete { table, handle } => cp.table_delete(table, *handle).map_err(|e| fail(e.to_string()))?,
-            CliCommand::TableClear { table } => cp.table_clear(table).map_err(|e| fail(e.to_string()))?,
+            CliCommand::TableDelete { table, handle } => {
+                cp.table_delete(table, *handle).map_err(|e| fail(e.to_string()))?;
+                if let Some(t) = cp.control_catalog().and_then(|c| c.table_index(table).ok()) {
+                    session.profiles.forget(t, Some(*handle));
+                }
+            }
+            CliCommand::TableClear { table } => {
+                cp.table_clear(table).map_err(|e| fail(e.to_string()))?;
+                if let Some(t) = cp.control_catalog().and_then(|c| c.table_index(table).ok()) {
+                    session.profiles.forget(t, None);
+                }
+            }
+            CliCommand::Profile(command) => {
+                if let Some(text) = session.profiles.apply(cp, command).map_err(|e| fail(e.to_string()))? {
+                    output.push(format!("line {line}: {text}"));
+                }
+            }
             CliCommand::TableSetDefault { table, action, args } => cp
                 .table_set_default(table, action, ActionArgs::Positional(args.clone()))
                 .map_err(|e| fail(e.to_string()))?,

@@ -19,6 +19,7 @@ pub mod error;
 pub mod inspect;
 pub mod numbers;
 pub mod pattern;
+pub mod profiles;
 pub mod runner;
 pub mod runtime;
 pub mod stf;

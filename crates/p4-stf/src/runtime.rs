@@ -53,6 +53,8 @@ pub struct SessionState {
     nodes: Vec<Handle>,
     /// Mirroring sessions as this file configured them, for `mirroring_get`.
     mirroring: BTreeMap<u32, String>,
+    /// Action profile members and groups, and the entries naming them.
+    pub profiles: crate::profiles::Profiles,
 }
 
 impl SessionState {
