@@ -89,11 +89,22 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
                 let tables: Vec<usize> =
                     (0..program.tables.len()).filter(|t| program.tables[*t].implementation == Some(ExternId(ei as u32))).collect();
                 let selector = program.externs[ei].type_name.contains("selector");
+                // `@max_group_size(N)` on a selector bounds its groups' members.
+                let max_group_size = program.externs[ei]
+                    .annotations
+                    .iter()
+                    .find(|a| a.name == "max_group_size")
+                    .and_then(|a| match a.args.first() {
+                        Some(p4_ir::Value::Bits { value, .. } | p4_ir::Value::InfInt(value)) => i32::try_from(value).ok(),
+                        _ => None,
+                    })
+                    .unwrap_or(0);
                 info.action_profiles.push(p4info::ActionProfile {
                     preamble: pre,
                     table_ids: tables.iter().map(|t| id_of(Target::Table(TableId(*t as u32)))).collect(),
                     with_selector: selector,
                     size: e.size as i64,
+                    max_group_size,
                     ..Default::default()
                 })
             }
@@ -339,7 +350,7 @@ pub fn canonical_bytes(value: u128, width: u32) -> Vec<u8> {
 /// An annotation as p4info lists it (`@noWarn("unused")`); `None` for those P4Runtime gives a
 /// meaning of its own and shows elsewhere (`@name`, `@id`, the action scopes).
 fn annotation_text(a: &p4_ir::Annotation) -> Option<String> {
-    if matches!(a.name.as_str(), "name" | "id" | "tableonly" | "defaultonly" | "hidden") {
+    if matches!(a.name.as_str(), "name" | "id" | "tableonly" | "defaultonly" | "hidden" | "max_group_size") {
         return None;
     }
     if a.args.is_empty() {

@@ -280,3 +280,37 @@ fn validity_keys_and_renamed_tables_are_named_as_the_reference_compiler_names_th
     let renamed = table("TestIngress.renamed_table").expect("the @name");
     assert_eq!(renamed.preamble.as_ref().map(|p| p.alias.as_str()), Some("renamed_table"));
 }
+
+#[test]
+fn action_profiles_list_their_tables_size_selector_and_max_group_size() {
+    let dir = tempfile_dir("profiles");
+    let source = std::fs::read_to_string(fixtures().join("p4runtime_selector.p4")).expect("fixture");
+    let program = dir.join("selector.p4");
+    let annotated = source.replace("action_selector(HashAlgorithm.crc16", "@max_group_size(4) action_selector(HashAlgorithm.crc16");
+    assert_ne!(annotated, source, "the fixture declares the selector");
+    std::fs::write(&program, annotated).expect("written");
+    let info = p4info_of(&program).expect("compiles");
+    let table_id = |name: &str| info.tables.iter().filter_map(|t| t.preamble.as_ref()).find(|p| p.name == name).expect("table").id;
+    let summary: Vec<(String, Vec<u32>, bool, i64, i32)> = info
+        .action_profiles
+        .iter()
+        .map(|p| (p.preamble.as_ref().expect("preamble").name.clone(), p.table_ids.clone(), p.with_selector, p.size, p.max_group_size))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("I.acl_profile".to_string(), vec![table_id("I.acl")], false, 64, 0),
+            ("I.ecmp_selector".to_string(), vec![table_id("I.ecmp")], true, 128, 4),
+        ]
+    );
+    let implementation = |name: &str| info.tables.iter().find(|t| t.preamble.as_ref().is_some_and(|p| p.name == name)).expect("table").implementation_id;
+    assert_eq!(implementation("I.ecmp"), info.action_profiles[1].preamble.as_ref().expect("preamble").id);
+}
+
+/// A fresh directory under the target directory's temporary space.
+fn tempfile_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("p4info-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}

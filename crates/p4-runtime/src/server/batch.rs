@@ -145,7 +145,9 @@ impl<T: Target> Pipeline<T> {
             Some(E::ActionProfileGroup(g)) => {
                 let named = Named { profile: g.action_profile_id, member: None, group: Some(g.group_id) };
                 let in_use = self.entries.in_use(catalog, ids, &self.profiles, &named);
-                self.profiles.write_group(catalog, ids, kind, g, in_use)?;
+                let profiles = self.config.p4info.as_ref().map_or(&[][..], |i| &i.action_profiles[..]);
+                let limit = profiles.iter().find(|p| p.preamble.as_ref().is_some_and(|x| x.id == g.action_profile_id)).map_or(0, |p| p.max_group_size);
+                self.profiles.write_group(catalog, ids, kind, g, in_use, limit)?;
                 self.entries.refresh(target, catalog, ids, &self.profiles, &named)
             }
             Some(E::CounterEntry(entry)) => modify_only("a counter").and_then(|()| cells::write_counter(target, catalog, ids, entry)),

@@ -169,9 +169,9 @@ impl Profiles {
         Ok(())
     }
 
-    /// Applies one INSERT, MODIFY or DELETE of a group; the caller writes the entries pointing to
-    /// it again.
-    pub fn write_group(&mut self, catalog: &Catalog, ids: &ControlPlaneIds, kind: update::Type, g: &ActionProfileGroup, in_use: bool) -> Result<(), Refusal> {
+    /// Applies one INSERT, MODIFY or DELETE of a group (`limit`: the profile's `max_group_size`,
+    /// 0 for none); the caller writes the entries pointing to it again.
+    pub fn write_group(&mut self, catalog: &Catalog, ids: &ControlPlaneIds, kind: update::Type, g: &ActionProfileGroup, in_use: bool, limit: i32) -> Result<(), Refusal> {
         let profile = profile_index(ids, g.action_profile_id)?;
         let key = (g.action_profile_id, g.group_id);
         let name = &catalog.externs[profile].name;
@@ -203,6 +203,9 @@ impl Profiles {
         }
         if g.max_size < 0 || (g.max_size > 0 && g.members.len() > g.max_size as usize) {
             return refuse(Code::ResourceExhausted, format!("group {} has {} members, max_size {}", g.group_id, g.members.len(), g.max_size));
+        }
+        if limit > 0 && (g.max_size > limit || g.members.len() > limit as usize) {
+            return refuse(Code::ResourceExhausted, format!("{name} takes groups of at most {limit} members (max_group_size)"));
         }
         if let Some(old) = self.groups.get(&key).filter(|old| old.max_size != g.max_size) {
             return refuse(Code::InvalidArgument, format!("a group's max_size cannot change ({} to {})", old.max_size, g.max_size));
