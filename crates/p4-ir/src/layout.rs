@@ -191,6 +191,8 @@ pub struct KeyField {
     pub bit_offset: u32,
     /// The key is `h.isValid()` (BMv2 also calls it `$valid$`).
     pub is_valid: bool,
+    /// Its P4Runtime match-field id ([`local_ids`]).
+    pub id: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -230,8 +232,13 @@ fn key_layout(p: &Program, id: TableId) -> KeyLayout {
             match_kind: k.match_kind.clone(),
             bit_offset: offset,
             is_valid,
+            id: 0,
         });
         offset += width;
+    }
+    let ids = local_ids(fields.iter().map(|f| id_annotation(&t.keys[f.index].annotations)));
+    for (f, id) in fields.iter_mut().zip(ids) {
+        f.id = id;
     }
     let priority_kind = fields
         .iter()
@@ -251,6 +258,8 @@ pub struct ParamLayout {
     pub index: usize,
     pub width: u32,
     pub bit_offset: u32,
+    /// Its P4Runtime parameter id ([`local_ids`]).
+    pub id: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -272,8 +281,12 @@ fn action_layout(p: &Program, id: ActionId, cp_id: u32) -> ActionDataLayout {
             continue;
         }
         let width = scalar_width(p, &prm.ty);
-        params.push(ParamLayout { name: prm.name.clone(), index, width, bit_offset: offset });
+        params.push(ParamLayout { name: prm.name.clone(), index, width, bit_offset: offset, id: 0 });
         offset += width;
+    }
+    let ids = local_ids(params.iter().map(|x| id_annotation(&a.params[x.index].annotations)));
+    for (x, id) in params.iter_mut().zip(ids) {
+        x.id = id;
     }
     ActionDataLayout { action: id, name: a.name.clone(), id: cp_id, params, total_bits: offset }
 }
@@ -402,8 +415,29 @@ pub fn one_at_a_time(name: &str) -> u32 {
     h.wrapping_add(h << 15)
 }
 
+/// The ids of a table's match fields or an action's parameters, in order, as the reference
+/// compiler gives them: `@id(N)` where given (N in 32 bits), else counting up from 1, skipping the
+/// ids given.
+pub fn local_ids(given: impl Iterator<Item = Option<u128>>) -> Vec<u32> {
+    let given: Vec<Option<u32>> = given.map(|g| g.and_then(|v| u32::try_from(v).ok())).collect();
+    let taken: std::collections::BTreeSet<u32> = given.iter().flatten().copied().collect();
+    let mut next = 1u32;
+    given
+        .into_iter()
+        .map(|g| {
+            g.unwrap_or_else(|| {
+                while taken.contains(&next) {
+                    next += 1;
+                }
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
 /// The value of an object's `@id(N)` annotation, if it has one with a number.
-fn id_annotation(annotations: &[crate::Annotation]) -> Option<u128> {
+pub fn id_annotation(annotations: &[crate::Annotation]) -> Option<u128> {
     let a = annotations.iter().find(|a| a.name == "id")?;
     match a.args.first()? {
         Value::Bits { value, .. } | Value::InfInt(value) => value.to_u128(),

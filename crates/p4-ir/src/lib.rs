@@ -331,6 +331,8 @@ pub struct Param {
     pub direction: Direction,
     /// The slot in the owning block's frame.
     pub var: VarId,
+    /// Its annotations (`@id` gives an action parameter's id).
+    pub annotations: Vec<Annotation>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -397,6 +399,8 @@ pub struct TableKey {
     /// Control-plane name: `@name` if given, else the source text of the key expression
     /// (e.g. `hdr.ipv4.dstAddr`, `hdr.ipv4.isValid()`).
     pub name: String,
+    /// Its annotations but `@name` (which gives `name`); `@id` gives its match-field id.
+    pub annotations: Vec<Annotation>,
 }
 
 #[derive(Clone, Debug)]

@@ -604,7 +604,7 @@ impl<'p> Printer<'p> {
                 .map(|p| {
                     let slot = me.var(p.var);
                     let slot = if slot == p.name { String::new() } else { format!(": {slot}") };
-                    format!("{}{} {}{slot}", dir(p.direction), me.ty(&p.ty), decl_name(&p.name))
+                    format!("{}{}{} {}{slot}", me.annotations(&p.annotations), dir(p.direction), me.ty(&p.ty), decl_name(&p.name))
                 })
                 .collect();
             v.join(", ")
@@ -681,7 +681,8 @@ impl<'p> Printer<'p> {
         for k in &t.keys {
             let mk = k.match_kind.name();
             let e = self.expr(&k.expr);
-            self.line(format!("key {e}: {mk} as {:?};", k.name));
+            let ann = self.annotations(&k.annotations);
+            self.line(format!("{ann}key {e}: {mk} as {:?};", k.name));
         }
         for a in &t.actions {
             let b: Vec<String> = a.bound_args.iter().map(|x| self.expr(x)).collect();

@@ -1380,12 +1380,13 @@ impl<'t> Reader<'t> {
     }
 
     fn param(&mut self) -> R<Param> {
+        let annotations = self.annotations()?;
         let direction = self.direction();
         let ty = self.ty()?;
         let name = self.name()?;
         let slot = if self.eat_punct(':') { self.name()? } else { name.clone() };
         match self.var_id(&slot) {
-            Some(var) => Ok(Param { name, ty, direction, var }),
+            Some(var) => Ok(Param { name, ty, direction, var, annotations }),
             None => self.err(format!("unknown variable `{slot}`")),
         }
     }
@@ -1417,6 +1418,13 @@ impl<'t> Reader<'t> {
             annotations,
         };
         while !self.eat_punct('}') {
+            // A key's annotations (an action's flags also start with `@`: those are read below).
+            let before = self.pos;
+            let mut key_annotations = self.annotations()?;
+            if !self.is_kw("key") {
+                self.pos = before;
+                key_annotations.clear();
+            }
             let is_const = self.eat_kw("const");
             let Tok::Ident(k) = self.bump() else {
                 self.pos -= 1;
@@ -1439,7 +1447,7 @@ impl<'t> Reader<'t> {
                         "selector" => MatchKind::Selector,
                         _ => MatchKind::Other(mk),
                     };
-                    t.keys.push(TableKey { expr, match_kind, name });
+                    t.keys.push(TableKey { expr, match_kind, name, annotations: key_annotations });
                 }
                 "action" => {
                     let mut table_only = false;

@@ -243,7 +243,7 @@ impl Interpreter {
                     VarKind::Param(d) => d,
                     _ => Direction::In,
                 };
-                Param { name: var.name.clone(), ty: var.ty.clone(), direction, var: *v }
+                Param { name: var.name.clone(), ty: var.ty.clone(), direction, var: *v, annotations: Vec::new() }
             })
             .collect();
         match block {

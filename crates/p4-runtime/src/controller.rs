@@ -45,30 +45,13 @@ pub fn of(program: &Program, layouts: &Layouts) -> Vec<ControllerHeader> {
             Some(Value::String(s)) => s.clone(),
             _ => layout.name.clone(),
         };
-        let given: Vec<Option<u32>> = fields
+        let top: Vec<_> = layout.fields.iter().filter(|f| f.path.len() == 1).collect();
+        let given = top.iter().map(|f| fields.get(f.path[0] as usize).and_then(|x| p4_ir::layout::id_annotation(&x.annotations)));
+        let ids = p4_ir::layout::local_ids(given);
+        let metadata = top
             .iter()
-            .map(|f| {
-                f.annotations.iter().find(|a| a.name == "id").and_then(|a| match a.args.first() {
-                    Some(Value::Bits { value, .. } | Value::InfInt(value)) => u32::try_from(value.clone()).ok(),
-                    _ => None,
-                })
-            })
-            .collect();
-        let mut next = 0;
-        let metadata = layout
-            .fields
-            .iter()
-            .filter(|f| f.path.len() == 1)
-            .map(|f| {
-                let id = given.get(f.path[0] as usize).copied().flatten().unwrap_or_else(|| {
-                    next += 1;
-                    while given.contains(&Some(next)) {
-                        next += 1;
-                    }
-                    next
-                });
-                MetadataField { id, name: f.name.clone(), width: f.width, bit_offset: f.bit_offset }
-            })
+            .zip(ids)
+            .map(|(f, id)| MetadataField { id, name: f.name.clone(), width: f.width, bit_offset: f.bit_offset })
             .collect();
         out.push(ControllerHeader { id, name, ty, fields: metadata, bytes: layout.fixed_bits.div_ceil(8) as usize });
     }

@@ -45,9 +45,8 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
             .map(|l| {
                 l.params
                     .iter()
-                    .enumerate()
-                    .map(|(i, p)| p4info::action::Param {
-                        id: i as u32 + 1,
+                    .map(|p| p4info::action::Param {
+                        id: p.id,
                         name: p.name.clone(),
                         bitwidth: p.width as i32,
                         ..Default::default()
@@ -196,9 +195,8 @@ fn table(
         .key
         .fields
         .iter()
-        .enumerate()
-        .map(|(i, f)| p4info::MatchField {
-            id: i as u32 + 1,
+        .map(|f| p4info::MatchField {
+            id: f.id,
             // An `h.isValid()` key is named `h.$valid$`, as the reference compiler names it.
             name: match f.name.strip_suffix(".isValid()") {
                 Some(header) if f.is_valid => format!("{header}.$valid$"),
@@ -233,9 +231,8 @@ fn table(
             .params
             .iter()
             .zip(&t.initial_default.1)
-            .enumerate()
-            .map(|(i, (p, value))| p4info::table_action_call::Argument {
-                param_id: i as u32 + 1,
+            .map(|(p, value)| p4info::table_action_call::Argument {
+                param_id: p.id,
                 value: canonical_bytes(*value, p.width),
             })
             .collect(),

@@ -865,7 +865,11 @@ impl<'a> Sema<'a> {
             let writable = matches!(p.direction, Direction::Out | Direction::InOut);
             self.bind_local(&p.name, Local::Var { id: var, ty: t.clone(), writable });
             let ty = self.ir_type(&t);
-            params.push(ir::Param { name: p.name.name.to_string(), ty, direction: p.direction, var });
+            let annotations = self.annotations(&p.annotations);
+            params.push(ir::Param { name: p.name.name.to_string(), ty, direction: p.direction, var, annotations });
+        }
+        if let Some(id) = duplicate_id(params.iter().map(|p| &p.annotations[..])) {
+            self.error(a.name.span, format!("two parameters of this action have @id({id}): parameter ids must differ"));
         }
         if let Some(d) = global {
             self.active.push(d);
@@ -951,7 +955,8 @@ impl<'a> Sema<'a> {
             let writable = matches!(p.direction, Direction::Out | Direction::InOut);
             self.bind_local(&p.name, Local::Var { id: var, ty: t.clone(), writable });
             let ty = self.ir_type(&t);
-            params.push(ir::Param { name: p.name.name.to_string(), ty, direction: p.direction, var });
+            let annotations = self.annotations(&p.annotations);
+            params.push(ir::Param { name: p.name.name.to_string(), ty, direction: p.direction, var, annotations });
         }
         let ret_var = (ret != Ty::Void).then(|| self.alloc_var(&format!("{name}.return"), &ret, ir::VarKind::Return));
         self.active.push(d);
@@ -1253,11 +1258,17 @@ impl<'a> Sema<'a> {
                         let kname = named.unwrap_or_else(|| self.text(k.expr.span));
                         key_tys.push(kt);
                         let expr = self.lower_te(te);
-                        table.keys.push(ir::TableKey { expr, match_kind, name: kname });
+                        // `@name` is the key's name already.
+                        let mut annotations = self.annotations(&k.annotations);
+                        annotations.retain(|a| a.name != "name");
+                        table.keys.push(ir::TableKey { expr, match_kind, name: kname, annotations });
                     }
                     let lpms = table.keys.iter().filter(|k| k.match_kind == ir::MatchKind::Lpm).count();
                     if lpms > 1 {
                         self.error(pspan, "a table can have at most one `lpm` key");
+                    }
+                    if let Some(id) = duplicate_id(table.keys.iter().map(|k| &k.annotations[..])) {
+                        self.error(pspan, format!("two keys of this table have @id({id}): match-field ids must differ"));
                     }
                 }
                 ast::TableProperty::Actions { actions, .. } => {
@@ -1541,4 +1552,11 @@ fn can_finish(states: &[ir::ParserState]) -> bool {
         }
     }
     false
+}
+
+/// An `@id` that two of these annotation lists give, if any (match fields of a table, parameters
+/// of an action: their control-plane ids must differ).
+fn duplicate_id<'a>(lists: impl Iterator<Item = &'a [ir::Annotation]>) -> Option<u128> {
+    let mut seen = std::collections::BTreeSet::new();
+    lists.filter_map(ir::layout::id_annotation).find(|id| !seen.insert(*id))
 }

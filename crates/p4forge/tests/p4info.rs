@@ -314,3 +314,23 @@ fn tempfile_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("temporary directory");
     dir
 }
+
+#[test]
+fn match_field_and_parameter_ids_come_from_id_annotations_else_count_up_skipping_them() {
+    let info = p4info_of(&fixtures().join("p4runtime_ids.p4")).expect("compiles");
+    let table = info.tables.iter().find(|t| t.preamble.as_ref().is_some_and(|p| p.name == "I.t")).expect("I.t");
+    let fields: Vec<(u32, &str)> = table.match_fields.iter().map(|f| (f.id, f.name.as_str())).collect();
+    assert_eq!(fields, [(5, "hdr.h.a"), (2, "hdr.h.b"), (1, "hdr.h.c")]);
+    let set = info.actions.iter().find(|a| a.preamble.as_ref().is_some_and(|p| p.name == "I.set")).expect("I.set");
+    let params: Vec<(u32, &str)> = set.params.iter().map(|p| (p.id, p.name.as_str())).collect();
+    assert_eq!(params, [(3, "port"), (1, "tag")]);
+    // Two keys with one id: refused with the reason.
+    let dir = tempfile_dir("duplicate-ids");
+    let source = std::fs::read_to_string(fixtures().join("p4runtime_ids.p4")).expect("fixture");
+    let program = dir.join("dup.p4");
+    std::fs::write(&program, source.replace("hdr.h.c: exact @id(1)", "hdr.h.c: exact @id(5)")).expect("written");
+    let out = p4forge(&["check", program.to_str().expect("utf-8")], &dir);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("two keys of this table have @id(5): match-field ids must differ"), "{stderr}");
+}

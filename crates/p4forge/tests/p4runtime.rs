@@ -1130,3 +1130,33 @@ fn an_entry_left_unhit_past_its_idle_timeout_is_reported_once_until_hit_again() 
     assert_eq!(forward(&h, &[2]), Some(1));
     assert!(since(&mut client, &later) < unhit, "a hit restarts the time");
 }
+
+#[test]
+fn entries_name_match_fields_and_parameters_by_their_id_annotations() {
+    use p4v1::update::Type::Insert;
+    let h = start();
+    let mut client = h.client();
+    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_ids.p4"));
+    let exact = |field_id, v: u8| p4v1::FieldMatch { field_id, field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact { value: vec![v] })) };
+    let param = |param_id, v: u8| p4v1::action::Param { param_id, value: vec![v] };
+    let entry = |matches| p4v1::TableEntry {
+        table_id: id(&info, "I.t"),
+        r#match: matches,
+        action: Some(p4v1::TableAction {
+            r#type: Some(p4v1::table_action::Type::Action(p4v1::Action { action_id: id(&info, "I.set"), params: vec![param(1, 0x77), param(3, 6)] })),
+        }),
+        ..Default::default()
+    };
+    // a = 0x0a (id 5), b = 0x0b (id 2), c = 0x0c (id 1): to port 6, tag 0x77.
+    let written = entry(vec![exact(1, 0x0c), exact(2, 0x0b), exact(5, 0x0a)]);
+    write(&h, &mut client, 1, vec![(Insert, written.clone())]).expect("inserted");
+    use p4_control::PacketIo;
+    let out = p4_runtime::server::lock(&h.device).target().expect("pipeline").inject(0, &[0x0a, 0x0b, 0x0c, 0], 0);
+    assert_eq!(out.outputs.iter().map(|o| (o.port, o.data.clone())).collect::<Vec<_>>(), [(6, vec![0x0a, 0x0b, 0x0c, 0x77])]);
+    // Read back with the fields in the table's order (ids 5, 2, 1) and the parameters by id.
+    let read = read_table(&h, &mut client, id(&info, "I.t"));
+    assert_eq!(read.len(), 1);
+    assert_eq!(read[0].r#match, [exact(5, 0x0a), exact(2, 0x0b), exact(1, 0x0c)]);
+    let e = write(&h, &mut client, 1, vec![(Insert, entry(vec![exact(4, 1), exact(2, 1), exact(5, 1)]))]).expect_err("no field 4");
+    assert_eq!(update_errors(&e), [(Code::InvalidArgument as i32, "table I.t has no match field 4".to_string())]);
+}

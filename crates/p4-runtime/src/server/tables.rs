@@ -203,9 +203,8 @@ impl Entries {
                         .params
                         .iter()
                         .zip(data)
-                        .enumerate()
-                        .map(|(i, (p, v))| crate::proto::p4::v1::action::Param {
-                            param_id: i as u32 + 1,
+                        .map(|(p, v)| crate::proto::p4::v1::action::Param {
+                            param_id: p.id,
                             value: canonical_bytes(*v, p.width),
                         })
                         .collect(),
@@ -325,7 +324,7 @@ fn check_entry(catalog: &Catalog, ids: &ControlPlaneIds, table: usize, entry: &T
     let fields = &info.key.fields;
     let mut given: BTreeMap<u32, &FieldMatch> = BTreeMap::new();
     for m in &entry.r#match {
-        if m.field_id == 0 || m.field_id as usize > fields.len() {
+        if !fields.iter().any(|f| f.id == m.field_id) {
             return refuse(Code::InvalidArgument, format!("table {} has no match field {}", info.name, m.field_id));
         }
         if given.insert(m.field_id, m).is_some() {
@@ -334,8 +333,8 @@ fn check_entry(catalog: &Catalog, ids: &ControlPlaneIds, table: usize, entry: &T
     }
     let mut keys = Vec::with_capacity(fields.len());
     let mut canonical = Vec::new();
-    for (i, f) in fields.iter().enumerate() {
-        let id = i as u32 + 1;
+    for f in fields {
+        let id = f.id;
         let (key, m) = match given.get(&id) {
             None if f.match_kind == MatchKind::Exact => {
                 return refuse(Code::InvalidArgument, format!("exact match field {} ({}) is missing", id, f.name))
@@ -455,13 +454,14 @@ pub(super) fn action_call(
     }
     let mut values: Vec<Option<BigUint>> = vec![None; offered.params.len()];
     for p in &call.params {
-        let Some(slot) = p.param_id.checked_sub(1).and_then(|i| values.get_mut(i as usize)) else {
+        let Some(position) = offered.params.iter().position(|x| x.id == p.param_id) else {
             return refuse(Code::InvalidArgument, format!("action {} has no parameter {}", offered.name, p.param_id));
         };
+        let slot = &mut values[position];
         if slot.is_some() {
             return refuse(Code::InvalidArgument, format!("action {}: parameter {} given twice", offered.name, p.param_id));
         }
-        let layout = &offered.params[p.param_id as usize - 1];
+        let layout = &offered.params[position];
         *slot = Some(number(&p.value, layout.width, &format!("{} parameter {}", offered.name, layout.name))?);
     }
     let mut args = Vec::with_capacity(values.len());
@@ -519,10 +519,7 @@ impl Entries {
                     .fields
                     .iter()
                     .zip(&e.matches)
-                    .enumerate()
-                    .filter_map(|(i, (f, m))| {
-                        snapshot_match(f, m).map(|t| FieldMatch { field_id: i as u32 + 1, field_match_type: Some(t) })
-                    })
+                    .filter_map(|(f, m)| snapshot_match(f, m).map(|t| FieldMatch { field_id: f.id, field_match_type: Some(t) }))
                     .collect();
                 let action = Action {
                     action_id: ids.id(Target::Action(p4_ir::ActionId(offered.action as u32))).unwrap_or(0),
@@ -530,8 +527,7 @@ impl Entries {
                         .params
                         .iter()
                         .zip(&e.args)
-                        .enumerate()
-                        .map(|(i, (p, v))| crate::proto::p4::v1::action::Param { param_id: i as u32 + 1, value: canonical_bytes(*v, p.width) })
+                        .map(|(p, v)| crate::proto::p4::v1::action::Param { param_id: p.id, value: canonical_bytes(*v, p.width) })
                         .collect(),
                 };
                 let entry = TableEntry {

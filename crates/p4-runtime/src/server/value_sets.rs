@@ -96,7 +96,7 @@ fn member(name: &str, width: u32, member: &ValueSetMember) -> Result<(KeyValue, 
         Some(T::Lpm(_)) => MatchKind::Lpm,
         _ => MatchKind::Exact,
     };
-    let key = KeyField { name: name.to_string(), index: 0, width, match_kind, bit_offset: 0, is_valid: false };
+    let key = KeyField { name: name.to_string(), index: 0, width, match_kind, bit_offset: 0, is_valid: false, id: 1 };
     let (value, canonical) = field(&key, m)?;
     let canonical = ValueSetMember { r#match: vec![FieldMatch { field_id: 1, field_match_type: canonical }] };
     Ok((value, canonical))
