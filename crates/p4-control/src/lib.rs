@@ -246,6 +246,12 @@ pub trait PacketIo {
         u32::MAX
     }
 
+    /// Whether the dataplane hands the program's digests over ([`Injected::digests`]); the
+    /// default: it does not.
+    fn sends_digests(&self) -> bool {
+        false
+    }
+
     /// The name of the architecture the dataplane runs, for messages (the software switch: the
     /// program's architecture's, e.g. `v1model`).
     fn architecture(&self) -> &str {

@@ -847,6 +847,10 @@ impl Switch {
 }
 
 impl PacketIo for Switch {
+    fn sends_digests(&self) -> bool {
+        true
+    }
+
     fn inject(&mut self, port: u32, data: &[u8], now_ns: u64) -> Injected {
         let mut out = std::mem::take(&mut self.one);
         self.process_batch(&[PacketIn { port, data, now_ns }], &mut out);

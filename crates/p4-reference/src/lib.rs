@@ -486,6 +486,10 @@ impl PacketIo for Interpreter {
         self.process(port, data, now_ns)
     }
 
+    fn sends_digests(&self) -> bool {
+        true
+    }
+
     fn max_port(&self) -> u32 {
         self.control.max_port()
     }

@@ -748,6 +748,23 @@ fn the_hardware_target_reads_back_and_forwards_as_the_software_one_after_the_sam
     // Not all the same port: the entries decided.
     let ports: std::collections::BTreeSet<u32> = forwarded[0].iter().flatten().map(|(p, _)| *p).collect();
     assert!(ports.len() > 4, "{ports:?}");
+    // What the hardware target does not have is refused as such, not accepted and ignored.
+    let mut client = hw.client();
+    let mut stream = arbitrate(&hw, &mut client, 1);
+    hw.rt.block_on(stream.rx.message()).expect("arbitration answered");
+    let truncating = E::PacketReplicationEngineEntry(p4v1::PacketReplicationEngineEntry {
+        r#type: Some(p4v1::packet_replication_engine_entry::Type::CloneSessionEntry(p4v1::CloneSessionEntry {
+            session_id: 9,
+            replicas: vec![p4v1::Replica { port_kind: Some(p4v1::replica::PortKind::Port(vec![6])), ..Default::default() }],
+            packet_length_bytes: 20,
+            ..Default::default()
+        })),
+    });
+    let digest = E::DigestEntry(p4v1::DigestEntry { digest_id: 1, config: Some(Default::default()) });
+    for refused in [truncating, digest] {
+        let e = write_entities(&hw, &mut client, 1, vec![(p4v1::update::Type::Insert, refused)]).expect_err("not on this target");
+        assert_eq!(update_errors(&e).first().map(|(code, _)| *code), Some(Code::Unimplemented as i32), "{e:?}");
+    }
 }
 
 #[test]

@@ -158,6 +158,9 @@ impl<T: Target> Pipeline<T> {
             Some(E::DirectMeterEntry(entry)) => {
                 modify_only("a direct meter").and_then(|()| self.meters.write_direct(target, catalog, ids, &self.entries, entry))
             }
+            Some(E::DigestEntry(_)) if kind != Type::Delete && !target.sends_digests() => {
+                Err((Code::Unimplemented, "this target sends no digests (the hardware target has no digest path)".to_string()))
+            }
             Some(E::DigestEntry(entry)) => self.digests.write(kind, entry),
             Some(E::ValueSetEntry(entry)) => self.value_sets.write(target, catalog, ids, kind, entry),
             Some(_) => Err((Code::Unimplemented, "this entity cannot be written yet".to_string())),
