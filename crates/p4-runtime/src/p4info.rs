@@ -29,6 +29,10 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
     };
     let mut actions_used = BTreeSet::new();
     for (ti, t) in catalog.tables.iter().enumerate() {
+        // `@hidden` keeps a table (and the actions only it uses) from the control plane.
+        if program.tables[ti].annotations.iter().any(|a| a.name == "hidden") {
+            continue;
+        }
         let id = id_of(Target::Table(TableId(ti as u32)));
         let pre = preamble(id, &t.name, &program.tables[ti].annotations);
         info.tables.push(table(program, &id_of, pre, ti, t));

@@ -334,3 +334,17 @@ fn match_field_and_parameter_ids_come_from_id_annotations_else_count_up_skipping
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("two keys of this table have @id(5): match-field ids must differ"), "{stderr}");
 }
+
+#[test]
+fn a_hidden_table_and_the_actions_only_it_uses_stay_out_of_the_p4info() {
+    let dir = tempfile_dir("hidden");
+    let source = std::fs::read_to_string(fixtures().join("p4runtime_ids.p4")).expect("fixture");
+    let program = dir.join("hidden.p4");
+    let hidden = source.replace("    table t {", "    @hidden table t {");
+    assert_ne!(hidden, source);
+    std::fs::write(&program, hidden).expect("written");
+    let info = p4info_of(&program).expect("compiles");
+    let names: Vec<&str> = info.tables.iter().filter_map(|t| t.preamble.as_ref()).map(|p| p.name.as_str()).collect();
+    assert_eq!(names, Vec::<&str>::new());
+    assert!(info.actions.is_empty(), "{:?}", info.actions);
+}
