@@ -536,32 +536,21 @@ fn a_digest_of_a_struct_reaches_the_control_plane_alike_from_the_switch_and_the_
 fn an_action_selector_group_entry_runs_the_member_its_hash_picks_alike_on_the_switch_and_the_reference_interpreter() {
     use p4_dataplane::control::{ActionArgs, ControlPlane, KeyValue, Keys, PacketIo};
     use num_bigint::BigUint;
-    let src = r#"
-#include <core.p4>
-#include <v1model.p4>
-header h_t { bit<8> dst; bit<16> flow; }
-struct headers_t { h_t h; }
-struct meta_t { }
-parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    state start { pkt.extract(hdr.h); transition accept; }
-}
-control V(inout headers_t hdr, inout meta_t meta) { apply { } }
-control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
-    action set_port(bit<9> port) { sm.egress_spec = port; }
-    action_selector(HashAlgorithm.crc16, 32w64, 32w14) sel;
-    table ecmp {
-        key = { hdr.h.dst: exact; hdr.h.flow: selector; }
-        actions = { set_port; NoAction; }
-        implementation = sel;
-        default_action = NoAction();
-    }
-    apply { sm.egress_spec = 0; ecmp.apply(); }
-}
-control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
-control C(inout headers_t hdr, inout meta_t meta) { apply { } }
-control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
-V1Switch(P(), V(), I(), E(), C(), D()) main;
-"#;
+    let src = &program(
+        "bit<8> dst; bit<16> flow;",
+        "",
+        "",
+        "action set_port(bit<9> port) { sm.egress_spec = port; }
+         action_selector(HashAlgorithm.crc16, 32w64, 32w14) sel;
+         table ecmp {
+             key = { hdr.h.dst: exact; hdr.h.flow: selector; }
+             actions = { set_port; NoAction; }
+             implementation = sel;
+             default_action = NoAction();
+         }
+         apply { sm.egress_spec = 0; ecmp.apply(); }",
+        "apply { }",
+    );
     trait Target: ControlPlane + PacketIo {}
     impl<T: ControlPlane + PacketIo> Target for T {}
     let port = |p: u32| ("set_port".to_string(), ActionArgs::Positional(vec![BigUint::from(p)]));

@@ -13,7 +13,7 @@ use p4_control::ActionArgs;
 use p4_ir::layout::{ControlPlaneIds, ObjectKind, Target};
 use tonic::Code;
 
-use super::tables::{action_call, canonical_call, Refusal};
+use super::tables::{action_call, canonical_call, check_presence, Refusal};
 use crate::proto::p4::v1::{table_action, update, ActionProfileGroup, ActionProfileMember, TableAction};
 
 /// The most member slots (members times their weights) one group or action set may give an entry.
@@ -147,12 +147,7 @@ impl Profiles {
         let profile = profile_index(ids, m.action_profile_id)?;
         let key = (m.action_profile_id, m.member_id);
         let name = &catalog.externs[profile].name;
-        match (kind, self.members.contains_key(&key)) {
-            (update::Type::Insert, true) => return refuse(Code::AlreadyExists, format!("action profile {name} has member {}", m.member_id)),
-            (update::Type::Modify | update::Type::Delete, false) => return refuse(Code::NotFound, format!("action profile {name} has no member {}", m.member_id)),
-            (update::Type::Unspecified, _) => return refuse(Code::InvalidArgument, "update type unspecified"),
-            _ => {}
-        }
+        check_presence(kind, self.members.contains_key(&key), format_args!("member {} of {name}", m.member_id))?;
         if kind == update::Type::Delete {
             let in_group = self.groups.iter().any(|((p, _), g)| *p == m.action_profile_id && g.members.iter().any(|x| x.member_id == m.member_id));
             if in_use || in_group {
@@ -178,12 +173,7 @@ impl Profiles {
         if catalog.tables.iter().all(|t| t.implementation != Some(profile) || t.selector.is_none()) {
             return refuse(Code::InvalidArgument, format!("action profile {name} has no selector: it has no groups"));
         }
-        match (kind, self.groups.contains_key(&key)) {
-            (update::Type::Insert, true) => return refuse(Code::AlreadyExists, format!("action profile {name} has group {}", g.group_id)),
-            (update::Type::Modify | update::Type::Delete, false) => return refuse(Code::NotFound, format!("action profile {name} has no group {}", g.group_id)),
-            (update::Type::Unspecified, _) => return refuse(Code::InvalidArgument, "update type unspecified"),
-            _ => {}
-        }
+        check_presence(kind, self.groups.contains_key(&key), format_args!("group {} of {name}", g.group_id))?;
         if kind == update::Type::Delete {
             if in_use {
                 return refuse(Code::FailedPrecondition, format!("group {} of {name} is in use by a table entry", g.group_id));

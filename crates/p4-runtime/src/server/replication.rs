@@ -13,7 +13,7 @@ use p4_control::catalog::Catalog;
 use p4_control::{ControlPlane, Handle};
 use tonic::Code;
 
-use super::tables::Refusal;
+use super::tables::{check_presence, Refusal};
 use crate::proto::p4::v1::{packet_replication_engine_entry::Type as Pre, replica::PortKind, update, CloneSessionEntry, MulticastGroupEntry, Replica};
 
 fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
@@ -143,12 +143,7 @@ impl Replication {
         };
         let (ports, canonical) = replicas(catalog, &s.replicas)?;
         let written = CloneSessionEntry { replicas: canonical, ..s.clone() };
-        match (kind, self.sessions.contains_key(&id)) {
-            (update::Type::Insert, true) => return refuse(Code::AlreadyExists, format!("clone session {id} exists")),
-            (update::Type::Modify | update::Type::Delete, false) => return refuse(Code::NotFound, format!("no clone session {id}")),
-            (update::Type::Unspecified, _) => return refuse(Code::InvalidArgument, "update type unspecified"),
-            _ => {}
-        }
+        check_presence(kind, self.sessions.contains_key(&id), format_args!("clone session {id}"))?;
         let old = self.sessions.remove(&id);
         if let Some((_, kept)) = &old {
             target.mirroring_delete(id).map_err(control)?;

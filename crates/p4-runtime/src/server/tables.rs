@@ -24,6 +24,18 @@ fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
     Err((code, why.into()))
 }
 
+/// Refuses an INSERT of what exists, a MODIFY or DELETE of what does not, and an unspecified
+/// update; `what` names the object (`clone session 9`).
+pub(super) fn check_presence(kind: crate::proto::p4::v1::update::Type, exists: bool, what: impl std::fmt::Display) -> Result<(), Refusal> {
+    use crate::proto::p4::v1::update::Type;
+    match (kind, exists) {
+        (Type::Insert, true) => refuse(Code::AlreadyExists, format!("{what} exists")),
+        (Type::Modify | Type::Delete, false) => refuse(Code::NotFound, format!("no {what}")),
+        (Type::Unspecified, _) => refuse(Code::InvalidArgument, "update type unspecified"),
+        _ => Ok(()),
+    }
+}
+
 /// One table's entries as the controller wrote them, by canonical key.
 #[derive(Default)]
 pub struct TableEntries {
