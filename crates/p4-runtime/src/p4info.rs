@@ -27,6 +27,7 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
         pkg_info: Some(p4info::PkgInfo { arch: catalog.arch.to_string(), ..Default::default() }),
         ..Default::default()
     };
+    let mut type_info = p4info::P4TypeInfo::default();
     let mut actions_used = BTreeSet::new();
     for (ti, t) in catalog.tables.iter().enumerate() {
         // `@hidden` keeps a table (and the actions only it uses) from the control plane.
@@ -35,7 +36,7 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
         }
         let id = id_of(Target::Table(TableId(ti as u32)));
         let pre = preamble(id, &t.name, &program.tables[ti].annotations);
-        info.tables.push(table(program, &id_of, pre, ti, t));
+        info.tables.push(table(program, &id_of, pre, ti, t, &mut type_info));
         actions_used.extend(t.actions.iter().map(|a| a.action));
     }
     for a in actions_used {
@@ -49,11 +50,10 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
             .map(|l| {
                 l.params
                     .iter()
-                    .map(|p| p4info::action::Param {
-                        id: p.id,
-                        name: p.name.clone(),
-                        bitwidth: p.width as i32,
-                        ..Default::default()
+                    .map(|p| {
+                        let ir = &program.actions[a].params[p.index];
+                        let (type_name, bitwidth) = crate::types::new_type(program, &ir.annotations, &ir.ty, p.width, &mut type_info);
+                        p4info::action::Param { id: p.id, name: p.name.clone(), bitwidth, type_name, ..Default::default() }
                     })
                     .collect()
             })
@@ -149,7 +149,6 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
                 .collect(),
         });
     }
-    let mut type_info = p4info::P4TypeInfo::default();
     for ty in p4_ir::layout::digest_types(program) {
         let Some(id) = layouts.ids.id(Target::Digest(ty)) else { continue };
         let def = program.type_def(ty);
@@ -192,6 +191,7 @@ fn table(
     preamble: p4info::Preamble,
     ti: usize,
     t: &TableInfo,
+    type_info: &mut p4info::P4TypeInfo,
 ) -> p4info::Table {
     use p4info::action_ref::Scope;
     let ir = &program.tables[ti];
@@ -199,16 +199,21 @@ fn table(
         .key
         .fields
         .iter()
-        .map(|f| p4info::MatchField {
-            id: f.id,
-            // An `h.isValid()` key is named `h.$valid$`, as the reference compiler names it.
-            name: match f.name.strip_suffix(".isValid()") {
-                Some(header) if f.is_valid => format!("{header}.$valid$"),
-                _ => f.name.clone(),
-            },
-            bitwidth: f.width as i32,
-            r#match: Some(match_type(&f.match_kind)),
-            ..Default::default()
+        .map(|f| {
+            let key = &ir.keys[f.index];
+            let (type_name, bitwidth) = crate::types::new_type(program, &key.annotations, &key.expr.ty, f.width, type_info);
+            p4info::MatchField {
+                id: f.id,
+                // An `h.isValid()` key is named `h.$valid$`, as the reference compiler names it.
+                name: match f.name.strip_suffix(".isValid()") {
+                    Some(header) if f.is_valid => format!("{header}.$valid$"),
+                    _ => f.name.clone(),
+                },
+                bitwidth,
+                r#match: Some(match_type(&f.match_kind)),
+                type_name,
+                ..Default::default()
+            }
         })
         .collect();
     let action_refs = t

@@ -228,6 +228,35 @@ fn sent(values: &[(u128, u32)]) -> (Vec<u8>, usize) {
     (data, bits.len())
 }
 
+/// A key's or an action parameter's new type, which sema notes as `@p4runtime_type("Name")` with
+/// the type's own `@p4runtime_translation(uri, width | string)`: the `type_name` p4info gives it
+/// (the type listed in `info.new_types`, translated or as its underlying type `ty`) and the bit
+/// width the control plane uses (the translation's; 0 for a string; else `width`).
+pub fn new_type(program: &Program, annotations: &[p4_ir::Annotation], ty: &Type, width: u32, info: &mut p4info::P4TypeInfo) -> (Option<p4info::P4NamedType>, i32) {
+    use p4info::p4_new_type_spec::Representation;
+    use p4info::p4_new_type_translation::{SdnString, SdnType};
+    let find = |name: &str| annotations.iter().find(|a| a.name == name);
+    let Some(p4_ir::Value::String(name)) = find("p4runtime_type").and_then(|a| a.args.first()) else { return (None, width as i32) };
+    let (representation, bitwidth) = match find("p4runtime_translation").map(|a| &a.args[..]) {
+        Some([p4_ir::Value::String(uri), rest @ ..]) => {
+            let sdn = match rest.first() {
+                Some(p4_ir::Value::Bits { value, .. } | p4_ir::Value::InfInt(value)) => i32::try_from(value).ok().map(SdnType::SdnBitwidth),
+                Some(p4_ir::Value::String(s)) if s.trim() == "string" => Some(SdnType::SdnString(SdnString {})),
+                _ => None,
+            };
+            let bitwidth = match sdn {
+                Some(SdnType::SdnBitwidth(w)) => w,
+                Some(SdnType::SdnString(_)) => 0,
+                None => width as i32,
+            };
+            (Representation::TranslatedType(p4info::P4NewTypeTranslation { uri: uri.clone(), sdn_type: sdn }), bitwidth)
+        }
+        _ => (Representation::OriginalType(spec(program, ty, info)), width as i32),
+    };
+    info.new_types.entry(name.clone()).or_insert(p4info::P4NewTypeSpec { representation: Some(representation), ..Default::default() });
+    (Some(p4info::P4NamedType { name: name.clone() }), bitwidth)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -865,7 +865,8 @@ impl<'a> Sema<'a> {
             let writable = matches!(p.direction, Direction::Out | Direction::InOut);
             self.bind_local(&p.name, Local::Var { id: var, ty: t.clone(), writable });
             let ty = self.ir_type(&t);
-            let annotations = self.annotations(&p.annotations);
+            let mut annotations = self.annotations(&p.annotations);
+            annotations.extend(self.new_type_annotations(&t));
             params.push(ir::Param { name: p.name.name.to_string(), ty, direction: p.direction, var, annotations });
         }
         if let Some(id) = duplicate_id(params.iter().map(|p| &p.annotations[..])) {
@@ -1256,11 +1257,12 @@ impl<'a> Sema<'a> {
                             continue;
                         }
                         let kname = named.unwrap_or_else(|| self.text(k.expr.span));
-                        key_tys.push(kt);
+                        key_tys.push(kt.clone());
                         let expr = self.lower_te(te);
                         // `@name` is the key's name already.
                         let mut annotations = self.annotations(&k.annotations);
                         annotations.retain(|a| a.name != "name");
+                        annotations.extend(self.new_type_annotations(&kt));
                         table.keys.push(ir::TableKey { expr, match_kind, name: kname, annotations });
                     }
                     let lpms = table.keys.iter().filter(|k| k.match_kind == ir::MatchKind::Lpm).count();

@@ -718,6 +718,15 @@ impl<'a> Sema<'a> {
         }
     }
 
+    /// What the control plane learns of a key or action parameter of type `ty`: for a `type`
+    /// (new type), `@p4runtime_type("Name")` and its `@p4runtime_translation`, as p4info names it.
+    pub fn new_type_annotations(&self, ty: &Ty) -> Vec<ir::Annotation> {
+        let Ty::NewType(n) = ty else { return Vec::new() };
+        let def = &self.newtypes[*n];
+        let named = ir::Annotation { name: "p4runtime_type".into(), args: vec![ir::Value::String(def.name.clone())] };
+        std::iter::once(named).chain(def.translation.clone()).collect()
+    }
+
     pub fn annotations(&mut self, anns: &'a [ast::Annotation]) -> Vec<ir::Annotation> {
         for a in anns {
             self.check_structured_annotation(a);
@@ -837,7 +846,8 @@ impl<'a> Sema<'a> {
                         let s = self.show(&ty);
                         self.error(t.span, format!("`type` cannot be defined over `{s}`; only bit<W>, int<W>, bool and other `type`s are allowed"));
                     }
-                    self.newtypes.push(NewTypeDef { name: t.name.name.to_string(), underlying: ty });
+                    let translation = self.annotations(&t.annotations).into_iter().find(|a| a.name == "p4runtime_translation");
+                    self.newtypes.push(NewTypeDef { name: t.name.name.to_string(), underlying: ty, translation });
                     Ty::NewType(self.newtypes.len() - 1)
                 } else {
                     ty

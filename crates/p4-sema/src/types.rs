@@ -92,6 +92,8 @@ pub struct NamedDef {
 pub struct NewTypeDef {
     pub name: String,
     pub underlying: Ty,
+    /// Its `@p4runtime_translation(uri, width)`, for the keys and action parameters of this type.
+    pub translation: Option<p4_ir::Annotation>,
 }
 
 /// Type substitution produced by unification (inference variables → types).

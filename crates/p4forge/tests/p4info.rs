@@ -348,3 +348,23 @@ fn a_hidden_table_and_the_actions_only_it_uses_stay_out_of_the_p4info() {
     assert_eq!(names, Vec::<&str>::new());
     assert!(info.actions.is_empty(), "{:?}", info.actions);
 }
+
+#[test]
+fn keys_and_parameters_of_a_new_type_are_named_and_a_translated_one_has_its_sdn_width() {
+    use p4_runtime::proto::p4::config::v1 as p4info;
+    let info = p4info_of(&fixtures().join("p4runtime_types.p4")).expect("compiles");
+    let named = |n: &str| Some(p4info::P4NamedType { name: n.to_string() });
+    let field = &info.tables[0].match_fields[0];
+    assert_eq!((field.bitwidth, field.type_name.clone()), (32, named("PortId_t")));
+    let set = info.actions.iter().find(|a| a.preamble.as_ref().is_some_and(|p| p.name == "I.set")).expect("I.set");
+    let params: Vec<(i32, Option<p4info::P4NamedType>)> = set.params.iter().map(|p| (p.bitwidth, p.type_name.clone())).collect();
+    assert_eq!(params, [(32, named("PortId_t")), (8, named("Tag_t"))]);
+    let types = info.type_info.expect("type_info").new_types;
+    use p4info::p4_new_type_spec::Representation;
+    let translated = Representation::TranslatedType(p4info::P4NewTypeTranslation {
+        uri: "p4.org/psa/v1/PortId_t".into(),
+        sdn_type: Some(p4info::p4_new_type_translation::SdnType::SdnBitwidth(32)),
+    });
+    assert_eq!(types["PortId_t"].representation, Some(translated));
+    assert!(matches!(&types["Tag_t"].representation, Some(Representation::OriginalType(_))), "{:?}", types["Tag_t"]);
+}

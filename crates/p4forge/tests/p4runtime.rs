@@ -1177,3 +1177,33 @@ fn entries_name_match_fields_and_parameters_by_their_id_annotations() {
     let e = write(&h, &mut client, 1, vec![(Insert, entry(vec![exact(4, 1), exact(2, 1), exact(5, 1)]))]).expect_err("no field 4");
     assert_eq!(update_errors(&e), [(Code::InvalidArgument as i32, "table I.t has no match field 4".to_string())]);
 }
+
+#[test]
+fn a_translated_field_takes_its_sdn_width_and_values_that_fit_the_dataplane() {
+    use p4v1::update::Type::Insert;
+    let h = start();
+    let mut client = h.client();
+    let (_stream, info) = with_program(&h, &mut client, &fixture("p4runtime_types.p4"));
+    let entry = |in_port: u32| p4v1::TableEntry {
+        table_id: id(&info, "I.t"),
+        r#match: vec![p4v1::FieldMatch {
+            field_id: 1,
+            field_match_type: Some(p4v1::field_match::FieldMatchType::Exact(p4v1::field_match::Exact { value: in_port.to_be_bytes().to_vec() })),
+        }],
+        action: Some(p4v1::TableAction {
+            r#type: Some(p4v1::table_action::Type::Action(p4v1::Action {
+                action_id: id(&info, "I.set"),
+                params: vec![p4v1::action::Param { param_id: 1, value: 6u32.to_be_bytes().to_vec() }, p4v1::action::Param { param_id: 2, value: vec![0x77] }],
+            })),
+        }),
+        ..Default::default()
+    };
+    // 32-bit SDN values, as a controller sends them for PortId_t: port 5 is 5 on the dataplane.
+    write(&h, &mut client, 1, vec![(Insert, entry(5))]).expect("inserted");
+    use p4_control::PacketIo;
+    let out = p4_runtime::server::lock(&h.device).target().expect("pipeline").inject(0, &[0x02, 0x80, 0x00], 0);
+    // in_port is the first 9 bits (5 = 0b0_0000_0101), then tag 8 bits, then 7 bits of padding.
+    assert_eq!(out.outputs.iter().map(|o| o.port).collect::<Vec<_>>(), [6]);
+    let e = write(&h, &mut client, 1, vec![(Insert, entry(0x200))]).expect_err("beyond 9 bits");
+    assert_eq!(update_errors(&e)[0].0, Code::OutOfRange as i32);
+}
