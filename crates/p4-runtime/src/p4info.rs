@@ -39,6 +39,9 @@ pub fn of(program: &Program, layouts: &Layouts, catalog: &Catalog) -> p4info::P4
         info.tables.push(table(program, &id_of, pre, ti, t, &mut type_info));
         actions_used.extend(t.actions.iter().map(|a| a.action));
     }
+    // Actions called directly are control-plane objects too (the reference compiler lists every
+    // action the program uses).
+    actions_used.extend(p4_ir::visit::directly_called_actions(program).iter().map(|a| a.index()));
     for a in actions_used {
         let id = id_of(Target::Action(p4_ir::ActionId(a as u32)));
         let name = &program.actions[a].name;

@@ -1351,8 +1351,10 @@ impl<'a> Sema<'a> {
                         }
                     }
                     "counters" | "meters" | "implementation" => {
+                        // An instance made in the property and named there is named as written,
+                        // not inside its control (as the reference compiler names it).
                         let inline_name = match Self::name_annotation(annotations) {
-                            Some(_) => Self::cp_name(Some(prefix), annotations, &pn.name),
+                            Some(given) => given.trim_start_matches('.').to_string(),
                             None => format!("{name}.{}", pn.name),
                         };
                         let Ok((eid, ety)) = self.ctor_extern_arg(value, &inline_name) else { continue };

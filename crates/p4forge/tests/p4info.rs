@@ -368,3 +368,43 @@ fn keys_and_parameters_of_a_new_type_are_named_and_a_translated_one_has_its_sdn_
     assert_eq!(types["PortId_t"].representation, Some(translated));
     assert!(matches!(&types["Tag_t"].representation, Some(Representation::OriginalType(_))), "{:?}", types["Tag_t"]);
 }
+
+#[test]
+fn actions_called_directly_are_listed_and_a_named_inline_implementation_keeps_its_name() {
+    let dir = tempfile_dir("direct-actions");
+    let program = dir.join("direct.p4");
+    let source = r#"
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; }
+struct headers_t { h_t h; }
+struct meta_t { }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    action mark() { hdr.h.a = 1; }
+    action twice() { mark(); mark(); }
+    action set_port(bit<9> p) { sm.egress_spec = p; }
+    table t {
+        key = { hdr.h.a: exact; }
+        actions = { set_port; NoAction; }
+        @name("t_profile") implementation = action_profile(32w16);
+    }
+    apply { twice(); t.apply(); }
+}
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"#;
+    std::fs::write(&program, source).expect("written");
+    let info = p4info_of(&program).expect("compiles");
+    let mut actions: Vec<&str> = info.actions.iter().filter_map(|a| a.preamble.as_ref()).map(|p| p.name.as_str()).collect();
+    actions.sort();
+    // `twice` is called from the apply block and `mark` from `twice`; the table's come too.
+    assert_eq!(actions, ["I.mark", "I.set_port", "I.twice", "NoAction"]);
+    let profiles: Vec<&str> = info.action_profiles.iter().filter_map(|p| p.preamble.as_ref()).map(|p| p.name.as_str()).collect();
+    assert_eq!(profiles, ["t_profile"]);
+}

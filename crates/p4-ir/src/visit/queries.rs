@@ -1,8 +1,8 @@
 //! Small visitors for common questions: an expression's operands, every expression of some code,
 //! whether some statement or expression satisfies a predicate.
 
-use super::{walk_expr, walk_stmt, Visit, VisitMut};
-use crate::{Expr, Stmt};
+use super::{walk_call, walk_expr, walk_stmt, Visit, VisitMut};
+use crate::{ActionId, Call, Callee, Expr, Program, Stmt};
 
 /// A visitor that hands each expression it reaches to its function and does not go below it, so
 /// a walk with it visits the outermost expressions of a node: [`walk_expr`] an expression's
@@ -98,4 +98,37 @@ pub fn any_stmt(stmts: &[Stmt], pred: impl FnMut(&Stmt) -> bool) -> bool {
     let mut finder = FindStmt { pred, found: false };
     finder.visit_stmts(stmts);
     finder.found
+}
+
+/// The actions the program calls directly (as statements or expressions, not through a table):
+/// from its parsers, controls and functions, and from the actions those call, and so on.
+pub fn directly_called_actions(program: &Program) -> std::collections::BTreeSet<ActionId> {
+    struct Calls(Vec<ActionId>);
+    impl<'a> Visit<'a> for Calls {
+        fn visit_call(&mut self, call: &'a Call) {
+            if let Callee::Action(a) = &call.callee {
+                self.0.push(*a);
+            }
+            walk_call(self, call);
+        }
+    }
+    let mut calls = Calls(Vec::new());
+    for p in &program.parsers {
+        calls.visit_stmts(&p.init);
+        p.states.iter().for_each(|s| calls.visit_stmts(&s.body));
+    }
+    for c in &program.controls {
+        calls.visit_stmts(&c.init);
+        calls.visit_stmts(&c.body);
+    }
+    program.functions.iter().for_each(|f| calls.visit_stmts(&f.body));
+    let mut found = std::collections::BTreeSet::new();
+    while let Some(a) = calls.0.pop() {
+        if found.insert(a) {
+            if let Some(action) = program.actions.get(a.index()) {
+                calls.visit_stmts(&action.body);
+            }
+        }
+    }
+    found
 }
