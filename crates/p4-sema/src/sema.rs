@@ -574,7 +574,7 @@ impl<'a> Sema<'a> {
     fn field_type_problem(&self, kind: NamedKind, ty: &Ty) -> Option<&'static str> {
         let is_named = |k: NamedKind| matches!(ty, Ty::Named(n) if self.named[*n].kind == k);
         let ser_enum = matches!(ty, Ty::Named(n) if self.named[*n].kind == NamedKind::Enum && self.named[*n].underlying.is_some());
-        let newtype_bits = matches!(ty, Ty::NewType(n) if matches!(self.newtypes[*n].underlying, Ty::Bits{..} | Ty::Bool));
+        let newtype_bits = self.is_new_type_of_bits(ty);
         match kind {
             NamedKind::Header => {
                 let ok = matches!(ty, Ty::Bits { .. } | Ty::Varbit(_) | Ty::Bool | Ty::Param(_) | Ty::Unknown)
@@ -617,6 +617,19 @@ impl<'a> Sema<'a> {
         }
     }
 
+    /// A `type` over `bit<W>`, `int<W>` or `bool`, directly or through other `type`s.
+    fn is_new_type_of_bits(&self, ty: &Ty) -> bool {
+        let mut ty = ty;
+        // Each `type` is declared over one declared before it: the chain ends.
+        while let Ty::NewType(n) = ty {
+            ty = &self.newtypes[*n].underlying;
+            if matches!(ty, Ty::Bits { .. } | Ty::Bool) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// A struct that may be a header field (spec, "Type nesting rules", note [2]): only
     /// `bit<W>`, `int<W>`, serializable enums, `bool` and such structs; no arrays.
     fn is_flat_bits_struct(&self, ty: &Ty) -> bool {
@@ -625,7 +638,7 @@ impl<'a> Sema<'a> {
                 && self.named[*n].fields.iter().all(|(_, t)| {
                     matches!(t, Ty::Bits { .. } | Ty::Bool)
                         || matches!(t, Ty::Named(e) if self.named[*e].kind == NamedKind::Enum && self.named[*e].underlying.is_some())
-                        || matches!(t, Ty::NewType(x) if matches!(self.newtypes[*x].underlying, Ty::Bits { .. } | Ty::Bool))
+                        || self.is_new_type_of_bits(t)
                         || self.is_flat_bits_struct(t)
                 }),
             _ => false,
