@@ -620,3 +620,18 @@ fn a_table_with_support_timeout_records_which_entries_packets_hit_alike_on_the_s
     assert_eq!(run(&mut closures), expected, "switch, closures");
     assert_eq!(run(&mut common::reference(&src)), expected, "reference interpreter");
 }
+
+#[test]
+fn a_serializable_enum_shift_amount_shifts_by_its_value_on_the_switch_and_the_reference_interpreter() {
+    use p4_dataplane::control::PacketIo;
+    let src = program(
+        "bit<8> a; bit<8> b;",
+        "",
+        "enum bit<8> Amount { ONE = 1, TWO = 2 }",
+        "apply { hdr.h.a = hdr.h.a << Amount.TWO; hdr.h.b = hdr.h.b >> Amount.ONE; sm.egress_spec = 1; }",
+        "apply { }",
+    );
+    let expected = vec![OutputPacket { port: 1, data: vec![0x0c, 0x40] }];
+    assert_eq!(switch(&src).inject(0, &[0x03, 0x80], 0).outputs, expected);
+    assert_eq!(common::reference(&src).inject(0, &[0x03, 0x80], 0).outputs, expected);
+}

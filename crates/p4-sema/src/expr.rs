@@ -766,6 +766,11 @@ impl<'a> Sema<'a> {
                     self.error(lspan, format!("cannot shift a value of type `{s}`"));
                     return Err(());
                 }
+                // A serializable enum shift amount converts to its underlying type.
+                let (r, rt) = match self.ser_enum_underlying(&rt) {
+                    Some(u) => (self.coerce(r, &u, rspan)?, u),
+                    None => (r, rt),
+                };
                 match &rt {
                     Ty::Bits { signed: true, .. } => {
                         self.error(rspan, "the shift amount must be unsigned (bit<W>) or a non-negative constant");
