@@ -342,7 +342,7 @@ impl<'a> Sema<'a> {
         }
     }
 
-    fn local_instantiation(&mut self, i: &'a ast::Instantiation, kind: BlockKind, prefix: &str) {
+    pub(crate) fn local_instantiation(&mut self, i: &'a ast::Instantiation, kind: BlockKind, prefix: &str) {
         let ty = self.resolve_type(&i.ty);
         self.check_initializer(i, &ty);
         match &ty {

@@ -863,12 +863,22 @@ impl<'a> Sema<'a> {
             }
             ast::Decl::Instantiation(i) => {
                 // p4c accepts extern instances declared in bodies (e.g. a register local to an
-                // action); like p4c they are hoisted to the enclosing block. Parsers, controls and
-                // packages can only be instantiated at block level.
+                // action); like p4c they are hoisted to the enclosing block. A parser or control
+                // instantiated in an apply block or a parser state is an instance of the enclosing
+                // block too, as if declared among its locals; elsewhere (actions, functions)
+                // parsers, controls and packages cannot be instantiated.
                 let ty = self.resolve_type(&i.ty);
+                let in_block_body = matches!(self.callable, Callable::ControlApply | Callable::ParserState);
+                if let (Ty::Block(..), true, Some(cx)) = (&ty, in_block_body, self.cx.as_ref()) {
+                    let (kind, prefix) = (cx.kind, cx.name.clone());
+                    let callable = std::mem::replace(&mut self.callable, Callable::BlockDecls);
+                    self.local_instantiation(i, kind, &prefix);
+                    self.callable = callable;
+                    return Ok(ir::Stmt::Empty);
+                }
                 if !matches!(ty, Ty::Extern(..)) {
                     if !ty.is_unknown() {
-                        self.error(i.span, "only extern instances can be declared inside actions, functions, states or apply blocks");
+                        self.error(i.span, "only extern instances can be declared inside actions and functions");
                     }
                     // Later uses of the name would only repeat the problem.
                     self.bind_local(&i.name, Local::Const { value: Value::Bool(false), ty: Ty::Unknown });
