@@ -94,6 +94,15 @@ impl Catalog {
         Ok((ti, ai, action_data(&self.tables[ti], ai, args)?))
     }
 
+    /// `take_hits`: the table `name` means, which must record hits (`support_timeout = true`).
+    pub fn table_recording_hits(&self, name: &str) -> Result<usize, ControlError> {
+        let ti = self.table_index(name)?;
+        if !self.tables[ti].records_hits {
+            return invalid(format!("table {}: hits are recorded only for a table with support_timeout = true", self.tables[ti].name));
+        }
+        Ok(ti)
+    }
+
     /// `table_select`: the table (one with an action selector) and each member's action position
     /// and data; at least one member.
     pub fn members_to_select(&self, table: &str, members: &[(String, ActionArgs)]) -> Result<(usize, crate::Members), ControlError> {

@@ -169,10 +169,7 @@ impl ControlPlane for ControlState {
     }
 
     fn take_hits(&mut self, table: &str) -> Result<Vec<Handle>, ControlError> {
-        let ti = self.catalog.table_index(table)?;
-        if !self.catalog.tables[ti].records_hits {
-            return invalid(format!("table {}: hits are recorded only for a table with support_timeout = true", self.catalog.tables[ti].name));
-        }
+        let ti = self.catalog.table_recording_hits(table)?;
         Ok(self.tables[ti].take_hits())
     }
 

@@ -48,10 +48,7 @@ impl ControlPlane for Switch {
     }
 
     fn take_hits(&mut self, table: &str) -> Result<Vec<Handle>, ControlError> {
-        let ti = self.catalog.table_index(table)?;
-        if !self.catalog.tables[ti].records_hits {
-            return Err(ControlError::Invalid(format!("table {}: hits are recorded only for a table with support_timeout = true", self.catalog.tables[ti].name)));
-        }
+        let ti = self.catalog.table_recording_hits(table)?;
         Ok(self.ctx.tables.get_mut(ti).map_or_else(Vec::new, |t| t.take_hits()))
     }
 

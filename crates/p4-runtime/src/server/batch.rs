@@ -122,15 +122,16 @@ impl<T: Target> Pipeline<T> {
         };
         match entity {
             Some(E::TableEntry(entry)) => {
+                // Only a table that records hits has idle timers to keep (a table without
+                // support_timeout refuses an idle timeout with the entry's other checks).
+                let Some(table) = self.entries.table_of(ids, entry).ok().filter(|t| catalog.tables[*t].records_hits) else {
+                    return self.entries.write(target, catalog, ids, kind, entry, &self.profiles);
+                };
                 let now = std::time::Instant::now();
                 let before = self.entries.handle_of(catalog, ids, entry);
                 if entry.idle_timeout_ns > 0 && kind != Type::Delete {
-                    // The target must record hits (what it recorded so far counts); a table
-                    // without support_timeout is refused with the entry's other checks.
-                    let table = self.entries.table_of(ids, entry)?;
-                    if catalog.tables[table].records_hits {
-                        self.idle.take(target, catalog, table, now)?;
-                    }
+                    // The target must record hits; what it recorded so far counts.
+                    self.idle.take(target, catalog, table, now)?;
                 }
                 self.entries.write(target, catalog, ids, kind, entry, &self.profiles)?;
                 self.idle.written(before, self.entries.handle_of(catalog, ids, entry), now);

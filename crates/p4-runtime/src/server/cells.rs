@@ -11,16 +11,13 @@ use p4_control::{ControlPlane, Handle, MeterRate};
 use p4_ir::layout::{ControlPlaneIds, ObjectKind, Target};
 use tonic::Code;
 
-use super::tables::{Entries, Refusal};
+use super::tables::{refuse, Entries, Refusal};
 use crate::p4info::canonical_bytes;
 use crate::proto::p4::v1::{
     p4_data, CounterData, CounterEntry, DirectCounterEntry, DirectMeterEntry, Index, MeterConfig, MeterEntry, P4Data, RegisterEntry,
     TableEntry,
 };
 
-fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
-    Err((code, why.into()))
-}
 
 /// The extern instances of `kind` a request names: the one with `id`, or every one for id 0.
 fn instances<'a>(catalog: &'a Catalog, ids: &ControlPlaneIds, kind: ObjectKind, id: u32) -> Result<Vec<(usize, &'a ExternInfo)>, Refusal> {

@@ -12,7 +12,7 @@ use p4_control::Digest;
 use prost::Message;
 use tonic::Code;
 
-use super::tables::Refusal;
+use super::tables::{refuse, Refusal};
 use crate::proto::p4::config::v1 as p4info;
 use crate::proto::p4::v1::{digest_entry, update, DigestEntry, DigestList, P4Data};
 use crate::types::Reader;
@@ -59,9 +59,6 @@ pub struct Digests {
     pub dropped: u64,
 }
 
-fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
-    Err((code, why.into()))
-}
 
 fn nanos(v: i64, what: &str) -> Result<Duration, Refusal> {
     u64::try_from(v).map(Duration::from_nanos).or_else(|_| refuse(Code::InvalidArgument, format!("{what} {v} is negative")))

@@ -13,15 +13,12 @@ use p4_control::ActionArgs;
 use p4_ir::layout::{ControlPlaneIds, ObjectKind, Target};
 use tonic::Code;
 
-use super::tables::{action_call, canonical_call, check_presence, Refusal};
+use super::tables::{action_call, canonical_call, check_presence, refuse, Refusal};
 use crate::proto::p4::v1::{table_action, update, ActionProfileGroup, ActionProfileMember, TableAction};
 
 /// The most member slots (members times their weights) one group or action set may give an entry.
 pub const MAX_GROUP_SLOTS: usize = 4096;
 
-fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
-    Err((code, why.into()))
-}
 
 /// What an entry's action makes the target run.
 pub enum Resolved {

@@ -13,12 +13,9 @@ use p4_control::catalog::Catalog;
 use p4_control::{ControlPlane, Handle};
 use tonic::Code;
 
-use super::tables::{check_presence, Refusal};
+use super::tables::{check_presence, refuse, Refusal};
 use crate::proto::p4::v1::{packet_replication_engine_entry::Type as Pre, replica::PortKind, update, CloneSessionEntry, MulticastGroupEntry, Replica};
 
-fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
-    Err((code, why.into()))
-}
 
 fn control(e: p4_control::ControlError) -> Refusal {
     (Code::InvalidArgument, e.to_string())

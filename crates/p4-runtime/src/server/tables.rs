@@ -20,7 +20,8 @@ use crate::proto::p4::v1::{field_match, table_action, Action, FieldMatch, TableA
 /// Why an update was refused: a gRPC code and the reason, for its `p4.v1.Error`.
 pub type Refusal = (Code, String);
 
-fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
+/// A refusal with `code` and the reason, as a result.
+pub(super) fn refuse<T>(code: Code, why: impl Into<String>) -> Result<T, Refusal> {
     Err((code, why.into()))
 }
 
