@@ -126,7 +126,8 @@ fn v1model_hash_algorithms_and_units() {
 #[test]
 fn lookup_by_package() {
     assert_eq!(of_package("V1Switch").map(|a| a.name), Some("v1model"));
-    assert_eq!(of_package("PSA_Switch"), None);
+    assert_eq!(of_package("PSA_Switch").map(|a| a.name), Some("psa"));
+    assert_eq!(of_package("TNA"), None);
 }
 
 #[test]
@@ -156,9 +157,9 @@ fn binds_the_l2l3_example() {
 #[test]
 fn unknown_package_is_an_error_naming_the_known_ones() {
     let mut p = compile(MINIMAL);
-    p.main.type_name = "PSA_Switch".into();
+    p.main.type_name = "Tofino".into();
     assert_eq!(of(&p), None);
-    assert_eq!(bind(&p).unwrap_err(), "package `PSA_Switch`: no architecture description (known: V1Switch)");
+    assert_eq!(bind(&p).unwrap_err(), "package `Tofino`: no architecture description (known: V1Switch, PSA_Switch)");
 }
 
 #[test]
@@ -400,9 +401,8 @@ fn param_types(p: &Program, b: &BlockRef) -> Vec<String> {
 fn psa_binds_a_psa_shaped_program() {
     let p = compile(PSA_MINI);
     let a = &psa::PSA;
-    // Not registered: no back end runs PSA yet.
-    assert_eq!(of(&p), None);
-    let b = bind_as(a, &p).unwrap();
+    assert_eq!(of(&p).map(|a| a.name), Some("psa"));
+    let b = bind(&p).unwrap();
     let names: Vec<&str> = b
         .blocks
         .iter()
@@ -434,6 +434,12 @@ fn psa_binds_a_psa_shaped_program() {
         let ty = p.find_type(a.struct_of(*role)).unwrap_or_else(|| panic!("{}", a.struct_of(*role)));
         assert!(p.type_def(ty).fields().iter().any(|f| f.name == *field), "{role:?}: {field}");
     }
+    // ... and of every other struct listed for it.
+    for (role, ty) in a.intrinsic_structs {
+        let field = a.field(*role).unwrap();
+        let t = p.find_type(ty).unwrap_or_else(|| panic!("{ty}"));
+        assert!(p.type_def(t).fields().iter().any(|f| f.name == field), "{role:?}: {ty}.{field}");
+    }
     assert_eq!(a.role_in("psa_ingress_output_metadata_t", "egress_port"), Some(MetaRole::EgressSpec));
     assert_eq!(a.role_in("psa_egress_input_metadata_t", "egress_port"), Some(MetaRole::EgressPort));
     assert_eq!(a.role_in("psa_ingress_input_metadata_t", "egress_port"), None);
@@ -445,7 +451,12 @@ fn psa_binds_a_psa_shaped_program() {
     assert_eq!(a.object_kind("register"), None);
     assert_eq!(a.method("Counter", "count").unwrap().params, &[("index", p4_ir::Direction::In, ParamType::TypeArg(1))]);
     assert_eq!(a.method("Checksum", "get").unwrap().state, StateAccess::Read);
-    assert_eq!(a.function("psa_clone_i2e").unwrap().op, ExternOp::IsPath(PacketInstance::IngressClone));
+    // The packet-path predicates are P4 functions of psa.p4, not externs.
+    assert!(a.function("psa_clone_i2e").is_none());
+    assert!(a.holds("psa_egress_parser_input_metadata_t", MetaRole::InstanceType));
+    assert!(a.holds("psa_egress_output_metadata_t", MetaRole::Drop));
+    assert!(!a.holds("psa_egress_output_metadata_t", MetaRole::Resubmit));
+    assert_eq!(a.role_in("psa_egress_deparser_input_metadata_t", "egress_port"), Some(MetaRole::EgressPort));
     for e in &p.externs {
         assert!(a.extern_type(&e.type_name).is_some(), "{} is described", e.type_name);
     }

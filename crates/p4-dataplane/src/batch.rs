@@ -31,6 +31,9 @@ pub enum DropReason {
     Marked { control: u32, error: u32 },
     /// The drop marker field (v1model: `egress_spec`) holds the drop value.
     DropValue { error: u32 },
+    /// The drop flag (PSA's output metadata `drop`) was set when the control (index) ended;
+    /// `error` as in `Marked`.
+    DropFlag { control: u32, error: u32 },
     /// A failed `assert`/`assume`, with its description (`assert failed in I`).
     Aborted(Arc<str>),
     /// The multicast group the packet was sent to has no members.

@@ -9,6 +9,8 @@
 //! with no allocation besides its output bytes.
 
 use std::collections::VecDeque;
+
+mod two_pipelines;
 use std::sync::Arc;
 
 use crate::cells::Cells;
@@ -112,6 +114,8 @@ pub struct Switch {
     saved: crate::fast::Saved,
     /// Buffers of the traffic manager's finished copies.
     spare: Spare,
+    /// The work queue of a packet of a package with two pipelines (kept to reuse its buffer).
+    two_jobs: VecDeque<two_pipelines::Job>,
 }
 
 fn enum_member_name(ir: &p4_ir::Program, v: &p4_ir::Value) -> Option<String> {
@@ -233,7 +237,7 @@ impl Switch {
             frame_tidy: false,
         };
         let catalog = p4_control::Catalog::of(&program, &prog.layouts).map_err(DataplaneError::unsupported)?;
-        let mut sw = Switch { ir: program.clone(), prog, ctx, catalog, replication: Default::default(), sizes_enforced: true, one: BatchOut::default(), jobs: VecDeque::new(), saved: Default::default(), spare: Spare::default() };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, catalog, replication: Default::default(), sizes_enforced: true, one: BatchOut::default(), jobs: VecDeque::new(), saved: Default::default(), spare: Spare::default(), two_jobs: VecDeque::new() };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -322,6 +326,10 @@ impl Switch {
                 with_error(format!("{} {}", arch.field(role).unwrap_or("drop marker"), self.prog.intrinsic.drop_value), *error)
             }
             DropReason::Aborted(why) | DropReason::Reported(why) => why.to_string(),
+            DropReason::DropFlag { control, error } => {
+                let ctl = self.prog.control_names.get(*control as usize).map_or("?", String::as_str);
+                with_error(format!("{} set after {ctl}", arch.field(MetaRole::Drop).unwrap_or("drop")), *error)
+            }
             DropReason::EmptyGroup(group) => format!("multicast group {group} has no members"),
             DropReason::TooManyLoops(effect) => format!("{}: more than {MAX_LOOPS} loops", self.effect_name(*effect)),
             DropReason::TooManyCopies(n) => format!("more than {n} copies of one packet; the rest were dropped"),
@@ -412,12 +420,19 @@ impl Switch {
     /// Resets the frame for a packet entering the parser and runs the parser.
     fn parse<const T: bool>(&mut self, data: &[u8], port: u32, instance: u32) {
         crate::fast::arrive_at(&self.prog, &mut self.ctx, data, port, u128::from(instance));
+        let error_slot = self.prog.intrinsic.slot(MetaRole::ParserError);
+        self.run_parser::<T>(false, error_slot);
+    }
+
+    /// Runs the first parser (`second`: the second pipeline's) on the packet the context holds;
+    /// its error code goes to `error_slot` and is returned (0: none).
+    fn run_parser<const T: bool>(&mut self, second: bool, error_slot: Option<usize>) -> u32 {
         let (p, c) = (&self.prog, &mut self.ctx);
         if let (true, Some(trace)) = (T, c.trace.as_mut()) {
             trace.snapshot_of(&c.f);
         }
-        let result = crate::fast::run_parser(p, c);
-        if let (Err(e), Some(s)) = (result, p.intrinsic.slot(MetaRole::ParserError)) {
+        let result = if second { crate::fast::run_egress_parser(p, c) } else { crate::fast::run_parser(p, c) };
+        if let (Err(e), Some(s)) = (result, error_slot) {
             c.set(s, u128::from(e));
         }
         if let (true, Some(trace)) = (T, c.trace.as_mut()) {
@@ -431,6 +446,7 @@ impl Switch {
         }
         c.pending_err = None;
         c.exit_pending = false;
+        result.err().unwrap_or(0)
     }
 
     /// Every multicast group with its copies ((replication id, port), in replication order), by
@@ -751,6 +767,10 @@ impl Switch {
     /// none, else through the traffic manager ([`Switch::take_over`]).
     fn process_wire_format(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
         use crate::fast::Stopped;
+        if self.prog.two_pipelines.is_some() {
+            self.process::<false>(packet, res);
+            return;
+        }
         match crate::fast::process(&self.prog, &mut self.ctx, packet, res) {
             Ok(()) => {}
             Err(Stopped::PortTooWide) => res.push_drop(DropReason::PortTooWide(packet.port)),
@@ -819,9 +839,13 @@ impl Switch {
             return;
         }
         self.ctx.now_us = packet.now_ns / 1000;
-        let mut jobs = std::mem::take(&mut self.jobs);
-        self.ingress::<T>(packet.data, packet.port, self.instance(PacketInstance::Normal), None, 0, res, &mut jobs);
-        self.run_jobs::<T>(jobs, res);
+        if self.prog.two_pipelines.is_some() {
+            self.two_pipelines::<T>(packet, res);
+        } else {
+            let mut jobs = std::mem::take(&mut self.jobs);
+            self.ingress::<T>(packet.data, packet.port, self.instance(PacketInstance::Normal), None, 0, res, &mut jobs);
+            self.run_jobs::<T>(jobs, res);
+        }
         let input = res.input;
         if let (true, Some(trace)) = (T, self.ctx.trace.as_mut()) {
             res.trace.extend(trace.take_packet().map(|event| (input, event)));

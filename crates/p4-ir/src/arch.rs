@@ -8,9 +8,8 @@
 //! v1model's block order, intrinsic metadata names and extern effects are written), and the
 //! `p4-arch` crate is the architecture layer's front door for back ends: it re-exports these
 //! types, finds a program's architecture ([`of_package`]) and binds it to the program (block
-//! instances by role, port width). [`psa`] is the second description, a sibling of [`v1model`];
-//! it is not in [`ALL`] yet, because no back end runs PSA: registering it is one line there, and
-//! then layouts, def-use and the verifier use it (the software dataplane refuses what it cannot run).
+//! instances by role, port width). [`psa`] is the second description, a sibling of [`v1model`]
+//! with another [`TrafficManager`].
 //!
 //! Invariants: every `&'static str` here is a name as the architecture's P4 include file spells it;
 //! [`Architecture::blocks`] is in the order of the package's parameters (nested packages
@@ -23,7 +22,7 @@ use crate::layout::ObjectKind;
 use crate::{Direction, Program, Type, TypeDef};
 
 /// Every architecture p4forge knows, looked up by package type name.
-pub static ALL: &[&Architecture] = &[&v1model::V1MODEL];
+pub static ALL: &[&Architecture] = &[&v1model::V1MODEL, &psa::PSA];
 
 /// The architecture whose package type is `package` (e.g. `V1Switch`).
 pub fn of_package(package: &str) -> Option<&'static Architecture> {
@@ -61,8 +60,10 @@ pub struct Architecture {
     /// Intrinsic metadata fields by role: the field name that plays each role (a field of
     /// `intrinsic_type` unless `intrinsic_structs` names another struct for the role).
     pub intrinsic: &'static [(MetaRole, &'static str)],
-    /// Roles whose field is in another intrinsic struct than `intrinsic_type` (PSA splits its
-    /// metadata over input and output structs per block; v1model: none).
+    /// Roles whose field is in other intrinsic structs than `intrinsic_type`: every struct listed
+    /// for a role holds a field of that role's name, the first listed is its home
+    /// ([`Architecture::struct_of`]). PSA splits its metadata over input and output structs per
+    /// block, and several of them hold the same role (the packet path is in four); v1model: none.
     pub intrinsic_structs: &'static [(MetaRole, &'static str)],
     /// How a packet is marked to be dropped.
     pub drop: DropMarker,
@@ -77,6 +78,48 @@ pub struct Architecture {
     pub unit_bytes: &'static str,
     /// The value the [`MetaRole::InstanceType`] field holds for each kind of packet instance.
     pub instance_types: &'static [(PacketInstance, u32)],
+    /// Where instance types are members of an enum rather than numbers (PSA's
+    /// `PSA_PacketPath_t`): the enum's type name and the member of each kind of instance; the
+    /// value is the member's as the program declares the enum.
+    pub instance_enum: Option<(&'static str, &'static [(PacketInstance, &'static str)])>,
+    /// What happens between and around the blocks.
+    pub traffic_manager: TrafficManager,
+    /// The table properties naming a table's direct counter, direct meter and implementation
+    /// (action profile or selector), by the architecture's names for them.
+    pub table_properties: &'static [(&'static str, TableProperty)],
+}
+
+/// What a table property that names an extern instance attaches to the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableProperty {
+    DirectCounter,
+    DirectMeter,
+    /// An action profile or action selector.
+    Implementation,
+}
+
+/// What table property `name` means in any architecture p4forge knows (the front end reads
+/// properties before it knows the program's architecture).
+pub fn table_property(name: &str) -> Option<TableProperty> {
+    ALL.iter().flat_map(|a| a.table_properties).find(|(n, _)| *n == name).map(|(_, p)| *p)
+}
+
+/// The shape of the pipeline around the blocks, and what the traffic manager decides from the
+/// intrinsic metadata after each part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrafficManager {
+    /// BMv2 simple_switch (v1model): one parser; the controls up to [`Role::Ingress`]; clones,
+    /// resubmission, multicast, drop or one copy; the controls up to [`Role::Egress`]; clones,
+    /// drop, recirculation; the remaining controls write the packet out. Headers and metadata are
+    /// one storage throughout.
+    SimpleSwitch,
+    /// Two pipelines of parser, control and deparser (PSA): after ingress, a clone (of the
+    /// deparsed packet) if asked, then drop (the default), resubmission (of the packet as it
+    /// arrived), multicast or one copy to a port; each copy is parsed again by the egress parser;
+    /// after egress, a clone if asked, then drop, recirculation (a copy sent to `loop_port` goes
+    /// back into the first pipeline) or out of its port. What one pipeline hands the next passes
+    /// through the [`SharedKind::Handoff`] parameters only.
+    TwoPipelines { loop_port: u32 },
 }
 
 /// Why a packet instance exists (what the instance-type metadata tells the program).
@@ -89,6 +132,9 @@ pub enum PacketInstance {
     Recirculated,
     Replica,
     Resubmitted,
+    /// The one copy ingress sent to one port, where the architecture tells it from a multicast
+    /// replica (PSA's `NORMAL_UNICAST`; v1model: a normal packet).
+    Unicast,
 }
 
 /// A hash or checksum algorithm as targets compute it.
@@ -159,6 +205,9 @@ pub enum SharedKind {
     UserMetadata,
     /// The intrinsic metadata ([`Architecture::intrinsic_type`]).
     Intrinsic,
+    /// What a deparser hands a later parser (PSA's normal, clone, resubmit and recirculate
+    /// metadata): written by the deparser's `out` parameter, read by the parser's `in` one.
+    Handoff,
 }
 
 /// A role an intrinsic metadata field plays; the architecture maps each to its field name.
@@ -334,8 +383,6 @@ pub enum ExternOp {
     /// Runs the table entry's meter on the packet now and returns the colour (PSA's
     /// `DirectMeter.execute`).
     DirectMeterExecute,
-    /// Whether the packet takes this path (PSA's `psa_clone_i2e(..)`, `psa_normal(..)`, ...).
-    IsPath(PacketInstance),
     /// Marks the packet for dropping ([`Architecture::drop`]).
     MarkToDrop,
     /// Compares a checksum and sets the checksum-error role on mismatch.
@@ -421,9 +468,22 @@ impl Architecture {
         let functions: &'static [FunctionSig] = self.functions;
         functions.iter().find(|f| f.name == name)
     }
-    /// The instance-type value of `kind` (0 if the architecture gives none).
+    /// The instance-type value of `kind` (0 if the architecture gives none or numbers instances
+    /// with enum members: [`Architecture::instance_value_in`]).
     pub fn instance_value(&self, kind: PacketInstance) -> u32 {
         self.instance_types.iter().find(|(k, _)| *k == kind).map_or(0, |(_, v)| *v)
+    }
+    /// The instance-type value of `kind` in `program`: a number of
+    /// [`Architecture::instance_types`], or the value of the member of
+    /// [`Architecture::instance_enum`] as the program declares that enum (`None`: the program
+    /// lacks it).
+    pub fn instance_value_in(&self, program: &Program, kind: PacketInstance) -> Option<u128> {
+        let Some((enum_name, members)) = self.instance_enum else { return Some(u128::from(self.instance_value(kind))) };
+        let member = members.iter().find(|(k, _)| *k == kind)?.1;
+        let ty = program.find_type(enum_name)?;
+        let TypeDef::Enum { members, .. } = program.type_def(ty) else { return None };
+        let index = members.iter().position(|m| m.0 == member)?;
+        crate::layout::scalar_value(program, &crate::Value::Enum(ty, index as u32), &Type::Named(ty)).ok()
     }
     /// The hash algorithm of the algorithm enum's member `name`.
     pub fn hash_algorithm(&self, name: &str) -> Option<HashAlgorithm> {
@@ -450,9 +510,17 @@ impl Architecture {
         let functions: &'static [FunctionSig] = self.functions;
         functions.iter().find(|f| f.side_effect() == Some(effect))
     }
-    /// The struct type holding the intrinsic field of `role`.
+    /// The struct type holding the intrinsic field of `role` (its home, where several do).
     pub fn struct_of(&self, role: MetaRole) -> &'static str {
         self.intrinsic_structs.iter().find(|(r, _)| *r == role).map_or(self.intrinsic_type, |(_, t)| *t)
+    }
+    /// Whether intrinsic struct `type_name` holds the field of `role`.
+    pub fn holds(&self, type_name: &str, role: MetaRole) -> bool {
+        let mut listed = self.intrinsic_structs.iter().filter(|(r, _)| *r == role).peekable();
+        match listed.peek() {
+            None => type_name == self.intrinsic_type,
+            Some(_) => listed.any(|(_, t)| *t == type_name),
+        }
     }
     /// Whether `type_name` is one of the architecture's intrinsic metadata structs.
     pub fn is_intrinsic_struct(&self, type_name: &str) -> bool {
@@ -460,11 +528,11 @@ impl Architecture {
     }
     /// The role of field `name` of intrinsic struct `type_name`.
     pub fn role_in(&self, type_name: &str, name: &str) -> Option<MetaRole> {
-        self.intrinsic.iter().find(|(r, n)| *n == name && self.struct_of(*r) == type_name).map(|(r, _)| *r)
+        self.intrinsic.iter().find(|(r, n)| *n == name && self.holds(type_name, *r)).map(|(r, _)| *r)
     }
     /// The field of intrinsic struct `type_name` playing `role`, if that struct holds it.
     pub fn field_in(&self, role: MetaRole, type_name: &str) -> Option<&'static str> {
-        self.field(role).filter(|_| self.struct_of(role) == type_name)
+        self.field(role).filter(|_| self.holds(type_name, role))
     }
     /// The fields (insert flag, byte offset) through which a packet asks for its transmit time to
     /// be written into it as it leaves ([`MetaRole::TxTimestamp`], [`MetaRole::TxTimestampOffset`]):

@@ -29,6 +29,7 @@ pub fn shared_member(kind: SharedKind) -> &'static str {
         SharedKind::Headers => "hdr",
         SharedKind::UserMetadata => "meta",
         SharedKind::Intrinsic => "std",
+        SharedKind::Handoff => "handoff",
     }
 }
 

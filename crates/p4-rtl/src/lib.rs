@@ -258,6 +258,10 @@ pub struct Design {
 pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design> {
     let binding = p4_arch::bind(program).map_err(RtlError::global)?;
     let arch = binding.arch;
+    // The generated pipeline has one parser and one deparser around one traffic manager.
+    if let p4_arch::TrafficManager::TwoPipelines { .. } = arch.traffic_manager {
+        return Err(RtlError::global(format!("{}: the hardware target runs one pipeline (one parser, one deparser); this architecture has two", arch.name)));
+    }
     let layouts = Layouts::of(program);
     let prefix = names::ident(name).trim_end_matches('_').to_string();
     let tm = types::TypeMap::new(program, &["phv_t", "pkt_info_t", "locals_t", "stage_t"]);

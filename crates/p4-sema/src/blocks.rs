@@ -1350,7 +1350,7 @@ impl<'a> Sema<'a> {
                             table.size = Some(n as u64);
                         }
                     }
-                    "counters" | "meters" | "implementation" => {
+                    property if p4_ir::arch::table_property(property).is_some() => {
                         // An instance made in the property and named there is named as written,
                         // not inside its control (as the reference compiler names it).
                         let inline_name = match Self::name_annotation(annotations) {
@@ -1360,14 +1360,14 @@ impl<'a> Sema<'a> {
                         let Ok((eid, ety)) = self.ctor_extern_arg(value, &inline_name) else { continue };
                         let tn = self.show(&ety);
                         let tn = tn.split('<').next().unwrap_or("").to_string();
-                        match pn.name.as_str() {
-                            "counters" => {
+                        match p4_ir::arch::table_property(&pn.name) {
+                            Some(p4_ir::arch::TableProperty::DirectCounter) => {
                                 if !tn.contains("counter") && !tn.contains("Counter") {
-                                    self.error(value.span, format!("`counters` must name a direct counter, not a `{tn}`"));
+                                    self.error(value.span, format!("`{}` must name a direct counter, not a `{tn}`", pn.name));
                                 }
                                 table.direct_counter = Some(eid)
                             }
-                            "meters" => table.direct_meter = Some(eid),
+                            Some(p4_ir::arch::TableProperty::DirectMeter) => table.direct_meter = Some(eid),
                             _ => table.implementation = Some(eid),
                         }
                     }

@@ -21,13 +21,15 @@ use std::rc::Rc;
 pub const BUILTIN_INCLUDES: &[(&str, &str)] = &[
     ("core.p4", include_str!("../../../p4include/core.p4")),
     ("v1model.p4", include_str!("../../../p4include/v1model.p4")),
+    ("psa.p4", include_str!("../../../p4include/psa.p4")),
+    // Where BMv2's compiler keeps the same architecture.
+    ("bmv2/psa.p4", include_str!("../../../p4include/psa.p4")),
 ];
 
 /// The architecture whose include file `file` is, for the architectures p4forge does not ship an
 /// include file for: a program including one is written for a target p4forge cannot run yet.
 fn unsupported_architecture(file: &str) -> Option<&'static str> {
     Some(match file {
-        "psa.p4" => "Portable Switch Architecture (PSA)",
         "pna.p4" => "Portable NIC Architecture (PNA)",
         "tna.p4" | "t2na.p4" => "Tofino Native Architecture",
         "ebpf_model.p4" => "eBPF architecture",
@@ -352,7 +354,7 @@ impl<'a> Preprocessor<'a> {
             let error = match unsupported_architecture(&target) {
                 Some(name) => Diagnostic::error(
                     span,
-                    format!("{shown} is the {name}, which p4forge does not support yet (it runs v1model programs: #include <v1model.p4>)"),
+                    format!("{shown} is the {name}, which p4forge does not support yet (it knows v1model and PSA: #include <v1model.p4> or <psa.p4>)"),
                 ),
                 None => Diagnostic::error(span, format!("cannot find include file {shown}")),
             };

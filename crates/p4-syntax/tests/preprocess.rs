@@ -268,11 +268,11 @@ fn an_include_that_is_a_directory_is_an_error_at_the_include() {
 #[test]
 fn an_unsupported_architecture_s_include_says_so() {
     let mut sm = SourceMap::new();
-    let out = p4_syntax::parse_str("prog.p4", "#include <core.p4>\n#include <psa.p4>\n", &[], &mut sm);
+    let out = p4_syntax::parse_str("prog.p4", "#include <core.p4>\n#include <tna.p4>\n", &[], &mut sm);
     assert_eq!(
         diag::render_all(&out.diagnostics, &sm),
-        "error: <psa.p4> is the Portable Switch Architecture (PSA), which p4forge does not support yet \
-         (it runs v1model programs: #include <v1model.p4>)\n --> prog.p4:2:1\n  |\n2 | #include <psa.p4>\n  | \
+        "error: <tna.p4> is the Tofino Native Architecture, which p4forge does not support yet \
+         (it knows v1model and PSA: #include <v1model.p4> or <psa.p4>)\n --> prog.p4:2:1\n  |\n2 | #include <tna.p4>\n  | \
          ^^^^^^^^^^^^^^^^^\n  = note: searched: <p4include> (built-in)\n"
     );
     let out = p4_syntax::parse_str("prog.p4", "#include <nosuch.p4>\n", &[], &mut sm);

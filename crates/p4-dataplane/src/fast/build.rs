@@ -52,11 +52,21 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     // When egress or deparser may ask the traffic manager for something, every packet goes to
     // it after ingress; else only the packets whose ingress asked.
     let ingress_hands_over = std::mem::replace(&mut fc.hands_over, false);
-    for &i in prog.pipeline.egress.iter().chain(&prog.pipeline.deparse) {
+    let pl = &prog.pipeline;
+    for &i in pl.ingress_deparse.iter().chain(&pl.egress).chain(&pl.deparse) {
         controls[i] = fc.control_code(i)?;
     }
     let hands_over_when_asked = ingress_hands_over && !fc.hands_over;
     fc.hands_over |= ingress_hands_over;
+    // Two pipelines: every packet goes through the switch's traffic manager for them, which
+    // runs the second parser (closures only) on each copy.
+    let egress_parser = match pl.egress_parser {
+        Some(i) => {
+            fc.hands_over = true;
+            Some((i, fc.parser_code(i)?))
+        }
+        None => None,
+    };
     let with_body: Vec<bool> = controls.iter().map(Option::is_some).collect();
     let plan = packet_plan(prog, &fc.places, &with_body, fc.cx.next_slot);
     // Machine code, where the machine takes it; for a program that does not hand over, the whole
@@ -66,6 +76,7 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     let jit = if fc.cx.tracing { None } else { super::jit::compile(&mut fc, &parser, &controls, prog.pipeline.parser, &compiled, pipeline) };
     // The closures.
     let (parser_init, states) = fc.parser_closures(prog.pipeline.parser, parser);
+    let egress_parser = egress_parser.map(|(i, code)| fc.parser_closures(i, code));
     let mut controls: Vec<Option<Run>> = controls.into_iter().enumerate().map(|(i, code)| code.map(|code| fc.control_closures(i, code))).collect();
     if let Some(j) = &jit {
         for (i, body) in controls.iter_mut().enumerate() {
@@ -84,7 +95,7 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
         return unsupported("a header field among the fields a clone, resubmission or recirculation preserves");
     }
     let frame_headers = fc.places.frame_headers(None);
-    Ok(FastProg { parser_init, states, controls, tables: fc.tables, actions, functions: fc.functions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit })
+    Ok(FastProg { parser_init, states, egress_parser, controls, tables: fc.tables, actions, functions: fc.functions, wire_len, plan, hands_over: fc.hands_over, hands_over_when_asked, frame_headers, jit })
 }
 
 fn packet_plan(prog: &Prog, places: &Places, controls: &[bool], frame_len: usize) -> PacketPlan {
@@ -94,6 +105,7 @@ fn packet_plan(prog: &Prog, places: &Places, controls: &[bool], frame_len: usize
     PacketPlan {
         zero: places.frame_ranges(frame_len),
         ingress: with_body(&prog.pipeline.ingress),
+        ingress_deparse: with_body(&prog.pipeline.ingress_deparse),
         egress: with_body(&prog.pipeline.egress),
         deparse: with_body(&prog.pipeline.deparse),
         error_field: meta.slot(MetaRole::ParserError),
@@ -1785,7 +1797,7 @@ fn is_packet_io(callee: &Callee) -> bool {
 /// `assert`, which stops the packet there.
 pub(super) fn is_traffic_manager_op(op: ExternOp) -> bool {
     use ExternOp::*;
-    matches!(op, IsPath(_) | Assert | Truncate | Clone(_) | Resubmit(_) | Recirculate(_))
+    matches!(op, Assert | Truncate | Clone(_) | Resubmit(_) | Recirculate(_))
 }
 
 /// Assignments run in order by one closure.

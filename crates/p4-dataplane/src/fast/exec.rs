@@ -585,10 +585,44 @@ pub struct Pipeline {
     pub parser: usize,
     /// Control indexes run before the traffic manager (v1model: verify, ingress).
     pub ingress: Vec<usize>,
+    /// Control indexes writing the packet out before the traffic manager, with two pipelines
+    /// (PSA's ingress deparser; v1model: none).
+    pub ingress_deparse: Vec<usize>,
+    /// The parser of the second pipeline, which parses each copy again (PSA's egress parser).
+    pub egress_parser: Option<usize>,
     /// Control indexes run after the traffic manager up to the egress decisions (v1model: egress).
     pub egress: Vec<usize>,
     /// Control indexes run last, writing the packet out (v1model: compute checksum, deparser).
     pub deparse: Vec<usize>,
+}
+
+/// What the traffic manager of a package with two pipelines
+/// ([`p4_arch::TrafficManager::TwoPipelines`]) works with, resolved against the program.
+pub struct TwoPipelineMeta {
+    /// A copy sent to this port goes back into the first pipeline.
+    pub loop_port: u32,
+    /// Slot ranges `(base, len)` of the metadata deparsers hand to later parsers
+    /// ([`p4_arch::SharedKind::Handoff`]): kept across the re-parse, everything else starts over.
+    pub handoff: Vec<(usize, usize)>,
+    /// By block (the architecture's order): the slot of each intrinsic field among its
+    /// parameters, with its role.
+    pub blocks: Vec<Vec<(MetaRole, usize)>>,
+    /// The block indexes of the ingress parser, ingress, ingress deparser, egress parser, egress
+    /// and egress deparser, in that order.
+    pub at: [usize; 6],
+    /// The value of each packet path.
+    pub paths: Paths,
+}
+
+/// The value of the packet-path metadata for each kind of packet instance the traffic manager
+/// makes.
+#[derive(Clone, Debug)]
+pub struct Paths(pub Vec<(p4_arch::PacketInstance, u128)>);
+
+impl Paths {
+    pub fn value(&self, kind: p4_arch::PacketInstance) -> u128 {
+        self.0.iter().find(|(k, _)| *k == kind).map_or(0, |(_, v)| *v)
+    }
 }
 
 /// The compiled program.
@@ -616,6 +650,8 @@ pub struct Prog {
     pub arch: &'static p4_arch::Architecture,
     /// Whether some code draws from the random generator ([`Ctx::random`]).
     pub draws_random: bool,
+    /// With two pipelines, what their traffic manager works with (`None`: one pipeline).
+    pub two_pipelines: Option<TwoPipelineMeta>,
     /// A traced build ([`crate::trace`]): the name of every named frame slot.
     pub(crate) slot_names: Option<Arc<Vec<Option<crate::trace::SlotName>>>>,
     /// The program compiled for the wire-format executor, when it can run it ([`crate::fast`]).

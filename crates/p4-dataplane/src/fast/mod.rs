@@ -57,7 +57,7 @@ use crate::fast::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 pub(crate) use build::build;
 pub use jit::JitFrame;
 pub(crate) use jit::point_into as point_jit_frame;
-pub(crate) use pipeline::{arrive_at, deparse, egress, ingress, process, replicate, whole_batch, Saved, Stopped};
+pub(crate) use pipeline::{arrive_at, deparse, egress, ingress, ingress_deparse, process, replicate, whole_batch, Saved, Stopped};
 
 /// Writes a scalar into a place the executor computes (a slice: read-modify-write).
 pub(crate) type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;
@@ -158,6 +158,8 @@ pub(crate) struct TableAction {
 pub(crate) struct FastProg {
     pub parser_init: Run,
     pub states: Vec<FastState>,
+    /// The second pipeline's parser, as `parser_init` and `states` are the first's.
+    pub egress_parser: Option<(Run, Vec<FastState>)>,
     /// By control index; `None` for a control with no statement.
     pub controls: Vec<Option<Run>>,
     /// By table index; `None` for a table no compiled control applies.
@@ -199,6 +201,7 @@ pub(crate) struct PacketPlan {
     pub zero: Vec<(usize, usize)>,
     /// Control indexes with a body, in pipeline order, per stage.
     pub ingress: Vec<usize>,
+    pub ingress_deparse: Vec<usize>,
     pub egress: Vec<usize>,
     pub deparse: Vec<usize>,
     /// The field the parser's error code goes to.
@@ -232,12 +235,27 @@ pub(crate) fn run_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
     if let (true, Some(code)) = (c.jit, f.jit.as_ref().and_then(|j| j.parser)) {
         return jit::run_parser(code, p, c);
     }
-    if let Flow::Reject(e) = (f.parser_init)(p, c) {
+    parse_with(p, c, &f.parser_init, &f.states)
+}
+
+/// Runs the second pipeline's parser ([`FastProg::egress_parser`]; a program without one
+/// accepts at once); `Err(code)` as [`run_parser`].
+pub(crate) fn run_egress_parser(p: &Prog, c: &mut Ctx) -> Result<(), u32> {
+    match &FastProg::of(p).egress_parser {
+        Some((init, states)) => parse_with(p, c, init, states),
+        None => Ok(()),
+    }
+}
+
+/// A parser's closures: `init`, then `states` from the first.
+#[inline(always)]
+fn parse_with(p: &Prog, c: &mut Ctx, init: &Run, states: &[FastState]) -> Result<(), u32> {
+    if let Flow::Reject(e) = init(p, c) {
         return Err(e);
     }
     let mut state = 0usize;
     for _ in 0..crate::fast::runtime::MAX_PARSER_STEPS {
-        let Some(st) = f.states.get(state) else { return Ok(()) };
+        let Some(st) = states.get(state) else { return Ok(()) };
         match (st.body)(p, c) {
             Flow::Reject(e) => return Err(e),
             Flow::Abort => return Err(0),

@@ -224,6 +224,15 @@ pub(crate) fn deparse<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
     stage::<TRACED>(f, p, c, &p.pipeline.deparse, &f.plan.deparse)
 }
 
+/// The deparser of the first of two pipelines (PSA's ingress deparser), emitting into
+/// `Ctx::wire_out` (cleared first); returns whether an assert stopped it.
+pub(crate) fn ingress_deparse<const TRACED: bool>(p: &Prog, c: &mut Ctx) -> bool {
+    let f = FastProg::of(p);
+    c.wire_out.clear();
+    c.wire_out_tail = 0;
+    stage::<TRACED>(f, p, c, &p.pipeline.ingress_deparse, &f.plan.ingress_deparse)
+}
+
 /// One stage: every control of the pipeline's `all` traced, else the ones with a body
 /// (`with_body`, the plan's) as they are; returns whether an assert stopped the packet.
 #[inline]

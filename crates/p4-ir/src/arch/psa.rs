@@ -1,17 +1,20 @@
 //! PSA (the Portable Switch Architecture, `psa.p4` v1.1), written down as a sibling of
 //! [`super::v1model`]: nothing outside this file names a PSA block, metadata field or extern.
 //!
-//! Not registered in [`super::ALL`]: no back end runs PSA yet. What PSA has and v1model has not is
-//! described with the same types: nested packages (each [`BlockRole::at`] has two positions),
-//! headers and metadata shared within each pipeline rather than across the whole switch
-//! ([`SharedParam`]s per pipeline), intrinsic metadata split over input and output structs
-//! ([`Architecture::intrinsic_structs`]), a drop flag instead of a drop port
-//! ([`MetaRole::Drop`]), and method-style externs (`Hash.get_hash`, `Checksum.update`).
+//! What PSA has and v1model has not is described with the same types: nested packages (each
+//! [`BlockRole::at`] has two positions), headers and metadata shared within each pipeline rather
+//! than across the whole switch ([`SharedParam`]s per pipeline), metadata a deparser hands the
+//! next parser ([`SharedKind::Handoff`]), intrinsic metadata split over input and output structs
+//! with one role in several of them ([`Architecture::intrinsic_structs`]), a drop flag instead of
+//! a drop port ([`MetaRole::Drop`]), method-style externs (`Hash.get_hash`, `Checksum.update`),
+//! and two pipelines around the traffic manager ([`TrafficManager::TwoPipelines`]).
+//! `psa_clone_i2e`, `psa_normal` and the other packet-path predicates are P4 functions of
+//! `psa.p4` over the output metadata, so back ends need nothing for them.
 //!
 //! Where `psa.p4` overloads a method (`Meter.execute(index)` and `execute(index, color)`,
 //! `Hash.get_hash(data)` and `get_hash(base, data, max)`), the description lists the first form.
-//! PSA numbers packet paths with `PSA_PacketPath_t` members, not integers, so
-//! [`Architecture::instance_types`] is empty.
+//! PSA numbers packet paths with `PSA_PacketPath_t` members, not integers
+//! ([`Architecture::instance_enum`]).
 
 use super::*;
 use crate::Direction::In;
@@ -19,6 +22,10 @@ use crate::Direction::In;
 const IN_META: &str = "psa_ingress_input_metadata_t";
 const OUT_META: &str = "psa_ingress_output_metadata_t";
 const E_IN_META: &str = "psa_egress_input_metadata_t";
+const IN_PARSER_META: &str = "psa_ingress_parser_input_metadata_t";
+const E_PARSER_META: &str = "psa_egress_parser_input_metadata_t";
+const E_DEPARSER_META: &str = "psa_egress_deparser_input_metadata_t";
+const E_OUT_META: &str = "psa_egress_output_metadata_t";
 
 /// `PSA_Switch(IngressPipeline(ip, ig, id), PacketReplicationEngine pre, EgressPipeline(ep, eg,
 /// ed), BufferingQueueingEngine bqe)`.
@@ -50,6 +57,11 @@ pub static PSA: Architecture = Architecture {
         SharedParam { name: "egress headers", positions: &[None, None, None, Some(1), Some(0), Some(3)], kind: SharedKind::Headers },
         SharedParam { name: "egress metadata", positions: &[None, None, None, Some(2), Some(1), Some(4)], kind: SharedKind::UserMetadata },
         SharedParam { name: "egress output metadata", positions: &[None, None, None, None, Some(3), Some(5)], kind: SharedKind::Intrinsic },
+        SharedParam { name: "normal metadata", positions: &[None, None, Some(3), Some(4), None, None], kind: SharedKind::Handoff },
+        SharedParam { name: "clone_i2e metadata", positions: &[None, None, Some(1), Some(5), None, None], kind: SharedKind::Handoff },
+        SharedParam { name: "clone_e2e metadata", positions: &[None, None, None, Some(6), None, Some(1)], kind: SharedKind::Handoff },
+        SharedParam { name: "resubmit metadata", positions: &[Some(4), None, Some(2), None, None, None], kind: SharedKind::Handoff },
+        SharedParam { name: "recirculate metadata", positions: &[Some(5), None, None, None, None, Some(2)], kind: SharedKind::Handoff },
     ],
     intrinsic_type: IN_META,
     intrinsic: &[
@@ -68,15 +80,30 @@ pub static PSA: Architecture = Architecture {
         (MetaRole::EgressRid, "instance"),
         (MetaRole::EgressTimestamp, "egress_timestamp"),
     ],
+    // Each block sees its own struct; a role in several structs is one field name in each.
     intrinsic_structs: &[
+        (MetaRole::IngressPort, IN_META),
+        (MetaRole::IngressPort, IN_PARSER_META),
+        (MetaRole::InstanceType, IN_META),
+        (MetaRole::InstanceType, IN_PARSER_META),
+        (MetaRole::InstanceType, E_PARSER_META),
+        (MetaRole::InstanceType, E_IN_META),
+        (MetaRole::ParserError, IN_META),
+        (MetaRole::ParserError, E_IN_META),
         (MetaRole::ClassOfService, OUT_META),
+        (MetaRole::ClassOfService, E_IN_META),
         (MetaRole::Clone, OUT_META),
+        (MetaRole::Clone, E_OUT_META),
         (MetaRole::CloneSession, OUT_META),
+        (MetaRole::CloneSession, E_OUT_META),
         (MetaRole::Drop, OUT_META),
+        (MetaRole::Drop, E_OUT_META),
         (MetaRole::Resubmit, OUT_META),
         (MetaRole::MulticastGroup, OUT_META),
         (MetaRole::EgressSpec, OUT_META),
         (MetaRole::EgressPort, E_IN_META),
+        (MetaRole::EgressPort, E_PARSER_META),
+        (MetaRole::EgressPort, E_DEPARSER_META),
         (MetaRole::EgressRid, E_IN_META),
         (MetaRole::EgressTimestamp, E_IN_META),
     ],
@@ -201,15 +228,9 @@ pub static PSA: Architecture = Architecture {
             methods: &[MethodSig { name: "pack", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Digest }],
         },
     ],
-    // The packet-path predicates deparsers use; `send_to_port`, `multicast`, `ingress_drop` and
-    // `egress_drop` are actions of psa.p4, which write the output metadata as actions do.
-    functions: &[
-        FunctionSig { name: "psa_clone_i2e", writes: &[], op: ExternOp::IsPath(PacketInstance::IngressClone) },
-        FunctionSig { name: "psa_clone_e2e", writes: &[], op: ExternOp::IsPath(PacketInstance::EgressClone) },
-        FunctionSig { name: "psa_resubmit", writes: &[], op: ExternOp::IsPath(PacketInstance::Resubmitted) },
-        FunctionSig { name: "psa_normal", writes: &[], op: ExternOp::IsPath(PacketInstance::Normal) },
-        FunctionSig { name: "psa_recirculate", writes: &[], op: ExternOp::IsPath(PacketInstance::Recirculated) },
-    ],
+    // `send_to_port`, `multicast`, `ingress_drop`, `egress_drop` (actions) and the packet-path
+    // predicates (`psa_clone_i2e`, ...) are P4 code of psa.p4: no extern functions.
+    functions: &[],
     // `enum PSA_HashAlgorithm_t` (its TARGET_DEFAULT has no fixed algorithm).
     hash_algorithms: &[
         ("IDENTITY", HashAlgorithm::Identity),
@@ -222,4 +243,23 @@ pub static PSA: Architecture = Architecture {
     // `PSA_CounterType_t.BYTES`, `PSA_MeterType_t.BYTES`.
     unit_bytes: "BYTES",
     instance_types: &[],
+    instance_enum: Some((
+        "PSA_PacketPath_t",
+        &[
+            (PacketInstance::Normal, "NORMAL"),
+            (PacketInstance::Unicast, "NORMAL_UNICAST"),
+            (PacketInstance::Replica, "NORMAL_MULTICAST"),
+            (PacketInstance::IngressClone, "CLONE_I2E"),
+            (PacketInstance::EgressClone, "CLONE_E2E"),
+            (PacketInstance::Resubmitted, "RESUBMIT"),
+            (PacketInstance::Recirculated, "RECIRCULATE"),
+        ],
+    )),
+    // `PSA_PORT_RECIRCULATE`.
+    traffic_manager: TrafficManager::TwoPipelines { loop_port: 0xffff_fffa },
+    table_properties: &[
+        ("psa_direct_counter", TableProperty::DirectCounter),
+        ("psa_direct_meter", TableProperty::DirectMeter),
+        ("psa_implementation", TableProperty::Implementation),
+    ],
 };

@@ -154,4 +154,11 @@ pub static V1MODEL: Architecture = Architecture {
         (PacketInstance::Replica, 5),
         (PacketInstance::Resubmitted, 6),
     ],
+    instance_enum: None,
+    traffic_manager: TrafficManager::SimpleSwitch,
+    table_properties: &[
+        ("counters", TableProperty::DirectCounter),
+        ("meters", TableProperty::DirectMeter),
+        ("implementation", TableProperty::Implementation),
+    ],
 };

@@ -1,11 +1,11 @@
 //! The program as the executor sees it before any code is compiled: the frame layout, the
 //! pipeline's blocks by role, the intrinsic metadata's slots, and the tables' per-entry externs.
 
-use p4_arch::{DropMarker, Role, SharedKind, StateKind};
+use p4_arch::{DropMarker, MetaRole, Role, SharedKind, StateKind, TrafficManager};
 use p4_ir::{BlockRef, MatchKind, Program, Type, TypeDef};
 
 use super::{unsupported, Compiler, R};
-use crate::fast::exec::{Pipeline, Prog, TableProg};
+use crate::fast::exec::{Paths, Pipeline, Prog, TableProg, TwoPipelineMeta};
 
 /// Lays out the frame (every variable of every block, the shared parameters once), finds the
 /// pipeline's blocks and intrinsic metadata, and the tables' per-entry externs: what the
@@ -18,27 +18,32 @@ pub(crate) fn lay_out(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)> {
     }
     let binding = p4_arch::bind(ir).map_err(crate::DataplaneError::unsupported)?;
     let arch = binding.arch;
-    // The pipeline from the block roles: the parser, the controls up to the one playing Ingress
-    // (then the traffic manager), up to the one playing Egress (then the after-egress decisions),
-    // and the rest.
-    let (Some(tm_at), Some(egress_at)) = (arch.block_index(Role::Ingress), arch.block_index(Role::Egress)) else {
+    // The pipeline from the block roles: the parser, the controls before the traffic manager,
+    // the ingress deparser and egress parser of a second pipeline, the controls up to the
+    // after-egress decisions, and the ones writing the packet out.
+    if arch.block_index(Role::Ingress).is_none() || arch.block_index(Role::Egress).is_none() {
         return unsupported(format!("{}: this dataplane needs an {:?} and an {:?} block", arch.package, Role::Ingress, Role::Egress));
-    };
+    }
     let mut parser = None;
-    let mut pipeline = Pipeline { parser: 0, ingress: Vec::new(), egress: Vec::new(), deparse: Vec::new() };
-    for (i, b) in binding.blocks.iter().enumerate() {
-        match b {
-            BlockRef::Parser(p) if i == 0 => parser = Some(p.index()),
-            BlockRef::Control(c) if i <= tm_at => pipeline.ingress.push(c.index()),
-            BlockRef::Control(c) if i <= egress_at => pipeline.egress.push(c.index()),
-            BlockRef::Control(c) => pipeline.deparse.push(c.index()),
-            BlockRef::Parser(_) => return unsupported(format!("{}: this dataplane runs one parser, the package's first block", arch.package)),
+    let mut pipeline = Pipeline { parser: 0, ingress: Vec::new(), ingress_deparse: Vec::new(), egress_parser: None, egress: Vec::new(), deparse: Vec::new() };
+    for (role, b) in arch.blocks.iter().map(|r| r.role).zip(&binding.blocks) {
+        match (role, b) {
+            (Role::Parser, BlockRef::Parser(p)) => parser = Some(p.index()),
+            (Role::EgressParser, BlockRef::Parser(p)) => pipeline.egress_parser = Some(p.index()),
+            (Role::VerifyChecksum | Role::Ingress, BlockRef::Control(c)) => pipeline.ingress.push(c.index()),
+            (Role::IngressDeparser, BlockRef::Control(c)) => pipeline.ingress_deparse.push(c.index()),
+            (Role::Egress, BlockRef::Control(c)) => pipeline.egress.push(c.index()),
+            (Role::ComputeChecksum | Role::Deparser, BlockRef::Control(c)) => pipeline.deparse.push(c.index()),
+            (role, _) => return unsupported(format!("{}: no place in this dataplane's pipeline for a {role:?} block of that kind", arch.package)),
         }
     }
     let Some(parser) = parser else {
-        return unsupported(format!("{}: this dataplane runs one parser, the package's first block", arch.package));
+        return unsupported(format!("{}: this dataplane needs a {:?} block", arch.package, Role::Parser));
     };
     pipeline.parser = parser;
+    if let (TrafficManager::SimpleSwitch, true) = (arch.traffic_manager, pipeline.egress_parser.is_some() || !pipeline.ingress_deparse.is_empty()) {
+        return unsupported(format!("{}: a second parser or an ingress deparser needs the two-pipeline traffic manager", arch.package));
+    }
     let mut cx = Compiler::new(ir);
     cx.tracing = tracing;
     // Each shared parameter is allocated once, with the type the first block having it declares.
@@ -120,6 +125,17 @@ pub(crate) fn lay_out(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)> {
         }
     }
 
+    // Counters and meters count bytes from the packet-length field; where the architecture has
+    // none (PSA), from a slot of the switch's own that the arrival writes as it would the field.
+    if cx.intrinsic.slot(MetaRole::PacketLength).is_none() {
+        let length = cx.alloc(&Type::Bits { width: 32, signed: false })?;
+        cx.intrinsic.set_slot(MetaRole::PacketLength, length);
+    }
+    let two_pipelines = match arch.traffic_manager {
+        TrafficManager::SimpleSwitch => None,
+        TrafficManager::TwoPipelines { loop_port } => Some(two_pipelines(&mut cx, &binding, &shared_base, loop_port)?),
+    };
+
     let slot_names = if tracing { Some(std::sync::Arc::new(cx.slot_names()?)) } else { None };
     let mut tables = Vec::new();
     for t in &ir.tables {
@@ -140,10 +156,60 @@ pub(crate) fn lay_out(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)> {
         layouts: cx.layouts.clone(),
         arch,
         draws_random: cx.draws_random.get(),
+        two_pipelines,
         slot_names,
         fast: None,
     };
     Ok((prog, cx))
+}
+
+/// What the traffic manager of a package with two pipelines reads and writes
+/// ([`TwoPipelineMeta`]): the handoff storage, each block's intrinsic fields, the packet paths.
+fn two_pipelines(cx: &mut Compiler<'_>, binding: &p4_arch::Binding, shared_base: &[(SharedKind, usize, Type)], loop_port: u32) -> R<TwoPipelineMeta> {
+    let (ir, arch) = (cx.ir, binding.arch);
+    let mut handoff = Vec::new();
+    for (kind, base, ty) in shared_base {
+        if *kind == SharedKind::Handoff {
+            handoff.push((*base, cx.size(ty)?));
+        }
+    }
+    // Every field of an intrinsic struct among each block's parameters, by role.
+    let mut blocks = Vec::with_capacity(binding.blocks.len());
+    for b in &binding.blocks {
+        let (block, slots) = match b {
+            BlockRef::Parser(p) => (&ir.parsers[p.index()].block, cx.parser_vars[p.index()].clone()),
+            BlockRef::Control(c) => (&ir.controls[c.index()].block, cx.control_vars[c.index()].clone()),
+        };
+        let mut fields = Vec::new();
+        for param in &block.params {
+            let (Some(var), Some(&base)) = (block.vars.get(param.index()), slots.get(param.index())) else { continue };
+            let Some(TypeDef::Struct { name, fields: members }) = cx.type_def(&var.ty) else { continue };
+            if !arch.is_intrinsic_struct(name) {
+                continue;
+            }
+            let (name, members) = (name.clone(), members.clone());
+            for (i, f) in members.iter().enumerate() {
+                if let Some(role) = arch.role_in(&name, &f.name) {
+                    fields.push((role, base + cx.field_offset(&var.ty, i as u32)?.0));
+                }
+            }
+        }
+        blocks.push(fields);
+    }
+    use p4_arch::PacketInstance as I;
+    let mut paths = Vec::new();
+    for kind in [I::Normal, I::Unicast, I::Replica, I::IngressClone, I::EgressClone, I::Resubmitted, I::Recirculated] {
+        let value = arch.instance_value_in(ir, kind).ok_or_else(|| crate::DataplaneError::unsupported(format!("{}: the program has no packet path for {kind:?} packets", arch.package)))?;
+        paths.push((kind, value));
+    }
+    let paths = Paths(paths);
+    let block = |role| arch.block_index(role).ok_or_else(|| crate::DataplaneError::unsupported(format!("{}: no {role:?} block", arch.package)));
+    let roles = [Role::Parser, Role::Ingress, Role::IngressDeparser, Role::EgressParser, Role::Egress, Role::Deparser];
+    let mut at = [0; 6];
+    for (a, role) in at.iter_mut().zip(roles) {
+        *a = block(role)?;
+    }
+    Ok(TwoPipelineMeta { loop_port, handoff, blocks, at, paths })
 }
 
 /// Table `t` as the run time looks it up: its name and the per-entry externs (direct counters
