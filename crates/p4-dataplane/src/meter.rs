@@ -27,16 +27,22 @@ impl Meter {
 
     /// Meters `units` (1 for packet meters, the length for byte meters) at time `now_us`.
     pub fn execute(&mut self, units: u32, now_us: f64) -> u128 {
-        let Some(rates) = self.rates else { return GREEN };
+        self.execute_coloured(units, now_us, GREEN)
+    }
+
+    /// [`Meter::execute`] for a packet already coloured `pre` (RFC 2698's colour-aware mode): a
+    /// red packet stays red and takes no tokens, a yellow one is at best yellow.
+    pub fn execute_coloured(&mut self, units: u32, now_us: f64, pre: u128) -> u128 {
+        let Some(rates) = self.rates else { return pre.min(RED) };
         let elapsed = (now_us - self.last_us).max(0.0);
         self.last_us = self.last_us.max(now_us);
         for (tokens, (rate, burst)) in self.tokens.iter_mut().zip(rates) {
             *tokens = (*tokens + elapsed * rate).min(f64::from(burst));
         }
         let units = f64::from(units);
-        if self.tokens[1] < units {
+        if pre >= RED || self.tokens[1] < units {
             RED
-        } else if self.tokens[0] < units {
+        } else if pre == YELLOW || self.tokens[0] < units {
             self.tokens[1] -= units;
             YELLOW
         } else {
@@ -67,5 +73,20 @@ mod tests {
         // 1000 us later both buckets have one token again.
         assert_eq!(m.execute(1, 1000.0), GREEN);
         assert_eq!(m.execute(1, 1000.0), RED);
+    }
+
+    #[test]
+    fn colour_aware_metering_never_improves_a_colour() {
+        let mut m = Meter::default();
+        m.set_rates((0.001, 2), (0.001, 3), 0.0);
+        // Red takes no tokens; yellow takes only peak tokens.
+        assert_eq!(m.execute_coloured(1, 0.0, RED), RED);
+        assert_eq!(m.execute_coloured(1, 0.0, YELLOW), YELLOW);
+        assert_eq!(m.execute_coloured(1, 0.0, GREEN), GREEN);
+        assert_eq!(m.execute_coloured(1, 0.0, GREEN), GREEN);
+        // Committed bucket empty, one peak token left.
+        assert_eq!(m.execute_coloured(1, 0.0, GREEN), RED);
+        // Unconfigured: the colour the packet came with.
+        assert_eq!(Meter::default().execute_coloured(1, 0.0, YELLOW), YELLOW);
     }
 }

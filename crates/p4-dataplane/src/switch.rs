@@ -192,6 +192,10 @@ impl Switch {
                 externs.push(ExternState::Stateless);
                 continue;
             };
+            if sig.methods.iter().any(|m| m.op == ExternOp::ChecksumAdd) {
+                externs.push(ExternState::Checksum { ones: 0, data: Default::default() });
+                continue;
+            }
             let size = sig.size_arg.map_or(0, |a| ctor_u64(e.ctor_args.get(a)));
             let is_bytes = sig.unit_arg.and_then(|a| e.ctor_args.get(a)).and_then(|v| v.as_ref()).and_then(|v| enum_member_name(&program, v)).as_deref()
                 == Some(prog.arch.unit_bytes);
@@ -199,7 +203,12 @@ impl Switch {
                 StateKind::Register => {
                     // Other element types are held in one full cell.
                     let width = prog.layouts.register_widths[i].unwrap_or(128);
-                    ExternState::Register { width, cells: Cells::new(size, 0) }
+                    let initial = sig.initial_arg.and_then(|a| e.ctor_args.get(a)?.as_ref());
+                    let initial = match (initial, e.type_args.first()) {
+                        (Some(v), Some(ty)) => p4_ir::layout::scalar_value(&program, v, ty).map_err(DataplaneError::unsupported)? & crate::bits::mask(width),
+                        _ => 0,
+                    };
+                    ExternState::Register { width, cells: Cells::new(size, initial) }
                 }
                 StateKind::Counter => ExternState::Counter { cells: Cells::new(size, (0, 0)) },
                 StateKind::Meter => ExternState::Meter { bytes: is_bytes, cells: Cells::new(size, Meter::default()) },

@@ -84,6 +84,10 @@ pub struct Architecture {
     pub instance_enum: Option<(&'static str, &'static [(PacketInstance, &'static str)])>,
     /// What happens between and around the blocks.
     pub traffic_manager: TrafficManager,
+    /// Where meter colours are members of an enum rather than numbers (PSA's
+    /// `PSA_MeterColor_t`): the enum's type name and its green, yellow and red members; `None`:
+    /// 0 green, 1 yellow, 2 red (v1model).
+    pub meter_colours: Option<(&'static str, [&'static str; 3])>,
     /// The table properties naming a table's direct counter, direct meter and implementation
     /// (action profile or selector), by the architecture's names for them.
     pub table_properties: &'static [(&'static str, TableProperty)],
@@ -327,9 +331,13 @@ pub struct ExternSig {
     pub size_arg: Option<usize>,
     /// The constructor argument choosing packets or bytes (an enum member name), if any.
     pub unit_arg: Option<usize>,
-    /// For an action selector: the constructor argument naming the hash algorithm (a member of
-    /// the algorithm enum) that picks a group's member from the selector keys.
-    pub selector_arg: Option<usize>,
+    /// The constructor argument naming the hash algorithm (a member of the algorithm enum): an
+    /// action selector's, which picks a group's member from the selector keys, or a hash or
+    /// checksum unit's.
+    pub algorithm_arg: Option<usize>,
+    /// The constructor argument every cell starts as (PSA's `Register(size, initial_value)`;
+    /// absent: 0).
+    pub initial_arg: Option<usize>,
     pub methods: &'static [MethodSig],
 }
 
@@ -485,6 +493,19 @@ impl Architecture {
         let index = members.iter().position(|m| m.0 == member)?;
         crate::layout::scalar_value(program, &crate::Value::Enum(ty, index as u32), &Type::Named(ty)).ok()
     }
+    /// The values of green, yellow and red in `program` ([`Architecture::meter_colours`]; `None`:
+    /// the program lacks the enum or a member).
+    pub fn colour_values_in(&self, program: &Program) -> Option<[u128; 3]> {
+        let Some((enum_name, members)) = self.meter_colours else { return Some([0, 1, 2]) };
+        let ty = program.find_type(enum_name)?;
+        let TypeDef::Enum { members: declared, .. } = program.type_def(ty) else { return None };
+        let mut values = [0; 3];
+        for (v, member) in values.iter_mut().zip(members) {
+            let index = declared.iter().position(|m| m.0 == member)?;
+            *v = crate::layout::scalar_value(program, &crate::Value::Enum(ty, index as u32), &Type::Named(ty)).ok()?;
+        }
+        Some(values)
+    }
     /// The hash algorithm of the algorithm enum's member `name`.
     pub fn hash_algorithm(&self, name: &str) -> Option<HashAlgorithm> {
         self.hash_algorithms.iter().find(|(n, _)| *n == name).map(|(_, a)| *a)
@@ -493,8 +514,12 @@ impl Architecture {
     /// table has no action selector (or its algorithm argument is not a member of the algorithm
     /// enum).
     pub fn selector_algorithm(&self, program: &crate::Program, table: &crate::Table) -> Option<HashAlgorithm> {
-        let instance = program.externs.get(table.implementation?.index())?;
-        let arg = self.extern_type(&instance.type_name)?.selector_arg?;
+        self.instance_algorithm(program, program.externs.get(table.implementation?.index())?)
+    }
+    /// The hash algorithm extern instance `instance` was constructed with (`None`: its type takes
+    /// none, or the argument is not a member of the algorithm enum).
+    pub fn instance_algorithm(&self, program: &crate::Program, instance: &crate::ExternInstance) -> Option<HashAlgorithm> {
+        let arg = self.extern_type(&instance.type_name)?.algorithm_arg?;
         let Some(Some(crate::Value::Enum(ty, member))) = instance.ctor_args.get(arg) else { return None };
         let Some(crate::TypeDef::Enum { members, .. }) = program.types.get(ty.index()) else { return None };
         self.hash_algorithm(&members.get(*member as usize)?.0)

@@ -34,6 +34,8 @@ pub enum RuntimeCommand {
     CounterReset { counter: String },
     /// `index == None`: `meter_array_set_rates` (every cell).
     MeterSetRates { meter: String, index: Option<u64>, rates: Vec<MeterRate> },
+    /// `meter_get_rates`: the rates this file set for one cell.
+    MeterGetRates { meter: String, index: u64 },
     PvsAdd { value_set: String, value: BigUint },
 }
 
@@ -53,6 +55,9 @@ pub struct SessionState {
     nodes: Vec<Handle>,
     /// Mirroring sessions as this file configured them, for `mirroring_get`.
     mirroring: BTreeMap<u32, String>,
+    /// Meter rates as this file set them, for `meter_get_rates`: by meter, those of every cell
+    /// (`meter_array_set_rates`) and of single cells.
+    meter_rates: BTreeMap<String, (Option<Vec<MeterRate>>, BTreeMap<u64, Vec<MeterRate>>)>,
     /// Action profile members and groups, and the entries naming them.
     pub profiles: crate::profiles::Profiles,
 }
@@ -186,6 +191,10 @@ impl RuntimeCommand {
                     let rates = args[1..].iter().map(|r| parse_meter_rate(r)).collect::<Result<_, _>>()?;
                     RuntimeCommand::MeterSetRates { meter: arg(0).to_string(), index: None, rates }
                 }
+                "meter_get_rates" => {
+                    expect_args(args, 2, 2, usage::of("meter_get_rates"))?;
+                    RuntimeCommand::MeterGetRates { meter: arg(0).to_string(), index: parse_u64(arg(1), "index")? }
+                }
                 "pvs_add" => {
                     expect_args(args, 2, 2, usage::of("pvs_add"))?;
                     RuntimeCommand::PvsAdd { value_set: arg(0).to_string(), value: parse_cli_value(arg(1))? }
@@ -248,7 +257,33 @@ impl RuntimeCommand {
             }
             RuntimeCommand::CounterWrite { counter, index, packets, bytes } => cp.counter_write(counter, *index, *packets, *bytes)?,
             RuntimeCommand::CounterReset { counter } => cp.counter_reset(counter)?,
-            RuntimeCommand::MeterSetRates { meter, index, rates } => cp.meter_set_rates(meter, *index, rates)?,
+            RuntimeCommand::MeterSetRates { meter, index, rates } => {
+                cp.meter_set_rates(meter, *index, rates)?;
+                let (all, cells) = state.meter_rates.entry(meter.clone()).or_default();
+                match index {
+                    Some(i) => {
+                        cells.insert(*i, rates.clone());
+                    }
+                    None => {
+                        *all = Some(rates.clone());
+                        cells.clear();
+                    }
+                }
+            }
+            RuntimeCommand::MeterGetRates { meter, index } => {
+                // The meter and the index are checked where the control plane can say.
+                if let Some(catalog) = cp.control_catalog() {
+                    catalog.meter_cells(meter)?;
+                }
+                let set = state.meter_rates.get(meter).and_then(|(all, cells)| cells.get(index).or(all.as_ref()));
+                outcome.output = Some(match set {
+                    Some(rates) => {
+                        let cells: Vec<String> = rates.iter().enumerate().map(|(i, (rate, burst))| format!("{i}: info rate = {rate}, burst size = {burst}")).collect();
+                        format!("{meter}[{index}]: {}", cells.join("; "))
+                    }
+                    None => format!("{meter}[{index}]: rates not set"),
+                });
+            }
             RuntimeCommand::PvsAdd { value_set, value } => cp.value_set_add(value_set, KeyValue::Value(value.clone()))?,
         }
         Ok(outcome)

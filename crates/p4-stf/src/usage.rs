@@ -41,6 +41,7 @@ pub const COMMANDS: &[&str] = &[
     "counter_reset <counter>",
     "meter_set_rates <meter> <index> <rate>:<burst> <rate>:<burst>",
     "meter_array_set_rates <meter> <rate>:<burst> <rate>:<burst>",
+    "meter_get_rates <meter> <index>",
     "pvs_add <value set> <value>",
     "help",
 ];

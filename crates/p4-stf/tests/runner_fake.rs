@@ -288,3 +288,18 @@ fn command_files_apply_positionally_and_name_the_failing_line() {
     let error = apply_commands(&mut FakeSwitch::default(), &commands).unwrap_err();
     assert_eq!(error.to_string(), "line 2: check failed: r[1] is 5, expected 6");
 }
+
+#[test]
+fn meter_get_rates_prints_the_rates_the_file_set() {
+    let commands = parse_commands("meter_get_rates m 2\nmeter_array_set_rates m 1:1 2:2\nmeter_set_rates m 2 0.5:10 1:20\nmeter_get_rates m 2\nmeter_get_rates m 3\n").unwrap();
+    let output = apply_commands(&mut FakeSwitch::default(), &commands).unwrap();
+    assert_eq!(
+        output,
+        [
+            "line 1: m[2]: rates not set",
+            "line 4: m[2]: 0: info rate = 0.5, burst size = 10; 1: info rate = 1, burst size = 20",
+            "line 5: m[3]: 0: info rate = 1, burst size = 1; 1: info rate = 2, burst size = 2",
+        ]
+    );
+    assert_eq!(parse_commands("meter_get_rates m\n").unwrap_err().to_string(), "line 1: expected `meter_get_rates <meter> <index>`");
+}

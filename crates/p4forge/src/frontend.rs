@@ -131,7 +131,7 @@ pub fn render_error_at(span: Option<p4_syntax::span::Span>, message: String, sou
 
 /// The dataplane's refusal of a program, in the user's words.
 fn cannot_run(error: &p4_dataplane::DataplaneError) -> String {
-    format!("the v1model software dataplane cannot run this: {}", error.message)
+    format!("the software dataplane cannot run this: {}", error.message)
 }
 
 /// Whether the software dataplane can run `program`: `Err` is its refusal rendered as a located
@@ -141,7 +141,7 @@ pub fn dataplane_refusal(program: &Program, sources: &SourceMap) -> Result<(), S
     Err(render_at(error.span, Diagnostic::warning, cannot_run(&error), sources))
 }
 
-/// Loads a program compiled from `path` into a fresh v1model software switch.
+/// Loads a program compiled from `path` into a fresh software switch.
 pub fn new_switch(compiled: Compiled, path: &Path) -> CliResult<Box<dyn Dataplane>> {
     new_switch_traced(compiled, path, false)
 }

@@ -19,7 +19,7 @@ Exit codes:
   130  stopped by Ctrl-C; 143 by SIGTERM, 129 by SIGHUP (run, switch: captures hold what was
        processed, the summary says so)";
 
-/// p4forge: check, test and run P4_16 programs on a v1model software switch; model 10GBASE-R ports
+/// p4forge: check, test and run P4_16 programs (v1model, PSA) on a software switch; model 10GBASE-R ports
 /// and simulate networks (DTP, MinProbe).
 ///
 /// A typical session: `p4forge check prog.p4` until it is clean, then `p4forge test prog.p4

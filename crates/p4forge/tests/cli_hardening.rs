@@ -422,7 +422,7 @@ fn run_refuses_ports_that_do_not_fit_v1model_port_fields() {
 
 #[test]
 fn what_the_dataplane_cannot_run_is_located_in_check_and_refused_by_test() {
-    let located = "the v1model software dataplane cannot run this: control I: a bit<256> value where at most 128 bits can be used \
+    let located = "the software dataplane cannot run this: control I: a bit<256> value where at most 128 bits can be used \
                    (as a table key, index, condition or extern argument)\n  --> wide_switch.p4:13:17\n   |\n\
                    13 |         switch (hdr.h.a) {\n   |                 ^^^^^^^\n";
     let out = p4forge(&["check", "wide_switch.p4"]);

@@ -1108,6 +1108,144 @@ impl FastCompiler<'_, '_> {
                     Flow::Next
                 })
             }
+            // A method returning the colour (PSA's `execute(index)` and colour-aware
+            // `execute(index, colour)`).
+            ExternOp::MeterExecute if ret.is_some() => {
+                let id = id("meter")?;
+                let index = self.val(b, self.cx.arg(call, 0)?)?;
+                let pre = self.colour_arg(b, call, 1)?;
+                let (colours, slot) = (self.colours()?, self.result_slot(ret, ty, method)?);
+                Box::new(move |p, c| {
+                    let i = index.read(p, c);
+                    let pre = pre.as_ref().map_or(crate::meter::GREEN, |v| colour_of(&colours, v.read(p, c)));
+                    let bytes = length(c) as u32;
+                    let colour = runtime::meter_execute_coloured(c, id, i, bytes, pre);
+                    c.set(slot, colours[colour as usize]);
+                    Flow::Next
+                })
+            }
+            // The colour the table's hit gave the packet, no better than the one it came with.
+            ExternOp::DirectMeterExecute => {
+                let id = id(&format!("{ty}.{method}"))?;
+                let pre = self.colour_arg(b, call, 0)?;
+                let (colours, slot) = (self.colours()?, self.result_slot(ret, ty, method)?);
+                Box::new(move |p, c| {
+                    let pre = pre.as_ref().map_or(crate::meter::GREEN, |v| colour_of(&colours, v.read(p, c)));
+                    let colour = runtime::table_meter_colour(c, id).max(pre).min(crate::meter::RED);
+                    c.set(slot, colours[colour as usize]);
+                    Flow::Next
+                })
+            }
+            // `get_hash(data)` and `get_hash(base, data, max)` of a hash unit.
+            ExternOp::Hash => {
+                let eid = id("hash")?;
+                let (algo, width) = (self.instance_algorithm(eid)?, self.type_arg_width(eid)?);
+                let slot = self.result_slot(ret, ty, method)?;
+                let ranged = call.args.len() == 3;
+                let hash = self.checksum(b, self.cx.arg(call, usize::from(ranged))?, false, algo)?;
+                let range = if ranged { Some((self.val(b, self.cx.arg(call, 0)?)?, self.val(b, self.cx.arg(call, 2)?)?)) } else { None };
+                Box::new(move |p, c| {
+                    let h = hash(p, c);
+                    let v = match &range {
+                        Some((base, max)) => runtime::hash_in_range(h, base.read(p, c), max.read(p, c), width),
+                        None => h & crate::bits::mask(width),
+                    };
+                    c.set(slot, v);
+                    Flow::Next
+                })
+            }
+            // A random unit's `read()`, between the bounds it was made with.
+            ExternOp::Random => {
+                let eid = id("random")?;
+                self.cx.draws_random.set(true);
+                let width = self.type_arg_width(eid)?;
+                let slot = self.result_slot(ret, ty, method)?;
+                let inst = &self.cx.ir.externs[eid];
+                let bound = |i: usize| -> R<u128> {
+                    let (Some(Some(v)), Some(t)) = (inst.ctor_args.get(i), inst.type_args.first()) else { return unsupported(format!("{ty}: bound {i} not a constant")) };
+                    crate::fast::compile::const_scalar(self.cx.ir, v, t)
+                };
+                let (lo, hi) = (bound(0)?, bound(1)?);
+                Box::new(move |_, c| {
+                    let v = runtime::random(c, lo, hi, width);
+                    c.set(slot, v);
+                    Flow::Next
+                })
+            }
+            // A digest unit's `pack(data)`: the data to the control plane.
+            ExternOp::Digest => {
+                let data = self.cx.arg(call, 0)?;
+                let digest = match &data.ty {
+                    Type::Named(t) => self.cx.layouts.ids.id(p4_ir::layout::Target::Digest(*t)).unwrap_or(0),
+                    _ => 0,
+                };
+                let mut pieces = Vec::new();
+                self.pieces(b, data, &mut pieces)?;
+                Box::new(move |p, c| {
+                    runtime::digest(p, c, 0, digest, &pieces);
+                    Flow::Next
+                })
+            }
+            ExternOp::ChecksumClear => {
+                let eid = id("checksum")?;
+                Box::new(move |_, c| {
+                    runtime::checksum_clear(c, eid);
+                    Flow::Next
+                })
+            }
+            ExternOp::ChecksumAdd | ExternOp::ChecksumSubtract => {
+                let eid = id("checksum")?;
+                let subtract = op == ExternOp::ChecksumSubtract;
+                let data = self.cx.arg(call, 0)?;
+                match self.instance_algorithm(eid).unwrap_or(Algorithm::Csum16) {
+                    Algorithm::Csum16 => {
+                        let sum = self.checksum(b, data, false, Algorithm::Csum16)?;
+                        Box::new(move |p, c| {
+                            let v = sum(p, c);
+                            runtime::checksum_add_sum(c, eid, v, subtract);
+                            Flow::Next
+                        })
+                    }
+                    _ if subtract => return unsupported(format!("{ty}.{method} of a checksum other than the Internet checksum")),
+                    _ => {
+                        let mut pieces = Vec::new();
+                        self.pieces(b, data, &mut pieces)?;
+                        Box::new(move |p, c| {
+                            runtime::checksum_add_data(p, c, eid, &pieces);
+                            Flow::Next
+                        })
+                    }
+                }
+            }
+            ExternOp::ChecksumGet => {
+                let eid = id("checksum")?;
+                let algo = self.instance_algorithm(eid).unwrap_or(Algorithm::Csum16);
+                let width = self.type_arg_width(eid).unwrap_or(16);
+                let slot = self.result_slot(ret, ty, method)?;
+                Box::new(move |_, c| {
+                    let v = runtime::checksum_get(c, eid, algo, width);
+                    c.set(slot, v);
+                    Flow::Next
+                })
+            }
+            ExternOp::ChecksumGetState => {
+                let eid = id("checksum")?;
+                let slot = self.result_slot(ret, ty, method)?;
+                Box::new(move |_, c| {
+                    let v = runtime::checksum_state(c, eid, None);
+                    c.set(slot, v);
+                    Flow::Next
+                })
+            }
+            ExternOp::ChecksumSetState => {
+                let eid = id("checksum")?;
+                let value = self.val(b, self.cx.arg(call, 0)?)?;
+                Box::new(move |p, c| {
+                    let v = value.read(p, c);
+                    runtime::checksum_state(c, eid, Some(v));
+                    Flow::Next
+                })
+            }
             ExternOp::MeterExecute => {
                 let id = id("meter")?;
                 let index = self.val(b, self.cx.arg(call, 0)?)?;
@@ -1132,6 +1270,41 @@ impl FastCompiler<'_, '_> {
             _ => return unsupported(format!("extern method {ty}.{method}")),
         };
         Ok((run, Some(op)))
+    }
+
+    /// The slot a value-returning method leaves its result in.
+    fn result_slot(&self, ret: Option<usize>, ty: &str, method: &str) -> R<usize> {
+        ret.ok_or_else(|| crate::DataplaneError::unsupported(format!("{ty}.{method} whose result is not used")))
+    }
+
+    /// The values of green, yellow and red in this program's architecture.
+    fn colours(&self) -> R<[u128; 3]> {
+        let ir = self.cx.ir;
+        p4_arch::of(ir).and_then(|a| a.colour_values_in(ir)).ok_or_else(|| crate::DataplaneError::unsupported("meter colours the program does not declare"))
+    }
+
+    /// Argument `i` of `call`, a colour, if the call has it.
+    fn colour_arg(&mut self, b: &BlockRef, call: &Call, i: usize) -> R<Option<Val>> {
+        call.args.get(i).map(|a| self.val(b, &a.expr)).transpose()
+    }
+
+    /// The hash algorithm extern instance `eid` was made with.
+    fn instance_algorithm(&self, eid: usize) -> R<Algorithm> {
+        let ir = self.cx.ir;
+        let inst = ir.externs.get(eid).ok_or_else(|| crate::DataplaneError::unsupported(format!("extern instance {eid}")))?;
+        let algo = p4_arch::of(ir).and_then(|a| a.instance_algorithm(ir, inst));
+        let algo = algo.ok_or_else(|| crate::DataplaneError::unsupported(format!("{}: a hash algorithm this dataplane computes", inst.name)))?;
+        if algo == Algorithm::Random {
+            self.cx.draws_random.set(true);
+        }
+        Ok(algo)
+    }
+
+    /// The width of extern instance `eid`'s first type argument (a hash's or random unit's result).
+    fn type_arg_width(&mut self, eid: usize) -> R<u32> {
+        let inst = self.cx.ir.externs.get(eid).and_then(|e| e.type_args.first()).cloned();
+        let ty = inst.ok_or_else(|| crate::DataplaneError::unsupported(format!("extern instance {eid} without a type argument")))?;
+        Ok(self.cx.width(&ty).0)
     }
 
     fn extern_function(&mut self, b: &BlockRef, call: &Call, name: &str) -> R<(Run, Option<ExternOp>)> {
@@ -1791,6 +1964,11 @@ fn by_element(index: Val, each: Vec<Run>, otherwise: Option<Run>) -> Run {
 /// deparser code compiles itself.
 fn is_packet_io(callee: &Callee) -> bool {
     matches!(callee, Callee::Method { extern_type, .. } if extern_type == "packet_in" || extern_type == "packet_out")
+}
+
+/// The severity (green 0, yellow 1, red 2) of colour value `v` as the program writes colours.
+fn colour_of(colours: &[u128; 3], v: u128) -> u128 {
+    colours.iter().position(|c| *c == v).map_or(crate::meter::GREEN, |i| i as u128)
 }
 
 /// Operations only the switch's traffic manager carries out: copies of the packet, a cut, and

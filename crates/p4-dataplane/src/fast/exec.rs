@@ -47,6 +47,10 @@ pub enum ExternState {
     Meter { bytes: bool, cells: Cells<Meter> },
     /// The colour the last hit entry's meter produced.
     DirectMeter { bytes: bool, colour: u128 },
+    /// An incremental checksum unit's running state for the packet (cleared when each pipeline
+    /// pass starts): the ones'-complement sum (16 bits) of what was added and subtracted, and the
+    /// data added, for the other algorithms.
+    Checksum { ones: u32, data: crate::bits::BitWriter },
 }
 
 /// Side effects of externs that the architecture acts on when a pipeline finishes.
@@ -190,6 +194,16 @@ impl Ctx {
         self.exit_pending = false;
         self.fx = Effects::default();
         crate::fast::point_jit_frame(self);
+    }
+
+    /// Clears every checksum unit's running state (a new pass of the packet through a pipeline).
+    pub(crate) fn clear_checksums(&mut self) {
+        for e in &mut self.externs {
+            if let ExternState::Checksum { ones, data } = e {
+                *ones = 0;
+                data.clear();
+            }
+        }
     }
 
     /// Next value of the switch's deterministic generator.

@@ -75,11 +75,16 @@ pub(crate) fn counter_count(c: &mut Ctx, id: usize, index: u128, bytes: u64) {
 /// the colour (green out of range).
 #[inline]
 pub(crate) fn meter_execute(c: &mut Ctx, id: usize, index: u128, bytes: u32) -> u128 {
+    meter_execute_coloured(c, id, index, bytes, crate::meter::GREEN)
+}
+
+/// [`meter_execute`] of a packet that arrives coloured `pre` (RFC 2698's colour-aware mode).
+pub(crate) fn meter_execute_coloured(c: &mut Ctx, id: usize, index: u128, bytes: u32, pre: u128) -> u128 {
     let now = c.now_us as f64;
     match c.externs.get_mut(id) {
         Some(ExternState::Meter { bytes: by_bytes, cells }) => {
             let units = if *by_bytes { bytes } else { 1 };
-            cells.get_mut(cell_index(index)).map_or(crate::meter::GREEN, |m| m.execute(units, now))
+            cells.get_mut(cell_index(index)).map_or(crate::meter::GREEN, |m| m.execute_coloured(units, now, pre))
         }
         _ => crate::meter::GREEN,
     }
@@ -136,16 +141,78 @@ fn push_bits(wire: &[u8], bit: usize, len: usize, w: &mut BitWriter) {
 pub(crate) fn serialize(p: &Prog, c: &mut Ctx, pieces: &[Piece], payload: bool) {
     let mut w = std::mem::take(&mut c.scratch);
     w.clear();
-    for piece in pieces {
-        match datum(p, c, piece) {
-            Datum::Scalar(v, width) => w.push(v, width),
-            Datum::Varbit { bit, len } => push_bits(&c.wire, bit, len, &mut w),
-        }
-    }
+    append(p, c, pieces, &mut w);
     if payload {
         push_payload(c, &mut w);
     }
     c.scratch = w;
+}
+
+/// The pieces appended to `w`.
+fn append(p: &Prog, c: &mut Ctx, pieces: &[Piece], w: &mut BitWriter) {
+    for piece in pieces {
+        match datum(p, c, piece) {
+            Datum::Scalar(v, width) => w.push(v, width),
+            Datum::Varbit { bit, len } => push_bits(&c.wire, bit, len, w),
+        }
+    }
+}
+
+/// The ones'-complement sum of two 16-bit sums.
+#[inline]
+fn ones_add(a: u32, b: u32) -> u32 {
+    let s = a + b;
+    (s & 0xffff) + (s >> 16)
+}
+
+/// Checksum unit `id` adds (`subtract`: takes out) data whose Internet checksum is `csum`
+/// (the complement of its 16-bit ones'-complement sum).
+pub(crate) fn checksum_add_sum(c: &mut Ctx, id: usize, csum: u128, subtract: bool) {
+    if let Some(ExternState::Checksum { ones, .. }) = c.externs.get_mut(id) {
+        let sum = !(csum as u32) & 0xffff;
+        *ones = ones_add(*ones, if subtract { !sum & 0xffff } else { sum });
+    }
+}
+
+/// Checksum unit `id` adds the pieces to the data it computes its algorithm over.
+pub(crate) fn checksum_add_data(p: &Prog, c: &mut Ctx, id: usize, pieces: &[Piece]) {
+    let Some(ExternState::Checksum { data, .. }) = c.externs.get_mut(id) else { return };
+    let mut w = std::mem::take(data);
+    append(p, c, pieces, &mut w);
+    if let Some(ExternState::Checksum { data, .. }) = c.externs.get_mut(id) {
+        *data = w;
+    }
+}
+
+/// Checksum unit `id`'s checksum now: the complement of its ones'-complement sum for the
+/// Internet checksum, else `algo` over the data added, cut to `width` bits.
+pub(crate) fn checksum_get(c: &mut Ctx, id: usize, algo: Algorithm, width: u32) -> u128 {
+    let mut data = match c.externs.get(id) {
+        Some(ExternState::Checksum { ones, .. }) if algo == Algorithm::Csum16 => return u128::from(!*ones & 0xffff) & mask(width),
+        Some(ExternState::Checksum { data, .. }) => data.clone(),
+        _ => return 0,
+    };
+    let mut rng = c.rng;
+    let v = algo.compute(data.finish(), &mut || crate::fast::exec::splitmix(&mut rng));
+    c.rng = rng;
+    v & mask(width)
+}
+
+/// Checksum unit `id`'s running ones'-complement sum (`get_state`), or sets it (`set_state`).
+pub(crate) fn checksum_state(c: &mut Ctx, id: usize, set: Option<u128>) -> u128 {
+    let Some(ExternState::Checksum { ones, .. }) = c.externs.get_mut(id) else { return 0 };
+    if let Some(v) = set {
+        *ones = (v & 0xffff) as u32;
+    }
+    u128::from(*ones)
+}
+
+/// Checksum unit `id` starts over.
+pub(crate) fn checksum_clear(c: &mut Ctx, id: usize) {
+    if let Some(ExternState::Checksum { ones, data }) = c.externs.get_mut(id) {
+        *ones = 0;
+        data.clear();
+    }
 }
 
 /// Appends the packet's bytes after the parser's cursor (the payload) to `w`.

@@ -207,6 +207,7 @@ impl Switch {
     /// written, and the handoff storage restored from `handoff` (empty: left zero).
     fn start_pass(&mut self, data: &[u8], port: u32, path: u128, handoff: &[u128]) {
         crate::fast::arrive_at(&self.prog, &mut self.ctx, data, port, path);
+        self.ctx.clear_checksums();
         let Some(tp) = &self.prog.two_pipelines else { return };
         let mut from = handoff.iter();
         for &(base, len) in &tp.handoff {

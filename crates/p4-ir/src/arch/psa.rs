@@ -111,8 +111,8 @@ pub static PSA: Architecture = Architecture {
     drop: DropMarker::AllOnes(MetaRole::Drop),
     externs: &[
         // Package-level externs: the traffic manager's parts, no per-instance state.
-        ExternSig { type_name: "PacketReplicationEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, selector_arg: None, methods: &[] },
-        ExternSig { type_name: "BufferingQueueingEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, selector_arg: None, methods: &[] },
+        ExternSig { type_name: "PacketReplicationEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, algorithm_arg: None, initial_arg: None, methods: &[] },
+        ExternSig { type_name: "BufferingQueueingEngine", state: StateKind::Stateless, object: None, size_arg: None, unit_arg: None, algorithm_arg: None, initial_arg: None, methods: &[] },
         // Register<T, S>(bit<32> size): T read(in S index); write(in S index, in T value).
         ExternSig {
             type_name: "Register",
@@ -120,7 +120,8 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::Register),
             size_arg: Some(0),
             unit_arg: None,
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: Some(1),
             methods: &[
                 MethodSig { name: "read", params: &[("index", In, ParamType::TypeArg(1))], state: StateAccess::Read, op: ExternOp::RegisterRead },
                 MethodSig { name: "write", params: &[("index", In, ParamType::TypeArg(1)), ("value", In, ParamType::TypeArg(0))], state: StateAccess::Write, op: ExternOp::RegisterWrite },
@@ -133,7 +134,8 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::Counter),
             size_arg: Some(0),
             unit_arg: Some(1),
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "count", params: &[("index", In, ParamType::TypeArg(1))], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
         },
         ExternSig {
@@ -142,7 +144,8 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::DirectCounter),
             size_arg: None,
             unit_arg: Some(0),
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "count", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectCounterCount }],
         },
         // Meter<S>(bit<32> n_meters, PSA_MeterType_t type): PSA_MeterColor_t execute(in S index).
@@ -152,7 +155,8 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::Meter),
             size_arg: Some(0),
             unit_arg: Some(1),
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "execute", params: &[("index", In, ParamType::TypeArg(0))], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
         },
         ExternSig {
@@ -161,7 +165,8 @@ pub static PSA: Architecture = Architecture {
             object: Some(ObjectKind::DirectMeter),
             size_arg: None,
             unit_arg: Some(0),
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "execute", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectMeterExecute }],
         },
         // Hash<O>(PSA_HashAlgorithm_t algo): O get_hash<D>(in D data).
@@ -171,7 +176,8 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
-            selector_arg: None,
+            algorithm_arg: Some(0),
+            initial_arg: None,
             methods: &[MethodSig { name: "get_hash", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Hash }],
         },
         // Checksum<W>(PSA_HashAlgorithm_t hash): clear(); update<T>(in T data); W get(). The
@@ -182,7 +188,8 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
-            selector_arg: None,
+            algorithm_arg: Some(0),
+            initial_arg: None,
             methods: &[
                 MethodSig { name: "clear", params: &[], state: StateAccess::Write, op: ExternOp::ChecksumClear },
                 MethodSig { name: "update", params: &[("data", In, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::ChecksumAdd },
@@ -195,7 +202,8 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[
                 MethodSig { name: "clear", params: &[], state: StateAccess::Write, op: ExternOp::ChecksumClear },
                 MethodSig { name: "add", params: &[("data", In, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::ChecksumAdd },
@@ -212,11 +220,12 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "read", params: &[], state: StateAccess::ReadWrite, op: ExternOp::Random }],
         },
-        ExternSig { type_name: "ActionProfile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, selector_arg: None, methods: &[] },
-        ExternSig { type_name: "ActionSelector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, selector_arg: Some(0), methods: &[] },
+        ExternSig { type_name: "ActionProfile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, algorithm_arg: None, initial_arg: None, methods: &[] },
+        ExternSig { type_name: "ActionSelector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, algorithm_arg: Some(0), initial_arg: None, methods: &[] },
         // Digest<T>(): pack(in T data).
         ExternSig {
             type_name: "Digest",
@@ -224,13 +233,17 @@ pub static PSA: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "pack", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Digest }],
         },
     ],
     // `send_to_port`, `multicast`, `ingress_drop`, `egress_drop` (actions) and the packet-path
-    // predicates (`psa_clone_i2e`, ...) are P4 code of psa.p4: no extern functions.
-    functions: &[],
+    // predicates (`psa_clone_i2e`, ...) are P4 code of psa.p4.
+    functions: &[
+        FunctionSig { name: "assert", writes: &[], op: ExternOp::Assert },
+        FunctionSig { name: "assume", writes: &[], op: ExternOp::Assert },
+    ],
     // `enum PSA_HashAlgorithm_t` (its TARGET_DEFAULT has no fixed algorithm).
     hash_algorithms: &[
         ("IDENTITY", HashAlgorithm::Identity),
@@ -257,6 +270,7 @@ pub static PSA: Architecture = Architecture {
     )),
     // `PSA_PORT_RECIRCULATE`.
     traffic_manager: TrafficManager::TwoPipelines { loop_port: 0xffff_fffa },
+    meter_colours: Some(("PSA_MeterColor_t", ["GREEN", "YELLOW", "RED"])),
     table_properties: &[
         ("psa_direct_counter", TableProperty::DirectCounter),
         ("psa_direct_meter", TableProperty::DirectMeter),

@@ -54,7 +54,8 @@ pub static V1MODEL: Architecture = Architecture {
             object: Some(ObjectKind::Register),
             size_arg: Some(0),
             unit_arg: None,
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[
                 MethodSig { name: "read", params: &[("result", Out, ParamType::TypeArg(0)), ("index", In, ParamType::Bits(32))], state: StateAccess::Read, op: ExternOp::RegisterRead },
                 MethodSig { name: "write", params: &[("index", In, ParamType::Bits(32)), ("value", In, ParamType::TypeArg(0))], state: StateAccess::Write, op: ExternOp::RegisterWrite },
@@ -66,7 +67,8 @@ pub static V1MODEL: Architecture = Architecture {
             object: Some(ObjectKind::Counter),
             size_arg: Some(0),
             unit_arg: Some(1),
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "count", params: &[("index", In, ParamType::Bits(32))], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
         },
         ExternSig {
@@ -75,7 +77,8 @@ pub static V1MODEL: Architecture = Architecture {
             object: Some(ObjectKind::DirectCounter),
             size_arg: None,
             unit_arg: Some(0),
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "count", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectCounterCount }],
         },
         ExternSig {
@@ -84,7 +87,8 @@ pub static V1MODEL: Architecture = Architecture {
             object: Some(ObjectKind::Meter),
             size_arg: Some(0),
             unit_arg: Some(1),
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "execute_meter", params: &[("index", In, ParamType::Bits(32)), ("result", Out, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
         },
         ExternSig {
@@ -93,7 +97,8 @@ pub static V1MODEL: Architecture = Architecture {
             object: Some(ObjectKind::DirectMeter),
             size_arg: None,
             unit_arg: Some(0),
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             // The colour was computed when the table hit; `read` only reads it.
             methods: &[MethodSig { name: "read", params: &[("result", Out, ParamType::TypeArg(0))], state: StateAccess::Read, op: ExternOp::DirectMeterRead }],
         },
@@ -103,11 +108,12 @@ pub static V1MODEL: Architecture = Architecture {
             object: None,
             size_arg: None,
             unit_arg: None,
-            selector_arg: None,
+            algorithm_arg: None,
+            initial_arg: None,
             methods: &[MethodSig { name: "get", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::OnesComplementSum16 }],
         },
-        ExternSig { type_name: "action_profile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, selector_arg: None, methods: &[] },
-        ExternSig { type_name: "action_selector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, selector_arg: Some(0), methods: &[] },
+        ExternSig { type_name: "action_profile", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(0), unit_arg: None, algorithm_arg: None, initial_arg: None, methods: &[] },
+        ExternSig { type_name: "action_selector", state: StateKind::Stateless, object: Some(ObjectKind::ActionProfile), size_arg: Some(1), unit_arg: None, algorithm_arg: Some(0), initial_arg: None, methods: &[] },
     ],
     functions: &[
         // BMv2: egress_spec := drop port, mcast_grp := 0.
@@ -156,6 +162,7 @@ pub static V1MODEL: Architecture = Architecture {
     ],
     instance_enum: None,
     traffic_manager: TrafficManager::SimpleSwitch,
+    meter_colours: None,
     table_properties: &[
         ("counters", TableProperty::DirectCounter),
         ("meters", TableProperty::DirectMeter),
