@@ -14,7 +14,7 @@ P4FORGE_TEST := $(TARGET_DIR)/$(TEST_PROFILE)/p4forge
 DEMO_OUT := out/demo
 DEMO_DIR := examples/l2l3
 # Directories whose *.stf files (each beside its .p4) make up the STF suite.
-STF_DIRS := examples tests/stf
+STF_DIRS := examples tests/stf tests/stf-psa
 # Cases per fuzz target for `make fuzz` (override: make fuzz FUZZ_CASES=100000).
 FUZZ_CASES ?= 20000
 

@@ -8,6 +8,10 @@
  * clone session and timestamp widths are those of the software switches
  * (32-bit ports).
  *
+ * Included as <dpdk/psa.p4>, PSA_ON_DPDK is defined and the counters and
+ * meters also take the packet length as an argument, as the DPDK target's
+ * programs pass it.
+ *
  * A PSA switch runs two pipelines around its traffic manager:
  *   IngressParser -> Ingress -> IngressDeparser
  *     -> (packet replication engine: clone I2E, drop, resubmit, multicast,
@@ -289,6 +293,9 @@ extern Counter<W, S> {
     Counter(bit<32> n_counters, PSA_CounterType_t type);
     /* Add this packet to cell `index` (an out-of-range index is ignored). */
     void count(in S index);
+#ifdef PSA_ON_DPDK
+    void count(in S index, in bit<32> pkt_len);
+#endif
 }
 
 /* One counter per entry of the table that names it in `psa_direct_counter`. */
@@ -296,6 +303,9 @@ extern Counter<W, S> {
 extern DirectCounter<W> {
     DirectCounter(PSA_CounterType_t type);
     void count();
+#ifdef PSA_ON_DPDK
+    void count(in bit<32> pkt_len);
+#endif
 }
 
 /* What a meter measures, and the colours it gives. */
@@ -316,6 +326,12 @@ extern Meter<S> {
     /* Colour-aware: the packet arrives already coloured `color`. */
     PSA_MeterColor_t execute(in S index, in PSA_MeterColor_t color);
     PSA_MeterColor_t execute(in S index);
+#ifdef PSA_ON_DPDK
+    /* The packet length given rather than taken from the packet. */
+    PSA_MeterColor_t execute(in S index, in PSA_MeterColor_t color, in bit<32> pkt_len);
+    PSA_MeterColor_t dpdk_execute(in S index, in PSA_MeterColor_t color, in bit<32> pkt_len);
+    PSA_MeterColor_t dpdk_execute(in S index, in bit<32> pkt_len);
+#endif
 }
 
 /* One meter per entry of the table that names it in `psa_direct_meter`. */
@@ -323,6 +339,10 @@ extern DirectMeter {
     DirectMeter(PSA_MeterType_t type);
     PSA_MeterColor_t execute(in PSA_MeterColor_t color);
     PSA_MeterColor_t execute();
+#ifdef PSA_ON_DPDK
+    PSA_MeterColor_t dpdk_execute(in PSA_MeterColor_t color, in bit<32> pkt_len);
+    PSA_MeterColor_t dpdk_execute(in bit<32> pkt_len);
+#endif
 }
 
 /* An array of `size` cells of type T, indexed by S, that keeps its contents

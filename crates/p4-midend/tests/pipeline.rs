@@ -8,6 +8,7 @@ fn programs() -> Vec<std::path::PathBuf> {
     let root = common::repo_root();
     let mut pairs = common::stf_pairs(&root.join("examples"));
     pairs.extend(common::stf_pairs(&root.join("tests/stf")));
+    pairs.extend(common::stf_pairs(&root.join("tests/stf-psa")));
     pairs.extend(common::stf_pairs(&root.join("crates/p4-midend/tests/passes")));
     pairs.into_iter().map(|(p4, _)| p4).collect()
 }

@@ -74,6 +74,7 @@ fn project_stf_suite_passes_lowered() {
     let root = repo_root();
     let mut pairs = stf_pairs(&root.join("examples"));
     pairs.extend(stf_pairs(&root.join("tests/stf")));
+    pairs.extend(stf_pairs(&root.join("tests/stf-psa")));
     // The golden cases of the passes carry STF files too: the edge cases each pass must get right.
     pairs.extend(stf_pairs(&root.join("crates/p4-midend/tests/passes")));
     // 61 project STF files at the time of writing plus the passes' own; a drop means the walk broke.

@@ -1357,6 +1357,15 @@ impl<'a> Sema<'a> {
                             Some(given) => given.trim_start_matches('.').to_string(),
                             None => format!("{name}.{}", pn.name),
                         };
+                        // `{ instance }`: a list of the one instance a table takes.
+                        let value = match &value.kind {
+                            ast::ExprKind::List(items) if items.len() == 1 => &items[0],
+                            ast::ExprKind::List(items) => {
+                                self.error(value.span, format!("`{}` takes one instance, not a list of {}", pn.name, items.len()));
+                                continue;
+                            }
+                            _ => value,
+                        };
                         let Ok((eid, ety)) = self.ctor_extern_arg(value, &inline_name) else { continue };
                         let tn = self.show(&ety);
                         let tn = tn.split('<').next().unwrap_or("").to_string();

@@ -536,6 +536,11 @@ impl<'a> Sema<'a> {
     }
 
     fn slice(&mut self, b: TE, h: u32, l: u32, span: Span) -> R<TE> {
+        // A serializable enum's value is sliced as its underlying `bit<W>` (read only).
+        let b = match self.ser_enum_underlying(&self.subst.resolve(&b.ty)) {
+            Some(u) => self.enum_to_underlying(b, u),
+            None => b,
+        };
         if h < l {
             self.error(span, format!("slice [{h}:{l}] has its high bound below its low bound"));
             return Err(());

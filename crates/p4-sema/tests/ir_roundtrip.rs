@@ -12,7 +12,7 @@ fn root() -> PathBuf {
 /// silently empty the test).
 fn project_programs() -> Vec<PathBuf> {
     let mut all = Vec::new();
-    for dir in ["tests/stf", "tests/programs/valid", "crates/p4forge/tests/fixtures"] {
+    for dir in ["tests/stf", "tests/stf-psa", "tests/programs/valid", "crates/p4forge/tests/fixtures"] {
         let mut here: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
             .expect("program directory")
             .filter_map(|e| e.ok().map(|e| e.path()))

@@ -66,7 +66,7 @@ fn mutate(rng: &mut Rng, seed: &[u8], text: bool) -> Vec<u8> {
 fn repo_files(ext: &str) -> Vec<Vec<u8>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut found = Vec::new();
-    let mut dirs: Vec<PathBuf> = vec![root.join("examples"), root.join("tests/stf")];
+    let mut dirs: Vec<PathBuf> = vec![root.join("examples"), root.join("tests/stf"), root.join("tests/stf-psa")];
     while let Some(dir) = dirs.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else { continue };
         for entry in entries.flatten() {

@@ -22,8 +22,10 @@ pub const BUILTIN_INCLUDES: &[(&str, &str)] = &[
     ("core.p4", include_str!("../../../p4include/core.p4")),
     ("v1model.p4", include_str!("../../../p4include/v1model.p4")),
     ("psa.p4", include_str!("../../../p4include/psa.p4")),
-    // Where BMv2's compiler keeps the same architecture.
+    // Where the reference compiler keeps the same architecture for its BMv2 and DPDK targets
+    // (DPDK's counters and meters take the packet length too).
     ("bmv2/psa.p4", include_str!("../../../p4include/psa.p4")),
+    ("dpdk/psa.p4", "#define PSA_ON_DPDK\n#include <psa.p4>\n"),
 ];
 
 /// The architecture whose include file `file` is, for the architectures p4forge does not ship an

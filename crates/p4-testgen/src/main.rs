@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: p4-testgen <stf-features|examples|all> [--root DIR]
-  stf-features  write tests/stf/*.p4, *.stf and tests/stf/README.md
+  stf-features  write tests/stf/ and tests/stf-psa/: *.p4, *.stf and README.md
   examples      write examples/*/*.stf
   all           both
   --root DIR    the workspace root to write under (default: this crate's workspace)";
@@ -34,6 +34,7 @@ fn main() -> ExitCode {
     let mut files = p4_testgen::Files::default();
     if what == "stf-features" || what == "all" {
         p4_testgen::features::generate(&mut files);
+        p4_testgen::psa::generate(&mut files);
     }
     if what == "examples" || what == "all" {
         p4_testgen::examples::generate(&mut files);

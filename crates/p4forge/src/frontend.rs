@@ -134,10 +134,15 @@ fn cannot_run(error: &p4_dataplane::DataplaneError) -> String {
     format!("the software dataplane cannot run this: {}", error.message)
 }
 
-/// Whether the software dataplane can run `program`: `Err` is its refusal rendered as a located
-/// warning (`check` judges the language, not the target, so a valid program stays valid).
+/// Whether the software dataplane can run `program` as `run` and `test` give it to it, lowered by
+/// the mid-end: `Err` is the refusal rendered as a located warning (`check` judges the language,
+/// not the target, so a valid program stays valid).
 pub fn dataplane_refusal(program: &Program, sources: &SourceMap) -> Result<(), String> {
-    let Err(error) = p4_dataplane::Switch::new(Arc::new(program.clone())) else { return Ok(()) };
+    let lowered = match p4_midend::lower(program.clone()) {
+        Ok(lowered) => lowered,
+        Err(error) => return Err(render_at(error.span, Diagnostic::warning, format!("the mid-end cannot lower this: {error}"), sources)),
+    };
+    let Err(error) = p4_dataplane::Switch::new(Arc::new(lowered)) else { return Ok(()) };
     Err(render_at(error.span, Diagnostic::warning, cannot_run(&error), sources))
 }
 

@@ -190,7 +190,7 @@ type_info {
 #[test]
 fn every_example_and_stf_program_gets_the_reference_ids_and_aliases() {
     let mut files = Vec::new();
-    for dir in ["examples", "tests/stf"] {
+    for dir in ["examples", "tests/stf", "tests/stf-psa"] {
         programs(&root().join(dir), &mut files);
     }
     files.sort();

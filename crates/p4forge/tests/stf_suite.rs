@@ -1,4 +1,4 @@
-//! The STF suite: every `*.stf` under `examples/` and `tests/stf/` (each belongs to the `.p4` of the
+//! The STF suite: every `*.stf` under `examples/`, `tests/stf/` and `tests/stf-psa/` (each belongs to the `.p4` of the
 //! same name beside it), run through the library path the `test` command uses. Every file must pass,
 //! except those listed with a reason in `known_failures.txt`; each failure is printed with its diff.
 //! A listed file that passes is reported so the entry gets removed.
@@ -43,7 +43,7 @@ fn known_failures_all_have_reasons() {
 fn every_stf_file_passes() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files = Vec::new();
-    for dir in ["examples", "tests/stf"] {
+    for dir in ["examples", "tests/stf", "tests/stf-psa"] {
         stf_files(&root.join(dir), &mut files);
     }
     files.sort();
@@ -85,4 +85,38 @@ fn every_stf_file_passes() {
     println!("known failures (listed in known_failures.txt): {expected_failures}");
     println!("stf: {passed} passed, {} failed", failures.len());
     assert!(failures.is_empty(), "{} of {} STF files failed:\n\n{}", failures.len(), files.len(), failures.join("\n"));
+}
+
+/// A traced PSA switch (`--trace`) forwards as the untraced one: every PSA STF file passes on it,
+/// and its trace shows both pipelines of each packet.
+#[test]
+fn psa_stf_files_pass_on_traced_switches() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    stf_files(&root.join("tests/stf-psa"), &mut files);
+    files.sort();
+    assert!(files.len() >= 11, "found only {} PSA STF files", files.len());
+    for stf in &files {
+        let program = stf.with_extension("p4");
+        let compiled = p4forge::frontend::compile(&program, &[]).and_then(|c| c.lowered(&program)).unwrap_or_else(|e| panic!("{}: {}", program.display(), e.render()));
+        let mut switch = p4_dataplane::Switch::new_traced(std::sync::Arc::new(compiled.program)).expect("a PSA program runs traced");
+        let commands = p4_stf::parse_stf(&std::fs::read_to_string(stf).expect("read the STF file")).expect("the STF file parses");
+        let report = p4_stf::run_stf(&mut switch, &commands);
+        assert!(report.passed(), "{} traced:\n{}", stf.display(), report.render());
+    }
+    // One packet of the unicast test, traced: parser, ingress, decision, egress parser, egress, out.
+    let program = root.join("tests/stf-psa/psa_unicast.p4");
+    let compiled = p4forge::frontend::compile(&program, &[]).and_then(|c| c.lowered(&program)).unwrap_or_else(|e| panic!("{}", e.render()));
+    let mut switch = p4_dataplane::Switch::new_traced(std::sync::Arc::new(compiled.program)).expect("runs traced");
+    let mut out = p4_dataplane::batch::BatchOut::default();
+    switch.process_batch(&[p4_dataplane::batch::PacketIn { port: 7, data: &[1, 0, 0, 0, 0, 0], now_ns: 0 }], &mut out);
+    let steps: Vec<String> = out.trace.iter().map(|(_, e)| match e {
+        p4_dataplane::trace::Event::Ingress { instance, .. } => format!("ingress {instance}"),
+        p4_dataplane::trace::Event::Egress { instance, port, .. } => format!("egress {instance} {port}"),
+        p4_dataplane::trace::Event::Decision { decision } => decision.clone(),
+        p4_dataplane::trace::Event::Control { name } => name.clone(),
+        p4_dataplane::trace::Event::Output { port, length } => format!("output {port} {length}"),
+        _ => String::new(),
+    }).filter(|s| !s.is_empty()).collect();
+    assert_eq!(steps, ["ingress normal", "IngressImpl", "IngressDeparserImpl", "unicast to port 3", "egress unicast 3", "EgressImpl", "EgressDeparserImpl", "output 3 6"]);
 }

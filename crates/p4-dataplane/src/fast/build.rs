@@ -1050,9 +1050,12 @@ impl FastCompiler<'_, '_> {
 
     /// A method of an extern instance, with the operation the architecture gives it.
     fn extern_method(&mut self, b: &BlockRef, call: &Call, target: &Expr, ty: &str, method: &str, ret: Option<usize>) -> R<(Run, Option<ExternOp>)> {
-        let Some(op) = p4_arch::of(self.cx.ir).and_then(|a| a.method(ty, method)).map(|m| m.op) else {
+        let Some(sig) = p4_arch::of(self.cx.ir).and_then(|a| a.method(ty, method)) else {
             return unsupported(format!("{} (the wire-format executor has no such call)", crate::fast::compile::callee_name(&call.callee)));
         };
+        let op = sig.op;
+        // Whether the method writes its result to an `out` argument (v1model) or returns it.
+        let returns = !sig.params.iter().any(|(_, d, _)| *d == Direction::Out);
         let id = match &target.kind {
             ExprKind::Extern(id) => Some(id.index()),
             _ => None,
@@ -1090,9 +1093,14 @@ impl FastCompiler<'_, '_> {
             ExternOp::CounterCount => {
                 let id = id("counter")?;
                 let index = self.val(b, self.cx.arg(call, 0)?)?;
+                // DPDK's form gives the length to count.
+                let given = self.optional_arg(b, call, 1)?;
                 Box::new(move |p, c| {
                     let i = index.read(p, c);
-                    let bytes = length(c) as u64;
+                    let bytes = match &given {
+                        Some(v) => v.read(p, c),
+                        None => length(c),
+                    } as u64;
                     runtime::counter_count(c, id, i, bytes);
                     Flow::Next
                 })
@@ -1110,25 +1118,34 @@ impl FastCompiler<'_, '_> {
             }
             // A method returning the colour (PSA's `execute(index)` and colour-aware
             // `execute(index, colour)`).
-            ExternOp::MeterExecute if ret.is_some() => {
+            ExternOp::MeterExecute if returns => {
                 let id = id("meter")?;
                 let index = self.val(b, self.cx.arg(call, 0)?)?;
-                let pre = self.colour_arg(b, call, 1)?;
-                let (colours, slot) = (self.colours()?, self.result_slot(ret, ty, method)?);
+                let pre = self.optional_arg(b, call, 1)?;
+                // DPDK's form gives the length to meter by.
+                let given = self.optional_arg(b, call, 2)?;
+                let colours = self.colours()?;
                 Box::new(move |p, c| {
                     let i = index.read(p, c);
                     let pre = pre.as_ref().map_or(crate::meter::GREEN, |v| colour_of(&colours, v.read(p, c)));
-                    let bytes = length(c) as u32;
+                    let bytes = match &given {
+                        Some(v) => v.read(p, c),
+                        None => length(c),
+                    } as u32;
                     let colour = runtime::meter_execute_coloured(c, id, i, bytes, pre);
-                    c.set(slot, colours[colour as usize]);
+                    if let Some(slot) = ret {
+                        c.set(slot, colours[colour as usize]);
+                    }
                     Flow::Next
                 })
             }
             // The colour the table's hit gave the packet, no better than the one it came with.
             ExternOp::DirectMeterExecute => {
                 let id = id(&format!("{ty}.{method}"))?;
-                let pre = self.colour_arg(b, call, 0)?;
-                let (colours, slot) = (self.colours()?, self.result_slot(ret, ty, method)?);
+                let pre = self.optional_arg(b, call, 0)?;
+                let colours = self.colours()?;
+                // The meter ran when the table hit: an unused result leaves nothing to do.
+                let Some(slot) = ret else { return Ok((Box::new(|_, _| Flow::Next), Some(op))) };
                 Box::new(move |p, c| {
                     let pre = pre.as_ref().map_or(crate::meter::GREEN, |v| colour_of(&colours, v.read(p, c)));
                     let colour = runtime::table_meter_colour(c, id).max(pre).min(crate::meter::RED);
@@ -1283,8 +1300,8 @@ impl FastCompiler<'_, '_> {
         p4_arch::of(ir).and_then(|a| a.colour_values_in(ir)).ok_or_else(|| crate::DataplaneError::unsupported("meter colours the program does not declare"))
     }
 
-    /// Argument `i` of `call`, a colour, if the call has it.
-    fn colour_arg(&mut self, b: &BlockRef, call: &Call, i: usize) -> R<Option<Val>> {
+    /// Argument `i` of `call`, if the call has it.
+    fn optional_arg(&mut self, b: &BlockRef, call: &Call, i: usize) -> R<Option<Val>> {
         call.args.get(i).map(|a| self.val(b, &a.expr)).transpose()
     }
 

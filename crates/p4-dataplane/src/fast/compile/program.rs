@@ -13,8 +13,10 @@ use crate::fast::exec::{Paths, Pipeline, Prog, TableProg, TwoPipelineMeta};
 pub(crate) fn lay_out(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)> {
     // The architecture says which instance plays which block and which parameters are one storage.
     if p4_arch::of(ir).is_none() {
-        let known: Vec<String> = p4_arch::ALL.iter().map(|a| format!("{} ({})", a.package, a.name)).collect();
-        return unsupported(format!("package `{}`: only {} programs run on this dataplane", ir.main.type_name, known.join(", ")));
+        let mut known: Vec<String> = p4_arch::ALL.iter().map(|a| format!("{} ({})", a.package, a.name)).collect();
+        let last = known.pop().unwrap_or_default();
+        let known = if known.is_empty() { last } else { format!("{} and {last}", known.join(", ")) };
+        return unsupported(format!("package `{}`: only {known} programs run on this dataplane", ir.main.type_name));
     }
     let binding = p4_arch::bind(ir).map_err(crate::DataplaneError::unsupported)?;
     let arch = binding.arch;
