@@ -93,13 +93,20 @@ pub struct Architecture {
     pub table_properties: &'static [(&'static str, TableProperty)],
 }
 
-/// What a table property that names an extern instance attaches to the table.
+/// What a table property of the architecture's means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TableProperty {
+    /// Names the table's direct counter.
     DirectCounter,
+    /// Names the table's direct meter.
     DirectMeter,
-    /// An action profile or action selector.
+    /// Names an action profile or action selector.
     Implementation,
+    /// Asks the dataplane to record which entries packets hit, for idle timeouts: `true`
+    /// (v1model's `support_timeout`), or the enum member `notify` (PSA's `psa_idle_timeout =
+    /// PSA_IdleTimeout_t.NOTIFY_CONTROL`). The IR keeps it as `support_timeout`
+    /// ([`crate::Table::supports_timeout`]).
+    IdleTimeout { notify: Option<&'static str> },
 }
 
 /// What table property `name` means in any architecture p4forge knows (the front end reads

@@ -459,7 +459,7 @@ impl Table {
     /// `support_timeout = true`: the control plane learns which entries go unhit (idle timeouts),
     /// so the dataplane records hits.
     pub fn supports_timeout(&self) -> bool {
-        self.properties.iter().any(|(n, v)| n == "support_timeout" && matches!(v, Value::Bool(true)))
+        self.properties.iter().any(|(n, v)| n == SUPPORT_TIMEOUT && matches!(v, Value::Bool(true)))
     }
 
     /// The actions entries and the default can name, numbered by position (how targets and the
@@ -490,6 +490,10 @@ pub struct ExternInstance {
     pub ctor_args: Vec<Option<Value>>,
     pub annotations: Vec<Annotation>,
 }
+
+/// The table property the IR keeps an idle-timeout request as ([`Table::supports_timeout`];
+/// sema writes every architecture's spelling of it so, [`arch::TableProperty::IdleTimeout`]).
+pub const SUPPORT_TIMEOUT: &str = "support_timeout";
 
 #[derive(Clone, Debug)]
 pub struct ValueSet {

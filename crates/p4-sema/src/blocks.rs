@@ -3,6 +3,7 @@
 //! Invariant: every variable an action or function uses lives in the frame of the block it runs in
 //! (`BlockCx::vars`); top-level actions and functions are lowered once per block that uses them.
 
+use p4_ir::arch::TableProperty as TP;
 use crate::sema::{BlockCx, BlockKind, Callable, Global, Local, Sema, R};
 use crate::stmt::always_returns;
 use crate::types::{NamedKind, Ty};
@@ -1350,7 +1351,7 @@ impl<'a> Sema<'a> {
                             table.size = Some(n as u64);
                         }
                     }
-                    property if p4_ir::arch::table_property(property).is_some() => {
+                    property if matches!(p4_ir::arch::table_property(property), Some(TP::DirectCounter | TP::DirectMeter | TP::Implementation)) => {
                         // An instance made in the property and named there is named as written,
                         // not inside its control (as the reference compiler names it).
                         let inline_name = match Self::name_annotation(annotations) {
@@ -1370,13 +1371,13 @@ impl<'a> Sema<'a> {
                         let tn = self.show(&ety);
                         let tn = tn.split('<').next().unwrap_or("").to_string();
                         match p4_ir::arch::table_property(&pn.name) {
-                            Some(p4_ir::arch::TableProperty::DirectCounter) => {
+                            Some(TP::DirectCounter) => {
                                 if !tn.contains("counter") && !tn.contains("Counter") {
                                     self.error(value.span, format!("`{}` must name a direct counter, not a `{tn}`", pn.name));
                                 }
                                 table.direct_counter = Some(eid)
                             }
-                            Some(p4_ir::arch::TableProperty::DirectMeter) => table.direct_meter = Some(eid),
+                            Some(TP::DirectMeter) => table.direct_meter = Some(eid),
                             _ => table.implementation = Some(eid),
                         }
                     }
@@ -1385,6 +1386,17 @@ impl<'a> Sema<'a> {
                         let v = self.expr(value, None).ok().and_then(|t| t.val);
                         self.diags.truncate(n);
                         let v = v.unwrap_or_else(|| Value::String(self.text(value.span)));
+                        // An idle-timeout request, however the architecture writes it, is the
+                        // IR's `support_timeout`.
+                        if let Some(TP::IdleTimeout { notify }) = p4_ir::arch::table_property(&pn.name) {
+                            let on = match (notify, &v) {
+                                (None, Value::Bool(b)) => *b,
+                                (Some(member), Value::Enum(t, i)) => self.enum_member_is(*t, *i, member),
+                                _ => false,
+                            };
+                            table.properties.push((p4_ir::SUPPORT_TIMEOUT.to_string(), Value::Bool(on)));
+                            continue;
+                        }
                         table.properties.push((pn.name.to_string(), v));
                     }
                 },

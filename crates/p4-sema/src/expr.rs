@@ -1037,6 +1037,12 @@ impl<'a> Sema<'a> {
         TE::new(to, ir::ExprKind::Cast(Box::new(ai)), span)
     }
 
+    /// Whether member `i` of the enum of IR type `t` is named `name`.
+    pub(crate) fn enum_member_is(&self, t: ir::TypeId, i: u32, name: &str) -> bool {
+        let Some((Ty::Named(n), _)) = self.type_ids.iter().find(|(_, id)| **id == t) else { return false };
+        self.named[*n].members.get(i as usize).is_some_and(|m| m.0 == name)
+    }
+
     fn fold_cast(&mut self, v: &Value, to: &Ty, _span: Span) -> Option<Value> {
         let v = match v {
             Value::Enum(_, i) => {

@@ -275,5 +275,6 @@ pub static PSA: Architecture = Architecture {
         ("psa_direct_counter", TableProperty::DirectCounter),
         ("psa_direct_meter", TableProperty::DirectMeter),
         ("psa_implementation", TableProperty::Implementation),
+        ("psa_idle_timeout", TableProperty::IdleTimeout { notify: Some("NOTIFY_CONTROL") }),
     ],
 };

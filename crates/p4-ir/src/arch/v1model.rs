@@ -167,5 +167,6 @@ pub static V1MODEL: Architecture = Architecture {
         ("counters", TableProperty::DirectCounter),
         ("meters", TableProperty::DirectMeter),
         ("implementation", TableProperty::Implementation),
+        ("support_timeout", TableProperty::IdleTimeout { notify: None }),
     ],
 };
