@@ -369,6 +369,12 @@ pub enum ParamType {
     TypeArg(usize),
     /// `bit<W>`.
     Bits(u32),
+    /// A meter colour as the architecture writes colours ([`Architecture::meter_colours`]): the
+    /// colour a packet arrives with, for colour-aware metering.
+    Colour,
+    /// `bit<32>`: the packet length to count or meter by, given instead of taken from the packet
+    /// (DPDK's PSA).
+    PacketLength,
 }
 
 /// An extern operation as targets implement it, independent of what an architecture calls it
@@ -477,6 +483,11 @@ impl Architecture {
     /// The method `type_name.method`.
     pub fn method(&self, type_name: &str, method: &str) -> Option<&'static MethodSig> {
         self.extern_type(type_name)?.methods.iter().find(|m| m.name == method)
+    }
+    /// The overload of `type_name.method` taking `arity` arguments (overloads differ in their
+    /// number of parameters; [`Architecture::method`] gives the first listed).
+    pub fn method_with_arity(&self, type_name: &str, method: &str, arity: usize) -> Option<&'static MethodSig> {
+        self.extern_type(type_name)?.methods.iter().find(|m| m.name == method && m.params.len() == arity)
     }
     /// The extern function named `name`.
     pub fn function(&self, name: &str) -> Option<&'static FunctionSig> {

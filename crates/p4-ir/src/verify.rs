@@ -543,17 +543,18 @@ impl<'p> Verifier<'p> {
             self.err(format!("calls {extern_type}.{method} on {}, an instance of {}", i.name, i.type_name));
             return;
         }
-        let Some(sig) = arch.method(extern_type, method) else {
+        let Some(first) = arch.method(extern_type, method) else {
             if arch.extern_type(extern_type).is_some() {
                 self.err(format!("{extern_type} has no method {method} in {}", arch.name));
             }
             return;
         };
-        if c.args.len() != sig.params.len() {
-            let n = sig.params.len();
+        // Overloads differ in their number of parameters.
+        let Some(sig) = arch.method_with_arity(extern_type, method, c.args.len()) else {
+            let n = first.params.len();
             self.err(format!("call of {extern_type}.{method} has {} arguments for {n} parameters", c.args.len()));
             return;
-        }
+        };
         let type_args: &[Type] = instance.map_or(&[], |i| &i.type_args[..]);
         for (a, (name, dir, ty)) in c.args.iter().zip(sig.params) {
             if a.direction != *dir {
@@ -561,7 +562,8 @@ impl<'p> Verifier<'p> {
                 self.err(format!("argument `{name}` of {extern_type}.{method} is passed {got}, the parameter is {want}"));
             }
             let want = match ty {
-                crate::arch::ParamType::Any => None,
+                crate::arch::ParamType::Any | crate::arch::ParamType::Colour => None,
+                crate::arch::ParamType::PacketLength => Some(Type::bit(32)),
                 crate::arch::ParamType::TypeArg(i) => type_args.get(*i).cloned(),
                 crate::arch::ParamType::Bits(w) => Some(Type::bit(*w)),
             };

@@ -1252,6 +1252,14 @@ impl<'a> Sema<'a> {
                             "selector" => ir::MatchKind::Selector,
                             other => ir::MatchKind::Other(other.to_string()),
                         };
+                        // Prefixes and ranges are of numbers.
+                        let numeric = matches!(kt, Ty::Bits { .. } | Ty::Unknown | Ty::Param(_) | Ty::NewType(_))
+                            || self.ser_enum_underlying(&kt).is_some();
+                        if matches!(match_kind, ir::MatchKind::Lpm | ir::MatchKind::Range) && !numeric {
+                            let s = self.show(&kt);
+                            self.error(k.match_kind.span, format!("match kind `{mk}` needs a bit<W> or int<W> key, not `{s}`"));
+                            continue;
+                        }
                         let named = Self::name_annotation(&k.annotations);
                         if named.is_none() && !simple_key(&k.expr) {
                             self.error_at(k.expr.span, "complex key expression requires a @name annotation", "give this key a control-plane name with @name(\"...\")");
@@ -1311,6 +1319,11 @@ impl<'a> Sema<'a> {
                     if table.keys.is_empty() && !entries.is_empty() {
                         self.error(pspan, "a table without keys cannot have entries");
                         continue;
+                    }
+                    // With priorities given for some entries, the first must have one (the others
+                    // count from it; spec, "Entry priorities").
+                    if let Some(first) = entries.first().filter(|f| f.priority.is_none() && entries.iter().any(|e| e.priority.is_some())) {
+                        self.error(first.keyset.span, "the first entry needs a priority when other entries give one");
                     }
                     for en in entries {
                         let keys = self.keysets(&en.keyset, &key_tys, false);
@@ -1385,6 +1398,14 @@ impl<'a> Sema<'a> {
                         let n = self.diags.len();
                         let v = self.expr(value, None).ok().and_then(|t| t.val);
                         self.diags.truncate(n);
+                        // The spec's entry-priority properties: a bool, a positive integer.
+                        match (pn.name.as_str(), &v) {
+                            ("largest_priority_wins", Some(Value::Bool(_))) => {}
+                            ("largest_priority_wins", _) => self.error(value.span, "`largest_priority_wins` must be `true` or `false`"),
+                            ("priority_delta", Some(Value::InfInt(d) | Value::Bits { value: d, .. })) if d.sign() == num_bigint::Sign::Plus => {}
+                            ("priority_delta", _) => self.error(value.span, "`priority_delta` must be a positive integer constant"),
+                            _ => {}
+                        }
                         let v = v.unwrap_or_else(|| Value::String(self.text(value.span)));
                         // An idle-timeout request, however the architecture writes it, is the
                         // IR's `support_timeout`.

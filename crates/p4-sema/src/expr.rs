@@ -819,6 +819,19 @@ impl<'a> Sema<'a> {
             }
             Concat => {
                 match (&lt, &rt) {
+                    // Strings concatenate at compile time only (spec, "Operations on strings").
+                    (Ty::String, Ty::String) => {
+                        return match (&l.val, &r.val) {
+                            (Some(Value::String(a)), Some(Value::String(b))) => {
+                                let joined = Value::String(format!("{a}{b}"));
+                                Ok(self.konst(joined, Ty::String, span))
+                            }
+                            _ => {
+                                self.error(span, "strings can be concatenated only at compile time: both operands must be constants");
+                                Err(())
+                            }
+                        };
+                    }
                     (Ty::Bits { width: a, signed }, Ty::Bits { width: b, .. }) => {
                         if a.saturating_add(*b) > crate::sema::MAX_WIDTH {
                             self.error(span, "the concatenation is too wide");

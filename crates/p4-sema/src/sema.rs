@@ -618,6 +618,20 @@ impl<'a> Sema<'a> {
     }
 
     /// A `type` over `bit<W>`, `int<W>` or `bool`, directly or through other `type`s.
+    /// `@p4runtime_translation(uri, width)`: a string URI, then the controller's width (a positive
+    /// integer) or `string`.
+    fn check_translation(&mut self, a: &ir::Annotation, span: Span) {
+        let uri_ok = matches!(a.args.first(), Some(ir::Value::String(_)));
+        let width_ok = match a.args.get(1) {
+            Some(ir::Value::InfInt(w)) | Some(ir::Value::Bits { value: w, .. }) => w.sign() == num_bigint::Sign::Plus,
+            Some(ir::Value::String(s)) => s == "string",
+            _ => false,
+        };
+        if a.args.len() != 2 || !uri_ok || !width_ok {
+            self.error(span, "`@p4runtime_translation` takes a URI string and the controller's width (a positive integer) or `string`");
+        }
+    }
+
     fn is_new_type_of_bits(&self, ty: &Ty) -> bool {
         let mut ty = ty;
         // Each `type` is declared over one declared before it: the chain ends.
@@ -860,6 +874,9 @@ impl<'a> Sema<'a> {
                         self.error(t.span, format!("`type` cannot be defined over `{s}`; only bit<W>, int<W>, bool and other `type`s are allowed"));
                     }
                     let translation = self.annotations(&t.annotations).into_iter().find(|a| a.name == "p4runtime_translation");
+                    if let (Some(a), Some(at)) = (&translation, t.annotations.iter().find(|a| a.name.name == "p4runtime_translation")) {
+                        self.check_translation(a, at.span);
+                    }
                     self.newtypes.push(NewTypeDef { name: t.name.name.to_string(), underlying: ty, translation });
                     Ty::NewType(self.newtypes.len() - 1)
                 } else {

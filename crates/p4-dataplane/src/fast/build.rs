@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use p4_arch::{DropMarker, ExternOp, MetaRole};
+use p4_arch::{DropMarker, ExternOp, MetaRole, ParamType};
 use p4_ir::{BlockRef, Builtin, Call, Callee, Direction, Expr, ExprKind, Stmt, Type};
 
 use super::code::{ChecksumTarget, Code, ParserCode, StateCode, TransitionCode};
@@ -1050,12 +1050,15 @@ impl FastCompiler<'_, '_> {
 
     /// A method of an extern instance, with the operation the architecture gives it.
     fn extern_method(&mut self, b: &BlockRef, call: &Call, target: &Expr, ty: &str, method: &str, ret: Option<usize>) -> R<(Run, Option<ExternOp>)> {
-        let Some(sig) = p4_arch::of(self.cx.ir).and_then(|a| a.method(ty, method)) else {
+        let Some(sig) = p4_arch::of(self.cx.ir).and_then(|a| a.method_with_arity(ty, method, call.args.len()).or_else(|| a.method(ty, method))) else {
             return unsupported(format!("{} (the wire-format executor has no such call)", crate::fast::compile::callee_name(&call.callee)));
         };
         let op = sig.op;
-        // Whether the method writes its result to an `out` argument (v1model) or returns it.
+        // Whether the method writes its result to an `out` argument (v1model) or returns it, and
+        // where a colour or a packet length is given.
         let returns = !sig.params.iter().any(|(_, d, _)| *d == Direction::Out);
+        let colour_at = sig.params.iter().position(|p| p.2 == ParamType::Colour);
+        let length_at = sig.params.iter().position(|p| p.2 == ParamType::PacketLength);
         let id = match &target.kind {
             ExprKind::Extern(id) => Some(id.index()),
             _ => None,
@@ -1093,8 +1096,7 @@ impl FastCompiler<'_, '_> {
             ExternOp::CounterCount => {
                 let id = id("counter")?;
                 let index = self.val(b, self.cx.arg(call, 0)?)?;
-                // DPDK's form gives the length to count.
-                let given = self.optional_arg(b, call, 1)?;
+                let given = self.optional_arg(b, call, length_at)?;
                 Box::new(move |p, c| {
                     let i = index.read(p, c);
                     let bytes = match &given {
@@ -1121,9 +1123,8 @@ impl FastCompiler<'_, '_> {
             ExternOp::MeterExecute if returns => {
                 let id = id("meter")?;
                 let index = self.val(b, self.cx.arg(call, 0)?)?;
-                let pre = self.optional_arg(b, call, 1)?;
-                // DPDK's form gives the length to meter by.
-                let given = self.optional_arg(b, call, 2)?;
+                let pre = self.optional_arg(b, call, colour_at)?;
+                let given = self.optional_arg(b, call, length_at)?;
                 let colours = self.colours()?;
                 Box::new(move |p, c| {
                     let i = index.read(p, c);
@@ -1142,7 +1143,7 @@ impl FastCompiler<'_, '_> {
             // The colour the table's hit gave the packet, no better than the one it came with.
             ExternOp::DirectMeterExecute => {
                 let id = id(&format!("{ty}.{method}"))?;
-                let pre = self.optional_arg(b, call, 0)?;
+                let pre = self.optional_arg(b, call, colour_at)?;
                 let colours = self.colours()?;
                 // The meter ran when the table hit: an unused result leaves nothing to do.
                 let Some(slot) = ret else { return Ok((Box::new(|_, _| Flow::Next), Some(op))) };
@@ -1300,9 +1301,9 @@ impl FastCompiler<'_, '_> {
         p4_arch::of(ir).and_then(|a| a.colour_values_in(ir)).ok_or_else(|| crate::DataplaneError::unsupported("meter colours the program does not declare"))
     }
 
-    /// Argument `i` of `call`, if the call has it.
-    fn optional_arg(&mut self, b: &BlockRef, call: &Call, i: usize) -> R<Option<Val>> {
-        call.args.get(i).map(|a| self.val(b, &a.expr)).transpose()
+    /// Argument `i` of `call`, if there is one.
+    fn optional_arg(&mut self, b: &BlockRef, call: &Call, i: Option<usize>) -> R<Option<Val>> {
+        i.and_then(|i| call.args.get(i)).map(|a| self.val(b, &a.expr)).transpose()
     }
 
     /// The hash algorithm extern instance `eid` was made with.

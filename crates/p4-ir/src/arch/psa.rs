@@ -12,7 +12,8 @@
 //! `psa.p4` over the output metadata, so back ends need nothing for them.
 //!
 //! Where `psa.p4` overloads a method (`Meter.execute(index)` and `execute(index, color)`,
-//! `Hash.get_hash(data)` and `get_hash(base, data, max)`), the description lists the first form.
+//! `Hash.get_hash(data)` and `get_hash(base, data, max)`), the description lists every form; they
+//! differ in their number of parameters ([`Architecture::method_with_arity`]).
 //! PSA numbers packet paths with `PSA_PacketPath_t` members, not integers
 //! ([`Architecture::instance_enum`]).
 
@@ -136,7 +137,10 @@ pub static PSA: Architecture = Architecture {
             unit_arg: Some(1),
             algorithm_arg: None,
             initial_arg: None,
-            methods: &[MethodSig { name: "count", params: &[("index", In, ParamType::TypeArg(1))], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
+            methods: &[
+                MethodSig { name: "count", params: &[("index", In, ParamType::TypeArg(1))], state: StateAccess::ReadWrite, op: ExternOp::CounterCount },
+                MethodSig { name: "count", params: &[("index", In, ParamType::TypeArg(1)), ("pkt_len", In, ParamType::PacketLength)], state: StateAccess::ReadWrite, op: ExternOp::CounterCount },
+            ],
         },
         ExternSig {
             type_name: "DirectCounter",
@@ -146,7 +150,10 @@ pub static PSA: Architecture = Architecture {
             unit_arg: Some(0),
             algorithm_arg: None,
             initial_arg: None,
-            methods: &[MethodSig { name: "count", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectCounterCount }],
+            methods: &[
+                MethodSig { name: "count", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectCounterCount },
+                MethodSig { name: "count", params: &[("pkt_len", In, ParamType::PacketLength)], state: StateAccess::ReadWrite, op: ExternOp::DirectCounterCount },
+            ],
         },
         // Meter<S>(bit<32> n_meters, PSA_MeterType_t type): PSA_MeterColor_t execute(in S index).
         ExternSig {
@@ -157,7 +164,13 @@ pub static PSA: Architecture = Architecture {
             unit_arg: Some(1),
             algorithm_arg: None,
             initial_arg: None,
-            methods: &[MethodSig { name: "execute", params: &[("index", In, ParamType::TypeArg(0))], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
+            methods: &[
+                MethodSig { name: "execute", params: &[("index", In, ParamType::TypeArg(0))], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute },
+                MethodSig { name: "execute", params: &[("index", In, ParamType::TypeArg(0)), ("color", In, ParamType::Colour)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute },
+                MethodSig { name: "execute", params: &[("index", In, ParamType::TypeArg(0)), ("color", In, ParamType::Colour), ("pkt_len", In, ParamType::PacketLength)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute },
+                MethodSig { name: "dpdk_execute", params: &[("index", In, ParamType::TypeArg(0)), ("pkt_len", In, ParamType::PacketLength)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute },
+                MethodSig { name: "dpdk_execute", params: &[("index", In, ParamType::TypeArg(0)), ("color", In, ParamType::Colour), ("pkt_len", In, ParamType::PacketLength)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute },
+            ],
         },
         ExternSig {
             type_name: "DirectMeter",
@@ -167,7 +180,12 @@ pub static PSA: Architecture = Architecture {
             unit_arg: Some(0),
             algorithm_arg: None,
             initial_arg: None,
-            methods: &[MethodSig { name: "execute", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectMeterExecute }],
+            methods: &[
+                MethodSig { name: "execute", params: &[], state: StateAccess::ReadWrite, op: ExternOp::DirectMeterExecute },
+                MethodSig { name: "execute", params: &[("color", In, ParamType::Colour)], state: StateAccess::ReadWrite, op: ExternOp::DirectMeterExecute },
+                MethodSig { name: "dpdk_execute", params: &[("pkt_len", In, ParamType::PacketLength)], state: StateAccess::ReadWrite, op: ExternOp::DirectMeterExecute },
+                MethodSig { name: "dpdk_execute", params: &[("color", In, ParamType::Colour), ("pkt_len", In, ParamType::PacketLength)], state: StateAccess::ReadWrite, op: ExternOp::DirectMeterExecute },
+            ],
         },
         // Hash<O>(PSA_HashAlgorithm_t algo): O get_hash<D>(in D data).
         ExternSig {
@@ -178,7 +196,10 @@ pub static PSA: Architecture = Architecture {
             unit_arg: None,
             algorithm_arg: Some(0),
             initial_arg: None,
-            methods: &[MethodSig { name: "get_hash", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Hash }],
+            methods: &[
+                MethodSig { name: "get_hash", params: &[("data", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Hash },
+                MethodSig { name: "get_hash", params: &[("base", In, ParamType::Any), ("data", In, ParamType::Any), ("max", In, ParamType::Any)], state: StateAccess::None, op: ExternOp::Hash },
+            ],
         },
         // Checksum<W>(PSA_HashAlgorithm_t hash): clear(); update<T>(in T data); W get(). The
         // running sum is per-packet state: updates write it, `get` reads it.

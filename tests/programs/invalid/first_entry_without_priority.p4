@@ -1,0 +1,26 @@
+// error: the first entry needs a priority when other entries give one
+// Entries without a priority count from the one before; the first has none before it.
+#include <core.p4>
+#include <v1model.p4>
+header h_t { bit<8> a; bit<8> b; }
+struct headers_t { h_t h; }
+struct meta_t { bit<8> x; }
+parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    state start { pkt.extract(hdr.h); transition accept; }
+}
+control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) { apply { } }
+control C(inout headers_t hdr, inout meta_t meta) { apply { } }
+control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
+control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
+    table t {
+        key = { hdr.h.a : ternary; }
+        actions = { NoAction; }
+        const entries = {
+            1 &&& 0xff : NoAction();
+            priority = 5 : 2 &&& 0xff : NoAction();
+        }
+    }
+    apply { t.apply(); }
+}
+V1Switch(P(), V(), I(), E(), C(), D()) main;
