@@ -56,8 +56,6 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
     for &i in pl.ingress_deparse.iter().chain(&pl.egress).chain(&pl.deparse) {
         controls[i] = fc.control_code(i)?;
     }
-    let hands_over_when_asked = ingress_hands_over && !fc.hands_over;
-    fc.hands_over |= ingress_hands_over;
     // Two pipelines: every packet goes through the switch's traffic manager for them, which
     // runs the second parser (closures only) on each copy.
     let egress_parser = match pl.egress_parser {
@@ -67,6 +65,8 @@ pub(crate) fn build(cx: &mut Compiler<'_>, prog: &Prog) -> R<FastProg> {
         }
         None => None,
     };
+    let hands_over_when_asked = ingress_hands_over && !fc.hands_over;
+    fc.hands_over |= ingress_hands_over;
     let with_body: Vec<bool> = controls.iter().map(Option::is_some).collect();
     let plan = packet_plan(prog, &fc.places, &with_body, fc.cx.next_slot);
     // Machine code, where the machine takes it; for a program that does not hand over, the whole
