@@ -71,7 +71,11 @@ impl<'a> Sema<'a> {
             }
         }
         // While checking generic code, type parameters are opaque; elaboration re-checks concretely.
-        self.check_mode && (has_param(a) || has_param(b))
+        // A type parameter itself is one unknown type, though: it is not `int`, a tuple or another
+        // parameter (p4c: "equate type ..."), whatever it is later bound to.
+        let rigid = |x: &Ty, y: &Ty| matches!(x, Ty::Param(_)) && !matches!(y, Ty::Param(_) | Ty::Infer(_) | Ty::Unknown | Ty::DontCare) && !has_param(y);
+        let clash = rigid(&ra, &rb) || rigid(&rb, &ra) || matches!((&ra, &rb), (Ty::Param(p), Ty::Param(q)) if p != q);
+        self.check_mode && (has_param(a) || has_param(b)) && !clash
     }
 
     /// Convert `te` to type `to` where an implicit conversion exists (`int` constants); else error.
@@ -218,7 +222,12 @@ impl<'a> Sema<'a> {
                     Err(())
                 }
             },
-            A::DontCare => Ok(TE { lv: Some(true), ..TE::new(expected.cloned().unwrap_or(Ty::DontCare), ir::ExprKind::DontCare, span) }),
+            // `_` stands for a value only as a call's argument (checked there) and in keysets.
+            A::DontCare if self.dont_care_argument => Ok(TE { lv: Some(true), ..TE::new(expected.cloned().unwrap_or(Ty::DontCare), ir::ExprKind::DontCare, span) }),
+            A::DontCare => {
+                self.error(span, "`_` (don't care) can only be an `out` argument or a keyset");
+                Err(())
+            }
             A::Default | A::Mask(..) | A::Range(..) | A::Tuple(_) | A::Dots => {
                 self.error(span, "keyset expressions are only allowed in select cases and table entries");
                 Err(())

@@ -4,9 +4,10 @@
 //! - type parameters and all parameter lists of one declaration (apply and constructor parameters)
 //!   share one namespace: a name may be declared only once among them;
 //! - `out`/`inout` parameters cannot have default values (`@optional` ones cannot have both);
-//! - a `string` parameter must be directionless (strings only exist at compile time).
+//! - a `string` parameter must be directionless (strings only exist at compile time), and so must
+//!   a parameter of an extern type (instances are passed by reference).
 
-use crate::sema::Sema;
+use crate::sema::{Global, Sema};
 use p4_syntax::ast::{self, Direction, TypeRefKind};
 
 impl<'a> Sema<'a> {
@@ -36,6 +37,14 @@ impl<'a> Sema<'a> {
             }
             if matches!(p.ty.kind, TypeRefKind::String) && p.direction != Direction::None {
                 self.error(p.name.span, format!("parameter `{name}` of type `string` cannot have a direction"));
+            }
+            // Extern instances are passed by reference, directionless (spec, "Calling convention").
+            let extern_name = match &p.ty.kind {
+                TypeRefKind::Named(path) | TypeRefKind::Specialized(path, _) if !tps.iter().any(|t| t.name == path.name.name) => Some(&path.name.name),
+                _ => None,
+            };
+            if p.direction != Direction::None && extern_name.is_some_and(|n| matches!(self.lookup_global(n), Some(Global::ExternType(_)))) {
+                self.error(p.name.span, format!("parameter `{name}` of an extern type cannot have a direction"));
             }
         }
     }

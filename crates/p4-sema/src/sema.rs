@@ -130,6 +130,8 @@ pub struct Sema<'a> {
     pub local_functions: std::collections::HashSet<usize>,
     /// Set when a valid construct cannot be elaborated by p4forge (a warning was emitted).
     pub unsupported: bool,
+    /// Set while checking a call argument, the one place `_` (don't care) is an expression.
+    pub dont_care_argument: bool,
     /// Control-plane names given out during elaboration: (kind, name) → declaring span.
     pub cp_names: HashMap<(&'static str, String), Span>,
     /// For actions in `cp_names`: the text of the first one's parameters and body. Several copies of
@@ -170,6 +172,7 @@ impl<'a> Sema<'a> {
             active_blocks: vec![],
             local_functions: Default::default(),
             unsupported: false,
+            dont_care_argument: false,
             cp_names: HashMap::new(),
             cp_action_text: HashMap::new(),
         }
@@ -624,7 +627,8 @@ impl<'a> Sema<'a> {
         let uri_ok = matches!(a.args.first(), Some(ir::Value::String(_)));
         let width_ok = match a.args.get(1) {
             Some(ir::Value::InfInt(w)) | Some(ir::Value::Bits { value: w, .. }) => w.sign() == num_bigint::Sign::Plus,
-            Some(ir::Value::String(s)) => s == "string",
+            // `string`, or the width as a type (`bit<32>`).
+            Some(ir::Value::String(s)) => s == "string" || s.starts_with("bit<"),
             _ => false,
         };
         if a.args.len() != 2 || !uri_ok || !width_ok {

@@ -485,6 +485,11 @@ impl<'a> Sema<'a> {
                 self.error(span, "actions cannot be called from parsers");
                 return Err(());
             }
+            // The spec's table of what may call what: actions from apply blocks and actions only.
+            Callable::Function { .. } => {
+                self.error(span, "actions cannot be called from functions");
+                return Err(());
+            }
             _ => {}
         }
         let sigs = self.param_sigs(&decl.params);
@@ -572,7 +577,10 @@ impl<'a> Sema<'a> {
                 continue;
             };
             let pt = self.subst.resolve(&s.ty);
-            let te = match self.expr(e, Some(&pt)) {
+            self.dont_care_argument = matches!(e.kind, A::DontCare);
+            let te = self.expr(e, Some(&pt));
+            self.dont_care_argument = false;
+            let te = match te {
                 Ok(t) => t,
                 Err(()) => {
                     ok = false;

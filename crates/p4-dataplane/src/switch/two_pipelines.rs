@@ -39,9 +39,9 @@ impl Switch {
     /// causes, to completion.
     pub(super) fn two_pipelines<const T: bool>(&mut self, packet: &PacketIn<'_>, res: &mut BatchOut) {
         let mut jobs = std::mem::take(&mut self.two_jobs);
-        let data = self.spare.bytes(&[packet.data]);
-        jobs.push_back(Job::Ingress { data, port: packet.port, kind: PacketInstance::Normal, handoff: Vec::new(), depth: 0 });
-        let mut done = 0;
+        // The packet itself first, read where it lies; then the copies it caused, in order.
+        self.first_pipeline::<T>(packet.data, packet.port, PacketInstance::Normal, &[], 0, res, &mut jobs);
+        let mut done = 1;
         while let Some(job) = jobs.pop_front() {
             done += 1;
             if done > MAX_JOBS {
