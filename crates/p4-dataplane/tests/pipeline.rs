@@ -636,21 +636,3 @@ fn a_serializable_enum_shift_amount_shifts_by_its_value_on_the_switch_and_the_re
     assert_eq!(common::reference(&src).inject(0, &[0x03, 0x80], 0).outputs, expected);
 }
 
-#[test]
-fn a_control_instantiated_in_an_apply_block_runs_where_it_is_applied() {
-    use p4_dataplane::control::PacketIo;
-    let src = program(
-        "bit<8> a;",
-        "",
-        "control Inc(inout h_t h) { apply { h.a = h.a + 1; } }",
-        "apply { Inc() once; once.apply(hdr.h); Inc() again; again.apply(hdr.h); sm.egress_spec = 1; }",
-        "apply { }",
-    );
-    // Lowered, as p4forge runs it (the mid-end inlines sub-control applications).
-    let lowered = common::compile_lowered(&src);
-    let expected = vec![OutputPacket { port: 1, data: vec![0x07] }];
-    let mut sw = p4_dataplane::Switch::new(lowered.clone()).expect("runs");
-    assert_eq!(sw.inject(0, &[0x05], 0).outputs, expected);
-    assert_eq!(common::interpreter(lowered).inject(0, &[0x05], 0).outputs, expected);
-    assert_eq!(common::reference(&src).inject(0, &[0x05], 0).outputs, expected, "elaborated, on the interpreter");
-}

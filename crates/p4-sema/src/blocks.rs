@@ -829,6 +829,7 @@ impl<'a> Sema<'a> {
     pub fn lower_action(&mut self, a: &'a ast::ActionDecl, name: String, global: Option<usize>) -> R<ir::ActionId> {
         self.claim_action_cp_name(&name, a);
         self.check_param_lists(&[], &[&a.params]);
+        self.no_optional_params(&[&a.params]);
         let id = ir::ActionId(self.out.prog.actions.len() as u32);
         let block = self.cx.as_ref().map(|c| c.block_ref.clone()).ok_or(())?;
         self.out.prog.actions.push(ir::Action { name: name.clone(), block: block.clone(), params: vec![], body: vec![], annotations: vec![] });
@@ -1116,6 +1117,25 @@ impl<'a> Sema<'a> {
                 continue;
             };
             implemented.push(&m.name.name);
+            // The implementation has the abstract method's signature: directions and types.
+            let binds = ext.type_params.iter().map(|p| (p.name.to_string(), Ty::Param(p.name.to_string()))).collect();
+            self.with_tparams(binds, |me| {
+                for (ip, ap) in f.proto.params.iter().zip(&m.params) {
+                    if ip.direction != ap.direction {
+                        me.error(ip.name.span, format!("parameter `{}` of `{}` has another direction than the abstract method's", ip.name.name, f.proto.name.name));
+                    } else if me.resolve_type(&ip.ty) != me.resolve_type(&ap.ty) {
+                        let (x, y) = (me.resolve_type(&ip.ty), me.resolve_type(&ap.ty));
+                        let (x, y) = (me.show(&x), me.show(&y));
+                        me.error(ip.ty.span, format!("parameter `{}` of `{}` has type `{x}`; the abstract method's has `{y}`", ip.name.name, f.proto.name.name));
+                    }
+                }
+                let ret = |me: &mut Sema<'a>, r: &'a Option<ast::TypeRef>| r.as_ref().map_or(Ty::Void, |t| me.resolve_type(t));
+                let (ir_, ar) = (ret(me, &f.proto.ret), ret(me, &m.ret));
+                if ir_ != ar {
+                    let (x, y) = (me.show(&ir_), me.show(&ar));
+                    me.error(f.proto.name.span, format!("`{}` returns `{x}`; the abstract method returns `{y}`", f.proto.name.name));
+                }
+            });
             if self.check_mode {
                 // Check the body as a function in a scratch frame.
                 let idx = self.decls.len();
@@ -1123,7 +1143,9 @@ impl<'a> Sema<'a> {
                 let saved_cx = self.cx.take();
                 let cx = self.new_cx(BlockKind::Control, String::new());
                 self.cx = Some(cx);
+                let was = std::mem::replace(&mut self.in_abstract_impl, true);
                 let _ = self.function_instance(idx, vec![]);
+                self.in_abstract_impl = was;
                 self.cx = saved_cx;
             }
         }

@@ -150,9 +150,13 @@ impl<'a> Sema<'a> {
             A::Int(lit) => self.int_lit(lit, expected, span),
             A::String(s) => Ok(self.konst(Value::String(s.clone()), Ty::String, span)),
             A::Name(p) => self.name_expr(p, span),
+            A::This if !self.in_abstract_impl => {
+                self.error(span, "`this` can only be used in the implementation of an abstract method");
+                Err(())
+            }
             A::This => {
-                // Only meaningful inside abstract method implementations, which are checked but
-                // not elaborated; uses of `this` are not type-checked further.
+                // Abstract method implementations are checked but not elaborated; uses of `this`
+                // are not type-checked further.
                 self.unsupported = true;
                 Ok(TE::unknown(span))
             }
@@ -887,12 +891,13 @@ impl<'a> Sema<'a> {
                         self.error(span, format!("operator `{}` is not defined on signed values computed at run time", op.symbol()));
                         return Err(());
                     }
-                    // Unsigned run-time division and remainder are part of the language; a target
-                    // that cannot divide reports it when it compiles the program. p4c refuses
-                    // them unless the divisor is a power of two, so porting is worth a warning.
+                    // The specification defines `/` and `%` on `int` and `int<W>` only; on
+                    // `bit<W>` they are what the reference compiler makes of them: computed at
+                    // compile time, or a shift and a mask for a constant power-of-two divisor.
                     let pow2 = r.val.as_ref().and_then(ce::int_of).is_some_and(|v| v.sign() == num_bigint::Sign::Plus && (v & (v - 1u32)).is_zero());
                     if (l.val.is_none() || r.val.is_none()) && !pow2 {
-                        self.warn(span, format!("`{}` on a run-time value: legal P4 that p4forge computes, but p4c (bmv2) refuses it unless the divisor is a constant power of two", op.symbol()));
+                        self.error(span, format!("`{}` on a run-time value needs a constant power-of-two divisor (computed at compile time otherwise)", op.symbol()));
+                        return Err(());
                     }
                 }
                 if t == Ty::InfInt && (l.val.is_none() || r.val.is_none()) {

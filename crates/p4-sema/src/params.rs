@@ -12,6 +12,15 @@ use p4_syntax::ast::{self, Direction, TypeRefKind};
 
 impl<'a> Sema<'a> {
     /// Check the type parameters `tps` and the parameter lists `lists` of one declaration.
+    /// `@optional` parameters belong to extern functions, methods and constructors only.
+    pub fn no_optional_params(&mut self, lists: &[&[ast::Param]]) {
+        for p in lists.iter().flat_map(|l| l.iter()) {
+            if p.annotations.iter().any(|a| a.name.name == "optional") {
+                self.error(p.name.span, format!("`@optional` parameter `{}`: only extern functions, methods and constructors have optional parameters", p.name.name));
+            }
+        }
+    }
+
     pub fn check_param_lists(&mut self, tps: &[ast::Ident], lists: &[&[ast::Param]]) {
         let mut seen: Vec<&str> = vec![];
         for t in tps {

@@ -132,6 +132,8 @@ pub struct Sema<'a> {
     pub unsupported: bool,
     /// Set while checking a call argument, the one place `_` (don't care) is an expression.
     pub dont_care_argument: bool,
+    /// Set while checking an abstract method's implementation, the one place `this` means something.
+    pub in_abstract_impl: bool,
     /// Control-plane names given out during elaboration: (kind, name) → declaring span.
     pub cp_names: HashMap<(&'static str, String), Span>,
     /// For actions in `cp_names`: the text of the first one's parameters and body. Several copies of
@@ -173,6 +175,7 @@ impl<'a> Sema<'a> {
             local_functions: Default::default(),
             unsupported: false,
             dont_care_argument: false,
+            in_abstract_impl: false,
             cp_names: HashMap::new(),
             cp_action_text: HashMap::new(),
         }
@@ -547,7 +550,7 @@ impl<'a> Sema<'a> {
                 self.error(f.name.span, format!("duplicate field `{}` in `{}`", f.name.name, s.name.name));
                 continue;
             }
-            if matches!(ty, Ty::Varbit(_)) {
+            if matches!(ty, Ty::Varbit(_)) && kind == NamedKind::Header {
                 varbits += 1;
                 if varbits == 2 {
                     self.error(f.span, "a header may contain at most one varbit field");
@@ -934,6 +937,7 @@ impl<'a> Sema<'a> {
             }
             Decl::Function(f) => {
                 self.check_param_lists(&f.proto.type_params, &[&f.proto.params]);
+                self.no_optional_params(&[&f.proto.params]);
                 self.declare_global(&f.proto.name, Global::Function(idx));
                 self.check_function(idx, f);
             }
@@ -944,14 +948,20 @@ impl<'a> Sema<'a> {
             Decl::ParserType(b) | Decl::ControlType(b) | Decl::Package(b) => {
                 self.declare_global(&b.name, Global::BlockType(idx));
                 self.check_proto_params(&b.type_params, &b.params);
+                // A package may leave out arguments; parsers and controls take them all.
+                if !matches!(d, Decl::Package(_)) {
+                    self.no_optional_params(&[&b.params]);
+                }
             }
             Decl::Parser(p) => {
                 self.check_param_lists(&p.ty.type_params, &[&p.ty.params, &p.ctor_params]);
+                self.no_optional_params(&[&p.ty.params, &p.ctor_params]);
                 self.declare_global(&p.ty.name, Global::Parser(idx));
                 self.check_block_decl(idx);
             }
             Decl::Control(c) => {
                 self.check_param_lists(&c.ty.type_params, &[&c.ty.params, &c.ctor_params]);
+                self.no_optional_params(&[&c.ty.params, &c.ctor_params]);
                 self.declare_global(&c.ty.name, Global::Control(idx));
                 self.check_block_decl(idx);
             }

@@ -363,6 +363,10 @@ impl<'a> Sema<'a> {
         if !p.global {
             if let Some(l) = self.lookup_local(&p.name.name).cloned() {
                 return match l {
+                    Local::Action { .. } if !type_args.is_empty() => {
+                        self.error(span, "actions take no type arguments");
+                        Err(())
+                    }
                     Local::Action { id, decl } => self.action_call(id, decl, args, span),
                     Local::Function(d) => {
                         let Some(ast::Decl::Function(f)) = self.decls.get(d).copied() else { return Err(()) };
@@ -385,6 +389,10 @@ impl<'a> Sema<'a> {
             return self.static_assert(args, span);
         }
         match overloads[0].clone() {
+            Global::Action(_) if !type_args.is_empty() => {
+                self.error(span, "actions take no type arguments");
+                Err(())
+            }
             Global::Action(d) => {
                 let Some(ast::Decl::Action(a)) = self.decls.get(d).copied() else { return Err(()) };
                 if self.active.contains(&d) {
@@ -871,12 +879,18 @@ impl<'a> Sema<'a> {
             }
             ast::Decl::Instantiation(i) => {
                 // p4c accepts extern instances declared in bodies (e.g. a register local to an
-                // action); like p4c they are hoisted to the enclosing block. A parser or control
-                // instantiated in an apply block or a parser state is an instance of the enclosing
-                // block too, as if declared among its locals; elsewhere (actions, functions)
-                // parsers, controls and packages cannot be instantiated.
+                // action); like p4c they are hoisted to the enclosing block. A parser instantiated
+                // in a parser state is an instance of the enclosing parser too, as if declared
+                // among its locals; a control cannot be instantiated in an apply block (p4c:
+                // "instances cannot be in a control 'apply' block"), nor parsers, controls and
+                // packages in actions and functions.
                 let ty = self.resolve_type(&i.ty);
-                let in_block_body = matches!(self.callable, Callable::ControlApply | Callable::ParserState);
+                if let (Ty::Block(..), Callable::ControlApply) = (&ty, &self.callable) {
+                    self.error(i.span, "parsers and controls cannot be instantiated in an apply block: declare the instance among the control's locals");
+                    self.bind_local(&i.name, Local::Const { value: Value::Bool(false), ty: Ty::Unknown });
+                    return Err(());
+                }
+                let in_block_body = self.callable == Callable::ParserState;
                 if let (Ty::Block(..), true, Some(cx)) = (&ty, in_block_body, self.cx.as_ref()) {
                     let (kind, prefix) = (cx.kind, cx.name.clone());
                     let callable = std::mem::replace(&mut self.callable, Callable::BlockDecls);

@@ -1,6 +1,5 @@
-// A control instantiated in an apply block (and a parser in a parser state) is an instance of the
-// enclosing block, as if declared among its locals (the grammar allows instantiations among a
-// block statement's declarations).
+// A parser instantiated in a parser state is an instance of the enclosing parser, as if declared
+// among its locals (the grammar allows instantiations among a block statement's declarations).
 #include <core.p4>
 
 header h_t { bit<8> a; }
@@ -14,10 +13,10 @@ parser Top(packet_in pkt, out h_t h) {
 }
 control Inc(inout h_t h) { apply { h.a = h.a + 1; } }
 control Twice(inout h_t h) {
+    Inc() first;
+    Inc() second;
     apply {
-        Inc() first;
         first.apply(h);
-        Inc() second;
         second.apply(h);
     }
 }

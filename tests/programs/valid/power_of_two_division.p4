@@ -1,5 +1,5 @@
-// `/` and `%` on unsigned run-time values are part of the language; only a target that cannot
-// divide refuses them (when it compiles the program).
+// `/` and `%` on `bit<W>` run-time values by a constant power of two (a shift and a mask), and on
+// compile-time constants.
 #include <core.p4>
 #include <v1model.p4>
 header h_t { bit<8> a; bit<8> b; bit<16> c; }
@@ -13,10 +13,10 @@ control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
 control D(packet_out pkt, in headers_t hdr) { apply { pkt.emit(hdr.h); } }
 control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     apply {
-        hdr.h.a = hdr.h.a / hdr.h.b;
-        hdr.h.b = hdr.h.a % (hdr.h.b + 1);
-        hdr.h.c = hdr.h.c / 3;
-        meta.m = 7 % hdr.h.a;
+        hdr.h.a = hdr.h.a / 4;
+        hdr.h.b = hdr.h.b % 8w16;
+        hdr.h.c = hdr.h.c / (16w1 << 3) + 16w100 / 7;
+        meta.m = 7 % 3;
     }
 }
 V1Switch(P(), VC(), I(), E(), VC(), D()) main;
