@@ -735,6 +735,16 @@ impl<'a> Sema<'a> {
             A::Range(a, b) => {
                 let x = self.key_const(a, t, false)?;
                 let y = self.key_const(b, t, false)?;
+                let bound = |e: &ir::Expr| match &e.kind {
+                    ir::ExprKind::Const(v) => crate::consteval::int_of(v).cloned(),
+                    _ => None,
+                };
+                if let (Some(lo), Some(hi)) = (bound(&x), bound(&y)) {
+                    if hi < lo {
+                        self.error(e.span, format!("empty range: its end ({hi}) is less than its start ({lo})"));
+                        return Err(());
+                    }
+                }
                 Ok(ir::Keyset::Range(x, y))
             }
             _ => {
@@ -830,6 +840,7 @@ impl<'a> Sema<'a> {
         self.claim_action_cp_name(&name, a);
         self.check_param_lists(&[], &[&a.params]);
         self.no_optional_params(&[&a.params]);
+        self.constant_defaults(&a.params);
         let id = ir::ActionId(self.out.prog.actions.len() as u32);
         let block = self.cx.as_ref().map(|c| c.block_ref.clone()).ok_or(())?;
         self.out.prog.actions.push(ir::Action { name: name.clone(), block: block.clone(), params: vec![], body: vec![], annotations: vec![] });
@@ -1075,8 +1086,14 @@ impl<'a> Sema<'a> {
             vals
         };
         let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
-        if targs.iter().any(|t| matches!(t, Ty::Infer(_))) && !self.check_mode {
+        // With no arguments there is nothing to infer type arguments from, in generic code too.
+        if targs.iter().any(|t| matches!(t, Ty::Infer(_))) && (!self.check_mode || args.is_empty()) {
             self.error(span, format!("cannot infer the type arguments of `{}`; write them explicitly", ext.name.name));
+            return Err(());
+        }
+        // An extern's type argument cannot hold the extern itself (p4c: "contains self").
+        if targs.iter().any(|t| contains_extern(t, *d)) {
+            self.error(span, format!("`{}` cannot be its own type argument", ext.name.name));
             return Err(());
         }
         let full = Ty::Extern(*d, targs.clone());
@@ -1225,6 +1242,8 @@ impl<'a> Sema<'a> {
         let mut has_actions = false;
         // A duplicated property is the error to report first (its table is malformed anyway).
         let mut duplicate = false;
+        // The priority each entry gives (`priority = N :`), with its span.
+        let mut given_priorities: Vec<(Option<u64>, Span)> = Vec::new();
         let mut action_decls: Vec<(ir::ActionId, Vec<Direction>)> = vec![];
         let mut bound_texts: HashMap<ir::ActionId, Vec<String>> = HashMap::new();
         // Properties are processed in source order, as in p4c: a default action or entries written
@@ -1343,9 +1362,14 @@ impl<'a> Sema<'a> {
                         continue;
                     }
                     // With priorities given for some entries, the first must have one (the others
-                    // count from it; spec, "Entry priorities").
+                    // count from it; spec, "Entry priorities"); and only a table whose entries can
+                    // overlap (a ternary, range or optional key) orders them by priority.
                     if let Some(first) = entries.first().filter(|f| f.priority.is_none() && entries.iter().any(|e| e.priority.is_some())) {
                         self.error(first.keyset.span, "the first entry needs a priority when other entries give one");
+                    }
+                    let overlapping = table.keys.iter().any(|k| matches!(k.match_kind, ir::MatchKind::Ternary | ir::MatchKind::Range | ir::MatchKind::Optional | ir::MatchKind::Other(_)));
+                    if let Some(e) = entries.iter().find(|e| e.priority.is_some()).filter(|_| !overlapping) {
+                        self.error(e.keyset.span, "this table's keys (exact or lpm) do not need priorities, but an entry gives one");
                     }
                     for en in entries {
                         let keys = self.keysets(&en.keyset, &key_tys, false);
@@ -1354,6 +1378,7 @@ impl<'a> Sema<'a> {
                             Some(p) => self.const_u32(p, "priority").ok().map(u64::from),
                             None => self.annotations(&en.annotations).iter().find(|a| a.name == "priority").and_then(|a| a.args.first()).and_then(crate::consteval::int_of).and_then(num_traits::ToPrimitive::to_u64),
                         };
+                        given_priorities.push((en.priority.as_ref().and(priority), en.keyset.span));
                         if let (Ok(keys), Ok(action)) = (keys, action) {
                             for (k, key) in keys.iter().zip(&table.keys) {
                                 if matches!(k, ir::Keyset::Mask(..) | ir::Keyset::Range(..)) && key.match_kind == ir::MatchKind::Exact {
@@ -1445,6 +1470,7 @@ impl<'a> Sema<'a> {
                 },
             }
         }
+        self.check_entry_priorities(&table, &given_priorities);
         if !has_actions && !duplicate {
             self.error(t.name.span, format!("table `{}` has no `actions` property", t.name.name));
         }
@@ -1467,6 +1493,33 @@ impl<'a> Sema<'a> {
             cx.tables.push(id);
         }
         Ok(id)
+    }
+
+    /// The priorities of entries that give none count from the entry before by `priority_delta`
+    /// (down when the largest wins, the default; spec, "Entry priorities"): none may fall below
+    /// 0 or beyond 32 bits.
+    fn check_entry_priorities(&mut self, table: &ir::Table, given: &[(Option<u64>, Span)]) {
+        if given.first().is_none_or(|(p, _)| p.is_none()) {
+            return;
+        }
+        let prop = |n: &str| table.properties.iter().find(|(k, _)| k == n).map(|(_, v)| v);
+        let largest_wins = !matches!(prop("largest_priority_wins"), Some(Value::Bool(false)));
+        let delta = match prop("priority_delta") {
+            Some(Value::InfInt(d) | Value::Bits { value: d, .. }) => num_traits::ToPrimitive::to_i128(d).unwrap_or(1),
+            _ => 1,
+        };
+        let mut p: i128 = 0;
+        for (given, span) in given {
+            p = match given {
+                Some(v) => i128::from(*v),
+                None if largest_wins => p - delta,
+                None => p + delta,
+            };
+            if !(0..=i128::from(u32::MAX)).contains(&p) {
+                self.error(*span, format!("this entry's priority comes to {p}, outside 0..2^32: give it one, or a smaller priority_delta"));
+                return;
+            }
+        }
     }
 
     fn resolve_action_ref(&mut self, p: &'a ast::Path) -> R<(ir::ActionId, &'a ast::ActionDecl)> {
@@ -1627,4 +1680,14 @@ fn can_finish(states: &[ir::ParserState]) -> bool {
 fn duplicate_id<'a>(lists: impl Iterator<Item = &'a [ir::Annotation]>) -> Option<u128> {
     let mut seen = std::collections::BTreeSet::new();
     lists.filter_map(ir::layout::id_annotation).find(|id| !seen.insert(*id))
+}
+
+/// Whether type `t` contains extern type `d` (as itself or in a type argument, tuple or stack).
+fn contains_extern(t: &Ty, d: usize) -> bool {
+    match t {
+        Ty::Extern(x, args) => *x == d || args.iter().any(|a| contains_extern(a, d)),
+        Ty::Tuple(ts) | Ty::Block(_, ts) => ts.iter().any(|a| contains_extern(a, d)),
+        Ty::Stack(e, _) | Ty::List(e) => contains_extern(e, d),
+        _ => false,
+    }
 }

@@ -12,6 +12,16 @@ use p4_syntax::ast::{self, Direction, TypeRefKind};
 
 impl<'a> Sema<'a> {
     /// Check the type parameters `tps` and the parameter lists `lists` of one declaration.
+    /// A function's or action's default argument values are compile-time constants, not calls (a
+    /// package's may instantiate a block).
+    pub fn constant_defaults(&mut self, params: &[ast::Param]) {
+        for p in params {
+            if let Some(d) = p.default.as_ref().filter(|d| has_call(d)) {
+                self.error(d.span, format!("the default value of parameter `{}` must be a compile-time constant, not a call", p.name.name));
+            }
+        }
+    }
+
     /// `@optional` parameters belong to extern functions, methods and constructors only.
     pub fn no_optional_params(&mut self, lists: &[&[ast::Param]]) {
         for p in lists.iter().flat_map(|l| l.iter()) {
@@ -37,7 +47,12 @@ impl<'a> Sema<'a> {
                 self.error(p.name.span, format!("duplicate parameter `{name}`"));
             }
             seen.push(name);
-            if p.default.is_some() {
+            if let Some(d) = &p.default {
+                // A default is a value known at compile time: no call; `...` (the type's default
+                // value) only for a type that has one, which a list has not.
+                if matches!(d.kind, ast::ExprKind::Dots) && matches!(p.ty.kind, TypeRefKind::List(_)) {
+                    self.error(d.span, format!("`...` is not a value of `list` parameter `{name}`: lists have no default value"));
+                }
                 if matches!(p.direction, Direction::Out | Direction::InOut) {
                     self.error(p.name.span, format!("`out`/`inout` parameter `{name}` cannot have a default value"));
                 } else if p.annotations.iter().any(|a| a.name.name == "optional") {
@@ -56,5 +71,20 @@ impl<'a> Sema<'a> {
                 self.error(p.name.span, format!("parameter `{name}` of an extern type cannot have a direction"));
             }
         }
+    }
+}
+
+/// Whether expression `e` calls something.
+fn has_call(e: &ast::Expr) -> bool {
+    use ast::ExprKind as A;
+    match &e.kind {
+        A::Call { .. } | A::Construct { .. } => true,
+        A::Unary(_, x) | A::Cast(_, x) => has_call(x),
+        A::Binary(_, x, y) => has_call(x) || has_call(y),
+        A::Ternary(c, x, y) => has_call(c) || has_call(x) || has_call(y),
+        A::List(xs) => xs.iter().any(has_call),
+        A::StructInit { fields, .. } => fields.iter().any(|(_, x)| has_call(x)),
+        A::Member(x, _) | A::Index(x, _) => has_call(x),
+        _ => false,
     }
 }

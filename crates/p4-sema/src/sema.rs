@@ -550,6 +550,13 @@ impl<'a> Sema<'a> {
                 self.error(f.name.span, format!("duplicate field `{}` in `{}`", f.name.name, s.name.name));
                 continue;
             }
+            // `@match(kind)` (a value set's field's match kind) names a declared match kind.
+            for a in f.annotations.iter().filter(|a| a.name.name == "match") {
+                let ast::AnnotationBody::Unstructured { text, .. } = &a.body else { continue };
+                if !self.match_kinds.iter().any(|m| m == text.trim()) {
+                    self.error(a.span, format!("`@match({})`: the value must be a match_kind", text.trim()));
+                }
+            }
             if matches!(ty, Ty::Varbit(_)) && kind == NamedKind::Header {
                 varbits += 1;
                 if varbits == 2 {
@@ -847,6 +854,11 @@ impl<'a> Sema<'a> {
         for a in anns {
             self.check_structured_annotation(a);
         }
+        // `main` names the program's package instance and nothing else.
+        let names_a_type = !matches!(d, Decl::Instantiation(_) | Decl::Function(_) | Decl::Action(_) | Decl::Const(_) | Decl::ExternFunction(_));
+        if let Some(n) = d.name().filter(|n| n.name == "main" && names_a_type) {
+            self.error(n.span, "`main` must be the instantiation of a package, not a type");
+        }
         match d {
             Decl::Const(c) => {
                 let ty = self.value_decl_type(&c.ty);
@@ -938,6 +950,7 @@ impl<'a> Sema<'a> {
             Decl::Function(f) => {
                 self.check_param_lists(&f.proto.type_params, &[&f.proto.params]);
                 self.no_optional_params(&[&f.proto.params]);
+                self.constant_defaults(&f.proto.params);
                 self.declare_global(&f.proto.name, Global::Function(idx));
                 self.check_function(idx, f);
             }
@@ -1082,6 +1095,14 @@ impl<'a> Sema<'a> {
             }
             if m.proto.ret.is_none() && m.proto.name.name != e.name.name {
                 self.error(m.proto.name.span, format!("constructor name `{}` differs from extern `{}`", m.proto.name.name, e.name.name));
+            }
+            // An extern's method cannot take the extern itself (a self-referencing type).
+            for p in &m.proto.params {
+                if let ast::TypeRefKind::Named(path) | ast::TypeRefKind::Specialized(path, _) = &p.ty.kind {
+                    if path.name.name == e.name.name {
+                        self.error(p.ty.span, format!("method `{}` of extern `{}` takes an `{}`: an extern cannot refer to itself", m.proto.name.name, e.name.name, e.name.name));
+                    }
+                }
             }
             self.check_proto(&m.proto, &e.type_params);
         }

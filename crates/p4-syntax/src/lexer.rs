@@ -178,7 +178,7 @@ impl<'a> Lexer<'a> {
         let lo = self.pos;
         self.pos = (self.pos + len).min(self.src.len());
         let shown = String::from_utf8_lossy(self.src.get(lo..self.pos).unwrap_or(&[])).into_owned();
-        error(names, &format!("unexpected character `{}`", shown.escape_debug()))
+        TokenKind::Stray(names.intern(&shown))
     }
 
     fn string(&mut self, names: &mut Interner) -> TokenKind {

@@ -379,6 +379,9 @@ pub enum TokenKind {
     /// A lexing error (its message); reported by the preprocessor only if the token is in an
     /// active region (so `#if 0` blocks may hold arbitrary text).
     Error(Symbol),
+    /// A character that is no P4 token (`'`, `$`, ...): only the raw body of an unstructured
+    /// annotation may hold one (spec, "Annotations"); anywhere else the parser reports it.
+    Stray(Symbol),
     Eof,
 }
 
@@ -502,6 +505,7 @@ pub fn describe(kind: &TokenKind, names: &Interner) -> String {
         TokenKind::Str(_) => "string literal".to_string(),
         TokenKind::Punct(p) => format!("`{}`", p.as_str()),
         TokenKind::Error(_) => "invalid token".to_string(),
+        TokenKind::Stray(s) => format!("unexpected character `{}`", names.text(*s)),
         TokenKind::Eof => "end of file".to_string(),
     }
 }
@@ -514,6 +518,7 @@ pub fn spell(kind: &TokenKind, names: &Interner) -> String {
         TokenKind::Int(lit) => crate::ast_print::int_lit(&names.int(*lit)),
         TokenKind::Str(s) => format!("\"{}\"", names.text(*s)),
         TokenKind::Punct(p) => p.as_str().to_string(),
+        TokenKind::Stray(s) => names.text(*s).to_string(),
         TokenKind::Error(_) | TokenKind::Eof => String::new(),
     }
 }

@@ -98,7 +98,7 @@ impl Parser<'_> {
 
     /// Parse `toks` as a complete expression list, silently; `None` if it is not one.
     fn parse_sub_expr_list(&mut self, mut toks: Vec<Token>) -> Option<Vec<Expr>> {
-        if toks.iter().any(|t| matches!(t.kind, TokenKind::Error(_))) {
+        if toks.iter().any(|t| matches!(t.kind, TokenKind::Error(_) | TokenKind::Stray(_))) {
             return None;
         }
         let eof_span = toks.last().map(|t| crate::span::Span { lo: t.span.hi, ..t.span }).unwrap_or(self.span());

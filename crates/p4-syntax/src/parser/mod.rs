@@ -192,6 +192,11 @@ impl<'s> Parser<'s> {
             self.last_error_pos = Some(self.pos);
             return Fail;
         }
+        if let TokenKind::Stray(s) = tok.kind {
+            let msg = format!("unexpected character `{}`", self.names.text(s).escape_debug());
+            self.error_at(tok.span, msg);
+            return Fail;
+        }
         let msg = format!("expected {what}, found {}", describe(&tok.kind, &self.names));
         self.error_at(tok.span, msg);
         Fail
