@@ -67,12 +67,22 @@ enum MeterType {
     bytes
 }
 
+/* From version 20200408 on, counters, meters and registers take the type
+ * of their index as a type argument (I); before, indexes are bit<32>. */
+
 /* An array of `size` counters, indexed from 0. */
+#if V1MODEL_VERSION >= 20200408
+extern counter<I> {
+    counter(bit<32> size, CounterType type);
+    void count(in I index);
+}
+#else
 extern counter {
     counter(bit<32> size, CounterType type);
     /* Add this packet to cell `index` (an out-of-range index is ignored). */
     void count(in bit<32> index);
 }
+#endif
 
 /* One counter per entry of the table that names it in `counters = ...`. */
 extern direct_counter {
@@ -83,10 +93,17 @@ extern direct_counter {
 
 /* An array of `size` two-rate three-colour meters.  The colour written to
  * `result` is 0 green, 1 yellow, 2 red. */
+#if V1MODEL_VERSION >= 20200408
+extern meter<I> {
+    meter(bit<32> size, MeterType type);
+    void execute_meter<T>(in I index, out T result);
+}
+#else
 extern meter {
     meter(bit<32> size, MeterType type);
     void execute_meter<T>(in bit<32> index, out T result);
 }
+#endif
 
 /* One meter per entry of the table that names it in `meters = ...`. */
 extern direct_meter<T> {
@@ -96,6 +113,14 @@ extern direct_meter<T> {
 }
 
 /* An array of `size` cells of type T that keeps its contents across packets. */
+#if V1MODEL_VERSION >= 20200408
+extern register<T, I> {
+    register(bit<32> size);
+    @noSideEffects
+    void read(out T result, in I index);
+    void write(in I index, in T value);
+}
+#else
 extern register<T> {
     register(bit<32> size);
     /* Copy cell `index` into `result`. */
@@ -104,6 +129,7 @@ extern register<T> {
     /* Store `value` into cell `index`. */
     void write(in bit<32> index, in T value);
 }
+#endif
 
 /* Shares action entries between tables (`implementation = ...`). */
 extern action_profile {

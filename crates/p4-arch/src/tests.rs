@@ -81,7 +81,7 @@ fn v1model_extern_effects() {
     // PSA's names are not v1model's.
     assert_eq!(a.method("Register", "read"), None);
     let read = a.method("register", "read").unwrap();
-    assert_eq!(read.params, &[("result", p4_ir::Direction::Out, ParamType::TypeArg(0)), ("index", p4_ir::Direction::In, ParamType::Bits(32))]);
+    assert_eq!(read.params, &[("result", p4_ir::Direction::Out, ParamType::TypeArg(0)), ("index", p4_ir::Direction::In, ParamType::Index(1))]);
     let reg = a.extern_type("register").unwrap();
     assert_eq!((reg.state, reg.size_arg, reg.unit_arg), (StateKind::Register, Some(0), None));
     let m = a.extern_type("meter").unwrap();

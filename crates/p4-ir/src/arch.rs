@@ -369,6 +369,9 @@ pub enum ParamType {
     TypeArg(usize),
     /// `bit<W>`.
     Bits(u32),
+    /// An index: the instance's type argument at this position where it has one (v1model from
+    /// version 20200408: `counter<I>`, `register<T, I>`), else `bit<32>`.
+    Index(usize),
     /// A meter colour as the architecture writes colours ([`Architecture::meter_colours`]): the
     /// colour a packet arrives with, for colour-aware metering.
     Colour,

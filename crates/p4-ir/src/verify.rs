@@ -564,6 +564,7 @@ impl<'p> Verifier<'p> {
             let want = match ty {
                 crate::arch::ParamType::Any | crate::arch::ParamType::Colour => None,
                 crate::arch::ParamType::PacketLength => Some(Type::bit(32)),
+                crate::arch::ParamType::Index(i) => Some(type_args.get(*i).cloned().unwrap_or_else(|| Type::bit(32))),
                 crate::arch::ParamType::TypeArg(i) => type_args.get(*i).cloned(),
                 crate::arch::ParamType::Bits(w) => Some(Type::bit(*w)),
             };

@@ -378,8 +378,9 @@ impl<'a> Sema<'a> {
                 }
                 let block = if self.check_mode {
                     for a in &i.args {
-                        // Parser/control instances passed on are checked when elaborated.
-                        if !self.is_block_arg(&a.value) {
+                        // Parser/control instances and extern instantiations passed on are
+                        // checked when elaborated.
+                        if !self.is_block_arg(&a.value) && !self.is_extern_construction(&a.value) {
                             let _ = self.expr(&a.value, None);
                         }
                     }
@@ -491,6 +492,22 @@ impl<'a> Sema<'a> {
             _ => return false,
         };
         matches!(self.lookup_global(&callee.name.name), Some(Global::Parser(_) | Global::Control(_)))
+    }
+
+    /// Whether `e` makes an extern instance (`Y(arg)` passed as a constructor argument).
+    fn is_extern_construction(&self, e: &ast::Expr) -> bool {
+        let callee = match &e.kind {
+            A::Construct { ty, .. } => match &ty.kind {
+                ast::TypeRefKind::Named(p) | ast::TypeRefKind::Specialized(p, _) => p,
+                _ => return false,
+            },
+            A::Call { callee, .. } => match &callee.kind {
+                A::Name(p) => p,
+                _ => return false,
+            },
+            _ => return false,
+        };
+        matches!(self.lookup_global(&callee.name.name), Some(Global::ExternType(_)))
     }
 
     fn bad_block_arg<T>(&mut self, e: &ast::Expr) -> R<T> {

@@ -57,8 +57,8 @@ pub static V1MODEL: Architecture = Architecture {
             algorithm_arg: None,
             initial_arg: None,
             methods: &[
-                MethodSig { name: "read", params: &[("result", Out, ParamType::TypeArg(0)), ("index", In, ParamType::Bits(32))], state: StateAccess::Read, op: ExternOp::RegisterRead },
-                MethodSig { name: "write", params: &[("index", In, ParamType::Bits(32)), ("value", In, ParamType::TypeArg(0))], state: StateAccess::Write, op: ExternOp::RegisterWrite },
+                MethodSig { name: "read", params: &[("result", Out, ParamType::TypeArg(0)), ("index", In, ParamType::Index(1))], state: StateAccess::Read, op: ExternOp::RegisterRead },
+                MethodSig { name: "write", params: &[("index", In, ParamType::Index(1)), ("value", In, ParamType::TypeArg(0))], state: StateAccess::Write, op: ExternOp::RegisterWrite },
             ],
         },
         ExternSig {
@@ -69,7 +69,7 @@ pub static V1MODEL: Architecture = Architecture {
             unit_arg: Some(1),
             algorithm_arg: None,
             initial_arg: None,
-            methods: &[MethodSig { name: "count", params: &[("index", In, ParamType::Bits(32))], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
+            methods: &[MethodSig { name: "count", params: &[("index", In, ParamType::Index(0))], state: StateAccess::ReadWrite, op: ExternOp::CounterCount }],
         },
         ExternSig {
             type_name: "direct_counter",
@@ -89,7 +89,7 @@ pub static V1MODEL: Architecture = Architecture {
             unit_arg: Some(1),
             algorithm_arg: None,
             initial_arg: None,
-            methods: &[MethodSig { name: "execute_meter", params: &[("index", In, ParamType::Bits(32)), ("result", Out, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
+            methods: &[MethodSig { name: "execute_meter", params: &[("index", In, ParamType::Index(0)), ("result", Out, ParamType::Any)], state: StateAccess::ReadWrite, op: ExternOp::MeterExecute }],
         },
         ExternSig {
             type_name: "direct_meter",
