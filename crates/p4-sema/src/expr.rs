@@ -87,8 +87,10 @@ impl<'a> Sema<'a> {
                 return self.int_to_bits(te, width, signed, span);
             }
         }
-        // A tuple converts to a struct or header with the same field types.
-        if let (Ty::Tuple(ts), Ty::Named(n)) = (&from, &to) {
+        // A list expression converts to a struct or header with the same field types (a value of
+        // tuple type does not: p4c "type-error").
+        let is_list = matches!(te.kind, ir::ExprKind::Aggregate(_)) || matches!(te.val, Some(Value::Aggregate { .. }));
+        if let (Ty::Tuple(ts), Ty::Named(n), true) = (&from, &to, is_list) {
             let fields: Vec<Ty> = self.named[*n].fields.iter().map(|(_, t)| t.clone()).collect();
             if matches!(self.named[*n].kind, NamedKind::Struct | NamedKind::Header) && fields.len() == ts.len() && fields.iter().zip(ts).all(|(a, b)| a == b) {
                 let inner = self.lower_te(te);

@@ -309,6 +309,10 @@ impl<'a> Sema<'a> {
             Some(prev) if *prev != decl_span => {
                 self.error(decl_span, format!("{kind} control-plane name `{name}` is already used by another {kind}"));
             }
+            // Copies of one action are one action; two instances of one table are two tables.
+            Some(_) if kind == "table" => {
+                self.error(decl_span, format!("table control-plane name `{name}` names two tables: its control is instantiated more than once and the name is global (leading `.`)"));
+            }
             Some(_) => {}
             None => {
                 self.cp_names.insert((kind, name.to_string()), decl_span);
