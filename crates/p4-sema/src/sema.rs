@@ -617,13 +617,22 @@ impl<'a> Sema<'a> {
         }
     }
 
-    /// An array inside a header holds bits, booleans, flat bit structs or such arrays.
+    /// An array inside a header holds bits, booleans, flat bit structs or such arrays, or structs
+    /// of those (the spec's type nesting table allows arrays in headers and structs in arrays).
     fn header_array_element(&self, e: &Ty) -> bool {
         match e {
             Ty::Bits { .. } | Ty::Bool => true,
             Ty::Stack(inner, _) => self.header_array_element(inner),
+            Ty::Named(n) if self.named[*n].kind == NamedKind::Struct => self.named[*n].fields.iter().all(|(_, t)| {
+                matches!(t, Ty::Bits { .. } | Ty::Bool) || self.is_new_type_of_bits(t) || self.ser_enum_field(t) || self.header_array_element(t)
+            }),
             other => self.is_flat_bits_struct(other),
         }
+    }
+
+    /// A serializable enum.
+    fn ser_enum_field(&self, t: &Ty) -> bool {
+        matches!(t, Ty::Named(e) if self.named[*e].kind == NamedKind::Enum && self.named[*e].underlying.is_some())
     }
 
     fn struct_has_array(&self, ty: &Ty) -> bool {
@@ -634,7 +643,6 @@ impl<'a> Sema<'a> {
         }
     }
 
-    /// A `type` over `bit<W>`, `int<W>` or `bool`, directly or through other `type`s.
     /// `@p4runtime_translation(uri, width)`: a string URI, then the controller's width (a positive
     /// integer) or `string`.
     fn check_translation(&mut self, a: &ir::Annotation, span: Span) {
@@ -650,6 +658,7 @@ impl<'a> Sema<'a> {
         }
     }
 
+    /// A `type` over `bit<W>`, `int<W>` or `bool`, directly or through other `type`s.
     fn is_new_type_of_bits(&self, ty: &Ty) -> bool {
         let mut ty = ty;
         // Each `type` is declared over one declared before it: the chain ends.
