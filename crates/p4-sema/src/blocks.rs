@@ -114,6 +114,11 @@ impl<'a> Sema<'a> {
                 });
             }
             Ty::Block(d, _) => match self.decls.get(*d) {
+                // `main` is elaborated with the instances it uses; another package instance is
+                // checked here, so one `main` does not use is checked too.
+                Some(Decl::Package(_)) if i.name.name != "main" => {
+                    self.in_scratch(|me| me.check_package_args(&ty, &i.args, i.span));
+                }
                 Some(Decl::Package(_)) => {}
                 Some(Decl::Parser(_) | Decl::Control(_)) => {
                     self.error(i.span, "parsers and controls cannot be instantiated at the top level; instantiate them inside a parser/control or pass them to a package");

@@ -38,7 +38,16 @@ impl<'a> Sema<'a> {
         self.package(&ty, &i.args, "main".to_string(), i.span).ok()
     }
 
-    fn package(&mut self, ty: &Ty, args: &'a [ast::Arg], name: String, span: Span) -> R<ir::Package> {
+    /// Checks a package instance's arguments against its parameters without elaborating it (a
+    /// top-level package instance other than `main`: `main` elaborates those it uses).
+    pub(crate) fn check_package_args(&mut self, ty: &Ty, args: &'a [ast::Arg], span: Span) {
+        let _ = self.package_arg_kinds(ty, args, span);
+    }
+
+    /// The package's parameters, the argument for each, and what each argument is, with the
+    /// arguments' types unified with the parameters'.
+    #[allow(clippy::type_complexity)]
+    fn package_arg_kinds(&mut self, ty: &Ty, args: &'a [ast::Arg], span: Span) -> R<(&'a ast::BlockTypeDecl, Vec<crate::sema::ParamSig<'a>>, Vec<Option<&'a ast::Expr>>, Vec<Option<ArgKind<'a>>>)> {
         let Ty::Block(pd, targs) = ty else { return Err(()) };
         let Some(Decl::Package(pkg)) = self.decls.get(*pd).copied() else { return Err(()) };
         let binds = Self::bind_params(&pkg.type_params, targs);
@@ -68,6 +77,11 @@ impl<'a> Sema<'a> {
             }
             kinds.push(Some(k));
         }
+        Ok((pkg, sigs, slots, kinds))
+    }
+
+    fn package(&mut self, ty: &Ty, args: &'a [ast::Arg], name: String, span: Span) -> R<ir::Package> {
+        let (pkg, sigs, slots, kinds) = self.package_arg_kinds(ty, args, span)?;
         let type_name = pkg.name.name.clone();
         let mut out = ir::Package { type_name: type_name.to_string(), name, args: vec![] };
         for ((s, e), k) in sigs.iter().zip(slots).zip(kinds) {
