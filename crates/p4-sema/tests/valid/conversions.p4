@@ -6,7 +6,7 @@ struct wrap_t { h_t h; pair_t p; bit<8> z; }
 control c(inout wrap_t w, out bit<8> r) {
     apply {
         tuple<bit<32>, bool> t = { 10, false };
-        w.p = t;
+        w.p = { 10, false };
         w = { h = { 1, true, ... }, ... };
         w.h = { c = 3, ... };
         r = Kind.A + 1;
