@@ -43,8 +43,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         hdr.o.sat = a |+| a;
         int<8> minus_two = -2;
         hdr.o.ext = (bit<256>)(int<256>)minus_two;
-        hdr.o.quot = a / b;
-        hdr.o.rem = a % b;
+        hdr.o.quot = a / 256w16;
+        hdr.o.rem = a % 256w16;
         hdr.o.patched = b;
         hdr.o.patched[135:128] = 0xAB;
         sm.egress_spec = 1;
@@ -74,8 +74,8 @@ const RESULTS: [&str; 17] = [
     "0000000000000000000000000000000500000000000000000000000000000003",
     "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
     "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffe",
-    "0000000000000000000000000000000000000000000000000080000000000000",
-    "00000000000000000000000000000000fffffffffffffffffe80000000000005",
+    "0800000000000000000000000000000010000000000000000000000000000000",
+    "0000000000000000000000000000000000000000000000000000000000000005",
     "000000000000010000000000000000ab00000000000000000000000000000003",
 ];
 
