@@ -243,6 +243,16 @@ impl<'a> Sema<'a> {
 
     fn declare_global(&mut self, name: &ast::Ident, g: Global) {
         let overloadable = matches!(g, Global::Function(_) | Global::ExternFunction(_));
+        // A parser or control declared with the name of functions declared before (v1model's
+        // `verify_checksum`) takes the name over from there on, as in the reference compiler,
+        // whose lexer then reads the name as a type's.
+        let is_block = matches!(g, Global::Parser(_) | Global::Control(_));
+        let over_functions = self.globals.get(name.name.as_str()).is_some_and(|p| p.iter().all(|x| matches!(x, Global::Function(_) | Global::ExternFunction(_))));
+        if is_block && over_functions {
+            self.diags.push(Diagnostic::warning(name.span, format!("`{}` names this block from here on; the function of that name can no longer be called", name.name)));
+            self.globals.insert(name.name.to_string(), vec![g]);
+            return;
+        }
         if let Some(prev) = self.globals.get(name.name.as_str()) {
             let ok = overloadable
                 && prev.iter().all(|p| matches!(p, Global::Function(_) | Global::ExternFunction(_)))
