@@ -618,14 +618,20 @@ pub struct TwoPipelineMeta {
     /// Slot ranges `(base, len)` of the metadata deparsers hand to later parsers
     /// ([`p4_arch::SharedKind::Handoff`]): kept across the re-parse, everything else starts over.
     pub handoff: Vec<(usize, usize)>,
-    /// By block (the architecture's order): the slot of each intrinsic field among its
-    /// parameters, with its role.
-    pub blocks: Vec<Vec<(MetaRole, usize)>>,
+    /// By block (the architecture's order), by role (`role as usize`): the slot of the intrinsic
+    /// field playing it among the block's parameters.
+    pub blocks: Vec<[Option<usize>; MetaRole::COUNT]>,
     /// The block indexes of the ingress parser, ingress, ingress deparser, egress parser, egress
     /// and egress deparser, in that order.
     pub at: [usize; 6],
     /// The value of each packet path.
     pub paths: Paths,
+    /// By pipeline (first, second): the slot ranges `[start, end)` of its blocks' variables and of
+    /// the handoff storage, which a pass through it zeroes (the other pipeline's are not read).
+    pub zero: [Vec<(usize, usize)>; 2],
+    /// Where the slots the compiler adds after the blocks' variables start (temporaries), which
+    /// every pass zeroes too.
+    pub temps_from: usize,
 }
 
 /// The value of the packet-path metadata for each kind of packet instance the traffic manager

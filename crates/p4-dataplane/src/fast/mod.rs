@@ -57,7 +57,7 @@ use crate::fast::exec::{Ctx, Ev, Flow, KeyMatch, Prog, Run, Target};
 pub(crate) use build::build;
 pub use jit::JitFrame;
 pub(crate) use jit::point_into as point_jit_frame;
-pub(crate) use pipeline::{arrive_at, deparse, egress, ingress, ingress_deparse, process, replicate, whole_batch, Saved, Stopped};
+pub(crate) use pipeline::{arrive_at, deparse, egress, enter_pipeline, ingress, ingress_deparse, process, replicate, whole_batch, Saved, Stopped};
 
 /// Writes a scalar into a place the executor computes (a slice: read-modify-write).
 pub(crate) type Write = Arc<dyn Fn(&Prog, &mut Ctx, u128) + Send + Sync>;

@@ -185,6 +185,24 @@ fn arrive(plan: &PacketPlan, meta: &PipelineMeta, c: &mut Ctx, data: &[u8], port
     meta.arrive(c, port, data.len(), instance);
 }
 
+/// The state a packet entering pipeline `pipeline` of two ([`crate::fast::exec::TwoPipelineMeta`])
+/// starts from: that pipeline's slots and the compiler's temporaries zeroed, the packet copied in,
+/// no effects, the arrival metadata with instance type `instance`.
+pub(crate) fn enter_pipeline(p: &Prog, c: &mut Ctx, pipeline: usize, data: &[u8], port: u32, instance: u128) {
+    if let Some(tp) = &p.two_pipelines {
+        for &(start, end) in tp.zero.get(pipeline).map_or(&[][..], Vec::as_slice) {
+            if let Some(slots) = c.f.get_mut(start..end) {
+                slots.fill(0);
+            }
+        }
+        if let Some(temps) = c.f.get_mut(tp.temps_from..) {
+            temps.fill(0);
+        }
+    }
+    c.enter(data);
+    p.pipeline_meta.arrive(c, port, data.len(), instance);
+}
+
 /// Runs the parser; the error it ends with goes to the parser-error field.
 #[inline]
 fn parse_and_note_error(p: &Prog, c: &mut Ctx, plan: &PacketPlan) {

@@ -71,7 +71,7 @@ impl Switch {
         if T && self.ctx.trace.is_some() {
             self.trace::<T>(|| Event::Ingress { port, length: data.len(), instance: kind_name(kind) });
         }
-        self.start_pass(data, port, path, handoff);
+        self.start_pass(0, data, port, path, handoff);
         self.set_meta(INGRESS_PARSER, MetaRole::IngressPort, u128::from(port));
         self.set_meta(INGRESS_PARSER, MetaRole::InstanceType, path);
         let error = self.run_parser::<T>(false, None);
@@ -143,7 +143,7 @@ impl Switch {
         if T && self.ctx.trace.is_some() {
             self.trace::<T>(|| Event::Egress { port, instance: kind_name(kind), rid });
         }
-        self.start_pass(data, port, path, handoff);
+        self.start_pass(1, data, port, path, handoff);
         self.set_meta(EGRESS_PARSER, MetaRole::EgressPort, u128::from(port));
         self.set_meta(EGRESS_PARSER, MetaRole::InstanceType, path);
         let error = self.run_parser::<T>(true, None);
@@ -159,11 +159,24 @@ impl Switch {
             self.abort::<T>(res);
             return;
         }
+        let clone = self.meta(EGRESS, MetaRole::Clone) != 0;
+        let drop = self.meta(EGRESS, MetaRole::Drop) != 0;
+        let looped = Some(port) == self.prog.two_pipelines.as_ref().map(|t| t.loop_port);
+        // The common case, one copy out of its port, goes out from where the deparser left it.
+        if !clone && !drop && !looped {
+            let c = &self.ctx;
+            let start = c.cursor.div_ceil(8).min(c.pkt.len());
+            res.push_packet(port, [&c.wire_out[..], c.pkt.get(start..).unwrap_or(&[])], cut);
+            if let (true, Some(trace), Some(out)) = (T, self.ctx.trace.as_mut(), res.packets.last()) {
+                trace.push(Event::Output { port, length: out.len });
+            }
+            return;
+        }
         let mut deparsed = self.deparsed();
         if let Some(n) = cut {
             deparsed.truncate(n as usize);
         }
-        if self.meta(EGRESS, MetaRole::Clone) != 0 {
+        if clone {
             let session = self.meta(EGRESS, MetaRole::CloneSession) as u32;
             self.trace::<T>(|| Event::Decision { decision: format!("clone session {session}") });
             let cut = self.replication.truncation(session);
@@ -173,14 +186,14 @@ impl Switch {
                 jobs.push_back(Job::Egress { data, port: out_port, kind: PacketInstance::EgressClone, rid, class: 0, handoff: handoff.clone(), depth, cut });
             }
         }
-        if self.meta(EGRESS, MetaRole::Drop) != 0 {
+        if drop {
             self.trace::<T>(|| Event::Decision { decision: "drop".into() });
             let control = self.prog.pipeline.egress.last().copied().unwrap_or(0) as u32;
             self.dropped::<T>(res, DropReason::DropFlag { control, error });
             self.spare.give_bytes(deparsed);
             return;
         }
-        if Some(port) == self.prog.two_pipelines.as_ref().map(|t| t.loop_port) {
+        if looped {
             if depth >= MAX_LOOPS {
                 self.spare.give_bytes(deparsed);
                 self.dropped::<T>(res, DropReason::TooManyLoops(SideEffect::Recirculate));
@@ -203,10 +216,11 @@ impl Switch {
         self.prog.two_pipelines.as_ref().map_or(0, |t| t.paths.value(kind))
     }
 
-    /// A pass through one pipeline starts: the frame zeroed, `data` the packet, the packet length
-    /// written, and the handoff storage restored from `handoff` (empty: left zero).
-    fn start_pass(&mut self, data: &[u8], port: u32, path: u128, handoff: &[u128]) {
-        crate::fast::arrive_at(&self.prog, &mut self.ctx, data, port, path);
+    /// A pass through pipeline `pipeline` (0 or 1) starts: its slots zeroed, `data` the packet,
+    /// the packet length written, and the handoff storage restored from `handoff` (empty: left
+    /// zero).
+    fn start_pass(&mut self, pipeline: usize, data: &[u8], port: u32, path: u128, handoff: &[u128]) {
+        crate::fast::enter_pipeline(&self.prog, &mut self.ctx, pipeline, data, port, path);
         self.ctx.clear_checksums();
         let Some(tp) = &self.prog.two_pipelines else { return };
         let mut from = handoff.iter();
@@ -234,21 +248,24 @@ impl Switch {
 
     /// Writes `value` to every field playing `role` in block `which` (a position of
     /// [`crate::fast::exec::TwoPipelineMeta::at`]).
+    #[inline]
     fn set_meta(&mut self, which: usize, role: MetaRole, value: u128) {
-        let Some(tp) = &self.prog.two_pipelines else { return };
-        let Some(fields) = tp.at.get(which).and_then(|&b| tp.blocks.get(b)) else { return };
-        for &(r, slot) in fields {
-            if r == role {
-                self.ctx.set(slot, value);
-            }
+        if let Some(slot) = self.meta_slot(which, role) {
+            self.ctx.set(slot, value);
         }
     }
 
     /// The field playing `role` in block `which` (0 when the block has none).
+    #[inline]
     fn meta(&self, which: usize, role: MetaRole) -> u128 {
-        let Some(tp) = &self.prog.two_pipelines else { return 0 };
-        let Some(fields) = tp.at.get(which).and_then(|&b| tp.blocks.get(b)) else { return 0 };
-        fields.iter().find(|(r, _)| *r == role).map_or(0, |&(_, slot)| self.ctx.get(slot))
+        self.meta_slot(which, role).map_or(0, |slot| self.ctx.get(slot))
+    }
+
+    /// The slot of the field playing `role` in block `which`.
+    #[inline]
+    fn meta_slot(&self, which: usize, role: MetaRole) -> Option<usize> {
+        let tp = self.prog.two_pipelines.as_ref()?;
+        tp.blocks.get(*tp.at.get(which)?)?[role as usize]
     }
 }
 

@@ -182,7 +182,7 @@ fn two_pipelines(cx: &mut Compiler<'_>, binding: &p4_arch::Binding, shared_base:
             BlockRef::Parser(p) => (&ir.parsers[p.index()].block, cx.parser_vars[p.index()].clone()),
             BlockRef::Control(c) => (&ir.controls[c.index()].block, cx.control_vars[c.index()].clone()),
         };
-        let mut fields = Vec::new();
+        let mut fields = [None; MetaRole::COUNT];
         for param in &block.params {
             let (Some(var), Some(&base)) = (block.vars.get(param.index()), slots.get(param.index())) else { continue };
             let Some(TypeDef::Struct { name, fields: members }) = cx.type_def(&var.ty) else { continue };
@@ -192,7 +192,7 @@ fn two_pipelines(cx: &mut Compiler<'_>, binding: &p4_arch::Binding, shared_base:
             let (name, members) = (name.clone(), members.clone());
             for (i, f) in members.iter().enumerate() {
                 if let Some(role) = arch.role_in(&name, &f.name) {
-                    fields.push((role, base + cx.field_offset(&var.ty, i as u32)?.0));
+                    fields[role as usize] = Some(base + cx.field_offset(&var.ty, i as u32)?.0);
                 }
             }
         }
@@ -211,7 +211,30 @@ fn two_pipelines(cx: &mut Compiler<'_>, binding: &p4_arch::Binding, shared_base:
     for (a, role) in at.iter_mut().zip(roles) {
         *a = block(role)?;
     }
-    Ok(TwoPipelineMeta { loop_port, handoff, blocks, at, paths })
+    // What each pipeline's pass zeroes: its blocks' variables, and the handoff storage.
+    let mut zero: [Vec<(usize, usize)>; 2] = [handoff.iter().map(|&(b, n)| (b, b + n)).collect(), handoff.iter().map(|&(b, n)| (b, b + n)).collect()];
+    for (k, &bi) in at.iter().enumerate() {
+        let (vars, slots) = match &binding.blocks[bi] {
+            BlockRef::Parser(p) => (&ir.parsers[p.index()].block.vars, cx.parser_vars[p.index()].clone()),
+            BlockRef::Control(c) => (&ir.controls[c.index()].block.vars, cx.control_vars[c.index()].clone()),
+        };
+        for (var, base) in vars.iter().zip(slots) {
+            let n = cx.size(&var.ty)?;
+            zero[k / 3].push((base, base + n));
+        }
+    }
+    for ranges in &mut zero {
+        ranges.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::new();
+        for &(s, e) in ranges.iter() {
+            match merged.last_mut() {
+                Some((_, end)) if *end >= s => *end = (*end).max(e),
+                _ => merged.push((s, e)),
+            }
+        }
+        *ranges = merged;
+    }
+    Ok(TwoPipelineMeta { loop_port, handoff, blocks, at, paths, zero, temps_from: cx.next_slot })
 }
 
 /// Table `t` as the run time looks it up: its name and the per-entry externs (direct counters
