@@ -16,7 +16,7 @@ const GENERATOR: &str = "`cargo run -p p4-testgen -- stf-features`";
 
 /// Every test, in the order the index lists them.
 const ALL: &[fn(&mut Suite)] =
-    &[unicast, multicast, clone_i2e, clone_e2e, resubmit, recirculate, parser_errors, registers, hashes_and_checksums, meters, random_and_digest];
+    &[unicast, multicast, clone_i2e, clone_e2e, resubmit, recirculate, parser_errors, registers, counters, hashes_and_checksums, meters, random_and_digest];
 
 /// The value each packet path has in the programs' `path_code` (0: none of them).
 const NORMAL: u128 = 1;
@@ -651,6 +651,56 @@ apply {
     t.raw("register_write IngressImpl.acc 3 40000");
     t.packet(0, &h(&[(3, 8), (1, 16), (0, 16)]));
     t.expect(1, &h(&[(3, 8), (1, 16), (40000, 16)]));
+    s.add(p, t);
+}
+
+fn counters(s: &mut Suite) {
+    let decls = r"
+header h_t {
+    bit<8> idx;   // the ingress counter cell
+    bit<8> k;     // the table's key
+}
+struct headers_t { h_t h; }
+struct meta_t { }
+";
+    let ingress = r"
+Counter<bit<32>, bit<8>>(4, PSA_CounterType_t.PACKETS_AND_BYTES) c;
+DirectCounter<bit<32>>(PSA_CounterType_t.PACKETS_AND_BYTES) dc;
+action hit() { }
+table t {
+    key = { hdr.h.k: exact; }
+    actions = { hit; NoAction; }
+    default_action = NoAction();
+    psa_direct_counter = dc;
+}
+apply {
+    c.count(hdr.h.idx);
+    t.apply();
+    send_to_port(ostd, (PortId_t) 1);
+}
+";
+    let egress = r"
+Counter<bit<32>, bit<8>>(1, PSA_CounterType_t.BYTES) ec;
+apply {
+    ec.count(0);
+}
+";
+    let mut p = Program::new("psa_counters", "Counter (packets and bytes, by index) in ingress and egress, DirectCounter on a table's entries; bytes are the packet's length as it enters the pipeline", decls, ingress);
+    p.egress = egress;
+    let mut t = stf("psa_counters: three packets of 2, 5 and 3 bytes");
+    t.raw("add IngressImpl.t hdr.h.k:1 IngressImpl.hit() = e1");
+    for data in [&[1u8, 1][..], &[1, 1, 0xaa, 0xbb, 0xcc], &[3, 0, 0xdd]] {
+        t.packet(0, data);
+        t.expect(1, data);
+    }
+    t.raw("# cell 1: 2 packets, 7 bytes; cell 3: 1 packet, 3 bytes; cell 0 untouched");
+    for (counter, kind, value) in [("c(1)", "packets", 2), ("c(1)", "bytes", 7), ("c(3)", "packets", 1), ("c(3)", "bytes", 3), ("c(0)", "packets", 0)] {
+        t.raw(format!("check_counter IngressImpl.{counter} {kind} == {value}"));
+    }
+    t.raw("# the entry k=1 hit twice (2 + 5 bytes); egress counted every packet's 10 bytes");
+    t.raw("check_counter IngressImpl.dc(e1) packets == 2");
+    t.raw("check_counter IngressImpl.dc(e1) bytes == 7");
+    t.raw("check_counter EgressImpl.ec(0) bytes == 10");
     s.add(p, t);
 }
 
