@@ -484,35 +484,15 @@ impl<'a> Sema<'a> {
 
     /// True for an argument that is a parser/control instance or instantiation.
     fn is_block_arg(&self, e: &ast::Expr) -> bool {
-        let callee = match &e.kind {
-            A::Name(_) => return matches!(self.name_local(e), Some(Local::Instance { .. })),
-            A::Construct { ty, .. } => match &ty.kind {
-                ast::TypeRefKind::Named(p) | ast::TypeRefKind::Specialized(p, _) => p,
-                _ => return false,
-            },
-            A::Call { callee, .. } => match &callee.kind {
-                A::Name(p) => p,
-                _ => return false,
-            },
-            _ => return false,
-        };
-        matches!(self.lookup_global(&callee.name.name), Some(Global::Parser(_) | Global::Control(_)))
+        if let A::Name(_) = &e.kind {
+            return matches!(self.name_local(e), Some(Local::Instance { .. }));
+        }
+        constructed(e).is_some_and(|p| matches!(self.lookup_global(&p.name.name), Some(Global::Parser(_) | Global::Control(_))))
     }
 
     /// Whether `e` makes an extern instance (`Y(arg)` passed as a constructor argument).
     fn is_extern_construction(&self, e: &ast::Expr) -> bool {
-        let callee = match &e.kind {
-            A::Construct { ty, .. } => match &ty.kind {
-                ast::TypeRefKind::Named(p) | ast::TypeRefKind::Specialized(p, _) => p,
-                _ => return false,
-            },
-            A::Call { callee, .. } => match &callee.kind {
-                A::Name(p) => p,
-                _ => return false,
-            },
-            _ => return false,
-        };
-        matches!(self.lookup_global(&callee.name.name), Some(Global::ExternType(_)))
+        constructed(e).is_some_and(|p| matches!(self.lookup_global(&p.name.name), Some(Global::ExternType(_))))
     }
 
     fn bad_block_arg<T>(&mut self, e: &ast::Expr) -> R<T> {
@@ -1711,5 +1691,20 @@ fn contains_extern(t: &Ty, d: usize) -> bool {
         Ty::Tuple(ts) | Ty::Block(_, ts) => ts.iter().any(|a| contains_extern(a, d)),
         Ty::Stack(e, _) | Ty::List(e) => contains_extern(e, d),
         _ => false,
+    }
+}
+
+/// The type or callee named by a constructor call (`T(...)`, `T<A>(...)`, `name(...)`).
+fn constructed(e: &ast::Expr) -> Option<&ast::Path> {
+    match &e.kind {
+        A::Construct { ty, .. } => match &ty.kind {
+            ast::TypeRefKind::Named(p) | ast::TypeRefKind::Specialized(p, _) => Some(p),
+            _ => None,
+        },
+        A::Call { callee, .. } => match &callee.kind {
+            A::Name(p) => Some(p),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -6,6 +6,7 @@
 //! tables and externs of ingress are `IngressImpl.NAME`, of egress `EgressImpl.NAME`.
 
 use crate::checksum::{crc16_arc, crc32_ieee, csum16};
+use crate::features::block;
 use crate::output::{Files, StfLines};
 use crate::packet::h;
 
@@ -170,22 +171,6 @@ PSA_Switch(ip, PacketReplicationEngine(), ep, BufferingQueueingEngine()) main;
             egress_deparser = block(self.egress_deparser, 8),
         )
     }
-}
-
-/// A block body in the skeleton: empty bodies become `' '`; others go on their own lines, and a body
-/// written flush left is indented by `indent` spaces.
-fn block(text: &str, indent: usize) -> String {
-    let text = text.trim_matches('\n');
-    if text.trim().is_empty() {
-        return " ".to_string();
-    }
-    let body = if text.starts_with(' ') {
-        text.to_string()
-    } else {
-        let pad = " ".repeat(indent);
-        text.split('\n').map(|l| if l.is_empty() { l.to_string() } else { format!("{pad}{l}") }).collect::<Vec<_>>().join("\n")
-    };
-    format!("\n{body}\n{}", " ".repeat(indent - 4))
 }
 
 /// A test's STF: a title header, then commands.

@@ -167,7 +167,7 @@ V1Switch(TestParser(), TestVerify(), TestIngress(), TestEgress(),
 
 /// A block body in the skeleton: empty bodies become `' '`; others go on their own lines, and a body
 /// written flush left is indented by `indent` spaces.
-fn block(text: &str, indent: usize) -> String {
+pub(crate) fn block(text: &str, indent: usize) -> String {
     let text = text.trim_matches('\n');
     if text.trim().is_empty() {
         return " ".to_string();
