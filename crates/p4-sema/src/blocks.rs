@@ -1268,6 +1268,12 @@ impl<'a> Sema<'a> {
                     // Kept with the table for good: no room left over from growing.
                     table.keys.reserve_exact(elements.len());
                     for k in elements {
+                        // Inside its declaration the table's name is the table's (p4c: "Cannot
+                        // refer to the containing table"), not a variable it may shadow.
+                        if matches!(&k.expr.kind, A::Name(p) if p.name.name == t.name.name) {
+                            self.error(k.expr.span, format!("a key of table `{}` cannot refer to the table itself", t.name.name));
+                            continue;
+                        }
                         let Ok(te) = self.expr(&k.expr, None) else { continue };
                         let kt = self.subst.resolve(&te.ty);
                         let ok = matches!(kt, Ty::Bits { .. } | Ty::Bool | Ty::Error | Ty::Unknown | Ty::Param(_) | Ty::NewType(_) | Ty::Varbit(_))

@@ -453,6 +453,13 @@ impl<'a> Sema<'a> {
         });
         let args = spread_const_lists(self.call_args(&sigs, args, span, name)?);
         let ret = self.subst.resolve(&ret);
+        // An extern object factory makes its object at compile time, from constants.
+        if let (true, Ty::Extern(..)) = (is_extern, &ret) {
+            if let Some(a) = args.iter().find(|a| !matches!(a.expr.kind, ir::ExprKind::Const(_))) {
+                self.error(a.expr.span, format!("the arguments of `{name}`, which makes an extern object, must be compile-time constants"));
+                return Err(());
+            }
+        }
         let targs: Vec<Ty> = targs.iter().map(|t| self.subst.resolve(t)).collect();
         self.check_inferred(&proto.type_params, &targs, span)?;
         let callee = if is_extern {
