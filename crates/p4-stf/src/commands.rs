@@ -44,10 +44,9 @@ pub enum CliCommand {
     ShowTables,
     /// `help`: every command with its arguments.
     Help,
-    /// A command shared with STF files (multicast, mirroring, registers, counters, meters, value sets).
+    /// A command shared with STF files (multicast, mirroring, registers, counters, meters, value
+    /// sets, action profiles).
     Runtime(RuntimeCommand),
-    /// An action profile command (`act_prof_*`, `table_indirect_*`).
-    Profile(ProfileCommand),
 }
 
 /// Parses a whole command file; every bad line is reported.
@@ -112,7 +111,6 @@ pub fn parse_command(content: &str) -> Result<CliCommand, String> {
             }
             _ => Err(format!("expected `{}`", usage::of("table_set_default"))),
         },
-        w if w.starts_with("act_prof_") || w.starts_with("table_indirect_") => parse_profile_command(w, args).map(CliCommand::Profile),
         _ => match RuntimeCommand::parse(&word, args) {
             Some(parsed) => parsed.map(CliCommand::Runtime),
             None => Err(format!("unknown or unsupported command `{word}`")),
@@ -120,7 +118,8 @@ pub fn parse_command(content: &str) -> Result<CliCommand, String> {
     }
 }
 
-fn parse_profile_command(word: &str, args: &[&str]) -> Result<ProfileCommand, String> {
+/// An action profile command (`act_prof_*`, `table_indirect_*`), for command files and STF files.
+pub(crate) fn parse_profile_command(word: &str, args: &[&str]) -> Result<ProfileCommand, String> {
     let usage = || format!("expected `{}`", usage::of(word));
     let handle = |text: &str, what: &str| parse_u64(text, what);
     let values = |texts: &[&str]| -> Result<Vec<BigUint>, String> {
@@ -261,11 +260,6 @@ pub fn apply_command<C: ControlPlane + ?Sized>(cp: &mut C, command: &CliLine, se
                 cp.table_clear(table).map_err(|e| fail(e.to_string()))?;
                 if let Some(t) = cp.control_catalog().and_then(|c| c.table_index(table).ok()) {
                     session.profiles.forget(t, None);
-                }
-            }
-            CliCommand::Profile(command) => {
-                if let Some(text) = session.profiles.apply(cp, command).map_err(|e| fail(e.to_string()))? {
-                    output.push(format!("line {line}: {text}"));
                 }
             }
             CliCommand::TableSetDefault { table, action, args } => cp

@@ -36,6 +36,8 @@ pub enum RuntimeCommand {
     MeterSetRates { meter: String, index: Option<u64>, rates: Vec<MeterRate> },
     /// `meter_get_rates`: the rates this file set for one cell.
     MeterGetRates { meter: String, index: u64 },
+    /// An action profile command (`act_prof_*`, `table_indirect_*`).
+    Profile(crate::profiles::ProfileCommand),
     PvsAdd { value_set: String, value: BigUint },
 }
 
@@ -195,6 +197,9 @@ impl RuntimeCommand {
                     expect_args(args, 2, 2, usage::of("meter_get_rates"))?;
                     RuntimeCommand::MeterGetRates { meter: arg(0).to_string(), index: parse_u64(arg(1), "index")? }
                 }
+                w if w.starts_with("act_prof_") || w.starts_with("table_indirect_") => {
+                    return crate::commands::parse_profile_command(w, args).map(RuntimeCommand::Profile);
+                }
                 "pvs_add" => {
                     expect_args(args, 2, 2, usage::of("pvs_add"))?;
                     RuntimeCommand::PvsAdd { value_set: arg(0).to_string(), value: parse_cli_value(arg(1))? }
@@ -270,6 +275,7 @@ impl RuntimeCommand {
                     }
                 }
             }
+            RuntimeCommand::Profile(command) => outcome.output = state.profiles.apply(cp, command)?,
             RuntimeCommand::MeterGetRates { meter, index } => {
                 // The meter and the index are checked where the control plane can say.
                 if let Some(catalog) = cp.control_catalog() {

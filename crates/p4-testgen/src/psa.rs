@@ -17,7 +17,7 @@ const GENERATOR: &str = "`cargo run -p p4-testgen -- stf-features`";
 
 /// Every test, in the order the index lists them.
 const ALL: &[fn(&mut Suite)] =
-    &[unicast, multicast, clone_i2e, clone_e2e, resubmit, recirculate, parser_errors, registers, counters, hashes_and_checksums, meters, random_and_digest];
+    &[unicast, multicast, clone_i2e, clone_e2e, resubmit, recirculate, parser_errors, registers, counters, action_profiles, hashes_and_checksums, meters, random_and_digest];
 
 /// The value each packet path has in the programs' `path_code` (0: none of them).
 const NORMAL: u128 = 1;
@@ -686,6 +686,67 @@ apply {
     t.raw("check_counter IngressImpl.dc(e1) packets == 2");
     t.raw("check_counter IngressImpl.dc(e1) bytes == 7");
     t.raw("check_counter EgressImpl.ec(0) bytes == 10");
+    s.add(p, t);
+}
+
+fn action_profiles(s: &mut Suite) {
+    let decls = r"
+header h_t {
+    bit<8> k;     // below 10: the `acl` table (an action profile), else `ecmp` (a selector)
+    bit<8> sel;   // the selector's key: IDENTITY picks member sel % (members in the group)
+    bit<8> out;   // the member's action writes its value here
+}
+struct headers_t { h_t h; }
+struct meta_t { }
+";
+    let ingress = r"
+ActionProfile(16) ap;
+ActionSelector(PSA_HashAlgorithm_t.IDENTITY, 16, 8) asel;
+action set(bit<8> v, PortId_t p) {
+    hdr.h.out = v;
+    send_to_port(ostd, p);
+}
+table acl {
+    key = { hdr.h.k : exact; }
+    actions = { set; NoAction; }
+    psa_implementation = ap;
+}
+table ecmp {
+    key = { hdr.h.k : exact; hdr.h.sel : selector; }
+    actions = { set; NoAction; }
+    psa_implementation = asel;
+}
+apply {
+    if (hdr.h.k < 10) {
+        acl.apply();
+    } else {
+        ecmp.apply();
+    }
+}
+";
+    let p = Program::new("psa_action_profiles", "ActionProfile (entries naming members) and ActionSelector (entries naming groups, a member picked by hashing the selector key)", decls, ingress);
+    let mut t = stf("psa_action_profiles: members and groups made with the runtime CLI's act_prof commands");
+    for line in [
+        "act_prof_create_member IngressImpl.ap IngressImpl.set 0x0a 1",
+        "table_indirect_add IngressImpl.acl 1 => 0",
+        "act_prof_create_member IngressImpl.asel IngressImpl.set 0x11 2",
+        "act_prof_create_member IngressImpl.asel IngressImpl.set 0x22 3",
+        "act_prof_create_group IngressImpl.asel",
+        "act_prof_add_member_to_group IngressImpl.asel 0 0",
+        "act_prof_add_member_to_group IngressImpl.asel 1 0",
+        "table_indirect_add_with_group IngressImpl.ecmp 20 => 0",
+    ] {
+        t.raw(line);
+    }
+    t.raw("# the profile's member for k=1; no entry for k=2: dropped");
+    t.packet(0, &h(&[(1, 8), (0, 8), (0, 8)]));
+    t.expect(1, &h(&[(1, 8), (0, 8), (0x0a, 8)]));
+    t.packet(0, &h(&[(2, 8), (0, 8), (0, 8)]));
+    t.raw("# the group of k=20: sel 4 picks member 0 (4 % 2), sel 5 member 1");
+    t.packet(0, &h(&[(20, 8), (4, 8), (0, 8)]));
+    t.expect(2, &h(&[(20, 8), (4, 8), (0x11, 8)]));
+    t.packet(0, &h(&[(20, 8), (5, 8), (0, 8)]));
+    t.expect(3, &h(&[(20, 8), (5, 8), (0x22, 8)]));
     s.add(p, t);
 }
 
