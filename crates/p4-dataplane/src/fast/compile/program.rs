@@ -212,7 +212,8 @@ fn two_pipelines(cx: &mut Compiler<'_>, binding: &p4_arch::Binding, shared_base:
         *a = block(role)?;
     }
     // What each pipeline's pass zeroes: its blocks' variables, and the handoff storage.
-    let mut zero: [Vec<(usize, usize)>; 2] = [handoff.iter().map(|&(b, n)| (b, b + n)).collect(), handoff.iter().map(|&(b, n)| (b, b + n)).collect()];
+    let handoff_ranges: Vec<(usize, usize)> = handoff.iter().map(|&(b, n)| (b, b + n)).collect();
+    let mut zero = [handoff_ranges.clone(), handoff_ranges];
     for (k, &bi) in at.iter().enumerate() {
         let (vars, slots) = match &binding.blocks[bi] {
             BlockRef::Parser(p) => (&ir.parsers[p.index()].block.vars, cx.parser_vars[p.index()].clone()),
