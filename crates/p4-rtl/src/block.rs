@@ -24,6 +24,19 @@ use crate::names::{ident, Scope};
 use crate::types::{logic, TypeMap, NEXT_INDEX, VARBIT_LEN};
 
 /// The PHV member holding each kind of shared storage.
+/// How a counter reads the packet's length where the architecture has no packet-length field:
+/// the length the packet entered the pipeline with (the top's cut-through choice looks for it).
+pub const PI_LENGTH_READ: &str = "32'(s.phv.pi.len)";
+
+/// A block parameter held in the PHV: its position among the block's parameters, the storage it
+/// is, and the PHV member (`s.phv.<member>`) holding it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HeldParam {
+    pub pos: usize,
+    pub kind: SharedKind,
+    pub member: String,
+}
+
 pub fn shared_member(kind: SharedKind) -> &'static str {
     match kind {
         SharedKind::Headers => "hdr",
@@ -90,6 +103,8 @@ pub struct RegisterUse {
     /// The stage (segment) that accesses it; every access must be in one stage.
     pub stage: Option<usize>,
     pub span: Span,
+    /// What every cell holds at reset (a register's initial value; 0 for the others).
+    pub initial: u128,
 }
 
 /// A register read made a cycle ahead (see [`BlockGen::read_ahead`]).
@@ -163,6 +178,9 @@ pub struct BlockGen<'a> {
     pub block: &'a Block,
     /// SystemVerilog path of each variable (`None`: a packet_in/packet_out parameter).
     paths: Vec<Option<String>>,
+    /// The pipeline's intrinsic metadata in the PHV: (path, struct type name). [`BlockGen::meta`]
+    /// looks here for a role none of the block's own parameters holds.
+    pub pipeline_meta: Vec<(String, String)>,
     /// Variables whose type hardware cannot hold, with the reason (refused at their first use).
     unheld: Vec<(usize, String)>,
     /// The block's own variables and generated flags: (name, declaration type).
@@ -327,16 +345,16 @@ impl<'a> BlockGen<'a> {
         tm: &'a TypeMap<'a>,
         arch: &'a Architecture,
         block: &'a Block,
-        shared: &[(usize, SharedKind)],
+        shared: &[HeldParam],
     ) -> Result<Self> {
         let mut scope = Scope::default();
         let mut paths = vec![None; block.vars.len()];
         let mut unheld = Vec::new();
         let mut locals = Vec::new();
         let mut user_meta = None;
-        for (pos, kind) in shared {
+        for HeldParam { pos, kind, member } in shared {
             if let Some(v) = block.params.get(*pos) {
-                paths[v.index()] = Some(format!("s.phv.{}", shared_member(*kind)));
+                paths[v.index()] = Some(format!("s.phv.{member}"));
                 if *kind == SharedKind::UserMetadata {
                     user_meta = block.vars.get(v.index()).map(|x| x.ty.clone());
                 }
@@ -385,6 +403,7 @@ impl<'a> BlockGen<'a> {
             arch,
             block,
             paths,
+            pipeline_meta: vec![(format!("s.phv.{}", shared_member(SharedKind::Intrinsic)), arch.intrinsic_type.to_string())],
             unheld,
             locals,
             scope,
@@ -470,10 +489,18 @@ impl<'a> BlockGen<'a> {
         self.tm.width(ty).map_err(|e| RtlError::new(span, e.message))
     }
 
-    /// The path of the intrinsic metadata field playing `role`.
+    /// The path of the intrinsic metadata field playing `role`: in the block's own intrinsic
+    /// parameter that has the role, else in the pipeline's ([`BlockGen::pipeline_meta`]).
     pub fn meta(&self, role: MetaRole) -> Option<String> {
-        let (_, field) = self.arch.intrinsic.iter().find(|(r, _)| *r == role)?;
-        Some(format!("s.phv.std.{}", ident(field)))
+        let field = self.arch.field(role)?;
+        let own = self.block.params.iter().find_map(|v| {
+            let path = self.paths.get(v.index())?.as_ref()?;
+            let Type::Named(id) = &self.block.vars.get(v.index())?.ty else { return None };
+            let name = self.p.types.get(id.index())?.name();
+            self.arch.holds(name, role).then(|| path.clone())
+        });
+        let path = own.or_else(|| self.pipeline_meta.iter().find(|(_, ty)| self.arch.holds(ty, role)).map(|(p, _)| p.clone()))?;
+        Some(format!("{path}.{}", ident(field)))
     }
 
     // ------------------------------------------------------------ expressions
@@ -826,6 +853,11 @@ impl<'a> BlockGen<'a> {
                     return Ok(());
                 }
                 let path = self.lval(lhs)?;
+                // A register read that returns its value (PSA's `Register.read(index)`).
+                if let Some((id, call)) = self.returning_register_read(rhs) {
+                    let [idx] = &call.args[..] else { return unsupported(call.span, "register read arguments") };
+                    return self.register_read(id, path, &idx.expr, call.span);
+                }
                 self.note_multicast(&path, rhs);
                 self.assign_value(&path, &lhs.ty, rhs)?;
                 self.invalidate_union_siblings(lhs, Some(&format!("{path}.valid_")))?;
@@ -939,8 +971,7 @@ impl<'a> BlockGen<'a> {
     /// Notes a write of anything but 0 to the multicast-group field: the top then builds the
     /// traffic manager's replication engine.
     fn note_multicast(&mut self, path: &str, rhs: &Expr) {
-        let Some(field) = self.arch.field(MetaRole::MulticastGroup) else { return };
-        let target = format!("s.phv.{}.{}", shared_member(SharedKind::Intrinsic), crate::names::ident(field));
+        let Some(target) = self.meta(MetaRole::MulticastGroup) else { return };
         let zero =
             matches!(&rhs.kind, ExprKind::Const(Value::Bits { value, .. } | Value::InfInt(value)) if value.is_zero());
         if path == target && !zero {
@@ -1355,6 +1386,15 @@ impl<'a> BlockGen<'a> {
                 if size == 0 || size > 65536 {
                     return unsupported(span, format!("{prefix} `{}` of {size} cells (1..65536 are built)", inst.name));
                 }
+                // A register's initial value (PSA's `Register(size, initial_value)`), cut to its width.
+                let initial_arg = self.arch.extern_type(&inst.type_name).and_then(|sig| sig.initial_arg);
+                let initial = match (kind, initial_arg.and_then(|a| inst.ctor_args.get(a)?.as_ref()), inst.type_args.first()) {
+                    (RegisterKind::Register, Some(v), Some(ty)) => {
+                        let value = p4_ir::layout::scalar_value(self.p, v, ty).map_err(|e| RtlError::new(span, e))?;
+                        if width >= 128 { value } else { value & ((1u128 << width) - 1) }
+                    }
+                    _ => 0,
+                };
                 let r = RegisterUse {
                     name: format!("{prefix}_{}", ident(&inst.name)),
                     kind,
@@ -1364,6 +1404,7 @@ impl<'a> BlockGen<'a> {
                     index_width: 32,
                     stage: Some(stage),
                     span,
+                    initial,
                 };
                 self.registers.insert(id, r.clone());
                 r
@@ -1421,21 +1462,37 @@ impl<'a> BlockGen<'a> {
         Some(reg)
     }
 
+    /// `e` as a call of a register's read method that returns the value: the register and the call.
+    fn returning_register_read<'e>(&self, e: &'e Expr) -> Option<(ExternId, &'e Call)> {
+        let ExprKind::Call(call) = &e.kind else { return None };
+        let Callee::Method { target, extern_type, method, .. } = &call.callee else { return None };
+        let ExprKind::Extern(id) = target.kind else { return None };
+        let sig = self.arch.method_with_arity(extern_type, method, call.args.len())?;
+        (sig.op == ExternOp::RegisterRead).then_some((id, call))
+    }
+
+    /// `target = ` the cell at `idx` of register `id`.
+    fn register_read(&mut self, id: ExternId, target: String, idx: &Expr, span: Span) -> Result<()> {
+        let entry = self.register_array(id, RegisterKind::Register, span, None)?;
+        let i = self.expr(idx)?;
+        let value = match self.read_ahead(&entry, idx, &i) {
+            Some(reg) => own_write_or(&entry, &i, &reg),
+            None => self.cell_value(&entry, &i),
+        };
+        self.line(format!("{target} = {value};"));
+        Ok(())
+    }
+
     fn register_access(&mut self, id: ExternId, op: ExternOp, call: &Call) -> Result<()> {
-        let entry = self.register_array(id, RegisterKind::Register, call.span, None)?;
-        let name = &entry.name;
         match op {
             ExternOp::RegisterRead => {
                 let [out, idx] = &call.args[..] else { return unsupported(call.span, "register read arguments") };
-                let i = self.expr(&idx.expr)?;
                 let target = self.lval(&out.expr)?;
-                let value = match self.read_ahead(&entry, &idx.expr, &i) {
-                    Some(reg) => own_write_or(&entry, &i, &reg),
-                    None => self.cell_value(&entry, &i),
-                };
-                self.line(format!("{target} = {value};"));
+                self.register_read(id, target, &idx.expr, call.span)?;
             }
             _ => {
+                let entry = self.register_array(id, RegisterKind::Register, call.span, None)?;
+                let name = &entry.name;
                 let [idx, value] = &call.args[..] else { return unsupported(call.span, "register write arguments") };
                 let i = self.expr(&idx.expr)?;
                 let v = self.expr(&value.expr)?;
@@ -1469,7 +1526,8 @@ impl<'a> BlockGen<'a> {
     /// hands their carries to the array's high halves (see [`COUNTER_HALF_BITS`]); a second count
     /// of the same cell in the stage adds to the first's carries (two counts cannot both carry).
     fn count_cell(&mut self, entry: &RegisterUse, i: &str, cond: &str) {
-        let len = self.meta(MetaRole::PacketLength).map_or("32'd0".to_string(), |l| format!("32'({l})"));
+        // Without a packet-length field (PSA), the length the packet entered this pipeline with.
+        let len = self.meta(MetaRole::PacketLength).map_or(PI_LENGTH_READ.to_string(), |l| format!("32'({l})"));
         let cur = self.local("cell", logic(COUNTER_HALF_BITS));
         let packets = self.local("packets", logic(33));
         let bytes = self.local("bytes", logic(33));

@@ -11,7 +11,6 @@
 
 use std::fmt::Write;
 
-use p4_arch::SharedKind;
 use p4_ir::layout::Layouts;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -758,7 +757,8 @@ pub fn generate(
     prefix: &str,
     role: &str,
     cid: p4_ir::ControlId,
-    shared: &[(usize, SharedKind)],
+    shared: &[crate::block::HeldParam],
+    pipeline_meta: &[(String, String)],
     opts: TableOptions,
     next_word: &mut u32,
     next_register: &mut u32,
@@ -766,6 +766,7 @@ pub fn generate(
 ) -> Result<ControlModule> {
     let control = &p.controls[cid.index()];
     let mut g = BlockGen::new(p, tm, arch, &control.block, shared)?;
+    g.pipeline_meta = pipeline_meta.to_vec();
     g.clone_here = role == "ingress" || role == "egress";
     g.loop_here = match role {
         "ingress" => Some(true),
@@ -828,6 +829,7 @@ pub fn generate(
                 id: *next_register,
                 width: r.width,
                 size: r.size,
+                access: None,
             },
         ));
         *next_register += 1;
@@ -861,7 +863,8 @@ pub fn generate(
             bits - 1,
             r.name
         );
-        let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {}[i] = '0;", r.size, r.name);
+        let reset = if r.initial == 0 { "'0".to_string() } else { format!("{bits}'h{:x}", r.initial) };
+        let _ = writeln!(out, "    initial for (int i = 0; i < {}; i++) {}[i] = {reset};", r.size, r.name);
         if r.kind == RegisterKind::Counter {
             let (name, ib) = (&r.name, bits_for_index(r.size as u32) - 1);
             let _ = writeln!(out, "    // the counter's high halves, and the carries out of the low halves the stage wrote");

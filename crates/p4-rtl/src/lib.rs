@@ -28,6 +28,7 @@ pub mod tables;
 pub mod top;
 pub mod types;
 pub mod unchanged;
+pub mod two_pipelines;
 pub mod wrapper;
 
 use std::collections::BTreeSet;
@@ -174,6 +175,10 @@ pub struct RegisterHw {
     pub id: u32,
     pub width: u32,
     pub size: u64,
+    /// The register-access words of the pipeline holding it, when they are not the design's
+    /// `register_access` (a register of the second of two pipelines that both have registers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access: Option<RegisterAccess>,
 }
 
 /// The register map's words for register access (`manifest.json`'s `"register_access"`): write
@@ -237,6 +242,8 @@ pub struct Manifest {
     pub register_access: Option<RegisterAccess>,
     /// Control words (32-bit) in the AXI4-Lite map; the status words follow them.
     pub control_words: u32,
+    /// Byte-address bits of the top's AXI4-Lite port.
+    pub axil_addr_width: u32,
     pub status: serde_json::Value,
     /// Generated and copied files in compile order (as in `files.f`).
     pub files: Vec<String>,
@@ -257,42 +264,107 @@ pub struct Design {
 /// (`<name>_top`) and every generated module.
 pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design> {
     let binding = p4_arch::bind(program).map_err(RtlError::global)?;
-    let arch = binding.arch;
-    // The generated pipeline has one parser and one deparser around one traffic manager.
-    if let p4_arch::TrafficManager::TwoPipelines { .. } = arch.traffic_manager {
-        return Err(RtlError::global(format!("{}: the hardware target runs one pipeline (one parser, one deparser); this architecture has two", arch.name)));
-    }
-    let layouts = Layouts::of(program);
     let prefix = names::ident(name).trim_end_matches('_').to_string();
+    let mut design = match binding.arch.traffic_manager {
+        p4_arch::TrafficManager::SimpleSwitch => {
+            let whole = Segment { blocks: 0..binding.arch.blocks.len(), kind: SegmentKind::Whole };
+            pipeline(program, &binding, &whole, &prefix, name, opts)?
+        }
+        p4_arch::TrafficManager::TwoPipelines { loop_port } => two_pipelines::generate(program, &binding, loop_port, &prefix, name, opts)?,
+    };
+    wrapper::apply(&mut design, &prefix, opts)?;
+    Ok(design)
+}
+
+/// The blocks one generated pipeline runs (a parser first, the deparser last) and how it meets
+/// the rest of the design.
+pub(crate) struct Segment {
+    /// Indexes into the architecture's blocks.
+    pub blocks: std::ops::Range<usize>,
+    pub kind: SegmentKind,
+}
+
+pub(crate) enum SegmentKind {
+    /// Every block around the traffic manager (after ingress): tuser is the ingress port, tdest
+    /// the egress port.
+    Whole,
+    /// The first of two pipelines (no traffic manager): tuser is the ingress port, tdest the
+    /// descriptor the second one starts from.
+    First(two_pipelines::Descriptor),
+    /// The second of two pipelines: tuser is the first one's descriptor, tdest the egress port
+    /// (in the low bits of a descriptor-wide field).
+    Second(two_pipelines::Descriptor),
+}
+
+/// The PHV member holding shared parameter `sp`: one per kind of storage, each handoff its own.
+pub(crate) fn member_name(sp: &p4_arch::SharedParam) -> String {
+    match sp.kind {
+        SharedKind::Handoff => names::ident(&sp.name.replace(' ', "_")),
+        kind => block::shared_member(kind).to_string(),
+    }
+}
+
+/// One pipeline of `seg`'s blocks as a top (`<prefix>_top`) with its parser, controls and
+/// deparser; no wrapper.
+pub(crate) fn pipeline(program: &Program, binding: &p4_arch::Binding, seg: &Segment, prefix: &str, name: &str, opts: &Options) -> Result<Design> {
+    let arch = binding.arch;
+    let layouts = Layouts::of(program);
+    let prefix = prefix.to_string();
     let tm = types::TypeMap::new(program, &["phv_t", "pkt_info_t", "locals_t", "stage_t"]);
-    let port_w = binding.port_width.unwrap_or(9);
+    let in_seg = |b: usize| seg.blocks.contains(&b);
 
     // Shared storage: the PHV members and, per block, which parameter positions map to them.
     let mut phv_members = Vec::new();
+    let mut held: Vec<Vec<block::HeldParam>> = vec![Vec::new(); arch.blocks.len()];
+    let mut pipeline_meta = Vec::new();
     for sp in arch.shared {
-        let ty = sp
-            .positions
+        let here: Vec<(usize, usize)> =
+            sp.positions.iter().enumerate().filter_map(|(b, pos)| Some((b, (*pos)?))).filter(|(b, _)| in_seg(*b)).collect();
+        if here.is_empty() {
+            continue;
+        }
+        let ty = here
             .iter()
-            .enumerate()
             .find_map(|(b, pos)| {
-                let pos = (*pos)?;
-                let block = block_of(program, binding.blocks.get(b)?);
-                let v = block.params.get(pos)?;
+                let block = block_of(program, binding.blocks.get(*b)?);
+                let v = block.params.get(*pos)?;
                 Some(block.vars[v.index()].ty.clone())
             })
             .ok_or_else(|| RtlError::global(format!("no block has the shared parameter `{}`", sp.name)))?;
-        phv_members.push((block::shared_member(sp.kind).to_string(), tm.sv(&ty)?));
+        let member = member_name(sp);
+        if sp.kind == SharedKind::Intrinsic {
+            pipeline_meta.push((format!("s.phv.{member}"), struct_name(program, &ty)));
+        }
+        phv_members.push((member.clone(), tm.sv(&ty)?));
+        for (b, pos) in here {
+            held[b].push(block::HeldParam { pos, kind: sp.kind, member: member.clone() });
+        }
     }
-    let shared_of = |b: usize| -> Vec<(usize, SharedKind)> {
-        arch.shared.iter().filter_map(|sp| sp.positions.get(b).copied().flatten().map(|pos| (pos, sp.kind))).collect()
+    // A block's own intrinsic inputs (parameters of an intrinsic struct the architecture does not
+    // share between blocks): a PHV member per struct, written before the parser runs.
+    for b in seg.blocks.clone() {
+        let block = block_of(program, &binding.blocks[b]);
+        for (pos, v) in block.params.iter().enumerate() {
+            let ty_name = struct_name(program, &block.vars[v.index()].ty);
+            if held[b].iter().any(|h| h.pos == pos) || !arch.is_intrinsic_struct(&ty_name) {
+                continue;
+            }
+            let member = format!("in_{}", names::ident(&ty_name));
+            if !phv_members.iter().any(|(m, _)| *m == member) {
+                phv_members.push((member.clone(), tm.sv(&block.vars[v.index()].ty)?));
+                pipeline_meta.push((format!("s.phv.{member}"), ty_name));
+            }
+            held[b].push(block::HeldParam { pos, kind: SharedKind::Intrinsic, member });
+        }
+    }
+    let shared_of = |b: usize| -> Vec<block::HeldParam> { held[b].clone() };
+    // Every intrinsic field of the pipeline playing `role`.
+    let meta_all = |role: MetaRole| -> Vec<String> {
+        let Some(f) = arch.field(role) else { return Vec::new() };
+        pipeline_meta.iter().filter(|(_, ty)| arch.holds(ty, role)).map(|(path, _)| format!("{path}.{}", names::ident(f))).collect()
     };
     let meta = |role: MetaRole| -> Result<String> {
-        let (_, f) = arch
-            .intrinsic
-            .iter()
-            .find(|(r, _)| *r == role)
-            .ok_or_else(|| RtlError::global(format!("the architecture has no {role:?} metadata")))?;
-        Ok(format!("s.phv.std.{}", names::ident(f)))
+        meta_all(role).into_iter().next().ok_or_else(|| RtlError::global(format!("the architecture has no {role:?} metadata")))
     };
     // A packet asking for its transmit time to be written into it needs the request carried from
     // the deparser to its port's timestamp unit (`p4f_timestamp`'s s_tx_ts_insert/offset); the
@@ -304,8 +376,22 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             arch.name
         )));
     }
-    let egress_spec = meta(MetaRole::EgressSpec)?;
-    let egress_port = meta(MetaRole::EgressPort)?;
+    let p4_arch::DropMarker::AllOnes(drop_role) = arch.drop;
+    let drop_field = meta(drop_role)?;
+    // What tdest carries, and its width (the top's port width: tuser and tdest have one width).
+    let (port_w, dest) = match &seg.kind {
+        SegmentKind::Whole => {
+            let port_w = binding.port_width.unwrap_or(9);
+            let egress_port = meta(MetaRole::EgressPort)?;
+            (port_w, format!("{port_w}'(in_phv.{})", egress_port.trim_start_matches("s.phv.")))
+        }
+        SegmentKind::First(d) => (d.width(), d.pack(&meta)?),
+        SegmentKind::Second(d) => (d.width(), format!("{}'(in_phv.{})", d.width(), meta(MetaRole::EgressPort)?.trim_start_matches("s.phv."))),
+    };
+    let (egress_spec, egress_port) = match seg.kind {
+        SegmentKind::Whole => (meta(MetaRole::EgressSpec)?, meta(MetaRole::EgressPort)?),
+        _ => (String::new(), String::new()),
+    };
 
     let mut generated = Vec::new();
     let mut hashes: BTreeSet<block::HashFn> = BTreeSet::new();
@@ -314,22 +400,25 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let mut latency = 0;
 
     // Parser.
-    let parser_b = arch
+    let parser_b = seg
         .blocks
-        .iter()
-        .position(|b| b.role == Role::Parser)
+        .clone()
+        .find(|&b| arch.blocks[b].kind == BlockKind::Parser)
         .ok_or_else(|| RtlError::global("the architecture has no parser"))?;
     let BlockRef::Parser(pid) = binding.blocks[parser_b] else {
         return Err(RtlError::global("the parser role is not a parser"));
     };
     let parser = &program.parsers[pid.index()];
     let mut pg = block::BlockGen::new(program, &tm, arch, &parser.block, &shared_of(parser_b))?;
+    pg.pipeline_meta = pipeline_meta.clone();
     let plan = parser::plan(&pg, parser)?;
     // The deparser's tail of headers nothing changes comes from the packet's own bytes.
-    let tail = match arch.blocks.iter().position(|b| b.role == Role::Deparser).map(|b| (b, binding.blocks[b].clone())) {
+    let dep_index = seg.blocks.end - 1;
+    let tail = match Some(dep_index).filter(|&b| arch.blocks[b].kind == BlockKind::Control).map(|b| (b, binding.blocks[b].clone())) {
         Some((b, BlockRef::Control(cid))) => {
             let dep = &program.controls[cid.index()];
             let mut dg = block::BlockGen::new(program, &tm, arch, &dep.block, &shared_of(b))?;
+            dg.pipeline_meta = pipeline_meta.clone();
             unchanged::analyse(&mut pg, parser, &plan, &mut dg, dep)?
         }
         _ => None,
@@ -359,12 +448,21 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     });
     pg.set_indent(2);
     let mut init = String::new();
-    for (role, value) in [(MetaRole::IngressPort, "in_port"), (MetaRole::PacketLength, "in_pkt_len")] {
-        if let Ok(path) = meta(role) {
+    let starts: Vec<(MetaRole, String)> = match &seg.kind {
+        SegmentKind::Whole => vec![(MetaRole::IngressPort, "in_port".into()), (MetaRole::PacketLength, "in_pkt_len".into())],
+        SegmentKind::First(_) => two_pipelines::first_starts(program, arch),
+        SegmentKind::Second(d) => d.second_starts(program, arch),
+    };
+    for (role, value) in starts {
+        for path in meta_all(role) {
             init.push_str(&format!("        {path} = $bits({path})'({value});\n"));
         }
     }
-    if let Ok(path) = meta(MetaRole::IngressTimestamp) {
+    if let SegmentKind::Second(d) = &seg.kind {
+        init.push_str(&d.unpack_handoffs());
+    }
+    let stamp = if matches!(seg.kind, SegmentKind::Second(_)) { MetaRole::EgressTimestamp } else { MetaRole::IngressTimestamp };
+    for path in meta_all(stamp) {
         init.push_str(&format!("        {}\n", us_assign(&path, "in_ts")));
     }
     let body = parser::body(&mut pg, parser, &plan, "st")?;
@@ -405,7 +503,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     // Controls in package order, the deparser last.
     let mut controls = Vec::new();
     let mut all_tables = Vec::new();
-    let mut tm_after = 0;
+    let mut tm_after = None;
     let mut deparser = None;
     let mut multicast = false;
     let mut next_register = 0u32;
@@ -424,13 +522,14 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let mut loops = false;
     let mut ingress_sets = Vec::new();
     let mut egress_sets = Vec::new();
-    for (b, role) in arch.blocks.iter().enumerate() {
+    for b in seg.blocks.clone() {
+        let role = &arch.blocks[b];
         if role.kind != BlockKind::Control {
             continue;
         }
         let BlockRef::Control(cid) = binding.blocks[b] else { continue };
         let control = &program.controls[cid.index()];
-        if role.role == Role::Deparser {
+        if b == dep_index {
             deparser = Some((b, control));
             continue;
         }
@@ -453,6 +552,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             &role_name,
             cid,
             &shared_of(b),
+            &pipeline_meta,
             opts.tables,
             &mut next_word,
             &mut next_register,
@@ -463,7 +563,9 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         }
         loops |= m.loops;
         if role.role == Role::Ingress {
-            tm_after = controls.len();
+            if matches!(seg.kind, SegmentKind::Whole) {
+                tm_after = Some(controls.len());
+            }
             clones = m.clones;
             ingress_sets = m.kept_sets.clone();
         }
@@ -510,6 +612,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     }
     let (dep_b, dep) = deparser.ok_or_else(|| RtlError::global("the architecture has no deparser"))?;
     let mut dg = block::BlockGen::new(program, &tm, arch, &dep.block, &shared_of(dep_b))?;
+    dg.pipeline_meta = pipeline_meta.clone();
     let dep_body = &dep.body[..tail.as_ref().map_or(dep.body.len(), |t| t.emit_stmts)];
     let hdr_bits = deparser::max_bits(&dg, dep_body)?;
     let hdr_bytes = hdr_bits.div_ceil(8).max(1);
@@ -528,8 +631,8 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             port_w,
             &body,
             &dg.locals,
-            &egress_spec,
-            &egress_port,
+            &drop_field,
+            &dest,
             top::PiExtras { clones: clones || e2e_sets.is_some(), truncates, loops, aborts },
             loops.then_some(p4_arch::MAX_LOOPS),
         ),
@@ -611,7 +714,8 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
             let field = path.trim_start_matches("s.");
             generated.iter().map(|(_, text)| text.matches(field).count()).sum::<usize>() <= 2
         }
-        Err(_) => true,
+        // No such field: counters read the length the packet came with (`pi.len`).
+        Err(_) => !generated.iter().any(|(_, text)| text.contains(block::PI_LENGTH_READ)),
     };
     let spec = top::TopSpec {
         cut_through,
@@ -681,6 +785,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
     let hw_modules = hw::closure(&hw_modules);
     let mut files: Vec<String> = hw_modules.iter().map(|m| format!("hw/{m}.sv")).collect();
     files.extend(generated.iter().map(|(n, _)| n.clone()));
+    let axil_addr_width = top::addr_width(next_word, top::STATUS_WORDS + register_access.as_ref().map_or(0, |r| r.data_words));
     let manifest = Manifest {
         top: format!("{prefix}_top"),
         program: name.to_string(),
@@ -708,6 +813,7 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         registers,
         register_access,
         control_words: next_word,
+        axil_addr_width,
         status: serde_json::json!({
             "stall_cycles": next_word.max(1) * 4,
             "drops": next_word.max(1) * 4 + 4,
@@ -719,10 +825,15 @@ pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design>
         files,
         notes,
     };
-    let _ = Type::Bool;
-    let mut design = Design { generated, hw_modules, manifest };
-    wrapper::apply(&mut design, &prefix, opts)?;
-    Ok(design)
+    Ok(Design { generated, hw_modules, manifest })
+}
+
+/// The name of the struct type `ty` names (empty for any other type).
+fn struct_name(program: &Program, ty: &Type) -> String {
+    match ty {
+        Type::Named(id) => program.types.get(id.index()).map_or(String::new(), |t| t.name().to_string()),
+        _ => String::new(),
+    }
 }
 
 fn block_of<'p>(p: &'p Program, b: &BlockRef) -> &'p p4_ir::Block {

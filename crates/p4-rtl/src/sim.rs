@@ -593,10 +593,10 @@ impl RtlSwitch {
     /// design builds it.
     /// The hardware array of a register or counter the pipeline uses (`None`: it has none).
     fn hw_register(&self, name: &str, kind: crate::block::RegisterKind) -> Option<(crate::RegisterHw, crate::RegisterAccess)> {
-        let access = self.manifest.register_access.as_ref()?;
         let regs: Vec<&crate::RegisterHw> = self.manifest.registers.iter().filter(|r| r.kind == kind).collect();
         let i = p4_ir::layout::resolve(regs.iter().map(|r| r.name.as_str()), name).ok()?;
-        Some((regs[i].clone(), access.clone()))
+        let access = self.access_of(regs[i])?;
+        Some((regs[i].clone(), access))
     }
 
     fn read_cell(&mut self, reg: &crate::RegisterHw, access: &crate::RegisterAccess, index: u64) -> Result<BigUint, ControlError> {
@@ -629,9 +629,14 @@ impl RtlSwitch {
     /// The direct counter array of table `i` (by position in `self.tables`), if it has one.
     fn direct_array(&self, i: usize) -> Option<(crate::RegisterHw, crate::RegisterAccess)> {
         let name = &self.tables[i].name;
-        let access = self.manifest.register_access.clone()?;
         let reg = self.manifest.registers.iter().find(|r| r.table.as_deref() == Some(name.as_str()))?.clone();
+        let access = self.access_of(&reg)?;
         Some((reg, access))
+    }
+
+    /// The register-access words that reach `reg`: its pipeline's.
+    fn access_of(&self, reg: &crate::RegisterHw) -> Option<crate::RegisterAccess> {
+        reg.access.clone().or_else(|| self.manifest.register_access.clone())
     }
 
     /// Each written entry's direct count (handle -> {packets, bytes} summed over its slots).

@@ -111,11 +111,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
             "{all_ports} ports do not fit the architecture's {port_w}-bit port numbers"
         )));
     }
-    // The register file's address width, as the top declares it: its map holds the control words
-    // (at least one), the status words and the register-read words.
-    let read_words = crate::top::STATUS_WORDS + m.register_access.as_ref().map_or(0, |r| r.data_words);
-    let map_bytes = (m.control_words.max(1) + read_words) * 4;
-    let addr_w = (32 - (map_bytes - 1).leading_zeros()).max(4);
+    let addr_w = m.axil_addr_width;
 
     let w = Wrapper {
         prefix,
