@@ -289,7 +289,7 @@ fn clone_i2e(s: &mut Suite) {
     let decls = r"
 header h_t {
     bit<8> op;     // 1: clone to session 8 and send to port 1; 2: clone and drop; 3: clone to session 9
-    bit<8> mark;   // ingress writes 0x11: the clone is the deparsed packet, so it has it too
+    bit<8> mark;   // ingress writes 0x11: the original has it, a clone (the packet as it arrived) not
     bit<8> epath;  // egress: path_code(packet path)
     bit<8> eport;  // egress: egress_port
     bit<8> tag;    // egress: the clone_i2e metadata the ingress deparser wrote (clones only)
@@ -335,7 +335,7 @@ apply {
     hdr.h.eport = (bit<8>) (PortIdUint_t) istd.egress_port;
 }
 ";
-    let mut p = Program::new("psa_clone_i2e", "CLONE_I2E: a clone of the deparsed packet with the clone_i2e metadata, made even when the original is dropped; a session can send to a multicast group", decls, ingress);
+    let mut p = Program::new("psa_clone_i2e", "CLONE_I2E: a clone of the packet as it arrived (no ingress changes) with the clone_i2e metadata, made even when the original is dropped; a session can send to a multicast group", decls, ingress);
     p.ingress_deparser = ingress_deparser;
     p.egress_parser = egress_parser;
     p.egress = egress;
@@ -346,15 +346,15 @@ apply {
     t.raw("# the original to port 1, the clone to port 5");
     t.packet(0, &h(&[(1, 8), (0, 32)]));
     t.expect(1, &h(&[(1, 8), (0x11, 8), (NORMAL_UNICAST, 8), (1, 8), (0, 8)]));
-    t.expect(5, &h(&[(1, 8), (0x11, 8), (CLONE_I2E, 8), (5, 8), (0x2e, 8)]));
+    t.expect(5, &h(&[(1, 8), (0, 8), (CLONE_I2E, 8), (5, 8), (0x2e, 8)]));
     t.raw("# the original dropped, the clone made");
     t.packet(0, &h(&[(2, 8), (0, 32)]));
-    t.expect(5, &h(&[(2, 8), (0x11, 8), (CLONE_I2E, 8), (5, 8), (0x2e, 8)]));
+    t.expect(5, &h(&[(2, 8), (0, 8), (CLONE_I2E, 8), (5, 8), (0x2e, 8)]));
     t.raw("# session 9: a clone per member of group 4");
     t.packet(0, &h(&[(3, 8), (0, 32)]));
     t.expect(1, &h(&[(3, 8), (0x11, 8), (NORMAL_UNICAST, 8), (1, 8), (0, 8)]));
-    t.expect(6, &h(&[(3, 8), (0x11, 8), (CLONE_I2E, 8), (6, 8), (0x2e, 8)]));
-    t.expect(7, &h(&[(3, 8), (0x11, 8), (CLONE_I2E, 8), (7, 8), (0x2e, 8)]));
+    t.expect(6, &h(&[(3, 8), (0, 8), (CLONE_I2E, 8), (6, 8), (0x2e, 8)]));
+    t.expect(7, &h(&[(3, 8), (0, 8), (CLONE_I2E, 8), (7, 8), (0x2e, 8)]));
     s.add(p, t);
 }
 

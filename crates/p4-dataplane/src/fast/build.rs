@@ -846,6 +846,12 @@ impl FastCompiler<'_, '_> {
             let eq = equal_headers(x, y)?;
             return Ok(Arc::new(move |_, c| u128::from(eq(c))));
         }
+        if let (Type::Varbit(_), ExprKind::Field(lh, _), ExprKind::Field(rh, _)) = (&l.ty, &l.kind, &r.kind) {
+            // Header varbit fields (always their header's last): equal lengths and bits.
+            let (x, y) = (self.header(b, lh)?, self.header(b, rh)?);
+            let eq = equal_varbits(x, y)?;
+            return Ok(Arc::new(move |_, c| u128::from(eq(c))));
+        }
         if let Type::Stack(..) = l.ty {
             // Element by element; the next indices do not count.
             let ((xs, _), (ys, _)) = (self.places.stack(self.cx, b, l)?, self.places.stack(self.cx, b, r)?);
@@ -2039,14 +2045,32 @@ fn member(e: &Expr, i: usize, ty: &Type) -> Expr {
 }
 
 /// `x == y` of two headers, as P4 compares them: both invalid, or both valid
-/// with the same bytes.
+/// with the same bytes (with a varbit field: the same fixed bytes, the same varbit length and
+/// bits; the varbit's bytes past its length are zero).
 fn equal_headers(x: Region, y: Region) -> R<impl Fn(&crate::fast::exec::Ctx) -> bool> {
-    if x.varbit.is_some() || y.varbit.is_some() || (x.len, x.bits) != (y.len, y.bits) {
-        return unsupported("comparison of headers with varbit fields or of other sizes");
+    if x.varbit.map(|v| v.max_len) != y.varbit.map(|v| v.max_len) || (x.len, x.bits) != (y.len, y.bits) {
+        return unsupported("comparison of headers of different sizes");
     }
+    let lengths = x.varbit.zip(y.varbit).map(|(vx, vy)| (vx.length_slot, vy.length_slot));
     Ok(move |c: &crate::fast::exec::Ctx| {
         let (vx, vy) = (c.wire_valid.has(x.index), c.wire_valid.has(y.index));
-        vx == vy && (!vx || c.wire[x.at..x.at + x.len] == c.wire[y.at..y.at + y.len])
+        let same_lengths = lengths.is_none_or(|(lx, ly)| c.get(lx) == c.get(ly));
+        vx == vy && (!vx || (same_lengths && c.wire[x.at..x.at + x.len] == c.wire[y.at..y.at + y.len]))
+    })
+}
+
+/// `x.v == y.v` of the trailing varbit fields of headers `x` and `y`: the same length and bits
+/// (the bytes past a varbit's length are zero, so all of its bytes compare).
+fn equal_varbits(x: Region, y: Region) -> R<impl Fn(&crate::fast::exec::Ctx) -> bool> {
+    let (Some(vx), Some(vy)) = (x.varbit, y.varbit) else {
+        return unsupported("comparison of varbit values outside a header's last field");
+    };
+    if vx.max_len != vy.max_len {
+        return unsupported("comparison of varbit fields of different maximum widths");
+    }
+    let (fx, fy) = (x.at + x.fixed_len(), y.at + y.fixed_len());
+    Ok(move |c: &crate::fast::exec::Ctx| {
+        c.get(vx.length_slot) == c.get(vy.length_slot) && c.wire[fx..fx + vx.max_len] == c.wire[fy..fy + vy.max_len]
     })
 }
 

@@ -3,7 +3,7 @@
 //! deparser; between them the packet is deparsed and parsed again, and only the handoff storage
 //! ([`p4_arch::SharedKind::Handoff`]: normal, clone, resubmit and recirculate metadata) carries
 //! over, so every pass starts from a zeroed frame with that storage restored. After ingress: a
-//! clone of the deparsed packet for the clone session if asked; then drop (the output metadata's
+//! clone of the packet as it arrived for the clone session if asked; then drop (the output metadata's
 //! default), resubmission of the packet as it arrived, a copy per member of a multicast group, or
 //! one copy to a port. After egress: a clone if asked; then drop, recirculation of the deparsed
 //! packet (a copy sent to the recirculation port), or out of its port.
@@ -93,8 +93,9 @@ impl Switch {
             let session = self.meta(INGRESS, MetaRole::CloneSession) as u32;
             self.trace::<T>(|| Event::Decision { decision: format!("clone session {session}") });
             let cut = self.replication.truncation(session);
+            // PSA: an ingress-to-egress clone is the packet as it arrived, with no ingress changes.
             for (rid, out_port) in self.mirror_targets(session) {
-                let data = self.spare.bytes(&[&deparsed]);
+                let data = self.spare.bytes(&[data]);
                 jobs.push_back(Job::Egress { data, port: out_port, kind: PacketInstance::IngressClone, rid, class: 0, handoff: handoff.clone(), depth, cut });
             }
         }

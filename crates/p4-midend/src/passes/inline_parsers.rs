@@ -14,8 +14,9 @@
 //! copies back even then. An `out` argument is reset at the call as its copy-in did (headers
 //! invalidated, stacks emptied with `pop_front(N)`, bits zeroed, recursively through structs); an
 //! `out` parameter holding an enum, an error or a varbit outside a header is not supported yet, and
-//! such a sub-parser stays. Only sub-parsers
-//! applied exactly once, at the top level of a state's statements, are inlined.
+//! such a sub-parser stays. Only applies at the top level of a state's statements are inlined; a
+//! sub-parser applied in several states is inlined at each (a copy of its states and frame per
+//! apply) unless it owns actions or functions.
 
 use crate::frame::{copy_ins, move_frame, rehome_callables};
 use crate::util::{is_static_place, may_overlap};
@@ -39,7 +40,10 @@ impl Pass for InlineParsers {
         while let Some(site) = next_site(program, &removed) {
             let callee = site.callee;
             inline_one(program, site);
-            removed.push(callee);
+            // A sub-parser applied in several places goes once its last apply is inlined.
+            if !all_applies(program).iter().any(|a| a.3 == callee && !removed.contains(&a.0)) {
+                removed.push(callee);
+            }
         }
         remove_parsers(program, &removed);
         Ok(())
@@ -108,7 +112,12 @@ fn next_site(program: &Program, removed: &[ParserId]) -> Option<Site> {
         if removed.contains(caller) || caller == callee || top.contains(callee) {
             continue;
         }
-        if applies.iter().filter(|a| a.3 == *callee).count() != 1 {
+        // Applied in several places, each apply gets its own copy of the states and the frame
+        // (parser locals live for one apply); the callee's actions and functions would be shared
+        // by the copies, so such a sub-parser is inlined only where it is applied once.
+        let owns_callables = program.actions.iter().any(|a| a.block == BlockRef::Parser(*callee))
+            || program.functions.iter().any(|f| f.block == BlockRef::Parser(*callee));
+        if owns_callables && applies.iter().filter(|a| a.3 == *callee).count() != 1 {
             continue;
         }
         let Some(binding) = binding(program, *callee, args) else { continue };
@@ -240,8 +249,16 @@ fn inline_one(program: &mut Program, site: Site) {
     };
     caller.states.extend(new_states);
     caller.states.push(cont_state);
-    caller.externs.extend(sub.externs.iter().copied());
-    caller.value_sets.extend(sub.value_sets.iter().copied());
+    for e in &sub.externs {
+        if !caller.externs.contains(e) {
+            caller.externs.push(*e);
+        }
+    }
+    for v in &sub.value_sets {
+        if !caller.value_sets.contains(v) {
+            caller.value_sets.push(*v);
+        }
+    }
 }
 
 /// Statements that put `place` in the state an `out` parameter starts in (the dataplane zeroes it):

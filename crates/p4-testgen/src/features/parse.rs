@@ -4,7 +4,7 @@
 use super::{Program, Stf, Suite};
 use crate::packet::{h, hx};
 
-pub(super) const ALL: &[fn(&mut Suite)] = &[header_validity, header_stack, header_union, varbit,
+pub(super) const ALL: &[fn(&mut Suite)] = &[header_validity, header_stack, header_union, varbit, varbit_compare,
                                              lookahead_advance, parser_errors, select_cases, value_set];
 
 /// Appends `packet 0 IN` and `expect PORT OUT`, both given as hex text.
@@ -249,6 +249,58 @@ apply {
     t.comment("9 bytes > varbit<64>: HeaderTooShort; only len was extracted");
     io(&mut t, "09010203040506070809 20", 2, "EE010203040506070809 20");
     s.stf("varbit", t);
+}
+
+fn varbit_compare(s: &mut Suite) {
+    let decls = r"
+header len_t { bit<8> a; bit<8> b; }   // bytes of x and of y
+header opt_t { varbit<32> data; }
+header res_t {
+    bit<8> eq;    // 1: x.data == y.data
+    bit<8> heq;   // 1: x == y (whole headers); | 0x10: a copy of x equals x
+}
+struct headers_t {
+    len_t len;
+    opt_t x;
+    opt_t y;
+    res_t res;
+}
+struct meta_t { }
+";
+    let parser = r"
+state start {
+    pkt.extract(hdr.len);
+    pkt.extract(hdr.x, ((bit<32>)hdr.len.a) << 3);
+    pkt.extract(hdr.y, ((bit<32>)hdr.len.b) << 3);
+    pkt.extract(hdr.res);
+    transition accept;
+}
+";
+    let ingress = r"
+apply {
+    opt_t copy = hdr.x;
+    hdr.res.eq = hdr.x.data == hdr.y.data ? 8w1 : 8w0;
+    hdr.res.heq = hdr.x == hdr.y ? 8w1 : 8w0;
+    if (copy == hdr.x && copy.data == hdr.x.data) {
+        hdr.res.heq = hdr.res.heq | 0x10;
+    }
+    sm.egress_spec = 1;
+}
+";
+    s.program(Program::new("varbit_compare", "varbit fields and headers with them compared: equal lengths and equal bits",
+                           decls, ingress)
+        .parser(parser)
+        .deparser("pkt.emit(hdr.len);\npkt.emit(hdr.x);\npkt.emit(hdr.y);\npkt.emit(hdr.res);"));
+    let mut t = Stf::new("varbit_compare: lengths a and b, x (a bytes), y (b bytes), then the results");
+    t.comment("the same two bytes: equal fields, equal headers");
+    io(&mut t, "0202 AABB AABB 0000", 1, "0202 AABB AABB 0111");
+    t.comment("one bit differs: neither equal");
+    io(&mut t, "0202 AABB AABC 0000", 1, "0202 AABB AABC 0010");
+    t.comment("AA and AA00: the same bits once padded, but lengths 8 and 16: not equal");
+    io(&mut t, "0102 AA AA00 0000", 1, "0102 AA AA00 0010");
+    t.comment("both empty: equal");
+    io(&mut t, "0000 0000", 1, "0000 0111");
+    s.stf("varbit_compare", t);
 }
 
 fn lookahead_advance(s: &mut Suite) {
