@@ -1100,11 +1100,21 @@ fn next_idle(h: &Harness, stream: &mut Stream, wait: std::time::Duration) -> Opt
 
 #[test]
 fn an_entry_left_unhit_past_its_idle_timeout_is_reported_once_until_hit_again() {
+    idle_timeouts_reported_once_until_hit_again("p4runtime_idle.p4");
+}
+
+/// The same with PSA's `psa_idle_timeout = PSA_IdleTimeout_t.NOTIFY_CONTROL` table property.
+#[test]
+fn a_psa_entry_left_unhit_past_its_idle_timeout_is_reported_once_until_hit_again() {
+    idle_timeouts_reported_once_until_hit_again("p4runtime_idle_psa.p4");
+}
+
+fn idle_timeouts_reported_once_until_hit_again(program: &str) {
     use p4v1::update::Type::Insert;
     use std::time::Duration;
     let h = start();
     let mut client = h.client();
-    let (mut stream, info) = with_program(&h, &mut client, &fixture("p4runtime_idle.p4"));
+    let (mut stream, info) = with_program(&h, &mut client, &fixture(program));
     let (flows, plain) = (id(&info, "I.flows"), id(&info, "I.plain"));
     let entry = |table_id, dst: u8, idle: Duration| p4v1::TableEntry {
         table_id,

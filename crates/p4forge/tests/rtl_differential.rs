@@ -48,7 +48,7 @@ static MODELS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn stf_pairs() -> Vec<(PathBuf, PathBuf)> {
     let mut out = Vec::new();
-    for dir in ["examples", "tests/stf"] {
+    for dir in ["examples", "tests/stf", "tests/stf-psa"] {
         let mut stack = vec![root().join(dir)];
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(&d).unwrap().flatten() {
@@ -128,8 +128,9 @@ fn stf_programs_match_on_rtl() {
 /// The same STF tests inside the whole switch (`--arch switch --ports 8`: RX queues in the MACs'
 /// clocks, the arbiter, the pipeline, the shared buffer, TX queues), driven through its per-port
 /// MACs, pass as on the software target: forwarding and routing (l2l3, LPM), multicast, clones,
-/// truncation, and table entries rewritten between packets (on the block-RAM TCAM, through the
-/// register file's hold).
+/// truncation, table entries rewritten between packets (on the block-RAM TCAM, through the
+/// register file's hold), and PSA's two pipelines (unicast and drop; counters in both, read
+/// through each pipeline's half of the register map).
 #[test]
 fn stf_programs_match_inside_the_switch() {
     if !setup() {
@@ -138,7 +139,15 @@ fn stf_programs_match_inside_the_switch() {
     let _lock = MODELS.lock().unwrap_or_else(|e| e.into_inner());
     let opts = p4_rtl::Options { arch: p4_rtl::wrapper::Arch::Switch, ports: 8, ..Default::default() };
     let mut failures = Vec::new();
-    for stf in ["examples/l2l3/l2l3.stf", "tests/stf/multicast.stf", "tests/stf/clone.stf", "tests/stf/control_plane_updates.stf", "tests/stf/truncate.stf"] {
+    for stf in [
+        "examples/l2l3/l2l3.stf",
+        "tests/stf/multicast.stf",
+        "tests/stf/clone.stf",
+        "tests/stf/control_plane_updates.stf",
+        "tests/stf/truncate.stf",
+        "tests/stf-psa/psa_unicast.stf",
+        "tests/stf-psa/psa_counters.stf",
+    ] {
         let stf = root().join(stf);
         let p4 = stf.with_extension("p4");
         let commands = p4_stf::parse_stf(&std::fs::read_to_string(&stf).unwrap()).unwrap();
@@ -384,8 +393,8 @@ fn random_traffic_matches_on_rtl() {
 
 /// `verilator --lint-only -Wall` is clean on the generated code of every example (warnings fail
 /// it), and of the STF programs that exercise the traffic manager (multicast, clones, resubmit,
-/// recirculate, truncate), the register map (registers, counters), value sets and aggregate
-/// comparisons.
+/// recirculate, truncate), the register map (registers, counters), value sets, aggregate
+/// comparisons and PSA's two chained pipelines.
 #[test]
 fn generated_code_is_lint_clean() {
     if !setup() {
@@ -406,6 +415,8 @@ fn generated_code_is_lint_clean() {
         "tests/stf/value_set.p4",
         "tests/stf/truncate.p4",
         "tests/stf/counters.p4",
+        "tests/stf-psa/psa_unicast.p4",
+        "tests/stf-psa/psa_counters.p4",
     ];
     for program in programs {
         let out = std::env::temp_dir().join(format!("p4forge-lint-{}-{}", std::process::id(), linted.len()));
