@@ -87,63 +87,9 @@ module tb_p4f_axil_split;
         for (int i = 0; i < 2; i++) hold[i] <= hold[i] ? hold_rng.below(4) != 0 : hold_rng.below(12) == 0;
     end
 
-    // A response held back by backpressure must stay, unchanged, until taken.
-    logic b_stalled, r_stalled;
-    logic [1:0] b_prev;
-    logic [DATA_W+1:0] r_prev;
-    always @(posedge clk) begin
-        if (!rst && b_stalled) check(bvalid && bresp == b_prev, "write response changed while stalled");
-        if (!rst && r_stalled) check(rvalid && {rresp, rdata} == r_prev, "read response changed while stalled");
-        b_stalled <= !rst && bvalid && !bready;
-        r_stalled <= !rst && rvalid && !rready;
-        b_prev <= bresp;
-        r_prev <= {rresp, rdata};
-    end
-
-    longint unsigned cycle = 0;
-    always @(posedge clk) begin
-        cycle <= cycle + 1;
-        if (cycle > 200 * OPS) $fatal(1, "FAIL tb_p4f_axil_split: timeout after %0d cycles (a handshake never completed)", cycle);
-    end
-
-    task automatic send_aw(input logic [SEL_BIT:0] a);
-        repeat (aw_rng.below(4)) @(negedge clk);
-        awaddr = a; awvalid = 1'b1;
-        @(posedge clk);
-        while (!awready) @(posedge clk);
-        @(negedge clk) awvalid = 1'b0;
-    endtask
-
-    task automatic send_w(input logic [DATA_W-1:0] d, input logic [STRB_W-1:0] s);
-        repeat (w_rng.below(4)) @(negedge clk);
-        wdata = d; wstrb = s; wvalid = 1'b1;
-        @(posedge clk);
-        while (!wready) @(posedge clk);
-        @(negedge clk) wvalid = 1'b0;
-    endtask
-
-    task automatic axil_write(input logic [SEL_BIT:0] a, input logic [DATA_W-1:0] d,
-                              input logic [STRB_W-1:0] s, output logic [1:0] resp);
-        fork
-            send_aw(a);
-            send_w(d, s);
-        join
-        while (!(bvalid && bready)) @(posedge clk);
-        resp = bresp;
-        @(negedge clk);
-    endtask
-
-    task automatic axil_read(input logic [SEL_BIT:0] a, output logic [DATA_W-1:0] d, output logic [1:0] resp);
-        repeat (rng.below(3)) @(negedge clk);
-        araddr = a; arvalid = 1'b1;
-        @(posedge clk);
-        while (!arready) @(posedge clk);
-        @(negedge clk) arvalid = 1'b0;
-        while (!(rvalid && rready)) @(posedge clk);
-        d = rdata;
-        resp = rresp;
-        @(negedge clk);
-    endtask
+    localparam string TB_NAME = "tb_p4f_axil_split";
+    localparam int AXIL_ADDR_W = SEL_BIT + 1;
+    `include "p4f_tb_axil_master.svh"
 
     logic [DATA_W-1:0] model_a [REGS_A];
     logic [DATA_W-1:0] model_b [REGS_B];
