@@ -285,6 +285,13 @@ fn refuse_outside_subset(program: &Program, binding: &Binding, loop_port: u32) -
             if call.args.iter().any(|a| a.direction == p4_ir::Direction::In && self.is_loop_port(&a.expr)) {
                 self.recirculates(call.span);
             }
+            // An action that asks (PSA's `multicast(ostd, group)`, written in psa.p4) is refused
+            // where the program calls it.
+            if let (None, p4_ir::Callee::Action(a)) = (&self.found, &call.callee) {
+                let mut inner = Finder { program: self.program, arch: self.arch, loop_port: self.loop_port, found: None };
+                inner.visit_stmts(&self.program.actions[a.index()].body);
+                self.found = inner.found.map(|(_, message)| (call.span, message));
+            }
             p4_ir::visit::walk_call(self, call);
         }
         fn visit_stmt(&mut self, stmt: &'a Stmt) {
