@@ -1092,10 +1092,12 @@ impl<'a> Sema<'a> {
     }
 
     fn check_extern_decl(&mut self, e: &'a ast::ExternDecl, _idx: usize) {
-        // Methods may be overloaded by number of parameters; constructors also, with the same
-        // number, by parameter names (spec, Extern objects). p4c refuses two methods with the
-        // same name and number of parameters as ambiguous even when the names differ.
-        let mut seen: Vec<(&str, usize, Vec<&str>)> = vec![];
+        // Methods and constructors may be overloaded by number of parameters and, with the same
+        // number, by parameter names: a call tells them apart by its argument names (spec, Extern
+        // objects). Two with the same names cannot be told apart by any call. A generic method
+        // shares its name and number of parameters with no other (as the reference compiler
+        // requires: its argument types are not known before the call).
+        let mut seen: Vec<(&str, usize, Vec<&str>, bool)> = vec![];
         for m in &e.methods {
             // A method's type parameter may not reuse a name of the extern's (p4c refuses it).
             for tp in &m.proto.type_params {
@@ -1103,11 +1105,13 @@ impl<'a> Sema<'a> {
                     self.error(tp.span, format!("type parameter `{}` of method `{}` shadows the type parameter `{}` of extern `{}`", tp.name, m.proto.name.name, tp.name, e.name.name));
                 }
             }
-            let mut names: Vec<&str> = if m.proto.ret.is_none() { m.proto.params.iter().map(|p| p.name.name.as_str()).collect() } else { vec![] };
+            let mut names: Vec<&str> = m.proto.params.iter().map(|p| p.name.name.as_str()).collect();
             names.sort();
-            let key = (m.proto.name.name.as_str(), m.proto.params.len(), names);
-            if seen.contains(&key) {
-                self.error(m.proto.name.span, format!("duplicate method `{}` with {} parameter(s) in extern `{}`", key.0, key.1, e.name.name));
+            let key = (m.proto.name.name.as_str(), m.proto.params.len(), names, !m.proto.type_params.is_empty());
+            let clash = seen.iter().find(|s| s.0 == key.0 && s.1 == key.1 && (s.2 == key.2 || s.3 || key.3));
+            if let Some(other) = clash {
+                let why = if other.2 == key.2 { "and the same parameter names: no call could tell them apart" } else { "where one is generic" };
+                self.error(m.proto.name.span, format!("duplicate method `{}` with {} parameter(s) {why} in extern `{}`", key.0, key.1, e.name.name));
             }
             seen.push(key);
             if m.proto.ret.is_none() && !m.proto.type_params.is_empty() {

@@ -228,7 +228,12 @@ impl<'a> Sema<'a> {
             let required = p.params.iter().filter(|x| x.default.is_none() && !x.annotations.iter().any(|a| a.name.name == "optional")).count();
             nargs >= required && nargs <= p.params.len()
         };
-        match cands.iter().find(|p| p.params.len() == nargs).or_else(|| cands.iter().find(|p| fits(p))) {
+        let exact: Vec<&'a ast::FunctionProto> = cands.iter().copied().filter(|p| p.params.len() == nargs).collect();
+        if exact.len() > 1 {
+            self.error(span, format!("call of `{what}` is ambiguous: {} overloads take {nargs} argument(s); name the arguments to pick one", exact.len()));
+            return Err(());
+        }
+        match exact.first().or_else(|| cands.iter().find(|p| fits(p))) {
             Some(p) => Ok(p),
             None => {
                 let counts: Vec<String> = cands.iter().map(|p| p.params.len().to_string()).collect();
