@@ -56,6 +56,11 @@ pub struct BatchPacket {
     pub port: u32,
     pub start: usize,
     pub len: usize,
+    /// Where the packet asked for its transmit time to be written as it leaves (the
+    /// architecture's transmit-timestamp request, OP4T's `tx_ts` and `ts_pos`): 8 bytes,
+    /// big-endian, p4forge's time format ([`p4_ir::time`]), from this byte offset;
+    /// [`BatchOut::write_tx_stamps`] writes them.
+    pub tx_stamp_at: Option<u16>,
 }
 
 /// A dropped copy of the input packet `input`.
@@ -105,20 +110,43 @@ impl BatchOut {
     pub fn push_output(&mut self, input: u32, port: u32, data: &[u8]) {
         let start = self.bytes.len();
         self.bytes.extend_from_slice(data);
-        self.packets.push(BatchPacket { input, port, start, len: data.len() });
+        self.packets.push(BatchPacket { input, port, start, len: data.len(), tx_stamp_at: None });
     }
 
     /// Records as an output packet of the current input the bytes appended to `bytes` since
     /// `start` (a deparser that wrote straight into the batch's buffer).
     pub(crate) fn push_written(&mut self, port: u32, start: usize) {
         let start = start.min(self.bytes.len());
-        self.packets.push(BatchPacket { input: self.input, port, start, len: self.bytes.len() - start });
+        self.packets.push(BatchPacket { input: self.input, port, start, len: self.bytes.len() - start, tx_stamp_at: None });
     }
 
     /// Records as an output packet of the current input `len` bytes of `bytes` from `start` (a
     /// writer that had the buffer lent while it wrote them).
     pub(crate) fn push_range(&mut self, port: u32, start: usize, len: usize) {
-        self.packets.push(BatchPacket { input: self.input, port, start, len });
+        self.packets.push(BatchPacket { input: self.input, port, start, len, tx_stamp_at: None });
+    }
+
+    /// Asks for the transmit time of the output packet appended last to be written into it at
+    /// byte `offset` (see [`BatchPacket::tx_stamp_at`]).
+    pub(crate) fn ask_tx_stamp(&mut self, offset: u16) {
+        if let Some(p) = self.packets.last_mut() {
+            p.tx_stamp_at = Some(offset);
+        }
+    }
+
+    /// Writes each output packet's transmit time where it asked for it: `time_ns(input)` of its
+    /// input packet, in p4forge's time format, 8 bytes big-endian from its offset. As a port's
+    /// timestamp unit does, bytes past the packet's end are not written (it is not lengthened).
+    pub fn write_tx_stamps(&mut self, time_ns: impl Fn(u32) -> u64) {
+        for p in &self.packets {
+            let Some(at) = p.tx_stamp_at else { continue };
+            let stamp = p4_ir::time::stamp(time_ns(p.input)).to_be_bytes();
+            let at = usize::from(at);
+            let fits = stamp.len().min(p.len.saturating_sub(at));
+            if let Some(bytes) = self.bytes.get_mut(p.start + at..p.start + at + fits) {
+                bytes.copy_from_slice(&stamp[..fits]);
+            }
+        }
     }
 
     /// Appends an output packet of the current input: `parts` back to back, cut to `truncate` bytes.
@@ -130,7 +158,7 @@ impl BatchOut {
         if let Some(n) = truncate {
             self.bytes.truncate(start + (n as usize).min(self.bytes.len() - start));
         }
-        self.packets.push(BatchPacket { input: self.input, port, start, len: self.bytes.len() - start });
+        self.packets.push(BatchPacket { input: self.input, port, start, len: self.bytes.len() - start, tx_stamp_at: None });
     }
 
     pub(crate) fn push_drop(&mut self, reason: DropReason) {
@@ -153,9 +181,9 @@ mod tests {
         assert_eq!(
             out.packets,
             vec![
-                BatchPacket { input: 0, port: 3, start: 0, len: 5 },
-                BatchPacket { input: 1, port: 4, start: 5, len: 3 },
-                BatchPacket { input: 1, port: 5, start: 8, len: 1 },
+                BatchPacket { input: 0, port: 3, start: 0, len: 5, tx_stamp_at: None },
+                BatchPacket { input: 1, port: 4, start: 5, len: 3, tx_stamp_at: None },
+                BatchPacket { input: 1, port: 5, start: 8, len: 1, tx_stamp_at: None },
             ]
         );
         assert_eq!(out.data(&out.packets[1]), &[6, 7, 8]);
@@ -163,5 +191,27 @@ mod tests {
         out.clear();
         assert!(out.bytes.is_empty() && out.packets.is_empty());
         assert_eq!(out.bytes.capacity(), capacity);
+    }
+
+    #[test]
+    fn transmit_stamps_go_where_each_packet_asked_and_never_past_its_end() {
+        let mut out = BatchOut::default();
+        out.push_packet(0, [&[0xaa; 12], &[]], None);
+        out.ask_tx_stamp(2);
+        out.input = 1;
+        out.push_packet(1, [&[0xbb; 4], &[]], None);
+        out.input = 2;
+        out.push_packet(2, [&[0xcc; 10], &[]], None);
+        out.ask_tx_stamp(6);
+        out.push_packet(3, [&[0xdd; 3], &[]], None);
+        out.ask_tx_stamp(40);
+        // 1,234,567 ns = 1234 us and 567 ns: (1234 << 10) | 567 = 0x13_4A37.
+        out.write_tx_stamps(|input| 1_234_567 + u64::from(input));
+        assert_eq!(out.data(&out.packets[0]), &[0xaa, 0xaa, 0, 0, 0, 0, 0, 0x13, 0x4a, 0x37, 0xaa, 0xaa]);
+        assert_eq!(out.data(&out.packets[1]), &[0xbb; 4]);
+        // Input 2's time, 0x13_4A39, cut after the packet's last byte.
+        assert_eq!(out.data(&out.packets[2]), &[0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0, 0, 0, 0]);
+        assert_eq!(out.data(&out.packets[3]), &[0xdd; 3]);
+        assert_eq!(out.packets.iter().map(|p| p.tx_stamp_at).collect::<Vec<_>>(), [Some(2), None, Some(6), Some(40)]);
     }
 }

@@ -64,7 +64,7 @@ pub mod table;
 pub mod trace;
 mod wide;
 
-pub use switch::{CodeClass, Mirror, Switch, MAX_LOOPS};
+pub use switch::{CodeClass, Mirror, Switch, TxClock, MAX_LOOPS};
 
 /// Why a program cannot run on this dataplane: what, and where in the program when known.
 ///

@@ -116,6 +116,20 @@ pub struct Switch {
     spare: Spare,
     /// The work queue of a packet of a package with two pipelines (kept to reuse its buffer).
     two_jobs: VecDeque<two_pipelines::Job>,
+    /// The time a packet that asks for its transmit time gets ([`Switch::set_tx_clock`]).
+    tx_clock: TxClock,
+}
+
+/// Where the transmit time written into a packet that asks for it comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TxClock {
+    /// Its input packet's arrival time (no queueing is modelled): files in, files out, the same
+    /// bytes on every run.
+    #[default]
+    Arrival,
+    /// The caller's: it writes them ([`BatchOut::write_tx_stamps`]) as it hands the packets to
+    /// their ports, from the clock its arrival times come from (live ports).
+    Caller,
 }
 
 fn enum_member_name(ir: &p4_ir::Program, v: &p4_ir::Value) -> Option<String> {
@@ -230,6 +244,7 @@ impl Switch {
             externs,
             value_sets: vec![Vec::new(); program.value_sets.len()],
             now_us: 0,
+            now_ns: 0,
             rng: 0x5eed,
             fx: Effects::default(),
             log: Vec::new(),
@@ -246,7 +261,7 @@ impl Switch {
             frame_tidy: false,
         };
         let catalog = p4_control::Catalog::of(&program, &prog.layouts).map_err(DataplaneError::unsupported)?;
-        let mut sw = Switch { ir: program.clone(), prog, ctx, catalog, replication: Default::default(), sizes_enforced: true, one: BatchOut::default(), jobs: VecDeque::new(), saved: Default::default(), spare: Spare::default(), two_jobs: VecDeque::new() };
+        let mut sw = Switch { ir: program.clone(), prog, ctx, catalog, replication: Default::default(), sizes_enforced: true, one: BatchOut::default(), jobs: VecDeque::new(), saved: Default::default(), spare: Spare::default(), two_jobs: VecDeque::new(), tx_clock: TxClock::Arrival };
         sw.install_program_entries()?;
         Ok(sw)
     }
@@ -621,6 +636,9 @@ impl Switch {
             return;
         }
         res.push_packet(port, [headers, tail], c.fx.truncate);
+        if let Some(at) = p.tx_stamp_request(c) {
+            res.ask_tx_stamp(at);
+        }
         if let (true, Some(trace), Some(out)) = (T, c.trace.as_mut(), res.packets.last()) {
             trace.push(Event::Output { port, length: out.len });
         }
@@ -702,6 +720,20 @@ impl Switch {
     /// Processes `batch` in order, each packet (and everything it causes) to completion, and writes
     /// what came of it into `out` (cleared first; reuse it across batches: see [`crate::batch`]).
     pub fn process_batch(&mut self, batch: &[PacketIn<'_>], out: &mut BatchOut) {
+        self.run_batch(batch, out);
+        if self.tx_clock == TxClock::Arrival && out.packets.iter().any(|p| p.tx_stamp_at.is_some()) {
+            out.write_tx_stamps(|input| batch.get(input as usize).map_or(0, |p| p.now_ns));
+        }
+    }
+
+    /// Where the transmit time written into a packet that asks for it comes from (the
+    /// architecture's transmit-timestamp request; OP4T's `tx_ts`).
+    pub fn set_tx_clock(&mut self, clock: TxClock) {
+        self.tx_clock = clock;
+    }
+
+    /// [`Switch::process_batch`] but for the transmit timestamps.
+    fn run_batch(&mut self, batch: &[PacketIn<'_>], out: &mut BatchOut) {
         out.clear();
         // Traced or not is decided once per batch: an untraced switch runs code with no test of the
         // trace in it.
@@ -848,6 +880,7 @@ impl Switch {
             return;
         }
         self.ctx.now_us = packet.now_ns / 1000;
+        self.ctx.now_ns = packet.now_ns;
         if self.prog.two_pipelines.is_some() {
             self.two_pipelines::<T>(packet, res);
         } else {

@@ -444,7 +444,7 @@ Pkg(MyP()) main;
     let err = p4_dataplane::Switch::new(std::sync::Arc::new(program)).err();
     assert_eq!(
         err.map(|e| e.to_string()),
-        Some("unsupported by the software dataplane: package `Pkg`: only V1Switch (v1model) and PSA_Switch (psa) programs run on this dataplane".to_string())
+        Some("unsupported by the software dataplane: package `Pkg`: only V1Switch (v1model), PSA_Switch (psa) and OP4T (op4t) programs run on this dataplane".to_string())
     );
 }
 

@@ -9,12 +9,13 @@
 //! `p4-arch` crate is the architecture layer's front door for back ends: it re-exports these
 //! types, finds a program's architecture ([`of_package`]) and binds it to the program (block
 //! instances by role, port width). [`psa`] is the second description, a sibling of [`v1model`]
-//! with another [`TrafficManager`].
+//! with another [`TrafficManager`]; [`op4t`] the seed's timestamping NIC.
 //!
 //! Invariants: every `&'static str` here is a name as the architecture's P4 include file spells it;
 //! [`Architecture::blocks`] is in the order of the package's parameters (nested packages
 //! depth-first); each [`SharedParam::positions`] has one entry per block.
 
+pub mod op4t;
 pub mod psa;
 pub mod v1model;
 
@@ -22,7 +23,7 @@ use crate::layout::ObjectKind;
 use crate::{Direction, Program, Type, TypeDef};
 
 /// Every architecture p4forge knows, looked up by package type name.
-pub static ALL: &[&Architecture] = &[&v1model::V1MODEL, &psa::PSA];
+pub static ALL: &[&Architecture] = &[&v1model::V1MODEL, &psa::PSA, &op4t::OP4T];
 
 /// The architecture whose package type is `package` (e.g. `V1Switch`).
 pub fn of_package(package: &str) -> Option<&'static Architecture> {
@@ -259,11 +260,14 @@ pub enum MetaRole {
     TxTimestamp,
     /// The byte offset in the packet as it leaves where those 8 bytes go (OP4T: `ts_pos`).
     TxTimestampOffset,
+    /// The time the packet's first byte arrived at its port, 64 bits in p4forge's time format
+    /// ([`crate::time`]; OP4T's `t1`), as a port's timestamp unit takes it.
+    RxTimestamp,
 }
 
 impl MetaRole {
     /// Every role, in declaration order (`role as usize` indexes it).
-    pub const ALL: [MetaRole; 23] = [
+    pub const ALL: [MetaRole; 24] = [
         MetaRole::IngressPort,
         MetaRole::EgressSpec,
         MetaRole::EgressPort,
@@ -287,6 +291,7 @@ impl MetaRole {
         MetaRole::ClassOfService,
         MetaRole::TxTimestamp,
         MetaRole::TxTimestampOffset,
+        MetaRole::RxTimestamp,
     ];
     /// How many roles there are (a back end keeps one slot per role in an array of this length).
     pub const COUNT: usize = MetaRole::ALL.len();

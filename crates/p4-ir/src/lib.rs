@@ -24,6 +24,7 @@ pub mod cfg;
 pub mod layout;
 pub mod printer;
 pub mod text;
+pub mod time;
 pub mod verify;
 pub mod visit;
 

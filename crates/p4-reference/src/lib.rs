@@ -141,6 +141,8 @@ pub struct Interpreter {
     pub(crate) direct_colours: BTreeMap<usize, u128>,
     pub(crate) rng: u64,
     pub(crate) now_us: u64,
+    /// The packet's arrival time in nanoseconds (`now_us` is its microseconds).
+    pub(crate) now_ns: u64,
     pub(crate) state: PacketState,
     pub(crate) fx: Effects,
     /// Bits the deparser emitted.
@@ -193,6 +195,7 @@ impl Interpreter {
             direct_colours: BTreeMap::new(),
             rng: 0x5eed,
             now_us: 0,
+            now_ns: 0,
             state,
             fx: Effects::default(),
             emitted: Vec::new(),

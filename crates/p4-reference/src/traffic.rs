@@ -49,6 +49,7 @@ impl Interpreter {
             return Injected { outputs: out.outputs, drops: out.drops, ..Injected::default() };
         }
         self.now_us = now_ns / 1000;
+        self.now_ns = now_ns;
         let mut jobs = VecDeque::new();
         let normal = self.arch.instance_value(PacketInstance::Normal);
         self.ingress(data, port, normal, None, 0, &mut out, &mut jobs);
@@ -117,6 +118,7 @@ impl Interpreter {
         self.meta_set(MetaRole::PacketLength, data.len() as u128);
         self.meta_set(MetaRole::InstanceType, u128::from(instance));
         self.meta_set(MetaRole::IngressTimestamp, u128::from(self.now_us) & ((1 << 48) - 1));
+        self.meta_set(MetaRole::RxTimestamp, u128::from(p4_ir::time::stamp(self.now_ns)));
         let Some(pid) = self.binding.parser(Role::Parser) else { return Ok(()) };
         let program = self.program.clone();
         let parser = &program.parsers[pid.index()];
@@ -239,7 +241,10 @@ impl Interpreter {
             (a, b) => a.or(b),
         };
         self.fx = Effects { truncate, ..Effects::default() };
-        let egress = self.blocks_between(Some(Role::Ingress), Some(Role::Egress));
+        // Without an egress control (OP4T's one processor) nothing runs between the traffic
+        // manager and the deparser.
+        let has_egress = self.arch.block_index(Role::Egress).is_some();
+        let egress = if has_egress { self.blocks_between(Some(Role::Ingress), Some(Role::Egress)) } else { Vec::new() };
         if let Err(why) = self.run_controls(&egress) {
             self.abort(why, out);
             return;
@@ -258,7 +263,7 @@ impl Interpreter {
             return;
         }
         self.emitted.clear();
-        let deparse = self.blocks_between(Some(Role::Egress), None);
+        let deparse = self.blocks_between(Some(if has_egress { Role::Egress } else { Role::Ingress }), None);
         if let Err(why) = self.run_controls(&deparse) {
             self.abort(why, out);
             return;
@@ -287,6 +292,17 @@ impl Interpreter {
                 depth: depth + 1,
             });
             return;
+        }
+        // A packet asking for its transmit time gets it as it leaves: with no queueing modelled,
+        // its arrival time (as the software target writes it for files), 8 bytes big-endian from
+        // the offset asked, none past its end.
+        if self.meta_get(MetaRole::TxTimestamp).unwrap_or(0) & 1 != 0 {
+            let at = self.meta_get(MetaRole::TxTimestampOffset).unwrap_or(0) as usize;
+            for (i, b) in p4_ir::time::stamp(self.now_ns).to_be_bytes().into_iter().enumerate() {
+                if let Some(byte) = bytes.get_mut(at + i) {
+                    *byte = b;
+                }
+            }
         }
         out.outputs.push(OutputPacket { port, data: bytes });
     }

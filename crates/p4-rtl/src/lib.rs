@@ -45,20 +45,16 @@ pub use tables::{TableHw, TableKind, TableModule, TableOptions};
 /// Beats the payload FIFO holds (one packet waits in it whole while its headers are processed).
 pub const PAYLOAD_FIFO_BEATS: u32 = 512;
 
-/// The hardware's time format: 64 bits, whole microseconds above bit `TIME_NS_BITS` and the
-/// nanoseconds within the microsecond (0 to 999) below it. A time-of-day counter in that format
-/// is a nanosecond counter that carries into the microseconds at 1000, and a P4 timestamp in
-/// microseconds (v1model's, as BMv2 and the software target keep it) is a slice of it, with no
-/// divider in the pipeline.
-pub const TIME_NS_BITS: u32 = 10;
+/// The hardware's time format ([`p4_ir::time`]): bits below the microseconds.
+pub const TIME_NS_BITS: u32 = p4_ir::time::NS_BITS;
 
 /// Width of a packet's transmit-timestamp request beside its stream (the top's `m_axis_ts_req`, the
 /// switch buffer's and TX queues' tuser): {byte offset (16 bits, `p4f_timestamp`'s `OFF_W`), insert}.
 pub const TX_STAMP_REQ_W: u32 = 17;
 
-/// `ns` nanoseconds in the hardware's time format ([`TIME_NS_BITS`]).
+/// `ns` nanoseconds in the hardware's time format ([`p4_ir::time::stamp`]).
 pub fn hw_time(ns: u64) -> u64 {
-    ((ns / 1000) << TIME_NS_BITS) | (ns % 1000)
+    p4_ir::time::stamp(ns)
 }
 
 /// SystemVerilog for the whole microseconds of `time`, a 64-bit value in the hardware's time
@@ -366,30 +362,23 @@ pub(crate) fn pipeline(program: &Program, binding: &p4_arch::Binding, seg: &Segm
     let meta = |role: MetaRole| -> Result<String> {
         meta_all(role).into_iter().next().ok_or_else(|| RtlError::global(format!("the architecture has no {role:?} metadata")))
     };
-    // A packet asking for its transmit time to be written into it needs the request carried from
-    // the deparser to its port's timestamp unit (`p4f_timestamp`'s s_tx_ts_insert/offset); the
-    // descriptors and the switch's buffer do not carry it yet, so such an architecture is refused
-    // rather than built without it.
-    if let Some((insert, offset)) = arch.tx_stamp() {
-        return Err(RtlError::global(format!(
-            "{}: transmit timestamps (`{insert}`, `{offset}`) are not carried to the ports' timestamp units yet",
-            arch.name
-        )));
-    }
+    // The port a packet leaves by: the egress port where the architecture has one, else the port
+    // the control chose (one control and no egress, OP4T's processor).
+    let out_port = || meta(MetaRole::EgressPort).or_else(|_| meta(MetaRole::EgressSpec));
     let p4_arch::DropMarker::AllOnes(drop_role) = arch.drop;
     let drop_field = meta(drop_role)?;
     // What tdest carries, and its width (the top's port width: tuser and tdest have one width).
     let (port_w, dest) = match &seg.kind {
         SegmentKind::Whole => {
             let port_w = binding.port_width.unwrap_or(9);
-            let egress_port = meta(MetaRole::EgressPort)?;
+            let egress_port = out_port()?;
             (port_w, format!("{port_w}'(in_phv.{})", egress_port.trim_start_matches("s.phv.")))
         }
         SegmentKind::First(d) => (d.width(), d.pack(&meta)?),
         SegmentKind::Second(d) => (d.width(), format!("{}'(in_phv.{})", d.width(), meta(MetaRole::EgressPort)?.trim_start_matches("s.phv."))),
     };
     let (egress_spec, egress_port) = match seg.kind {
-        SegmentKind::Whole => (meta(MetaRole::EgressSpec)?, meta(MetaRole::EgressPort)?),
+        SegmentKind::Whole => (meta(MetaRole::EgressSpec)?, out_port()?),
         _ => (String::new(), String::new()),
     };
 
@@ -464,6 +453,10 @@ pub(crate) fn pipeline(program: &Program, binding: &p4_arch::Binding, seg: &Segm
     let stamp = if matches!(seg.kind, SegmentKind::Second(_)) { MetaRole::EgressTimestamp } else { MetaRole::IngressTimestamp };
     for path in meta_all(stamp) {
         init.push_str(&format!("        {}\n", us_assign(&path, "in_ts")));
+    }
+    // The arrival time itself, in the time format (OP4T's `t1`).
+    for path in meta_all(MetaRole::RxTimestamp) {
+        init.push_str(&format!("        {path} = $bits({path})'(in_ts);\n"));
     }
     let body = parser::body(&mut pg, parser, &plan, "st")?;
     let mut sp = String::new();
@@ -731,6 +724,10 @@ pub(crate) fn pipeline(program: &Program, binding: &p4_arch::Binding, seg: &Segm
         egress_spec: egress_spec.clone(),
         egress_port: egress_port.clone(),
         egress_ts: meta(MetaRole::EgressTimestamp).ok().map(|p| p.trim_start_matches("s.phv.").to_string()),
+        tx_stamp: match (meta(MetaRole::TxTimestamp), meta(MetaRole::TxTimestampOffset)) {
+            (Ok(insert), Ok(offset)) => Some((insert.trim_start_matches("s.phv.").to_string(), offset.trim_start_matches("s.phv.").to_string())),
+            _ => None,
+        },
         data_w: opts.data_width,
         fifo_depth: PAYLOAD_FIFO_BEATS,
         multicast: mcast,

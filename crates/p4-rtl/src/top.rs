@@ -186,6 +186,10 @@ pub struct TopSpec<'a> {
     pub e2e: Option<E2eSpec>,
     /// Resubmitted and recirculated packets, when the program makes any.
     pub loops: Option<LoopSpec>,
+    /// PHV paths (from `phv.`) of the transmit-timestamp request's insert flag and byte offset,
+    /// when the architecture has one ([`p4_arch::Architecture::tx_stamp`]): the request leaves
+    /// with the packet on `m_axis_ts_req`.
+    pub tx_stamp: Option<(String, String)>,
 }
 
 /// Packets parsed again: a resubmitted packet (its original bytes) or a recirculated one (as the
@@ -394,27 +398,49 @@ pub fn top(t: &TopSpec) -> String {
     );
     // Descriptors queue before the merge, so the header pipeline is held only when the queue is
     // full: while a long packet's payload streams out, the headers of the next ones keep moving.
-    let desc_bits = hb * 8 + 16 + 16 + 16 + 1 + 1 + 1 + t.port_w;
+    // With a transmit-timestamp request the descriptor carries it too ({byte offset, insert}).
+    let ts_w = if t.tx_stamp.is_some() { crate::TX_STAMP_REQ_W } else { 0 };
+    let ts = if ts_w > 0 { "dq_ts, " } else { "" };
+    let desc_bits = hb * 8 + 16 + 16 + 16 + 1 + 1 + 1 + t.port_w + ts_w;
     let desc_w = desc_bits.div_ceil(8) * 8;
-    let _ =
-        writeln!(o, "    localparam int DESC_W = {desc_w};  // {{loop, dest, replay, drop, max_len, skip, len, hdr}} padded to bytes");
-    let _ = writeln!(o, "    logic dq_ready, dq_valid, dq_drop, dq_replay, dq_loop;\n    logic [DESC_W-1:0] dq_in, dq_out;\n    logic [HDR_BYTES*8-1:0] dq_hdr;\n    logic [15:0] dq_len, dq_skip, dq_max_len;\n    logic [{}:0] dq_dest;", t.port_w - 1);
-    let _ = writeln!(o, "    assign dq_in = DESC_W'({{dep_loop, dep_dest, dep_replay, d_drop, dep_max_len, dep_skip, dep_len, dep_hdr}});");
     let _ = writeln!(
         o,
-        "    assign {{dq_loop, dq_dest, dq_replay, dq_drop, dq_max_len, dq_skip, dq_len, dq_hdr}} = dq_out[{}:0];",
+        "    localparam int DESC_W = {desc_w};  // {{{}loop, dest, replay, drop, max_len, skip, len, hdr}} padded to bytes",
+        if ts_w > 0 { "ts_req, " } else { "" }
+    );
+    let _ = writeln!(o, "    logic dq_ready, dq_valid, dq_drop, dq_replay, dq_loop;\n    logic [DESC_W-1:0] dq_in, dq_out;\n    logic [HDR_BYTES*8-1:0] dq_hdr;\n    logic [15:0] dq_len, dq_skip, dq_max_len;\n    logic [{}:0] dq_dest;", t.port_w - 1);
+    if let Some((insert, offset)) = &t.tx_stamp {
+        let _ = writeln!(o, "    // The packet's request to have its TX time written into it: {{byte offset, insert}}.\n    logic [{}:0] dep_ts, dq_ts;", ts_w - 1);
+        let _ = writeln!(o, "    assign dep_ts = {{16'(dep_phv.{offset}), 1'(dep_phv.{insert})}};");
+    }
+    let _ = writeln!(o, "    assign dq_in = DESC_W'({{{}dep_loop, dep_dest, dep_replay, d_drop, dep_max_len, dep_skip, dep_len, dep_hdr}});", if ts_w > 0 { "dep_ts, " } else { "" });
+    let _ = writeln!(
+        o,
+        "    assign {{{ts}dq_loop, dq_dest, dq_replay, dq_drop, dq_max_len, dq_skip, dq_len, dq_hdr}} = dq_out[{}:0];",
         desc_bits - 1
     );
     let _ = writeln!(o, "    /* verilator lint_off PINCONNECTEMPTY */");
     let _ = writeln!(o, "    p4f_axis_fifo #(.DATA_W(DESC_W), .USER_W(1), .DEPTH(16)) u_descq (\n        .clk(clk), .rst(rst),\n        .s_axis_tdata(dq_in), .s_axis_tkeep('1), .s_axis_tvalid(dep_valid), .s_axis_tready(dq_ready), .s_axis_tlast(1'b1), .s_axis_tuser(1'b0),\n        .m_axis_tdata(dq_out), .m_axis_tkeep(), .m_axis_tvalid(dq_valid), .m_axis_tready(d_ready), .m_axis_tlast(), .m_axis_tuser()\n    );");
     let _ = writeln!(o, "    /* verilator lint_on PINCONNECTEMPTY */");
     let _ = writeln!(o, "    assign ce = !(dep_valid && !dq_ready);\n");
-    // With loops the merge's destination carries {back to the parser, port}.
-    let (dw, dest, mg) = if t.loops.is_some() { (t.port_w + 1, "{dq_loop, dq_dest}", "mg") } else { (t.port_w, "dq_dest", "m") };
-    if t.loops.is_some() {
+    // With loops the merge's destination carries {back to the parser, port}, with a transmit-
+    // timestamp request {request, [back to the parser,] port}: the request is held for the packet
+    // as tdest is.
+    let loop_w = u32::from(t.loops.is_some());
+    let dw = t.port_w + loop_w + ts_w;
+    let dest = if dw > t.port_w { format!("{{{ts}{}dq_dest}}", if loop_w > 0 { "dq_loop, " } else { "" }) } else { "dq_dest".to_string() };
+    let mg = if dw > t.port_w { "mg" } else { "m" };
+    if dw > t.port_w {
         let _ = writeln!(o, "    logic [DATA_W-1:0] mg_axis_tdata;\n    logic [KEEP_W-1:0] mg_axis_tkeep;\n    logic mg_axis_tvalid, mg_axis_tready, mg_axis_tlast;\n    logic [{}:0] mg_axis_tdest;", dw - 1);
     }
     let _ = writeln!(o, "    p4f_deparse_merge #(.DATA_W(DATA_W), .HDR_BYTES(HDR_BYTES), .DEST_W({dw})) u_merge (\n        .clk(clk), .rst(rst),\n        .d_valid(dq_valid), .d_ready(d_ready), .d_hdr_data(dq_hdr), .d_hdr_len(dq_len), .d_skip_len(dq_skip), .d_max_len(dq_max_len), .d_drop(dq_drop), .d_replay(dq_replay), .d_dest({dest}),\n        .s_axis_tdata(pf_tdata), .s_axis_tkeep(pf_tkeep), .s_axis_tvalid(pf_tvalid), .s_axis_tready(pf_tready), .s_axis_tlast(pf_tlast), .s_axis_replay(pf_replay),\n        .m_axis_tdata({mg}_axis_tdata), .m_axis_tkeep({mg}_axis_tkeep), .m_axis_tvalid({mg}_axis_tvalid), .m_axis_tready({mg}_axis_tready), .m_axis_tlast({mg}_axis_tlast), .m_axis_tdest({mg}_axis_tdest)\n    );\n");
+    if ts_w > 0 {
+        let _ = writeln!(o, "    assign m_axis_ts_req = mg_axis_tdest[{}:{}];", dw - 1, dw - ts_w);
+    }
+    if ts_w > 0 && t.loops.is_none() {
+        let _ = writeln!(o, "    assign m_axis_tdata = mg_axis_tdata;\n    assign m_axis_tkeep = mg_axis_tkeep;\n    assign m_axis_tlast = mg_axis_tlast;\n    assign m_axis_tdest = mg_axis_tdest[{}:0];", t.port_w - 1);
+        let _ = writeln!(o, "    assign m_axis_tvalid = mg_axis_tvalid;\n    assign mg_axis_tready = m_axis_tready;");
+    }
     if t.loops.is_some() {
         let pw = t.port_w;
         let _ = writeln!(o, "    // Packets going back to the parser leave the merge towards the loop FIFO.");
@@ -439,9 +465,10 @@ pub fn top(t: &TopSpec) -> String {
     let busy = if busy.is_empty() { "1'b0".to_string() } else { busy.join(" || ") };
     let _ = writeln!(o, "    assign tables_busy = {busy};");
     // The request comes from the architecture's transmit-timestamp fields
-    // (p4_arch::Architecture::tx_stamp); the generator refuses an architecture that has them
-    // (lib.rs), so no packet asks.
-    let _ = writeln!(o, "    assign m_axis_ts_req = '0;  // no packet asks for its TX time (the architecture has no such field)");
+    // (p4_arch::Architecture::tx_stamp), through the descriptor and the merge (above).
+    if ts_w == 0 {
+        let _ = writeln!(o, "    assign m_axis_ts_req = '0;  // no packet asks for its TX time (the architecture has no such field)");
+    }
     let _ = writeln!(o, "endmodule\n`default_nettype wire");
     o
 }
@@ -654,13 +681,16 @@ fn traffic_manager(o: &mut String, t: &TopSpec, r: &str) {
     let es = t.egress_spec.trim_start_matches("s.phv.");
     let ep = t.egress_port.trim_start_matches("s.phv.");
     let up = if t.e2e.is_some() { "ce_up" } else { "ce" };
+    // Egress starts with the spec cleared, unless the spec is the port the packet leaves by (an
+    // architecture without an egress-port field, OP4T's).
+    let clear_spec = if es == ep { String::new() } else { format!("\n        tm_phv.{es} = '0;") };
     let _ = writeln!(o, "    logic tm_valid;\n    phv_t tm_phv;");
     let Some(mc) = &t.multicast else {
         let _ =
             writeln!(o, "    // Traffic manager (unicast): the egress port is the one ingress chose; all ones drops.");
         let _ = writeln!(o, "    assign ce_front = {up};");
         let _ = writeln!(o, "    always_comb begin\n        tm_valid = {r}_valid;\n        tm_phv = {r}_phv;");
-        let _ = writeln!(o, "        tm_phv.pi.drop = ({r}_phv.{es} == '1);\n        tm_phv.{ep} = {r}_phv.{es};\n        tm_phv.{es} = '0;");
+        let _ = writeln!(o, "        tm_phv.pi.drop = ({r}_phv.{es} == '1);\n        tm_phv.{ep} = {r}_phv.{es};{clear_spec}");
         egress_time(o, t, "tm_phv");
         if let Some(l) = &t.loops {
             let _ = writeln!(o, "        // Resubmitted: back to the parser through egress, which leaves it alone (drop or not).");
@@ -770,7 +800,7 @@ fn traffic_manager(o: &mut String, t: &TopSpec, r: &str) {
         let _ = writeln!(o, "            tm_phv.pi.truncate = 1'b0;");
     }
     let _ = writeln!(o, "        end");
-    let _ = writeln!(o, "        tm_phv.pi.replay = tm_more;\n        tm_phv.{es} = '0;");
+    let _ = writeln!(o, "        tm_phv.pi.replay = tm_more;{clear_spec}");
     egress_time(o, t, "tm_phv");
     if t.pi.clones {
         // Egress's own clone requests start afresh.

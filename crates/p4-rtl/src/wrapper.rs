@@ -560,9 +560,8 @@ module {p}_{arch} #(
     /// packet's TX time into it where its request says: the pipeline's `m_axis_ts_req` ({byte
     /// offset, insert}, [`crate::TX_STAMP_REQ_W`]) rides as tuser through the switch buffer (or
     /// the bump's direct path) and the TX queue to `s_tx_ts_insert`/`s_tx_ts_offset`. The
-    /// architecture layer names the fields a packet would ask with
-    /// (`p4_arch::Architecture::tx_stamp`; v1model has none); the pipeline does not fill the
-    /// request from them yet, and the generator refuses an architecture that has them.
+    /// pipeline fills the request from the fields the architecture layer names
+    /// (`p4_arch::Architecture::tx_stamp`: OP4T's; v1model and PSA have none and ask for nothing).
     fn timestamps(&self, o: &mut String) {
         let _ = writeln!(
             o,

@@ -22,6 +22,7 @@ pub const BUILTIN_INCLUDES: &[(&str, &str)] = &[
     ("core.p4", include_str!("../../../p4include/core.p4")),
     ("v1model.p4", include_str!("../../../p4include/v1model.p4")),
     ("psa.p4", include_str!("../../../p4include/psa.p4")),
+    ("op4t.p4", include_str!("../../../p4include/op4t.p4")),
     // Where the reference compiler keeps the same architecture for its BMv2 and DPDK targets
     // (DPDK's counters and meters take the packet length too).
     ("bmv2/psa.p4", include_str!("../../../p4include/psa.p4")),
@@ -356,7 +357,7 @@ impl<'a> Preprocessor<'a> {
             let error = match unsupported_architecture(&target) {
                 Some(name) => Diagnostic::error(
                     span,
-                    format!("{shown} is the {name}, which p4forge does not support yet (it knows v1model and PSA: #include <v1model.p4> or <psa.p4>)"),
+                    format!("{shown} is the {name}, which p4forge does not support yet (it knows v1model, PSA and OP4T: #include <v1model.p4>, <psa.p4> or <op4t.p4>)"),
                 ),
                 None => Diagnostic::error(span, format!("cannot find include file {shown}")),
             };

@@ -272,7 +272,7 @@ fn an_unsupported_architecture_s_include_says_so() {
     assert_eq!(
         diag::render_all(&out.diagnostics, &sm),
         "error: <tna.p4> is the Tofino Native Architecture, which p4forge does not support yet \
-         (it knows v1model and PSA: #include <v1model.p4> or <psa.p4>)\n --> prog.p4:2:1\n  |\n2 | #include <tna.p4>\n  | \
+         (it knows v1model, PSA and OP4T: #include <v1model.p4>, <psa.p4> or <op4t.p4>)\n --> prog.p4:2:1\n  |\n2 | #include <tna.p4>\n  | \
          ^^^^^^^^^^^^^^^^^\n  = note: searched: <p4include> (built-in)\n"
     );
     let out = p4_syntax::parse_str("prog.p4", "#include <nosuch.p4>\n", &[], &mut sm);

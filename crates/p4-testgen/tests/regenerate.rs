@@ -60,6 +60,7 @@ fn example_stfs_match_the_committed_files() {
     for bench in ["parse16", "writes8", "writes16", "writes32", "writes64"] {
         expected.insert(format!("examples/microbench/{bench}.stf"));
     }
+    expected.insert("examples/op4t-sst/sst.stf".to_string());
     assert_eq!(generated, expected);
     let mut on_disk = BTreeSet::new();
     for e in std::fs::read_dir(workspace_root().join("examples")).expect("list examples") {

@@ -110,6 +110,7 @@ fn packet_plan(prog: &Prog, places: &Places, controls: &[bool], frame_len: usize
         deparse: with_body(&prog.pipeline.deparse),
         error_field: meta.slot(MetaRole::ParserError),
         out_port_field: meta.slot(MetaRole::EgressSpec),
+        tx_stamp_fields: [meta.slot(MetaRole::TxTimestamp), meta.slot(MetaRole::TxTimestampOffset)],
         drop_marker: meta.slot(marker).map(|s| (s, meta.drop_value)),
         normal_instance: u128::from(prog.arch.instance_value(p4_arch::PacketInstance::Normal)),
         max_port: meta.max_port(),

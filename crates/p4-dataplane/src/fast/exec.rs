@@ -143,6 +143,8 @@ pub struct Ctx {
     /// Members of each parser value set: `(value, mask)`.
     pub value_sets: Vec<Vec<(u128, u128)>>,
     pub now_us: u64,
+    /// The packet's arrival time in nanoseconds (`now_us` is its microseconds).
+    pub now_ns: u64,
     pub rng: u64,
     pub fx: Effects,
     pub log: Vec<String>,
@@ -460,7 +462,7 @@ impl Intrinsic {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PipelineMeta {
     /// The fields of [`PipelineMeta::ARRIVAL`], in its order.
-    arrival: [Option<usize>; 4],
+    arrival: [Option<usize>; 5],
     /// The fields of [`PipelineMeta::DEPARTURE`], in its order.
     departure: [Option<usize>; 6],
 }
@@ -478,6 +480,8 @@ pub(crate) enum MetaValue {
     Rid,
     /// The time in microseconds, cut to the low `bits`.
     Now { bits: u32 },
+    /// The time in p4forge's 64-bit time format ([`p4_ir::time`]).
+    Stamp,
     Zero,
 }
 
@@ -489,6 +493,7 @@ pub(crate) struct MetaValues {
     pub instance: u128,
     pub rid: u32,
     pub now_us: u64,
+    pub now_ns: u64,
 }
 
 impl MetaValue {
@@ -500,6 +505,7 @@ impl MetaValue {
             MetaValue::Instance => v.instance,
             MetaValue::Rid => u128::from(v.rid),
             MetaValue::Now { bits } => u128::from(v.now_us) & crate::bits::mask(bits),
+            MetaValue::Stamp => u128::from(p4_ir::time::stamp(v.now_ns)),
             MetaValue::Zero => 0,
         }
     }
@@ -510,11 +516,12 @@ const _: () = assert!(matches!(PipelineMeta::ARRIVAL[PipelineMeta::INSTANCE].0, 
 
 impl PipelineMeta {
     /// Set when a packet arrives, in order.
-    const ARRIVAL: [(MetaRole, MetaValue); 4] = [
+    const ARRIVAL: [(MetaRole, MetaValue); 5] = [
         (MetaRole::IngressPort, MetaValue::Port),
         (MetaRole::PacketLength, MetaValue::Length),
         (MetaRole::InstanceType, MetaValue::Instance),
         (MetaRole::IngressTimestamp, MetaValue::Now { bits: 48 }),
+        (MetaRole::RxTimestamp, MetaValue::Stamp),
     ];
     /// Where [`MetaRole::InstanceType`] is in [`PipelineMeta::ARRIVAL`].
     const INSTANCE: usize = 2;
@@ -546,7 +553,7 @@ impl PipelineMeta {
     /// What the architecture sets for a packet of `len` bytes arriving on `port` (at `c.now_us`).
     #[inline]
     pub(crate) fn arrive(&self, c: &mut Ctx, port: u32, len: usize, instance: u128) {
-        let values = MetaValues { port, length: len, instance, rid: 0, now_us: c.now_us };
+        let values = MetaValues { port, length: len, instance, rid: 0, now_us: c.now_us, now_ns: c.now_ns };
         for (slot, v) in self.arrival_writes() {
             c.set(slot, v.of(&values));
         }
@@ -555,7 +562,7 @@ impl PipelineMeta {
     /// What the traffic manager sets for a copy leaving for `port` with replication id `rid`.
     #[inline]
     pub(crate) fn depart(&self, c: &mut Ctx, port: u32, rid: u32) {
-        let values = MetaValues { port, length: 0, instance: 0, rid, now_us: c.now_us };
+        let values = MetaValues { port, length: 0, instance: 0, rid, now_us: c.now_us, now_ns: c.now_ns };
         for (slot, v) in self.departure_writes() {
             c.set(slot, v.of(&values));
         }
@@ -568,6 +575,15 @@ impl PipelineMeta {
 }
 
 impl Prog {
+    /// The transmit-timestamp request of the packet in `c` (the architecture's insert flag and
+    /// byte offset, [`p4_arch::Architecture::tx_stamp`]): the offset, when it asks.
+    #[inline]
+    pub(crate) fn tx_stamp_request(&self, c: &Ctx) -> Option<u16> {
+        let insert = self.intrinsic.slot(MetaRole::TxTimestamp)?;
+        let offset = self.intrinsic.slot(MetaRole::TxTimestampOffset)?;
+        (c.get(insert) & 1 != 0).then(|| c.get(offset) as u16)
+    }
+
     /// Why the packet in `c` is dropped when the drop-marker field or a drop call says so.
     pub(crate) fn drop_reason(&self, c: &Ctx) -> crate::batch::DropReason {
         let error = self.intrinsic.slot(MetaRole::ParserError).map_or(0, |s| c.get(s)) as u32;

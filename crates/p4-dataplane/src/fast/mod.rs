@@ -207,6 +207,10 @@ pub(crate) struct PacketPlan {
     /// The field the parser's error code goes to.
     pub error_field: Option<usize>,
     pub out_port_field: Option<usize>,
+    /// The transmit-timestamp request's fields (insert flag, byte offset): Rust reads them after
+    /// the packet's code ran ([`crate::fast::exec::Prog::tx_stamp_request`]), so machine code sets
+    /// and resets them for every packet.
+    pub tx_stamp_fields: [Option<usize>; 2],
     /// The drop-marker slot and the value that drops.
     pub drop_marker: Option<(usize, u128)>,
     /// The instance type of a packet arriving from a port.

@@ -38,6 +38,7 @@ pub(crate) fn process(p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>, res: &mut Ba
         return Err(Stopped::PortTooWide);
     }
     c.now_us = packet.now_ns / 1000;
+    c.now_ns = packet.now_ns;
     if let (true, Some(code)) = (c.jit, f.jit.as_ref().and_then(|j| j.packet)) {
         return whole_packet(plan, p, c, packet, res, code);
     }
@@ -92,6 +93,9 @@ fn egress_and_deparse(f: &FastProg, p: &Prog, c: &mut Ctx, port: u32, rid: u32, 
     c.wire_out.extend_from_slice(c.pkt.get(payload..).unwrap_or(&[]));
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
     res.push_written(port, first);
+    if let Some(at) = p.tx_stamp_request(c) {
+        res.ask_tx_stamp(at);
+    }
     Ok(())
 }
 
@@ -104,6 +108,7 @@ fn whole_packet(plan: &PacketPlan, p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>,
     c.enter(packet.data);
     c.jit_frame.in_port = u64::from(packet.port);
     c.jit_frame.now_us = c.now_us;
+    c.jit_frame.now_stamp = p4_ir::time::stamp(packet.now_ns);
     // The function appends straight to the batch's buffer (lent to the context meanwhile).
     std::mem::swap(&mut c.wire_out, &mut res.bytes);
     let first = c.wire_out.len();
@@ -118,6 +123,9 @@ fn whole_packet(plan: &PacketPlan, p: &Prog, c: &mut Ctx, packet: &PacketIn<'_>,
         _ => {}
     }
     res.push_written(c.jit_frame.out_port as u32, first);
+    if let Some(at) = p.tx_stamp_request(c) {
+        res.ask_tx_stamp(at);
+    }
     Ok(())
 }
 
@@ -151,13 +159,17 @@ pub(crate) fn whole_batch(p: &Prog, c: &mut Ctx, batch: &[PacketIn<'_>], res: &m
         unsafe {
             let now_us = packet.now_ns / 1000;
             (*cp).now_us = now_us;
+            (*cp).now_ns = packet.now_ns;
             let frame = std::ptr::addr_of_mut!((*cp).jit_frame);
-            (*frame).set_packet(packet.data, u64::from(packet.port), now_us);
+            (*frame).set_packet(packet.data, u64::from(packet.port), packet.now_ns);
             let first = (*cp).wire_out.len();
             if jit::call_raw(code.code, cp, code.emits + packet.data.len()) == jit::DROPPED {
                 res.push_drop(p.drop_reason(&*cp));
             } else {
                 res.push_range((*frame).out_port as u32, first, (*cp).wire_out.len() - first);
+                if let Some(at) = p.tx_stamp_request(&*cp) {
+                    res.ask_tx_stamp(at);
+                }
             }
         }
     }

@@ -5,6 +5,7 @@
 mod l2l3;
 mod mdp;
 mod microbench;
+mod op4t_sst;
 mod paxos;
 
 use crate::output::{Files, StfLines};
@@ -14,6 +15,7 @@ pub fn generate(files: &mut Files) {
     for (name, make) in [("l2l3", l2l3::stf as fn() -> StfLines), ("mdp", mdp::stf), ("paxos", paxos::stf)] {
         files.add(format!("examples/{name}/{name}.stf"), make().text());
     }
+    files.add("examples/op4t-sst/sst.stf", op4t_sst::stf().text());
     files.add("examples/microbench/parse16.stf", microbench::parse16().text());
     for n in [8, 16, 32, 64] {
         files.add(format!("examples/microbench/writes{n}.stf"), microbench::writes(n).text());

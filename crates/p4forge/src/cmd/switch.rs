@@ -523,6 +523,11 @@ impl<T: LoopTarget> SwitchLoop<'_, T> {
             *self.dropped.entry(drop.reason).or_default() += 1;
         }
         let sent_ns = self.now_ns();
+        // A packet that asked for its transmit time (OP4T's t2) gets the time it is sent, on the
+        // clock its arrival time (t1) came from.
+        if out.packets.iter().any(|p| p.tx_stamp_at.is_some()) {
+            out.write_tx_stamps(|_| sent_ns);
+        }
         let mut traces = std::mem::take(&mut out.trace).into_iter().peekable();
         let mut events = Vec::new();
         let (mut log_at, mut packet_at) = (0, 0);

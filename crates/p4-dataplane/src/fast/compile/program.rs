@@ -23,7 +23,10 @@ pub(crate) fn lay_out(ir: &Program, tracing: bool) -> R<(Prog, Compiler<'_>)> {
     // The pipeline from the block roles: the parser, the controls before the traffic manager,
     // the ingress deparser and egress parser of a second pipeline, the controls up to the
     // after-egress decisions, and the ones writing the packet out.
-    if arch.block_index(Role::Ingress).is_none() || arch.block_index(Role::Egress).is_none() {
+    // An egress control is optional where nothing runs between the traffic manager and the
+    // deparser (OP4T's one processor); two pipelines need one.
+    let egress_needed = matches!(arch.traffic_manager, TrafficManager::TwoPipelines { .. });
+    if arch.block_index(Role::Ingress).is_none() || (egress_needed && arch.block_index(Role::Egress).is_none()) {
         return unsupported(format!("{}: this dataplane needs an {:?} and an {:?} block", arch.package, Role::Ingress, Role::Egress));
     }
     let mut parser = None;

@@ -354,6 +354,7 @@ impl Fun<'_> {
             MetaValue::Length => self.frame_ptr(offset_of!(JitFrame, pkt_len)),
             MetaValue::Instance => self.konst(instance),
             MetaValue::Now { bits } => self.b.ins().band_imm_s(now, mask(bits) as i64),
+            MetaValue::Stamp => self.frame_ptr(offset_of!(JitFrame, now_stamp)),
             MetaValue::Rid | MetaValue::Zero => self.konst(0),
         }
     }
@@ -586,6 +587,7 @@ impl<'g> Gen<'g, '_, '_> {
                 || self.read_unknown
                 || self.read.contains(&slot)
                 || [plan.error_field, plan.out_port_field, plan.drop_marker.map(|(s, _)| s)].contains(&Some(slot))
+                || plan.tx_stamp_fields.contains(&Some(slot))
         };
         let arrival: Vec<(usize, MetaValue)> = meta.arrival_writes().filter(|(s, _)| needed(*s)).collect();
         let departure: Vec<(usize, MetaValue)> = meta.departure_writes().filter(|(s, _)| needed(*s)).collect();

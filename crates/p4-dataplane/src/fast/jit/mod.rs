@@ -64,6 +64,8 @@ pub struct JitFrame {
     /// before the call, and the port the packet leaves by, set by it.
     pub(crate) in_port: u64,
     pub(crate) now_us: u64,
+    /// The arrival time in p4forge's time format ([`p4_ir::time`]).
+    pub(crate) now_stamp: u64,
     pub(crate) out_port: u64,
 }
 
@@ -71,11 +73,12 @@ impl JitFrame {
     /// Sets the packet a self-contained [`PacketFn`] reads where it lies (not from `Ctx::pkt`;
     /// `data` must outlive the call) and its arrival port and time.
     #[inline]
-    pub(crate) fn set_packet(&mut self, data: &[u8], in_port: u64, now_us: u64) {
+    pub(crate) fn set_packet(&mut self, data: &[u8], in_port: u64, now_ns: u64) {
         self.pkt = data.as_ptr();
         self.pkt_len = data.len();
         self.in_port = in_port;
-        self.now_us = now_us;
+        self.now_us = now_ns / 1000;
+        self.now_stamp = p4_ir::time::stamp(now_ns);
     }
 }
 
@@ -95,6 +98,7 @@ impl Default for JitFrame {
             out_end: std::ptr::null_mut(),
             in_port: 0,
             now_us: 0,
+            now_stamp: 0,
             out_port: 0,
         }
     }
