@@ -700,6 +700,16 @@ impl RtlSwitch {
         &self.manifest
     }
 
+    /// Paced runs of a whole switch (`--arch switch|bump`): each queued packet starts on its RX MAC
+    /// no earlier than its time after the run's start (and no earlier than line rate allows)
+    /// instead of back to back. A pipeline alone has no MACs to pace.
+    pub fn set_paced(&mut self, paced: bool) -> Result<(), String> {
+        if self.manifest.arch.is_none() {
+            return Err("pacing needs the whole switch (--arch switch|bump): a pipeline alone takes packets back to back".into());
+        }
+        self.sim.send_line(&format!("K {}", u8::from(paced))).map_err(|e| e.0)
+    }
+
     /// Queues packets without running (for line-rate runs: queue many, then [`RtlSwitch::run`]).
     pub fn queue(&mut self, port: u32, now_ns: u64, data: &[u8]) -> Result<(), String> {
         if let Some(why) = self.refusal(data) {

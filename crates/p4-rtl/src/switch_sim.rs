@@ -21,6 +21,8 @@
 //!   <tx drops> <bytes out> <first frame start ps> <last frame start ps> <last frame bytes>`, then
 //!   `D <ps> <pipeline drops> <no-such-port drops> <misrouted>`, or `T <ps>` if it did not drain.
 //!   Generators are cleared after a run.
+//! - `K <0|1>`: paced runs off (the default) or on: each packet of an `R` run starts on its RX MAC
+//!   no earlier than its `P` time after the run's start (and no earlier than line rate allows);
 //! - `P <port> <hex bytes>` and `R`: as for the pipeline's harness ([`crate::harness`]), so that
 //!   [`crate::sim::RtlSwitch`] (STF tests, `run --target rtl`) drives a whole switch as it drives a
 //!   pipeline: `R` sends the queued packets, each port's back to back at line rate, and answers
@@ -266,6 +268,7 @@ static bool host_driver(uint64_t t, uint64_t start, bool report) {
         printf("I %zu %llu\n", queued_index[PORTS].front(), (unsigned long long)((t - start) / CLK_PS));
         queued[PORTS].pop_front();
         queued_index[PORTS].pop_front();
+        queued_at[PORTS].pop_front();
         host_tx_tail = (host_tx_tail + 1) % tx_n;
         dut->host_tx_tail = host_tx_tail;
         posted = true;
@@ -566,6 +569,10 @@ static bool check_xor1 = false;
 // Index PORTS: the host's packets (a switch with a host port).
 static std::deque<std::vector<uint8_t>> queued[PORTS + 1];
 static std::deque<size_t> queued_index[PORTS + 1];
+// Paced runs (`K 1`): each queued packet starts on its RX MAC no earlier than its `P` time after
+// the run's start (picoseconds), and no earlier than line rate allows; otherwise back to back.
+static bool paced = false;
+static std::deque<uint64_t> queued_at[PORTS + 1];
 static size_t queued_count = 0;
 
 static void make_frame(unsigned port, uint64_t seq, unsigned size, std::vector<uint8_t>& f) {{
@@ -579,6 +586,8 @@ static void make_frame(unsigned port, uint64_t seq, unsigned size, std::vector<u
 
 // The hardware's time format (crate::TIME_NS_BITS) of `ps` picoseconds.
 static uint64_t hw_time(uint64_t ps) {{ uint64_t ns = ps / 1000; return ((ns / 1000) << {ns_bits}) | (ns % 1000); }}
+// Picoseconds of a time in that format.
+static uint64_t time_ps(uint64_t v) {{ return ((v >> {ns_bits}) * 1000 + (v & ((1ULL << {ns_bits}) - 1))) * 1000; }}
 
 // Every port's MAC time (`mac_now`; the MACs share one time here).
 static void set_mac_now(uint64_t time) {{
@@ -714,9 +723,10 @@ static void run_switch() {{
                 r.next_ps += (gens[p].size + OVERHEAD) * 8.0 * 1000.0 / gens[p].rate;
                 if (r.sent == gens[p].count) last_gen_end = t;
             }}
-            if (from_queue && !r.busy && !queued[p].empty() && double(t) >= r.next_ps) {{
+            if (from_queue && !r.busy && !queued[p].empty() && double(t) >= r.next_ps && (!paced || t - start >= queued_at[p].front())) {{
                 r.frame = std::move(queued[p].front());
                 queued[p].pop_front();
+                queued_at[p].pop_front();
                 printf("I %zu %llu\n", queued_index[p].front(), (unsigned long long)((t - start) / CLK_PS));
                 r.index = queued_index[p].front();
                 queued_index[p].pop_front();
@@ -873,6 +883,8 @@ int main(int argc, char** argv) {{
         if (register_command(line)) {{
         }} else if (cmd == 'M') {{
             check_xor1 = atoi(line.c_str() + 1) != 0;
+        }} else if (cmd == 'K') {{
+            paced = atoi(line.c_str() + 1) != 0;
         }} else if (cmd == 'G') {{
             unsigned port = 0, size = 0; double rate = 0; unsigned long long count = 0;
             if (sscanf(line.c_str() + 1, "%u %u %lf %llu", &port, &size, &rate, &count) == 4 && port < PORTS && size > 0 && rate > 0) {{
@@ -889,6 +901,7 @@ int main(int argc, char** argv) {{
             if (packet_command(line, port, time, bytes) && port < PORTS + HOST) {{
                 queued[port].push_back(std::move(bytes));
                 queued_index[port].push_back(queued_count++);
+                queued_at[port].push_back(time_ps(time));
             }}
         }}
     }}

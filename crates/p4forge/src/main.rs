@@ -290,6 +290,11 @@ enum Command {
         /// Packets per size in the packets-per-cycle runs (2 to 100000).
         #[arg(long, default_value_t = 256)]
         count: usize,
+        /// With --arch switch|bump and --in: each packet starts on its port at its capture time
+        /// (counted from the first packet's), no earlier than line rate allows, instead of back to
+        /// back; a pcap's timestamps then set the rate.
+        #[arg(long, requires = "inputs")]
+        paced: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -397,10 +402,10 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
         Command::Synth(args) => cmd::synth::synth_main(&args),
         Command::Rtl { program, out, options, include } => Ok(p4_io::stdio::print(&cmd::rtl::rtl(&program, &include, &out, &options)?)?),
-        Command::RtlSim { program, entries, inputs, out, include, gen, packets, count, json, options } => {
+        Command::RtlSim { program, entries, inputs, out, include, gen, packets, count, paced, json, options } => {
             let report = if gen.is_empty() {
                 let out = out.ok_or_else(|| CliError::input("rtl-sim needs --out DIR with --in"))?;
-                let options = cmd::rtl_sim::SimOptions { program, includes: include, entries, inputs, out, count, rtl: options.options()? };
+                let options = cmd::rtl_sim::SimOptions { program, includes: include, entries, inputs, out, count, paced, rtl: options.options()? };
                 cmd::rtl_sim::rtl_sim(&options)?
             } else {
                 let options = cmd::rtl_sim::GenOptions { program, includes: include, entries, gens: gen, packets, rtl: options.options()? };

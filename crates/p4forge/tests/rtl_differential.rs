@@ -197,6 +197,28 @@ fn op4t_stamps_t1_and_t2_inside_the_switch() {
     // Through the RX queue, the pipeline and the TX queue of an idle switch: the same each time,
     // and well under a microsecond for a 58-byte packet.
     assert!(latencies.iter().all(|&l| l == latencies[0] && l > 0 && l < 1_000), "{latencies:?}");
+    // Paced (`rtl-sim --paced`): packets queued for 0, 20 and 21 us after the run's start arrive
+    // then, not back to back, and are stamped so.
+    switch.set_paced(true).unwrap();
+    for at_ns in [0, 20_000, 21_000] {
+        switch.queue(1, at_ns, &input).unwrap();
+    }
+    let report = switch.run().unwrap().clone();
+    switch.set_paced(false).unwrap();
+    let arrivals: Vec<u64> = report.arrivals.iter().map(|&(_, t)| p4_ir::time::nanoseconds(t)).collect();
+    assert_eq!(arrivals.len(), 3);
+    // Each at its time, give or take the MAC's clock edges (6.4 ns) and the first beat's way in.
+    for (arrival, at_ns) in arrivals.iter().zip([0, 20_000, 21_000]) {
+        assert!((at_ns..at_ns + 20).contains(arrival), "{arrivals:?}");
+    }
+    for out in &report.outputs {
+        let t2 = u64::from_be_bytes(out.data[42..50].try_into().unwrap());
+        let t1 = u64::from_be_bytes(out.data[50..58].try_into().unwrap());
+        // The same latency but for where the arrival falls between the clocks' edges (under one
+        // MAC cycle, 6.4 ns).
+        let latency = p4_ir::time::nanoseconds(t2) - p4_ir::time::nanoseconds(t1);
+        assert!(latency.abs_diff(latencies[0]) < 7, "{latency} ns against {} ns", latencies[0]);
+    }
 }
 
 /// A small deterministic generator (SplitMix64): the same seed gives the same traffic everywhere.

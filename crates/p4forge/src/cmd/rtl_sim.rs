@@ -4,7 +4,9 @@
 //!
 //! Two parts:
 //! - the traffic: every input packet, merged by timestamp as `run` merges them, is sent back to back
-//!   at one beat per cycle (in chunks of [`CHUNK`] packets; the pipeline drains between chunks);
+//!   at one beat per cycle (in chunks of [`CHUNK`] packets; the pipeline drains between chunks), or,
+//!   in a whole switch with `--paced`, each at its capture time after the first packet's (its
+//!   chunk's run waits for it) and no earlier than line rate allows;
 //!   outputs go to `OUT/port<N>.pcap`, stamped with the input's first timestamp plus the cycle their
 //!   first beat left, at the pipeline clock;
 //! - the measurements: for each size in [`SIZES`], each input's first packet (one per port, so every
@@ -116,6 +118,8 @@ pub struct SimOptions {
     pub out: PathBuf,
     /// Copies per size in the throughput runs.
     pub count: usize,
+    /// A whole switch's inputs start at their capture times rather than back to back.
+    pub paced: bool,
     pub rtl: p4_rtl::Options,
 }
 
@@ -390,6 +394,9 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
     }
     if let Some(entries) = &entries {
         entries.apply(&mut switch)?;
+    }
+    if options.paced {
+        switch.set_paced(true).map_err(CliError::input)?;
     }
     let manifest = switch.manifest().clone();
     let ns_per_cycle = 1000.0 / manifest.clock_mhz;
