@@ -721,7 +721,9 @@ impl Switch {
     /// what came of it into `out` (cleared first; reuse it across batches: see [`crate::batch`]).
     pub fn process_batch(&mut self, batch: &[PacketIn<'_>], out: &mut BatchOut) {
         self.run_batch(batch, out);
-        if self.tx_clock == TxClock::Arrival && out.packets.iter().any(|p| p.tx_stamp_at.is_some()) {
+        // Only an architecture with a transmit-timestamp request looks at the packets again.
+        let asks = self.prog.intrinsic.slot(MetaRole::TxTimestamp).is_some();
+        if asks && self.tx_clock == TxClock::Arrival && out.packets.iter().any(|p| p.tx_stamp_at.is_some()) {
             out.write_tx_stamps(|input| batch.get(input as usize).map_or(0, |p| p.now_ns));
         }
     }
