@@ -293,7 +293,7 @@ enum Command {
         /// With --arch switch|bump and --in: each packet starts on its port at its capture time
         /// (counted from the first packet's), no earlier than line rate allows, instead of back to
         /// back; a pcap's timestamps then set the rate.
-        #[arg(long, requires = "inputs")]
+        #[arg(long, conflicts_with = "gen")]
         paced: bool,
         /// Print the report as JSON.
         #[arg(long)]

@@ -369,6 +369,9 @@ pub fn rtl_sim(options: &SimOptions) -> CliResult<SimReport> {
             return Err(CliError::input(format!("--in {} is the file this run would write the host port's output to; choose another --out directory or move the input", input.display())));
         }
     }
+    if options.paced && !wrapped {
+        return Err(CliError::input("--paced needs the whole switch (--arch switch|bump): a pipeline alone takes packets back to back"));
+    }
     let mut inputs = MergedInputs::open(&given)?;
     let mut switch = if wrapped {
         crate::cmd::rtl::wrapped_switch(&options.program, &options.includes, &options.rtl)?
