@@ -16,6 +16,8 @@ pub enum Style {
     Dashed,
     /// A wide pale line, for a reference another line may lie on (a truth under an estimate).
     Wide,
+    /// A dashed black line, taking no colour from the data lines (a bound every line is held to).
+    Bound,
 }
 
 /// One named line of (x, y) points.
@@ -26,17 +28,24 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
     /// How it is drawn.
     pub style: Style,
+    /// Drawn in the previous line's colour (a bound or a mark that belongs to that line).
+    pub previous_color: bool,
 }
 
 impl Line {
     /// A line drawn with straight segments.
     pub fn new(label: impl Into<String>, points: Vec<(f64, f64)>) -> Line {
-        Line { label: label.into(), points, style: Style::Line }
+        Line { label: label.into(), points, style: Style::Line, previous_color: false }
     }
 
     /// The same line drawn in `style`.
     pub fn styled(self, style: Style) -> Line {
         Line { style, ..self }
+    }
+
+    /// The same line in the previous line's colour.
+    pub fn in_previous_color(self) -> Line {
+        Line { previous_color: true, ..self }
     }
 }
 
@@ -123,7 +132,7 @@ pub fn panels_svg(path: &Path, title: &str, x_label: &str, panels: Vec<Panel>) -
         let root = root.titled(title, ("sans-serif", 22)).map_err(|e| anyhow!("{e}"))?;
         let (charts, legend) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
         let areas = charts.split_evenly((panels.len(), 1));
-        let mut color = 0;
+        let mut color: usize = 0;
         let mut legend_y = 20;
         for (i, (panel, area)) in panels.iter().zip(&areas).enumerate() {
             let (y0, y1) = match panel.y_range {
@@ -155,8 +164,13 @@ pub fn panels_svg(path: &Path, title: &str, x_label: &str, panels: Vec<Panel>) -
                 .draw()
                 .map_err(|e| anyhow!("{e}"))?;
             for l in &panel.lines {
-                let c = COLORS[color % COLORS.len()];
-                color += 1;
+                if l.previous_color {
+                    color = color.saturating_sub(1);
+                }
+                let c = if l.style == Style::Bound { BLACK } else { COLORS[color % COLORS.len()] };
+                if l.style != Style::Bound {
+                    color += 1;
+                }
                 let style = match l.style {
                     Style::Wide => c.mix(0.4).stroke_width(7),
                     _ => c.stroke_width(2),
@@ -164,12 +178,12 @@ pub fn panels_svg(path: &Path, title: &str, x_label: &str, panels: Vec<Panel>) -
                 match l.style {
                     Style::Line | Style::Wide => chart.draw_series(LineSeries::new(l.points.iter().copied(), style)),
                     Style::Steps => chart.draw_series(LineSeries::new(steps(&l.points), style)),
-                    Style::Dashed => chart.draw_series(DashedLineSeries::new(l.points.iter().copied(), 8, 5, style)),
+                    Style::Dashed | Style::Bound => chart.draw_series(DashedLineSeries::new(l.points.iter().copied(), 8, 5, style)),
                 }
                 .map_err(|e| anyhow!("{e}"))?;
                 // The legend entry, in the column to the right, drawn as the line is.
                 let y = legend_y;
-                let sample: &[(i32, i32)] = if l.style == Style::Dashed { &[(10, 18), (24, 32)] } else { &[(10, 40)] };
+                let sample: &[(i32, i32)] = if matches!(l.style, Style::Dashed | Style::Bound) { &[(10, 18), (24, 32)] } else { &[(10, 40)] };
                 for &(from, to) in sample {
                     legend.draw(&PathElement::new(vec![(from, y), (to, y)], style)).map_err(|e| anyhow!("{e}"))?;
                 }

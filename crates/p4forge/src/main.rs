@@ -346,6 +346,11 @@ enum Command {
     /// p4forge synth --table-sweep --kinds exact-hash,ternary --key-bits 144
     #[command(after_help = EXIT_CODES)]
     Synth(cmd::synth::SynthArgs),
+    /// Experiments of the OP4T timestamping NIC with its SST program (examples/op4t-sst): the
+    /// NIC's own latency in the RTL simulation (`baseline`), a batching host forwarder's knee
+    /// seen through the stamps (`knee`).
+    #[command(subcommand)]
+    Op4t(cmd::op4t::Op4tCommand),
 }
 
 fn dispatch(command: Command) -> CliResult<()> {
@@ -401,6 +406,7 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Minprobe(args) => tool(p4_netsim::cli::minprobe_main(args)),
         Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
         Command::Synth(args) => cmd::synth::synth_main(&args),
+        Command::Op4t(command) => cmd::op4t::op4t_main(command),
         Command::Rtl { program, out, options, include } => Ok(p4_io::stdio::print(&cmd::rtl::rtl(&program, &include, &out, &options)?)?),
         Command::RtlSim { program, entries, inputs, out, include, gen, packets, count, paced, json, options } => {
             let report = if gen.is_empty() {

@@ -662,3 +662,85 @@ fn a_stalled_fifo_holds_up_neither_commands_nor_the_frames_before_the_stall() {
     let stdout = text(&output.stdout);
     assert!(stdout.contains("     1           1 "), "the frame before the stall went in: {stdout}");
 }
+
+/// An OP4T program sending every frame from port 0 to port 1 with the last byte of its Ethernet
+/// source address set to `mark`.
+fn marking_program(mark: u8) -> String {
+    format!(
+        "#include <core.p4>\n#include <op4t.p4>\n\
+         header eth_t {{ bit<48> dst; bit<48> src; bit<16> ether_type; }}\n\
+         struct headers_t {{ eth_t eth; }}\nstruct meta_t {{ }}\n\
+         parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout op4t_metadata_t om) {{ state start {{ pkt.extract(hdr.eth); transition accept; }} }}\n\
+         control C(inout headers_t hdr, inout meta_t meta, inout op4t_metadata_t om) {{ apply {{ om.dst_port = 1; hdr.eth.src[7:0] = {mark}; }} }}\n\
+         control D(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr.eth); }} }}\n\
+         OP4T(P(), C(), D()) main;\n"
+    )
+}
+
+/// `swap PROG` on the control socket replaces the program between two batches while a FIFO keeps
+/// feeding frames: every frame comes out once, in order, whole, switched by the program in place
+/// when it was taken (the answer says after how many frames the new one took over); a program
+/// that does not compile is refused and the running one stays.
+#[test]
+fn a_swap_under_traffic_loses_cuts_and_repeats_no_frame() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = scratch("swap");
+    std::fs::write(dir.join("a.p4"), marking_program(0xaa)).unwrap();
+    std::fs::write(dir.join("b.p4"), marking_program(0xbb)).unwrap();
+    std::fs::write(dir.join("broken.p4"), "control C() { apply { x = ; } }\n").unwrap();
+    mkfifo(&dir.join("in.pcap"));
+    let child = spawn_in(&dir, &["switch", "a.p4", "--port", "0=pcap-in:in.pcap", "--port", "1=pcap-out:o1.pcap", "--control", "ctl.sock"], Stdio::null());
+    let mut feed = std::fs::File::options().write(true).open(dir.join("in.pcap")).unwrap();
+    // Frames numbered in their payload, 1,000 per phase; the pcap header goes with the first.
+    let frame = |n: u32| [&[0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x88, 0xb5][..], &n.to_be_bytes(), &[0u8; 42]].concat();
+    let phase = |k: u32| {
+        let bytes = pcap(&(k * 1000..(k + 1) * 1000).map(frame).collect::<Vec<_>>());
+        if k == 0 { bytes } else { bytes[24..].to_vec() }
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let control = loop {
+        match std::os::unix::net::UnixStream::connect(dir.join("ctl.sock")) {
+            Ok(s) => break s,
+            Err(_) if std::time::Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(e) => panic!("no control socket: {e}"),
+        }
+    };
+    let mut answers = BufReader::new(control.try_clone().unwrap());
+    let mut ask = |line: &str| {
+        (&control).write_all(format!("{line}\n").as_bytes()).unwrap();
+        // The answer's lines, up to the empty line that ends it.
+        let mut answer = String::new();
+        loop {
+            let mut line = String::new();
+            assert!(answers.read_line(&mut line).unwrap() > 0, "the switch closed the control socket");
+            if line.trim_end().is_empty() {
+                break answer.trim_end().to_string();
+            }
+            answer += &line;
+        }
+    };
+    let after = |answer: &str, program: &str| -> usize {
+        let prefix = format!("swapped to {program} after ");
+        assert!(answer.starts_with(&prefix), "{answer}");
+        answer[prefix.len()..].trim_end_matches(" frames").parse().unwrap()
+    };
+    feed.write_all(&phase(0)).unwrap();
+    let refused = ask("swap broken.p4");
+    assert!(refused.starts_with("refused: ") && refused.contains("broken.p4:1:"), "{refused}");
+    let to_b = after(&ask("swap b.p4"), "b.p4");
+    feed.write_all(&phase(1)).unwrap();
+    let to_a = after(&ask("swap a.p4"), "a.p4");
+    feed.write_all(&phase(2)).unwrap();
+    drop(feed);
+    let (output, hung) = p4_io::testing::wait_or_kill(child, std::time::Duration::from_secs(20));
+    assert!(!hung && output.status.success(), "{}", text(&output.stderr));
+    let (_, out) = records(&dir.join("o1.pcap"));
+    assert_eq!(out.len(), 3000, "every frame out once");
+    assert!(to_b <= to_a && to_a <= 3000, "{to_b} {to_a}");
+    for (n, record) in out.iter().enumerate() {
+        let mark = if n < to_b || n >= to_a { 0xaa } else { 0xbb };
+        let mut expected = frame(n as u32);
+        expected[11] = mark;
+        assert_eq!(record.data, expected, "frame {n} (b from {to_b}, a again from {to_a})");
+    }
+}

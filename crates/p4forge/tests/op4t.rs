@@ -106,3 +106,65 @@ fn the_reference_interpreter_agrees_stamps_included() {
     }
     assert_eq!(compared, 9);
 }
+
+/// `p4forge op4t knee`: OP4T-SST in front of a host forwarder taking B packets every T µs, in
+/// simulated time. Below B/T a packet waits for the next poll, T/2 on average; above it the
+/// backlog grows, and the knee the fit finds from the stamps alone is B/T within 5% for each of
+/// three forwarders.
+#[test]
+fn the_batching_knee_is_b_over_t() {
+    let root = root();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_p4forge"))
+        .current_dir(&root)
+        .args(["op4t", "knee", "examples/op4t-sst/sst.p4", "--entries", "examples/op4t-sst/entries.txt"])
+        .args(["--forwarder", "32/80", "--forwarder", "64/100", "--forwarder", "16/20"])
+        .args(["--rates", "50000:1600000:50000", "--seconds", "0.01", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let forwarders = report["forwarders"].as_array().unwrap();
+    assert_eq!(forwarders.len(), 3);
+    for (f, (capacity, interval_ns)) in forwarders.iter().zip([(400_000.0, 80_000.0), (640_000.0, 100_000.0), (800_000.0, 20_000.0)]) {
+        assert_eq!(f["capacity_pps"].as_f64(), Some(capacity));
+        let error = f["knee_error_percent"].as_f64().unwrap_or_else(|| panic!("no knee: {f}"));
+        assert!(error.abs() < 5.0, "knee {error}% off B/T: {f}");
+        // Flat below the knee: a wait of about T/2, plus the batch's time on the wire.
+        let flat = f["fit"]["flat"].as_f64().unwrap();
+        assert!(flat > interval_ns / 2.0 && flat < interval_ns / 2.0 * 1.25, "flat {flat} ns: {f}");
+        for p in f["points"].as_array().unwrap() {
+            assert_eq!(p["packets_back"], p["packets_in"], "{p}");
+            assert_eq!(p["ring_drops"], 0);
+        }
+    }
+}
+
+/// Bad arguments are refused before anything runs, each with its reason.
+#[test]
+fn op4t_experiments_refuse_bad_arguments() {
+    let root = root();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_p4forge")).current_dir(&root).args(args).output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let sst = "examples/op4t-sst/sst.p4";
+    let (code, err) = run(&["op4t", "knee", sst, "--forwarder", "32"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("expected BATCH/INTERVAL_US"), "{err}");
+    let (code, err) = run(&["op4t", "knee", sst, "--forwarder", "32/80", "--size", "40"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--size 40: frames of 58 to 1518 bytes"), "{err}");
+    let (code, err) = run(&["op4t", "knee", sst, "--forwarder", "32/80", "--in-port", "4"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--in-port 4: a network port, 0 to 3"), "{err}");
+    let (code, err) = run(&["op4t", "knee", sst, "--forwarder", "32/80", "--rates", "9,3"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("must ascend"), "{err}");
+    let (code, err) = run(&["op4t", "baseline", sst, "--rates", "0"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--rates 0: percent of line rate"), "{err}");
+    // Entries that send the stream elsewhere: the experiment says where it went.
+    let (code, err) = run(&["op4t", "knee", sst, "--forwarder", "32/80"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("a stream packet from port 0 was dropped"), "{err}");
+}

@@ -164,6 +164,40 @@ fn stf_programs_match_inside_the_switch() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// `p4forge op4t baseline` on a few points (the sweep itself is a documented command): the NIC's
+/// t2 - t1 for the Xconnect path of the SST example in the 8-port switch, each point's packets all
+/// back, the idle latency that of the switch test above's model, and the seed's bounds kept.
+#[test]
+fn op4t_baseline_stays_within_a_cycle_across_rates() {
+    if !setup() {
+        return;
+    }
+    let _lock = MODELS.lock().unwrap_or_else(|e| e.into_inner());
+    let options = p4forge::cmd::op4t::baseline::BaselineOptions {
+        program: root().join("examples/op4t-sst/sst.p4"),
+        includes: Vec::new(),
+        entries: Some(root().join("examples/op4t-sst/entries.txt")),
+        in_port: 1,
+        out_port: 2,
+        dst: std::net::Ipv4Addr::new(10, 0, 0, 1),
+        sizes: vec![64, 1518],
+        rates: vec![50.0, 100.0],
+        packets: 20,
+        rtl: p4_rtl::Options { arch: p4_rtl::wrapper::Arch::Switch, ports: 8, ..Default::default() },
+        speed: p4_rtl::sim::CxxSpeed::QuickBuild,
+        progress: false,
+    };
+    let report = p4forge::cmd::op4t::baseline::baseline(&options).unwrap();
+    println!("{}", report.render());
+    assert_eq!(report.points.len(), 4);
+    assert!(report.points.iter().all(|p| p.packets_in == 20 && p.packets_out == 20), "{}", report.render());
+    // The size dependence of store and forward: an idle switch holds a 64-byte frame 160 ns and a
+    // 1518-byte one 544 ns (cycle-exact, so the same on every run).
+    let min = |size| report.points.iter().filter(|p| p.size == size).map(|p| p.min_ns).fold(f64::INFINITY, f64::min);
+    assert_eq!((min(64), min(1518)), (160.0, 544.0), "{}", report.render());
+    assert!(report.within_seed_bounds, "{}", report.render());
+}
+
 /// OP4T inside the switch: t1 is the time the packet's first beat reached its port's timestamp
 /// unit and t2, written by the TX side's unit where the program asked, the time it left; both in
 /// the time format, so t2 - t1 is the switch's latency for the packet (the Xconnect baseline).

@@ -14,6 +14,13 @@
 
 use super::*;
 
+/// The host port's number (`OP4T_HOST_PORT` of `op4t.p4`): the port after the four network
+/// ports, behind the host's DMA. Tools that stand in for the host (the experiments' forwarder)
+/// send and receive on it.
+pub const HOST_PORT: u32 = 4;
+/// The network ports' numbers.
+pub const NETWORK_PORTS: std::ops::Range<u32> = 0..4;
+
 /// `OP4T(parser, processor, deparser)`.
 pub static OP4T: Architecture = Architecture {
     name: "op4t",
@@ -53,3 +60,14 @@ pub static OP4T: Architecture = Architecture {
     meter_colours: None,
     table_properties: &[],
 };
+
+#[cfg(test)]
+mod tests {
+    /// The include file and this description name the same ports.
+    #[test]
+    fn the_include_file_has_the_host_port_and_network_ports_given_here() {
+        let text = include_str!("../../../../p4include/op4t.p4");
+        assert!(text.contains(&format!("const PortId_t OP4T_HOST_PORT = {};", super::HOST_PORT)), "op4t.p4 and HOST_PORT differ");
+        assert_eq!(super::NETWORK_PORTS.end, super::HOST_PORT);
+    }
+}

@@ -3,6 +3,7 @@
 pub mod check;
 pub mod compile;
 pub mod entries;
+pub mod op4t;
 pub mod rtl;
 pub mod rtl_sim;
 pub mod pnr;

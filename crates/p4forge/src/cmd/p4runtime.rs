@@ -13,9 +13,12 @@ use crate::frontend::{self, Compiled, SwitchBuild};
 /// A compiled program as a pipeline: the software switch, its catalog, ids and p4info.
 pub fn loaded(compiled: Compiled, name: &Path, build: SwitchBuild) -> CliResult<Loaded<p4_dataplane::Switch>> {
     loaded_with(compiled, name, |compiled| {
-        frontend::software_switches(compiled, name, 1, build)?
+        let mut switch = frontend::software_switches(compiled, name, 1, build)?
             .pop()
-            .ok_or_else(|| crate::error::CliError::failed("no software switch was built".to_string()))
+            .ok_or_else(|| crate::error::CliError::failed("no software switch was built".to_string()))?;
+        // A live switch writes a transmit time (OP4T's t2) as it sends the packet.
+        switch.set_tx_clock(p4_dataplane::TxClock::Caller);
+        Ok(switch)
     })
 }
 

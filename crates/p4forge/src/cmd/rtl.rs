@@ -215,9 +215,17 @@ fn model_switch(program: &Path, includes: &[PathBuf], opts: &p4_rtl::Options) ->
 /// Builds (or reuses) the Verilator model of a compiled program (named `program` in messages and
 /// in the model's directory) and starts it behind the dataplane interfaces.
 pub fn switch_of(compiled: frontend::Compiled, program: &Path, opts: &p4_rtl::Options) -> CliResult<p4_rtl::sim::RtlSwitch> {
+    switch_built(compiled, program, opts, p4_rtl::sim::CxxSpeed::QuickBuild)
+}
+
+/// [`switch_of`], with the model's C++ compiled as `speed` says (in a directory of its own).
+pub fn switch_built(compiled: frontend::Compiled, program: &Path, opts: &p4_rtl::Options, speed: p4_rtl::sim::CxxSpeed) -> CliResult<p4_rtl::sim::RtlSwitch> {
     let (design, compiled) = design_of(compiled, program, opts)?;
-    let dir = model_dir(program, opts);
-    let model = p4_rtl::sim::build(&design, &dir, &mut |line| p4_io::eprintln_safe!("{line}"))
+    let mut dir = model_dir(program, opts);
+    if speed == p4_rtl::sim::CxxSpeed::FastRun {
+        dir.as_mut_os_string().push("-O2");
+    }
+    let model = p4_rtl::sim::build_with(&design, &dir, speed, &mut |line| p4_io::eprintln_safe!("{line}"))
         .map_err(|e| CliError::failed(format!("{}: {e}", program.display())))?;
     p4_rtl::sim::RtlSwitch::new(std::sync::Arc::new(compiled.program), &model).map_err(|e| CliError::failed(format!("{}: {e}", program.display())))
 }

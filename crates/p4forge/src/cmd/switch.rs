@@ -11,9 +11,12 @@
 //! The packet loop: apply the runtime-CLI commands waiting (lines on standard input, or on
 //! connections to the `--control` Unix socket, in the entries-file syntax), then take one pass over
 //! the ports, copying what each has (up to [`FRAMES_PER_PORT`] frames) into one batch, process the
-//! batch with one `process_batch` call, and send its outputs in input order. Ctrl-C stops the
+//! batch with one `process_batch` call, and send its outputs in input order. A `swap PROG
+//! [ENTRIES]` line replaces the program between two batches ([`swap`]). Ctrl-C stops the
 //! switch and prints the per-port summary; a switch whose ports are all capture files also stops
 //! once every pcap-in file is consumed.
+
+mod swap;
 
 use crate::cmd::entries::Entries;
 use crate::cmd::run::RunSummary;
@@ -353,6 +356,8 @@ struct SwitchLoop<'a, T> {
     /// When every interface was last looked at: an AF_XDP socket hears nothing when its interface
     /// goes down, so while no frame comes, each is looked at every [`IDLE_LINK_LOOK_MS`].
     links_looked_at: Instant,
+    /// `swap` lines: the new program being built.
+    swaps: swap::Swaps<T>,
 }
 
 /// How often interfaces that bring no frames are looked at, in milliseconds.
@@ -646,15 +651,36 @@ pub fn switch(options: &SwitchOptions) -> CliResult<SwitchOutcome> {
             let build = frontend::SwitchBuild { traced: options.trace.enabled(), ignore_table_sizes: options.table_sizes.ignore_table_sizes };
             let load = |compiled, program: &Path| crate::cmd::p4runtime::loaded(compiled, program, build);
             let holder = hold(options, entries.as_ref(), load, || crate::cmd::p4runtime::loader(build))?;
-            run_switch(options, holder)
+            run_switch(options, holder, swap_builder(options, move |compiled, program| crate::cmd::p4runtime::loaded(compiled, program, build)))
         }
         crate::cmd::test::Target::Rtl => {
             options.table_sizes.check_rtl()?;
             crate::cmd::check_rtl_trace(options.trace.enabled())?;
             let holder = hold(options, entries.as_ref(), crate::cmd::p4runtime::loaded_rtl, crate::cmd::p4runtime::rtl_loader)?;
-            run_switch(options, holder)
+            run_switch(options, holder, swap_builder(options, crate::cmd::p4runtime::loaded_rtl))
         }
     }
+}
+
+/// What a `swap` line's program becomes: `load` of it, with its entries file applied; `None` for a
+/// P4Runtime device (its controller changes programs).
+fn swap_builder<T: LoopTarget>(
+    options: &SwitchOptions,
+    load: impl Fn(frontend::Compiled, &Path) -> CliResult<p4_runtime::server::Loaded<T>> + Send + Sync + 'static,
+) -> Option<swap::Builder<T>> {
+    if options.p4runtime.is_some() {
+        return None;
+    }
+    let includes = options.includes.clone();
+    Some(std::sync::Arc::new(move |program: &Path, entries: Option<&Path>| {
+        let entries = entries.map(Entries::read).transpose()?;
+        let compiled = frontend::compile(program, &includes)?;
+        let mut target = load(compiled, program)?.target;
+        if let Some(entries) = entries {
+            entries.apply(&mut target)?;
+        }
+        Ok(target)
+    }))
 }
 
 /// The switch the packet loop runs: the program `options` names, loaded by `load` (its own, or a
@@ -701,7 +727,7 @@ fn hold<T: LoopTarget>(
 }
 
 /// Runs the packet loop on `holder`'s switch until it stops.
-fn run_switch<T: LoopTarget>(options: &SwitchOptions, mut holder: Holder<T>) -> CliResult<SwitchOutcome> {
+fn run_switch<T: LoopTarget>(options: &SwitchOptions, mut holder: Holder<T>, swaps: Option<swap::Builder<T>>) -> CliResult<SwitchOutcome> {
     if let Some(cpu) = options.cpu_port {
         if let Some((_, spec)) = options.ports.iter().find(|(n, _)| *n == cpu) {
             return Err(CliError::input(format!("--port {cpu}={spec}: port {cpu} is the CPU port (--cpu-port), which the controller's packet I/O uses")));
@@ -747,6 +773,7 @@ fn run_switch<T: LoopTarget>(options: &SwitchOptions, mut holder: Holder<T>) -> 
         options,
         down: Vec::new(),
         links_looked_at: Instant::now(),
+        swaps: swap::Swaps::new(swaps),
     };
     state.down = vec![None; state.ports.interfaces.len()];
     run_loop(&mut state, &mut holder, &commands_in)?;
@@ -854,9 +881,31 @@ impl<T: LoopTarget> Holder<T> {
 fn run_loop<T: LoopTarget>(state: &mut SwitchLoop<'_, T>, holder: &mut Holder<T>, commands_in: &mpsc::Receiver<Request>) -> CliResult<()> {
     let mut batch = FrameBatch::default();
     let mut out = BatchOut::default();
+    let mut swap_lines = Vec::new();
     while !p4_io::interrupt::interrupted() {
-        if holder.with(|switch| apply_requests(switch, commands_in)).is_none() {
+        if holder.with(|switch| apply_requests(switch, commands_in, &mut swap_lines)).is_none() {
             refuse_requests(commands_in);
+        }
+        for Request { line, at, reply } in swap_lines.drain(..) {
+            state.swaps.start(&line, at, reply);
+        }
+        // Between two batches: the new program takes the next frame.
+        if let Some(swap::Finished { program, result, asker }) = state.swaps.finished() {
+            let text = match result {
+                Ok(_) if !matches!(holder, Holder::Own(_)) => "refused: the device's program changed meanwhile".to_string(),
+                Ok(mut new) => {
+                    if let Holder::Own(switch) = holder {
+                        std::mem::swap(switch, &mut new);
+                    }
+                    let text = format!("swapped to {} after {} frames", program.display(), state.frames_in);
+                    if state.options.verbose {
+                        p4_io::eprintln_safe!("{text}");
+                    }
+                    text
+                }
+                Err(ref e) => format!("refused: {}", e.render().trim_end()),
+            };
+            asker.answer(text);
         }
         // A P4Runtime server runs until stopped: its controller may push packets at any time.
         if state.ports.only_captures() && state.ports.inputs_consumed() && state.options.p4runtime.is_none() && state.options.packet_in.is_none() {
@@ -928,9 +977,14 @@ fn refuse_requests(commands_in: &mpsc::Receiver<Request>) {
     }
 }
 
-/// Applies the command lines waiting, answering each where it came from.
-fn apply_requests(switch: &mut dyn Dataplane, commands_in: &mpsc::Receiver<Request>) {
+/// Applies the command lines waiting, answering each where it came from; `swap` lines go to
+/// `swaps` instead.
+fn apply_requests(switch: &mut dyn Dataplane, commands_in: &mpsc::Receiver<Request>, swaps: &mut Vec<Request>) {
     while let Ok(Request { line, at, reply }) = commands_in.try_recv() {
+        if swap::parse(&line).is_some() {
+            swaps.push(Request { line, at, reply });
+            continue;
+        }
         let text = answer(switch, &line, &at);
         match (reply, text) {
             (Some(reply), text) => {
