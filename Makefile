@@ -172,10 +172,14 @@ test-live:
 	  tests/live/interface_events.sh $(P4FORGE_TEST); \
 	  echo "+ tests/live/ptf_veth.sh $(P4FORGE_TEST)"; \
 	  tests/live/ptf_veth.sh $(P4FORGE_TEST); \
+	  echo "+ tests/live/swap.sh $(P4FORGE_TEST)"; \
+	  tests/live/swap.sh $(P4FORGE_TEST); \
+	  echo "+ tests/live/op4t.sh $(P4FORGE_TEST)"; \
+	  tests/live/op4t.sh $(P4FORGE_TEST); \
 	elif [ "$${CI:-}" = true ]; then \
 	  echo "error: tests/live/run.sh needs root (network namespaces), and CI=true may not skip it"; exit 1; \
 	else \
-	  echo "note: tests/live/run.sh needs root (network namespaces); skipped. Run: sudo tests/live/run.sh $(P4FORGE_TEST); sudo tests/live/interface_events.sh $(P4FORGE_TEST); sudo tests/live/ptf_veth.sh $(P4FORGE_TEST)"; \
+	  echo "note: tests/live/run.sh needs root (network namespaces); skipped. Run: sudo tests/live/run.sh $(P4FORGE_TEST); sudo tests/live/interface_events.sh $(P4FORGE_TEST); sudo tests/live/ptf_veth.sh $(P4FORGE_TEST); sudo tests/live/swap.sh $(P4FORGE_TEST); sudo tests/live/op4t.sh $(P4FORGE_TEST)"; \
 	fi
 
 # hw/: verilator -Wall lint of every module, every testbench (each model built once into

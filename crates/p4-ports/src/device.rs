@@ -20,6 +20,12 @@ use std::os::fd::BorrowedFd;
 pub trait RxToken {
     /// Calls `f` with the frame's bytes; the frame's memory is given back after `f` returns.
     fn consume<R>(self, f: impl FnOnce(&[u8]) -> R) -> R;
+
+    /// When the kernel took the frame in, in nanoseconds since the Unix epoch (`CLOCK_REALTIME`),
+    /// where the port is told (an `AF_PACKET` ring's frame header); `None` otherwise (AF_XDP).
+    fn arrival_ns(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Room to send one frame.
@@ -60,16 +66,18 @@ pub fn send_copy<D: Device + ?Sized>(device: &mut D, frame: &[u8]) -> io::Result
     }
 }
 
-/// Calls `each` with up to `limit` frames waiting on `device`; returns how many there were.
+/// Calls `each` with up to `limit` frames waiting on `device`, each with its arrival time if the
+/// port tells it ([`RxToken::arrival_ns`]); returns how many there were.
 pub fn receive_up_to<D: Device + ?Sized>(
     device: &mut D,
     limit: usize,
-    mut each: impl FnMut(&[u8]),
+    mut each: impl FnMut(&[u8], Option<u64>),
 ) -> io::Result<usize> {
     let mut count = 0;
     while count < limit {
         let Some(token) = device.receive()? else { break };
-        token.consume(&mut each);
+        let arrival = token.arrival_ns();
+        token.consume(|frame| each(frame, arrival));
         count += 1;
     }
     Ok(count)

@@ -270,6 +270,15 @@ impl RxToken for LinuxRx<'_> {
             Received::Buffer(length) => f(&self.port.buffer[..length]),
         }
     }
+
+    /// A ring frame's header holds the time the kernel wrote it (the socket's own reception time
+    /// when nothing stamped it before); a frame read with `recv` has none.
+    fn arrival_ns(&self) -> Option<u64> {
+        match self.frame {
+            Received::Ring(located) => Some(located.arrival_ns()),
+            Received::Buffer(_) => None,
+        }
+    }
 }
 
 /// Room to send one frame on a [`LinuxPort`] (its buffer).

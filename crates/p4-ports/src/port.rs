@@ -103,6 +103,13 @@ impl RxToken for PortRx<'_> {
             PortRx::Xdp(token) => token.consume(f),
         }
     }
+
+    fn arrival_ns(&self) -> Option<u64> {
+        match self {
+            PortRx::Packet(token) => token.arrival_ns(),
+            PortRx::Xdp(token) => token.arrival_ns(),
+        }
+    }
 }
 
 /// Room to send one frame on a [`Port`].

@@ -35,11 +35,21 @@ pub struct RxRing {
     in_hand: Option<InHand>,
 }
 
-/// A frame located in the ring: its bytes' offset from the ring's start and their length.
+/// A frame located in the ring: its bytes' offset from the ring's start and their length, and
+/// the time its header gives.
 #[derive(Clone, Copy)]
 pub struct Located {
     start: usize,
     length: usize,
+    arrival_ns: u64,
+}
+
+impl Located {
+    /// When the kernel received the frame (`tp_sec`, `tp_nsec` of its header: `CLOCK_REALTIME`),
+    /// in nanoseconds since the Unix epoch.
+    pub fn arrival_ns(&self) -> u64 {
+        self.arrival_ns
+    }
 }
 
 /// `setsockopt` for the `SOL_PACKET` options rustix does not cover.
@@ -152,13 +162,14 @@ impl RxRing {
             return None;
         }
         // SAFETY: the header lies inside the block (checked just above), which the switch holds.
-        let (mac, length) = unsafe {
+        let (mac, length, arrival_ns) = unsafe {
             let header = self.block(self.current).cast::<u8>().add(hand.at).cast::<libc::tpacket3_hdr>();
-            ((*header).tp_mac as usize, (*header).tp_snaplen as usize)
+            let arrival_ns = u64::from((*header).tp_sec) * 1_000_000_000 + u64::from((*header).tp_nsec);
+            ((*header).tp_mac as usize, (*header).tp_snaplen as usize, arrival_ns)
         };
         let start = hand.at + mac;
         (start + length <= BLOCK_SIZE as usize)
-            .then_some(Located { start: (self.current * BLOCK_SIZE) as usize + start, length })
+            .then_some(Located { start: (self.current * BLOCK_SIZE) as usize + start, length, arrival_ns })
     }
 
     /// Gives block `current` back to the kernel (after every frame read from it) and moves on.

@@ -488,7 +488,11 @@ impl<T: LoopTarget> SwitchLoop<'_, T> {
             let now_ns = nanos_since(start);
             let (number, interface) = &mut self.ports.interfaces[index];
             // Ready with nothing to read, or a failed receive: the interface may have gone down.
-            match receive_up_to(interface, FRAMES_PER_PORT, |frame| batch.push(*number, frame, now_ns)) {
+            // A frame's arrival time (v1model's ingress timestamp, OP4T's t1) is the kernel's where
+            // the port tells it, on the switch's clock.
+            let start_epoch_ns = self.start_epoch_ns;
+            let arrival = |kernel: Option<u64>| kernel.map_or(now_ns, |k| k.saturating_sub(start_epoch_ns).min(now_ns));
+            match receive_up_to(interface, FRAMES_PER_PORT, |frame, kernel| batch.push(*number, frame, arrival(kernel))) {
                 Ok(0) => self.look_at_link(index, None)?,
                 Ok(_) => {}
                 Err(error) => self.look_at_link(index, Some(error))?,
