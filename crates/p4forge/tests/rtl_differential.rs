@@ -174,18 +174,20 @@ fn op4t_baseline_stays_within_a_cycle_across_rates() {
     }
     let _lock = MODELS.lock().unwrap_or_else(|e| e.into_inner());
     let options = p4forge::cmd::op4t::baseline::BaselineOptions {
-        program: root().join("examples/op4t-sst/sst.p4"),
-        includes: Vec::new(),
-        entries: Some(root().join("examples/op4t-sst/entries.txt")),
-        in_port: 1,
-        out_port: 2,
-        dst: std::net::Ipv4Addr::new(10, 0, 0, 1),
+        setup: p4forge::cmd::op4t::Setup {
+            program: root().join("examples/op4t-sst/sst.p4"),
+            includes: Vec::new(),
+            entries: Some(root().join("examples/op4t-sst/entries.txt")),
+            in_port: 1,
+            out_port: 2,
+            dst: std::net::Ipv4Addr::new(10, 0, 0, 1),
+            progress: false,
+        },
         sizes: vec![64, 1518],
         rates: vec![50.0, 100.0],
         packets: 20,
         rtl: p4_rtl::Options { arch: p4_rtl::wrapper::Arch::Switch, ports: 8, ..Default::default() },
         speed: p4_rtl::sim::CxxSpeed::QuickBuild,
-        progress: false,
     };
     let report = p4forge::cmd::op4t::baseline::baseline(&options).unwrap();
     println!("{}", report.render());

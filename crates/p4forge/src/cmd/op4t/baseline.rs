@@ -11,8 +11,6 @@
 //! the mean moves across rates.
 
 use std::collections::BTreeMap;
-use std::net::Ipv4Addr;
-use std::path::PathBuf;
 
 use serde::Serialize;
 
@@ -27,12 +25,7 @@ pub const MAX_PACKETS: u32 = 100_000;
 
 /// What `op4t baseline` runs.
 pub struct BaselineOptions {
-    pub program: PathBuf,
-    pub includes: Vec<PathBuf>,
-    pub entries: Option<PathBuf>,
-    pub in_port: u32,
-    pub out_port: u32,
-    pub dst: Ipv4Addr,
+    pub setup: super::Setup,
     /// Frame lengths as they leave (stamps included).
     pub sizes: Vec<usize>,
     /// Percent of line rate.
@@ -42,7 +35,6 @@ pub struct BaselineOptions {
     pub rtl: p4_rtl::Options,
     /// How the model's C++ is compiled.
     pub speed: p4_rtl::sim::CxxSpeed,
-    pub progress: bool,
 }
 
 /// One size at one rate.
@@ -129,7 +121,7 @@ fn check(options: &BaselineOptions) -> CliResult<()> {
     if !(2..=MAX_PACKETS).contains(&options.packets) {
         return Err(CliError::input(format!("--packets {}: 2 to {MAX_PACKETS} per point", options.packets)));
     }
-    for (flag, port) in [("--in-port", options.in_port), ("--out-port", options.out_port)] {
+    for (flag, port) in [("--in-port", options.setup.in_port), ("--out-port", options.setup.out_port)] {
         if port >= options.rtl.ports {
             return Err(CliError::input(format!("{flag} {port}: the switch has ports 0 to {}", options.rtl.ports - 1)));
         }
@@ -140,17 +132,17 @@ fn check(options: &BaselineOptions) -> CliResult<()> {
 /// Runs every size at every rate.
 pub fn baseline(options: &BaselineOptions) -> CliResult<BaselineReport> {
     check(options)?;
-    let entries = options.entries.as_deref().map(crate::cmd::entries::Entries::read).transpose()?;
-    let compiled = crate::frontend::compile(&options.program, &options.includes)?;
+    let entries = options.setup.entries.as_deref().map(crate::cmd::entries::Entries::read).transpose()?;
+    let compiled = crate::frontend::compile(&options.setup.program, &options.setup.includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
-    let mut switch = crate::cmd::rtl::switch_built(compiled, &options.program, &options.rtl, options.speed)?;
+    let mut switch = crate::cmd::rtl::switch_built(compiled, &options.setup.program, &options.rtl, options.speed)?;
     if let Some(entries) = &entries {
         entries.apply(&mut switch)?;
     }
     switch.set_paced(true).map_err(CliError::input)?;
     let manifest = switch.manifest().clone();
     let mut report = BaselineReport {
-        program: options.program.display().to_string(),
+        program: options.setup.program.display().to_string(),
         pipeline_mhz: manifest.clock_mhz,
         mac_mhz: p4_rtl::switch_sim::MAC_MHZ,
         data_width: manifest.data_width,
@@ -160,16 +152,16 @@ pub fn baseline(options: &BaselineOptions) -> CliResult<BaselineReport> {
         within_seed_bounds: false,
         interrupted: false,
     };
-    let progress = p4_io::progress::Progress::new(options.progress, (options.sizes.len() * options.rates.len()) as u64, "points");
+    let progress = p4_io::progress::Progress::new(options.setup.progress, (options.sizes.len() * options.rates.len()) as u64, "points");
     p4_io::interrupt::install();
     'sizes: for &size in &options.sizes {
-        let frame = stream::frame(options.dst, size);
+        let frame = stream::frame(options.setup.dst, size);
         for &rate in &options.rates {
             progress.set_message(&format!("{size} B at {rate}% of line rate"));
             // The stream's pace is that of the frames as they leave, at `rate` percent of 10 Gb/s.
             let gap_ns = super::wire_ns(size) * 100.0 / rate;
             for i in 0..options.packets {
-                switch.queue(options.in_port, (f64::from(i) * gap_ns).round() as u64, &frame).map_err(CliError::input)?;
+                switch.queue(options.setup.in_port, (f64::from(i) * gap_ns).round() as u64, &frame).map_err(CliError::input)?;
             }
             let run = switch.run();
             if p4_io::interrupt::interrupted() {
@@ -178,7 +170,7 @@ pub fn baseline(options: &BaselineOptions) -> CliResult<BaselineReport> {
             }
             let run = run.map_err(CliError::failed)?;
             let mut latencies = Vec::with_capacity(run.outputs.len());
-            for o in run.outputs.iter().filter(|o| o.port == options.out_port) {
+            for o in run.outputs.iter().filter(|o| o.port == options.setup.out_port) {
                 if let Some((t1, t2)) = stream::stamps_ns(&o.data) {
                     latencies.push(t2 as f64 - t1 as f64);
                 }

@@ -13,8 +13,6 @@
 //! capacity, which the fit ([`super::knee_fit`]) recovers from the stamps alone.
 
 use std::collections::VecDeque;
-use std::net::Ipv4Addr;
-use std::path::PathBuf;
 
 use p4_dataplane::batch::{BatchOut, PacketIn};
 use p4_dataplane::TxClock;
@@ -83,20 +81,14 @@ pub fn parse_rates(text: &str) -> Result<Vec<f64>, String> {
 
 /// What `op4t knee` runs.
 pub struct KneeOptions {
-    pub program: PathBuf,
-    pub includes: Vec<PathBuf>,
-    pub entries: Option<PathBuf>,
-    /// The network port the stream enters and the one it leaves by, after the host.
-    pub in_port: u32,
-    pub out_port: u32,
-    pub dst: Ipv4Addr,
+    /// The stream enters a network port and leaves by another, after the host.
+    pub setup: super::Setup,
     /// Length of the frames as they leave, stamps included.
     pub size: usize,
     pub rates: Vec<f64>,
     pub seconds: f64,
     pub ring: usize,
     pub forwarders: Vec<Forwarder>,
-    pub progress: bool,
 }
 
 /// One rate of one forwarder.
@@ -170,20 +162,20 @@ impl KneeReport {
 /// Runs every forwarder over every rate.
 pub fn knee(options: &KneeOptions) -> CliResult<KneeReport> {
     check(options)?;
-    let compiled = crate::frontend::compile(&options.program, &options.includes)?;
+    let compiled = crate::frontend::compile(&options.setup.program, &options.setup.includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
-    let entries = options.entries.as_deref().map(crate::cmd::entries::Entries::read).transpose()?;
-    let mut switch = crate::frontend::software_switches(compiled, &options.program, 1, Default::default())?.remove(0);
+    let entries = options.setup.entries.as_deref().map(crate::cmd::entries::Entries::read).transpose()?;
+    let mut switch = crate::frontend::software_switches(compiled, &options.setup.program, 1, Default::default())?.remove(0);
     switch.set_tx_clock(TxClock::Caller);
     if let Some(entries) = &entries {
         entries.apply(&mut switch)?;
     }
-    let frame = stream::frame(options.dst, options.size);
+    let frame = stream::frame(options.setup.dst, options.size);
     let total: f64 = options.rates.iter().map(|r| r * options.seconds).sum::<f64>() * options.forwarders.len() as f64;
-    let progress = p4_io::progress::Progress::new(options.progress, total as u64, "packets");
+    let progress = p4_io::progress::Progress::new(options.setup.progress, total as u64, "packets");
     p4_io::interrupt::install();
     let mut report = KneeReport {
-        program: options.program.display().to_string(),
+        program: options.setup.program.display().to_string(),
         frame_bytes: options.size,
         seconds_per_rate: options.seconds,
         ring: options.ring,
@@ -240,7 +232,7 @@ fn check(options: &KneeOptions) -> CliResult<()> {
         return Err(CliError::input("give at least one --forwarder B/T"));
     }
     let net = p4_ir::arch::op4t::NETWORK_PORTS;
-    for (flag, port) in [("--in-port", options.in_port), ("--out-port", options.out_port)] {
+    for (flag, port) in [("--in-port", options.setup.in_port), ("--out-port", options.setup.out_port)] {
         if !net.contains(&port) {
             return Err(CliError::input(format!("{flag} {port}: a network port, {} to {}", net.start, net.end - 1)));
         }
@@ -272,9 +264,9 @@ fn one_rate(
     let unexpected = |went: String, from: &str| {
         CliError::input(format!(
             "{}: a stream packet from {from} {went}; the entries must send the stream from port {} to the host ({host}) and from the host to port {}",
-            options.program.display(),
-            options.in_port,
-            options.out_port
+            options.setup.program.display(),
+            options.setup.in_port,
+            options.setup.out_port
         ))
     };
     let dropped = |switch: &p4_dataplane::Switch, out: &BatchOut| match out.drops.first() {
@@ -285,10 +277,10 @@ fn one_rate(
         let arrival = (sent < packets).then(|| (sent as f64 * 1e9 / rate).round());
         match arrival {
             Some(t) if t < next_poll => {
-                switch.process_batch(&[PacketIn { port: options.in_port, data: frame, now_ns: t as u64 }], &mut out);
+                switch.process_batch(&[PacketIn { port: options.setup.in_port, data: frame, now_ns: t as u64 }], &mut out);
                 sent += 1;
                 point.packets_in += 1;
-                let from = || format!("port {}", options.in_port);
+                let from = || format!("port {}", options.setup.in_port);
                 if out.packets.is_empty() {
                     return Err(unexpected(dropped(switch, &out), &from()));
                 }
@@ -326,7 +318,7 @@ fn one_rate(
                     }
                     for i in 0..out.packets.len() {
                         let p = out.packets[i];
-                        if p.port != options.out_port {
+                        if p.port != options.setup.out_port {
                             return Err(unexpected(format!("went to port {}", p.port), "the host"));
                         }
                         let start = tx_free.max(now as f64);

@@ -18,6 +18,33 @@ pub fn wire_ns(len: usize) -> f64 {
     (len as f64 + p4_rtl::switch_sim::WIRE_OVERHEAD_BYTES as f64) * 8.0 / p4_rtl::switch_sim::LINE_RATE_GBPS
 }
 
+/// What both experiments share: the program and its entries, and the stream's ports and
+/// destination.
+pub struct Setup {
+    pub program: PathBuf,
+    pub includes: Vec<PathBuf>,
+    pub entries: Option<PathBuf>,
+    /// The port the stream enters and the one it leaves by.
+    pub in_port: u32,
+    pub out_port: u32,
+    pub dst: Ipv4Addr,
+    pub progress: bool,
+}
+
+impl StreamArgs {
+    fn setup(&self, in_port: u32, out_port: u32) -> Setup {
+        Setup {
+            program: self.program.clone(),
+            includes: self.include.clone(),
+            entries: self.entries.clone(),
+            in_port,
+            out_port,
+            dst: self.dst,
+            progress: self.progress.enabled(),
+        }
+    }
+}
+
 /// `p4forge op4t ...`.
 #[derive(clap::Subcommand, Clone, Debug)]
 pub enum Op4tCommand {
@@ -141,18 +168,12 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
             }
             .options()?;
             let options = baseline::BaselineOptions {
-                program: a.stream.program.clone(),
-                includes: a.stream.include.clone(),
-                entries: a.stream.entries.clone(),
-                in_port: a.in_port,
-                out_port: a.out_port,
-                dst: a.stream.dst,
+                setup: a.stream.setup(a.in_port, a.out_port),
                 sizes: a.sizes.clone(),
                 rates: a.rates.clone(),
                 packets: a.packets,
                 rtl,
                 speed: if a.quick_build { p4_rtl::sim::CxxSpeed::QuickBuild } else { p4_rtl::sim::CxxSpeed::FastRun },
-                progress: a.stream.progress.enabled(),
             };
             let report = baseline::baseline(&options)?;
             if let Some(path) = &a.stream.plot {
@@ -164,18 +185,12 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
         Op4tCommand::Knee(a) => {
             before(&a.stream)?;
             let options = knee::KneeOptions {
-                program: a.stream.program.clone(),
-                includes: a.stream.include.clone(),
-                entries: a.stream.entries.clone(),
-                in_port: a.in_port,
-                out_port: a.out_port,
-                dst: a.stream.dst,
+                setup: a.stream.setup(a.in_port, a.out_port),
                 size: a.size,
                 rates: a.rates.clone(),
                 seconds: a.seconds,
                 ring: a.ring,
                 forwarders: a.forwarders.clone(),
-                progress: a.stream.progress.enabled(),
             };
             let report = knee::knee(&options)?;
             if let Some(path) = &a.stream.plot {
