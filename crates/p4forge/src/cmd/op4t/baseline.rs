@@ -98,7 +98,9 @@ impl BaselineReport {
         }
         s += &format!(
             "{}\n",
-            if self.within_seed_bounds {
+            if self.points.is_empty() {
+                "no point measured".to_string()
+            } else if self.within_seed_bounds {
                 format!("within the seed's bounds: every sd and every spread at most {SEED_BOUND_NS} ns, nothing lost")
             } else {
                 format!("OUTSIDE the seed's bounds ({SEED_BOUND_NS} ns) or packets lost")
@@ -135,6 +137,7 @@ pub fn baseline(options: &BaselineOptions) -> CliResult<BaselineReport> {
     let entries = options.setup.entries.as_deref().map(crate::cmd::entries::Entries::read).transpose()?;
     let compiled = crate::frontend::compile(&options.setup.program, &options.setup.includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
+    super::check_op4t(&compiled, &options.setup.program)?;
     let mut switch = crate::cmd::rtl::switch_built(compiled, &options.setup.program, &options.rtl, options.speed)?;
     if let Some(entries) = &entries {
         entries.apply(&mut switch)?;

@@ -164,6 +164,7 @@ pub fn knee(options: &KneeOptions) -> CliResult<KneeReport> {
     check(options)?;
     let compiled = crate::frontend::compile(&options.setup.program, &options.setup.includes)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
+    super::check_op4t(&compiled, &options.setup.program)?;
     let entries = options.setup.entries.as_deref().map(crate::cmd::entries::Entries::read).transpose()?;
     let mut switch = crate::frontend::software_switches(compiled, &options.setup.program, 1, Default::default())?.remove(0);
     switch.set_tx_clock(TxClock::Caller);

@@ -207,6 +207,18 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
     Ok(())
 }
 
+/// Refuses a program of another architecture than OP4T (its ports and stamps mean nothing here).
+pub fn check_op4t(compiled: &crate::frontend::Compiled, program: &std::path::Path) -> CliResult<()> {
+    match p4_ir::arch::of_program(&compiled.program) {
+        Some(arch) if arch.name == p4_ir::arch::op4t::OP4T.name => Ok(()),
+        other => Err(CliError::input(format!(
+            "{}: the OP4T experiments need an OP4T program (#include <op4t.p4>, package OP4T), not {}",
+            program.display(),
+            other.map_or("a program without a known architecture".to_string(), |a| format!("a {} one", a.name))
+        ))),
+    }
+}
+
 /// Checks before a long run that the plot can be written.
 fn before(stream: &StreamArgs) -> CliResult<()> {
     if let Some(path) = &stream.plot {
