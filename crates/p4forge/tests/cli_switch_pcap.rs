@@ -663,20 +663,6 @@ fn a_stalled_fifo_holds_up_neither_commands_nor_the_frames_before_the_stall() {
     assert!(stdout.contains("     1           1 "), "the frame before the stall went in: {stdout}");
 }
 
-/// An OP4T program sending every frame from port 0 to port 1 with the last byte of its Ethernet
-/// source address set to `mark`.
-fn marking_program(mark: u8) -> String {
-    format!(
-        "#include <core.p4>\n#include <op4t.p4>\n\
-         header eth_t {{ bit<48> dst; bit<48> src; bit<16> ether_type; }}\n\
-         struct headers_t {{ eth_t eth; }}\nstruct meta_t {{ }}\n\
-         parser P(packet_in pkt, out headers_t hdr, inout meta_t meta, inout op4t_metadata_t om) {{ state start {{ pkt.extract(hdr.eth); transition accept; }} }}\n\
-         control C(inout headers_t hdr, inout meta_t meta, inout op4t_metadata_t om) {{ apply {{ om.dst_port = 1; hdr.eth.src[7:0] = {mark}; }} }}\n\
-         control D(packet_out pkt, in headers_t hdr) {{ apply {{ pkt.emit(hdr.eth); }} }}\n\
-         OP4T(P(), C(), D()) main;\n"
-    )
-}
-
 /// `swap PROG` on the control socket replaces the program between two batches while a FIFO keeps
 /// feeding frames: every frame comes out once, in order, whole, switched by the program in place
 /// when it was taken (the answer says after how many frames the new one took over); a program
@@ -685,8 +671,9 @@ fn marking_program(mark: u8) -> String {
 fn a_swap_under_traffic_loses_cuts_and_repeats_no_frame() {
     use std::io::{BufRead, BufReader, Write};
     let dir = scratch("swap");
-    std::fs::write(dir.join("a.p4"), marking_program(0xaa)).unwrap();
-    std::fs::write(dir.join("b.p4"), marking_program(0xbb)).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    std::fs::copy(fixtures.join("op4t_mark_aa.p4"), dir.join("a.p4")).unwrap();
+    std::fs::copy(fixtures.join("op4t_mark_bb.p4"), dir.join("b.p4")).unwrap();
     std::fs::write(dir.join("broken.p4"), "control C() { apply { x = ; } }\n").unwrap();
     mkfifo(&dir.join("in.pcap"));
     let child = spawn_in(&dir, &["switch", "a.p4", "--port", "0=pcap-in:in.pcap", "--port", "1=pcap-out:o1.pcap", "--control", "ctl.sock"], Stdio::null());

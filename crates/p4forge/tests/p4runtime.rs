@@ -1217,3 +1217,54 @@ fn a_translated_field_takes_its_sdn_width_and_values_that_fit_the_dataplane() {
     let e = write(&h, &mut client, 1, vec![(Insert, entry(0x200))]).expect_err("beyond 9 bits");
     assert_eq!(update_errors(&e)[0].0, Code::OutOfRange as i32);
 }
+
+/// SetForwardingPipelineConfig under traffic: while a thread sends numbered frames through the
+/// device one at a time (as the switch's loop does a batch at a time, under the device's lock), the
+/// controller pushes another program and then the first again. Every frame comes out once, whole,
+/// switched by the program in place when it went in: a run of the first program's marks, one of the
+/// second's, one of the first's.
+#[test]
+fn a_pipeline_pushed_under_traffic_loses_cuts_and_repeats_no_frame() {
+    let h = start();
+    let mut client = h.client();
+    let (a, b) = (fixture("op4t_mark_aa.p4"), fixture("op4t_mark_bb.p4"));
+    let (_stream, info_a) = with_program(&h, &mut client, &a);
+    let info_b = p4info_of(&b);
+    let frame = |n: u32| [&[0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x88, 0xb5][..], &n.to_be_bytes(), &[0u8; 42]].concat();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sender = {
+        let (device, stop) = (h.device.clone(), stop.clone());
+        std::thread::spawn(move || {
+            use p4_control::PacketIo;
+            let mut marks = Vec::new();
+            let mut n = 0u32;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) || n < 1000 {
+                let input = frame(n);
+                let out = p4_runtime::server::lock(&device).target().expect("a pipeline").inject(0, &input, 0);
+                assert_eq!(out.outputs.len(), 1, "frame {n}: {:?}", out.drops);
+                let data = &out.outputs[0].data;
+                assert_eq!((out.outputs[0].port, &data[..11], &data[12..]), (1, &input[..11], &input[12..]), "frame {n}");
+                marks.push(data[11]);
+                n += 1;
+            }
+            marks
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    push(&h, &mut client, 1, std::fs::read(&b).unwrap(), &info_b).expect("b pushed");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    push(&h, &mut client, 1, std::fs::read(&a).unwrap(), &info_a).expect("a pushed again");
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let marks = sender.join().expect("every frame out, whole");
+    // Runs of equal marks: a, b, a.
+    let mut runs: Vec<(u8, usize)> = Vec::new();
+    for m in &marks {
+        match runs.last_mut() {
+            Some((last, count)) if last == m => *count += 1,
+            _ => runs.push((*m, 1)),
+        }
+    }
+    assert_eq!(runs.iter().map(|r| r.0).collect::<Vec<_>>(), [0xaa, 0xbb, 0xaa], "{runs:?}");
+    assert!(runs.iter().all(|r| r.1 > 0));
+}
