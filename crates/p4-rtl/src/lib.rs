@@ -83,6 +83,10 @@ pub struct Options {
     /// controlled from `clk` through the wrapper's `gen_*`/`traffic_*` ports and read through
     /// `gen_*`/`cap_*` ([`wrapper`]).
     pub traffic: bool,
+    /// Packet processors of a switch (`--arch op4t`: 2): each a copy of the pipeline behind
+    /// `p4f_decoupler`, which hands the traffic from one to the other at a packet boundary without
+    /// a reset of the rest ([`wrapper`]). 1: the pipeline alone in the switch.
+    pub processors: u32,
 }
 
 impl Default for Options {
@@ -95,6 +99,7 @@ impl Default for Options {
             ports: 4,
             host_port: false,
             traffic: false,
+            processors: 1,
         }
     }
 }
@@ -214,6 +219,10 @@ pub struct Manifest {
     /// without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_port: Option<u32>,
+    /// With two packet processors (`--arch op4t`): the byte offset of the second one's register
+    /// map from the first's in the wrapper's AXI4-Lite map (the maps are alike).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processor_stride: Option<u32>,
     pub data_width: u32,
     pub clock_mhz: f64,
     pub port_width: u32,
@@ -790,6 +799,7 @@ pub(crate) fn pipeline(program: &Program, binding: &p4_arch::Binding, seg: &Segm
         arch: None,
         port_count: None,
         host_port: None,
+        processor_stride: None,
         data_width: opts.data_width,
         clock_mhz: opts.clock_mhz,
         port_width: port_w,

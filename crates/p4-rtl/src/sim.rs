@@ -141,14 +141,15 @@ pub fn build_with(design: &Design, dir: &Path, speed: CxxSpeed, log: &mut dyn Fn
     let clear = design.manifest.tables.iter().map(|t| t.buckets).max().unwrap_or(0) + 16;
     // A wrapped design (`--arch switch|bump`) gets the harness with a MAC per port.
     let harness = match (design.manifest.arch.as_deref(), design.manifest.port_count) {
-        (Some(arch @ ("switch" | "bump")), Some(ports)) => {
+        (Some(arch @ ("switch" | "bump" | "op4t")), Some(ports)) => {
             crate::switch_sim::source(
                 &top,
                 dw,
                 ports,
-                arch == "switch",
+                arch != "bump",
                 design.manifest.host_port.is_some(),
                 design.manifest.ports.get("traffic").is_some(),
+                design.manifest.processor_stride.is_some(),
                 design.manifest.clock_mhz,
                 clear,
             )
@@ -263,6 +264,9 @@ pub struct Sim {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
+    /// A model with two packet processors: the offset of the second's register map, which every
+    /// write also goes to, so both hold the same tables ([`crate::Manifest::processor_stride`]).
+    mirror: Option<u32>,
 }
 
 impl Sim {
@@ -275,7 +279,7 @@ impl Sim {
             .map_err(|e| SimError(format!("cannot start {}: {e}", model.binary.display())))?;
         let stdin = child.stdin.take().ok_or_else(|| SimError("no stdin".into()))?;
         let stdout = BufReader::new(child.stdout.take().ok_or_else(|| SimError("no stdout".into()))?);
-        Ok(Sim { child, stdin, stdout })
+        Ok(Sim { child, stdin, stdout, mirror: model.manifest.processor_stride })
     }
 
     fn send(&mut self, line: &str) -> R<()> {
@@ -299,7 +303,11 @@ impl Sim {
     }
 
     pub fn write_reg(&mut self, addr: u32, data: u32) -> R<()> {
-        self.send(&format!("W {addr:x} {data:x}"))
+        self.send(&format!("W {addr:x} {data:x}"))?;
+        match self.mirror {
+            Some(offset) => self.send(&format!("W {:x} {data:x}", addr + offset)),
+            None => Ok(()),
+        }
     }
 
     /// One AXI4-Lite read.
@@ -762,6 +770,15 @@ impl RtlSwitch {
     /// Runs per-port generated traffic through a switch model ([`crate::switch_sim`]).
     pub fn run_generated(&mut self, gens: &[crate::switch_sim::PortGen], check_xor1: bool) -> Result<crate::switch_sim::SwitchRun, String> {
         self.sim.run_switch(gens, check_xor1).map_err(|e| e.0)
+    }
+
+    /// [`RtlSwitch::run_generated`] on a design with two packet processors (`--arch op4t`),
+    /// swapping them `swap_at_ns` after the run's start.
+    pub fn run_generated_swapping(&mut self, gens: &[crate::switch_sim::PortGen], check_xor1: bool, swap_at_ns: u64) -> Result<crate::switch_sim::SwitchRun, String> {
+        if self.manifest.processor_stride.is_none() {
+            return Err("swapping needs two packet processors (--arch op4t)".into());
+        }
+        self.sim.run_switch_swapping(gens, check_xor1, Some(swap_at_ns * 1000)).map_err(|e| e.0)
     }
 
     /// Runs everything queued.

@@ -33,6 +33,11 @@
 //!   lines, `J <index> <time>` gives the time (hex, [`crate::TIME_NS_BITS`] format) at which a
 //!   packet's first beat entered the switch: the time its port's `p4f_timestamp` stamped on it.
 //!
+//! With two packet processors (`--arch op4t`, `PP2`), `V <ps>` asks for a swap to the processor
+//! not active at `ps` picoseconds after the start of the next `S` run (the `pp_swap_req` pulse),
+//! and an `S` run answers `Z <swaps> <stray beats> <drain cycles> <active>` (the decoupler's
+//! counts so far) before its `D` line.
+//!
 //! With a host port (number N after the N front-panel ports, [`crate::Options::host_port`]), `P N
 //! ...` queues a packet for the host to send: the harness's driver ([`HOST_CPP`]) writes it into
 //! host memory and a TX descriptor; packets the switch sends to the host come back as `O N ...`
@@ -116,12 +121,36 @@ pub struct SwitchRun {
     pub no_port_drops: u64,
     /// Frames that left on a port other than ingress xor 1 (counted only with `check_xor1`).
     pub misrouted: u64,
+    /// With two packet processors: the decoupler's counts after the run.
+    pub processors: Option<ProcessorCounts>,
+}
+
+/// The decoupler's counts (`--arch op4t`), since the model started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ProcessorCounts {
+    pub swaps: u64,
+    /// Beats taken from a processor while it was not active (and thrown away): 0 unless a
+    /// processor sends on its own.
+    pub stray_beats: u64,
+    /// Cycles the last swap waited for the old processor to drain.
+    pub drain_cycles: u64,
+    /// The processor traffic goes through.
+    pub active: u64,
 }
 
 impl Sim {
     /// Runs the generators on a switch model (built with [`source`]) until every frame is out or
     /// dropped; `check_xor1` counts frames not forwarded to ingress port xor 1 as misrouted.
     pub fn run_switch(&mut self, gens: &[PortGen], check_xor1: bool) -> Result<SwitchRun, SimError> {
+        self.run_switch_swapping(gens, check_xor1, None)
+    }
+
+    /// [`Sim::run_switch`] on a model with two packet processors, swapping them `swap_at_ps`
+    /// picoseconds after the run's start.
+    pub fn run_switch_swapping(&mut self, gens: &[PortGen], check_xor1: bool, swap_at_ps: Option<u64>) -> Result<SwitchRun, SimError> {
+        if let Some(ps) = swap_at_ps {
+            self.send_line(&format!("V {ps}"))?;
+        }
         self.send_line(&format!("M {}", u32::from(check_xor1)))?;
         for g in gens {
             self.send_line(&format!("G {} {} {} {}", g.port, g.size, g.rate_gbps, g.count))?;
@@ -150,6 +179,9 @@ impl Sim {
                         },
                     );
                     run.last_frame_bytes.insert(port, v[9]);
+                }
+                Some("Z") if v.len() == 4 => {
+                    run.processors = Some(ProcessorCounts { swaps: v[0], stray_beats: v[1], drain_cycles: v[2], active: v[3] });
                 }
                 Some("D") if v.len() == 4 => {
                     run.duration_ps = v[0];
@@ -484,7 +516,7 @@ pub const HOST_RX_BUFFER_BYTES: u32 = 2048;
 /// traffic units ([`crate::Options::traffic`]), and `S` runs the generators on them
 /// ([`TRAFFIC_CPP`]) instead of in the RX MAC models.
 #[allow(clippy::too_many_arguments)] // each is a fact about the model the harness drives
-pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, host: bool, traffic: bool, clock_mhz: f64, clear_cycles: u32) -> String {
+pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, host: bool, traffic: bool, processors: bool, clock_mhz: f64, clear_cycles: u32) -> String {
     let bytes = data_w / 8;
     let clk_ps = (1e6 / clock_mhz).round() as u64;
     let mac_ps = (1e6 / MAC_MHZ).round() as u64;
@@ -572,6 +604,8 @@ static std::deque<size_t> queued_index[PORTS + 1];
 // Paced runs (`K 1`): each queued packet starts on its RX MAC no earlier than its `P` time after
 // the run's start (picoseconds), and no earlier than line rate allows; otherwise back to back.
 static bool paced = false;
+static int64_t swap_at_ps = -1;  // V: when the next S run swaps the packet processors
+static bool swap_raised = false;  // pp_swap_req is high for this clock cycle
 static std::deque<uint64_t> queued_at[PORTS + 1];
 static size_t queued_count = 0;
 
@@ -623,6 +657,7 @@ template <typename T> static uint64_t stat32(const T& s, unsigned p) {{ return g
 #define HOST_RX_BUF {host_rx}
 {host_cpp}
 #define TRAFFIC {traffic}
+#define PP2 {pp2}
 #define TIME_NS_BITS {ns_bits}
 {traffic_cpp}
 
@@ -700,6 +735,12 @@ static void run_switch() {{
             if (host_driver(t, start, from_queue)) last_gen_end = t;
             dut->eval();
         }}
+#if PP2
+        if (clk_rise && swap_raised) {{ dut->pp_swap_req = 0; swap_raised = false; dut->eval(); }}
+        if (clk_rise && swap_at_ps >= 0 && t - start >= uint64_t(swap_at_ps)) {{
+            dut->pp_swap_to = !dut->pp_active; dut->pp_swap_req = 1; swap_raised = true; swap_at_ps = -1; dut->eval();
+        }}
+#endif
         if (clk_rise && hw_gen) {{
             traffic_step(t, tpl_fire);
             if (!hw.gens_done) last_gen_end = t;
@@ -850,6 +891,9 @@ static void run_switch() {{
     if (HOST)
         printf("X %u 0 %llu 0 %llu 0 %llu 0 0 0\n", PORTS, (unsigned long long)(host_out - host_out0),
                (unsigned long long)uint32_t(HOST_BUF_DROPS() - host_buf0), (unsigned long long)(host_bytes - host_bytes0));
+#if PP2
+    printf("Z %u %u %u %u\n", unsigned(dut->pp_swaps), unsigned(dut->pp_stray_beats), unsigned(dut->pp_drain_cycles), unsigned(dut->pp_active));
+#endif
     printf("D %llu %llu %llu %llu\n", (unsigned long long)(now_ps - start), (unsigned long long)uint32_t(dut->stat_drops - drops0),
            (unsigned long long)uint32_t(dut->stat_out_drops - out0), (unsigned long long)misrouted);
     fflush(stdout);
@@ -883,6 +927,8 @@ int main(int argc, char** argv) {{
         if (register_command(line)) {{
         }} else if (cmd == 'M') {{
             check_xor1 = atoi(line.c_str() + 1) != 0;
+        }} else if (cmd == 'V') {{
+            swap_at_ps = atoll(line.c_str() + 1);
         }} else if (cmd == 'K') {{
             paced = atoi(line.c_str() + 1) != 0;
         }} else if (cmd == 'G') {{
@@ -919,6 +965,7 @@ int main(int argc, char** argv) {{
         host_rx = HOST_RX_BUFFER_BYTES,
         host_cpp = HOST_CPP,
         traffic = u32::from(traffic),
+        pp2 = u32::from(processors),
         traffic_cpp = TRAFFIC_CPP,
         buf_drops0 = "BUF_DROPS(p)",
         buf_drops = "BUF_DROPS(p)",
@@ -949,8 +996,8 @@ mod tests {
 
     #[test]
     fn the_harness_counts_buffer_drops_only_where_there_is_a_buffer() {
-        let switch = source("p_switch", 512, 6, true, false, false, 250.0, 16);
-        let bump = source("p_bump", 512, 2, false, false, false, 250.0, 16);
+        let switch = source("p_switch", 512, 6, true, false, false, false, 250.0, 16);
+        let bump = source("p_bump", 512, 2, false, false, false, false, 250.0, 16);
         assert!(switch.contains("#define BUF_DROPS(p) stat32(dut->stat_buf_drops, p)"));
         assert!(!bump.contains("stat_buf_drops"));
         // 250 MHz and 156.25 MHz periods in picoseconds.
@@ -959,8 +1006,8 @@ mod tests {
 
     #[test]
     fn the_traffic_controller_is_compiled_only_for_traffic_units() {
-        let traffic = source("p_switch", 512, 2, true, false, true, 250.0, 16);
-        let plain = source("p_switch", 512, 2, true, false, false, 250.0, 16);
+        let traffic = source("p_switch", 512, 2, true, false, true, false, 250.0, 16);
+        let plain = source("p_switch", 512, 2, true, false, false, false, 250.0, 16);
         assert!(traffic.contains("#define TRAFFIC 1") && plain.contains("#define TRAFFIC 0"));
         // Generated runs use the on-chip units only where the model has them.
         assert!(traffic.contains("const bool hw_gen = TRAFFIC && !from_queue;"));
@@ -968,9 +1015,11 @@ mod tests {
 
     #[test]
     fn the_host_driver_is_compiled_only_for_a_host_port() {
-        let host = source("p_switch", 512, 2, true, true, false, 250.0, 16);
-        let plain = source("p_switch", 512, 2, true, false, false, 250.0, 16);
+        let host = source("p_switch", 512, 2, true, true, false, false, 250.0, 16);
+        let plain = source("p_switch", 512, 2, true, false, false, false, 250.0, 16);
         assert!(host.contains("#define HOST 1") && plain.contains("#define HOST 0"));
+        let two = source("p_op4t", 512, 4, true, true, false, true, 250.0, 16);
+        assert!(two.contains("#define PP2 1") && plain.contains("#define PP2 0"));
         assert!(host.contains("#define HOST_RX_BUF 2048") && host.contains("#define HOST_MEM_LATENCY_CYCLES 4"));
         // Queued packets for port PORTS (the host) are taken only with a host port.
         assert!(host.contains("port < PORTS + HOST"));

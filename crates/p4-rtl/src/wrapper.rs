@@ -33,6 +33,17 @@
 //! for port N its RX stream; its control and host-memory ports are the wrapper's `host_*` ports
 //! (the AXI4-Lite map does not reach them yet), and the manifest's `host_port` is N.
 //!
+//! With two packet processors ([`crate::Options::processors`], `p4forge rtl --arch op4t`: the OP4T
+//! shell) the arbiter feeds `p4f_decoupler` instead of the pipeline, and two copies of the
+//! pipeline (`u_pp0`, `u_pp1`) sit behind it: the arbiter's port and arrival time travel in the
+//! decoupler's tuser, each processor's `tdest` and transmit-timestamp request in its tdest, every
+//! stream between the shell and a processor is registered, and a swap (`pp_swap_req` with
+//! `pp_swap_to`) hands the traffic to the other processor at a packet boundary once the active one
+//! has drained, with nothing lost, cut or repeated and nothing else reset (`pp_hold_rst` holds the
+//! inactive one in reset while it is reloaded). The AXI4-Lite map is one bit wider: processor 0's
+//! map, then processor 1's at [`crate::Manifest::processor_stride`] (`p4f_axil_split`). The status
+//! outputs add up both processors'; the module is `<prefix>_op4t`, the manifest's arch `op4t`.
+//!
 //! With [`crate::Options::traffic`] each front-panel port gets a `p4f_port_traffic` in
 //! `mac_clk[i]` ([`Wrapper::traffic`]): a `p4f_pkt_gen` muxed into the port's RX stream in front
 //! of its `p4f_timestamp` (so generated packets are stamped as they arrive, like a MAC's), and a
@@ -101,6 +112,10 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     if opts.host_port && opts.arch != Arch::Switch {
         return Err(RtlError::global("--host-port goes with --arch switch"));
     }
+    let processors = opts.processors;
+    if !(1..=2).contains(&processors) || (processors == 2 && !(opts.arch == Arch::Switch && opts.host_port)) {
+        return Err(RtlError::global("two packet processors go with a switch with a host port (--arch op4t); one otherwise"));
+    }
     let traffic = opts.traffic;
     let host = opts.host_port;
     let m = &design.manifest;
@@ -111,7 +126,8 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
             "{all_ports} ports do not fit the architecture's {port_w}-bit port numbers"
         )));
     }
-    let addr_w = m.axil_addr_width;
+    // Two processors: their register maps side by side, one address bit more.
+    let addr_w = m.axil_addr_width + u32::from(processors == 2);
 
     let w = Wrapper {
         prefix,
@@ -121,11 +137,13 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
         traffic,
         port_w,
         addr_w,
+        processors,
         data_w: m.data_width,
         // Every queue holds the longest packet the pipeline takes (its payload FIFO's beats).
         queue_depth: crate::PAYLOAD_FIFO_BEATS,
     };
-    let module = format!("{prefix}_{}", opts.arch.name());
+    let arch_name = if processors == 2 { "op4t" } else { opts.arch.name() };
+    let module = format!("{prefix}_{arch_name}");
     design.generated.push((format!("{module}.sv"), w.text()));
 
     let mut hw: Vec<String> = design.hw_modules.clone();
@@ -139,6 +157,9 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     if traffic {
         hw.push("p4f_port_traffic".into());
     }
+    if processors == 2 {
+        hw.extend(["p4f_decoupler", "p4f_axil_split"].map(String::from));
+    }
     design.hw_modules = crate::hw::closure(&hw);
     let mut files: Vec<String> = design.hw_modules.iter().map(|m| format!("hw/{m}.sv")).collect();
     files.extend(design.generated.iter().map(|(n, _)| n.clone()));
@@ -146,9 +167,10 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     let m = &mut design.manifest;
     m.files = files;
     m.top = module;
-    m.arch = Some(opts.arch.name().to_string());
+    m.arch = Some(arch_name.to_string());
     m.port_count = Some(opts.ports);
     m.host_port = host.then_some(opts.ports);
+    m.processor_stride = (processors == 2).then(|| 1 << m.axil_addr_width);
     m.ports = serde_json::json!({
         "layout": "flat vectors: port i is bits [i*W +: W] of each rx_axis_*/tx_axis_* signal (W its width for one port: DATA_W, DATA_W/8 or 1)",
         "rx": {"stream": "rx_axis", "signals": "tdata, tkeep, tvalid, tready, tlast", "clock": "mac_clk[i]", "reset": "mac_rst[i]"},
@@ -158,7 +180,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
             "pipeline": {"clock": "clk", "reset": "rst", "mhz": opts.clock_mhz},
             "mac": {"clock": "mac_clk[i]", "reset": "mac_rst[i]", "note": "one per port, unrelated to clk (156.25 MHz in the seed design); assert every reset together with rst"}
         },
-        "pipeline": {"module": format!("{prefix}_top"), "instance": "u_top", "tuser": "rx port index", "ts": "arrival time from the port's mac_now", "tdest": "tx port index; any other value is dropped"},
+        "pipeline": {"module": format!("{prefix}_top"), "instance": if processors == 2 { "u_pp0, u_pp1 (behind u_decoupler)" } else { "u_top" }, "tuser": "rx port index", "ts": "arrival time from the port's mac_now", "tdest": "tx port index; any other value is dropped"},
         "out": if opts.arch == Arch::Switch { "p4f_switch_buffer (shared packet buffer, per-port descriptor queues, no head-of-line blocking)" } else { "direct path (no buffer)" },
         "buffer_bytes": if opts.arch == Arch::Switch { serde_json::json!(SWITCH_BUFFER_BYTES) } else { serde_json::Value::Null },
         "queue_beats": w.queue_depth,
@@ -182,6 +204,17 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
             "start": "a gen_start[i] pulse (ignored while gen_start_pending[i]) takes the shared gen_count (packets), gen_period (MAC cycles between packet starts, 8 fractional bits; 0 = back to back), gen_tpl_end, gen_seq_offset and gen_seq_en (a 32-bit big-endian sequence number per packet); a toggle handshake into mac_clk[i]",
             "status": "a traffic_snap[i] pulse (traffic_snap_clear sampled with it: clear the capturer after the copy) copies the counters in mac_clk[i]; when traffic_snap_done[i] is high again, gen_busy, gen_runs (8 bits), gen_packets, cap_packets, cap_bytes (64), cap_first_ts, cap_last_ts (64, the hardware time format) and cap_last_len hold port i's snapshot",
             "time_format": format!("whole microseconds in bits 63:{}, nanoseconds within the microsecond below", crate::TIME_NS_BITS)
+        });
+    }
+    if processors == 2 {
+        m.ports["processors"] = serde_json::json!({
+            "count": 2,
+            "module": "p4f_decoupler",
+            "instance": "u_decoupler",
+            "register_maps": format!("processor 0 at 0, processor 1 at {:#x} (manifest processor_stride): alike", 1u32 << (addr_w - 1)),
+            "swap": "a pp_swap_req pulse with pp_swap_to: the input stops at a packet boundary, the active processor drains, the other takes over (pp_swap_busy meanwhile); pp_active, pp_swaps, pp_swap_ignored, pp_drain_cycles, pp_stray_beats (clk)",
+            "reset": "pp_hold_rst[i] holds processor i in reset while it is not active (reloading it)",
+            "status": "stat_* add up both processors' counts; tables_busy is either's"
         });
     }
     if host {
@@ -231,6 +264,21 @@ const HOST_PORTS: &str = ",  // tdest named no port (clk)
     input  wire logic                      host_mem_rsp_valid,
     input  wire logic [DATA_W-1:0]         host_mem_rsp_rdata";
 
+/// The wrapper's ports for swapping its two packet processors (after the drop counters).
+const SWAP_PORTS: &str = ",
+
+    // The packet processors (clk; p4f_decoupler): a pp_swap_req pulse hands the traffic to
+    // processor pp_swap_to at a packet boundary once the active one has drained.
+    input  wire logic                      pp_swap_req,
+    input  wire logic                      pp_swap_to,
+    input  wire logic [1:0]                pp_hold_rst,     // hold processor i in reset while not active
+    output logic                           pp_active,
+    output logic                           pp_swap_busy,
+    output logic      [31:0]               pp_swaps,
+    output logic      [31:0]               pp_swap_ignored,
+    output logic      [31:0]               pp_drain_cycles,
+    output logic      [31:0]               pp_stray_beats";
+
 /// The wrapper's ports for the traffic units (`--traffic`, after the drop counters): per port i
 /// bit i of each `[PORTS-1:0]` vector and bits `[i*W +: W]` of the wider ones; the template beat
 /// and the run settings are shared, taken by the port whose valid or start is high.
@@ -277,6 +325,8 @@ struct Wrapper<'a> {
     traffic: bool,
     port_w: u32,
     addr_w: u32,
+    /// Packet processors: 1, or 2 behind `p4f_decoupler` ([`crate::Options::processors`]).
+    processors: u32,
     data_w: u32,
     queue_depth: u32,
 }
@@ -323,7 +373,7 @@ impl Wrapper<'_> {
 // (manifest.json).{buf_note}{host_note}
 `default_nettype none
 
-module {p}_{arch} #(
+module {p}_{module_arch} #(
     parameter int DATA_W      = {dw},          // stream width in bits (the pipeline's)
     parameter int KEEP_W      = DATA_W / 8,
     parameter int QUEUE_DEPTH = {qd},          // beats of each RX and TX packet queue (the longest packet)
@@ -380,9 +430,9 @@ module {p}_{arch} #(
     output logic                           tables_busy,     // a table is updating an entry (clk)
     output logic      [PORTS*32-1:0]       stat_rx_drops,   // port i: RX queue full (clk)
     output logic      [PORTS*32-1:0]       stat_tx_drops,   // port i: longer than the TX queue (mac_clk[i])
-    output logic      [31:0]               stat_out_drops{buf_extra}
+    output logic      [31:0]               stat_out_drops{buf_extra}{swap_ports}
 );",
-            arch = self.arch.name(),
+            module_arch = if self.processors == 2 { "op4t" } else { self.arch.name() },
             host_note = if self.host {
                 "\n// The host port, number PORTS: p4f_host_dma (clk) is one more input of the arbiter and takes
 // the buffer's queue for port PORTS; its control and host-memory ports are the host_* ports
@@ -406,6 +456,7 @@ module {p}_{arch} #(
             } else {
                 "   // tdest named no port (clk)"
             },
+            swap_ports = if self.processors == 2 { SWAP_PORTS } else { "" },
             dw = self.data_w,
             qd = self.queue_depth,
         );
@@ -444,7 +495,7 @@ module {p}_{arch} #(
     }
 
     fn arbiter_and_pipeline(&self, o: &mut String) {
-        let (p, pw) = (self.prefix, self.port_w);
+        let pw = self.port_w;
         let _ = writeln!(
             o,
             "    // One packet at a time into the pipeline, round robin over the ports; the port a packet
@@ -468,18 +519,7 @@ module {p}_{arch} #(
     logic              p_tvalid, p_tready, p_tlast;
     logic [{pw1}:0]        p_tdest;
     logic [{rw1}:0]       p_ts_req;  // {{byte offset, insert}}: the packet's TX timestamp request
-    {p}_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_top (
-        .clk(clk), .rst(rst),
-        .s_axis_tdata(a_tdata), .s_axis_tkeep(a_tkeep), .s_axis_tvalid(a_tvalid), .s_axis_tready(a_tready),
-        .s_axis_tlast(a_tlast), .s_axis_tuser({pw}'(a_tid)), .s_axis_ts(a_time),
-        .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid), .m_axis_tready(p_tready),
-        .m_axis_tlast(p_tlast), .m_axis_tdest(p_tdest), .m_axis_ts_req(p_ts_req),
-        .s_axil_awaddr, .s_axil_awprot, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb,
-        .s_axil_wvalid, .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr,
-        .s_axil_arprot, .s_axil_arvalid, .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid,
-        .s_axil_rready,
-        .stat_stall_cycles, .stat_drops, .stat_descs, .stat_packets, .stat_loops, .tables_busy
-    );
+{processors}
 
     // Towards the TX queues (clk).
     logic [SW_PORTS*DATA_W-1:0] out_tdata;
@@ -490,7 +530,121 @@ module {p}_{arch} #(
             pw1 = pw - 1,
             rw = crate::TX_STAMP_REQ_W,
             rw1 = crate::TX_STAMP_REQ_W - 1,
+            processors = if self.processors == 2 { self.two_processors() } else { self.one_pipeline() },
         );
+    }
+
+    /// The pipeline itself between the arbiter and the output stage.
+    fn one_pipeline(&self) -> String {
+        let (p, pw) = (self.prefix, self.port_w);
+        format!(
+            "    {p}_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_top (
+        .clk(clk), .rst(rst),
+        .s_axis_tdata(a_tdata), .s_axis_tkeep(a_tkeep), .s_axis_tvalid(a_tvalid), .s_axis_tready(a_tready),
+        .s_axis_tlast(a_tlast), .s_axis_tuser({pw}'(a_tid)), .s_axis_ts(a_time),
+        .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid), .m_axis_tready(p_tready),
+        .m_axis_tlast(p_tlast), .m_axis_tdest(p_tdest), .m_axis_ts_req(p_ts_req),
+        .s_axil_awaddr, .s_axil_awprot, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb,
+        .s_axil_wvalid, .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr,
+        .s_axil_arprot, .s_axil_arvalid, .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid,
+        .s_axil_rready,
+        .stat_stall_cycles, .stat_drops, .stat_descs, .stat_packets, .stat_loops, .tables_busy
+    );"
+        )
+    }
+
+    /// Two copies of the pipeline behind `p4f_decoupler`, their register maps split by the
+    /// address's top bit; the status outputs add up both.
+    fn two_processors(&self) -> String {
+        let (p, pw, aw) = (self.prefix, self.port_w, self.addr_w - 1);
+        let rw = crate::TX_STAMP_REQ_W;
+        let mut o = format!(
+            "    // Two packet processors behind the decoupler: in its tuser the ingress port and the arrival
+    // time, in its tdest (from a processor) the egress port and the TX timestamp request.
+    localparam int PU_W = {pw} + 64;
+    localparam int PD_W = {pw} + {rw};
+    logic [2*DATA_W-1:0] pp_in_tdata, pp_out_tdata;
+    logic [2*KEEP_W-1:0] pp_in_tkeep, pp_out_tkeep;
+    logic [1:0]          pp_in_tvalid, pp_in_tready, pp_in_tlast, pp_out_tvalid, pp_out_tready, pp_out_tlast;
+    logic [2*PU_W-1:0]   pp_in_tuser;
+    logic [2*PD_W-1:0]   pp_out_tdest;
+    logic [2*32-1:0]     pp_drops;
+    logic [1:0]          pp_rst;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [PU_W-1:0]     dec_unused_tuser;
+    /* verilator lint_on UNUSEDSIGNAL */
+    p4f_decoupler #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .USER_W(PU_W), .DEST_W(PD_W), .PP(2), .CNT_W(32)) u_decoupler (
+        .clk(clk), .rst(rst),
+        .s_axis_tdata(a_tdata), .s_axis_tkeep(a_tkeep), .s_axis_tvalid(a_tvalid), .s_axis_tready(a_tready),
+        .s_axis_tlast(a_tlast), .s_axis_tuser({{{pw}'(a_tid), a_time}}),
+        .m_pp_axis_tdata(pp_in_tdata), .m_pp_axis_tkeep(pp_in_tkeep), .m_pp_axis_tvalid(pp_in_tvalid),
+        .m_pp_axis_tready(pp_in_tready), .m_pp_axis_tlast(pp_in_tlast), .m_pp_axis_tuser(pp_in_tuser),
+        .s_pp_axis_tdata(pp_out_tdata), .s_pp_axis_tkeep(pp_out_tkeep), .s_pp_axis_tvalid(pp_out_tvalid),
+        .s_pp_axis_tready(pp_out_tready), .s_pp_axis_tlast(pp_out_tlast), .s_pp_axis_tuser('0),
+        .s_pp_axis_tdest(pp_out_tdest),
+        .m_axis_tdata(p_tdata), .m_axis_tkeep(p_tkeep), .m_axis_tvalid(p_tvalid), .m_axis_tready(p_tready),
+        .m_axis_tlast(p_tlast), .m_axis_tuser(dec_unused_tuser), .m_axis_tdest({{p_tdest, p_ts_req}}),
+        .pp_drops(pp_drops), .pp_hold_rst(pp_hold_rst), .pp_rst(pp_rst),
+        .swap_req(pp_swap_req), .swap_to(pp_swap_to), .active(pp_active), .swap_busy(pp_swap_busy),
+        .swaps(pp_swaps), .swap_ignored(pp_swap_ignored), .drain_cycles(pp_drain_cycles), .stray_beats(pp_stray_beats)
+    );
+
+    // The register maps: processor 0's below the top address bit, processor 1's above it.
+    logic [1:0][{aw1}:0] pl_awaddr, pl_araddr;
+    logic [1:0][2:0]   pl_awprot, pl_arprot;
+    logic [1:0][31:0]  pl_wdata, pl_rdata;
+    logic [1:0][3:0]   pl_wstrb;
+    logic [1:0][1:0]   pl_bresp, pl_rresp;
+    logic [1:0]        pl_awvalid, pl_awready, pl_wvalid, pl_wready, pl_bvalid, pl_bready,
+                       pl_arvalid, pl_arready, pl_rvalid, pl_rready;
+    p4f_axil_split #(.DATA_W(32), .SEL_BIT({aw})) u_axil_split (
+        .clk(clk), .rst(rst),
+        .s_axil_awaddr, .s_axil_awprot, .s_axil_awvalid, .s_axil_awready, .s_axil_wdata, .s_axil_wstrb,
+        .s_axil_wvalid, .s_axil_wready, .s_axil_bresp, .s_axil_bvalid, .s_axil_bready, .s_axil_araddr,
+        .s_axil_arprot, .s_axil_arvalid, .s_axil_arready, .s_axil_rdata, .s_axil_rresp, .s_axil_rvalid,
+        .s_axil_rready,
+        .m_axil_awaddr(pl_awaddr), .m_axil_awprot(pl_awprot), .m_axil_awvalid(pl_awvalid), .m_axil_awready(pl_awready),
+        .m_axil_wdata(pl_wdata), .m_axil_wstrb(pl_wstrb), .m_axil_wvalid(pl_wvalid), .m_axil_wready(pl_wready),
+        .m_axil_bresp(pl_bresp), .m_axil_bvalid(pl_bvalid), .m_axil_bready(pl_bready),
+        .m_axil_araddr(pl_araddr), .m_axil_arprot(pl_arprot), .m_axil_arvalid(pl_arvalid), .m_axil_arready(pl_arready),
+        .m_axil_rdata(pl_rdata), .m_axil_rresp(pl_rresp), .m_axil_rvalid(pl_rvalid), .m_axil_rready(pl_rready)
+    );
+
+    logic [1:0][31:0] pp_stall, pp_drop, pp_desc, pp_packet, pp_loop;
+    logic [1:0]       pp_busy;
+",
+            aw1 = aw - 1,
+        );
+        for i in 0..2 {
+            let _ = write!(
+                o,
+                "    {p}_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_pp{i} (
+        .clk(clk), .rst(pp_rst[{i}]),
+        .s_axis_tdata(pp_in_tdata[{i}*DATA_W +: DATA_W]), .s_axis_tkeep(pp_in_tkeep[{i}*KEEP_W +: KEEP_W]),
+        .s_axis_tvalid(pp_in_tvalid[{i}]), .s_axis_tready(pp_in_tready[{i}]), .s_axis_tlast(pp_in_tlast[{i}]),
+        .s_axis_tuser(pp_in_tuser[{i}*PU_W + 64 +: {pw}]), .s_axis_ts(pp_in_tuser[{i}*PU_W +: 64]),
+        .m_axis_tdata(pp_out_tdata[{i}*DATA_W +: DATA_W]), .m_axis_tkeep(pp_out_tkeep[{i}*KEEP_W +: KEEP_W]),
+        .m_axis_tvalid(pp_out_tvalid[{i}]), .m_axis_tready(pp_out_tready[{i}]), .m_axis_tlast(pp_out_tlast[{i}]),
+        .m_axis_tdest(pp_out_tdest[{i}*PD_W + {rw} +: {pw}]), .m_axis_ts_req(pp_out_tdest[{i}*PD_W +: {rw}]),
+        .s_axil_awaddr(pl_awaddr[{i}]), .s_axil_awprot(pl_awprot[{i}]), .s_axil_awvalid(pl_awvalid[{i}]), .s_axil_awready(pl_awready[{i}]),
+        .s_axil_wdata(pl_wdata[{i}]), .s_axil_wstrb(pl_wstrb[{i}]), .s_axil_wvalid(pl_wvalid[{i}]), .s_axil_wready(pl_wready[{i}]),
+        .s_axil_bresp(pl_bresp[{i}]), .s_axil_bvalid(pl_bvalid[{i}]), .s_axil_bready(pl_bready[{i}]),
+        .s_axil_araddr(pl_araddr[{i}]), .s_axil_arprot(pl_arprot[{i}]), .s_axil_arvalid(pl_arvalid[{i}]), .s_axil_arready(pl_arready[{i}]),
+        .s_axil_rdata(pl_rdata[{i}]), .s_axil_rresp(pl_rresp[{i}]), .s_axil_rvalid(pl_rvalid[{i}]), .s_axil_rready(pl_rready[{i}]),
+        .stat_stall_cycles(pp_stall[{i}]), .stat_drops(pp_drop[{i}]), .stat_descs(pp_desc[{i}]),
+        .stat_packets(pp_packet[{i}]), .stat_loops(pp_loop[{i}]), .tables_busy(pp_busy[{i}])
+    );
+    assign pp_drops[{i}*32 +: 32] = pp_drop[{i}];
+"
+            );
+        }
+        o += "    assign stat_stall_cycles = pp_stall[0] + pp_stall[1];
+    assign stat_drops        = pp_drop[0] + pp_drop[1];
+    assign stat_descs        = pp_desc[0] + pp_desc[1];
+    assign stat_packets      = pp_packet[0] + pp_packet[1];
+    assign stat_loops        = pp_loop[0] + pp_loop[1];
+    assign tables_busy       = |pp_busy;";
+        o
     }
 
     /// The switch: the pipeline's output into the shared buffer, out by tdest to the TX queues.

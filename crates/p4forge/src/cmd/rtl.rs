@@ -28,7 +28,10 @@ pub struct RtlOptions {
     /// What to build around the pipeline: `top`, the pipeline alone (`<prog>_top`: one stream in,
     /// tuser = ingress port; one out, tdest = egress port); `switch`, `<prog>_switch`: --ports
     /// ports, each with RX/TX queues in its own MAC clock, a round-robin arbiter in and a shared
-    /// packet buffer out (a queue per port, no head-of-line blocking); `bump`, `<prog>_bump`: bump-in-the-wire, 2 ports and a direct path out.
+    /// packet buffer out (a queue per port, no head-of-line blocking); `bump`, `<prog>_bump`: bump-in-the-wire, 2 ports and a direct path out;
+    /// `op4t`, `<prog>_op4t`: the OP4T shell, a switch of 4 network ports and the host port (4)
+    /// whose packet processor is two copies of the program behind p4f_decoupler, swapped live
+    /// (pp_swap_req; docs/HARDWARE.md).
     #[arg(long, value_enum, default_value_t = Arch::Top)]
     pub arch: Arch,
     /// Ports of the wrapper: 2 to 64 for --arch switch (default 4); exactly 2 for --arch bump.
@@ -55,6 +58,7 @@ pub enum Arch {
     Top,
     Switch,
     Bump,
+    Op4t,
 }
 
 impl RtlOptions {
@@ -70,20 +74,27 @@ impl RtlOptions {
         o.tables.tcam_flops = self.tcam_flops;
         o.arch = match self.arch {
             Arch::Top => p4_rtl::wrapper::Arch::Top,
-            Arch::Switch => p4_rtl::wrapper::Arch::Switch,
+            Arch::Switch | Arch::Op4t => p4_rtl::wrapper::Arch::Switch,
             Arch::Bump => p4_rtl::wrapper::Arch::Bump,
         };
+        let op4t_ports = p4_ir::arch::op4t::NETWORK_PORTS.len() as u32;
         o.ports = match (self.arch, self.ports) {
             (Arch::Top, Some(_)) => return Err(CliError::input("--ports goes with --arch switch or --arch bump")),
+            (Arch::Op4t, Some(n)) if n != op4t_ports => {
+                return Err(CliError::input(format!("--ports {n}: the OP4T shell has {op4t_ports} network ports and the host port")))
+            }
+            (Arch::Op4t, _) => op4t_ports,
             (Arch::Top | Arch::Switch, None) => 4,
             (Arch::Bump, None) => p4_rtl::wrapper::BUMP_PORTS,
             (_, Some(n)) => n,
         };
         p4_rtl::wrapper::check_ports(o.arch, o.ports).map_err(CliError::input)?;
-        if self.host_port && self.arch != Arch::Switch {
+        if self.host_port && !matches!(self.arch, Arch::Switch | Arch::Op4t) {
             return Err(CliError::input("--host-port goes with --arch switch"));
         }
-        o.host_port = self.host_port;
+        // The OP4T shell: its host port, and two processors behind the decoupler.
+        o.host_port = self.host_port || self.arch == Arch::Op4t;
+        o.processors = if self.arch == Arch::Op4t { 2 } else { 1 };
         if self.traffic && self.arch == Arch::Top {
             return Err(CliError::input("--traffic goes with --arch switch or --arch bump"));
         }
@@ -178,7 +189,14 @@ pub fn model_dir(program: &Path, opts: &p4_rtl::Options) -> PathBuf {
     // A wrapped design is another model (its own harness too).
     let arch = match opts.arch {
         p4_rtl::wrapper::Arch::Top => String::new(),
-        a => format!("-{}{}{}{}", a.name(), opts.ports, if opts.host_port { "h" } else { "" }, if opts.traffic { "t" } else { "" }),
+        a => format!(
+            "-{}{}{}{}{}",
+            a.name(),
+            opts.ports,
+            if opts.host_port { "h" } else { "" },
+            if opts.traffic { "t" } else { "" },
+            if opts.processors == 2 { "pp2" } else { "" }
+        ),
     };
     base.join(format!("{stem}-{:08x}-{}b{bcam}{flops}{arch}", h as u32, opts.data_width))
 }

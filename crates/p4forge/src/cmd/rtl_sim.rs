@@ -131,6 +131,8 @@ pub struct GenOptions {
     pub gens: Vec<GenSpec>,
     /// Frames per port.
     pub packets: u64,
+    /// `--swap-at NS` (`--arch op4t`): swap the packet processors this long after the run starts.
+    pub swap_at_ns: Option<u64>,
     pub rtl: p4_rtl::Options,
 }
 
@@ -216,6 +218,10 @@ pub struct SimReport {
     /// `--host-port`: the host port's number (its entry in `ports` is `host`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_port: Option<u32>,
+    /// `--arch op4t`: the decoupler's counts after the run (swaps, stray beats, the last swap's
+    /// drain cycles, the active processor).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processors: Option<p4_rtl::switch_sim::ProcessorCounts>,
 }
 
 impl SimReport {
@@ -242,6 +248,7 @@ impl SimReport {
             ports: None,
             gbps_out_total: None,
             host_port: None,
+            processors: None,
         }
     }
 
@@ -583,6 +590,9 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
             )));
         }
     }
+    if options.swap_at_ns.is_some() && options.rtl.processors != 2 {
+        return Err(CliError::input("--swap-at: swapping needs two packet processors (--arch op4t)"));
+    }
     let entries = options.entries.as_deref().map(Entries::read).transpose()?;
     // The traffic comes from the switch's own generators and is counted by its capturers.
     let rtl = p4_rtl::Options { traffic: true, ..options.rtl.clone() };
@@ -596,7 +606,10 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
         .iter()
         .map(|g| p4_rtl::switch_sim::PortGen { port: g.port, size: g.size, rate_gbps: g.rate_gbps, count: options.packets })
         .collect();
-    let run = switch.run_generated(&gens, false).map_err(CliError::failed)?;
+    let run = match options.swap_at_ns {
+        Some(ns) => switch.run_generated_swapping(&gens, false, ns).map_err(CliError::input)?,
+        None => switch.run_generated(&gens, false).map_err(CliError::failed)?,
+    };
     let host = options.rtl.host_port.then_some(ports);
     let mut ports_report = BTreeMap::new();
     let mut traffic = Traffic::default();
@@ -637,10 +650,17 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
     if run.pipeline_drops + run.no_port_drops > 0 {
         notes.push(format!("{} frames dropped by the program, {} sent to no port", run.pipeline_drops, run.no_port_drops));
     }
+    if let Some(c) = run.processors {
+        notes.push(format!(
+            "packet processors: {} swaps, processor {} active, the last swap drained in {} cycles, {} stray beats",
+            c.swaps, c.active, c.drain_cycles, c.stray_beats
+        ));
+    }
     Ok(SimReport {
         ports: Some(ports_report),
         gbps_out_total: Some((total * 100.0).round() / 100.0),
         host_port: host,
+        processors: run.processors,
         ..SimReport::of_design(&options.program, &manifest, traffic, notes)
     })
 }
