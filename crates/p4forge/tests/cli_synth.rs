@@ -250,3 +250,16 @@ fn sigkill_takes_yosys_with_it() {
     assert!(left.is_empty(), "processes left in {} after SIGKILL: {left:?}", dir.display());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--region` is the OP4T shell's region per packet processor: refused without `--arch op4t` and
+/// when malformed, before any synthesis (the fit itself: `cmd::synth::region`'s unit tests, and
+/// docs/HARDWARE.md for the figures of the SST program).
+#[test]
+fn a_region_goes_with_the_op4t_shell_and_is_checked_first() {
+    let out = p4forge(&["synth", "examples/l2l3/l2l3.p4", "--region", "1/1/1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "error: --region is the OP4T shell's region per packet processor: it goes with --arch op4t\n");
+    let out = p4forge(&["synth", "examples/op4t-sst/sst.p4", "--arch", "op4t", "--region", "1/1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected LUTS/FFS/BRAM36, e.g. 40000/80000/100"));
+}

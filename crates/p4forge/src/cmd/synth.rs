@@ -29,6 +29,8 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+pub mod region;
+
 use crate::cmd::rtl::{design, write_design, RtlOptions};
 use crate::error::{CliError, CliResult};
 
@@ -50,6 +52,11 @@ pub struct SynthArgs {
     /// (the key `pnr` of --json). Pick a --width that fits the device (128 for l2l3).
     #[arg(long, value_enum, value_name = "DEVICE")]
     pub pnr: Option<crate::cmd::pnr::PnrTarget>,
+    /// With --arch op4t: the region the shell reserves for each packet processor, as
+    /// LUTS/FFS/BRAM36 (default: a quarter of NetFPGA SUME's XC7VX690T, 108300/216600/367.5); a
+    /// processor that needs more is refused with the figures (exit 1).
+    #[arg(long, value_name = "LUTS/FFS/BRAM36", value_parser = region::parse_region)]
+    pub region: Option<region::Region>,
     /// Keep the design, the Yosys script, its log and statistics in DIR (created if missing)
     /// instead of a temporary directory that is removed afterwards.
     #[arg(long, value_name = "DIR")]
@@ -678,6 +685,9 @@ pub struct SynthReport {
     /// With `--pnr`: the design placed and routed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pnr: Option<crate::cmd::pnr::PnrReport>,
+    /// `--arch op4t`: each packet processor against the region the shell reserves for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<region::RegionReport>,
 }
 
 /// Instance name → module, per module, from the `write_json` of the instances.
@@ -782,8 +792,13 @@ pub fn synth_program(
     opts: &RtlOptions,
     keep: Option<&Path>,
     pnr: Option<crate::cmd::pnr::PnrTarget>,
+    region: Option<region::Region>,
 ) -> CliResult<SynthReport> {
-    let (design, _) = design(program, includes, &opts.options()?)?;
+    let rtl = opts.options()?;
+    if region.is_some() && rtl.processors != 2 {
+        return Err(CliError::input("--region is the OP4T shell's region per packet processor: it goes with --arch op4t"));
+    }
+    let (design, _) = design(program, includes, &rtl)?;
     let yosys = find_yosys()?;
     if pnr.is_some() {
         crate::cmd::pnr::find_nextpnr()?; // before the long synthesis, not after it
@@ -827,6 +842,7 @@ pub fn synth_program(
     let total_r = total(&stats, &top, &mut memo);
     let mut blocks = blocks_of(&top, &stats, &insts, &mut memo, &order, 0);
     blocks.push(Block::new("(top)", &top, local(&stats, &top), Vec::new()));
+    let blocks_for_region = blocks.clone();
 
     let flat_stats = parse_stat(&read_output(dir, "flat.txt")?);
     let flattened = flat_stats.get(&top).map(|_| local(&flat_stats, &top)).unwrap_or_default();
@@ -852,6 +868,7 @@ pub fn synth_program(
         flattened,
         seconds: round1(elapsed.as_secs_f64()),
         pnr,
+        region: (rtl.processors == 2).then(|| region::RegionReport::of(&blocks_for_region, region.unwrap_or(region::DEFAULT_REGION))),
     })
 }
 
@@ -930,6 +947,9 @@ impl SynthReport {
                 format!(", through {}", self.logic_depth_path.join(" -> "))
             }
         );
+        if let Some(r) = &self.region {
+            out += &r.render();
+        }
         if let Some(p) = &self.pnr {
             let _ = writeln!(
                 out,
@@ -1314,12 +1334,13 @@ pub fn synth_main(args: &SynthArgs) -> CliResult<()> {
         if !args.kinds.is_empty() || !args.key_bits.is_empty() || args.entries.is_some() {
             return Err(CliError::input("--kinds, --key-bits and --entries go with --table-sweep"));
         }
-        let report = synth_program(program, &args.include, &args.options, args.keep.as_deref(), args.pnr)?;
-        if args.json {
-            to_json(&report)?
-        } else {
-            report.render()
+        let report = synth_program(program, &args.include, &args.options, args.keep.as_deref(), args.pnr, args.region)?;
+        let text = if args.json { to_json(&report)? } else { report.render() };
+        if let Some(why) = report.region.as_ref().and_then(region::RegionReport::refusal) {
+            p4_io::stdio::print(&text)?;
+            return Err(CliError::failed(why));
         }
+        text
     };
     Ok(p4_io::stdio::print(&text)?)
 }
