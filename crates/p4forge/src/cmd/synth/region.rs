@@ -42,6 +42,7 @@ pub fn parse_region(text: &str) -> Result<Region, String> {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ProcessorFit {
     pub instance: String,
+    /// LUTs as logic and as memory (a region's LUTs serve both).
     pub luts: u64,
     pub ffs: u64,
     pub bram36: f64,
@@ -61,12 +62,15 @@ impl RegionReport {
         let processors = blocks
             .iter()
             .filter(|b| PROCESSORS.contains(&b.name.as_str()))
-            .map(|b| ProcessorFit {
-                instance: b.name.clone(),
-                luts: b.luts,
-                ffs: b.ffs,
-                bram36: b.bram36,
-                fits: b.luts <= region.luts && b.ffs <= region.ffs && b.bram36 <= region.bram36,
+            .map(|b| {
+                let luts = b.luts + b.lutram;
+                ProcessorFit {
+                    instance: b.name.clone(),
+                    luts,
+                    ffs: b.ffs,
+                    bram36: b.bram36,
+                    fits: luts <= region.luts && b.ffs <= region.ffs && b.bram36 <= region.bram36,
+                }
             })
             .collect();
         RegionReport { region, processors }
@@ -113,7 +117,8 @@ mod tests {
     use super::*;
 
     fn block(name: &str, luts: u64, ffs: u64, bram36: f64) -> Block {
-        Block { name: name.into(), module: "sst_top".into(), luts, ffs, bram36, dsp: 0, lutram: 0, children: Vec::new() }
+        // A tenth of the LUTs as memory, which the region's LUTs hold too.
+        Block { name: name.into(), module: "sst_top".into(), luts: luts - luts / 10, ffs, bram36, dsp: 0, lutram: luts / 10, children: Vec::new() }
     }
 
     #[test]
