@@ -895,19 +895,18 @@ fn run_loop<T: LoopTarget>(state: &mut SwitchLoop<'_, T>, holder: &mut Holder<T>
         }
         // Between two batches: the new program takes the next frame.
         if let Some(swap::Finished { program, result, asker }) = state.swaps.finished() {
-            let text = match result {
-                Ok(_) if !matches!(holder, Holder::Own(_)) => "refused: the device's program changed meanwhile".to_string(),
-                Ok(mut new) => {
-                    if let Holder::Own(switch) = holder {
-                        std::mem::swap(switch, &mut new);
-                    }
+            // Only a switch of its own swaps (a P4Runtime device has no builder: refused at start).
+            let text = match (result, &mut *holder) {
+                (Ok(new), Holder::Own(switch)) => {
+                    *switch = new;
                     let text = format!("swapped to {} after {} frames", program.display(), state.frames_in);
                     if state.options.verbose {
                         p4_io::eprintln_safe!("{text}");
                     }
                     text
                 }
-                Err(ref e) => format!("refused: {}", e.render().trim_end()),
+                (Ok(_), Holder::Served { .. }) => "refused: a P4Runtime device changes programs with SetForwardingPipelineConfig".to_string(),
+                (Err(e), _) => format!("refused: {}", e.render().trim_end()),
             };
             asker.answer(text);
         }

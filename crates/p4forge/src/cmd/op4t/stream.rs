@@ -28,20 +28,11 @@ pub fn frame(dst: Ipv4Addr, leaves_len: usize) -> Vec<u8> {
     f.extend_from_slice(&[0x45, 0, (ip_len >> 8) as u8, ip_len as u8, 0, 1, 0, 0, 64, 17, 0, 0]);
     f.extend_from_slice(&Ipv4Addr::new(10, 0, 0, 2).octets());
     f.extend_from_slice(&dst.octets());
-    let sum = ipv4_checksum(&f[ip_start..]);
+    let sum = p4_dataplane::hashing::csum16(&f[ip_start..]);
     f[ip_start + 10..ip_start + 12].copy_from_slice(&sum.to_be_bytes());
     f.extend_from_slice(&[0x04, 0xd2, 0x16, 0x2e, (udp_len >> 8) as u8, udp_len as u8, 0, 0]);
     f.resize(leaves_len - STAMPS_LEN, 0);
     f
-}
-
-/// The ones' complement of the ones' complement sum of `header`'s 16-bit words.
-fn ipv4_checksum(header: &[u8]) -> u16 {
-    let mut sum: u32 = header.chunks(2).map(|w| u32::from(u16::from_be_bytes([w[0], *w.get(1).unwrap_or(&0)]))).sum();
-    while sum >> 16 != 0 {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
 }
 
 /// The stamps of a packet that came back: (t1, t2) in nanoseconds, or `None` for a packet too
@@ -65,7 +56,7 @@ mod tests {
         assert_eq!(&f[16..18], &[0, 34]);
         assert_eq!(&f[38..40], &[0, 14]);
         assert_eq!(&f[30..34], &[10, 0, 0, 1]);
-        assert_eq!(ipv4_checksum(&f[14..34]), 0);
+        assert_eq!(p4_dataplane::hashing::csum16(&f[14..34]), 0);
         assert_eq!(frame(Ipv4Addr::new(10, 0, 0, 1), 1518).len(), 1502);
     }
 
