@@ -87,6 +87,18 @@ pub struct Options {
     /// `p4f_decoupler`, which hands the traffic from one to the other at a packet boundary without
     /// a reset of the rest ([`wrapper`]). 1: the pipeline alone in the switch.
     pub processors: u32,
+    /// With two packet processors: another program for the second (`p4forge rtl --second`), whose
+    /// pipeline gets its own module prefix and register map; `None`: both run the first program.
+    pub second: Option<SecondProgram>,
+}
+
+/// The program of a second packet processor ([`Options::second`]).
+#[derive(Clone, Debug)]
+pub struct SecondProgram {
+    /// The lowered program, as for [`generate`].
+    pub program: std::sync::Arc<Program>,
+    /// Names its modules (`<name>_top`, ...); one equal to the first program's gets `_pp1` appended.
+    pub name: String,
 }
 
 impl Default for Options {
@@ -100,6 +112,7 @@ impl Default for Options {
             host_port: false,
             traffic: false,
             processors: 1,
+            second: None,
         }
     }
 }
@@ -223,6 +236,11 @@ pub struct Manifest {
     /// map from the first's in the wrapper's AXI4-Lite map (the maps are alike).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processor_stride: Option<u32>,
+    /// With two packet processors running different programs ([`Options::second`]): the second
+    /// one's pipeline (its top, tables, registers, register map at `processor_stride`); absent when
+    /// both run this manifest's program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub second_processor: Option<Box<Manifest>>,
     pub data_width: u32,
     pub clock_mhz: f64,
     pub port_width: u32,
@@ -268,17 +286,39 @@ pub struct Design {
 /// Generates the design for `program` (normally the lowered program); `name` names the top
 /// (`<name>_top`) and every generated module.
 pub fn generate(program: &Program, name: &str, opts: &Options) -> Result<Design> {
-    let binding = p4_arch::bind(program).map_err(RtlError::global)?;
     let prefix = names::ident(name).trim_end_matches('_').to_string();
-    let mut design = match binding.arch.traffic_manager {
+    let mut design = unwrapped(program, name, &prefix, opts)?;
+    let second = match &opts.second {
+        Some(s) if opts.processors == 2 => {
+            let mut second_prefix = names::ident(&s.name).trim_end_matches('_').to_string();
+            if second_prefix == prefix {
+                second_prefix += "_pp1";
+            }
+            let other = unwrapped(&s.program, &s.name, &second_prefix, opts)?;
+            Some((other, second_prefix))
+        }
+        Some(_) => return Err(RtlError::global("a second program goes with two packet processors (--arch op4t)")),
+        None => None,
+    };
+    match second {
+        Some((other, second_prefix)) => {
+            wrapper::apply_pair(&mut design, &prefix, other, &second_prefix, opts)?;
+        }
+        None => wrapper::apply(&mut design, &prefix, opts)?,
+    }
+    Ok(design)
+}
+
+/// The pipeline of `program` (`<prefix>_top` and its modules) without a wrapper.
+fn unwrapped(program: &Program, name: &str, prefix: &str, opts: &Options) -> Result<Design> {
+    let binding = p4_arch::bind(program).map_err(RtlError::global)?;
+    match binding.arch.traffic_manager {
         p4_arch::TrafficManager::SimpleSwitch => {
             let whole = Segment { blocks: 0..binding.arch.blocks.len(), kind: SegmentKind::Whole };
-            pipeline(program, &binding, &whole, &prefix, name, opts)?
+            pipeline(program, &binding, &whole, prefix, name, opts)
         }
-        p4_arch::TrafficManager::TwoPipelines { loop_port } => two_pipelines::generate(program, &binding, loop_port, &prefix, name, opts)?,
-    };
-    wrapper::apply(&mut design, &prefix, opts)?;
-    Ok(design)
+        p4_arch::TrafficManager::TwoPipelines { loop_port } => two_pipelines::generate(program, &binding, loop_port, prefix, name, opts),
+    }
 }
 
 /// The blocks one generated pipeline runs (a parser first, the deparser last) and how it meets
@@ -800,6 +840,7 @@ pub(crate) fn pipeline(program: &Program, binding: &p4_arch::Binding, seg: &Segm
         port_count: None,
         host_port: None,
         processor_stride: None,
+        second_processor: None,
         data_width: opts.data_width,
         clock_mhz: opts.clock_mhz,
         port_width: port_w,

@@ -259,14 +259,27 @@ pub struct RunReport {
     pub port_drops: Vec<(u32, u64, u64, u64)>,
 }
 
+/// The bytes of `hex` (two digits per byte, as the harnesses print frames); `None` if it is not
+/// that.
+pub(crate) fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    if hex.len() % 2 != 0 || !hex.is_ascii() {
+        return None;
+    }
+    (0..hex.len() / 2).map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()).collect()
+}
+
 /// A running model.
 pub struct Sim {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
-    /// A model with two packet processors: the offset of the second's register map, which every
-    /// write also goes to, so both hold the same tables ([`crate::Manifest::processor_stride`]).
+    /// A model with two packet processors running one program: the offset of the second's register
+    /// map, which every write also goes to, so both hold the same tables
+    /// ([`crate::Manifest::processor_stride`]).
     mirror: Option<u32>,
+    /// Added to every register address: the map of the packet processor the control plane
+    /// addresses (0, or the second's [`crate::Manifest::processor_stride`]).
+    base: u32,
 }
 
 impl Sim {
@@ -279,7 +292,8 @@ impl Sim {
             .map_err(|e| SimError(format!("cannot start {}: {e}", model.binary.display())))?;
         let stdin = child.stdin.take().ok_or_else(|| SimError("no stdin".into()))?;
         let stdout = BufReader::new(child.stdout.take().ok_or_else(|| SimError("no stdout".into()))?);
-        Ok(Sim { child, stdin, stdout, mirror: model.manifest.processor_stride })
+        let alike = model.manifest.second_processor.is_none();
+        Ok(Sim { child, stdin, stdout, mirror: model.manifest.processor_stride.filter(|_| alike), base: 0 })
     }
 
     fn send(&mut self, line: &str) -> R<()> {
@@ -303,6 +317,7 @@ impl Sim {
     }
 
     pub fn write_reg(&mut self, addr: u32, data: u32) -> R<()> {
+        let addr = addr + self.base;
         self.send(&format!("W {addr:x} {data:x}"))?;
         match self.mirror {
             Some(offset) => self.send(&format!("W {:x} {data:x}", addr + offset)),
@@ -312,6 +327,7 @@ impl Sim {
 
     /// One AXI4-Lite read.
     pub fn read_reg(&mut self, addr: u32) -> R<u32> {
+        let addr = addr + self.base;
         self.send(&format!("A {addr:x}"))?;
         self.stdin.flush().map_err(|e| SimError(e.to_string()))?;
         let mut line = String::new();
@@ -370,9 +386,7 @@ impl Sim {
                     let first = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
                     let last = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
                     let hex = it.next().unwrap_or("");
-                    let data = (0..hex.len() / 2)
-                        .filter_map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok())
-                        .collect();
+                    let data = from_hex(hex).ok_or_else(|| SimError(format!("the simulator sent a frame that is not hex: `{}`", line.trim_end())))?;
                     report.outputs.push(SimOutput { port, data, first, last });
                 }
                 Some("Y") => {
@@ -415,11 +429,27 @@ impl Drop for Sim {
 
 /// A generated design running in Verilator, behind the software dataplane's interfaces.
 pub struct RtlSwitch {
+    /// The design's manifest (with two packet processors, processor 0's pipeline and the shell).
+    design: crate::Manifest,
+    /// The control plane of the packet processor it addresses.
+    pc: ProcessorControl,
+    /// With two packet processors running different programs: the control plane of the one `pc`
+    /// does not address, and its number.
+    other: Option<(u32, Box<ProcessorControl>)>,
+    sim: Sim,
+    /// The last run's report (for measurements).
+    pub last: RunReport,
+}
+
+/// What the control plane keeps for one packet processor: its program's state and what its
+/// memories hold.
+struct ProcessorControl {
     /// The control-plane state the design's tables, replication and value sets are loaded from.
     state: ControlState,
     program: Arc<p4_ir::Program>,
     layouts: Layouts,
     tables: Vec<TableHw>,
+    /// The processor's pipeline (its tables, registers, register map).
     manifest: crate::Manifest,
     written: Vec<Option<TableSnapshot>>,
     /// Per table, what its memories hold ([`crate::table_image`]).
@@ -430,56 +460,107 @@ pub struct RtlSwitch {
     groups: Vec<(u32, Vec<(u32, u32)>)>,
     /// The clone sessions last written into its mirror table.
     mirrors: Vec<(u32, p4_control::Mirror)>,
-    sim: Sim,
-    /// The last run's report (for measurements).
-    pub last: RunReport,
+}
+
+impl ProcessorControl {
+    fn new(program: Arc<p4_ir::Program>, manifest: crate::Manifest) -> Result<ProcessorControl, String> {
+        let layouts = Layouts::of(&program);
+        let state = ControlState::new(Catalog::of(&program, &layouts)?)?;
+        let n = manifest.tables.len();
+        Ok(ProcessorControl {
+            state,
+            layouts,
+            program,
+            tables: manifest.tables.clone(),
+            manifest,
+            written: vec![None; n],
+            images: vec![Default::default(); n],
+            slots: vec![Vec::new(); n],
+            groups: Vec::new(),
+            mirrors: Vec::new(),
+        })
+    }
 }
 
 impl RtlSwitch {
     /// Starts `model` for `program` (the same lowered program the design was generated from) and
     /// loads its tables' initial contents.
     pub fn new(program: Arc<p4_ir::Program>, model: &Model) -> Result<RtlSwitch, String> {
-        let layouts = Layouts::of(&program);
-        let state = ControlState::new(Catalog::of(&program, &layouts)?)?;
-        let sim = Sim::start(model).map_err(|e| e.0)?;
-        let n = model.manifest.tables.len();
+        RtlSwitch::with_second(program, None, model)
+    }
+
+    /// [`RtlSwitch::new`] for a model whose second packet processor runs `second` (the design's
+    /// [`crate::Manifest::second_processor`]); the control plane addresses processor 0 until
+    /// [`RtlSwitch::address_processor`] says otherwise.
+    pub fn with_second(program: Arc<p4_ir::Program>, second: Option<Arc<p4_ir::Program>>, model: &Model) -> Result<RtlSwitch, String> {
+        let design = model.manifest.clone();
+        let other = match (second, &design.second_processor) {
+            (Some(p), Some(m)) => Some((1, Box::new(ProcessorControl::new(p, (**m).clone())?))),
+            (None, None) => None,
+            (None, Some(_)) => return Err("the model's second packet processor runs another program, which was not given".into()),
+            (Some(_), None) => return Err("the model's packet processors both run the first program".into()),
+        };
         let mut s = RtlSwitch {
-            state,
-            layouts,
-            program,
-            tables: model.manifest.tables.clone(),
-            manifest: model.manifest.clone(),
-            written: vec![None; n],
-            images: vec![Default::default(); n],
-            slots: vec![Vec::new(); n],
-            groups: Vec::new(),
-            mirrors: Vec::new(),
-            sim,
+            pc: ProcessorControl::new(program, design.clone())?,
+            design,
+            other,
+            sim: Sim::start(model).map_err(|e| e.0)?,
             last: RunReport::default(),
         };
         s.sync().map_err(|e| e.to_string())?;
+        if s.other.is_some() {
+            s.address_processor(1)?;
+            s.sync().map_err(|e| e.to_string())?;
+            s.address_processor(0)?;
+        }
         Ok(s)
+    }
+
+    /// Points the control plane (table entries, registers, counters, ...) at packet processor
+    /// `which` of a model whose two processors run different programs. With one program in both,
+    /// every write already reaches both, and only processor 0 is addressed.
+    pub fn address_processor(&mut self, which: u32) -> Result<(), String> {
+        let stride = self.design.processor_stride;
+        match (&mut self.other, stride) {
+            (Some((parked, other)), Some(stride)) if which <= 1 => {
+                if *parked == which {
+                    std::mem::swap(&mut self.pc, other);
+                    *parked = 1 - which;
+                    self.sim.base = if which == 1 { stride } else { 0 };
+                }
+                Ok(())
+            }
+            (_, Some(_)) if which == 0 => Ok(()),
+            (_, Some(_)) if which == 1 => Err("both packet processors run the same program: entries go to both through processor 0".into()),
+            (_, None) if which == 0 => Ok(()),
+            _ => Err(format!("packet processor {which}: the design has {}", if stride.is_some() { 2 } else { 1 })),
+        }
+    }
+
+    /// The packet processor the control plane addresses.
+    pub fn addressed_processor(&self) -> u32 {
+        self.other.as_ref().map_or(0, |(parked, _)| 1 - parked)
     }
 
     /// Writes every table whose contents changed since the last write: the slots that change.
     fn sync(&mut self) -> Result<(), ControlError> {
-        for i in 0..self.tables.len() {
-            let t = &self.tables[i];
-            let snap = self.state.table_snapshot(t.id.index()).unwrap_or(TableSnapshot {
+        for i in 0..self.pc.tables.len() {
+            let t = &self.pc.tables[i];
+            let snap = self.pc.state.table_snapshot(t.id.index()).unwrap_or(TableSnapshot {
                 entries: vec![],
                 default_action: 0,
                 default_args: vec![],
             });
-            if self.written[i].as_ref() == Some(&snap) {
+            if self.pc.written[i].as_ref() == Some(&snap) {
                 continue;
             }
-            let (writes, image) = crate::table_image::plan(&self.tables[i], &self.layouts, &self.program, &snap, &self.images[i])
+            let (writes, image) = crate::table_image::plan(&self.pc.tables[i], &self.pc.layouts, &self.pc.program, &snap, &self.pc.images[i])
                 .map_err(ControlError::Invalid)?;
             // An entry that moves takes its direct counts along; a new one starts from zero.
             let slots: Vec<Vec<u32>> = snap.entries.iter().map(|e| image.slots_of(e.handle)).collect();
             let mut moved = Vec::new();
             for (e, new) in snap.entries.iter().zip(&slots) {
-                let old = self.images[i].slots_of(e.handle);
+                let old = self.pc.images[i].slots_of(e.handle);
                 if &old != new {
                     let count = self.count_in(i, &old)?;
                     moved.push((new.clone(), count));
@@ -488,9 +569,9 @@ impl RtlSwitch {
             for (a, d) in writes {
                 self.sim.write_reg(a, d).map_err(|e| ControlError::Invalid(e.0))?;
             }
-            self.images[i] = image;
-            self.slots[i] = slots;
-            self.written[i] = Some(snap);
+            self.pc.images[i] = image;
+            self.pc.slots[i] = slots;
+            self.pc.written[i] = Some(snap);
             for (slots, count) in moved {
                 self.put_count(i, &slots, count)?;
             }
@@ -500,18 +581,18 @@ impl RtlSwitch {
 
     /// The members value set `name` holds now (0 for a name the program lacks).
     fn value_set_len(&self, name: &str) -> usize {
-        self.state.catalog().value_set_index(name).map_or(0, |i| self.state.value_set_members(i).len())
+        self.pc.state.catalog().value_set_index(name).map_or(0, |i| self.pc.state.value_set_members(i).len())
     }
 
     /// Writes value set `name`'s members into its control words, and invalidates the words of
     /// members beyond them (it held `before`).
     fn write_value_set(&mut self, name: &str, before: usize) -> Result<(), ControlError> {
-        let sets = &self.manifest.value_sets;
+        let sets = &self.pc.manifest.value_sets;
         // A value set no select uses is not built: its members matter to nothing.
         let Ok(i) = p4_ir::layout::resolve(sets.iter().map(|v| v.name.as_str()), name) else { return Ok(()) };
         let hw = sets[i].clone();
-        let index = self.program.value_sets.iter().position(|v| v.name == hw.name).unwrap_or(0);
-        let members = self.state.value_set_members(index);
+        let index = self.pc.program.value_sets.iter().position(|v| v.name == hw.name).unwrap_or(0);
+        let members = self.pc.state.value_set_members(index);
         let mut writes = Vec::new();
         for (m, (v, mask)) in members.iter().enumerate() {
             let base = hw.base_word + m as u32 * hw.entry_words;
@@ -534,7 +615,7 @@ impl RtlSwitch {
 
     /// The mirror table's size when the design clones (0: it does not).
     fn mirror_sessions(&self) -> u32 {
-        self.manifest.multicast.as_ref().map_or(0, |m| m.mirror_sessions)
+        self.pc.manifest.multicast.as_ref().map_or(0, |m| m.mirror_sessions)
     }
 
     /// A session the hardware's mirror table cannot hold is refused before the state takes it.
@@ -552,9 +633,9 @@ impl RtlSwitch {
     /// Writes the state's clone sessions into the mirror table (every session word, so deleted
     /// ones are cleared).
     fn sync_mirror(&mut self) -> Result<(), ControlError> {
-        let Some(hw) = self.manifest.multicast.clone() else { return Ok(()) };
-        let sessions = self.state.mirror_sessions();
-        if sessions == self.mirrors {
+        let Some(hw) = self.pc.manifest.multicast.clone() else { return Ok(()) };
+        let sessions = self.pc.state.mirror_sessions();
+        if sessions == self.pc.mirrors {
             return Ok(());
         }
         let word = |m: Option<&p4_control::Mirror>| match m {
@@ -562,7 +643,7 @@ impl RtlSwitch {
             Some(p4_control::Mirror::Group(g)) => 3u32 << 30 | (g & 0xffff),
             None => 0,
         };
-        let mut touched: Vec<u32> = sessions.iter().chain(&self.mirrors).map(|(s, _)| *s).collect();
+        let mut touched: Vec<u32> = sessions.iter().chain(&self.pc.mirrors).map(|(s, _)| *s).collect();
         touched.sort_unstable();
         touched.dedup();
         for s in touched.into_iter().filter(|s| *s < hw.mirror_sessions) {
@@ -571,20 +652,20 @@ impl RtlSwitch {
                 self.sim.write_reg(reg * 4, value).map_err(|e| ControlError::Invalid(e.0))?;
             }
         }
-        self.mirrors = sessions;
+        self.pc.mirrors = sessions;
         Ok(())
     }
 
     /// Writes the state's multicast groups into the traffic manager's group table and copy list
     /// when they changed (every group's copies laid out one after another, in group order).
     fn sync_multicast(&mut self) -> Result<(), ControlError> {
-        let groups = self.state.multicast_groups();
-        if groups == self.groups {
+        let groups = self.pc.state.multicast_groups();
+        if groups == self.pc.groups {
             return Ok(());
         }
-        let Some(hw) = self.manifest.multicast.clone() else {
+        let Some(hw) = self.pc.manifest.multicast.clone() else {
             // The program never multicasts, so its groups are never used.
-            self.groups = groups;
+            self.pc.groups = groups;
             return Ok(());
         };
         let mut writes = Vec::new();
@@ -610,7 +691,7 @@ impl RtlSwitch {
             group_words.insert(*g, (n << 16) | next);
             next += n;
         }
-        for (g, _) in &self.groups {
+        for (g, _) in &self.pc.groups {
             group_words.entry(*g).or_insert(0);
         }
         writes.extend(group_words.into_iter().map(|(g, w)| (g, w, 1)));
@@ -619,7 +700,7 @@ impl RtlSwitch {
                 self.sim.write_reg(word * 4, value).map_err(|e| ControlError::Invalid(e.0))?;
             }
         }
-        self.groups = groups;
+        self.pc.groups = groups;
         Ok(())
     }
 
@@ -627,7 +708,7 @@ impl RtlSwitch {
     /// design builds it.
     /// The hardware array of a register or counter the pipeline uses (`None`: it has none).
     fn hw_register(&self, name: &str, kind: crate::block::RegisterKind) -> Option<(crate::RegisterHw, crate::RegisterAccess)> {
-        let regs: Vec<&crate::RegisterHw> = self.manifest.registers.iter().filter(|r| r.kind == kind).collect();
+        let regs: Vec<&crate::RegisterHw> = self.pc.manifest.registers.iter().filter(|r| r.kind == kind).collect();
         let i = p4_ir::layout::resolve(regs.iter().map(|r| r.name.as_str()), name).ok()?;
         let access = self.access_of(regs[i])?;
         Some((regs[i].clone(), access))
@@ -660,25 +741,25 @@ impl RtlSwitch {
         self.sim.write_reg(access.cmd_word * 4, 1).map_err(hw)
     }
 
-    /// The direct counter array of table `i` (by position in `self.tables`), if it has one.
+    /// The direct counter array of table `i` (by position in `self.pc.tables`), if it has one.
     fn direct_array(&self, i: usize) -> Option<(crate::RegisterHw, crate::RegisterAccess)> {
-        let name = &self.tables[i].name;
-        let reg = self.manifest.registers.iter().find(|r| r.table.as_deref() == Some(name.as_str()))?.clone();
+        let name = &self.pc.tables[i].name;
+        let reg = self.pc.manifest.registers.iter().find(|r| r.table.as_deref() == Some(name.as_str()))?.clone();
         let access = self.access_of(&reg)?;
         Some((reg, access))
     }
 
     /// The register-access words that reach `reg`: its pipeline's.
     fn access_of(&self, reg: &crate::RegisterHw) -> Option<crate::RegisterAccess> {
-        reg.access.clone().or_else(|| self.manifest.register_access.clone())
+        reg.access.clone().or_else(|| self.pc.manifest.register_access.clone())
     }
 
     /// Each written entry's direct count (handle -> {packets, bytes} summed over its slots).
     fn direct_counts(&mut self, i: usize) -> Result<Option<Vec<(u64, BigUint)>>, ControlError> {
         let Some((reg, access)) = self.direct_array(i) else { return Ok(None) };
-        let Some(snap) = self.written[i].clone() else { return Ok(Some(Vec::new())) };
+        let Some(snap) = self.pc.written[i].clone() else { return Ok(Some(Vec::new())) };
         let mut out = Vec::new();
-        for (e, slots) in snap.entries.iter().zip(self.slots[i].clone()) {
+        for (e, slots) in snap.entries.iter().zip(self.pc.slots[i].clone()) {
             let (mut packets, mut bytes) = (BigUint::from(0u8), BigUint::from(0u8));
             for slot in slots {
                 let cell = self.read_cell(&reg, &access, u64::from(slot))?;
@@ -711,19 +792,19 @@ impl RtlSwitch {
         Ok(())
     }
 
-    /// The table (position in `self.tables`) whose direct counter is `counter`.
+    /// The table (position in `self.pc.tables`) whose direct counter is `counter`.
     fn direct_table(&self, counter: &str) -> Option<usize> {
-        let regs: Vec<&crate::RegisterHw> = self.manifest.registers.iter().filter(|r| r.table.is_some()).collect();
+        let regs: Vec<&crate::RegisterHw> = self.pc.manifest.registers.iter().filter(|r| r.table.is_some()).collect();
         let r = p4_ir::layout::resolve(regs.iter().map(|r| r.name.as_str()), counter).ok()?;
         let table = regs[r].table.as_deref()?;
-        self.tables.iter().position(|t| t.name == table)
+        self.pc.tables.iter().position(|t| t.name == table)
     }
 
     /// A counter the hardware has no array for: one the pipeline never counts in answers from the
     /// control-plane state (its cells hold what the control plane wrote); a direct counter is
     /// refused.
     fn unbuilt_counter<T>(&self, counter: &str, kept: T) -> Result<T, ControlError> {
-        if matches!(self.state.catalog().counter_cells(counter), Ok(p4_control::requests::Cells::PerEntry(_))) {
+        if matches!(self.pc.state.catalog().counter_cells(counter), Ok(p4_control::requests::Cells::PerEntry(_))) {
             return Err(ControlError::Invalid(format!("counter {counter}: the hardware target keeps no direct counters yet")));
         }
         Ok(kept)
@@ -731,14 +812,14 @@ impl RtlSwitch {
 
     /// The design's manifest.
     pub fn manifest(&self) -> &crate::Manifest {
-        &self.manifest
+        &self.design
     }
 
     /// Paced runs of a whole switch (`--arch switch|bump`): each queued packet starts on its RX MAC
     /// no earlier than its time after the run's start (and no earlier than line rate allows)
     /// instead of back to back. A pipeline alone has no MACs to pace.
     pub fn set_paced(&mut self, paced: bool) -> Result<(), String> {
-        if self.manifest.arch.is_none() {
+        if self.design.arch.is_none() {
             return Err("pacing needs the whole switch (--arch switch|bump): a pipeline alone takes packets back to back".into());
         }
         self.sim.send_line(&format!("K {}", u8::from(paced))).map_err(|e| e.0)
@@ -757,7 +838,7 @@ impl RtlSwitch {
         if data.is_empty() {
             return Some("an empty packet cannot be sent on AXI4-Stream".into());
         }
-        let max = self.manifest.max_packet_bytes as usize;
+        let max = self.design.max_packet_bytes as usize;
         (data.len() > max).then(|| {
             format!("a {}-byte packet is longer than the {max} bytes the design's payload FIFO holds", data.len())
         })
@@ -772,13 +853,13 @@ impl RtlSwitch {
         self.sim.run_switch(gens, check_xor1).map_err(|e| e.0)
     }
 
-    /// [`RtlSwitch::run_generated`] on a design with two packet processors (`--arch op4t`),
-    /// swapping them `swap_at_ns` after the run's start.
-    pub fn run_generated_swapping(&mut self, gens: &[crate::switch_sim::PortGen], check_xor1: bool, swap_at_ns: u64) -> Result<crate::switch_sim::SwitchRun, String> {
-        if self.manifest.processor_stride.is_none() {
+    /// [`RtlSwitch::run_generated`] as `settings` say (swapping the packet processors of an
+    /// `--arch op4t` design, keeping the frames sent).
+    pub fn run_generated_with(&mut self, gens: &[crate::switch_sim::PortGen], settings: &crate::switch_sim::RunSettings) -> Result<crate::switch_sim::SwitchRun, String> {
+        if !settings.swaps_at_ps.is_empty() && self.design.processor_stride.is_none() {
             return Err("swapping needs two packet processors (--arch op4t)".into());
         }
-        self.sim.run_switch_swapping(gens, check_xor1, Some(swap_at_ns * 1000)).map_err(|e| e.0)
+        self.sim.run_switch_with(gens, settings).map_err(|e| e.0)
     }
 
     /// Runs everything queued.
@@ -815,7 +896,7 @@ impl PacketIo for RtlSwitch {
     }
 
     fn max_port(&self) -> u32 {
-        self.state.max_port()
+        self.pc.state.max_port()
     }
 }
 
@@ -824,12 +905,12 @@ impl PacketIo for RtlSwitch {
 /// change only the state, so a test relying on them fails visibly instead of passing by accident.
 impl ControlPlane for RtlSwitch {
     fn control_catalog(&self) -> Option<&Catalog> {
-        Some(self.state.catalog())
+        Some(self.pc.state.catalog())
     }
 
     /// The entries as the control plane gave them, which the model's memories hold.
     fn table_contents(&self, table: usize) -> Option<TableSnapshot> {
-        self.state.table_snapshot(table)
+        self.pc.state.table_snapshot(table)
     }
 
     fn table_add(
@@ -840,11 +921,11 @@ impl ControlPlane for RtlSwitch {
         args: ActionArgs,
         priority: Option<i64>,
     ) -> Result<Handle, ControlError> {
-        let h = self.state.table_add(table, keys, action, args, priority)?;
+        let h = self.pc.state.table_add(table, keys, action, args, priority)?;
         if let Err(e) = self.sync() {
             // The hardware cannot hold the new set (a full hash bucket, a full TCAM): take the entry
             // back out of the state so both keep the same entries.
-            let _ = self.state.table_delete(table, h);
+            let _ = self.pc.state.table_delete(table, h);
             self.sync()?;
             return Err(e);
         }
@@ -857,23 +938,23 @@ impl ControlPlane for RtlSwitch {
         action: &str,
         args: ActionArgs,
     ) -> Result<(), ControlError> {
-        self.state.table_modify(table, handle, action, args)?;
+        self.pc.state.table_modify(table, handle, action, args)?;
         self.sync()
     }
     fn table_delete(&mut self, table: &str, handle: Handle) -> Result<(), ControlError> {
-        self.state.table_delete(table, handle)?;
+        self.pc.state.table_delete(table, handle)?;
         self.sync()
     }
     fn table_clear(&mut self, table: &str) -> Result<(), ControlError> {
-        self.state.table_clear(table)?;
+        self.pc.state.table_clear(table)?;
         self.sync()
     }
     fn table_set_default(&mut self, table: &str, action: &str, args: ActionArgs) -> Result<(), ControlError> {
-        self.state.table_set_default(table, action, args)?;
+        self.pc.state.table_set_default(table, action, args)?;
         self.sync()
     }
     fn mc_mgrp_create(&mut self, group: u32) -> Result<(), ControlError> {
-        if let Some(hw) = &self.manifest.multicast {
+        if let Some(hw) = &self.pc.manifest.multicast {
             if group >= hw.groups {
                 return Err(ControlError::Invalid(format!(
                     "multicast group {group}: the hardware's group table holds groups 1 to {}",
@@ -881,65 +962,65 @@ impl ControlPlane for RtlSwitch {
                 )));
             }
         }
-        self.state.mc_mgrp_create(group)?;
+        self.pc.state.mc_mgrp_create(group)?;
         self.sync_multicast()
     }
     fn mc_mgrp_destroy(&mut self, group: u32) -> Result<(), ControlError> {
-        self.state.mc_mgrp_destroy(group)?;
+        self.pc.state.mc_mgrp_destroy(group)?;
         self.sync_multicast()
     }
     fn mc_node_create(&mut self, rid: u32, ports: &[u32]) -> Result<Handle, ControlError> {
-        self.state.mc_node_create(rid, ports)
+        self.pc.state.mc_node_create(rid, ports)
     }
     fn mc_node_update(&mut self, node: Handle, ports: &[u32]) -> Result<(), ControlError> {
-        self.state.mc_node_update(node, ports)?;
+        self.pc.state.mc_node_update(node, ports)?;
         self.sync_multicast()
     }
     fn mc_node_associate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
-        self.state.mc_node_associate(group, node)?;
+        self.pc.state.mc_node_associate(group, node)?;
         if let Err(e) = self.sync_multicast() {
             // The copy list is full: take the node back out so both keep the same groups.
-            let _ = self.state.mc_node_dissociate(group, node);
+            let _ = self.pc.state.mc_node_dissociate(group, node);
             return Err(e);
         }
         Ok(())
     }
     fn mc_node_dissociate(&mut self, group: u32, node: Handle) -> Result<(), ControlError> {
-        self.state.mc_node_dissociate(group, node)?;
+        self.pc.state.mc_node_dissociate(group, node)?;
         self.sync_multicast()
     }
     fn mc_node_destroy(&mut self, node: Handle) -> Result<(), ControlError> {
-        self.state.mc_node_destroy(node)?;
+        self.pc.state.mc_node_destroy(node)?;
         self.sync_multicast()
     }
     fn mirroring_add(&mut self, session: u32, port: u32) -> Result<(), ControlError> {
         self.check_session(session)?;
-        self.state.mirroring_add(session, port)?;
+        self.pc.state.mirroring_add(session, port)?;
         self.sync_mirror()
     }
     fn mirroring_add_mc(&mut self, session: u32, group: u32) -> Result<(), ControlError> {
         self.check_session(session)?;
-        self.state.mirroring_add_mc(session, group)?;
+        self.pc.state.mirroring_add_mc(session, group)?;
         self.sync_mirror()
     }
     fn mirroring_delete(&mut self, session: u32) -> Result<(), ControlError> {
-        self.state.mirroring_delete(session)?;
+        self.pc.state.mirroring_delete(session)?;
         self.sync_mirror()
     }
     fn register_read(&mut self, register: &str, index: u64) -> Result<BigUint, ControlError> {
         // The state checks the name and the index (and answers for a register the pipeline never
         // touches, which the hardware does not build: its cells hold what the control plane wrote).
-        let kept = self.state.register_read(register, index)?;
+        let kept = self.pc.state.register_read(register, index)?;
         let Some((reg, access)) = self.hw_register(register, RegisterKind::Register) else { return Ok(kept) };
         self.read_cell(&reg, &access, index)
     }
     fn register_write(&mut self, register: &str, index: u64, value: BigUint) -> Result<(), ControlError> {
-        self.state.register_write(register, index, value.clone())?;
+        self.pc.state.register_write(register, index, value.clone())?;
         let Some((reg, access)) = self.hw_register(register, RegisterKind::Register) else { return Ok(()) };
         self.write_cell(&reg, &access, index, &value)
     }
     fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
-        self.state.register_reset(register)?;
+        self.pc.state.register_reset(register)?;
         let Some((reg, access)) = self.hw_register(register, RegisterKind::Register) else { return Ok(()) };
         for index in 0..reg.size {
             self.write_cell(&reg, &access, index, &BigUint::from(0u32))?;
@@ -947,7 +1028,7 @@ impl ControlPlane for RtlSwitch {
         Ok(())
     }
     fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError> {
-        let kept = self.state.counter_read(counter, index)?;
+        let kept = self.pc.state.counter_read(counter, index)?;
         if let Some(t) = self.direct_table(counter) {
             let counts = self.direct_counts(t)?.unwrap_or_default();
             let cell = counts.into_iter().find(|(h, _)| *h == index).map(|(_, c)| c).unwrap_or_default();
@@ -962,9 +1043,9 @@ impl ControlPlane for RtlSwitch {
         Ok((low(&cell >> 64u32), low(cell)))
     }
     fn counter_write(&mut self, counter: &str, index: u64, packets: u64, bytes: u64) -> Result<(), ControlError> {
-        self.state.counter_write(counter, index, packets, bytes)?;
+        self.pc.state.counter_write(counter, index, packets, bytes)?;
         if let Some(t) = self.direct_table(counter) {
-            let slots = self.images[t].slots_of(index);
+            let slots = self.pc.images[t].slots_of(index);
             return self.put_count(t, &slots, (BigUint::from(packets) << 64u32) | BigUint::from(bytes));
         }
         let Some((reg, access)) = self.hw_register(counter, RegisterKind::Counter) else {
@@ -974,9 +1055,9 @@ impl ControlPlane for RtlSwitch {
         self.write_cell(&reg, &access, index, &cell)
     }
     fn counter_reset(&mut self, counter: &str) -> Result<(), ControlError> {
-        self.state.counter_reset(counter)?;
+        self.pc.state.counter_reset(counter)?;
         if let Some(t) = self.direct_table(counter) {
-            for slots in self.slots[t].clone() {
+            for slots in self.pc.slots[t].clone() {
                 self.put_count(t, &slots, BigUint::from(0u8))?;
             }
             return Ok(());
@@ -994,12 +1075,12 @@ impl ControlPlane for RtlSwitch {
     }
     fn value_set_add(&mut self, value_set: &str, value: KeyValue) -> Result<(), ControlError> {
         let before = self.value_set_len(value_set);
-        self.state.value_set_add(value_set, value)?;
+        self.pc.state.value_set_add(value_set, value)?;
         self.write_value_set(value_set, before)
     }
     fn value_set_clear(&mut self, value_set: &str) -> Result<(), ControlError> {
         let before = self.value_set_len(value_set);
-        self.state.value_set_clear(value_set)?;
+        self.pc.state.value_set_clear(value_set)?;
         self.write_value_set(value_set, before)
     }
 }

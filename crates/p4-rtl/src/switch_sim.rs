@@ -33,10 +33,14 @@
 //!   lines, `J <index> <time>` gives the time (hex, [`crate::TIME_NS_BITS`] format) at which a
 //!   packet's first beat entered the switch: the time its port's `p4f_timestamp` stamped on it.
 //!
-//! With two packet processors (`--arch op4t`, `PP2`), `V <ps>` asks for a swap to the processor
-//! not active at `ps` picoseconds after the start of the next `S` run (the `pp_swap_req` pulse),
-//! and an `S` run answers `Z <swaps> <stray beats> <drain cycles> <active>` (the decoupler's
-//! counts so far) before its `D` line.
+//! With two packet processors (`--arch op4t`, `PP2`), each `V <ps>` asks for a swap to the
+//! processor not active at `ps` picoseconds after the start of the next `S` run (the
+//! `pp_swap_req` pulse; a swap waits for the one before it to finish), and an `S` run answers
+//! `Z <swaps> <stray beats> <drain cycles> <active>` (the decoupler's counts so far) before its
+//! `D` line.
+//!
+//! `M <flags>` sets how the next `S` runs check and report: bit 0 counts misrouted frames (below),
+//! bit 1 reports every frame a TX MAC sends as `F <port> <hex>` as it finishes.
 //!
 //! With a host port (number N after the N front-panel ports, [`crate::Options::host_port`]), `P N
 //! ...` queues a packet for the host to send: the harness's driver ([`HOST_CPP`]) writes it into
@@ -63,6 +67,28 @@ pub const MAC_MHZ: f64 = 156.25;
 pub const WIRE_OVERHEAD_BYTES: u64 = 20;
 /// The smallest frame a generator sends: an Ethernet header and the frame's port and number.
 pub const MIN_GEN_SIZE: usize = 19;
+
+/// The `seq`-th frame (from 0) of `size` bytes a generator sends on `port`, as the harness's
+/// `make_frame` builds it: an Ethernet header to the port's partner (port xor 1) with EtherType
+/// 0x88B5, the ingress port (byte 14) and the number (bytes 15..18, big-endian), then bytes that
+/// are their offset xor the number. `on_chip`: from the port's traffic unit
+/// ([`crate::Options::traffic`]), which repeats the template of frame 0 and writes only the number
+/// into it, so the bytes after the number are their offset.
+pub fn generated_frame(port: u32, seq: u64, size: usize, on_chip: bool) -> Vec<u8> {
+    let p = port as u8;
+    let mut f = vec![0u8; size];
+    let head = [0x02, 0, 0, 0, 0, p ^ 1, 0x02, 0, 0, 0, 0, p, 0x88, 0xb5, p];
+    let n = head.len().min(size);
+    f[..n].copy_from_slice(&head[..n]);
+    for (i, b) in (seq as u32).to_be_bytes().iter().enumerate().filter(|(i, _)| 15 + i < size) {
+        f[15 + i] = *b;
+    }
+    let pattern = if on_chip { 0 } else { seq };
+    for (i, b) in f.iter_mut().enumerate().skip(19) {
+        *b = (i as u64 ^ pattern) as u8;
+    }
+    f
+}
 
 /// One port's traffic.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -123,6 +149,21 @@ pub struct SwitchRun {
     pub misrouted: u64,
     /// With two packet processors: the decoupler's counts after the run.
     pub processors: Option<ProcessorCounts>,
+    /// With [`RunSettings::keep_frames`]: every frame the TX MACs sent, `(port, bytes)`, in the
+    /// order they finished.
+    pub frames: Vec<(u32, Vec<u8>)>,
+}
+
+/// How a generated run goes besides its traffic ([`Sim::run_switch_with`]).
+#[derive(Clone, Debug, Default)]
+pub struct RunSettings {
+    /// Count frames not forwarded to ingress port xor 1 as misrouted.
+    pub check_xor1: bool,
+    /// With two packet processors: swap them at these times after the run's start (picoseconds;
+    /// a swap waits for the one before it to finish).
+    pub swaps_at_ps: Vec<u64>,
+    /// Keep every frame sent ([`SwitchRun::frames`]).
+    pub keep_frames: bool,
 }
 
 /// The decoupler's counts (`--arch op4t`), since the model started.
@@ -142,16 +183,17 @@ impl Sim {
     /// Runs the generators on a switch model (built with [`source`]) until every frame is out or
     /// dropped; `check_xor1` counts frames not forwarded to ingress port xor 1 as misrouted.
     pub fn run_switch(&mut self, gens: &[PortGen], check_xor1: bool) -> Result<SwitchRun, SimError> {
-        self.run_switch_swapping(gens, check_xor1, None)
+        self.run_switch_with(gens, &RunSettings { check_xor1, ..Default::default() })
     }
 
-    /// [`Sim::run_switch`] on a model with two packet processors, swapping them `swap_at_ps`
-    /// picoseconds after the run's start.
-    pub fn run_switch_swapping(&mut self, gens: &[PortGen], check_xor1: bool, swap_at_ps: Option<u64>) -> Result<SwitchRun, SimError> {
-        if let Some(ps) = swap_at_ps {
+    /// [`Sim::run_switch`] as `settings` say: swaps of the packet processors, frames kept.
+    pub fn run_switch_with(&mut self, gens: &[PortGen], settings: &RunSettings) -> Result<SwitchRun, SimError> {
+        let mut swaps = settings.swaps_at_ps.clone();
+        swaps.sort_unstable();
+        for ps in swaps {
             self.send_line(&format!("V {ps}"))?;
         }
-        self.send_line(&format!("M {}", u32::from(check_xor1)))?;
+        self.send_line(&format!("M {}", u32::from(settings.check_xor1) | u32::from(settings.keep_frames) << 1))?;
         for g in gens {
             self.send_line(&format!("G {} {} {} {}", g.port, g.size, g.rate_gbps, g.count))?;
         }
@@ -163,6 +205,13 @@ impl Sim {
             let tag = it.next();
             let v: Vec<u64> = it.filter_map(|t| t.parse().ok()).collect();
             match tag {
+                Some("F") => {
+                    let frame = line.split_whitespace().nth(2).and_then(|hex| crate::sim::from_hex(hex));
+                    match (v.first(), frame) {
+                        (Some(&port), Some(frame)) => run.frames.push((port as u32, frame)),
+                        _ => return Err(SimError(format!("unexpected answer from the switch harness: `{line}`"))),
+                    }
+                }
                 Some("X") if v.len() == 10 => {
                     let port = v[0] as u32;
                     run.ports.insert(
@@ -604,7 +653,8 @@ static std::deque<size_t> queued_index[PORTS + 1];
 // Paced runs (`K 1`): each queued packet starts on its RX MAC no earlier than its `P` time after
 // the run's start (picoseconds), and no earlier than line rate allows; otherwise back to back.
 static bool paced = false;
-static int64_t swap_at_ps = -1;  // V: when the next S run swaps the packet processors
+static std::deque<uint64_t> swaps_at_ps;  // V: when the next S run swaps the packet processors (ascending)
+static bool dump_frames = false;  // M bit 1: each frame a TX MAC sends in an S run as `F <port> <hex>`
 static bool swap_raised = false;  // pp_swap_req is high for this clock cycle
 static std::deque<uint64_t> queued_at[PORTS + 1];
 static size_t queued_count = 0;
@@ -673,6 +723,9 @@ static void run_switch() {{
     // models then stay idle, and the counts come from the capturers.
     const bool hw_gen = TRAFFIC && !from_queue;
     uint64_t start = now_ps, total = 0, last_gen_end = now_ps;
+    // This run's swaps (V): taken, so that one the run never reached does not carry over.
+    std::deque<uint64_t> swaps;
+    swaps.swap(swaps_at_ps);
     uint64_t rx0[PORTS], buf0[PORTS], tx0[PORTS], drops0 = dut->stat_drops, out0 = dut->stat_out_drops, misrouted = 0;
     uint64_t stall0 = dut->stat_stall_cycles, descs0 = dut->stat_descs, pkts0 = dut->stat_packets, loops0 = dut->stat_loops;
     const uint64_t host_out0 = host_out, host_bytes0 = host_bytes, host_buf0 = HOST_BUF_DROPS();
@@ -737,8 +790,9 @@ static void run_switch() {{
         }}
 #if PP2
         if (clk_rise && swap_raised) {{ dut->pp_swap_req = 0; swap_raised = false; dut->eval(); }}
-        if (clk_rise && swap_at_ps >= 0 && t - start >= uint64_t(swap_at_ps)) {{
-            dut->pp_swap_to = !dut->pp_active; dut->pp_swap_req = 1; swap_raised = true; swap_at_ps = -1; dut->eval();
+        // A swap waits for the one before it to finish (the decoupler ignores a request meanwhile).
+        if (clk_rise && !swaps.empty() && t - start >= swaps.front() && !dut->pp_swap_busy) {{
+            dut->pp_swap_to = !dut->pp_active; dut->pp_swap_req = 1; swap_raised = true; swaps.pop_front(); dut->eval();
         }}
 #endif
         if (clk_rise && hw_gen) {{
@@ -792,7 +846,7 @@ static void run_switch() {{
                 }}
                 x.bytes += tx_bytes[p].size();
                 for (uint8_t b : tx_bytes[p]) if (x.head.size() < 15) x.head.push_back(b);
-                if (from_queue) {{
+                if (from_queue || dump_frames) {{
                     if (x.bytes == tx_bytes[p].size()) x.frame.clear();
                     x.frame.insert(x.frame.end(), tx_bytes[p].begin(), tx_bytes[p].end());
                 }}
@@ -806,6 +860,11 @@ static void run_switch() {{
                     ++x.out;
                     x.total_bytes += x.bytes;
                     if (check_xor1 && (x.head.size() < 15 || (x.head[14] ^ 1u) != p)) ++misrouted;
+                    if (dump_frames && !from_queue) {{
+                        printf("F %u ", p);
+                        for (uint8_t b : x.frame) printf("%02x", b);
+                        printf("\n");
+                    }}
                     if (from_queue) {{
                         printf("O %u %llu %llu ", p, (unsigned long long)((x.start_ps - start) / CLK_PS), (unsigned long long)((t - start) / CLK_PS));
                         for (uint8_t b : x.frame) printf("%02x", b);
@@ -926,9 +985,11 @@ int main(int argc, char** argv) {{
         if (cmd == 'Q') break;
         if (register_command(line)) {{
         }} else if (cmd == 'M') {{
-            check_xor1 = atoi(line.c_str() + 1) != 0;
+            int flags = atoi(line.c_str() + 1);
+            check_xor1 = (flags & 1) != 0;
+            dump_frames = (flags & 2) != 0;
         }} else if (cmd == 'V') {{
-            swap_at_ps = atoll(line.c_str() + 1);
+            swaps_at_ps.push_back(strtoull(line.c_str() + 1, nullptr, 10));
         }} else if (cmd == 'K') {{
             paced = atoi(line.c_str() + 1) != 0;
         }} else if (cmd == 'G') {{

@@ -105,6 +105,35 @@ pub fn check_ports(arch: Arch, ports: u32) -> std::result::Result<(), String> {
 /// wrapper's file after the top's, the `hw/` modules it uses, and the manifest's top, files,
 /// architecture, port count and port description. `Arch::Top` leaves the design as it is.
 pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
+    apply_with(design, prefix, None, opts)
+}
+
+/// [`apply`] for the OP4T shell with a different program in its second packet processor: `other`
+/// is that program's pipeline (`<second_prefix>_top`), which becomes processor 1 and the
+/// manifest's `second_processor`.
+pub fn apply_pair(design: &mut Design, prefix: &str, other: Design, second_prefix: &str, opts: &Options) -> Result<()> {
+    let (m, o) = (&design.manifest, &other.manifest);
+    if o.port_width != m.port_width {
+        return Err(RtlError::global(format!(
+            "the second program numbers ports in {} bits, the first in {}: one shell cannot carry both",
+            o.port_width, m.port_width
+        )));
+    }
+    if o.data_width != m.data_width {
+        return Err(RtlError::global("the two programs' pipelines have different stream widths"));
+    }
+    let second_aw = o.axil_addr_width;
+    design.generated.extend(other.generated.iter().cloned());
+    let mut hw = design.hw_modules.clone();
+    hw.extend(other.hw_modules.iter().cloned());
+    design.hw_modules = crate::hw::closure(&hw);
+    apply_with(design, prefix, Some((second_prefix, second_aw)), opts)?;
+    design.manifest.second_processor = Some(Box::new(other.manifest));
+    Ok(())
+}
+
+/// [`apply`]; `second`: processor 1's module prefix and address width when it runs another program.
+fn apply_with(design: &mut Design, prefix: &str, second: Option<(&str, u32)>, opts: &Options) -> Result<()> {
     if opts.arch == Arch::Top {
         return Ok(());
     }
@@ -126,8 +155,9 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
             "{all_ports} ports do not fit the architecture's {port_w}-bit port numbers"
         )));
     }
-    // Two processors: their register maps side by side, one address bit more.
-    let addr_w = m.axil_addr_width + u32::from(processors == 2);
+    // Two processors: their register maps side by side, one address bit more than the wider.
+    let pp_addr_w = [m.axil_addr_width, second.map_or(m.axil_addr_width, |(_, aw)| aw)];
+    let addr_w = pp_addr_w[0].max(pp_addr_w[1]) + u32::from(processors == 2);
 
     let w = Wrapper {
         prefix,
@@ -138,6 +168,8 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
         port_w,
         addr_w,
         processors,
+        second_prefix: second.map(|(p, _)| p),
+        pp_addr_w,
         data_w: m.data_width,
         // Every queue holds the longest packet the pipeline takes (its payload FIFO's beats).
         queue_depth: crate::PAYLOAD_FIFO_BEATS,
@@ -170,7 +202,7 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
     m.arch = Some(arch_name.to_string());
     m.port_count = Some(opts.ports);
     m.host_port = host.then_some(opts.ports);
-    m.processor_stride = (processors == 2).then(|| 1 << m.axil_addr_width);
+    m.processor_stride = (processors == 2).then(|| 1 << (addr_w - 1));
     m.ports = serde_json::json!({
         "layout": "flat vectors: port i is bits [i*W +: W] of each rx_axis_*/tx_axis_* signal (W its width for one port: DATA_W, DATA_W/8 or 1)",
         "rx": {"stream": "rx_axis", "signals": "tdata, tkeep, tvalid, tready, tlast", "clock": "mac_clk[i]", "reset": "mac_rst[i]"},
@@ -211,7 +243,15 @@ pub fn apply(design: &mut Design, prefix: &str, opts: &Options) -> Result<()> {
             "count": 2,
             "module": "p4f_decoupler",
             "instance": "u_decoupler",
-            "register_maps": format!("processor 0 at 0, processor 1 at {:#x} (manifest processor_stride): alike", 1u32 << (addr_w - 1)),
+            "register_maps": format!(
+                "processor 0 at 0, processor 1 at {:#x} (manifest processor_stride): {}",
+                1u32 << (addr_w - 1),
+                if second.is_some() { "processor 1's is the manifest's second_processor's" } else { "alike" }
+            ),
+            "programs": match second {
+                Some((p1, _)) => serde_json::json!([format!("{prefix}_top"), format!("{p1}_top")]),
+                None => serde_json::json!([format!("{prefix}_top"), format!("{prefix}_top")]),
+            },
             "swap": "a pp_swap_req pulse with pp_swap_to: the input stops at a packet boundary, the active processor drains, the other takes over (pp_swap_busy meanwhile); pp_active, pp_swaps, pp_swap_ignored, pp_drain_cycles, pp_stray_beats (clk)",
             "reset": "pp_hold_rst[i] holds processor i in reset while it is not active (reloading it)",
             "status": "stat_* add up both processors' counts; tables_busy is either's"
@@ -327,6 +367,10 @@ struct Wrapper<'a> {
     addr_w: u32,
     /// Packet processors: 1, or 2 behind `p4f_decoupler` ([`crate::Options::processors`]).
     processors: u32,
+    /// Processor 1's module prefix when it runs another program ([`apply_pair`]).
+    second_prefix: Option<&'a str>,
+    /// Each processor's AXI4-Lite address width (`addr_w - 1` is the wider's).
+    pp_addr_w: [u32; 2],
     data_w: u32,
     queue_depth: u32,
 }
@@ -589,8 +633,8 @@ module {p}_{module_arch} #(
         .swaps(pp_swaps), .swap_ignored(pp_swap_ignored), .drain_cycles(pp_drain_cycles), .stray_beats(pp_stray_beats)
     );
 
-    // The register maps: processor 0's below the top address bit, processor 1's above it.
-    logic [1:0][{aw1}:0] pl_awaddr, pl_araddr;
+    // The register maps: processor 0's below the top address bit, processor 1's above it.{narrow}
+    logic [1:0][{aw1}:0] pl_awaddr, pl_araddr;{narrow_end}
     logic [1:0][2:0]   pl_awprot, pl_arprot;
     logic [1:0][31:0]  pl_wdata, pl_rdata;
     logic [1:0][3:0]   pl_wstrb;
@@ -614,11 +658,20 @@ module {p}_{module_arch} #(
     logic [1:0]       pp_busy;
 ",
             aw1 = aw - 1,
+            narrow = if self.pp_addr_w[0] != self.pp_addr_w[1] { "\n    // The narrower map leaves its processor's top address bits unused.\n    /* verilator lint_off UNUSEDSIGNAL */" } else { "" },
+            narrow_end = if self.pp_addr_w[0] != self.pp_addr_w[1] { "\n    /* verilator lint_on UNUSEDSIGNAL */" } else { "" },
         );
         for i in 0..2 {
+            let top = if i == 1 { self.second_prefix.unwrap_or(p) } else { p };
+            // A narrower map than the wider processor's takes the address's low bits.
+            let addr = |bus: &str| match self.pp_addr_w[i] {
+                w if w == aw => format!("{bus}[{i}]"),
+                w => format!("{bus}[{i}][{}:0]", w - 1),
+            };
+            let (awaddr, araddr) = (addr("pl_awaddr"), addr("pl_araddr"));
             let _ = write!(
                 o,
-                "    {p}_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_pp{i} (
+                "    {top}_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_pp{i} (
         .clk(clk), .rst(pp_rst[{i}]),
         .s_axis_tdata(pp_in_tdata[{i}*DATA_W +: DATA_W]), .s_axis_tkeep(pp_in_tkeep[{i}*KEEP_W +: KEEP_W]),
         .s_axis_tvalid(pp_in_tvalid[{i}]), .s_axis_tready(pp_in_tready[{i}]), .s_axis_tlast(pp_in_tlast[{i}]),
@@ -626,10 +679,10 @@ module {p}_{module_arch} #(
         .m_axis_tdata(pp_out_tdata[{i}*DATA_W +: DATA_W]), .m_axis_tkeep(pp_out_tkeep[{i}*KEEP_W +: KEEP_W]),
         .m_axis_tvalid(pp_out_tvalid[{i}]), .m_axis_tready(pp_out_tready[{i}]), .m_axis_tlast(pp_out_tlast[{i}]),
         .m_axis_tdest(pp_out_tdest[{i}*PD_W + {rw} +: {pw}]), .m_axis_ts_req(pp_out_tdest[{i}*PD_W +: {rw}]),
-        .s_axil_awaddr(pl_awaddr[{i}]), .s_axil_awprot(pl_awprot[{i}]), .s_axil_awvalid(pl_awvalid[{i}]), .s_axil_awready(pl_awready[{i}]),
+        .s_axil_awaddr({awaddr}), .s_axil_awprot(pl_awprot[{i}]), .s_axil_awvalid(pl_awvalid[{i}]), .s_axil_awready(pl_awready[{i}]),
         .s_axil_wdata(pl_wdata[{i}]), .s_axil_wstrb(pl_wstrb[{i}]), .s_axil_wvalid(pl_wvalid[{i}]), .s_axil_wready(pl_wready[{i}]),
         .s_axil_bresp(pl_bresp[{i}]), .s_axil_bvalid(pl_bvalid[{i}]), .s_axil_bready(pl_bready[{i}]),
-        .s_axil_araddr(pl_araddr[{i}]), .s_axil_arprot(pl_arprot[{i}]), .s_axil_arvalid(pl_arvalid[{i}]), .s_axil_arready(pl_arready[{i}]),
+        .s_axil_araddr({araddr}), .s_axil_arprot(pl_arprot[{i}]), .s_axil_arvalid(pl_arvalid[{i}]), .s_axil_arready(pl_arready[{i}]),
         .s_axil_rdata(pl_rdata[{i}]), .s_axil_rresp(pl_rresp[{i}]), .s_axil_rvalid(pl_rvalid[{i}]), .s_axil_rready(pl_rready[{i}]),
         .stat_stall_cycles(pp_stall[{i}]), .stat_drops(pp_drop[{i}]), .stat_descs(pp_desc[{i}]),
         .stat_packets(pp_packet[{i}]), .stat_loops(pp_loop[{i}]), .tables_busy(pp_busy[{i}])

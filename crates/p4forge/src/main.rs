@@ -289,9 +289,14 @@ enum Command {
         packets: u64,
         /// With --arch op4t and --gen: swap the packet processors NS nanoseconds after the run
         /// starts (the decoupler stops the input at a packet boundary, drains the active one and
-        /// hands over; the report's `processors` counts the swaps and any stray beats).
-        #[arg(long, value_name = "NS", requires = "gen")]
-        swap_at: Option<u64>,
+        /// hands over; the report's `processors` counts the swaps and any stray beats); several
+        /// times, comma-separated, each swap after the one before has finished.
+        #[arg(long, value_name = "NS", requires = "gen", value_delimiter = ',')]
+        swap_at: Vec<u64>,
+        /// With --second: table entries (runtime-CLI syntax) for the second packet processor's
+        /// program, written into its register map.
+        #[arg(long, value_name = "FILE", requires = "second")]
+        second_entries: Option<PathBuf>,
         /// Packets per size in the packets-per-cycle runs (2 to 100000).
         #[arg(long, default_value_t = 256)]
         count: usize,
@@ -413,13 +418,15 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Synth(args) => cmd::synth::synth_main(&args),
         Command::Op4t(command) => cmd::op4t::op4t_main(command),
         Command::Rtl { program, out, options, include } => Ok(p4_io::stdio::print(&cmd::rtl::rtl(&program, &include, &out, &options)?)?),
-        Command::RtlSim { program, entries, inputs, out, include, gen, packets, swap_at, count, paced, json, options } => {
+        Command::RtlSim { program, entries, inputs, out, include, gen, packets, swap_at, second_entries, count, paced, json, options } => {
             let report = if gen.is_empty() {
                 let out = out.ok_or_else(|| CliError::input("rtl-sim needs --out DIR with --in"))?;
-                let options = cmd::rtl_sim::SimOptions { program, includes: include, entries, inputs, out, count, paced, rtl: options.options()? };
+                let rtl = options.options_with(&include)?;
+                let options = cmd::rtl_sim::SimOptions { program, includes: include, entries, inputs, out, count, paced, rtl };
                 cmd::rtl_sim::rtl_sim(&options)?
             } else {
-                let options = cmd::rtl_sim::GenOptions { program, includes: include, entries, gens: gen, packets, swap_at_ns: swap_at, rtl: options.options()? };
+                let rtl = options.options_with(&include)?;
+                let options = cmd::rtl_sim::GenOptions { program, includes: include, entries, gens: gen, packets, swaps_at_ns: swap_at, second_entries, rtl };
                 cmd::rtl_sim::rtl_sim_generated(&options)?
             };
             let text = if json { serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n" } else { report.render() };

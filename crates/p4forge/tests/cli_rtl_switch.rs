@@ -478,3 +478,48 @@ fn the_op4t_shell_swaps_its_processors_under_line_rate_traffic() {
     assert_eq!((pp["swaps"].as_u64(), pp["stray_beats"].as_u64(), pp["active"].as_u64()), (Some(1), Some(0), Some(1)), "{report}");
     assert!(pp["drain_cycles"].as_u64().is_some_and(|c| c > 0 && c < 100), "{report}");
 }
+
+/// OP4T-SST in processor 0 and another program with its own table in processor 1: under line-rate
+/// 64-byte traffic on the four network ports the shell swaps to processor 1 and back, and every
+/// frame out is what the program then in place makes on the software target: none lost,
+/// corrupted, repeated or out of order, each port's frames changing program twice. Without the
+/// second program's entries it drops what it has; the frames it had are counted as its, not lost.
+#[test]
+fn the_op4t_shell_swaps_to_another_program_and_back_under_line_rate_traffic() {
+    let sst = "examples/op4t-sst/sst.p4";
+    let other = "crates/p4forge/tests/fixtures/op4t_mark_map.p4";
+    let run = p4forge(&["rtl-sim", sst, "--arch", "op4t", "--gen", "0=64@10", "--second-entries", "x.txt"]);
+    assert_eq!(run.status.code(), Some(2), "--second-entries without --second");
+    if !rtl_available() {
+        return;
+    }
+    let dir = p4_io::testing::scratch_dir("p4forge-rtl-switch", "op4t-swap-other");
+    let xor1 = [(0, 1), (1, 0), (2, 3), (3, 2)];
+    let sst_entries = dir.join("sst.txt");
+    std::fs::write(&sst_entries, xor1.iter().map(|(i, o)| format!("table_add SstProcessor.port_map SstProcessor.forward {i} => {o}\n")).collect::<String>()).unwrap();
+    let other_entries = dir.join("other.txt");
+    std::fs::write(&other_entries, xor1.iter().map(|(i, o)| format!("table_add C.out_map C.send {i} => {o}\n")).collect::<String>()).unwrap();
+    let (sst_entries, other_entries) = (sst_entries.display().to_string(), other_entries.display().to_string());
+    let run = p4forge(&["op4t", "swap", sst, "--entries", &sst_entries, "--second", other, "--second-entries", &other_entries, "--quick-build", "--json"]);
+    assert!(run.status.success(), "{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(report["swaps_at_ns"], serde_json::json!([22400, 44800]), "{report}");
+    let counts = ["frames_in", "frames_out", "lost", "corrupted", "duplicated", "out_of_order", "queue_drops"].map(|k| report[k].as_u64());
+    assert_eq!(counts, [Some(4000), Some(4000), Some(0), Some(0), Some(0), Some(0), Some(0)], "{report}");
+    let pp = &report["processors"];
+    assert_eq!((pp["swaps"].as_u64(), pp["stray_beats"].as_u64(), pp["active"].as_u64()), (Some(2), Some(0), Some(0)), "{report}");
+    for p in 0..4 {
+        let r = &report["ports"][&p.to_string()];
+        let (first, second) = (r["by_first"].as_u64().unwrap(), r["by_second"].as_u64().unwrap());
+        assert_eq!((first + second, r["program_changes"].as_u64()), (1000, Some(2)), "port {p}: {report}");
+        // The second program had the middle third of the run.
+        assert!((300..=370).contains(&second), "port {p}: {report}");
+    }
+    assert_eq!(report["clean"], true);
+    // Without its entries the second program drops every frame it has: nothing lost by the swap.
+    let run = p4forge(&["op4t", "swap", sst, "--entries", &sst_entries, "--second", other, "--packets", "300", "--quick-build", "--json"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!((report["frames_out"].as_u64(), report["lost"].as_u64(), report["clean"].as_bool()), (Some(800), Some(0), Some(true)), "{report}");
+    assert_eq!(report["ports"]["0"]["by_second"].as_u64(), Some(100), "{report}");
+}

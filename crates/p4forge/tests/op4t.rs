@@ -165,7 +165,7 @@ fn op4t_experiments_refuse_bad_arguments() {
     assert!(err.contains("--rates 0: percent of line rate"), "{err}");
     let (code, err) = run(&["op4t", "knee", "examples/l2l3/l2l3.p4", "--forwarder", "32/80"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("the OP4T experiments need an OP4T program (#include <op4t.p4>, package OP4T), not a v1model one"), "{err}");
+    assert!(err.contains("this needs an OP4T program (#include <op4t.p4>, package OP4T), not a v1model one"), "{err}");
     // Entries that send the stream elsewhere: the experiment says where it went.
     let (code, err) = run(&["op4t", "knee", sst, "--forwarder", "32/80"]);
     assert_eq!(code, Some(2));

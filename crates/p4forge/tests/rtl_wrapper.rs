@@ -170,6 +170,43 @@ fn a_switch_with_a_host_port_is_lint_clean() {
     assert!(!std::fs::read_to_string(out.join("files.f")).unwrap().contains("p4f_host_dma"));
 }
 
+/// The OP4T shell with a different program in its second packet processor: each processor's own
+/// modules, processor 1's narrower register map on the low address bits, the second program's
+/// pipeline in the manifest, lint-clean; a second program outside the OP4T shell or of another
+/// architecture is refused.
+#[test]
+fn the_op4t_shell_carries_a_different_second_program_lint_clean() {
+    let Some(verilator) = setup() else { return };
+    let out = scratch("op4t-pair");
+    let second = "crates/p4forge/tests/fixtures/op4t_mark_aa.p4";
+    let gen = p4forge(&["rtl", "examples/op4t-sst/sst.p4", "--arch", "op4t", "--second", second, "--out", out.to_str().unwrap()]);
+    assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!((manifest["top"].as_str(), manifest["processor_stride"].as_u64()), (Some("sst_op4t"), Some(64)), "{manifest}");
+    let pp1 = &manifest["second_processor"];
+    assert_eq!((pp1["top"].as_str(), pp1["axil_addr_width"].as_u64(), pp1["tables"].as_array().map(Vec::len)), (Some("op4t_mark_aa_top"), Some(5), Some(0)), "{pp1}");
+    assert_eq!(manifest["ports"]["processors"]["programs"], serde_json::json!(["sst_top", "op4t_mark_aa_top"]));
+    let files = std::fs::read_to_string(out.join("files.f")).unwrap();
+    assert!(files.lines().any(|l| l == "op4t_mark_aa_top.sv") && files.lines().any(|l| l == "sst_top.sv"), "{files}");
+    let wrapper = std::fs::read_to_string(out.join("sst_op4t.sv")).unwrap();
+    assert!(wrapper.contains("    sst_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_pp0 ("), "{wrapper}");
+    assert!(wrapper.contains("    op4t_mark_aa_top #(.DATA_W(DATA_W), .KEEP_W(KEEP_W)) u_pp1 ("), "{wrapper}");
+    assert!(wrapper.contains(".s_axil_awaddr(pl_awaddr[1][4:0])") && wrapper.contains(".s_axil_awaddr(pl_awaddr[0]),"), "{wrapper}");
+    let lint = Command::new(&verilator)
+        .args(["--lint-only", "-Wall", "-f", "files.f", "--top-module", "sst_op4t"])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(lint.status.success(), "verilator -Wall:\n{}", String::from_utf8_lossy(&lint.stderr));
+    // Refusals: outside the OP4T shell, and a v1model program.
+    let gen = p4forge(&["rtl", "examples/op4t-sst/sst.p4", "--arch", "switch", "--second", second, "--out", out.to_str().unwrap()]);
+    assert_eq!((gen.status.code(), String::from_utf8_lossy(&gen.stderr).as_ref()), (Some(2), "error: --second goes with --arch op4t (a program for the second packet processor)\n"));
+    let gen = p4forge(&["rtl", "examples/op4t-sst/sst.p4", "--arch", "op4t", "--second", "examples/l2l3/l2l3.p4", "--out", out.to_str().unwrap()]);
+    assert_eq!(gen.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&gen.stderr).contains("examples/l2l3/l2l3.p4: this needs an OP4T program (#include <op4t.p4>, package OP4T), not a v1model one"), "{}", String::from_utf8_lossy(&gen.stderr));
+}
+
 #[test]
 fn bad_port_counts_are_usage_errors() {
     let out = scratch("bad");

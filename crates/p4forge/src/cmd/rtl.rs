@@ -50,6 +50,11 @@ pub struct RtlOptions {
     /// and cap_* ports (clk). rtl-sim --gen builds the model with it and runs on them.
     #[arg(long)]
     pub traffic: bool,
+    /// With --arch op4t: another OP4T program for the second packet processor (u_pp1, its own
+    /// modules and register map at manifest processor_stride), so that a swap hands the traffic
+    /// to a different program; by default both run PROGRAM.
+    #[arg(long, value_name = "PROG")]
+    pub second: Option<PathBuf>,
 }
 
 /// `--arch`.
@@ -99,8 +104,31 @@ impl RtlOptions {
             return Err(CliError::input("--traffic goes with --arch switch or --arch bump"));
         }
         o.traffic = self.traffic;
+        if self.second.is_some() && self.arch != Arch::Op4t {
+            return Err(CliError::input("--second goes with --arch op4t (a program for the second packet processor)"));
+        }
         Ok(o)
     }
+
+    /// [`RtlOptions::options`] with `--second`'s program compiled and lowered (searching
+    /// `includes`), refused unless it is an OP4T program.
+    pub fn options_with(&self, includes: &[PathBuf]) -> CliResult<p4_rtl::Options> {
+        let mut o = self.options()?;
+        if let Some(path) = &self.second {
+            o.second = Some(second_program(path, includes)?);
+        }
+        Ok(o)
+    }
+}
+
+/// The program of the OP4T shell's second packet processor.
+pub fn second_program(path: &Path, includes: &[PathBuf]) -> CliResult<p4_rtl::SecondProgram> {
+    let compiled = frontend::compile(path, includes)?;
+    p4_io::eprint_safe!("{}", compiled.warnings);
+    crate::cmd::op4t::check_op4t(&compiled, path)?;
+    let compiled = compiled.lowered(path)?;
+    let name = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_else(|| "p4".into());
+    Ok(p4_rtl::SecondProgram { program: std::sync::Arc::new(compiled.program), name })
 }
 
 /// Compiles `program` to a design (the located refusal of anything outside the hardware subset is
@@ -156,7 +184,7 @@ fn write(path: &Path, bytes: &[u8]) -> CliResult<()> {
 
 /// `p4forge rtl`.
 pub fn rtl(program: &Path, includes: &[PathBuf], out: &Path, opts: &RtlOptions) -> CliResult<String> {
-    let (design, _) = design(program, includes, &opts.options()?)?;
+    let (design, _) = design(program, includes, &opts.options_with(includes)?)?;
     write_design(&design, out)?;
     let m = &design.manifest;
     Ok(format!(
@@ -197,6 +225,11 @@ pub fn model_dir(program: &Path, opts: &p4_rtl::Options) -> PathBuf {
             if opts.traffic { "t" } else { "" },
             if opts.processors == 2 { "pp2" } else { "" }
         ),
+    };
+    // A second program is another design (its name here; the build's key tells apart two of one name).
+    let arch = match &opts.second {
+        Some(s) => format!("{arch}-{}", s.name),
+        None => arch,
     };
     base.join(format!("{stem}-{:08x}-{}b{bcam}{flops}{arch}", h as u32, opts.data_width))
 }
@@ -245,7 +278,8 @@ pub fn switch_built(compiled: frontend::Compiled, program: &Path, opts: &p4_rtl:
     }
     let model = p4_rtl::sim::build_with(&design, &dir, speed, &mut |line| p4_io::eprintln_safe!("{line}"))
         .map_err(|e| CliError::failed(format!("{}: {e}", program.display())))?;
-    p4_rtl::sim::RtlSwitch::new(std::sync::Arc::new(compiled.program), &model).map_err(|e| CliError::failed(format!("{}: {e}", program.display())))
+    let second = opts.second.as_ref().map(|s| s.program.clone());
+    p4_rtl::sim::RtlSwitch::with_second(std::sync::Arc::new(compiled.program), second, &model).map_err(|e| CliError::failed(format!("{}: {e}", program.display())))
 }
 
 #[cfg(test)]

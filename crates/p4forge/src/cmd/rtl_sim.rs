@@ -131,8 +131,11 @@ pub struct GenOptions {
     pub gens: Vec<GenSpec>,
     /// Frames per port.
     pub packets: u64,
-    /// `--swap-at NS` (`--arch op4t`): swap the packet processors this long after the run starts.
-    pub swap_at_ns: Option<u64>,
+    /// `--swap-at NS,...` (`--arch op4t`): swap the packet processors this long after the run
+    /// starts, each time.
+    pub swaps_at_ns: Vec<u64>,
+    /// `--second-entries`: entries of the second packet processor's program (`--second`).
+    pub second_entries: Option<PathBuf>,
     pub rtl: p4_rtl::Options,
 }
 
@@ -590,15 +593,24 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
             )));
         }
     }
-    if options.swap_at_ns.is_some() && options.rtl.processors != 2 {
+    if !options.swaps_at_ns.is_empty() && options.rtl.processors != 2 {
         return Err(CliError::input("--swap-at: swapping needs two packet processors (--arch op4t)"));
     }
+    if options.second_entries.is_some() && options.rtl.second.is_none() {
+        return Err(CliError::input("--second-entries goes with --second PROG (the second packet processor's program)"));
+    }
     let entries = options.entries.as_deref().map(Entries::read).transpose()?;
+    let second_entries = options.second_entries.as_deref().map(Entries::read).transpose()?;
     // The traffic comes from the switch's own generators and is counted by its capturers.
     let rtl = p4_rtl::Options { traffic: true, ..options.rtl.clone() };
     let mut switch = crate::cmd::rtl::wrapped_switch(&options.program, &options.includes, &rtl)?;
     if let Some(entries) = &entries {
         entries.apply(&mut switch)?;
+    }
+    if let Some(entries) = &second_entries {
+        switch.address_processor(1).map_err(CliError::input)?;
+        entries.apply(&mut switch)?;
+        switch.address_processor(0).map_err(CliError::input)?;
     }
     let manifest = switch.manifest().clone();
     let gens: Vec<p4_rtl::switch_sim::PortGen> = options
@@ -606,10 +618,8 @@ pub fn rtl_sim_generated(options: &GenOptions) -> CliResult<SimReport> {
         .iter()
         .map(|g| p4_rtl::switch_sim::PortGen { port: g.port, size: g.size, rate_gbps: g.rate_gbps, count: options.packets })
         .collect();
-    let run = match options.swap_at_ns {
-        Some(ns) => switch.run_generated_swapping(&gens, false, ns).map_err(CliError::input)?,
-        None => switch.run_generated(&gens, false).map_err(CliError::failed)?,
-    };
+    let settings = p4_rtl::switch_sim::RunSettings { swaps_at_ps: options.swaps_at_ns.iter().map(|ns| ns * 1000).collect(), ..Default::default() };
+    let run = switch.run_generated_with(&gens, &settings).map_err(CliError::failed)?;
     let host = options.rtl.host_port.then_some(ports);
     let mut ports_report = BTreeMap::new();
     let mut traffic = Traffic::default();

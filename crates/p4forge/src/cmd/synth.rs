@@ -794,7 +794,7 @@ pub fn synth_program(
     pnr: Option<crate::cmd::pnr::PnrTarget>,
     region: Option<region::Region>,
 ) -> CliResult<SynthReport> {
-    let rtl = opts.options()?;
+    let rtl = opts.options_with(includes)?;
     if region.is_some() && rtl.processors != 2 {
         return Err(CliError::input("--region is the OP4T shell's region per packet processor: it goes with --arch op4t"));
     }

@@ -1,11 +1,13 @@
 //! `p4forge op4t`: the experiments of the OP4T timestamping NIC with its SST program
-//! (`examples/op4t-sst`): the NIC's own latency in the RTL simulation (`baseline`) and the
-//! batching knee of a host forwarder seen through the stamps (`knee`).
+//! (`examples/op4t-sst`): the NIC's own latency in the RTL simulation (`baseline`), the
+//! batching knee of a host forwarder seen through the stamps (`knee`), and a live swap of the
+//! shell's packet processor to another program and back under traffic (`swap`).
 
 pub mod baseline;
 pub mod knee;
 pub mod knee_fit;
 pub mod stream;
+pub mod swap;
 
 use std::net::Ipv4Addr;
 use std::path::PathBuf;
@@ -63,6 +65,59 @@ pub enum Op4tCommand {
     /// Example: p4forge op4t knee examples/op4t-sst/sst.p4 --entries
     /// examples/op4t-sst/entries.txt --forwarder 32/80 --forwarder 64/100 --plot knee.svg
     Knee(KneeArgs),
+    /// A live swap of the shell's packet processor under traffic in the RTL simulation: PROGRAM in
+    /// processor 0, --second in processor 1, the four network ports sending numbered frames while
+    /// the decoupler swaps to processor 1 and back; every frame out is checked against what the
+    /// software target makes of the frames in with either program (lost, corrupted, duplicated,
+    /// out of order). Exit status 1 unless clean.
+    ///
+    /// Example: p4forge op4t swap examples/op4t-sst/sst.p4 --entries xconnect.txt --second
+    /// other.p4 --second-entries other.txt
+    Swap(SwapArgs),
+}
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct SwapArgs {
+    /// The OP4T program of processor 0.
+    pub program: PathBuf,
+    /// Its table entries (runtime-CLI syntax).
+    #[arg(long)]
+    pub entries: Option<PathBuf>,
+    /// The OP4T program of processor 1.
+    #[arg(long, value_name = "PROG")]
+    pub second: PathBuf,
+    /// Its table entries.
+    #[arg(long, value_name = "FILE")]
+    pub second_entries: Option<PathBuf>,
+    /// Also search DIR for `#include` files (repeatable).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Frame size in bytes.
+    #[arg(long, default_value_t = 64)]
+    pub size: usize,
+    /// Gb/s on the wire per port, each frame counted with its 20 bytes of preamble and gap (10:
+    /// line rate).
+    #[arg(long, default_value_t = 10.0)]
+    pub rate: f64,
+    /// Frames per port.
+    #[arg(long, default_value_t = 1000)]
+    pub packets: u64,
+    /// When to swap, ns after the traffic starts (comma-separated; each swap waits for the one
+    /// before it); by default at a third and two thirds of the run, to processor 1 and back.
+    #[arg(long, value_name = "NS", value_delimiter = ',')]
+    pub swap_at: Vec<u64>,
+    /// Stream width of the pipeline in bits.
+    #[arg(long, default_value_t = 512)]
+    pub width: u32,
+    /// Pipeline clock in MHz.
+    #[arg(long, default_value_t = 250.0)]
+    pub clock: f64,
+    /// Compile the model's C++ without optimisation (builds in seconds, simulates slower).
+    #[arg(long)]
+    pub quick_build: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// What both experiments share: the program, its entries and the stream.
@@ -165,6 +220,7 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
                 ports: Some(a.ports),
                 host_port: false,
                 traffic: false,
+                second: None,
             }
             .options()?;
             let options = baseline::BaselineOptions {
@@ -199,6 +255,39 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
             }
             (render(&report, a.stream.json, knee::KneeReport::render)?, report.interrupted)
         }
+        Op4tCommand::Swap(a) => {
+            let rtl = crate::cmd::rtl::RtlOptions {
+                width: a.width,
+                clock: a.clock,
+                exact_bcam: false,
+                tcam_flops: false,
+                arch: crate::cmd::rtl::Arch::Op4t,
+                ports: None,
+                host_port: false,
+                traffic: true,
+                second: None,
+            }
+            .options()?;
+            let options = swap::SwapOptions {
+                program: a.program.clone(),
+                includes: a.include.clone(),
+                entries: a.entries.clone(),
+                second: a.second.clone(),
+                second_entries: a.second_entries.clone(),
+                size: a.size,
+                rate_gbps: a.rate,
+                packets: a.packets,
+                swaps_at_ns: a.swap_at.clone(),
+                rtl,
+                speed: if a.quick_build { p4_rtl::sim::CxxSpeed::QuickBuild } else { p4_rtl::sim::CxxSpeed::FastRun },
+            };
+            let report = swap::swap(&options)?;
+            p4_io::stdio::print(&render(&report, a.json, swap::SwapReport::render)?)?;
+            if !report.clean {
+                return Err(CliError::failed("the swap lost, corrupted, duplicated or reordered frames (see the report)"));
+            }
+            return Ok(());
+        }
     };
     p4_io::stdio::print(&text)?;
     if interrupted {
@@ -207,12 +296,13 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
     Ok(())
 }
 
-/// Refuses a program of another architecture than OP4T (its ports and stamps mean nothing here).
+/// Refuses a program of another architecture than OP4T (its ports and stamps mean nothing to the
+/// experiments or the shell's processors).
 pub fn check_op4t(compiled: &crate::frontend::Compiled, program: &std::path::Path) -> CliResult<()> {
     match p4_ir::arch::of_program(&compiled.program) {
         Some(arch) if arch.name == p4_ir::arch::op4t::OP4T.name => Ok(()),
         other => Err(CliError::input(format!(
-            "{}: the OP4T experiments need an OP4T program (#include <op4t.p4>, package OP4T), not {}",
+            "{}: this needs an OP4T program (#include <op4t.p4>, package OP4T), not {}",
             program.display(),
             other.map_or("a program without a known architecture".to_string(), |a| format!("a {} one", a.name))
         ))),
