@@ -457,12 +457,8 @@ fn the_op4t_shell_swaps_its_processors_under_line_rate_traffic() {
     if !rtl_available() {
         return;
     }
-    let dir = p4_io::testing::scratch_dir("p4forge-rtl-switch", "op4t-swap");
-    let entries = dir.join("xor1.txt");
-    let lines: String = [(0, 1), (1, 0), (2, 3), (3, 2)].iter().map(|(i, o)| format!("table_add SstProcessor.port_map SstProcessor.forward {i} => {o}\n")).collect();
-    std::fs::write(&entries, lines).unwrap();
-    let entries = entries.display().to_string();
-    let mut args = vec!["rtl-sim", sst, "--arch", "op4t", "--entries", &entries, "--packets", "1000", "--swap-at", "30000", "--json"];
+    let entries = "examples/op4t-sst/neighbours.txt";
+    let mut args = vec!["rtl-sim", sst, "--arch", "op4t", "--entries", entries, "--packets", "1000", "--swap-at", "30000", "--json"];
     for g in ["0=64@10", "1=64@10", "2=64@10", "3=64@10"] {
         args.extend_from_slice(&["--gen", g]);
     }
@@ -487,20 +483,15 @@ fn the_op4t_shell_swaps_its_processors_under_line_rate_traffic() {
 #[test]
 fn the_op4t_shell_swaps_to_another_program_and_back_under_line_rate_traffic() {
     let sst = "examples/op4t-sst/sst.p4";
-    let other = "crates/p4forge/tests/fixtures/op4t_mark_map.p4";
+    let other = "examples/op4t-sst/mark.p4";
     let run = p4forge(&["rtl-sim", sst, "--arch", "op4t", "--gen", "0=64@10", "--second-entries", "x.txt"]);
     assert_eq!(run.status.code(), Some(2), "--second-entries without --second");
     if !rtl_available() {
         return;
     }
-    let dir = p4_io::testing::scratch_dir("p4forge-rtl-switch", "op4t-swap-other");
-    let xor1 = [(0, 1), (1, 0), (2, 3), (3, 2)];
-    let sst_entries = dir.join("sst.txt");
-    std::fs::write(&sst_entries, xor1.iter().map(|(i, o)| format!("table_add SstProcessor.port_map SstProcessor.forward {i} => {o}\n")).collect::<String>()).unwrap();
-    let other_entries = dir.join("other.txt");
-    std::fs::write(&other_entries, xor1.iter().map(|(i, o)| format!("table_add C.out_map C.send {i} => {o}\n")).collect::<String>()).unwrap();
-    let (sst_entries, other_entries) = (sst_entries.display().to_string(), other_entries.display().to_string());
-    let run = p4forge(&["op4t", "swap", sst, "--entries", &sst_entries, "--second", other, "--second-entries", &other_entries, "--quick-build", "--json"]);
+    // Each port's frames to its neighbour (0 <-> 1, 2 <-> 3) in both programs.
+    let (sst_entries, other_entries) = ("examples/op4t-sst/neighbours.txt", "examples/op4t-sst/mark-entries.txt");
+    let run = p4forge(&["op4t", "swap", sst, "--entries", sst_entries, "--second", other, "--second-entries", other_entries, "--quick-build", "--json"]);
     assert!(run.status.success(), "{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!(report["swaps_at_ns"], serde_json::json!([22400, 44800]), "{report}");
@@ -517,7 +508,7 @@ fn the_op4t_shell_swaps_to_another_program_and_back_under_line_rate_traffic() {
     }
     assert_eq!(report["clean"], true);
     // Without its entries the second program drops every frame it has: nothing lost by the swap.
-    let run = p4forge(&["op4t", "swap", sst, "--entries", &sst_entries, "--second", other, "--packets", "300", "--quick-build", "--json"]);
+    let run = p4forge(&["op4t", "swap", sst, "--entries", sst_entries, "--second", other, "--packets", "300", "--quick-build", "--json"]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
     assert_eq!((report["frames_out"].as_u64(), report["lost"].as_u64(), report["clean"].as_bool()), (Some(800), Some(0), Some(true)), "{report}");
