@@ -61,6 +61,7 @@ fn example_stfs_match_the_committed_files() {
         expected.insert(format!("examples/microbench/{bench}.stf"));
     }
     expected.insert("examples/op4t-sst/sst.stf".to_string());
+    expected.insert("examples/vdp/vdp.stf".to_string());
     assert_eq!(generated, expected);
     let mut on_disk = BTreeSet::new();
     for e in std::fs::read_dir(workspace_root().join("examples")).expect("list examples") {

@@ -7,6 +7,7 @@ mod mdp;
 mod microbench;
 mod op4t_sst;
 mod paxos;
+mod vdp;
 
 use crate::output::{Files, StfLines};
 
@@ -16,6 +17,7 @@ pub fn generate(files: &mut Files) {
         files.add(format!("examples/{name}/{name}.stf"), make().text());
     }
     files.add("examples/op4t-sst/sst.stf", op4t_sst::stf().text());
+    files.add("examples/vdp/vdp.stf", vdp::stf().text());
     files.add("examples/microbench/parse16.stf", microbench::parse16().text());
     for n in [8, 16, 32, 64] {
         files.add(format!("examples/microbench/writes{n}.stf"), microbench::writes(n).text());
