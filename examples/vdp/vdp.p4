@@ -175,6 +175,9 @@ control VdpVerifyChecksum(inout headers_t hdr, inout metadata_t meta) {
 }
 
 control VdpIngress(inout headers_t hdr, inout metadata_t meta, inout standard_metadata_t sm) {
+    /* Packets and bytes per VDP (index: the VDP id), as they leave the mapping stage. */
+    counter(4096, CounterType.packets_and_bytes) vdp_packets;
+
     /* ---- 1. VDP mapping */
     action set_vdp(vid_t vid) {
         meta.vid = vid;
@@ -271,6 +274,7 @@ control VdpIngress(inout headers_t hdr, inout metadata_t meta, inout standard_me
             meta.t.dst_port = hdr.l4.dst_port;
         }
         vdp_map.apply();
+        vdp_packets.count((bit<32>)meta.vid);
         vdp_action.apply();
 
         /* ---- 3. Action processing by the bitmap, then the way out */

@@ -358,9 +358,20 @@ enum Command {
     Synth(cmd::synth::SynthArgs),
     /// Experiments of the OP4T timestamping NIC with its SST program (examples/op4t-sst): the
     /// NIC's own latency in the RTL simulation (`baseline`), a batching host forwarder's knee
-    /// seen through the stamps (`knee`).
+    /// seen through the stamps (`knee`), a live swap of its packet processor (`swap`).
     #[command(subcommand)]
     Op4t(cmd::op4t::Op4tCommand),
+    /// The supervisor of virtual data planes (examples/vdp/vdp.p4): reads COMMANDS in each VDP's
+    /// own terms (create VID [map=N] [action=N] [channel=C], destroy, map VID RULE PRIORITY
+    /// FIELD=VALUE..., unmap, rule VID RULE PRIORITY FIELD=VALUE... => ACTION, unrule, default VID
+    /// ACTION, migrate VID software|hardware, show), hands out the TCAM in slices, refuses
+    /// exhaustion, overlapping mapping rules and unknown VDPs, and writes the physical entries
+    /// (--out FILE, for --entries). ACTION: forward PORT, route PORT DST_MAC SRC_MAC, drop,
+    /// software CHANNEL, bitmap FLAGS PORT DST_MAC SRC_MAC CHANNEL.
+    ///
+    /// Example: p4forge vdp examples/vdp/vdp.p4 examples/vdp/tenants.txt --out entries.txt
+    #[command(after_help = EXIT_CODES)]
+    Vdp(cmd::vdp::VdpArgs),
 }
 
 fn dispatch(command: Command) -> CliResult<()> {
@@ -417,6 +428,7 @@ fn dispatch(command: Command) -> CliResult<()> {
         Command::Profile(args) => tool(p4_netsim::cli::profile_main(args)),
         Command::Synth(args) => cmd::synth::synth_main(&args),
         Command::Op4t(command) => cmd::op4t::op4t_main(command),
+        Command::Vdp(args) => cmd::vdp::vdp_main(&args),
         Command::Rtl { program, out, options, include } => Ok(p4_io::stdio::print(&cmd::rtl::rtl(&program, &include, &out, &options)?)?),
         Command::RtlSim { program, entries, inputs, out, include, gen, packets, swap_at, second_entries, count, paced, json, options } => {
             let report = if gen.is_empty() {

@@ -97,5 +97,13 @@ pub(super) fn stf() -> StfLines {
 
     let short = [eth(HOST_MAC, "02:00:00:00:00:09", 0x0800), hx("4500 0014")].concat();
     case(&mut w, "12. a truncated IPv4 header: dropped by the parser's error", 0, &short, &[]);
+
+    w.raw("# Packets per VDP: VDP 1 had cases 1, 2, 3, 10 and 11; VDP 2 case 4; VDP 3 cases 5, 6, 7; VDP 0 case 8.");
+    w.raw("wait");
+    let bytes = |packets: &[&Vec<u8>]| packets.iter().map(|p| p.len()).sum::<usize>();
+    for (vid, packets) in [(0, vec![&unmapped]), (1, vec![&plain, &routed_in, &dns, &arp, &options]), (2, vec![&vlan]), (3, vec![&to_vdp3, &vdp3_other, &vdp3_tcp])] {
+        w.raw(format!("check_counter vdp_packets({vid}) packets == {}", packets.len()));
+        w.raw(format!("check_counter vdp_packets({vid}) bytes == {}", bytes(&packets)));
+    }
     w
 }

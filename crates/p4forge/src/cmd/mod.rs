@@ -16,6 +16,7 @@ pub mod switch;
 pub mod synth;
 pub mod test;
 pub mod trace;
+pub mod vdp;
 
 /// `--ignore-table-sizes`, of the commands that run the software target.
 #[derive(clap::Args, Clone, Copy, Debug, Default)]

@@ -1,0 +1,374 @@
+//! `p4forge vdp`: the supervisor of the virtual data planes of `examples/vdp/vdp.p4`
+//! ([`supervisor`]). It reads commands in each VDP's own terms, keeps the VDPs, and turns them into
+//! the physical entries of the program's two TCAM tables, which it loads into the program (on the
+//! software target, which checks every entry as a switch does) and writes as a runtime-CLI file
+//! (`--out`) that `run`, `switch` and `rtl-sim` load with `--entries`.
+//!
+//! Commands, one per line (`#` starts a comment):
+//!
+//! ```text
+//! create VID [map=SLICES] [action=SLICES] [channel=C]   a VDP with its slices (default 1 and 1)
+//! destroy VID
+//! map VID RULE PRIORITY FIELD=VALUE ...               its mapping rule RULE: packets it claims
+//! unmap VID RULE
+//! rule VID RULE PRIORITY FIELD=VALUE ... => ACTION    its action rule RULE
+//! unrule VID RULE
+//! default VID ACTION                                  what its packets no rule matches get
+//! migrate VID software|hardware                       all its packets to the host, or back
+//! show                                                the VDPs, their slices and rules
+//! ```
+//!
+//! Priorities are the VDP's own (larger wins, 1 to 1,000,000, one rule per priority). FIELD is
+//! one of [`tuple::FIELDS`]; VALUE a number, MAC or IPv4 address, with `&&&MASK` or `/LEN`.
+//! ACTION is `forward PORT`, `route PORT DST_MAC SRC_MAC` (new MACs and TTL - 1, then PORT),
+//! `drop`, `software CHANNEL`, or `bitmap FLAGS PORT DST_MAC SRC_MAC CHANNEL` (the result as the
+//! pipeline holds it).
+
+pub mod supervisor;
+pub mod tuple;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use num_bigint::BigUint;
+use p4_dataplane::control::{ActionArgs, ControlPlane, Handle, KeyValue, Keys};
+
+use crate::error::{CliError, CliResult};
+use supervisor::{flags, Action, Entry, Geometry, Op, PhysAction, Place, Supervisor, Table};
+use tuple::TupleMatch;
+
+/// `p4forge vdp` arguments.
+#[derive(clap::Args, Clone, Debug)]
+pub struct VdpArgs {
+    /// The VDP pipeline (examples/vdp/vdp.p4, or a program with its tables).
+    pub program: PathBuf,
+    /// The supervisor's commands (`-` for standard input).
+    pub commands: PathBuf,
+    /// Entries per TCAM slice, the unit VDPs are given entries in.
+    #[arg(long, default_value_t = 8)]
+    pub slice: u32,
+    /// Write the physical entries after the last command as runtime-CLI commands (for --entries).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Also search DIR for `#include` files (repeatable).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+}
+
+/// The program's names for what the supervisor writes.
+#[derive(Clone, Debug)]
+pub struct Names {
+    pub map_table: String,
+    pub action_table: String,
+    pub set_vdp: String,
+    pub process: String,
+    pub to_software: String,
+}
+
+/// Finds the pipeline's tables and actions in `catalog` and the tables' sizes.
+pub fn names_of(catalog: &p4_control::Catalog, slice: u32) -> Result<(Names, Geometry), String> {
+    let table = |suffix: &str, keys: usize| -> Result<&p4_control::catalog::TableInfo, String> {
+        let t = catalog
+            .tables
+            .iter()
+            .find(|t| t.name == suffix || t.name.ends_with(&format!(".{suffix}")))
+            .ok_or_else(|| format!("the program has no table `{suffix}` (the VDP pipeline of examples/vdp/vdp.p4)"))?;
+        if t.key.fields.len() != keys {
+            return Err(format!("table {}: {} key fields, the VDP pipeline's has {keys}", t.name, t.key.fields.len()));
+        }
+        Ok(t)
+    };
+    let map = table("vdp_map", tuple::FIELDS.len())?;
+    let action = table("vdp_action", tuple::FIELDS.len() + 1)?;
+    let action_name = |t: &p4_control::catalog::TableInfo, suffix: &str| -> Result<String, String> {
+        t.actions
+            .iter()
+            .find(|a| a.name == suffix || a.name.ends_with(&format!(".{suffix}")))
+            .map(|a| a.name.clone())
+            .ok_or_else(|| format!("table {} has no action `{suffix}`", t.name))
+    };
+    let names = Names {
+        map_table: map.name.clone(),
+        action_table: action.name.clone(),
+        set_vdp: action_name(map, "set_vdp")?,
+        process: action_name(action, "process")?,
+        to_software: action_name(action, "to_software")?,
+    };
+    let geometry = Geometry { map_entries: map.capacity as u32, action_entries: action.capacity as u32, slice_entries: slice };
+    Ok((names, geometry))
+}
+
+/// One supervisor command.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    Create { vid: u16, map: u32, action: u32, channel: u8 },
+    Destroy(u16),
+    Map { vid: u16, rule: u32, priority: u32, m: TupleMatch },
+    Unmap { vid: u16, rule: u32 },
+    Rule { vid: u16, rule: u32, priority: u32, m: TupleMatch, action: Action },
+    Unrule { vid: u16, rule: u32 },
+    Default { vid: u16, action: Action },
+    Migrate { vid: u16, place: Place },
+    Show,
+}
+
+fn number<T: std::str::FromStr>(text: Option<&str>, what: &str) -> Result<T, String> {
+    let text = text.ok_or_else(|| format!("{what} is missing"))?;
+    text.parse().map_err(|_| format!("`{text}`: {what} is a number"))
+}
+
+fn parse_action(words: &[&str]) -> Result<Action, String> {
+    let mac = |w: Option<&&str>, what: &str| -> Result<u64, String> { tuple::parse_value(w.ok_or_else(|| format!("{what} is missing"))?, 48) };
+    let n = |w: Option<&&str>, what: &str| number::<u16>(w.copied(), what);
+    let (want, action) = match words.first().copied() {
+        Some("forward") => (2, Action::Process { flags: flags::FORWARD | flags::PORT_VALID, port: n(words.get(1), "the port")?, dst_mac: 0, src_mac: 0, channel: 0 }),
+        Some("route") => (
+            4,
+            Action::Process {
+                flags: flags::FORWARD | flags::PORT_VALID | flags::CHANGE_MAC | flags::TTL,
+                port: n(words.get(1), "the port")?,
+                dst_mac: mac(words.get(2), "the destination MAC")?,
+                src_mac: mac(words.get(3), "the source MAC")?,
+                channel: 0,
+            },
+        ),
+        Some("drop") => (1, Action::Process { flags: flags::DROP, port: 0, dst_mac: 0, src_mac: 0, channel: 0 }),
+        Some("software") => (2, Action::ToSoftware { channel: number(words.get(1).copied(), "the channel")? }),
+        Some("bitmap") => (
+            6,
+            Action::Process {
+                flags: tuple::parse_value(words.get(1).ok_or("the flags are missing")?, 5)? as u8,
+                port: n(words.get(2), "the port")?,
+                dst_mac: mac(words.get(3), "the destination MAC")?,
+                src_mac: mac(words.get(4), "the source MAC")?,
+                channel: number(words.get(5).copied(), "the channel")?,
+            },
+        ),
+        other => return Err(format!("{}: an action is forward PORT, route PORT DST_MAC SRC_MAC, drop, software CHANNEL or bitmap FLAGS PORT DST_MAC SRC_MAC CHANNEL", other.map_or("nothing".to_string(), |w| format!("`{w}`")))),
+    };
+    if words.len() != want {
+        return Err(format!("`{}` takes {} words", words.join(" "), want));
+    }
+    Ok(action)
+}
+
+/// Parses one line (`None`: blank or a comment).
+pub fn parse_line(line: &str) -> Result<Option<Command>, String> {
+    let line = line.split('#').next().unwrap_or("").trim();
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let Some((&verb, rest)) = words.split_first() else { return Ok(None) };
+    let vid = || number::<u16>(rest.first().copied(), "the VDP id");
+    let rule = || number::<u32>(rest.get(1).copied(), "the rule number");
+    let priority = || number::<u32>(rest.get(2).copied(), "the priority");
+    let exactly = |n: usize| if rest.len() == n { Ok(()) } else { Err(format!("`{verb}` takes {n} words after it")) };
+    let command = match verb {
+        "create" => {
+            let (mut map, mut action, mut channel) = (1, 1, 0);
+            for opt in &rest[1.min(rest.len())..] {
+                match opt.split_once('=') {
+                    Some(("map", v)) => map = number(Some(v), "map=")?,
+                    Some(("action", v)) => action = number(Some(v), "action=")?,
+                    Some(("channel", v)) => channel = number(Some(v), "channel=")?,
+                    _ => return Err(format!("`{opt}`: create takes map=SLICES, action=SLICES and channel=C")),
+                }
+            }
+            Command::Create { vid: vid()?, map, action, channel }
+        }
+        "destroy" => {
+            exactly(1)?;
+            Command::Destroy(vid()?)
+        }
+        "map" => Command::Map { vid: vid()?, rule: rule()?, priority: priority()?, m: TupleMatch::parse(rest.iter().skip(3).copied())? },
+        "unmap" => {
+            exactly(2)?;
+            Command::Unmap { vid: vid()?, rule: rule()? }
+        }
+        "rule" => {
+            let arrow = rest.iter().position(|w| *w == "=>").ok_or("a rule is `rule VID RULE PRIORITY FIELD=VALUE ... => ACTION`")?;
+            let m = TupleMatch::parse(rest[3.min(arrow)..arrow].iter().copied())?;
+            Command::Rule { vid: vid()?, rule: rule()?, priority: priority()?, m, action: parse_action(&rest[arrow + 1..])? }
+        }
+        "unrule" => {
+            exactly(2)?;
+            Command::Unrule { vid: vid()?, rule: rule()? }
+        }
+        "default" => Command::Default { vid: vid()?, action: parse_action(&rest[1.min(rest.len())..])? },
+        "migrate" => {
+            exactly(2)?;
+            let place = match rest[1] {
+                "software" => Place::Software,
+                "hardware" => Place::Hardware,
+                other => return Err(format!("`{other}`: migrate to software or hardware")),
+            };
+            Command::Migrate { vid: vid()?, place }
+        }
+        "show" => {
+            exactly(0)?;
+            Command::Show
+        }
+        other => return Err(format!("`{other}`: commands are create, destroy, map, unmap, rule, unrule, default, migrate and show")),
+    };
+    Ok(Some(command))
+}
+
+/// Carries out `command` on the supervisor: the physical operations it takes.
+pub fn execute(sup: &mut Supervisor, command: &Command) -> Result<Vec<Op>, String> {
+    match command.clone() {
+        Command::Create { vid, map, action, channel } => sup.change(|s| s.create(vid, map, action, channel)),
+        Command::Destroy(vid) => sup.change(|s| s.destroy(vid)),
+        Command::Map { vid, rule, priority, m } => sup.change(|s| s.map_add(vid, rule, priority, m)),
+        Command::Unmap { vid, rule } => sup.change(|s| s.map_delete(vid, rule)),
+        Command::Rule { vid, rule, priority, m, action } => sup.change(|s| s.rule_add(vid, rule, priority, m, action)),
+        Command::Unrule { vid, rule } => sup.change(|s| s.rule_delete(vid, rule)),
+        Command::Default { vid, action } => sup.change(|s| s.set_default(vid, action)),
+        Command::Migrate { vid, place } => sup.change(|s| s.migrate(vid, place)),
+        Command::Show => Ok(Vec::new()),
+    }
+}
+
+/// The physical tables in a dataplane: every entry written and its handle, so that operations on
+/// them can be carried out and taken back.
+#[derive(Default)]
+pub struct Loaded {
+    written: HashMap<(Table, Option<u16>, TupleMatch, u32), (Handle, Entry)>,
+}
+
+impl Loaded {
+    /// Carries out `ops` in order; if the dataplane refuses one, the ones done are undone, and
+    /// the refusal comes back.
+    pub fn apply(&mut self, cp: &mut dyn ControlPlane, names: &Names, ops: &[Op]) -> Result<(), String> {
+        let mut undo = Vec::new();
+        for op in ops {
+            // What takes this operation back, from the entry as it is now.
+            let back = match *op {
+                Op::Insert(e) => Op::Delete(e),
+                Op::Delete(e) | Op::Modify(e) => match self.written.get(&e.key()) {
+                    Some((_, was)) if matches!(op, Op::Delete(_)) => Op::Insert(*was),
+                    Some((_, was)) => Op::Modify(*was),
+                    None => return Err(format!("{op:?}: an entry never written")),
+                },
+            };
+            if let Err(e) = self.one(cp, names, op) {
+                for back in undo.iter().rev() {
+                    let _ = self.one(cp, names, back);
+                }
+                return Err(e);
+            }
+            undo.push(back);
+        }
+        Ok(())
+    }
+
+    fn one(&mut self, cp: &mut dyn ControlPlane, names: &Names, op: &Op) -> Result<(), String> {
+        match op {
+            Op::Insert(e) => {
+                let (table, action, args) = physical(names, e);
+                let h = cp.table_add(table, Keys::Positional(keys(e)), action, ActionArgs::Positional(args), Some(i64::from(e.priority))).map_err(|x| x.to_string())?;
+                self.written.insert(e.key(), (h, *e));
+            }
+            Op::Modify(e) => {
+                let (h, _) = *self.written.get(&e.key()).ok_or("modifying an entry never written")?;
+                let (table, action, args) = physical(names, e);
+                cp.table_modify(table, h, action, ActionArgs::Positional(args)).map_err(|x| x.to_string())?;
+                self.written.insert(e.key(), (h, *e));
+            }
+            Op::Delete(e) => {
+                let (h, _) = *self.written.get(&e.key()).ok_or("deleting an entry never written")?;
+                let table = if e.table == Table::Map { &names.map_table } else { &names.action_table };
+                cp.table_delete(table, h).map_err(|x| x.to_string())?;
+                self.written.remove(&e.key());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The table, action and action data of a physical entry.
+fn physical<'a>(names: &'a Names, e: &Entry) -> (&'a str, &'a str, Vec<BigUint>) {
+    match e.action {
+        PhysAction::SetVdp(vid) => (&names.map_table, &names.set_vdp, vec![BigUint::from(vid)]),
+        PhysAction::Do(Action::Process { flags, port, dst_mac, src_mac, channel }) => (
+            &names.action_table,
+            &names.process,
+            vec![BigUint::from(flags), BigUint::from(port), BigUint::from(dst_mac), BigUint::from(src_mac), BigUint::from(channel)],
+        ),
+        PhysAction::Do(Action::ToSoftware { channel }) => (&names.action_table, &names.to_software, vec![BigUint::from(channel)]),
+    }
+}
+
+/// The key of a physical entry, in the table's order.
+fn keys(e: &Entry) -> Vec<KeyValue> {
+    let vid = e.vid.map(|v| KeyValue::Masked(BigUint::from(v), BigUint::from(0xfffu32)));
+    vid.into_iter().chain(e.m.0.iter().map(|(v, m)| KeyValue::Masked(BigUint::from(*v), BigUint::from(*m)))).collect()
+}
+
+/// The entries as runtime-CLI commands (BMv2's `table_add TABLE ACTION KEYS => DATA PRIORITY`).
+pub fn runtime_cli(names: &Names, entries: &std::collections::BTreeSet<Entry>) -> String {
+    let mut out = String::new();
+    for e in entries {
+        let (table, action, args) = physical(names, e);
+        let key: Vec<String> = keys(e)
+            .iter()
+            .map(|k| match k {
+                KeyValue::Masked(v, m) => format!("{v:#x}&&&{m:#x}"),
+                _ => unreachable!("every key is masked"),
+            })
+            .collect();
+        let data: Vec<String> = args.iter().map(|a| format!("{a:#x}")).collect();
+        out += &format!("table_add {table} {action} {} => {} {}\n", key.join(" "), data.join(" "), e.priority);
+    }
+    out
+}
+
+/// The VDPs as a table.
+pub fn render_show(sup: &Supervisor) -> String {
+    let mut o = format!("{} VDPs; slices of {} entries\n", sup.vdps.len(), sup.geometry.slice_entries);
+    for (vid, v) in &sup.vdps {
+        let (searched, total) = sup.slices_searched(*vid).unwrap_or((0, 0));
+        o += &format!(
+            "VDP {vid}: {:?}, mapping slices {:?}, action slices {:?} (a lookup searches {searched} of {total}), {} mapping rules, {} rules\n",
+            v.place, v.map_slices, v.action_slices, v.map.len(), v.rules.len()
+        );
+    }
+    o
+}
+
+/// `p4forge vdp`.
+pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
+    let compiled = crate::frontend::compile(&args.program, &args.include)?;
+    p4_io::eprint_safe!("{}", compiled.warnings);
+    let mut switch = crate::frontend::software_switches(compiled, &args.program, 1, Default::default())?.remove(0);
+    let catalog = switch.control_catalog().cloned().ok_or_else(|| CliError::failed("the software target has no control plane"))?;
+    let (names, geometry) = names_of(&catalog, args.slice).map_err(|e| CliError::input(format!("{}: {e}", args.program.display())))?;
+    let mut sup = Supervisor::new(geometry).map_err(|e| CliError::input(format!("--slice {}: {e}", args.slice)))?;
+    let text = crate::error::read_text(&args.commands, "commands file")?;
+    let origin = args.commands.display().to_string();
+    let mut loaded = Loaded::default();
+    let mut out = String::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = |e: String| CliError::input(format!("{origin}:{}: {e}", n + 1));
+        let Some(command) = parse_line(line).map_err(at)? else { continue };
+        if command == Command::Show {
+            out += &render_show(&sup);
+            continue;
+        }
+        let ops = execute(&mut sup, &command).map_err(at)?;
+        loaded.apply(&mut switch, &names, &ops).map_err(|e| at(format!("the dataplane refused an entry: {e}")))?;
+        let count = |f: fn(&Op) -> bool| ops.iter().filter(|o| f(o)).count();
+        out += &format!(
+            "{origin}:{}: {}: {} inserted, {} modified, {} deleted\n",
+            n + 1,
+            line.trim(),
+            count(|o| matches!(o, Op::Insert(_))),
+            count(|o| matches!(o, Op::Modify(_))),
+            count(|o| matches!(o, Op::Delete(_)))
+        );
+    }
+    let entries = sup.entries();
+    if let Some(path) = &args.out {
+        p4_io::output::write(path, runtime_cli(&names, &entries).as_bytes()).map_err(|e| CliError::output(e.to_string()))?;
+        out += &format!("wrote {} entries to {}\n", entries.len(), path.display());
+    }
+    p4_io::stdio::print(&out)?;
+    Ok(())
+}
