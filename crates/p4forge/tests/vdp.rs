@@ -246,6 +246,8 @@ fn the_tenants_file_becomes_entries_and_bad_commands_are_refused_by_line() {
     assert!(text.ends_with(&format!("wrote 9 entries to {}\n", out.display())), "{text}");
     let entries = std::fs::read_to_string(&out).unwrap();
     assert_eq!(entries.lines().count(), 9);
+    // The example's entries.txt is this output (regenerate it with the command above).
+    assert_eq!(std::fs::read_to_string(root().join("examples/vdp/entries.txt")).unwrap(), entries, "examples/vdp/entries.txt is not what tenants.txt gives");
     assert!(entries.starts_with("table_add VdpIngress.vdp_map VdpIngress.set_vdp 0x0&&&0x0 0x0&&&0x0 0x0&&&0x0 0x64&&&0xfff "), "{entries}");
     // The entries load into the software target as an --entries file.
     let program = root().join("examples/vdp/vdp.p4");
