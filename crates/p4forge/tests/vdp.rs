@@ -10,7 +10,7 @@ use std::process::Command;
 use p4_dataplane::control::{ControlPlane, PacketIo};
 use p4forge::cmd::vdp::supervisor::{flags, Action, Place, Supervisor};
 use p4forge::cmd::vdp::tuple::{Tuple, TupleMatch};
-use p4forge::cmd::vdp::{execute, names_of, Command as Op, Loaded};
+use p4forge::cmd::vdp::{execute, names_of, Command as Op, Dataplanes};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -77,7 +77,8 @@ fn packet(rng: &mut Rng) -> Packet {
 }
 
 /// The model: the VDP a packet belongs to and what it makes of it (port and bytes; `None`
-/// dropped), straight from the supervisor's VDPs rather than from the entries.
+/// dropped), straight from the supervisor's VDPs rather than from the entries. Where a VDP's rules
+/// run (hardware or software path) changes nothing.
 fn model(sup: &Supervisor, p: &Packet) -> (u16, Option<(u32, Vec<u8>)>) {
     let vid = sup
         .vdps
@@ -88,7 +89,6 @@ fn model(sup: &Supervisor, p: &Packet) -> (u16, Option<(u32, Vec<u8>)>) {
         .map_or(0, |(_, vid, _)| vid);
     let action = match sup.vdps.get(&vid) {
         None => Action::ToSoftware { channel: 0 },
-        Some(v) if v.place == Place::Software => Action::ToSoftware { channel: v.channel },
         Some(v) => v.rules.values().filter(|r| r.m.matches(&p.tuple)).max_by_key(|r| r.priority).map_or(v.default, |r| r.action),
     };
     let mut b = p.bytes.clone();
@@ -124,9 +124,9 @@ fn model(sup: &Supervisor, p: &Packet) -> (u16, Option<(u32, Vec<u8>)>) {
     (vid, out)
 }
 
-/// A random supervisor command over VDPs 1..=12, from small domains.
+/// A random supervisor command over VDPs 1..=8, from small domains.
 fn command(rng: &mut Rng) -> Op {
-    let vid = 1 + rng.below(12) as u16;
+    let vid = 1 + rng.below(8) as u16;
     let rule = 1 + rng.below(4) as u32;
     let priority = 1 + rng.below(6) as u32;
     let mut terms = Vec::new();
@@ -164,41 +164,76 @@ fn command(rng: &mut Rng) -> Op {
         3 => Op::Destroy(vid),
         4..=7 => Op::Map { vid, rule, priority, m },
         8 => Op::Unmap { vid, rule },
-        9..=14 => Op::Rule { vid, rule, priority, m, action },
-        15 => Op::Unrule { vid, rule },
-        16 | 17 => Op::Default { vid, action },
+        9..=12 => Op::Rule { vid, rule, priority, m, action },
+        13 => Op::Unrule { vid, rule },
+        14 | 15 => Op::Default { vid, action },
         _ => Op::Migrate { vid, place: if rng.below(2) == 0 { Place::Software } else { Place::Hardware } },
     }
 }
 
-fn run(switch: &mut p4_dataplane::Switch, p: &Packet) -> Option<(u32, Vec<u8>)> {
-    let out = switch.inject(p.port, &p.bytes, 0).outputs;
+fn run(switch: &mut p4_dataplane::Switch, port: u32, bytes: &[u8]) -> Option<(u32, Vec<u8>)> {
+    let out = switch.inject(port, bytes, 0).outputs;
     assert!(out.len() <= 1, "one packet in, at most one out: {out:?}");
     out.into_iter().next().map(|o| (o.port, o.data))
 }
 
-/// Random churn over 12 VDPs: after every command the pipeline agrees with the model on 40
-/// random packets, and a command on one VDP leaves every other VDP's packets as they were.
+/// A packet through the whole system: the hardware pipeline; a packet it sends to the host whose
+/// VDP is on the software path goes through the software path (the same pipeline with that VDP's
+/// rules, entered on the packet's ingress port) and, unless that sends it to the host too, back
+/// into the hardware's host port to leave by the port the software path chose.
+fn through(hw: &mut p4_dataplane::Switch, sw: &mut p4_dataplane::Switch, slow_path: &std::collections::BTreeSet<u16>, p: &Packet) -> Option<(u32, Vec<u8>)> {
+    let out = run(hw, p.port, &p.bytes)?;
+    if out.0 != HOST_PORT {
+        return Some(out);
+    }
+    let vid = u16::from_be_bytes([out.1[0], out.1[1]]) & 0xfff;
+    let in_port = u32::from(u16::from_be_bytes([out.1[2], out.1[3]]) & 0x1ff);
+    if !slow_path.contains(&vid) {
+        return Some(out);
+    }
+    let (port, frame) = run(sw, in_port, &out.1[4..])?;
+    if port == HOST_PORT {
+        return Some((port, frame));
+    }
+    let back = [vid.to_be_bytes(), (port as u16).to_be_bytes()].concat();
+    run(hw, HOST_PORT, &[back, frame].concat())
+}
+
+/// Random churn over 8 VDPs, with VDPs moving between the hardware and the software path: after
+/// every command the system agrees with the model on 40 random packets, and between the steps of
+/// each command every packet meets the VDPs as they were before it or as they are after it (as
+/// they are, when the command moves a VDP); a command on one VDP leaves every other VDP's packets
+/// as they were.
 #[test]
 fn the_pipeline_does_what_the_vdps_say_and_no_tenant_touches_another() {
     let program = root().join("examples/vdp/vdp.p4");
     let compiled = p4forge::frontend::compile(&program, &[]).unwrap();
-    let mut switch = p4forge::frontend::software_switches(compiled, &program, 1, Default::default()).unwrap().remove(0);
-    let catalog = switch.control_catalog().cloned().unwrap();
+    let mut switches = p4forge::frontend::software_switches(compiled, &program, 2, Default::default()).unwrap();
+    let (mut hw, mut sw) = (switches.remove(0), switches.remove(0));
+    let catalog = hw.control_catalog().cloned().unwrap();
     let (names, geometry) = names_of(&catalog, 8).unwrap();
     assert_eq!((geometry.map_entries, geometry.action_entries), (1024, 2048));
     let mut sup = Supervisor::new(geometry).unwrap();
-    let mut loaded = Loaded::default();
+    let mut planes = Dataplanes::default();
     let mut rng = Rng(0x5eed_0f_7d9b4);
     let packets: Vec<Packet> = (0..40).map(|_| packet(&mut rng)).collect();
-    let (mut applied, mut refused, mut checked) = (0, BTreeMap::<String, u32>::new(), 0);
+    let (mut applied, mut refused, mut checked, mut moved, mut via_software) = (0, BTreeMap::<String, u32>::new(), 0, 0, 0);
     for step in 0..400 {
         let cmd = command(&mut rng);
         let before: Vec<(u16, Option<(u32, Vec<u8>)>)> = packets.iter().map(|p| model(&sup, p)).collect();
         match execute(&mut sup, &cmd) {
-            Ok(ops) => {
-                loaded.apply(&mut switch, &names, &ops).unwrap_or_else(|e| panic!("step {step}: {cmd:?}: the dataplane refused: {e}"));
+            Ok(plan) => {
+                let after: Vec<(u16, Option<(u32, Vec<u8>)>)> = packets.iter().map(|p| model(&sup, p)).collect();
+                // Between the steps, the first 8 packets: old or new, never anything else.
+                for (i, st) in plan.steps().iter().enumerate() {
+                    planes.step(&mut hw, &mut sw, &names, st).unwrap_or_else(|e| panic!("step {step}: {cmd:?}: {e}"));
+                    for (k, p) in packets.iter().take(8).enumerate() {
+                        let got = through(&mut hw, &mut sw, &planes.slow_path, p);
+                        assert!(got == before[k].1 || got == after[k].1, "step {step}, plan step {i} of {cmd:?}: {got:?}, neither {:?} nor {:?}", before[k].1, after[k].1);
+                    }
+                }
                 applied += 1;
+                moved += usize::from(matches!(cmd, Op::Migrate { .. }));
             }
             Err(e) => {
                 // The reason's kind, without the numbers.
@@ -206,15 +241,17 @@ fn the_pipeline_does_what_the_vdps_say_and_no_tenant_touches_another() {
                 *refused.entry(kind).or_default() += 1;
             }
         }
+        assert_eq!(planes.slow_path, sup.in_software());
         let changed = match &cmd {
             Op::Create { vid, .. } | Op::Destroy(vid) | Op::Default { vid, .. } | Op::Migrate { vid, .. } => *vid,
             Op::Map { vid, .. } | Op::Unmap { vid, .. } | Op::Rule { vid, .. } | Op::Unrule { vid, .. } => *vid,
             Op::Show => 0,
         };
         for (p, (vid_before, out_before)) in packets.iter().zip(&before) {
-            let got = run(&mut switch, p);
+            let got = through(&mut hw, &mut sw, &planes.slow_path, p);
             let (vid, want) = model(&sup, p);
             assert_eq!(got, want, "step {step} after {cmd:?}: a packet of VDP {vid} on port {}: {:02x?}", p.port, p.bytes);
+            via_software += usize::from(planes.slow_path.contains(&vid));
             // Isolation: a packet that belonged to another tenant before the command is handled
             // exactly as before.
             if *vid_before != 0 && *vid_before != changed {
@@ -223,9 +260,9 @@ fn the_pipeline_does_what_the_vdps_say_and_no_tenant_touches_another() {
             checked += 1;
         }
     }
-    println!("{applied} commands applied, refused: {refused:?}; {checked} packets checked");
-    // The churn exercised every kind of refusal and enough changes.
-    assert!(applied > 150, "{applied}");
+    println!("{applied} commands applied ({moved} moves), refused: {refused:?}; {checked} packets checked, {via_software} through the software path");
+    // The churn exercised every kind of refusal, moves, and the software path.
+    assert!(applied > 150 && moved > 10 && via_software > 500, "{applied} {moved} {via_software}");
     for kind in ["a packet could belong to both", "does not exist", "exists already"] {
         assert!(refused.keys().any(|k| k.contains(kind)), "no refusal `{kind}`: {refused:?}");
     }

@@ -34,7 +34,7 @@ use num_bigint::BigUint;
 use p4_dataplane::control::{ActionArgs, ControlPlane, Handle, KeyValue, Keys};
 
 use crate::error::{CliError, CliResult};
-use supervisor::{flags, Action, Entry, Geometry, Op, PhysAction, Place, Supervisor, Table};
+use supervisor::{flags, Action, Entry, Geometry, Op, PhysAction, Place, Plan, Step, Supervisor, Table};
 use tuple::TupleMatch;
 
 /// `p4forge vdp` arguments.
@@ -50,6 +50,9 @@ pub struct VdpArgs {
     /// Write the physical entries after the last command as runtime-CLI commands (for --entries).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Write the software path's entries (the VDPs in software, whole) likewise.
+    #[arg(long, value_name = "FILE")]
+    pub software_out: Option<PathBuf>,
     /// Also search DIR for `#include` files (repeatable).
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
@@ -211,8 +214,8 @@ pub fn parse_line(line: &str) -> Result<Option<Command>, String> {
     Ok(Some(command))
 }
 
-/// Carries out `command` on the supervisor: the physical operations it takes.
-pub fn execute(sup: &mut Supervisor, command: &Command) -> Result<Vec<Op>, String> {
+/// Carries out `command` on the supervisor: the physical changes it takes.
+pub fn execute(sup: &mut Supervisor, command: &Command) -> Result<Plan, String> {
     match command.clone() {
         Command::Create { vid, map, action, channel } => sup.change(|s| s.create(vid, map, action, channel)),
         Command::Destroy(vid) => sup.change(|s| s.destroy(vid)),
@@ -222,7 +225,7 @@ pub fn execute(sup: &mut Supervisor, command: &Command) -> Result<Vec<Op>, Strin
         Command::Unrule { vid, rule } => sup.change(|s| s.rule_delete(vid, rule)),
         Command::Default { vid, action } => sup.change(|s| s.set_default(vid, action)),
         Command::Migrate { vid, place } => sup.change(|s| s.migrate(vid, place)),
-        Command::Show => Ok(Vec::new()),
+        Command::Show => Ok(Plan::default()),
     }
 }
 
@@ -333,17 +336,51 @@ pub fn render_show(sup: &Supervisor) -> String {
     o
 }
 
+/// What is loaded into the two dataplanes running the pipeline, the hardware's tables and the
+/// software path's, and which VDPs' packets the host hands to the software path.
+#[derive(Default)]
+pub struct Dataplanes {
+    pub loaded: [Loaded; 2],
+    pub slow_path: std::collections::BTreeSet<u16>,
+}
+
+impl Dataplanes {
+    /// Carries out one step of a plan.
+    pub fn step(&mut self, hardware: &mut dyn ControlPlane, software: &mut dyn ControlPlane, names: &Names, step: &Step) -> Result<(), String> {
+        match step {
+            Step::Hardware(op) => self.loaded[0].apply(hardware, names, std::slice::from_ref(op)),
+            Step::Software(op) => self.loaded[1].apply(software, names, std::slice::from_ref(op)).map_err(|e| format!("the software path: {e}")),
+            Step::SlowPath(vdps) => {
+                self.slow_path = vdps.clone();
+                Ok(())
+            }
+        }
+    }
+
+    /// Carries out a whole plan, step by step.
+    pub fn apply(&mut self, hardware: &mut dyn ControlPlane, software: &mut dyn ControlPlane, names: &Names, plan: &Plan) -> Result<(), String> {
+        plan.steps().iter().try_for_each(|s| self.step(hardware, software, names, s))
+    }
+}
+
+/// How many of `ops` insert, modify and delete.
+fn counts(ops: &[Op]) -> String {
+    let count = |f: fn(&Op) -> bool| ops.iter().filter(|o| f(o)).count();
+    format!("{} inserted, {} modified, {} deleted", count(|o| matches!(o, Op::Insert(_))), count(|o| matches!(o, Op::Modify(_))), count(|o| matches!(o, Op::Delete(_))))
+}
+
 /// `p4forge vdp`.
 pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
     let compiled = crate::frontend::compile(&args.program, &args.include)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
-    let mut switch = crate::frontend::software_switches(compiled, &args.program, 1, Default::default())?.remove(0);
-    let catalog = switch.control_catalog().cloned().ok_or_else(|| CliError::failed("the software target has no control plane"))?;
+    let mut switches = crate::frontend::software_switches(compiled, &args.program, 2, Default::default())?;
+    let (mut hardware, mut software) = (switches.remove(0), switches.remove(0));
+    let catalog = hardware.control_catalog().cloned().ok_or_else(|| CliError::failed("the software target has no control plane"))?;
     let (names, geometry) = names_of(&catalog, args.slice).map_err(|e| CliError::input(format!("{}: {e}", args.program.display())))?;
     let mut sup = Supervisor::new(geometry).map_err(|e| CliError::input(format!("--slice {}: {e}", args.slice)))?;
     let text = crate::error::read_text(&args.commands, "commands file")?;
     let origin = args.commands.display().to_string();
-    let mut loaded = Loaded::default();
+    let mut planes = Dataplanes::default();
     let mut out = String::new();
     for (n, line) in text.lines().enumerate() {
         let at = |e: String| CliError::input(format!("{origin}:{}: {e}", n + 1));
@@ -352,22 +389,19 @@ pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
             out += &render_show(&sup);
             continue;
         }
-        let ops = execute(&mut sup, &command).map_err(at)?;
-        loaded.apply(&mut switch, &names, &ops).map_err(|e| at(format!("the dataplane refused an entry: {e}")))?;
-        let count = |f: fn(&Op) -> bool| ops.iter().filter(|o| f(o)).count();
-        out += &format!(
-            "{origin}:{}: {}: {} inserted, {} modified, {} deleted\n",
-            n + 1,
-            line.trim(),
-            count(|o| matches!(o, Op::Insert(_))),
-            count(|o| matches!(o, Op::Modify(_))),
-            count(|o| matches!(o, Op::Delete(_)))
-        );
+        let plan = execute(&mut sup, &command).map_err(at)?;
+        planes.apply(&mut hardware, &mut software, &names, &plan).map_err(|e| at(format!("the dataplane refused an entry: {e}")))?;
+        out += &format!("{origin}:{}: {}: {}", n + 1, line.trim(), counts(&plan.hardware));
+        if !plan.software.is_empty() {
+            out += &format!("; software path: {}", counts(&plan.software));
+        }
+        out += "\n";
     }
-    let entries = sup.entries();
-    if let Some(path) = &args.out {
-        p4_io::output::write(path, runtime_cli(&names, &entries).as_bytes()).map_err(|e| CliError::output(e.to_string()))?;
-        out += &format!("wrote {} entries to {}\n", entries.len(), path.display());
+    for (path, entries, what) in [(&args.out, sup.entries(), "entries"), (&args.software_out, sup.software_entries(), "software path entries")] {
+        if let Some(path) = path {
+            p4_io::output::write(path, runtime_cli(&names, &entries).as_bytes()).map_err(|e| CliError::output(e.to_string()))?;
+            out += &format!("wrote {} {what} to {}\n", entries.len(), path.display());
+        }
     }
     p4_io::stdio::print(&out)?;
     Ok(())

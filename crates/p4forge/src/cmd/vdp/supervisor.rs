@@ -165,35 +165,51 @@ impl Supervisor {
         Ok(Supervisor { geometry, vdps: BTreeMap::new() })
     }
 
-    /// The physical entries of every VDP.
+    /// The physical entries of the hardware tables: every VDP's mapping rules; the action rules
+    /// and default of each VDP in hardware, a catch-all to software for each VDP in software.
     pub fn entries(&self) -> BTreeSet<Entry> {
         let mut out = BTreeSet::new();
         for (&vid, v) in &self.vdps {
-            for r in v.map.values() {
-                out.insert(Entry { table: Table::Map, vid: None, m: r.m, priority: physical(r.priority), action: PhysAction::SetVdp(vid) });
-            }
-            let rule = |m: TupleMatch, priority: u32, action: Action| Entry { table: Table::Action, vid: Some(vid), m, priority, action: PhysAction::Do(action) };
+            out.extend(map_entries(vid, v));
             match v.place {
-                Place::Hardware => {
-                    out.extend(v.rules.values().map(|r| rule(r.m, physical(r.priority), r.action)));
-                    out.insert(rule(TupleMatch::default(), DEFAULT, v.default));
-                }
+                Place::Hardware => out.extend(action_entries(vid, v)),
                 Place::Software => {
-                    out.insert(rule(TupleMatch::default(), CATCH_ALL, Action::ToSoftware { channel: v.channel }));
+                    out.insert(Entry { table: Table::Action, vid: Some(vid), m: TupleMatch::default(), priority: CATCH_ALL, action: PhysAction::Do(Action::ToSoftware { channel: v.channel }) });
                 }
             }
         }
         out
     }
 
-    /// Makes `change` on a copy; on success the copy becomes the state and the operations that
-    /// turn the old tables into the new come back.
-    pub fn change(&mut self, change: impl FnOnce(&mut Supervisor) -> Result<(), String>) -> Result<Vec<Op>, String> {
+    /// The physical entries of the software path's tables (the same pipeline on the software
+    /// target behind the host's DMA channels): each VDP in software, whole.
+    pub fn software_entries(&self) -> BTreeSet<Entry> {
+        let mut out = BTreeSet::new();
+        for (&vid, v) in self.vdps.iter().filter(|(_, v)| v.place == Place::Software) {
+            out.extend(map_entries(vid, v));
+            out.extend(action_entries(vid, v));
+        }
+        out
+    }
+
+    /// The VDPs in software.
+    pub fn in_software(&self) -> BTreeSet<u16> {
+        self.vdps.iter().filter(|(_, v)| v.place == Place::Software).map(|(vid, _)| *vid).collect()
+    }
+
+    /// Makes `change` on a copy; on success the copy becomes the state and the steps that turn the
+    /// old tables into the new come back ([`Plan`]).
+    pub fn change(&mut self, change: impl FnOnce(&mut Supervisor) -> Result<(), String>) -> Result<Plan, String> {
         let mut next = self.clone();
         change(&mut next)?;
-        let ops = diff(&self.entries(), &next.entries());
+        let plan = Plan {
+            hardware: diff(&self.entries(), &next.entries()),
+            software: diff(&self.software_entries(), &next.software_entries()),
+            before: self.in_software(),
+            after: next.in_software(),
+        };
         *self = next;
-        Ok(ops)
+        Ok(plan)
     }
 
     fn vdp(&mut self, vid: u16) -> Result<&mut Vdp, String> {
@@ -357,13 +373,67 @@ fn check_action(action: &Action) -> Result<(), String> {
     Ok(())
 }
 
+/// A VDP's mapping rules as physical entries.
+fn map_entries(vid: u16, v: &Vdp) -> impl Iterator<Item = Entry> + '_ {
+    v.map.values().map(move |r| Entry { table: Table::Map, vid: None, m: r.m, priority: physical(r.priority), action: PhysAction::SetVdp(vid) })
+}
+
+/// A VDP's action rules and default as physical entries.
+fn action_entries(vid: u16, v: &Vdp) -> impl Iterator<Item = Entry> + '_ {
+    let rule = move |m: TupleMatch, priority: u32, action: Action| Entry { table: Table::Action, vid: Some(vid), m, priority, action: PhysAction::Do(action) };
+    v.rules.values().map(move |r| rule(r.m, physical(r.priority), r.action)).chain(std::iter::once(rule(TupleMatch::default(), DEFAULT, v.default)))
+}
+
+/// What a change takes: the operations on the hardware's tables and on the software path's, and
+/// the VDPs in software before and after.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub hardware: Vec<Op>,
+    pub software: Vec<Op>,
+    pub before: BTreeSet<u16>,
+    pub after: BTreeSet<u16>,
+}
+
+/// One step of a [`Plan`], in the order they are carried out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    Hardware(Op),
+    Software(Op),
+    /// From here the host hands the packets of these VDPs (by the VDP id in front of them) to
+    /// the software path; others' go to the host's software as they are.
+    SlowPath(BTreeSet<u16>),
+}
+
+impl Plan {
+    /// The steps in an order that never leaves a packet without its rules: the software path
+    /// gets its new entries first, then takes the packets of every VDP in software before or
+    /// after; the hardware changes; then the software path takes only those in software after,
+    /// and loses its old entries.
+    pub fn steps(&self) -> Vec<Step> {
+        let (sw_in, sw_out): (Vec<Op>, Vec<Op>) = self.software.iter().partition(|o| !matches!(o, Op::Delete(_)));
+        let mut steps: Vec<Step> = sw_in.into_iter().map(Step::Software).collect();
+        steps.push(Step::SlowPath(self.before.union(&self.after).copied().collect()));
+        steps.extend(self.hardware.iter().copied().map(Step::Hardware));
+        steps.push(Step::SlowPath(self.after.clone()));
+        steps.extend(sw_out.into_iter().map(Step::Software));
+        steps
+    }
+
+    /// Whether nothing changes.
+    pub fn is_empty(&self) -> bool {
+        self.hardware.is_empty() && self.software.is_empty()
+    }
+}
+
 /// The operations from `old` to `new`: inserts first, then modifications, then deletions, so
-/// that every packet meets either the old rule or the new one.
+/// that every packet meets either the old rule or the new one; action rules are inserted before
+/// the mapping rules that send packets to them, and mapping rules deleted before them.
 pub fn diff(old: &BTreeSet<Entry>, new: &BTreeSet<Entry>) -> Vec<Op> {
     let by_key = |s: &BTreeSet<Entry>| s.iter().map(|e| (e.key(), *e)).collect::<BTreeMap<_, _>>();
     let (old, new) = (by_key(old), by_key(new));
-    let mut ops = Vec::new();
-    ops.extend(new.iter().filter(|(k, _)| !old.contains_key(k)).map(|(_, e)| Op::Insert(*e)));
+    let mut inserts: Vec<Entry> = new.iter().filter(|(k, _)| !old.contains_key(k)).map(|(_, e)| *e).collect();
+    inserts.sort_by_key(|e| std::cmp::Reverse(e.table));
+    let mut ops: Vec<Op> = inserts.into_iter().map(Op::Insert).collect();
     ops.extend(new.iter().filter(|(k, e)| old.get(k).is_some_and(|o| o != *e)).map(|(_, e)| Op::Modify(*e)));
     ops.extend(old.iter().filter(|(k, _)| !new.contains_key(k)).map(|(_, e)| Op::Delete(*e)));
     ops
@@ -386,18 +456,18 @@ mod tests {
     #[test]
     fn a_vdp_becomes_its_mapping_rule_rules_and_default() {
         let mut s = sup();
-        let ops = s.change(|s| s.create(7, 1, 1, 2)).unwrap();
+        let ops = s.change(|s| s.create(7, 1, 1, 2)).unwrap().hardware;
         let default = Entry { table: Table::Action, vid: Some(7), m: TupleMatch::default(), priority: DEFAULT, action: PhysAction::Do(Action::ToSoftware { channel: 2 }) };
         assert_eq!(ops, vec![Op::Insert(default)]);
-        let ops = s.change(|s| s.map_add(7, 1, 10, m(&["in_port=0"]))).unwrap();
+        let ops = s.change(|s| s.map_add(7, 1, 10, m(&["in_port=0"]))).unwrap().hardware;
         assert_eq!(ops, vec![Op::Insert(Entry { table: Table::Map, vid: None, m: m(&["in_port=0"]), priority: 999_991, action: PhysAction::SetVdp(7) })]);
-        let ops = s.change(|s| s.rule_add(7, 1, 5, m(&["dst_ip=10.0.0.0/8"]), FWD1)).unwrap();
+        let ops = s.change(|s| s.rule_add(7, 1, 5, m(&["dst_ip=10.0.0.0/8"]), FWD1)).unwrap().hardware;
         assert_eq!(ops, vec![Op::Insert(Entry { table: Table::Action, vid: Some(7), m: m(&["dst_ip=10.0.0.0/8"]), priority: 999_996, action: PhysAction::Do(FWD1) })]);
         // A new default modifies the entry in place.
-        let ops = s.change(|s| s.set_default(7, FWD1)).unwrap();
+        let ops = s.change(|s| s.set_default(7, FWD1)).unwrap().hardware;
         assert_eq!(ops, vec![Op::Modify(Entry { action: PhysAction::Do(FWD1), ..default })]);
         // Destroyed: every entry deleted, the slices free again.
-        let ops = s.change(|s| s.destroy(7)).unwrap();
+        let ops = s.change(|s| s.destroy(7)).unwrap().hardware;
         assert_eq!(ops.len(), 3);
         assert!(ops.iter().all(|o| matches!(o, Op::Delete(_))));
         assert_eq!(s.free_slices(Table::Action).len(), 8);
@@ -411,13 +481,27 @@ mod tests {
             s.rule_add(3, 1, 9, m(&["proto=6"]), FWD1)
         })
         .unwrap();
-        let ops = s.change(|s| s.migrate(3, Place::Software)).unwrap();
+        let plan = s.change(|s| s.migrate(3, Place::Software)).unwrap();
+        let ops = &plan.hardware;
         // The catch-all first, then the rules it hides go.
         assert!(matches!(ops[0], Op::Insert(Entry { priority: CATCH_ALL, action: PhysAction::Do(Action::ToSoftware { channel: 1 }), .. })), "{ops:?}");
         assert_eq!(ops[1..].iter().filter(|o| matches!(o, Op::Delete(_))).count(), 2, "{ops:?}");
-        let ops = s.change(|s| s.migrate(3, Place::Hardware)).unwrap();
+        // The software path has the VDP's rules and default before the hardware sends it packets.
+        let steps = plan.steps();
+        assert_eq!(steps.len(), 2 + 1 + 3 + 1, "{steps:?}");
+        assert!(steps[..2].iter().all(|st| matches!(st, Step::Software(Op::Insert(Entry { table: Table::Action, .. })))), "{steps:?}");
+        assert_eq!(steps[2], Step::SlowPath([3].into()));
+        assert!(matches!(steps[3], Step::Hardware(Op::Insert(Entry { priority: CATCH_ALL, .. }))), "{steps:?}");
+        assert_eq!(steps[6], Step::SlowPath([3].into()));
+        let plan = s.change(|s| s.migrate(3, Place::Hardware)).unwrap();
+        let ops = &plan.hardware;
         assert!(matches!(ops.last(), Some(Op::Delete(Entry { priority: CATCH_ALL, .. }))), "{ops:?}");
         assert_eq!(ops.iter().filter(|o| matches!(o, Op::Insert(_))).count(), 2, "{ops:?}");
+        // The software path keeps the packets until the hardware has the rules back.
+        let steps = plan.steps();
+        assert_eq!(steps[0], Step::SlowPath([3].into()));
+        assert_eq!(steps[4], Step::SlowPath([].into()));
+        assert!(steps[5..].iter().all(|st| matches!(st, Step::Software(Op::Delete(_)))), "{steps:?}");
     }
 
     #[test]
