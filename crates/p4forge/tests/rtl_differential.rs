@@ -257,23 +257,13 @@ fn op4t_stamps_t1_and_t2_inside_the_switch() {
     }
 }
 
-/// A small deterministic generator (SplitMix64): the same seed gives the same traffic everywhere.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
-    }
+use p4_io::testing::Rng;
+
+/// `width` random bits.
+trait Bits {
+    fn bits(&mut self, width: u32) -> BigUint;
+}
+impl Bits for Rng {
     fn bits(&mut self, width: u32) -> BigUint {
         let mut v = BigUint::from(0u8);
         for _ in 0..width.div_ceil(64) {

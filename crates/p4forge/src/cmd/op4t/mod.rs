@@ -106,15 +106,8 @@ pub struct SwapArgs {
     /// before it); by default at a third and two thirds of the run, to processor 1 and back.
     #[arg(long, value_name = "NS", value_delimiter = ',')]
     pub swap_at: Vec<u64>,
-    /// Stream width of the pipeline in bits.
-    #[arg(long, default_value_t = 512)]
-    pub width: u32,
-    /// Pipeline clock in MHz.
-    #[arg(long, default_value_t = 250.0)]
-    pub clock: f64,
-    /// Compile the model's C++ without optimisation (builds in seconds, simulates slower).
-    #[arg(long)]
-    pub quick_build: bool,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -166,6 +159,13 @@ pub struct BaselineArgs {
     /// Ports of the switch.
     #[arg(long, default_value_t = 4)]
     pub ports: u32,
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// The RTL model of the experiments that simulate the hardware.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ModelArgs {
     /// Stream width of the pipeline in bits.
     #[arg(long, default_value_t = 512)]
     pub width: u32,
@@ -173,9 +173,35 @@ pub struct BaselineArgs {
     #[arg(long, default_value_t = 250.0)]
     pub clock: f64,
     /// Compile the model's C++ without optimisation: it builds in seconds instead of minutes but
-    /// simulates many times slower (for a few packets; the default suits the sweep).
+    /// simulates many times slower (for a few packets).
     #[arg(long)]
     pub quick_build: bool,
+}
+
+impl ModelArgs {
+    /// The generator's options for `arch` (`--ports` where it takes them), with these.
+    fn rtl(&self, arch: crate::cmd::rtl::Arch, ports: Option<u32>, traffic: bool) -> CliResult<p4_rtl::Options> {
+        crate::cmd::rtl::RtlOptions {
+            width: self.width,
+            clock: self.clock,
+            exact_bcam: false,
+            tcam_flops: false,
+            arch,
+            ports,
+            host_port: false,
+            traffic,
+            second: None,
+        }
+        .options()
+    }
+
+    fn speed(&self) -> p4_rtl::sim::CxxSpeed {
+        if self.quick_build {
+            p4_rtl::sim::CxxSpeed::QuickBuild
+        } else {
+            p4_rtl::sim::CxxSpeed::FastRun
+        }
+    }
 }
 
 #[derive(clap::Args, Clone, Debug)]
@@ -211,25 +237,14 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
     let (text, interrupted) = match &command {
         Op4tCommand::Baseline(a) => {
             before(&a.stream)?;
-            let rtl = crate::cmd::rtl::RtlOptions {
-                width: a.width,
-                clock: a.clock,
-                exact_bcam: false,
-                tcam_flops: false,
-                arch: crate::cmd::rtl::Arch::Switch,
-                ports: Some(a.ports),
-                host_port: false,
-                traffic: false,
-                second: None,
-            }
-            .options()?;
+            let rtl = a.model.rtl(crate::cmd::rtl::Arch::Switch, Some(a.ports), false)?;
             let options = baseline::BaselineOptions {
                 setup: a.stream.setup(a.in_port, a.out_port),
                 sizes: a.sizes.clone(),
                 rates: a.rates.clone(),
                 packets: a.packets,
                 rtl,
-                speed: if a.quick_build { p4_rtl::sim::CxxSpeed::QuickBuild } else { p4_rtl::sim::CxxSpeed::FastRun },
+                speed: a.model.speed(),
             };
             let report = baseline::baseline(&options)?;
             if let Some(path) = &a.stream.plot {
@@ -256,18 +271,7 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
             (render(&report, a.stream.json, knee::KneeReport::render)?, report.interrupted)
         }
         Op4tCommand::Swap(a) => {
-            let rtl = crate::cmd::rtl::RtlOptions {
-                width: a.width,
-                clock: a.clock,
-                exact_bcam: false,
-                tcam_flops: false,
-                arch: crate::cmd::rtl::Arch::Op4t,
-                ports: None,
-                host_port: false,
-                traffic: true,
-                second: None,
-            }
-            .options()?;
+            let rtl = a.model.rtl(crate::cmd::rtl::Arch::Op4t, None, true)?;
             let options = swap::SwapOptions {
                 program: a.program.clone(),
                 includes: a.include.clone(),
@@ -279,7 +283,7 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
                 packets: a.packets,
                 swaps_at_ns: a.swap_at.clone(),
                 rtl,
-                speed: if a.quick_build { p4_rtl::sim::CxxSpeed::QuickBuild } else { p4_rtl::sim::CxxSpeed::FastRun },
+                speed: a.model.speed(),
             };
             let report = swap::swap(&options)?;
             p4_io::stdio::print(&render(&report, a.json, swap::SwapReport::render)?)?;
