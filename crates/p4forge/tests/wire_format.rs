@@ -143,10 +143,10 @@ fn traced_switches_agree_with_the_reference() {
         compared += 1;
         events += on_switch.traces.iter().map(|t| t.2.len()).sum::<usize>();
     }
-    // All 69; the 5 with a sub-control run lowered (control_plane_names, deparser_control_flow,
+    // All 70; the 5 with a sub-control run lowered (control_plane_names, deparser_control_flow,
     // exit_nested, parser_state, sub_blocks).
-    assert_eq!((compared, lowered, events > 4_000), (69, 5, true), "{events} events");
-    assert_eq!((traced_on_wire, files.len()), (69, 69), "programs a traced run takes to the wire-format executor");
+    assert_eq!((compared, lowered, events > 4_000), (70, 5, true), "{events} events");
+    assert_eq!((traced_on_wire, files.len()), (70, 70), "programs a traced run takes to the wire-format executor");
 }
 
 /// Compares `text` with `crates/p4forge/tests/golden/NAME` (`BLESS=1` rewrites it), printing only

@@ -42,7 +42,7 @@ use tuple::TupleMatch;
 pub struct VdpArgs {
     /// The VDP pipeline (examples/vdp/vdp.p4, or a program with its tables).
     pub program: PathBuf,
-    /// The supervisor's commands (`-` for standard input).
+    /// The supervisor's commands (a file, or /dev/stdin).
     pub commands: PathBuf,
     /// Entries per TCAM slice, the unit VDPs are given entries in.
     #[arg(long, default_value_t = 8)]
