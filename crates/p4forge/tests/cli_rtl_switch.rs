@@ -514,3 +514,32 @@ fn the_op4t_shell_swaps_to_another_program_and_back_under_line_rate_traffic() {
     assert_eq!((report["frames_out"].as_u64(), report["lost"].as_u64(), report["clean"].as_bool()), (Some(800), Some(0), Some(true)), "{report}");
     assert_eq!(report["ports"]["0"]["by_second"].as_u64(), Some(100), "{report}");
 }
+
+#[test]
+fn vdps_on_the_rtl_switch_forward_at_line_rate_as_the_software_target_does() {
+    let vdp = "examples/vdp/vdp.p4";
+    for (bad, why) in [(&["--vdps", "1025"][..], "1 to 1024"), (&["--sizes", "63"][..], "64 to 1518"), (&["--packets", "1"][..], "2 to")] {
+        let run = p4forge(&[&["vdp", "throughput", vdp][..], bad].concat());
+        assert_eq!(run.status.code(), Some(2), "{bad:?}");
+        assert!(String::from_utf8_lossy(&run.stderr).contains(why), "{}", String::from_utf8_lossy(&run.stderr));
+    }
+    if !rtl_available() {
+        return;
+    }
+    let run = p4forge(&["vdp", "throughput", vdp, "--vdps", "4,8", "--sizes", "64,300", "--packets", "40", "--quick-build", "--json"]);
+    assert!(run.status.success(), "{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let tenants: Vec<_> = report["tenants"].as_array().unwrap().iter().map(|t| (t["vdps"].as_u64(), t["map_entries"].as_u64(), t["action_entries"].as_u64())).collect();
+    assert_eq!(tenants, vec![(Some(4), Some(4), Some(8)), (Some(8), Some(8), Some(16))], "{report}");
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4);
+    for p in points {
+        let counts = ["frames_in", "frames_out", "lost", "wrong", "trials"].map(|k| p[k].as_u64());
+        assert_eq!(counts, [Some(160), Some(160), Some(0), Some(0), Some(1)], "{p}");
+        assert_eq!(p["zero_loss_percent"].as_f64(), Some(100.0), "{p}");
+        // Four ports at 10 Gb/s, first frame out to last: within 3 % of line rate.
+        let (got, line) = (p["packets_per_cycle"].as_f64().unwrap(), p["line_rate_packets_per_cycle"].as_f64().unwrap());
+        assert!((got / line - 1.0).abs() < 0.03, "{p}");
+    }
+    assert_eq!(report["zero_loss_at_line_rate"], true);
+}

@@ -742,6 +742,10 @@ fn blocks_of(
     out
 }
 
+/// Iterations slang unrolls in a loop: the most cells a generated memory has (a register or
+/// counter array's `size`, up to 2^20).
+const UNROLL_LIMIT: u32 = 1 << 21;
+
 /// The Yosys commands that read a generated design in the current directory, up to `hierarchy`.
 fn read_script(design: &p4_rtl::Design) -> String {
     let top = &design.manifest.top;
@@ -750,7 +754,9 @@ fn read_script(design: &p4_rtl::Design) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# p4forge synth: {top}");
     let blackboxes: String = design.hw_modules.iter().map(|m| format!(" --blackboxed-module {m}")).collect();
-    let _ = writeln!(s, "read_slang -j 1 --keep-hierarchy --allow-use-before-declare{blackboxes} --top {top} {files}");
+    // The generated modules clear each memory in an `initial` loop over its cells; slang's
+    // default unroll limit (4,000) is below a counter or register array's largest size.
+    let _ = writeln!(s, "read_slang -j 1 --keep-hierarchy --allow-use-before-declare --unroll-limit {UNROLL_LIMIT}{blackboxes} --top {top} {files}");
     for m in &design.hw_modules {
         let locals = p4_rtl::hw::module(m).map(local_params).unwrap_or_default();
         if !locals.is_empty() {

@@ -180,7 +180,7 @@ pub struct ModelArgs {
 
 impl ModelArgs {
     /// The generator's options for `arch` (`--ports` where it takes them), with these.
-    fn rtl(&self, arch: crate::cmd::rtl::Arch, ports: Option<u32>, traffic: bool) -> CliResult<p4_rtl::Options> {
+    pub fn rtl(&self, arch: crate::cmd::rtl::Arch, ports: Option<u32>, traffic: bool, host_port: bool) -> CliResult<p4_rtl::Options> {
         crate::cmd::rtl::RtlOptions {
             width: self.width,
             clock: self.clock,
@@ -188,14 +188,14 @@ impl ModelArgs {
             tcam_flops: false,
             arch,
             ports,
-            host_port: false,
+            host_port,
             traffic,
             second: None,
         }
         .options()
     }
 
-    fn speed(&self) -> p4_rtl::sim::CxxSpeed {
+    pub fn speed(&self) -> p4_rtl::sim::CxxSpeed {
         if self.quick_build {
             p4_rtl::sim::CxxSpeed::QuickBuild
         } else {
@@ -237,7 +237,7 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
     let (text, interrupted) = match &command {
         Op4tCommand::Baseline(a) => {
             before(&a.stream)?;
-            let rtl = a.model.rtl(crate::cmd::rtl::Arch::Switch, Some(a.ports), false)?;
+            let rtl = a.model.rtl(crate::cmd::rtl::Arch::Switch, Some(a.ports), false, false)?;
             let options = baseline::BaselineOptions {
                 setup: a.stream.setup(a.in_port, a.out_port),
                 sizes: a.sizes.clone(),
@@ -271,7 +271,7 @@ pub fn op4t_main(command: Op4tCommand) -> CliResult<()> {
             (render(&report, a.stream.json, knee::KneeReport::render)?, report.interrupted)
         }
         Op4tCommand::Swap(a) => {
-            let rtl = a.model.rtl(crate::cmd::rtl::Arch::Op4t, None, true)?;
+            let rtl = a.model.rtl(crate::cmd::rtl::Arch::Op4t, None, true, false)?;
             let options = swap::SwapOptions {
                 program: a.program.clone(),
                 includes: a.include.clone(),

@@ -25,6 +25,7 @@
 //! pipeline holds it).
 
 pub mod supervisor;
+pub mod throughput;
 pub mod tuple;
 
 use std::collections::HashMap;
@@ -37,13 +38,18 @@ use crate::error::{CliError, CliResult};
 use supervisor::{flags, Action, Entry, Geometry, Op, PhysAction, Place, Plan, Step, Supervisor, Table};
 use tuple::TupleMatch;
 
-/// `p4forge vdp` arguments.
+/// `p4forge vdp` arguments: the supervisor on a commands file, or an experiment.
 #[derive(clap::Args, Clone, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct VdpArgs {
+    #[command(subcommand)]
+    pub experiment: Option<VdpExperiment>,
     /// The VDP pipeline (examples/vdp/vdp.p4, or a program with its tables).
-    pub program: PathBuf,
+    #[arg(required = true)]
+    pub program: Option<PathBuf>,
     /// The supervisor's commands (a file, or /dev/stdin).
-    pub commands: PathBuf,
+    #[arg(required = true)]
+    pub commands: Option<PathBuf>,
     /// Entries per TCAM slice, the unit VDPs are given entries in.
     #[arg(long, default_value_t = 8)]
     pub slice: u32,
@@ -56,6 +62,45 @@ pub struct VdpArgs {
     /// Also search DIR for `#include` files (repeatable).
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
+}
+
+/// `p4forge vdp EXPERIMENT`.
+#[derive(clap::Subcommand, Clone, Debug)]
+pub enum VdpExperiment {
+    /// Zero-loss throughput (RFC 2544 style) of the VDP pipeline as a 4-port switch with its host
+    /// port in the RTL simulation, for each number of VDPs and frame size: N VDPs (VLAN v to VDP
+    /// v, routed from port (v-1) mod 4 to the next port by its default, UDP port 7 forwarded by a
+    /// rule where its action slices leave room), every port at line rate, every frame out
+    /// compared with the software target; below line rate only if line rate loses frames. Exit
+    /// status 1 unless every point reaches line rate without loss.
+    ///
+    /// Example: p4forge vdp throughput examples/vdp/vdp.p4 --vdps 4,64,256,1024
+    Throughput(ThroughputArgs),
+}
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct ThroughputArgs {
+    /// The VDP pipeline (examples/vdp/vdp.p4).
+    pub program: PathBuf,
+    /// Numbers of VDPs (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "4,64,256,1024")]
+    pub vdps: Vec<u32>,
+    /// Frame sizes in bytes (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "64,128,256,512,1024,1280,1518")]
+    pub sizes: Vec<usize>,
+    /// Frames per port per trial.
+    #[arg(long, default_value_t = 1000)]
+    pub packets: u32,
+    /// Also search DIR for `#include` files (repeatable).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    #[command(flatten)]
+    pub model: crate::cmd::op4t::ModelArgs,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub progress: p4_io::progress::ProgressArgs,
 }
 
 /// The program's names for what the supervisor writes.
@@ -371,15 +416,20 @@ fn counts(ops: &[Op]) -> String {
 
 /// `p4forge vdp`.
 pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
-    let compiled = crate::frontend::compile(&args.program, &args.include)?;
+    let (program, commands) = match (&args.experiment, &args.program, &args.commands) {
+        (Some(VdpExperiment::Throughput(a)), _, _) => return throughput_main(a),
+        (None, Some(p), Some(c)) => (p, c),
+        _ => return Err(CliError::input("p4forge vdp PROGRAM COMMANDS, or p4forge vdp throughput PROGRAM")),
+    };
+    let compiled = crate::frontend::compile(program, &args.include)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
-    let mut switches = crate::frontend::software_switches(compiled, &args.program, 2, Default::default())?;
+    let mut switches = crate::frontend::software_switches(compiled, program, 2, Default::default())?;
     let (mut hardware, mut software) = (switches.remove(0), switches.remove(0));
     let catalog = hardware.control_catalog().cloned().ok_or_else(|| CliError::failed("the software target has no control plane"))?;
-    let (names, geometry) = names_of(&catalog, args.slice).map_err(|e| CliError::input(format!("{}: {e}", args.program.display())))?;
+    let (names, geometry) = names_of(&catalog, args.slice).map_err(|e| CliError::input(format!("{}: {e}", program.display())))?;
     let mut sup = Supervisor::new(geometry).map_err(|e| CliError::input(format!("--slice {}: {e}", args.slice)))?;
-    let text = crate::error::read_text(&args.commands, "commands file")?;
-    let origin = args.commands.display().to_string();
+    let text = crate::error::read_text(commands, "commands file")?;
+    let origin = commands.display().to_string();
     let mut planes = Dataplanes::default();
     let mut out = String::new();
     for (n, line) in text.lines().enumerate() {
@@ -404,5 +454,30 @@ pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
         }
     }
     p4_io::stdio::print(&out)?;
+    Ok(())
+}
+
+/// `p4forge vdp throughput`.
+fn throughput_main(a: &ThroughputArgs) -> CliResult<()> {
+    let rtl = a.model.rtl(crate::cmd::rtl::Arch::Switch, Some(throughput::PORTS), false, true)?;
+    let options = throughput::ThroughputOptions {
+        program: a.program.clone(),
+        includes: a.include.clone(),
+        vdps: a.vdps.clone(),
+        sizes: a.sizes.clone(),
+        packets: a.packets,
+        rtl,
+        speed: a.model.speed(),
+        progress: a.progress.enabled(),
+    };
+    let report = throughput::throughput(&options)?;
+    let text = if a.json { serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n" } else { report.render() };
+    p4_io::stdio::print(&text)?;
+    if report.interrupted {
+        return Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string()));
+    }
+    if !report.zero_loss_at_line_rate {
+        return Err(CliError::failed("not every point reached line rate without loss (see the report)"));
+    }
     Ok(())
 }
