@@ -280,6 +280,8 @@ pub struct Sim {
     /// Added to every register address: the map of the packet processor the control plane
     /// addresses (0, or the second's [`crate::Manifest::processor_stride`]).
     base: u32,
+    /// Register writes go out during the next run, from this time after its start (ps).
+    timed_ps: Option<u64>,
 }
 
 impl Sim {
@@ -293,7 +295,7 @@ impl Sim {
         let stdin = child.stdin.take().ok_or_else(|| SimError("no stdin".into()))?;
         let stdout = BufReader::new(child.stdout.take().ok_or_else(|| SimError("no stdout".into()))?);
         let alike = model.manifest.second_processor.is_none();
-        Ok(Sim { child, stdin, stdout, mirror: model.manifest.processor_stride.filter(|_| alike), base: 0 })
+        Ok(Sim { child, stdin, stdout, mirror: model.manifest.processor_stride.filter(|_| alike), base: 0, timed_ps: None })
     }
 
     fn send(&mut self, line: &str) -> R<()> {
@@ -316,13 +318,26 @@ impl Sim {
         Ok(line.trim_end().to_string())
     }
 
+    /// One AXI4-Lite write: now, or during the next run if [`Sim::write_during_run`] set a time.
     pub fn write_reg(&mut self, addr: u32, data: u32) -> R<()> {
         let addr = addr + self.base;
-        self.send(&format!("W {addr:x} {data:x}"))?;
-        match self.mirror {
-            Some(offset) => self.send(&format!("W {:x} {data:x}", addr + offset)),
+        let command = |addr: u32| match self.timed_ps {
+            Some(ps) => format!("U {ps} {addr:x} {data:x}"),
+            None => format!("W {addr:x} {data:x}"),
+        };
+        let (first, second) = (command(addr), self.mirror.map(|offset| command(addr + offset)));
+        self.send(&first)?;
+        match second {
+            Some(line) => self.send(&line),
             None => Ok(()),
         }
+    }
+
+    /// From now on, register writes wait for the next run (of a switch, [`crate::switch_sim`])
+    /// and go out during it, no earlier than `ps` after its start, in the order they were made;
+    /// `None`: at once again.
+    pub(crate) fn write_during_run(&mut self, ps: Option<u64>) {
+        self.timed_ps = ps;
     }
 
     /// One AXI4-Lite read.
@@ -364,6 +379,7 @@ impl Sim {
         self.stdin.flush().map_err(|e| SimError(e.to_string()))?;
         let mut report = RunReport::default();
         let mut line = String::new();
+        let mut refused = None;
         loop {
             line.clear();
             let n = self.stdout.read_line(&mut line).map_err(|e| SimError(e.to_string()))?;
@@ -396,6 +412,9 @@ impl Sim {
                     }
                 }
                 Some("D") => {
+                    if let Some(e) = refused {
+                        return Err(e);
+                    }
                     let v: Vec<u64> = it.filter_map(|t| t.parse().ok()).collect();
                     report.cycles = v.first().copied().unwrap_or(0);
                     report.stall_cycles = v.get(1).copied().unwrap_or(0);
@@ -408,7 +427,10 @@ impl Sim {
                         it.next().unwrap_or("?")
                     )))
                 }
-                Some("E") => return Err(SimError(format!("AXI4-Lite write refused ({})", line.trim()))),
+                // The run goes on to its end, so that its answers are all read.
+                Some("E") => {
+                    refused.get_or_insert(SimError(format!("AXI4-Lite write refused ({})", line.trim())));
+                }
                 _ => {}
             }
         }
@@ -860,6 +882,18 @@ impl RtlSwitch {
             return Err("swapping needs two packet processors (--arch op4t)".into());
         }
         self.sim.run_switch_with(gens, settings).map_err(|e| e.0)
+    }
+
+    /// From now on, the table writes control-plane calls make are carried out during the next
+    /// [`RtlSwitch::run`] under its traffic, from `ns` after its start, in the order they were
+    /// made (the calls answer at once, as the state they leave is known); `None`: at once again.
+    /// Only a whole switch (`--arch switch|bump|op4t`) runs writes under traffic.
+    pub fn write_during_run(&mut self, ns: Option<u64>) -> Result<(), String> {
+        if ns.is_some() && self.pc.manifest.arch.is_none() {
+            return Err("table writes under traffic need a whole switch (--arch switch)".into());
+        }
+        self.sim.write_during_run(ns.map(|ns| ns * 1000));
+        Ok(())
     }
 
     /// Runs everything queued.

@@ -21,6 +21,10 @@
 //!   <tx drops> <bytes out> <first frame start ps> <last frame start ps> <last frame bytes>`, then
 //!   `D <ps> <pipeline drops> <no-such-port drops> <misrouted>`, or `T <ps>` if it did not drain.
 //!   Generators are cleared after a run.
+//! - `U <ps> <hex addr> <hex data>`: an AXI4-Lite write during the next `R` run, issued no
+//!   earlier than `ps` after the run's start, after the `U` writes before it (each waits for the
+//!   last one's response: a table write holds it while the table updates); the run lasts until
+//!   all are done. A refused write answers `E write refused <resp>` before the run's answers.
 //! - `K <0|1>`: paced runs off (the default) or on: each packet of an `R` run starts on its RX MAC
 //!   no earlier than its `P` time after the run's start (and no earlier than line rate allows);
 //! - `P <port> <hex bytes>` and `R`: as for the pipeline's harness ([`crate::harness`]), so that
@@ -659,6 +663,11 @@ static bool dump_frames = false;  // M bit 1: each frame a TX MAC sends in an S 
 static bool swap_raised = false;  // pp_swap_req is high for this clock cycle
 static std::deque<uint64_t> queued_at[PORTS + 1];
 static size_t queued_count = 0;
+// U: register writes during the next R run, each issued on AXI4-Lite no earlier than its time
+// after the run's start (picoseconds), in order, one at a time, as traffic flows.
+struct TimedWrite {{ uint64_t at_ps; uint32_t addr, data; }};
+static std::deque<TimedWrite> timed_writes;
+static bool timed_writing = false;  // a timed write is on the bus, its response not yet taken
 
 static void make_frame(unsigned port, uint64_t seq, unsigned size, std::vector<uint8_t>& f) {{
     f.assign(size, 0);
@@ -780,6 +789,10 @@ static void run_switch() {{
                 }}
             }}
         }}
+        // The timed write's handshakes as they stand before the pipeline clock rises.
+        const bool aw_fire = clk_rise && dut->s_axil_awvalid && dut->s_axil_awready;
+        const bool w_fire = clk_rise && dut->s_axil_wvalid && dut->s_axil_wready;
+        const bool b_fire = clk_rise && dut->s_axil_bvalid && dut->s_axil_bready;
         if (clk_edge) {{ clk_hi = !clk_hi; dut->clk = clk_hi; next_clk += CLK_PS / 2; }}
         if (mac_rise) set_mac_now(hw_time(t - start));
         if (mac_edge) {{ mac_hi = !mac_hi; put_bits(dut->mac_clk, 0, PORTS, mac_hi ? ~0ULL : 0); next_mac += MAC_PS / 2; }}
@@ -787,6 +800,24 @@ static void run_switch() {{
         if (clk_rise && HOST) {{
             host_drive_rsp();
             if (host_driver(t, start, from_queue)) last_gen_end = t;
+            dut->eval();
+        }}
+        if (clk_rise && (timed_writing || !timed_writes.empty())) {{
+            if (aw_fire) dut->s_axil_awvalid = 0;
+            if (w_fire) dut->s_axil_wvalid = 0;
+            if (b_fire) {{
+                if (dut->s_axil_bresp != 0) printf("E write refused %u\n", unsigned(dut->s_axil_bresp));
+                dut->s_axil_bready = 0;
+                timed_writing = false;
+            }}
+            if (!timed_writing && !timed_writes.empty() && t - start >= timed_writes.front().at_ps) {{
+                const TimedWrite& w = timed_writes.front();
+                dut->s_axil_awaddr = w.addr; dut->s_axil_awvalid = 1; dut->s_axil_awprot = 0;
+                dut->s_axil_wdata = w.data; dut->s_axil_wstrb = 0xF; dut->s_axil_wvalid = 1;
+                dut->s_axil_bready = 1;
+                timed_writing = true;
+                timed_writes.pop_front();
+            }}
             dut->eval();
         }}
 #if PP2
@@ -885,6 +916,7 @@ static void run_switch() {{
         }}
         dut->eval();
         if (from_queue && !queued[PORTS].empty()) gen_done = false;
+        if (timed_writing || !timed_writes.empty()) gen_done = false;
         if (hw_gen && !hw.gens_done) gen_done = false;
         if (gen_done) {{
             uint64_t accounted = uint32_t(dut->stat_drops - drops0) + uint32_t(dut->stat_out_drops - out0)
@@ -995,6 +1027,10 @@ int main(int argc, char** argv) {{
             int flags = atoi(line.c_str() + 1);
             check_xor1 = (flags & 1) != 0;
             dump_frames = (flags & 2) != 0;
+        }} else if (cmd == 'U') {{
+            unsigned long long at = 0; unsigned addr = 0, data = 0;
+            if (sscanf(line.c_str() + 1, "%llu %x %x", &at, &addr, &data) == 3) timed_writes.push_back(TimedWrite{{at, addr, data}});
+            else {{ printf("E parse\n"); fflush(stdout); }}
         }} else if (cmd == 'V') {{
             swaps_at_ps.push_back(strtoull(line.c_str() + 1, nullptr, 10));
         }} else if (cmd == 'K') {{

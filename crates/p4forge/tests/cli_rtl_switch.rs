@@ -543,3 +543,28 @@ fn vdps_on_the_rtl_switch_forward_at_line_rate_as_the_software_target_does() {
     }
     assert_eq!(report["zero_loss_at_line_rate"], true);
 }
+
+#[test]
+fn a_vdp_moves_to_the_software_path_and_back_under_line_rate_traffic_losing_nothing() {
+    let vdp = "examples/vdp/vdp.p4";
+    let run = p4forge(&["vdp", "migrate", vdp, "--vdps", "4", "--vdp", "5"]);
+    assert_eq!(run.status.code(), Some(2), "no VDP 5 of 4");
+    assert!(String::from_utf8_lossy(&run.stderr).contains("1 to 4"), "{}", String::from_utf8_lossy(&run.stderr));
+    if !rtl_available() {
+        return;
+    }
+    // VDP 2 alone on port 1: 1,000 frames, a third of the way in (22.4 us) its table writes go out
+    // (about 4 us each), two thirds in (44.8 us) the writes that bring it back.
+    let run = p4forge(&["vdp", "migrate", vdp, "--vdps", "4", "--vdp", "2", "--packets", "1000", "--quick-build", "--json"]);
+    assert!(run.status.success(), "{}{}", String::from_utf8_lossy(&run.stdout), String::from_utf8_lossy(&run.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    let counts = |f: &serde_json::Value| ["frames_in", "frames_out", "lost", "wrong"].map(|k| f[k].as_u64());
+    assert_eq!(counts(&r["others"]), [Some(3000), Some(3000), Some(0), Some(0)], "{r}");
+    assert_eq!(counts(&r["moved"]), [Some(1000), Some(1000), Some(0), Some(0)], "{r}");
+    assert_eq!((r["to_software_at_ns"].as_u64(), r["back_at_ns"].as_u64(), r["host_unclaimed"].as_u64()), (Some(22400), Some(44800), Some(0)), "{r}");
+    // Both paths carried some: the software path from when the catch-all landed until it went.
+    let by_software = r["by_software"].as_u64().unwrap();
+    assert!((250..=650).contains(&by_software), "{r}");
+    assert_eq!(r["by_hardware"].as_u64().unwrap() + by_software, 1000);
+    assert_eq!(r["clean"], true);
+}

@@ -24,6 +24,7 @@
 //! `drop`, `software CHANNEL`, or `bitmap FLAGS PORT DST_MAC SRC_MAC CHANNEL` (the result as the
 //! pipeline holds it).
 
+pub mod migrate;
 pub mod supervisor;
 pub mod throughput;
 pub mod tuple;
@@ -76,6 +77,42 @@ pub enum VdpExperiment {
     ///
     /// Example: p4forge vdp throughput examples/vdp/vdp.p4 --vdps 4,64,256,1024
     Throughput(ThroughputArgs),
+    /// One VDP moved to the software path and back while every VDP carries line-rate traffic, in
+    /// the RTL simulation of the 4-port switch with its host port: the supervisor's table writes
+    /// go out on AXI4-Lite during the run (at a third and two thirds of it), the frames the
+    /// hardware sends to the host go through the software path (the pipeline on the software
+    /// target) and back into the host port. Every frame out is checked against the software target
+    /// with all VDPs in hardware: the other VDPs' frames all there and in order, the moving VDP's
+    /// each exactly once, by either path. Exit status 1 unless clean.
+    ///
+    /// Example: p4forge vdp migrate examples/vdp/vdp.p4 --vdps 16 --vdp 5
+    Migrate(MigrateArgs),
+}
+
+#[derive(clap::Args, Clone, Debug)]
+pub struct MigrateArgs {
+    /// The VDP pipeline (examples/vdp/vdp.p4).
+    pub program: PathBuf,
+    /// VDPs (as `vdp throughput` sets them up).
+    #[arg(long, default_value_t = 16)]
+    pub vdps: u32,
+    /// The VDP that moves.
+    #[arg(long, default_value_t = 1)]
+    pub vdp: u16,
+    /// Frame size in bytes.
+    #[arg(long, default_value_t = 64)]
+    pub size: usize,
+    /// Frames per port.
+    #[arg(long, default_value_t = 1500)]
+    pub packets: u32,
+    /// Also search DIR for `#include` files (repeatable).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    #[command(flatten)]
+    pub model: crate::cmd::op4t::ModelArgs,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Clone, Debug)]
@@ -418,8 +455,9 @@ fn counts(ops: &[Op]) -> String {
 pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
     let (program, commands) = match (&args.experiment, &args.program, &args.commands) {
         (Some(VdpExperiment::Throughput(a)), _, _) => return throughput_main(a),
+        (Some(VdpExperiment::Migrate(a)), _, _) => return migrate_main(a),
         (None, Some(p), Some(c)) => (p, c),
-        _ => return Err(CliError::input("p4forge vdp PROGRAM COMMANDS, or p4forge vdp throughput PROGRAM")),
+        _ => return Err(CliError::input("p4forge vdp PROGRAM COMMANDS, or p4forge vdp throughput|migrate PROGRAM")),
     };
     let compiled = crate::frontend::compile(program, &args.include)?;
     p4_io::eprint_safe!("{}", compiled.warnings);
@@ -478,6 +516,28 @@ fn throughput_main(a: &ThroughputArgs) -> CliResult<()> {
     }
     if !report.zero_loss_at_line_rate {
         return Err(CliError::failed("not every point reached line rate without loss (see the report)"));
+    }
+    Ok(())
+}
+
+/// `p4forge vdp migrate`.
+fn migrate_main(a: &MigrateArgs) -> CliResult<()> {
+    let rtl = a.model.rtl(crate::cmd::rtl::Arch::Switch, Some(throughput::PORTS), false, true)?;
+    let options = migrate::MigrateOptions {
+        program: a.program.clone(),
+        includes: a.include.clone(),
+        vdps: a.vdps,
+        vdp: a.vdp,
+        size: a.size,
+        packets: a.packets,
+        rtl,
+        speed: a.model.speed(),
+    };
+    let report = migrate::migrate(&options)?;
+    let text = if a.json { serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n" } else { report.render() };
+    p4_io::stdio::print(&text)?;
+    if !report.clean {
+        return Err(CliError::failed("the move lost or changed frames (see the report)"));
     }
     Ok(())
 }

@@ -205,7 +205,7 @@ pub fn frame(vid: u16, seq: u64, udp_port: u16, size: usize) -> Vec<u8> {
 }
 
 /// The frames of a trial: per port, `packets` frames going round its VDPs.
-fn frames(n: u32, size: usize, packets: u32) -> Vec<Vec<(u32, Vec<u8>)>> {
+pub(super) fn frames(n: u32, size: usize, packets: u32) -> Vec<Vec<(u32, Vec<u8>)>> {
     let mut by_port: Vec<Vec<u16>> = vec![Vec::new(); PORTS as usize];
     for vid in 1..=n as u16 {
         by_port[port_of(vid) as usize].push(vid);
@@ -248,7 +248,7 @@ fn expected(software: &mut p4_dataplane::Switch, frames: &[Vec<(u32, Vec<u8>)>])
 
 /// Matches what came out of each port with what should have: in order, a frame missing from the
 /// sequence is lost, a frame not in it is wrong. Returns (matched, wrong).
-fn compare(expected: &BTreeMap<u32, Vec<Vec<u8>>>, got: &BTreeMap<u32, Vec<Vec<u8>>>) -> (u64, u64) {
+pub(super) fn compare(expected: &BTreeMap<u32, Vec<Vec<u8>>>, got: &BTreeMap<u32, Vec<Vec<u8>>>) -> (u64, u64) {
     let (mut matched, mut wrong) = (0, 0);
     for (port, frames) in got {
         let want = expected.get(port).map_or(&[][..], |v| &v[..]);
