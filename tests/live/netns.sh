@@ -6,7 +6,8 @@
 # Both hosts use the router MAC 00:00:00:00:01:00 as their gateway (static neighbour entries, so no
 # ARP is needed); examples/l2l3/entries.txt routes 10.1.0.0/16 to port 1 and 10.1.2.0/24 to port 2.
 # Sets $p4forge (the first argument of the script, or target/release/p4forge), $h1 $h2 $sw
-# (namespaces), $log (a scratch directory), fail, and start_switch; everything is removed on exit.
+# (namespaces), $log (a scratch directory), fail, start_switch and linux_forwarding; everything is
+# removed on exit.
 script=${0##*/}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -66,13 +67,37 @@ host() {
 host "$h1" 10.1.1.10/24 00:00:00:00:00:01 p1 10.1.1.1
 host "$h2" 10.1.2.10/24 00:00:00:00:00:02 p2 10.1.2.1
 
+# The program the switch runs and its entries ($PROGRAM and $ENTRIES, l2l3 by default): any that
+# routes h1's and h2's subnets as l2l3's entries do.
+program=${PROGRAM:-$root/examples/l2l3/l2l3.p4}
+entries=${ENTRIES:-$root/examples/l2l3/entries.txt}
+
+# linux_forwarding on|off: the switch namespace routes between p1 and p2 itself (addresses, the
+# router MAC, static neighbours, IPv4 forwarding), or not at all (so that it never forwards a
+# frame beside a p4forge switch on the same ports).
+linux_forwarding() {
+    if [ "$1" = on ]; then
+        ip -n "$sw" link set p1 address 00:00:00:00:01:00
+        ip -n "$sw" link set p2 address 00:00:00:00:01:00
+        ip -n "$sw" addr add 10.1.1.1/24 dev p1
+        ip -n "$sw" addr add 10.1.2.1/24 dev p2
+        ip -n "$sw" neigh replace 10.1.1.10 lladdr 00:00:00:00:00:01 dev p1 nud permanent
+        ip -n "$sw" neigh replace 10.1.2.10 lladdr 00:00:00:00:00:02 dev p2 nud permanent
+        ip netns exec "$sw" sysctl -qw net.ipv4.ip_forward=1
+    else
+        ip netns exec "$sw" sysctl -qw net.ipv4.ip_forward=0
+        ip -n "$sw" addr flush dev p1
+        ip -n "$sw" addr flush dev p2
+    fi
+}
+
 # start_switch IO: runs p4forge switch with --io IO in the background; returns non-zero (with its
 # stderr in $log/switch.err) if it exits before saying it is switching.
 start_switch() {
     # The previous run's output must not be read as this one's (the redirections below happen in
     # the background, possibly after the first look at the file).
     rm -f "$log/switch.out" "$log/switch.err"
-    ip netns exec "$sw" "$p4forge" switch "$root/examples/l2l3/l2l3.p4" --entries "$root/examples/l2l3/entries.txt" \
+    ip netns exec "$sw" "$p4forge" switch "$program" --entries "$entries" \
         --port 1=p1 --port 2=p2 --io "$1" < /dev/null > "$log/switch.out" 2> "$log/switch.err" &
     switch_pid=$!
     for _ in $(seq 1 100); do
