@@ -321,7 +321,8 @@ fn before(stream: &StreamArgs) -> CliResult<()> {
     Ok(())
 }
 
-fn render<T: serde::Serialize>(report: &T, json: bool, text: fn(&T) -> String) -> CliResult<String> {
+/// The report as JSON or as text.
+pub(crate) fn render<T: serde::Serialize>(report: &T, json: bool, text: fn(&T) -> String) -> CliResult<String> {
     if json {
         return Ok(serde_json::to_string_pretty(report).map_err(|e| CliError::failed(e.to_string()))? + "\n");
     }

@@ -124,11 +124,7 @@ fn check(options: &MigrateOptions) -> CliResult<()> {
 
 pub fn migrate(options: &MigrateOptions) -> CliResult<MigrateReport> {
     check(options)?;
-    let compile = || -> CliResult<crate::frontend::Compiled> {
-        let c = crate::frontend::compile(&options.program, &options.includes)?;
-        p4_io::eprint_safe!("{}", c.warnings);
-        Ok(c)
-    };
+    let compile = || super::compile(&options.program, &options.includes);
     let mut switches = crate::frontend::software_switches(compile()?, &options.program, 2, Default::default())?;
     let (mut golden, mut software) = (switches.remove(0), switches.remove(0));
     let catalog = golden.control_catalog().cloned().ok_or_else(|| CliError::failed("the software target has no control plane"))?;

@@ -105,6 +105,13 @@ pub struct MigrateArgs {
     /// Frames per port.
     #[arg(long, default_value_t = 1500)]
     pub packets: u32,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// What the experiments share: includes, the RTL model, the report's form.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RunArgs {
     /// Also search DIR for `#include` files (repeatable).
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
@@ -128,14 +135,8 @@ pub struct ThroughputArgs {
     /// Frames per port per trial.
     #[arg(long, default_value_t = 1000)]
     pub packets: u32,
-    /// Also search DIR for `#include` files (repeatable).
-    #[arg(short = 'I', long = "include", value_name = "DIR")]
-    pub include: Vec<PathBuf>,
     #[command(flatten)]
-    pub model: crate::cmd::op4t::ModelArgs,
-    /// Print the report as JSON.
-    #[arg(long)]
-    pub json: bool,
+    pub run: RunArgs,
     #[command(flatten)]
     pub progress: p4_io::progress::ProgressArgs,
 }
@@ -148,6 +149,13 @@ pub struct Names {
     pub set_vdp: String,
     pub process: String,
     pub to_software: String,
+}
+
+/// Compiles the pipeline, its warnings to standard error.
+fn compile(program: &std::path::Path, includes: &[PathBuf]) -> CliResult<crate::frontend::Compiled> {
+    let compiled = crate::frontend::compile(program, includes)?;
+    p4_io::eprint_safe!("{}", compiled.warnings);
+    Ok(compiled)
 }
 
 /// Finds the pipeline's tables and actions in `catalog` and the tables' sizes.
@@ -459,8 +467,7 @@ pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
         (None, Some(p), Some(c)) => (p, c),
         _ => return Err(CliError::input("p4forge vdp PROGRAM COMMANDS, or p4forge vdp throughput|migrate PROGRAM")),
     };
-    let compiled = crate::frontend::compile(program, &args.include)?;
-    p4_io::eprint_safe!("{}", compiled.warnings);
+    let compiled = compile(program, &args.include)?;
     let mut switches = crate::frontend::software_switches(compiled, program, 2, Default::default())?;
     let (mut hardware, mut software) = (switches.remove(0), switches.remove(0));
     let catalog = hardware.control_catalog().cloned().ok_or_else(|| CliError::failed("the software target has no control plane"))?;
@@ -497,20 +504,19 @@ pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
 
 /// `p4forge vdp throughput`.
 fn throughput_main(a: &ThroughputArgs) -> CliResult<()> {
-    let rtl = a.model.rtl(crate::cmd::rtl::Arch::Switch, Some(throughput::PORTS), false, true)?;
+    let rtl = a.run.model.rtl(crate::cmd::rtl::Arch::Switch, Some(throughput::PORTS), false, true)?;
     let options = throughput::ThroughputOptions {
         program: a.program.clone(),
-        includes: a.include.clone(),
+        includes: a.run.include.clone(),
         vdps: a.vdps.clone(),
         sizes: a.sizes.clone(),
         packets: a.packets,
         rtl,
-        speed: a.model.speed(),
+        speed: a.run.model.speed(),
         progress: a.progress.enabled(),
     };
     let report = throughput::throughput(&options)?;
-    let text = if a.json { serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n" } else { report.render() };
-    p4_io::stdio::print(&text)?;
+    p4_io::stdio::print(&crate::cmd::op4t::render(&report, a.run.json, throughput::ThroughputReport::render)?)?;
     if report.interrupted {
         return Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string()));
     }
@@ -522,20 +528,19 @@ fn throughput_main(a: &ThroughputArgs) -> CliResult<()> {
 
 /// `p4forge vdp migrate`.
 fn migrate_main(a: &MigrateArgs) -> CliResult<()> {
-    let rtl = a.model.rtl(crate::cmd::rtl::Arch::Switch, Some(throughput::PORTS), false, true)?;
+    let rtl = a.run.model.rtl(crate::cmd::rtl::Arch::Switch, Some(throughput::PORTS), false, true)?;
     let options = migrate::MigrateOptions {
         program: a.program.clone(),
-        includes: a.include.clone(),
+        includes: a.run.include.clone(),
         vdps: a.vdps,
         vdp: a.vdp,
         size: a.size,
         packets: a.packets,
         rtl,
-        speed: a.model.speed(),
+        speed: a.run.model.speed(),
     };
     let report = migrate::migrate(&options)?;
-    let text = if a.json { serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n" } else { report.render() };
-    p4_io::stdio::print(&text)?;
+    p4_io::stdio::print(&crate::cmd::op4t::render(&report, a.run.json, migrate::MigrateReport::render)?)?;
     if !report.clean {
         return Err(CliError::failed("the move lost or changed frames (see the report)"));
     }

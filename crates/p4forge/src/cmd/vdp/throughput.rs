@@ -304,11 +304,7 @@ fn check(options: &ThroughputOptions) -> CliResult<()> {
 /// Runs every size at every N.
 pub fn throughput(options: &ThroughputOptions) -> CliResult<ThroughputReport> {
     check(options)?;
-    let compile = || -> CliResult<crate::frontend::Compiled> {
-        let c = crate::frontend::compile(&options.program, &options.includes)?;
-        p4_io::eprint_safe!("{}", c.warnings);
-        Ok(c)
-    };
+    let compile = || super::compile(&options.program, &options.includes);
     let probe = crate::frontend::software_switches(compile()?, &options.program, 1, Default::default())?.remove(0);
     let catalog = probe.control_catalog().cloned().ok_or_else(|| CliError::failed("the software target has no control plane"))?;
     let (names, geometry) = names_of(&catalog, 1).map_err(|e| CliError::input(format!("{}: {e}", options.program.display())))?;
