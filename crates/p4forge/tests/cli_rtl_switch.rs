@@ -203,9 +203,11 @@ fn the_macs_arrival_times_reach_the_ingress_timestamp() {
     let ns = |t: u64| (t >> p4_rtl::TIME_NS_BITS) * 1000 + (t & 1023);
     let us: Vec<u64> = arrivals.iter().map(|(_, t)| t >> p4_rtl::TIME_NS_BITS).collect();
     assert_eq!(us, [0, 1, 2, 3], "arrival times {arrivals:x?}");
-    for pair in arrivals.windows(2) {
-        let gap = ns(pair[1].1) - ns(pair[0].1);
-        assert!((1000..=1007).contains(&gap), "frames start {gap} ns apart");
+    // Back to back at line rate: frame k starts k wire times (1,250 bytes: 1,000 ns) after the
+    // first, at the first MAC clock edge (6.4 ns) from then.
+    for (k, (_, t)) in arrivals.iter().enumerate() {
+        let after = ns(*t) - ns(arrivals[0].1);
+        assert!((k as u64 * 1000..k as u64 * 1000 + 7).contains(&after), "frame {k} starts {after} ns after the first");
     }
     for (o, (i, _)) in report.outputs.iter().zip(&arrivals) {
         assert_eq!((o.port, o.data[26]), (1, *i as u8), "outputs in order");
