@@ -185,16 +185,27 @@ fn ordered_slots(t: &TableHw, parts: &[Part], previous: &Image, entries: usize) 
     }
     let old: Vec<Option<u32>> = parts.iter().map(|p| previous.parts.get(&p.id).map(|(s, _)| *s).filter(|s| *s < n)).collect();
     let kept = longest_increasing(&old);
-    let mut slots: Vec<Option<u32>> = (0..parts.len()).map(|i| kept.contains(&i).then(|| old[i]).flatten()).collect();
-    // The parts between two kept ones (or an end of the table) go into the gap between them.
+    let slots: Vec<Option<u32>> = (0..parts.len()).map(|i| kept.contains(&i).then(|| old[i]).flatten()).collect();
+    Ok(place(slots, n))
+}
+
+/// Slots (of `n`, in increasing order) for the parts not placed yet (`None`), between the placed
+/// ones. A run of new parts goes into the gap between its placed neighbours: next to the one
+/// there is at an end of the table, spread out between two (or in an empty table). Where the gap
+/// is too small, every part moves: a run past the last placed part packs them all from the
+/// table's start (so that entries added in priority order, last each time, find room after them
+/// until the table is full), a run before the first packs them all against its end, and a run
+/// between two spreads them all out evenly.
+fn place(mut slots: Vec<Option<u32>>, n: u32) -> Vec<u32> {
+    let len = slots.len();
     let mut i = 0;
-    while i < slots.len() {
+    while i < len {
         if slots[i].is_some() {
             i += 1;
             continue;
         }
         let start = i;
-        while i < slots.len() && slots[i].is_none() {
+        while i < len && slots[i].is_none() {
             i += 1;
         }
         let lo = if start == 0 { None } else { slots[start - 1] };
@@ -202,10 +213,14 @@ fn ordered_slots(t: &TableHw, parts: &[Part], previous: &Image, entries: usize) 
         let (first, end) = (lo.map_or(0, |l| l + 1), hi.unwrap_or(n));
         let count = (i - start) as u32;
         if end.saturating_sub(first) < count {
-            return Ok(spread(parts.len() as u32, n));
+            return match (lo, hi) {
+                (Some(_), None) => (0..len as u32).collect(),
+                (None, Some(_)) => (n - len as u32..n).collect(),
+                _ => spread(len as u32, n),
+            };
         }
         let placed: Vec<u32> = match (lo, hi) {
-            // Before the first kept entry: next to it; after the last: next to it.
+            // Before the first placed part: next to it; after the last: next to it.
             (None, Some(h)) => (h - count..h).collect(),
             (Some(l), None) => (l + 1..l + 1 + count).collect(),
             // Between two, or in an empty table: spread out, leaving room on both sides.
@@ -218,7 +233,7 @@ fn ordered_slots(t: &TableHw, parts: &[Part], previous: &Image, entries: usize) 
             slots[start + k] = Some(slot);
         }
     }
-    Ok(slots.into_iter().map(|s| s.unwrap_or(0)).collect())
+    slots.into_iter().map(|s| s.unwrap_or(0)).collect()
 }
 
 /// `count` slots of `n` in increasing order, evenly apart.
@@ -264,9 +279,46 @@ mod tests {
         assert_eq!(kept, vec![2, 3, 5]);
     }
 
+    /// Entries added one at a time in priority order, each after the last, as a control plane
+    /// loading a table does.
     #[test]
-    fn spreading_leaves_room_on_both_sides() {
-        assert_eq!(spread(4, 16), vec![2, 6, 10, 14]);
+    fn filling_a_table_in_order_moves_few_entries() {
+        for n in [16u32, 1024] {
+            let mut slots: Vec<u32> = Vec::new();
+            let mut moved = 0;
+            for _ in 0..n {
+                let mut next: Vec<Option<u32>> = slots.iter().map(|s| Some(*s)).collect();
+                next.push(None);
+                let placed = place(next, n);
+                assert!(placed.windows(2).all(|w| w[0] < w[1]) && placed.iter().all(|s| *s < n), "{placed:?}");
+                moved += slots.iter().zip(&placed).filter(|(a, b)| a != b).count();
+                slots = placed;
+            }
+            // Half the table fills from its middle without a move; then that half moves once,
+            // to the table's start, and the rest fill after it.
+            assert_eq!(moved, n as usize / 2, "{n} slots");
+        }
+        // Likewise added first each time: packed against the end once (the first entry sat just
+        // past the middle).
+        let mut slots: Vec<u32> = Vec::new();
+        let mut moved = 0;
+        for _ in 0..16 {
+            let mut next: Vec<Option<u32>> = slots.iter().map(|s| Some(*s)).collect();
+            next.insert(0, None);
+            let placed = place(next, 16);
+            moved += slots.iter().zip(&placed[1..]).filter(|(a, b)| a != b).count();
+            slots = placed;
+        }
+        assert_eq!((slots, moved), ((0..16).collect(), 9));
+        // Before the first and after the last: next to it; between two: in the middle.
+        assert_eq!(place(vec![None, Some(8)], 16), vec![7, 8]);
+        assert_eq!(place(vec![Some(8), None], 16), vec![8, 9]);
+        assert_eq!(place(vec![Some(4), None, Some(8)], 16), vec![4, 6, 8]);
+        // No room between two: all spread out evenly; none after the last: all packed from 0.
+        assert_eq!(place(vec![Some(0), Some(1), Some(2), None, Some(3), Some(9)], 6), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(place(vec![Some(0), Some(1), None, Some(2), Some(7)], 8), vec![0, 2, 4, 5, 7]);
+        assert_eq!(place(vec![Some(4), Some(6), Some(7), None], 8), vec![0, 1, 2, 3]);
+        assert_eq!(place(vec![None; 4], 16), vec![2, 6, 10, 14]);
         assert_eq!(spread(16, 16), (0..16).collect::<Vec<_>>());
     }
 }
