@@ -23,20 +23,16 @@
 
 use std::fmt::Write;
 
-/// splitmix64: small, fast, and the same sequence everywhere.
-pub struct Rng(u64);
+/// The tests' generator (`p4_io::testing::Rng`, SplitMix64) with the draws random programs need.
+pub struct Rng(p4_io::testing::Rng);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(p4_io::testing::Rng(seed))
     }
 
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next()
     }
 
     /// A number in `0..n` (`n` > 0).
