@@ -145,6 +145,54 @@ pub fn read_bounded(reader: impl Read, limit: u64) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// The lines of an input one at a time as they arrive (a terminal, a pipe, a file), each at most
+/// `max_line` bytes, so that a command reading commands answers each before the next is typed and
+/// an endless line is an error rather than a process that grows without end.
+pub struct Lines<R> {
+    reader: std::io::BufReader<R>,
+    max_line: usize,
+    number: usize,
+    buf: Vec<u8>,
+}
+
+impl Lines<Input> {
+    /// The lines of `path` (see [`open`]).
+    pub fn open(path: &Path, what: &str, max_line: usize) -> Result<Self, InputError> {
+        Ok(Lines::new(open(path, what)?, max_line))
+    }
+}
+
+impl<R: Read> Lines<R> {
+    pub fn new(reader: R, max_line: usize) -> Self {
+        Lines { reader: std::io::BufReader::new(reader), max_line, number: 0, buf: Vec::new() }
+    }
+}
+
+impl<R: Read> Iterator for Lines<R> {
+    /// The line's number (from 1) and its text without the line end; `Err`: the line's number
+    /// and what is wrong with it (unreadable, longer than the bound, not UTF-8).
+    type Item = Result<(usize, String), (usize, String)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        use std::io::BufRead;
+        self.buf.clear();
+        self.number += 1;
+        let number = self.number;
+        match (&mut self.reader).take(self.max_line as u64 + 1).read_until(b'\n', &mut self.buf) {
+            Err(e) => return Some(Err((number, describe_io_error(&e)))),
+            Ok(0) => return None,
+            Ok(_) => {}
+        }
+        if self.buf.len() > self.max_line && self.buf.last() != Some(&b'\n') {
+            return Some(Err((number, format!("the line is longer than {} bytes", self.max_line))));
+        }
+        let Ok(text) = std::str::from_utf8(&self.buf) else {
+            return Some(Err((number, "the line is not UTF-8 text".to_string())));
+        };
+        Some(Ok((number, text.trim_end_matches(['\n', '\r']).to_string())))
+    }
+}
+
 /// `64 MiB`, `512 KiB`, `100 bytes`.
 pub fn size_text(bytes: u64) -> String {
     if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
@@ -169,6 +217,16 @@ mod tests {
         let dir = scratch("dir");
         let error = read_text(&dir, "STF file", TEXT_LIMIT).unwrap_err();
         assert_eq!(error.to_string(), format!("cannot read STF file {}: it is a directory, not a file", dir.display()));
+    }
+
+    #[test]
+    fn lines_come_one_at_a_time_numbered_and_bounded() {
+        let text = "a\r\nbb\n\nccccc\nd";
+        let lines: Vec<_> = Lines::new(text.as_bytes(), 4).collect();
+        let expected = vec![Ok((1, "a".to_string())), Ok((2, "bb".to_string())), Ok((3, String::new())), Err((4, "the line is longer than 4 bytes".to_string()))];
+        assert_eq!(lines[..4], expected[..]);
+        let bad: Vec<_> = Lines::new(&b"ok\n\xff\n"[..], 10).collect();
+        assert_eq!(bad, vec![Ok((1, "ok".to_string())), Err((2, "the line is not UTF-8 text".to_string()))]);
     }
 
     #[test]

@@ -342,6 +342,34 @@ impl Aliases {
     }
 }
 
+/// Checks that `pushed`, a controller's p4info, describes the program `ours` does: every table,
+/// action, and extern instance it names with the same id and name.
+pub fn check_describes(pushed: &p4info::P4Info, ours: &p4info::P4Info) -> Result<(), String> {
+    let names = |info: &p4info::P4Info| -> Vec<(u32, String)> {
+        let mut v: Vec<(u32, String)> = info
+            .tables
+            .iter()
+            .filter_map(|t| t.preamble.as_ref())
+            .chain(info.actions.iter().filter_map(|a| a.preamble.as_ref()))
+            .chain(info.counters.iter().filter_map(|a| a.preamble.as_ref()))
+            .chain(info.direct_counters.iter().filter_map(|a| a.preamble.as_ref()))
+            .chain(info.meters.iter().filter_map(|a| a.preamble.as_ref()))
+            .chain(info.registers.iter().filter_map(|a| a.preamble.as_ref()))
+            .map(|p| (p.id, p.name.clone()))
+            .collect();
+        v.sort();
+        v
+    };
+    let (pushed, ours) = (names(pushed), names(ours));
+    if let Some((id, name)) = pushed.iter().find(|x| !ours.contains(x)) {
+        return Err(format!("the p4info names {name} with id {id:#x}, which the program does not have"));
+    }
+    if let Some((id, name)) = ours.iter().find(|x| !pushed.contains(x)) {
+        return Err(format!("the p4info lacks {name} (id {id:#x}) of the program"));
+    }
+    Ok(())
+}
+
 /// The dot-separated suffixes of `name`, shortest first: `c`, `b.c`, `a.b.c`.
 fn suffixes(name: &str) -> impl Iterator<Item = &str> {
     let cuts: Vec<usize> = name.match_indices('.').map(|(i, _)| i + 1).rev().collect();

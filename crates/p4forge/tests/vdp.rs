@@ -288,3 +288,90 @@ fn the_tenants_file_becomes_entries_and_bad_commands_are_refused_by_line() {
     assert!(err.contains("bad.txt:4: VDP 2 mapping rule 1 (vlan=0x7) overlaps VDP 1's mapping rule 1: a packet could belong to both"), "{err}");
     assert!(!dir.join("bad-entries.txt").exists());
 }
+
+/// The supervisor as a P4Runtime controller: commands typed one at a time on its standard input
+/// are answered one at a time; the device it writes ends with the entries the in-process run
+/// gives (the example's entries.txt), forwards as a software target loaded with them, and `show`
+/// reads each VDP's counter from the device. A second supervisor with the same election id is
+/// refused.
+#[test]
+fn the_supervisor_drives_a_p4runtime_device_and_shows_its_counters() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let program = root().join("examples/vdp/vdp.p4");
+    let build = p4forge::frontend::SwitchBuild::default();
+    let device = std::sync::Arc::new(std::sync::Mutex::new(p4_runtime::server::Device::new(0, p4forge::cmd::p4runtime::loader(build))));
+    let loaded = p4forge::cmd::p4runtime::loaded(p4forge::frontend::compile(&program, &[]).unwrap(), &program, build).unwrap();
+    p4_runtime::server::lock(&device).install(loaded, std::fs::read(&program).unwrap());
+    let server = p4_runtime::server::spawn("127.0.0.1:0".parse().unwrap(), device.clone()).unwrap();
+    let addr = server.addr.to_string();
+
+    let bin = env!("CARGO_BIN_EXE_p4forge");
+    let mut child = Command::new(bin)
+        .current_dir(root())
+        .args(["vdp", "examples/vdp/vdp.p4", "/dev/stdin", "--p4runtime", &addr])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut answer = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        line
+    };
+    let tenants = std::fs::read_to_string(root().join("examples/vdp/tenants.txt")).unwrap();
+    for command in tenants.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#') && *l != "show") {
+        writeln!(stdin, "{command}").unwrap();
+        stdin.flush().unwrap();
+        // Each command is answered before the next is sent.
+        let line = answer();
+        assert!(line.starts_with("/dev/stdin:") && line.contains(command), "{command}: {line}");
+    }
+
+    // Another controller with the same election id cannot take the device over.
+    let second = Command::new(bin).current_dir(root()).args(["vdp", "examples/vdp/vdp.p4", "/dev/null", "--p4runtime", &addr]).output().unwrap();
+    assert_eq!(second.status.code(), Some(1), "{}", String::from_utf8_lossy(&second.stderr));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("election id 1"), "{}", String::from_utf8_lossy(&second.stderr));
+
+    // The device forwards as the software target with the in-process run's entries.
+    let compiled = p4forge::frontend::compile(&program, &[]).unwrap();
+    let mut local = p4forge::frontend::software_switches(compiled, &program, 1, build).unwrap().remove(0);
+    p4forge::cmd::entries::Entries::read(&root().join("examples/vdp/entries.txt")).unwrap().apply(&mut local).unwrap();
+    let mut rng = Rng(11);
+    for _ in 0..300 {
+        let p = packet(&mut rng);
+        let remote = {
+            let mut d = p4_runtime::server::lock(&device);
+            run(d.target().unwrap(), p.port, &p.bytes)
+        };
+        assert_eq!(remote, run(&mut local, p.port, &p.bytes), "{p:?}");
+    }
+
+    // `show` reads the counters off the device: each VDP's as the local target counted.
+    writeln!(stdin, "show").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(answer(), "3 VDPs; slices of 8 entries\n");
+    let mut counted = 0;
+    for vid in 1..=3u64 {
+        let (packets, bytes) = local.counter_read("vdp_packets", vid).unwrap();
+        counted += packets;
+        let line = answer();
+        assert!(line.starts_with(&format!("VDP {vid}: ")), "{line}");
+        assert!(line.ends_with(&format!("; {packets} packets ({bytes} bytes) in hardware, 0 (0 bytes) on the software path\n")), "{line}");
+    }
+    assert!(counted > 50, "the VDPs saw {counted} of 300 packets");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(status.success(), "{err}");
+    // A supervisor starts from empty tables: one that finds entries there refuses to start.
+    let again = Command::new(bin).current_dir(root()).args(["vdp", "examples/vdp/vdp.p4", "/dev/null", "--p4runtime", &addr]).output().unwrap();
+    assert_eq!(again.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(err.contains("table VdpIngress.vdp_map holds 3 entries already; the supervisor owns the VDP tables"), "{err}");
+    drop(server);
+}

@@ -266,34 +266,6 @@ impl<T: Target> Service<T> {
     }
 }
 
-/// Checks that `pushed`, a controller's p4info, describes the program `ours` does: every table,
-/// action, and extern instance it names with the same id and name.
-fn check_p4info(pushed: &P4Info, ours: &P4Info) -> Result<(), String> {
-    let names = |info: &P4Info| -> Vec<(u32, String)> {
-        let mut v: Vec<(u32, String)> = info
-            .tables
-            .iter()
-            .filter_map(|t| t.preamble.as_ref())
-            .chain(info.actions.iter().filter_map(|a| a.preamble.as_ref()))
-            .chain(info.counters.iter().filter_map(|a| a.preamble.as_ref()))
-            .chain(info.direct_counters.iter().filter_map(|a| a.preamble.as_ref()))
-            .chain(info.meters.iter().filter_map(|a| a.preamble.as_ref()))
-            .chain(info.registers.iter().filter_map(|a| a.preamble.as_ref()))
-            .map(|p| (p.id, p.name.clone()))
-            .collect();
-        v.sort();
-        v
-    };
-    let (pushed, ours) = (names(pushed), names(ours));
-    if let Some((id, name)) = pushed.iter().find(|x| !ours.contains(x)) {
-        return Err(format!("the p4info names {name} with id {id:#x}, which the program does not have"));
-    }
-    if let Some((id, name)) = ours.iter().find(|x| !pushed.contains(x)) {
-        return Err(format!("the p4info lacks {name} (id {id:#x}) of the program"));
-    }
-    Ok(())
-}
-
 /// A Write's outcome: OK, or UNKNOWN with one `p4.v1.Error` per update in the details.
 fn write_status(results: &[Result<(), tables::Refusal>]) -> Result<(), Status> {
     if results.iter().all(Result::is_ok) {
@@ -394,7 +366,7 @@ impl<T: Target> P4Runtime for Service<T> {
             .await
             .map_err(|e| Status::internal(format!("compiling the device config failed: {e}")))?
             .map_err(|why| Status::invalid_argument(bounded(why)))?;
-        check_p4info(pushed, &loaded.p4info).map_err(Status::invalid_argument)?;
+        crate::p4info::check_describes(pushed, &loaded.p4info).map_err(Status::invalid_argument)?;
         let mut device = lock(&self.device);
         match action {
             Action::Verify => {}

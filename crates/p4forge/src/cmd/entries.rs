@@ -11,7 +11,6 @@ use crate::frontend::Dataplane;
 use p4_stf::commands::{apply_command, apply_commands, parse_command, parse_commands, CliLine};
 use p4_stf::error::LineError;
 use p4_stf::runtime::SessionState;
-use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 /// The longest line an entries file may have (a `table_add` is a few hundred bytes).
@@ -90,29 +89,13 @@ impl Entries {
 /// order, stopping at the first error `each` returns; a line longer than [`MAX_LINE`] or text
 /// that is not UTF-8 is an error naming the line.
 fn each_line(path: &Path, origin: &str, mut each: impl FnMut(Result<CliLine, LineError>) -> CliResult<()>) -> CliResult<()> {
-    let input = p4_io::input::open(path, "entries file")?;
-    let mut reader = BufReader::new(input);
-    let mut buf = Vec::new();
-    let mut number = 0usize;
-    loop {
-        buf.clear();
-        number += 1;
-        let n = (&mut reader).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut buf).map_err(|e| {
-            CliError::input(format!("cannot read entries file {origin}: {}", p4_io::describe_io_error(&e)))
-        })?;
-        if n == 0 {
-            return Ok(());
-        }
-        if buf.len() > MAX_LINE && buf.last() != Some(&b'\n') {
-            return Err(CliError::input(format!("{origin}:{number}: the line is longer than {MAX_LINE} bytes")));
-        }
-        let Ok(text) = std::str::from_utf8(&buf) else {
-            return Err(CliError::input(format!("{origin}:{number}: the line is not UTF-8 text")));
-        };
-        let Some(content) = p4_stf::error::meaningful(text) else { continue };
+    for line in p4_io::input::Lines::open(path, "entries file", MAX_LINE)? {
+        let (number, text) = line.map_err(|(number, why)| CliError::input(format!("{origin}:{number}: {why}")))?;
+        let Some(content) = p4_stf::error::meaningful(&text) else { continue };
         each(parse_command(content).map(|command| CliLine { line: number, command }).map_err(|m| LineError::new(number, m)))?;
         if p4_io::interrupt::interrupted() {
             return Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string()));
         }
     }
+    Ok(())
 }

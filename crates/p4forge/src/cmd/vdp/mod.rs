@@ -1,8 +1,9 @@
 //! `p4forge vdp`: the supervisor of the virtual data planes of `examples/vdp/vdp.p4`
 //! ([`supervisor`]). It reads commands in each VDP's own terms, keeps the VDPs, and turns them into
 //! the physical entries of the program's two TCAM tables, which it loads into the program (on the
-//! software target, which checks every entry as a switch does) and writes as a runtime-CLI file
-//! (`--out`) that `run`, `switch` and `rtl-sim` load with `--entries`.
+//! software target, which checks every entry as a switch does, or into a device on a P4Runtime
+//! server with `--p4runtime`) and writes as a runtime-CLI file (`--out`) that `run`, `switch` and
+//! `rtl-sim` load with `--entries`. Commands are read and answered one line at a time.
 //!
 //! Commands, one per line (`#` starts a comment):
 //!
@@ -15,7 +16,7 @@
 //! unrule VID RULE
 //! default VID ACTION                                  what its packets no rule matches get
 //! migrate VID software|hardware                       all its packets to the host, or back
-//! show                                                the VDPs, their slices and rules
+//! show                                                the VDPs, their slices, rules and counters
 //! ```
 //!
 //! Priorities are the VDP's own (larger wins, 1 to 1,000,000, one rule per priority). FIELD is
@@ -63,6 +64,19 @@ pub struct VdpArgs {
     /// Also search DIR for `#include` files (repeatable).
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// Write the hardware's entries to the device running PROGRAM on this P4Runtime server
+    /// (`host:port`), as its primary controller, instead of to a software target in the process.
+    #[arg(long, value_name = "ADDR")]
+    pub p4runtime: Option<String>,
+    /// Write the software path's entries to the device on this P4Runtime server likewise.
+    #[arg(long = "software-p4runtime", value_name = "ADDR")]
+    pub software_p4runtime: Option<String>,
+    /// The P4Runtime device id (of both servers).
+    #[arg(long = "device-id", value_name = "N", default_value_t = 0)]
+    pub device_id: u64,
+    /// The election id the supervisor is primary with (its low 64 bits).
+    #[arg(long = "election-id", value_name = "N", default_value_t = 1)]
+    pub election_id: u64,
 }
 
 /// `p4forge vdp EXPERIMENT`.
@@ -149,6 +163,8 @@ pub struct Names {
     pub set_vdp: String,
     pub process: String,
     pub to_software: String,
+    /// The per-VDP packet counter (indexed by VDP id), if the program has one.
+    pub counter: Option<String>,
 }
 
 /// Compiles the pipeline, its warnings to standard error.
@@ -186,6 +202,11 @@ pub fn names_of(catalog: &p4_control::Catalog, slice: u32) -> Result<(Names, Geo
         set_vdp: action_name(map, "set_vdp")?,
         process: action_name(action, "process")?,
         to_software: action_name(action, "to_software")?,
+        counter: catalog
+            .externs
+            .iter()
+            .find(|e| e.kind == Some(p4_ir::layout::ObjectKind::Counter) && (e.name == "vdp_packets" || e.name.ends_with(".vdp_packets")))
+            .map(|e| e.name.clone()),
     };
     let geometry = Geometry { map_entries: map.capacity as u32, action_entries: action.capacity as u32, slice_entries: slice };
     Ok((names, geometry))
@@ -413,17 +434,35 @@ pub fn runtime_cli(names: &Names, entries: &std::collections::BTreeSet<Entry>) -
     out
 }
 
-/// The VDPs as a table.
-pub fn render_show(sup: &Supervisor) -> String {
+/// The VDPs as a table, with what their counters read in each dataplane (`counters`: by VDP id,
+/// hardware then software path, packets and bytes).
+pub fn render_show(sup: &Supervisor, counters: &HashMap<u16, [(u64, u64); 2]>) -> String {
     let mut o = format!("{} VDPs; slices of {} entries\n", sup.vdps.len(), sup.geometry.slice_entries);
     for (vid, v) in &sup.vdps {
         let (searched, total) = sup.slices_searched(*vid).unwrap_or((0, 0));
         o += &format!(
-            "VDP {vid}: {:?}, mapping slices {:?}, action slices {:?} (a lookup searches {searched} of {total}), {} mapping rules, {} rules\n",
+            "VDP {vid}: {:?}, mapping slices {:?}, action slices {:?} (a lookup searches {searched} of {total}), {} mapping rules, {} rules",
             v.place, v.map_slices, v.action_slices, v.map.len(), v.rules.len()
         );
+        if let Some([(hp, hb), (sp, sb)]) = counters.get(vid) {
+            o += &format!("; {hp} packets ({hb} bytes) in hardware, {sp} ({sb} bytes) on the software path");
+        }
+        o += "\n";
     }
     o
+}
+
+/// Each VDP's counter cells in the two dataplanes (none when the program counts no packets).
+fn read_counters(sup: &Supervisor, names: &Names, planes: [&mut dyn ControlPlane; 2]) -> Result<HashMap<u16, [(u64, u64); 2]>, String> {
+    let Some(counter) = &names.counter else { return Ok(HashMap::new()) };
+    let [hardware, software] = planes;
+    let mut out = HashMap::new();
+    for vid in sup.vdps.keys() {
+        let hw = hardware.counter_read(counter, u64::from(*vid)).map_err(|e| format!("reading {counter}[{vid}]: {e}"))?;
+        let sw = software.counter_read(counter, u64::from(*vid)).map_err(|e| format!("reading {counter}[{vid}] of the software path: {e}"))?;
+        out.insert(*vid, [hw, sw]);
+    }
+    Ok(out)
 }
 
 /// What is loaded into the two dataplanes running the pipeline, the hardware's tables and the
@@ -459,6 +498,28 @@ fn counts(ops: &[Op]) -> String {
     format!("{} inserted, {} modified, {} deleted", count(|o| matches!(o, Op::Insert(_))), count(|o| matches!(o, Op::Modify(_))), count(|o| matches!(o, Op::Delete(_))))
 }
 
+/// The longest command line the supervisor reads.
+const MAX_COMMAND_LINE: usize = 1 << 16;
+
+/// A dataplane for the supervisor: the device on a P4Runtime server at `addr` (which must run the
+/// program whose p4info is `p4info`), else `local`.
+/// Its tables must be empty: the supervisor starts from none, and owns them.
+fn dataplane(addr: Option<&String>, local: p4_dataplane::Switch, p4info: &p4_runtime::proto::p4::config::v1::P4Info, names: &Names, args: &VdpArgs) -> CliResult<Box<dyn ControlPlane>> {
+    let Some(addr) = addr else { return Ok(Box::new(local)) };
+    let mut remote = p4_runtime::client::Remote::connect(addr, args.device_id, args.election_id).map_err(CliError::failed)?;
+    p4_runtime::p4info::check_describes(remote.p4info(), p4info)
+        .map_err(|e| CliError::input(format!("{addr}: the device does not run {}: {e}", args.program.as_deref().unwrap_or(std::path::Path::new("")).display())))?;
+    for table in [&names.map_table, &names.action_table] {
+        let n = remote.entry_count(table).map_err(|e| CliError::failed(format!("{addr}: reading {table}: {e}")))?;
+        if n > 0 {
+            return Err(CliError::input(format!(
+                "{addr}: table {table} holds {n} entries already; the supervisor owns the VDP tables and starts from empty ones (restart the device, or clear them)"
+            )));
+        }
+    }
+    Ok(Box::new(remote))
+}
+
 /// `p4forge vdp`.
 pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
     let (program, commands) = match (&args.experiment, &args.program, &args.commands) {
@@ -467,38 +528,48 @@ pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
         (None, Some(p), Some(c)) => (p, c),
         _ => return Err(CliError::input("p4forge vdp PROGRAM COMMANDS, or p4forge vdp throughput|migrate PROGRAM")),
     };
+    if args.p4runtime.is_some() && args.p4runtime == args.software_p4runtime {
+        return Err(CliError::input("--p4runtime and --software-p4runtime name the same server: the software path is a second device"));
+    }
     let compiled = compile(program, &args.include)?;
-    let mut switches = crate::frontend::software_switches(compiled, program, 2, Default::default())?;
-    let (mut hardware, mut software) = (switches.remove(0), switches.remove(0));
-    let catalog = hardware.control_catalog().cloned().ok_or_else(|| CliError::failed("the software target has no control plane"))?;
+    let layouts = p4_ir::layout::Layouts::of(&compiled.program);
+    let catalog = p4_control::Catalog::of(&compiled.program, &layouts).map_err(|e| CliError::input(format!("{}: {e}", program.display())))?;
+    let p4info = p4_runtime::p4info::of(&compiled.program, &layouts, &catalog);
     let (names, geometry) = names_of(&catalog, args.slice).map_err(|e| CliError::input(format!("{}: {e}", program.display())))?;
     let mut sup = Supervisor::new(geometry).map_err(|e| CliError::input(format!("--slice {}: {e}", args.slice)))?;
-    let text = crate::error::read_text(commands, "commands file")?;
+    let mut switches = crate::frontend::software_switches(compiled, program, 2, Default::default())?;
+    let (local_hardware, local_software) = (switches.remove(0), switches.remove(0));
+    let mut hardware = dataplane(args.p4runtime.as_ref(), local_hardware, &p4info, &names, args)?;
+    let mut software = dataplane(args.software_p4runtime.as_ref(), local_software, &p4info, &names, args)?;
     let origin = commands.display().to_string();
     let mut planes = Dataplanes::default();
-    let mut out = String::new();
-    for (n, line) in text.lines().enumerate() {
-        let at = |e: String| CliError::input(format!("{origin}:{}: {e}", n + 1));
-        let Some(command) = parse_line(line).map_err(at)? else { continue };
+    // Each command's outcome is printed as it is carried out: commands may come from a person.
+    for line in p4_io::input::Lines::open(commands, "commands file", MAX_COMMAND_LINE)? {
+        let (n, line) = line.map_err(|(n, why)| CliError::input(format!("{origin}:{n}: {why}")))?;
+        let at = |e: String| CliError::input(format!("{origin}:{n}: {e}"));
+        let Some(command) = parse_line(&line).map_err(at)? else { continue };
         if command == Command::Show {
-            out += &render_show(&sup);
+            let counters = read_counters(&sup, &names, [&mut *hardware, &mut *software]).map_err(at)?;
+            p4_io::stdio::print(&render_show(&sup, &counters))?;
             continue;
         }
         let plan = execute(&mut sup, &command).map_err(at)?;
-        planes.apply(&mut hardware, &mut software, &names, &plan).map_err(|e| at(format!("the dataplane refused an entry: {e}")))?;
-        out += &format!("{origin}:{}: {}: {}", n + 1, line.trim(), counts(&plan.hardware));
+        planes.apply(&mut *hardware, &mut *software, &names, &plan).map_err(|e| at(format!("the dataplane refused an entry: {e}")))?;
+        let mut out = format!("{origin}:{n}: {}: {}", line.trim(), counts(&plan.hardware));
         if !plan.software.is_empty() {
             out += &format!("; software path: {}", counts(&plan.software));
         }
-        out += "\n";
+        p4_io::stdio::print(&(out + "\n"))?;
+        if p4_io::interrupt::interrupted() {
+            return Err(CliError::interrupted(p4_io::interrupt::Interrupted.to_string()));
+        }
     }
     for (path, entries, what) in [(&args.out, sup.entries(), "entries"), (&args.software_out, sup.software_entries(), "software path entries")] {
         if let Some(path) = path {
             p4_io::output::write(path, runtime_cli(&names, &entries).as_bytes()).map_err(|e| CliError::output(e.to_string()))?;
-            out += &format!("wrote {} {what} to {}\n", entries.len(), path.display());
+            p4_io::stdio::print(&format!("wrote {} {what} to {}\n", entries.len(), path.display()))?;
         }
     }
-    p4_io::stdio::print(&out)?;
     Ok(())
 }
 
