@@ -60,6 +60,8 @@ pub fn describe(status: &tonic::Status) -> String {
         .map(|d| d.details.iter().filter_map(|any| p4v1::Error::decode(any.value.as_slice()).ok()).map(|e| (e.canonical_code, e.message)).enumerate().filter(|(_, (code, _))| *code != 0).map(|(i, (_, m))| (i + 1, m)).collect())
         .unwrap_or_default();
     match refused.as_slice() {
+        // What tonic reports when the connection broke (the server went away).
+        [] if status.message().contains("transport error") => format!("the connection to the server is lost ({})", status.message()),
         [] => format!("{} ({:?})", status.message(), status.code()),
         [(_, message)] => message.clone(),
         many => many.iter().map(|(i, m)| format!("update {i}: {m}")).collect::<Vec<_>>().join("; "),
@@ -547,5 +549,6 @@ mod tests {
         assert_eq!(describe(&status(vec![ok.clone(), error("no such table")])), "no such table");
         assert_eq!(describe(&status(vec![error("a"), ok, error("b")])), "update 1: a; update 3: b");
         assert_eq!(describe(&tonic::Status::unavailable("gone")), "gone (Unavailable)");
+        assert_eq!(describe(&tonic::Status::unknown("transport error")), "the connection to the server is lost (transport error)");
     }
 }

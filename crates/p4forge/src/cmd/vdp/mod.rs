@@ -554,7 +554,7 @@ pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
             continue;
         }
         let plan = execute(&mut sup, &command).map_err(at)?;
-        planes.apply(&mut *hardware, &mut *software, &names, &plan).map_err(|e| at(format!("the dataplane refused an entry: {e}")))?;
+        planes.apply(&mut *hardware, &mut *software, &names, &plan).map_err(|e| at(format!("the dataplane did not take an entry: {e}")))?;
         let mut out = format!("{origin}:{n}: {}: {}", line.trim(), counts(&plan.hardware));
         if !plan.software.is_empty() {
             out += &format!("; software path: {}", counts(&plan.software));
