@@ -449,11 +449,12 @@ impl ControlPlane for Remote {
     }
 
     fn register_reset(&mut self, register: &str) -> Result<(), ControlError> {
-        let size = self.register(register)?.size.into();
-        for i in Self::indices(size, None) {
-            self.register_write(register, i as u64, BigUint::zero())?;
-        }
-        Ok(())
+        // Every cell in one write, as counter_reset does, not a round trip per cell.
+        let r = self.register(register)?;
+        let register_id = r.preamble.as_ref().map_or(0, |p| p.id);
+        let zero = |i: i64| (UpdateType::Modify, Entity::RegisterEntry(p4v1::RegisterEntry { register_id, index: Some(p4v1::Index { index: i }), data: Some(bitstring(vec![0])) }));
+        let updates: Vec<_> = Self::indices(r.size.into(), None).into_iter().map(zero).collect();
+        self.write(updates)
     }
 
     fn counter_read(&mut self, counter: &str, index: u64) -> Result<(u64, u64), ControlError> {
