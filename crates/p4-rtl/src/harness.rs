@@ -237,9 +237,14 @@ static int hexval(char c) {
 
 // `P <port> <time> <hex bytes>`: the port, the arrival time (hex) and the packet's bytes (up to
 // the first character that is not hex); false for an empty packet.
-static bool packet_command(const std::string& line, unsigned& port, uint64_t& time, std::vector<uint8_t>& bytes) {
+// P <port>[/<queue>] <time> <hex bytes>; the queue (a host port's DMA queue pair) into `queue`.
+static bool packet_command(const std::string& line, unsigned& port, uint64_t& time, std::vector<uint8_t>& bytes, unsigned* queue = nullptr) {
     char* rest = nullptr;
     port = (unsigned)strtoul(line.c_str() + 1, &rest, 10);
+    if (rest && *rest == '/') {
+        unsigned q = (unsigned)strtoul(rest + 1, &rest, 10);
+        if (queue) *queue = q;
+    }
     time = rest ? (uint64_t)strtoull(rest, &rest, 16) : 0;
     while (rest && *rest == ' ') ++rest;
     for (const char* c = rest; c && c[0] && c[1]; c += 2) {

@@ -78,6 +78,9 @@ pub struct Options {
     /// `--host-port`: a switch gets one more port, number `ports`, the host's DMA queue pair
     /// (`p4f_host_dma`), its memory and control ports at the wrapper's top (`host_*`).
     pub host_port: bool,
+    /// `--host-queues`/`--host-queue-at`: the host port's DMA queue pairs (1: `p4f_host_dma`;
+    /// more: `p4f_host_dma_mq`, a packet to the host on the queue a field of it names).
+    pub host_queues: wrapper::HostQueues,
     /// `--traffic` (with a wrapper): each front-panel port gets `p4f_port_traffic` in its MAC
     /// clock, a packet generator muxed into its RX stream and a capturer watching its TX stream,
     /// controlled from `clk` through the wrapper's `gen_*`/`traffic_*` ports and read through
@@ -110,6 +113,7 @@ impl Default for Options {
             arch: wrapper::Arch::Top,
             ports: 4,
             host_port: false,
+            host_queues: wrapper::HostQueues::default(),
             traffic: false,
             processors: 1,
             second: None,

@@ -147,7 +147,7 @@ pub fn build_with(design: &Design, dir: &Path, speed: CxxSpeed, log: &mut dyn Fn
                 dw,
                 ports,
                 arch != "bump",
-                design.manifest.host_port.is_some(),
+                if design.manifest.host_port.is_some() { host_queues(&design.manifest) } else { 0 },
                 design.manifest.ports.get("traffic").is_some(),
                 design.manifest.processor_stride.is_some(),
                 design.manifest.clock_mhz,
@@ -232,10 +232,17 @@ pub fn build_with(design: &Design, dir: &Path, speed: CxxSpeed, log: &mut dyn Fn
     Ok(Model { dir: dir.to_path_buf(), binary, manifest: design.manifest.clone() })
 }
 
+/// The host port's DMA queue pairs in a design's manifest (1 without `queues`).
+pub fn host_queues(manifest: &crate::Manifest) -> u32 {
+    manifest.ports.get("host").and_then(|h| h.get("queues")).and_then(|q| q.as_u64()).map_or(1, |q| q as u32)
+}
+
 /// One packet out of the model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimOutput {
     pub port: u32,
+    /// For the host port: the DMA queue pair whose RX ring took it (0 with one pair); 0 otherwise.
+    pub queue: u32,
     pub data: Vec<u8>,
     /// Cycles (from the start of the run) of its first and last beat.
     pub first: u64,
@@ -365,7 +372,13 @@ impl Sim {
     /// Queues a packet arriving on `port` at `now_ns` (the pipeline gets that time with it; a
     /// switch stamps its own).
     pub fn queue(&mut self, port: u32, now_ns: u64, data: &[u8]) -> R<()> {
+        self.queue_on(port, 0, now_ns, data)
+    }
+
+    /// [`Sim::queue`] for a switch's host port: the packet goes into DMA queue pair `queue`'s TX ring.
+    pub fn queue_on(&mut self, port: u32, queue: u32, now_ns: u64, data: &[u8]) -> R<()> {
         let mut line = String::with_capacity(data.len() * 2 + 40);
+        let port = if queue > 0 { format!("{port}/{queue}") } else { port.to_string() };
         line.push_str(&format!("P {port} {:x} ", crate::hw_time(now_ns)));
         for b in data {
             line.push_str(&format!("{b:02x}"));
@@ -398,12 +411,16 @@ impl Sim {
                     report.arrivals.push((index, time));
                 }
                 Some("O") => {
-                    let port = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+                    // `<port>` or, from a host port with several queue pairs, `<port>/<queue>`.
+                    let (port, queue) = match it.next().map(|t| t.split_once('/').unwrap_or((t, "0"))) {
+                        Some((p, q)) => (p.parse().unwrap_or(0), q.parse().unwrap_or(0)),
+                        None => (0, 0),
+                    };
                     let first = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
                     let last = it.next().and_then(|t| t.parse().ok()).unwrap_or(0);
                     let hex = it.next().unwrap_or("");
                     let data = from_hex(hex).ok_or_else(|| SimError(format!("the simulator sent a frame that is not hex: `{}`", line.trim_end())))?;
-                    report.outputs.push(SimOutput { port, data, first, last });
+                    report.outputs.push(SimOutput { port, queue, data, first, last });
                 }
                 Some("Y") => {
                     let v: Vec<u64> = it.filter_map(|t| t.parse().ok()).collect();
@@ -853,6 +870,22 @@ impl RtlSwitch {
             return Err(why);
         }
         self.sim.queue(port, now_ns, data).map_err(|e| e.0)
+    }
+
+    /// Queues a packet the host sends on its DMA queue pair `queue` (the host port's number is
+    /// the manifest's `host_port`); outputs tell the RX queue pair in [`SimOutput::queue`].
+    pub fn queue_host(&mut self, queue: u32, data: &[u8]) -> Result<(), String> {
+        let Some(port) = self.design.host_port else {
+            return Err("the design has no host port".into());
+        };
+        let queues = host_queues(&self.design);
+        if queue >= queues {
+            return Err(format!("host queue {queue}: the host port has {queues} DMA queue pair(s)"));
+        }
+        if let Some(why) = self.refusal(data) {
+            return Err(why);
+        }
+        self.sim.queue_on(port, queue, 0, data).map_err(|e| e.0)
     }
 
     /// Why the design cannot take `data` at all, if it cannot.

@@ -257,14 +257,17 @@ impl Sim {
 
 /// The host side of a switch with a host port (`#if HOST`): a host-memory model (a byte array
 /// answering the DMA's requests in order, a read [`HOST_MEM_LATENCY`] cycles after it was taken)
-/// and a driver owning the two rings: each host packet (`P <ports> ...`) goes into a TX buffer
-/// and descriptor and `host_tx_tail` moves past it (a free descriptor permitting); RX
-/// descriptors stay posted with [`HOST_RX_BUFFER_BYTES`]-byte buffers, and each one the DMA
-/// finishes (`host_rx_head` moves past it) is a packet out of port `ports` (its written-back
-/// length; a longer packet arrives truncated), its descriptor posted again.
+/// and a driver owning each queue pair's two rings (`HOST_QUEUES` pairs, each in its own MiB of
+/// host memory): each host packet (`P <ports>[/<queue>] ...`) goes into a TX buffer and
+/// descriptor of its queue and that queue's TX tail moves past it (a free descriptor permitting);
+/// RX descriptors stay posted with [`HOST_RX_BUFFER_BYTES`]-byte buffers, and each one the DMA
+/// finishes (the queue's RX head moves past it) is a packet out of port `ports` (`O <ports> ...`,
+/// `O <ports>/<queue> ...` with more than one queue; its written-back length: a longer packet
+/// arrives truncated), its descriptor posted again.
 pub const HOST_CPP: &str = r#"
 #if HOST
-static const uint64_t HMEM_BYTES = 1u << 20;   // host memory
+static const uint64_t QMEM_BYTES = 1u << 20;   // host memory of one queue pair
+static const uint64_t HMEM_BYTES = HOST_QUEUES * QMEM_BYTES;
 static const uint64_t HMEM_LATENCY = HOST_MEM_LATENCY_CYCLES;
 static const uint64_t TX_RING = 0x0, RX_RING = 0x1000;                  // 16-byte descriptors
 static const unsigned TX_LOG2 = 4, RX_LOG2 = 5;                         // 16 and 32 entries
@@ -275,7 +278,12 @@ struct HostRsp { uint64_t due; std::vector<uint8_t> data; };
 static std::deque<HostRsp> host_rsp;     // reads taken, in order
 static bool host_rsp_driven = false;     // the front response is on host_mem_rsp_* this cycle
 static uint64_t host_cycle = 0;
-static unsigned host_tx_tail = 0, host_rx_tail = 0, host_rx_next = 0;
+struct HostQueue {
+    unsigned tx_tail = 0, rx_tail = 0, rx_next = 0;
+    std::deque<std::vector<uint8_t>> frames;   // `P` packets waiting for a TX descriptor
+    std::deque<size_t> index;                  // and their numbers
+};
+static HostQueue hq[HOST_QUEUES];
 static uint64_t host_out = 0, host_bytes = 0;
 #define HOST_BUF_DROPS() BUF_DROPS(PORTS)
 
@@ -285,23 +293,36 @@ static uint64_t hmem_get(uint64_t a, unsigned n) {
     for (unsigned i = 0; i < n; ++i) v |= uint64_t(hmem[(a + i) % HMEM_BYTES]) << (8 * i);
     return v;
 }
-// RX descriptor i: its buffer and size, the write-back cleared.
-static void post_rx(unsigned i) {
-    uint64_t d = RX_RING + 16 * i;
-    hmem_put(d, RX_BUFS + RX_BUF_BYTES * i, 8);
+// Queue q's RX descriptor i: its buffer and size, the write-back cleared.
+static void post_rx(unsigned q, unsigned i) {
+    uint64_t d = q * QMEM_BYTES + RX_RING + 16 * i;
+    hmem_put(d, q * QMEM_BYTES + RX_BUFS + RX_BUF_BYTES * i, 8);
     hmem_put(d + 8, RX_BUF_BYTES, 2);
     hmem_put(d + 12, 0, 4);
 }
 static void host_init() {
-    dut->host_tx_ring_base = TX_RING; dut->host_tx_ring_log2 = TX_LOG2; dut->host_tx_tail = 0;
-    dut->host_rx_ring_base = RX_RING; dut->host_rx_ring_log2 = RX_LOG2;
     unsigned n = (1u << RX_LOG2) - 1;   // a ring of N entries holds N-1
-    for (unsigned i = 0; i < n; ++i) post_rx(i);
-    host_rx_tail = n;
-    dut->host_rx_tail = n;
-    dut->host_enable = 1;
+    for (unsigned q = 0; q < HOST_QUEUES; ++q) {
+        put_bits(dut->host_tx_ring_base, 64 * q, 64, q * QMEM_BYTES + TX_RING);
+        put_bits(dut->host_tx_ring_log2, 5 * q, 5, TX_LOG2);
+        put_bits(dut->host_tx_tail, 8 * q, 8, 0);
+        put_bits(dut->host_rx_ring_base, 64 * q, 64, q * QMEM_BYTES + RX_RING);
+        put_bits(dut->host_rx_ring_log2, 5 * q, 5, RX_LOG2);
+        for (unsigned i = 0; i < n; ++i) post_rx(q, i);
+        hq[q].rx_tail = n;
+        put_bits(dut->host_rx_tail, 8 * q, 8, n);
+        put_bits(dut->host_enable, q, 1, 1);
+    }
     dut->host_mem_req_ready = 0;        // the memory answers only inside runs
     dut->host_mem_rsp_valid = 0;
+}
+static void host_queue(unsigned q, std::vector<uint8_t>&& frame, size_t index) {
+    hq[q % HOST_QUEUES].frames.push_back(std::move(frame));
+    hq[q % HOST_QUEUES].index.push_back(index);
+}
+static bool host_pending() {
+    for (unsigned q = 0; q < HOST_QUEUES; ++q) if (!hq[q].frames.empty()) return true;
+    return false;
 }
 static void host_run_start() { dut->host_mem_req_ready = 1; dut->eval(); }
 static void host_run_end() {
@@ -338,43 +359,48 @@ static void host_drive_rsp() {
     for (unsigned w = 0; w < DATA_BYTES / 4; ++w)
         dut->host_mem_rsp_rdata[w] = uint32_t(d[4 * w]) | uint32_t(d[4 * w + 1]) << 8 | uint32_t(d[4 * w + 2]) << 16 | uint32_t(d[4 * w + 3]) << 24;
 }
-// The driver: queued host packets into free TX descriptors (true if it posted one); finished RX
-// descriptors' packets out (`O <PORTS> ...` in runs of queued packets), each descriptor posted again.
+// The driver: each queue's waiting packets into its free TX descriptors (true if it posted one);
+// finished RX descriptors' packets out (`O <PORTS>[/<queue>] ...` in runs of queued packets),
+// each descriptor posted again.
 static bool host_driver(uint64_t t, uint64_t start, bool report) {
     const unsigned tx_n = 1u << TX_LOG2, rx_n = 1u << RX_LOG2;
     bool posted = false;
-    while (!queued[PORTS].empty() && (host_tx_tail + 1) % tx_n != unsigned(dut->host_tx_head) % tx_n) {
-        const std::vector<uint8_t>& f = queued[PORTS].front();
-        uint64_t buf = TX_BUFS + TX_BUF_BYTES * host_tx_tail;
-        for (size_t i = 0; i < f.size() && i < TX_BUF_BYTES; ++i) hmem[(buf + i) % HMEM_BYTES] = f[i];
-        uint64_t d = TX_RING + 16 * host_tx_tail;
-        hmem_put(d, buf, 8);
-        hmem_put(d + 8, f.size(), 2);
-        printf("I %zu %llu\n", queued_index[PORTS].front(), (unsigned long long)((t - start) / CLK_PS));
-        queued[PORTS].pop_front();
-        queued_index[PORTS].pop_front();
-        queued_at[PORTS].pop_front();
-        host_tx_tail = (host_tx_tail + 1) % tx_n;
-        dut->host_tx_tail = host_tx_tail;
-        posted = true;
-    }
-    while (host_rx_next != unsigned(dut->host_rx_head) % rx_n) {
-        uint64_t d = RX_RING + 16 * host_rx_next;
-        uint64_t buf = hmem_get(d, 8), len = hmem_get(d + 12, 2), flags = hmem_get(d + 14, 1);
-        if (flags & 1) {
-            ++host_out;
-            host_bytes += len;
-            if (report) {
-                unsigned long long c = (t - start) / CLK_PS;
-                printf("O %u %llu %llu ", PORTS, c, c);
-                for (uint64_t i = 0; i < len; ++i) printf("%02x", hmem[(buf + i) % HMEM_BYTES]);
-                printf("\n");
-            }
+    for (unsigned q = 0; q < HOST_QUEUES; ++q) {
+        HostQueue& h = hq[q];
+        const uint64_t base = q * QMEM_BYTES;
+        while (!h.frames.empty() && (h.tx_tail + 1) % tx_n != unsigned(get_bits(dut->host_tx_head, 8 * q, 8)) % tx_n) {
+            const std::vector<uint8_t>& f = h.frames.front();
+            uint64_t buf = base + TX_BUFS + TX_BUF_BYTES * h.tx_tail;
+            for (size_t i = 0; i < f.size() && i < TX_BUF_BYTES; ++i) hmem[(buf + i) % HMEM_BYTES] = f[i];
+            uint64_t d = base + TX_RING + 16 * h.tx_tail;
+            hmem_put(d, buf, 8);
+            hmem_put(d + 8, f.size(), 2);
+            printf("I %zu %llu\n", h.index.front(), (unsigned long long)((t - start) / CLK_PS));
+            h.frames.pop_front();
+            h.index.pop_front();
+            h.tx_tail = (h.tx_tail + 1) % tx_n;
+            put_bits(dut->host_tx_tail, 8 * q, 8, h.tx_tail);
+            posted = true;
         }
-        host_rx_next = (host_rx_next + 1) % rx_n;
-        post_rx(host_rx_tail);
-        host_rx_tail = (host_rx_tail + 1) % rx_n;
-        dut->host_rx_tail = host_rx_tail;
+        while (h.rx_next != unsigned(get_bits(dut->host_rx_head, 8 * q, 8)) % rx_n) {
+            uint64_t d = base + RX_RING + 16 * h.rx_next;
+            uint64_t buf = hmem_get(d, 8), len = hmem_get(d + 12, 2), flags = hmem_get(d + 14, 1);
+            if (flags & 1) {
+                ++host_out;
+                host_bytes += len;
+                if (report) {
+                    unsigned long long c = (t - start) / CLK_PS;
+                    if (HOST_QUEUES > 1) printf("O %u/%u %llu %llu ", PORTS, q, c, c);
+                    else printf("O %u %llu %llu ", PORTS, c, c);
+                    for (uint64_t i = 0; i < len; ++i) printf("%02x", hmem[(buf + i) % HMEM_BYTES]);
+                    printf("\n");
+                }
+            }
+            h.rx_next = (h.rx_next + 1) % rx_n;
+            post_rx(q, h.rx_tail);
+            h.rx_tail = (h.rx_tail + 1) % rx_n;
+            put_bits(dut->host_rx_tail, 8 * q, 8, h.rx_tail);
+        }
     }
     return posted;
 }
@@ -382,6 +408,8 @@ static bool host_driver(uint64_t t, uint64_t start, bool report) {
 static const uint64_t host_out = 0, host_bytes = 0;
 #define HOST_BUF_DROPS() 0ULL
 static void host_init() {}
+static void host_queue(unsigned, std::vector<uint8_t>&&, size_t) {}
+static bool host_pending() { return false; }
 static void host_run_start() {}
 static void host_run_end() {}
 static void host_mem_edge() {}
@@ -564,12 +592,13 @@ pub const HOST_RX_BUFFER_BYTES: u32 = 2048;
 /// The harness source for the switch `top` (`ports` ports, streams of `data_w` bits, the pipeline
 /// clock at `clock_mhz`; `has_buffer`: it has `stat_buf_drops`, as a switch does); `clear_cycles` as for
 /// [`crate::harness::source`].
-/// `host`: the switch has a host port (number `ports`, [`crate::Options::host_port`]), which the
-/// harness drives from its host-memory model ([`HOST_CPP`]). `traffic`: the switch has on-chip
+/// `host_queues`: the switch has a host port (number `ports`, [`crate::Options::host_port`]) with
+/// that many DMA queue pairs (0: none), which the harness drives from its host-memory model
+/// ([`HOST_CPP`]). `traffic`: the switch has on-chip
 /// traffic units ([`crate::Options::traffic`]), and `S` runs the generators on them
 /// ([`TRAFFIC_CPP`]) instead of in the RX MAC models.
 #[allow(clippy::too_many_arguments)] // each is a fact about the model the harness drives
-pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, host: bool, traffic: bool, processors: bool, clock_mhz: f64, clear_cycles: u32) -> String {
+pub fn source(top: &str, data_w: u32, ports: u32, has_buffer: bool, host_queues: u32, traffic: bool, processors: bool, clock_mhz: f64, clear_cycles: u32) -> String {
     let bytes = data_w / 8;
     let clk_ps = (1e6 / clock_mhz).round() as u64;
     let mac_ps = (1e6 / MAC_MHZ).round() as u64;
@@ -651,17 +680,17 @@ struct Tx {{
 }};
 static Gen gens[PORTS];
 static bool check_xor1 = false;
-// `P` packets waiting for their port's RX MAC, with their numbers in the order they were queued.
-// Index PORTS: the host's packets (a switch with a host port).
-static std::deque<std::vector<uint8_t>> queued[PORTS + 1];
-static std::deque<size_t> queued_index[PORTS + 1];
+// `P` packets waiting for their port's RX MAC, with their numbers in the order they were queued
+// (the host's wait in their queue's HostQueue).
+static std::deque<std::vector<uint8_t>> queued[PORTS];
+static std::deque<size_t> queued_index[PORTS];
 // Paced runs (`K 1`): each queued packet starts on its RX MAC no earlier than its `P` time after
 // the run's start (picoseconds), and no earlier than line rate allows; otherwise back to back.
 static bool paced = false;
 static std::deque<uint64_t> swaps_at_ps;  // V: when the next S run swaps the packet processors (ascending)
 static bool dump_frames = false;  // M bit 1: each frame a TX MAC sends in an S run as `F <port> <hex>`
 static bool swap_raised = false;  // pp_swap_req is high for this clock cycle
-static std::deque<uint64_t> queued_at[PORTS + 1];
+static std::deque<uint64_t> queued_at[PORTS];
 static size_t queued_count = 0;
 // U: register writes during the next R run, each issued on AXI4-Lite no earlier than its time
 // after the run's start (picoseconds), in order, one at a time, as traffic flows.
@@ -713,6 +742,7 @@ static void drive_rx(unsigned p, const Rx& r) {{
 template <typename T> static uint64_t stat32(const T& s, unsigned p) {{ return get_bits(s, 32 * p, 32); }}
 {buf_macro}
 #define HOST {host}
+#define HOST_QUEUES {host_queues}
 #define HOST_MEM_LATENCY_CYCLES {host_lat}
 #define HOST_RX_BUF {host_rx}
 {host_cpp}
@@ -915,7 +945,7 @@ static void run_switch() {{
             put_bits(dut->tx_axis_tready, p, 1, x.in_frame || t + MAC_PS >= x.free_ps);
         }}
         dut->eval();
-        if (from_queue && !queued[PORTS].empty()) gen_done = false;
+        if (from_queue && host_pending()) gen_done = false;
         if (timed_writing || !timed_writes.empty()) gen_done = false;
         if (hw_gen && !hw.gens_done) gen_done = false;
         if (gen_done) {{
@@ -1044,11 +1074,14 @@ int main(int argc, char** argv) {{
             run_switch();
         }} else if (cmd == 'P') {{
             // P <port> <time> <hex bytes>: a packet for the port's RX MAC, sent by the next R (the
-            // time is the MAC's: the switch stamps the packet as it arrives).
-            unsigned port = 0;
+            // time is the MAC's: the switch stamps the packet as it arrives). The host port's
+            // (P <PORTS>[/<queue>]) goes to its queue's TX ring.
+            unsigned port = 0, queue = 0;
             uint64_t time = 0;
             std::vector<uint8_t> bytes;
-            if (packet_command(line, port, time, bytes) && port < PORTS + HOST) {{
+            if (packet_command(line, port, time, bytes, &queue) && port == PORTS && HOST) {{
+                host_queue(queue, std::move(bytes), queued_count++);
+            }} else if (port < PORTS && !bytes.empty()) {{
                 queued[port].push_back(std::move(bytes));
                 queued_index[port].push_back(queued_count++);
                 queued_at[port].push_back(time_ps(time));
@@ -1064,7 +1097,8 @@ int main(int argc, char** argv) {{
         line = LINE_RATE_GBPS,
         overhead = WIRE_OVERHEAD_BYTES,
         ns_bits = crate::TIME_NS_BITS,
-        host = u32::from(host),
+        host = u32::from(host_queues > 0),
+        host_queues = host_queues.max(1),
         host_lat = HOST_MEM_LATENCY,
         host_rx = HOST_RX_BUFFER_BYTES,
         host_cpp = HOST_CPP,
@@ -1100,8 +1134,8 @@ mod tests {
 
     #[test]
     fn the_harness_counts_buffer_drops_only_where_there_is_a_buffer() {
-        let switch = source("p_switch", 512, 6, true, false, false, false, 250.0, 16);
-        let bump = source("p_bump", 512, 2, false, false, false, false, 250.0, 16);
+        let switch = source("p_switch", 512, 6, true, 0, false, false, 250.0, 16);
+        let bump = source("p_bump", 512, 2, false, 0, false, false, 250.0, 16);
         assert!(switch.contains("#define BUF_DROPS(p) stat32(dut->stat_buf_drops, p)"));
         assert!(!bump.contains("stat_buf_drops"));
         // 250 MHz and 156.25 MHz periods in picoseconds.
@@ -1110,8 +1144,8 @@ mod tests {
 
     #[test]
     fn the_traffic_controller_is_compiled_only_for_traffic_units() {
-        let traffic = source("p_switch", 512, 2, true, false, true, false, 250.0, 16);
-        let plain = source("p_switch", 512, 2, true, false, false, false, 250.0, 16);
+        let traffic = source("p_switch", 512, 2, true, 0, true, false, 250.0, 16);
+        let plain = source("p_switch", 512, 2, true, 0, false, false, 250.0, 16);
         assert!(traffic.contains("#define TRAFFIC 1") && plain.contains("#define TRAFFIC 0"));
         // Generated runs use the on-chip units only where the model has them.
         assert!(traffic.contains("const bool hw_gen = TRAFFIC && !from_queue;"));
@@ -1119,13 +1153,16 @@ mod tests {
 
     #[test]
     fn the_host_driver_is_compiled_only_for_a_host_port() {
-        let host = source("p_switch", 512, 2, true, true, false, false, 250.0, 16);
-        let plain = source("p_switch", 512, 2, true, false, false, false, 250.0, 16);
+        let host = source("p_switch", 512, 2, true, 1, false, false, 250.0, 16);
+        let plain = source("p_switch", 512, 2, true, 0, false, false, 250.0, 16);
         assert!(host.contains("#define HOST 1") && plain.contains("#define HOST 0"));
-        let two = source("p_op4t", 512, 4, true, true, false, true, 250.0, 16);
+        assert!(host.contains("#define HOST_QUEUES 1") && plain.contains("#define HOST_QUEUES 1"));
+        let four = source("p_switch", 512, 2, true, 4, false, false, 250.0, 16);
+        assert!(four.contains("#define HOST 1") && four.contains("#define HOST_QUEUES 4"));
+        let two = source("p_op4t", 512, 4, true, 1, false, true, 250.0, 16);
         assert!(two.contains("#define PP2 1") && plain.contains("#define PP2 0"));
         assert!(host.contains("#define HOST_RX_BUF 2048") && host.contains("#define HOST_MEM_LATENCY_CYCLES 4"));
         // Queued packets for port PORTS (the host) are taken only with a host port.
-        assert!(host.contains("port < PORTS + HOST"));
+        assert!(host.contains("port == PORTS && HOST"));
     }
 }

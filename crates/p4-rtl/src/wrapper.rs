@@ -31,7 +31,10 @@
 //! `p4f_host_dma`, the host's DMA queue pair, in `clk` ([`Wrapper::host_dma`]). Its TX stream is
 //! the arbiter's input N (ingress port N, arrival time 0: no timestamp unit), the buffer's queue
 //! for port N its RX stream; its control and host-memory ports are the wrapper's `host_*` ports
-//! (the AXI4-Lite map does not reach them yet), and the manifest's `host_port` is N.
+//! (the AXI4-Lite map does not reach them yet), and the manifest's `host_port` is N. With
+//! [`crate::Options::host_queues`] above 1 it is `p4f_host_dma_mq`, that many queue pairs: a packet
+//! to the host takes the queue a field of its first beat names ([`HostQueues`]), and the control
+//! ports hold a field per queue.
 //!
 //! With two packet processors ([`crate::Options::processors`], `p4forge rtl --arch op4t`: the OP4T
 //! shell) the arbiter feeds `p4f_decoupler` instead of the pipeline, and two copies of the
@@ -101,6 +104,50 @@ pub fn check_ports(arch: Arch, ports: u32) -> std::result::Result<(), String> {
     }
 }
 
+/// The host port's DMA queue pairs ([`crate::Options::host_queues`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostQueues {
+    /// Queue pairs: 1 (`p4f_host_dma`), or 2, 4, 8 or 16 (`p4f_host_dma_mq`).
+    pub count: u32,
+    /// Where a packet to the host names its queue: the queue number is the log2(`count`) bits
+    /// from this bit of the packet on, counted from its first bit in P4's order (a header's first
+    /// field is its first byte's most significant bits).
+    pub at_bit: u32,
+}
+
+impl Default for HostQueues {
+    fn default() -> Self {
+        HostQueues { count: 1, at_bit: 0 }
+    }
+}
+
+impl HostQueues {
+    /// Bits of a queue number.
+    pub fn bits(self) -> u32 {
+        self.count.trailing_zeros()
+    }
+
+    /// `p4f_host_dma_mq`'s QSEL_BYTE and QSEL_LSB for a stream of `data_w` bits, or why the
+    /// queues cannot be built.
+    pub fn select(self, data_w: u32) -> std::result::Result<(u32, u32), String> {
+        if ![1, 2, 4, 8, 16].contains(&self.count) {
+            return Err(format!("--host-queues {}: 1, 2, 4, 8 or 16", self.count));
+        }
+        let (byte, from_msb) = (self.at_bit / 8, self.at_bit % 8);
+        if self.count > 1 && byte >= data_w / 8 {
+            return Err(format!("--host-queue-at {}: beyond the first {}-bit beat", self.at_bit, data_w));
+        }
+        if from_msb + self.bits() > 8 {
+            return Err(format!(
+                "--host-queue-at {}: a {}-bit queue number from there crosses a byte boundary",
+                self.at_bit,
+                self.bits()
+            ));
+        }
+        Ok((byte, 8 - from_msb - self.bits()))
+    }
+}
+
 /// Adds the wrapper `opts.arch` asks for to `design` (whose pipeline is `<prefix>_top`): the
 /// wrapper's file after the top's, the `hw/` modules it uses, and the manifest's top, files,
 /// architecture, port count and port description. `Arch::Top` leaves the design as it is.
@@ -147,6 +194,10 @@ fn apply_with(design: &mut Design, prefix: &str, second: Option<(&str, u32)>, op
     }
     let traffic = opts.traffic;
     let host = opts.host_port;
+    if opts.host_queues.count > 1 && !host {
+        return Err(RtlError::global("--host-queues goes with --host-port"));
+    }
+    let host_select = opts.host_queues.select(design.manifest.data_width).map_err(RtlError::global)?;
     let m = &design.manifest;
     let port_w = m.port_width;
     let all_ports = opts.ports + u32::from(host);
@@ -163,7 +214,7 @@ fn apply_with(design: &mut Design, prefix: &str, second: Option<(&str, u32)>, op
         prefix,
         arch: opts.arch,
         ports: opts.ports,
-        host,
+        host: host.then_some((opts.host_queues.count, host_select)),
         traffic,
         port_w,
         addr_w,
@@ -184,7 +235,7 @@ fn apply_with(design: &mut Design, prefix: &str, second: Option<(&str, u32)>, op
         hw.push("p4f_switch_buffer".into());
     }
     if host {
-        hw.push("p4f_host_dma".into());
+        hw.push(if opts.host_queues.count > 1 { "p4f_host_dma_mq" } else { "p4f_host_dma" }.into());
     }
     if traffic {
         hw.push("p4f_port_traffic".into());
@@ -258,9 +309,10 @@ fn apply_with(design: &mut Design, prefix: &str, second: Option<(&str, u32)>, op
         });
     }
     if host {
+        let queues = opts.host_queues.count;
         m.ports["host"] = serde_json::json!({
             "port": opts.ports,
-            "module": "p4f_host_dma",
+            "module": if queues > 1 { "p4f_host_dma_mq" } else { "p4f_host_dma" },
             "instance": "u_host",
             "clock": "clk",
             "reset": "rst",
@@ -270,39 +322,82 @@ fn apply_with(design: &mut Design, prefix: &str, second: Option<(&str, u32)>, op
             "ring_index_bits": 8,
             "timestamp": "none: its packets reach the pipeline with arrival time 0"
         });
+        if queues > 1 {
+            m.ports["host"]["queues"] = queues.into();
+            m.ports["host"]["queue_select"] = serde_json::json!({
+                "at_bit": opts.host_queues.at_bit,
+                "bits": opts.host_queues.bits(),
+                "use": "a packet to the host goes to the RX ring of the queue these bits of its first beat name (P4's bit order from the packet's first bit); the host_* control ports hold a field per queue, queue q in bits [q*W +: W]; the queues' TX packets are merged round robin"
+            });
+        }
     }
     Ok(())
 }
 
 /// The wrapper's ports for the host port (after `stat_out_drops`, with `stat_buf_drops` one
-/// counter longer: the host port's).
-const HOST_PORTS: &str = ",  // tdest named no port (clk)
+/// counter longer: the host port's): with `queues` > 1 each control port holds a field per queue,
+/// queue q in bits [q*W +: W].
+fn host_ports(queues: u32) -> String {
+    // (input?, bits per queue (0: one bit), name); the memory ports follow, shared.
+    const CONTROL: [(bool, u32, &str); 13] = [
+        (true, 0, "host_enable"),
+        (true, 64, "host_tx_ring_base"),
+        (true, 5, "host_tx_ring_log2"),
+        (true, 8, "host_tx_tail"),
+        (false, 8, "host_tx_head"),
+        (true, 64, "host_rx_ring_base"),
+        (true, 5, "host_rx_ring_log2"),
+        (true, 8, "host_rx_tail"),
+        (false, 8, "host_rx_head"),
+        (false, 32, "host_tx_packets"),
+        (false, 32, "host_rx_packets"),
+        (false, 32, "host_rx_truncated"),
+        (false, 32, "host_desc_errors"),
+    ];
+    let mut o = String::from(
+        ",  // tdest named no port (clk)
     output logic      [SW_PORTS*32-1:0]    stat_buf_drops,  // port i: the buffer was full (clk); port PORTS: the host's
-
+",
+    );
+    if queues > 1 {
+        o.push_str(
+            "
+    // The host port's DMA queue pairs (clk; p4f_host_dma_mq): their control, a field per queue
+    // (queue q in bits [q*W +: W]; not in the AXI4-Lite map yet), then the host-memory interface
+    // they share (one aligned DATA_W beat per request; read responses in request order, without ready).
+",
+        );
+    } else {
+        o.push_str(
+            "
     // The host port's DMA queue pair (clk; p4f_host_dma): its control (not in the AXI4-Lite map
     // yet), then its host-memory interface (one aligned DATA_W beat per request; read responses in
     // request order, without ready).
-    input  wire logic                      host_enable,
-    input  wire logic [63:0]               host_tx_ring_base,
-    input  wire logic [4:0]                host_tx_ring_log2,
-    input  wire logic [7:0]                host_tx_tail,
-    output logic      [7:0]                host_tx_head,
-    input  wire logic [63:0]               host_rx_ring_base,
-    input  wire logic [4:0]                host_rx_ring_log2,
-    input  wire logic [7:0]                host_rx_tail,
-    output logic      [7:0]                host_rx_head,
-    output logic      [31:0]               host_tx_packets,
-    output logic      [31:0]               host_rx_packets,
-    output logic      [31:0]               host_rx_truncated,
-    output logic      [31:0]               host_desc_errors,
-    output logic                           host_mem_req_valid,
+",
+        );
+    }
+    for (input, bits, name) in CONTROL {
+        let range = match (queues, bits) {
+            (1, 0) => String::new(),
+            (1, b) => format!("[{}:0]", b - 1),
+            (_, 0) => "[HOST_QUEUES-1:0]".to_string(),
+            (_, b) => format!("[HOST_QUEUES*{b}-1:0]"),
+        };
+        let dir = if input { "input  wire logic" } else { "output logic     " };
+        let _ = writeln!(o, "    {dir} {range:<20} {name},");
+    }
+    o.push_str(
+        "    output logic                           host_mem_req_valid,
     input  wire logic                      host_mem_req_ready,
     output logic                           host_mem_req_write,
     output logic      [63:0]               host_mem_req_addr,
     output logic      [DATA_W-1:0]         host_mem_req_wdata,
     output logic      [KEEP_W-1:0]         host_mem_req_wstrb,
     input  wire logic                      host_mem_rsp_valid,
-    input  wire logic [DATA_W-1:0]         host_mem_rsp_rdata";
+    input  wire logic [DATA_W-1:0]         host_mem_rsp_rdata",
+    );
+    o
+}
 
 /// The wrapper's ports for swapping its two packet processors (after the drop counters).
 const SWAP_PORTS: &str = ",
@@ -359,8 +454,9 @@ struct Wrapper<'a> {
     prefix: &'a str,
     arch: Arch,
     ports: u32,
-    /// A host port (`p4f_host_dma`) as port number `ports`.
-    host: bool,
+    /// A host port as port number `ports`: its queue pairs, and where a packet names its queue
+    /// (QSEL_BYTE, QSEL_LSB; [`HostQueues::select`]).
+    host: Option<(u32, (u32, u32))>,
     /// A `p4f_port_traffic` per front-panel port ([`crate::Options::traffic`]).
     traffic: bool,
     port_w: u32,
@@ -389,8 +485,8 @@ impl Wrapper<'_> {
             Arch::Switch => self.switch_buffer(&mut o),
             _ => self.direct_path(&mut o),
         }
-        if self.host {
-            self.host_dma(&mut o);
+        if let Some((queues, select)) = self.host {
+            self.host_dma(&mut o, queues, select);
         }
         self.tx_queues(&mut o);
         let _ = writeln!(o, "endmodule\n\n`default_nettype wire");
@@ -477,7 +573,7 @@ module {p}_{module_arch} #(
     output logic      [31:0]               stat_out_drops{buf_extra}{swap_ports}
 );",
             module_arch = if self.processors == 2 { "op4t" } else { self.arch.name() },
-            host_note = if self.host {
+            host_note = if self.host.is_some() {
                 "\n// The host port, number PORTS: p4f_host_dma (clk) is one more input of the arbiter and takes
 // the buffer's queue for port PORTS; its control and host-memory ports are the host_* ports
 // (not in the AXI4-Lite map). It has no timestamp unit: its packets arrive with time 0."
@@ -492,13 +588,17 @@ module {p}_{module_arch} #(
             traffic_ports = if self.traffic { TRAFFIC_PORTS } else { "" },
             // No trailing comment: the next parameter follows on this line's end.
             traffic_param = if self.traffic { ",\n    localparam int TPL_W      = $clog2(QUEUE_DEPTH)" } else { "" },
-            host_param = if self.host { ",\n    localparam int SW_PORTS   = PORTS + 1   // the front-panel ports and the host port (number PORTS)" } else { ",\n    localparam int SW_PORTS   = PORTS" },
-            buf_extra = if self.arch == Arch::Switch && self.host {
-                HOST_PORTS
+            host_param = match self.host {
+                Some((1, _)) => ",\n    localparam int SW_PORTS   = PORTS + 1   // the front-panel ports and the host port (number PORTS)".to_string(),
+                Some((q, _)) => format!(",\n    localparam int SW_PORTS   = PORTS + 1,  // the front-panel ports and the host port (number PORTS)\n    localparam int HOST_QUEUES = {q}          // the host port's DMA queue pairs"),
+                None => ",\n    localparam int SW_PORTS   = PORTS".to_string(),
+            },
+            buf_extra = if let (Arch::Switch, Some((queues, _))) = (self.arch, self.host) {
+                host_ports(queues)
             } else if self.arch == Arch::Switch {
-                ",  // tdest named no port (clk)\n    output logic      [PORTS*32-1:0]       stat_buf_drops   // port i: the buffer was full (clk)"
+                ",  // tdest named no port (clk)\n    output logic      [PORTS*32-1:0]       stat_buf_drops   // port i: the buffer was full (clk)".to_string()
             } else {
-                "   // tdest named no port (clk)"
+                "   // tdest named no port (clk)".to_string()
             },
             swap_ports = if self.processors == 2 { SWAP_PORTS } else { "" },
             dw = self.data_w,
@@ -841,20 +941,25 @@ module {p}_{module_arch} #(
         );
     }
 
-    /// The host port, number `PORTS`: `p4f_host_dma` in clk, its TX stream one more input of the
-    /// arbiter and the buffer's queue for its number its RX stream; its control and memory ports
-    /// are the wrapper's `host_*` ports.
-    fn host_dma(&self, o: &mut String) {
+    /// The host port, number `PORTS`: `p4f_host_dma` (one queue pair) or `p4f_host_dma_mq`
+    /// (`queues` of them, a packet to the host steered by the field `select` names) in clk, its
+    /// TX stream one more input of the arbiter and the buffer's queue for its number its RX
+    /// stream; its control and memory ports are the wrapper's `host_*` ports.
+    fn host_dma(&self, o: &mut String, queues: u32, (qsel_byte, qsel_lsb): (u32, u32)) {
+        let (what, module) = if queues > 1 {
+            ("HOST_QUEUES DMA queue pairs over descriptor rings in host\n    // memory, a packet to the host on the queue its first beat names", "p4f_host_dma_mq #(.NQ(HOST_QUEUES), ".to_string() + &format!(".QSEL_BYTE({qsel_byte}), .QSEL_LSB({qsel_lsb}), "))
+        } else {
+            ("a DMA queue pair over descriptor rings in host\n    // memory", "p4f_host_dma #(".to_string())
+        };
         let _ = writeln!(
             o,
-            "    // The host port (number PORTS, in clk): a DMA queue pair over descriptor rings in host
-    // memory. Its TX stream is the arbiter's input PORTS (arrival time 0: no timestamp unit), the
+            "    // The host port (number PORTS, in clk): {what}. Its TX stream is the arbiter's input PORTS (arrival time 0: no timestamp unit), the
     // buffer's queue for port PORTS feeds its RX stream. The TX timestamp request is not used.
     assign in_tuser[PORTS*64 +: 64] = 64'd0;
     /* verilator lint_off UNUSEDSIGNAL */
     wire logic [{rw}-1:0] host_unused_ts_req = out_tuser[PORTS*{rw} +: {rw}];
     /* verilator lint_on UNUSEDSIGNAL */
-    p4f_host_dma #(.DATA_W(DATA_W), .KEEP_W(KEEP_W), .RING_W(8), .LEN_W(16), .RSP_DEPTH(8)) u_host (
+    {module}.DATA_W(DATA_W), .KEEP_W(KEEP_W), .RING_W(8), .LEN_W(16), .RSP_DEPTH(8)) u_host (
         .clk(clk), .rst(rst), .enable(host_enable),
         .tx_ring_base(host_tx_ring_base), .tx_ring_log2(host_tx_ring_log2), .tx_tail(host_tx_tail), .tx_head(host_tx_head),
         .rx_ring_base(host_rx_ring_base), .rx_ring_log2(host_rx_ring_log2), .rx_tail(host_rx_tail), .rx_head(host_rx_head),
@@ -891,5 +996,34 @@ module {p}_{module_arch} #(
 ",
             rw = crate::TX_STAMP_REQ_W,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_queue_number_is_found_in_p4_bit_order() {
+        // vdp.p4's dma_t: a bit<2> channel first, the first byte's two most significant bits.
+        assert_eq!(HostQueues { count: 4, at_bit: 0 }.select(512), Ok((0, 6)));
+        assert_eq!(HostQueues { count: 2, at_bit: 7 }.select(512), Ok((0, 0)));
+        assert_eq!(HostQueues { count: 16, at_bit: 12 }.select(512), Ok((1, 0)));
+        assert_eq!(HostQueues { count: 1, at_bit: 0 }.select(512), Ok((0, 8)));
+        assert!(HostQueues { count: 4, at_bit: 7 }.select(512).unwrap_err().contains("crosses a byte boundary"));
+        assert!(HostQueues { count: 3, at_bit: 0 }.select(512).unwrap_err().contains("1, 2, 4, 8 or 16"));
+        assert!(HostQueues { count: 4, at_bit: 128 }.select(128).unwrap_err().contains("beyond the first 128-bit beat"));
+    }
+
+    #[test]
+    fn one_queue_pair_keeps_the_scalar_control_ports() {
+        let one = host_ports(1);
+        assert!(one.contains("    input  wire logic [63:0]               host_tx_ring_base,\n"));
+        assert!(one.contains("    input  wire logic                      host_enable,\n"));
+        assert!(!one.contains("HOST_QUEUES"));
+        let four = host_ports(4);
+        assert!(four.contains("    input  wire logic [HOST_QUEUES*64-1:0] host_tx_ring_base,\n"));
+        assert!(four.contains("    output logic      [HOST_QUEUES*32-1:0] host_desc_errors,\n"));
+        assert!(four.contains("    input  wire logic [HOST_QUEUES-1:0]    host_enable,\n"));
     }
 }

@@ -334,6 +334,56 @@ fn the_host_port_sends_and_receives_through_its_rings() {
     assert_eq!(report["traffic"]["drops"], 0, "{report}");
 }
 
+/// Four DMA queue pairs behind the host port (`--host-queues 4 --host-queue-at 0`): each packet
+/// to the host lands in the RX ring its first two bits name (later beats' bytes play no part), in
+/// order, byte for byte; the host's packets from all four TX rings leave by port 1, each ring's in
+/// its order.
+#[test]
+fn each_host_queue_pair_takes_the_packets_that_name_it() {
+    if !rtl_available() {
+        return;
+    }
+    let opts = p4_rtl::Options {
+        arch: p4_rtl::wrapper::Arch::Switch,
+        ports: 2,
+        host_port: true,
+        host_queues: p4_rtl::wrapper::HostQueues { count: 4, at_bit: 0 },
+        ..Default::default()
+    };
+    let program = root().join("crates/p4forge/tests/fixtures/host_port.p4");
+    let mut sw = p4forge::cmd::rtl::wrapped_switch(&program, &[], &opts).unwrap();
+    // Port 0's frames: the first byte's top two bits are the queue; a second beat (byte 64 on)
+    // starting with another queue's bits.
+    let mut to_host: Vec<Vec<Vec<u8>>> = vec![Vec::new(); 4];
+    for i in 0..24u8 {
+        let q = (i * 7 + i / 5) % 4;
+        let mut f = tagged_frame(0xbb, i, [60, 64, 65, 200, 700][usize::from(i) % 5]);
+        f[0] = q << 6 | 0x02;
+        if f.len() > 64 {
+            f[64] = (3 - q) << 6;
+        }
+        sw.queue(0, 0, &f).unwrap();
+        to_host[usize::from(q)].push(f);
+    }
+    let mut from_host: Vec<Vec<Vec<u8>>> = vec![Vec::new(); 4];
+    for i in 0..20u8 {
+        let q = u32::from(i % 4);
+        let f = tagged_frame(0xa0 | q as u8, i, [64, 100, 1500, 61][usize::from(i) % 4]);
+        sw.queue_host(q, &f).unwrap();
+        from_host[q as usize].push(f);
+    }
+    assert!(sw.queue_host(4, &tagged_frame(0, 0, 64)).unwrap_err().contains("4 DMA queue pair(s)"));
+    let report = sw.run().unwrap().clone();
+    for q in 0..4u32 {
+        let got: Vec<Vec<u8>> = report.outputs.iter().filter(|o| o.port == 2 && o.queue == q).map(|o| o.data.clone()).collect();
+        assert_eq!(got, to_host[q as usize], "RX ring {q}");
+        let out1: Vec<Vec<u8>> = report.outputs.iter().filter(|o| o.port == 1 && o.data[5] == 0xa0 | q as u8).map(|o| o.data.clone()).collect();
+        assert_eq!(out1, from_host[q as usize], "TX ring {q}");
+    }
+    assert_eq!(report.outputs.len(), 44);
+    assert!(to_host.iter().all(|r| !r.is_empty()));
+}
+
 #[test]
 fn host_port_usage_errors() {
     let program = "crates/p4forge/tests/fixtures/host_port.p4";
@@ -342,6 +392,10 @@ fn host_port_usage_errors() {
         (&["--arch", "bump", "--host-port", "--in", "0=h.pcap"][..], "--host-port goes with --arch switch"),
         (&["--host-port", "--in", "0=h.pcap"][..], "--host-port goes with --arch switch"),
         (&["--arch", "switch", "--ports", "2", "--host-port", "--in", "2=h.pcap"][..], "--in 2=h.pcap: the switch has ports 0 to 1 and host"),
+        (&["--arch", "switch", "--host-queues", "4", "--in", "0=h.pcap"][..], "--host-queues and --host-queue-at go with --host-port"),
+        (&["--arch", "switch", "--host-port", "--host-queues", "3", "--in", "0=h.pcap"][..], "--host-queues 3: 1, 2, 4, 8 or 16"),
+        (&["--arch", "switch", "--host-port", "--host-queues", "4", "--host-queue-at", "7", "--in", "0=h.pcap"][..], "--host-queue-at 7: a 2-bit queue number from there crosses a byte boundary"),
+        (&["--arch", "switch", "--host-port", "--host-queues", "2", "--host-queue-at", "512", "--in", "0=h.pcap"][..], "--host-queue-at 512: beyond the first 512-bit beat"),
     ] {
         let mut all = vec!["rtl-sim", program, "--out", "target/host-port-usage"];
         all.extend_from_slice(args);
@@ -568,5 +622,9 @@ fn a_vdp_moves_to_the_software_path_and_back_under_line_rate_traffic_losing_noth
     let by_software = r["by_software"].as_u64().unwrap();
     assert!((250..=650).contains(&by_software), "{r}");
     assert_eq!(r["by_hardware"].as_u64().unwrap() + by_software, 1000);
+    // VDP 2's slow path is DMA channel 2: every frame to the host in that queue pair's RX ring,
+    // taken 32 at a time.
+    assert_eq!(r["host_rx_by_channel"], serde_json::json!([0, 0, by_software, 0]), "{r}");
+    assert_eq!(r["host_polls"].as_u64(), Some(by_software.div_ceil(32)), "{r}");
     assert_eq!(r["clean"], true);
 }

@@ -168,6 +168,27 @@ fn a_switch_with_a_host_port_is_lint_clean() {
         serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
     assert!(manifest.get("host_port").is_none() && manifest["ports"].get("host").is_none(), "{manifest}");
     assert!(!std::fs::read_to_string(out.join("files.f")).unwrap().contains("p4f_host_dma"));
+    // Four queue pairs: p4f_host_dma_mq (and the engine it repeats), a field per queue in each
+    // control port, the queue field where vdp.p4 puts its channel; lint-clean.
+    let out = scratch("host-queues");
+    let gen = p4forge(&["rtl", "examples/vdp/vdp.p4", "--arch", "switch", "--ports", "4", "--host-port", "--host-queues", "4", "--out", out.to_str().unwrap()]);
+    assert!(gen.status.success(), "{}", String::from_utf8_lossy(&gen.stderr));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let host = &manifest["ports"]["host"];
+    assert_eq!((host["module"].as_str(), host["queues"].as_u64()), (Some("p4f_host_dma_mq"), Some(4)), "{manifest}");
+    assert_eq!((host["queue_select"]["at_bit"].as_u64(), host["queue_select"]["bits"].as_u64()), (Some(0), Some(2)), "{manifest}");
+    let files = std::fs::read_to_string(out.join("files.f")).unwrap();
+    assert!(files.lines().any(|l| l == "hw/p4f_host_dma_mq.sv") && files.lines().any(|l| l == "hw/p4f_host_dma.sv"), "{files}");
+    let wrapper = std::fs::read_to_string(out.join("vdp_switch.sv")).unwrap();
+    assert!(wrapper.contains("localparam int HOST_QUEUES = 4") && wrapper.contains("[HOST_QUEUES*64-1:0] host_tx_ring_base"));
+    assert!(wrapper.contains("p4f_host_dma_mq #(.NQ(HOST_QUEUES), .QSEL_BYTE(0), .QSEL_LSB(6), "), "{wrapper}");
+    let lint = Command::new(&verilator)
+        .args(["--lint-only", "-Wall", "-f", "files.f", "--top-module", "vdp_switch"])
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(lint.status.success(), "verilator -Wall:\n{}", String::from_utf8_lossy(&lint.stderr));
 }
 
 /// The OP4T shell with a different program in its second packet processor: each processor's own

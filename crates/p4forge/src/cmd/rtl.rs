@@ -43,6 +43,18 @@ pub struct RtlOptions {
     /// --in host=FILE from the host and writes what reaches it to DIR/porthost.pcap.
     #[arg(long)]
     pub host_port: bool,
+    /// With --host-port: the host port's DMA queue pairs, 1, 2, 4, 8 or 16 (p4f_host_dma_mq
+    /// above 1: a descriptor ring pair each, sharing the memory channel; a packet to the host goes
+    /// to the queue a field of it names, --host-queue-at; the queues' packets to the switch are
+    /// merged round robin). The control ports then hold a field per queue.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub host_queues: u32,
+    /// With --host-queues: where a packet to the host names its queue, in bits from its first bit
+    /// in P4's order (a header's first field is its first byte's most significant bits); the
+    /// queue number is the log2(N) bits from there, inside one byte. Example: 0 for a header in
+    /// front whose first field is a bit<2> channel.
+    #[arg(long, value_name = "BIT", default_value_t = 0)]
+    pub host_queue_at: u32,
     /// With --arch switch or bump: on-chip traffic units per port (p4f_port_traffic in the port's
     /// MAC clock): a packet generator muxed into the port's RX stream before its timestamp unit,
     /// paced at a fixed-point period, and a capturer counting what the port sends (packets,
@@ -99,6 +111,11 @@ impl RtlOptions {
         }
         // The OP4T shell: its host port, and two processors behind the decoupler.
         o.host_port = self.host_port || self.arch == Arch::Op4t;
+        if (self.host_queues != 1 || self.host_queue_at != 0) && !self.host_port {
+            return Err(CliError::input("--host-queues and --host-queue-at go with --host-port"));
+        }
+        o.host_queues = p4_rtl::wrapper::HostQueues { count: self.host_queues, at_bit: self.host_queue_at };
+        o.host_queues.select(self.width).map_err(CliError::input)?;
         o.processors = if self.arch == Arch::Op4t { 2 } else { 1 };
         if self.traffic && self.arch == Arch::Top {
             return Err(CliError::input("--traffic goes with --arch switch or --arch bump"));
@@ -221,7 +238,11 @@ pub fn model_dir(program: &Path, opts: &p4_rtl::Options) -> PathBuf {
             "-{}{}{}{}{}",
             a.name(),
             opts.ports,
-            if opts.host_port { "h" } else { "" },
+            match (opts.host_port, opts.host_queues.count) {
+                (false, _) => String::new(),
+                (true, 1) => "h".to_string(),
+                (true, n) => format!("h{n}q{}", opts.host_queues.at_bit),
+            },
             if opts.traffic { "t" } else { "" },
             if opts.processors == 2 { "pp2" } else { "" }
         ),

@@ -189,6 +189,8 @@ impl ModelArgs {
             arch,
             ports,
             host_port,
+            host_queues: 1,
+            host_queue_at: 0,
             traffic,
             second: None,
         }

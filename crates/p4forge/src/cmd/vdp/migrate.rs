@@ -6,9 +6,11 @@
 //! target) gets the VDP's entries first, and the hardware's table writes of each move go out on
 //! the switch's AXI4-Lite port during the run, at a third and at two thirds of it, while every
 //! port takes frames at line rate. The hardware sends the moving VDP's frames to the host (a
-//! `dma_t` in front) while the move lasts; the host hands them to the software path, entered on
-//! their ingress port, and sends what it makes back into the hardware's host port with the port
-//! it chose in front, which the hardware sends out of that port (a second run).
+//! `dma_t` in front) while the move lasts, into the RX ring of the VDP's DMA channel (the host
+//! port has [`super::HOST_QUEUES`]' four queue pairs); the host polls the rings in turn, takes up
+//! to [`BATCH`] frames from one at a time, hands them to the software path, entered on their
+//! ingress port, and sends what it makes back on the same channel's TX ring with the port it
+//! chose in front, which the hardware sends out of that port (a second run).
 //!
 //! Checked against the software target with the VDPs in hardware (the golden model): the other
 //! VDPs' frames come out of each port as it makes them, all of them and in order; each of the
@@ -28,6 +30,8 @@ use p4_dataplane::control::{ControlPlane, PacketIo};
 
 /// The host port of the switch (after the four network ports; `HOST_PORT` in vdp.p4).
 const HOST: u32 = PORTS;
+/// Frames the host takes from one RX ring per poll.
+pub const BATCH: usize = 32;
 
 /// What `vdp migrate` runs.
 pub struct MigrateOptions {
@@ -74,8 +78,13 @@ pub struct MigrateReport {
     /// The moving VDP's frames out of the hardware path, and of the software path.
     pub by_hardware: u64,
     pub by_software: u64,
-    /// Frames the hardware sent to the host that no VDP in software took (0 when all is well).
+    /// Frames the hardware sent to the host that no VDP in software took, or that came on a
+    /// ring other than their VDP's channel's (0 when all is well).
     pub host_unclaimed: u64,
+    /// Frames the host took from each DMA channel's RX ring (all on the moving VDP's), and the
+    /// polls that found frames.
+    pub host_rx_by_channel: Vec<u64>,
+    pub host_polls: u64,
     /// Nothing lost or wrong, and the moving VDP's frames went both ways.
     pub clean: bool,
 }
@@ -92,6 +101,13 @@ impl MigrateReport {
         o += &format!(
             "VDP {}: {} frames by the hardware path, {} by the software path; {} hardware table operations to move it, {} back; {} frames at the host unclaimed\n",
             self.vdp, self.by_hardware, self.by_software, self.entries_to_software, self.entries_back, self.host_unclaimed
+        );
+        o += &format!(
+            "host: frames per DMA channel's RX ring {:?} (VDP {} on channel {}), {} polls of up to {BATCH}\n",
+            self.host_rx_by_channel,
+            self.vdp,
+            super::channel_of(self.vdp),
+            self.host_polls
         );
         o += if self.clean { "clean: nothing lost, nothing wrong, the other VDPs in order\n" } else { "NOT clean (see above)\n" };
         o
@@ -195,30 +211,46 @@ pub fn migrate(options: &MigrateOptions) -> CliResult<MigrateReport> {
     let mut by = (0u64, 0u64);
     let mut others_got: BTreeMap<u32, Vec<Vec<u8>>> = BTreeMap::new();
     let mut host_unclaimed = 0;
-    let mut queued_back = 0;
+    let queues = super::HOST_QUEUES.count as usize;
+    let mut rings: Vec<std::collections::VecDeque<&[u8]>> = vec![Default::default(); queues];
     for o in &first.outputs {
         if o.port == HOST {
-            let header = o.data.get(..4).unwrap_or(&[]);
-            let vid = header.get(..2).map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) & 0xfff);
-            let in_port = header.get(2..4).map_or(0, |b| u32::from(u16::from_be_bytes([b[0], b[1]]) & 0x1ff));
-            if vid != options.vdp || o.data.len() < 4 {
-                host_unclaimed += 1;
-                continue;
-            }
-            for s in software.inject(in_port, &o.data[4..], 0).outputs {
-                if s.port >= PORTS {
-                    host_unclaimed += 1;
-                    continue;
-                }
-                let back = [vid.to_be_bytes(), (s.port as u16).to_be_bytes()].concat();
-                switch.queue(HOST, 0, &[back, s.data].concat()).map_err(CliError::input)?;
-                queued_back += 1;
-            }
+            rings[o.queue as usize % queues].push_back(&o.data);
         } else if id(&o.data, 0).is_some_and(|(vid, _)| vid == options.vdp) {
             report_moved(&mut moved, &o.data, false, &mut by);
         } else {
             others.frames_out += 1;
             others_got.entry(o.port).or_default().push(o.data.clone());
+        }
+    }
+    let host_rx_by_channel: Vec<u64> = rings.iter().map(|r| r.len() as u64).collect();
+    // The host polls the rings in turn, up to BATCH frames from one at a time, and answers each
+    // frame on its channel's TX ring.
+    let (mut queued_back, mut host_polls) = (0, 0);
+    while rings.iter().any(|r| !r.is_empty()) {
+        for (channel, ring) in rings.iter_mut().enumerate() {
+            if ring.is_empty() {
+                continue;
+            }
+            host_polls += 1;
+            for data in ring.drain(..ring.len().min(BATCH)) {
+                let header = data.get(..4).unwrap_or(&[]);
+                let vid = header.get(..2).map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) & 0xfff);
+                let in_port = header.get(2..4).map_or(0, |b| u32::from(u16::from_be_bytes([b[0], b[1]]) & 0x1ff));
+                if vid != options.vdp || data.len() < 4 || channel != usize::from(super::channel_of(vid)) {
+                    host_unclaimed += 1;
+                    continue;
+                }
+                for s in software.inject(in_port, &data[4..], 0).outputs {
+                    if s.port >= PORTS {
+                        host_unclaimed += 1;
+                        continue;
+                    }
+                    let back = [(u16::from(super::channel_of(vid)) << 14 | vid).to_be_bytes(), (s.port as u16).to_be_bytes()].concat();
+                    switch.queue_host(channel as u32, &[back, s.data].concat()).map_err(CliError::input)?;
+                    queued_back += 1;
+                }
+            }
         }
     }
     if queued_back > 0 {
@@ -253,6 +285,8 @@ pub fn migrate(options: &MigrateOptions) -> CliResult<MigrateReport> {
         by_hardware: by.0,
         by_software: by.1,
         host_unclaimed,
+        host_rx_by_channel,
+        host_polls,
         clean,
     })
 }

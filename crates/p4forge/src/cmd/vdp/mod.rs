@@ -40,6 +40,22 @@ use crate::error::{CliError, CliResult};
 use supervisor::{flags, Action, Entry, Geometry, Op, PhysAction, Place, Plan, Step, Supervisor, Table};
 use tuple::TupleMatch;
 
+/// The host port of vdp.p4's switch: the seed's four DMA queue pairs, a packet to the host on the
+/// ring its `dma_t` header's first field (a bit<2> channel, the packet's first two bits) names.
+pub const HOST_QUEUES: p4_rtl::wrapper::HostQueues = p4_rtl::wrapper::HostQueues { count: supervisor::CHANNELS as u32, at_bit: 0 };
+
+/// The DMA channel of VDP `vid` in the experiments' tenants: the channels taken in turn.
+pub fn channel_of(vid: u16) -> u8 {
+    (vid % u16::from(supervisor::CHANNELS)) as u8
+}
+
+/// The generator's options for the experiments: the 4-port switch with the host port's queues.
+fn switch_options(model: &crate::cmd::op4t::ModelArgs) -> CliResult<p4_rtl::Options> {
+    let mut rtl = model.rtl(crate::cmd::rtl::Arch::Switch, Some(throughput::PORTS), false, true)?;
+    rtl.host_queues = HOST_QUEUES;
+    Ok(rtl)
+}
+
 /// `p4forge vdp` arguments: the supervisor on a commands file, or an experiment.
 #[derive(clap::Args, Clone, Debug)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -575,7 +591,7 @@ pub fn vdp_main(args: &VdpArgs) -> CliResult<()> {
 
 /// `p4forge vdp throughput`.
 fn throughput_main(a: &ThroughputArgs) -> CliResult<()> {
-    let rtl = a.run.model.rtl(crate::cmd::rtl::Arch::Switch, Some(throughput::PORTS), false, true)?;
+    let rtl = switch_options(&a.run.model)?;
     let options = throughput::ThroughputOptions {
         program: a.program.clone(),
         includes: a.run.include.clone(),
@@ -599,7 +615,7 @@ fn throughput_main(a: &ThroughputArgs) -> CliResult<()> {
 
 /// `p4forge vdp migrate`.
 fn migrate_main(a: &MigrateArgs) -> CliResult<()> {
-    let rtl = a.run.model.rtl(crate::cmd::rtl::Arch::Switch, Some(throughput::PORTS), false, true)?;
+    let rtl = switch_options(&a.run.model)?;
     let options = migrate::MigrateOptions {
         program: a.program.clone(),
         includes: a.run.include.clone(),

@@ -6,7 +6,7 @@
 //! TTL decremented), and, where its action slices leave room, one rule forwarding its UDP port 7
 //! packets unchanged out of the same port. The action table is shared out evenly: N VDPs get
 //! 2,048 / N entries each (two of them its default and the room for a migration's catch-all).
-//! VDP v's traffic enters port (v - 1) mod 4, so every port takes line rate in and sends line rate
+//! VDP v's slow path is DMA channel v mod 4 (one of the host port's four queue pairs). VDP v's traffic enters port (v - 1) mod 4, so every port takes line rate in and sends line rate
 //! out. Each port's frames go round the VDPs of that port, alternating UDP ports 7 and 9.
 //!
 //! A trial sends the same number of frames into every port at a rate (percent of line rate,
@@ -152,7 +152,7 @@ pub fn tenants(sup: &mut Supervisor, n: u32) -> Result<Vec<Op>, String> {
     }
     let plan = sup.change(|s| {
         for vid in 1..=n as u16 {
-            s.create(vid, 1, action_slices, 0)?;
+            s.create(vid, 1, action_slices, super::channel_of(vid))?;
             s.map_add(vid, 1, 10, TupleMatch::parse([format!("vlan={vid}").as_str()])?)?;
             let out = out_port_of(vid) as u16;
             let route = Action::Process {
